@@ -1,0 +1,93 @@
+package exchange
+
+// SOAPVersion is the SOAP protocol version of a binding.
+type SOAPVersion int
+
+const (
+	// SOAP11 is SOAP 1.1 (http://schemas.xmlsoap.org/soap/envelope/).
+	SOAP11 SOAPVersion = 11
+	// SOAP12 is SOAP 1.2 (http://www.w3.org/2003/05/soap-envelope).
+	SOAP12 SOAPVersion = 12
+)
+
+// BindingStyle is the WSDL SOAP binding style of an operation.
+type BindingStyle int
+
+const (
+	// Document is document/literal: each body child is an element-typed part.
+	Document BindingStyle = iota
+	// RPC is rpc/literal: the body holds a wrapper element named after the
+	// operation, whose unqualified children are the parts.
+	RPC
+)
+
+// Endpoint describes one served or called port, derived from a WSDL
+// service port and its binding. It is immutable once built.
+type Endpoint struct {
+	// Process is the QName of the process serving it (empty for a partner).
+	Process QName
+	// Service and Port name the WSDL service port.
+	Service QName
+	Port    string
+	// Address is the soap:address location from the WSDL.
+	Address string
+	// Path is the URL path the front door serves it at.
+	Path string
+	// Version is the SOAP version of the binding.
+	Version SOAPVersion
+	// Operations lists the binding's operations.
+	Operations []*Operation
+	// WSDL returns the WSDL documents for ?wsdl. Main is the file name of
+	// the document that defines the service; Docs maps file names relative
+	// to the bundle to their content (imports included).
+	WSDL *WSDLDocs
+}
+
+// WSDLDocs are the WSDL and XSD files that describe an endpoint.
+type WSDLDocs struct {
+	Main string
+	Docs map[string][]byte
+}
+
+// Operation describes one operation of a binding.
+type Operation struct {
+	// Name is the operation name; PortType qualifies it.
+	Name     string
+	PortType QName
+	// Action is the SOAPAction (SOAP 1.1) or action parameter (SOAP 1.2),
+	// without quotes; may be empty.
+	Action string
+	// Style is document or rpc.
+	Style BindingStyle
+	// Namespace is the soap:body namespace (rpc wrapper namespace).
+	Namespace string
+	// Input and Output describe the messages; Output is nil for a one-way
+	// operation.
+	Input  *MessageDesc
+	Output *MessageDesc
+	// Faults maps WSDL fault names to their messages.
+	Faults map[string]*MessageDesc
+}
+
+// OneWay reports whether the operation has no output.
+func (o *Operation) OneWay() bool { return o.Output == nil }
+
+// FaultName returns the QName a fault named name of this operation carries:
+// the fault name qualified by the portType's namespace.
+func (o *Operation) FaultName(name string) QName {
+	return QName{Space: o.PortType.Space, Local: name}
+}
+
+// MessageDesc describes a WSDL message.
+type MessageDesc struct {
+	Name  QName
+	Parts []PartDesc
+}
+
+// PartDesc describes one part of a WSDL message: Element for an
+// element-typed part, Type for a type-typed part.
+type PartDesc struct {
+	Name    string
+	Element QName
+	Type    QName
+}

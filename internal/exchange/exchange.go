@@ -1,0 +1,170 @@
+package exchange
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/beevik/etree"
+)
+
+// QName is an XML qualified name.
+type QName struct {
+	Space string
+	Local string
+}
+
+// String renders the name in Clark notation: {space}local.
+func (q QName) String() string {
+	if q.Space == "" {
+		return q.Local
+	}
+	return "{" + q.Space + "}" + q.Local
+}
+
+// IsZero reports whether the name is empty.
+func (q QName) IsZero() bool { return q.Local == "" }
+
+// Message is a WSDL message instance: one element per part. See the package
+// documentation for how element- and type-typed parts are represented.
+type Message struct {
+	// Name is the WSDL message name, when known.
+	Name QName
+	// Parts maps part names to their values.
+	Parts map[string]*etree.Element
+}
+
+// NewMessage returns an empty message with the given name.
+func NewMessage(name QName) *Message {
+	return &Message{Name: name, Parts: make(map[string]*etree.Element, 1)}
+}
+
+// Part returns the value of part name, or nil.
+func (m *Message) Part(name string) *etree.Element {
+	if m == nil {
+		return nil
+	}
+	return m.Parts[name]
+}
+
+// Fault is a fault declared in a WSDL operation (a BPEL fault with a
+// message). It is a value: a reply with a faultName, or a partner answering
+// with a declared fault. It implements error so it can travel on error
+// paths; use errors.As to recover it.
+type Fault struct {
+	// Name is the fault's QName: the WSDL fault name qualified by the
+	// portType's target namespace, or a BPEL standard fault name.
+	Name QName
+	// Message carries the fault data, if any.
+	Message *Message
+	// Reason is a human-readable explanation, if any.
+	Reason string
+}
+
+func (f *Fault) Error() string {
+	if f.Reason != "" {
+		return fmt.Sprintf("fault %s: %s", f.Name, f.Reason)
+	}
+	return "fault " + f.Name.String()
+}
+
+// Kind classifies a failure that is not a declared fault, so the front door
+// can pick a SOAP fault code (Client/Sender or Server/Receiver).
+type Kind int
+
+const (
+	// KindServer is a failure on orchd's side or a partner's: the sender is
+	// not at fault.
+	KindServer Kind = iota
+	// KindClient means the request itself is wrong: resending it unchanged
+	// will fail again.
+	KindClient
+	// KindUnavailable means the server is shutting down or overloaded.
+	KindUnavailable
+)
+
+// Error is a failure with a kind, for the front door to map to a fault code.
+type Error struct {
+	Kind Kind
+	Err  error
+}
+
+func (e *Error) Error() string { return e.Err.Error() }
+func (e *Error) Unwrap() error { return e.Err }
+
+// ClientError wraps err as the requester's fault.
+func ClientError(format string, args ...any) error {
+	return &Error{Kind: KindClient, Err: fmt.Errorf(format, args...)}
+}
+
+// KindOf returns the kind of err: KindClient or KindUnavailable when err
+// wraps an *Error saying so, KindServer otherwise.
+func KindOf(err error) Kind {
+	var e *Error
+	if errors.As(err, &e) {
+		return e.Kind
+	}
+	return KindServer
+}
+
+// Exchange is one incoming request to a served endpoint. The front door
+// builds it, the Dispatcher runs it in the caller's goroutine, and the
+// runtime answers through Respond.
+type Exchange struct {
+	// Endpoint is the endpoint the request arrived at.
+	Endpoint *Endpoint
+	// Operation is the resolved operation.
+	Operation *Operation
+	// Input is the request message.
+	Input *Message
+	// Headers are the SOAP header blocks of the request, kept as sent.
+	Headers []*etree.Element
+
+	// Received is when the front door started reading the request.
+	Received time.Time
+	// Dispatched is set by the front door just before Dispatch.
+	Dispatched time.Time
+
+	// Respond delivers the reply (out) or a declared fault (f) to the
+	// requester. It is set by the front door; the runtime calls it at most
+	// once, from the reply activity, for request-response operations. It is
+	// safe to keep running the instance after Respond returns.
+	Respond func(out *Message, f *Fault)
+}
+
+// Dispatcher runs exchanges. The process runtime implements it.
+type Dispatcher interface {
+	// Dispatch runs ex straight through in the calling goroutine. It
+	// returns when the instance it started or reached is quiescent. A
+	// non-nil error means the exchange failed without a reply; use KindOf
+	// to classify it. A request-response exchange that returns nil without
+	// having called Respond is a server error the front door reports.
+	Dispatch(ctx context.Context, ex *Exchange) error
+}
+
+// Call is one outgoing partner invocation.
+type Call struct {
+	// Operation is the partner operation to invoke.
+	Operation *Operation
+	// Input is the request message.
+	Input *Message
+	// Headers are SOAP header blocks to send, if any.
+	Headers []*etree.Element
+}
+
+// Partner is a bound partner endpoint. The SOAP client and in-process
+// bindings implement it.
+type Partner interface {
+	// Invoke calls the partner. For a request-response operation it returns
+	// the response message; for a one-way operation it returns (nil, nil)
+	// once the partner accepted the message. A declared fault is returned as
+	// a *Fault error; anything else is a failure.
+	Invoke(ctx context.Context, c *Call) (*Message, error)
+}
+
+// PartnerFunc adapts a function to the Partner interface.
+type PartnerFunc func(ctx context.Context, c *Call) (*Message, error)
+
+// Invoke calls f.
+func (f PartnerFunc) Invoke(ctx context.Context, c *Call) (*Message, error) { return f(ctx, c) }
