@@ -1,0 +1,222 @@
+package process
+
+import (
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/beevik/etree"
+
+	"github.com/orchd/orchd/internal/exchange"
+	"github.com/orchd/orchd/internal/process/bpel"
+)
+
+type base struct {
+	pos  bpel.Pos
+	name string
+}
+
+func (b *base) where() bpel.Pos { return b.pos }
+
+type sequence struct {
+	base
+	children []activity
+}
+
+func (a *sequence) step(_ *instance, f *frame) (activity, bool, error) {
+	if f.pc >= len(a.children) {
+		return nil, true, nil
+	}
+	f.pc++
+	return a.children[f.pc-1], f.pc == len(a.children), nil
+}
+
+type ifAct struct {
+	base
+	conds    []*expr
+	branches []activity
+	els      activity // may be nil
+}
+
+func (a *ifAct) step(in *instance, _ *frame) (activity, bool, error) {
+	for i, c := range a.conds {
+		ok, err := in.cond(c, a.pos)
+		if err != nil {
+			return nil, false, err
+		}
+		if ok {
+			return a.branches[i], true, nil
+		}
+	}
+	return a.els, true, nil
+}
+
+type while struct {
+	base
+	cond *expr
+	body activity
+}
+
+func (a *while) step(in *instance, _ *frame) (activity, bool, error) {
+	ok, err := in.cond(a.cond, a.pos)
+	if err != nil || !ok {
+		return nil, true, err
+	}
+	if err := in.ctx.Err(); err != nil {
+		return nil, false, fmt.Errorf("while at %s: %w", a.pos, err)
+	}
+	return a.body, false, nil
+}
+
+func (in *instance) cond(c *expr, at bpel.Pos) (bool, error) {
+	v, err := in.eval(c, at)
+	if err != nil {
+		return false, err
+	}
+	return xpathBool(v), nil
+}
+
+// eval evaluates an absolute expression over the instance tree. antchfx
+// reports some dynamic errors by panicking; they become
+// bpel:subLanguageExecutionFault.
+func (in *instance) eval(x *expr, at bpel.Pos) (v any, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = in.faultf(at, "subLanguageExecutionFault", "evaluating %q: %v", x.src, r)
+		}
+	}()
+	return x.eval(in.root, in.root), nil
+}
+
+type empty struct{ base }
+
+func (a *empty) step(*instance, *frame) (activity, bool, error) { return nil, true, nil }
+
+type exit struct{ base }
+
+func (a *exit) step(in *instance, _ *frame) (activity, bool, error) {
+	in.exited = true
+	return nil, true, nil
+}
+
+type throw struct {
+	base
+	faultName qname
+	v         *variable
+}
+
+func (a *throw) step(in *instance, _ *frame) (activity, bool, error) {
+	fv := &faultValue{name: a.faultName, at: a.pos}
+	if a.v != nil {
+		if a.v.msg != nil {
+			fv.data = copyMessage(in.message(a.v))
+		} else if e := firstElement(in.slot(a.v)); e != nil {
+			fv.elem = e.Copy()
+		}
+	}
+	return nil, false, fv
+}
+
+type receive struct {
+	base
+	pl     *partnerLink
+	op     *exchange.Operation
+	v      *variable
+	create bool
+}
+
+func (a *receive) step(in *instance, _ *frame) (activity, bool, error) {
+	if in.ex == nil || in.ex.Input == nil {
+		return nil, false, fmt.Errorf("receive at %s: no message to receive", a.pos)
+	}
+	if a.v != nil {
+		in.storeMessage(a.v, in.ex.Input)
+	}
+	in.ex.Input = nil
+	return nil, true, nil
+}
+
+type reply struct {
+	base
+	pl        *partnerLink
+	op        *exchange.Operation
+	v         *variable
+	faultName qname
+}
+
+func (a *reply) step(in *instance, _ *frame) (activity, bool, error) {
+	if in.ex == nil || in.replied || in.ex.Operation.Name != a.op.Name {
+		return nil, false, in.faultf(a.pos, "missingRequest", "no open request for %s.%s", a.pl.name, a.op.Name)
+	}
+	var msg *exchange.Message
+	if a.v != nil {
+		msg = in.message(a.v)
+	}
+	in.replied = true
+	if in.ex.Respond != nil {
+		if a.faultName.IsZero() {
+			in.ex.Respond(msg, nil)
+		} else {
+			in.ex.Respond(nil, &exchange.Fault{Name: a.faultName, Message: msg})
+		}
+	}
+	return nil, true, nil
+}
+
+type invoke struct {
+	base
+	pl       *partnerLink
+	op       *exchange.Operation
+	in, out  *variable
+	partner  string // label for metrics: partner link name
+	idempote bool
+}
+
+func (a *invoke) step(in *instance, _ *frame) (activity, bool, error) {
+	call := &exchange.Call{Operation: a.op}
+	if a.in != nil {
+		call.Input = in.message(a.in)
+	}
+	start := time.Now()
+	res, err := a.pl.partner.Invoke(in.ctx, call)
+	in.e.metrics.partnerCall(a.partner, a.op.Name, err, time.Since(start))
+	if err != nil {
+		var f *exchange.Fault
+		if errors.As(err, &f) {
+			return nil, false, &faultValue{name: f.Name, data: f.Message, reason: f.Reason, at: a.pos}
+		}
+		return nil, false, fmt.Errorf("invoke %s.%s at %s: %w", a.pl.name, a.op.Name, a.pos, err)
+	}
+	if a.out != nil && res != nil {
+		in.storeMessage(a.out, res)
+	}
+	return nil, true, nil
+}
+
+type assign struct {
+	base
+	copies []*copyOp
+}
+
+func (a *assign) step(in *instance, _ *frame) (activity, bool, error) {
+	for _, c := range a.copies {
+		if err := c.apply(in); err != nil {
+			return nil, false, err
+		}
+	}
+	return nil, true, nil
+}
+
+// copyMessage deep-copies a message, for bindings that share trees.
+func copyMessage(m *exchange.Message) *exchange.Message {
+	if m == nil {
+		return nil
+	}
+	c := &exchange.Message{Name: m.Name, Parts: make(map[string]*etree.Element, len(m.Parts))}
+	for k, v := range m.Parts {
+		if v != nil {
+			c.Parts[k] = v.Copy()
+		}
+	}
+	return c
+}

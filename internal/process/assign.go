@@ -1,0 +1,348 @@
+package process
+
+import (
+	"strings"
+
+	"github.com/beevik/etree"
+
+	"github.com/orchd/orchd/internal/process/bpel"
+)
+
+// copyOp is one compiled <copy> (or a variable's inline initializer).
+type copyOp struct {
+	pos                   bpel.Pos
+	from                  fromSpec
+	to                    toSpec
+	keepSrcElementName    bool
+	ignoreMissingFromData bool
+}
+
+type fromSpec struct {
+	v     *variable // variable form
+	part  int       // part index or -1
+	query *expr     // relative to the variable/part, or nil
+	x     *expr     // expression form
+	// literal holds the literal's content, namespace-complete, or nil.
+	literal *etree.Element
+}
+
+type toSpec struct {
+	v     *variable
+	part  int
+	query *expr
+}
+
+// source is what a from-spec produced: a node, or a string value.
+type source struct {
+	node  *node
+	text  string
+	isNil bool // nothing selected
+}
+
+func (c *copyOp) apply(in *instance) error {
+	// Whole message variable to whole message variable.
+	if c.from.v != nil && c.from.v.msg != nil && c.from.part < 0 && c.from.query == nil &&
+		c.to.v != nil && c.to.v.msg != nil && c.to.part < 0 && c.to.query == nil {
+		if c.from.v.msg.Name != c.to.v.msg.Name {
+			return in.faultf(c.pos, "mismatchedAssignmentFailure", "copy from message variable %s to %s of another message type", c.from.v.name, c.to.v.name)
+		}
+		in.storeMessage(c.to.v, copyMessage(in.message(c.from.v)))
+		return nil
+	}
+	src, err := c.evalFrom(in)
+	if err != nil {
+		return err
+	}
+	if src.isNil {
+		if c.ignoreMissingFromData {
+			return nil
+		}
+		return in.faultf(c.pos, "selectionFailure", "<from> selected nothing")
+	}
+	dst, err := c.evalTo(in)
+	if err != nil {
+		return err
+	}
+	return c.replace(in, src, dst)
+}
+
+func (c *copyOp) evalFrom(in *instance) (source, error) {
+	f := &c.from
+	switch {
+	case f.literal != nil:
+		if e := firstElement(f.literal); e != nil && len(f.literal.ChildElements()) == 1 {
+			return source{node: &node{tok: e, attr: -1}}, nil
+		}
+		return source{text: f.literal.Text()}, nil
+	case f.x != nil:
+		v, err := in.eval(f.x, c.pos)
+		if err != nil {
+			return source{}, err
+		}
+		if nodes, ok := v.([]node); ok {
+			return c.oneSource(in, nodes)
+		}
+		return source{text: xpathString(v)}, nil
+	case f.v != nil:
+		base := in.varNode(f.v, f.part, false)
+		if base == nil {
+			return source{isNil: true}, nil
+		}
+		if f.query == nil {
+			return source{node: &node{tok: base, attr: -1}}, nil
+		}
+		v, err := in.evalAt(f.query, base, c.pos)
+		if err != nil {
+			return source{}, err
+		}
+		if nodes, ok := v.([]node); ok {
+			return c.oneSource(in, nodes)
+		}
+		return source{text: xpathString(v)}, nil
+	}
+	return source{isNil: true}, nil
+}
+
+func (c *copyOp) oneSource(in *instance, nodes []node) (source, error) {
+	switch len(nodes) {
+	case 0:
+		return source{isNil: true}, nil
+	case 1:
+		return source{node: &nodes[0]}, nil
+	}
+	return source{}, in.faultf(c.pos, "selectionFailure", "<from> selected %d nodes, want one", len(nodes))
+}
+
+func (c *copyOp) evalTo(in *instance) (node, error) {
+	t := &c.to
+	base := in.varNode(t.v, t.part, true)
+	if t.query == nil {
+		return node{tok: base, attr: -1}, nil
+	}
+	v, err := in.evalAt(t.query, base, c.pos)
+	if err != nil {
+		return node{}, err
+	}
+	nodes, ok := v.([]node)
+	if !ok || len(nodes) != 1 {
+		n := 0
+		if ok {
+			n = len(nodes)
+		}
+		return node{}, in.faultf(c.pos, "selectionFailure", "<to> selected %d nodes, want one", n)
+	}
+	return nodes[0], nil
+}
+
+// evalAt evaluates a relative query with ctx as the context node.
+func (in *instance) evalAt(x *expr, ctx *etree.Element, at bpel.Pos) (v any, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = in.faultf(at, "subLanguageExecutionFault", "evaluating %q: %v", x.src, r)
+		}
+	}()
+	return x.eval(in.root, ctx), nil
+}
+
+// varNode returns the node a variable or part denotes: the message
+// wrapper, a part's element or wrapper, an element variable's element, or
+// a simple variable's slot. With create, a missing element is created with
+// its declared name (uninitialized element variables and parts).
+func (in *instance) varNode(v *variable, part int, create bool) *etree.Element {
+	s := in.slot(v)
+	switch {
+	case v.msg != nil && part < 0:
+		return s
+	case v.msg != nil:
+		w := s.Child[part].(*etree.Element)
+		pd := v.msg.Parts[part]
+		if pd.Element.IsZero() {
+			return w
+		}
+		e := firstElement(w)
+		if e == nil && create {
+			e = newQualified(w, pd.Element)
+		}
+		return e
+	case !v.elem.IsZero():
+		e := firstElement(s)
+		if e == nil && create {
+			e = newQualified(s, v.elem)
+		}
+		return e
+	}
+	return s
+}
+
+func newQualified(parent *etree.Element, q qname) *etree.Element {
+	if q.Space == "" {
+		return parent.CreateElement(q.Local)
+	}
+	e := parent.CreateElement("ns:" + q.Local)
+	e.CreateAttr("xmlns:ns", q.Space)
+	return e
+}
+
+func (c *copyOp) replace(in *instance, src source, dst node) error {
+	switch t := dst.tok.(type) {
+	case *etree.CharData:
+		t.Data = src.string()
+		return nil
+	case *etree.Element:
+		if dst.attr >= 0 {
+			t.Attr[dst.attr].Value = src.string()
+			return nil
+		}
+		var se *etree.Element
+		if src.node != nil && src.node.attr < 0 {
+			se, _ = src.node.tok.(*etree.Element)
+		}
+		if se == nil {
+			clearChildren(t)
+			if s := src.string(); s != "" {
+				t.SetText(s)
+			}
+			return nil
+		}
+		if se == t {
+			return nil
+		}
+		if c.keepSrcElementName {
+			p := t.Parent()
+			if p == nil || p == in.root {
+				return in.faultf(c.pos, "mismatchedAssignmentFailure", "keepSrcElementName on a variable that is not element-valued")
+			}
+			cp := se.Copy()
+			fixNamespaces(cp, se, p)
+			i := t.Index()
+			p.RemoveChildAt(i)
+			p.InsertChildAt(i, cp)
+			return nil
+		}
+		replaceContent(t, se)
+		return nil
+	}
+	return in.faultf(c.pos, "selectionFailure", "<to> is not an element, attribute or text node")
+}
+
+func (s source) string() string {
+	if s.node != nil {
+		return s.node.String()
+	}
+	return s.text
+}
+
+// replaceContent gives dst a copy of src's attributes and children, keeping
+// dst's name (WS-BPEL 2.0 section 8.4.2, replacement of element content).
+func replaceContent(dst, src *etree.Element) {
+	clearChildren(dst)
+	keep := dst.Attr[:0]
+	for _, a := range dst.Attr {
+		if a.Space == "xmlns" || (a.Space == "" && a.Key == "xmlns") {
+			keep = append(keep, a)
+		}
+	}
+	dst.Attr = keep
+	for _, a := range src.Attr {
+		if a.Space == "xmlns" || (a.Space == "" && a.Key == "xmlns") {
+			continue
+		}
+		if a.Space != "" {
+			declareIfNeeded(dst, a.Space, src, dst)
+		}
+		dst.CreateAttr(a.FullKey(), a.Value)
+	}
+	for _, ch := range src.Child {
+		switch t := ch.(type) {
+		case *etree.Element:
+			cp := t.Copy()
+			fixNamespaces(cp, t, dst)
+			dst.AddChild(cp)
+		case *etree.CharData:
+			dst.CreateText(t.Data)
+		}
+	}
+}
+
+// fixNamespaces makes cp (a copy of orig, about to be placed under dst)
+// declare every namespace prefix its subtree uses that orig's ancestors
+// declared and dst's scope does not bind the same way.
+func fixNamespaces(cp, orig, dst *etree.Element) {
+	used := map[string]bool{}
+	usedPrefixes(cp, used)
+	for p := range used {
+		if declaresPrefix(cp, p) {
+			continue
+		}
+		declareIfNeeded(cp, p, orig.Parent(), dst)
+	}
+}
+
+func declareIfNeeded(on *etree.Element, prefix string, srcScope, dstScope *etree.Element) {
+	uri, ok := lookupNS(srcScope, prefix)
+	if !ok {
+		if prefix == "" {
+			// Unqualified in the source: undo a default namespace the
+			// destination would otherwise impose.
+			if have, ok := lookupNS(dstScope, ""); ok && have != "" {
+				on.CreateAttr("xmlns", "")
+			}
+		}
+		return
+	}
+	if have, ok := lookupNS(dstScope, prefix); ok && have == uri {
+		return
+	}
+	if have, ok := lookupNS(on, prefix); ok && have == uri && on != dstScope {
+		if declaresPrefix(on, prefix) {
+			return
+		}
+	}
+	if prefix == "" {
+		on.CreateAttr("xmlns", uri)
+	} else {
+		on.CreateAttr("xmlns:"+prefix, uri)
+	}
+}
+
+func usedPrefixes(e *etree.Element, used map[string]bool) {
+	used[e.Space] = true
+	for _, a := range e.Attr {
+		if a.Space != "" && a.Space != "xmlns" && a.Space != "xml" {
+			used[a.Space] = true
+			if a.Key == "type" {
+				if i := strings.IndexByte(a.Value, ':'); i > 0 {
+					used[a.Value[:i]] = true
+				}
+			}
+		}
+	}
+	for _, c := range e.Child {
+		if ce, ok := c.(*etree.Element); ok {
+			usedPrefixes(ce, used)
+		}
+	}
+}
+
+func declaresPrefix(e *etree.Element, prefix string) bool {
+	for _, a := range e.Attr {
+		if (prefix == "" && a.Space == "" && a.Key == "xmlns") || (prefix != "" && a.Space == "xmlns" && a.Key == prefix) {
+			return true
+		}
+	}
+	return false
+}
+
+func lookupNS(e *etree.Element, prefix string) (string, bool) {
+	for p := e; p != nil; p = p.Parent() {
+		for _, a := range p.Attr {
+			if (prefix == "" && a.Space == "" && a.Key == "xmlns") || (prefix != "" && a.Space == "xmlns" && a.Key == prefix) {
+				return a.Value, true
+			}
+		}
+	}
+	if prefix == "xml" {
+		return "http://www.w3.org/XML/1998/namespace", true
+	}
+	return "", false
+}

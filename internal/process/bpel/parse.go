@@ -1,0 +1,165 @@
+package bpel
+
+import (
+	"bytes"
+	"encoding/xml"
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/beevik/etree"
+)
+
+// Pos is a position in a bundle file.
+type Pos struct {
+	File string
+	Line int
+}
+
+func (p Pos) String() string {
+	if p.Line == 0 {
+		return p.File
+	}
+	return fmt.Sprintf("%s:%d", p.File, p.Line)
+}
+
+// Document is a parsed XML file with element positions.
+type Document struct {
+	File  string
+	Doc   *etree.Document
+	Root  *etree.Element
+	lines map[*etree.Element]int
+}
+
+// SyntaxError is a malformed XML document.
+type SyntaxError struct {
+	Pos Pos
+	Err error
+}
+
+func (e *SyntaxError) Error() string { return fmt.Sprintf("%s: malformed XML: %v", e.Pos, e.Err) }
+func (e *SyntaxError) Unwrap() error { return e.Err }
+
+// ErrEmpty is returned for a document with no root element.
+var ErrEmpty = errors.New("no root element")
+
+// Parse reads data (the content of file) into a Document.
+func Parse(file string, data []byte) (*Document, error) {
+	// First pass: the standard decoder gives line numbers and strict
+	// well-formedness; record the line of each start element in order.
+	dec := xml.NewDecoder(bytes.NewReader(data))
+	var lines []int
+	for {
+		line, _ := dec.InputPos()
+		tok, err := dec.RawToken()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			l, _ := dec.InputPos()
+			var se *xml.SyntaxError
+			if errors.As(err, &se) {
+				l = se.Line
+				err = errors.New(se.Msg)
+			}
+			return nil, &SyntaxError{Pos: Pos{File: file, Line: l}, Err: err}
+		}
+		if _, ok := tok.(xml.StartElement); ok {
+			// Whitespace before a tag is its own CharData token, so the
+			// position before the token is where '<' starts.
+			lines = append(lines, line)
+		}
+	}
+	// Second pass: etree builds the tree we work on.
+	doc := etree.NewDocument()
+	doc.ReadSettings.Permissive = false
+	if err := doc.ReadFromBytes(data); err != nil {
+		return nil, &SyntaxError{Pos: Pos{File: file}, Err: err}
+	}
+	root := doc.Root()
+	if root == nil {
+		return nil, &SyntaxError{Pos: Pos{File: file}, Err: ErrEmpty}
+	}
+	d := &Document{File: file, Doc: doc, Root: root, lines: make(map[*etree.Element]int, len(lines))}
+	i := 0
+	var walk func(e *etree.Element)
+	walk = func(e *etree.Element) {
+		if i < len(lines) {
+			d.lines[e] = lines[i]
+		}
+		i++
+		for _, c := range e.ChildElements() {
+			walk(c)
+		}
+	}
+	walk(root)
+	return d, nil
+}
+
+// Pos returns the position of e, which must belong to d (else line 0).
+func (d *Document) Pos(e *etree.Element) Pos {
+	return Pos{File: d.File, Line: d.lines[e]}
+}
+
+// Namespaces returns the namespace declarations in scope at e, prefix to
+// URI; the default namespace has key "".
+func Namespaces(e *etree.Element) map[string]string {
+	m := make(map[string]string)
+	for p := e; p != nil; p = p.Parent() {
+		for _, a := range p.Attr {
+			var prefix string
+			switch {
+			case a.Space == "xmlns":
+				prefix = a.Key
+			case a.Space == "" && a.Key == "xmlns":
+				prefix = ""
+			default:
+				continue
+			}
+			if _, seen := m[prefix]; !seen {
+				m[prefix] = a.Value
+			}
+		}
+	}
+	if _, ok := m["xml"]; !ok {
+		m["xml"] = "http://www.w3.org/XML/1998/namespace"
+	}
+	return m
+}
+
+// ResolveQName resolves a prefixed name ("p:local" or "local") in the scope
+// of e. An unprefixed name takes the default namespace when useDefault.
+func ResolveQName(e *etree.Element, qname string, useDefault bool) (space, local string, err error) {
+	prefix, local := "", qname
+	for i := 0; i < len(qname); i++ {
+		if qname[i] == ':' {
+			prefix, local = qname[:i], qname[i+1:]
+			break
+		}
+	}
+	if local == "" {
+		return "", "", fmt.Errorf("empty name in %q", qname)
+	}
+	if prefix == "" && !useDefault {
+		return "", local, nil
+	}
+	uri, ok := lookup(e, prefix)
+	if !ok {
+		if prefix == "" {
+			return "", local, nil
+		}
+		return "", "", fmt.Errorf("undeclared namespace prefix %q in %q", prefix, qname)
+	}
+	return uri, local, nil
+}
+
+func lookup(e *etree.Element, prefix string) (string, bool) {
+	for p := e; p != nil; p = p.Parent() {
+		for _, a := range p.Attr {
+			if (prefix == "" && a.Space == "" && a.Key == "xmlns") || (prefix != "" && a.Space == "xmlns" && a.Key == prefix) {
+				return a.Value, true
+			}
+		}
+	}
+	return "", false
+}

@@ -1,0 +1,149 @@
+package process
+
+import (
+	"errors"
+	"fmt"
+	"net/url"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/orchd/orchd/internal/process/bpel"
+)
+
+// BundleError is a bundle that failed to load, with every problem found.
+type BundleError struct {
+	Dir string
+	Err error
+}
+
+func (e *BundleError) Error() string { return fmt.Sprintf("bundle %s:\n%v", e.Dir, e.Err) }
+func (e *BundleError) Unwrap() error { return e.Err }
+
+// LoadDir loads every bundle folder (a folder holding deploy.xml) in dir.
+// Bundles that fail are returned as errors and left out; the others load.
+func LoadDir(dir string) ([]*Process, []*BundleError, error) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, nil, fmt.Errorf("read deploy directory: %w", err)
+	}
+	var procs []*Process
+	var bad []*BundleError
+	for _, ent := range entries {
+		if !ent.IsDir() {
+			continue
+		}
+		sub := filepath.Join(dir, ent.Name())
+		if _, err := os.Stat(filepath.Join(sub, "deploy.xml")); err != nil {
+			continue
+		}
+		ps, err := LoadBundle(sub)
+		if err != nil {
+			bad = append(bad, &BundleError{Dir: sub, Err: err})
+			continue
+		}
+		procs = append(procs, ps...)
+	}
+	return procs, bad, nil
+}
+
+// LoadBundle loads and compiles the processes of one bundle folder. On any
+// problem it returns an *Errors listing all of them (file, element, line)
+// and no process.
+func LoadBundle(dir string) ([]*Process, error) {
+	errs := &Errors{}
+	name := filepath.Base(dir)
+	data, err := os.ReadFile(filepath.Join(dir, "deploy.xml"))
+	if err != nil {
+		return nil, fmt.Errorf("read deploy.xml: %w", err)
+	}
+	ddoc, err := bpel.Parse("deploy.xml", data)
+	if err != nil {
+		return nil, err
+	}
+	dd := parseDeploy(ddoc, errs)
+	if dd == nil {
+		return nil, errs
+	}
+	files, _ := filepath.Glob(filepath.Join(dir, "*.bpel"))
+	sort.Strings(files)
+	w := newWSDLSet(dir, errs)
+	docs := map[qname]*bpel.Document{}
+	for _, f := range files {
+		rel := filepath.Base(f)
+		b, err := os.ReadFile(f)
+		if err != nil {
+			errs.addErr(fmt.Errorf("%s: %w", rel, err))
+			continue
+		}
+		d, err := bpel.Parse(rel, b)
+		if err != nil {
+			errs.addErr(err)
+			continue
+		}
+		if d.Root.Tag != "process" || !isBPEL(d.Root) {
+			errs.add(d.Pos(d.Root), d.Root.Tag, "not a WS-BPEL 2.0 process: root is {%s}%s", d.Root.NamespaceURI(), d.Root.Tag)
+			continue
+		}
+		q := qname{Space: d.Root.SelectAttrValue("targetNamespace", ""), Local: d.Root.SelectAttrValue("name", "")}
+		docs[q] = d
+		for _, imp := range d.Root.SelectElements("import") {
+			loc := imp.SelectAttrValue("location", "")
+			switch imp.SelectAttrValue("importType", "") {
+			case importWSDL:
+				if loc == "" {
+					errs.add(d.Pos(imp), "import", "WSDL import without location")
+					continue
+				}
+				w.loadWSDL(loc, d.Pos(imp))
+			case importXSD:
+				// Schemas are not validated against; nothing to load.
+			default:
+				errs.add(d.Pos(imp), "import", "unknown importType %q", imp.SelectAttrValue("importType", ""))
+			}
+		}
+	}
+	w.resolveMessages()
+	var procs []*Process
+	for _, dp := range dd.processes {
+		d, ok := docs[dp.name]
+		if !ok {
+			errs.add(dp.pos, "process", "no .bpel file in %s defines process %s", name, dp.name)
+			continue
+		}
+		if !dp.inMemory {
+			errs.unsupported(dp.pos, "process", "persistent process "+dp.name.Local+" (deploy.xml <in-memory> absent or false; mark it <in-memory>true</in-memory> until persistence lands)")
+		}
+		p := compileProcess(d, w, dp, errs)
+		p.Bundle = name
+		for _, ep := range p.Endpoints {
+			ep.Path = endpointPath(ep.Address, ep.Service.Local)
+		}
+		procs = append(procs, p)
+	}
+	if err := errs.err(); err != nil {
+		return nil, err
+	}
+	return procs, nil
+}
+
+// endpointPath is the URL path a provided port is served at: the path of
+// its soap:address, or /processes/<service> when it has none.
+func endpointPath(address, service string) string {
+	if u, err := url.Parse(address); err == nil && u.Path != "" && u.Path != "/" {
+		return u.Path
+	}
+	return "/processes/" + service
+}
+
+// IsNotSupported reports whether err (from LoadBundle) includes a
+// construct that is not supported yet.
+func IsNotSupported(err error) bool { return errors.Is(err, ErrNotSupported) }
+
+// String describes the process for logs: {ns}name (bundle/file).
+func (p *Process) String() string {
+	return fmt.Sprintf("%s (%s/%s)", p.Name, p.Bundle, p.File)
+}
+
+func trimQuotes(s string) string { return strings.Trim(s, `"`) }

@@ -1,0 +1,773 @@
+package process
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/beevik/etree"
+
+	"github.com/orchd/orchd/internal/exchange"
+	"github.com/orchd/orchd/internal/process/bpel"
+)
+
+// compiler turns one BPEL document into a Process.
+type compiler struct {
+	doc  *bpel.Document
+	w    *wsdlSet
+	errs *Errors
+	p    *Process
+	// scopes of variable declarations, innermost last.
+	scopes []map[string]*variable
+	// receives counts receive activities seen, to reject what needs
+	// correlation.
+	receives int
+}
+
+func (c *compiler) pos(e *etree.Element) bpel.Pos { return c.doc.Pos(e) }
+
+func (c *compiler) errorf(e *etree.Element, format string, args ...any) {
+	c.errs.add(c.pos(e), e.Tag, format, args...)
+}
+
+func (c *compiler) unsupported(e *etree.Element, what string) {
+	c.errs.unsupported(c.pos(e), e.Tag, what)
+}
+
+func isBPEL(e *etree.Element) bool {
+	ns := e.NamespaceURI()
+	return ns == nsBPEL || ns == nsBPEL2004
+}
+
+// compileProcess compiles the <process> document. dp binds its partner
+// links; endpoints are built from the bundle's WSDL set.
+func compileProcess(doc *bpel.Document, w *wsdlSet, dp *deployProcess, errs *Errors) *Process {
+	root := doc.Root
+	c := &compiler{doc: doc, w: w, errs: errs}
+	p := &Process{Name: dp.name, File: doc.File, InMemory: dp.inMemory, plinks: map[string]*partnerLink{}}
+	c.p = p
+	c.scopes = []map[string]*variable{{}}
+	for _, a := range root.Attr {
+		switch {
+		case a.Space == "" && (a.Key == "queryLanguage" || a.Key == "expressionLanguage"):
+			if a.Value != langXPath10 {
+				c.unsupported(root, fmt.Sprintf("%s %q (only XPath 1.0)", a.Key, a.Value))
+			}
+		}
+	}
+	var act *etree.Element
+	for _, e := range root.ChildElements() {
+		if !isBPEL(e) {
+			continue // extension elements in other namespaces are ignored
+		}
+		switch e.Tag {
+		case "import", "documentation":
+		case "partnerLinks":
+			for _, pl := range e.SelectElements("partnerLink") {
+				c.partnerLink(pl, dp)
+			}
+		case "variables":
+			for _, ve := range e.SelectElements("variable") {
+				c.declare(ve)
+			}
+		case "faultHandlers":
+			// compiled after the main activity, below
+		case "correlationSets", "eventHandlers", "messageExchanges", "extensions":
+			c.unsupported(e, "")
+		default:
+			if act != nil {
+				c.errorf(e, "a process has exactly one activity; found a second one")
+				continue
+			}
+			act = e
+		}
+	}
+	if act == nil {
+		c.errorf(root, "process has no activity")
+		return p
+	}
+	p.root = c.activity(act)
+	if fh := root.SelectElement("faultHandlers"); fh != nil {
+		p.handlers = c.faultHandlers(fh)
+	}
+	if p.start == nil && c.receives > 0 {
+		c.errorf(act, "no receive with createInstance=\"yes\"")
+	} else if p.start == nil {
+		c.errorf(act, "process has no start activity (a receive with createInstance=\"yes\")")
+	}
+	for _, pl := range p.plinks {
+		if pl.provided != nil {
+			p.Endpoints = appendUnique(p.Endpoints, pl.provided)
+		}
+	}
+	return p
+}
+
+func appendUnique(list []*exchange.Endpoint, ep *exchange.Endpoint) []*exchange.Endpoint {
+	for _, e := range list {
+		if e == ep {
+			return list
+		}
+	}
+	return append(list, ep)
+}
+
+func (c *compiler) qnameAttr(e *etree.Element, attr string) (qname, bool) {
+	v := e.SelectAttrValue(attr, "")
+	if v == "" {
+		return qname{}, false
+	}
+	sp, local, err := bpel.ResolveQName(e, v, true)
+	if err != nil {
+		c.errorf(e, "attribute %s: %v", attr, err)
+		return qname{}, false
+	}
+	return qname{Space: sp, Local: local}, true
+}
+
+func (c *compiler) partnerLink(e *etree.Element, dp *deployProcess) {
+	name := e.SelectAttrValue("name", "")
+	pl := &partnerLink{name: name, pos: c.pos(e)}
+	plt, ok := c.qnameAttr(e, "partnerLinkType")
+	if !ok {
+		c.errorf(e, "partnerLink %q has no partnerLinkType", name)
+		return
+	}
+	roles, ok := c.w.plinks[plt]
+	if !ok {
+		c.errorf(e, "partnerLinkType %s is not defined in any imported WSDL", plt)
+		return
+	}
+	role := func(attr string) *portType {
+		r := e.SelectAttrValue(attr, "")
+		if r == "" {
+			return nil
+		}
+		ptq, ok := roles[r]
+		if !ok {
+			c.errorf(e, "partnerLinkType %s has no role %q", plt, r)
+			return nil
+		}
+		pt, ok := c.w.portTypes[ptq]
+		if !ok {
+			c.errorf(e, "role %q refers to unknown portType %s", r, ptq)
+			return nil
+		}
+		return pt
+	}
+	pl.myRole = role("myRole")
+	pl.partnerPT = role("partnerRole")
+	if pl.myRole != nil {
+		ref, ok := dp.provides[name]
+		if !ok {
+			c.errorf(e, "partnerLink %q has myRole but deploy.xml has no <provide partnerLink=%q>", name, name)
+		} else if ep, err := c.w.endpoint(ref.service, ref.port, ref.pos); err != nil {
+			c.errs.addErr(err)
+		} else {
+			ep.Process = dp.name
+			pl.provided = ep
+		}
+	}
+	if pl.partnerPT != nil {
+		ref, ok := dp.invokes[name]
+		if !ok {
+			c.errorf(e, "partnerLink %q has partnerRole but deploy.xml has no <invoke partnerLink=%q>", name, name)
+		} else if ep, err := c.w.endpoint(ref.service, ref.port, ref.pos); err != nil {
+			c.errs.addErr(err)
+		} else {
+			pl.partnerEP = ep
+		}
+	}
+	c.p.plinks[name] = pl
+}
+
+// declare compiles a <variable> into a new slot of the current scope.
+func (c *compiler) declare(e *etree.Element) *variable {
+	v := &variable{name: e.SelectAttrValue("name", ""), pos: c.pos(e)}
+	if strings.Contains(v.name, ".") || v.name == "" {
+		c.errorf(e, "invalid variable name %q", v.name)
+	}
+	if mt, ok := c.qnameAttr(e, "messageType"); ok {
+		m, ok := c.w.messages[mt]
+		if !ok {
+			c.errorf(e, "variable %s: unknown messageType %s", v.name, mt)
+		}
+		v.msg = m
+		if m == nil {
+			v.msg = &exchange.MessageDesc{Name: mt}
+		}
+	} else if el, ok := c.qnameAttr(e, "element"); ok {
+		v.elem = el
+	} else if t, ok := c.qnameAttr(e, "type"); ok {
+		v.typ = t
+		if t.Space == nsXSD {
+			switch t.Local {
+			case "int", "integer", "long", "short", "byte", "double", "float", "decimal",
+				"unsignedInt", "unsignedLong", "unsignedShort", "unsignedByte",
+				"nonNegativeInteger", "positiveInteger", "negativeInteger", "nonPositiveInteger":
+				v.simple = "number"
+			case "string", "normalizedString", "token", "anyURI", "QName", "date", "dateTime", "time", "duration":
+				v.simple = "string"
+			}
+		}
+	} else {
+		c.errorf(e, "variable %s needs messageType, element or type", v.name)
+	}
+	scope := c.scopes[len(c.scopes)-1]
+	if _, dup := scope[v.name]; dup {
+		c.errorf(e, "variable %s is declared twice in the same scope", v.name)
+	}
+	c.p.vars = append(c.p.vars, v)
+	v.slot = len(c.p.vars)
+	scope[v.name] = v
+	if fe := bpelChild(e, "from"); fe != nil {
+		v.init = &copyOp{pos: c.pos(fe), to: toSpec{v: v, part: -1}}
+		c.from(fe, &v.init.from)
+		c.p.inits = append(c.p.inits, v)
+	}
+	return v
+}
+
+func bpelChild(e *etree.Element, tag string) *etree.Element {
+	for _, c := range e.ChildElements() {
+		if c.Tag == tag && isBPEL(c) {
+			return c
+		}
+	}
+	return nil
+}
+
+// lookupVar implements resolver.
+func (c *compiler) lookupVar(name string) *variable {
+	for i := len(c.scopes) - 1; i >= 0; i-- {
+		if v, ok := c.scopes[i][name]; ok {
+			return v
+		}
+	}
+	return nil
+}
+
+// propertyPath implements resolver: it resolves a property of a variable
+// through the propertyAlias for the variable's type.
+func (c *compiler) propertyPath(varName, property string, scope *etree.Element, ns map[string]string) (string, error) {
+	v := c.lookupVar(varName)
+	if v == nil {
+		return "", fmt.Errorf("getVariableProperty: undeclared variable %s", varName)
+	}
+	sp, local, err := bpel.ResolveQName(scope, property, true)
+	if err != nil {
+		return "", fmt.Errorf("getVariableProperty: %w", err)
+	}
+	prop := qname{Space: sp, Local: local}
+	k := aliasKey{prop: prop}
+	if v.msg != nil {
+		k.messageType = v.msg.Name
+	} else {
+		k.element = v.elem
+	}
+	a, ok := c.w.aliases[k]
+	if !ok {
+		return "", fmt.Errorf("getVariableProperty: no propertyAlias for property %s and variable %s", prop, varName)
+	}
+	path, err := v.path(a.part)
+	if err != nil {
+		return "", fmt.Errorf("propertyAlias at %s: %w", a.pos, err)
+	}
+	if a.query == "" {
+		return path, nil
+	}
+	q, err := renamePrefixes(strings.TrimPrefix(a.query, "/"), a.ns, ns)
+	if err != nil {
+		return "", fmt.Errorf("propertyAlias at %s: %w", a.pos, err)
+	}
+	return path + "/" + q, nil
+}
+
+// expression compiles the text of e as an absolute XPath expression.
+func (c *compiler) expression(e *etree.Element, text string, asValue bool) *expr {
+	text = strings.TrimSpace(text)
+	if lang := e.SelectAttrValue("expressionLanguage", ""); lang != "" && lang != langXPath10 {
+		c.unsupported(e, fmt.Sprintf("expressionLanguage %q (only XPath 1.0)", lang))
+		return nil
+	}
+	if text == "" {
+		c.errorf(e, "empty expression")
+		return nil
+	}
+	ns := xpathNS(bpel.Namespaces(e))
+	if strings.Contains(text, "doXslTransform") {
+		c.unsupported(e, "bpel:doXslTransform")
+		return nil
+	}
+	rw, err := rewrite(text, c, e, ns, asValue)
+	if err != nil {
+		c.errorf(e, "%v", err)
+		return nil
+	}
+	x, err := newExpr(text, rw, ns)
+	if err != nil {
+		c.errorf(e, "invalid XPath 1.0 expression %q: %v", text, err)
+		return nil
+	}
+	return x
+}
+
+// query compiles a <query> relative to a variable or part.
+func (c *compiler) query(e *etree.Element) *expr {
+	if lang := e.SelectAttrValue("queryLanguage", ""); lang != "" && lang != langXPath10 {
+		c.unsupported(e, fmt.Sprintf("queryLanguage %q (only XPath 1.0)", lang))
+		return nil
+	}
+	text := strings.TrimSpace(e.Text())
+	if text == "" {
+		c.errorf(e, "empty query")
+		return nil
+	}
+	ns := xpathNS(bpel.Namespaces(e))
+	rw, err := rewrite(text, c, e, ns, true)
+	if err != nil {
+		c.errorf(e, "%v", err)
+		return nil
+	}
+	x, err := newExpr(text, rw, ns)
+	if err != nil {
+		c.errorf(e, "invalid XPath 1.0 query %q: %v", text, err)
+		return nil
+	}
+	return x
+}
+
+func (c *compiler) varPart(e *etree.Element) (*variable, int, bool) {
+	name := e.SelectAttrValue("variable", "")
+	v := c.lookupVar(name)
+	if v == nil {
+		c.errorf(e, "undeclared variable %q", name)
+		return nil, -1, false
+	}
+	part := e.SelectAttrValue("part", "")
+	if part == "" {
+		return v, -1, true
+	}
+	i := v.partIndex(part)
+	if i < 0 {
+		c.errorf(e, "variable %s has no part %q", name, part)
+		return nil, -1, false
+	}
+	return v, i, true
+}
+
+func (c *compiler) from(e *etree.Element, f *fromSpec) {
+	f.part = -1
+	switch {
+	case e.SelectAttr("partnerLink") != nil:
+		c.unsupported(e, "<from partnerLink> (endpoint references)")
+	case e.SelectAttr("property") != nil:
+		c.unsupported(e, "<from property> (use bpel:getVariableProperty)")
+	case e.SelectAttr("variable") != nil:
+		v, part, ok := c.varPart(e)
+		if !ok {
+			return
+		}
+		f.v, f.part = v, part
+		if q := bpelChild(e, "query"); q != nil {
+			f.query = c.query(q)
+		}
+	case bpelChild(e, "literal") != nil:
+		f.literal = literalContent(bpelChild(e, "literal"))
+	default:
+		f.x = c.expression(e, e.Text(), true)
+	}
+}
+
+// literalContent copies a <literal>'s content into a detached container,
+// declaring on each element the namespaces it uses from the BPEL document.
+func literalContent(lit *etree.Element) *etree.Element {
+	box := etree.NewElement("literal")
+	for _, ch := range lit.Child {
+		switch t := ch.(type) {
+		case *etree.Element:
+			cp := t.Copy()
+			fixNamespaces(cp, t, nil)
+			box.AddChild(cp)
+		case *etree.CharData:
+			box.CreateText(t.Data)
+		}
+	}
+	return box
+}
+
+func (c *compiler) to(e *etree.Element, t *toSpec) bool {
+	t.part = -1
+	switch {
+	case e.SelectAttr("partnerLink") != nil:
+		c.unsupported(e, "<to partnerLink> (endpoint references)")
+		return false
+	case e.SelectAttr("property") != nil:
+		c.unsupported(e, "<to property>")
+		return false
+	case e.SelectAttr("variable") != nil:
+		v, part, ok := c.varPart(e)
+		if !ok {
+			return false
+		}
+		t.v, t.part = v, part
+		if q := bpelChild(e, "query"); q != nil {
+			t.query = c.query(q)
+		}
+		return true
+	}
+	// An expression lvalue: $var[.part][/relative-path].
+	text := strings.TrimSpace(e.Text())
+	if !strings.HasPrefix(text, "$") {
+		c.errorf(e, "<to> expression %q must start with a variable reference ($name or $name.part)", text)
+		return false
+	}
+	j := 1
+	for j < len(text) && isNameChar(text[j]) && text[j] != '.' {
+		j++
+	}
+	v := c.lookupVar(text[1:j])
+	if v == nil {
+		c.errorf(e, "undeclared variable $%s in %q", text[1:j], text)
+		return false
+	}
+	t.v = v
+	if j < len(text) && text[j] == '.' {
+		k := j + 1
+		for k < len(text) && isNameChar(text[k]) && text[k] != '.' {
+			k++
+		}
+		t.part = v.partIndex(text[j+1 : k])
+		if t.part < 0 {
+			c.errorf(e, "variable %s has no part %q", v.name, text[j+1:k])
+			return false
+		}
+		j = k
+	}
+	rest := strings.TrimSpace(text[j:])
+	if rest == "" {
+		return true
+	}
+	if !strings.HasPrefix(rest, "/") || strings.HasPrefix(rest, "//") {
+		c.errorf(e, "<to> expression %q: only $var[.part]/relative/path lvalues are supported", text)
+		return false
+	}
+	ns := xpathNS(bpel.Namespaces(e))
+	rw, err := rewrite(rest[1:], c, e, ns, true)
+	if err != nil {
+		c.errorf(e, "%v", err)
+		return false
+	}
+	x, err := newExpr(rest[1:], rw, ns)
+	if err != nil {
+		c.errorf(e, "invalid XPath in <to> %q: %v", text, err)
+		return false
+	}
+	t.query = x
+	return true
+}
+
+func (c *compiler) faultHandlers(e *etree.Element) *faultHandlers {
+	h := &faultHandlers{}
+	for _, ce := range e.ChildElements() {
+		if !isBPEL(ce) {
+			continue
+		}
+		switch ce.Tag {
+		case "catch":
+			ct := &catch{}
+			ct.faultName, _ = c.qnameAttr(ce, "faultName")
+			c.scopes = append(c.scopes, map[string]*variable{})
+			if vn := ce.SelectAttrValue("faultVariable", ""); vn != "" {
+				v := &variable{name: vn, pos: c.pos(ce)}
+				if mt, ok := c.qnameAttr(ce, "faultMessageType"); ok {
+					v.msg = c.w.messages[mt]
+					if v.msg == nil {
+						c.errorf(ce, "unknown faultMessageType %s", mt)
+						v.msg = &exchange.MessageDesc{Name: mt}
+					}
+				} else if el, ok := c.qnameAttr(ce, "faultElement"); ok {
+					v.elem = el
+				} else {
+					c.errorf(ce, "catch with faultVariable needs faultMessageType or faultElement")
+				}
+				c.p.vars = append(c.p.vars, v)
+				v.slot = len(c.p.vars)
+				c.scopes[len(c.scopes)-1][vn] = v
+				ct.v = v
+			}
+			ct.act = c.onlyActivity(ce)
+			c.scopes = c.scopes[:len(c.scopes)-1]
+			h.catches = append(h.catches, ct)
+		case "catchAll":
+			h.catchAll = c.onlyActivity(ce)
+		default:
+			c.errorf(ce, "unexpected element in faultHandlers")
+		}
+	}
+	return h
+}
+
+// onlyActivity compiles the single activity child of e.
+func (c *compiler) onlyActivity(e *etree.Element) activity {
+	var found activity
+	for _, ce := range e.ChildElements() {
+		if !isBPEL(ce) || ce.Tag == "documentation" {
+			continue
+		}
+		if found != nil {
+			c.errorf(ce, "<%s> holds exactly one activity", e.Tag)
+			break
+		}
+		found = c.activity(ce)
+	}
+	if found == nil {
+		c.errorf(e, "<%s> holds no activity", e.Tag)
+		return &empty{base: base{pos: c.pos(e)}}
+	}
+	return found
+}
+
+func (c *compiler) partnerOp(e *etree.Element, mine bool) (*partnerLink, *exchange.Operation) {
+	name := e.SelectAttrValue("partnerLink", "")
+	pl, ok := c.p.plinks[name]
+	if !ok {
+		c.errorf(e, "unknown partnerLink %q", name)
+		return nil, nil
+	}
+	opName := e.SelectAttrValue("operation", "")
+	var ep *exchange.Endpoint
+	if mine {
+		ep = pl.provided
+	} else {
+		ep = pl.partnerEP
+	}
+	if ep == nil {
+		role := "partnerRole"
+		if mine {
+			role = "myRole"
+		}
+		c.errorf(e, "partnerLink %q has no %s bound", name, role)
+		return nil, nil
+	}
+	for _, op := range ep.Operations {
+		if op.Name == opName {
+			return pl, op
+		}
+	}
+	c.errorf(e, "operation %q is not in the binding of partnerLink %q", opName, name)
+	return nil, nil
+}
+
+func (c *compiler) optVar(e *etree.Element, attr string, want *exchange.MessageDesc) *variable {
+	name := e.SelectAttrValue(attr, "")
+	if name == "" {
+		return nil
+	}
+	v := c.lookupVar(name)
+	if v == nil {
+		c.errorf(e, "undeclared variable %q", name)
+		return nil
+	}
+	if v.msg == nil {
+		c.unsupported(e, fmt.Sprintf("%s %q: a non-message variable on a messaging activity", attr, name))
+		return nil
+	}
+	if want != nil && v.msg.Name != want.Name {
+		c.errorf(e, "%s %q has messageType %s, the operation needs %s", attr, name, v.msg.Name, want.Name)
+	}
+	return v
+}
+
+// activity compiles one activity element.
+func (c *compiler) activity(e *etree.Element) activity {
+	b := base{pos: c.pos(e), name: e.SelectAttrValue("name", "")}
+	if !isBPEL(e) {
+		c.errorf(e, "{%s}%s is not a BPEL activity", e.NamespaceURI(), e.Tag)
+		return &empty{base: b}
+	}
+	for _, ce := range e.ChildElements() {
+		if isBPEL(ce) && (ce.Tag == "targets" || ce.Tag == "sources") {
+			c.unsupported(ce, "links (<"+ce.Tag+">)")
+		}
+	}
+	switch e.Tag {
+	case "sequence":
+		s := &sequence{base: b}
+		for _, ce := range e.ChildElements() {
+			if !isBPEL(ce) || ce.Tag == "documentation" || ce.Tag == "targets" || ce.Tag == "sources" {
+				continue
+			}
+			s.children = append(s.children, c.activity(ce))
+		}
+		if len(s.children) == 0 {
+			c.errorf(e, "empty sequence")
+		}
+		return s
+	case "empty":
+		return &empty{base: b}
+	case "exit":
+		return &exit{base: b}
+	case "if":
+		a := &ifAct{base: b}
+		cond := bpelChild(e, "condition")
+		if cond == nil {
+			c.errorf(e, "<if> has no <condition>")
+			return a
+		}
+		a.conds = append(a.conds, c.expression(cond, cond.Text(), true))
+		a.branches = append(a.branches, c.activityAfter(e, cond))
+		for _, ce := range e.ChildElements() {
+			if !isBPEL(ce) {
+				continue
+			}
+			switch ce.Tag {
+			case "elseif":
+				cd := bpelChild(ce, "condition")
+				if cd == nil {
+					c.errorf(ce, "<elseif> has no <condition>")
+					continue
+				}
+				a.conds = append(a.conds, c.expression(cd, cd.Text(), true))
+				a.branches = append(a.branches, c.activityAfter(ce, cd))
+			case "else":
+				a.els = c.onlyActivity(ce)
+			}
+		}
+		return a
+	case "while":
+		a := &while{base: b}
+		cond := bpelChild(e, "condition")
+		if cond == nil {
+			c.errorf(e, "<while> has no <condition>")
+			return a
+		}
+		a.cond = c.expression(cond, cond.Text(), true)
+		a.body = c.activityAfter(e, cond)
+		return a
+	case "throw":
+		a := &throw{base: b}
+		var ok bool
+		if a.faultName, ok = c.qnameAttr(e, "faultName"); !ok {
+			c.errorf(e, "<throw> has no faultName")
+		}
+		if vn := e.SelectAttrValue("faultVariable", ""); vn != "" {
+			if a.v = c.lookupVar(vn); a.v == nil {
+				c.errorf(e, "undeclared variable %q", vn)
+			}
+		}
+		return a
+	case "receive":
+		c.receives++
+		a := &receive{base: b, create: e.SelectAttrValue("createInstance", "no") == "yes"}
+		a.pl, a.op = c.partnerOp(e, true)
+		if a.op != nil {
+			a.v = c.optVar(e, "variable", a.op.Input)
+		}
+		if bpelChild(e, "correlations") != nil {
+			c.unsupported(bpelChild(e, "correlations"), "correlations")
+		}
+		if bpelChild(e, "fromParts") != nil {
+			c.unsupported(bpelChild(e, "fromParts"), "<fromParts>")
+		}
+		if !a.create {
+			c.unsupported(e, "<receive> without createInstance=\"yes\" (a receive into a running instance needs correlation)")
+		} else if c.p.start != nil {
+			c.unsupported(e, "a second start activity")
+		} else {
+			c.p.start = a
+		}
+		return a
+	case "reply":
+		a := &reply{base: b}
+		a.pl, a.op = c.partnerOp(e, true)
+		a.faultName, _ = c.qnameAttr(e, "faultName")
+		if a.op != nil {
+			if a.op.OneWay() {
+				c.errorf(e, "operation %s is one-way: nothing to reply", a.op.Name)
+			}
+			want := a.op.Output
+			if !a.faultName.IsZero() {
+				want = nil
+				if f, ok := a.op.Faults[a.faultName.Local]; ok {
+					want = f
+				} else {
+					c.errorf(e, "operation %s declares no fault %s", a.op.Name, a.faultName.Local)
+				}
+			}
+			a.v = c.optVar(e, "variable", want)
+		}
+		if bpelChild(e, "toParts") != nil {
+			c.unsupported(bpelChild(e, "toParts"), "<toParts>")
+		}
+		return a
+	case "invoke":
+		a := &invoke{base: b}
+		a.pl, a.op = c.partnerOp(e, false)
+		if a.op != nil {
+			a.in = c.optVar(e, "inputVariable", a.op.Input)
+			if a.op.Output != nil {
+				a.out = c.optVar(e, "outputVariable", a.op.Output)
+			}
+			a.partner = a.pl.name
+		}
+		for _, ce := range e.ChildElements() {
+			if !isBPEL(ce) {
+				continue
+			}
+			switch ce.Tag {
+			case "correlations", "catch", "catchAll", "compensationHandler", "toParts", "fromParts":
+				c.unsupported(ce, "<"+ce.Tag+"> in <invoke>")
+			}
+		}
+		return a
+	case "assign":
+		a := &assign{base: b}
+		if e.SelectAttrValue("validate", "no") == "yes" {
+			c.unsupported(e, "<assign validate=\"yes\"> (schema validation)")
+		}
+		for _, ce := range e.ChildElements() {
+			if !isBPEL(ce) || ce.Tag == "documentation" {
+				continue
+			}
+			if ce.Tag != "copy" {
+				c.unsupported(ce, "<"+ce.Tag+"> in <assign>")
+				continue
+			}
+			op := &copyOp{pos: c.pos(ce),
+				keepSrcElementName:    ce.SelectAttrValue("keepSrcElementName", "no") == "yes",
+				ignoreMissingFromData: ce.SelectAttrValue("ignoreMissingFromData", "no") == "yes"}
+			fe, te := bpelChild(ce, "from"), bpelChild(ce, "to")
+			if fe == nil || te == nil {
+				c.errorf(ce, "<copy> needs <from> and <to>")
+				continue
+			}
+			c.from(fe, &op.from)
+			if c.to(te, &op.to) {
+				a.copies = append(a.copies, op)
+			}
+		}
+		return a
+	case "flow", "pick", "scope", "forEach", "repeatUntil", "wait", "compensate", "compensateScope", "rethrow", "validate", "extensionActivity":
+		c.unsupported(e, "")
+		return &empty{base: b}
+	}
+	c.errorf(e, "unknown activity <%s>", e.Tag)
+	return &empty{base: b}
+}
+
+// activityAfter compiles the activity that follows the <condition> of an
+// if, elseif or while.
+func (c *compiler) activityAfter(e, cond *etree.Element) activity {
+	for _, ce := range e.ChildElements() {
+		if ce == cond || !isBPEL(ce) {
+			continue
+		}
+		switch ce.Tag {
+		case "documentation", "elseif", "else", "targets", "sources", "condition":
+			continue
+		}
+		return c.activity(ce)
+	}
+	c.errorf(e, "<%s> has no activity", e.Tag)
+	return &empty{base: base{pos: c.pos(e)}}
+}

@@ -1,0 +1,131 @@
+package process
+
+import (
+	"fmt"
+
+	"github.com/beevik/etree"
+
+	"github.com/orchd/orchd/internal/exchange"
+	"github.com/orchd/orchd/internal/process/bpel"
+)
+
+// Process is a compiled process: an immutable plan shared by all its
+// instances (flyweight). It is built once per deploy.
+type Process struct {
+	// Name is the process QName.
+	Name qname
+	// Bundle is the bundle folder name; File the BPEL file in it.
+	Bundle, File string
+	// InMemory is deploy.xml's <in-memory>.
+	InMemory bool
+	// Endpoints are the ports the process provides.
+	Endpoints []*exchange.Endpoint
+
+	vars     []*variable // by slot - 1
+	inits    []*variable // variables with an inline initializer, in order
+	root     activity
+	handlers *faultHandlers
+	plinks   map[string]*partnerLink
+	start    *receive
+}
+
+// variable is a declared variable, resolved to a slot of the instance tree.
+type variable struct {
+	name string
+	slot int // 1-based position of the variable's element in the tree
+	msg  *exchange.MessageDesc
+	elem qname
+	typ  qname
+	// simple is the XPath conversion function ("number", "string") for a
+	// simple-typed variable used as a value, or "".
+	simple string
+	init   *copyOp
+	pos    bpel.Pos
+}
+
+// path is the absolute XPath, over the instance tree, of the variable or
+// one of its parts.
+func (v *variable) path(part string) (string, error) {
+	base := fmt.Sprintf("/*[%d]", v.slot)
+	if part == "" {
+		if v.msg == nil && !v.elem.IsZero() {
+			return base + "/*", nil
+		}
+		return base, nil
+	}
+	i := v.partIndex(part)
+	if i < 0 {
+		return "", fmt.Errorf("variable %s has no part %q", v.name, part)
+	}
+	if v.msg.Parts[i].Element.IsZero() {
+		return fmt.Sprintf("%s/*[%d]", base, i+1), nil
+	}
+	return fmt.Sprintf("%s/*[%d]/*", base, i+1), nil
+}
+
+func (v *variable) partIndex(part string) int {
+	if v.msg == nil {
+		return -1
+	}
+	for i, p := range v.msg.Parts {
+		if p.Name == part {
+			return i
+		}
+	}
+	return -1
+}
+
+// newSlot builds the empty slot element of the variable for a new instance.
+func (v *variable) newSlot() *etree.Element {
+	s := etree.NewElement(v.name)
+	if v.msg != nil {
+		for _, p := range v.msg.Parts {
+			s.CreateElement(p.Name)
+		}
+	}
+	return s
+}
+
+type partnerLink struct {
+	name      string
+	myRole    *portType
+	partnerPT *portType
+	provided  *exchange.Endpoint // where myRole is served
+	// partnerEP describes the partner's port from deploy.xml <invoke>;
+	// partner is the binding the engine attached to it.
+	partnerEP *exchange.Endpoint
+	partner   exchange.Partner
+	pos       bpel.Pos
+}
+
+type faultHandlers struct {
+	catches  []*catch
+	catchAll activity
+}
+
+type catch struct {
+	faultName qname
+	v         *variable // faultVariable, or nil
+	act       activity
+}
+
+// faultValue is a BPEL fault travelling through the instance.
+type faultValue struct {
+	name qname
+	// data is the fault message (messageType faults) or nil.
+	data *exchange.Message
+	// elem is the fault element (element faults) or nil.
+	elem   *etree.Element
+	reason string
+	at     bpel.Pos
+}
+
+func (f *faultValue) Error() string {
+	if f.reason != "" {
+		return fmt.Sprintf("fault %s at %s: %s", f.name, f.at, f.reason)
+	}
+	return fmt.Sprintf("fault %s at %s", f.name, f.at)
+}
+
+// Standard BPEL faults.
+func bpelFault(local string) qname { return qname{Space: nsBPEL, Local: local} }

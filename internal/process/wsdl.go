@@ -1,0 +1,413 @@
+package process
+
+import (
+	"encoding/xml"
+	"fmt"
+	"os"
+	"path"
+	"path/filepath"
+	"strings"
+
+	"github.com/beevik/etree"
+	"github.com/hooklift/gowsdl"
+
+	"github.com/orchd/orchd/internal/exchange"
+	"github.com/orchd/orchd/internal/process/bpel"
+)
+
+// Namespaces the loader and compiler know.
+const (
+	nsWSDL      = "http://schemas.xmlsoap.org/wsdl/"
+	nsSOAP11    = "http://schemas.xmlsoap.org/wsdl/soap/"
+	nsSOAP12    = "http://schemas.xmlsoap.org/wsdl/soap12/"
+	nsXSD       = "http://www.w3.org/2001/XMLSchema"
+	nsPlnk      = "http://docs.oasis-open.org/wsbpel/2.0/plnktype"
+	nsVprop     = "http://docs.oasis-open.org/wsbpel/2.0/varprop"
+	nsBPEL      = "http://docs.oasis-open.org/wsbpel/2.0/process/executable"
+	nsBPEL2004  = "http://schemas.xmlsoap.org/ws/2004/03/business-process/"
+	nsPlnk2004  = "http://schemas.xmlsoap.org/ws/2004/03/partner-link/"
+	nsDD        = "http://www.apache.org/ode/schemas/dd/2007/03"
+	nsDDLegacy  = "http://ode.fivesight.com/schemas/2006/06/27/dd"
+	importWSDL  = "http://schemas.xmlsoap.org/wsdl/"
+	importXSD   = "http://www.w3.org/2001/XMLSchema"
+	soapHTTPURI = "http://schemas.xmlsoap.org/soap/http"
+)
+
+type qname = exchange.QName
+
+// portType is a WSDL portType.
+type portType struct {
+	name qname
+	ops  map[string]*exchange.Operation // binding-independent (no action/style)
+}
+
+// wsdlSet is every WSDL and XSD document a bundle's processes import,
+// resolved into the parts the compiler needs.
+type wsdlSet struct {
+	dir       string
+	docs      map[string][]byte // bundle-relative name -> content
+	messages  map[qname]*exchange.MessageDesc
+	portTypes map[qname]*portType
+	bindings  map[qname]*etree.Element
+	bindDocs  map[*etree.Element]*bpel.Document
+	services  map[qname]map[string]*servicePort
+	plinks    map[qname]map[string]qname // partnerLinkType -> role -> portType
+	props     map[qname]bool
+	aliases   map[aliasKey]*propertyAlias
+	loaded    map[string]bool
+	errs      *Errors
+	pending   []pendingMsg
+}
+
+type servicePort struct {
+	service qname
+	port    string
+	binding qname
+	address string
+	docName string
+	pos     bpel.Pos
+}
+
+type aliasKey struct {
+	prop        qname
+	messageType qname
+	element     qname
+}
+
+type propertyAlias struct {
+	part  string
+	query string
+	ns    map[string]string
+	pos   bpel.Pos
+}
+
+func newWSDLSet(dir string, errs *Errors) *wsdlSet {
+	return &wsdlSet{
+		dir:       dir,
+		docs:      map[string][]byte{},
+		messages:  map[qname]*exchange.MessageDesc{},
+		portTypes: map[qname]*portType{},
+		bindings:  map[qname]*etree.Element{},
+		bindDocs:  map[*etree.Element]*bpel.Document{},
+		services:  map[qname]map[string]*servicePort{},
+		plinks:    map[qname]map[string]qname{},
+		props:     map[qname]bool{},
+		aliases:   map[aliasKey]*propertyAlias{},
+		loaded:    map[string]bool{},
+		errs:      errs,
+	}
+}
+
+// readBundleFile reads name (relative to the bundle dir, slash-separated),
+// refusing paths that leave the bundle... except the sibling folders ODE
+// test bundles share (../ProbeService), which stay inside the deploy root.
+func (w *wsdlSet) readBundleFile(name string) ([]byte, error) {
+	clean := path.Clean(name)
+	if path.IsAbs(clean) || strings.Contains(clean, "://") {
+		return nil, fmt.Errorf("import location %q must be relative to the bundle", name)
+	}
+	if strings.HasPrefix(clean, "../../") {
+		return nil, fmt.Errorf("import location %q leaves the deploy directory", name)
+	}
+	return os.ReadFile(filepath.Join(w.dir, filepath.FromSlash(clean)))
+}
+
+// loadWSDL loads a WSDL file and, recursively, what it imports. from is
+// where the import was written, for error messages.
+func (w *wsdlSet) loadWSDL(name string, from bpel.Pos) {
+	name = path.Clean(name)
+	if w.loaded[name] {
+		return
+	}
+	w.loaded[name] = true
+	data, err := w.readBundleFile(name)
+	if err != nil {
+		w.errs.add(from, "import", "cannot read WSDL %s: %v", name, err)
+		return
+	}
+	w.docs[name] = data
+	doc, err := bpel.Parse(name, data)
+	if err != nil {
+		w.errs.addErr(err)
+		return
+	}
+	root := doc.Root
+	if root.NamespaceURI() != nsWSDL || root.Tag != "definitions" {
+		w.errs.add(doc.Pos(root), root.Tag, "not a WSDL 1.1 document: root element is {%s}%s, want {%s}definitions", root.NamespaceURI(), root.Tag, nsWSDL)
+		return
+	}
+	var model gowsdl.WSDL
+	if err := xml.Unmarshal(data, &model); err != nil {
+		w.errs.add(doc.Pos(root), "definitions", "cannot read WSDL model: %v", err)
+		return
+	}
+	tns := model.TargetNamespace
+	dirOf := path.Dir(name)
+	for _, imp := range model.Imports {
+		if imp.Location == "" {
+			continue
+		}
+		w.loadWSDL(path.Join(dirOf, imp.Location), doc.Pos(root))
+	}
+	// XSD imports and includes in types, for ?wsdl and to check they exist.
+	for _, e := range root.FindElements("./types/schema") {
+		w.loadSchemaRefs(doc, e, dirOf)
+	}
+
+	qn := func(e *etree.Element, attr string) (qname, bool) {
+		v := e.SelectAttrValue(attr, "")
+		if v == "" {
+			return qname{}, false
+		}
+		sp, local, err := bpel.ResolveQName(e, v, true)
+		if err != nil {
+			w.errs.add(doc.Pos(e), e.Tag, "attribute %s: %v", attr, err)
+			return qname{}, false
+		}
+		return qname{Space: sp, Local: local}, true
+	}
+
+	for _, me := range root.SelectElements("message") {
+		m := &exchange.MessageDesc{Name: qname{Space: tns, Local: me.SelectAttrValue("name", "")}}
+		for _, pe := range me.SelectElements("part") {
+			pd := exchange.PartDesc{Name: pe.SelectAttrValue("name", "")}
+			pd.Element, _ = qn(pe, "element")
+			pd.Type, _ = qn(pe, "type")
+			if pd.Element.IsZero() && pd.Type.IsZero() {
+				w.errs.add(doc.Pos(pe), "part", "part %q of message %s has neither element nor type", pd.Name, m.Name.Local)
+			}
+			m.Parts = append(m.Parts, pd)
+		}
+		w.messages[m.Name] = m
+	}
+	for _, pte := range root.SelectElements("portType") {
+		pt := &portType{name: qname{Space: tns, Local: pte.SelectAttrValue("name", "")}, ops: map[string]*exchange.Operation{}}
+		for _, oe := range pte.SelectElements("operation") {
+			op := &exchange.Operation{Name: oe.SelectAttrValue("name", ""), PortType: pt.name, Faults: map[string]*exchange.MessageDesc{}}
+			if in := oe.SelectElement("input"); in != nil {
+				if q, ok := qn(in, "message"); ok {
+					op.Input = w.msgRef(q, doc, in)
+				}
+			}
+			if out := oe.SelectElement("output"); out != nil {
+				if q, ok := qn(out, "message"); ok {
+					op.Output = w.msgRef(q, doc, out)
+				}
+			}
+			for _, fe := range oe.SelectElements("fault") {
+				if q, ok := qn(fe, "message"); ok {
+					op.Faults[fe.SelectAttrValue("name", "")] = w.msgRef(q, doc, fe)
+				}
+			}
+			pt.ops[op.Name] = op
+		}
+		w.portTypes[pt.name] = pt
+	}
+	for _, be := range root.SelectElements("binding") {
+		q := qname{Space: tns, Local: be.SelectAttrValue("name", "")}
+		w.bindings[q] = be
+		w.bindDocs[be] = doc
+	}
+	for _, se := range root.SelectElements("service") {
+		sq := qname{Space: tns, Local: se.SelectAttrValue("name", "")}
+		ports := w.services[sq]
+		if ports == nil {
+			ports = map[string]*servicePort{}
+			w.services[sq] = ports
+		}
+		for _, pe := range se.SelectElements("port") {
+			sp := &servicePort{service: sq, port: pe.SelectAttrValue("name", ""), docName: name, pos: doc.Pos(pe)}
+			sp.binding, _ = qn(pe, "binding")
+			for _, a := range pe.ChildElements() {
+				if a.Tag == "address" {
+					sp.address = a.SelectAttrValue("location", "")
+				}
+			}
+			ports[sp.port] = sp
+		}
+	}
+	for _, pl := range root.ChildElements() {
+		switch {
+		case pl.Tag == "partnerLinkType" && (pl.NamespaceURI() == nsPlnk || pl.NamespaceURI() == nsPlnk2004):
+			q := qname{Space: tns, Local: pl.SelectAttrValue("name", "")}
+			roles := map[string]qname{}
+			for _, r := range pl.SelectElements("role") {
+				pt, ok := qn(r, "portType")
+				if !ok {
+					if pte := r.SelectElement("portType"); pte != nil {
+						pt, _ = qn(pte, "name")
+					}
+				}
+				roles[r.SelectAttrValue("name", "")] = pt
+			}
+			w.plinks[q] = roles
+		case pl.Tag == "property" && pl.NamespaceURI() == nsVprop:
+			w.props[qname{Space: tns, Local: pl.SelectAttrValue("name", "")}] = true
+		case pl.Tag == "propertyAlias" && pl.NamespaceURI() == nsVprop:
+			prop, _ := qn(pl, "propertyName")
+			k := aliasKey{prop: prop}
+			k.messageType, _ = qn(pl, "messageType")
+			k.element, _ = qn(pl, "element")
+			a := &propertyAlias{part: pl.SelectAttrValue("part", ""), pos: doc.Pos(pl)}
+			if qe := pl.SelectElement("query"); qe != nil {
+				a.query = strings.TrimSpace(qe.Text())
+				a.ns = bpel.Namespaces(qe)
+			}
+			w.aliases[k] = a
+		}
+	}
+}
+
+func (w *wsdlSet) msgRef(q qname, doc *bpel.Document, at *etree.Element) *exchange.MessageDesc {
+	// Messages may be declared later in the same file or in an import that
+	// is not loaded yet; resolve lazily through a placeholder that is
+	// filled in by resolveMessages.
+	m := &exchange.MessageDesc{Name: q}
+	w.pending = append(w.pending, pendingMsg{desc: m, pos: doc.Pos(at), tag: at.Tag})
+	return m
+}
+
+type pendingMsg struct {
+	desc *exchange.MessageDesc
+	pos  bpel.Pos
+	tag  string
+}
+
+// resolveMessages fills the message placeholders of portType operations.
+func (w *wsdlSet) resolveMessages() {
+	for _, p := range w.pending {
+		m, ok := w.messages[p.desc.Name]
+		if !ok {
+			w.errs.add(p.pos, p.tag, "unknown message %s", p.desc.Name)
+			continue
+		}
+		*p.desc = *m
+	}
+	w.pending = nil
+}
+
+func (w *wsdlSet) loadSchemaRefs(doc *bpel.Document, schema *etree.Element, dirOf string) {
+	for _, e := range schema.ChildElements() {
+		if e.NamespaceURI() != nsXSD || (e.Tag != "import" && e.Tag != "include") {
+			continue
+		}
+		loc := e.SelectAttrValue("schemaLocation", "")
+		if loc == "" {
+			continue
+		}
+		name := path.Clean(path.Join(dirOf, loc))
+		if w.loaded[name] {
+			continue
+		}
+		w.loaded[name] = true
+		data, err := w.readBundleFile(name)
+		if err != nil {
+			w.errs.add(doc.Pos(e), "xsd:"+e.Tag, "cannot read schema %s: %v", loc, err)
+			continue
+		}
+		w.docs[name] = data
+		sd, err := bpel.Parse(name, data)
+		if err != nil {
+			w.errs.addErr(err)
+			continue
+		}
+		if sd.Root.NamespaceURI() == nsXSD && sd.Root.Tag == "schema" {
+			w.loadSchemaRefs(sd, sd.Root, path.Dir(name))
+		}
+	}
+}
+
+// endpoint builds the endpoint descriptor of a service port.
+func (w *wsdlSet) endpoint(service qname, port string, at bpel.Pos) (*exchange.Endpoint, error) {
+	ports, ok := w.services[service]
+	if !ok {
+		return nil, fmt.Errorf("%s: service %s is not defined in any imported WSDL", at, service)
+	}
+	// ODE accepted prefixed port names ("tns:Port").
+	if i := strings.IndexByte(port, ':'); i >= 0 {
+		port = port[i+1:]
+	}
+	sp, ok := ports[port]
+	if !ok {
+		names := make([]string, 0, len(ports))
+		for n := range ports {
+			names = append(names, n)
+		}
+		return nil, fmt.Errorf("%s: service %s has no port %q (ports: %s)", at, service, port, strings.Join(names, ", "))
+	}
+	be, ok := w.bindings[sp.binding]
+	if !ok {
+		return nil, fmt.Errorf("%s: port %s refers to unknown binding %s", sp.pos, port, sp.binding)
+	}
+	bdoc := w.bindDocs[be]
+	ptName, err := resolveAttr(be, "type")
+	if err != nil {
+		return nil, fmt.Errorf("%s: binding %s: %w", bdoc.Pos(be), sp.binding.Local, err)
+	}
+	pt, ok := w.portTypes[ptName]
+	if !ok {
+		return nil, fmt.Errorf("%s: binding %s refers to unknown portType %s", bdoc.Pos(be), sp.binding.Local, ptName)
+	}
+	ep := &exchange.Endpoint{Service: service, Port: port, Address: sp.address, Version: exchange.SOAP11}
+	style := "document"
+	for _, c := range be.ChildElements() {
+		if c.Tag == "binding" && (c.NamespaceURI() == nsSOAP11 || c.NamespaceURI() == nsSOAP12) {
+			if c.NamespaceURI() == nsSOAP12 {
+				ep.Version = exchange.SOAP12
+			}
+			if s := c.SelectAttrValue("style", ""); s != "" {
+				style = s
+			}
+		}
+	}
+	for _, oe := range be.SelectElements("operation") {
+		name := oe.SelectAttrValue("name", "")
+		base, ok := pt.ops[name]
+		if !ok {
+			return nil, fmt.Errorf("%s: binding operation %q is not in portType %s", bdoc.Pos(oe), name, ptName)
+		}
+		op := *base
+		opStyle := style
+		for _, c := range oe.ChildElements() {
+			if c.Tag == "operation" && (c.NamespaceURI() == nsSOAP11 || c.NamespaceURI() == nsSOAP12) {
+				op.Action = c.SelectAttrValue("soapAction", c.SelectAttrValue("soapActionURI", ""))
+				if s := c.SelectAttrValue("style", ""); s != "" {
+					opStyle = s
+				}
+			}
+		}
+		if in := oe.SelectElement("input"); in != nil {
+			for _, c := range in.ChildElements() {
+				if c.Tag == "body" {
+					op.Namespace = c.SelectAttrValue("namespace", "")
+				}
+			}
+		}
+		if opStyle == "rpc" {
+			op.Style = exchange.RPC
+		}
+		ep.Operations = append(ep.Operations, &op)
+	}
+	if len(ep.Operations) == 0 {
+		// An empty binding (common in test bundles): serve the portType's
+		// operations as document/literal.
+		for _, base := range pt.ops {
+			op := *base
+			ep.Operations = append(ep.Operations, &op)
+		}
+	}
+	ep.WSDL = &exchange.WSDLDocs{Main: sp.docName, Docs: w.docs}
+	return ep, nil
+}
+
+func resolveAttr(e *etree.Element, attr string) (qname, error) {
+	v := e.SelectAttrValue(attr, "")
+	if v == "" {
+		return qname{}, fmt.Errorf("missing attribute %s", attr)
+	}
+	sp, local, err := bpel.ResolveQName(e, v, true)
+	if err != nil {
+		return qname{}, err
+	}
+	return qname{Space: sp, Local: local}, nil
+}

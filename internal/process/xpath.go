@@ -1,0 +1,301 @@
+package process
+
+import (
+	"fmt"
+	"math"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/antchfx/xpath"
+	"github.com/beevik/etree"
+)
+
+// expr is a compiled XPath 1.0 expression. antchfx/xpath expressions keep
+// evaluation state inside, so each goroutine takes its own copy from a
+// pool; the source compiled once at deploy time, so recompiling for the
+// pool cannot fail.
+type expr struct {
+	src  string // as written in the BPEL document
+	text string // after the compiler resolved variables
+	ns   map[string]string
+	pool sync.Pool
+}
+
+func newExpr(src, text string, ns map[string]string) (*expr, error) {
+	x, err := xpath.CompileWithNS(text, ns)
+	if err != nil {
+		return nil, err
+	}
+	e := &expr{src: src, text: text, ns: ns}
+	e.pool.New = func() any {
+		x, err := xpath.CompileWithNS(e.text, e.ns)
+		if err != nil {
+			return nil
+		}
+		return x
+	}
+	e.pool.Put(x)
+	return e, nil
+}
+
+func (e *expr) get() *xpath.Expr { return e.pool.Get().(*xpath.Expr) }
+
+// eval evaluates e with context node ctx (an element of an instance's
+// variable tree, or the tree's root).
+func (e *expr) eval(root, ctx *etree.Element) any {
+	x := e.get()
+	nav := &navigator{root: root, cur: ctx, attr: -1}
+	v := x.Evaluate(nav)
+	if it, ok := v.(*xpath.NodeIterator); ok {
+		v = collect(it)
+	}
+	e.pool.Put(x)
+	return v
+}
+
+// node is one selected node: an element, a text node, or an attribute of
+// an element.
+type node struct {
+	tok  etree.Token
+	attr int // >= 0 when the node is tok's attribute
+}
+
+func collect(it *xpath.NodeIterator) []node {
+	var out []node
+	for it.MoveNext() {
+		n := it.Current().(*navigator)
+		out = append(out, node{tok: n.cur, attr: n.attr})
+	}
+	return out
+}
+
+func (n node) String() string {
+	switch t := n.tok.(type) {
+	case *etree.Element:
+		if n.attr >= 0 {
+			return t.Attr[n.attr].Value
+		}
+		return stringValue(t)
+	case *etree.CharData:
+		return t.Data
+	case *etree.Comment:
+		return t.Data
+	}
+	return ""
+}
+
+// xpathString converts an XPath value to a string the way string() does.
+func xpathString(v any) string {
+	switch t := v.(type) {
+	case string:
+		return t
+	case bool:
+		if t {
+			return "true"
+		}
+		return "false"
+	case float64:
+		return formatNumber(t)
+	case []node:
+		if len(t) == 0 {
+			return ""
+		}
+		return t[0].String()
+	}
+	return fmt.Sprint(v)
+}
+
+func formatNumber(f float64) string {
+	switch {
+	case math.IsNaN(f):
+		return "NaN"
+	case math.IsInf(f, 1):
+		return "Infinity"
+	case math.IsInf(f, -1):
+		return "-Infinity"
+	case f == math.Trunc(f) && math.Abs(f) < 1e15:
+		return strconv.FormatInt(int64(f), 10)
+	}
+	return strconv.FormatFloat(f, 'f', -1, 64)
+}
+
+func xpathBool(v any) bool {
+	switch t := v.(type) {
+	case bool:
+		return t
+	case string:
+		return t != ""
+	case float64:
+		return t != 0 && !math.IsNaN(t)
+	case []node:
+		return len(t) > 0
+	}
+	return false
+}
+
+// Language URIs for queryLanguage and expressionLanguage.
+const (
+	langXPath10 = "urn:oasis:names:tc:wsbpel:2.0:sublang:xpath1.0"
+	langXPath20 = "urn:oasis:names:tc:wsbpel:2.0:sublang:xpath2.0"
+)
+
+// varRef is what the compiler resolves a $name or $name.part to.
+type varRef struct {
+	v    *variable
+	part int // index into the message's parts, or -1
+}
+
+// resolver resolves names for the XPath compiler.
+type resolver interface {
+	lookupVar(name string) *variable
+	// propertyPath returns an absolute XPath (over the instance tree) for
+	// bpel:getVariableProperty(varName, property), with the namespaces it
+	// needs added to ns.
+	propertyPath(varName, property string, scope *etree.Element, ns map[string]string) (string, error)
+}
+
+var getVarPropRE = regexp.MustCompile(`([A-Za-z_][\w.\-]*):getVariableProperty\s*\(\s*(?:'([^']*)'|"([^"]*)")\s*,\s*(?:'([^']*)'|"([^"]*)")\s*\)`)
+
+// rewrite resolves BPEL variable references in an XPath 1.0 expression into
+// absolute paths over the instance's variable tree. asValue converts a
+// simple-typed variable to its typed value (number() for numeric types) so
+// that $i in a predicate is positional, as authors mean it.
+func rewrite(src string, r resolver, scope *etree.Element, ns map[string]string, asValue bool) (string, error) {
+	// bpel:getVariableProperty('v', 'p:prop') first: its arguments are
+	// literals, so it must be resolved before literals are skipped.
+	var perr error
+	src2 := getVarPropRE.ReplaceAllStringFunc(src, func(m string) string {
+		sub := getVarPropRE.FindStringSubmatch(m)
+		if ns[sub[1]] != nsBPEL {
+			return m
+		}
+		vname, prop := sub[2]+sub[3], sub[4]+sub[5]
+		p, err := r.propertyPath(vname, prop, scope, ns)
+		if err != nil && perr == nil {
+			perr = err
+		}
+		return "string(" + p + ")"
+	})
+	if perr != nil {
+		return "", perr
+	}
+	var b strings.Builder
+	for i := 0; i < len(src2); {
+		c := src2[i]
+		switch {
+		case c == '\'' || c == '"':
+			j := strings.IndexByte(src2[i+1:], c)
+			if j < 0 {
+				return "", fmt.Errorf("unterminated string literal in %q", src)
+			}
+			b.WriteString(src2[i : i+j+2])
+			i += j + 2
+		case c == '$':
+			j := i + 1
+			for j < len(src2) && isNameChar(src2[j]) && src2[j] != '.' {
+				j++
+			}
+			name := src2[i+1 : j]
+			if name == "" {
+				return "", fmt.Errorf("'$' without a variable name in %q", src)
+			}
+			part := ""
+			if j < len(src2) && src2[j] == '.' {
+				k := j + 1
+				for k < len(src2) && isNameChar(src2[k]) && src2[k] != '.' {
+					k++
+				}
+				part = src2[j+1 : k]
+				j = k
+			}
+			v := r.lookupVar(name)
+			if v == nil {
+				return "", fmt.Errorf("undeclared variable $%s in %q", name, src)
+			}
+			path, err := v.path(part)
+			if err != nil {
+				return "", fmt.Errorf("%w in %q", err, src)
+			}
+			followedByPath := j < len(src2) && (src2[j] == '/' || src2[j] == '[')
+			if asValue && !followedByPath && v.simple != "" && part == "" {
+				path = v.simple + "(" + path + ")"
+			}
+			b.WriteString(path)
+			i = j
+		default:
+			b.WriteByte(c)
+			i++
+		}
+	}
+	return b.String(), nil
+}
+
+func isNameChar(c byte) bool {
+	return c == '_' || c == '-' || c == '.' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= 0x80
+}
+
+// xpathNS returns the namespace map antchfx needs: XPath 1.0 has no
+// default namespace for names, so the "" binding is dropped.
+func xpathNS(all map[string]string) map[string]string {
+	m := make(map[string]string, len(all))
+	for k, v := range all {
+		if k != "" {
+			m[k] = v
+		}
+	}
+	return m
+}
+
+// renamePrefixes rewrites the prefixes of QNames in an XPath query taken
+// from another document (a propertyAlias) to fresh ones, so it can be
+// compiled in the scope of the BPEL document.
+func renamePrefixes(q string, docNS map[string]string, ns map[string]string) (string, error) {
+	var b strings.Builder
+	for i := 0; i < len(q); {
+		c := q[i]
+		if c == '\'' || c == '"' {
+			j := strings.IndexByte(q[i+1:], c)
+			if j < 0 {
+				return "", fmt.Errorf("unterminated string literal in %q", q)
+			}
+			b.WriteString(q[i : i+j+2])
+			i += j + 2
+			continue
+		}
+		if isNameChar(c) && c != '-' && c != '.' && !(c >= '0' && c <= '9') {
+			j := i
+			for j < len(q) && isNameChar(q[j]) {
+				j++
+			}
+			if j < len(q)-1 && q[j] == ':' && q[j+1] != ':' {
+				prefix := q[i:j]
+				uri, ok := docNS[prefix]
+				if !ok {
+					return "", fmt.Errorf("undeclared namespace prefix %q in query %q", prefix, q)
+				}
+				fresh := ""
+				for p, u := range ns {
+					if u == uri && strings.HasPrefix(p, "_pa") {
+						fresh = p
+					}
+				}
+				if fresh == "" {
+					fresh = fmt.Sprintf("_pa%d", len(ns))
+					ns[fresh] = uri
+				}
+				b.WriteString(fresh)
+				b.WriteByte(':')
+				i = j + 1
+				continue
+			}
+			b.WriteString(q[i:j])
+			i = j
+			continue
+		}
+		b.WriteByte(c)
+		i++
+	}
+	return b.String(), nil
+}
