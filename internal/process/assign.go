@@ -113,15 +113,31 @@ func (c *copyOp) oneSource(in *instance, nodes []node) (source, error) {
 	return source{}, in.faultf(c.pos, "selectionFailure", "<from> selected %d nodes, want one", len(nodes))
 }
 
-func (c *copyOp) evalTo(in *instance) (node, error) {
+// target is where a copy writes. fresh marks an element just created for
+// an uninitialized element variable or part, with its declared name.
+type target struct {
+	node
+	fresh    bool
+	declared qname
+}
+
+func (c *copyOp) evalTo(in *instance) (target, error) {
 	t := &c.to
-	base := in.varNode(t.v, t.part, true)
 	if t.query == nil {
-		return node{tok: base, attr: -1}, nil
+		if base := in.varNode(t.v, t.part, false); base != nil {
+			return target{node: node{tok: base, attr: -1}}, nil
+		}
+		base := in.varNode(t.v, t.part, true)
+		declared := t.v.elem
+		if t.v.msg != nil {
+			declared = t.v.msg.Parts[t.part].Element
+		}
+		return target{node: node{tok: base, attr: -1}, fresh: true, declared: declared}, nil
 	}
+	base := in.varNode(t.v, t.part, true)
 	v, err := in.evalAt(t.query, base, c.pos)
 	if err != nil {
-		return node{}, err
+		return target{}, err
 	}
 	nodes, ok := v.([]node)
 	if !ok || len(nodes) != 1 {
@@ -129,9 +145,9 @@ func (c *copyOp) evalTo(in *instance) (node, error) {
 		if ok {
 			n = len(nodes)
 		}
-		return node{}, in.faultf(c.pos, "selectionFailure", "<to> selected %d nodes, want one", n)
+		return target{}, in.faultf(c.pos, "selectionFailure", "<to> selected %d nodes, want one", n)
 	}
-	return nodes[0], nil
+	return target{node: nodes[0]}, nil
 }
 
 // evalAt evaluates a relative query with ctx as the context node.
@@ -183,7 +199,7 @@ func newQualified(parent *etree.Element, q qname) *etree.Element {
 	return e
 }
 
-func (c *copyOp) replace(in *instance, src source, dst node) error {
+func (c *copyOp) replace(in *instance, src source, dst target) error {
 	switch t := dst.tok.(type) {
 	case *etree.CharData:
 		t.Data = src.string()
@@ -207,6 +223,20 @@ func (c *copyOp) replace(in *instance, src source, dst node) error {
 		if se == t {
 			return nil
 		}
+		if dst.fresh {
+			// The variable or part was uninitialized: it becomes a copy
+			// of the source under its declared name.
+			cp := se.Copy()
+			fixNamespaces(cp, se, nil)
+			if !c.keepSrcElementName && (cp.NamespaceURI() != dst.declared.Space || cp.Tag != dst.declared.Local) {
+				renameTo(cp, dst.declared)
+			}
+			p := t.Parent()
+			i := t.Index()
+			p.RemoveChildAt(i)
+			p.InsertChildAt(i, cp)
+			return nil
+		}
 		if c.keepSrcElementName {
 			p := t.Parent()
 			if p == nil || p == in.root {
@@ -225,6 +255,22 @@ func (c *copyOp) replace(in *instance, src source, dst node) error {
 	return in.faultf(c.pos, "selectionFailure", "<to> is not an element, attribute or text node")
 }
 
+// renameTo gives e the qualified name q, declaring q's namespace on e.
+func renameTo(e *etree.Element, q qname) {
+	if q.Space == "" {
+		e.Space, e.Tag = "", q.Local
+		return
+	}
+	for _, a := range e.Attr {
+		if a.Space == "xmlns" && a.Value == q.Space {
+			e.Space, e.Tag = a.Key, q.Local
+			return
+		}
+	}
+	e.Space, e.Tag = "ns", q.Local
+	e.CreateAttr("xmlns:ns", q.Space)
+}
+
 func (s source) string() string {
 	if s.node != nil {
 		return s.node.String()
@@ -234,23 +280,44 @@ func (s source) string() string {
 
 // replaceContent gives dst a copy of src's attributes and children, keeping
 // dst's name (WS-BPEL 2.0 section 8.4.2, replacement of element content).
+// Namespaces the copies need are declared once, on dst, unless dst binds
+// the prefix differently; then the copied child declares it itself.
 func replaceContent(dst, src *etree.Element) {
 	clearChildren(dst)
 	keep := dst.Attr[:0]
 	for _, a := range dst.Attr {
-		if a.Space == "xmlns" || (a.Space == "" && a.Key == "xmlns") {
+		if isNSDecl(a) {
 			keep = append(keep, a)
 		}
 	}
 	dst.Attr = keep
+	used := map[string]bool{}
 	for _, a := range src.Attr {
-		if a.Space == "xmlns" || (a.Space == "" && a.Key == "xmlns") {
+		if !isNSDecl(a) && a.Space != "" && a.Space != "xml" {
+			used[a.Space] = true
+		}
+	}
+	for _, ch := range src.Child {
+		if ce, ok := ch.(*etree.Element); ok {
+			usedPrefixes(ce, used)
+		}
+	}
+	for p := range used {
+		uri, ok := lookupNS(src, p)
+		if !ok {
 			continue
 		}
-		if a.Space != "" {
-			declareIfNeeded(dst, a.Space, src, dst)
+		if have, ok := lookupNS(dst, p); ok && have == uri {
+			continue
 		}
-		dst.CreateAttr(a.FullKey(), a.Value)
+		if !declaresPrefix(dst, p) && (p != "" || dst.Space == "") {
+			declareIfNeeded(dst, p, src, nil)
+		}
+	}
+	for _, a := range src.Attr {
+		if !isNSDecl(a) {
+			dst.CreateAttr(a.FullKey(), a.Value)
+		}
 	}
 	for _, ch := range src.Child {
 		switch t := ch.(type) {
@@ -262,6 +329,10 @@ func replaceContent(dst, src *etree.Element) {
 			dst.CreateText(t.Data)
 		}
 	}
+}
+
+func isNSDecl(a etree.Attr) bool {
+	return a.Space == "xmlns" || (a.Space == "" && a.Key == "xmlns")
 }
 
 // fixNamespaces makes cp (a copy of orig, about to be placed under dst)

@@ -129,3 +129,15 @@ func (f *faultValue) Error() string {
 
 // Standard BPEL faults.
 func bpelFault(local string) qname { return qname{Space: nsBPEL, Local: local} }
+
+// PartnerEndpoints returns the partner ports the process invokes, as
+// deploy.xml binds them.
+func (p *Process) PartnerEndpoints() []*exchange.Endpoint {
+	var out []*exchange.Endpoint
+	for _, pl := range p.plinks {
+		if pl.partnerEP != nil {
+			out = append(out, pl.partnerEP)
+		}
+	}
+	return out
+}

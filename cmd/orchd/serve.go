@@ -1,0 +1,183 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+
+	"github.com/orchd/orchd/internal/exchange"
+	"github.com/orchd/orchd/internal/mockpartner"
+	"github.com/orchd/orchd/internal/process"
+	"github.com/orchd/orchd/internal/server"
+	"github.com/orchd/orchd/internal/soap"
+)
+
+type serveConfig struct {
+	listen          string
+	deployDir       string
+	dataDir         string
+	mockPartners    bool
+	logLevel        string
+	maxBody         int64
+	idleTimeout     time.Duration
+	shutdownTimeout time.Duration
+}
+
+func serveFlags(stderr io.Writer) (*flag.FlagSet, *serveConfig) {
+	c := &serveConfig{}
+	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.StringVar(&c.listen, "listen", "127.0.0.1:8080", "address to serve SOAP, / and /metrics on")
+	fs.StringVar(&c.deployDir, "deploy", "./deploy", "deploy directory: one bundle folder (with deploy.xml) per subfolder")
+	fs.StringVar(&c.dataDir, "data", "./data", "data directory for persistent processes (unused until persistence lands)")
+	fs.BoolVar(&c.mockPartners, "mock-partners", false, "also serve the example's CRM and ERP mock services, on the addresses their WSDLs name")
+	fs.StringVar(&c.logLevel, "log-level", "info", "log level: debug, info, warn, error")
+	fs.Int64Var(&c.maxBody, "max-body", soap.DefaultMaxBodyBytes, "largest request body accepted, in bytes")
+	fs.DurationVar(&c.idleTimeout, "idle-timeout", 30*time.Second, "close keep-alive connections idle this long")
+	fs.DurationVar(&c.shutdownTimeout, "shutdown-timeout", 10*time.Second, "on SIGINT/SIGTERM, wait this long for in-flight exchanges")
+	return fs, c
+}
+
+func newLogger(w io.Writer, level string) (*slog.Logger, error) {
+	var l slog.Level
+	if err := l.UnmarshalText([]byte(level)); err != nil {
+		return nil, fmt.Errorf("--log-level %q: want debug, info, warn or error", level)
+	}
+	return slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: l})), nil
+}
+
+func serve(ctx context.Context, args []string, stderr io.Writer) int {
+	fs, cfg := serveFlags(stderr)
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	log, err := newLogger(stderr, cfg.logLevel)
+	if err != nil {
+		fmt.Fprintln(stderr, "orchd:", err)
+		return 2
+	}
+	if err := runServer(ctx, cfg, log); err != nil {
+		log.Error("orchd stopped", slog.Any("err", err))
+		return 1
+	}
+	return 0
+}
+
+// runServer wires the engine, the SOAP front door and the HTTP server, and
+// serves until ctx is done.
+func runServer(ctx context.Context, cfg *serveConfig, log *slog.Logger) error {
+	reg := prometheus.NewRegistry()
+	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+
+	client := soap.NewClient(soap.ClientOptions{})
+	engine := process.NewEngine(process.Options{Logger: log, Registerer: reg, Partners: client.Partner})
+	front := soap.NewServer(soap.ServerOptions{MaxBodyBytes: cfg.maxBody, Logger: log, Registerer: reg})
+
+	procs, bad, err := process.LoadDir(cfg.deployDir)
+	if err != nil {
+		return err
+	}
+	for _, b := range bad {
+		log.Error("bundle skipped", slog.String("bundle", b.Dir), slog.String("problems", b.Err.Error()))
+	}
+	if err := engine.Deploy(procs...); err != nil {
+		log.Error("processes skipped", slog.Any("err", err))
+	}
+	for _, p := range engine.Processes() {
+		for _, ep := range p.Endpoints {
+			if err := front.Handle(ep, engine); err != nil {
+				log.Error("endpoint not served", slog.String("process", p.Name.Local), slog.Any("err", err))
+				continue
+			}
+			log.Info("deployed", slog.String("process", p.Name.String()), slog.String("bundle", p.Bundle), slog.String("path", ep.Path))
+		}
+	}
+	if len(engine.Processes()) == 0 {
+		log.Warn("no process deployed", slog.String("deploy", cfg.deployDir))
+	}
+
+	ln, err := net.Listen("tcp", cfg.listen)
+	if err != nil {
+		return fmt.Errorf("listen on %s: %w", cfg.listen, err)
+	}
+	srv := &http.Server{
+		Handler:           server.New(server.Options{Engine: engine, SOAP: front, Gatherer: reg, Logger: log}),
+		ReadHeaderTimeout: 10 * time.Second,
+		IdleTimeout:       cfg.idleTimeout,
+		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
+	}
+
+	mockErr := make(chan error, 1)
+	mockCtx, stopMocks := context.WithCancel(context.Background())
+	defer stopMocks()
+	if cfg.mockPartners {
+		crm, erp := mockAddrs(engine.Processes())
+		log.Info("mock partners", slog.String("crm", crm), slog.String("erp", erp))
+		go func() { mockErr <- mockpartner.New(log).Serve(mockCtx, crm, erp) }()
+	}
+
+	serveErr := make(chan error, 1)
+	go func() { serveErr <- srv.Serve(ln) }()
+	log.Info("serving", slog.String("addr", ln.Addr().String()), slog.String("deploy", cfg.deployDir))
+
+	select {
+	case err := <-serveErr:
+		return fmt.Errorf("serve: %w", err)
+	case err := <-mockErr:
+		_ = srv.Close()
+		return fmt.Errorf("mock partners: %w", err)
+	case <-ctx.Done():
+	}
+	log.Info("shutting down", slog.Duration("wait", cfg.shutdownTimeout))
+	sctx, cancel := context.WithTimeout(context.Background(), cfg.shutdownTimeout)
+	defer cancel()
+	err = srv.Shutdown(sctx)
+	stopMocks()
+	if errors.Is(err, context.DeadlineExceeded) {
+		_ = srv.Close()
+		return fmt.Errorf("in-flight exchanges still running after %s; connections closed", cfg.shutdownTimeout)
+	}
+	if err != nil {
+		return fmt.Errorf("shutdown: %w", err)
+	}
+	log.Info("stopped")
+	return nil
+}
+
+// The example's partner services, whose addresses --mock-partners serves.
+var (
+	crmService = exchange.QName{Space: "urn:example:crm", Local: "CRMService"}
+	erpService = exchange.QName{Space: "urn:example:erp", Local: "ERPService"}
+)
+
+// mockAddrs finds the host:port the deployed processes call the example's
+// CRM and ERP services at, falling back to the example's defaults.
+func mockAddrs(procs []*process.Process) (crm, erp string) {
+	crm, erp = "127.0.0.1:9101", "127.0.0.1:9102"
+	for _, p := range procs {
+		for _, ep := range p.PartnerEndpoints() {
+			u, err := url.Parse(ep.Address)
+			if err != nil || u.Host == "" {
+				continue
+			}
+			switch ep.Service {
+			case crmService:
+				crm = u.Host
+			case erpService:
+				erp = u.Host
+			}
+		}
+	}
+	return strings.TrimSpace(crm), strings.TrimSpace(erp)
+}

@@ -1,0 +1,7 @@
+// Package server composes orchd's HTTP surface: the SOAP front door for
+// every deployed endpoint, the process listing at /, and /metrics. It owns
+// routing between them and the listing page; it holds no engine or SOAP
+// logic of its own.
+//
+// It may import soap, process and exchange; nothing imports it but cmd.
+package server
