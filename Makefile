@@ -1,0 +1,34 @@
+# orchd: see README.md. All targets run from a fresh clone with only Go
+# (and, for -race, a C compiler) installed.
+
+GO ?= go
+FUZZTIME ?= 10s
+
+.PHONY: run test unit fuzz vet build bench
+
+## run: serve the example bundle, with the CRM and ERP mock partners in process
+run:
+	$(GO) run ./cmd/orchd serve --deploy ./deploy --mock-partners
+
+## test: vet, all tests with the race detector, then each fuzz target briefly
+test: vet unit fuzz
+
+vet:
+	@test -z "$$(gofmt -l cmd internal)" || { echo "gofmt needed:"; gofmt -l cmd internal; exit 1; }
+	$(GO) vet ./...
+
+unit:
+	$(GO) test -race -count=1 ./...
+
+fuzz:
+	$(GO) test -run='^$$' -fuzz='^FuzzDecodeEnvelope$$' -fuzztime=$(FUZZTIME) ./internal/soap/
+	$(GO) test -run='^$$' -fuzz='^FuzzParse$$' -fuzztime=$(FUZZTIME) ./internal/process/bpel/
+	$(GO) test -run='^$$' -fuzz='^FuzzCompileBPEL$$' -fuzztime=$(FUZZTIME) ./internal/process/
+
+## build: the orchd binary in ./bin
+build:
+	$(GO) build -o bin/orchd ./cmd/orchd
+
+## bench: Go benchmarks of the hot path, with allocations
+bench:
+	$(GO) test -run='^$$' -bench=. -benchmem ./internal/process/ ./internal/soap/
