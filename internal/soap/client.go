@@ -1,0 +1,198 @@
+package soap
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/beevik/etree"
+
+	"github.com/orchd/orchd/internal/exchange"
+)
+
+// Client defaults.
+const (
+	// DefaultCallTimeout bounds a partner call when ClientOptions.Timeout
+	// is zero.
+	DefaultCallTimeout = 30 * time.Second
+	// DefaultMaxResponseBytes caps a partner response when
+	// ClientOptions.MaxResponseBytes is zero.
+	DefaultMaxResponseBytes = 4 << 20
+)
+
+// ClientOptions configure a Client. The zero value is usable.
+type ClientOptions struct {
+	// HTTPClient sends the requests. Nil means a client whose transport
+	// keeps connections alive for reuse: no limit on idle connections
+	// overall, 1024 per host, closed after 90s idle.
+	HTTPClient *http.Client
+	// Timeout bounds each call, on top of the caller's context. Zero means
+	// DefaultCallTimeout (30s).
+	Timeout time.Duration
+	// MaxResponseBytes caps the size of a response body. Zero means
+	// DefaultMaxResponseBytes (4 MiB).
+	MaxResponseBytes int64
+}
+
+// Client calls partner endpoints over SOAP/HTTP. It is safe for concurrent
+// use; create one per server and share it.
+type Client struct {
+	hc      *http.Client
+	timeout time.Duration
+	maxResp int64
+	bufs    bufferPool
+}
+
+// NewClient returns a Client.
+func NewClient(opts ClientOptions) *Client {
+	c := &Client{hc: opts.HTTPClient, timeout: opts.Timeout, maxResp: opts.MaxResponseBytes}
+	if c.hc == nil {
+		c.hc = &http.Client{Transport: newTransport()}
+	}
+	if c.timeout <= 0 {
+		c.timeout = DefaultCallTimeout
+	}
+	if c.maxResp <= 0 {
+		c.maxResp = DefaultMaxResponseBytes
+	}
+	return c
+}
+
+// newTransport returns a transport tuned for many calls to few hosts.
+func newTransport() *http.Transport {
+	d := &net.Dialer{Timeout: 10 * time.Second, KeepAlive: 30 * time.Second}
+	return &http.Transport{
+		Proxy:                 http.ProxyFromEnvironment,
+		DialContext:           d.DialContext,
+		MaxIdleConns:          0,
+		MaxIdleConnsPerHost:   1024,
+		IdleConnTimeout:       90 * time.Second,
+		TLSHandshakeTimeout:   10 * time.Second,
+		ExpectContinueTimeout: time.Second,
+		DisableCompression:    true,
+	}
+}
+
+// Partner returns the partner binding that calls ep at ep.Address.
+func (c *Client) Partner(ep *exchange.Endpoint) exchange.Partner {
+	return &partner{c: c, ep: ep}
+}
+
+// partner is a SOAP/HTTP partner endpoint.
+type partner struct {
+	c  *Client
+	ep *exchange.Endpoint
+}
+
+// Invoke implements exchange.Partner.
+func (p *partner) Invoke(ctx context.Context, call *exchange.Call) (*exchange.Message, error) {
+	op := call.Operation
+	// The request buffer is not pooled: the transport may still hold the
+	// body (for a retry) after Do returns.
+	var req bytes.Buffer
+	if err := encodeMessage(&req, p.ep.Version, op, op.Input, call.Input, call.Headers, false); err != nil {
+		return nil, p.errorf(op, "encoding request: %w", err)
+	}
+	ctx, cancel := context.WithTimeout(ctx, p.c.timeout)
+	defer cancel()
+	hreq, err := http.NewRequestWithContext(ctx, http.MethodPost, p.ep.Address, bytes.NewReader(req.Bytes()))
+	if err != nil {
+		return nil, p.errorf(op, "%w", err)
+	}
+	if p.ep.Version == exchange.SOAP12 {
+		ct := contentType12
+		if op.Action != "" {
+			ct += `; action="` + op.Action + `"`
+		}
+		hreq.Header.Set("Content-Type", ct)
+	} else {
+		hreq.Header.Set("Content-Type", contentType11)
+		hreq.Header.Set("SOAPAction", `"`+op.Action+`"`)
+	}
+	resp, err := p.c.hc.Do(hreq)
+	if err != nil {
+		return nil, p.errorf(op, "%w", err)
+	}
+	buf := p.c.bufs.get()
+	defer p.c.bufs.put(buf)
+	_, err = buf.ReadFrom(io.LimitReader(resp.Body, p.c.maxResp+1))
+	// Drain what is left so the connection can be reused.
+	_, _ = io.Copy(io.Discard, resp.Body)
+	_ = resp.Body.Close()
+	if err != nil {
+		return nil, p.errorf(op, "reading response: %w", err)
+	}
+	if int64(buf.Len()) > p.c.maxResp {
+		return nil, p.errorf(op, "%w: response exceeds %d bytes", ErrTooLarge, p.c.maxResp)
+	}
+	return p.response(op, resp, buf.Bytes())
+}
+
+// response interprets a partner's answer.
+func (p *partner) response(op *exchange.Operation, resp *http.Response, body []byte) (*exchange.Message, error) {
+	empty := len(bytes.TrimSpace(body)) == 0
+	switch {
+	case resp.StatusCode == http.StatusAccepted || (resp.StatusCode == http.StatusOK && empty):
+		if op.OneWay() {
+			return nil, nil
+		}
+		return nil, p.errorf(op, "%w: HTTP %d without a response message", ErrPartnerResponse, resp.StatusCode)
+	case resp.StatusCode == http.StatusOK, resp.StatusCode == http.StatusInternalServerError,
+		resp.StatusCode == http.StatusBadRequest:
+	default:
+		return nil, p.errorf(op, "%w: HTTP %s%s", ErrPartnerResponse, resp.Status, snippet(body))
+	}
+	env, err := decodeEnvelopeBytes(body)
+	if err != nil {
+		return nil, p.errorf(op, "%w: HTTP %s: %w", ErrPartnerResponse, resp.Status, err)
+	}
+	if f := env.Fault(); f != nil {
+		return nil, p.fault(op, f)
+	}
+	if resp.StatusCode != http.StatusOK {
+		return nil, p.errorf(op, "%w: HTTP %s without a fault", ErrPartnerResponse, resp.Status)
+	}
+	if op.OneWay() {
+		return nil, nil
+	}
+	msg, err := decodeMessage(op, op.Output, env.Body, true)
+	if err != nil {
+		return nil, p.errorf(op, "%w: %w", ErrPartnerResponse, err)
+	}
+	return msg, nil
+}
+
+// fault maps a SOAP fault to a declared fault of op, or to an error.
+func (p *partner) fault(op *exchange.Operation, f *Fault) error {
+	if len(f.Detail) > 0 {
+		got := qnameOf(f.Detail[0])
+		for name, desc := range op.Faults {
+			if desc == nil || len(desc.Parts) != 1 || desc.Parts[0].Element != got {
+				continue
+			}
+			msg := &exchange.Message{Name: desc.Name, Parts: map[string]*etree.Element{desc.Parts[0].Name: f.Detail[0]}}
+			return &exchange.Fault{Name: op.FaultName(name), Message: msg, Reason: f.Reason}
+		}
+	}
+	return fmt.Errorf("partner %s %s %w %s: %s", p.ep.Address, op.Name, ErrPartnerFault, f.CodeValue, f.Reason)
+}
+
+// errorf returns an error naming the partner address and operation.
+func (p *partner) errorf(op *exchange.Operation, format string, args ...any) error {
+	return fmt.Errorf("partner %s %s: %w", p.ep.Address, op.Name, fmt.Errorf(format, args...))
+}
+
+// snippet returns the start of a non-SOAP body for an error message.
+func snippet(body []byte) string {
+	const limit = 200
+	s := strings.TrimSpace(string(body[:min(len(body), limit)]))
+	if s == "" {
+		return ""
+	}
+	return ": " + s
+}

@@ -1,0 +1,36 @@
+// Package soap is orchd's SOAP layer: the envelope codec (SOAP 1.1 and
+// 1.2), the HTTP front door that turns requests into exchange.Exchange
+// values for a Dispatcher, and the HTTP client that implements
+// exchange.Partner for partners bound over SOAP/HTTP.
+//
+// # What it owns
+//
+//   - Envelopes and faults: DecodeEnvelope, EncodeEnvelope, EncodeFault.
+//     Decoded header and body elements are detached from the envelope and
+//     made self-contained (every namespace declaration in scope is copied
+//     onto them), as the exchange package requires of message parts.
+//   - The mapping between a WSDL message (exchange.Message) and a SOAP body
+//     for document/literal and rpc/literal operations.
+//   - Server, an http.Handler serving endpoints: it caps the request size,
+//     decodes the envelope, resolves the operation (body element first,
+//     then SOAPAction), calls Dispatcher.Dispatch in the request's
+//     goroutine and writes the reply through Exchange.Respond. Every
+//     failure is turned into a SOAP fault by one function, faultFor. It also
+//     serves ?wsdl with imports rewritten to point back at the server.
+//   - Client, which POSTs calls to partner endpoints over a keep-alive
+//     connection pool and maps declared SOAP faults back to exchange.Fault.
+//
+// # What it must never import
+//
+// soap knows nothing about BPEL. It imports exchange and the standard
+// library, etree and the Prometheus client only; it must never import
+// process, persist or cmd.
+//
+// # Caveats
+//
+// Message parts handed to the encoder (Respond, Partner.Invoke) are
+// serialized in place and never modified or re-parented, so they must be
+// self-contained. Dispatch runs in the request goroutine; Respond may be
+// called from another goroutine but only until Dispatch returns, after
+// which it is ignored (and logged).
+package soap

@@ -1,0 +1,130 @@
+package soap
+
+import (
+	"errors"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+)
+
+// Exchange outcomes, the values of the outcome label.
+const (
+	outcomeOK          = "ok"
+	outcomeFault       = "fault"
+	outcomeClientError = "client_error"
+	outcomeServerError = "server_error"
+	outcomeAccepted    = "accepted"
+)
+
+// unknownLabel labels a request whose process or operation is unknown.
+const unknownLabel = "unknown"
+
+// Stages of an exchange, the values of the stage label.
+const (
+	stageDispatch = "dispatch"
+	stageReply    = "reply"
+)
+
+// latencyBuckets suit exchanges from 100µs to 10s.
+func latencyBuckets() []float64 {
+	return []float64{.0001, .00025, .0005, .001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10}
+}
+
+// metrics are the front door's metrics. A nil *metrics records nothing.
+type metrics struct {
+	exchanges *prometheus.CounterVec
+	duration  *prometheus.HistogramVec
+	dispatch  prometheus.Observer
+	reply     prometheus.Observer
+}
+
+// newMetrics builds the metrics and registers them with reg; it returns nil
+// when reg is nil. Collectors already registered (by another Server on the
+// same registry) are shared.
+func newMetrics(reg prometheus.Registerer) *metrics {
+	if reg == nil {
+		return nil
+	}
+	exchanges := register(reg, prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "orchd_exchanges_total",
+		Help: "Exchanges handled by the SOAP front door, by process, operation and outcome.",
+	}, []string{"process", "operation", "outcome"}))
+	duration := register(reg, prometheus.NewHistogramVec(prometheus.HistogramOpts{
+		Name:    "orchd_exchange_duration_seconds",
+		Help:    "Time from receiving a request to finishing its exchange.",
+		Buckets: latencyBuckets(),
+	}, []string{"process", "operation"}))
+	stage := register(reg, prometheus.NewHistogramVec(prometheus.HistogramOpts{
+		Name:    "orchd_exchange_stage_seconds",
+		Help:    "Time from receiving a request to reaching a stage: dispatch (handed to the runtime) or reply (reply written).",
+		Buckets: latencyBuckets(),
+	}, []string{"stage"}))
+	return &metrics{
+		exchanges: exchanges,
+		duration:  duration,
+		dispatch:  stage.WithLabelValues(stageDispatch),
+		reply:     stage.WithLabelValues(stageReply),
+	}
+}
+
+// register registers c, or returns the equal collector already registered.
+func register[C prometheus.Collector](reg prometheus.Registerer, c C) C {
+	if err := reg.Register(c); err != nil {
+		var are prometheus.AlreadyRegisteredError
+		if errors.As(err, &are) {
+			if existing, ok := are.ExistingCollector.(C); ok {
+				return existing
+			}
+		}
+		panic(err) // a programming error, as with MustRegister
+	}
+	return c
+}
+
+// opMetrics are the children of one process and operation, resolved once.
+type opMetrics struct {
+	outcomes map[string]prometheus.Counter
+	duration prometheus.Observer
+	m        *metrics
+}
+
+// forOp resolves the metrics of one process and operation.
+func (m *metrics) forOp(process, op string) *opMetrics {
+	if m == nil {
+		return nil
+	}
+	om := &opMetrics{
+		outcomes: make(map[string]prometheus.Counter, 5),
+		duration: m.duration.WithLabelValues(process, op),
+		m:        m,
+	}
+	for _, o := range []string{outcomeOK, outcomeFault, outcomeClientError, outcomeServerError, outcomeAccepted} {
+		om.outcomes[o] = m.exchanges.WithLabelValues(process, op, o)
+	}
+	return om
+}
+
+// done records a finished exchange.
+func (om *opMetrics) done(outcome string, received time.Time) {
+	if om == nil {
+		return
+	}
+	om.outcomes[outcome].Inc()
+	om.duration.Observe(time.Since(received).Seconds())
+}
+
+// dispatched records the time from received to dispatch.
+func (m *metrics) dispatched(received time.Time) {
+	if m == nil {
+		return
+	}
+	m.dispatch.Observe(time.Since(received).Seconds())
+}
+
+// replied records the time from received to the reply being written.
+func (m *metrics) replied(received time.Time) {
+	if m == nil {
+		return
+	}
+	m.reply.Observe(time.Since(received).Seconds())
+}

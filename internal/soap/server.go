@@ -1,0 +1,562 @@
+package soap
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"maps"
+	"mime"
+	"net/http"
+	"runtime/debug"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/beevik/etree"
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/orchd/orchd/internal/exchange"
+)
+
+// DefaultMaxBodyBytes is the request size limit when
+// ServerOptions.MaxBodyBytes is zero.
+const DefaultMaxBodyBytes = 4 << 20
+
+// ServerOptions configure a Server. The zero value is usable.
+type ServerOptions struct {
+	// MaxBodyBytes caps the size of a request body; larger requests get a
+	// Client fault with HTTP 413. Zero means DefaultMaxBodyBytes (4 MiB).
+	MaxBodyBytes int64
+	// Logger receives the server's logs. Nil discards them.
+	Logger *slog.Logger
+	// Registerer is where the server's metrics are registered. Nil means
+	// no metrics.
+	Registerer prometheus.Registerer
+}
+
+// Server is the SOAP front door: an http.Handler serving endpoints, each
+// backed by a Dispatcher. Register endpoints with Handle before serving;
+// ServeHTTP is safe for concurrent use, also with Handle.
+type Server struct {
+	maxBody int64
+	log     *slog.Logger
+	metrics *metrics
+	unknown *opMetrics // requests to unknown paths
+
+	mu     sync.Mutex                        // serializes Handle
+	routes atomic.Pointer[map[string]*route] // immutable once stored
+
+	bufs bufferPool
+}
+
+// route is one served endpoint with everything resolved at Handle.
+type route struct {
+	ep      *exchange.Endpoint
+	d       exchange.Dispatcher
+	process string // the process metric label
+
+	byBody   map[exchange.QName][]*exchange.Operation
+	byAction map[string][]*exchange.Operation
+	noInput  []*exchange.Operation // operations whose input has no parts
+	offered  string                // the operation names, for faults
+
+	wsdl map[string][]byte // rewritten WSDL documents by name
+
+	opMetrics      map[*exchange.Operation]*opMetrics
+	unknownMetrics *opMetrics
+}
+
+// NewServer returns a Server with no endpoints.
+func NewServer(opts ServerOptions) *Server {
+	s := &Server{
+		maxBody: opts.MaxBodyBytes,
+		log:     opts.Logger,
+		metrics: newMetrics(opts.Registerer),
+	}
+	if s.maxBody <= 0 {
+		s.maxBody = DefaultMaxBodyBytes
+	}
+	if s.log == nil {
+		s.log = slog.New(slog.DiscardHandler)
+	}
+	s.unknown = s.metrics.forOp(unknownLabel, unknownLabel)
+	return s
+}
+
+// Handle serves ep at ep.Path, dispatching its exchanges to d. It returns an
+// error wrapping ErrPathTaken if another endpoint is served at that path.
+func (s *Server) Handle(ep *exchange.Endpoint, d exchange.Dispatcher) error {
+	if ep == nil || d == nil {
+		return errors.New("soap: Handle needs an endpoint and a dispatcher")
+	}
+	if !strings.HasPrefix(ep.Path, "/") {
+		return fmt.Errorf("soap: endpoint %s path %q must start with /", ep.Service, ep.Path)
+	}
+	rt := newRoute(ep, d, s.metrics)
+
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	old := s.routes.Load()
+	next := make(map[string]*route, 1)
+	if old != nil {
+		if prev, ok := (*old)[ep.Path]; ok {
+			return fmt.Errorf("%w: %s is taken by %s", ErrPathTaken, ep.Path, prev.ep.Service)
+		}
+		maps.Copy(next, *old)
+	}
+	next[ep.Path] = rt
+	s.routes.Store(&next)
+	return nil
+}
+
+// Endpoints returns the served endpoints, ordered by path.
+func (s *Server) Endpoints() []*exchange.Endpoint {
+	routes := s.routes.Load()
+	if routes == nil {
+		return nil
+	}
+	paths := slices.Sorted(maps.Keys(*routes))
+	eps := make([]*exchange.Endpoint, len(paths))
+	for i, p := range paths {
+		eps[i] = (*routes)[p].ep
+	}
+	return eps
+}
+
+func newRoute(ep *exchange.Endpoint, d exchange.Dispatcher, m *metrics) *route {
+	rt := &route{
+		ep:        ep,
+		d:         d,
+		process:   ep.Process.Local,
+		byBody:    make(map[exchange.QName][]*exchange.Operation, len(ep.Operations)),
+		byAction:  make(map[string][]*exchange.Operation, len(ep.Operations)),
+		opMetrics: make(map[*exchange.Operation]*opMetrics, len(ep.Operations)),
+		wsdl:      rewriteWSDL(ep.Path, ep.WSDL),
+	}
+	if rt.process == "" {
+		rt.process = ep.Service.Local
+	}
+	names := make([]string, 0, len(ep.Operations))
+	for _, op := range ep.Operations {
+		names = append(names, op.Name)
+		rt.opMetrics[op] = m.forOp(rt.process, op.Name)
+		if op.Action != "" {
+			rt.byAction[op.Action] = append(rt.byAction[op.Action], op)
+		}
+		var key exchange.QName
+		switch {
+		case op.Style == exchange.RPC:
+			key = wrapperName(op, false)
+		case op.Input != nil && len(op.Input.Parts) > 0:
+			key = partElementName(op.Input.Parts[0])
+		default:
+			rt.noInput = append(rt.noInput, op)
+			continue
+		}
+		rt.byBody[key] = append(rt.byBody[key], op)
+	}
+	rt.offered = strings.Join(names, ", ")
+	rt.unknownMetrics = m.forOp(rt.process, unknownLabel)
+	return rt
+}
+
+// resolve finds the operation a request is for: by its first body element,
+// then by its action when the body is ambiguous or empty.
+func (rt *route) resolve(body []*etree.Element, action string) (*exchange.Operation, error) {
+	element := "(none)"
+	if len(body) > 0 {
+		q := qnameOf(body[0])
+		element = q.String()
+		cands := rt.byBody[q]
+		if len(cands) == 1 {
+			return cands[0], nil
+		}
+		for _, op := range cands {
+			if op.Action == action {
+				return op, nil
+			}
+		}
+	} else {
+		if ops := rt.byAction[action]; action != "" && len(ops) == 1 {
+			return ops[0], nil
+		}
+		if len(rt.noInput) == 1 {
+			return rt.noInput[0], nil
+		}
+	}
+	return nil, fmt.Errorf("%w: body element %s, SOAPAction %q; endpoint %s offers: %s",
+		ErrUnknownOperation, element, action, rt.ep.Path, rt.offered)
+}
+
+// ServeHTTP serves SOAP requests (POST) and WSDL documents (GET ?wsdl) of
+// the registered endpoints.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	received := time.Now()
+	var rt *route
+	if routes := s.routes.Load(); routes != nil {
+		rt = (*routes)[r.URL.Path]
+	}
+	if rt == nil {
+		err := fmt.Errorf("%w: %s", ErrUnknownPath, r.URL.Path)
+		s.writeFault(w, exchange.SOAP11, FaultClient, err.Error(), nil, http.StatusNotFound)
+		s.unknown.done(outcomeClientError, received)
+		return
+	}
+	switch r.Method {
+	case http.MethodPost:
+		s.serveExchange(w, r, rt, received)
+	case http.MethodGet, http.MethodHead:
+		s.serveWSDL(w, r, rt)
+	default:
+		w.Header().Set("Allow", "GET, HEAD, POST")
+		http.Error(w, "method not allowed: use POST for SOAP, GET ?wsdl for the WSDL", http.StatusMethodNotAllowed)
+	}
+}
+
+// serveExchange handles a SOAP request: decode, resolve, dispatch, reply.
+func (s *Server) serveExchange(w http.ResponseWriter, r *http.Request, rt *route, received time.Time) {
+	ver := rt.ep.Version
+	op, env, err := s.readRequest(w, r, rt)
+	if err != nil {
+		code, reason, status := faultFor(err, ver)
+		s.writeFault(w, ver, code, reason, nil, status)
+		rt.unknownMetrics.done(outcomeOf(code), received)
+		s.log.Debug("rejected request", logKeyPath, rt.ep.Path, logKeyStatus, status, logKeyErr, err)
+		return
+	}
+	in, err := decodeMessage(op, op.Input, env.Body, false)
+	if err != nil {
+		code, reason, status := faultFor(err, ver)
+		s.writeFault(w, ver, code, reason, nil, status)
+		rt.opMetrics[op].done(outcomeOf(code), received)
+		s.log.Debug("rejected request", logKeyPath, rt.ep.Path, logKeyOp, op.Name, logKeyStatus, status, logKeyErr, err)
+		return
+	}
+	rp := &reply{s: s, rt: rt, op: op, w: w, ver: ver, received: received}
+	ex := &exchange.Exchange{
+		Endpoint:  rt.ep,
+		Operation: op,
+		Input:     in,
+		Headers:   env.Headers,
+		Received:  received,
+		Respond:   rp.respond,
+	}
+	ex.Dispatched = time.Now()
+	s.metrics.dispatched(received)
+	err = s.dispatch(r.Context(), rt, ex)
+	rp.finish(err)
+	rt.opMetrics[op].done(rp.outcome, received)
+}
+
+// readRequest checks the content type, reads and decodes the envelope and
+// resolves the operation.
+func (s *Server) readRequest(w http.ResponseWriter, r *http.Request, rt *route) (*exchange.Operation, *Envelope, error) {
+	ver := rt.ep.Version
+	ctVer, action, err := parseContentType(r)
+	if err != nil {
+		return nil, nil, err
+	}
+	if ctVer != ver {
+		return nil, nil, fmt.Errorf("%w: endpoint %s speaks SOAP %s, request content type is %q",
+			ErrContentType, rt.ep.Path, versionName(ver), r.Header.Get("Content-Type"))
+	}
+	if r.ContentLength > s.maxBody {
+		return nil, nil, fmt.Errorf("%w: request body of %d bytes exceeds %d bytes", ErrTooLarge, r.ContentLength, s.maxBody)
+	}
+	buf := s.bufs.get()
+	defer s.bufs.put(buf)
+	if _, err := buf.ReadFrom(http.MaxBytesReader(w, r.Body, s.maxBody)); err != nil {
+		var mbe *http.MaxBytesError
+		if errors.As(err, &mbe) {
+			return nil, nil, fmt.Errorf("%w: request body exceeds %d bytes", ErrTooLarge, mbe.Limit)
+		}
+		return nil, nil, exchange.ClientError("reading request body: %w", err)
+	}
+	env, err := decodeEnvelopeBytes(buf.Bytes())
+	if err != nil {
+		return nil, nil, err
+	}
+	if env.Version != ctVer {
+		return nil, nil, fmt.Errorf("%w: SOAP %s envelope sent as %q",
+			ErrContentType, versionName(env.Version), r.Header.Get("Content-Type"))
+	}
+	op, err := rt.resolve(env.Body, action)
+	if err != nil {
+		return nil, nil, err
+	}
+	return op, env, nil
+}
+
+// parseContentType returns the SOAP version a request's content type
+// announces and its action (SOAPAction header or action parameter).
+func parseContentType(r *http.Request) (exchange.SOAPVersion, string, error) {
+	ct := r.Header.Get("Content-Type")
+	mt, params, err := mime.ParseMediaType(ct)
+	if err != nil {
+		return 0, "", fmt.Errorf("%w: %q: %w", ErrContentType, ct, err)
+	}
+	switch mt {
+	case "text/xml":
+		return exchange.SOAP11, unquote(r.Header.Get("SOAPAction")), nil
+	case "application/soap+xml":
+		return exchange.SOAP12, params["action"], nil
+	}
+	return 0, "", fmt.Errorf("%w: %q (SOAP 1.1 is text/xml, SOAP 1.2 application/soap+xml)", ErrContentType, ct)
+}
+
+// unquote strips one pair of surrounding double quotes.
+func unquote(s string) string {
+	s = strings.TrimSpace(s)
+	if len(s) >= 2 && s[0] == '"' && s[len(s)-1] == '"' {
+		return s[1 : len(s)-1]
+	}
+	return s
+}
+
+func versionName(v exchange.SOAPVersion) string {
+	if v == exchange.SOAP12 {
+		return "1.2"
+	}
+	return "1.1"
+}
+
+// dispatch runs the dispatcher, turning a panic into an ErrInternal error.
+func (s *Server) dispatch(ctx context.Context, rt *route, ex *exchange.Exchange) (err error) {
+	defer func() {
+		p := recover()
+		if p == nil {
+			return
+		}
+		if p == http.ErrAbortHandler { //nolint:errorlint // sentinel panic value
+			panic(p)
+		}
+		s.log.Error("dispatcher panicked", logKeyProcess, rt.process, logKeyOp, ex.Operation.Name,
+			logKeyPanic, fmt.Sprint(p), logKeyStack, string(debug.Stack()))
+		err = fmt.Errorf("%w: dispatcher panicked: %v", ErrInternal, p)
+	}()
+	return rt.d.Dispatch(ctx, ex)
+}
+
+// faultFor is the one place that turns a failed exchange into a SOAP fault:
+// its code, its reason and the HTTP status to send it with (SOAP 1.1 sends
+// every fault with 500 unless the HTTP layer itself rejects the request;
+// SOAP 1.2 sends Sender faults with 400).
+func faultFor(err error, v exchange.SOAPVersion) (code FaultCode, reason string, status int) {
+	clientStatus := http.StatusInternalServerError
+	if v == exchange.SOAP12 {
+		clientStatus = http.StatusBadRequest
+	}
+	switch {
+	case errors.Is(err, ErrTooLarge):
+		return FaultClient, err.Error(), http.StatusRequestEntityTooLarge
+	case errors.Is(err, ErrContentType):
+		return FaultClient, err.Error(), http.StatusUnsupportedMediaType
+	case errors.Is(err, ErrUnknownPath):
+		return FaultClient, err.Error(), http.StatusNotFound
+	case errors.Is(err, ErrVersionMismatch):
+		return FaultVersionMismatch, err.Error(), http.StatusInternalServerError
+	case errors.Is(err, ErrInternal):
+		return FaultServer, "internal error", http.StatusInternalServerError
+	case errors.Is(err, ErrMalformed), errors.Is(err, ErrNotEnvelope), errors.Is(err, ErrNoBody),
+		errors.Is(err, ErrMessage), errors.Is(err, ErrUnknownOperation):
+		return FaultClient, err.Error(), clientStatus
+	}
+	switch exchange.KindOf(err) {
+	case exchange.KindClient:
+		return FaultClient, err.Error(), clientStatus
+	case exchange.KindUnavailable:
+		return FaultServer, err.Error(), http.StatusServiceUnavailable
+	}
+	return FaultServer, err.Error(), http.StatusInternalServerError
+}
+
+// outcomeOf returns the metric outcome of a failure with fault code c.
+func outcomeOf(c FaultCode) string {
+	if c == FaultServer {
+		return outcomeServerError
+	}
+	return outcomeClientError
+}
+
+// writeFault encodes and writes a fault.
+func (s *Server) writeFault(w http.ResponseWriter, v exchange.SOAPVersion, code FaultCode, reason string, detail []*etree.Element, status int) {
+	buf := s.bufs.get()
+	defer s.bufs.put(buf)
+	// Writing to a bytes.Buffer cannot fail.
+	_ = EncodeFault(buf, v, code, reason, detail)
+	s.write(w, v, status, buf)
+}
+
+// write sends an encoded envelope and flushes it.
+func (s *Server) write(w http.ResponseWriter, v exchange.SOAPVersion, status int, buf *bytes.Buffer) {
+	h := w.Header()
+	h.Set("Content-Type", contentType(v))
+	h.Set("Content-Length", strconv.Itoa(buf.Len()))
+	w.WriteHeader(status)
+	if _, err := w.Write(buf.Bytes()); err != nil {
+		s.log.Debug("writing response", logKeyErr, err)
+		return
+	}
+	if f, ok := w.(http.Flusher); ok {
+		f.Flush()
+	}
+}
+
+// reply is the state behind one exchange's Respond.
+type reply struct {
+	s        *Server
+	rt       *route
+	op       *exchange.Operation
+	w        http.ResponseWriter
+	ver      exchange.SOAPVersion
+	received time.Time
+
+	mu      sync.Mutex
+	written bool   // a reply or fault went out
+	closed  bool   // the handler returned; w is gone
+	outcome string // the metric outcome
+}
+
+// respond is Exchange.Respond.
+func (rp *reply) respond(out *exchange.Message, f *exchange.Fault) {
+	rp.mu.Lock()
+	defer rp.mu.Unlock()
+	log := rp.s.log
+	switch {
+	case rp.closed:
+		log.Warn("Respond after the exchange finished; ignored", logKeyProcess, rp.rt.process, logKeyOp, rp.op.Name)
+		return
+	case rp.written:
+		log.Warn("Respond called twice; ignored", logKeyProcess, rp.rt.process, logKeyOp, rp.op.Name)
+		return
+	case rp.op.OneWay():
+		log.Warn("Respond on a one-way operation; ignored", logKeyProcess, rp.rt.process, logKeyOp, rp.op.Name)
+		return
+	}
+	rp.written = true
+	buf := rp.s.bufs.get()
+	defer rp.s.bufs.put(buf)
+	status := http.StatusOK
+	rp.outcome = outcomeOK
+	if f != nil {
+		reason := f.Name.Local
+		if f.Reason != "" {
+			reason += ": " + f.Reason
+		}
+		_ = EncodeFault(buf, rp.ver, FaultServer, reason, faultDetail(rp.op, f))
+		status = http.StatusInternalServerError
+		rp.outcome = outcomeFault
+	} else if err := encodeMessage(buf, rp.ver, rp.op, rp.op.Output, out, nil, true); err != nil {
+		log.Error("reply does not match the operation", logKeyProcess, rp.rt.process, logKeyOp, rp.op.Name, logKeyErr, err)
+		buf.Reset()
+		_ = EncodeFault(buf, rp.ver, FaultServer, "invalid reply: "+err.Error(), nil)
+		status = http.StatusInternalServerError
+		rp.outcome = outcomeServerError
+	}
+	rp.s.write(rp.w, rp.ver, status, buf)
+	rp.s.metrics.replied(rp.received)
+}
+
+// faultDetail returns the detail elements of a declared fault: its
+// message's parts, in the declared order when the fault is known.
+func faultDetail(op *exchange.Operation, f *exchange.Fault) []*etree.Element {
+	if f.Message == nil || len(f.Message.Parts) == 0 {
+		return nil
+	}
+	var names []string
+	if desc := op.Faults[f.Name.Local]; desc != nil {
+		for _, p := range desc.Parts {
+			names = append(names, p.Name)
+		}
+	} else {
+		names = slices.Sorted(maps.Keys(f.Message.Parts))
+	}
+	detail := make([]*etree.Element, 0, len(names))
+	for _, n := range names {
+		if el := f.Message.Parts[n]; el != nil {
+			detail = append(detail, el)
+		}
+	}
+	return detail
+}
+
+// finish completes the exchange after Dispatch returned err: it answers a
+// one-way operation with 202, and reports a failure or a missing reply as a
+// fault. Later calls to Respond are ignored.
+func (rp *reply) finish(err error) {
+	rp.mu.Lock()
+	defer rp.mu.Unlock()
+	rp.closed = true
+	log := rp.s.log
+	if rp.written {
+		if err != nil {
+			log.Warn("dispatch failed after replying", logKeyProcess, rp.rt.process, logKeyOp, rp.op.Name, logKeyErr, err)
+		}
+		return
+	}
+	if err == nil {
+		if rp.op.OneWay() {
+			rp.w.WriteHeader(http.StatusAccepted)
+			rp.outcome = outcomeAccepted
+			rp.s.metrics.replied(rp.received)
+			return
+		}
+		err = fmt.Errorf("%w to %s", ErrNoReply, rp.op.Name)
+	}
+	code, reason, status := faultFor(err, rp.ver)
+	rp.s.writeFault(rp.w, rp.ver, code, reason, nil, status)
+	rp.s.metrics.replied(rp.received)
+	rp.outcome = outcomeOf(code)
+	switch {
+	case errors.Is(err, ErrInternal): // logged with its stack already
+	case code == FaultServer:
+		log.Error("exchange failed", logKeyProcess, rp.rt.process, logKeyOp, rp.op.Name, logKeyStatus, status, logKeyErr, err)
+	default:
+		log.Debug("exchange rejected", logKeyProcess, rp.rt.process, logKeyOp, rp.op.Name, logKeyStatus, status, logKeyErr, err)
+	}
+}
+
+// serveWSDL serves GET <path>?wsdl and <path>?wsdl=<name>.
+func (s *Server) serveWSDL(w http.ResponseWriter, r *http.Request, rt *route) {
+	var (
+		name  string
+		found bool
+	)
+	for k, vs := range r.URL.Query() {
+		if strings.EqualFold(k, "wsdl") {
+			found = true
+			if len(vs) > 0 {
+				name = vs[0]
+			}
+		}
+	}
+	if !found {
+		w.Header().Set("Allow", "POST")
+		http.Error(w, "GET serves only "+rt.ep.Path+"?wsdl; send SOAP requests with POST", http.StatusMethodNotAllowed)
+		return
+	}
+	if name == "" && rt.ep.WSDL != nil {
+		name = rt.ep.WSDL.Main
+	}
+	doc, ok := rt.wsdl[name]
+	if !ok {
+		http.Error(w, "no WSDL document "+strconv.Quote(name)+" at "+rt.ep.Path, http.StatusNotFound)
+		return
+	}
+	h := w.Header()
+	h.Set("Content-Type", "text/xml; charset=utf-8")
+	h.Set("Content-Length", strconv.Itoa(len(doc)))
+	w.WriteHeader(http.StatusOK)
+	if r.Method == http.MethodHead {
+		return
+	}
+	if _, err := io.Copy(w, bytes.NewReader(doc)); err != nil {
+		s.log.Debug("writing WSDL", logKeyPath, rt.ep.Path, logKeyErr, err)
+	}
+}
