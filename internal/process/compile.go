@@ -308,6 +308,7 @@ func (c *compiler) expression(e *etree.Element, text string, asValue bool) *expr
 		c.errorf(e, "invalid XPath 1.0 expression %q: %v", text, err)
 		return nil
 	}
+	x.fast = compileSimplePath(text, c, ns, false)
 	return x
 }
 
@@ -333,6 +334,7 @@ func (c *compiler) query(e *etree.Element) *expr {
 		c.errorf(e, "invalid XPath 1.0 query %q: %v", text, err)
 		return nil
 	}
+	x.fast = compileSimplePath(text, c, ns, true)
 	return x
 }
 
@@ -462,6 +464,7 @@ func (c *compiler) to(e *etree.Element, t *toSpec) bool {
 		c.errorf(e, "invalid XPath in <to> %q: %v", text, err)
 		return false
 	}
+	x.fast = compileSimplePath(rest[1:], c, ns, true)
 	t.query = x
 	return true
 }

@@ -46,7 +46,7 @@ type variable struct {
 // path is the absolute XPath, over the instance tree, of the variable or
 // one of its parts.
 func (v *variable) path(part string) (string, error) {
-	base := fmt.Sprintf("/*[%d]", v.slot)
+	base := "/" + v.slotName()
 	if part == "" {
 		if v.msg == nil && !v.elem.IsZero() {
 			return base + "/*", nil
@@ -58,10 +58,14 @@ func (v *variable) path(part string) (string, error) {
 		return "", fmt.Errorf("variable %s has no part %q", v.name, part)
 	}
 	if v.msg.Parts[i].Element.IsZero() {
-		return fmt.Sprintf("%s/*[%d]", base, i+1), nil
+		return base + "/" + part, nil
 	}
-	return fmt.Sprintf("%s/*[%d]/*", base, i+1), nil
+	return base + "/" + part + "/*", nil
 }
+
+// slotName is the tag of the variable's slot element: unique, so a name
+// test finds it without positional predicates.
+func (v *variable) slotName() string { return fmt.Sprintf("v%d", v.slot) }
 
 func (v *variable) partIndex(part string) int {
 	if v.msg == nil {
@@ -77,7 +81,7 @@ func (v *variable) partIndex(part string) int {
 
 // newSlot builds the empty slot element of the variable for a new instance.
 func (v *variable) newSlot() *etree.Element {
-	s := etree.NewElement(v.name)
+	s := etree.NewElement(v.slotName())
 	if v.msg != nil {
 		for _, p := range v.msg.Parts {
 			s.CreateElement(p.Name)

@@ -17,6 +17,8 @@ import (
 // pool; the source compiled once at deploy time, so recompiling for the
 // pool cannot fail.
 type expr struct {
+	// fast, when set, evaluates the expression without antchfx.
+	fast *simplePath
 	src  string // as written in the BPEL document
 	text string // after the compiler resolved variables
 	ns   map[string]string
@@ -45,6 +47,9 @@ func (e *expr) get() *xpath.Expr { return e.pool.Get().(*xpath.Expr) }
 // eval evaluates e with context node ctx (an element of an instance's
 // variable tree, or the tree's root).
 func (e *expr) eval(root, ctx *etree.Element) any {
+	if e.fast != nil {
+		return e.fast.eval(root, ctx)
+	}
 	x := e.get()
 	nav := &navigator{root: root, cur: ctx, attr: -1}
 	v := x.Evaluate(nav)

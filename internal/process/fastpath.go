@@ -1,0 +1,288 @@
+package process
+
+import (
+	"strconv"
+	"strings"
+
+	"github.com/beevik/etree"
+)
+
+// simplePath is a compiled location path of the form most assignments
+// use: [$var[.part]] followed by child steps with optional positional
+// predicates ([3] or [$i]), optionally ending in @attr or text(). The
+// runtime walks it directly over the etree, without the general XPath
+// engine; anything else goes to antchfx/xpath.
+type simplePath struct {
+	v     *variable // nil for a relative query
+	part  int
+	steps []pathStep
+}
+
+type pathStep struct {
+	space, local string // element name test; local "*" matches any element
+	attr         bool   // @local (space for prefixed attributes)
+	text         bool   // text()
+	index        int    // 1-based positional predicate, 0 for none
+	indexVar     *variable
+}
+
+// compileSimplePath recognizes src as a simple path. ns resolves prefixes;
+// relative is true for a <query> (no leading variable).
+func compileSimplePath(src string, r resolver, ns map[string]string, relative bool) *simplePath {
+	s := strings.TrimSpace(src)
+	sp := &simplePath{part: -1}
+	if !relative {
+		if !strings.HasPrefix(s, "$") {
+			return nil
+		}
+		j := 1
+		for j < len(s) && isNameChar(s[j]) && s[j] != '.' {
+			j++
+		}
+		v := r.lookupVar(s[1:j])
+		if v == nil {
+			return nil
+		}
+		sp.v = v
+		if j < len(s) && s[j] == '.' {
+			k := j + 1
+			for k < len(s) && isNameChar(s[k]) && s[k] != '.' {
+				k++
+			}
+			sp.part = v.partIndex(s[j+1 : k])
+			if sp.part < 0 {
+				return nil
+			}
+			j = k
+		}
+		s = s[j:]
+		if s == "" {
+			// A bare simple-typed $var is a value (number or string), not
+			// a node: leave it to the general engine.
+			if v.simple != "" {
+				return nil
+			}
+			return sp
+		}
+		if s[0] != '/' || strings.HasPrefix(s, "//") {
+			return nil
+		}
+		s = s[1:]
+	}
+	for _, raw := range strings.Split(s, "/") {
+		st, ok := parseStep(raw, r, ns)
+		if !ok {
+			return nil
+		}
+		if len(sp.steps) > 0 {
+			if last := sp.steps[len(sp.steps)-1]; last.attr || last.text {
+				return nil
+			}
+		}
+		sp.steps = append(sp.steps, st)
+	}
+	return sp
+}
+
+func parseStep(raw string, r resolver, ns map[string]string) (pathStep, bool) {
+	var st pathStep
+	raw = strings.TrimSpace(raw)
+	if raw == "text()" {
+		st.text = true
+		return st, true
+	}
+	if i := strings.IndexByte(raw, '['); i >= 0 {
+		if !strings.HasSuffix(raw, "]") {
+			return st, false
+		}
+		pred := strings.TrimSpace(raw[i+1 : len(raw)-1])
+		raw = strings.TrimSpace(raw[:i])
+		if strings.HasPrefix(pred, "$") {
+			v := r.lookupVar(pred[1:])
+			if v == nil || v.simple != "number" {
+				return st, false
+			}
+			st.indexVar = v
+		} else {
+			n, err := strconv.Atoi(pred)
+			if err != nil || n < 1 {
+				return st, false
+			}
+			st.index = n
+		}
+	}
+	if strings.HasPrefix(raw, "@") {
+		st.attr = true
+		raw = raw[1:]
+		if st.index != 0 || st.indexVar != nil {
+			return st, false
+		}
+	}
+	if raw == "*" && !st.attr {
+		st.local = "*"
+		return st, true
+	}
+	prefix, local := "", raw
+	if i := strings.IndexByte(raw, ':'); i >= 0 {
+		prefix, local = raw[:i], raw[i+1:]
+	}
+	if local == "" || !validNCName(local) || (prefix != "" && !validNCName(prefix)) {
+		return st, false
+	}
+	if prefix != "" {
+		uri, ok := ns[prefix]
+		if !ok {
+			return st, false
+		}
+		st.space = uri
+	}
+	st.local = local
+	return st, true
+}
+
+func validNCName(s string) bool {
+	if s == "" || (s[0] >= '0' && s[0] <= '9') || s[0] == '-' || s[0] == '.' {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if !isNameChar(s[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+// eval walks the path from ctx (for a relative query) or from the
+// variable's node in the instance tree rooted at root.
+func (p *simplePath) eval(root, ctx *etree.Element) []node {
+	cur := ctx
+	if p.v != nil {
+		cur = baseNode(root, p.v, p.part)
+		if cur == nil {
+			return nil
+		}
+	}
+	for _, st := range p.steps {
+		switch {
+		case st.text:
+			for _, c := range cur.Child {
+				if cd, ok := c.(*etree.CharData); ok {
+					return []node{{tok: cd, attr: -1}}
+				}
+			}
+			return nil
+		case st.attr:
+			for i, a := range cur.Attr {
+				if a.Key == st.local && !isNSDecl(a) && ((st.space == "" && a.Space == "") || (st.space != "" && a.Space != "" && a.NamespaceURI() == st.space)) {
+					return []node{{tok: cur, attr: i}}
+				}
+			}
+			return nil
+		}
+		want := st.index
+		if st.indexVar != nil {
+			f, err := strconv.ParseFloat(strings.TrimSpace(stringValue(root.Child[st.indexVar.slot-1].(*etree.Element))), 64)
+			if err != nil || f < 1 || f != float64(int(f)) {
+				return nil
+			}
+			want = int(f)
+		}
+		var next *etree.Element
+		n := 0
+		for _, c := range cur.Child {
+			e, ok := c.(*etree.Element)
+			if !ok || (st.local != "*" && (e.Tag != st.local || e.NamespaceURI() != st.space)) {
+				continue
+			}
+			n++
+			if want == 0 {
+				if next != nil {
+					// Several matches: let the caller see them all.
+					return p.evalAll(root, ctx)
+				}
+				next = e
+				continue
+			}
+			if n == want {
+				next = e
+				break
+			}
+		}
+		if next == nil {
+			return nil
+		}
+		cur = next
+	}
+	return []node{{tok: cur, attr: -1}}
+}
+
+// evalAll is the slow path for a step that matches several elements: it
+// collects every match (rare in assignments, where it is a
+// selectionFailure anyway).
+func (p *simplePath) evalAll(root, ctx *etree.Element) []node {
+	var cur []*etree.Element
+	if p.v != nil {
+		if b := baseNode(root, p.v, p.part); b != nil {
+			cur = []*etree.Element{b}
+		}
+	} else {
+		cur = []*etree.Element{ctx}
+	}
+	for _, st := range p.steps {
+		var next []*etree.Element
+		var out []node
+		for _, e := range cur {
+			sub := (&simplePath{steps: []pathStep{st}}).evalOne(root, e)
+			for _, n := range sub {
+				if ne, ok := n.tok.(*etree.Element); ok && n.attr < 0 {
+					next = append(next, ne)
+				} else {
+					out = append(out, n)
+				}
+			}
+		}
+		if st.attr || st.text {
+			return out
+		}
+		cur = next
+	}
+	out := make([]node, len(cur))
+	for i, e := range cur {
+		out[i] = node{tok: e, attr: -1}
+	}
+	return out
+}
+
+// evalOne applies a single step to e, returning every match.
+func (p *simplePath) evalOne(root, e *etree.Element) []node {
+	st := p.steps[0]
+	if st.text || st.attr || st.index != 0 || st.indexVar != nil {
+		return (&simplePath{steps: p.steps}).eval(root, e)
+	}
+	var out []node
+	for _, c := range e.Child {
+		ce, ok := c.(*etree.Element)
+		if ok && (st.local == "*" || (ce.Tag == st.local && ce.NamespaceURI() == st.space)) {
+			out = append(out, node{tok: ce, attr: -1})
+		}
+	}
+	return out
+}
+
+// baseNode is the node $v or $v.part denotes, or nil when uninitialized.
+func baseNode(root *etree.Element, v *variable, part int) *etree.Element {
+	s := root.Child[v.slot-1].(*etree.Element)
+	switch {
+	case v.msg != nil && part < 0:
+		return s
+	case v.msg != nil:
+		w := s.Child[part].(*etree.Element)
+		if v.msg.Parts[part].Element.IsZero() {
+			return w
+		}
+		return firstElement(w)
+	case !v.elem.IsZero():
+		return firstElement(s)
+	}
+	return s
+}
