@@ -2,7 +2,7 @@
 # (and, for -race, a C compiler) installed.
 
 GO ?= go
-FUZZTIME ?= 10s
+FUZZTIME ?= 3000x
 
 .PHONY: run test unit fuzz vet build bench
 

@@ -1,6 +1,7 @@
 package process
 
 import (
+	"strconv"
 	"strings"
 
 	"github.com/beevik/etree"
@@ -267,8 +268,12 @@ func renameTo(e *etree.Element, q qname) {
 			return
 		}
 	}
-	e.Space, e.Tag = "ns", q.Local
-	e.CreateAttr("xmlns:ns", q.Space)
+	prefix := "ns"
+	for i := 1; declaresPrefix(e, prefix); i++ {
+		prefix = "ns" + strconv.Itoa(i)
+	}
+	e.Space, e.Tag = prefix, q.Local
+	e.CreateAttr("xmlns:"+prefix, q.Space)
 }
 
 func (s source) string() string {

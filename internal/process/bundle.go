@@ -70,6 +70,7 @@ func LoadBundle(dir string) ([]*Process, error) {
 	sort.Strings(files)
 	w := newWSDLSet(dir, errs)
 	docs := map[qname]*bpel.Document{}
+	unreadable := 0 // .bpel files that did not parse
 	for _, f := range files {
 		rel := filepath.Base(f)
 		b, err := os.ReadFile(f)
@@ -80,6 +81,7 @@ func LoadBundle(dir string) ([]*Process, error) {
 		d, err := bpel.Parse(rel, b)
 		if err != nil {
 			errs.addErr(err)
+			unreadable++
 			continue
 		}
 		if d.Root.Tag != "process" || !isBPEL(d.Root) {
@@ -109,7 +111,9 @@ func LoadBundle(dir string) ([]*Process, error) {
 	for _, dp := range dd.processes {
 		d, ok := docs[dp.name]
 		if !ok {
-			errs.add(dp.pos, "process", "no .bpel file in %s defines process %s", name, dp.name)
+			if unreadable == 0 {
+				errs.add(dp.pos, "process", "no .bpel file in %s defines process %s", name, dp.name)
+			}
 			continue
 		}
 		if !dp.inMemory {

@@ -145,6 +145,9 @@ func (e *Engine) Dispatch(ctx context.Context, ex *exchange.Exchange) error {
 	switch {
 	case in.exited:
 		outcome = "exited"
+		if err == nil && !in.replied && !ex.Operation.OneWay() {
+			err = fmt.Errorf("process %s exited without replying to %s", p.Name.Local, ex.Operation.Name)
+		}
 	case err == nil:
 	case errors.Is(err, errHandled):
 		outcome = "faulted"

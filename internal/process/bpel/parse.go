@@ -49,10 +49,14 @@ func Parse(file string, data []byte) (*Document, error) {
 	// well-formedness; record the line of each start element in order.
 	dec := xml.NewDecoder(bytes.NewReader(data))
 	var lines []int
+	depth, roots := 0, 0
 	for {
 		line, _ := dec.InputPos()
-		tok, err := dec.RawToken()
+		tok, err := dec.Token()
 		if err == io.EOF {
+			if roots == 0 {
+				return nil, &SyntaxError{Pos: Pos{File: file}, Err: ErrEmpty}
+			}
 			break
 		}
 		if err != nil {
@@ -64,10 +68,25 @@ func Parse(file string, data []byte) (*Document, error) {
 			}
 			return nil, &SyntaxError{Pos: Pos{File: file, Line: l}, Err: err}
 		}
-		if _, ok := tok.(xml.StartElement); ok {
+		switch t := tok.(type) {
+		case xml.StartElement:
+			if depth == 0 {
+				roots++
+				if roots > 1 {
+					return nil, &SyntaxError{Pos: Pos{File: file, Line: line}, Err: fmt.Errorf("second root element <%s>", t.Name.Local)}
+				}
+			}
+			depth++
 			// Whitespace before a tag is its own CharData token, so the
 			// position before the token is where '<' starts.
 			lines = append(lines, line)
+		case xml.EndElement:
+			depth--
+		case xml.CharData:
+			if depth == 0 && len(bytes.TrimSpace(t)) > 0 {
+				lead := t[:len(t)-len(bytes.TrimLeft(t, " \t\r\n"))]
+				return nil, &SyntaxError{Pos: Pos{File: file, Line: line + bytes.Count(lead, []byte("\n"))}, Err: errors.New("text outside the root element")}
+			}
 		}
 	}
 	// Second pass: etree builds the tree we work on.
