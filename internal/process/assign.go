@@ -324,14 +324,21 @@ func replaceContent(dst, src *etree.Element) {
 			dst.CreateAttr(a.FullKey(), a.Value)
 		}
 	}
+	copyChildren(dst, src, dst)
+}
+
+// copyChildren appends copies of src's element and text children to box;
+// each copied element declares the namespaces it uses from src's scope
+// that scope (nil: none) does not bind the same way.
+func copyChildren(box, src, scope *etree.Element) {
 	for _, ch := range src.Child {
 		switch t := ch.(type) {
 		case *etree.Element:
 			cp := t.Copy()
-			fixNamespaces(cp, t, dst)
-			dst.AddChild(cp)
+			fixNamespaces(cp, t, scope)
+			box.AddChild(cp)
 		case *etree.CharData:
-			dst.CreateText(t.Data)
+			box.CreateText(t.Data)
 		}
 	}
 }

@@ -384,16 +384,7 @@ func (c *compiler) from(e *etree.Element, f *fromSpec) {
 // declaring on each element the namespaces it uses from the BPEL document.
 func literalContent(lit *etree.Element) *etree.Element {
 	box := etree.NewElement("literal")
-	for _, ch := range lit.Child {
-		switch t := ch.(type) {
-		case *etree.Element:
-			cp := t.Copy()
-			fixNamespaces(cp, t, nil)
-			box.AddChild(cp)
-		case *etree.CharData:
-			box.CreateText(t.Data)
-		}
-	}
+	copyChildren(box, lit, nil)
 	return box
 }
 

@@ -77,20 +77,7 @@ func (n *navigator) NamespaceURL() string {
 	return e.NamespaceURI()
 }
 
-func (n *navigator) Value() string {
-	switch t := n.cur.(type) {
-	case *etree.Element:
-		if n.attr >= 0 {
-			return t.Attr[n.attr].Value
-		}
-		return stringValue(t)
-	case *etree.CharData:
-		return t.Data
-	case *etree.Comment:
-		return t.Data
-	}
-	return ""
-}
+func (n *navigator) Value() string { return node{tok: n.cur, attr: n.attr}.String() }
 
 // stringValue is the XPath string-value of an element: its descendant
 // text, concatenated.
