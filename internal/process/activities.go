@@ -1,9 +1,7 @@
 package process
 
 import (
-	"errors"
 	"fmt"
-	"time"
 
 	"github.com/beevik/etree"
 
@@ -14,9 +12,12 @@ import (
 type base struct {
 	pos  bpel.Pos
 	name string
+	num  int
 }
 
 func (b *base) where() bpel.Pos { return b.pos }
+func (b *base) setID(n int)     { b.num = n }
+func (b *base) id() int         { return b.num }
 
 type sequence struct {
 	base
@@ -119,21 +120,17 @@ func (a *throw) step(in *instance, _ *frame) (activity, bool, error) {
 
 type receive struct {
 	base
-	pl     *partnerLink
-	op     *exchange.Operation
-	v      *variable
+	inbound
 	create bool
 }
 
 func (a *receive) step(in *instance, _ *frame) (activity, bool, error) {
-	if in.ex == nil || in.ex.Input == nil {
-		return nil, false, fmt.Errorf("receive at %s: no message to receive", a.pos)
+	ok, err := in.take(&a.inbound, a.pos)
+	if err != nil || ok {
+		return nil, ok, err
 	}
-	if a.v != nil {
-		in.storeMessage(a.v, in.ex.Input)
-	}
-	in.ex.Input = nil
-	return nil, true, nil
+	in.await(&a.inbound)
+	return nil, false, errBlocked
 }
 
 type reply struct {
@@ -142,6 +139,7 @@ type reply struct {
 	op        *exchange.Operation
 	v         *variable
 	faultName qname
+	corrs     []*corrUse
 }
 
 func (a *reply) step(in *instance, _ *frame) (activity, bool, error) {
@@ -151,46 +149,28 @@ func (a *reply) step(in *instance, _ *frame) (activity, bool, error) {
 	var msg *exchange.Message
 	if a.v != nil {
 		msg = in.message(a.v)
-	}
-	in.replied = true
-	if in.ex.Respond != nil {
-		if a.faultName.IsZero() {
-			in.ex.Respond(msg, nil)
-		} else {
-			in.ex.Respond(nil, &exchange.Fault{Name: a.faultName, Message: msg})
+		if err := in.applyCorrelations(a.corrs, msg, true, a.pos.String()); err != nil {
+			return nil, false, err
 		}
 	}
+	in.replied = true
+	var f *exchange.Fault
+	if !a.faultName.IsZero() {
+		f = &exchange.Fault{Name: a.faultName, Message: msg}
+		msg = nil
+	}
+	in.respond(in.ex, msg, f)
 	return nil, true, nil
 }
 
 type invoke struct {
 	base
-	pl       *partnerLink
-	op       *exchange.Operation
-	in, out  *variable
-	partner  string // label for metrics: partner link name
-	idempote bool
-}
-
-func (a *invoke) step(in *instance, _ *frame) (activity, bool, error) {
-	call := &exchange.Call{Operation: a.op}
-	if a.in != nil {
-		call.Input = in.message(a.in)
-	}
-	start := time.Now()
-	res, err := a.pl.partner.Invoke(in.ctx, call)
-	in.e.metrics.partnerCall(a.partner, a.op.Name, err, time.Since(start))
-	if err != nil {
-		var f *exchange.Fault
-		if errors.As(err, &f) {
-			return nil, false, &faultValue{name: f.Name, data: f.Message, reason: f.Reason, at: a.pos}
-		}
-		return nil, false, fmt.Errorf("invoke %s.%s at %s: %w", a.pl.name, a.op.Name, a.pos, err)
-	}
-	if a.out != nil && res != nil {
-		in.storeMessage(a.out, res)
-	}
-	return nil, true, nil
+	pl      *partnerLink
+	op      *exchange.Operation
+	in, out *variable
+	partner string // label for metrics: partner link name
+	corrs   []*corrUse
+	policy  *failurePolicy
 }
 
 type assign struct {

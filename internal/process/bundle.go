@@ -1,6 +1,8 @@
 package process
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"net/url"
@@ -71,6 +73,7 @@ func LoadBundle(dir string) ([]*Process, error) {
 	w := newWSDLSet(dir, errs)
 	docs := map[qname]*bpel.Document{}
 	unreadable := 0 // .bpel files that did not parse
+	sources := map[qname][]byte{}
 	for _, f := range files {
 		rel := filepath.Base(f)
 		b, err := os.ReadFile(f)
@@ -90,6 +93,7 @@ func LoadBundle(dir string) ([]*Process, error) {
 		}
 		q := qname{Space: d.Root.SelectAttrValue("targetNamespace", ""), Local: d.Root.SelectAttrValue("name", "")}
 		docs[q] = d
+		sources[q] = b
 		for _, imp := range d.Root.SelectElements("import") {
 			loc := imp.SelectAttrValue("location", "")
 			switch imp.SelectAttrValue("importType", "") {
@@ -116,10 +120,9 @@ func LoadBundle(dir string) ([]*Process, error) {
 			}
 			continue
 		}
-		if !dp.inMemory {
-			errs.unsupported(dp.pos, "process", "persistent process "+dp.name.Local+" (deploy.xml <in-memory> absent or false; mark it <in-memory>true</in-memory> until persistence lands)")
-		}
 		p := compileProcess(d, w, dp, errs)
+		sum := sha256.Sum256(sources[dp.name])
+		p.fingerprint = hex.EncodeToString(sum[:8])
 		p.Bundle = name
 		for _, ep := range p.Endpoints {
 			ep.Path = endpointPath(ep.Address, ep.Service.Local)

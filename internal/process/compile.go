@@ -13,6 +13,7 @@ import (
 // compiler turns one BPEL document into a Process.
 type compiler struct {
 	doc  *bpel.Document
+	dp   *deployProcess
 	w    *wsdlSet
 	errs *Errors
 	p    *Process
@@ -42,8 +43,9 @@ func isBPEL(e *etree.Element) bool {
 // links; endpoints are built from the bundle's WSDL set.
 func compileProcess(doc *bpel.Document, w *wsdlSet, dp *deployProcess, errs *Errors) *Process {
 	root := doc.Root
-	c := &compiler{doc: doc, w: w, errs: errs}
-	p := &Process{Name: dp.name, File: doc.File, InMemory: dp.inMemory, plinks: map[string]*partnerLink{}}
+	c := &compiler{doc: doc, w: w, errs: errs, dp: dp}
+	p := &Process{Name: dp.name, File: doc.File, InMemory: dp.inMemory, plinks: map[string]*partnerLink{},
+		starts: map[string]activity{}, routes: map[string][]*corrUse{}, cleanup: dp.cleanup, idempotent: dp.idempotent}
 	c.p = p
 	c.scopes = []map[string]*variable{{}}
 	for _, a := range root.Attr {
@@ -71,7 +73,9 @@ func compileProcess(doc *bpel.Document, w *wsdlSet, dp *deployProcess, errs *Err
 			}
 		case "faultHandlers":
 			// compiled after the main activity, below
-		case "correlationSets", "eventHandlers", "messageExchanges", "extensions":
+		case "correlationSets":
+			c.correlationSets(e)
+		case "eventHandlers", "messageExchanges", "extensions":
 			c.unsupported(e, "")
 		default:
 			if act != nil {
@@ -89,10 +93,8 @@ func compileProcess(doc *bpel.Document, w *wsdlSet, dp *deployProcess, errs *Err
 	if fh := root.SelectElement("faultHandlers"); fh != nil {
 		p.handlers = c.faultHandlers(fh)
 	}
-	if p.start == nil && c.receives > 0 {
-		c.errorf(act, "no receive with createInstance=\"yes\"")
-	} else if p.start == nil {
-		c.errorf(act, "process has no start activity (a receive with createInstance=\"yes\")")
+	if len(p.starts) == 0 {
+		c.errorf(act, "process has no start activity (a receive or pick with createInstance=\"yes\")")
 	}
 	for _, pl := range p.plinks {
 		if pl.provided != nil {
@@ -572,8 +574,16 @@ func (c *compiler) optVar(e *etree.Element, attr string, want *exchange.MessageD
 	return v
 }
 
-// activity compiles one activity element.
+// activity compiles one activity element and numbers it: frames refer to
+// activities by that number when an instance is checkpointed.
 func (c *compiler) activity(e *etree.Element) activity {
+	a := c.compileActivity(e)
+	c.p.acts = append(c.p.acts, a)
+	a.setID(len(c.p.acts) - 1)
+	return a
+}
+
+func (c *compiler) compileActivity(e *etree.Element) activity {
 	b := base{pos: c.pos(e), name: e.SelectAttrValue("name", "")}
 	if !isBPEL(e) {
 		c.errorf(e, "{%s}%s is not a BPEL activity", e.NamespaceURI(), e.Tag)
@@ -653,23 +663,17 @@ func (c *compiler) activity(e *etree.Element) activity {
 	case "receive":
 		c.receives++
 		a := &receive{base: b, create: e.SelectAttrValue("createInstance", "no") == "yes"}
-		a.pl, a.op = c.partnerOp(e, true)
-		if a.op != nil {
-			a.v = c.optVar(e, "variable", a.op.Input)
+		a.inbound = c.inbound(e, "variable")
+		c.registerInbound(&a.inbound, a.create, e)
+		if a.create && a.op != nil {
+			c.addStart(e, a.op.Name, a)
 		}
-		if bpelChild(e, "correlations") != nil {
-			c.unsupported(bpelChild(e, "correlations"), "correlations")
-		}
-		if bpelChild(e, "fromParts") != nil {
-			c.unsupported(bpelChild(e, "fromParts"), "<fromParts>")
-		}
-		if !a.create {
-			c.unsupported(e, "<receive> without createInstance=\"yes\" (a receive into a running instance needs correlation)")
-		} else if c.p.start != nil {
-			c.unsupported(e, "a second start activity")
-		} else {
-			c.p.start = a
-		}
+		return a
+	case "pick":
+		return c.pick(e, b)
+	case "wait":
+		a := &wait{base: b}
+		a.deadline = c.deadline(e)
 		return a
 	case "reply":
 		a := &reply{base: b}
@@ -693,6 +697,9 @@ func (c *compiler) activity(e *etree.Element) activity {
 		if bpelChild(e, "toParts") != nil {
 			c.unsupported(bpelChild(e, "toParts"), "<toParts>")
 		}
+		if a.op != nil && a.faultName.IsZero() {
+			a.corrs = c.correlations(e, nil, a.op.Output)
+		}
 		return a
 	case "invoke":
 		a := &invoke{base: b}
@@ -703,13 +710,15 @@ func (c *compiler) activity(e *etree.Element) activity {
 				a.out = c.optVar(e, "outputVariable", a.op.Output)
 			}
 			a.partner = a.pl.name
+			a.corrs = c.correlations(e, a.op.Output, a.op.Input)
+			a.policy = c.failurePolicy(e)
 		}
 		for _, ce := range e.ChildElements() {
 			if !isBPEL(ce) {
 				continue
 			}
 			switch ce.Tag {
-			case "correlations", "catch", "catchAll", "compensationHandler", "toParts", "fromParts":
+			case "catch", "catchAll", "compensationHandler", "toParts", "fromParts":
 				c.unsupported(ce, "<"+ce.Tag+"> in <invoke>")
 			}
 		}
@@ -741,7 +750,7 @@ func (c *compiler) activity(e *etree.Element) activity {
 			}
 		}
 		return a
-	case "flow", "pick", "scope", "forEach", "repeatUntil", "wait", "compensate", "compensateScope", "rethrow", "validate", "extensionActivity":
+	case "flow", "scope", "forEach", "repeatUntil", "compensate", "compensateScope", "rethrow", "validate", "extensionActivity":
 		c.unsupported(e, "")
 		return &empty{base: b}
 	}
@@ -764,4 +773,18 @@ func (c *compiler) activityAfter(e, cond *etree.Element) activity {
 	}
 	c.errorf(e, "<%s> has no activity", e.Tag)
 	return &empty{base: base{pos: c.pos(e)}}
+}
+
+// failurePolicy is the invoke's ext:failureHandling: deploy.xml's for the
+// partner link overrides the one written in the BPEL.
+func (c *compiler) failurePolicy(e *etree.Element) *failurePolicy {
+	if fp := c.dp.failure[e.SelectAttrValue("partnerLink", "")]; fp != nil {
+		return fp
+	}
+	for _, x := range e.ChildElements() {
+		if x.Tag == "failureHandling" && x.NamespaceURI() == nsActivityRecovery {
+			return parseFailure(c.doc, x, c.errs)
+		}
+	}
+	return nil
 }

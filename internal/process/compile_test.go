@@ -55,13 +55,15 @@ func TestLoadBundleFixtures(t *testing.T) {
 		{bundle: "good-prefixed-port", procs: []string{"Test"}},
 		// ODE's legacy deploy.xml namespace.
 		{bundle: "good-legacy-ns", procs: []string{"Test"}},
+		{bundle: "good-persistent-false", procs: []string{"Test"}},
+		{bundle: "good-persistent-absent", procs: []string{"Test"}},
 		{bundle: "rt-call", procs: []string{"Caller", "Callee"}},
 
 		{bundle: "bad-flow", errs: []string{"Bad.bpel:24", "<flow>", "not supported yet: <flow>"}, notSupported: true, wantErrorCount: 1},
-		{bundle: "bad-pick", errs: []string{"Bad.bpel:24", "not supported yet: <pick>"}, notSupported: true, wantErrorCount: 1},
+		{bundle: "bad-pick", errs: []string{"Bad.bpel:24", "<pick> needs at least one <onMessage>"}, wantErrorCount: 1},
 		{bundle: "bad-scope", errs: []string{"Bad.bpel:24", "not supported yet: <scope>"}, notSupported: true, wantErrorCount: 1},
 		{bundle: "bad-foreach", errs: []string{"Bad.bpel:24", "not supported yet: <forEach>"}, notSupported: true, wantErrorCount: 1},
-		{bundle: "bad-wait", errs: []string{"Bad.bpel:24", "not supported yet: <wait>"}, notSupported: true, wantErrorCount: 1},
+		{bundle: "bad-repeatuntil", errs: []string{"Bad.bpel:24", "not supported yet: <repeatUntil>"}, notSupported: true, wantErrorCount: 1},
 		{bundle: "bad-undeclared-var", errs: []string{"Bad.bpel:26", "undeclared variable $nope"}, wantErrorCount: 1},
 		{bundle: "bad-unknown-plink", errs: []string{"Bad.bpel:24", `unknown partnerLink "ghost"`}, wantErrorCount: 1},
 		{bundle: "bad-unknown-op", errs: []string{"Bad.bpel:24", `operation "dance"`, `partnerLink "partner"`}, wantErrorCount: 1},
@@ -70,8 +72,6 @@ func TestLoadBundleFixtures(t *testing.T) {
 		// <if> ... </iff>: the mismatched end tag is on line 27.
 		{bundle: "bad-mismatched-tag", errs: []string{"Bad.bpel:27", "malformed XML"}, syntax: true},
 		{bundle: "bad-no-bpel", errs: []string{"deploy.xml:4", "no .bpel file", "{urn:test:process}Other"}, wantErrorCount: 1},
-		{bundle: "bad-persistent-false", errs: []string{"deploy.xml:4", "not supported yet: persistent process Test", "in-memory"}, notSupported: true, wantErrorCount: 1},
-		{bundle: "bad-persistent-absent", errs: []string{"deploy.xml:4", "not supported yet: persistent process Test", "in-memory"}, notSupported: true, wantErrorCount: 1},
 		{bundle: "bad-missing-import", errs: []string{"Bad.bpel:8", "nothere.wsdl"}, wantErrorCount: 1},
 		// Three problems in one file: all three reported.
 		{bundle: "bad-multi", errs: []string{
@@ -96,8 +96,8 @@ func TestLoadBundleFixtures(t *testing.T) {
 					if p.Bundle != tc.bundle {
 						t.Errorf("process %s: bundle %q, want %q", p.Name.Local, p.Bundle, tc.bundle)
 					}
-					if !p.InMemory {
-						t.Errorf("process %s: not in memory", p.Name.Local)
+					if wantMem := !strings.Contains(tc.bundle, "persistent"); p.InMemory != wantMem {
+						t.Errorf("process %s: InMemory = %v, want %v", p.Name.Local, p.InMemory, wantMem)
 					}
 					if len(p.Endpoints) != 1 {
 						t.Fatalf("process %s: %d endpoints, want 1", p.Name.Local, len(p.Endpoints))
@@ -204,5 +204,27 @@ func TestLoadDirGoodAndBad(t *testing.T) {
 func TestLoadDirMissing(t *testing.T) {
 	if _, _, err := LoadDir(filepath.Join(t.TempDir(), "nope")); err == nil {
 		t.Fatal("LoadDir of a missing directory succeeded")
+	}
+}
+
+// A persistent process needs a store: an engine without one refuses it
+// with a message saying why, and keeps serving the others.
+func TestDeployPersistentWithoutStore(t *testing.T) {
+	for _, b := range []string{"good-persistent-false", "good-persistent-absent"} {
+		procs, err := LoadBundle(filepath.Join(bundlesDir, b))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if procs[0].InMemory {
+			t.Fatalf("%s: loaded as in-memory", b)
+		}
+		e := NewEngine(Options{})
+		err = e.Deploy(procs...)
+		if err == nil || !strings.Contains(err.Error(), "persistent") || !strings.Contains(err.Error(), "no data store") {
+			t.Errorf("%s: Deploy without a store: %v", b, err)
+		}
+		if len(e.Processes()) != 0 {
+			t.Errorf("%s: persistent process deployed without a store", b)
+		}
 	}
 }

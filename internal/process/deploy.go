@@ -1,6 +1,7 @@
 package process
 
 import (
+	"strconv"
 	"strings"
 
 	"github.com/beevik/etree"
@@ -20,6 +21,40 @@ type deployProcess struct {
 	inMemory bool
 	provides map[string]serviceRef // partnerLink -> service port
 	invokes  map[string]serviceRef
+	// failure is the <invoke>'s ext:failureHandling, by partner link.
+	failure map[string]*failurePolicy
+	// idempotent lists partnerLink/operation pairs marked idempotent with
+	// orchd:idempotent (see nsOrchdDD).
+	idempotent map[string]bool
+	cleanup    []cleanupRule
+}
+
+// cleanupRule is a deploy.xml <cleanup>: when an instance ends with the
+// outcome on ("success", "failure", "always"), drop what categories name.
+type cleanupRule struct {
+	on         string
+	categories map[string]bool // instance, variables, messages, correlations, events, all
+}
+
+// nsOrchdDD is orchd's namespace for deploy.xml extensions:
+//
+//	<invoke partnerLink="crm">
+//	  <service .../>
+//	  <orchd:idempotent operation="recordPurchaseOrder"/>
+//	</invoke>
+//
+// marks an operation of a partner as safe to repeat: a persistent process
+// calls it inline with no checkpoint before it.
+const nsOrchdDD = "urn:orchd:deploy"
+
+// nsActivityRecovery is ODE's namespace for failureHandling.
+const nsActivityRecovery = "http://ode.apache.org/activityRecovery"
+
+// failurePolicy is ODE's activity failure handling for an invoke.
+type failurePolicy struct {
+	retryFor       int
+	retryDelaySecs int
+	faultOnFailure bool
 }
 
 type serviceRef struct {
@@ -46,7 +81,8 @@ func parseDeploy(doc *bpel.Document, errs *Errors) *deployDesc {
 			continue
 		}
 		p := &deployProcess{name: qname{Space: sp, Local: local}, pos: doc.Pos(pe),
-			provides: map[string]serviceRef{}, invokes: map[string]serviceRef{}}
+			provides: map[string]serviceRef{}, invokes: map[string]serviceRef{},
+			failure: map[string]*failurePolicy{}, idempotent: map[string]bool{}}
 		for _, c := range pe.ChildElements() {
 			switch c.Tag {
 			case "in-memory":
@@ -64,9 +100,35 @@ func parseDeploy(doc *bpel.Document, errs *Errors) *deployDesc {
 				}
 				if c.Tag == "provide" {
 					p.provides[pl] = ref
-				} else {
-					p.invokes[pl] = ref
+					continue
 				}
+				p.invokes[pl] = ref
+				for _, x := range c.ChildElements() {
+					switch {
+					case x.Tag == "idempotent" && x.NamespaceURI() == nsOrchdDD:
+						op := x.SelectAttrValue("operation", "")
+						if op == "" {
+							errs.add(doc.Pos(x), "orchd:idempotent", "needs an operation attribute")
+						}
+						p.idempotent[pl+"/"+op] = true
+					case x.Tag == "failureHandling" && x.NamespaceURI() == nsActivityRecovery:
+						p.failure[pl] = parseFailure(doc, x, errs)
+					}
+				}
+			case "cleanup":
+				r := cleanupRule{on: c.SelectAttrValue("on", "always"), categories: map[string]bool{}}
+				switch r.on {
+				case "success", "failure", "always":
+				default:
+					errs.add(doc.Pos(c), "cleanup", "on must be success, failure or always, not %q", r.on)
+				}
+				for _, cat := range c.SelectElements("category") {
+					r.categories[strings.TrimSpace(cat.Text())] = true
+				}
+				if len(r.categories) == 0 {
+					r.categories["all"] = true
+				}
+				p.cleanup = append(p.cleanup, r)
 			}
 		}
 		d.processes = append(d.processes, p)
@@ -84,4 +146,26 @@ func parseServiceRef(doc *bpel.Document, se *etree.Element, errs *Errors) (servi
 		return serviceRef{}, false
 	}
 	return serviceRef{service: qname{Space: sp, Local: local}, port: se.SelectAttrValue("port", ""), pos: doc.Pos(se)}, true
+}
+
+// parseFailure reads an ext:failureHandling element (on an invoke in
+// deploy.xml or in the BPEL).
+func parseFailure(doc *bpel.Document, x *etree.Element, errs *Errors) *failurePolicy {
+	fp := &failurePolicy{}
+	for _, c := range x.ChildElements() {
+		v := strings.TrimSpace(c.Text())
+		var err error
+		switch c.Tag {
+		case "retryFor":
+			fp.retryFor, err = strconv.Atoi(v)
+		case "retryDelay":
+			fp.retryDelaySecs, err = strconv.Atoi(v)
+		case "faultOnFailure":
+			fp.faultOnFailure = v == "true"
+		}
+		if err != nil || fp.retryFor < 0 || fp.retryDelaySecs < 0 {
+			errs.add(doc.Pos(c), c.Tag, "want a non-negative integer, not %q", v)
+		}
+	}
+	return fp
 }

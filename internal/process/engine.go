@@ -22,6 +22,9 @@ type Options struct {
 	// Registerer receives the engine's metrics; nil leaves them
 	// unregistered.
 	Registerer prometheus.Registerer
+	// Store keeps the instances of persistent processes; nil means
+	// persistent processes cannot be deployed.
+	Store Store
 	// Partners binds a partner endpoint that no process of this engine
 	// provides (typically the SOAP client over HTTP); nil leaves such
 	// partner links unbound.
@@ -38,6 +41,11 @@ type Engine struct {
 	mu         sync.RWMutex
 	processes  []*Process
 	byEndpoint map[*exchange.Endpoint]*Process
+
+	store   Store
+	reg     registry
+	stripes stripes
+	baseCtx context.Context
 }
 
 // NewEngine returns an engine with no process deployed.
@@ -46,7 +54,9 @@ func NewEngine(opts Options) *Engine {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	return &Engine{log: log, metrics: newMetrics(opts.Registerer), opts: opts, byEndpoint: map[*exchange.Endpoint]*Process{}}
+	return &Engine{log: log, metrics: newMetrics(opts.Registerer), opts: opts, byEndpoint: map[*exchange.Endpoint]*Process{},
+		store: opts.Store, baseCtx: context.Background(),
+		reg: registry{live: map[string]*instance{}, routes: map[string]*instance{}}}
 }
 
 // Deploy adds compiled processes and (re)binds every partner link: to a
@@ -66,6 +76,10 @@ func (e *Engine) Deploy(procs ...*Process) error {
 	}
 next:
 	for _, p := range procs {
+		if !p.InMemory && e.store == nil {
+			errs = append(errs, fmt.Errorf("process %s is persistent (deploy.xml <in-memory> absent or false) but orchd has no data store", p))
+			continue
+		}
 		for _, ep := range p.Endpoints {
 			if q, dup := paths[ep.Path]; dup {
 				errs = append(errs, fmt.Errorf("process %s: endpoint path %s is already served by %s", p, ep.Path, q))
@@ -122,84 +136,10 @@ func (e *Engine) Processes() []*Process {
 	return append([]*Process(nil), e.processes...)
 }
 
-// Dispatch implements exchange.Dispatcher: it creates an instance of the
-// process serving ex.Endpoint and runs it to completion in the calling
-// goroutine.
-func (e *Engine) Dispatch(ctx context.Context, ex *exchange.Exchange) error {
-	e.mu.RLock()
-	p := e.byEndpoint[ex.Endpoint]
-	e.mu.RUnlock()
-	if p == nil {
-		return exchange.ClientError("%w: %s", ErrNoProcess, ex.Endpoint.Path)
-	}
-	if p.start == nil || p.start.op == nil || p.start.op.Name != ex.Operation.Name || p.start.pl.provided != ex.Endpoint {
-		return exchange.ClientError("operation %s of process %s does not start an instance, and no instance is waiting for it", ex.Operation.Name, p.Name.Local)
-	}
-	label := p.Name.Local
-	e.metrics.started.WithLabelValues(label).Inc()
-	start := time.Now()
-	in := newInstance(e, p, ctx, ex)
-	err := in.run()
-	e.metrics.instanceTimes.WithLabelValues(label).Observe(time.Since(start).Seconds())
-	outcome := "completed"
-	switch {
-	case in.exited:
-		outcome = "exited"
-		if err == nil && !in.replied && !ex.Operation.OneWay() {
-			err = fmt.Errorf("process %s exited without replying to %s", p.Name.Local, ex.Operation.Name)
-		}
-	case err == nil:
-	case errors.Is(err, errHandled):
-		outcome = "faulted"
-		err = nil
-		if !in.replied && !ex.Operation.OneWay() {
-			err = fmt.Errorf("process %s faulted (%s) and its fault handler did not reply", p.Name.Local, in.inHandler)
-		}
-	default:
-		var u *errUncaught
-		if errors.As(err, &u) {
-			outcome = "faulted"
-			if !in.replied && e.replyDeclaredFault(ex, u.f) {
-				err = nil
-			} else {
-				err = fmt.Errorf("process %s: %w", p.Name.Local, err)
-			}
-		} else {
-			outcome = "failed"
-			err = fmt.Errorf("process %s: %w", p.Name.Local, err)
-		}
-	}
-	e.metrics.ended.WithLabelValues(label, outcome).Inc()
-	if err != nil && in.replied {
-		// The requester already has its answer; the failure after it is
-		// the instance's, and is only logged.
-		e.log.Warn("instance failed after replying", slog.String(logProcess, label), slog.Any("err", err))
-		return nil
-	}
-	return err
-}
-
-// replyDeclaredFault answers an uncaught fault that the operation declares
-// in its WSDL with that fault; it reports whether it did.
-func (e *Engine) replyDeclaredFault(ex *exchange.Exchange, f *faultValue) bool {
-	if ex.Respond == nil || ex.Operation.OneWay() {
-		return false
-	}
-	md, ok := ex.Operation.Faults[f.name.Local]
-	if !ok || f.name != ex.Operation.FaultName(f.name.Local) {
-		return false
-	}
-	var msg *exchange.Message
-	if f.data != nil && f.data.Name == md.Name {
-		msg = f.data
-	}
-	ex.Respond(nil, &exchange.Fault{Name: f.name, Message: msg, Reason: f.reason})
-	return true
-}
-
 // Log attribute keys.
 const (
-	logProcess = "process"
+	logProcess  = "process"
+	logInstance = "instance"
 )
 
 // localPartner calls a process of the same engine in process: no HTTP and

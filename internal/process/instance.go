@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync"
+	"time"
 
 	"github.com/beevik/etree"
 
@@ -17,32 +19,75 @@ import (
 type activity interface {
 	step(in *instance, f *frame) (push activity, done bool, err error)
 	where() bpel.Pos
+	setID(int)
+	id() int
 }
 
 // frame is the explicit state of one running activity: which activity and
-// how far it got. An instance's frames are plain data, so a persistent
-// instance can be checkpointed and resumed.
+// how far it got (pc), and for pick and wait the deadline (unix nanos).
+// An instance's frames are plain data, so a persistent instance can be
+// checkpointed and resumed.
 type frame struct {
 	act activity
 	pc  int
+	due int64
 }
 
 // instance is one running process instance: its variables (an etree tree
 // whose root's children are the variables' slots) and its frames.
 type instance struct {
+	id    string
 	p     *Process
 	e     *Engine
 	ctx   context.Context
 	root  *etree.Element
 	stack []frame
+	// corr holds the initiated correlation sets: name -> values key.
+	corr map[string]string
 
-	// ex is the exchange that created the instance; pending until the
-	// reply activity answers it.
+	// inbox is a delivered message no activity has taken yet.
+	inbox *exchange.Exchange
+	// ex is the request being served: taken by a receive or onMessage,
+	// answered by a reply.
 	ex      *exchange.Exchange
 	replied bool
+	// out holds replies not yet delivered (see deliverReplies).
+	out []pendingReply
 	// inHandler is set while a process-level fault handler runs.
 	inHandler *faultValue
 	exited    bool
+
+	// waits and wake describe what a blocked instance waits for.
+	waits []*inbound
+	wake  int64
+	// dirty marks variables changed since the last checkpoint.
+	dirty []bool
+	// invoking is set while a non-idempotent invoke runs after its
+	// checkpoint (see invoke.step).
+	invoking bool
+	started  time.Time
+
+	// trigger is the exchange that started this run; answered is set when
+	// it got its reply.
+	trigger  *exchange.Exchange
+	answered bool
+	// regRoutes are the route keys the blocked instance is registered
+	// under; state is its stored state (persistent instances).
+	regRoutes []string
+	regTimer  int64
+	state     instState
+	recovered bool
+	// suspendReason says why a run ended suspended.
+	suspendReason string
+	mu            sync.Mutex
+}
+
+// pendingReply is a reply held until the state it describes is durable
+// (persistent processes) or the instance is quiescent.
+type pendingReply struct {
+	ex    *exchange.Exchange
+	msg   *exchange.Message
+	fault *exchange.Fault
 }
 
 // errUncaught wraps a BPEL fault that no handler caught.
@@ -50,38 +95,85 @@ type errUncaught struct{ f *faultValue }
 
 func (e *errUncaught) Error() string { return "uncaught " + e.f.Error() }
 
-func newInstance(e *Engine, p *Process, ctx context.Context, ex *exchange.Exchange) *instance {
+func newInstance(e *Engine, p *Process, ctx context.Context) *instance {
 	root := etree.NewElement("")
 	for _, v := range p.vars {
 		root.AddChild(v.newSlot())
 	}
-	return &instance{p: p, e: e, ctx: ctx, root: root, ex: ex, stack: make([]frame, 0, 8)}
+	in := &instance{p: p, e: e, ctx: ctx, root: root, stack: make([]frame, 0, 8), started: time.Now()}
+	if !p.InMemory {
+		in.id = persistNewID()
+		in.dirty = make([]bool, len(p.vars))
+	}
+	return in
+}
+
+// touch marks variable v changed since the last checkpoint.
+func (in *instance) touch(v *variable) {
+	if in.dirty != nil {
+		in.dirty[v.slot-1] = true
+	}
 }
 
 func (in *instance) slot(v *variable) *etree.Element {
 	return in.root.Child[v.slot-1].(*etree.Element)
 }
 
-// run initializes variables and runs the instance's frames to quiescence.
-// It returns nil when the instance completed (normally or after a fault
-// handler), an *errUncaught for an unhandled fault, or a system error.
-func (in *instance) run() error {
+// result is how a run of an instance ended.
+type result int
+
+const (
+	// resCompleted: the process finished normally.
+	resCompleted result = iota
+	// resBlocked: the instance waits for a message or a timer.
+	resBlocked
+	// resHandled: a fault reached the process and its handler ran.
+	resHandled
+	// resExited: an exit activity ended the instance.
+	resExited
+	// resFaulted: a fault nobody caught ended the instance.
+	resFaulted
+	// resFailed: a system failure ended the instance.
+	resFailed
+	// resSuspended: the instance waits for an operator (failure policy).
+	resSuspended
+)
+
+// start initializes the variables and pushes the process's activity.
+func (in *instance) start() error {
 	for _, v := range in.p.inits {
 		if err := v.init.apply(in); err != nil {
-			return in.fail(err)
+			return err
 		}
+		in.touch(v)
 	}
 	in.stack = append(in.stack, frame{act: in.p.root})
+	return nil
+}
+
+// run runs the instance's frames until it waits, ends or fails.
+func (in *instance) run() (result, error) {
+	in.waits, in.wake = in.waits[:0], 0
 	for len(in.stack) > 0 {
 		if in.exited {
 			in.stack = in.stack[:0]
-			break
+			return resExited, nil
 		}
 		top := &in.stack[len(in.stack)-1]
 		push, done, err := top.act.step(in, top)
 		if err != nil {
+			if err == errBlocked {
+				return resBlocked, nil
+			}
+			if err == errSuspended {
+				return resSuspended, errors.New(in.suspendReason)
+			}
 			if err = in.fail(err); err != nil {
-				return err
+				var u *errUncaught
+				if errors.As(err, &u) {
+					return resFaulted, err
+				}
+				return resFailed, err
 			}
 			continue
 		}
@@ -92,15 +184,14 @@ func (in *instance) run() error {
 			in.stack = append(in.stack, frame{act: push})
 		}
 	}
-	if in.inHandler != nil {
-		return errHandled
+	if in.exited {
+		return resExited, nil
 	}
-	return nil
+	if in.inHandler != nil {
+		return resHandled, nil
+	}
+	return resCompleted, nil
 }
-
-// errHandled reports that the instance ended in a process-level fault
-// handler: it completed, but as faulted.
-var errHandled = errors.New("instance faulted; fault handled by the process")
 
 // fail routes err: a BPEL fault goes to the process's fault handlers (the
 // only scope this engine has so far); anything else ends the instance.
@@ -166,6 +257,7 @@ func (h *faultHandlers) match(fv *faultValue) *catch {
 }
 
 func (in *instance) setFaultVar(v *variable, fv *faultValue) error {
+	in.touch(v)
 	s := in.slot(v)
 	if v.msg != nil && fv.data != nil {
 		in.storeMessage(v, fv.data)
@@ -181,6 +273,7 @@ func (in *instance) setFaultVar(v *variable, fv *faultValue) error {
 // storeMessage moves the parts of m into message variable v. The parts
 // become the instance's: the caller must not use them afterwards.
 func (in *instance) storeMessage(v *variable, m *exchange.Message) {
+	in.touch(v)
 	s := in.slot(v)
 	for i, pd := range v.msg.Parts {
 		wrapper := s.Child[i].(*etree.Element)
@@ -239,4 +332,50 @@ func clearChildren(e *etree.Element) {
 
 func (in *instance) faultf(at bpel.Pos, name string, format string, args ...any) *faultValue {
 	return &faultValue{name: bpelFault(name), reason: fmt.Sprintf(format, args...), at: at}
+}
+
+// take gives a delivered message to ib if it is for ib's operation: the
+// correlations are checked or initiated and the message stored. It
+// reports whether ib took it.
+func (in *instance) take(ib *inbound, at bpel.Pos) (bool, error) {
+	m := in.inbox
+	if m == nil || ib.op == nil || m.Operation.Name != ib.op.Name || m.Endpoint != ib.pl.provided {
+		return false, nil
+	}
+	if err := in.applyCorrelations(ib.corrs, m.Input, false, at.String()); err != nil {
+		return false, err
+	}
+	if ib.v != nil {
+		in.storeMessage(ib.v, m.Input)
+	}
+	m.Input = nil
+	in.inbox, in.ex, in.replied = nil, m, false
+	return true, nil
+}
+
+// await records that the blocked instance waits for ib's operation.
+func (in *instance) await(ib *inbound) { in.waits = append(in.waits, ib) }
+
+// wakeAt records that the blocked instance wants to run again at due.
+func (in *instance) wakeAt(due int64) {
+	if in.wake == 0 || due < in.wake {
+		in.wake = due
+	}
+}
+
+// routeKeys are the keys under which the blocked instance is found by the
+// messages it waits for.
+func (in *instance) routeKeys() []string {
+	var keys []string
+	for _, ib := range in.waits {
+		for _, u := range ib.corrs {
+			if u.initiate == "yes" {
+				continue
+			}
+			if v, ok := in.corr[u.set.name]; ok {
+				keys = append(keys, routeKey(in.p, ib.op.Name, u.set.name, v))
+			}
+		}
+	}
+	return keys
 }

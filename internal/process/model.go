@@ -26,7 +26,20 @@ type Process struct {
 	root     activity
 	handlers *faultHandlers
 	plinks   map[string]*partnerLink
-	start    *receive
+	// acts numbers every activity, for frames in checkpoints.
+	acts []activity
+	// starts maps operations to the activity (receive or pick) that
+	// creates an instance for them.
+	starts map[string]activity
+	// routes maps operations taken by activities of running instances to
+	// the correlations that find the instance.
+	routes     map[string][]*corrUse
+	corrSets   map[string]*corrSet
+	cleanup    []cleanupRule
+	idempotent map[string]bool
+	// fingerprint identifies the process definition a checkpoint was
+	// taken with (a hash of the BPEL file).
+	fingerprint string
 }
 
 // variable is a declared variable, resolved to a slot of the instance tree.

@@ -16,8 +16,8 @@ import (
 
 const nsTest = "urn:test"
 
-// result is what a client of a Dispatch saw.
-type result struct {
+// clientResult is what a client of a Dispatch saw.
+type clientResult struct {
 	out       *exchange.Message
 	fault     *exchange.Fault
 	err       error
@@ -40,7 +40,7 @@ func deployBundle(t testing.TB, name string, partners func(*exchange.Endpoint) e
 
 // dispatch sends payload as the "payload" part of operation run of p's
 // endpoint and records the response.
-func dispatch(t testing.TB, e *Engine, p *Process, payload *etree.Element) result {
+func dispatch(t testing.TB, e *Engine, p *Process, payload *etree.Element) clientResult {
 	t.Helper()
 	ep := p.Endpoints[0]
 	var op *exchange.Operation
@@ -54,7 +54,7 @@ func dispatch(t testing.TB, e *Engine, p *Process, payload *etree.Element) resul
 	}
 	in := exchange.NewMessage(op.Input.Name)
 	in.Parts["payload"] = payload
-	var r result
+	var r clientResult
 	ex := &exchange.Exchange{Endpoint: ep, Operation: op, Input: in, Respond: func(m *exchange.Message, f *exchange.Fault) {
 		r.responses++
 		r.out, r.fault = m, f

@@ -1,0 +1,143 @@
+package process
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/beevik/etree"
+
+	"github.com/orchd/orchd/internal/exchange"
+)
+
+// approvalInMemory loads the order-approval example as an in-memory
+// process (the persistent one is exercised end to end in cmd/orchd).
+func approvalInMemory(t *testing.T) (*Engine, *Process) {
+	t.Helper()
+	dir := filepath.Join(t.TempDir(), "order-approval")
+	copyDir(t, "../../deploy/order-approval", dir)
+	dd := filepath.Join(dir, "deploy.xml")
+	b, err := os.ReadFile(dd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(dd, []byte(strings.Replace(string(b), "<in-memory>false</in-memory>", "<in-memory>true</in-memory>", 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	procs, err := LoadBundle(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := NewEngine(Options{})
+	if err := e.Deploy(procs...); err != nil {
+		t.Fatal(err)
+	}
+	return e, procs[0]
+}
+
+func approvalCall(t *testing.T, e *Engine, p *Process, op string, fields map[string]string) (status string, err error) {
+	t.Helper()
+	ep := p.Endpoints[0]
+	var o *exchange.Operation
+	for _, x := range ep.Operations {
+		if x.Name == op {
+			o = x
+		}
+	}
+	root := map[string]string{"requestApproval": "approvalRequest", "decide": "decision"}[op]
+	el := etree.NewElement("appr:" + root)
+	el.CreateAttr("xmlns:appr", "urn:example:approval")
+	for _, k := range []string{"requestId", "amount", "requester", "timeout", "approved", "approver"} {
+		if v, ok := fields[k]; ok {
+			el.CreateElement("appr:" + k).SetText(v)
+		}
+	}
+	in := exchange.NewMessage(o.Input.Name)
+	in.Parts["payload"] = el
+	var out *exchange.Message
+	ex := &exchange.Exchange{Endpoint: ep, Operation: o, Input: in, Respond: func(m *exchange.Message, _ *exchange.Fault) { out = m }}
+	err = e.Dispatch(context.Background(), ex)
+	if out != nil {
+		status = childText(out.Part("payload"), "status")
+		if id := childText(out.Part("payload"), "requestId"); id != fields["requestId"] {
+			t.Errorf("reply requestId %q, want %q", id, fields["requestId"])
+		}
+	}
+	return status, err
+}
+
+func TestLongRunningCorrelation(t *testing.T) {
+	e, p := approvalInMemory(t)
+	for _, id := range []string{"A-1", "A-2", "A-3"} {
+		st, err := approvalCall(t, e, p, "requestApproval", map[string]string{"requestId": id, "amount": "10", "requester": "ann"})
+		if err != nil || st != "PENDING" {
+			t.Fatalf("request %s: status %q err %v", id, st, err)
+		}
+	}
+	// Decisions reach the instance their requestId names, in any order.
+	for _, tc := range []struct{ id, approved, want string }{{"A-2", "true", "APPROVED"}, {"A-1", "false", "REJECTED"}, {"A-3", "1", "APPROVED"}} {
+		st, err := approvalCall(t, e, p, "decide", map[string]string{"requestId": tc.id, "approved": tc.approved, "approver": "bob"})
+		if err != nil || st != tc.want {
+			t.Errorf("decide %s: status %q err %v, want %s", tc.id, st, err, tc.want)
+		}
+	}
+	// A decided request's instance is gone: a second decision finds none.
+	_, err := approvalCall(t, e, p, "decide", map[string]string{"requestId": "A-2", "approved": "true", "approver": "bob"})
+	if err == nil || exchange.KindOf(err) != exchange.KindClient || !strings.Contains(err.Error(), "byRequest=A-2") {
+		t.Errorf("second decision: %v, want a client error naming the correlation", err)
+	}
+	// Creating the same correlation twice is allowed (a new instance).
+	if st, err := approvalCall(t, e, p, "requestApproval", map[string]string{"requestId": "A-9", "amount": "1", "requester": "x"}); err != nil || st != "PENDING" {
+		t.Errorf("request A-9: %q %v", st, err)
+	}
+}
+
+func TestLongRunningTimeout(t *testing.T) {
+	e, p := approvalInMemory(t)
+	st, err := approvalCall(t, e, p, "requestApproval", map[string]string{"requestId": "T-1", "amount": "10", "requester": "ann", "timeout": "PT0.2S"})
+	if err != nil || st != "PENDING" {
+		t.Fatalf("request: %q %v", st, err)
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		e.reg.mu.Lock()
+		n := len(e.reg.live)
+		e.reg.mu.Unlock()
+		if n == 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the alarm did not end the instance")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if _, err := approvalCall(t, e, p, "decide", map[string]string{"requestId": "T-1", "approved": "true", "approver": "bob"}); err == nil {
+		t.Errorf("decision after expiry was accepted")
+	}
+}
+
+func TestDurations(t *testing.T) {
+	base := time.Date(2026, 1, 31, 10, 0, 0, 0, time.UTC)
+	for _, tc := range []struct {
+		in   string
+		want time.Time
+		bad  bool
+	}{
+		{in: "PT2S", want: base.Add(2 * time.Second)},
+		{in: "PT0.5S", want: base.Add(500 * time.Millisecond)},
+		{in: "P1DT1H", want: base.Add(25 * time.Hour)},
+		{in: "P1M", want: base.AddDate(0, 1, 0)},
+		{in: "-PT1M", want: base.Add(-time.Minute)},
+		{in: "P", bad: true},
+		{in: "PT", bad: true},
+		{in: "2S", bad: true},
+	} {
+		got, err := addDuration(base, tc.in)
+		if tc.bad != (err != nil) || (!tc.bad && !got.Equal(tc.want)) {
+			t.Errorf("addDuration(%q) = %v, %v; want %v (bad %v)", tc.in, got, err, tc.want, tc.bad)
+		}
+	}
+}

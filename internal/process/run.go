@@ -1,0 +1,330 @@
+package process
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"hash/fnv"
+	"log/slog"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/orchd/orchd/internal/exchange"
+)
+
+// registry holds the blocked instances of in-memory processes and the
+// routes to them. Persistent instances live in the store instead.
+type registry struct {
+	mu     sync.Mutex
+	live   map[string]*instance
+	routes map[string]*instance
+	seq    atomic.Uint64
+}
+
+// stripes serialize work on one persistent instance across goroutines.
+type stripes [64]sync.Mutex
+
+func (s *stripes) lock(id string) *sync.Mutex {
+	h := fnv.New32a()
+	h.Write([]byte(id))
+	m := &s[h.Sum32()%uint32(len(s))]
+	m.Lock()
+	return m
+}
+
+func (e *Engine) now() time.Time { return time.Now() }
+
+// Dispatch implements exchange.Dispatcher. A message that matches a
+// waiting instance's correlation goes to that instance; a message for a
+// start activity creates an instance; either runs straight through in the
+// calling goroutine until the instance is quiescent.
+func (e *Engine) Dispatch(ctx context.Context, ex *exchange.Exchange) error {
+	e.mu.RLock()
+	p := e.byEndpoint[ex.Endpoint]
+	e.mu.RUnlock()
+	if p == nil {
+		return exchange.ClientError("%w: %s", ErrNoProcess, ex.Endpoint.Path)
+	}
+	op := ex.Operation.Name
+	var tried []string
+	for _, u := range p.routes[op] {
+		v, err := corrValues(ex.Input, u.in)
+		if err != nil {
+			continue
+		}
+		key := routeKey(p, op, u.set.name, v)
+		tried = append(tried, u.set.name+"="+v)
+		found, err := e.resume(ctx, p, key, ex)
+		if found || err != nil {
+			return err
+		}
+	}
+	if _, ok := p.starts[op]; ok {
+		return e.create(ctx, p, ex)
+	}
+	if len(tried) == 0 {
+		return exchange.ClientError("operation %s of process %s does not start an instance, and the message carries no correlation values to find one", op, p.Name.Local)
+	}
+	return exchange.ClientError("no instance of process %s waits for %s with correlation %v, and %s does not start an instance", p.Name.Local, op, tried, op)
+}
+
+func (e *Engine) create(ctx context.Context, p *Process, ex *exchange.Exchange) error {
+	in := newInstance(e, p, ctx)
+	e.metrics.started.WithLabelValues(p.Name.Local).Inc()
+	if err := in.start(); err != nil {
+		return e.finish(in, ex, resFailed, err)
+	}
+	if in.id == "" {
+		return e.drive(in, ex)
+	}
+	m := e.stripes.lock(in.id)
+	defer m.Unlock()
+	return e.drive(in, ex)
+}
+
+// resume delivers ex to the instance routed under key, if there is one.
+func (e *Engine) resume(ctx context.Context, p *Process, key string, ex *exchange.Exchange) (bool, error) {
+	if p.InMemory {
+		e.reg.mu.Lock()
+		in := e.reg.routes[key]
+		e.reg.mu.Unlock()
+		if in == nil {
+			return false, nil
+		}
+		in.mu.Lock()
+		defer in.mu.Unlock()
+		e.reg.mu.Lock()
+		still := e.reg.routes[key] == in
+		if still {
+			e.unregisterLocked(in)
+		}
+		e.reg.mu.Unlock()
+		if !still {
+			return false, nil
+		}
+		in.ctx = ctx
+		return true, e.drive(in, ex)
+	}
+	if e.store == nil {
+		return false, nil
+	}
+	id, ok, err := e.store.Route(key)
+	if err != nil || !ok {
+		return false, err
+	}
+	m := e.stripes.lock(id)
+	defer m.Unlock()
+	if again, ok, err := e.store.Route(key); err != nil || !ok || again != id {
+		return false, err
+	}
+	in, err := e.load(ctx, p, id)
+	if err != nil {
+		return true, err
+	}
+	return true, e.drive(in, ex)
+}
+
+// drive delivers ex (nil for a timer) to in and runs it to quiescence,
+// then checkpoints, answers, and registers what the instance waits for.
+// The caller holds the instance's lock.
+func (e *Engine) drive(in *instance, ex *exchange.Exchange) error {
+	in.inbox, in.trigger, in.answered = ex, ex, false
+	res, err := in.run()
+	if ex != nil && in.inbox == ex {
+		in.inbox = nil
+		if err == nil && res == resBlocked {
+			err = exchange.ClientError("instance of process %s is not waiting for %s now", in.p.Name.Local, ex.Operation.Name)
+			res = resBlocked
+		}
+	}
+	return e.finish(in, ex, res, err)
+}
+
+// finish ends a run: checkpoint (persistent), replies, registration,
+// metrics, and the error the trigger exchange gets, if any.
+func (e *Engine) finish(in *instance, ex *exchange.Exchange, res result, err error) error {
+	p := in.p
+	label := p.Name.Local
+	if res == resFaulted && ex != nil && !in.answered {
+		var u *errUncaught
+		if errors.As(err, &u) && e.declaredFault(in, ex, u.f) {
+			err = nil
+		}
+	}
+	if !p.InMemory && e.store != nil {
+		if cerr := in.checkpoint(stateOf(res), res); cerr != nil {
+			// Nothing of this run is durable: whoever waits for an answer
+			// gets a server error instead.
+			in.out = nil
+			e.log.Error("checkpoint failed", slog.String(logProcess, label), slog.String(logInstance, in.id), slog.Any("err", cerr))
+			e.metrics.ended.WithLabelValues(label, "failed").Inc()
+			return fmt.Errorf("process %s: instance state could not be stored: %w", label, cerr)
+		}
+	}
+	in.deliverReplies()
+	if res == resBlocked {
+		e.block(in)
+	} else {
+		e.metrics.instanceTimes.WithLabelValues(label).Observe(time.Since(in.started).Seconds())
+		e.metrics.ended.WithLabelValues(label, outcomeName(res)).Inc()
+	}
+	if ex == nil || in.answered || ex.Operation.OneWay() {
+		if err != nil && res != resBlocked {
+			e.log.Warn("instance ended with an error", slog.String(logProcess, label), slog.String(logInstance, in.id), slog.Any("err", err))
+		}
+		if ex != nil && ex.Operation.OneWay() && err != nil && exchange.KindOf(err) == exchange.KindClient {
+			return err
+		}
+		return nil
+	}
+	switch {
+	case err != nil:
+		return fmt.Errorf("process %s: %w", label, err)
+	case res == resBlocked:
+		return fmt.Errorf("process %s: instance %s waits without having replied to %s", label, in.id, ex.Operation.Name)
+	case res == resHandled:
+		return fmt.Errorf("process %s faulted (%s) and its fault handler did not reply", label, in.inHandler)
+	case res == resExited:
+		return fmt.Errorf("process %s exited without replying to %s", label, ex.Operation.Name)
+	}
+	return fmt.Errorf("process %s completed without replying to %s", label, ex.Operation.Name)
+}
+
+func outcomeName(r result) string {
+	switch r {
+	case resCompleted:
+		return "completed"
+	case resHandled, resFaulted:
+		return "faulted"
+	case resExited:
+		return "exited"
+	case resSuspended:
+		return "suspended"
+	}
+	return "failed"
+}
+
+// declaredFault answers an uncaught fault that the operation declares in
+// its WSDL with that fault; it reports whether it did.
+func (e *Engine) declaredFault(in *instance, ex *exchange.Exchange, f *faultValue) bool {
+	if ex.Respond == nil || ex.Operation.OneWay() {
+		return false
+	}
+	md, ok := ex.Operation.Faults[f.name.Local]
+	if !ok || f.name != ex.Operation.FaultName(f.name.Local) {
+		return false
+	}
+	var msg *exchange.Message
+	if f.data != nil && f.data.Name == md.Name {
+		msg = f.data
+	}
+	in.respond(ex, nil, &exchange.Fault{Name: f.name, Message: msg, Reason: f.reason})
+	return true
+}
+
+// respond answers ex. An in-memory process that no later message can
+// reach answers at once; otherwise the reply is held (copied) until the
+// instance is quiescent and, for a persistent process, its state durable.
+func (in *instance) respond(ex *exchange.Exchange, msg *exchange.Message, f *exchange.Fault) {
+	if ex == in.trigger {
+		in.answered = true
+	}
+	if ex.Respond == nil {
+		return
+	}
+	if in.p.InMemory && len(in.p.routes) == 0 {
+		ex.Respond(msg, f)
+		return
+	}
+	if f != nil {
+		f = &exchange.Fault{Name: f.Name, Message: copyMessage(f.Message), Reason: f.Reason}
+	}
+	in.out = append(in.out, pendingReply{ex: ex, msg: copyMessage(msg), fault: f})
+}
+
+func (in *instance) deliverReplies() {
+	for _, r := range in.out {
+		r.ex.Respond(r.msg, r.fault)
+	}
+	in.out = in.out[:0]
+}
+
+// block registers a blocked instance: its routes (in-memory processes;
+// persistent routes are in the checkpoint) and its timer.
+func (e *Engine) block(in *instance) {
+	if in.p.InMemory {
+		e.reg.mu.Lock()
+		if in.id == "" {
+			in.id = "m" + strconv.FormatUint(e.reg.seq.Add(1), 10)
+		}
+		e.reg.live[in.id] = in
+		in.regRoutes = in.routeKeys()
+		for _, k := range in.regRoutes {
+			e.reg.routes[k] = in
+		}
+		e.reg.mu.Unlock()
+	}
+	if in.wake != 0 {
+		e.schedule(in.p, in.id, in.wake)
+	}
+}
+
+func (e *Engine) unregisterLocked(in *instance) {
+	for _, k := range in.regRoutes {
+		if e.reg.routes[k] == in {
+			delete(e.reg.routes, k)
+		}
+	}
+	in.regRoutes = nil
+}
+
+// schedule runs the instance's timer at due.
+func (e *Engine) schedule(p *Process, id string, due int64) {
+	d := time.Until(time.Unix(0, due))
+	if d < 0 {
+		d = 0
+	}
+	time.AfterFunc(d, func() { e.fire(p, id, due) })
+}
+
+// fire runs an instance whose timer is due, if it still waits for it.
+func (e *Engine) fire(p *Process, id string, due int64) {
+	ctx := e.baseCtx
+	if p.InMemory {
+		e.reg.mu.Lock()
+		in := e.reg.live[id]
+		e.reg.mu.Unlock()
+		if in == nil {
+			return
+		}
+		in.mu.Lock()
+		defer in.mu.Unlock()
+		e.reg.mu.Lock()
+		if e.reg.live[id] != in || in.wake != due {
+			e.reg.mu.Unlock()
+			return
+		}
+		e.unregisterLocked(in)
+		delete(e.reg.live, id)
+		e.reg.mu.Unlock()
+		in.ctx = ctx
+		_ = e.drive(in, nil)
+		return
+	}
+	if e.store == nil {
+		return
+	}
+	m := e.stripes.lock(id)
+	defer m.Unlock()
+	in, err := e.load(ctx, p, id)
+	if err != nil {
+		e.log.Error("timer: cannot load instance", slog.String(logInstance, id), slog.Any("err", err))
+		return
+	}
+	if in.wake != due || in.state != stateWaiting {
+		return
+	}
+	_ = e.drive(in, nil)
+}
