@@ -85,7 +85,12 @@ func startMocks(t *testing.T) (crm, erp string) {
 // partner WSDLs at crm and erp, and applies edits (file -> old -> new).
 func copyBundle(t *testing.T, deployDir, name, crm, erp string, edits map[string][][2]string) string {
 	t.Helper()
-	src := "../../deploy/purchase-order"
+	return copyBundleFrom(t, "../../deploy/purchase-order", deployDir, name, crm, erp, edits)
+}
+
+// copyBundleFrom is copyBundle for another example bundle.
+func copyBundleFrom(t *testing.T, src, deployDir, name, crm, erp string, edits map[string][][2]string) string {
+	t.Helper()
 	dst := filepath.Join(deployDir, name)
 	if err := os.MkdirAll(dst, 0o755); err != nil {
 		t.Fatal(err)

@@ -4,6 +4,8 @@
 //
 //	orchd [serve] [flags]        serve the bundles of a deploy directory
 //	orchd mock-partners [flags]  serve the example's CRM and ERP mock services
+//	orchd instances [flags]      list the stored instances of persistent processes
+//	orchd bench [flags]          load a SOAP endpoint (closed loop) and report tx/s and latency
 //
 // Run "orchd <command> -h" for a command's flags.
 package main
@@ -35,10 +37,12 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return serve(ctx, args, stderr)
 	case "mock-partners":
 		return mockPartners(ctx, args, stderr)
+	case "instances":
+		return instances(ctx, args, stdout, stderr)
 	case "help":
-		fmt.Fprintln(stdout, "usage: orchd [serve|mock-partners] [flags]; orchd <command> -h lists a command's flags")
+		fmt.Fprintln(stdout, "usage: orchd [serve|mock-partners|bench] [flags]; orchd <command> -h lists a command's flags")
 		return 0
 	}
-	fmt.Fprintf(stderr, "orchd: unknown command %q (commands: serve, mock-partners)\n", cmd)
+	fmt.Fprintf(stderr, "orchd: unknown command %q (commands: serve, mock-partners, bench)\n", cmd)
 	return 2
 }

@@ -10,6 +10,8 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -18,6 +20,7 @@ import (
 
 	"github.com/orchd/orchd/internal/exchange"
 	"github.com/orchd/orchd/internal/mockpartner"
+	"github.com/orchd/orchd/internal/persist"
 	"github.com/orchd/orchd/internal/process"
 	"github.com/orchd/orchd/internal/server"
 	"github.com/orchd/orchd/internal/soap"
@@ -40,7 +43,7 @@ func serveFlags(stderr io.Writer) (*flag.FlagSet, *serveConfig) {
 	fs.SetOutput(stderr)
 	fs.StringVar(&c.listen, "listen", "127.0.0.1:8080", "address to serve SOAP, / and /metrics on")
 	fs.StringVar(&c.deployDir, "deploy", "./deploy", "deploy directory: one bundle folder (with deploy.xml) per subfolder")
-	fs.StringVar(&c.dataDir, "data", "./data", "data directory for persistent processes (unused until persistence lands)")
+	fs.StringVar(&c.dataDir, "data", "./data", "data directory: the instance store of persistent processes ("+dataFile+"), opened only if one is deployed")
 	fs.BoolVar(&c.mockPartners, "mock-partners", false, "also serve the example's CRM and ERP mock services, on the addresses their WSDLs name")
 	fs.StringVar(&c.logLevel, "log-level", "info", "log level: debug, info, warn, error")
 	fs.Int64Var(&c.maxBody, "max-body", soap.DefaultMaxBodyBytes, "largest request body accepted, in bytes")
@@ -80,10 +83,6 @@ func runServer(ctx context.Context, cfg *serveConfig, log *slog.Logger) error {
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 
-	client := soap.NewClient(soap.ClientOptions{})
-	engine := process.NewEngine(process.Options{Logger: log, Registerer: reg, Partners: client.Partner})
-	front := soap.NewServer(soap.ServerOptions{MaxBodyBytes: cfg.maxBody, Logger: log, Registerer: reg})
-
 	procs, bad, err := process.LoadDir(cfg.deployDir)
 	if err != nil {
 		return err
@@ -91,8 +90,36 @@ func runServer(ctx context.Context, cfg *serveConfig, log *slog.Logger) error {
 	for _, b := range bad {
 		log.Error("bundle skipped", slog.String("bundle", b.Dir), slog.String("problems", b.Err.Error()))
 	}
+	// The data file is opened only when a persistent process needs it.
+	var store *persist.Store
+	for _, p := range procs {
+		if !p.InMemory {
+			if store, err = openStore(cfg.dataDir); err != nil {
+				return err
+			}
+			defer store.Close()
+			reg.MustRegister(server.NewStoreCollector(store))
+			break
+		}
+	}
+
+	client := soap.NewClient(soap.ClientOptions{})
+	opts := process.Options{Logger: log, Registerer: reg, Partners: client.Partner}
+	if store != nil {
+		opts.Store = store
+	}
+	engine := process.NewEngine(opts)
+	front := soap.NewServer(soap.ServerOptions{MaxBodyBytes: cfg.maxBody, Logger: log, Registerer: reg})
 	if err := engine.Deploy(procs...); err != nil {
 		log.Error("processes skipped", slog.Any("err", err))
+	}
+	if store != nil {
+		rec, err := engine.Recover(ctx)
+		if err != nil {
+			return err
+		}
+		log.Info("recovered", slog.Int("waiting", rec.Waiting), slog.Int("timers", rec.Timers), slog.Int("resumed", rec.Resumed),
+			slog.Int("suspended", rec.Suspended), slog.Int("orphans", rec.Orphans))
 	}
 	for _, p := range engine.Processes() {
 		for _, ep := range p.Endpoints {
@@ -154,6 +181,21 @@ func runServer(ctx context.Context, cfg *serveConfig, log *slog.Logger) error {
 	log.Info("stopped")
 	return nil
 }
+
+// openStore opens (creating) the instance store in dir.
+func openStore(dir string) (*persist.Store, error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, fmt.Errorf("data directory: %w", err)
+	}
+	st, err := persist.Open(filepath.Join(dir, dataFile), persist.Options{LockTimeout: time.Second, MaxBatchDelay: 2 * time.Millisecond})
+	if err != nil {
+		return nil, fmt.Errorf("open instance store: %w", err)
+	}
+	return st, nil
+}
+
+// dataFile is the instance store's file name in --data.
+const dataFile = "orchd.db"
 
 // The example's partner services, whose addresses --mock-partners serves.
 var (

@@ -64,6 +64,7 @@ func (c *copyOp) apply(in *instance) error {
 	if err != nil {
 		return err
 	}
+	in.touch(c.to.v)
 	return c.replace(in, src, dst)
 }
 

@@ -33,6 +33,20 @@ func New(opts Options) http.Handler {
 	if opts.Gatherer != nil {
 		mux.Handle("GET /metrics", promhttp.HandlerFor(opts.Gatherer, promhttp.HandlerOpts{}))
 	}
+	mux.HandleFunc("GET /instances", func(w http.ResponseWriter, r *http.Request) {
+		list, err := opts.Engine.Instances(process.InstanceFilter{Process: r.URL.Query().Get("process"), State: r.URL.Query().Get("state")})
+		if err != nil {
+			http.Error(w, "listing instances: "+err.Error(), http.StatusInternalServerError)
+			return
+		}
+		if list == nil {
+			list = []process.InstanceInfo{}
+		}
+		w.Header().Set("Content-Type", "application/json")
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		_ = enc.Encode(list)
+	})
 	mux.HandleFunc("GET /{$}", func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.RawQuery != "" {
 			opts.SOAP.ServeHTTP(w, r)

@@ -1,0 +1,76 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/orchd/orchd/internal/persist"
+	"github.com/orchd/orchd/internal/process"
+)
+
+// instances lists the stored instances of persistent processes. The store
+// is locked while orchd serves it: then use GET /instances instead.
+func instances(_ context.Context, args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("instances", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	data := fs.String("data", "./data", "data directory holding "+dataFile)
+	deploy := fs.String("deploy", "./deploy", "deploy directory, to name variables after the processes' declarations")
+	proc := fs.String("process", "", "only this process (local name or {ns}local)")
+	state := fs.String("state", "", "only this state: running, waiting, completed, faulted, terminated, suspended")
+	asJSON := fs.Bool("json", false, "print JSON")
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	if *state != "" {
+		if _, err := persist.ParseState(*state); err != nil {
+			fmt.Fprintln(stderr, "orchd instances:", err)
+			return 2
+		}
+	}
+	st, err := persist.Open(filepath.Join(*data, dataFile), persist.Options{LockTimeout: 200e6})
+	if err != nil {
+		fmt.Fprintf(stderr, "orchd instances: %v\n(while orchd serves this data directory, use GET /instances on it)\n", err)
+		return 1
+	}
+	defer st.Close()
+	procs, _, _ := process.LoadDir(*deploy) // only for variable names
+	list, err := process.ListInstances(st, procs, process.InstanceFilter{Process: *proc, State: *state})
+	if err != nil {
+		fmt.Fprintln(stderr, "orchd instances:", err)
+		return 1
+	}
+	if *asJSON {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		if list == nil {
+			list = []process.InstanceInfo{}
+		}
+		_ = enc.Encode(list)
+		return 0
+	}
+	for _, in := range list {
+		fmt.Fprintf(stdout, "%s  %-10s  %s  updated %s\n", in.ID, in.State, in.Process, in.Updated.Format("2006-01-02T15:04:05Z07:00"))
+		if in.Fault != "" {
+			fmt.Fprintf(stdout, "    fault: %s\n", in.Fault)
+		}
+		for k, v := range in.Correlations {
+			fmt.Fprintf(stdout, "    correlation %s = %s\n", k, v)
+		}
+		names := make([]string, 0, len(in.Variables))
+		for k := range in.Variables {
+			names = append(names, k)
+		}
+		sort.Strings(names)
+		for _, k := range names {
+			fmt.Fprintf(stdout, "    $%s = %s\n", k, strings.TrimSpace(in.Variables[k]))
+		}
+	}
+	fmt.Fprintf(stdout, "%d instance(s)\n", len(list))
+	return 0
+}

@@ -1,0 +1,206 @@
+package process
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sort"
+	"time"
+
+	"github.com/beevik/etree"
+
+	"github.com/orchd/orchd/internal/persist"
+)
+
+// Recovered counts what Recover found.
+type Recovered struct {
+	// Waiting instances keep waiting; their routes are in the store.
+	Waiting int
+	// Timers were scheduled again (one due while orchd was down fires now).
+	Timers int
+	// Resumed instances were interrupted in the middle of a run and
+	// resume from their last checkpoint.
+	Resumed int
+	// Suspended instances wait for an operator.
+	Suspended int
+	// Orphans belong to no deployed process and are left alone.
+	Orphans int
+}
+
+// Recover restores the persistent instances after a start: timers are
+// scheduled again, and instances interrupted mid-run resume from their last
+// checkpoint in the background (their next step follows its failure
+// policy, so a call that may have happened is not repeated blindly).
+// Call it once, after Deploy.
+func (e *Engine) Recover(ctx context.Context) (Recovered, error) {
+	var r Recovered
+	if e.store == nil {
+		return r, nil
+	}
+	e.baseCtx = ctx
+	procs := map[string]*Process{}
+	for _, p := range e.Processes() {
+		if !p.InMemory {
+			procs[p.Name.String()] = p
+		}
+	}
+	owner := map[string]*Process{}
+	var resume []*persist.Instance
+	err := e.store.Instances(func(rec *persist.Instance) bool {
+		p := procs[rec.Process]
+		if p == nil {
+			r.Orphans++
+			return true
+		}
+		owner[rec.ID] = p
+		switch rec.State {
+		case persist.Waiting:
+			r.Waiting++
+		case persist.Running:
+			resume = append(resume, rec)
+		case persist.Suspended:
+			r.Suspended++
+		}
+		return true
+	})
+	if err != nil {
+		return r, fmt.Errorf("recover: list instances: %w", err)
+	}
+	err = e.store.Timers(func(t persist.Timer) bool {
+		if p := owner[t.InstanceID]; p != nil {
+			e.schedule(p, t.InstanceID, t.Due.UnixNano())
+			r.Timers++
+		}
+		return true
+	})
+	if err != nil {
+		return r, fmt.Errorf("recover: list timers: %w", err)
+	}
+	for _, rec := range resume {
+		p := owner[rec.ID]
+		r.Resumed++
+		go e.resumeInterrupted(p, rec.ID)
+	}
+	return r, nil
+}
+
+func (e *Engine) resumeInterrupted(p *Process, id string) {
+	m := e.stripes.lock(id)
+	defer m.Unlock()
+	in, err := e.load(e.baseCtx, p, id)
+	if err != nil {
+		e.log.Error("recovery: cannot load instance", slog.String(logInstance, id), slog.Any("err", err))
+		return
+	}
+	in.recovered = true
+	if err := e.drive(in, nil); err != nil {
+		e.log.Warn("recovered instance ended with an error", slog.String(logInstance, id), slog.Any("err", err))
+	}
+}
+
+// InstanceInfo describes one instance for listings.
+type InstanceInfo struct {
+	ID           string            `json:"id"`
+	Process      string            `json:"process"`
+	State        string            `json:"state"`
+	Created      time.Time         `json:"created"`
+	Updated      time.Time         `json:"updated"`
+	Correlations map[string]string `json:"correlations,omitempty"`
+	Fault        string            `json:"fault,omitempty"`
+	// Variables maps variable names to their XML values.
+	Variables map[string]string `json:"variables,omitempty"`
+}
+
+// InstanceFilter selects instances; empty fields match everything.
+type InstanceFilter struct {
+	Process string // local name or {ns}local
+	State   string
+}
+
+// ListInstances lists the instances in a store, naming variables after the
+// given processes' declarations (a process not among them shows slots).
+func ListInstances(st Store, procs []*Process, f InstanceFilter) ([]InstanceInfo, error) {
+	byName := map[string]*Process{}
+	for _, p := range procs {
+		byName[p.Name.String()] = p
+	}
+	var recs []*persist.Instance
+	err := st.Instances(func(rec *persist.Instance) bool {
+		if f.State != "" && rec.State.String() != f.State {
+			return true
+		}
+		if f.Process != "" && rec.Process != f.Process && parseClark(rec.Process).Local != f.Process {
+			return true
+		}
+		recs = append(recs, rec)
+		return true
+	})
+	if err != nil {
+		return nil, err
+	}
+	out := make([]InstanceInfo, 0, len(recs))
+	for _, rec := range recs {
+		_, vars, err := st.Instance(rec.ID)
+		if err != nil && !errors.Is(err, persist.ErrNotFound) {
+			return nil, err
+		}
+		info := InstanceInfo{ID: rec.ID, Process: rec.Process, State: rec.State.String(), Created: rec.Created, Updated: rec.Updated,
+			Correlations: decodeCorrelations(rec.Correlations), Fault: rec.Fault, Variables: map[string]string{}}
+		p := byName[rec.Process]
+		for slot, data := range vars {
+			name := fmt.Sprintf("slot%d", slot)
+			if p != nil && slot >= 1 && slot <= len(p.vars) {
+				name = p.vars[slot-1].name
+			}
+			info.Variables[name] = variableText(data)
+		}
+		out = append(out, info)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
+	return out, nil
+}
+
+func decodeCorrelations(m map[string]string) map[string]string {
+	if len(m) == 0 {
+		return nil
+	}
+	out := make(map[string]string, len(m))
+	for k, v := range m {
+		b := []byte(v)
+		for i := range b {
+			if b[i] == 0x1f {
+				b[i] = ','
+			}
+		}
+		out[k] = string(b)
+	}
+	return out
+}
+
+// variableText renders a stored slot as the variable's XML: the slot's
+// content, without the slot element itself.
+func variableText(data []byte) string {
+	doc := etree.NewDocument()
+	if err := doc.ReadFromBytes(data); err != nil || doc.Root() == nil {
+		return string(data)
+	}
+	root := doc.Root()
+	if len(root.ChildElements()) == 0 {
+		return root.Text()
+	}
+	out := etree.NewDocument()
+	for _, c := range append([]etree.Token(nil), root.Child...) {
+		out.AddChild(c)
+	}
+	s, _ := out.WriteToString()
+	return s
+}
+
+// Instances lists the engine's stored instances (persistent processes).
+func (e *Engine) Instances(f InstanceFilter) ([]InstanceInfo, error) {
+	if e.store == nil {
+		return nil, nil
+	}
+	return ListInstances(e.store, e.Processes(), f)
+}
