@@ -4,7 +4,7 @@
 GO ?= go
 FUZZTIME ?= 3000x
 
-.PHONY: run test unit fuzz vet build bench
+.PHONY: run test unit fuzz vet build bench bench-go
 
 ## run: serve the example bundle, with the CRM and ERP mock partners in process
 run:
@@ -29,6 +29,12 @@ fuzz:
 build:
 	$(GO) build -o bin/orchd ./cmd/orchd
 
-## bench: Go benchmarks of the hot path, with allocations
+## bench: orchd against the hand-written reference (cmd/poref), mock partners
+## in their own process, at 1, 16, 64 and 256 clients (DURATION=10s per level;
+## see scripts/bench.sh for the other knobs)
 bench:
+	GO=$(GO) ./scripts/bench.sh
+
+## bench-go: Go benchmarks of the hot path, with allocations
+bench-go:
 	$(GO) test -run='^$$' -bench=. -benchmem ./internal/process/ ./internal/soap/

@@ -39,6 +39,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return mockPartners(ctx, args, stderr)
 	case "instances":
 		return instances(ctx, args, stdout, stderr)
+	case "bench":
+		return bench(ctx, args, stdout, stderr)
 	case "help":
 		fmt.Fprintln(stdout, "usage: orchd [serve|mock-partners|bench] [flags]; orchd <command> -h lists a command's flags")
 		return 0

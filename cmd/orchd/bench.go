@@ -1,0 +1,132 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/orchd/orchd/internal/loadgen"
+)
+
+// nsFlags collects repeated --ns prefix=uri flags.
+type nsFlags map[string]string
+
+func (n nsFlags) String() string { return "" }
+
+func (n nsFlags) Set(v string) error {
+	p, u, ok := strings.Cut(v, "=")
+	if !ok || p == "" || u == "" {
+		return fmt.Errorf("want prefix=namespace-uri, got %q", v)
+	}
+	n[p] = u
+	return nil
+}
+
+// bench runs the closed-loop load generator (internal/loadgen).
+func bench(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	target := fs.String("url", loadgen.DefaultURL, "SOAP endpoint to load (A)")
+	vs := fs.String("vs", "", "second endpoint (B): levels alternate A, B, A, B, ... and the ratios A/B are printed")
+	bodyFile := fs.String("body", "", "file holding the request body (default: the example purchase order)")
+	action := fs.String("soap-action", loadgen.DefaultSOAPAction, `SOAPAction header (quoted when sent); "" sends none`)
+	ctype := fs.String("content-type", loadgen.DefaultContentType, "Content-Type of the requests")
+	levels := fs.String("concurrency", "1,16,64,256,1000", "comma-separated numbers of closed-loop clients, one level each")
+	duration := fs.Duration("duration", loadgen.DefaultDuration, "measured time per level and target")
+	warmup := fs.Duration("warmup", loadgen.DefaultWarmup, "unmeasured time before each level")
+	timeout := fs.Duration("timeout", loadgen.DefaultTimeout, "timeout of one request")
+	expect := fs.String("expect", "", "XPath 1.0 expression that must be true on every response (prefixes soapenv, soap12, po, crm, erp are bound)")
+	ns := nsFlags{}
+	fs.Var(ns, "ns", "prefix=namespace-uri binding for --expect (repeatable)")
+	interval := fs.Duration("interval", 0, "report tx/s (and the target's RSS and goroutines, from its /metrics) every interval")
+	asJSON := fs.Bool("json", false, "print the report as JSON on stdout, no progress")
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "orchd bench: unexpected argument %q\n", fs.Arg(0))
+		return 2
+	}
+	cfg := loadgen.Config{
+		Targets:     []string{*target},
+		SOAPAction:  *action,
+		ContentType: *ctype,
+		Duration:    *duration,
+		Warmup:      *warmup,
+		Timeout:     *timeout,
+		Interval:    *interval,
+		Body:        loadgen.DefaultBody(),
+	}
+	if *vs != "" {
+		cfg.Targets = append(cfg.Targets, *vs)
+	}
+	var err error
+	if cfg.Concurrency, err = loadgen.ParseConcurrency(*levels); err != nil {
+		fmt.Fprintln(stderr, "orchd bench:", err)
+		return 2
+	}
+	if *bodyFile != "" {
+		if cfg.Body, err = os.ReadFile(*bodyFile); err != nil {
+			fmt.Fprintln(stderr, "orchd bench:", err)
+			return 2
+		}
+	}
+	if *expect != "" {
+		if cfg.Expect, err = loadgen.NewExpect(*expect, ns); err != nil {
+			fmt.Fprintln(stderr, "orchd bench:", err)
+			return 2
+		}
+	}
+	if !*asJSON {
+		cfg.Progress = stderr
+		fmt.Fprintf(stdout, "A = %s\n", *target)
+		if *vs != "" {
+			fmt.Fprintf(stdout, "B = %s\n", *vs)
+		}
+		fmt.Fprintf(stdout, "%d s per level after %s warmup; latency of successful exchanges\n", int(duration.Seconds()), *warmup)
+		fmt.Fprintln(stdout, loadgen.LevelHeader)
+		cfg.OnLevel = func(l loadgen.LevelResult) { loadgen.WriteLevel(stdout, l) }
+		cfg.OnInterval = func(label string, n int, s loadgen.IntervalSample) {
+			fmt.Fprintf(stdout, "  %s@%d +%.0fs: %.1f tx/s, %d errors%s\n", label, n, s.Elapsed, s.TxPerSec, s.Errors, targetStats(s))
+		}
+	}
+	rep, err := loadgen.Run(ctx, cfg)
+	if rep == nil {
+		fmt.Fprintln(stderr, "orchd bench:", err)
+		return 2
+	}
+	if *asJSON {
+		if werr := rep.WriteJSON(stdout); werr != nil {
+			fmt.Fprintln(stderr, "orchd bench:", werr)
+			return 1
+		}
+	} else if werr := rep.WriteComparison(stdout); werr != nil {
+		fmt.Fprintln(stderr, "orchd bench:", werr)
+		return 1
+	}
+	if err != nil {
+		if errors.Is(err, context.Canceled) {
+			fmt.Fprintln(stderr, "orchd bench: interrupted")
+		} else {
+			fmt.Fprintln(stderr, "orchd bench:", err)
+		}
+		return 1
+	}
+	return 0
+}
+
+// targetStats formats the target's RSS and goroutines, when known.
+func targetStats(s loadgen.IntervalSample) string {
+	var b strings.Builder
+	if s.RSSBytes >= 0 {
+		fmt.Fprintf(&b, ", rss %.1f MiB", float64(s.RSSBytes)/(1<<20))
+	}
+	if s.Goroutines >= 0 {
+		fmt.Fprintf(&b, ", %d goroutines", s.Goroutines)
+	}
+	return b.String()
+}

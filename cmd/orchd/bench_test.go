@@ -1,0 +1,60 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+)
+
+func TestBenchCommand(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.Copy(io.Discard, r.Body)
+		io.WriteString(w, `<soapenv:Envelope xmlns:soapenv="http://schemas.xmlsoap.org/soap/envelope/"><soapenv:Body><po:purchaseOrderAck xmlns:po="urn:example:po"><po:status>ACCEPTED</po:status></po:purchaseOrderAck></soapenv:Body></soapenv:Envelope>`)
+	}))
+	defer srv.Close()
+	common := []string{"bench", "--url", srv.URL, "--vs", srv.URL + "/b", "--concurrency", "1,2",
+		"--duration", "200ms", "--warmup", "50ms", "--expect", "//po:status = 'ACCEPTED'"}
+
+	var out, errb bytes.Buffer
+	if code := run(context.Background(), common, &out, &errb); code != 0 {
+		t.Fatalf("exit %d: %s", code, errb.String())
+	}
+	for _, want := range []string{"A = " + srv.URL, "tx/s A/B", "\nA             1", "\nB             2"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("output lacks %q:\n%s", want, out.String())
+		}
+	}
+
+	out.Reset()
+	errb.Reset()
+	if code := run(context.Background(), append(common, "--json"), &out, &errb); code != 0 {
+		t.Fatalf("exit %d: %s", code, errb.String())
+	}
+	var rep struct {
+		Levels      []json.RawMessage
+		Comparisons []json.RawMessage
+	}
+	if err := json.Unmarshal(out.Bytes(), &rep); err != nil || len(rep.Levels) != 4 || len(rep.Comparisons) != 2 {
+		t.Fatalf("JSON report (%v):\n%s", err, out.String())
+	}
+	if errb.Len() != 0 {
+		t.Errorf("--json wrote to stderr: %s", errb.String())
+	}
+
+	for _, bad := range [][]string{
+		{"bench", "--concurrency", "0"},
+		{"bench", "--expect", "//po:status["},
+		{"bench", "--body", "/nonexistent/body.xml"},
+		{"bench", "--url", "ftp://x/"},
+		{"bench", "extra"},
+	} {
+		if code := run(context.Background(), bad, io.Discard, io.Discard); code != 2 {
+			t.Errorf("%v: exit %d, want 2", bad, code)
+		}
+	}
+}

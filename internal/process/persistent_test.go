@@ -1,0 +1,129 @@
+package process
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/orchd/orchd/internal/persist"
+)
+
+// persistentEngine deploys the example bundles as they are (the approval
+// and the persistent PO are persistent) on a real store in a temp dir.
+func persistentEngine(t testing.TB, path string) (*Engine, *persist.Store, map[string]*Process) {
+	t.Helper()
+	st, err := persist.Open(path, persist.Options{MaxBatchDelay: 2 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	ip := &inProcessPartners{}
+	e := NewEngine(Options{Store: st, Partners: ip.bind})
+	procs := map[string]*Process{}
+	for _, b := range []string{"order-approval", "purchase-order-persistent"} {
+		ps, err := LoadBundle(filepath.Join("../../deploy", b))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := e.Deploy(ps...); err != nil {
+			t.Fatal(err)
+		}
+		for _, p := range ps {
+			procs[p.Name.Local] = p
+		}
+	}
+	return e, st, procs
+}
+
+func TestPersistentCheckpointRoundTrip(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "orchd.db")
+	e, st, procs := persistentEngine(t, path)
+	ap := procs["OrderApproval"]
+	if st, err := approvalCall(t, e, ap, "requestApproval", map[string]string{"requestId": "P-1", "amount": "3", "requester": "ann"}); err != nil || st != "PENDING" {
+		t.Fatalf("request: %q %v", st, err)
+	}
+	list, err := e.Instances(InstanceFilter{Process: "OrderApproval"})
+	if err != nil || len(list) != 1 {
+		t.Fatalf("instances: %v %v", list, err)
+	}
+	in := list[0]
+	if in.State != "waiting" || in.Correlations["byRequest"] != "P-1" || !strings.Contains(in.Variables["status"], "PENDING") {
+		t.Fatalf("stored instance: %+v", in)
+	}
+	// Nothing of the in-memory registry holds it: the decision loads it
+	// from the store.
+	if len(e.reg.live) != 0 {
+		t.Fatalf("a persistent instance is held in memory")
+	}
+	if st, err := approvalCall(t, e, ap, "decide", map[string]string{"requestId": "P-1", "approved": "true", "approver": "bob"}); err != nil || st != "APPROVED" {
+		t.Fatalf("decide: %q %v", st, err)
+	}
+	list, _ = e.Instances(InstanceFilter{State: "completed"})
+	if len(list) != 1 || !strings.Contains(list[0].Variables["status"], "APPROVED") || !strings.Contains(list[0].Variables["decision"], "bob") {
+		t.Fatalf("completed instance: %+v", list)
+	}
+	if _, ok, _ := st.Route(routeKey(ap, "decide", "byRequest", "P-1")); ok {
+		t.Errorf("the route outlived the wait")
+	}
+
+	// The persistent PO: three checkpoints (before CRM, before ERP, at the
+	// end), and its cleanup deletes the completed instance.
+	po := procs["PurchaseOrderPersistent"]
+	before := st.Stats().Checkpoints
+	out, fault, err := submit(t, e, po, poMessage(t, "po-request.xml"))
+	if err != nil || fault != nil || childText(out.Part("payload"), "total") != "322.48" {
+		t.Fatalf("persistent PO: %v %v %v", out, fault, err)
+	}
+	if n := st.Stats().Checkpoints - before; n != 3 {
+		t.Errorf("persistent PO wrote %d checkpoints, want 3", n)
+	}
+	list, _ = e.Instances(InstanceFilter{Process: "PurchaseOrderPersistent"})
+	if len(list) != 0 {
+		t.Errorf("cleanup on success left %d instances", len(list))
+	}
+}
+
+func TestInMemoryStoresNothing(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "orchd.db")
+	st, err := persist.Open(path, persist.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	procs, err := LoadBundle(exampleBundle)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ip := &inProcessPartners{}
+	e := NewEngine(Options{Store: st, Partners: ip.bind})
+	if err := e.Deploy(procs...); err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < 20; i++ {
+		if _, _, err := submit(t, e, procs[0], poMessage(t, "po-request.xml")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if s := st.Stats(); s.Commits != 0 || s.Checkpoints != 0 || s.BytesWritten != 0 {
+		t.Errorf("in-memory exchanges touched the store: %+v", s)
+	}
+}
+
+// BenchmarkPurchaseOrderPersistent is BenchmarkPurchaseOrder for the
+// persistent variant, with fsync: three checkpoints per exchange.
+func BenchmarkPurchaseOrderPersistent(b *testing.B) {
+	e, _, procs := persistentEngine(b, filepath.Join(b.TempDir(), "orchd.db"))
+	p := procs["PurchaseOrderPersistent"]
+	payload := poMessage(b, "po-request.xml")
+	b.ReportAllocs()
+	b.ResetTimer()
+	b.RunParallel(func(pb *testing.PB) {
+		for pb.Next() {
+			if _, _, err := submit(b, e, p, payload.Copy()); err != nil {
+				b.Error(err)
+				return
+			}
+		}
+	})
+}
