@@ -80,8 +80,8 @@ func decodeEnvelopeBytes(data []byte) (*Envelope, error) {
 	if len(bytes.TrimSpace(data)) == 0 {
 		return nil, fmt.Errorf("%w: empty document", ErrMalformed)
 	}
-	doc := etree.NewDocument()
-	if err := doc.ReadFromBytes(data); err != nil {
+	doc, err := parseTree(data)
+	if err != nil {
 		return nil, syntaxError(data, err)
 	}
 	var root *etree.Element
@@ -148,7 +148,7 @@ func syntaxError(data []byte, err error) error {
 	if errors.As(err, &se) {
 		return fmt.Errorf("%w: line %d: %s", ErrMalformed, se.Line, se.Msg)
 	}
-	if errors.Is(err, etree.ErrMaxDepth) {
+	if errors.Is(err, etree.ErrMaxDepth) || errors.Is(err, errMaxDepth) {
 		return fmt.Errorf("%w: %w", ErrMalformed, err)
 	}
 	d := xml.NewDecoder(bytes.NewReader(data))
