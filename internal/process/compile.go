@@ -311,6 +311,9 @@ func (c *compiler) expression(e *etree.Element, text string, asValue bool) *expr
 		return nil
 	}
 	x.fast = compileSimplePath(text, c, ns, false)
+	if x.fast == nil && asValue {
+		x.fastX = compileFast(text, c, ns)
+	}
 	return x
 }
 

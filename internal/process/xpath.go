@@ -17,8 +17,10 @@ import (
 // pool; the source compiled once at deploy time, so recompiling for the
 // pool cannot fail.
 type expr struct {
-	// fast, when set, evaluates the expression without antchfx.
-	fast *simplePath
+	// fast, when set, evaluates the expression without antchfx; fastX
+	// likewise for expressions beyond a simple path.
+	fast  *simplePath
+	fastX fastExpr
 	src  string // as written in the BPEL document
 	text string // after the compiler resolved variables
 	ns   map[string]string
@@ -49,6 +51,9 @@ func (e *expr) get() *xpath.Expr { return e.pool.Get().(*xpath.Expr) }
 func (e *expr) eval(root, ctx *etree.Element) any {
 	if e.fast != nil {
 		return e.fast.eval(root, ctx)
+	}
+	if e.fastX != nil && ctx == root {
+		return e.fastX.value(root)
 	}
 	x := e.get()
 	nav := &navigator{root: root, cur: ctx, attr: -1}

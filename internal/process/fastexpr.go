@@ -1,0 +1,576 @@
+package process
+
+import (
+	"math"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/beevik/etree"
+)
+
+// fastExpr evaluates the XPath 1.0 expressions BPEL assignments and
+// conditions mostly consist of (arithmetic, comparisons, and/or, the core
+// string and number functions, over $variables and simple paths) directly
+// on the instance tree. The compiler builds one when the whole expression
+// fits this subset and falls back to antchfx/xpath otherwise, so
+// semantics are XPath 1.0's either way.
+type fastExpr interface {
+	value(root *etree.Element) any // float64, string, bool or []node
+}
+
+type numLit float64
+type strLit string
+
+func (n numLit) value(*etree.Element) any { return float64(n) }
+func (s strLit) value(*etree.Element) any { return string(s) }
+
+// varValue is a simple-typed variable used as a value.
+type varValue struct {
+	v *variable
+}
+
+func (x varValue) value(root *etree.Element) any {
+	s := stringValue(root.Child[x.v.slot-1].(*etree.Element))
+	if x.v.simple == "number" {
+		return xpathNumber(s)
+	}
+	return s
+}
+
+type pathValue struct{ p *simplePath }
+
+func (x pathValue) value(root *etree.Element) any { return x.p.eval(root, root) }
+
+type negExpr struct{ x fastExpr }
+
+func (x negExpr) value(root *etree.Element) any { return -toNumber(x.x.value(root)) }
+
+type binExpr struct {
+	op   string
+	l, r fastExpr
+}
+
+func (b binExpr) value(root *etree.Element) any {
+	switch b.op {
+	case "or":
+		return xpathBool(b.l.value(root)) || xpathBool(b.r.value(root))
+	case "and":
+		return xpathBool(b.l.value(root)) && xpathBool(b.r.value(root))
+	case "=", "!=", "<", "<=", ">", ">=":
+		return compare(b.op, b.l.value(root), b.r.value(root))
+	}
+	l, r := toNumber(b.l.value(root)), toNumber(b.r.value(root))
+	switch b.op {
+	case "+":
+		return l + r
+	case "-":
+		return l - r
+	case "*":
+		return l * r
+	case "div":
+		return l / r
+	case "mod":
+		return math.Mod(l, r)
+	}
+	return math.NaN()
+}
+
+type callExpr struct {
+	name string
+	args []fastExpr
+}
+
+func (c callExpr) value(root *etree.Element) any {
+	arg := func(i int) any { return c.args[i].value(root) }
+	switch c.name {
+	case "count":
+		n, _ := arg(0).([]node)
+		return float64(len(n))
+	case "sum":
+		n, _ := arg(0).([]node)
+		s := 0.0
+		for _, x := range n {
+			s += xpathNumber(x.String())
+		}
+		return s
+	case "number":
+		return toNumber(arg(0))
+	case "string":
+		return xpathString(arg(0))
+	case "boolean":
+		return xpathBool(arg(0))
+	case "not":
+		return !xpathBool(arg(0))
+	case "true":
+		return true
+	case "false":
+		return false
+	case "floor":
+		return math.Floor(toNumber(arg(0)))
+	case "ceiling":
+		return math.Ceil(toNumber(arg(0)))
+	case "round":
+		return xpathRound(toNumber(arg(0)))
+	case "concat":
+		var b strings.Builder
+		for i := range c.args {
+			b.WriteString(xpathString(arg(i)))
+		}
+		return b.String()
+	case "string-length":
+		return float64(utf8.RuneCountInString(xpathString(arg(0))))
+	case "normalize-space":
+		return strings.Join(strings.Fields(xpathString(arg(0))), " ")
+	case "contains":
+		return strings.Contains(xpathString(arg(0)), xpathString(arg(1)))
+	case "starts-with":
+		return strings.HasPrefix(xpathString(arg(0)), xpathString(arg(1)))
+	case "substring":
+		s := []rune(xpathString(arg(0)))
+		start := xpathRound(toNumber(arg(1)))
+		end := math.Inf(1)
+		if len(c.args) == 3 {
+			end = start + xpathRound(toNumber(arg(2)))
+		}
+		var b strings.Builder
+		for i, r := range s {
+			p := float64(i + 1)
+			if p >= start && p < end {
+				b.WriteRune(r)
+			}
+		}
+		return b.String()
+	}
+	return math.NaN()
+}
+
+// fastArity lists the functions fastExpr knows, with their argument
+// counts (min, max; -1 for any).
+var fastArity = map[string][2]int{
+	"count": {1, 1}, "sum": {1, 1}, "number": {1, 1}, "string": {1, 1}, "boolean": {1, 1},
+	"not": {1, 1}, "true": {0, 0}, "false": {0, 0}, "floor": {1, 1}, "ceiling": {1, 1},
+	"round": {1, 1}, "concat": {2, -1}, "string-length": {1, 1}, "normalize-space": {1, 1},
+	"contains": {2, 2}, "starts-with": {2, 2}, "substring": {2, 3},
+}
+
+func xpathRound(f float64) float64 {
+	if math.IsNaN(f) || math.IsInf(f, 0) {
+		return f
+	}
+	return math.Floor(f + 0.5)
+}
+
+// xpathNumber converts a string the way XPath's number() does.
+func xpathNumber(s string) float64 {
+	s = strings.TrimSpace(s)
+	if s == "" {
+		return math.NaN()
+	}
+	digits, dot := 0, false
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c >= '0' && c <= '9':
+			digits++
+		case c == '.' && !dot:
+			dot = true
+		case c == '-' && i == 0:
+		default:
+			return math.NaN()
+		}
+	}
+	if digits == 0 {
+		return math.NaN()
+	}
+	f, err := strconv.ParseFloat(s, 64)
+	if err != nil {
+		return math.NaN()
+	}
+	return f
+}
+
+func toNumber(v any) float64 {
+	switch t := v.(type) {
+	case float64:
+		return t
+	case string:
+		return xpathNumber(t)
+	case bool:
+		if t {
+			return 1
+		}
+		return 0
+	case []node:
+		if len(t) == 0 {
+			return math.NaN()
+		}
+		return xpathNumber(t[0].String())
+	}
+	return math.NaN()
+}
+
+// compare implements XPath 1.0's comparison of two values (section 3.4).
+func compare(op string, l, r any) bool {
+	ln, lok := l.([]node)
+	rn, rok := r.([]node)
+	switch {
+	case lok && rok:
+		for _, a := range ln {
+			for _, b := range rn {
+				if compareAtoms(op, a.String(), b.String()) {
+					return true
+				}
+			}
+		}
+		return false
+	case lok:
+		return compareSet(op, ln, r, false)
+	case rok:
+		return compareSet(op, rn, l, true)
+	}
+	if op == "=" || op == "!=" {
+		var eq bool
+		switch {
+		case isBool(l) || isBool(r):
+			eq = xpathBool(l) == xpathBool(r)
+		case isNum(l) || isNum(r):
+			eq = toNumber(l) == toNumber(r)
+		default:
+			eq = xpathString(l) == xpathString(r)
+		}
+		return eq == (op == "=")
+	}
+	return relational(op, toNumber(l), toNumber(r))
+}
+
+func isBool(v any) bool { _, ok := v.(bool); return ok }
+func isNum(v any) bool  { _, ok := v.(float64); return ok }
+
+// compareSet compares a node-set with a scalar; swapped when the set was
+// on the right.
+func compareSet(op string, set []node, other any, swapped bool) bool {
+	if b, ok := other.(bool); ok {
+		return compare(op, len(set) > 0, b)
+	}
+	for _, n := range set {
+		var ok bool
+		if f, isF := other.(float64); isF {
+			a, b := xpathNumber(n.String()), f
+			if swapped {
+				a, b = b, a
+			}
+			ok = relationalOrEq(op, a, b)
+		} else {
+			a, b := n.String(), xpathString(other)
+			if swapped {
+				a, b = b, a
+			}
+			ok = compareAtoms(op, a, b)
+		}
+		if ok {
+			return true
+		}
+	}
+	return false
+}
+
+func compareAtoms(op, a, b string) bool {
+	switch op {
+	case "=":
+		return a == b
+	case "!=":
+		return a != b
+	}
+	return relational(op, xpathNumber(a), xpathNumber(b))
+}
+
+func relationalOrEq(op string, a, b float64) bool {
+	switch op {
+	case "=":
+		return a == b
+	case "!=":
+		return a != b
+	}
+	return relational(op, a, b)
+}
+
+func relational(op string, a, b float64) bool {
+	switch op {
+	case "<":
+		return a < b
+	case "<=":
+		return a <= b
+	case ">":
+		return a > b
+	case ">=":
+		return a >= b
+	}
+	return false
+}
+
+// fastParser parses the subset; any construct outside it makes the whole
+// parse fail (ok false), and the caller keeps antchfx.
+type fastParser struct {
+	s   string
+	i   int
+	r   resolver
+	ns  map[string]string
+	bad bool
+}
+
+func compileFast(src string, r resolver, ns map[string]string) fastExpr {
+	p := &fastParser{s: src, r: r, ns: ns}
+	x := p.or()
+	p.space()
+	if p.bad || p.i != len(p.s) {
+		return nil
+	}
+	return x
+}
+
+func (p *fastParser) space() {
+	for p.i < len(p.s) && (p.s[p.i] == ' ' || p.s[p.i] == '\t' || p.s[p.i] == '\n' || p.s[p.i] == '\r') {
+		p.i++
+	}
+}
+
+// word consumes the operator name w if it stands next as a whole word.
+func (p *fastParser) word(w string) bool {
+	p.space()
+	if !strings.HasPrefix(p.s[p.i:], w) {
+		return false
+	}
+	j := p.i + len(w)
+	if j < len(p.s) && isNameChar(p.s[j]) {
+		return false
+	}
+	p.i = j
+	return true
+}
+
+func (p *fastParser) sym(s string) bool {
+	p.space()
+	if strings.HasPrefix(p.s[p.i:], s) {
+		p.i += len(s)
+		return true
+	}
+	return false
+}
+
+func (p *fastParser) or() fastExpr {
+	x := p.and()
+	for !p.bad && p.word("or") {
+		x = binExpr{"or", x, p.and()}
+	}
+	return x
+}
+
+func (p *fastParser) and() fastExpr {
+	x := p.eq()
+	for !p.bad && p.word("and") {
+		x = binExpr{"and", x, p.eq()}
+	}
+	return x
+}
+
+func (p *fastParser) eq() fastExpr {
+	x := p.rel()
+	for !p.bad {
+		switch {
+		case p.sym("!="):
+			x = binExpr{"!=", x, p.rel()}
+		case p.sym("="):
+			x = binExpr{"=", x, p.rel()}
+		default:
+			return x
+		}
+	}
+	return x
+}
+
+func (p *fastParser) rel() fastExpr {
+	x := p.add()
+	for !p.bad {
+		switch {
+		case p.sym("<="):
+			x = binExpr{"<=", x, p.add()}
+		case p.sym(">="):
+			x = binExpr{">=", x, p.add()}
+		case p.sym("<"):
+			x = binExpr{"<", x, p.add()}
+		case p.sym(">"):
+			x = binExpr{">", x, p.add()}
+		default:
+			return x
+		}
+	}
+	return x
+}
+
+func (p *fastParser) add() fastExpr {
+	x := p.mul()
+	for !p.bad {
+		switch {
+		case p.sym("+"):
+			x = binExpr{"+", x, p.mul()}
+		case p.sym("-"):
+			x = binExpr{"-", x, p.mul()}
+		default:
+			return x
+		}
+	}
+	return x
+}
+
+func (p *fastParser) mul() fastExpr {
+	x := p.unary()
+	for !p.bad {
+		switch {
+		case p.sym("*"):
+			x = binExpr{"*", x, p.unary()}
+		case p.word("div"):
+			x = binExpr{"div", x, p.unary()}
+		case p.word("mod"):
+			x = binExpr{"mod", x, p.unary()}
+		default:
+			return x
+		}
+	}
+	return x
+}
+
+func (p *fastParser) unary() fastExpr {
+	if p.sym("-") {
+		return negExpr{p.unary()}
+	}
+	return p.primary()
+}
+
+func (p *fastParser) fail() fastExpr {
+	p.bad = true
+	return numLit(math.NaN())
+}
+
+func (p *fastParser) primary() fastExpr {
+	p.space()
+	if p.i >= len(p.s) {
+		return p.fail()
+	}
+	c := p.s[p.i]
+	switch {
+	case c == '(':
+		p.i++
+		x := p.or()
+		if !p.sym(")") {
+			return p.fail()
+		}
+		return x
+	case c == '\'' || c == '"':
+		j := strings.IndexByte(p.s[p.i+1:], c)
+		if j < 0 {
+			return p.fail()
+		}
+		s := p.s[p.i+1 : p.i+1+j]
+		p.i += j + 2
+		return strLit(s)
+	case c >= '0' && c <= '9' || c == '.':
+		j := p.i
+		for j < len(p.s) && (p.s[j] >= '0' && p.s[j] <= '9' || p.s[j] == '.') {
+			j++
+		}
+		f, err := strconv.ParseFloat(p.s[p.i:j], 64)
+		if err != nil {
+			return p.fail()
+		}
+		p.i = j
+		return numLit(f)
+	case c == '$':
+		return p.varOrPath()
+	}
+	// A function call: name '(' args ')'.
+	j := p.i
+	for j < len(p.s) && isNameChar(p.s[j]) {
+		j++
+	}
+	name := p.s[p.i:j]
+	ar, ok := fastArity[name]
+	if !ok {
+		return p.fail()
+	}
+	p.i = j
+	if !p.sym("(") {
+		return p.fail()
+	}
+	var args []fastExpr
+	if !p.sym(")") {
+		for {
+			args = append(args, p.or())
+			if p.bad {
+				return p.fail()
+			}
+			if p.sym(")") {
+				break
+			}
+			if !p.sym(",") {
+				return p.fail()
+			}
+		}
+	}
+	if len(args) < ar[0] || (ar[1] >= 0 && len(args) > ar[1]) {
+		return p.fail()
+	}
+	if (name == "count" || name == "sum") && !isPath(args[0]) {
+		return p.fail()
+	}
+	return callExpr{name: name, args: args}
+}
+
+func isPath(x fastExpr) bool { _, ok := x.(pathValue); return ok }
+
+// varOrPath reads $var[.part] and the simple path that may follow.
+func (p *fastParser) varOrPath() fastExpr {
+	j := p.i + 1
+	for j < len(p.s) && isNameChar(p.s[j]) {
+		j++
+	}
+	// Then steps: '/' followed by name chars, ':', '*', '@', '()', and
+	// bracketed predicates; the simple-path compiler decides if it fits.
+	for j < len(p.s) && p.s[j] == '/' {
+		j++
+		for j < len(p.s) {
+			c := p.s[j]
+			if isNameChar(c) || c == ':' || c == '*' || c == '@' || c == '(' || c == ')' && j > 0 && p.s[j-1] == '(' {
+				j++
+				continue
+			}
+			if c == '[' {
+				k := strings.IndexByte(p.s[j:], ']')
+				if k < 0 {
+					return p.fail()
+				}
+				j += k + 1
+				continue
+			}
+			break
+		}
+	}
+	text := p.s[p.i:j]
+	name := text[1:]
+	if k := strings.IndexAny(name, "./"); k >= 0 {
+		name = name[:k]
+	}
+	v := p.r.lookupVar(name)
+	if v == nil {
+		return p.fail()
+	}
+	p.i = j
+	if text == "$"+name && v.simple != "" {
+		return varValue{v}
+	}
+	sp := compileSimplePath(text, p.r, p.ns, false)
+	if sp == nil {
+		return p.fail()
+	}
+	return pathValue{sp}
+}
