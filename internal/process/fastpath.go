@@ -1,6 +1,7 @@
 package process
 
 import (
+	"math"
 	"strconv"
 	"strings"
 
@@ -216,55 +217,57 @@ func (p *simplePath) eval(root, ctx *etree.Element) []node {
 	return []node{{tok: cur, attr: -1}}
 }
 
-// evalAll is the slow path for a step that matches several elements: it
-// collects every match (rare in assignments, where it is a
-// selectionFailure anyway).
+// evalAll is the path for a step that matches several elements: it
+// collects every match (count() and sum() arguments, and node-set
+// comparisons).
 func (p *simplePath) evalAll(root, ctx *etree.Element) []node {
-	var cur []*etree.Element
+	cur := make([]*etree.Element, 0, 4)
 	if p.v != nil {
 		if b := baseNode(root, p.v, p.part); b != nil {
-			cur = []*etree.Element{b}
+			cur = append(cur, b)
 		}
 	} else {
-		cur = []*etree.Element{ctx}
+		cur = append(cur, ctx)
 	}
+	next := make([]*etree.Element, 0, 4)
 	for _, st := range p.steps {
-		var next []*etree.Element
-		var out []node
+		if st.attr || st.text {
+			var out []node
+			for _, e := range cur {
+				out = append(out, (&simplePath{steps: []pathStep{st}}).eval(root, e)...)
+			}
+			return out
+		}
+		next = next[:0]
 		for _, e := range cur {
-			sub := (&simplePath{steps: []pathStep{st}}).evalOne(root, e)
-			for _, n := range sub {
-				if ne, ok := n.tok.(*etree.Element); ok && n.attr < 0 {
-					next = append(next, ne)
-				} else {
-					out = append(out, n)
+			want := st.index
+			if st.indexVar != nil {
+				f := xpathNumber(stringValue(root.Child[st.indexVar.slot-1].(*etree.Element)))
+				if f < 1 || f != math.Trunc(f) {
+					continue
+				}
+				want = int(f)
+			}
+			n := 0
+			for _, c := range e.Child {
+				ce, ok := c.(*etree.Element)
+				if !ok || (st.local != "*" && (ce.Tag != st.local || ce.NamespaceURI() != st.space)) {
+					continue
+				}
+				n++
+				if want == 0 || n == want {
+					next = append(next, ce)
+				}
+				if n == want {
+					break
 				}
 			}
 		}
-		if st.attr || st.text {
-			return out
-		}
-		cur = next
+		cur, next = next, cur
 	}
 	out := make([]node, len(cur))
 	for i, e := range cur {
 		out[i] = node{tok: e, attr: -1}
-	}
-	return out
-}
-
-// evalOne applies a single step to e, returning every match.
-func (p *simplePath) evalOne(root, e *etree.Element) []node {
-	st := p.steps[0]
-	if st.text || st.attr || st.index != 0 || st.indexVar != nil {
-		return (&simplePath{steps: p.steps}).eval(root, e)
-	}
-	var out []node
-	for _, c := range e.Child {
-		ce, ok := c.(*etree.Element)
-		if ok && (st.local == "*" || (ce.Tag == st.local && ce.NamespaceURI() == st.space)) {
-			out = append(out, node{tok: ce, attr: -1})
-		}
 	}
 	return out
 }
