@@ -21,10 +21,10 @@ type expr struct {
 	// likewise for expressions beyond a simple path.
 	fast  *simplePath
 	fastX fastExpr
-	src  string // as written in the BPEL document
-	text string // after the compiler resolved variables
-	ns   map[string]string
-	pool sync.Pool
+	src   string // as written in the BPEL document
+	text  string // after the compiler resolved variables
+	ns    map[string]string
+	pool  sync.Pool
 }
 
 func newExpr(src, text string, ns map[string]string) (*expr, error) {
