@@ -22,6 +22,8 @@ type Store interface {
 	Route(key string) (string, bool, error)
 	Instances(fn func(*persist.Instance) bool) error
 	Timers(fn func(persist.Timer) bool) error
+	Outbox(fn func(persist.OutboxMessage) bool) error
+	AckOutbox(seq uint64) error
 }
 
 type instState = persist.State
@@ -100,6 +102,7 @@ func (in *instance) checkpoint(st persist.State, res result) error {
 		}
 	}
 	cp.Instance = rec
+	cp.Outbox = in.outbox
 	n := 0
 	for _, v := range cp.Vars {
 		n += len(v)
@@ -108,6 +111,10 @@ func (in *instance) checkpoint(st persist.State, res result) error {
 	if err := e.store.Commit(cp); err != nil {
 		return err
 	}
+	for _, m := range cp.Outbox {
+		e.sendOutbox(m)
+	}
+	in.outbox = nil
 	for i := range in.dirty {
 		in.dirty[i] = false
 	}
@@ -269,6 +276,9 @@ func parseClark(s string) qname {
 // crash the call is not repeated blindly: a recovered instance whose
 // invoke may have run follows the failure policy instead.
 func (a *invoke) step(in *instance, f *frame) (activity, bool, error) {
+	if a.reliable(in) {
+		return nil, true, a.enqueue(in)
+	}
 	guarded := !in.p.InMemory && in.e.store != nil && !in.p.idempotent[a.pl.name+"/"+a.op.Name]
 	if guarded && f.pc == 0 {
 		f.pc = 1

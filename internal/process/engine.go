@@ -25,6 +25,9 @@ type Options struct {
 	// Store keeps the instances of persistent processes; nil means
 	// persistent processes cannot be deployed.
 	Store Store
+	// OutboxRetry is the first delay before an outbox message that failed
+	// is sent again (it doubles up to a minute); zero means 1s.
+	OutboxRetry time.Duration
 	// Partners binds a partner endpoint that no process of this engine
 	// provides (typically the SOAP client over HTTP); nil leaves such
 	// partner links unbound.

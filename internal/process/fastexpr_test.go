@@ -123,8 +123,50 @@ func sameValue(a, b any) bool {
 	return reflect.DeepEqual(a, b)
 }
 
-func poInMessage(t *testing.T, p *Process) *exchange.Message {
+func poInMessage(t testing.TB, p *Process) *exchange.Message {
 	m := exchange.NewMessage(p.vars[0].msg.Name)
 	m.Parts["payload"] = poMessage(t, "po-request.xml")
 	return m
+}
+
+// BenchmarkAssign runs the PO's compiled "addItem" assign (five copies:
+// an arithmetic expression over paths with [$i] predicates, a literal with
+// keepSrcElementName, two path copies, a counter) on one instance.
+func BenchmarkAssign(b *testing.B) {
+	e, p, _ := loadPO(b)
+	var add *assign
+	for _, a := range p.acts {
+		if x, ok := a.(*assign); ok && x.name == "addItem" {
+			add = x
+		}
+	}
+	if add == nil {
+		b.Fatal("no addItem assign")
+	}
+	in := newInstance(e, p, context.Background())
+	if err := in.start(); err != nil {
+		b.Fatal(err)
+	}
+	r := varResolver{p}
+	m := exchange.NewMessage(r.lookupVar("poIn").msg.Name)
+	m.Parts["payload"] = poMessage(b, "po-request.xml")
+	in.storeMessage(r.lookupVar("poIn"), m)
+	var prep *assign
+	for _, a := range p.acts {
+		if x, ok := a.(*assign); ok && x.name == "prepareErpRequest" {
+			prep = x
+		}
+	}
+	if _, _, err := prep.step(in, &frame{}); err != nil {
+		b.Fatal(err)
+	}
+	iv := in.slot(r.lookupVar("i"))
+	b.ReportAllocs()
+	b.ResetTimer()
+	for n := 0; n < b.N; n++ {
+		iv.SetText("1")
+		if _, _, err := add.step(in, &frame{}); err != nil {
+			b.Fatal(err)
+		}
+	}
 }

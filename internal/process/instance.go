@@ -10,6 +10,7 @@ import (
 	"github.com/beevik/etree"
 
 	"github.com/orchd/orchd/internal/exchange"
+	"github.com/orchd/orchd/internal/persist"
 	"github.com/orchd/orchd/internal/process/bpel"
 )
 
@@ -77,6 +78,8 @@ type instance struct {
 	regTimer  int64
 	state     instState
 	recovered bool
+	// outbox holds one-way invokes to send after the next checkpoint.
+	outbox []persist.OutboxMessage
 	// suspendReason says why a run ended suspended.
 	suspendReason string
 	mu            sync.Mutex

@@ -19,6 +19,7 @@ type metrics struct {
 	commits       *prometheus.CounterVec
 	storedBytes   *prometheus.CounterVec
 	instanceTimes *prometheus.HistogramVec
+	completed     prometheus.Histogram
 }
 
 func newMetrics(reg prometheus.Registerer) *metrics {
@@ -53,9 +54,14 @@ func newMetrics(reg prometheus.Registerer) *metrics {
 			Help:    "Time from instance creation to completion.",
 			Buckets: prometheus.ExponentialBuckets(0.0001, 2.5, 12),
 		}, []string{"process"}),
+		completed: prometheus.NewHistogram(prometheus.HistogramOpts{
+			Name:    "orchd_exchange_completed_seconds",
+			Help:    "Time from receiving the request that ran an instance to the instance ending (the stage after orchd_exchange_stage_seconds' reply).",
+			Buckets: prometheus.ExponentialBuckets(0.0001, 2.5, 12),
+		}),
 	}
 	if reg != nil {
-		reg.MustRegister(m.started, m.ended, m.partnerCalls, m.partnerTime, m.commits, m.storedBytes, m.instanceTimes)
+		reg.MustRegister(m.started, m.ended, m.partnerCalls, m.partnerTime, m.commits, m.storedBytes, m.instanceTimes, m.completed)
 	}
 	return m
 }

@@ -26,6 +26,8 @@ type Recovered struct {
 	Suspended int
 	// Orphans belong to no deployed process and are left alone.
 	Orphans int
+	// Outbox messages not yet acknowledged are sent again.
+	Outbox int
 }
 
 // Recover restores the persistent instances after a start: timers are
@@ -76,6 +78,14 @@ func (e *Engine) Recover(ctx context.Context) (Recovered, error) {
 	})
 	if err != nil {
 		return r, fmt.Errorf("recover: list timers: %w", err)
+	}
+	var pending []persist.OutboxMessage
+	if err := e.store.Outbox(func(m persist.OutboxMessage) bool { pending = append(pending, m); return true }); err != nil {
+		return r, fmt.Errorf("recover: list outbox: %w", err)
+	}
+	for _, m := range pending {
+		e.sendOutbox(m)
+		r.Outbox++
 	}
 	for _, rec := range resume {
 		p := owner[rec.ID]

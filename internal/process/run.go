@@ -168,6 +168,9 @@ func (e *Engine) finish(in *instance, ex *exchange.Exchange, res result, err err
 		e.block(in)
 	} else {
 		e.metrics.instanceTimes.WithLabelValues(label).Observe(time.Since(in.started).Seconds())
+		if ex != nil && !ex.Received.IsZero() {
+			e.metrics.completed.Observe(time.Since(ex.Received).Seconds())
+		}
 		e.metrics.ended.WithLabelValues(label, outcomeName(res)).Inc()
 	}
 	if ex == nil || in.answered || ex.Operation.OneWay() {

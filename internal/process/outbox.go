@@ -1,0 +1,156 @@
+package process
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strings"
+	"time"
+
+	"github.com/beevik/etree"
+
+	"github.com/orchd/orchd/internal/exchange"
+	"github.com/orchd/orchd/internal/persist"
+)
+
+// RELIABLE invocation: a persistent process's one-way invoke is not made
+// inline. It is recorded in the outbox of the instance's next checkpoint,
+// in the same commit as the state that follows it, and sent after that
+// commit by a background sender that retries until the partner accepts
+// it. At start, Recover sends what the outbox still holds. A message may
+// thus be delivered more than once (after a crash between sending and
+// acknowledging), never lost.
+
+// outboxKey names the partner of an outbox message: process and partner
+// link.
+func outboxKey(p *Process, pl *partnerLink) string { return p.Name.String() + "#" + pl.name }
+
+// reliable reports whether a invoke of the instance goes through the
+// outbox.
+func (a *invoke) reliable(in *instance) bool {
+	return a.op.OneWay() && !in.p.InMemory && in.e.store != nil
+}
+
+// enqueue records a one-way invoke in the instance's pending outbox.
+func (a *invoke) enqueue(in *instance) error {
+	var m *exchange.Message
+	if a.in != nil {
+		m = in.message(a.in)
+		if err := in.applyCorrelations(a.corrs, m, true, a.pos.String()); err != nil {
+			return err
+		}
+	}
+	payload, err := encodeMessage(m)
+	if err != nil {
+		return fmt.Errorf("invoke %s.%s at %s: %w", a.pl.name, a.op.Name, a.pos, err)
+	}
+	in.outbox = append(in.outbox, persist.OutboxMessage{InstanceID: in.id, Partner: outboxKey(in.p, a.pl), Operation: a.op.Name, Payload: payload})
+	return nil
+}
+
+// encodeMessage writes a message's parts as (name, XML) pairs.
+func encodeMessage(m *exchange.Message) ([]byte, error) {
+	var b []byte
+	if m == nil {
+		return binary.AppendUvarint(b, 0), nil
+	}
+	b = binary.AppendUvarint(b, uint64(len(m.Parts)))
+	for name, el := range m.Parts {
+		doc := etree.NewDocument()
+		doc.SetRoot(el.Copy())
+		s, err := doc.WriteToString()
+		if err != nil {
+			return nil, err
+		}
+		b = appendString(b, name)
+		b = appendString(b, s)
+	}
+	return b, nil
+}
+
+func decodeMessage(b []byte, name qname) (*exchange.Message, error) {
+	r := &reader{b: b}
+	n := r.uvarint()
+	m := exchange.NewMessage(name)
+	for i := uint64(0); i < n && r.err == nil; i++ {
+		part, text := r.string(), r.string()
+		doc := etree.NewDocument()
+		if err := doc.ReadFromString(text); err != nil || doc.Root() == nil {
+			return nil, fmt.Errorf("outbox message part %s: %w", part, errBadFrames)
+		}
+		el := doc.Root()
+		doc.RemoveChild(el)
+		m.Parts[part] = el
+	}
+	if r.err != nil {
+		return nil, r.err
+	}
+	return m, nil
+}
+
+// sendOutbox delivers one outbox message in the background, retrying with
+// a growing delay until the partner accepts it or the engine stops.
+func (e *Engine) sendOutbox(msg persist.OutboxMessage) {
+	go func() {
+		delay := e.opts.OutboxRetry
+		if delay <= 0 {
+			delay = time.Second
+		}
+		for attempt := 1; ; attempt++ {
+			err := e.deliverOutbox(msg)
+			if err == nil {
+				if err := e.store.AckOutbox(msg.Seq); err != nil {
+					e.log.Error("outbox: acknowledging a sent message", slog.Uint64("seq", msg.Seq), slog.Any("err", err))
+				}
+				return
+			}
+			if errors.Is(err, errNoOutboxPartner) {
+				e.log.Error("outbox: message kept for a partner that is not deployed", slog.Uint64("seq", msg.Seq), slog.String("partner", msg.Partner), slog.Any("err", err))
+				return
+			}
+			e.log.Warn("outbox: send failed; will retry", slog.Uint64("seq", msg.Seq), slog.String("partner", msg.Partner),
+				slog.String("op", msg.Operation), slog.Int("attempt", attempt), slog.Any("err", err))
+			select {
+			case <-e.baseCtx.Done():
+				return
+			case <-time.After(delay):
+			}
+			if delay < time.Minute {
+				delay *= 2
+			}
+		}
+	}()
+}
+
+var errNoOutboxPartner = errors.New("no such partner")
+
+func (e *Engine) deliverOutbox(msg persist.OutboxMessage) error {
+	procName, plName, _ := strings.Cut(msg.Partner, "#")
+	var pl *partnerLink
+	for _, p := range e.Processes() {
+		if p.Name.String() == procName {
+			pl = p.plinks[plName]
+		}
+	}
+	if pl == nil || pl.partnerEP == nil || pl.partner == nil {
+		return fmt.Errorf("%w: %s", errNoOutboxPartner, msg.Partner)
+	}
+	var op *exchange.Operation
+	for _, o := range pl.partnerEP.Operations {
+		if o.Name == msg.Operation {
+			op = o
+		}
+	}
+	if op == nil {
+		return fmt.Errorf("%w: %s has no operation %s", errNoOutboxPartner, msg.Partner, msg.Operation)
+	}
+	m, err := decodeMessage(msg.Payload, op.Input.Name)
+	if err != nil {
+		return err
+	}
+	start := time.Now()
+	_, err = pl.partner.Invoke(e.baseCtx, &exchange.Call{Operation: op, Input: m})
+	e.metrics.partnerCall(pl.name, op.Name, err, time.Since(start))
+	return err
+}
