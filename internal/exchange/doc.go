@@ -26,6 +26,8 @@
 // xsi:type) is declared on the part element or inside it. Whoever builds a
 // Message (the envelope decoder, the runtime) guarantees this, so a part can
 // be serialized or moved into another tree without its original ancestors.
-// A receiver that keeps a part must copy it if the sender may still change
-// it; a part handed to Partner.Invoke or Respond is not changed afterwards.
+// Messages handed to Dispatch (Exchange.Input) and returned by
+// Partner.Invoke belong to the receiver. A part handed to Partner.Invoke or
+// Respond still belongs to the sender, which may change it after the call
+// returns: a binding that keeps it (the in-process one) copies it.
 package exchange

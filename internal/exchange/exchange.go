@@ -128,8 +128,11 @@ type Exchange struct {
 
 	// Respond delivers the reply (out) or a declared fault (f) to the
 	// requester. It is set by the front door; the runtime calls it at most
-	// once, from the reply activity, for request-response operations. It is
-	// safe to keep running the instance after Respond returns.
+	// once, for request-response operations, and before Dispatch returns
+	// (calls after that are ignored): at the reply activity, or, when the
+	// reply must wait for the instance to be quiescent or its state to be
+	// durable, at the end of the run. Respond must not keep out or f: the
+	// sender may change them once it returns.
 	Respond func(out *Message, f *Fault)
 }
 

@@ -9,7 +9,6 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
-	"strings"
 
 	"github.com/orchd/orchd/internal/process/bpel"
 )
@@ -152,5 +151,3 @@ func IsNotSupported(err error) bool { return errors.Is(err, ErrNotSupported) }
 func (p *Process) String() string {
 	return fmt.Sprintf("%s (%s/%s)", p.Name, p.Bundle, p.File)
 }
-
-func trimQuotes(s string) string { return strings.Trim(s, `"`) }

@@ -52,7 +52,7 @@ func stateOf(r result) persist.State {
 // checkpoint writes the instance's state in one store commit: its record,
 // the variables changed since the last checkpoint, its routes and timer.
 // Replies held so far become deliverable once it returns nil.
-func (in *instance) checkpoint(st persist.State, res result) error {
+func (in *instance) checkpoint(st persist.State) error {
 	e := in.e
 	rec := persist.Instance{
 		ID: in.id, Process: in.p.Name.String(), State: st,
@@ -282,7 +282,7 @@ func (a *invoke) step(in *instance, f *frame) (activity, bool, error) {
 	guarded := !in.p.InMemory && in.e.store != nil && !in.p.idempotent[a.pl.name+"/"+a.op.Name]
 	if guarded && f.pc == 0 {
 		f.pc = 1
-		if err := in.checkpoint(persist.Running, resCompleted); err != nil {
+		if err := in.checkpoint(persist.Running); err != nil {
 			return nil, false, fmt.Errorf("checkpoint before invoke %s.%s at %s: %w", a.pl.name, a.op.Name, a.pos, err)
 		}
 	} else if guarded && in.recovered {

@@ -11,11 +11,23 @@
 // partners inline. Nothing is stored for in-memory processes.
 //
 // Supported (WS-BPEL 2.0): process, import, partnerLinks, variables
-// (messageType, element, type, inline from), sequence, receive
-// (createInstance), reply (with faultName), invoke, assign/copy, empty, if,
-// while, throw, exit, and process-level faultHandlers. Anything else is
-// rejected at deploy with "not supported yet: <element> at file:line".
+// (messageType, element, type, inline from), correlationSets, sequence,
+// receive (starting an instance or into a running one, correlated), reply
+// (with faultName), invoke, pick (onMessage, onAlarm), wait, assign/copy,
+// empty, if, while, throw, exit, and process-level faultHandlers. Anything
+// else is rejected at deploy with "not supported yet: <element> at
+// file:line".
 //
-// It imports exchange (and bpel for positions); it must never import soap,
-// persist's internals or cmd.
+// A persistent process's instances are checkpointed through the Store
+// interface (persist.Store implements it) when they wait, when they end,
+// and before a partner call that is not marked idempotent; concurrent
+// checkpoints share one commit. A blocked in-memory instance stays in the
+// engine's registry; a blocked persistent one lives only in the store and
+// is loaded again by the message or timer that resumes it. Files: bundle,
+// deploy and wsdl load; compile and correlate compile; instance,
+// activities, assign, waiting run; run drives a run and its aftermath;
+// checkpoint, recover and outbox persist.
+//
+// It imports exchange, bpel (positions) and persist (the store's types);
+// it must never import soap, server or cmd.
 package process

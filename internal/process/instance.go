@@ -62,11 +62,8 @@ type instance struct {
 	waits []*inbound
 	wake  int64
 	// dirty marks variables changed since the last checkpoint.
-	dirty []bool
-	// invoking is set while a non-idempotent invoke runs after its
-	// checkpoint (see invoke.step).
-	invoking bool
-	started  time.Time
+	dirty   []bool
+	started time.Time
 
 	// trigger is the exchange that started this run; answered is set when
 	// it got its reply.
@@ -77,6 +74,8 @@ type instance struct {
 	regRoutes []string
 	regTimer  int64
 	state     instState
+	// recovered marks an instance resumed after a crash: its next guarded
+	// invoke may already have happened (see invoke.step).
 	recovered bool
 	// outbox holds one-way invokes to send after the next checkpoint.
 	outbox []persist.OutboxMessage

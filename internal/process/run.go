@@ -154,7 +154,7 @@ func (e *Engine) finish(in *instance, ex *exchange.Exchange, res result, err err
 		}
 	}
 	if !p.InMemory && e.store != nil {
-		if cerr := in.checkpoint(stateOf(res), res); cerr != nil {
+		if cerr := in.checkpoint(stateOf(res)); cerr != nil {
 			// Nothing of this run is durable: whoever waits for an answer
 			// gets a server error instead.
 			in.out = nil

@@ -9,6 +9,10 @@
 //     Decoded header and body elements are detached from the envelope and
 //     made self-contained (every namespace declaration in scope is copied
 //     onto them), as the exchange package requires of message parts.
+//     Whitespace-only text between elements (indentation) is not kept:
+//     SOAP payloads are element-only content, and the runtime then copies
+//     and walks trees half the size. An element whose only content is
+//     whitespace keeps it.
 //   - The mapping between a WSDL message (exchange.Message) and a SOAP body
 //     for document/literal and rpc/literal operations.
 //   - Server, an http.Handler serving endpoints: it caps the request size,
