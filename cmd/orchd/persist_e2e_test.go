@@ -111,7 +111,10 @@ func TestPersistentKillRecover(t *testing.T) {
 			}
 		}(c)
 	}
-	for n.Load() < 40 {
+	for wait := time.Now().Add(60 * time.Second); n.Load() < 40; {
+		if time.Now().After(wait) {
+			t.Fatalf("only %d persistent exchanges acknowledged in a minute\n%s", n.Load(), o.log())
+		}
 		time.Sleep(5 * time.Millisecond)
 	}
 	kill9(t, o)
