@@ -89,6 +89,14 @@ func TestLongRunningCorrelation(t *testing.T) {
 	if err == nil || exchange.KindOf(err) != exchange.KindClient || !strings.Contains(err.Error(), "byRequest=A-2") {
 		t.Errorf("second decision: %v, want a client error naming the correlation", err)
 	}
+	// Decided instances are gone from the registry: only A-… requests
+	// still waiting remain (none).
+	e.reg.mu.Lock()
+	live, routes := len(e.reg.live), len(e.reg.routes)
+	e.reg.mu.Unlock()
+	if live != 0 || routes != 0 {
+		t.Errorf("after all decisions: %d live instances, %d routes, want 0", live, routes)
+	}
 	// Creating the same correlation twice is allowed (a new instance).
 	if st, err := approvalCall(t, e, p, "requestApproval", map[string]string{"requestId": "A-9", "amount": "1", "requester": "x"}); err != nil || st != "PENDING" {
 		t.Errorf("request A-9: %q %v", st, err)

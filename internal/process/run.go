@@ -98,7 +98,9 @@ func (e *Engine) resume(ctx context.Context, p *Process, key string, ex *exchang
 		e.reg.mu.Lock()
 		still := e.reg.routes[key] == in
 		if still {
+			// It runs now; block registers it again if it waits again.
 			e.unregisterLocked(in)
+			delete(e.reg.live, in.id)
 		}
 		e.reg.mu.Unlock()
 		if !still {
