@@ -108,7 +108,10 @@ func (in *instance) checkpoint(st persist.State) error {
 		n += len(v)
 	}
 	n += len(rec.Frames)
-	if err := e.store.Commit(cp); err != nil {
+	start := time.Now()
+	err := e.store.Commit(cp)
+	e.metrics.commitTime.Observe(time.Since(start).Seconds())
+	if err != nil {
 		return err
 	}
 	for _, m := range cp.Outbox {

@@ -20,6 +20,7 @@ type metrics struct {
 	storedBytes   *prometheus.CounterVec
 	instanceTimes *prometheus.HistogramVec
 	completed     prometheus.Histogram
+	commitTime    prometheus.Histogram
 }
 
 func newMetrics(reg prometheus.Registerer) *metrics {
@@ -59,9 +60,14 @@ func newMetrics(reg prometheus.Registerer) *metrics {
 			Help:    "Time from receiving the request that ran an instance to the instance ending (the stage after orchd_exchange_stage_seconds' reply).",
 			Buckets: prometheus.ExponentialBuckets(0.0001, 2.5, 12),
 		}),
+		commitTime: prometheus.NewHistogram(prometheus.HistogramOpts{
+			Name:    "orchd_store_commit_duration_seconds",
+			Help:    "Time an instance waits for its checkpoint to be durable (group commit and fsync included).",
+			Buckets: prometheus.ExponentialBuckets(0.0001, 2, 16),
+		}),
 	}
 	if reg != nil {
-		reg.MustRegister(m.started, m.ended, m.partnerCalls, m.partnerTime, m.commits, m.storedBytes, m.instanceTimes, m.completed)
+		reg.MustRegister(m.started, m.ended, m.partnerCalls, m.partnerTime, m.commits, m.storedBytes, m.instanceTimes, m.completed, m.commitTime)
 	}
 	return m
 }
