@@ -149,7 +149,7 @@ func (a *reply) step(in *instance, _ *frame) (activity, bool, error) {
 	var msg *exchange.Message
 	if a.v != nil {
 		msg = in.message(a.v)
-		if err := in.applyCorrelations(a.corrs, msg, true, a.pos.String()); err != nil {
+		if err := in.applyCorrelations(a.corrs, msg, true, a.pos); err != nil {
 			return nil, false, err
 		}
 	}

@@ -297,18 +297,19 @@ func replaceContent(dst, src *etree.Element) {
 		}
 	}
 	dst.Attr = keep
-	used := map[string]bool{}
+	var buf [4]string
+	used := buf[:0]
 	for _, a := range src.Attr {
 		if !isNSDecl(a) && a.Space != "" && a.Space != "xml" {
-			used[a.Space] = true
+			used = addPrefix(used, a.Space)
 		}
 	}
 	for _, ch := range src.Child {
 		if ce, ok := ch.(*etree.Element); ok {
-			usedPrefixes(ce, used)
+			used = usedPrefixes(ce, used)
 		}
 	}
-	for p := range used {
+	for _, p := range used {
 		uri, ok := lookupNS(src, p)
 		if !ok {
 			continue
@@ -352,9 +353,8 @@ func isNSDecl(a etree.Attr) bool {
 // declare every namespace prefix its subtree uses that orig's ancestors
 // declared and dst's scope does not bind the same way.
 func fixNamespaces(cp, orig, dst *etree.Element) {
-	used := map[string]bool{}
-	usedPrefixes(cp, used)
-	for p := range used {
+	var buf [4]string
+	for _, p := range usedPrefixes(cp, buf[:0]) {
 		if declaresPrefix(cp, p) {
 			continue
 		}
@@ -389,23 +389,36 @@ func declareIfNeeded(on *etree.Element, prefix string, srcScope, dstScope *etree
 	}
 }
 
-func usedPrefixes(e *etree.Element, used map[string]bool) {
-	used[e.Space] = true
+// usedPrefixes appends to used the namespace prefixes e's subtree uses in
+// element and attribute names and in xsi:type-like QName values, once
+// each. Subtrees use few prefixes, so a slice beats a map.
+func usedPrefixes(e *etree.Element, used []string) []string {
+	used = addPrefix(used, e.Space)
 	for _, a := range e.Attr {
 		if a.Space != "" && a.Space != "xmlns" && a.Space != "xml" {
-			used[a.Space] = true
+			used = addPrefix(used, a.Space)
 			if a.Key == "type" {
 				if i := strings.IndexByte(a.Value, ':'); i > 0 {
-					used[a.Value[:i]] = true
+					used = addPrefix(used, a.Value[:i])
 				}
 			}
 		}
 	}
 	for _, c := range e.Child {
 		if ce, ok := c.(*etree.Element); ok {
-			usedPrefixes(ce, used)
+			used = usedPrefixes(ce, used)
 		}
 	}
+	return used
+}
+
+func addPrefix(used []string, p string) []string {
+	for _, u := range used {
+		if u == p {
+			return used
+		}
+	}
+	return append(used, p)
 }
 
 func declaresPrefix(e *etree.Element, prefix string) bool {

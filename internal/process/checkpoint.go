@@ -299,7 +299,7 @@ func (a *invoke) step(in *instance, f *frame) (activity, bool, error) {
 	call := &exchange.Call{Operation: a.op}
 	if a.in != nil {
 		call.Input = in.message(a.in)
-		if err := in.applyCorrelations(a.corrs, call.Input, true, a.pos.String()); err != nil {
+		if err := in.applyCorrelations(a.corrs, call.Input, true, a.pos); err != nil {
 			return nil, false, err
 		}
 	}
@@ -317,7 +317,7 @@ func (a *invoke) step(in *instance, f *frame) (activity, bool, error) {
 		return a.failed(in, f, err)
 	}
 	if a.out != nil && res != nil {
-		if err := in.applyCorrelations(a.corrs, res, false, a.pos.String()); err != nil {
+		if err := in.applyCorrelations(a.corrs, res, false, a.pos); err != nil {
 			return nil, false, err
 		}
 		in.storeMessage(a.out, res)

@@ -7,6 +7,7 @@ import (
 	"github.com/beevik/etree"
 
 	"github.com/orchd/orchd/internal/exchange"
+	"github.com/orchd/orchd/internal/process/bpel"
 )
 
 // corrSet is a declared correlation set.
@@ -216,7 +217,7 @@ func routeKey(p *Process, op, set, values string) string {
 
 // applyCorrelations checks or initiates the instance's correlation sets
 // for a message m read with the in (received) or out (sent) extractors.
-func (in *instance) applyCorrelations(uses []*corrUse, m *exchange.Message, sent bool, at string) error {
+func (in *instance) applyCorrelations(uses []*corrUse, m *exchange.Message, sent bool, at bpel.Pos) error {
 	for _, u := range uses {
 		ex := u.in
 		if sent {

@@ -344,7 +344,7 @@ func (in *instance) take(ib *inbound, at bpel.Pos) (bool, error) {
 	if m == nil || ib.op == nil || m.Operation.Name != ib.op.Name || m.Endpoint != ib.pl.provided {
 		return false, nil
 	}
-	if err := in.applyCorrelations(ib.corrs, m.Input, false, at.String()); err != nil {
+	if err := in.applyCorrelations(ib.corrs, m.Input, false, at); err != nil {
 		return false, err
 	}
 	if ib.v != nil {

@@ -37,7 +37,7 @@ func (a *invoke) enqueue(in *instance) error {
 	var m *exchange.Message
 	if a.in != nil {
 		m = in.message(a.in)
-		if err := in.applyCorrelations(a.corrs, m, true, a.pos.String()); err != nil {
+		if err := in.applyCorrelations(a.corrs, m, true, a.pos); err != nil {
 			return err
 		}
 	}
