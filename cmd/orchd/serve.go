@@ -38,6 +38,7 @@ type serveConfig struct {
 	idleTimeout     time.Duration
 	shutdownTimeout time.Duration
 	debugAddr       string
+	partnerConns    int
 }
 
 func serveFlags(stderr io.Writer) (*flag.FlagSet, *serveConfig) {
@@ -52,6 +53,7 @@ func serveFlags(stderr io.Writer) (*flag.FlagSet, *serveConfig) {
 	fs.Int64Var(&c.maxBody, "max-body", soap.DefaultMaxBodyBytes, "largest request body accepted, in bytes")
 	fs.DurationVar(&c.idleTimeout, "idle-timeout", 30*time.Second, "close keep-alive connections idle this long")
 	fs.DurationVar(&c.shutdownTimeout, "shutdown-timeout", 10*time.Second, "on SIGINT/SIGTERM, wait this long for in-flight exchanges")
+	fs.IntVar(&c.partnerConns, "partner-conns", soap.DefaultMaxConnsPerHost, "most keep-alive connections to one partner host (negative: no bound)")
 	fs.StringVar(&c.debugAddr, "debug-addr", "", "serve net/http/pprof on this address (off when empty); keep it on loopback")
 	return fs, c
 }
@@ -112,7 +114,7 @@ func runServer(ctx context.Context, cfg *serveConfig, log *slog.Logger) error {
 		}
 	}
 
-	client := soap.NewClient(soap.ClientOptions{})
+	client := soap.NewClient(soap.ClientOptions{MaxConnsPerHost: cfg.partnerConns})
 	opts := process.Options{Logger: log, Registerer: reg, Partners: client.Partner}
 	if store != nil {
 		opts.Store = store

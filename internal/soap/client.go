@@ -37,7 +37,17 @@ type ClientOptions struct {
 	// MaxResponseBytes caps the size of a response body. Zero means
 	// DefaultMaxResponseBytes (4 MiB).
 	MaxResponseBytes int64
+	// MaxConnsPerHost bounds the connections to one partner host (calls
+	// beyond it wait for a free connection); used only when HTTPClient is
+	// nil. Zero means DefaultMaxConnsPerHost; negative means no bound.
+	MaxConnsPerHost int
 }
+
+// DefaultMaxConnsPerHost is the default bound on connections to one
+// partner host: enough for the load a 2-core orchd can carry, without a
+// connection (and two transport goroutines) per concurrent client at
+// thousands of clients.
+const DefaultMaxConnsPerHost = 256
 
 // Client calls partner endpoints over SOAP/HTTP. It is safe for concurrent
 // use; create one per server and share it.
@@ -52,7 +62,13 @@ type Client struct {
 func NewClient(opts ClientOptions) *Client {
 	c := &Client{hc: opts.HTTPClient, timeout: opts.Timeout, maxResp: opts.MaxResponseBytes}
 	if c.hc == nil {
-		c.hc = &http.Client{Transport: newTransport()}
+		conns := opts.MaxConnsPerHost
+		if conns == 0 {
+			conns = DefaultMaxConnsPerHost
+		} else if conns < 0 {
+			conns = 0
+		}
+		c.hc = &http.Client{Transport: newTransport(conns)}
 	}
 	if c.timeout <= 0 {
 		c.timeout = DefaultCallTimeout
@@ -64,13 +80,14 @@ func NewClient(opts ClientOptions) *Client {
 }
 
 // newTransport returns a transport tuned for many calls to few hosts.
-func newTransport() *http.Transport {
+func newTransport(maxConns int) *http.Transport {
 	d := &net.Dialer{Timeout: 10 * time.Second, KeepAlive: 30 * time.Second}
 	return &http.Transport{
 		Proxy:                 http.ProxyFromEnvironment,
 		DialContext:           d.DialContext,
 		MaxIdleConns:          0,
 		MaxIdleConnsPerHost:   1024,
+		MaxConnsPerHost:       maxConns,
 		IdleConnTimeout:       90 * time.Second,
 		TLSHandshakeTimeout:   10 * time.Second,
 		ExpectContinueTimeout: time.Second,
