@@ -45,6 +45,6 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stdout, "usage: orchd [serve|mock-partners|bench] [flags]; orchd <command> -h lists a command's flags")
 		return 0
 	}
-	fmt.Fprintf(stderr, "orchd: unknown command %q (commands: serve, mock-partners, bench)\n", cmd)
+	fmt.Fprintf(stderr, "orchd: unknown command %q (commands: serve, mock-partners, instances, bench)\n", cmd)
 	return 2
 }
