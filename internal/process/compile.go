@@ -507,24 +507,7 @@ func (c *compiler) faultHandlers(e *etree.Element) *faultHandlers {
 }
 
 // onlyActivity compiles the single activity child of e.
-func (c *compiler) onlyActivity(e *etree.Element) activity {
-	var found activity
-	for _, ce := range e.ChildElements() {
-		if !isBPEL(ce) || ce.Tag == "documentation" {
-			continue
-		}
-		if found != nil {
-			c.errorf(ce, "<%s> holds exactly one activity", e.Tag)
-			break
-		}
-		found = c.activity(ce)
-	}
-	if found == nil {
-		c.errorf(e, "<%s> holds no activity", e.Tag)
-		return &empty{base: base{pos: c.pos(e)}}
-	}
-	return found
-}
+func (c *compiler) onlyActivity(e *etree.Element) activity { return c.onlyActivityExcept(e) }
 
 func (c *compiler) partnerOp(e *etree.Element, mine bool) (*partnerLink, *exchange.Operation) {
 	name := e.SelectAttrValue("partnerLink", "")
