@@ -11,6 +11,7 @@ import (
 	"github.com/beevik/etree"
 
 	"github.com/orchd/orchd/internal/exchange"
+	"github.com/orchd/orchd/internal/persist"
 )
 
 // approvalInMemory loads the order-approval example as an in-memory
@@ -146,6 +147,60 @@ func TestDurations(t *testing.T) {
 		got, err := addDuration(base, tc.in)
 		if tc.bad != (err != nil) || (!tc.bad && !got.Equal(tc.want)) {
 			t.Errorf("addDuration(%q) = %v, %v; want %v (bad %v)", tc.in, got, err, tc.want, tc.bad)
+		}
+	}
+}
+
+// A <wait> before the reply: the request waits for it inline and gets its
+// reply, for an in-memory and a persistent process alike.
+func TestWaitBeforeReply(t *testing.T) {
+	for _, persistent := range []bool{false, true} {
+		dir := filepath.Join(t.TempDir(), "rt-wait")
+		copyDir(t, filepath.Join(bundlesDir, "rt-wait"), dir)
+		opts := Options{}
+		if persistent {
+			dd := filepath.Join(dir, "deploy.xml")
+			b, _ := os.ReadFile(dd)
+			if err := os.WriteFile(dd, []byte(strings.Replace(string(b), "<in-memory>true</in-memory>", "<in-memory>false</in-memory>", 1)), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			st, err := persist.Open(filepath.Join(t.TempDir(), "orchd.db"), persist.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer st.Close()
+			opts.Store = st
+		}
+		procs, err := LoadBundle(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		e := NewEngine(opts)
+		if err := e.Deploy(procs...); err != nil {
+			t.Fatal(err)
+		}
+		start := time.Now()
+		ep := procs[0].Endpoints[0]
+		var op *exchange.Operation
+		for _, o := range ep.Operations {
+			if o.Name == "run" {
+				op = o
+			}
+		}
+		in := exchange.NewMessage(op.Input.Name)
+		in.Parts["payload"] = testReq("W-1", "1", "")
+		var out *exchange.Message
+		err = e.Dispatch(context.Background(), &exchange.Exchange{Endpoint: ep, Operation: op, Input: in, Respond: func(m *exchange.Message, _ *exchange.Fault) { out = m }})
+		if err != nil || out == nil || childText(out.Part("payload"), "a") != "waited" {
+			t.Fatalf("persistent=%v: reply %v, err %v", persistent, out, err)
+		}
+		if d := time.Since(start); d < 200*time.Millisecond {
+			t.Errorf("persistent=%v: answered after %v, before the wait ended", persistent, d)
+		}
+		if persistent {
+			if n := opts.Store.(*persist.Store).Stats().Checkpoints; n != 2 {
+				t.Errorf("persistent wait wrote %d checkpoints, want 2 (waiting, completed)", n)
+			}
 		}
 	}
 }

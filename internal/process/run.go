@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/orchd/orchd/internal/exchange"
+	"github.com/orchd/orchd/internal/persist"
 )
 
 // registry holds the blocked instances of in-memory processes and the
@@ -134,6 +135,9 @@ func (e *Engine) resume(ctx context.Context, p *Process, key string, ex *exchang
 func (e *Engine) drive(in *instance, ex *exchange.Exchange) error {
 	in.inbox, in.trigger, in.answered = ex, ex, false
 	res, err := in.run()
+	for res == resBlocked && e.waitInline(in, ex) {
+		res, err = in.run()
+	}
 	if ex != nil && in.inbox == ex {
 		in.inbox = nil
 		if err == nil && res == resBlocked {
@@ -142,6 +146,38 @@ func (e *Engine) drive(in *instance, ex *exchange.Exchange) error {
 		}
 	}
 	return e.finish(in, ex, res, err)
+}
+
+// maxInlineWait bounds how long a request may wait inline for its
+// instance's timer.
+const maxInlineWait = 5 * time.Minute
+
+// waitInline lets a request-response exchange whose instance waits only for
+// a timer (a <wait> before the reply) wait for it in its own goroutine, as
+// a straight-through engine should, instead of failing for want of a
+// reply. A persistent instance is checkpointed first, so the wait
+// survives a crash. It reports whether the run should go on.
+func (e *Engine) waitInline(in *instance, ex *exchange.Exchange) bool {
+	if ex == nil || in.answered || ex.Operation.OneWay() || ex.Respond == nil || len(in.waits) > 0 || in.wake == 0 {
+		return false
+	}
+	d := time.Until(time.Unix(0, in.wake))
+	if d > maxInlineWait {
+		return false
+	}
+	if !in.p.InMemory && e.store != nil {
+		if err := in.checkpoint(persist.Waiting); err != nil {
+			return false
+		}
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return true
+	case <-in.ctx.Done():
+		return false
+	}
 }
 
 // finish ends a run: checkpoint (persistent), replies, registration,
