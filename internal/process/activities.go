@@ -171,6 +171,7 @@ type invoke struct {
 	partner string // label for metrics: partner link name
 	corrs   []*corrUse
 	policy  *failurePolicy
+	metrics *partnerMetrics
 }
 
 type assign struct {

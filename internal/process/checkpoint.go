@@ -122,8 +122,8 @@ func (in *instance) checkpoint(st persist.State) error {
 		in.dirty[i] = false
 	}
 	in.state = st
-	e.metrics.commits.WithLabelValues(in.p.Name.Local).Inc()
-	e.metrics.storedBytes.WithLabelValues(in.p.Name.Local).Add(float64(n))
+	in.p.metrics.commits.Inc()
+	in.p.metrics.storedBytes.Add(float64(n))
 	in.deliverReplies()
 	return nil
 }
@@ -308,7 +308,7 @@ func (a *invoke) step(in *instance, f *frame) (activity, bool, error) {
 	}
 	start := time.Now()
 	res, err := a.pl.partner.Invoke(in.ctx, call)
-	in.e.metrics.partnerCall(a.partner, a.op.Name, err, time.Since(start))
+	a.metrics.observe(err, time.Since(start))
 	if err != nil {
 		var flt *exchange.Fault
 		if errors.As(err, &flt) {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -44,6 +45,9 @@ type Engine struct {
 	mu         sync.RWMutex
 	processes  []*Process
 	byEndpoint map[*exchange.Endpoint]*Process
+	// served is an immutable copy of byEndpoint for Dispatch, replaced
+	// by Deploy, so an exchange takes no lock to find its process.
+	served atomic.Pointer[map[*exchange.Endpoint]*Process]
 
 	store   Store
 	reg     registry
@@ -112,6 +116,11 @@ next:
 			}
 		}
 	}
+	snap := make(map[*exchange.Endpoint]*Process, len(e.byEndpoint))
+	for ep, p := range e.byEndpoint {
+		snap[ep] = p
+	}
+	e.served.Store(&snap)
 	return errors.Join(errs...)
 }
 

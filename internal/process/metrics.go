@@ -72,26 +72,57 @@ func newMetrics(reg prometheus.Registerer) *metrics {
 	return m
 }
 
-// deployed makes a process's series visible at 0 from deploy on.
-func (m *metrics) deployed(p *Process) {
-	l := p.Name.Local
-	m.started.WithLabelValues(l)
-	for _, o := range []string{"completed", "faulted", "exited", "failed"} {
-		m.ended.WithLabelValues(l, o)
-	}
-	m.commits.WithLabelValues(l)
-	m.storedBytes.WithLabelValues(l)
+// procMetrics are one process's series, resolved once at deploy so an
+// exchange does no label lookups.
+type procMetrics struct {
+	started, commits, storedBytes prometheus.Counter
+	ended                         map[string]prometheus.Counter
+	duration                      prometheus.Observer
 }
 
-func (m *metrics) partnerCall(partner, op string, err error, d time.Duration) {
-	outcome := "ok"
-	if err != nil {
-		outcome = "error"
-		var f *exchange.Fault
-		if errors.As(err, &f) {
-			outcome = "fault"
+// partnerMetrics are one partner operation's series.
+type partnerMetrics struct {
+	ok, fault, failed prometheus.Counter
+	duration          prometheus.Observer
+}
+
+// deployed resolves a process's series (visible at 0 from deploy on) and
+// those of its invokes.
+func (m *metrics) deployed(p *Process) {
+	l := p.Name.Local
+	pm := &procMetrics{
+		started: m.started.WithLabelValues(l), commits: m.commits.WithLabelValues(l),
+		storedBytes: m.storedBytes.WithLabelValues(l), duration: m.instanceTimes.WithLabelValues(l),
+		ended: map[string]prometheus.Counter{},
+	}
+	for _, o := range []string{"completed", "faulted", "exited", "failed", "suspended"} {
+		pm.ended[o] = m.ended.WithLabelValues(l, o)
+	}
+	p.metrics = pm
+	for _, a := range p.acts {
+		if iv, ok := a.(*invoke); ok && iv.op != nil {
+			iv.metrics = m.partner(iv.partner, iv.op.Name)
 		}
 	}
-	m.partnerCalls.WithLabelValues(partner, op, outcome).Inc()
-	m.partnerTime.WithLabelValues(partner, op).Observe(d.Seconds())
+}
+
+func (m *metrics) partner(partner, op string) *partnerMetrics {
+	return &partnerMetrics{
+		ok:       m.partnerCalls.WithLabelValues(partner, op, "ok"),
+		fault:    m.partnerCalls.WithLabelValues(partner, op, "fault"),
+		failed:   m.partnerCalls.WithLabelValues(partner, op, "error"),
+		duration: m.partnerTime.WithLabelValues(partner, op),
+	}
+}
+
+func (pm *partnerMetrics) observe(err error, d time.Duration) {
+	switch {
+	case err == nil:
+		pm.ok.Inc()
+	case errors.As(err, new(*exchange.Fault)):
+		pm.fault.Inc()
+	default:
+		pm.failed.Inc()
+	}
+	pm.duration.Observe(d.Seconds())
 }

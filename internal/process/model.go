@@ -37,6 +37,8 @@ type Process struct {
 	corrSets   map[string]*corrSet
 	cleanup    []cleanupRule
 	idempotent map[string]bool
+	// metrics are resolved at deploy.
+	metrics *procMetrics
 	// fingerprint identifies the process definition a checkpoint was
 	// taken with (a hash of the BPEL file).
 	fingerprint string

@@ -151,6 +151,6 @@ func (e *Engine) deliverOutbox(msg persist.OutboxMessage) error {
 	}
 	start := time.Now()
 	_, err = pl.partner.Invoke(e.baseCtx, &exchange.Call{Operation: op, Input: m})
-	e.metrics.partnerCall(pl.name, op.Name, err, time.Since(start))
+	e.metrics.partner(pl.name, op.Name).observe(err, time.Since(start))
 	return err
 }

@@ -42,9 +42,10 @@ func (e *Engine) now() time.Time { return time.Now() }
 // start activity creates an instance; either runs straight through in the
 // calling goroutine until the instance is quiescent.
 func (e *Engine) Dispatch(ctx context.Context, ex *exchange.Exchange) error {
-	e.mu.RLock()
-	p := e.byEndpoint[ex.Endpoint]
-	e.mu.RUnlock()
+	var p *Process
+	if m := e.served.Load(); m != nil {
+		p = (*m)[ex.Endpoint]
+	}
 	if p == nil {
 		return exchange.ClientError("%w: %s", ErrNoProcess, ex.Endpoint.Path)
 	}
@@ -73,7 +74,7 @@ func (e *Engine) Dispatch(ctx context.Context, ex *exchange.Exchange) error {
 
 func (e *Engine) create(ctx context.Context, p *Process, ex *exchange.Exchange) error {
 	in := newInstance(e, p, ctx)
-	e.metrics.started.WithLabelValues(p.Name.Local).Inc()
+	p.metrics.started.Inc()
 	if err := in.start(); err != nil {
 		return e.finish(in, ex, resFailed, err)
 	}
@@ -197,7 +198,7 @@ func (e *Engine) finish(in *instance, ex *exchange.Exchange, res result, err err
 			// gets a server error instead.
 			in.out = nil
 			e.log.Error("checkpoint failed", slog.String(logProcess, label), slog.String(logInstance, in.id), slog.Any("err", cerr))
-			e.metrics.ended.WithLabelValues(label, "failed").Inc()
+			p.metrics.ended["failed"].Inc()
 			return fmt.Errorf("process %s: instance state could not be stored: %w", label, cerr)
 		}
 	}
@@ -205,11 +206,11 @@ func (e *Engine) finish(in *instance, ex *exchange.Exchange, res result, err err
 	if res == resBlocked {
 		e.block(in)
 	} else {
-		e.metrics.instanceTimes.WithLabelValues(label).Observe(time.Since(in.started).Seconds())
+		p.metrics.duration.Observe(time.Since(in.started).Seconds())
 		if ex != nil && !ex.Received.IsZero() {
 			e.metrics.completed.Observe(time.Since(ex.Received).Seconds())
 		}
-		e.metrics.ended.WithLabelValues(label, outcomeName(res)).Inc()
+		p.metrics.ended[outcomeName(res)].Inc()
 	}
 	if ex == nil || in.answered || ex.Operation.OneWay() {
 		if err != nil && res != resBlocked {
