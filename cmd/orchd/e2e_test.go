@@ -536,7 +536,7 @@ func TestReadmeRunCommand(t *testing.T) {
 		}
 		ln.Close()
 	}
-	o := startOrchd(t, "--deploy", "../../deploy", "--mock-partners")
+	o := startOrchd(t, "--deploy", "../../deploy", "--mock-partners", "--data", t.TempDir())
 	client := &http.Client{Timeout: 30 * time.Second}
 	checkAck(t, post(t, client, o.base+"/processes/PurchaseOrder", textXML, poAction, readWorkload(t, "po-request.xml")),
 		map[string]string{"poId": "PO-000123", "crmRef": "CRM-00000001", "workOrderId": "WO-00000001", "total": "322.48", "status": "ACCEPTED"})
