@@ -292,6 +292,12 @@ func TestRuntime(t *testing.T) {
 		},
 		{name: "getVariableProperty", bundle: "rt-varprop", input: testReq("ORD-7", "3", ""), want: respCanon("a", "ORD-7")},
 		{
+			// A pick creates the instance; a wait until a past date does
+			// not wait.
+			name: "instantiating pick, wait until", bundle: "rt-pick-create", input: testReq("A-7", "3", ""),
+			want: respCanon("a", "picked:A-7"),
+		},
+		{
 			name: "one-way invoke", bundle: "rt-oneway", input: testReq("A-1", "3", ""),
 			want: respCanon("a", "sent"), wantCalls: []string{"notify:A-1"},
 		},
