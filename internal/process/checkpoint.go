@@ -68,14 +68,18 @@ func (in *instance) checkpoint(st persist.State) error {
 	if in.regTimer != 0 {
 		cp.RemoveTimers = append(cp.RemoveTimers, persist.Timer{Due: time.Unix(0, in.regTimer), InstanceID: in.id})
 	}
-	in.regRoutes, in.regTimer = nil, 0
+	// What the instance is registered under after this checkpoint; it
+	// replaces in.regRoutes and in.regTimer only once the commit holds, so
+	// a failed commit leaves them describing what the store still has.
+	var routes []string
+	var timer int64
 	if st == persist.Waiting {
-		in.regRoutes = in.routeKeys()
-		for _, k := range in.regRoutes {
+		routes = in.routeKeys()
+		for _, k := range routes {
 			cp.AddRoutes = append(cp.AddRoutes, persist.Route{Key: k, InstanceID: in.id})
 		}
 		if in.wake != 0 {
-			in.regTimer = in.wake
+			timer = in.wake
 			cp.AddTimers = append(cp.AddTimers, persist.Timer{Due: time.Unix(0, in.wake), InstanceID: in.id})
 		}
 	}
@@ -84,7 +88,7 @@ func (in *instance) checkpoint(st persist.State) error {
 		cp.Delete = true
 	} else {
 		var err error
-		if rec.Frames, err = in.encodeFrames(); err != nil {
+		if rec.Frames, err = in.encodeFrames(routes, timer); err != nil {
 			return err
 		}
 		dropVars := ended && in.p.cleans(st == persist.Completed, "variables")
@@ -118,6 +122,7 @@ func (in *instance) checkpoint(st persist.State) error {
 		e.sendOutbox(m)
 	}
 	in.outbox = nil
+	in.regRoutes, in.regTimer = routes, timer
 	for i := range in.dirty {
 		in.dirty[i] = false
 	}
@@ -144,8 +149,8 @@ func (p *Process) cleans(success bool, category string) bool {
 const framesVersion = 1
 
 // encodeFrames encodes the control state: frames, the fault being
-// handled, and the registered routes and timer.
-func (in *instance) encodeFrames() ([]byte, error) {
+// handled, and the routes and timer the instance is registered under.
+func (in *instance) encodeFrames(routes []string, timer int64) ([]byte, error) {
 	b := make([]byte, 0, 16+8*len(in.stack))
 	b = append(b, framesVersion)
 	b = binary.AppendUvarint(b, uint64(len(in.stack)))
@@ -160,11 +165,11 @@ func (in *instance) encodeFrames() ([]byte, error) {
 		fault = in.inHandler.name.String()
 	}
 	b = appendString(b, fault)
-	b = binary.AppendUvarint(b, uint64(len(in.regRoutes)))
-	for _, k := range in.regRoutes {
+	b = binary.AppendUvarint(b, uint64(len(routes)))
+	for _, k := range routes {
 		b = appendString(b, k)
 	}
-	b = binary.AppendVarint(b, in.regTimer)
+	b = binary.AppendVarint(b, timer)
 	return b, nil
 }
 
