@@ -70,23 +70,11 @@ func (a *while) step(in *instance, _ *frame) (activity, bool, error) {
 }
 
 func (in *instance) cond(c *expr, at bpel.Pos) (bool, error) {
-	v, err := in.eval(c, at)
+	v, err := in.eval(c, in.root, at)
 	if err != nil {
 		return false, err
 	}
 	return xpathBool(v), nil
-}
-
-// eval evaluates an absolute expression over the instance tree. antchfx
-// reports some dynamic errors by panicking; they become
-// bpel:subLanguageExecutionFault.
-func (in *instance) eval(x *expr, at bpel.Pos) (v any, err error) {
-	defer func() {
-		if r := recover(); r != nil {
-			err = in.faultf(at, "subLanguageExecutionFault", "evaluating %q: %v", x.src, r)
-		}
-	}()
-	return x.eval(in.root, in.root), nil
 }
 
 type empty struct{ base }

@@ -23,8 +23,12 @@ type fromSpec struct {
 	part  int       // part index or -1
 	query *expr     // relative to the variable/part, or nil
 	x     *expr     // expression form
-	// literal holds the literal's content, namespace-complete, or nil.
+	// literal holds the literal's content, namespace-complete, or nil;
+	// litElem is its only child element, if it has exactly one, and
+	// litText its text otherwise (both decided at compile time).
 	literal *etree.Element
+	litElem *etree.Element
+	litText string
 }
 
 type toSpec struct {
@@ -72,12 +76,12 @@ func (c *copyOp) evalFrom(in *instance) (source, error) {
 	f := &c.from
 	switch {
 	case f.literal != nil:
-		if e := firstElement(f.literal); e != nil && len(f.literal.ChildElements()) == 1 {
-			return source{node: &node{tok: e, attr: -1}}, nil
+		if f.litElem != nil {
+			return source{node: &node{tok: f.litElem, attr: -1}}, nil
 		}
-		return source{text: f.literal.Text()}, nil
+		return source{text: f.litText}, nil
 	case f.x != nil:
-		v, err := in.eval(f.x, c.pos)
+		v, err := in.eval(f.x, in.root, c.pos)
 		if err != nil {
 			return source{}, err
 		}
@@ -86,14 +90,14 @@ func (c *copyOp) evalFrom(in *instance) (source, error) {
 		}
 		return source{text: xpathString(v)}, nil
 	case f.v != nil:
-		base := in.varNode(f.v, f.part, false)
+		base := baseNode(in.root, f.v, f.part)
 		if base == nil {
 			return source{isNil: true}, nil
 		}
 		if f.query == nil {
 			return source{node: &node{tok: base, attr: -1}}, nil
 		}
-		v, err := in.evalAt(f.query, base, c.pos)
+		v, err := in.eval(f.query, base, c.pos)
 		if err != nil {
 			return source{}, err
 		}
@@ -115,29 +119,36 @@ func (c *copyOp) oneSource(in *instance, nodes []node) (source, error) {
 	return source{}, in.faultf(c.pos, "selectionFailure", "<from> selected %d nodes, want one", len(nodes))
 }
 
-// target is where a copy writes. fresh marks an element just created for
-// an uninitialized element variable or part, with its declared name.
+// target is where a copy writes: a node, or, for an uninitialized element
+// variable or part (fresh), the slot or part wrapper the element goes in
+// and the element's declared name.
 type target struct {
 	node
 	fresh    bool
+	parent   *etree.Element
 	declared qname
 }
 
 func (c *copyOp) evalTo(in *instance) (target, error) {
 	t := &c.to
-	if t.query == nil {
-		if base := in.varNode(t.v, t.part, false); base != nil {
-			return target{node: node{tok: base, attr: -1}}, nil
-		}
-		base := in.varNode(t.v, t.part, true)
+	base := baseNode(in.root, t.v, t.part)
+	if base == nil {
+		// An element variable or part with no element yet.
+		parent := in.slot(t.v)
 		declared := t.v.elem
 		if t.v.msg != nil {
+			parent = parent.Child[t.part].(*etree.Element)
 			declared = t.v.msg.Parts[t.part].Element
 		}
-		return target{node: node{tok: base, attr: -1}, fresh: true, declared: declared}, nil
+		if t.query == nil {
+			return target{fresh: true, parent: parent, declared: declared}, nil
+		}
+		base = newQualified(parent, declared)
 	}
-	base := in.varNode(t.v, t.part, true)
-	v, err := in.evalAt(t.query, base, c.pos)
+	if t.query == nil {
+		return target{node: node{tok: base, attr: -1}}, nil
+	}
+	v, err := in.eval(t.query, base, c.pos)
 	if err != nil {
 		return target{}, err
 	}
@@ -152,44 +163,16 @@ func (c *copyOp) evalTo(in *instance) (target, error) {
 	return target{node: nodes[0]}, nil
 }
 
-// evalAt evaluates a relative query with ctx as the context node.
-func (in *instance) evalAt(x *expr, ctx *etree.Element, at bpel.Pos) (v any, err error) {
+// eval evaluates x with ctx as the context node (the tree's root for an
+// expression, a variable's node for a query). antchfx reports some dynamic
+// errors by panicking; they become bpel:subLanguageExecutionFault.
+func (in *instance) eval(x *expr, ctx *etree.Element, at bpel.Pos) (v any, err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			err = in.faultf(at, "subLanguageExecutionFault", "evaluating %q: %v", x.src, r)
 		}
 	}()
 	return x.eval(in.root, ctx), nil
-}
-
-// varNode returns the node a variable or part denotes: the message
-// wrapper, a part's element or wrapper, an element variable's element, or
-// a simple variable's slot. With create, a missing element is created with
-// its declared name (uninitialized element variables and parts).
-func (in *instance) varNode(v *variable, part int, create bool) *etree.Element {
-	s := in.slot(v)
-	switch {
-	case v.msg != nil && part < 0:
-		return s
-	case v.msg != nil:
-		w := s.Child[part].(*etree.Element)
-		pd := v.msg.Parts[part]
-		if pd.Element.IsZero() {
-			return w
-		}
-		e := firstElement(w)
-		if e == nil && create {
-			e = newQualified(w, pd.Element)
-		}
-		return e
-	case !v.elem.IsZero():
-		e := firstElement(s)
-		if e == nil && create {
-			e = newQualified(s, v.elem)
-		}
-		return e
-	}
-	return s
 }
 
 func newQualified(parent *etree.Element, q qname) *etree.Element {
@@ -202,6 +185,29 @@ func newQualified(parent *etree.Element, q qname) *etree.Element {
 }
 
 func (c *copyOp) replace(in *instance, src source, dst target) error {
+	var se *etree.Element
+	if src.node != nil && src.node.attr < 0 {
+		se, _ = src.node.tok.(*etree.Element)
+	}
+	if dst.fresh {
+		// The variable or part was uninitialized: it becomes a copy of
+		// the source element under its declared name (or keeps the
+		// source's name), or an element of that name holding the text.
+		if se == nil {
+			e := newQualified(dst.parent, dst.declared)
+			if s := src.string(); s != "" {
+				e.SetText(s)
+			}
+			return nil
+		}
+		cp := se.Copy()
+		fixNamespaces(cp, se, nil)
+		if !c.keepSrcElementName && (cp.NamespaceURI() != dst.declared.Space || cp.Tag != dst.declared.Local) {
+			renameTo(cp, dst.declared)
+		}
+		dst.parent.AddChild(cp)
+		return nil
+	}
 	switch t := dst.tok.(type) {
 	case *etree.CharData:
 		t.Data = src.string()
@@ -211,10 +217,6 @@ func (c *copyOp) replace(in *instance, src source, dst target) error {
 			t.Attr[dst.attr].Value = src.string()
 			return nil
 		}
-		var se *etree.Element
-		if src.node != nil && src.node.attr < 0 {
-			se, _ = src.node.tok.(*etree.Element)
-		}
 		if se == nil {
 			clearChildren(t)
 			if s := src.string(); s != "" {
@@ -223,20 +225,6 @@ func (c *copyOp) replace(in *instance, src source, dst target) error {
 			return nil
 		}
 		if se == t {
-			return nil
-		}
-		if dst.fresh {
-			// The variable or part was uninitialized: it becomes a copy
-			// of the source under its declared name.
-			cp := se.Copy()
-			fixNamespaces(cp, se, nil)
-			if !c.keepSrcElementName && (cp.NamespaceURI() != dst.declared.Space || cp.Tag != dst.declared.Local) {
-				renameTo(cp, dst.declared)
-			}
-			p := t.Parent()
-			i := t.Index()
-			p.RemoveChildAt(i)
-			p.InsertChildAt(i, cp)
 			return nil
 		}
 		if c.keepSrcElementName {

@@ -380,6 +380,11 @@ func (c *compiler) from(e *etree.Element, f *fromSpec) {
 		}
 	case bpelChild(e, "literal") != nil:
 		f.literal = literalContent(bpelChild(e, "literal"))
+		if els := f.literal.ChildElements(); len(els) == 1 {
+			f.litElem = els[0]
+		} else {
+			f.litText = f.literal.Text()
+		}
 	default:
 		f.x = c.expression(e, e.Text(), true)
 	}

@@ -44,7 +44,7 @@ func (d *deadlineSpec) at(in *instance, now time.Time) (time.Time, error) {
 	if x == nil {
 		return now, nil
 	}
-	v, err := in.eval(x, d.pos)
+	v, err := in.eval(x, in.root, d.pos)
 	if err != nil {
 		return time.Time{}, err
 	}
