@@ -180,13 +180,9 @@ func (p *simplePath) eval(root, ctx *etree.Element) []node {
 			}
 			return nil
 		}
-		want := st.index
-		if st.indexVar != nil {
-			f, err := strconv.ParseFloat(strings.TrimSpace(stringValue(root.Child[st.indexVar.slot-1].(*etree.Element))), 64)
-			if err != nil || f < 1 || f != float64(int(f)) {
-				return nil
-			}
-			want = int(f)
+		want, ok := st.position(root)
+		if !ok {
+			return nil
 		}
 		var next *etree.Element
 		n := 0
@@ -239,15 +235,11 @@ func (p *simplePath) evalAll(root, ctx *etree.Element) []node {
 			return out
 		}
 		next = next[:0]
+		want, ok := st.position(root)
+		if !ok {
+			return nil
+		}
 		for _, e := range cur {
-			want := st.index
-			if st.indexVar != nil {
-				f := xpathNumber(stringValue(root.Child[st.indexVar.slot-1].(*etree.Element)))
-				if f < 1 || f != math.Trunc(f) {
-					continue
-				}
-				want = int(f)
-			}
 			n := 0
 			for _, c := range e.Child {
 				ce, ok := c.(*etree.Element)
@@ -270,6 +262,20 @@ func (p *simplePath) evalAll(root, ctx *etree.Element) []node {
 		out[i] = node{tok: e, attr: -1}
 	}
 	return out
+}
+
+// position is the step's positional predicate (0 for none), read from
+// its variable with XPath's number() when it is [$i]; ok is false when the
+// value names no position (NaN, fractional, below 1), so nothing matches.
+func (st *pathStep) position(root *etree.Element) (int, bool) {
+	if st.indexVar == nil {
+		return st.index, true
+	}
+	f := xpathNumber(stringValue(root.Child[st.indexVar.slot-1].(*etree.Element)))
+	if !(f >= 1) || f != math.Trunc(f) {
+		return 0, false
+	}
+	return int(f), true
 }
 
 // baseNode is the node $v or $v.part denotes, or nil when uninitialized.

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"hash/fnv"
 	"log/slog"
 	"strconv"
 	"sync"
@@ -28,9 +27,12 @@ type registry struct {
 type stripes [64]sync.Mutex
 
 func (s *stripes) lock(id string) *sync.Mutex {
-	h := fnv.New32a()
-	h.Write([]byte(id))
-	m := &s[h.Sum32()%uint32(len(s))]
+	// FNV-1a over the string, without hash.Hash's allocations.
+	h := uint32(2166136261)
+	for i := 0; i < len(id); i++ {
+		h = (h ^ uint32(id[i])) * 16777619
+	}
+	m := &s[h%uint32(len(s))]
 	m.Lock()
 	return m
 }
@@ -97,15 +99,7 @@ func (e *Engine) resume(ctx context.Context, p *Process, key string, ex *exchang
 		}
 		in.mu.Lock()
 		defer in.mu.Unlock()
-		e.reg.mu.Lock()
-		still := e.reg.routes[key] == in
-		if still {
-			// It runs now; block registers it again if it waits again.
-			e.unregisterLocked(in)
-			delete(e.reg.live, in.id)
-		}
-		e.reg.mu.Unlock()
-		if !still {
+		if !e.claim(in, func() bool { return e.reg.routes[key] == in }) {
 			return false, nil
 		}
 		in.ctx = ctx
@@ -143,7 +137,6 @@ func (e *Engine) drive(in *instance, ex *exchange.Exchange) error {
 		in.inbox = nil
 		if err == nil && res == resBlocked {
 			err = exchange.ClientError("instance of process %s is not waiting for %s now", in.p.Name.Local, ex.Operation.Name)
-			res = resBlocked
 		}
 	}
 	return e.finish(in, ex, res, err)
@@ -313,6 +306,21 @@ func (e *Engine) block(in *instance) {
 	}
 }
 
+// claim takes a blocked in-memory instance (whose lock the caller holds)
+// out of the registry if it is still waiting as still says; block puts it
+// back if it waits again. Between finding an instance and locking it,
+// another message or its timer may have moved it on.
+func (e *Engine) claim(in *instance, still func() bool) bool {
+	e.reg.mu.Lock()
+	defer e.reg.mu.Unlock()
+	if !still() {
+		return false
+	}
+	e.unregisterLocked(in)
+	delete(e.reg.live, in.id)
+	return true
+}
+
 func (e *Engine) unregisterLocked(in *instance) {
 	for _, k := range in.regRoutes {
 		if e.reg.routes[k] == in {
@@ -343,14 +351,9 @@ func (e *Engine) fire(p *Process, id string, due int64) {
 		}
 		in.mu.Lock()
 		defer in.mu.Unlock()
-		e.reg.mu.Lock()
-		if e.reg.live[id] != in || in.wake != due {
-			e.reg.mu.Unlock()
+		if !e.claim(in, func() bool { return e.reg.live[id] == in && in.wake == due }) {
 			return
 		}
-		e.unregisterLocked(in)
-		delete(e.reg.live, id)
-		e.reg.mu.Unlock()
 		in.ctx = ctx
 		_ = e.drive(in, nil)
 		return
