@@ -131,7 +131,9 @@ type reply struct {
 }
 
 func (a *reply) step(in *instance, _ *frame) (activity, bool, error) {
-	if in.ex == nil || in.replied || in.ex.Operation.Name != a.op.Name {
+	// The open request is the one this run took; a request from an
+	// earlier run can no longer be answered (its exchange is over).
+	if in.ex == nil || in.ex != in.trigger || in.answered || in.ex.Operation.Name != a.op.Name {
 		return nil, false, in.faultf(a.pos, "missingRequest", "no open request for %s.%s", a.pl.name, a.op.Name)
 	}
 	var msg *exchange.Message
@@ -141,7 +143,6 @@ func (a *reply) step(in *instance, _ *frame) (activity, bool, error) {
 			return nil, false, err
 		}
 	}
-	in.replied = true
 	var f *exchange.Fault
 	if !a.faultName.IsZero() {
 		f = &exchange.Fault{Name: a.faultName, Message: msg}

@@ -49,9 +49,8 @@ type instance struct {
 	// inbox is a delivered message no activity has taken yet.
 	inbox *exchange.Exchange
 	// ex is the request being served: taken by a receive or onMessage,
-	// answered by a reply.
-	ex      *exchange.Exchange
-	replied bool
+	// answered by a reply (which sets answered, below).
+	ex *exchange.Exchange
 	// out holds replies not yet delivered (see deliverReplies).
 	out []pendingReply
 	// inHandler is set while a process-level fault handler runs.
@@ -211,9 +210,7 @@ func (in *instance) fail(err error) error {
 			in.stack = in.stack[:0]
 			in.inHandler = fv
 			if c.v != nil {
-				if err := in.setFaultVar(c.v, fv); err != nil {
-					return err
-				}
+				in.setFaultVar(c.v, fv)
 			}
 			in.stack = append(in.stack, frame{act: c.act})
 			return nil
@@ -258,18 +255,17 @@ func (h *faultHandlers) match(fv *faultValue) *catch {
 	return nil
 }
 
-func (in *instance) setFaultVar(v *variable, fv *faultValue) error {
-	in.touch(v)
-	s := in.slot(v)
+func (in *instance) setFaultVar(v *variable, fv *faultValue) {
 	if v.msg != nil && fv.data != nil {
 		in.storeMessage(v, fv.data)
-		return nil
+		return
 	}
 	if fv.elem != nil {
+		in.touch(v)
+		s := in.slot(v)
 		clearChildren(s)
 		s.AddChild(fv.elem.Copy())
 	}
-	return nil
 }
 
 // storeMessage moves the parts of m into message variable v. The parts
@@ -351,7 +347,7 @@ func (in *instance) take(ib *inbound, at bpel.Pos) (bool, error) {
 		in.storeMessage(ib.v, m.Input)
 	}
 	m.Input = nil
-	in.inbox, in.ex, in.replied = nil, m, false
+	in.inbox, in.ex = nil, m
 	return true, nil
 }
 
