@@ -82,20 +82,17 @@ func poMessage(t testing.TB, file string) *etree.Element {
 }
 
 func submit(t testing.TB, e *Engine, p *Process, payload *etree.Element) (*exchange.Message, *exchange.Fault, error) {
-	ep := p.Endpoints[0]
-	var op *exchange.Operation
+	return submitCtx(context.Background(), e, p, payload)
+}
+
+// opNamed returns the endpoint's operation called name, or nil.
+func opNamed(ep *exchange.Endpoint, name string) *exchange.Operation {
 	for _, o := range ep.Operations {
-		if o.Name == "submitPurchaseOrder" {
-			op = o
+		if o.Name == name {
+			return o
 		}
 	}
-	in := exchange.NewMessage(op.Input.Name)
-	in.Parts["payload"] = payload
-	var out *exchange.Message
-	var fault *exchange.Fault
-	ex := &exchange.Exchange{Endpoint: ep, Operation: op, Input: in, Respond: func(m *exchange.Message, f *exchange.Fault) { out, fault = m, f }}
-	err := e.Dispatch(context.Background(), ex)
-	return out, fault, err
+	return nil
 }
 
 func childText(e *etree.Element, local string) string {

@@ -56,17 +56,8 @@ func TestFailurePolicy(t *testing.T) {
 			if err := e.Deploy(procs...); err != nil {
 				t.Fatal(err)
 			}
-			ep := procs[0].Endpoints[0]
-			var op *exchange.Operation
-			for _, o := range ep.Operations {
-				if o.Name == "run" {
-					op = o
-				}
-			}
-			in := exchange.NewMessage(op.Input.Name)
-			in.Parts["payload"] = testReq("F-1", "1", "")
-			var out *exchange.Message
-			err = e.Dispatch(context.Background(), &exchange.Exchange{Endpoint: ep, Operation: op, Input: in, Respond: func(m *exchange.Message, _ *exchange.Fault) { out = m }})
+			r := dispatch(t, e, procs[0], testReq("F-1", "1", ""))
+			out, err := r.out, r.err
 			if tc.wantOK && (err != nil || out == nil || childText(out.Part("payload"), "a") != "ok:P-F-1") {
 				t.Errorf("want the reply, got %v, %v", out, err)
 			}

@@ -122,12 +122,7 @@ func FuzzCompileBPEL(f *testing.F) {
 // submitCtx is submit with a context, for instances that may loop.
 func submitCtx(ctx context.Context, e *Engine, p *Process, payload *etree.Element) (*exchange.Message, *exchange.Fault, error) {
 	ep := p.Endpoints[0]
-	var op *exchange.Operation
-	for _, o := range ep.Operations {
-		if o.Name == "submitPurchaseOrder" {
-			op = o
-		}
-	}
+	op := opNamed(ep, "submitPurchaseOrder")
 	in := exchange.NewMessage(op.Input.Name)
 	in.Parts["payload"] = payload
 	var out *exchange.Message

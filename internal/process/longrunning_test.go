@@ -42,12 +42,7 @@ func approvalInMemory(t *testing.T) (*Engine, *Process) {
 func approvalCall(t *testing.T, e *Engine, p *Process, op string, fields map[string]string) (status string, err error) {
 	t.Helper()
 	ep := p.Endpoints[0]
-	var o *exchange.Operation
-	for _, x := range ep.Operations {
-		if x.Name == op {
-			o = x
-		}
-	}
+	o := opNamed(ep, op)
 	root := map[string]string{"requestApproval": "approvalRequest", "decide": "decision"}[op]
 	el := etree.NewElement("appr:" + root)
 	el.CreateAttr("xmlns:appr", "urn:example:approval")
@@ -180,19 +175,9 @@ func TestWaitBeforeReply(t *testing.T) {
 			t.Fatal(err)
 		}
 		start := time.Now()
-		ep := procs[0].Endpoints[0]
-		var op *exchange.Operation
-		for _, o := range ep.Operations {
-			if o.Name == "run" {
-				op = o
-			}
-		}
-		in := exchange.NewMessage(op.Input.Name)
-		in.Parts["payload"] = testReq("W-1", "1", "")
-		var out *exchange.Message
-		err = e.Dispatch(context.Background(), &exchange.Exchange{Endpoint: ep, Operation: op, Input: in, Respond: func(m *exchange.Message, _ *exchange.Fault) { out = m }})
-		if err != nil || out == nil || childText(out.Part("payload"), "a") != "waited" {
-			t.Fatalf("persistent=%v: reply %v, err %v", persistent, out, err)
+		r := dispatch(t, e, procs[0], testReq("W-1", "1", ""))
+		if r.err != nil || r.out == nil || childText(r.out.Part("payload"), "a") != "waited" {
+			t.Fatalf("persistent=%v: reply %v, err %v", persistent, r.out, r.err)
 		}
 		if d := time.Since(start); d < 200*time.Millisecond {
 			t.Errorf("persistent=%v: answered after %v, before the wait ended", persistent, d)

@@ -62,22 +62,12 @@ func (r *flakyPartner) bind(*exchange.Endpoint) exchange.Partner {
 
 func runOneWay(t *testing.T, e *Engine, p *Process, id string) {
 	t.Helper()
-	var out *exchange.Message
-	ep := p.Endpoints[0]
-	ex := &exchange.Exchange{Endpoint: ep, Operation: ep.Operations[0], Input: exchange.NewMessage(ep.Operations[0].Input.Name),
-		Respond: func(m *exchange.Message, _ *exchange.Fault) { out = m }}
-	for _, o := range ep.Operations {
-		if o.Name == "run" {
-			ex.Operation = o
-			ex.Input = exchange.NewMessage(o.Input.Name)
-		}
+	r := dispatch(t, e, p, testReq(id, "1", ""))
+	if r.err != nil {
+		t.Fatal(r.err)
 	}
-	ex.Input.Parts["payload"] = testReq(id, "1", "")
-	if err := e.Dispatch(context.Background(), ex); err != nil {
-		t.Fatal(err)
-	}
-	if out == nil || childText(out.Part("payload"), "a") != "sent" {
-		t.Fatalf("reply: %v", out)
+	if r.out == nil || childText(r.out.Part("payload"), "a") != "sent" {
+		t.Fatalf("reply: %v", r.out)
 	}
 }
 

@@ -43,12 +43,7 @@ func deployBundle(t testing.TB, name string, partners func(*exchange.Endpoint) e
 func dispatch(t testing.TB, e *Engine, p *Process, payload *etree.Element) clientResult {
 	t.Helper()
 	ep := p.Endpoints[0]
-	var op *exchange.Operation
-	for _, o := range ep.Operations {
-		if o.Name == "run" {
-			op = o
-		}
-	}
+	op := opNamed(ep, "run")
 	if op == nil {
 		t.Fatalf("process %s: no operation run", p)
 	}
