@@ -62,11 +62,12 @@ func parseTree(data []byte) (*etree.Document, error) {
 			e := etree.NewElement(t.Name.Local)
 			e.Space = t.Name.Space
 			if len(t.Attr) > 0 {
+				// CreateAttr links each attribute to e, which
+				// Attr.NamespaceURI needs.
 				e.Attr = make([]etree.Attr, 0, len(t.Attr))
 				for _, a := range t.Attr {
-					e.Attr = append(e.Attr, etree.Attr{Space: a.Name.Space, Key: a.Name.Local, Value: a.Value})
+					e.CreateAttr(fullName(a.Name), a.Value)
 				}
-				fixAttrParents(e)
 			}
 			ws = ws[:0] // indentation before a child element
 			top.AddChild(e)
@@ -105,21 +106,10 @@ func parseTree(data []byte) (*etree.Document, error) {
 	}
 }
 
+// fullName is a raw (unresolved) name as written: prefix:local.
 func fullName(n xml.Name) string {
 	if n.Space == "" {
 		return n.Local
 	}
 	return n.Space + ":" + n.Local
-}
-
-// fixAttrParents sets the element of attributes appended directly, which
-// etree's NamespaceURI on an attribute needs. CreateAttr does it, but
-// checks for duplicates in quadratic time; rebuilding through it once is
-// still linear for the attribute counts SOAP sees.
-func fixAttrParents(e *etree.Element) {
-	attrs := e.Attr
-	e.Attr = e.Attr[:0:0]
-	for _, a := range attrs {
-		e.CreateAttr(a.FullKey(), a.Value)
-	}
 }
