@@ -462,3 +462,30 @@ func TestDefaultBodyIsTheExample(t *testing.T) {
 		t.Fatal("DefaultBody hands out the embedded bytes")
 	}
 }
+
+// A level repeated (--concurrency 64,64) gets one comparison row per pair,
+// each from its own two levels.
+func TestRepeatedLevelsCompareTheirOwnPair(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, ack) }))
+	defer srv.Close()
+	cfg := testConfig(srv.URL, srv.URL)
+	cfg.Concurrency = []int{2, 2}
+	rep, err := Run(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Comparisons) != 2 {
+		t.Fatalf("%d comparisons, want 2", len(rep.Comparisons))
+	}
+	var out bytes.Buffer
+	if err := rep.WriteComparison(&out); err != nil {
+		t.Fatal(err)
+	}
+	for i, c := range rep.Comparisons {
+		a, b := rep.Levels[2*i], rep.Levels[2*i+1]
+		row := fmt.Sprintf("%.1f", a.TxPerSec)
+		if c.a.TxPerSec != a.TxPerSec || c.b.TxPerSec != b.TxPerSec || !strings.Contains(out.String(), row) {
+			t.Errorf("comparison %d is not from levels %d and %d:\n%s", i, 2*i, 2*i+1, out.String())
+		}
+	}
+}

@@ -61,6 +61,8 @@ type Comparison struct {
 	// B p99. Both are 0 when the divisor is 0.
 	TxRatio  float64 `json:"tx_ratio"`
 	P99Ratio float64 `json:"p99_ratio"`
+	// a and b are the paired levels the ratios come from.
+	a, b LevelResult
 }
 
 // Report is the outcome of a run.
@@ -90,6 +92,8 @@ func (r *Report) compare() {
 			Concurrency: a.Concurrency,
 			TxRatio:     ratio(a.TxPerSec, b.TxPerSec),
 			P99Ratio:    ratio(a.Latency.P99, b.Latency.P99),
+			a:           a,
+			b:           b,
 		})
 	}
 }
@@ -144,23 +148,12 @@ func (r *Report) WriteComparison(w io.Writer) error {
 	if len(r.Comparisons) == 0 {
 		return nil
 	}
-	byLevel := map[int][2]LevelResult{}
-	for _, l := range r.Levels {
-		p := byLevel[l.Concurrency]
-		if l.Label == "A" {
-			p[0] = l
-		} else {
-			p[1] = l
-		}
-		byLevel[l.Concurrency] = p
-	}
 	fmt.Fprintln(w, "\nratio = A / B (tx/s: above 1 means A is faster; p99: below 1 means A answers sooner)")
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "clients\tA tx/s\tB tx/s\ttx/s A/B\tA p99 ms\tB p99 ms\tp99 A/B\t")
 	for _, c := range r.Comparisons {
-		p := byLevel[c.Concurrency]
 		fmt.Fprintf(tw, "%d\t%.1f\t%.1f\t%.3f\t%.2f\t%.2f\t%.3f\t\n",
-			c.Concurrency, p[0].TxPerSec, p[1].TxPerSec, c.TxRatio, p[0].Latency.P99, p[1].Latency.P99, c.P99Ratio)
+			c.Concurrency, c.a.TxPerSec, c.b.TxPerSec, c.TxRatio, c.a.Latency.P99, c.b.Latency.P99, c.P99Ratio)
 	}
 	if err := tw.Flush(); err != nil {
 		return fmt.Errorf("writing table: %w", err)
