@@ -126,20 +126,35 @@ type reply struct {
 	pl        *partnerLink
 	op        *exchange.Operation
 	v         *variable
+	toParts   []partMap
 	faultName qname
 	corrs     []*corrUse
+	mex       string
 }
 
 func (a *reply) step(in *instance, _ *frame) (activity, bool, error) {
-	// The open request is the one this run took; a request from an
-	// earlier run can no longer be answered (its exchange is over).
-	if in.ex == nil || in.ex != in.trigger || in.answered || in.ex.Operation.Name != a.op.Name {
+	r := in.findRequest(a.pl, a.op, a.mex)
+	if r == nil {
 		return nil, false, in.faultf(a.pos, "missingRequest", "no open request for %s.%s", a.pl.name, a.op.Name)
 	}
 	var msg *exchange.Message
-	if a.v != nil {
+	switch {
+	case a.toParts != nil:
+		md := a.op.Output
+		if !a.faultName.IsZero() {
+			md = a.op.Faults[a.faultName.Local]
+		}
+		msg = in.partsMessage(md, a.toParts)
+	case a.v != nil:
+		if err := in.initialized(a.v, a.pos); err != nil {
+			in.reqs = append(in.reqs, r)
+			return nil, false, err
+		}
 		msg = in.message(a.v)
+	}
+	if msg != nil && a.faultName.IsZero() {
 		if err := in.applyCorrelations(a.corrs, msg, true, a.pos); err != nil {
+			in.reqs = append(in.reqs, r)
 			return nil, false, err
 		}
 	}
@@ -148,15 +163,16 @@ func (a *reply) step(in *instance, _ *frame) (activity, bool, error) {
 		f = &exchange.Fault{Name: a.faultName, Message: msg}
 		msg = nil
 	}
-	in.respond(in.ex, msg, f)
+	in.respond(r, msg, f)
 	return nil, true, nil
 }
 
 type invoke struct {
 	base
-	pl      *partnerLink
-	op      *exchange.Operation
-	in, out *variable
+	pl                 *partnerLink
+	op                 *exchange.Operation
+	in, out            *variable
+	toParts, fromParts []partMap
 	partner string // label for metrics: partner link name
 	corrs   []*corrUse
 	policy  *failurePolicy

@@ -146,18 +146,57 @@ func (p *Process) cleans(success bool, category string) bool {
 	return false
 }
 
-const framesVersion = 1
+const framesVersion = 2
 
-// encodeFrames encodes the control state: frames, the fault being
-// handled, and the routes and timer the instance is registered under.
+// encodeFrames encodes the control state: the threads with their frames
+// and private variables, the fault being handled, and the routes and
+// timer the instance is registered under.
 func (in *instance) encodeFrames(routes []string, timer int64) ([]byte, error) {
-	b := make([]byte, 0, 16+8*len(in.stack))
+	in.deactivate()
+	b := make([]byte, 0, 32+8*len(in.threads[0].stack))
 	b = append(b, framesVersion)
-	b = binary.AppendUvarint(b, uint64(len(in.stack)))
-	for _, f := range in.stack {
-		b = binary.AppendUvarint(b, uint64(f.act.id()))
-		b = binary.AppendUvarint(b, uint64(f.pc))
-		b = binary.AppendVarint(b, f.due)
+	index := make(map[*thread]int, len(in.threads))
+	live := make([]*thread, 0, len(in.threads))
+	for _, t := range in.threads {
+		if t.state != tDone || t == in.threads[0] {
+			index[t] = len(live)
+			live = append(live, t)
+		}
+	}
+	b = binary.AppendUvarint(b, uint64(len(live)))
+	for _, t := range live {
+		parent := 0
+		if t.parent != nil {
+			parent = index[t.parent] + 1
+		}
+		b = binary.AppendUvarint(b, uint64(parent))
+		st := t.state
+		if st == tCalling {
+			st = tReady // its call may or may not have happened: see invoke.step
+		}
+		b = append(b, byte(st))
+		b = binary.AppendUvarint(b, uint64(t.kids))
+		b = binary.AppendUvarint(b, uint64(len(t.stack)))
+		for _, f := range t.stack {
+			b = binary.AppendUvarint(b, uint64(f.act.id()))
+			b = binary.AppendUvarint(b, uint64(f.pc))
+			b = binary.AppendVarint(b, f.due)
+			b = binary.AppendVarint(b, f.i)
+			b = binary.AppendVarint(b, f.n)
+			b = binary.AppendVarint(b, f.k)
+			var fault string
+			if f.fault != nil {
+				fault = f.fault.name.String()
+			}
+			b = appendString(b, fault)
+		}
+		b = binary.AppendUvarint(b, uint64(len(t.priv)))
+		for _, ps := range t.priv {
+			b = binary.AppendUvarint(b, uint64(ps.slot))
+			var buf bytes.Buffer
+			ps.el.WriteTo(&buf, &etree.WriteSettings{})
+			b = appendString(b, buf.String())
+		}
 	}
 	b = appendString(b, in.p.fingerprint)
 	var fault string
@@ -171,6 +210,74 @@ func (in *instance) encodeFrames(routes []string, timer int64) ([]byte, error) {
 	}
 	b = binary.AppendVarint(b, timer)
 	return b, nil
+}
+
+// decodeThreads reads what encodeFrames wrote of the threads.
+func (in *instance) decodeThreads(r *reader) error {
+	p := in.p
+	n := r.uvarint()
+	if r.err != nil || n == 0 || n > uint64(len(r.b)) {
+		return errBadFrames
+	}
+	in.threads = in.threads[:0]
+	for i := uint64(0); i < n && r.err == nil; i++ {
+		t := &thread{}
+		parent := r.uvarint()
+		if parent > i || (i > 0 && parent == 0) {
+			return errBadFrames
+		}
+		if parent > 0 {
+			t.parent = in.threads[parent-1]
+		}
+		if len(r.b) == 0 {
+			return errBadFrames
+		}
+		t.state = threadState(r.b[0])
+		r.b = r.b[1:]
+		if t.state > tDone {
+			return errBadFrames
+		}
+		t.kids = int(r.uvarint())
+		nf := r.uvarint()
+		if nf > uint64(len(r.b)) {
+			return errBadFrames
+		}
+		for j := uint64(0); j < nf && r.err == nil; j++ {
+			aid, pc, due := r.uvarint(), r.uvarint(), r.varint()
+			fi, fn, fk := r.varint(), r.varint(), r.varint()
+			fault := r.string()
+			if aid >= uint64(len(p.acts)) {
+				return fmt.Errorf("%w (activity %d)", errBadFrames, aid)
+			}
+			f := frame{act: p.acts[aid], pc: int(pc), due: due, i: fi, n: fn, k: fk}
+			if fault != "" {
+				f.fault = &faultValue{name: parseClark(fault)}
+			}
+			t.stack = append(t.stack, f)
+		}
+		np := r.uvarint()
+		if np > uint64(len(r.b)) {
+			return errBadFrames
+		}
+		for j := uint64(0); j < np && r.err == nil; j++ {
+			slot := r.uvarint()
+			data := r.string()
+			if slot < 1 || slot > uint64(len(p.vars)) {
+				return errBadFrames
+			}
+			doc := etree.NewDocument()
+			if err := doc.ReadFromString(data); err != nil || doc.Root() == nil {
+				return errBadFrames
+			}
+			el := doc.Root()
+			doc.RemoveChild(el)
+			t.priv = append(t.priv, privSlot{slot: int(slot), el: el})
+			in.hasPriv = true
+		}
+		in.threads = append(in.threads, t)
+	}
+	in.cur = in.threads[0]
+	return r.err
 }
 
 func appendString(b []byte, s string) []byte {
@@ -229,13 +336,8 @@ func (e *Engine) load(ctx context.Context, p *Process, id string) (*instance, er
 		return nil, fmt.Errorf("instance %s: %w (version)", id, errBadFrames)
 	}
 	r.b = r.b[1:]
-	n := r.uvarint()
-	for i := uint64(0); i < n && r.err == nil; i++ {
-		aid, pc, due := r.uvarint(), r.uvarint(), r.varint()
-		if aid >= uint64(len(p.acts)) {
-			return nil, fmt.Errorf("instance %s: %w (activity %d)", id, errBadFrames, aid)
-		}
-		in.stack = append(in.stack, frame{act: p.acts[aid], pc: int(pc), due: due})
+	if err := in.decodeThreads(r); err != nil {
+		return nil, fmt.Errorf("instance %s: %w", id, err)
 	}
 	if fp := r.string(); r.err == nil && fp != p.fingerprint {
 		return nil, fmt.Errorf("instance %s was checkpointed by another version of process %s; it cannot resume on this one", id, p.Name.Local)
@@ -252,6 +354,16 @@ func (e *Engine) load(ctx context.Context, p *Process, id string) (*instance, er
 		return nil, fmt.Errorf("instance %s: %w", id, r.err)
 	}
 	in.wake = in.regTimer
+	e.reg.mu.Lock()
+	if open := e.reg.open[id]; open != nil {
+		delete(e.reg.open, id)
+		for _, r := range open {
+			if r.state.Load() == 0 {
+				in.reqs = append(in.reqs, r)
+			}
+		}
+	}
+	e.reg.mu.Unlock()
 	for slot, data := range vars {
 		if slot < 1 || slot > len(p.vars) || data == nil {
 			continue
@@ -284,12 +396,23 @@ func parseClark(s string) qname {
 // crash the call is not repeated blindly: a recovered instance whose
 // invoke may have run follows the failure policy instead.
 func (a *invoke) step(in *instance, f *frame) (activity, bool, error) {
+	if f.k == 1 {
+		// The answer of the call that went out on its own goroutine.
+		f.k = 0
+		ans := in.cur.answer
+		in.cur.answer = nil
+		return a.answered(in, f, ans.msg, ans.err, ans.dur)
+	}
 	if a.reliable(in) {
 		return nil, true, a.enqueue(in)
 	}
 	guarded := !in.p.InMemory && in.e.store != nil && !in.p.idempotent[a.pl.name+"/"+a.op.Name]
-	if guarded && f.pc == 0 {
-		f.pc = 1
+	if (guarded && f.pc == 0) || (len(in.out) > 0 && !in.p.InMemory && in.e.store != nil) {
+		// Before a call that must not be repeated blindly, and before any
+		// call once a reply waits for its commit: that reply leaves now.
+		if f.pc == 0 && guarded {
+			f.pc = 1
+		}
 		if err := in.checkpoint(persist.Running); err != nil {
 			return nil, false, fmt.Errorf("checkpoint before invoke %s.%s at %s: %w", a.pl.name, a.op.Name, a.pos, err)
 		}
@@ -302,8 +425,15 @@ func (a *invoke) step(in *instance, f *frame) (activity, bool, error) {
 		return nil, false, errBlocked
 	}
 	call := &exchange.Call{Operation: a.op}
-	if a.in != nil {
+	if a.toParts != nil {
+		call.Input = in.partsMessage(a.op.Input, a.toParts)
+	} else if a.in != nil {
+		if err := in.initialized(a.in, a.pos); err != nil {
+			return nil, false, err
+		}
 		call.Input = in.message(a.in)
+	}
+	if call.Input != nil {
 		if err := in.applyCorrelations(a.corrs, call.Input, true, a.pos); err != nil {
 			return nil, false, err
 		}
@@ -311,21 +441,51 @@ func (a *invoke) step(in *instance, f *frame) (activity, bool, error) {
 	if a.pl.partner == nil {
 		return nil, false, fmt.Errorf("invoke %s.%s at %s: partner link is not bound", a.pl.name, a.op.Name, a.pos)
 	}
+	if in.othersBusy() {
+		// Other branches can go on meanwhile: the call goes out on its own
+		// goroutine, with copies of what it reads, and its answer comes
+		// back to this thread.
+		call.Input = copyMessage(call.Input)
+		t := in.cur
+		t.callSeq++
+		seq := t.callSeq
+		if in.calls == nil {
+			in.calls = &answers{notify: make(chan struct{}, 1)}
+		}
+		in.inflight++
+		f.k = 1
+		ctx, calls, partner := in.ctx, in.calls, a.pl.partner
+		go func() {
+			start := time.Now()
+			res, err := partner.Invoke(ctx, call)
+			calls.put(&callAnswer{t: t, seq: seq, msg: res, err: err, dur: time.Since(start)})
+		}()
+		return nil, false, errCalling
+	}
 	start := time.Now()
 	res, err := a.pl.partner.Invoke(in.ctx, call)
-	a.metrics.observe(err, time.Since(start))
+	return a.answered(in, f, res, err, time.Since(start))
+}
+
+// answered takes a partner's answer (or failure) into the instance.
+func (a *invoke) answered(in *instance, f *frame, res *exchange.Message, err error, dur time.Duration) (activity, bool, error) {
+	a.metrics.observe(err, dur)
 	if err != nil {
 		var flt *exchange.Fault
 		if errors.As(err, &flt) {
-			return nil, false, &faultValue{name: flt.Name, data: flt.Message, reason: flt.Reason, at: a.pos}
+			return nil, false, faultFromPartner(flt, a)
 		}
 		return a.failed(in, f, err)
 	}
-	if a.out != nil && res != nil {
+	if res != nil && (a.out != nil || a.fromParts != nil) {
 		if err := in.applyCorrelations(a.corrs, res, false, a.pos); err != nil {
 			return nil, false, err
 		}
-		in.storeMessage(a.out, res)
+		if a.fromParts != nil {
+			in.storeParts(res, a.fromParts)
+		} else {
+			in.storeMessage(a.out, res)
+		}
 	}
 	return nil, true, nil
 }

@@ -22,6 +22,10 @@ type compiler struct {
 	// receives counts receive activities seen, to reject what needs
 	// correlation.
 	receives int
+	// links are the links declared by the enclosing flows, innermost
+	// last; collect gathers link sources for dead-path elimination.
+	links   []map[string]*link
+	collect [][]*link
 }
 
 func (c *compiler) pos(e *etree.Element) bpel.Pos { return c.doc.Pos(e) }
@@ -75,7 +79,8 @@ func compileProcess(doc *bpel.Document, w *wsdlSet, dp *deployProcess, errs *Err
 			// compiled after the main activity, below
 		case "correlationSets":
 			c.correlationSets(e)
-		case "eventHandlers", "messageExchanges", "extensions":
+		case "messageExchanges", "extensions":
+		case "eventHandlers":
 			c.unsupported(e, "")
 		default:
 			if act != nil {
@@ -89,10 +94,11 @@ func compileProcess(doc *bpel.Document, w *wsdlSet, dp *deployProcess, errs *Err
 		c.errorf(root, "process has no activity")
 		return p
 	}
-	p.root = c.activity(act)
-	if fh := root.SelectElement("faultHandlers"); fh != nil {
+	body := c.activity(act)
+	if fh := bpelChild(root, "faultHandlers"); fh != nil {
 		p.handlers = c.faultHandlers(fh)
 	}
+	p.root = c.register(&scope{base: base{pos: c.pos(root)}, body: body, handlers: p.handlers, isProcess: true})
 	if len(p.starts) == 0 {
 		c.errorf(act, "process has no start activity (a receive or pick with createInstance=\"yes\")")
 	}
@@ -471,8 +477,13 @@ func (c *compiler) to(e *etree.Element, t *toSpec) bool {
 }
 
 func (c *compiler) faultHandlers(e *etree.Element) *faultHandlers {
+	return c.faultHandlerList(e.ChildElements())
+}
+
+// faultHandlerList compiles catch and catchAll elements.
+func (c *compiler) faultHandlerList(list []*etree.Element) *faultHandlers {
 	h := &faultHandlers{}
-	for _, ce := range e.ChildElements() {
+	for _, ce := range list {
 		if !isBPEL(ce) {
 			continue
 		}
@@ -568,10 +579,11 @@ func (c *compiler) optVar(e *etree.Element, attr string, want *exchange.MessageD
 // activity compiles one activity element and numbers it: frames refer to
 // activities by that number when an instance is checkpointed.
 func (c *compiler) activity(e *etree.Element) activity {
-	a := c.compileActivity(e)
-	c.p.acts = append(c.p.acts, a)
-	a.setID(len(c.p.acts) - 1)
-	return a
+	mark := c.beginSources()
+	a := c.register(c.compileActivity(e))
+	inner := c.endSources(mark)
+	c.addSourcesBack(inner)
+	return c.withLinks(e, a, inner)
 }
 
 func (c *compiler) compileActivity(e *etree.Element) activity {
@@ -579,11 +591,6 @@ func (c *compiler) compileActivity(e *etree.Element) activity {
 	if !isBPEL(e) {
 		c.errorf(e, "{%s}%s is not a BPEL activity", e.NamespaceURI(), e.Tag)
 		return &empty{base: b}
-	}
-	for _, ce := range e.ChildElements() {
-		if isBPEL(ce) && (ce.Tag == "targets" || ce.Tag == "sources") {
-			c.unsupported(ce, "links (<"+ce.Tag+">)")
-		}
 	}
 	switch e.Tag {
 	case "sequence":
@@ -685,9 +692,14 @@ func (c *compiler) compileActivity(e *etree.Element) activity {
 			}
 			a.v = c.optVar(e, "variable", want)
 		}
-		if bpelChild(e, "toParts") != nil {
-			c.unsupported(bpelChild(e, "toParts"), "<toParts>")
+		if a.op != nil {
+			md := a.op.Output
+			if !a.faultName.IsZero() {
+				md = a.op.Faults[a.faultName.Local]
+			}
+			a.toParts = c.compileParts(e, "toParts", md)
 		}
+		a.mex = e.SelectAttrValue("messageExchange", "")
 		if a.op != nil && a.faultName.IsZero() {
 			a.corrs = c.correlations(e, nil, a.op.Output)
 		}
@@ -703,17 +715,13 @@ func (c *compiler) compileActivity(e *etree.Element) activity {
 			a.partner = a.pl.name
 			a.corrs = c.correlations(e, a.op.Output, a.op.Input)
 			a.policy = c.failurePolicy(e)
+			a.toParts = c.compileParts(e, "toParts", a.op.Input)
+			a.fromParts = c.compileParts(e, "fromParts", a.op.Output)
 		}
-		for _, ce := range e.ChildElements() {
-			if !isBPEL(ce) {
-				continue
-			}
-			switch ce.Tag {
-			case "catch", "catchAll", "compensationHandler", "toParts", "fromParts":
-				c.unsupported(ce, "<"+ce.Tag+"> in <invoke>")
-			}
+		if ch := bpelChild(e, "compensationHandler"); ch != nil {
+			c.unsupported(ch, "<compensationHandler> in <invoke>")
 		}
-		return a
+		return c.inlineHandlers(e, a)
 	case "assign":
 		a := &assign{base: b}
 		if e.SelectAttrValue("validate", "no") == "yes" {
@@ -741,7 +749,19 @@ func (c *compiler) compileActivity(e *etree.Element) activity {
 			}
 		}
 		return a
-	case "flow", "scope", "forEach", "repeatUntil", "compensate", "compensateScope", "rethrow", "validate", "extensionActivity":
+	case "flow":
+		return c.flow(e, b)
+	case "scope":
+		return c.scope(e, b)
+	case "forEach":
+		return c.forEach(e, b)
+	case "repeatUntil":
+		return c.repeatUntil(e, b)
+	case "rethrow":
+		return &rethrow{base: b}
+	case "extensionActivity":
+		return c.extensionActivity(e, b)
+	case "compensate", "compensateScope", "validate":
 		c.unsupported(e, "")
 		return &empty{base: b}
 	}

@@ -59,11 +59,12 @@ func TestLoadBundleFixtures(t *testing.T) {
 		{bundle: "good-persistent-absent", procs: []string{"Test"}},
 		{bundle: "rt-call", procs: []string{"Caller", "Callee"}},
 
-		{bundle: "bad-flow", errs: []string{"Bad.bpel:24", "<flow>", "not supported yet: <flow>"}, notSupported: true, wantErrorCount: 1},
+		{bundle: "bad-compensate", errs: []string{"Bad.bpel:24", "<compensate>", "not supported yet: <compensate>"}, notSupported: true, wantErrorCount: 1},
 		{bundle: "bad-pick", errs: []string{"Bad.bpel:24", "<pick> needs at least one <onMessage>"}, wantErrorCount: 1},
-		{bundle: "bad-scope", errs: []string{"Bad.bpel:24", "not supported yet: <scope>"}, notSupported: true, wantErrorCount: 1},
-		{bundle: "bad-foreach", errs: []string{"Bad.bpel:24", "not supported yet: <forEach>"}, notSupported: true, wantErrorCount: 1},
-		{bundle: "bad-repeatuntil", errs: []string{"Bad.bpel:24", "not supported yet: <repeatUntil>"}, notSupported: true, wantErrorCount: 1},
+		// Once refused, now compiled: scope, forEach, repeatUntil.
+		{bundle: "bad-scope", procs: []string{"Test"}},
+		{bundle: "bad-foreach", procs: []string{"Test"}},
+		{bundle: "bad-repeatuntil", procs: []string{"Test"}},
 		{bundle: "bad-undeclared-var", errs: []string{"Bad.bpel:26", "undeclared variable $nope"}, wantErrorCount: 1},
 		{bundle: "bad-unknown-plink", errs: []string{"Bad.bpel:24", `unknown partnerLink "ghost"`}, wantErrorCount: 1},
 		{bundle: "bad-unknown-op", errs: []string{"Bad.bpel:24", `operation "dance"`, `partnerLink "partner"`}, wantErrorCount: 1},
@@ -76,7 +77,7 @@ func TestLoadBundleFixtures(t *testing.T) {
 		// Three problems in one file: all three reported.
 		{bundle: "bad-multi", errs: []string{
 			"Bad.bpel:26", "undeclared variable $nope",
-			"Bad.bpel:30", "not supported yet: <flow>",
+			"Bad.bpel:30", "not supported yet: <compensate>",
 			"Bad.bpel:33", `unknown partnerLink "ghost"`,
 		}, notSupported: true, wantErrorCount: 3},
 	}
@@ -168,7 +169,7 @@ func TestFixtureBundlesLoad(t *testing.T) {
 func TestLoadDirGoodAndBad(t *testing.T) {
 	dir := t.TempDir()
 	copyDir(t, filepath.Join(bundlesDir, "good-minimal"), filepath.Join(dir, "good"))
-	copyDir(t, filepath.Join(bundlesDir, "bad-flow"), filepath.Join(dir, "bad"))
+	copyDir(t, filepath.Join(bundlesDir, "bad-compensate"), filepath.Join(dir, "bad"))
 	// A folder without deploy.xml and a plain file are not bundles.
 	if err := os.Mkdir(filepath.Join(dir, "not-a-bundle"), 0o755); err != nil {
 		t.Fatal(err)
@@ -194,7 +195,7 @@ func TestLoadDirGoodAndBad(t *testing.T) {
 	if !errors.As(error(be), &target) || !errors.Is(be, ErrNotSupported) {
 		t.Errorf("BundleError does not unwrap to ErrNotSupported: %v", be)
 	}
-	for _, want := range []string{filepath.Join(dir, "bad"), "Bad.bpel:24", "not supported yet: <flow>"} {
+	for _, want := range []string{filepath.Join(dir, "bad"), "Bad.bpel:24", "not supported yet: <compensate>"} {
 		if !strings.Contains(be.Error(), want) {
 			t.Errorf("BundleError %q does not contain %q", be.Error(), want)
 		}

@@ -37,10 +37,14 @@ type propExtract struct {
 // inbound is what receive and onMessage share: the operation they take
 // and where the message goes.
 type inbound struct {
-	pl    *partnerLink
-	op    *exchange.Operation
-	v     *variable
-	corrs []*corrUse
+	pl        *partnerLink
+	op        *exchange.Operation
+	v         *variable
+	corrs     []*corrUse
+	fromParts []partMap
+	// mex is the messageExchange attribute: pairs the request with its
+	// reply when one operation has several open at once.
+	mex string
 }
 
 // compileCorrelationSets reads the process's <correlationSets>.
@@ -157,9 +161,8 @@ func (c *compiler) inbound(e *etree.Element, varAttr string) inbound {
 	}
 	ib.v = c.optVar(e, varAttr, ib.op.Input)
 	ib.corrs = c.correlations(e, ib.op.Input, nil)
-	if bpelChild(e, "fromParts") != nil {
-		c.unsupported(bpelChild(e, "fromParts"), "<fromParts>")
-	}
+	ib.fromParts = c.compileParts(e, "fromParts", ib.op.Input)
+	ib.mex = e.SelectAttrValue("messageExchange", "")
 	return ib
 }
 

@@ -33,6 +33,9 @@ type Options struct {
 	// provides (typically the SOAP client over HTTP); nil leaves such
 	// partner links unbound.
 	Partners func(ep *exchange.Endpoint) exchange.Partner
+	// ReplyTimeout bounds how long a request waits for a reply that a
+	// later message or timer drives the instance to; zero means 30s.
+	ReplyTimeout time.Duration
 }
 
 // Engine runs deployed processes. It implements exchange.Dispatcher: every
@@ -52,7 +55,10 @@ type Engine struct {
 	store   Store
 	reg     registry
 	stripes stripes
+	// baseCtx is the context of work that belongs to instances rather
+	// than to a client (after a reply, timers); Close cancels it.
 	baseCtx context.Context
+	stop    context.CancelFunc
 }
 
 // NewEngine returns an engine with no process deployed.
@@ -61,9 +67,23 @@ func NewEngine(opts Options) *Engine {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
+	ctx, stop := context.WithCancel(context.Background())
 	return &Engine{log: log, metrics: newMetrics(opts.Registerer), opts: opts, byEndpoint: map[*exchange.Endpoint]*Process{},
-		store: opts.Store, baseCtx: context.Background(),
-		reg: registry{live: map[string]*instance{}, routes: map[string]*instance{}}}
+		store: opts.Store, baseCtx: ctx, stop: stop,
+		reg: registry{live: map[string]*instance{}, routes: map[string]*instance{}, open: map[string][]*openRequest{}}}
+}
+
+// Close cancels the work instances do on their own (after their reply,
+// on timers): partner calls in flight fail and the instances end or are
+// suspended as their failure policy says. Call it at shutdown, after the
+// front door stopped taking requests.
+func (e *Engine) Close() { e.stop() }
+
+func (e *Engine) replyTimeout() time.Duration {
+	if e.opts.ReplyTimeout > 0 {
+		return e.opts.ReplyTimeout
+	}
+	return 30 * time.Second
 }
 
 // Deploy adds compiled processes and (re)binds every partner link: to a

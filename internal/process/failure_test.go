@@ -61,8 +61,17 @@ func TestFailurePolicy(t *testing.T) {
 			if tc.wantOK && (err != nil || out == nil || childText(out.Part("payload"), "a") != "ok:P-F-1") {
 				t.Errorf("want the reply, got %v, %v", out, err)
 			}
-			if tc.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tc.wantErr)) {
-				t.Errorf("error %v, want one naming %q", err, tc.wantErr)
+			if tc.wantErr != "" {
+				// A system failure is an error; a fault is answered as one.
+				got := ""
+				if err != nil {
+					got = err.Error()
+				} else if r.fault != nil {
+					got = r.fault.Name.String() + ": " + r.fault.Reason
+				}
+				if !strings.Contains(got, tc.wantErr) {
+					t.Errorf("answer %q, want one naming %q", got, tc.wantErr)
+				}
 			}
 			if n := calls.Load(); n != tc.calls {
 				t.Errorf("%d calls, want %d", n, tc.calls)

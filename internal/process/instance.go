@@ -2,7 +2,6 @@ package process
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"sync"
 	"time"
@@ -32,25 +31,43 @@ type frame struct {
 	act activity
 	pc  int
 	due int64
+	// i, n and k are counters of structured activities (forEach: next
+	// value, final value, completed branches; scope: isolation held).
+	i, n, k int64
+	// fault is the fault a scope's handler is handling (for rethrow).
+	fault *faultValue
 }
 
 // instance is one running process instance: its variables (an etree tree
 // whose root's children are the variables' slots) and its frames.
 type instance struct {
-	id    string
-	p     *Process
-	e     *Engine
-	ctx   context.Context
-	root  *etree.Element
-	stack []frame
+	id   string
+	p    *Process
+	e    *Engine
+	ctx  context.Context
+	root *etree.Element
+	// threads are the instance's lines of control; threads[0] runs the
+	// process. cur is the one being stepped; active the one whose private
+	// variables are in the tree.
+	threads []*thread
+	cur     *thread
+	active  *thread
+	hasPriv bool
+	// calls collects answers of partner calls in flight (inflight of
+	// them); linksChanged wakes threads waiting for links; isoHolder is
+	// the thread inside an isolated scope.
+	calls        *answers
+	inflight     int
+	linksChanged bool
+	isoHolder    *thread
 	// corr holds the initiated correlation sets: name -> values key.
 	corr map[string]string
 
 	// inbox is a delivered message no activity has taken yet.
 	inbox *exchange.Exchange
-	// ex is the request being served: taken by a receive or onMessage,
-	// answered by a reply (which sets answered, below).
-	ex *exchange.Exchange
+	// reqs are the open requests: taken by a receive or onMessage, not
+	// yet answered by a reply.
+	reqs []*openRequest
 	// out holds replies not yet delivered (see deliverReplies).
 	out []pendingReply
 	// inHandler is set while a process-level fault handler runs.
@@ -86,7 +103,7 @@ type instance struct {
 // pendingReply is a reply held until the state it describes is durable
 // (persistent processes) or the instance is quiescent.
 type pendingReply struct {
-	ex    *exchange.Exchange
+	req   *openRequest
 	msg   *exchange.Message
 	fault *exchange.Fault
 }
@@ -101,7 +118,8 @@ func newInstance(e *Engine, p *Process, ctx context.Context) *instance {
 	for _, v := range p.vars {
 		root.AddChild(v.newSlot())
 	}
-	in := &instance{p: p, e: e, ctx: ctx, root: root, stack: make([]frame, 0, 8), started: time.Now()}
+	main := &thread{stack: make([]frame, 0, 8)}
+	in := &instance{p: p, e: e, ctx: ctx, root: root, threads: []*thread{main}, cur: main, started: time.Now()}
 	if !p.InMemory {
 		in.id = persistNewID()
 		in.dirty = make([]bool, len(p.vars))
@@ -148,124 +166,15 @@ func (in *instance) start() error {
 		}
 		in.touch(v)
 	}
-	in.stack = append(in.stack, frame{act: in.p.root})
+	main := in.threads[0]
+	main.stack = append(main.stack, frame{act: in.p.root})
 	return nil
 }
 
-// run runs the instance's frames until it waits, ends or fails.
+// run runs the instance's threads until it waits, ends or fails.
 func (in *instance) run() (result, error) {
-	in.waits, in.wake = in.waits[:0], 0
-	for len(in.stack) > 0 {
-		if in.exited {
-			in.stack = in.stack[:0]
-			return resExited, nil
-		}
-		top := &in.stack[len(in.stack)-1]
-		push, done, err := top.act.step(in, top)
-		if err != nil {
-			if err == errBlocked {
-				return resBlocked, nil
-			}
-			if err == errSuspended {
-				return resSuspended, errors.New(in.suspendReason)
-			}
-			if err = in.fail(err); err != nil {
-				var u *errUncaught
-				if errors.As(err, &u) {
-					return resFaulted, err
-				}
-				return resFailed, err
-			}
-			continue
-		}
-		if done {
-			in.stack = in.stack[:len(in.stack)-1]
-		}
-		if push != nil {
-			in.stack = append(in.stack, frame{act: push})
-		}
-	}
-	if in.exited {
-		return resExited, nil
-	}
-	if in.inHandler != nil {
-		return resHandled, nil
-	}
-	return resCompleted, nil
-}
-
-// fail routes err: a BPEL fault goes to the process's fault handlers (the
-// only scope this engine has so far); anything else ends the instance.
-func (in *instance) fail(err error) error {
-	var fv *faultValue
-	if !errors.As(err, &fv) {
-		return err
-	}
-	if in.inHandler != nil {
-		return &errUncaught{f: fv} // a fault inside a fault handler
-	}
-	h := in.p.handlers
-	if h != nil {
-		if c := h.match(fv); c != nil {
-			in.stack = in.stack[:0]
-			in.inHandler = fv
-			if c.v != nil {
-				in.setFaultVar(c.v, fv)
-			}
-			in.stack = append(in.stack, frame{act: c.act})
-			return nil
-		}
-		if h.catchAll != nil {
-			in.stack = in.stack[:0]
-			in.inHandler = fv
-			in.stack = append(in.stack, frame{act: h.catchAll})
-			return nil
-		}
-	}
-	return &errUncaught{f: fv}
-}
-
-// match picks the catch for fv (WS-BPEL 2.0 section 12.5, simplified:
-// name and matching data, then name alone, then data type alone).
-func (h *faultHandlers) match(fv *faultValue) *catch {
-	typeOK := func(c *catch) bool {
-		if c.v == nil {
-			return false
-		}
-		if c.v.msg != nil {
-			return fv.data != nil && (fv.data.Name.IsZero() || fv.data.Name == c.v.msg.Name)
-		}
-		return fv.elem != nil
-	}
-	for _, c := range h.catches {
-		if c.faultName == fv.name && c.v != nil && typeOK(c) {
-			return c
-		}
-	}
-	for _, c := range h.catches {
-		if c.faultName == fv.name && c.v == nil {
-			return c
-		}
-	}
-	for _, c := range h.catches {
-		if c.faultName.IsZero() && typeOK(c) {
-			return c
-		}
-	}
-	return nil
-}
-
-func (in *instance) setFaultVar(v *variable, fv *faultValue) {
-	if v.msg != nil && fv.data != nil {
-		in.storeMessage(v, fv.data)
-		return
-	}
-	if fv.elem != nil {
-		in.touch(v)
-		s := in.slot(v)
-		clearChildren(s)
-		s.AddChild(fv.elem.Copy())
-	}
+	in.readyAll()
+	return in.schedule()
 }
 
 // storeMessage moves the parts of m into message variable v. The parts
@@ -343,21 +252,30 @@ func (in *instance) take(ib *inbound, at bpel.Pos) (bool, error) {
 	if err := in.applyCorrelations(ib.corrs, m.Input, false, at); err != nil {
 		return false, err
 	}
-	if ib.v != nil {
+	if !m.Operation.OneWay() && m.Respond != nil {
+		if err := in.openRequestFor(m, ib.mex, at); err != nil {
+			return false, err
+		}
+	}
+	switch {
+	case ib.fromParts != nil:
+		in.storeParts(m.Input, ib.fromParts)
+	case ib.v != nil:
 		in.storeMessage(ib.v, m.Input)
 	}
 	m.Input = nil
-	in.inbox, in.ex = nil, m
+	in.inbox = nil
 	return true, nil
 }
 
 // await records that the blocked instance waits for ib's operation.
-func (in *instance) await(ib *inbound) { in.waits = append(in.waits, ib) }
+func (in *instance) await(ib *inbound) { in.cur.waits = append(in.cur.waits, ib) }
 
-// wakeAt records that the blocked instance wants to run again at due.
+// wakeAt records that the current thread wants to run again at due.
 func (in *instance) wakeAt(due int64) {
-	if in.wake == 0 || due < in.wake {
-		in.wake = due
+	t := in.cur
+	if t.wake == 0 || due < t.wake {
+		t.wake = due
 	}
 }
 

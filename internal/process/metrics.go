@@ -21,6 +21,7 @@ type metrics struct {
 	instanceTimes *prometheus.HistogramVec
 	completed     prometheus.Histogram
 	commitTime    prometheus.Histogram
+	lateAnswers   *prometheus.CounterVec
 }
 
 func newMetrics(reg prometheus.Registerer) *metrics {
@@ -65,9 +66,13 @@ func newMetrics(reg prometheus.Registerer) *metrics {
 			Help:    "Time an instance waits for its checkpoint to be durable (group commit and fsync included).",
 			Buckets: prometheus.ExponentialBuckets(0.0001, 2, 16),
 		}),
+		lateAnswers: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "orchd_late_answers_dropped_total",
+			Help: "Partner calls whose activity was terminated (a fault reached its scope, exit) before the answer came; the answer is dropped.",
+		}, []string{"process"}),
 	}
 	if reg != nil {
-		reg.MustRegister(m.started, m.ended, m.partnerCalls, m.partnerTime, m.commits, m.storedBytes, m.instanceTimes, m.completed, m.commitTime)
+		reg.MustRegister(m.started, m.ended, m.partnerCalls, m.partnerTime, m.commits, m.storedBytes, m.instanceTimes, m.completed, m.commitTime, m.lateAnswers)
 	}
 	return m
 }
@@ -76,6 +81,7 @@ func newMetrics(reg prometheus.Registerer) *metrics {
 // exchange does no label lookups.
 type procMetrics struct {
 	started, commits, storedBytes prometheus.Counter
+	lateAnswers                   prometheus.Counter
 	ended                         map[string]prometheus.Counter
 	duration                      prometheus.Observer
 }
@@ -93,7 +99,7 @@ func (m *metrics) deployed(p *Process) {
 	pm := &procMetrics{
 		started: m.started.WithLabelValues(l), commits: m.commits.WithLabelValues(l),
 		storedBytes: m.storedBytes.WithLabelValues(l), duration: m.instanceTimes.WithLabelValues(l),
-		ended: map[string]prometheus.Counter{},
+		ended: map[string]prometheus.Counter{}, lateAnswers: m.lateAnswers.WithLabelValues(l),
 	}
 	for _, o := range []string{"completed", "faulted", "exited", "failed", "suspended"} {
 		pm.ended[o] = m.ended.WithLabelValues(l, o)

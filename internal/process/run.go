@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/beevik/etree"
 	"log/slog"
 	"strconv"
 	"sync"
@@ -20,7 +21,10 @@ type registry struct {
 	mu     sync.Mutex
 	live   map[string]*instance
 	routes map[string]*instance
-	seq    atomic.Uint64
+	// open holds the open requests of blocked persistent instances (the
+	// instance itself is in the store; its clients wait here).
+	open map[string][]*openRequest
+	seq  atomic.Uint64
 }
 
 // stripes serialize work on one persistent instance across goroutines.
@@ -62,11 +66,11 @@ func (e *Engine) Dispatch(ctx context.Context, ex *exchange.Exchange) error {
 		tried = append(tried, u.set.name+"="+v)
 		found, err := e.resume(ctx, p, key, ex)
 		if found || err != nil {
-			return err
+			return waitForReply(err)
 		}
 	}
 	if _, ok := p.starts[op]; ok {
-		return e.create(ctx, p, ex)
+		return waitForReply(e.create(ctx, p, ex))
 	}
 	if len(tried) == 0 {
 		return exchange.ClientError("operation %s of process %s does not start an instance, and the message carries no correlation values to find one", op, p.Name.Local)
@@ -78,9 +82,13 @@ func (e *Engine) create(ctx context.Context, p *Process, ex *exchange.Exchange) 
 	in := newInstance(e, p, ctx)
 	p.metrics.started.Inc()
 	if err := in.start(); err != nil {
-		return e.finish(in, ex, resFailed, err)
+		return e.finish(in, ex, resFailed, err, false)
 	}
 	if in.id == "" {
+		// In memory: a message may find the instance (through routes
+		// registered when it replies) while this run goes on.
+		in.mu.Lock()
+		defer in.mu.Unlock()
 		return e.drive(in, ex)
 	}
 	m := e.stripes.lock(in.id)
@@ -129,17 +137,19 @@ func (e *Engine) resume(ctx context.Context, p *Process, key string, ex *exchang
 // The caller holds the instance's lock.
 func (e *Engine) drive(in *instance, ex *exchange.Exchange) error {
 	in.inbox, in.trigger, in.answered = ex, ex, false
+	if ex == nil || ex.Operation.OneWay() {
+		in.ctx = e.baseCtx
+	}
 	res, err := in.run()
 	for res == resBlocked && e.waitInline(in, ex) {
 		res, err = in.run()
 	}
+	notTaken := false
 	if ex != nil && in.inbox == ex {
 		in.inbox = nil
-		if err == nil && res == resBlocked {
-			err = exchange.ClientError("instance of process %s is not waiting for %s now", in.p.Name.Local, ex.Operation.Name)
-		}
+		notTaken = res == resBlocked
 	}
-	return e.finish(in, ex, res, err)
+	return e.finish(in, ex, res, err, notTaken)
 }
 
 // maxInlineWait bounds how long a request may wait inline for its
@@ -174,16 +184,32 @@ func (e *Engine) waitInline(in *instance, ex *exchange.Exchange) bool {
 	}
 }
 
-// finish ends a run: checkpoint (persistent), replies, registration,
-// metrics, and the error the trigger exchange gets, if any.
-func (e *Engine) finish(in *instance, ex *exchange.Exchange, res result, err error) error {
+// finish ends a run: answers for faults, checkpoint (persistent),
+// replies, registration, metrics, and the error the trigger exchange
+// gets, if any. notTaken says the trigger's message found no activity
+// waiting for it.
+func (e *Engine) finish(in *instance, ex *exchange.Exchange, res result, err error, notTaken bool) error {
 	p := in.p
 	label := p.Name.Local
-	if res == resFaulted && ex != nil && !in.answered {
-		var u *errUncaught
-		if errors.As(err, &u) && e.declaredFault(in, ex, u.f) {
-			err = nil
+	var u *errUncaught
+	if res == resFaulted && errors.As(err, &u) {
+		// An uncaught fault is the answer to every open request: the
+		// client learns the fault by its name, with its data.
+		for _, r := range in.reqs {
+			in.respond(r, nil, u.f.exchangeFault())
 		}
+		in.reqs = nil
+	}
+	if res != resBlocked && len(in.reqs) > 0 {
+		if r := in.triggerRequest(); r != nil && err == nil {
+			in.respond(r, nil, &exchange.Fault{Name: bpelFault("missingReply"), Reason: endReason(in, res, ex)})
+		}
+		in.missingReplies()
+	}
+	if p.InMemory && res != resBlocked && len(in.regRoutes) > 0 {
+		e.reg.mu.Lock()
+		e.unregisterLocked(in)
+		e.reg.mu.Unlock()
 	}
 	if !p.InMemory && e.store != nil {
 		if cerr := in.checkpoint(stateOf(res)); cerr != nil {
@@ -196,7 +222,14 @@ func (e *Engine) finish(in *instance, ex *exchange.Exchange, res result, err err
 		}
 	}
 	in.deliverReplies()
+	var pending *openRequest
 	if res == resBlocked {
+		pending = in.triggerRequest()
+		if !p.InMemory && len(in.reqs) > 0 {
+			e.reg.mu.Lock()
+			e.reg.open[in.id] = in.reqs
+			e.reg.mu.Unlock()
+		}
 		e.block(in)
 	} else {
 		p.metrics.duration.Observe(time.Since(in.started).Seconds())
@@ -205,26 +238,69 @@ func (e *Engine) finish(in *instance, ex *exchange.Exchange, res result, err err
 		}
 		p.metrics.ended[outcomeName(res)].Inc()
 	}
-	if ex == nil || in.answered || ex.Operation.OneWay() {
-		if err != nil && res != resBlocked {
-			e.log.Warn("instance ended with an error", slog.String(logProcess, label), slog.String(logInstance, in.id), slog.Any("err", err))
-		}
-		if ex != nil && ex.Operation.OneWay() && err != nil && exchange.KindOf(err) == exchange.KindClient {
+	if err != nil && res != resBlocked && (ex == nil || in.answered || ex.Operation.OneWay()) {
+		e.log.Warn("instance ended with an error", slog.String(logProcess, label), slog.String(logInstance, in.id), slog.Any("err", err))
+	}
+	switch {
+	case ex == nil:
+		return nil
+	case notTaken:
+		return exchange.ClientError("instance of process %s is not waiting for %s now", label, ex.Operation.Name)
+	case ex.Operation.OneWay():
+		if err != nil && exchange.KindOf(err) == exchange.KindClient {
 			return err
 		}
 		return nil
-	}
-	switch {
+	case in.answered:
+		return nil
 	case err != nil:
 		return fmt.Errorf("process %s: %w", label, err)
-	case res == resBlocked:
-		return fmt.Errorf("process %s: instance %s waits without having replied to %s", label, in.id, ex.Operation.Name)
-	case res == resHandled:
-		return fmt.Errorf("process %s faulted (%s) and its fault handler did not reply", label, in.inHandler)
-	case res == resExited:
-		return fmt.Errorf("process %s exited without replying to %s", label, ex.Operation.Name)
+	case pending != nil:
+		// The reply comes from a later run (after a pick, a receive or a
+		// timer): the client waits for it, the instance is released.
+		return &awaitReply{req: pending, timeout: e.replyTimeout(), op: ex.Operation.Name}
 	}
-	return fmt.Errorf("process %s completed without replying to %s", label, ex.Operation.Name)
+	return fmt.Errorf("process %s: %s", label, endReason(in, res, ex))
+}
+
+// endReason says why a run ended without answering ex.
+func endReason(in *instance, res result, ex *exchange.Exchange) string {
+	op := "the request"
+	if ex != nil {
+		op = ex.Operation.Name
+	}
+	switch res {
+	case resHandled:
+		return fmt.Sprintf("the process faulted (%s) and its fault handler did not reply to %s", in.inHandler, op)
+	case resExited:
+		return fmt.Sprintf("the process exited without replying to %s", op)
+	case resBlocked:
+		return fmt.Sprintf("instance %s waits without having replied to %s", in.id, op)
+	}
+	return fmt.Sprintf("the process completed without replying to %s", op)
+}
+
+// triggerRequest is the open request of the run's trigger, if any.
+func (in *instance) triggerRequest() *openRequest {
+	for _, r := range in.reqs {
+		if r.ex == in.trigger {
+			return r
+		}
+	}
+	return nil
+}
+
+// exchangeFault is f as the answer to a request.
+func (f *faultValue) exchangeFault() *exchange.Fault {
+	msg := f.data
+	if msg == nil && f.elem != nil {
+		msg = &exchange.Message{Parts: map[string]*etree.Element{f.elem.Tag: f.elem}}
+	}
+	reason := f.reason
+	if f.at.Line > 0 {
+		reason = fmt.Sprintf("%s (at %s)", f.reason, f.at)
+	}
+	return &exchange.Fault{Name: f.name, Message: msg, Reason: reason}
 }
 
 func outcomeName(r result) string {
@@ -241,49 +317,61 @@ func outcomeName(r result) string {
 	return "failed"
 }
 
-// declaredFault answers an uncaught fault that the operation declares in
-// its WSDL with that fault; it reports whether it did.
-func (e *Engine) declaredFault(in *instance, ex *exchange.Exchange, f *faultValue) bool {
-	if ex.Respond == nil || ex.Operation.OneWay() {
-		return false
-	}
-	md, ok := ex.Operation.Faults[f.name.Local]
-	if !ok || f.name != ex.Operation.FaultName(f.name.Local) {
-		return false
-	}
-	var msg *exchange.Message
-	if f.data != nil && f.data.Name == md.Name {
-		msg = f.data
-	}
-	in.respond(ex, nil, &exchange.Fault{Name: f.name, Message: msg, Reason: f.reason})
-	return true
-}
-
-// respond answers ex. An in-memory process that no later message can
-// reach answers at once; otherwise the reply is held (copied) until the
-// instance is quiescent and, for a persistent process, its state durable.
-func (in *instance) respond(ex *exchange.Exchange, msg *exchange.Message, f *exchange.Fault) {
-	if ex == in.trigger {
+// respond answers request r. An in-memory instance answers at once, once
+// what the next message needs is registered; a persistent one holds the
+// reply (copied) until the state it describes is durable.
+func (in *instance) respond(r *openRequest, msg *exchange.Message, f *exchange.Fault) {
+	if r.ex == in.trigger {
 		in.answered = true
+		// Work after the reply belongs to the instance, not to the
+		// client's connection.
+		in.ctx = in.e.baseCtx
 	}
-	if ex.Respond == nil {
+	if r.ex.Respond == nil {
 		return
 	}
-	if in.p.InMemory && len(in.p.routes) == 0 {
-		ex.Respond(msg, f)
+	if in.p.InMemory || in.e.store == nil {
+		if len(in.p.routes) > 0 {
+			in.e.preRegister(in)
+		}
+		r.answer(msg, f)
 		return
 	}
 	if f != nil {
 		f = &exchange.Fault{Name: f.Name, Message: copyMessage(f.Message), Reason: f.Reason}
 	}
-	in.out = append(in.out, pendingReply{ex: ex, msg: copyMessage(msg), fault: f})
+	in.out = append(in.out, pendingReply{req: r, msg: copyMessage(msg), fault: f})
 }
 
 func (in *instance) deliverReplies() {
 	for _, r := range in.out {
-		r.ex.Respond(r.msg, r.fault)
+		r.req.answer(r.msg, r.fault)
 	}
 	in.out = in.out[:0]
+}
+
+// preRegister makes a running in-memory instance findable by the messages
+// its correlation values already route, before its reply leaves: a client
+// that answers at once finds it (and waits for this run to end).
+func (e *Engine) preRegister(in *instance) {
+	e.reg.mu.Lock()
+	defer e.reg.mu.Unlock()
+	if in.id == "" {
+		in.id = "m" + strconv.FormatUint(e.reg.seq.Add(1), 10)
+	}
+	for op, uses := range in.p.routes {
+		for _, u := range uses {
+			v, ok := in.corr[u.set.name]
+			if !ok {
+				continue
+			}
+			k := routeKey(in.p, op, u.set.name, v)
+			if e.reg.routes[k] != in {
+				e.reg.routes[k] = in
+				in.regRoutes = append(in.regRoutes, k)
+			}
+		}
+	}
 }
 
 // block registers a blocked instance: its routes (in-memory processes;
@@ -295,6 +383,7 @@ func (e *Engine) block(in *instance) {
 			in.id = "m" + strconv.FormatUint(e.reg.seq.Add(1), 10)
 		}
 		e.reg.live[in.id] = in
+		e.unregisterLocked(in)
 		in.regRoutes = in.routeKeys()
 		for _, k := range in.regRoutes {
 			e.reg.routes[k] = in

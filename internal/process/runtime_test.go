@@ -230,6 +230,8 @@ func TestRuntime(t *testing.T) {
 		want string
 		// wantFault: a fault reply (name and payload canonical form); or
 		wantFault     qname
+		// wantReason is in the fault's reason when wantFaultData is empty.
+		wantReason string
 		wantFaultData string
 		// wantErr: Dispatch fails with these substrings and no response.
 		wantErr []string
@@ -255,8 +257,9 @@ func TestRuntime(t *testing.T) {
 			want: respCanon("a", "default", "b", "default"),
 		},
 		{
+			// An uncaught standard fault is answered by its spec name.
 			name: "missing source is selectionFailure", bundle: "rt-missing-source", input: testReq("A-1", "3", "hello"),
-			wantErr: []string{"uncaught", bpelNS + "selectionFailure", "Test.bpel:25"},
+			wantFault: qname{Space: bpelNS[1 : len(bpelNS)-1], Local: "selectionFailure"}, wantReason: "Test.bpel:25",
 		},
 		{name: "if", bundle: "rt-if", input: testReq("A-1", "9", ""), want: respCanon("a", "big")},
 		{name: "elseif", bundle: "rt-if", input: testReq("A-1", "3", ""), want: respCanon("a", "medium")},
@@ -277,13 +280,13 @@ func TestRuntime(t *testing.T) {
 		},
 		{
 			name: "uncaught undeclared fault", bundle: "rt-undeclared-fault", input: testReq("A-1", "3", ""),
-			wantErr: []string{"uncaught", "{urn:test}other"},
+			wantFault: qname{Space: "urn:test", Local: "other"},
 		},
 		{
 			// exit ends the instance before it replies: the client must
 			// not be left with a success and no answer.
 			name: "exit before reply", bundle: "rt-exit", input: testReq("A-1", "3", ""),
-			wantErr: []string{"Test"},
+			wantFault: qname{Space: bpelNS[1 : len(bpelNS)-1], Local: "missingReply"}, wantReason: "exited",
 		},
 		{name: "getVariableProperty", bundle: "rt-varprop", input: testReq("ORD-7", "3", ""), want: respCanon("a", "ORD-7")},
 		{
@@ -366,6 +369,12 @@ func TestRuntime(t *testing.T) {
 				}
 				if r.fault.Name != tc.wantFault {
 					t.Errorf("fault %s, want %s", r.fault.Name, tc.wantFault)
+				}
+				if tc.wantFaultData == "" {
+					if !strings.Contains(r.fault.Reason, tc.wantReason) {
+						t.Errorf("fault reason %q does not contain %q", r.fault.Reason, tc.wantReason)
+					}
+					return
 				}
 				data := r.fault.Message.Part("payload")
 				if data == nil {

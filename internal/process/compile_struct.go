@@ -1,0 +1,330 @@
+package process
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/beevik/etree"
+)
+
+// nsBPELExtensions: where <extensions> lists the extension namespaces a
+// process uses.
+func (c *compiler) extensionMustUnderstand(ns string) (declared, must bool) {
+	ext := bpelChild(c.doc.Root, "extensions")
+	if ext == nil {
+		return false, false
+	}
+	for _, x := range ext.ChildElements() {
+		if x.Tag == "extension" && x.SelectAttrValue("namespace", "") == ns {
+			return true, x.SelectAttrValue("mustUnderstand", "no") == "yes"
+		}
+	}
+	return false, false
+}
+
+// extensionActivity: orchd knows no extension activities, so one in a
+// namespace declared mustUnderstand="yes" refuses the bundle, and any
+// other acts as <empty> (WS-BPEL 2.0 section 10.9).
+func (c *compiler) extensionActivity(e *etree.Element, b base) activity {
+	for _, x := range e.ChildElements() {
+		ns := x.NamespaceURI()
+		if _, must := c.extensionMustUnderstand(ns); must {
+			c.errorf(x, "extension activity {%s}%s is declared mustUnderstand=\"yes\" and orchd does not implement it", ns, x.Tag)
+		}
+	}
+	return &empty{base: b}
+}
+
+// register numbers an activity built by the compiler rather than read
+// from an element (a checkpoint names frames by number).
+func (c *compiler) register(a activity) activity {
+	c.p.acts = append(c.p.acts, a)
+	a.setID(len(c.p.acts) - 1)
+	return a
+}
+
+// beginSources starts collecting the links whose source is compiled from
+// now on; endSources returns them.
+func (c *compiler) beginSources() int {
+	c.collect = append(c.collect, nil)
+	return len(c.collect) - 1
+}
+
+func (c *compiler) endSources(mark int) []*link {
+	got := c.collect[mark]
+	c.collect = c.collect[:mark]
+	return got
+}
+
+func (c *compiler) addSource(l *link) {
+	for i := range c.collect {
+		c.collect[i] = append(c.collect[i], l)
+	}
+}
+
+func (c *compiler) findLink(name string) *link {
+	for i := len(c.links) - 1; i >= 0; i-- {
+		if l, ok := c.links[i][name]; ok {
+			return l
+		}
+	}
+	return nil
+}
+
+// withLinks wraps a, compiled from e, when e is the target or source of
+// links.
+func (c *compiler) withLinks(e *etree.Element, a activity, dead []*link) activity {
+	te, se := bpelChild(e, "targets"), bpelChild(e, "sources")
+	if te == nil && se == nil {
+		return a
+	}
+	l := &linked{base: base{pos: c.pos(e), name: e.SelectAttrValue("name", "")}, act: a, suppress: c.suppressJoinFailure(e)}
+	if te != nil {
+		vars := map[string]*variable{}
+		for _, t := range te.ChildElements() {
+			if !isBPEL(t) || t.Tag != "target" {
+				continue
+			}
+			name := t.SelectAttrValue("linkName", "")
+			lk := c.findLink(name)
+			if lk == nil {
+				c.errorf(t, "link %q is not declared by an enclosing flow", name)
+				continue
+			}
+			l.targets = append(l.targets, lk)
+			vars[name] = lk.v
+		}
+		if jc := bpelChild(te, "joinCondition"); jc != nil {
+			c.scopes = append(c.scopes, vars)
+			l.join = c.expression(jc, jc.Text(), true)
+			c.scopes = c.scopes[:len(c.scopes)-1]
+		}
+	}
+	if se != nil {
+		for _, s := range se.ChildElements() {
+			if !isBPEL(s) || s.Tag != "source" {
+				continue
+			}
+			name := s.SelectAttrValue("linkName", "")
+			lk := c.findLink(name)
+			if lk == nil {
+				c.errorf(s, "link %q is not declared by an enclosing flow", name)
+				continue
+			}
+			src := linkSource{l: lk}
+			if tc := bpelChild(s, "transitionCondition"); tc != nil {
+				src.cond = c.expression(tc, tc.Text(), true)
+			}
+			l.sources = append(l.sources, src)
+			c.addSource(lk)
+			dead = append(dead, lk)
+		}
+	}
+	l.dead = dead
+	return c.register(l)
+}
+
+// suppressJoinFailure is the attribute on e or the nearest ancestor that
+// has it (the process default is "no").
+func (c *compiler) suppressJoinFailure(e *etree.Element) bool {
+	for x := e; x != nil; x = x.Parent() {
+		if v := x.SelectAttrValue("suppressJoinFailure", ""); v != "" && isBPEL(x) {
+			return v == "yes"
+		}
+	}
+	return false
+}
+
+// linkVar declares the hidden variable holding a link's status.
+func (c *compiler) linkVar(name string) *variable {
+	v := &variable{name: "link:" + name, simple: "number"}
+	c.p.vars = append(c.p.vars, v)
+	v.slot = len(c.p.vars)
+	return v
+}
+
+func (c *compiler) flow(e *etree.Element, b base) activity {
+	a := &flow{base: b}
+	decl := map[string]*link{}
+	if ls := bpelChild(e, "links"); ls != nil {
+		for _, le := range ls.ChildElements() {
+			if !isBPEL(le) || le.Tag != "link" {
+				continue
+			}
+			name := le.SelectAttrValue("name", "")
+			if _, dup := decl[name]; dup || name == "" {
+				c.errorf(le, "link name %q is empty or declared twice", name)
+				continue
+			}
+			l := &link{name: name, v: c.linkVar(name)}
+			decl[name] = l
+			a.links = append(a.links, l)
+		}
+	}
+	c.links = append(c.links, decl)
+	for _, ce := range e.ChildElements() {
+		if !isBPEL(ce) {
+			continue
+		}
+		switch ce.Tag {
+		case "documentation", "links", "targets", "sources":
+			continue
+		}
+		a.children = append(a.children, c.activity(ce))
+	}
+	c.links = c.links[:len(c.links)-1]
+	if len(a.children) == 0 {
+		c.errorf(e, "<flow> holds no activity")
+	}
+	return a
+}
+
+// scope compiles a <scope>: its declarations live in a new lexical scope.
+func (c *compiler) scope(e *etree.Element, b base) activity {
+	s := &scope{base: b, isolated: e.SelectAttrValue("isolated", "no") == "yes"}
+	c.scopes = append(c.scopes, map[string]*variable{})
+	defer func() { c.scopes = c.scopes[:len(c.scopes)-1] }()
+	var body *etree.Element
+	for _, ce := range e.ChildElements() {
+		if !isBPEL(ce) {
+			continue
+		}
+		switch ce.Tag {
+		case "documentation", "targets", "sources", "faultHandlers":
+		case "variables":
+			inits := len(c.p.inits)
+			for _, ve := range ce.SelectElements("variable") {
+				if v := c.declare(ve); v != nil {
+					s.vars = append(s.vars, v)
+				}
+			}
+			c.p.inits = c.p.inits[:inits] // a scope initializes its own, when it starts
+		case "partnerLinks":
+			for _, pl := range ce.SelectElements("partnerLink") {
+				c.partnerLink(pl, c.dp)
+			}
+		case "correlationSets":
+			c.correlationSets(ce)
+			for _, cs := range ce.SelectElements("correlationSet") {
+				s.corrSets = append(s.corrSets, cs.SelectAttrValue("name", ""))
+			}
+		case "messageExchanges":
+		case "compensationHandler", "terminationHandler", "eventHandlers":
+			c.unsupported(ce, "<"+ce.Tag+"> on <scope>")
+		default:
+			if body != nil {
+				c.errorf(ce, "a scope holds exactly one activity; found a second one")
+				continue
+			}
+			body = ce
+		}
+	}
+	if body == nil {
+		c.errorf(e, "<scope> holds no activity")
+		s.body = c.register(&empty{base: b})
+		return s
+	}
+	mark := c.beginSources()
+	s.body = c.activity(body)
+	s.sources = c.endSources(mark)
+	c.addSourcesBack(s.sources)
+	if fh := bpelChild(e, "faultHandlers"); fh != nil {
+		s.handlers = c.faultHandlers(fh)
+	}
+	return s
+}
+
+// addSourcesBack hands links collected for one construct on to the
+// enclosing collectors (endSources took them off the stack).
+func (c *compiler) addSourcesBack(ls []*link) {
+	for _, l := range ls {
+		c.addSource(l)
+	}
+}
+
+func (c *compiler) forEach(e *etree.Element, b base) activity {
+	a := &forEach{base: b, parallel: e.SelectAttrValue("parallel", "no") == "yes"}
+	se, fe := bpelChild(e, "startCounterValue"), bpelChild(e, "finalCounterValue")
+	if se == nil || fe == nil {
+		c.errorf(e, "<forEach> needs startCounterValue and finalCounterValue")
+		return a
+	}
+	a.start = c.expression(se, se.Text(), true)
+	a.final = c.expression(fe, fe.Text(), true)
+	if cc := bpelChild(e, "completionCondition"); cc != nil {
+		if br := bpelChild(cc, "branches"); br != nil {
+			a.branches = c.expression(br, br.Text(), true)
+			a.successfulOnly = br.SelectAttrValue("successfulBranchesOnly", "no") == "yes"
+		}
+	}
+	name := e.SelectAttrValue("counterName", "")
+	if name == "" || strings.Contains(name, ".") {
+		c.errorf(e, "<forEach> needs a counterName")
+	}
+	a.counter = &variable{name: name, simple: "number", typ: qname{Space: nsXSD, Local: "unsignedInt"}, pos: c.pos(e)}
+	c.p.vars = append(c.p.vars, a.counter)
+	a.counter.slot = len(c.p.vars)
+	c.scopes = append(c.scopes, map[string]*variable{name: a.counter})
+	first := len(c.p.vars)
+	body := bpelChild(e, "scope")
+	if body == nil {
+		c.errorf(e, "the activity of a <forEach> must be a <scope>")
+	} else {
+		act := c.activity(body)
+		if sc, ok := act.(*scope); ok {
+			a.body = sc
+		} else {
+			c.errorf(body, "the scope of a <forEach> cannot be the source or target of a link")
+		}
+	}
+	c.scopes = c.scopes[:len(c.scopes)-1]
+	a.privSlots = append(a.privSlots, c.p.vars[first:]...)
+	if a.body == nil {
+		a.body = &scope{base: b, body: &empty{base: b}}
+	}
+	return a
+}
+
+func (c *compiler) repeatUntil(e *etree.Element, b base) activity {
+	a := &repeatUntil{base: b}
+	cond := bpelChild(e, "condition")
+	if cond == nil {
+		c.errorf(e, "<repeatUntil> has no <condition>")
+		return a
+	}
+	a.cond = c.expression(cond, cond.Text(), true)
+	a.body = c.activityAfter(e, cond)
+	return a
+}
+
+// inlineHandlers wraps an invoke that has its own catch or catchAll in the
+// implicit scope the spec gives it.
+func (c *compiler) inlineHandlers(e *etree.Element, inv activity) activity {
+	var has bool
+	for _, ce := range e.ChildElements() {
+		if isBPEL(ce) && (ce.Tag == "catch" || ce.Tag == "catchAll") {
+			has = true
+		}
+	}
+	if !has {
+		return inv
+	}
+	var hs []*etree.Element
+	for _, ce := range e.ChildElements() {
+		if isBPEL(ce) && (ce.Tag == "catch" || ce.Tag == "catchAll") {
+			hs = append(hs, ce)
+		}
+	}
+	c.register(inv)
+	s := &scope{base: base{pos: c.pos(e), name: e.SelectAttrValue("name", "")}, body: inv}
+	s.handlers = c.faultHandlerList(hs)
+	return s
+}
+
+// describeActivity names an activity for messages.
+func describeActivity(e *etree.Element) string {
+	if n := e.SelectAttrValue("name", ""); n != "" {
+		return fmt.Sprintf("<%s name=%q>", e.Tag, n)
+	}
+	return "<" + e.Tag + ">"
+}

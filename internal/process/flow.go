@@ -1,0 +1,285 @@
+package process
+
+import (
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/beevik/etree"
+)
+
+// flow runs its children concurrently, each on its own thread, and ends
+// when all have ended.
+type flow struct {
+	base
+	children []activity
+	links    []*link
+}
+
+func (a *flow) step(in *instance, f *frame) (activity, bool, error) {
+	if f.pc == 0 {
+		f.pc = 1
+		for _, l := range a.links {
+			in.setLink(l, false, false)
+		}
+		for _, c := range a.children {
+			in.spawn(c, nil)
+		}
+		return nil, false, errJoin
+	}
+	if in.cur.kids > 0 {
+		return nil, false, errJoin
+	}
+	return nil, true, nil
+}
+
+// link is a flow's link. Its status lives in a hidden numeric variable
+// (empty: not yet decided, 1: true, 0: false), so join conditions compile
+// as ordinary expressions ($name) and the status is checkpointed with the
+// variables.
+type link struct {
+	name string
+	v    *variable
+}
+
+// linkStatus returns the status and whether it is decided.
+func (in *instance) linkStatus(l *link) (bool, bool) {
+	s := in.slot(l.v)
+	if len(s.Child) == 0 {
+		return false, false
+	}
+	return s.Text() == "1", true
+}
+
+// setLink decides l (onlyUnknown leaves a decided link alone); with
+// decided false it resets l (a flow starts again).
+func (in *instance) setLink(l *link, status, decided bool) {
+	if !decided {
+		clearChildren(in.slot(l.v))
+		return
+	}
+	if _, ok := in.linkStatus(l); ok {
+		return
+	}
+	v := "0"
+	if status {
+		v = "1"
+	}
+	in.slot(l.v).SetText(v)
+	in.touch(l.v)
+	in.linksChanged = true
+}
+
+// linkSource is an outgoing link with its transitionCondition.
+type linkSource struct {
+	l    *link
+	cond *expr
+}
+
+// linked wraps an activity that is the target or source of links: it waits
+// for its incoming links, evaluates the join condition (bpel:joinFailure,
+// or dead-path elimination under suppressJoinFailure), runs the activity,
+// then decides its outgoing links.
+type linked struct {
+	base
+	act      activity
+	targets  []*link
+	join     *expr
+	suppress bool
+	sources  []linkSource
+	// dead are the links whose source is the activity or inside it: when
+	// it is skipped, they are all false.
+	dead []*link
+}
+
+func (a *linked) step(in *instance, f *frame) (activity, bool, error) {
+	if f.pc == 1 {
+		for _, s := range a.sources {
+			ok := true
+			if s.cond != nil {
+				var err error
+				if ok, err = in.cond(s.cond, a.pos); err != nil {
+					return nil, false, err
+				}
+			}
+			in.setLink(s.l, ok, true)
+		}
+		return nil, true, nil
+	}
+	any := len(a.targets) == 0
+	for _, l := range a.targets {
+		st, ok := in.linkStatus(l)
+		if !ok {
+			return nil, false, errLinks
+		}
+		any = any || st
+	}
+	run := any
+	if a.join != nil {
+		var err error
+		if run, err = in.cond(a.join, a.pos); err != nil {
+			return nil, false, err
+		}
+	}
+	if !run {
+		if !a.suppress {
+			return nil, false, in.faultf(a.pos, "joinFailure", "the join condition of %s is false", a.describe())
+		}
+		for _, l := range a.dead {
+			in.setLink(l, false, true)
+		}
+		return nil, true, nil
+	}
+	f.pc = 1
+	return a.act, false, nil
+}
+
+func (a *linked) describe() string {
+	if a.name != "" {
+		return strconv.Quote(a.name)
+	}
+	return "the activity at " + a.pos.String()
+}
+
+// skipLinks makes the links inside activities that will not run dead
+// (dead-path elimination: the branches an if or a pick did not take).
+func (in *instance) skipLinks(dead []*link) {
+	for _, l := range dead {
+		in.setLink(l, false, true)
+	}
+}
+
+// repeatUntil runs its body, then again while the condition is false.
+type repeatUntil struct {
+	base
+	cond *expr
+	body activity
+}
+
+func (a *repeatUntil) step(in *instance, f *frame) (activity, bool, error) {
+	if f.pc == 0 {
+		f.pc = 1
+		return a.body, false, nil
+	}
+	ok, err := in.cond(a.cond, a.pos)
+	if err != nil || ok {
+		return nil, ok, err
+	}
+	if err := in.ctx.Err(); err != nil {
+		return nil, false, err
+	}
+	return a.body, false, nil
+}
+
+// forEach runs its scope for each counter value from start to final,
+// one after another or in parallel branches, until the completion
+// condition's number of branches has completed.
+type forEach struct {
+	base
+	counter          *variable
+	start, final     *expr
+	branches         *expr
+	successfulOnly   bool
+	parallel         bool
+	body             *scope
+	privSlots        []*variable // copied per parallel branch
+	completedOnFault bool
+}
+
+// Frame use: i is the next counter value, n the final value, k the
+// number of completed branches, due the completion count (-1: none).
+func (a *forEach) step(in *instance, f *frame) (activity, bool, error) {
+	if f.pc == 0 {
+		start, err := a.counterValue(in, a.start, "startCounterValue")
+		if err != nil {
+			return nil, false, err
+		}
+		final, err := a.counterValue(in, a.final, "finalCounterValue")
+		if err != nil {
+			return nil, false, err
+		}
+		f.i, f.n, f.due = start, final, -1
+		if a.branches != nil {
+			b, err := a.counterValue(in, a.branches, "branches")
+			if err != nil {
+				return nil, false, err
+			}
+			if final-start+1 < b {
+				return nil, false, in.faultf(a.pos, "invalidBranchCondition", "completion condition asks for %d branches of %d", b, max(final-start+1, 0))
+			}
+			f.due = b
+		}
+		f.pc = 1
+		if f.i > f.n || f.due == 0 {
+			return nil, true, nil
+		}
+		if a.parallel {
+			for c := f.i; c <= f.n; c++ {
+				in.spawn(a.body, a.branchVars(in, c))
+				in.hasPriv = true
+			}
+			return nil, false, errJoin
+		}
+		a.setCounter(in, f.i)
+		f.i++
+		return a.body, false, nil
+	}
+	if a.parallel {
+		if in.cur.kids > 0 {
+			return nil, false, errJoin
+		}
+		return nil, true, nil
+	}
+	f.k++
+	if f.due >= 0 && f.k >= f.due {
+		return nil, true, nil
+	}
+	if f.i > f.n {
+		return nil, true, nil
+	}
+	a.setCounter(in, f.i)
+	f.i++
+	return a.body, false, nil
+}
+
+// childDone counts a completed parallel branch and, once the completion
+// condition holds, ends the others.
+func (a *forEach) childDone(in *instance, t *thread, f *frame) {
+	f.k++
+	if f.due >= 0 && f.k >= f.due {
+		in.kill(t)
+		t.state = tReady
+	}
+}
+
+func (a *forEach) counterValue(in *instance, x *expr, what string) (int64, error) {
+	v, err := in.eval(x, in.root, a.pos)
+	if err != nil {
+		return 0, err
+	}
+	n := xpathNumber(xpathString(v))
+	if math.IsNaN(n) || n < 0 || n != math.Trunc(n) || n > math.MaxInt32 {
+		return 0, in.faultf(a.pos, "invalidExpressionValue", "%s %q is not an xsd:unsignedInt", what, strings.TrimSpace(xpathString(v)))
+	}
+	return int64(n), nil
+}
+
+func (a *forEach) setCounter(in *instance, c int64) {
+	s := in.slot(a.counter)
+	clearChildren(s)
+	s.SetText(strconv.FormatInt(c, 10))
+	in.touch(a.counter)
+}
+
+// branchVars builds the private variables of a parallel branch: its
+// counter, and fresh copies of the variables declared inside the body.
+func (a *forEach) branchVars(in *instance, c int64) []privSlot {
+	priv := make([]privSlot, 0, 1+len(a.privSlots))
+	ce := etree.NewElement(a.counter.slotName())
+	ce.SetText(strconv.FormatInt(c, 10))
+	priv = append(priv, privSlot{slot: a.counter.slot, el: ce})
+	for _, v := range a.privSlots {
+		priv = append(priv, privSlot{slot: v.slot, el: v.newSlot()})
+	}
+	return priv
+}

@@ -1,0 +1,254 @@
+package process
+
+import (
+	"errors"
+	"fmt"
+	"sync/atomic"
+	"time"
+
+	"github.com/beevik/etree"
+
+	"github.com/orchd/orchd/internal/exchange"
+	"github.com/orchd/orchd/internal/process/bpel"
+)
+
+// partMap is one <fromPart> or <toPart>: a message part and the variable
+// it is copied from or to.
+type partMap struct {
+	part string
+	v    *variable
+}
+
+// compileParts reads <fromParts> or <toParts> of e; nil when absent.
+func (c *compiler) compileParts(e *etree.Element, tag string, md *exchange.MessageDesc) []partMap {
+	pe := bpelChild(e, tag)
+	if pe == nil {
+		return nil
+	}
+	attr := "toVariable"
+	if tag == "toParts" {
+		attr = "fromVariable"
+	}
+	out := []partMap{}
+	for _, x := range pe.ChildElements() {
+		if !isBPEL(x) {
+			continue
+		}
+		pm := partMap{part: x.SelectAttrValue("part", "")}
+		if md != nil && len(md.Parts) > 0 {
+			found := false
+			for _, p := range md.Parts {
+				found = found || p.Name == pm.part
+			}
+			if !found {
+				c.errorf(x, "message %s has no part %q", md.Name, pm.part)
+			}
+		}
+		name := x.SelectAttrValue(attr, "")
+		if pm.v = c.lookupVar(name); pm.v == nil {
+			c.errorf(x, "undeclared variable %q", name)
+			continue
+		}
+		out = append(out, pm)
+	}
+	return out
+}
+
+// partsMessage builds a message of type md from variables (<toParts>).
+func (in *instance) partsMessage(md *exchange.MessageDesc, parts []partMap) *exchange.Message {
+	m := &exchange.Message{Parts: make(map[string]*etree.Element, len(parts))}
+	if md != nil {
+		m.Name = md.Name
+	}
+	for _, pm := range parts {
+		s := in.slot(pm.v)
+		var val *etree.Element
+		elemPart := md != nil && !partType(md, pm.part)
+		switch {
+		case pm.v.msg != nil:
+			val = in.message(pm.v).Parts[firstPartName(pm.v.msg)]
+		case elemPart:
+			val = firstElement(s)
+		default:
+			val = s.Copy()
+			val.Space, val.Tag = "", pm.part
+		}
+		if val != nil {
+			m.Parts[pm.part] = val
+		}
+	}
+	return m
+}
+
+// storeParts copies the parts of m into variables (<fromParts>).
+func (in *instance) storeParts(m *exchange.Message, parts []partMap) {
+	for _, pm := range parts {
+		val := m.Parts[pm.part]
+		in.touch(pm.v)
+		s := in.slot(pm.v)
+		clearChildren(s)
+		s.Attr = s.Attr[:0]
+		if val == nil {
+			continue
+		}
+		if pm.v.elem.IsZero() && pm.v.msg == nil {
+			// A type-typed variable holds the part's content.
+			for _, a := range val.Attr {
+				s.CreateAttr(a.FullKey(), a.Value)
+			}
+			for _, c := range val.Child {
+				s.AddChild(copyToken(c))
+			}
+			continue
+		}
+		if pm.v.msg != nil && len(pm.v.msg.Parts) > 0 {
+			in.storeMessage(pm.v, &exchange.Message{Parts: map[string]*etree.Element{pm.v.msg.Parts[0].Name: val.Copy()}})
+			continue
+		}
+		s.AddChild(val.Copy())
+	}
+}
+
+func copyToken(t etree.Token) etree.Token {
+	switch x := t.(type) {
+	case *etree.Element:
+		return x.Copy()
+	case *etree.CharData:
+		return etree.NewText(x.Data)
+	}
+	return nil
+}
+
+func partType(md *exchange.MessageDesc, part string) bool {
+	for _, p := range md.Parts {
+		if p.Name == part {
+			return p.Element.IsZero()
+		}
+	}
+	return true
+}
+
+func firstPartName(md *exchange.MessageDesc) string {
+	if len(md.Parts) == 0 {
+		return ""
+	}
+	return md.Parts[0].Name
+}
+
+// initialized raises bpel:uninitializedVariable when message variable v
+// is used before it was assigned: an element part with no element, or no
+// part holding anything at all.
+func (in *instance) initialized(v *variable, at bpel.Pos) error {
+	if v.msg == nil {
+		return nil
+	}
+	s := in.slot(v)
+	empty := 0
+	for i, pd := range v.msg.Parts {
+		w := s.Child[i].(*etree.Element)
+		if pd.Element.IsZero() {
+			if len(w.Child) == 0 && len(w.Attr) == 0 {
+				empty++
+			}
+			continue
+		}
+		if firstElement(w) == nil {
+			return in.faultf(at, "uninitializedVariable", "part %s of variable %s was never assigned", pd.Name, v.name)
+		}
+	}
+	if empty > 0 && empty == len(v.msg.Parts) {
+		return in.faultf(at, "uninitializedVariable", "variable %s was never assigned", v.name)
+	}
+	return nil
+}
+
+// openRequest is a request-response message a receive or onMessage took
+// and no reply has answered yet. A request whose reply comes in a later
+// run stays open: its client waits (awaitReply) until a reply activity
+// answers it or the reply timeout expires.
+type openRequest struct {
+	ex  *exchange.Exchange
+	mex string
+	// state: 0 open, 1 answered, 2 given up (timeout); done is closed
+	// when answered.
+	state atomic.Int32
+	done  chan struct{}
+}
+
+// answer delivers the reply, once.
+func (r *openRequest) answer(msg *exchange.Message, f *exchange.Fault) {
+	if !r.state.CompareAndSwap(0, 1) {
+		return
+	}
+	r.ex.Respond(msg, f)
+	close(r.done)
+}
+
+// awaitReply is returned by a run whose trigger request is still open:
+// Dispatch waits for the reply after releasing the instance.
+type awaitReply struct {
+	req     *openRequest
+	timeout time.Duration
+	op      string
+}
+
+func (a *awaitReply) Error() string { return "reply pending for " + a.op }
+
+// wait blocks until the request is answered or its reply timeout expires.
+func (a *awaitReply) wait() error {
+	t := time.NewTimer(a.timeout)
+	defer t.Stop()
+	select {
+	case <-a.req.done:
+		return nil
+	case <-t.C:
+	}
+	if a.req.state.CompareAndSwap(0, 2) {
+		return fmt.Errorf("no reply to %s within the reply timeout (%s): the instance is still running", a.op, a.timeout)
+	}
+	<-a.req.done
+	return nil
+}
+
+// waitForReply runs after Dispatch released the instance.
+func waitForReply(err error) error {
+	var aw *awaitReply
+	if errors.As(err, &aw) {
+		return aw.wait()
+	}
+	return err
+}
+
+// findRequest takes the open request a reply answers.
+func (in *instance) findRequest(pl *partnerLink, op *exchange.Operation, mex string) *openRequest {
+	for i, r := range in.reqs {
+		if r.ex.Endpoint == pl.provided && r.ex.Operation.Name == op.Name && r.mex == mex {
+			in.reqs = append(in.reqs[:i], in.reqs[i+1:]...)
+			return r
+		}
+	}
+	return nil
+}
+
+// openRequestFor records that a receive took a request-response message.
+func (in *instance) openRequestFor(ex *exchange.Exchange, mex string, at bpel.Pos) error {
+	for _, r := range in.reqs {
+		if r.ex.Endpoint == ex.Endpoint && r.ex.Operation.Name == ex.Operation.Name && r.mex == mex {
+			return in.faultf(at, "conflictingRequest", "a request for %s is already open (message exchange %q)", ex.Operation.Name, mex)
+		}
+	}
+	in.reqs = append(in.reqs, &openRequest{ex: ex, mex: mex, done: make(chan struct{})})
+	return nil
+}
+
+// missingReplies answers the requests an ended instance never replied to
+// with bpel:missingReply.
+func (in *instance) missingReplies() {
+	for _, r := range in.reqs {
+		if r.ex == in.trigger {
+			continue // answered by finish with the run's outcome
+		}
+		r.answer(nil, &exchange.Fault{Name: bpelFault("missingReply"), Reason: fmt.Sprintf("the instance ended without replying to %s", r.ex.Operation.Name)})
+	}
+	in.reqs = nil
+}

@@ -1,0 +1,236 @@
+package process
+
+import (
+	"errors"
+
+	"github.com/beevik/etree"
+
+	"github.com/orchd/orchd/internal/exchange"
+)
+
+// Scope frame phases (frame.pc).
+const (
+	scopeStart = iota
+	scopeBody
+	scopeHandling
+)
+
+// scope is a <scope> (the process itself is compiled as one, with
+// isProcess set): local variables and correlation sets, reset each time
+// the scope starts, and fault handlers that catch what its body throws.
+type scope struct {
+	base
+	vars     []*variable
+	corrSets []string
+	body     activity
+	handlers *faultHandlers
+	isolated bool
+	// isProcess marks the process's own scope: its handler is the
+	// process-level one (the run ends "handled").
+	isProcess bool
+	// sources are the links whose source is inside the body: when the
+	// scope catches a fault, those not yet decided are dead.
+	sources []*link
+}
+
+func (a *scope) step(in *instance, f *frame) (activity, bool, error) {
+	switch f.pc {
+	case scopeStart:
+		if a.isolated {
+			if in.isoHolder != nil && in.isoHolder != in.cur && !in.cur.isIn(in.isoHolder) {
+				return nil, false, errLinks
+			}
+			if in.isoHolder == nil {
+				in.isoHolder = in.cur
+				f.k = 1
+			}
+		}
+		if !a.isProcess {
+			for _, v := range a.vars {
+				in.resetVar(v)
+			}
+			for _, v := range a.vars {
+				if v.init != nil {
+					if err := v.init.apply(in); err != nil {
+						return nil, false, in.scopeInitFailure(err, f)
+					}
+				}
+			}
+			for _, name := range a.corrSets {
+				delete(in.corr, name)
+			}
+		}
+		f.pc = scopeBody
+		return a.body, false, nil
+	default:
+		if f.k == 1 && in.isoHolder == in.cur {
+			in.isoHolder = nil
+			in.linksChanged = true
+		}
+		return nil, true, nil
+	}
+}
+
+// scopeInitFailure turns a failed variable initialization into the
+// standard fault, thrown to the enclosing scope.
+func (in *instance) scopeInitFailure(err error, f *frame) error {
+	var fv *faultValue
+	if errors.As(err, &fv) {
+		return &faultValue{name: bpelFault("scopeInitializationFailure"), reason: fv.Error(), at: fv.at}
+	}
+	return err
+}
+
+// resetVar makes v uninitialized again (a scope starts).
+func (in *instance) resetVar(v *variable) {
+	in.touch(v)
+	s := in.slot(v)
+	clearChildren(s)
+	s.Attr = s.Attr[:0]
+	if v.msg != nil {
+		for _, p := range v.msg.Parts {
+			s.CreateElement(p.Name)
+		}
+	}
+}
+
+// fail routes err raised in thread t. A BPEL fault goes to the innermost
+// enclosing scope (in t or its ancestors) that is running its body and has
+// a handler for it: the scope's running activities are terminated and the
+// handler runs in their place. A scope with no matching handler passes the
+// fault on (its default handler rethrows). Anything else, and a fault no
+// scope catches, ends the instance.
+func (in *instance) fail(t *thread, err error) error {
+	var fv *faultValue
+	if !errors.As(err, &fv) {
+		return err
+	}
+	for th := t; th != nil; th = th.parent {
+		for k := len(th.stack) - 1; k >= 0; k-- {
+			fr := &th.stack[k]
+			sc, ok := fr.act.(*scope)
+			if !ok || fr.pc != scopeBody || sc.handlers == nil {
+				continue
+			}
+			act, v := sc.handlers.handler(fv)
+			if act == nil {
+				continue
+			}
+			in.kill(th)
+			th.stack = th.stack[:k+1]
+			th.state = tReady
+			fr.pc, fr.fault = scopeHandling, fv
+			for _, l := range sc.sources {
+				in.setLink(l, false, true)
+			}
+			if sc.isProcess {
+				in.inHandler = fv
+			}
+			if in.isoHolder != nil && in.isoHolder.isIn(th) && in.isoHolder != th {
+				in.isoHolder = nil
+				in.linksChanged = true
+			}
+			in.activate(th)
+			if v != nil {
+				in.resetVar(v)
+				in.setFaultVar(v, fv)
+			}
+			th.stack = append(th.stack, frame{act: act})
+			return nil
+		}
+	}
+	return &errUncaught{f: fv}
+}
+
+// handler picks the handler for fv: a catch chosen by the rules of
+// WS-BPEL 2.0 section 12.5, else catchAll.
+func (h *faultHandlers) handler(fv *faultValue) (activity, *variable) {
+	if c := h.match(fv); c != nil {
+		return c.act, c.v
+	}
+	if h.catchAll != nil {
+		return h.catchAll, nil
+	}
+	return nil, nil
+}
+
+// match picks the catch for fv (WS-BPEL 2.0 section 12.5): a catch with
+// the fault's name and a variable of the fault data's type; else one with
+// the name and no variable; else one with no name and a variable of the
+// data's type. A fault message of one element part matches a
+// faultElement of that element.
+func (h *faultHandlers) match(fv *faultValue) *catch {
+	typeOK := func(c *catch) bool {
+		if c.v == nil {
+			return false
+		}
+		if c.v.msg != nil {
+			return fv.data != nil && (fv.data.Name.IsZero() || fv.data.Name == c.v.msg.Name)
+		}
+		el := fv.element()
+		return el != nil && (c.v.elem.IsZero() || (el.NamespaceURI() == c.v.elem.Space && el.Tag == c.v.elem.Local))
+	}
+	for _, c := range h.catches {
+		if c.faultName == fv.name && c.v != nil && typeOK(c) {
+			return c
+		}
+	}
+	for _, c := range h.catches {
+		if c.faultName == fv.name && c.v == nil {
+			return c
+		}
+	}
+	for _, c := range h.catches {
+		if c.faultName.IsZero() && typeOK(c) {
+			return c
+		}
+	}
+	return nil
+}
+
+// element is the fault's data as one element: an element fault, or a
+// message fault of a single element part.
+func (f *faultValue) element() *etree.Element {
+	if f.elem != nil {
+		return f.elem
+	}
+	if f.data != nil && len(f.data.Parts) == 1 {
+		for _, p := range f.data.Parts {
+			return p
+		}
+	}
+	return nil
+}
+
+func (in *instance) setFaultVar(v *variable, fv *faultValue) {
+	if v.msg != nil && fv.data != nil {
+		in.storeMessage(v, copyMessage(fv.data))
+		return
+	}
+	if el := fv.element(); el != nil {
+		in.touch(v)
+		s := in.slot(v)
+		clearChildren(s)
+		s.AddChild(el.Copy())
+	}
+}
+
+// rethrow throws again the fault its enclosing fault handler caught.
+type rethrow struct{ base }
+
+func (a *rethrow) step(in *instance, _ *frame) (activity, bool, error) {
+	for th := in.cur; th != nil; th = th.parent {
+		for k := len(th.stack) - 1; k >= 0; k-- {
+			fr := &th.stack[k]
+			if _, ok := fr.act.(*scope); ok && fr.pc == scopeHandling && fr.fault != nil {
+				return nil, false, fr.fault
+			}
+		}
+	}
+	return nil, false, in.faultf(a.pos, "missingFault", "<rethrow> outside a fault handler")
+}
+
+// faultFromPartner turns a partner's fault answer into a BPEL fault.
+func faultFromPartner(flt *exchange.Fault, a *invoke) *faultValue {
+	return &faultValue{name: flt.Name, data: flt.Message, reason: flt.Reason, at: a.pos}
+}

@@ -1,0 +1,402 @@
+package process
+
+import (
+	"errors"
+	"sync"
+	"time"
+
+	"github.com/beevik/etree"
+
+	"github.com/orchd/orchd/internal/exchange"
+)
+
+// threadState says whether a thread can be stepped and, if not, what it
+// waits for.
+type threadState uint8
+
+const (
+	// tReady: the scheduler may step the thread.
+	tReady threadState = iota
+	// tWaiting: a receive, pick or wait; tried again when the next run
+	// starts (a message or a timer arrived).
+	tWaiting
+	// tJoining: its top frame (flow, parallel forEach) waits for child
+	// threads.
+	tJoining
+	// tLinks: waits for the status of incoming links, or for an isolated
+	// scope held by another thread.
+	tLinks
+	// tCalling: a partner call is in flight on its own goroutine.
+	tCalling
+	// tDone: finished or terminated.
+	tDone
+)
+
+// thread is one line of control of an instance: the process's main
+// activity, or a branch of a flow or of a parallel forEach. Threads are
+// stepped by one goroutine at a time, so activities need no locks.
+type thread struct {
+	stack  []frame
+	parent *thread
+	// kids counts the live child threads spawned by the top frame.
+	kids  int
+	state threadState
+	// priv holds the thread's own copies of variables (a branch of a
+	// parallel forEach: its counter and the variables of its scope): they
+	// are in the instance tree while the thread or a descendant runs.
+	priv []privSlot
+	// waits and wake: what a tWaiting thread waits for.
+	waits []*inbound
+	wake  int64
+	// answer is the result of the thread's in-flight call, once it came;
+	// callSeq identifies that call.
+	answer  *callAnswer
+	callSeq uint64
+}
+
+// privSlot is a variable slot a thread has its own copy of. While the
+// thread is active, el is the shadowed element of the tree (swap).
+type privSlot struct {
+	slot int
+	el   *etree.Element
+}
+
+// callAnswer is what an asynchronous partner call returned.
+type callAnswer struct {
+	t   *thread
+	seq uint64
+	msg *exchange.Message
+	err error
+	dur time.Duration
+}
+
+// answers collects the answers of calls in flight; goroutines append,
+// the instance's run takes them.
+type answers struct {
+	mu     sync.Mutex
+	list   []*callAnswer
+	notify chan struct{}
+}
+
+func (a *answers) put(c *callAnswer) {
+	a.mu.Lock()
+	a.list = append(a.list, c)
+	a.mu.Unlock()
+	select {
+	case a.notify <- struct{}{}:
+	default:
+	}
+}
+
+func (a *answers) take() []*callAnswer {
+	a.mu.Lock()
+	l := a.list
+	a.list = nil
+	a.mu.Unlock()
+	return l
+}
+
+// errJoin is returned by a step that waits for its child threads;
+// errLinks by one that waits for link statuses; errCalling by an invoke
+// whose call went out on its own goroutine.
+var (
+	errJoin    = errors.New("waits for branches")
+	errLinks   = errors.New("waits for links")
+	errCalling = errors.New("call in flight")
+)
+
+func (t *thread) top() *frame { return &t.stack[len(t.stack)-1] }
+
+// isIn reports whether t is anc or one of its descendants.
+func (t *thread) isIn(anc *thread) bool {
+	for x := t; x != nil; x = x.parent {
+		if x == anc {
+			return true
+		}
+	}
+	return false
+}
+
+// spawn starts a child thread of the current thread running act.
+func (in *instance) spawn(act activity, priv []privSlot) *thread {
+	t := &thread{stack: make([]frame, 0, 4), parent: in.cur, priv: priv}
+	t.stack = append(t.stack, frame{act: act})
+	in.cur.kids++
+	in.threads = append(in.threads, t)
+	return t
+}
+
+// activate puts the private variables of t and its ancestors into the
+// tree, taking out those of the thread active before.
+func (in *instance) activate(t *thread) {
+	if in.active == t {
+		return
+	}
+	if !in.hasPriv {
+		in.active = t
+		return
+	}
+	in.deactivate()
+	var chain []*thread
+	for x := t; x != nil; x = x.parent {
+		chain = append(chain, x)
+	}
+	for i := len(chain) - 1; i >= 0; i-- {
+		in.swapPriv(chain[i])
+	}
+	in.active = t
+}
+
+// deactivate restores the tree to the instance's shared variables.
+func (in *instance) deactivate() {
+	for x := in.active; x != nil; x = x.parent {
+		in.swapPriv(x)
+	}
+	in.active = nil
+}
+
+func (in *instance) swapPriv(t *thread) {
+	for i := range t.priv {
+		ps := &t.priv[i]
+		cur := in.root.Child[ps.slot-1].(*etree.Element)
+		in.root.RemoveChildAt(ps.slot - 1)
+		in.root.InsertChildAt(ps.slot-1, ps.el)
+		ps.el = cur
+	}
+}
+
+// kill terminates every descendant of t (not t itself): their waits,
+// calls in flight and links are abandoned; a late answer is dropped.
+func (in *instance) kill(t *thread) {
+	if t.kids == 0 {
+		return
+	}
+	for _, x := range in.threads {
+		if x != t && x.state != tDone && x.isIn(t) {
+			if x.state == tCalling {
+				in.inflight--
+				in.p.metrics.lateAnswers.Inc()
+			}
+			x.state = tDone
+			x.kids = 0
+			if in.isoHolder == x {
+				in.isoHolder = nil
+			}
+		}
+	}
+	t.kids = 0
+}
+
+// threadDone ends t and wakes its parent when it was the last child.
+func (in *instance) threadDone(t *thread) {
+	t.state = tDone
+	if in.isoHolder == t {
+		in.isoHolder = nil
+		in.linksChanged = true
+	}
+	p := t.parent
+	if p == nil || p.state == tDone {
+		return
+	}
+	p.kids--
+	if len(p.stack) > 0 {
+		if j, ok := p.top().act.(childObserver); ok {
+			j.childDone(in, p, p.top())
+		}
+	}
+	if p.kids <= 0 && p.state == tJoining {
+		p.state = tReady
+	}
+}
+
+// childObserver is a joining activity told when one of its branches ends
+// (a parallel forEach counts completed branches).
+type childObserver interface {
+	childDone(in *instance, t *thread, f *frame)
+}
+
+// schedule steps the instance's threads until none can go on: all done,
+// or each waits for a message, a timer, or an answer that is not coming
+// while the instance is quiescent. Partner calls in flight are awaited.
+func (in *instance) schedule() (result, error) {
+	for {
+		progressed := false
+		for i := 0; i < len(in.threads); i++ {
+			t := in.threads[i]
+			if t.state != tReady {
+				continue
+			}
+			progressed = true
+			if res, err, end := in.runThread(t); end {
+				in.stopAll()
+				return res, err
+			}
+		}
+		in.compact()
+		if progressed {
+			continue
+		}
+		if in.linksChanged {
+			in.linksChanged = false
+			for _, t := range in.threads {
+				if t.state == tLinks {
+					t.state = tReady
+				}
+			}
+			continue
+		}
+		if in.inflight > 0 {
+			in.awaitAnswers()
+			continue
+		}
+		break
+	}
+	root := in.threads[0]
+	if root.state == tDone {
+		if in.inHandler != nil {
+			return resHandled, nil
+		}
+		return resCompleted, nil
+	}
+	in.waits, in.wake = in.waits[:0], 0
+	for _, t := range in.threads {
+		if t.state == tWaiting {
+			in.waits = append(in.waits, t.waits...)
+			if t.wake != 0 && (in.wake == 0 || t.wake < in.wake) {
+				in.wake = t.wake
+			}
+		}
+	}
+	return resBlocked, nil
+}
+
+// stopAll ends every thread (exit, an uncaught fault, a failure).
+func (in *instance) stopAll() {
+	for _, t := range in.threads {
+		if t.state == tCalling {
+			in.p.metrics.lateAnswers.Inc()
+		}
+		t.state = tDone
+	}
+	in.inflight = 0
+	in.deactivate()
+}
+
+// compact drops finished threads (the root thread stays first).
+func (in *instance) compact() {
+	n := 1
+	for _, t := range in.threads[1:] {
+		if t.state != tDone {
+			in.threads[n] = t
+			n++
+		}
+	}
+	for i := n; i < len(in.threads); i++ {
+		in.threads[i] = nil
+	}
+	in.threads = in.threads[:n]
+}
+
+// awaitAnswers blocks until a call in flight answers, and readies the
+// threads whose answers came. Answers of terminated threads are dropped.
+func (in *instance) awaitAnswers() {
+	select {
+	case <-in.calls.notify:
+	case <-in.ctx.Done():
+		// Shutdown or the client's deadline: the calls keep their own
+		// context; their answers still come.
+		<-in.calls.notify
+	}
+	for _, a := range in.calls.take() {
+		if a.t.state != tCalling || a.seq != a.t.callSeq {
+			continue // terminated meanwhile: counted in kill
+		}
+		in.inflight--
+		a.t.answer = a
+		a.t.state = tReady
+	}
+}
+
+// runThread steps t until it cannot go on. end reports that the instance
+// is over (exit, uncaught fault, failure, suspension).
+func (in *instance) runThread(t *thread) (res result, err error, end bool) {
+	in.cur = t
+	in.activate(t)
+	for t.state == tReady {
+		if in.exited {
+			return resExited, nil, true
+		}
+		if len(t.stack) == 0 {
+			in.threadDone(t)
+			break
+		}
+		top := t.top()
+		push, done, err := top.act.step(in, top)
+		if err != nil {
+			switch err {
+			case errBlocked:
+				t.state = tWaiting
+				continue
+			case errJoin:
+				if t.kids > 0 {
+					t.state = tJoining
+				}
+				continue
+			case errLinks:
+				t.state = tLinks
+				continue
+			case errCalling:
+				t.state = tCalling
+				continue
+			case errSuspended:
+				return resSuspended, errors.New(in.suspendReason), true
+			}
+			if err = in.fail(t, err); err != nil {
+				var u *errUncaught
+				if errors.As(err, &u) {
+					return resFaulted, err, true
+				}
+				return resFailed, err, true
+			}
+			in.cur = t
+			in.activate(t)
+			continue
+		}
+		if done {
+			t.stack = t.stack[:len(t.stack)-1]
+		}
+		if push != nil {
+			t.stack = append(t.stack, frame{act: push})
+		}
+	}
+	if in.exited {
+		return resExited, nil, true
+	}
+	return 0, nil, false
+}
+
+// readyAll makes every waiting thread try again (a message or a timer
+// arrived).
+func (in *instance) readyAll() {
+	for _, t := range in.threads {
+		if t.state == tWaiting {
+			t.state = tReady
+			t.waits, t.wake = t.waits[:0], 0
+		}
+	}
+}
+
+// othersBusy reports whether a thread other than the current one could go
+// on while the current one waits for a partner: then a call goes out on
+// its own goroutine.
+func (in *instance) othersBusy() bool {
+	if len(in.threads) == 1 {
+		return false
+	}
+	for _, t := range in.threads {
+		if t != in.cur && (t.state == tReady || t.state == tCalling || t.state == tLinks) {
+			return true
+		}
+	}
+	return false
+}
