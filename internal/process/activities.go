@@ -173,10 +173,10 @@ type invoke struct {
 	op                 *exchange.Operation
 	in, out            *variable
 	toParts, fromParts []partMap
-	partner string // label for metrics: partner link name
-	corrs   []*corrUse
-	policy  *failurePolicy
-	metrics *partnerMetrics
+	partner            string // label for metrics: partner link name
+	corrs              []*corrUse
+	policy             *failurePolicy
+	metrics            *partnerMetrics
 }
 
 type assign struct {

@@ -229,9 +229,9 @@ func TestRuntime(t *testing.T) {
 		// want: the reply's payload part in canonical form; or
 		want string
 		// wantFault: a fault reply (name and payload canonical form); or
-		wantFault     qname
+		wantFault qname
 		// wantReason is in the fault's reason when wantFaultData is empty.
-		wantReason string
+		wantReason    string
 		wantFaultData string
 		// wantErr: Dispatch fails with these substrings and no response.
 		wantErr []string
