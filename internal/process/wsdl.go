@@ -125,6 +125,7 @@ func (w *wsdlSet) loadWSDL(name string, from bpel.Pos) {
 		w.errs.add(from, "import", "cannot read WSDL %s: %v", name, err)
 		return
 	}
+	data = bpel.TrimBOM(data)
 	w.docs[name] = data
 	doc, err := bpel.Parse(name, data)
 	if err != nil {
