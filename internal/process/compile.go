@@ -164,7 +164,7 @@ func (c *compiler) partnerLink(e *etree.Element, dp *deployProcess) {
 		ref, ok := dp.provides[name]
 		if !ok {
 			c.errorf(e, "partnerLink %q has myRole but deploy.xml has no <provide partnerLink=%q>", name, name)
-		} else if ep, err := c.w.endpoint(ref.service, ref.port, ref.pos); err != nil {
+		} else if ep, err := c.w.partnerEndpoint(ref, pl.myRole); err != nil {
 			c.errs.addErr(err)
 		} else {
 			ep.Process = dp.name
@@ -175,7 +175,7 @@ func (c *compiler) partnerLink(e *etree.Element, dp *deployProcess) {
 		ref, ok := dp.invokes[name]
 		if !ok {
 			c.errorf(e, "partnerLink %q has partnerRole but deploy.xml has no <invoke partnerLink=%q>", name, name)
-		} else if ep, err := c.w.endpoint(ref.service, ref.port, ref.pos); err != nil {
+		} else if ep, err := c.w.partnerEndpoint(ref, pl.partnerPT); err != nil {
 			c.errs.addErr(err)
 		} else {
 			pl.partnerEP = ep

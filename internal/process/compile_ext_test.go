@@ -162,3 +162,106 @@ func TestTypedBooleanAndStrayQuote(t *testing.T) {
 		})
 	}
 }
+
+// extraWSDL defines, in a WSDL no BPEL imports, a service for the
+// fixtures' TestPT portType.
+const extraWSDL = `<?xml version="1.0" encoding="UTF-8"?>
+<wsdl:definitions targetNamespace="urn:extra"
+    xmlns:wsdl="http://schemas.xmlsoap.org/wsdl/"
+    xmlns:soap="http://schemas.xmlsoap.org/wsdl/soap/"
+    xmlns:t="urn:test" xmlns:tns="urn:extra">
+  <wsdl:import namespace="urn:test" location="../test.wsdl"/>
+  <wsdl:service name="ExtraService">
+    <wsdl:port name="ExtraPort" binding="t:TestBinding">
+      <soap:address location="http://localhost:8080/extra/path"/>
+    </wsdl:port>
+  </wsdl:service>
+</wsdl:definitions>
+`
+
+// Services named in deploy.xml are looked up in every WSDL of the bundle,
+// and one that no WSDL describes (or describes without a binding) gets a
+// default document/literal SOAP 1.1 endpoint for the role's portType, as
+// ODE deployed such bundles.
+func TestServiceResolution(t *testing.T) {
+	const provide = `<service name="tns:TestService" port="TestPort"/>`
+	const invoke = `<service name="tns:PartnerService" port="PartnerPort"/>`
+	tests := []struct {
+		name       string
+		edits      map[string][]string
+		extra      bool // write sub/extra.wsdl
+		wantPath   string
+		wantAddr   string // the provided endpoint's address
+		wantPeer   string // the partner endpoint's address
+		wantPeerOp string // an operation of the partner endpoint
+	}{
+		{name: "service in an unimported WSDL", extra: true, edits: map[string][]string{
+			"deploy.xml": {provide, `<service xmlns:x="urn:extra" name="x:ExtraService" port="ExtraPort"/>`},
+		}, wantPath: "/extra/path", wantAddr: "http://localhost:8080/extra/path", wantPeer: "http://partner.example/partner"},
+		{name: "provided service in no WSDL", edits: map[string][]string{
+			"deploy.xml": {provide, `<service name="tns:Nowhere" port="tns:NowherePort"/>`},
+		}, wantPath: "/processes/Nowhere", wantPeer: "http://partner.example/partner"},
+		{name: "invoked service in no WSDL", edits: map[string][]string{
+			"deploy.xml": {invoke, `<service name="tns:Nowhere" port="NowherePort"/>`},
+		}, wantPath: "/test", wantAddr: "http://localhost:8080/test", wantPeerOp: "notify"},
+		{name: "port without a binding", edits: map[string][]string{
+			"test.wsdl": {`<wsdl:port name="TestPort" binding="tns:TestBinding">`, `<wsdl:port name="TestPort" binding="tns:Missing">`},
+		}, wantPath: "/test", wantAddr: "http://localhost:8080/test", wantPeer: "http://partner.example/partner"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := editedBundle(t, "good-minimal", tc.edits)
+			if tc.extra {
+				if err := os.MkdirAll(filepath.Join(dir, "sub"), 0o755); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.WriteFile(filepath.Join(dir, "sub", "extra.wsdl"), []byte(extraWSDL), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			procs, err := LoadBundle(dir)
+			if err != nil {
+				t.Fatalf("LoadBundle: %v", err)
+			}
+			ep := procs[0].Endpoints[0]
+			if ep.Path != tc.wantPath || ep.Address != tc.wantAddr {
+				t.Errorf("provided endpoint at path %q address %q, want %q %q", ep.Path, ep.Address, tc.wantPath, tc.wantAddr)
+			}
+			if op := opNamed(ep, "run"); op == nil || op.Input == nil || op.Input.Name.Local != "req" || op.Style != 0 {
+				t.Errorf("provided endpoint: operation run %+v, want document/literal with input req", op)
+			}
+			peers := procs[0].PartnerEndpoints()
+			if len(peers) != 1 || peers[0].Address != tc.wantPeer {
+				t.Fatalf("partner endpoints %v, want one at %q", peers, tc.wantPeer)
+			}
+			if tc.wantPeerOp != "" && opNamed(peers[0], tc.wantPeerOp) == nil {
+				t.Errorf("partner endpoint has no operation %s", tc.wantPeerOp)
+			}
+		})
+	}
+}
+
+// Invoking a partner whose service no WSDL describes (and no process here
+// provides) fails naming the partner link; the bundle still deploys.
+func TestInvokeUnboundPartner(t *testing.T) {
+	dir := editedBundle(t, "rt-invoke", map[string][]string{
+		"deploy.xml": {`<service name="tns:PartnerService" port="PartnerPort"/>`, `<service name="tns:Nowhere" port="NowherePort"/>`},
+	})
+	procs, err := LoadBundle(dir)
+	if err != nil {
+		t.Fatalf("LoadBundle: %v", err)
+	}
+	e := NewEngine(Options{})
+	if err := e.Deploy(procs...); err != nil {
+		t.Fatalf("Deploy: %v", err)
+	}
+	r := dispatch(t, e, procs[0], testReq("A-1", "3", ""))
+	if r.err == nil {
+		t.Fatalf("dispatch succeeded: %+v", r)
+	}
+	for _, want := range []string{"partner.call", "{urn:test}Nowhere", "not bound"} {
+		if !strings.Contains(r.err.Error(), want) {
+			t.Errorf("error does not contain %q: %v", want, r.err)
+		}
+	}
+}
