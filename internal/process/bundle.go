@@ -110,6 +110,7 @@ func LoadBundle(dir string) ([]*Process, error) {
 		}
 	}
 	w.resolveMessages()
+	w.loadUnimported()
 	var procs []*Process
 	for _, dp := range dd.processes {
 		d, ok := docs[dp.name]

@@ -26,6 +26,8 @@ type compiler struct {
 	// last; collect gathers link sources for dead-path elimination.
 	links   []map[string]*link
 	collect [][]*link
+	// exts are the process's <extensions>: namespace -> mustUnderstand.
+	exts map[string]bool
 }
 
 func (c *compiler) pos(e *etree.Element) bpel.Pos { return c.doc.Pos(e) }
@@ -55,9 +57,7 @@ func compileProcess(doc *bpel.Document, w *wsdlSet, dp *deployProcess, errs *Err
 	for _, a := range root.Attr {
 		switch {
 		case a.Space == "" && (a.Key == "queryLanguage" || a.Key == "expressionLanguage"):
-			if a.Value != langXPath10 {
-				c.unsupported(root, fmt.Sprintf("%s %q (only XPath 1.0)", a.Key, a.Value))
-			}
+			c.checkProcessLanguage(root, a.Key, a.Value)
 		}
 	}
 	var act *etree.Element
@@ -79,7 +79,9 @@ func compileProcess(doc *bpel.Document, w *wsdlSet, dp *deployProcess, errs *Err
 			// compiled after the main activity, below
 		case "correlationSets":
 			c.correlationSets(e)
-		case "messageExchanges", "extensions":
+		case "messageExchanges":
+		case "extensions":
+			c.extensions(e)
 		case "eventHandlers":
 			c.unsupported(e, "")
 		default:
@@ -168,7 +170,7 @@ func (c *compiler) partnerLink(e *etree.Element, dp *deployProcess) {
 		ref, ok := dp.provides[name]
 		if !ok {
 			c.errorf(e, "partnerLink %q has myRole but deploy.xml has no <provide partnerLink=%q>", name, name)
-		} else if ep, err := c.w.endpoint(ref.service, ref.port, ref.pos); err != nil {
+		} else if ep, err := c.w.partnerEndpoint(ref, pl.myRole); err != nil {
 			c.errs.addErr(err)
 		} else {
 			ep.Process = dp.name
@@ -179,7 +181,7 @@ func (c *compiler) partnerLink(e *etree.Element, dp *deployProcess) {
 		ref, ok := dp.invokes[name]
 		if !ok {
 			c.errorf(e, "partnerLink %q has partnerRole but deploy.xml has no <invoke partnerLink=%q>", name, name)
-		} else if ep, err := c.w.endpoint(ref.service, ref.port, ref.pos); err != nil {
+		} else if ep, err := c.w.partnerEndpoint(ref, pl.partnerPT); err != nil {
 			c.errs.addErr(err)
 		} else {
 			pl.partnerEP = ep
@@ -193,6 +195,9 @@ func (c *compiler) declare(e *etree.Element) *variable {
 	v := &variable{name: e.SelectAttrValue("name", ""), pos: c.pos(e)}
 	if strings.Contains(v.name, ".") || v.name == "" {
 		c.errorf(e, "invalid variable name %q", v.name)
+	}
+	if attr, ok := externalVariable(e); ok {
+		c.unsupported(e, fmt.Sprintf("external variables (%s on variable %s)", attr, v.name))
 	}
 	if mt, ok := c.qnameAttr(e, "messageType"); ok {
 		m, ok := c.w.messages[mt]
@@ -215,6 +220,8 @@ func (c *compiler) declare(e *etree.Element) *variable {
 				v.simple = "number"
 			case "string", "normalizedString", "token", "anyURI", "QName", "date", "dateTime", "time", "duration":
 				v.simple = "string"
+			case "boolean":
+				v.simple = "boolean"
 			}
 		}
 	} else {
@@ -293,9 +300,12 @@ func (c *compiler) propertyPath(varName, property string, scope *etree.Element, 
 // expression compiles the text of e as an absolute XPath expression.
 func (c *compiler) expression(e *etree.Element, text string, asValue bool) *expr {
 	text = strings.TrimSpace(text)
-	if lang := e.SelectAttrValue("expressionLanguage", ""); lang != "" && lang != langXPath10 {
-		c.unsupported(e, fmt.Sprintf("expressionLanguage %q (only XPath 1.0)", lang))
+	xpath2, ok := c.language(e, "expressionLanguage")
+	if !ok {
 		return nil
+	}
+	if !xpath2 {
+		text, _ = trimUnterminatedLiteral(text)
 	}
 	if text == "" {
 		c.errorf(e, "empty expression")
@@ -308,11 +318,15 @@ func (c *compiler) expression(e *etree.Element, text string, asValue bool) *expr
 	}
 	rw, err := rewrite(text, c, e, ns, asValue)
 	if err != nil {
-		c.errorf(e, "%v", err)
+		c.exprError(e, err)
 		return nil
 	}
 	x, err := newExpr(text, rw, ns)
 	if err != nil {
+		if xpath2 {
+			c.xpath2Unsupported(e, text, err)
+			return nil
+		}
 		c.errorf(e, "invalid XPath 1.0 expression %q: %v", text, err)
 		return nil
 	}
@@ -325,11 +339,14 @@ func (c *compiler) expression(e *etree.Element, text string, asValue bool) *expr
 
 // query compiles a <query> relative to a variable or part.
 func (c *compiler) query(e *etree.Element) *expr {
-	if lang := e.SelectAttrValue("queryLanguage", ""); lang != "" && lang != langXPath10 {
-		c.unsupported(e, fmt.Sprintf("queryLanguage %q (only XPath 1.0)", lang))
+	xpath2, ok := c.language(e, "queryLanguage")
+	if !ok {
 		return nil
 	}
 	text := strings.TrimSpace(e.Text())
+	if !xpath2 {
+		text, _ = trimUnterminatedLiteral(text)
+	}
 	if text == "" {
 		c.errorf(e, "empty query")
 		return nil
@@ -337,11 +354,15 @@ func (c *compiler) query(e *etree.Element) *expr {
 	ns := xpathNS(bpel.Namespaces(e))
 	rw, err := rewrite(text, c, e, ns, true)
 	if err != nil {
-		c.errorf(e, "%v", err)
+		c.exprError(e, err)
 		return nil
 	}
 	x, err := newExpr(text, rw, ns)
 	if err != nil {
+		if xpath2 {
+			c.xpath2Unsupported(e, text, err)
+			return nil
+		}
 		c.errorf(e, "invalid XPath 1.0 query %q: %v", text, err)
 		return nil
 	}

@@ -7,31 +7,11 @@ import (
 	"github.com/beevik/etree"
 )
 
-// nsBPELExtensions: where <extensions> lists the extension namespaces a
-// process uses.
-func (c *compiler) extensionMustUnderstand(ns string) (declared, must bool) {
-	ext := bpelChild(c.doc.Root, "extensions")
-	if ext == nil {
-		return false, false
-	}
-	for _, x := range ext.ChildElements() {
-		if x.Tag == "extension" && x.SelectAttrValue("namespace", "") == ns {
-			return true, x.SelectAttrValue("mustUnderstand", "no") == "yes"
-		}
-	}
-	return false, false
-}
-
-// extensionActivity: orchd knows no extension activities, so one in a
-// namespace declared mustUnderstand="yes" refuses the bundle, and any
-// other acts as <empty> (WS-BPEL 2.0 section 10.9).
-func (c *compiler) extensionActivity(e *etree.Element, b base) activity {
-	for _, x := range e.ChildElements() {
-		ns := x.NamespaceURI()
-		if _, must := c.extensionMustUnderstand(ns); must {
-			c.errorf(x, "extension activity {%s}%s is declared mustUnderstand=\"yes\" and orchd does not implement it", ns, x.Tag)
-		}
-	}
+// extensionActivity: orchd implements no extension activities. A
+// namespace declared mustUnderstand="yes" already refused the bundle
+// (see extensions); any other extension activity acts as <empty>, as
+// WS-BPEL 2.0 section 10.9 says.
+func (c *compiler) extensionActivity(_ *etree.Element, b base) activity {
 	return &empty{base: b}
 }
 

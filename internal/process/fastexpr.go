@@ -32,8 +32,11 @@ type varValue struct {
 
 func (x varValue) value(root *etree.Element) any {
 	s := stringValue(root.Child[x.v.slot-1].(*etree.Element))
-	if x.v.simple == "number" {
+	switch x.v.simple {
+	case "number":
 		return xpathNumber(s)
+	case "boolean":
+		return xsdBoolean(s)
 	}
 	return s
 }
@@ -152,6 +155,13 @@ var fastArity = map[string][2]int{
 	"not": {1, 1}, "true": {0, 0}, "false": {0, 0}, "floor": {1, 1}, "ceiling": {1, 1},
 	"round": {1, 1}, "concat": {2, -1}, "string-length": {1, 1}, "normalize-space": {1, 1},
 	"contains": {2, 2}, "starts-with": {2, 2}, "substring": {2, 3},
+}
+
+// xsdBoolean is the value of an xsd:boolean lexical form: "true" and "1"
+// are true, anything else ("false", "0", empty) false.
+func xsdBoolean(s string) bool {
+	s = strings.TrimSpace(s)
+	return s == "true" || s == "1"
 }
 
 func xpathRound(f float64) float64 {

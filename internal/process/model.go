@@ -51,8 +51,8 @@ type variable struct {
 	msg  *exchange.MessageDesc
 	elem qname
 	typ  qname
-	// simple is the XPath conversion function ("number", "string") for a
-	// simple-typed variable used as a value, or "".
+	// simple is the typed value ("number", "string", "boolean") of a
+	// simple-typed variable used as a value, or "" (see typedValue).
 	simple string
 	init   *copyOp
 	pos    bpel.Pos

@@ -57,6 +57,9 @@ type wsdlSet struct {
 	loaded    map[string]bool
 	errs      *Errors
 	pending   []pendingMsg
+	// extra holds the bundle's WSDLs that no import reached (see
+	// loadUnimported), or nil.
+	extra *wsdlSet
 }
 
 type servicePort struct {
@@ -125,6 +128,7 @@ func (w *wsdlSet) loadWSDL(name string, from bpel.Pos) {
 		w.errs.add(from, "import", "cannot read WSDL %s: %v", name, err)
 		return
 	}
+	data = bpel.TrimBOM(data)
 	w.docs[name] = data
 	doc, err := bpel.Parse(name, data)
 	if err != nil {
@@ -320,8 +324,11 @@ func (w *wsdlSet) loadSchemaRefs(doc *bpel.Document, schema *etree.Element, dirO
 // endpoint builds the endpoint descriptor of a service port.
 func (w *wsdlSet) endpoint(service qname, port string, at bpel.Pos) (*exchange.Endpoint, error) {
 	ports, ok := w.services[service]
+	if !ok && w.extra != nil && w.extra.services[service] != nil {
+		return w.extra.endpoint(service, port, at)
+	}
 	if !ok {
-		return nil, fmt.Errorf("%s: service %s is not defined in any imported WSDL", at, service)
+		return nil, noService(at, service)
 	}
 	// ODE accepted prefixed port names ("tns:Port").
 	if i := strings.IndexByte(port, ':'); i >= 0 {
@@ -337,7 +344,7 @@ func (w *wsdlSet) endpoint(service qname, port string, at bpel.Pos) (*exchange.E
 	}
 	be, ok := w.bindings[sp.binding]
 	if !ok {
-		return nil, fmt.Errorf("%s: port %s refers to unknown binding %s", sp.pos, port, sp.binding)
+		return nil, fmt.Errorf("%s: port %s %w: unknown binding %s", sp.pos, port, errNoBinding, sp.binding)
 	}
 	bdoc := w.bindDocs[be]
 	ptName, err := resolveAttr(be, "type")

@@ -203,6 +203,9 @@ func rewrite(src string, r resolver, scope *etree.Element, ns map[string]string,
 			b.WriteString(src2[i : i+j+2])
 			i += j + 2
 		case c == '$':
+			if err := odeVariable(src2, i, ns); err != nil {
+				return "", err
+			}
 			j := i + 1
 			for j < len(src2) && isNameChar(src2[j]) && src2[j] != '.' {
 				j++
@@ -230,7 +233,7 @@ func rewrite(src string, r resolver, scope *etree.Element, ns map[string]string,
 			}
 			followedByPath := j < len(src2) && (src2[j] == '/' || src2[j] == '[')
 			if asValue && !followedByPath && v.simple != "" && part == "" {
-				path = v.simple + "(" + path + ")"
+				path = typedValue(v.simple, path)
 			}
 			b.WriteString(path)
 			i = j
@@ -240,6 +243,17 @@ func rewrite(src string, r resolver, scope *etree.Element, ns map[string]string,
 		}
 	}
 	return b.String(), nil
+}
+
+// typedValue is the XPath 1.0 expression for the typed value of a
+// simple-typed variable at path: number(path), string(path), or, for
+// xsd:boolean, true exactly when the lexical value is "true" or "1" (so
+// that a variable holding "false" tests false).
+func typedValue(simple, path string) string {
+	if simple == "boolean" {
+		return "(normalize-space(" + path + ")='true' or normalize-space(" + path + ")='1')"
+	}
+	return simple + "(" + path + ")"
 }
 
 func isNameChar(c byte) bool {

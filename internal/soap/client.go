@@ -109,6 +109,11 @@ type partner struct {
 // Invoke implements exchange.Partner.
 func (p *partner) Invoke(ctx context.Context, call *exchange.Call) (*exchange.Message, error) {
 	op := call.Operation
+	if p.ep.Address == "" {
+		// deploy.xml named a service no WSDL of the bundle gives an
+		// address for, and no process here provides it.
+		return nil, fmt.Errorf("partner service %s port %s has no address (no soap:address in the bundle's WSDLs)", p.ep.Service, p.ep.Port)
+	}
 	// The request buffer is not pooled: the transport may still hold the
 	// body (for a retry) after Do returns.
 	var req bytes.Buffer

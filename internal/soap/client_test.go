@@ -156,3 +156,14 @@ func TestClientFailures(t *testing.T) {
 		})
 	}
 }
+
+// A partner endpoint with no address (deploy.xml named a service no WSDL
+// describes) fails with an error saying so, without an HTTP attempt.
+func TestClientNoAddress(t *testing.T) {
+	po := poEndpoint()
+	po.Address = ""
+	_, err := NewClient(ClientOptions{}).Partner(po).Invoke(context.Background(), &exchange.Call{Operation: po.Operations[0], Input: exchange.NewMessage(po.Operations[0].Input.Name)})
+	if err == nil || !strings.Contains(err.Error(), "has no address") || !strings.Contains(err.Error(), po.Service.Local) {
+		t.Fatalf("Invoke with no address: %v", err)
+	}
+}

@@ -43,8 +43,17 @@ func (e *SyntaxError) Unwrap() error { return e.Err }
 // ErrEmpty is returned for a document with no root element.
 var ErrEmpty = errors.New("no root element")
 
-// Parse reads data (the content of file) into a Document.
+// utf8BOM is the UTF-8 byte order mark. Some editors write it at the
+// start of a file; ODE's parsers skipped it, and so does Parse.
+const utf8BOM = "\xEF\xBB\xBF"
+
+// TrimBOM returns data without a leading UTF-8 byte order mark.
+func TrimBOM(data []byte) []byte { return bytes.TrimPrefix(data, []byte(utf8BOM)) }
+
+// Parse reads data (the content of file) into a Document. A leading UTF-8
+// byte order mark is skipped.
 func Parse(file string, data []byte) (*Document, error) {
+	data = TrimBOM(data)
 	// First pass: the standard decoder gives line numbers and strict
 	// well-formedness; record the line of each start element in order.
 	dec := xml.NewDecoder(bytes.NewReader(data))

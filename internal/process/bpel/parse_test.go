@@ -108,3 +108,28 @@ func TestResolveQName(t *testing.T) {
 		t.Errorf("Namespaces = %v", ns)
 	}
 }
+
+// A UTF-8 byte order mark before the XML declaration or the root element
+// is skipped, as ODE's parsers did (several corpus files start with one).
+func TestParseBOM(t *testing.T) {
+	tests := []struct {
+		name string
+		src  string
+		line int // of the root element
+	}{
+		{"bom and declaration", "\xEF\xBB\xBF<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<a/>", 2},
+		{"bom and root", "\xEF\xBB\xBF<a/>", 1},
+		{"no bom", "<?xml version=\"1.0\"?>\n\n<a/>", 3},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			d, err := Parse("t.xml", []byte(tc.src))
+			if err != nil {
+				t.Fatalf("Parse: %v", err)
+			}
+			if d.Root.Tag != "a" || d.Pos(d.Root).Line != tc.line {
+				t.Errorf("root <%s> at %s, want <a> at line %d", d.Root.Tag, d.Pos(d.Root), tc.line)
+			}
+		})
+	}
+}

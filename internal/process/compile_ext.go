@@ -1,0 +1,176 @@
+package process
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/beevik/etree"
+)
+
+// Namespaces of Apache ODE extensions the compiler recognizes.
+const (
+	// nsODEExtVar marks ODE external variables (a variable backed by a
+	// JDBC table, configured in deploy.xml).
+	nsODEExtVar = "http://ode.apache.org/externalVariables"
+	// nsODEFunctions is ODE's namespace for XPath extension functions and
+	// special variables ($ode:pid).
+	nsODEFunctions = "http://www.apache.org/ode/type/extension"
+)
+
+// language resolves the expression or query language (attr is
+// "expressionLanguage" or "queryLanguage") that applies to e: its own
+// attribute, else the process's, else XPath 1.0. xpath2 reports an XPath
+// 2.0 declaration, which orchd compiles with its XPath 1.0 pipeline (see
+// expression); ok is false, with the problem reported, for any other
+// language.
+func (c *compiler) language(e *etree.Element, attr string) (xpath2, ok bool) {
+	lang := e.SelectAttrValue(attr, "")
+	inherited := lang == ""
+	if inherited {
+		lang = c.doc.Root.SelectAttrValue(attr, langXPath10)
+	}
+	switch lang {
+	case langXPath10:
+		return false, true
+	case langXPath20:
+		return true, true
+	}
+	if !inherited { // the process-level declaration is reported once
+		c.unsupported(e, fmt.Sprintf("%s %q (XPath 1.0 and 2.0 only)", attr, lang))
+	}
+	return false, false
+}
+
+// checkProcessLanguage validates a process-level expressionLanguage or
+// queryLanguage attribute.
+func (c *compiler) checkProcessLanguage(root *etree.Element, attr, lang string) {
+	if lang != langXPath10 && lang != langXPath20 {
+		c.unsupported(root, fmt.Sprintf("%s %q (XPath 1.0 and 2.0 only)", attr, lang))
+	}
+}
+
+// exprError reports an error from rewrite or from compiling an expression
+// written in e. Errors marked ErrNotSupported keep the mark.
+func (c *compiler) exprError(e *etree.Element, err error) {
+	if errors.Is(err, ErrNotSupported) {
+		c.errs.addErr(&CompileError{Pos: c.pos(e), Element: e.Tag, Err: fmt.Errorf("%w at %s", err, c.pos(e))})
+		return
+	}
+	c.errorf(e, "%v", err)
+}
+
+// xpath2Unsupported reports an expression declared XPath 2.0 that the
+// XPath 1.0 pipeline cannot compile: a full XPath 2.0 evaluator is not
+// there yet, and such a process must not deploy half-working.
+func (c *compiler) xpath2Unsupported(e *etree.Element, text string, err error) {
+	c.unsupported(e, fmt.Sprintf("XPath 2.0 expression %q: %v", text, err))
+}
+
+// trimUnterminatedLiteral drops an unterminated string literal at the end
+// of an XPath 1.0 expression. ODE evaluated XPath 1.0 with Jaxen, whose
+// lexer ends the token stream at a quote that is never closed, so
+// `concat($a, ' World')"` (a stray quote, in six corpus processes) ran as
+// `concat($a, ' World')`. ok reports that something was dropped.
+func trimUnterminatedLiteral(text string) (trimmed string, ok bool) {
+	for i := 0; i < len(text); i++ {
+		q := text[i]
+		if q != '\'' && q != '"' {
+			continue
+		}
+		j := strings.IndexByte(text[i+1:], q)
+		if j < 0 {
+			return strings.TrimSpace(text[:i]), true
+		}
+		i += j + 1
+	}
+	return text, false
+}
+
+// odeVariable reports a reference to one of ODE's special variables
+// ($ode:pid, $ode:processQName) at src[i:] (src[i] is '$'), which orchd
+// does not provide yet.
+func odeVariable(src string, i int, ns map[string]string) error {
+	j := i + 1
+	for j < len(src) && isNameChar(src[j]) && src[j] != '.' {
+		j++
+	}
+	if j >= len(src) || src[j] != ':' || ns[src[i+1:j]] != nsODEFunctions {
+		return nil
+	}
+	k := j + 1
+	for k < len(src) && isNameChar(src[k]) && src[k] != '.' {
+		k++
+	}
+	return fmt.Errorf("%w: ODE variable %s in %q", ErrNotSupported, src[i:k], src)
+}
+
+// extensions records a process's <extensions> declarations. A namespace
+// declared mustUnderstand="yes" that orchd does not implement refuses the
+// process; one declared "no" is accepted, and its elements and attributes
+// are ignored.
+func (c *compiler) extensions(e *etree.Element) {
+	if c.exts == nil {
+		c.exts = map[string]bool{}
+	}
+	for _, x := range e.ChildElements() {
+		if !isBPEL(x) || x.Tag != "extension" {
+			continue
+		}
+		ns := x.SelectAttrValue("namespace", "")
+		if ns == "" {
+			c.errorf(x, "<extension> needs a namespace")
+			continue
+		}
+		must := x.SelectAttrValue("mustUnderstand", "no")
+		switch must {
+		case "yes", "no":
+		default:
+			c.errorf(x, "mustUnderstand must be yes or no, not %q", must)
+			continue
+		}
+		c.exts[ns] = c.exts[ns] || must == "yes"
+		if must == "yes" && !knownExtension(ns) {
+			c.unsupported(x, fmt.Sprintf("extension %s declared mustUnderstand=\"yes\"", ns))
+		}
+	}
+}
+
+// extensionKnown reports whether the process declares the extension
+// namespace ns, and whether it must be understood.
+func (c *compiler) extensionKnown(ns string) (declared, mustUnderstand bool) {
+	must, declared := c.exts[ns]
+	return declared, must
+}
+
+// knownExtension reports whether orchd implements the extension namespace
+// ns. None yet: extension activities and assign operations are a later
+// step.
+func knownExtension(ns string) bool { return false }
+
+// externalVariable reports whether a <variable> is an ODE external
+// variable (an attribute in ODE's externalVariables namespace, such as
+// xvar:id), and which attribute says so.
+func externalVariable(e *etree.Element) (string, bool) {
+	for _, a := range e.Attr {
+		if a.Space == "" || a.Space == "xmlns" {
+			continue
+		}
+		if ns, _ := lookupPrefix(e, a.Space); ns == nsODEExtVar {
+			return a.Space + ":" + a.Key, true
+		}
+	}
+	return "", false
+}
+
+// lookupPrefix resolves a namespace prefix in the scope of e.
+func lookupPrefix(e *etree.Element, prefix string) (string, bool) {
+	for p := e; p != nil; p = p.Parent() {
+		for _, a := range p.Attr {
+			if a.Space == "xmlns" && a.Key == prefix {
+				return a.Value, true
+			}
+		}
+	}
+	return "", false
+}
