@@ -395,7 +395,7 @@ func (c *compiler) from(e *etree.Element, f *fromSpec) {
 	case e.SelectAttr("partnerLink") != nil:
 		c.unsupported(e, "<from partnerLink> (endpoint references)")
 	case e.SelectAttr("property") != nil:
-		c.unsupported(e, "<from property> (use bpel:getVariableProperty)")
+		f.x = c.propertyExpr(e)
 	case e.SelectAttr("variable") != nil:
 		v, part, ok := c.varPart(e)
 		if !ok {
@@ -432,8 +432,13 @@ func (c *compiler) to(e *etree.Element, t *toSpec) bool {
 		c.unsupported(e, "<to partnerLink> (endpoint references)")
 		return false
 	case e.SelectAttr("property") != nil:
-		c.unsupported(e, "<to property>")
-		return false
+		x := c.propertyExpr(e)
+		if x == nil {
+			return false
+		}
+		t.v = c.lookupVar(e.SelectAttrValue("variable", ""))
+		t.query = x
+		return true
 	case e.SelectAttr("variable") != nil:
 		v, part, ok := c.varPart(e)
 		if !ok {

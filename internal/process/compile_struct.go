@@ -5,6 +5,8 @@ import (
 	"strings"
 
 	"github.com/beevik/etree"
+
+	"github.com/orchd/orchd/internal/process/bpel"
 )
 
 // extensionActivity: orchd implements no extension activities. A
@@ -307,4 +309,37 @@ func describeActivity(e *etree.Element) string {
 		return fmt.Sprintf("<%s name=%q>", e.Tag, n)
 	}
 	return "<" + e.Tag + ">"
+}
+
+// propertyExpr compiles <from|to variable="v" property="p">: the
+// property's location in v through its propertyAlias. For <to> the path
+// is relative to the variable's slot.
+func (c *compiler) propertyExpr(e *etree.Element) *expr {
+	vn, prop := e.SelectAttrValue("variable", ""), e.SelectAttrValue("property", "")
+	v := c.lookupVar(vn)
+	if v == nil {
+		c.errorf(e, "undeclared variable %q", vn)
+		return nil
+	}
+	ns := xpathNS(bpel.Namespaces(e))
+	path, err := c.propertyPath(vn, prop, e, ns)
+	if err != nil {
+		c.errorf(e, "property %s of variable %s: %v", prop, vn, err)
+		return nil
+	}
+	if e.Tag == "to" {
+		path = strings.TrimPrefix(strings.TrimPrefix(path, "/"+v.slotName()), "/")
+		if path == "" {
+			path = "."
+		}
+	}
+	x, err := newExpr(path, path, ns)
+	if err != nil {
+		c.errorf(e, "property %s of variable %s: %v", prop, vn, err)
+		return nil
+	}
+	if e.Tag == "to" {
+		x.fast = compileSimplePath(path, c, ns, true)
+	}
+	return x
 }

@@ -140,6 +140,14 @@ func (c *compiler) correlations(e *etree.Element, in, out *exchange.MessageDesc)
 			case "request-response":
 				u.out = c.extractors(x, cs, out)
 				u.in = c.extractors(x, cs, in)
+			case "":
+				if in != nil {
+					c.errorf(x, "a correlation on a request-response <invoke> needs pattern request, response or request-response")
+					break
+				}
+				// A one-way invoke's correlation has no pattern (SA00046):
+				// it applies to the outgoing message.
+				u.out = c.extractors(x, cs, out)
 			default:
 				c.errorf(x, "a correlation on <invoke> needs pattern request, response or request-response")
 			}
