@@ -1,0 +1,358 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+// The WS-BPEL end-to-end tests deploy small processes written for one
+// behaviour each into a real orchd, and call them, and a real partner, over
+// loopback.
+
+const bpelWSDL = `<?xml version="1.0" encoding="UTF-8"?>
+<wsdl:definitions name="E2E" targetNamespace="urn:e2e"
+    xmlns:wsdl="http://schemas.xmlsoap.org/wsdl/" xmlns:soap="http://schemas.xmlsoap.org/wsdl/soap/"
+    xmlns:xsd="http://www.w3.org/2001/XMLSchema" xmlns:plnk="http://docs.oasis-open.org/wsbpel/2.0/plnktype"
+    xmlns:vprop="http://docs.oasis-open.org/wsbpel/2.0/varprop" xmlns:tns="urn:e2e">
+  <wsdl:types><xsd:schema targetNamespace="urn:e2e" elementFormDefault="qualified">
+    <xsd:element name="req"><xsd:complexType><xsd:sequence><xsd:element name="id" type="xsd:string"/><xsd:element name="n" type="xsd:string"/></xsd:sequence></xsd:complexType></xsd:element>
+    <xsd:element name="resp"><xsd:complexType><xsd:sequence><xsd:element name="a" type="xsd:string"/></xsd:sequence></xsd:complexType></xsd:element>
+    <xsd:element name="problem"><xsd:complexType><xsd:sequence><xsd:element name="code" type="xsd:string"/></xsd:sequence></xsd:complexType></xsd:element>
+  </xsd:schema></wsdl:types>
+  <wsdl:message name="req"><wsdl:part name="payload" element="tns:req"/></wsdl:message>
+  <wsdl:message name="resp"><wsdl:part name="payload" element="tns:resp"/></wsdl:message>
+  <wsdl:message name="problem"><wsdl:part name="payload" element="tns:problem"/></wsdl:message>
+  <wsdl:portType name="TestPT">
+    <wsdl:operation name="run"><wsdl:input message="tns:req"/><wsdl:output message="tns:resp"/></wsdl:operation>
+    <wsdl:operation name="go"><wsdl:input message="tns:req"/></wsdl:operation>
+  </wsdl:portType>
+  <wsdl:portType name="PartnerPT">
+    <wsdl:operation name="call"><wsdl:input message="tns:req"/><wsdl:output message="tns:resp"/></wsdl:operation>
+  </wsdl:portType>
+  <wsdl:binding name="TestBinding" type="tns:TestPT">
+    <soap:binding style="document" transport="http://schemas.xmlsoap.org/soap/http"/>
+    <wsdl:operation name="run"><soap:operation soapAction="urn:e2e#run"/><wsdl:input><soap:body use="literal"/></wsdl:input><wsdl:output><soap:body use="literal"/></wsdl:output></wsdl:operation>
+    <wsdl:operation name="go"><soap:operation soapAction="urn:e2e#go"/><wsdl:input><soap:body use="literal"/></wsdl:input></wsdl:operation>
+  </wsdl:binding>
+  <wsdl:binding name="PartnerBinding" type="tns:PartnerPT">
+    <soap:binding style="document" transport="http://schemas.xmlsoap.org/soap/http"/>
+    <wsdl:operation name="call"><soap:operation soapAction="urn:e2e#call"/><wsdl:input><soap:body use="literal"/></wsdl:input><wsdl:output><soap:body use="literal"/></wsdl:output></wsdl:operation>
+  </wsdl:binding>
+  <wsdl:service name="TestService"><wsdl:port name="TestPort" binding="tns:TestBinding"><soap:address location="http://127.0.0.1:8080/processes/NAME"/></wsdl:port></wsdl:service>
+  <wsdl:service name="PartnerService"><wsdl:port name="PartnerPort" binding="tns:PartnerBinding"><soap:address location="http://PARTNER/partner"/></wsdl:port></wsdl:service>
+  <plnk:partnerLinkType name="TestLT"><plnk:role name="provider" portType="tns:TestPT"/></plnk:partnerLinkType>
+  <plnk:partnerLinkType name="PartnerLT"><plnk:role name="partner" portType="tns:PartnerPT"/></plnk:partnerLinkType>
+  <vprop:property name="id" type="xsd:string"/>
+  <vprop:propertyAlias propertyName="tns:id" messageType="tns:req" part="payload"><vprop:query>tns:id</vprop:query></vprop:propertyAlias>
+</wsdl:definitions>
+`
+
+const bpelHead = `<?xml version="1.0" encoding="UTF-8"?>
+<process name="NAME" targetNamespace="urn:e2e:process"
+    xmlns="http://docs.oasis-open.org/wsbpel/2.0/process/executable"
+    xmlns:xsd="http://www.w3.org/2001/XMLSchema" xmlns:tns="urn:e2e">
+  <import importType="http://schemas.xmlsoap.org/wsdl/" location="e2e.wsdl" namespace="urn:e2e"/>
+  <partnerLinks>
+    <partnerLink name="client" partnerLinkType="tns:TestLT" myRole="provider"/>
+    <partnerLink name="partner" partnerLinkType="tns:PartnerLT" partnerRole="partner"/>
+  </partnerLinks>
+  <variables>
+    <variable name="in" messageType="tns:req"/>
+    <variable name="more" messageType="tns:req"/>
+    <variable name="out" messageType="tns:resp"/>
+    <variable name="p1" messageType="tns:resp"/>
+    <variable name="p2" messageType="tns:resp"/>
+  </variables>
+  <correlationSets><correlationSet name="cs" properties="tns:id"/></correlationSets>
+`
+
+// initOut is an assign that gives out an empty tns:resp.
+const initOut = `<assign><copy><from><literal><tns:resp><tns:a/></tns:resp></literal></from><to variable="out" part="payload"/></copy></assign>`
+
+// writeProcess writes a bundle serving process name at
+// /processes/<name>, calling the partner at partner.
+func writeProcess(t *testing.T, deployDir, name, partner, body string, inMemory bool) {
+	t.Helper()
+	dir := filepath.Join(deployDir, name)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	wsdl := strings.ReplaceAll(strings.ReplaceAll(bpelWSDL, "PARTNER", partner), "NAME", name)
+	bpel := strings.ReplaceAll(bpelHead, "NAME", name) + body + "\n</process>\n"
+	dd := fmt.Sprintf(`<?xml version="1.0" encoding="UTF-8"?>
+<deploy xmlns="http://www.apache.org/ode/schemas/dd/2007/03" xmlns:pns="urn:e2e:process" xmlns:tns="urn:e2e">
+  <process name="pns:%s">
+    <in-memory>%v</in-memory>
+    <provide partnerLink="client"><service name="tns:TestService" port="TestPort"/></provide>
+    <invoke partnerLink="partner"><service name="tns:PartnerService" port="PartnerPort"/></invoke>
+  </process>
+</deploy>
+`, name, inMemory)
+	for f, s := range map[string]string{"e2e.wsdl": wsdl, name + ".bpel": bpel, "deploy.xml": dd} {
+		if err := os.WriteFile(filepath.Join(dir, f), []byte(s), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// slowPartner answers call with "P-<id>" after delay, counting the calls
+// in flight; a call whose client went away is counted as cancelled.
+type slowPartner struct {
+	delay               time.Duration
+	inFlight, maxFlight atomic.Int32
+	done, cancelled     atomic.Int32
+	addr                string
+}
+
+func startSlowPartner(t *testing.T, delay time.Duration) *slowPartner {
+	t.Helper()
+	p := &slowPartner{delay: delay}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.addr = ln.Addr().String()
+	srv := &http.Server{Handler: http.HandlerFunc(p.serve)}
+	go func() { _ = srv.Serve(ln) }()
+	t.Cleanup(func() { _ = srv.Close() })
+	return p
+}
+
+func (p *slowPartner) serve(w http.ResponseWriter, r *http.Request) {
+	body, _ := io.ReadAll(r.Body)
+	n := p.inFlight.Add(1)
+	for {
+		m := p.maxFlight.Load()
+		if n <= m || p.maxFlight.CompareAndSwap(m, n) {
+			break
+		}
+	}
+	defer p.inFlight.Add(-1)
+	select {
+	case <-time.After(p.delay):
+	case <-r.Context().Done():
+		p.cancelled.Add(1)
+		return
+	}
+	id := between(string(body), "id>", "</")
+	w.Header().Set("Content-Type", "text/xml; charset=utf-8")
+	fmt.Fprintf(w, `<soapenv:Envelope xmlns:soapenv="http://schemas.xmlsoap.org/soap/envelope/"><soapenv:Body><resp xmlns="urn:e2e"><a>P-%s</a></resp></soapenv:Body></soapenv:Envelope>`, id)
+	p.done.Add(1)
+}
+
+func between(s, from, to string) string {
+	i := strings.Index(s, from)
+	if i < 0 {
+		return ""
+	}
+	s = s[i+len(from):]
+	if j := strings.Index(s, to); j >= 0 {
+		return s[:j]
+	}
+	return s
+}
+
+func e2eRequest(id, n string) []byte {
+	return []byte(fmt.Sprintf(`<soapenv:Envelope xmlns:soapenv="http://schemas.xmlsoap.org/soap/envelope/"><soapenv:Body><req xmlns="urn:e2e"><id>%s</id><n>%s</n></req></soapenv:Body></soapenv:Envelope>`, id, n))
+}
+
+func callRun(t *testing.T, base, name, id, n string) response {
+	t.Helper()
+	client := &http.Client{Timeout: 60 * time.Second}
+	return post(t, client, base+"/processes/"+name, textXML, `"urn:e2e#run"`, e2eRequest(id, n))
+}
+
+func TestFlowCallsOverlap(t *testing.T) {
+	partner := startSlowPartner(t, 400*time.Millisecond)
+	deploy := t.TempDir()
+	writeProcess(t, deploy, "Flow", partner.addr, `
+  <sequence>
+    <receive partnerLink="client" operation="run" variable="in" createInstance="yes"/>
+    `+initOut+`
+    <flow>
+      <invoke partnerLink="partner" operation="call" inputVariable="in" outputVariable="p1"/>
+      <invoke partnerLink="partner" operation="call" inputVariable="in" outputVariable="p2"/>
+    </flow>
+    <assign><copy><from>concat($p1.payload/tns:a, '+', $p2.payload/tns:a)</from><to>$out.payload/tns:a</to></copy></assign>
+    <reply partnerLink="client" operation="run" variable="out"/>
+  </sequence>`, true)
+	o := startOrchd(t, "--deploy", deploy)
+	r := callRun(t, o.base, "Flow", "F1", "1")
+	if r.status != 200 || !strings.Contains(r.body, "<a>P-F1+P-F1</a>") && !strings.Contains(r.body, ">P-F1+P-F1<") {
+		t.Fatalf("status %d body %s", r.status, r.body)
+	}
+	if got := partner.maxFlight.Load(); got != 2 {
+		t.Errorf("at most %d partner calls were in flight at once, want 2 (the flow's branches overlap)", got)
+	}
+}
+
+func TestNestedScopeFaultCaughtWithData(t *testing.T) {
+	deploy := t.TempDir()
+	writeProcess(t, deploy, "Scopes", "127.0.0.1:1", `
+  <sequence>
+    <receive partnerLink="client" operation="run" variable="in" createInstance="yes"/>
+    `+initOut+`
+    <scope name="outer">
+      <faultHandlers>
+        <catch faultName="tns:bad" faultVariable="fv" faultMessageType="tns:problem">
+          <assign><copy><from>concat('outer caught ', $fv.payload/tns:code)</from><to>$out.payload/tns:a</to></copy></assign>
+        </catch>
+        <catchAll><assign><copy><from>'outer catchAll'</from><to>$out.payload/tns:a</to></copy></assign></catchAll>
+      </faultHandlers>
+      <scope name="inner">
+        <faultHandlers>
+          <catch faultName="tns:other"><assign><copy><from>'inner caught'</from><to>$out.payload/tns:a</to></copy></assign></catch>
+        </faultHandlers>
+        <scope name="thrower">
+          <variables><variable name="data" messageType="tns:problem"/></variables>
+          <sequence>
+            <assign><copy><from><literal><tns:problem><tns:code/></tns:problem></literal></from><to variable="data" part="payload"/></copy>
+                    <copy><from>concat('E-', $in.payload/tns:n)</from><to>$data.payload/tns:code</to></copy></assign>
+            <throw faultName="tns:bad" faultVariable="data"/>
+          </sequence>
+        </scope>
+      </scope>
+    </scope>
+    <reply partnerLink="client" operation="run" variable="out"/>
+  </sequence>`, true)
+	o := startOrchd(t, "--deploy", deploy)
+	r := callRun(t, o.base, "Scopes", "S1", "42")
+	if r.status != 200 || !strings.Contains(r.body, "outer caught E-42") {
+		t.Fatalf("status %d body %s, want the outer catch with the fault's data", r.status, r.body)
+	}
+}
+
+func TestStandardFaultAnsweredByName(t *testing.T) {
+	deploy := t.TempDir()
+	writeProcess(t, deploy, "Std", "127.0.0.1:1", `
+  <sequence>
+    <receive partnerLink="client" operation="run" variable="in" createInstance="yes"/>
+    <reply partnerLink="client" operation="run" variable="out"/>
+  </sequence>`, true)
+	o := startOrchd(t, "--deploy", deploy)
+	r := callRun(t, o.base, "Std", "U1", "1")
+	code, reason := faultCode(t, r.body)
+	if r.status != 500 || code != "Server" || !strings.Contains(reason, "uninitializedVariable") {
+		t.Fatalf("status %d code %q reason %q, want a Server fault naming uninitializedVariable", r.status, code, reason)
+	}
+}
+
+// The reply goes out when the reply activity runs, not when the partner
+// call after it returns.
+func TestReplyNotHeldBehindLaterWork(t *testing.T) {
+	partner := startSlowPartner(t, 1500*time.Millisecond)
+	deploy := t.TempDir()
+	writeProcess(t, deploy, "ReplyFirst", partner.addr, `
+  <sequence>
+    <receive partnerLink="client" operation="run" variable="in" createInstance="yes">
+      <correlations><correlation set="cs" initiate="yes"/></correlations>
+    </receive>
+    `+initOut+`
+    <reply partnerLink="client" operation="run" variable="out"/>
+    <invoke partnerLink="partner" operation="call" inputVariable="in" outputVariable="p1"/>
+    <receive partnerLink="client" operation="go" variable="more">
+      <correlations><correlation set="cs"/></correlations>
+    </receive>
+  </sequence>`, true)
+	o := startOrchd(t, "--deploy", deploy)
+	r := callRun(t, o.base, "ReplyFirst", "R1", "1")
+	if r.status != 200 {
+		t.Fatalf("status %d body %s", r.status, r.body)
+	}
+	if partner.done.Load() != 0 {
+		t.Errorf("the reply came after the partner call had answered: it was held back")
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for partner.done.Load() == 0 && time.Now().Before(deadline) {
+		time.Sleep(20 * time.Millisecond)
+	}
+	if partner.done.Load() != 1 {
+		t.Errorf("the partner call after the reply did not happen")
+	}
+}
+
+// A persistent instance's work after its reply does not die with the
+// client's connection.
+func TestWorkAfterReplyOutlivesClient(t *testing.T) {
+	partner := startSlowPartner(t, 500*time.Millisecond)
+	deploy := t.TempDir()
+	writeProcess(t, deploy, "AfterReply", partner.addr, `
+  <sequence>
+    <receive partnerLink="client" operation="run" variable="in" createInstance="yes"/>
+    `+initOut+`
+    <reply partnerLink="client" operation="run" variable="out"/>
+    <invoke partnerLink="partner" operation="call" inputVariable="in" outputVariable="p1"/>
+  </sequence>`, false)
+	o := startOrchd(t, "--deploy", deploy, "--data", t.TempDir())
+	r := callRun(t, o.base, "AfterReply", "A1", "1") // the client closes when it has its answer
+	if r.status != 200 {
+		t.Fatalf("status %d body %s", r.status, r.body)
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for partner.done.Load() == 0 && partner.cancelled.Load() == 0 && time.Now().Before(deadline) {
+		time.Sleep(20 * time.Millisecond)
+	}
+	if partner.done.Load() != 1 || partner.cancelled.Load() != 0 {
+		t.Fatalf("partner call after the reply: done %d cancelled %d, want it completed", partner.done.Load(), partner.cancelled.Load())
+	}
+	var body string
+	for time.Now().Before(deadline) {
+		_, body = get(t, o.base+"/instances?process=AfterReply", "Accept", "application/json")
+		if strings.Contains(body, "completed") {
+			return
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	t.Errorf("the instance did not complete: %s", body)
+}
+
+// A request whose reply runs after a later message stays open until then.
+func TestReplyAfterLaterMessage(t *testing.T) {
+	for _, inMemory := range []bool{true, false} {
+		t.Run(fmt.Sprintf("in-memory=%v", inMemory), func(t *testing.T) {
+			deploy := t.TempDir()
+			writeProcess(t, deploy, "Later", "127.0.0.1:1", `
+  <sequence>
+    <receive partnerLink="client" operation="run" variable="in" createInstance="yes">
+      <correlations><correlation set="cs" initiate="yes"/></correlations>
+    </receive>
+    `+initOut+`
+    <pick>
+      <onMessage partnerLink="client" operation="go" variable="more">
+        <correlations><correlation set="cs"/></correlations>
+        <assign><copy><from>concat('went ', $more.payload/tns:n)</from><to>$out.payload/tns:a</to></copy></assign>
+      </onMessage>
+      <onAlarm><for>'PT20S'</for><assign><copy><from>'alarm'</from><to>$out.payload/tns:a</to></copy></assign></onAlarm>
+    </pick>
+    <reply partnerLink="client" operation="run" variable="out"/>
+  </sequence>`, inMemory)
+			o := startOrchd(t, "--deploy", deploy, "--data", t.TempDir())
+			var wg sync.WaitGroup
+			var r response
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				r = callRun(t, o.base, "Later", "L1", "1")
+			}()
+			time.Sleep(300 * time.Millisecond)
+			client := &http.Client{Timeout: 30 * time.Second}
+			g := post(t, client, o.base+"/processes/Later", textXML, `"urn:e2e#go"`, e2eRequest("L1", "7"))
+			if g.status != 202 {
+				t.Errorf("go: status %d body %s", g.status, g.body)
+			}
+			wg.Wait()
+			if r.status != 200 || !strings.Contains(r.body, "went 7") {
+				t.Fatalf("run: status %d body %s, want the reply driven by the later message", r.status, r.body)
+			}
+		})
+	}
+}
