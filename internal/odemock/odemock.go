@@ -267,4 +267,3 @@ func (s *Servers) Close() error {
 	}
 	return errors.Join(errs...)
 }
-
