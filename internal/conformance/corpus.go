@@ -70,7 +70,7 @@ type Bundle struct {
 // tsvRow is a row of tests.tsv.
 type tsvRow struct {
 	folder, bundle, props, caseN, launch, service, operation, expects, fault, sequential, status, runnable, needs, request, response string
-	line                                                                                                                              int
+	line                                                                                                                             int
 }
 
 func (r *tsvRow) bundleDir() string {

@@ -115,38 +115,35 @@ var prefixRE = regexp.MustCompile(`([A-Za-z_][\w.-]*):[A-Za-z_]`)
 // attribute values.
 func pruneDecls(root *etree.Element) {
 	used := map[string]bool{}
-	var walk func(*etree.Element)
-	walk = func(e *etree.Element) {
-		used[e.Space] = true
-		for _, a := range e.Attr {
-			if a.Space != "xmlns" && !(a.Space == "" && a.Key == "xmlns") {
-				used[a.Space] = true
-				for _, m := range prefixRE.FindAllStringSubmatch(a.Value, -1) {
-					used[m[1]] = true
-				}
-			}
-		}
-		for _, m := range prefixRE.FindAllStringSubmatch(e.Text(), -1) {
-			used[m[1]] = true
-		}
-		for _, c := range e.ChildElements() {
-			walk(c)
+	usedIn(root, used)
+	for i := 0; i < len(root.Attr); i++ {
+		if a := root.Attr[i]; a.Space == "xmlns" && !used[a.Key] {
+			root.RemoveAttr(a.FullKey())
+			i--
 		}
 	}
-	walk(root)
-	var prune func(*etree.Element)
-	prune = func(e *etree.Element) {
-		for i := 0; i < len(e.Attr); i++ {
-			if a := e.Attr[i]; a.Space == "xmlns" && !used[a.Key] {
-				e.RemoveAttr(a.FullKey())
-				i--
+	for _, c := range root.ChildElements() {
+		pruneDecls(c)
+	}
+}
+
+// usedIn adds the prefixes e's subtree uses to used.
+func usedIn(e *etree.Element, used map[string]bool) {
+	used[e.Space] = true
+	for _, a := range e.Attr {
+		if a.Space != "xmlns" && (a.Space != "" || a.Key != "xmlns") {
+			used[a.Space] = true
+			for _, m := range prefixRE.FindAllStringSubmatch(a.Value, -1) {
+				used[m[1]] = true
 			}
 		}
-		for _, c := range e.ChildElements() {
-			prune(c)
-		}
 	}
-	prune(root)
+	for _, m := range prefixRE.FindAllStringSubmatch(e.Text(), -1) {
+		used[m[1]] = true
+	}
+	for _, c := range e.ChildElements() {
+		usedIn(c, used)
+	}
 }
 
 // compileJava translates a Java regex, matched with DOTALL and matches(),

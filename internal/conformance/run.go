@@ -321,7 +321,9 @@ func route(e *process.Engine, service exchange.QName, operation string) (*exchan
 	var served []string
 	for _, pass := range []func(exchange.QName) bool{
 		func(q exchange.QName) bool { return q == service },
-		func(q exchange.QName) bool { return q.Space == service.Space && strings.EqualFold(q.Local, service.Local) },
+		func(q exchange.QName) bool {
+			return q.Space == service.Space && strings.EqualFold(q.Local, service.Local)
+		},
 	} {
 		for _, p := range e.Processes() {
 			for _, ep := range p.Endpoints {
