@@ -4,7 +4,7 @@
 GO ?= go
 FUZZTIME ?= 3000x
 
-.PHONY: run test unit fuzz vet build bench bench-go
+.PHONY: run test unit fuzz vet build bench bench-go conformance
 
 ## run: serve the example bundle, with the CRM and ERP mock partners in process
 run:
@@ -24,6 +24,13 @@ fuzz:
 	$(GO) test -run='^$$' -fuzz='^FuzzDecodeEnvelope$$' -fuzztime=$(FUZZTIME) ./internal/soap/
 	$(GO) test -run='^$$' -fuzz='^FuzzParse$$' -fuzztime=$(FUZZTIME) ./internal/process/bpel/
 	$(GO) test -run='^$$' -fuzz='^FuzzCompileBPEL$$' -fuzztime=$(FUZZTIME) ./internal/process/
+	$(GO) test -run='^$$' -fuzz='^FuzzParse$$' -fuzztime=$(FUZZTIME) ./internal/endpoints/
+
+## conformance: run Apache ODE's whole bpel-test corpus (../shared/conformance/ode)
+## and print PASS/FAIL/SKIP per case; case failures do not fail the target
+## (make test runs the cases listed in internal/conformance/testdata/passing.txt)
+conformance:
+	ORCHD_CONFORMANCE=all $(GO) test -count=1 -v -timeout=30m -run='^TestConformanceAll$$' ./internal/conformance/
 
 ## build: the orchd binary in ./bin
 build:

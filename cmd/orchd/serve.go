@@ -20,6 +20,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 
+	"github.com/orchd/orchd/internal/endpoints"
 	"github.com/orchd/orchd/internal/exchange"
 	"github.com/orchd/orchd/internal/mockpartner"
 	"github.com/orchd/orchd/internal/persist"
@@ -39,6 +40,7 @@ type serveConfig struct {
 	shutdownTimeout time.Duration
 	debugAddr       string
 	partnerConns    int
+	endpointsFile   string
 }
 
 func serveFlags(stderr io.Writer) (*flag.FlagSet, *serveConfig) {
@@ -54,6 +56,7 @@ func serveFlags(stderr io.Writer) (*flag.FlagSet, *serveConfig) {
 	fs.DurationVar(&c.idleTimeout, "idle-timeout", 30*time.Second, "close keep-alive connections idle this long")
 	fs.DurationVar(&c.shutdownTimeout, "shutdown-timeout", 10*time.Second, "on SIGINT/SIGTERM, wait this long for in-flight exchanges")
 	fs.IntVar(&c.partnerConns, "partner-conns", soap.DefaultMaxConnsPerHost, "most keep-alive connections to one partner host (negative: no bound)")
+	fs.StringVar(&c.endpointsFile, "endpoints", "", "file of partner address overrides: '{ns}Service Port URL' or 'portType {ns}PT URL' a line")
 	fs.StringVar(&c.debugAddr, "debug-addr", "", "serve net/http/pprof on this address (off when empty); keep it on loopback")
 	return fs, c
 }
@@ -94,6 +97,15 @@ func runServer(ctx context.Context, cfg *serveConfig, log *slog.Logger) error {
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 
+	var overrides *endpoints.Table
+	if cfg.endpointsFile != "" {
+		t, err := endpoints.Load(cfg.endpointsFile)
+		if err != nil {
+			return err
+		}
+		overrides = t
+		log.Info("endpoint overrides", slog.String("file", cfg.endpointsFile), slog.Int("rules", len(t.Rules())))
+	}
 	procs, bad, err := process.LoadDir(cfg.deployDir)
 	if err != nil {
 		return err
@@ -115,7 +127,7 @@ func runServer(ctx context.Context, cfg *serveConfig, log *slog.Logger) error {
 	}
 
 	client := soap.NewClient(soap.ClientOptions{MaxConnsPerHost: cfg.partnerConns})
-	opts := process.Options{Logger: log, Registerer: reg, Partners: client.Partner}
+	opts := process.Options{Logger: log, Registerer: reg, Partners: overrides.Partners(client.Partner)}
 	if store != nil {
 		opts.Store = store
 	}
