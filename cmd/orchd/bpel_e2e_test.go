@@ -293,7 +293,9 @@ func TestWorkAfterReplyOutlivesClient(t *testing.T) {
     <invoke partnerLink="partner" operation="call" inputVariable="in" outputVariable="p1"/>
   </sequence>`, false)
 	o := startOrchd(t, "--deploy", deploy, "--data", t.TempDir())
-	r := callRun(t, o.base, "AfterReply", "A1", "1") // the client closes when it has its answer
+	// The client closes its connection as soon as it has its answer.
+	hangUp := &http.Client{Timeout: 30 * time.Second, Transport: &http.Transport{DisableKeepAlives: true}}
+	r := post(t, hangUp, o.base+"/processes/AfterReply", textXML, `"urn:e2e#run"`, e2eRequest("A1", "1"))
 	if r.status != 200 {
 		t.Fatalf("status %d body %s", r.status, r.body)
 	}
