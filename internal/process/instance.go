@@ -50,7 +50,12 @@ type instance struct {
 	// process. cur is the one being stepped; active the one whose private
 	// variables are in the tree.
 	threads []*thread
-	cur     *thread
+	// mainThread, threadsBuf and trigReq spare the common case (one
+	// thread, one request) their allocations.
+	mainThread thread
+	threadsBuf [1]*thread
+	trigReq    openRequest
+	cur        *thread
 	active  *thread
 	hasPriv bool
 	// calls collects answers of partner calls in flight (inflight of
@@ -118,8 +123,11 @@ func newInstance(e *Engine, p *Process, ctx context.Context) *instance {
 	for _, v := range p.vars {
 		root.AddChild(v.newSlot())
 	}
-	main := &thread{stack: make([]frame, 0, 8)}
-	in := &instance{p: p, e: e, ctx: ctx, root: root, threads: []*thread{main}, cur: main, started: time.Now()}
+	in := &instance{p: p, e: e, ctx: ctx, root: root, started: time.Now()}
+	main := &in.mainThread
+	main.stack = main.stackBuf[:0]
+	in.threadsBuf[0] = main
+	in.threads, in.cur = in.threadsBuf[:1], main
 	if !p.InMemory {
 		in.id = persistNewID()
 		in.dirty = make([]bool, len(p.vars))

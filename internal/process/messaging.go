@@ -169,8 +169,9 @@ func (in *instance) initialized(v *variable, at bpel.Pos) error {
 type openRequest struct {
 	ex  *exchange.Exchange
 	mex string
-	// state: 0 open, 1 answered, 2 given up (timeout); done is closed
-	// when answered.
+	// state: 0 open, 1 answered, 2 given up (timeout); done, made when
+	// a client starts waiting (under the instance's lock, as answer runs),
+	// is closed when answered.
 	state atomic.Int32
 	done  chan struct{}
 }
@@ -181,7 +182,9 @@ func (r *openRequest) answer(msg *exchange.Message, f *exchange.Fault) {
 		return
 	}
 	r.ex.Respond(msg, f)
-	close(r.done)
+	if r.done != nil {
+		close(r.done)
+	}
 }
 
 // awaitReply is returned by a run whose trigger request is still open:
@@ -237,7 +240,12 @@ func (in *instance) openRequestFor(ex *exchange.Exchange, mex string, at bpel.Po
 			return in.faultf(at, "conflictingRequest", "a request for %s is already open (message exchange %q)", ex.Operation.Name, mex)
 		}
 	}
-	in.reqs = append(in.reqs, &openRequest{ex: ex, mex: mex, done: make(chan struct{})})
+	r := &in.trigReq
+	if ex != in.trigger || r.ex != nil {
+		r = &openRequest{}
+	}
+	r.ex, r.mex = ex, mex
+	in.reqs = append(in.reqs, r)
 	return nil
 }
 

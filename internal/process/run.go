@@ -224,7 +224,9 @@ func (e *Engine) finish(in *instance, ex *exchange.Exchange, res result, err err
 	in.deliverReplies()
 	var pending *openRequest
 	if res == resBlocked {
-		pending = in.triggerRequest()
+		if pending = in.triggerRequest(); pending != nil && pending.done == nil {
+			pending.done = make(chan struct{})
+		}
 		if !p.InMemory && len(in.reqs) > 0 {
 			e.reg.mu.Lock()
 			e.reg.open[in.id] = in.reqs

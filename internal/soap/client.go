@@ -201,6 +201,24 @@ func (p *partner) fault(op *exchange.Operation, f *Fault) error {
 			return &exchange.Fault{Name: op.FaultName(name), Message: msg, Reason: f.Reason}
 		}
 	}
+	// A fault named by its faultcode (as ODE's partners answer declared
+	// faults of several parts): the detail's children are the parts.
+	code := f.CodeValue
+	if i := strings.LastIndexByte(code, ':'); i >= 0 {
+		code = code[i+1:]
+	}
+	if desc, ok := op.Faults[code]; ok && desc != nil {
+		msg := &exchange.Message{Name: desc.Name, Parts: map[string]*etree.Element{}}
+		for _, pd := range desc.Parts {
+			for _, d := range f.Detail {
+				if d.Tag == pd.Name || (len(desc.Parts) == 1 && !pd.Element.IsZero()) {
+					msg.Parts[pd.Name] = d
+					break
+				}
+			}
+		}
+		return &exchange.Fault{Name: op.FaultName(code), Message: msg, Reason: f.Reason}
+	}
 	return fmt.Errorf("partner %s %s %w %s: %s", p.ep.Address, op.Name, ErrPartnerFault, f.CodeValue, f.Reason)
 }
 
