@@ -132,6 +132,9 @@ func runServer(ctx context.Context, cfg *serveConfig, log *slog.Logger) error {
 		opts.Store = store
 	}
 	engine := process.NewEngine(opts)
+	// After the front door has drained (below), work instances do on their
+	// own (after a reply, on timers) is cancelled.
+	defer engine.Close()
 	front := soap.NewServer(soap.ServerOptions{MaxBodyBytes: cfg.maxBody, Logger: log, Registerer: reg})
 	if err := engine.Deploy(procs...); err != nil {
 		log.Error("processes skipped", slog.Any("err", err))

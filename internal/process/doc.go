@@ -5,18 +5,20 @@
 // instances.
 //
 // An instance is explicit data: its variables live in one etree tree whose
-// root children are the variables' slots, and its control state is a stack
-// of frames (activity, program counter). The Engine runs an instance's
-// frames to quiescence in the goroutine that delivered the message, calling
-// partners inline. Nothing is stored for in-memory processes.
+// root children are the variables' slots, and its control state is a set
+// of threads (threads.go), each a stack of frames (activity, program
+// counter, counters). The main activity runs on the first thread; a flow
+// or a parallel forEach spawns one thread per branch and joins them. The
+// Engine steps an instance's ready threads to quiescence in the goroutine
+// that delivered the message; a partner call made while another thread can
+// go on leaves on its own goroutine and its answer readies its thread.
+// Faults (scope.go) go to the innermost scope running its body with a
+// matching handler, terminating that scope's other threads. Requests stay
+// open until their reply runs (messaging.go). Nothing is stored for
+// in-memory processes.
 //
-// Supported (WS-BPEL 2.0): process, import, partnerLinks, variables
-// (messageType, element, type, inline from), correlationSets, sequence,
-// receive (starting an instance or into a running one, correlated), reply
-// (with faultName), invoke, pick (onMessage, onAlarm), wait, assign/copy,
-// empty, if, while, throw, exit, and process-level faultHandlers. Anything
-// else is rejected at deploy with "not supported yet: <element> at
-// file:line".
+// Supported: see README's "What works". Anything else is rejected at
+// deploy with "not supported yet: <element> at file:line".
 //
 // A persistent process's instances are checkpointed through the Store
 // interface (persist.Store implements it) when they wait, when they end,
@@ -24,8 +26,9 @@
 // checkpoints share one commit. A blocked in-memory instance stays in the
 // engine's registry; a blocked persistent one lives only in the store and
 // is loaded again by the message or timer that resumes it. Files: bundle,
-// deploy and wsdl load; compile and correlate compile; instance,
-// activities, assign, waiting run; run drives a run and its aftermath;
+// deploy and wsdl load; compile, compile_struct and correlate compile;
+// instance, threads, scope, flow, activities, assign, messaging, waiting
+// run; run drives a run and its aftermath;
 // checkpoint, recover and outbox persist.
 //
 // It imports exchange, bpel (positions) and persist (the store's types);

@@ -56,8 +56,8 @@ type instance struct {
 	threadsBuf [1]*thread
 	trigReq    openRequest
 	cur        *thread
-	active  *thread
-	hasPriv bool
+	active     *thread
+	hasPriv    bool
 	// calls collects answers of partner calls in flight (inflight of
 	// them); linksChanged wakes threads waiting for links; isoHolder is
 	// the thread inside an isolated scope.
