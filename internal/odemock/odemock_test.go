@@ -65,6 +65,15 @@ func TestPartnersOverHTTP(t *testing.T) {
 	p := client.Partner(&exchange.Endpoint{Address: s.FaultURL, Version: exchange.SOAP11, Operations: []*exchange.Operation{faultOp}})
 	for _, tc := range []struct{ i1, i2, want string }{{"yes", "yes", "FaultMessage1"}, {"no", "yes", "FaultMessage2"}, {"no", "no", "UnKnownFault"}} {
 		_, err := p.Invoke(ctx, &exchange.Call{Operation: faultOp, Input: message("faultName", "f", "faultData", "data-"+tc.want, "faultIndicator1", tc.i1, "faultIndicator2", tc.i2)})
+		var declared *exchange.Fault
+		if _, ok := faultOp.Faults[tc.want]; ok {
+			// A declared fault named by its faultcode becomes that fault,
+			// its detail the message's parts.
+			if !errors.As(err, &declared) || declared.Name.Local != tc.want || declared.Message.Part("errorText").Text() != "data-"+tc.want {
+				t.Fatalf("indicators %s/%s: err = %v, want declared fault %s with its errorText", tc.i1, tc.i2, err, tc.want)
+			}
+			continue
+		}
 		if !errors.Is(err, soap.ErrPartnerFault) || !strings.Contains(err.Error(), "fs:"+tc.want) {
 			t.Fatalf("indicators %s/%s: err = %v, want a partner fault fs:%s", tc.i1, tc.i2, err, tc.want)
 		}
