@@ -133,8 +133,8 @@ type reply struct {
 }
 
 func (a *reply) step(in *instance, _ *frame) (activity, bool, error) {
-	r := in.findRequest(a.pl, a.op, a.mex)
-	if r == nil {
+	i := in.findRequest(a.pl, a.op, a.mex)
+	if i < 0 {
 		return nil, false, in.faultf(a.pos, "missingRequest", "no open request for %s.%s", a.pl.name, a.op.Name)
 	}
 	var msg *exchange.Message
@@ -147,14 +147,12 @@ func (a *reply) step(in *instance, _ *frame) (activity, bool, error) {
 		msg = in.partsMessage(md, a.toParts)
 	case a.v != nil:
 		if err := in.initialized(a.v, a.pos); err != nil {
-			in.reqs = append(in.reqs, r)
 			return nil, false, err
 		}
 		msg = in.message(a.v)
 	}
 	if msg != nil && a.faultName.IsZero() {
 		if err := in.applyCorrelations(a.corrs, msg, true, a.pos); err != nil {
-			in.reqs = append(in.reqs, r)
 			return nil, false, err
 		}
 	}
@@ -163,6 +161,8 @@ func (a *reply) step(in *instance, _ *frame) (activity, bool, error) {
 		f = &exchange.Fault{Name: a.faultName, Message: msg}
 		msg = nil
 	}
+	r := in.reqs[i]
+	in.reqs = append(in.reqs[:i], in.reqs[i+1:]...)
 	in.respond(r, msg, f)
 	return nil, true, nil
 }

@@ -406,17 +406,20 @@ func (a *invoke) step(in *instance, f *frame) (activity, bool, error) {
 	if a.reliable(in) {
 		return nil, true, a.enqueue(in)
 	}
-	guarded := !in.p.InMemory && in.e.store != nil && !in.p.idempotent[a.pl.name+"/"+a.op.Name]
-	if (guarded && f.pc == 0) || (len(in.out) > 0 && !in.p.InMemory && in.e.store != nil) {
-		// Before a call that must not be repeated blindly, and before any
-		// call once a reply waits for its commit: that reply leaves now.
-		if f.pc == 0 && guarded {
-			f.pc = 1
-		}
+	persistent := !in.p.InMemory && in.e.store != nil
+	guarded := persistent && !in.p.idempotent[a.pl.name+"/"+a.op.Name]
+	switch {
+	case guarded && f.pc == 0:
+		// Before a call that must not be repeated blindly.
+		f.pc = 1
+		fallthrough
+	case persistent && len(in.out) > 0:
+		// Before any call once a reply waits for its commit: the reply
+		// leaves now, not after the call.
 		if err := in.checkpoint(persist.Running); err != nil {
 			return nil, false, fmt.Errorf("checkpoint before invoke %s.%s at %s: %w", a.pl.name, a.op.Name, a.pos, err)
 		}
-	} else if guarded && in.recovered {
+	case guarded && in.recovered:
 		in.recovered = false
 		return a.failed(in, f, errors.New("orchd stopped while this call was in flight; it may or may not have reached the partner"))
 	}

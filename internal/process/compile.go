@@ -607,9 +607,7 @@ func (c *compiler) optVar(e *etree.Element, attr string, want *exchange.MessageD
 func (c *compiler) activity(e *etree.Element) activity {
 	mark := c.beginSources()
 	a := c.register(c.compileActivity(e))
-	inner := c.endSources(mark)
-	c.addSourcesBack(inner)
-	return c.withLinks(e, a, inner)
+	return c.withLinks(e, a, c.endSources(mark))
 }
 
 func (c *compiler) compileActivity(e *etree.Element) activity {
@@ -786,7 +784,10 @@ func (c *compiler) compileActivity(e *etree.Element) activity {
 	case "rethrow":
 		return &rethrow{base: b}
 	case "extensionActivity":
-		return c.extensionActivity(e, b)
+		// orchd implements no extension activity: one whose namespace is
+		// declared mustUnderstand="yes" already refused the bundle (see
+		// extensions); any other acts as <empty> (WS-BPEL 2.0 10.9).
+		return &empty{base: b}
 	case "compensate", "compensateScope", "validate":
 		c.unsupported(e, "")
 		return &empty{base: b}

@@ -1,21 +1,12 @@
 package process
 
 import (
-	"fmt"
 	"strings"
 
 	"github.com/beevik/etree"
 
 	"github.com/orchd/orchd/internal/process/bpel"
 )
-
-// extensionActivity: orchd implements no extension activities. A
-// namespace declared mustUnderstand="yes" already refused the bundle
-// (see extensions); any other extension activity acts as <empty>, as
-// WS-BPEL 2.0 section 10.9 says.
-func (c *compiler) extensionActivity(_ *etree.Element, b base) activity {
-	return &empty{base: b}
-}
 
 // register numbers an activity built by the compiler rather than read
 // from an element (a checkpoint names frames by number).
@@ -26,7 +17,8 @@ func (c *compiler) register(a activity) activity {
 }
 
 // beginSources starts collecting the links whose source is compiled from
-// now on; endSources returns them.
+// now on; endSources returns them. addSource adds a link to every open
+// collection, so enclosing constructs see the links of nested ones.
 func (c *compiler) beginSources() int {
 	c.collect = append(c.collect, nil)
 	return len(c.collect) - 1
@@ -63,18 +55,9 @@ func (c *compiler) withLinks(e *etree.Element, a activity, dead []*link) activit
 	l := &linked{base: base{pos: c.pos(e), name: e.SelectAttrValue("name", "")}, act: a, suppress: c.suppressJoinFailure(e)}
 	if te != nil {
 		vars := map[string]*variable{}
-		for _, t := range te.ChildElements() {
-			if !isBPEL(t) || t.Tag != "target" {
-				continue
-			}
-			name := t.SelectAttrValue("linkName", "")
-			lk := c.findLink(name)
-			if lk == nil {
-				c.errorf(t, "link %q is not declared by an enclosing flow", name)
-				continue
-			}
-			l.targets = append(l.targets, lk)
-			vars[name] = lk.v
+		for _, t := range c.linkRefs(te, "target") {
+			l.targets = append(l.targets, t.l)
+			vars[t.l.name] = t.l.v
 		}
 		if jc := bpelChild(te, "joinCondition"); jc != nil {
 			c.scopes = append(c.scopes, vars)
@@ -83,27 +66,42 @@ func (c *compiler) withLinks(e *etree.Element, a activity, dead []*link) activit
 		}
 	}
 	if se != nil {
-		for _, s := range se.ChildElements() {
-			if !isBPEL(s) || s.Tag != "source" {
-				continue
-			}
-			name := s.SelectAttrValue("linkName", "")
-			lk := c.findLink(name)
-			if lk == nil {
-				c.errorf(s, "link %q is not declared by an enclosing flow", name)
-				continue
-			}
-			src := linkSource{l: lk}
-			if tc := bpelChild(s, "transitionCondition"); tc != nil {
+		for _, s := range c.linkRefs(se, "source") {
+			src := linkSource{l: s.l}
+			if tc := bpelChild(s.e, "transitionCondition"); tc != nil {
 				src.cond = c.expression(tc, tc.Text(), true)
 			}
 			l.sources = append(l.sources, src)
-			c.addSource(lk)
-			dead = append(dead, lk)
+			c.addSource(s.l)
+			dead = append(dead, s.l)
 		}
 	}
 	l.dead = dead
 	return c.register(l)
+}
+
+// linkRef is a <target> or <source> and the link it names.
+type linkRef struct {
+	e *etree.Element
+	l *link
+}
+
+// linkRefs resolves the tag children (target or source) of e to the links
+// of the enclosing flows they name.
+func (c *compiler) linkRefs(e *etree.Element, tag string) []linkRef {
+	var out []linkRef
+	for _, x := range e.ChildElements() {
+		if !isBPEL(x) || x.Tag != tag {
+			continue
+		}
+		name := x.SelectAttrValue("linkName", "")
+		if l := c.findLink(name); l != nil {
+			out = append(out, linkRef{e: x, l: l})
+		} else {
+			c.errorf(x, "link %q is not declared by an enclosing flow", name)
+		}
+	}
+	return out
 }
 
 // suppressJoinFailure is the attribute on e or the nearest ancestor that
@@ -209,19 +207,10 @@ func (c *compiler) scope(e *etree.Element, b base) activity {
 	mark := c.beginSources()
 	s.body = c.activity(body)
 	s.sources = c.endSources(mark)
-	c.addSourcesBack(s.sources)
 	if fh := bpelChild(e, "faultHandlers"); fh != nil {
 		s.handlers = c.faultHandlers(fh)
 	}
 	return s
-}
-
-// addSourcesBack hands links collected for one construct on to the
-// enclosing collectors (endSources took them off the stack).
-func (c *compiler) addSourcesBack(ls []*link) {
-	for _, l := range ls {
-		c.addSource(l)
-	}
 }
 
 func (c *compiler) forEach(e *etree.Element, b base) activity {
@@ -236,7 +225,8 @@ func (c *compiler) forEach(e *etree.Element, b base) activity {
 	if cc := bpelChild(e, "completionCondition"); cc != nil {
 		if br := bpelChild(cc, "branches"); br != nil {
 			a.branches = c.expression(br, br.Text(), true)
-			a.successfulOnly = br.SelectAttrValue("successfulBranchesOnly", "no") == "yes"
+			// successfulBranchesOnly needs to know which branches ended by
+			// a fault handler: not told apart yet (see README).
 		}
 	}
 	name := e.SelectAttrValue("counterName", "")
@@ -282,33 +272,19 @@ func (c *compiler) repeatUntil(e *etree.Element, b base) activity {
 // inlineHandlers wraps an invoke that has its own catch or catchAll in the
 // implicit scope the spec gives it.
 func (c *compiler) inlineHandlers(e *etree.Element, inv activity) activity {
-	var has bool
-	for _, ce := range e.ChildElements() {
-		if isBPEL(ce) && (ce.Tag == "catch" || ce.Tag == "catchAll") {
-			has = true
-		}
-	}
-	if !has {
-		return inv
-	}
 	var hs []*etree.Element
 	for _, ce := range e.ChildElements() {
 		if isBPEL(ce) && (ce.Tag == "catch" || ce.Tag == "catchAll") {
 			hs = append(hs, ce)
 		}
 	}
+	if len(hs) == 0 {
+		return inv
+	}
 	c.register(inv)
 	s := &scope{base: base{pos: c.pos(e), name: e.SelectAttrValue("name", "")}, body: inv}
 	s.handlers = c.faultHandlerList(hs)
 	return s
-}
-
-// describeActivity names an activity for messages.
-func describeActivity(e *etree.Element) string {
-	if n := e.SelectAttrValue("name", ""); n != "" {
-		return fmt.Sprintf("<%s name=%q>", e.Tag, n)
-	}
-	return "<" + e.Tag + ">"
 }
 
 // propertyExpr compiles <from|to variable="v" property="p">: the

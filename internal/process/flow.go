@@ -20,7 +20,7 @@ func (a *flow) step(in *instance, f *frame) (activity, bool, error) {
 	if f.pc == 0 {
 		f.pc = 1
 		for _, l := range a.links {
-			in.setLink(l, false, false)
+			in.resetLink(l)
 		}
 		for _, c := range a.children {
 			in.spawn(c, nil)
@@ -51,13 +51,12 @@ func (in *instance) linkStatus(l *link) (bool, bool) {
 	return s.Text() == "1", true
 }
 
-// setLink decides l (onlyUnknown leaves a decided link alone); with
-// decided false it resets l (a flow starts again).
-func (in *instance) setLink(l *link, status, decided bool) {
-	if !decided {
-		clearChildren(in.slot(l.v))
-		return
-	}
+// resetLink makes l undecided again (its flow starts again).
+func (in *instance) resetLink(l *link) { clearChildren(in.slot(l.v)) }
+
+// decideLink sets the status of l unless it is already decided, and wakes
+// the threads waiting for links.
+func (in *instance) decideLink(l *link, status bool) {
 	if _, ok := in.linkStatus(l); ok {
 		return
 	}
@@ -102,19 +101,18 @@ func (a *linked) step(in *instance, f *frame) (activity, bool, error) {
 					return nil, false, err
 				}
 			}
-			in.setLink(s.l, ok, true)
+			in.decideLink(s.l, ok)
 		}
 		return nil, true, nil
 	}
-	any := len(a.targets) == 0
+	run := len(a.targets) == 0 // no targets: nothing to join
 	for _, l := range a.targets {
 		st, ok := in.linkStatus(l)
 		if !ok {
 			return nil, false, errLinks
 		}
-		any = any || st
+		run = run || st
 	}
-	run := any
 	if a.join != nil {
 		var err error
 		if run, err = in.cond(a.join, a.pos); err != nil {
@@ -126,7 +124,7 @@ func (a *linked) step(in *instance, f *frame) (activity, bool, error) {
 			return nil, false, in.faultf(a.pos, "joinFailure", "the join condition of %s is false", a.describe())
 		}
 		for _, l := range a.dead {
-			in.setLink(l, false, true)
+			in.decideLink(l, false)
 		}
 		return nil, true, nil
 	}
@@ -139,14 +137,6 @@ func (a *linked) describe() string {
 		return strconv.Quote(a.name)
 	}
 	return "the activity at " + a.pos.String()
-}
-
-// skipLinks makes the links inside activities that will not run dead
-// (dead-path elimination: the branches an if or a pick did not take).
-func (in *instance) skipLinks(dead []*link) {
-	for _, l := range dead {
-		in.setLink(l, false, true)
-	}
 }
 
 // repeatUntil runs its body, then again while the condition is false.
@@ -176,14 +166,12 @@ func (a *repeatUntil) step(in *instance, f *frame) (activity, bool, error) {
 // condition's number of branches has completed.
 type forEach struct {
 	base
-	counter          *variable
-	start, final     *expr
-	branches         *expr
-	successfulOnly   bool
-	parallel         bool
-	body             *scope
-	privSlots        []*variable // copied per parallel branch
-	completedOnFault bool
+	counter      *variable
+	start, final *expr
+	branches     *expr
+	parallel     bool
+	body         *scope
+	privSlots    []*variable // copied per parallel branch
 }
 
 // Frame use: i is the next counter value, n the final value, k the

@@ -55,6 +55,7 @@ type instance struct {
 	mainThread thread
 	threadsBuf [1]*thread
 	trigReq    openRequest
+	reqsBuf    [1]*openRequest
 	cur        *thread
 	active     *thread
 	hasPriv    bool

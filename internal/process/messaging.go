@@ -49,6 +49,10 @@ func (c *compiler) compileParts(e *etree.Element, tag string, md *exchange.Messa
 			c.errorf(x, "undeclared variable %q", name)
 			continue
 		}
+		if pm.v.msg != nil {
+			c.errorf(x, "%s %q is a message variable: a part maps to an element or type variable", attr, name)
+			continue
+		}
 		out = append(out, pm)
 	}
 	return out
@@ -65,8 +69,6 @@ func (in *instance) partsMessage(md *exchange.MessageDesc, parts []partMap) *exc
 		var val *etree.Element
 		elemPart := md != nil && !partType(md, pm.part)
 		switch {
-		case pm.v.msg != nil:
-			val = in.message(pm.v).Parts[firstPartName(pm.v.msg)]
 		case elemPart:
 			val = firstElement(s)
 		default:
@@ -84,39 +86,22 @@ func (in *instance) partsMessage(md *exchange.MessageDesc, parts []partMap) *exc
 func (in *instance) storeParts(m *exchange.Message, parts []partMap) {
 	for _, pm := range parts {
 		val := m.Parts[pm.part]
-		in.touch(pm.v)
-		s := in.slot(pm.v)
-		clearChildren(s)
-		s.Attr = s.Attr[:0]
+		in.resetVar(pm.v)
 		if val == nil {
 			continue
 		}
-		if pm.v.elem.IsZero() && pm.v.msg == nil {
+		s := in.slot(pm.v)
+		switch {
+		case pm.v.elem.IsZero():
 			// A type-typed variable holds the part's content.
 			for _, a := range val.Attr {
 				s.CreateAttr(a.FullKey(), a.Value)
 			}
-			for _, c := range val.Child {
-				s.AddChild(copyToken(c))
-			}
-			continue
+			copyChildren(s, val, nil)
+		default:
+			s.AddChild(val.Copy())
 		}
-		if pm.v.msg != nil && len(pm.v.msg.Parts) > 0 {
-			in.storeMessage(pm.v, &exchange.Message{Parts: map[string]*etree.Element{pm.v.msg.Parts[0].Name: val.Copy()}})
-			continue
-		}
-		s.AddChild(val.Copy())
 	}
-}
-
-func copyToken(t etree.Token) etree.Token {
-	switch x := t.(type) {
-	case *etree.Element:
-		return x.Copy()
-	case *etree.CharData:
-		return etree.NewText(x.Data)
-	}
-	return nil
 }
 
 func partType(md *exchange.MessageDesc, part string) bool {
@@ -126,13 +111,6 @@ func partType(md *exchange.MessageDesc, part string) bool {
 		}
 	}
 	return true
-}
-
-func firstPartName(md *exchange.MessageDesc) string {
-	if len(md.Parts) == 0 {
-		return ""
-	}
-	return md.Parts[0].Name
 }
 
 // initialized raises bpel:uninitializedVariable when message variable v
@@ -222,15 +200,15 @@ func waitForReply(err error) error {
 	return err
 }
 
-// findRequest takes the open request a reply answers.
-func (in *instance) findRequest(pl *partnerLink, op *exchange.Operation, mex string) *openRequest {
+// findRequest is the index in in.reqs of the open request a reply to
+// pl.op (message exchange mex) answers, or -1.
+func (in *instance) findRequest(pl *partnerLink, op *exchange.Operation, mex string) int {
 	for i, r := range in.reqs {
 		if r.ex.Endpoint == pl.provided && r.ex.Operation.Name == op.Name && r.mex == mex {
-			in.reqs = append(in.reqs[:i], in.reqs[i+1:]...)
-			return r
+			return i
 		}
 	}
-	return nil
+	return -1
 }
 
 // openRequestFor records that a receive took a request-response message.
@@ -245,6 +223,9 @@ func (in *instance) openRequestFor(ex *exchange.Exchange, mex string, at bpel.Po
 		r = &openRequest{}
 	}
 	r.ex, r.mex = ex, mex
+	if in.reqs == nil {
+		in.reqs = in.reqsBuf[:0]
+	}
 	in.reqs = append(in.reqs, r)
 	return nil
 }

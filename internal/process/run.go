@@ -4,12 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/beevik/etree"
 	"log/slog"
 	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/beevik/etree"
 
 	"github.com/orchd/orchd/internal/exchange"
 	"github.com/orchd/orchd/internal/persist"
@@ -85,10 +86,12 @@ func (e *Engine) create(ctx context.Context, p *Process, ex *exchange.Exchange) 
 		return e.finish(in, ex, resFailed, err, false)
 	}
 	if in.id == "" {
-		// In memory: a message may find the instance (through routes
-		// registered when it replies) while this run goes on.
-		in.mu.Lock()
-		defer in.mu.Unlock()
+		if len(p.routes) > 0 {
+			// A message may find the instance (through the routes
+			// preRegister adds when it replies) while this run goes on.
+			in.mu.Lock()
+			defer in.mu.Unlock()
+		}
 		return e.drive(in, ex)
 	}
 	m := e.stripes.lock(in.id)
@@ -358,9 +361,7 @@ func (in *instance) deliverReplies() {
 func (e *Engine) preRegister(in *instance) {
 	e.reg.mu.Lock()
 	defer e.reg.mu.Unlock()
-	if in.id == "" {
-		in.id = "m" + strconv.FormatUint(e.reg.seq.Add(1), 10)
-	}
+	e.nameLocked(in)
 	for op, uses := range in.p.routes {
 		for _, u := range uses {
 			v, ok := in.corr[u.set.name]
@@ -376,14 +377,20 @@ func (e *Engine) preRegister(in *instance) {
 	}
 }
 
+// nameLocked gives an in-memory instance its id when it first becomes
+// findable. The caller holds e.reg.mu.
+func (e *Engine) nameLocked(in *instance) {
+	if in.id == "" {
+		in.id = "m" + strconv.FormatUint(e.reg.seq.Add(1), 10)
+	}
+}
+
 // block registers a blocked instance: its routes (in-memory processes;
 // persistent routes are in the checkpoint) and its timer.
 func (e *Engine) block(in *instance) {
 	if in.p.InMemory {
 		e.reg.mu.Lock()
-		if in.id == "" {
-			in.id = "m" + strconv.FormatUint(e.reg.seq.Add(1), 10)
-		}
+		e.nameLocked(in)
 		e.reg.live[in.id] = in
 		e.unregisterLocked(in)
 		in.regRoutes = in.routeKeys()

@@ -52,7 +52,7 @@ func (a *scope) step(in *instance, f *frame) (activity, bool, error) {
 			for _, v := range a.vars {
 				if v.init != nil {
 					if err := v.init.apply(in); err != nil {
-						return nil, false, in.scopeInitFailure(err, f)
+						return nil, false, scopeInitFailure(err)
 					}
 				}
 			}
@@ -73,7 +73,7 @@ func (a *scope) step(in *instance, f *frame) (activity, bool, error) {
 
 // scopeInitFailure turns a failed variable initialization into the
 // standard fault, thrown to the enclosing scope.
-func (in *instance) scopeInitFailure(err error, f *frame) error {
+func scopeInitFailure(err error) error {
 	var fv *faultValue
 	if errors.As(err, &fv) {
 		return &faultValue{name: bpelFault("scopeInitializationFailure"), reason: fv.Error(), at: fv.at}
@@ -121,7 +121,7 @@ func (in *instance) fail(t *thread, err error) error {
 			th.state = tReady
 			fr.pc, fr.fault = scopeHandling, fv
 			for _, l := range sc.sources {
-				in.setLink(l, false, true)
+				in.decideLink(l, false)
 			}
 			if sc.isProcess {
 				in.inHandler = fv

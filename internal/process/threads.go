@@ -301,13 +301,9 @@ func (in *instance) compact() {
 // awaitAnswers blocks until a call in flight answers, and readies the
 // threads whose answers came. Answers of terminated threads are dropped.
 func (in *instance) awaitAnswers() {
-	select {
-	case <-in.calls.notify:
-	case <-in.ctx.Done():
-		// Shutdown or the client's deadline: the calls keep their own
-		// context; their answers still come.
-		<-in.calls.notify
-	}
+	// The calls run under in.ctx: when it ends they fail promptly, so
+	// their answers always come.
+	<-in.calls.notify
 	for _, a := range in.calls.take() {
 		if a.t.state != tCalling || a.seq != a.t.callSeq {
 			continue // terminated meanwhile: counted in kill
