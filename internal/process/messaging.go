@@ -193,6 +193,9 @@ func (a *awaitReply) wait() error {
 
 // waitForReply runs after Dispatch released the instance.
 func waitForReply(err error) error {
+	if err == nil {
+		return nil // the common case, without errors.As's allocation
+	}
 	var aw *awaitReply
 	if errors.As(err, &aw) {
 		return aw.wait()

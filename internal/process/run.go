@@ -194,14 +194,17 @@ func (e *Engine) waitInline(in *instance, ex *exchange.Exchange) bool {
 func (e *Engine) finish(in *instance, ex *exchange.Exchange, res result, err error, notTaken bool) error {
 	p := in.p
 	label := p.Name.Local
-	var u *errUncaught
-	if res == resFaulted && errors.As(err, &u) {
+	if res == resFaulted {
 		// An uncaught fault is the answer to every open request: the
-		// client learns the fault by its name, with its data.
-		for _, r := range in.reqs {
-			in.respond(r, nil, u.f.exchangeFault())
+		// client learns the fault by its name, with its data. (u is
+		// declared here: it escapes, and the common path must not pay.)
+		var u *errUncaught
+		if errors.As(err, &u) {
+			for _, r := range in.reqs {
+				in.respond(r, nil, u.f.exchangeFault())
+			}
+			in.reqs = nil
 		}
-		in.reqs = nil
 	}
 	if res != resBlocked && len(in.reqs) > 0 {
 		if r := in.triggerRequest(); r != nil && err == nil {

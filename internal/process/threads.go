@@ -50,9 +50,10 @@ type thread struct {
 	wake  int64
 	// answer is the result of the thread's in-flight call, once it came;
 	// callSeq identifies that call.
-	answer   *callAnswer
-	callSeq  uint64
-	stackBuf [8]frame
+	answer  *callAnswer
+	callSeq uint64
+	// stackBuf holds the first frames (the purchase order needs 3).
+	stackBuf [4]frame
 }
 
 // privSlot is a variable slot a thread has its own copy of. While the
