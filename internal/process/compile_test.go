@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/orchd/orchd/internal/exchange"
+
 	"github.com/orchd/orchd/internal/process/bpel"
 )
 
@@ -227,5 +229,32 @@ func TestDeployPersistentWithoutStore(t *testing.T) {
 		if len(e.Processes()) != 0 {
 			t.Errorf("%s: persistent process deployed without a store", b)
 		}
+	}
+}
+
+// A binding that declares no style (ODE's test bundles bind operations
+// with no soap:binding at all) serves operations whose messages have
+// type-typed parts as rpc, in the portType's namespace, so operations
+// sharing one message are told apart by their wrapper.
+func TestImpliedBindingStyle(t *testing.T) {
+	dir := filepath.Join("..", "..", "..", "shared", "conformance", "ode", "TestCorrelation")
+	if _, err := os.Stat(dir); err != nil {
+		t.Fatalf("the ODE corpus must be at %s: %v", dir, err)
+	}
+	procs, err := LoadBundle(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var seen int
+	for _, ep := range procs[0].Endpoints {
+		for _, op := range ep.Operations {
+			seen++
+			if op.Style != exchange.RPC || op.Namespace != "http://ode/bpel/unit-test/testCorrelation.wsdl" {
+				t.Errorf("operation %s: style %v namespace %q, want rpc in the portType's namespace", op.Name, op.Style, op.Namespace)
+			}
+		}
+	}
+	if seen != 2 {
+		t.Errorf("%d operations served, want request and continue", seen)
 	}
 }

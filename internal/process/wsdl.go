@@ -356,7 +356,7 @@ func (w *wsdlSet) endpoint(service qname, port string, at bpel.Pos) (*exchange.E
 		return nil, fmt.Errorf("%s: binding %s refers to unknown portType %s", bdoc.Pos(be), sp.binding.Local, ptName)
 	}
 	ep := &exchange.Endpoint{Service: service, Port: port, Address: sp.address, Version: exchange.SOAP11}
-	style := "document"
+	style := "" // as declared; empty when the binding does not say
 	for _, c := range be.ChildElements() {
 		if c.Tag == "binding" && (c.NamespaceURI() == nsSOAP11 || c.NamespaceURI() == nsSOAP12) {
 			if c.NamespaceURI() == nsSOAP12 {
@@ -390,21 +390,50 @@ func (w *wsdlSet) endpoint(service qname, port string, at bpel.Pos) (*exchange.E
 				}
 			}
 		}
-		if opStyle == "rpc" {
+		switch opStyle {
+		case "rpc":
 			op.Style = exchange.RPC
+		case "":
+			implyStyle(&op)
 		}
 		ep.Operations = append(ep.Operations, &op)
 	}
 	if len(ep.Operations) == 0 {
 		// An empty binding (common in test bundles): serve the portType's
-		// operations as document/literal.
+		// operations in the style their messages imply.
 		for _, base := range pt.ops {
 			op := *base
+			implyStyle(&op)
 			ep.Operations = append(ep.Operations, &op)
 		}
 	}
 	ep.WSDL = &exchange.WSDLDocs{Main: sp.docName, Docs: w.docs}
 	return ep, nil
+}
+
+// implyStyle sets the SOAP style of an operation whose binding declares
+// none (no soap:binding or soap:operation style, or no binding at all):
+// rpc when a part of its messages is type-typed, since a document/literal
+// body carries only element-typed parts (WS-I BP R2204), else document.
+// Operations with type-typed parts sharing one message are then told
+// apart by their rpc wrapper (named after the operation, in the portType's
+// namespace unless soap:body names one), as ODE's engine told them apart
+// by operation.
+func implyStyle(op *exchange.Operation) {
+	for _, m := range []*exchange.MessageDesc{op.Input, op.Output} {
+		if m == nil {
+			continue
+		}
+		for _, pd := range m.Parts {
+			if pd.Element.IsZero() {
+				op.Style = exchange.RPC
+				if op.Namespace == "" {
+					op.Namespace = op.PortType.Space
+				}
+				return
+			}
+		}
+	}
 }
 
 func resolveAttr(e *etree.Element, attr string) (qname, error) {

@@ -51,7 +51,8 @@ func (w *wsdlSet) loadUnimported() {
 // partner link role of portType pt. When no WSDL of the bundle defines
 // the service, or its port has no binding, ODE still deployed (its engine
 // routes by service name and portType): so does orchd, with a default
-// document/literal SOAP 1.1 endpoint for pt's operations. A provided one
+// SOAP 1.1 endpoint for pt's operations (in the style their messages
+// imply). A provided one
 // is served at /processes/<service>; an invoked one has no address, so
 // invoking it fails naming the partner link unless a process deployed
 // here provides that service port.
@@ -75,6 +76,7 @@ func (w *wsdlSet) partnerEndpoint(ref serviceRef, pt *portType) (*exchange.Endpo
 	sort.Strings(names)
 	for _, n := range names {
 		op := *pt.ops[n]
+		implyStyle(&op)
 		ep.Operations = append(ep.Operations, &op)
 	}
 	return ep, nil

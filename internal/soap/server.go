@@ -177,10 +177,20 @@ func (rt *route) resolve(body []*etree.Element, action string) (*exchange.Operat
 		if len(cands) == 1 {
 			return cands[0], nil
 		}
+		var match *exchange.Operation
 		for _, op := range cands {
 			if op.Action == action {
-				return op, nil
+				if match != nil {
+					// Two operations take this body and action: picking
+					// one would route the message to the wrong activity.
+					return nil, fmt.Errorf("%w: body element %s with SOAPAction %q fits operations %s and %s of endpoint %s",
+						ErrUnknownOperation, element, action, match.Name, op.Name, rt.ep.Path)
+				}
+				match = op
 			}
+		}
+		if match != nil {
+			return match, nil
 		}
 	} else {
 		if ops := rt.byAction[action]; action != "" && len(ops) == 1 {

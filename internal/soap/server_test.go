@@ -360,6 +360,32 @@ func TestServerResolveByAction(t *testing.T) {
 	}
 }
 
+// Two operations taking the same element with the same (here empty)
+// SOAPAction: the request is refused naming both, never given to one of
+// them by chance.
+func TestServerAmbiguousOperation(t *testing.T) {
+	op1, op2 := poOp(), poOp()
+	op1.Action, op2.Name, op2.Action = "", "resubmit", ""
+	ep := poEndpoint()
+	ep.Operations = []*exchange.Operation{op1, op2}
+	var calls atomic.Int32
+	s := NewServer(ServerOptions{})
+	if err := s.Handle(ep, dispatchFunc(func(context.Context, *exchange.Exchange) error {
+		calls.Add(1)
+		return nil
+	})); err != nil {
+		t.Fatal(err)
+	}
+	rec := httptest.NewRecorder()
+	req := httptest.NewRequest(http.MethodPost, "/po", strings.NewReader(poRequest(t, "A")))
+	req.Header.Set("Content-Type", "text/xml")
+	s.ServeHTTP(rec, req)
+	body := rec.Body.String()
+	if calls.Load() != 0 || rec.Code != http.StatusInternalServerError || !strings.Contains(body, "submitPurchaseOrder and resubmit") {
+		t.Errorf("dispatched %d times; status %d body %s", calls.Load(), rec.Code, body)
+	}
+}
+
 func TestServerHandle(t *testing.T) {
 	s := NewServer(ServerOptions{})
 	d := &testDispatcher{}
