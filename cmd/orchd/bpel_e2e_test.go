@@ -53,6 +53,8 @@ const bpelWSDL = `<?xml version="1.0" encoding="UTF-8"?>
   <plnk:partnerLinkType name="PartnerLT"><plnk:role name="partner" portType="tns:PartnerPT"/></plnk:partnerLinkType>
   <vprop:property name="id" type="xsd:string"/>
   <vprop:propertyAlias propertyName="tns:id" messageType="tns:req" part="payload"><vprop:query>tns:id</vprop:query></vprop:propertyAlias>
+  <vprop:property name="n" type="xsd:string"/>
+  <vprop:propertyAlias propertyName="tns:n" messageType="tns:req" part="payload"><vprop:query>tns:n</vprop:query></vprop:propertyAlias>
 </wsdl:definitions>
 `
 
@@ -72,7 +74,7 @@ const bpelHead = `<?xml version="1.0" encoding="UTF-8"?>
     <variable name="p1" messageType="tns:resp"/>
     <variable name="p2" messageType="tns:resp"/>
   </variables>
-  <correlationSets><correlationSet name="cs" properties="tns:id"/></correlationSets>
+  <correlationSets><correlationSet name="cs" properties="tns:id"/><correlationSet name="cn" properties="tns:n"/></correlationSets>
 `
 
 // initOut is an assign that gives out an empty tns:resp.
@@ -387,5 +389,59 @@ func TestFromPartsToParts(t *testing.T) {
 	r := callRun(t, o.base, "Parts", "X9", "1")
 	if r.status != 200 || !strings.Contains(r.body, ">parts X9<") {
 		t.Fatalf("status %d body %s, want the reply built from parts", r.status, r.body)
+	}
+}
+
+// A message goes to the instance all of whose correlation sets it
+// matches: two instances share set cs's value and differ in cn's, and
+// each gets the message carrying its own pair (routing on one set alone
+// finds the wrong one and faults it with correlationViolation).
+func TestRoutedByAllCorrelationSets(t *testing.T) {
+	for _, inMemory := range []bool{true, false} {
+		t.Run(fmt.Sprintf("in-memory=%v", inMemory), func(t *testing.T) {
+			deploy := t.TempDir()
+			writeProcess(t, deploy, "Pair", "127.0.0.1:1", `
+  <sequence>
+    <receive partnerLink="client" operation="run" variable="in" createInstance="yes">
+      <correlations><correlation set="cs" initiate="yes"/><correlation set="cn" initiate="yes"/></correlations>
+    </receive>
+    `+initOut+`
+    <receive partnerLink="client" operation="go" variable="more">
+      <correlations><correlation set="cs"/><correlation set="cn"/></correlations>
+    </receive>
+    <assign><copy><from>concat('instance ', $in.payload/tns:n, ' got ', $more.payload/tns:n)</from><to>$out.payload/tns:a</to></copy></assign>
+    <reply partnerLink="client" operation="run" variable="out"/>
+  </sequence>`, inMemory)
+			o := startOrchd(t, "--deploy", deploy, "--data", t.TempDir())
+			var wg sync.WaitGroup
+			rs := make([]response, 2)
+			for i := range rs {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					rs[i] = callRun(t, o.base, "Pair", "shared", fmt.Sprint(i+1))
+				}()
+			}
+			client := &http.Client{Timeout: 30 * time.Second}
+			for i := range rs {
+				n := fmt.Sprint(i + 1)
+				var g response
+				// The instance may not wait yet: retry until it takes it.
+				eventually(func() bool {
+					g = post(t, client, o.base+"/processes/Pair", textXML, `"urn:e2e#go"`, e2eRequest("shared", n))
+					return g.status == 202
+				})
+				if g.status != 202 {
+					t.Fatalf("go %s: status %d body %s", n, g.status, g.body)
+				}
+			}
+			wg.Wait()
+			for i, r := range rs {
+				want := fmt.Sprintf("instance %d got %d", i+1, i+1)
+				if r.status != 200 || !strings.Contains(r.body, want) {
+					t.Errorf("run %d: status %d body %s, want %q", i+1, r.status, r.body, want)
+				}
+			}
+		})
 	}
 }

@@ -51,7 +51,7 @@ func compileProcess(doc *bpel.Document, w *wsdlSet, dp *deployProcess, errs *Err
 	root := doc.Root
 	c := &compiler{doc: doc, w: w, errs: errs, dp: dp}
 	p := &Process{Name: dp.name, File: doc.File, InMemory: dp.inMemory, plinks: map[string]*partnerLink{},
-		starts: map[string]activity{}, routes: map[string][]*corrUse{}, cleanup: dp.cleanup, idempotent: dp.idempotent}
+		starts: map[string]activity{}, routes: map[string][]*routeShape{}, cleanup: dp.cleanup, idempotent: dp.idempotent}
 	c.p = p
 	c.scopes = []map[string]*variable{{}}
 	for _, a := range root.Attr {

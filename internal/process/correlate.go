@@ -2,6 +2,8 @@ package process
 
 import (
 	"fmt"
+	"math/bits"
+	"sort"
 	"strings"
 
 	"github.com/beevik/etree"
@@ -37,10 +39,13 @@ type propExtract struct {
 // inbound is what receive and onMessage share: the operation they take
 // and where the message goes.
 type inbound struct {
-	pl        *partnerLink
-	op        *exchange.Operation
-	v         *variable
-	corrs     []*corrUse
+	pl    *partnerLink
+	op    *exchange.Operation
+	v     *variable
+	corrs []*corrUse
+	// route is how a message finds the instance waiting here (nil when
+	// no correlation routes it).
+	route     *routeShape
 	fromParts []partMap
 	// mex is the messageExchange attribute: pairs the request with its
 	// reply when one operation has several open at once.
@@ -132,24 +137,24 @@ func (c *compiler) correlations(e *etree.Element, in, out *exchange.MessageDesc)
 			c.errorf(x, "initiate must be yes, join or no, not %q", u.initiate)
 		}
 		if e.Tag == "invoke" {
+			// BPEL4WS 1.1's names (out, in, out-in) are what ODE also
+			// accepted in 2.0 processes.
 			switch u.pattern {
-			case "request":
+			case "request", "out":
 				u.out = c.extractors(x, cs, out)
-			case "response":
+			case "response", "in":
 				u.in = c.extractors(x, cs, in)
-			case "request-response":
+			case "request-response", "out-in":
 				u.out = c.extractors(x, cs, out)
 				u.in = c.extractors(x, cs, in)
 			case "":
-				if in != nil {
-					c.errorf(x, "a correlation on a request-response <invoke> needs pattern request, response or request-response")
-					break
-				}
-				// A one-way invoke's correlation has no pattern (SA00046):
-				// it applies to the outgoing message.
+				// SA00046 wants a pattern on a request-response invoke's
+				// correlation; ODE compiled it without one and applied it
+				// to the outgoing message, as for a one-way invoke (which
+				// must have none).
 				u.out = c.extractors(x, cs, out)
 			default:
-				c.errorf(x, "a correlation on <invoke> needs pattern request, response or request-response")
+				c.errorf(x, "a correlation on <invoke> has pattern %q; want request, response or request-response", u.pattern)
 			}
 		} else {
 			u.in = c.extractors(x, cs, in)
@@ -180,14 +185,16 @@ func (c *compiler) registerInbound(ib *inbound, start bool, e *etree.Element) {
 	if ib.op == nil {
 		return
 	}
-	routed := false
+	sh := &routeShape{}
 	for _, u := range ib.corrs {
 		if u.initiate != "yes" {
-			c.p.routes[ib.op.Name] = append(c.p.routes[ib.op.Name], u)
-			routed = true
+			sh.uses = append(sh.uses, u)
 		}
 	}
-	if !start && !routed {
+	if len(sh.uses) > 0 {
+		ib.route = c.p.addRoute(ib.op.Name, sh)
+	}
+	if !start && len(sh.uses) == 0 {
 		c.errorf(e, "a %s into a running instance needs a <correlation> with initiate=\"no\" or \"join\" to be routed", e.Tag)
 	}
 }
@@ -218,6 +225,103 @@ func corrValues(m *exchange.Message, ex []*propExtract) (string, error) {
 		b.WriteString(strings.TrimSpace(v))
 	}
 	return b.String(), nil
+}
+
+// routeShape is one combination of correlation sets (the uses with
+// initiate "no" or "join" of an activity) by which a message finds a
+// waiting instance. A message must match every initiated set of the
+// activity it goes to (9.2), so an instance is registered under one key
+// holding all of them, never under each set alone: two instances sharing
+// one set's value but not another's are told apart.
+type routeShape struct {
+	uses []*corrUse
+	// masks are the subsets of uses a waiting instance can be registered
+	// under, largest first: every "no" use, and any of the "join" uses
+	// (a join set may not be initiated yet when the activity waits).
+	masks []uint32
+}
+
+// maxJoinRoutes bounds how many "join" sets of one activity take part in
+// its route keys (2^n subsets are tried per message).
+const maxJoinRoutes = 4
+
+// addRoute adds sh to op's shapes unless an equal one is there, and
+// returns the one op's messages are routed by.
+func (p *Process) addRoute(op string, sh *routeShape) *routeShape {
+	for _, o := range p.routes[op] {
+		if sameSets(o.uses, sh.uses) {
+			return o
+		}
+	}
+	var must, opt uint32
+	joins := 0
+	for i, u := range sh.uses {
+		if u.initiate == "join" && joins < maxJoinRoutes {
+			opt |= 1 << i
+			joins++
+		} else {
+			must |= 1 << i
+		}
+	}
+	// Every subset of opt, added to must, largest first.
+	for sub := opt; ; sub = (sub - 1) & opt {
+		sh.masks = append(sh.masks, must|sub)
+		if sub == 0 {
+			break
+		}
+	}
+	sort.SliceStable(sh.masks, func(i, j int) bool { return bits.OnesCount32(sh.masks[i]) > bits.OnesCount32(sh.masks[j]) })
+	p.routes[op] = append(p.routes[op], sh)
+	return sh
+}
+
+func sameSets(a, b []*corrUse) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i].set != b[i].set || a[i].initiate != b[i].initiate {
+			return false
+		}
+	}
+	return true
+}
+
+// key is the route key of the uses in mask with their values (vals[i]
+// for uses[i]). One set gives routeKey(p, op, set, value).
+func (sh *routeShape) key(p *Process, op string, mask uint32, vals []string) string {
+	var sets, values strings.Builder
+	for i, u := range sh.uses {
+		if mask&(1<<i) == 0 {
+			continue
+		}
+		if sets.Len() > 0 {
+			sets.WriteByte(',')
+			values.WriteByte(0x1d)
+		}
+		sets.WriteString(u.set.name)
+		values.WriteString(vals[i])
+	}
+	return routeKey(p, op, sets.String(), values.String())
+}
+
+// instanceKey is the key under which in, waiting in an activity
+// correlated as sh, is found: every use whose set in has initiated.
+func (sh *routeShape) instanceKey(in *instance, op string) (string, bool) {
+	var mask uint32
+	vals := make([]string, len(sh.uses))
+	for i, u := range sh.uses {
+		if v, ok := in.corr[u.set.name]; ok {
+			mask |= 1 << i
+			vals[i] = v
+		}
+	}
+	for _, m := range sh.masks {
+		if m == mask {
+			return sh.key(in.p, op, mask, vals), true
+		}
+	}
+	return "", false
 }
 
 // routeKey is the key under which an instance waiting for op, correlated

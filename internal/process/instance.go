@@ -293,13 +293,11 @@ func (in *instance) wakeAt(due int64) {
 func (in *instance) routeKeys() []string {
 	var keys []string
 	for _, ib := range in.waits {
-		for _, u := range ib.corrs {
-			if u.initiate == "yes" {
-				continue
-			}
-			if v, ok := in.corr[u.set.name]; ok {
-				keys = append(keys, routeKey(in.p, ib.op.Name, u.set.name, v))
-			}
+		if ib.route == nil {
+			continue
+		}
+		if k, ok := ib.route.instanceKey(in, ib.op.Name); ok {
+			keys = append(keys, k)
 		}
 	}
 	return keys

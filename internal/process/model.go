@@ -32,8 +32,9 @@ type Process struct {
 	// creates an instance for them.
 	starts map[string]activity
 	// routes maps operations taken by activities of running instances to
-	// the correlations that find the instance.
-	routes     map[string][]*corrUse
+	// the correlation sets that find the instance, one shape per distinct
+	// combination of sets an activity correlates on.
+	routes     map[string][]*routeShape
 	corrSets   map[string]*corrSet
 	cleanup    []cleanupRule
 	idempotent map[string]bool

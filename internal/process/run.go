@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -58,16 +59,16 @@ func (e *Engine) Dispatch(ctx context.Context, ex *exchange.Exchange) error {
 	}
 	op := ex.Operation.Name
 	var tried []string
-	for _, u := range p.routes[op] {
-		v, err := corrValues(ex.Input, u.in)
-		if err != nil {
+	for _, sh := range p.routes[op] {
+		vals, ok := shapeValues(ex.Input, sh, &tried)
+		if !ok {
 			continue
 		}
-		key := routeKey(p, op, u.set.name, v)
-		tried = append(tried, u.set.name+"="+v)
-		found, err := e.resume(ctx, p, key, ex)
-		if found || err != nil {
-			return waitForReply(err)
+		for _, m := range sh.masks {
+			found, err := e.resume(ctx, p, sh.key(p, op, m, vals), ex)
+			if found || err != nil {
+				return waitForReply(err)
+			}
 		}
 	}
 	if _, ok := p.starts[op]; ok {
@@ -77,6 +78,23 @@ func (e *Engine) Dispatch(ctx context.Context, ex *exchange.Exchange) error {
 		return exchange.ClientError("operation %s of process %s does not start an instance, and the message carries no correlation values to find one", op, p.Name.Local)
 	}
 	return exchange.ClientError("no instance of process %s waits for %s with correlation %v, and %s does not start an instance", p.Name.Local, op, tried, op)
+}
+
+// shapeValues reads the values of sh's sets from m, noting each in tried
+// (once) for the error a message that finds no instance gets.
+func shapeValues(m *exchange.Message, sh *routeShape, tried *[]string) ([]string, bool) {
+	vals := make([]string, len(sh.uses))
+	for i, u := range sh.uses {
+		v, err := corrValues(m, u.in)
+		if err != nil {
+			return nil, false
+		}
+		vals[i] = v
+		if t := u.set.name + "=" + v; !slices.Contains(*tried, t) {
+			*tried = append(*tried, t)
+		}
+	}
+	return vals, true
 }
 
 func (e *Engine) create(ctx context.Context, p *Process, ex *exchange.Exchange) error {
@@ -365,13 +383,12 @@ func (e *Engine) preRegister(in *instance) {
 	e.reg.mu.Lock()
 	defer e.reg.mu.Unlock()
 	e.nameLocked(in)
-	for op, uses := range in.p.routes {
-		for _, u := range uses {
-			v, ok := in.corr[u.set.name]
+	for op, shapes := range in.p.routes {
+		for _, sh := range shapes {
+			k, ok := sh.instanceKey(in, op)
 			if !ok {
 				continue
 			}
-			k := routeKey(in.p, op, u.set.name, v)
 			if e.reg.routes[k] != in {
 				e.reg.routes[k] = in
 				in.regRoutes = append(in.regRoutes, k)
