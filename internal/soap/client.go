@@ -219,6 +219,16 @@ func (p *partner) fault(op *exchange.Operation, f *Fault) error {
 		}
 		return &exchange.Fault{Name: op.FaultName(code), Message: msg, Reason: f.Reason}
 	}
+	if sp := f.CodeName.Space; sp != "" && sp != NS11 && sp != NS12 {
+		// An application fault the WSDL does not declare: still a fault
+		// (ODE raised it by name), named by its faultcode, carrying the
+		// detail's elements as parts named after them.
+		msg := &exchange.Message{Parts: make(map[string]*etree.Element, len(f.Detail))}
+		for _, d := range f.Detail {
+			msg.Parts[d.Tag] = d
+		}
+		return &exchange.Fault{Name: f.CodeName, Message: msg, Reason: f.Reason}
+	}
 	return fmt.Errorf("partner %s %s %w %s: %s", p.ep.Address, op.Name, ErrPartnerFault, f.CodeValue, f.Reason)
 }
 

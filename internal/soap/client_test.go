@@ -3,6 +3,7 @@ package soap
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -165,5 +166,41 @@ func TestClientNoAddress(t *testing.T) {
 	_, err := NewClient(ClientOptions{}).Partner(po).Invoke(context.Background(), &exchange.Call{Operation: po.Operations[0], Input: exchange.NewMessage(po.Operations[0].Input.Name)})
 	if err == nil || !strings.Contains(err.Error(), "has no address") || !strings.Contains(err.Error(), po.Service.Local) {
 		t.Fatalf("Invoke with no address: %v", err)
+	}
+}
+
+// A partner's SOAP fault: an application faultcode the WSDL does not
+// declare is a fault named by that code (catchable in BPEL), with the
+// detail as its data; a SOAP envelope faultcode stays a failure.
+func TestClientUndeclaredFault(t *testing.T) {
+	tests := []struct {
+		name, code string
+		want       exchange.QName // zero: a failure, not a fault
+	}{
+		{"application code", `app:OutOfStock`, exchange.QName{Space: "urn:app", Local: "OutOfStock"}},
+		{"envelope code", `soapenv:Server`, exchange.QName{}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+				w.Header().Set("Content-Type", "text/xml")
+				w.WriteHeader(http.StatusInternalServerError)
+				fmt.Fprintf(w, `<soapenv:Envelope xmlns:soapenv="http://schemas.xmlsoap.org/soap/envelope/" xmlns:app="urn:app"><soapenv:Body><soapenv:Fault><faultcode>%s</faultcode><faultstring>no</faultstring><detail><app:item>42</app:item></detail></soapenv:Fault></soapenv:Body></soapenv:Envelope>`, tt.code)
+			}))
+			defer srv.Close()
+			ep := poEndpoint()
+			ep.Address = srv.URL
+			in := exchange.NewMessage(exchange.QName{})
+			in.Parts["order"] = mustElement(t, `<po:purchaseOrder xmlns:po="urn:example:po"/>`)
+			_, err := NewClient(ClientOptions{}).Partner(ep).Invoke(context.Background(), &exchange.Call{Operation: ep.Operations[0], Input: in})
+			var f *exchange.Fault
+			isFault := errors.As(err, &f)
+			switch {
+			case tt.want.IsZero() && (isFault || !errors.Is(err, ErrPartnerFault)):
+				t.Fatalf("err = %v, want a partner failure", err)
+			case !tt.want.IsZero() && (!isFault || f.Name != tt.want || f.Message.Parts["item"] == nil):
+				t.Fatalf("err = %#v, want fault %s with its detail", err, tt.want)
+			}
+		})
 	}
 }

@@ -400,6 +400,9 @@ type Fault struct {
 	Code FaultCode
 	// CodeValue is the fault code as written (faultcode or Code/Value text).
 	CodeValue string
+	// CodeName is the fault code resolved to a QName; its Space is empty
+	// when the prefix is not declared.
+	CodeName exchange.QName
 	// Reason is the faultstring or the first Reason/Text.
 	Reason string
 	// Detail holds the child elements of detail (Detail), self-contained.
@@ -489,7 +492,9 @@ func (e *Envelope) Fault() *Fault {
 		if !ok {
 			local, prefix = prefix, ""
 		}
-		if uri, _ := lookupPrefix(codeEl, prefix); uri == ns || uri == "" {
+		uri, _ := lookupPrefix(codeEl, prefix)
+		f.CodeName = exchange.QName{Space: uri, Local: local}
+		if uri == ns || uri == "" {
 			local, _, _ = strings.Cut(local, ".") // SOAP 1.1 Client.Auth and the like
 			switch local {
 			case "Client", "Sender":
