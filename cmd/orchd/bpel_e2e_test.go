@@ -445,3 +445,64 @@ func TestRoutedByAllCorrelationSets(t *testing.T) {
 		})
 	}
 }
+
+// Two branches of a flow waiting at once for the same operation with the
+// same correlation: bpel:conflictingReceive, caught by the scope around
+// the flow (before, both waited forever).
+func TestConflictingReceive(t *testing.T) {
+	deploy := t.TempDir()
+	writeProcess(t, deploy, "Conflict", "127.0.0.1:1", `
+  <sequence>
+    <receive partnerLink="client" operation="run" variable="in" createInstance="yes">
+      <correlations><correlation set="cs" initiate="yes"/></correlations>
+    </receive>
+    `+initOut+`
+    <scope>
+      <faultHandlers>
+        <catch faultName="bpel:conflictingReceive" xmlns:bpel="http://docs.oasis-open.org/wsbpel/2.0/process/executable">
+          <assign><copy><from>'conflict caught'</from><to>$out.payload/tns:a</to></copy></assign>
+        </catch>
+      </faultHandlers>
+      <flow>
+        <receive partnerLink="client" operation="go" variable="more"><correlations><correlation set="cs"/></correlations></receive>
+        <receive partnerLink="client" operation="go" variable="more"><correlations><correlation set="cs"/></correlations></receive>
+      </flow>
+    </scope>
+    <reply partnerLink="client" operation="run" variable="out"/>
+  </sequence>`, true)
+	o := startOrchd(t, "--deploy", deploy)
+	r := callRun(t, o.base, "Conflict", "C1", "1")
+	if r.status != 200 || !strings.Contains(r.body, "conflict caught") {
+		t.Fatalf("status %d body %s, want the conflictingReceive handler's reply", r.status, r.body)
+	}
+}
+
+// deploy.xml's orchd:replyTimeout bounds how long one operation's request
+// waits for a reply that a later message would drive.
+func TestReplyTimeoutPerOperation(t *testing.T) {
+	deploy := t.TempDir()
+	writeProcess(t, deploy, "Slow", "127.0.0.1:1", `
+  <sequence>
+    <receive partnerLink="client" operation="run" variable="in" createInstance="yes">
+      <correlations><correlation set="cs" initiate="yes"/></correlations>
+    </receive>
+    `+initOut+`
+    <receive partnerLink="client" operation="go" variable="more"><correlations><correlation set="cs"/></correlations></receive>
+    <reply partnerLink="client" operation="run" variable="out"/>
+  </sequence>`, true)
+	dd := filepath.Join(deploy, "Slow", "deploy.xml")
+	b, err := os.ReadFile(dd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b = []byte(strings.Replace(string(b), `port="TestPort"/></provide>`,
+		`port="TestPort"/><orchd:replyTimeout xmlns:orchd="urn:orchd:deploy" operation="run">PT1S</orchd:replyTimeout></provide>`, 1))
+	if err := os.WriteFile(dd, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	o := startOrchd(t, "--deploy", deploy)
+	r := callRun(t, o.base, "Slow", "S1", "1")
+	if r.status != 500 || !strings.Contains(r.body, "reply timeout (1s)") {
+		t.Fatalf("status %d body %s, want a fault naming the 1s reply timeout", r.status, r.body)
+	}
+}

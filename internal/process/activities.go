@@ -117,7 +117,9 @@ func (a *receive) step(in *instance, _ *frame) (activity, bool, error) {
 	if err != nil || ok {
 		return nil, ok, err
 	}
-	in.await(&a.inbound)
+	if err := in.await(&a.inbound, a.pos); err != nil {
+		return nil, false, err
+	}
 	return nil, false, errBlocked
 }
 

@@ -3,6 +3,7 @@ package process
 import (
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/beevik/etree"
 
@@ -175,6 +176,7 @@ func (c *compiler) partnerLink(e *etree.Element, dp *deployProcess) {
 		} else {
 			ep.Process = dp.name
 			pl.provided = ep
+			c.replyTimeouts(e, pl, dp)
 		}
 	}
 	if pl.partnerPT != nil {
@@ -825,4 +827,23 @@ func (c *compiler) failurePolicy(e *etree.Element) *failurePolicy {
 		}
 	}
 	return nil
+}
+
+// replyTimeouts takes deploy.xml's orchd:replyTimeout settings of pl,
+// whose myRole portType must have the operation.
+func (c *compiler) replyTimeouts(e *etree.Element, pl *partnerLink, dp *deployProcess) {
+	for k, d := range dp.replyTimeout {
+		name, op, _ := strings.Cut(k, "/")
+		if name != pl.name {
+			continue
+		}
+		if o, ok := pl.myRole.ops[op]; !ok || o.OneWay() {
+			c.errorf(e, "deploy.xml orchd:replyTimeout: partnerLink %q has no request-response operation %q", name, op)
+			continue
+		}
+		if c.p.replyTimeouts == nil {
+			c.p.replyTimeouts = map[replyOp]time.Duration{}
+		}
+		c.p.replyTimeouts[replyOp{pl.provided, op}] = d
+	}
 }

@@ -3,6 +3,7 @@ package process
 import (
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/beevik/etree"
 
@@ -26,7 +27,10 @@ type deployProcess struct {
 	// idempotent lists partnerLink/operation pairs marked idempotent with
 	// orchd:idempotent (see nsOrchdDD).
 	idempotent map[string]bool
-	cleanup    []cleanupRule
+	// replyTimeout bounds, per partnerLink/operation provided, how long a
+	// request waits for a reply a later run gives (orchd:replyTimeout).
+	replyTimeout map[string]time.Duration
+	cleanup      []cleanupRule
 }
 
 // cleanupRule is a deploy.xml <cleanup>: when an instance ends with the
@@ -44,7 +48,15 @@ type cleanupRule struct {
 //	</invoke>
 //
 // marks an operation of a partner as safe to repeat: a persistent process
-// calls it inline with no checkpoint before it.
+// calls it inline with no checkpoint before it; and
+//
+//	<provide partnerLink="client">
+//	  <service .../>
+//	  <orchd:replyTimeout operation="approve">PT10M</orchd:replyTimeout>
+//	</provide>
+//
+// lets a request of a provided operation wait up to that xsd:duration
+// for a reply that a later message or timer drives (default 30 s).
 const nsOrchdDD = "urn:orchd:deploy"
 
 // nsActivityRecovery is ODE's namespace for failureHandling.
@@ -82,7 +94,7 @@ func parseDeploy(doc *bpel.Document, errs *Errors) *deployDesc {
 		}
 		p := &deployProcess{name: qname{Space: sp, Local: local}, pos: doc.Pos(pe),
 			provides: map[string]serviceRef{}, invokes: map[string]serviceRef{},
-			failure: map[string]*failurePolicy{}, idempotent: map[string]bool{}}
+			failure: map[string]*failurePolicy{}, idempotent: map[string]bool{}, replyTimeout: map[string]time.Duration{}}
 		for _, c := range pe.ChildElements() {
 			switch c.Tag {
 			case "in-memory":
@@ -100,6 +112,11 @@ func parseDeploy(doc *bpel.Document, errs *Errors) *deployDesc {
 				}
 				if c.Tag == "provide" {
 					p.provides[pl] = ref
+					for _, x := range c.ChildElements() {
+						if x.Tag == "replyTimeout" && x.NamespaceURI() == nsOrchdDD {
+							parseReplyTimeout(doc, x, pl, p.replyTimeout, errs)
+						}
+					}
 					continue
 				}
 				p.invokes[pl] = ref
@@ -168,4 +185,21 @@ func parseFailure(doc *bpel.Document, x *etree.Element, errs *Errors) *failurePo
 		}
 	}
 	return fp
+}
+
+// parseReplyTimeout reads an orchd:replyTimeout of partner link pl.
+func parseReplyTimeout(doc *bpel.Document, x *etree.Element, pl string, into map[string]time.Duration, errs *Errors) {
+	op := x.SelectAttrValue("operation", "")
+	if op == "" {
+		errs.add(doc.Pos(x), "orchd:replyTimeout", "needs an operation attribute")
+		return
+	}
+	v := strings.TrimSpace(x.Text())
+	var zero time.Time
+	end, err := addDuration(zero, v)
+	if d := end.Sub(zero); err != nil || d <= 0 {
+		errs.add(doc.Pos(x), "orchd:replyTimeout", "want a positive xsd:duration such as PT5M, not %q", v)
+		return
+	}
+	into[pl+"/"+op] = end.Sub(zero)
 }

@@ -79,7 +79,10 @@ func NewEngine(opts Options) *Engine {
 // front door stopped taking requests.
 func (e *Engine) Close() { e.stop() }
 
-func (e *Engine) replyTimeout() time.Duration {
+func (e *Engine) replyTimeout(p *Process, ex *exchange.Exchange) time.Duration {
+	if d, ok := p.replyTimeouts[replyOp{ex.Endpoint, ex.Operation.Name}]; ok {
+		return d
+	}
 	if e.opts.ReplyTimeout > 0 {
 		return e.opts.ReplyTimeout
 	}

@@ -277,8 +277,32 @@ func (in *instance) take(ib *inbound, at bpel.Pos) (bool, error) {
 	return true, nil
 }
 
-// await records that the blocked instance waits for ib's operation.
-func (in *instance) await(ib *inbound) { in.cur.waits = append(in.cur.waits, ib) }
+// await records that the current thread waits for ib's operation. Another
+// thread of the instance already waiting for the same partner link,
+// operation and correlation values makes it bpel:conflictingReceive
+// (10.4): a message could not tell the two apart.
+func (in *instance) await(ib *inbound, at bpel.Pos) error {
+	var key string
+	if ib.route != nil {
+		key, _ = ib.route.instanceKey(in, ib.op.Name)
+	}
+	if len(in.threads) > 1 {
+		for _, t := range in.threads {
+			if t == in.cur || t.state != tWaiting {
+				continue
+			}
+			for i, w := range t.waits {
+				if w.op == ib.op && w.pl.provided == ib.pl.provided && t.waitKeys[i] == key {
+					return in.faultf(at, "conflictingReceive", "two activities wait at once for %s on partner link %s with the same correlation", ib.op.Name, ib.pl.name)
+				}
+			}
+		}
+	}
+	t := in.cur
+	t.waits = append(t.waits, ib)
+	t.waitKeys = append(t.waitKeys, key)
+	return nil
+}
 
 // wakeAt records that the current thread wants to run again at due.
 func (in *instance) wakeAt(due int64) {

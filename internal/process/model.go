@@ -2,6 +2,7 @@ package process
 
 import (
 	"fmt"
+	"time"
 
 	"github.com/beevik/etree"
 
@@ -38,6 +39,8 @@ type Process struct {
 	corrSets   map[string]*corrSet
 	cleanup    []cleanupRule
 	idempotent map[string]bool
+	// replyTimeouts are deploy.xml's per-operation reply timeouts.
+	replyTimeouts map[replyOp]time.Duration
 	// metrics are resolved at deploy.
 	metrics *procMetrics
 	// fingerprint identifies the process definition a checkpoint was
@@ -160,4 +163,10 @@ func (p *Process) PartnerEndpoints() []*exchange.Endpoint {
 		}
 	}
 	return out
+}
+
+// replyOp names a provided operation: its endpoint and name.
+type replyOp struct {
+	ep *exchange.Endpoint
+	op string
 }

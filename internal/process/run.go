@@ -284,7 +284,7 @@ func (e *Engine) finish(in *instance, ex *exchange.Exchange, res result, err err
 	case pending != nil:
 		// The reply comes from a later run (after a pick, a receive or a
 		// timer): the client waits for it, the instance is released.
-		return &awaitReply{req: pending, timeout: e.replyTimeout(), op: ex.Operation.Name}
+		return &awaitReply{req: pending, timeout: e.replyTimeout(p, ex), op: ex.Operation.Name}
 	}
 	return fmt.Errorf("process %s: %s", label, endReason(in, res, ex))
 }

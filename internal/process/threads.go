@@ -47,7 +47,10 @@ type thread struct {
 	priv []privSlot
 	// waits and wake: what a tWaiting thread waits for.
 	waits []*inbound
-	wake  int64
+	// waitKeys[i] is the correlation key waits[i] waits under (for
+	// conflictingReceive).
+	waitKeys []string
+	wake     int64
 	// answer is the result of the thread's in-flight call, once it came;
 	// callSeq identifies that call.
 	answer  *callAnswer
@@ -379,7 +382,7 @@ func (in *instance) readyAll() {
 	for _, t := range in.threads {
 		if t.state == tWaiting {
 			t.state = tReady
-			t.waits, t.wake = t.waits[:0], 0
+			t.waits, t.waitKeys, t.wake = t.waits[:0], t.waitKeys[:0], 0
 		}
 	}
 }

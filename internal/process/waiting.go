@@ -183,7 +183,9 @@ func (a *pick) step(in *instance, f *frame) (activity, bool, error) {
 		return a.alarms[f.pc-1].act, true, nil
 	}
 	for _, om := range a.msgs {
-		in.await(&om.inbound)
+		if err := in.await(&om.inbound, a.pos); err != nil {
+			return nil, false, err
+		}
 	}
 	if len(a.alarms) > 0 {
 		in.wakeAt(f.due)
