@@ -65,6 +65,12 @@ type Operation struct {
 	// operation.
 	Input  *MessageDesc
 	Output *MessageDesc
+	// InputParts and OutputParts say where the binding carries the parts
+	// of Input and Output in a SOAP envelope (soap:body parts, soap:header).
+	// Nil, the common case, means every part in the body, in the message's
+	// order.
+	InputParts  *SOAPParts
+	OutputParts *SOAPParts
 	// Faults maps WSDL fault names to their messages.
 	Faults map[string]*MessageDesc
 }
@@ -76,6 +82,35 @@ func (o *Operation) OneWay() bool { return o.Output == nil }
 // the fault name qualified by the portType's namespace.
 func (o *Operation) FaultName(name string) QName {
 	return QName{Space: o.PortType.Space, Local: name}
+}
+
+// SOAPParts is where a binding carries a message's parts: some in the
+// SOAP body, some as SOAP header blocks. A part in neither is not carried.
+type SOAPParts struct {
+	// Body lists the parts carried in the body, in order.
+	Body []PartDesc
+	// Headers lists the parts carried as header blocks, in binding order.
+	Headers []HeaderPart
+}
+
+// HeaderPart is a message part a binding carries as a SOAP header block
+// (soap:header): its element, or for a type-typed part an unqualified
+// element named after the part.
+type HeaderPart struct {
+	PartDesc
+	// Optional is set by wsdl:required="false": a message without this
+	// header block is accepted, and the part stays unset.
+	Optional bool
+}
+
+// Parts returns where the binding carries the parts of the operation's
+// input (response false) or output (response true), or nil when every
+// part is in the body.
+func (o *Operation) Parts(response bool) *SOAPParts {
+	if response {
+		return o.OutputParts
+	}
+	return o.InputParts
 }
 
 // MessageDesc describes a WSDL message.

@@ -118,7 +118,8 @@ type Exchange struct {
 	Operation *Operation
 	// Input is the request message.
 	Input *Message
-	// Headers are the SOAP header blocks of the request, kept as sent.
+	// Headers are the SOAP header blocks of the request that the binding
+	// maps to no part of Input (those are in Input), kept as sent.
 	Headers []*etree.Element
 
 	// Received is when the front door started reading the request.
@@ -152,7 +153,8 @@ type Call struct {
 	Operation *Operation
 	// Input is the request message.
 	Input *Message
-	// Headers are SOAP header blocks to send, if any.
+	// Headers are SOAP header blocks to send, if any, besides the parts of
+	// Input the binding carries as header blocks.
 	Headers []*etree.Element
 }
 

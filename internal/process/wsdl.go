@@ -389,6 +389,14 @@ func (w *wsdlSet) endpoint(service qname, port string, at bpel.Pos) (*exchange.E
 					op.Namespace = c.SelectAttrValue("namespace", "")
 				}
 			}
+			if op.InputParts, err = soapParts(bdoc, in, op.Input, name); err != nil {
+				return nil, err
+			}
+		}
+		if out := oe.SelectElement("output"); out != nil {
+			if op.OutputParts, err = soapParts(bdoc, out, op.Output, name); err != nil {
+				return nil, err
+			}
 		}
 		switch opStyle {
 		case "rpc":

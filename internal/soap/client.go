@@ -182,7 +182,7 @@ func (p *partner) response(op *exchange.Operation, resp *http.Response, body []b
 	if op.OneWay() {
 		return nil, nil
 	}
-	msg, err := decodeMessage(op, op.Output, env.Body, true)
+	msg, err := decodeMessage(op, op.Output, env, true)
 	if err != nil {
 		return nil, p.errorf(op, "%w: %w", ErrPartnerResponse, err)
 	}

@@ -14,7 +14,11 @@
 //     and walks trees half the size. An element whose only content is
 //     whitespace keeps it.
 //   - The mapping between a WSDL message (exchange.Message) and a SOAP body
-//     for document/literal and rpc/literal operations.
+//     for document/literal and rpc/literal operations, and the parts a
+//     binding carries as header blocks (Operation.InputParts/OutputParts).
+//     A request's header block addressed to orchd and marked
+//     mustUnderstand that no part maps is answered with a MustUnderstand
+//     fault. Partner replies are not checked for mustUnderstand.
 //   - Server, an http.Handler serving endpoints: it caps the request size,
 //     decodes the envelope, resolves the operation (body element first,
 //     then SOAPAction), calls Dispatcher.Dispatch in the request's

@@ -371,6 +371,9 @@ const (
 	FaultClient
 	// FaultVersionMismatch is VersionMismatch.
 	FaultVersionMismatch
+	// FaultMustUnderstand is MustUnderstand: a header block marked
+	// mustUnderstand was not understood.
+	FaultMustUnderstand
 )
 
 // local returns the local name of the fault code in version v.
@@ -383,6 +386,8 @@ func (c FaultCode) local(v exchange.SOAPVersion) string {
 		return "Client"
 	case FaultVersionMismatch:
 		return "VersionMismatch"
+	case FaultMustUnderstand:
+		return "MustUnderstand"
 	default:
 		if v == exchange.SOAP12 {
 			return "Receiver"
@@ -418,7 +423,13 @@ func (f *Fault) Error() string {
 // reason and detail elements (none: no detail is written). The detail
 // elements must be self-contained; they are not modified.
 func EncodeFault(w io.Writer, v exchange.SOAPVersion, code FaultCode, reason string, detail []*etree.Element) error {
-	return writeEnvelope(w, v, nil, func(xw etree.Writer) {
+	return encodeFault(w, v, nil, code, reason, detail)
+}
+
+// encodeFault is EncodeFault with header blocks (a SOAP 1.2
+// MustUnderstand fault's NotUnderstood blocks).
+func encodeFault(w io.Writer, v exchange.SOAPVersion, headers []*etree.Element, code FaultCode, reason string, detail []*etree.Element) error {
+	return writeEnvelope(w, v, headers, func(xw etree.Writer) {
 		p := envPrefix(v)
 		writeTag(xw, p, "Fault", false)
 		if v == exchange.SOAP12 {
@@ -501,6 +512,8 @@ func (e *Envelope) Fault() *Fault {
 				f.Code = FaultClient
 			case "VersionMismatch":
 				f.Code = FaultVersionMismatch
+			case "MustUnderstand":
+				f.Code = FaultMustUnderstand
 			}
 		}
 	}

@@ -263,7 +263,7 @@ func TestMessageRoundTrip(t *testing.T) {
 			if env.Version != tt.version || len(env.Headers) != len(tt.headers) {
 				t.Errorf("version %d headers %d", env.Version, len(env.Headers))
 			}
-			got, err := decodeMessage(tt.op, desc, env.Body, tt.response)
+			got, err := decodeMessage(tt.op, desc, env, tt.response)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -306,7 +306,7 @@ func TestDecodeMessageErrors(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			_, err = decodeMessage(tt.op, tt.op.Input, env.Body, false)
+			_, err = decodeMessage(tt.op, tt.op.Input, env, false)
 			if !errors.Is(err, ErrMessage) || !strings.Contains(err.Error(), tt.text) {
 				t.Errorf("err = %v, want ErrMessage mentioning %q", err, tt.text)
 			}
@@ -395,7 +395,7 @@ func BenchmarkDecodeEncodePO(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		msg, err := decodeMessage(op, op.Input, env.Body, false)
+		msg, err := decodeMessage(op, op.Input, env, false)
 		if err != nil {
 			b.Fatal(err)
 		}

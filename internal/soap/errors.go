@@ -20,6 +20,10 @@ var (
 	// (a missing or unexpected part, a wrong rpc wrapper), or a message
 	// handed to the encoder lacks a part.
 	ErrMessage = errors.New("message does not match operation")
+	// ErrMustUnderstand means a request carries a header block addressed
+	// to orchd and marked mustUnderstand that the operation's binding maps
+	// to no message part.
+	ErrMustUnderstand = errors.New("header not understood")
 )
 
 // Errors of the front door (Server).

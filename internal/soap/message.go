@@ -3,6 +3,7 @@ package soap
 import (
 	"fmt"
 	"io"
+	"slices"
 
 	"github.com/beevik/etree"
 
@@ -30,12 +31,23 @@ func partElementName(p exchange.PartDesc) exchange.QName {
 	return exchange.QName{Local: p.Name}
 }
 
-// decodeMessage maps the body elements of a request (response false) or
-// response (response true) of op onto desc's parts. body must hold
-// self-contained, detached elements (as DecodeEnvelope returns them); they
-// become the message's parts, so the caller must not use them afterwards.
-// Errors wrap ErrMessage.
-func decodeMessage(op *exchange.Operation, desc *exchange.MessageDesc, body []*etree.Element, response bool) (*exchange.Message, error) {
+// bodyParts returns the parts of desc that op's binding carries in the
+// body of its input (response false) or output (response true).
+func bodyParts(op *exchange.Operation, desc *exchange.MessageDesc, response bool) []exchange.PartDesc {
+	if sp := op.Parts(response); sp != nil {
+		return sp.Body
+	}
+	return desc.Parts
+}
+
+// decodeMessage maps the body elements and header blocks of a request
+// (response false) or response (response true) of op onto desc's parts.
+// env must hold self-contained, detached elements (as DecodeEnvelope
+// returns them); they become the message's parts, so the caller must not
+// use them afterwards. The header blocks that became parts are removed
+// from env.Headers. Errors wrap ErrMessage.
+func decodeMessage(op *exchange.Operation, desc *exchange.MessageDesc, env *Envelope, response bool) (*exchange.Message, error) {
+	body := env.Body
 	if desc == nil {
 		if len(body) > 0 {
 			return nil, fmt.Errorf("%w: operation %s has no message here, body has %s", ErrMessage, op.Name, qnameOf(body[0]))
@@ -43,12 +55,19 @@ func decodeMessage(op *exchange.Operation, desc *exchange.MessageDesc, body []*e
 		return nil, nil
 	}
 	msg := &exchange.Message{Name: desc.Name, Parts: make(map[string]*etree.Element, len(desc.Parts))}
+	parts := desc.Parts
+	if sp := op.Parts(response); sp != nil {
+		parts = sp.Body
+		if err := decodeHeaders(op, sp.Headers, env, msg); err != nil {
+			return nil, err
+		}
+	}
 	if op.Style == exchange.RPC {
-		return msg, decodeRPC(op, desc, body, response, msg)
+		return msg, decodeRPC(op, parts, body, response, msg)
 	}
 	used := make([]bool, len(body))
 	next := 0 // parts are expected in order; fall back to a search
-	for _, p := range desc.Parts {
+	for _, p := range parts {
 		want := partElementName(p)
 		found := -1
 		if next < len(body) && qnameOf(body[next]) == want {
@@ -76,8 +95,33 @@ func decodeMessage(op *exchange.Operation, desc *exchange.MessageDesc, body []*e
 	return msg, nil
 }
 
+// decodeHeaders moves the header blocks that carry header parts from
+// env.Headers into msg. A required header part with no block is an error
+// naming the part.
+func decodeHeaders(op *exchange.Operation, hps []exchange.HeaderPart, env *Envelope, msg *exchange.Message) error {
+	for _, h := range hps {
+		want := partElementName(h.PartDesc)
+		found := -1
+		for i, b := range env.Headers {
+			if qnameOf(b) == want {
+				found = i
+				break
+			}
+		}
+		if found < 0 {
+			if h.Optional {
+				continue
+			}
+			return fmt.Errorf("%w: %s: missing SOAP header part %s (header block %s)", ErrMessage, op.Name, h.Name, want)
+		}
+		msg.Parts[h.Name] = env.Headers[found]
+		env.Headers = slices.Delete(env.Headers, found, found+1)
+	}
+	return nil
+}
+
 // decodeRPC fills msg from an rpc/literal body.
-func decodeRPC(op *exchange.Operation, desc *exchange.MessageDesc, body []*etree.Element, response bool, msg *exchange.Message) error {
+func decodeRPC(op *exchange.Operation, parts []exchange.PartDesc, body []*etree.Element, response bool, msg *exchange.Message) error {
 	want := wrapperName(op, response)
 	if len(body) != 1 {
 		return fmt.Errorf("%w: %s: rpc body must hold one wrapper element %s, has %d elements", ErrMessage, op.Name, want, len(body))
@@ -89,7 +133,7 @@ func decodeRPC(op *exchange.Operation, desc *exchange.MessageDesc, body []*etree
 	}
 	accessors := w.ChildElements()
 	used := make([]bool, len(accessors))
-	for _, p := range desc.Parts {
+	for _, p := range parts {
 		ai := -1
 		for i, a := range accessors {
 			if !used[i] && a.Tag == p.Name {
@@ -126,14 +170,33 @@ func decodeRPC(op *exchange.Operation, desc *exchange.MessageDesc, body []*etree
 
 // encodeMessage writes an envelope of version v carrying msg as the input
 // (response false) or output (response true) of op, plus header elements.
+// The parts the binding carries as header blocks come first in the Header.
 // Parts are serialized in place: neither they nor msg are modified. Errors
 // wrap ErrMessage.
 func encodeMessage(w io.Writer, v exchange.SOAPVersion, op *exchange.Operation, desc *exchange.MessageDesc, msg *exchange.Message, headers []*etree.Element, response bool) error {
 	if desc == nil {
 		return fmt.Errorf("%w: operation %s has no message to send", ErrMessage, op.Name)
 	}
-	parts := make([]*etree.Element, len(desc.Parts))
-	for i, p := range desc.Parts {
+	descs := desc.Parts
+	if sp := op.Parts(response); sp != nil {
+		descs = sp.Body
+		if len(sp.Headers) > 0 {
+			hdrs := make([]*etree.Element, 0, len(sp.Headers)+len(headers))
+			for _, h := range sp.Headers {
+				el := msg.Part(h.Name)
+				if el == nil {
+					if h.Optional {
+						continue
+					}
+					return fmt.Errorf("%w: %s: message has no header part %s", ErrMessage, op.Name, h.Name)
+				}
+				hdrs = append(hdrs, el)
+			}
+			headers = append(hdrs, headers...)
+		}
+	}
+	parts := make([]*etree.Element, len(descs))
+	for i, p := range descs {
 		el := msg.Part(p.Name)
 		if el == nil {
 			return fmt.Errorf("%w: %s: message has no part %s", ErrMessage, op.Name, p.Name)
@@ -157,7 +220,7 @@ func encodeMessage(w io.Writer, v exchange.SOAPVersion, op *exchange.Operation, 
 		} else {
 			xw.WriteString(wn.Local + ">")
 		}
-		for i, p := range desc.Parts {
+		for i, p := range descs {
 			if p.Element.IsZero() {
 				// A type-typed part's value is its accessor.
 				parts[i].WriteTo(xw, &writeSettings)

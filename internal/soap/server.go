@@ -153,8 +153,8 @@ func newRoute(ep *exchange.Endpoint, d exchange.Dispatcher, m *metrics) *route {
 		switch {
 		case op.Style == exchange.RPC:
 			key = wrapperName(op, false)
-		case op.Input != nil && len(op.Input.Parts) > 0:
-			key = partElementName(op.Input.Parts[0])
+		case op.Input != nil && len(bodyParts(op, op.Input, false)) > 0:
+			key = partElementName(bodyParts(op, op.Input, false)[0])
 		default:
 			rt.noInput = append(rt.noInput, op)
 			continue
@@ -240,10 +240,21 @@ func (s *Server) serveExchange(w http.ResponseWriter, r *http.Request, rt *route
 		s.log.Debug("rejected request", logKeyPath, rt.ep.Path, logKeyStatus, status, logKeyErr, err)
 		return
 	}
-	in, err := decodeMessage(op, op.Input, env.Body, false)
+	var in *exchange.Message
+	if len(env.Headers) > 0 {
+		err = checkUnderstood(ver, op, env.Headers, op.InputParts)
+	}
+	if err == nil {
+		in, err = decodeMessage(op, op.Input, env, false)
+	}
 	if err != nil {
 		code, reason, status := faultFor(err, ver)
-		s.writeFault(w, ver, code, reason, nil, status)
+		var nu *notUnderstoodError
+		if ver == exchange.SOAP12 && errors.As(err, &nu) {
+			s.writeFaultHeaders(w, ver, nu.notUnderstoodBlocks(), code, reason, status)
+		} else {
+			s.writeFault(w, ver, code, reason, nil, status)
+		}
 		rt.opMetrics[op].done(outcomeOf(code), received)
 		s.log.Debug("rejected request", logKeyPath, rt.ep.Path, logKeyOp, op.Name, logKeyStatus, status, logKeyErr, err)
 		return
@@ -371,6 +382,8 @@ func faultFor(err error, v exchange.SOAPVersion) (code FaultCode, reason string,
 		return FaultClient, err.Error(), http.StatusNotFound
 	case errors.Is(err, ErrVersionMismatch):
 		return FaultVersionMismatch, err.Error(), http.StatusInternalServerError
+	case errors.Is(err, ErrMustUnderstand):
+		return FaultMustUnderstand, err.Error(), http.StatusInternalServerError
 	case errors.Is(err, ErrInternal):
 		return FaultServer, "internal error", http.StatusInternalServerError
 	case errors.Is(err, ErrMalformed), errors.Is(err, ErrNotEnvelope), errors.Is(err, ErrNoBody),
@@ -400,6 +413,15 @@ func (s *Server) writeFault(w http.ResponseWriter, v exchange.SOAPVersion, code 
 	defer s.bufs.put(buf)
 	// Writing to a bytes.Buffer cannot fail.
 	_ = EncodeFault(buf, v, code, reason, detail)
+	s.write(w, v, status, buf)
+}
+
+// writeFaultHeaders encodes and writes a fault with header blocks and no
+// detail.
+func (s *Server) writeFaultHeaders(w http.ResponseWriter, v exchange.SOAPVersion, headers []*etree.Element, code FaultCode, reason string, status int) {
+	buf := s.bufs.get()
+	defer s.bufs.put(buf)
+	_ = encodeFault(buf, v, headers, code, reason, nil)
 	s.write(w, v, status, buf)
 }
 
