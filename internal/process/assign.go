@@ -35,6 +35,8 @@ type toSpec struct {
 	v     *variable
 	part  int
 	query *expr
+	// insert, set by insertMissingToData, creates what query misses.
+	insert *insertPath
 }
 
 // source is what a from-spec produced: a node, or a string value.
@@ -154,6 +156,9 @@ func (c *copyOp) evalTo(in *instance) (target, error) {
 	}
 	nodes, ok := v.([]node)
 	if !ok || len(nodes) != 1 {
+		if ok && len(nodes) == 0 && t.insert != nil {
+			return t.insert.create(in, base, c.pos)
+		}
 		n := 0
 		if ok {
 			n = len(nodes)

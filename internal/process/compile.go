@@ -770,7 +770,14 @@ func (c *compiler) compileActivity(e *etree.Element) activity {
 				continue
 			}
 			c.from(fe, &op.from)
+			insert, err := insertMissingAttr(ce)
+			if err != nil {
+				c.errorf(ce, "%w", err)
+			}
 			if c.to(te, &op.to) {
+				if insert {
+					c.insertMissing(te, &op.to)
+				}
 				a.copies = append(a.copies, op)
 			}
 		}

@@ -1,0 +1,374 @@
+package process
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/beevik/etree"
+
+	"github.com/orchd/orchd/internal/process/bpel"
+)
+
+// insertMissingToData: ODE's <copy insertMissingToData="yes"> (also
+// written ext:insertMissingToData with ODE's extension namespace, the one
+// of its XPath functions) creates the missing steps of the <to> path
+// before copying, instead of failing with selectionFailure.
+//
+// What orchd creates: a relative location path below the variable or part
+// (the $var[.part]/path and <query> forms) whose steps are child elements
+// (name or prefix:name, child:: allowed), optionally one positional
+// predicate ([2], or [$i] with a numeric simple-typed $i), and, last, an
+// attribute (@name, attribute::name) or text(). When the path selects
+// nothing, orchd walks it from the variable: a step that selects an
+// existing element is followed; the first one that does not is created,
+// with every step after it. A step without a predicate is created when no
+// element matches it (several matches: selectionFailure, the target is
+// ambiguous). A step a[k] is created when k is the next position (k-1
+// elements a exist); it goes right after the last existing a, or last in
+// its parent when there is none. Any other k is a selectionFailure, and
+// so is a later step a[k] with k > 1 (a new element has no siblings).
+// Nothing is created unless the whole path can be. A created name uses
+// the prefix the BPEL document wrote when that prefix is free, and
+// declares it on the new element; an attribute's value, an element's
+// content, is then set by the copy as usual. An uninitialized element
+// variable or part first gets its root element from its declaration, as
+// any <to> query does.
+//
+// Refused at deploy, naming file, line and the construct: an absolute
+// path, //, . and .., other axes, wildcards, unions, function calls, any
+// predicate that is not a position, and <to property> (the property's
+// alias path is not the author's to create).
+
+// insertPath is the compiled <to> path of a copy with insertMissingToData.
+type insertPath struct {
+	steps []insertStep
+}
+
+// insertStep is one step of an insertPath.
+type insertStep struct {
+	pathStep
+	prefix string // as written in the BPEL document, preferred for a created name
+}
+
+// insertMissingAttr reports whether the copy element ce carries
+// insertMissingToData="yes", unprefixed or in ODE's extension namespace;
+// an insertMissingToData attribute in any other namespace is an error.
+func insertMissingAttr(ce *etree.Element) (bool, error) {
+	for _, a := range ce.Attr {
+		if a.Key != "insertMissingToData" || a.Space == "xmlns" {
+			continue
+		}
+		if ns := a.NamespaceURI(); a.Space != "" && ns != nsODEFunctions {
+			return false, fmt.Errorf("attribute %s:insertMissingToData is in namespace %q; orchd knows it unprefixed or in ODE's %s", a.Space, ns, nsODEFunctions)
+		}
+		return a.Value == "yes", nil
+	}
+	return false, nil
+}
+
+// insertMissing compiles the insertMissingToData path of the to-spec t
+// compiled from te, or reports at te (or its <query>) why it cannot.
+func (c *compiler) insertMissing(te *etree.Element, t *toSpec) {
+	if te.SelectAttr("property") != nil {
+		c.errorf(te, "insertMissingToData cannot create the path of a variable property (the propertyAlias query): copy to the variable with a query instead")
+		return
+	}
+	if t.query == nil {
+		return // the whole variable or part: a copy creates it anyway
+	}
+	at := te
+	if q := bpelChild(te, "query"); q != nil {
+		at = q
+	}
+	p, err := compileInsertPath(t.query.src, c, t.query.ns)
+	if err != nil {
+		c.errorf(at, "insertMissingToData cannot create %q: %w", t.query.src, err)
+		return
+	}
+	t.insert = p
+}
+
+// compileInsertPath parses src, a location path relative to a variable or
+// part, into steps orchd can create; the error names the first construct
+// it cannot.
+func compileInsertPath(src string, r resolver, ns map[string]string) (*insertPath, error) {
+	s := strings.TrimSpace(src)
+	if strings.HasPrefix(s, "/") {
+		if strings.HasPrefix(s, "//") {
+			return nil, fmt.Errorf("// (descendant steps)")
+		}
+		return nil, fmt.Errorf("an absolute path (leading /): write the path relative to the variable")
+	}
+	raws, err := splitSteps(s)
+	if err != nil {
+		return nil, err
+	}
+	p := &insertPath{steps: make([]insertStep, 0, len(raws))}
+	for i, raw := range raws {
+		st, err := insertStepOf(raw, r, ns)
+		if err != nil {
+			return nil, err
+		}
+		if (st.attr || st.text) && i < len(raws)-1 {
+			return nil, fmt.Errorf("step %q: an attribute or text() step must be the last", raw)
+		}
+		p.steps = append(p.steps, st)
+	}
+	return p, nil
+}
+
+// splitSteps splits a relative location path at the slashes outside
+// predicates and string literals.
+func splitSteps(s string) ([]string, error) {
+	var steps []string
+	depth, start := 0, 0
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; c {
+		case '\'', '"':
+			j := strings.IndexByte(s[i+1:], c)
+			if j < 0 {
+				return nil, fmt.Errorf("an unterminated string literal")
+			}
+			i += j + 1
+		case '[':
+			depth++
+		case ']':
+			depth--
+		case '|':
+			if depth == 0 {
+				return nil, fmt.Errorf("a union (|)")
+			}
+		case '/':
+			if depth > 0 {
+				continue
+			}
+			if i == start {
+				return nil, fmt.Errorf("// (descendant steps)")
+			}
+			steps = append(steps, s[start:i])
+			start = i + 1
+		}
+	}
+	if start == len(s) {
+		return nil, fmt.Errorf("an empty step (trailing /)")
+	}
+	return append(steps, s[start:]), nil
+}
+
+// insertStepOf compiles one step: [axis::]name[position], @name or text().
+func insertStepOf(raw string, r resolver, ns map[string]string) (insertStep, error) {
+	var st insertStep
+	step := strings.TrimSpace(raw)
+	name, pred := step, ""
+	if i := strings.IndexByte(step, '['); i >= 0 {
+		name, pred = strings.TrimSpace(step[:i]), strings.TrimSpace(step[i:])
+	}
+	if i := strings.Index(name, "::"); i >= 0 {
+		switch axis := strings.TrimSpace(name[:i]); axis {
+		case "child":
+			name = strings.TrimSpace(name[i+2:])
+		case "attribute":
+			name = "@" + strings.TrimSpace(name[i+2:])
+		default:
+			return st, fmt.Errorf("step %q: the %s:: axis (only child and attribute steps)", raw, axis)
+		}
+	}
+	switch {
+	case name == "." || name == "..":
+		return st, fmt.Errorf("step %q: . and .. (only child and attribute steps)", raw)
+	case name == "text()":
+		st.text = true
+	case strings.ContainsAny(name, "()"):
+		return st, fmt.Errorf("step %q: a function call or node test (only names, @names and text())", raw)
+	case strings.HasPrefix(name, "@"):
+		st.attr = true
+		name = strings.TrimSpace(name[1:])
+	}
+	if pred != "" {
+		if st.attr || st.text {
+			return st, fmt.Errorf("step %q: a predicate on an attribute or text() step", raw)
+		}
+		if err := insertPosition(&st, raw, pred, r); err != nil {
+			return st, err
+		}
+	}
+	if st.text {
+		return st, nil
+	}
+	if name == "*" || strings.HasSuffix(name, ":*") {
+		return st, fmt.Errorf("step %q: a wildcard (no name to create)", raw)
+	}
+	prefix, local := "", name
+	if i := strings.IndexByte(name, ':'); i >= 0 {
+		prefix, local = name[:i], name[i+1:]
+	}
+	if !validNCName(local) || (prefix != "" && !validNCName(prefix)) {
+		return st, fmt.Errorf("step %q: %q is not a name", raw, name)
+	}
+	if prefix != "" {
+		uri, ok := ns[prefix]
+		if !ok {
+			return st, fmt.Errorf("step %q: undeclared namespace prefix %q", raw, prefix)
+		}
+		st.space, st.prefix = uri, prefix
+	}
+	st.local = local
+	return st, nil
+}
+
+// insertPosition compiles pred, a step's predicates, into st's position:
+// one predicate, a whole number from 1 or a numeric simple-typed $var.
+func insertPosition(st *insertStep, raw, pred string, r resolver) error {
+	bad := fmt.Errorf("step %q: predicate %s (only one position: [2] or [$i] with $i numeric)", raw, pred)
+	if !strings.HasSuffix(pred, "]") || strings.Count(pred, "[") != 1 || strings.Count(pred, "]") != 1 {
+		return bad
+	}
+	in := strings.TrimSpace(pred[1 : len(pred)-1])
+	if strings.HasPrefix(in, "$") {
+		v := r.lookupVar(in[1:])
+		if v == nil || v.simple != "number" {
+			return bad
+		}
+		st.indexVar = v
+		return nil
+	}
+	n, err := strconv.Atoi(in)
+	if err != nil || n < 1 {
+		return bad
+	}
+	st.index = n
+	return nil
+}
+
+// create finds or creates the path's node below base (the variable's or
+// part's node) for a copy at pos whose <to> selected nothing.
+func (p *insertPath) create(in *instance, base *etree.Element, at bpel.Pos) (target, error) {
+	cur := base
+	i := 0
+	var after *etree.Element // the last existing sibling of the first missing step
+	for ; i < len(p.steps); i++ {
+		st := &p.steps[i]
+		if st.attr || st.text {
+			if found := (&simplePath{part: -1, steps: []pathStep{st.pathStep}}).eval(in.root, cur); len(found) == 1 {
+				return target{node: found[0]}, nil
+			}
+			break
+		}
+		want, ok := st.position(in.root)
+		if !ok {
+			return target{}, in.faultf(at, "selectionFailure", "insertMissingToData: step %s: the position is not a whole number from 1", st.describe())
+		}
+		all := (&simplePath{part: -1, steps: []pathStep{{space: st.space, local: st.local}}}).evalAll(in.root, cur)
+		switch {
+		case want == 0 && len(all) > 1:
+			return target{}, in.faultf(at, "selectionFailure", "insertMissingToData: step %s matches %d elements: which one is meant is ambiguous", st.describe(), len(all))
+		case want == 0 && len(all) == 1:
+			cur = all[0].tok.(*etree.Element)
+			continue
+		case want > 0 && want <= len(all):
+			cur = all[want-1].tok.(*etree.Element)
+			continue
+		case want > len(all)+1:
+			return target{}, in.faultf(at, "selectionFailure", "insertMissingToData: step %s[%d]: %d such elements exist, only position %d can be created", st.describe(), want, len(all), len(all)+1)
+		}
+		if len(all) > 0 {
+			after = all[len(all)-1].tok.(*etree.Element)
+		}
+		break
+	}
+	if i == len(p.steps) {
+		return target{node: node{tok: cur, attr: -1}}, nil
+	}
+	// Steps after the first missing one select in a new, empty element.
+	for _, st := range p.steps[i+1:] {
+		if want, ok := st.position(in.root); !ok || want > 1 {
+			return target{}, in.faultf(at, "selectionFailure", "insertMissingToData: step %s: only position 1 can be created below a new element", st.describe())
+		}
+	}
+	for j := i; j < len(p.steps); j++ {
+		st := &p.steps[j]
+		switch {
+		case st.attr:
+			return target{node: node{tok: cur, attr: createAttr(cur, st)}}, nil
+		case st.text:
+			return target{node: node{tok: cur.CreateText(""), attr: -1}}, nil
+		}
+		e := etree.NewElement(st.local)
+		if after != nil && j == i {
+			cur.InsertChildAt(after.Index()+1, e)
+		} else {
+			cur.AddChild(e)
+		}
+		nameCreated(e, st)
+		cur = e
+	}
+	return target{node: node{tok: cur, attr: -1}}, nil
+}
+
+// describe renders the step for a fault reason.
+func (st *insertStep) describe() string {
+	name := st.local
+	switch {
+	case st.text:
+		return "text()"
+	case st.prefix != "":
+		name = st.prefix + ":" + name
+	}
+	if st.attr {
+		name = "@" + name
+	}
+	if st.indexVar != nil {
+		name += "[$" + st.indexVar.name + "]"
+	}
+	return name
+}
+
+// nameCreated puts the new element e (already in the tree) in st's
+// namespace: through a prefix or default namespace already in scope for
+// that namespace, else st's prefix declared on e, else a fresh one.
+func nameCreated(e *etree.Element, st *insertStep) {
+	if st.space == "" {
+		if uri, ok := lookupNS(e, ""); ok && uri != "" {
+			e.CreateAttr("xmlns", "")
+		}
+		return
+	}
+	if uri, ok := lookupNS(e, st.prefix); ok && uri == st.space {
+		e.Space = st.prefix
+		return
+	}
+	if uri, ok := lookupNS(e, ""); ok && uri == st.space {
+		return
+	}
+	if _, ok := lookupNS(e, st.prefix); !ok {
+		e.Space = st.prefix
+		e.CreateAttr("xmlns:"+st.prefix, st.space)
+		return
+	}
+	renameTo(e, qname{Space: st.space, Local: st.local})
+}
+
+// createAttr adds st's attribute, empty, to e and returns its index; a
+// namespaced one uses st's prefix where it is free or already bound to
+// the namespace, else a fresh prefix declared on e.
+func createAttr(e *etree.Element, st *insertStep) int {
+	key := st.local
+	if st.space != "" {
+		prefix := st.prefix
+		for i := 1; ; i++ {
+			uri, ok := lookupNS(e, prefix)
+			if ok && uri == st.space {
+				break
+			}
+			if !ok {
+				e.CreateAttr("xmlns:"+prefix, st.space)
+				break
+			}
+			prefix = "ns" + strconv.Itoa(i)
+		}
+		key = prefix + ":" + st.local
+	}
+	e.CreateAttr(key, "")
+	return len(e.Attr) - 1
+}
