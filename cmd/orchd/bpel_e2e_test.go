@@ -506,3 +506,42 @@ func TestReplyTimeoutPerOperation(t *testing.T) {
 		t.Fatalf("status %d body %s, want a fault naming the 1s reply timeout", r.status, r.body)
 	}
 }
+
+// Links leaving the branches an if or a pick did not choose are set false
+// (dead-path elimination), so their targets are skipped instead of
+// waiting forever.
+func TestDeadPathOfUnchosenBranches(t *testing.T) {
+	deploy := t.TempDir()
+	writeProcess(t, deploy, "Dpe", "127.0.0.1:1", `
+  <sequence>
+    <receive partnerLink="client" operation="run" variable="in" createInstance="yes">
+      <correlations><correlation set="cs" initiate="yes"/></correlations>
+    </receive>
+    `+initOut+`
+    <flow suppressJoinFailure="yes">
+      <links><link name="chosen"/><link name="unchosen"/><link name="alarm"/></links>
+      <if>
+        <condition>$in.payload/tns:n = '1'</condition>
+        <empty><sources><source linkName="chosen"/></sources></empty>
+        <else><empty><sources><source linkName="unchosen"/></sources></empty></else>
+      </if>
+      <pick>
+        <onMessage partnerLink="client" operation="go" variable="more"><correlations><correlation set="cs"/></correlations><empty/></onMessage>
+        <onAlarm><for>'PT0S'</for><empty/></onAlarm>
+        <onAlarm><for>'PT1H'</for><empty><sources><source linkName="alarm"/></sources></empty></onAlarm>
+      </pick>
+      <assign><targets><target linkName="chosen"/></targets>
+        <copy><from>concat($out.payload/tns:a, 'chosen ')</from><to>$out.payload/tns:a</to></copy></assign>
+      <assign><targets><target linkName="unchosen"/></targets>
+        <copy><from>concat($out.payload/tns:a, 'unchosen ')</from><to>$out.payload/tns:a</to></copy></assign>
+      <assign><targets><target linkName="alarm"/></targets>
+        <copy><from>concat($out.payload/tns:a, 'alarm ')</from><to>$out.payload/tns:a</to></copy></assign>
+    </flow>
+    <reply partnerLink="client" operation="run" variable="out"/>
+  </sequence>`, true)
+	o := startOrchd(t, "--deploy", deploy)
+	r := callRun(t, o.base, "Dpe", "D1", "1")
+	if r.status != 200 || between(r.body, "<tns:a>", "</tns:a>") != "chosen " {
+		t.Fatalf("status %d body %s, want only the chosen branch's target to run\n%s", r.status, r.body, o.log())
+	}
+}

@@ -37,6 +37,10 @@ type ifAct struct {
 	conds    []*expr
 	branches []activity
 	els      activity // may be nil
+	// dead[i] are the links leaving branch i (the last: else), set false
+	// when another branch is chosen (dead-path elimination, 11.6.2).
+	dead     branchLinks
+	elseDead []*link
 }
 
 func (a *ifAct) step(in *instance, _ *frame) (activity, bool, error) {
@@ -46,9 +50,11 @@ func (a *ifAct) step(in *instance, _ *frame) (activity, bool, error) {
 			return nil, false, err
 		}
 		if ok {
+			a.dead.eliminate(in, i)
 			return a.branches[i], true, nil
 		}
 	}
+	a.dead.eliminate(in, len(a.conds))
 	return a.els, true, nil
 }
 

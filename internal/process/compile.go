@@ -643,7 +643,9 @@ func (c *compiler) compileActivity(e *etree.Element) activity {
 			return a
 		}
 		a.conds = append(a.conds, c.expression(cond, cond.Text(), true))
+		mark := c.beginSources()
 		a.branches = append(a.branches, c.activityAfter(e, cond))
+		a.dead.add(c.endSources(mark))
 		for _, ce := range e.ChildElements() {
 			if !isBPEL(ce) {
 				continue
@@ -656,11 +658,16 @@ func (c *compiler) compileActivity(e *etree.Element) activity {
 					continue
 				}
 				a.conds = append(a.conds, c.expression(cd, cd.Text(), true))
+				mark := c.beginSources()
 				a.branches = append(a.branches, c.activityAfter(ce, cd))
+				a.dead.add(c.endSources(mark))
 			case "else":
+				mark := c.beginSources()
 				a.els = c.onlyActivity(ce)
+				a.elseDead = c.endSources(mark)
 			}
 		}
+		a.dead.add(a.elseDead)
 		return a
 	case "while":
 		a := &while{base: b}
@@ -754,7 +761,7 @@ func (c *compiler) compileActivity(e *etree.Element) activity {
 			c.unsupported(e, "<assign validate=\"yes\"> (schema validation)")
 		}
 		for _, ce := range e.ChildElements() {
-			if !isBPEL(ce) || ce.Tag == "documentation" {
+			if !isBPEL(ce) || ce.Tag == "documentation" || ce.Tag == "targets" || ce.Tag == "sources" {
 				continue
 			}
 			if ce.Tag != "copy" {

@@ -271,3 +271,22 @@ func (a *forEach) branchVars(in *instance, c int64) []privSlot {
 	}
 	return priv
 }
+
+// branchLinks lists, per branch of an if or a pick, the links whose
+// source is inside that branch.
+type branchLinks [][]*link
+
+// add appends a branch's links.
+func (b *branchLinks) add(links []*link) { *b = append(*b, links) }
+
+// eliminate sets false the links of every branch but the chosen one.
+func (b branchLinks) eliminate(in *instance, chosen int) {
+	for i, links := range b {
+		if i == chosen {
+			continue
+		}
+		for _, l := range links {
+			in.decideLink(l, false)
+		}
+	}
+}

@@ -124,6 +124,9 @@ type pick struct {
 	create bool
 	msgs   []*onMessage
 	alarms []*onAlarm
+	// msgDead and alarmDead are the links leaving each branch, set false
+	// when another is chosen.
+	msgDead, alarmDead branchLinks
 }
 
 func (c *compiler) pick(e *etree.Element, b base) activity {
@@ -136,7 +139,9 @@ func (c *compiler) pick(e *etree.Element, b base) activity {
 		case "onMessage":
 			om := &onMessage{inbound: c.inbound(ce, "variable")}
 			c.registerInbound(&om.inbound, a.create, ce)
+			mark := c.beginSources()
 			om.act = c.onlyActivityExcept(ce, "correlations", "fromParts")
+			a.msgDead.add(c.endSources(mark))
 			if a.create && om.op != nil {
 				c.addStart(ce, om.op.Name, a)
 			}
@@ -146,7 +151,9 @@ func (c *compiler) pick(e *etree.Element, b base) activity {
 				c.errorf(ce, "a pick that creates instances cannot have onAlarm")
 			}
 			al := &onAlarm{deadline: c.deadline(ce)}
+			mark := c.beginSources()
 			al.act = c.onlyActivityExcept(ce, "for", "until")
+			a.alarmDead.add(c.endSources(mark))
 			a.alarms = append(a.alarms, al)
 		}
 	}
@@ -170,16 +177,20 @@ func (a *pick) step(in *instance, f *frame) (activity, bool, error) {
 			}
 		}
 	}
-	for _, om := range a.msgs {
+	for i, om := range a.msgs {
 		ok, err := in.take(&om.inbound, a.pos)
 		if err != nil {
 			return nil, false, err
 		}
 		if ok {
+			a.msgDead.eliminate(in, i)
+			a.alarmDead.eliminate(in, -1)
 			return om.act, true, nil
 		}
 	}
 	if len(a.alarms) > 0 && in.e.now().UnixNano() >= f.due {
+		a.msgDead.eliminate(in, -1)
+		a.alarmDead.eliminate(in, int(f.pc-1))
 		return a.alarms[f.pc-1].act, true, nil
 	}
 	for _, om := range a.msgs {
