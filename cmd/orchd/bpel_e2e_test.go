@@ -545,3 +545,101 @@ func TestDeadPathOfUnchosenBranches(t *testing.T) {
 		t.Fatalf("status %d body %s, want only the chosen branch's target to run\n%s", r.status, r.body, o.log())
 	}
 }
+
+// Several start activities: either message may come first and create the
+// instance; the other joins it through the correlation set.
+func TestSeveralStartActivities(t *testing.T) {
+	for _, first := range []string{"run", "go"} {
+		t.Run(first+" first", func(t *testing.T) {
+			deploy := t.TempDir()
+			writeProcess(t, deploy, "Multi", "127.0.0.1:1", `
+  <sequence>
+    <flow>
+      <receive partnerLink="client" operation="run" variable="in" createInstance="yes">
+        <correlations><correlation set="cs" initiate="join"/></correlations>
+      </receive>
+      <receive partnerLink="client" operation="go" variable="more" createInstance="yes">
+        <correlations><correlation set="cs" initiate="join"/></correlations>
+      </receive>
+    </flow>
+    `+initOut+`
+    <assign><copy><from>concat('run ', $in.payload/tns:n, ' go ', $more.payload/tns:n)</from><to>$out.payload/tns:a</to></copy></assign>
+    <reply partnerLink="client" operation="run" variable="out"/>
+  </sequence>`, true)
+			o := startOrchd(t, "--deploy", deploy)
+			client := &http.Client{Timeout: 30 * time.Second}
+			var r response
+			var wg sync.WaitGroup
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				if first == "go" {
+					time.Sleep(300 * time.Millisecond)
+				}
+				r = callRun(t, o.base, "Multi", "M1", "1")
+			}()
+			if first == "run" {
+				time.Sleep(300 * time.Millisecond)
+			}
+			g := post(t, client, o.base+"/processes/Multi", textXML, `"urn:e2e#go"`, e2eRequest("M1", "2"))
+			if g.status != 202 {
+				t.Errorf("go: status %d body %s", g.status, g.body)
+			}
+			wg.Wait()
+			if r.status != 200 || !strings.Contains(r.body, "run 1 go 2") {
+				t.Fatalf("run: status %d body %s, want one instance fed by both messages\n%s", r.status, r.body, o.log())
+			}
+		})
+	}
+}
+
+// A receive into a running instance needs no correlation (ODE routed such
+// a message to the instance waiting for its operation), and one that
+// initiates a set the instance already initiated is valid BPEL that
+// faults with bpel:correlationViolation when it runs.
+func TestUncorrelatedReceiveAndRuntimeViolation(t *testing.T) {
+	deploy := t.TempDir()
+	writeProcess(t, deploy, "Plain", "127.0.0.1:1", `
+  <sequence>
+    <receive partnerLink="client" operation="run" variable="in" createInstance="yes">
+      <correlations><correlation set="cs" initiate="yes"/></correlations>
+    </receive>
+    `+initOut+`
+    <receive partnerLink="client" operation="go" variable="more"/>
+    <assign><copy><from>concat('first go ', $more.payload/tns:n)</from><to>$out.payload/tns:a</to></copy></assign>
+    <scope>
+      <faultHandlers>
+        <catch faultName="bpel:correlationViolation" xmlns:bpel="http://docs.oasis-open.org/wsbpel/2.0/process/executable">
+          <assign><copy><from>concat($out.payload/tns:a, ', violation caught')</from><to>$out.payload/tns:a</to></copy></assign>
+        </catch>
+      </faultHandlers>
+      <receive partnerLink="client" operation="go" variable="more">
+        <correlations><correlation set="cs" initiate="yes"/></correlations>
+      </receive>
+    </scope>
+    <reply partnerLink="client" operation="run" variable="out"/>
+  </sequence>`, true)
+	o := startOrchd(t, "--deploy", deploy)
+	var r response
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		r = callRun(t, o.base, "Plain", "P1", "1")
+	}()
+	client := &http.Client{Timeout: 30 * time.Second}
+	for _, n := range []string{"2", "3"} {
+		var g response
+		eventually(func() bool {
+			g = post(t, client, o.base+"/processes/Plain", textXML, `"urn:e2e#go"`, e2eRequest("P1", n))
+			return g.status == 202
+		})
+		if g.status != 202 {
+			t.Fatalf("go %s: status %d body %s\n%s", n, g.status, g.body, o.log())
+		}
+	}
+	wg.Wait()
+	if r.status != 200 || !strings.Contains(r.body, "first go 2, violation caught") {
+		t.Fatalf("run: status %d body %s\n%s", r.status, r.body, o.log())
+	}
+}

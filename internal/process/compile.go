@@ -695,7 +695,7 @@ func (c *compiler) compileActivity(e *etree.Element) activity {
 		c.receives++
 		a := &receive{base: b, create: e.SelectAttrValue("createInstance", "no") == "yes"}
 		a.inbound = c.inbound(e, "variable")
-		c.registerInbound(&a.inbound, a.create, e)
+		c.registerInbound(&a.inbound, a.create)
 		if a.create && a.op != nil {
 			c.addStart(e, a.op.Name, a)
 		}

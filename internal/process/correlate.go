@@ -179,9 +179,9 @@ func (c *compiler) inbound(e *etree.Element, varAttr string) inbound {
 	return ib
 }
 
-// registerRoute records that op is taken by a waiting activity correlated
-// on the corr uses, so Dispatch can compute route keys from a message.
-func (c *compiler) registerInbound(ib *inbound, start bool, e *etree.Element) {
+// registerInbound records how a message for ib's operation finds an
+// instance waiting in ib, so Dispatch can compute route keys from it.
+func (c *compiler) registerInbound(ib *inbound, start bool) {
 	if ib.op == nil {
 		return
 	}
@@ -191,11 +191,13 @@ func (c *compiler) registerInbound(ib *inbound, start bool, e *etree.Element) {
 			sh.uses = append(sh.uses, u)
 		}
 	}
-	if len(sh.uses) > 0 {
+	// A start activity with no routing correlation only creates
+	// instances. Any other activity is routed by its sets; with none (as
+	// ODE allowed) a message for its operation goes to an instance waiting
+	// there, whichever it is, and an initiate="yes" on a set already
+	// initiated is bpel:correlationViolation at run time.
+	if len(sh.uses) > 0 || !start {
 		ib.route = c.p.addRoute(ib.op.Name, sh)
-	}
-	if !start && len(sh.uses) == 0 {
-		c.errorf(e, "a %s into a running instance needs a <correlation> with initiate=\"no\" or \"join\" to be routed", e.Tag)
 	}
 }
 

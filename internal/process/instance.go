@@ -259,6 +259,9 @@ func (in *instance) take(ib *inbound, at bpel.Pos) (bool, error) {
 		return false, nil
 	}
 	if err := in.applyCorrelations(ib.corrs, m.Input, false, at); err != nil {
+		// The activity faults on this message: it was delivered, and is
+		// not offered to another activity.
+		in.inbox = nil
 		return false, err
 	}
 	if !m.Operation.OneWay() && m.Respond != nil {

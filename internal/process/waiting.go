@@ -138,7 +138,7 @@ func (c *compiler) pick(e *etree.Element, b base) activity {
 		switch ce.Tag {
 		case "onMessage":
 			om := &onMessage{inbound: c.inbound(ce, "variable")}
-			c.registerInbound(&om.inbound, a.create, ce)
+			c.registerInbound(&om.inbound, a.create)
 			mark := c.beginSources()
 			om.act = c.onlyActivityExcept(ce, "correlations", "fromParts")
 			a.msgDead.add(c.endSources(mark))
