@@ -126,8 +126,19 @@ func runServer(ctx context.Context, cfg *serveConfig, log *slog.Logger) error {
 		}
 	}
 
+	// Listen first: the endpoint references of provided services name the
+	// address actually bound (--listen may say port 0).
+	ln, err := net.Listen("tcp", cfg.listen)
+	if err != nil {
+		return fmt.Errorf("listen on %s: %w", cfg.listen, err)
+	}
+	defer ln.Close()
 	client := soap.NewClient(soap.ClientOptions{MaxConnsPerHost: cfg.partnerConns})
-	opts := process.Options{Logger: log, Registerer: reg, Partners: overrides.Partners(client.Partner)}
+	// --endpoints overrides deploy-time bindings only: an address a
+	// process assigns at run time (a copied endpoint reference) is called
+	// as it is.
+	opts := process.Options{Logger: log, Registerer: reg, Partners: overrides.Partners(client.Partner),
+		AssignedPartners: client.Partner, BaseURL: baseURL(ln.Addr())}
 	if store != nil {
 		opts.Store = store
 	}
@@ -160,10 +171,6 @@ func runServer(ctx context.Context, cfg *serveConfig, log *slog.Logger) error {
 		log.Warn("no process deployed", slog.String("deploy", cfg.deployDir))
 	}
 
-	ln, err := net.Listen("tcp", cfg.listen)
-	if err != nil {
-		return fmt.Errorf("listen on %s: %w", cfg.listen, err)
-	}
 	srv := &http.Server{
 		Handler:           server.New(server.Options{Engine: engine, SOAP: front, Gatherer: reg, Logger: log}),
 		ReadHeaderTimeout: 10 * time.Second,
@@ -218,6 +225,23 @@ func runServer(ctx context.Context, cfg *serveConfig, log *slog.Logger) error {
 	}
 	log.Info("stopped")
 	return nil
+}
+
+// baseURL is the URL prefix of the endpoints served on addr, for the
+// endpoint references orchd hands out: an unspecified IP (listening on
+// every interface) becomes the host name, else 127.0.0.1.
+func baseURL(addr net.Addr) string {
+	host, port, err := net.SplitHostPort(addr.String())
+	if err != nil {
+		return "http://" + addr.String()
+	}
+	if ip := net.ParseIP(host); ip != nil && ip.IsUnspecified() {
+		host = "127.0.0.1"
+		if h, err := os.Hostname(); err == nil && h != "" {
+			host = h
+		}
+	}
+	return "http://" + net.JoinHostPort(host, port)
 }
 
 // debugHandler serves the pprof endpoints under /debug/pprof/.

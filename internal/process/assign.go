@@ -29,6 +29,8 @@ type fromSpec struct {
 	literal *etree.Element
 	litElem *etree.Element
 	litText string
+	// epr is the partner-link form.
+	epr *eprSpec
 }
 
 type toSpec struct {
@@ -37,6 +39,8 @@ type toSpec struct {
 	query *expr
 	// insert, set by insertMissingToData, creates what query misses.
 	insert *insertPath
+	// epr is the partner-link form.
+	epr *eprSpec
 }
 
 // source is what a from-spec produced: a node, or a string value.
@@ -65,6 +69,9 @@ func (c *copyOp) apply(in *instance) error {
 			return nil
 		}
 		return in.faultf(c.pos, "selectionFailure", "<from> selected nothing")
+	}
+	if c.to.epr != nil {
+		return in.assignEPR(c.to.epr.pl, src, c.pos)
 	}
 	dst, err := c.evalTo(in)
 	if err != nil {
@@ -107,6 +114,12 @@ func (c *copyOp) evalFrom(in *instance) (source, error) {
 			return c.oneSource(in, nodes)
 		}
 		return source{text: xpathString(v)}, nil
+	case f.epr != nil:
+		ref, err := in.endpointRef(f.epr, c.pos)
+		if err != nil {
+			return source{}, err
+		}
+		return source{node: &node{tok: ref, attr: -1}}, nil
 	}
 	return source{isNil: true}, nil
 }

@@ -146,7 +146,12 @@ func (p *Process) cleans(success bool, category string) bool {
 	return false
 }
 
-const framesVersion = 2
+// framesVersion 3 is version 2 followed by the partner role endpoints
+// assigned at run time; an instance with none is written as version 2.
+const (
+	framesVersion     = 2
+	framesVersionEPRs = 3
+)
 
 // encodeFrames encodes the control state: the threads with their frames
 // and private variables, the fault being handled, and the routes and
@@ -154,7 +159,11 @@ const framesVersion = 2
 func (in *instance) encodeFrames(routes []string, timer int64) ([]byte, error) {
 	in.deactivate()
 	b := make([]byte, 0, 32+8*len(in.threads[0].stack))
-	b = append(b, framesVersion)
+	if len(in.eprs) == 0 {
+		b = append(b, framesVersion)
+	} else {
+		b = append(b, framesVersionEPRs)
+	}
 	index := make(map[*thread]int, len(in.threads))
 	live := make([]*thread, 0, len(in.threads))
 	for _, t := range in.threads {
@@ -209,6 +218,9 @@ func (in *instance) encodeFrames(routes []string, timer int64) ([]byte, error) {
 		b = appendString(b, k)
 	}
 	b = binary.AppendVarint(b, timer)
+	if len(in.eprs) > 0 {
+		b = in.appendEPRs(b)
+	}
 	return b, nil
 }
 
@@ -332,9 +344,10 @@ func (e *Engine) load(ctx context.Context, p *Process, id string) (*instance, er
 	in := newInstance(e, p, ctx)
 	in.id, in.started, in.state, in.corr = rec.ID, rec.Created, rec.State, rec.Correlations
 	r := &reader{b: rec.Frames}
-	if len(r.b) == 0 || r.b[0] != framesVersion {
+	if len(r.b) == 0 || (r.b[0] != framesVersion && r.b[0] != framesVersionEPRs) {
 		return nil, fmt.Errorf("instance %s: %w (version)", id, errBadFrames)
 	}
+	withEPRs := r.b[0] == framesVersionEPRs
 	r.b = r.b[1:]
 	if err := in.decodeThreads(r); err != nil {
 		return nil, fmt.Errorf("instance %s: %w", id, err)
@@ -350,6 +363,11 @@ func (e *Engine) load(ctx context.Context, p *Process, id string) (*instance, er
 		in.regRoutes = append(in.regRoutes, r.string())
 	}
 	in.regTimer = r.varint()
+	if withEPRs && r.err == nil {
+		if err := in.readEPRs(r); err != nil {
+			return nil, fmt.Errorf("instance %s: %w", id, err)
+		}
+	}
 	if r.err != nil {
 		return nil, fmt.Errorf("instance %s: %w", id, r.err)
 	}
@@ -403,6 +421,10 @@ func (a *invoke) step(in *instance, f *frame) (activity, bool, error) {
 		in.cur.answer = nil
 		return a.answered(in, f, ans.msg, ans.err, ans.dur)
 	}
+	partner, err := in.partnerOf(a.pl, a.pos)
+	if err != nil {
+		return nil, false, err
+	}
 	if a.reliable(in) {
 		return nil, true, a.enqueue(in)
 	}
@@ -441,7 +463,7 @@ func (a *invoke) step(in *instance, f *frame) (activity, bool, error) {
 			return nil, false, err
 		}
 	}
-	if a.pl.partner == nil {
+	if partner == nil {
 		return nil, false, fmt.Errorf("invoke %s.%s at %s: partner link is not bound", a.pl.name, a.op.Name, a.pos)
 	}
 	if in.othersBusy() {
@@ -457,7 +479,7 @@ func (a *invoke) step(in *instance, f *frame) (activity, bool, error) {
 		}
 		in.inflight++
 		f.k = 1
-		ctx, calls, partner := in.ctx, in.calls, a.pl.partner
+		ctx, calls := in.ctx, in.calls
 		go func() {
 			start := time.Now()
 			res, err := partner.Invoke(ctx, call)
@@ -466,7 +488,7 @@ func (a *invoke) step(in *instance, f *frame) (activity, bool, error) {
 		return nil, false, errCalling
 	}
 	start := time.Now()
-	res, err := a.pl.partner.Invoke(in.ctx, call)
+	res, err := partner.Invoke(in.ctx, call)
 	return a.answered(in, f, res, err, time.Since(start))
 }
 

@@ -135,18 +135,18 @@ func (c *compiler) qnameAttr(e *etree.Element, attr string) (qname, bool) {
 	return qname{Space: sp, Local: local}, true
 }
 
-func (c *compiler) partnerLink(e *etree.Element, dp *deployProcess) {
+func (c *compiler) partnerLink(e *etree.Element, dp *deployProcess) *partnerLink {
 	name := e.SelectAttrValue("name", "")
 	pl := &partnerLink{name: name, pos: c.pos(e)}
 	plt, ok := c.qnameAttr(e, "partnerLinkType")
 	if !ok {
 		c.errorf(e, "partnerLink %q has no partnerLinkType", name)
-		return
+		return nil
 	}
 	roles, ok := c.w.plinks[plt]
 	if !ok {
 		c.errorf(e, "partnerLinkType %s is not defined in any imported WSDL", plt)
-		return
+		return nil
 	}
 	role := func(attr string) *portType {
 		r := e.SelectAttrValue(attr, "")
@@ -181,15 +181,25 @@ func (c *compiler) partnerLink(e *etree.Element, dp *deployProcess) {
 	}
 	if pl.partnerPT != nil {
 		ref, ok := dp.invokes[name]
-		if !ok {
-			c.errorf(e, "partnerLink %q has partnerRole but deploy.xml has no <invoke partnerLink=%q>", name, name)
-		} else if ep, err := c.w.partnerEndpoint(ref, pl.partnerPT); err != nil {
-			c.errs.addErr(err)
-		} else {
-			pl.partnerEP = ep
+		switch {
+		case !ok && e.SelectAttrValue("initializePartnerRole", "no") == "yes":
+			c.errorf(e, "partnerLink %q has initializePartnerRole=\"yes\" but deploy.xml has no <invoke partnerLink=%q>", name, name)
+		case !ok:
+			// As in ODE: uninitialized until an endpoint reference is
+			// assigned; invoking it before faults uninitializedPartnerRole.
+			pl.partnerDesc = defaultEndpoint(pl.partnerPT.name, name, pl.partnerPT)
+		default:
+			if ep, err := c.w.partnerEndpoint(ref, pl.partnerPT); err != nil {
+				c.errs.addErr(err)
+			} else {
+				pl.partnerEP, pl.partnerDesc = ep, ep
+			}
 		}
 	}
+	pl.idx = len(c.p.plist)
+	c.p.plist = append(c.p.plist, pl)
 	c.p.plinks[name] = pl
+	return pl
 }
 
 // declare compiles a <variable> into a new slot of the current scope.
@@ -395,7 +405,7 @@ func (c *compiler) from(e *etree.Element, f *fromSpec) {
 	f.part = -1
 	switch {
 	case e.SelectAttr("partnerLink") != nil:
-		c.unsupported(e, "<from partnerLink> (endpoint references)")
+		f.epr = c.fromPartnerLink(e)
 	case e.SelectAttr("property") != nil:
 		f.x = c.propertyExpr(e)
 	case e.SelectAttr("variable") != nil:
@@ -431,8 +441,8 @@ func (c *compiler) to(e *etree.Element, t *toSpec) bool {
 	t.part = -1
 	switch {
 	case e.SelectAttr("partnerLink") != nil:
-		c.unsupported(e, "<to partnerLink> (endpoint references)")
-		return false
+		t.epr = c.toPartnerLink(e)
+		return t.epr != nil
 	case e.SelectAttr("property") != nil:
 		x := c.propertyExpr(e)
 		if x == nil {
@@ -565,7 +575,7 @@ func (c *compiler) partnerOp(e *etree.Element, mine bool) (*partnerLink, *exchan
 	if mine {
 		ep = pl.provided
 	} else {
-		ep = pl.partnerEP
+		ep = pl.partnerDesc
 	}
 	if ep == nil {
 		role := "partnerRole"

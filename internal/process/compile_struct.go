@@ -181,7 +181,9 @@ func (c *compiler) scope(e *etree.Element, b base) activity {
 			c.p.inits = c.p.inits[:inits] // a scope initializes its own, when it starts
 		case "partnerLinks":
 			for _, pl := range ce.SelectElements("partnerLink") {
-				c.partnerLink(pl, c.dp)
+				if local := c.partnerLink(pl, c.dp); local != nil {
+					s.plinks = append(s.plinks, local)
+				}
 			}
 		case "correlationSets":
 			c.correlationSets(ce)

@@ -33,6 +33,17 @@ type Options struct {
 	// provides (typically the SOAP client over HTTP); nil leaves such
 	// partner links unbound.
 	Partners func(ep *exchange.Endpoint) exchange.Partner
+	// AssignedPartners binds a partner role endpoint whose address a
+	// process assigned at run time (an endpoint reference copied to a
+	// partner link): ep is the partner link's deploy-time description
+	// with that Address. It must not apply deploy-time address overrides;
+	// nil means Partners.
+	AssignedPartners func(ep *exchange.Endpoint) exchange.Partner
+	// BaseURL is where this engine's endpoints are reached
+	// (scheme://host:port), for the endpoint references of the services
+	// processes provide (<from partnerLink endpointReference="myRole">);
+	// empty means the soap:address their WSDL names.
+	BaseURL string
 	// ReplyTimeout bounds how long a request waits for a reply that a
 	// later message or timer drives the instance to; zero means 30s.
 	ReplyTimeout time.Duration

@@ -101,6 +101,9 @@ type instance struct {
 	recovered bool
 	// outbox holds one-way invokes to send after the next checkpoint.
 	outbox []persist.OutboxMessage
+	// eprs are the partner role endpoints assigned by <copy><to
+	// partnerLink> (nil until the first).
+	eprs map[*partnerLink]*assignedEPR
 	// suspendReason says why a run ended suspended.
 	suspendReason string
 	mu            sync.Mutex

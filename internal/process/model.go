@@ -27,6 +27,9 @@ type Process struct {
 	root     activity
 	handlers *faultHandlers
 	plinks   map[string]*partnerLink
+	// plist holds every partner link in declaration order (checkpoints
+	// name assigned endpoints by their index).
+	plist []*partnerLink
 	// acts numbers every activity, for frames in checkpoints.
 	acts []activity
 	// starts maps operations to the activity (receive or pick) that
@@ -118,7 +121,13 @@ type partnerLink struct {
 	// partner is the binding the engine attached to it.
 	partnerEP *exchange.Endpoint
 	partner   exchange.Partner
-	pos       bpel.Pos
+	// partnerDesc is the partner role's binding: partnerEP, or for a
+	// partner link deploy.xml does not bind, a default one with no
+	// address (invoking it needs an assigned endpoint reference).
+	partnerDesc *exchange.Endpoint
+	// idx is the partner link's place in Process.plist.
+	idx int
+	pos bpel.Pos
 }
 
 type faultHandlers struct {

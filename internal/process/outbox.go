@@ -23,8 +23,15 @@ import (
 // acknowledging), never lost.
 
 // outboxKey names the partner of an outbox message: process and partner
-// link.
-func outboxKey(p *Process, pl *partnerLink) string { return p.Name.String() + "#" + pl.name }
+// link, and after a space (no URL holds one) the address assigned to the
+// partner link at run time, if any.
+func outboxKey(in *instance, pl *partnerLink) string {
+	k := in.p.Name.String() + "#" + pl.name
+	if as := in.eprs[pl]; as != nil {
+		k += " " + as.addr
+	}
+	return k
+}
 
 // reliable reports whether a invoke of the instance goes through the
 // outbox.
@@ -45,7 +52,7 @@ func (a *invoke) enqueue(in *instance) error {
 	if err != nil {
 		return fmt.Errorf("invoke %s.%s at %s: %w", a.pl.name, a.op.Name, a.pos, err)
 	}
-	in.outbox = append(in.outbox, persist.OutboxMessage{InstanceID: in.id, Partner: outboxKey(in.p, a.pl), Operation: a.op.Name, Payload: payload})
+	in.outbox = append(in.outbox, persist.OutboxMessage{InstanceID: in.id, Partner: outboxKey(in, a.pl), Operation: a.op.Name, Payload: payload})
 	return nil
 }
 
@@ -126,18 +133,23 @@ func (e *Engine) sendOutbox(msg persist.OutboxMessage) {
 var errNoOutboxPartner = errors.New("no such partner")
 
 func (e *Engine) deliverOutbox(msg persist.OutboxMessage) error {
-	procName, plName, _ := strings.Cut(msg.Partner, "#")
+	key, addr, assigned := strings.Cut(msg.Partner, " ")
+	procName, plName, _ := strings.Cut(key, "#")
 	var pl *partnerLink
 	for _, p := range e.Processes() {
 		if p.Name.String() == procName {
 			pl = p.plinks[plName]
 		}
 	}
-	if pl == nil || pl.partnerEP == nil || pl.partner == nil {
+	if pl == nil || pl.partnerDesc == nil || (!assigned && pl.partner == nil) {
 		return fmt.Errorf("%w: %s", errNoOutboxPartner, msg.Partner)
 	}
+	partner := pl.partner
+	if assigned {
+		partner = e.addressed(pl, addr)
+	}
 	var op *exchange.Operation
-	for _, o := range pl.partnerEP.Operations {
+	for _, o := range pl.partnerDesc.Operations {
 		if o.Name == msg.Operation {
 			op = o
 		}
@@ -150,7 +162,7 @@ func (e *Engine) deliverOutbox(msg persist.OutboxMessage) error {
 		return err
 	}
 	start := time.Now()
-	_, err = pl.partner.Invoke(e.baseCtx, &exchange.Call{Operation: op, Input: m})
+	_, err = partner.Invoke(e.baseCtx, &exchange.Call{Operation: op, Input: m})
 	e.metrics.partner(pl.name, op.Name).observe(err, time.Since(start))
 	return err
 }

@@ -21,6 +21,7 @@ const (
 type scope struct {
 	base
 	vars     []*variable
+	plinks   []*partnerLink // its own, fresh each time it starts
 	corrSets []string
 	body     activity
 	handlers *faultHandlers
@@ -58,6 +59,9 @@ func (a *scope) step(in *instance, f *frame) (activity, bool, error) {
 			}
 			for _, name := range a.corrSets {
 				delete(in.corr, name)
+			}
+			for _, pl := range a.plinks {
+				delete(in.eprs, pl)
 			}
 		}
 		f.pc = scopeBody

@@ -65,10 +65,17 @@ func (w *wsdlSet) partnerEndpoint(ref serviceRef, pt *portType) (*exchange.Endpo
 	if i := strings.IndexByte(port, ':'); i >= 0 {
 		port = port[i+1:]
 	}
-	ep = &exchange.Endpoint{Service: ref.service, Port: port, Version: exchange.SOAP11}
+	ep = defaultEndpoint(ref.service, port, pt)
 	if sp := w.servicePort(ref.service, port); sp != nil {
 		ep.Address = sp.address
 	}
+	return ep, nil
+}
+
+// defaultEndpoint is a document/literal SOAP 1.1 endpoint with no address
+// for portType pt's operations.
+func defaultEndpoint(service qname, port string, pt *portType) *exchange.Endpoint {
+	ep := &exchange.Endpoint{Service: service, Port: port, Version: exchange.SOAP11}
 	names := make([]string, 0, len(pt.ops))
 	for n := range pt.ops {
 		names = append(names, n)
@@ -79,7 +86,7 @@ func (w *wsdlSet) partnerEndpoint(ref serviceRef, pt *portType) (*exchange.Endpo
 		implyStyle(&op)
 		ep.Operations = append(ep.Operations, &op)
 	}
-	return ep, nil
+	return ep
 }
 
 // servicePort finds a port of a service in w or w.extra.

@@ -1,0 +1,316 @@
+package process
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"net/url"
+	"sort"
+	"strings"
+
+	"github.com/beevik/etree"
+
+	"github.com/orchd/orchd/internal/exchange"
+	"github.com/orchd/orchd/internal/process/bpel"
+)
+
+// Endpoint references (WS-BPEL 2.0 sections 6 and 8.4). A <copy> from a
+// partner link yields a sref:service-ref wrapping a WS-Addressing
+// wsa:EndpointReference; a <copy> to a partner link takes the address out
+// of what its <from> produced, as Apache ODE's EndpointFactory did: a
+// service-ref, a wsa:EndpointReference (2005/08 or the 2004/08
+// submission), a wsdl:service with a soap:address, or plain URL text. The
+// address becomes the partner role's endpoint for that partner link
+// instance: later invokes call it. Only the address is kept: reference
+// parameters and metadata of an assigned EPR are not sent.
+
+const (
+	nsServiceRef = "http://docs.oasis-open.org/wsbpel/2.0/serviceref"
+	nsWSA        = "http://www.w3.org/2005/08/addressing"
+	nsWSA2004    = "http://schemas.xmlsoap.org/ws/2004/08/addressing"
+)
+
+// eprWrapDepth bounds how many wrapper elements eprAddress looks through
+// (a message part element around a service-ref around an EPR is two).
+const eprWrapDepth = 8
+
+// errEPR is wrapped by every error eprAddress and eprText return.
+var errEPR = errors.New("not an endpoint reference")
+
+// eprAddress returns the address the endpoint reference el holds. el is a
+// sref:service-ref, a wsa:EndpointReference, a wsdl:service, or an element
+// wrapping exactly one of those or holding the address as text (ODE took a
+// copied element's content as the service-ref's).
+func eprAddress(el *etree.Element) (string, error) {
+	for depth := 0; depth <= eprWrapDepth; depth++ {
+		ns := el.NamespaceURI()
+		switch {
+		case el.Tag == "EndpointReference" && (ns == nsWSA || ns == nsWSA2004):
+			for _, c := range el.ChildElements() {
+				if c.Tag == "Address" && c.NamespaceURI() == ns {
+					return eprText(c.Text())
+				}
+			}
+			return "", fmt.Errorf("%w: wsa:EndpointReference has no wsa:Address", errEPR)
+		case el.Tag == "service" && ns == nsWSDL:
+			return wsdlServiceAddress(el)
+		}
+		kids := el.ChildElements()
+		switch len(kids) {
+		case 0:
+			return eprText(elementText(el))
+		case 1:
+			el = kids[0]
+		default:
+			return "", fmt.Errorf("%w: <%s> holds %d elements, want one endpoint reference or an address", errEPR, el.FullTag(), len(kids))
+		}
+	}
+	return "", fmt.Errorf("%w: wrapped more than %d elements deep", errEPR, eprWrapDepth)
+}
+
+// wsdlServiceAddress is the soap:address location of the first port of a
+// wsdl:service that has one.
+func wsdlServiceAddress(svc *etree.Element) (string, error) {
+	for _, port := range svc.ChildElements() {
+		if port.Tag != "port" || port.NamespaceURI() != nsWSDL {
+			continue
+		}
+		for _, a := range port.ChildElements() {
+			if a.Tag == "address" && (a.NamespaceURI() == nsSOAP11 || a.NamespaceURI() == nsSOAP12) {
+				return eprText(a.SelectAttrValue("location", ""))
+			}
+		}
+	}
+	return "", fmt.Errorf("%w: wsdl:service %q has no port with a soap:address", errEPR, svc.SelectAttrValue("name", ""))
+}
+
+// elementText is the concatenated character data directly inside e.
+func elementText(e *etree.Element) string {
+	var b strings.Builder
+	for _, t := range e.Child {
+		if cd, ok := t.(*etree.CharData); ok {
+			b.WriteString(cd.Data)
+		}
+	}
+	return b.String()
+}
+
+// eprText checks that s (spaces around it ignored) is an absolute http or
+// https URL and returns it trimmed.
+func eprText(s string) (string, error) {
+	s = strings.TrimSpace(s)
+	if s == "" {
+		return "", fmt.Errorf("%w: empty address", errEPR)
+	}
+	u, err := url.Parse(s)
+	if err != nil {
+		return "", fmt.Errorf("%w: address %q: %w", errEPR, s, err)
+	}
+	if (!strings.EqualFold(u.Scheme, "http") && !strings.EqualFold(u.Scheme, "https")) || u.Host == "" {
+		return "", fmt.Errorf("%w: address %q is not an absolute http or https URL", errEPR, s)
+	}
+	return s, nil
+}
+
+// parseEPR reads an endpoint reference from its XML text, or takes text
+// that is not XML as a plain URL (the fuzz target's entry).
+func parseEPR(data string) (string, error) {
+	if !strings.HasPrefix(strings.TrimSpace(data), "<") {
+		return eprText(data)
+	}
+	doc := etree.NewDocument()
+	if err := doc.ReadFromString(data); err != nil {
+		return "", fmt.Errorf("%w: %w", errEPR, err)
+	}
+	if doc.Root() == nil {
+		return "", fmt.Errorf("%w: no element", errEPR)
+	}
+	return eprAddress(doc.Root())
+}
+
+// serviceRefElement builds <sref:service-ref><wsa:EndpointReference><wsa:Address>
+// for addr.
+func serviceRefElement(addr string) *etree.Element {
+	sr := etree.NewElement("sref:service-ref")
+	sr.CreateAttr("xmlns:sref", nsServiceRef)
+	epr := sr.CreateElement("wsa:EndpointReference")
+	epr.CreateAttr("xmlns:wsa", nsWSA)
+	epr.CreateElement("wsa:Address").SetText(addr)
+	return sr
+}
+
+// assignedEPR is a partner role endpoint assigned at run time; partner
+// binds it, on first use.
+type assignedEPR struct {
+	addr    string
+	partner exchange.Partner
+}
+
+// eprSpec is a <from partnerLink endpointReference> or <to partnerLink>.
+type eprSpec struct {
+	pl     *partnerLink
+	myRole bool // from only: endpointReference="myRole"
+}
+
+// fromPartnerLink compiles <from partnerLink="pl" endpointReference="...">.
+func (c *compiler) fromPartnerLink(e *etree.Element) *eprSpec {
+	pl := c.namedPartnerLink(e)
+	if pl == nil {
+		return nil
+	}
+	name := pl.name
+	switch role := e.SelectAttrValue("endpointReference", ""); role {
+	case "myRole":
+		if pl.provided == nil {
+			c.errorf(e, "partnerLink %q has no myRole to take an endpoint reference from", name)
+			return nil
+		}
+		return &eprSpec{pl: pl, myRole: true}
+	case "partnerRole":
+		if pl.partnerPT == nil {
+			c.errorf(e, "partnerLink %q has no partnerRole to take an endpoint reference from", name)
+			return nil
+		}
+		return &eprSpec{pl: pl}
+	default:
+		c.errorf(e, "<from partnerLink=%q> needs endpointReference=\"myRole\" or \"partnerRole\", not %q", name, role)
+		return nil
+	}
+}
+
+// toPartnerLink compiles <to partnerLink="pl">.
+func (c *compiler) toPartnerLink(e *etree.Element) *eprSpec {
+	pl := c.namedPartnerLink(e)
+	if pl == nil {
+		return nil
+	}
+	if pl.partnerPT == nil {
+		c.errorf(e, "partnerLink %q has no partnerRole to assign an endpoint reference to", pl.name)
+		return nil
+	}
+	return &eprSpec{pl: pl}
+}
+
+// namedPartnerLink is the partner link e's partnerLink attribute names.
+func (c *compiler) namedPartnerLink(e *etree.Element) *partnerLink {
+	name := e.SelectAttrValue("partnerLink", "")
+	pl, ok := c.p.plinks[name]
+	if !ok {
+		c.errorf(e, "unknown partnerLink %q", name)
+		return nil
+	}
+	return pl
+}
+
+// endpointRef is the service-ref a <from partnerLink> yields: this
+// engine's address of the process's service (myRole), or the partner
+// role's endpoint (assigned, else deploy.xml's).
+func (in *instance) endpointRef(s *eprSpec, at bpel.Pos) (*etree.Element, error) {
+	pl := s.pl
+	if s.myRole {
+		addr := pl.provided.Address
+		if base := in.e.opts.BaseURL; base != "" || addr == "" {
+			addr = strings.TrimSuffix(base, "/") + pl.provided.Path
+		}
+		return serviceRefElement(addr), nil
+	}
+	if as := in.eprs[pl]; as != nil {
+		return serviceRefElement(as.addr), nil
+	}
+	if pl.partnerEP != nil && pl.partnerEP.Address != "" {
+		return serviceRefElement(pl.partnerEP.Address), nil
+	}
+	return nil, in.faultf(at, "uninitializedPartnerRole", "partnerLink %s: its partnerRole has no endpoint (deploy.xml binds none and none was assigned)", pl.name)
+}
+
+// assignEPR makes the address src holds the partner role endpoint of pl.
+func (in *instance) assignEPR(pl *partnerLink, src source, at bpel.Pos) error {
+	var addr string
+	var err error
+	if src.node != nil && src.node.attr < 0 {
+		if el, ok := src.node.tok.(*etree.Element); ok {
+			addr, err = eprAddress(el)
+		} else {
+			addr, err = eprText(src.string())
+		}
+	} else {
+		addr, err = eprText(src.string())
+	}
+	if err != nil {
+		return in.faultf(at, "mismatchedAssignmentFailure", "<to partnerLink=%q>: %v", pl.name, err)
+	}
+	if in.eprs == nil {
+		in.eprs = map[*partnerLink]*assignedEPR{}
+	}
+	in.eprs[pl] = &assignedEPR{addr: addr}
+	return nil
+}
+
+// partnerOf is the binding an invoke on pl calls: the assigned endpoint,
+// else deploy.xml's. A partner role with neither faults
+// bpel:uninitializedPartnerRole.
+func (in *instance) partnerOf(pl *partnerLink, at bpel.Pos) (exchange.Partner, error) {
+	if in.eprs != nil {
+		if as := in.eprs[pl]; as != nil {
+			if as.partner == nil {
+				as.partner = in.e.addressed(pl, as.addr)
+			}
+			return as.partner, nil
+		}
+	}
+	if pl.partnerEP == nil {
+		return nil, in.faultf(at, "uninitializedPartnerRole", "partnerLink %s: its partnerRole has no endpoint (deploy.xml binds none and none was assigned)", pl.name)
+	}
+	return pl.partner, nil
+}
+
+// addressed binds pl's partner role at an address assigned at run time,
+// through Options.AssignedPartners (deploy-time overrides do not apply).
+func (e *Engine) addressed(pl *partnerLink, addr string) exchange.Partner {
+	ep := *pl.partnerDesc
+	ep.Address = addr
+	bind := e.opts.AssignedPartners
+	if bind == nil {
+		bind = e.opts.Partners
+	}
+	if bind == nil {
+		return unbound{&ep}
+	}
+	return bind(&ep)
+}
+
+// appendEPRs encodes the assigned endpoints, in partner link order.
+func (in *instance) appendEPRs(b []byte) []byte {
+	idx := make([]int, 0, len(in.eprs))
+	for pl := range in.eprs {
+		idx = append(idx, pl.idx)
+	}
+	sort.Ints(idx)
+	b = binary.AppendUvarint(b, uint64(len(idx)))
+	for _, i := range idx {
+		b = binary.AppendUvarint(b, uint64(i))
+		b = appendString(b, in.eprs[in.p.plist[i]].addr)
+	}
+	return b
+}
+
+// readEPRs decodes what appendEPRs wrote.
+func (in *instance) readEPRs(r *reader) error {
+	n := r.uvarint()
+	if r.err != nil || n > uint64(len(in.p.plist)) {
+		return errBadFrames
+	}
+	in.eprs = make(map[*partnerLink]*assignedEPR, n)
+	for i := uint64(0); i < n && r.err == nil; i++ {
+		idx, s := r.uvarint(), r.string()
+		if r.err != nil || idx >= uint64(len(in.p.plist)) {
+			return errBadFrames
+		}
+		addr, err := eprText(s)
+		if err != nil {
+			return fmt.Errorf("%w (%w)", errBadFrames, err)
+		}
+		in.eprs[in.p.plist[idx]] = &assignedEPR{addr: addr}
+	}
+	return r.err
+}

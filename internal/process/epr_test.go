@@ -1,0 +1,272 @@
+package process
+
+import (
+	"context"
+	"errors"
+	"net/url"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/orchd/orchd/internal/exchange"
+)
+
+const (
+	eprWSA  = `xmlns:wsa="http://www.w3.org/2005/08/addressing"`
+	eprSref = `xmlns:sref="http://docs.oasis-open.org/wsbpel/2.0/serviceref"`
+)
+
+func TestParseEPR(t *testing.T) {
+	tests := []struct {
+		name, in string
+		want     string // address, or "" when an error is wanted
+		errs     []string
+	}{
+		{name: "plain URL", in: "http://h:1/p", want: "http://h:1/p"},
+		{name: "plain URL with spaces around", in: "\n  https://h/p?q=1 \t", want: "https://h/p?q=1"},
+		{name: "wsa EPR", in: `<wsa:EndpointReference ` + eprWSA + `><wsa:Address> http://h/a </wsa:Address></wsa:EndpointReference>`, want: "http://h/a"},
+		{name: "wsa EPR with reference parameters and metadata", in: `<wsa:EndpointReference ` + eprWSA + `><wsa:ReferenceParameters><x>1</x></wsa:ReferenceParameters><wsa:Address>http://h/a</wsa:Address><wsa:Metadata/></wsa:EndpointReference>`, want: "http://h/a"},
+		{name: "2004/08 submission EPR", in: `<a:EndpointReference xmlns:a="http://schemas.xmlsoap.org/ws/2004/08/addressing"><a:Address>http://h/old</a:Address></a:EndpointReference>`, want: "http://h/old"},
+		{name: "service-ref around wsa EPR", in: `<sref:service-ref ` + eprSref + `><wsa:EndpointReference ` + eprWSA + `><wsa:Address>http://h/s</wsa:Address></wsa:EndpointReference></sref:service-ref>`, want: "http://h/s"},
+		{name: "service-ref holding a URL", in: `<sref:service-ref ` + eprSref + `>http://h/u</sref:service-ref>`, want: "http://h/u"},
+		{name: "message part around service-ref around EPR", in: `<tns:epr xmlns:tns="urn:t"><sref:service-ref ` + eprSref + `><wsa:EndpointReference ` + eprWSA + `><wsa:Address>http://h/deep</wsa:Address></wsa:EndpointReference></sref:service-ref></tns:epr>`, want: "http://h/deep"},
+		{name: "default-namespace EPR", in: `<EndpointReference xmlns="http://www.w3.org/2005/08/addressing"><Address>http://h/d</Address></EndpointReference>`, want: "http://h/d"},
+		{name: "wsdl service, SOAP 1.1", in: `<wsdl:service xmlns:wsdl="http://schemas.xmlsoap.org/wsdl/" xmlns:soap="http://schemas.xmlsoap.org/wsdl/soap/" name="S"><wsdl:documentation/><wsdl:port name="P" binding="x"><soap:address location="http://h/w"/></wsdl:port></wsdl:service>`, want: "http://h/w"},
+		{name: "wsdl service, SOAP 1.2 second port", in: `<wsdl:service xmlns:wsdl="http://schemas.xmlsoap.org/wsdl/" xmlns:s12="http://schemas.xmlsoap.org/wsdl/soap12/" name="S"><wsdl:port name="A"/><wsdl:port name="B"><s12:address location="http://h/w12"/></wsdl:port></wsdl:service>`, want: "http://h/w12"},
+
+		{name: "empty text", in: "  ", errs: []string{"empty address"}},
+		{name: "relative URL", in: "/processes/x", errs: []string{`"/processes/x" is not an absolute http or https URL`}},
+		{name: "other scheme", in: "mailto:a@b", errs: []string{"not an absolute http or https URL"}},
+		{name: "bad URL", in: "http://h/%zz", errs: []string{`address "http://h/%zz"`, "invalid URL escape"}},
+		{name: "EPR without Address", in: `<wsa:EndpointReference ` + eprWSA + `><wsa:Metadata/></wsa:EndpointReference>`, errs: []string{"has no wsa:Address"}},
+		{name: "Address in another namespace", in: `<wsa:EndpointReference ` + eprWSA + `><Address>http://h/a</Address></wsa:EndpointReference>`, errs: []string{"has no wsa:Address"}},
+		{name: "unknown wrappers are looked through", in: `<x:EndpointReference xmlns:x="urn:x"><x:Address>http://h/a</x:Address></x:EndpointReference>`, want: "http://h/a"},
+		{name: "wsdl service without soap:address", in: `<wsdl:service xmlns:wsdl="http://schemas.xmlsoap.org/wsdl/" name="S"><wsdl:port name="P"/></wsdl:service>`, errs: []string{`wsdl:service "S" has no port with a soap:address`}},
+		{name: "two elements", in: `<r><a>http://h/1</a><b>http://h/2</b></r>`, errs: []string{"<r> holds 2 elements"}},
+		{name: "too deep", in: strings.Repeat("<a>", 12) + "http://h/" + strings.Repeat("</a>", 12), errs: []string{"more than 8 elements deep"}},
+		{name: "malformed XML", in: "<a><b></a>", errs: []string{"not an endpoint reference"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := parseEPR(tc.in)
+			if tc.want != "" {
+				if err != nil || got != tc.want {
+					t.Fatalf("parseEPR = %q, %v; want %q", got, err, tc.want)
+				}
+				return
+			}
+			if err == nil {
+				t.Fatalf("parseEPR = %q, want an error", got)
+			}
+			if !errors.Is(err, errEPR) {
+				t.Errorf("error %v does not wrap errEPR", err)
+			}
+			for _, w := range tc.errs {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("error %q does not contain %q", err, w)
+				}
+			}
+		})
+	}
+}
+
+// FuzzParseEPR: parseEPR never panics, and what it accepts is an absolute
+// http(s) URL without surrounding space.
+func FuzzParseEPR(f *testing.F) {
+	for _, s := range []string{
+		"http://h/p",
+		`<wsa:EndpointReference ` + eprWSA + `><wsa:Address>http://h/a</wsa:Address></wsa:EndpointReference>`,
+		`<sref:service-ref ` + eprSref + `>http://h/u</sref:service-ref>`,
+		`<wsdl:service xmlns:wsdl="http://schemas.xmlsoap.org/wsdl/" xmlns:soap="http://schemas.xmlsoap.org/wsdl/soap/"><wsdl:port><soap:address location="http://h/w"/></wsdl:port></wsdl:service>`,
+		"<a><b>https://x</b></a>", "<", "", "mailto:x",
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		addr, err := parseEPR(s)
+		if err != nil {
+			if !errors.Is(err, errEPR) {
+				t.Fatalf("error %v does not wrap errEPR", err)
+			}
+			return
+		}
+		u, perr := url.Parse(addr)
+		if perr != nil || u.Host == "" || strings.TrimSpace(addr) != addr {
+			t.Fatalf("accepted %q (from %q): %v", addr, s, perr)
+		}
+	})
+}
+
+// eprPartners records which binding each call went through: "deploy"
+// (Options.Partners) or "assigned" (Options.AssignedPartners), with the
+// address.
+type eprPartners struct {
+	mu    sync.Mutex
+	calls []string
+}
+
+func (r *eprPartners) binder(kind string) func(*exchange.Endpoint) exchange.Partner {
+	return func(ep *exchange.Endpoint) exchange.Partner {
+		addr := ep.Address
+		return exchange.PartnerFunc(func(_ context.Context, c *exchange.Call) (*exchange.Message, error) {
+			r.mu.Lock()
+			r.calls = append(r.calls, kind+":"+addr)
+			r.mu.Unlock()
+			return partnerAnswer(c)
+		})
+	}
+}
+
+const (
+	rtInvoke     = `<invoke partnerLink="partner" operation="call" inputVariable="in" outputVariable="presp"/>`
+	rtDeployCall = "<invoke partnerLink=\"partner\">\n      <service name=\"tns:PartnerService\" port=\"PartnerPort\"/>\n    </invoke>"
+	rtPartnerPL  = `<partnerLink name="partner" partnerLinkType="tns:PartnerLT" partnerRole="partner"/>`
+)
+
+func assignTo(from, to string) string {
+	return `<assign><copy>` + from + to + `</copy></assign>`
+}
+
+// scopedInvoke runs a scope n times (a serial forEach); the scope declares
+// partner link "local" (no deploy.xml binding), assigns it an address
+// the first time only, and invokes it each time.
+func scopedInvoke(n int) string {
+	return `<forEach counterName="i" parallel="no"><startCounterValue>1</startCounterValue><finalCounterValue>` +
+		strconv.Itoa(n) + `</finalCounterValue><scope>
+  <partnerLinks><partnerLink name="local" partnerLinkType="tns:PartnerLT" partnerRole="partner"/></partnerLinks>
+  <sequence>
+    <if><condition>$i = 1</condition>` + assignTo(`<from><literal>http://scoped.example/s</literal></from>`, `<to partnerLink="local"/>`) + `</if>
+    <invoke partnerLink="local" operation="call" inputVariable="in" outputVariable="presp"/>
+  </sequence>
+</scope></forEach>`
+}
+
+// Copies to and from partner links in rt-invoke: the invoke goes where
+// the copy said; a partner role with no endpoint faults.
+func TestAssignEndpointReference(t *testing.T) {
+	toPartner := `<to partnerLink="partner"/>`
+	wsaLit := `<from><literal><sref:service-ref ` + eprSref + `><wsa:EndpointReference ` + eprWSA +
+		`><wsa:Address>http://lit.example/x</wsa:Address></wsa:EndpointReference></sref:service-ref></literal></from>`
+	readBack := `<from partnerLink="partner" endpointReference="partnerRole"/>`
+	toOut := `<to>$out.payload/tns:a</to>`
+	okOut := []string{"concat('ok:', $presp.payload/tns:a)", "concat('ok:', $out.payload/tns:a)"}
+	tests := []struct {
+		name      string
+		edits     map[string][]string
+		text      string // the request's tns:text
+		want      string // tns:a of the reply
+		wantFault string // local name of a bpel fault instead
+		calls     []string
+	}{
+		{name: "deploy-time binding", want: "ok:P-A-1", calls: []string{"deploy:http://partner.example/partner"}},
+		{name: "URL from the request", text: "http://client.example/p",
+			edits: map[string][]string{"Test.bpel": {rtInvoke, assignTo(`<from>$in.payload/tns:text</from>`, toPartner) + rtInvoke}},
+			want:  "ok:P-A-1", calls: []string{"assigned:http://client.example/p"}},
+		{name: "service-ref literal",
+			edits: map[string][]string{"Test.bpel": {rtInvoke, assignTo(wsaLit, toPartner) + rtInvoke}},
+			want:  "ok:P-A-1", calls: []string{"assigned:http://lit.example/x"}},
+		{name: "the last assignment wins",
+			edits: map[string][]string{"Test.bpel": {rtInvoke, assignTo(wsaLit, toPartner) +
+				assignTo(`<from><literal>http://second.example/y</literal></from>`, toPartner) + rtInvoke}},
+			want: "ok:P-A-1", calls: []string{"assigned:http://second.example/y"}},
+		{name: "partnerRole EPR read back",
+			edits: map[string][]string{"Test.bpel": append([]string{rtInvoke, assignTo(wsaLit, toPartner) + assignTo(readBack, toOut)}, okOut...)},
+			want:  "ok:http://lit.example/x"},
+		{name: "partnerRole EPR of the deploy-time binding",
+			edits: map[string][]string{"Test.bpel": append([]string{rtInvoke, assignTo(readBack, toOut)}, okOut...)},
+			want:  "ok:http://partner.example/partner"},
+		{name: "myRole EPR",
+			edits: map[string][]string{"Test.bpel": append([]string{rtInvoke, assignTo(`<from partnerLink="client" endpointReference="myRole"/>`, toOut)}, okOut...)},
+			want:  "ok:http://orchd.example:8/test"},
+		{name: "never bound nor assigned", edits: map[string][]string{"deploy.xml": {rtDeployCall, ""}},
+			wantFault: "uninitializedPartnerRole"},
+		{name: "partnerRole EPR read while uninitialized",
+			edits:     map[string][]string{"deploy.xml": {rtDeployCall, ""}, "Test.bpel": {rtInvoke, assignTo(readBack, toOut)}},
+			wantFault: "uninitializedPartnerRole"},
+		{name: "unbound, then assigned", text: "http://client.example/late",
+			edits: map[string][]string{"deploy.xml": {rtDeployCall, ""},
+				"Test.bpel": {rtInvoke, assignTo(`<from>$in.payload/tns:text</from>`, toPartner) + rtInvoke}},
+			want: "ok:P-A-1", calls: []string{"assigned:http://client.example/late"}},
+		{name: "scope-local partner link", edits: map[string][]string{"Test.bpel": {rtInvoke, scopedInvoke(1)}},
+			want: "ok:P-A-1", calls: []string{"assigned:http://scoped.example/s"}},
+		{name: "scope-local partner link is fresh each time its scope starts",
+			edits:     map[string][]string{"Test.bpel": {rtInvoke, scopedInvoke(2)}},
+			wantFault: "uninitializedPartnerRole", calls: []string{"assigned:http://scoped.example/s"}},
+		{name: "not an address", text: "no url here",
+			edits:     map[string][]string{"Test.bpel": {rtInvoke, assignTo(`<from>$in.payload/tns:text</from>`, toPartner) + rtInvoke}},
+			wantFault: "mismatchedAssignmentFailure"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			procs, err := LoadBundle(editedBundle(t, "rt-invoke", tc.edits))
+			if err != nil {
+				t.Fatalf("LoadBundle: %v", err)
+			}
+			rec := &eprPartners{}
+			e := NewEngine(Options{Partners: rec.binder("deploy"), AssignedPartners: rec.binder("assigned"), BaseURL: "http://orchd.example:8/"})
+			if err := e.Deploy(procs...); err != nil {
+				t.Fatal(err)
+			}
+			r := dispatch(t, e, procs[0], testReq("A-1", "3", tc.text))
+			if tc.wantFault != "" {
+				if r.fault == nil || r.fault.Name != bpelFault(tc.wantFault) {
+					t.Fatalf("want fault %s, got err=%v fault=%+v out=%v", tc.wantFault, r.err, r.fault, r.out)
+				}
+				if !strings.Contains(r.fault.Reason, "Test.bpel:") {
+					t.Errorf("fault reason %q does not name the place", r.fault.Reason)
+				}
+			} else {
+				if r.err != nil || r.fault != nil || r.out == nil {
+					t.Fatalf("want a reply: err=%v fault=%+v", r.err, r.fault)
+				}
+				if got := childText(r.out.Part("payload"), "a"); got != tc.want {
+					t.Errorf("reply a = %q, want %q", got, tc.want)
+				}
+			}
+			if strings.Join(rec.calls, ",") != strings.Join(tc.calls, ",") {
+				t.Errorf("calls %q, want %q", rec.calls, tc.calls)
+			}
+		})
+	}
+}
+
+// Copies to or from partner links that cannot work are refused at deploy,
+// naming file, line and element.
+func TestEndpointReferenceRefused(t *testing.T) {
+	tests := []struct {
+		name  string
+		edits map[string][]string
+		errs  []string
+	}{
+		{name: "initializePartnerRole with no deploy.xml binding",
+			edits: map[string][]string{"deploy.xml": {rtDeployCall, ""},
+				"Test.bpel": {rtPartnerPL, `<partnerLink name="partner" partnerLinkType="tns:PartnerLT" partnerRole="partner" initializePartnerRole="yes"/>`}},
+			errs: []string{"Test.bpel:10: <partnerLink>:", `initializePartnerRole="yes"`, `<invoke partnerLink="partner">`}},
+		{name: "from partnerLink without endpointReference",
+			edits: map[string][]string{"Test.bpel": {rtInvoke, "\n" + assignTo(`<from partnerLink="partner"/>`, `<to variable="presp" part="payload"/>`)}},
+			errs:  []string{"Test.bpel:43: <from>:", `endpointReference="myRole" or "partnerRole"`}},
+		{name: "myRole of a partner link without one",
+			edits: map[string][]string{"Test.bpel": {rtInvoke, "\n" + assignTo(`<from partnerLink="partner" endpointReference="myRole"/>`, `<to variable="presp" part="payload"/>`)}},
+			errs:  []string{"Test.bpel:43: <from>:", `partnerLink "partner" has no myRole`}},
+		{name: "to a partner link without partnerRole",
+			edits: map[string][]string{"Test.bpel": {rtInvoke, "\n" + assignTo(`<from>'http://h/'</from>`, `<to partnerLink="client"/>`)}},
+			errs:  []string{"Test.bpel:43: <to>:", `partnerLink "client" has no partnerRole`}},
+		{name: "to an unknown partner link",
+			edits: map[string][]string{"Test.bpel": {rtInvoke, "\n" + assignTo(`<from>'http://h/'</from>`, `<to partnerLink="ghost"/>`)}},
+			errs:  []string{"Test.bpel:43: <to>:", `unknown partnerLink "ghost"`}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := LoadBundle(editedBundle(t, "rt-invoke", tc.edits))
+			if err == nil {
+				t.Fatal("LoadBundle succeeded")
+			}
+			for _, w := range tc.errs {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("error %q does not contain %q", err, w)
+				}
+			}
+		})
+	}
+}
