@@ -19,8 +19,22 @@ var (
 
 // collapse applies XML Schema's whitespace collapsing.
 func collapse(s string) string {
+	clean := true
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c == ' ' || c == '\t' || c == '\n' || c == '\r' {
+			if c != ' ' || i == 0 || i == len(s)-1 || s[i+1] == ' ' {
+				clean = false
+				break
+			}
+		}
+	}
+	if clean {
+		return s
+	}
 	return strings.Join(strings.FieldsFunc(s, func(r rune) bool { return r == ' ' || r == '\t' || r == '\n' || r == '\r' }), " ")
 }
+
+func isHex(b byte) bool { return b >= '0' && b <= '9' || b >= 'a' && b <= 'f' || b >= 'A' && b <= 'F' }
 
 func isNCName(s string) bool {
 	if s == "" {
@@ -251,7 +265,16 @@ func castFromString(s string, t *Type, ns map[string]string) (Atomic, error) {
 	case TUntypedAtomic:
 		return String{s, TUntypedAtomic}, nil
 	case TAnyURI:
-		return String{collapse(s), TAnyURI}, nil
+		c := collapse(s)
+		if strings.HasPrefix(c, ":") {
+			return bad()
+		}
+		for i := 0; i < len(c); i++ {
+			if c[i] == '%' && (i+2 >= len(c) || !isHex(c[i+1]) || !isHex(c[i+2])) {
+				return bad()
+			}
+		}
+		return String{c, TAnyURI}, nil
 	case TBoolean:
 		switch collapse(s) {
 		case "true", "1":

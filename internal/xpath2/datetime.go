@@ -259,7 +259,7 @@ func parseDateTime(s string, t *Type) (DateTime, error) {
 	year := func() bool {
 		y, err := strconv.Atoi(m[i])
 		i++
-		if err != nil || y == 0 {
+		if err != nil || y == 0 || y > 1<<31 || y < -(1<<31) {
 			return false
 		}
 		d.Y = y

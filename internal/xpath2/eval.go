@@ -293,7 +293,75 @@ func (e *arithExpr) eval(c *evalCtx) (Sequence, error) {
 	return Sequence{r}, nil
 }
 
+// rangeCompare decides "x op (lo to hi)" without building the range; ok
+// is false when the shortcut does not apply.
+func rangeCompare(c *evalCtx, op string, x expr, r *rangeExpr, rangeLeft bool) (Sequence, bool, error) {
+	sx, err := x.eval(c)
+	if err != nil || len(sx) != 1 {
+		return nil, false, nil
+	}
+	a, isAtomic := sx[0].(Atomic)
+	if !isAtomic {
+		return nil, false, nil
+	}
+	if _, num := numRank(a); !num || isNaN(a) {
+		return nil, false, nil
+	}
+	lo, err := oneInteger(c, r.lo)
+	if err != nil || lo == nil {
+		return nil, false, nil
+	}
+	hi, err := oneInteger(c, r.hi)
+	if err != nil || hi == nil {
+		return nil, false, nil
+	}
+	if lo.Cmp(hi) > 0 {
+		return Sequence{Boolean(false)}, true, nil
+	}
+	if rangeLeft { // (lo to hi) op x  ==  x op' (lo to hi)
+		op = map[string]string{"eq": "eq", "ne": "ne", "lt": "gt", "le": "ge", "gt": "lt", "ge": "le"}[op]
+	}
+	tz := c.dyn.dc.ImplicitTimezone
+	loA, hiA := Integer{lo, TInteger}, Integer{hi, TInteger}
+	var res bool
+	switch op {
+	case "eq":
+		ge, _ := valueCompare("ge", a, loA, tz)
+		le, _ := valueCompare("le", a, hiA, tz)
+		res = ge && le
+		if res {
+			if d, ok := a.(Double); ok {
+				res = d.V == math.Trunc(d.V)
+			} else if dd, ok := a.(Decimal); ok {
+				res = dd.V.IsInt()
+			}
+		}
+	case "ne":
+		if lo.Cmp(hi) != 0 {
+			res = true
+		} else {
+			res, _ = valueCompare("ne", a, loA, tz)
+		}
+	case "lt", "le":
+		res, _ = valueCompare(op, a, hiA, tz)
+	default:
+		res, _ = valueCompare(op, a, loA, tz)
+	}
+	return Sequence{Boolean(res)}, true, nil
+}
+
 func (e *compExpr) eval(c *evalCtx) (Sequence, error) {
+	if e.kind == compGeneral {
+		if r, ok := e.b.(*rangeExpr); ok {
+			if res, ok, err := rangeCompare(c, e.op, e.a, r, false); ok || err != nil {
+				return res, err
+			}
+		} else if r, ok := e.a.(*rangeExpr); ok {
+			if res, ok, err := rangeCompare(c, e.op, e.b, r, true); ok || err != nil {
+				return res, err
+			}
+		}
+	}
 	sa, err := e.a.eval(c)
 	if err != nil {
 		return nil, err

@@ -5,7 +5,6 @@ import (
 	"math/big"
 	"net/url"
 	"sort"
-	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -38,6 +37,14 @@ func argString(s Sequence) (string, error) {
 		return "", errf("XPTY0004", "expected xs:string, got %s", a.Type())
 	}
 	return a.String(), nil
+}
+
+// argStringReq converts an xs:string argument that must not be empty.
+func argStringReq(s Sequence) (string, error) {
+	if len(s) == 0 {
+		return "", errf("XPTY0004", "expected xs:string, got an empty sequence")
+	}
+	return argString(s)
 }
 
 // argNumeric converts an numeric? argument; untyped values become doubles.
@@ -386,7 +393,8 @@ func registerNumeric(fn func(string, int, int, FuncImpl)) {
 			if v.T == TFloat {
 				bits = 32
 			}
-			r, _ := new(big.Rat).SetString(formatFloatPlain(v.V, bits))
+			r := new(big.Rat).SetFloat64(v.V)
+			_ = bits
 			f, _ := round(r).Float64()
 			if v.T == TFloat {
 				f = float64(float32(f))
@@ -399,8 +407,6 @@ func registerNumeric(fn func(string, int, int, FuncImpl)) {
 		return nil, nil
 	})
 }
-
-func formatFloatPlain(f float64, bits int) string { return strconv.FormatFloat(f, 'f', -1, bits) }
 
 func ratFloor(r *big.Rat) *big.Rat {
 	q := new(big.Int).Div(r.Num(), r.Denom()) // Euclidean: floor for positive denominators
@@ -600,11 +606,11 @@ func registerStrings(fn func(string, int, int, FuncImpl)) {
 		if err != nil {
 			return nil, err
 		}
-		from, err := argString(args[1])
+		from, err := argStringReq(args[1])
 		if err != nil {
 			return nil, err
 		}
-		to, err := argString(args[2])
+		to, err := argStringReq(args[2])
 		if err != nil {
 			return nil, err
 		}
@@ -1159,9 +1165,13 @@ func minMax(c Context, args []Sequence, sign int) (Sequence, error) {
 	if err := check(best); err != nil {
 		return nil, err
 	}
-	if isNaN(best) {
-		return one(promote(best, maxRank)), nil
+	hasString := false
+	for _, v := range vals {
+		if v.Type().DerivesFrom(TString) {
+			hasString = true
+		}
 	}
+	nan := isNaN(best)
 	for _, v := range vals[1:] {
 		if err := check(v); err != nil {
 			return nil, err
@@ -1170,10 +1180,12 @@ func minMax(c Context, args []Sequence, sign int) (Sequence, error) {
 		if err != nil {
 			return nil, errf("FORG0006", "%s", err.(*Error).Msg)
 		}
+		if nan {
+			continue
+		}
 		if !ok {
 			if isNaN(v) {
-				best = v
-				break
+				best, nan = v, true
 			}
 			continue
 		}
@@ -1181,9 +1193,8 @@ func minMax(c Context, args []Sequence, sign int) (Sequence, error) {
 			best = v
 		}
 	}
-	if s, ok := best.(String); ok && s.T == TAnyURI {
-		// anyURI and string compare together; the result keeps its type
-		return one(best), nil
+	if s, ok := best.(String); ok && s.T == TAnyURI && hasString {
+		return one(Str(s.V)), nil
 	}
 	return one(promote(best, maxRank)), nil
 }

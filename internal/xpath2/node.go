@@ -283,7 +283,13 @@ func nodePath(n Node) []int {
 			break
 		}
 		idx := -1
-		if n.Kind() == AttributeNode {
+		if en, ok := n.(etreeNode); ok {
+			if en.attr >= 0 {
+				idx = -1000000 + en.attr
+			} else {
+				idx = en.tok.Index()
+			}
+		} else if n.Kind() == AttributeNode {
 			for i, a := range p.Attributes() {
 				if a.Same(n) {
 					idx = i

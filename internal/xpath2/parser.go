@@ -515,29 +515,43 @@ func (p *parser) parsePath() (expr, error) {
 	}
 	if p.isSym("//") {
 		p.next()
-		return p.parseRelative(&pathExpr{rootExpr{}, &stepExpr{axis: axisDescendantOrSelf, test: nodeTest{anyKind: true}}})
+		return p.parseRelativeFrom(rootExpr{}, "//")
 	}
 	return p.parseRelative(nil)
 }
 
 func (p *parser) parseRelative(left expr) (expr, error) {
+	if left != nil {
+		return p.parseRelativeFrom(left, "/")
+	}
 	step, err := p.parseStep()
 	if err != nil {
 		return nil, err
 	}
-	if left != nil {
-		left = &pathExpr{left, step}
-	} else {
-		left = step
-	}
-	for p.isSym("/") || p.isSym("//") {
-		op := p.next().val
-		if op == "//" {
-			left = &pathExpr{left, &stepExpr{axis: axisDescendantOrSelf, test: nodeTest{anyKind: true}}}
+	return p.parseRelativeFrom(step, "")
+}
+
+// parseRelativeFrom parses the steps after left; first is the separator
+// already consumed before the next step ("" when none).
+func (p *parser) parseRelativeFrom(left expr, first string) (expr, error) {
+	for first != "" || p.isSym("/") || p.isSym("//") {
+		op := first
+		if op == "" {
+			op = p.next().val
 		}
+		first = ""
 		step, err := p.parseStep()
 		if err != nil {
 			return nil, err
+		}
+		if op == "//" {
+			// a//b is a/descendant::b when b is a child step without
+			// predicates (positions would differ otherwise)
+			if st, ok := step.(*stepExpr); ok && st.axis == axisChild && len(st.preds) == 0 {
+				left = &pathExpr{left, &stepExpr{axis: axisDescendant, test: st.test}}
+				continue
+			}
+			left = &pathExpr{left, &stepExpr{axis: axisDescendantOrSelf, test: nodeTest{anyKind: true}}}
 		}
 		left = &pathExpr{left, step}
 	}

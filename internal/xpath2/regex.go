@@ -35,11 +35,38 @@ func compileRegex(pat, flags string) (*regexp.Regexp, error) {
 	groups := 0
 	closed := 0
 	rs := []rune(pat)
+	if xflag {
+		// whitespace is removed outside character classes before the
+		// regex is read (so "\ s" is "\s")
+		isWS := func(r rune) bool { return r == ' ' || r == '\t' || r == '\n' || r == '\r' }
+		kept := rs[:0:0]
+		depth := 0
+		for j := 0; j < len(rs); j++ {
+			r := rs[j]
+			switch {
+			case r == '\\':
+				kept = append(kept, r)
+				for depth == 0 && j+1 < len(rs) && isWS(rs[j+1]) {
+					j++
+				}
+				if j+1 < len(rs) {
+					j++
+					kept = append(kept, rs[j])
+				}
+				continue
+			case r == '[':
+				depth++
+			case r == ']' && depth > 0:
+				depth--
+			case depth == 0 && isWS(r):
+				continue
+			}
+			kept = append(kept, r)
+		}
+		rs = kept
+	}
 	for i := 0; i < len(rs); i++ {
 		r := rs[i]
-		if xflag && inClass == 0 && (r == ' ' || r == '\t' || r == '\n' || r == '\r') {
-			continue
-		}
 		switch r {
 		case '\\':
 			if i+1 >= len(rs) {
@@ -116,6 +143,22 @@ func compileRegex(pat, flags string) (*regexp.Regexp, error) {
 					return nil, bad(`unterminated \p{`)
 				}
 				name := string(rs[i+2 : end])
+				if blk, ok := blocks[name]; ok {
+					neg := ""
+					if e == 'P' {
+						neg = "^"
+					}
+					if inClass > 0 {
+						if neg != "" {
+							return nil, bad(`\P{Is...} in a character class`)
+						}
+						b.WriteString(blk)
+					} else {
+						b.WriteString("[" + neg + blk + "]")
+					}
+					i = end
+					break
+				}
 				if !validCategory(name) {
 					return nil, bad("unknown category " + name)
 				}
@@ -151,6 +194,10 @@ func compileRegex(pat, flags string) (*regexp.Regexp, error) {
 				return nil, bad("character class subtraction is not supported")
 			}
 			if inClass > 0 {
+				prevRange := i >= 4 && rs[i-2] == '-' && rs[i-3] != '['
+				if prevRange && i+1 < len(rs) && rs[i+1] != ']' {
+					return nil, bad("- after a range must end the class")
+				}
 				b.WriteString(`-`)
 			} else {
 				b.WriteRune('-')
@@ -244,6 +291,23 @@ var categories = map[string]bool{
 	"C": true, "Cc": true, "Cf": true, "Co": true,
 }
 
+// blocks are the Unicode blocks \p{Is...} may name (a subset).
+var blocks = map[string]string{
+	"IsBasicLatin":           `\x{0}-\x{7F}`,
+	"IsLatin-1Supplement":    `\x{80}-\x{FF}`,
+	"IsLatinExtended-A":      `\x{100}-\x{17F}`,
+	"IsLatinExtended-B":      `\x{180}-\x{24F}`,
+	"IsGreek":                `\x{370}-\x{3FF}`,
+	"IsCyrillic":             `\x{400}-\x{4FF}`,
+	"IsHebrew":               `\x{590}-\x{5FF}`,
+	"IsArabic":               `\x{600}-\x{6FF}`,
+	"IsGeneralPunctuation":   `\x{2000}-\x{206F}`,
+	"IsCurrencySymbols":      `\x{20A0}-\x{20CF}`,
+	"IsCJKUnifiedIdeographs": `\x{4E00}-\x{9FFF}`,
+	"IsHiragana":             `\x{3040}-\x{309F}`,
+	"IsKatakana":             `\x{30A0}-\x{30FF}`,
+}
+
 func validCategory(name string) bool { return categories[name] }
 
 func regexArgs(args []Sequence, flagIdx int) (string, *regexp.Regexp, error) {
@@ -251,13 +315,13 @@ func regexArgs(args []Sequence, flagIdx int) (string, *regexp.Regexp, error) {
 	if err != nil {
 		return "", nil, err
 	}
-	pat, err := argString(args[1])
+	pat, err := argStringReq(args[1])
 	if err != nil {
 		return "", nil, err
 	}
 	flags := ""
 	if len(args) > flagIdx {
-		if flags, err = argString(args[flagIdx]); err != nil {
+		if flags, err = argStringReq(args[flagIdx]); err != nil {
 			return "", nil, err
 		}
 	}
@@ -278,17 +342,17 @@ func fnReplace(c Context, args []Sequence) (Sequence, error) {
 	if err != nil {
 		return nil, err
 	}
-	pat, err := argString(args[1])
+	pat, err := argStringReq(args[1])
 	if err != nil {
 		return nil, err
 	}
-	repl, err := argString(args[2])
+	repl, err := argStringReq(args[2])
 	if err != nil {
 		return nil, err
 	}
 	flags := ""
 	if len(args) > 3 {
-		if flags, err = argString(args[3]); err != nil {
+		if flags, err = argStringReq(args[3]); err != nil {
 			return nil, err
 		}
 	}
