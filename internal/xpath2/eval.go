@@ -57,11 +57,7 @@ func (e *rangeExpr) eval(c *evalCtx) (Sequence, error) {
 
 // oneInteger evaluates an operand of "to": empty or one integer.
 func oneInteger(c *evalCtx, x expr) (*big.Int, error) {
-	s, err := x.eval(c)
-	if err != nil {
-		return nil, err
-	}
-	a, err := atomizeOpt(s)
+	a, err := evalAtomOpt(c, x)
 	if err != nil || a == nil {
 		return nil, err
 	}
@@ -217,6 +213,16 @@ func atomizeItem(it Item) Atomic {
 	return Str("")
 }
 
+// evalAtomOpt evaluates an operand that must be empty or one item and
+// atomizes it.
+func evalAtomOpt(c *evalCtx, x expr) (Atomic, error) {
+	s, err := x.eval(c)
+	if err != nil {
+		return nil, err
+	}
+	return atomizeOpt(s)
+}
+
 // atomizeOpt atomizes a sequence that must hold at most one item.
 func atomizeOpt(s Sequence) (Atomic, error) {
 	if len(s) == 0 {
@@ -229,11 +235,7 @@ func atomizeOpt(s Sequence) (Atomic, error) {
 }
 
 func (e *negExpr) eval(c *evalCtx) (Sequence, error) {
-	s, err := e.a.eval(c)
-	if err != nil {
-		return nil, err
-	}
-	a, err := atomizeOpt(s)
+	a, err := evalAtomOpt(c, e.a)
 	if err != nil || a == nil {
 		return nil, err
 	}
@@ -245,11 +247,7 @@ func (e *negExpr) eval(c *evalCtx) (Sequence, error) {
 }
 
 func (e *plusExpr) eval(c *evalCtx) (Sequence, error) {
-	s, err := e.a.eval(c)
-	if err != nil {
-		return nil, err
-	}
-	a, err := atomizeOpt(s)
+	a, err := evalAtomOpt(c, e.a)
 	if err != nil || a == nil {
 		return nil, err
 	}

@@ -517,24 +517,9 @@ func registerStrings(fn func(string, int, int, FuncImpl)) {
 		if err != nil {
 			return nil, err
 		}
-		st, err := argNumeric(args[1])
+		start, end, err := positionWindow("substring", args)
 		if err != nil {
 			return nil, err
-		}
-		if st == nil {
-			return nil, errf("XPTY0004", "substring start must not be empty")
-		}
-		start := roundXPath(toFloat(st))
-		end := math.Inf(1)
-		if len(args) == 3 {
-			ln, err := argNumeric(args[2])
-			if err != nil {
-				return nil, err
-			}
-			if ln == nil {
-				return nil, errf("XPTY0004", "substring length must not be empty")
-			}
-			end = start + roundXPath(toFloat(ln))
 		}
 		var b strings.Builder
 		i := 1.0
@@ -742,6 +727,30 @@ func registerStrings(fn func(string, int, int, FuncImpl)) {
 	})
 }
 
+// positionWindow reads the start and optional length arguments of
+// substring and subsequence: the positions p kept are start <= p < end.
+func positionWindow(name string, args []Sequence) (start, end float64, err error) {
+	st, err := argNumeric(args[1])
+	if err != nil {
+		return 0, 0, err
+	}
+	if st == nil {
+		return 0, 0, errf("XPTY0004", "%s start must not be empty", name)
+	}
+	start, end = roundXPath(toFloat(st)), math.Inf(1)
+	if len(args) == 3 {
+		ln, err := argNumeric(args[2])
+		if err != nil {
+			return 0, 0, err
+		}
+		if ln == nil {
+			return 0, 0, errf("XPTY0004", "%s length must not be empty", name)
+		}
+		end = start + roundXPath(toFloat(ln))
+	}
+	return start, end, nil
+}
+
 func isAlnum(b byte) bool {
 	return b >= 'a' && b <= 'z' || b >= 'A' && b <= 'Z' || b >= '0' && b <= '9'
 }
@@ -861,24 +870,9 @@ func registerSequences(fn func(string, int, int, FuncImpl)) {
 		return append(out, s[pos:]...), nil
 	})
 	fn("subsequence", 2, 3, func(c Context, args []Sequence) (Sequence, error) {
-		st, err := argNumeric(args[1])
+		start, end, err := positionWindow("subsequence", args)
 		if err != nil {
 			return nil, err
-		}
-		if st == nil {
-			return nil, errf("XPTY0004", "subsequence start must not be empty")
-		}
-		start := roundXPath(toFloat(st))
-		end := math.Inf(1)
-		if len(args) == 3 {
-			ln, err := argNumeric(args[2])
-			if err != nil {
-				return nil, err
-			}
-			if ln == nil {
-				return nil, errf("XPTY0004", "subsequence length must not be empty")
-			}
-			end = start + roundXPath(toFloat(ln))
 		}
 		var out Sequence
 		for i, it := range args[0] {
