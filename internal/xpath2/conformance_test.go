@@ -365,7 +365,7 @@ func runWithTimeout(c w3cCase, docs *docCache, tz int) (r caseResult) {
 	select {
 	case r = <-done:
 		return r
-	case <-time.After(10 * time.Second):
+	case <-time.After(60 * time.Second):
 		return caseResult{false, "timeout"}
 	}
 }

@@ -2,6 +2,8 @@ package xpath2
 
 import (
 	"math"
+
+	"github.com/beevik/etree"
 	"math/big"
 	"sort"
 )
@@ -772,6 +774,12 @@ func (e *stepExpr) eval(c *evalCtx) (Sequence, error) {
 	}
 	var desc func(m Node)
 	desc = func(m Node) {
+		if en, ok := m.(etreeNode); ok {
+			if el, ok := en.tok.(*etree.Element); ok && en.attr < 0 {
+				etreeDescendants(el, &e.test, add)
+				return
+			}
+		}
 		for _, ch := range m.Children() {
 			add(ch)
 			desc(ch)
@@ -904,6 +912,32 @@ func (e *stepExpr) eval(c *evalCtx) (Sequence, error) {
 		return docOrder(ns), nil
 	}
 	return seq, nil
+}
+
+// etreeDescendants walks an etree subtree without boxing the nodes a
+// name test rejects by their local name.
+func etreeDescendants(el *etree.Element, test *nodeTest, add func(Node)) {
+	for _, c := range el.Child {
+		ch, isElem := c.(*etree.Element)
+		if test.nameTest && test.local != "*" {
+			if isElem && ch.Tag == test.local {
+				add(etreeNode{c, -1})
+			}
+		} else {
+			switch t := c.(type) {
+			case *etree.Directive:
+				continue
+			case *etree.ProcInst:
+				if t.Target == "xml" && isDoc(el) {
+					continue
+				}
+			}
+			add(etreeNode{c, -1})
+		}
+		if isElem {
+			etreeDescendants(ch, test, add)
+		}
+	}
 }
 
 func isAncestor(a, d Node) bool {
