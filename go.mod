@@ -10,6 +10,7 @@ require (
 	github.com/hooklift/gowsdl v0.5.0
 	github.com/prometheus/client_golang v1.23.2
 	go.etcd.io/bbolt v1.4.3
+	golang.org/x/text v0.28.0
 )
 
 require (
@@ -23,6 +24,5 @@ require (
 	go.yaml.in/yaml/v2 v2.4.2 // indirect
 	golang.org/x/net v0.43.0 // indirect
 	golang.org/x/sys v0.35.0 // indirect
-	golang.org/x/text v0.28.0 // indirect
 	google.golang.org/protobuf v1.36.8 // indirect
 )

@@ -1,0 +1,29 @@
+// Package xpath2 is orchd's XPath 2.0 evaluator. No Go library implements
+// XPath 2.0, so this one is ours.
+//
+// Compile parses an expression once into an immutable AST, resolving
+// namespace prefixes, function names and variable names against a
+// StaticContext; the resulting *Expr may be evaluated any number of times,
+// concurrently, with Expr.Evaluate and a DynamicContext (context item,
+// variable values, implicit timezone, current dateTime). There is no
+// global mutable state: the function library is a value the caller builds
+// (NewFunctionLibrary gives the standard fn: functions) and may extend, so
+// orchd can add bpel:getVariableProperty or ode:* functions.
+//
+// The evaluator works over the Node interface (node.go); NewDocument and
+// WrapElement adapt github.com/beevik/etree trees, the project's XML tree.
+// Values are Sequences of Items: Nodes and atomic values (values.go) with
+// their XML Schema types (types.go): arbitrary-precision xs:integer and
+// xs:decimal, xs:double/xs:float, dates, times, durations, QNames, binary
+// and the g* types. Errors are *Error values carrying the W3C error code
+// (XPST0003, XPTY0004, FORG0001, FOAR0001, ...).
+//
+// Files: lexer and parser build the AST (ast.go); eval evaluates it;
+// types, values and cast hold the type system; arith and compare the
+// operators; datetime the calendar; regex translates XPath regular
+// expressions to Go's regexp; functions is the fn: library.
+//
+// The W3C QT3 XPath 2.0 cases in /work/shared/conformance/xpath2 are run
+// by TestW3C (conformance_test.go); the cases that pass are listed in
+// testdata/passing.txt and must keep passing.
+package xpath2
