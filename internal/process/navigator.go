@@ -21,17 +21,25 @@ import (
 //
 // Without vars (a message part on its own, for correlation) root is the
 // one document node, as in a plain XML document.
+//
+// antchfx copies navigators at every step: keep it at 32 bytes.
 type navigator struct {
-	root *etree.Element // the tree's root
-	cur  etree.Token    // *etree.Element or *etree.CharData or *etree.Comment
-	attr int            // index into cur's Attr when on an attribute, else -1
-	// vars are the variables by slot (vars[i] owns root.Child[i]), or nil.
-	vars []*variable
+	t    *docTree
+	cur  etree.Token // *etree.Element or *etree.CharData or *etree.Comment
+	attr int32       // index into cur's Attr when on an attribute, else -1
 	pos  navPos
 	// down is true while the navigator walks the slots and message parts
 	// from the root (a $var path), where siblings are other variables or
 	// parts; on any node reached otherwise they are not visible.
 	down bool
+}
+
+// docTree is an instance's variable tree as XPath sees it.
+type docTree struct {
+	root *etree.Element
+	// vars are the variables by slot (vars[i] owns root.Child[i]), or nil
+	// when root is a document of its own.
+	vars []*variable
 }
 
 // navPos is where a navigator stands: on cur, or on a document node.
@@ -64,24 +72,24 @@ const (
 )
 
 func (n *navigator) boundary(e *etree.Element) int {
-	if e == n.root {
+	if e == n.t.root {
 		return bRoot
 	}
-	if n.vars == nil {
+	if n.t.vars == nil {
 		return bNone
 	}
 	p := e.Parent()
 	if p == nil {
 		return bNone
 	}
-	if p == n.root {
+	if p == n.t.root {
 		v := n.slotVar(e)
 		if v != nil && v.msg == nil && !v.elem.IsZero() {
 			return bHolder
 		}
 		return bDocEl
 	}
-	if p.Parent() == n.root {
+	if p.Parent() == n.t.root {
 		if v := n.slotVar(p); v != nil && v.msg != nil {
 			if i := e.Index(); i < len(v.msg.Parts) {
 				if v.msg.Parts[i].Element.IsZero() {
@@ -96,14 +104,10 @@ func (n *navigator) boundary(e *etree.Element) int {
 
 // slotVar is the variable whose slot is s (a child of the root).
 func (n *navigator) slotVar(s *etree.Element) *variable {
-	if i := s.Index(); i >= 0 && i < len(n.vars) {
-		return n.vars[i]
+	if i := s.Index(); i >= 0 && i < len(n.t.vars) {
+		return n.t.vars[i]
 	}
 	return nil
-}
-
-func newNavigator(doc *etree.Element) *navigator {
-	return &navigator{root: doc, cur: doc, attr: -1}
 }
 
 func (n *navigator) NodeType() xpath.NodeType {
@@ -115,7 +119,7 @@ func (n *navigator) NodeType() xpath.NodeType {
 		if n.attr >= 0 {
 			return xpath.AttributeNode
 		}
-		if t == n.root {
+		if t == n.t.root {
 			return xpath.RootNode
 		}
 		return xpath.ElementNode
@@ -132,7 +136,7 @@ func (n *navigator) LocalName() string {
 		if n.attr >= 0 {
 			return e.Attr[n.attr].Key
 		}
-		if e == n.root {
+		if e == n.t.root {
 			return ""
 		}
 		return e.Tag
@@ -173,7 +177,7 @@ func (n *navigator) Value() string {
 	if n.pos == onNothing {
 		return ""
 	}
-	return node{tok: n.cur, attr: n.attr}.String()
+	return node{tok: n.cur, attr: int(n.attr)}.String()
 }
 
 // stringValue is the XPath string-value of an element: its descendant
@@ -208,7 +212,7 @@ func (n *navigator) Copy() xpath.NodeNavigator {
 // MoveToRoot moves to the tree's root, where the compiler's $var paths
 // start.
 func (n *navigator) MoveToRoot() {
-	n.cur, n.attr, n.pos, n.down = n.root, -1, onNode, true
+	n.cur, n.attr, n.pos, n.down = n.t.root, -1, onNode, true
 }
 
 // MoveToParent stops at the document node of a variable or part.
@@ -217,7 +221,7 @@ func (n *navigator) MoveToParent() bool {
 		n.attr = -1
 		return true
 	}
-	if n.pos != onNode || n.cur == n.root {
+	if n.pos != onNode || n.cur == n.t.root {
 		return false
 	}
 	if e, ok := n.cur.(*etree.Element); ok {
@@ -226,7 +230,7 @@ func (n *navigator) MoveToParent() bool {
 			n.pos, n.down = onDocAbove, false
 			return true
 		case bHolder:
-			if e.Parent() == n.root {
+			if e.Parent() == n.t.root {
 				return false // an element variable's slot is no node of its document
 			}
 			// An element part's wrapper reached from $msg: its parent is the
@@ -249,12 +253,12 @@ func (n *navigator) MoveToNextAttribute() bool {
 	if !ok || n.pos != onNode {
 		return false
 	}
-	for i := n.attr + 1; i < len(e.Attr); i++ {
+	for i := int(n.attr) + 1; i < len(e.Attr); i++ {
 		a := e.Attr[i]
 		if a.Space == "xmlns" || (a.Space == "" && a.Key == "xmlns") {
 			continue
 		}
-		n.attr = i
+		n.attr = int32(i)
 		return true
 	}
 	return false
@@ -287,7 +291,7 @@ func (n *navigator) MoveToChild() bool {
 		if navigable(c) {
 			// Below the root and a message variable's slot are the slots
 			// and the parts, which a $var path walks.
-			n.down = e == n.root || n.pos == onNode && n.isMessageSlot(e)
+			n.down = e == n.t.root || n.pos == onNode && n.isMessageSlot(e)
 			n.cur, n.pos = c, onNode
 			return true
 		}
@@ -296,7 +300,7 @@ func (n *navigator) MoveToChild() bool {
 }
 
 func (n *navigator) isMessageSlot(e *etree.Element) bool {
-	if n.vars == nil || e.Parent() != n.root {
+	if n.t.vars == nil || e.Parent() != n.t.root {
 		return false
 	}
 	v := n.slotVar(e)
@@ -306,14 +310,14 @@ func (n *navigator) isMessageSlot(e *etree.Element) bool {
 // siblings are cur's siblings, none for a document node, a document
 // element, or a slot or part not reached from the root.
 func (n *navigator) siblings() ([]etree.Token, int) {
-	if n.pos != onNode || n.cur == n.root {
+	if n.pos != onNode || n.cur == n.t.root {
 		return nil, -1
 	}
 	p := n.cur.Parent()
 	if p == nil {
 		return nil, -1
 	}
-	if !n.down && n.vars != nil {
+	if !n.down && n.t.vars != nil {
 		if e, ok := n.cur.(*etree.Element); ok && n.boundary(e) != bNone {
 			return nil, -1
 		}
@@ -368,7 +372,7 @@ func (n *navigator) MoveToPrevious() bool {
 
 func (n *navigator) MoveTo(other xpath.NodeNavigator) bool {
 	o, ok := other.(*navigator)
-	if !ok || o.root != n.root {
+	if !ok || o.t != n.t {
 		return false
 	}
 	n.cur, n.attr, n.pos, n.down = o.cur, o.attr, o.pos, o.down

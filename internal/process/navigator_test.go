@@ -122,7 +122,7 @@ func TestVariablesAreDocuments(t *testing.T) {
 			if err != nil {
 				t.Fatalf("%s (compiled as %s): %v", tt.src, rw, err)
 			}
-			if got := render(x.eval(in.root, ctx, p.vars)); got != tt.want {
+			if got := render(x.eval(&in.docs, ctx)); got != tt.want {
 				t.Errorf("general evaluator: %s (compiled as %s) = %q, want %q", tt.src, rw, got, tt.want)
 			}
 			x.fast = compileSimplePath(tt.src, r, ns, tt.on != "")
@@ -132,7 +132,7 @@ func TestVariablesAreDocuments(t *testing.T) {
 			if fast := x.fast != nil || x.fastX != nil; fast != tt.fast {
 				t.Fatalf("fast evaluator takes %s: %v, want %v", tt.src, fast, tt.fast)
 			}
-			if got := render(x.eval(in.root, ctx, p.vars)); got != tt.want {
+			if got := render(x.eval(&in.docs, ctx)); got != tt.want {
 				t.Errorf("compiler's evaluator: %s = %q, want %q", tt.src, got, tt.want)
 			}
 		})

@@ -46,12 +46,12 @@ func newExpr(src, text string, ns map[string]string) (*expr, error) {
 
 func (e *expr) get() *xpath.Expr { return e.pool.Get().(*xpath.Expr) }
 
-// eval evaluates e with context node ctx: an element of an instance's
-// variable tree (a query's variable or part), or the tree's root for an
-// expression, whose context is then an empty document. vars are the
-// variables by slot, whose values are documents of their own (see
-// navigator); nil makes root the one document node.
-func (e *expr) eval(root, ctx *etree.Element, vars []*variable) any {
+// eval evaluates e with context node ctx: an element of t (a query's
+// variable or part), or t's root for an expression, whose context is then
+// an empty document. Each variable and part of t is a document of its own
+// (see navigator).
+func (e *expr) eval(t *docTree, ctx *etree.Element) any {
+	root := t.root
 	if e.fast != nil {
 		return e.fast.eval(root, ctx)
 	}
@@ -59,8 +59,8 @@ func (e *expr) eval(root, ctx *etree.Element, vars []*variable) any {
 		return e.fastX.value(root)
 	}
 	x := e.get()
-	nav := &navigator{root: root, cur: ctx, attr: -1, vars: vars}
-	if vars != nil && ctx == root {
+	nav := &navigator{t: t, cur: ctx, attr: -1}
+	if t.vars != nil && ctx == root {
 		nav.pos = onNothing
 	}
 	v := x.Evaluate(nav)
@@ -82,7 +82,7 @@ func collect(it *xpath.NodeIterator) []node {
 	var out []node
 	for it.MoveNext() {
 		n := it.Current().(*navigator)
-		out = append(out, node{tok: n.cur, attr: n.attr})
+		out = append(out, node{tok: n.cur, attr: int(n.attr)})
 	}
 	return out
 }
