@@ -308,8 +308,10 @@ func (n *navigator) isMessageSlot(e *etree.Element) bool {
 }
 
 // siblings are cur's siblings, none for a document node, a document
-// element, or a slot or part not reached from the root.
-func (n *navigator) siblings() ([]etree.Token, int) {
+// element, or a slot or part not reached from the root; a $var path's
+// walk over the slots and parts goes forward only, so backward there are
+// none either.
+func (n *navigator) siblings(forward bool) ([]etree.Token, int) {
 	if n.pos != onNode || n.cur == n.t.root {
 		return nil, -1
 	}
@@ -317,7 +319,7 @@ func (n *navigator) siblings() ([]etree.Token, int) {
 	if p == nil {
 		return nil, -1
 	}
-	if !n.down && n.t.vars != nil {
+	if (!n.down || !forward) && n.t.vars != nil {
 		if e, ok := n.cur.(*etree.Element); ok && n.boundary(e) != bNone {
 			return nil, -1
 		}
@@ -329,7 +331,7 @@ func (n *navigator) MoveToFirst() bool {
 	if n.attr >= 0 {
 		return false
 	}
-	sib, _ := n.siblings()
+	sib, _ := n.siblings(false)
 	for _, c := range sib {
 		if navigable(c) {
 			n.cur = c
@@ -343,7 +345,7 @@ func (n *navigator) MoveToNext() bool {
 	if n.attr >= 0 {
 		return false
 	}
-	sib, i := n.siblings()
+	sib, i := n.siblings(true)
 	if i < 0 {
 		return false
 	}
@@ -360,7 +362,7 @@ func (n *navigator) MoveToPrevious() bool {
 	if n.attr >= 0 {
 		return false
 	}
-	sib, i := n.siblings()
+	sib, i := n.siblings(false)
 	for j := i - 1; j >= 0; j-- {
 		if navigable(sib[j]) {
 			n.cur = sib[j]

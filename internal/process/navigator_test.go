@@ -97,6 +97,8 @@ func TestVariablesAreDocuments(t *testing.T) {
 		{name: "following:: stays in the variable", src: "count($a/tns:text/following::node())", want: "0"},
 		{name: "preceding:: stays in the variable", src: "count($b/tns:id/preceding::node())", want: "0"},
 		{name: "preceding-sibling:: of a document element", src: "count($a/preceding-sibling::node())", want: "0"},
+		{name: "preceding-sibling:: of a type variable", src: "count($t/preceding-sibling::node())", want: "0"},
+		{name: "preceding:: of a type variable", src: "count($t/preceding::node())", want: "0"},
 		{name: "two variables in a predicate", src: "$b/tns:id[. != $a/tns:id]", want: "tns:id=B"},
 		{name: "two variables compared", src: "$a/tns:n < $b/tns:n", want: "true", fast: true},
 		{name: "a path", src: "$a/tns:text", want: "tns:text=a-text", fast: true},
