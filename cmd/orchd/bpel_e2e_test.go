@@ -643,3 +643,28 @@ func TestUncorrelatedReceiveAndRuntimeViolation(t *testing.T) {
 		t.Fatalf("run: status %d body %s\n%s", r.status, r.body, o.log())
 	}
 }
+
+// Each variable is a document of its own: in and more both hold a
+// tns:req, and //tns:id in a query on more finds more's id alone (one node,
+// so the copy works), while the ancestors of in's id end at in's document
+// node (its tns:req and the document: 2).
+func TestQueryStaysInItsVariable(t *testing.T) {
+	deploy := t.TempDir()
+	writeProcess(t, deploy, "Docs", "127.0.0.1:1", `
+  <sequence>
+    <receive partnerLink="client" operation="run" variable="in" createInstance="yes"/>
+    `+initOut+`
+    <assign>
+      <copy><from><literal><tns:req><tns:id>M</tns:id><tns:n>0</tns:n></tns:req></literal></from><to variable="more" part="payload"/></copy>
+      <copy><from>concat('M-', $in.payload/tns:id)</from><to>$more.payload/tns:id</to></copy>
+      <copy><from variable="more" part="payload"><query>//tns:id</query></from><to>$out.payload/tns:a</to></copy>
+      <copy><from>concat($out.payload/tns:a, ':', count($in.payload/tns:id/ancestor::node()))</from><to>$out.payload/tns:a</to></copy>
+    </assign>
+    <reply partnerLink="client" operation="run" variable="out"/>
+  </sequence>`, true)
+	o := startOrchd(t, "--deploy", deploy)
+	r := callRun(t, o.base, "Docs", "D1", "1")
+	if got := between(r.body, "<tns:a>", "</tns:a>"); r.status != 200 || got != "M-D1:2" {
+		t.Fatalf("status %d, a = %q (body %s), want a = M-D1:2", r.status, got, r.body)
+	}
+}

@@ -190,7 +190,7 @@ func (in *instance) eval(x *expr, ctx *etree.Element, at bpel.Pos) (v any, err e
 			err = in.faultf(at, "subLanguageExecutionFault", "evaluating %q: %v", x.src, r)
 		}
 	}()
-	return x.eval(in.root, ctx), nil
+	return x.eval(&in.docs, ctx), nil
 }
 
 func newQualified(parent *etree.Element, q qname) *etree.Element {

@@ -214,7 +214,7 @@ func corrValues(m *exchange.Message, ex []*propExtract) (string, error) {
 		if pe.query == nil {
 			v = stringValue(part)
 		} else {
-			r := pe.query.eval(part, part)
+			r := pe.query.eval(&docTree{root: part}, part)
 			nodes, ok := r.([]node)
 			if ok && len(nodes) != 1 {
 				return "", fmt.Errorf("property %s: alias query selects %d nodes, want one", pe.prop, len(nodes))

@@ -76,7 +76,7 @@ func TestFastExprMatchesXPath(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", src, err)
 		}
-		want := x.eval(in.root, in.root)
+		want := x.eval(&in.docs, in.root)
 		got := fast.value(in.root)
 		if !sameValue(got, want) {
 			t.Errorf("%s: fast %#v, xpath %#v", src, got, want)

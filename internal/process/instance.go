@@ -46,6 +46,8 @@ type instance struct {
 	e    *Engine
 	ctx  context.Context
 	root *etree.Element
+	// docs is root with the variables' documents marked, for XPath.
+	docs docTree
 	// threads are the instance's lines of control; threads[0] runs the
 	// process. cur is the one being stepped; active the one whose private
 	// variables are in the tree.
@@ -128,6 +130,7 @@ func newInstance(e *Engine, p *Process, ctx context.Context) *instance {
 		root.AddChild(v.newSlot())
 	}
 	in := &instance{p: p, e: e, ctx: ctx, root: root, started: time.Now()}
+	in.docs = docTree{root: root, vars: p.vars}
 	main := &in.mainThread
 	main.stack = main.stackBuf[:0]
 	in.threadsBuf[0] = main

@@ -7,25 +7,119 @@ import (
 	"github.com/beevik/etree"
 )
 
-// navigator implements xpath.NodeNavigator over an etree tree. The root
-// node is the etree.Document (or the topmost element's parent chain end).
+// navigator implements xpath.NodeNavigator over an instance's variable
+// tree. The tree is one etree element (root) whose children are the
+// variables' slots, but in BPEL every variable, and every part of a
+// message variable, is a document of its own: from a node inside one, the
+// parent and ancestor axes end at its document node, the sibling axes do
+// not leave it, and an absolute path (which the compiler turns into
+// docRootPath) starts at it. The tree has no element for some of those
+// document nodes, so a navigator stands either on a node or on a document
+// node (pos). MoveToRoot alone reaches the tree's root: the compiler's
+// $var paths start there, and nothing a process author writes compiles to
+// it.
+//
+// Without vars (a message part on its own, for correlation) root is the
+// one document node, as in a plain XML document.
+//
+// antchfx copies navigators at every step: keep it at 32 bytes.
 type navigator struct {
-	root *etree.Element // the document node (an etree.Document's Element)
-	cur  etree.Token    // *etree.Element or *etree.CharData or *etree.Comment
-	attr int            // index into cur's Attr when on an attribute, else -1
+	t    *docTree
+	cur  etree.Token // *etree.Element or *etree.CharData or *etree.Comment
+	attr int32       // index into cur's Attr when on an attribute, else -1
+	pos  navPos
+	// down is true while the navigator walks the slots and message parts
+	// from the root (a $var path), where siblings are other variables or
+	// parts; on any node reached otherwise they are not visible.
+	down bool
 }
 
-func newNavigator(doc *etree.Element) *navigator {
-	return &navigator{root: doc, cur: doc, attr: -1}
+// docTree is an instance's variable tree as XPath sees it.
+type docTree struct {
+	root *etree.Element
+	// vars are the variables by slot (vars[i] owns root.Child[i]), or nil
+	// when root is a document of its own.
+	vars []*variable
+}
+
+// navPos is where a navigator stands: on cur, or on a document node.
+type navPos uint8
+
+const (
+	onNode navPos = iota
+	// onDocOf: the document node whose children are cur's (cur is an
+	// element variable's slot or an element part's wrapper).
+	onDocOf
+	// onDocAbove: the document node whose only child is cur (cur is a
+	// type or message variable's slot, or a type part's wrapper: the
+	// document element).
+	onDocAbove
+	// onNothing: an empty document, the context node of an expression.
+	onNothing
+)
+
+// docRootPath is what an absolute location path's leading '/' compiles
+// to: the document node of the context node, the one ancestor-or-self
+// without a parent.
+const docRootPath = "ancestor-or-self::node()[not(..)]"
+
+// Kinds of tree elements, for the document boundaries.
+const (
+	bNone   = iota // inside a variable's value
+	bRoot          // the tree's root
+	bHolder        // its children are a document's: slot of an element variable, wrapper of an element part
+	bDocEl         // a document element: slot of a type or message variable, wrapper of a type part
+)
+
+func (n *navigator) boundary(e *etree.Element) int {
+	if e == n.t.root {
+		return bRoot
+	}
+	if n.t.vars == nil {
+		return bNone
+	}
+	p := e.Parent()
+	if p == nil {
+		return bNone
+	}
+	if p == n.t.root {
+		v := n.slotVar(e)
+		if v != nil && v.msg == nil && !v.elem.IsZero() {
+			return bHolder
+		}
+		return bDocEl
+	}
+	if p.Parent() == n.t.root {
+		if v := n.slotVar(p); v != nil && v.msg != nil {
+			if i := e.Index(); i < len(v.msg.Parts) {
+				if v.msg.Parts[i].Element.IsZero() {
+					return bDocEl
+				}
+				return bHolder
+			}
+		}
+	}
+	return bNone
+}
+
+// slotVar is the variable whose slot is s (a child of the root).
+func (n *navigator) slotVar(s *etree.Element) *variable {
+	if i := s.Index(); i >= 0 && i < len(n.t.vars) {
+		return n.t.vars[i]
+	}
+	return nil
 }
 
 func (n *navigator) NodeType() xpath.NodeType {
+	if n.pos != onNode {
+		return xpath.RootNode
+	}
 	switch t := n.cur.(type) {
 	case *etree.Element:
 		if n.attr >= 0 {
 			return xpath.AttributeNode
 		}
-		if t == n.root {
+		if t == n.t.root {
 			return xpath.RootNode
 		}
 		return xpath.ElementNode
@@ -38,11 +132,11 @@ func (n *navigator) NodeType() xpath.NodeType {
 }
 
 func (n *navigator) LocalName() string {
-	if e, ok := n.cur.(*etree.Element); ok {
+	if e, ok := n.cur.(*etree.Element); ok && n.pos == onNode {
 		if n.attr >= 0 {
 			return e.Attr[n.attr].Key
 		}
-		if e == n.root {
+		if e == n.t.root {
 			return ""
 		}
 		return e.Tag
@@ -51,7 +145,7 @@ func (n *navigator) LocalName() string {
 }
 
 func (n *navigator) Prefix() string {
-	if e, ok := n.cur.(*etree.Element); ok {
+	if e, ok := n.cur.(*etree.Element); ok && n.pos == onNode {
 		if n.attr >= 0 {
 			return e.Attr[n.attr].Space
 		}
@@ -64,7 +158,7 @@ func (n *navigator) Prefix() string {
 // by prefix.
 func (n *navigator) NamespaceURL() string {
 	e, ok := n.cur.(*etree.Element)
-	if !ok {
+	if !ok || n.pos != onNode {
 		return ""
 	}
 	if n.attr >= 0 {
@@ -77,7 +171,14 @@ func (n *navigator) NamespaceURL() string {
 	return e.NamespaceURI()
 }
 
-func (n *navigator) Value() string { return node{tok: n.cur, attr: n.attr}.String() }
+// Value is the string-value; a document node's is its element's (the
+// holder's text children are only whitespace around it).
+func (n *navigator) Value() string {
+	if n.pos == onNothing {
+		return ""
+	}
+	return node{tok: n.cur, attr: int(n.attr)}.String()
+}
 
 // stringValue is the XPath string-value of an element: its descendant
 // text, concatenated.
@@ -108,37 +209,56 @@ func (n *navigator) Copy() xpath.NodeNavigator {
 	return &c
 }
 
+// MoveToRoot moves to the tree's root, where the compiler's $var paths
+// start.
 func (n *navigator) MoveToRoot() {
-	n.cur, n.attr = n.root, -1
+	n.cur, n.attr, n.pos, n.down = n.t.root, -1, onNode, true
 }
 
+// MoveToParent stops at the document node of a variable or part.
 func (n *navigator) MoveToParent() bool {
 	if n.attr >= 0 {
 		n.attr = -1
 		return true
 	}
-	if n.cur == n.root {
+	if n.pos != onNode || n.cur == n.t.root {
 		return false
+	}
+	if e, ok := n.cur.(*etree.Element); ok {
+		switch n.boundary(e) {
+		case bDocEl:
+			n.pos, n.down = onDocAbove, false
+			return true
+		case bHolder:
+			if e.Parent() == n.t.root {
+				return false // an element variable's slot is no node of its document
+			}
+			// An element part's wrapper reached from $msg: its parent is the
+			// message's slot.
+		}
 	}
 	p := n.cur.Parent()
 	if p == nil {
 		return false
 	}
-	n.cur = p
+	n.cur, n.down = p, false
+	if n.boundary(p) == bHolder {
+		n.pos = onDocOf
+	}
 	return true
 }
 
 func (n *navigator) MoveToNextAttribute() bool {
 	e, ok := n.cur.(*etree.Element)
-	if !ok {
+	if !ok || n.pos != onNode {
 		return false
 	}
-	for i := n.attr + 1; i < len(e.Attr); i++ {
+	for i := int(n.attr) + 1; i < len(e.Attr); i++ {
 		a := e.Attr[i]
 		if a.Space == "xmlns" || (a.Space == "" && a.Key == "xmlns") {
 			continue
 		}
-		n.attr = i
+		n.attr = int32(i)
 		return true
 	}
 	return false
@@ -156,23 +276,53 @@ func (n *navigator) MoveToChild() bool {
 	if n.attr >= 0 {
 		return false
 	}
+	switch n.pos {
+	case onNothing:
+		return false
+	case onDocAbove:
+		n.pos = onNode
+		return true
+	}
 	e, ok := n.cur.(*etree.Element)
 	if !ok {
 		return false
 	}
 	for _, c := range e.Child {
 		if navigable(c) {
-			n.cur = c
+			// Below the root and a message variable's slot are the slots
+			// and the parts, which a $var path walks.
+			n.down = e == n.t.root || n.pos == onNode && n.isMessageSlot(e)
+			n.cur, n.pos = c, onNode
 			return true
 		}
 	}
 	return false
 }
 
-func (n *navigator) siblings() ([]etree.Token, int) {
-	p := n.cur.Parent()
-	if p == nil || n.cur == n.root {
+func (n *navigator) isMessageSlot(e *etree.Element) bool {
+	if n.t.vars == nil || e.Parent() != n.t.root {
+		return false
+	}
+	v := n.slotVar(e)
+	return v != nil && v.msg != nil
+}
+
+// siblings are cur's siblings, none for a document node, a document
+// element, or a slot or part not reached from the root; a $var path's
+// walk over the slots and parts goes forward only, so backward there are
+// none either.
+func (n *navigator) siblings(forward bool) ([]etree.Token, int) {
+	if n.pos != onNode || n.cur == n.t.root {
 		return nil, -1
+	}
+	p := n.cur.Parent()
+	if p == nil {
+		return nil, -1
+	}
+	if (!n.down || !forward) && n.t.vars != nil {
+		if e, ok := n.cur.(*etree.Element); ok && n.boundary(e) != bNone {
+			return nil, -1
+		}
 	}
 	return p.Child, n.cur.Index()
 }
@@ -181,7 +331,7 @@ func (n *navigator) MoveToFirst() bool {
 	if n.attr >= 0 {
 		return false
 	}
-	sib, _ := n.siblings()
+	sib, _ := n.siblings(false)
 	for _, c := range sib {
 		if navigable(c) {
 			n.cur = c
@@ -195,7 +345,7 @@ func (n *navigator) MoveToNext() bool {
 	if n.attr >= 0 {
 		return false
 	}
-	sib, i := n.siblings()
+	sib, i := n.siblings(true)
 	if i < 0 {
 		return false
 	}
@@ -212,7 +362,7 @@ func (n *navigator) MoveToPrevious() bool {
 	if n.attr >= 0 {
 		return false
 	}
-	sib, i := n.siblings()
+	sib, i := n.siblings(false)
 	for j := i - 1; j >= 0; j-- {
 		if navigable(sib[j]) {
 			n.cur = sib[j]
@@ -224,9 +374,9 @@ func (n *navigator) MoveToPrevious() bool {
 
 func (n *navigator) MoveTo(other xpath.NodeNavigator) bool {
 	o, ok := other.(*navigator)
-	if !ok || o.root != n.root {
+	if !ok || o.t != n.t {
 		return false
 	}
-	n.cur, n.attr = o.cur, o.attr
+	n.cur, n.attr, n.pos, n.down = o.cur, o.attr, o.pos, o.down
 	return true
 }

@@ -261,6 +261,14 @@ func TestRuntime(t *testing.T) {
 			name: "missing source is selectionFailure", bundle: "rt-missing-source", input: testReq("A-1", "3", "hello"),
 			wantFault: qname{Space: bpelNS[1 : len(bpelNS)-1], Local: "selectionFailure"}, wantReason: "Test.bpel:25",
 		},
+		{
+			// Each variable is a document: //tns:id on b finds b's id only,
+			// /tns:req on a is a's document element, the ancestors of b's
+			// id are b's element and its document node, and a's document
+			// node has no parent (1 + 0 + 2).
+			name: "variables are documents", bundle: "rt-docs", input: testReq("A-1", "3", "hello"),
+			want: respCanon("a", "B", "b", "A-1", "c", "3", "d", "B"),
+		},
 		{name: "if", bundle: "rt-if", input: testReq("A-1", "9", ""), want: respCanon("a", "big")},
 		{name: "elseif", bundle: "rt-if", input: testReq("A-1", "3", ""), want: respCanon("a", "medium")},
 		{name: "elseif boundary", bundle: "rt-if", input: testReq("A-1", "5", ""), want: respCanon("a", "medium")},

@@ -46,9 +46,12 @@ func newExpr(src, text string, ns map[string]string) (*expr, error) {
 
 func (e *expr) get() *xpath.Expr { return e.pool.Get().(*xpath.Expr) }
 
-// eval evaluates e with context node ctx (an element of an instance's
-// variable tree, or the tree's root).
-func (e *expr) eval(root, ctx *etree.Element) any {
+// eval evaluates e with context node ctx: an element of t (a query's
+// variable or part), or t's root for an expression, whose context is then
+// an empty document. Each variable and part of t is a document of its own
+// (see navigator).
+func (e *expr) eval(t *docTree, ctx *etree.Element) any {
+	root := t.root
 	if e.fast != nil {
 		return e.fast.eval(root, ctx)
 	}
@@ -56,7 +59,10 @@ func (e *expr) eval(root, ctx *etree.Element) any {
 		return e.fastX.value(root)
 	}
 	x := e.get()
-	nav := &navigator{root: root, cur: ctx, attr: -1}
+	nav := &navigator{t: t, cur: ctx, attr: -1}
+	if t.vars != nil && ctx == root {
+		nav.pos = onNothing
+	}
 	v := x.Evaluate(nav)
 	if it, ok := v.(*xpath.NodeIterator); ok {
 		v = collect(it)
@@ -76,7 +82,7 @@ func collect(it *xpath.NodeIterator) []node {
 	var out []node
 	for it.MoveNext() {
 		n := it.Current().(*navigator)
-		out = append(out, node{tok: n.cur, attr: n.attr})
+		out = append(out, node{tok: n.cur, attr: int(n.attr)})
 	}
 	return out
 }
@@ -171,12 +177,117 @@ var getVarPropRE = regexp.MustCompile(`([A-Za-z_][\w.\-]*):getVariableProperty\s
 // rewrite resolves BPEL variable references in an XPath 1.0 expression into
 // absolute paths over the instance's variable tree. asValue converts a
 // simple-typed variable to its typed value (number() for numeric types) so
-// that $i in a predicate is positional, as authors mean it.
+// that $i in a predicate is positional, as authors mean it. An absolute
+// location path the author wrote starts at the context node's document
+// (docRootPath), not at the tree's root: each variable and part is a
+// document of its own (WS-BPEL 2.0 sections 8.2.2 and 8.2.6).
 func rewrite(src string, r resolver, scope *etree.Element, ns map[string]string, asValue bool) (string, error) {
-	// bpel:getVariableProperty('v', 'p:prop') first: its arguments are
-	// literals, so it must be resolved before literals are skipped.
+	var b strings.Builder
+	// operand is true when the last token ends an operand, so that a '/'
+	// next is a step separator, '*' multiplies and and/or/div/mod are
+	// operators (XPath 1.0 section 3.7); otherwise '/' starts an absolute
+	// path and '*' is a name test.
+	operand := false
+	for i := 0; i < len(src); {
+		c := src[i]
+		switch {
+		case c == '\'' || c == '"':
+			j := strings.IndexByte(src[i+1:], c)
+			if j < 0 {
+				return "", fmt.Errorf("unterminated string literal in %q", src)
+			}
+			b.WriteString(src[i : i+j+2])
+			i += j + 2
+			operand = true
+		case c == '$':
+			if err := odeVariable(src, i, ns); err != nil {
+				return "", err
+			}
+			j := i + 1
+			for j < len(src) && isNameChar(src[j]) && src[j] != '.' {
+				j++
+			}
+			name := src[i+1 : j]
+			if name == "" {
+				return "", fmt.Errorf("'$' without a variable name in %q", src)
+			}
+			part := ""
+			if j < len(src) && src[j] == '.' {
+				k := j + 1
+				for k < len(src) && isNameChar(src[k]) && src[k] != '.' {
+					k++
+				}
+				part = src[j+1 : k]
+				j = k
+			}
+			v := r.lookupVar(name)
+			if v == nil {
+				return "", fmt.Errorf("undeclared variable $%s in %q", name, src)
+			}
+			path, err := v.path(part)
+			if err != nil {
+				return "", fmt.Errorf("%w in %q", err, src)
+			}
+			followedByPath := j < len(src) && (src[j] == '/' || src[j] == '[')
+			if asValue && !followedByPath && v.simple != "" && part == "" {
+				path = typedValue(v.simple, path)
+			}
+			b.WriteString(path)
+			i = j
+			operand = true
+		case c == '/':
+			n := 1
+			if i+1 < len(src) && src[i+1] == '/' {
+				n = 2
+			}
+			if !operand {
+				b.WriteString(docRootPath)
+				if n == 1 && !stepFollows(src, i+1) {
+					i++
+					operand = true
+					continue
+				}
+			}
+			b.WriteString(src[i : i+n])
+			i += n
+			operand = false
+		case isNameChar(c) && c != '-' && c != '.' && !(c >= '0' && c <= '9'):
+			j := i
+			for j < len(src) && isNameChar(src[j]) {
+				j++
+			}
+			w := src[i:j]
+			operand = !(operand && (w == "and" || w == "or" || w == "div" || w == "mod"))
+			b.WriteString(w)
+			i = j
+		case c >= '0' && c <= '9' || c == '.':
+			j := i
+			for j < len(src) && (src[j] >= '0' && src[j] <= '9' || src[j] == '.') {
+				j++
+			}
+			b.WriteString(src[i:j])
+			i = j
+			operand = true
+		default:
+			switch c {
+			case ' ', '\t', '\n', '\r':
+			case ')', ']':
+				operand = true
+			case '*':
+				operand = !operand
+			default: // ( [ , | @ : :: and the operators
+				operand = false
+			}
+			b.WriteByte(c)
+			i++
+		}
+	}
+	// bpel:getVariableProperty('v', 'p:prop'): its arguments are literals,
+	// copied as they were; its path is the compiler's, absolute over the
+	// tree.
+	out := b.String()
 	var perr error
-	src2 := getVarPropRE.ReplaceAllStringFunc(src, func(m string) string {
+	out = getVarPropRE.ReplaceAllStringFunc(out, func(m string) string {
 		sub := getVarPropRE.FindStringSubmatch(m)
 		if ns[sub[1]] != nsBPEL {
 			return m
@@ -191,58 +302,20 @@ func rewrite(src string, r resolver, scope *etree.Element, ns map[string]string,
 	if perr != nil {
 		return "", perr
 	}
-	var b strings.Builder
-	for i := 0; i < len(src2); {
-		c := src2[i]
-		switch {
-		case c == '\'' || c == '"':
-			j := strings.IndexByte(src2[i+1:], c)
-			if j < 0 {
-				return "", fmt.Errorf("unterminated string literal in %q", src)
-			}
-			b.WriteString(src2[i : i+j+2])
-			i += j + 2
-		case c == '$':
-			if err := odeVariable(src2, i, ns); err != nil {
-				return "", err
-			}
-			j := i + 1
-			for j < len(src2) && isNameChar(src2[j]) && src2[j] != '.' {
-				j++
-			}
-			name := src2[i+1 : j]
-			if name == "" {
-				return "", fmt.Errorf("'$' without a variable name in %q", src)
-			}
-			part := ""
-			if j < len(src2) && src2[j] == '.' {
-				k := j + 1
-				for k < len(src2) && isNameChar(src2[k]) && src2[k] != '.' {
-					k++
-				}
-				part = src2[j+1 : k]
-				j = k
-			}
-			v := r.lookupVar(name)
-			if v == nil {
-				return "", fmt.Errorf("undeclared variable $%s in %q", name, src)
-			}
-			path, err := v.path(part)
-			if err != nil {
-				return "", fmt.Errorf("%w in %q", err, src)
-			}
-			followedByPath := j < len(src2) && (src2[j] == '/' || src2[j] == '[')
-			if asValue && !followedByPath && v.simple != "" && part == "" {
-				path = typedValue(v.simple, path)
-			}
-			b.WriteString(path)
-			i = j
-		default:
-			b.WriteByte(c)
-			i++
-		}
+	return out, nil
+}
+
+// stepFollows reports whether a location step starts at src[i] (after
+// spaces), so that a '/' before it is not the root node on its own.
+func stepFollows(src string, i int) bool {
+	for i < len(src) && (src[i] == ' ' || src[i] == '\t' || src[i] == '\n' || src[i] == '\r') {
+		i++
 	}
-	return b.String(), nil
+	if i == len(src) {
+		return false
+	}
+	c := src[i]
+	return c == '*' || c == '@' || c == '.' || c == '/' || isNameChar(c) && c != '-' && !(c >= '0' && c <= '9')
 }
 
 // typedValue is the XPath 1.0 expression for the typed value of a
