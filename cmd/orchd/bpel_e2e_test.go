@@ -668,3 +668,49 @@ func TestQueryStaysInItsVariable(t *testing.T) {
 		t.Fatalf("status %d, a = %q (body %s), want a = M-D1:2", r.status, got, r.body)
 	}
 }
+
+// forEach's completion condition with successfulBranchesOnly counts only
+// branches whose scope did not end in a fault handler, and faults with
+// bpel:completionConditionFailure when all branches end short of it.
+func TestForEachSuccessfulBranchesOnly(t *testing.T) {
+	for _, tc := range []struct{ parallel, branches, want string }{
+		{"no", "2", "ran 1 2 3 "},                           // branch 1 fails: 2 and 3 make the count
+		{"no", "3", "ran 1 2 3 completionConditionFailure"}, // only 2 of 3 can succeed
+		{"yes", "3", "completionConditionFailure"},
+	} {
+		t.Run("parallel="+tc.parallel+",branches="+tc.branches, func(t *testing.T) {
+			deploy := t.TempDir()
+			writeProcess(t, deploy, "Each", "127.0.0.1:1", `
+  <sequence>
+    <receive partnerLink="client" operation="run" variable="in" createInstance="yes"/>
+    `+initOut+`
+    <assign><copy><from>'ran '</from><to>$out.payload/tns:a</to></copy></assign>
+    <scope>
+      <faultHandlers>
+        <catch faultName="bpel:completionConditionFailure" xmlns:bpel="http://docs.oasis-open.org/wsbpel/2.0/process/executable">
+          <assign><copy><from>concat($out.payload/tns:a, 'completionConditionFailure')</from><to>$out.payload/tns:a</to></copy></assign>
+        </catch>
+      </faultHandlers>
+      <forEach counterName="i" parallel="`+tc.parallel+`">
+        <startCounterValue>1</startCounterValue>
+        <finalCounterValue>3</finalCounterValue>
+        <completionCondition><branches successfulBranchesOnly="yes">`+tc.branches+`</branches></completionCondition>
+        <scope>
+          <faultHandlers><catchAll><empty/></catchAll></faultHandlers>
+          <sequence>
+            <assign><copy><from>concat($out.payload/tns:a, $i, ' ')</from><to>$out.payload/tns:a</to></copy></assign>
+            <if><condition>$i = 1</condition><throw faultName="tns:oops"/></if>
+          </sequence>
+        </scope>
+      </forEach>
+    </scope>
+    <reply partnerLink="client" operation="run" variable="out"/>
+  </sequence>`, true)
+			o := startOrchd(t, "--deploy", deploy)
+			r := callRun(t, o.base, "Each", "E1", "1")
+			if got := between(r.body, "<tns:a>", "</tns:a>"); r.status != 200 || !strings.HasSuffix(got, tc.want) {
+				t.Fatalf("status %d, a = %q, want %q\n%s\n%s", r.status, got, tc.want, r.body, o.log())
+			}
+		})
+	}
+}

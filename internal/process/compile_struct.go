@@ -227,8 +227,7 @@ func (c *compiler) forEach(e *etree.Element, b base) activity {
 	if cc := bpelChild(e, "completionCondition"); cc != nil {
 		if br := bpelChild(cc, "branches"); br != nil {
 			a.branches = c.expression(br, br.Text(), true)
-			// successfulBranchesOnly needs to know which branches ended by
-			// a fault handler: not told apart yet (see README).
+			a.successfulOnly = br.SelectAttrValue("successfulBranchesOnly", "no") == "yes"
 		}
 	}
 	name := e.SelectAttrValue("counterName", "")

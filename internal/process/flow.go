@@ -169,9 +169,12 @@ type forEach struct {
 	counter      *variable
 	start, final *expr
 	branches     *expr
-	parallel     bool
-	body         *scope
-	privSlots    []*variable // copied per parallel branch
+	// successfulOnly counts only branches whose scope did not end by a
+	// fault handler toward the completion condition.
+	successfulOnly bool
+	parallel       bool
+	body           *scope
+	privSlots      []*variable // copied per parallel branch
 }
 
 // Frame use: i is the next counter value, n the final value, k the
@@ -216,14 +219,16 @@ func (a *forEach) step(in *instance, f *frame) (activity, bool, error) {
 		if in.cur.kids > 0 {
 			return nil, false, errJoin
 		}
-		return nil, true, nil
+		return nil, true, a.unmet(in, f)
 	}
-	f.k++
+	if !a.successfulOnly || !in.cur.scopeFaulted {
+		f.k++
+	}
 	if f.due >= 0 && f.k >= f.due {
 		return nil, true, nil
 	}
 	if f.i > f.n {
-		return nil, true, nil
+		return nil, true, a.unmet(in, f)
 	}
 	a.setCounter(in, f.i)
 	f.i++
@@ -233,11 +238,24 @@ func (a *forEach) step(in *instance, f *frame) (activity, bool, error) {
 // childDone counts a completed parallel branch and, once the completion
 // condition holds, ends the others.
 func (a *forEach) childDone(in *instance, t *thread, f *frame) {
+	if a.successfulOnly && in.cur.scopeFaulted {
+		return
+	}
 	f.k++
 	if f.due >= 0 && f.k >= f.due {
 		in.kill(t)
 		t.state = tReady
 	}
+}
+
+// unmet is bpel:completionConditionFailure when every branch completed
+// and fewer than the completion condition's branches counted (only
+// successful ones count with successfulBranchesOnly).
+func (a *forEach) unmet(in *instance, f *frame) error {
+	if f.due >= 0 && f.k < f.due {
+		return in.faultf(a.pos, "completionConditionFailure", "%d of the %d branches the completion condition asks for completed successfully", f.k, f.due)
+	}
+	return nil
 }
 
 func (a *forEach) counterValue(in *instance, x *expr, what string) (int64, error) {

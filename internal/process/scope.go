@@ -67,6 +67,7 @@ func (a *scope) step(in *instance, f *frame) (activity, bool, error) {
 		f.pc = scopeBody
 		return a.body, false, nil
 	default:
+		in.cur.scopeFaulted = f.pc == scopeHandling
 		if f.k == 1 && in.isoHolder == in.cur {
 			in.isoHolder = nil
 			in.linksChanged = true

@@ -55,6 +55,10 @@ type thread struct {
 	// callSeq identifies that call.
 	answer  *callAnswer
 	callSeq uint64
+	// scopeFaulted says the last scope the thread completed ended by a
+	// fault handler (read at once by a forEach counting successful
+	// branches; not stored).
+	scopeFaulted bool
 	// stackBuf holds the first frames (the purchase order needs 3).
 	stackBuf [4]frame
 }
