@@ -69,7 +69,11 @@ func LoadBundle(dir string) ([]*Process, error) {
 	}
 	files, _ := filepath.Glob(filepath.Join(dir, "*.bpel"))
 	sort.Strings(files)
-	w := newWSDLSet(dir, errs)
+	// Each process sees the WSDLs it imports (two processes of a bundle
+	// may import different definitions of one portType or message); the
+	// services deploy.xml names are also looked up in the bundle's other
+	// WSDLs (loadUnimported).
+	sets := map[qname]*wsdlSet{}
 	docs := map[qname]*bpel.Document{}
 	unreadable := 0 // .bpel files that did not parse
 	sources := map[qname][]byte{}
@@ -93,6 +97,8 @@ func LoadBundle(dir string) ([]*Process, error) {
 		q := qname{Space: d.Root.SelectAttrValue("targetNamespace", ""), Local: d.Root.SelectAttrValue("name", "")}
 		docs[q] = d
 		sources[q] = b
+		w := newWSDLSet(dir, errs)
+		sets[q] = w
 		for _, imp := range d.Root.SelectElements("import") {
 			loc := imp.SelectAttrValue("location", "")
 			switch imp.SelectAttrValue("importType", "") {
@@ -108,9 +114,9 @@ func LoadBundle(dir string) ([]*Process, error) {
 				errs.add(d.Pos(imp), "import", "unknown importType %q", imp.SelectAttrValue("importType", ""))
 			}
 		}
+		w.resolveMessages()
+		w.loadUnimported()
 	}
-	w.resolveMessages()
-	w.loadUnimported()
 	var procs []*Process
 	for _, dp := range dd.processes {
 		d, ok := docs[dp.name]
@@ -120,7 +126,7 @@ func LoadBundle(dir string) ([]*Process, error) {
 			}
 			continue
 		}
-		p := compileProcess(d, w, dp, errs)
+		p := compileProcess(d, sets[dp.name], dp, errs)
 		sum := sha256.Sum256(sources[dp.name])
 		p.fingerprint = hex.EncodeToString(sum[:8])
 		p.Bundle = name

@@ -832,6 +832,10 @@ func (c *compiler) activityAfter(e, cond *etree.Element) activity {
 		switch ce.Tag {
 		case "documentation", "elseif", "else", "targets", "sources", "condition":
 			continue
+		case "then":
+			// The 2.0 drafts' <if><condition/><then>activity</then>,
+			// which ODE also read.
+			return c.onlyActivity(ce)
 		}
 		return c.activity(ce)
 	}

@@ -58,6 +58,17 @@ func (e *Errors) err() error {
 	if len(e.List) == 0 {
 		return nil
 	}
+	// A WSDL two processes import is read for each: report its problems
+	// once.
+	seen := make(map[string]bool, len(e.List))
+	kept := e.List[:0]
+	for _, x := range e.List {
+		if m := x.Error(); !seen[m] {
+			seen[m] = true
+			kept = append(kept, x)
+		}
+	}
+	e.List = kept
 	return e
 }
 

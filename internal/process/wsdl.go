@@ -245,9 +245,9 @@ func (w *wsdlSet) loadWSDL(name string, from bpel.Pos) {
 				roles[r.SelectAttrValue("name", "")] = pt
 			}
 			w.plinks[q] = roles
-		case pl.Tag == "property" && pl.NamespaceURI() == nsVprop:
+		case pl.Tag == "property" && isVprop(pl):
 			w.props[qname{Space: tns, Local: pl.SelectAttrValue("name", "")}] = true
-		case pl.Tag == "propertyAlias" && pl.NamespaceURI() == nsVprop:
+		case pl.Tag == "propertyAlias" && isVprop(pl):
 			prop, _ := qn(pl, "propertyName")
 			k := aliasKey{prop: prop}
 			k.messageType, _ = qn(pl, "messageType")
@@ -454,4 +454,11 @@ func resolveAttr(e *etree.Element, attr string) (qname, error) {
 		return qname{}, err
 	}
 	return qname{Space: sp, Local: local}, nil
+}
+
+// isVprop reports whether e is in WS-BPEL 2.0's varprop namespace or, as
+// ODE also read them, the 2004/03 draft's process namespace.
+func isVprop(e *etree.Element) bool {
+	ns := e.NamespaceURI()
+	return ns == nsVprop || ns == nsBPEL2004
 }
