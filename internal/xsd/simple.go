@@ -11,6 +11,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/beevik/etree"
+
+	"github.com/orchd/orchd/internal/process/bpel"
 )
 
 type variety uint8
@@ -586,22 +588,11 @@ func lexQName(v string, ctx *etree.Element) (bool, string) {
 		return false, ""
 	}
 	if ctx != nil && prefix != "xml" {
-		if _, ok := lookupPrefix(ctx, prefix); !ok {
+		if _, _, err := bpel.ResolveQName(ctx, v, false); err != nil {
 			return false, fmt.Sprintf(" (prefix %q is not declared)", prefix)
 		}
 	}
 	return true, ""
-}
-
-func lookupPrefix(e *etree.Element, prefix string) (string, bool) {
-	for p := e; p != nil; p = p.Parent() {
-		for _, a := range p.Attr {
-			if a.Space == "xmlns" && a.Key == prefix {
-				return a.Value, true
-			}
-		}
-	}
-	return "", false
 }
 
 // lexInteger checks an integer in [lo, hi] (nil: unbounded).

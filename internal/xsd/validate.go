@@ -6,6 +6,8 @@ import (
 	"strings"
 
 	"github.com/beevik/etree"
+
+	"github.com/orchd/orchd/internal/process/bpel"
 )
 
 // Error is a validation failure: where in the instance (a path such as
@@ -85,22 +87,11 @@ func xsiAttr(el *etree.Element, key string) (string, bool) {
 func (s *Set) element(d *Element, el *etree.Element, p string) *Error {
 	t := d.typ
 	if v, ok := xsiAttr(el, "type"); ok {
-		sp, local, found := strings.Cut(strings.TrimSpace(v), ":")
-		q := QName{Local: sp}
-		if found {
-			uri, ok := lookupPrefix(el, sp)
-			if !ok && sp != "xml" {
-				return fail(p, "xsi:type %q: undeclared prefix %q", v, sp)
-			}
-			q = QName{uri, local}
-		} else {
-			q.Space = el.NamespaceURI()
-			if u, ok := lookupDefault(el); ok {
-				q.Space = u
-			} else {
-				q.Space = ""
-			}
+		sp, local, err := bpel.ResolveQName(el, strings.TrimSpace(v), true)
+		if err != nil {
+			return fail(p, "xsi:type: %v", err)
 		}
+		q := QName{sp, local}
 		xt := s.lookupType(q)
 		if xt == nil {
 			return fail(p, "xsi:type %s is not declared in the bundle's schemas", q)
@@ -123,17 +114,6 @@ func (s *Set) element(d *Element, el *etree.Element, p string) *Error {
 		return fail(p, "'%s' is not the fixed value '%s'", text(el), *d.fixed)
 	}
 	return s.typed(t, el, p)
-}
-
-func lookupDefault(e *etree.Element) (string, bool) {
-	for p := e; p != nil; p = p.Parent() {
-		for _, a := range p.Attr {
-			if a.Space == "" && a.Key == "xmlns" {
-				return a.Value, true
-			}
-		}
-	}
-	return "", false
 }
 
 // text is the character data directly inside el.
@@ -326,13 +306,14 @@ func (m *matcher) want(pos int, what string) {
 // label names q as the instance would write it in m.parent: with a
 // prefix bound there, unprefixed in the default namespace, else {ns}local.
 func (m *matcher) label(q QName) string {
-	if d, ok := lookupDefault(m.parent); (ok && d == q.Space) || (!ok && q.Space == "") {
+	if d, _, _ := bpel.ResolveQName(m.parent, q.Local, true); d == q.Space {
 		return q.Local
 	}
 	for p := m.parent; p != nil; p = p.Parent() {
 		for _, a := range p.Attr {
 			if a.Space == "xmlns" && a.Value == q.Space {
-				if u, _ := lookupPrefix(m.parent, a.Key); u == q.Space {
+				// the nearest binding of the prefix must be this one
+				if u, _, _ := bpel.ResolveQName(m.parent, a.Key+":"+q.Local, false); u == q.Space {
 					return a.Key + ":" + q.Local
 				}
 			}
