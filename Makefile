@@ -28,6 +28,7 @@ fuzz:
 	$(GO) test -run='^$$' -fuzz='^FuzzCompileInsertPath$$' -fuzztime=$(FUZZTIME) ./internal/process/
 	$(GO) test -run='^$$' -fuzz='^FuzzParseEPR$$' -fuzztime=$(FUZZTIME) ./internal/process/
 	$(GO) test -run='^$$' -fuzz='^FuzzParse$$' -fuzztime=$(FUZZTIME) ./internal/endpoints/
+	$(GO) test -run='^$$' -fuzz='^FuzzLoad$$' -fuzztime=$(FUZZTIME) ./internal/xsd/
 
 ## conformance: run Apache ODE's whole bpel-test corpus (../shared/conformance/ode)
 ## and print PASS/FAIL/SKIP per case; case failures do not fail the target

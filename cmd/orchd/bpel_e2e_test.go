@@ -714,3 +714,54 @@ func TestForEachSuccessfulBranchesOnly(t *testing.T) {
 		})
 	}
 }
+
+// validateBody copies the request's n into a positiveInteger variable and
+// validates it; handlers (may be empty) go on the scope.
+func validateBody(handlers string) string {
+	return `
+  <sequence>
+    <receive partnerLink="client" operation="run" variable="in" createInstance="yes"/>
+    ` + initOut + `
+    <scope>
+      <variables><variable name="qty" type="xsd:positiveInteger"/></variables>
+      ` + handlers + `
+      <sequence>
+        <assign><copy><from>string($in.payload/tns:n)</from><to variable="qty"/></copy></assign>
+        <validate variables="qty"/>
+        <assign><copy><from>concat('ok ', $qty)</from><to>$out.payload/tns:a</to></copy></assign>
+      </sequence>
+    </scope>
+    <reply partnerLink="client" operation="run" variable="out"/>
+  </sequence>`
+}
+
+func TestValidateInvalidVariablesCaught(t *testing.T) {
+	deploy := t.TempDir()
+	writeProcess(t, deploy, "Validate", "127.0.0.1:1", validateBody(`<faultHandlers>
+        <catch xmlns:bpel="http://docs.oasis-open.org/wsbpel/2.0/process/executable" faultName="bpel:invalidVariables">
+          <assign><copy><from>concat('invalid ', $in.payload/tns:n)</from><to>$out.payload/tns:a</to></copy></assign>
+        </catch>
+      </faultHandlers>`), true)
+	o := startOrchd(t, "--deploy", deploy)
+	for _, tc := range []struct{ n, want string }{{"42", ">ok 42<"}, {"-3", ">invalid -3<"}, {"4.5", ">invalid 4.5<"}} {
+		r := callRun(t, o.base, "Validate", "V1", tc.n)
+		if r.status != 200 || !strings.Contains(r.body, tc.want) {
+			t.Errorf("n=%s: status %d body %s, want %s", tc.n, r.status, r.body, tc.want)
+		}
+	}
+}
+
+func TestValidateInvalidVariablesUncaught(t *testing.T) {
+	deploy := t.TempDir()
+	writeProcess(t, deploy, "ValidateUncaught", "127.0.0.1:1", validateBody(""), true)
+	o := startOrchd(t, "--deploy", deploy)
+	r := callRun(t, o.base, "ValidateUncaught", "V2", "-3")
+	code, reason := faultCode(t, r.body)
+	if r.status != 500 || code != "Server" || !strings.Contains(reason, "invalidVariables") ||
+		!strings.Contains(reason, "variable qty: '-3' is not a valid xsd:positiveInteger") {
+		t.Fatalf("status %d code %q reason %q, want a Server fault naming invalidVariables and the violation", r.status, code, reason)
+	}
+	if r := callRun(t, o.base, "ValidateUncaught", "V3", "7"); r.status != 200 || !strings.Contains(r.body, ">ok 7<") {
+		t.Fatalf("valid request after a fault: status %d body %s", r.status, r.body)
+	}
+}

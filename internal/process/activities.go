@@ -190,9 +190,18 @@ type invoke struct {
 type assign struct {
 	base
 	copies []*copyOp
+	// validate checks the written variables of an <assign
+	// validate="yes">, or is nil.
+	validate []*schemaCheck
 }
 
 func (a *assign) step(in *instance, _ *frame) (activity, bool, error) {
+	if a.validate != nil {
+		if err := a.applyValidated(in); err != nil {
+			return nil, false, err
+		}
+		return nil, true, nil
+	}
 	for _, c := range a.copies {
 		if err := c.apply(in); err != nil {
 			return nil, false, err

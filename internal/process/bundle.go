@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net/url"
 	"os"
+	"path"
 	"path/filepath"
 	"sort"
 
@@ -109,7 +110,10 @@ func LoadBundle(dir string) ([]*Process, error) {
 				}
 				w.loadWSDL(loc, d.Pos(imp))
 			case importXSD:
-				// Schemas are not validated against; nothing to load.
+				// Loaded only if a process validates (wsdlSet.schemas).
+				if loc != "" {
+					w.xsdImports = append(w.xsdImports, path.Clean(loc))
+				}
 			default:
 				errs.add(d.Pos(imp), "import", "unknown importType %q", imp.SelectAttrValue("importType", ""))
 			}

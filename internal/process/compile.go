@@ -767,9 +767,6 @@ func (c *compiler) compileActivity(e *etree.Element) activity {
 		return c.inlineHandlers(e, a)
 	case "assign":
 		a := &assign{base: b}
-		if e.SelectAttrValue("validate", "no") == "yes" {
-			c.unsupported(e, "<assign validate=\"yes\"> (schema validation)")
-		}
 		for _, ce := range e.ChildElements() {
 			if !isBPEL(ce) || ce.Tag == "documentation" || ce.Tag == "targets" || ce.Tag == "sources" {
 				continue
@@ -798,6 +795,9 @@ func (c *compiler) compileActivity(e *etree.Element) activity {
 				a.copies = append(a.copies, op)
 			}
 		}
+		if e.SelectAttrValue("validate", "no") == "yes" {
+			a.validate = c.schemaChecks(e, assignTargets(a.copies))
+		}
 		return a
 	case "flow":
 		return c.flow(e, b)
@@ -814,7 +814,9 @@ func (c *compiler) compileActivity(e *etree.Element) activity {
 		// declared mustUnderstand="yes" already refused the bundle (see
 		// extensions); any other acts as <empty> (WS-BPEL 2.0 10.9).
 		return &empty{base: b}
-	case "compensate", "compensateScope", "validate":
+	case "validate":
+		return c.validateVars(e, b)
+	case "compensate", "compensateScope":
 		c.unsupported(e, "")
 		return &empty{base: b}
 	}

@@ -27,10 +27,13 @@
 // engine's registry; a blocked persistent one lives only in the store and
 // is loaded again by the message or timer that resumes it. Files: bundle,
 // deploy and wsdl load; compile, compile_struct and correlate compile;
-// instance, threads, scope, flow, activities, assign, epr (endpoint
-// references), messaging, waiting run; run drives a run and its aftermath;
+// instance, threads, scope, flow, activities, assign, validate, epr
+// (endpoint references), messaging, waiting run; run drives a run and its
+// aftermath;
 // checkpoint, recover and outbox persist.
 //
-// It imports exchange, bpel (positions) and persist (the store's types);
+// It imports exchange, bpel (positions), xsd (schema validation, loaded
+// only for bundles whose processes validate) and persist (the store's
+// types);
 // it must never import soap, server or cmd.
 package process

@@ -13,6 +13,7 @@ import (
 
 	"github.com/orchd/orchd/internal/exchange"
 	"github.com/orchd/orchd/internal/process/bpel"
+	"github.com/orchd/orchd/internal/xsd"
 )
 
 // Namespaces the loader and compiler know.
@@ -60,6 +61,11 @@ type wsdlSet struct {
 	// extra holds the bundle's WSDLs that no import reached (see
 	// loadUnimported), or nil.
 	extra *wsdlSet
+	// xsdImports are the schema locations the processes import; xsd is
+	// the bundle's schemas, loaded only when a process validates (see
+	// schemas).
+	xsdImports []string
+	xsd        *xsd.Set
 }
 
 type servicePort struct {
