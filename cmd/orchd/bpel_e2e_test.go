@@ -765,3 +765,58 @@ func TestValidateInvalidVariablesUncaught(t *testing.T) {
 		t.Fatalf("valid request after a fault: status %d body %s", r.status, r.body)
 	}
 }
+
+// A message for a running instance that does not wait for it yet (here:
+// it is still in a partner call before its receive) is held until the
+// receive comes, as ODE's correlator did: a callback may overtake its
+// caller. One-way to an in-memory process: acknowledged at once; to a
+// persistent one: acknowledged once taken. A message no instance comes
+// to take is answered with a Client fault when the hold ends.
+func TestMessageHeldUntilReceive(t *testing.T) {
+	for _, inMemory := range []bool{true, false} {
+		t.Run(fmt.Sprintf("in-memory=%v", inMemory), func(t *testing.T) {
+			partner := startSlowPartner(t, 400*time.Millisecond)
+			deploy := t.TempDir()
+			writeProcess(t, deploy, "Early", partner.addr, `
+  <sequence>
+    <receive partnerLink="client" operation="run" variable="in" createInstance="yes">
+      <correlations><correlation set="cs" initiate="yes"/></correlations>
+    </receive>
+    `+initOut+`
+    <invoke partnerLink="partner" operation="call" inputVariable="in" outputVariable="p1"/>
+    <receive partnerLink="client" operation="go" variable="more">
+      <correlations><correlation set="cs"/></correlations>
+    </receive>
+    <assign><copy><from>concat('early ', $more.payload/tns:n)</from><to>$out.payload/tns:a</to></copy></assign>
+    <reply partnerLink="client" operation="run" variable="out"/>
+  </sequence>`, inMemory)
+			o := startOrchd(t, "--deploy", deploy, "--data", t.TempDir(), "--message-hold", "3s")
+			var r response
+			var wg sync.WaitGroup
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				r = callRun(t, o.base, "Early", "H1", "1")
+			}()
+			if !eventually(func() bool { return partner.inFlight.Load() > 0 }) {
+				t.Fatal("the instance never called its partner")
+			}
+			client := &http.Client{Timeout: 30 * time.Second}
+			g := post(t, client, o.base+"/processes/Early", textXML, `"urn:e2e#go"`, e2eRequest("H1", "9"))
+			if g.status != 202 {
+				t.Errorf("go during the partner call: status %d body %s", g.status, g.body)
+			}
+			wg.Wait()
+			if r.status != 200 || !strings.Contains(r.body, "early 9") {
+				t.Fatalf("run: status %d body %s\n%s", r.status, r.body, o.log())
+			}
+			if !inMemory {
+				// Nobody will wait for this one: a Client fault after the hold.
+				g = post(t, client, o.base+"/processes/Early", textXML, `"urn:e2e#go"`, e2eRequest("nobody", "1"))
+				if code, reason := faultCode(t, g.body); code != "Client" || !strings.Contains(reason, "cs=nobody") {
+					t.Errorf("unmatched go: status %d %s %q", g.status, code, reason)
+				}
+			}
+		})
+	}
+}

@@ -184,7 +184,7 @@ func TestWaitingInstanceSurvivesRestart(t *testing.T) {
 		}
 	}
 	kill9(t, o)
-	o2 := startOrchd(t, "--deploy", deploy, "--data", data)
+	o2 := startOrchd(t, "--deploy", deploy, "--data", data, "--message-hold", "300ms")
 	if !strings.Contains(o2.log(), "waiting=2") {
 		t.Errorf("recovery did not find the two waiting instances:\n%s", o2.log())
 	}

@@ -47,6 +47,12 @@ type Options struct {
 	// ReplyTimeout bounds how long a request waits for a reply that a
 	// later message or timer drives the instance to; zero means 30s.
 	ReplyTimeout time.Duration
+	// MessageHold bounds how long a message for a correlated operation
+	// that no instance waits for yet is held for one that comes to wait
+	// (a callback overtaking its caller's instance); zero means 5s,
+	// negative turns holding off. A one-way message to an in-memory
+	// process is acknowledged while held; others wait for the outcome.
+	MessageHold time.Duration
 }
 
 // Engine runs deployed processes. It implements exchange.Dispatcher: every
@@ -89,6 +95,13 @@ func NewEngine(opts Options) *Engine {
 // suspended as their failure policy says. Call it at shutdown, after the
 // front door stopped taking requests.
 func (e *Engine) Close() { e.stop() }
+
+func (e *Engine) messageHold() time.Duration {
+	if e.opts.MessageHold != 0 {
+		return e.opts.MessageHold
+	}
+	return 5 * time.Second
+}
 
 func (e *Engine) replyTimeout(p *Process, ex *exchange.Exchange) time.Duration {
 	if d, ok := p.replyTimeouts[replyOp{ex.Endpoint, ex.Operation.Name}]; ok {
@@ -190,7 +203,10 @@ const (
 
 // localPartner calls a process of the same engine in process: no HTTP and
 // no XML serialization; messages are deep-copied so the two instances do
-// not share trees.
+// not share trees. Like a call over HTTP, it returns when the partner
+// replies (or, one-way, when it has the message), not when the partner's
+// run ends: the partner may go on to call the caller back, whose instance
+// is still inside this call.
 type localPartner struct {
 	e  *Engine
 	ep *exchange.Endpoint
@@ -207,35 +223,58 @@ func (l *localPartner) Invoke(ctx context.Context, c *exchange.Call) (*exchange.
 	if op == nil {
 		return nil, fmt.Errorf("in-process partner %s has no operation %s", l.ep.Path, c.Operation.Name)
 	}
-	var out *exchange.Message
-	var fault *exchange.Fault
-	replied := false
+	type answer struct {
+		out   *exchange.Message
+		fault *exchange.Fault
+	}
+	replied := make(chan answer, 1)
 	now := time.Now()
 	ex := &exchange.Exchange{
 		Endpoint: l.ep, Operation: op, Input: copyMessage(c.Input), Received: now, Dispatched: now,
 		Respond: func(m *exchange.Message, f *exchange.Fault) {
-			if replied {
-				return
-			}
-			replied = true
-			out = copyMessage(m)
+			a := answer{out: copyMessage(m)}
 			if f != nil {
-				fault = &exchange.Fault{Name: f.Name, Message: copyMessage(f.Message), Reason: f.Reason}
+				a.fault = &exchange.Fault{Name: f.Name, Message: copyMessage(f.Message), Reason: f.Reason}
+			}
+			select {
+			case replied <- a:
+			default: // answered already
 			}
 		},
 	}
-	err := l.e.Dispatch(ctx, ex)
-	switch {
-	case fault != nil:
-		return nil, fault
-	case replied:
-		return out, nil
-	case err != nil:
-		return nil, fmt.Errorf("in-process partner %s: %w", l.ep.Path, err)
-	case !op.OneWay():
-		return nil, fmt.Errorf("in-process partner %s: %s completed without replying", l.ep.Path, op.Name)
+	if op.OneWay() {
+		// The partner's run goes on without the caller, on the engine's
+		// context (as a one-way message over HTTP is answered 202 at once).
+		go func() {
+			if err := l.e.Dispatch(l.e.baseCtx, ex); err != nil {
+				l.e.log.Warn("in-process one-way call failed", slog.String("endpoint", l.ep.Path), slog.String("operation", op.Name), slog.Any("err", err))
+			}
+		}()
+		return nil, nil
 	}
-	return nil, nil
+	ended := make(chan error, 1)
+	go func() { ended <- l.e.Dispatch(ctx, ex) }()
+	var err error
+	select {
+	case a := <-replied:
+		if a.fault != nil {
+			return nil, a.fault
+		}
+		return a.out, nil
+	case err = <-ended:
+	}
+	select {
+	case a := <-replied: // answered as the run ended
+		if a.fault != nil {
+			return nil, a.fault
+		}
+		return a.out, nil
+	default:
+	}
+	if err != nil {
+		return nil, fmt.Errorf("in-process partner %s: %w", l.ep.Path, err)
+	}
+	return nil, fmt.Errorf("in-process partner %s: %s completed without replying", l.ep.Path, op.Name)
 }
 
 // unbound is a partner link with no binding.

@@ -32,7 +32,9 @@ func approvalInMemory(t *testing.T) (*Engine, *Process) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	e := NewEngine(Options{})
+	// A decision no instance waits for is held this long (held.go) before
+	// its client hears so.
+	e := NewEngine(Options{MessageHold: 200 * time.Millisecond})
 	if err := e.Deploy(procs...); err != nil {
 		t.Fatal(err)
 	}
@@ -88,10 +90,10 @@ func TestLongRunningCorrelation(t *testing.T) {
 	// Decided instances are gone from the registry: only A-… requests
 	// still waiting remain (none).
 	e.reg.mu.Lock()
-	live, routes := len(e.reg.live), len(e.reg.routes)
+	live, routes, held := len(e.reg.live), len(e.reg.routes), len(e.reg.held)
 	e.reg.mu.Unlock()
-	if live != 0 || routes != 0 {
-		t.Errorf("after all decisions: %d live instances, %d routes, want 0", live, routes)
+	if live != 0 || routes != 0 || held != 0 {
+		t.Errorf("after all decisions: %d live instances, %d routes, %d held messages, want 0", live, routes, held)
 	}
 	// Creating the same correlation twice is allowed (a new instance).
 	if st, err := approvalCall(t, e, p, "requestApproval", map[string]string{"requestId": "A-9", "amount": "1", "requester": "x"}); err != nil || st != "PENDING" {

@@ -22,6 +22,7 @@ type metrics struct {
 	completed     prometheus.Histogram
 	commitTime    prometheus.Histogram
 	lateAnswers   *prometheus.CounterVec
+	held          *prometheus.CounterVec
 }
 
 func newMetrics(reg prometheus.Registerer) *metrics {
@@ -70,9 +71,13 @@ func newMetrics(reg prometheus.Registerer) *metrics {
 			Name: "orchd_late_answers_dropped_total",
 			Help: "Partner calls whose activity was terminated (a fault reached its scope, exit) before the answer came; the answer is dropped.",
 		}, []string{"process"}),
+		held: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "orchd_held_messages_total",
+			Help: "Messages for a running instance that no activity waited for yet, held until one does; outcome taken or expired.",
+		}, []string{"process", "outcome"}),
 	}
 	if reg != nil {
-		reg.MustRegister(m.started, m.ended, m.partnerCalls, m.partnerTime, m.commits, m.storedBytes, m.instanceTimes, m.completed, m.commitTime, m.lateAnswers)
+		reg.MustRegister(m.started, m.ended, m.partnerCalls, m.partnerTime, m.commits, m.storedBytes, m.instanceTimes, m.completed, m.commitTime, m.lateAnswers, m.held)
 	}
 	return m
 }
@@ -82,6 +87,7 @@ func newMetrics(reg prometheus.Registerer) *metrics {
 type procMetrics struct {
 	started, commits, storedBytes prometheus.Counter
 	lateAnswers                   prometheus.Counter
+	heldTaken, heldExpired        prometheus.Counter
 	ended                         map[string]prometheus.Counter
 	duration                      prometheus.Observer
 }
@@ -100,6 +106,7 @@ func (m *metrics) deployed(p *Process) {
 		started: m.started.WithLabelValues(l), commits: m.commits.WithLabelValues(l),
 		storedBytes: m.storedBytes.WithLabelValues(l), duration: m.instanceTimes.WithLabelValues(l),
 		ended: map[string]prometheus.Counter{}, lateAnswers: m.lateAnswers.WithLabelValues(l),
+		heldTaken: m.held.WithLabelValues(l, "taken"), heldExpired: m.held.WithLabelValues(l, "expired"),
 	}
 	for _, o := range []string{"completed", "faulted", "exited", "failed", "suspended"} {
 		pm.ended[o] = m.ended.WithLabelValues(l, o)

@@ -26,6 +26,9 @@ type registry struct {
 	// open holds the open requests of blocked persistent instances (the
 	// instance itself is in the store; its clients wait here).
 	open map[string][]*openRequest
+	// held are messages for a correlated operation that no instance
+	// waits for yet, by the route keys they would be found under.
+	held map[string][]*heldMsg
 	seq  atomic.Uint64
 }
 
@@ -57,27 +60,39 @@ func (e *Engine) Dispatch(ctx context.Context, ex *exchange.Exchange) error {
 	if p == nil {
 		return exchange.ClientError("%w: %s", ErrNoProcess, ex.Endpoint.Path)
 	}
+	return waitForReply(e.deliver(ctx, p, ex, nil))
+}
+
+// deliver gives ex to the instance its correlation values find, or to a
+// new instance, or holds it until an instance waits for it (held is the
+// hold of a message delivered again).
+func (e *Engine) deliver(ctx context.Context, p *Process, ex *exchange.Exchange, held *heldMsg) error {
 	op := ex.Operation.Name
-	var tried []string
+	var tried, keys []string
 	for _, sh := range p.routes[op] {
 		vals, ok := shapeValues(ex.Input, sh, &tried)
 		if !ok {
 			continue
 		}
 		for _, m := range sh.masks {
-			found, err := e.resume(ctx, p, sh.key(p, op, m, vals), ex)
+			key := sh.key(p, op, m, vals)
+			found, err := e.resume(ctx, p, key, ex)
 			if found || err != nil {
-				return waitForReply(err)
+				return err
 			}
+			keys = append(keys, key)
 		}
 	}
 	if _, ok := p.starts[op]; ok {
-		return waitForReply(e.create(ctx, p, ex))
+		return e.create(ctx, p, ex)
 	}
-	if len(tried) == 0 {
-		return exchange.ClientError("operation %s of process %s does not start an instance, and the message carries no correlation values to find one", op, p.Name.Local)
+	if len(keys) == 0 {
+		if len(tried) == 0 {
+			return exchange.ClientError("operation %s of process %s does not start an instance, and the message carries no correlation values to find one", op, p.Name.Local)
+		}
+		return exchange.ClientError("no instance of process %s waits for %s with correlation %v, and %s does not start an instance", p.Name.Local, op, tried, op)
 	}
-	return exchange.ClientError("no instance of process %s waits for %s with correlation %v, and %s does not start an instance", p.Name.Local, op, tried, op)
+	return e.hold(ctx, p, ex, keys, tried, held)
 }
 
 // shapeValues reads the values of sh's sets from m, noting each in tried
@@ -395,6 +410,7 @@ func (e *Engine) preRegister(in *instance) {
 			}
 		}
 	}
+	e.releaseHeldLocked(in.regRoutes)
 }
 
 // nameLocked gives an in-memory instance its id when it first becomes
@@ -417,6 +433,12 @@ func (e *Engine) block(in *instance) {
 		for _, k := range in.regRoutes {
 			e.reg.routes[k] = in
 		}
+		e.releaseHeldLocked(in.regRoutes)
+		e.reg.mu.Unlock()
+	} else if len(in.regRoutes) > 0 {
+		// Persistent: the checkpoint stored the routes.
+		e.reg.mu.Lock()
+		e.releaseHeldLocked(in.regRoutes)
 		e.reg.mu.Unlock()
 	}
 	if in.wake != 0 {

@@ -1,0 +1,179 @@
+package process
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"time"
+
+	"github.com/orchd/orchd/internal/exchange"
+)
+
+// heldMsg is a message for a correlated operation that arrived when no
+// instance waited for it: its instance may still be running toward the
+// receive (a partner's callback overtaking the caller), or not wait yet.
+// ODE kept such messages in its correlator; orchd holds them in memory,
+// for Options.MessageHold, and gives each to the first instance that
+// comes to wait under one of its keys.
+//
+// A one-way message to an in-memory process is acknowledged at once (the
+// instance it is for lives in memory too); any other message is not
+// answered until an instance took it, so nothing acknowledged is lost.
+type heldMsg struct {
+	p    *Process
+	ex   *exchange.Exchange
+	ctx  context.Context
+	keys []string
+	// done, when its sender waits, receives the outcome of the delivery.
+	done  chan error
+	timer *time.Timer
+	tried []string
+}
+
+// hold keeps ex until an instance waits under one of keys, or its time
+// runs out. Before holding, it looks again (under the registry lock that
+// registration takes) for an instance that came to wait meanwhile.
+func (e *Engine) hold(ctx context.Context, p *Process, ex *exchange.Exchange, keys, tried []string, h *heldMsg) error {
+	if e.messageHold() < 0 {
+		if h != nil {
+			return errHeldAgain
+		}
+		return exchange.ClientError("no instance of process %s waits for %s with correlation %v, and %s does not start an instance", p.Name.Local, ex.Operation.Name, tried, ex.Operation.Name)
+	}
+	e.reg.mu.Lock()
+	for _, k := range keys {
+		if e.registeredLocked(p, k) {
+			e.reg.mu.Unlock()
+			return e.deliver(ctx, p, ex, h)
+		}
+	}
+	again := h != nil
+	if again {
+		h.timer = time.AfterFunc(e.messageHold(), func() { e.expire(h) })
+	} else {
+		h = &heldMsg{p: p, ex: ex, ctx: ctx, keys: keys, tried: tried}
+		if !(p.InMemory && ex.Operation.OneWay()) {
+			h.done = make(chan error, 1)
+		} else {
+			h.ctx = e.baseCtx
+		}
+	}
+	if e.reg.held == nil {
+		e.reg.held = map[string][]*heldMsg{}
+	}
+	for _, k := range keys {
+		e.reg.held[k] = append(e.reg.held[k], h)
+	}
+	if !again {
+		h.timer = time.AfterFunc(e.messageHold(), func() { e.expire(h) })
+	}
+	e.reg.mu.Unlock()
+	if again {
+		return errHeldAgain
+	}
+	if h.done == nil {
+		return nil
+	}
+	select {
+	case err := <-h.done:
+		return err
+	case <-ctx.Done():
+		if e.unhold(h) {
+			return ctx.Err()
+		}
+		return <-h.done
+	}
+}
+
+// errHeldAgain is redeliver's outcome when the instance moved on before
+// taking the message, which is held again.
+var errHeldAgain = errors.New("held again")
+
+// registeredLocked reports whether an instance is found under key now.
+// The caller holds e.reg.mu.
+func (e *Engine) registeredLocked(p *Process, key string) bool {
+	if p.InMemory {
+		return e.reg.routes[key] != nil
+	}
+	if e.store == nil {
+		return false
+	}
+	_, ok, err := e.store.Route(key)
+	return ok || err != nil
+}
+
+// unhold takes h out of the table; false when an instance took it first.
+func (e *Engine) unhold(h *heldMsg) bool {
+	e.reg.mu.Lock()
+	defer e.reg.mu.Unlock()
+	return e.unholdLocked(h)
+}
+
+func (e *Engine) unholdLocked(h *heldMsg) bool {
+	found := false
+	for _, k := range h.keys {
+		list := e.reg.held[k]
+		for i, x := range list {
+			if x == h {
+				list = append(list[:i], list[i+1:]...)
+				found = true
+				break
+			}
+		}
+		if len(list) == 0 {
+			delete(e.reg.held, k)
+		} else {
+			e.reg.held[k] = list
+		}
+	}
+	return found
+}
+
+// expire ends the hold of a message no instance took in time.
+func (e *Engine) expire(h *heldMsg) {
+	if !e.unhold(h) {
+		return
+	}
+	h.p.metrics.heldExpired.Inc()
+	err := exchange.ClientError("no instance of process %s came to wait for %s with correlation %v within %s, and %s does not start an instance",
+		h.p.Name.Local, h.ex.Operation.Name, h.tried, e.messageHold(), h.ex.Operation.Name)
+	if h.done != nil {
+		h.done <- err
+		return
+	}
+	e.log.Warn("held one-way message dropped", slog.String(logProcess, h.p.Name.Local), slog.Any("err", err))
+}
+
+// releaseHeldLocked hands the messages held under keys to the instance
+// that now waits there: each is delivered again on its own goroutine
+// (the instance is locked by the run that registered it). The caller
+// holds e.reg.mu.
+func (e *Engine) releaseHeldLocked(keys []string) {
+	if len(e.reg.held) == 0 {
+		return
+	}
+	for _, k := range keys {
+		for _, h := range e.reg.held[k] {
+			e.unholdLocked(h)
+			h.timer.Stop()
+			go e.redeliver(h)
+		}
+	}
+}
+
+// redeliver offers a held message again; if the instance moved on before
+// taking it, it is held again (its timer still runs).
+func (e *Engine) redeliver(h *heldMsg) {
+	err := e.deliver(h.ctx, h.p, h.ex, h)
+	if errors.Is(err, errHeldAgain) {
+		return
+	}
+	h.p.metrics.heldTaken.Inc()
+	if h.done != nil {
+		h.done <- err
+		return
+	}
+	if err = waitForReply(err); err != nil {
+		e.log.Warn("held one-way message failed", slog.String(logProcess, h.p.Name.Local), slog.Any("err", err))
+	}
+}
