@@ -820,3 +820,48 @@ func TestMessageHeldUntilReceive(t *testing.T) {
 		})
 	}
 }
+
+// While one branch of a flow waits for a partner, a message for another
+// branch's receive is taken at once, not after the call ends (in-memory
+// instances): the go branch's assign runs before the call's answer.
+func TestMessageTakenDuringPartnerCall(t *testing.T) {
+	partner := startSlowPartner(t, 600*time.Millisecond)
+	deploy := t.TempDir()
+	writeProcess(t, deploy, "During", partner.addr, `
+  <sequence>
+    <receive partnerLink="client" operation="run" variable="in" createInstance="yes">
+      <correlations><correlation set="cs" initiate="yes"/></correlations>
+    </receive>
+    `+initOut+`
+    <flow>
+      <sequence>
+        <invoke partnerLink="partner" operation="call" inputVariable="in" outputVariable="p1"/>
+        <assign><copy><from>concat($out.payload/tns:a, 'call ')</from><to>$out.payload/tns:a</to></copy></assign>
+      </sequence>
+      <sequence>
+        <receive partnerLink="client" operation="go" variable="more"><correlations><correlation set="cs"/></correlations></receive>
+        <assign><copy><from>concat($out.payload/tns:a, 'go ')</from><to>$out.payload/tns:a</to></copy></assign>
+      </sequence>
+    </flow>
+    <reply partnerLink="client" operation="run" variable="out"/>
+  </sequence>`, true)
+	o := startOrchd(t, "--deploy", deploy)
+	var r response
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		r = callRun(t, o.base, "During", "T1", "1")
+	}()
+	if !eventually(func() bool { return partner.inFlight.Load() > 0 }) {
+		t.Fatal("the instance never called its partner")
+	}
+	client := &http.Client{Timeout: 30 * time.Second}
+	if g := post(t, client, o.base+"/processes/During", textXML, `"urn:e2e#go"`, e2eRequest("T1", "2")); g.status != 202 {
+		t.Errorf("go: status %d body %s", g.status, g.body)
+	}
+	wg.Wait()
+	if got := between(r.body, "<tns:a>", "</tns:a>"); r.status != 200 || got != "go call " {
+		t.Fatalf("status %d, a = %q, want the message taken before the call answered (\"go call \")\n%s", r.status, got, r.body)
+	}
+}

@@ -73,6 +73,13 @@ type instance struct {
 
 	// inbox is a delivered message no activity has taken yet.
 	inbox *exchange.Exchange
+	// mailOpen, mailQ and mailRoutes (guarded by e.reg.mu) let messages
+	// reach the run while it waits for partner answers; pendingMail are
+	// those handed to it and not yet settled (mail.go).
+	mailOpen    bool
+	mailQ       []*mail
+	mailRoutes  []string
+	pendingMail []*mail
 	// reqs are the open requests: taken by a receive or onMessage, not
 	// yet answered by a reply.
 	reqs []*openRequest

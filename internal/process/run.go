@@ -137,6 +137,11 @@ func (e *Engine) resume(ctx context.Context, p *Process, key string, ex *exchang
 	if p.InMemory {
 		e.reg.mu.Lock()
 		in := e.reg.routes[key]
+		if in != nil && in.mailOpen {
+			m := in.post(ctx, ex)
+			e.reg.mu.Unlock()
+			return true, <-m.done
+		}
 		e.reg.mu.Unlock()
 		if in == nil {
 			return false, nil

@@ -228,6 +228,14 @@ type childObserver interface {
 // or each waits for a message, a timer, or an answer that is not coming
 // while the instance is quiescent. Partner calls in flight are awaited.
 func (in *instance) schedule() (result, error) {
+	res, err := in.steps()
+	if len(in.pendingMail) > 0 {
+		in.settleMail()
+	}
+	return res, err
+}
+
+func (in *instance) steps() (result, error) {
 	for {
 		progressed := false
 		for i := 0; i < len(in.threads); i++ {
@@ -311,7 +319,14 @@ func (in *instance) compact() {
 func (in *instance) awaitAnswers() {
 	// The calls run under in.ctx: when it ends they fail promptly, so
 	// their answers always come.
+	if len(in.pendingMail) > 0 {
+		in.settleMail()
+	}
+	open := in.openMail()
 	<-in.calls.notify
+	if open {
+		in.closeMail()
+	}
 	for _, a := range in.calls.take() {
 		if a.t.state != tCalling || a.seq != a.t.callSeq {
 			continue // terminated meanwhile: counted in kill
@@ -400,6 +415,11 @@ func (in *instance) othersBusy() bool {
 	}
 	for _, t := range in.threads {
 		if t != in.cur && (t.state == tReady || t.state == tCalling || t.state == tLinks) {
+			return true
+		}
+		// A branch waiting for a message can take one while the call is
+		// out (in-memory instances: see mail.go).
+		if t != in.cur && t.state == tWaiting && len(t.waits) > 0 && in.p.InMemory {
 			return true
 		}
 	}
