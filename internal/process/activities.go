@@ -138,10 +138,16 @@ type reply struct {
 	faultName qname
 	corrs     []*corrUse
 	mex       string
+	// ev is the enclosing onEvent whose request this reply answers.
+	ev *onEvent
 }
 
 func (a *reply) step(in *instance, _ *frame) (activity, bool, error) {
-	i := in.findRequest(a.pl, a.op, a.mex)
+	mex := a.mex
+	if a.ev != nil {
+		mex = a.ev.requestMex(in)
+	}
+	i := in.findRequest(a.pl, a.op, mex)
 	if i < 0 {
 		return nil, false, in.faultf(a.pos, "missingRequest", "no open request for %s.%s", a.pl.name, a.op.Name)
 	}

@@ -29,6 +29,8 @@ type compiler struct {
 	collect [][]*link
 	// exts are the process's <extensions>: namespace -> mustUnderstand.
 	exts map[string]bool
+	// events are the onEvents enclosing what is being compiled.
+	events []*onEvent
 }
 
 func (c *compiler) pos(e *etree.Element) bpel.Pos { return c.doc.Pos(e) }
@@ -84,7 +86,7 @@ func compileProcess(doc *bpel.Document, w *wsdlSet, dp *deployProcess, errs *Err
 		case "extensions":
 			c.extensions(e)
 		case "eventHandlers":
-			c.unsupported(e, "")
+			// compiled after the main activity, below
 		default:
 			if act != nil {
 				c.errorf(e, "a process has exactly one activity; found a second one")
@@ -101,7 +103,11 @@ func compileProcess(doc *bpel.Document, w *wsdlSet, dp *deployProcess, errs *Err
 	if fh := bpelChild(root, "faultHandlers"); fh != nil {
 		p.handlers = c.faultHandlers(fh)
 	}
-	p.root = c.register(&scope{base: base{pos: c.pos(root)}, body: body, handlers: p.handlers, isProcess: true})
+	ps := &scope{base: base{pos: c.pos(root)}, body: body, handlers: p.handlers, isProcess: true}
+	if eh := bpelChild(root, "eventHandlers"); eh != nil {
+		ps.events = c.eventHandlers(eh)
+	}
+	p.root = c.register(ps)
 	if len(p.starts) == 0 {
 		c.errorf(act, "process has no start activity (a receive or pick with createInstance=\"yes\")")
 	}
@@ -743,6 +749,9 @@ func (c *compiler) compileActivity(e *etree.Element) activity {
 			a.toParts = c.compileParts(e, "toParts", md)
 		}
 		a.mex = e.SelectAttrValue("messageExchange", "")
+		if a.op != nil {
+			a.ev = c.replyEvent(a.pl, a.op, a.mex)
+		}
 		if a.op != nil && a.faultName.IsZero() {
 			a.corrs = c.correlations(e, nil, a.op.Output)
 		}

@@ -170,7 +170,7 @@ func (c *compiler) scope(e *etree.Element, b base) activity {
 			continue
 		}
 		switch ce.Tag {
-		case "documentation", "targets", "sources", "faultHandlers":
+		case "documentation", "targets", "sources", "faultHandlers", "eventHandlers":
 		case "variables":
 			inits := len(c.p.inits)
 			for _, ve := range ce.SelectElements("variable") {
@@ -191,7 +191,7 @@ func (c *compiler) scope(e *etree.Element, b base) activity {
 				s.corrSets = append(s.corrSets, cs.SelectAttrValue("name", ""))
 			}
 		case "messageExchanges":
-		case "compensationHandler", "terminationHandler", "eventHandlers":
+		case "compensationHandler", "terminationHandler":
 			c.unsupported(ce, "<"+ce.Tag+"> on <scope>")
 		default:
 			if body != nil {
@@ -211,6 +211,9 @@ func (c *compiler) scope(e *etree.Element, b base) activity {
 	s.sources = c.endSources(mark)
 	if fh := bpelChild(e, "faultHandlers"); fh != nil {
 		s.handlers = c.faultHandlers(fh)
+	}
+	if eh := bpelChild(e, "eventHandlers"); eh != nil {
+		s.events = c.eventHandlers(eh)
 	}
 	return s
 }

@@ -12,8 +12,12 @@
 // Engine steps an instance's ready threads to quiescence in the goroutine
 // that delivered the message; a partner call made while another thread can
 // go on leaves on its own goroutine and its answer readies its thread.
-// Faults (scope.go) go to the innermost scope running its body with a
-// matching handler, terminating that scope's other threads. Requests stay
+// A scope with event handlers (events.go) runs its body on a child thread
+// next to listener threads; each accepted event or alarm spawns a thread
+// running a fresh handler scope with private variables, and the scope
+// joins them once its body ended and its listeners closed. Faults
+// (scope.go) go to the innermost scope running its body with a matching
+// handler, terminating that scope's other threads. Requests stay
 // open until their reply runs (messaging.go). Nothing is stored for
 // in-memory processes.
 //
@@ -27,8 +31,8 @@
 // engine's registry; a blocked persistent one lives only in the store and
 // is loaded again by the message or timer that resumes it. Files: bundle,
 // deploy and wsdl load; compile, compile_struct and correlate compile;
-// instance, threads, scope, flow, activities, assign, validate, epr
-// (endpoint references), messaging, waiting run; run drives a run and its
+// instance, threads, scope, events (event handlers), flow, activities,
+// assign, validate, epr (endpoint references), messaging, waiting run; run drives a run and its
 // aftermath;
 // checkpoint, recover and outbox persist.
 //

@@ -25,6 +25,8 @@ type scope struct {
 	corrSets []string
 	body     activity
 	handlers *faultHandlers
+	// events are the scope's event handlers (events.go), or nil.
+	events   *eventHandlers
 	isolated bool
 	// isProcess marks the process's own scope: its handler is the
 	// process-level one (the run ends "handled").
@@ -65,8 +67,18 @@ func (a *scope) step(in *instance, f *frame) (activity, bool, error) {
 			}
 		}
 		f.pc = scopeBody
+		if a.events != nil {
+			// The body runs on a thread of its own, next to the
+			// listeners; this thread joins them (events.go).
+			in.spawn(a.body, nil)
+			a.events.startHandlers(in)
+			return nil, false, errJoin
+		}
 		return a.body, false, nil
 	default:
+		if a.events != nil && f.pc == scopeBody && in.cur.kids > 0 {
+			return nil, false, errJoin
+		}
 		in.cur.scopeFaulted = f.pc == scopeHandling
 		if f.k == 1 && in.isoHolder == in.cur {
 			in.isoHolder = nil
