@@ -109,8 +109,9 @@ func itemElement(fn string, it xpath2.Item) (*etree.Element, error) {
 	return nil, odeErr(fn, "want an element")
 }
 
-// detached returns a namespace-complete copy of a node, outside any tree.
-func detached(it xpath2.Item) (etree.Token, error) {
+// detached returns a copy of a node to be placed under dst, declaring the
+// namespaces it uses that dst's scope does not bind the same way.
+func detached(it xpath2.Item, dst *etree.Element) (etree.Token, error) {
 	n, ok := it.(xnode)
 	if !ok || n.attr >= 0 || n.doc != docNone {
 		if a, ok := it.(xpath2.Atomic); ok {
@@ -121,7 +122,7 @@ func detached(it xpath2.Item) (etree.Token, error) {
 	switch t := n.tok.(type) {
 	case *etree.Element:
 		cp := t.Copy()
-		fixNamespaces(cp, t, nil)
+		fixNamespaces(cp, t, dst)
 		return cp, nil
 	case *etree.CharData:
 		return etree.NewText(t.Data), nil
@@ -147,7 +148,7 @@ func odeResult(e *etree.Element) xpath2.Sequence {
 // children, len(e.Child) appends).
 func insertAt(fn string, e *etree.Element, i int, items xpath2.Sequence) error {
 	for _, it := range items {
-		tok, err := detached(it)
+		tok, err := detached(it, e)
 		if err != nil {
 			return odeErr(fn, "%v", err)
 		}
