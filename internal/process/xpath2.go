@@ -436,18 +436,10 @@ func (n xnode) StringValue() string {
 		if n.doc == docNothing {
 			return ""
 		}
-		if n.attr >= 0 {
-			return t.Attr[n.attr].Value
-		}
-		return stringValue(t)
-	case *etree.CharData:
-		return t.Data
-	case *etree.Comment:
-		return t.Data
 	case *etree.ProcInst:
 		return strings.TrimLeft(t.Inst, " \t\r\n")
 	}
-	return ""
+	return node{tok: n.tok, attr: int(n.attr)}.String()
 }
 
 // Parent implements xpath2.Node; it stops at a variable's or part's
@@ -536,17 +528,7 @@ func (n xnode) LookupNamespace(prefix string) (string, bool) {
 	if !ok {
 		return "", false
 	}
-	if prefix == "xml" {
-		return "http://www.w3.org/XML/1998/namespace", true
-	}
-	for x := e; x != nil; x = x.Parent() {
-		for _, a := range x.Attr {
-			if (prefix == "" && a.Space == "" && a.Key == "xmlns") || (prefix != "" && a.Space == "xmlns" && a.Key == prefix) {
-				return a.Value, a.Value != "" || prefix == ""
-			}
-		}
-	}
-	return "", false
+	return xpath2.WrapElement(e).LookupNamespace(prefix)
 }
 
 // InScopePrefixes implements xpath2.Node.
@@ -555,27 +537,7 @@ func (n xnode) InScopePrefixes() []string {
 	if !ok {
 		return nil
 	}
-	seen := map[string]bool{}
-	out := []string{"xml"}
-	for x := e; x != nil; x = x.Parent() {
-		for _, a := range x.Attr {
-			p := ""
-			switch {
-			case a.Space == "" && a.Key == "xmlns":
-			case a.Space == "xmlns":
-				p = a.Key
-			default:
-				continue
-			}
-			if !seen[p] {
-				seen[p] = true
-				if a.Value != "" {
-					out = append(out, p)
-				}
-			}
-		}
-	}
-	return out
+	return xpath2.WrapElement(e).InScopePrefixes()
 }
 
 // Same implements xpath2.Node.
