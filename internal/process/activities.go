@@ -76,6 +76,9 @@ func (a *while) step(in *instance, _ *frame) (activity, bool, error) {
 }
 
 func (in *instance) cond(c *expr, at bpel.Pos) (bool, error) {
+	if c.x2 != nil && c.fast == nil {
+		return in.condXPath2(c, at)
+	}
 	v, err := in.eval(c, in.root, at)
 	if err != nil {
 		return false, err

@@ -7,6 +7,7 @@ import (
 	"github.com/beevik/etree"
 
 	"github.com/orchd/orchd/internal/process/bpel"
+	"github.com/orchd/orchd/internal/xpath2"
 )
 
 // copyOp is one compiled <copy> (or a variable's inline initializer).
@@ -37,6 +38,9 @@ type toSpec struct {
 	v     *variable
 	part  int
 	query *expr
+	// x is an XPath 2.0 to-expression other than $var[.part]/path: it
+	// must select one node of a variable (v is nil).
+	x *expr
 	// insert, set by insertMissingToData, creates what query misses.
 	insert *insertPath
 	// epr is the partner-link form.
@@ -77,7 +81,11 @@ func (c *copyOp) apply(in *instance) error {
 	if err != nil {
 		return err
 	}
-	in.touch(c.to.v)
+	if c.to.v != nil {
+		in.touch(c.to.v)
+	} else {
+		in.touchNode(dst.tok)
+	}
 	return c.replace(in, src, dst)
 }
 
@@ -97,6 +105,9 @@ func (c *copyOp) evalFrom(in *instance) (source, error) {
 		if nodes, ok := v.([]node); ok {
 			return c.oneSource(in, nodes)
 		}
+		if seq, ok := v.(xpath2.Sequence); ok {
+			return source{}, in.faultf(c.pos, "selectionFailure", "<from> selected %d items, want one", len(seq))
+		}
 		return source{text: xpathString(v)}, nil
 	case f.v != nil:
 		base := baseNode(in.root, f.v, f.part)
@@ -112,6 +123,9 @@ func (c *copyOp) evalFrom(in *instance) (source, error) {
 		}
 		if nodes, ok := v.([]node); ok {
 			return c.oneSource(in, nodes)
+		}
+		if seq, ok := v.(xpath2.Sequence); ok {
+			return source{}, in.faultf(c.pos, "selectionFailure", "<from> query selected %d items, want one", len(seq))
 		}
 		return source{text: xpathString(v)}, nil
 	case f.epr != nil:
@@ -146,6 +160,9 @@ type target struct {
 
 func (c *copyOp) evalTo(in *instance) (target, error) {
 	t := &c.to
+	if t.x != nil {
+		return c.evalToXPath2(in)
+	}
 	base := baseNode(in.root, t.v, t.part)
 	if base == nil {
 		// An element variable or part with no element yet.
@@ -185,6 +202,13 @@ func (c *copyOp) evalTo(in *instance) (target, error) {
 // expression, a variable's node for a query). antchfx reports some dynamic
 // errors by panicking; they become bpel:subLanguageExecutionFault.
 func (in *instance) eval(x *expr, ctx *etree.Element, at bpel.Pos) (v any, err error) {
+	if x.x2 != nil && x.fast == nil {
+		seq, err := in.evalXPath2(x, ctx, at)
+		if err != nil {
+			return nil, err
+		}
+		return fromXPath2(seq), nil
+	}
 	defer func() {
 		if r := recover(); r != nil {
 			err = in.faultf(at, "subLanguageExecutionFault", "evaluating %q: %v", x.src, r)

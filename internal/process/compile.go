@@ -9,6 +9,7 @@ import (
 
 	"github.com/orchd/orchd/internal/exchange"
 	"github.com/orchd/orchd/internal/process/bpel"
+	"github.com/orchd/orchd/internal/xpath2"
 )
 
 // compiler turns one BPEL document into a Process.
@@ -31,6 +32,8 @@ type compiler struct {
 	exts map[string]bool
 	// events are the onEvents enclosing what is being compiled.
 	events []*onEvent
+	// xp2lib is the XPath 2.0 function library (xpath2_ode.go).
+	xp2lib *xpath2.FunctionLibrary
 }
 
 func (c *compiler) pos(e *etree.Element) bpel.Pos { return c.doc.Pos(e) }
@@ -329,6 +332,13 @@ func (c *compiler) expression(e *etree.Element, text string, asValue bool) *expr
 		c.errorf(e, "empty expression")
 		return nil
 	}
+	if xpath2 {
+		x := c.compileXPath2(e, text, false)
+		if x != nil {
+			x.fast = compileSimplePath(text, c, x.ns, false)
+		}
+		return x
+	}
 	ns := xpathNS(bpel.Namespaces(e))
 	if strings.Contains(text, "doXslTransform") {
 		c.unsupported(e, "bpel:doXslTransform")
@@ -341,10 +351,6 @@ func (c *compiler) expression(e *etree.Element, text string, asValue bool) *expr
 	}
 	x, err := newExpr(text, rw, ns)
 	if err != nil {
-		if xpath2 {
-			c.xpath2Unsupported(e, text, err)
-			return nil
-		}
 		c.errorf(e, "invalid XPath 1.0 expression %q: %v", text, err)
 		return nil
 	}
@@ -369,6 +375,13 @@ func (c *compiler) query(e *etree.Element) *expr {
 		c.errorf(e, "empty query")
 		return nil
 	}
+	if xpath2 {
+		x := c.compileXPath2(e, text, true)
+		if x != nil {
+			x.fast = compileSimplePath(text, c, x.ns, true)
+		}
+		return x
+	}
 	ns := xpathNS(bpel.Namespaces(e))
 	rw, err := rewrite(text, c, e, ns, true)
 	if err != nil {
@@ -377,10 +390,6 @@ func (c *compiler) query(e *etree.Element) *expr {
 	}
 	x, err := newExpr(text, rw, ns)
 	if err != nil {
-		if xpath2 {
-			c.xpath2Unsupported(e, text, err)
-			return nil
-		}
 		c.errorf(e, "invalid XPath 1.0 query %q: %v", text, err)
 		return nil
 	}
@@ -470,6 +479,11 @@ func (c *compiler) to(e *etree.Element, t *toSpec) bool {
 	}
 	// An expression lvalue: $var[.part][/relative-path].
 	text := strings.TrimSpace(e.Text())
+	if x2, ok := c.language(e, "expressionLanguage"); !ok {
+		return false
+	} else if x2 {
+		return c.toXPath2(e, text, t)
+	}
 	if !strings.HasPrefix(text, "$") {
 		c.errorf(e, "<to> expression %q must start with a variable reference ($name or $name.part)", text)
 		return false

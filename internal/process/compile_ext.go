@@ -21,9 +21,8 @@ const (
 // language resolves the expression or query language (attr is
 // "expressionLanguage" or "queryLanguage") that applies to e: its own
 // attribute, else the process's, else XPath 1.0. xpath2 reports an XPath
-// 2.0 declaration, which orchd compiles with its XPath 1.0 pipeline (see
-// expression); ok is false, with the problem reported, for any other
-// language.
+// 2.0 declaration, which compiles with internal/xpath2 (xpath2.go); ok is
+// false, with the problem reported, for any other language.
 func (c *compiler) language(e *etree.Element, attr string) (xpath2, ok bool) {
 	lang := e.SelectAttrValue(attr, "")
 	inherited := lang == ""
@@ -60,13 +59,6 @@ func (c *compiler) exprError(e *etree.Element, err error) {
 	c.errorf(e, "%v", err)
 }
 
-// xpath2Unsupported reports an expression declared XPath 2.0 that the
-// XPath 1.0 pipeline cannot compile: a full XPath 2.0 evaluator is not
-// there yet, and such a process must not deploy half-working.
-func (c *compiler) xpath2Unsupported(e *etree.Element, text string, err error) {
-	c.unsupported(e, fmt.Sprintf("XPath 2.0 expression %q: %v", text, err))
-}
-
 // trimUnterminatedLiteral drops an unterminated string literal at the end
 // of an XPath 1.0 expression. ODE evaluated XPath 1.0 with Jaxen, whose
 // lexer ends the token stream at a quote that is never closed, so
@@ -88,8 +80,8 @@ func trimUnterminatedLiteral(text string) (trimmed string, ok bool) {
 }
 
 // odeVariable reports a reference to one of ODE's special variables
-// ($ode:pid, $ode:processQName) at src[i:] (src[i] is '$'), which orchd
-// does not provide yet.
+// ($ode:pid, $ode:processQName) at src[i:] (src[i] is '$') in an XPath 1.0
+// expression: orchd provides them to XPath 2.0 only.
 func odeVariable(src string, i int, ns map[string]string) error {
 	j := i + 1
 	for j < len(src) && isNameChar(src[j]) && src[j] != '.' {

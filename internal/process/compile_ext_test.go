@@ -67,10 +67,30 @@ func TestLoadODECompat(t *testing.T) {
 		{name: "XPath 2.0 declared on the expression, 2.0 function antchfx knows", edits: map[string][]string{
 			"Test.bpel": {bpelFromPath, `<from expressionLanguage="urn:oasis:names:tc:wsbpel:2.0:sublang:xpath2.0">lower-case($in.payload/tns:id)</from>`},
 		}},
-		{name: "XPath 2.0 expression the 1.0 pipeline cannot compile", edits: map[string][]string{
+		{name: "XPath 2.0 function XPath 1.0 lacks", edits: map[string][]string{
 			"Test.bpel": {bpelProcessTag, bpelProcessTag + xpath2Attrs,
 				bpelFromPath, `<from>fn:deep-equal($in.payload, $in.payload)</from>`},
-		}, errs: []string{"Test.bpel:26", "not supported yet: XPath 2.0 expression", "fn:deep-equal($in.payload, $in.payload)", "deep-equal"}, notSupported: true},
+		}},
+		{name: "XPath 2.0 syntax error names the W3C code", edits: map[string][]string{
+			"Test.bpel": {bpelProcessTag, bpelProcessTag + xpath2Attrs,
+				bpelFromPath, `<from>if ($in.payload) then 1</from>`},
+		}, errs: []string{"Test.bpel:26", "<from>", `invalid XPath 2.0 expression "if ($in.payload) then 1"`, "XPST0003"}},
+		{name: "XPath 2.0 unknown function", edits: map[string][]string{
+			"Test.bpel": {bpelProcessTag, bpelProcessTag + xpath2Attrs,
+				bpelFromPath, `<from>fn:no-such($in.payload)</from>`},
+		}, errs: []string{"Test.bpel:26", "XPST0017"}},
+		{name: "XPath 2.0 undeclared variable", edits: map[string][]string{
+			"Test.bpel": {bpelProcessTag, bpelProcessTag + xpath2Attrs,
+				bpelFromPath, `<from>$nosuch + 1</from>`},
+		}, errs: []string{"Test.bpel:26", "undeclared variable $nosuch"}},
+		{name: "XPath 2.0 query syntax error", edits: map[string][]string{
+			"Test.bpel": {bpelProcessTag, bpelProcessTag + xpath2Attrs,
+				bpelFromPath, `<from variable="in" part="payload"><query>tns:id[</query></from>`},
+		}, errs: []string{"Test.bpel:26", "invalid XPath 2.0 query", "XPST0003"}},
+		{name: "XPath 2.0 doXslTransform is not supported yet", edits: map[string][]string{
+			"Test.bpel": {bpelProcessTag, bpelProcessTag + xpath2Attrs,
+				bpelFromPath, `<from>bpel:doXslTransform('x.xsl', $in.payload)</from>`},
+		}, errs: []string{"Test.bpel:26", "not supported yet: bpel:doXslTransform"}, notSupported: true},
 		{name: "XPath 2.0 expression: a stray quote is still an error", edits: map[string][]string{
 			"Test.bpel": {bpelProcessTag, bpelProcessTag + xpath2Attrs,
 				bpelFromPath, `<from>concat($in.payload/tns:id, ' World')"</from>`},
@@ -79,9 +99,17 @@ func TestLoadODECompat(t *testing.T) {
 			"Test.bpel": {bpelProcessTag, bpelProcessTag + ` expressionLanguage="urn:oasis:names:tc:wsbpel:2.0:sublang:xquery1.0"`},
 		}, errs: []string{"Test.bpel:2", `expressionLanguage "urn:oasis:names:tc:wsbpel:2.0:sublang:xquery1.0"`}, notSupported: true},
 		{name: "ODE special variable", edits: map[string][]string{
-			"Test.bpel": {bpelProcessTag, bpelProcessTag + ` xmlns:ode="http://www.apache.org/ode/type/extension"`,
+			"Test.bpel": {bpelProcessTag, bpelProcessTag + xpath2Attrs + ` xmlns:ode="http://www.apache.org/ode/type/extension"`,
 				bpelFromPath, `<from>$ode:pid</from>`},
+		}},
+		{name: "ODE special variable in XPath 1.0", edits: map[string][]string{
+			"Test.bpel": {bpelProcessTag, bpelProcessTag + ` xmlns:ode="http://www.apache.org/ode/type/extension"`,
+				bpelFromPath, `<from expressionLanguage="urn:oasis:names:tc:wsbpel:2.0:sublang:xpath1.0">$ode:pid</from>`},
 		}, errs: []string{"Test.bpel:26", "not supported yet: ODE variable $ode:pid"}, notSupported: true},
+		{name: "unknown ODE variable", edits: map[string][]string{
+			"Test.bpel": {bpelProcessTag, bpelProcessTag + xpath2Attrs + ` xmlns:ode="http://www.apache.org/ode/type/extension"`,
+				bpelFromPath, `<from>$ode:nosuch</from>`},
+		}, errs: []string{"Test.bpel:26", "undeclared variable $nosuch"}},
 		{name: "external variable", edits: map[string][]string{
 			"Test.bpel": {bpelVariables, bpelVariables + `
     <variable name="ext" element="tns:resp" xmlns:xvar="http://ode.apache.org/externalVariables" xvar:id="evar1"/>`},

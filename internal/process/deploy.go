@@ -31,6 +31,9 @@ type deployProcess struct {
 	// request waits for a reply a later run gives (orchd:replyTimeout).
 	replyTimeout map[string]time.Duration
 	cleanup      []cleanupRule
+	// properties are the <property> elements, by name, for
+	// ode:process-property.
+	properties map[qname]*etree.Element
 }
 
 // cleanupRule is a deploy.xml <cleanup>: when an instance ends with the
@@ -99,6 +102,16 @@ func parseDeploy(doc *bpel.Document, errs *Errors) *deployDesc {
 			switch c.Tag {
 			case "in-memory":
 				p.inMemory = strings.TrimSpace(c.Text()) == "true"
+			case "property":
+				sp, local, err := bpel.ResolveQName(c, c.SelectAttrValue("name", ""), true)
+				if err != nil {
+					errs.add(doc.Pos(c), "property", "attribute name: %v", err)
+					continue
+				}
+				if p.properties == nil {
+					p.properties = map[qname]*etree.Element{}
+				}
+				p.properties[qname{Space: sp, Local: local}] = c
 			case "provide", "invoke":
 				pl := c.SelectAttrValue("partnerLink", "")
 				se := c.SelectElement("service")

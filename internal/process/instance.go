@@ -115,7 +115,10 @@ type instance struct {
 	eprs map[*partnerLink]*assignedEPR
 	// suspendReason says why a run ended suspended.
 	suspendReason string
-	mu            sync.Mutex
+	// odePID is $ode:pid of an in-memory instance (id is set only when
+	// one becomes findable).
+	odePID string
+	mu     sync.Mutex
 }
 
 // pendingReply is a reply held until the state it describes is durable

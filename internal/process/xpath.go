@@ -10,6 +10,8 @@ import (
 
 	"github.com/antchfx/xpath"
 	"github.com/beevik/etree"
+
+	"github.com/orchd/orchd/internal/xpath2"
 )
 
 // expr is a compiled XPath 1.0 expression. antchfx/xpath expressions keep
@@ -25,6 +27,9 @@ type expr struct {
 	text  string // after the compiler resolved variables
 	ns    map[string]string
 	pool  sync.Pool
+	// x2 is set for an XPath 2.0 expression (xpath2.go): it evaluates
+	// with internal/xpath2, after fast when that is set.
+	x2 *xp2Expr
 }
 
 func newExpr(src, text string, ns map[string]string) (*expr, error) {
@@ -119,6 +124,8 @@ func xpathString(v any) string {
 			return ""
 		}
 		return t[0].String()
+	case xpath2.Atomic:
+		return t.String()
 	}
 	return fmt.Sprint(v)
 }
@@ -147,6 +154,9 @@ func xpathBool(v any) bool {
 		return t != 0 && !math.IsNaN(t)
 	case []node:
 		return len(t) > 0
+	case xpath2.Atomic:
+		b, _ := xpath2.EffectiveBooleanValue(xpath2.Sequence{t})
+		return b
 	}
 	return false
 }

@@ -15,6 +15,11 @@ type StaticContext struct {
 	// (XPST0008 otherwise); when nil every variable name is accepted and
 	// looked up at evaluation.
 	Variables func(ns, local string) bool
+	// VariableIndex, when set, resolves each external variable at compile
+	// time to an index, which evaluation passes to
+	// DynamicContext.VariableAt instead of looking the name up; ok false
+	// refuses the variable (XPST0008). It takes precedence over Variables.
+	VariableIndex func(ns, local string) (index int, ok bool)
 	// Functions is the function library; nil means the standard one.
 	Functions *FunctionLibrary
 	// BaseURI is the static base URI.
@@ -34,6 +39,10 @@ type DynamicContext struct {
 	Item Item
 	// Variables returns an external variable's value.
 	Variables func(ns, local string) (Sequence, bool)
+	// VariableAt returns the value of the external variable Compile
+	// resolved to index i with StaticContext.VariableIndex. An error it
+	// returns ends the evaluation and is returned as it is.
+	VariableAt func(i int) (Sequence, error)
 	// ImplicitTimezone in minutes east of UTC.
 	ImplicitTimezone int
 	// Now is the current dateTime; the zero time means the wall clock at
@@ -177,6 +186,20 @@ func (l *FunctionLibrary) Lookup(ns, local string, arity int) *Function {
 		}
 	}
 	return nil
+}
+
+// EffectiveBooleanValue is the effective boolean value of s (XPath 2.0
+// section 2.4.3); a sequence that has none is a FORG0006 error.
+func EffectiveBooleanValue(s Sequence) (bool, error) { return ebv(s) }
+
+// Atomize returns the typed value of an item: an atomic value as it is, a
+// node's string value as xs:untypedAtomic.
+func Atomize(it Item) Atomic { return atomizeItem(it) }
+
+// Cast casts an atomic value to the built-in type t as "cast as" does;
+// ns resolves prefixes for a cast to xs:QName.
+func Cast(a Atomic, t *Type, ns map[string]string) (Atomic, error) {
+	return castAtomic(a, t, ns)
 }
 
 // standardLibrary is the read-only default library.

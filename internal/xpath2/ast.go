@@ -71,9 +71,12 @@ type (
 		preds   []expr
 	}
 	localVarExpr struct{ slot int }
-	extVarExpr   struct{ ns, local string }
-	contextExpr  struct{}
-	callExpr     struct {
+	extVarExpr   struct {
+		ns, local string
+		index     int // from StaticContext.VariableIndex, or -1
+	}
+	contextExpr struct{}
+	callExpr    struct {
 		fn   *Function
 		args []expr
 	}

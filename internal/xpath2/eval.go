@@ -1017,6 +1017,9 @@ func (e *filterExpr) eval(c *evalCtx) (Sequence, error) {
 func (e *localVarExpr) eval(c *evalCtx) (Sequence, error) { return c.locals[e.slot], nil }
 
 func (e *extVarExpr) eval(c *evalCtx) (Sequence, error) {
+	if e.index >= 0 && c.dyn.dc.VariableAt != nil {
+		return c.dyn.dc.VariableAt(e.index)
+	}
 	if c.dyn.dc.Variables != nil {
 		if v, ok := c.dyn.dc.Variables(e.ns, e.local); ok {
 			return v, nil

@@ -839,10 +839,17 @@ func (p *parser) parsePrimary() (expr, error) {
 					return &localVarExpr{v.slot}, nil
 				}
 			}
+			if p.sc.VariableIndex != nil {
+				i, ok := p.sc.VariableIndex(ns, local)
+				if !ok {
+					return nil, errf("XPST0008", "variable $%s is not declared", n.val)
+				}
+				return &extVarExpr{ns: ns, local: local, index: i}, nil
+			}
 			if p.sc.Variables != nil && !p.sc.Variables(ns, local) {
 				return nil, errf("XPST0008", "variable $%s is not declared", n.val)
 			}
-			return &extVarExpr{ns, local}, nil
+			return &extVarExpr{ns: ns, local: local, index: -1}, nil
 		case "(":
 			if p.isSym(")") {
 				p.next()

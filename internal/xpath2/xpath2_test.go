@@ -193,6 +193,44 @@ func TestExtensionFunction(t *testing.T) {
 	}
 }
 
+// TestVariableIndex: variables resolved at compile time are read by index,
+// an unknown one is refused at compile time, and an error the resolver
+// returns ends the evaluation as it is.
+func TestVariableIndex(t *testing.T) {
+	names := []string{"a", "b.part"}
+	sc := &StaticContext{VariableIndex: func(ns, local string) (int, bool) {
+		for i, n := range names {
+			if n == local && ns == "" {
+				return i, true
+			}
+		}
+		return 0, false
+	}}
+	e, err := Compile("$a + $b.part * 10", sc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var asked []int
+	vals := []Sequence{{Int(1)}, {Int(2)}}
+	r, err := e.Evaluate(&DynamicContext{VariableAt: func(i int) (Sequence, error) {
+		asked = append(asked, i)
+		return vals[i], nil
+	}})
+	if err != nil || len(r) != 1 || r[0].(Atomic).String() != "21" || len(asked) != 2 || asked[0] != 0 || asked[1] != 1 {
+		t.Fatalf("got %v, %v, asked %v", r, err, asked)
+	}
+	if _, err := Compile("$c", sc); err == nil || !strings.Contains(err.Error(), "XPST0008") {
+		t.Fatalf("undeclared variable: got %v, want XPST0008", err)
+	}
+	boom := errors.New("boom")
+	if _, err := e.Evaluate(&DynamicContext{VariableAt: func(int) (Sequence, error) { return nil, boom }}); !errors.Is(err, boom) {
+		t.Fatalf("got %v, want the resolver's error", err)
+	}
+	if ok, err := EffectiveBooleanValue(Sequence{Int(1), Int(2)}); ok || err == nil {
+		t.Fatalf("EBV of two integers: %v, %v; want FORG0006", ok, err)
+	}
+}
+
 // FuzzParse checks that Compile never panics and that what compiles
 // evaluates without panicking.
 func FuzzParse(f *testing.F) {

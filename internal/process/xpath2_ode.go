@@ -1,0 +1,492 @@
+package process
+
+import (
+	"fmt"
+	"net/url"
+	"regexp"
+	"strings"
+
+	"github.com/beevik/etree"
+
+	"github.com/orchd/orchd/internal/process/bpel"
+	"github.com/orchd/orchd/internal/xpath2"
+)
+
+// The function library of a process's XPath 2.0 expressions: the fn:
+// functions, bpel:getLinkStatus, and Apache ODE's extension functions
+// (namespace nsODEFunctions) as ODE 1.3 implemented them. ODE's functions
+// that change a tree (delete, insert-*, rename) change a copy: they return
+// a copy of the parent of what they change, to be assigned back.
+// bpel:getVariableProperty is compiled apart (compileXPath2);
+// bpel:doXslTransform is refused at deploy.
+
+// xpath2Functions is the process's library, built once per compiler.
+func (c *compiler) xpath2Functions() *xpath2.FunctionLibrary {
+	if c.xp2lib != nil {
+		return c.xp2lib
+	}
+	l := xpath2.NewFunctionLibrary()
+	for _, ns := range []string{nsBPEL, nsBPEL2004} {
+		l.Register(ns, "getLinkStatus", 1, 1, getLinkStatus)
+	}
+	var props map[qname]*etree.Element
+	if c.dp != nil {
+		props = c.dp.properties
+	}
+	rootNS := bpel.Namespaces(c.doc.Root)
+	reg := func(impl xpath2.FuncImpl, min, max int, names ...string) {
+		for _, n := range names {
+			l.Register(nsODEFunctions, n, min, max, impl)
+		}
+	}
+	reg(func(_ xpath2.Context, args []xpath2.Sequence) (xpath2.Sequence, error) {
+		return processProperty(props, rootNS, args[0])
+	}, 1, 1, "process-property")
+	reg(odeCombineURL, 2, 2, "combine-url", "combineUrl")
+	reg(func(_ xpath2.Context, args []xpath2.Sequence) (xpath2.Sequence, error) {
+		return odeComposeURL(args, false)
+	}, 2, -1, "compose-url", "composeUrl")
+	reg(func(_ xpath2.Context, args []xpath2.Sequence) (xpath2.Sequence, error) {
+		return odeComposeURL(args, true)
+	}, 2, -1, "expand-template", "expandTemplate")
+	reg(odeSplit, 3, 4, "split-to-elements", "splitToElements")
+	reg(odeDomToString, 1, 1, "dom-to-string", "domToString")
+	reg(odeDelete, 1, 2, "delete")
+	reg(odeInsertBefore, 2, 3, "insert-before")
+	reg(odeInsertAfter, 2, 3, "insert-after")
+	reg(odeInsertAsFirstInto, 2, 2, "insert-as-first-into")
+	reg(odeInsertAsLastInto, 2, 2, "insert-as-last-into")
+	reg(odeRename, 2, 3, "rename")
+	c.xp2lib = l
+	return l
+}
+
+// odeErr is a dynamic error of an ODE function (a FOER0000 error naming
+// the function, which the runtime raises as subLanguageExecutionFault).
+func odeErr(fn, format string, args ...any) error {
+	return &xpath2.Error{Code: "FOER0000", Msg: "ode:" + fn + ": " + fmt.Sprintf(format, args...)}
+}
+
+// getLinkStatus is bpel:getLinkStatus('link'): the status of a link the
+// join condition's activity is the target of.
+func getLinkStatus(c xpath2.Context, args []xpath2.Sequence) (xpath2.Sequence, error) {
+	name := seqString(args[0])
+	if dc := c.Dynamic(); dc.Variables != nil {
+		if v, ok := dc.Variables(nsXP2Link, name); ok {
+			return v, nil
+		}
+	}
+	return nil, &xpath2.Error{Code: "FOER0000", Msg: fmt.Sprintf("bpel:getLinkStatus: no link %q targets this activity", name)}
+}
+
+// seqString is the string value of a sequence's first item ("" for the
+// empty sequence).
+func seqString(s xpath2.Sequence) string {
+	if len(s) == 0 {
+		return ""
+	}
+	return xpath2.Atomize(s[0]).String()
+}
+
+// argElement is the one element a function argument must hold.
+func argElement(fn string, s xpath2.Sequence) (*etree.Element, error) {
+	if len(s) != 1 {
+		return nil, odeErr(fn, "want one element, got %d items", len(s))
+	}
+	return itemElement(fn, s[0])
+}
+
+func itemElement(fn string, it xpath2.Item) (*etree.Element, error) {
+	n, ok := it.(xnode)
+	if ok {
+		if e, ok := n.elem(); ok {
+			return e, nil
+		}
+		if n.doc == docAbove {
+			return n.tok.(*etree.Element), nil
+		}
+	}
+	return nil, odeErr(fn, "want an element")
+}
+
+// detached returns a copy of a node to be placed under dst, declaring the
+// namespaces it uses that dst's scope does not bind the same way.
+func detached(it xpath2.Item, dst *etree.Element) (etree.Token, error) {
+	n, ok := it.(xnode)
+	if !ok || n.attr >= 0 || n.doc != docNone {
+		if a, ok := it.(xpath2.Atomic); ok {
+			return etree.NewText(a.String()), nil
+		}
+		return nil, fmt.Errorf("cannot insert a %T", it)
+	}
+	switch t := n.tok.(type) {
+	case *etree.Element:
+		cp := t.Copy()
+		fixNamespaces(cp, t, dst)
+		return cp, nil
+	case *etree.CharData:
+		return etree.NewText(t.Data), nil
+	case *etree.Comment:
+		return etree.NewComment(t.Data), nil
+	}
+	return nil, fmt.Errorf("cannot insert a %T", n.tok)
+}
+
+// cloneElem copies e, with the namespaces it uses, outside any tree.
+func cloneElem(e *etree.Element) *etree.Element {
+	cp := e.Copy()
+	fixNamespaces(cp, e, nil)
+	return cp
+}
+
+// odeResult wraps a tree an ODE function built.
+func odeResult(e *etree.Element) xpath2.Sequence {
+	return xpath2.Sequence{xnode{tok: e, attr: -1}}
+}
+
+// insertAt inserts copies of items into e before its child index i (all
+// children, len(e.Child) appends).
+func insertAt(fn string, e *etree.Element, i int, items xpath2.Sequence) error {
+	for _, it := range items {
+		tok, err := detached(it, e)
+		if err != nil {
+			return odeErr(fn, "%v", err)
+		}
+		e.InsertChildAt(i, tok)
+		i++
+	}
+	return nil
+}
+
+// processProperty is ode:process-property('dd:name'): a deploy.xml
+// <property> of the process; its element content (the first child
+// element) or else its text. The prefix resolves against the process
+// element's namespaces.
+func processProperty(props map[qname]*etree.Element, ns map[string]string, arg xpath2.Sequence) (xpath2.Sequence, error) {
+	var q qname
+	if a, ok := xpath2.SingleAtomic(arg); ok {
+		if qn, ok := a.(xpath2.QName); ok {
+			q = qname{Space: qn.NS, Local: qn.Local}
+		}
+	}
+	if q.Local == "" {
+		name := strings.TrimSpace(seqString(arg))
+		prefix, local, ok := strings.Cut(name, ":")
+		if !ok {
+			prefix, local = "", name
+		}
+		q = qname{Space: nsDD, Local: local}
+		if prefix != "" {
+			u, ok := ns[prefix]
+			if !ok {
+				return nil, odeErr("process-property", "undeclared prefix %q in %q", prefix, name)
+			}
+			q.Space = u
+		}
+	}
+	p, ok := props[q]
+	if !ok && q.Space == nsDD {
+		p, ok = props[qname{Space: nsDDLegacy, Local: q.Local}]
+	}
+	if !ok {
+		return nil, nil
+	}
+	if el := firstElement(p); el != nil {
+		return odeResult(cloneElem(el)), nil
+	}
+	holder := etree.NewElement("property")
+	text := holder.CreateText(p.Text())
+	return xpath2.Sequence{xnode{tok: text, attr: -1}}, nil
+}
+
+// odeCombineURL is ode:combineUrl(base, relative): relative resolved
+// against base (RFC 3986).
+func odeCombineURL(_ xpath2.Context, args []xpath2.Sequence) (xpath2.Sequence, error) {
+	base, err := url.Parse(strings.TrimSpace(seqString(args[0])))
+	if err != nil || !base.IsAbs() {
+		return nil, odeErr("combineUrl", "base %q is no absolute URL", seqString(args[0]))
+	}
+	rel, err := url.Parse(strings.TrimSpace(seqString(args[1])))
+	if err != nil {
+		return nil, odeErr("combineUrl", "%v", err)
+	}
+	return xpath2.Sequence{xpath2.Str(base.ResolveReference(rel).String())}, nil
+}
+
+var uriTemplateVar = regexp.MustCompile(`\{([^{}=]+)(?:=([^{}]*))?\}`)
+
+// odeComposeURL is ode:composeUrl(template, name, value, ...) or
+// ode:composeUrl(template, <pairs><name>value</name>...</pairs>): the
+// template's {name} (or {name=default}) replaced by the values. A name
+// with no value takes its default, else is dropped (composeUrl) or kept
+// as written (expandTemplate, lazy).
+func odeComposeURL(args []xpath2.Sequence, lazy bool) (xpath2.Sequence, error) {
+	fn := "composeUrl"
+	if lazy {
+		fn = "expandTemplate"
+	}
+	vals := map[string]string{}
+	switch {
+	case len(args) == 2:
+		if len(args[1]) > 0 {
+			e, err := argElement(fn, args[1])
+			if err != nil {
+				return nil, err
+			}
+			for _, c := range e.ChildElements() {
+				vals[c.Tag] = c.Text()
+			}
+		}
+	case len(args)%2 == 1:
+		for i := 1; i < len(args); i += 2 {
+			if n := seqString(args[i]); n != "" {
+				vals[n] = seqString(args[i+1])
+			}
+		}
+	default:
+		return nil, odeErr(fn, "want a template and name/value pairs or one element of pairs")
+	}
+	tmpl := seqString(args[0])
+	out := uriTemplateVar.ReplaceAllStringFunc(tmpl, func(m string) string {
+		sub := uriTemplateVar.FindStringSubmatch(m)
+		if v, ok := vals[strings.TrimSpace(sub[1])]; ok {
+			return url.PathEscape(v)
+		}
+		if strings.Contains(m, "=") {
+			return sub[2]
+		}
+		if lazy {
+			return m
+		}
+		return ""
+	})
+	return xpath2.Sequence{xpath2.Str(out)}, nil
+}
+
+// odeSplit is ode:splitToElements(string, separator, localName[, ns]):
+// a <wrapper> element holding one element per piece (trimmed), which a
+// copy takes as its children's source.
+func odeSplit(_ xpath2.Context, args []xpath2.Sequence) (xpath2.Sequence, error) {
+	sep := seqString(args[1])
+	re, err := regexp.Compile(sep)
+	if err != nil {
+		return nil, odeErr("splitToElements", "separator %q: %v", sep, err)
+	}
+	local := seqString(args[2])
+	if !validNCName(local) {
+		return nil, odeErr("splitToElements", "%q is no element name", local)
+	}
+	w := etree.NewElement("wrapper")
+	space := ""
+	if len(args) == 4 {
+		space = seqString(args[3])
+	}
+	for _, piece := range re.Split(seqString(args[0]), -1) {
+		e := w.CreateElement(local)
+		if space != "" {
+			e.CreateAttr("xmlns", space)
+		}
+		e.SetText(strings.TrimSpace(piece))
+	}
+	return odeResult(w), nil
+}
+
+// odeDomToString is ode:dom-to-string(element): its XML text.
+func odeDomToString(_ xpath2.Context, args []xpath2.Sequence) (xpath2.Sequence, error) {
+	e, err := argElement("dom-to-string", args[0])
+	if err != nil {
+		return nil, err
+	}
+	doc := etree.NewDocument()
+	doc.SetRoot(cloneElem(e))
+	s, err := doc.WriteToString()
+	if err != nil {
+		return nil, odeErr("dom-to-string", "%v", err)
+	}
+	return xpath2.Sequence{xpath2.Str(s)}, nil
+}
+
+// childIndex is the position of n among its parent's children.
+func childIndex(fn string, it xpath2.Item) (*etree.Element, int, error) {
+	n, ok := it.(xnode)
+	if !ok || n.attr >= 0 || n.doc != docNone {
+		return nil, 0, odeErr(fn, "want a node with a parent element")
+	}
+	p := n.tok.Parent()
+	if p == nil {
+		return nil, 0, odeErr(fn, "the node has no parent")
+	}
+	return p, n.tok.Index(), nil
+}
+
+// odeDelete is ode:delete([context,] nodes): a copy of the nodes' parent
+// without them. They must share the parent.
+func odeDelete(_ xpath2.Context, args []xpath2.Sequence) (xpath2.Sequence, error) {
+	del := args[len(args)-1]
+	if len(del) == 0 {
+		return nil, odeErr("delete", "nothing to delete")
+	}
+	var parent *etree.Element
+	var drop []int
+	for _, it := range del {
+		p, i, err := childIndex("delete", it)
+		if err != nil {
+			return nil, err
+		}
+		if parent != nil && p != parent {
+			return nil, odeErr("delete", "the nodes must have the same parent")
+		}
+		parent = p
+		drop = append(drop, i)
+	}
+	cp := cloneElem(parent)
+	gone := map[int]bool{}
+	for _, i := range drop {
+		gone[i] = true
+	}
+	for i := len(cp.Child) - 1; i >= 0; i-- {
+		if gone[i] {
+			cp.RemoveChildAt(i)
+		}
+	}
+	return odeResult(cp), nil
+}
+
+// odeInsertBefore is ode:insert-before([context,] target, nodes): a copy
+// of target's parent with the nodes before target.
+func odeInsertBefore(_ xpath2.Context, args []xpath2.Sequence) (xpath2.Sequence, error) {
+	return insertNear("insert-before", args, false)
+}
+
+// odeInsertAfter is ode:insert-after([context,] target, nodes): a copy of
+// target's parent with the nodes after target (the last of the targets).
+func odeInsertAfter(_ xpath2.Context, args []xpath2.Sequence) (xpath2.Sequence, error) {
+	return insertNear("insert-after", args, true)
+}
+
+func insertNear(fn string, args []xpath2.Sequence, after bool) (xpath2.Sequence, error) {
+	target, nodes := args[len(args)-2], args[len(args)-1]
+	if len(target) == 0 {
+		return nil, odeErr(fn, "no target node")
+	}
+	ref := target[0]
+	if after {
+		ref = target[len(target)-1]
+	}
+	p, i, err := childIndex(fn, ref)
+	if err != nil {
+		return nil, err
+	}
+	cp := cloneElem(p)
+	if after {
+		i++
+	}
+	if err := insertAt(fn, cp, i, nodes); err != nil {
+		return nil, err
+	}
+	return odeResult(cp), nil
+}
+
+// odeInsertAsFirstInto is ode:insert-as-first-into(parent, nodes): a copy
+// of parent with the nodes as its first children.
+func odeInsertAsFirstInto(_ xpath2.Context, args []xpath2.Sequence) (xpath2.Sequence, error) {
+	e, err := argElement("insert-as-first-into", args[0])
+	if err != nil {
+		return nil, err
+	}
+	cp := cloneElem(e)
+	if err := insertAt("insert-as-first-into", cp, 0, args[1]); err != nil {
+		return nil, err
+	}
+	return odeResult(cp), nil
+}
+
+// odeInsertAsLastInto is ode:insert-as-last-into(parent, nodes): a copy
+// of parent with the nodes as its last children.
+func odeInsertAsLastInto(_ xpath2.Context, args []xpath2.Sequence) (xpath2.Sequence, error) {
+	e, err := argElement("insert-as-last-into", args[0])
+	if err != nil {
+		return nil, err
+	}
+	cp := cloneElem(e)
+	if err := insertAt("insert-as-last-into", cp, len(cp.Child), args[1]); err != nil {
+		return nil, err
+	}
+	return odeResult(cp), nil
+}
+
+// odeRename is ode:rename(element, name[, type]): a copy of the element's
+// parent in which the element has the new name (a QName, an element whose
+// name it takes, or a "prefix:local" string resolved on the element), and
+// with a type, xsi:type.
+func odeRename(_ xpath2.Context, args []xpath2.Sequence) (xpath2.Sequence, error) {
+	if len(args[0]) != 1 {
+		return nil, odeErr("rename", "want one element, got %d items", len(args[0]))
+	}
+	p, i, err := childIndex("rename", args[0][0])
+	if err != nil {
+		return nil, err
+	}
+	orig, ok := p.Child[i].(*etree.Element)
+	if !ok {
+		return nil, odeErr("rename", "want an element")
+	}
+	name, err := renameArg(orig, args[1])
+	if err != nil {
+		return nil, err
+	}
+	cp := cloneElem(p)
+	el := cp.Child[i].(*etree.Element)
+	if uri, ok := lookupNS(el, name.prefix); !ok || uri != name.space {
+		if name.prefix == "" {
+			el.CreateAttr("xmlns", name.space)
+		} else {
+			el.CreateAttr("xmlns:"+name.prefix, name.space)
+		}
+	}
+	el.Space, el.Tag = name.prefix, name.local
+	if len(args) == 3 {
+		tn, err := renameArg(orig, args[2])
+		if err != nil {
+			return nil, err
+		}
+		if uri, ok := lookupNS(el, tn.prefix); tn.prefix != "" && (!ok || uri != tn.space) {
+			el.CreateAttr("xmlns:"+tn.prefix, tn.space)
+		}
+		if _, ok := lookupNS(el, "xsi"); !ok {
+			el.CreateAttr("xmlns:xsi", "http://www.w3.org/2001/XMLSchema-instance")
+		}
+		typ := tn.local
+		if tn.prefix != "" {
+			typ = tn.prefix + ":" + typ
+		}
+		el.CreateAttr("xsi:type", typ)
+	}
+	return odeResult(cp), nil
+}
+
+type prefixedName struct{ prefix, local, space string }
+
+func renameArg(orig *etree.Element, arg xpath2.Sequence) (prefixedName, error) {
+	if len(arg) != 1 {
+		return prefixedName{}, odeErr("rename", "want one name, got %d items", len(arg))
+	}
+	switch v := arg[0].(type) {
+	case xpath2.QName:
+		return prefixedName{v.Prefix, v.Local, v.NS}, nil
+	case xnode:
+		if e, ok := v.elem(); ok {
+			return prefixedName{e.Space, e.Tag, e.NamespaceURI()}, nil
+		}
+	}
+	s := strings.TrimSpace(seqString(arg))
+	prefix, local, ok := strings.Cut(s, ":")
+	if !ok {
+		prefix, local = "", s
+	}
+	uri, _ := lookupNS(orig, prefix)
+	if !validNCName(local) {
+		return prefixedName{}, odeErr("rename", "%q is no element name", s)
+	}
+	return prefixedName{prefix, local, uri}, nil
+}
