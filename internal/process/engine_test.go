@@ -150,3 +150,22 @@ func TestPurchaseOrderInvalidOrderFault(t *testing.T) {
 		t.Errorf("CRM was called for an invalid order")
 	}
 }
+
+// A persistent instance's stashed open requests whose clients gave up
+// (reply timeout) are forgotten at once, not kept until the instance runs
+// again, which may be never.
+func TestAbandonedRequestsDropped(t *testing.T) {
+	e := NewEngine(Options{})
+	waiting, abandoned := &openRequest{}, &openRequest{}
+	abandoned.state.Store(2)
+	e.reg.open["a"] = []*openRequest{abandoned}
+	e.reg.open["b"] = []*openRequest{waiting, abandoned}
+	e.dropAbandoned("a")
+	e.dropAbandoned("b")
+	if _, ok := e.reg.open["a"]; ok {
+		t.Errorf("instance a: %d stashed requests, want none", len(e.reg.open["a"]))
+	}
+	if got := e.reg.open["b"]; len(got) != 1 || got[0] != waiting {
+		t.Errorf("instance b: %v, want only the waiting request", got)
+	}
+}

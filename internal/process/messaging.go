@@ -171,6 +171,9 @@ type awaitReply struct {
 	req     *openRequest
 	timeout time.Duration
 	op      string
+	// gaveUp, if set, runs when the wait times out (a persistent
+	// instance's stashed requests drop the abandoned one).
+	gaveUp func()
 }
 
 func (a *awaitReply) Error() string { return "reply pending for " + a.op }
@@ -185,6 +188,9 @@ func (a *awaitReply) wait() error {
 	case <-t.C:
 	}
 	if a.req.state.CompareAndSwap(0, 2) {
+		if a.gaveUp != nil {
+			a.gaveUp()
+		}
 		return fmt.Errorf("no reply to %s within the reply timeout (%s): the instance is still running", a.op, a.timeout)
 	}
 	<-a.req.done

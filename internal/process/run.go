@@ -304,7 +304,12 @@ func (e *Engine) finish(in *instance, ex *exchange.Exchange, res result, err err
 	case pending != nil:
 		// The reply comes from a later run (after a pick, a receive or a
 		// timer): the client waits for it, the instance is released.
-		return &awaitReply{req: pending, timeout: e.replyTimeout(p, ex), op: ex.Operation.Name}
+		aw := &awaitReply{req: pending, timeout: e.replyTimeout(p, ex), op: ex.Operation.Name}
+		if !p.InMemory {
+			id := in.id
+			aw.gaveUp = func() { e.dropAbandoned(id) }
+		}
+		return aw
 	}
 	return fmt.Errorf("process %s: %s", label, endReason(in, res, ex))
 }
@@ -517,4 +522,23 @@ func (e *Engine) fire(p *Process, id string, due int64) {
 		return
 	}
 	_ = e.drive(in, nil)
+}
+
+// dropAbandoned forgets the stashed open requests of persistent instance
+// id whose clients gave up waiting (the instance may never run again).
+func (e *Engine) dropAbandoned(id string) {
+	e.reg.mu.Lock()
+	defer e.reg.mu.Unlock()
+	open := e.reg.open[id]
+	kept := make([]*openRequest, 0, len(open))
+	for _, r := range open {
+		if r.state.Load() == 0 {
+			kept = append(kept, r)
+		}
+	}
+	if len(kept) == 0 {
+		delete(e.reg.open, id)
+	} else {
+		e.reg.open[id] = kept
+	}
 }
