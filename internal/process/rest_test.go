@@ -1,15 +1,21 @@
 package process
 
 import (
+	"bytes"
 	"encoding/xml"
 	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/orchd/orchd/internal/persist"
 )
 
 // restVars are the variables the REST test processes use besides in and
@@ -250,4 +256,57 @@ func TestRESTCallsOverlap(t *testing.T) {
 	if got := r.out.Parts["payload"].FindElement("./a").Text(); got != "200|together" {
 		t.Errorf("answer %q, want 200|together (both calls in flight at once)", got)
 	}
+}
+
+// A persistent instance is checkpointed before a POST (not safe to repeat
+// after a crash) but not before a GET: one commit more.
+func TestRESTCheckpointsBeforeUnsafeCalls(t *testing.T) {
+	hs := httptest.NewServer(&restServer{})
+	defer hs.Close()
+	commits := map[string]int32{}
+	for _, method := range []string{"GET", "POST"} {
+		dir := restBundle(t, fmt.Sprintf(restBody, restAct(`<rest:`+method+` uri="$bpelvar[url]" statusCode="code"/>`)))
+		dd := filepath.Join(dir, "deploy.xml")
+		b, err := os.ReadFile(dd)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(dd, bytes.Replace(b, []byte("<in-memory>true"), []byte("<in-memory>false"), 1), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		procs, err := LoadBundle(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		st, err := persist.Open(filepath.Join(t.TempDir(), "orchd.db"), persist.Options{MaxBatchDelay: time.Millisecond})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer st.Close()
+		cs := &countingStore{Store: st}
+		e := NewEngine(Options{Store: cs})
+		defer e.Close()
+		if err := e.Deploy(procs...); err != nil {
+			t.Fatal(err)
+		}
+		r := dispatch(t, e, procs[0], testReq("I", "1", hs.URL+"/echo"))
+		if r.err != nil || r.fault != nil || r.out == nil || r.out.Parts["payload"].FindElement("./a").Text() != "200|" {
+			t.Fatalf("%s: err=%v fault=%v out=%v", method, r.err, r.fault, r.out)
+		}
+		commits[method] = cs.commits.Load()
+	}
+	if commits["POST"] != commits["GET"]+1 {
+		t.Errorf("commits: GET %v, POST %v; want one more for POST (the checkpoint before the call)", commits["GET"], commits["POST"])
+	}
+}
+
+// countingStore counts the commits made to a real store.
+type countingStore struct {
+	*persist.Store
+	commits atomic.Int32
+}
+
+func (s *countingStore) Commit(cps ...*persist.Checkpoint) error {
+	s.commits.Add(1)
+	return s.Store.Commit(cps...)
 }
