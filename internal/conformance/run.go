@@ -153,7 +153,8 @@ func (r *Runner) deploy(dir string) (*deployment, error) {
 	for _, p := range procs {
 		p.InMemory = true
 	}
-	engine := process.NewEngine(process.Options{Logger: r.log, Partners: r.overrides.Partners(r.client.Partner)})
+	hc, timeout := r.client.HTTPClient()
+	engine := process.NewEngine(process.Options{Logger: r.log, Partners: r.overrides.Partners(r.client.Partner), HTTPClient: hc, HTTPTimeout: timeout})
 	if err := engine.Deploy(procs...); err != nil {
 		return nil, err
 	}
