@@ -11,13 +11,7 @@ import (
 // The REST server answers as ODE's RestExtensionActivitiesTest did, over
 // loopback HTTP.
 func TestRESTServer(t *testing.T) {
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	s, err := StartREST(ctx, nil, "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
+	ctx, s := startREST(t)
 	base := strings.TrimSuffix(s.URL, "/test")
 	const req = `<s:postRequest xmlns:s="http://www.example.org/restApi"><s:value>POST Method Test</s:value></s:postRequest>`
 	for _, tc := range []struct {
@@ -63,15 +57,22 @@ func TestRESTServer(t *testing.T) {
 
 // A port already taken is an error naming it, not a silent fallback.
 func TestRESTServerPortTaken(t *testing.T) {
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	s, err := StartREST(ctx, nil, "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
+	ctx, s := startREST(t)
 	addr := strings.TrimSuffix(strings.TrimPrefix(s.URL, "http://"), "/test")
 	if _, err := StartREST(ctx, nil, addr); err == nil || !strings.Contains(err.Error(), addr) {
 		t.Fatalf("second StartREST on %s: err = %v, want one naming the address", addr, err)
 	}
+}
+
+// startREST serves REST on a port of the system's choosing for the test.
+func startREST(t *testing.T) (context.Context, *RESTServer) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	s, err := StartREST(ctx, nil, "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = s.Close() })
+	return ctx, s
 }
