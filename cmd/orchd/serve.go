@@ -141,6 +141,9 @@ func runServer(ctx context.Context, cfg *serveConfig, log *slog.Logger) error {
 	// as it is.
 	opts := process.Options{Logger: log, Registerer: reg, Partners: overrides.Partners(client.Partner),
 		AssignedPartners: client.Partner, BaseURL: baseURL(ln.Addr()), MessageHold: cfg.messageHold}
+	// REST extension activities call on the partners' terms: the same
+	// keep-alive pool (--partner-conns) and per-call bound.
+	opts.HTTPClient, opts.HTTPTimeout = client.HTTPClient()
 	if store != nil {
 		opts.Store = store
 	}

@@ -74,7 +74,15 @@ func run(t *testing.T, keep func(*Bundle) bool) ([]Result, int, int) {
 		t.Fatal(err)
 	}
 	defer mocks.Close()
-	r, err := NewRunner(Options{Root: root, Stagger: *stagger, Timeout: *caseTimeout, Parallel: *parallel}, mocks)
+	// The REST cases call http://localhost:8085/test, written in their
+	// processes and requests: the server must have that port.
+	rest, restDown := odemock.StartREST(ctx, nil, odemock.RESTAddr)
+	if restDown != nil {
+		fmt.Printf("REST test server not started (its cases are not run): %v\n", restDown)
+	} else {
+		defer rest.Close()
+	}
+	r, err := NewRunner(Options{Root: root, Stagger: *stagger, Timeout: *caseTimeout, Parallel: *parallel, RESTDown: restDown}, mocks)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -137,6 +145,11 @@ func TestConformanceRegression(t *testing.T) {
 			continue
 		}
 		seen[r.Case.ID] = true
+		if r.Outcome == NotRun && strings.HasPrefix(r.Detail, RESTNotRun) {
+			// Another run holds port 8085: not this change's regression.
+			t.Logf("regression check not made: %s", r.Line())
+			continue
+		}
 		if r.Outcome != Pass {
 			t.Errorf("regression: %s", r.Line())
 		}

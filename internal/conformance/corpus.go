@@ -53,9 +53,13 @@ type Case struct {
 	// Skip is why the case is not run ("" to run it).
 	Skip string
 	// Status and Runnable are the ode_status and runnable columns of
-	// tests.tsv ("" when the case has no row).
-	Status, Runnable string
+	// tests.tsv ("" when the case has no row); Needs is its needs column.
+	Status, Runnable, Needs string
 }
+
+// NeedsREST reports a case that calls ODE's REST test server
+// (odemock.RESTAddr).
+func (c *Case) NeedsREST() bool { return strings.Contains(c.Needs, "HTTP server :8085") }
 
 // Bundle is a deployment bundle and its cases in launch order.
 type Bundle struct {
@@ -266,7 +270,7 @@ func propsCases(dir, file string, p *Properties) ([]*Case, error) {
 // applyRow sets the case's ODE status and, for rows ODE did not run as
 // positive checks, why it is not run.
 func applyRow(c *Case, r *tsvRow) {
-	c.Status, c.Runnable = r.status, r.runnable
+	c.Status, c.Runnable, c.Needs = r.status, r.runnable, r.needs
 	switch {
 	case r.runnable == "no":
 		c.Skip = "not run: " + r.status

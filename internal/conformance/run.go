@@ -64,7 +64,15 @@ type Options struct {
 	Parallel int
 	// Logger receives orchd's logs; nil discards them.
 	Logger *slog.Logger
+	// RESTDown says why ODE's REST test server is not serving at
+	// odemock.RESTAddr (nil when it is): the cases that need it are
+	// reported not run, with that reason.
+	RESTDown error
 }
+
+// RESTNotRun starts the report of a case not run because the REST test
+// server is down.
+const RESTNotRun = "not run: needs ODE's REST test server on " + odemock.RESTAddr
 
 // Runner drives bundles against in-process orchd servers.
 type Runner struct {
@@ -145,7 +153,8 @@ func (r *Runner) deploy(dir string) (*deployment, error) {
 	for _, p := range procs {
 		p.InMemory = true
 	}
-	engine := process.NewEngine(process.Options{Logger: r.log, Partners: r.overrides.Partners(r.client.Partner)})
+	hc, timeout := r.client.HTTPClient()
+	engine := process.NewEngine(process.Options{Logger: r.log, Partners: r.overrides.Partners(r.client.Partner), HTTPClient: hc, HTTPTimeout: timeout})
 	if err := engine.Deploy(procs...); err != nil {
 		return nil, err
 	}
@@ -202,6 +211,9 @@ func (r *Runner) RunBundle(ctx context.Context, b *Bundle) (results []Result, ok
 					res.Detail += "; orchd deployed it without refusing external variables"
 				}
 			}
+			continue
+		case r.opts.RESTDown != nil && c.NeedsREST():
+			res.Outcome, res.Detail = NotRun, RESTNotRun+", which could not start: "+oneLine(r.opts.RESTDown.Error())
 			continue
 		case derr != nil:
 			res.Outcome, res.Detail = Fail, "deploy refused: "+oneLine(derr.Error())

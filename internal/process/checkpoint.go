@@ -428,22 +428,12 @@ func (a *invoke) step(in *instance, f *frame) (activity, bool, error) {
 	if a.reliable(in) {
 		return nil, true, a.enqueue(in)
 	}
-	persistent := !in.p.InMemory && in.e.store != nil
-	guarded := persistent && !in.p.idempotent[a.pl.name+"/"+a.op.Name]
-	switch {
-	case guarded && f.pc == 0:
-		// Before a call that must not be repeated blindly.
-		f.pc = 1
-		fallthrough
-	case persistent && len(in.out) > 0:
-		// Before any call once a reply waits for its commit: the reply
-		// leaves now, not after the call.
-		if err := in.checkpoint(persist.Running); err != nil {
-			return nil, false, fmt.Errorf("checkpoint before invoke %s.%s at %s: %w", a.pl.name, a.op.Name, a.pos, err)
-		}
-	case guarded && in.recovered:
-		in.recovered = false
-		return a.failed(in, f, errors.New("orchd stopped while this call was in flight; it may or may not have reached the partner"))
+	recovered, err := in.beforeCall(f, func() bool { return !in.p.idempotent[a.pl.name+"/"+a.op.Name] })
+	if err != nil {
+		return nil, false, fmt.Errorf("checkpoint before invoke %s.%s at %s: %w", a.pl.name, a.op.Name, a.pos, err)
+	}
+	if recovered {
+		return a.failed(in, f, errMayHaveRun)
 	}
 	if f.due != 0 && in.e.now().UnixNano() < f.due {
 		in.wakeAt(f.due) // waiting to retry
@@ -468,28 +458,70 @@ func (a *invoke) step(in *instance, f *frame) (activity, bool, error) {
 	}
 	if in.othersBusy() {
 		// Other branches can go on meanwhile: the call goes out on its own
-		// goroutine, with copies of what it reads, and its answer comes
-		// back to this thread.
+		// goroutine, with copies of what it reads.
 		call.Input = copyMessage(call.Input)
-		t := in.cur
-		t.callSeq++
-		seq := t.callSeq
-		if in.calls == nil {
-			in.calls = &answers{notify: make(chan struct{}, 1)}
-		}
-		in.inflight++
-		f.k = 1
-		ctx, calls := in.ctx, in.calls
-		go func() {
+		return nil, false, in.callAsync(f, func(ctx context.Context) *callAnswer {
 			start := time.Now()
 			res, err := partner.Invoke(ctx, call)
-			calls.put(&callAnswer{t: t, seq: seq, msg: res, err: err, dur: time.Since(start)})
-		}()
-		return nil, false, errCalling
+			return &callAnswer{msg: res, err: err, dur: time.Since(start)}
+		})
 	}
 	start := time.Now()
 	res, err := partner.Invoke(in.ctx, call)
 	return a.answered(in, f, res, err, time.Since(start))
+}
+
+// errMayHaveRun is the failure of a guarded call that was in flight when
+// orchd stopped.
+var errMayHaveRun = errors.New("orchd stopped while this call was in flight; it may or may not have reached the partner")
+
+// beforeCall does what a persistent instance needs before a partner call
+// (an invoke, a REST extension activity) in frame f. A call guarded (not
+// idempotent: guarded is asked only for persistent processes) is preceded
+// by a checkpoint, so that after a crash it is not repeated blindly; any
+// call is, once a reply waits for its commit, so that the reply leaves now
+// rather than after the call. recovered reports a guarded call that may
+// have happened before orchd stopped: the caller fails it instead of
+// calling again. err is the checkpoint's failure.
+func (in *instance) beforeCall(f *frame, guarded func() bool) (recovered bool, err error) {
+	if in.p.InMemory || in.e.store == nil {
+		return false, nil
+	}
+	g := guarded()
+	switch {
+	case g && f.pc == 0:
+		f.pc = 1
+		fallthrough
+	case len(in.out) > 0:
+		return false, in.checkpoint(persist.Running)
+	case g && in.recovered:
+		in.recovered = false
+		return true, nil
+	}
+	return false, nil
+}
+
+// callAsync sends a partner call on its own goroutine while other threads
+// go on: call runs there under the instance's context and returns the
+// answer, which comes back to the current thread (its frame f resumes
+// with f.k == 1 and the answer in the thread's answer). It returns
+// errCalling, for the step to return.
+func (in *instance) callAsync(f *frame, call func(ctx context.Context) *callAnswer) error {
+	t := in.cur
+	t.callSeq++
+	seq := t.callSeq
+	if in.calls == nil {
+		in.calls = &answers{notify: make(chan struct{}, 1)}
+	}
+	in.inflight++
+	f.k = 1
+	ctx, calls := in.ctx, in.calls
+	go func() {
+		a := call(ctx)
+		a.t, a.seq = t, seq
+		calls.put(a)
+	}()
+	return errCalling
 }
 
 // answered takes a partner's answer (or failure) into the instance.

@@ -833,10 +833,7 @@ func (c *compiler) compileActivity(e *etree.Element) activity {
 	case "rethrow":
 		return &rethrow{base: b}
 	case "extensionActivity":
-		// orchd implements no extension activity: one whose namespace is
-		// declared mustUnderstand="yes" already refused the bundle (see
-		// extensions); any other acts as <empty> (WS-BPEL 2.0 10.9).
-		return &empty{base: b}
+		return c.extensionActivity(e, b)
 	case "validate":
 		return c.validateVars(e, b)
 	case "compensate", "compensateScope":

@@ -136,9 +136,27 @@ func (c *compiler) extensionKnown(ns string) (declared, mustUnderstand bool) {
 }
 
 // knownExtension reports whether orchd implements the extension namespace
-// ns. None yet: extension activities and assign operations are a later
-// step.
-func knownExtension(ns string) bool { return false }
+// ns: ODE's REST extension activities (rest.go).
+func knownExtension(ns string) bool { return ns == nsBPEL4RestLight }
+
+// extensionActivity compiles an <extensionActivity>: its child element is
+// the activity. orchd runs ODE's bpel4restlight activities (rest.go); any
+// other acts as <empty> (WS-BPEL 2.0 10.9), as one whose namespace is
+// declared mustUnderstand="yes" already refused the bundle (see
+// extensions).
+func (c *compiler) extensionActivity(e *etree.Element, b base) activity {
+	for _, x := range e.ChildElements() {
+		if x.NamespaceURI() != nsBPEL4RestLight {
+			continue
+		}
+		b.pos = c.pos(x)
+		if b.name == "" {
+			b.name = x.SelectAttrValue("name", "")
+		}
+		return c.restActivity(x, b)
+	}
+	return &empty{base: b}
+}
 
 // externalVariable reports whether a <variable> is an ODE external
 // variable (an attribute in ODE's externalVariables namespace, such as

@@ -37,7 +37,8 @@
 // is loaded again by the message or timer that resumes it. Files: bundle,
 // deploy and wsdl load; compile, compile_struct and correlate compile;
 // instance, threads, scope, events (event handlers), flow, activities,
-// assign, validate, epr (endpoint references), messaging, waiting run; run drives a run and its
+// assign, validate, epr (endpoint references), rest (ODE's bpel4restlight
+// extension activities), messaging, waiting run; run drives a run and its
 // aftermath;
 // checkpoint, recover and outbox persist.
 //

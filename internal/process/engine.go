@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net/http"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -53,6 +54,13 @@ type Options struct {
 	// negative turns holding off. A one-way message to an in-memory
 	// process is acknowledged while held; others wait for the outcome.
 	MessageHold time.Duration
+	// HTTPClient sends the requests of REST extension activities (ODE's
+	// bpel4restlight); nil means a client of its own with Go's default
+	// transport.
+	HTTPClient *http.Client
+	// HTTPTimeout bounds each such request, on top of the instance's
+	// context; zero means 30s.
+	HTTPTimeout time.Duration
 }
 
 // Engine runs deployed processes. It implements exchange.Dispatcher: every
@@ -70,6 +78,7 @@ type Engine struct {
 	served atomic.Pointer[map[*exchange.Endpoint]*Process]
 
 	store   Store
+	rest    *restClient
 	reg     registry
 	stripes stripes
 	// baseCtx is the context of work that belongs to instances rather
@@ -86,7 +95,7 @@ func NewEngine(opts Options) *Engine {
 	}
 	ctx, stop := context.WithCancel(context.Background())
 	return &Engine{log: log, metrics: newMetrics(opts.Registerer), opts: opts, byEndpoint: map[*exchange.Endpoint]*Process{},
-		store: opts.Store, baseCtx: ctx, stop: stop,
+		store: opts.Store, rest: newRESTClient(opts), baseCtx: ctx, stop: stop,
 		reg: registry{live: map[string]*instance{}, routes: map[string]*instance{}, open: map[string][]*openRequest{}}}
 }
 

@@ -43,6 +43,9 @@ func FuzzCompileBPEL(f *testing.F) {
 		{`<empty name="orderIsValid"/>`, `<scope><empty/></scope>`},
 		{`<from>1</from>`, `<from><literal><x/></literal></from>`},
 		{`messageType="po:purchaseOrderRequest"`, `element="po:purchaseOrder"`},
+		{`<empty name="orderIsValid"/>`, `<extensionActivity><r:GET xmlns:r="` + nsBPEL4RestLight + `" uri="$bpelvar[total]" response="total" statusCode="total"/></extensionActivity>`},
+		{`<empty name="orderIsValid"/>`, `<extensionActivity><r:POST xmlns:r="` + nsBPEL4RestLight + `" uri="$bpelvar[" request="poIn"><x/></r:POST></extensionActivity>`},
+		{`<empty name="orderIsValid"/>`, `<extensionActivity><r:PATCH xmlns:r="` + nsBPEL4RestLight + `" uri="ftp://x"/></extensionActivity>`},
 	} {
 		f.Add(bytes.Replace(orig, []byte(r[0]), []byte(r[1]), 1))
 	}

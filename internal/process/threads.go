@@ -75,8 +75,10 @@ type callAnswer struct {
 	t   *thread
 	seq uint64
 	msg *exchange.Message
-	err error
-	dur time.Duration
+	// rest is the response of a REST extension activity's call.
+	rest *restResponse
+	err  error
+	dur  time.Duration
 }
 
 // answers collects the answers of calls in flight; goroutines append,

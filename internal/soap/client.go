@@ -79,6 +79,11 @@ func NewClient(opts ClientOptions) *Client {
 	return c
 }
 
+// HTTPClient returns the HTTP client the Client sends with (its
+// keep-alive pool), and the bound it puts on each call, for other calls
+// made on the same terms (REST extension activities).
+func (c *Client) HTTPClient() (*http.Client, time.Duration) { return c.hc, c.timeout }
+
 // newTransport returns a transport tuned for many calls to few hosts.
 func newTransport(maxConns int) *http.Transport {
 	d := &net.Dialer{Timeout: 10 * time.Second, KeepAlive: 30 * time.Second}

@@ -1,0 +1,434 @@
+package process
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/beevik/etree"
+)
+
+// Apache ODE's REST extension activities (bpel4restlight): inside an
+// <extensionActivity>, one of
+//
+//	<rest:GET|POST|PUT|DELETE uri="..." accept="..." contentType="..."
+//	    request="var" response="var" statusCode="var">payload?</rest:...>
+//
+// makes one HTTP call. uri (or requestUri), accept and contentType are
+// literals or "$bpelvar[name]", the text of a variable of a simple type.
+// POST and PUT send the request variable (an element variable: its
+// element; a simple-typed one: its text; another type variable: its
+// content inside an element named after the variable), or when it is not
+// given or not initialized, the activity's child element, or no body.
+// Accept and Content-Type default to application/xml. Whatever the status,
+// a non-empty response body (trimmed) is stored in the response variable
+// (parsed as XML, except for a simple-typed variable, which takes the
+// text) and the status code in the statusCode variable; a call that gets
+// no response (connection refused, timeout) or a body that does not fit
+// the variable throws ODE's {http://www.apache.org/ode/type/extension}
+// bpel4RestExtensions fault, as ODE's Bpel4RestLightOperation did.
+
+// nsBPEL4RestLight is the namespace of ODE's REST extension activities.
+const nsBPEL4RestLight = "http://www.apache.org/ode/bpel/extensions/bpel4restlight"
+
+// restFault is the fault a failed REST call throws (ODE's
+// Bpel4RestLightExtensionBundle.FAULT_QNAME).
+var restFault = qname{Space: nsODEFunctions, Local: "bpel4RestExtensions"}
+
+const (
+	// defaultRESTTimeout bounds a REST call when Options.HTTPTimeout is
+	// zero.
+	defaultRESTTimeout = 30 * time.Second
+	// maxRESTResponse caps a REST response body.
+	maxRESTResponse = 4 << 20
+	// restMedia is the default Accept and Content-Type.
+	restMedia = "application/xml"
+	// bpelvarRef starts a variable reference in an attribute.
+	bpelvarRef = "$bpelvar["
+)
+
+// restActivity is a compiled bpel4restlight GET, POST, PUT or DELETE.
+type restActivity struct {
+	base
+	method                   string
+	uri, accept, contentType restValue
+	request, response, code  *variable
+	// static is the activity's child element, serialized at deploy: the
+	// body when request gives none.
+	static []byte
+}
+
+// restValue is an attribute's value: a literal, or the text of variable v
+// ($bpelvar[name]).
+type restValue struct {
+	lit string
+	v   *variable
+}
+
+// restActivity compiles the bpel4restlight element e found in an
+// <extensionActivity>.
+func (c *compiler) restActivity(e *etree.Element, b base) activity {
+	a := &restActivity{base: b, method: e.Tag}
+	switch e.Tag {
+	case http.MethodGet, http.MethodPost, http.MethodPut, http.MethodDelete:
+	default:
+		c.errorf(e, "unknown bpel4restlight activity <%s> (GET, POST, PUT or DELETE)", e.Tag)
+		return &empty{base: b}
+	}
+	uri, attr := restAttr(e, "uri", "requestUri")
+	if uri == "" {
+		c.errorf(e, "<%s> needs a uri attribute", e.Tag)
+	} else {
+		if a.uri = c.restValue(e, attr, uri); a.uri.v == nil && a.uri.lit != "" {
+			if err := checkRESTURL(uri); err != nil {
+				c.errorf(e, "uri: %v", err)
+			}
+		}
+	}
+	a.accept = restValue{lit: restMedia}
+	if s, attr := restAttr(e, "accept"); s != "" {
+		a.accept = c.restValue(e, attr, s)
+	}
+	a.contentType = restValue{lit: restMedia}
+	if s, attr := restAttr(e, "contentType"); s != "" {
+		a.contentType = c.restValue(e, attr, s)
+	}
+	a.request = c.restVar(e, "request", "requestPayload")
+	a.response = c.restVar(e, "response", "responsePayload")
+	if a.code = c.restVar(e, "statusCode"); a.code != nil && !typeVar(a.code) {
+		c.errorf(e, "statusCode: variable %s must have a simple type (it receives the status as text)", a.code.name)
+	}
+	if a.method == http.MethodPost || a.method == http.MethodPut {
+		for _, x := range e.ChildElements() {
+			if isBPEL(x) {
+				continue // targets, sources, documentation
+			}
+			cp := x.Copy()
+			fixNamespaces(cp, x, nil)
+			var buf bytes.Buffer
+			cp.WriteTo(&buf, &etree.WriteSettings{})
+			a.static = buf.Bytes()
+			break
+		}
+	}
+	return a
+}
+
+// restAttr returns the first of the attributes names that e has, and its
+// name.
+func restAttr(e *etree.Element, names ...string) (value, name string) {
+	for _, n := range names {
+		if v := e.SelectAttrValue(n, ""); v != "" {
+			return v, n
+		}
+	}
+	return "", names[0]
+}
+
+// restValue compiles attribute attr's value s: "$bpelvar[name]" names a
+// variable of a simple type, anything else is a literal.
+func (c *compiler) restValue(e *etree.Element, attr, s string) restValue {
+	if len(s) < len(bpelvarRef) || !strings.EqualFold(s[:len(bpelvarRef)], bpelvarRef) {
+		return restValue{lit: s}
+	}
+	name, ok := strings.CutSuffix(s[len(bpelvarRef):], "]")
+	if !ok || name == "" || strings.ContainsAny(name, "[]") {
+		c.errorf(e, "%s: %q is not a variable reference $bpelvar[name]", attr, s)
+		return restValue{}
+	}
+	v := c.lookupVar(name)
+	switch {
+	case v == nil:
+		c.errorf(e, "%s: undeclared variable %q", attr, name)
+	case !typeVar(v):
+		c.errorf(e, "%s: $bpelvar[%s] needs a variable of a simple type", attr, name)
+		v = nil
+	}
+	return restValue{v: v}
+}
+
+// restVar resolves the variable the first of attrs that e has names.
+func (c *compiler) restVar(e *etree.Element, attrs ...string) *variable {
+	name, attr := restAttr(e, attrs...)
+	if name == "" {
+		return nil
+	}
+	v := c.lookupVar(name)
+	switch {
+	case v == nil:
+		c.errorf(e, "%s: undeclared variable %q", attr, name)
+	case v.msg != nil:
+		c.unsupported(e, fmt.Sprintf("%s=%q: a message variable in a bpel4restlight activity (use an element or type variable)", attr, name))
+		return nil
+	}
+	return v
+}
+
+// typeVar reports a variable declared with a type.
+func typeVar(v *variable) bool { return v.msg == nil && v.elem.IsZero() }
+
+// simpleVar reports a variable of one of XML Schema's simple types: it
+// holds text. (A type variable of another type may hold elements.)
+func simpleVar(v *variable) bool {
+	return typeVar(v) && v.typ.Space == nsXSD && v.typ.Local != "anyType" && v.typ.Local != "anySimpleType"
+}
+
+// checkRESTURL accepts an absolute http or https URL.
+func checkRESTURL(s string) error {
+	u, err := url.Parse(s)
+	if err != nil {
+		return err
+	}
+	if (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return fmt.Errorf("%q is not an absolute http or https URL", s)
+	}
+	return nil
+}
+
+// restClient sends the HTTP requests of REST extension activities.
+type restClient struct {
+	hc      *http.Client
+	timeout time.Duration
+}
+
+func newRESTClient(opts Options) *restClient {
+	c := &restClient{hc: opts.HTTPClient, timeout: opts.HTTPTimeout}
+	if c.hc == nil {
+		c.hc = &http.Client{}
+	}
+	if c.timeout <= 0 {
+		c.timeout = defaultRESTTimeout
+	}
+	return c
+}
+
+// restRequest is a REST call, built in the instance's goroutine from its
+// variables, so it may be sent from another.
+type restRequest struct {
+	method, url, accept, contentType string
+	body                             []byte
+	hasBody                          bool
+}
+
+// restResponse is what the server answered.
+type restResponse struct {
+	status int
+	body   []byte
+}
+
+// do sends r under ctx, bounded by the client's timeout.
+func (c *restClient) do(ctx context.Context, r *restRequest) (*restResponse, error) {
+	ctx, cancel := context.WithTimeout(ctx, c.timeout)
+	defer cancel()
+	var body io.Reader
+	if r.hasBody {
+		body = bytes.NewReader(r.body)
+	}
+	req, err := http.NewRequestWithContext(ctx, r.method, r.url, body)
+	if err != nil {
+		return nil, err
+	}
+	req.Header.Set("Accept", r.accept)
+	if r.hasBody {
+		req.Header.Set("Content-Type", r.contentType)
+	}
+	resp, err := c.hc.Do(req)
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(io.LimitReader(resp.Body, maxRESTResponse+1))
+	if err != nil {
+		return nil, fmt.Errorf("reading the response: %w", err)
+	}
+	if len(b) > maxRESTResponse {
+		return nil, fmt.Errorf("the response is larger than %d bytes", maxRESTResponse)
+	}
+	return &restResponse{status: resp.StatusCode, body: b}, nil
+}
+
+// step makes the call. A persistent instance is checkpointed first unless
+// the method is GET (safe to repeat after a crash); a call made while
+// other threads can go on leaves on its own goroutine, as an invoke's.
+func (a *restActivity) step(in *instance, f *frame) (activity, bool, error) {
+	if f.k == 1 {
+		f.k = 0
+		if ans := in.cur.answer; ans != nil {
+			in.cur.answer = nil
+			return a.answered(in, ans.rest, ans.err)
+		}
+		// Resumed after a restart with the call in flight: below, as a
+		// recovered call.
+	}
+	recovered, err := in.beforeCall(f, func() bool { return a.method != http.MethodGet })
+	if err != nil {
+		return nil, false, fmt.Errorf("checkpoint before %s at %s: %w", a.method, a.pos, err)
+	}
+	if recovered {
+		return nil, false, a.failed(in, errMayHaveRun)
+	}
+	req, err := a.build(in)
+	if err != nil {
+		return nil, false, err
+	}
+	client := in.e.rest
+	if in.othersBusy() {
+		return nil, false, in.callAsync(f, func(ctx context.Context) *callAnswer {
+			res, err := client.do(ctx, req)
+			return &callAnswer{rest: res, err: err}
+		})
+	}
+	res, err := client.do(in.ctx, req)
+	return a.answered(in, res, err)
+}
+
+// build reads what the call needs from the instance's variables.
+func (a *restActivity) build(in *instance) (*restRequest, error) {
+	r := &restRequest{method: a.method}
+	var err error
+	if r.url, err = a.uri.get(in, a); err != nil {
+		return nil, err
+	}
+	if a.uri.v != nil {
+		if err := checkRESTURL(r.url); err != nil {
+			return nil, a.fault(fmt.Errorf("uri from variable %s: %w", a.uri.v.name, err))
+		}
+	}
+	if r.accept, err = a.accept.get(in, a); err != nil {
+		return nil, err
+	}
+	if a.method != http.MethodPost && a.method != http.MethodPut {
+		return r, nil
+	}
+	if r.contentType, err = a.contentType.get(in, a); err != nil {
+		return nil, err
+	}
+	if a.request != nil {
+		r.body, r.hasBody = payload(in, a.request)
+	}
+	if !r.hasBody && a.static != nil {
+		r.body, r.hasBody = a.static, true
+	}
+	return r, nil
+}
+
+// get is the value: the literal, or the variable's text.
+func (v restValue) get(in *instance, a *restActivity) (string, error) {
+	if v.v == nil {
+		return v.lit, nil
+	}
+	s := in.slot(v.v)
+	if len(s.Child) == 0 {
+		return "", in.faultf(a.pos, "uninitializedVariable", "variable %s (in $bpelvar[%s]) was never assigned", v.v.name, v.v.name)
+	}
+	return strings.TrimSpace(s.Text()), nil
+}
+
+// payload serializes variable v as a request body; ok is false when v
+// holds nothing.
+func payload(in *instance, v *variable) (body []byte, ok bool) {
+	s := in.slot(v)
+	var buf bytes.Buffer
+	ws := &etree.WriteSettings{}
+	switch {
+	case !v.elem.IsZero():
+		el := firstElement(s)
+		if el == nil {
+			return nil, false
+		}
+		cp := el.Copy()
+		fixNamespaces(cp, el, nil)
+		cp.WriteTo(&buf, ws)
+	case simpleVar(v) || firstElement(s) == nil:
+		if len(s.Child) == 0 {
+			return nil, false
+		}
+		buf.WriteString(s.Text())
+	default:
+		// Content of a complex type: inside an element named after the
+		// variable, as its value has no element name of its own.
+		w := s.Copy()
+		w.Space, w.Tag = "", v.name
+		fixNamespaces(w, s, nil)
+		w.WriteTo(&buf, ws)
+	}
+	return buf.Bytes(), true
+}
+
+// answered stores the response, or turns the failure into a fault.
+func (a *restActivity) answered(in *instance, res *restResponse, err error) (activity, bool, error) {
+	if err != nil {
+		return nil, false, a.failed(in, err)
+	}
+	in.e.log.Debug("REST call", "method", a.method, "status", res.status, "at", a.pos.String())
+	if body := bytes.TrimSpace(res.body); len(body) > 0 && a.response != nil {
+		if err := storeBody(in, a.response, body); err != nil {
+			return nil, false, a.fault(err)
+		}
+	}
+	if a.code != nil {
+		s := in.slot(a.code)
+		clearChildren(s)
+		s.SetText(strconv.Itoa(res.status))
+		in.touch(a.code)
+	}
+	return nil, true, nil
+}
+
+// storeBody puts a response body into variable v: the text into a
+// simple-typed variable, else the parsed XML (an element variable's
+// element, another type variable's content).
+func storeBody(in *instance, v *variable, body []byte) error {
+	s := in.slot(v)
+	if simpleVar(v) || (typeVar(v) && body[0] != '<') {
+		clearChildren(s)
+		s.SetText(string(body))
+		in.touch(v)
+		return nil
+	}
+	doc := etree.NewDocument()
+	if err := doc.ReadFromBytes(body); err != nil {
+		return fmt.Errorf("response for variable %s is not XML: %w", v.name, err)
+	}
+	root := doc.Root()
+	if root == nil {
+		return fmt.Errorf("response for variable %s is not XML: no element", v.name)
+	}
+	if typeVar(v) {
+		replaceContent(s, root)
+	} else {
+		doc.RemoveChild(root)
+		clearChildren(s)
+		s.AddChild(root)
+	}
+	in.touch(v)
+	return nil
+}
+
+// fault is the bpel4RestExtensions fault for err.
+func (a *restActivity) fault(err error) *faultValue {
+	return &faultValue{name: restFault, reason: fmt.Sprintf("bpel4restlight %s: %v", a.method, err), at: a.pos}
+}
+
+// failed handles a call that got no response: the fault ODE threw, unless
+// the instance's own context ended (shutdown, or its client left before
+// the reply), which is a failure of the instance, as for an invoke: a
+// persistent instance is suspended for an operator.
+func (a *restActivity) failed(in *instance, err error) error {
+	if in.ctx.Err() == nil && !errors.Is(err, errMayHaveRun) {
+		return a.fault(err)
+	}
+	err = fmt.Errorf("%s at %s: %w", a.method, a.pos, err)
+	if !in.p.InMemory && in.e.store != nil {
+		in.suspendReason = err.Error()
+		return errSuspended
+	}
+	return err
+}
