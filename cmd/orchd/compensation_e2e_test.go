@@ -10,6 +10,13 @@ import (
 // test deploys a process whose handlers append to the reply's a, so the
 // order in which they ran is what the client reads.
 
+// correlatedStart starts an instance on run, correlated on id, with an
+// empty reply in out.
+const correlatedStart = `<receive partnerLink="client" operation="run" variable="in" createInstance="yes">
+      <correlations><correlation set="cs" initiate="yes"/></correlations>
+    </receive>
+    ` + initOut
+
 // appendA is an assign appending the XPath string expression x to a.
 func appendA(x string) string {
 	return `<assign><copy><from>concat($out.payload/tns:a, ` + x + `)</from><to>$out.payload/tns:a</to></copy></assign>`
@@ -144,10 +151,7 @@ func TestTerminationHandlers(t *testing.T) {
 	deploy := t.TempDir()
 	writeProcess(t, deploy, "Term", partner.addr, `
   <sequence>
-    <receive partnerLink="client" operation="run" variable="in" createInstance="yes">
-      <correlations><correlation set="cs" initiate="yes"/></correlations>
-    </receive>
-    `+initOut+`
+    `+correlatedStart+`
     <scope name="work">
       <faultHandlers><catchAll>`+appendA(`'caught'`)+`</catchAll></faultHandlers>
       <flow>
@@ -191,10 +195,7 @@ func TestExitRunsNoHandler(t *testing.T) {
 	deploy := t.TempDir()
 	writeProcess(t, deploy, "Exit", "127.0.0.1:1", `
   <sequence>
-    <receive partnerLink="client" operation="run" variable="in" createInstance="yes">
-      <correlations><correlation set="cs" initiate="yes"/></correlations>
-    </receive>
-    `+initOut+`
+    `+correlatedStart+`
     <scope name="work">
       <faultHandlers><catchAll><compensate/></catchAll></faultHandlers>
       <sequence>
@@ -236,10 +237,7 @@ func TestCompensationSurvivesRestart(t *testing.T) {
 	deploy := t.TempDir()
 	writeProcess(t, deploy, "CompPersist", "127.0.0.1:1", `
   <sequence>
-    <receive partnerLink="client" operation="run" variable="in" createInstance="yes">
-      <correlations><correlation set="cs" initiate="yes"/></correlations>
-    </receive>
-    `+initOut+`
+    `+correlatedStart+`
     <scope name="work">
       <faultHandlers><catchAll><sequence><compensate/>`+appendA(`'caught'`)+`</sequence></catchAll></faultHandlers>
       <sequence>

@@ -62,21 +62,7 @@ func TestCompensationCompile(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			dir := editedBundle(t, "good-minimal", map[string][]string{"Test.bpel": {minimalReply, tc.snippet + "\n" + minimalReply}})
-			procs, err := LoadBundle(dir)
-			if tc.line == 0 {
-				if err != nil || len(procs) != 1 {
-					t.Fatalf("LoadBundle: %v", err)
-				}
-				return
-			}
-			if err == nil {
-				t.Fatal("deployed, want an error")
-			}
-			at := "Test.bpel:" + strconv.Itoa(tc.line) + ":"
-			if !strings.Contains(err.Error(), at) || !strings.Contains(err.Error(), tc.want) {
-				t.Errorf("error %q, want %q and %q", err, at, tc.want)
-			}
+			loadSnippet(t, minimalReply, tc.snippet, tc.line, tc.want)
 		})
 	}
 }
@@ -127,6 +113,29 @@ func TestCompensationPlan(t *testing.T) {
 	if !p.root.(*scope).defaultFH || p.root.(*scope).compensable {
 		t.Error("the process scope: want the default fault handler and no record of its own")
 	}
+}
+
+// loadSnippet loads good-minimal with snippet put before marker (a
+// line of Test.bpel). With line 0 it must compile (its processes are
+// returned); else it must be refused at that line with want.
+func loadSnippet(t *testing.T, marker, snippet string, line int, want string) []*Process {
+	t.Helper()
+	dir := editedBundle(t, "good-minimal", map[string][]string{"Test.bpel": {marker, snippet + "\n" + marker}})
+	procs, err := LoadBundle(dir)
+	if line == 0 {
+		if err != nil || len(procs) != 1 {
+			t.Fatalf("LoadBundle: %v", err)
+		}
+		return procs
+	}
+	if err == nil {
+		t.Fatal("deployed, want an error")
+	}
+	at := "Test.bpel:" + strconv.Itoa(line) + ":"
+	if !strings.Contains(err.Error(), at) || !strings.Contains(err.Error(), want) {
+		t.Errorf("error %q, want %q and %q", err, at, want)
+	}
+	return nil
 }
 
 func compensationProc(t testing.TB) *Process {
@@ -227,4 +236,3 @@ func FuzzDecodeCompFrames(f *testing.F) {
 		_ = in.decodeThreads(&reader{b: data}, true)
 	})
 }
-
