@@ -121,10 +121,13 @@ func (in *instance) resetVar(v *variable) {
 
 // fail routes err raised in thread t. A BPEL fault goes to the innermost
 // enclosing scope (in t or its ancestors) that is running its body and has
-// a handler for it: the scope's running activities are terminated and the
-// handler runs in their place. A scope with no matching handler passes the
-// fault on (its default handler rethrows). Anything else, and a fault no
-// scope catches, ends the instance.
+// a handler for it: the scope's running activities are terminated (the
+// termination handlers of the scopes among them run first, compensate.go)
+// and the handler runs in their place. A scope with no matching handler
+// passes the fault on, through its default handler (compensate, then
+// rethrow) when it has completed children to compensate or scopes to
+// terminate. Anything else, and a fault no scope catches, ends the
+// instance.
 func (in *instance) fail(t *thread, err error) error {
 	var fv *faultValue
 	if !errors.As(err, &fv) {
