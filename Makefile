@@ -27,6 +27,7 @@ fuzz:
 	$(GO) test -run='^$$' -fuzz='^FuzzCompileBPEL$$' -fuzztime=$(FUZZTIME) ./internal/process/
 	$(GO) test -run='^$$' -fuzz='^FuzzCompileInsertPath$$' -fuzztime=$(FUZZTIME) ./internal/process/
 	$(GO) test -run='^$$' -fuzz='^FuzzParseEPR$$' -fuzztime=$(FUZZTIME) ./internal/process/
+	$(GO) test -run='^$$' -fuzz='^FuzzDecodeCompFrames$$' -fuzztime=$(FUZZTIME) ./internal/process/
 	$(GO) test -run='^$$' -fuzz='^FuzzParse$$' -fuzztime=$(FUZZTIME) ./internal/endpoints/
 	$(GO) test -run='^$$' -fuzz='^FuzzLoad$$' -fuzztime=$(FUZZTIME) ./internal/xsd/
 

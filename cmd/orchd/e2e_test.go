@@ -373,8 +373,8 @@ func TestUnsupportedBundleIsSkipped(t *testing.T) {
 	crm, erp := startMocks(t)
 	deploy := t.TempDir()
 	copyBundle(t, deploy, "purchase-order", crm, erp, nil)
-	bad := copyBundle(t, deploy, "with-compensate", crm, erp, map[string][][2]string{
-		"PurchaseOrder.bpel": {{`<empty name="orderIsValid"/>`, `<compensate name="undo"/>`}, {`name="PurchaseOrder"`, `name="PurchaseOrderFlow"`}},
+	bad := copyBundle(t, deploy, "with-extvar", crm, erp, map[string][][2]string{
+		"PurchaseOrder.bpel": {{`<empty name="orderIsValid"/>`, `<scope><variables><variable name="x" messageType="po:purchaseOrderRequest" xmlns:xvar="http://ode.apache.org/externalVariables" xvar:id="ext"/></variables><empty name="orderIsValid"/></scope>`}, {`name="PurchaseOrder"`, `name="PurchaseOrderFlow"`}},
 		"deploy.xml":         {{`pns:PurchaseOrder"`, `pns:PurchaseOrderFlow"`}},
 	})
 	b, err := os.ReadFile(filepath.Join(bad, "PurchaseOrder.bpel"))
@@ -383,12 +383,12 @@ func TestUnsupportedBundleIsSkipped(t *testing.T) {
 	}
 	line := 0
 	for i, l := range strings.Split(string(b), "\n") {
-		if strings.Contains(l, "<compensate") {
+		if strings.Contains(l, "xvar:id") {
 			line = i + 1
 		}
 	}
 	o := startOrchd(t, "--deploy", deploy)
-	want := fmt.Sprintf("not supported yet: <compensate> at PurchaseOrder.bpel:%d", line)
+	want := fmt.Sprintf("not supported yet: external variables (xvar:id on variable x) at PurchaseOrder.bpel:%d", line)
 	if !strings.Contains(o.log(), want) {
 		t.Errorf("log does not report %q:\n%s", want, o.log())
 	}

@@ -148,6 +148,7 @@ func (p *Process) cleans(success bool, category string) bool {
 
 // framesVersion 3 is version 2 followed by the partner role endpoints
 // assigned at run time; an instance with none is written as version 2.
+// Version 4 (framesVersionComp, compensate.go) adds compensation records.
 const (
 	framesVersion     = 2
 	framesVersionEPRs = 3
@@ -159,9 +160,13 @@ const (
 func (in *instance) encodeFrames(routes []string, timer int64) ([]byte, error) {
 	in.deactivate()
 	b := make([]byte, 0, 32+8*len(in.threads[0].stack))
-	if len(in.eprs) == 0 {
+	recs := in.p.comp != nil && in.hasRecs()
+	switch {
+	case recs:
+		b = append(b, framesVersionComp)
+	case len(in.eprs) == 0:
 		b = append(b, framesVersion)
-	} else {
+	default:
 		b = append(b, framesVersionEPRs)
 	}
 	index := make(map[*thread]int, len(in.threads))
@@ -198,14 +203,11 @@ func (in *instance) encodeFrames(routes []string, timer int64) ([]byte, error) {
 				fault = f.fault.name.String()
 			}
 			b = appendString(b, fault)
+			if recs {
+				b = appendRec(b, f.rec)
+			}
 		}
-		b = binary.AppendUvarint(b, uint64(len(t.priv)))
-		for _, ps := range t.priv {
-			b = binary.AppendUvarint(b, uint64(ps.slot))
-			var buf bytes.Buffer
-			ps.el.WriteTo(&buf, &etree.WriteSettings{})
-			b = appendString(b, buf.String())
-		}
+		b = appendSlots(b, t.priv)
 	}
 	b = appendString(b, in.p.fingerprint)
 	var fault string
@@ -218,14 +220,15 @@ func (in *instance) encodeFrames(routes []string, timer int64) ([]byte, error) {
 		b = appendString(b, k)
 	}
 	b = binary.AppendVarint(b, timer)
-	if len(in.eprs) > 0 {
+	if recs || len(in.eprs) > 0 {
 		b = in.appendEPRs(b)
 	}
 	return b, nil
 }
 
-// decodeThreads reads what encodeFrames wrote of the threads.
-func (in *instance) decodeThreads(r *reader) error {
+// decodeThreads reads what encodeFrames wrote of the threads (recs: each
+// frame is followed by its compensation record).
+func (in *instance) decodeThreads(r *reader, recs bool) error {
 	p := in.p
 	n := r.uvarint()
 	if r.err != nil || n == 0 || n > uint64(len(r.b)) {
@@ -265,25 +268,21 @@ func (in *instance) decodeThreads(r *reader) error {
 			if fault != "" {
 				f.fault = &faultValue{name: parseClark(fault)}
 			}
+			if recs {
+				rec, err := in.readRec(r, 0)
+				if err != nil {
+					return err
+				}
+				f.rec = rec
+			}
 			t.stack = append(t.stack, f)
 		}
-		np := r.uvarint()
-		if np > uint64(len(r.b)) {
-			return errBadFrames
+		priv, err := in.readSlots(r)
+		if err != nil {
+			return err
 		}
-		for j := uint64(0); j < np && r.err == nil; j++ {
-			slot := r.uvarint()
-			data := r.string()
-			if slot < 1 || slot > uint64(len(p.vars)) {
-				return errBadFrames
-			}
-			doc := etree.NewDocument()
-			if err := doc.ReadFromString(data); err != nil || doc.Root() == nil {
-				return errBadFrames
-			}
-			el := doc.Root()
-			doc.RemoveChild(el)
-			t.priv = append(t.priv, privSlot{slot: int(slot), el: el})
+		if len(priv) > 0 {
+			t.priv = priv
 			in.hasPriv = true
 		}
 		in.threads = append(in.threads, t)
@@ -344,12 +343,12 @@ func (e *Engine) load(ctx context.Context, p *Process, id string) (*instance, er
 	in := newInstance(e, p, ctx)
 	in.id, in.started, in.state, in.corr = rec.ID, rec.Created, rec.State, rec.Correlations
 	r := &reader{b: rec.Frames}
-	if len(r.b) == 0 || (r.b[0] != framesVersion && r.b[0] != framesVersionEPRs) {
+	if len(r.b) == 0 || r.b[0] < framesVersion || r.b[0] > framesVersionComp {
 		return nil, fmt.Errorf("instance %s: %w (version)", id, errBadFrames)
 	}
-	withEPRs := r.b[0] == framesVersionEPRs
+	withEPRs, withRecs := r.b[0] >= framesVersionEPRs, r.b[0] == framesVersionComp
 	r.b = r.b[1:]
-	if err := in.decodeThreads(r); err != nil {
+	if err := in.decodeThreads(r, withRecs); err != nil {
 		return nil, fmt.Errorf("instance %s: %w", id, err)
 	}
 	if fp := r.string(); r.err == nil && fp != p.fingerprint {

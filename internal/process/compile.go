@@ -34,6 +34,10 @@ type compiler struct {
 	events []*onEvent
 	// xp2lib is the XPath 2.0 function library (xpath2_ode.go).
 	xp2lib *xpath2.FunctionLibrary
+	// encl are the scopes whose bodies enclose what is being compiled
+	// (nil: a handler); hctx the scopes whose fault, compensation or
+	// termination handler encloses it (nil: a body). See compensate.go.
+	encl, hctx []*scope
 }
 
 func (c *compiler) pos(e *etree.Element) bpel.Pos { return c.doc.Pos(e) }
@@ -102,14 +106,22 @@ func compileProcess(doc *bpel.Document, w *wsdlSet, dp *deployProcess, errs *Err
 		c.errorf(root, "process has no activity")
 		return p
 	}
+	ps := &scope{base: base{pos: c.pos(root)}, isProcess: true}
+	c.enterBody(ps)
 	body := c.activity(act)
+	c.leave()
 	if fh := bpelChild(root, "faultHandlers"); fh != nil {
+		c.enterHandler(ps)
 		p.handlers = c.faultHandlers(fh)
+		c.leave()
 	}
-	ps := &scope{base: base{pos: c.pos(root)}, body: body, handlers: p.handlers, isProcess: true}
+	ps.body, ps.handlers = body, p.handlers
 	if eh := bpelChild(root, "eventHandlers"); eh != nil {
+		c.enterBody(ps)
 		ps.events = c.eventHandlers(eh)
+		c.leave()
 	}
+	c.finishScope(ps, nil)
 	p.root = c.register(ps)
 	if len(p.starts) == 0 {
 		c.errorf(act, "process has no start activity (a receive or pick with createInstance=\"yes\")")
@@ -784,9 +796,6 @@ func (c *compiler) compileActivity(e *etree.Element) activity {
 			a.toParts = c.compileParts(e, "toParts", a.op.Input)
 			a.fromParts = c.compileParts(e, "fromParts", a.op.Output)
 		}
-		if ch := bpelChild(e, "compensationHandler"); ch != nil {
-			c.unsupported(ch, "<compensationHandler> in <invoke>")
-		}
 		return c.inlineHandlers(e, a)
 	case "assign":
 		a := &assign{base: b}
@@ -837,8 +846,7 @@ func (c *compiler) compileActivity(e *etree.Element) activity {
 	case "validate":
 		return c.validateVars(e, b)
 	case "compensate", "compensateScope":
-		c.unsupported(e, "")
-		return &empty{base: b}
+		return c.compensateActivity(e, b)
 	}
 	c.errorf(e, "unknown activity <%s>", e.Tag)
 	return &empty{base: b}

@@ -10,7 +10,7 @@ import (
 
 // editedBundle copies the fixture bundle src into a temporary folder and
 // applies edits there: file name -> old/new pairs (each old must occur).
-func editedBundle(t *testing.T, src string, edits map[string][]string) string {
+func editedBundle(t testing.TB, src string, edits map[string][]string) string {
 	t.Helper()
 	dir := filepath.Join(t.TempDir(), src)
 	copyDir(t, filepath.Join(bundlesDir, src), dir)

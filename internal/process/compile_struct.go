@@ -170,7 +170,7 @@ func (c *compiler) scope(e *etree.Element, b base) activity {
 			continue
 		}
 		switch ce.Tag {
-		case "documentation", "targets", "sources", "faultHandlers", "eventHandlers":
+		case "documentation", "targets", "sources", "faultHandlers", "eventHandlers", "compensationHandler", "terminationHandler":
 		case "variables":
 			inits := len(c.p.inits)
 			for _, ve := range ce.SelectElements("variable") {
@@ -191,8 +191,6 @@ func (c *compiler) scope(e *etree.Element, b base) activity {
 				s.corrSets = append(s.corrSets, cs.SelectAttrValue("name", ""))
 			}
 		case "messageExchanges":
-		case "compensationHandler", "terminationHandler":
-			c.unsupported(ce, "<"+ce.Tag+"> on <scope>")
 		default:
 			if body != nil {
 				c.errorf(ce, "a scope holds exactly one activity; found a second one")
@@ -206,15 +204,31 @@ func (c *compiler) scope(e *etree.Element, b base) activity {
 		s.body = c.register(&empty{base: b})
 		return s
 	}
+	parent := c.enclosing()
 	mark := c.beginSources()
+	c.enterBody(s)
 	s.body = c.activity(body)
+	c.leave()
 	s.sources = c.endSources(mark)
 	if fh := bpelChild(e, "faultHandlers"); fh != nil {
+		c.enterHandler(s)
 		s.handlers = c.faultHandlers(fh)
+		c.leave()
 	}
 	if eh := bpelChild(e, "eventHandlers"); eh != nil {
+		c.enterBody(s)
 		s.events = c.eventHandlers(eh)
+		c.leave()
 	}
+	c.enterHandler(s)
+	if ch := bpelChild(e, "compensationHandler"); ch != nil {
+		s.comp = c.onlyActivity(ch)
+	}
+	if th := bpelChild(e, "terminationHandler"); th != nil {
+		s.term = c.onlyActivity(th)
+	}
+	c.leave()
+	c.finishScope(s, parent)
 	return s
 }
 
@@ -255,6 +269,10 @@ func (c *compiler) forEach(e *etree.Element, b base) activity {
 	}
 	c.scopes = c.scopes[:len(c.scopes)-1]
 	a.privSlots = append(a.privSlots, c.p.vars[first:]...)
+	if a.body != nil && a.body.compensable {
+		// The counter is a variable of the scope (11.7): its record keeps it.
+		a.body.snapVars = append([]*variable{a.counter}, a.body.vars...)
+	}
 	if a.body == nil {
 		a.body = &scope{base: b, body: &empty{base: b}}
 	}
@@ -273,8 +291,8 @@ func (c *compiler) repeatUntil(e *etree.Element, b base) activity {
 	return a
 }
 
-// inlineHandlers wraps an invoke that has its own catch or catchAll in the
-// implicit scope the spec gives it.
+// inlineHandlers wraps an invoke that has its own catch, catchAll or
+// compensationHandler in the implicit scope the spec gives it.
 func (c *compiler) inlineHandlers(e *etree.Element, inv activity) activity {
 	var hs []*etree.Element
 	for _, ce := range e.ChildElements() {
@@ -282,12 +300,22 @@ func (c *compiler) inlineHandlers(e *etree.Element, inv activity) activity {
 			hs = append(hs, ce)
 		}
 	}
-	if len(hs) == 0 {
+	ch := bpelChild(e, "compensationHandler")
+	if len(hs) == 0 && ch == nil {
 		return inv
 	}
 	c.register(inv)
 	s := &scope{base: base{pos: c.pos(e), name: e.SelectAttrValue("name", "")}, body: inv}
-	s.handlers = c.faultHandlerList(hs)
+	parent := c.enclosing()
+	c.enterHandler(s)
+	if len(hs) > 0 {
+		s.handlers = c.faultHandlerList(hs)
+	}
+	if ch != nil {
+		s.comp = c.onlyActivity(ch)
+	}
+	c.leave()
+	c.finishScope(s, parent)
 	return s
 }
 

@@ -61,7 +61,9 @@ func TestLoadBundleFixtures(t *testing.T) {
 		{bundle: "good-persistent-absent", procs: []string{"Test"}},
 		{bundle: "rt-call", procs: []string{"Caller", "Callee"}},
 
-		{bundle: "bad-compensate", errs: []string{"Bad.bpel:24", "<compensate>", "not supported yet: <compensate>"}, notSupported: true, wantErrorCount: 1},
+		// <compensate> outside a fault, compensation or termination handler.
+		{bundle: "bad-compensate", errs: []string{"Bad.bpel:24", "<compensate>", "may only be used in a faultHandler, compensationHandler or terminationHandler"}, wantErrorCount: 1},
+		{bundle: "bad-extvar", errs: []string{"Bad.bpel:24", "<variable>", "not supported yet: external variables"}, notSupported: true, wantErrorCount: 1},
 		{bundle: "bad-pick", errs: []string{"Bad.bpel:24", "<pick> needs at least one <onMessage>"}, wantErrorCount: 1},
 		// Once refused, now compiled: scope, forEach, repeatUntil.
 		{bundle: "bad-scope", procs: []string{"Test"}},
@@ -79,9 +81,9 @@ func TestLoadBundleFixtures(t *testing.T) {
 		// Three problems in one file: all three reported.
 		{bundle: "bad-multi", errs: []string{
 			"Bad.bpel:26", "undeclared variable $nope",
-			"Bad.bpel:30", "not supported yet: <compensate>",
+			"Bad.bpel:30", "<compensate> may only be used in a faultHandler",
 			"Bad.bpel:33", `unknown partnerLink "ghost"`,
-		}, notSupported: true, wantErrorCount: 3},
+		}, wantErrorCount: 3},
 	}
 	for _, tc := range tests {
 		t.Run(tc.bundle, func(t *testing.T) {
@@ -171,7 +173,7 @@ func TestFixtureBundlesLoad(t *testing.T) {
 func TestLoadDirGoodAndBad(t *testing.T) {
 	dir := t.TempDir()
 	copyDir(t, filepath.Join(bundlesDir, "good-minimal"), filepath.Join(dir, "good"))
-	copyDir(t, filepath.Join(bundlesDir, "bad-compensate"), filepath.Join(dir, "bad"))
+	copyDir(t, filepath.Join(bundlesDir, "bad-extvar"), filepath.Join(dir, "bad"))
 	// A folder without deploy.xml and a plain file are not bundles.
 	if err := os.Mkdir(filepath.Join(dir, "not-a-bundle"), 0o755); err != nil {
 		t.Fatal(err)
@@ -197,7 +199,7 @@ func TestLoadDirGoodAndBad(t *testing.T) {
 	if !errors.As(error(be), &target) || !errors.Is(be, ErrNotSupported) {
 		t.Errorf("BundleError does not unwrap to ErrNotSupported: %v", be)
 	}
-	for _, want := range []string{filepath.Join(dir, "bad"), "Bad.bpel:24", "not supported yet: <compensate>"} {
+	for _, want := range []string{filepath.Join(dir, "bad"), "Bad.bpel:24", "not supported yet: external variables"} {
 		if !strings.Contains(be.Error(), want) {
 			t.Errorf("BundleError %q does not contain %q", be.Error(), want)
 		}

@@ -17,7 +17,12 @@
 // running a fresh handler scope with private variables, and the scope
 // joins them once its body ended and its listeners closed. Faults
 // (scope.go) go to the innermost scope running its body with a matching
-// handler, terminating that scope's other threads. Requests stay
+// handler (or a default one that compensates), terminating that scope's
+// other threads after running the termination handlers of the scopes
+// they ran. A compensable scope that completes leaves a record, with a
+// snapshot of its variables, in its enclosing scope's frame; compensate
+// runs the records' handlers on threads whose private slots are the
+// snapshots (compensate.go). Requests stay
 // open until their reply runs (messaging.go). Nothing is stored for
 // in-memory processes.
 //
@@ -36,8 +41,9 @@
 // engine's registry; a blocked persistent one lives only in the store and
 // is loaded again by the message or timer that resumes it. Files: bundle,
 // deploy and wsdl load; compile, compile_struct and correlate compile;
-// instance, threads, scope, events (event handlers), flow, activities,
-// assign, validate, epr (endpoint references), rest (ODE's bpel4restlight
+// instance, threads, scope, events (event handlers), compensate
+// (compensation and termination handlers), flow, activities, assign,
+// validate, epr (endpoint references), rest (ODE's bpel4restlight
 // extension activities), messaging, waiting run; run drives a run and its
 // aftermath;
 // checkpoint, recover and outbox persist.

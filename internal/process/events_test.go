@@ -1,8 +1,6 @@
 package process
 
 import (
-	"strconv"
-	"strings"
 	"testing"
 )
 
@@ -60,23 +58,9 @@ func TestEventHandlersCompile(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			dir := editedBundle(t, "good-minimal", map[string][]string{"Test.bpel": {minimalBody, tc.handlers + "\n" + minimalBody}})
-			procs, err := LoadBundle(dir)
-			if tc.line == 0 {
-				if err != nil || len(procs) != 1 {
-					t.Fatalf("LoadBundle: %v", err)
-				}
-				if procs[0].root.(*scope).events == nil {
-					t.Fatal("the process scope has no event handlers")
-				}
-				return
-			}
-			if err == nil {
-				t.Fatal("deployed, want an error")
-			}
-			at := "Test.bpel:" + strconv.Itoa(tc.line) + ":"
-			if !strings.Contains(err.Error(), at) || !strings.Contains(err.Error(), tc.want) {
-				t.Errorf("error %q, want %q and %q", err, at, tc.want)
+			procs := loadSnippet(t, minimalBody, tc.handlers, tc.line, tc.want)
+			if tc.line == 0 && procs[0].root.(*scope).events == nil {
+				t.Fatal("the process scope has no event handlers")
 			}
 		})
 	}

@@ -36,6 +36,11 @@ type frame struct {
 	i, n, k int64
 	// fault is the fault a scope's handler is handling (for rethrow).
 	fault *faultValue
+	// rec holds compensation state (compensate.go): for a scope, its
+	// completed child scope instances; for a compensation or termination
+	// handler, the scope instance it runs for; for a terminator, the
+	// termination handlers still to run.
+	rec *compRec
 }
 
 // instance is one running process instance: its variables (an etree tree

@@ -22,7 +22,10 @@ type Process struct {
 	// Endpoints are the ports the process provides.
 	Endpoints []*exchange.Endpoint
 
-	vars     []*variable // by slot - 1
+	vars []*variable // by slot - 1
+	// comp is set when the process uses compensation or termination
+	// handlers (compensate.go).
+	comp     *compSupport
 	inits    []*variable // variables with an inline initializer, in order
 	root     activity
 	handlers *faultHandlers

@@ -34,6 +34,11 @@ type scope struct {
 	// sources are the links whose source is inside the body: when the
 	// scope catches a fault, those not yet decided are dead.
 	sources []*link
+	// comp and term are its compensation and termination handlers (nil:
+	// the default ones); the rest is decided at compile time
+	// (compensate.go).
+	comp, term activity
+	scopeComp
 }
 
 func (a *scope) step(in *instance, f *frame) (activity, bool, error) {
@@ -80,6 +85,9 @@ func (a *scope) step(in *instance, f *frame) (activity, bool, error) {
 			return nil, false, errJoin
 		}
 		in.cur.scopeFaulted = f.pc == scopeHandling
+		if a.compensable && f.pc == scopeBody {
+			in.completed(a, f)
+		}
 		if f.k == 1 && in.isoHolder == in.cur {
 			in.isoHolder = nil
 			in.linksChanged = true
@@ -113,10 +121,13 @@ func (in *instance) resetVar(v *variable) {
 
 // fail routes err raised in thread t. A BPEL fault goes to the innermost
 // enclosing scope (in t or its ancestors) that is running its body and has
-// a handler for it: the scope's running activities are terminated and the
-// handler runs in their place. A scope with no matching handler passes the
-// fault on (its default handler rethrows). Anything else, and a fault no
-// scope catches, ends the instance.
+// a handler for it: the scope's running activities are terminated (the
+// termination handlers of the scopes among them run first, compensate.go)
+// and the handler runs in their place. A scope with no matching handler
+// passes the fault on, through its default handler (compensate, then
+// rethrow) when it has completed children to compensate or scopes to
+// terminate. Anything else, and a fault no scope catches, ends the
+// instance.
 func (in *instance) fail(t *thread, err error) error {
 	var fv *faultValue
 	if !errors.As(err, &fv) {
@@ -125,13 +136,36 @@ func (in *instance) fail(t *thread, err error) error {
 	for th := t; th != nil; th = th.parent {
 		for k := len(th.stack) - 1; k >= 0; k-- {
 			fr := &th.stack[k]
+			if hr, ok := fr.act.(*handlerRun); ok && hr.term {
+				// A fault inside a termination handler ends that handler
+				// and goes no further (12.6).
+				in.kill(th)
+				th.stack = th.stack[:k+1]
+				fr.pc = 1
+				th.state = tReady
+				in.activate(th)
+				return nil
+			}
 			sc, ok := fr.act.(*scope)
-			if !ok || fr.pc != scopeBody || sc.handlers == nil {
+			if !ok || fr.pc != scopeBody {
 				continue
 			}
-			act, v := sc.handlers.handler(fv)
+			var act activity
+			var v *variable
+			if sc.handlers != nil {
+				act, v = sc.handlers.handler(fv)
+			}
+			explicit := act != nil
+			if act == nil && sc.defaultFH {
+				// The default fault handler: compensate, then rethrow.
+				act = in.p.comp.defaultFH
+			}
 			if act == nil {
 				continue
+			}
+			var terms *compRec
+			if sc.subTerm {
+				terms = in.terminations(th, t)
 			}
 			in.kill(th)
 			th.stack = th.stack[:k+1]
@@ -140,7 +174,7 @@ func (in *instance) fail(t *thread, err error) error {
 			for _, l := range sc.sources {
 				in.decideLink(l, false)
 			}
-			if sc.isProcess {
+			if sc.isProcess && explicit {
 				in.inHandler = fv
 			}
 			if in.isoHolder != nil && in.isoHolder.isIn(th) && in.isoHolder != th {
@@ -153,6 +187,10 @@ func (in *instance) fail(t *thread, err error) error {
 				in.setFaultVar(v, fv)
 			}
 			th.stack = append(th.stack, frame{act: act})
+			if terms != nil {
+				// The terminated scopes' termination handlers run first.
+				th.stack = append(th.stack, frame{act: in.p.comp.terminator, rec: terms})
+			}
 			return nil
 		}
 	}

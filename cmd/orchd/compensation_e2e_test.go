@@ -1,0 +1,278 @@
+package main
+
+import (
+	"strings"
+	"testing"
+	"time"
+)
+
+// Compensation and termination handlers (WS-BPEL 2.0 12.4 to 12.6): each
+// test deploys a process whose handlers append to the reply's a, so the
+// order in which they ran is what the client reads.
+
+// correlatedStart starts an instance on run, correlated on id, with an
+// empty reply in out.
+const correlatedStart = `<receive partnerLink="client" operation="run" variable="in" createInstance="yes">
+      <correlations><correlation set="cs" initiate="yes"/></correlations>
+    </receive>
+    ` + initOut
+
+// appendA is an assign appending the XPath string expression x to a.
+func appendA(x string) string {
+	return `<assign><copy><from>concat($out.payload/tns:a, ` + x + `)</from><to>$out.payload/tns:a</to></copy></assign>`
+}
+
+// compensableWork is two scopes and an invoke, each with a compensation
+// handler, completed in that order before tns:boom is thrown.
+func compensableWork(partnerCall bool) string {
+	inv := ""
+	if partnerCall {
+		inv = `<invoke name="C" partnerLink="partner" operation="call" inputVariable="in" outputVariable="p1">
+          <compensationHandler>` + appendA(`'undo ', $p1.payload/tns:a, ' '`) + `</compensationHandler>
+        </invoke>`
+	}
+	return `
+      <sequence>
+        <scope name="A">
+          <compensationHandler>` + appendA(`'undoA '`) + `</compensationHandler>
+          ` + appendA(`'A '`) + `
+        </scope>
+        <scope name="B">
+          <compensationHandler>` + appendA(`'undoB '`) + `</compensationHandler>
+          ` + appendA(`'B '`) + `
+        </scope>
+        ` + inv + `
+        <throw faultName="tns:boom"/>
+      </sequence>`
+}
+
+func TestCompensation(t *testing.T) {
+	partner := startSlowPartner(t, 0)
+	tests := []struct {
+		name, body, want string
+	}{
+		{
+			// A fault handler's <compensate/> runs the completed scopes'
+			// handlers (the invoke's inline one too) in reverse order.
+			name: "CompensateAll",
+			body: `<scope name="work">
+      <faultHandlers><catchAll><sequence><compensate/>` + appendA(`'caught'`) + `</sequence></catchAll></faultHandlers>
+      ` + compensableWork(true) + `
+    </scope>`,
+			want: "A B undo P-C1 undoB undoA caught",
+		},
+		{
+			// compensateScope runs only its target's handler.
+			name: "CompensateScope",
+			body: `<scope name="work">
+      <faultHandlers><catchAll><sequence><compensateScope target="A"/>` + appendA(`'caught'`) + `</sequence></catchAll></faultHandlers>
+      ` + compensableWork(true) + `
+    </scope>`,
+			want: "A B undoA caught",
+		},
+		{
+			// A scope with no handler for the fault: its default fault
+			// handler compensates, then rethrows to the enclosing scope.
+			name: "DefaultFaultHandler",
+			body: `<scope name="top">
+      <faultHandlers><catch faultName="tns:boom">` + appendA(`'caught'`) + `</catch></faultHandlers>
+      <scope name="work">` + compensableWork(false) + `</scope>
+    </scope>`,
+			want: "A B undoB undoA caught",
+		},
+		{
+			// A scope completed by each iteration of a serial forEach is
+			// compensated once per iteration, last first, each with its
+			// own snapshot of the counter and its variable; a variable of
+			// the enclosing scope is seen as it is now.
+			name: "SerialLoop",
+			body: loopBody("no"),
+			want: "do1 do2 do3 undo3/x3/late undo2/x2/late undo1/x1/late caught",
+		},
+		{
+			// The same with parallel branches (each completes in turn).
+			name: "ParallelForEach",
+			body: loopBody("yes"),
+			want: "do1 do2 do3 undo3/x3/late undo2/x2/late undo1/x1/late caught",
+		},
+	}
+	deploy := t.TempDir()
+	for _, tc := range tests {
+		writeProcess(t, deploy, tc.name, partner.addr, `
+  <sequence>
+    <receive partnerLink="client" operation="run" variable="in" createInstance="yes"/>
+    `+initOut+`
+    `+tc.body+`
+    <reply partnerLink="client" operation="run" variable="out"/>
+  </sequence>`, true)
+	}
+	o := startOrchd(t, "--deploy", deploy)
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			r := callRun(t, o.base, tc.name, "C1", "1")
+			if got := between(r.body, "a>", "</"); r.status != 200 || got != tc.want {
+				t.Fatalf("status %d a = %q, want %q\n%s\n%s", r.status, got, tc.want, r.body, o.log())
+			}
+		})
+	}
+}
+
+// loopBody runs a forEach (parallel or not) of three compensable scope
+// instances, changes the enclosing scope's g, then faults.
+func loopBody(parallel string) string {
+	return `<scope name="work">
+      <variables><variable name="g" type="xsd:string"/></variables>
+      <faultHandlers><catchAll><sequence><compensate/>` + appendA(`'caught'`) + `</sequence></catchAll></faultHandlers>
+      <sequence>
+        <assign><copy><from>'early'</from><to variable="g"/></copy></assign>
+        <forEach name="loop" counterName="i" parallel="` + parallel + `">
+          <startCounterValue>1</startCounterValue><finalCounterValue>3</finalCounterValue>
+          <scope name="iter">
+            <variables><variable name="x" type="xsd:string"/></variables>
+            <compensationHandler>` + appendA(`'undo', $i, '/', $x, '/', $g, ' '`) + `</compensationHandler>
+            <sequence>
+              <assign><copy><from>concat('x', $i)</from><to variable="x"/></copy></assign>
+              ` + appendA(`'do', $i, ' '`) + `
+            </sequence>
+          </scope>
+        </forEach>
+        <assign><copy><from>'late'</from><to variable="g"/></copy></assign>
+        <throw faultName="tns:boom"/>
+      </sequence>
+    </scope>`
+}
+
+// A fault terminates the scope's running branches: one blocked in a
+// receive, one waiting for a partner. Their termination handlers run
+// before the fault handler, the partner's late answer is dropped and
+// counted, and a termination handler's own fault goes no further.
+func TestTerminationHandlers(t *testing.T) {
+	partner := startSlowPartner(t, 1500*time.Millisecond)
+	deploy := t.TempDir()
+	writeProcess(t, deploy, "Term", partner.addr, `
+  <sequence>
+    `+correlatedStart+`
+    <scope name="work">
+      <faultHandlers><catchAll>`+appendA(`'caught'`)+`</catchAll></faultHandlers>
+      <flow>
+        <scope name="calling">
+          <terminationHandler><sequence>`+appendA(`'termCalling '`)+`<throw faultName="tns:ignored"/></sequence></terminationHandler>
+          <invoke partnerLink="partner" operation="call" inputVariable="in" outputVariable="p1"/>
+        </scope>
+        <scope name="waiting">
+          <terminationHandler>`+appendA(`'termWaiting '`)+`</terminationHandler>
+          <receive partnerLink="client" operation="go" variable="more"><correlations><correlation set="cs"/></correlations></receive>
+        </scope>
+        <throw faultName="tns:boom"/>
+      </flow>
+    </scope>
+    <reply partnerLink="client" operation="run" variable="out"/>
+  </sequence>`, true)
+	o := startOrchd(t, "--deploy", deploy)
+	r := callRun(t, o.base, "Term", "T1", "1")
+	a := between(r.body, "a>", "</")
+	if r.status != 200 || !strings.HasSuffix(a, "caught") || !strings.Contains(a, "termCalling ") || !strings.Contains(a, "termWaiting ") || len(a) != len("termCalling termWaiting caught") {
+		t.Fatalf("status %d a = %q, want both termination handlers, then the fault handler\n%s", r.status, a, o.log())
+	}
+	if !eventually(func() bool { return lateAnswers(t, o) == "1" }) {
+		t.Errorf("late answers dropped: %s, want 1", lateAnswers(t, o))
+	}
+}
+
+func lateAnswers(t *testing.T, o *orchd) string {
+	_, m := get(t, o.base+"/metrics")
+	for _, l := range strings.Split(m, "\n") {
+		if strings.HasPrefix(l, "orchd_late_answers_dropped_total{") && strings.Contains(l, "Term") {
+			return l[strings.LastIndexByte(l, ' ')+1:]
+		}
+	}
+	return ""
+}
+
+// <exit> ends the instance at once: no termination handler of a running
+// scope runs, and no completed scope is compensated.
+func TestExitRunsNoHandler(t *testing.T) {
+	deploy := t.TempDir()
+	writeProcess(t, deploy, "Exit", "127.0.0.1:1", `
+  <sequence>
+    `+correlatedStart+`
+    <scope name="work">
+      <faultHandlers><catchAll><compensate/></catchAll></faultHandlers>
+      <sequence>
+        <scope name="done">
+          <compensationHandler>`+appendA(`'undo '`)+`</compensationHandler>
+          `+appendA(`'done '`)+`
+        </scope>
+        <reply partnerLink="client" operation="run" variable="out"/>
+        <flow>
+          <scope name="waiting">
+            <terminationHandler>`+appendA(`'term '`)+`</terminationHandler>
+            <receive partnerLink="client" operation="go" variable="more"><correlations><correlation set="cs"/></correlations></receive>
+          </scope>
+          <exit/>
+        </flow>
+      </sequence>
+    </scope>
+  </sequence>`, false)
+	o := startOrchd(t, "--deploy", deploy, "--data", t.TempDir())
+	if r := callRun(t, o.base, "Exit", "E1", "1"); r.status != 200 || between(r.body, "a>", "</") != "done " {
+		t.Fatalf("status %d body %s\n%s", r.status, r.body, o.log())
+	}
+	var ins []instanceJSON
+	if !eventually(func() bool {
+		ins = listInstances(t, o, "?process=Exit")
+		return len(ins) == 1 && ins[0].State == "terminated"
+	}) {
+		t.Fatalf("instances %+v, want one terminated", ins)
+	}
+	if a := between(ins[0].Variables["out"], "a>", "</"); a != "done " {
+		t.Errorf("a = %q after exit, want %q (no handler ran)", a, "done ")
+	}
+}
+
+// A persistent instance holding completed scopes (with a snapshot of a
+// scope variable) survives kill -9 and compensates them after the
+// restart.
+func TestCompensationSurvivesRestart(t *testing.T) {
+	deploy := t.TempDir()
+	writeProcess(t, deploy, "CompPersist", "127.0.0.1:1", `
+  <sequence>
+    `+correlatedStart+`
+    <scope name="work">
+      <faultHandlers><catchAll><sequence><compensate/>`+appendA(`'caught'`)+`</sequence></catchAll></faultHandlers>
+      <sequence>
+        <scope name="A">
+          <variables><variable name="x" type="xsd:string"/></variables>
+          <compensationHandler>`+appendA(`'undo ', $x, ' '`)+`</compensationHandler>
+          <assign><copy><from>concat('A-', $in.payload/tns:n)</from><to variable="x"/></copy></assign>
+        </scope>
+        <scope name="B">
+          <compensationHandler>`+appendA(`'undoB '`)+`</compensationHandler>
+          <empty/>
+        </scope>
+        <assign><copy><from>'started '</from><to>$out.payload/tns:a</to></copy></assign>
+        <reply partnerLink="client" operation="run" variable="out"/>
+        <receive partnerLink="client" operation="go" variable="more"><correlations><correlation set="cs"/></correlations></receive>
+        <throw faultName="tns:boom"/>
+      </sequence>
+    </scope>
+  </sequence>`, false)
+	data := t.TempDir()
+	o := startOrchd(t, "--deploy", deploy, "--data", data)
+	if r := callRun(t, o.base, "CompPersist", "K1", "7"); r.status != 200 || !strings.Contains(r.body, ">started <") {
+		t.Fatalf("start: status %d body %s\n%s", r.status, r.body, o.log())
+	}
+	kill9(t, o)
+	o2 := startOrchd(t, "--deploy", deploy, "--data", data)
+	postGo(t, o2.base, "CompPersist", "K1", "2")
+	var ins []instanceJSON
+	if !eventually(func() bool {
+		ins = listInstances(t, o2, "?process=CompPersist")
+		return len(ins) == 1 && ins[0].State == "completed"
+	}) {
+		t.Fatalf("instances %+v, want one completed\n%s", ins, o2.log())
+	}
+	if a := between(ins[0].Variables["out"], "a>", "</"); a != "started undoB undo A-7 caught" {
+		t.Errorf("a = %q, want the completed scopes compensated after the restart, last first", a)
+	}
+}

@@ -1,0 +1,501 @@
+package process
+
+import (
+	"bytes"
+	"encoding/binary"
+	"sort"
+
+	"github.com/beevik/etree"
+)
+
+// Compensation and termination (WS-BPEL 2.0 sections 12.4 to 12.6).
+//
+// A scope that could ever be compensated (it has a compensationHandler,
+// or a descendant scope has one: its default handler compensates them) is
+// marked compensable at compile time. When such a scope completes
+// successfully, a compRec is appended to the frame of its enclosing scope
+// (or of the handler it ran in): the scope, a copy of its variables as
+// they are at completion (the snapshot), and the records of its own
+// completed children. Records are appended in completion order, so each
+// enclosing scope instance holds the tree of its compensable completed
+// children; a loop's body completing three times leaves three records.
+//
+// <compensateScope> and <compensate> run, in reverse completion order,
+// the handlers of the records of the scope whose fault, compensation or
+// termination handler they are in: each on a child thread whose private
+// slots are the record's snapshot, so the handler sees its scope's
+// variables as they were, and the enclosing ones as they are now. A
+// record is removed when its handler starts: it runs at most once.
+//
+// When a fault handler (explicit, or the default one: compensate, then
+// rethrow) takes over a scope, the scopes running inside it, except those
+// the fault came through, are terminated; the termination handler of
+// each (explicit, or the default: compensate its completed children) runs
+// first, innermost first, then the fault handler. A fault inside a
+// termination handler ends it and goes no further. <exit> runs nothing.
+//
+// Processes without any of this pay nothing: no record is made, fail()
+// passes over scopes as before, and no activity is registered, so the
+// activity numbers in their checkpoints are unchanged.
+
+// compRec is a completed scope instance that may be compensated, or a
+// termination handler to run; a scope frame's rec only collects kids.
+type compRec struct {
+	sc   *scope
+	snap []privSlot
+	kids []*compRec
+}
+
+// scopeComp is what the compiler decides about a scope's compensation
+// and termination.
+type scopeComp struct {
+	// compensable: a completion is recorded (an explicit compensation
+	// handler, or compensable children for the default one).
+	compensable bool
+	// hasCompKids: a child scope is compensable.
+	hasCompKids bool
+	// termNeeded: terminating a running instance runs a handler (an
+	// explicit one, or the default one with children to compensate).
+	termNeeded bool
+	// subTerm: a scope inside may need its termination handler run when
+	// a fault handler of this scope takes over.
+	subTerm bool
+	// defaultFH: a fault this scope has no handler for runs the default
+	// one (compensate, then rethrow) rather than passing straight on.
+	defaultFH bool
+	// children are the scopes directly enclosed by the body (targets of
+	// compensateScope in its handlers).
+	children []*scope
+	// snapVars are the variables copied into a record: the scope's own
+	// and, for the scope of a forEach, the counter.
+	snapVars []*variable
+	// compAct and termAct run its compensation and termination handlers
+	// (the bottom frame of the handler's thread).
+	compAct, termAct *handlerRun
+}
+
+// compSupport holds the activities a process with compensation uses.
+type compSupport struct {
+	// compAll is the default compensation and termination handler:
+	// compensate every completed child.
+	compAll activity
+	// defaultFH is the default fault handler: compAll, then rethrow.
+	defaultFH activity
+	// terminator runs the termination handlers of terminated scopes.
+	terminator activity
+}
+
+// handlerRun is the bottom frame of a thread running a scope instance's
+// compensation handler (term false) or termination handler; its frame's
+// rec is that instance's record.
+type handlerRun struct {
+	base
+	sc   *scope
+	term bool
+}
+
+func (a *handlerRun) step(in *instance, f *frame) (activity, bool, error) {
+	if f.pc == 1 {
+		return nil, true, nil
+	}
+	f.pc = 1
+	body := a.sc.comp
+	if a.term {
+		body = a.sc.term
+	}
+	if body == nil {
+		body = in.p.comp.compAll
+	}
+	return body, false, nil
+}
+
+// compensate is <compensate/> (target nil: every completed child) or
+// <compensateScope target="..."/>.
+type compensate struct {
+	base
+	target *scope
+}
+
+func (a *compensate) step(in *instance, _ *frame) (activity, bool, error) {
+	if in.cur.kids > 0 {
+		return nil, false, errJoin
+	}
+	ctx := in.compContext()
+	if ctx == nil || ctx.rec == nil {
+		return nil, true, nil
+	}
+	kids := ctx.rec.kids
+	for i := len(kids) - 1; i >= 0; i-- {
+		r := kids[i]
+		if a.target != nil && r.sc != a.target {
+			continue
+		}
+		ctx.rec.kids = append(kids[:i:i], kids[i+1:]...)
+		in.runHandler(r.sc.compAct, r)
+		return nil, false, errJoin
+	}
+	return nil, true, nil
+}
+
+// terminator runs, one after another, the termination handlers its
+// frame's rec lists (the last first).
+type terminator struct{ base }
+
+func (a *terminator) step(in *instance, f *frame) (activity, bool, error) {
+	if in.cur.kids > 0 {
+		return nil, false, errJoin
+	}
+	if f.rec == nil || len(f.rec.kids) == 0 {
+		return nil, true, nil
+	}
+	last := len(f.rec.kids) - 1
+	r := f.rec.kids[last]
+	f.rec.kids = f.rec.kids[:last]
+	in.runHandler(r.sc.termAct, r)
+	return nil, false, errJoin
+}
+
+// runHandler spawns the thread running a handler for record r, with r's
+// snapshot as its private variables.
+func (in *instance) runHandler(h *handlerRun, r *compRec) {
+	t := in.spawn(h, r.snap)
+	t.stack[0].rec = r
+	r.snap = nil
+	if len(t.priv) > 0 {
+		in.hasPriv = true
+	}
+}
+
+// compContext is the frame whose rec holds the completed children a
+// compensate activity of the current thread works on: the innermost
+// running fault handler's scope, or compensation or termination handler.
+func (in *instance) compContext() *frame {
+	for th := in.cur; th != nil; th = th.parent {
+		for k := len(th.stack) - 1; k >= 0; k-- {
+			fr := &th.stack[k]
+			switch fr.act.(type) {
+			case *handlerRun:
+				return fr
+			case *scope:
+				if fr.pc == scopeHandling {
+					return fr
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// completed records the successful completion of compensable scope a,
+// whose frame f is the current thread's top, with its enclosing scope (or
+// handler).
+func (in *instance) completed(a *scope, f *frame) {
+	r := &compRec{sc: a}
+	if f.rec != nil {
+		r.kids = f.rec.kids
+		f.rec = nil
+	}
+	for _, v := range a.snapVars {
+		r.snap = append(r.snap, privSlot{slot: v.slot, el: in.slot(v).Copy()})
+	}
+	th, k := in.cur, len(in.cur.stack)-2
+	for th != nil {
+		for ; k >= 0; k-- {
+			fr := &th.stack[k]
+			switch fr.act.(type) {
+			case *scope, *handlerRun:
+				if fr.rec == nil {
+					fr.rec = &compRec{}
+				}
+				fr.rec.kids = append(fr.rec.kids, r)
+				return
+			}
+		}
+		if th = th.parent; th != nil {
+			k = len(th.stack) - 1
+		}
+	}
+}
+
+// terminations lists the termination handlers to run when a fault
+// handler takes over the scope running on th (the fault came from t):
+// one for each scope running in a thread under th, other than those the
+// fault came through, that has one to run; innermost last. Each sees
+// the private variables of the thread it was terminated in.
+func (in *instance) terminations(th, t *thread) *compRec {
+	type job struct {
+		r     *compRec
+		depth int
+	}
+	var jobs []job
+	in.deactivate()
+	for _, x := range in.threads {
+		if x == th || x.state == tDone || !x.isIn(th) || t.isIn(x) {
+			continue
+		}
+		depth := 0
+		for y := x; y != th; y = y.parent {
+			depth++
+		}
+		for k := range x.stack {
+			fr := &x.stack[k]
+			sc, ok := fr.act.(*scope)
+			if !ok || fr.pc != scopeBody || !sc.termNeeded {
+				continue
+			}
+			r := &compRec{sc: sc, snap: privChain(x, th)}
+			if fr.rec != nil {
+				r.kids = fr.rec.kids
+			}
+			jobs = append(jobs, job{r: r, depth: depth<<16 | k})
+		}
+	}
+	if len(jobs) == 0 {
+		return nil
+	}
+	sort.SliceStable(jobs, func(i, j int) bool { return jobs[i].depth < jobs[j].depth })
+	rec := &compRec{kids: make([]*compRec, len(jobs))}
+	for i, j := range jobs {
+		rec.kids[i] = j.r
+	}
+	return rec
+}
+
+// privChain gathers the private variables x sees that th does not (the
+// innermost copy of each slot); the tree must be deactivated.
+func privChain(x, th *thread) []privSlot {
+	var out []privSlot
+	for y := x; y != nil && y != th; y = y.parent {
+	next:
+		for _, ps := range y.priv {
+			for _, o := range out {
+				if o.slot == ps.slot {
+					continue next
+				}
+			}
+			out = append(out, ps)
+		}
+	}
+	return out
+}
+
+// framesVersionComp is framesVersionEPRs (its endpoint list always
+// present) with each frame followed by its compensation record; it is
+// written only when some frame has one.
+const framesVersionComp = 4
+
+// hasRecs reports whether a frame of a live thread holds a record.
+func (in *instance) hasRecs() bool {
+	for _, t := range in.threads {
+		for i := range t.stack {
+			if t.stack[i].rec != nil {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// appendRec encodes r (nil included) and its children.
+func appendRec(b []byte, r *compRec) []byte {
+	if r == nil {
+		return append(b, 0)
+	}
+	b = append(b, 1)
+	var id uint64
+	if r.sc != nil {
+		id = uint64(r.sc.id()) + 1
+	}
+	b = binary.AppendUvarint(b, id)
+	b = appendSlots(b, r.snap)
+	b = binary.AppendUvarint(b, uint64(len(r.kids)))
+	for _, k := range r.kids {
+		b = appendRec(b, k)
+	}
+	return b
+}
+
+// maxRecDepth bounds the nesting a stored record may claim.
+const maxRecDepth = 64
+
+// readRec decodes what appendRec wrote.
+func (in *instance) readRec(r *reader, depth int) (*compRec, error) {
+	if len(r.b) == 0 || depth > maxRecDepth {
+		return nil, errBadFrames
+	}
+	present := r.b[0]
+	r.b = r.b[1:]
+	switch present {
+	case 0:
+		return nil, nil
+	case 1:
+	default:
+		return nil, errBadFrames
+	}
+	rec := &compRec{}
+	if id := r.uvarint(); id > 0 {
+		if id > uint64(len(in.p.acts)) {
+			return nil, errBadFrames
+		}
+		sc, ok := in.p.acts[id-1].(*scope)
+		if !ok || sc.compAct == nil {
+			return nil, errBadFrames
+		}
+		rec.sc = sc
+	}
+	var err error
+	if rec.snap, err = in.readSlots(r); err != nil {
+		return nil, err
+	}
+	n := r.uvarint()
+	if r.err != nil || n > uint64(len(r.b)) {
+		return nil, errBadFrames
+	}
+	for i := uint64(0); i < n; i++ {
+		k, err := in.readRec(r, depth+1)
+		if err != nil {
+			return nil, err
+		}
+		if k == nil || k.sc == nil {
+			return nil, errBadFrames
+		}
+		rec.kids = append(rec.kids, k)
+	}
+	return rec, r.err
+}
+
+// appendSlots encodes variable slots: each slot number and its XML.
+func appendSlots(b []byte, slots []privSlot) []byte {
+	b = binary.AppendUvarint(b, uint64(len(slots)))
+	for _, ps := range slots {
+		b = binary.AppendUvarint(b, uint64(ps.slot))
+		var buf bytes.Buffer
+		ps.el.WriteTo(&buf, &etree.WriteSettings{})
+		b = appendString(b, buf.String())
+	}
+	return b
+}
+
+// readSlots decodes what appendSlots wrote.
+func (in *instance) readSlots(r *reader) ([]privSlot, error) {
+	np := r.uvarint()
+	if r.err != nil || np > uint64(len(r.b)) {
+		return nil, errBadFrames
+	}
+	var out []privSlot
+	for j := uint64(0); j < np && r.err == nil; j++ {
+		slot := r.uvarint()
+		data := r.string()
+		if slot < 1 || slot > uint64(len(in.p.vars)) {
+			return nil, errBadFrames
+		}
+		doc := etree.NewDocument()
+		if err := doc.ReadFromString(data); err != nil || doc.Root() == nil {
+			return nil, errBadFrames
+		}
+		el := doc.Root()
+		doc.RemoveChild(el)
+		out = append(out, privSlot{slot: int(slot), el: el})
+	}
+	return out, r.err
+}
+
+// enterBody compiles what follows as the body (or event handlers) of s;
+// enterHandler as one of its fault, compensation or termination handlers;
+// leave ends either.
+func (c *compiler) enterBody(s *scope) {
+	c.encl, c.hctx = append(c.encl, s), append(c.hctx, nil)
+}
+
+func (c *compiler) enterHandler(s *scope) {
+	c.encl, c.hctx = append(c.encl, nil), append(c.hctx, s)
+}
+
+func (c *compiler) leave() {
+	c.encl, c.hctx = c.encl[:len(c.encl)-1], c.hctx[:len(c.hctx)-1]
+}
+
+// enclosing is the scope whose body is being compiled, or nil inside a
+// handler.
+func (c *compiler) enclosing() *scope {
+	if n := len(c.encl); n > 0 {
+		return c.encl[n-1]
+	}
+	return nil
+}
+
+// finishScope decides, once s and its handlers are compiled, what its
+// completion records and what its fault and termination run, and tells
+// its enclosing scope (parent; nil inside a handler).
+func (c *compiler) finishScope(s, parent *scope) {
+	if s.snapVars == nil {
+		s.snapVars = s.vars
+	}
+	if !s.isProcess {
+		s.compensable = s.comp != nil || s.hasCompKids
+		s.termNeeded = s.term != nil || s.hasCompKids
+	}
+	s.defaultFH = s.hasCompKids || s.subTerm
+	if s.compensable || s.termNeeded || s.defaultFH {
+		c.compSupport()
+	}
+	if s.compensable {
+		s.compAct = &handlerRun{base: s.base, sc: s}
+		c.register(s.compAct)
+	}
+	if s.termNeeded {
+		s.termAct = &handlerRun{base: s.base, sc: s, term: true}
+		c.register(s.termAct)
+	}
+	if parent == nil {
+		return
+	}
+	parent.children = append(parent.children, s)
+	parent.hasCompKids = parent.hasCompKids || s.compensable
+	parent.subTerm = parent.subTerm || s.termNeeded || s.subTerm
+}
+
+// compSupport registers, once, the activities a process with
+// compensation runs (only then: other processes keep their activity
+// numbers).
+func (c *compiler) compSupport() *compSupport {
+	if c.p.comp != nil {
+		return c.p.comp
+	}
+	b := base{pos: c.pos(c.doc.Root)}
+	cs := &compSupport{}
+	cs.compAll = c.register(&compensate{base: b})
+	rt := c.register(&rethrow{base: b})
+	cs.defaultFH = c.register(&sequence{base: b, children: []activity{cs.compAll, rt}})
+	cs.terminator = c.register(&terminator{base: b})
+	c.p.comp = cs
+	return cs
+}
+
+// compensateActivity compiles <compensate/> and <compensateScope>: only
+// inside a fault, compensation or termination handler, and a target must
+// name a scope (or an invoke with handlers) directly enclosed by the
+// handler's scope.
+func (c *compiler) compensateActivity(e *etree.Element, b base) activity {
+	var owner *scope
+	if n := len(c.hctx); n > 0 {
+		owner = c.hctx[n-1]
+	}
+	if owner == nil {
+		c.errorf(e, "<%s> may only be used in a faultHandler, compensationHandler or terminationHandler", e.Tag)
+		return &empty{base: b}
+	}
+	a := &compensate{base: b}
+	if e.Tag == "compensateScope" {
+		name := e.SelectAttrValue("target", "")
+		for _, s := range owner.children {
+			if name != "" && s.name == name {
+				a.target = s
+			}
+		}
+		if a.target == nil {
+			c.errorf(e, "target %q is not a scope directly enclosed by the scope this handler belongs to", name)
+		}
+	}
+	return a
+}

@@ -1,0 +1,238 @@
+package process
+
+import (
+	"context"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/beevik/etree"
+)
+
+// minimalReply is good-minimal's reply, on line 30: the cases put their
+// activities right before it.
+const minimalReply = `    <reply partnerLink="client" operation="run" variable="out"/>`
+
+// compensationProcess is good-minimal with scopes that use every
+// compensation and termination construct.
+const compensationSnippet = `<scope name="outer">
+<faultHandlers><catchAll><sequence><compensateScope target="A"/><compensateScope target="inv"/><compensate/></sequence></catchAll></faultHandlers>
+<terminationHandler><compensate/></terminationHandler>
+<sequence>
+<scope name="A"><variables><variable name="x" type="xsd:string"/></variables>
+<compensationHandler><sequence><compensate/><assign><copy><from>$x</from><to>$out.payload/tns:a</to></copy></assign></sequence></compensationHandler>
+<scope name="inner"><compensationHandler><empty/></compensationHandler><empty/></scope>
+</scope>
+<invoke name="inv" partnerLink="partner" operation="call" inputVariable="in" outputVariable="out"><compensationHandler><empty/></compensationHandler></invoke>
+</sequence>
+</scope>`
+
+// Bad compensation constructs are refused at deploy naming file, line
+// and element; good ones compile.
+func TestCompensationCompile(t *testing.T) {
+	tests := []struct {
+		name    string
+		snippet string // one element per line, from line 30
+		line    int    // of the problem, 0 when it compiles
+		want    string
+	}{
+		{name: "every construct", snippet: compensationSnippet},
+		{name: "compensate in a scope's body", snippet: `<scope>
+<compensate/>
+</scope>`, line: 31, want: "<compensate>: <compensate> may only be used in a faultHandler, compensationHandler or terminationHandler"},
+		{name: "compensateScope in the process body", snippet: `<compensateScope target="A"/>`, line: 30, want: "<compensateScope>: <compensateScope> may only be used"},
+		{name: "unknown target", snippet: `<scope>
+<faultHandlers><catchAll>
+<compensateScope target="nope"/>
+</catchAll></faultHandlers>
+<scope name="A"><compensationHandler><empty/></compensationHandler><empty/></scope>
+</scope>`, line: 32, want: `<compensateScope>: target "nope" is not a scope directly enclosed`},
+		{name: "target nested deeper", snippet: `<scope>
+<faultHandlers><catchAll>
+<compensateScope target="deep"/>
+</catchAll></faultHandlers>
+<scope name="A"><scope name="deep"><compensationHandler><empty/></compensationHandler><empty/></scope></scope>
+</scope>`, line: 32, want: `target "deep" is not a scope directly enclosed`},
+		{name: "compensate in a scope inside a handler", snippet: `<scope>
+<faultHandlers><catchAll><scope>
+<compensate/>
+</scope></catchAll></faultHandlers>
+<empty/>
+</scope>`, line: 32, want: "<compensate> may only be used"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			loadSnippet(t, minimalReply, tc.snippet, tc.line, tc.want)
+		})
+	}
+}
+
+// What the compiler decides: only scopes that can be compensated record
+// their completion, and a process without compensation gets nothing
+// (the purchase order pays nothing, and its activity numbers, which its
+// checkpoints name, stay as they were).
+func TestCompensationPlan(t *testing.T) {
+	ps, err := LoadBundle("../../deploy/purchase-order")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range ps {
+		if p.comp != nil {
+			t.Errorf("%s: compensation support compiled into a process without compensation", p.Name.Local)
+		}
+		for _, a := range p.acts {
+			if s, ok := a.(*scope); ok && (s.compensable || s.defaultFH || s.subTerm) {
+				t.Errorf("%s: scope at %s records or handles compensation", p.Name.Local, s.pos)
+			}
+		}
+	}
+	p := compensationProc(t)
+	byName := map[string]*scope{}
+	for _, a := range p.acts {
+		if s, ok := a.(*scope); ok {
+			byName[s.name] = s
+		}
+	}
+	for _, c := range []struct {
+		name                                       string
+		compensable, termNeeded, defaultFH, hasKid bool
+	}{
+		{"outer", true, true, true, true},
+		{"A", true, true, true, true},
+		{"inner", true, false, false, false},
+		{"inv", true, false, false, false},
+	} {
+		s := byName[c.name]
+		if s == nil {
+			t.Fatalf("no scope %s", c.name)
+		}
+		if s.compensable != c.compensable || s.termNeeded != c.termNeeded || s.defaultFH != c.defaultFH || s.hasCompKids != c.hasKid {
+			t.Errorf("scope %s: compensable %v termNeeded %v defaultFH %v hasCompKids %v, want %+v", c.name, s.compensable, s.termNeeded, s.defaultFH, s.hasCompKids, c)
+		}
+	}
+	if !p.root.(*scope).defaultFH || p.root.(*scope).compensable {
+		t.Error("the process scope: want the default fault handler and no record of its own")
+	}
+}
+
+// loadSnippet loads good-minimal with snippet put before marker (a
+// line of Test.bpel). With line 0 it must compile (its processes are
+// returned); else it must be refused at that line with want.
+func loadSnippet(t *testing.T, marker, snippet string, line int, want string) []*Process {
+	t.Helper()
+	dir := editedBundle(t, "good-minimal", map[string][]string{"Test.bpel": {marker, snippet + "\n" + marker}})
+	procs, err := LoadBundle(dir)
+	if line == 0 {
+		if err != nil || len(procs) != 1 {
+			t.Fatalf("LoadBundle: %v", err)
+		}
+		return procs
+	}
+	if err == nil {
+		t.Fatal("deployed, want an error")
+	}
+	at := "Test.bpel:" + strconv.Itoa(line) + ":"
+	if !strings.Contains(err.Error(), at) || !strings.Contains(err.Error(), want) {
+		t.Errorf("error %q, want %q and %q", err, at, want)
+	}
+	return nil
+}
+
+func compensationProc(t testing.TB) *Process {
+	dir := editedBundle(t, "good-minimal", map[string][]string{"Test.bpel": {minimalReply, compensationSnippet + "\n" + minimalReply}})
+	procs, err := LoadBundle(dir)
+	if err != nil || len(procs) != 1 {
+		t.Fatalf("LoadBundle: %v", err)
+	}
+	return procs[0]
+}
+
+// recInstance is an instance of p whose process scope frame holds two
+// completed instances of A (each with a snapshot of x and a completed
+// inner), as a checkpoint taken after them would.
+func recInstance(p *Process) *instance {
+	in := newInstance(nil, p, context.Background())
+	var a, inner *scope
+	for _, act := range p.acts {
+		if s, ok := act.(*scope); ok && s.name == "A" {
+			a = s
+		} else if ok && s.name == "inner" {
+			inner = s
+		}
+	}
+	snap := func(v string) []privSlot {
+		el := a.vars[0].newSlot()
+		el.SetText(v)
+		return []privSlot{{slot: a.vars[0].slot, el: el}}
+	}
+	top := &compRec{}
+	for _, v := range []string{"first", "second"} {
+		top.kids = append(top.kids, &compRec{sc: a, snap: snap(v), kids: []*compRec{{sc: inner}}})
+	}
+	in.threads[0].stack = append(in.threads[0].stack, frame{act: p.root, pc: scopeBody, rec: top})
+	return in
+}
+
+// describeRec renders a record tree for comparison.
+func describeRec(r *compRec) string {
+	if r == nil {
+		return "nil"
+	}
+	var b strings.Builder
+	if r.sc != nil {
+		b.WriteString(r.sc.name)
+	}
+	for _, ps := range r.snap {
+		var w strings.Builder
+		ps.el.WriteTo(&w, &etree.WriteSettings{})
+		b.WriteString(" " + strconv.Itoa(ps.slot) + "=" + w.String())
+	}
+	b.WriteString("[")
+	for _, k := range r.kids {
+		b.WriteString(describeRec(k) + ";")
+	}
+	return b.String() + "]"
+}
+
+// Completed scope instances and their snapshots survive a checkpoint:
+// written as frames version 4, read back the same.
+func TestCompensationRecordsRoundTrip(t *testing.T) {
+	p := compensationProc(t)
+	in := recInstance(p)
+	b, err := in.encodeFrames(nil, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b[0] != framesVersionComp {
+		t.Fatalf("frames version %d, want %d", b[0], framesVersionComp)
+	}
+	out := newInstance(nil, p, context.Background())
+	if err := out.decodeThreads(&reader{b: b[1:]}, true); err != nil {
+		t.Fatal(err)
+	}
+	want := describeRec(in.threads[0].stack[0].rec)
+	if got := describeRec(out.threads[0].stack[0].rec); got != want || !strings.Contains(got, ">second<") {
+		t.Errorf("records read back\n%s\nwant\n%s", got, want)
+	}
+	// An instance with no record is written as before (version 2).
+	in.threads[0].stack[0].rec = nil
+	if b, _ := in.encodeFrames(nil, 0); b[0] != framesVersion {
+		t.Errorf("frames version %d without records, want %d", b[0], framesVersion)
+	}
+}
+
+// FuzzDecodeCompFrames feeds stored control state with compensation
+// records to the decoder: it must fail cleanly, never panic.
+func FuzzDecodeCompFrames(f *testing.F) {
+	p := compensationProc(f)
+	b, err := recInstance(p).encodeFrames(nil, 0)
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add(b[1:])
+	f.Add([]byte{1, 0, 0, 0, 1})
+	f.Fuzz(func(t *testing.T, data []byte) {
+		in := newInstance(nil, p, context.Background())
+		_ = in.decodeThreads(&reader{b: data}, true)
+	})
+}
