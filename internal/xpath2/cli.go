@@ -54,6 +54,13 @@ func ParseDocument(b []byte) (*etree.Document, error) {
 	if doc.Root() == nil {
 		return nil, errors.New("not well-formed XML: no document element")
 	}
+	// Blanks outside the document element are no text nodes (XML 1.0
+	// section 2.10: they are not part of the document's content).
+	for _, t := range append([]etree.Token(nil), doc.Child...) {
+		if cd, ok := t.(*etree.CharData); ok && strings.TrimSpace(cd.Data) == "" {
+			doc.RemoveChild(cd)
+		}
+	}
 	return doc, nil
 }
 
