@@ -46,6 +46,7 @@ const (
 	refProperty                       // bpel:getVariableProperty, compiled to a path
 	refPID                            // $ode:pid
 	refProcessQName                   // $ode:processQName
+	refEventTime                      // $ode:currentEventDateTime
 )
 
 // xp2Ref is one external variable of an XPath 2.0 expression, resolved
@@ -170,6 +171,8 @@ func (c *compiler) xp2Variable(space, local string) (xp2Ref, bool) {
 			return xp2Ref{kind: refPID}, true
 		case "processQName":
 			return xp2Ref{kind: refProcessQName}, true
+		case "currentEventDateTime":
+			return xp2Ref{kind: refEventTime}, true
 		}
 		return xp2Ref{}, false
 	case nsXP2Property:
@@ -232,6 +235,8 @@ func (ev *xp2Eval) value(i int) (xpath2.Sequence, error) {
 		return xpath2.Sequence{xpath2.QName{NS: q.Space, Local: q.Local, T: xpath2.TQName}}, nil
 	case refProperty:
 		return xpath2.Sequence{xpath2.Str(xpathString(r.prop.eval(&in.docs, in.root)))}, nil
+	case refEventTime:
+		return currentEventDateTime(in)
 	}
 	v := r.v
 	s := in.slot(v)

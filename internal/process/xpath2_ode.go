@@ -5,6 +5,7 @@ import (
 	"net/url"
 	"regexp"
 	"strings"
+	"time"
 
 	"github.com/beevik/etree"
 
@@ -51,6 +52,7 @@ func (c *compiler) xpath2Functions() *xpath2.FunctionLibrary {
 	}, 2, -1, "expand-template", "expandTemplate")
 	reg(odeSplit, 3, 4, "split-to-elements", "splitToElements")
 	reg(odeDomToString, 1, 1, "dom-to-string", "domToString")
+	reg(odeStringToDom, 1, 1, "string-to-dom", "stringToDom")
 	reg(odeDelete, 1, 2, "delete")
 	reg(odeInsertBefore, 2, 3, "insert-before")
 	reg(odeInsertAfter, 2, 3, "insert-after")
@@ -304,6 +306,37 @@ func odeDomToString(_ xpath2.Context, args []xpath2.Sequence) (xpath2.Sequence, 
 		return nil, odeErr("dom-to-string", "%v", err)
 	}
 	return xpath2.Sequence{xpath2.Str(s)}, nil
+}
+
+// odeStringToDom is ode:string-to-dom(string), the inverse of
+// dom-to-string: the document element its XML text parses to. Text that
+// is not well-formed XML is a dynamic error naming the function.
+func odeStringToDom(_ xpath2.Context, args []xpath2.Sequence) (xpath2.Sequence, error) {
+	doc := etree.NewDocument()
+	if err := doc.ReadFromString(seqString(args[0])); err != nil {
+		return nil, odeErr("string-to-dom", "not well-formed XML: %v", err)
+	}
+	root := doc.Root()
+	if root == nil {
+		return nil, odeErr("string-to-dom", "no element in %q", seqString(args[0]))
+	}
+	doc.RemoveChild(root)
+	return odeResult(root), nil
+}
+
+// currentEventDateTime is $ode:currentEventDateTime: when the message
+// that started this run of the instance was received; the current time
+// for a run a timer started, as ODE did when it had no event time.
+func currentEventDateTime(in *instance) (xpath2.Sequence, error) {
+	t := in.e.now()
+	if in.trigger != nil && !in.trigger.Received.IsZero() {
+		t = in.trigger.Received
+	}
+	a, err := xpath2.Cast(xpath2.Untyped(t.Format(time.RFC3339Nano)), xpath2.TDateTime, nil)
+	if err != nil {
+		return nil, fmt.Errorf("$ode:currentEventDateTime: %w", err)
+	}
+	return xpath2.Sequence{a}, nil
 }
 
 // childIndex is the position of n among its parent's children.

@@ -21,9 +21,12 @@
 // Files: lexer and parser build the AST (ast.go); eval evaluates it;
 // types, values and cast hold the type system; arith and compare the
 // operators; datetime the calendar; regex translates XPath regular
-// expressions to Go's regexp; functions is the fn: library.
+// expressions to Go's regexp; functions is the fn: library; cli is what
+// "orchd xpath" runs (Query, and FormatItem/WriteResult printing items as
+// TYPE<TAB>VALUE lines).
 //
 // The W3C QT3 XPath 2.0 cases in /work/shared/conformance/xpath2 are run
-// by TestW3C (conformance_test.go); the cases that pass are listed in
+// by TestW3C (conformance_test.go) through Query and FormatItem, with two
+// implicit timezones; the cases that pass are listed in
 // testdata/passing.txt and must keep passing.
 package xpath2
