@@ -28,8 +28,10 @@
 //
 // Expressions and queries are XPath 1.0 (xpath.go, navigator.go, the
 // direct evaluators fastpath.go and fastexpr.go) or, where declared,
-// XPath 2.0 (xpath2.go: internal/xpath2 over the same variable tree, with
-// the BPEL and ODE functions of xpath2_ode.go).
+// XPath 2.0 or XQuery 1.0 (xpath2.go: internal/xpath2 over the same
+// variable tree, with the BPEL, ODE and saxon:parse functions of
+// xpath2_ode.go; nodes an XQuery constructs are etree trees of their own,
+// copied like any other source node).
 //
 // Supported: see README's "What works". Anything else is rejected at
 // deploy with "not supported yet: <element> at file:line".
