@@ -32,20 +32,34 @@ func (c *compiler) language(e *etree.Element, attr string) (xpath2, ok bool) {
 	switch lang {
 	case langXPath10:
 		return false, true
-	case langXPath20:
+	case langXPath20, langXQuery10:
 		return true, true
 	}
 	if !inherited { // the process-level declaration is reported once
-		c.unsupported(e, fmt.Sprintf("%s %q (XPath 1.0 and 2.0 only)", attr, lang))
+		c.unsupported(e, fmt.Sprintf("%s %q (XPath 1.0, XPath 2.0 and XQuery 1.0 only)", attr, lang))
 	}
 	return false, false
+}
+
+// langXQuery10 is XQuery 1.0, compiled by internal/xpath2's CompileXQuery
+// and run like XPath 2.0 (xpath2.go).
+const langXQuery10 = "urn:oasis:names:tc:wsbpel:2.0:sublang:xquery1.0"
+
+// isXQuery reports whether the language that applies to e's attr
+// (expressionLanguage or queryLanguage) is XQuery 1.0.
+func (c *compiler) isXQuery(e *etree.Element, attr string) bool {
+	lang := e.SelectAttrValue(attr, "")
+	if lang == "" {
+		lang = c.doc.Root.SelectAttrValue(attr, langXPath10)
+	}
+	return lang == langXQuery10
 }
 
 // checkProcessLanguage validates a process-level expressionLanguage or
 // queryLanguage attribute.
 func (c *compiler) checkProcessLanguage(root *etree.Element, attr, lang string) {
-	if lang != langXPath10 && lang != langXPath20 {
-		c.unsupported(root, fmt.Sprintf("%s %q (XPath 1.0 and 2.0 only)", attr, lang))
+	if lang != langXPath10 && lang != langXPath20 && lang != langXQuery10 {
+		c.unsupported(root, fmt.Sprintf("%s %q (XPath 1.0, XPath 2.0 and XQuery 1.0 only)", attr, lang))
 	}
 }
 

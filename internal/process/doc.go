@@ -28,10 +28,12 @@
 //
 // Expressions and queries are XPath 1.0 (xpath.go, navigator.go, the
 // direct evaluators fastpath.go and fastexpr.go) or, where declared,
-// XPath 2.0 (xpath2.go: internal/xpath2 over the same variable tree, with
-// the BPEL and ODE functions of xpath2_ode.go). xpath1funcs.go refuses
-// at deploy an XPath 1.0 call outside XPath 1.0's library; xpath1cli.go
-// (EvalXPath1) runs the XPath 1.0 engine for "orchd xpath --version 1.0".
+// XPath 2.0 or XQuery 1.0 (xpath2.go: internal/xpath2 over the same
+// variable tree, with the BPEL, ODE and saxon:parse functions of
+// xpath2_ode.go; nodes an XQuery constructs are etree trees of their own,
+// copied like any other source node). xpath1funcs.go refuses at deploy an
+// XPath 1.0 call outside XPath 1.0's library; xpath1cli.go (EvalXPath1)
+// runs the XPath 1.0 engine for "orchd xpath --version 1.0".
 //
 // Supported: see README's "What works". Anything else is rejected at
 // deploy with "not supported yet: <element> at file:line".

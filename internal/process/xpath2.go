@@ -14,7 +14,8 @@ import (
 
 // XPath 2.0 expressions and queries (expressionLanguage or queryLanguage
 // urn:oasis:names:tc:wsbpel:2.0:sublang:xpath2.0) compile with
-// internal/xpath2 and evaluate over xnode, an adapter of the instance's
+// internal/xpath2 (XQuery 1.0 ones, sublang:xquery1.0, with its
+// CompileXQuery) and evaluate over xnode, an adapter of the instance's
 // variable tree that keeps every variable and every message part a
 // document of its own, as navigator does for XPath 1.0.
 //
@@ -141,13 +142,17 @@ func (c *compiler) compileXPath2(e *etree.Element, text string, query bool) *exp
 		x2.refs = append(x2.refs, r)
 		return len(x2.refs) - 1, true
 	}
-	x, err := xpath2.Compile(src, sc)
+	compile, lang := xpath2.Compile, "XPath 2.0"
+	if c.isXQuery(e, map[bool]string{false: "expressionLanguage", true: "queryLanguage"}[query]) {
+		compile, lang = xpath2.CompileXQuery, "XQuery 1.0"
+	}
+	x, err := compile(src, sc)
 	if err != nil {
 		if unknown != nil {
 			c.errorf(e, "%v", unknown)
 			return nil
 		}
-		c.errorf(e, "invalid XPath 2.0 %s %q: %v", map[bool]string{false: "expression", true: "query"}[query], text, err)
+		c.errorf(e, "invalid %s %s %q: %v", lang, map[bool]string{false: "expression", true: "query"}[query], text, err)
 		return nil
 	}
 	x2.x = x
@@ -321,7 +326,11 @@ func fromXPath2(seq xpath2.Sequence) any {
 	for _, it := range seq {
 		n, ok := it.(xnode)
 		if !ok {
-			return seq
+			// a node an XQuery constructor built
+			if nodes, ok = appendBuilt(nodes, it); !ok {
+				return seq
+			}
+			continue
 		}
 		if n.doc == docNothing {
 			continue
@@ -329,6 +338,37 @@ func fromXPath2(seq xpath2.Sequence) any {
 		nodes = append(nodes, node{tok: n.tok, attr: int(n.attr)})
 	}
 	return nodes
+}
+
+// appendBuilt appends the node an XQuery constructor or saxon:parse
+// built (an etree token of its own tree) to nodes; a document contributes
+// its document element. ok is false for any other item.
+func appendBuilt(nodes []node, it xpath2.Item) ([]node, bool) {
+	n, ok := it.(xpath2.Node)
+	if !ok {
+		return nodes, false
+	}
+	tok, attr, ok := xpath2.EtreeToken(n)
+	if !ok {
+		return nodes, false
+	}
+	if n.Kind() == xpath2.DocumentNode {
+		// its document element; its text when it has none
+		d := tok.(*etree.Element)
+		if len(d.ChildElements()) == 0 {
+			for _, c := range d.Child {
+				if _, ok := c.(*etree.CharData); ok {
+					nodes = append(nodes, node{tok: c, attr: -1})
+				}
+			}
+			return nodes, true
+		}
+		for _, c := range d.ChildElements() {
+			nodes = append(nodes, node{tok: c, attr: -1})
+		}
+		return nodes, true
+	}
+	return append(nodes, node{tok: tok, attr: attr}), true
 }
 
 // condXPath2 is the effective boolean value of an XPath 2.0 condition.

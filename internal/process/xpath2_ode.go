@@ -19,7 +19,8 @@ import (
 // that change a tree (delete, insert-*, rename) change a copy: they return
 // a copy of the parent of what they change, to be assigned back.
 // bpel:getVariableProperty is compiled apart (compileXPath2);
-// bpel:doXslTransform is refused at deploy.
+// bpel:doXslTransform is refused at deploy. ODE ran XQuery with Saxon, so
+// saxon:parse is there too.
 
 // xpath2Functions is the process's library, built once per compiler.
 func (c *compiler) xpath2Functions() *xpath2.FunctionLibrary {
@@ -59,6 +60,7 @@ func (c *compiler) xpath2Functions() *xpath2.FunctionLibrary {
 	reg(odeInsertAsFirstInto, 2, 2, "insert-as-first-into")
 	reg(odeInsertAsLastInto, 2, 2, "insert-as-last-into")
 	reg(odeRename, 2, 3, "rename")
+	l.Register(nsSaxon, "parse", 1, 1, saxonParse)
 	c.xp2lib = l
 	return l
 }
@@ -522,4 +524,20 @@ func renameArg(orig *etree.Element, arg xpath2.Sequence) (prefixedName, error) {
 		return prefixedName{}, odeErr("rename", "%q is no element name", s)
 	}
 	return prefixedName{prefix, local, uri}, nil
+}
+
+// nsSaxon is the namespace of Saxon's extension functions.
+const nsSaxon = "http://saxon.sf.net/"
+
+// saxonParse is saxon:parse($xml as xs:string): the document the string
+// holds (FODC0006 when it is not well-formed XML).
+func saxonParse(_ xpath2.Context, args []xpath2.Sequence) (xpath2.Sequence, error) {
+	if len(args[0]) != 1 {
+		return nil, &xpath2.Error{Code: "XPTY0004", Msg: fmt.Sprintf("saxon:parse takes one string, not %d items", len(args[0]))}
+	}
+	doc := etree.NewDocument()
+	if err := doc.ReadFromString(xpath2.Atomize(args[0][0]).String()); err != nil {
+		return nil, &xpath2.Error{Code: "FODC0006", Msg: "saxon:parse", Err: err}
+	}
+	return xpath2.Sequence{xpath2.NewDocument(doc)}, nil
 }
