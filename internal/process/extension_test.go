@@ -186,18 +186,7 @@ func TestExtensionCompile(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := LoadBundleWith(extBundle(t, tc.must, tc.body), LoadOptions{Extensions: tc.exts})
-			if tc.err == "" {
-				if err != nil {
-					t.Fatalf("want no error, got %v", err)
-				}
-				return
-			}
-			if err == nil || !strings.Contains(err.Error(), tc.err) {
-				t.Fatalf("error %v\nwant one containing %q", err, tc.err)
-			}
-			if IsNotSupported(err) != tc.notSupported {
-				t.Errorf("IsNotSupported = %v, want %v", IsNotSupported(err), tc.notSupported)
-			}
+			checkLoadError(t, err, tc.err, tc.notSupported)
 		})
 	}
 }
@@ -296,16 +285,39 @@ func TestExtensionRuntime(t *testing.T) {
 				}
 				return
 			}
-			if r.err != nil || r.fault != nil || r.out == nil {
-				t.Fatalf("err=%v fault=%v out=%v", r.err, r.fault, r.out)
-			}
-			got := ""
-			if a := r.out.Parts["payload"].FindElement("./a"); a != nil {
-				got = a.Text()
-			}
-			if got != tc.want {
+			if got := answerA(t, r); got != tc.want {
 				t.Errorf("answer %q, want %q", got, tc.want)
 			}
 		})
 	}
+}
+
+// checkLoadError checks a load's error: none when want is "", else one
+// containing want, marked not supported or not.
+func checkLoadError(t *testing.T, err error, want string, notSupported bool) {
+	t.Helper()
+	if want == "" {
+		if err != nil {
+			t.Fatalf("want no error, got %v", err)
+		}
+		return
+	}
+	if err == nil || !strings.Contains(err.Error(), want) {
+		t.Fatalf("error %v\nwant one containing %q", err, want)
+	}
+	if IsNotSupported(err) != notSupported {
+		t.Errorf("IsNotSupported = %v, want %v", IsNotSupported(err), notSupported)
+	}
+}
+
+// answerA is the text of the tns:a of a completed exchange's answer.
+func answerA(t *testing.T, r clientResult) string {
+	t.Helper()
+	if r.err != nil || r.fault != nil || r.out == nil {
+		t.Fatalf("err=%v fault=%v out=%v", r.err, r.fault, r.out)
+	}
+	if a := r.out.Parts["payload"].FindElement("./a"); a != nil {
+		return a.Text()
+	}
+	return ""
 }
