@@ -321,3 +321,31 @@ func answerA(t *testing.T, r clientResult) string {
 	}
 	return ""
 }
+
+// In an <assign validate="yes">, the variables an assign operation
+// resolved are validated, and put back when the assign faults.
+func TestExtensionAssignValidated(t *testing.T) {
+	body := `<assign><copy><from><literal><tns:resp><tns:a>before</tns:a></tns:resp></literal></from><to variable="r"/></copy></assign>
+    <scope><faultHandlers><catch faultName="bpel:invalidVariables">
+      <assign><copy><from>concat('caught ', $r/tns:a)</from><to>$out.payload/tns:a</to></copy></assign></catch></faultHandlers>
+      <assign validate="yes"><extensionAssignOperation><x:upper from="in" to="r"/></extensionAssignOperation></assign>
+    </scope>`
+	dir := validatingBundle(t,
+		bpelProcessTag, bpelProcessTag+` xmlns:x="`+nsTestExt+`"`,
+		`<partnerLinks>`, `<extensions><extension namespace="`+nsTestExt+`" mustUnderstand="yes"/></extensions><partnerLinks>`,
+		bpelVariables, bpelVariables+`<variable name="r" element="tns:resp"/>`,
+		copyIDToOut, body)
+	e := NewEngine(Options{Extensions: testExtensions()})
+	defer e.Close()
+	procs, err := e.LoadBundle(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := e.Deploy(procs...); err != nil {
+		t.Fatal(err)
+	}
+	// upper writes <tns:resp>ID71HELLO</tns:resp>, which lacks tns:a.
+	if got := answerA(t, dispatch(t, e, procs[0], testReq("id7", "1", "hello"))); got != "caught before" {
+		t.Errorf("answer %q, want %q", got, "caught before")
+	}
+}
