@@ -48,7 +48,8 @@
 // instance, threads, scope, events (event handlers), compensate
 // (compensation and termination handlers), flow, activities, assign,
 // validate, epr (endpoint references), rest (ODE's bpel4restlight
-// extension activities), messaging, waiting run; run drives a run and its
+// extension activities), extension (the extension bundle API:
+// Options.Extensions, LoadOptions), messaging, waiting run; run drives a run and its
 // aftermath;
 // checkpoint, recover and outbox persist.
 //
