@@ -113,6 +113,16 @@ type slowPartner struct {
 	inFlight, maxFlight atomic.Int32
 	done, cancelled     atomic.Int32
 	addr                string
+	// ns are the n values of the calls answered, in order.
+	mu sync.Mutex
+	ns []string
+}
+
+// calls returns the n values of the calls answered so far.
+func (p *slowPartner) calls() []string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return append([]string(nil), p.ns...)
 }
 
 func startSlowPartner(t *testing.T, delay time.Duration) *slowPartner {
@@ -146,6 +156,9 @@ func (p *slowPartner) serve(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	id := between(string(body), "id>", "</")
+	p.mu.Lock()
+	p.ns = append(p.ns, between(string(body), "n>", "</"))
+	p.mu.Unlock()
 	w.Header().Set("Content-Type", "text/xml; charset=utf-8")
 	fmt.Fprintf(w, `<soapenv:Envelope xmlns:soapenv="http://schemas.xmlsoap.org/soap/envelope/"><soapenv:Body><resp xmlns="urn:e2e"><a>P-%s</a></resp></soapenv:Body></soapenv:Envelope>`, id)
 	p.done.Add(1)

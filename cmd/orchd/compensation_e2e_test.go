@@ -276,3 +276,44 @@ func TestCompensationSurvivesRestart(t *testing.T) {
 		t.Errorf("a = %q, want the completed scopes compensated after the restart, last first", a)
 	}
 }
+
+// A fault compensates two completed scopes in reverse order, and the
+// partner sees the undo calls their compensation handlers make.
+func TestPartnerSeesUndoCalls(t *testing.T) {
+	partner := startSlowPartner(t, 0)
+	deploy := t.TempDir()
+	call := func(n string) string {
+		return `<assign><copy><from><literal><tns:req><tns:id>U1</tns:id><tns:n>` + n + `</tns:n></tns:req></literal></from><to variable="more" part="payload"/></copy></assign>
+          <invoke partnerLink="partner" operation="call" inputVariable="more" outputVariable="p1"/>`
+	}
+	writeProcess(t, deploy, "Undo", partner.addr, `
+  <sequence>
+    <receive partnerLink="client" operation="run" variable="in" createInstance="yes"/>
+    `+initOut+`
+    <scope>
+      <faultHandlers>
+        <catchAll><sequence><compensate/>`+appendA(`'compensated'`)+`</sequence></catchAll>
+      </faultHandlers>
+      <sequence>
+        <scope name="A">
+          <compensationHandler><sequence>`+call("undo A")+`</sequence></compensationHandler>
+          <sequence>`+call("do A")+`</sequence>
+        </scope>
+        <scope name="B">
+          <compensationHandler><sequence>`+call("undo B")+`</sequence></compensationHandler>
+          <sequence>`+call("do B")+`</sequence>
+        </scope>
+        <throw faultName="tns:boom"/>
+      </sequence>
+    </scope>
+    <reply partnerLink="client" operation="run" variable="out"/>
+  </sequence>`, true)
+	o := startOrchd(t, "--deploy", deploy)
+	r := callRun(t, o.base, "Undo", "U1", "1")
+	if r.status != 200 || !strings.Contains(r.body, "compensated") {
+		t.Fatalf("status %d body %s\n%s", r.status, r.body, o.log())
+	}
+	if got, want := strings.Join(partner.calls(), ", "), "do A, do B, undo B, undo A"; got != want {
+		t.Fatalf("the partner saw %q, want %q", got, want)
+	}
+}
