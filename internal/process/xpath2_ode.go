@@ -18,7 +18,7 @@ import (
 // that change a tree (delete, insert-*, rename) change a copy: they return
 // a copy of the parent of what they change, to be assigned back.
 // bpel:getVariableProperty is compiled apart (compileXPath2);
-// bpel:doXslTransform is refused at deploy.
+// bpel:doXslTransform runs the stylesheets compiled at deploy (xslt.go).
 
 // xpath2Functions is the process's library, built once per compiler.
 func (c *compiler) xpath2Functions() *xpath2.FunctionLibrary {
@@ -28,6 +28,7 @@ func (c *compiler) xpath2Functions() *xpath2.FunctionLibrary {
 	l := xpath2.NewFunctionLibrary()
 	for _, ns := range []string{nsBPEL, nsBPEL2004} {
 		l.Register(ns, "getLinkStatus", 1, 1, getLinkStatus)
+		l.Register(ns, "doXslTransform", 2, -1, c.doXslTransform)
 	}
 	var props map[qname]*etree.Element
 	if c.dp != nil {
