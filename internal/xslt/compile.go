@@ -3,6 +3,7 @@ package xslt
 import (
 	"errors"
 	"fmt"
+	"sort"
 	"strings"
 
 	"github.com/beevik/etree"
@@ -458,16 +459,23 @@ func (c *compiler) literal(e *etree.Element, excl map[string]bool) instr {
 			excl2[k] = true
 		}
 	}
+	// XSLT 1.0 section 7.1.1: the element gets the namespaces in scope
+	// in the stylesheet but the XSLT one and the excluded ones (which a
+	// QName in content may need).
+	ns := bpel.Namespaces(e)
+	prefixes := make([]string, 0, len(ns))
+	for p := range ns {
+		prefixes = append(prefixes, p)
+	}
+	sort.Strings(prefixes)
+	for _, p := range prefixes {
+		if u := ns[p]; p != "xml" && u != "" && !excl2[u] {
+			l.decls = append(l.decls, [2]string{p, u})
+		}
+	}
 	for _, a := range e.Attr {
 		switch {
 		case a.Space == "xmlns" || (a.Space == "" && a.Key == "xmlns"):
-			if !excl2[a.Value] || (a.Key == e.Space && a.Space == "xmlns") || (a.Space == "" && e.Space == "") {
-				p := a.Key
-				if a.Space == "" {
-					p = ""
-				}
-				l.decls = append(l.decls, [2]string{p, a.Value})
-			}
 		case a.Space != "" && c.attrNS(e, a.Space) == NS:
 			// xsl:exclude-result-prefixes, xsl:version, ... are not output
 		default:
