@@ -28,7 +28,7 @@ func (c *compiler) xpath2Functions() *xpath2.FunctionLibrary {
 	l := xpath2.NewFunctionLibrary()
 	for _, ns := range []string{nsBPEL, nsBPEL2004} {
 		l.Register(ns, "getLinkStatus", 1, 1, getLinkStatus)
-		l.Register(ns, "doXslTransform", 2, -1, c.doXslTransform)
+		l.Register(ns, "doXslTransform", 2, -1, doXslTransform(c.stylesheets()))
 	}
 	var props map[qname]*etree.Element
 	if c.dp != nil {

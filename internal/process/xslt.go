@@ -43,10 +43,8 @@ func (c *compiler) prepareXSL(e *etree.Element, text string, ns map[string]strin
 			ok = false
 			continue
 		}
-		if c.xsl == nil {
-			c.xsl = map[string]*xslt.Stylesheet{}
-		}
-		if _, done := c.xsl[name]; done {
+		xsl := c.stylesheets()
+		if _, done := xsl[name]; done {
 			continue
 		}
 		file := path.Join(path.Dir(c.doc.File), name)
@@ -62,16 +60,31 @@ func (c *compiler) prepareXSL(e *etree.Element, text string, ns map[string]strin
 			ok = false
 			continue
 		}
-		c.xsl[name] = s
+		xsl[name] = s
 	}
 	return ok
 }
 
+// stylesheets is the compiler's map of compiled stylesheets, made on
+// first use; the function closes over the map, not the compiler.
+func (c *compiler) stylesheets() map[string]*xslt.Stylesheet {
+	if c.xsl == nil {
+		c.xsl = map[string]*xslt.Stylesheet{}
+	}
+	return c.xsl
+}
+
 // doXslTransform implements the function over the stylesheets compiled
 // at deploy (read-only once the process is compiled).
-func (c *compiler) doXslTransform(_ xpath2.Context, args []xpath2.Sequence) (xpath2.Sequence, error) {
+func doXslTransform(xsl map[string]*xslt.Stylesheet) xpath2.FuncImpl {
+	return func(_ xpath2.Context, args []xpath2.Sequence) (xpath2.Sequence, error) {
+		return runXSL(xsl, args)
+	}
+}
+
+func runXSL(xsl map[string]*xslt.Stylesheet, args []xpath2.Sequence) (xpath2.Sequence, error) {
 	name := seqString(args[0])
-	s := c.xsl[name]
+	s := xsl[name]
 	if s == nil {
 		return nil, &faultValue{name: bpelFault("xsltStylesheetNotFound"), reason: fmt.Sprintf("bpel:doXslTransform: stylesheet %q was not compiled at deploy", name)}
 	}
