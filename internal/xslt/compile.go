@@ -71,6 +71,10 @@ type compiler struct {
 	doc  *bpel.Document
 	s    *Stylesheet
 	errs []error
+	// globals are the names of the global variables and parameters;
+	// scope the local ones in scope where an expression is compiled.
+	globals map[string]bool
+	scope   []string
 }
 
 func (c *compiler) fail(e *etree.Element, format string, args ...any) {
@@ -99,6 +103,12 @@ func Compile(file string, data []byte) (*Stylesheet, error) {
 		c.fail(root, "missing version attribute")
 	}
 	excl := c.excluded(root, root.SelectAttrValue("exclude-result-prefixes", ""))
+	c.globals = map[string]bool{}
+	for _, e := range root.ChildElements() {
+		if (c.isXSL(e, "variable") || c.isXSL(e, "param")) && e.SelectAttrValue("name", "") != "" {
+			c.globals[c.qname(e, e.SelectAttrValue("name", ""))] = true
+		}
+	}
 	for _, e := range root.ChildElements() {
 		if c.nsOf(e) != NS {
 			continue // top-level elements of other namespaces are ignored
@@ -196,10 +206,26 @@ func (c *compiler) excluded(e *etree.Element, list string) map[string]bool {
 	return m
 }
 
+// staticContext is what an expression written in e is compiled against:
+// e's namespaces, the function library, and the variables in scope there.
 func (c *compiler) staticContext(e *etree.Element) *xpath2.StaticContext {
 	ns := bpel.Namespaces(e)
 	delete(ns, "")
-	return &xpath2.StaticContext{Namespaces: ns, Functions: c.s.lib}
+	locals := make(map[string]bool, len(c.scope))
+	for _, n := range c.scope {
+		locals[n] = true
+	}
+	globals := c.globals
+	return &xpath2.StaticContext{Namespaces: ns, Functions: c.s.lib, Variables: func(space, local string) bool {
+		if space == internalNS {
+			return true
+		}
+		name := local
+		if space != "" {
+			name = "{" + space + "}" + local
+		}
+		return locals[name] || globals[name]
+	}}
 }
 
 // compileExpr compiles an XPath expression written in e.
@@ -234,6 +260,7 @@ func (c *compiler) template(e *etree.Element, excl map[string]bool) {
 		t.mode = c.qname(e, t.mode)
 	}
 	kids := c.bodyTokens(e)
+	saved := len(c.scope)
 	i := 0
 	for ; i < len(kids); i++ {
 		k, ok := kids[i].(*etree.Element)
@@ -242,9 +269,11 @@ func (c *compiler) template(e *etree.Element, excl map[string]bool) {
 		}
 		if v := c.variable(k, excl); v != nil {
 			t.params = append(t.params, v)
+			c.scope = append(c.scope, v.name)
 		}
 	}
 	t.body = c.seq(kids[i:], excl)
+	c.scope = c.scope[:saved]
 	m := e.SelectAttr("match")
 	if m == nil && t.name == "" {
 		c.fail(e, "a template needs a match or a name attribute")
@@ -299,9 +328,11 @@ func (c *compiler) bodyTokens(e *etree.Element) []etree.Token {
 	return out
 }
 
-// seq compiles a sequence constructor.
+// seq compiles a sequence constructor; a local variable is in scope for
+// the instructions after it.
 func (c *compiler) seq(toks []etree.Token, excl map[string]bool) []instr {
 	var out []instr
+	saved := len(c.scope)
 	for _, t := range toks {
 		switch x := t.(type) {
 		case *etree.CharData:
@@ -309,9 +340,13 @@ func (c *compiler) seq(toks []etree.Token, excl map[string]bool) []instr {
 		case *etree.Element:
 			if in := c.instruction(x, excl); in != nil {
 				out = append(out, in)
+				if v, ok := in.(*variable); ok {
+					c.scope = append(c.scope, v.name)
+				}
 			}
 		}
 	}
+	c.scope = c.scope[:saved]
 	return out
 }
 

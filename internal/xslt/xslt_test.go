@@ -94,6 +94,9 @@ func TestCompileErrors(t *testing.T) {
 		{"when outside choose", `<xsl:template match="/"><xsl:choose><xsl:if test="1"/></xsl:choose></xsl:template>`, "<xsl:if>: not allowed in xsl:choose"},
 		{"select and content", `<xsl:variable name="v" select="1">x</xsl:variable>`, "<xsl:variable>: has both a select attribute and content"},
 		{"bad priority", `<xsl:template match="a" priority="high"/>`, `priority "high" is not a number`},
+		{"undefined variable", `<xsl:template match="/"><xsl:value-of select="$nope"/></xsl:template>`, `s.xsl:2: <xsl:value-of>: select "$nope"`},
+		{"variable out of scope", `<xsl:template match="/"><xsl:if test="1"><xsl:variable name="v" select="1"/></xsl:if>` + "\n" + `<r a="{$v}"/></xsl:template>`, `s.xsl:3: <r>: attribute a "$v"`},
+		{"param of another template", `<xsl:template name="t"><xsl:param name="p1"/></xsl:template>` + "\n" + `<xsl:template match="/"><xsl:value-of select="$p1"/></xsl:template>`, `s.xsl:3: <xsl:value-of>: select "$p1"`},
 		{"namespace-alias", `<xsl:namespace-alias stylesheet-prefix="a" result-prefix="b"/>`, "<xsl:namespace-alias>: not supported"},
 	}
 	for _, tc := range tests {
