@@ -29,7 +29,9 @@
 // Expressions and queries are XPath 1.0 (xpath.go, navigator.go, the
 // direct evaluators fastpath.go and fastexpr.go) or, where declared,
 // XPath 2.0 (xpath2.go: internal/xpath2 over the same variable tree, with
-// the BPEL and ODE functions of xpath2_ode.go).
+// the BPEL and ODE functions of xpath2_ode.go). bpel:doXslTransform runs
+// a stylesheet of the bundle, compiled at deploy, with internal/xslt
+// (xslt.go).
 //
 // Supported: see README's "What works". Anything else is rejected at
 // deploy with "not supported yet: <element> at file:line".
@@ -48,7 +50,7 @@
 // aftermath;
 // checkpoint, recover and outbox persist.
 //
-// It imports exchange, bpel (positions), xpath2 (XPath 2.0), xsd (schema validation, loaded
+// It imports exchange, bpel (positions), xpath2 (XPath 2.0), xslt (XSLT 1.0), xsd (schema validation, loaded
 // only for bundles whose processes validate) and persist (the store's
 // types);
 // it must never import soap, server or cmd.
