@@ -865,3 +865,50 @@ func TestMessageTakenDuringPartnerCall(t *testing.T) {
 		t.Fatalf("status %d, a = %q, want the message taken before the call answered (\"go call \")\n%s", r.status, got, r.body)
 	}
 }
+
+// A persistent instance killed while two branches' partner calls are in
+// flight (the checkpoint before the second call records the first as
+// under way) is recovered: the calls that may have happened follow the
+// failure policy, and orchd keeps serving (it used to dereference the
+// missing answer of the first call and crash at recovery).
+func TestCrashWithParallelCallsInFlight(t *testing.T) {
+	partner := startSlowPartner(t, 3*time.Second)
+	deploy := t.TempDir()
+	writeProcess(t, deploy, "TwoCalls", partner.addr, `
+  <sequence>
+    <receive partnerLink="client" operation="run" variable="in" createInstance="yes"/>
+    `+initOut+`
+    <flow>
+      <invoke partnerLink="partner" operation="call" inputVariable="in" outputVariable="p1"/>
+      <invoke partnerLink="partner" operation="call" inputVariable="in" outputVariable="p2"/>
+    </flow>
+    <reply partnerLink="client" operation="run" variable="out"/>
+  </sequence>`, false)
+	data := t.TempDir()
+	o := startOrchd(t, "--deploy", deploy, "--data", data)
+	go func() {
+		client := &http.Client{Timeout: 10 * time.Second}
+		req, _ := http.NewRequest(http.MethodPost, o.base+"/processes/TwoCalls", strings.NewReader(string(e2eRequest("K1", "1"))))
+		req.Header.Set("Content-Type", textXML)
+		req.Header.Set("SOAPAction", `"urn:e2e#run"`)
+		if resp, err := client.Do(req); err == nil {
+			resp.Body.Close()
+		}
+	}()
+	if !eventually(func() bool { return partner.inFlight.Load() == 2 }) {
+		t.Fatalf("the two calls were not in flight together (%d)", partner.inFlight.Load())
+	}
+	kill9(t, o)
+	o2 := startOrchd(t, "--deploy", deploy, "--data", data)
+	var ins []instanceJSON
+	if !eventually(func() bool {
+		ins = listInstances(t, o2, "?process=TwoCalls")
+		return len(ins) == 1 && ins[0].State != "running"
+	}) {
+		t.Fatalf("after recovery: instances %+v\n%s", ins, o2.log())
+	}
+	t.Logf("state after recovery: %s", ins[0].State)
+	if strings.Contains(o2.log(), "panic") {
+		t.Fatalf("recovery panicked:\n%s", o2.log())
+	}
+}

@@ -39,7 +39,7 @@ func instances(_ context.Context, args []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	defer st.Close()
-	procs, _, _ := process.LoadDir(*deploy) // only for variable names
+	procs, _, _ := process.LoadDirWith(*deploy, process.LoadOptions{Extensions: linkedExtensions()}) // only for variable names
 	list, err := process.ListInstances(st, procs, process.InstanceFilter{Process: *proc, State: *state})
 	if err != nil {
 		fmt.Fprintln(stderr, "orchd instances:", err)

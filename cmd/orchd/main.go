@@ -6,6 +6,7 @@
 //	orchd mock-partners [flags]  serve the example's CRM and ERP mock services
 //	orchd instances [flags]      list the stored instances of persistent processes
 //	orchd bench [flags]          load a SOAP endpoint (closed loop) and report tx/s and latency
+//	orchd xpath [flags] EXPR     evaluate an XPath 1.0 or 2.0 expression and print its items
 //
 // Run "orchd <command> -h" for a command's flags.
 package main
@@ -41,10 +42,12 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return instances(ctx, args, stdout, stderr)
 	case "bench":
 		return bench(ctx, args, stdout, stderr)
+	case "xpath":
+		return xpathCmd(ctx, args, stdout, stderr)
 	case "help":
-		fmt.Fprintln(stdout, "usage: orchd [serve|mock-partners|bench] [flags]; orchd <command> -h lists a command's flags")
+		fmt.Fprintln(stdout, "usage: orchd [serve|mock-partners|instances|bench|xpath] [flags]; orchd <command> -h lists a command's flags")
 		return 0
 	}
-	fmt.Fprintf(stderr, "orchd: unknown command %q (commands: serve, mock-partners, instances, bench)\n", cmd)
+	fmt.Fprintf(stderr, "orchd: unknown command %q (commands: serve, mock-partners, instances, bench, xpath)\n", cmd)
 	return 2
 }

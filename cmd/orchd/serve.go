@@ -42,10 +42,13 @@ type serveConfig struct {
 	debugAddr       string
 	partnerConns    int
 	endpointsFile   string
+	// extensions are the extension bundles bundles are compiled and run
+	// with (linkedExtensions; no flag: they are Go code).
+	extensions process.Extensions
 }
 
 func serveFlags(stderr io.Writer) (*flag.FlagSet, *serveConfig) {
-	c := &serveConfig{}
+	c := &serveConfig{extensions: linkedExtensions()}
 	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.StringVar(&c.listen, "listen", "127.0.0.1:8080", "address to serve SOAP, / and /metrics on")
@@ -108,7 +111,7 @@ func runServer(ctx context.Context, cfg *serveConfig, log *slog.Logger) error {
 		overrides = t
 		log.Info("endpoint overrides", slog.String("file", cfg.endpointsFile), slog.Int("rules", len(t.Rules())))
 	}
-	procs, bad, err := process.LoadDir(cfg.deployDir)
+	procs, bad, err := process.LoadDirWith(cfg.deployDir, process.LoadOptions{Extensions: cfg.extensions})
 	if err != nil {
 		return err
 	}
@@ -140,7 +143,7 @@ func runServer(ctx context.Context, cfg *serveConfig, log *slog.Logger) error {
 	// process assigns at run time (a copied endpoint reference) is called
 	// as it is.
 	opts := process.Options{Logger: log, Registerer: reg, Partners: overrides.Partners(client.Partner),
-		AssignedPartners: client.Partner, BaseURL: baseURL(ln.Addr()), MessageHold: cfg.messageHold}
+		AssignedPartners: client.Partner, BaseURL: baseURL(ln.Addr()), MessageHold: cfg.messageHold, Extensions: cfg.extensions}
 	// REST extension activities call on the partners' terms: the same
 	// keep-alive pool (--partner-conns) and per-call bound.
 	opts.HTTPClient, opts.HTTPTimeout = client.HTTPClient()

@@ -50,6 +50,10 @@ type Case struct {
 	FaultOK bool
 	// ExpectRefusal: the case passes if the bundle is refused at deploy.
 	ExpectRefusal bool
+	// WithoutExtensions: an ExpectRefusal case whose bundle is compiled
+	// without the test extension bundle (odemock.TestExtension), which
+	// the harness otherwise registers.
+	WithoutExtensions bool
 	// Skip is why the case is not run ("" to run it).
 	Skip string
 	// Status and Runnable are the ode_status and runnable columns of
@@ -335,9 +339,17 @@ func folderRules(b *Bundle) {
 	case folder == "NegativeTargetNSTest1":
 		refusal("deploy-must-fail")
 	case folder == "TestExtensionActivityMustUnderstand":
-		// Without ODE's test extension the mustUnderstand extension must
-		// make the deploy fail.
+		// ODE's result depends on whether the test extension bundle is
+		// installed (tests.tsv: conditional). The harness registers it
+		// (odemock.TestExtension), so the case runs; and without it the
+		// mustUnderstand extension must make the deploy fail.
+		for _, c := range b.Cases {
+			if c.Runnable == "conditional" {
+				c.Skip = ""
+			}
+		}
 		refusal("deploy must fail without the test extension (mustUnderstand)")
+		b.Cases[len(b.Cases)-1].WithoutExtensions = true
 	case strings.HasPrefix(folder, "ExtVar"):
 		b.wantRefusalNote = true
 		for _, c := range b.Cases {

@@ -3,9 +3,11 @@
 // orchd, the way ODE's BPELTestAbstract drove it; see the corpus's
 // MANIFEST.md and ODE-NOTES.md.
 //
-// For each bundle folder the harness loads the bundle with
-// process.LoadBundle, forces every process in-memory (ODE's harness forced
-// transient), and serves it with a real engine, SOAP front door and HTTP
+// For each bundle folder the harness loads the bundle with the engine's
+// LoadBundle, the engine registering ODE's test extension bundle
+// (odemock.TestExtension, namespace urn:ode:test-extension-bundle, as
+// ODE's harness installed it), forces every process in-memory (ODE's
+// harness forced transient), and serves it with a real engine, SOAP front door and HTTP
 // handler on its own 127.0.0.1 port. Partner links whose portType is ODE's
 // ProbeService or FaultService are pointed at the odemock partners through
 // an endpoints.Table, as `orchd serve --endpoints` would.

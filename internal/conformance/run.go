@@ -146,15 +146,16 @@ type deployment struct {
 // harness did), and serves it on a 127.0.0.1 port of its own, wired like
 // orchd serve: engine, SOAP front door, orchd's HTTP handler.
 func (r *Runner) deploy(dir string) (*deployment, error) {
-	procs, err := process.LoadBundle(dir)
+	hc, timeout := r.client.HTTPClient()
+	engine := process.NewEngine(process.Options{Logger: r.log, Partners: r.overrides.Partners(r.client.Partner), HTTPClient: hc, HTTPTimeout: timeout,
+		Extensions: process.Extensions{odemock.TestExtensionNS: odemock.TestExtension()}})
+	procs, err := engine.LoadBundle(dir)
 	if err != nil {
 		return nil, err
 	}
 	for _, p := range procs {
 		p.InMemory = true
 	}
-	hc, timeout := r.client.HTTPClient()
-	engine := process.NewEngine(process.Options{Logger: r.log, Partners: r.overrides.Partners(r.client.Partner), HTTPClient: hc, HTTPTimeout: timeout})
 	if err := engine.Deploy(procs...); err != nil {
 		return nil, err
 	}
@@ -196,6 +197,10 @@ func (r *Runner) RunBundle(ctx context.Context, b *Bundle) (results []Result, ok
 		res.Case = c
 		switch {
 		case c.ExpectRefusal:
+			derr := derr
+			if c.WithoutExtensions {
+				_, derr = process.LoadBundle(filepath.Join(r.opts.Root, filepath.FromSlash(b.Dir)))
+			}
 			if derr != nil {
 				res.Outcome, res.Detail = Pass, "refused: "+firstLine(derr)
 			} else {

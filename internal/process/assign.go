@@ -17,6 +17,12 @@ type copyOp struct {
 	to                    toSpec
 	keepSrcElementName    bool
 	ignoreMissingFromData bool
+	// ext, when set, is an <extensionAssignOperation> that runs in the
+	// copy's place (extension.go); from and to are unused.
+	ext ExtensionAction
+	// extVars are the variables ext resolved at compile time: those it
+	// may write, which <assign validate="yes"> checks and restores.
+	extVars []*variable
 }
 
 type fromSpec struct {
@@ -55,6 +61,9 @@ type source struct {
 }
 
 func (c *copyOp) apply(in *instance) error {
+	if c.ext != nil {
+		return in.runExtension(c.ext, c.pos)
+	}
 	// Whole message variable to whole message variable.
 	if c.from.v != nil && c.from.v.msg != nil && c.from.part < 0 && c.from.query == nil &&
 		c.to.v != nil && c.to.v.msg != nil && c.to.part < 0 && c.to.query == nil {

@@ -26,6 +26,11 @@ func (e *BundleError) Unwrap() error { return e.Err }
 // LoadDir loads every bundle folder (a folder holding deploy.xml) in dir.
 // Bundles that fail are returned as errors and left out; the others load.
 func LoadDir(dir string) ([]*Process, []*BundleError, error) {
+	return LoadDirWith(dir, LoadOptions{})
+}
+
+// LoadDirWith is LoadDir compiling with opts.
+func LoadDirWith(dir string, opts LoadOptions) ([]*Process, []*BundleError, error) {
 	entries, err := os.ReadDir(dir)
 	if err != nil {
 		return nil, nil, fmt.Errorf("read deploy directory: %w", err)
@@ -40,7 +45,7 @@ func LoadDir(dir string) ([]*Process, []*BundleError, error) {
 		if _, err := os.Stat(filepath.Join(sub, "deploy.xml")); err != nil {
 			continue
 		}
-		ps, err := LoadBundle(sub)
+		ps, err := LoadBundleWith(sub, opts)
 		if err != nil {
 			bad = append(bad, &BundleError{Dir: sub, Err: err})
 			continue
@@ -54,6 +59,12 @@ func LoadDir(dir string) ([]*Process, []*BundleError, error) {
 // problem it returns an *Errors listing all of them (file, element, line)
 // and no process.
 func LoadBundle(dir string) ([]*Process, error) {
+	return LoadBundleWith(dir, LoadOptions{})
+}
+
+// LoadBundleWith is LoadBundle compiling with opts: the extension
+// namespaces it registers are known to the compiler.
+func LoadBundleWith(dir string, opts LoadOptions) ([]*Process, error) {
 	errs := &Errors{}
 	name := filepath.Base(dir)
 	data, err := os.ReadFile(filepath.Join(dir, "deploy.xml"))
@@ -130,7 +141,7 @@ func LoadBundle(dir string) ([]*Process, error) {
 			}
 			continue
 		}
-		p := compileProcess(d, sets[dp.name], dp, errs)
+		p := compileProcess(d, sets[dp.name], dp, errs, opts)
 		sum := sha256.Sum256(sources[dp.name])
 		p.fingerprint = hex.EncodeToString(sum[:8])
 		p.Bundle = name

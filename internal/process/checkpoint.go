@@ -416,9 +416,13 @@ func (a *invoke) step(in *instance, f *frame) (activity, bool, error) {
 	if f.k == 1 {
 		// The answer of the call that went out on its own goroutine.
 		f.k = 0
-		ans := in.cur.answer
-		in.cur.answer = nil
-		return a.answered(in, f, ans.msg, ans.err, ans.dur)
+		if ans := in.cur.answer; ans != nil {
+			in.cur.answer = nil
+			return a.answered(in, f, ans.msg, ans.err, ans.dur)
+		}
+		// Resumed after a crash with the call in flight (a checkpoint
+		// taken for another branch recorded it): below, as a call that
+		// may have happened.
 	}
 	partner, err := in.partnerOf(a.pl, a.pos)
 	if err != nil {

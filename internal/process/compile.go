@@ -31,6 +31,11 @@ type compiler struct {
 	collect [][]*link
 	// exts are the process's <extensions>: namespace -> mustUnderstand.
 	exts map[string]bool
+	// ext are the registered extension implementations (extension.go).
+	ext Extensions
+	// extResolved are the variables the extension being compiled
+	// resolved (the ones an assign operation may write).
+	extResolved []*variable
 	// events are the onEvents enclosing what is being compiled.
 	events []*onEvent
 	// xp2lib is the XPath 2.0 function library (xpath2_ode.go).
@@ -60,9 +65,9 @@ func isBPEL(e *etree.Element) bool {
 
 // compileProcess compiles the <process> document. dp binds its partner
 // links; endpoints are built from the bundle's WSDL set.
-func compileProcess(doc *bpel.Document, w *wsdlSet, dp *deployProcess, errs *Errors) *Process {
+func compileProcess(doc *bpel.Document, w *wsdlSet, dp *deployProcess, errs *Errors, opts LoadOptions) *Process {
 	root := doc.Root
-	c := &compiler{doc: doc, w: w, errs: errs, dp: dp}
+	c := &compiler{doc: doc, w: w, errs: errs, dp: dp, ext: opts.Extensions}
 	p := &Process{Name: dp.name, File: doc.File, InMemory: dp.inMemory, plinks: map[string]*partnerLink{},
 		starts: map[string]activity{}, routes: map[string][]*routeShape{}, cleanup: dp.cleanup, idempotent: dp.idempotent}
 	c.p = p
@@ -804,6 +809,12 @@ func (c *compiler) compileActivity(e *etree.Element) activity {
 		a := &assign{base: b}
 		for _, ce := range e.ChildElements() {
 			if !isBPEL(ce) || ce.Tag == "documentation" || ce.Tag == "targets" || ce.Tag == "sources" {
+				continue
+			}
+			if ce.Tag == "extensionAssignOperation" {
+				if op := c.extensionAssign(ce); op != nil {
+					a.copies = append(a.copies, op)
+				}
 				continue
 			}
 			if ce.Tag != "copy" {

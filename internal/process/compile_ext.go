@@ -32,20 +32,34 @@ func (c *compiler) language(e *etree.Element, attr string) (xpath2, ok bool) {
 	switch lang {
 	case langXPath10:
 		return false, true
-	case langXPath20:
+	case langXPath20, langXQuery10:
 		return true, true
 	}
 	if !inherited { // the process-level declaration is reported once
-		c.unsupported(e, fmt.Sprintf("%s %q (XPath 1.0 and 2.0 only)", attr, lang))
+		c.unsupported(e, fmt.Sprintf("%s %q (XPath 1.0, XPath 2.0 and XQuery 1.0 only)", attr, lang))
 	}
 	return false, false
+}
+
+// langXQuery10 is XQuery 1.0, compiled by internal/xpath2's CompileXQuery
+// and run like XPath 2.0 (xpath2.go).
+const langXQuery10 = "urn:oasis:names:tc:wsbpel:2.0:sublang:xquery1.0"
+
+// isXQuery reports whether the language that applies to e's attr
+// (expressionLanguage or queryLanguage) is XQuery 1.0.
+func (c *compiler) isXQuery(e *etree.Element, attr string) bool {
+	lang := e.SelectAttrValue(attr, "")
+	if lang == "" {
+		lang = c.doc.Root.SelectAttrValue(attr, langXPath10)
+	}
+	return lang == langXQuery10
 }
 
 // checkProcessLanguage validates a process-level expressionLanguage or
 // queryLanguage attribute.
 func (c *compiler) checkProcessLanguage(root *etree.Element, attr, lang string) {
-	if lang != langXPath10 && lang != langXPath20 {
-		c.unsupported(root, fmt.Sprintf("%s %q (XPath 1.0 and 2.0 only)", attr, lang))
+	if lang != langXPath10 && lang != langXPath20 && lang != langXQuery10 {
+		c.unsupported(root, fmt.Sprintf("%s %q (XPath 1.0, XPath 2.0 and XQuery 1.0 only)", attr, lang))
 	}
 }
 
@@ -122,7 +136,7 @@ func (c *compiler) extensions(e *etree.Element) {
 			continue
 		}
 		c.exts[ns] = c.exts[ns] || must == "yes"
-		if must == "yes" && !knownExtension(ns) {
+		if _, registered := c.ext[ns]; must == "yes" && !knownExtension(ns) && !registered {
 			c.unsupported(x, fmt.Sprintf("extension %s declared mustUnderstand=\"yes\"", ns))
 		}
 	}
@@ -136,26 +150,65 @@ func (c *compiler) extensionKnown(ns string) (declared, mustUnderstand bool) {
 }
 
 // knownExtension reports whether orchd implements the extension namespace
-// ns: ODE's REST extension activities (rest.go).
+// ns as a built-in: ODE's REST extension activities (rest.go). Others
+// are known when registered (LoadOptions.Extensions, extension.go).
 func knownExtension(ns string) bool { return ns == nsBPEL4RestLight }
 
 // extensionActivity compiles an <extensionActivity>: its child element is
-// the activity. orchd runs ODE's bpel4restlight activities (rest.go); any
-// other acts as <empty> (WS-BPEL 2.0 10.9), as one whose namespace is
-// declared mustUnderstand="yes" already refused the bundle (see
-// extensions).
+// the activity. orchd runs ODE's bpel4restlight activities (rest.go) and
+// those of a registered extension (extension.go); any other acts as
+// <empty> (WS-BPEL 2.0 10.9), as one whose namespace is declared
+// mustUnderstand="yes" already refused the bundle (see extensions).
 func (c *compiler) extensionActivity(e *etree.Element, b base) activity {
 	for _, x := range e.ChildElements() {
-		if x.NamespaceURI() != nsBPEL4RestLight {
+		if isBPEL(x) {
 			continue
 		}
-		b.pos = c.pos(x)
-		if b.name == "" {
-			b.name = x.SelectAttrValue("name", "")
+		if x.NamespaceURI() == nsBPEL4RestLight {
+			b.pos = c.pos(x)
+			if b.name == "" {
+				b.name = x.SelectAttrValue("name", "")
+			}
+			return c.restActivity(x, b)
 		}
-		return c.restActivity(x, b)
+		act, ok := c.compileExtension(x, "activity")
+		if !ok {
+			return &empty{base: b}
+		}
+		if act != nil {
+			b.pos = c.pos(x)
+			if b.name == "" {
+				b.name = x.SelectAttrValue("name", "")
+			}
+			return &extActivity{base: b, act: act}
+		}
 	}
 	return &empty{base: b}
+}
+
+// extensionAssign compiles an <extensionAssignOperation> of an <assign>
+// into a copyOp that runs the registered operation in its place among
+// the copies (so with the same atomicity). A namespace with no
+// registered implementation is refused, as WS-BPEL gives it no meaning
+// orchd could run.
+func (c *compiler) extensionAssign(e *etree.Element) *copyOp {
+	x := extensionElement(e)
+	if x == nil {
+		c.errorf(e, "<extensionAssignOperation> needs an extension element")
+		return nil
+	}
+	act, ok := c.compileExtension(x, "assign operation")
+	if !ok {
+		return nil
+	}
+	if _, registered := c.ext[x.NamespaceURI()]; !registered {
+		c.unsupported(e, fmt.Sprintf("<extensionAssignOperation> of namespace %s (no extension registered for it)", x.NamespaceURI()))
+		return nil
+	}
+	if act == nil {
+		return nil // an element the optional extension does not define
+	}
+	return &copyOp{pos: c.pos(x), ext: act, extVars: c.extResolved}
 }
 
 // externalVariable reports whether a <variable> is an ODE external

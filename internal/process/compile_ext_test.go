@@ -101,9 +101,16 @@ func TestLoadODECompat(t *testing.T) {
 			"Test.bpel": {bpelProcessTag, bpelProcessTag + xpath2Attrs,
 				bpelFromPath, `<from>concat($in.payload/tns:id, ' World')"</from>`},
 		}, errs: []string{"Test.bpel:26", "unterminated string literal"}},
-		{name: "XQuery is not supported", edits: map[string][]string{
-			"Test.bpel": {bpelProcessTag, bpelProcessTag + ` expressionLanguage="urn:oasis:names:tc:wsbpel:2.0:sublang:xquery1.0"`},
-		}, errs: []string{"Test.bpel:2", `expressionLanguage "urn:oasis:names:tc:wsbpel:2.0:sublang:xquery1.0"`}, notSupported: true},
+		{name: "unknown expression language", edits: map[string][]string{
+			"Test.bpel": {bpelProcessTag, bpelProcessTag + ` expressionLanguage="urn:example:javascript"`},
+		}, errs: []string{"Test.bpel:2", `expressionLanguage "urn:example:javascript"`}, notSupported: true},
+		{name: "XQuery", edits: map[string][]string{
+			"Test.bpel": {bpelProcessTag, bpelProcessTag + ` expressionLanguage="urn:oasis:names:tc:wsbpel:2.0:sublang:xquery1.0"`,
+				bpelFromPath, `<from>for $i in $in.payload/tns:id return <![CDATA[<tns:resp>{string($i)}</tns:resp>]]></from>`},
+		}},
+		{name: "invalid XQuery", edits: map[string][]string{
+			"Test.bpel": {bpelFromPath, `<from expressionLanguage="urn:oasis:names:tc:wsbpel:2.0:sublang:xquery1.0">&lt;a&gt;{1}&lt;/b&gt;</from>`},
+		}, errs: []string{"Test.bpel:26", "<from>", `invalid XQuery 1.0 expression "<a>{1}</b>"`, "end tag </b> does not match start tag <a>"}},
 		{name: "ODE special variable", edits: map[string][]string{
 			"Test.bpel": {bpelProcessTag, bpelProcessTag + xpath2Attrs + ` xmlns:ode="http://www.apache.org/ode/type/extension"`,
 				bpelFromPath, `<from>$ode:pid</from>`},

@@ -28,10 +28,14 @@
 //
 // Expressions and queries are XPath 1.0 (xpath.go, navigator.go, the
 // direct evaluators fastpath.go and fastexpr.go) or, where declared,
-// XPath 2.0 (xpath2.go: internal/xpath2 over the same variable tree, with
-// the BPEL and ODE functions of xpath2_ode.go). bpel:doXslTransform runs
-// a stylesheet of the bundle, compiled at deploy, with internal/xslt
-// (xslt.go).
+// XPath 2.0 or XQuery 1.0 (xpath2.go: internal/xpath2 over the same
+// variable tree, with the BPEL, ODE and saxon:parse functions of
+// xpath2_ode.go; nodes an XQuery constructs are etree trees of their own,
+// copied like any other source node). xpath1funcs.go refuses at deploy an
+// XPath 1.0 call outside XPath 1.0's library; xpath1cli.go (EvalXPath1)
+// runs the XPath 1.0 engine for "orchd xpath --version 1.0".
+// bpel:doXslTransform runs a stylesheet of the bundle, compiled at
+// deploy, with internal/xslt (xslt.go).
 //
 // Supported: see README's "What works". Anything else is rejected at
 // deploy with "not supported yet: <element> at file:line".
@@ -46,7 +50,8 @@
 // instance, threads, scope, events (event handlers), compensate
 // (compensation and termination handlers), flow, activities, assign,
 // validate, epr (endpoint references), rest (ODE's bpel4restlight
-// extension activities), messaging, waiting run; run drives a run and its
+// extension activities), extension (the extension bundle API:
+// Options.Extensions, LoadOptions), messaging, waiting run; run drives a run and its
 // aftermath;
 // checkpoint, recover and outbox persist.
 //

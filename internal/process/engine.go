@@ -61,6 +61,27 @@ type Options struct {
 	// HTTPTimeout bounds each such request, on top of the instance's
 	// context; zero means 30s.
 	HTTPTimeout time.Duration
+	// Extensions are the extension namespaces (activities and assign
+	// operations, extension.go) this engine runs. Engine.LoadBundle and
+	// Engine.LoadDir compile with them; Deploy refuses a process that
+	// uses an extension this map does not register.
+	Extensions Extensions
+}
+
+// LoadBundle is LoadBundleWith compiling with the engine's extensions.
+func (e *Engine) LoadBundle(dir string) ([]*Process, error) {
+	return LoadBundleWith(dir, e.LoadOptions())
+}
+
+// LoadDir is LoadDirWith compiling with the engine's extensions.
+func (e *Engine) LoadDir(dir string) ([]*Process, []*BundleError, error) {
+	return LoadDirWith(dir, e.LoadOptions())
+}
+
+// LoadOptions are the options that compile bundles for this engine: its
+// extensions.
+func (e *Engine) LoadOptions() LoadOptions {
+	return LoadOptions{Extensions: e.opts.Extensions}
 }
 
 // Engine runs deployed processes. It implements exchange.Dispatcher: every
@@ -142,6 +163,12 @@ next:
 		if !p.InMemory && e.store == nil {
 			errs = append(errs, fmt.Errorf("process %s is persistent (deploy.xml <in-memory> absent or false) but orchd has no data store", p))
 			continue
+		}
+		for _, ns := range p.extensions {
+			if _, ok := e.opts.Extensions[ns]; !ok {
+				errs = append(errs, fmt.Errorf("process %s uses extension %s, which this engine does not register (Options.Extensions)", p, ns))
+				continue next
+			}
 		}
 		for _, ep := range p.Endpoints {
 			if q, dup := paths[ep.Path]; dup {

@@ -23,6 +23,9 @@ type Process struct {
 	Endpoints []*exchange.Endpoint
 
 	vars []*variable // by slot - 1
+	// extensions are the registered extension namespaces the process
+	// uses (extension.go); Engine.Deploy checks the engine has them.
+	extensions []string
 	// comp is set when the process uses compensation or termination
 	// handlers (compensate.go).
 	comp     *compSupport

@@ -183,16 +183,11 @@ func (c *compiler) validateVars(e *etree.Element, b base) activity {
 func assignTargets(copies []*copyOp) []*variable {
 	var out []*variable
 	for _, op := range copies {
-		v := op.to.v
-		if v == nil {
-			continue
+		if op.to.v != nil {
+			out = appendVarOnce(out, op.to.v)
 		}
-		dup := false
-		for _, x := range out {
-			dup = dup || x == v
-		}
-		if !dup {
-			out = append(out, v)
+		for _, v := range op.extVars {
+			out = appendVarOnce(out, v)
 		}
 	}
 	return out

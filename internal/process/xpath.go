@@ -33,6 +33,9 @@ type expr struct {
 }
 
 func newExpr(src, text string, ns map[string]string) (*expr, error) {
+	if err := checkXPath1Functions(text, ns); err != nil {
+		return nil, err
+	}
 	x, err := xpath.CompileWithNS(text, ns)
 	if err != nil {
 		return nil, err

@@ -14,7 +14,8 @@ import (
 
 // XPath 2.0 expressions and queries (expressionLanguage or queryLanguage
 // urn:oasis:names:tc:wsbpel:2.0:sublang:xpath2.0) compile with
-// internal/xpath2 and evaluate over xnode, an adapter of the instance's
+// internal/xpath2 (XQuery 1.0 ones, sublang:xquery1.0, with its
+// CompileXQuery) and evaluate over xnode, an adapter of the instance's
 // variable tree that keeps every variable and every message part a
 // document of its own, as navigator does for XPath 1.0.
 //
@@ -46,6 +47,7 @@ const (
 	refProperty                       // bpel:getVariableProperty, compiled to a path
 	refPID                            // $ode:pid
 	refProcessQName                   // $ode:processQName
+	refEventTime                      // $ode:currentEventDateTime
 )
 
 // xp2Ref is one external variable of an XPath 2.0 expression, resolved
@@ -139,13 +141,17 @@ func (c *compiler) compileXPath2(e *etree.Element, text string, query bool) *exp
 		x2.refs = append(x2.refs, r)
 		return len(x2.refs) - 1, true
 	}
-	x, err := xpath2.Compile(src, sc)
+	compile, lang := xpath2.Compile, "XPath 2.0"
+	if c.isXQuery(e, map[bool]string{false: "expressionLanguage", true: "queryLanguage"}[query]) {
+		compile, lang = xpath2.CompileXQuery, "XQuery 1.0"
+	}
+	x, err := compile(src, sc)
 	if err != nil {
 		if unknown != nil {
 			c.errorf(e, "%v", unknown)
 			return nil
 		}
-		c.errorf(e, "invalid XPath 2.0 %s %q: %v", map[bool]string{false: "expression", true: "query"}[query], text, err)
+		c.errorf(e, "invalid %s %s %q: %v", lang, map[bool]string{false: "expression", true: "query"}[query], text, err)
 		return nil
 	}
 	x2.x = x
@@ -169,6 +175,8 @@ func (c *compiler) xp2Variable(space, local string) (xp2Ref, bool) {
 			return xp2Ref{kind: refPID}, true
 		case "processQName":
 			return xp2Ref{kind: refProcessQName}, true
+		case "currentEventDateTime":
+			return xp2Ref{kind: refEventTime}, true
 		}
 		return xp2Ref{}, false
 	case nsXP2Property:
@@ -231,6 +239,8 @@ func (ev *xp2Eval) value(i int) (xpath2.Sequence, error) {
 		return xpath2.Sequence{xpath2.QName{NS: q.Space, Local: q.Local, T: xpath2.TQName}}, nil
 	case refProperty:
 		return xpath2.Sequence{xpath2.Str(xpathString(r.prop.eval(&in.docs, in.root)))}, nil
+	case refEventTime:
+		return currentEventDateTime(in)
 	}
 	v := r.v
 	s := in.slot(v)
@@ -315,7 +325,11 @@ func fromXPath2(seq xpath2.Sequence) any {
 	for _, it := range seq {
 		n, ok := it.(xnode)
 		if !ok {
-			return seq
+			// a node an XQuery constructor built
+			if nodes, ok = appendBuilt(nodes, it); !ok {
+				return seq
+			}
+			continue
 		}
 		if n.doc == docNothing {
 			continue
@@ -323,6 +337,37 @@ func fromXPath2(seq xpath2.Sequence) any {
 		nodes = append(nodes, node{tok: n.tok, attr: int(n.attr)})
 	}
 	return nodes
+}
+
+// appendBuilt appends the node an XQuery constructor or saxon:parse
+// built (an etree token of its own tree) to nodes; a document contributes
+// its document element. ok is false for any other item.
+func appendBuilt(nodes []node, it xpath2.Item) ([]node, bool) {
+	n, ok := it.(xpath2.Node)
+	if !ok {
+		return nodes, false
+	}
+	tok, attr, ok := xpath2.EtreeToken(n)
+	if !ok {
+		return nodes, false
+	}
+	if n.Kind() == xpath2.DocumentNode {
+		// its document element; its text when it has none
+		d := tok.(*etree.Element)
+		if len(d.ChildElements()) == 0 {
+			for _, c := range d.Child {
+				if _, ok := c.(*etree.CharData); ok {
+					nodes = append(nodes, node{tok: c, attr: -1})
+				}
+			}
+			return nodes, true
+		}
+		for _, c := range d.ChildElements() {
+			nodes = append(nodes, node{tok: c, attr: -1})
+		}
+		return nodes, true
+	}
+	return append(nodes, node{tok: tok, attr: attr}), true
 }
 
 // condXPath2 is the effective boolean value of an XPath 2.0 condition.

@@ -5,6 +5,7 @@ import (
 	"net/url"
 	"regexp"
 	"strings"
+	"time"
 
 	"github.com/beevik/etree"
 
@@ -19,6 +20,7 @@ import (
 // a copy of the parent of what they change, to be assigned back.
 // bpel:getVariableProperty is compiled apart (compileXPath2);
 // bpel:doXslTransform runs the stylesheets compiled at deploy (xslt.go).
+// ODE ran XQuery with Saxon, so saxon:parse is there too.
 
 // xpath2Functions is the process's library, built once per compiler.
 func (c *compiler) xpath2Functions() *xpath2.FunctionLibrary {
@@ -52,12 +54,14 @@ func (c *compiler) xpath2Functions() *xpath2.FunctionLibrary {
 	}, 2, -1, "expand-template", "expandTemplate")
 	reg(odeSplit, 3, 4, "split-to-elements", "splitToElements")
 	reg(odeDomToString, 1, 1, "dom-to-string", "domToString")
+	reg(odeStringToDom, 1, 1, "string-to-dom", "stringToDom")
 	reg(odeDelete, 1, 2, "delete")
 	reg(odeInsertBefore, 2, 3, "insert-before")
 	reg(odeInsertAfter, 2, 3, "insert-after")
 	reg(odeInsertAsFirstInto, 2, 2, "insert-as-first-into")
 	reg(odeInsertAsLastInto, 2, 2, "insert-as-last-into")
 	reg(odeRename, 2, 3, "rename")
+	l.Register(nsSaxon, "parse", 1, 1, saxonParse)
 	c.xp2lib = l
 	return l
 }
@@ -307,6 +311,37 @@ func odeDomToString(_ xpath2.Context, args []xpath2.Sequence) (xpath2.Sequence, 
 	return xpath2.Sequence{xpath2.Str(s)}, nil
 }
 
+// odeStringToDom is ode:string-to-dom(string), the inverse of
+// dom-to-string: the document element its XML text parses to. Text that
+// is not well-formed XML is a dynamic error naming the function.
+func odeStringToDom(_ xpath2.Context, args []xpath2.Sequence) (xpath2.Sequence, error) {
+	doc := etree.NewDocument()
+	if err := doc.ReadFromString(seqString(args[0])); err != nil {
+		return nil, odeErr("string-to-dom", "not well-formed XML: %v", err)
+	}
+	root := doc.Root()
+	if root == nil {
+		return nil, odeErr("string-to-dom", "no element in %q", seqString(args[0]))
+	}
+	doc.RemoveChild(root)
+	return odeResult(root), nil
+}
+
+// currentEventDateTime is $ode:currentEventDateTime: when the message
+// that started this run of the instance was received; the current time
+// for a run a timer started, as ODE did when it had no event time.
+func currentEventDateTime(in *instance) (xpath2.Sequence, error) {
+	t := in.e.now()
+	if in.trigger != nil && !in.trigger.Received.IsZero() {
+		t = in.trigger.Received
+	}
+	a, err := xpath2.Cast(xpath2.Untyped(t.Format(time.RFC3339Nano)), xpath2.TDateTime, nil)
+	if err != nil {
+		return nil, fmt.Errorf("$ode:currentEventDateTime: %w", err)
+	}
+	return xpath2.Sequence{a}, nil
+}
+
 // childIndex is the position of n among its parent's children.
 func childIndex(fn string, it xpath2.Item) (*etree.Element, int, error) {
 	n, ok := it.(xnode)
@@ -490,4 +525,20 @@ func renameArg(orig *etree.Element, arg xpath2.Sequence) (prefixedName, error) {
 		return prefixedName{}, odeErr("rename", "%q is no element name", s)
 	}
 	return prefixedName{prefix, local, uri}, nil
+}
+
+// nsSaxon is the namespace of Saxon's extension functions.
+const nsSaxon = "http://saxon.sf.net/"
+
+// saxonParse is saxon:parse($xml as xs:string): the document the string
+// holds (FODC0006 when it is not well-formed XML).
+func saxonParse(_ xpath2.Context, args []xpath2.Sequence) (xpath2.Sequence, error) {
+	if len(args[0]) != 1 {
+		return nil, &xpath2.Error{Code: "XPTY0004", Msg: fmt.Sprintf("saxon:parse takes one string, not %d items", len(args[0]))}
+	}
+	doc := etree.NewDocument()
+	if err := doc.ReadFromString(xpath2.Atomize(args[0][0]).String()); err != nil {
+		return nil, &xpath2.Error{Code: "FODC0006", Msg: "saxon:parse", Err: err}
+	}
+	return xpath2.Sequence{xpath2.NewDocument(doc)}, nil
 }

@@ -5,9 +5,11 @@ import (
 	"errors"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/beevik/etree"
 
+	"github.com/orchd/orchd/internal/exchange"
 	"github.com/orchd/orchd/internal/process/bpel"
 )
 
@@ -137,6 +139,7 @@ func TestXPath2Expressions(t *testing.T) {
 		{"uninitialized simple variable is empty", "", "count($unset)", "0"},
 		{"process QName", "", "local-name-from-QName($ode:processQName)", "Test"},
 		{"pid", "", "string-length($ode:pid) > 0", "true"},
+		{"currentEventDateTime", "", "$ode:currentEventDateTime instance of xs:dateTime and current-dateTime() - $ode:currentEventDateTime lt xs:dayTimeDuration('PT1M')", "true"},
 		{"process-property text", "", "ode:process-property('dd:greeting')", "=hello"},
 		{"process-property element", "", "string(ode:process-property('epr')/tns:addr)", "http://example.com/x"},
 		{"process-property absent", "", "count(ode:process-property('dd:nothing'))", "0"},
@@ -214,6 +217,8 @@ func TestODEFunctions(t *testing.T) {
 		{"rename by string", "ode:rename($a/tns:n, 'tns:count')", req + `<tns:id>A</tns:id><tns:count>1</tns:count><tns:text>a-text</tns:text></tns:req>`},
 		{"rename by QName", "ode:rename($a/tns:n, QName('urn:y', 'y:m'))", req + `<tns:id>A</tns:id><y:m xmlns:y="urn:y">1</y:m><tns:text>a-text</tns:text></tns:req>`},
 		{"dom-to-string", "ode:dom-to-string($b/tns:id)", `<tns:id xmlns:tns="urn:test">B</tns:id>`},
+		{"string-to-dom", "ode:string-to-dom('<x:a xmlns:x=\"urn:x\"><x:b>1</x:b></x:a>')", `<x:a xmlns:x="urn:x"><x:b>1</x:b></x:a>`},
+		{"string-to-dom of dom-to-string", "ode:string-to-dom(ode:dom-to-string($b/tns:id))", `<tns:id xmlns:tns="urn:test">B</tns:id>`},
 		{"the variable is unchanged", "count($a/*)", "3"},
 	}
 	for _, tt := range tests {
@@ -238,5 +243,16 @@ func TestODEFunctions(t *testing.T) {
 		if _, err := f.eval(t, "", src); !errors.As(err, &fv) || fv.name.Local != "subLanguageExecutionFault" {
 			t.Errorf("%s: got %v, want subLanguageExecutionFault", src, err)
 		}
+	}
+}
+
+// TestCurrentEventDateTime: $ode:currentEventDateTime is when the
+// message that started the run was received.
+func TestCurrentEventDateTime(t *testing.T) {
+	f := newXP2Fixture(t)
+	f.in.trigger = &exchange.Exchange{Received: time.Date(2026, 3, 1, 9, 30, 0, 250e6, time.UTC)}
+	got, err := f.eval(t, "", "string($ode:currentEventDateTime)")
+	if err != nil || render2(got) != "2026-03-01T09:30:00.25Z" {
+		t.Errorf("$ode:currentEventDateTime = %s, %v; want 2026-03-01T09:30:00.25Z", render2(got), err)
 	}
 }

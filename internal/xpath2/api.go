@@ -67,10 +67,14 @@ func (e *Expr) String() string { return e.src }
 
 // Compile parses and statically checks an expression.
 func Compile(src string, sc *StaticContext) (*Expr, error) {
+	return compile(src, sc, false)
+}
+
+func compile(src string, sc *StaticContext, xq bool) (*Expr, error) {
 	if sc == nil {
 		sc = &StaticContext{}
 	}
-	toks, err := lex(src)
+	toks, _, err := lexFrom(src, 0, xq, false)
 	if err != nil {
 		return nil, err
 	}
@@ -83,7 +87,12 @@ func Compile(src string, sc *StaticContext) (*Expr, error) {
 	for k, v := range sc.Namespaces {
 		ns[k] = v
 	}
-	p := &parser{toks: toks, sc: sc, ns: ns}
+	p := &parser{toks: toks, sc: sc, ns: ns, defNS: sc.DefaultElementNS, xq: xq}
+	if xq {
+		if err := p.parseProlog(); err != nil {
+			return nil, err
+		}
+	}
 	if p.peek().kind == tkEOF {
 		return nil, syntaxErr(0, "empty expression")
 	}

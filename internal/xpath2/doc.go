@@ -18,12 +18,24 @@
 // and the g* types. Errors are *Error values carrying the W3C error code
 // (XPST0003, XPTY0004, FORG0001, FOAR0001, ...).
 //
+// CompileXQuery compiles XQuery 1.0's expression language on the same
+// machinery: FLWOR, typeswitch, direct and computed node constructors and
+// a small prolog (declare namespace, declare default element namespace,
+// declare variable ... external); no modules or function declarations.
+// Constructed nodes are etree trees (EtreeToken returns a node's token),
+// so callers can copy them into their own documents.
+//
 // Files: lexer and parser build the AST (ast.go); eval evaluates it;
+// xquery_lex, xquery and xquery_eval scan, parse and evaluate the XQuery
+// additions;
 // types, values and cast hold the type system; arith and compare the
 // operators; datetime the calendar; regex translates XPath regular
-// expressions to Go's regexp; functions is the fn: library.
+// expressions to Go's regexp; functions is the fn: library; cli is what
+// "orchd xpath" runs (Query, and FormatItem/WriteResult printing items as
+// TYPE<TAB>VALUE lines).
 //
 // The W3C QT3 XPath 2.0 cases in /work/shared/conformance/xpath2 are run
-// by TestW3C (conformance_test.go); the cases that pass are listed in
+// by TestW3C (conformance_test.go) through Query and FormatItem, with two
+// implicit timezones; the cases that pass are listed in
 // testdata/passing.txt and must keep passing.
 package xpath2

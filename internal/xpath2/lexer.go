@@ -16,12 +16,14 @@ const (
 	tkDec
 	tkDbl
 	tkSym
+	tkDir // an XQuery direct constructor, scanned whole (xquery_lex.go)
 )
 
 type token struct {
 	kind tokKind
 	val  string
 	pos  int
+	dir  *dirNode // tkDir: a direct constructor (XQuery)
 }
 
 func isNameStart(r rune) bool {
@@ -62,8 +64,17 @@ func itoa(i int) string {
 
 // lex splits an expression into tokens.
 func lex(src string) ([]token, error) {
+	toks, _, err := lexFrom(src, 0, false, false)
+	return toks, err
+}
+
+// lexFrom splits src[i:] into tokens ending with an EOF token. xq adds
+// XQuery's tokens: braces, semicolons, string literals with references
+// and direct constructors. inBrace ends the tokens at the '}' closing an
+// enclosed expression; the index returned is the one after it.
+func lexFrom(src string, i int, xq, inBrace bool) ([]token, int, error) {
 	var toks []token
-	i := 0
+	depth := 0
 	for {
 		// skip whitespace and comments
 		for i < len(src) {
@@ -90,7 +101,7 @@ func lex(src string) ([]token, error) {
 					}
 				}
 				if depth != 0 {
-					return nil, syntaxErr(i, "unterminated comment")
+					return nil, 0, syntaxErr(i, "unterminated comment")
 				}
 				i = j
 				continue
@@ -98,18 +109,54 @@ func lex(src string) ([]token, error) {
 			break
 		}
 		if i >= len(src) {
-			toks = append(toks, token{tkEOF, "", i})
-			return toks, nil
+			if inBrace {
+				return nil, 0, syntaxErr(i, "missing '}' closing an enclosed expression")
+			}
+			toks = append(toks, token{kind: tkEOF, pos: i})
+			return toks, i, nil
 		}
 		start := i
 		c := src[i]
+		if xq {
+			switch {
+			case c == '{':
+				depth++
+				toks = append(toks, token{kind: tkSym, val: "{", pos: i})
+				i++
+				continue
+			case c == '}':
+				if depth == 0 {
+					if !inBrace {
+						return nil, 0, syntaxErr(i, "unexpected '}'")
+					}
+					toks = append(toks, token{kind: tkEOF, pos: i})
+					return toks, i + 1, nil
+				}
+				depth--
+				toks = append(toks, token{kind: tkSym, val: "}", pos: i})
+				i++
+				continue
+			case c == ';':
+				toks = append(toks, token{kind: tkSym, val: ";", pos: i})
+				i++
+				continue
+			case c == '<' && operandNext(toks) && i+1 < len(src) && startsDirect(src[i+1:]):
+				d, j, err := scanDirect(src, i)
+				if err != nil {
+					return nil, 0, err
+				}
+				toks = append(toks, token{kind: tkDir, pos: i, dir: d})
+				i = j
+				continue
+			}
+		}
 		switch {
 		case c == '"' || c == '\'':
 			var b strings.Builder
 			i++
 			for {
 				if i >= len(src) {
-					return nil, syntaxErr(start, "unterminated string literal")
+					return nil, 0, syntaxErr(start, "unterminated string literal")
 				}
 				if src[i] == c {
 					if i+1 < len(src) && src[i+1] == c {
@@ -120,10 +167,19 @@ func lex(src string) ([]token, error) {
 					i++
 					break
 				}
+				if xq && src[i] == '&' {
+					r, n, err := scanRef(src, i)
+					if err != nil {
+						return nil, 0, err
+					}
+					b.WriteString(r)
+					i += n
+					continue
+				}
 				b.WriteByte(src[i])
 				i++
 			}
-			toks = append(toks, token{tkString, b.String(), start})
+			toks = append(toks, token{kind: tkString, val: b.String(), pos: start})
 		case c >= '0' && c <= '9' || (c == '.' && i+1 < len(src) && src[i+1] >= '0' && src[i+1] <= '9'):
 			kind := tkInt
 			for i < len(src) && src[i] >= '0' && src[i] <= '9' {
@@ -148,15 +204,15 @@ func lex(src string) ([]token, error) {
 					i = j
 					kind = tkDbl
 				} else {
-					return nil, syntaxErr(start, "malformed number")
+					return nil, 0, syntaxErr(start, "malformed number")
 				}
 			}
 			if i < len(src) {
 				if r, _ := utf8.DecodeRuneInString(src[i:]); isNameStart(r) || r == '.' {
-					return nil, syntaxErr(start, "number followed by a name character")
+					return nil, 0, syntaxErr(start, "number followed by a name character")
 				}
 			}
-			toks = append(toks, token{kind, src[start:i], start})
+			toks = append(toks, token{kind: kind, val: src[start:i], pos: start})
 		case c == '*':
 			if i+2 < len(src) && src[i+1] == ':' {
 				if r, _ := utf8.DecodeRuneInString(src[i+2:]); isNameStart(r) {
@@ -168,12 +224,12 @@ func lex(src string) ([]token, error) {
 						}
 						j += n
 					}
-					toks = append(toks, token{tkName, src[i:j], start})
+					toks = append(toks, token{kind: tkName, val: src[i:j], pos: start})
 					i = j
 					continue
 				}
 			}
-			toks = append(toks, token{tkSym, "*", start})
+			toks = append(toks, token{kind: tkSym, val: "*", pos: start})
 			i++
 		default:
 			r, n := utf8.DecodeRuneInString(src[i:])
@@ -200,23 +256,23 @@ func lex(src string) ([]token, error) {
 						}
 					}
 				}
-				toks = append(toks, token{tkName, src[i:j], start})
+				toks = append(toks, token{kind: tkName, val: src[i:j], pos: start})
 				i = j
 				continue
 			}
 			for _, s := range []string{"!=", "<=", ">=", "<<", ">>", "//", "::", "..", ":="} {
 				if strings.HasPrefix(src[i:], s) {
-					toks = append(toks, token{tkSym, s, start})
+					toks = append(toks, token{kind: tkSym, val: s, pos: start})
 					i += 2
 					goto next
 				}
 			}
 			if strings.ContainsRune("()[],/@.=<>+-|?$:", rune(c)) {
-				toks = append(toks, token{tkSym, string(c), start})
+				toks = append(toks, token{kind: tkSym, val: string(c), pos: start})
 				i++
 				continue
 			}
-			return nil, syntaxErr(start, "unexpected character %q", r)
+			return nil, 0, syntaxErr(start, "unexpected character %q", r)
 		}
 	next:
 	}

@@ -13,6 +13,11 @@ type parser struct {
 	ns    map[string]string
 	scope []scopeVar
 	slots int
+	// defNS is the default element/type namespace: the static context's,
+	// or one a direct element constructor declares (XQuery).
+	defNS string
+	// xq enables the XQuery 1.0 expression grammar (xquery.go).
+	xq bool
 }
 
 type scopeVar struct {
@@ -103,6 +108,11 @@ func (p *parser) parseExpr() (expr, error) {
 
 func (p *parser) parseExprSingle() (expr, error) {
 	t := p.peek()
+	if p.xq {
+		if e, ok, err := p.parseXQueryExprSingle(); ok || err != nil {
+			return e, err
+		}
+	}
 	if t.kind == tkName && p.peekN(1).kind == tkSym && p.peekN(1).val == "$" {
 		switch t.val {
 		case "for":
@@ -440,7 +450,7 @@ func (p *parser) parseSingleType() (*Type, bool, error) {
 	if t.kind != tkName {
 		return nil, false, syntaxErr(t.pos, "expected a type name")
 	}
-	ns, local, err := p.resolve(t.val, p.sc.DefaultElementNS)
+	ns, local, err := p.resolve(t.val, p.defNS)
 	if err != nil {
 		return nil, false, err
 	}
@@ -483,7 +493,7 @@ func (p *parser) parseUnary() (expr, error) {
 func (p *parser) startsStep() bool {
 	t := p.peek()
 	switch t.kind {
-	case tkName, tkString, tkInt, tkDec, tkDbl:
+	case tkName, tkString, tkInt, tkDec, tkDbl, tkDir:
 		if t.kind == tkName {
 			// operator keywords cannot start a step after a lone "/"
 			switch t.val {
@@ -583,6 +593,13 @@ var reservedFuncNames = map[string]bool{"attribute": true, "comment": true, "doc
 
 func (p *parser) parseStep() (expr, error) {
 	t := p.peek()
+	if p.xq && p.computedConstructor() {
+		prim, err := p.parseComputed()
+		if err != nil {
+			return nil, err
+		}
+		return p.filtered(prim)
+	}
 	if t.kind == tkSym {
 		switch t.val {
 		case "..":
@@ -620,6 +637,11 @@ func (p *parser) parseStep() (expr, error) {
 	if err != nil {
 		return nil, err
 	}
+	return p.filtered(prim)
+}
+
+// filtered parses the predicates after a primary expression.
+func (p *parser) filtered(prim expr) (expr, error) {
 	preds, err := p.parsePreds()
 	if err != nil {
 		return nil, err
@@ -658,7 +680,7 @@ func (p *parser) parseNodeTest(ax axis) (nodeTest, error) {
 		return p.parseKindTest()
 	}
 	p.next()
-	def := p.sc.DefaultElementNS
+	def := p.defNS
 	if ax == axisAttribute {
 		def = ""
 	}
@@ -715,7 +737,7 @@ func (p *parser) parseKindTest() (nodeTest, error) {
 			p.next()
 		} else if t := p.peek(); t.kind == tkName {
 			p.next()
-			def := p.sc.DefaultElementNS
+			def := p.defNS
 			if nt.kind == AttributeNode {
 				def = ""
 			}
@@ -731,7 +753,7 @@ func (p *parser) parseKindTest() (nodeTest, error) {
 			if t.kind != tkName {
 				return nt, syntaxErr(t.pos, "expected a type name")
 			}
-			ns, local, err := p.resolve(t.val, p.sc.DefaultElementNS)
+			ns, local, err := p.resolve(t.val, p.defNS)
 			if err != nil {
 				return nt, err
 			}
@@ -778,7 +800,7 @@ func (p *parser) parseSeqType() (seqType, error) {
 		st.item, st.node = itemNode, nt
 	case t.kind == tkName:
 		p.next()
-		ns, local, err := p.resolve(t.val, p.sc.DefaultElementNS)
+		ns, local, err := p.resolve(t.val, p.defNS)
 		if err != nil {
 			return st, err
 		}
@@ -867,6 +889,8 @@ func (p *parser) parsePrimary() (expr, error) {
 			return contextExpr{}, nil
 		}
 		return nil, syntaxErr(t.pos, "unexpected %q", t.val)
+	case tkDir:
+		return p.parseDirect(t.dir)
 	case tkName:
 		if !p.isSym("(") {
 			return nil, syntaxErr(t.pos, "unexpected name %q", t.val)
