@@ -31,6 +31,7 @@ fuzz:
 	$(GO) test -run='^$$' -fuzz='^FuzzDecodeCompFrames$$' -fuzztime=$(FUZZTIME) ./internal/process/
 	$(GO) test -run='^$$' -fuzz='^FuzzParse$$' -fuzztime=$(FUZZTIME) ./internal/endpoints/
 	$(GO) test -run='^$$' -fuzz='^FuzzLoad$$' -fuzztime=$(FUZZTIME) ./internal/xsd/
+	$(GO) test -run='^$$' -fuzz='^FuzzCompile$$' -fuzztime=$(FUZZTIME) ./internal/xslt/
 
 ## conformance: run Apache ODE's whole bpel-test corpus (../shared/conformance/ode)
 ## and print PASS/FAIL/SKIP per case; case failures do not fail the target

@@ -10,6 +10,7 @@ import (
 	"github.com/orchd/orchd/internal/exchange"
 	"github.com/orchd/orchd/internal/process/bpel"
 	"github.com/orchd/orchd/internal/xpath2"
+	"github.com/orchd/orchd/internal/xslt"
 )
 
 // compiler turns one BPEL document into a Process.
@@ -39,6 +40,8 @@ type compiler struct {
 	events []*onEvent
 	// xp2lib is the XPath 2.0 function library (xpath2_ode.go).
 	xp2lib *xpath2.FunctionLibrary
+	// xsl are the stylesheets doXslTransform calls name (xslt.go).
+	xsl map[string]*xslt.Stylesheet
 	// encl are the scopes whose bodies enclose what is being compiled
 	// (nil: a handler); hctx the scopes whose fault, compensation or
 	// termination handler encloses it (nil: a body). See compensate.go.
@@ -358,8 +361,8 @@ func (c *compiler) expression(e *etree.Element, text string, asValue bool) *expr
 	}
 	ns := xpathNS(bpel.Namespaces(e))
 	if strings.Contains(text, "doXslTransform") {
-		c.unsupported(e, "bpel:doXslTransform")
-		return nil
+		// compiled as XPath 2.0, where the function lives (xslt.go)
+		return c.compileXPath2(e, text, false)
 	}
 	rw, err := rewrite(text, c, e, ns, asValue)
 	if err != nil {

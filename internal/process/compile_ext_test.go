@@ -87,10 +87,16 @@ func TestLoadODECompat(t *testing.T) {
 			"Test.bpel": {bpelProcessTag, bpelProcessTag + xpath2Attrs,
 				bpelFromPath, `<from variable="in" part="payload"><query>tns:id[</query></from>`},
 		}, errs: []string{"Test.bpel:26", "invalid XPath 2.0 query", "XPST0003"}},
-		{name: "XPath 2.0 doXslTransform is not supported yet", edits: map[string][]string{
+		{name: "XPath 2.0 doXslTransform of a stylesheet not in the bundle", edits: map[string][]string{
 			"Test.bpel": {bpelProcessTag, bpelProcessTag + xpath2Attrs,
 				bpelFromPath, `<from>bpel:doXslTransform('x.xsl', $in.payload)</from>`},
-		}, errs: []string{"Test.bpel:26", "not supported yet: bpel:doXslTransform"}, notSupported: true},
+		}, errs: []string{"Test.bpel:26", `stylesheet "x.xsl" (bpel:xsltStylesheetNotFound)`}},
+		{name: "XPath 1.0 doXslTransform of a stylesheet not in the bundle", edits: map[string][]string{
+			"Test.bpel": {bpelFromPath, `<from>bpel:doXslTransform('x.xsl', $in.payload)</from>`},
+		}, errs: []string{"Test.bpel:26", `stylesheet "x.xsl" (bpel:xsltStylesheetNotFound)`}},
+		{name: "doXslTransform needs a literal stylesheet", edits: map[string][]string{
+			"Test.bpel": {bpelFromPath, `<from>bpel:doXslTransform(concat('x', '.xsl'), $in.payload)</from>`},
+		}, errs: []string{"Test.bpel:26", "the stylesheet must be a string literal"}},
 		{name: "XPath 2.0 expression: a stray quote is still an error", edits: map[string][]string{
 			"Test.bpel": {bpelProcessTag, bpelProcessTag + xpath2Attrs,
 				bpelFromPath, `<from>concat($in.payload/tns:id, ' World')"</from>`},

@@ -34,6 +34,8 @@
 // copied like any other source node). xpath1funcs.go refuses at deploy an
 // XPath 1.0 call outside XPath 1.0's library; xpath1cli.go (EvalXPath1)
 // runs the XPath 1.0 engine for "orchd xpath --version 1.0".
+// bpel:doXslTransform runs a stylesheet of the bundle, compiled at
+// deploy, with internal/xslt (xslt.go).
 //
 // Supported: see README's "What works". Anything else is rejected at
 // deploy with "not supported yet: <element> at file:line".
@@ -53,7 +55,7 @@
 // aftermath;
 // checkpoint, recover and outbox persist.
 //
-// It imports exchange, bpel (positions), xpath2 (XPath 2.0), xsd (schema validation, loaded
+// It imports exchange, bpel (positions), xpath2 (XPath 2.0), xslt (XSLT 1.0), xsd (schema validation, loaded
 // only for bundles whose processes validate) and persist (the store's
 // types);
 // it must never import soap, server or cmd.

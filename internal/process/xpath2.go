@@ -79,8 +79,7 @@ var getVarProp2RE = regexp.MustCompile(`([A-Za-z_][\w.\-]*):getVariableProperty\
 // Errors are reported in the compiler's style and nil returned.
 func (c *compiler) compileXPath2(e *etree.Element, text string, query bool) *expr {
 	ns := xpathNS(bpel.Namespaces(e))
-	if strings.Contains(text, "doXslTransform") {
-		c.unsupported(e, "bpel:doXslTransform")
+	if strings.Contains(text, "doXslTransform") && !c.prepareXSL(e, text, ns) {
 		return nil
 	}
 	x2 := &xp2Expr{query: query}

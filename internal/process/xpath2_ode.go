@@ -19,8 +19,8 @@ import (
 // that change a tree (delete, insert-*, rename) change a copy: they return
 // a copy of the parent of what they change, to be assigned back.
 // bpel:getVariableProperty is compiled apart (compileXPath2);
-// bpel:doXslTransform is refused at deploy. ODE ran XQuery with Saxon, so
-// saxon:parse is there too.
+// bpel:doXslTransform runs the stylesheets compiled at deploy (xslt.go).
+// ODE ran XQuery with Saxon, so saxon:parse is there too.
 
 // xpath2Functions is the process's library, built once per compiler.
 func (c *compiler) xpath2Functions() *xpath2.FunctionLibrary {
@@ -30,6 +30,7 @@ func (c *compiler) xpath2Functions() *xpath2.FunctionLibrary {
 	l := xpath2.NewFunctionLibrary()
 	for _, ns := range []string{nsBPEL, nsBPEL2004} {
 		l.Register(ns, "getLinkStatus", 1, 1, getLinkStatus)
+		l.Register(ns, "doXslTransform", 2, -1, doXslTransform(c.stylesheets()))
 	}
 	var props map[qname]*etree.Element
 	if c.dp != nil {

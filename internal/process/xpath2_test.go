@@ -169,7 +169,7 @@ func TestXPath2Errors(t *testing.T) {
 		{"$in.nopart", "undeclared variable $in.nopart"},
 		{"fn:nosuch()", "XPST0017"},
 		{"ode:nosuch()", "XPST0017"},
-		{"bpel:doXslTransform('a.xsl', $a)", "not supported yet: bpel:doXslTransform"},
+		{"bpel:doXslTransform($a, $a)", "the stylesheet must be a string literal"},
 	}
 	for _, tt := range compileErrs {
 		if _, err := f.eval(t, "", tt.src); err == nil || !strings.Contains(err.Error(), tt.want) {

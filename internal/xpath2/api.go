@@ -48,6 +48,10 @@ type DynamicContext struct {
 	// Now is the current dateTime; the zero time means the wall clock at
 	// the start of the evaluation.
 	Now time.Time
+	// Position and Size, when Size > 0, are the context position and size
+	// of Item (an XSLT processor's for-each and apply-templates); else the
+	// item is position 1 of 1.
+	Position, Size int
 }
 
 // Expr is a compiled expression: immutable and safe for concurrent use.
@@ -111,6 +115,9 @@ func (e *Expr) Evaluate(dc *DynamicContext) (Sequence, error) {
 	c := &evalCtx{dyn: st, locals: make([]Sequence, e.slots)}
 	if dc.Item != nil {
 		c.item, c.pos, c.size = dc.Item, 1, 1
+		if dc.Size > 0 {
+			c.pos, c.size = dc.Position, dc.Size
+		}
 	}
 	return e.root.eval(c)
 }

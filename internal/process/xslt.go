@@ -1,0 +1,143 @@
+package process
+
+import (
+	"errors"
+	"fmt"
+	"path"
+	"regexp"
+
+	"github.com/beevik/etree"
+
+	"github.com/orchd/orchd/internal/xpath2"
+	"github.com/orchd/orchd/internal/xslt"
+)
+
+// bpel:doXslTransform('style.xsl', $node, 'param', value, ...) (WS-BPEL
+// 2.0 section 8.4) runs a stylesheet of the bundle with internal/xslt.
+// The first argument must be a string literal: the file is read relative
+// to the BPEL file and compiled once, at deploy (a missing or invalid
+// stylesheet refuses the deploy, naming the BPEL file and line). The
+// call is an XPath 2.0 function; an XPath 1.0 expression that calls it is
+// compiled as XPath 2.0 (its arguments are variable paths and literals,
+// which mean the same in both). At run time a source that is not one
+// element is bpel:xsltInvalidSource, as is a result that is not one
+// element; any other error of the transformation is
+// bpel:subLanguageExecutionFault.
+
+// xslCallRE finds the calls and their first argument.
+var xslCallRE = regexp.MustCompile(`(?:([A-Za-z_][\w.\-]*):)?doXslTransform\s*\(\s*(?:'([^']*)'|"([^"]*)")?`)
+
+// prepareXSL compiles the stylesheets the doXslTransform calls of text
+// name; it reports errors in the compiler's style and returns false.
+func (c *compiler) prepareXSL(e *etree.Element, text string, ns map[string]string) bool {
+	ok := true
+	for _, m := range xslCallRE.FindAllStringSubmatch(text, -1) {
+		if u := ns[m[1]]; m[1] == "" || (u != nsBPEL && u != nsBPEL2004) {
+			c.errorf(e, "doXslTransform must be called with a prefix bound to the WS-BPEL namespace in %q", text)
+			ok = false
+			continue
+		}
+		name := m[2] + m[3]
+		if m[2] == "" && m[3] == "" {
+			c.errorf(e, "bpel:doXslTransform: the stylesheet must be a string literal in %q", text)
+			ok = false
+			continue
+		}
+		xsl := c.stylesheets()
+		if _, done := xsl[name]; done {
+			continue
+		}
+		file := path.Join(path.Dir(c.doc.File), name)
+		data, err := c.w.readBundleFile(file)
+		if err != nil {
+			c.errorf(e, "bpel:doXslTransform: stylesheet %q (bpel:xsltStylesheetNotFound): %v", name, err)
+			ok = false
+			continue
+		}
+		s, err := xslt.Compile(file, data)
+		if err != nil {
+			c.errorf(e, "bpel:doXslTransform: invalid stylesheet %q: %v", name, err)
+			ok = false
+			continue
+		}
+		xsl[name] = s
+	}
+	return ok
+}
+
+// stylesheets is the compiler's map of compiled stylesheets, made on
+// first use; the function closes over the map, not the compiler.
+func (c *compiler) stylesheets() map[string]*xslt.Stylesheet {
+	if c.xsl == nil {
+		c.xsl = map[string]*xslt.Stylesheet{}
+	}
+	return c.xsl
+}
+
+// doXslTransform implements the function over the stylesheets compiled
+// at deploy (read-only once the process is compiled).
+func doXslTransform(xsl map[string]*xslt.Stylesheet) xpath2.FuncImpl {
+	return func(_ xpath2.Context, args []xpath2.Sequence) (xpath2.Sequence, error) {
+		return runXSL(xsl, args)
+	}
+}
+
+func runXSL(xsl map[string]*xslt.Stylesheet, args []xpath2.Sequence) (xpath2.Sequence, error) {
+	name := seqString(args[0])
+	s := xsl[name]
+	if s == nil {
+		return nil, &faultValue{name: bpelFault("xsltStylesheetNotFound"), reason: fmt.Sprintf("bpel:doXslTransform: stylesheet %q was not compiled at deploy", name)}
+	}
+	if len(args[1]) != 1 {
+		return nil, &faultValue{name: bpelFault("xsltInvalidSource"), reason: fmt.Sprintf("bpel:doXslTransform: the source is %d items, want one element", len(args[1]))}
+	}
+	src := xslSource(args[1][0])
+	if src == nil {
+		return nil, &faultValue{name: bpelFault("xsltInvalidSource"), reason: "bpel:doXslTransform: the source is not an element"}
+	}
+	if len(args)%2 != 0 {
+		return nil, &faultValue{name: bpelFault("subLanguageExecutionFault"), reason: "bpel:doXslTransform: parameters come in name, value pairs"}
+	}
+	var params map[string]xpath2.Sequence
+	if len(args) > 2 {
+		params = make(map[string]xpath2.Sequence, len(args)/2-1)
+		for i := 2; i < len(args); i += 2 {
+			params[seqString(args[i])] = args[i+1]
+		}
+	}
+	res, err := s.TransformElement(src, &xslt.Options{Params: params})
+	if err != nil {
+		if errors.Is(err, xslt.ErrNotElement) {
+			return nil, &faultValue{name: bpelFault("xsltInvalidSource"), reason: fmt.Sprintf("bpel:doXslTransform %q: %v", name, err)}
+		}
+		return nil, &faultValue{name: bpelFault("subLanguageExecutionFault"), reason: fmt.Sprintf("bpel:doXslTransform %q: %v", name, err)}
+	}
+	return xpath2.Sequence{xnode{tok: res, attr: -1}}, nil
+}
+
+// xslSource is the element a source item is, or nil: an element node,
+// or a document (a variable or part) holding exactly one element.
+func xslSource(it xpath2.Item) *etree.Element {
+	n, ok := it.(xnode)
+	if !ok || n.attr >= 0 {
+		return nil
+	}
+	e, ok := n.tok.(*etree.Element)
+	if !ok {
+		return nil
+	}
+	switch n.doc {
+	case docNone, docAbove:
+		return e
+	case docOf:
+		var one *etree.Element
+		for _, k := range e.ChildElements() {
+			if one != nil {
+				return nil
+			}
+			one = k
+		}
+		return one
+	}
+	return nil
+}
