@@ -32,6 +32,9 @@ fuzz:
 	$(GO) test -run='^$$' -fuzz='^FuzzParse$$' -fuzztime=$(FUZZTIME) ./internal/endpoints/
 	$(GO) test -run='^$$' -fuzz='^FuzzLoad$$' -fuzztime=$(FUZZTIME) ./internal/xsd/
 	$(GO) test -run='^$$' -fuzz='^FuzzCompile$$' -fuzztime=$(FUZZTIME) ./internal/xslt/
+	$(GO) test -run='^$$' -fuzz='^FuzzParse$$' -fuzztime=$(FUZZTIME) ./internal/xpath2/
+	$(GO) test -run='^$$' -fuzz='^FuzzParseXQuery$$' -fuzztime=$(FUZZTIME) ./internal/xpath2/
+	$(GO) test -run='^$$' -fuzz='^FuzzRewrite$$' -fuzztime=$(FUZZTIME) ./internal/process/
 
 ## conformance: run Apache ODE's whole bpel-test corpus (../shared/conformance/ode)
 ## and print PASS/FAIL/SKIP per case; case failures do not fail the target
