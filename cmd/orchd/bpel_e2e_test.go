@@ -925,3 +925,56 @@ func TestCrashWithParallelCallsInFlight(t *testing.T) {
 		t.Fatalf("recovery panicked:\n%s", o2.log())
 	}
 }
+
+// Every branch whose guarded call was in flight at the crash treats its
+// call as one that may have happened (here: faultOnFailure, caught), not
+// only the first branch to step after recovery (the other used to send
+// its call again).
+func TestCrashRecoveryTreatsEveryCallInFlight(t *testing.T) {
+	partner := startSlowPartner(t, 3*time.Second)
+	deploy := t.TempDir()
+	branch := func(name, out string) string {
+		return `<scope>
+        <faultHandlers><catch faultName="ext:activityFailure" xmlns:ext="http://ode.apache.org/activityRecovery">` +
+			appendA(`'`+name+` failed '`) + `</catch></faultHandlers>
+        <invoke partnerLink="partner" operation="call" inputVariable="in" outputVariable="` + out + `">
+          <ext:failureHandling xmlns:ext="http://ode.apache.org/activityRecovery"><ext:faultOnFailure>true</ext:faultOnFailure></ext:failureHandling>
+        </invoke>
+      </scope>`
+	}
+	writeProcess(t, deploy, "Guarded", partner.addr, `
+  <sequence>
+    <receive partnerLink="client" operation="run" variable="in" createInstance="yes"/>
+    `+initOut+`
+    <flow>`+branch("A", "p1")+branch("B", "p2")+`</flow>
+    <reply partnerLink="client" operation="run" variable="out"/>
+  </sequence>`, false)
+	data := t.TempDir()
+	o := startOrchd(t, "--deploy", deploy, "--data", data)
+	go func() {
+		client := &http.Client{Timeout: 10 * time.Second}
+		req, _ := http.NewRequest(http.MethodPost, o.base+"/processes/Guarded", strings.NewReader(string(e2eRequest("G1", "1"))))
+		req.Header.Set("Content-Type", textXML)
+		req.Header.Set("SOAPAction", `"urn:e2e#run"`)
+		if resp, err := client.Do(req); err == nil {
+			resp.Body.Close()
+		}
+	}()
+	if !eventually(func() bool { return partner.inFlight.Load() == 2 }) {
+		t.Fatalf("the two calls were not in flight together (%d)", partner.inFlight.Load())
+	}
+	kill9(t, o)
+	o2 := startOrchd(t, "--deploy", deploy, "--data", data)
+	var ins []instanceJSON
+	if !eventually(func() bool {
+		ins = listInstances(t, o2, "?process=Guarded")
+		// Its reply then finds no open request (the client went with the
+		// crash): missingRequest ends it faulted.
+		return len(ins) == 1 && ins[0].State != "running"
+	}) {
+		t.Fatalf("after recovery: instances %+v\n%s", ins, o2.log())
+	}
+	if out := ins[0].Variables["out"]; !strings.Contains(out, "A failed") || !strings.Contains(out, "B failed") {
+		t.Fatalf("out = %s, want both branches' calls treated as maybe made", out)
+	}
+}

@@ -497,8 +497,8 @@ func (in *instance) beforeCall(f *frame, guarded func() bool) (recovered bool, e
 		fallthrough
 	case len(in.out) > 0:
 		return false, in.checkpoint(persist.Running)
-	case g && in.recovered:
-		in.recovered = false
+	case g && in.cur.mayHaveRun:
+		in.cur.mayHaveRun = false
 		return true, nil
 	}
 	return false, nil

@@ -110,9 +110,6 @@ type instance struct {
 	regRoutes []string
 	regTimer  int64
 	state     instState
-	// recovered marks an instance resumed after a crash: its next guarded
-	// invoke may already have happened (see invoke.step).
-	recovered bool
 	// outbox holds one-way invokes to send after the next checkpoint.
 	outbox []persist.OutboxMessage
 	// eprs are the partner role endpoints assigned by <copy><to

@@ -103,7 +103,18 @@ func (e *Engine) resumeInterrupted(p *Process, id string) {
 		e.log.Error("recovery: cannot load instance", slog.String(logInstance, id), slog.Any("err", err))
 		return
 	}
-	in.recovered = true
+	// Every thread that was inside a guarded partner call when the
+	// checkpoint was taken may have made it.
+	for _, t := range in.threads {
+		if len(t.stack) == 0 {
+			continue
+		}
+		top := t.top()
+		switch top.act.(type) {
+		case *invoke, *restActivity:
+			t.mayHaveRun = top.pc >= 1
+		}
+	}
 	if err := e.drive(in, nil); err != nil {
 		e.log.Warn("recovered instance ended with an error", slog.String(logInstance, id), slog.Any("err", err))
 	}

@@ -55,6 +55,9 @@ type thread struct {
 	// callSeq identifies that call.
 	answer  *callAnswer
 	callSeq uint64
+	// mayHaveRun marks a thread recovered after a crash inside a guarded
+	// partner call: the call may have happened (see beforeCall).
+	mayHaveRun bool
 	// scopeFaulted says the last scope the thread completed ended by a
 	// fault handler (read at once by a forEach counting successful
 	// branches; not stored).
