@@ -899,19 +899,7 @@ func TestCrashWithParallelCallsInFlight(t *testing.T) {
   </sequence>`, false)
 	data := t.TempDir()
 	o := startOrchd(t, "--deploy", deploy, "--data", data)
-	go func() {
-		client := &http.Client{Timeout: 10 * time.Second}
-		req, _ := http.NewRequest(http.MethodPost, o.base+"/processes/TwoCalls", strings.NewReader(string(e2eRequest("K1", "1"))))
-		req.Header.Set("Content-Type", textXML)
-		req.Header.Set("SOAPAction", `"urn:e2e#run"`)
-		if resp, err := client.Do(req); err == nil {
-			resp.Body.Close()
-		}
-	}()
-	if !eventually(func() bool { return partner.inFlight.Load() == 2 }) {
-		t.Fatalf("the two calls were not in flight together (%d)", partner.inFlight.Load())
-	}
-	kill9(t, o)
+	runThenCrash(t, o, partner, "TwoCalls", "K1")
 	o2 := startOrchd(t, "--deploy", deploy, "--data", data)
 	var ins []instanceJSON
 	if !eventually(func() bool {
@@ -951,19 +939,7 @@ func TestCrashRecoveryTreatsEveryCallInFlight(t *testing.T) {
   </sequence>`, false)
 	data := t.TempDir()
 	o := startOrchd(t, "--deploy", deploy, "--data", data)
-	go func() {
-		client := &http.Client{Timeout: 10 * time.Second}
-		req, _ := http.NewRequest(http.MethodPost, o.base+"/processes/Guarded", strings.NewReader(string(e2eRequest("G1", "1"))))
-		req.Header.Set("Content-Type", textXML)
-		req.Header.Set("SOAPAction", `"urn:e2e#run"`)
-		if resp, err := client.Do(req); err == nil {
-			resp.Body.Close()
-		}
-	}()
-	if !eventually(func() bool { return partner.inFlight.Load() == 2 }) {
-		t.Fatalf("the two calls were not in flight together (%d)", partner.inFlight.Load())
-	}
-	kill9(t, o)
+	runThenCrash(t, o, partner, "Guarded", "G1")
 	o2 := startOrchd(t, "--deploy", deploy, "--data", data)
 	var ins []instanceJSON
 	if !eventually(func() bool {
@@ -977,4 +953,23 @@ func TestCrashRecoveryTreatsEveryCallInFlight(t *testing.T) {
 	if out := ins[0].Variables["out"]; !strings.Contains(out, "A failed") || !strings.Contains(out, "B failed") {
 		t.Fatalf("out = %s, want both branches' calls treated as maybe made", out)
 	}
+}
+
+// runThenCrash starts a run of process name whose two partner calls go
+// out together, and kills orchd -9 while both are in flight.
+func runThenCrash(t *testing.T, o *orchd, partner *slowPartner, name, id string) {
+	t.Helper()
+	go func() {
+		client := &http.Client{Timeout: 10 * time.Second}
+		req, _ := http.NewRequest(http.MethodPost, o.base+"/processes/"+name, strings.NewReader(string(e2eRequest(id, "1"))))
+		req.Header.Set("Content-Type", textXML)
+		req.Header.Set("SOAPAction", `"urn:e2e#run"`)
+		if resp, err := client.Do(req); err == nil {
+			resp.Body.Close()
+		}
+	}()
+	if !eventually(func() bool { return partner.inFlight.Load() == 2 }) {
+		t.Fatalf("the two calls were not in flight together (%d)", partner.inFlight.Load())
+	}
+	kill9(t, o)
 }
