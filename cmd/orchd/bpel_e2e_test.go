@@ -973,3 +973,41 @@ func runThenCrash(t *testing.T, o *orchd, partner *slowPartner, name, id string)
 	}
 	kill9(t, o)
 }
+
+// A message that matches two activities waiting with different
+// correlation sets is bpel:ambiguousReceive (WS-BPEL 10.4), answered to
+// its sender when nothing catches it; before, whichever branch stepped
+// first took it.
+func TestAmbiguousReceive(t *testing.T) {
+	deploy := t.TempDir()
+	writeProcess(t, deploy, "Ambiguous", "127.0.0.1:1", `
+  <sequence>
+    <receive partnerLink="client" operation="go" variable="in" createInstance="yes">
+      <correlations><correlation set="cs" initiate="yes"/><correlation set="cn" initiate="yes"/></correlations>
+    </receive>
+    `+initOut+`
+    <flow>
+      <sequence>
+        <receive partnerLink="client" operation="run" variable="more"><correlations><correlation set="cs"/></correlations></receive>
+        <reply partnerLink="client" operation="run" variable="out"/>
+      </sequence>
+      <sequence>
+        <receive partnerLink="client" operation="run" variable="more"><correlations><correlation set="cn"/></correlations></receive>
+        <reply partnerLink="client" operation="run" variable="out"/>
+      </sequence>
+    </flow>
+  </sequence>`, true)
+	o := startOrchd(t, "--deploy", deploy)
+	client := &http.Client{Timeout: 30 * time.Second}
+	if g := post(t, client, o.base+"/processes/Ambiguous", textXML, `"urn:e2e#go"`, e2eRequest("A1", "7")); g.status != 202 {
+		t.Fatalf("go: status %d body %s", g.status, g.body)
+	}
+	var r response
+	eventually(func() bool {
+		r = callRun(t, o.base, "Ambiguous", "A1", "7")
+		return strings.Contains(r.body, "ambiguousReceive")
+	})
+	if r.status != 500 || !strings.Contains(r.body, "ambiguousReceive") {
+		t.Fatalf("run matching both receives: status %d body %s\n%s", r.status, r.body, o.log())
+	}
+}

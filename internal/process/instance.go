@@ -76,8 +76,10 @@ type instance struct {
 	// corr holds the initiated correlation sets: name -> values key.
 	corr map[string]string
 
-	// inbox is a delivered message no activity has taken yet.
-	inbox *exchange.Exchange
+	// inbox is a delivered message no activity has taken yet; ambiguous
+	// says it matches several waiting activities.
+	inbox     *exchange.Exchange
+	ambiguous bool
 	// mailOpen, mailQ and mailRoutes (guarded by e.reg.mu) let messages
 	// reach the run while it waits for partner answers; pendingMail are
 	// those handed to it and not yet settled (mail.go).
@@ -200,8 +202,52 @@ func (in *instance) start() error {
 
 // run runs the instance's threads until it waits, ends or fails.
 func (in *instance) run() (result, error) {
+	in.checkAmbiguous()
 	in.readyAll()
 	return in.schedule()
+}
+
+// checkAmbiguous notes whether the delivered message matches more than
+// one activity waiting for it (with different correlation sets: the same
+// sets were bpel:conflictingReceive already): the activity that would take
+// it raises bpel:ambiguousReceive instead (WS-BPEL 10.4).
+func (in *instance) checkAmbiguous() {
+	in.ambiguous = false
+	m := in.inbox
+	if m == nil || len(in.threads) < 2 {
+		return
+	}
+	n := 0
+	for _, t := range in.threads {
+		if t.state != tWaiting {
+			continue
+		}
+		for _, ib := range t.waits {
+			if ib.op != nil && ib.op.Name == m.Operation.Name && ib.pl.provided == m.Endpoint && in.matches(ib, m.Input) {
+				n++
+			}
+		}
+	}
+	in.ambiguous = n > 1
+}
+
+// matches reports whether message m satisfies ib's correlations with the
+// instance's initiated sets.
+func (in *instance) matches(ib *inbound, m *exchange.Message) bool {
+	for _, u := range ib.corrs {
+		if u.initiate == "yes" {
+			continue
+		}
+		v, err := corrValues(m, u.in)
+		if err != nil {
+			return false
+		}
+		have, ok := in.corr[u.set.name]
+		if (ok && have != v) || (!ok && u.initiate == "no") {
+			return false
+		}
+	}
+	return true
 }
 
 // storeMessage moves the parts of m into message variable v. The parts
@@ -275,6 +321,14 @@ func (in *instance) take(ib *inbound, at bpel.Pos) (bool, error) {
 	m := in.inbox
 	if m == nil || ib.op == nil || m.Operation.Name != ib.op.Name || m.Endpoint != ib.pl.provided {
 		return false, nil
+	}
+	if in.ambiguous {
+		// Taken to be answered with the fault if nothing catches it.
+		in.ambiguous, in.inbox = false, nil
+		if !m.Operation.OneWay() && m.Respond != nil {
+			_ = in.openRequestFor(m, ib.mex, at)
+		}
+		return false, in.faultf(at, "ambiguousReceive", "the message for %s matches more than one activity waiting for it", m.Operation.Name)
 	}
 	if err := in.applyCorrelations(ib.corrs, m.Input, false, at); err != nil {
 		// The activity faults on this message: it was delivered, and is

@@ -83,6 +83,7 @@ func (in *instance) closeMail() {
 	}
 	in.inbox = q[0].ex
 	in.pendingMail = append(in.pendingMail, q[0])
+	in.checkAmbiguous()
 	in.readyAll()
 	for _, m := range q[1:] {
 		go func() { m.done <- e.deliver(m.ctx, in.p, m.ex, nil) }()
