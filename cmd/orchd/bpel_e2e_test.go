@@ -1011,3 +1011,31 @@ func TestAmbiguousReceive(t *testing.T) {
 		t.Fatalf("run matching both receives: status %d body %s\n%s", r.status, r.body, o.log())
 	}
 }
+
+// A doXslTransform of a stylesheet the bundle lacks deploys with a
+// warning naming file and line, and the call raises the standard fault
+// bpel:xsltStylesheetNotFound (WS-BPEL 8.4), which a handler catches.
+func TestXsltStylesheetNotFound(t *testing.T) {
+	deploy := t.TempDir()
+	writeProcess(t, deploy, "NoXsl", "127.0.0.1:1", `
+  <sequence>
+    <receive partnerLink="client" operation="run" variable="in" createInstance="yes"/>
+    `+initOut+`
+    <scope>
+      <faultHandlers>
+        <catch faultName="bpel:xsltStylesheetNotFound" xmlns:bpel="http://docs.oasis-open.org/wsbpel/2.0/process/executable">`+
+		`<assign><copy><from>'not found'</from><to>$out.payload/tns:a</to></copy></assign></catch>
+      </faultHandlers>
+      <assign><copy><from xmlns:bpel="http://docs.oasis-open.org/wsbpel/2.0/process/executable">bpel:doXslTransform('missing.xsl', $in.payload)</from><to variable="p1" part="payload"/></copy></assign>
+    </scope>
+    <reply partnerLink="client" operation="run" variable="out"/>
+  </sequence>`, true)
+	o := startOrchd(t, "--deploy", deploy)
+	r := callRun(t, o.base, "NoXsl", "X1", "1")
+	if r.status != 200 || !strings.Contains(r.body, "not found") {
+		t.Fatalf("status %d body %s\n%s", r.status, r.body, o.log())
+	}
+	if !strings.Contains(o.log(), "NoXsl.bpel:") || !strings.Contains(o.log(), `stylesheet \"missing.xsl\" is not in the bundle`) {
+		t.Errorf("no deploy warning naming the file, line and stylesheet:\n%s", o.log())
+	}
+}

@@ -54,6 +54,11 @@ func (c *compiler) errorf(e *etree.Element, format string, args ...any) {
 	c.errs.add(c.pos(e), e.Tag, format, args...)
 }
 
+// warnf notes a problem that does not refuse the process.
+func (c *compiler) warnf(e *etree.Element, format string, args ...any) {
+	c.p.Warnings = append(c.p.Warnings, fmt.Sprintf("%s: <%s>: %s", c.pos(e), e.Tag, fmt.Sprintf(format, args...)))
+}
+
 func (c *compiler) unsupported(e *etree.Element, what string) {
 	c.errs.unsupported(c.pos(e), e.Tag, what)
 }

@@ -52,6 +52,8 @@ func TestLoadODECompat(t *testing.T) {
 		// errs empty: the bundle loads; else every substring must appear.
 		errs         []string
 		notSupported bool
+		// warns: the bundle loads with a warning holding every substring.
+		warns []string
 	}{
 		{name: "UTF-8 BOM in every file", edits: map[string][]string{
 			"Test.bpel":  {`<?xml`, bom + `<?xml`},
@@ -90,10 +92,10 @@ func TestLoadODECompat(t *testing.T) {
 		{name: "XPath 2.0 doXslTransform of a stylesheet not in the bundle", edits: map[string][]string{
 			"Test.bpel": {bpelProcessTag, bpelProcessTag + xpath2Attrs,
 				bpelFromPath, `<from>bpel:doXslTransform('x.xsl', $in.payload)</from>`},
-		}, errs: []string{"Test.bpel:26", `stylesheet "x.xsl" (bpel:xsltStylesheetNotFound)`}},
+		}, warns: []string{"Test.bpel:26", `stylesheet "x.xsl" is not in the bundle`, "bpel:xsltStylesheetNotFound"}},
 		{name: "XPath 1.0 doXslTransform of a stylesheet not in the bundle", edits: map[string][]string{
 			"Test.bpel": {bpelFromPath, `<from>bpel:doXslTransform('x.xsl', $in.payload)</from>`},
-		}, errs: []string{"Test.bpel:26", `stylesheet "x.xsl" (bpel:xsltStylesheetNotFound)`}},
+		}, warns: []string{"Test.bpel:26", `stylesheet "x.xsl" is not in the bundle`, "bpel:xsltStylesheetNotFound"}},
 		{name: "doXslTransform needs a literal stylesheet", edits: map[string][]string{
 			"Test.bpel": {bpelFromPath, `<from>bpel:doXslTransform(concat('x', '.xsl'), $in.payload)</from>`},
 		}, errs: []string{"Test.bpel:26", "the stylesheet must be a string literal"}},
@@ -147,6 +149,15 @@ func TestLoadODECompat(t *testing.T) {
 				}
 				if len(procs) != 1 {
 					t.Fatalf("%d processes, want 1", len(procs))
+				}
+				w := strings.Join(procs[0].Warnings, "\n")
+				if len(tc.warns) == 0 && w != "" {
+					t.Errorf("unexpected warnings:\n%s", w)
+				}
+				for _, want := range tc.warns {
+					if !strings.Contains(w, want) {
+						t.Errorf("warnings do not contain %q:\n%s", want, w)
+					}
 				}
 				return
 			}

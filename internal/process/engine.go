@@ -182,6 +182,9 @@ next:
 		}
 		e.processes = append(e.processes, p)
 		e.metrics.deployed(p)
+		for _, w := range p.Warnings {
+			e.log.Warn("deployed with a warning", slog.String(logProcess, p.Name.Local), slog.String("warning", w))
+		}
 	}
 	for _, p := range e.processes {
 		for _, pl := range p.plinks {

@@ -21,6 +21,9 @@ type Process struct {
 	InMemory bool
 	// Endpoints are the ports the process provides.
 	Endpoints []*exchange.Endpoint
+	// Warnings are what the compiler noticed without refusing the
+	// process ("file:line: <element>: ..."); Engine.Deploy logs them.
+	Warnings []string
 
 	vars []*variable // by slot - 1
 	// extensions are the registered extension namespaces the process

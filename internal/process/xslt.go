@@ -50,8 +50,10 @@ func (c *compiler) prepareXSL(e *etree.Element, text string, ns map[string]strin
 		file := path.Join(path.Dir(c.doc.File), name)
 		data, err := c.w.readBundleFile(file)
 		if err != nil {
-			c.errorf(e, "bpel:doXslTransform: stylesheet %q (bpel:xsltStylesheetNotFound): %v", name, err)
-			ok = false
+			// A standard fault at run time (WS-BPEL 8.4), not a refusal:
+			// the process deploys, the call raises it, and the operator
+			// hears of it now.
+			c.warnf(e, "bpel:doXslTransform: stylesheet %q is not in the bundle (%v): the call raises bpel:xsltStylesheetNotFound", name, err)
 			continue
 		}
 		s, err := xslt.Compile(file, data)
