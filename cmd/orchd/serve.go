@@ -42,6 +42,7 @@ type serveConfig struct {
 	debugAddr       string
 	partnerConns    int
 	endpointsFile   string
+	events          eventsConfig
 	// extensions are the extension bundles bundles are compiled and run
 	// with (linkedExtensions; no flag: they are Go code).
 	extensions process.Extensions
@@ -63,6 +64,7 @@ func serveFlags(stderr io.Writer) (*flag.FlagSet, *serveConfig) {
 	fs.IntVar(&c.partnerConns, "partner-conns", soap.DefaultMaxConnsPerHost, "most keep-alive connections to one partner host (negative: no bound)")
 	fs.StringVar(&c.endpointsFile, "endpoints", "", "file of partner address overrides: '{ns}Service Port URL' or 'portType {ns}PT URL' a line")
 	fs.StringVar(&c.debugAddr, "debug-addr", "", "serve net/http/pprof on this address (off when empty); keep it on loopback")
+	eventFlags(fs, &c.events)
 	return fs, c
 }
 
@@ -150,6 +152,14 @@ func runServer(ctx context.Context, cfg *serveConfig, log *slog.Logger) error {
 	if store != nil {
 		opts.Store = store
 	}
+	ev, stopEvents, err := openEvents(&cfg.events, log, reg)
+	if err != nil {
+		return err
+	}
+	// Deferred before the engine's Close: listeners get the events of
+	// the last exchanges.
+	defer stopEvents()
+	opts.Events = ev
 	engine := process.NewEngine(opts)
 	// After the front door has drained (below), work instances do on their
 	// own (after a reply, on timers) is cancelled.

@@ -13,6 +13,9 @@ type base struct {
 	pos  bpel.Pos
 	name string
 	num  int
+	// tag is the activity's element (empty for constructs the compiler
+	// makes); instance events name activities by it.
+	tag string
 }
 
 func (b *base) where() bpel.Pos { return b.pos }

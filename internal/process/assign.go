@@ -6,6 +6,7 @@ import (
 
 	"github.com/beevik/etree"
 
+	"github.com/orchd/orchd/internal/events"
 	"github.com/orchd/orchd/internal/process/bpel"
 	"github.com/orchd/orchd/internal/xpath2"
 )
@@ -95,7 +96,13 @@ func (c *copyOp) apply(in *instance) error {
 	} else {
 		in.touchNode(dst.tok)
 	}
-	return c.replace(in, src, dst)
+	if err := c.replace(in, src, dst); err != nil {
+		return err
+	}
+	if c.to.v != nil && in.evOn(events.DataHandling) {
+		in.emitVariable(c.to.v)
+	}
+	return nil
 }
 
 func (c *copyOp) evalFrom(in *instance) (source, error) {

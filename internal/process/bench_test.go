@@ -10,6 +10,11 @@ import (
 // hand over a fresh tree.
 func BenchmarkPurchaseOrder(b *testing.B) {
 	e, p, _ := loadPO(b)
+	benchPO(b, e, p)
+}
+
+// benchPO runs b.N purchase orders through p, one after the other.
+func benchPO(b *testing.B, e *Engine, p *Process) {
 	payload := poMessage(b, "po-request.xml")
 	b.ReportAllocs()
 	b.ResetTimer()

@@ -10,6 +10,7 @@ import (
 
 	"github.com/beevik/etree"
 
+	"github.com/orchd/orchd/internal/events"
 	"github.com/orchd/orchd/internal/exchange"
 	"github.com/orchd/orchd/internal/persist"
 )
@@ -459,6 +460,9 @@ func (a *invoke) step(in *instance, f *frame) (activity, bool, error) {
 	if partner == nil {
 		return nil, false, fmt.Errorf("invoke %s.%s at %s: partner link is not bound", a.pl.name, a.op.Name, a.pos)
 	}
+	if in.evOn(events.PartnerInteraction) {
+		in.emit(events.Event{Kind: events.PartnerInvoked, Activity: "invoke", Name: a.name, Position: a.pos.String(), Partner: a.pl.name, Operation: a.op.Name})
+	}
 	if in.othersBusy() {
 		// Other branches can go on meanwhile: the call goes out on its own
 		// goroutine, with copies of what it reads.
@@ -530,6 +534,9 @@ func (in *instance) callAsync(f *frame, call func(ctx context.Context) *callAnsw
 // answered takes a partner's answer (or failure) into the instance.
 func (a *invoke) answered(in *instance, f *frame, res *exchange.Message, err error, dur time.Duration) (activity, bool, error) {
 	a.metrics.observe(err, dur)
+	if in.evOn(events.PartnerInteraction) {
+		a.emitAnswered(in, err, dur)
+	}
 	if err != nil {
 		var flt *exchange.Fault
 		if errors.As(err, &flt) {

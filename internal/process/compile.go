@@ -74,7 +74,7 @@ func compileProcess(doc *bpel.Document, w *wsdlSet, dp *deployProcess, errs *Err
 	root := doc.Root
 	c := &compiler{doc: doc, w: w, errs: errs, dp: dp, ext: opts.Extensions}
 	p := &Process{Name: dp.name, File: doc.File, InMemory: dp.inMemory, plinks: map[string]*partnerLink{},
-		starts: map[string]activity{}, routes: map[string][]*routeShape{}, cleanup: dp.cleanup, idempotent: dp.idempotent}
+		starts: map[string]activity{}, routes: map[string][]*routeShape{}, cleanup: dp.cleanup, idempotent: dp.idempotent, events: dp.events}
 	c.p = p
 	c.scopes = []map[string]*variable{{}}
 	for _, a := range root.Attr {
@@ -668,7 +668,7 @@ func (c *compiler) activity(e *etree.Element) activity {
 }
 
 func (c *compiler) compileActivity(e *etree.Element) activity {
-	b := base{pos: c.pos(e), name: e.SelectAttrValue("name", "")}
+	b := base{pos: c.pos(e), name: e.SelectAttrValue("name", ""), tag: e.Tag}
 	if !isBPEL(e) {
 		c.errorf(e, "{%s}%s is not a BPEL activity", e.NamespaceURI(), e.Tag)
 		return &empty{base: b}

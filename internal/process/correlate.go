@@ -8,6 +8,7 @@ import (
 
 	"github.com/beevik/etree"
 
+	"github.com/orchd/orchd/internal/events"
 	"github.com/orchd/orchd/internal/exchange"
 	"github.com/orchd/orchd/internal/process/bpel"
 )
@@ -360,6 +361,9 @@ func (in *instance) applyCorrelations(uses []*corrUse, m *exchange.Message, sent
 				in.corr = map[string]string{}
 			}
 			in.corr[u.set.name] = v
+			if in.evOn(events.Correlation) {
+				in.emit(events.Event{Kind: events.CorrelationSetInitialized, CorrelationSet: u.set.name, Value: v, Position: at.String()})
+			}
 		}
 	}
 	return nil

@@ -7,6 +7,7 @@ import (
 
 	"github.com/beevik/etree"
 
+	"github.com/orchd/orchd/internal/events"
 	"github.com/orchd/orchd/internal/process/bpel"
 )
 
@@ -34,6 +35,9 @@ type deployProcess struct {
 	// properties are the <property> elements, by name, for
 	// ode:process-property.
 	properties map[qname]*etree.Element
+	// events are the event categories <process-events> enables (all
+	// when it is absent, as in ODE).
+	events events.Category
 }
 
 // cleanupRule is a deploy.xml <cleanup>: when an instance ends with the
@@ -97,9 +101,11 @@ func parseDeploy(doc *bpel.Document, errs *Errors) *deployDesc {
 		}
 		p := &deployProcess{name: qname{Space: sp, Local: local}, pos: doc.Pos(pe),
 			provides: map[string]serviceRef{}, invokes: map[string]serviceRef{},
-			failure: map[string]*failurePolicy{}, idempotent: map[string]bool{}, replyTimeout: map[string]time.Duration{}}
+			failure: map[string]*failurePolicy{}, idempotent: map[string]bool{}, replyTimeout: map[string]time.Duration{}, events: events.All}
 		for _, c := range pe.ChildElements() {
 			switch c.Tag {
+			case "process-events":
+				p.events = parseProcessEvents(doc, c, errs)
 			case "in-memory":
 				p.inMemory = strings.TrimSpace(c.Text()) == "true"
 			case "property":
@@ -215,4 +221,33 @@ func parseReplyTimeout(doc *bpel.Document, x *etree.Element, pl string, into map
 		return
 	}
 	into[pl+"/"+op] = end.Sub(zero)
+}
+
+// parseProcessEvents reads ODE's <process-events generate="all|none">
+// with <enable-event> children naming categories (instanceLifecycle,
+// activityLifecycle, dataHandling, scopeHandling, correlation, and
+// orchd's partnerInteraction). Without generate and enable-event, like
+// ODE, nothing is enabled. <scope-events> (per scope) is accepted and
+// ignored: a process's choice applies to all its scopes.
+func parseProcessEvents(doc *bpel.Document, x *etree.Element, errs *Errors) events.Category {
+	var c events.Category
+	switch g := x.SelectAttrValue("generate", ""); g {
+	case "all":
+		c = events.All
+	case "none", "":
+	default:
+		errs.add(doc.Pos(x), "process-events", "generate must be all or none, not %q", g)
+	}
+	for _, e := range x.ChildElements() {
+		if e.Tag != "enable-event" {
+			continue
+		}
+		cat, err := events.ParseCategory(strings.TrimSpace(e.Text()))
+		if err != nil {
+			errs.add(doc.Pos(e), "enable-event", "%v", err)
+			continue
+		}
+		c |= cat
+	}
+	return c
 }

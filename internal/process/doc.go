@@ -53,9 +53,10 @@
 // extension activities), extension (the extension bundle API:
 // Options.Extensions, LoadOptions), messaging, waiting run; run drives a run and its
 // aftermath;
-// checkpoint, recover and outbox persist.
+// checkpoint, recover and outbox persist; instevents emits instance
+// events to Options.Events (internal/events) when one is set.
 //
-// It imports exchange, bpel (positions), xpath2 (XPath 2.0), xslt (XSLT 1.0), xsd (schema validation, loaded
+// It imports exchange, events (instance events), bpel (positions), xpath2 (XPath 2.0), xslt (XSLT 1.0), xsd (schema validation, loaded
 // only for bundles whose processes validate) and persist (the store's
 // types);
 // it must never import soap, server or cmd.

@@ -12,6 +12,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/orchd/orchd/internal/events"
 	"github.com/orchd/orchd/internal/exchange"
 )
 
@@ -66,6 +67,9 @@ type Options struct {
 	// Engine.LoadDir compile with them; Deploy refuses a process that
 	// uses an extension this map does not register.
 	Extensions Extensions
+	// Events receives instance events (instevents.go) of the kinds each
+	// process's deploy.xml enables; nil emits none, at no cost.
+	Events *events.Dispatcher
 }
 
 // LoadBundle is LoadBundleWith compiling with the engine's extensions.

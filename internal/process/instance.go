@@ -8,6 +8,7 @@ import (
 
 	"github.com/beevik/etree"
 
+	"github.com/orchd/orchd/internal/events"
 	"github.com/orchd/orchd/internal/exchange"
 	"github.com/orchd/orchd/internal/persist"
 	"github.com/orchd/orchd/internal/process/bpel"
@@ -254,6 +255,9 @@ func (in *instance) matches(ib *inbound, m *exchange.Message) bool {
 // become the instance's: the caller must not use them afterwards.
 func (in *instance) storeMessage(v *variable, m *exchange.Message) {
 	in.touch(v)
+	if in.evOn(events.DataHandling) {
+		defer in.emitVariable(v)
+	}
 	s := in.slot(v)
 	for i, pd := range v.msg.Parts {
 		wrapper := s.Child[i].(*etree.Element)

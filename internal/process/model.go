@@ -6,6 +6,7 @@ import (
 
 	"github.com/beevik/etree"
 
+	"github.com/orchd/orchd/internal/events"
 	"github.com/orchd/orchd/internal/exchange"
 	"github.com/orchd/orchd/internal/process/bpel"
 )
@@ -58,6 +59,8 @@ type Process struct {
 	// fingerprint identifies the process definition a checkpoint was
 	// taken with (a hash of the BPEL file).
 	fingerprint string
+	// events are the event categories deploy.xml enables (instevents.go).
+	events events.Category
 }
 
 // variable is a declared variable, resolved to a slot of the instance tree.

@@ -13,6 +13,7 @@ import (
 
 	"github.com/beevik/etree"
 
+	"github.com/orchd/orchd/internal/events"
 	"github.com/orchd/orchd/internal/exchange"
 	"github.com/orchd/orchd/internal/persist"
 )
@@ -115,10 +116,13 @@ func shapeValues(m *exchange.Message, sh *routeShape, tried *[]string) ([]string
 func (e *Engine) create(ctx context.Context, p *Process, ex *exchange.Exchange) error {
 	in := newInstance(e, p, ctx)
 	p.metrics.started.Inc()
+	if in.evOn(events.InstanceLifecycle) {
+		in.emit(events.Event{Kind: events.InstanceCreated})
+	}
 	if err := in.start(); err != nil {
 		return e.finish(in, ex, resFailed, err, false)
 	}
-	if in.id == "" {
+	if p.InMemory {
 		if len(p.routes) > 0 {
 			// A message may find the instance (through the routes
 			// preRegister adds when it replies) while this run goes on.
@@ -283,6 +287,9 @@ func (e *Engine) finish(in *instance, ex *exchange.Exchange, res result, err err
 			e.metrics.completed.Observe(time.Since(ex.Received).Seconds())
 		}
 		p.metrics.ended[outcomeName(res)].Inc()
+		if in.evOn(events.InstanceLifecycle) {
+			in.emitEnd(res, err)
+		}
 	}
 	if err != nil && res != resBlocked && (ex == nil || in.answered || ex.Operation.OneWay()) {
 		e.log.Warn("instance ended with an error", slog.String(logProcess, label), slog.String(logInstance, in.id), slog.Any("err", err))

@@ -7,6 +7,7 @@ import (
 
 	"github.com/beevik/etree"
 
+	"github.com/orchd/orchd/internal/events"
 	"github.com/orchd/orchd/internal/exchange"
 )
 
@@ -137,6 +138,9 @@ func (in *instance) spawn(act activity, priv []privSlot) *thread {
 	t.stack = append(t.stack, frame{act: act})
 	in.cur.kids++
 	in.threads = append(in.threads, t)
+	if in.evOn(events.ActivityLifecycle) {
+		in.emitActivity(events.ActivityStarted, act, "")
+	}
 	return t
 }
 
@@ -376,6 +380,9 @@ func (in *instance) runThread(t *thread) (res result, err error, end bool) {
 			case errSuspended:
 				return resSuspended, errors.New(in.suspendReason), true
 			}
+			if in.evOn(events.ActivityLifecycle) {
+				in.emitActivity(events.ActivityFaulted, top.act, faultName(err))
+			}
 			if err = in.fail(t, err); err != nil {
 				var u *errUncaught
 				if errors.As(err, &u) {
@@ -386,6 +393,14 @@ func (in *instance) runThread(t *thread) (res result, err error, end bool) {
 			in.cur = t
 			in.activate(t)
 			continue
+		}
+		if in.e.opts.Events != nil && in.p.events&events.ActivityLifecycle != 0 {
+			if done {
+				in.emitActivity(events.ActivityCompleted, top.act, "")
+			}
+			if push != nil {
+				in.emitActivity(events.ActivityStarted, push, "")
+			}
 		}
 		if done {
 			t.stack = t.stack[:len(t.stack)-1]
