@@ -41,8 +41,12 @@ func (e *Engine) hold(ctx context.Context, p *Process, ex *exchange.Exchange, ke
 		return exchange.ClientError("no instance of process %s waits for %s with correlation %v, and %s does not start an instance", p.Name.Local, ex.Operation.Name, tried, ex.Operation.Name)
 	}
 	e.reg.mu.Lock()
+	behind := false
 	for _, k := range keys {
-		if e.registeredLocked(p, k) {
+		behind = behind || (h == nil && e.queuedBehindLocked(k))
+	}
+	for _, k := range keys {
+		if !behind && e.registeredLocked(p, k) {
 			e.reg.mu.Unlock()
 			return e.deliver(ctx, p, ex, h)
 		}
@@ -62,7 +66,12 @@ func (e *Engine) hold(ctx context.Context, p *Process, ex *exchange.Exchange, ke
 		e.reg.held = map[string][]*heldMsg{}
 	}
 	for _, k := range keys {
-		e.reg.held[k] = append(e.reg.held[k], h)
+		if again {
+			// First in line again: messages are offered in arrival order.
+			e.reg.held[k] = append([]*heldMsg{h}, e.reg.held[k]...)
+		} else {
+			e.reg.held[k] = append(e.reg.held[k], h)
+		}
 	}
 	if !again {
 		h.timer = time.AfterFunc(e.messageHold(), func() { e.expire(h) })
@@ -88,6 +97,18 @@ func (e *Engine) hold(ctx context.Context, p *Process, ex *exchange.Exchange, ke
 // errHeldAgain is redeliver's outcome when the instance moved on before
 // taking the message, which is held again.
 var errHeldAgain = errors.New("held again")
+
+// queuedBehind reports whether messages held under key (or one handed
+// back to its instance and not yet taken) came before a new one.
+func (e *Engine) queuedBehind(key string) bool {
+	e.reg.mu.Lock()
+	defer e.reg.mu.Unlock()
+	return e.queuedBehindLocked(key)
+}
+
+func (e *Engine) queuedBehindLocked(key string) bool {
+	return len(e.reg.held[key]) > 0 || e.reg.offering[key] > 0
+}
 
 // registeredLocked reports whether an instance is found under key now.
 // The caller holds e.reg.mu.
@@ -144,18 +165,26 @@ func (e *Engine) expire(h *heldMsg) {
 	e.log.Warn("held one-way message dropped", slog.String(logProcess, h.p.Name.Local), slog.Any("err", err))
 }
 
-// releaseHeldLocked hands the messages held under keys to the instance
-// that now waits there: each is delivered again on its own goroutine
-// (the instance is locked by the run that registered it). The caller
-// holds e.reg.mu.
+// releaseHeldLocked hands the oldest message held under each of keys to
+// the instance that now waits there, delivered again on its own goroutine
+// (the instance is locked by the run that registered it). One at a time:
+// the next is offered when the instance waits again, so messages are
+// taken in the order they came. The caller holds e.reg.mu.
 func (e *Engine) releaseHeldLocked(keys []string) {
 	if len(e.reg.held) == 0 {
 		return
 	}
 	for _, k := range keys {
-		for _, h := range e.reg.held[k] {
+		if list := e.reg.held[k]; len(list) > 0 {
+			h := list[0]
 			e.unholdLocked(h)
 			h.timer.Stop()
+			if e.reg.offering == nil {
+				e.reg.offering = map[string]int{}
+			}
+			for _, hk := range h.keys {
+				e.reg.offering[hk]++
+			}
 			go e.redeliver(h)
 		}
 	}
@@ -165,6 +194,13 @@ func (e *Engine) releaseHeldLocked(keys []string) {
 // taking it, it is held again (its timer still runs).
 func (e *Engine) redeliver(h *heldMsg) {
 	err := e.deliver(h.ctx, h.p, h.ex, h)
+	e.reg.mu.Lock()
+	for _, k := range h.keys {
+		if e.reg.offering[k]--; e.reg.offering[k] <= 0 {
+			delete(e.reg.offering, k)
+		}
+	}
+	e.reg.mu.Unlock()
 	if errors.Is(err, errHeldAgain) {
 		return
 	}

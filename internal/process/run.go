@@ -30,6 +30,9 @@ type registry struct {
 	// held are messages for a correlated operation that no instance
 	// waits for yet, by the route keys they would be found under.
 	held map[string][]*heldMsg
+	// offering counts, by key, held messages handed back to an instance
+	// and not yet taken or held again: later messages queue behind them.
+	offering map[string]int
 	seq  atomic.Uint64
 }
 
@@ -70,6 +73,7 @@ func (e *Engine) Dispatch(ctx context.Context, ex *exchange.Exchange) error {
 func (e *Engine) deliver(ctx context.Context, p *Process, ex *exchange.Exchange, held *heldMsg) error {
 	op := ex.Operation.Name
 	var tried, keys []string
+	queued := false
 	for _, sh := range p.routes[op] {
 		vals, ok := shapeValues(ex.Input, sh, &tried)
 		if !ok {
@@ -77,6 +81,13 @@ func (e *Engine) deliver(ctx context.Context, p *Process, ex *exchange.Exchange,
 		}
 		for _, m := range sh.masks {
 			key := sh.key(p, op, m, vals)
+			if held == nil && e.queuedBehind(key) {
+				// Messages held under this key came first: this one waits
+				// its turn.
+				queued = true
+				keys = append(keys, key)
+				continue
+			}
 			found, err := e.resume(ctx, p, key, ex)
 			if found || err != nil {
 				return err
@@ -84,7 +95,7 @@ func (e *Engine) deliver(ctx context.Context, p *Process, ex *exchange.Exchange,
 			keys = append(keys, key)
 		}
 	}
-	if _, ok := p.starts[op]; ok {
+	if _, ok := p.starts[op]; ok && !queued {
 		return e.create(ctx, p, ex)
 	}
 	if len(keys) == 0 {
