@@ -21,6 +21,9 @@ type Process struct {
 	InMemory bool
 	// Endpoints are the ports the process provides.
 	Endpoints []*exchange.Endpoint
+	// Version numbers the deploys of the process (versions.go): set by
+	// whoever deploys it, before Deploy or Redeploy; 0 when unversioned.
+	Version int
 
 	vars []*variable // by slot - 1
 	// extensions are the registered extension namespaces the process

@@ -83,6 +83,13 @@ func (e *Engine) deliver(ctx context.Context, p *Process, ex *exchange.Exchange,
 			keys = append(keys, key)
 		}
 	}
+	// Instances of retired versions (versions.go) are found by their
+	// version's correlation shapes.
+	for _, v := range e.olderVersions(p) {
+		if found, err := e.resumeOlder(ctx, v, ex, &tried, &keys); found || err != nil {
+			return err
+		}
+	}
 	if _, ok := p.starts[op]; ok {
 		return e.create(ctx, p, ex)
 	}
@@ -138,6 +145,7 @@ func (e *Engine) resume(ctx context.Context, p *Process, key string, ex *exchang
 		e.reg.mu.Lock()
 		in := e.reg.routes[key]
 		if in != nil && in.mailOpen {
+			retarget(in, ex)
 			m := in.post(ctx, ex)
 			e.reg.mu.Unlock()
 			return true, <-m.done
@@ -152,6 +160,7 @@ func (e *Engine) resume(ctx context.Context, p *Process, key string, ex *exchang
 			return false, nil
 		}
 		in.ctx = ctx
+		retarget(in, ex)
 		return true, e.drive(in, ex)
 	}
 	if e.store == nil {
@@ -170,6 +179,7 @@ func (e *Engine) resume(ctx context.Context, p *Process, key string, ex *exchang
 	if err != nil {
 		return true, err
 	}
+	retarget(in, ex)
 	return true, e.drive(in, ex)
 }
 
