@@ -58,6 +58,9 @@ func (e *Engine) Dispatch(ctx context.Context, ex *exchange.Exchange) error {
 		p = (*m)[ex.Endpoint]
 	}
 	if p == nil {
+		p = e.redeployed(ex)
+	}
+	if p == nil {
 		return exchange.ClientError("%w: %s", ErrNoProcess, ex.Endpoint.Path)
 	}
 	return waitForReply(e.deliver(ctx, p, ex, nil))

@@ -233,6 +233,7 @@ func (e *Engine) AddRetired(procs ...*Process) error {
 			errs = append(errs, err)
 			continue
 		}
+		e.metrics.deployed(p)
 		e.bindLocked(p)
 		ok = append(ok, p)
 	}
@@ -354,4 +355,22 @@ func (e *Engine) resumeOlder(ctx context.Context, v *Process, ex *exchange.Excha
 		}
 	}
 	return false, nil
+}
+
+// redeployed finds the process now serving the path of ex's endpoint
+// when that endpoint is no longer served (a request that came in through
+// the front door just as its process was redeployed) and retargets ex to
+// it; nil when nothing serves the path.
+func (e *Engine) redeployed(ex *exchange.Exchange) *Process {
+	m := e.served.Load()
+	if m == nil {
+		return nil
+	}
+	cur := e.servedAt(ex.Endpoint)
+	op := endpointOp(cur, ex.Operation.Name)
+	if cur == ex.Endpoint || op == nil {
+		return nil
+	}
+	ex.Endpoint, ex.Operation = cur, op
+	return (*m)[cur]
 }
