@@ -309,7 +309,7 @@ func (d *deployer) deploy(name string) {
 	var gone []*process.Process
 	if err == nil {
 		base := odeBase(name)
-		gone, err = d.engine.Redeploy(func(b string) bool { return b == name || odeBase(b) == base && odeVersioned.MatchString(b[len(base):]) }, procs...)
+		gone, err = d.engine.Redeploy(func(b string) bool { return b == name || odeBase(b) == base }, procs...)
 	}
 	if err != nil {
 		d.errors[name] = err
@@ -394,9 +394,6 @@ func (d *deployer) dropArchive(name string, v int) {
 		d.log.Warn("archived version not deleted", slog.String("bundle", name), slog.Int("version", v), slog.Any("err", err))
 	}
 }
-
-// odeVersioned matches the version suffix of ODE's bundle names.
-var odeVersioned = regexp.MustCompile(`^([-.]\d+)?$`)
 
 // odeBase strips a trailing -N or .N from a bundle name (ODE's
 // versioned bundle naming): HelloWorld-2 is a version of HelloWorld.
