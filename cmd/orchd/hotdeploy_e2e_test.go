@@ -94,10 +94,13 @@ func TestHotDeployNewBundle(t *testing.T) {
 	}
 }
 
-func TestHotRedeployWaitingInstanceFinishesOnItsVersion(t *testing.T) {
-	deploy, data := t.TempDir(), t.TempDir()
+// redeployedWhileWaiting starts orchd with persistent version V1 of hd,
+// starts instance "old" on it, and redeploys hd as V2.
+func redeployedWhileWaiting(t *testing.T) (o *orchd, deploy, data string) {
+	t.Helper()
+	deploy, data = t.TempDir(), t.TempDir()
 	writeVersion(t, deploy, "hd", "V1", false)
-	o := startOrchd(t, "--deploy", deploy, "--data", data, "--deploy-poll", hotPoll)
+	o = startOrchd(t, "--deploy", deploy, "--data", data, "--deploy-poll", hotPoll)
 	if got := answer(t, o.base, "hd", "old", "1"); got != "V1-started-old" {
 		t.Fatalf("first call: %q", got)
 	}
@@ -105,6 +108,11 @@ func TestHotRedeployWaitingInstanceFinishesOnItsVersion(t *testing.T) {
 	// Wait for the log rather than calling: a call before the redeploy
 	// would start another instance of version 1.
 	waitLog(t, o, "version=2 path=/processes/hd")
+	return o, deploy, data
+}
+
+func TestHotRedeployWaitingInstanceFinishesOnItsVersion(t *testing.T) {
+	o, _, data := redeployedWhileWaiting(t)
 	if got := answer(t, o.base, "hd", "old", "7"); got != "V1-done-7" {
 		t.Fatalf("the waiting instance of version 1 answered %q\n%s", got, o.log())
 	}
@@ -230,14 +238,7 @@ func TestHotUndeployRemovedFolder(t *testing.T) {
 }
 
 func TestRestartResumesWaitingInstanceOnOldVersion(t *testing.T) {
-	deploy, data := t.TempDir(), t.TempDir()
-	writeVersion(t, deploy, "hd", "V1", false)
-	o := startOrchd(t, "--deploy", deploy, "--data", data, "--deploy-poll", hotPoll)
-	if got := answer(t, o.base, "hd", "old", "1"); got != "V1-started-old" {
-		t.Fatalf("first call: %q", got)
-	}
-	writeVersion(t, deploy, "hd", "V2", false)
-	waitAnswer(t, o, "hd", "new", "V2-started-ID")
+	o, deploy, data := redeployedWhileWaiting(t)
 	kill9(t, o)
 
 	o2 := startOrchd(t, "--deploy", deploy, "--data", data, "--deploy-poll", hotPoll)
