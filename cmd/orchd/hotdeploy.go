@@ -45,6 +45,7 @@ type deployer struct {
 	engine  *process.Engine
 	front   *soap.Server
 	opts    process.LoadOptions
+	grace   time.Duration // how long a retired version is kept at least
 	next    int
 	seen    map[string]string // bundle -> signature at the last poll
 	applied map[string]string // bundle -> signature last deployed (or tried)
@@ -241,6 +242,7 @@ func (d *deployer) newVersion(name string, ps []*process.Process) error {
 
 // run polls every interval until ctx is done.
 func (d *deployer) run(ctx context.Context, interval time.Duration) {
+	d.grace = interval
 	t := time.NewTicker(interval)
 	defer t.Stop()
 	for {
@@ -375,7 +377,7 @@ func (d *deployer) dropUnused() {
 	if len(d.engine.Retired()) == 0 {
 		return
 	}
-	dropped, err := d.engine.DropUnused()
+	dropped, err := d.engine.DropUnused(d.grace)
 	if err != nil {
 		d.log.Warn("retired versions not checked", slog.Any("err", err))
 		return

@@ -2,6 +2,7 @@ package process
 
 import (
 	"fmt"
+	"sync/atomic"
 	"time"
 
 	"github.com/beevik/etree"
@@ -58,6 +59,11 @@ type Process struct {
 	// fingerprint identifies the process definition a checkpoint was
 	// taken with (a hash of the BPEL file).
 	fingerprint string
+	// retiredAt is when the version was retired (versions.go; guarded
+	// by Engine.mu); starting counts the persistent instances being
+	// created on it, not yet in the store.
+	retiredAt time.Time
+	starting  atomic.Int32
 }
 
 // variable is a declared variable, resolved to a slot of the instance tree.

@@ -123,6 +123,12 @@ func shapeValues(m *exchange.Message, sh *routeShape, tried *[]string) ([]string
 }
 
 func (e *Engine) create(ctx context.Context, p *Process, ex *exchange.Exchange) error {
+	if !p.InMemory {
+		// Until its first checkpoint the instance is in no store: this
+		// keeps its version from being dropped (DropUnused).
+		p.starting.Add(1)
+		defer p.starting.Add(-1)
+	}
 	in := newInstance(e, p, ctx)
 	p.metrics.started.Inc()
 	if err := in.start(); err != nil {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"time"
 
 	"github.com/orchd/orchd/internal/exchange"
 	"github.com/orchd/orchd/internal/persist"
@@ -244,7 +245,9 @@ func (e *Engine) AddRetired(procs ...*Process) error {
 // retireLocked moves gone (no longer in e.processes) to the retired
 // versions. The caller holds e.mu.
 func (e *Engine) retireLocked(gone []*Process) {
+	now := time.Now()
 	for _, p := range gone {
+		p.retiredAt = now
 		for _, ep := range p.Endpoints {
 			if e.byEndpoint[ep] == p {
 				delete(e.byEndpoint, ep)
@@ -276,11 +279,13 @@ func (e *Engine) Retired() []*Process {
 	return append([]*Process(nil), e.retired...)
 }
 
-// DropUnused forgets the retired versions no instance uses (no in-memory
-// instance of the engine's registry, no stored instance) and returns
-// them. Instances running straight through hold their version
-// themselves and are not counted.
-func (e *Engine) DropUnused() ([]*Process, error) {
+// DropUnused forgets the retired versions, retired at least grace ago,
+// that no instance uses (no in-memory instance of the engine's registry,
+// no stored instance, no persistent instance being created) and returns
+// them. The grace covers a request that found its version just before
+// it was retired. In-memory instances running straight through hold
+// their version themselves and are not counted.
+func (e *Engine) DropUnused(grace time.Duration) ([]*Process, error) {
 	used := map[*Process]bool{}
 	e.reg.mu.Lock()
 	for _, in := range e.reg.live {
@@ -322,7 +327,7 @@ func (e *Engine) DropUnused() ([]*Process, error) {
 	defer e.mu.Unlock()
 	var keep, dropped []*Process
 	for _, p := range e.retired {
-		if used[p] {
+		if used[p] || p.starting.Load() > 0 || time.Since(p.retiredAt) < grace {
 			keep = append(keep, p)
 		} else {
 			dropped = append(dropped, p)

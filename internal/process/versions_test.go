@@ -25,7 +25,7 @@ func TestRedeployKeepsInstancesOnTheirVersion(t *testing.T) {
 	if st, err := approvalCall(t, e, v2, "requestApproval", map[string]string{"requestId": "NEW", "amount": "10", "requester": "ann"}); err != nil || st != "PENDING" {
 		t.Fatalf("request on v2: %q %v", st, err)
 	}
-	if dropped, err := e.DropUnused(); err != nil || len(dropped) != 0 {
+	if dropped, err := e.DropUnused(0); err != nil || len(dropped) != 0 {
 		t.Fatalf("DropUnused with an instance on v1 waiting: %v %v", dropped, err)
 	}
 	e.reg.mu.Lock()
@@ -42,7 +42,7 @@ func TestRedeployKeepsInstancesOnTheirVersion(t *testing.T) {
 	if st, err := approvalCall(t, e, v1, "decide", map[string]string{"requestId": "NEW", "approved": "false", "approver": "bob"}); err != nil || st != "REJECTED" {
 		t.Fatalf("decide NEW through v1's endpoint: %q %v", st, err)
 	}
-	dropped, err := e.DropUnused()
+	dropped, err := e.DropUnused(0)
 	if err != nil || len(dropped) != 1 || dropped[0] != v1 || len(e.Retired()) != 0 {
 		t.Fatalf("DropUnused after v1's instance ended: %v %v, retired %v", dropped, err, e.Retired())
 	}
