@@ -272,3 +272,26 @@ func TestHotDeployNamedVersionRetiresOlder(t *testing.T) {
 		t.Fatalf("the in-memory instance of hd-1 answered %q\n%s", got, o.log())
 	}
 }
+
+// Undeploying a persistent process keeps its stored instances: once the
+// process is deployed again, a waiting instance takes its message.
+func TestUndeployKeepsStoredInstances(t *testing.T) {
+	deploy, data := t.TempDir(), t.TempDir()
+	writeVersion(t, deploy, "hd", "V1", false)
+	o := startOrchd(t, "--deploy", deploy, "--data", data, "--deploy-poll", hotPoll)
+	if got := answer(t, o.base, "hd", "old", "1"); got != "V1-started-old" {
+		t.Fatalf("first call: %q", got)
+	}
+	if err := os.RemoveAll(filepath.Join(deploy, "hd")); err != nil {
+		t.Fatal(err)
+	}
+	waitLog(t, o, "msg=undeployed")
+	if r := callRun(t, o.base, "hd", "old", "2"); r.status != http.StatusNotFound {
+		t.Fatalf("undeployed process answered %d %s", r.status, r.body)
+	}
+	writeVersion(t, deploy, "hd", "V1", false)
+	waitLog(t, o, "version=2 path=/processes/hd")
+	if got := answer(t, o.base, "hd", "old", "3"); got != "V1-done-3" {
+		t.Fatalf("the stored instance after the redeploy answered %q\n%s", got, o.log())
+	}
+}
