@@ -32,6 +32,7 @@ import (
 type serveConfig struct {
 	listen          string
 	deployDir       string
+	deployPoll      time.Duration
 	dataDir         string
 	mockPartners    bool
 	logLevel        string
@@ -54,6 +55,7 @@ func serveFlags(stderr io.Writer) (*flag.FlagSet, *serveConfig) {
 	fs.SetOutput(stderr)
 	fs.StringVar(&c.listen, "listen", "127.0.0.1:8080", "address to serve SOAP, / and /metrics on")
 	fs.StringVar(&c.deployDir, "deploy", "./deploy", "deploy directory: one bundle folder (with deploy.xml) per subfolder")
+	fs.DurationVar(&c.deployPoll, "deploy-poll", 3*time.Second, "scan --deploy this often for new, changed and removed bundles (0: read bundles at start only)")
 	fs.StringVar(&c.dataDir, "data", "./data", "data directory: the instance store of persistent processes ("+dataFile+"), opened only if one is deployed")
 	fs.BoolVar(&c.mockPartners, "mock-partners", false, "also serve the example's CRM and ERP mock services, on the addresses their WSDLs name")
 	fs.StringVar(&c.logLevel, "log-level", "info", "log level: debug, info, warn, error")
@@ -123,7 +125,8 @@ func runServer(ctx context.Context, cfg *serveConfig, log *slog.Logger) error {
 	// The data file is opened only when a persistent process needs it.
 	var store *persist.Store
 	for _, p := range procs {
-		if !p.InMemory {
+		// Archived versions may hold stored instances too.
+		if !p.InMemory || hasArchive(cfg.dataDir) {
 			if store, err = openStore(cfg.dataDir); err != nil {
 				return err
 			}
@@ -168,6 +171,17 @@ func runServer(ctx context.Context, cfg *serveConfig, log *slog.Logger) error {
 	if err := engine.Deploy(procs...); err != nil {
 		log.Error("processes skipped", slog.Any("err", err))
 	}
+	var archiveDir string
+	if store != nil {
+		archiveDir = cfg.dataDir
+	}
+	deployer, err := newDeployer(cfg.deployDir, archiveDir, log, engine, front, process.LoadOptions{Extensions: cfg.extensions})
+	if err != nil {
+		return err
+	}
+	if err := deployer.start(procs, bad); err != nil {
+		return err
+	}
 	if store != nil {
 		rec, err := engine.Recover(ctx)
 		if err != nil {
@@ -175,6 +189,7 @@ func runServer(ctx context.Context, cfg *serveConfig, log *slog.Logger) error {
 		}
 		log.Info("recovered", slog.Int("waiting", rec.Waiting), slog.Int("timers", rec.Timers), slog.Int("resumed", rec.Resumed),
 			slog.Int("suspended", rec.Suspended), slog.Int("orphans", rec.Orphans))
+		deployer.dropUnused()
 	}
 	for _, p := range engine.Processes() {
 		for _, ep := range p.Endpoints {
@@ -182,7 +197,7 @@ func runServer(ctx context.Context, cfg *serveConfig, log *slog.Logger) error {
 				log.Error("endpoint not served", slog.String("process", p.Name.Local), slog.Any("err", err))
 				continue
 			}
-			log.Info("deployed", slog.String("process", p.Name.String()), slog.String("bundle", p.Bundle), slog.String("path", ep.Path))
+			log.Info("deployed", slog.String("process", p.Name.String()), slog.String("bundle", p.Bundle), slog.Int("version", p.Version), slog.String("path", ep.Path))
 		}
 	}
 	if len(engine.Processes()) == 0 {
@@ -217,6 +232,11 @@ func runServer(ctx context.Context, cfg *serveConfig, log *slog.Logger) error {
 		log.Info("pprof", slog.String("addr", dln.Addr().String()))
 	}
 
+	if cfg.deployPoll > 0 {
+		pollCtx, stopPoll := context.WithCancel(ctx)
+		defer stopPoll()
+		go deployer.run(pollCtx, cfg.deployPoll)
+	}
 	serveErr := make(chan error, 1)
 	go func() { serveErr <- srv.Serve(ln) }()
 	log.Info("serving", slog.String("addr", ln.Addr().String()), slog.String("deploy", cfg.deployDir))

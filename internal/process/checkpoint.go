@@ -162,6 +162,10 @@ func (in *instance) encodeFrames(routes []string, timer int64) ([]byte, error) {
 	in.deactivate()
 	b := make([]byte, 0, 32+8*len(in.threads[0].stack))
 	recs := in.p.comp != nil && in.hasRecs()
+	// The fingerprint first: a load finds the instance's version by it
+	// before decoding anything that depends on the definition.
+	b = append(b, framesFingerprinted)
+	b = appendString(b, in.p.fingerprint)
 	switch {
 	case recs:
 		b = append(b, framesVersionComp)
@@ -341,9 +345,16 @@ func (e *Engine) load(ctx context.Context, p *Process, id string) (*instance, er
 	if err != nil {
 		return nil, fmt.Errorf("load instance %s: %w", id, err)
 	}
+	frames := rec.Frames
+	if fp, rest, ok := splitFingerprint(frames); ok {
+		if v := e.versionOf(p, fp); v != nil {
+			p = v
+		}
+		frames = rest
+	}
 	in := newInstance(e, p, ctx)
 	in.id, in.started, in.state, in.corr = rec.ID, rec.Created, rec.State, rec.Correlations
-	r := &reader{b: rec.Frames}
+	r := &reader{b: frames}
 	if len(r.b) == 0 || r.b[0] < framesVersion || r.b[0] > framesVersionComp {
 		return nil, fmt.Errorf("instance %s: %w (version)", id, errBadFrames)
 	}
@@ -353,7 +364,7 @@ func (e *Engine) load(ctx context.Context, p *Process, id string) (*instance, er
 		return nil, fmt.Errorf("instance %s: %w", id, err)
 	}
 	if fp := r.string(); r.err == nil && fp != p.fingerprint {
-		return nil, fmt.Errorf("instance %s was checkpointed by another version of process %s; it cannot resume on this one", id, p.Name.Local)
+		return nil, fmt.Errorf("instance %s was checkpointed by a version of process %s (fingerprint %s) that is no longer deployed", id, p.Name.Local, fp)
 	}
 	if f := r.string(); f != "" {
 		in.inHandler = &faultValue{name: parseClark(f)}

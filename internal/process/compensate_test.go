@@ -203,6 +203,10 @@ func TestCompensationRecordsRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	fp, b, ok := splitFingerprint(b)
+	if !ok || fp != p.fingerprint {
+		t.Fatalf("frames start with fingerprint %q (%v), want %q", fp, ok, p.fingerprint)
+	}
 	if b[0] != framesVersionComp {
 		t.Fatalf("frames version %d, want %d", b[0], framesVersionComp)
 	}
@@ -216,7 +220,8 @@ func TestCompensationRecordsRoundTrip(t *testing.T) {
 	}
 	// An instance with no record is written as before (version 2).
 	in.threads[0].stack[0].rec = nil
-	if b, _ := in.encodeFrames(nil, 0); b[0] != framesVersion {
+	b, _ = in.encodeFrames(nil, 0)
+	if _, b, _ = splitFingerprint(b); b[0] != framesVersion {
 		t.Errorf("frames version %d without records, want %d", b[0], framesVersion)
 	}
 }

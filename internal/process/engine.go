@@ -101,6 +101,11 @@ type Engine struct {
 	// served is an immutable copy of byEndpoint for Dispatch, replaced
 	// by Deploy, so an exchange takes no lock to find its process.
 	served atomic.Pointer[map[*exchange.Endpoint]*Process]
+	// retired are the versions kept, serving nothing, for the instances
+	// that started on them (versions.go); older is their immutable index
+	// by process name, nil when there is none.
+	retired []*Process
+	older   atomic.Pointer[map[string][]*Process]
 
 	store   Store
 	rest    *restClient
@@ -191,27 +196,40 @@ next:
 		}
 	}
 	for _, p := range e.processes {
-		for _, pl := range p.plinks {
-			if pl.partnerEP == nil {
-				continue
-			}
-			if local := e.localEndpoint(pl.partnerEP); local != nil {
-				pl.partner = &localPartner{e: e, ep: local}
-				continue
-			}
-			if e.opts.Partners != nil {
-				pl.partner = e.opts.Partners(pl.partnerEP)
-			} else {
-				pl.partner = unbound{pl.partnerEP}
-			}
+		e.bindLocked(p)
+	}
+	e.publishLocked()
+	return errors.Join(errs...)
+}
+
+// bindLocked binds p's partner links: to a process of this engine that
+// provides the partner's port, otherwise through Options.Partners. The
+// caller holds e.mu.
+func (e *Engine) bindLocked(p *Process) {
+	for _, pl := range p.plinks {
+		if pl.partnerEP == nil {
+			continue
+		}
+		if local := e.localEndpoint(pl.partnerEP); local != nil {
+			pl.partner = &localPartner{e: e, ep: local}
+			continue
+		}
+		if e.opts.Partners != nil {
+			pl.partner = e.opts.Partners(pl.partnerEP)
+		} else {
+			pl.partner = unbound{pl.partnerEP}
 		}
 	}
+}
+
+// publishLocked stores the snapshot of byEndpoint Dispatch reads. The
+// caller holds e.mu.
+func (e *Engine) publishLocked() {
 	snap := make(map[*exchange.Endpoint]*Process, len(e.byEndpoint))
 	for ep, p := range e.byEndpoint {
 		snap[ep] = p
 	}
 	e.served.Store(&snap)
-	return errors.Join(errs...)
 }
 
 // localEndpoint finds a deployed endpoint for the partner port: same
@@ -265,6 +283,15 @@ func (l *localPartner) Invoke(ctx context.Context, c *exchange.Call) (*exchange.
 	}
 	if op == nil {
 		return nil, fmt.Errorf("in-process partner %s has no operation %s", l.ep.Path, c.Operation.Name)
+	}
+	// The provider may have been redeployed since the binding was made:
+	// call the endpoint now served at its path.
+	if cur := l.e.servedAt(l.ep); cur != l.ep {
+		op = endpointOp(cur, op.Name)
+		if op == nil {
+			return nil, fmt.Errorf("in-process partner %s has no operation %s", l.ep.Path, c.Operation.Name)
+		}
+		l = &localPartner{e: l.e, ep: cur}
 	}
 	type answer struct {
 		out   *exchange.Message

@@ -2,6 +2,7 @@ package process
 
 import (
 	"fmt"
+	"sync/atomic"
 	"time"
 
 	"github.com/beevik/etree"
@@ -25,6 +26,9 @@ type Process struct {
 	// Warnings are what the compiler noticed without refusing the
 	// process ("file:line: <element>: ..."); Engine.Deploy logs them.
 	Warnings []string
+	// Version numbers the deploys of the process (versions.go): set by
+	// whoever deploys it, before Deploy or Redeploy; 0 when unversioned.
+	Version int
 
 	vars []*variable // by slot - 1
 	// extensions are the registered extension namespaces the process
@@ -61,6 +65,11 @@ type Process struct {
 	fingerprint string
 	// events are the event categories deploy.xml enables (instevents.go).
 	events events.Category
+	// retiredAt is when the version was retired (versions.go; guarded
+	// by Engine.mu); starting counts the persistent instances being
+	// created on it, not yet in the store.
+	retiredAt time.Time
+	starting  atomic.Int32
 }
 
 // variable is a declared variable, resolved to a slot of the instance tree.

@@ -42,7 +42,9 @@ func (e *Engine) Recover(ctx context.Context) (Recovered, error) {
 	}
 	e.baseCtx = ctx
 	procs := map[string]*Process{}
-	for _, p := range e.Processes() {
+	// Retired versions too (an undeployed process's stored instances);
+	// the active version wins, and a load finds each instance's version.
+	for _, p := range append(e.Retired(), e.Processes()...) {
 		if !p.InMemory {
 			procs[p.Name.String()] = p
 		}

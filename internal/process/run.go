@@ -62,6 +62,9 @@ func (e *Engine) Dispatch(ctx context.Context, ex *exchange.Exchange) error {
 		p = (*m)[ex.Endpoint]
 	}
 	if p == nil {
+		p = e.redeployed(ex)
+	}
+	if p == nil {
 		return exchange.ClientError("%w: %s", ErrNoProcess, ex.Endpoint.Path)
 	}
 	return waitForReply(e.deliver(ctx, p, ex, nil))
@@ -95,6 +98,13 @@ func (e *Engine) deliver(ctx context.Context, p *Process, ex *exchange.Exchange,
 			keys = append(keys, key)
 		}
 	}
+	// Instances of retired versions (versions.go) are found by their
+	// version's correlation shapes.
+	for _, v := range e.olderVersions(p) {
+		if found, err := e.resumeOlder(ctx, v, ex, &tried, &keys); found || err != nil {
+			return err
+		}
+	}
 	if _, ok := p.starts[op]; ok && !queued {
 		return e.create(ctx, p, ex)
 	}
@@ -125,6 +135,12 @@ func shapeValues(m *exchange.Message, sh *routeShape, tried *[]string) ([]string
 }
 
 func (e *Engine) create(ctx context.Context, p *Process, ex *exchange.Exchange) error {
+	if !p.InMemory {
+		// Until its first checkpoint the instance is in no store: this
+		// keeps its version from being dropped (DropUnused).
+		p.starting.Add(1)
+		defer p.starting.Add(-1)
+	}
 	in := newInstance(e, p, ctx)
 	p.metrics.started.Inc()
 	if in.evOn(events.InstanceLifecycle) {
@@ -153,6 +169,7 @@ func (e *Engine) resume(ctx context.Context, p *Process, key string, ex *exchang
 		e.reg.mu.Lock()
 		in := e.reg.routes[key]
 		if in != nil && in.mailOpen {
+			retarget(in, ex)
 			m := in.post(ctx, ex)
 			e.reg.mu.Unlock()
 			return true, <-m.done
@@ -167,6 +184,7 @@ func (e *Engine) resume(ctx context.Context, p *Process, key string, ex *exchang
 			return false, nil
 		}
 		in.ctx = ctx
+		retarget(in, ex)
 		return true, e.drive(in, ex)
 	}
 	if e.store == nil {
@@ -185,6 +203,7 @@ func (e *Engine) resume(ctx context.Context, p *Process, key string, ex *exchang
 	if err != nil {
 		return true, err
 	}
+	retarget(in, ex)
 	return true, e.drive(in, ex)
 }
 

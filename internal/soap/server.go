@@ -92,11 +92,8 @@ func NewServer(opts ServerOptions) *Server {
 // Handle serves ep at ep.Path, dispatching its exchanges to d. It returns an
 // error wrapping ErrPathTaken if another endpoint is served at that path.
 func (s *Server) Handle(ep *exchange.Endpoint, d exchange.Dispatcher) error {
-	if ep == nil || d == nil {
-		return errors.New("soap: Handle needs an endpoint and a dispatcher")
-	}
-	if !strings.HasPrefix(ep.Path, "/") {
-		return fmt.Errorf("soap: endpoint %s path %q must start with /", ep.Service, ep.Path)
+	if err := checkEndpoint("Handle", ep, d); err != nil {
+		return err
 	}
 	rt := newRoute(ep, d, s.metrics)
 
@@ -113,6 +110,56 @@ func (s *Server) Handle(ep *exchange.Endpoint, d exchange.Dispatcher) error {
 	next[ep.Path] = rt
 	s.routes.Store(&next)
 	return nil
+}
+
+// Replace serves ep at ep.Path, dispatching to d, in place of whatever
+// endpoint was served there (a redeployed process's new version).
+// Requests already dispatched finish on the endpoint they came in by.
+func (s *Server) Replace(ep *exchange.Endpoint, d exchange.Dispatcher) error {
+	if err := checkEndpoint("Replace", ep, d); err != nil {
+		return err
+	}
+	rt := newRoute(ep, d, s.metrics)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	next := s.copyRoutes()
+	next[ep.Path] = rt
+	s.routes.Store(&next)
+	return nil
+}
+
+// checkEndpoint says what is wrong with serving ep through d, or nil.
+func checkEndpoint(verb string, ep *exchange.Endpoint, d exchange.Dispatcher) error {
+	if ep == nil || d == nil {
+		return fmt.Errorf("soap: %s needs an endpoint and a dispatcher", verb)
+	}
+	if !strings.HasPrefix(ep.Path, "/") {
+		return fmt.Errorf("soap: endpoint %s path %q must start with /", ep.Service, ep.Path)
+	}
+	return nil
+}
+
+// Remove stops serving path (an undeployed process): later requests get
+// the unknown-path fault (HTTP 404). It reports whether path was served.
+func (s *Server) Remove(path string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	next := s.copyRoutes()
+	if _, ok := next[path]; !ok {
+		return false
+	}
+	delete(next, path)
+	s.routes.Store(&next)
+	return true
+}
+
+// copyRoutes copies the route table. The caller holds s.mu.
+func (s *Server) copyRoutes() map[string]*route {
+	next := map[string]*route{}
+	if old := s.routes.Load(); old != nil {
+		maps.Copy(next, *old)
+	}
+	return next
 }
 
 // Endpoints returns the served endpoints, ordered by path.

@@ -404,6 +404,31 @@ func TestServerHandle(t *testing.T) {
 	}
 }
 
+// TestServerReplaceRemove: Replace serves a new endpoint at a taken path
+// (a redeploy), Remove stops serving a path (an undeploy: 404 after).
+func TestServerReplaceRemove(t *testing.T) {
+	s, hs, d := newTestServer(t, ServerOptions{})
+	next := poEndpoint()
+	if err := s.Replace(next, d); err != nil {
+		t.Fatal(err)
+	}
+	if eps := s.Endpoints(); len(eps) != 2 || eps[1] != next {
+		t.Fatalf("after Replace: %v", eps)
+	}
+	if r := post(t, hs.URL+"/po", "text/xml", "", poRequest(t, "R1")); r.status != 200 {
+		t.Fatalf("after Replace: %d %s", r.status, r.body)
+	}
+	if !s.Remove("/po") || s.Remove("/po") {
+		t.Fatalf("Remove: want true, then false")
+	}
+	if r := post(t, hs.URL+"/po", "text/xml", "", poRequest(t, "R2")); r.status != 404 {
+		t.Fatalf("after Remove: %d %s", r.status, r.body)
+	}
+	if r := post(t, hs.URL+"/calc", "application/soap+xml", "", "junk"); r.status == 404 {
+		t.Fatalf("Remove took another path too")
+	}
+}
+
 // TestServerLateRespond checks that a Respond after Dispatch returned, from
 // another goroutine, is ignored.
 func TestServerLateRespond(t *testing.T) {

@@ -1,0 +1,469 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/orchd/orchd/internal/process"
+	"github.com/orchd/orchd/internal/soap"
+)
+
+// The deployer watches --deploy with ODE's deploy-directory semantics (a
+// poller, as ODE's DeploymentPoller):
+//
+//   - a bundle is a direct subfolder holding deploy.xml; it is deployed
+//     once its files (names, sizes, times) are the same at two polls in a
+//     row, so a folder being copied is never deployed half-way;
+//   - after a deploy (successful or not) the marker <deploy>/<bundle>.deployed
+//     is written; deleting it, or changing the bundle's files, redeploys;
+//   - a removed folder undeploys, and its marker is deleted.
+//
+// Each deploy is a new version of the bundle's processes (numbers from a
+// counter kept in --data/versions/next, or in memory without a store). A
+// bundle named name-N or name.N also retires the bundles name, name-M and
+// name.M (ODE). A version with a persistent process is archived as
+// --data/versions/<N>-<bundle>/ so that after a restart the instances
+// that started on it find it; the archive is deleted once no instance
+// uses the version. A bundle that fails to compile or deploy leaves the
+// version serving in place and logs the problems (file:line: element).
+type deployer struct {
+	dir     string
+	data    string // "" when there is no store: versions are not archived
+	log     *slog.Logger
+	engine  *process.Engine
+	front   *soap.Server
+	opts    process.LoadOptions
+	grace   time.Duration // how long a retired version is kept at least
+	next    int
+	seen    map[string]string // bundle -> signature at the last poll
+	applied map[string]string // bundle -> signature last deployed (or tried)
+	// Errors maps a bundle to the problems of its last failed deploy.
+	errors map[string]error
+}
+
+// markerSuffix names the file written next to a deployed bundle folder.
+const markerSuffix = ".deployed"
+
+// versionsDir is the folder of --data holding the version counter and
+// the archived versions.
+const versionsDir = "versions"
+
+func newDeployer(dir, data string, log *slog.Logger, engine *process.Engine, front *soap.Server, opts process.LoadOptions) (*deployer, error) {
+	d := &deployer{dir: dir, data: data, log: log, engine: engine, front: front, opts: opts, next: 1,
+		seen: map[string]string{}, applied: map[string]string{}, errors: map[string]error{}}
+	if data == "" {
+		return d, nil
+	}
+	b, err := os.ReadFile(filepath.Join(data, versionsDir, "next"))
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+	case err != nil:
+		return nil, fmt.Errorf("version counter: %w", err)
+	default:
+		if d.next, err = strconv.Atoi(strings.TrimSpace(string(b))); err != nil || d.next < 1 {
+			return nil, fmt.Errorf("version counter %s: not a positive number", filepath.Join(data, versionsDir, "next"))
+		}
+	}
+	return d, nil
+}
+
+// archived is a version kept in --data/versions.
+type archived struct {
+	version int
+	bundle  string
+	path    string
+}
+
+var archiveRE = regexp.MustCompile(`^(\d+)-(.+)$`)
+
+// archive lists the archived versions, oldest first.
+func (d *deployer) archive() ([]archived, error) {
+	if d.data == "" {
+		return nil, nil
+	}
+	ents, err := os.ReadDir(filepath.Join(d.data, versionsDir))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("archived versions: %w", err)
+	}
+	var out []archived
+	for _, e := range ents {
+		m := archiveRE.FindStringSubmatch(e.Name())
+		if !e.IsDir() || m == nil {
+			continue
+		}
+		n, _ := strconv.Atoi(m[1])
+		out = append(out, archived{version: n, bundle: m[2], path: filepath.Join(d.data, versionsDir, e.Name())})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].version < out[j].version })
+	return out, nil
+}
+
+// hasArchive reports whether dataDir holds archived versions (the store
+// must then be opened even if no persistent process is deployed now).
+func hasArchive(dataDir string) bool {
+	ents, _ := os.ReadDir(filepath.Join(dataDir, versionsDir))
+	return slices.ContainsFunc(ents, func(e os.DirEntry) bool { return e.IsDir() && archiveRE.MatchString(e.Name()) })
+}
+
+// start numbers the processes loaded at start: a bundle whose archived
+// newest version has the same definitions keeps its number, others get a
+// new one. It then adds the other archived versions as retired, for the
+// stored instances Recover loads, and marks every bundle deployed.
+func (d *deployer) start(procs []*process.Process, bad []*process.BundleError) error {
+	arch, err := d.archive()
+	if err != nil {
+		return err
+	}
+	byBundle := map[string][]*process.Process{}
+	for _, p := range procs {
+		byBundle[p.Bundle] = append(byBundle[p.Bundle], p)
+	}
+	current := map[string]bool{} // archive paths of the active versions
+	for name, ps := range byBundle {
+		var same *archived
+		for i := range arch {
+			if a := &arch[i]; a.bundle == name && d.sameDefinitions(a.path, ps) {
+				same = a
+			}
+		}
+		if same != nil {
+			setVersion(ps, same.version)
+			current[same.path] = true
+			continue
+		}
+		if err := d.newVersion(name, ps); err != nil {
+			return err
+		}
+	}
+	var retired []*process.Process
+	for _, a := range arch {
+		if current[a.path] {
+			continue
+		}
+		ps, err := process.LoadBundleWith(a.path, d.opts)
+		if err != nil {
+			d.log.Error("archived version not loaded", slog.String("bundle", a.bundle), slog.Int("version", a.version), slog.Any("err", err))
+			continue
+		}
+		for _, p := range ps {
+			p.Bundle = a.bundle
+		}
+		setVersion(ps, a.version)
+		retired = append(retired, ps...)
+	}
+	if err := d.engine.AddRetired(retired...); err != nil {
+		d.log.Error("archived versions not loaded", slog.Any("err", err))
+	}
+	for name := range byBundle {
+		d.mark(name)
+	}
+	for _, b := range bad {
+		name := filepath.Base(b.Dir)
+		d.errors[name] = b.Err
+		d.mark(name)
+	}
+	return nil
+}
+
+// mark records bundle name as deployed as it is now and writes its marker.
+func (d *deployer) mark(name string) {
+	sig := signature(filepath.Join(d.dir, name))
+	d.seen[name], d.applied[name] = sig, sig
+	if err := os.WriteFile(filepath.Join(d.dir, name+markerSuffix), nil, 0o644); err != nil {
+		d.log.Warn("deploy marker not written", slog.String("bundle", name), slog.Any("err", err))
+	}
+}
+
+// sameDefinitions reports whether the archived bundle at path compiles
+// to processes with the fingerprints of ps.
+func (d *deployer) sameDefinitions(path string, ps []*process.Process) bool {
+	old, err := process.LoadBundleWith(path, d.opts)
+	if err != nil || len(old) != len(ps) {
+		return false
+	}
+	fps := map[string]bool{}
+	for _, p := range old {
+		fps[p.Name.String()+"#"+p.Fingerprint()] = true
+	}
+	for _, p := range ps {
+		if !fps[p.Name.String()+"#"+p.Fingerprint()] {
+			return false
+		}
+	}
+	return true
+}
+
+func setVersion(ps []*process.Process, v int) {
+	for _, p := range ps {
+		p.Version = v
+	}
+}
+
+// newVersion numbers ps with the next version and, when one of them is
+// persistent, archives the bundle folder so the version outlives a
+// restart.
+func (d *deployer) newVersion(name string, ps []*process.Process) error {
+	v := d.next
+	d.next++
+	setVersion(ps, v)
+	if d.data == "" {
+		return nil
+	}
+	vdir := filepath.Join(d.data, versionsDir)
+	if err := os.MkdirAll(vdir, 0o755); err != nil {
+		return fmt.Errorf("versions: %w", err)
+	}
+	if err := os.WriteFile(filepath.Join(vdir, "next"), []byte(strconv.Itoa(d.next)+"\n"), 0o644); err != nil {
+		return fmt.Errorf("version counter: %w", err)
+	}
+	if !slices.ContainsFunc(ps, func(p *process.Process) bool { return !p.InMemory }) {
+		return nil
+	}
+	if err := copyDir(filepath.Join(d.dir, name), filepath.Join(vdir, fmt.Sprintf("%d-%s", v, name))); err != nil {
+		return fmt.Errorf("archive version %d of %s: %w", v, name, err)
+	}
+	return nil
+}
+
+// run polls every interval until ctx is done.
+func (d *deployer) run(ctx context.Context, interval time.Duration) {
+	d.grace = interval
+	t := time.NewTicker(interval)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+			d.poll()
+		}
+	}
+}
+
+// poll deploys, redeploys and undeploys what changed since the last poll.
+func (d *deployer) poll() {
+	ents, err := os.ReadDir(d.dir)
+	if err != nil {
+		d.log.Warn("deploy directory not read", slog.String("deploy", d.dir), slog.Any("err", err))
+		return
+	}
+	present := map[string]bool{}
+	for _, e := range ents {
+		name := e.Name()
+		if !e.IsDir() {
+			continue
+		}
+		if _, err := os.Stat(filepath.Join(d.dir, name, "deploy.xml")); err != nil {
+			continue
+		}
+		present[name] = true
+		sig := signature(filepath.Join(d.dir, name))
+		if sig != d.seen[name] {
+			d.seen[name] = sig // still changing: wait for it to be stable
+			continue
+		}
+		_, merr := os.Stat(filepath.Join(d.dir, name+markerSuffix))
+		if merr == nil && d.applied[name] == sig {
+			continue
+		}
+		d.deploy(name)
+	}
+	for _, e := range ents {
+		name, ok := strings.CutSuffix(e.Name(), markerSuffix)
+		if ok && !e.IsDir() && !present[name] {
+			d.undeploy(name)
+		}
+	}
+	for name := range d.applied {
+		if !present[name] {
+			d.undeploy(name)
+		}
+	}
+	d.dropUnused()
+}
+
+// deploy compiles and deploys bundle name as a new version, retiring
+// the version it replaces; on failure the serving version stays.
+func (d *deployer) deploy(name string) {
+	d.mark(name)
+	procs, err := process.LoadBundleWith(filepath.Join(d.dir, name), d.opts)
+	if err == nil && len(procs) == 0 {
+		err = errors.New("deploy.xml names no process")
+	}
+	if err == nil {
+		err = d.newVersion(name, procs)
+	}
+	var gone []*process.Process
+	if err == nil {
+		base := odeBase(name)
+		gone, err = d.engine.Redeploy(func(b string) bool { return b == name || odeBase(b) == base }, procs...)
+	}
+	if err != nil {
+		d.errors[name] = err
+		if len(procs) > 0 && procs[0].Version > 0 {
+			d.dropArchive(name, procs[0].Version)
+		}
+		d.log.Error("bundle not deployed; the version serving stays", slog.String("bundle", name), slog.String("problems", err.Error()))
+		return
+	}
+	delete(d.errors, name)
+	served := map[string]bool{}
+	for _, p := range procs {
+		for _, ep := range p.Endpoints {
+			served[ep.Path] = true
+			if err := d.front.Replace(ep, d.engine); err != nil {
+				d.log.Error("endpoint not served", slog.String("process", p.Name.Local), slog.Any("err", err))
+				continue
+			}
+			d.log.Info("deployed", slog.String("process", p.Name.String()), slog.String("bundle", name), slog.Int("version", p.Version), slog.String("path", ep.Path))
+		}
+	}
+	d.unserve(gone, served)
+	for _, p := range gone {
+		d.log.Info("version retired", slog.String("process", p.Name.String()), slog.String("bundle", p.Bundle), slog.Int("version", p.Version))
+	}
+}
+
+// unserve stops serving the endpoints of gone that no active process
+// serves now (keep).
+func (d *deployer) unserve(gone []*process.Process, keep map[string]bool) {
+	for _, p := range d.engine.Processes() {
+		for _, ep := range p.Endpoints {
+			keep[ep.Path] = true
+		}
+	}
+	for _, p := range gone {
+		for _, ep := range p.Endpoints {
+			if !keep[ep.Path] {
+				d.front.Remove(ep.Path)
+			}
+		}
+	}
+}
+
+// undeploy retires bundle name's processes and stops serving them.
+func (d *deployer) undeploy(name string) {
+	gone := d.engine.Undeploy(name)
+	d.unserve(gone, map[string]bool{})
+	delete(d.seen, name)
+	delete(d.applied, name)
+	delete(d.errors, name)
+	if err := os.Remove(filepath.Join(d.dir, name+markerSuffix)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		d.log.Warn("deploy marker not deleted", slog.String("bundle", name), slog.Any("err", err))
+	}
+	for _, p := range gone {
+		d.log.Info("undeployed", slog.String("process", p.Name.String()), slog.String("bundle", name), slog.Int("version", p.Version))
+	}
+}
+
+// dropUnused forgets the retired versions no instance uses, and their
+// archives.
+func (d *deployer) dropUnused() {
+	if len(d.engine.Retired()) == 0 {
+		return
+	}
+	dropped, err := d.engine.DropUnused(d.grace)
+	if err != nil {
+		d.log.Warn("retired versions not checked", slog.Any("err", err))
+		return
+	}
+	for _, p := range dropped {
+		d.dropArchive(p.Bundle, p.Version)
+		d.log.Info("version dropped", slog.String("process", p.Name.String()), slog.String("bundle", p.Bundle), slog.Int("version", p.Version))
+	}
+}
+
+func (d *deployer) dropArchive(name string, v int) {
+	if d.data == "" {
+		return
+	}
+	if err := os.RemoveAll(filepath.Join(d.data, versionsDir, fmt.Sprintf("%d-%s", v, name))); err != nil {
+		d.log.Warn("archived version not deleted", slog.String("bundle", name), slog.Int("version", v), slog.Any("err", err))
+	}
+}
+
+// odeBase strips a trailing -N or .N from a bundle name (ODE's
+// versioned bundle naming): HelloWorld-2 is a version of HelloWorld.
+func odeBase(name string) string {
+	i := strings.LastIndexAny(name, "-.")
+	if i <= 0 || i == len(name)-1 {
+		return name
+	}
+	if _, err := strconv.Atoi(name[i+1:]); err != nil || strings.ContainsAny(name[i+1:], "+-") {
+		return name
+	}
+	return name[:i]
+}
+
+// signature sums up a bundle folder's files (paths, sizes, times), to
+// tell a folder that changes from one that is stable.
+func signature(dir string) string {
+	var b strings.Builder
+	_ = filepath.WalkDir(dir, func(path string, e fs.DirEntry, err error) error {
+		if err != nil {
+			fmt.Fprintf(&b, "!%s\n", path)
+			return nil
+		}
+		info, err := e.Info()
+		if err != nil {
+			return nil
+		}
+		rel, _ := filepath.Rel(dir, path)
+		fmt.Fprintf(&b, "%s %d %d %v\n", rel, info.Size(), info.ModTime().UnixNano(), info.IsDir())
+		return nil
+	})
+	return b.String()
+}
+
+// copyDir copies the regular files of the tree src to dst.
+func copyDir(src, dst string) error {
+	return filepath.WalkDir(src, func(path string, e fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, err := filepath.Rel(src, path)
+		if err != nil {
+			return err
+		}
+		target := filepath.Join(dst, rel)
+		if e.IsDir() {
+			return os.MkdirAll(target, 0o755)
+		}
+		if !e.Type().IsRegular() {
+			return nil
+		}
+		return copyFile(path, target)
+	})
+}
+
+func copyFile(src, dst string) error {
+	in, err := os.Open(src)
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	out, err := os.Create(dst)
+	if err != nil {
+		return err
+	}
+	if _, err := io.Copy(out, in); err != nil {
+		out.Close()
+		return err
+	}
+	return out.Close()
+}
