@@ -33,7 +33,7 @@ type registry struct {
 	// offering counts, by key, held messages handed back to an instance
 	// and not yet taken or held again: later messages queue behind them.
 	offering map[string]int
-	seq  atomic.Uint64
+	seq      atomic.Uint64
 }
 
 // stripes serialize work on one persistent instance across goroutines.
