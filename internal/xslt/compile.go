@@ -414,7 +414,10 @@ func (c *compiler) instruction(e *etree.Element, excl map[string]bool) instr {
 		}
 		return ch
 	case "variable":
-		return c.variable(e, excl)
+		if v := c.variable(e, excl); v != nil {
+			return v
+		}
+		return nil // a typed nil would pass as an instruction
 	case "param":
 		c.fail(e, "xsl:param must come first in a template")
 		return nil
