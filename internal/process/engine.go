@@ -105,7 +105,7 @@ type Engine struct {
 	// that started on them (versions.go); older is their immutable index
 	// by process name, nil when there is none.
 	retired []*Process
-	older   atomic.Pointer[map[string][]*Process]
+	older   atomic.Pointer[map[qname][]*Process]
 
 	store   Store
 	rest    *restClient

@@ -38,7 +38,7 @@ func (e *Engine) hold(ctx context.Context, p *Process, ex *exchange.Exchange, ke
 		if h != nil {
 			return errHeldAgain
 		}
-		return exchange.ClientError("no instance of process %s waits for %s with correlation %v, and %s does not start an instance", p.Name.Local, ex.Operation.Name, tried, ex.Operation.Name)
+		return noInstance(p, ex.Operation.Name, tried)
 	}
 	e.reg.mu.Lock()
 	behind := false

@@ -112,9 +112,15 @@ func (e *Engine) deliver(ctx context.Context, p *Process, ex *exchange.Exchange,
 		if len(tried) == 0 {
 			return exchange.ClientError("operation %s of process %s does not start an instance, and the message carries no correlation values to find one", op, p.Name.Local)
 		}
-		return exchange.ClientError("no instance of process %s waits for %s with correlation %v, and %s does not start an instance", p.Name.Local, op, tried, op)
+		return noInstance(p, op, tried)
 	}
 	return e.hold(ctx, p, ex, keys, tried, held)
+}
+
+// noInstance is the error of a message for op that finds no instance
+// waiting under the correlation values tried and cannot start one.
+func noInstance(p *Process, op string, tried []string) error {
+	return exchange.ClientError("no instance of process %s waits for %s with correlation %v, and %s does not start an instance", p.Name.Local, op, tried, op)
 }
 
 // shapeValues reads the values of sh's sets from m, noting each in tried

@@ -394,7 +394,7 @@ func (in *instance) runThread(t *thread) (res result, err error, end bool) {
 			in.activate(t)
 			continue
 		}
-		if in.e.opts.Events != nil && in.p.events&events.ActivityLifecycle != 0 {
+		if in.evOn(events.ActivityLifecycle) {
 			if done {
 				in.emitActivity(events.ActivityCompleted, top.act, "")
 			}

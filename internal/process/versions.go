@@ -76,7 +76,7 @@ func (e *Engine) olderVersions(p *Process) []*Process {
 	if m == nil {
 		return nil
 	}
-	return (*m)[p.Name.String()]
+	return (*m)[p.Name]
 }
 
 // endpointOp is ep's operation called name, or nil.
@@ -264,10 +264,9 @@ func (e *Engine) indexRetiredLocked() {
 		e.older.Store(nil)
 		return
 	}
-	m := map[string][]*Process{}
+	m := map[qname][]*Process{}
 	for _, p := range slices.Backward(e.retired) {
-		k := p.Name.String()
-		m[k] = append(m[k], p)
+		m[p.Name] = append(m[p.Name], p)
 	}
 	e.older.Store(&m)
 }
