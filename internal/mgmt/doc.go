@@ -1,0 +1,38 @@
+// Package mgmt is the contract between orchd's runtime and the tools that
+// operate it: the management API (internal/admin), its CLI (orchd ctl) and
+// the web console (internal/console). It holds the JSON shapes those tools
+// exchange and the Backend interface the server implements over the
+// engine (internal/process) and the deployer (cmd/orchd). It imports
+// nothing of orchd, so every side can be built and tested on its own.
+package mgmt
+
+// # The HTTP API (internal/admin)
+//
+// JSON over HTTP under /api/v1/. Errors are {"error": "..."} with status
+// 400 (bad request), 401 (no or wrong token), 403 (read-only API), 404
+// (ErrNotFound), 409 (ErrConflict), 422 (ErrInvalid bundle), 503
+// (ErrUnavailable).
+//
+//	GET    /api/v1/                                     {"readOnly": bool, "version": "..."}
+//	GET    /api/v1/processes                            []Process (no Outline)
+//	GET    /api/v1/processes/{name}?version=N           Process with Outline
+//	POST   /api/v1/processes/{name}/versions/{v}/retire
+//	POST   /api/v1/processes/{name}/versions/{v}/activate
+//	GET    /api/v1/bundles                              []Bundle
+//	PUT    /api/v1/bundles/{name}                       body: zip; Bundle (201, or 422 with its errors)
+//	DELETE /api/v1/bundles/{name}
+//	GET    /api/v1/instances?process=&version=&state=&startedAfter=&startedBefore=
+//	                  &activeAfter=&activeBefore=&correlation=&correlationSet=&limit=&after=
+//	                                                    Page (times RFC 3339)
+//	GET    /api/v1/instances/{id}                       InstanceDetail
+//	POST   /api/v1/instances/{id}/{action}              {"id": ..., "state": ...} after the action
+//	POST   /api/v1/instances/bulk/{action}?<the list's filters>&max=N
+//	                                                    BulkResult (at most max instances, default 100, cap 10000)
+//	GET    /api/v1/events                               text/event-stream: "event: instance" with an Event
+//	                                                    plus "process" and "instance" fields, as they happen
+//	                                                    (needs --timeline); "event: stats" with []Process every second
+//
+// Every method but GET needs "Authorization: Bearer <token>" with the
+// token of orchd serve --admin-token-file; without that flag the API is
+// read-only (403). --admin-listen serves the API and the console on their
+// own address instead of the SOAP listener's.

@@ -1,0 +1,303 @@
+package mgmt
+
+import (
+	"context"
+	"errors"
+	"time"
+)
+
+// Backend is what the management API and the console operate on. All
+// methods are safe for concurrent use. Errors wrap the sentinel errors
+// below where one applies, so the API can answer with the right status.
+type Backend interface {
+	// Processes lists every known version of every process (active,
+	// retired ones that instances still use), newest version first
+	// within a process, processes sorted by name.
+	Processes(ctx context.Context) ([]Process, error)
+	// Process returns one version of a process by name (local name or
+	// {ns}local); version 0 means the active (else newest) version.
+	Process(ctx context.Context, name string, version int) (*Process, error)
+	// SetActive activates (active=true: new instances start on it, its
+	// endpoints are served by it) or retires (false: it serves nothing;
+	// its instances finish) one version of a process.
+	SetActive(ctx context.Context, name string, version int, active bool) error
+	// Bundles lists the bundles of the deploy directory with their state
+	// and, for one whose last deploy failed, its problems.
+	Bundles(ctx context.Context) ([]Bundle, error)
+	// Deploy installs a bundle from a zip archive (deploy.xml at its
+	// root or in one top folder) under name, as the deploy directory
+	// would, and deploys it at once. A bundle that fails to deploy
+	// leaves what was serving in place; the Bundle returned (and the
+	// error, wrapping ErrInvalid) carries its problems.
+	Deploy(ctx context.Context, name string, zip []byte) (*Bundle, error)
+	// Undeploy removes a bundle from the deploy directory and retires
+	// its processes.
+	Undeploy(ctx context.Context, name string) error
+
+	// Instances lists instances, persistent (stored) and in-memory (while
+	// they live), matching q, newest first, one page at a time.
+	Instances(ctx context.Context, q Query) (*Page, error)
+	// Instance describes one instance in full.
+	Instance(ctx context.Context, id string) (*InstanceDetail, error)
+	// Act applies an action to one instance. An action that does not
+	// apply to the instance's state wraps ErrConflict and says why.
+	Act(ctx context.Context, id string, a Action) error
+}
+
+// Sentinel errors of Backend methods.
+var (
+	// ErrNotFound: no such process, version, bundle or instance (404).
+	ErrNotFound = errors.New("not found")
+	// ErrConflict: the action does not apply in the current state (409).
+	ErrConflict = errors.New("conflict")
+	// ErrInvalid: the request itself is wrong, e.g. a bad bundle (400/422).
+	ErrInvalid = errors.New("invalid")
+	// ErrUnavailable: the server cannot do this at all, e.g. no instance
+	// store for a persistent action (503).
+	ErrUnavailable = errors.New("unavailable")
+)
+
+// Action is an operator's action on an instance.
+type Action string
+
+// The actions. Retry, Fault and Cancel are ODE's recovery actions: they
+// apply only to an instance suspended on a failed activity (an invoke
+// whose failure policy suspended it).
+const (
+	// Suspend stops a waiting or running instance at its next step; its
+	// messages and timers are held until Resume.
+	Suspend Action = "suspend"
+	// Resume continues a suspended instance (that was not suspended on a
+	// failure; for those, use Retry, Fault or Cancel).
+	Resume Action = "resume"
+	// Terminate ends the instance as BPEL's <exit> does (no handlers run);
+	// it stays listed as terminated.
+	Terminate Action = "terminate"
+	// Delete removes an ended instance (or terminates and removes a
+	// live one) from the store and from memory.
+	Delete Action = "delete"
+	// Retry runs the failed activity again.
+	Retry Action = "retry"
+	// Fault throws the failure as a BPEL fault (bpel:activityFailure
+	// unless the failure named one) at the failed activity, for its
+	// scope's handlers.
+	Fault Action = "fault"
+	// Cancel skips the failed activity: it completes without effect and
+	// the instance continues after it.
+	Cancel Action = "cancel"
+)
+
+// Actions lists every action, in the order tools show them.
+var Actions = []Action{Suspend, Resume, Terminate, Delete, Retry, Fault, Cancel}
+
+// Valid says whether a is a known action.
+func (a Action) Valid() bool {
+	for _, x := range Actions {
+		if a == x {
+			return true
+		}
+	}
+	return false
+}
+
+// The instance states, as listed. "running" is an instance in the middle
+// of a run (in-memory ones are only seen while they wait on a partner
+// call); "waiting" waits for a message or a timer.
+const (
+	StateRunning    = "running"
+	StateWaiting    = "waiting"
+	StateSuspended  = "suspended"
+	StateCompleted  = "completed"
+	StateFaulted    = "faulted"
+	StateTerminated = "terminated"
+	StateBroken     = "broken" // its stored record cannot be decoded
+)
+
+// Query selects instances. Empty fields match everything.
+type Query struct {
+	Process string `json:"process,omitempty"` // local name or {ns}local
+	Version int    `json:"version,omitempty"` // 0: any
+	State   string `json:"state,omitempty"`   // one of the State* names
+	// Started and Active bound the creation and last-activity times
+	// (inclusive; zero means unbounded).
+	StartedAfter  time.Time `json:"startedAfter,omitzero"`
+	StartedBefore time.Time `json:"startedBefore,omitzero"`
+	ActiveAfter   time.Time `json:"activeAfter,omitzero"`
+	ActiveBefore  time.Time `json:"activeBefore,omitzero"`
+	// Correlation matches an instance one of whose correlation sets has
+	// this value (for a set of several properties, the values joined
+	// with ","), optionally only for the set named CorrelationSet.
+	Correlation    string `json:"correlation,omitempty"`
+	CorrelationSet string `json:"correlationSet,omitempty"`
+	// Limit is the page size (default 50, at most 1000). After is the
+	// cursor from the previous page's Next: the listing continues with
+	// older instances.
+	Limit int    `json:"limit,omitempty"`
+	After string `json:"after,omitempty"`
+}
+
+// Page is one page of an instance listing.
+type Page struct {
+	Instances []Instance `json:"instances"`
+	// Next is the cursor for the next page; empty on the last one.
+	Next string `json:"next,omitempty"`
+	// Scanned counts the records examined to fill the page (for the
+	// curious and for tests of the paging's cost).
+	Scanned int `json:"scanned"`
+}
+
+// Instance is one instance in a listing.
+type Instance struct {
+	ID           string            `json:"id"`
+	Process      string            `json:"process"` // {ns}local
+	Version      int               `json:"version,omitempty"`
+	InMemory     bool              `json:"inMemory,omitempty"`
+	State        string            `json:"state"`
+	Started      time.Time         `json:"started"`
+	LastActive   time.Time         `json:"lastActive"`
+	Correlations map[string]string `json:"correlations,omitempty"`
+	// Fault names the fault an instance ended with, or why it is
+	// suspended or broken.
+	Fault string `json:"fault,omitempty"`
+}
+
+// InstanceDetail is everything known of one instance.
+type InstanceDetail struct {
+	Instance
+	// Variables maps each variable (scope-qualified where two share a
+	// name: "scope/name") to its value as XML text.
+	Variables map[string]string `json:"variables"`
+	// Branches says where each line of control is: the activity it is
+	// at (or waits in) and what it waits for.
+	Branches []Branch `json:"branches"`
+	// Alarms are the pending timers.
+	Alarms []time.Time `json:"alarms,omitempty"`
+	// Failure is the failed activity an instance is suspended on.
+	Failure *Failure `json:"failure,omitempty"`
+	// Actions lists the actions that apply in the current state.
+	Actions []Action `json:"actions"`
+	// Timeline is the instance's recent events, oldest first (empty
+	// unless events are kept: orchd serve --timeline).
+	Timeline []Event `json:"timeline"`
+}
+
+// Branch is one line of control of an instance.
+type Branch struct {
+	Activity string `json:"activity"`           // kind and name: "receive approve"
+	Position string `json:"position,omitempty"` // file:line
+	// Waiting says what it waits for: "message op on partnerLink",
+	// "alarm at T", "partner answer", "link x"; empty when it runs.
+	Waiting string `json:"waiting,omitempty"`
+}
+
+// Failure is the activity an instance is suspended on.
+type Failure struct {
+	Activity string    `json:"activity"`
+	Position string    `json:"position,omitempty"`
+	Reason   string    `json:"reason"`
+	Attempts int       `json:"attempts"`
+	Time     time.Time `json:"time"`
+}
+
+// Event is one event of an instance's timeline (the fields of
+// internal/events.Event that a timeline shows).
+type Event struct {
+	Kind      string        `json:"kind"`
+	Time      time.Time     `json:"time"`
+	Activity  string        `json:"activity,omitempty"`
+	Name      string        `json:"name,omitempty"`
+	Position  string        `json:"position,omitempty"`
+	Variable  string        `json:"variable,omitempty"`
+	Partner   string        `json:"partner,omitempty"`
+	Operation string        `json:"operation,omitempty"`
+	Fault     string        `json:"fault,omitempty"`
+	Detail    string        `json:"detail,omitempty"`
+	Duration  time.Duration `json:"durationNs,omitempty"`
+}
+
+// Process is one version of a deployed process.
+type Process struct {
+	Name      string     `json:"name"` // {ns}local
+	Local     string     `json:"local"`
+	Version   int        `json:"version"`
+	Bundle    string     `json:"bundle"`
+	File      string     `json:"file"`
+	State     string     `json:"state"` // "active" or "retired"
+	InMemory  bool       `json:"inMemory"`
+	Deployed  time.Time  `json:"deployed"`
+	Endpoints []Endpoint `json:"endpoints"`
+	Warnings  []string   `json:"warnings,omitempty"`
+	Stats     Stats      `json:"stats"`
+	// SampleEvery: one instance in SampleEvery is timed per activity
+	// for the Outline.
+	SampleEvery int `json:"sampleEvery,omitempty"`
+	// Outline is the process's activity tree with per-activity counts
+	// and times (only for Process, not in the Processes listing).
+	Outline *Activity `json:"outline,omitempty"`
+}
+
+// Endpoint is one served port of a process.
+type Endpoint struct {
+	Path       string   `json:"path"`
+	Service    string   `json:"service"`
+	Port       string   `json:"port"`
+	SOAP       string   `json:"soap"` // "1.1" or "1.2"
+	Operations []string `json:"operations"`
+}
+
+// Stats are a process version's counters since orchd started.
+type Stats struct {
+	Started    uint64 `json:"started"`
+	Completed  uint64 `json:"completed"`
+	Faulted    uint64 `json:"faulted"`
+	Terminated uint64 `json:"terminated"`
+	Suspended  uint64 `json:"suspended"`
+	// Exchanges are requests served; ExchangeNanos their summed time
+	// (mean latency = ExchangeNanos/Exchanges).
+	Exchanges     uint64 `json:"exchanges"`
+	ExchangeNanos uint64 `json:"exchangeNs"`
+}
+
+// Activity is one node of a process outline.
+type Activity struct {
+	Kind     string `json:"kind"` // "sequence", "invoke", ...
+	Name     string `json:"name,omitempty"`
+	Position string `json:"position"` // file:line
+	// Count is how many times it completed in the instances sampled for
+	// timing (one in Process.SampleEvery), and Nanos the summed time of
+	// those (mean = Nanos/Count).
+	Count    uint64      `json:"count"`
+	Nanos    uint64      `json:"ns"`
+	Children []*Activity `json:"children,omitempty"`
+}
+
+// Bundle is one bundle of the deploy directory.
+type Bundle struct {
+	Name string `json:"name"`
+	// State: "deployed", "failed" (its last deploy failed; an older
+	// version may still serve), "pending" (not yet stable).
+	State     string    `json:"state"`
+	Processes []string  `json:"processes,omitempty"` // {ns}local of its active versions
+	Version   int       `json:"version,omitempty"`
+	Deployed  time.Time `json:"deployed,omitzero"`
+	// Errors are the problems of its last failed deploy, one per line
+	// (file:line: element: what is wrong).
+	Errors []string `json:"errors,omitempty"`
+}
+
+// BulkResult reports a bulk action.
+type BulkResult struct {
+	Action  Action `json:"action"`
+	Matched int    `json:"matched"` // instances the filter selected (up to max)
+	Done    int    `json:"done"`
+	// Failed lists the instances the action did not apply to, and why.
+	Failed []BulkFailure `json:"failed,omitempty"`
+	// Truncated says more instances matched than max.
+	Truncated bool `json:"truncated"`
+}
+
+// BulkFailure is one instance a bulk action failed on.
+type BulkFailure struct {
+	ID    string `json:"id"`
+	Error string `json:"error"`
+}
