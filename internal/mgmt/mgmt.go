@@ -64,8 +64,9 @@ type Action string
 // apply only to an instance suspended on a failed activity (an invoke
 // whose failure policy suspended it).
 const (
-	// Suspend stops a waiting or running instance at its next step; its
-	// messages and timers are held until Resume.
+	// Suspend stops a waiting instance (a running one at its next step).
+	// While it is suspended its timers wait for Resume, and a message for
+	// it is refused with a Server fault that names the suspension.
 	Suspend Action = "suspend"
 	// Resume continues a suspended instance (that was not suspended on a
 	// failure; for those, use Retry, Fault or Cancel).
