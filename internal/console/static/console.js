@@ -639,7 +639,7 @@
     for (const b of document.querySelectorAll('#actions button[data-action]')) {
       b.addEventListener('click', async () => {
         const a = b.dataset.action;
-        if (b.dataset.destructive && !await confirmAction(`${a} instance ${id}?`, {
+        if (b.dataset.destructive && !await confirmAction(`${a[0].toUpperCase()}${a.slice(1)} instance ${id}?`, {
           terminate: 'The instance ends now, as an <exit> would: no handler runs. This cannot be undone.',
           delete: 'The instance is removed from the store (a live one is terminated first). This cannot be undone.',
           fault: 'The failure is thrown as a BPEL fault at the failed activity, for its scope\'s handlers.',
