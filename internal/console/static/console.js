@@ -231,7 +231,8 @@
     const rows = (list || []).map((p) => {
       const r = rates(p, now);
       const s = p.stats || {};
-      const name = el('td', {}, processLink(p.name, p.version));
+      const name = el('td', {}, processLink(p.name, p.version), ' ',
+        el('a', { class: 'sub', href: `${PREFIX}instances?${new URLSearchParams({ process: p.name, version: p.version })}`, text: 'instances' }));
       if (p.inMemory) name.append(' ', el('span', { class: 'tag', text: 'in-memory' }));
       for (const w of p.warnings || []) name.append(el('div', { class: 'warning', text: w }));
       return el('tr', { data: { process: p.name, version: String(p.version) } },
@@ -536,6 +537,7 @@
   function eventDetail(e) {
     const parts = [];
     if (e.variable) parts.push(`variable ${e.variable}`);
+    if (e.correlationSet) parts.push(`correlation set ${e.correlationSet}${e.value ? ' = ' + e.value : ''}`);
     if (e.partner) parts.push(`partner ${e.partner}${e.operation ? ' · ' + e.operation : ''}`);
     else if (e.operation) parts.push(`operation ${e.operation}`);
     if (e.fault) parts.push(`fault ${e.fault}`);
