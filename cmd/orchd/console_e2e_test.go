@@ -106,7 +106,7 @@ func newBrowser(t *testing.T) *browser {
 			cancel() // a browser that does not start fails the test below
 		}
 	}()
-	if err := chromedp.Do(ctx); err != nil {
+	if err := chromedp.Do(ctx, chromedp.EmulateViewport(1280, 800)); err != nil {
 		t.Fatalf("starting %s: %v", path, err)
 	}
 	if err := chromedp.Listen(ctx, func(ev any) {
@@ -241,7 +241,7 @@ func consoleServer(t *testing.T) (o *orchd, admin, deploy string) {
 	writeVersion(t, deploy, "alpha", "A", false)
 	writeVersion(t, deploy, "beta", "B", false)
 	o = startOrchd(t, "--deploy", deploy, "--data", data, "--deploy-poll", hotPoll,
-		"--admin-listen", "127.0.0.1:0", "--admin-token-file", tokenFile, "--timeline", "100")
+		"--admin-listen", "127.0.0.1:0", "--admin-token-file", tokenFile, "--timeline", "100", "--sample-every", "1")
 	m := adminRE.FindStringSubmatch(o.log())
 	if m == nil {
 		t.Fatalf("no management API address in the log\n%s", o.log())
@@ -266,9 +266,9 @@ func TestConsoleInBrowser(t *testing.T) {
 	}
 	var procs []mgmt.Process
 	apiGet(t, admin, "processes", &procs)
-	names := map[string]string{}
+	names, versions := map[string]string{}, map[string]int{}
 	for _, p := range procs {
-		names[p.Local] = p.Name
+		names[p.Local], versions[p.Local] = p.Name, p.Version
 	}
 	if names["alpha"] == "" || names["beta"] == "" {
 		t.Fatalf("processes: %+v", procs)
@@ -296,14 +296,16 @@ func TestConsoleInBrowser(t *testing.T) {
 		b.t = t
 		b.open(admin + "/console/process?" + url.Values{"name": {names["alpha"]}}.Encode())
 		b.wait("outline drawn", `document.querySelectorAll('#outline-tree .row[data-kind="receive"]').length === 2`)
-		b.wait("versions listed", `document.querySelector('#versions-table tr[data-version="1"]') !== null`)
+		b.wait("versions listed", fmt.Sprintf(`document.querySelector('#versions-table tr[data-version="%d"]') !== null`, versions["alpha"]))
+		// Sampling every instance (--sample-every 1), the replies were timed.
+		b.wait("activities timed", `[...document.querySelectorAll('#outline-tree .row[data-kind="reply"] .count')].some(c => c.textContent !== '0')`)
 		if got := eval[string](b, `document.querySelector('#outline-tree .row').innerText`); !strings.Contains(got, "process") || !strings.Contains(got, "alpha") {
 			t.Errorf("the outline's root is %q, want process alpha", got)
 		}
 		if got := eval[int](b, `document.querySelectorAll('#outline-tree .row[data-kind="reply"] .bar').length`); got != 2 {
 			t.Errorf("%d replies with a time bar, want 2", got)
 		}
-		if got := eval[bool](b, `document.querySelector('#retire-v1').disabled`); !got {
+		if got := eval[bool](b, fmt.Sprintf(`document.querySelector('#retire-v%d').disabled`, versions["alpha"])); !got {
 			t.Errorf("retire is enabled without a token")
 		}
 		b.shot("process")
@@ -322,6 +324,13 @@ func TestConsoleInBrowser(t *testing.T) {
 		if loc := eval[string](b, `location.search`); !strings.Contains(loc, "process=") {
 			t.Errorf("the filter is not in the address: %q", loc)
 		}
+		// One a page: the cursor leads to the other.
+		b.do("one a page", chromedp.SetValue(chromedp.CSS("#f-limit"), "1"), chromedp.Click(chromedp.CSS("#f-apply")))
+		b.wait("first page", rows+`.length === 1 && !document.querySelector('#page-next').disabled`)
+		first := eval[string](b, rows+`[0].dataset.instanceId`)
+		b.do("next page", chromedp.Click(chromedp.CSS("#page-next")))
+		b.wait("second page", fmt.Sprintf(`%s.length === 1 && %s[0].dataset.instanceId !== %q && document.querySelector('#page-number').textContent === 'page 2'`, rows, rows, first))
+		b.do("back to all", chromedp.SetValue(chromedp.CSS("#f-limit"), ""))
 		b.do("filtering by correlation", chromedp.SetValue(chromedp.CSS("#f-correlation"), "alpha-2"), chromedp.Click(chromedp.CSS("#f-apply")))
 		b.wait("only alpha-2", rows+`.length === 1 && `+rows+`[0].innerText.includes('alpha-2')`)
 		b.noScriptErrors()

@@ -206,14 +206,17 @@
     const key = `${p.name}#${p.version}`;
     const s = p.stats || {};
     const prev = lastStats.get(key);
-    lastStats.set(key, { t: now, ex: s.exchanges || 0, ns: s.exchangeNs || 0 });
     const overall = s.exchanges ? s.exchangeNs / s.exchanges : null;
-    if (!prev || now <= prev.t) return { tps: null, latency: overall, recent: false };
-    const dEx = (s.exchanges || 0) - prev.ex;
-    const dNs = (s.exchangeNs || 0) - prev.ns;
-    const tps = Math.max(0, dEx) / ((now - prev.t) / 1000);
-    if (dEx > 0) return { tps: tps, latency: dNs / dEx, recent: true };
-    return { tps: tps, latency: overall, recent: false };
+    // Two updates close together (the stream's and a poll's) measure
+    // nothing: keep the last measure until half a second has passed.
+    if (prev && now - prev.t < 500) return prev.r || { tps: null, latency: overall, recent: false };
+    let r;
+    const dEx = prev ? (s.exchanges || 0) - prev.ex : 0;
+    if (!prev) r = { tps: null, latency: overall, recent: false };
+    else if (dEx > 0) r = { tps: dEx / ((now - prev.t) / 1000), latency: ((s.exchangeNs || 0) - prev.ns) / dEx, recent: true };
+    else r = { tps: 0, latency: overall, recent: false };
+    lastStats.set(key, { t: now, ex: s.exchanges || 0, ns: s.exchangeNs || 0, r: r });
+    return r;
   }
 
   function endpointList(eps) {
@@ -320,10 +323,13 @@
         `${p.inMemory ? ' · in-memory' : ' · persistent'} · deployed ${fmtTime(p.deployed)}`;
       const root = p.outline;
       $('outline-hint').textContent = root
-        ? `Per activity: completions and mean time in sampled instances (one in ${p.sampleEvery || 1}); the bar is its share of the whole process's time.`
+        ? `Per activity: completions and mean time in the instances sampled (one in ${p.sampleEvery || 1}); the bar is its share of the process's time (until an instance completes, of the longest activity's).`
         : 'No outline for this version.';
       const ul = el('ul', { class: 'tree', id: 'outline-tree' });
-      if (root) ul.append(outlineNode(root, root.ns || 0));
+      // Bars are shares of the process's time; until an instance has
+      // completed, of the activity that took longest.
+      const most = (a) => Math.max(a.ns || 0, ...(a.children || []).map(most));
+      if (root) ul.append(outlineNode(root, most(root)));
       $('outline').replaceChildren(ul);
       $('endpoints').replaceChildren(...endpointList(p.endpoints).childNodes);
 
