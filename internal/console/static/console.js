@@ -236,7 +236,7 @@
       const s = p.stats || {};
       const name = el('td', {}, processLink(p.name, p.version), ' ',
         el('a', { class: 'sub', href: `${PREFIX}instances?${new URLSearchParams({ process: p.name, version: p.version })}`, text: 'instances' }));
-      if (p.inMemory) name.append(' ', el('span', { class: 'tag', text: 'in-memory' }));
+      if (p.inMemory) name.append(el('span', { class: 'tag', text: 'in-memory' }));
       for (const w of p.warnings || []) name.append(el('div', { class: 'warning', text: w }));
       return el('tr', { data: { process: p.name, version: String(p.version) } },
         name, num(p.version), el('td', {}, stateBadge(p.state)), el('td', {}, endpointList(p.endpoints)),
@@ -325,12 +325,15 @@
       $('outline-hint').textContent = root
         ? `Per activity: completions and mean time in the instances sampled (one in ${p.sampleEvery || 1}); the bar is its share of the process's time (until an instance completes, of the longest activity's).`
         : 'No outline for this version.';
+      const head = el('div', { class: 'row head', 'aria-hidden': 'true' },
+        el('span', { text: 'Activity' }), el('span', { text: 'Position' }), el('span', { class: 'count', text: 'Count' }),
+        el('span', { class: 'mean', text: 'Mean' }), el('span', { text: 'Share of time' }), el('span'));
       const ul = el('ul', { class: 'tree', id: 'outline-tree' });
       // Bars are shares of the process's time; until an instance has
       // completed, of the activity that took longest.
       const most = (a) => Math.max(a.ns || 0, ...(a.children || []).map(most));
       if (root) ul.append(outlineNode(root, most(root)));
-      $('outline').replaceChildren(ul);
+      $('outline').replaceChildren(...(root ? [head, ul] : []));
       $('endpoints').replaceChildren(...endpointList(p.endpoints).childNodes);
 
       let all = [];
