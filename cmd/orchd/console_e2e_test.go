@@ -357,6 +357,7 @@ func TestConsoleInBrowser(t *testing.T) {
 		if eval[bool](b, `document.querySelector('main b') !== null`) {
 			t.Errorf("a value's markup became a <b> element")
 		}
+		b.wait("timeline shown", `document.querySelector('#timeline-table tbody tr[data-kind="instanceCreated"]') !== null`)
 		b.wait("terminate offered", `!document.querySelector('#act-terminate').hidden`)
 		if !eval[bool](b, `document.querySelector('#act-terminate').disabled`) {
 			t.Errorf("terminate is enabled without a token")
@@ -374,6 +375,7 @@ func TestConsoleInBrowser(t *testing.T) {
 			t.Fatalf("after terminate the API says %q", d.State)
 		}
 		b.wait("page shows terminated", `document.querySelector('#instance-state-badge').dataset.state === 'terminated'`)
+		b.wait("the termination in the timeline", `document.querySelector('#timeline-table tbody tr[data-kind="instanceTerminated"]') !== null`)
 		b.noScriptErrors()
 	})
 

@@ -574,7 +574,9 @@
       const extra = streamed.filter((e) => !seen.has(`${e.time}|${e.kind}|${e.activity || ''}|${e.name || ''}`));
       const all = lastTimeline.concat(extra);
       fill(document.querySelector('#timeline-table tbody'), all.map(timelineRow));
-      $('timeline-note').hidden = all.length > 0;
+      // With the stream up, events are kept: this instance's are gone.
+      $('timeline-note').hidden = all.length > 0 || liveUp();
+      $('timeline-gone').hidden = all.length > 0 || !liveUp();
       $('timeline-table').hidden = all.length === 0;
     };
 
@@ -683,6 +685,7 @@
     });
     every(3000, async () => {
       await load();
+      renderTimeline();
       setLiveState(liveUp() ? 'live' : 'polling every 3 s', liveUp() ? 'on' : 'off');
     });
   }
