@@ -392,6 +392,32 @@ func TestConsoleInBrowser(t *testing.T) {
 		b.shot("bundles")
 		b.noScriptErrors()
 	})
+
+	t.Run("retire and activate a version", func(t *testing.T) {
+		b.t = t
+		v := versions["alpha"]
+		state := func() string {
+			var p mgmt.Process
+			apiGet(t, admin, fmt.Sprintf("processes/alpha?version=%d", v), &p)
+			return p.State
+		}
+		b.open(admin + "/console/process?" + url.Values{"name": {names["alpha"]}}.Encode())
+		// The token given on the instance page is still the tab's.
+		b.wait("retire enabled", fmt.Sprintf(`(b => b && !b.disabled)(document.querySelector('#retire-v%d'))`, v))
+		b.do("retiring", chromedp.Click(chromedp.CSS(fmt.Sprintf("#retire-v%d", v))))
+		b.wait("asked to confirm", `document.querySelector('#confirm').open`)
+		b.do("confirming", chromedp.Click(chromedp.CSS("#confirm-yes")))
+		b.wait("retired", fmt.Sprintf(`document.querySelector('#activate-v%d') !== null`, v))
+		if got := state(); got != "retired" {
+			t.Fatalf("after retire the API says %q", got)
+		}
+		b.do("activating", chromedp.Click(chromedp.CSS(fmt.Sprintf("#activate-v%d", v))))
+		b.wait("active again", fmt.Sprintf(`document.querySelector('#retire-v%d') !== null`, v))
+		if got := state(); got != "active" {
+			t.Fatalf("after activate the API says %q", got)
+		}
+		b.noScriptErrors()
+	})
 }
 
 // TestConsoleOnMainListener: without --admin-listen the console is
