@@ -70,6 +70,7 @@ const versionsDir = "versions"
 func newDeployer(dir, data string, log *slog.Logger, engine *process.Engine, front *soap.Server, opts process.LoadOptions) (*deployer, error) {
 	d := &deployer{dir: dir, data: data, log: log, engine: engine, front: front, opts: opts, next: 1,
 		seen: map[string]string{}, applied: map[string]string{}, errors: map[string]error{}}
+	d.removeLeftovers()
 	if data == "" {
 		return d, nil
 	}

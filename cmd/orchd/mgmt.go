@@ -146,7 +146,7 @@ func (d *deployer) deployZip(name string, data []byte) (*mgmt.Bundle, error) {
 	if err := checkBundleName(name); err != nil {
 		return nil, err
 	}
-	tmp, err := os.MkdirTemp(d.dir, ".upload-")
+	tmp, err := os.MkdirTemp(d.dir, uploadPrefix)
 	if err != nil {
 		return nil, fmt.Errorf("bundle %s: %w", name, err)
 	}
@@ -161,7 +161,7 @@ func (d *deployer) deployZip(name string, data []byte) (*mgmt.Bundle, error) {
 	defer d.mu.Unlock()
 	target := filepath.Join(d.dir, name)
 	if _, err := os.Lstat(target); err == nil {
-		old, err := os.MkdirTemp(d.dir, ".old-")
+		old, err := os.MkdirTemp(d.dir, replacedPrefix)
 		if err != nil {
 			return nil, fmt.Errorf("bundle %s: %w", name, err)
 		}
@@ -179,6 +179,26 @@ func (d *deployer) deployZip(name string, data []byte) (*mgmt.Bundle, error) {
 		return &b, fmt.Errorf("bundle %s: %w: %w", name, mgmt.ErrInvalid, err)
 	}
 	return &b, nil
+}
+
+// Temporary folders of deployZip in the deploy directory: the archive
+// being unpacked, and the folder it replaces.
+const (
+	uploadPrefix   = ".upload-"
+	replacedPrefix = ".old-"
+)
+
+// removeLeftovers deletes the temporary folders a deployZip interrupted
+// by a crash left behind.
+func (d *deployer) removeLeftovers() {
+	ents, _ := os.ReadDir(d.dir)
+	for _, e := range ents {
+		if n := e.Name(); e.IsDir() && (strings.HasPrefix(n, uploadPrefix) || strings.HasPrefix(n, replacedPrefix)) {
+			if err := os.RemoveAll(filepath.Join(d.dir, n)); err != nil {
+				d.log.Warn("leftover upload not removed", slog.String("folder", n), slog.Any("err", err))
+			}
+		}
+	}
 }
 
 // undeployNamed removes bundle name's folder and marker and undeploys it.
