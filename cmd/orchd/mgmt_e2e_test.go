@@ -203,6 +203,15 @@ func TestMgmtProcessStatsAndOutline(t *testing.T) {
 			t.Errorf("%s at %s: count %d (want %d), %d ns", a.Kind, a.Position, a.Count, n, a.Nanos)
 		}
 	}
+	// Time nests: a sequence's runs cover its children's (its last
+	// child's too, to which it hands its frame), the process's its body's.
+	var sum uint64
+	for _, a := range o.Children[0].Children {
+		sum += a.Nanos
+	}
+	if seq := o.Children[0]; seq.Count != n || seq.Nanos < sum || o.Nanos < seq.Nanos {
+		t.Errorf("times do not nest: process %d ns, sequence %d ns (count %d), its children %d ns", o.Nanos, seq.Nanos, seq.Count, sum)
+	}
 	if got := strings.Join(kinds, " "); got != "receive assign assign reply receive assign reply" {
 		t.Errorf("sequence children: %s", got)
 	}

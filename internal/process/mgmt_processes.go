@@ -114,6 +114,9 @@ type startMark struct {
 	depth int
 	act   int
 	at    time.Time
+	// handed marks an activity that completed by handing its frame to
+	// its last child (a sequence): it ends when that child ends.
+	handed bool
 }
 
 // begin notes that act starts at depth of t's stack.
@@ -121,36 +124,57 @@ func (s *sampler) begin(t *thread, depth int, act activity) {
 	s.marks = append(s.marks, startMark{t: t, depth: depth, act: act.id(), at: time.Now()})
 }
 
-// end records the completion of act at depth of t's stack (nothing when
-// its start was not seen, e.g. it started before a restart).
-func (s *sampler) end(p *Process, t *thread, depth int, act activity) {
-	id := act.id()
+// find returns the index of the mark of act at depth of t's stack, or -1
+// when its start was not seen (e.g. it started before a restart).
+func (s *sampler) find(t *thread, depth, act int, handed bool) int {
 	for i := len(s.marks) - 1; i >= 0; i-- {
-		m := s.marks[i]
-		if m.t != t || m.depth != depth || m.act != id {
-			continue
+		if m := &s.marks[i]; m.t == t && m.depth == depth && m.act == act && m.handed == handed {
+			return i
 		}
-		if id >= 0 && id < len(p.actStats) {
-			st := &p.actStats[id]
+	}
+	return -1
+}
+
+// end records the completion of act at depth of t's stack, and of the
+// activities that handed their frame down to it.
+func (s *sampler) end(p *Process, t *thread, depth int, act activity) {
+	now := time.Now()
+	record := func(i int) {
+		m := s.marks[i]
+		if m.act >= 0 && m.act < len(p.actStats) {
+			st := &p.actStats[m.act]
 			st.count.Add(1)
-			st.nanos.Add(uint64(time.Since(m.at)))
+			st.nanos.Add(uint64(now.Sub(m.at)))
 		}
 		s.marks = slices.Delete(s.marks, i, i+1)
+	}
+	i := s.find(t, depth, act.id(), false)
+	if i < 0 {
 		return
+	}
+	record(i)
+	for i := len(s.marks) - 1; i >= 0; i-- {
+		if m := s.marks[i]; m.t == t && m.depth == depth && m.handed {
+			record(i)
+		}
 	}
 }
 
 // stepped records what one step of t's top frame did: it completed
-// (done), started a child (push), or both.
+// (done), started a child (push), or handed its frame to its last child
+// (both).
 func (s *sampler) stepped(p *Process, t *thread, act, push activity, done bool) {
 	depth := len(t.stack) - 1
-	if done {
-		s.end(p, t, depth, act)
-	} else {
-		depth++
-	}
-	if push != nil {
+	switch {
+	case done && push != nil:
+		if i := s.find(t, depth, act.id(), false); i >= 0 {
+			s.marks[i].handed = true
+		}
 		s.begin(t, depth, push)
+	case done:
+		s.end(p, t, depth, act)
+	case push != nil:
+		s.begin(t, depth+1, push)
 	}
 }
 
@@ -273,7 +297,10 @@ func (p *Process) outline() *mgmt.Activity {
 	var add func(parent *mgmt.Activity, id int)
 	add = func(parent *mgmt.Activity, id int) {
 		for _, k := range kids[id] {
-			tag, _, _ := p.acts[k].(evTagger).evTag()
+			var tag string
+			if tg, ok := p.acts[k].(evTagger); ok {
+				tag, _, _ = tg.evTag()
+			}
 			if tag == "" {
 				add(parent, k)
 				continue
