@@ -14,7 +14,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -30,24 +29,7 @@ type mgmtServer struct {
 	b      *backend
 	base   string
 	deploy string
-	logs   *syncBuffer
-}
-
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.buf.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.buf.String()
+	logs   *lockedBuffer
 }
 
 // startMgmt serves deploy (polled only if args say so) until the test
@@ -59,7 +41,7 @@ func startMgmt(t *testing.T, deploy string, args ...string) *mgmtServer {
 	if err := fs.Parse(args); err != nil {
 		t.Fatal(err)
 	}
-	s := &mgmtServer{deploy: deploy, logs: &syncBuffer{}}
+	s := &mgmtServer{deploy: deploy, logs: &lockedBuffer{}}
 	log := slog.New(slog.NewTextHandler(s.logs, nil))
 	type ready struct {
 		addr net.Addr
