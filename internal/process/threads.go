@@ -254,7 +254,11 @@ func (in *instance) steps() (result, error) {
 			}
 			progressed = true
 			if res, err, end := in.runThread(t); end {
-				in.stopAll()
+				if res == resSuspended {
+					in.holdAll()
+				} else {
+					in.stopAll()
+				}
 				return res, err
 			}
 		}
@@ -303,6 +307,20 @@ func (in *instance) stopAll() {
 			in.p.metrics.lateAnswers.Inc()
 		}
 		t.state = tDone
+	}
+	in.inflight = 0
+	in.deactivate()
+}
+
+// holdAll parks the threads of an instance suspended on a failure, as
+// they are, for an operator's recovery action (mgmt_instances.go): calls
+// in flight are abandoned (their threads are ready to call again).
+func (in *instance) holdAll() {
+	for _, t := range in.threads {
+		if t.state == tCalling {
+			in.p.metrics.lateAnswers.Inc()
+			t.state = tReady
+		}
 	}
 	in.inflight = 0
 	in.deactivate()
@@ -378,6 +396,7 @@ func (in *instance) runThread(t *thread) (res result, err error, end bool) {
 				t.state = tCalling
 				continue
 			case errSuspended:
+				top.k = kFailed // where an operator's recovery action applies
 				return resSuspended, errors.New(in.suspendReason), true
 			}
 			if in.evOn(events.ActivityLifecycle) {
