@@ -88,6 +88,22 @@ func (in *instance) recoveryStep(f *frame, at bpel.Pos) (done bool, err error, o
 	return false, nil, false
 }
 
+// listCalling lists (on) or unlists an in-memory instance whose run waits
+// for partner answers: between the two its run is blocked, so listings
+// read it under e.reg.mu. It reports true.
+func (in *instance) listCalling(on bool) bool {
+	e := in.e
+	e.reg.mu.Lock()
+	if on {
+		e.nameLocked(in)
+		e.reg.calling[in.id] = in
+	} else {
+		delete(e.reg.calling, in.id)
+	}
+	e.reg.mu.Unlock()
+	return true
+}
+
 // suspendedError is the answer to a message for a suspended instance.
 func suspendedError(in *instance) error {
 	why := in.suspendReason
@@ -308,15 +324,18 @@ func (e *Engine) memPage(pq *query, after string, limit int, page *mgmt.Page) st
 		below = n
 	}
 	type entry struct {
-		seq uint64
-		in  *instance
+		seq     uint64
+		in      *instance
+		running bool
 	}
 	e.reg.mu.Lock()
 	defer e.reg.mu.Unlock()
-	list := make([]entry, 0, len(e.reg.live))
-	for id, in := range e.reg.live {
-		if n, ok := memSeq(id); ok && n < below {
-			list = append(list, entry{n, in})
+	list := make([]entry, 0, len(e.reg.live)+len(e.reg.calling))
+	for i, m := range []map[string]*instance{e.reg.live, e.reg.calling} {
+		for id, in := range m {
+			if n, ok := memSeq(id); ok && n < below {
+				list = append(list, entry{n, in, i == 1})
+			}
 		}
 	}
 	sort.Slice(list, func(i, j int) bool { return list[i].seq > list[j].seq })
@@ -325,7 +344,7 @@ func (e *Engine) memPage(pq *query, after string, limit int, page *mgmt.Page) st
 			return "m" + strconv.FormatUint(list[i-1].seq, 10)
 		}
 		page.Scanned++
-		if info, ok := pq.memMatch(x.in); ok {
+		if info, ok := pq.memMatch(x.in, x.running); ok {
 			page.Instances = append(page.Instances, info)
 		}
 	}
@@ -333,11 +352,15 @@ func (e *Engine) memPage(pq *query, after string, limit int, page *mgmt.Page) st
 }
 
 // memMatch tests a registered in-memory instance (the caller holds
-// e.reg.mu, so it is not running) against the query.
-func (q *query) memMatch(in *instance) (mgmt.Instance, bool) {
+// e.reg.mu, so it is not running, or blocked waiting for partner
+// answers) against the query.
+func (q *query) memMatch(in *instance, running bool) (mgmt.Instance, bool) {
 	state := mgmt.StateWaiting
 	fault := ""
-	if in.suspended {
+	switch {
+	case running:
+		state = mgmt.StateRunning
+	case in.suspended:
 		state, fault = mgmt.StateSuspended, opSuspendReason
 	}
 	name := in.p.Name.String()
@@ -367,12 +390,18 @@ func (q *query) memMatch(in *instance) (mgmt.Instance, bool) {
 // left empty (the server adapter fills it).
 func (e *Engine) InstanceDetail(ctx context.Context, id string) (*mgmt.InstanceDetail, error) {
 	if _, ok := memSeq(id); ok {
+		e.reg.mu.Lock()
+		if in := e.reg.calling[id]; in != nil {
+			defer e.reg.mu.Unlock()
+			return e.memDetail(in, true), nil
+		}
+		e.reg.mu.Unlock()
 		in, unlock, err := e.takeMem(ctx, id)
 		if err != nil {
 			return nil, err
 		}
 		defer unlock()
-		return e.memDetail(in), nil
+		return e.memDetail(in, false), nil
 	}
 	if e.store == nil {
 		return nil, fmt.Errorf("instance %s: no instance store: %w", id, mgmt.ErrNotFound)
@@ -445,10 +474,11 @@ func varNames(p *Process) map[int]string {
 	return out
 }
 
-// memDetail describes an in-memory instance whose lock the caller holds.
-func (e *Engine) memDetail(in *instance) *mgmt.InstanceDetail {
+// memDetail describes an in-memory instance whose lock the caller holds
+// (running: e.reg.mu, while its run waits for partner answers).
+func (e *Engine) memDetail(in *instance, running bool) *mgmt.InstanceDetail {
 	q := &query{}
-	info, _ := q.memMatch(in)
+	info, _ := q.memMatch(in, running)
 	d := &mgmt.InstanceDetail{Instance: info, Variables: map[string]string{}, Branches: branches(in), Timeline: []mgmt.Event{}}
 	names := varNames(in.p)
 	for i, v := range in.p.vars {
@@ -617,7 +647,11 @@ func lockWithin(ctx context.Context, m *sync.Mutex) error {
 func (e *Engine) takeMem(ctx context.Context, id string) (*instance, func(), error) {
 	e.reg.mu.Lock()
 	in := e.reg.live[id]
+	calling := e.reg.calling[id] != nil
 	e.reg.mu.Unlock()
+	if calling {
+		return nil, nil, fmt.Errorf("it is running (waits for partner answers): try again: %w", mgmt.ErrConflict)
+	}
 	if in == nil {
 		return nil, nil, fmt.Errorf("instance %s (in-memory instances are known while they wait): %w", id, mgmt.ErrNotFound)
 	}
@@ -674,9 +708,15 @@ func (e *Engine) actMem(ctx context.Context, id string, a mgmt.Action) error {
 // removed, state terminated.
 func (e *Engine) terminate(in *instance) {
 	for _, r := range in.reqs {
-		if r.state.Load() == 0 {
-			in.respond(r, nil, &exchange.Fault{Name: bpelFault("missingReply"),
-				Reason: fmt.Sprintf("instance %s was terminated by an operator before it replied to %s", in.id, r.ex.Operation.Name)})
+		if r.state.Load() != 0 {
+			continue
+		}
+		f := &exchange.Fault{Name: bpelFault("missingReply"),
+			Reason: fmt.Sprintf("instance %s was terminated by an operator before it replied to %s", in.id, r.ex.Operation.Name)}
+		if in.p.InMemory {
+			r.answer(nil, f)
+		} else {
+			in.respond(r, nil, f) // delivered once the state is stored
 		}
 	}
 	in.reqs = nil
@@ -741,7 +781,6 @@ func (e *Engine) actStored(ctx context.Context, id string, a mgmt.Action) error 
 		if err := e.store.Commit(cp); err != nil {
 			return err
 		}
-		p.metrics.ended["suspended"].Inc()
 		e.emitControl(p, id, events.InstanceSuspended, opSuspendReason)
 		return nil
 	}

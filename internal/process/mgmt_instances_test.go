@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
@@ -153,6 +154,34 @@ func (m *mgmtEnv) request(id, timeout string) {
 func (m *mgmtEnv) decide(id string) (string, error) {
 	m.t.Helper()
 	return approvalCall(m.t, m.e, m.ap, "decide", map[string]string{"requestId": id, "approved": "true", "approver": "bob"})
+}
+
+// soapDecide posts a decision for request id to the approval's
+// endpoint through the real SOAP front door (soap.Server over loopback).
+func (m *mgmtEnv) soapDecide(id string) (int, string) {
+	m.t.Helper()
+	fd := soap.NewServer(soap.ServerOptions{})
+	if err := fd.Handle(m.ap.Endpoints[0], m.e); err != nil {
+		m.t.Fatal(err)
+	}
+	srv := httptest.NewServer(fd)
+	defer srv.Close()
+	body := `<s:Envelope xmlns:s="http://schemas.xmlsoap.org/soap/envelope/"><s:Body>` +
+		`<a:decision xmlns:a="urn:example:approval"><a:requestId>` + id + `</a:requestId><a:approved>true</a:approved><a:approver>bob</a:approver></a:decision>` +
+		`</s:Body></s:Envelope>`
+	req, err := http.NewRequest(http.MethodPost, srv.URL+m.ap.Endpoints[0].Path, strings.NewReader(body))
+	if err != nil {
+		m.t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "text/xml; charset=utf-8")
+	req.Header.Set("SOAPAction", `"urn:example:approval#decide"`)
+	resp, err := srv.Client().Do(req)
+	if err != nil {
+		m.t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, string(b)
 }
 
 // idOf finds the approval instance of request id by its correlation value.
@@ -333,6 +362,12 @@ func TestSuspendRefusesMessagesUntilResume(t *testing.T) {
 		_, err := m.decide("S-1")
 		if err == nil || !strings.Contains(err.Error(), "is suspended") || exchange.KindOf(err) == exchange.KindClient {
 			t.Fatalf("round %d: a message for a suspended instance: %v (kind %v)", round, err, exchange.KindOf(err))
+		}
+		// Through the SOAP front door: a Server fault that says so.
+		if code, body := m.soapDecide("S-1"); code != http.StatusInternalServerError ||
+			!strings.Contains(body, "<faultcode>soapenv:Server</faultcode>") && !strings.Contains(body, ":Server</faultcode>") ||
+			!strings.Contains(body, "instance "+id+" of process OrderApproval is suspended (suspended by an operator)") {
+			t.Fatalf("round %d: front door answered %d %s", round, code, body)
 		}
 		m.restart()
 	}
@@ -523,5 +558,55 @@ func TestRetryThatFailsAgainSuspendsAgain(t *testing.T) {
 	m.act(id, mgmt.Retry)
 	if d := m.detail(id); d.State != "completed" || d.Variables["status"] != "ok:P-ok/end" {
 		t.Fatalf("after retry: %s %q", d.State, d.Variables["status"])
+	}
+}
+
+func TestInMemoryInstanceListedWhileItWaitsForPartners(t *testing.T) {
+	release := make(chan struct{})
+	e, procs := deployBundle(t, "mgmt-flow", func(*exchange.Endpoint) exchange.Partner {
+		return exchange.PartnerFunc(func(ctx context.Context, c *exchange.Call) (*exchange.Message, error) {
+			select {
+			case <-release:
+			case <-ctx.Done():
+				return nil, ctx.Err()
+			}
+			return partnerAnswer(c)
+		})
+	})
+	ctx := context.Background()
+	done := make(chan clientResult, 1)
+	go func() { done <- dispatch(t, e, procs[0], testReq("F-1", "1", "")) }()
+	var id string
+	for deadline := time.Now().Add(10 * time.Second); id == ""; {
+		pg, err := e.QueryInstances(ctx, mgmt.Query{State: "running"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(pg.Instances) == 1 {
+			id = pg.Instances[0].ID
+			if !pg.Instances[0].InMemory || pg.Instances[0].Process != procs[0].Name.String() {
+				t.Errorf("listed %+v", pg.Instances[0])
+			}
+		} else if time.Now().After(deadline) {
+			t.Fatal("the instance was never listed as running")
+		} else {
+			time.Sleep(5 * time.Millisecond)
+		}
+	}
+	d, err := e.InstanceDetail(ctx, id)
+	if err != nil || d.State != "running" || len(d.Branches) < 2 || !slices.ContainsFunc(d.Branches, func(b mgmt.Branch) bool {
+		return b.Activity == "invoke first" && b.Waiting == "partner answer"
+	}) {
+		t.Errorf("detail: %+v %v", d, err)
+	}
+	if err := e.Act(ctx, id, mgmt.Terminate); !errors.Is(err, mgmt.ErrConflict) {
+		t.Errorf("terminate while running: %v", err)
+	}
+	close(release)
+	if r := <-done; r.err != nil || r.out == nil {
+		t.Fatalf("run: %+v", r)
+	}
+	if pg, err := e.QueryInstances(ctx, mgmt.Query{}); err != nil || len(pg.Instances) != 0 {
+		t.Errorf("after the run: %+v %v", pg, err)
 	}
 }

@@ -24,6 +24,10 @@ type registry struct {
 	mu     sync.Mutex
 	live   map[string]*instance
 	routes map[string]*instance
+	// calling holds the in-memory instances whose run waits for the
+	// answers of partner calls made on their own goroutines (listed as
+	// running; see awaitAnswers).
+	calling map[string]*instance
 	// open holds the open requests of blocked persistent instances (the
 	// instance itself is in the store; its clients wait here).
 	open map[string][]*openRequest

@@ -350,7 +350,11 @@ func (in *instance) awaitAnswers() {
 		in.settleMail()
 	}
 	open := in.openMail()
+	listed := in.p.InMemory && in.listCalling(true)
 	<-in.calls.notify
+	if listed {
+		in.listCalling(false)
+	}
 	if open {
 		in.closeMail()
 	}
