@@ -163,6 +163,7 @@ func (p *simplePath) eval(root, ctx *etree.Element) []node {
 			return nil
 		}
 	}
+	var ns nsCache
 	for _, st := range p.steps {
 		switch {
 		case st.text:
@@ -188,7 +189,7 @@ func (p *simplePath) eval(root, ctx *etree.Element) []node {
 		n := 0
 		for _, c := range cur.Child {
 			e, ok := c.(*etree.Element)
-			if !ok || (st.local != "*" && (e.Tag != st.local || e.NamespaceURI() != st.space)) {
+			if !ok || (st.local != "*" && (e.Tag != st.local || ns.of(cur, e) != st.space)) {
 				continue
 			}
 			n++
@@ -208,9 +209,46 @@ func (p *simplePath) eval(root, ctx *etree.Element) []node {
 		if next == nil {
 			return nil
 		}
+		ns.descend(st)
 		cur = next
 	}
 	return []node{{tok: cur, attr: -1}}
+}
+
+// nsCache spares a path walk most of etree's namespace lookups, each of
+// which climbs to the document's top: an element that declares no
+// namespace and has its parent's prefix has its parent's namespace, and
+// the parents' namespace is known once a step with a name test has
+// matched them.
+type nsCache struct {
+	known bool
+	uri   string // the namespace of the elements the walk is at
+}
+
+// of returns the namespace of e, a child of parent (an element the walk
+// is at).
+func (c *nsCache) of(parent, e *etree.Element) string {
+	if c.known && e.Space == parent.Space && !declaresNS(e) {
+		return c.uri
+	}
+	return e.NamespaceURI()
+}
+
+// descend records what step st establishes of the namespace of the
+// elements it matched.
+func (c *nsCache) descend(st pathStep) {
+	c.known = st.local != "*"
+	c.uri = st.space
+}
+
+// declaresNS reports whether e carries a namespace declaration.
+func declaresNS(e *etree.Element) bool {
+	for _, a := range e.Attr {
+		if isNSDecl(a) {
+			return true
+		}
+	}
+	return false
 }
 
 // evalAll is the path for a step that matches several elements: it
@@ -226,6 +264,7 @@ func (p *simplePath) evalAll(root, ctx *etree.Element) []node {
 		cur = append(cur, ctx)
 	}
 	next := make([]*etree.Element, 0, 4)
+	var ns nsCache
 	for _, st := range p.steps {
 		if st.attr || st.text {
 			var out []node
@@ -243,7 +282,7 @@ func (p *simplePath) evalAll(root, ctx *etree.Element) []node {
 			n := 0
 			for _, c := range e.Child {
 				ce, ok := c.(*etree.Element)
-				if !ok || (st.local != "*" && (ce.Tag != st.local || ce.NamespaceURI() != st.space)) {
+				if !ok || (st.local != "*" && (ce.Tag != st.local || ns.of(e, ce) != st.space)) {
 					continue
 				}
 				n++
@@ -255,6 +294,7 @@ func (p *simplePath) evalAll(root, ctx *etree.Element) []node {
 				}
 			}
 		}
+		ns.descend(st)
 		cur, next = next, cur
 	}
 	out := make([]node, len(cur))
