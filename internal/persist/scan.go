@@ -77,21 +77,6 @@ func (v *InstanceView) Correlations(fn func(name, key []byte) bool) {
 	}
 }
 
-// raw returns the next length-prefixed field in place.
-func (d *decoder) raw() []byte {
-	n := d.uvarint()
-	if d.err != nil {
-		return nil
-	}
-	if n > uint64(len(d.b)) {
-		d.err = errShort
-		return nil
-	}
-	p := d.b[:n:n]
-	d.b = d.b[n:]
-	return p
-}
-
 // decodeView reads the record v of instance k into view, in place.
 func decodeView(k, v []byte, view *InstanceView) {
 	*view = InstanceView{id: k}

@@ -301,25 +301,23 @@ func (in *instance) steps() (result, error) {
 }
 
 // stopAll ends every thread (exit, an uncaught fault, a failure).
-func (in *instance) stopAll() {
-	for _, t := range in.threads {
-		if t.state == tCalling {
-			in.p.metrics.lateAnswers.Inc()
-		}
-		t.state = tDone
-	}
-	in.inflight = 0
-	in.deactivate()
-}
+func (in *instance) stopAll() { in.halt(false) }
 
 // holdAll parks the threads of an instance suspended on a failure, as
 // they are, for an operator's recovery action (mgmt_instances.go): calls
 // in flight are abandoned (their threads are ready to call again).
-func (in *instance) holdAll() {
+func (in *instance) holdAll() { in.halt(true) }
+
+// halt ends the run's threads (hold: parks them instead), dropping the
+// calls in flight.
+func (in *instance) halt(hold bool) {
 	for _, t := range in.threads {
 		if t.state == tCalling {
 			in.p.metrics.lateAnswers.Inc()
 			t.state = tReady
+		}
+		if !hold {
+			t.state = tDone
 		}
 	}
 	in.inflight = 0
