@@ -610,3 +610,38 @@ func TestInMemoryInstanceListedWhileItWaitsForPartners(t *testing.T) {
 		t.Errorf("after the run: %+v %v", pg, err)
 	}
 }
+
+func TestInMemoryTimerWaitsForResume(t *testing.T) {
+	e, p := approvalInMemory(t)
+	ctx := context.Background()
+	if st, err := approvalCall(t, e, p, "requestApproval", map[string]string{"requestId": "W-1", "amount": "1", "requester": "ann", "timeout": "PT0.5S"}); err != nil || st != "PENDING" {
+		t.Fatal(st, err)
+	}
+	pg, err := e.QueryInstances(ctx, mgmt.Query{})
+	if err != nil || len(pg.Instances) != 1 {
+		t.Fatalf("%+v %v", pg, err)
+	}
+	id := pg.Instances[0].ID
+	if err := e.Act(ctx, id, mgmt.Suspend); err != nil {
+		t.Fatal(err)
+	}
+	d, err := e.InstanceDetail(ctx, id)
+	if err != nil || len(d.Alarms) != 1 || d.State != "suspended" {
+		t.Fatalf("%+v %v", d, err)
+	}
+	// Past its due time (the timer fired and found it suspended), it is
+	// still there, waiting.
+	for time.Now().Before(d.Alarms[0].Add(300 * time.Millisecond)) {
+		time.Sleep(50 * time.Millisecond)
+	}
+	if pg, _ := e.QueryInstances(ctx, mgmt.Query{State: "suspended"}); len(pg.Instances) != 1 {
+		t.Fatalf("the timer ran a suspended instance: %+v", pg)
+	}
+	if err := e.Act(ctx, id, mgmt.Resume); err != nil {
+		t.Fatal(err)
+	}
+	// Resume ran the alarm that came due: the instance ended (EXPIRED).
+	if pg, _ := e.QueryInstances(ctx, mgmt.Query{}); len(pg.Instances) != 0 {
+		t.Fatalf("after resume: %+v", pg)
+	}
+}
