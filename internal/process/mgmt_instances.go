@@ -683,6 +683,7 @@ func (e *Engine) actMem(ctx context.Context, id string, a mgmt.Action) error {
 		e.reg.mu.Lock()
 		in.suspended = true
 		e.reg.mu.Unlock()
+		in.p.stats.suspended.Add(1)
 		e.emitControl(in.p, in.id, events.InstanceSuspended, opSuspendReason)
 		return nil
 	case mgmt.Resume:
@@ -781,6 +782,7 @@ func (e *Engine) actStored(ctx context.Context, id string, a mgmt.Action) error 
 		if err := e.store.Commit(cp); err != nil {
 			return err
 		}
+		p.stats.suspended.Add(1)
 		e.emitControl(p, id, events.InstanceSuspended, opSuspendReason)
 		return nil
 	}
