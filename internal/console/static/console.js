@@ -222,8 +222,11 @@
   function endpointList(eps) {
     const ul = el('ul', { class: 'plain endpoints' });
     for (const ep of eps || []) {
+      const path = String(ep.path || '');
       ul.append(el('li', {},
-        el('a', { href: `${ENDPOINTS}${ep.path}?wsdl`, title: `${ep.service} ${ep.port}, SOAP ${ep.soap}: WSDL`, text: ep.path }),
+        path.startsWith('/')
+          ? el('a', { href: `${ENDPOINTS}${path}?wsdl`, title: `${ep.service} ${ep.port}, SOAP ${ep.soap}: WSDL`, text: path })
+          : el('span', { text: path }),
         ' ', el('span', { class: 'ops', text: (ep.operations || []).join(', ') })));
     }
     return ul;
