@@ -12,6 +12,7 @@ import (
 	"github.com/beevik/etree"
 
 	"github.com/orchd/orchd/internal/exchange"
+	"github.com/orchd/orchd/internal/xmlparse"
 )
 
 // Envelope namespaces.
@@ -63,26 +64,27 @@ func contentType(v exchange.SOAPVersion) string {
 	return contentType11
 }
 
-// DecodeEnvelope reads a whole SOAP 1.1 or 1.2 envelope from r. Errors wrap
-// ErrMalformed (with the parser's line), ErrNotEnvelope, ErrVersionMismatch
-// or ErrNoBody, or the reader's error.
+// DecodeEnvelope reads a whole SOAP 1.1 or 1.2 envelope from r, within
+// the default Limits. Errors wrap ErrMalformed (with the parser's line),
+// ErrLimit, ErrNotEnvelope, ErrVersionMismatch or ErrNoBody, or the
+// reader's error.
 func DecodeEnvelope(r io.Reader) (*Envelope, error) {
 	data, err := io.ReadAll(r)
 	if err != nil {
 		return nil, fmt.Errorf("soap: read envelope: %w", err)
 	}
-	return decodeEnvelopeBytes(data)
+	return decodeEnvelopeBytes(data, Limits{})
 }
 
-// decodeEnvelopeBytes parses data as an envelope. The result does not
-// reference data.
-func decodeEnvelopeBytes(data []byte) (*Envelope, error) {
+// decodeEnvelopeBytes parses data as an envelope within lim. The result
+// does not reference data.
+func decodeEnvelopeBytes(data []byte, lim Limits) (*Envelope, error) {
 	if len(bytes.TrimSpace(data)) == 0 {
 		return nil, fmt.Errorf("%w: empty document", ErrMalformed)
 	}
-	doc, err := parseTree(data)
+	doc, err := parseTree(data, lim)
 	if err != nil {
-		return nil, syntaxError(data, err)
+		return nil, parseError(err)
 	}
 	var root *etree.Element
 	for _, c := range doc.Child {
@@ -140,33 +142,14 @@ func decodeEnvelopeBytes(data []byte) (*Envelope, error) {
 	return env, nil
 }
 
-// syntaxError turns a parse failure into an ErrMalformed error that names
-// the line. etree reports some errors (mismatched or unclosed tags) without
-// a position; those are found again with encoding/xml's strict decoder.
-func syntaxError(data []byte, err error) error {
-	var se *xml.SyntaxError
-	if errors.As(err, &se) {
-		return fmt.Errorf("%w: line %d: %s", ErrMalformed, se.Line, se.Msg)
+// parseError turns a parse failure into an error wrapping ErrMalformed
+// (with the line) or ErrLimit (naming the limit and its value).
+func parseError(err error) error {
+	var le *xmlparse.LimitError
+	if errors.As(err, &le) {
+		return fmt.Errorf("%w: %w", ErrLimit, err)
 	}
-	if errors.Is(err, etree.ErrMaxDepth) || errors.Is(err, errMaxDepth) {
-		return fmt.Errorf("%w: %w", ErrMalformed, err)
-	}
-	d := xml.NewDecoder(bytes.NewReader(data))
-	d.CharsetReader = func(_ string, r io.Reader) (io.Reader, error) { return r, nil }
-	for {
-		_, derr := d.Token()
-		if derr == nil {
-			continue
-		}
-		if errors.As(derr, &se) {
-			return fmt.Errorf("%w: line %d: %s", ErrMalformed, se.Line, se.Msg)
-		}
-		line, _ := d.InputPos()
-		if errors.Is(derr, io.EOF) {
-			return fmt.Errorf("%w: line %d: unexpected end of document", ErrMalformed, line)
-		}
-		return fmt.Errorf("%w: line %d: %w", ErrMalformed, line, err)
-	}
+	return fmt.Errorf("%w: %w", ErrMalformed, err)
 }
 
 // detachChildren detaches the child elements of parent and makes each one
@@ -297,7 +280,7 @@ var writeSettings = etree.WriteSettings{}
 func EncodeEnvelope(w io.Writer, v exchange.SOAPVersion, headers, body []*etree.Element) error {
 	return writeEnvelope(w, v, headers, func(xw etree.Writer) {
 		for _, b := range body {
-			b.WriteTo(xw, &writeSettings)
+			writeElement(xw, b)
 		}
 	})
 }
@@ -322,7 +305,7 @@ func writeEnvelope(w io.Writer, v exchange.SOAPVersion, headers []*etree.Element
 	if len(headers) > 0 {
 		writeTag(xw, p, "Header", false)
 		for _, h := range headers {
-			h.WriteTo(xw, &writeSettings)
+			writeElement(xw, h)
 		}
 		writeTag(xw, p, "Header", true)
 	}
@@ -446,7 +429,7 @@ func encodeFault(w io.Writer, v exchange.SOAPVersion, headers []*etree.Element, 
 			if len(detail) > 0 {
 				writeTag(xw, p, "Detail", false)
 				for _, d := range detail {
-					d.WriteTo(xw, &writeSettings)
+					writeElement(xw, d)
 				}
 				writeTag(xw, p, "Detail", true)
 			}
@@ -457,7 +440,7 @@ func encodeFault(w io.Writer, v exchange.SOAPVersion, headers []*etree.Element, 
 			if len(detail) > 0 {
 				xw.WriteString("<detail>")
 				for _, d := range detail {
-					d.WriteTo(xw, &writeSettings)
+					writeElement(xw, d)
 				}
 				xw.WriteString("</detail>")
 			}

@@ -14,7 +14,7 @@ func TestParseTreeWhitespace(t *testing.T) {
 		{"<?xml version='1.0'?>\n<a/>\n", "<a/>"},
 	}
 	for _, tc := range tests {
-		doc, err := parseTree([]byte(tc.in))
+		doc, err := parseTree([]byte(tc.in), Limits{})
 		if err != nil {
 			t.Fatalf("%q: %v", tc.in, err)
 		}
@@ -24,8 +24,8 @@ func TestParseTreeWhitespace(t *testing.T) {
 			t.Errorf("%q: got %q, want %q", tc.in, b.String(), tc.want)
 		}
 	}
-	for _, bad := range []string{"<a><b></a>", "<a>", "<a></b>", strings.Repeat("<a>", maxDepth+2)} {
-		if _, err := parseTree([]byte(bad)); err == nil {
+	for _, bad := range []string{"<a><b></a>", "<a>", "<a></b>", strings.Repeat("<a>", Limits{}.WithDefaults().MaxDepth+2)} {
+		if _, err := parseTree([]byte(bad), Limits{}); err == nil {
 			t.Errorf("%q: no error", bad[:min(len(bad), 20)])
 		}
 	}
