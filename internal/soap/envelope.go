@@ -204,11 +204,28 @@ func detach(el *etree.Element) *etree.Element {
 // namespace).
 func inScopeDecls(el *etree.Element) []etree.Attr {
 	var decls []etree.Attr
+	var seen map[string]bool // once there are more than a few
 	for e := el; e != nil; e = e.Parent() {
 		for _, a := range e.Attr {
 			prefix, ok := declPrefix(a)
-			if !ok || hasDecl(decls, prefix) {
+			if !ok {
 				continue
+			}
+			switch {
+			case seen != nil:
+				if seen[prefix] {
+					continue
+				}
+				seen[prefix] = true
+			case hasDecl(decls, prefix):
+				continue
+			case len(decls) == smallDecls:
+				seen = make(map[string]bool, 2*smallDecls)
+				for _, d := range decls {
+					p, _ := declPrefix(d)
+					seen[p] = true
+				}
+				seen[prefix] = true
 			}
 			decls = append(decls, a)
 		}
@@ -216,12 +233,33 @@ func inScopeDecls(el *etree.Element) []etree.Attr {
 	return decls
 }
 
+// smallDecls is the number of declarations up to which inScopeDecls and
+// addDecls compare prefixes pairwise; above it they use a set.
+const smallDecls = 8
+
 // addDecls copies onto el each declaration of decls for a prefix el does not
 // declare itself.
 func addDecls(el *etree.Element, decls []etree.Attr) {
+	if len(decls) == 0 {
+		return
+	}
+	own := len(el.Attr)
+	var declared map[string]bool
+	if own > smallDecls && len(decls) > 1 {
+		declared = make(map[string]bool)
+		for _, a := range el.Attr {
+			if p, ok := declPrefix(a); ok {
+				declared[p] = true
+			}
+		}
+	}
 	for _, d := range decls {
 		prefix, _ := declPrefix(d)
-		if hasDecl(el.Attr, prefix) {
+		if declared != nil {
+			if declared[prefix] {
+				continue
+			}
+		} else if hasDecl(el.Attr[:own], prefix) {
 			continue
 		}
 		el.Attr = append(el.Attr, etree.Attr{Space: d.Space, Key: d.Key, Value: d.Value})

@@ -426,6 +426,10 @@ func faultFor(err error, v exchange.SOAPVersion) (code FaultCode, reason string,
 		clientStatus = http.StatusBadRequest
 	}
 	switch {
+	case errors.Is(err, ErrPartnerResponse), errors.Is(err, ErrPartnerFault):
+		// A partner's answer the process did not handle (malformed, over a
+		// limit, too large, a fault) is no fault of the requester's.
+		return FaultServer, err.Error(), http.StatusInternalServerError
 	case errors.Is(err, ErrTooLarge):
 		return FaultClient, err.Error(), http.StatusRequestEntityTooLarge
 	case errors.Is(err, ErrContentType):

@@ -29,7 +29,8 @@ type Limits struct {
 	// DefaultMaxElements.
 	MaxElements int
 	// MaxValueBytes bounds the length of one text run (between two tags),
-	// CDATA section, comment or attribute value, in bytes as written.
+	// CDATA section, comment, processing instruction or attribute value,
+	// in bytes as written (a reference counts its own length).
 	// Default DefaultMaxValueBytes.
 	MaxValueBytes int
 	// MaxNameBytes bounds the length of an element or attribute name

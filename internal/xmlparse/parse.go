@@ -60,6 +60,7 @@ type rawAttr struct {
 	prefix, local, value string
 	uri                  string // resolved namespace ("" when unprefixed)
 	pos                  int
+	decl                 bool // a namespace declaration
 }
 
 // attrKey is an attribute's expanded name.
@@ -76,9 +77,10 @@ type parser struct {
 	bindings []binding
 	byPrefix map[string]int // innermost binding of each prefix; nil while small
 	elements int
-	attrs    []rawAttr
-	decls    []rawAttr
+	attrs    []rawAttr // attributes of the start tag being read, in order
+	nattr    int       // how many of attrs are not declarations
 	seen     map[attrKey]struct{}
+	seenMax  int // the most attributes seen held
 	names    map[string]string // interned names when not shared
 	buf      []byte            // decoded text
 	ws       []string          // pending whitespace-only text
@@ -135,8 +137,8 @@ var parsers sync.Pool
 // small reports whether p's scratch slices are small enough to keep.
 func (p *parser) small() bool {
 	const max = 1024
-	return cap(p.stack) <= max && cap(p.kids) <= max && cap(p.attrs) <= max && cap(p.decls) <= max &&
-		cap(p.bindings) <= max && cap(p.ws) <= max && cap(p.buf) <= 64<<10 && len(p.names) <= max && p.seen == nil
+	return cap(p.stack) <= max && cap(p.kids) <= max && cap(p.attrs) <= max &&
+		cap(p.bindings) <= max && cap(p.ws) <= max && cap(p.buf) <= 64<<10 && len(p.names) <= max && p.seenMax <= max
 }
 
 // reset drops everything a parse leaves behind but the scratch slices.
@@ -144,12 +146,11 @@ func (p *parser) reset() {
 	clear(p.stack[:cap(p.stack)])
 	clear(p.kids[:cap(p.kids)])
 	clear(p.attrs[:cap(p.attrs)])
-	clear(p.decls[:cap(p.decls)])
 	clear(p.bindings[:cap(p.bindings)])
 	clear(p.ws[:cap(p.ws)])
 	*p = parser{
-		stack: p.stack[:0], kids: p.kids[:0], attrs: p.attrs[:0], decls: p.decls[:0],
-		bindings: p.bindings[:0], ws: p.ws[:0], buf: p.buf[:0],
+		stack: p.stack[:0], kids: p.kids[:0], attrs: p.attrs[:0],
+		bindings: p.bindings[:0], ws: p.ws[:0], buf: p.buf[:0], seen: p.seen,
 	}
 }
 
@@ -352,6 +353,9 @@ func declParam(param, s string) string {
 // element, keeping whitespace-only text only where it is content. Text
 // outside the document element is kept too, for the caller to refuse.
 func (p *parser) charData(t string) {
+	if t == "" {
+		return
+	}
 	if isAllSpace(t) {
 		if len(p.stack) > 0 {
 			p.ws = append(p.ws, t)
@@ -469,7 +473,7 @@ func (p *parser) startTag() error {
 		return err
 	}
 	p.attrs = p.attrs[:0]
-	p.decls = p.decls[:0]
+	p.nattr = 0
 	empty := false
 	for {
 		sp := p.skipSpace()
@@ -513,19 +517,15 @@ func (p *parser) startTag() error {
 		return err
 	}
 	e := p.newElement(prefix, local)
-	if n := len(p.decls) + len(p.attrs); n > 0 {
+	if n := len(p.attrs); n > 0 {
 		// Filled in place: CreateAttr links each attribute to e (which
 		// Attr.NamespaceURI needs) but scans e.Attr for one to replace,
 		// so it gets an empty window of the final slice each time.
 		attrs := p.attrWindow(n)
-		i := 0
-		for _, list := range [2][]rawAttr{p.decls, p.attrs} {
-			for _, a := range list {
-				e.Attr = attrs[i:i]
-				e.CreateAttr(a.local, a.value)
-				attrs[i].Space = a.prefix
-				i++
-			}
+		for i, a := range p.attrs {
+			e.Attr = attrs[i:i]
+			e.CreateAttr(a.local, a.value)
+			attrs[i].Space = a.prefix
 		}
 		e.Attr = attrs
 	}
@@ -538,7 +538,7 @@ func (p *parser) startTag() error {
 	return nil
 }
 
-// attr reads one attribute at p.pos into p.attrs or p.decls.
+// attr reads one attribute at p.pos into p.attrs.
 func (p *parser) attr() error {
 	d := p.data
 	at := p.pos
@@ -557,18 +557,18 @@ func (p *parser) attr() error {
 		return err
 	}
 	a := rawAttr{prefix: p.name(ps, pe), local: p.name(ls, le), value: v, pos: at}
-	switch {
-	case a.prefix == "xmlns" || (pe == ps && a.local == "xmlns"):
-		if len(p.decls) >= p.lim.MaxNSDecls {
+	a.decl = a.prefix == "xmlns" || (pe == ps && a.local == "xmlns")
+	if a.decl {
+		if len(p.attrs)-p.nattr >= p.lim.MaxNSDecls {
 			return p.limitAt(at, LimitNSDecls, p.lim.MaxNSDecls)
 		}
-		p.decls = append(p.decls, a)
-	default:
-		if len(p.attrs) >= p.lim.MaxAttrs {
+	} else {
+		if p.nattr >= p.lim.MaxAttrs {
 			return p.limitAt(at, LimitAttrs, p.lim.MaxAttrs)
 		}
-		p.attrs = append(p.attrs, a)
+		p.nattr++
 	}
+	p.attrs = append(p.attrs, a)
 	return nil
 }
 
@@ -576,7 +576,10 @@ func (p *parser) attr() error {
 // pushes their bindings.
 func (p *parser) declare() error {
 	mark := len(p.bindings)
-	for _, a := range p.decls {
+	for _, a := range p.attrs {
+		if !a.decl {
+			continue
+		}
 		prefix := a.local
 		if a.prefix == "" {
 			prefix = "" // xmlns="..."
@@ -664,7 +667,7 @@ func (p *parser) lookup(prefix string) (string, bool) {
 func (p *parser) resolveAttrs() error {
 	for i := range p.attrs {
 		a := &p.attrs[i]
-		if a.prefix == "" {
+		if a.prefix == "" || a.decl {
 			continue
 		}
 		uri, ok := p.lookup(a.prefix)
@@ -673,10 +676,13 @@ func (p *parser) resolveAttrs() error {
 		}
 		a.uri = uri
 	}
-	if len(p.attrs) <= smallAttrs {
+	if p.nattr <= smallAttrs {
 		for i := 1; i < len(p.attrs); i++ {
+			if p.attrs[i].decl {
+				continue
+			}
 			for j := range i {
-				if p.attrs[i].local == p.attrs[j].local && p.attrs[i].uri == p.attrs[j].uri {
+				if !p.attrs[j].decl && p.attrs[i].local == p.attrs[j].local && p.attrs[i].uri == p.attrs[j].uri {
 					return p.dupAttr(p.attrs[i])
 				}
 			}
@@ -684,10 +690,14 @@ func (p *parser) resolveAttrs() error {
 		return nil
 	}
 	if p.seen == nil {
-		p.seen = make(map[attrKey]struct{}, len(p.attrs))
+		p.seen = make(map[attrKey]struct{}, p.nattr)
 	}
+	p.seenMax = max(p.seenMax, p.nattr)
 	defer clear(p.seen)
 	for _, a := range p.attrs {
+		if a.decl {
+			continue
+		}
 		k := attrKey{a.uri, a.local}
 		if _, dup := p.seen[k]; dup {
 			return p.dupAttr(a)
