@@ -3,6 +3,7 @@ package soap
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"strconv"
@@ -124,6 +125,27 @@ func TestClientLimits(t *testing.T) {
 		if !errors.Is(err, ErrLimit) || !strings.Contains(err.Error(), tt.want) || !strings.Contains(err.Error(), partner.URL) ||
 			!strings.Contains(err.Error(), "submitPurchaseOrder") {
 			t.Errorf("MaxAttrs %d: err = %v, want the limit, partner and operation", tt.max, err)
+		}
+	}
+}
+
+// TestFaultForPartnerAnswer: a partner answer that could not be used
+// (malformed, over a limit) is a Server fault to the requester, while the
+// same failure in the request is a Client fault.
+func TestFaultForPartnerAnswer(t *testing.T) {
+	limit := parseError(&xmlparse.LimitError{Limit: xmlparse.LimitAttrs, Max: 3, Line: 1})
+	malformed := parseError(&xmlparse.SyntaxError{Line: 1, Msg: "bad"})
+	for _, tt := range []struct {
+		err  error
+		want FaultCode
+	}{
+		{limit, FaultClient},
+		{malformed, FaultClient},
+		{fmt.Errorf("partner x op: %w: HTTP 200 OK: %w", ErrPartnerResponse, limit), FaultServer},
+		{fmt.Errorf("partner x op: %w: HTTP 200 OK: %w", ErrPartnerResponse, malformed), FaultServer},
+	} {
+		if code, reason, _ := faultFor(tt.err, exchange.SOAP11); code != tt.want || reason != tt.err.Error() {
+			t.Errorf("faultFor(%v) = %v %q, want %v", tt.err, code, reason, tt.want)
 		}
 	}
 }

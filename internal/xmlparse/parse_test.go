@@ -312,3 +312,33 @@ func BenchmarkParsePO(b *testing.B) {
 		}
 	}
 }
+
+// FuzzParse: the parser does not panic, and a document it accepts
+// serializes (as etree writes it) to one it accepts again with the same
+// serialization.
+func FuzzParse(f *testing.F) {
+	for _, s := range []string{
+		`<?xml version="1.0"?><p:a xmlns:p="urn:p" p:x="1&amp;2" y='"'>t&lt;&#x41;<![CDATA[c]]><!--c--><?pi d?><b/></p:a>`,
+		"<a>\r\n <b> x </b>\n</a>",
+		`<a xmlns="urn:a"><b xmlns=""/></a>`,
+		`<a xmlns:p="u" xmlns:q="u" p:x="1" q:x="2"/>`,
+		`<!DOCTYPE a><a/>`,
+		`<a>&#xD800;</a>`,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		doc, err := Parse(data, Options{Limits: Limits{MaxDepth: 200}})
+		if err != nil {
+			return
+		}
+		out := serialize(doc)
+		again, err := Parse([]byte(out), Options{Limits: Limits{MaxDepth: 200}})
+		if err != nil {
+			t.Fatalf("%q parsed, its serialization %q does not: %v", data, out, err)
+		}
+		if s := serialize(again); s != out {
+			t.Fatalf("serialization not stable:\n%s\n%s", out, s)
+		}
+	})
+}
