@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	"github.com/beevik/etree"
@@ -244,6 +245,9 @@ func addDecls(el *etree.Element, decls []etree.Attr) {
 		return
 	}
 	own := len(el.Attr)
+	if len(decls) > 1 {
+		el.Attr = slices.Grow(el.Attr, len(decls))
+	}
 	var declared map[string]bool
 	if own > smallDecls && len(decls) > 1 {
 		declared = make(map[string]bool)

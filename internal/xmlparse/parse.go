@@ -3,6 +3,7 @@ package xmlparse
 import (
 	"bytes"
 	"strconv"
+	"slices"
 	"strings"
 	"sync"
 	"unicode/utf8"
@@ -23,15 +24,20 @@ type Options struct {
 }
 
 // shareMax is the largest input whose strings are substrings of one copy
-// of it. Larger inputs get a copy per string, so that a small part kept
-// for long does not keep a large message alive.
-const shareMax = 64 << 10
+// of it and whose nodes are cut from slabs. Larger inputs get a copy per
+// string and an allocation per node, so that a small part kept for long
+// does not keep a large message alive.
+const shareMax = 16 << 10
 
 // Reserved namespaces.
 const (
 	nsXML   = "http://www.w3.org/XML/1998/namespace"
 	nsXMLNS = "http://www.w3.org/2000/xmlns/"
 )
+
+// maxInterned bounds the names a parse of a large input interns: names
+// repeat, but a document of many distinct names would only fill the map.
+const maxInterned = 1024
 
 // smallScope is the number of bindings up to which a prefix is looked up
 // by scanning; above it the parser keeps a map.
@@ -252,7 +258,9 @@ func (p *parser) name(i, j int) string {
 		return s
 	}
 	s := string(p.data[i:j])
-	p.names[s] = s
+	if len(p.names) < maxInterned {
+		p.names[s] = s
+	}
 	return s
 }
 
@@ -568,14 +576,52 @@ func (p *parser) attr() error {
 		}
 		p.nattr++
 	}
+	if len(p.attrs) == cap(p.attrs) && len(p.attrs) >= 64 {
+		// A long start tag: make room for the rest of it at once instead
+		// of growing a quarter at a time.
+		p.attrs = slices.Grow(p.attrs, p.countAttrs())
+	}
 	p.attrs = append(p.attrs, a)
 	return nil
+}
+
+// countAttrs returns the number of '=' from p.pos to the end of the start
+// tag (outside quoted values), at least 1: about the attributes still to
+// come, bounded by the limits.
+func (p *parser) countAttrs() int {
+	d := p.data
+	n, bound := 1, p.lim.MaxAttrs+p.lim.MaxNSDecls
+	if bound < 0 { // both unlimited
+		bound = len(d)
+	}
+	var q byte
+	for i := p.pos; i < len(d) && n <= bound; i++ {
+		switch c := d[i]; {
+		case q != 0:
+			if c == q {
+				q = 0
+			}
+		case c == '"' || c == '\'':
+			q = c
+		case c == '=':
+			n++
+		case c == '>':
+			return n
+		}
+	}
+	return n
 }
 
 // declare checks the namespace declarations of the element being read and
 // pushes their bindings.
 func (p *parser) declare() error {
 	mark := len(p.bindings)
+	if n := len(p.attrs) - p.nattr; n > 1 {
+		p.bindings = slices.Grow(p.bindings, n)
+		if p.byPrefix == nil && mark+n > smallScope {
+			p.indexBindings(mark + n)
+		}
+	}
 	for _, a := range p.attrs {
 		if !a.decl {
 			continue
@@ -615,10 +661,16 @@ func (p *parser) bind(prefix, uri string) {
 	case p.byPrefix != nil:
 		p.byPrefix[prefix] = len(p.bindings) - 1
 	case len(p.bindings) > smallScope:
-		p.byPrefix = make(map[string]int, 2*len(p.bindings))
-		for i, b := range p.bindings {
-			p.byPrefix[b.prefix] = i
-		}
+		p.indexBindings(2 * len(p.bindings))
+	}
+}
+
+// indexBindings starts the map from prefix to innermost binding, with room
+// for n prefixes.
+func (p *parser) indexBindings(n int) {
+	p.byPrefix = make(map[string]int, n)
+	for i, b := range p.bindings {
+		p.byPrefix[b.prefix] = i
 	}
 }
 
