@@ -2,8 +2,8 @@ package xmlparse
 
 import (
 	"bytes"
-	"strconv"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"unicode/utf8"
@@ -86,7 +86,7 @@ type parser struct {
 	attrs    []rawAttr // attributes of the start tag being read, in order
 	nattr    int       // how many of attrs are not declarations
 	seen     map[attrKey]struct{}
-	seenMax  int // the most attributes seen held
+	seenMax  int               // the most attributes seen held
 	names    map[string]string // interned names when not shared
 	buf      []byte            // decoded text
 	ws       []string          // pending whitespace-only text
