@@ -95,9 +95,8 @@ type parser struct {
 
 	// Slabs the tree's nodes are cut from when the input is shared (and
 	// so kept alive by the tree anyway): a few allocations per document
-	// instead of a few per element.
-	// The slabs are used from the front, counting in ints (moving a
-	// slice forward costs a GC write barrier).
+	// instead of a few per element. They are used from the front,
+	// counting in ints (moving a slice forward costs a GC write barrier).
 	elems            []etree.Element
 	texts            []etree.CharData
 	toks             []etree.Token
@@ -123,7 +122,10 @@ func Parse(data []byte, opts Options) (*etree.Document, error) {
 		// About two '<' per element; each element has at most one text
 		// and the tokens are about as many as the '<'.
 		tags := bytes.Count(data, []byte{'<'})
-		n := min(tags/2+1, p.lim.MaxElements+1)
+		n := tags/2 + 1
+		if n > p.lim.MaxElements {
+			n = p.lim.MaxElements + 1
+		}
 		p.elems = make([]etree.Element, n)
 		p.texts = make([]etree.CharData, n)
 		p.toks = make([]etree.Token, tags+1)

@@ -212,7 +212,11 @@ func TestDefaultLimits(t *testing.T) {
 		t.Errorf("%d attributes: %v, want %q", DefaultMaxAttrs+1, err, want)
 	}
 	if _, err := Parse([]byte(attrs(DefaultMaxAttrs+1, false, "")), Options{Limits: Limits{MaxAttrs: -1}}); err != nil {
-		t.Errorf("no limit: %v", err)
+		t.Errorf("no attribute limit: %v", err)
+	}
+	none := Limits{MaxDepth: -1, MaxAttrs: -1, MaxNSDecls: -1, MaxElements: -1, MaxValueBytes: -1, MaxNameBytes: -1, MaxHeaderBytes: -1}
+	if _, err := Parse([]byte(attrs(200, true, ` x="1"`)), Options{Limits: none}); err != nil {
+		t.Errorf("no limits: %v", err)
 	}
 }
 
