@@ -87,7 +87,7 @@ func TestClientAgainstServer(t *testing.T) {
 		if !errors.Is(err, ErrPartnerFault) || exchange.KindOf(err) != exchange.KindServer {
 			t.Fatalf("err = %v", err)
 		}
-		want := "partner " + po.Address + " submitPurchaseOrder answered fault soapenv:Client: customer C-1 unknown"
+		want := "partner " + po.Address + " submitPurchaseOrder: answered fault soapenv:Client (undeclared): customer C-1 unknown"
 		if err.Error() != want {
 			t.Errorf("err = %q, want %q", err, want)
 		}
@@ -136,7 +136,7 @@ func TestClientFailures(t *testing.T) {
 	}{
 		{"connection refused", refused, nil, "refused"},
 		{"non-SOAP error", notSOAP.URL, ErrPartnerResponse, "502 Bad Gateway: gateway says no"},
-		{"timeout", slow.URL, context.DeadlineExceeded, "deadline"},
+		{"timeout", slow.URL, ErrPartnerTimeout, "timed out: no answer within 200ms"},
 		{"too large", big.URL, ErrTooLarge, "exceeds 1024 bytes"},
 	}
 	c := NewClient(ClientOptions{Timeout: 200 * time.Millisecond, MaxResponseBytes: 1024})
