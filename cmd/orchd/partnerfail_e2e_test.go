@@ -332,6 +332,7 @@ func TestPartnerFailures(t *testing.T) {
 			id := fmt.Sprintf("%s-%d", row.behaviour, pass)
 			t.Run(id, func(t *testing.T) {
 				a := callPartnerFail(t, client, o.base, id, row.via)
+				t.Logf("%s: %s", a.fault, a.text)
 				if a.status != 200 || a.fault != row.fault {
 					t.Fatalf("answer %d fault %q text %q, want fault %q\n%s", a.status, a.fault, a.text, row.fault, a.body)
 				}

@@ -601,6 +601,7 @@ func (a *invoke) failed(in *instance, f *frame, err error) (activity, bool, erro
 	persistent := !in.p.InMemory && in.e.store != nil
 	switch {
 	case fp != nil && fp.faultOnFailure, !persistent && in.ctx.Err() == nil:
+		in.e.log.Warn("invoke failed; activityFailure thrown", "err", err)
 		return nil, false, a.failure(err)
 	case persistent:
 		in.suspendReason = err.Error()
