@@ -47,9 +47,14 @@ type serveConfig struct {
 	partnerMaxResp  int64
 	tls             tlsConfig
 	events          eventsConfig
+	sampleEvery     int
 	// extensions are the extension bundles bundles are compiled and run
 	// with (linkedExtensions; no flag: they are Go code).
 	extensions process.Extensions
+	// started, when set, is called once the server serves, with the
+	// address it listens on and its management backend (no flag: tests
+	// drive a running server through it).
+	started func(addr net.Addr, b *backend)
 }
 
 func serveFlags(stderr io.Writer) (*flag.FlagSet, *serveConfig) {
@@ -72,6 +77,7 @@ func serveFlags(stderr io.Writer) (*flag.FlagSet, *serveConfig) {
 	tlsFlags(fs, &c.tls)
 	fs.StringVar(&c.endpointsFile, "endpoints", "", "file of partner address overrides: '{ns}Service Port URL' or 'portType {ns}PT URL' a line")
 	fs.StringVar(&c.debugAddr, "debug-addr", "", "serve net/http/pprof on this address (off when empty); keep it on loopback")
+	fs.IntVar(&c.sampleEvery, "sample-every", process.DefaultSampleEvery, "time one instance in this many per activity, for the activity outline of the management API and console (1: every instance; 0: none)")
 	eventFlags(fs, &c.events)
 	return fs, c
 }
@@ -170,7 +176,7 @@ func runServer(ctx context.Context, cfg *serveConfig, log *slog.Logger) error {
 	if store != nil {
 		opts.Store = store
 	}
-	ev, stopEvents, err := openEvents(&cfg.events, log, reg)
+	ev, timeline, stopEvents, err := openEvents(&cfg.events, log, reg)
 	if err != nil {
 		return err
 	}
@@ -178,6 +184,10 @@ func runServer(ctx context.Context, cfg *serveConfig, log *slog.Logger) error {
 	// the last exchanges.
 	defer stopEvents()
 	opts.Events = ev
+	opts.SampleEvery = cfg.sampleEvery
+	if cfg.sampleEvery <= 0 {
+		opts.SampleEvery = -1 // off
+	}
 	engine := process.NewEngine(opts)
 	// After the front door has drained (below), work instances do on their
 	// own (after a reply, on timers) is cancelled.
@@ -218,6 +228,10 @@ func runServer(ctx context.Context, cfg *serveConfig, log *slog.Logger) error {
 	if len(engine.Processes()) == 0 {
 		log.Warn("no process deployed", slog.String("deploy", cfg.deployDir))
 	}
+	// mgmtBackend is what operators act on (mgmt.Backend, plus
+	// Subscribe for the live event stream): the management API
+	// (internal/admin) and the console are to be mounted with it here.
+	mgmtBackend := newBackend(engine, deployer, timeline)
 
 	srv := &http.Server{
 		Handler:           server.New(server.Options{Engine: engine, SOAP: front, Gatherer: reg, Logger: log}),
@@ -263,6 +277,9 @@ func runServer(ctx context.Context, cfg *serveConfig, log *slog.Logger) error {
 		serveErr <- srv.Serve(ln)
 	}()
 	log.Info("serving", slog.String("addr", ln.Addr().String()), slog.String("scheme", scheme), slog.String("deploy", cfg.deployDir))
+	if cfg.started != nil {
+		cfg.started(ln.Addr(), mgmtBackend)
+	}
 
 	select {
 	case err := <-serveErr:

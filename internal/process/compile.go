@@ -136,6 +136,8 @@ func compileProcess(doc *bpel.Document, w *wsdlSet, dp *deployProcess, errs *Err
 	}
 	c.finishScope(ps, nil)
 	p.root = c.register(ps)
+	c.adopt(0, p.root)
+	p.actStats = make([]actStat, len(p.acts))
 	if len(p.starts) == 0 {
 		c.errorf(act, "process has no start activity (a receive or pick with createInstance=\"yes\")")
 	}
@@ -667,8 +669,14 @@ func (c *compiler) optVar(e *etree.Element, attr string, want *exchange.MessageD
 // activities by that number when an instance is checkpointed.
 func (c *compiler) activity(e *etree.Element) activity {
 	mark := c.beginSources()
+	first := len(c.p.acts)
 	a := c.register(c.compileActivity(e))
-	return c.withLinks(e, a, c.endSources(mark))
+	c.adopt(first, a)
+	w := c.withLinks(e, a, c.endSources(mark))
+	if w != a {
+		c.adopt(first, w)
+	}
+	return w
 }
 
 func (c *compiler) compileActivity(e *etree.Element) activity {

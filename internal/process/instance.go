@@ -123,6 +123,9 @@ type instance struct {
 	// odePID is $ode:pid of an in-memory instance (id is set only when
 	// one becomes findable).
 	odePID string
+	// timing is set on the instances sampled for the outline's timing
+	// (mgmt_processes.go).
+	timing *sampler
 	mu     sync.Mutex
 }
 
@@ -198,6 +201,9 @@ func (in *instance) start() error {
 	}
 	main := in.threads[0]
 	main.stack = append(main.stack, frame{act: in.p.root})
+	if in.timing != nil {
+		in.timing.begin(main, 0, in.p.root)
+	}
 	return nil
 }
 

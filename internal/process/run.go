@@ -67,7 +67,9 @@ func (e *Engine) Dispatch(ctx context.Context, ex *exchange.Exchange) error {
 	if p == nil {
 		return exchange.ClientError("%w: %s", ErrNoProcess, ex.Endpoint.Path)
 	}
-	return waitForReply(e.deliver(ctx, p, ex, nil))
+	err := waitForReply(e.deliver(ctx, p, ex, nil))
+	p.stats.exchange(ex, time.Time{})
+	return err
 }
 
 // deliver gives ex to the instance its correlation values find, or to a
@@ -149,6 +151,7 @@ func (e *Engine) create(ctx context.Context, p *Process, ex *exchange.Exchange) 
 	}
 	in := newInstance(e, p, ctx)
 	p.metrics.started.Inc()
+	e.started(in)
 	if in.evOn(events.InstanceLifecycle) {
 		in.emit(events.Event{Kind: events.InstanceCreated})
 	}
@@ -302,6 +305,7 @@ func (e *Engine) finish(in *instance, ex *exchange.Exchange, res result, err err
 			in.out = nil
 			e.log.Error("checkpoint failed", slog.String(logProcess, label), slog.String(logInstance, in.id), slog.Any("err", cerr))
 			p.metrics.ended["failed"].Inc()
+			p.stats.ended(resFailed)
 			return fmt.Errorf("process %s: instance state could not be stored: %w", label, cerr)
 		}
 	}
@@ -323,6 +327,7 @@ func (e *Engine) finish(in *instance, ex *exchange.Exchange, res result, err err
 			e.metrics.completed.Observe(time.Since(ex.Received).Seconds())
 		}
 		p.metrics.ended[outcomeName(res)].Inc()
+		p.stats.ended(res)
 		if in.evOn(events.InstanceLifecycle) {
 			in.emitEnd(res, err)
 		}

@@ -141,6 +141,9 @@ func (in *instance) spawn(act activity, priv []privSlot) *thread {
 	if in.evOn(events.ActivityLifecycle) {
 		in.emitActivity(events.ActivityStarted, act, "")
 	}
+	if in.timing != nil {
+		in.timing.begin(t, 0, act)
+	}
 	return t
 }
 
@@ -401,6 +404,9 @@ func (in *instance) runThread(t *thread) (res result, err error, end bool) {
 			if push != nil {
 				in.emitActivity(events.ActivityStarted, push, "")
 			}
+		}
+		if in.timing != nil {
+			in.timing.stepped(in.p, t, top.act, push, done)
 		}
 		if done {
 			t.stack = t.stack[:len(t.stack)-1]
