@@ -2,6 +2,7 @@ package process
 
 import (
 	"errors"
+	"fmt"
 	"sync"
 	"time"
 
@@ -381,7 +382,9 @@ func (in *instance) runThread(t *thread) (res result, err error, end bool) {
 				t.state = tCalling
 				continue
 			case errSuspended:
-				return resSuspended, errors.New(in.suspendReason), true
+				// The client learns that the instance waits for an
+				// operator, and why.
+				return resSuspended, fmt.Errorf("instance %s suspended for an operator: %s", in.id, in.suspendReason), true
 			}
 			if in.evOn(events.ActivityLifecycle) {
 				in.emitActivity(events.ActivityFaulted, top.act, faultName(err))
