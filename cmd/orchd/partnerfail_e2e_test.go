@@ -193,9 +193,67 @@ func (p *misbehaving) serve(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
+// silentPartner accepts TCP connections and never answers: it reads what
+// comes until the other side hangs up, counting the connections still
+// open.
+type silentPartner struct {
+	addr string
+	mu   sync.Mutex
+	open int
+}
+
+func startSilent(t *testing.T) *silentPartner {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := &silentPartner{addr: ln.Addr().String()}
+	var wg sync.WaitGroup
+	var conns []net.Conn
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			p.mu.Lock()
+			p.open++
+			conns = append(conns, c)
+			p.mu.Unlock()
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				_, _ = io.Copy(io.Discard, c)
+				c.Close()
+				p.mu.Lock()
+				p.open--
+				p.mu.Unlock()
+			}()
+		}
+	}()
+	t.Cleanup(func() {
+		ln.Close()
+		p.mu.Lock()
+		for _, c := range conns {
+			c.Close()
+		}
+		p.mu.Unlock()
+		wg.Wait()
+	})
+	return p
+}
+
+func (p *silentPartner) conns() int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.open
+}
+
 // writePartnerFail copies testdata/partnerfail into deployDir, with the
-// partner URLs (scheme://host:port) filled in.
-func writePartnerFail(t *testing.T, deployDir, live, refused, nohost string) {
+// partner URLs (scheme://host:port) filled in: live for the links live,
+// flaky and auth; silent is left at a port nobody listens on when empty.
+func writePartnerFail(t *testing.T, deployDir, live, refused, nohost string, silent ...string) {
 	t.Helper()
 	src := filepath.Join("testdata", "partnerfail")
 	dst := filepath.Join(deployDir, "partnerfail")
@@ -206,7 +264,11 @@ func writePartnerFail(t *testing.T, deployDir, live, refused, nohost string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := strings.NewReplacer("LIVE_URL", live, "REFUSED_URL", refused, "NOHOST_URL", nohost)
+	silentURL := refused
+	if len(silent) > 0 {
+		silentURL = silent[0]
+	}
+	r := strings.NewReplacer("LIVE_URL", live, "REFUSED_URL", refused, "NOHOST_URL", nohost, "SILENT_URL", silentURL)
 	for _, e := range ents {
 		b, err := os.ReadFile(filepath.Join(src, e.Name()))
 		if err != nil {
@@ -283,8 +345,9 @@ var (
 // test's), partner connection or memory behind.
 func TestPartnerFailures(t *testing.T) {
 	partner := startMisbehaving(t, "s3cret-Pa55")
+	silent := startSilent(t)
 	deploy := t.TempDir()
-	writePartnerFail(t, deploy, "http://"+partner.addr, "http://"+deadAddr(t), "http://partner.invalid:9")
+	writePartnerFail(t, deploy, "http://"+partner.addr, "http://"+deadAddr(t), "http://partner.invalid:9", "http://"+silent.addr)
 	debug := deadAddr(t)
 	o := startOrchd(t, "--deploy", deploy, "--partner-timeout", "5s", "--partner-max-response", "1048576", "--debug-addr", debug)
 	client := &http.Client{Timeout: 30 * time.Second, Transport: &http.Transport{DisableKeepAlives: true}}
@@ -298,6 +361,7 @@ func TestPartnerFailures(t *testing.T) {
 		{"ok", "", "none", []string{"P-ok"}},
 		{"refused", "refused", failure, []string{"refused.call", "connection refused"}},
 		{"nohost", "nohost", failure, []string{"nohost.call", "cannot resolve host partner.invalid"}},
+		{"silent", "silent", failure, []string{"silent.call", "timed out: no answer within 1s"}},
 		{"hang", "", failure, []string{"live.call", "timed out: no answer within 1s"}},
 		{"late", "", failure, []string{"live.call", "timed out: no answer within 1s"}},
 		{"fault500", "", failure, []string{"live.call", "answered fault soapenv:Server (undeclared): database down"}},
@@ -346,10 +410,10 @@ func TestPartnerFailures(t *testing.T) {
 				if !eventually(func() bool {
 					open, active = partner.open()
 					g = scrape(t, metrics, goroutinesRE)
-					return open <= 1 && active == 0 && g <= baseG+2 && runtime.NumGoroutine() <= testG+2
+					return open <= 1 && active == 0 && silent.conns() == 0 && g <= baseG+2 && runtime.NumGoroutine() <= testG+2
 				}) {
-					t.Errorf("left behind: partner connections %d open, %d active; orchd goroutines %v (baseline %v); test goroutines %d (baseline %d)",
-						open, active, g, baseG, runtime.NumGoroutine(), testG)
+					t.Errorf("left behind: partner connections %d open, %d active, %d to the silent one; orchd goroutines %v (baseline %v); test goroutines %d (baseline %d)",
+						open, active, silent.conns(), g, baseG, runtime.NumGoroutine(), testG)
 				}
 			})
 		}
