@@ -148,6 +148,10 @@ func runServer(ctx context.Context, cfg *serveConfig, log *slog.Logger) error {
 		}
 	}
 
+	// Zero means the client's defaults.
+	if cfg.partnerTimeout < 0 || cfg.partnerMaxResp < 0 {
+		return fmt.Errorf("--partner-timeout (%s) and --partner-max-response (%d) may not be negative", cfg.partnerTimeout, cfg.partnerMaxResp)
+	}
 	serverTLS, partnerTLS, err := cfg.tls.load()
 	if err != nil {
 		return err

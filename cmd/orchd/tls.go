@@ -43,6 +43,8 @@ func (c *tlsConfig) load() (server, partner *tls.Config, err error) {
 		return nil, nil, errors.New("--partner-cert and --partner-key go together")
 	}
 	if c.partnerCA == "" && c.partnerCert == "" {
+		// The system roots, no client certificate: the transport's
+		// defaults.
 		return server, nil, nil
 	}
 	partner = &tls.Config{MinVersion: tls.VersionTLS12}
