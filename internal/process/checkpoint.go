@@ -25,6 +25,10 @@ type Store interface {
 	Timers(fn func(persist.Timer) bool) error
 	Outbox(fn func(persist.OutboxMessage) bool) error
 	AckOutbox(seq uint64) error
+	// ScanInstances and InstanceTimers serve the management API's
+	// listings and details (mgmt_instances.go).
+	ScanInstances(sc persist.Scan, fn func(*persist.InstanceView) bool) (persist.ScanResult, error)
+	InstanceTimers(id string) ([]persist.Timer, error)
 }
 
 type instState = persist.State
@@ -61,6 +65,9 @@ func (in *instance) checkpoint(st persist.State) error {
 	}
 	if in.inHandler != nil {
 		rec.Fault = in.inHandler.Error()
+	}
+	if st == persist.Suspended && in.suspendReason != "" {
+		rec.Fault = in.suspendReason
 	}
 	cp := &persist.Checkpoint{Vars: map[int][]byte{}}
 	for _, k := range in.regRoutes {
@@ -339,12 +346,48 @@ func (r *reader) string() string {
 	return s
 }
 
-// load rebuilds a persistent instance from the store.
+// load rebuilds a persistent instance from the store, with the open
+// requests its clients wait on (unload gives them back when the instance
+// is not run after all). The caller holds the instance's stripe.
 func (e *Engine) load(ctx context.Context, p *Process, id string) (*instance, error) {
 	rec, vars, err := e.store.Instance(id)
 	if err != nil {
 		return nil, fmt.Errorf("load instance %s: %w", id, err)
 	}
+	in, err := e.decode(ctx, p, rec, vars)
+	if err != nil {
+		return nil, err
+	}
+	e.reg.mu.Lock()
+	if open := e.reg.open[id]; open != nil {
+		delete(e.reg.open, id)
+		for _, r := range open {
+			if r.state.Load() == 0 {
+				in.reqs = append(in.reqs, r)
+			}
+		}
+	}
+	e.reg.mu.Unlock()
+	return in, nil
+}
+
+// unload gives the open requests load took back to the registry, for an
+// instance loaded and not run (suspended, or no longer waiting for the
+// timer that loaded it).
+func (e *Engine) unload(in *instance) {
+	if len(in.reqs) == 0 {
+		return
+	}
+	e.reg.mu.Lock()
+	e.reg.open[in.id] = append(e.reg.open[in.id], in.reqs...)
+	e.reg.mu.Unlock()
+	in.reqs = nil
+}
+
+// decode rebuilds an instance from its stored record and variables,
+// touching nothing else of the engine.
+func (e *Engine) decode(ctx context.Context, p *Process, rec *persist.Instance, vars map[int][]byte) (*instance, error) {
+	id := rec.ID
 	frames := rec.Frames
 	if fp, rest, ok := splitFingerprint(frames); ok {
 		if v := e.versionOf(p, fp); v != nil {
@@ -383,16 +426,9 @@ func (e *Engine) load(ctx context.Context, p *Process, id string) (*instance, er
 		return nil, fmt.Errorf("instance %s: %w", id, r.err)
 	}
 	in.wake = in.regTimer
-	e.reg.mu.Lock()
-	if open := e.reg.open[id]; open != nil {
-		delete(e.reg.open, id)
-		for _, r := range open {
-			if r.state.Load() == 0 {
-				in.reqs = append(in.reqs, r)
-			}
-		}
+	if rec.State == persist.Suspended {
+		in.suspendReason = rec.Fault
 	}
-	e.reg.mu.Unlock()
 	for slot, data := range vars {
 		if slot < 1 || slot > len(p.vars) || data == nil {
 			continue
@@ -425,7 +461,7 @@ func parseClark(s string) qname {
 // crash the call is not repeated blindly: a recovered instance whose
 // invoke may have run follows the failure policy instead.
 func (a *invoke) step(in *instance, f *frame) (activity, bool, error) {
-	if f.k == 1 {
+	if f.k == kAnswer {
 		// The answer of the call that went out on its own goroutine.
 		f.k = 0
 		if ans := in.cur.answer; ans != nil {
@@ -435,6 +471,10 @@ func (a *invoke) step(in *instance, f *frame) (activity, bool, error) {
 		// Resumed after a crash with the call in flight (a checkpoint
 		// taken for another branch recorded it): below, as a call that
 		// may have happened.
+	} else if f.k != 0 {
+		if done, err, ok := in.recoveryStep(f, a.pos); ok {
+			return nil, done, err
+		}
 	}
 	partner, err := in.partnerOf(a.pl, a.pos)
 	if err != nil {
@@ -532,7 +572,7 @@ func (in *instance) callAsync(f *frame, call func(ctx context.Context) *callAnsw
 		in.calls = &answers{notify: make(chan struct{}, 1)}
 	}
 	in.inflight++
-	f.k = 1
+	f.k = kAnswer
 	ctx, calls := in.ctx, in.calls
 	go func() {
 		a := call(ctx)

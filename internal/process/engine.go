@@ -130,7 +130,7 @@ func NewEngine(opts Options) *Engine {
 	ctx, stop := context.WithCancel(context.Background())
 	return &Engine{log: log, metrics: newMetrics(opts.Registerer), opts: opts, byEndpoint: map[*exchange.Endpoint]*Process{},
 		store: opts.Store, rest: newRESTClient(opts), baseCtx: ctx, stop: stop,
-		reg: registry{live: map[string]*instance{}, routes: map[string]*instance{}, open: map[string][]*openRequest{}}}
+		reg: registry{live: map[string]*instance{}, calling: map[string]*instance{}, routes: map[string]*instance{}, open: map[string][]*openRequest{}}}
 }
 
 // Close cancels the work instances do on their own (after their reply,
