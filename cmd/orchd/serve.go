@@ -27,6 +27,7 @@ import (
 	"github.com/orchd/orchd/internal/process"
 	"github.com/orchd/orchd/internal/server"
 	"github.com/orchd/orchd/internal/soap"
+	"github.com/orchd/orchd/internal/xmlparse"
 )
 
 type serveConfig struct {
@@ -37,12 +38,16 @@ type serveConfig struct {
 	mockPartners    bool
 	logLevel        string
 	maxBody         int64
+	limits          soap.Limits
 	idleTimeout     time.Duration
 	shutdownTimeout time.Duration
 	messageHold     time.Duration
 	debugAddr       string
 	partnerConns    int
 	endpointsFile   string
+	partnerTimeout  time.Duration
+	partnerMaxResp  int64
+	tls             tlsConfig
 	events          eventsConfig
 	sampleEvery     int
 	// extensions are the extension bundles bundles are compiled and run
@@ -65,15 +70,32 @@ func serveFlags(stderr io.Writer) (*flag.FlagSet, *serveConfig) {
 	fs.BoolVar(&c.mockPartners, "mock-partners", false, "also serve the example's CRM and ERP mock services, on the addresses their WSDLs name")
 	fs.StringVar(&c.logLevel, "log-level", "info", "log level: debug, info, warn, error")
 	fs.Int64Var(&c.maxBody, "max-body", soap.DefaultMaxBodyBytes, "largest request body accepted, in bytes")
+	limitFlags(fs, &c.limits)
 	fs.DurationVar(&c.idleTimeout, "idle-timeout", 30*time.Second, "close keep-alive connections idle this long")
 	fs.DurationVar(&c.shutdownTimeout, "shutdown-timeout", 10*time.Second, "on SIGINT/SIGTERM, wait this long for in-flight exchanges")
 	fs.DurationVar(&c.messageHold, "message-hold", 5*time.Second, "hold a correlated message no instance waits for yet this long for one that comes to wait (negative: answer at once)")
 	fs.IntVar(&c.partnerConns, "partner-conns", soap.DefaultMaxConnsPerHost, "most keep-alive connections to one partner host (negative: no bound)")
+	fs.DurationVar(&c.partnerTimeout, "partner-timeout", soap.DefaultCallTimeout, "bound on a partner call that deploy.xml gives no orchd:timeout")
+	fs.Int64Var(&c.partnerMaxResp, "partner-max-response", soap.DefaultMaxResponseBytes, "largest partner response accepted, in bytes")
+	tlsFlags(fs, &c.tls)
 	fs.StringVar(&c.endpointsFile, "endpoints", "", "file of partner address overrides: '{ns}Service Port URL' or 'portType {ns}PT URL' a line")
 	fs.StringVar(&c.debugAddr, "debug-addr", "", "serve net/http/pprof on this address (off when empty); keep it on loopback")
 	fs.IntVar(&c.sampleEvery, "sample-every", process.DefaultSampleEvery, "time one instance in this many per activity, for the activity outline of the management API and console (1: every instance; 0: none)")
 	eventFlags(fs, &c.events)
 	return fs, c
+}
+
+// limitFlags defines the flags of the parsing limits of inbound messages
+// (requests and partner replies); a message over one is refused with a
+// SOAP Client fault that names the limit.
+func limitFlags(fs *flag.FlagSet, l *soap.Limits) {
+	fs.IntVar(&l.MaxAttrs, "max-attrs", xmlparse.DefaultMaxAttrs, "most attributes on one element of a message (negative: no limit)")
+	fs.IntVar(&l.MaxNSDecls, "max-ns-decls", xmlparse.DefaultMaxNSDecls, "most namespace declarations on one element of a message (negative: no limit)")
+	fs.IntVar(&l.MaxElements, "max-elements", xmlparse.DefaultMaxElements, "most elements in a message (negative: no limit)")
+	fs.IntVar(&l.MaxDepth, "max-depth", xmlparse.DefaultMaxDepth, "deepest element nesting in a message (negative: no limit)")
+	fs.IntVar(&l.MaxValueBytes, "max-value-bytes", xmlparse.DefaultMaxValueBytes, "longest text, CDATA section, comment or attribute value in a message, in bytes (negative: no limit)")
+	fs.IntVar(&l.MaxNameBytes, "max-name-bytes", xmlparse.DefaultMaxNameBytes, "longest element or attribute name in a message, in bytes (negative: no limit)")
+	fs.IntVar(&l.MaxHeaderBytes, "max-header-bytes", xmlparse.DefaultMaxHeaderBytes, "largest SOAP Header of a message, in bytes (negative: no limit)")
 }
 
 func newLogger(w io.Writer, level string) (*slog.Logger, error) {
@@ -142,6 +164,14 @@ func runServer(ctx context.Context, cfg *serveConfig, log *slog.Logger) error {
 		}
 	}
 
+	// Zero means the client's defaults.
+	if cfg.partnerTimeout < 0 || cfg.partnerMaxResp < 0 {
+		return fmt.Errorf("--partner-timeout (%s) and --partner-max-response (%d) may not be negative", cfg.partnerTimeout, cfg.partnerMaxResp)
+	}
+	serverTLS, partnerTLS, err := cfg.tls.load()
+	if err != nil {
+		return err
+	}
 	// Listen first: the endpoint references of provided services name the
 	// address actually bound (--listen may say port 0).
 	ln, err := net.Listen("tcp", cfg.listen)
@@ -149,12 +179,17 @@ func runServer(ctx context.Context, cfg *serveConfig, log *slog.Logger) error {
 		return fmt.Errorf("listen on %s: %w", cfg.listen, err)
 	}
 	defer ln.Close()
-	client := soap.NewClient(soap.ClientOptions{MaxConnsPerHost: cfg.partnerConns})
+	scheme := "http"
+	if serverTLS != nil {
+		scheme = "https"
+	}
+	client := soap.NewClient(soap.ClientOptions{MaxConnsPerHost: cfg.partnerConns, Timeout: cfg.partnerTimeout,
+		MaxResponseBytes: cfg.partnerMaxResp, TLS: partnerTLS, Limits: cfg.limits})
 	// --endpoints overrides deploy-time bindings only: an address a
 	// process assigns at run time (a copied endpoint reference) is called
 	// as it is.
 	opts := process.Options{Logger: log, Registerer: reg, Partners: overrides.Partners(client.Partner),
-		AssignedPartners: client.Partner, BaseURL: baseURL(ln.Addr()), MessageHold: cfg.messageHold, Extensions: cfg.extensions}
+		AssignedPartners: client.Partner, BaseURL: baseURL(scheme, ln.Addr()), MessageHold: cfg.messageHold, Extensions: cfg.extensions}
 	// REST extension activities call on the partners' terms: the same
 	// keep-alive pool (--partner-conns) and per-call bound.
 	opts.HTTPClient, opts.HTTPTimeout = client.HTTPClient()
@@ -177,7 +212,7 @@ func runServer(ctx context.Context, cfg *serveConfig, log *slog.Logger) error {
 	// After the front door has drained (below), work instances do on their
 	// own (after a reply, on timers) is cancelled.
 	defer engine.Close()
-	front := soap.NewServer(soap.ServerOptions{MaxBodyBytes: cfg.maxBody, Logger: log, Registerer: reg})
+	front := soap.NewServer(soap.ServerOptions{MaxBodyBytes: cfg.maxBody, Limits: cfg.limits, Logger: log, Registerer: reg})
 	if err := engine.Deploy(procs...); err != nil {
 		log.Error("processes skipped", slog.Any("err", err))
 	}
@@ -223,6 +258,7 @@ func runServer(ctx context.Context, cfg *serveConfig, log *slog.Logger) error {
 		ReadHeaderTimeout: 10 * time.Second,
 		IdleTimeout:       cfg.idleTimeout,
 		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
+		TLSConfig:         serverTLS,
 	}
 
 	mockErr := make(chan error, 1)
@@ -252,8 +288,15 @@ func runServer(ctx context.Context, cfg *serveConfig, log *slog.Logger) error {
 		go deployer.run(pollCtx, cfg.deployPoll)
 	}
 	serveErr := make(chan error, 1)
-	go func() { serveErr <- srv.Serve(ln) }()
-	log.Info("serving", slog.String("addr", ln.Addr().String()), slog.String("deploy", cfg.deployDir))
+	go func() {
+		if serverTLS != nil {
+			// The certificate is in TLSConfig already.
+			serveErr <- srv.ServeTLS(ln, "", "")
+			return
+		}
+		serveErr <- srv.Serve(ln)
+	}()
+	log.Info("serving", slog.String("addr", ln.Addr().String()), slog.String("scheme", scheme), slog.String("deploy", cfg.deployDir))
 	if cfg.started != nil {
 		cfg.started(ln.Addr(), mgmtBackend)
 	}
@@ -282,13 +325,14 @@ func runServer(ctx context.Context, cfg *serveConfig, log *slog.Logger) error {
 	return nil
 }
 
-// baseURL is the URL prefix of the endpoints served on addr, for the
-// endpoint references orchd hands out: an unspecified IP (listening on
-// every interface) becomes the host name, else 127.0.0.1.
-func baseURL(addr net.Addr) string {
+// baseURL is the URL prefix (scheme http or https) of the endpoints
+// served on addr, for the endpoint references orchd hands out: an
+// unspecified IP (listening on every interface) becomes the host name,
+// else 127.0.0.1.
+func baseURL(scheme string, addr net.Addr) string {
 	host, port, err := net.SplitHostPort(addr.String())
 	if err != nil {
-		return "http://" + addr.String()
+		return scheme + "://" + addr.String()
 	}
 	if ip := net.ParseIP(host); ip != nil && ip.IsUnspecified() {
 		host = "127.0.0.1"
@@ -296,7 +340,7 @@ func baseURL(addr net.Addr) string {
 			host = h
 		}
 	}
-	return "http://" + net.JoinHostPort(host, port)
+	return scheme + "://" + net.JoinHostPort(host, port)
 }
 
 // debugHandler serves the pprof endpoints under /debug/pprof/.

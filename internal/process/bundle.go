@@ -80,6 +80,7 @@ func LoadBundleWith(dir string, opts LoadOptions) ([]*Process, error) {
 	if dd == nil {
 		return nil, errs
 	}
+	dd.readSecrets(dir, errs)
 	files, _ := filepath.Glob(filepath.Join(dir, "*.bpel"))
 	sort.Strings(files)
 	// Each process sees the WSDLs it imports (two processes of a bundle

@@ -494,7 +494,7 @@ func (a *invoke) step(in *instance, f *frame) (activity, bool, error) {
 		in.wakeAt(f.due) // waiting to retry
 		return nil, false, errBlocked
 	}
-	call := &exchange.Call{Operation: a.op}
+	call := &exchange.Call{Operation: a.op, Timeout: a.timeout}
 	if a.toParts != nil {
 		call.Input = in.partsMessage(a.op.Input, a.toParts)
 	} else if a.in != nil {
@@ -608,15 +608,22 @@ func (a *invoke) answered(in *instance, f *frame, res *exchange.Message, err err
 	return nil, true, nil
 }
 
-// nsActivityFailure names the fault thrown by faultOnFailure.
+// activityFailure is the fault a failed partner call throws (ODE's name
+// for the fault of faultOnFailure): for in-memory processes always, for
+// persistent ones when the failure policy says faultOnFailure.
 var activityFailure = qname{Space: nsActivityRecovery, Local: "activityFailure"}
+
+// nsFault is the namespace of the data orchd's own faults carry.
+const nsFault = "urn:orchd:fault"
 
 // errSuspended ends a run with the instance suspended for an operator.
 var errSuspended = errors.New("instance suspended")
 
 // failed applies the invoke's failure policy (ODE's failureHandling) to a
 // failed call: retry later, throw activityFailure, or, for persistent
-// processes with no policy, suspend the instance for an operator.
+// processes without faultOnFailure, suspend the instance for an
+// operator. An in-memory instance has no operator to wait for: once the
+// retries are spent it throws activityFailure, for its handlers.
 func (a *invoke) failed(in *instance, f *frame, err error) (activity, bool, error) {
 	err = fmt.Errorf("invoke %s.%s at %s: %w", a.pl.name, a.op.Name, a.pos, err)
 	fp := a.policy
@@ -631,12 +638,34 @@ func (a *invoke) failed(in *instance, f *frame, err error) (activity, bool, erro
 		in.e.log.Warn("invoke failed; will retry", "err", err, "attempt", attempts+1, "of", fp.retryFor)
 		return nil, false, errBlocked
 	}
-	if fp != nil && fp.faultOnFailure {
-		return nil, false, &faultValue{name: activityFailure, reason: err.Error(), at: a.pos}
-	}
-	if !in.p.InMemory && in.e.store != nil {
+	persistent := !in.p.InMemory && in.e.store != nil
+	switch {
+	case fp != nil && fp.faultOnFailure, !persistent && in.ctx.Err() == nil:
+		in.e.log.Warn("invoke failed; activityFailure thrown", "err", err)
+		return nil, false, a.failure(err)
+	case persistent:
 		in.suspendReason = err.Error()
 		return nil, false, errSuspended
 	}
 	return nil, false, err
+}
+
+// failure is the activityFailure fault for a failed call. Its data, for a
+// catch with faultElement="orchd:partnerFailure" (namespace
+// urn:orchd:fault), names the partner link and operation, and says what
+// went wrong (the message names the address called):
+//
+//	<orchd:partnerFailure>
+//	  <orchd:partnerLink>crm</orchd:partnerLink>
+//	  <orchd:operation>getCustomer</orchd:operation>
+//	  <orchd:address>http://crm.example/soap</orchd:address>
+//	  <orchd:message>invoke crm.getCustomer at po.bpel:40: partner ...: timed out: no answer within 2s</orchd:message>
+//	</orchd:partnerFailure>
+func (a *invoke) failure(err error) *faultValue {
+	el := etree.NewElement("orchd:partnerFailure")
+	el.CreateAttr("xmlns:orchd", nsFault)
+	el.CreateElement("orchd:partnerLink").SetText(a.pl.name)
+	el.CreateElement("orchd:operation").SetText(a.op.Name)
+	el.CreateElement("orchd:message").SetText(err.Error())
+	return &faultValue{name: activityFailure, elem: el, reason: err.Error(), at: a.pos}
 }

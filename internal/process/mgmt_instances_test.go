@@ -492,7 +492,7 @@ func TestRecoveryActionsOnFailedInvoke(t *testing.T) {
 		calls  int32 // partner calls, the failed one included
 	}{
 		{mgmt.Retry, "ok:P-ok/end", 2},
-		{mgmt.Fault, "caught/end", 1},
+		{mgmt.Fault, "caught call/end", 1},
 		// The invoke completes without effect: the activity after it runs
 		// with no answer in $presp.
 		{mgmt.Cancel, "ok:/end", 1},

@@ -61,6 +61,9 @@ type Process struct {
 	idempotent map[string]bool
 	// replyTimeouts are deploy.xml's per-operation reply timeouts.
 	replyTimeouts map[replyOp]time.Duration
+	// callTimeouts are deploy.xml's partner call bounds, by
+	// "partnerLink/operation" ("partnerLink/" for every operation).
+	callTimeouts map[string]time.Duration
 	// metrics are resolved at deploy.
 	metrics *procMetrics
 	// fingerprint identifies the process definition a checkpoint was

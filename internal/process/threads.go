@@ -2,6 +2,7 @@ package process
 
 import (
 	"errors"
+	"fmt"
 	"sync"
 	"time"
 
@@ -402,7 +403,9 @@ func (in *instance) runThread(t *thread) (res result, err error, end bool) {
 				continue
 			case errSuspended:
 				top.k = kFailed // where an operator's recovery action applies
-				return resSuspended, errors.New(in.suspendReason), true
+				// The client learns that the instance waits for an
+				// operator, and why.
+				return resSuspended, fmt.Errorf("instance %s suspended for an operator: %s", in.id, in.suspendReason), true
 			}
 			if in.evOn(events.ActivityLifecycle) {
 				in.emitActivity(events.ActivityFaulted, top.act, faultName(err))

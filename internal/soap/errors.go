@@ -9,6 +9,9 @@ import "errors"
 var (
 	// ErrMalformed means the input is not well-formed XML (or is empty).
 	ErrMalformed = errors.New("malformed XML")
+	// ErrLimit means the input is over one of the parsing Limits; the
+	// error names the limit and its value.
+	ErrLimit = errors.New("input limit exceeded")
 	// ErrNotEnvelope means the document element is not a SOAP Envelope.
 	ErrNotEnvelope = errors.New("not a SOAP envelope")
 	// ErrVersionMismatch means the Envelope is in neither the SOAP 1.1 nor
@@ -57,4 +60,11 @@ var (
 	// ErrPartnerResponse means a partner's answer was not a usable SOAP
 	// response (unexpected HTTP status, not an envelope, wrong message).
 	ErrPartnerResponse = errors.New("bad response")
+	// ErrPartnerTimeout means a partner did not answer within the call's
+	// timeout.
+	ErrPartnerTimeout = errors.New("timed out")
+	// ErrPartnerUnreachable means no connection to the partner could be
+	// made: its host does not resolve, it refuses connections, or the TLS
+	// handshake failed.
+	ErrPartnerUnreachable = errors.New("unreachable")
 )
