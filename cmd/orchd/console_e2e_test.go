@@ -227,9 +227,21 @@ func apiGet(t *testing.T, base, path string, v any) {
 
 var adminRE = regexp.MustCompile(`msg="management API" addr=(\S+)`)
 
-// consoleServer starts orchd with two persistent processes, alpha and
-// beta, whose instances wait for a second message, the API and console
-// on their own listener, a token and a timeline. It returns orchd, the
+// failingBody calls a partner that refuses connections, with no failure
+// policy: a persistent instance is suspended on the failed invoke.
+const failingBody = `<sequence>
+  <receive partnerLink="client" operation="run" variable="in" createInstance="yes">
+    <correlations><correlation set="cs" initiate="yes"/></correlations>
+  </receive>
+  <invoke name="callPartner" partnerLink="partner" operation="call" inputVariable="in" outputVariable="p1"/>
+  ` + initOut + `
+  <reply partnerLink="client" operation="run" variable="out"/>
+</sequence>`
+
+// consoleServer starts orchd with three persistent processes: alpha and
+// beta, whose instances wait for a second message, and gamma, whose
+// instances are suspended on a failed invoke; the API and console on
+// their own listener, a token and a timeline. It returns orchd, the
 // console's base URL and the deploy directory.
 func consoleServer(t *testing.T) (o *orchd, admin, deploy string) {
 	t.Helper()
@@ -240,6 +252,7 @@ func consoleServer(t *testing.T) (o *orchd, admin, deploy string) {
 	}
 	writeVersion(t, deploy, "alpha", "A", false)
 	writeVersion(t, deploy, "beta", "B", false)
+	writeProcess(t, deploy, "gamma", "127.0.0.1:1", failingBody, false)
 	o = startOrchd(t, "--deploy", deploy, "--data", data, "--deploy-poll", hotPoll,
 		"--admin-listen", "127.0.0.1:0", "--admin-token-file", tokenFile, "--timeline", "100", "--sample-every", "1")
 	m := adminRE.FindStringSubmatch(o.log())
@@ -264,6 +277,9 @@ func TestConsoleInBrowser(t *testing.T) {
 	if got := answer(t, o.base, "beta", betaID, "1"); got != "B-started-"+betaID {
 		t.Fatalf("beta: %q", got)
 	}
+	if r := callRun(t, o.base, "gamma", "gamma-1", "1"); r.status == http.StatusOK {
+		t.Fatalf("gamma answered though its partner refuses: %s", r.body)
+	}
 	var procs []mgmt.Process
 	apiGet(t, admin, "processes", &procs)
 	names, versions := map[string]string{}, map[string]int{}
@@ -277,7 +293,7 @@ func TestConsoleInBrowser(t *testing.T) {
 	t.Run("processes", func(t *testing.T) {
 		b.t = t
 		b.open(admin + "/console/")
-		b.wait("both processes listed", `document.querySelectorAll('#processes-table tbody tr').length === 2`)
+		b.wait("the processes listed", `document.querySelectorAll('#processes-table tbody tr').length === 3`)
 		b.wait("throughput measured", `[...document.querySelectorAll('#processes-table td.tps')].every(td => /^[0-9.]+$/.test(td.textContent))`)
 		row := fmt.Sprintf(`document.querySelector('#processes-table tr[data-process=%q]')`, names["alpha"])
 		if got := eval[string](b, row+`.innerText`); !strings.Contains(got, "/processes/alpha") || !strings.Contains(got, "active") {
@@ -316,7 +332,7 @@ func TestConsoleInBrowser(t *testing.T) {
 		b.t = t
 		b.open(admin + "/console/instances")
 		rows := `document.querySelectorAll('#instances-table tbody tr')`
-		b.wait("all three instances listed", rows+`.length === 3`)
+		b.wait("all four instances listed", rows+`.length === 4`)
 		b.shot("instances")
 		b.wait("process choices", fmt.Sprintf(`[...document.querySelectorAll('#f-process option')].some(o => o.value === %q)`, names["alpha"]))
 		b.do("filtering by process", chromedp.SetValue(chromedp.CSS("#f-process"), names["alpha"]), chromedp.Click(chromedp.CSS("#f-apply")))
@@ -376,6 +392,33 @@ func TestConsoleInBrowser(t *testing.T) {
 		}
 		b.wait("page shows terminated", `document.querySelector('#instance-state-badge').dataset.state === 'terminated'`)
 		b.wait("the termination in the timeline", `document.querySelector('#timeline-table tbody tr[data-kind="instanceTerminated"]') !== null`)
+		b.noScriptErrors()
+	})
+
+	t.Run("cancel a failed invoke", func(t *testing.T) {
+		b.t = t
+		var page mgmt.Page
+		if !eventually(func() bool {
+			apiGet(t, admin, "instances?process=gamma&state=suspended", &page)
+			return len(page.Instances) == 1
+		}) {
+			t.Fatalf("gamma's instance is not suspended: %+v\n%s", page, o.log())
+		}
+		id := page.Instances[0].ID
+		b.open(admin + "/console/instance?" + url.Values{"id": {id}}.Encode())
+		b.wait("the failure shown", `!document.querySelector('#failure-section').hidden && document.querySelector('#failure').innerText.includes('callPartner')`)
+		b.wait("recovery actions offered", `['retry', 'fault', 'cancel'].every(a => !document.querySelector('#act-' + a).hidden)`)
+		b.shot("instance-failed")
+		b.do("cancelling", chromedp.Click(chromedp.CSS("#act-cancel")))
+		b.wait("asked to confirm", `document.querySelector('#confirm').open`)
+		b.do("confirming", chromedp.Click(chromedp.CSS("#confirm-yes")))
+		b.wait("result shown", `document.querySelector('#action-result').textContent.includes('done')`)
+		var d mgmt.InstanceDetail
+		apiGet(t, admin, "instances/"+url.PathEscape(id), &d)
+		if d.State == mgmt.StateSuspended || d.Failure != nil {
+			t.Fatalf("after cancel the API says %q, failure %+v", d.State, d.Failure)
+		}
+		b.wait("page shows the new state", fmt.Sprintf(`document.querySelector('#instance-state-badge').dataset.state === %q && document.querySelector('#failure-section').hidden`, d.State))
 		b.noScriptErrors()
 	})
 
