@@ -593,7 +593,8 @@
         ...item('Kind', d.inMemory ? 'in-memory' : 'persistent'),
         ...item('Started', fmtTime(d.started)),
         ...item('Last active', fmtTime(d.lastActive)),
-        ...(d.fault ? item('Fault', el('span', { class: 'fault', text: d.fault })) : []));
+        // The failure an instance is suspended on has a box of its own.
+        ...(d.fault && !d.failure ? item(d.state === 'suspended' ? 'Why' : 'Fault', el('span', { class: 'fault', text: d.fault })) : []));
 
       const acts = new Set(d.actions || []);
       let shown = 0;
