@@ -463,16 +463,34 @@ func TestConsoleInBrowser(t *testing.T) {
 	})
 }
 
-// TestConsoleOnMainListener: without --admin-listen the console is
-// served beside the SOAP endpoints.
-func TestConsoleOnMainListener(t *testing.T) {
-	o := startOrchd(t, "--deploy", t.TempDir())
-	status, body := get(t, o.base+"/console/instances")
-	if status != http.StatusOK || !strings.Contains(body, `data-page="instances"`) {
-		t.Fatalf("GET /console/instances: %d\n%s", status, body)
+// TestConsoleReadOnlyWithoutTimeline: without --admin-listen the console
+// is served beside the SOAP endpoints; without --admin-token-file its
+// buttons say the API is read-only, and without --timeline an instance
+// page says how to see its events, while the pages poll.
+func TestConsoleReadOnlyWithoutTimeline(t *testing.T) {
+	b := newBrowser(t)
+	deploy := t.TempDir()
+	writeVersion(t, deploy, "alpha", "A", false)
+	o := startOrchd(t, "--deploy", deploy, "--data", t.TempDir())
+	if got := answer(t, o.base, "alpha", "ro-1", "1"); got != "A-started-ro-1" {
+		t.Fatalf("alpha: %q", got)
 	}
-	status, body = get(t, o.base+"/console/static/console.js")
-	if status != http.StatusOK || !strings.Contains(body, "Authorization") {
-		t.Fatalf("GET /console/static/console.js: %d", status)
+	var page mgmt.Page
+	apiGet(t, o.base, "instances", &page)
+	if len(page.Instances) != 1 {
+		t.Fatalf("instances: %+v", page)
 	}
+	b.open(o.base + "/console/instance?" + url.Values{"id": {page.Instances[0].ID}}.Encode())
+	b.wait("the timeline note", `!document.querySelector('#timeline-note').hidden`)
+	if got := eval[string](b, `document.querySelector('#timeline-note').innerText`); !strings.Contains(got, "--timeline N") {
+		t.Errorf("timeline note: %q", got)
+	}
+	b.wait("read-only said", `(p => !p.hidden && p.innerText.includes('read-only'))(document.querySelector('#actions-section .readonly-note'))`)
+	if !eval[bool](b, `[...document.querySelectorAll('#actions button[data-action]:not([hidden])')].every(x => x.disabled)`) {
+		t.Errorf("an action button is enabled on a read-only API")
+	}
+	b.shot("instance-readonly")
+	b.open(o.base + "/console/")
+	b.wait("polling", `document.querySelector('#live-state').textContent.includes('polling') && document.querySelectorAll('#processes-table tbody tr').length === 1`)
+	b.noScriptErrors()
 }
