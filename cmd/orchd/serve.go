@@ -44,6 +44,7 @@ type serveConfig struct {
 	partnerConns    int
 	endpointsFile   string
 	events          eventsConfig
+	admin           adminConfig
 	// extensions are the extension bundles bundles are compiled and run
 	// with (linkedExtensions; no flag: they are Go code).
 	extensions process.Extensions
@@ -67,6 +68,7 @@ func serveFlags(stderr io.Writer) (*flag.FlagSet, *serveConfig) {
 	fs.StringVar(&c.endpointsFile, "endpoints", "", "file of partner address overrides: '{ns}Service Port URL' or 'portType {ns}PT URL' a line")
 	fs.StringVar(&c.debugAddr, "debug-addr", "", "serve net/http/pprof on this address (off when empty); keep it on loopback")
 	eventFlags(fs, &c.events)
+	adminFlags(fs, &c.admin)
 	return fs, c
 }
 
@@ -204,8 +206,18 @@ func runServer(ctx context.Context, cfg *serveConfig, log *slog.Logger) error {
 		log.Warn("no process deployed", slog.String("deploy", cfg.deployDir))
 	}
 
+	// The management API, on the main listener unless --admin-listen.
+	adm, err := newAdmin(&cfg.admin, managementBackend(engine, deployer), nil, nil, cfg.idleTimeout, log)
+	if err != nil {
+		return err
+	}
+	defer adm.close()
+	sopts := server.Options{Engine: engine, SOAP: front, Gatherer: reg, Logger: log}
+	if adm.srv == nil {
+		sopts.Admin = adm.handler
+	}
 	srv := &http.Server{
-		Handler:           server.New(server.Options{Engine: engine, SOAP: front, Gatherer: reg, Logger: log}),
+		Handler:           server.New(sopts),
 		ReadHeaderTimeout: 10 * time.Second,
 		IdleTimeout:       cfg.idleTimeout,
 		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
@@ -239,6 +251,7 @@ func runServer(ctx context.Context, cfg *serveConfig, log *slog.Logger) error {
 	}
 	serveErr := make(chan error, 1)
 	go func() { serveErr <- srv.Serve(ln) }()
+	adm.start(ln.Addr(), log)
 	log.Info("serving", slog.String("addr", ln.Addr().String()), slog.String("deploy", cfg.deployDir))
 
 	select {
@@ -252,6 +265,7 @@ func runServer(ctx context.Context, cfg *serveConfig, log *slog.Logger) error {
 	log.Info("shutting down", slog.Duration("wait", cfg.shutdownTimeout))
 	sctx, cancel := context.WithTimeout(context.Background(), cfg.shutdownTimeout)
 	defer cancel()
+	adm.shutdown(sctx) // ends its event streams, which Shutdown would wait for
 	err = srv.Shutdown(sctx)
 	stopMocks()
 	if errors.Is(err, context.DeadlineExceeded) {
