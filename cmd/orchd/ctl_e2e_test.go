@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -493,5 +494,76 @@ func TestCtlUsage(t *testing.T) {
 	}
 	if r := runCtl(t, "http://127.0.0.1:1", "processes"); r.code != 1 || !strings.Contains(r.stderr, "127.0.0.1:1") {
 		t.Errorf("no server: %s", r)
+	}
+}
+
+// The event stream relays the runtime's events as they happen, with the
+// process list every second; without --timeline it says how to get it.
+func TestEventStreamE2E(t *testing.T) {
+	o := approvalServer(t, "--timeline", "1000")
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, o.base+"/api/v1/events", nil)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != 200 || resp.Header.Get("Content-Type") != "text/event-stream" {
+		t.Fatalf("events: %d %s", resp.StatusCode, resp.Header.Get("Content-Type"))
+	}
+	frames := make(chan [2]string, 64)
+	go func() {
+		defer close(frames)
+		sc := bufio.NewScanner(resp.Body)
+		sc.Buffer(nil, 1<<20)
+		var ev string
+		for sc.Scan() {
+			line := sc.Text()
+			switch {
+			case strings.HasPrefix(line, "event: "):
+				ev = line[len("event: "):]
+			case strings.HasPrefix(line, "data: "):
+				frames <- [2]string{ev, line[len("data: "):]}
+			}
+		}
+	}()
+	next := func(want string) string {
+		t.Helper()
+		for {
+			select {
+			case f, ok := <-frames:
+				if !ok {
+					t.Fatalf("the stream ended before %s", want)
+				}
+				if f[0] == want {
+					return f[1]
+				}
+			case <-ctx.Done():
+				t.Fatalf("no %s event", want)
+			}
+		}
+	}
+	if stats := next("stats"); !strings.Contains(stats, `"local":"OrderApproval"`) {
+		t.Fatalf("stats: %s", stats)
+	}
+	requestApproval(t, o.base, "S-1")
+	var ev struct {
+		Kind, Process, Instance string
+	}
+	for ev.Kind != "instanceCreated" {
+		if err := json.Unmarshal([]byte(next("instance")), &ev); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if ev.Process != "{urn:example:approval:process}OrderApproval" || ev.Instance == "" {
+		t.Fatalf("instanceCreated: %+v", ev)
+	}
+	cancel()
+
+	// Without --timeline: 503 naming the flag.
+	plain := approvalServer(t)
+	if status, body := get(t, plain.base+"/api/v1/events"); status != 503 || !strings.Contains(body, "--timeline N") {
+		t.Fatalf("events without --timeline: %d %s", status, body)
 	}
 }

@@ -115,18 +115,16 @@ func New(opts Options) http.Handler {
 	return a
 }
 
-// ServeHTTP checks the token of a mutation, then routes; a path no route
+// ServeHTTP checks the token of a mutation (the console's too), then routes; a path no route
 // has is a JSON 404, a method no route of the path takes a JSON 405.
 func (a *api) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	if !strings.HasPrefix(r.URL.Path, "/console/") && r.URL.Path != "/console" {
-		if r.Method != http.MethodGet && r.Method != http.MethodHead {
-			if status, reason := a.authorize(r); status != 0 {
-				if status == http.StatusUnauthorized {
-					w.Header().Set("WWW-Authenticate", `Bearer realm="orchd", error="invalid_token"`)
-				}
-				writeError(w, status, reason)
-				return
+	if r.Method != http.MethodGet && r.Method != http.MethodHead {
+		if status, reason := a.authorize(r); status != 0 {
+			if status == http.StatusUnauthorized {
+				w.Header().Set("WWW-Authenticate", `Bearer realm="orchd", error="invalid_token"`)
 			}
+			writeError(w, status, reason)
+			return
 		}
 	}
 	if _, pattern := a.routes.Handler(r); pattern != "" {

@@ -16,7 +16,8 @@
 //
 // GET (and HEAD) requests are open: anyone who can reach the address can
 // read processes, instances and their variables, and the console (which
-// is read-only without a token). Every other method needs
+// is read-only without a token). Every other method, on the API and on
+// the console's paths alike, needs
 // "Authorization: Bearer <token>" with Options.Token, compared in
 // constant time: a missing or wrong token is 401 with
 // "WWW-Authenticate: Bearer" and a reason. With no token configured the
