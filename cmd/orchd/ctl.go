@@ -430,7 +430,7 @@ func (r *ctlRun) deploy(args []string) error {
 		return err
 	}
 	name, path := ops[0], ops[1]
-	body, err := bundleZip(path)
+	body, err := zipBundle(path)
 	if err != nil {
 		return r.usagef("deploy: %v", err)
 	}
@@ -443,8 +443,8 @@ func (r *ctlRun) deploy(args []string) error {
 	})
 }
 
-// bundleZip reads a bundle's zip, or zips a bundle folder.
-func bundleZip(path string) ([]byte, error) {
+// zipBundle reads a bundle's zip, or zips a bundle folder.
+func zipBundle(path string) ([]byte, error) {
 	fi, err := os.Stat(path)
 	if err != nil {
 		return nil, err

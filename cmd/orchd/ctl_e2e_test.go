@@ -317,7 +317,7 @@ func TestCtlDeploy(t *testing.T) {
   </sequence>`
 	writeProcess(t, src, "Echo", partner.addr, body, true)
 	writeProcess(t, src, "Zipped", partner.addr, body, true)
-	zipped, err := bundleZip(filepath.Join(src, "Zipped"))
+	zipped, err := zipBundle(filepath.Join(src, "Zipped"))
 	if err != nil {
 		t.Fatal(err)
 	}
