@@ -736,9 +736,29 @@ func (r *ctlRun) bulk(args []string) error {
 
 // table starts an aligned table with its header.
 func table(w io.Writer, header string) *tabwriter.Writer {
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	tw := tabwriter.NewWriter(trimRight{w}, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, header)
 	return tw
+}
+
+// trimRight drops the blanks that pad an empty last column. It is given
+// whole lines: a tabwriter writes its cells line by line on Flush.
+type trimRight struct{ w io.Writer }
+
+func (t trimRight) Write(p []byte) (int, error) {
+	out := make([]byte, 0, len(p))
+	for rest := p; len(rest) > 0; {
+		line, after, nl := bytes.Cut(rest, []byte("\n"))
+		out = append(out, bytes.TrimRight(line, " ")...)
+		if nl {
+			out = append(out, '\n')
+		}
+		rest = after
+	}
+	if _, err := t.w.Write(out); err != nil {
+		return 0, err
+	}
+	return len(p), nil
 }
 
 func writeIndented(w io.Writer, v any) error {
