@@ -36,6 +36,7 @@ fuzz:
 	$(GO) test -run='^$$' -fuzz='^FuzzParseXQuery$$' -fuzztime=$(FUZZTIME) ./internal/xpath2/
 	$(GO) test -run='^$$' -fuzz='^FuzzRewrite$$' -fuzztime=$(FUZZTIME) ./internal/process/
 	$(GO) test -run='^$$' -fuzz='^FuzzSplitFingerprint$$' -fuzztime=$(FUZZTIME) ./internal/process/
+	$(GO) test -run='^$$' -fuzz='^FuzzExtract$$' -fuzztime=$(FUZZTIME) ./internal/bundlezip/
 
 ## conformance: run Apache ODE's whole bpel-test corpus (../shared/conformance/ode)
 ## and print PASS/FAIL/SKIP per case; case failures do not fail the target

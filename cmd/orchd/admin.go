@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"crypto/tls"
 	"flag"
 	"fmt"
 	"log/slog"
@@ -64,7 +65,7 @@ type adminServer struct {
 // newAdmin builds the management API over backend (stream may be nil:
 // no live events) and, with --admin-listen, listens on its own address.
 // The console, when there is one, is served at /console/.
-func newAdmin(c *adminConfig, backend mgmt.Backend, stream admin.Stream, console http.Handler, idle time.Duration, log *slog.Logger) (*adminServer, error) {
+func newAdmin(c *adminConfig, backend mgmt.Backend, stream admin.Stream, console http.Handler, tlsConf *tls.Config, idle time.Duration, log *slog.Logger) (*adminServer, error) {
 	var tok string
 	if c.tokenFile != "" {
 		var err error
@@ -82,19 +83,26 @@ func newAdmin(c *adminConfig, backend mgmt.Backend, stream admin.Stream, console
 		}
 		a.ln = ln
 		a.srv = &http.Server{Handler: a.handler, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: idle,
-			ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelWarn)}
+			TLSConfig: tlsConf, ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelWarn)}
 	}
 	return a, nil
 }
 
 // start serves --admin-listen (if set) and logs where the API is; addr
-// is the main listener's.
-func (a *adminServer) start(addr net.Addr, log *slog.Logger) {
+// is the main listener's. With TLS (scheme https) --admin-listen serves
+// TLS too.
+func (a *adminServer) start(scheme string, addr net.Addr, log *slog.Logger) {
 	if a.srv != nil {
 		addr = a.ln.Addr()
-		go func() { _ = a.srv.Serve(a.ln) }()
+		go func() {
+			if a.srv.TLSConfig != nil {
+				_ = a.srv.ServeTLS(a.ln, "", "")
+				return
+			}
+			_ = a.srv.Serve(a.ln)
+		}()
 	}
-	log.Info("management API", slog.String("addr", addr.String()), slog.String("url", "http://"+addr.String()+"/api/v1/"),
+	log.Info("management API", slog.String("addr", addr.String()), slog.String("url", scheme+"://"+addr.String()+"/api/v1/"),
 		slog.Bool("readOnly", a.readOnly))
 }
 

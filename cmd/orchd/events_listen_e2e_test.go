@@ -18,13 +18,16 @@ import (
 	"github.com/orchd/orchd/internal/events"
 )
 
-// readEvents reads the JSON lines written so far to path.
+// readEvents reads the JSON lines written so far to path: complete
+// lines only, since the listener writes a batch through a buffer and a
+// reader may catch it half-written.
 func readEvents(t *testing.T, path string) []events.Event {
 	t.Helper()
 	b, err := os.ReadFile(path)
 	if err != nil && !os.IsNotExist(err) {
 		t.Fatal(err)
 	}
+	b = b[:bytes.LastIndexByte(b, '\n')+1]
 	var evs []events.Event
 	sc := bufio.NewScanner(bytes.NewReader(b))
 	sc.Buffer(nil, 1<<20)

@@ -14,6 +14,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/orchd/orchd/internal/process"
@@ -38,7 +39,13 @@ import (
 // that started on it find it; the archive is deleted once no instance
 // uses the version. A bundle that fails to compile or deploy leaves the
 // version serving in place and logs the problems (file:line: element).
+//
+// The management API deploys, undeploys and switches versions through
+// the same deployer (mgmt.go): mu serializes those calls with the polls.
+// Folders whose name starts with a dot (an upload being unpacked) are
+// never bundles.
 type deployer struct {
+	mu      sync.Mutex
 	dir     string
 	data    string // "" when there is no store: versions are not archived
 	log     *slog.Logger
@@ -63,6 +70,7 @@ const versionsDir = "versions"
 func newDeployer(dir, data string, log *slog.Logger, engine *process.Engine, front *soap.Server, opts process.LoadOptions) (*deployer, error) {
 	d := &deployer{dir: dir, data: data, log: log, engine: engine, front: front, opts: opts, next: 1,
 		seen: map[string]string{}, applied: map[string]string{}, errors: map[string]error{}}
+	d.removeLeftovers()
 	if data == "" {
 		return d, nil
 	}
@@ -257,6 +265,8 @@ func (d *deployer) run(ctx context.Context, interval time.Duration) {
 
 // poll deploys, redeploys and undeploys what changed since the last poll.
 func (d *deployer) poll() {
+	d.mu.Lock()
+	defer d.mu.Unlock()
 	ents, err := os.ReadDir(d.dir)
 	if err != nil {
 		d.log.Warn("deploy directory not read", slog.String("deploy", d.dir), slog.Any("err", err))
@@ -265,7 +275,7 @@ func (d *deployer) poll() {
 	present := map[string]bool{}
 	for _, e := range ents {
 		name := e.Name()
-		if !e.IsDir() {
+		if !e.IsDir() || strings.HasPrefix(name, ".") {
 			continue
 		}
 		if _, err := os.Stat(filepath.Join(d.dir, name, "deploy.xml")); err != nil {
@@ -281,7 +291,7 @@ func (d *deployer) poll() {
 		if merr == nil && d.applied[name] == sig {
 			continue
 		}
-		d.deploy(name)
+		_ = d.deploy(name) // logged
 	}
 	for _, e := range ents {
 		name, ok := strings.CutSuffix(e.Name(), markerSuffix)
@@ -298,8 +308,9 @@ func (d *deployer) poll() {
 }
 
 // deploy compiles and deploys bundle name as a new version, retiring
-// the version it replaces; on failure the serving version stays.
-func (d *deployer) deploy(name string) {
+// the version it replaces; on failure the serving version stays, and the
+// problems are logged, kept for Bundles and returned.
+func (d *deployer) deploy(name string) error {
 	d.mark(name)
 	procs, err := process.LoadBundleWith(filepath.Join(d.dir, name), d.opts)
 	if err == nil && len(procs) == 0 {
@@ -319,7 +330,7 @@ func (d *deployer) deploy(name string) {
 			d.dropArchive(name, procs[0].Version)
 		}
 		d.log.Error("bundle not deployed; the version serving stays", slog.String("bundle", name), slog.String("problems", err.Error()))
-		return
+		return err
 	}
 	delete(d.errors, name)
 	served := map[string]bool{}
@@ -334,6 +345,11 @@ func (d *deployer) deploy(name string) {
 		}
 	}
 	d.unserve(gone, served)
+	d.logRetired(gone)
+	return nil
+}
+
+func (d *deployer) logRetired(gone []*process.Process) {
 	for _, p := range gone {
 		d.log.Info("version retired", slog.String("process", p.Name.String()), slog.String("bundle", p.Bundle), slog.Int("version", p.Version))
 	}

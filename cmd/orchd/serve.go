@@ -20,6 +20,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 
+	"github.com/orchd/orchd/internal/admin"
 	"github.com/orchd/orchd/internal/endpoints"
 	"github.com/orchd/orchd/internal/exchange"
 	"github.com/orchd/orchd/internal/mockpartner"
@@ -43,11 +44,19 @@ type serveConfig struct {
 	debugAddr       string
 	partnerConns    int
 	endpointsFile   string
+	partnerTimeout  time.Duration
+	partnerMaxResp  int64
+	tls             tlsConfig
 	events          eventsConfig
+	sampleEvery     int
 	admin           adminConfig
 	// extensions are the extension bundles bundles are compiled and run
 	// with (linkedExtensions; no flag: they are Go code).
 	extensions process.Extensions
+	// started, when set, is called once the server serves, with the
+	// address it listens on and its management backend (no flag: tests
+	// drive a running server through it).
+	started func(addr net.Addr, b *backend)
 }
 
 func serveFlags(stderr io.Writer) (*flag.FlagSet, *serveConfig) {
@@ -65,8 +74,12 @@ func serveFlags(stderr io.Writer) (*flag.FlagSet, *serveConfig) {
 	fs.DurationVar(&c.shutdownTimeout, "shutdown-timeout", 10*time.Second, "on SIGINT/SIGTERM, wait this long for in-flight exchanges")
 	fs.DurationVar(&c.messageHold, "message-hold", 5*time.Second, "hold a correlated message no instance waits for yet this long for one that comes to wait (negative: answer at once)")
 	fs.IntVar(&c.partnerConns, "partner-conns", soap.DefaultMaxConnsPerHost, "most keep-alive connections to one partner host (negative: no bound)")
+	fs.DurationVar(&c.partnerTimeout, "partner-timeout", soap.DefaultCallTimeout, "bound on a partner call that deploy.xml gives no orchd:timeout")
+	fs.Int64Var(&c.partnerMaxResp, "partner-max-response", soap.DefaultMaxResponseBytes, "largest partner response accepted, in bytes")
+	tlsFlags(fs, &c.tls)
 	fs.StringVar(&c.endpointsFile, "endpoints", "", "file of partner address overrides: '{ns}Service Port URL' or 'portType {ns}PT URL' a line")
 	fs.StringVar(&c.debugAddr, "debug-addr", "", "serve net/http/pprof on this address (off when empty); keep it on loopback")
+	fs.IntVar(&c.sampleEvery, "sample-every", process.DefaultSampleEvery, "time one instance in this many per activity, for the activity outline of the management API and console (1: every instance; 0: none)")
 	eventFlags(fs, &c.events)
 	adminFlags(fs, &c.admin)
 	return fs, c
@@ -138,6 +151,14 @@ func runServer(ctx context.Context, cfg *serveConfig, log *slog.Logger) error {
 		}
 	}
 
+	// Zero means the client's defaults.
+	if cfg.partnerTimeout < 0 || cfg.partnerMaxResp < 0 {
+		return fmt.Errorf("--partner-timeout (%s) and --partner-max-response (%d) may not be negative", cfg.partnerTimeout, cfg.partnerMaxResp)
+	}
+	serverTLS, partnerTLS, err := cfg.tls.load()
+	if err != nil {
+		return err
+	}
 	// Listen first: the endpoint references of provided services name the
 	// address actually bound (--listen may say port 0).
 	ln, err := net.Listen("tcp", cfg.listen)
@@ -145,19 +166,24 @@ func runServer(ctx context.Context, cfg *serveConfig, log *slog.Logger) error {
 		return fmt.Errorf("listen on %s: %w", cfg.listen, err)
 	}
 	defer ln.Close()
-	client := soap.NewClient(soap.ClientOptions{MaxConnsPerHost: cfg.partnerConns})
+	scheme := "http"
+	if serverTLS != nil {
+		scheme = "https"
+	}
+	client := soap.NewClient(soap.ClientOptions{MaxConnsPerHost: cfg.partnerConns, Timeout: cfg.partnerTimeout,
+		MaxResponseBytes: cfg.partnerMaxResp, TLS: partnerTLS})
 	// --endpoints overrides deploy-time bindings only: an address a
 	// process assigns at run time (a copied endpoint reference) is called
 	// as it is.
 	opts := process.Options{Logger: log, Registerer: reg, Partners: overrides.Partners(client.Partner),
-		AssignedPartners: client.Partner, BaseURL: baseURL(ln.Addr()), MessageHold: cfg.messageHold, Extensions: cfg.extensions}
+		AssignedPartners: client.Partner, BaseURL: baseURL(scheme, ln.Addr()), MessageHold: cfg.messageHold, Extensions: cfg.extensions}
 	// REST extension activities call on the partners' terms: the same
 	// keep-alive pool (--partner-conns) and per-call bound.
 	opts.HTTPClient, opts.HTTPTimeout = client.HTTPClient()
 	if store != nil {
 		opts.Store = store
 	}
-	ev, stopEvents, err := openEvents(&cfg.events, log, reg)
+	ev, timeline, stopEvents, err := openEvents(&cfg.events, log, reg)
 	if err != nil {
 		return err
 	}
@@ -165,6 +191,10 @@ func runServer(ctx context.Context, cfg *serveConfig, log *slog.Logger) error {
 	// the last exchanges.
 	defer stopEvents()
 	opts.Events = ev
+	opts.SampleEvery = cfg.sampleEvery
+	if cfg.sampleEvery <= 0 {
+		opts.SampleEvery = -1 // off
+	}
 	engine := process.NewEngine(opts)
 	// After the front door has drained (below), work instances do on their
 	// own (after a reply, on timers) is cancelled.
@@ -205,9 +235,16 @@ func runServer(ctx context.Context, cfg *serveConfig, log *slog.Logger) error {
 	if len(engine.Processes()) == 0 {
 		log.Warn("no process deployed", slog.String("deploy", cfg.deployDir))
 	}
-
-	// The management API, on the main listener unless --admin-listen.
-	adm, err := newAdmin(&cfg.admin, managementBackend(engine, deployer), nil, nil, cfg.idleTimeout, log)
+	// mgmtBackend is what operators act on (mgmt.Backend, plus
+	// Subscribe for the live event stream): the management API
+	// (internal/admin) and the console, on the main listener unless
+	// --admin-listen.
+	mgmtBackend := newBackend(engine, deployer, timeline)
+	var stream admin.Stream
+	if mgmtBackend.Streaming() {
+		stream = mgmtBackend
+	}
+	adm, err := newAdmin(&cfg.admin, mgmtBackend, stream, nil, serverTLS, cfg.idleTimeout, log)
 	if err != nil {
 		return err
 	}
@@ -221,6 +258,7 @@ func runServer(ctx context.Context, cfg *serveConfig, log *slog.Logger) error {
 		ReadHeaderTimeout: 10 * time.Second,
 		IdleTimeout:       cfg.idleTimeout,
 		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
+		TLSConfig:         serverTLS,
 	}
 
 	mockErr := make(chan error, 1)
@@ -250,9 +288,19 @@ func runServer(ctx context.Context, cfg *serveConfig, log *slog.Logger) error {
 		go deployer.run(pollCtx, cfg.deployPoll)
 	}
 	serveErr := make(chan error, 1)
-	go func() { serveErr <- srv.Serve(ln) }()
-	adm.start(ln.Addr(), log)
-	log.Info("serving", slog.String("addr", ln.Addr().String()), slog.String("deploy", cfg.deployDir))
+	go func() {
+		if serverTLS != nil {
+			// The certificate is in TLSConfig already.
+			serveErr <- srv.ServeTLS(ln, "", "")
+			return
+		}
+		serveErr <- srv.Serve(ln)
+	}()
+	adm.start(scheme, ln.Addr(), log)
+	log.Info("serving", slog.String("addr", ln.Addr().String()), slog.String("scheme", scheme), slog.String("deploy", cfg.deployDir))
+	if cfg.started != nil {
+		cfg.started(ln.Addr(), mgmtBackend)
+	}
 
 	select {
 	case err := <-serveErr:
@@ -279,13 +327,14 @@ func runServer(ctx context.Context, cfg *serveConfig, log *slog.Logger) error {
 	return nil
 }
 
-// baseURL is the URL prefix of the endpoints served on addr, for the
-// endpoint references orchd hands out: an unspecified IP (listening on
-// every interface) becomes the host name, else 127.0.0.1.
-func baseURL(addr net.Addr) string {
+// baseURL is the URL prefix (scheme http or https) of the endpoints
+// served on addr, for the endpoint references orchd hands out: an
+// unspecified IP (listening on every interface) becomes the host name,
+// else 127.0.0.1.
+func baseURL(scheme string, addr net.Addr) string {
 	host, port, err := net.SplitHostPort(addr.String())
 	if err != nil {
-		return "http://" + addr.String()
+		return scheme + "://" + addr.String()
 	}
 	if ip := net.ParseIP(host); ip != nil && ip.IsUnspecified() {
 		host = "127.0.0.1"
@@ -293,7 +342,7 @@ func baseURL(addr net.Addr) string {
 			host = h
 		}
 	}
-	return "http://" + net.JoinHostPort(host, port)
+	return scheme + "://" + net.JoinHostPort(host, port)
 }
 
 // debugHandler serves the pprof endpoints under /debug/pprof/.

@@ -13,9 +13,11 @@
 // cause is logged once, a metric counts it, and the dispatcher goes on
 // with the others; the stuck delivery is abandoned, never awaited.
 //
-// Built in: File (JSON lines, one event a line) and Webhook (a JSON array
-// per batch POSTed to a URL, retried within the budget). Any other sink
-// (the console's live stream) implements Listener.
+// Built in: File (JSON lines, one event a line), Webhook (a JSON array
+// per batch POSTed to a URL, retried within the budget) and Timeline (the
+// last events of each instance in bounded memory, and a live stream to
+// subscribers that are dropped when they fall behind, for the management
+// API and the console). Any other sink implements Listener.
 //
 // Metrics: orchd_events_emitted_total, orchd_events_dropped_total{listener,
 // reason} (reason "queue_full" or "blacklisted"),

@@ -37,6 +37,10 @@ type Endpoint struct {
 	Version SOAPVersion
 	// Operations lists the binding's operations.
 	Operations []*Operation
+	// BasicAuth, when set, are the HTTP basic credentials calls to Address
+	// carry (deploy.xml's orchd:basicAuth for a partner). Copies of the
+	// endpoint made for an address assigned at run time drop them.
+	BasicAuth *BasicAuth
 	// WSDL returns the WSDL documents for ?wsdl. Main is the file name of
 	// the document that defines the service; Docs maps file names relative
 	// to the bundle to their content (imports included).
@@ -126,3 +130,19 @@ type PartDesc struct {
 	Element QName
 	Type    QName
 }
+
+// BasicAuth are HTTP basic credentials for a partner.
+type BasicAuth struct {
+	User     string
+	Password Secret
+}
+
+// Secret is a password: it prints as [redacted], so a log line or an
+// error that formats the value it sits in does not give it away.
+type Secret string
+
+// String returns "[redacted]".
+func (Secret) String() string { return "[redacted]" }
+
+// GoString returns "[redacted]".
+func (Secret) GoString() string { return "[redacted]" }

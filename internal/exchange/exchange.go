@@ -156,6 +156,9 @@ type Call struct {
 	// Headers are SOAP header blocks to send, if any, besides the parts of
 	// Input the binding carries as header blocks.
 	Headers []*etree.Element
+	// Timeout bounds the call (deploy.xml's orchd:timeout for the partner
+	// link and operation). Zero means the binding's default.
+	Timeout time.Duration
 }
 
 // Partner is a bound partner endpoint. The SOAP client and in-process

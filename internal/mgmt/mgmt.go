@@ -79,9 +79,10 @@ const (
 	Delete Action = "delete"
 	// Retry runs the failed activity again.
 	Retry Action = "retry"
-	// Fault throws the failure as a BPEL fault (bpel:activityFailure
-	// unless the failure named one) at the failed activity, for its
-	// scope's handlers.
+	// Fault throws the failure at the failed activity, for its scope's
+	// handlers, as the failure policy's faultOnFailure does: ODE's
+	// activityFailure (namespace http://ode.apache.org/activityRecovery),
+	// with orchd:partnerFailure data for an invoke.
 	Fault Action = "fault"
 	// Cancel skips the failed activity: it completes without effect and
 	// the instance continues after it.

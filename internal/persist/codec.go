@@ -109,9 +109,8 @@ func (d *decoder) varint() int64 {
 	return v
 }
 
-// bytes returns a copy of the next length-prefixed field (nil if empty): the
-// source is bbolt's mmap, valid only inside the transaction.
-func (d *decoder) bytes() []byte {
+// raw returns the next length-prefixed field in place.
+func (d *decoder) raw() []byte {
 	n := d.uvarint()
 	if d.err != nil {
 		return nil
@@ -120,27 +119,21 @@ func (d *decoder) bytes() []byte {
 		d.err = errShort
 		return nil
 	}
-	var p []byte
-	if n > 0 {
-		p = slices.Clone(d.b[:n])
-	}
+	p := d.b[:n:n]
 	d.b = d.b[n:]
 	return p
 }
 
-func (d *decoder) string() string {
-	n := d.uvarint()
-	if d.err != nil {
-		return ""
+// bytes returns a copy of the next length-prefixed field (nil if empty): the
+// source is bbolt's mmap, valid only inside the transaction.
+func (d *decoder) bytes() []byte {
+	if p := d.raw(); len(p) > 0 {
+		return slices.Clone(p)
 	}
-	if n > uint64(len(d.b)) {
-		d.err = errShort
-		return ""
-	}
-	s := string(d.b[:n])
-	d.b = d.b[n:]
-	return s
+	return nil
 }
+
+func (d *decoder) string() string { return string(d.raw()) }
 
 func (d *decoder) done() error {
 	if d.err == nil && len(d.b) != 0 {

@@ -34,6 +34,12 @@ Outbox for requests to (re)send, and AckOutbox once one has been sent. Stats
 returns cumulative counters (commits, checkpoints, bytes, time in Commit) for
 a metrics collector; the package registers no metrics itself.
 
+For management listings, ScanInstances reads one bounded page of instances
+newest first (IDs sort by creation time, so a creation-time bound is an ID
+range: IDPrefix), decoding each record's header in place and stopping
+after a number of matches or of records read, with a cursor for the next
+page; InstanceTimers reads one instance's timers from its index.
+
 # Layout
 
 The file holds seven top-level buckets. Integers in keys are big-endian so

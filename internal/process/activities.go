@@ -2,6 +2,7 @@ package process
 
 import (
 	"fmt"
+	"time"
 
 	"github.com/beevik/etree"
 
@@ -196,7 +197,9 @@ type invoke struct {
 	partner            string // label for metrics: partner link name
 	corrs              []*corrUse
 	policy             *failurePolicy
-	metrics            *partnerMetrics
+	// timeout bounds the call (deploy.xml orchd:timeout), or is zero.
+	timeout time.Duration
+	metrics *partnerMetrics
 }
 
 type assign struct {

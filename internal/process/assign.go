@@ -118,7 +118,8 @@ func (c *copyOp) evalFrom(in *instance) (source, error) {
 		if err != nil {
 			return source{}, err
 		}
-		if nodes, ok := v.([]node); ok {
+		var buf [1]node
+		if nodes, ok := nodesIn(v, &buf); ok {
 			return c.oneSource(in, nodes)
 		}
 		if seq, ok := v.(xpath2.Sequence); ok {
@@ -137,7 +138,8 @@ func (c *copyOp) evalFrom(in *instance) (source, error) {
 		if err != nil {
 			return source{}, err
 		}
-		if nodes, ok := v.([]node); ok {
+		var buf [1]node
+		if nodes, ok := nodesIn(v, &buf); ok {
 			return c.oneSource(in, nodes)
 		}
 		if seq, ok := v.(xpath2.Sequence); ok {
@@ -200,7 +202,8 @@ func (c *copyOp) evalTo(in *instance) (target, error) {
 	if err != nil {
 		return target{}, err
 	}
-	nodes, ok := v.([]node)
+	var buf [1]node
+	nodes, ok := nodesIn(v, &buf)
 	if !ok || len(nodes) != 1 {
 		if ok && len(nodes) == 0 && t.insert != nil {
 			return t.insert.create(in, base, c.pos)

@@ -10,6 +10,7 @@ import (
 	"path"
 	"path/filepath"
 	"sort"
+	"strings"
 
 	"github.com/orchd/orchd/internal/process/bpel"
 )
@@ -38,8 +39,8 @@ func LoadDirWith(dir string, opts LoadOptions) ([]*Process, []*BundleError, erro
 	var procs []*Process
 	var bad []*BundleError
 	for _, ent := range entries {
-		if !ent.IsDir() {
-			continue
+		if !ent.IsDir() || strings.HasPrefix(ent.Name(), ".") {
+			continue // a dot folder is never a bundle (an upload being unpacked)
 		}
 		sub := filepath.Join(dir, ent.Name())
 		if _, err := os.Stat(filepath.Join(sub, "deploy.xml")); err != nil {
@@ -79,6 +80,7 @@ func LoadBundleWith(dir string, opts LoadOptions) ([]*Process, error) {
 	if dd == nil {
 		return nil, errs
 	}
+	dd.readSecrets(dir, errs)
 	files, _ := filepath.Glob(filepath.Join(dir, "*.bpel"))
 	sort.Strings(files)
 	// Each process sees the WSDLs it imports (two processes of a bundle

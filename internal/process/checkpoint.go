@@ -25,6 +25,10 @@ type Store interface {
 	Timers(fn func(persist.Timer) bool) error
 	Outbox(fn func(persist.OutboxMessage) bool) error
 	AckOutbox(seq uint64) error
+	// ScanInstances and InstanceTimers serve the management API's
+	// listings and details (mgmt_instances.go).
+	ScanInstances(sc persist.Scan, fn func(*persist.InstanceView) bool) (persist.ScanResult, error)
+	InstanceTimers(id string) ([]persist.Timer, error)
 }
 
 type instState = persist.State
@@ -61,6 +65,9 @@ func (in *instance) checkpoint(st persist.State) error {
 	}
 	if in.inHandler != nil {
 		rec.Fault = in.inHandler.Error()
+	}
+	if st == persist.Suspended && in.suspendReason != "" {
+		rec.Fault = in.suspendReason
 	}
 	cp := &persist.Checkpoint{Vars: map[int][]byte{}}
 	for _, k := range in.regRoutes {
@@ -339,12 +346,48 @@ func (r *reader) string() string {
 	return s
 }
 
-// load rebuilds a persistent instance from the store.
+// load rebuilds a persistent instance from the store, with the open
+// requests its clients wait on (unload gives them back when the instance
+// is not run after all). The caller holds the instance's stripe.
 func (e *Engine) load(ctx context.Context, p *Process, id string) (*instance, error) {
 	rec, vars, err := e.store.Instance(id)
 	if err != nil {
 		return nil, fmt.Errorf("load instance %s: %w", id, err)
 	}
+	in, err := e.decode(ctx, p, rec, vars)
+	if err != nil {
+		return nil, err
+	}
+	e.reg.mu.Lock()
+	if open := e.reg.open[id]; open != nil {
+		delete(e.reg.open, id)
+		for _, r := range open {
+			if r.state.Load() == 0 {
+				in.reqs = append(in.reqs, r)
+			}
+		}
+	}
+	e.reg.mu.Unlock()
+	return in, nil
+}
+
+// unload gives the open requests load took back to the registry, for an
+// instance loaded and not run (suspended, or no longer waiting for the
+// timer that loaded it).
+func (e *Engine) unload(in *instance) {
+	if len(in.reqs) == 0 {
+		return
+	}
+	e.reg.mu.Lock()
+	e.reg.open[in.id] = append(e.reg.open[in.id], in.reqs...)
+	e.reg.mu.Unlock()
+	in.reqs = nil
+}
+
+// decode rebuilds an instance from its stored record and variables,
+// touching nothing else of the engine.
+func (e *Engine) decode(ctx context.Context, p *Process, rec *persist.Instance, vars map[int][]byte) (*instance, error) {
+	id := rec.ID
 	frames := rec.Frames
 	if fp, rest, ok := splitFingerprint(frames); ok {
 		if v := e.versionOf(p, fp); v != nil {
@@ -383,16 +426,9 @@ func (e *Engine) load(ctx context.Context, p *Process, id string) (*instance, er
 		return nil, fmt.Errorf("instance %s: %w", id, r.err)
 	}
 	in.wake = in.regTimer
-	e.reg.mu.Lock()
-	if open := e.reg.open[id]; open != nil {
-		delete(e.reg.open, id)
-		for _, r := range open {
-			if r.state.Load() == 0 {
-				in.reqs = append(in.reqs, r)
-			}
-		}
+	if rec.State == persist.Suspended {
+		in.suspendReason = rec.Fault
 	}
-	e.reg.mu.Unlock()
 	for slot, data := range vars {
 		if slot < 1 || slot > len(p.vars) || data == nil {
 			continue
@@ -425,7 +461,7 @@ func parseClark(s string) qname {
 // crash the call is not repeated blindly: a recovered instance whose
 // invoke may have run follows the failure policy instead.
 func (a *invoke) step(in *instance, f *frame) (activity, bool, error) {
-	if f.k == 1 {
+	if f.k == kAnswer {
 		// The answer of the call that went out on its own goroutine.
 		f.k = 0
 		if ans := in.cur.answer; ans != nil {
@@ -435,6 +471,10 @@ func (a *invoke) step(in *instance, f *frame) (activity, bool, error) {
 		// Resumed after a crash with the call in flight (a checkpoint
 		// taken for another branch recorded it): below, as a call that
 		// may have happened.
+	} else if f.k != 0 {
+		if done, err, ok := in.recoveryStep(f, a.pos); ok {
+			return nil, done, err
+		}
 	}
 	partner, err := in.partnerOf(a.pl, a.pos)
 	if err != nil {
@@ -454,7 +494,7 @@ func (a *invoke) step(in *instance, f *frame) (activity, bool, error) {
 		in.wakeAt(f.due) // waiting to retry
 		return nil, false, errBlocked
 	}
-	call := &exchange.Call{Operation: a.op}
+	call := &exchange.Call{Operation: a.op, Timeout: a.timeout}
 	if a.toParts != nil {
 		call.Input = in.partsMessage(a.op.Input, a.toParts)
 	} else if a.in != nil {
@@ -532,7 +572,7 @@ func (in *instance) callAsync(f *frame, call func(ctx context.Context) *callAnsw
 		in.calls = &answers{notify: make(chan struct{}, 1)}
 	}
 	in.inflight++
-	f.k = 1
+	f.k = kAnswer
 	ctx, calls := in.ctx, in.calls
 	go func() {
 		a := call(ctx)
@@ -568,15 +608,22 @@ func (a *invoke) answered(in *instance, f *frame, res *exchange.Message, err err
 	return nil, true, nil
 }
 
-// nsActivityFailure names the fault thrown by faultOnFailure.
+// activityFailure is the fault a failed partner call throws (ODE's name
+// for the fault of faultOnFailure): for in-memory processes always, for
+// persistent ones when the failure policy says faultOnFailure.
 var activityFailure = qname{Space: nsActivityRecovery, Local: "activityFailure"}
+
+// nsFault is the namespace of the data orchd's own faults carry.
+const nsFault = "urn:orchd:fault"
 
 // errSuspended ends a run with the instance suspended for an operator.
 var errSuspended = errors.New("instance suspended")
 
 // failed applies the invoke's failure policy (ODE's failureHandling) to a
 // failed call: retry later, throw activityFailure, or, for persistent
-// processes with no policy, suspend the instance for an operator.
+// processes without faultOnFailure, suspend the instance for an
+// operator. An in-memory instance has no operator to wait for: once the
+// retries are spent it throws activityFailure, for its handlers.
 func (a *invoke) failed(in *instance, f *frame, err error) (activity, bool, error) {
 	err = fmt.Errorf("invoke %s.%s at %s: %w", a.pl.name, a.op.Name, a.pos, err)
 	fp := a.policy
@@ -591,12 +638,34 @@ func (a *invoke) failed(in *instance, f *frame, err error) (activity, bool, erro
 		in.e.log.Warn("invoke failed; will retry", "err", err, "attempt", attempts+1, "of", fp.retryFor)
 		return nil, false, errBlocked
 	}
-	if fp != nil && fp.faultOnFailure {
-		return nil, false, &faultValue{name: activityFailure, reason: err.Error(), at: a.pos}
-	}
-	if !in.p.InMemory && in.e.store != nil {
+	persistent := !in.p.InMemory && in.e.store != nil
+	switch {
+	case fp != nil && fp.faultOnFailure, !persistent && in.ctx.Err() == nil:
+		in.e.log.Warn("invoke failed; activityFailure thrown", "err", err)
+		return nil, false, a.failure(err)
+	case persistent:
 		in.suspendReason = err.Error()
 		return nil, false, errSuspended
 	}
 	return nil, false, err
+}
+
+// failure is the activityFailure fault for a failed call. Its data, for a
+// catch with faultElement="orchd:partnerFailure" (namespace
+// urn:orchd:fault), names the partner link and operation, and says what
+// went wrong (the message names the address called):
+//
+//	<orchd:partnerFailure>
+//	  <orchd:partnerLink>crm</orchd:partnerLink>
+//	  <orchd:operation>getCustomer</orchd:operation>
+//	  <orchd:address>http://crm.example/soap</orchd:address>
+//	  <orchd:message>invoke crm.getCustomer at po.bpel:40: partner ...: timed out: no answer within 2s</orchd:message>
+//	</orchd:partnerFailure>
+func (a *invoke) failure(err error) *faultValue {
+	el := etree.NewElement("orchd:partnerFailure")
+	el.CreateAttr("xmlns:orchd", nsFault)
+	el.CreateElement("orchd:partnerLink").SetText(a.pl.name)
+	el.CreateElement("orchd:operation").SetText(a.op.Name)
+	el.CreateElement("orchd:message").SetText(err.Error())
+	return &faultValue{name: activityFailure, elem: el, reason: err.Error(), at: a.pos}
 }

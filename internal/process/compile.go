@@ -136,6 +136,8 @@ func compileProcess(doc *bpel.Document, w *wsdlSet, dp *deployProcess, errs *Err
 	}
 	c.finishScope(ps, nil)
 	p.root = c.register(ps)
+	c.adopt(0, p.root)
+	p.actStats = make([]actStat, len(p.acts))
 	if len(p.starts) == 0 {
 		c.errorf(act, "process has no start activity (a receive or pick with createInstance=\"yes\")")
 	}
@@ -226,8 +228,12 @@ func (c *compiler) partnerLink(e *etree.Element, dp *deployProcess) *partnerLink
 			if ep, err := c.w.partnerEndpoint(ref, pl.partnerPT); err != nil {
 				c.errs.addErr(err)
 			} else {
+				if r := dp.basicAuth[name]; r != nil {
+					ep.BasicAuth = r.auth
+				}
 				pl.partnerEP, pl.partnerDesc = ep, ep
 			}
+			c.callTimeouts(pl, dp)
 		}
 	}
 	pl.idx = len(c.p.plist)
@@ -663,8 +669,14 @@ func (c *compiler) optVar(e *etree.Element, attr string, want *exchange.MessageD
 // activities by that number when an instance is checkpointed.
 func (c *compiler) activity(e *etree.Element) activity {
 	mark := c.beginSources()
+	first := len(c.p.acts)
 	a := c.register(c.compileActivity(e))
-	return c.withLinks(e, a, c.endSources(mark))
+	c.adopt(first, a)
+	w := c.withLinks(e, a, c.endSources(mark))
+	if w != a {
+		c.adopt(first, w)
+	}
+	return w
 }
 
 func (c *compiler) compileActivity(e *etree.Element) activity {
@@ -806,6 +818,7 @@ func (c *compiler) compileActivity(e *etree.Element) activity {
 			a.partner = a.pl.name
 			a.corrs = c.correlations(e, a.op.Output, a.op.Input)
 			a.policy = c.failurePolicy(e)
+			a.timeout = c.p.callTimeout(a.pl.name, a.op.Name)
 			a.toParts = c.compileParts(e, "toParts", a.op.Input)
 			a.fromParts = c.compileParts(e, "fromParts", a.op.Output)
 		}
@@ -904,6 +917,34 @@ func (c *compiler) failurePolicy(e *etree.Element) *failurePolicy {
 		}
 	}
 	return nil
+}
+
+// callTimeouts takes deploy.xml's orchd:timeout settings of pl, whose
+// partnerRole portType must have the operation named.
+func (c *compiler) callTimeouts(pl *partnerLink, dp *deployProcess) {
+	for k, t := range dp.callTimeout {
+		name, op, _ := strings.Cut(k, "/")
+		if name != pl.name {
+			continue
+		}
+		if _, ok := pl.partnerPT.ops[op]; op != "" && !ok {
+			c.errs.add(t.pos, "orchd:timeout", "partnerLink %q has no operation %q", name, op)
+			continue
+		}
+		if c.p.callTimeouts == nil {
+			c.p.callTimeouts = map[string]time.Duration{}
+		}
+		c.p.callTimeouts[k] = t.d
+	}
+}
+
+// callTimeout is the bound deploy.xml puts on calls of operation op of
+// partner link pl (the operation's own, else the link's), or zero.
+func (p *Process) callTimeout(pl, op string) time.Duration {
+	if d, ok := p.callTimeouts[pl+"/"+op]; ok {
+		return d
+	}
+	return p.callTimeouts[pl+"/"]
 }
 
 // replyTimeouts takes deploy.xml's orchd:replyTimeout settings of pl,

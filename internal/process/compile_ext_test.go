@@ -294,7 +294,8 @@ func TestServiceResolution(t *testing.T) {
 }
 
 // Invoking a partner whose service no WSDL describes (and no process here
-// provides) fails naming the partner link; the bundle still deploys.
+// provides) fails naming the partner link (ext:activityFailure, which
+// nothing catches here, answered as the fault); the bundle still deploys.
 func TestInvokeUnboundPartner(t *testing.T) {
 	dir := editedBundle(t, "rt-invoke", map[string][]string{
 		"deploy.xml": {`<service name="tns:PartnerService" port="PartnerPort"/>`, `<service name="tns:Nowhere" port="NowherePort"/>`},
@@ -308,12 +309,12 @@ func TestInvokeUnboundPartner(t *testing.T) {
 		t.Fatalf("Deploy: %v", err)
 	}
 	r := dispatch(t, e, procs[0], testReq("A-1", "3", ""))
-	if r.err == nil {
-		t.Fatalf("dispatch succeeded: %+v", r)
+	if r.fault == nil || r.fault.Name != activityFailure {
+		t.Fatalf("dispatch: %+v, want the fault %s", r, activityFailure)
 	}
 	for _, want := range []string{"partner.call", "{urn:test}Nowhere", "not bound"} {
-		if !strings.Contains(r.err.Error(), want) {
-			t.Errorf("error does not contain %q: %v", want, r.err)
+		if !strings.Contains(r.fault.Reason, want) {
+			t.Errorf("fault reason does not contain %q: %v", want, r.fault.Reason)
 		}
 	}
 }

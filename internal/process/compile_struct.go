@@ -12,8 +12,21 @@ import (
 // from an element (a checkpoint names frames by number).
 func (c *compiler) register(a activity) activity {
 	c.p.acts = append(c.p.acts, a)
+	c.p.actParent = append(c.p.actParent, -1)
 	a.setID(len(c.p.acts) - 1)
 	return a
+}
+
+// adopt makes a the parent, in the process outline, of the activities
+// registered since first that have none yet: activities are registered
+// after their children, so those are its direct children (the nested
+// ones were adopted by their own parents).
+func (c *compiler) adopt(first int, a activity) {
+	for i := first; i < a.id(); i++ {
+		if c.p.actParent[i] < 0 {
+			c.p.actParent[i] = int32(a.id())
+		}
+	}
 }
 
 // beginSources starts collecting the links whose source is compiled from

@@ -216,7 +216,8 @@ func corrValues(m *exchange.Message, ex []*propExtract) (string, error) {
 			v = stringValue(part)
 		} else {
 			r := pe.query.eval(&docTree{root: part}, part)
-			nodes, ok := r.([]node)
+			var buf [1]node
+			nodes, ok := nodesIn(r, &buf)
 			if ok && len(nodes) != 1 {
 				return "", fmt.Errorf("property %s: alias query selects %d nodes, want one", pe.prop, len(nodes))
 			}

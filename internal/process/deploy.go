@@ -1,6 +1,8 @@
 package process
 
 import (
+	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -8,6 +10,7 @@ import (
 	"github.com/beevik/etree"
 
 	"github.com/orchd/orchd/internal/events"
+	"github.com/orchd/orchd/internal/exchange"
 	"github.com/orchd/orchd/internal/process/bpel"
 )
 
@@ -31,7 +34,14 @@ type deployProcess struct {
 	// replyTimeout bounds, per partnerLink/operation provided, how long a
 	// request waits for a reply a later run gives (orchd:replyTimeout).
 	replyTimeout map[string]time.Duration
-	cleanup      []cleanupRule
+	// callTimeout bounds, per partnerLink/operation invoked (operation
+	// empty: every operation of the link), a partner call
+	// (orchd:timeout).
+	callTimeout map[string]callTimeout
+	// basicAuth are the credentials of a partner link (orchd:basicAuth),
+	// the password still to read (readSecrets).
+	basicAuth map[string]*basicAuthRef
+	cleanup   []cleanupRule
 	// properties are the <property> elements, by name, for
 	// ode:process-property.
 	properties map[qname]*etree.Element
@@ -63,7 +73,19 @@ type cleanupRule struct {
 //	</provide>
 //
 // lets a request of a provided operation wait up to that xsd:duration
-// for a reply that a later message or timer drives (default 30 s).
+// for a reply that a later message or timer drives (default 30 s); and
+//
+//	<invoke partnerLink="crm">
+//	  <service .../>
+//	  <orchd:timeout operation="getCustomer">PT2S</orchd:timeout>
+//	  <orchd:basicAuth user="orchd" passwordFile="crm-password.txt"/>
+//	</invoke>
+//
+// bounds a call of that operation (no operation attribute: of every
+// operation of the link; default serve --partner-timeout), and sends HTTP
+// basic credentials with every call to the partner, the password read
+// from a file of the bundle (trailing newline dropped) or, with
+// passwordEnv="NAME", from an environment variable.
 const nsOrchdDD = "urn:orchd:deploy"
 
 // nsActivityRecovery is ODE's namespace for failureHandling.
@@ -74,6 +96,20 @@ type failurePolicy struct {
 	retryFor       int
 	retryDelaySecs int
 	faultOnFailure bool
+}
+
+// callTimeout is an orchd:timeout: the bound and where it is written.
+type callTimeout struct {
+	d   time.Duration
+	pos bpel.Pos
+}
+
+// basicAuthRef is an orchd:basicAuth: the user and where the password is.
+type basicAuthRef struct {
+	user, file, env string
+	pos             bpel.Pos
+	// auth is the credentials, once readSecrets has read the password.
+	auth *exchange.BasicAuth
 }
 
 type serviceRef struct {
@@ -101,7 +137,8 @@ func parseDeploy(doc *bpel.Document, errs *Errors) *deployDesc {
 		}
 		p := &deployProcess{name: qname{Space: sp, Local: local}, pos: doc.Pos(pe),
 			provides: map[string]serviceRef{}, invokes: map[string]serviceRef{},
-			failure: map[string]*failurePolicy{}, idempotent: map[string]bool{}, replyTimeout: map[string]time.Duration{}, events: events.All}
+			failure: map[string]*failurePolicy{}, idempotent: map[string]bool{}, replyTimeout: map[string]time.Duration{},
+			callTimeout: map[string]callTimeout{}, basicAuth: map[string]*basicAuthRef{}, events: events.All}
 		for _, c := range pe.ChildElements() {
 			switch c.Tag {
 			case "process-events":
@@ -149,6 +186,12 @@ func parseDeploy(doc *bpel.Document, errs *Errors) *deployDesc {
 						p.idempotent[pl+"/"+op] = true
 					case x.Tag == "failureHandling" && x.NamespaceURI() == nsActivityRecovery:
 						p.failure[pl] = parseFailure(doc, x, errs)
+					case x.Tag == "timeout" && x.NamespaceURI() == nsOrchdDD:
+						if d, ok := parseDuration(doc, x, "orchd:timeout", errs); ok {
+							p.callTimeout[pl+"/"+x.SelectAttrValue("operation", "")] = callTimeout{d: d, pos: doc.Pos(x)}
+						}
+					case x.Tag == "basicAuth" && x.NamespaceURI() == nsOrchdDD:
+						p.basicAuth[pl] = parseBasicAuth(doc, x, errs)
 					}
 				}
 			case "cleanup":
@@ -213,14 +256,69 @@ func parseReplyTimeout(doc *bpel.Document, x *etree.Element, pl string, into map
 		errs.add(doc.Pos(x), "orchd:replyTimeout", "needs an operation attribute")
 		return
 	}
+	if d, ok := parseDuration(doc, x, "orchd:replyTimeout", errs); ok {
+		into[pl+"/"+op] = d
+	}
+}
+
+// parseDuration reads the positive xsd:duration x holds.
+func parseDuration(doc *bpel.Document, x *etree.Element, what string, errs *Errors) (time.Duration, bool) {
 	v := strings.TrimSpace(x.Text())
 	var zero time.Time
 	end, err := addDuration(zero, v)
 	if d := end.Sub(zero); err != nil || d <= 0 {
-		errs.add(doc.Pos(x), "orchd:replyTimeout", "want a positive xsd:duration such as PT5M, not %q", v)
-		return
+		errs.add(doc.Pos(x), what, "want a positive xsd:duration such as PT5M, not %q", v)
+		return 0, false
 	}
-	into[pl+"/"+op] = end.Sub(zero)
+	return end.Sub(zero), true
+}
+
+// parseBasicAuth reads an orchd:basicAuth: a user and exactly one of
+// passwordFile and passwordEnv.
+func parseBasicAuth(doc *bpel.Document, x *etree.Element, errs *Errors) *basicAuthRef {
+	r := &basicAuthRef{user: x.SelectAttrValue("user", ""), file: x.SelectAttrValue("passwordFile", ""),
+		env: x.SelectAttrValue("passwordEnv", ""), pos: doc.Pos(x)}
+	if r.user == "" || strings.ContainsRune(r.user, ':') {
+		errs.add(r.pos, "orchd:basicAuth", "needs a user attribute without ':'")
+	}
+	if (r.file == "") == (r.env == "") {
+		errs.add(r.pos, "orchd:basicAuth", "needs one of passwordFile (relative to the bundle) and passwordEnv")
+	}
+	return r
+}
+
+// readSecrets reads the passwords the basicAuth settings name: files
+// relative to the bundle folder dir (which they may not leave),
+// environment variables. The errors name the setting, never a password.
+func (d *deployDesc) readSecrets(dir string, errs *Errors) {
+	for _, p := range d.processes {
+		for _, r := range p.basicAuth {
+			var pw string
+			switch {
+			case r.file != "":
+				if !filepath.IsLocal(filepath.FromSlash(r.file)) {
+					errs.add(r.pos, "orchd:basicAuth", "passwordFile %q must be a path inside the bundle", r.file)
+					continue
+				}
+				b, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(r.file)))
+				if err != nil {
+					errs.add(r.pos, "orchd:basicAuth", "passwordFile: %v", err)
+					continue
+				}
+				pw = strings.TrimRight(string(b), "\r\n")
+			case r.env != "":
+				v, ok := os.LookupEnv(r.env)
+				if !ok {
+					errs.add(r.pos, "orchd:basicAuth", "passwordEnv: environment variable %s is not set", r.env)
+					continue
+				}
+				pw = v
+			default:
+				continue
+			}
+			r.auth = &exchange.BasicAuth{User: r.user, Password: exchange.Secret(pw)}
+		}
+	}
 }
 
 // parseProcessEvents reads ODE's <process-events generate="all|none">

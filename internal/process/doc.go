@@ -54,10 +54,15 @@
 // Options.Extensions, LoadOptions), messaging, waiting run; run drives a run and its
 // aftermath;
 // checkpoint, recover and outbox persist; instevents emits instance
-// events to Options.Events (internal/events) when one is set.
+// events to Options.Events (internal/events) when one is set;
+// mgmt_instances lists, describes and acts on instances for the
+// management API (internal/mgmt: suspend, resume, terminate, delete, and
+// ODE's retry, fault and cancel for an instance suspended on a failed
+// invoke).
 //
 // It imports exchange, events (instance events), bpel (positions), xpath2 (XPath 2.0), xslt (XSLT 1.0), xsd (schema validation, loaded
 // only for bundles whose processes validate) and persist (the store's
 // types);
-// it must never import soap, server or cmd.
+// it must never import soap, server or cmd (its tests use soap as a real
+// partner and front door).
 package process

@@ -70,6 +70,10 @@ type Options struct {
 	// Events receives instance events (instevents.go) of the kinds each
 	// process's deploy.xml enables; nil emits none, at no cost.
 	Events *events.Dispatcher
+	// SampleEvery: one instance in SampleEvery is timed per activity,
+	// for the outline of the management API (Engine.Version); zero
+	// means DefaultSampleEvery, 1 times every instance, negative none.
+	SampleEvery int
 }
 
 // LoadBundle is LoadBundleWith compiling with the engine's extensions.
@@ -126,7 +130,7 @@ func NewEngine(opts Options) *Engine {
 	ctx, stop := context.WithCancel(context.Background())
 	return &Engine{log: log, metrics: newMetrics(opts.Registerer), opts: opts, byEndpoint: map[*exchange.Endpoint]*Process{},
 		store: opts.Store, rest: newRESTClient(opts), baseCtx: ctx, stop: stop,
-		reg: registry{live: map[string]*instance{}, routes: map[string]*instance{}, open: map[string][]*openRequest{}}}
+		reg: registry{live: map[string]*instance{}, calling: map[string]*instance{}, routes: map[string]*instance{}, open: map[string][]*openRequest{}}}
 }
 
 // Close cancels the work instances do on their own (after their reply,
@@ -191,6 +195,7 @@ next:
 		}
 		e.processes = append(e.processes, p)
 		e.metrics.deployed(p)
+		p.deployedNow()
 		for _, w := range p.Warnings {
 			e.log.Warn("deployed with a warning", slog.String(logProcess, p.Name.Local), slog.String("warning", w))
 		}

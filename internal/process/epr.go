@@ -269,6 +269,8 @@ func (in *instance) partnerOf(pl *partnerLink, at bpel.Pos) (exchange.Partner, e
 func (e *Engine) addressed(pl *partnerLink, addr string) exchange.Partner {
 	ep := *pl.partnerDesc
 	ep.Address = addr
+	// Credentials go only where deploy.xml (or --endpoints) sends calls.
+	ep.BasicAuth = nil
 	bind := e.opts.AssignedPartners
 	if bind == nil {
 		bind = e.opts.Partners

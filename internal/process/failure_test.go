@@ -23,7 +23,8 @@ func TestFailurePolicy(t *testing.T) {
 		wantErr  string
 		calls    int32
 	}{
-		{name: "no policy: the failure ends the instance", failures: 1, wantErr: "partner down", calls: 1},
+		{name: "no policy: an in-memory instance throws activityFailure", failures: 1, wantErr: "{http://ode.apache.org/activityRecovery}activityFailure: invoke partner.call", calls: 1},
+		{name: "retries exhausted without faultOnFailure: still activityFailure", policy: "<ext:retryFor>1</ext:retryFor><ext:retryDelay>0</ext:retryDelay>", failures: 5, wantErr: "partner down", calls: 2},
 		{name: "retried until it works", policy: "<ext:retryFor>2</ext:retryFor><ext:retryDelay>0</ext:retryDelay>", failures: 2, wantOK: true, calls: 3},
 		{name: "retries exhausted, then activityFailure", policy: "<ext:retryFor>1</ext:retryFor><ext:retryDelay>0</ext:retryDelay><ext:faultOnFailure>true</ext:faultOnFailure>", failures: 5, wantErr: "{http://ode.apache.org/activityRecovery}activityFailure", calls: 2},
 	}

@@ -43,7 +43,7 @@ func (x varValue) value(root *etree.Element) any {
 
 type pathValue struct{ p *simplePath }
 
-func (x pathValue) value(root *etree.Element) any { return x.p.eval(root, root) }
+func (x pathValue) value(root *etree.Element) any { return x.p.value(root, root) }
 
 type negExpr struct{ x fastExpr }
 
@@ -88,10 +88,12 @@ func (c callExpr) value(root *etree.Element) any {
 	arg := func(i int) any { return c.args[i].value(root) }
 	switch c.name {
 	case "count":
-		n, _ := arg(0).([]node)
+		var buf [1]node
+		n, _ := nodesIn(arg(0), &buf)
 		return float64(len(n))
 	case "sum":
-		n, _ := arg(0).([]node)
+		var buf [1]node
+		n, _ := nodesIn(arg(0), &buf)
 		s := 0.0
 		for _, x := range n {
 			s += xpathNumber(x.String())
@@ -216,14 +218,17 @@ func toNumber(v any) float64 {
 			return math.NaN()
 		}
 		return xpathNumber(t[0].String())
+	case *etree.Element, *etree.CharData:
+		return xpathNumber(xpathString(t))
 	}
 	return math.NaN()
 }
 
 // compare implements XPath 1.0's comparison of two values (section 3.4).
 func compare(op string, l, r any) bool {
-	ln, lok := l.([]node)
-	rn, rok := r.([]node)
+	var lb, rb [1]node
+	ln, lok := nodesIn(l, &lb)
+	rn, rok := nodesIn(r, &rb)
 	switch {
 	case lok && rok:
 		for _, a := range ln {

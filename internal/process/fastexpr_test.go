@@ -104,6 +104,13 @@ func TestFastExprMatchesXPath(t *testing.T) {
 }
 
 func sameValue(a, b any) bool {
+	var ab, bb [1]node
+	if x, ok := nodesIn(a, &ab); ok {
+		a = x
+	}
+	if y, ok := nodesIn(b, &bb); ok {
+		b = y
+	}
 	switch x := a.(type) {
 	case float64:
 		y, ok := b.(float64)

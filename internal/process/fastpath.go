@@ -156,61 +156,133 @@ func validNCName(s string) bool {
 // eval walks the path from ctx (for a relative query) or from the
 // variable's node in the instance tree rooted at root.
 func (p *simplePath) eval(root, ctx *etree.Element) []node {
+	n, found, many := p.one(root, ctx)
+	switch {
+	case many:
+		return p.evalAll(root, ctx)
+	case !found:
+		return nil
+	}
+	return []node{n}
+}
+
+// value is eval as an XPath value: a one-node result that is an element
+// or a text node is returned as its *etree.Element or *etree.CharData
+// (nodesOf reads them), which spares the slice and its boxing, two
+// allocations per path an exchange evaluates.
+func (p *simplePath) value(root, ctx *etree.Element) any {
+	n, found, many := p.one(root, ctx)
+	switch {
+	case many:
+		return p.evalAll(root, ctx)
+	case !found:
+		return []node(nil)
+	case n.attr < 0:
+		switch t := n.tok.(type) {
+		case *etree.Element:
+			return t
+		case *etree.CharData:
+			return t
+		}
+	}
+	return []node{n}
+}
+
+// one walks the path: found reports the node it selects; many that a step
+// matched several elements (evalAll then has them all).
+func (p *simplePath) one(root, ctx *etree.Element) (n node, found, many bool) {
 	cur := ctx
 	if p.v != nil {
 		cur = baseNode(root, p.v, p.part)
 		if cur == nil {
-			return nil
+			return node{}, false, false
 		}
 	}
+	var ns nsCache
 	for _, st := range p.steps {
 		switch {
 		case st.text:
 			for _, c := range cur.Child {
 				if cd, ok := c.(*etree.CharData); ok {
-					return []node{{tok: cd, attr: -1}}
+					return node{tok: cd, attr: -1}, true, false
 				}
 			}
-			return nil
+			return node{}, false, false
 		case st.attr:
 			for i, a := range cur.Attr {
 				if a.Key == st.local && !isNSDecl(a) && ((st.space == "" && a.Space == "") || (st.space != "" && a.Space != "" && a.NamespaceURI() == st.space)) {
-					return []node{{tok: cur, attr: i}}
+					return node{tok: cur, attr: i}, true, false
 				}
 			}
-			return nil
+			return node{}, false, false
 		}
 		want, ok := st.position(root)
 		if !ok {
-			return nil
+			return node{}, false, false
 		}
 		var next *etree.Element
-		n := 0
+		k := 0
 		for _, c := range cur.Child {
 			e, ok := c.(*etree.Element)
-			if !ok || (st.local != "*" && (e.Tag != st.local || e.NamespaceURI() != st.space)) {
+			if !ok || (st.local != "*" && (e.Tag != st.local || ns.of(cur, e) != st.space)) {
 				continue
 			}
-			n++
+			k++
 			if want == 0 {
 				if next != nil {
-					// Several matches: let the caller see them all.
-					return p.evalAll(root, ctx)
+					return node{}, false, true
 				}
 				next = e
 				continue
 			}
-			if n == want {
+			if k == want {
 				next = e
 				break
 			}
 		}
 		if next == nil {
-			return nil
+			return node{}, false, false
 		}
+		ns.descend(st)
 		cur = next
 	}
-	return []node{{tok: cur, attr: -1}}
+	return node{tok: cur, attr: -1}, true, false
+}
+
+// nsCache spares a path walk most of etree's namespace lookups, each of
+// which climbs to the document's top: an element that declares no
+// namespace and has its parent's prefix has its parent's namespace, and
+// the parents' namespace is known once a step with a name test has
+// matched them.
+type nsCache struct {
+	known bool
+	uri   string // the namespace of the elements the walk is at
+}
+
+// of returns the namespace of e, a child of parent (an element the walk
+// is at).
+func (c *nsCache) of(parent, e *etree.Element) string {
+	if c.known && e.Space == parent.Space && !declaresNS(e) {
+		return c.uri
+	}
+	return e.NamespaceURI()
+}
+
+// descend records what step st establishes of the namespace of the
+// elements it matched.
+func (c *nsCache) descend(st pathStep) {
+	c.known = st.local != "*"
+	c.uri = st.space
+}
+
+// declaresNS reports whether e carries a namespace declaration.
+func declaresNS(e *etree.Element) bool {
+	for _, a := range e.Attr {
+		if isNSDecl(a) {
+			return true
+		}
+	}
+	return false
 }
 
 // evalAll is the path for a step that matches several elements: it
@@ -226,6 +298,7 @@ func (p *simplePath) evalAll(root, ctx *etree.Element) []node {
 		cur = append(cur, ctx)
 	}
 	next := make([]*etree.Element, 0, 4)
+	var ns nsCache
 	for _, st := range p.steps {
 		if st.attr || st.text {
 			var out []node
@@ -243,7 +316,7 @@ func (p *simplePath) evalAll(root, ctx *etree.Element) []node {
 			n := 0
 			for _, c := range e.Child {
 				ce, ok := c.(*etree.Element)
-				if !ok || (st.local != "*" && (ce.Tag != st.local || ce.NamespaceURI() != st.space)) {
+				if !ok || (st.local != "*" && (ce.Tag != st.local || ns.of(e, ce) != st.space)) {
 					continue
 				}
 				n++
@@ -255,6 +328,7 @@ func (p *simplePath) evalAll(root, ctx *etree.Element) []node {
 				}
 			}
 		}
+		ns.descend(st)
 		cur, next = next, cur
 	}
 	out := make([]node, len(cur))

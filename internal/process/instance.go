@@ -118,11 +118,20 @@ type instance struct {
 	// eprs are the partner role endpoints assigned by <copy><to
 	// partnerLink> (nil until the first).
 	eprs map[*partnerLink]*assignedEPR
-	// suspendReason says why a run ended suspended.
+	// suspendReason says why a run ended suspended (persistent: stored
+	// as the record's fault while suspended). suspended marks an
+	// in-memory instance an operator suspended (guarded by mu).
 	suspendReason string
+	suspended     bool
+	// idleSince is when a waiting in-memory instance last blocked (its
+	// last activity, for listings).
+	idleSince time.Time
 	// odePID is $ode:pid of an in-memory instance (id is set only when
 	// one becomes findable).
 	odePID string
+	// timing is set on the instances sampled for the outline's timing
+	// (mgmt_processes.go).
+	timing *sampler
 	mu     sync.Mutex
 }
 
@@ -198,6 +207,9 @@ func (in *instance) start() error {
 	}
 	main := in.threads[0]
 	main.stack = append(main.stack, frame{act: in.p.root})
+	if in.timing != nil {
+		in.timing.begin(main, 0, in.p.root)
+	}
 	return nil
 }
 

@@ -1,26 +1,828 @@
 package process
 
 import (
+	"bytes"
 	"context"
+	"encoding/binary"
+	"errors"
 	"fmt"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
 
+	"github.com/beevik/etree"
+
+	"github.com/orchd/orchd/internal/events"
+	"github.com/orchd/orchd/internal/exchange"
 	"github.com/orchd/orchd/internal/mgmt"
+	"github.com/orchd/orchd/internal/persist"
+	"github.com/orchd/orchd/internal/process/bpel"
 )
 
-// QueryInstances lists instances for the management API (mgmt.Backend).
-// Placeholder until instance control lands.
+// Instance control for the management API (mgmt.Backend's instance
+// methods; the server adapter adds timelines).
+//
+// Listing reads the in-memory registry first (waiting and suspended
+// in-memory instances, newest first: their IDs, "m<seq>", sort above the
+// store's), then the store newest first, one bounded page at a time
+// (persist.Store.ScanInstances): a cursor "m<seq>" continues in memory,
+// "~" starts the store from its newest, any other is a stored ID.
+//
+// Actions take the instance the way a message does: a persistent one by
+// its stripe lock, an in-memory one by its mutex and the registry; they
+// wait up to actWait for a run in progress to end, then answer
+// ErrConflict. A suspended persistent instance keeps its routes (a
+// message for it is refused with a Server error naming the suspension)
+// and its timer (the timer finds it suspended and waits for Resume, whose
+// run fires it if it came due). An instance suspended on a failed invoke
+// (the failure policy's last resort) keeps its threads where they were;
+// the failed frame is marked kFailed, and Retry, Fault and Cancel mark it
+// for the next step of that activity (recoveryStep).
+
+// Markers of an invoke's or REST activity's frame (frame.k).
+const (
+	// kAnswer: the answer of its asynchronous call is in.
+	kAnswer int64 = 1
+	// kFailed: the instance is suspended on this activity's failure.
+	kFailed int64 = 2
+	// kFault: an operator chose Fault: throw activityFailure here.
+	kFault int64 = 3
+	// kCancel: an operator chose Cancel: complete without effect.
+	kCancel int64 = 4
+)
+
+// opSuspendReason is the stored fault of an instance an operator suspended.
+const opSuspendReason = "suspended by an operator"
+
+// Paging bounds.
+const (
+	defaultPageSize = 50
+	maxPageSize     = 1000
+	// maxPageScan caps the records (stored or in memory) one page reads.
+	maxPageScan = 10_000
+	// actWait is how long an action waits for a run of its instance.
+	actWait = 2 * time.Second
+)
+
+// recoveryStep runs the recovery action marked on the failed frame f of
+// an invoke or REST activity at position at: ok reports that it applied
+// (done: the activity completes; err: the fault it throws).
+func (in *instance) recoveryStep(f *frame, at bpel.Pos) (done bool, err error, ok bool) {
+	switch f.k {
+	case kFault:
+		f.k = 0
+		reason := in.suspendReason
+		if reason == "" {
+			reason = "the activity failed"
+		}
+		if iv, ok := f.act.(*invoke); ok {
+			// The same fault and data a failed call throws by policy.
+			return false, iv.failure(errors.New(reason)), true
+		}
+		return false, &faultValue{name: activityFailure, reason: reason, at: at}, true
+	case kCancel:
+		f.k = 0
+		return true, nil, true
+	}
+	// kFailed met in a run (a resumed instance): run it again.
+	f.k = 0
+	return false, nil, false
+}
+
+// listCalling lists (on) or unlists an in-memory instance whose run waits
+// for partner answers: between the two its run is blocked, so listings
+// read it under e.reg.mu. It reports true.
+func (in *instance) listCalling(on bool) bool {
+	e := in.e
+	e.reg.mu.Lock()
+	if on {
+		e.nameLocked(in)
+		e.reg.calling[in.id] = in
+	} else {
+		delete(e.reg.calling, in.id)
+	}
+	e.reg.mu.Unlock()
+	return true
+}
+
+// suspendedError is the answer to a message for a suspended instance.
+func suspendedError(in *instance) error {
+	why := in.suspendReason
+	if why == "" {
+		why = opSuspendReason
+	}
+	return fmt.Errorf("instance %s of process %s is suspended (%s): it takes no message until an operator resumes it", in.id, in.p.Name.Local, why)
+}
+
+// versionIndex maps what stored records carry to deployed versions.
+type versionIndex struct {
+	byFP   map[string]*Process // fingerprint -> version
+	byName map[string]*Process // {ns}local -> active (else newest retired) version
+	locals map[string][]string // local name -> {ns}local names
+}
+
+func (e *Engine) versions() *versionIndex {
+	vi := &versionIndex{byFP: map[string]*Process{}, byName: map[string]*Process{}, locals: map[string][]string{}}
+	for _, p := range append(e.Retired(), e.Processes()...) {
+		vi.byFP[p.fingerprint] = p
+		n := p.Name.String()
+		if _, seen := vi.byName[n]; !seen {
+			vi.locals[p.Name.Local] = append(vi.locals[p.Name.Local], n)
+		}
+		vi.byName[n] = p
+	}
+	return vi
+}
+
+// of returns the version a stored record belongs to, or nil.
+func (vi *versionIndex) of(process string, frames []byte) *Process {
+	if fp := fingerprintOf(frames); fp != nil {
+		if p := vi.byFP[string(fp)]; p != nil && p.Name.String() == process {
+			return p
+		}
+	}
+	return vi.byName[process]
+}
+
+// fingerprintOf is splitFingerprint's fingerprint, in place.
+func fingerprintOf(frames []byte) []byte {
+	if len(frames) == 0 || frames[0] != framesFingerprinted {
+		return nil
+	}
+	n, k := binary.Uvarint(frames[1:])
+	if k <= 0 || n > uint64(len(frames)-1-k) {
+		return nil
+	}
+	return frames[1+k : 1+k+int(n)]
+}
+
+// query is a mgmt.Query made ready to test records against.
+type query struct {
+	mgmt.Query
+	names []string // {ns}local names Process stands for; nil: any
+	vi    *versionIndex
+	corr  []byte // Correlation with ',' as the stored 0x1f
+}
+
+func (e *Engine) prepare(q mgmt.Query) (*query, int, error) {
+	limit := q.Limit
+	switch {
+	case limit < 0:
+		return nil, 0, fmt.Errorf("limit %d: %w", limit, mgmt.ErrInvalid)
+	case limit == 0:
+		limit = defaultPageSize
+	case limit > maxPageSize:
+		limit = maxPageSize
+	}
+	if q.State != "" && q.State != mgmt.StateBroken {
+		if _, err := persist.ParseState(q.State); err != nil {
+			return nil, 0, fmt.Errorf("state %q: %w", q.State, mgmt.ErrInvalid)
+		}
+	}
+	pq := &query{Query: q, vi: e.versions()}
+	if q.Process != "" {
+		if strings.HasPrefix(q.Process, "{") {
+			pq.names = []string{q.Process}
+		} else if pq.names = pq.vi.locals[q.Process]; pq.names == nil {
+			pq.names = []string{"{}" + q.Process} // matches nothing deployed
+		}
+	}
+	if q.Correlation != "" {
+		pq.corr = []byte(strings.ReplaceAll(q.Correlation, ",", "\x1f"))
+	}
+	return pq, limit, nil
+}
+
+// inRange reports whether t lies in [lo, hi] (zero bounds are open).
+func inRange(t, lo, hi time.Time) bool {
+	return (lo.IsZero() || !t.Before(lo)) && (hi.IsZero() || !t.After(hi))
+}
+
+// matchCommon tests what stored and in-memory instances share.
+func (q *query) matchCommon(state string, p *Process, started, active time.Time) bool {
+	if q.State != "" && q.State != state {
+		return false
+	}
+	if q.Version != 0 && (p == nil || p.Version != q.Version) {
+		return false
+	}
+	return inRange(started, q.StartedAfter, q.StartedBefore) && inRange(active, q.ActiveAfter, q.ActiveBefore)
+}
+
+// QueryInstances lists instances for the management API (mgmt.Backend):
+// in-memory ones while they wait, then stored ones, newest first, one
+// page of at most q.Limit, reading at most maxPageScan records.
 func (e *Engine) QueryInstances(ctx context.Context, q mgmt.Query) (*mgmt.Page, error) {
-	return nil, fmt.Errorf("instance listing: %w", mgmt.ErrUnavailable)
+	pq, limit, err := e.prepare(q)
+	if err != nil {
+		return nil, err
+	}
+	page := &mgmt.Page{Instances: []mgmt.Instance{}}
+	after := q.After
+	if after == "" || after[0] == 'm' {
+		next := e.memPage(pq, after, limit, page)
+		if next != "" || e.store == nil {
+			page.Next = next
+			return page, nil
+		}
+		if len(page.Instances) >= limit || page.Scanned >= maxPageScan {
+			page.Next = "~" // the store, from its newest
+			return page, nil
+		}
+		after = "~"
+	}
+	if e.store == nil {
+		return page, nil
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	sc := persist.Scan{Before: after, Limit: limit - len(page.Instances), MaxScanned: maxPageScan - page.Scanned}
+	if !q.StartedAfter.IsZero() {
+		sc.From = persist.IDPrefix(q.StartedAfter)
+	}
+	if !q.StartedBefore.IsZero() {
+		if b := persist.IDPrefix(q.StartedBefore.Add(time.Millisecond)); b < sc.Before {
+			sc.Before = b
+		}
+	}
+	res, err := e.store.ScanInstances(sc, func(v *persist.InstanceView) bool {
+		if v.Err != nil {
+			if (q.State != "" && q.State != mgmt.StateBroken) || q.Process != "" || q.Version != 0 || q.Correlation != "" {
+				return false
+			}
+			page.Instances = append(page.Instances, mgmt.Instance{ID: v.ID(), State: mgmt.StateBroken, Fault: v.Err.Error()})
+			return true
+		}
+		if pq.names != nil && !slices.ContainsFunc(pq.names, v.ProcessIs) {
+			return false
+		}
+		var p *Process
+		if q.Version != 0 {
+			if p = pq.vi.byFP[string(fingerprintOf(v.Frames()))]; p == nil {
+				return false
+			}
+		}
+		if !pq.matchCommon(v.State.String(), p, v.Created, v.Updated) || !pq.matchCorr(v) {
+			return false
+		}
+		process := v.Process()
+		if p == nil {
+			p = pq.vi.of(process, v.Frames())
+		}
+		info := mgmt.Instance{ID: v.ID(), Process: process, State: v.State.String(), Started: v.Created, LastActive: v.Updated, Fault: v.Fault()}
+		if p != nil {
+			info.Version = p.Version
+		}
+		v.Correlations(func(name, key []byte) bool {
+			if info.Correlations == nil {
+				info.Correlations = map[string]string{}
+			}
+			info.Correlations[string(name)] = string(bytes.ReplaceAll(key, []byte{0x1f}, []byte{','}))
+			return true
+		})
+		page.Instances = append(page.Instances, info)
+		return true
+	})
+	if err != nil {
+		return nil, fmt.Errorf("instance listing: %w", err)
+	}
+	page.Scanned += res.Scanned
+	page.Next = res.Next
+	return page, nil
 }
 
-// InstanceDetail describes one instance for the management API.
-// Placeholder until instance control lands.
+// matchCorr tests the correlation filter against a stored record.
+func (q *query) matchCorr(v *persist.InstanceView) bool {
+	if q.corr == nil {
+		return true
+	}
+	hit := false
+	v.Correlations(func(name, key []byte) bool {
+		if (q.CorrelationSet == "" || string(name) == q.CorrelationSet) && bytes.Equal(key, q.corr) {
+			hit = true
+		}
+		return !hit
+	})
+	return hit
+}
+
+// memSeq is the sequence number of an in-memory instance ID ("m12").
+func memSeq(id string) (uint64, bool) {
+	if len(id) < 2 || id[0] != 'm' {
+		return 0, false
+	}
+	n, err := strconv.ParseUint(id[1:], 10, 64)
+	return n, err == nil
+}
+
+// memPage adds the waiting in-memory instances below cursor after that
+// match pq to page, newest first, and returns the cursor of the next
+// in-memory page ("" when they are exhausted).
+func (e *Engine) memPage(pq *query, after string, limit int, page *mgmt.Page) string {
+	below := uint64(1<<64 - 1)
+	if n, ok := memSeq(after); ok {
+		below = n
+	}
+	type entry struct {
+		seq     uint64
+		in      *instance
+		running bool
+	}
+	e.reg.mu.Lock()
+	defer e.reg.mu.Unlock()
+	list := make([]entry, 0, len(e.reg.live)+len(e.reg.calling))
+	for i, m := range []map[string]*instance{e.reg.live, e.reg.calling} {
+		for id, in := range m {
+			if n, ok := memSeq(id); ok && n < below {
+				list = append(list, entry{n, in, i == 1})
+			}
+		}
+	}
+	sort.Slice(list, func(i, j int) bool { return list[i].seq > list[j].seq })
+	for i, x := range list {
+		if len(page.Instances) >= limit || page.Scanned >= maxPageScan {
+			return "m" + strconv.FormatUint(list[i-1].seq, 10)
+		}
+		page.Scanned++
+		if info, ok := pq.memMatch(x.in, x.running); ok {
+			page.Instances = append(page.Instances, info)
+		}
+	}
+	return ""
+}
+
+// memMatch tests a registered in-memory instance (the caller holds
+// e.reg.mu, so it is not running, or blocked waiting for partner
+// answers) against the query.
+func (q *query) memMatch(in *instance, running bool) (mgmt.Instance, bool) {
+	state := mgmt.StateWaiting
+	fault := ""
+	switch {
+	case running:
+		state = mgmt.StateRunning
+	case in.suspended:
+		state, fault = mgmt.StateSuspended, opSuspendReason
+	}
+	name := in.p.Name.String()
+	if q.names != nil && !slices.Contains(q.names, name) {
+		return mgmt.Instance{}, false
+	}
+	if !q.matchCommon(state, in.p, in.started, in.idleSince) {
+		return mgmt.Instance{}, false
+	}
+	corr := decodeCorrelations(in.corr)
+	if q.Correlation != "" {
+		hit := false
+		for set, v := range corr {
+			hit = hit || ((q.CorrelationSet == "" || set == q.CorrelationSet) && v == q.Correlation)
+		}
+		if !hit {
+			return mgmt.Instance{}, false
+		}
+	}
+	return mgmt.Instance{ID: in.id, Process: name, Version: in.p.Version, InMemory: true, State: state,
+		Started: in.started, LastActive: in.idleSince, Correlations: corr, Fault: fault}, true
+}
+
+// InstanceDetail describes one instance for the management API: its
+// variables, where each branch is, its alarms, correlation values, the
+// failure it is suspended on, and the actions that apply. Timeline is
+// left empty (the server adapter fills it).
 func (e *Engine) InstanceDetail(ctx context.Context, id string) (*mgmt.InstanceDetail, error) {
-	return nil, fmt.Errorf("instance detail: %w", mgmt.ErrUnavailable)
+	if _, ok := memSeq(id); ok {
+		e.reg.mu.Lock()
+		if in := e.reg.calling[id]; in != nil {
+			defer e.reg.mu.Unlock()
+			return e.memDetail(in, true), nil
+		}
+		e.reg.mu.Unlock()
+		in, unlock, err := e.takeMem(ctx, id)
+		if err != nil {
+			return nil, err
+		}
+		defer unlock()
+		return e.memDetail(in, false), nil
+	}
+	if e.store == nil {
+		return nil, fmt.Errorf("instance %s: no instance store: %w", id, mgmt.ErrNotFound)
+	}
+	rec, vars, err := e.store.Instance(id)
+	if err != nil {
+		if errors.Is(err, persist.ErrNotFound) {
+			return nil, fmt.Errorf("instance %s: %w", id, mgmt.ErrNotFound)
+		}
+		return nil, fmt.Errorf("instance %s: %w", id, err)
+	}
+	vi := e.versions()
+	p := vi.of(rec.Process, rec.Frames)
+	d := &mgmt.InstanceDetail{
+		Instance: mgmt.Instance{ID: id, Process: rec.Process, State: rec.State.String(), Started: rec.Created,
+			LastActive: rec.Updated, Correlations: decodeCorrelations(rec.Correlations), Fault: rec.Fault},
+		Variables: map[string]string{}, Branches: []mgmt.Branch{}, Timeline: []mgmt.Event{},
+	}
+	names := map[int]string{}
+	if p != nil {
+		d.Version = p.Version
+		names = varNames(p)
+	}
+	for slot, data := range vars {
+		name, ok := names[slot]
+		if !ok {
+			name = fmt.Sprintf("slot%d", slot)
+		}
+		d.Variables[name] = variableText(data)
+	}
+	timers, err := e.store.InstanceTimers(id)
+	if err != nil {
+		return nil, fmt.Errorf("instance %s: %w", id, err)
+	}
+	for _, t := range timers {
+		d.Alarms = append(d.Alarms, t.Due)
+	}
+	failed := false
+	if p != nil {
+		in, err := e.decode(ctx, p, rec, nil)
+		if err != nil {
+			d.Fault = err.Error()
+		} else {
+			d.Branches = branches(in)
+			if t, f := failedFrame(in); f != nil {
+				failed = true
+				d.Failure = failureOf(in, t, f, rec.Updated)
+			}
+		}
+	}
+	d.Actions = actionsFor(d.State, failed, p != nil)
+	return d, nil
 }
 
-// Act applies an operator's action to an instance. Placeholder until
-// instance control lands.
+// varNames names the slots of p's variables: by declared name, a name
+// declared more than once qualified by where ("name@file:line").
+func varNames(p *Process) map[int]string {
+	count := map[string]int{}
+	for _, v := range p.vars {
+		count[v.name]++
+	}
+	out := make(map[int]string, len(p.vars))
+	for _, v := range p.vars {
+		name := v.name
+		if count[name] > 1 {
+			name += "@" + v.pos.String()
+		}
+		out[v.slot] = name
+	}
+	return out
+}
+
+// memDetail describes an in-memory instance whose lock the caller holds
+// (running: e.reg.mu, while its run waits for partner answers).
+func (e *Engine) memDetail(in *instance, running bool) *mgmt.InstanceDetail {
+	q := &query{}
+	info, _ := q.memMatch(in, running)
+	d := &mgmt.InstanceDetail{Instance: info, Variables: map[string]string{}, Branches: branches(in), Timeline: []mgmt.Event{}}
+	names := varNames(in.p)
+	for i, v := range in.p.vars {
+		slot := in.root.Child[i].(*etree.Element)
+		var b bytes.Buffer
+		slot.WriteTo(&b, &etree.WriteSettings{})
+		var fresh bytes.Buffer
+		v.newSlot().WriteTo(&fresh, &etree.WriteSettings{})
+		if b.String() == fresh.String() {
+			continue // never set
+		}
+		d.Variables[names[v.slot]] = variableText(b.Bytes())
+	}
+	if in.wake != 0 {
+		d.Alarms = []time.Time{time.Unix(0, in.wake)}
+	}
+	d.Actions = actionsFor(info.State, false, true)
+	return d
+}
+
+// actionsFor lists the actions that apply to an instance in state
+// (failed: suspended on a failed activity; known: its process is
+// deployed, so it can be run).
+func actionsFor(state string, failed, known bool) []mgmt.Action {
+	switch {
+	case !known:
+		return []mgmt.Action{mgmt.Delete}
+	case state == mgmt.StateWaiting:
+		return []mgmt.Action{mgmt.Suspend, mgmt.Terminate, mgmt.Delete}
+	case state == mgmt.StateSuspended && failed:
+		return []mgmt.Action{mgmt.Terminate, mgmt.Delete, mgmt.Retry, mgmt.Fault, mgmt.Cancel}
+	case state == mgmt.StateSuspended:
+		return []mgmt.Action{mgmt.Resume, mgmt.Terminate, mgmt.Delete}
+	case state == mgmt.StateRunning:
+		return []mgmt.Action{mgmt.Terminate, mgmt.Delete}
+	}
+	return []mgmt.Action{mgmt.Delete}
+}
+
+// tagged is the innermost activity of t's stack that has an element,
+// with its frame.
+func tagged(t *thread) (evTagger, *frame) {
+	for k := len(t.stack) - 1; k >= 0; k-- {
+		if tg, ok := t.stack[k].act.(evTagger); ok {
+			if tag, _, _ := tg.evTag(); tag != "" {
+				return tg, &t.stack[k]
+			}
+		}
+	}
+	return nil, nil
+}
+
+// branches says where each live thread of in is and what it waits for.
+func branches(in *instance) []mgmt.Branch {
+	out := []mgmt.Branch{}
+	for _, t := range in.threads {
+		if t.state == tDone || len(t.stack) == 0 {
+			continue
+		}
+		b := mgmt.Branch{}
+		if tg, _ := tagged(t); tg != nil {
+			tag, name, pos := tg.evTag()
+			b.Activity, b.Position = strings.TrimSpace(tag+" "+name), pos
+		}
+		top := t.top()
+		switch t.state {
+		case tWaiting:
+			b.Waiting = waitingFor(top)
+		case tJoining:
+			b.Waiting = "branches"
+		case tLinks:
+			b.Waiting = "links"
+		case tCalling:
+			b.Waiting = "partner answer"
+		case tReady:
+			if top.k == kFailed {
+				b.Waiting = "operator: suspended on a failure (retry, fault or cancel)"
+			}
+		}
+		out = append(out, b)
+	}
+	return out
+}
+
+// waitingFor says what a waiting frame waits for.
+func waitingFor(f *frame) string {
+	alarm := func(due int64) string { return "alarm at " + time.Unix(0, due).UTC().Format(time.RFC3339) }
+	switch a := f.act.(type) {
+	case *receive:
+		return "message " + a.op.Name + " on " + a.pl.name
+	case *pick:
+		var parts []string
+		for _, om := range a.msgs {
+			parts = append(parts, "message "+om.op.Name+" on "+om.pl.name)
+		}
+		if len(a.alarms) > 0 && f.due != 0 {
+			parts = append(parts, alarm(f.due))
+		}
+		return strings.Join(parts, " or ")
+	case *wait:
+		return alarm(f.due)
+	}
+	if f.due != 0 {
+		return alarm(f.due) // an invoke waiting to retry, an event handler
+	}
+	return "message"
+}
+
+// failedFrame finds the frame an instance is suspended on, if any.
+func failedFrame(in *instance) (*thread, *frame) {
+	for _, t := range in.threads {
+		if t.state != tDone && len(t.stack) > 0 && t.top().k == kFailed {
+			return t, t.top()
+		}
+	}
+	return nil, nil
+}
+
+// failureOf describes the failed frame f of thread t.
+func failureOf(in *instance, t *thread, f *frame, at time.Time) *mgmt.Failure {
+	fl := &mgmt.Failure{Reason: in.suspendReason, Time: at, Attempts: 1 + int(f.i)}
+	if tg, ok := f.act.(evTagger); ok {
+		tag, name, pos := tg.evTag()
+		fl.Activity, fl.Position = strings.TrimSpace(tag+" "+name), pos
+	}
+	if _, ok := f.act.(*invoke); ok && f.pc > 1 {
+		fl.Attempts += f.pc - 1 // the failure policy's retries
+	}
+	return fl
+}
+
+// Act applies an operator's action to an instance (mgmt.Backend.Act).
 func (e *Engine) Act(ctx context.Context, id string, a mgmt.Action) error {
-	return fmt.Errorf("instance %s: %s: %w", id, a, mgmt.ErrUnavailable)
+	if !a.Valid() {
+		return fmt.Errorf("action %q: %w", a, mgmt.ErrInvalid)
+	}
+	var err error
+	if _, ok := memSeq(id); ok {
+		err = e.actMem(ctx, id, a)
+	} else {
+		err = e.actStored(ctx, id, a)
+	}
+	if err != nil {
+		return fmt.Errorf("instance %s: %s: %w", id, a, err)
+	}
+	return nil
+}
+
+// lockWithin takes the mutex, waiting at most actWait (or until ctx
+// ends) for the run holding it.
+func lockWithin(ctx context.Context, m *sync.Mutex) error {
+	deadline := time.Now().Add(actWait)
+	for !m.TryLock() {
+		if time.Now().After(deadline) {
+			return fmt.Errorf("the instance is running (waited %v): try again: %w", actWait, mgmt.ErrConflict)
+		}
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		time.Sleep(2 * time.Millisecond)
+	}
+	return nil
+}
+
+// takeMem locks the registered in-memory instance id.
+func (e *Engine) takeMem(ctx context.Context, id string) (*instance, func(), error) {
+	e.reg.mu.Lock()
+	in := e.reg.live[id]
+	calling := e.reg.calling[id] != nil
+	e.reg.mu.Unlock()
+	if calling {
+		return nil, nil, fmt.Errorf("it is running (waits for partner answers): try again: %w", mgmt.ErrConflict)
+	}
+	if in == nil {
+		return nil, nil, fmt.Errorf("instance %s (in-memory instances are known while they wait): %w", id, mgmt.ErrNotFound)
+	}
+	if err := lockWithin(ctx, &in.mu); err != nil {
+		return nil, nil, err
+	}
+	e.reg.mu.Lock()
+	still := e.reg.live[id] == in
+	e.reg.mu.Unlock()
+	if !still {
+		in.mu.Unlock()
+		return nil, nil, fmt.Errorf("instance %s ended or moved on meanwhile: %w", id, mgmt.ErrNotFound)
+	}
+	return in, in.mu.Unlock, nil
+}
+
+// actMem applies a to a waiting in-memory instance.
+func (e *Engine) actMem(ctx context.Context, id string, a mgmt.Action) error {
+	in, unlock, err := e.takeMem(ctx, id)
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	switch a {
+	case mgmt.Suspend:
+		if in.suspended {
+			return fmt.Errorf("already suspended: %w", mgmt.ErrConflict)
+		}
+		e.reg.mu.Lock()
+		in.suspended = true
+		e.reg.mu.Unlock()
+		in.p.stats.suspended.Add(1)
+		e.emitControl(in.p, in.id, events.InstanceSuspended, opSuspendReason)
+		return nil
+	case mgmt.Resume:
+		if !in.suspended {
+			return fmt.Errorf("not suspended: %w", mgmt.ErrConflict)
+		}
+		e.claim(in, func() bool { return true })
+		in.suspended = false
+		e.emitControl(in.p, in.id, events.InstanceResumed, "")
+		in.ctx = e.baseCtx
+		return e.drive(in, nil)
+	case mgmt.Terminate, mgmt.Delete:
+		e.claim(in, func() bool { return true })
+		in.suspended = false
+		e.terminate(in)
+		return nil
+	}
+	return fmt.Errorf("not suspended on a failed activity: %w", mgmt.ErrConflict)
+}
+
+// terminate ends a loaded or claimed instance as <exit> does: no
+// handlers, open requests answered with a fault, routes and timers
+// removed, state terminated.
+func (e *Engine) terminate(in *instance) {
+	for _, r := range in.reqs {
+		if r.state.Load() != 0 {
+			continue
+		}
+		f := &exchange.Fault{Name: bpelFault("missingReply"),
+			Reason: fmt.Sprintf("instance %s was terminated by an operator before it replied to %s", in.id, r.ex.Operation.Name)}
+		if in.p.InMemory {
+			r.answer(nil, f)
+		} else {
+			in.respond(r, nil, f) // delivered once the state is stored
+		}
+	}
+	in.reqs = nil
+	in.stopAll()
+	_ = e.finish(in, nil, resExited, nil, false)
+}
+
+// emitControl emits an event of an operator's action (suspended,
+// resumed) when the process enables instance lifecycle events.
+func (e *Engine) emitControl(p *Process, id string, k events.Kind, detail string) {
+	in := &instance{e: e, p: p, id: id}
+	if in.evOn(events.InstanceLifecycle) {
+		in.emit(events.Event{Kind: k, Detail: detail})
+	}
+}
+
+// actStored applies a to a persistent instance.
+func (e *Engine) actStored(ctx context.Context, id string, a mgmt.Action) error {
+	if e.store == nil {
+		return fmt.Errorf("no instance store: %w", mgmt.ErrNotFound)
+	}
+	m := e.stripes.of(id)
+	if err := lockWithin(ctx, m); err != nil {
+		return err
+	}
+	defer m.Unlock()
+	rec, _, err := e.store.Instance(id)
+	if errors.Is(err, persist.ErrNotFound) {
+		return mgmt.ErrNotFound
+	}
+	if err != nil {
+		return err
+	}
+	p := e.versions().of(rec.Process, rec.Frames)
+	live := rec.State == persist.Waiting || rec.State == persist.Running || rec.State == persist.Suspended
+	if a == mgmt.Delete {
+		if live && p != nil {
+			in, err := e.load(e.baseCtx, p, id)
+			if err != nil {
+				return err
+			}
+			e.terminate(in)
+		}
+		if err := e.store.Commit(&persist.Checkpoint{Instance: persist.Instance{ID: id}, Delete: true}); err != nil {
+			return err
+		}
+		return nil
+	}
+	if p == nil {
+		return fmt.Errorf("process %s of this instance is not deployed: %w", rec.Process, mgmt.ErrUnavailable)
+	}
+	if !live {
+		return fmt.Errorf("the instance has ended (%s): %w", rec.State, mgmt.ErrConflict)
+	}
+	if a == mgmt.Suspend {
+		if rec.State != persist.Waiting {
+			return fmt.Errorf("the instance is %s, not waiting: %w", rec.State, mgmt.ErrConflict)
+		}
+		// The record alone changes: routes and timer stay (see above).
+		cp := &persist.Checkpoint{Instance: *rec}
+		cp.Instance.State, cp.Instance.Fault, cp.Instance.Updated = persist.Suspended, opSuspendReason, e.now()
+		if err := e.store.Commit(cp); err != nil {
+			return err
+		}
+		p.stats.suspended.Add(1)
+		e.emitControl(p, id, events.InstanceSuspended, opSuspendReason)
+		return nil
+	}
+	in, err := e.load(e.baseCtx, p, id)
+	if err != nil {
+		return err
+	}
+	if a == mgmt.Terminate {
+		e.terminate(in)
+		return nil
+	}
+	if rec.State != persist.Suspended {
+		e.unload(in)
+		return fmt.Errorf("the instance is %s, not suspended: %w", rec.State, mgmt.ErrConflict)
+	}
+	_, f := failedFrame(in)
+	switch {
+	case a == mgmt.Resume && f != nil:
+		e.unload(in)
+		return fmt.Errorf("it is suspended on a failed activity (%s): use retry, fault or cancel: %w", in.suspendReason, mgmt.ErrConflict)
+	case a != mgmt.Resume && f == nil:
+		e.unload(in)
+		return fmt.Errorf("it is not suspended on a failed activity: use resume: %w", mgmt.ErrConflict)
+	}
+	switch a {
+	case mgmt.Resume:
+		in.suspendReason = ""
+	case mgmt.Retry:
+		f.k, f.pc, f.due = 0, 0, 0
+		f.i++ // counts the operator's retries (failureOf)
+	case mgmt.Fault:
+		f.k = kFault
+	case mgmt.Cancel:
+		f.k = kCancel
+	}
+	in.state = persist.Running
+	e.emitControl(p, id, events.InstanceResumed, string(a))
+	return e.drive(in, nil)
 }

@@ -29,6 +29,9 @@ type Process struct {
 	// Version numbers the deploys of the process (versions.go): set by
 	// whoever deploys it, before Deploy or Redeploy; 0 when unversioned.
 	Version int
+	// Deployed is when the engine took the version (Deploy, Redeploy,
+	// AddRetired), unless set before.
+	Deployed time.Time
 
 	vars []*variable // by slot - 1
 	// extensions are the registered extension namespaces the process
@@ -58,6 +61,9 @@ type Process struct {
 	idempotent map[string]bool
 	// replyTimeouts are deploy.xml's per-operation reply timeouts.
 	replyTimeouts map[replyOp]time.Duration
+	// callTimeouts are deploy.xml's partner call bounds, by
+	// "partnerLink/operation" ("partnerLink/" for every operation).
+	callTimeouts map[string]time.Duration
 	// metrics are resolved at deploy.
 	metrics *procMetrics
 	// fingerprint identifies the process definition a checkpoint was
@@ -70,6 +76,12 @@ type Process struct {
 	// created on it, not yet in the store.
 	retiredAt time.Time
 	starting  atomic.Int32
+	// stats are the version's counters (mgmt_processes.go); actParent
+	// and actStats, indexed like acts, are the outline and the timing
+	// of sampled instances per activity.
+	stats     procStats
+	actParent []int32
+	actStats  []actStat
 }
 
 // variable is a declared variable, resolved to a slot of the instance tree.

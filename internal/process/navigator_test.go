@@ -14,7 +14,8 @@ import (
 // nodes' names and string-values ("tns:id=A", "/=..." for a document node,
 // "@n=v" for an attribute), anything else as string().
 func render(v any) string {
-	nodes, ok := v.([]node)
+	var buf [1]node
+	nodes, ok := nodesIn(v, &buf)
 	if !ok {
 		return xpathString(v)
 	}

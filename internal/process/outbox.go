@@ -136,9 +136,11 @@ func (e *Engine) deliverOutbox(msg persist.OutboxMessage) error {
 	key, addr, assigned := strings.Cut(msg.Partner, " ")
 	procName, plName, _ := strings.Cut(key, "#")
 	var pl *partnerLink
+	var timeout time.Duration
 	for _, p := range e.Processes() {
 		if p.Name.String() == procName {
 			pl = p.plinks[plName]
+			timeout = p.callTimeout(plName, msg.Operation)
 		}
 	}
 	if pl == nil || pl.partnerDesc == nil || (!assigned && pl.partner == nil) {
@@ -162,7 +164,7 @@ func (e *Engine) deliverOutbox(msg persist.OutboxMessage) error {
 		return err
 	}
 	start := time.Now()
-	_, err = partner.Invoke(e.baseCtx, &exchange.Call{Operation: op, Input: m})
+	_, err = partner.Invoke(e.baseCtx, &exchange.Call{Operation: op, Input: m, Timeout: timeout})
 	e.metrics.partner(pl.name, op.Name).observe(err, time.Since(start))
 	return err
 }

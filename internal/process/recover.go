@@ -101,8 +101,16 @@ func (e *Engine) resumeInterrupted(p *Process, id string) {
 	m := e.stripes.lock(id)
 	defer m.Unlock()
 	in, err := e.load(e.baseCtx, p, id)
+	if errors.Is(err, persist.ErrNotFound) {
+		return // an operator deleted it meanwhile
+	}
 	if err != nil {
 		e.log.Error("recovery: cannot load instance", slog.String(logInstance, id), slog.Any("err", err))
+		return
+	}
+	if in.state != persist.Running {
+		// An operator terminated or deleted it meanwhile.
+		e.unload(in)
 		return
 	}
 	// Every thread that was inside a guarded partner call when the

@@ -258,7 +258,7 @@ func (c *restClient) do(ctx context.Context, r *restRequest) (*restResponse, err
 // the method is GET (safe to repeat after a crash); a call made while
 // other threads can go on leaves on its own goroutine, as an invoke's.
 func (a *restActivity) step(in *instance, f *frame) (activity, bool, error) {
-	if f.k == 1 {
+	if f.k == kAnswer {
 		f.k = 0
 		if ans := in.cur.answer; ans != nil {
 			in.cur.answer = nil
@@ -266,6 +266,10 @@ func (a *restActivity) step(in *instance, f *frame) (activity, bool, error) {
 		}
 		// Resumed after a restart with the call in flight: below, as a
 		// recovered call.
+	} else if f.k != 0 {
+		if done, err, ok := in.recoveryStep(f, a.pos); ok {
+			return nil, done, err
+		}
 	}
 	recovered, err := in.beforeCall(f, func() bool { return a.method != http.MethodGet })
 	if err != nil {

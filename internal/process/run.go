@@ -24,6 +24,10 @@ type registry struct {
 	mu     sync.Mutex
 	live   map[string]*instance
 	routes map[string]*instance
+	// calling holds the in-memory instances whose run waits for the
+	// answers of partner calls made on their own goroutines (listed as
+	// running; see awaitAnswers).
+	calling map[string]*instance
 	// open holds the open requests of blocked persistent instances (the
 	// instance itself is in the store; its clients wait here).
 	open map[string][]*openRequest
@@ -40,14 +44,19 @@ type registry struct {
 type stripes [64]sync.Mutex
 
 func (s *stripes) lock(id string) *sync.Mutex {
+	m := s.of(id)
+	m.Lock()
+	return m
+}
+
+// of is the stripe of id.
+func (s *stripes) of(id string) *sync.Mutex {
 	// FNV-1a over the string, without hash.Hash's allocations.
 	h := uint32(2166136261)
 	for i := 0; i < len(id); i++ {
 		h = (h ^ uint32(id[i])) * 16777619
 	}
-	m := &s[h%uint32(len(s))]
-	m.Lock()
-	return m
+	return &s[h%uint32(len(s))]
 }
 
 func (e *Engine) now() time.Time { return time.Now() }
@@ -67,7 +76,9 @@ func (e *Engine) Dispatch(ctx context.Context, ex *exchange.Exchange) error {
 	if p == nil {
 		return exchange.ClientError("%w: %s", ErrNoProcess, ex.Endpoint.Path)
 	}
-	return waitForReply(e.deliver(ctx, p, ex, nil))
+	err := waitForReply(e.deliver(ctx, p, ex, nil))
+	p.stats.exchange(ex, time.Time{})
+	return err
 }
 
 // deliver gives ex to the instance its correlation values find, or to a
@@ -149,6 +160,7 @@ func (e *Engine) create(ctx context.Context, p *Process, ex *exchange.Exchange) 
 	}
 	in := newInstance(e, p, ctx)
 	p.metrics.started.Inc()
+	e.started(in)
 	if in.evOn(events.InstanceLifecycle) {
 		in.emit(events.Event{Kind: events.InstanceCreated})
 	}
@@ -186,6 +198,9 @@ func (e *Engine) resume(ctx context.Context, p *Process, key string, ex *exchang
 		}
 		in.mu.Lock()
 		defer in.mu.Unlock()
+		if in.suspended && e.reg.routes[key] == in {
+			return true, suspendedError(in)
+		}
 		if !e.claim(in, func() bool { return e.reg.routes[key] == in }) {
 			return false, nil
 		}
@@ -208,6 +223,10 @@ func (e *Engine) resume(ctx context.Context, p *Process, key string, ex *exchang
 	in, err := e.load(ctx, p, id)
 	if err != nil {
 		return true, err
+	}
+	if in.state == persist.Suspended {
+		e.unload(in)
+		return true, suspendedError(in)
 	}
 	retarget(in, ex)
 	return true, e.drive(in, ex)
@@ -302,6 +321,7 @@ func (e *Engine) finish(in *instance, ex *exchange.Exchange, res result, err err
 			in.out = nil
 			e.log.Error("checkpoint failed", slog.String(logProcess, label), slog.String(logInstance, in.id), slog.Any("err", cerr))
 			p.metrics.ended["failed"].Inc()
+			p.stats.ended(resFailed)
 			return fmt.Errorf("process %s: instance state could not be stored: %w", label, cerr)
 		}
 	}
@@ -323,6 +343,7 @@ func (e *Engine) finish(in *instance, ex *exchange.Exchange, res result, err err
 			e.metrics.completed.Observe(time.Since(ex.Received).Seconds())
 		}
 		p.metrics.ended[outcomeName(res)].Inc()
+		p.stats.ended(res)
 		if in.evOn(events.InstanceLifecycle) {
 			in.emitEnd(res, err)
 		}
@@ -478,6 +499,7 @@ func (e *Engine) nameLocked(in *instance) {
 // persistent routes are in the checkpoint) and its timer.
 func (e *Engine) block(in *instance) {
 	if in.p.InMemory {
+		in.idleSince = e.now()
 		e.reg.mu.Lock()
 		e.nameLocked(in)
 		e.reg.live[in.id] = in
@@ -544,7 +566,7 @@ func (e *Engine) fire(p *Process, id string, due int64) {
 		}
 		in.mu.Lock()
 		defer in.mu.Unlock()
-		if !e.claim(in, func() bool { return e.reg.live[id] == in && in.wake == due }) {
+		if !e.claim(in, func() bool { return e.reg.live[id] == in && in.wake == due && !in.suspended }) {
 			return
 		}
 		in.ctx = ctx
@@ -562,6 +584,8 @@ func (e *Engine) fire(p *Process, id string, due int64) {
 		return
 	}
 	if in.wake != due || in.state != stateWaiting {
+		// Suspended (it fires when resumed), or moved on.
+		e.unload(in)
 		return
 	}
 	_ = e.drive(in, nil)

@@ -2,6 +2,7 @@ package process
 
 import (
 	"errors"
+	"fmt"
 	"sync"
 	"time"
 
@@ -141,6 +142,9 @@ func (in *instance) spawn(act activity, priv []privSlot) *thread {
 	if in.evOn(events.ActivityLifecycle) {
 		in.emitActivity(events.ActivityStarted, act, "")
 	}
+	if in.timing != nil {
+		in.timing.begin(t, 0, act)
+	}
 	return t
 }
 
@@ -254,7 +258,11 @@ func (in *instance) steps() (result, error) {
 			}
 			progressed = true
 			if res, err, end := in.runThread(t); end {
-				in.stopAll()
+				if res == resSuspended {
+					in.holdAll()
+				} else {
+					in.stopAll()
+				}
 				return res, err
 			}
 		}
@@ -297,12 +305,24 @@ func (in *instance) steps() (result, error) {
 }
 
 // stopAll ends every thread (exit, an uncaught fault, a failure).
-func (in *instance) stopAll() {
+func (in *instance) stopAll() { in.halt(false) }
+
+// holdAll parks the threads of an instance suspended on a failure, as
+// they are, for an operator's recovery action (mgmt_instances.go): calls
+// in flight are abandoned (their threads are ready to call again).
+func (in *instance) holdAll() { in.halt(true) }
+
+// halt ends the run's threads (hold: parks them instead), dropping the
+// calls in flight.
+func (in *instance) halt(hold bool) {
 	for _, t := range in.threads {
 		if t.state == tCalling {
 			in.p.metrics.lateAnswers.Inc()
+			t.state = tReady
 		}
-		t.state = tDone
+		if !hold {
+			t.state = tDone
+		}
 	}
 	in.inflight = 0
 	in.deactivate()
@@ -332,7 +352,11 @@ func (in *instance) awaitAnswers() {
 		in.settleMail()
 	}
 	open := in.openMail()
+	listed := in.p.InMemory && in.listCalling(true)
 	<-in.calls.notify
+	if listed {
+		in.listCalling(false)
+	}
 	if open {
 		in.closeMail()
 	}
@@ -378,7 +402,10 @@ func (in *instance) runThread(t *thread) (res result, err error, end bool) {
 				t.state = tCalling
 				continue
 			case errSuspended:
-				return resSuspended, errors.New(in.suspendReason), true
+				top.k = kFailed // where an operator's recovery action applies
+				// The client learns that the instance waits for an
+				// operator, and why.
+				return resSuspended, fmt.Errorf("instance %s suspended for an operator: %s", in.id, in.suspendReason), true
 			}
 			if in.evOn(events.ActivityLifecycle) {
 				in.emitActivity(events.ActivityFaulted, top.act, faultName(err))
@@ -401,6 +428,9 @@ func (in *instance) runThread(t *thread) (res result, err error, end bool) {
 			if push != nil {
 				in.emitActivity(events.ActivityStarted, push, "")
 			}
+		}
+		if in.timing != nil {
+			in.timing.stepped(in.p, t, top.act, push, done)
 		}
 		if done {
 			t.stack = t.stack[:len(t.stack)-1]

@@ -174,6 +174,7 @@ func (e *Engine) Redeploy(retire func(bundle string) bool, procs ...*Process) ([
 			e.byEndpoint[ep] = p
 		}
 		e.metrics.deployed(p)
+		p.deployedNow()
 	}
 	e.publishLocked()
 	// Only the new versions are bound: rebinding a running version's
@@ -235,6 +236,7 @@ func (e *Engine) AddRetired(procs ...*Process) error {
 			continue
 		}
 		e.metrics.deployed(p)
+		p.deployedNow()
 		e.bindLocked(p)
 		ok = append(ok, p)
 	}

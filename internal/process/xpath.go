@@ -61,7 +61,7 @@ func (e *expr) get() *xpath.Expr { return e.pool.Get().(*xpath.Expr) }
 func (e *expr) eval(t *docTree, ctx *etree.Element) any {
 	root := t.root
 	if e.fast != nil {
-		return e.fast.eval(root, ctx)
+		return e.fast.value(root, ctx)
 	}
 	if e.fastX != nil && ctx == root {
 		return e.fastX.value(root)
@@ -110,11 +110,33 @@ func (n node) String() string {
 	return ""
 }
 
+// nodesIn returns v's nodes when v is a node-set: a []node, or a one-node
+// result of simplePath.value (an *etree.Element or *etree.CharData), which
+// it puts in buf (a caller's array, so that reading a result needs no
+// allocation).
+func nodesIn(v any, buf *[1]node) ([]node, bool) {
+	switch t := v.(type) {
+	case []node:
+		return t, true
+	case *etree.Element:
+		buf[0] = node{tok: t, attr: -1}
+		return buf[:], true
+	case *etree.CharData:
+		buf[0] = node{tok: t, attr: -1}
+		return buf[:], true
+	}
+	return nil, false
+}
+
 // xpathString converts an XPath value to a string the way string() does.
 func xpathString(v any) string {
 	switch t := v.(type) {
 	case string:
 		return t
+	case *etree.Element:
+		return stringValue(t)
+	case *etree.CharData:
+		return t.Data
 	case bool:
 		if t {
 			return "true"
@@ -157,6 +179,8 @@ func xpathBool(v any) bool {
 		return t != 0 && !math.IsNaN(t)
 	case []node:
 		return len(t) > 0
+	case *etree.Element, *etree.CharData:
+		return true
 	case xpath2.Atomic:
 		b, _ := xpath2.EffectiveBooleanValue(xpath2.Sequence{t})
 		return b

@@ -88,6 +88,10 @@ func EvalXPath1(src string, ns map[string]string, ctx *etree.Document, vars map[
 		}
 		v = res
 	}
+	var buf [1]node
+	if nodes, ok := nodesIn(v, &buf); ok {
+		v = nodes
+	}
 	switch v := v.(type) {
 	case []node:
 		out := make(xpath2.Sequence, len(v))

@@ -635,7 +635,8 @@ func (c *copyOp) evalToXPath2(in *instance) (target, error) {
 	if err != nil {
 		return target{}, err
 	}
-	nodes, ok := v.([]node)
+	var buf [1]node
+	nodes, ok := nodesIn(v, &buf)
 	if !ok || len(nodes) != 1 || in.slotOf(nodes[0].tok) == nil {
 		return target{}, in.faultf(c.pos, "selectionFailure", "<to> %q does not select one node of a variable", c.to.x.src)
 	}

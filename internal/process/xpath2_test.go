@@ -91,7 +91,8 @@ func (f *xp2Fixture) eval(t *testing.T, on, src string) (any, error) {
 // render2 renders an XPath 2.0 result: nodes as render does, an element
 // an ODE function built as its XML, an atomic value as its string.
 func render2(v any) string {
-	if nodes, ok := v.([]node); ok && len(nodes) == 1 {
+	var buf [1]node
+	if nodes, ok := nodesIn(v, &buf); ok && len(nodes) == 1 {
 		if e, ok := nodes[0].tok.(*etree.Element); ok && nodes[0].attr < 0 && e.Parent() == nil {
 			d := etree.NewDocument()
 			d.SetRoot(e.Copy())

@@ -3,11 +3,16 @@ package soap
 import (
 	"bytes"
 	"context"
+	"crypto/tls"
+	"errors"
 	"fmt"
 	"io"
 	"net"
 	"net/http"
+	"net/url"
+	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/beevik/etree"
@@ -29,9 +34,11 @@ const (
 type ClientOptions struct {
 	// HTTPClient sends the requests. Nil means a client whose transport
 	// keeps connections alive for reuse: no limit on idle connections
-	// overall, 1024 per host, closed after 90s idle.
+	// overall, 1024 per host, closed after 90s idle. SOAP calls never
+	// follow redirects, whatever its CheckRedirect says.
 	HTTPClient *http.Client
-	// Timeout bounds each call, on top of the caller's context. Zero means
+	// Timeout bounds each call, on top of the caller's context, unless the
+	// call names its own (exchange.Call.Timeout). Zero means
 	// DefaultCallTimeout (30s).
 	Timeout time.Duration
 	// MaxResponseBytes caps the size of a response body. Zero means
@@ -41,6 +48,10 @@ type ClientOptions struct {
 	// beyond it wait for a free connection); used only when HTTPClient is
 	// nil. Zero means DefaultMaxConnsPerHost; negative means no bound.
 	MaxConnsPerHost int
+	// TLS configures https calls (extra roots, a client certificate);
+	// used only when HTTPClient is nil. Nil means the system roots and no
+	// client certificate.
+	TLS *tls.Config
 }
 
 // DefaultMaxConnsPerHost is the default bound on connections to one
@@ -52,10 +63,12 @@ const DefaultMaxConnsPerHost = 256
 // Client calls partner endpoints over SOAP/HTTP. It is safe for concurrent
 // use; create one per server and share it.
 type Client struct {
-	hc      *http.Client
-	timeout time.Duration
-	maxResp int64
-	bufs    bufferPool
+	// hc is the client HTTPClient returns; soap is the same transport
+	// without redirects, for SOAP calls.
+	hc, soap *http.Client
+	timeout  time.Duration
+	maxResp  int64
+	bufs     bufferPool
 }
 
 // NewClient returns a Client.
@@ -68,8 +81,14 @@ func NewClient(opts ClientOptions) *Client {
 		} else if conns < 0 {
 			conns = 0
 		}
-		c.hc = &http.Client{Transport: newTransport(conns)}
+		c.hc = &http.Client{Transport: newTransport(conns, opts.TLS)}
 	}
+	// A SOAP request redirected elsewhere is a misconfigured partner
+	// address: following it would resend (or, for 301-303, turn into a
+	// GET) a request the operator never pointed there.
+	soapHC := *c.hc
+	soapHC.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+	c.soap = &soapHC
 	if c.timeout <= 0 {
 		c.timeout = DefaultCallTimeout
 	}
@@ -85,11 +104,12 @@ func NewClient(opts ClientOptions) *Client {
 func (c *Client) HTTPClient() (*http.Client, time.Duration) { return c.hc, c.timeout }
 
 // newTransport returns a transport tuned for many calls to few hosts.
-func newTransport(maxConns int) *http.Transport {
+func newTransport(maxConns int, tc *tls.Config) *http.Transport {
 	d := &net.Dialer{Timeout: 10 * time.Second, KeepAlive: 30 * time.Second}
 	return &http.Transport{
 		Proxy:                 http.ProxyFromEnvironment,
 		DialContext:           d.DialContext,
+		TLSClientConfig:       tc,
 		MaxIdleConns:          0,
 		MaxIdleConnsPerHost:   1024,
 		MaxConnsPerHost:       maxConns,
@@ -111,7 +131,14 @@ type partner struct {
 	ep *exchange.Endpoint
 }
 
-// Invoke implements exchange.Partner.
+// maxDrain is how much of an unread response body is read to keep its
+// connection for reuse; a longer one closes the connection instead.
+const maxDrain = 64 << 10
+
+// Invoke implements exchange.Partner. Every failure is an error that
+// names the partner address, the operation and what went wrong, wrapping
+// ErrPartnerUnreachable, ErrPartnerTimeout, ErrTooLarge,
+// ErrPartnerResponse or ErrPartnerFault.
 func (p *partner) Invoke(ctx context.Context, call *exchange.Call) (*exchange.Message, error) {
 	op := call.Operation
 	if p.ep.Address == "" {
@@ -125,7 +152,11 @@ func (p *partner) Invoke(ctx context.Context, call *exchange.Call) (*exchange.Me
 	if err := encodeMessage(&req, p.ep.Version, op, op.Input, call.Input, call.Headers, false); err != nil {
 		return nil, p.errorf(op, "encoding request: %w", err)
 	}
-	ctx, cancel := context.WithTimeout(ctx, p.c.timeout)
+	timeout := p.c.timeout
+	if call.Timeout > 0 {
+		timeout = call.Timeout
+	}
+	ctx, cancel := context.WithTimeoutCause(ctx, timeout, errCallTimeout)
 	defer cancel()
 	hreq, err := http.NewRequestWithContext(ctx, http.MethodPost, p.ep.Address, bytes.NewReader(req.Bytes()))
 	if err != nil {
@@ -141,23 +172,68 @@ func (p *partner) Invoke(ctx context.Context, call *exchange.Call) (*exchange.Me
 		hreq.Header.Set("Content-Type", contentType11)
 		hreq.Header.Set("SOAPAction", `"`+op.Action+`"`)
 	}
-	resp, err := p.c.hc.Do(hreq)
+	if a := p.ep.BasicAuth; a != nil {
+		hreq.SetBasicAuth(a.User, string(a.Password))
+	}
+	resp, err := p.c.soap.Do(hreq)
 	if err != nil {
-		return nil, p.errorf(op, "%w", err)
+		return nil, p.errorf(op, "%w", transportError(ctx, err, timeout))
 	}
 	buf := p.c.bufs.get()
 	defer p.c.bufs.put(buf)
 	_, err = buf.ReadFrom(io.LimitReader(resp.Body, p.c.maxResp+1))
-	// Drain what is left so the connection can be reused.
-	_, _ = io.Copy(io.Discard, resp.Body)
+	if err == nil && int64(buf.Len()) <= p.c.maxResp {
+		// Drain a little of what is left so the connection can be
+		// reused; a body still longer is cut off with the connection.
+		_, _ = io.CopyN(io.Discard, resp.Body, maxDrain)
+	}
 	_ = resp.Body.Close()
 	if err != nil {
-		return nil, p.errorf(op, "reading response: %w", err)
+		return nil, p.errorf(op, "HTTP %s, reading the response: %w", resp.Status, transportError(ctx, err, timeout))
 	}
 	if int64(buf.Len()) > p.c.maxResp {
 		return nil, p.errorf(op, "%w: response exceeds %d bytes", ErrTooLarge, p.c.maxResp)
 	}
 	return p.response(op, resp, buf.Bytes())
+}
+
+// errCallTimeout is the cause of a call's context when its timeout ends
+// it.
+var errCallTimeout = errors.New("call timeout")
+
+// transportError says in a few words what failed when sending a request or
+// reading its response: a timeout (ErrPartnerTimeout), a host or
+// connection that could not be reached (ErrPartnerUnreachable), a TLS
+// problem, a connection cut. It keeps err wrapped.
+func transportError(ctx context.Context, err error, timeout time.Duration) error {
+	var (
+		dns  *net.DNSError
+		cert *tls.CertificateVerificationError
+		uerr *url.Error
+		rec  tls.RecordHeaderError
+		alrt tls.AlertError
+	)
+	if errors.As(err, &uerr) {
+		// The partner's address is named already.
+		err = uerr.Err
+	}
+	switch {
+	case errors.Is(context.Cause(ctx), errCallTimeout):
+		return fmt.Errorf("%w: no answer within %s", ErrPartnerTimeout, timeout)
+	case ctx.Err() != nil:
+		return fmt.Errorf("call cancelled: %w", err)
+	case errors.As(err, &dns):
+		return fmt.Errorf("%w: cannot resolve host %s: %w", ErrPartnerUnreachable, dns.Name, err)
+	case errors.Is(err, syscall.ECONNREFUSED):
+		return fmt.Errorf("%w: connection refused: %w", ErrPartnerUnreachable, err)
+	case errors.As(err, &cert):
+		return fmt.Errorf("%w: TLS: partner certificate not accepted: %w", ErrPartnerUnreachable, err)
+	case errors.As(err, &rec), errors.As(err, &alrt):
+		return fmt.Errorf("%w: TLS: %w", ErrPartnerUnreachable, err)
+	case errors.Is(err, syscall.ECONNRESET), errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, io.EOF):
+		return fmt.Errorf("connection cut by the partner: %w", err)
+	}
+	return err
 }
 
 // response interprets a partner's answer.
@@ -169,6 +245,14 @@ func (p *partner) response(op *exchange.Operation, resp *http.Response, body []b
 			return nil, nil
 		}
 		return nil, p.errorf(op, "%w: HTTP %d without a response message", ErrPartnerResponse, resp.StatusCode)
+	case resp.StatusCode >= 300 && resp.StatusCode < 400:
+		return nil, p.errorf(op, "%w: HTTP %s, a redirect to %q (not followed: correct the partner's address)", ErrPartnerResponse, resp.Status, resp.Header.Get("Location"))
+	case resp.StatusCode == http.StatusUnauthorized || resp.StatusCode == http.StatusForbidden:
+		what := "no credentials configured (orchd:basicAuth)"
+		if p.ep.BasicAuth != nil {
+			what = "credentials of user " + strconv.Quote(p.ep.BasicAuth.User) + " refused"
+		}
+		return nil, p.errorf(op, "%w: HTTP %s: %s", ErrPartnerResponse, resp.Status, what)
 	case resp.StatusCode == http.StatusOK, resp.StatusCode == http.StatusInternalServerError,
 		resp.StatusCode == http.StatusBadRequest:
 	default:
@@ -176,20 +260,24 @@ func (p *partner) response(op *exchange.Operation, resp *http.Response, body []b
 	}
 	env, err := decodeEnvelopeBytes(body)
 	if err != nil {
-		return nil, p.errorf(op, "%w: HTTP %s: %w", ErrPartnerResponse, resp.Status, err)
+		ct := resp.Header.Get("Content-Type")
+		if ct == "" {
+			ct = "no Content-Type"
+		}
+		return nil, p.errorf(op, "%w: HTTP %s (%s), not a SOAP envelope: %w%s", ErrPartnerResponse, resp.Status, ct, err, snippet(body))
 	}
 	if f := env.Fault(); f != nil {
 		return nil, p.fault(op, f)
 	}
 	if resp.StatusCode != http.StatusOK {
-		return nil, p.errorf(op, "%w: HTTP %s without a fault", ErrPartnerResponse, resp.Status)
+		return nil, p.errorf(op, "%w: HTTP %s with an envelope that holds no fault", ErrPartnerResponse, resp.Status)
 	}
 	if op.OneWay() {
 		return nil, nil
 	}
 	msg, err := decodeMessage(op, op.Output, env, true)
 	if err != nil {
-		return nil, p.errorf(op, "%w: %w", ErrPartnerResponse, err)
+		return nil, p.errorf(op, "%w: %w%s", ErrPartnerResponse, err, bodyHolds(env))
 	}
 	return msg, nil
 }
@@ -234,12 +322,25 @@ func (p *partner) fault(op *exchange.Operation, f *Fault) error {
 		}
 		return &exchange.Fault{Name: f.CodeName, Message: msg, Reason: f.Reason}
 	}
-	return fmt.Errorf("partner %s %s %w %s: %s", p.ep.Address, op.Name, ErrPartnerFault, f.CodeValue, f.Reason)
+	return p.errorf(op, "%w %s (undeclared): %s", ErrPartnerFault, f.CodeValue, f.Reason)
 }
 
 // errorf returns an error naming the partner address and operation.
 func (p *partner) errorf(op *exchange.Operation, format string, args ...any) error {
 	return fmt.Errorf("partner %s %s: %w", p.ep.Address, op.Name, fmt.Errorf(format, args...))
+}
+
+// bodyHolds names the elements of a response body that did not match
+// the operation's output message.
+func bodyHolds(env *Envelope) string {
+	if len(env.Body) == 0 {
+		return "; the body is empty"
+	}
+	names := make([]string, 0, min(len(env.Body), 3))
+	for _, el := range env.Body[:min(len(env.Body), 3)] {
+		names = append(names, "{"+el.NamespaceURI()+"}"+el.Tag)
+	}
+	return "; the body holds " + strings.Join(names, ", ")
 }
 
 // snippet returns the start of a non-SOAP body for an error message.

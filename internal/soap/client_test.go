@@ -4,10 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -87,7 +89,7 @@ func TestClientAgainstServer(t *testing.T) {
 		if !errors.Is(err, ErrPartnerFault) || exchange.KindOf(err) != exchange.KindServer {
 			t.Fatalf("err = %v", err)
 		}
-		want := "partner " + po.Address + " submitPurchaseOrder answered fault soapenv:Client: customer C-1 unknown"
+		want := "partner " + po.Address + " submitPurchaseOrder: answered fault soapenv:Client (undeclared): customer C-1 unknown"
 		if err.Error() != want {
 			t.Errorf("err = %q, want %q", err, want)
 		}
@@ -136,7 +138,7 @@ func TestClientFailures(t *testing.T) {
 	}{
 		{"connection refused", refused, nil, "refused"},
 		{"non-SOAP error", notSOAP.URL, ErrPartnerResponse, "502 Bad Gateway: gateway says no"},
-		{"timeout", slow.URL, context.DeadlineExceeded, "deadline"},
+		{"timeout", slow.URL, ErrPartnerTimeout, "timed out: no answer within 200ms"},
 		{"too large", big.URL, ErrTooLarge, "exceeds 1024 bytes"},
 	}
 	c := NewClient(ClientOptions{Timeout: 200 * time.Millisecond, MaxResponseBytes: 1024})
@@ -200,6 +202,79 @@ func TestClientUndeclaredFault(t *testing.T) {
 				t.Fatalf("err = %v, want a partner failure", err)
 			case !tt.want.IsZero() && (!isFault || f.Name != tt.want || f.Message.Parts["item"] == nil):
 				t.Fatalf("err = %#v, want fault %s with its detail", err, tt.want)
+			}
+		})
+	}
+}
+
+// What the client sends and how it reads answers other than a SOAP
+// reply: a redirect is not followed, a 401 says whose credentials were
+// refused, basic credentials go in the Authorization header, a call's own
+// timeout beats the client's, a reply over the limit is not drained.
+func TestClientPartnerTerms(t *testing.T) {
+	var hits atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		hits.Add(1)
+		// Read to the end: only then does the server notice a client
+		// that hangs up (the slow case).
+		_, _ = io.Copy(io.Discard, r.Body)
+		switch r.URL.Path {
+		case "/redirect":
+			http.Redirect(w, r, "/po", http.StatusTemporaryRedirect)
+		case "/auth":
+			if u, p, ok := r.BasicAuth(); ok && u == "u" && p == "right" {
+				w.Header().Set("Content-Type", "text/xml")
+				_, _ = io.WriteString(w, `<soapenv:Envelope xmlns:soapenv="http://schemas.xmlsoap.org/soap/envelope/"><soapenv:Body/></soapenv:Envelope>`)
+				return
+			}
+			http.Error(w, "no", http.StatusUnauthorized)
+		case "/slow":
+			select {
+			case <-r.Context().Done():
+			case <-time.After(5 * time.Second):
+			}
+		case "/endless":
+			w.Header().Set("Content-Type", "text/xml")
+			chunk := strings.Repeat("x", 64<<10)
+			for i := 0; i < 1024; i++ {
+				if _, err := io.WriteString(w, chunk); err != nil {
+					return
+				}
+			}
+		}
+	}))
+	defer srv.Close()
+	c := NewClient(ClientOptions{Timeout: 5 * time.Second, MaxResponseBytes: 1024})
+	tests := []struct {
+		name, path string
+		auth       *exchange.BasicAuth
+		timeout    time.Duration
+		want       error
+		text       string
+	}{
+		{name: "redirect", path: "/redirect", want: ErrPartnerResponse, text: `HTTP 307 Temporary Redirect, a redirect to "/po" (not followed`},
+		{name: "no credentials", path: "/auth", want: ErrPartnerResponse, text: "HTTP 401 Unauthorized: no credentials configured"},
+		{name: "wrong password", path: "/auth", auth: &exchange.BasicAuth{User: "u", Password: "wrong"}, want: ErrPartnerResponse, text: `credentials of user "u" refused`},
+		{name: "right password", path: "/auth", auth: &exchange.BasicAuth{User: "u", Password: "right"}, want: ErrMessage},
+		{name: "call timeout", path: "/slow", timeout: 100 * time.Millisecond, want: ErrPartnerTimeout, text: "no answer within 100ms"},
+		{name: "endless reply", path: "/endless", want: ErrTooLarge, text: "exceeds 1024 bytes"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			hits.Store(0)
+			ep := poEndpoint()
+			ep.Address, ep.BasicAuth = srv.URL+tt.path, tt.auth
+			in := exchange.NewMessage(exchange.QName{})
+			in.Parts["order"] = mustElement(t, `<po:purchaseOrder xmlns:po="urn:example:po"/>`)
+			_, err := c.Partner(ep).Invoke(context.Background(), &exchange.Call{Operation: ep.Operations[0], Input: in, Timeout: tt.timeout})
+			if !errors.Is(err, tt.want) || !strings.Contains(err.Error(), tt.text) {
+				t.Fatalf("err = %v, want %v saying %q", err, tt.want, tt.text)
+			}
+			if strings.Contains(err.Error(), "wrong") || strings.Contains(err.Error(), "right") {
+				t.Errorf("the password is in the error: %v", err)
+			}
+			if n := hits.Load(); n != 1 {
+				t.Errorf("%d requests, want 1", n)
 			}
 		})
 	}

@@ -26,7 +26,13 @@
 //     failure is turned into a SOAP fault by one function, faultFor. It also
 //     serves ?wsdl with imports rewritten to point back at the server.
 //   - Client, which POSTs calls to partner endpoints over a keep-alive
-//     connection pool and maps declared SOAP faults back to exchange.Fault.
+//     connection pool (http or https, with the TLS configuration and the
+//     endpoint's basic credentials) and maps declared SOAP faults back to
+//     exchange.Fault. Each call is bounded by its Call.Timeout or the
+//     client's; redirects are not followed; a reply over the size limit
+//     is cut off with its connection. Every other failure is an error
+//     naming the address, the operation and what went wrong (ErrPartner*
+//     sentinels, ErrTooLarge).
 //
 // # What it must never import
 //

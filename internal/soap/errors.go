@@ -57,4 +57,11 @@ var (
 	// ErrPartnerResponse means a partner's answer was not a usable SOAP
 	// response (unexpected HTTP status, not an envelope, wrong message).
 	ErrPartnerResponse = errors.New("bad response")
+	// ErrPartnerTimeout means a partner did not answer within the call's
+	// timeout.
+	ErrPartnerTimeout = errors.New("timed out")
+	// ErrPartnerUnreachable means no connection to the partner could be
+	// made: its host does not resolve, it refuses connections, or the TLS
+	// handshake failed.
+	ErrPartnerUnreachable = errors.New("unreachable")
 )

@@ -1,0 +1,54 @@
+package main
+
+import (
+	"context"
+	"log/slog"
+	"net"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// Bad TLS and partner flags stop serve before anything listens, saying
+// which flag is wrong.
+func TestServeRejectsBadPartnerFlags(t *testing.T) {
+	dir := t.TempDir()
+	junk := filepath.Join(dir, "junk.pem")
+	if err := os.WriteFile(junk, []byte("not PEM\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name string
+		edit func(c *serveConfig)
+		want string
+	}{
+		{"cert without key", func(c *serveConfig) { c.tls.cert = junk }, "--tls-cert and --tls-key go together"},
+		{"unreadable pair", func(c *serveConfig) { c.tls.cert, c.tls.key = junk, junk }, "--tls-cert/--tls-key"},
+		{"partner cert without key", func(c *serveConfig) { c.tls.partnerCert = junk }, "--partner-cert and --partner-key go together"},
+		{"partner CA without certificates", func(c *serveConfig) { c.tls.partnerCA = junk }, "--partner-ca " + junk + ": no PEM certificate in it"},
+		{"missing partner CA", func(c *serveConfig) { c.tls.partnerCA = filepath.Join(dir, "nope.pem") }, "--partner-ca: open"},
+		{"negative partner timeout", func(c *serveConfig) { c.partnerTimeout = -time.Second }, "--partner-timeout (-1s) and --partner-max-response (4194304) may not be negative"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			cfg := &serveConfig{listen: "127.0.0.1:0", deployDir: t.TempDir(), partnerTimeout: 30 * time.Second, partnerMaxResp: 4 << 20}
+			tt.edit(cfg)
+			err := runServer(context.Background(), cfg, slog.New(slog.DiscardHandler))
+			if err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Fatalf("runServer = %v, want an error saying %q", err, tt.want)
+			}
+		})
+	}
+}
+
+// Endpoint references name the scheme orchd serves.
+func TestBaseURLScheme(t *testing.T) {
+	addr := &net.TCPAddr{IP: net.IPv4(127, 0, 0, 1), Port: 8443}
+	for scheme, want := range map[string]string{"http": "http://127.0.0.1:8443", "https": "https://127.0.0.1:8443"} {
+		if got := baseURL(scheme, addr); got != want {
+			t.Errorf("baseURL(%s) = %q, want %q", scheme, got, want)
+		}
+	}
+}

@@ -1,0 +1,387 @@
+package process
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"github.com/orchd/orchd/internal/exchange"
+	"github.com/orchd/orchd/internal/mgmt"
+)
+
+// Processes and versions for the management API (mgmt.Backend): what is
+// deployed, each version's counters, and its activity outline with the
+// time spent per activity.
+//
+// The counters cost an exchange a few atomic adds on the version's own
+// procStats, reached from the *Process it already holds: no lookup, no
+// lock. Activity timing is sampled: one instance in Options.SampleEvery
+// gets a sampler, and only such an instance reads the clock per activity;
+// the others pay one nil check per step.
+
+// DefaultSampleEvery is how often an instance is timed per activity when
+// Options.SampleEvery is zero: one instance in 64.
+const DefaultSampleEvery = 64
+
+// procStats are a process version's counters since it was deployed.
+type procStats struct {
+	started, completed, faulted, terminated, suspended atomic.Uint64
+	exchanges, exchangeNanos                           atomic.Uint64
+}
+
+// actStat is one activity's completions and summed time in sampled
+// instances.
+type actStat struct {
+	count, nanos atomic.Uint64
+}
+
+// ended counts an instance that ended (or was suspended) with res.
+func (s *procStats) ended(res result) {
+	switch res {
+	case resCompleted:
+		s.completed.Add(1)
+	case resExited:
+		s.terminated.Add(1)
+	case resSuspended:
+		s.suspended.Add(1)
+	case resHandled, resFaulted, resFailed:
+		s.faulted.Add(1)
+	}
+}
+
+// exchange counts an exchange served by the version, from when it was
+// received (or dispatched, or start when neither is set) to now.
+func (s *procStats) exchange(ex *exchange.Exchange, start time.Time) {
+	if !ex.Received.IsZero() {
+		start = ex.Received
+	} else if !ex.Dispatched.IsZero() {
+		start = ex.Dispatched
+	}
+	s.exchanges.Add(1)
+	if !start.IsZero() {
+		s.exchangeNanos.Add(uint64(time.Since(start)))
+	}
+}
+
+func (s *procStats) snapshot() mgmt.Stats {
+	return mgmt.Stats{
+		Started: s.started.Load(), Completed: s.completed.Load(), Faulted: s.faulted.Load(),
+		Terminated: s.terminated.Load(), Suspended: s.suspended.Load(),
+		Exchanges: s.exchanges.Load(), ExchangeNanos: s.exchangeNanos.Load(),
+	}
+}
+
+// deployedNow sets Deployed to now unless it is set.
+func (p *Process) deployedNow() {
+	if p.Deployed.IsZero() {
+		p.Deployed = time.Now()
+	}
+}
+
+// sampleEvery is the engine's sampling period; 0 when sampling is off.
+func (e *Engine) sampleEvery() uint64 {
+	switch n := e.opts.SampleEvery; {
+	case n == 0:
+		return DefaultSampleEvery
+	case n < 0:
+		return 0
+	default:
+		return uint64(n)
+	}
+}
+
+// started counts a new instance of p and gives it a sampler when it is
+// one of the instances timed.
+func (e *Engine) started(in *instance) {
+	n := in.p.stats.started.Add(1)
+	if every := e.sampleEvery(); every > 0 && n%every == 0 && in.p.actStats != nil {
+		in.timing = &sampler{}
+	}
+}
+
+// sampler times the activities of one sampled instance: when each
+// running activity started, by thread and stack depth.
+type sampler struct {
+	marks []startMark
+}
+
+type startMark struct {
+	t     *thread
+	depth int
+	act   int
+	at    time.Time
+	// handed marks an activity that completed by handing its frame to
+	// its last child (a sequence): it ends when that child ends.
+	handed bool
+}
+
+// begin notes that act starts at depth of t's stack.
+func (s *sampler) begin(t *thread, depth int, act activity) {
+	s.marks = append(s.marks, startMark{t: t, depth: depth, act: act.id(), at: time.Now()})
+}
+
+// find returns the index of the mark of act at depth of t's stack, or -1
+// when its start was not seen (e.g. it started before a restart).
+func (s *sampler) find(t *thread, depth, act int, handed bool) int {
+	for i := len(s.marks) - 1; i >= 0; i-- {
+		if m := &s.marks[i]; m.t == t && m.depth == depth && m.act == act && m.handed == handed {
+			return i
+		}
+	}
+	return -1
+}
+
+// end records the completion of act at depth of t's stack, and of the
+// activities that handed their frame down to it.
+func (s *sampler) end(p *Process, t *thread, depth int, act activity) {
+	now := time.Now()
+	record := func(i int) {
+		m := s.marks[i]
+		if m.act >= 0 && m.act < len(p.actStats) {
+			st := &p.actStats[m.act]
+			st.count.Add(1)
+			st.nanos.Add(uint64(now.Sub(m.at)))
+		}
+		s.marks = slices.Delete(s.marks, i, i+1)
+	}
+	i := s.find(t, depth, act.id(), false)
+	if i < 0 {
+		return
+	}
+	record(i)
+	for i := len(s.marks) - 1; i >= 0; i-- {
+		if m := s.marks[i]; m.t == t && m.depth == depth && m.handed {
+			record(i)
+		}
+	}
+}
+
+// stepped records what one step of t's top frame did: it completed
+// (done), started a child (push), or handed its frame to its last child
+// (both).
+func (s *sampler) stepped(p *Process, t *thread, act, push activity, done bool) {
+	depth := len(t.stack) - 1
+	switch {
+	case done && push != nil:
+		if i := s.find(t, depth, act.id(), false); i >= 0 {
+			s.marks[i].handed = true
+		}
+		s.begin(t, depth, push)
+	case done:
+		s.end(p, t, depth, act)
+	case push != nil:
+		s.begin(t, depth+1, push)
+	}
+}
+
+// Versions lists every version the engine keeps (active and retired),
+// processes sorted by name, newest version first within a process. The
+// listing has no outline.
+func (e *Engine) Versions() []mgmt.Process {
+	e.mu.RLock()
+	out := make([]mgmt.Process, 0, len(e.processes)+len(e.retired))
+	for _, p := range e.processes {
+		out = append(out, describe(p, true, e.sampleEvery()))
+	}
+	for _, p := range e.retired {
+		out = append(out, describe(p, false, e.sampleEvery()))
+	}
+	e.mu.RUnlock()
+	slices.SortFunc(out, func(a, b mgmt.Process) int {
+		if c := cmp.Compare(a.Name, b.Name); c != 0 {
+			return c
+		}
+		return cmp.Compare(b.Version, a.Version)
+	})
+	return out
+}
+
+// Version describes one version of the process called name (local name
+// or {ns}local) with its outline; version 0 is the active one, else the
+// newest. An unknown process or version wraps mgmt.ErrNotFound.
+func (e *Engine) Version(name string, version int) (*mgmt.Process, error) {
+	e.mu.RLock()
+	p, active := e.findLocked(name, version)
+	var d mgmt.Process
+	if p != nil {
+		d = describe(p, active, e.sampleEvery())
+	}
+	e.mu.RUnlock()
+	if p == nil {
+		return nil, notFound(name, version)
+	}
+	d.Outline = p.outline()
+	return &d, nil
+}
+
+func notFound(name string, version int) error {
+	if version == 0 {
+		return fmt.Errorf("process %s: %w", name, mgmt.ErrNotFound)
+	}
+	return fmt.Errorf("process %s version %d: %w", name, version, mgmt.ErrNotFound)
+}
+
+// nameIs reports whether p is called name: its local name or {ns}local.
+func nameIs(p *Process, name string) bool {
+	if strings.HasPrefix(name, "{") {
+		return p.Name.String() == name
+	}
+	return p.Name.Local == name
+}
+
+// findLocked finds version of the process called name (0: the active
+// version, else the newest retired one) and says whether it is active.
+// The caller holds e.mu.
+func (e *Engine) findLocked(name string, version int) (p *Process, active bool) {
+	for _, q := range e.processes {
+		if nameIs(q, name) && (version == 0 || q.Version == version) {
+			return q, true
+		}
+	}
+	for _, q := range slices.Backward(e.retired) {
+		if !nameIs(q, name) || (version != 0 && q.Version != version) {
+			continue
+		}
+		if p == nil || q.Version > p.Version {
+			p = q
+		}
+		if version != 0 {
+			break
+		}
+	}
+	return p, false
+}
+
+// describe is p as the management API shows it (without outline).
+func describe(p *Process, active bool, every uint64) mgmt.Process {
+	d := mgmt.Process{Name: p.Name.String(), Local: p.Name.Local, Version: p.Version, Bundle: p.Bundle, File: p.File,
+		State: "retired", InMemory: p.InMemory, Deployed: p.Deployed, Endpoints: []mgmt.Endpoint{},
+		Warnings: p.Warnings, Stats: p.stats.snapshot(), SampleEvery: int(every)}
+	if active {
+		d.State = "active"
+	}
+	for _, ep := range p.Endpoints {
+		me := mgmt.Endpoint{Path: ep.Path, Service: ep.Service.String(), Port: ep.Port, SOAP: "1.1", Operations: []string{}}
+		if ep.Version == exchange.SOAP12 {
+			me.SOAP = "1.2"
+		}
+		for _, o := range ep.Operations {
+			me.Operations = append(me.Operations, o.Name)
+		}
+		d.Endpoints = append(d.Endpoints, me)
+	}
+	return d
+}
+
+// outline is p's activity tree with the timing of sampled instances: the
+// process's own node (kind "process") is the root; constructs the
+// compiler made (no element) are left out, their children taking their
+// place.
+func (p *Process) outline() *mgmt.Activity {
+	if p.root == nil || len(p.actParent) != len(p.acts) {
+		return nil
+	}
+	kids := make([][]int, len(p.acts))
+	for i, par := range p.actParent {
+		if par >= 0 {
+			kids[par] = append(kids[par], i)
+		}
+	}
+	rootID := p.root.id()
+	root := p.activityNode(rootID)
+	root.Kind, root.Name = "process", p.Name.Local
+	var add func(parent *mgmt.Activity, id int)
+	add = func(parent *mgmt.Activity, id int) {
+		for _, k := range kids[id] {
+			var tag string
+			if tg, ok := p.acts[k].(evTagger); ok {
+				tag, _, _ = tg.evTag()
+			}
+			if tag == "" {
+				add(parent, k)
+				continue
+			}
+			n := p.activityNode(k)
+			parent.Children = append(parent.Children, n)
+			add(n, k)
+		}
+	}
+	add(root, rootID)
+	return root
+}
+
+// activityNode is one activity of p's outline, without children.
+func (p *Process) activityNode(id int) *mgmt.Activity {
+	a := p.acts[id]
+	n := &mgmt.Activity{Position: a.where().String()}
+	if t, ok := a.(evTagger); ok {
+		n.Kind, n.Name, _ = t.evTag()
+	}
+	if id < len(p.actStats) {
+		n.Count, n.Nanos = p.actStats[id].count.Load(), p.actStats[id].nanos.Load()
+	}
+	return n
+}
+
+// SetActive activates (active) or retires one version of the process
+// called name (version 0: the active one). Activating a retired version
+// retires the active version of the process, and the activated one
+// serves its endpoints from now on (new instances start on it); retiring
+// the active version leaves its endpoints unserved (its instances
+// finish). It returns the version it activated (nil when retiring) and
+// the versions it retired; the caller updates the front door: serve
+// activated's endpoints, stop serving those of retired that no active
+// process serves. Doing what is already done changes nothing; a version
+// that cannot serve (a path another process serves) wraps
+// mgmt.ErrConflict.
+func (e *Engine) SetActive(_ context.Context, name string, version int, active bool) (activated *Process, retired []*Process, err error) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	p, isActive := e.findLocked(name, version)
+	if p == nil {
+		return nil, nil, notFound(name, version)
+	}
+	if !active {
+		if !isActive {
+			return nil, nil, nil
+		}
+		e.processes = slices.DeleteFunc(e.processes, func(q *Process) bool { return q == p })
+		e.retireLocked([]*Process{p})
+		e.publishLocked()
+		return nil, []*Process{p}, nil
+	}
+	if isActive {
+		return p, nil, nil
+	}
+	var keep, gone []*Process
+	for _, q := range e.processes {
+		if q.Name == p.Name {
+			gone = append(gone, q)
+		} else {
+			keep = append(keep, q)
+		}
+	}
+	if err := e.deployable(p); err != nil {
+		return nil, nil, fmt.Errorf("%w: %w", mgmt.ErrConflict, err)
+	}
+	for _, q := range keep {
+		for _, ep := range q.Endpoints {
+			if slices.ContainsFunc(p.Endpoints, func(x *exchange.Endpoint) bool { return x.Path == ep.Path }) {
+				return nil, nil, fmt.Errorf("process %s version %d: endpoint path %s is served by %s: %w", p.Name.Local, p.Version, ep.Path, q, mgmt.ErrConflict)
+			}
+		}
+	}
+	e.retired = slices.DeleteFunc(e.retired, func(q *Process) bool { return q == p })
+	e.retireLocked(gone)
+	p.retiredAt = time.Time{}
+	e.processes = append(keep, p)
+	for _, ep := range p.Endpoints {
+		e.byEndpoint[ep] = p
+	}
+	e.publishLocked()
+	return p, gone, nil
+}

@@ -1,0 +1,152 @@
+package process
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/orchd/orchd/internal/mgmt"
+)
+
+// walk calls f on every node of the outline under a, a included.
+func walk(a *mgmt.Activity, f func(*mgmt.Activity)) {
+	f(a)
+	for _, c := range a.Children {
+		walk(c, f)
+	}
+}
+
+func TestOutlineSampling(t *testing.T) {
+	const runs = 12
+	tests := []struct {
+		name        string
+		sampleEvery int
+		wantSampled uint64 // instances timed of runs
+	}{
+		{"every instance", 1, runs},
+		{"one in four", 4, runs / 4},
+		{"default: one in 64", 0, 0},
+		{"off", -1, 0},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			procs, err := LoadBundle(exampleBundle)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ip := &inProcessPartners{}
+			e := NewEngine(Options{Partners: ip.bind, SampleEvery: tc.sampleEvery})
+			if err := e.Deploy(procs...); err != nil {
+				t.Fatal(err)
+			}
+			p := procs[0]
+			payload := poMessage(t, "po-request.xml")
+			for i := 0; i < runs; i++ {
+				if _, f, err := submit(t, e, p, payload.Copy()); err != nil || f != nil {
+					t.Fatalf("run %d: %v %v", i, f, err)
+				}
+			}
+			got, err := e.Version(p.Name.Local, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got.Stats.Started != runs || got.Stats.Completed != runs || got.Stats.Exchanges != runs {
+				t.Errorf("stats: %+v", got.Stats)
+			}
+			o := got.Outline
+			if o == nil || o.Kind != "process" || o.Name != "PurchaseOrder" || !strings.HasPrefix(o.Position, "PurchaseOrder.bpel:") {
+				t.Fatalf("outline root: %+v", o)
+			}
+			if o.Count != tc.wantSampled || (o.Count > 0 && o.Nanos == 0) {
+				t.Errorf("process node counted %d instances (%d ns), want %d", o.Count, o.Nanos, tc.wantSampled)
+			}
+			kinds := map[string]int{}
+			walk(o, func(a *mgmt.Activity) {
+				kinds[a.Kind]++
+				if a.Kind == "" || !strings.Contains(a.Position, ".bpel:") {
+					t.Errorf("outline node without kind or position: %+v", a)
+				}
+				// The PO receives once and calls each partner once per
+				// instance (other activities are on branches, in a loop
+				// or in fault handlers).
+				if (a.Kind == "receive" || a.Kind == "invoke") && a.Count != tc.wantSampled {
+					t.Errorf("%s %s at %s: count %d, want %d", a.Kind, a.Name, a.Position, a.Count, tc.wantSampled)
+				}
+				if a.Count > tc.wantSampled*8 || (a.Count == 0 && a.Nanos != 0) {
+					t.Errorf("%s %s: %d ns for %d runs", a.Kind, a.Name, a.Nanos, a.Count)
+				}
+				var sum uint64
+				for _, c := range a.Children {
+					sum += c.Nanos
+				}
+				if a.Kind == "sequence" && a.Nanos < sum {
+					t.Errorf("sequence %s at %s: %d ns, its children %d ns", a.Name, a.Position, a.Nanos, sum)
+				}
+			})
+			for _, k := range []string{"receive", "invoke", "reply", "assign"} {
+				if kinds[k] == 0 {
+					t.Errorf("no %s in the outline: %v", k, kinds)
+				}
+			}
+		})
+	}
+}
+
+func TestVersionsAndSetActive(t *testing.T) {
+	load := func(v int) *Process {
+		procs, err := LoadBundle(exampleBundle)
+		if err != nil {
+			t.Fatal(err)
+		}
+		procs[0].Version, procs[0].Bundle = v, "po"
+		return procs[0]
+	}
+	e := NewEngine(Options{})
+	v1, v2 := load(1), load(2)
+	if err := e.Deploy(v1); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.Redeploy(func(b string) bool { return b == "po" }, v2); err != nil {
+		t.Fatal(err)
+	}
+	states := func() string {
+		var s []string
+		for _, p := range e.Versions() {
+			s = append(s, p.Local+"/"+strings.Repeat("v", p.Version)+":"+p.State)
+		}
+		return strings.Join(s, " ")
+	}
+	if got := states(); got != "PurchaseOrder/vv:active PurchaseOrder/v:retired" {
+		t.Fatalf("after the redeploy: %s", got)
+	}
+	steps := []struct {
+		version     int
+		active      bool
+		wantOn      *Process
+		wantRetired []*Process
+		states      string
+	}{
+		{1, true, v1, []*Process{v2}, "PurchaseOrder/vv:retired PurchaseOrder/v:active"},
+		{1, true, v1, nil, "PurchaseOrder/vv:retired PurchaseOrder/v:active"},
+		{0, false, nil, []*Process{v1}, "PurchaseOrder/vv:retired PurchaseOrder/v:retired"},
+		{1, false, nil, nil, "PurchaseOrder/vv:retired PurchaseOrder/v:retired"},
+		{0, true, v2, nil, "PurchaseOrder/vv:active PurchaseOrder/v:retired"}, // 0: the newest
+	}
+	for i, st := range steps {
+		on, gone, err := e.SetActive(t.Context(), "PurchaseOrder", st.version, st.active)
+		if err != nil {
+			t.Fatalf("step %d: %v", i, err)
+		}
+		if on != st.wantOn || len(gone) != len(st.wantRetired) || (len(gone) == 1 && gone[0] != st.wantRetired[0]) {
+			t.Errorf("step %d: activated %v, retired %v", i, on, gone)
+		}
+		if got := states(); got != st.states {
+			t.Errorf("step %d: %s, want %s", i, got, st.states)
+		}
+		served := e.served.Load()
+		for ep, p := range *served {
+			if (p == v1) != strings.HasSuffix(st.states, "v:active") || (p == v2) != strings.Contains(st.states, "vv:active") {
+				t.Errorf("step %d: %s served by version %d", i, ep.Path, p.Version)
+			}
+		}
+	}
+}
