@@ -734,31 +734,31 @@ func (r *ctlRun) bulk(args []string) error {
 	return nil
 }
 
-// table starts an aligned table with its header.
-func table(w io.Writer, header string) *tabwriter.Writer {
-	tw := tabwriter.NewWriter(trimRight{w}, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, header)
-	return tw
+// table starts an aligned table with its header; Flush prints it.
+func table(w io.Writer, header string) *alignedTable {
+	t := &alignedTable{out: w}
+	t.Writer = tabwriter.NewWriter(&t.buf, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(t, header)
+	return t
 }
 
-// trimRight drops the blanks that pad an empty last column. It is given
-// whole lines: a tabwriter writes its cells line by line on Flush.
-type trimRight struct{ w io.Writer }
+// alignedTable is a tabwriter that drops the blanks padding an empty
+// last column.
+type alignedTable struct {
+	*tabwriter.Writer
+	buf bytes.Buffer
+	out io.Writer
+}
 
-func (t trimRight) Write(p []byte) (int, error) {
-	out := make([]byte, 0, len(p))
-	for rest := p; len(rest) > 0; {
-		line, after, nl := bytes.Cut(rest, []byte("\n"))
-		out = append(out, bytes.TrimRight(line, " ")...)
-		if nl {
-			out = append(out, '\n')
-		}
+// Flush aligns the rows written so far and prints them.
+func (t *alignedTable) Flush() {
+	_ = t.Writer.Flush()
+	for rest := t.buf.Bytes(); len(rest) > 0; {
+		line, after, _ := bytes.Cut(rest, []byte("\n"))
+		fmt.Fprintf(t.out, "%s\n", bytes.TrimRight(line, " "))
 		rest = after
 	}
-	if _, err := t.w.Write(out); err != nil {
-		return 0, err
-	}
-	return len(p), nil
+	t.buf.Reset()
 }
 
 func writeIndented(w io.Writer, v any) error {
