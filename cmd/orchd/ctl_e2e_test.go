@@ -14,6 +14,7 @@ import (
 	"slices"
 	"strings"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
@@ -500,7 +501,7 @@ func TestCtlUsage(t *testing.T) {
 // The event stream relays the runtime's events as they happen, with the
 // process list every second; without --timeline it says how to get it.
 func TestEventStreamE2E(t *testing.T) {
-	o := approvalServer(t, "--timeline", "1000")
+	o := approvalServer(t, "--timeline", "1000", "--shutdown-timeout", "60s")
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, o.base+"/api/v1/events", nil)
@@ -558,6 +559,18 @@ func TestEventStreamE2E(t *testing.T) {
 	}
 	if ev.Process != "{urn:example:approval:process}OrderApproval" || ev.Instance == "" {
 		t.Fatalf("instanceCreated: %+v", ev)
+	}
+	// orchd shuts down while the stream is open: the stream ends, and
+	// the shutdown does not wait for it (it would fail after its 60 s).
+	if err := o.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	for range frames {
+	}
+	err = <-o.done
+	o.done <- err
+	if err != nil || !strings.Contains(o.log(), "msg=stopped") {
+		t.Fatalf("shutdown with an open event stream: %v\n%s", err, o.log())
 	}
 	cancel()
 
