@@ -23,6 +23,8 @@ unit:
 fuzz:
 	$(GO) test -run='^$$' -fuzz='^FuzzDecodeEnvelope$$' -fuzztime=$(FUZZTIME) ./internal/soap/
 	$(GO) test -run='^$$' -fuzz='^FuzzHeaderParts$$' -fuzztime=$(FUZZTIME) ./internal/soap/
+	$(GO) test -run='^$$' -fuzz='^FuzzParseDifferential$$' -fuzztime=$(FUZZTIME) ./internal/soap/
+	$(GO) test -run='^$$' -fuzz='^FuzzParse$$' -fuzztime=$(FUZZTIME) ./internal/xmlparse/
 	$(GO) test -run='^$$' -fuzz='^FuzzParse$$' -fuzztime=$(FUZZTIME) ./internal/process/bpel/
 	$(GO) test -run='^$$' -fuzz='^FuzzCompileBPEL$$' -fuzztime=$(FUZZTIME) ./internal/process/
 	$(GO) test -run='^$$' -fuzz='^FuzzCompileInsertPath$$' -fuzztime=$(FUZZTIME) ./internal/process/

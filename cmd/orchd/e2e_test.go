@@ -299,6 +299,11 @@ func TestBadInput(t *testing.T) {
 	url := o.base + "/processes/PurchaseOrder"
 	good := readWorkload(t, "po-request.xml")
 	noItems := regexp.MustCompile(`(?s)<po:items>.*</po:items>`).ReplaceAll(good, []byte("<po:items/>"))
+	var many strings.Builder
+	for i := range 1001 {
+		fmt.Fprintf(&many, ` a%d="1"`, i)
+	}
+	manyAttrs := many.String()
 	big := bytes.Replace(good, []byte("<soapenv:Header/>"), []byte("<soapenv:Header><x>"+strings.Repeat("a", 70000)+"</x></soapenv:Header>"), 1)
 
 	tests := []struct {
@@ -312,6 +317,8 @@ func TestBadInput(t *testing.T) {
 	}{
 		{"malformed XML", url, textXML, poAction, []byte("<soapenv:Envelope xmlns:soapenv='http://schemas.xmlsoap.org/soap/envelope/'><soapenv:Body><oops></soapenv:Body>"), 500, "Client", "line 1"},
 		{"not XML at all", url, textXML, poAction, []byte("hello"), 500, "Client", ""},
+		{"DTD", url, textXML, poAction, append([]byte(`<!DOCTYPE soapenv:Envelope [<!ENTITY e "x">]>`), good...), 500, "Client", "DTD (DOCTYPE) not allowed"},
+		{"over the default attribute limit", url, textXML, poAction, bytes.Replace(good, []byte("<po:purchaseOrder>"), []byte("<po:purchaseOrder"+manyAttrs+">"), 1), 500, "Client", "over the attributes per element limit of 1000"},
 		{"empty body", url, textXML, poAction, nil, 500, "Client", ""},
 		{"wrong envelope namespace", url, textXML, poAction, bytes.ReplaceAll(good, []byte("http://schemas.xmlsoap.org/soap/envelope/"), []byte("urn:not-soap")), 500, "VersionMismatch", "urn:not-soap"},
 		{"unknown operation", url, textXML, `"urn:example:po#cancel"`, bytes.ReplaceAll(good, []byte("po:purchaseOrder>"), []byte("po:cancelOrder>")), 500, "Client", "cancelOrder"},

@@ -28,6 +28,7 @@ import (
 	"github.com/orchd/orchd/internal/process"
 	"github.com/orchd/orchd/internal/server"
 	"github.com/orchd/orchd/internal/soap"
+	"github.com/orchd/orchd/internal/xmlparse"
 )
 
 type serveConfig struct {
@@ -38,6 +39,7 @@ type serveConfig struct {
 	mockPartners    bool
 	logLevel        string
 	maxBody         int64
+	limits          soap.Limits
 	idleTimeout     time.Duration
 	shutdownTimeout time.Duration
 	messageHold     time.Duration
@@ -70,6 +72,7 @@ func serveFlags(stderr io.Writer) (*flag.FlagSet, *serveConfig) {
 	fs.BoolVar(&c.mockPartners, "mock-partners", false, "also serve the example's CRM and ERP mock services, on the addresses their WSDLs name")
 	fs.StringVar(&c.logLevel, "log-level", "info", "log level: debug, info, warn, error")
 	fs.Int64Var(&c.maxBody, "max-body", soap.DefaultMaxBodyBytes, "largest request body accepted, in bytes")
+	limitFlags(fs, &c.limits)
 	fs.DurationVar(&c.idleTimeout, "idle-timeout", 30*time.Second, "close keep-alive connections idle this long")
 	fs.DurationVar(&c.shutdownTimeout, "shutdown-timeout", 10*time.Second, "on SIGINT/SIGTERM, wait this long for in-flight exchanges")
 	fs.DurationVar(&c.messageHold, "message-hold", 5*time.Second, "hold a correlated message no instance waits for yet this long for one that comes to wait (negative: answer at once)")
@@ -83,6 +86,19 @@ func serveFlags(stderr io.Writer) (*flag.FlagSet, *serveConfig) {
 	eventFlags(fs, &c.events)
 	adminFlags(fs, &c.admin)
 	return fs, c
+}
+
+// limitFlags defines the flags of the parsing limits of inbound messages
+// (requests and partner replies); a message over one is refused with a
+// SOAP Client fault that names the limit.
+func limitFlags(fs *flag.FlagSet, l *soap.Limits) {
+	fs.IntVar(&l.MaxAttrs, "max-attrs", xmlparse.DefaultMaxAttrs, "most attributes on one element of a message (negative: no limit)")
+	fs.IntVar(&l.MaxNSDecls, "max-ns-decls", xmlparse.DefaultMaxNSDecls, "most namespace declarations on one element of a message (negative: no limit)")
+	fs.IntVar(&l.MaxElements, "max-elements", xmlparse.DefaultMaxElements, "most elements in a message (negative: no limit)")
+	fs.IntVar(&l.MaxDepth, "max-depth", xmlparse.DefaultMaxDepth, "deepest element nesting in a message (negative: no limit)")
+	fs.IntVar(&l.MaxValueBytes, "max-value-bytes", xmlparse.DefaultMaxValueBytes, "longest text, CDATA section, comment or attribute value in a message, in bytes (negative: no limit)")
+	fs.IntVar(&l.MaxNameBytes, "max-name-bytes", xmlparse.DefaultMaxNameBytes, "longest element or attribute name in a message, in bytes (negative: no limit)")
+	fs.IntVar(&l.MaxHeaderBytes, "max-header-bytes", xmlparse.DefaultMaxHeaderBytes, "largest SOAP Header of a message, in bytes (negative: no limit)")
 }
 
 func newLogger(w io.Writer, level string) (*slog.Logger, error) {
@@ -171,7 +187,7 @@ func runServer(ctx context.Context, cfg *serveConfig, log *slog.Logger) error {
 		scheme = "https"
 	}
 	client := soap.NewClient(soap.ClientOptions{MaxConnsPerHost: cfg.partnerConns, Timeout: cfg.partnerTimeout,
-		MaxResponseBytes: cfg.partnerMaxResp, TLS: partnerTLS})
+		MaxResponseBytes: cfg.partnerMaxResp, TLS: partnerTLS, Limits: cfg.limits})
 	// --endpoints overrides deploy-time bindings only: an address a
 	// process assigns at run time (a copied endpoint reference) is called
 	// as it is.
@@ -199,7 +215,7 @@ func runServer(ctx context.Context, cfg *serveConfig, log *slog.Logger) error {
 	// After the front door has drained (below), work instances do on their
 	// own (after a reply, on timers) is cancelled.
 	defer engine.Close()
-	front := soap.NewServer(soap.ServerOptions{MaxBodyBytes: cfg.maxBody, Logger: log, Registerer: reg})
+	front := soap.NewServer(soap.ServerOptions{MaxBodyBytes: cfg.maxBody, Limits: cfg.limits, Logger: log, Registerer: reg})
 	if err := engine.Deploy(procs...); err != nil {
 		log.Error("processes skipped", slog.Any("err", err))
 	}

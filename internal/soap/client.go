@@ -44,6 +44,10 @@ type ClientOptions struct {
 	// MaxResponseBytes caps the size of a response body. Zero means
 	// DefaultMaxResponseBytes (4 MiB).
 	MaxResponseBytes int64
+	// Limits bound the parsing of a response; a response over one fails
+	// the call with an error wrapping ErrLimit. The zero value means the
+	// defaults.
+	Limits Limits
 	// MaxConnsPerHost bounds the connections to one partner host (calls
 	// beyond it wait for a free connection); used only when HTTPClient is
 	// nil. Zero means DefaultMaxConnsPerHost; negative means no bound.
@@ -68,12 +72,13 @@ type Client struct {
 	hc, soap *http.Client
 	timeout  time.Duration
 	maxResp  int64
+	limits   Limits
 	bufs     bufferPool
 }
 
 // NewClient returns a Client.
 func NewClient(opts ClientOptions) *Client {
-	c := &Client{hc: opts.HTTPClient, timeout: opts.Timeout, maxResp: opts.MaxResponseBytes}
+	c := &Client{hc: opts.HTTPClient, timeout: opts.Timeout, maxResp: opts.MaxResponseBytes, limits: opts.Limits.WithDefaults()}
 	if c.hc == nil {
 		conns := opts.MaxConnsPerHost
 		if conns == 0 {
@@ -258,7 +263,7 @@ func (p *partner) response(op *exchange.Operation, resp *http.Response, body []b
 	default:
 		return nil, p.errorf(op, "%w: HTTP %s%s", ErrPartnerResponse, resp.Status, snippet(body))
 	}
-	env, err := decodeEnvelopeBytes(body)
+	env, err := decodeEnvelopeBytes(body, p.c.limits)
 	if err != nil {
 		ct := resp.Header.Get("Content-Type")
 		if ct == "" {

@@ -12,7 +12,13 @@
 //     Whitespace-only text between elements (indentation) is not kept:
 //     SOAP payloads are element-only content, and the runtime then copies
 //     and walks trees half the size. An element whose only content is
-//     whitespace keeps it.
+//     whitespace keeps it. Requests and partner replies are parsed by
+//     internal/xmlparse, in time linear in their size and within Limits
+//     (ServerOptions.Limits, ClientOptions.Limits): a request over one is
+//     refused with a Client fault naming the limit and its value (ErrLimit),
+//     a DTD with a Client fault (ErrMalformed). Elements are written back by
+//     writeElement, etree's default serialization without its per-name
+//     strings.
 //   - The mapping between a WSDL message (exchange.Message) and a SOAP body
 //     for document/literal and rpc/literal operations, and the parts a
 //     binding carries as header blocks (Operation.InputParts/OutputParts).
@@ -36,8 +42,8 @@
 //
 // # What it must never import
 //
-// soap knows nothing about BPEL. It imports exchange and the standard
-// library, etree and the Prometheus client only; it must never import
+// soap knows nothing about BPEL. It imports exchange, xmlparse and the
+// standard library, etree and the Prometheus client only; it must never import
 // process, persist or cmd.
 //
 // # Caveats

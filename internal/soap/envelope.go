@@ -7,11 +7,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	"github.com/beevik/etree"
 
 	"github.com/orchd/orchd/internal/exchange"
+	"github.com/orchd/orchd/internal/xmlparse"
 )
 
 // Envelope namespaces.
@@ -63,26 +65,27 @@ func contentType(v exchange.SOAPVersion) string {
 	return contentType11
 }
 
-// DecodeEnvelope reads a whole SOAP 1.1 or 1.2 envelope from r. Errors wrap
-// ErrMalformed (with the parser's line), ErrNotEnvelope, ErrVersionMismatch
-// or ErrNoBody, or the reader's error.
+// DecodeEnvelope reads a whole SOAP 1.1 or 1.2 envelope from r, within
+// the default Limits. Errors wrap ErrMalformed (with the parser's line),
+// ErrLimit, ErrNotEnvelope, ErrVersionMismatch or ErrNoBody, or the
+// reader's error.
 func DecodeEnvelope(r io.Reader) (*Envelope, error) {
 	data, err := io.ReadAll(r)
 	if err != nil {
 		return nil, fmt.Errorf("soap: read envelope: %w", err)
 	}
-	return decodeEnvelopeBytes(data)
+	return decodeEnvelopeBytes(data, Limits{})
 }
 
-// decodeEnvelopeBytes parses data as an envelope. The result does not
-// reference data.
-func decodeEnvelopeBytes(data []byte) (*Envelope, error) {
+// decodeEnvelopeBytes parses data as an envelope within lim. The result
+// does not reference data.
+func decodeEnvelopeBytes(data []byte, lim Limits) (*Envelope, error) {
 	if len(bytes.TrimSpace(data)) == 0 {
 		return nil, fmt.Errorf("%w: empty document", ErrMalformed)
 	}
-	doc, err := parseTree(data)
+	doc, err := parseTree(data, lim)
 	if err != nil {
-		return nil, syntaxError(data, err)
+		return nil, parseError(err)
 	}
 	var root *etree.Element
 	for _, c := range doc.Child {
@@ -140,33 +143,14 @@ func decodeEnvelopeBytes(data []byte) (*Envelope, error) {
 	return env, nil
 }
 
-// syntaxError turns a parse failure into an ErrMalformed error that names
-// the line. etree reports some errors (mismatched or unclosed tags) without
-// a position; those are found again with encoding/xml's strict decoder.
-func syntaxError(data []byte, err error) error {
-	var se *xml.SyntaxError
-	if errors.As(err, &se) {
-		return fmt.Errorf("%w: line %d: %s", ErrMalformed, se.Line, se.Msg)
+// parseError turns a parse failure into an error wrapping ErrMalformed
+// (with the line) or ErrLimit (naming the limit and its value).
+func parseError(err error) error {
+	var le *xmlparse.LimitError
+	if errors.As(err, &le) {
+		return fmt.Errorf("%w: %w", ErrLimit, err)
 	}
-	if errors.Is(err, etree.ErrMaxDepth) || errors.Is(err, errMaxDepth) {
-		return fmt.Errorf("%w: %w", ErrMalformed, err)
-	}
-	d := xml.NewDecoder(bytes.NewReader(data))
-	d.CharsetReader = func(_ string, r io.Reader) (io.Reader, error) { return r, nil }
-	for {
-		_, derr := d.Token()
-		if derr == nil {
-			continue
-		}
-		if errors.As(derr, &se) {
-			return fmt.Errorf("%w: line %d: %s", ErrMalformed, se.Line, se.Msg)
-		}
-		line, _ := d.InputPos()
-		if errors.Is(derr, io.EOF) {
-			return fmt.Errorf("%w: line %d: unexpected end of document", ErrMalformed, line)
-		}
-		return fmt.Errorf("%w: line %d: %w", ErrMalformed, line, err)
-	}
+	return fmt.Errorf("%w: %w", ErrMalformed, err)
 }
 
 // detachChildren detaches the child elements of parent and makes each one
@@ -221,11 +205,28 @@ func detach(el *etree.Element) *etree.Element {
 // namespace).
 func inScopeDecls(el *etree.Element) []etree.Attr {
 	var decls []etree.Attr
+	var seen map[string]bool // once there are more than a few
 	for e := el; e != nil; e = e.Parent() {
 		for _, a := range e.Attr {
 			prefix, ok := declPrefix(a)
-			if !ok || hasDecl(decls, prefix) {
+			if !ok {
 				continue
+			}
+			switch {
+			case seen != nil:
+				if seen[prefix] {
+					continue
+				}
+				seen[prefix] = true
+			case hasDecl(decls, prefix):
+				continue
+			case len(decls) == smallDecls:
+				seen = make(map[string]bool, 2*smallDecls)
+				for _, d := range decls {
+					p, _ := declPrefix(d)
+					seen[p] = true
+				}
+				seen[prefix] = true
 			}
 			decls = append(decls, a)
 		}
@@ -233,12 +234,36 @@ func inScopeDecls(el *etree.Element) []etree.Attr {
 	return decls
 }
 
+// smallDecls is the number of declarations up to which inScopeDecls and
+// addDecls compare prefixes pairwise; above it they use a set.
+const smallDecls = 8
+
 // addDecls copies onto el each declaration of decls for a prefix el does not
 // declare itself.
 func addDecls(el *etree.Element, decls []etree.Attr) {
+	if len(decls) == 0 {
+		return
+	}
+	own := len(el.Attr)
+	if len(decls) > 1 {
+		el.Attr = slices.Grow(el.Attr, len(decls))
+	}
+	var declared map[string]bool
+	if own > smallDecls && len(decls) > 1 {
+		declared = make(map[string]bool)
+		for _, a := range el.Attr {
+			if p, ok := declPrefix(a); ok {
+				declared[p] = true
+			}
+		}
+	}
 	for _, d := range decls {
 		prefix, _ := declPrefix(d)
-		if hasDecl(el.Attr, prefix) {
+		if declared != nil {
+			if declared[prefix] {
+				continue
+			}
+		} else if hasDecl(el.Attr[:own], prefix) {
 			continue
 		}
 		el.Attr = append(el.Attr, etree.Attr{Space: d.Space, Key: d.Key, Value: d.Value})
@@ -297,7 +322,7 @@ var writeSettings = etree.WriteSettings{}
 func EncodeEnvelope(w io.Writer, v exchange.SOAPVersion, headers, body []*etree.Element) error {
 	return writeEnvelope(w, v, headers, func(xw etree.Writer) {
 		for _, b := range body {
-			b.WriteTo(xw, &writeSettings)
+			writeElement(xw, b)
 		}
 	})
 }
@@ -322,7 +347,7 @@ func writeEnvelope(w io.Writer, v exchange.SOAPVersion, headers []*etree.Element
 	if len(headers) > 0 {
 		writeTag(xw, p, "Header", false)
 		for _, h := range headers {
-			h.WriteTo(xw, &writeSettings)
+			writeElement(xw, h)
 		}
 		writeTag(xw, p, "Header", true)
 	}
@@ -446,7 +471,7 @@ func encodeFault(w io.Writer, v exchange.SOAPVersion, headers []*etree.Element, 
 			if len(detail) > 0 {
 				writeTag(xw, p, "Detail", false)
 				for _, d := range detail {
-					d.WriteTo(xw, &writeSettings)
+					writeElement(xw, d)
 				}
 				writeTag(xw, p, "Detail", true)
 			}
@@ -457,7 +482,7 @@ func encodeFault(w io.Writer, v exchange.SOAPVersion, headers []*etree.Element, 
 			if len(detail) > 0 {
 				xw.WriteString("<detail>")
 				for _, d := range detail {
-					d.WriteTo(xw, &writeSettings)
+					writeElement(xw, d)
 				}
 				xw.WriteString("</detail>")
 			}

@@ -391,7 +391,7 @@ func BenchmarkDecodeEncodePO(b *testing.B) {
 	b.SetBytes(int64(len(data)))
 	b.ReportAllocs()
 	for b.Loop() {
-		env, err := decodeEnvelopeBytes(data)
+		env, err := decodeEnvelopeBytes(data, Limits{})
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -9,6 +9,9 @@ import "errors"
 var (
 	// ErrMalformed means the input is not well-formed XML (or is empty).
 	ErrMalformed = errors.New("malformed XML")
+	// ErrLimit means the input is over one of the parsing Limits; the
+	// error names the limit and its value.
+	ErrLimit = errors.New("input limit exceeded")
 	// ErrNotEnvelope means the document element is not a SOAP Envelope.
 	ErrNotEnvelope = errors.New("not a SOAP envelope")
 	// ErrVersionMismatch means the Envelope is in neither the SOAP 1.1 nor

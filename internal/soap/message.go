@@ -223,11 +223,11 @@ func encodeMessage(w io.Writer, v exchange.SOAPVersion, op *exchange.Operation, 
 		for i, p := range descs {
 			if p.Element.IsZero() {
 				// A type-typed part's value is its accessor.
-				parts[i].WriteTo(xw, &writeSettings)
+				writeElement(xw, parts[i])
 				continue
 			}
 			writeTag(xw, "", p.Name, false)
-			parts[i].WriteTo(xw, &writeSettings)
+			writeElement(xw, parts[i])
 			writeTag(xw, "", p.Name, true)
 		}
 		writeTag(xw, prefix, wn.Local, true)

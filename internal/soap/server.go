@@ -33,6 +33,9 @@ type ServerOptions struct {
 	// MaxBodyBytes caps the size of a request body; larger requests get a
 	// Client fault with HTTP 413. Zero means DefaultMaxBodyBytes (4 MiB).
 	MaxBodyBytes int64
+	// Limits bound the parsing of a request; a request over one gets a
+	// Client fault naming the limit. The zero value means the defaults.
+	Limits Limits
 	// Logger receives the server's logs. Nil discards them.
 	Logger *slog.Logger
 	// Registerer is where the server's metrics are registered. Nil means
@@ -45,6 +48,7 @@ type ServerOptions struct {
 // ServeHTTP is safe for concurrent use, also with Handle.
 type Server struct {
 	maxBody int64
+	limits  Limits
 	log     *slog.Logger
 	metrics *metrics
 	unknown *opMetrics // requests to unknown paths
@@ -76,6 +80,7 @@ type route struct {
 func NewServer(opts ServerOptions) *Server {
 	s := &Server{
 		maxBody: opts.MaxBodyBytes,
+		limits:  opts.Limits.WithDefaults(),
 		log:     opts.Logger,
 		metrics: newMetrics(opts.Registerer),
 	}
@@ -346,7 +351,7 @@ func (s *Server) readRequest(w http.ResponseWriter, r *http.Request, rt *route) 
 		}
 		return nil, nil, exchange.ClientError("reading request body: %w", err)
 	}
-	env, err := decodeEnvelopeBytes(buf.Bytes())
+	env, err := decodeEnvelopeBytes(buf.Bytes(), s.limits)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -421,6 +426,10 @@ func faultFor(err error, v exchange.SOAPVersion) (code FaultCode, reason string,
 		clientStatus = http.StatusBadRequest
 	}
 	switch {
+	case errors.Is(err, ErrPartnerResponse), errors.Is(err, ErrPartnerFault):
+		// A partner's answer the process did not handle (malformed, over a
+		// limit, too large, a fault) is no fault of the requester's.
+		return FaultServer, err.Error(), http.StatusInternalServerError
 	case errors.Is(err, ErrTooLarge):
 		return FaultClient, err.Error(), http.StatusRequestEntityTooLarge
 	case errors.Is(err, ErrContentType):
@@ -433,7 +442,7 @@ func faultFor(err error, v exchange.SOAPVersion) (code FaultCode, reason string,
 		return FaultMustUnderstand, err.Error(), http.StatusInternalServerError
 	case errors.Is(err, ErrInternal):
 		return FaultServer, "internal error", http.StatusInternalServerError
-	case errors.Is(err, ErrMalformed), errors.Is(err, ErrNotEnvelope), errors.Is(err, ErrNoBody),
+	case errors.Is(err, ErrMalformed), errors.Is(err, ErrLimit), errors.Is(err, ErrNotEnvelope), errors.Is(err, ErrNoBody),
 		errors.Is(err, ErrMessage), errors.Is(err, ErrUnknownOperation):
 		return FaultClient, err.Error(), clientStatus
 	}

@@ -300,6 +300,10 @@ func TestServerBadInput(t *testing.T) {
 		{"1.2 envelope as text/xml", "POST", "/calc", ct11, addRequest, 415, FaultClient, "speaks SOAP 1.2"},
 		{"body too large", "POST", "/po", ct11, poRequest(t, strings.Repeat("X", 5000)), 413, FaultClient, "exceeds 4096 bytes"},
 		{"empty body", "POST", "/po", ct11, "", 500, FaultClient, "empty document"},
+		{"DOCTYPE", "POST", "/po", ct11, `<!DOCTYPE s:Envelope [<!ENTITY x "y">]>` + poRequest(t, "X"), 500, FaultClient, "DTD (DOCTYPE) not allowed"},
+		{"undefined entity", "POST", "/po", ct11, poRequest(t, "&x;"), 500, FaultClient, "undefined entity &x;"},
+		{"duplicate attribute", "POST", "/po", ct11, strings.Replace(poRequest(t, "X"), "<po:purchaseOrder", `<po:purchaseOrder xmlns:p="urn:p" xmlns:q="urn:p" p:a="1" q:a="2"`, 1), 500, FaultClient, "repeats attribute {urn:p}a"},
+		{"unbound prefix", "POST", "/po", ct11, strings.Replace(poRequest(t, "X"), "<po:purchaseOrder", `<po:purchaseOrder><q:x/`, 1), 500, FaultClient, "prefix q is not bound"},
 		{"unknown path", "POST", "/nowhere", ct11, poRequest(t, "X"), 404, FaultClient, "/nowhere"},
 		{"GET unknown path", "GET", "/nowhere?wsdl", "", "", 404, FaultClient, "/nowhere"},
 	}

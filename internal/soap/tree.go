@@ -1,115 +1,33 @@
 package soap
 
 import (
-	"bytes"
-	"encoding/xml"
-	"errors"
-	"fmt"
-	"io"
-
 	"github.com/beevik/etree"
+
+	"github.com/orchd/orchd/internal/xmlparse"
 )
 
-// maxDepth bounds element nesting in a request, against deeply nested
-// documents built to exhaust the stack or memory.
-const maxDepth = 1000
+// Limits bound what one inbound message (a request, or a partner's reply)
+// may cost to parse: attributes and namespace declarations per element,
+// elements per document, depth, text and attribute value length, name
+// length and header size. A zero field means its default (see
+// xmlparse.Limits); a message over a limit is refused with an error
+// wrapping ErrLimit that names the limit and its value.
+type Limits = xmlparse.Limits
 
-// errMaxDepth is returned for a document nested deeper than maxDepth.
-var errMaxDepth = errors.New("elements nested too deeply")
-
-// parseTree builds an etree document from data. It does what
-// etree.Document.ReadFromBytes does with default settings, but reads
-// through a bytes.Reader directly, so encoding/xml needs no bufio.Reader
-// (4 KiB) per document, and it checks that end tags match.
-//
-// Whitespace-only text between elements (the indentation of element-only
-// content, which is what SOAP payloads are) is not kept: an element keeps
-// whitespace-only text only when it has no child element. This makes the
-// trees the runtime copies and walks about half as large.
-func parseTree(data []byte) (*etree.Document, error) {
-	dec := xml.NewDecoder(bytes.NewReader(data))
-	dec.CharsetReader = func(_ string, r io.Reader) (io.Reader, error) { return r, nil }
-	doc := etree.NewDocument()
-	stack := make([]*etree.Element, 1, 16)
-	stack[0] = &doc.Element
-	// ws holds whitespace-only text not yet known to be content: kept if
-	// the element turns out to have text or no child elements.
-	var ws []byte
-	flushWS := func(e *etree.Element) {
-		if len(ws) > 0 {
-			e.CreateText(string(ws))
-			ws = ws[:0]
-		}
-	}
-	for {
-		tok, err := dec.RawToken()
-		if err == io.EOF {
-			if len(stack) > 1 {
-				line, _ := dec.InputPos()
-				return nil, &xml.SyntaxError{Msg: "unexpected EOF: <" + stack[len(stack)-1].FullTag() + "> is not closed", Line: line}
+// parseTree builds an etree document from data with xmlparse, checking
+// lim, also the size of a Header (a depth-2 element named Header: whether
+// it is the SOAP Header is checked afterwards, and a larger non-Header
+// element there fails the envelope anyway).
+func parseTree(data []byte, lim Limits) (*etree.Document, error) {
+	lim = lim.WithDefaults()
+	maxHeader := lim.MaxHeaderBytes
+	return xmlparse.Parse(data, xmlparse.Options{
+		Limits: lim,
+		EndElement: func(e *etree.Element, depth, size int) error {
+			if depth == 2 && size > maxHeader && e.Tag == "Header" {
+				return &xmlparse.LimitError{Limit: xmlparse.LimitHeaderBytes, Max: maxHeader}
 			}
-			return doc, nil
-		}
-		if err != nil {
-			return nil, err
-		}
-		top := stack[len(stack)-1]
-		switch t := tok.(type) {
-		case xml.StartElement:
-			if len(stack) > maxDepth {
-				return nil, errMaxDepth
-			}
-			e := etree.NewElement(t.Name.Local)
-			e.Space = t.Name.Space
-			if len(t.Attr) > 0 {
-				// CreateAttr links each attribute to e, which
-				// Attr.NamespaceURI needs.
-				e.Attr = make([]etree.Attr, 0, len(t.Attr))
-				for _, a := range t.Attr {
-					e.CreateAttr(fullName(a.Name), a.Value)
-				}
-			}
-			ws = ws[:0] // indentation before a child element
-			top.AddChild(e)
-			stack = append(stack, e)
-		case xml.EndElement:
-			if len(stack) == 1 || top.Tag != t.Name.Local || top.Space != t.Name.Space {
-				line, _ := dec.InputPos()
-				return nil, &xml.SyntaxError{Msg: fmt.Sprintf("element <%s> closed by </%s>", top.FullTag(), fullName(t.Name)), Line: line}
-			}
-			if len(top.Child) == 0 {
-				flushWS(top) // <a> </a> keeps its space
-			}
-			ws = ws[:0]
-			stack = stack[:len(stack)-1]
-		case xml.CharData:
-			if len(bytes.TrimSpace(t)) == 0 {
-				if len(stack) > 1 {
-					ws = append(ws, t...)
-				}
-				continue
-			}
-			if len(ws) > 0 {
-				ws = append(ws, t...)
-				top.CreateText(string(ws))
-				ws = ws[:0]
-				continue
-			}
-			top.CreateText(string(t))
-		case xml.Comment:
-			top.CreateComment(string(t))
-		case xml.ProcInst:
-			top.CreateProcInst(t.Target, string(t.Inst))
-		case xml.Directive:
-			top.CreateDirective(string(t))
-		}
-	}
-}
-
-// fullName is a raw (unresolved) name as written: prefix:local.
-func fullName(n xml.Name) string {
-	if n.Space == "" {
-		return n.Local
-	}
-	return n.Space + ":" + n.Local
+			return nil
+		},
+	})
 }
