@@ -73,6 +73,7 @@ func TestAdminMounted(t *testing.T) {
 		{"/api/v1/", "admin /api/v1/"},
 		{"/api/v1/instances?state=waiting", "admin /api/v1/instances"},
 		{"/console/", "admin /console/"},
+		{"/api/v1/processes/%7Bhttp:%2F%2Fx%2Fy%7DP", "admin /api/v1/processes/{http://x/y}P"},
 		{"/processes/PurchaseOrder?wsdl", "PurchaseOrderService"},
 		{"/metrics", "orchd_instances_started_total"},
 		{"/", "PurchaseOrder"},
