@@ -21,6 +21,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/collectors"
 
 	"github.com/orchd/orchd/internal/admin"
+	"github.com/orchd/orchd/internal/console"
 	"github.com/orchd/orchd/internal/endpoints"
 	"github.com/orchd/orchd/internal/exchange"
 	"github.com/orchd/orchd/internal/mockpartner"
@@ -260,7 +261,13 @@ func runServer(ctx context.Context, cfg *serveConfig, log *slog.Logger) error {
 	if mgmtBackend.Streaming() {
 		stream = mgmtBackend
 	}
-	adm, err := newAdmin(&cfg.admin, mgmtBackend, stream, nil, serverTLS, cfg.idleTimeout, log)
+	// The web console beside the API; on --admin-listen it links the
+	// endpoints' WSDLs on the SOAP listener.
+	var consoleOpts console.Options
+	if cfg.admin.listen != "" {
+		consoleOpts.EndpointBase = baseURL(scheme, ln.Addr())
+	}
+	adm, err := newAdmin(&cfg.admin, mgmtBackend, stream, console.New(consoleOpts), serverTLS, cfg.idleTimeout, log)
 	if err != nil {
 		return err
 	}
