@@ -180,6 +180,25 @@ func (b *browser) open(u string) {
 	b.do("opening "+u, chromedp.Navigate(u), chromedp.WaitReady(chromedp.CSS("main#main")))
 }
 
+// confirmClick clicks a button whose action asks first, and confirms.
+func (b *browser) confirmClick(button string) {
+	b.t.Helper()
+	b.do("clicking "+button, chromedp.Click(chromedp.CSS(button)))
+	b.wait("asked to confirm", `document.querySelector('#confirm').open`)
+	b.do("confirming", chromedp.Click(chromedp.CSS("#confirm-yes")))
+}
+
+// acted clicks an instance's action button, confirms, waits for the
+// result, and returns the instance as the API describes it then.
+func (b *browser) acted(admin, id, action string) mgmt.InstanceDetail {
+	b.t.Helper()
+	b.confirmClick("#act-" + action)
+	b.wait("result shown", `document.querySelector('#action-result').textContent.includes('done')`)
+	var d mgmt.InstanceDetail
+	apiGet(b.t, admin, "instances/"+url.PathEscape(id), &d)
+	return d
+}
+
 // shot saves the viewport as name.png among the artifacts.
 func (b *browser) shot(name string) {
 	b.t.Helper()
@@ -381,13 +400,7 @@ func TestConsoleInBrowser(t *testing.T) {
 		b.do("giving the token", chromedp.SendKeys(chromedp.CSS("#token"), consoleToken), chromedp.Click(chromedp.CSS("#token-save")))
 		b.wait("terminate enabled", `!document.querySelector('#act-terminate').disabled`)
 		b.shot("instance")
-		b.do("terminating", chromedp.Click(chromedp.CSS("#act-terminate")))
-		b.wait("asked to confirm", `document.querySelector('#confirm').open`)
-		b.do("confirming", chromedp.Click(chromedp.CSS("#confirm-yes")))
-		b.wait("result shown", `document.querySelector('#action-result').textContent.includes('done')`)
-		var d mgmt.InstanceDetail
-		apiGet(t, admin, "instances/"+url.PathEscape(id), &d)
-		if d.State != mgmt.StateTerminated {
+		if d := b.acted(admin, id, "terminate"); d.State != mgmt.StateTerminated {
 			t.Fatalf("after terminate the API says %q", d.State)
 		}
 		b.wait("page shows terminated", `document.querySelector('#instance-state-badge').dataset.state === 'terminated'`)
@@ -409,12 +422,7 @@ func TestConsoleInBrowser(t *testing.T) {
 		b.wait("the failure shown", `!document.querySelector('#failure-section').hidden && document.querySelector('#failure').innerText.includes('callPartner')`)
 		b.wait("recovery actions offered", `['retry', 'fault', 'cancel'].every(a => !document.querySelector('#act-' + a).hidden)`)
 		b.shot("instance-failed")
-		b.do("cancelling", chromedp.Click(chromedp.CSS("#act-cancel")))
-		b.wait("asked to confirm", `document.querySelector('#confirm').open`)
-		b.do("confirming", chromedp.Click(chromedp.CSS("#confirm-yes")))
-		b.wait("result shown", `document.querySelector('#action-result').textContent.includes('done')`)
-		var d mgmt.InstanceDetail
-		apiGet(t, admin, "instances/"+url.PathEscape(id), &d)
+		d := b.acted(admin, id, "cancel")
 		if d.State == mgmt.StateSuspended || d.Failure != nil {
 			t.Fatalf("after cancel the API says %q, failure %+v", d.State, d.Failure)
 		}
@@ -447,9 +455,7 @@ func TestConsoleInBrowser(t *testing.T) {
 		b.open(admin + "/console/process?" + url.Values{"name": {names["alpha"]}}.Encode())
 		// The token given on the instance page is still the tab's.
 		b.wait("retire enabled", fmt.Sprintf(`(b => b && !b.disabled)(document.querySelector('#retire-v%d'))`, v))
-		b.do("retiring", chromedp.Click(chromedp.CSS(fmt.Sprintf("#retire-v%d", v))))
-		b.wait("asked to confirm", `document.querySelector('#confirm').open`)
-		b.do("confirming", chromedp.Click(chromedp.CSS("#confirm-yes")))
+		b.confirmClick(fmt.Sprintf("#retire-v%d", v))
 		b.wait("retired", fmt.Sprintf(`document.querySelector('#activate-v%d') !== null`, v))
 		if got := state(); got != "retired" {
 			t.Fatalf("after retire the API says %q", got)

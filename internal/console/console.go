@@ -63,6 +63,16 @@ type actionView struct {
 	Destructive bool
 }
 
+// field is one filter of the instance list: its query parameter and
+// label.
+type field struct{ Name, Label string }
+
+// timeFilters are the instance list's time ranges.
+var timeFilters = []field{
+	{"startedAfter", "Started after"}, {"startedBefore", "Started before"},
+	{"activeAfter", "Active after"}, {"activeBefore", "Active before"},
+}
+
 // shell is what the page template is executed with.
 type shell struct {
 	page
@@ -70,6 +80,7 @@ type shell struct {
 	API          string
 	EndpointBase string
 	Actions      []actionView
+	TimeFilters  []field
 }
 
 type handler struct {
@@ -127,7 +138,7 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		http.NotFound(w, r)
 		return
 	}
-	s := shell{page: p, Prefix: h.prefix, API: h.api, EndpointBase: h.endpoints}
+	s := shell{page: p, Prefix: h.prefix, API: h.api, EndpointBase: h.endpoints, TimeFilters: timeFilters}
 	for _, a := range mgmt.Actions {
 		s.Actions = append(s.Actions, actionView{Name: a, Destructive: destructive[a]})
 	}
