@@ -10,6 +10,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/orchd/orchd/internal/mgmt"
 	"github.com/orchd/orchd/internal/persist"
 	"github.com/orchd/orchd/internal/process"
 )
@@ -22,12 +23,12 @@ func instances(_ context.Context, args []string, stdout, stderr io.Writer) int {
 	data := fs.String("data", "./data", "data directory holding "+dataFile)
 	deploy := fs.String("deploy", "./deploy", "deploy directory, to name variables after the processes' declarations")
 	proc := fs.String("process", "", "only this process (local name or {ns}local)")
-	state := fs.String("state", "", "only this state: running, waiting, completed, faulted, terminated, suspended")
+	state := fs.String("state", "", "only this state: running, waiting, completed, faulted, terminated, suspended, broken (stored state that cannot be decoded)")
 	asJSON := fs.Bool("json", false, "print JSON")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
-	if *state != "" {
+	if *state != "" && *state != mgmt.StateBroken {
 		if _, err := persist.ParseState(*state); err != nil {
 			fmt.Fprintln(stderr, "orchd instances:", err)
 			return 2

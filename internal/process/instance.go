@@ -123,6 +123,8 @@ type instance struct {
 	// in-memory instance an operator suspended (guarded by mu).
 	suspendReason string
 	suspended     bool
+	// stepsLeft is what remains of the run's step budget (run sets it).
+	stepsLeft int
 	// idleSince is when a waiting in-memory instance last blocked (its
 	// last activity, for listings).
 	idleSince time.Time
@@ -215,6 +217,10 @@ func (in *instance) start() error {
 
 // run runs the instance's threads until it waits, ends or fails.
 func (in *instance) run() (result, error) {
+	in.stepsLeft = in.p.maxSteps
+	if in.stepsLeft == 0 {
+		in.stepsLeft = in.e.maxSteps
+	}
 	in.checkAmbiguous()
 	in.readyAll()
 	return in.schedule()
