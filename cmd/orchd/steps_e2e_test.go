@@ -4,8 +4,10 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/orchd/orchd/internal/mgmt"
 )
@@ -79,7 +81,22 @@ func TestStepBudget(t *testing.T) {
 		t.Errorf("the persistent looping instance: %s %q, want suspended with the budget as the reason", in.State, in.Fault)
 	}
 	det, err := s.b.Instance(ctx, in.ID)
-	if err != nil || !strings.Contains(det.Fault, "orchd:stepBudgetExceeded") {
-		t.Errorf("its detail: %+v %v", det, err)
+	if err != nil || !strings.Contains(det.Fault, "orchd:stepBudgetExceeded") || !slices.Contains(det.Actions, mgmt.Resume) {
+		t.Fatalf("its detail: %+v %v", det, err)
+	}
+	// Resumed, it gets a fresh budget, loops again and is suspended again.
+	if err := s.b.Act(ctx, in.ID, mgmt.Resume); err != nil {
+		t.Fatalf("resume: %v", err)
+	}
+	before := det.LastActive
+	for deadline := time.Now().Add(20 * time.Second); ; {
+		det, err := s.b.Instance(ctx, in.ID)
+		if err == nil && det.State == mgmt.StateSuspended && strings.Contains(det.Fault, "orchd:stepBudgetExceeded") && det.LastActive.After(before) {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("after resume: %+v %v", det, err)
+		}
+		time.Sleep(20 * time.Millisecond)
 	}
 }
