@@ -30,19 +30,45 @@ type brokenHow struct {
 // /instances, the management listing and detail, orchd instances), a
 // message routed to it gets a Server fault naming it as broken, and an
 // operator can delete it.
-func TestCorruptCheckpoints(t *testing.T) {
+// pendingApprovals starts orchd on a fresh data directory and asks for
+// the approvals reqs, which wait for a decision; orchd keeps running.
+func pendingApprovals(t *testing.T, reqs ...string) (deploy, data string, o *orchd) {
+	t.Helper()
 	crm, erp := startMocks(t)
-	deploy := persistentDeploy(t, crm, erp)
-	data := t.TempDir()
+	deploy = persistentDeploy(t, crm, erp)
+	data = t.TempDir()
 	client := &http.Client{Timeout: 30 * time.Second}
-	o := startOrchd(t, "--deploy", deploy, "--data", data)
-	reqs := []string{"B-good", "B-record", "B-frames", "B-variable"}
+	o = startOrchd(t, "--deploy", deploy, "--data", data)
 	for _, id := range reqs {
 		r := post(t, client, o.base+approvalPath, textXML, "", approvalBody("requestApproval", id, "<appr:amount>10</appr:amount><appr:requester>ann</appr:requester>"))
 		if st := approvalStatus(t, r); st != "PENDING" {
 			t.Fatalf("%s: %s", id, st)
 		}
 	}
+	return deploy, data, o
+}
+
+// damageStore changes the data file in data with bbolt directly (orchd
+// must be down).
+func damageStore(t *testing.T, data string, fn func(tx *bolt.Tx) error) {
+	t.Helper()
+	db, err := bolt.Open(filepath.Join(data, dataFile), 0o600, &bolt.Options{Timeout: 5 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = db.Update(fn)
+	if cerr := db.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestCorruptCheckpoints(t *testing.T) {
+	reqs := []string{"B-good", "B-record", "B-frames", "B-variable"}
+	deploy, data, o := pendingApprovals(t, reqs...)
+	client := &http.Client{Timeout: 30 * time.Second}
 	ids := map[string]string{} // request ID -> instance ID
 	for _, in := range listInstances(t, o, "?process=OrderApproval") {
 		for _, id := range reqs {
@@ -100,22 +126,12 @@ func TestCorruptCheckpoints(t *testing.T) {
 			}
 		}},
 	}
-	db, err := bolt.Open(filepath.Join(data, dataFile), 0o600, &bolt.Options{Timeout: 5 * time.Second})
-	if err != nil {
-		t.Fatal(err)
-	}
-	err = db.Update(func(tx *bolt.Tx) error {
+	damageStore(t, data, func(tx *bolt.Tx) error {
 		for _, d := range damages {
 			d.damage(t, tx, ids[d.req])
 		}
 		return nil
 	})
-	if cerr := db.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
 
 	s := startMgmt(t, deploy, "--data", data)
 	// The record and the control state are found at recovery, the
@@ -191,35 +207,15 @@ func TestCorruptCheckpoints(t *testing.T) {
 // TestInstancesCommandBroken: orchd instances lists a broken instance as
 // broken, with what failed to decode, and --state broken selects it.
 func TestInstancesCommandBroken(t *testing.T) {
-	crm, erp := startMocks(t)
-	deploy := persistentDeploy(t, crm, erp)
-	data := t.TempDir()
-	client := &http.Client{Timeout: 30 * time.Second}
-	o := startOrchd(t, "--deploy", deploy, "--data", data)
-	for _, id := range []string{"C-1", "C-2"} {
-		r := post(t, client, o.base+approvalPath, textXML, "", approvalBody("requestApproval", id, "<appr:amount>10</appr:amount><appr:requester>ann</appr:requester>"))
-		if st := approvalStatus(t, r); st != "PENDING" {
-			t.Fatalf("%s: %s", id, st)
-		}
-	}
+	deploy, data, o := pendingApprovals(t, "C-1", "C-2")
 	ins := listInstances(t, o, "?process=OrderApproval")
 	if len(ins) != 2 {
 		t.Fatalf("%d instances", len(ins))
 	}
 	kill9(t, o)
-	db, err := bolt.Open(filepath.Join(data, dataFile), 0o600, &bolt.Options{Timeout: 5 * time.Second})
-	if err != nil {
-		t.Fatal(err)
-	}
-	err = db.Update(func(tx *bolt.Tx) error {
+	damageStore(t, data, func(tx *bolt.Tx) error {
 		return tx.Bucket([]byte("instances")).Put([]byte(ins[1].ID), []byte{1, 2, 0xff})
 	})
-	if cerr := db.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
 	out, err := exec.Command(orchdBin, "instances", "--data", data, "--deploy", deploy, "--state", "broken").CombinedOutput()
 	if err != nil {
 		t.Fatalf("orchd instances: %v\n%s", err, out)
