@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -35,15 +36,22 @@ func TestStepBudget(t *testing.T) {
 	deploy := t.TempDir()
 	writeProcess(t, deploy, "Loop", "127.0.0.1:1", runawayBody, true)
 	writeProcess(t, deploy, "LoopStored", "127.0.0.1:1", runawayBody, false)
-	dd := filepath.Join(deploy, "LoopStored", "deploy.xml")
-	b, err := os.ReadFile(dd)
-	if err != nil {
-		t.Fatal(err)
-	}
-	b = []byte(strings.Replace(string(b), "<in-memory>", `<orchd:maxSteps xmlns:orchd="urn:orchd:deploy">2000</orchd:maxSteps><in-memory>`, 1))
-	if err := os.WriteFile(dd, b, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	setMaxSteps(t, deploy, "LoopStored", 2000)
+	// 50 partner calls in one run, more steps than its budget of 100: each
+	// answer is a wait, which refills the budget.
+	partner := startSlowPartner(t, 0)
+	writeProcess(t, deploy, "Calls", partner.addr, `
+  <sequence>
+    <receive partnerLink="client" operation="run" variable="in" createInstance="yes"/>
+    `+initOut+`
+    <forEach counterName="i" parallel="no"><startCounterValue>1</startCounterValue><finalCounterValue>50</finalCounterValue>
+      <scope><sequence>
+        <invoke partnerLink="partner" operation="call" inputVariable="in" outputVariable="p1"/>
+        <assign><copy><from>'called'</from><to>$out.payload/tns:a</to></copy></assign>
+      </sequence></scope></forEach>
+    <reply partnerLink="client" operation="run" variable="out"/>
+  </sequence>`, true)
+	setMaxSteps(t, deploy, "Calls", 100)
 	writeProcess(t, deploy, "Counted", "127.0.0.1:1", `
   <sequence>
     <receive partnerLink="client" operation="run" variable="in" createInstance="yes"/>
@@ -70,6 +78,9 @@ func TestStepBudget(t *testing.T) {
 	}
 	if r := callRun(t, s.base, "Counted", "C1", "1"); r.status != 200 || !strings.Contains(r.body, ">done<") {
 		t.Errorf("a process that loops 100 times: %d %s", r.status, r.body)
+	}
+	if r := callRun(t, s.base, "Calls", "P1", "1"); r.status != 200 || !strings.Contains(r.body, ">called<") || partner.done.Load() != 50 {
+		t.Errorf("a process that calls a partner 50 times: %d %s (%d calls)", r.status, r.body, partner.done.Load())
 	}
 	ctx := context.Background()
 	page, err := s.b.Instances(ctx, mgmt.Query{Process: "LoopStored"})
@@ -98,5 +109,19 @@ func TestStepBudget(t *testing.T) {
 			t.Fatalf("after resume: %+v %v", det, err)
 		}
 		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// setMaxSteps gives process name of the deploy directory an orchd:maxSteps.
+func setMaxSteps(t *testing.T, deploy, name string, n int) {
+	t.Helper()
+	dd := filepath.Join(deploy, name, "deploy.xml")
+	b, err := os.ReadFile(dd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b = []byte(strings.Replace(string(b), "<in-memory>", fmt.Sprintf(`<orchd:maxSteps xmlns:orchd="urn:orchd:deploy">%d</orchd:maxSteps><in-memory>`, n), 1))
+	if err := os.WriteFile(dd, b, 0o644); err != nil {
+		t.Fatal(err)
 	}
 }

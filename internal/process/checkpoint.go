@@ -596,6 +596,7 @@ func (in *instance) callAsync(f *frame, call func(ctx context.Context) *callAnsw
 
 // answered takes a partner's answer (or failure) into the instance.
 func (a *invoke) answered(in *instance, f *frame, res *exchange.Message, err error, dur time.Duration) (activity, bool, error) {
+	in.stepsLeft = in.stepBudget // the run waited for the partner
 	a.metrics.observe(err, dur)
 	if in.evOn(events.PartnerInteraction) {
 		a.emitAnswered(in, err, dur)

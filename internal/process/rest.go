@@ -370,6 +370,7 @@ func payload(in *instance, v *variable) (body []byte, ok bool) {
 
 // answered stores the response, or turns the failure into a fault.
 func (a *restActivity) answered(in *instance, res *restResponse, err error) (activity, bool, error) {
+	in.stepsLeft = in.stepBudget // the run waited for the partner
 	if err != nil {
 		return nil, false, a.failed(in, err)
 	}

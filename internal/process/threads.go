@@ -492,9 +492,9 @@ func (in *instance) overBudget() (result, error, bool) {
 	reason := fmt.Sprintf("%v: the run took %d activity steps without waiting for a message, a timer or a partner (the budget; %s sets it)", ErrStepBudget, budget, setting)
 	if !in.p.InMemory && in.e.store != nil {
 		in.suspendReason = reason
-		return resSuspended, fmt.Errorf("instance %s of process %s suspended for an operator: %w: the run took %d activity steps without waiting (the budget; %s sets it)",
-			in.id, in.p.Name.Local, ErrStepBudget, budget, setting), true
+		return resSuspended, fmt.Errorf("instance %s suspended for an operator: %w: the run took %d activity steps without waiting (the budget; %s sets it)",
+			in.id, ErrStepBudget, budget, setting), true
 	}
-	return resFailed, fmt.Errorf("instance of process %s stopped: %w: the run took %d activity steps without waiting (the budget; %s sets it)",
-		in.p.Name.Local, ErrStepBudget, budget, setting), true
+	return resFailed, fmt.Errorf("instance stopped: %w: the run took %d activity steps without waiting (the budget; %s sets it)",
+		ErrStepBudget, budget, setting), true
 }
