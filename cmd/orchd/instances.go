@@ -56,7 +56,11 @@ func instances(_ context.Context, args []string, stdout, stderr io.Writer) int {
 		return 0
 	}
 	for _, in := range list {
-		fmt.Fprintf(stdout, "%s  %-10s  %s  updated %s\n", in.ID, in.State, in.Process, in.Updated.Format("2006-01-02T15:04:05Z07:00"))
+		if in.Updated.IsZero() { // a broken record: nothing else is known
+			fmt.Fprintf(stdout, "%s  %-10s\n", in.ID, in.State)
+		} else {
+			fmt.Fprintf(stdout, "%s  %-10s  %s  updated %s\n", in.ID, in.State, in.Process, in.Updated.Format("2006-01-02T15:04:05Z07:00"))
+		}
 		if in.Fault != "" {
 			fmt.Fprintf(stdout, "    fault: %s\n", in.Fault)
 		}
