@@ -88,6 +88,7 @@ func (s *Store) Commit(cps ...*persist.Checkpoint) (err error) {
 func (s *Store) committer() {
 	defer close(s.done)
 	var next *call
+	shared := false
 	for {
 		first := next
 		next = nil
@@ -100,7 +101,12 @@ func (s *Store) committer() {
 		}
 		group := []*call{first}
 		ops, size := first.est, first.bytes
-		deadline := first.arrive.Add(s.opts.MaxBatchDelay)
+		// Wait for others only under concurrency (the last group had
+		// company): a lone committer goes at once, as persist's does.
+		deadline := first.arrive
+		if shared {
+			deadline = deadline.Add(s.opts.MaxBatchDelay)
+		}
 		var timer <-chan time.Time
 	collect:
 		for {
@@ -129,6 +135,7 @@ func (s *Store) committer() {
 			ops += c.est
 			size += c.bytes
 		}
+		shared = len(group) > 1 || next != nil || len(s.reqs) > 0
 		s.run(group)
 	}
 }
