@@ -23,6 +23,7 @@ const unknownLabel = "unknown"
 const (
 	stageDispatch = "dispatch"
 	stageReply    = "reply"
+	stageShed     = "shed"
 )
 
 // latencyBuckets suit exchanges from 100µs to 10s.
@@ -36,6 +37,9 @@ type metrics struct {
 	duration  *prometheus.HistogramVec
 	dispatch  prometheus.Observer
 	reply     prometheus.Observer
+	shedTotal *prometheus.CounterVec
+	shedTime  prometheus.Observer
+	reg       prometheus.Registerer
 }
 
 // newMetrics builds the metrics and registers them with reg; it returns nil
@@ -56,15 +60,42 @@ func newMetrics(reg prometheus.Registerer) *metrics {
 	}, []string{"process", "operation"}))
 	stage := register(reg, prometheus.NewHistogramVec(prometheus.HistogramOpts{
 		Name:    "orchd_exchange_stage_seconds",
-		Help:    "Time from receiving a request to reaching a stage: dispatch (handed to the runtime) or reply (reply written).",
+		Help:    "Time from receiving a request to reaching a stage: dispatch (handed to the runtime), reply (reply written) or shed (the overload answer written).",
 		Buckets: latencyBuckets(),
 	}, []string{"stage"}))
+	shed := register(reg, prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "orchd_shed_total",
+		Help: "SOAP requests shed, unread, with HTTP 503 because --max-inflight exchanges were in flight for --queue-wait, by process.",
+	}, []string{"process"}))
 	return &metrics{
 		exchanges: exchanges,
 		duration:  duration,
 		dispatch:  stage.WithLabelValues(stageDispatch),
 		reply:     stage.WithLabelValues(stageReply),
+		shedTotal: shed,
+		shedTime:  stage.WithLabelValues(stageShed),
+		reg:       reg,
 	}
+}
+
+// inflight registers a gauge of the exchanges holding a slot.
+func (m *metrics) inflight(slots chan struct{}) {
+	if m == nil {
+		return
+	}
+	register(m.reg, prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+		Name: "orchd_inflight_exchanges",
+		Help: "SOAP exchanges in flight, of at most --max-inflight.",
+	}, func() float64 { return float64(len(slots)) }))
+}
+
+// shed records a shed request of process.
+func (m *metrics) shed(process string, received time.Time) {
+	if m == nil {
+		return
+	}
+	m.shedTotal.WithLabelValues(process).Inc()
+	m.shedTime.Observe(time.Since(received).Seconds())
 }
 
 // register registers c, or returns the equal collector already registered.

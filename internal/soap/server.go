@@ -41,6 +41,15 @@ type ServerOptions struct {
 	// Registerer is where the server's metrics are registered. Nil means
 	// no metrics.
 	Registerer prometheus.Registerer
+	// MaxInflight bounds the SOAP exchanges (POST requests to endpoints)
+	// served at once; zero or negative means no bound. A request over
+	// the bound waits up to QueueWait for a slot, before its body is
+	// read; one that gets none is shed: HTTP 503 with Retry-After and a
+	// Server fault saying the server is overloaded.
+	MaxInflight int
+	// QueueWait is the longest a request waits for a slot under
+	// MaxInflight (zero: shed at once when every slot is taken).
+	QueueWait time.Duration
 }
 
 // Server is the SOAP front door: an http.Handler serving endpoints, each
@@ -57,6 +66,12 @@ type Server struct {
 	routes atomic.Pointer[map[string]*route] // immutable once stored
 
 	bufs bufferPool
+
+	// slots holds a token per exchange in flight under MaxInflight; nil
+	// without a bound.
+	slots     chan struct{}
+	queueWait time.Duration
+	shedMsg   string
 }
 
 // route is one served endpoint with everything resolved at Handle.
@@ -91,6 +106,13 @@ func NewServer(opts ServerOptions) *Server {
 		s.log = slog.New(slog.DiscardHandler)
 	}
 	s.unknown = s.metrics.forOp(unknownLabel, unknownLabel)
+	if opts.MaxInflight > 0 {
+		s.slots = make(chan struct{}, opts.MaxInflight)
+		s.queueWait = max(opts.QueueWait, 0)
+		s.shedMsg = fmt.Sprintf("%v: %d exchanges in flight (--max-inflight) and no slot came free within %s (--queue-wait); retry later",
+			ErrOverloaded, opts.MaxInflight, s.queueWait)
+		s.metrics.inflight(s.slots)
+	}
 	return s
 }
 
@@ -272,6 +294,15 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	switch r.Method {
 	case http.MethodPost:
+		if s.slots == nil {
+			s.serveExchange(w, r, rt, received)
+			return
+		}
+		if !s.admit(r.Context()) {
+			s.shed(w, rt, received)
+			return
+		}
+		defer func() { <-s.slots }()
 		s.serveExchange(w, r, rt, received)
 	case http.MethodGet, http.MethodHead:
 		s.serveWSDL(w, r, rt)
@@ -279,6 +310,39 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Allow", "GET, HEAD, POST")
 		http.Error(w, "method not allowed: use POST for SOAP, GET ?wsdl for the WSDL", http.StatusMethodNotAllowed)
 	}
+}
+
+// admit takes a slot for an exchange, waiting up to the queue wait for
+// one; it reports false when none came free (or the client went away).
+// The common case, a free slot, is one channel send.
+func (s *Server) admit(ctx context.Context) bool {
+	select {
+	case s.slots <- struct{}{}:
+		return true
+	default:
+	}
+	if s.queueWait <= 0 {
+		return false
+	}
+	t := time.NewTimer(s.queueWait)
+	defer t.Stop()
+	select {
+	case s.slots <- struct{}{}:
+		return true
+	case <-t.C:
+		return false
+	case <-ctx.Done():
+		return false
+	}
+}
+
+// shed answers a request no slot was found for, without reading its body:
+// HTTP 503, Retry-After: 1, a Server fault saying the server is
+// overloaded.
+func (s *Server) shed(w http.ResponseWriter, rt *route, received time.Time) {
+	w.Header().Set("Retry-After", "1")
+	s.writeFault(w, rt.ep.Version, FaultServer, s.shedMsg, nil, http.StatusServiceUnavailable)
+	s.metrics.shed(rt.process, received)
 }
 
 // serveExchange handles a SOAP request: decode, resolve, dispatch, reply.
