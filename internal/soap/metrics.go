@@ -2,6 +2,7 @@ package soap
 
 import (
 	"errors"
+	"sync/atomic"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -38,7 +39,7 @@ type metrics struct {
 	dispatch  prometheus.Observer
 	reply     prometheus.Observer
 	shedTotal *prometheus.CounterVec
-	shedTime  prometheus.Observer
+	stage     *prometheus.HistogramVec
 	reg       prometheus.Registerer
 }
 
@@ -73,13 +74,14 @@ func newMetrics(reg prometheus.Registerer) *metrics {
 		dispatch:  stage.WithLabelValues(stageDispatch),
 		reply:     stage.WithLabelValues(stageReply),
 		shedTotal: shed,
-		shedTime:  stage.WithLabelValues(stageShed),
+		stage:     stage,
 		reg:       reg,
 	}
 }
 
-// inflight registers a gauge of the exchanges holding a slot.
-func (m *metrics) inflight(slots chan struct{}) {
+// inflight registers gauges of the exchanges holding a slot and of those
+// waiting for one.
+func (m *metrics) inflight(slots chan struct{}, queued *atomic.Int64) {
 	if m == nil {
 		return
 	}
@@ -87,6 +89,10 @@ func (m *metrics) inflight(slots chan struct{}) {
 		Name: "orchd_inflight_exchanges",
 		Help: "SOAP exchanges in flight, of at most --max-inflight.",
 	}, func() float64 { return float64(len(slots)) }))
+	register(m.reg, prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+		Name: "orchd_queued_exchanges",
+		Help: "SOAP requests waiting (up to --queue-wait) for one of the --max-inflight slots.",
+	}, func() float64 { return float64(queued.Load()) }))
 }
 
 // shed records a shed request of process.
@@ -95,7 +101,8 @@ func (m *metrics) shed(process string, received time.Time) {
 		return
 	}
 	m.shedTotal.WithLabelValues(process).Inc()
-	m.shedTime.Observe(time.Since(received).Seconds())
+	// The shed stage's series appears with the first shed request.
+	m.stage.WithLabelValues(stageShed).Observe(time.Since(received).Seconds())
 }
 
 // register registers c, or returns the equal collector already registered.

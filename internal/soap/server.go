@@ -70,6 +70,7 @@ type Server struct {
 	// slots holds a token per exchange in flight under MaxInflight; nil
 	// without a bound.
 	slots     chan struct{}
+	queued    atomic.Int64 // requests waiting for a slot
 	queueWait time.Duration
 	shedMsg   string
 }
@@ -111,7 +112,7 @@ func NewServer(opts ServerOptions) *Server {
 		s.queueWait = max(opts.QueueWait, 0)
 		s.shedMsg = fmt.Sprintf("%v: %d exchanges in flight (--max-inflight) and no slot came free within %s (--queue-wait); retry later",
 			ErrOverloaded, opts.MaxInflight, s.queueWait)
-		s.metrics.inflight(s.slots)
+		s.metrics.inflight(s.slots, &s.queued)
 	}
 	return s
 }
@@ -294,15 +295,6 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	switch r.Method {
 	case http.MethodPost:
-		if s.slots == nil {
-			s.serveExchange(w, r, rt, received)
-			return
-		}
-		if !s.admit(r.Context()) {
-			s.shed(w, rt, received)
-			return
-		}
-		defer func() { <-s.slots }()
 		s.serveExchange(w, r, rt, received)
 	case http.MethodGet, http.MethodHead:
 		s.serveWSDL(w, r, rt)
@@ -324,6 +316,8 @@ func (s *Server) admit(ctx context.Context) bool {
 	if s.queueWait <= 0 {
 		return false
 	}
+	s.queued.Add(1)
+	defer s.queued.Add(-1)
 	t := time.NewTimer(s.queueWait)
 	defer t.Stop()
 	select {
@@ -336,19 +330,38 @@ func (s *Server) admit(ctx context.Context) bool {
 	}
 }
 
-// shed answers a request no slot was found for, without reading its body:
+// shed answers a request no slot was found for, without parsing its body:
 // HTTP 503, Retry-After: 1, a Server fault saying the server is
 // overloaded.
 func (s *Server) shed(w http.ResponseWriter, rt *route, received time.Time) {
+	s.metrics.shed(rt.process, received) // counted before the client hears it
 	w.Header().Set("Retry-After", "1")
 	s.writeFault(w, rt.ep.Version, FaultServer, s.shedMsg, nil, http.StatusServiceUnavailable)
-	s.metrics.shed(rt.process, received)
 }
 
-// serveExchange handles a SOAP request: decode, resolve, dispatch, reply.
+// serveExchange handles a SOAP request: read, admit, decode, resolve,
+// dispatch, reply.
 func (s *Server) serveExchange(w http.ResponseWriter, r *http.Request, rt *route, received time.Time) {
 	ver := rt.ep.Version
-	op, env, err := s.readRequest(w, r, rt)
+	buf := s.bufs.get()
+	action, err := s.readBody(w, r, rt, buf)
+	// Admission comes after the body is read (a client trickling its
+	// body holds no slot; --body-timeout bounds it) and before it is
+	// parsed, the first costly step.
+	if err == nil && s.slots != nil {
+		if !s.admit(r.Context()) {
+			s.bufs.put(buf)
+			s.shed(w, rt, received)
+			return
+		}
+		defer func() { <-s.slots }()
+	}
+	var op *exchange.Operation
+	var env *Envelope
+	if err == nil {
+		op, env, err = s.decodeRequest(r, rt, buf.Bytes(), action)
+	}
+	s.bufs.put(buf)
 	if err != nil {
 		code, reason, status := faultFor(err, ver)
 		s.writeFault(w, ver, code, reason, nil, status)
@@ -391,31 +404,36 @@ func (s *Server) serveExchange(w http.ResponseWriter, r *http.Request, rt *route
 	rt.opMetrics[op].done(rp.outcome, received)
 }
 
-// readRequest checks the content type, reads and decodes the envelope and
-// resolves the operation.
-func (s *Server) readRequest(w http.ResponseWriter, r *http.Request, rt *route) (*exchange.Operation, *Envelope, error) {
+// readBody checks the content type and reads the request body into buf;
+// it returns the request's action (SOAPAction or the action parameter).
+func (s *Server) readBody(w http.ResponseWriter, r *http.Request, rt *route, buf *bytes.Buffer) (action string, err error) {
 	ver := rt.ep.Version
 	ctVer, action, err := parseContentType(r)
 	if err != nil {
-		return nil, nil, err
+		return "", err
 	}
 	if ctVer != ver {
-		return nil, nil, fmt.Errorf("%w: endpoint %s speaks SOAP %s, request content type is %q",
+		return "", fmt.Errorf("%w: endpoint %s speaks SOAP %s, request content type is %q",
 			ErrContentType, rt.ep.Path, versionName(ver), r.Header.Get("Content-Type"))
 	}
 	if r.ContentLength > s.maxBody {
-		return nil, nil, fmt.Errorf("%w: request body of %d bytes exceeds %d bytes", ErrTooLarge, r.ContentLength, s.maxBody)
+		return "", fmt.Errorf("%w: request body of %d bytes exceeds %d bytes", ErrTooLarge, r.ContentLength, s.maxBody)
 	}
-	buf := s.bufs.get()
-	defer s.bufs.put(buf)
 	if _, err := buf.ReadFrom(http.MaxBytesReader(w, r.Body, s.maxBody)); err != nil {
 		var mbe *http.MaxBytesError
 		if errors.As(err, &mbe) {
-			return nil, nil, fmt.Errorf("%w: request body exceeds %d bytes", ErrTooLarge, mbe.Limit)
+			return "", fmt.Errorf("%w: request body exceeds %d bytes", ErrTooLarge, mbe.Limit)
 		}
-		return nil, nil, exchange.ClientError("reading request body: %w", err)
+		return "", exchange.ClientError("reading request body: %w", err)
 	}
-	env, err := decodeEnvelopeBytes(buf.Bytes(), s.limits)
+	return action, nil
+}
+
+// decodeRequest decodes the envelope read by readBody and resolves the
+// operation.
+func (s *Server) decodeRequest(r *http.Request, rt *route, body []byte, action string) (*exchange.Operation, *Envelope, error) {
+	ctVer := rt.ep.Version // readBody checked that the content type says it
+	env, err := decodeEnvelopeBytes(body, s.limits)
 	if err != nil {
 		return nil, nil, err
 	}
