@@ -15,6 +15,7 @@ type frontDoorConfig struct {
 	maxConns          int
 	maxInflight       int
 	queueWait         time.Duration
+	maxQueue          int
 }
 
 // Defaults of the front door's bounds. defaultMaxInflight and
@@ -39,6 +40,7 @@ func frontDoorFlags(fs *flag.FlagSet, c *frontDoorConfig) {
 	fs.IntVar(&c.maxConns, "max-conns", defaultMaxConns, "most client connections open at once; one more is answered HTTP 503 and closed at once (0: no bound)")
 	fs.IntVar(&c.maxInflight, "max-inflight", defaultMaxInflight, "most SOAP exchanges served at once; more wait up to --queue-wait, then are shed with HTTP 503 and a Server fault (0: no bound)")
 	fs.DurationVar(&c.queueWait, "queue-wait", defaultQueueWait, "longest a SOAP request waits for one of the --max-inflight slots before it is shed")
+	fs.IntVar(&c.maxQueue, "max-queue", 0, "most SOAP requests waiting for a slot; one more is shed at once (0: as many as --max-inflight)")
 }
 
 // check refuses bounds that cannot mean anything.
@@ -56,6 +58,8 @@ func (c *frontDoorConfig) check() error {
 		return fmt.Errorf("--max-inflight %d: may not be negative", c.maxInflight)
 	case c.queueWait < 0:
 		return fmt.Errorf("--queue-wait %s: may not be negative", c.queueWait)
+	case c.maxQueue < 0:
+		return fmt.Errorf("--max-queue %d: may not be negative", c.maxQueue)
 	}
 	return nil
 }

@@ -218,7 +218,7 @@ func runServer(ctx context.Context, cfg *serveConfig, log *slog.Logger) error {
 	// own (after a reply, on timers) is cancelled.
 	defer engine.Close()
 	front := soap.NewServer(soap.ServerOptions{MaxBodyBytes: cfg.maxBody, Limits: cfg.limits, Logger: log, Registerer: reg,
-		MaxInflight: cfg.front.maxInflight, QueueWait: cfg.front.queueWait})
+		MaxInflight: cfg.front.maxInflight, QueueWait: cfg.front.queueWait, MaxQueue: cfg.front.maxQueue})
 	if err := engine.Deploy(procs...); err != nil {
 		log.Error("processes skipped", slog.Any("err", err))
 	}

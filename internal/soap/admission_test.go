@@ -51,15 +51,17 @@ func TestServerAdmission(t *testing.T) {
 	for _, tc := range []struct {
 		name      string
 		queueWait time.Duration
+		maxQueue  int
 		queued    bool // the second request waits for the slot and is served
 	}{
-		{"no queue: shed at once", 0, false},
-		{"short queue: shed after the wait", 20 * time.Millisecond, false},
-		{"long queue: served when the slot frees", 10 * time.Second, true},
+		{"no queue: shed at once", 0, 0, false},
+		{"short queue: shed after the wait", 20 * time.Millisecond, 0, false},
+		{"no room in the queue: shed at once", 10 * time.Second, -1, false},
+		{"long queue: served when the slot frees", 10 * time.Second, 0, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			reg := prometheus.NewRegistry()
-			s := NewServer(ServerOptions{MaxInflight: 1, QueueWait: tc.queueWait, Registerer: reg})
+			s := NewServer(ServerOptions{MaxInflight: 1, QueueWait: tc.queueWait, MaxQueue: tc.maxQueue, Registerer: reg})
 			d := &blockingDispatcher{entered: make(chan struct{}, 1), release: make(chan struct{})}
 			for _, ep := range []*exchange.Endpoint{poEndpoint(), calcEndpoint()} {
 				if err := s.Handle(ep, d); err != nil {
@@ -76,6 +78,11 @@ func TestServerAdmission(t *testing.T) {
 			if tc.queued {
 				wg.Go(func() { second = post(t, hs.URL+"/po", "text/xml", "", poRequest(t, "SECOND")) })
 				waitFor(t, "the second request to queue", func() bool { return s.queued.Load() == 1 })
+				// The queue holds one (MaxQueue 0: as many as MaxInflight):
+				// a third request is shed at once.
+				if r := post(t, hs.URL+"/po", "text/xml", "", poRequest(t, "THIRD")); r.status != http.StatusServiceUnavailable {
+					t.Errorf("third request, the queue full: HTTP %d %s", r.status, r.body)
+				}
 				close(d.release)
 				wg.Wait()
 				for i, r := range []response{first, second} {
@@ -83,8 +90,8 @@ func TestServerAdmission(t *testing.T) {
 						t.Errorf("request %d: HTTP %d %s", i+1, r.status, r.body)
 					}
 				}
-				if n := testutil.ToFloat64(s.metrics.shedTotal.WithLabelValues("poProcess")); n != 0 {
-					t.Errorf("orchd_shed_total = %v, want 0", n)
+				if n := testutil.ToFloat64(s.metrics.shedTotal.WithLabelValues("poProcess")); n != 1 {
+					t.Errorf("orchd_shed_total = %v, want 1", n)
 				}
 				return
 			}

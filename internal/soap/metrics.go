@@ -24,7 +24,6 @@ const unknownLabel = "unknown"
 const (
 	stageDispatch = "dispatch"
 	stageReply    = "reply"
-	stageShed     = "shed"
 )
 
 // latencyBuckets suit exchanges from 100µs to 10s.
@@ -39,7 +38,6 @@ type metrics struct {
 	dispatch  prometheus.Observer
 	reply     prometheus.Observer
 	shedTotal *prometheus.CounterVec
-	stage     *prometheus.HistogramVec
 	reg       prometheus.Registerer
 }
 
@@ -61,7 +59,7 @@ func newMetrics(reg prometheus.Registerer) *metrics {
 	}, []string{"process", "operation"}))
 	stage := register(reg, prometheus.NewHistogramVec(prometheus.HistogramOpts{
 		Name:    "orchd_exchange_stage_seconds",
-		Help:    "Time from receiving a request to reaching a stage: dispatch (handed to the runtime), reply (reply written) or shed (the overload answer written).",
+		Help:    "Time from receiving a request to reaching a stage: dispatch (handed to the runtime) or reply (reply written).",
 		Buckets: latencyBuckets(),
 	}, []string{"stage"}))
 	shed := register(reg, prometheus.NewCounterVec(prometheus.CounterOpts{
@@ -74,7 +72,6 @@ func newMetrics(reg prometheus.Registerer) *metrics {
 		dispatch:  stage.WithLabelValues(stageDispatch),
 		reply:     stage.WithLabelValues(stageReply),
 		shedTotal: shed,
-		stage:     stage,
 		reg:       reg,
 	}
 }
@@ -95,14 +92,12 @@ func (m *metrics) inflight(slots chan struct{}, queued *atomic.Int64) {
 	}, func() float64 { return float64(queued.Load()) }))
 }
 
-// shed records a shed request of process.
-func (m *metrics) shed(process string, received time.Time) {
+// shedFor resolves the shed counter of process; nil without metrics.
+func (m *metrics) shedFor(process string) prometheus.Counter {
 	if m == nil {
-		return
+		return nil
 	}
-	m.shedTotal.WithLabelValues(process).Inc()
-	// The shed stage's series appears with the first shed request.
-	m.stage.WithLabelValues(stageShed).Observe(time.Since(received).Seconds())
+	return m.shedTotal.WithLabelValues(process)
 }
 
 // register registers c, or returns the equal collector already registered.

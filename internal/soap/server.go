@@ -43,13 +43,17 @@ type ServerOptions struct {
 	Registerer prometheus.Registerer
 	// MaxInflight bounds the SOAP exchanges (POST requests to endpoints)
 	// served at once; zero or negative means no bound. A request over
-	// the bound waits up to QueueWait for a slot, before its body is
-	// read; one that gets none is shed: HTTP 503 with Retry-After and a
-	// Server fault saying the server is overloaded.
+	// the bound waits up to QueueWait for a slot, after its body is read
+	// and before it is parsed; one that gets none is shed: HTTP 503 with
+	// Retry-After and a Server fault saying the server is overloaded.
 	MaxInflight int
 	// QueueWait is the longest a request waits for a slot under
 	// MaxInflight (zero: shed at once when every slot is taken).
 	QueueWait time.Duration
+	// MaxQueue bounds the requests waiting for a slot; one more is shed
+	// at once (under overload the queue stays full, and shedding costs
+	// no wait). Zero means MaxInflight; negative, no wait at all.
+	MaxQueue int
 }
 
 // Server is the SOAP front door: an http.Handler serving endpoints, each
@@ -71,8 +75,11 @@ type Server struct {
 	// without a bound.
 	slots     chan struct{}
 	queued    atomic.Int64 // requests waiting for a slot
+	maxQueue  int64
 	queueWait time.Duration
-	shedMsg   string
+	// shedFault holds the encoded overload fault by SOAP version
+	// (exchange.SOAP11, exchange.SOAP12): shedding costs no encoding.
+	shedFault [2][]byte
 }
 
 // route is one served endpoint with everything resolved at Handle.
@@ -90,6 +97,7 @@ type route struct {
 
 	opMetrics      map[*exchange.Operation]*opMetrics
 	unknownMetrics *opMetrics
+	shedCount      prometheus.Counter // nil without metrics
 }
 
 // NewServer returns a Server with no endpoints.
@@ -110,8 +118,20 @@ func NewServer(opts ServerOptions) *Server {
 	if opts.MaxInflight > 0 {
 		s.slots = make(chan struct{}, opts.MaxInflight)
 		s.queueWait = max(opts.QueueWait, 0)
-		s.shedMsg = fmt.Sprintf("%v: %d exchanges in flight (--max-inflight) and no slot came free within %s (--queue-wait); retry later",
-			ErrOverloaded, opts.MaxInflight, s.queueWait)
+		s.maxQueue = int64(opts.MaxQueue)
+		switch {
+		case opts.MaxQueue == 0:
+			s.maxQueue = int64(opts.MaxInflight)
+		case opts.MaxQueue < 0:
+			s.queueWait = 0
+		}
+		msg := fmt.Sprintf("%v: %d exchanges in flight (--max-inflight), and no slot came free within %s (--queue-wait) or %d requests were waiting for one (--max-queue); retry later",
+			ErrOverloaded, opts.MaxInflight, s.queueWait, max(s.maxQueue, 0))
+		for _, v := range []exchange.SOAPVersion{exchange.SOAP11, exchange.SOAP12} {
+			var b bytes.Buffer
+			_ = EncodeFault(&b, v, FaultServer, msg, nil) // a bytes.Buffer takes every write
+			s.shedFault[shedIndex(v)] = b.Bytes()
+		}
 		s.metrics.inflight(s.slots, &s.queued)
 	}
 	return s
@@ -238,6 +258,7 @@ func newRoute(ep *exchange.Endpoint, d exchange.Dispatcher, m *metrics) *route {
 	}
 	rt.offered = strings.Join(names, ", ")
 	rt.unknownMetrics = m.forOp(rt.process, unknownLabel)
+	rt.shedCount = m.shedFor(rt.process)
 	return rt
 }
 
@@ -316,7 +337,10 @@ func (s *Server) admit(ctx context.Context) bool {
 	if s.queueWait <= 0 {
 		return false
 	}
-	s.queued.Add(1)
+	if s.queued.Add(1) > s.maxQueue {
+		s.queued.Add(-1)
+		return false
+	}
 	defer s.queued.Add(-1)
 	t := time.NewTimer(s.queueWait)
 	defer t.Stop()
@@ -333,10 +357,27 @@ func (s *Server) admit(ctx context.Context) bool {
 // shed answers a request no slot was found for, without parsing its body:
 // HTTP 503, Retry-After: 1, a Server fault saying the server is
 // overloaded.
-func (s *Server) shed(w http.ResponseWriter, rt *route, received time.Time) {
-	s.metrics.shed(rt.process, received) // counted before the client hears it
-	w.Header().Set("Retry-After", "1")
-	s.writeFault(w, rt.ep.Version, FaultServer, s.shedMsg, nil, http.StatusServiceUnavailable)
+func (s *Server) shed(w http.ResponseWriter, rt *route) {
+	if rt.shedCount != nil {
+		rt.shedCount.Inc() // counted before the client hears it
+	}
+	body := s.shedFault[shedIndex(rt.ep.Version)]
+	h := w.Header()
+	h.Set("Retry-After", "1")
+	h.Set("Content-Type", contentType(rt.ep.Version))
+	h.Set("Content-Length", strconv.Itoa(len(body)))
+	w.WriteHeader(http.StatusServiceUnavailable)
+	if _, err := w.Write(body); err != nil {
+		s.log.Debug("writing response", logKeyErr, err)
+	}
+}
+
+// shedIndex is the index of version v in Server.shedFault.
+func shedIndex(v exchange.SOAPVersion) int {
+	if v == exchange.SOAP12 {
+		return 1
+	}
+	return 0
 }
 
 // serveExchange handles a SOAP request: read, admit, decode, resolve,
@@ -351,7 +392,7 @@ func (s *Server) serveExchange(w http.ResponseWriter, r *http.Request, rt *route
 	if err == nil && s.slots != nil {
 		if !s.admit(r.Context()) {
 			s.bufs.put(buf)
-			s.shed(w, rt, received)
+			s.shed(w, rt)
 			return
 		}
 		defer func() { <-s.slots }()
