@@ -31,6 +31,7 @@ const (
 	defaultMaxConns          = 4096
 	defaultMaxInflight       = 64
 	defaultQueueWait         = 100 * time.Millisecond
+	defaultMaxQueue          = 4 * defaultMaxInflight
 )
 
 func frontDoorFlags(fs *flag.FlagSet, c *frontDoorConfig) {
@@ -40,7 +41,7 @@ func frontDoorFlags(fs *flag.FlagSet, c *frontDoorConfig) {
 	fs.IntVar(&c.maxConns, "max-conns", defaultMaxConns, "most client connections open at once; one more is answered HTTP 503 and closed at once (0: no bound)")
 	fs.IntVar(&c.maxInflight, "max-inflight", defaultMaxInflight, "most SOAP exchanges served at once; more wait up to --queue-wait, then are shed with HTTP 503 and a Server fault (0: no bound)")
 	fs.DurationVar(&c.queueWait, "queue-wait", defaultQueueWait, "longest a SOAP request waits for one of the --max-inflight slots before it is shed")
-	fs.IntVar(&c.maxQueue, "max-queue", 0, "most SOAP requests waiting for a slot; one more is shed at once (0: as many as --max-inflight)")
+	fs.IntVar(&c.maxQueue, "max-queue", defaultMaxQueue, "most SOAP requests waiting (up to --queue-wait) for a slot; one more is shed at once (0: 4 x --max-inflight)")
 }
 
 // check refuses bounds that cannot mean anything.

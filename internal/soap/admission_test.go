@@ -57,7 +57,7 @@ func TestServerAdmission(t *testing.T) {
 		{"no queue: shed at once", 0, 0, false},
 		{"short queue: shed after the wait", 20 * time.Millisecond, 0, false},
 		{"no room in the queue: shed at once", 10 * time.Second, -1, false},
-		{"long queue: served when the slot frees", 10 * time.Second, 0, true},
+		{"long queue: served when the slot frees", 10 * time.Second, 1, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			reg := prometheus.NewRegistry()
@@ -78,8 +78,7 @@ func TestServerAdmission(t *testing.T) {
 			if tc.queued {
 				wg.Go(func() { second = post(t, hs.URL+"/po", "text/xml", "", poRequest(t, "SECOND")) })
 				waitFor(t, "the second request to queue", func() bool { return s.queued.Load() == 1 })
-				// The queue holds one (MaxQueue 0: as many as MaxInflight):
-				// a third request is shed at once.
+				// The queue holds one: a third request is shed at once.
 				if r := post(t, hs.URL+"/po", "text/xml", "", poRequest(t, "THIRD")); r.status != http.StatusServiceUnavailable {
 					t.Errorf("third request, the queue full: HTTP %d %s", r.status, r.body)
 				}

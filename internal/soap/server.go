@@ -52,7 +52,7 @@ type ServerOptions struct {
 	QueueWait time.Duration
 	// MaxQueue bounds the requests waiting for a slot; one more is shed
 	// at once (under overload the queue stays full, and shedding costs
-	// no wait). Zero means MaxInflight; negative, no wait at all.
+	// no wait). Zero means 4 x MaxInflight; negative, no wait at all.
 	MaxQueue int
 }
 
@@ -121,7 +121,7 @@ func NewServer(opts ServerOptions) *Server {
 		s.maxQueue = int64(opts.MaxQueue)
 		switch {
 		case opts.MaxQueue == 0:
-			s.maxQueue = int64(opts.MaxInflight)
+			s.maxQueue = 4 * int64(opts.MaxInflight)
 		case opts.MaxQueue < 0:
 			s.queueWait = 0
 		}
