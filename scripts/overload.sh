@@ -17,6 +17,9 @@
 #   KNEE [16]  RATE [5500]  MAX_OUT [1000]  STEPS [123]
 #   A_PORT [28080]  B_PORT [28081]  CRM_PORT [29101]  ERP_PORT [29102]
 #   GO [go]  B_ARGS [] extra flags for server B (e.g. --max-inflight 32)
+#   NICE [0] niceness of the load generator: on a machine it shares with
+#   the servers, it yields the CPU to them, as one on another machine would
+#   (its lateness still counts: latency runs from when a request was due)
 set -euo pipefail
 
 cd "$(dirname "$0")/.."
@@ -33,6 +36,7 @@ B_PORT=${B_PORT:-28081}
 CRM_PORT=${CRM_PORT:-29101}
 ERP_PORT=${ERP_PORT:-29102}
 B_ARGS=${B_ARGS:-}
+NICE=${NICE:-0}
 
 die() { echo "overload: $*" >&2; exit 1; }
 port_taken() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
@@ -85,13 +89,13 @@ common=(--url "$a" --vs "$b" --duration "$DURATION" --warmup "$WARMUP")
 echo "A = no admission bound (--max-inflight 0); B = defaults ${B_ARGS:-}"
 if [[ $STEPS == *1* ]]; then
 	echo "== 1. closed loop, the knee"
-	bin/orchd bench "${common[@]}" --concurrency "$KNEE_LEVELS" 2>/dev/null
+	nice -n "$NICE" bin/orchd bench "${common[@]}" --concurrency "$KNEE_LEVELS" 2>/dev/null
 fi
 if [[ $STEPS == *2* ]]; then
 	echo "== 2. closed loop at 4 x $KNEE clients"
-	bin/orchd bench "${common[@]}" --concurrency "$((4 * KNEE))" 2>/dev/null
+	nice -n "$NICE" bin/orchd bench "${common[@]}" --concurrency "$((4 * KNEE))" 2>/dev/null
 fi
 if [[ $STEPS == *3* ]]; then
 	echo "== 3. open loop at $RATE/s, at most $MAX_OUT outstanding"
-	bin/orchd bench "${common[@]}" --rate "$RATE" --max-outstanding "$MAX_OUT" 2>/dev/null
+	nice -n "$NICE" bin/orchd bench "${common[@]}" --rate "$RATE" --max-outstanding "$MAX_OUT" 2>/dev/null
 fi
