@@ -35,23 +35,31 @@ const (
 )
 
 func frontDoorFlags(fs *flag.FlagSet, c *frontDoorConfig) {
-	fs.DurationVar(&c.readHeaderTimeout, "read-header-timeout", defaultReadHeaderTimeout, "close a connection whose request headers take longer than this to arrive")
+	fs.DurationVar(&c.readHeaderTimeout, "read-header-timeout", defaultReadHeaderTimeout, "close a connection whose request headers take longer than this to arrive (0: the default)")
 	fs.DurationVar(&c.bodyTimeout, "body-timeout", defaultBodyTimeout, "close a connection whose request body takes longer than this to arrive, from the end of its headers (0: no bound)")
-	fs.IntVar(&c.maxHeaderBytes, "max-http-header-bytes", defaultMaxHeaderBytes, "largest HTTP request header block, in bytes; larger gets HTTP 431")
+	fs.IntVar(&c.maxHeaderBytes, "max-http-header-bytes", defaultMaxHeaderBytes, "largest HTTP request header block, in bytes; larger gets HTTP 431 (0: the default)")
 	fs.IntVar(&c.maxConns, "max-conns", defaultMaxConns, "most client connections open at once; one more is answered HTTP 503 and closed at once (0: no bound)")
 	fs.IntVar(&c.maxInflight, "max-inflight", defaultMaxInflight, "most SOAP exchanges served at once; more wait up to --queue-wait, then are shed with HTTP 503 and a Server fault (0: no bound)")
 	fs.DurationVar(&c.queueWait, "queue-wait", defaultQueueWait, "longest a SOAP request waits for one of the --max-inflight slots before it is shed")
 	fs.IntVar(&c.maxQueue, "max-queue", defaultMaxQueue, "most SOAP requests waiting (up to --queue-wait) for a slot; one more is shed at once (0: 4 x --max-inflight)")
 }
 
-// check refuses bounds that cannot mean anything.
+// check refuses bounds that cannot mean anything, and puts the defaults
+// in place of a zero read-header timeout and header size (a config built
+// without its flags).
 func (c *frontDoorConfig) check() error {
+	if c.readHeaderTimeout == 0 {
+		c.readHeaderTimeout = defaultReadHeaderTimeout
+	}
+	if c.maxHeaderBytes == 0 {
+		c.maxHeaderBytes = defaultMaxHeaderBytes
+	}
 	switch {
-	case c.readHeaderTimeout <= 0:
+	case c.readHeaderTimeout < 0:
 		return fmt.Errorf("--read-header-timeout %s: want a positive duration", c.readHeaderTimeout)
 	case c.bodyTimeout < 0:
 		return fmt.Errorf("--body-timeout %s: may not be negative", c.bodyTimeout)
-	case c.maxHeaderBytes <= 0:
+	case c.maxHeaderBytes < 0:
 		return fmt.Errorf("--max-http-header-bytes %d: want a positive number", c.maxHeaderBytes)
 	case c.maxConns < 0:
 		return fmt.Errorf("--max-conns %d: may not be negative", c.maxConns)

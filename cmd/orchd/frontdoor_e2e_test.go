@@ -142,13 +142,15 @@ func TestSlowClients(t *testing.T) {
 		// the connection must be closed no sooner than min after the
 		// send starts
 		min time.Duration
-		// and the server's answer must contain want
+		// and the server's answer must contain want; "|answer": contain
+		// answer or be empty
 		want string
 	}{
-		// Go's server answers 400 when the headers time out.
+		// Go's server closes the connection, answering 400 when it had
+		// read a little of the headers already.
 		{"headers trickled", func(c net.Conn, stop <-chan struct{}) {
 			trickle(c, append(req[:headerEnd-2:headerEnd-2], []byte("X-Slow: "+strings.Repeat("s", 200)+"\r\n\r\n")...), 20, stop)
-		}, 900 * time.Millisecond, "HTTP/1.1 400 Bad Request"},
+		}, 900 * time.Millisecond, "|HTTP/1.1 400 Bad Request"},
 		{"body trickled", func(c net.Conn, stop <-chan struct{}) {
 			trickle(c, req, headerEnd+10, stop)
 		}, 900 * time.Millisecond, "reading request body"},
@@ -172,8 +174,8 @@ func TestSlowClients(t *testing.T) {
 			if took < tc.min {
 				t.Errorf("closed after %s, before the timeout of 1s", took)
 			}
-			if !strings.Contains(got, tc.want) {
-				t.Errorf("answered %q, want it to contain %q", got, tc.want)
+			if silent, answer, _ := strings.Cut(tc.want, "|"); !(silent == "" && got == "" || strings.Contains(got, answer)) {
+				t.Errorf("answered %q, want it to contain %q", got, answer)
 			}
 			t.Logf("closed after %s", took.Round(time.Millisecond))
 			// The normal client was served meanwhile.
