@@ -31,6 +31,8 @@ fuzz:
 	$(GO) test -run='^$$' -fuzz='^FuzzCheckXPath1Functions$$' -fuzztime=$(FUZZTIME) ./internal/process/
 	$(GO) test -run='^$$' -fuzz='^FuzzParseEPR$$' -fuzztime=$(FUZZTIME) ./internal/process/
 	$(GO) test -run='^$$' -fuzz='^FuzzDecodeCompFrames$$' -fuzztime=$(FUZZTIME) ./internal/process/
+	$(GO) test -run='^$$' -fuzz='^FuzzDecodeFrames$$' -fuzztime=$(FUZZTIME) ./internal/process/
+	$(GO) test -run='^$$' -fuzz='^FuzzDecodeRecord$$' -fuzztime=$(FUZZTIME) ./internal/persist/
 	$(GO) test -run='^$$' -fuzz='^FuzzParse$$' -fuzztime=$(FUZZTIME) ./internal/endpoints/
 	$(GO) test -run='^$$' -fuzz='^FuzzLoad$$' -fuzztime=$(FUZZTIME) ./internal/xsd/
 	$(GO) test -run='^$$' -fuzz='^FuzzCompile$$' -fuzztime=$(FUZZTIME) ./internal/xslt/

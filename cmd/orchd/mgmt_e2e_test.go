@@ -62,6 +62,7 @@ func startMgmt(t *testing.T, deploy string, args ...string) *mgmtServer {
 	case r := <-up:
 		s.b, s.base = r.b, "http://"+r.addr.String()
 	case err := <-done:
+		done <- err // for the cleanup
 		t.Fatalf("server stopped before serving: %v\n%s", err, s.logs)
 	case <-time.After(30 * time.Second):
 		t.Fatalf("server did not start\n%s", s.logs)

@@ -43,6 +43,7 @@ type serveConfig struct {
 	front           frontDoorConfig
 	shutdownTimeout time.Duration
 	messageHold     time.Duration
+	maxSteps        int
 	debugAddr       string
 	partnerConns    int
 	endpointsFile   string
@@ -75,6 +76,7 @@ func serveFlags(stderr io.Writer) (*flag.FlagSet, *serveConfig) {
 	fs.DurationVar(&c.idleTimeout, "idle-timeout", 30*time.Second, "close keep-alive connections idle this long")
 	frontDoorFlags(fs, &c.front)
 	fs.DurationVar(&c.shutdownTimeout, "shutdown-timeout", 10*time.Second, "on SIGINT/SIGTERM, wait this long for in-flight exchanges")
+	fs.IntVar(&c.maxSteps, "max-steps", process.DefaultMaxSteps, "activity steps one run of an instance may take without waiting before it is stopped (in-memory: fails, persistent: suspended); deploy.xml's orchd:maxSteps overrides it; negative: no budget")
 	fs.DurationVar(&c.messageHold, "message-hold", 5*time.Second, "hold a correlated message no instance waits for yet this long for one that comes to wait (negative: answer at once)")
 	fs.IntVar(&c.partnerConns, "partner-conns", soap.DefaultMaxConnsPerHost, "most keep-alive connections to one partner host (negative: no bound)")
 	fs.DurationVar(&c.partnerTimeout, "partner-timeout", soap.DefaultCallTimeout, "bound on a partner call that deploy.xml gives no orchd:timeout")
@@ -194,7 +196,7 @@ func runServer(ctx context.Context, cfg *serveConfig, log *slog.Logger) error {
 	// process assigns at run time (a copied endpoint reference) is called
 	// as it is.
 	opts := process.Options{Logger: log, Registerer: reg, Partners: overrides.Partners(client.Partner),
-		AssignedPartners: client.Partner, BaseURL: baseURL(scheme, ln.Addr()), MessageHold: cfg.messageHold, Extensions: cfg.extensions}
+		AssignedPartners: client.Partner, BaseURL: baseURL(scheme, ln.Addr()), MessageHold: cfg.messageHold, MaxSteps: cfg.maxSteps, Extensions: cfg.extensions}
 	// REST extension activities call on the partners' terms: the same
 	// keep-alive pool (--partner-conns) and per-call bound.
 	opts.HTTPClient, opts.HTTPTimeout = client.HTTPClient()
@@ -239,7 +241,7 @@ func runServer(ctx context.Context, cfg *serveConfig, log *slog.Logger) error {
 			return err
 		}
 		log.Info("recovered", slog.Int("waiting", rec.Waiting), slog.Int("timers", rec.Timers), slog.Int("resumed", rec.Resumed),
-			slog.Int("suspended", rec.Suspended), slog.Int("orphans", rec.Orphans))
+			slog.Int("suspended", rec.Suspended), slog.Int("orphans", rec.Orphans), slog.Int("broken", rec.Broken))
 		deployer.dropUnused()
 	}
 	for _, p := range engine.Processes() {

@@ -579,6 +579,9 @@ func (e *Engine) fire(p *Process, id string, due int64) {
 	m := e.stripes.lock(id)
 	defer m.Unlock()
 	in, err := e.load(ctx, p, id)
+	if errors.Is(err, ErrBroken) {
+		return // logged once when found
+	}
 	if err != nil {
 		e.log.Error("timer: cannot load instance", slog.String(logInstance, id), slog.Any("err", err))
 		return
