@@ -20,6 +20,8 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 
+	"github.com/orchd/orchd/internal/admin"
+	"github.com/orchd/orchd/internal/console"
 	"github.com/orchd/orchd/internal/endpoints"
 	"github.com/orchd/orchd/internal/exchange"
 	"github.com/orchd/orchd/internal/mockpartner"
@@ -52,6 +54,7 @@ type serveConfig struct {
 	tls             tlsConfig
 	events          eventsConfig
 	sampleEvery     int
+	admin           adminConfig
 	// extensions are the extension bundles bundles are compiled and run
 	// with (linkedExtensions; no flag: they are Go code).
 	extensions process.Extensions
@@ -86,6 +89,7 @@ func serveFlags(stderr io.Writer) (*flag.FlagSet, *serveConfig) {
 	fs.StringVar(&c.debugAddr, "debug-addr", "", "serve net/http/pprof on this address (off when empty); keep it on loopback")
 	fs.IntVar(&c.sampleEvery, "sample-every", process.DefaultSampleEvery, "time one instance in this many per activity, for the activity outline of the management API and console (1: every instance; 0: none)")
 	eventFlags(fs, &c.events)
+	adminFlags(fs, &c.admin)
 	return fs, c
 }
 
@@ -258,11 +262,30 @@ func runServer(ctx context.Context, cfg *serveConfig, log *slog.Logger) error {
 	}
 	// mgmtBackend is what operators act on (mgmt.Backend, plus
 	// Subscribe for the live event stream): the management API
-	// (internal/admin) and the console are to be mounted with it here.
+	// (internal/admin) and the console, on the main listener unless
+	// --admin-listen.
 	mgmtBackend := newBackend(engine, deployer, timeline)
-
+	var stream admin.Stream
+	if mgmtBackend.Streaming() {
+		stream = mgmtBackend
+	}
+	// The web console beside the API; on --admin-listen it links the
+	// endpoints' WSDLs on the SOAP listener.
+	var consoleOpts console.Options
+	if cfg.admin.listen != "" {
+		consoleOpts.EndpointBase = baseURL(scheme, ln.Addr())
+	}
+	adm, err := newAdmin(&cfg.admin, mgmtBackend, stream, console.New(consoleOpts), serverTLS, cfg.idleTimeout, log)
+	if err != nil {
+		return err
+	}
+	defer adm.close()
+	sopts := server.Options{Engine: engine, SOAP: front, Gatherer: reg, Logger: log}
+	if adm.srv == nil {
+		sopts.Admin = adm.handler
+	}
 	srv := &http.Server{
-		Handler:           server.BodyTimeout(server.New(server.Options{Engine: engine, SOAP: front, Gatherer: reg, Logger: log}), cfg.front.bodyTimeout),
+		Handler:           server.BodyTimeout(server.New(sopts), cfg.front.bodyTimeout),
 		ReadHeaderTimeout: cfg.front.readHeaderTimeout,
 		MaxHeaderBytes:    cfg.front.maxHeaderBytes,
 		IdleTimeout:       cfg.idleTimeout,
@@ -308,6 +331,7 @@ func runServer(ctx context.Context, cfg *serveConfig, log *slog.Logger) error {
 		}
 		serveErr <- srv.Serve(ln)
 	}()
+	adm.start(scheme, ln.Addr(), log)
 	log.Info("serving", slog.String("addr", ln.Addr().String()), slog.String("scheme", scheme), slog.String("deploy", cfg.deployDir))
 	if cfg.started != nil {
 		cfg.started(ln.Addr(), mgmtBackend)
@@ -324,6 +348,7 @@ func runServer(ctx context.Context, cfg *serveConfig, log *slog.Logger) error {
 	log.Info("shutting down", slog.Duration("wait", cfg.shutdownTimeout))
 	sctx, cancel := context.WithTimeout(context.Background(), cfg.shutdownTimeout)
 	defer cancel()
+	adm.shutdown(sctx) // ends its event streams, which Shutdown would wait for
 	err = srv.Shutdown(sctx)
 	stopMocks()
 	if errors.Is(err, context.DeadlineExceeded) {
