@@ -331,31 +331,34 @@ func startGatedCRM(t *testing.T) *gatedCRM {
 
 func (g *gatedCRM) release() { g.once.Do(func() { close(g.open) }) }
 
-// TestOverloadShedding: with --max-inflight 2 exchanges waiting on a slow
-// partner, further requests wait --queue-wait and are shed with HTTP 503,
-// Retry-After and a SOAP Server fault saying orchd is overloaded, long
-// before the admitted ones finish; the admitted ones then complete (after
-// longer than --body-timeout, which bounds reading a body only), the
-// shed ones are counted in orchd_shed_total, and the next request is
-// served.
+// TestOverloadShedding: with --max-inflight 1 taken by an exchange that
+// keeps the CPU busy (a loop, stopped by --max-steps), further requests
+// wait --queue-wait and are shed with HTTP 503, Retry-After and a SOAP
+// Server fault saying orchd is overloaded, long before the admitted one
+// finishes; it then finishes, and orchd serves again.
 func TestOverloadShedding(t *testing.T) {
-	_, erp := startMocks(t)
-	crm := startGatedCRM(t)
+	crm, erp := startMocks(t)
 	deploy := t.TempDir()
-	copyBundle(t, deploy, "purchase-order", crm.addr, erp, nil)
-	// --body-timeout is shorter than the admitted exchanges: it bounds
+	copyBundle(t, deploy, "purchase-order", crm, erp, nil)
+	writeProcess(t, deploy, "Loop", "127.0.0.1:1", runawayBody, true)
+	// --body-timeout is shorter than the admitted exchange: it bounds
 	// reading the body only, not the exchange.
-	o := startOrchd(t, "--deploy", deploy, "--max-inflight", "2", "--queue-wait", "50ms", "--body-timeout", "300ms")
-	client := &http.Client{Timeout: 60 * time.Second}
+	o := startOrchd(t, "--deploy", deploy, "--max-inflight", "1", "--queue-wait", "50ms", "--body-timeout", "300ms",
+		"--max-steps", "3000000")
+	client := &http.Client{Timeout: 120 * time.Second}
 	url := o.base + "/processes/PurchaseOrder"
 	body := readWorkload(t, "po-request.xml")
 
-	var admitted [2]response
-	var wg sync.WaitGroup
-	for i := range admitted {
-		wg.Go(func() { admitted[i] = postNoFatal(client, url, body) })
-	}
-	waitUntil(t, "both exchanges to wait on the CRM", func() bool { return crm.waiting.Load() == 2 })
+	var busy response
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		busy = postAction(client, o.base+"/processes/Loop", `"urn:e2e#run"`, []byte(e2eRequest("L1", "1")))
+	}()
+	waitUntil(t, "the loop to take the slot", func() bool {
+		_, m := get(t, o.base+"/metrics")
+		return metricValue(t, m, "orchd_inflight_exchanges") == "1"
+	})
 
 	const excess = 6
 	shed := make([]response, excess)
@@ -363,9 +366,11 @@ func TestOverloadShedding(t *testing.T) {
 	for i := range shed {
 		swg.Go(func() { shed[i] = postNoFatal(client, url, body) })
 	}
-	swg.Wait() // they return while the gate is closed: none waited for a slot
-	if n := crm.waiting.Load(); n != 2 {
-		t.Errorf("%d calls wait on the CRM, want the 2 admitted", n)
+	swg.Wait()
+	select {
+	case <-done:
+		t.Fatalf("the loop ended before the excess requests were answered (HTTP %d): the test proves nothing", busy.status)
+	default:
 	}
 	for i, r := range shed {
 		if r.status != http.StatusServiceUnavailable || r.ctype == "" {
@@ -373,7 +378,7 @@ func TestOverloadShedding(t *testing.T) {
 			continue
 		}
 		code, reason := faultCode(t, r.body)
-		if code != "Server" || !strings.Contains(reason, "server overloaded: 2 exchanges in flight (--max-inflight)") ||
+		if code != "Server" || !strings.Contains(reason, "server overloaded: 1 exchanges in flight (--max-inflight)") ||
 			!strings.Contains(reason, "within 50ms (--queue-wait)") {
 			t.Errorf("excess request %d: fault %s %q", i, code, reason)
 		}
@@ -382,15 +387,9 @@ func TestOverloadShedding(t *testing.T) {
 		t.Errorf("Retry-After %q, want 1", shed[0].retryAfter)
 	}
 
-	// The admitted exchanges outlast --body-timeout (this wait is what is
-	// tested, not a synchronisation).
-	time.Sleep(500 * time.Millisecond)
-	crm.release()
-	wg.Wait()
-	for i, r := range admitted {
-		if r.status != http.StatusOK || !strings.Contains(r.body, "ACCEPTED") {
-			t.Errorf("admitted request %d: HTTP %d %s", i, r.status, r.body)
-		}
+	<-done
+	if busy.status != http.StatusInternalServerError || !strings.Contains(busy.body, "stepBudgetExceeded") {
+		t.Errorf("the admitted loop: HTTP %d %s, want its step budget fault", busy.status, busy.body)
 	}
 	if r := postNoFatal(client, url, body); r.status != http.StatusOK {
 		t.Errorf("after the overload: HTTP %d %s", r.status, r.body)
@@ -404,15 +403,58 @@ func TestOverloadShedding(t *testing.T) {
 	}
 }
 
+// TestWaitingExchangesHoldNoSlot: --max-inflight bounds the exchanges
+// using the CPU; one waiting for a partner's answer gives its slot back,
+// so three exchanges wait on a slow partner at once under a bound of one,
+// nothing is shed, and all complete once the partner answers.
+func TestWaitingExchangesHoldNoSlot(t *testing.T) {
+	_, erp := startMocks(t)
+	crm := startGatedCRM(t)
+	deploy := t.TempDir()
+	copyBundle(t, deploy, "purchase-order", crm.addr, erp, nil)
+	o := startOrchd(t, "--deploy", deploy, "--max-inflight", "1", "--queue-wait", "50ms")
+	client := &http.Client{Timeout: 60 * time.Second}
+	url := o.base + "/processes/PurchaseOrder"
+	body := readWorkload(t, "po-request.xml")
+
+	var got [3]response
+	var wg sync.WaitGroup
+	for i := range got {
+		wg.Go(func() { got[i] = postNoFatal(client, url, body) })
+	}
+	waitUntil(t, "three exchanges to wait on the CRM", func() bool { return crm.waiting.Load() == 3 })
+	_, m := get(t, o.base+"/metrics")
+	if v := metricValue(t, m, "orchd_inflight_exchanges"); v != "0" {
+		t.Errorf("orchd_inflight_exchanges = %s while all wait on the partner, want 0", v)
+	}
+	crm.release()
+	wg.Wait()
+	for i, r := range got {
+		if r.status != http.StatusOK || !strings.Contains(r.body, "ACCEPTED") {
+			t.Errorf("request %d: HTTP %d %s", i, r.status, r.body)
+		}
+	}
+	_, m = get(t, o.base+"/metrics")
+	if v := metricValue(t, m, `orchd_shed_total{process="PurchaseOrder"}`); v != "0" {
+		t.Errorf("orchd_shed_total = %s, want 0", v)
+	}
+}
+
 // postNoFatal posts a purchase order from any goroutine; a transport error
 // comes back as status 0 with the error as body.
 func postNoFatal(client *http.Client, url string, body []byte) response {
+	return postAction(client, url, poAction, body)
+}
+
+// postAction posts a SOAP 1.1 request with the given SOAPAction from any
+// goroutine, as postNoFatal.
+func postAction(client *http.Client, url, action string, body []byte) response {
 	req, err := http.NewRequest(http.MethodPost, url, bytes.NewReader(body))
 	if err != nil {
 		return response{body: err.Error()}
 	}
 	req.Header.Set("Content-Type", textXML)
-	req.Header.Set("SOAPAction", poAction)
+	req.Header.Set("SOAPAction", action)
 	resp, err := client.Do(req)
 	if err != nil {
 		return response{body: err.Error()}

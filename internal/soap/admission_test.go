@@ -131,3 +131,30 @@ func TestServerAdmission(t *testing.T) {
 		})
 	}
 }
+
+// TestSlotHolderOverlappingWaits: overlapping waits of one exchange (its
+// parallel partner calls) give back its one slot once and take one again
+// once, so the bound never loses or gains a slot.
+func TestSlotHolderOverlappingWaits(t *testing.T) {
+	s := &Server{slots: make(chan struct{}, 2)}
+	s.slots <- struct{}{} // another exchange's
+	s.slots <- struct{}{} // this one's, taken at admission
+	h := &slotHolder{s: s}
+	steps := []struct {
+		call func()
+		want int // slots taken after the call
+	}{
+		{h.Idle, 1},
+		{h.Idle, 1},
+		{h.Busy, 1},
+		{h.Idle, 1},
+		{h.Busy, 1},
+		{h.Busy, 2},
+	}
+	for i, st := range steps {
+		st.call()
+		if got := len(s.slots); got != st.want {
+			t.Fatalf("step %d: %d slots taken, want %d", i, got, st.want)
+		}
+	}
+}

@@ -354,6 +354,30 @@ func (s *Server) admit(ctx context.Context) bool {
 	}
 }
 
+// slotHolder gives up an admitted exchange's slot while the exchange
+// waits (exchange.Idler), so that --max-inflight bounds the exchanges
+// using the CPU, not those waiting for partners: the first of
+// overlapping waits gives the slot back, the last takes one again
+// (waiting for it: admitted work is never shed).
+type slotHolder struct {
+	s     *Server
+	waits atomic.Int32
+}
+
+// Idle implements exchange.Idler.
+func (h *slotHolder) Idle() {
+	if h.waits.Add(1) == 1 {
+		<-h.s.slots
+	}
+}
+
+// Busy implements exchange.Idler.
+func (h *slotHolder) Busy() {
+	if h.waits.Add(-1) == 0 {
+		h.s.slots <- struct{}{}
+	}
+}
+
 // shed answers a request no slot was found for, without parsing its body:
 // HTTP 503, Retry-After: 1, a Server fault saying the server is
 // overloaded.
@@ -430,6 +454,12 @@ func (s *Server) serveExchange(w http.ResponseWriter, r *http.Request, rt *route
 		return
 	}
 	rp := &reply{s: s, rt: rt, op: op, w: w, ver: ver, received: received}
+	ctx := r.Context()
+	if s.slots != nil {
+		// Waits for partners do not hold the exchange's slot.
+		rp.slot.s = s
+		ctx = exchange.WithIdler(ctx, &rp.slot)
+	}
 	ex := &exchange.Exchange{
 		Endpoint:  rt.ep,
 		Operation: op,
@@ -440,7 +470,7 @@ func (s *Server) serveExchange(w http.ResponseWriter, r *http.Request, rt *route
 	}
 	ex.Dispatched = time.Now()
 	s.metrics.dispatched(received)
-	err = s.dispatch(r.Context(), rt, ex)
+	err = s.dispatch(ctx, rt, ex)
 	rp.finish(err)
 	rt.opMetrics[op].done(rp.outcome, received)
 }
@@ -632,6 +662,8 @@ type reply struct {
 	written bool   // a reply or fault went out
 	closed  bool   // the handler returned; w is gone
 	outcome string // the metric outcome
+
+	slot slotHolder // the exchange's admission slot (when bounded)
 }
 
 // respond is Exchange.Respond.
