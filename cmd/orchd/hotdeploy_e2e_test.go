@@ -156,7 +156,10 @@ func TestHotRedeployBrokenKeepsServingVersion(t *testing.T) {
 
 func TestHotDeployWaitsForStableFolder(t *testing.T) {
 	deploy := t.TempDir()
-	o := startOrchd(t, "--deploy", deploy, "--deploy-poll", hotPoll)
+	// A poll 25 times the gap between writes: a writer stalled for two
+	// polls looks finished (as to ODE's poller), and on a loaded machine
+	// a 20 ms sleep can stretch past hotPoll's 50 ms.
+	o := startOrchd(t, "--deploy", deploy, "--deploy-poll", "500ms")
 	// Stage the bundle elsewhere, then copy it file by file, the BPEL
 	// last and slowly, as a copy over the network would.
 	stage := t.TempDir()
