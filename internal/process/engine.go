@@ -29,7 +29,8 @@ type Options struct {
 	// persistent processes cannot be deployed.
 	Store Store
 	// OutboxRetry is the first delay before an outbox message that failed
-	// is sent again (it doubles up to a minute); zero means 1s.
+	// is sent again (it doubles up to a minute), and before a timer whose
+	// run could not be stored fires again; zero means 1s.
 	OutboxRetry time.Duration
 	// Partners binds a partner endpoint that no process of this engine
 	// provides (typically the SOAP client over HTTP); nil leaves such

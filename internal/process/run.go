@@ -315,14 +315,15 @@ func (e *Engine) finish(in *instance, ex *exchange.Exchange, res result, err err
 		e.reg.mu.Unlock()
 	}
 	if !p.InMemory && e.store != nil {
-		if cerr := in.checkpoint(stateOf(res)); cerr != nil {
-			// Nothing of this run is durable: whoever waits for an answer
-			// gets a server error instead.
-			in.out = nil
-			e.log.Error("checkpoint failed", slog.String(logProcess, label), slog.String(logInstance, in.id), slog.Any("err", cerr))
-			p.metrics.ended["failed"].Inc()
-			p.stats.ended(resFailed)
-			return fmt.Errorf("process %s: instance state could not be stored: %w", label, cerr)
+		cerr := err
+		var ns *notStoredError
+		if !errors.As(err, &ns) {
+			// (A checkpoint inside the run failed: that run is not
+			// stored either.)
+			cerr = in.checkpoint(stateOf(res))
+		}
+		if cerr != nil {
+			return e.notStored(in, ex, cerr)
 		}
 	}
 	in.deliverReplies()
@@ -376,6 +377,38 @@ func (e *Engine) finish(in *instance, ex *exchange.Exchange, res result, err err
 		return aw
 	}
 	return fmt.Errorf("process %s: %s", label, endReason(in, res, ex))
+}
+
+// notStored ends a persistent instance's run whose checkpoint failed.
+// Nothing of the run is durable, so nothing of it may be seen: the replies
+// it made are dropped (whoever waits for one gets a server error instead),
+// and the instance is dropped from memory. The store still holds its last
+// checkpoint, which the next message or timer loads. Requests opened by
+// earlier runs go back to the registry, for the run that will answer them;
+// a timer run is tried again later.
+func (e *Engine) notStored(in *instance, ex *exchange.Exchange, cerr error) error {
+	p := in.p
+	e.log.Error("checkpoint failed", slog.String(logProcess, p.Name.Local), slog.String(logInstance, in.id), slog.Any("err", cerr))
+	var earlier []*openRequest
+	for _, r := range in.reqs {
+		if r.ex != in.trigger {
+			earlier = append(earlier, r)
+		}
+	}
+	for _, r := range in.out {
+		if r.req.ex != in.trigger {
+			earlier = append(earlier, r.req)
+		}
+	}
+	in.out, in.reqs = nil, earlier
+	e.unload(in)
+	p.metrics.ended["failed"].Inc()
+	p.stats.ended(resFailed)
+	if due, id := in.regTimer, in.id; ex == nil && due != 0 && in.state == stateWaiting {
+		// A timer's run: the stored instance still waits for it.
+		time.AfterFunc(e.retryDelay(), func() { e.fire(p, id, due) })
+	}
+	return fmt.Errorf("process %s: %w", p.Name.Local, cerr)
 }
 
 // endReason says why a run ended without answering ex.
@@ -589,6 +622,15 @@ func (e *Engine) fire(p *Process, id string, due int64) {
 		return
 	}
 	_ = e.drive(in, nil)
+}
+
+// retryDelay is how long background work that failed (an outbox send, a
+// timer run that could not be stored) waits before it is tried again.
+func (e *Engine) retryDelay() time.Duration {
+	if e.opts.OutboxRetry > 0 {
+		return e.opts.OutboxRetry
+	}
+	return time.Second
 }
 
 // dropAbandoned forgets the stashed open requests of persistent instance
