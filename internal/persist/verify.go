@@ -79,15 +79,16 @@ func (s *Store) Verify() (VerifyReport, error) {
 	return rep, nil
 }
 
-// Check opens the data file at path (no other process may hold it),
-// verifies it (Store.Verify) and closes it.
+// Check verifies the data file at path (Store.Verify) without writing to
+// it: it opens the file read-only (Options.ReadOnly), so it can look at
+// what a crash left before a restart recovers it.
 func Check(path string) (VerifyReport, error) {
-	st, err := Open(path, Options{})
+	s, err := Open(path, Options{ReadOnly: true, NoVerify: true})
 	if err != nil {
 		return VerifyReport{}, err
 	}
-	rep, err := st.Verify()
-	if cerr := st.Close(); cerr != nil && err == nil {
+	rep, err := s.Verify()
+	if cerr := s.Close(); cerr != nil && err == nil {
 		err = cerr
 	}
 	return rep, err

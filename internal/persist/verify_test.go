@@ -104,3 +104,41 @@ func TestVerify(t *testing.T) {
 		})
 	}
 }
+
+// TestReadOnly opens a file read-only: it reads, refuses writes, and two
+// read-only opens share it.
+func TestReadOnly(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "orchd.db")
+	if _, err := Open(path, Options{ReadOnly: true}); err == nil {
+		t.Fatal("read-only Open of a missing file succeeded")
+	}
+	st, err := Open(path, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := st.Commit(&Checkpoint{Instance: inst("a", Waiting)}); err != nil {
+		t.Fatal(err)
+	}
+	if err := st.Close(); err != nil {
+		t.Fatal(err)
+	}
+	ro, err := Open(path, Options{ReadOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ro.Close()
+	ro2, err := Open(path, Options{ReadOnly: true})
+	if err != nil {
+		t.Fatalf("second read-only Open: %v", err)
+	}
+	defer ro2.Close()
+	if _, _, err := ro.Instance("a"); err != nil {
+		t.Errorf("read: %v", err)
+	}
+	if err := ro.Commit(&Checkpoint{Instance: inst("b", Waiting)}); err == nil {
+		t.Error("Commit on a read-only store succeeded")
+	}
+	if rep, err := Check(path); err != nil || rep.Instances != 1 {
+		t.Errorf("Check beside read-only opens: %s %v", rep, err)
+	}
+}

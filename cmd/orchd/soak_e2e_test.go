@@ -1,0 +1,189 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+// TestSoak is make soak (not make test, not CI): SOAK_DURATION (default
+// 30m) of mixed load, in-memory POs beside the crash loop's persistent mix,
+// with a kill -9 and a restart every SOAK_RESTART (default 5m). Every
+// SOAK_SAMPLE (default 1m) it prints the acknowledged exchanges per second,
+// orchd's RSS and goroutines; at each restart the invariants on what the
+// crash left, the first-to-last-sample drift of the period that ended, and
+// at the end the invariants once every timer and outbox message is done.
+//
+//	make soak                                   # 30 minutes
+//	SOAK_DURATION=3m SOAK_RESTART=90s SOAK_SAMPLE=30s make soak
+func TestSoak(t *testing.T) {
+	if os.Getenv("ORCHD_SOAK") == "" {
+		t.Skip("make soak runs this (ORCHD_SOAK=1)")
+	}
+	duration := envDuration(t, "SOAK_DURATION", 30*time.Minute)
+	period := envDuration(t, "SOAK_RESTART", 5*time.Minute)
+	sample := envDuration(t, "SOAK_SAMPLE", time.Minute)
+	crm, erp, notify, plog := startRecordingPartners(t)
+	deploy := crashDeploy(t, crm, erp, notify)
+	copyBundle(t, deploy, "purchase-order", crm, erp, nil)
+	data := t.TempDir()
+	led := newLedger()
+	args := []string{"--deploy", deploy, "--data", data, "--message-hold", "-1s"}
+	var memAcks atomic.Int64
+	fmt.Printf("soak: %v, kill -9 every %v, samples every %v (orchd %s)\n", duration, period, sample, orchdBin)
+
+	samples := int((period + sample/2) / sample) // per restart period
+	if samples < 1 {
+		samples = 1
+	}
+	periods := int((duration + period - 1) / period)
+	start := time.Now()
+	o := startOrchd(t, args...)
+	stop, done := startSoakLoad(o.base, "P1", led, &memAcks)
+	persistAcks := func() int64 {
+		return led.acks.po.Load() + led.acks.request.Load() + led.acks.decision.Load() + led.acks.oneway.Load()
+	}
+	for p := 1; p <= periods; p++ {
+		lastPersist, lastMem := persistAcks(), memAcks.Load()
+		var rates []float64
+		next := time.Now()
+		for k := 0; k < samples; k++ {
+			next = next.Add(sample)
+			time.Sleep(time.Until(next))
+			np, nm := persistAcks(), memAcks.Load()
+			secs := sample.Seconds()
+			rates = append(rates, float64(np-lastPersist+nm-lastMem)/secs)
+			fmt.Printf("soak %6s: %7.1f tx/s (persistent %6.1f, in-memory %7.1f)  rss %6.1f MiB  goroutines %4.0f\n",
+				time.Since(start).Round(time.Second), rates[k], float64(np-lastPersist)/secs, float64(nm-lastMem)/secs,
+				rssMiB(o), scrape(t, o.base+"/metrics", goroutinesRE))
+			lastPersist, lastMem = np, nm
+		}
+		first, last := rates[0], rates[len(rates)-1]
+		fmt.Printf("soak period %d: first sample %.1f tx/s, last %.1f tx/s, drift %+.1f%%\n", p, first, last, 100*(last-first)/first)
+		if p == periods {
+			break
+		}
+		kill9(t, o)
+		close(stop)
+		<-done
+		view, rep, err := readDataFile(data)
+		if err != nil {
+			t.Fatalf("after kill -9: data file: %v", err)
+		}
+		bad := checkInvariants(led, plog, view, false)
+		fmt.Printf("soak kill -9 #%d: %s; %d invariant violations\n", p, rep, len(bad))
+		for _, b := range bad {
+			t.Error(b)
+		}
+		restart := time.Now()
+		o = startOrchd(t, args...)
+		fmt.Printf("soak restart #%d: serving after %v; %s\n", p, time.Since(restart).Round(time.Millisecond), recoveredLine(o.log()))
+		stop, done = startSoakLoad(o.base, fmt.Sprintf("P%d", p+1), led, &memAcks)
+	}
+	close(stop)
+	<-done
+	var bad []string
+	for deadline := time.Now().Add(60 * time.Second); ; time.Sleep(500 * time.Millisecond) {
+		view, err := listInstancesView(o.base)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if bad = checkInvariants(led, plog, view, true); len(bad) == 0 || time.Now().After(deadline) {
+			break
+		}
+	}
+	for _, b := range bad {
+		t.Error(b)
+	}
+	stopOrchd(t, o)
+	view, rep, err := readDataFile(data)
+	if err != nil {
+		t.Fatalf("data file after the last stop: %v", err)
+	}
+	bad = checkInvariants(led, plog, view, true)
+	for _, b := range bad {
+		t.Error(b)
+	}
+	fmt.Printf("soak end: acknowledged po=%d request=%d decision=%d oneway=%d in-memory=%d; final store %s; %d invariant violations\n",
+		led.acks.po.Load(), led.acks.request.Load(), led.acks.decision.Load(), led.acks.oneway.Load(), memAcks.Load(), rep, len(bad))
+}
+
+// startSoakLoad starts the persistent mix and in-memory PO clients against
+// base; they stop when stop is closed or orchd dies, then done is closed.
+func startSoakLoad(base, prefix string, led *loadLedger, memAcks *atomic.Int64) (stop chan struct{}, done chan struct{}) {
+	stop, done = make(chan struct{}), make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		mixedLoad(base, prefix, led, stop, uint64(time.Now().UnixNano()))
+	}()
+	po := readPO()
+	client := &http.Client{Timeout: 30 * time.Second, Transport: &http.Transport{MaxIdleConnsPerHost: 8}}
+	for c := 0; c < 4; c++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				req, _ := http.NewRequest(http.MethodPost, base+"/processes/PurchaseOrder", bytes.NewReader(po))
+				req.Header.Set("Content-Type", textXML)
+				resp, err := client.Do(req)
+				if err != nil {
+					return
+				}
+				b, err := io.ReadAll(resp.Body)
+				resp.Body.Close()
+				if err == nil && resp.StatusCode == 200 && bytes.Contains(b, []byte("ACCEPTED")) {
+					memAcks.Add(1)
+				}
+			}
+		}()
+	}
+	go func() {
+		wg.Wait()
+		client.CloseIdleConnections()
+		close(done)
+	}()
+	return stop, done
+}
+
+// rssMiB is orchd's resident set size, from /proc.
+func rssMiB(o *orchd) float64 {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", o.cmd.Process.Pid))
+	if err != nil {
+		return -1
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if f := strings.Fields(line); len(f) >= 2 && f[0] == "VmRSS:" {
+			kb, _ := strconv.ParseFloat(f[1], 64)
+			return kb / 1024
+		}
+	}
+	return -1
+}
+
+func envDuration(t *testing.T, name string, def time.Duration) time.Duration {
+	t.Helper()
+	s := os.Getenv(name)
+	if s == "" {
+		return def
+	}
+	d, err := time.ParseDuration(s)
+	if err != nil || d <= 0 {
+		t.Fatalf("%s=%q: want a positive duration such as 30m", name, s)
+	}
+	return d
+}
