@@ -99,23 +99,33 @@ func startRecordingPartners(t testing.TB) (crm, erp, notify string, log *partner
 	return addrs[0], addrs[1], addrs[2], log
 }
 
-// crashDeploy lays out the persistent PO (without cleanup, so that every
-// order stays to be counted), the approval example, and a persistent
-// process whose one-way invoke goes through the outbox (RELIABLE).
-func crashDeploy(t *testing.T, crm, erp, notify string) string {
+// crashDeploy lays out the persistent PO, the approval example, and a
+// persistent process whose one-way invoke goes through the outbox
+// (RELIABLE). Without cleanup every instance stays in the store, to be
+// counted; with it (the soak, whose store must not grow) completed ones
+// are deleted, as the PO example does.
+func crashDeploy(t *testing.T, crm, erp, notify string, cleanup bool) string {
 	t.Helper()
 	deploy := t.TempDir()
-	copyBundleFrom(t, "../../deploy/purchase-order-persistent", deploy, "po-persistent", crm, erp, map[string][][2]string{
-		"deploy.xml": {{`<cleanup on="success"/>`, ``}},
-	})
-	copyBundleFrom(t, "../../deploy/order-approval", deploy, "order-approval", crm, erp, nil)
-	copyBundleFrom(t, "../../internal/process/testdata/bundles/rt-oneway", deploy, "reliable", crm, erp, map[string][][2]string{
+	clean := func(edits map[string][][2]string, in string) map[string][][2]string {
+		if cleanup {
+			edits["deploy.xml"] = append(edits["deploy.xml"], [2]string{in, `<cleanup on="success"/>` + in})
+		}
+		return edits
+	}
+	poEdits := map[string][][2]string{}
+	if !cleanup {
+		poEdits["deploy.xml"] = [][2]string{{`<cleanup on="success"/>`, ``}}
+	}
+	copyBundleFrom(t, "../../deploy/purchase-order-persistent", deploy, "po-persistent", crm, erp, poEdits)
+	copyBundleFrom(t, "../../deploy/order-approval", deploy, "order-approval", crm, erp, clean(map[string][][2]string{}, "</process>"))
+	copyBundleFrom(t, "../../internal/process/testdata/bundles/rt-oneway", deploy, "reliable", crm, erp, clean(map[string][][2]string{
 		"deploy.xml": {{"<in-memory>true</in-memory>", "<in-memory>false</in-memory>"}},
 		"test.wsdl": {
 			{"http://partner.example/partner", "http://" + notify + "/notify"},
 			{"http://localhost:8080/test", "http://localhost:8080" + reliablePath},
 		},
-	})
+	}, "</process>"))
 	return deploy
 }
 
@@ -127,18 +137,22 @@ type loadLedger struct {
 	pos map[string]bool
 	// Approvals: requestId -> state of the conversation.
 	approvals map[string]*approvalCase
+	// undecided lists acknowledged approvals with a long timer that no
+	// decision was sent for yet, oldest first.
+	undecided []string
 	// One-way sends: id -> acknowledged.
 	oneway map[string]bool
+	// cleanup: completed instances are deleted (crashDeploy's cleanup).
+	cleanup bool
 	// acks counts acknowledged exchanges of each kind.
 	acks struct{ po, request, decision, oneway atomic.Int64 }
 }
 
 type approvalCase struct {
-	short     bool   // its timer fires within a round (PT0.5S); never decided
-	acked     bool   // requestApproval answered PENDING
-	decided   string // decision sent ("APPROVED" or "REJECTED"), if any
-	decAcked  bool   // and answered with that status
-	decisions int    // decisions sent (at most one)
+	short    bool   // its timer fires within a round (PT0.5S); never decided
+	acked    bool   // requestApproval answered PENDING
+	decided  string // decision sent ("APPROVED" or "REJECTED"), if any
+	decAcked bool   // and answered with that status
 }
 
 func newLedger() *loadLedger {
@@ -218,14 +232,11 @@ func mixedLoad(base, prefix string, led *loadLedger, stop <-chan struct{}, seed 
 				led.mu.Lock()
 				var id string
 				var c *approvalCase
-				for k, v := range led.approvals {
-					if v.acked && !v.short && v.decisions == 0 {
-						id, c = k, v
-						break
-					}
+				if len(led.undecided) > 0 {
+					id, led.undecided = led.undecided[0], led.undecided[1:]
+					c = led.approvals[id]
 				}
 				if c != nil {
-					c.decisions++
 					c.decided = map[bool]string{true: "APPROVED", false: "REJECTED"}[rnd.IntN(2) == 0]
 				}
 				led.mu.Unlock()
@@ -254,6 +265,9 @@ func mixedLoad(base, prefix string, led *loadLedger, stop <-chan struct{}, seed 
 			if ok && strings.Contains(body, "<appr:status>PENDING</appr:status>") {
 				led.mu.Lock()
 				c.acked = true
+				if !c.short {
+					led.undecided = append(led.undecided, id)
+				}
 				led.mu.Unlock()
 				led.acks.request.Add(1)
 			}
@@ -395,68 +409,72 @@ func listInstancesView(base string) (*storeView, error) {
 
 // checkInvariants compares the ledger, the partners' log and the store.
 // final also requires what takes time: every short approval expired,
-// every acknowledged one-way send delivered. It returns the violations.
+// every acknowledged one-way send delivered. With cleanup, an instance
+// that completed may be gone. It returns the violations.
 func checkInvariants(led *loadLedger, plog *partnerLog, v *storeView, final bool) []string {
 	var bad []string
-	pos, approvals, oneway := v.pos, v.approvals, v.oneway
+	add := func(format string, args ...any) { bad = append(bad, fmt.Sprintf(format, args...)) }
 	led.mu.Lock()
 	defer led.mu.Unlock()
 	for id, acked := range led.pos {
-		ins := pos[id]
+		ins := v.pos[id]
 		crm, erp := plog.count(plog.crm, id), plog.count(plog.erp, id)
 		switch {
 		case len(ins) > 1:
-			bad = append(bad, fmt.Sprintf("PO %s has %d instances", id, len(ins)))
+			add("PO %s has %d instances", id, len(ins))
 		case crm > 1 || erp > 1:
-			bad = append(bad, fmt.Sprintf("PO %s reached the CRM %d times, the ERP %d times", id, crm, erp))
-		case acked && len(ins) == 0:
-			bad = append(bad, fmt.Sprintf("acknowledged PO %s has no instance", id))
-		case acked && (ins[0].state != "completed" || ins[0].status != "ACCEPTED" || crm != 1 || erp != 1):
-			bad = append(bad, fmt.Sprintf("acknowledged PO %s: %+v, crm %d erp %d", id, ins[0], crm, erp))
+			add("PO %s reached the CRM %d times, the ERP %d times", id, crm, erp)
+		case acked && (crm != 1 || erp != 1):
+			add("acknowledged PO %s reached the CRM %d times, the ERP %d times", id, crm, erp)
+		case acked && len(ins) == 0 && !led.cleanup:
+			add("acknowledged PO %s has no instance", id)
+		case acked && len(ins) == 1 && (ins[0].state != "completed" || ins[0].status != "ACCEPTED"):
+			add("acknowledged PO %s: %+v", id, ins[0])
 		}
 	}
-	for id := range pos {
+	for id := range v.pos {
 		if _, ok := led.pos[id]; !ok {
-			bad = append(bad, fmt.Sprintf("PO instance %q nobody sent", id))
+			add("PO instance %q nobody sent", id)
 		}
 	}
 	for id, c := range led.approvals {
-		ins := approvals[id]
+		ins := v.approvals[id]
+		mustWait := !c.short && c.decided == ""
 		switch {
 		case len(ins) > 1:
-			bad = append(bad, fmt.Sprintf("approval %s has %d instances", id, len(ins)))
+			add("approval %s has %d instances", id, len(ins))
 		case len(ins) == 0:
-			if c.acked {
-				bad = append(bad, fmt.Sprintf("acknowledged approval %s has no instance", id))
+			if c.acked && (!led.cleanup || mustWait) {
+				add("acknowledged approval %s has no instance", id)
 			}
 		case c.decAcked && (ins[0].state != "completed" || ins[0].status != c.decided):
-			bad = append(bad, fmt.Sprintf("approval %s decided %s (acknowledged) is %+v", id, c.decided, ins[0]))
+			add("approval %s decided %s (acknowledged) is %+v", id, c.decided, ins[0])
 		case c.decided != "" && ins[0].state == "completed" && ins[0].status != c.decided:
-			bad = append(bad, fmt.Sprintf("approval %s decided %s is %+v", id, c.decided, ins[0]))
-		case c.decided == "" && !c.short && ins[0].state != "waiting":
-			bad = append(bad, fmt.Sprintf("undecided approval %s is %+v", id, ins[0]))
+			add("approval %s decided %s is %+v", id, c.decided, ins[0])
+		case mustWait && ins[0].state != "waiting":
+			add("undecided approval %s is %+v", id, ins[0])
 		case c.short && ins[0].state == "completed" && ins[0].status != "EXPIRED":
-			bad = append(bad, fmt.Sprintf("expiring approval %s is %+v", id, ins[0]))
+			add("expiring approval %s is %+v", id, ins[0])
 		case final && c.short && (ins[0].state != "completed" || ins[0].status != "EXPIRED"):
-			bad = append(bad, fmt.Sprintf("approval %s did not expire: %+v", id, ins[0]))
+			add("approval %s did not expire: %+v", id, ins[0])
 		case ins[0].state != "waiting" && ins[0].state != "completed":
-			bad = append(bad, fmt.Sprintf("approval %s is %+v", id, ins[0]))
+			add("approval %s is %+v", id, ins[0])
 		}
 	}
 	for id, acked := range led.oneway {
-		ins := oneway[id]
+		ins := v.oneway[id]
 		n := plog.count(plog.notified, id)
 		switch {
 		case len(ins) > 1:
-			bad = append(bad, fmt.Sprintf("one-way %s has %d instances", id, len(ins)))
-		case n > 0 && len(ins) == 0:
-			bad = append(bad, fmt.Sprintf("one-way %s was delivered %d times, but its instance is not stored", id, n))
-		case acked && len(ins) == 0:
-			bad = append(bad, fmt.Sprintf("acknowledged one-way %s has no instance", id))
-		case acked && ins[0].state != "completed":
-			bad = append(bad, fmt.Sprintf("acknowledged one-way %s is %+v", id, ins[0]))
-		case final && len(ins) == 1 && n == 0:
-			bad = append(bad, fmt.Sprintf("stored one-way %s was never delivered", id))
+			add("one-way %s has %d instances", id, len(ins))
+		case n > 0 && len(ins) == 0 && !led.cleanup:
+			add("one-way %s was delivered %d times, but its instance is not stored", id, n)
+		case acked && len(ins) == 0 && !led.cleanup:
+			add("acknowledged one-way %s has no instance", id)
+		case acked && len(ins) == 1 && ins[0].state != "completed":
+			add("acknowledged one-way %s is %+v", id, ins[0])
+		case final && (acked || len(ins) == 1) && n == 0:
+			add("one-way %s (acknowledged %v) was never delivered", id, acked)
 		}
 	}
 	return bad
@@ -471,7 +489,7 @@ func TestCrashLoop(t *testing.T) {
 	t.Logf("seed %d", seed)
 	rnd := rand.New(rand.NewPCG(seed, 0))
 	crm, erp, notify, plog := startRecordingPartners(t)
-	deploy := crashDeploy(t, crm, erp, notify)
+	deploy := crashDeploy(t, crm, erp, notify, false)
 	data := t.TempDir()
 	led := newLedger()
 	args := []string{"--deploy", deploy, "--data", data, "--message-hold", "-1s"}

@@ -32,10 +32,11 @@ func TestSoak(t *testing.T) {
 	period := envDuration(t, "SOAK_RESTART", 5*time.Minute)
 	sample := envDuration(t, "SOAK_SAMPLE", time.Minute)
 	crm, erp, notify, plog := startRecordingPartners(t)
-	deploy := crashDeploy(t, crm, erp, notify)
+	deploy := crashDeploy(t, crm, erp, notify, true)
 	copyBundle(t, deploy, "purchase-order", crm, erp, nil)
 	data := t.TempDir()
 	led := newLedger()
+	led.cleanup = true
 	args := []string{"--deploy", deploy, "--data", data, "--message-hold", "-1s"}
 	var memAcks atomic.Int64
 	fmt.Printf("soak: %v, kill -9 every %v, samples every %v (orchd %s)\n", duration, period, sample, orchdBin)
