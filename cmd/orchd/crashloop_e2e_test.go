@@ -193,17 +193,17 @@ func mixedLoad(base, prefix string, led *loadLedger, stop <-chan struct{}, seed 
 	}
 	var wg sync.WaitGroup
 	worker := func(fn func(i int, rnd *rand.Rand) bool) {
+		rnd := rand.New(rand.NewPCG(seed, uint64(len(prefix))))
+		seed++
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			rnd := rand.New(rand.NewPCG(seed, uint64(len(prefix))))
 			for i := 0; !stopped(); i++ {
 				if !fn(i, rnd) {
 					return
 				}
 			}
 		}()
-		seed++
 	}
 	po := readPO()
 	for w := 0; w < 2; w++ {
@@ -524,30 +524,36 @@ func TestCrashLoop(t *testing.T) {
 			t.FailNow()
 		}
 	}
-	// The end: every timer fires, every outbox message is delivered.
-	var bad []string
-	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(100 * time.Millisecond) {
+	rep, _ := finalCheck(t, o, data, led, plog, 20*time.Second)
+	t.Logf("%d rounds in %v: acknowledged po=%d request=%d decision=%d oneway=%d; final store %s",
+		rounds, time.Since(start).Round(time.Millisecond), led.acks.po.Load(), led.acks.request.Load(), led.acks.decision.Load(), led.acks.oneway.Load(), rep)
+}
+
+// finalCheck waits up to wait for every timer to fire and every outbox
+// message to be delivered (the final invariants, on orchd's listing),
+// stops orchd, and checks the invariants and the consistency of the data
+// file it left. It reports each violation and returns their number.
+func finalCheck(t *testing.T, o *orchd, data string, led *loadLedger, plog *partnerLog, wait time.Duration) (persist.VerifyReport, int) {
+	t.Helper()
+	for deadline := time.Now().Add(wait); ; time.Sleep(100 * time.Millisecond) {
 		view, err := listInstancesView(o.base)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if bad = checkInvariants(led, plog, view, true); len(bad) == 0 || time.Now().After(deadline) {
+		if bad := checkInvariants(led, plog, view, true); len(bad) == 0 || time.Now().After(deadline) {
 			break
 		}
-	}
-	for _, b := range bad {
-		t.Error(b)
 	}
 	stopOrchd(t, o)
 	view, rep, err := readDataFile(data)
 	if err != nil {
 		t.Fatalf("data file after the last stop: %v", err)
 	}
-	for _, b := range checkInvariants(led, plog, view, true) {
+	bad := checkInvariants(led, plog, view, true)
+	for _, b := range bad {
 		t.Error(b)
 	}
-	t.Logf("%d rounds in %v: acknowledged po=%d request=%d decision=%d oneway=%d; final store %s",
-		rounds, time.Since(start).Round(time.Millisecond), led.acks.po.Load(), led.acks.request.Load(), led.acks.decision.Load(), led.acks.oneway.Load(), rep)
+	return rep, len(bad)
 }
 
 // stopOrchd stops orchd with SIGTERM and waits until it has exited.

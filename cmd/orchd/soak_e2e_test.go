@@ -91,30 +91,9 @@ func TestSoak(t *testing.T) {
 	}
 	close(stop)
 	<-done
-	var bad []string
-	for deadline := time.Now().Add(60 * time.Second); ; time.Sleep(500 * time.Millisecond) {
-		view, err := listInstancesView(o.base)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if bad = checkInvariants(led, plog, view, true); len(bad) == 0 || time.Now().After(deadline) {
-			break
-		}
-	}
-	for _, b := range bad {
-		t.Error(b)
-	}
-	stopOrchd(t, o)
-	view, rep, err := readDataFile(data)
-	if err != nil {
-		t.Fatalf("data file after the last stop: %v", err)
-	}
-	bad = checkInvariants(led, plog, view, true)
-	for _, b := range bad {
-		t.Error(b)
-	}
+	rep, nbad := finalCheck(t, o, data, led, plog, time.Minute)
 	fmt.Printf("soak end: acknowledged po=%d request=%d decision=%d oneway=%d in-memory=%d; final store %s; %d invariant violations\n",
-		led.acks.po.Load(), led.acks.request.Load(), led.acks.decision.Load(), led.acks.oneway.Load(), memAcks.Load(), rep, len(bad))
+		led.acks.po.Load(), led.acks.request.Load(), led.acks.decision.Load(), led.acks.oneway.Load(), memAcks.Load(), rep, nbad)
 }
 
 // startSoakLoad starts the persistent mix and in-memory PO clients against

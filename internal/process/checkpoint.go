@@ -148,7 +148,9 @@ func (in *instance) checkpoint(st persist.State) error {
 // timer starts from it.
 type notStoredError struct{ err error }
 
-func (e *notStoredError) Error() string { return "instance state could not be stored: " + e.err.Error() }
+func (e *notStoredError) Error() string {
+	return "instance state could not be stored: " + e.err.Error()
+}
 func (e *notStoredError) Unwrap() error { return e.err }
 
 // cleans reports whether deploy.xml's <cleanup> drops category when an

@@ -76,7 +76,6 @@ func faultyEngine(t *testing.T, path string) (*Engine, *faultyStore, map[string]
 	fs := &faultyStore{Store: st}
 	ip := &inProcessPartners{}
 	ow := &flakyPartner{ch: make(chan struct{}, 16)}
-	procs := map[string]*Process{}
 	oneway := persistentOneWay(t)
 	e := NewEngine(Options{Store: fs, MessageHold: 10 * time.Millisecond, OutboxRetry: 20 * time.Millisecond,
 		Partners: func(ep *exchange.Endpoint) exchange.Partner {
@@ -85,18 +84,7 @@ func faultyEngine(t *testing.T, path string) (*Engine, *faultyStore, map[string]
 			}
 			return ip.bind(ep)
 		}})
-	for _, b := range []string{"order-approval", "purchase-order-persistent"} {
-		ps, err := LoadBundle(filepath.Join("../../deploy", b))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := e.Deploy(ps...); err != nil {
-			t.Fatal(err)
-		}
-		for _, p := range ps {
-			procs[p.Name.Local] = p
-		}
-	}
+	procs := deployExamples(t, e)
 	if err := e.Deploy(oneway); err != nil {
 		t.Fatal(err)
 	}
