@@ -54,18 +54,20 @@ func TestSoak(t *testing.T) {
 	}
 	for p := 1; p <= periods; p++ {
 		lastPersist, lastMem := persistAcks(), memAcks.Load()
+		lastCPU := cpuSeconds(o)
 		var rates []float64
 		next := time.Now()
 		for k := 0; k < samples; k++ {
 			next = next.Add(sample)
 			time.Sleep(time.Until(next))
-			np, nm := persistAcks(), memAcks.Load()
+			np, nm, cpu := persistAcks(), memAcks.Load(), cpuSeconds(o)
 			secs := sample.Seconds()
-			rates = append(rates, float64(np-lastPersist+nm-lastMem)/secs)
-			fmt.Printf("soak %6s: %7.1f tx/s (persistent %6.1f, in-memory %7.1f)  rss %6.1f MiB  goroutines %4.0f\n",
+			tx := float64(np - lastPersist + nm - lastMem)
+			rates = append(rates, tx/secs)
+			fmt.Printf("soak %6s: %7.1f tx/s (persistent %6.1f, in-memory %7.1f)  orchd cpu %3.0f%% (%3.0f us/tx)  rss %5.1f MiB  goroutines %3.0f\n",
 				time.Since(start).Round(time.Second), rates[k], float64(np-lastPersist)/secs, float64(nm-lastMem)/secs,
-				rssMiB(o), scrape(t, o.base+"/metrics", goroutinesRE))
-			lastPersist, lastMem = np, nm
+				100*(cpu-lastCPU)/secs, 1e6*(cpu-lastCPU)/tx, rssMiB(o), scrape(t, o.base+"/metrics", goroutinesRE))
+			lastPersist, lastMem, lastCPU = np, nm, cpu
 		}
 		first, last := rates[0], rates[len(rates)-1]
 		fmt.Printf("soak period %d: first sample %.1f tx/s, last %.1f tx/s, drift %+.1f%%\n", p, first, last, 100*(last-first)/first)
@@ -153,6 +155,24 @@ func rssMiB(o *orchd) float64 {
 		}
 	}
 	return -1
+}
+
+// cpuSeconds is the CPU time orchd has used (user and system), from
+// /proc: with the throughput it tells a slower orchd from a busier
+// machine.
+func cpuSeconds(o *orchd) float64 {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", o.cmd.Process.Pid))
+	if err != nil {
+		return 0
+	}
+	// The fields after the command name (which is in parentheses).
+	f := strings.Fields(string(b[bytes.LastIndexByte(b, ')')+1:]))
+	if len(f) < 13 {
+		return 0
+	}
+	utime, _ := strconv.ParseFloat(f[11], 64)
+	stime, _ := strconv.ParseFloat(f[12], 64)
+	return (utime + stime) / 100 // USER_HZ
 }
 
 func envDuration(t *testing.T, name string, def time.Duration) time.Duration {
