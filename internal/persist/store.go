@@ -78,8 +78,9 @@ type Options struct {
 
 // Store is an open data file. All methods are safe for concurrent use.
 type Store struct {
-	db   *bolt.DB
-	path string
+	db       *bolt.DB
+	path     string
+	readOnly bool
 
 	closed   atomic.Bool
 	inflight atomic.Int64 // write transactions requested and not finished
@@ -118,7 +119,7 @@ func Open(path string, opts Options) (*Store, error) {
 	if opts.MaxBatchSize > 0 {
 		db.MaxBatchSize = opts.MaxBatchSize
 	}
-	s := &Store{db: db, path: path}
+	s := &Store{db: db, path: path, readOnly: opts.ReadOnly}
 	if err := s.init(!opts.NoVerify, opts.ReadOnly); err != nil {
 		closeBolt(db)
 		return nil, err

@@ -2,6 +2,7 @@ package persist
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"strings"
 
@@ -60,16 +61,38 @@ func (r VerifyReport) String() string {
 // Outbox messages may outlive their instance and are only decoded. The
 // error is nil when the file could be read and nothing was found; it wraps
 // ErrCorrupt, naming the first problems, when something was. Verify reads
-// every key, so it costs about as much as Open's verification.
+// every key, so it costs about as much as Open's verification. On a
+// read-write store it runs in a write transaction that it rolls back
+// (bbolt's check reads the free list, which commits change), so commits
+// wait while it runs.
 func (s *Store) Verify() (VerifyReport, error) {
-	rep := VerifyReport{States: map[State]int{}}
-	err := s.view(func(tx *bolt.Tx) error {
+	var rep VerifyReport
+	check := func(tx *bolt.Tx) error {
+		// (A group commit may run this more than once.)
+		rep = VerifyReport{States: map[State]int{}}
 		for err := range tx.Check() {
 			rep.problem("bbolt: %v", err)
 		}
 		verifyBuckets(tx, &rep)
 		return nil
-	})
+	}
+	var err error
+	if s.readOnly {
+		// No writer can hold the file meanwhile.
+		err = s.view(check)
+	} else {
+		// bbolt's check reads the free list, which writers change: it
+		// runs in a write transaction (rolled back), so that none does.
+		err = s.update(func(tx *bolt.Tx) error {
+			if err := check(tx); err != nil {
+				return err
+			}
+			return errRollback
+		})
+		if errors.Is(err, errRollback) {
+			err = nil
+		}
+	}
 	if err != nil {
 		return rep, err
 	}
@@ -78,6 +101,9 @@ func (s *Store) Verify() (VerifyReport, error) {
 	}
 	return rep, nil
 }
+
+// errRollback ends Verify's write transaction without writing.
+var errRollback = errors.New("persist: verify: roll back")
 
 // Check verifies the data file at path (Store.Verify) without writing to
 // it: it opens the file read-only (Options.ReadOnly), so it can look at

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
+	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -318,4 +319,123 @@ func TestFailedCommitsAtRandom(t *testing.T) {
 		}
 	}
 	t.Logf("%d commits failed, %d instances stored", fs.failures(), len(list))
+}
+
+// replyLaterBPEL receives run, waits for a correlated notify, and only
+// then replies to run: its client waits across two runs.
+const replyLaterBPEL = `<?xml version="1.0" encoding="UTF-8"?>
+<process name="Later" targetNamespace="urn:test:process"
+    xmlns="http://docs.oasis-open.org/wsbpel/2.0/process/executable"
+    xmlns:tns="urn:test">
+  <import importType="http://schemas.xmlsoap.org/wsdl/" location="test.wsdl" namespace="urn:test"/>
+  <partnerLinks>
+    <partnerLink name="client" partnerLinkType="tns:TestLT" myRole="provider"/>
+    <partnerLink name="go" partnerLinkType="tns:PartnerLT" myRole="partner"/>
+  </partnerLinks>
+  <variables>
+    <variable name="in" messageType="tns:req"/>
+    <variable name="in2" messageType="tns:req"/>
+    <variable name="out" messageType="tns:resp"/>
+  </variables>
+  <correlationSets><correlationSet name="byId" properties="tns:orderId"/></correlationSets>
+  <sequence>
+    <receive partnerLink="client" operation="run" variable="in" createInstance="yes">
+      <correlations><correlation set="byId" initiate="yes"/></correlations>
+    </receive>
+    <receive partnerLink="go" operation="notify" variable="in2">
+      <correlations><correlation set="byId" initiate="no"/></correlations>
+    </receive>
+    <assign>
+      <copy><from><literal><tns:resp><tns:a>done</tns:a></tns:resp></literal></from><to variable="out" part="payload"/></copy>
+    </assign>
+    <reply partnerLink="client" operation="run" variable="out"/>
+  </sequence>
+</process>`
+
+const replyLaterDeploy = `<?xml version="1.0" encoding="UTF-8"?>
+<deploy xmlns="http://www.apache.org/ode/schemas/dd/2007/03" xmlns:pns="urn:test:process" xmlns:tns="urn:test">
+  <process name="pns:Later">
+    <in-memory>false</in-memory>
+    <provide partnerLink="client"><service name="tns:TestService" port="TestPort"/></provide>
+    <provide partnerLink="go"><service name="tns:PartnerService" port="PartnerPort"/></provide>
+  </process>
+</deploy>`
+
+// TestFailedCommitKeepsEarlierRequests: a request whose reply a later run
+// gives keeps waiting when the run in between fails to commit, and gets
+// its reply from the run after that.
+func TestFailedCommitKeepsEarlierRequests(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "later")
+	copyDir(t, filepath.Join(bundlesDir, "rt-oneway"), dir)
+	for name, text := range map[string]string{"Test.bpel": replyLaterBPEL, "deploy.xml": replyLaterDeploy} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	procs, err := LoadBundle(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := procs[0]
+	st, err := persist.Open(filepath.Join(t.TempDir(), "orchd.db"), persist.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	fs := &faultyStore{Store: st}
+	e := NewEngine(Options{Store: fs, MessageHold: -1})
+	if err := e.Deploy(p); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.Recover(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	send := func(service, op string, n string, respond func(*exchange.Message, *exchange.Fault)) error {
+		for _, ep := range p.Endpoints {
+			if ep.Service.Local == service {
+				o := opNamed(ep, op)
+				m := exchange.NewMessage(o.Input.Name)
+				m.Parts["payload"] = testReq("L-1", n, "")
+				return e.Dispatch(context.Background(), &exchange.Exchange{Endpoint: ep, Operation: o, Input: m, Respond: respond})
+			}
+		}
+		return fmt.Errorf("no service %s", service)
+	}
+	ran := make(chan clientResult, 1)
+	go func() {
+		var r clientResult
+		r.err = send("TestService", "run", "1", func(m *exchange.Message, f *exchange.Fault) { r.out, r.fault = m, f })
+		ran <- r
+	}()
+	notify := func() error { return send("PartnerService", "notify", "2", nil) }
+	// The instance waits for notify once its first commit holds.
+	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(5 * time.Millisecond) {
+		if list, _ := e.Instances(InstanceFilter{State: "waiting"}); len(list) == 1 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the instance never waited for notify")
+		}
+	}
+	fs.plan(0, 1)
+	if err := notify(); err == nil {
+		t.Fatal("notify acknowledged although its commit failed")
+	}
+	select {
+	case r := <-ran:
+		t.Fatalf("the waiting client was answered by the run that failed: %+v", r)
+	case <-time.After(50 * time.Millisecond):
+	}
+	if err := notify(); err != nil {
+		t.Fatalf("notify sent again: %v", err)
+	}
+	select {
+	case r := <-ran:
+		if r.err != nil || r.out == nil || childText(r.out.Part("payload"), "a") != "done" {
+			t.Fatalf("the waiting client got %+v", r)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("the waiting client never got the reply the later run gave")
+	}
+	verifyStore(t, e, fs)
 }
