@@ -6,6 +6,7 @@ import (
 	"io"
 	"net/http"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -38,6 +39,12 @@ func TestSoak(t *testing.T) {
 	led := newLedger()
 	led.cleanup = true
 	args := []string{"--deploy", deploy, "--data", data, "--message-hold", "-1s"}
+	// SOAK_HEAP_DIR: save orchd's heap profile at each sample.
+	heapDir, debug := os.Getenv("SOAK_HEAP_DIR"), ""
+	if heapDir != "" {
+		debug = deadAddr(t)
+		args = append(args, "--debug-addr", debug)
+	}
 	var memAcks atomic.Int64
 	fmt.Printf("soak: %v, kill -9 every %v, samples every %v (orchd %s)\n", duration, period, sample, orchdBin)
 
@@ -68,9 +75,13 @@ func TestSoak(t *testing.T) {
 				time.Since(start).Round(time.Second), rates[k], float64(np-lastPersist)/secs, float64(nm-lastMem)/secs,
 				100*(cpu-lastCPU)/secs, 1e6*(cpu-lastCPU)/tx, rssMiB(o), scrape(t, o.base+"/metrics", goroutinesRE))
 			lastPersist, lastMem, lastCPU = np, nm, cpu
+			if heapDir != "" {
+				saveHeap(t, debug, filepath.Join(heapDir, fmt.Sprintf("heap-%d-%d.pb.gz", p, k+1)))
+			}
 		}
 		first, last := rates[0], rates[len(rates)-1]
 		fmt.Printf("soak period %d: first sample %.1f tx/s, last %.1f tx/s, drift %+.1f%%\n", p, first, last, 100*(last-first)/first)
+
 		if p == periods {
 			break
 		}
@@ -140,6 +151,24 @@ func startSoakLoad(base, prefix string, led *loadLedger, memAcks *atomic.Int64) 
 		close(done)
 	}()
 	return stop, done
+}
+
+// saveHeap writes orchd's heap profile (after a collection) to path.
+func saveHeap(t *testing.T, debug, path string) {
+	t.Helper()
+	resp, err := http.Get("http://" + debug + "/debug/pprof/heap?gc=1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	fmt.Printf("soak: heap profile in %s\n", path)
 }
 
 // rssMiB is orchd's resident set size, from /proc.

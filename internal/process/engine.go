@@ -116,6 +116,7 @@ type Engine struct {
 	rest    *restClient
 	reg     registry
 	stripes stripes
+	timers  timerSet
 	// baseCtx is the context of work that belongs to instances rather
 	// than to a client (after a reply, timers); Close cancels it.
 	baseCtx context.Context

@@ -339,6 +339,7 @@ func (e *Engine) finish(in *instance, ex *exchange.Exchange, res result, err err
 		}
 		e.block(in)
 	} else {
+		e.unschedule(in.id)
 		p.metrics.duration.Observe(time.Since(in.started).Seconds())
 		if ex != nil && !ex.Received.IsZero() {
 			e.metrics.completed.Observe(time.Since(ex.Received).Seconds())
@@ -551,6 +552,8 @@ func (e *Engine) block(in *instance) {
 	}
 	if in.wake != 0 {
 		e.schedule(in.p, in.id, in.wake)
+	} else {
+		e.unschedule(in.id)
 	}
 }
 
@@ -578,13 +581,66 @@ func (e *Engine) unregisterLocked(in *instance) {
 	in.regRoutes = nil
 }
 
-// schedule runs the instance's timer at due.
+// timerSet holds the pending timer of each instance that waits for one,
+// so that the timer of an instance that moves on is stopped rather than
+// kept in memory until it falls due (an approval decided at once would
+// keep its timeout's timer for days).
+type timerSet struct {
+	mu sync.Mutex
+	m  map[string]*pendingTimer
+}
+
+type pendingTimer struct {
+	t   *time.Timer
+	due int64
+}
+
+// schedule runs the instance's timer at due, in place of the one it had.
 func (e *Engine) schedule(p *Process, id string, due int64) {
 	d := time.Until(time.Unix(0, due))
 	if d < 0 {
 		d = 0
 	}
-	time.AfterFunc(d, func() { e.fire(p, id, due) })
+	ts := &e.timers
+	ts.mu.Lock()
+	defer ts.mu.Unlock()
+	if old := ts.m[id]; old != nil {
+		if old.due == due {
+			return
+		}
+		old.t.Stop()
+	}
+	if ts.m == nil {
+		ts.m = map[string]*pendingTimer{}
+	}
+	pt := &pendingTimer{due: due}
+	pt.t = time.AfterFunc(d, func() {
+		ts.mu.Lock()
+		if ts.m[id] == pt {
+			delete(ts.m, id)
+		}
+		ts.mu.Unlock()
+		e.fire(p, id, due)
+	})
+	ts.m[id] = pt
+}
+
+// unschedule stops the timer of an instance that no longer waits for one.
+func (e *Engine) unschedule(id string) {
+	ts := &e.timers
+	ts.mu.Lock()
+	defer ts.mu.Unlock()
+	if pt := ts.m[id]; pt != nil {
+		pt.t.Stop()
+		delete(ts.m, id)
+	}
+}
+
+// pendingTimers counts the scheduled timers.
+func (e *Engine) pendingTimers() int {
+	e.timers.mu.Lock()
+	defer e.timers.mu.Unlock()
+	return len(e.timers.m)
 }
 
 // fire runs an instance whose timer is due, if it still waits for it.
