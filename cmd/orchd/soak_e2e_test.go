@@ -22,6 +22,7 @@ import (
 // orchd's RSS and goroutines; at each restart the invariants on what the
 // crash left, the first-to-last-sample drift of the period that ended, and
 // at the end the invariants once every timer and outbox message is done.
+// SOAK_HEAP_DIR=DIR saves orchd's heap profile at each sample.
 //
 //	make soak                                   # 30 minutes
 //	SOAK_DURATION=3m SOAK_RESTART=90s SOAK_SAMPLE=30s make soak
