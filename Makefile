@@ -4,7 +4,7 @@
 GO ?= go
 FUZZTIME ?= 3000x
 
-.PHONY: run test unit fuzz vet build bench bench-go conformance soak
+.PHONY: run test unit fuzz vet build bench bench-go conformance overload soak
 
 ## run: serve the example bundle, with the CRM and ERP mock partners in process
 run:
@@ -31,6 +31,8 @@ fuzz:
 	$(GO) test -run='^$$' -fuzz='^FuzzCheckXPath1Functions$$' -fuzztime=$(FUZZTIME) ./internal/process/
 	$(GO) test -run='^$$' -fuzz='^FuzzParseEPR$$' -fuzztime=$(FUZZTIME) ./internal/process/
 	$(GO) test -run='^$$' -fuzz='^FuzzDecodeCompFrames$$' -fuzztime=$(FUZZTIME) ./internal/process/
+	$(GO) test -run='^$$' -fuzz='^FuzzDecodeFrames$$' -fuzztime=$(FUZZTIME) ./internal/process/
+	$(GO) test -run='^$$' -fuzz='^FuzzDecodeRecord$$' -fuzztime=$(FUZZTIME) ./internal/persist/
 	$(GO) test -run='^$$' -fuzz='^FuzzParse$$' -fuzztime=$(FUZZTIME) ./internal/endpoints/
 	$(GO) test -run='^$$' -fuzz='^FuzzLoad$$' -fuzztime=$(FUZZTIME) ./internal/xsd/
 	$(GO) test -run='^$$' -fuzz='^FuzzCompile$$' -fuzztime=$(FUZZTIME) ./internal/xslt/
@@ -55,6 +57,12 @@ build:
 ## see scripts/bench.sh for the other knobs)
 bench:
 	GO=$(GO) ./scripts/bench.sh
+
+## overload: orchd offered more than it can serve, with and without shedding
+## (closed loop to the knee, 4 x the knee, open loop at about twice the peak;
+## see scripts/overload.sh for the knobs)
+overload:
+	GO=$(GO) ./scripts/overload.sh
 
 ## soak: SOAK_DURATION (30m) of mixed in-memory and persistent load on a
 ## non-race orchd, with a kill -9 and restart every SOAK_RESTART (5m); prints

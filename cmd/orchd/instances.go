@@ -10,6 +10,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/orchd/orchd/internal/mgmt"
 	"github.com/orchd/orchd/internal/persist"
 	"github.com/orchd/orchd/internal/process"
 )
@@ -22,12 +23,12 @@ func instances(_ context.Context, args []string, stdout, stderr io.Writer) int {
 	data := fs.String("data", "./data", "data directory holding "+dataFile)
 	deploy := fs.String("deploy", "./deploy", "deploy directory, to name variables after the processes' declarations")
 	proc := fs.String("process", "", "only this process (local name or {ns}local)")
-	state := fs.String("state", "", "only this state: running, waiting, completed, faulted, terminated, suspended")
+	state := fs.String("state", "", "only this state: running, waiting, completed, faulted, terminated, suspended, broken (stored state that cannot be decoded)")
 	asJSON := fs.Bool("json", false, "print JSON")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
-	if *state != "" {
+	if *state != "" && *state != mgmt.StateBroken {
 		if _, err := persist.ParseState(*state); err != nil {
 			fmt.Fprintln(stderr, "orchd instances:", err)
 			return 2
@@ -55,7 +56,11 @@ func instances(_ context.Context, args []string, stdout, stderr io.Writer) int {
 		return 0
 	}
 	for _, in := range list {
-		fmt.Fprintf(stdout, "%s  %-10s  %s  updated %s\n", in.ID, in.State, in.Process, in.Updated.Format("2006-01-02T15:04:05Z07:00"))
+		if in.Updated.IsZero() { // a broken record: nothing else is known
+			fmt.Fprintf(stdout, "%s  %-10s\n", in.ID, in.State)
+		} else {
+			fmt.Fprintf(stdout, "%s  %-10s  %s  updated %s\n", in.ID, in.State, in.Process, in.Updated.Format("2006-01-02T15:04:05Z07:00"))
+		}
 		if in.Fault != "" {
 			fmt.Fprintf(stdout, "    fault: %s\n", in.Fault)
 		}

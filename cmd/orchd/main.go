@@ -5,6 +5,7 @@
 //	orchd [serve] [flags]        serve the bundles of a deploy directory
 //	orchd mock-partners [flags]  serve the example's CRM and ERP mock services
 //	orchd instances [flags]      list the stored instances of persistent processes
+//	orchd ctl [flags] VERB ...   operate a running orchd through its management API
 //	orchd bench [flags]          load a SOAP endpoint (closed loop) and report tx/s and latency
 //	orchd xpath [flags] EXPR     evaluate an XPath 1.0 or 2.0 expression and print its items
 //
@@ -44,10 +45,12 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return bench(ctx, args, stdout, stderr)
 	case "xpath":
 		return xpathCmd(ctx, args, stdout, stderr)
+	case "ctl":
+		return ctl(ctx, args, stdout, stderr)
 	case "help":
-		fmt.Fprintln(stdout, "usage: orchd [serve|mock-partners|instances|bench|xpath] [flags]; orchd <command> -h lists a command's flags")
+		fmt.Fprintln(stdout, "usage: orchd [serve|mock-partners|instances|ctl|bench|xpath] [flags]; orchd <command> -h lists a command's flags")
 		return 0
 	}
-	fmt.Fprintf(stderr, "orchd: unknown command %q (commands: serve, mock-partners, instances, bench, xpath)\n", cmd)
+	fmt.Fprintf(stderr, "orchd: unknown command %q (commands: serve, mock-partners, instances, ctl, bench, xpath)\n", cmd)
 	return 2
 }

@@ -12,7 +12,6 @@ import (
 	"net/http/pprof"
 	"net/url"
 	"os"
-	"path/filepath"
 	"runtime/debug"
 	"strings"
 	"time"
@@ -20,10 +19,11 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 
+	"github.com/orchd/orchd/internal/admin"
+	"github.com/orchd/orchd/internal/console"
 	"github.com/orchd/orchd/internal/endpoints"
 	"github.com/orchd/orchd/internal/exchange"
 	"github.com/orchd/orchd/internal/mockpartner"
-	"github.com/orchd/orchd/internal/persist"
 	"github.com/orchd/orchd/internal/process"
 	"github.com/orchd/orchd/internal/server"
 	"github.com/orchd/orchd/internal/soap"
@@ -35,13 +35,16 @@ type serveConfig struct {
 	deployDir       string
 	deployPoll      time.Duration
 	dataDir         string
+	store           storeConfig
 	mockPartners    bool
 	logLevel        string
 	maxBody         int64
 	limits          soap.Limits
 	idleTimeout     time.Duration
+	front           frontDoorConfig
 	shutdownTimeout time.Duration
 	messageHold     time.Duration
+	maxSteps        int
 	debugAddr       string
 	partnerConns    int
 	endpointsFile   string
@@ -50,6 +53,7 @@ type serveConfig struct {
 	tls             tlsConfig
 	events          eventsConfig
 	sampleEvery     int
+	admin           adminConfig
 	// extensions are the extension bundles bundles are compiled and run
 	// with (linkedExtensions; no flag: they are Go code).
 	extensions process.Extensions
@@ -67,12 +71,15 @@ func serveFlags(stderr io.Writer) (*flag.FlagSet, *serveConfig) {
 	fs.StringVar(&c.deployDir, "deploy", "./deploy", "deploy directory: one bundle folder (with deploy.xml) per subfolder")
 	fs.DurationVar(&c.deployPoll, "deploy-poll", 3*time.Second, "scan --deploy this often for new, changed and removed bundles (0: read bundles at start only)")
 	fs.StringVar(&c.dataDir, "data", "./data", "data directory: the instance store of persistent processes ("+dataFile+"), opened only if one is deployed")
+	storeFlags(fs, &c.store)
 	fs.BoolVar(&c.mockPartners, "mock-partners", false, "also serve the example's CRM and ERP mock services, on the addresses their WSDLs name")
 	fs.StringVar(&c.logLevel, "log-level", "info", "log level: debug, info, warn, error")
 	fs.Int64Var(&c.maxBody, "max-body", soap.DefaultMaxBodyBytes, "largest request body accepted, in bytes")
 	limitFlags(fs, &c.limits)
 	fs.DurationVar(&c.idleTimeout, "idle-timeout", 30*time.Second, "close keep-alive connections idle this long")
+	frontDoorFlags(fs, &c.front)
 	fs.DurationVar(&c.shutdownTimeout, "shutdown-timeout", 10*time.Second, "on SIGINT/SIGTERM, wait this long for in-flight exchanges")
+	fs.IntVar(&c.maxSteps, "max-steps", process.DefaultMaxSteps, "activity steps one run of an instance may take without waiting before it is stopped (in-memory: fails, persistent: suspended); deploy.xml's orchd:maxSteps overrides it; negative: no budget")
 	fs.DurationVar(&c.messageHold, "message-hold", 5*time.Second, "hold a correlated message no instance waits for yet this long for one that comes to wait (negative: answer at once)")
 	fs.IntVar(&c.partnerConns, "partner-conns", soap.DefaultMaxConnsPerHost, "most keep-alive connections to one partner host (negative: no bound)")
 	fs.DurationVar(&c.partnerTimeout, "partner-timeout", soap.DefaultCallTimeout, "bound on a partner call that deploy.xml gives no orchd:timeout")
@@ -82,6 +89,7 @@ func serveFlags(stderr io.Writer) (*flag.FlagSet, *serveConfig) {
 	fs.StringVar(&c.debugAddr, "debug-addr", "", "serve net/http/pprof on this address (off when empty); keep it on loopback")
 	fs.IntVar(&c.sampleEvery, "sample-every", process.DefaultSampleEvery, "time one instance in this many per activity, for the activity outline of the management API and console (1: every instance; 0: none)")
 	eventFlags(fs, &c.events)
+	adminFlags(fs, &c.admin)
 	return fs, c
 }
 
@@ -151,11 +159,11 @@ func runServer(ctx context.Context, cfg *serveConfig, log *slog.Logger) error {
 		log.Error("bundle skipped", slog.String("bundle", b.Dir), slog.String("problems", b.Err.Error()))
 	}
 	// The data file is opened only when a persistent process needs it.
-	var store *persist.Store
+	var store instanceStore
 	for _, p := range procs {
 		// Archived versions may hold stored instances too.
 		if !p.InMemory || hasArchive(cfg.dataDir) {
-			if store, err = openStore(cfg.dataDir); err != nil {
+			if store, err = openStore(cfg.dataDir, &cfg.store, log); err != nil {
 				return err
 			}
 			defer store.Close()
@@ -164,6 +172,9 @@ func runServer(ctx context.Context, cfg *serveConfig, log *slog.Logger) error {
 		}
 	}
 
+	if err := cfg.front.check(); err != nil {
+		return err
+	}
 	// Zero means the client's defaults.
 	if cfg.partnerTimeout < 0 || cfg.partnerMaxResp < 0 {
 		return fmt.Errorf("--partner-timeout (%s) and --partner-max-response (%d) may not be negative", cfg.partnerTimeout, cfg.partnerMaxResp)
@@ -189,7 +200,7 @@ func runServer(ctx context.Context, cfg *serveConfig, log *slog.Logger) error {
 	// process assigns at run time (a copied endpoint reference) is called
 	// as it is.
 	opts := process.Options{Logger: log, Registerer: reg, Partners: overrides.Partners(client.Partner),
-		AssignedPartners: client.Partner, BaseURL: baseURL(scheme, ln.Addr()), MessageHold: cfg.messageHold, Extensions: cfg.extensions}
+		AssignedPartners: client.Partner, BaseURL: baseURL(scheme, ln.Addr()), MessageHold: cfg.messageHold, MaxSteps: cfg.maxSteps, Extensions: cfg.extensions}
 	// REST extension activities call on the partners' terms: the same
 	// keep-alive pool (--partner-conns) and per-call bound.
 	opts.HTTPClient, opts.HTTPTimeout = client.HTTPClient()
@@ -212,7 +223,8 @@ func runServer(ctx context.Context, cfg *serveConfig, log *slog.Logger) error {
 	// After the front door has drained (below), work instances do on their
 	// own (after a reply, on timers) is cancelled.
 	defer engine.Close()
-	front := soap.NewServer(soap.ServerOptions{MaxBodyBytes: cfg.maxBody, Limits: cfg.limits, Logger: log, Registerer: reg})
+	front := soap.NewServer(soap.ServerOptions{MaxBodyBytes: cfg.maxBody, Limits: cfg.limits, Logger: log, Registerer: reg,
+		MaxInflight: cfg.front.maxInflight, QueueWait: cfg.front.queueWait, MaxQueue: cfg.front.maxQueue})
 	if err := engine.Deploy(procs...); err != nil {
 		log.Error("processes skipped", slog.Any("err", err))
 	}
@@ -233,7 +245,7 @@ func runServer(ctx context.Context, cfg *serveConfig, log *slog.Logger) error {
 			return err
 		}
 		log.Info("recovered", slog.Int("waiting", rec.Waiting), slog.Int("timers", rec.Timers), slog.Int("resumed", rec.Resumed),
-			slog.Int("suspended", rec.Suspended), slog.Int("orphans", rec.Orphans))
+			slog.Int("suspended", rec.Suspended), slog.Int("orphans", rec.Orphans), slog.Int("broken", rec.Broken))
 		deployer.dropUnused()
 	}
 	for _, p := range engine.Processes() {
@@ -250,15 +262,38 @@ func runServer(ctx context.Context, cfg *serveConfig, log *slog.Logger) error {
 	}
 	// mgmtBackend is what operators act on (mgmt.Backend, plus
 	// Subscribe for the live event stream): the management API
-	// (internal/admin) and the console are to be mounted with it here.
+	// (internal/admin) and the console, on the main listener unless
+	// --admin-listen.
 	mgmtBackend := newBackend(engine, deployer, timeline)
-
+	var stream admin.Stream
+	if mgmtBackend.Streaming() {
+		stream = mgmtBackend
+	}
+	// The web console beside the API; on --admin-listen it links the
+	// endpoints' WSDLs on the SOAP listener.
+	var consoleOpts console.Options
+	if cfg.admin.listen != "" {
+		consoleOpts.EndpointBase = baseURL(scheme, ln.Addr())
+	}
+	adm, err := newAdmin(&cfg.admin, mgmtBackend, stream, console.New(consoleOpts), serverTLS, cfg.idleTimeout, log)
+	if err != nil {
+		return err
+	}
+	defer adm.close()
+	sopts := server.Options{Engine: engine, SOAP: front, Gatherer: reg, Logger: log}
+	if adm.srv == nil {
+		sopts.Admin = adm.handler
+	}
 	srv := &http.Server{
-		Handler:           server.New(server.Options{Engine: engine, SOAP: front, Gatherer: reg, Logger: log}),
-		ReadHeaderTimeout: 10 * time.Second,
+		Handler:           server.BodyTimeout(server.New(sopts), cfg.front.bodyTimeout),
+		ReadHeaderTimeout: cfg.front.readHeaderTimeout,
+		MaxHeaderBytes:    cfg.front.maxHeaderBytes,
 		IdleTimeout:       cfg.idleTimeout,
 		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
 		TLSConfig:         serverTLS,
+	}
+	if cfg.front.maxConns > 0 {
+		ln = server.NewLimitListener(ln, server.LimitOptions{Max: cfg.front.maxConns, HTTPAnswer: serverTLS == nil, Registerer: reg, Logger: log})
 	}
 
 	mockErr := make(chan error, 1)
@@ -296,6 +331,7 @@ func runServer(ctx context.Context, cfg *serveConfig, log *slog.Logger) error {
 		}
 		serveErr <- srv.Serve(ln)
 	}()
+	adm.start(scheme, ln.Addr(), log)
 	log.Info("serving", slog.String("addr", ln.Addr().String()), slog.String("scheme", scheme), slog.String("deploy", cfg.deployDir))
 	if cfg.started != nil {
 		cfg.started(ln.Addr(), mgmtBackend)
@@ -312,6 +348,7 @@ func runServer(ctx context.Context, cfg *serveConfig, log *slog.Logger) error {
 	log.Info("shutting down", slog.Duration("wait", cfg.shutdownTimeout))
 	sctx, cancel := context.WithTimeout(context.Background(), cfg.shutdownTimeout)
 	defer cancel()
+	adm.shutdown(sctx) // ends its event streams, which Shutdown would wait for
 	err = srv.Shutdown(sctx)
 	stopMocks()
 	if errors.Is(err, context.DeadlineExceeded) {
@@ -352,18 +389,6 @@ func debugHandler() http.Handler {
 	mux.HandleFunc("/debug/pprof/symbol", pprof.Symbol)
 	mux.HandleFunc("/debug/pprof/trace", pprof.Trace)
 	return mux
-}
-
-// openStore opens (creating) the instance store in dir.
-func openStore(dir string) (*persist.Store, error) {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return nil, fmt.Errorf("data directory: %w", err)
-	}
-	st, err := persist.Open(filepath.Join(dir, dataFile), persist.Options{LockTimeout: time.Second, MaxBatchDelay: 2 * time.Millisecond})
-	if err != nil {
-		return nil, fmt.Errorf("open instance store: %w", err)
-	}
-	return st, nil
 }
 
 // defaultGCPercent is the GC target serve sets when GOGC is not set.

@@ -116,7 +116,10 @@ call: bbolt writes new pages first and the meta page last. Values handed to
 Commit must not be modified until it returns.
 
 Open reads every record once (Options.NoVerify skips that) so that a damaged
-file is reported as ErrCorrupt at start rather than later. bbolt panics, or
+file is reported as ErrCorrupt at start rather than later. An instance record
+that bbolt reads but that does not decode (a broken instance) does not stop
+Open: Instances passes it with Instance.Err set, Instance fails with
+ErrCorrupt, and the runtime shows that one instance as broken. bbolt panics, or
 faults on its memory map, when it meets a damaged page; the store recovers
 from both and returns ErrCorrupt naming the file, and never passes such a
 panic to the caller. A panic in a caller's callback (Instances, Timers, ...)

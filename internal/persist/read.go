@@ -22,7 +22,7 @@ func (s *Store) Instance(id string) (*Instance, map[int][]byte, error) {
 		}
 		var err error
 		if in, err = decodeInstance(id, v); err != nil {
-			return err
+			return fmt.Errorf("%w: %w", ErrCorrupt, err)
 		}
 		prefix := idPrefix(id)
 		c := tx.Bucket([]byte(bucketVars)).Cursor()
@@ -69,7 +69,9 @@ func (s *Store) Routes(fn func(Route) bool) error {
 
 // Instances calls fn for every instance (without its variables) in ID order,
 // which is creation order for IDs from NewID, until fn returns false. Each
-// *Instance is fresh; fn may keep it.
+// *Instance is fresh; fn may keep it. A record that cannot be decoded is
+// passed too, as an Instance with only ID and Err set, so one damaged
+// record does not hide the others.
 //
 // fn (here and in Routes, Timers and Outbox) runs inside a read transaction:
 // it must not call Commit or AckOutbox, because a write that grows the file
@@ -81,7 +83,7 @@ func (s *Store) Instances(fn func(*Instance) bool) error {
 		for k, v := c.First(); k != nil; k, v = c.Next() {
 			in, err := decodeInstance(string(k), v)
 			if err != nil {
-				return err
+				in = &Instance{ID: string(k), Err: fmt.Errorf("%w: %w", ErrCorrupt, err)}
 			}
 			if !callback(fn, in) {
 				return nil

@@ -62,6 +62,10 @@ type Instance struct {
 	Frames           []byte            // opaque control state, encoded by the runtime
 	Correlations     map[string]string // correlation set name -> opaque key
 	Fault            string            // why it faulted or was suspended, if it did
+	// Err is set by Instances, never by Commit, when the stored record
+	// cannot be decoded: only ID is then valid, and Err (wrapping
+	// ErrCorrupt) says what failed. Commit ignores it.
+	Err error
 }
 
 // Route binds an opaque key (built by the runtime from a correlation set, an

@@ -235,16 +235,11 @@ func (s *Store) init(verify, readOnly bool) error {
 	return nil
 }
 
-// verifyTx reads every key and value and decodes every record.
+// verifyTx reads every key and value and decodes every record but the
+// instance records: one of those that does not decode is a broken
+// instance, which Instances reports (Instance.Err) without stopping the
+// start or disturbing the others.
 func verifyTx(tx *bolt.Tx) error {
-	if b := tx.Bucket([]byte(bucketInstances)); b != nil {
-		if err := b.ForEach(func(k, v []byte) error {
-			_, err := decodeInstance(string(k), v)
-			return err
-		}); err != nil {
-			return err
-		}
-	}
 	if b := tx.Bucket([]byte(bucketOutbox)); b != nil {
 		if err := b.ForEach(func(k, v []byte) error {
 			_, err := decodeOutbox(k, v)
@@ -261,7 +256,7 @@ func verifyTx(tx *bolt.Tx) error {
 			return err
 		}
 	}
-	for _, name := range []string{bucketVars, bucketRoutes, bucketIndex} {
+	for _, name := range []string{bucketInstances, bucketVars, bucketRoutes, bucketIndex} {
 		if b := tx.Bucket([]byte(name)); b != nil {
 			n := 0
 			if err := b.ForEach(func(k, v []byte) error {

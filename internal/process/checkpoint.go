@@ -322,6 +322,9 @@ func appendString(b []byte, s string) []byte {
 
 var errBadFrames = errors.New("corrupt instance control state")
 
+// errBadVariable marks a stored variable that is not XML.
+var errBadVariable = errors.New("corrupt stored variable")
+
 type reader struct {
 	b   []byte
 	err error
@@ -364,10 +367,16 @@ func (r *reader) string() string {
 func (e *Engine) load(ctx context.Context, p *Process, id string) (*instance, error) {
 	rec, vars, err := e.store.Instance(id)
 	if err != nil {
+		if isCorrupt(err) {
+			return nil, e.markBroken(id, err)
+		}
 		return nil, fmt.Errorf("load instance %s: %w", id, err)
 	}
 	in, err := e.decode(ctx, p, rec, vars)
 	if err != nil {
+		if isCorrupt(err) {
+			return nil, e.markBroken(id, err)
+		}
 		return nil, err
 	}
 	e.reg.mu.Lock()
@@ -447,7 +456,10 @@ func (e *Engine) decode(ctx context.Context, p *Process, rec *persist.Instance, 
 		}
 		doc := etree.NewDocument()
 		if err := doc.ReadFromBytes(data); err != nil || doc.Root() == nil {
-			return nil, fmt.Errorf("instance %s variable %s: %w", id, p.vars[slot-1].name, errBadFrames)
+			if err == nil {
+				err = errors.New("no element")
+			}
+			return nil, fmt.Errorf("instance %s: %w %s: %v", id, errBadVariable, p.vars[slot-1].name, err)
 		}
 		el := doc.Root()
 		doc.RemoveChild(el)
@@ -596,6 +608,7 @@ func (in *instance) callAsync(f *frame, call func(ctx context.Context) *callAnsw
 
 // answered takes a partner's answer (or failure) into the instance.
 func (a *invoke) answered(in *instance, f *frame, res *exchange.Message, err error, dur time.Duration) (activity, bool, error) {
+	in.stepsLeft = in.stepBudget // the run waited for the partner
 	a.metrics.observe(err, dur)
 	if in.evOn(events.PartnerInteraction) {
 		a.emitAnswered(in, err, dur)

@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"github.com/beevik/etree"
+
+	"github.com/orchd/orchd/internal/persist"
 )
 
 // minimalReply is good-minimal's reply, on line 30: the cases put their
@@ -239,5 +241,26 @@ func FuzzDecodeCompFrames(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		in := newInstance(nil, p, context.Background())
 		_ = in.decodeThreads(&reader{b: data}, true)
+	})
+}
+
+// FuzzDecodeFrames feeds a stored instance's control state and a stored
+// variable to the checkpoint decoder, as a load or a listing reads them:
+// it fails cleanly (a broken instance), never panics.
+func FuzzDecodeFrames(f *testing.F) {
+	p := compensationProc(f)
+	for _, in := range []*instance{recInstance(p), newInstance(nil, p, context.Background())} {
+		b, err := in.encodeFrames([]string{"route"}, 42)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(b, []byte("<v><x a='1'/></v>"))
+		f.Add(b[:len(b)/2], []byte("<v"))
+	}
+	f.Fuzz(func(t *testing.T, frames, variable []byte) {
+		rec := &persist.Instance{ID: "x", Process: p.Name.String(), State: persist.Waiting, Frames: frames}
+		if err := checkStored(p, rec, map[int][]byte{1: variable}); err != nil && !isCorrupt(err) {
+			t.Fatalf("checkStored: %v is not a decoding error", err)
+		}
 	})
 }

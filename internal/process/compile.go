@@ -74,7 +74,7 @@ func compileProcess(doc *bpel.Document, w *wsdlSet, dp *deployProcess, errs *Err
 	root := doc.Root
 	c := &compiler{doc: doc, w: w, errs: errs, dp: dp, ext: opts.Extensions}
 	p := &Process{Name: dp.name, File: doc.File, InMemory: dp.inMemory, plinks: map[string]*partnerLink{},
-		starts: map[string]activity{}, routes: map[string][]*routeShape{}, cleanup: dp.cleanup, idempotent: dp.idempotent, events: dp.events}
+		starts: map[string]activity{}, routes: map[string][]*routeShape{}, cleanup: dp.cleanup, idempotent: dp.idempotent, events: dp.events, maxSteps: dp.maxSteps}
 	c.p = p
 	c.scopes = []map[string]*variable{{}}
 	for _, a := range root.Attr {

@@ -48,6 +48,9 @@ type deployProcess struct {
 	// events are the event categories <process-events> enables (all
 	// when it is absent, as in ODE).
 	events events.Category
+	// maxSteps is orchd:maxSteps: the step budget of one run of an
+	// instance (0: the engine's, Options.MaxSteps).
+	maxSteps int
 }
 
 // cleanupRule is a deploy.xml <cleanup>: when an instance ends with the
@@ -145,6 +148,14 @@ func parseDeploy(doc *bpel.Document, errs *Errors) *deployDesc {
 				p.events = parseProcessEvents(doc, c, errs)
 			case "in-memory":
 				p.inMemory = strings.TrimSpace(c.Text()) == "true"
+			case "maxSteps":
+				if c.NamespaceURI() == nsOrchdDD {
+					n, err := strconv.Atoi(strings.TrimSpace(c.Text()))
+					if err != nil || n < 1 {
+						errs.add(doc.Pos(c), "orchd:maxSteps", "want a positive number of activity steps, not %q", strings.TrimSpace(c.Text()))
+					}
+					p.maxSteps = n
+				}
 			case "property":
 				sp, local, err := bpel.ResolveQName(c, c.SelectAttrValue("name", ""), true)
 				if err != nil {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"math"
 	"net/http"
 	"sync"
 	"sync/atomic"
@@ -47,6 +48,14 @@ type Options struct {
 	// processes provide (<from partnerLink endpointReference="myRole">);
 	// empty means the soap:address their WSDL names.
 	BaseURL string
+	// MaxSteps is the step budget of one run of an instance: the
+	// activity steps it may take before it waits (for a message, a timer
+	// or a partner's answer) or ends. A run over it is stopped: an
+	// in-memory instance fails (its client gets a Server fault naming
+	// orchd:stepBudgetExceeded), a persistent one is suspended with that
+	// reason. deploy.xml's orchd:maxSteps overrides it per process. Zero
+	// means DefaultMaxSteps, negative no budget.
+	MaxSteps int
 	// ReplyTimeout bounds how long a request waits for a reply that a
 	// later message or timer drives the instance to; zero means 30s.
 	ReplyTimeout time.Duration
@@ -112,11 +121,14 @@ type Engine struct {
 	retired []*Process
 	older   atomic.Pointer[map[qname][]*Process]
 
-	store   Store
-	rest    *restClient
-	reg     registry
-	stripes stripes
-	timers  timerSet
+	store Store
+	rest  *restClient
+	// maxSteps is Options.MaxSteps resolved.
+	maxSteps int
+	reg      registry
+	stripes  stripes
+	broken   brokenSet
+	timers   timerSet
 	// baseCtx is the context of work that belongs to instances rather
 	// than to a client (after a reply, timers); Close cancels it.
 	baseCtx context.Context
@@ -130,7 +142,14 @@ func NewEngine(opts Options) *Engine {
 		log = slog.New(slog.DiscardHandler)
 	}
 	ctx, stop := context.WithCancel(context.Background())
-	return &Engine{log: log, metrics: newMetrics(opts.Registerer), opts: opts, byEndpoint: map[*exchange.Endpoint]*Process{},
+	maxSteps := opts.MaxSteps
+	switch {
+	case maxSteps == 0:
+		maxSteps = DefaultMaxSteps
+	case maxSteps < 0:
+		maxSteps = math.MaxInt
+	}
+	return &Engine{log: log, metrics: newMetrics(opts.Registerer), opts: opts, byEndpoint: map[*exchange.Endpoint]*Process{}, maxSteps: maxSteps,
 		store: opts.Store, rest: newRESTClient(opts), baseCtx: ctx, stop: stop,
 		reg: registry{live: map[string]*instance{}, calling: map[string]*instance{}, routes: map[string]*instance{}, open: map[string][]*openRequest{}}}
 }

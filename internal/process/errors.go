@@ -82,3 +82,13 @@ func (e *Errors) Error() string {
 
 // Unwrap returns every collected error, for errors.Is and errors.As.
 func (e *Errors) Unwrap() []error { return e.List }
+
+// DefaultMaxSteps is the step budget of one run of an instance when
+// neither Options.MaxSteps nor deploy.xml's orchd:maxSteps sets one.
+const DefaultMaxSteps = 1_000_000
+
+// ErrStepBudget is the failure of a run that took more activity steps than
+// its budget without waiting (a loop like <while> true()): orchd's fault
+// orchd:stepBudgetExceeded (namespace urn:orchd:fault). It is not a BPEL
+// fault: no handler catches it, like a system failure.
+var ErrStepBudget = errors.New("orchd:stepBudgetExceeded")

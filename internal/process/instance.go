@@ -123,6 +123,9 @@ type instance struct {
 	// in-memory instance an operator suspended (guarded by mu).
 	suspendReason string
 	suspended     bool
+	// stepsLeft is what remains of the step budget, stepBudget (run
+	// sets both; a partner's answer refills it).
+	stepsLeft, stepBudget int
 	// idleSince is when a waiting in-memory instance last blocked (its
 	// last activity, for listings).
 	idleSince time.Time
@@ -215,6 +218,11 @@ func (in *instance) start() error {
 
 // run runs the instance's threads until it waits, ends or fails.
 func (in *instance) run() (result, error) {
+	in.stepBudget = in.p.maxSteps
+	if in.stepBudget == 0 {
+		in.stepBudget = in.e.maxSteps
+	}
+	in.stepsLeft = in.stepBudget
 	in.checkAmbiguous()
 	in.readyAll()
 	return in.schedule()

@@ -23,6 +23,7 @@ type metrics struct {
 	commitTime    prometheus.Histogram
 	lateAnswers   *prometheus.CounterVec
 	held          *prometheus.CounterVec
+	broken        prometheus.Counter
 }
 
 func newMetrics(reg prometheus.Registerer) *metrics {
@@ -75,9 +76,13 @@ func newMetrics(reg prometheus.Registerer) *metrics {
 			Name: "orchd_held_messages_total",
 			Help: "Messages for a running instance that no activity waited for yet, held until one does; outcome taken or expired.",
 		}, []string{"process", "outcome"}),
+		broken: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "orchd_instances_broken_total",
+			Help: "Persistent instances found broken since start: their stored record, control state or a variable cannot be decoded.",
+		}),
 	}
 	if reg != nil {
-		reg.MustRegister(m.started, m.ended, m.partnerCalls, m.partnerTime, m.commits, m.storedBytes, m.instanceTimes, m.completed, m.commitTime, m.lateAnswers, m.held)
+		reg.MustRegister(m.started, m.ended, m.partnerCalls, m.partnerTime, m.commits, m.storedBytes, m.instanceTimes, m.completed, m.commitTime, m.lateAnswers, m.held, m.broken)
 	}
 	return m
 }

@@ -249,6 +249,7 @@ func (e *Engine) QueryInstances(ctx context.Context, q mgmt.Query) (*mgmt.Page, 
 			sc.Before = b
 		}
 	}
+	broken := e.brokenSnapshot()
 	res, err := e.store.ScanInstances(sc, func(v *persist.InstanceView) bool {
 		if v.Err != nil {
 			if (q.State != "" && q.State != mgmt.StateBroken) || q.Process != "" || q.Version != 0 || q.Correlation != "" {
@@ -259,6 +260,18 @@ func (e *Engine) QueryInstances(ctx context.Context, q mgmt.Query) (*mgmt.Page, 
 		}
 		if pq.names != nil && !slices.ContainsFunc(pq.names, v.ProcessIs) {
 			return false
+		}
+		if broken != nil {
+			// Its record decodes, its control state or a variable did not.
+			if cause, ok := broken[v.ID()]; ok {
+				if (q.State != "" && q.State != mgmt.StateBroken) || q.Version != 0 || q.Correlation != "" ||
+					!inRange(v.Created, q.StartedAfter, q.StartedBefore) || !inRange(v.Updated, q.ActiveAfter, q.ActiveBefore) {
+					return false
+				}
+				page.Instances = append(page.Instances, mgmt.Instance{ID: v.ID(), Process: v.Process(), State: mgmt.StateBroken,
+					Started: v.Created, LastActive: v.Updated, Fault: cause})
+				return true
+			}
 		}
 		var p *Process
 		if q.Version != 0 {
@@ -415,6 +428,12 @@ func (e *Engine) InstanceDetail(ctx context.Context, id string) (*mgmt.InstanceD
 		if errors.Is(err, persist.ErrNotFound) {
 			return nil, fmt.Errorf("instance %s: %w", id, mgmt.ErrNotFound)
 		}
+		if isCorrupt(err) {
+			_ = e.markBroken(id, err)
+			return &mgmt.InstanceDetail{Instance: mgmt.Instance{ID: id, State: mgmt.StateBroken, Fault: err.Error()},
+				Variables: map[string]string{}, Branches: []mgmt.Branch{}, Timeline: []mgmt.Event{},
+				Actions: actionsFor(mgmt.StateBroken, false, true)}, nil
+		}
 		return nil, fmt.Errorf("instance %s: %w", id, err)
 	}
 	vi := e.versions()
@@ -445,9 +464,13 @@ func (e *Engine) InstanceDetail(ctx context.Context, id string) (*mgmt.InstanceD
 	}
 	failed := false
 	if p != nil {
-		in, err := e.decode(ctx, p, rec, nil)
+		in, err := e.decode(ctx, p, rec, vars)
 		if err != nil {
 			d.Fault = err.Error()
+			if isCorrupt(err) {
+				_ = e.markBroken(id, err)
+				d.State = mgmt.StateBroken
+			}
 		} else {
 			d.Branches = branches(in)
 			if t, f := failedFrame(in); f != nil {
@@ -752,6 +775,9 @@ func (e *Engine) actStored(ctx context.Context, id string, a mgmt.Action) error 
 	if errors.Is(err, persist.ErrNotFound) {
 		return mgmt.ErrNotFound
 	}
+	if err != nil && isCorrupt(err) && a == mgmt.Delete {
+		return e.deleteBroken(id)
+	}
 	if err != nil {
 		return err
 	}
@@ -760,6 +786,9 @@ func (e *Engine) actStored(ctx context.Context, id string, a mgmt.Action) error 
 	if a == mgmt.Delete {
 		if live && p != nil {
 			in, err := e.load(e.baseCtx, p, id)
+			if errors.Is(err, ErrBroken) {
+				return e.deleteBroken(id)
+			}
 			if err != nil {
 				return err
 			}

@@ -34,6 +34,8 @@ type Process struct {
 	Deployed time.Time
 
 	vars []*variable // by slot - 1
+	// maxSteps is deploy.xml's orchd:maxSteps (0: the engine's budget).
+	maxSteps int
 	// extensions are the registered extension namespaces the process
 	// uses (extension.go); Engine.Deploy checks the engine has them.
 	extensions []string

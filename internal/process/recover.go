@@ -10,6 +10,7 @@ import (
 
 	"github.com/beevik/etree"
 
+	"github.com/orchd/orchd/internal/mgmt"
 	"github.com/orchd/orchd/internal/persist"
 )
 
@@ -28,6 +29,12 @@ type Recovered struct {
 	Orphans int
 	// Outbox messages not yet acknowledged are sent again.
 	Outbox int
+	// Broken instances have a stored record or control state that cannot
+	// be decoded: each is logged once and left alone (listed as broken,
+	// messages routed to it get a Server fault, an operator can delete
+	// it). A variable that cannot be decoded is found when the instance
+	// is next loaded.
+	Broken int
 }
 
 // Recover restores the persistent instances after a start: timers are
@@ -52,10 +59,22 @@ func (e *Engine) Recover(ctx context.Context) (Recovered, error) {
 	owner := map[string]*Process{}
 	var resume []*persist.Instance
 	err := e.store.Instances(func(rec *persist.Instance) bool {
+		if rec.Err != nil {
+			_ = e.markBroken(rec.ID, rec.Err)
+			r.Broken++
+			return true
+		}
 		p := procs[rec.Process]
 		if p == nil {
 			r.Orphans++
 			return true
+		}
+		if rec.State == persist.Waiting || rec.State == persist.Running || rec.State == persist.Suspended {
+			if _, err := e.decode(ctx, p, rec, nil); err != nil && isCorrupt(err) {
+				_ = e.markBroken(rec.ID, err)
+				r.Broken++
+				return true
+			}
 		}
 		owner[rec.ID] = p
 		switch rec.State {
@@ -101,8 +120,8 @@ func (e *Engine) resumeInterrupted(p *Process, id string) {
 	m := e.stripes.lock(id)
 	defer m.Unlock()
 	in, err := e.load(e.baseCtx, p, id)
-	if errors.Is(err, persist.ErrNotFound) {
-		return // an operator deleted it meanwhile
+	if errors.Is(err, persist.ErrNotFound) || errors.Is(err, ErrBroken) {
+		return // an operator deleted it meanwhile, or it is broken (logged once when found)
 	}
 	if err != nil {
 		e.log.Error("recovery: cannot load instance", slog.String(logInstance, id), slog.Any("err", err))
@@ -158,7 +177,13 @@ func ListInstances(st Store, procs []*Process, f InstanceFilter) ([]InstanceInfo
 	}
 	var recs []*persist.Instance
 	err := st.Instances(func(rec *persist.Instance) bool {
-		if f.State != "" && rec.State.String() != f.State {
+		if rec.Err != nil {
+			if (f.State == "" || f.State == stateBroken) && f.Process == "" {
+				recs = append(recs, rec)
+			}
+			return true
+		}
+		if f.State != "" && f.State != stateBroken && rec.State.String() != f.State {
 			return true
 		}
 		if f.Process != "" && rec.Process != f.Process && parseClark(rec.Process).Local != f.Process {
@@ -172,6 +197,10 @@ func ListInstances(st Store, procs []*Process, f InstanceFilter) ([]InstanceInfo
 	}
 	out := make([]InstanceInfo, 0, len(recs))
 	for _, rec := range recs {
+		if rec.Err != nil {
+			out = append(out, InstanceInfo{ID: rec.ID, State: stateBroken, Fault: rec.Err.Error()})
+			continue
+		}
 		_, vars, err := st.Instance(rec.ID)
 		if err != nil && !errors.Is(err, persist.ErrNotFound) {
 			return nil, err
@@ -179,6 +208,14 @@ func ListInstances(st Store, procs []*Process, f InstanceFilter) ([]InstanceInfo
 		info := InstanceInfo{ID: rec.ID, Process: rec.Process, State: rec.State.String(), Created: rec.Created, Updated: rec.Updated,
 			Correlations: decodeCorrelations(rec.Correlations), Fault: rec.Fault, Variables: map[string]string{}}
 		p := byName[rec.Process]
+		if p != nil {
+			if err := checkStored(p, rec, vars); err != nil {
+				info.State, info.Fault = stateBroken, err.Error()
+			}
+		}
+		if f.State == stateBroken && info.State != stateBroken {
+			continue
+		}
 		for slot, data := range vars {
 			name := fmt.Sprintf("slot%d", slot)
 			if p != nil && slot >= 1 && slot <= len(p.vars) {
@@ -235,3 +272,7 @@ func (e *Engine) Instances(f InstanceFilter) ([]InstanceInfo, error) {
 	}
 	return ListInstances(e.store, e.Processes(), f)
 }
+
+// stateBroken is the listed state of an instance whose stored state
+// cannot be decoded (mgmt.StateBroken).
+const stateBroken = mgmt.StateBroken

@@ -13,6 +13,9 @@ import (
 	"time"
 
 	"github.com/beevik/etree"
+
+	"github.com/orchd/orchd/internal/exchange"
+	"github.com/orchd/orchd/internal/xmlparse"
 )
 
 // Apache ODE's REST extension activities (bpel4restlight): inside an
@@ -239,6 +242,10 @@ func (c *restClient) do(ctx context.Context, r *restRequest) (*restResponse, err
 	if r.hasBody {
 		req.Header.Set("Content-Type", r.contentType)
 	}
+	if id := exchange.IdlerOf(ctx); id != nil {
+		id.Idle()
+		defer id.Busy()
+	}
 	resp, err := c.hc.Do(req)
 	if err != nil {
 		return nil, err
@@ -368,6 +375,7 @@ func payload(in *instance, v *variable) (body []byte, ok bool) {
 
 // answered stores the response, or turns the failure into a fault.
 func (a *restActivity) answered(in *instance, res *restResponse, err error) (activity, bool, error) {
+	in.stepsLeft = in.stepBudget // the run waited for the partner
 	if err != nil {
 		return nil, false, a.failed(in, err)
 	}
@@ -397,8 +405,10 @@ func storeBody(in *instance, v *variable, body []byte) error {
 		in.touch(v)
 		return nil
 	}
-	doc := etree.NewDocument()
-	if err := doc.ReadFromBytes(body); err != nil {
+	// The linear parser with the limits of inbound messages (etree's
+	// own reader is quadratic in the attributes of an element).
+	doc, err := xmlparse.Parse(body, xmlparse.Options{})
+	if err != nil {
 		return fmt.Errorf("response for variable %s is not XML: %w", v.name, err)
 	}
 	root := doc.Root()

@@ -76,7 +76,7 @@ func (e *Engine) Dispatch(ctx context.Context, ex *exchange.Exchange) error {
 	if p == nil {
 		return exchange.ClientError("%w: %s", ErrNoProcess, ex.Endpoint.Path)
 	}
-	err := waitForReply(e.deliver(ctx, p, ex, nil))
+	err := waitForReply(ctx, e.deliver(ctx, p, ex, nil))
 	p.stats.exchange(ex, time.Time{})
 	return err
 }
@@ -668,6 +668,9 @@ func (e *Engine) fire(p *Process, id string, due int64) {
 	m := e.stripes.lock(id)
 	defer m.Unlock()
 	in, err := e.load(ctx, p, id)
+	if errors.Is(err, ErrBroken) {
+		return // logged once when found
+	}
 	if err != nil {
 		e.log.Error("timer: cannot load instance", slog.String(logInstance, id), slog.Any("err", err))
 		return

@@ -383,6 +383,9 @@ func (in *instance) runThread(t *thread) (res result, err error, end bool) {
 			in.threadDone(t)
 			break
 		}
+		if in.stepsLeft--; in.stepsLeft < 0 {
+			return in.overBudget()
+		}
 		top := t.top()
 		push, done, err := top.act.step(in, top)
 		if err != nil {
@@ -474,4 +477,24 @@ func (in *instance) othersBusy() bool {
 		}
 	}
 	return false
+}
+
+// overBudget stops a run that used up its step budget: a persistent
+// instance is suspended with the reason, an in-memory one fails. Either
+// way the client gets a Server fault naming the budget; no fault handler
+// sees it.
+func (in *instance) overBudget() (result, error, bool) {
+	budget := in.p.maxSteps
+	setting := "orchd:maxSteps in deploy.xml"
+	if budget == 0 {
+		budget, setting = in.e.maxSteps, "serve --max-steps"
+	}
+	reason := fmt.Sprintf("%v: the run took %d activity steps without waiting for a message, a timer or a partner (the budget; %s sets it)", ErrStepBudget, budget, setting)
+	if !in.p.InMemory && in.e.store != nil {
+		in.suspendReason = reason
+		return resSuspended, fmt.Errorf("instance %s suspended for an operator: %w: the run took %d activity steps without waiting (the budget; %s sets it)",
+			in.id, ErrStepBudget, budget, setting), true
+	}
+	return resFailed, fmt.Errorf("instance stopped: %w: the run took %d activity steps without waiting (the budget; %s sets it)",
+		ErrStepBudget, budget, setting), true
 }

@@ -25,6 +25,9 @@ type Options struct {
 	Gatherer prometheus.Gatherer
 	// Logger receives errors of the metrics handler; nil discards them.
 	Logger *slog.Logger
+	// Admin, when set, serves the management API (/api/v1/) and the
+	// console (/console/) beside the SOAP endpoints.
+	Admin http.Handler
 }
 
 // New returns the orchd HTTP handler.
@@ -47,6 +50,10 @@ func New(opts Options) http.Handler {
 		enc.SetIndent("", "  ")
 		_ = enc.Encode(list)
 	})
+	if opts.Admin != nil {
+		mux.Handle("/api/v1/", opts.Admin)
+		mux.Handle("/console/", opts.Admin)
+	}
 	mux.HandleFunc("GET /{$}", func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.RawQuery != "" {
 			opts.SOAP.ServeHTTP(w, r)

@@ -17,21 +17,7 @@ import (
 // The handler routes /, /instances and /metrics itself and everything else
 // to the SOAP front door.
 func TestRouting(t *testing.T) {
-	procs, err := process.LoadBundle("../../deploy/purchase-order")
-	if err != nil {
-		t.Fatal(err)
-	}
-	reg := prometheus.NewRegistry()
-	e := process.NewEngine(process.Options{Registerer: reg})
-	if err := e.Deploy(procs...); err != nil {
-		t.Fatal(err)
-	}
-	front := soap.NewServer(soap.ServerOptions{Registerer: reg})
-	for _, ep := range procs[0].Endpoints {
-		if err := front.Handle(ep, e); err != nil {
-			t.Fatal(err)
-		}
-	}
+	e, front, reg := purchaseOrder(t)
 	srv := httptest.NewServer(New(Options{Engine: e, SOAP: front, Gatherer: reg}))
 	defer srv.Close()
 
@@ -72,4 +58,57 @@ func TestRouting(t *testing.T) {
 	if code, _, body := get("/nope", ""); code != 404 || !strings.Contains(body, "Fault") {
 		t.Errorf("unknown path: %d %s", code, body)
 	}
+}
+
+// An admin handler gets /api/v1/ and /console/; the SOAP endpoints, / and
+// /metrics are as before.
+func TestAdminMounted(t *testing.T) {
+	e, front, reg := purchaseOrder(t)
+	admin := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "admin "+r.URL.Path) })
+	srv := httptest.NewServer(New(Options{Engine: e, SOAP: front, Gatherer: reg, Admin: admin}))
+	defer srv.Close()
+	tests := []struct {
+		path, want string
+	}{
+		{"/api/v1/", "admin /api/v1/"},
+		{"/api/v1/instances?state=waiting", "admin /api/v1/instances"},
+		{"/console/", "admin /console/"},
+		{"/api/v1/processes/%7Bhttp:%2F%2Fx%2Fy%7DP", "admin /api/v1/processes/{http://x/y}P"},
+		{"/processes/PurchaseOrder?wsdl", "PurchaseOrderService"},
+		{"/metrics", "orchd_instances_started_total"},
+		{"/", "PurchaseOrder"},
+	}
+	for _, tc := range tests {
+		resp, err := http.Get(srv.URL + tc.path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != 200 || !strings.Contains(string(b), tc.want) {
+			t.Errorf("%s: %d %.200s, want %q", tc.path, resp.StatusCode, b, tc.want)
+		}
+	}
+}
+
+// purchaseOrder deploys the example's purchase order and serves its
+// endpoints.
+func purchaseOrder(t *testing.T) (*process.Engine, *soap.Server, *prometheus.Registry) {
+	t.Helper()
+	procs, err := process.LoadBundle("../../deploy/purchase-order")
+	if err != nil {
+		t.Fatal(err)
+	}
+	reg := prometheus.NewRegistry()
+	e := process.NewEngine(process.Options{Registerer: reg})
+	if err := e.Deploy(procs...); err != nil {
+		t.Fatal(err)
+	}
+	front := soap.NewServer(soap.ServerOptions{Registerer: reg})
+	for _, ep := range procs[0].Endpoints {
+		if err := front.Handle(ep, e); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return e, front, reg
 }

@@ -74,7 +74,7 @@ func compile(src string, sc *StaticContext, xq bool) (*Expr, error) {
 	if sc == nil {
 		sc = &StaticContext{}
 	}
-	toks, _, err := lexFrom(src, 0, xq, false)
+	toks, _, err := lexFrom(src, 0, xq, false, 0)
 	if err != nil {
 		return nil, err
 	}

@@ -64,7 +64,7 @@ func itoa(i int) string {
 
 // lex splits an expression into tokens.
 func lex(src string) ([]token, error) {
-	toks, _, err := lexFrom(src, 0, false, false)
+	toks, _, err := lexFrom(src, 0, false, false, 0)
 	return toks, err
 }
 
@@ -72,7 +72,12 @@ func lex(src string) ([]token, error) {
 // XQuery's tokens: braces, semicolons, string literals with references
 // and direct constructors. inBrace ends the tokens at the '}' closing an
 // enclosed expression; the index returned is the one after it.
-func lexFrom(src string, i int, xq, inBrace bool) ([]token, int, error) {
+// lexFrom lexes src from i; nest counts the direct constructors and
+// enclosed expressions it is inside (MaxNesting).
+func lexFrom(src string, i int, xq, inBrace bool, nest int) ([]token, int, error) {
+	if nest > MaxNesting {
+		return nil, 0, syntaxErr(i, "expression nested deeper than the limit of %d levels", MaxNesting)
+	}
 	var toks []token
 	depth := 0
 	for {
@@ -141,7 +146,7 @@ func lexFrom(src string, i int, xq, inBrace bool) ([]token, int, error) {
 				i++
 				continue
 			case c == '<' && operandNext(toks) && i+1 < len(src) && startsDirect(src[i+1:]):
-				d, j, err := scanDirect(src, i)
+				d, j, err := scanDirect(src, i, nest+1)
 				if err != nil {
 					return nil, 0, err
 				}

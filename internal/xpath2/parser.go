@@ -18,7 +18,26 @@ type parser struct {
 	defNS string
 	// xq enables the XQuery 1.0 expression grammar (xquery.go).
 	xq bool
+	// depth counts the nested expressions being parsed (MaxNesting).
+	depth int
 }
+
+// MaxNesting bounds how deeply expressions may nest (parentheses,
+// predicates, function arguments, if/for/some, unary signs): the parser
+// recurses once per level, and 100,000 levels took seconds. An expression
+// nested deeper is refused with err:XPST0003 naming the limit.
+const MaxNesting = 500
+
+// enter counts one more level of nesting; the caller calls leave when
+// done with it.
+func (p *parser) enter() error {
+	if p.depth++; p.depth > MaxNesting {
+		return p.errHere("expression nested deeper than the limit of %d levels", MaxNesting)
+	}
+	return nil
+}
+
+func (p *parser) leave() { p.depth-- }
 
 type scopeVar struct {
 	ns, local string
@@ -107,6 +126,10 @@ func (p *parser) parseExpr() (expr, error) {
 }
 
 func (p *parser) parseExprSingle() (expr, error) {
+	if err := p.enter(); err != nil {
+		return nil, err
+	}
+	defer p.leave()
 	t := p.peek()
 	if p.xq {
 		if e, ok, err := p.parseXQueryExprSingle(); ok || err != nil {
@@ -477,6 +500,10 @@ func (p *parser) parseSingleType() (*Type, bool, error) {
 
 func (p *parser) parseUnary() (expr, error) {
 	if p.isSym("-") || p.isSym("+") {
+		if err := p.enter(); err != nil {
+			return nil, err
+		}
+		defer p.leave()
 		op := p.next().val
 		a, err := p.parseUnary()
 		if err != nil {

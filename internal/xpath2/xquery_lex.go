@@ -134,7 +134,10 @@ func scanRef(src string, i int) (string, int, error) {
 
 // scanDirect scans the direct constructor at src[i:] (src[i] is '<') and
 // returns it and the index after it.
-func scanDirect(src string, i int) (*dirNode, int, error) {
+func scanDirect(src string, i, nest int) (*dirNode, int, error) {
+	if nest > MaxNesting {
+		return nil, 0, syntaxErr(i, "expression nested deeper than the limit of %d levels", MaxNesting)
+	}
 	switch {
 	case strings.HasPrefix(src[i:], "<!--"):
 		end := strings.Index(src[i+4:], "-->")
@@ -162,10 +165,10 @@ func scanDirect(src string, i int) (*dirNode, int, error) {
 		}
 		return &dirNode{kind: PINode, pos: i, name: target, text: strings.TrimLeft(text, " \t\r\n")}, j + end + 2, nil
 	}
-	return scanElement(src, i)
+	return scanElement(src, i, nest)
 }
 
-func scanElement(src string, i int) (*dirNode, int, error) {
+func scanElement(src string, i, nest int) (*dirNode, int, error) {
 	d := &dirNode{kind: ElementNode, pos: i}
 	j := scanName(src, i+1)
 	d.name = src[i+1 : j]
@@ -197,7 +200,7 @@ func scanElement(src string, i int) (*dirNode, int, error) {
 		if e >= len(src) || (src[e] != '"' && src[e] != '\'') {
 			return nil, 0, syntaxErr(e, "expected a quoted value for attribute %s", a.name)
 		}
-		parts, end, err := scanAttrValue(src, e)
+		parts, end, err := scanAttrValue(src, e, nest)
 		if err != nil {
 			return nil, 0, err
 		}
@@ -246,7 +249,7 @@ func scanElement(src string, i int) (*dirNode, int, error) {
 			j += 9 + end + 3
 		case c == '<':
 			flush()
-			n, e, err := scanDirect(src, j)
+			n, e, err := scanDirect(src, j, nest+1)
 			if err != nil {
 				return nil, 0, err
 			}
@@ -258,7 +261,7 @@ func scanElement(src string, i int) (*dirNode, int, error) {
 			j += 2
 		case c == '{':
 			flush()
-			toks, e, err := lexFrom(src, j+1, true, true)
+			toks, e, err := lexFrom(src, j+1, true, true, nest+1)
 			if err != nil {
 				return nil, 0, err
 			}
@@ -283,7 +286,7 @@ func scanElement(src string, i int) (*dirNode, int, error) {
 }
 
 // scanAttrValue scans the quoted attribute value at src[i:].
-func scanAttrValue(src string, i int) ([]dirPart, int, error) {
+func scanAttrValue(src string, i, nest int) ([]dirPart, int, error) {
 	q := src[i]
 	var parts []dirPart
 	var text strings.Builder
@@ -316,7 +319,7 @@ func scanAttrValue(src string, i int) ([]dirPart, int, error) {
 			j += 2
 		case c == '{':
 			flush()
-			toks, e, err := lexFrom(src, j+1, true, true)
+			toks, e, err := lexFrom(src, j+1, true, true, nest+1)
 			if err != nil {
 				return nil, 0, err
 			}

@@ -8,6 +8,8 @@ import (
 	"io"
 
 	"github.com/beevik/etree"
+
+	"github.com/orchd/orchd/internal/xmlparse"
 )
 
 // Pos is a position in a bundle file.
@@ -50,8 +52,35 @@ const utf8BOM = "\xEF\xBB\xBF"
 // TrimBOM returns data without a leading UTF-8 byte order mark.
 func TrimBOM(data []byte) []byte { return bytes.TrimPrefix(data, []byte(utf8BOM)) }
 
+// Deploy-time limits on the XML files of a bundle (BPEL, WSDL, XSD,
+// deploy.xml, XSLT). etree, which builds the tree orchd works on, checks
+// each attribute of an element against those before it: an element with n
+// attributes costs n² (100,000 took minutes). Parse refuses a file over a
+// limit before etree reads it, with a LimitError naming the file, the
+// limit and the line, so a deploy costs time linear in its files. The
+// values are those of inbound messages (internal/xmlparse).
+const (
+	MaxAttrs   = xmlparse.DefaultMaxAttrs   // attributes of one element, namespace declarations not counted
+	MaxNSDecls = xmlparse.DefaultMaxNSDecls // namespace declarations of one element
+	MaxDepth   = xmlparse.DefaultMaxDepth   // element nesting
+)
+
+// LimitError is a bundle file over one of the deploy-time limits.
+type LimitError struct {
+	Pos Pos
+	// Limit names the limit (xmlparse's names: "attributes per element",
+	// ...); Max is its value.
+	Limit string
+	Max   int
+}
+
+func (e *LimitError) Error() string {
+	return fmt.Sprintf("%s: over the deploy-time limit of %d %s", e.Pos, e.Max, e.Limit)
+}
+
 // Parse reads data (the content of file) into a Document. A leading UTF-8
-// byte order mark is skipped.
+// byte order mark is skipped. A file over a deploy-time limit (MaxAttrs,
+// MaxNSDecls, MaxDepth) is refused with a *LimitError.
 func Parse(file string, data []byte) (*Document, error) {
 	data = TrimBOM(data)
 	// First pass: the standard decoder gives line numbers and strict
@@ -86,6 +115,9 @@ func Parse(file string, data []byte) (*Document, error) {
 				}
 			}
 			depth++
+			if err := checkLimits(file, line, depth, t.Attr); err != nil {
+				return nil, err
+			}
 			// Whitespace before a tag is its own CharData token, so the
 			// position before the token is where '<' starts.
 			lines = append(lines, line)
@@ -122,6 +154,29 @@ func Parse(file string, data []byte) (*Document, error) {
 	}
 	walk(root)
 	return d, nil
+}
+
+// checkLimits tests one start tag against the deploy-time limits.
+func checkLimits(file string, line, depth int, attrs []xml.Attr) error {
+	if depth > MaxDepth {
+		return &LimitError{Pos: Pos{File: file, Line: line}, Limit: xmlparse.LimitDepth, Max: MaxDepth}
+	}
+	if len(attrs) <= MaxNSDecls {
+		return nil // within both limits
+	}
+	decls := 0
+	for _, a := range attrs {
+		if a.Name.Space == "xmlns" || (a.Name.Space == "" && a.Name.Local == "xmlns") {
+			decls++
+		}
+	}
+	if decls > MaxNSDecls {
+		return &LimitError{Pos: Pos{File: file, Line: line}, Limit: xmlparse.LimitNSDecls, Max: MaxNSDecls}
+	}
+	if len(attrs)-decls > MaxAttrs {
+		return &LimitError{Pos: Pos{File: file, Line: line}, Limit: xmlparse.LimitAttrs, Max: MaxAttrs}
+	}
+	return nil
 }
 
 // Pos returns the position of e, which must belong to d (else line 0).

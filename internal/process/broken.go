@@ -1,0 +1,109 @@
+package process
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"maps"
+	"sync"
+
+	"github.com/orchd/orchd/internal/persist"
+)
+
+// ErrBroken marks an instance whose stored state (its record, its control
+// state or a variable) cannot be decoded. Such an instance takes no
+// message and runs no timer; an operator can only delete it. Nothing else
+// is disturbed.
+var ErrBroken = errors.New("instance is broken")
+
+// brokenSet remembers the persistent instances found broken since start,
+// with what failed to decode, so listings show them and each is logged
+// once.
+type brokenSet struct {
+	mu sync.Mutex
+	m  map[string]string
+}
+
+// isCorrupt reports whether err says stored state cannot be decoded (as
+// opposed to a store that cannot be read at all, or a version that is no
+// longer deployed).
+func isCorrupt(err error) bool {
+	return errors.Is(err, errBadFrames) || errors.Is(err, errBadVariable) || errors.Is(err, persist.ErrCorrupt)
+}
+
+// markBroken records that instance id cannot be decoded because of cause:
+// the first time, it logs the id and the cause and counts it. It returns
+// the error a message routed to the instance gets.
+func (e *Engine) markBroken(id string, cause error) error {
+	e.broken.mu.Lock()
+	_, seen := e.broken.m[id]
+	if !seen {
+		if e.broken.m == nil {
+			e.broken.m = map[string]string{}
+		}
+		e.broken.m[id] = cause.Error()
+	}
+	e.broken.mu.Unlock()
+	if !seen {
+		e.metrics.broken.Inc()
+		e.log.Error("instance is broken: its stored state cannot be decoded; it takes no message until an operator deletes it",
+			slog.String(logInstance, id), slog.Any("err", cause))
+	}
+	return brokenError(id, cause.Error())
+}
+
+func brokenError(id, cause string) error {
+	return fmt.Errorf("instance %s: %w: its stored state cannot be decoded (%s); an operator can delete it", id, ErrBroken, cause)
+}
+
+// brokenCause returns what failed to decode for an instance found broken,
+// or "".
+func (e *Engine) brokenCause(id string) string {
+	e.broken.mu.Lock()
+	defer e.broken.mu.Unlock()
+	return e.broken.m[id]
+}
+
+// forgetBroken drops id from the broken set (it was deleted).
+func (e *Engine) forgetBroken(id string) {
+	e.broken.mu.Lock()
+	delete(e.broken.m, id)
+	e.broken.mu.Unlock()
+}
+
+// checkStored decodes a stored instance of p without an engine, to tell
+// whether it is broken: nil when it decodes, or when its control state
+// belongs to a version other than p (which only that version can read).
+func checkStored(p *Process, rec *persist.Instance, vars map[int][]byte) error {
+	if fp, _, ok := splitFingerprint(rec.Frames); ok && fp != p.fingerprint {
+		return nil
+	}
+	var e *Engine
+	if _, err := e.decode(context.Background(), p, rec, vars); err != nil && isCorrupt(err) {
+		return err
+	}
+	return nil
+}
+
+// brokenSnapshot copies the broken set, nil when it is empty (the usual
+// case costs a listing nothing).
+func (e *Engine) brokenSnapshot() map[string]string {
+	e.broken.mu.Lock()
+	defer e.broken.mu.Unlock()
+	if len(e.broken.m) == 0 {
+		return nil
+	}
+	return maps.Clone(e.broken.m)
+}
+
+// deleteBroken removes a broken instance with everything stored under its
+// ID (variables, routes, timers), without decoding it. The caller holds
+// the instance's stripe.
+func (e *Engine) deleteBroken(id string) error {
+	if err := e.store.Commit(&persist.Checkpoint{Instance: persist.Instance{ID: id}, Delete: true}); err != nil {
+		return err
+	}
+	e.forgetBroken(id)
+	return nil
+}
