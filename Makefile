@@ -4,7 +4,7 @@
 GO ?= go
 FUZZTIME ?= 3000x
 
-.PHONY: run test unit fuzz vet build bench bench-go conformance overload
+.PHONY: run test unit fuzz vet build bench bench-go conformance overload soak
 
 ## run: serve the example bundle, with the CRM and ERP mock partners in process
 run:
@@ -63,6 +63,14 @@ bench:
 ## see scripts/overload.sh for the knobs)
 overload:
 	GO=$(GO) ./scripts/overload.sh
+
+## soak: SOAK_DURATION (30m) of mixed in-memory and persistent load on a
+## non-race orchd, with a kill -9 and restart every SOAK_RESTART (5m); prints
+## tx/s, RSS and goroutines every SOAK_SAMPLE (1m), the drift of each restart
+## period and the crash invariants (cmd/orchd/soak_e2e_test.go); SOAK_HEAP_DIR=DIR
+## keeps orchd's heap profile of each sample. Not in make test.
+soak:
+	ORCHD_SOAK=1 ORCHD_E2E_NORACE=1 $(GO) test -count=1 -v -timeout=0 -run='^TestSoak$$' ./cmd/orchd/
 
 ## bench-go: Go benchmarks of the hot path, with allocations
 bench-go:

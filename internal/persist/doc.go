@@ -40,6 +40,11 @@ range: IDPrefix), decoding each record's header in place and stopping
 after a number of matches or of records read, with a cursor for the next
 page; InstanceTimers reads one instance's timers from its index.
 
+Verify (or Check, on a closed file) runs bbolt's own page check and
+cross-checks the buckets: every route, timer, index entry and variable
+belongs to an instance that exists and, for routes and timers, waits. The
+crash tests run it after every kill -9.
+
 # Layout
 
 The file holds seven top-level buckets. Integers in keys are big-endian so

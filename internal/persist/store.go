@@ -63,6 +63,13 @@ type Options struct {
 	// full group starts at once. Zero means bbolt's default (1000).
 	MaxBatchSize int
 
+	// ReadOnly opens the file without writing to it, under a shared lock
+	// (other read-only opens may share it, a writer may not): for tools
+	// and tests that look at a file, e.g. at what a crash left before a
+	// restart recovers it. Commit and AckOutbox then fail. The file must
+	// exist and have been initialized by a read-write Open.
+	ReadOnly bool
+
 	// NoVerify skips the walk over every record that Open does to find a
 	// damaged file before it is used. Damage then surfaces later, as
 	// ErrCorrupt from the read or Commit that meets it.
@@ -71,8 +78,9 @@ type Options struct {
 
 // Store is an open data file. All methods are safe for concurrent use.
 type Store struct {
-	db   *bolt.DB
-	path string
+	db       *bolt.DB
+	path     string
+	readOnly bool
 
 	closed   atomic.Bool
 	inflight atomic.Int64 // write transactions requested and not finished
@@ -101,7 +109,7 @@ func Open(path string, opts Options) (*Store, error) {
 	if timeout <= 0 {
 		timeout = defaultLockTimeout
 	}
-	db, err := openBolt(path, &bolt.Options{Timeout: timeout, NoSync: opts.NoSync})
+	db, err := openBolt(path, &bolt.Options{Timeout: timeout, NoSync: opts.NoSync, ReadOnly: opts.ReadOnly})
 	if err != nil {
 		return nil, err
 	}
@@ -111,8 +119,8 @@ func Open(path string, opts Options) (*Store, error) {
 	if opts.MaxBatchSize > 0 {
 		db.MaxBatchSize = opts.MaxBatchSize
 	}
-	s := &Store{db: db, path: path}
-	if err := s.init(!opts.NoVerify); err != nil {
+	s := &Store{db: db, path: path, readOnly: opts.ReadOnly}
+	if err := s.init(!opts.NoVerify, opts.ReadOnly); err != nil {
 		closeBolt(db)
 		return nil, err
 	}
@@ -175,7 +183,7 @@ func closeBolt(db *bolt.DB) {
 
 // init checks the schema version and the records, then creates what is
 // missing. It writes nothing to a file it refuses.
-func (s *Store) init(verify bool) error {
+func (s *Store) init(verify, readOnly bool) error {
 	var version uint64
 	err := s.view(func(tx *bolt.Tx) error {
 		if b := tx.Bucket([]byte(bucketMeta)); b != nil {
@@ -203,6 +211,12 @@ func (s *Store) init(verify bool) error {
 			msg:  fmt.Sprintf("data file schema version %d is newer than this orchd supports (%d)", version, SchemaVersion),
 			kind: ErrSchemaTooNew,
 		}
+	}
+	if readOnly {
+		if version == 0 {
+			return corrupt(s.path, errors.New("not initialized (no schema version)"))
+		}
+		return nil
 	}
 	err = s.db.Update(func(tx *bolt.Tx) error {
 		for _, name := range []string{bucketMeta, bucketInstances, bucketVars, bucketRoutes, bucketTimers, bucketOutbox, bucketIndex} {

@@ -124,7 +124,7 @@ func (in *instance) checkpoint(st persist.State) error {
 	err := e.store.Commit(cp)
 	e.metrics.commitTime.Observe(time.Since(start).Seconds())
 	if err != nil {
-		return err
+		return &notStoredError{err: err}
 	}
 	for _, m := range cp.Outbox {
 		e.sendOutbox(m)
@@ -140,6 +140,18 @@ func (in *instance) checkpoint(st persist.State) error {
 	in.deliverReplies()
 	return nil
 }
+
+// notStoredError is a failed checkpoint. It ends the run: finish writes
+// nothing more of it (not even its failure), drops the instance from
+// memory and answers its client with a server error, so that the store's
+// last checkpoint stays the instance's state and the next message or
+// timer starts from it.
+type notStoredError struct{ err error }
+
+func (e *notStoredError) Error() string {
+	return "instance state could not be stored: " + e.err.Error()
+}
+func (e *notStoredError) Unwrap() error { return e.err }
 
 // cleans reports whether deploy.xml's <cleanup> drops category when an
 // instance ends (successfully or not).

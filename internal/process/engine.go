@@ -30,7 +30,8 @@ type Options struct {
 	// persistent processes cannot be deployed.
 	Store Store
 	// OutboxRetry is the first delay before an outbox message that failed
-	// is sent again (it doubles up to a minute); zero means 1s.
+	// is sent again (it doubles up to a minute), and before a timer whose
+	// run could not be stored fires again; zero means 1s.
 	OutboxRetry time.Duration
 	// Partners binds a partner endpoint that no process of this engine
 	// provides (typically the SOAP client over HTTP); nil leaves such
@@ -127,6 +128,7 @@ type Engine struct {
 	reg      registry
 	stripes  stripes
 	broken   brokenSet
+	timers   timerSet
 	// baseCtx is the context of work that belongs to instances rather
 	// than to a client (after a reply, timers); Close cancels it.
 	baseCtx context.Context

@@ -252,7 +252,13 @@ func (in *instance) missingReplies() {
 		if r.ex == in.trigger {
 			continue // answered by finish with the run's outcome
 		}
-		r.answer(nil, &exchange.Fault{Name: bpelFault("missingReply"), Reason: fmt.Sprintf("the instance ended without replying to %s", r.ex.Operation.Name)})
+		f := &exchange.Fault{Name: bpelFault("missingReply"), Reason: fmt.Sprintf("the instance ended without replying to %s", r.ex.Operation.Name)}
+		if in.p.InMemory || in.e.store == nil {
+			r.answer(nil, f)
+		} else {
+			// Only once the end is stored (checkpoint, deliverReplies).
+			in.out = append(in.out, pendingReply{req: r, fault: f})
+		}
 	}
 	in.reqs = nil
 }

@@ -100,10 +100,7 @@ func decodeMessage(b []byte, name qname) (*exchange.Message, error) {
 // a growing delay until the partner accepts it or the engine stops.
 func (e *Engine) sendOutbox(msg persist.OutboxMessage) {
 	go func() {
-		delay := e.opts.OutboxRetry
-		if delay <= 0 {
-			delay = time.Second
-		}
+		delay := e.retryDelay()
 		for attempt := 1; ; attempt++ {
 			err := e.deliverOutbox(msg)
 			if err == nil {

@@ -20,6 +20,13 @@ func persistentEngine(t testing.TB, path string) (*Engine, *persist.Store, map[s
 	t.Cleanup(func() { st.Close() })
 	ip := &inProcessPartners{}
 	e := NewEngine(Options{Store: st, Partners: ip.bind})
+	return e, st, deployExamples(t, e)
+}
+
+// deployExamples deploys the approval and persistent PO examples as they
+// are, and returns their processes by local name.
+func deployExamples(t testing.TB, e *Engine) map[string]*Process {
+	t.Helper()
 	procs := map[string]*Process{}
 	for _, b := range []string{"order-approval", "purchase-order-persistent"} {
 		ps, err := LoadBundle(filepath.Join("../../deploy", b))
@@ -33,7 +40,7 @@ func persistentEngine(t testing.TB, path string) (*Engine, *persist.Store, map[s
 			procs[p.Name.Local] = p
 		}
 	}
-	return e, st, procs
+	return procs
 }
 
 func TestPersistentCheckpointRoundTrip(t *testing.T) {

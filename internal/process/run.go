@@ -315,14 +315,15 @@ func (e *Engine) finish(in *instance, ex *exchange.Exchange, res result, err err
 		e.reg.mu.Unlock()
 	}
 	if !p.InMemory && e.store != nil {
-		if cerr := in.checkpoint(stateOf(res)); cerr != nil {
-			// Nothing of this run is durable: whoever waits for an answer
-			// gets a server error instead.
-			in.out = nil
-			e.log.Error("checkpoint failed", slog.String(logProcess, label), slog.String(logInstance, in.id), slog.Any("err", cerr))
-			p.metrics.ended["failed"].Inc()
-			p.stats.ended(resFailed)
-			return fmt.Errorf("process %s: instance state could not be stored: %w", label, cerr)
+		cerr := err
+		var ns *notStoredError
+		if !errors.As(err, &ns) {
+			// (A checkpoint inside the run failed: that run is not
+			// stored either.)
+			cerr = in.checkpoint(stateOf(res))
+		}
+		if cerr != nil {
+			return e.notStored(in, ex, cerr)
 		}
 	}
 	in.deliverReplies()
@@ -338,6 +339,7 @@ func (e *Engine) finish(in *instance, ex *exchange.Exchange, res result, err err
 		}
 		e.block(in)
 	} else {
+		e.unschedule(in.id)
 		p.metrics.duration.Observe(time.Since(in.started).Seconds())
 		if ex != nil && !ex.Received.IsZero() {
 			e.metrics.completed.Observe(time.Since(ex.Received).Seconds())
@@ -376,6 +378,38 @@ func (e *Engine) finish(in *instance, ex *exchange.Exchange, res result, err err
 		return aw
 	}
 	return fmt.Errorf("process %s: %s", label, endReason(in, res, ex))
+}
+
+// notStored ends a persistent instance's run whose checkpoint failed.
+// Nothing of the run is durable, so nothing of it may be seen: the replies
+// it made are dropped (whoever waits for one gets a server error instead),
+// and the instance is dropped from memory. The store still holds its last
+// checkpoint, which the next message or timer loads. Requests opened by
+// earlier runs go back to the registry, for the run that will answer them;
+// a timer run is tried again later.
+func (e *Engine) notStored(in *instance, ex *exchange.Exchange, cerr error) error {
+	p := in.p
+	e.log.Error("checkpoint failed", slog.String(logProcess, p.Name.Local), slog.String(logInstance, in.id), slog.Any("err", cerr))
+	var earlier []*openRequest
+	for _, r := range in.reqs {
+		if r.ex != in.trigger {
+			earlier = append(earlier, r)
+		}
+	}
+	for _, r := range in.out {
+		if r.req.ex != in.trigger {
+			earlier = append(earlier, r.req)
+		}
+	}
+	in.out, in.reqs = nil, earlier
+	e.unload(in)
+	p.metrics.ended["failed"].Inc()
+	p.stats.ended(resFailed)
+	if due, id := in.regTimer, in.id; ex == nil && due != 0 && in.state == stateWaiting {
+		// A timer's run: the stored instance still waits for it.
+		time.AfterFunc(e.retryDelay(), func() { e.fire(p, id, due) })
+	}
+	return fmt.Errorf("process %s: %w", p.Name.Local, cerr)
 }
 
 // endReason says why a run ended without answering ex.
@@ -518,6 +552,8 @@ func (e *Engine) block(in *instance) {
 	}
 	if in.wake != 0 {
 		e.schedule(in.p, in.id, in.wake)
+	} else {
+		e.unschedule(in.id)
 	}
 }
 
@@ -545,13 +581,66 @@ func (e *Engine) unregisterLocked(in *instance) {
 	in.regRoutes = nil
 }
 
-// schedule runs the instance's timer at due.
+// timerSet holds the pending timer of each instance that waits for one,
+// so that the timer of an instance that moves on is stopped rather than
+// kept in memory until it falls due (an approval decided at once would
+// keep its timeout's timer for days).
+type timerSet struct {
+	mu sync.Mutex
+	m  map[string]*pendingTimer
+}
+
+type pendingTimer struct {
+	t   *time.Timer
+	due int64
+}
+
+// schedule runs the instance's timer at due, in place of the one it had.
 func (e *Engine) schedule(p *Process, id string, due int64) {
 	d := time.Until(time.Unix(0, due))
 	if d < 0 {
 		d = 0
 	}
-	time.AfterFunc(d, func() { e.fire(p, id, due) })
+	ts := &e.timers
+	ts.mu.Lock()
+	defer ts.mu.Unlock()
+	if old := ts.m[id]; old != nil {
+		if old.due == due {
+			return
+		}
+		old.t.Stop()
+	}
+	if ts.m == nil {
+		ts.m = map[string]*pendingTimer{}
+	}
+	pt := &pendingTimer{due: due}
+	pt.t = time.AfterFunc(d, func() {
+		ts.mu.Lock()
+		if ts.m[id] == pt {
+			delete(ts.m, id)
+		}
+		ts.mu.Unlock()
+		e.fire(p, id, due)
+	})
+	ts.m[id] = pt
+}
+
+// unschedule stops the timer of an instance that no longer waits for one.
+func (e *Engine) unschedule(id string) {
+	ts := &e.timers
+	ts.mu.Lock()
+	defer ts.mu.Unlock()
+	if pt := ts.m[id]; pt != nil {
+		pt.t.Stop()
+		delete(ts.m, id)
+	}
+}
+
+// pendingTimers counts the scheduled timers.
+func (e *Engine) pendingTimers() int {
+	e.timers.mu.Lock()
+	defer e.timers.mu.Unlock()
+	return len(e.timers.m)
 }
 
 // fire runs an instance whose timer is due, if it still waits for it.
@@ -592,6 +681,15 @@ func (e *Engine) fire(p *Process, id string, due int64) {
 		return
 	}
 	_ = e.drive(in, nil)
+}
+
+// retryDelay is how long background work that failed (an outbox send, a
+// timer run that could not be stored) waits before it is tried again.
+func (e *Engine) retryDelay() time.Duration {
+	if e.opts.OutboxRetry > 0 {
+		return e.opts.OutboxRetry
+	}
+	return time.Second
 }
 
 // dropAbandoned forgets the stashed open requests of persistent instance
