@@ -12,7 +12,6 @@ import (
 	"net/http/pprof"
 	"net/url"
 	"os"
-	"path/filepath"
 	"runtime/debug"
 	"strings"
 	"time"
@@ -25,7 +24,6 @@ import (
 	"github.com/orchd/orchd/internal/endpoints"
 	"github.com/orchd/orchd/internal/exchange"
 	"github.com/orchd/orchd/internal/mockpartner"
-	"github.com/orchd/orchd/internal/persist"
 	"github.com/orchd/orchd/internal/process"
 	"github.com/orchd/orchd/internal/server"
 	"github.com/orchd/orchd/internal/soap"
@@ -37,6 +35,7 @@ type serveConfig struct {
 	deployDir       string
 	deployPoll      time.Duration
 	dataDir         string
+	store           storeConfig
 	mockPartners    bool
 	logLevel        string
 	maxBody         int64
@@ -71,6 +70,7 @@ func serveFlags(stderr io.Writer) (*flag.FlagSet, *serveConfig) {
 	fs.StringVar(&c.deployDir, "deploy", "./deploy", "deploy directory: one bundle folder (with deploy.xml) per subfolder")
 	fs.DurationVar(&c.deployPoll, "deploy-poll", 3*time.Second, "scan --deploy this often for new, changed and removed bundles (0: read bundles at start only)")
 	fs.StringVar(&c.dataDir, "data", "./data", "data directory: the instance store of persistent processes ("+dataFile+"), opened only if one is deployed")
+	storeFlags(fs, &c.store)
 	fs.BoolVar(&c.mockPartners, "mock-partners", false, "also serve the example's CRM and ERP mock services, on the addresses their WSDLs name")
 	fs.StringVar(&c.logLevel, "log-level", "info", "log level: debug, info, warn, error")
 	fs.Int64Var(&c.maxBody, "max-body", soap.DefaultMaxBodyBytes, "largest request body accepted, in bytes")
@@ -157,11 +157,11 @@ func runServer(ctx context.Context, cfg *serveConfig, log *slog.Logger) error {
 		log.Error("bundle skipped", slog.String("bundle", b.Dir), slog.String("problems", b.Err.Error()))
 	}
 	// The data file is opened only when a persistent process needs it.
-	var store *persist.Store
+	var store instanceStore
 	for _, p := range procs {
 		// Archived versions may hold stored instances too.
 		if !p.InMemory || hasArchive(cfg.dataDir) {
-			if store, err = openStore(cfg.dataDir); err != nil {
+			if store, err = openStore(cfg.dataDir, &cfg.store, log); err != nil {
 				return err
 			}
 			defer store.Close()
@@ -379,18 +379,6 @@ func debugHandler() http.Handler {
 	mux.HandleFunc("/debug/pprof/symbol", pprof.Symbol)
 	mux.HandleFunc("/debug/pprof/trace", pprof.Trace)
 	return mux
-}
-
-// openStore opens (creating) the instance store in dir.
-func openStore(dir string) (*persist.Store, error) {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return nil, fmt.Errorf("data directory: %w", err)
-	}
-	st, err := persist.Open(filepath.Join(dir, dataFile), persist.Options{LockTimeout: time.Second, MaxBatchDelay: 2 * time.Millisecond})
-	if err != nil {
-		return nil, fmt.Errorf("open instance store: %w", err)
-	}
-	return st, nil
 }
 
 // defaultGCPercent is the GC target serve sets when GOGC is not set.

@@ -6,19 +6,25 @@ import (
 	"github.com/orchd/orchd/internal/persist"
 )
 
+// StatsSource is an instance store with cumulative counters:
+// *persist.Store (bbolt) or *etcdstore.Store.
+type StatsSource interface {
+	Stats() persist.Stats
+}
+
 // StoreCollector exposes a store's cumulative Stats as Prometheus
 // metrics, read at scrape time.
 type StoreCollector struct {
-	Store *persist.Store
+	Store StatsSource
 
 	commits, checkpoints, bytes, seconds *prometheus.Desc
 }
 
 // NewStoreCollector returns a collector for s.
-func NewStoreCollector(s *persist.Store) *StoreCollector {
+func NewStoreCollector(s StatsSource) *StoreCollector {
 	return &StoreCollector{
 		Store:       s,
-		commits:     prometheus.NewDesc("orchd_store_write_transactions_total", "bbolt write transactions (group commits) of the instance store.", nil, nil),
+		commits:     prometheus.NewDesc("orchd_store_write_transactions_total", "Write transactions (group commits) of the instance store: bbolt transactions, or etcd Txns with --store etcd.", nil, nil),
 		checkpoints: prometheus.NewDesc("orchd_store_checkpoints_total", "Instance checkpoints written; checkpoints per write transaction is the group-commit factor.", nil, nil),
 		bytes:       prometheus.NewDesc("orchd_store_written_bytes_total", "Encoded bytes put into the instance store.", nil, nil),
 		seconds:     prometheus.NewDesc("orchd_store_commit_seconds_total", "Time spent in store commits, including fsync.", nil, nil),

@@ -1,0 +1,168 @@
+package etcdtest
+
+import (
+	"fmt"
+	"net"
+	"net/url"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"go.etcd.io/etcd/server/v3/embed"
+)
+
+// StartTimeout bounds how long a member may take to become ready.
+const StartTimeout = 30 * time.Second
+
+// Cluster is a running embedded etcd cluster.
+type Cluster struct {
+	t       testing.TB
+	mu      sync.Mutex
+	members []*member
+	initial string
+}
+
+type member struct {
+	name      string
+	dir       string
+	peerURL   url.URL
+	clientURL url.URL
+	etcd      *embed.Etcd
+	everReady bool
+}
+
+// Start starts an embedded cluster of n members (1 or 3) and registers
+// its shutdown with t.Cleanup. It fails the test when a member does not
+// start within StartTimeout.
+func Start(t testing.TB, n int) *Cluster {
+	t.Helper()
+	if n < 1 {
+		t.Fatalf("etcdtest: %d members", n)
+	}
+	c := &Cluster{t: t}
+	var initial []string
+	for i := range n {
+		m := &member{
+			name:      fmt.Sprintf("m%d", i),
+			dir:       filepath.Join(t.TempDir(), fmt.Sprintf("etcd-m%d", i)),
+			peerURL:   url.URL{Scheme: "http", Host: freeAddr(t)},
+			clientURL: url.URL{Scheme: "http", Host: freeAddr(t)},
+		}
+		c.members = append(c.members, m)
+		initial = append(initial, m.name+"="+m.peerURL.String())
+	}
+	c.initial = strings.Join(initial, ",")
+	t.Cleanup(c.Close)
+
+	// All members must start together: each waits for the others' votes.
+	errs := make([]error, n)
+	var wg sync.WaitGroup
+	for i, m := range c.members {
+		wg.Go(func() { errs[i] = c.start(m) })
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			t.Fatalf("etcdtest: %v", err)
+		}
+	}
+	return c
+}
+
+func freeAddr(t testing.TB) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatalf("etcdtest: free port: %v", err)
+	}
+	addr := l.Addr().String()
+	l.Close()
+	return addr
+}
+
+func (c *Cluster) start(m *member) error {
+	cfg := embed.NewConfig()
+	cfg.Name = m.name
+	cfg.Dir = m.dir
+	cfg.ListenPeerUrls = []url.URL{m.peerURL}
+	cfg.AdvertisePeerUrls = []url.URL{m.peerURL}
+	cfg.ListenClientUrls = []url.URL{m.clientURL}
+	cfg.AdvertiseClientUrls = []url.URL{m.clientURL}
+	cfg.InitialCluster = c.initial
+	cfg.InitialClusterToken = "etcdtest"
+	cfg.LogLevel = "error"
+	cfg.LogOutputs = []string{"stderr"}
+	if m.everReady {
+		cfg.ClusterState = embed.ClusterStateFlagExisting
+	}
+	e, err := embed.StartEtcd(cfg)
+	if err != nil {
+		return fmt.Errorf("start member %s: %w", m.name, err)
+	}
+	select {
+	case <-e.Server.ReadyNotify():
+	case err := <-e.Err():
+		e.Close()
+		return fmt.Errorf("member %s failed: %w", m.name, err)
+	case <-time.After(StartTimeout):
+		e.Server.Stop()
+		e.Close()
+		return fmt.Errorf("member %s not ready within %v", m.name, StartTimeout)
+	}
+	c.mu.Lock()
+	m.etcd = e
+	m.everReady = true
+	c.mu.Unlock()
+	return nil
+}
+
+// Endpoints returns the client endpoints (host:port) of all members,
+// running or stopped.
+func (c *Cluster) Endpoints() []string {
+	var eps []string
+	for _, m := range c.members {
+		eps = append(eps, m.clientURL.Host)
+	}
+	return eps
+}
+
+// Size returns the number of members.
+func (c *Cluster) Size() int { return len(c.members) }
+
+// Stop stops member i (0-based); its data stays for Restart.
+func (c *Cluster) Stop(i int) {
+	c.mu.Lock()
+	m := c.members[i]
+	e := m.etcd
+	m.etcd = nil
+	c.mu.Unlock()
+	if e != nil {
+		e.Close()
+	}
+}
+
+// Restart starts the stopped member i again on the same ports and data.
+// With a 3-member cluster it returns once the member serves, which needs
+// a quorum. It fails the test when the member does not start in time.
+func (c *Cluster) Restart(i int) {
+	c.t.Helper()
+	c.mu.Lock()
+	m := c.members[i]
+	running := m.etcd != nil
+	c.mu.Unlock()
+	if running {
+		return
+	}
+	if err := c.start(m); err != nil {
+		c.t.Fatalf("etcdtest: restart: %v", err)
+	}
+}
+
+// Close stops all members. It is registered with t.Cleanup by Start.
+func (c *Cluster) Close() {
+	for i := range c.members {
+		c.Stop(i)
+	}
+}
