@@ -43,8 +43,8 @@ func (n *Node) lockKey(id string) string { return n.pfx + "locks/" + id }
 // TryAcquire takes instance id for this node if no node holds it, in one
 // etcd transaction (create the lock key with the node's lease if it does
 // not exist). If another node holds it, the error wraps ErrHeld.
-// Acquiring an instance this node already holds also fails with ErrHeld:
-// within one node the engine serialises runs of an instance itself.
+// Acquiring an instance this node already holds also fails with ErrHeld,
+// unless Options.Reentrant.
 func (n *Node) TryAcquire(ctx context.Context, id string) (*Lock, error) {
 	ctx, cancel := n.opCtx(ctx)
 	defer cancel()
@@ -76,7 +76,11 @@ func (n *Node) try(ctx context.Context, id string) (*Lock, int64, error) {
 	}
 	owner := "?"
 	if kvs := resp.Responses[0].GetResponseRange().Kvs; len(kvs) > 0 {
-		owner = string(kvs[0].Value)
+		kv := kvs[0]
+		if n.opts.Reentrant && clientv3.LeaseID(kv.Lease) == n.sess.Lease() {
+			return &Lock{n: n, key: key, rev: kv.CreateRevision}, 0, nil
+		}
+		owner = string(kv.Value)
 	}
 	return nil, resp.Header.Revision, fmt.Errorf("cluster: acquire %s: %w (%s)", id, ErrHeld, owner)
 }

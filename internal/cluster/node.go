@@ -35,6 +35,13 @@ type Options struct {
 	// deadline; a call that runs out of time fails with ErrUnavailable.
 	// Zero means 3s.
 	OpTimeout time.Duration
+	// Reentrant says the caller serialises the runs of an instance
+	// within this node itself (the engine does, with its per-instance
+	// locks): a lock key found held with this node's own lease, left
+	// behind by a Release that failed (etcd unavailable), is then taken
+	// back by Acquire and TryAcquire instead of failing with ErrHeld or
+	// waiting for a lease that never ends while the node lives.
+	Reentrant bool
 	// Logger receives membership changes and background failures. Nil
 	// means slog.Default().
 	Logger *slog.Logger

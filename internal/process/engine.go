@@ -29,6 +29,10 @@ type Options struct {
 	// Store keeps the instances of persistent processes; nil means
 	// persistent processes cannot be deployed.
 	Store Store
+	// Owners serialises the runs of a persistent instance across the
+	// orchd processes that share its store (internal/cluster); nil means
+	// this process is the store's only user.
+	Owners InstanceOwners
 	// OutboxRetry is the first delay before an outbox message that failed
 	// is sent again (it doubles up to a minute); zero means 1s.
 	OutboxRetry time.Duration

@@ -178,6 +178,11 @@ func (e *Engine) create(ctx context.Context, p *Process, ex *exchange.Exchange) 
 	}
 	m := e.stripes.lock(in.id)
 	defer m.Unlock()
+	release, err := e.own(ctx, in.id)
+	if err != nil {
+		return err
+	}
+	defer release()
 	return e.drive(in, ex)
 }
 
@@ -217,6 +222,11 @@ func (e *Engine) resume(ctx context.Context, p *Process, key string, ex *exchang
 	}
 	m := e.stripes.lock(id)
 	defer m.Unlock()
+	release, err := e.own(ctx, id)
+	if err != nil {
+		return true, err
+	}
+	defer release()
 	if again, ok, err := e.store.Route(key); err != nil || !ok || again != id {
 		return false, err
 	}
@@ -578,6 +588,12 @@ func (e *Engine) fire(p *Process, id string, due int64) {
 	}
 	m := e.stripes.lock(id)
 	defer m.Unlock()
+	release, err := e.own(ctx, id)
+	if err != nil {
+		e.log.Error("timer: cannot take instance", slog.String(logInstance, id), slog.Any("err", err))
+		return
+	}
+	defer release()
 	in, err := e.load(ctx, p, id)
 	if errors.Is(err, ErrBroken) {
 		return // logged once when found

@@ -1,0 +1,72 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"log/slog"
+	"os"
+	"time"
+
+	"github.com/orchd/orchd/internal/cluster"
+	"github.com/orchd/orchd/internal/etcdstore"
+)
+
+// clusterConfig makes this node one of several sharing persistent
+// instances through the etcd store (docs/cluster.md).
+type clusterConfig struct {
+	name   string
+	nodeID string
+	ttl    time.Duration
+}
+
+func clusterFlags(fs *flag.FlagSet, c *clusterConfig) {
+	fs.StringVar(&c.name, "cluster", "", "with --store etcd: join this cluster of orchd nodes; each persistent instance then runs on one node at a time (an etcd lock per instance). Not yet: taking over a dead node's timers and outbox (another node picks them up when it restarts), forwarding in-memory conversations; see docs/cluster.md")
+	fs.StringVar(&c.nodeID, "node-id", "", "with --cluster: this node's unique name (default: host name and listen port)")
+	fs.DurationVar(&c.ttl, "cluster-ttl", 5*time.Second, "with --cluster: a node silent this long is dead and its instance locks are released (whole seconds)")
+}
+
+// clusterOwners adapts a cluster node to the engine's InstanceOwners.
+type clusterOwners struct {
+	n   *cluster.Node
+	log *slog.Logger
+}
+
+func (o clusterOwners) Acquire(ctx context.Context, id string) (func(), error) {
+	l, err := o.n.Acquire(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	return func() {
+		if err := l.Release(context.Background()); err != nil {
+			// The lock stays until this node takes it again
+			// (Reentrant) or its lease ends.
+			o.log.Warn("cluster: release instance lock", slog.String("instance", id), slog.Any("err", err))
+		}
+	}, nil
+}
+
+// joinCluster joins cfg's cluster through the etcd store's client, with
+// url as this node's SOAP base URL. It returns nil when --cluster is not
+// set.
+func joinCluster(ctx context.Context, cfg *clusterConfig, st instanceStore, url, listen string, log *slog.Logger) (*cluster.Node, error) {
+	if cfg.name == "" {
+		return nil, nil
+	}
+	es, ok := st.(*etcdstore.Store)
+	if !ok {
+		return nil, fmt.Errorf("--cluster needs --store etcd (and a persistent process deployed)")
+	}
+	id := cfg.nodeID
+	if id == "" {
+		host, _ := os.Hostname()
+		id = host + "-" + listen
+	}
+	n, err := cluster.Join(ctx, es.Client(), cluster.Options{Cluster: cfg.name, ID: id, URL: url,
+		TTL: cfg.ttl, Reentrant: true, Logger: log})
+	if err != nil {
+		return nil, err
+	}
+	log.Info("cluster joined", slog.String("cluster", cfg.name), slog.String("node", id))
+	return n, nil
+}
