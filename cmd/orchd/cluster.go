@@ -6,10 +6,12 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	"slices"
 	"time"
 
 	"github.com/orchd/orchd/internal/cluster"
 	"github.com/orchd/orchd/internal/etcdstore"
+	"github.com/orchd/orchd/internal/process"
 )
 
 // clusterConfig makes this node one of several sharing persistent
@@ -69,4 +71,43 @@ func joinCluster(ctx context.Context, cfg *clusterConfig, st instanceStore, url,
 	}
 	log.Info("cluster joined", slog.String("cluster", cfg.name), slog.String("node", id))
 	return n, nil
+}
+
+// adoptTimers takes over the timers of nodes that leave: at each
+// membership change where a node left, the engine schedules the stored
+// timers this node is now Responsible for. It returns when ctx ends or
+// the node's session is lost.
+func adoptTimers(ctx context.Context, n *cluster.Node, e *process.Engine, log *slog.Logger) {
+	before, changed := n.Members()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-n.Done():
+			log.Error("cluster: session lost; this node no longer takes over timers")
+			return
+		case <-changed:
+		}
+		var now []cluster.Member
+		now, changed = n.Members()
+		if left(before, now) {
+			k, err := e.AdoptTimers(n.Responsible)
+			if err != nil {
+				log.Warn("cluster: adopt timers", slog.Any("err", err))
+			} else if k > 0 {
+				log.Info("cluster: adopted timers", slog.Int("timers", k))
+			}
+		}
+		before = now
+	}
+}
+
+// left reports whether a member of before is not in now.
+func left(before, now []cluster.Member) bool {
+	for _, b := range before {
+		if !slices.ContainsFunc(now, func(m cluster.Member) bool { return m.ID == b.ID }) {
+			return true
+		}
+	}
+	return false
 }

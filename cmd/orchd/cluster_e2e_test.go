@@ -19,7 +19,8 @@ import (
 // embedded 3-member etcd: a correlated conversation whose messages land on
 // different nodes completes, and the same decision sent to both nodes at
 // once is taken by exactly one of them (the instance lock), leaving no
-// lock behind.
+// lock behind; a timer set on a node that is then SIGKILLed fires on the
+// other.
 func TestClusterTwoNodes(t *testing.T) {
 	ec := etcdtest.Start(t, 3)
 	crm, erp := startMocks(t)
@@ -94,5 +95,31 @@ func TestClusterTwoNodes(t *testing.T) {
 	resp, err = cli.Get(ctx, "/orchd/e2ec/locks/", clientv3.WithPrefix())
 	if err != nil || len(resp.Kvs) != 0 {
 		t.Fatalf("locks left after the runs: %v, %v", resp.Kvs, err)
+	}
+
+	// A timer set on a, which dies: b adopts and fires it.
+	r := post(t, client, a.base+approvalPath, textXML, "", approvalBody("requestApproval", "T-1", "<appr:amount>10</appr:amount><appr:requester>ann</appr:requester><appr:timeout>PT3S</appr:timeout>"))
+	if st := approvalStatus(t, r); st != "PENDING" {
+		t.Fatalf("T-1 requested: %s", st)
+	}
+	kill9(t, a)
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		expired := 0
+		for _, in := range listInstances(t, b, "?process=OrderApproval") {
+			if strings.Contains(in.Variables["status"], "EXPIRED") && in.State == "completed" {
+				expired++
+			}
+		}
+		if expired == 1 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the dead node's timer did not fire on the other (%d expired)\n%s", expired, b.log())
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	if !strings.Contains(b.log(), "adopted timers") {
+		t.Errorf("b fired T-1 without adopting it:\n%s", b.log())
 	}
 }

@@ -255,6 +255,9 @@ func runServer(ctx context.Context, cfg *serveConfig, log *slog.Logger) error {
 			slog.Int("suspended", rec.Suspended), slog.Int("orphans", rec.Orphans), slog.Int("broken", rec.Broken))
 		deployer.dropUnused()
 	}
+	if node != nil {
+		go adoptTimers(ctx, node, engine, log)
+	}
 	for _, p := range engine.Processes() {
 		for _, ep := range p.Endpoints {
 			if err := front.Handle(ep, engine); err != nil {

@@ -130,7 +130,9 @@ type Engine struct {
 	maxSteps int
 	reg      registry
 	stripes  stripes
-	broken   brokenSet
+	// scheduled are the timers this engine has pending (adopt.go).
+	scheduled scheduledTimers
+	broken    brokenSet
 	// baseCtx is the context of work that belongs to instances rather
 	// than to a client (after a reply, timers); Close cancels it.
 	baseCtx context.Context

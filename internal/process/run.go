@@ -555,13 +555,21 @@ func (e *Engine) unregisterLocked(in *instance) {
 	in.regRoutes = nil
 }
 
-// schedule runs the instance's timer at due.
-func (e *Engine) schedule(p *Process, id string, due int64) {
+// schedule runs the instance's timer at due, unless it is already
+// pending here; it reports whether it scheduled it.
+func (e *Engine) schedule(p *Process, id string, due int64) bool {
 	d := time.Until(time.Unix(0, due))
 	if d < 0 {
 		d = 0
 	}
-	time.AfterFunc(d, func() { e.fire(p, id, due) })
+	if !e.scheduled.add(id, due) {
+		return false
+	}
+	time.AfterFunc(d, func() {
+		e.scheduled.remove(id, due)
+		e.fire(p, id, due)
+	})
+	return true
 }
 
 // fire runs an instance whose timer is due, if it still waits for it.

@@ -1,0 +1,82 @@
+package process
+
+import (
+	"fmt"
+	"sync"
+
+	"github.com/orchd/orchd/internal/persist"
+)
+
+// scheduledTimers is the set of timers an engine has pending, so a timer
+// adopted from the store is not scheduled twice.
+type scheduledTimers struct {
+	mu sync.Mutex
+	m  map[scheduledTimer]struct{}
+}
+
+type scheduledTimer struct {
+	id  string
+	due int64
+}
+
+// add records a timer; false if it was already pending.
+func (s *scheduledTimers) add(id string, due int64) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	k := scheduledTimer{id, due}
+	if _, ok := s.m[k]; ok {
+		return false
+	}
+	if s.m == nil {
+		s.m = map[scheduledTimer]struct{}{}
+	}
+	s.m[k] = struct{}{}
+	return true
+}
+
+func (s *scheduledTimers) remove(id string, due int64) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	delete(s.m, scheduledTimer{id, due})
+}
+
+// AdoptTimers schedules the stored timers of the persistent instances
+// for which mine reports true and that this engine has not scheduled
+// yet. When several orchd processes share one store, each schedules the
+// timers it writes; a process calls AdoptTimers when a peer has left, so
+// that the peer's timers fire here (internal/cluster's Responsible
+// decides whose they are). A timer fires only if its instance still waits
+// for it when it is loaded under its lock, so a timer that another process
+// fires as well is a wasted load, not a second firing. It returns the
+// number of timers scheduled.
+func (e *Engine) AdoptTimers(mine func(instanceID string) bool) (int, error) {
+	if e.store == nil {
+		return 0, nil
+	}
+	var due []persist.Timer
+	err := e.store.Timers(func(t persist.Timer) bool {
+		if mine(t.InstanceID) {
+			due = append(due, t)
+		}
+		return true
+	})
+	if err != nil {
+		return 0, fmt.Errorf("adopt timers: %w", err)
+	}
+	vi := e.versions()
+	n := 0
+	for _, t := range due {
+		rec, _, err := e.store.Instance(t.InstanceID)
+		if err != nil {
+			continue // gone meanwhile, or broken (found when loaded)
+		}
+		p := vi.of(rec.Process, rec.Frames)
+		if p == nil || p.InMemory {
+			continue // a version this node does not have
+		}
+		if e.schedule(p, t.InstanceID, t.Due.UnixNano()) {
+			n++
+		}
+	}
+	return n, nil
+}
