@@ -30,6 +30,7 @@ func TestCluster(t *testing.T) {
 		{"Handover", testHandover},
 		{"TimersOnce", testTimersOnce},
 		{"Forwarder", testForwarder},
+		{"Reentrant", testReentrant},
 	} {
 		t.Run(tc.name, func(t *testing.T) { tc.fn(t, ec) })
 	}
@@ -354,5 +355,31 @@ func scanTimers(ctx context.Context, t *testing.T, n *testNode) {
 			}
 		}
 		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// testReentrant: with Options.Reentrant, a lock this node still holds
+// (its release failed) is taken back, not waited for; without, ErrHeld.
+func testReentrant(t *testing.T, ec *etcdtest.Cluster) {
+	ctx := context.Background()
+	for _, tc := range []struct {
+		reentrant bool
+		wantErr   error
+	}{{true, nil}, {false, cluster.ErrHeld}} {
+		n := join(t, ec, "re"+strconv.FormatBool(tc.reentrant), "a", "http://a", cluster.Options{Reentrant: tc.reentrant})
+		l1, err := n.TryAcquire(ctx, "i")
+		if err != nil {
+			t.Fatal(err)
+		}
+		l2, err := n.TryAcquire(ctx, "i")
+		if !errors.Is(err, tc.wantErr) {
+			t.Fatalf("reentrant=%v: second TryAcquire = %v, want %v", tc.reentrant, err, tc.wantErr)
+		}
+		if err == nil && l2.Revision() != l1.Revision() {
+			t.Fatalf("reentrant lock has another fencing token: %d, %d", l2.Revision(), l1.Revision())
+		}
+		if err := l1.Release(ctx); err != nil {
+			t.Fatal(err)
+		}
 	}
 }

@@ -63,7 +63,9 @@ also a fencing token that grows with every acquisition (Lock.Revision).
 Cost: one Txn round trip to acquire and one to release per run, on top of
 the commit. Within one node the engine already serialises runs of an
 instance, so a node acquires at most once per instance at a time
-(TryAcquire of a lock the node holds fails with ErrHeld, by design).
+(TryAcquire of a lock the node holds fails with ErrHeld, unless
+Options.Reentrant, with which the engine lets a node take back a lock
+that a failed Release left behind).
 
 # Timers
 
