@@ -4,7 +4,7 @@
 GO ?= go
 FUZZTIME ?= 3000x
 
-.PHONY: run test unit fuzz vet build bench bench-go conformance
+.PHONY: run test unit fuzz vet build bench bench-go conformance overload
 
 ## run: serve the example bundle, with the CRM and ERP mock partners in process
 run:
@@ -57,6 +57,12 @@ build:
 ## see scripts/bench.sh for the other knobs)
 bench:
 	GO=$(GO) ./scripts/bench.sh
+
+## overload: orchd offered more than it can serve, with and without shedding
+## (closed loop to the knee, 4 x the knee, open loop at about twice the peak;
+## see scripts/overload.sh for the knobs)
+overload:
+	GO=$(GO) ./scripts/overload.sh
 
 ## bench-go: Go benchmarks of the hot path, with allocations
 bench-go:

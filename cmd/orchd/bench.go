@@ -26,7 +26,8 @@ func (n nsFlags) Set(v string) error {
 	return nil
 }
 
-// bench runs the closed-loop load generator (internal/loadgen).
+// bench runs the load generator (internal/loadgen), closed loop or, with
+// --rate, open loop.
 func bench(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
 	fs.SetOutput(stderr)
@@ -36,6 +37,8 @@ func bench(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	action := fs.String("soap-action", loadgen.DefaultSOAPAction, `SOAPAction header (quoted when sent); "" sends none`)
 	ctype := fs.String("content-type", loadgen.DefaultContentType, "Content-Type of the requests")
 	levels := fs.String("concurrency", "1,16,64,256,1000", "comma-separated numbers of closed-loop clients, one level each")
+	rates := fs.String("rate", "", "open loop: comma-separated arrival rates in requests per second (\"2000,6000/s\"), one level each, sent on schedule whether answered or not; --concurrency is then ignored")
+	maxOut := fs.Int("max-outstanding", loadgen.DefaultMaxOutstanding, "open loop: most requests sent and not yet answered (workers and connections); a request due beyond it is counted unsent")
 	duration := fs.Duration("duration", loadgen.DefaultDuration, "measured time per level and target")
 	warmup := fs.Duration("warmup", loadgen.DefaultWarmup, "unmeasured time before each level")
 	timeout := fs.Duration("timeout", loadgen.DefaultTimeout, "timeout of one request")
@@ -69,6 +72,17 @@ func bench(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "orchd bench:", err)
 		return 2
 	}
+	if *rates != "" {
+		if cfg.Rates, err = loadgen.ParseRates(*rates); err != nil {
+			fmt.Fprintln(stderr, "orchd bench:", err)
+			return 2
+		}
+		if *maxOut < 1 {
+			fmt.Fprintf(stderr, "orchd bench: --max-outstanding %d: want at least 1\n", *maxOut)
+			return 2
+		}
+		cfg.MaxOutstanding = *maxOut
+	}
 	if *bodyFile != "" {
 		if cfg.Body, err = os.ReadFile(*bodyFile); err != nil {
 			fmt.Fprintln(stderr, "orchd bench:", err)
@@ -88,10 +102,15 @@ func bench(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintf(stdout, "B = %s\n", *vs)
 		}
 		fmt.Fprintf(stdout, "%d s per level after %s warmup; latency of successful exchanges\n", int(duration.Seconds()), *warmup)
-		fmt.Fprintln(stdout, loadgen.LevelHeader)
+		if len(cfg.Rates) > 0 {
+			fmt.Fprintf(stdout, "open loop, at most %d outstanding; latency from when each request was due\n", cfg.MaxOutstanding)
+			fmt.Fprintln(stdout, loadgen.OpenLevelHeader)
+		} else {
+			fmt.Fprintln(stdout, loadgen.LevelHeader)
+		}
 		cfg.OnLevel = func(l loadgen.LevelResult) { loadgen.WriteLevel(stdout, l) }
 		cfg.OnInterval = func(label string, n int, s loadgen.IntervalSample) {
-			fmt.Fprintf(stdout, "  %s@%d +%.0fs: %.1f tx/s, %d errors%s\n", label, n, s.Elapsed, s.TxPerSec, s.Errors, targetStats(s))
+			fmt.Fprintf(stdout, "  %s@%d +%.0fs: %.1f tx/s, %d errors, %d shed%s\n", label, n, s.Elapsed, s.TxPerSec, s.Errors, s.Shed, targetStats(s))
 		}
 	}
 	rep, err := loadgen.Run(ctx, cfg)

@@ -46,7 +46,22 @@ func TestBenchCommand(t *testing.T) {
 		t.Errorf("--json wrote to stderr: %s", errb.String())
 	}
 
+	out.Reset()
+	errb.Reset()
+	open := []string{"bench", "--url", srv.URL, "--rate", "50/s,100", "--max-outstanding", "4", "--duration", "200ms", "--warmup", "50ms"}
+	if code := run(context.Background(), open, &out, &errb); code != 0 {
+		t.Fatalf("open loop: exit %d: %s", code, errb.String())
+	}
+	for _, want := range []string{"open loop, at most 4 outstanding", "rate/s", "unsent", "\nA            50", "\nA           100"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("open-loop output lacks %q:\n%s", want, out.String())
+		}
+	}
+
 	for _, bad := range [][]string{
+		{"bench", "--rate", "0"},
+		{"bench", "--rate", "fast"},
+		{"bench", "--rate", "100", "--max-outstanding", "0"},
 		{"bench", "--concurrency", "0"},
 		{"bench", "--expect", "//po:status["},
 		{"bench", "--body", "/nonexistent/body.xml"},

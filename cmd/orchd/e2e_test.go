@@ -179,9 +179,10 @@ func startOrchd(t *testing.T, args ...string) *orchd {
 }
 
 type response struct {
-	status int
-	body   string
-	ctype  string
+	status     int
+	body       string
+	ctype      string
+	retryAfter string
 }
 
 func post(t *testing.T, client *http.Client, url, ctype, action string, body []byte) response {

@@ -68,4 +68,12 @@ func TestEtcdStoreEndToEnd(t *testing.T) {
 	if st := approvalStatus(t, r); st != "REJECTED" {
 		t.Fatalf("E-3 decided: %s", st)
 	}
+	// The refused request left nothing in the store.
+	for _, in := range listInstances(t, o2, "?process=OrderApproval") {
+		for _, v := range in.Correlations {
+			if strings.Contains(v, "E-2") {
+				t.Errorf("instance %s of the refused request E-2 is stored (%s)", in.ID, in.State)
+			}
+		}
+	}
 }

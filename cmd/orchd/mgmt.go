@@ -102,7 +102,7 @@ func (b *backend) Timeline(id string) []mgmt.Event {
 // timelineEvent is ev as an instance's timeline shows it.
 func timelineEvent(ev events.Event) mgmt.Event {
 	return mgmt.Event{Kind: ev.Kind.String(), Time: ev.Time, Activity: ev.Activity, Name: ev.Name, Position: ev.Position,
-		Variable: ev.Variable, Partner: ev.Partner, Operation: ev.Operation, Fault: ev.Fault, Detail: ev.Detail, Duration: ev.Duration}
+		Variable: ev.Variable, CorrelationSet: ev.CorrelationSet, Value: ev.Value, Partner: ev.Partner, Operation: ev.Operation, Fault: ev.Fault, Detail: ev.Detail, Duration: ev.Duration}
 }
 
 // Subscribe is the live event stream, for the API's and the console's

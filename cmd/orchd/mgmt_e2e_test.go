@@ -438,6 +438,18 @@ func TestMgmtTimeline(t *testing.T) {
 	if tl[len(tl)-1].Duration == 0 {
 		t.Errorf("instanceCompleted carries no duration: %+v", tl[len(tl)-1])
 	}
+	corr := false
+	for _, ev := range tl {
+		if ev.Kind == "correlationSetInitialized" {
+			corr = ev.CorrelationSet != "" && strings.Contains(ev.Value, "t1")
+			if !corr {
+				t.Errorf("correlation event without its set and value: %+v", ev)
+			}
+		}
+	}
+	if !corr {
+		t.Errorf("no correlationSetInitialized in the timeline %v", kinds)
+	}
 	if got := s.b.Timeline("no-such-instance"); got == nil || len(got) != 0 {
 		t.Errorf("timeline of an unknown instance: %v", got)
 	}

@@ -42,6 +42,7 @@ type serveConfig struct {
 	maxBody         int64
 	limits          soap.Limits
 	idleTimeout     time.Duration
+	front           frontDoorConfig
 	shutdownTimeout time.Duration
 	messageHold     time.Duration
 	maxSteps        int
@@ -78,6 +79,7 @@ func serveFlags(stderr io.Writer) (*flag.FlagSet, *serveConfig) {
 	fs.Int64Var(&c.maxBody, "max-body", soap.DefaultMaxBodyBytes, "largest request body accepted, in bytes")
 	limitFlags(fs, &c.limits)
 	fs.DurationVar(&c.idleTimeout, "idle-timeout", 30*time.Second, "close keep-alive connections idle this long")
+	frontDoorFlags(fs, &c.front)
 	fs.DurationVar(&c.shutdownTimeout, "shutdown-timeout", 10*time.Second, "on SIGINT/SIGTERM, wait this long for in-flight exchanges")
 	fs.IntVar(&c.maxSteps, "max-steps", process.DefaultMaxSteps, "activity steps one run of an instance may take without waiting before it is stopped (in-memory: fails, persistent: suspended); deploy.xml's orchd:maxSteps overrides it; negative: no budget")
 	fs.DurationVar(&c.messageHold, "message-hold", 5*time.Second, "hold a correlated message no instance waits for yet this long for one that comes to wait (negative: answer at once)")
@@ -172,6 +174,9 @@ func runServer(ctx context.Context, cfg *serveConfig, log *slog.Logger) error {
 		}
 	}
 
+	if err := cfg.front.check(); err != nil {
+		return err
+	}
 	// Zero means the client's defaults.
 	if cfg.partnerTimeout < 0 || cfg.partnerMaxResp < 0 {
 		return fmt.Errorf("--partner-timeout (%s) and --partner-max-response (%d) may not be negative", cfg.partnerTimeout, cfg.partnerMaxResp)
@@ -231,7 +236,8 @@ func runServer(ctx context.Context, cfg *serveConfig, log *slog.Logger) error {
 	// After the front door has drained (below), work instances do on their
 	// own (after a reply, on timers) is cancelled.
 	defer engine.Close()
-	front := soap.NewServer(soap.ServerOptions{MaxBodyBytes: cfg.maxBody, Limits: cfg.limits, Logger: log, Registerer: reg})
+	front := soap.NewServer(soap.ServerOptions{MaxBodyBytes: cfg.maxBody, Limits: cfg.limits, Logger: log, Registerer: reg,
+		MaxInflight: cfg.front.maxInflight, QueueWait: cfg.front.queueWait, MaxQueue: cfg.front.maxQueue})
 	if err := engine.Deploy(procs...); err != nil {
 		log.Error("processes skipped", slog.Any("err", err))
 	}
@@ -295,11 +301,15 @@ func runServer(ctx context.Context, cfg *serveConfig, log *slog.Logger) error {
 		sopts.Admin = adm.handler
 	}
 	srv := &http.Server{
-		Handler:           server.New(sopts),
-		ReadHeaderTimeout: 10 * time.Second,
+		Handler:           server.BodyTimeout(server.New(sopts), cfg.front.bodyTimeout),
+		ReadHeaderTimeout: cfg.front.readHeaderTimeout,
+		MaxHeaderBytes:    cfg.front.maxHeaderBytes,
 		IdleTimeout:       cfg.idleTimeout,
 		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
 		TLSConfig:         serverTLS,
+	}
+	if cfg.front.maxConns > 0 {
+		ln = server.NewLimitListener(ln, server.LimitOptions{Max: cfg.front.maxConns, HTTPAnswer: serverTLS == nil, Registerer: reg, Logger: log})
 	}
 
 	mockErr := make(chan error, 1)

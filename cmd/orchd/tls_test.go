@@ -11,8 +11,8 @@ import (
 	"time"
 )
 
-// Bad TLS and partner flags stop serve before anything listens, saying
-// which flag is wrong.
+// Bad TLS, partner and front-door flags stop serve before anything
+// listens, saying which flag is wrong.
 func TestServeRejectsBadPartnerFlags(t *testing.T) {
 	dir := t.TempDir()
 	junk := filepath.Join(dir, "junk.pem")
@@ -30,6 +30,13 @@ func TestServeRejectsBadPartnerFlags(t *testing.T) {
 		{"partner CA without certificates", func(c *serveConfig) { c.tls.partnerCA = junk }, "--partner-ca " + junk + ": no PEM certificate in it"},
 		{"missing partner CA", func(c *serveConfig) { c.tls.partnerCA = filepath.Join(dir, "nope.pem") }, "--partner-ca: open"},
 		{"negative partner timeout", func(c *serveConfig) { c.partnerTimeout = -time.Second }, "--partner-timeout (-1s) and --partner-max-response (4194304) may not be negative"},
+		{"negative read-header timeout", func(c *serveConfig) { c.front.readHeaderTimeout = -time.Second }, "--read-header-timeout -1s"},
+		{"negative body timeout", func(c *serveConfig) { c.front.bodyTimeout = -time.Second }, "--body-timeout -1s: may not be negative"},
+		{"negative header bytes", func(c *serveConfig) { c.front.maxHeaderBytes = -1 }, "--max-http-header-bytes -1"},
+		{"negative max conns", func(c *serveConfig) { c.front.maxConns = -1 }, "--max-conns -1: may not be negative"},
+		{"negative max inflight", func(c *serveConfig) { c.front.maxInflight = -1 }, "--max-inflight -1: may not be negative"},
+		{"negative queue wait", func(c *serveConfig) { c.front.queueWait = -time.Second }, "--queue-wait -1s: may not be negative"},
+		{"negative max queue", func(c *serveConfig) { c.front.maxQueue = -1 }, "--max-queue -1: may not be negative"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

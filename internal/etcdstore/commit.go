@@ -88,6 +88,7 @@ func (s *Store) Commit(cps ...*persist.Checkpoint) (err error) {
 func (s *Store) committer() {
 	defer close(s.done)
 	var next *call
+	shared := false
 	for {
 		first := next
 		next = nil
@@ -100,7 +101,12 @@ func (s *Store) committer() {
 		}
 		group := []*call{first}
 		ops, size := first.est, first.bytes
-		deadline := first.arrive.Add(s.opts.MaxBatchDelay)
+		// Wait for others only under concurrency (the last group had
+		// company): a lone committer goes at once, as persist's does.
+		deadline := first.arrive
+		if shared {
+			deadline = deadline.Add(s.opts.MaxBatchDelay)
+		}
 		var timer <-chan time.Time
 	collect:
 		for {
@@ -129,6 +135,7 @@ func (s *Store) committer() {
 			ops += c.est
 			size += c.bytes
 		}
+		shared = len(group) > 1 || next != nil || len(s.reqs) > 0
 		s.run(group)
 	}
 }
@@ -181,7 +188,7 @@ func (s *Store) runTxn(calls []*call) int {
 			finish(failed, nil)
 			return taken
 		}
-		ok, err := s.write(tx)
+		ok, written, err := s.write(tx)
 		if err != nil {
 			finish(in, err)
 			finish(failed, nil)
@@ -199,12 +206,8 @@ func (s *Store) runTxn(calls []*call) int {
 			lastErr = errors.New("keys kept changing under the transaction")
 			continue
 		}
-		written := uint64(0)
 		cps := 0
 		for _, c := range in {
-			for _, p := range c.ops {
-				written += p.Size
-			}
 			cps += len(c.cps)
 		}
 		s.commits.Add(1)
@@ -347,22 +350,25 @@ func sortedKeys(m map[string]bool) []string {
 }
 
 // write sends the transaction; ok is false when a comparison failed.
-func (s *Store) write(tx *overlay) (ok bool, err error) {
+// written counts the key and value bytes it puts (keys with the prefix:
+// what etcd stores).
+func (s *Store) write(tx *overlay) (ok bool, written uint64, err error) {
 	ops := make([]clientv3.Op, 0, len(tx.writes))
 	for _, k := range sortedPtrKeys(tx.writes) {
 		if v := tx.writes[k]; v == nil {
 			ops = append(ops, clientv3.OpDelete(k))
 		} else {
 			ops = append(ops, clientv3.OpPut(k, string(*v)))
+			written += uint64(len(k) + len(*v))
 		}
 	}
 	ctx, cancel := s.ctx()
 	defer cancel()
 	resp, err := s.cli.Txn(ctx).If(tx.compares()...).Then(ops...).Commit()
 	if err != nil {
-		return false, unavailable("write", err)
+		return false, 0, unavailable("write", err)
 	}
-	return resp.Succeeded, nil
+	return resp.Succeeded, written, nil
 }
 
 func sortedPtrKeys(m map[string]*[]byte) []string {

@@ -26,8 +26,9 @@ functions (persist.Prepare, persist.EncodeInstance, ...):
 A checkpoint is one etcd transaction (Txn) holding all its puts and
 deletes. Concurrent Commit calls share one transaction (group commit): one
 committer goroutine takes the calls queued while the previous transaction
-was in flight, waits up to Options.MaxBatchDelay after the first call
-arrived for more, and stops collecting before etcd's request limits
+was in flight and, when the previous group had more than one call (a
+lone committer goes at once), waits up to Options.MaxBatchDelay after the
+first call arrived for more; it stops collecting before etcd's request limits
 (Options.MaxTxnOps, --max-txn-ops, and Options.MaxRequestBytes,
 --max-request-bytes). A group is split into several transactions only
 when it would exceed them; one Commit call is never split, and one that

@@ -144,7 +144,9 @@ func (s *Store) Path() string {
 func (s *Store) Client() *clientv3.Client { return s.cli }
 
 // Stats returns the cumulative counters, as persist.Store's: Commits counts
-// etcd write transactions (a group counts once).
+// etcd write transactions (a group counts once), BytesWritten the key and
+// value bytes they put, keys with their prefix (what etcd stores, more
+// than persist counts for the same checkpoints).
 func (s *Store) Stats() persist.Stats {
 	return persist.Stats{
 		Commits:      s.commits.Load(),

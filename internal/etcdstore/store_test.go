@@ -429,3 +429,60 @@ func TestUnavailable(t *testing.T) {
 		time.Sleep(50 * time.Millisecond)
 	}
 }
+
+// TestTwoStoresOnOnePrefix: two stores (two orchd nodes) committing to
+// the same prefix at once get distinct outbox sequence numbers, and only
+// one of them binds a contested route key: the comparisons inside the
+// transaction hold across nodes.
+func TestTwoStoresOnOnePrefix(t *testing.T) {
+	c := etcdtest.Start(t, 1)
+	var nodes [2]*etcdstore.Store
+	for i := range nodes {
+		st, err := etcdstore.Open(etcdstore.Options{Endpoints: c.Endpoints(), Prefix: "/orchd/shared"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer st.Close()
+		nodes[i] = st
+	}
+	const per = 20
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	seqs := map[uint64]bool{}
+	won := 0
+	for n, st := range nodes {
+		for i := range per {
+			wg.Go(func() {
+				cp := &persist.Checkpoint{Instance: inst(fmt.Sprintf("N%d-%02d", n, i), persist.Waiting),
+					AddRoutes: []persist.Route{{Key: fmt.Sprintf("own-%d-%d", n, i)}},
+					Outbox:    []persist.OutboxMessage{{Partner: "p", Operation: "o"}}}
+				if err := st.Commit(cp); err != nil {
+					t.Errorf("node %d commit %d: %v", n, i, err)
+					return
+				}
+				contested := &persist.Checkpoint{Instance: inst(fmt.Sprintf("N%d-%02d", n, i), persist.Waiting),
+					AddRoutes: []persist.Route{{Key: "contested"}}}
+				err := st.Commit(contested)
+				mu.Lock()
+				defer mu.Unlock()
+				if seqs[cp.Outbox[0].Seq] {
+					t.Errorf("outbox seq %d handed out twice", cp.Outbox[0].Seq)
+				}
+				seqs[cp.Outbox[0].Seq] = true
+				switch {
+				case err == nil:
+					won++
+				case !errors.Is(err, persist.ErrConflict):
+					t.Errorf("contested route: %v", err)
+				}
+			})
+		}
+	}
+	wg.Wait()
+	if won != 1 {
+		t.Fatalf("%d instances bound the contested key, want 1", won)
+	}
+	if ob := outbox(t, nodes[0]); len(ob) != 2*per {
+		t.Fatalf("outbox holds %d messages, want %d", len(ob), 2*per)
+	}
+}

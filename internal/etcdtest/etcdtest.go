@@ -92,7 +92,7 @@ func (c *Cluster) start(m *member) error {
 	cfg.AdvertiseClientUrls = []url.URL{m.clientURL}
 	cfg.InitialCluster = c.initial
 	cfg.InitialClusterToken = "etcdtest"
-	cfg.LogLevel = "error"
+	cfg.LogLevel = "fatal" // its errors on Close are noise; start failures are returned
 	cfg.LogOutputs = []string{"stderr"}
 	if m.everReady {
 		cfg.ClusterState = embed.ClusterStateFlagExisting

@@ -41,6 +41,16 @@ type Config struct {
 	// Concurrency lists the levels (number of closed-loop clients), run in
 	// this order.
 	Concurrency []int
+	// Rates, when not empty, makes the levels open loop instead: each is
+	// an arrival rate in requests per second, requests sent on schedule
+	// whether or not earlier ones were answered. Concurrency is then
+	// ignored.
+	Rates []float64
+	// MaxOutstanding bounds the requests of an open-loop level sent and
+	// not yet answered (the workers, and connections); a request due
+	// while that many are outstanding is not sent and counted as unsent.
+	// Zero means DefaultMaxOutstanding.
+	MaxOutstanding int
 	// Duration is the measured time per level (default DefaultDuration),
 	// Warmup the unmeasured time before it (0 means none).
 	Duration, Warmup time.Duration
@@ -104,7 +114,20 @@ func (c Config) withDefaults() (Config, error) {
 			return c, fmt.Errorf("target %q: only loopback targets are allowed", t)
 		}
 	}
-	if len(c.Concurrency) == 0 {
+	switch {
+	case len(c.Rates) > 0:
+		for _, r := range c.Rates {
+			if !(r > 0) {
+				return c, fmt.Errorf("rate %g: want a positive number of requests per second", r)
+			}
+		}
+		if c.MaxOutstanding < 0 {
+			return c, fmt.Errorf("max outstanding %d: may not be negative", c.MaxOutstanding)
+		}
+		if c.MaxOutstanding == 0 {
+			c.MaxOutstanding = DefaultMaxOutstanding
+		}
+	case len(c.Concurrency) == 0:
 		return c, errors.New("no concurrency level")
 	}
 	for _, n := range c.Concurrency {

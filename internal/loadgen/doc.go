@@ -9,10 +9,20 @@
 // is queued inside the generator). A level lasts Warmup plus Duration;
 // only responses that complete inside the Duration window are counted.
 //
+// Open loop (Config.Rates): each level is an arrival rate instead. A
+// dispatcher hands request i, due at start + i/rate, to an idle worker
+// when it is due, whether or not earlier requests were answered; with
+// MaxOutstanding requests outstanding (every worker busy) a due request is
+// not sent and is counted as unsent. Latency is measured from when a
+// request was due, so time it spent waiting for the generator counts (no
+// coordinated omission). This is how a server is offered more than it can
+// serve: a closed loop slows down with the server instead.
+//
 // Every response is validated: the HTTP status must be 2xx, the body must
 // not be a SOAP 1.1 or 1.2 Fault, and, when an Expect expression is set,
-// that XPath 1.0 expression must be true on the response. Failed exchanges
-// are counted apart from successes, and the first distinct error messages
+// that XPath 1.0 expression must be true on the response. An HTTP 503 is
+// counted as shed (the server's overload answer), apart from successes and
+// from the other failed exchanges, which are counted as errors, and the first distinct error messages
 // are kept for the report. Latency percentiles of successful exchanges come
 // from one HDR histogram per worker, merged when the level ends, so nothing
 // is locked per request.

@@ -113,12 +113,16 @@ func TestErrorClassification(t *testing.T) {
 		t.Fatal(err)
 	}
 	l := rep.Levels[0]
-	if l.Successes == 0 || l.Errors == 0 {
-		t.Fatalf("%d ok, %d errors", l.Successes, l.Errors)
+	if l.Successes == 0 || l.Errors == 0 || l.Shed == 0 {
+		t.Fatalf("%d ok, %d errors, %d shed", l.Successes, l.Errors, l.Shed)
 	}
-	// 2 of 5 succeed.
-	if r := float64(l.Successes) / float64(l.Successes+l.Errors); r < 0.35 || r > 0.45 {
+	// 2 of 5 succeed, 1 is shed (503: not an error).
+	all := float64(l.Successes + l.Errors + l.Shed)
+	if r := float64(l.Successes) / all; r < 0.35 || r > 0.45 {
 		t.Errorf("success share %.2f, want 0.4", r)
+	}
+	if r := float64(l.Shed) / all; r < 0.15 || r > 0.25 {
+		t.Errorf("shed share %.2f, want 0.2", r)
 	}
 	msgs := map[string]bool{}
 	var sum int64
@@ -129,7 +133,6 @@ func TestErrorClassification(t *testing.T) {
 	for _, want := range []string{
 		"HTTP 500: SOAP fault: soapenv:Client: bad order",
 		"HTTP 200: SOAP fault: e:Receiver: partner down",
-		"HTTP 503: try later",
 	} {
 		if !msgs[want] {
 			t.Errorf("missing error sample %q in %v", want, l.ErrorSamples)
@@ -407,6 +410,8 @@ func TestConfigErrors(t *testing.T) {
 		{"no levels", func(c *Config) { c.Concurrency = nil }},
 		{"zero clients", func(c *Config) { c.Concurrency = []int{0} }},
 		{"negative duration", func(c *Config) { c.Duration = -1 }},
+		{"zero rate", func(c *Config) { c.Rates = []float64{100, 0} }},
+		{"negative max outstanding", func(c *Config) { c.Rates, c.MaxOutstanding = []float64{100}, -1 }},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			cfg := testConfig("http://127.0.0.1:1/")

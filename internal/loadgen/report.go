@@ -32,6 +32,7 @@ type IntervalSample struct {
 	TxPerSec  float64 `json:"tx_per_s"`
 	Successes int64   `json:"successes"`
 	Errors    int64   `json:"errors"`
+	Shed      int64   `json:"shed"`
 	// RSSBytes and Goroutines are read from the target's /metrics; -1
 	// when it does not expose them.
 	RSSBytes   int64 `json:"rss_bytes"`
@@ -45,8 +46,18 @@ type LevelResult struct {
 	Target      string  `json:"target"`
 	Concurrency int     `json:"concurrency"`
 	DurationS   float64 `json:"duration_s"`
-	Successes   int64   `json:"successes"`
-	Errors      int64   `json:"errors"`
+	// Rate is the arrival rate of an open-loop level (requests per
+	// second), whose Concurrency is its bound on outstanding requests;
+	// 0 for a closed-loop level.
+	Rate      float64 `json:"rate,omitempty"`
+	Successes int64   `json:"successes"`
+	Errors    int64   `json:"errors"`
+	// Shed counts the exchanges the server shed (HTTP 503), apart from
+	// errors.
+	Shed int64 `json:"shed"`
+	// Unsent counts the requests of an open-loop level due in the window
+	// but not sent, because MaxOutstanding were outstanding.
+	Unsent int64 `json:"unsent,omitempty"`
 	// TxPerSec counts successful exchanges only.
 	TxPerSec     float64          `json:"tx_per_s"`
 	Latency      Latency          `json:"latency"`
@@ -56,7 +67,8 @@ type LevelResult struct {
 
 // Comparison puts A and B side by side at one concurrency level.
 type Comparison struct {
-	Concurrency int `json:"concurrency"`
+	Concurrency int     `json:"concurrency"`
+	Rate        float64 `json:"rate,omitempty"`
 	// TxRatio is A tx/s divided by B tx/s; P99Ratio is A p99 divided by
 	// B p99. Both are 0 when the divisor is 0.
 	TxRatio  float64 `json:"tx_ratio"`
@@ -85,11 +97,12 @@ func (r *Report) compare() {
 	}
 	for i := 0; i+1 < len(r.Levels); i += 2 {
 		a, b := r.Levels[i], r.Levels[i+1]
-		if a.Label != "A" || b.Label != "B" || a.Concurrency != b.Concurrency {
+		if a.Label != "A" || b.Label != "B" || a.Concurrency != b.Concurrency || a.Rate != b.Rate {
 			continue
 		}
 		r.Comparisons = append(r.Comparisons, Comparison{
 			Concurrency: a.Concurrency,
+			Rate:        a.Rate,
 			TxRatio:     ratio(a.TxPerSec, b.TxPerSec),
 			P99Ratio:    ratio(a.Latency.P99, b.Latency.P99),
 			a:           a,
@@ -116,14 +129,24 @@ func (r *Report) WriteJSON(w io.Writer) error {
 }
 
 // LevelHeader is the header line of the per-level table that WriteLevel
-// writes rows of.
-const LevelHeader = "target  clients       tx/s    p50 ms    p90 ms    p99 ms    max ms    errors"
+// writes rows of closed-loop levels of.
+const LevelHeader = "target  clients       tx/s    p50 ms    p90 ms    p99 ms    max ms    errors      shed"
 
-// WriteLevel writes one row of the per-level table, then its first error
+// OpenLevelHeader is the header of the table of open-loop levels: the
+// arrival rate instead of the clients, and the unsent requests.
+const OpenLevelHeader = "target   rate/s       tx/s    p50 ms    p90 ms    p99 ms    max ms    errors      shed    unsent"
+
+// WriteLevel writes one row of the per-level table (LevelHeader's, or
+// OpenLevelHeader's for an open-loop level), then its first error
 // messages, indented.
 func WriteLevel(w io.Writer, l LevelResult) {
-	fmt.Fprintf(w, "%-6s  %7d  %9.1f  %8.2f  %8.2f  %8.2f  %8.2f  %8d\n",
-		l.Label, l.Concurrency, l.TxPerSec, l.Latency.P50, l.Latency.P90, l.Latency.P99, l.Latency.Max, l.Errors)
+	if l.Rate > 0 {
+		fmt.Fprintf(w, "%-6s  %7.0f  %9.1f  %8.2f  %8.2f  %8.2f  %8.2f  %8d  %8d  %8d\n",
+			l.Label, l.Rate, l.TxPerSec, l.Latency.P50, l.Latency.P90, l.Latency.P99, l.Latency.Max, l.Errors, l.Shed, l.Unsent)
+	} else {
+		fmt.Fprintf(w, "%-6s  %7d  %9.1f  %8.2f  %8.2f  %8.2f  %8.2f  %8d  %8d\n",
+			l.Label, l.Concurrency, l.TxPerSec, l.Latency.P50, l.Latency.P90, l.Latency.P99, l.Latency.Max, l.Errors, l.Shed)
+	}
 	for _, e := range l.ErrorSamples {
 		fmt.Fprintf(w, "        %d x %s\n", e.Count, e.Message)
 	}
@@ -136,7 +159,11 @@ func (r *Report) WriteTable(w io.Writer) error {
 	if r.B != "" {
 		fmt.Fprintf(w, "B = %s\n", r.B)
 	}
-	fmt.Fprintln(w, LevelHeader)
+	if len(r.Levels) > 0 && r.Levels[0].Rate > 0 {
+		fmt.Fprintln(w, OpenLevelHeader)
+	} else {
+		fmt.Fprintln(w, LevelHeader)
+	}
 	for _, l := range r.Levels {
 		WriteLevel(w, l)
 	}
@@ -150,10 +177,14 @@ func (r *Report) WriteComparison(w io.Writer) error {
 	}
 	fmt.Fprintln(w, "\nratio = A / B (tx/s: above 1 means A is faster; p99: below 1 means A answers sooner)")
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "clients\tA tx/s\tB tx/s\ttx/s A/B\tA p99 ms\tB p99 ms\tp99 A/B\t")
+	col := "clients"
+	if r.Comparisons[0].Rate > 0 {
+		col = "rate"
+	}
+	fmt.Fprintln(tw, col+"\tA tx/s\tB tx/s\ttx/s A/B\tA p99 ms\tB p99 ms\tp99 A/B\t")
 	for _, c := range r.Comparisons {
-		fmt.Fprintf(tw, "%d\t%.1f\t%.1f\t%.3f\t%.2f\t%.2f\t%.3f\t\n",
-			c.Concurrency, c.a.TxPerSec, c.b.TxPerSec, c.TxRatio, c.a.Latency.P99, c.b.Latency.P99, c.P99Ratio)
+		fmt.Fprintf(tw, "%s\t%.1f\t%.1f\t%.3f\t%.2f\t%.2f\t%.3f\t\n",
+			level{clients: c.Concurrency, rate: c.Rate}.name(), c.a.TxPerSec, c.b.TxPerSec, c.TxRatio, c.a.Latency.P99, c.b.Latency.P99, c.P99Ratio)
 	}
 	if err := tw.Flush(); err != nil {
 		return fmt.Errorf("writing table: %w", err)

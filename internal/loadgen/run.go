@@ -47,9 +47,9 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 		rep.B = cfg.Targets[1]
 	}
 	labels := []string{"A", "B"}
-	for _, n := range cfg.Concurrency {
+	for _, lv := range cfg.levels() {
 		for i, target := range cfg.Targets {
-			l, err := runLevel(ctx, &cfg, labels[i], target, n)
+			l, err := runLevel(ctx, &cfg, labels[i], target, lv)
 			if err != nil {
 				rep.compare()
 				return rep, err
@@ -65,24 +65,27 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	return rep, nil
 }
 
-// worker is one closed-loop client. Its counters are read by the monitor
+// worker is one closed-loop client, or one open-loop sender. Its counters are read by the monitor
 // while it runs; its histogram and error map only after it has stopped.
 type worker struct {
-	ok, fail, warm atomic.Int64
-	hist           *hdrhistogram.Histogram
-	errs           map[string]int64
-	errOrder       []string
-	check          *checker
-	header         http.Header
-	buf            bytes.Buffer
-	_              [64]byte // keep the hot counters of two workers apart
+	ok, fail, warm, shed atomic.Int64
+	hist                 *hdrhistogram.Histogram
+	errs                 map[string]int64
+	errOrder             []string
+	check                *checker
+	header               http.Header
+	buf                  bytes.Buffer
+	_                    [64]byte // keep the hot counters of two workers apart
 }
 
 // window is the measured part of a level.
 type window struct{ from, to time.Time }
 
-func runLevel(ctx context.Context, cfg *Config, label, target string, n int) (LevelResult, error) {
-	res := LevelResult{Label: label, Target: target, Concurrency: n, DurationS: cfg.Duration.Seconds()}
+// runLevel runs one level against one target: n closed-loop clients, or
+// in open loop MaxOutstanding workers fed on the level's schedule.
+func runLevel(ctx context.Context, cfg *Config, label, target string, lv level) (LevelResult, error) {
+	n := lv.clients // workers, and connections
+	res := LevelResult{Label: label, Target: target, Concurrency: n, Rate: lv.rate, DurationS: cfg.Duration.Seconds()}
 	tr := &http.Transport{
 		Proxy:               nil,
 		DialContext:         (&net.Dialer{Timeout: 5 * time.Second, KeepAlive: 30 * time.Second}).DialContext,
@@ -124,19 +127,43 @@ func runLevel(ctx context.Context, cfg *Config, label, target string, n int) (Le
 	lctx, cancel := context.WithDeadline(ctx, win.to.Add(cfg.Timeout))
 	defer cancel()
 
-	cfg.Logger.Debug("level start", slog.String("target", label), slog.String("url", target), slog.Int("clients", n))
+	cfg.Logger.Debug("level start", slog.String("target", label), slog.String("url", target), slog.Int("clients", n), slog.Float64("rate", lv.rate))
 	var wg sync.WaitGroup
-	for _, w := range workers {
-		wg.Go(func() { w.loop(lctx, client, target, cfg.Body, win) })
+	var unsent atomic.Int64
+	if lv.rate > 0 {
+		// Open loop: a dispatcher hands each request, when it is due, to
+		// an idle worker; with none idle it is not sent.
+		jobs := make(chan time.Time)
+		for _, w := range workers {
+			wg.Go(func() { w.serve(lctx, client, target, cfg.Body, win, jobs) })
+		}
+		wg.Go(func() {
+			defer close(jobs)
+			offer := func(at time.Time) bool {
+				select {
+				case jobs <- at:
+					return true
+				default:
+					return false
+				}
+			}
+			c := dispatch(lctx, schedule{start: start, rate: lv.rate}, win, realClock{}, offer)
+			unsent.Store(c.unsent)
+		})
+	} else {
+		for _, w := range workers {
+			wg.Go(func() { w.loop(lctx, client, target, cfg.Body, win) })
+		}
 	}
 	done := make(chan struct{})
 	go func() { wg.Wait(); close(done) }()
 
-	res.Intervals = monitor(ctx, cfg, label, target, n, workers, win, done)
+	res.Intervals = monitor(ctx, cfg, label, target, lv, workers, win, done)
 	<-done
 	if err := ctx.Err(); err != nil {
-		return res, fmt.Errorf("level %s@%d interrupted: %w", label, n, err)
+		return res, fmt.Errorf("level %s@%s interrupted: %w", label, lv.name(), err)
 	}
+	res.Unsent = unsent.Load()
 
 	merged := hdrhistogram.New(histMinMicros, histMaxMicros, histDigits)
 	errCounts := map[string]int64{}
@@ -144,6 +171,7 @@ func runLevel(ctx context.Context, cfg *Config, label, target string, n int) (Le
 	for _, w := range workers {
 		res.Successes += w.ok.Load()
 		res.Errors += w.fail.Load()
+		res.Shed += w.shed.Load()
 		merged.Merge(w.hist)
 		for _, m := range w.errOrder {
 			if _, seen := errCounts[m]; !seen {
@@ -179,21 +207,37 @@ func (w *worker) loop(ctx context.Context, client *http.Client, target string, b
 			return
 		}
 		err := w.do(ctx, client, target, body)
-		t1 := time.Now()
-		switch {
-		case ctx.Err() != nil || t1.After(win.to):
-			return // not counted: interrupted, or completed after the window
-		case t1.Before(win.from):
-			w.warm.Add(1)
-		case err != nil:
-			w.fail.Add(1)
-			w.noteErr(err)
-		default:
-			w.hist.RecordValue(min(max(t1.Sub(t0).Microseconds(), histMinMicros), histMaxMicros))
-			w.ok.Add(1)
+		if !w.record(ctx, t0, time.Now(), err, win) {
+			return
 		}
 	}
 }
+
+// record counts one exchange sent (or due, in open loop) at t0 and
+// finished at t1 with err. It reports false when the exchange ended after
+// the window or was interrupted: it is not counted, and a closed-loop
+// client stops.
+func (w *worker) record(ctx context.Context, t0, t1 time.Time, err error, win window) bool {
+	switch {
+	case ctx.Err() != nil || t1.After(win.to):
+		return false // not counted: interrupted, or completed after the window
+	case t1.Before(win.from):
+		w.warm.Add(1)
+	case errors.Is(err, errShed):
+		w.shed.Add(1)
+	case err != nil:
+		w.fail.Add(1)
+		w.noteErr(err)
+	default:
+		w.hist.RecordValue(min(max(t1.Sub(t0).Microseconds(), histMinMicros), histMaxMicros))
+		w.ok.Add(1)
+	}
+	return true
+}
+
+// errShed is the outcome of an exchange the server shed: HTTP 503, its
+// body not looked at.
+var errShed = errors.New("shed: HTTP 503")
 
 // do sends one request and validates its response.
 func (w *worker) do(ctx context.Context, client *http.Client, target string, body []byte) error {
@@ -219,6 +263,9 @@ func (w *worker) do(ctx context.Context, client *http.Client, target string, bod
 	if w.buf.Len() > maxResponseBytes {
 		return fmt.Errorf("response larger than %d bytes", maxResponseBytes)
 	}
+	if resp.StatusCode == http.StatusServiceUnavailable {
+		return errShed
+	}
 	return w.check.check(resp.StatusCode, w.buf.Bytes())
 }
 
@@ -237,18 +284,19 @@ func (w *worker) noteErr(err error) {
 }
 
 // totals sums the workers' counters.
-func totals(workers []*worker) (ok, fail, warm int64) {
+func totals(workers []*worker) (ok, fail, warm, shed int64) {
 	for _, w := range workers {
 		ok += w.ok.Load()
 		fail += w.fail.Load()
 		warm += w.warm.Load()
+		shed += w.shed.Load()
 	}
 	return
 }
 
 // monitor prints progress once a second and takes interval samples until
 // done is closed or ctx is cancelled.
-func monitor(ctx context.Context, cfg *Config, label, target string, n int, workers []*worker, win window, done <-chan struct{}) []IntervalSample {
+func monitor(ctx context.Context, cfg *Config, label, target string, lv level, workers []*worker, win window, done <-chan struct{}) []IntervalSample {
 	tick := time.NewTicker(time.Second)
 	defer tick.Stop()
 	var (
@@ -257,6 +305,7 @@ func monitor(ctx context.Context, cfg *Config, label, target string, n int, work
 		scrape           *scraper
 		samples          []IntervalSample
 		lastOK, lastFail int64
+		lastShed         int64
 		lastAt           = win.from
 		ps               = progressState{at: time.Now()}
 	)
@@ -268,18 +317,19 @@ func monitor(ctx context.Context, cfg *Config, label, target string, n int, work
 		defer scrape.close()
 	}
 	take := func(now time.Time) {
-		ok, fail, _ := totals(workers)
+		ok, fail, _, shed := totals(workers)
 		s := IntervalSample{
 			Elapsed:   now.Sub(win.from).Seconds(),
 			TxPerSec:  float64(ok-lastOK) / now.Sub(lastAt).Seconds(),
 			Successes: ok - lastOK,
 			Errors:    fail - lastFail,
+			Shed:      shed - lastShed,
 		}
 		s.RSSBytes, s.Goroutines = scrape.sample(ctx)
-		lastOK, lastFail, lastAt = ok, fail, now
+		lastOK, lastFail, lastShed, lastAt = ok, fail, shed, now
 		samples = append(samples, s)
 		if cfg.OnInterval != nil {
-			cfg.OnInterval(label, n, s)
+			cfg.OnInterval(label, lv.clients, s)
 		}
 	}
 	// next is when the next sample is due; samples stop at the window's end.
@@ -295,7 +345,7 @@ func monitor(ctx context.Context, cfg *Config, label, target string, n int, work
 		case <-ctx.Done():
 			return samples
 		case now := <-tick.C:
-			progress(cfg, &ps, label, n, workers, win, now)
+			progress(cfg, &ps, label, lv, workers, win, now)
 		case now := <-intervals:
 			take(now)
 			if next().After(win.to) {
@@ -315,21 +365,21 @@ type progressState struct {
 
 // progress writes one progress line: the level's counts so far and the
 // rate of the last second.
-func progress(cfg *Config, ps *progressState, label string, n int, workers []*worker, win window, now time.Time) {
+func progress(cfg *Config, ps *progressState, label string, lv level, workers []*worker, win window, now time.Time) {
 	if cfg.Progress == nil {
 		return
 	}
-	ok, fail, warm := totals(workers)
+	ok, fail, warm, shed := totals(workers)
 	rate := 0.0
 	if dt := now.Sub(ps.at).Seconds(); !ps.at.IsZero() && dt > 0 {
-		rate = float64(ok+fail+warm-ps.count) / dt
+		rate = float64(ok+fail+warm+shed-ps.count) / dt
 	}
-	ps.count, ps.at = ok+fail+warm, now
+	ps.count, ps.at = ok+fail+warm+shed, now
 	if now.Before(win.from) {
-		fmt.Fprintf(cfg.Progress, "%s@%d warmup %.0fs/%s: %d exchanges, %.0f/s\n",
-			label, n, cfg.Warmup.Seconds()-win.from.Sub(now).Seconds(), cfg.Warmup, warm, rate)
+		fmt.Fprintf(cfg.Progress, "%s@%s warmup %.0fs/%s: %d exchanges, %.0f/s\n",
+			label, lv.name(), cfg.Warmup.Seconds()-win.from.Sub(now).Seconds(), cfg.Warmup, warm, rate)
 		return
 	}
-	fmt.Fprintf(cfg.Progress, "%s@%d %.0fs/%s: %d ok, %d errors, %.0f/s\n",
-		label, n, min(now.Sub(win.from), cfg.Duration).Seconds(), cfg.Duration, ok, fail, rate)
+	fmt.Fprintf(cfg.Progress, "%s@%s %.0fs/%s: %d ok, %d shed, %d errors, %.0f/s\n",
+		label, lv.name(), min(now.Sub(win.from), cfg.Duration).Seconds(), cfg.Duration, ok, shed, fail, rate)
 }

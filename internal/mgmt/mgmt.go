@@ -204,17 +204,21 @@ type Failure struct {
 // Event is one event of an instance's timeline (the fields of
 // internal/events.Event that a timeline shows).
 type Event struct {
-	Kind      string        `json:"kind"`
-	Time      time.Time     `json:"time"`
-	Activity  string        `json:"activity,omitempty"`
-	Name      string        `json:"name,omitempty"`
-	Position  string        `json:"position,omitempty"`
-	Variable  string        `json:"variable,omitempty"`
-	Partner   string        `json:"partner,omitempty"`
-	Operation string        `json:"operation,omitempty"`
-	Fault     string        `json:"fault,omitempty"`
-	Detail    string        `json:"detail,omitempty"`
-	Duration  time.Duration `json:"durationNs,omitempty"`
+	Kind     string    `json:"kind"`
+	Time     time.Time `json:"time"`
+	Activity string    `json:"activity,omitempty"`
+	Name     string    `json:"name,omitempty"`
+	Position string    `json:"position,omitempty"`
+	Variable string    `json:"variable,omitempty"`
+	// CorrelationSet and Value: a correlationSetInitialized event's set
+	// and its values.
+	CorrelationSet string        `json:"correlationSet,omitempty"`
+	Value          string        `json:"value,omitempty"`
+	Partner        string        `json:"partner,omitempty"`
+	Operation      string        `json:"operation,omitempty"`
+	Fault          string        `json:"fault,omitempty"`
+	Detail         string        `json:"detail,omitempty"`
+	Duration       time.Duration `json:"durationNs,omitempty"`
 }
 
 // Process is one version of a deployed process.

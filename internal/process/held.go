@@ -83,6 +83,10 @@ func (e *Engine) hold(ctx context.Context, p *Process, ex *exchange.Exchange, ke
 	if h.done == nil {
 		return nil
 	}
+	if id := exchange.IdlerOf(ctx); id != nil {
+		id.Idle()
+		defer id.Busy()
+	}
 	select {
 	case err := <-h.done:
 		return err
@@ -209,7 +213,7 @@ func (e *Engine) redeliver(h *heldMsg) {
 		h.done <- err
 		return
 	}
-	if err = waitForReply(err); err != nil {
+	if err = waitForReply(context.Background(), err); err != nil {
 		e.log.Warn("held one-way message failed", slog.String(logProcess, h.p.Name.Local), slog.Any("err", err))
 	}
 }

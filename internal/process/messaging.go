@@ -1,6 +1,7 @@
 package process
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"sync/atomic"
@@ -197,13 +198,18 @@ func (a *awaitReply) wait() error {
 	return nil
 }
 
-// waitForReply runs after Dispatch released the instance.
-func waitForReply(err error) error {
+// waitForReply runs after Dispatch released the instance. While it
+// waits for a later run's reply, the exchange is idle (exchange.Idler).
+func waitForReply(ctx context.Context, err error) error {
 	if err == nil {
 		return nil // the common case, without errors.As's allocation
 	}
 	var aw *awaitReply
 	if errors.As(err, &aw) {
+		if id := exchange.IdlerOf(ctx); id != nil {
+			id.Idle()
+			defer id.Busy()
+		}
 		return aw.wait()
 	}
 	return err

@@ -14,6 +14,7 @@ import (
 
 	"github.com/beevik/etree"
 
+	"github.com/orchd/orchd/internal/exchange"
 	"github.com/orchd/orchd/internal/xmlparse"
 )
 
@@ -240,6 +241,10 @@ func (c *restClient) do(ctx context.Context, r *restRequest) (*restResponse, err
 	req.Header.Set("Accept", r.accept)
 	if r.hasBody {
 		req.Header.Set("Content-Type", r.contentType)
+	}
+	if id := exchange.IdlerOf(ctx); id != nil {
+		id.Idle()
+		defer id.Busy()
 	}
 	resp, err := c.hc.Do(req)
 	if err != nil {

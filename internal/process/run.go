@@ -76,7 +76,7 @@ func (e *Engine) Dispatch(ctx context.Context, ex *exchange.Exchange) error {
 	if p == nil {
 		return exchange.ClientError("%w: %s", ErrNoProcess, ex.Endpoint.Path)
 	}
-	err := waitForReply(e.deliver(ctx, p, ex, nil))
+	err := waitForReply(ctx, e.deliver(ctx, p, ex, nil))
 	p.stats.exchange(ex, time.Time{})
 	return err
 }

@@ -17,7 +17,13 @@ type StatsSource interface {
 type StoreCollector struct {
 	Store StatsSource
 
-	commits, checkpoints, bytes, seconds *prometheus.Desc
+	commits, checkpoints, bytes, seconds, reads *prometheus.Desc
+}
+
+// readCounter is a store whose commits also read (etcdstore: the read
+// round trip before each write transaction).
+type readCounter interface {
+	ReadTxns() uint64
 }
 
 // NewStoreCollector returns a collector for s.
@@ -28,6 +34,7 @@ func NewStoreCollector(s StatsSource) *StoreCollector {
 		checkpoints: prometheus.NewDesc("orchd_store_checkpoints_total", "Instance checkpoints written; checkpoints per write transaction is the group-commit factor.", nil, nil),
 		bytes:       prometheus.NewDesc("orchd_store_written_bytes_total", "Encoded bytes put into the instance store.", nil, nil),
 		seconds:     prometheus.NewDesc("orchd_store_commit_seconds_total", "Time spent in store commits, including fsync.", nil, nil),
+		reads:       prometheus.NewDesc("orchd_store_read_transactions_total", "Read round trips of commits (etcd store only: the keys a group's write transaction compares).", nil, nil),
 	}
 }
 
@@ -37,6 +44,9 @@ func (c *StoreCollector) Describe(ch chan<- *prometheus.Desc) {
 	ch <- c.checkpoints
 	ch <- c.bytes
 	ch <- c.seconds
+	if _, ok := c.Store.(readCounter); ok {
+		ch <- c.reads
+	}
 }
 
 // Collect implements prometheus.Collector.
@@ -46,4 +56,7 @@ func (c *StoreCollector) Collect(ch chan<- prometheus.Metric) {
 	ch <- prometheus.MustNewConstMetric(c.checkpoints, prometheus.CounterValue, float64(st.Checkpoints))
 	ch <- prometheus.MustNewConstMetric(c.bytes, prometheus.CounterValue, float64(st.BytesWritten))
 	ch <- prometheus.MustNewConstMetric(c.seconds, prometheus.CounterValue, float64(st.CommitNanos)/1e9)
+	if r, ok := c.Store.(readCounter); ok {
+		ch <- prometheus.MustNewConstMetric(c.reads, prometheus.CounterValue, float64(r.ReadTxns()))
+	}
 }

@@ -180,6 +180,10 @@ func (p *partner) Invoke(ctx context.Context, call *exchange.Call) (*exchange.Me
 	if a := p.ep.BasicAuth; a != nil {
 		hreq.SetBasicAuth(a.User, string(a.Password))
 	}
+	if id := exchange.IdlerOf(ctx); id != nil {
+		id.Idle()
+		defer id.Busy()
+	}
 	resp, err := p.c.soap.Do(hreq)
 	if err != nil {
 		return nil, p.errorf(op, "%w", transportError(ctx, err, timeout))

@@ -50,6 +50,9 @@ var (
 	ErrNoReply = errors.New("process completed without replying")
 	// ErrInternal means the dispatcher panicked.
 	ErrInternal = errors.New("internal error")
+	// ErrOverloaded names the fault of a request shed because
+	// ServerOptions.MaxInflight exchanges were in flight.
+	ErrOverloaded = errors.New("server overloaded")
 )
 
 // Errors of the partner client (Client).

@@ -2,6 +2,7 @@ package soap
 
 import (
 	"errors"
+	"sync/atomic"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -36,6 +37,8 @@ type metrics struct {
 	duration  *prometheus.HistogramVec
 	dispatch  prometheus.Observer
 	reply     prometheus.Observer
+	shedTotal *prometheus.CounterVec
+	reg       prometheus.Registerer
 }
 
 // newMetrics builds the metrics and registers them with reg; it returns nil
@@ -59,12 +62,42 @@ func newMetrics(reg prometheus.Registerer) *metrics {
 		Help:    "Time from receiving a request to reaching a stage: dispatch (handed to the runtime) or reply (reply written).",
 		Buckets: latencyBuckets(),
 	}, []string{"stage"}))
+	shed := register(reg, prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "orchd_shed_total",
+		Help: "SOAP requests shed, unread, with HTTP 503 because --max-inflight exchanges were in flight for --queue-wait, by process.",
+	}, []string{"process"}))
 	return &metrics{
 		exchanges: exchanges,
 		duration:  duration,
 		dispatch:  stage.WithLabelValues(stageDispatch),
 		reply:     stage.WithLabelValues(stageReply),
+		shedTotal: shed,
+		reg:       reg,
 	}
+}
+
+// inflight registers gauges of the exchanges holding a slot and of those
+// waiting for one.
+func (m *metrics) inflight(slots chan struct{}, queued *atomic.Int64) {
+	if m == nil {
+		return
+	}
+	register(m.reg, prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+		Name: "orchd_inflight_exchanges",
+		Help: "SOAP exchanges in flight, of at most --max-inflight.",
+	}, func() float64 { return float64(len(slots)) }))
+	register(m.reg, prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+		Name: "orchd_queued_exchanges",
+		Help: "SOAP requests waiting (up to --queue-wait) for one of the --max-inflight slots.",
+	}, func() float64 { return float64(queued.Load()) }))
+}
+
+// shedFor resolves the shed counter of process; nil without metrics.
+func (m *metrics) shedFor(process string) prometheus.Counter {
+	if m == nil {
+		return nil
+	}
+	return m.shedTotal.WithLabelValues(process)
 }
 
 // register registers c, or returns the equal collector already registered.

@@ -41,6 +41,19 @@ type ServerOptions struct {
 	// Registerer is where the server's metrics are registered. Nil means
 	// no metrics.
 	Registerer prometheus.Registerer
+	// MaxInflight bounds the SOAP exchanges (POST requests to endpoints)
+	// served at once; zero or negative means no bound. A request over
+	// the bound waits up to QueueWait for a slot, after its body is read
+	// and before it is parsed; one that gets none is shed: HTTP 503 with
+	// Retry-After and a Server fault saying the server is overloaded.
+	MaxInflight int
+	// QueueWait is the longest a request waits for a slot under
+	// MaxInflight (zero: shed at once when every slot is taken).
+	QueueWait time.Duration
+	// MaxQueue bounds the requests waiting for a slot; one more is shed
+	// at once (under overload the queue stays full, and shedding costs
+	// no wait). Zero means 4 x MaxInflight; negative, no wait at all.
+	MaxQueue int
 }
 
 // Server is the SOAP front door: an http.Handler serving endpoints, each
@@ -57,6 +70,16 @@ type Server struct {
 	routes atomic.Pointer[map[string]*route] // immutable once stored
 
 	bufs bufferPool
+
+	// slots holds a token per exchange in flight under MaxInflight; nil
+	// without a bound.
+	slots     chan struct{}
+	queued    atomic.Int64 // requests waiting for a slot
+	maxQueue  int64
+	queueWait time.Duration
+	// shedFault holds the encoded overload fault by SOAP version
+	// (exchange.SOAP11, exchange.SOAP12): shedding costs no encoding.
+	shedFault [2][]byte
 }
 
 // route is one served endpoint with everything resolved at Handle.
@@ -74,6 +97,7 @@ type route struct {
 
 	opMetrics      map[*exchange.Operation]*opMetrics
 	unknownMetrics *opMetrics
+	shedCount      prometheus.Counter // nil without metrics
 }
 
 // NewServer returns a Server with no endpoints.
@@ -91,6 +115,25 @@ func NewServer(opts ServerOptions) *Server {
 		s.log = slog.New(slog.DiscardHandler)
 	}
 	s.unknown = s.metrics.forOp(unknownLabel, unknownLabel)
+	if opts.MaxInflight > 0 {
+		s.slots = make(chan struct{}, opts.MaxInflight)
+		s.queueWait = max(opts.QueueWait, 0)
+		s.maxQueue = int64(opts.MaxQueue)
+		switch {
+		case opts.MaxQueue == 0:
+			s.maxQueue = 4 * int64(opts.MaxInflight)
+		case opts.MaxQueue < 0:
+			s.queueWait = 0
+		}
+		msg := fmt.Sprintf("%v: %d exchanges in flight (--max-inflight), and no slot came free within %s (--queue-wait) or %d requests were waiting for one (--max-queue); retry later",
+			ErrOverloaded, opts.MaxInflight, s.queueWait, max(s.maxQueue, 0))
+		for _, v := range []exchange.SOAPVersion{exchange.SOAP11, exchange.SOAP12} {
+			var b bytes.Buffer
+			_ = EncodeFault(&b, v, FaultServer, msg, nil) // a bytes.Buffer takes every write
+			s.shedFault[shedIndex(v)] = b.Bytes()
+		}
+		s.metrics.inflight(s.slots, &s.queued)
+	}
 	return s
 }
 
@@ -215,6 +258,7 @@ func newRoute(ep *exchange.Endpoint, d exchange.Dispatcher, m *metrics) *route {
 	}
 	rt.offered = strings.Join(names, ", ")
 	rt.unknownMetrics = m.forOp(rt.process, unknownLabel)
+	rt.shedCount = m.shedFor(rt.process)
 	return rt
 }
 
@@ -281,10 +325,108 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-// serveExchange handles a SOAP request: decode, resolve, dispatch, reply.
+// admit takes a slot for an exchange, waiting up to the queue wait for
+// one; it reports false when none came free (or the client went away).
+// The common case, a free slot, is one channel send.
+func (s *Server) admit(ctx context.Context) bool {
+	select {
+	case s.slots <- struct{}{}:
+		return true
+	default:
+	}
+	if s.queueWait <= 0 {
+		return false
+	}
+	if s.queued.Add(1) > s.maxQueue {
+		s.queued.Add(-1)
+		return false
+	}
+	defer s.queued.Add(-1)
+	t := time.NewTimer(s.queueWait)
+	defer t.Stop()
+	select {
+	case s.slots <- struct{}{}:
+		return true
+	case <-t.C:
+		return false
+	case <-ctx.Done():
+		return false
+	}
+}
+
+// slotHolder gives up an admitted exchange's slot while the exchange
+// waits (exchange.Idler), so that --max-inflight bounds the exchanges
+// using the CPU, not those waiting for partners: the first of
+// overlapping waits gives the slot back, the last takes one again
+// (waiting for it: admitted work is never shed).
+type slotHolder struct {
+	s     *Server
+	waits atomic.Int32
+}
+
+// Idle implements exchange.Idler.
+func (h *slotHolder) Idle() {
+	if h.waits.Add(1) == 1 {
+		<-h.s.slots
+	}
+}
+
+// Busy implements exchange.Idler.
+func (h *slotHolder) Busy() {
+	if h.waits.Add(-1) == 0 {
+		h.s.slots <- struct{}{}
+	}
+}
+
+// shed answers a request no slot was found for, without parsing its body:
+// HTTP 503, Retry-After: 1, a Server fault saying the server is
+// overloaded.
+func (s *Server) shed(w http.ResponseWriter, rt *route) {
+	if rt.shedCount != nil {
+		rt.shedCount.Inc() // counted before the client hears it
+	}
+	body := s.shedFault[shedIndex(rt.ep.Version)]
+	h := w.Header()
+	h.Set("Retry-After", "1")
+	h.Set("Content-Type", contentType(rt.ep.Version))
+	h.Set("Content-Length", strconv.Itoa(len(body)))
+	w.WriteHeader(http.StatusServiceUnavailable)
+	if _, err := w.Write(body); err != nil {
+		s.log.Debug("writing response", logKeyErr, err)
+	}
+}
+
+// shedIndex is the index of version v in Server.shedFault.
+func shedIndex(v exchange.SOAPVersion) int {
+	if v == exchange.SOAP12 {
+		return 1
+	}
+	return 0
+}
+
+// serveExchange handles a SOAP request: read, admit, decode, resolve,
+// dispatch, reply.
 func (s *Server) serveExchange(w http.ResponseWriter, r *http.Request, rt *route, received time.Time) {
 	ver := rt.ep.Version
-	op, env, err := s.readRequest(w, r, rt)
+	buf := s.bufs.get()
+	action, err := s.readBody(w, r, rt, buf)
+	// Admission comes after the body is read (a client trickling its
+	// body holds no slot; --body-timeout bounds it) and before it is
+	// parsed, the first costly step.
+	if err == nil && s.slots != nil {
+		if !s.admit(r.Context()) {
+			s.bufs.put(buf)
+			s.shed(w, rt)
+			return
+		}
+		defer func() { <-s.slots }()
+	}
+	var op *exchange.Operation
+	var env *Envelope
+	if err == nil {
+		op, env, err = s.decodeRequest(r, rt, buf.Bytes(), action)
+	}
+	s.bufs.put(buf)
 	if err != nil {
 		code, reason, status := faultFor(err, ver)
 		s.writeFault(w, ver, code, reason, nil, status)
@@ -312,6 +454,12 @@ func (s *Server) serveExchange(w http.ResponseWriter, r *http.Request, rt *route
 		return
 	}
 	rp := &reply{s: s, rt: rt, op: op, w: w, ver: ver, received: received}
+	ctx := r.Context()
+	if s.slots != nil {
+		// Waits for partners do not hold the exchange's slot.
+		rp.slot.s = s
+		ctx = exchange.WithIdler(ctx, &rp.slot)
+	}
 	ex := &exchange.Exchange{
 		Endpoint:  rt.ep,
 		Operation: op,
@@ -322,36 +470,41 @@ func (s *Server) serveExchange(w http.ResponseWriter, r *http.Request, rt *route
 	}
 	ex.Dispatched = time.Now()
 	s.metrics.dispatched(received)
-	err = s.dispatch(r.Context(), rt, ex)
+	err = s.dispatch(ctx, rt, ex)
 	rp.finish(err)
 	rt.opMetrics[op].done(rp.outcome, received)
 }
 
-// readRequest checks the content type, reads and decodes the envelope and
-// resolves the operation.
-func (s *Server) readRequest(w http.ResponseWriter, r *http.Request, rt *route) (*exchange.Operation, *Envelope, error) {
+// readBody checks the content type and reads the request body into buf;
+// it returns the request's action (SOAPAction or the action parameter).
+func (s *Server) readBody(w http.ResponseWriter, r *http.Request, rt *route, buf *bytes.Buffer) (action string, err error) {
 	ver := rt.ep.Version
 	ctVer, action, err := parseContentType(r)
 	if err != nil {
-		return nil, nil, err
+		return "", err
 	}
 	if ctVer != ver {
-		return nil, nil, fmt.Errorf("%w: endpoint %s speaks SOAP %s, request content type is %q",
+		return "", fmt.Errorf("%w: endpoint %s speaks SOAP %s, request content type is %q",
 			ErrContentType, rt.ep.Path, versionName(ver), r.Header.Get("Content-Type"))
 	}
 	if r.ContentLength > s.maxBody {
-		return nil, nil, fmt.Errorf("%w: request body of %d bytes exceeds %d bytes", ErrTooLarge, r.ContentLength, s.maxBody)
+		return "", fmt.Errorf("%w: request body of %d bytes exceeds %d bytes", ErrTooLarge, r.ContentLength, s.maxBody)
 	}
-	buf := s.bufs.get()
-	defer s.bufs.put(buf)
 	if _, err := buf.ReadFrom(http.MaxBytesReader(w, r.Body, s.maxBody)); err != nil {
 		var mbe *http.MaxBytesError
 		if errors.As(err, &mbe) {
-			return nil, nil, fmt.Errorf("%w: request body exceeds %d bytes", ErrTooLarge, mbe.Limit)
+			return "", fmt.Errorf("%w: request body exceeds %d bytes", ErrTooLarge, mbe.Limit)
 		}
-		return nil, nil, exchange.ClientError("reading request body: %w", err)
+		return "", exchange.ClientError("reading request body: %w", err)
 	}
-	env, err := decodeEnvelopeBytes(buf.Bytes(), s.limits)
+	return action, nil
+}
+
+// decodeRequest decodes the envelope read by readBody and resolves the
+// operation.
+func (s *Server) decodeRequest(r *http.Request, rt *route, body []byte, action string) (*exchange.Operation, *Envelope, error) {
+	ctVer := rt.ep.Version // readBody checked that the content type says it
+	env, err := decodeEnvelopeBytes(body, s.limits)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -509,6 +662,8 @@ type reply struct {
 	written bool   // a reply or fault went out
 	closed  bool   // the handler returned; w is gone
 	outcome string // the metric outcome
+
+	slot slotHolder // the exchange's admission slot (when bounded)
 }
 
 // respond is Exchange.Respond.

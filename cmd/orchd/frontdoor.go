@@ -1,0 +1,74 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"time"
+)
+
+// frontDoorConfig bounds what clients may hold of the server: slow or idle
+// connections, their number, and the exchanges served at once.
+type frontDoorConfig struct {
+	readHeaderTimeout time.Duration
+	bodyTimeout       time.Duration
+	maxHeaderBytes    int
+	maxConns          int
+	maxInflight       int
+	queueWait         time.Duration
+	maxQueue          int
+}
+
+// Defaults of the front door's bounds. defaultMaxInflight and
+// defaultQueueWait come from measurement (README, Limits and failure
+// behaviour): the purchase order saturates two cores from about 16
+// clients on, so 64 exchanges in flight keep the CPUs busy with partners
+// answering in a few milliseconds, and a request that finds no slot
+// within 100ms would only wait behind more than a full round of them.
+const (
+	defaultReadHeaderTimeout = 10 * time.Second
+	defaultBodyTimeout       = 30 * time.Second
+	defaultMaxHeaderBytes    = 64 << 10
+	defaultMaxConns          = 4096
+	defaultMaxInflight       = 64
+	defaultQueueWait         = 100 * time.Millisecond
+	defaultMaxQueue          = 4 * defaultMaxInflight
+)
+
+func frontDoorFlags(fs *flag.FlagSet, c *frontDoorConfig) {
+	fs.DurationVar(&c.readHeaderTimeout, "read-header-timeout", defaultReadHeaderTimeout, "close a connection whose request headers take longer than this to arrive (0: the default)")
+	fs.DurationVar(&c.bodyTimeout, "body-timeout", defaultBodyTimeout, "close a connection whose request body takes longer than this to arrive, from the end of its headers (0: no bound)")
+	fs.IntVar(&c.maxHeaderBytes, "max-http-header-bytes", defaultMaxHeaderBytes, "largest HTTP request header block, in bytes; larger gets HTTP 431 (0: the default)")
+	fs.IntVar(&c.maxConns, "max-conns", defaultMaxConns, "most client connections open at once; one more is answered HTTP 503 and closed at once (0: no bound)")
+	fs.IntVar(&c.maxInflight, "max-inflight", defaultMaxInflight, "most SOAP exchanges served at once; more wait up to --queue-wait, then are shed with HTTP 503 and a Server fault (0: no bound)")
+	fs.DurationVar(&c.queueWait, "queue-wait", defaultQueueWait, "longest a SOAP request waits for one of the --max-inflight slots before it is shed")
+	fs.IntVar(&c.maxQueue, "max-queue", defaultMaxQueue, "most SOAP requests waiting (up to --queue-wait) for a slot; one more is shed at once (0: 4 x --max-inflight)")
+}
+
+// check refuses bounds that cannot mean anything, and puts the defaults
+// in place of a zero read-header timeout and header size (a config built
+// without its flags).
+func (c *frontDoorConfig) check() error {
+	if c.readHeaderTimeout == 0 {
+		c.readHeaderTimeout = defaultReadHeaderTimeout
+	}
+	if c.maxHeaderBytes == 0 {
+		c.maxHeaderBytes = defaultMaxHeaderBytes
+	}
+	switch {
+	case c.readHeaderTimeout < 0:
+		return fmt.Errorf("--read-header-timeout %s: want a positive duration", c.readHeaderTimeout)
+	case c.bodyTimeout < 0:
+		return fmt.Errorf("--body-timeout %s: may not be negative", c.bodyTimeout)
+	case c.maxHeaderBytes < 0:
+		return fmt.Errorf("--max-http-header-bytes %d: want a positive number", c.maxHeaderBytes)
+	case c.maxConns < 0:
+		return fmt.Errorf("--max-conns %d: may not be negative", c.maxConns)
+	case c.maxInflight < 0:
+		return fmt.Errorf("--max-inflight %d: may not be negative", c.maxInflight)
+	case c.queueWait < 0:
+		return fmt.Errorf("--queue-wait %s: may not be negative", c.queueWait)
+	case c.maxQueue < 0:
+		return fmt.Errorf("--max-queue %d: may not be negative", c.maxQueue)
+	}
+	return nil
+}
