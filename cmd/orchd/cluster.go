@@ -23,7 +23,7 @@ type clusterConfig struct {
 }
 
 func clusterFlags(fs *flag.FlagSet, c *clusterConfig) {
-	fs.StringVar(&c.name, "cluster", "", "with --store etcd: join this cluster of orchd nodes; each persistent instance then runs on one node at a time (an etcd lock per instance). Not yet: taking over a dead node's timers and outbox (another node picks them up when it restarts), forwarding in-memory conversations; see docs/cluster.md")
+	fs.StringVar(&c.name, "cluster", "", "with --store etcd: join this cluster of orchd nodes sharing the store: each persistent instance runs on one node at a time (an etcd lock per instance), a node that leaves has its timers and outbox taken over by the others. Not yet: fencing a commit of a node paused past --cluster-ttl, forwarding in-memory conversations; see docs/cluster.md")
 	fs.StringVar(&c.nodeID, "node-id", "", "with --cluster: this node's unique name (default: host name and listen port)")
 	fs.DurationVar(&c.ttl, "cluster-ttl", 5*time.Second, "with --cluster: a node silent this long is dead and its instance locks are released (whole seconds)")
 }
@@ -110,4 +110,35 @@ func left(before, now []cluster.Member) bool {
 		}
 	}
 	return false
+}
+
+// leadOutbox campaigns for the outbox election; while this node leads,
+// it sends the stored outbox messages it is not sending already when it
+// becomes leader and whenever a member leaves, so a dead node's RELIABLE
+// sends go out. It returns when ctx ends or the session is lost.
+func leadOutbox(ctx context.Context, n *cluster.Node, e *process.Engine, log *slog.Logger) {
+	err := n.Lead(ctx, "outbox", func(lctx context.Context) {
+		log.Info("cluster: this node leads the outbox")
+		before, changed := n.Members()
+		for adopt := true; ; {
+			if adopt {
+				if k, err := e.AdoptOutbox(); err != nil {
+					log.Warn("cluster: adopt outbox", slog.Any("err", err))
+				} else if k > 0 {
+					log.Info("cluster: adopted outbox messages", slog.Int("messages", k))
+				}
+			}
+			select {
+			case <-lctx.Done():
+				return
+			case <-changed:
+			}
+			var now []cluster.Member
+			now, changed = n.Members()
+			adopt, before = left(before, now), now
+		}
+	})
+	if err != nil {
+		log.Error("cluster: outbox election ended", slog.Any("err", err))
+	}
 }

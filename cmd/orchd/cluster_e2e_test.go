@@ -122,4 +122,7 @@ func TestClusterTwoNodes(t *testing.T) {
 	if !strings.Contains(b.log(), "adopted timers") {
 		t.Errorf("b fired T-1 without adopting it:\n%s", b.log())
 	}
+	// b leads the outbox now (it led before, or took over from a).
+	waitLog(t, b, "this node leads the outbox")
 }
+

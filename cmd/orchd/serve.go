@@ -263,6 +263,7 @@ func runServer(ctx context.Context, cfg *serveConfig, log *slog.Logger) error {
 	}
 	if node != nil {
 		go adoptTimers(ctx, node, engine, log)
+		go leadOutbox(ctx, node, engine, log)
 	}
 	for _, p := range engine.Processes() {
 		for _, ep := range p.Endpoints {

@@ -80,3 +80,55 @@ func (e *Engine) AdoptTimers(mine func(instanceID string) bool) (int, error) {
 	}
 	return n, nil
 }
+
+// outboxSending is the set of outbox sequence numbers an engine is
+// sending, so an adopted message is not sent twice from here.
+type outboxSending struct {
+	mu sync.Mutex
+	m  map[uint64]struct{}
+}
+
+// add records seq; false if it was already being sent.
+func (s *outboxSending) add(seq uint64) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if _, ok := s.m[seq]; ok {
+		return false
+	}
+	if s.m == nil {
+		s.m = map[uint64]struct{}{}
+	}
+	s.m[seq] = struct{}{}
+	return true
+}
+
+func (s *outboxSending) remove(seq uint64) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	delete(s.m, seq)
+}
+
+// AdoptOutbox sends the stored outbox messages that this engine is not
+// sending already. When several orchd processes share one store, each
+// sends the messages it writes; the one that leads the outbox election
+// (internal/cluster's Lead) calls AdoptOutbox when it becomes leader and
+// when a peer leaves, so a dead peer's messages are sent. A message that
+// a live peer is sending at that moment may be sent twice: the outbox is
+// at-least-once, as on one node. It returns the number of messages it
+// started sending.
+func (e *Engine) AdoptOutbox() (int, error) {
+	if e.store == nil {
+		return 0, nil
+	}
+	var pending []persist.OutboxMessage
+	if err := e.store.Outbox(func(m persist.OutboxMessage) bool { pending = append(pending, m); return true }); err != nil {
+		return 0, fmt.Errorf("adopt outbox: %w", err)
+	}
+	n := 0
+	for _, m := range pending {
+		if e.sendOutbox(m) {
+			n++
+		}
+	}
+	return n, nil
+}

@@ -132,7 +132,9 @@ type Engine struct {
 	stripes  stripes
 	// scheduled are the timers this engine has pending (adopt.go).
 	scheduled scheduledTimers
-	broken    brokenSet
+	// sending are the outbox messages this engine is sending (adopt.go).
+	sending outboxSending
+	broken  brokenSet
 	// baseCtx is the context of work that belongs to instances rather
 	// than to a client (after a reply, timers); Close cancels it.
 	baseCtx context.Context
