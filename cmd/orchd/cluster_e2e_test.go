@@ -125,4 +125,3 @@ func TestClusterTwoNodes(t *testing.T) {
 	// b leads the outbox now (it led before, or took over from a).
 	waitLog(t, b, "this node leads the outbox")
 }
-
