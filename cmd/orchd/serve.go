@@ -36,6 +36,7 @@ type serveConfig struct {
 	deployPoll      time.Duration
 	dataDir         string
 	store           storeConfig
+	cluster         clusterConfig
 	mockPartners    bool
 	logLevel        string
 	maxBody         int64
@@ -72,6 +73,7 @@ func serveFlags(stderr io.Writer) (*flag.FlagSet, *serveConfig) {
 	fs.DurationVar(&c.deployPoll, "deploy-poll", 3*time.Second, "scan --deploy this often for new, changed and removed bundles (0: read bundles at start only)")
 	fs.StringVar(&c.dataDir, "data", "./data", "data directory: the instance store of persistent processes ("+dataFile+"), opened only if one is deployed")
 	storeFlags(fs, &c.store)
+	clusterFlags(fs, &c.cluster)
 	fs.BoolVar(&c.mockPartners, "mock-partners", false, "also serve the example's CRM and ERP mock services, on the addresses their WSDLs name")
 	fs.StringVar(&c.logLevel, "log-level", "info", "log level: debug, info, warn, error")
 	fs.Int64Var(&c.maxBody, "max-body", soap.DefaultMaxBodyBytes, "largest request body accepted, in bytes")
@@ -207,6 +209,17 @@ func runServer(ctx context.Context, cfg *serveConfig, log *slog.Logger) error {
 	if store != nil {
 		opts.Store = store
 	}
+	if cfg.cluster.name != "" && store == nil {
+		return fmt.Errorf("--cluster needs --store etcd and a persistent process deployed")
+	}
+	node, err := joinCluster(ctx, &cfg.cluster, store, opts.BaseURL, ln.Addr().String(), log)
+	if err != nil {
+		return err
+	}
+	if node != nil {
+		defer node.Close()
+		opts.Owners = clusterOwners{n: node, log: log}
+	}
 	ev, timeline, stopEvents, err := openEvents(&cfg.events, log, reg)
 	if err != nil {
 		return err
@@ -247,6 +260,10 @@ func runServer(ctx context.Context, cfg *serveConfig, log *slog.Logger) error {
 		log.Info("recovered", slog.Int("waiting", rec.Waiting), slog.Int("timers", rec.Timers), slog.Int("resumed", rec.Resumed),
 			slog.Int("suspended", rec.Suspended), slog.Int("orphans", rec.Orphans), slog.Int("broken", rec.Broken))
 		deployer.dropUnused()
+	}
+	if node != nil {
+		go adoptTimers(ctx, node, engine, log)
+		go leadOutbox(ctx, node, engine, log)
 	}
 	for _, p := range engine.Processes() {
 		for _, ep := range p.Endpoints {

@@ -31,6 +31,29 @@ type Store interface {
 	InstanceTimers(id string) ([]persist.Timer, error)
 }
 
+// InstanceOwners lets one orchd process at a time run a persistent
+// instance when several share one store. The engine calls Acquire after
+// its own per-instance lock, before it loads the instance, around every
+// run, timer, recovery and operator action, and release when it is done;
+// an error fails that run before it starts (a Server fault for a
+// message). Acquire may wait while another process holds id.
+type InstanceOwners interface {
+	Acquire(ctx context.Context, id string) (release func(), err error)
+}
+
+// own takes instance id across processes (Options.Owners). The caller
+// holds the instance's stripe.
+func (e *Engine) own(ctx context.Context, id string) (release func(), err error) {
+	if e.opts.Owners == nil {
+		return func() {}, nil
+	}
+	release, err = e.opts.Owners.Acquire(ctx, id)
+	if err != nil {
+		return nil, fmt.Errorf("instance %s: %w", id, err)
+	}
+	return release, nil
+}
+
 type instState = persist.State
 
 const stateWaiting = persist.Waiting

@@ -29,6 +29,10 @@ type Options struct {
 	// Store keeps the instances of persistent processes; nil means
 	// persistent processes cannot be deployed.
 	Store Store
+	// Owners serialises the runs of a persistent instance across the
+	// orchd processes that share its store (internal/cluster); nil means
+	// this process is the store's only user.
+	Owners InstanceOwners
 	// OutboxRetry is the first delay before an outbox message that failed
 	// is sent again (it doubles up to a minute), and before a timer whose
 	// run could not be stored fires again; zero means 1s.
@@ -127,8 +131,11 @@ type Engine struct {
 	maxSteps int
 	reg      registry
 	stripes  stripes
-	broken   brokenSet
-	timers   timerSet
+	// timers are the pending timers (run.go); sending the outbox
+	// messages this engine is sending (adopt.go).
+	timers  timerSet
+	sending outboxSending
+	broken  brokenSet
 	// baseCtx is the context of work that belongs to instances rather
 	// than to a client (after a reply, timers); Close cancels it.
 	baseCtx context.Context

@@ -771,6 +771,11 @@ func (e *Engine) actStored(ctx context.Context, id string, a mgmt.Action) error 
 		return err
 	}
 	defer m.Unlock()
+	release, err := e.own(ctx, id)
+	if err != nil {
+		return err
+	}
+	defer release()
 	rec, _, err := e.store.Instance(id)
 	if errors.Is(err, persist.ErrNotFound) {
 		return mgmt.ErrNotFound

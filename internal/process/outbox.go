@@ -97,9 +97,15 @@ func decodeMessage(b []byte, name qname) (*exchange.Message, error) {
 }
 
 // sendOutbox delivers one outbox message in the background, retrying with
-// a growing delay until the partner accepts it or the engine stops.
-func (e *Engine) sendOutbox(msg persist.OutboxMessage) {
+// a growing delay until the partner accepts it or the engine stops. It
+// reports false, and does nothing, when the message is already being sent
+// by this engine.
+func (e *Engine) sendOutbox(msg persist.OutboxMessage) bool {
+	if !e.sending.add(msg.Seq) {
+		return false // already being sent here (AdoptOutbox)
+	}
 	go func() {
+		defer e.sending.remove(msg.Seq)
 		delay := e.retryDelay()
 		for attempt := 1; ; attempt++ {
 			err := e.deliverOutbox(msg)
@@ -125,6 +131,7 @@ func (e *Engine) sendOutbox(msg persist.OutboxMessage) {
 			}
 		}
 	}()
+	return true
 }
 
 var errNoOutboxPartner = errors.New("no such partner")

@@ -178,6 +178,11 @@ func (e *Engine) create(ctx context.Context, p *Process, ex *exchange.Exchange) 
 	}
 	m := e.stripes.lock(in.id)
 	defer m.Unlock()
+	release, err := e.own(ctx, in.id)
+	if err != nil {
+		return err
+	}
+	defer release()
 	return e.drive(in, ex)
 }
 
@@ -217,6 +222,11 @@ func (e *Engine) resume(ctx context.Context, p *Process, key string, ex *exchang
 	}
 	m := e.stripes.lock(id)
 	defer m.Unlock()
+	release, err := e.own(ctx, id)
+	if err != nil {
+		return true, err
+	}
+	defer release()
 	if again, ok, err := e.store.Route(key); err != nil || !ok || again != id {
 		return false, err
 	}
@@ -595,8 +605,10 @@ type pendingTimer struct {
 	due int64
 }
 
-// schedule runs the instance's timer at due, in place of the one it had.
-func (e *Engine) schedule(p *Process, id string, due int64) {
+// schedule runs the instance's timer at due, in place of the one it had;
+// it reports false when that timer is pending here already (a timer
+// adopted from the store is not scheduled twice).
+func (e *Engine) schedule(p *Process, id string, due int64) bool {
 	d := time.Until(time.Unix(0, due))
 	if d < 0 {
 		d = 0
@@ -606,7 +618,7 @@ func (e *Engine) schedule(p *Process, id string, due int64) {
 	defer ts.mu.Unlock()
 	if old := ts.m[id]; old != nil {
 		if old.due == due {
-			return
+			return false
 		}
 		old.t.Stop()
 	}
@@ -623,6 +635,7 @@ func (e *Engine) schedule(p *Process, id string, due int64) {
 		e.fire(p, id, due)
 	})
 	ts.m[id] = pt
+	return true
 }
 
 // unschedule stops the timer of an instance that no longer waits for one.
@@ -667,6 +680,12 @@ func (e *Engine) fire(p *Process, id string, due int64) {
 	}
 	m := e.stripes.lock(id)
 	defer m.Unlock()
+	release, err := e.own(ctx, id)
+	if err != nil {
+		e.log.Error("timer: cannot take instance", slog.String(logInstance, id), slog.Any("err", err))
+		return
+	}
+	defer release()
 	in, err := e.load(ctx, p, id)
 	if errors.Is(err, ErrBroken) {
 		return // logged once when found

@@ -1,0 +1,113 @@
+package cluster
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	clientv3 "go.etcd.io/etcd/client/v3"
+)
+
+// Lock is this node's hold on one instance: the key /orchd/<cluster>/locks/<id>
+// created with the node's lease. It lasts until Release, or until the
+// node's lease expires.
+type Lock struct {
+	n   *Node
+	key string
+	rev int64 // create revision of the lock key: the fencing token
+}
+
+// Fence is the comparison a commit of the instance must carry in its etcd
+// transaction: it holds only while this very lock key exists (same create
+// revision), so a node whose lease expired in the middle of a run, and
+// whose instance another node has since taken, cannot commit stale state.
+func (l *Lock) Fence() clientv3.Cmp {
+	return clientv3.Compare(clientv3.CreateRevision(l.key), "=", l.rev)
+}
+
+// Revision is the lock's fencing token: the etcd revision that created it.
+// It grows with every acquisition of any lock.
+func (l *Lock) Revision() int64 { return l.rev }
+
+// Release deletes the lock key if it is still this lock. Releasing twice,
+// or after the lease expired, is not an error.
+func (l *Lock) Release(ctx context.Context) error {
+	ctx, cancel := l.n.opCtx(ctx)
+	defer cancel()
+	_, err := l.n.cli.Txn(ctx).If(l.Fence()).Then(clientv3.OpDelete(l.key)).Commit()
+	return unavailable("cluster: release "+l.key, err)
+}
+
+func (n *Node) lockKey(id string) string { return n.pfx + "locks/" + id }
+
+// TryAcquire takes instance id for this node if no node holds it, in one
+// etcd transaction (create the lock key with the node's lease if it does
+// not exist). If another node holds it, the error wraps ErrHeld.
+// Acquiring an instance this node already holds also fails with ErrHeld,
+// unless Options.Reentrant.
+func (n *Node) TryAcquire(ctx context.Context, id string) (*Lock, error) {
+	ctx, cancel := n.opCtx(ctx)
+	defer cancel()
+	l, _, err := n.try(ctx, id)
+	return l, err
+}
+
+// try returns the lock, or the revision at which it was seen held.
+func (n *Node) try(ctx context.Context, id string) (*Lock, int64, error) {
+	if id == "" || strings.Contains(id, "\x00") {
+		return nil, 0, fmt.Errorf("cluster: acquire: bad instance ID %q", id)
+	}
+	select {
+	case <-n.sess.Done():
+		return nil, 0, fmt.Errorf("cluster: acquire %s: %w", id, ErrLost)
+	default:
+	}
+	key := n.lockKey(id)
+	resp, err := n.cli.Txn(ctx).
+		If(clientv3.Compare(clientv3.CreateRevision(key), "=", 0)).
+		Then(clientv3.OpPut(key, n.opts.ID, clientv3.WithLease(n.sess.Lease()))).
+		Else(clientv3.OpGet(key)).
+		Commit()
+	if err != nil {
+		return nil, 0, unavailable("cluster: acquire "+id, err)
+	}
+	if resp.Succeeded {
+		return &Lock{n: n, key: key, rev: resp.Header.Revision}, 0, nil
+	}
+	owner := "?"
+	if kvs := resp.Responses[0].GetResponseRange().Kvs; len(kvs) > 0 {
+		kv := kvs[0]
+		if n.opts.Reentrant && clientv3.LeaseID(kv.Lease) == n.sess.Lease() {
+			return &Lock{n: n, key: key, rev: kv.CreateRevision}, 0, nil
+		}
+		owner = string(kv.Value)
+	}
+	return nil, resp.Header.Revision, fmt.Errorf("cluster: acquire %s: %w (%s)", id, ErrHeld, owner)
+}
+
+// Acquire takes instance id for this node, waiting while another node
+// holds it (until that node releases it or its lease expires) or until
+// ctx ends. Unlike TryAcquire it is not bounded by Options.OpTimeout: the
+// caller's context says how long a message may wait for its instance.
+func (n *Node) Acquire(ctx context.Context, id string) (*Lock, error) {
+	for {
+		octx, cancel := n.opCtx(ctx)
+		l, rev, err := n.try(octx, id)
+		cancel()
+		if err == nil || rev == 0 {
+			return l, err
+		}
+		// Held: wait for the key's deletion after the revision we saw.
+		wctx, wcancel := context.WithCancel(clientv3.WithRequireLeader(ctx))
+		wch := n.cli.Watch(wctx, n.lockKey(id), clientv3.WithRev(rev+1), clientv3.WithFilterPut())
+		select {
+		case <-wch:
+		case <-n.sess.Done():
+		case <-ctx.Done():
+		}
+		wcancel()
+		if ctx.Err() != nil {
+			return nil, fmt.Errorf("cluster: acquire %s: %w", id, ctx.Err())
+		}
+	}
+}

@@ -1,0 +1,91 @@
+package cluster_test
+
+import (
+	"context"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"github.com/orchd/orchd/internal/cluster"
+	"github.com/orchd/orchd/internal/etcdtest"
+)
+
+// testForwarder sends correlated messages to the node that does not own
+// the in-memory conversation: it is proxied to the owner; once the owner
+// stops answering, the sender gets a SOAP Server fault that says so.
+func testForwarder(t *testing.T, ec *etcdtest.Cluster) {
+	type srv struct {
+		ts *httptest.Server
+		n  *testNode
+	}
+	start := func(id string) *srv {
+		s := &srv{}
+		s.ts = httptest.NewUnstartedServer(nil)
+		s.ts.Start()
+		t.Cleanup(s.ts.Close)
+		s.n = join(t, ec, "fw", id, s.ts.URL, cluster.Options{})
+		local := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			b, _ := io.ReadAll(r.Body)
+			io.WriteString(w, id+" got "+string(b)+" via "+r.Header.Get(cluster.ForwardedHeader))
+		})
+		s.ts.Config.Handler = &cluster.Forwarder{
+			Node: s.n.Node, Next: local,
+			// The route key is the message body's "key=" value.
+			RouteKey: func(r *http.Request, body []byte) (string, bool) {
+				k, ok := strings.CutPrefix(string(body), "key=")
+				return k, ok
+			},
+		}
+		return s
+	}
+	a, b := start("a"), start("b")
+	ctx := context.Background()
+	if err := b.n.RegisterRoute(ctx, "po-7"); err != nil {
+		t.Fatal(err)
+	}
+	post := func(s *srv, body string) (int, string) {
+		t.Helper()
+		resp, err := http.Post(s.ts.URL+"/svc", "text/xml", strings.NewReader(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		rb, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, string(rb)
+	}
+	tests := []struct {
+		name string
+		to   *srv
+		body string
+		want string
+	}{
+		{"owner elsewhere: forwarded", a, "key=po-7", "b got key=po-7 via a"},
+		{"owner here: local", b, "key=po-7", "b got key=po-7 via "},
+		{"unregistered: local", a, "key=po-8", "a got key=po-8 via "},
+		{"no key: local", a, "hello", "a got hello via "},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if code, got := post(tc.to, tc.body); code != http.StatusOK || got != tc.want {
+				t.Fatalf("got %d %q, want %q", code, got, tc.want)
+			}
+		})
+	}
+	if err := b.n.UnregisterRoute(ctx, "po-7"); err != nil {
+		t.Fatal(err)
+	}
+	if _, got := post(a, "key=po-7"); got != "a got key=po-7 via " {
+		t.Fatalf("after unregister: %q", got)
+	}
+	// b's process dies while its lease still runs: a answers with a fault.
+	if err := b.n.RegisterRoute(ctx, "po-9"); err != nil {
+		t.Fatal(err)
+	}
+	b.ts.Close()
+	code, got := post(a, "key=po-9")
+	if code != http.StatusInternalServerError || !strings.Contains(got, "faultcode") || !strings.Contains(got, "Server") || !strings.Contains(got, "(b at "+b.ts.URL+") does not answer") {
+		t.Fatalf("owner gone: %d %s", code, got)
+	}
+}

@@ -1,0 +1,101 @@
+package process
+
+import (
+	"fmt"
+	"sync"
+
+	"github.com/orchd/orchd/internal/persist"
+)
+
+// AdoptTimers schedules the stored timers of the persistent instances
+// for which mine reports true and that this engine has not scheduled
+// yet. When several orchd processes share one store, each schedules the
+// timers it writes; a process calls AdoptTimers when a peer has left, so
+// that the peer's timers fire here (internal/cluster's Responsible
+// decides whose they are). A timer fires only if its instance still waits
+// for it when it is loaded under its lock, so a timer that another process
+// fires as well is a wasted load, not a second firing. It returns the
+// number of timers scheduled.
+func (e *Engine) AdoptTimers(mine func(instanceID string) bool) (int, error) {
+	if e.store == nil {
+		return 0, nil
+	}
+	var due []persist.Timer
+	err := e.store.Timers(func(t persist.Timer) bool {
+		if mine(t.InstanceID) {
+			due = append(due, t)
+		}
+		return true
+	})
+	if err != nil {
+		return 0, fmt.Errorf("adopt timers: %w", err)
+	}
+	vi := e.versions()
+	n := 0
+	for _, t := range due {
+		rec, _, err := e.store.Instance(t.InstanceID)
+		if err != nil {
+			continue // gone meanwhile, or broken (found when loaded)
+		}
+		p := vi.of(rec.Process, rec.Frames)
+		if p == nil || p.InMemory {
+			continue // a version this node does not have
+		}
+		if e.schedule(p, t.InstanceID, t.Due.UnixNano()) {
+			n++
+		}
+	}
+	return n, nil
+}
+
+// outboxSending is the set of outbox sequence numbers an engine is
+// sending, so an adopted message is not sent twice from here.
+type outboxSending struct {
+	mu sync.Mutex
+	m  map[uint64]struct{}
+}
+
+// add records seq; false if it was already being sent.
+func (s *outboxSending) add(seq uint64) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if _, ok := s.m[seq]; ok {
+		return false
+	}
+	if s.m == nil {
+		s.m = map[uint64]struct{}{}
+	}
+	s.m[seq] = struct{}{}
+	return true
+}
+
+func (s *outboxSending) remove(seq uint64) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	delete(s.m, seq)
+}
+
+// AdoptOutbox sends the stored outbox messages that this engine is not
+// sending already. When several orchd processes share one store, each
+// sends the messages it writes; the one that leads the outbox election
+// (internal/cluster's Lead) calls AdoptOutbox when it becomes leader and
+// when a peer leaves, so a dead peer's messages are sent. A message that
+// a live peer is sending at that moment may be sent twice: the outbox is
+// at-least-once, as on one node. It returns the number of messages it
+// started sending.
+func (e *Engine) AdoptOutbox() (int, error) {
+	if e.store == nil {
+		return 0, nil
+	}
+	var pending []persist.OutboxMessage
+	if err := e.store.Outbox(func(m persist.OutboxMessage) bool { pending = append(pending, m); return true }); err != nil {
+		return 0, fmt.Errorf("adopt outbox: %w", err)
+	}
+	n := 0
+	for _, m := range pending {
+		if e.sendOutbox(m) {
+			n++
+		}
+	}
+	return n, nil
+}
