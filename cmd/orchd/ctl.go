@@ -281,16 +281,7 @@ func (r *ctlRun) verb(verb string, args []string) error {
 // get calls a GET route, printing its JSON with --json, else decoding it
 // into out for show.
 func (r *ctlRun) get(path string, query url.Values, out any, show func()) error {
-	var raw []byte
-	if err := r.c.call(r.ctx, http.MethodGet, path, query, nil, out, &raw); err != nil {
-		return err
-	}
-	if r.g.json {
-		_, err := r.stdout.Write(raw)
-		return err
-	}
-	show()
-	return nil
+	return r.mutate(http.MethodGet, path, query, nil, out, show)
 }
 
 func (r *ctlRun) processes(args []string) error {
@@ -391,6 +382,9 @@ func (r *ctlRun) post(path string, query url.Values, out any, show func()) error
 	return r.mutate(http.MethodPost, path, query, nil, out, show)
 }
 
+// mutate calls a route with any method (get and post are its short
+// forms), printing its JSON with --json, else decoding it into out for
+// show.
 func (r *ctlRun) mutate(method, path string, query url.Values, body io.Reader, out any, show func()) error {
 	var raw []byte
 	if err := r.c.call(r.ctx, method, path, query, body, out, &raw); err != nil {
