@@ -4,9 +4,9 @@ import (
 	"context"
 	"fmt"
 	"math"
-	"net/http"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -172,11 +172,60 @@ func dispatch(ctx context.Context, sch schedule, win window, clk clock, offer fu
 	return c
 }
 
-// serve sends a request for each due time it receives from jobs, until
-// jobs is closed, counting each against its due time.
-func (w *worker) serve(ctx context.Context, client *http.Client, target string, body []byte, win window, jobs <-chan time.Time) {
-	for at := range jobs {
-		err := w.do(ctx, client, target, body)
-		w.record(ctx, at, time.Now(), err, win)
+// paced runs the open-loop schedule sch on n goroutines: each request
+// due before win.to is handed, when it is due, to an idle goroutine,
+// which calls send(g, due) with its own index g (0 to n-1); a request
+// due while all n are busy is not sent, and unsent (when not nil) is
+// called with its due time. paced returns, with the dispatcher's counts,
+// once every request is offered (or ctx is done) and every send has
+// returned.
+func paced(ctx context.Context, sch schedule, win window, clk clock, n int, send func(g int, due time.Time), unsent func(due time.Time)) dispatchCounts {
+	jobs := make(chan time.Time)
+	var wg sync.WaitGroup
+	for g := range n {
+		wg.Go(func() {
+			for at := range jobs {
+				send(g, at)
+			}
+		})
 	}
+	c := dispatch(ctx, sch, win, clk, func(at time.Time) bool {
+		select {
+		case jobs <- at:
+			return true
+		default:
+			if unsent != nil {
+				unsent(at)
+			}
+			return false
+		}
+	})
+	close(jobs)
+	wg.Wait()
+	return c
+}
+
+// Pace sends requests at rate per second from now until ctx is done, each
+// when it is due whether or not earlier ones were answered (open loop), on
+// at most maxOutstanding goroutines: send(due) sends one request due at
+// due and returns when it is answered or failed; measuring its latency
+// from due, not from when send was called, keeps a late generator from
+// hiding waiting time. A request due while maxOutstanding are outstanding
+// is not sent; unsent (when not nil) is called with its due time instead.
+// Pace returns when ctx is done and every send has returned. It is the
+// pacer of the open-loop levels of Run, for callers whose requests differ
+// from one to the next (the soak test's mix).
+func Pace(ctx context.Context, rate float64, maxOutstanding int, send func(due time.Time), unsent func(due time.Time)) error {
+	if !(rate > 0) || math.IsInf(rate, 0) {
+		return fmt.Errorf("rate %g: want a positive number of requests per second", rate)
+	}
+	if maxOutstanding < 1 {
+		return fmt.Errorf("max outstanding %d: want at least 1", maxOutstanding)
+	}
+	start := time.Now()
+	// No end but ctx: a century is far enough, and near enough that the
+	// schedule's arithmetic stays inside a time.Duration.
+	win := window{from: start, to: start.Add(100 * 365 * 24 * time.Hour)}
+	paced(ctx, schedule{start: start, rate: rate}, win, realClock{}, maxOutstanding, func(_ int, due time.Time) { send(due) }, unsent)
+	return nil
 }

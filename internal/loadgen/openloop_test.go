@@ -248,3 +248,66 @@ func TestOpenLoop(t *testing.T) {
 		t.Errorf("table:\n%s", out.String())
 	}
 }
+
+// TestPaced: the pacer offers every due request once, never runs more
+// than n sends at once, and reports a request due while all n are busy as
+// unsent (to the callback too) instead of queueing it.
+func TestPaced(t *testing.T) {
+	// All ten requests are due at the first look at the clock, and the
+	// sends that start hold their goroutine until every request is offered.
+	clk := &fakeClock{now: t0.Add(time.Second)}
+	win := window{from: t0, to: t0.Add(100 * time.Millisecond)}
+	release := make(chan struct{})
+	var busy, most, sends, unsent atomic.Int64
+	done := make(chan dispatchCounts)
+	go func() {
+		done <- paced(context.Background(), schedule{start: t0, rate: 100}, win, clk, 2, func(g int, due time.Time) {
+			if g < 0 || g > 1 {
+				t.Errorf("goroutine index %d, want 0 or 1", g)
+			}
+			b := busy.Add(1)
+			for m := most.Load(); b > m && !most.CompareAndSwap(m, b); m = most.Load() {
+			}
+			sends.Add(1)
+			<-release
+			busy.Add(-1)
+		}, func(time.Time) { unsent.Add(1) })
+	}()
+	// paced returns only after its sends: release them once every request
+	// was offered (sent or unsent).
+	go func() {
+		for sends.Load()+unsent.Load() < 10 {
+			time.Sleep(time.Millisecond)
+		}
+		close(release)
+	}()
+	c := <-done
+	if most.Load() > 2 || c.sent > 2 {
+		t.Errorf("%d sends at once, %d sent; want at most 2", most.Load(), c.sent)
+	}
+	if c.sent != sends.Load() || c.unsent != unsent.Load() || c.sent+c.unsent != 10 {
+		t.Errorf("counts %+v, sends %d, unsent calls %d; want 10 in all", c, sends.Load(), unsent.Load())
+	}
+}
+
+// TestPaceChecks: Pace refuses a rate or bound it cannot run, and returns
+// once its context is done.
+func TestPaceChecks(t *testing.T) {
+	if err := Pace(context.Background(), 0, 1, func(time.Time) {}, nil); err == nil {
+		t.Error("rate 0 accepted")
+	}
+	if err := Pace(context.Background(), 10, 0, func(time.Time) {}, nil); err == nil {
+		t.Error("max outstanding 0 accepted")
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	var n atomic.Int64
+	go func() {
+		for n.Load() < 3 {
+			time.Sleep(time.Millisecond)
+		}
+		cancel()
+	}()
+	if err := Pace(ctx, 1000, 4, func(time.Time) { n.Add(1) }, nil); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -133,21 +133,12 @@ func runLevel(ctx context.Context, cfg *Config, label, target string, lv level) 
 	if lv.rate > 0 {
 		// Open loop: a dispatcher hands each request, when it is due, to
 		// an idle worker; with none idle it is not sent.
-		jobs := make(chan time.Time)
-		for _, w := range workers {
-			wg.Go(func() { w.serve(lctx, client, target, cfg.Body, win, jobs) })
-		}
 		wg.Go(func() {
-			defer close(jobs)
-			offer := func(at time.Time) bool {
-				select {
-				case jobs <- at:
-					return true
-				default:
-					return false
-				}
-			}
-			c := dispatch(lctx, schedule{start: start, rate: lv.rate}, win, realClock{}, offer)
+			c := paced(lctx, schedule{start: start, rate: lv.rate}, win, realClock{}, n, func(g int, at time.Time) {
+				w := workers[g]
+				err := w.do(lctx, client, target, cfg.Body)
+				w.record(lctx, at, time.Now(), err, win)
+			}, nil)
 			unsent.Store(c.unsent)
 		})
 	} else {
