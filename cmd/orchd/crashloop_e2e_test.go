@@ -162,27 +162,14 @@ func newLedger() *loadLedger {
 // mixedLoad drives orchd at base until stop is closed or a request fails
 // at the transport level (orchd was killed): persistent POs, approvals
 // (requests with short and long timers, decisions for earlier ones) and
-// RELIABLE one-way sends, each with a unique id under prefix.
+// RELIABLE one-way sends, each with a unique id under prefix. It is the
+// closed-loop driver of the persistent mix: two PO clients, two approval
+// clients and one one-way client, each sending its next request when the
+// last is answered.
 func mixedLoad(base, prefix string, led *loadLedger, stop <-chan struct{}, seed uint64) {
 	client := &http.Client{Timeout: 30 * time.Second, Transport: &http.Transport{MaxIdleConnsPerHost: 8}}
 	defer client.CloseIdleConnections()
-	send := func(path, action string, body []byte) (string, bool) {
-		req, _ := http.NewRequest(http.MethodPost, base+path, bytes.NewReader(body))
-		req.Header.Set("Content-Type", textXML)
-		if action != "" {
-			req.Header.Set("SOAPAction", action)
-		}
-		resp, err := client.Do(req)
-		if err != nil {
-			return "", false
-		}
-		b, err := io.ReadAll(resp.Body)
-		resp.Body.Close()
-		if err != nil {
-			return "", false
-		}
-		return string(b), resp.StatusCode == http.StatusOK
-	}
+	mix := newPersistentMix(client, base, prefix, led)
 	stopped := func() bool {
 		select {
 		case <-stop:
@@ -192,104 +179,145 @@ func mixedLoad(base, prefix string, led *loadLedger, stop <-chan struct{}, seed 
 		}
 	}
 	var wg sync.WaitGroup
-	worker := func(fn func(i int, rnd *rand.Rand) bool) {
-		rnd := rand.New(rand.NewPCG(seed, uint64(len(prefix))))
-		seed++
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
+	for k := range mixClients {
+		rnd := rand.New(rand.NewPCG(seed+uint64(k), uint64(len(prefix))))
+		wg.Go(func() {
 			for i := 0; !stopped(); i++ {
-				if !fn(i, rnd) {
+				if code, _ := mix.step(k, i, rnd.Uint64()); code == 0 {
 					return
 				}
 			}
-		}()
-	}
-	po := readPO()
-	for w := 0; w < 2; w++ {
-		w := w
-		worker(func(i int, _ *rand.Rand) bool {
-			id := fmt.Sprintf("%s-PO%d-%d", prefix, w, i)
-			led.mu.Lock()
-			led.pos[id] = false
-			led.mu.Unlock()
-			body, ok := send(persistentPOPath, "", bytes.Replace(po, []byte("PO-000123"), []byte(id), 1))
-			if ok && strings.Contains(body, "ACCEPTED") {
-				led.mu.Lock()
-				led.pos[id] = true
-				led.mu.Unlock()
-				led.acks.po.Add(1)
-			}
-			return body != ""
 		})
 	}
-	for w := 0; w < 2; w++ {
-		w := w
-		worker(func(i int, rnd *rand.Rand) bool {
-			// Every other step decides an earlier acknowledged approval
-			// with a long timer, if there is one.
-			if i%2 == 1 {
-				led.mu.Lock()
-				var id string
-				var c *approvalCase
-				if len(led.undecided) > 0 {
-					id, led.undecided = led.undecided[0], led.undecided[1:]
-					c = led.approvals[id]
-				}
-				if c != nil {
-					c.decided = map[bool]string{true: "APPROVED", false: "REJECTED"}[rnd.IntN(2) == 0]
-				}
-				led.mu.Unlock()
-				if c != nil {
-					body, ok := send(approvalPath, "", approvalBody("decide", id, "<appr:approved>"+strconv.FormatBool(c.decided == "APPROVED")+"</appr:approved><appr:approver>bob</appr:approver>"))
-					if ok && strings.Contains(body, "<appr:status>"+c.decided+"</appr:status>") {
-						led.mu.Lock()
-						c.decAcked = true
-						led.mu.Unlock()
-						led.acks.decision.Add(1)
-					}
-					return body != ""
-				}
-			}
-			id := fmt.Sprintf("%s-AP%d-%d", prefix, w, i)
-			c := &approvalCase{short: rnd.IntN(3) == 0}
-			timeout := "PT1H"
-			if c.short {
-				timeout = "PT0.5S"
-			}
-			led.mu.Lock()
-			led.approvals[id] = c
-			led.mu.Unlock()
-			body, ok := send(approvalPath, `"urn:example:approval#requestApproval"`, approvalBody("requestApproval", id,
-				"<appr:amount>10</appr:amount><appr:requester>ann</appr:requester><appr:timeout>"+timeout+"</appr:timeout>"))
-			if ok && strings.Contains(body, "<appr:status>PENDING</appr:status>") {
-				led.mu.Lock()
-				c.acked = true
-				if !c.short {
-					led.undecided = append(led.undecided, id)
-				}
-				led.mu.Unlock()
-				led.acks.request.Add(1)
-			}
-			return body != ""
-		})
+	wg.Wait()
+}
+
+// mixClients is the number of kinds of step of the persistent mix (see
+// persistentMix.step): two PO clients, two approval clients, one one-way
+// client, as many POs and approvals as one-way sends.
+const mixClients = 5
+
+// persistentMix sends the requests of the persistent mix to orchd at base
+// and files them in led; it is shared by the crash loop's closed-loop
+// clients (mixedLoad) and the soak's paced ones.
+type persistentMix struct {
+	client       *http.Client
+	base, prefix string
+	led          *loadLedger
+	po           []byte
+}
+
+func newPersistentMix(client *http.Client, base, prefix string, led *loadLedger) *persistentMix {
+	return &persistentMix{client: client, base: base, prefix: prefix, led: led, po: readPO()}
+}
+
+// send posts body to path and returns the answer and its HTTP status; 0
+// when there was no answer.
+func (m *persistentMix) send(path, action string, body []byte) (string, int) {
+	req, _ := http.NewRequest(http.MethodPost, m.base+path, bytes.NewReader(body))
+	req.Header.Set("Content-Type", textXML)
+	if action != "" {
+		req.Header.Set("SOAPAction", action)
 	}
-	worker(func(i int, _ *rand.Rand) bool {
-		id := fmt.Sprintf("%s-OW-%d", prefix, i)
+	resp, err := m.client.Do(req)
+	if err != nil {
+		return "", 0
+	}
+	b, err := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if err != nil {
+		return "", 0
+	}
+	return string(b), resp.StatusCode
+}
+
+// step sends the i-th request (from 0) of client k (0 to mixClients-1),
+// with r as its random choices: clients 0 and 1 send POs, 2 and 3
+// approvals (every other step a decision for an earlier approval with a
+// long timer, when there is one), 4 RELIABLE one-way sends. Ids are
+// unique per prefix, client and i. It returns the HTTP status of orchd's
+// answer (0: none) and whether the answer acknowledged the request.
+func (m *persistentMix) step(k, i int, r uint64) (code int, acked bool) {
+	led := m.led
+	switch k {
+	case 0, 1:
+		id := fmt.Sprintf("%s-PO%d-%d", m.prefix, k, i)
+		led.mu.Lock()
+		led.pos[id] = false
+		led.mu.Unlock()
+		body, code := m.send(persistentPOPath, "", bytes.Replace(m.po, []byte("PO-000123"), []byte(id), 1))
+		if code == http.StatusOK && strings.Contains(body, "ACCEPTED") {
+			led.mu.Lock()
+			led.pos[id] = true
+			led.mu.Unlock()
+			led.acks.po.Add(1)
+			return code, true
+		}
+		return code, false
+	case 2, 3:
+		w := k - 2
+		if i%2 == 1 {
+			led.mu.Lock()
+			var id string
+			var c *approvalCase
+			if len(led.undecided) > 0 {
+				id, led.undecided = led.undecided[0], led.undecided[1:]
+				c = led.approvals[id]
+			}
+			if c != nil {
+				c.decided = map[bool]string{true: "APPROVED", false: "REJECTED"}[r%2 == 0]
+			}
+			led.mu.Unlock()
+			if c != nil {
+				body, code := m.send(approvalPath, "", approvalBody("decide", id, "<appr:approved>"+strconv.FormatBool(c.decided == "APPROVED")+"</appr:approved><appr:approver>bob</appr:approver>"))
+				if code == http.StatusOK && strings.Contains(body, "<appr:status>"+c.decided+"</appr:status>") {
+					led.mu.Lock()
+					c.decAcked = true
+					led.mu.Unlock()
+					led.acks.decision.Add(1)
+					return code, true
+				}
+				return code, false
+			}
+		}
+		id := fmt.Sprintf("%s-AP%d-%d", m.prefix, w, i)
+		c := &approvalCase{short: (r>>8)%3 == 0}
+		timeout := "PT1H"
+		if c.short {
+			timeout = "PT0.5S"
+		}
+		led.mu.Lock()
+		led.approvals[id] = c
+		led.mu.Unlock()
+		body, code := m.send(approvalPath, `"urn:example:approval#requestApproval"`, approvalBody("requestApproval", id,
+			"<appr:amount>10</appr:amount><appr:requester>ann</appr:requester><appr:timeout>"+timeout+"</appr:timeout>"))
+		if code == http.StatusOK && strings.Contains(body, "<appr:status>PENDING</appr:status>") {
+			led.mu.Lock()
+			c.acked = true
+			if !c.short {
+				led.undecided = append(led.undecided, id)
+			}
+			led.mu.Unlock()
+			led.acks.request.Add(1)
+			return code, true
+		}
+		return code, false
+	default:
+		id := fmt.Sprintf("%s-OW-%d", m.prefix, i)
 		led.mu.Lock()
 		led.oneway[id] = false
 		led.mu.Unlock()
-		body, ok := send(reliablePath, "", []byte(`<soapenv:Envelope xmlns:soapenv="http://schemas.xmlsoap.org/soap/envelope/"><soapenv:Body>`+
+		body, code := m.send(reliablePath, "", []byte(`<soapenv:Envelope xmlns:soapenv="http://schemas.xmlsoap.org/soap/envelope/"><soapenv:Body>`+
 			`<tns:req xmlns:tns="urn:test"><tns:id>`+id+`</tns:id></tns:req></soapenv:Body></soapenv:Envelope>`))
-		if ok && strings.Contains(body, "sent<") {
+		if code == http.StatusOK && strings.Contains(body, "sent<") {
 			led.mu.Lock()
 			led.oneway[id] = true
 			led.mu.Unlock()
 			led.acks.oneway.Add(1)
+			return code, true
 		}
-		return body != ""
-	})
-	wg.Wait()
+		return code, false
+	}
 }
 
 // readPO is the workload's PO request (its poId is PO-000123).

@@ -2,27 +2,53 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"io"
+	"math"
+	"math/rand/v2"
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/orchd/orchd/internal/loadgen"
 )
 
 // TestSoak is make soak (not make test, not CI): SOAK_DURATION (default
-// 30m) of mixed load, in-memory POs beside the crash loop's persistent mix,
-// with a kill -9 and a restart every SOAK_RESTART (default 5m). Every
-// SOAK_SAMPLE (default 1m) it prints the acknowledged exchanges per second,
-// orchd's RSS and goroutines; at each restart the invariants on what the
-// crash left, the first-to-last-sample drift of the period that ended, and
-// at the end the invariants once every timer and outbox message is done.
-// SOAK_HEAP_DIR=DIR saves orchd's heap profile at each sample.
+// 30m) of a fixed offered load, in-memory POs beside the crash loop's
+// persistent mix, with a kill -9 and a restart every SOAK_RESTART (default
+// 5m).
+//
+// The load is open loop, as a soak's should be: a sustained production
+// load, not the most orchd can take. Requests are sent on schedule, at
+// SOAK_RATE in-memory POs per second (default 300) and SOAK_PERSIST_RATE
+// exchanges of the persistent mix per second (default 50, spread over its
+// kinds as the crash loop's clients are), whether or not earlier ones
+// were answered (loadgen.Pace, as orchd bench --rate). At most
+// soakMaxOutstanding are outstanding per pacer; a request due while that
+// many are is not sent (unsent), and one sent soakLate or more after it
+// was due is late: the generator itself fell behind. Latency is measured
+// from when a request was due. Below capacity, orchd keeps up and the
+// acknowledged rate equals the offered one; a leak, a slowdown or a stuck
+// recovery shows as a falling rate, a growing p99 or CPU per exchange.
+//
+// Every SOAK_SAMPLE (default 1m) it prints the acknowledged exchanges per
+// second (total, persistent, in-memory), the offered rate, the sample's
+// p50 and p99 latency, orchd's CPU and CPU per exchange, RSS, goroutines,
+// errors, unsent and late requests, and the machine's load average. At
+// each restart: the invariants on what the crash left, and the
+// first-to-last-sample drift of the period that ended in tx/s, p99 and CPU
+// per exchange. The test fails when a period's tx/s drifts by more than
+// soakMaxDrift, when RSS grows by more than soakMaxRSSGrowth from the
+// first period's last sample to the run's last, or when an invariant is
+// violated. SOAK_HEAP_DIR=DIR saves orchd's heap profile at each sample.
 //
 //	make soak                                   # 30 minutes
 //	SOAK_DURATION=3m SOAK_RESTART=90s SOAK_SAMPLE=30s make soak
@@ -33,6 +59,7 @@ func TestSoak(t *testing.T) {
 	duration := envDuration(t, "SOAK_DURATION", 30*time.Minute)
 	period := envDuration(t, "SOAK_RESTART", 5*time.Minute)
 	sample := envDuration(t, "SOAK_SAMPLE", time.Minute)
+	rates := soakRates{mem: envRate(t, "SOAK_RATE", 300), persist: envRate(t, "SOAK_PERSIST_RATE", 50)}
 	crm, erp, notify, plog := startRecordingPartners(t)
 	deploy := crashDeploy(t, crm, erp, notify, true)
 	copyBundle(t, deploy, "purchase-order", crm, erp, nil)
@@ -46,8 +73,8 @@ func TestSoak(t *testing.T) {
 		debug = deadAddr(t)
 		args = append(args, "--debug-addr", debug)
 	}
-	var memAcks atomic.Int64
-	fmt.Printf("soak: %v, kill -9 every %v, samples every %v (orchd %s)\n", duration, period, sample, orchdBin)
+	fmt.Printf("soak: %v, kill -9 every %v, samples every %v; offered %g/s in-memory POs + %g/s persistent mix, open loop, at most %d outstanding each (orchd %s)\n",
+		duration, period, sample, rates.mem, rates.persist, soakMaxOutstanding, orchdBin)
 
 	samples := int((period + sample/2) / sample) // per restart period
 	if samples < 1 {
@@ -55,40 +82,53 @@ func TestSoak(t *testing.T) {
 	}
 	periods := int((duration + period - 1) / period)
 	start := time.Now()
+	var counts soakCounters
 	o := startOrchd(t, args...)
-	stop, done := startSoakLoad(o.base, "P1", led, &memAcks)
-	persistAcks := func() int64 {
-		return led.acks.po.Load() + led.acks.request.Load() + led.acks.decision.Load() + led.acks.oneway.Load()
-	}
+	stop := startSoakLoad(t, o.base, "P1", led, rates, &counts)
+	var rssBase, rssLast float64 // the first period's last sample, the run's last
 	for p := 1; p <= periods; p++ {
-		lastPersist, lastMem := persistAcks(), memAcks.Load()
+		// The period's first sample starts now: orchd is serving and the
+		// load is on (the restart itself is reported apart).
+		counts.take()
 		lastCPU := cpuSeconds(o)
-		var rates []float64
+		var rows []soakSample
 		next := time.Now()
 		for k := 0; k < samples; k++ {
 			next = next.Add(sample)
 			time.Sleep(time.Until(next))
-			np, nm, cpu := persistAcks(), memAcks.Load(), cpuSeconds(o)
-			secs := sample.Seconds()
-			tx := float64(np - lastPersist + nm - lastMem)
-			rates = append(rates, tx/secs)
-			fmt.Printf("soak %6s: %7.1f tx/s (persistent %6.1f, in-memory %7.1f)  orchd cpu %3.0f%% (%3.0f us/tx)  rss %5.1f MiB  goroutines %3.0f\n",
-				time.Since(start).Round(time.Second), rates[k], float64(np-lastPersist)/secs, float64(nm-lastMem)/secs,
-				100*(cpu-lastCPU)/secs, 1e6*(cpu-lastCPU)/tx, rssMiB(o), scrape(t, o.base+"/metrics", goroutinesRE))
-			lastPersist, lastMem, lastCPU = np, nm, cpu
+			s, cpu := counts.take(), cpuSeconds(o)
+			s.cpu = cpu - lastCPU
+			s.rss = rssMiB(o)
+			lastCPU = cpu
+			rows = append(rows, s)
+			fmt.Printf("soak %6s: %s  goroutines %3.0f  load %s\n",
+				time.Since(start).Round(time.Second), s.line(rates), scrape(t, o.base+"/metrics", goroutinesRE), loadAvg())
+			if s.firstErr != "" {
+				fmt.Printf("soak %6s: first error: %s\n", time.Since(start).Round(time.Second), s.firstErr)
+			}
 			if heapDir != "" {
 				saveHeap(t, debug, filepath.Join(heapDir, fmt.Sprintf("heap-%d-%d.pb.gz", p, k+1)))
 			}
 		}
-		first, last := rates[0], rates[len(rates)-1]
-		fmt.Printf("soak period %d: first sample %.1f tx/s, last %.1f tx/s, drift %+.1f%%\n", p, first, last, 100*(last-first)/first)
+		first, last := rows[0], rows[len(rows)-1]
+		tx := drift(first.txPerSec(), last.txPerSec())
+		fmt.Printf("soak period %d: first to last sample: tx/s %.1f -> %.1f (%+.1f%%), p99 %.1f -> %.1f ms (%+.1f%%), cpu/tx %.0f -> %.0f us (%+.1f%%)\n",
+			p, first.txPerSec(), last.txPerSec(), 100*tx, first.p99, last.p99, 100*drift(first.p99, last.p99),
+			first.usPerTx(), last.usPerTx(), 100*drift(first.usPerTx(), last.usPerTx()))
+		if math.Abs(tx) > soakMaxDrift || math.IsNaN(tx) {
+			t.Errorf("period %d: tx/s drifted %+.1f%% from the first sample to the last (more than %.0f%%) at a fixed offered load of %g/s",
+				p, 100*tx, 100*soakMaxDrift, rates.mem+rates.persist)
+		}
+		if p == 1 {
+			rssBase = last.rss
+		}
+		rssLast = last.rss
 
 		if p == periods {
 			break
 		}
 		kill9(t, o)
-		close(stop)
-		<-done
+		stop()
 		view, rep, err := readDataFile(data)
 		if err != nil {
 			t.Fatalf("after kill -9: data file: %v", err)
@@ -101,57 +141,209 @@ func TestSoak(t *testing.T) {
 		restart := time.Now()
 		o = startOrchd(t, args...)
 		fmt.Printf("soak restart #%d: serving after %v; %s\n", p, time.Since(restart).Round(time.Millisecond), recoveredLine(o.log()))
-		stop, done = startSoakLoad(o.base, fmt.Sprintf("P%d", p+1), led, &memAcks)
+		stop = startSoakLoad(t, o.base, fmt.Sprintf("P%d", p+1), led, rates, &counts)
 	}
-	close(stop)
-	<-done
+	stop()
+	growth := drift(rssBase, rssLast)
+	fmt.Printf("soak rss: %.1f MiB at the end of the first period, %.1f MiB at the end (%+.1f%%)\n", rssBase, rssLast, 100*growth)
+	if growth > soakMaxRSSGrowth {
+		t.Errorf("RSS grew %+.1f%% from the first period's last sample to the run's last (more than %.0f%%)", 100*growth, 100*soakMaxRSSGrowth)
+	}
 	rep, nbad := finalCheck(t, o, data, led, plog, time.Minute)
 	fmt.Printf("soak end: acknowledged po=%d request=%d decision=%d oneway=%d in-memory=%d; final store %s; %d invariant violations\n",
-		led.acks.po.Load(), led.acks.request.Load(), led.acks.decision.Load(), led.acks.oneway.Load(), memAcks.Load(), rep, nbad)
+		led.acks.po.Load(), led.acks.request.Load(), led.acks.decision.Load(), led.acks.oneway.Load(), counts.memTotal.Load(), rep, nbad)
 }
 
-// startSoakLoad starts the persistent mix and in-memory PO clients against
-// base; they stop when stop is closed or orchd dies, then done is closed.
-func startSoakLoad(base, prefix string, led *loadLedger, memAcks *atomic.Int64) (stop chan struct{}, done chan struct{}) {
-	stop, done = make(chan struct{}), make(chan struct{})
-	var wg sync.WaitGroup
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		mixedLoad(base, prefix, led, stop, uint64(time.Now().UnixNano()))
-	}()
+// Bounds of the soak.
+const (
+	// soakMaxOutstanding bounds the requests each pacer (in-memory,
+	// persistent) has sent and not seen answered.
+	soakMaxOutstanding = 128
+	// soakLate: a request sent this long after it was due counts as late
+	// (the generator, starved of CPU, fell behind its schedule).
+	soakLate = 50 * time.Millisecond
+	// soakMaxDrift bounds the change of tx/s from the first to the last
+	// sample of a restart period: at a fixed offered load below capacity
+	// the acknowledged rate is the offered one, up to the requests in
+	// flight at a sample's edges (a handful of the thousands a sample
+	// counts), so 5% is far above noise.
+	soakMaxDrift = 0.05
+	// soakMaxRSSGrowth bounds RSS growth from the first period's last
+	// sample to the run's last. After a period the heap and the runtime's
+	// spans are warm; what remains is GC pacing (RSS moves by some 10%
+	// between samples). A leak of 10 bytes per exchange would, over the
+	// 25 minutes after the first period at 350/s, add 5 MiB, over 10%
+	// of orchd's RSS (about 40 MiB); 25% lets GC noise through and stops
+	// a leak of some 25 bytes per exchange or more.
+	soakMaxRSSGrowth = 0.25
+)
+
+// soakRates is the offered load, in exchanges per second.
+type soakRates struct{ mem, persist float64 }
+
+// soakCounters gathers what the pacers' requests did in the current
+// sample; take returns it and starts the next.
+type soakCounters struct {
+	mu                               sync.Mutex
+	lat                              []time.Duration // acknowledged, from when due
+	mem, persist, errs, unsent, late int64
+	shed                             int64        // answered 503 (orchd's overload answer)
+	firstErr                         string       // the sample's first error
+	since                            time.Time    // the current sample's start
+	memTotal                         atomic.Int64 // in-memory POs acknowledged in the run
+}
+
+// sent files one request due at due, sent at sentAt and finished now,
+// answered with HTTP status code (0: no answer, err says why), which
+// acknowledged it or not.
+func (c *soakCounters) sent(persistent bool, due, sentAt time.Time, code int, acked bool, err error) {
+	now := time.Now()
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if sentAt.Sub(due) >= soakLate {
+		c.late++
+	}
+	switch {
+	case code == http.StatusServiceUnavailable:
+		c.shed++
+	case !acked:
+		c.errs++
+		if c.firstErr == "" {
+			c.firstErr = map[bool]string{true: "persistent", false: "in-memory"}[persistent] + ": "
+			switch {
+			case code == 0 && err != nil:
+				c.firstErr += "no answer: " + err.Error()
+			case code == 0:
+				c.firstErr += "no answer"
+			case code != http.StatusOK:
+				c.firstErr += fmt.Sprint("HTTP ", code)
+			default:
+				c.firstErr += "answered, not acknowledged"
+			}
+		}
+	case persistent:
+		c.persist++
+		c.lat = append(c.lat, now.Sub(due))
+	default:
+		c.mem++
+		c.memTotal.Add(1)
+		c.lat = append(c.lat, now.Sub(due))
+	}
+}
+
+// notSent files a request due while soakMaxOutstanding were outstanding.
+func (c *soakCounters) notSent(time.Time) {
+	c.mu.Lock()
+	c.unsent++
+	c.mu.Unlock()
+}
+
+// take returns the sample since the last take and starts the next.
+func (c *soakCounters) take() soakSample {
+	c.mu.Lock()
+	lat := c.lat
+	s := soakSample{mem: c.mem, persist: c.persist, errs: c.errs, shed: c.shed, unsent: c.unsent, late: c.late, firstErr: c.firstErr, secs: time.Since(c.since).Seconds()}
+	c.lat, c.mem, c.persist, c.errs, c.shed, c.unsent, c.late, c.firstErr, c.since = nil, 0, 0, 0, 0, 0, 0, "", time.Now()
+	c.mu.Unlock()
+	slices.Sort(lat)
+	s.p50, s.p99 = quantileMs(lat, 0.50), quantileMs(lat, 0.99)
+	return s
+}
+
+// soakSample is one sample of the soak.
+type soakSample struct {
+	secs                             float64 // length
+	mem, persist, errs, unsent, late int64   // acknowledged in-memory and persistent exchanges, failures, not sent, sent late
+	shed                             int64   // answered 503
+	firstErr                         string  // the first error, if any
+	p50, p99                         float64 // latency of the acknowledged ones, from when due, ms
+	cpu                              float64 // orchd's CPU seconds
+	rss                              float64 // orchd's RSS at the end, MiB
+}
+
+func (s soakSample) txPerSec() float64 { return float64(s.mem+s.persist) / s.secs }
+
+// usPerTx is orchd's CPU per acknowledged exchange, in microseconds.
+func (s soakSample) usPerTx() float64 { return 1e6 * s.cpu / float64(s.mem+s.persist) }
+
+func (s soakSample) line(r soakRates) string {
+	return fmt.Sprintf("%6.1f tx/s (persistent %5.1f, in-memory %6.1f) of %g/s offered  p50 %5.1f ms  p99 %6.1f ms  orchd cpu %3.0f%% (%3.0f us/tx)  rss %5.1f MiB  errors %d shed %d unsent %d late %d",
+		s.txPerSec(), float64(s.persist)/s.secs, float64(s.mem)/s.secs, r.mem+r.persist, s.p50, s.p99,
+		100*s.cpu/s.secs, s.usPerTx(), s.rss, s.errs, s.shed, s.unsent, s.late)
+}
+
+// quantileMs is the q-quantile (nearest rank) of sorted, in milliseconds;
+// NaN when it is empty.
+func quantileMs(sorted []time.Duration, q float64) float64 {
+	if len(sorted) == 0 {
+		return math.NaN()
+	}
+	i := int(math.Ceil(q*float64(len(sorted)))) - 1
+	return float64(sorted[max(i, 0)]) / float64(time.Millisecond)
+}
+
+// drift is the relative change from first to last.
+func drift(first, last float64) float64 { return (last - first) / first }
+
+// startSoakLoad starts the open-loop load on orchd at base: in-memory POs
+// and the persistent mix (ids under prefix, filed in led), each paced at
+// its rate in r and counted in c. The returned stop ends it and waits for
+// every request in flight (they fail at once when orchd was killed).
+func startSoakLoad(t *testing.T, base, prefix string, led *loadLedger, r soakRates, c *soakCounters) (stop func()) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	newClient := func() *http.Client {
+		return &http.Client{Timeout: 30 * time.Second, Transport: &http.Transport{MaxIdleConnsPerHost: soakMaxOutstanding}}
+	}
+	memClient, mixClient := newClient(), newClient()
+	mix := newPersistentMix(mixClient, base, prefix, led)
 	po := readPO()
-	client := &http.Client{Timeout: 30 * time.Second, Transport: &http.Transport{MaxIdleConnsPerHost: 8}}
-	for c := 0; c < 4; c++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for {
-				select {
-				case <-stop:
-					return
-				default:
-				}
-				req, _ := http.NewRequest(http.MethodPost, base+"/processes/PurchaseOrder", bytes.NewReader(po))
-				req.Header.Set("Content-Type", textXML)
-				resp, err := client.Do(req)
-				if err != nil {
-					return
-				}
-				b, err := io.ReadAll(resp.Body)
+	var steps [mixClients]atomic.Int64 // requests of each mix client so far
+	var seq atomic.Int64
+	pacers := []struct {
+		rate float64
+		send func(due time.Time)
+	}{
+		{r.mem, func(due time.Time) {
+			sentAt := time.Now()
+			req, _ := http.NewRequestWithContext(ctx, http.MethodPost, base+"/processes/PurchaseOrder", bytes.NewReader(po))
+			req.Header.Set("Content-Type", textXML)
+			acked, code := false, 0
+			resp, err := memClient.Do(req)
+			if err == nil {
+				var b []byte
+				b, err = io.ReadAll(resp.Body)
 				resp.Body.Close()
-				if err == nil && resp.StatusCode == 200 && bytes.Contains(b, []byte("ACCEPTED")) {
-					memAcks.Add(1)
+				if err == nil {
+					code = resp.StatusCode
+					acked = code == http.StatusOK && bytes.Contains(b, []byte("ACCEPTED"))
 				}
 			}
-		}()
+			c.sent(false, due, sentAt, code, acked, err)
+		}},
+		{r.persist, func(due time.Time) {
+			// The mix's clients take turns, so its kinds keep the crash
+			// loop's proportions.
+			sentAt := time.Now()
+			k := int(seq.Add(1)-1) % mixClients
+			code, acked := mix.step(k, int(steps[k].Add(1)-1), rand.Uint64())
+			c.sent(true, due, sentAt, code, acked, nil)
+		}},
 	}
-	go func() {
+	var wg sync.WaitGroup
+	for _, p := range pacers {
+		wg.Go(func() {
+			if err := loadgen.Pace(ctx, p.rate, soakMaxOutstanding, p.send, c.notSent); err != nil {
+				t.Error(err)
+			}
+		})
+	}
+	return func() {
+		cancel()
 		wg.Wait()
-		client.CloseIdleConnections()
-		close(done)
-	}()
-	return stop, done
+		memClient.CloseIdleConnections()
+		mixClient.CloseIdleConnections()
+	}
 }
 
 // saveHeap writes orchd's heap profile (after a collection) to path.
@@ -203,6 +395,31 @@ func cpuSeconds(o *orchd) float64 {
 	utime, _ := strconv.ParseFloat(f[11], 64)
 	stime, _ := strconv.ParseFloat(f[12], 64)
 	return (utime + stime) / 100 // USER_HZ
+}
+
+// loadAvg is the machine's load average over 1, 5 and 15 minutes, from
+// /proc: how much the neighbours wanted of the CPU.
+func loadAvg() string {
+	b, err := os.ReadFile("/proc/loadavg")
+	if f := strings.Fields(string(b)); err == nil && len(f) >= 3 {
+		return strings.Join(f[:3], " ")
+	}
+	return "?"
+}
+
+// envRate reads a positive rate (per second) from the environment
+// variable name, def when it is not set.
+func envRate(t *testing.T, name string, def float64) float64 {
+	t.Helper()
+	s := os.Getenv(name)
+	if s == "" {
+		return def
+	}
+	r, err := loadgen.ParseRates(s)
+	if err != nil || len(r) != 1 {
+		t.Fatalf("%s=%q: want one positive rate such as 300 or 300/s", name, s)
+	}
+	return r[0]
 }
 
 func envDuration(t *testing.T, name string, def time.Duration) time.Duration {
