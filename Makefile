@@ -64,11 +64,14 @@ bench:
 overload:
 	GO=$(GO) ./scripts/overload.sh
 
-## soak: SOAK_DURATION (30m) of mixed in-memory and persistent load on a
-## non-race orchd, with a kill -9 and restart every SOAK_RESTART (5m); prints
-## tx/s, RSS and goroutines every SOAK_SAMPLE (1m), the drift of each restart
-## period and the crash invariants (cmd/orchd/soak_e2e_test.go); SOAK_HEAP_DIR=DIR
-## keeps orchd's heap profile of each sample. Not in make test.
+## soak: SOAK_DURATION (30m) of a fixed open-loop load on a non-race orchd,
+## SOAK_RATE (200) in-memory POs/s and SOAK_PERSIST_RATE (40) persistent
+## exchanges/s, with a kill -9 and restart every SOAK_RESTART (5m); prints
+## tx/s, latency, CPU per exchange, RSS, goroutines, shed/unsent/late and the
+## load average every SOAK_SAMPLE (1m), the drift of each restart period and
+## the crash invariants; fails on a tx/s drift over 5% or RSS growth over 25%
+## (cmd/orchd/soak_e2e_test.go); SOAK_HEAP_DIR=DIR keeps orchd's heap profile
+## of each sample. Not in make test.
 soak:
 	ORCHD_SOAK=1 ORCHD_E2E_NORACE=1 $(GO) test -count=1 -v -timeout=0 -run='^TestSoak$$' ./cmd/orchd/
 
