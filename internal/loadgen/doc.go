@@ -16,7 +16,9 @@
 // not sent and is counted as unsent. Latency is measured from when a
 // request was due, so time it spent waiting for the generator counts (no
 // coordinated omission). This is how a server is offered more than it can
-// serve: a closed loop slows down with the server instead.
+// serve: a closed loop slows down with the server instead. Pace runs the
+// same pacer for a caller that builds and checks each request itself (the
+// soak test's mix of requests with unique ids).
 //
 // Every response is validated: the HTTP status must be 2xx, the body must
 // not be a SOAP 1.1 or 1.2 Fault, and, when an Expect expression is set,
