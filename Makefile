@@ -76,7 +76,7 @@ soak:
 ## 1 node without and with --cluster, then 2 and 3 nodes, CPU per exchange per
 ## process from /proc and etcd's counters, then a raw Txn load for etcd's write
 ## ceiling; prints the tables of docs/cluster-perf.md (cmd/orchd/cluster_measure_test.go;
-## DURATION per phase, default 10s; CLIENTS in total, default 24). About 3 minutes.
+## DURATION per phase, default 10s; CLIENTS in total, default 24). About 3.5 minutes.
 ## Not in make test.
 cluster-bench:
 	ORCHD_MEASURE=1 ORCHD_E2E_NORACE=1 ORCHD_MEASURE_DURATION=$(or $(DURATION),10s) ORCHD_MEASURE_CLIENTS=$(or $(CLIENTS),24) \

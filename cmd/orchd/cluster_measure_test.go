@@ -55,15 +55,20 @@ func TestMeasureCluster(t *testing.T) {
 	fmt.Fprintf(&md, "Started %s; %d closed-loop clients in total, spread evenly over the nodes; %s measured after 2s warmup per phase; `nproc` = %d.\n\n",
 		time.Now().UTC().Format("2006-01-02 15:04 UTC"), clients, dur, runtime.NumCPU())
 
+	// The last phase gives one node the share of the load each of three
+	// nodes has, to tell what smaller groups cost from what more
+	// processes on the same cores cost.
 	phases := []struct {
 		name    string
 		nodes   int
 		cluster bool
+		clients int
 	}{
-		{"1 node, --store etcd", 1, false},
-		{"1 node, --store etcd --cluster", 1, true},
-		{"2 nodes, --cluster", 2, true},
-		{"3 nodes, --cluster", 3, true},
+		{"1 node, --store etcd", 1, false, clients},
+		{"1 node, --store etcd --cluster", 1, true, clients},
+		{"2 nodes, --cluster", 2, true, clients},
+		{"3 nodes, --cluster", 3, true, clients},
+		{fmt.Sprintf("1 node, --cluster, %d clients", clients/3), 1, true, clients / 3},
 	}
 	var results []phaseResult
 	for i, ph := range phases {
@@ -77,7 +82,7 @@ func TestMeasureCluster(t *testing.T) {
 			}
 			nodes = append(nodes, startOrchd(t, args...))
 		}
-		r := measurePhase(t, ph.name, nodes, ec, clients, dur)
+		r := measurePhase(t, ph.name, nodes, ec, ph.clients, dur)
 		results = append(results, r)
 		for _, o := range nodes {
 			stopOrchd(t, o)
