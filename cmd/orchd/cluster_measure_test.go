@@ -48,7 +48,6 @@ func TestMeasureCluster(t *testing.T) {
 	}
 	ec := startEtcdProcs(t, 3)
 	crm, erp, mockPid := startMockProc(t)
-	ec.mockPid = mockPid
 	deploy := t.TempDir()
 	copyBundleFrom(t, "../../deploy/purchase-order-persistent", deploy, "po-persistent", crm, erp, nil)
 	var md strings.Builder
@@ -82,13 +81,13 @@ func TestMeasureCluster(t *testing.T) {
 			}
 			nodes = append(nodes, startOrchd(t, args...))
 		}
-		r := measurePhase(t, ph.name, nodes, ec, ph.clients, dur)
+		r := measurePhase(t, ph.name, nodes, ec, mockPid, ph.clients, dur)
 		results = append(results, r)
 		for _, o := range nodes {
 			stopOrchd(t, o)
 		}
 	}
-	writePhaseTables(&md, results, ec)
+	writePhaseTables(&md, results)
 
 	// etcd's write ceiling at the measured size of a checkpoint.
 	base := results[0]
@@ -144,7 +143,10 @@ func (c etcdCounters) minus(o etcdCounters) etcdCounters {
 	return etcdCounters{c.fsyncs - o.fsyncs, c.fsyncSeconds - o.fsyncSeconds, c.puts - o.puts, c.grpcIn - o.grpcIn, c.proposals - o.proposals, c.leader}
 }
 
-func measurePhase(t *testing.T, name string, nodes []*orchd, ec *etcdProcs, clients int, dur time.Duration) phaseResult {
+// measurePhase runs clients closed-loop clients spread over nodes for
+// dur after a 2 s warmup and reads every process's CPU time and the
+// counters of orchd and etcd before and after.
+func measurePhase(t *testing.T, name string, nodes []*orchd, ec *etcdProcs, mockPid, clients int, dur time.Duration) phaseResult {
 	t.Helper()
 	r := phaseResult{name: name, nodes: len(nodes), load: loadAvg()}
 	type storeSnap struct {
@@ -172,7 +174,7 @@ func measurePhase(t *testing.T, name string, nodes []*orchd, ec *etcdProcs, clie
 		for _, m := range ec.members {
 			etcd = append(etcd, pidCPUSeconds(m.cmd.Process.Pid))
 		}
-		return orch, etcd, pidCPUSeconds(ec.mockPid), pidCPUSeconds(os.Getpid())
+		return orch, etcd, pidCPUSeconds(mockPid), pidCPUSeconds(os.Getpid())
 	}
 	s0, e0 := readStore(), ec.counters(t)
 	o0, m0, k0, b0 := cpus()
@@ -230,7 +232,8 @@ func measurePhase(t *testing.T, name string, nodes []*orchd, ec *etcdProcs, clie
 	return r
 }
 
-func writePhaseTables(md *strings.Builder, rs []phaseResult, ec *etcdProcs) {
+// writePhaseTables writes the phases' markdown tables.
+func writePhaseTables(md *strings.Builder, rs []phaseResult) {
 	sum := func(xs []float64) float64 {
 		var s float64
 		for _, x := range xs {
@@ -283,11 +286,9 @@ func writePhaseTables(md *strings.Builder, rs []phaseResult, ec *etcdProcs) {
 	}
 }
 
-// etcdProcs is a cluster of etcdmember processes, and the mock
-// partners' process (whose CPU the phases read too).
+// etcdProcs is a cluster of etcdmember processes.
 type etcdProcs struct {
 	members []*etcdProc
-	mockPid int
 }
 
 type etcdProc struct {
