@@ -82,12 +82,10 @@ func decodeMessage(b []byte, name qname) (*exchange.Message, error) {
 	m := exchange.NewMessage(name)
 	for i := uint64(0); i < n && r.err == nil; i++ {
 		part, text := r.string(), r.string()
-		doc := etree.NewDocument()
-		if err := doc.ReadFromString(text); err != nil || doc.Root() == nil {
+		el, err := parseStored(text)
+		if err != nil {
 			return nil, fmt.Errorf("outbox message part %s: %w", part, errBadFrames)
 		}
-		el := doc.Root()
-		doc.RemoveChild(el)
 		m.Parts[part] = el
 	}
 	if r.err != nil {

@@ -255,11 +255,10 @@ func decodeCorrelations(m map[string]string) map[string]string {
 // variableText renders a stored slot as the variable's XML: the slot's
 // content, without the slot element itself.
 func variableText(data []byte) string {
-	doc := etree.NewDocument()
-	if err := doc.ReadFromBytes(data); err != nil || doc.Root() == nil {
+	root, err := parseStored(data)
+	if err != nil {
 		return string(data)
 	}
-	root := doc.Root()
 	if len(root.ChildElements()) == 0 {
 		return root.Text()
 	}
