@@ -29,6 +29,9 @@ type Recovered struct {
 	Orphans int
 	// Outbox messages not yet acknowledged are sent again.
 	Outbox int
+	// DamagedOutbox records cannot be decoded: each is logged and kept
+	// (not sent, not deleted) for an operator; the others are sent.
+	DamagedOutbox int
 	// Broken instances have a stored record or control state that cannot
 	// be decoded: each is logged once and left alone (listed as broken,
 	// messages routed to it get a Server fault, an operator can delete
@@ -105,6 +108,10 @@ func (e *Engine) Recover(ctx context.Context) (Recovered, error) {
 		return r, fmt.Errorf("recover: list outbox: %w", err)
 	}
 	for _, m := range pending {
+		if e.damagedOutbox(m) {
+			r.DamagedOutbox++
+			continue
+		}
 		e.sendOutbox(m)
 		r.Outbox++
 	}
