@@ -145,8 +145,28 @@ func TestClusterFenceAndRejoin(t *testing.T) {
 		t.Fatalf("terminate on b: %q", out)
 	}
 	t.Logf("b terminated %s %v after a stopped", id, time.Since(stopped).Round(time.Millisecond))
-	if time.Since(stopped) < 2*time.Second {
-		t.Fatalf("b ran the instance %v after a stopped, within a's TTL: the lock did not hold", time.Since(stopped))
+	// a's node key went with its lease; an impostor takes it, so that a,
+	// continued, cannot rejoin until the test lets it.
+	cli, err := clientv3.New(clientv3.Config{Endpoints: ec.Endpoints(), DialTimeout: 5 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cli.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	lease, err := cli.Grant(ctx, 30)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const aKey = "/orchd/fence/nodes/a"
+	if resp, err := cli.Txn(ctx).If(clientv3.Compare(clientv3.CreateRevision(aKey), "=", 0)).
+		Then(clientv3.OpPut(aKey, "http://impostor", clientv3.WithLease(lease.ID))).Commit(); err != nil || !resp.Succeeded {
+		t.Fatalf("a's node key outlived the lock of its lease: %v, %v", resp, err)
+	}
+	// a's lease ends one TTL after its last renewal, sent every third of
+	// the TTL: b waited at least two thirds of it.
+	if time.Since(stopped) < time.Second {
+		t.Fatalf("b ran the instance %v after a stopped, well within a's TTL: the lock did not hold", time.Since(stopped))
 	}
 	sendSignal(t, a, syscall.SIGCONT)
 	close(held.release)
@@ -170,8 +190,20 @@ func TestClusterFenceAndRejoin(t *testing.T) {
 		}
 	}
 
-	// a rejoins by itself: b sees it again, and it serves persistent
-	// exchanges (polled: until it has rejoined, a run fails at once).
+	// Until a has rejoined, its runs fail at once with a Server fault.
+	waitLog(t, a, "cluster session lost; rejoining")
+	start := time.Now()
+	r = postNoFatal(client, a.base+persistentPOPath, poRequest(t, "PO-LOST"))
+	if r.status != http.StatusInternalServerError || !strings.Contains(r.body, "Server") || !strings.Contains(r.body, "session lost") || !strings.Contains(r.body, "rejoining") {
+		t.Fatalf("a without a session answered %d, want a Server fault saying it rejoins:\n%s", r.status, r.body)
+	}
+	t.Logf("a without a session answered in %v: %.300s", time.Since(start).Round(time.Millisecond), r.body)
+
+	// a rejoins by itself once the key is free: b sees it again, and it
+	// serves persistent exchanges.
+	if _, err := cli.Revoke(ctx, lease.ID); err != nil {
+		t.Fatal(err)
+	}
 	waitLog(t, a, "cluster rejoined")
 	deadline := time.Now().Add(30 * time.Second)
 	for !strings.Contains(b.log(), "member=a event=PUT") || strings.LastIndex(b.log(), "member=a event=PUT") < strings.LastIndex(b.log(), "member=a event=DELETE") {
@@ -180,15 +212,8 @@ func TestClusterFenceAndRejoin(t *testing.T) {
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
-	cli, err := clientv3.New(clientv3.Config{Endpoints: ec.Endpoints(), DialTimeout: 5 * time.Second})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cli.Close()
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	if resp, err := cli.Get(ctx, "/orchd/fence/nodes/", clientv3.WithPrefix(), clientv3.WithCountOnly()); err != nil || resp.Count != 2 {
-		t.Fatalf("live nodes after a rejoined: %v, %v", resp, err)
+	if resp, err := cli.Get(ctx, aKey); err != nil || len(resp.Kvs) != 1 || string(resp.Kvs[0].Value) != a.base {
+		t.Fatalf("a's node key after it rejoined: %v, %v (want %s)", resp, err, a.base)
 	}
 	for i := 0; ; i++ {
 		r := postNoFatal(client, a.base+persistentPOPath, poRequest(t, "PO-AFTER"))
