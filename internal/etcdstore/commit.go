@@ -422,6 +422,7 @@ func (s *Store) write(tx *overlay, in []*call) (ok bool, written uint64, lost []
 	ctx, cancel := s.ctx()
 	defer cancel()
 	resp, err := s.cli.Txn(ctx).If(cmps...).Then(ops...).Else(probes...).Commit()
+	s.writeTxns.Add(1)
 	if err != nil {
 		return false, 0, nil, unavailable("write", err)
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"strings"
 	"sync"
 	"testing"
@@ -25,10 +26,11 @@ func TestGroupCommitFenced(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer st.Close()
+	t.Cleanup(func() { st.Close() }) // after the nodes' (they use its client)
 	ctx := context.Background()
 	join := func(id string) *cluster.Node {
-		n, err := cluster.Join(ctx, st.Client(), cluster.Options{Cluster: "fence", ID: id, URL: "http://" + id, TTL: 2 * time.Second})
+		n, err := cluster.Join(ctx, st.Client(), cluster.Options{Cluster: "fence", ID: id, URL: "http://" + id, TTL: 2 * time.Second,
+			Logger: slog.New(slog.DiscardHandler)})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -56,7 +58,7 @@ func TestGroupCommitFenced(t *testing.T) {
 			}
 		}
 	}
-	before := st.Stats()
+	before, wbefore, rbefore := st.Stats(), st.WriteTxns(), st.ReadTxns()
 	errs := make([]error, n)
 	var wg sync.WaitGroup
 	for i := range n {
@@ -95,7 +97,8 @@ func TestGroupCommitFenced(t *testing.T) {
 	if f := st.FenceFailures(); f != 2 {
 		t.Fatalf("fence failures %d, want 2", f)
 	}
-	t.Logf("%d fenced checkpoints in %d etcd transactions, 2 refused (%d reads)", cps, txns, st.ReadTxns())
+	t.Logf("%d fenced checkpoints committed in %d etcd transactions, 2 refused; %d write round trips, %d reads",
+		cps, txns, st.WriteTxns()-wbefore, st.ReadTxns()-rbefore)
 	if ob := outbox(t, st); len(ob) != n-2 || ob[0] != 1 || ob[len(ob)-1] != n-2 {
 		t.Fatalf("outbox seqs %v, want 1..%d", ob, n-2)
 	}
@@ -104,5 +107,51 @@ func TestGroupCommitFenced(t *testing.T) {
 	// is tried; the bbolt store ignores fences altogether.
 	if err := st.Commit(&persist.Checkpoint{Instance: inst("X", persist.Waiting), Fence: "token"}); !errors.Is(err, persist.ErrInvalid) {
 		t.Fatalf("commit with a foreign fence: %v, want ErrInvalid", err)
+	}
+}
+
+// TestFenceCostsNoRoundTrip: a fenced checkpoint costs what an unfenced
+// one does, one write transaction and no read (the fence is a comparison
+// in it); one whose fence failed costs that transaction and no other.
+func TestFenceCostsNoRoundTrip(t *testing.T) {
+	c := etcdtest.Start(t, 1)
+	st, err := etcdstore.Open(etcdstore.Options{Endpoints: c.Endpoints(), Prefix: "/orchd/fencecost"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	ctx := context.Background()
+	n, err := cluster.Join(ctx, st.Client(), cluster.Options{Cluster: "fencecost", ID: "a", URL: "http://a", TTL: 2 * time.Second,
+		Logger: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer n.Close()
+	l, err := n.TryAcquire(ctx, "I1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name  string
+		fence any
+		fails bool
+	}{
+		{"unfenced", nil, false},
+		{"fenced", l, false},
+		{"lost", l, true},
+	} {
+		if tc.fails {
+			if err := l.Release(ctx); err != nil {
+				t.Fatal(err)
+			}
+		}
+		w, r := st.WriteTxns(), st.ReadTxns()
+		err := st.Commit(&persist.Checkpoint{Instance: inst("I1", persist.Running), Vars: map[int][]byte{1: []byte("v")}, Fence: tc.fence})
+		if tc.fails != errors.Is(err, etcdstore.ErrFenced) || (!tc.fails && err != nil) {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		if dw, dr := st.WriteTxns()-w, st.ReadTxns()-r; dw != 1 || dr != 0 {
+			t.Fatalf("%s checkpoint: %d write and %d read round trips, want 1 and 0", tc.name, dw, dr)
+		}
 	}
 }

@@ -73,7 +73,7 @@ type Store struct {
 	closed   bool
 	inflight sync.WaitGroup
 
-	commits, checkpoints, bytesWritten, commitNanos, commitErrors, readTxns, fenceFailures atomic.Uint64
+	commits, checkpoints, bytesWritten, commitNanos, commitErrors, readTxns, writeTxns, fenceFailures atomic.Uint64
 }
 
 // Open connects to etcd and checks (or writes) the schema version under
@@ -177,6 +177,12 @@ func (s *Store) Stats() persist.Stats {
 // before the write transactions); with Stats().Commits it gives the etcd
 // round trips of the commits.
 func (s *Store) ReadTxns() uint64 { return s.readTxns.Load() }
+
+// WriteTxns returns the number of write transactions Commit sent,
+// including those whose comparisons failed (a route or outbox conflict,
+// a fence) and that were sent again; Stats().Commits counts only those
+// that committed.
+func (s *Store) WriteTxns() uint64 { return s.writeTxns.Load() }
 
 // FenceFailures returns the number of Commit calls that failed because a
 // checkpoint's fence no longer held (ErrFenced).
