@@ -90,6 +90,12 @@ type OutboxMessage struct {
 	Partner    string
 	Operation  string
 	Payload    []byte
+	// Err is set, by Store.Outbox, on a stored record that cannot be
+	// decoded (a damaged file; it wraps ErrCorrupt): the message cannot
+	// be sent, and only Seq may be known. Outbox reports such a record
+	// and goes on, so that one damaged record does not keep the others
+	// from being sent.
+	Err error
 }
 
 // Checkpoint is everything one logical transaction changed for one instance.

@@ -13,6 +13,7 @@ import (
 	"github.com/orchd/orchd/internal/events"
 	"github.com/orchd/orchd/internal/exchange"
 	"github.com/orchd/orchd/internal/persist"
+	"github.com/orchd/orchd/internal/xmlparse"
 )
 
 // Store is what the engine needs of the instance store; *persist.Store
@@ -489,15 +490,10 @@ func (e *Engine) decode(ctx context.Context, p *Process, rec *persist.Instance, 
 		if slot < 1 || slot > len(p.vars) || data == nil {
 			continue
 		}
-		doc := etree.NewDocument()
-		if err := doc.ReadFromBytes(data); err != nil || doc.Root() == nil {
-			if err == nil {
-				err = errors.New("no element")
-			}
+		el, err := parseStored(data)
+		if err != nil {
 			return nil, fmt.Errorf("instance %s: %w %s: %v", id, errBadVariable, p.vars[slot-1].name, err)
 		}
-		el := doc.Root()
-		doc.RemoveChild(el)
 		in.root.RemoveChildAt(slot - 1)
 		in.root.InsertChildAt(slot-1, el)
 	}
@@ -728,4 +724,22 @@ func (a *invoke) failure(err error) *faultValue {
 	el.CreateElement("orchd:operation").SetText(a.op.Name)
 	el.CreateElement("orchd:message").SetText(err.Error())
 	return &faultValue{name: activityFailure, elem: el, reason: err.Error(), at: a.pos}
+}
+
+// parseStored parses an element orchd stored (a variable slot, an outbox
+// message part, a compensation frame's variable) and detaches it from its
+// document. It uses the linear-time parser with no limits (what was
+// stored was bounded when it came in) and keeps all whitespace, so the
+// value reads back as it was written.
+func parseStored[T []byte | string](data T) (*etree.Element, error) {
+	doc, err := xmlparse.Parse([]byte(data), xmlparse.Options{Limits: xmlparse.NoLimits(), KeepWhitespace: true})
+	if err != nil {
+		return nil, err
+	}
+	el := doc.Root()
+	if el == nil {
+		return nil, errors.New("no element")
+	}
+	doc.RemoveChild(el)
+	return el, nil
 }
