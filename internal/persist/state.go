@@ -117,6 +117,14 @@ type Checkpoint struct {
 	AddTimers, RemoveTimers []Timer
 	Outbox                  []OutboxMessage
 	Delete                  bool
+	// Fence, when not nil, is a precondition of this checkpoint that a
+	// store shared by several processes checks inside the commit's
+	// transaction: the token of the lock under which the instance ran
+	// (process.InstanceOwners), so that a process that lost the lock
+	// cannot write over the state another process stored since. Its type
+	// is the shared store's (etcdstore.Fence); this bbolt store, used by
+	// one process, ignores it.
+	Fence any
 }
 
 // Stats are cumulative counters of a Store, safe to read concurrently with

@@ -126,13 +126,13 @@ func (e *Engine) Recover(ctx context.Context) (Recovered, error) {
 func (e *Engine) resumeInterrupted(p *Process, id string) {
 	m := e.stripes.lock(id)
 	defer m.Unlock()
-	release, err := e.own(e.baseCtx, id)
+	release, fence, err := e.own(e.baseCtx, id)
 	if err != nil {
 		e.log.Error("recovery: cannot take instance", slog.String(logInstance, id), slog.Any("err", err))
 		return
 	}
 	defer release()
-	in, err := e.load(e.baseCtx, p, id)
+	in, err := e.load(e.baseCtx, p, id, fence)
 	if errors.Is(err, persist.ErrNotFound) || errors.Is(err, ErrBroken) {
 		return // an operator deleted it meanwhile, or it is broken (logged once when found)
 	}
