@@ -4,7 +4,7 @@
 GO ?= go
 FUZZTIME ?= 3000x
 
-.PHONY: run test unit fuzz vet build bench bench-go conformance overload soak cluster-bench
+.PHONY: cpushare run test unit fuzz vet build bench bench-go conformance overload soak cluster-bench
 
 ## run: serve the example bundle, with the CRM and ERP mock partners in process
 run:
@@ -57,6 +57,11 @@ build:
 ## see scripts/bench.sh for the other knobs)
 bench:
 	GO=$(GO) ./scripts/bench.sh
+
+## cpushare: CPU per exchange of orchd, the reference and the transport-only
+## floor (poref --transport-only), each alone at 64 clients (scripts/cpushare.sh)
+cpushare:
+	./scripts/cpushare.sh
 
 ## overload: orchd offered more than it can serve, with and without shedding
 ## (closed loop to the knee, 4 x the knee, open loop at about twice the peak;
