@@ -178,7 +178,7 @@ func clusterRouting(n *cluster.Node, e *process.Engine, front *soap.Server) func
 			return cluster.Routing{}, false
 		}
 		name, inMemory, ok := e.EndpointProcess(ep)
-		if !ok || (!inMemory && !upgrading(n, name)) {
+		if !ok || (!inMemory && !upgrading(n, name)) || !e.Correlated(ep) {
 			return cluster.Routing{}, false
 		}
 		ep, op, msg, err := front.Decode(r, body)

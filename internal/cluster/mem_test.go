@@ -101,3 +101,45 @@ func testForwarder(t *testing.T, ec *etcdtest.Cluster) {
 		t.Fatalf("owner gone: %d %s", code, got)
 	}
 }
+
+// testRoutes checks the background writer of in-memory routes: added
+// keys are registered once Wait returns; a key removed and added again at
+// once is not rewritten; a removed key goes after the grace period.
+func testRoutes(t *testing.T, ec *etcdtest.Cluster) {
+	a := join(t, ec, "rt", "a", "http://a", cluster.Options{})
+	b := join(t, ec, "rt", "b", "http://b", cluster.Options{})
+	rs := cluster.NewRoutes(a.Node, 300*time.Millisecond)
+	t.Cleanup(rs.Close)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	keys := []string{"k1", "k2", "k3"}
+	for _, k := range keys {
+		rs.Add(k)
+	}
+	if err := rs.Wait(ctx, keys); err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range keys {
+		if m, ok, err := b.Owner(ctx, k); err != nil || !ok || m.ID != "a" {
+			t.Fatalf("owner of %s seen from b: %v %v %v", k, m, ok, err)
+		}
+	}
+	rev := func(k string) int64 {
+		resp, err := a.cli.Get(ctx, "/orchd/rt/mem/"+k)
+		if err != nil || len(resp.Kvs) == 0 {
+			return 0
+		}
+		return resp.Kvs[0].ModRevision
+	}
+	r1 := rev("k1")
+	rs.Remove("k1")
+	rs.Add("k1") // the instance took a message and waits again
+	rs.Remove("k2")
+	waitFor(t, 5*time.Second, "k2 unregistered", func() bool { return rev("k2") == 0 })
+	if r := rev("k1"); r != r1 {
+		t.Fatalf("k1 rewritten (mod revision %d, was %d) or removed", r, r1)
+	}
+	if err := rs.Wait(ctx, []string{"k1", "k3"}); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -89,6 +89,26 @@ func (e *Engine) EndpointProcess(ep *exchange.Endpoint) (name string, inMemory, 
 	return p.Name.String(), p.InMemory, true
 }
 
+// Correlated reports whether a message at ep may be for a waiting
+// instance: some operation of the process served there (or of a retired
+// version of it) is correlated. An uncorrelated message always starts an
+// instance, so a cluster node need not decode it to route it.
+func (e *Engine) Correlated(ep *exchange.Endpoint) bool {
+	p := e.servedProcess(ep)
+	if p == nil {
+		return false
+	}
+	if len(p.routes) > 0 {
+		return true
+	}
+	for _, v := range e.olderVersions(p) {
+		if len(v.routes) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
 func (e *Engine) servedProcess(ep *exchange.Endpoint) *Process {
 	if m := e.served.Load(); m != nil {
 		return (*m)[ep]
