@@ -94,7 +94,15 @@ func adoptTimers(ctx context.Context, n *cluster.Node, e *process.Engine, log *s
 		var now []cluster.Member
 		now, changed = n.Members()
 		if left(before, now) {
-			k, err := e.AdoptTimers(n.Responsible)
+			var k int
+			var err error
+			if n.SameVersions() {
+				k, err = e.AdoptTimers(n.Responsible)
+			} else {
+				// A rolling upgrade: each timer to a node that has its
+				// instance's version.
+				k, err = e.AdoptTimersOf(n.ResponsibleFor)
+			}
 			if err != nil {
 				log.Warn("cluster: adopt timers", slog.Any("err", err))
 			} else if k > 0 {

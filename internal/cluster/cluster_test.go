@@ -58,6 +58,17 @@ func testMembership(t *testing.T, ec *etcdtest.Cluster) {
 		m, ok := a.Member("b")
 		return ok && m.Serves("p-2") && m.Admin == "http://b-admin"
 	})
+	// b alone serves p-2: its instances' timers are b's.
+	waitFor(t, 5*time.Second, "b sees its own p-2", func() bool { m, ok := b.Member("b"); return ok && m.Serves("p-2") })
+	if a.SameVersions() || b.SameVersions() {
+		t.Fatal("a (no versions) and b (p-1, p-2) serve the same versions")
+	}
+	for i := range 8 {
+		id := "inst-" + strconv.Itoa(i)
+		if !b.ResponsibleFor(id, "p-2") || a.ResponsibleFor(id, "p-2") || c.ResponsibleFor(id, "p-2") {
+			t.Fatalf("%s of p-2: responsible a=%v b=%v c=%v", id, a.ResponsibleFor(id, "p-2"), b.ResponsibleFor(id, "p-2"), c.ResponsibleFor(id, "p-2"))
+		}
+	}
 	// A plain-URL value (an older node) is read as the URL.
 	if _, err := a.cli.Put(context.Background(), "/orchd/m/nodes/old", "http://old"); err != nil {
 		t.Fatal(err)
