@@ -26,7 +26,7 @@ type clusterConfig struct {
 }
 
 func clusterFlags(fs *flag.FlagSet, c *clusterConfig) {
-	fs.StringVar(&c.name, "cluster", "", "with --store etcd: join this cluster of orchd nodes sharing the store: each persistent instance runs on one node at a time (an etcd lock per instance), a node that leaves has its timers and outbox taken over by the others, a message for an in-memory conversation living on another node is forwarded to it, and one for a persistent instance whose process version this node lacks goes to a node that has it (rolling upgrades). Not yet: fencing a commit of a node paused past --cluster-ttl; see docs/cluster.md")
+	fs.StringVar(&c.name, "cluster", "", "with --store etcd: join this cluster of orchd nodes sharing the store: each persistent instance runs on one node at a time (an etcd lock per instance, whose fence every checkpoint carries, so a node paused past --cluster-ttl cannot commit over another's state), a node that leaves has its timers and outbox taken over by the others, a node whose session expired rejoins by itself, a message for an in-memory conversation living on another node is forwarded to it, and one for a persistent instance whose process version this node lacks goes to a node that has it (rolling upgrades); see docs/cluster.md")
 	fs.StringVar(&c.nodeID, "node-id", "", "with --cluster: this node's unique name (default: host name and listen port)")
 	fs.DurationVar(&c.ttl, "cluster-ttl", 5*time.Second, "with --cluster: a node silent this long is dead and its instance locks are released (whole seconds)")
 }
@@ -37,10 +37,16 @@ type clusterOwners struct {
 	log *slog.Logger
 }
 
-func (o clusterOwners) Acquire(ctx context.Context, id string) (func(), error) {
+// The lock is the fence of the run's checkpoints: the etcd store adds
+// its comparison (Lock.Fence) to their transaction.
+var _ etcdstore.Fence = (*cluster.Lock)(nil)
+
+// Acquire takes the instance's etcd lock and returns it as the fence of
+// the run's checkpoints.
+func (o clusterOwners) Acquire(ctx context.Context, id string) (func(), any, error) {
 	l, err := o.n.Acquire(ctx, id)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	return func() {
 		if err := l.Release(context.Background()); err != nil {
@@ -48,7 +54,7 @@ func (o clusterOwners) Acquire(ctx context.Context, id string) (func(), error) {
 			// (Reentrant) or its lease ends.
 			o.log.Warn("cluster: release instance lock", slog.String("instance", id), slog.Any("err", err))
 		}
-	}, nil
+	}, l, nil
 }
 
 // joinCluster joins cfg's cluster through the etcd store's client, with
@@ -68,7 +74,7 @@ func joinCluster(ctx context.Context, cfg *clusterConfig, st instanceStore, url,
 		id = host + "-" + listen
 	}
 	n, err := cluster.Join(ctx, es.Client(), cluster.Options{Cluster: cfg.name, ID: id, URL: url, Admin: adminURL,
-		TTL: cfg.ttl, Reentrant: true, Logger: log})
+		TTL: cfg.ttl, Reentrant: true, Rejoin: true, Logger: log})
 	if err != nil {
 		return nil, err
 	}
@@ -78,38 +84,54 @@ func joinCluster(ctx context.Context, cfg *clusterConfig, st instanceStore, url,
 
 // adoptTimers takes over the timers of nodes that leave: at each
 // membership change where a node left, the engine schedules the stored
-// timers this node is now Responsible for. It returns when ctx ends or
-// the node's session is lost.
+// timers this node is now Responsible for. While the node's session is
+// lost it waits for the rejoin, and then adopts once: timers it failed
+// to fire meanwhile (it could not take their locks), and those written
+// by others that are now its own. It returns when ctx ends.
 func adoptTimers(ctx context.Context, n *cluster.Node, e *process.Engine, log *slog.Logger) {
-	before, changed := n.Members()
-	for {
+	adopt := func() {
+		var k int
+		var err error
+		if n.SameVersions() {
+			k, err = e.AdoptTimers(n.Responsible)
+		} else {
+			// A rolling upgrade: each timer to a node that has its
+			// instance's version.
+			k, err = e.AdoptTimersOf(n.ResponsibleFor)
+		}
+		if err != nil {
+			log.Warn("cluster: adopt timers", slog.Any("err", err))
+		} else if k > 0 {
+			log.Info("cluster: adopted timers", slog.Int("timers", k))
+		}
+	}
+	for rejoined := false; ; rejoined = true {
 		select {
 		case <-ctx.Done():
 			return
-		case <-n.Done():
-			log.Error("cluster: session lost; this node no longer takes over timers")
-			return
-		case <-changed:
+		case <-n.Joined():
 		}
-		var now []cluster.Member
-		now, changed = n.Members()
-		if left(before, now) {
-			var k int
-			var err error
-			if n.SameVersions() {
-				k, err = e.AdoptTimers(n.Responsible)
-			} else {
-				// A rolling upgrade: each timer to a node that has its
-				// instance's version.
-				k, err = e.AdoptTimersOf(n.ResponsibleFor)
-			}
-			if err != nil {
-				log.Warn("cluster: adopt timers", slog.Any("err", err))
-			} else if k > 0 {
-				log.Info("cluster: adopted timers", slog.Int("timers", k))
-			}
+		if rejoined {
+			adopt()
 		}
-		before = now
+		before, changed := n.Members()
+		done := n.Done()
+	session:
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-done:
+				break session
+			case <-changed:
+			}
+			var now []cluster.Member
+			now, changed = n.Members()
+			if left(before, now) {
+				adopt()
+			}
+			before = now
+		}
 	}
 }
 
@@ -126,9 +148,31 @@ func left(before, now []cluster.Member) bool {
 // leadOutbox campaigns for the outbox election; while this node leads,
 // it sends the stored outbox messages it is not sending already when it
 // becomes leader and whenever a member leaves, so a dead node's RELIABLE
-// sends go out. It returns when ctx ends or the session is lost.
+// sends go out. When the session is lost it campaigns again once the
+// node has rejoined. It returns when ctx ends.
 func leadOutbox(ctx context.Context, n *cluster.Node, e *process.Engine, log *slog.Logger) {
-	err := n.Lead(ctx, "outbox", func(lctx context.Context) {
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-n.Joined():
+		}
+		if err := leadOutboxOnce(ctx, n, e, log); err != nil {
+			// Session lost (campaign again once rejoined) or etcd
+			// unavailable (again after a pause).
+			log.Error("cluster: outbox election ended", slog.Any("err", err))
+			select {
+			case <-ctx.Done():
+				return
+			case <-time.After(time.Second):
+			}
+		}
+	}
+}
+
+// leadOutboxOnce is leadOutbox for one session.
+func leadOutboxOnce(ctx context.Context, n *cluster.Node, e *process.Engine, log *slog.Logger) error {
+	return n.Lead(ctx, "outbox", func(lctx context.Context) {
 		log.Info("cluster: this node leads the outbox")
 		before, changed := n.Members()
 		for adopt := true; ; {
@@ -149,21 +193,17 @@ func leadOutbox(ctx context.Context, n *cluster.Node, e *process.Engine, log *sl
 			adopt, before = left(before, now), now
 		}
 	})
-	if err != nil {
-		log.Error("cluster: outbox election ended", slog.Any("err", err))
-	}
 }
 
 // publishVersions keeps the process versions this node serves
 // (Engine.VersionIDs) in its membership: at start and after every
-// change signalled on changed (Options.VersionsChanged), coalesced. It
-// returns when ctx ends or the session is lost.
+// change signalled on changed (Options.VersionsChanged), coalesced; a
+// node that rejoins publishes the last versions set with its new
+// membership key. It returns when ctx ends.
 func publishVersions(ctx context.Context, n *cluster.Node, e *process.Engine, changed <-chan struct{}, log *slog.Logger) {
 	for {
 		select {
 		case <-ctx.Done():
-			return
-		case <-n.Done():
 			return
 		case <-changed:
 		}

@@ -27,7 +27,11 @@ func (n *Node) memKey(route string) string { return n.pfx + "mem/" + route }
 func (n *Node) RegisterRoute(ctx context.Context, route string) error {
 	ctx, cancel := n.opCtx(ctx)
 	defer cancel()
-	_, err := n.cli.Put(ctx, n.memKey(route), n.opts.ID, clientv3.WithLease(n.sess.Lease()))
+	lease, err := n.lease("cluster: register route")
+	if err != nil {
+		return err
+	}
+	_, err = n.cli.Put(ctx, n.memKey(route), n.opts.ID, clientv3.WithLease(lease))
 	return unavailable("cluster: register route", err)
 }
 
@@ -37,13 +41,17 @@ const maxTxnOps = 128
 // RegisterRoutes is RegisterRoute for several routes, in transactions
 // of up to 128 puts: one round trip for a batch of waiting instances.
 func (n *Node) RegisterRoutes(ctx context.Context, routes []string) error {
+	lease, err := n.lease("cluster: register routes")
+	if err != nil {
+		return err
+	}
 	ctx, cancel := n.opCtx(ctx)
 	defer cancel()
 	for len(routes) > 0 {
 		k := min(len(routes), maxTxnOps)
 		ops := make([]clientv3.Op, k)
 		for i, r := range routes[:k] {
-			ops[i] = clientv3.OpPut(n.memKey(r), n.opts.ID, clientv3.WithLease(n.sess.Lease()))
+			ops[i] = clientv3.OpPut(n.memKey(r), n.opts.ID, clientv3.WithLease(lease))
 		}
 		if _, err := n.cli.Txn(ctx).Then(ops...).Commit(); err != nil {
 			return unavailable("cluster: register routes", err)
