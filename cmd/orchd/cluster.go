@@ -13,6 +13,7 @@ import (
 
 	"github.com/orchd/orchd/internal/cluster"
 	"github.com/orchd/orchd/internal/etcdstore"
+	"github.com/orchd/orchd/internal/exchange"
 	"github.com/orchd/orchd/internal/process"
 	"github.com/orchd/orchd/internal/soap"
 )
@@ -213,35 +214,45 @@ func publishVersions(ctx context.Context, n *cluster.Node, e *process.Engine, ch
 	}
 }
 
-// clusterRouting tells the cluster.Forwarder where a SOAP request must
-// run. Only what may run elsewhere is decoded before dispatch: a
-// message for an in-memory process (its route keys: which node holds the
-// conversation), and, while some live member serves a version of the
-// process that this node does not (a rolling upgrade), a message for a
-// persistent one (its instance's version, read from the store).
-func clusterRouting(n *cluster.Node, e *process.Engine, front *soap.Server) func(*http.Request, []byte) (cluster.Routing, bool) {
-	return func(r *http.Request, body []byte) (cluster.Routing, bool) {
-		ep := front.Endpoint(r.URL.Path)
-		if ep == nil {
-			return cluster.Routing{}, false
+// clusterForwarder puts a cluster.Forwarder in front of the SOAP
+// handler. Only what may run elsewhere is read and decoded before
+// dispatch: a correlated message for an in-memory process (its route
+// keys: which node holds the conversation), and, while some live member
+// serves a version of the process that this node does not (a rolling
+// upgrade), a correlated message for a persistent one (its instance's
+// version, read from the store).
+func clusterForwarder(n *cluster.Node, e *process.Engine, front *soap.Server, log *slog.Logger) *cluster.Forwarder {
+	mayRoute := func(ep *exchange.Endpoint) (inMemory, ok bool) {
+		if ep == nil || !e.Correlated(ep) {
+			return false, false
 		}
-		name, inMemory, ok := e.EndpointProcess(ep)
-		if !ok || (!inMemory && !upgrading(n, name)) || !e.Correlated(ep) {
-			return cluster.Routing{}, false
-		}
-		ep, op, msg, err := front.Decode(r, body)
-		if err != nil {
-			return cluster.Routing{}, false // the SOAP handler answers it
-		}
-		if inMemory {
-			keys := e.RouteKeysFor(ep, op.Name, msg)
-			return cluster.Routing{Keys: keys}, len(keys) > 0
-		}
-		v, found, err := e.InstanceVersionFor(ep, op.Name, msg)
-		if err != nil || !found {
-			return cluster.Routing{}, false // run here: the run meets the same store
-		}
-		return cluster.Routing{Version: v}, true
+		name, inMemory, served := e.EndpointProcess(ep)
+		return inMemory, served && (inMemory || upgrading(n, name))
+	}
+	return &cluster.Forwarder{Node: n, Next: front, Logger: log,
+		Inspect: func(r *http.Request) bool {
+			_, ok := mayRoute(front.Endpoint(r.URL.Path))
+			return ok
+		},
+		Route: func(r *http.Request, body []byte) (cluster.Routing, bool) {
+			ep, op, msg, err := front.Decode(r, body)
+			if err != nil {
+				return cluster.Routing{}, false // the SOAP handler answers it
+			}
+			inMemory, ok := mayRoute(ep)
+			switch {
+			case !ok:
+				return cluster.Routing{}, false
+			case inMemory:
+				keys := e.RouteKeysFor(ep, op.Name, msg)
+				return cluster.Routing{Keys: keys}, len(keys) > 0
+			}
+			v, found, err := e.InstanceVersionFor(ep, op.Name, msg)
+			if err != nil || !found {
+				return cluster.Routing{}, false // run here: the run meets the same store
+			}
+			return cluster.Routing{Version: v}, true
+		},
 	}
 }
 

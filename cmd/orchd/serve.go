@@ -330,7 +330,7 @@ func runServer(ctx context.Context, cfg *serveConfig, log *slog.Logger) error {
 		sopts.Admin = adm.handler
 	}
 	if node != nil {
-		sopts.Front = &cluster.Forwarder{Node: node, Next: front, Route: clusterRouting(node, engine, front), Logger: log}
+		sopts.Front = clusterForwarder(node, engine, front, log)
 	}
 	srv := &http.Server{
 		Handler:           server.BodyTimeout(server.New(sopts), cfg.front.bodyTimeout),

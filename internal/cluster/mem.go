@@ -132,6 +132,10 @@ type Forwarder struct {
 	// request correlates with no in-memory instance and needs no
 	// particular version: it is handled here.
 	Route func(r *http.Request, body []byte) (rt Routing, ok bool)
+	// Inspect, when set, says from the request line and headers alone
+	// whether a request may need Route; one that does not goes to Next
+	// without its body being read here. Nil means every POST may.
+	Inspect func(r *http.Request) bool
 	// MaxBody caps the body read to compute the key. Zero means 10 MiB.
 	MaxBody int64
 	// Transport carries forwarded requests. Nil means
@@ -143,7 +147,7 @@ type Forwarder struct {
 
 // ServeHTTP implements http.Handler.
 func (f *Forwarder) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	if r.Method != http.MethodPost || r.Header.Get(ForwardedHeader) != "" {
+	if r.Method != http.MethodPost || r.Header.Get(ForwardedHeader) != "" || (f.Inspect != nil && !f.Inspect(r)) {
 		f.Next.ServeHTTP(w, r)
 		return
 	}
