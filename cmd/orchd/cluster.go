@@ -5,13 +5,17 @@ import (
 	"flag"
 	"fmt"
 	"log/slog"
+	"net/http"
 	"os"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/orchd/orchd/internal/cluster"
 	"github.com/orchd/orchd/internal/etcdstore"
+	"github.com/orchd/orchd/internal/exchange"
 	"github.com/orchd/orchd/internal/process"
+	"github.com/orchd/orchd/internal/soap"
 )
 
 // clusterConfig makes this node one of several sharing persistent
@@ -23,7 +27,7 @@ type clusterConfig struct {
 }
 
 func clusterFlags(fs *flag.FlagSet, c *clusterConfig) {
-	fs.StringVar(&c.name, "cluster", "", "with --store etcd: join this cluster of orchd nodes sharing the store: each persistent instance runs on one node at a time (an etcd lock per instance, whose fence every checkpoint carries, so a node paused past --cluster-ttl cannot commit over another's state), a node that leaves has its timers and outbox taken over by the others, and a node whose session expired rejoins by itself. Not yet: forwarding in-memory conversations; see docs/cluster.md")
+	fs.StringVar(&c.name, "cluster", "", "with --store etcd: join this cluster of orchd nodes sharing the store: each persistent instance runs on one node at a time (an etcd lock per instance, whose fence every checkpoint carries, so a node paused past --cluster-ttl cannot commit over another's state), a node that leaves has its timers and outbox taken over by the others, a node whose session expired rejoins by itself, a message for an in-memory conversation living on another node is forwarded to it, and one for a persistent instance whose process version this node lacks goes to a node that has it (rolling upgrades); see docs/cluster.md")
 	fs.StringVar(&c.nodeID, "node-id", "", "with --cluster: this node's unique name (default: host name and listen port)")
 	fs.DurationVar(&c.ttl, "cluster-ttl", 5*time.Second, "with --cluster: a node silent this long is dead and its instance locks are released (whole seconds)")
 }
@@ -55,9 +59,9 @@ func (o clusterOwners) Acquire(ctx context.Context, id string) (func(), any, err
 }
 
 // joinCluster joins cfg's cluster through the etcd store's client, with
-// url as this node's SOAP base URL. It returns nil when --cluster is not
-// set.
-func joinCluster(ctx context.Context, cfg *clusterConfig, st instanceStore, url, listen string, log *slog.Logger) (*cluster.Node, error) {
+// url as this node's SOAP base URL and adminURL as its management API's.
+// It returns nil when --cluster is not set.
+func joinCluster(ctx context.Context, cfg *clusterConfig, st instanceStore, url, adminURL, listen string, log *slog.Logger) (*cluster.Node, error) {
 	if cfg.name == "" {
 		return nil, nil
 	}
@@ -70,7 +74,7 @@ func joinCluster(ctx context.Context, cfg *clusterConfig, st instanceStore, url,
 		host, _ := os.Hostname()
 		id = host + "-" + listen
 	}
-	n, err := cluster.Join(ctx, es.Client(), cluster.Options{Cluster: cfg.name, ID: id, URL: url,
+	n, err := cluster.Join(ctx, es.Client(), cluster.Options{Cluster: cfg.name, ID: id, URL: url, Admin: adminURL,
 		TTL: cfg.ttl, Reentrant: true, Rejoin: true, Logger: log})
 	if err != nil {
 		return nil, err
@@ -87,7 +91,15 @@ func joinCluster(ctx context.Context, cfg *clusterConfig, st instanceStore, url,
 // by others that are now its own. It returns when ctx ends.
 func adoptTimers(ctx context.Context, n *cluster.Node, e *process.Engine, log *slog.Logger) {
 	adopt := func() {
-		k, err := e.AdoptTimers(n.Responsible)
+		var k int
+		var err error
+		if n.SameVersions() {
+			k, err = e.AdoptTimers(n.Responsible)
+		} else {
+			// A rolling upgrade: each timer to a node that has its
+			// instance's version.
+			k, err = e.AdoptTimersOf(n.ResponsibleFor)
+		}
 		if err != nil {
 			log.Warn("cluster: adopt timers", slog.Any("err", err))
 		} else if k > 0 {
@@ -182,4 +194,78 @@ func leadOutboxOnce(ctx context.Context, n *cluster.Node, e *process.Engine, log
 			adopt, before = left(before, now), now
 		}
 	})
+}
+
+// publishVersions keeps the process versions this node serves
+// (Engine.VersionIDs) in its membership: at start and after every
+// change signalled on changed (Options.VersionsChanged), coalesced; a
+// node that rejoins publishes the last versions set with its new
+// membership key. It returns when ctx ends.
+func publishVersions(ctx context.Context, n *cluster.Node, e *process.Engine, changed <-chan struct{}, log *slog.Logger) {
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-changed:
+		}
+		if err := n.SetVersions(ctx, e.VersionIDs()); err != nil {
+			log.Warn("cluster: versions not published", slog.Any("err", err))
+		}
+	}
+}
+
+// clusterForwarder puts a cluster.Forwarder in front of the SOAP
+// handler. Only what may run elsewhere is read and decoded before
+// dispatch: a correlated message for an in-memory process (its route
+// keys: which node holds the conversation), and, while some live member
+// serves a version of the process that this node does not (a rolling
+// upgrade), a correlated message for a persistent one (its instance's
+// version, read from the store).
+func clusterForwarder(n *cluster.Node, e *process.Engine, front *soap.Server, log *slog.Logger) *cluster.Forwarder {
+	mayRoute := func(ep *exchange.Endpoint) (inMemory, ok bool) {
+		if ep == nil || !e.Correlated(ep) {
+			return false, false
+		}
+		name, inMemory, served := e.EndpointProcess(ep)
+		return inMemory, served && (inMemory || upgrading(n, name))
+	}
+	return &cluster.Forwarder{Node: n, Next: front, Logger: log,
+		Inspect: func(r *http.Request) bool {
+			_, ok := mayRoute(front.Endpoint(r.URL.Path))
+			return ok
+		},
+		Route: func(r *http.Request, body []byte) (cluster.Routing, bool) {
+			ep, op, msg, err := front.Decode(r, body)
+			if err != nil {
+				return cluster.Routing{}, false // the SOAP handler answers it
+			}
+			inMemory, ok := mayRoute(ep)
+			switch {
+			case !ok:
+				return cluster.Routing{}, false
+			case inMemory:
+				keys := e.RouteKeysFor(ep, op.Name, msg)
+				return cluster.Routing{Keys: keys}, len(keys) > 0
+			}
+			v, found, err := e.InstanceVersionFor(ep, op.Name, msg)
+			if err != nil || !found {
+				return cluster.Routing{}, false // run here: the run meets the same store
+			}
+			return cluster.Routing{Version: v}, true
+		},
+	}
+}
+
+// upgrading reports whether a live member serves a version of process
+// name ({ns}local) that this node does not.
+func upgrading(n *cluster.Node, name string) bool {
+	ms, _ := n.Members()
+	for _, m := range ms {
+		for _, v := range m.Versions {
+			if strings.HasPrefix(v, name+"#") && !n.Serves(v) {
+				return true
+			}
+		}
+	}
+	return false
 }

@@ -212,7 +212,8 @@ func TestClusterFenceAndRejoin(t *testing.T) {
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
-	if resp, err := cli.Get(ctx, aKey); err != nil || len(resp.Kvs) != 1 || string(resp.Kvs[0].Value) != a.base {
+	// The membership value is JSON (cluster.Member): its URL is a's.
+	if resp, err := cli.Get(ctx, aKey); err != nil || len(resp.Kvs) != 1 || !strings.Contains(string(resp.Kvs[0].Value), `"url":"`+a.base+`"`) {
 		t.Fatalf("a's node key after it rejoined: %v, %v (want %s)", resp, err, a.base)
 	}
 	for i := 0; ; i++ {

@@ -31,6 +31,7 @@ func TestCluster(t *testing.T) {
 		{"TimersOnce", testTimersOnce},
 		{"Forwarder", testForwarder},
 		{"Reentrant", testReentrant},
+		{"Routes", testRoutes},
 		{"Rejoin", testRejoin},
 	} {
 		t.Run(tc.name, func(t *testing.T) { tc.fn(t, ec) })
@@ -39,7 +40,7 @@ func TestCluster(t *testing.T) {
 
 func testMembership(t *testing.T, ec *etcdtest.Cluster) {
 	a := join(t, ec, "m", "a", "http://a", cluster.Options{})
-	b := join(t, ec, "m", "b", "http://b", cluster.Options{})
+	b := join(t, ec, "m", "b", "http://b", cluster.Options{Admin: "http://b-admin", Versions: []string{"p-1"}})
 	c := join(t, ec, "m", "c", "http://c", cluster.Options{})
 	for _, n := range []*testNode{a, b, c} {
 		waitFor(t, 5*time.Second, n.ID()+" sees 3 members", func() bool {
@@ -47,9 +48,40 @@ func testMembership(t *testing.T, ec *etcdtest.Cluster) {
 			return len(ms) == 3
 		})
 	}
-	if m, ok := a.Member("b"); !ok || m.URL != "http://b" {
-		t.Fatalf("a.Member(b) = %v, %v", m, ok)
+	if m, ok := a.Member("b"); !ok || m.URL != "http://b" || m.Admin != "http://b-admin" || !m.Serves("p-1") || m.Serves("p-2") {
+		t.Fatalf("a.Member(b) = %+v, %v", m, ok)
 	}
+	// Metadata changes reach the others through the watch.
+	if err := b.SetVersions(context.Background(), []string{"p-1", "p-2"}); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, 5*time.Second, "a sees b serve p-2", func() bool {
+		m, ok := a.Member("b")
+		return ok && m.Serves("p-2") && m.Admin == "http://b-admin"
+	})
+	// b alone serves p-2: its instances' timers are b's.
+	waitFor(t, 5*time.Second, "b sees its own p-2", func() bool { m, ok := b.Member("b"); return ok && m.Serves("p-2") })
+	if a.SameVersions() || b.SameVersions() {
+		t.Fatal("a (no versions) and b (p-1, p-2) serve the same versions")
+	}
+	for i := range 8 {
+		id := "inst-" + strconv.Itoa(i)
+		if !b.ResponsibleFor(id, "p-2") || a.ResponsibleFor(id, "p-2") || c.ResponsibleFor(id, "p-2") {
+			t.Fatalf("%s of p-2: responsible a=%v b=%v c=%v", id, a.ResponsibleFor(id, "p-2"), b.ResponsibleFor(id, "p-2"), c.ResponsibleFor(id, "p-2"))
+		}
+	}
+	// A plain-URL value (an older node) is read as the URL.
+	if _, err := a.cli.Put(context.Background(), "/orchd/m/nodes/old", "http://old"); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, 5*time.Second, "a sees old", func() bool {
+		m, ok := a.Member("old")
+		return ok && m.URL == "http://old" && len(m.Versions) == 0
+	})
+	if _, err := a.cli.Delete(context.Background(), "/orchd/m/nodes/old"); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, 5*time.Second, "old gone", func() bool { _, ok := a.Member("old"); return !ok })
 	// A second live node with the same ID is refused.
 	cli := newClient(t, ec.Endpoints())
 	if _, err := cluster.Join(context.Background(), cli, cluster.Options{Cluster: "m", ID: "b", URL: "http://b2", TTL: ttl}); err == nil {
@@ -399,6 +431,16 @@ func testRejoin(t *testing.T, ec *etcdtest.Cluster) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// An in-memory route and the versions a publishes come back with it.
+	rs := cluster.NewRoutes(a.Node, 0)
+	t.Cleanup(rs.Close)
+	rs.Add("r1")
+	if err := rs.Wait(ctx, []string{"r1"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := a.SetVersions(ctx, []string{"v-1"}); err != nil {
+		t.Fatal(err)
+	}
 	old := a.Lease()
 	// a's node key passes to b's lease, then a's lease ends on the server
 	// (as when a was cut off for longer than its TTL): a cannot register
@@ -429,7 +471,14 @@ func testRejoin(t *testing.T, ec *etcdtest.Cluster) {
 	if lease := a.Lease(); lease == old || lease == clientv3.NoLease {
 		t.Fatalf("a rejoined with lease %x (old %x)", lease, old)
 	}
-	waitFor(t, 5*time.Second, "b sees a again", func() bool { m, ok := b.Member("a"); return ok && m.URL == "http://a" })
+	waitFor(t, 5*time.Second, "b sees a again, with its versions", func() bool {
+		m, ok := b.Member("a")
+		return ok && m.URL == "http://a" && m.Serves("v-1")
+	})
+	waitFor(t, 5*time.Second, "a's route registered again", func() bool {
+		m, ok, err := b.Owner(ctx, "r1")
+		return err == nil && ok && m.ID == "a"
+	})
 	if resp, err := b.cli.Txn(ctx).If(l.Fence()).Commit(); err != nil || resp.Succeeded {
 		t.Fatalf("the lock of the old session still fences a commit: %v, %v", resp, err)
 	}

@@ -25,7 +25,10 @@ type Recovered struct {
 	Resumed int
 	// Suspended instances wait for an operator.
 	Suspended int
-	// Orphans belong to no deployed process and are left alone.
+	// Orphans belong to no deployed process, or to a version of it
+	// this engine does not have (ErrVersionNotDeployed: in a cluster
+	// during a rolling upgrade, a node with that version runs them), and
+	// are left alone.
 	Orphans int
 	// Outbox messages not yet acknowledged are sent again.
 	Outbox int
@@ -73,9 +76,14 @@ func (e *Engine) Recover(ctx context.Context) (Recovered, error) {
 			return true
 		}
 		if rec.State == persist.Waiting || rec.State == persist.Running || rec.State == persist.Suspended {
-			if _, err := e.decode(ctx, p, rec, nil); err != nil && isCorrupt(err) {
+			_, err := e.decode(ctx, p, rec, nil)
+			if err != nil && isCorrupt(err) {
 				_ = e.markBroken(rec.ID, err)
 				r.Broken++
+				return true
+			}
+			if errors.Is(err, ErrVersionNotDeployed) {
+				r.Orphans++
 				return true
 			}
 		}
