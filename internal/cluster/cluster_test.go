@@ -38,7 +38,7 @@ func TestCluster(t *testing.T) {
 
 func testMembership(t *testing.T, ec *etcdtest.Cluster) {
 	a := join(t, ec, "m", "a", "http://a", cluster.Options{})
-	b := join(t, ec, "m", "b", "http://b", cluster.Options{})
+	b := join(t, ec, "m", "b", "http://b", cluster.Options{Admin: "http://b-admin", Versions: []string{"p-1"}})
 	c := join(t, ec, "m", "c", "http://c", cluster.Options{})
 	for _, n := range []*testNode{a, b, c} {
 		waitFor(t, 5*time.Second, n.ID()+" sees 3 members", func() bool {
@@ -46,9 +46,29 @@ func testMembership(t *testing.T, ec *etcdtest.Cluster) {
 			return len(ms) == 3
 		})
 	}
-	if m, ok := a.Member("b"); !ok || m.URL != "http://b" {
-		t.Fatalf("a.Member(b) = %v, %v", m, ok)
+	if m, ok := a.Member("b"); !ok || m.URL != "http://b" || m.Admin != "http://b-admin" || !m.Serves("p-1") || m.Serves("p-2") {
+		t.Fatalf("a.Member(b) = %+v, %v", m, ok)
 	}
+	// Metadata changes reach the others through the watch.
+	if err := b.SetVersions(context.Background(), []string{"p-1", "p-2"}); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, 5*time.Second, "a sees b serve p-2", func() bool {
+		m, ok := a.Member("b")
+		return ok && m.Serves("p-2") && m.Admin == "http://b-admin"
+	})
+	// A plain-URL value (an older node) is read as the URL.
+	if _, err := a.cli.Put(context.Background(), "/orchd/m/nodes/old", "http://old"); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, 5*time.Second, "a sees old", func() bool {
+		m, ok := a.Member("old")
+		return ok && m.URL == "http://old" && len(m.Versions) == 0
+	})
+	if _, err := a.cli.Delete(context.Background(), "/orchd/m/nodes/old"); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, 5*time.Second, "old gone", func() bool { _, ok := a.Member("old"); return !ok })
 	// A second live node with the same ID is refused.
 	cli := newClient(t, ec.Endpoints())
 	if _, err := cluster.Join(context.Background(), cli, cluster.Options{Cluster: "m", ID: "b", URL: "http://b2", TTL: ttl}); err == nil {

@@ -17,7 +17,7 @@ internal/process or cmd.
 All keys live under /orchd/<cluster>/:
 
 	key                    value            lease      written by
-	nodes/<node-id>        SOAP base URL    node's     Join (Txn: only if absent)
+	nodes/<node-id>        Member as JSON   node's     Join (Txn: only if absent), SetVersions
 	locks/<instance-id>    node ID          node's     Acquire, TryAcquire (Txn: only if absent)
 	elect/<name>/<lease>   node ID          node's     Lead (concurrency.Election)
 	mem/<route-key>        node ID          node's     RegisterRoute
@@ -27,6 +27,12 @@ Options.TTL, kept alive in the background). Everything a node holds is
 attached to that lease, so a node that dies, or that is cut off from etcd
 for longer than its TTL, loses all of it at once when the lease expires;
 Node.Done tells the node itself.
+
+A membership value is a JSON object: {"url": SOAP base URL, "admin":
+management API base URL, "versions": process versions served}. A plain
+URL (an older node) reads as the URL alone. SetVersions rewrites it
+under the same lease after every deploy, undeploy and retire, and the
+membership watch hands the change to every node (Members, Member).
 
 # Instance ownership: a lock held with the lease, fenced at commit
 

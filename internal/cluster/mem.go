@@ -67,7 +67,7 @@ func (n *Node) Owner(ctx context.Context, route string) (m Member, ok bool, err 
 	if len(nr.Kvs) == 0 {
 		return Member{ID: id}, true, fmt.Errorf("cluster: route %q: node %s: %w", route, id, ErrOwnerGone)
 	}
-	return Member{ID: id, URL: string(nr.Kvs[0].Value)}, true, nil
+	return parseMember(id, nr.Kvs[0].Value), true, nil
 }
 
 // ForwardedHeader marks a request forwarded by another node; a node

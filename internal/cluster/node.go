@@ -3,6 +3,7 @@ package cluster
 import (
 	"cmp"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"hash/fnv"
@@ -26,6 +27,14 @@ type Options struct {
 	// URL is this node's SOAP base URL (http://host:port), where other
 	// nodes forward messages for its in-memory instances. Required.
 	URL string
+	// Admin is the base URL of this node's management API (/api/v1 lives
+	// under it), published in the membership so any node can reach any
+	// other's API. Empty when the node serves no API.
+	Admin string
+	// Versions are the process versions this node serves at join, in
+	// the engine's naming (a deployment's version id). Update them with
+	// SetVersions after every deploy, undeploy or retire.
+	Versions []string
 	// TTL is the lease time: a node that stops renewing for this long is
 	// dead, and its locks, routes and leadership are released. Whole
 	// seconds (etcd's lease unit), at least 1. Zero means 5s.
@@ -47,10 +56,40 @@ type Options struct {
 	Logger *slog.Logger
 }
 
-// Member is one live node.
+// Member is one live node and the metadata it published under its
+// membership key (nodes/<id>, a JSON object; a plain URL from an older
+// node is read as URL alone).
 type Member struct {
-	ID  string
-	URL string
+	ID string `json:"-"`
+	// URL is the node's SOAP base URL.
+	URL string `json:"url"`
+	// Admin is the base URL of the node's management API; empty when it
+	// serves none.
+	Admin string `json:"admin,omitempty"`
+	// Versions are the process versions the node serves.
+	Versions []string `json:"versions,omitempty"`
+}
+
+// Serves reports whether m serves process version v.
+func (m Member) Serves(v string) bool { return slices.Contains(m.Versions, v) }
+
+// equal compares members field by field (Member has a slice, so no ==).
+func (m Member) equal(o Member) bool {
+	return m.ID == o.ID && m.URL == o.URL && m.Admin == o.Admin && slices.Equal(m.Versions, o.Versions)
+}
+
+// parseMember reads the value of nodes/<id>.
+func parseMember(id string, v []byte) Member {
+	m := Member{ID: id}
+	if len(v) == 0 || v[0] != '{' {
+		m.URL = string(v) // an older node: the value is the URL
+		return m
+	}
+	if err := json.Unmarshal(v, &m); err != nil {
+		m.URL = "" // unreadable: live, but nothing to forward to
+	}
+	m.ID = id
+	return m
 }
 
 // Node is this orchd process's membership in a cluster: a session (an
@@ -69,6 +108,8 @@ type Node struct {
 	mu      sync.Mutex
 	members []Member      // live nodes, sorted by ID
 	changed chan struct{} // closed and replaced on each membership change
+
+	metaMu sync.Mutex // serialises SetVersions; guards opts.Versions
 }
 
 // Join registers the node under /orchd/<cluster>/nodes/<id> with a fresh
@@ -108,10 +149,11 @@ func Join(ctx context.Context, cli *clientv3.Client, opts Options) (*Node, error
 		return nil, unavailable("cluster: join: session", err)
 	}
 	n.sess = sess
+	opts.Versions = slices.Clone(opts.Versions)
 	key := n.pfx + "nodes/" + opts.ID
 	resp, err := cli.Txn(gctx).
 		If(clientv3.Compare(clientv3.CreateRevision(key), "=", 0)).
-		Then(clientv3.OpPut(key, opts.URL, clientv3.WithLease(sess.Lease()))).
+		Then(clientv3.OpPut(key, n.memberValue(), clientv3.WithLease(sess.Lease()))).
 		Commit()
 	if err != nil {
 		sess.Close()
@@ -135,6 +177,38 @@ func Join(ctx context.Context, cli *clientv3.Client, opts Options) (*Node, error
 
 // ID is the node's ID.
 func (n *Node) ID() string { return n.opts.ID }
+
+// memberValue is the JSON value of this node's membership key.
+func (n *Node) memberValue() string {
+	b, _ := json.Marshal(Member{URL: n.opts.URL, Admin: n.opts.Admin, Versions: n.opts.Versions})
+	return string(b)
+}
+
+// SetVersions publishes the process versions this node serves now,
+// rewriting its membership key under its lease; call it after every
+// deploy, undeploy and retire. The other nodes see it through their
+// membership watch.
+func (n *Node) SetVersions(ctx context.Context, versions []string) error {
+	n.metaMu.Lock()
+	defer n.metaMu.Unlock()
+	n.opts.Versions = slices.Clone(versions)
+	ctx, cancel := n.opCtx(ctx)
+	defer cancel()
+	key := n.pfx + "nodes/" + n.opts.ID
+	// Only while the key is still this node's (same lease): a node whose
+	// session ended must not bring itself back to life.
+	resp, err := n.cli.Txn(ctx).
+		If(clientv3.Compare(clientv3.LeaseValue(key), "=", n.sess.Lease())).
+		Then(clientv3.OpPut(key, n.memberValue(), clientv3.WithLease(n.sess.Lease()))).
+		Commit()
+	if err != nil {
+		return unavailable("cluster: set versions", err)
+	}
+	if !resp.Succeeded {
+		return fmt.Errorf("cluster: set versions: node %s is no longer a member (session lost)", n.opts.ID)
+	}
+	return nil
+}
 
 // Lease is the etcd lease every key of this node is held with.
 func (n *Node) Lease() clientv3.LeaseID { return n.sess.Lease() }
@@ -168,7 +242,7 @@ func (n *Node) loadMembers(ctx context.Context) (int64, error) {
 	}
 	ms := make([]Member, 0, len(resp.Kvs))
 	for _, kv := range resp.Kvs {
-		ms = append(ms, Member{ID: strings.TrimPrefix(string(kv.Key), n.pfx+"nodes/"), URL: string(kv.Value)})
+		ms = append(ms, parseMember(strings.TrimPrefix(string(kv.Key), n.pfx+"nodes/"), kv.Value))
 	}
 	n.setMembers(ms)
 	return resp.Header.Revision, nil
@@ -178,7 +252,7 @@ func (n *Node) setMembers(ms []Member) {
 	slices.SortFunc(ms, func(a, b Member) int { return cmp.Compare(a.ID, b.ID) })
 	n.mu.Lock()
 	defer n.mu.Unlock()
-	if slices.Equal(ms, n.members) {
+	if slices.EqualFunc(ms, n.members, Member.equal) {
 		return
 	}
 	n.members = ms
@@ -203,7 +277,7 @@ func (n *Node) watchMembers(ctx context.Context, rev int64) {
 				id := strings.TrimPrefix(string(ev.Kv.Key), n.pfx+"nodes/")
 				ms = slices.DeleteFunc(ms, func(m Member) bool { return m.ID == id })
 				if ev.Type == clientv3.EventTypePut {
-					ms = append(ms, Member{ID: id, URL: string(ev.Kv.Value)})
+					ms = append(ms, parseMember(id, ev.Kv.Value))
 				}
 				n.log.Info("cluster membership", "member", id, "event", ev.Type.String())
 			}
