@@ -62,10 +62,25 @@ type adminServer struct {
 	readOnly bool
 }
 
+// listenAdmin opens --admin-listen's listener; nil without it (the API
+// is then on the main listener). Opened before the cluster is joined,
+// so the node publishes the address it bound.
+func listenAdmin(c *adminConfig) (net.Listener, error) {
+	if c.listen == "" {
+		return nil, nil
+	}
+	ln, err := net.Listen("tcp", c.listen)
+	if err != nil {
+		return nil, fmt.Errorf("listen on --admin-listen %s: %w", c.listen, err)
+	}
+	return ln, nil
+}
+
 // newAdmin builds the management API over backend (stream may be nil:
-// no live events) and, with --admin-listen, listens on its own address.
-// The console, when there is one, is served at /console/.
-func newAdmin(c *adminConfig, backend mgmt.Backend, stream admin.Stream, console http.Handler, tlsConf *tls.Config, idle time.Duration, log *slog.Logger) (*adminServer, error) {
+// no live events) and, with --admin-listen (ln, from listenAdmin), serves
+// it on its own address. The console, when there is one, is served at
+// /console/.
+func newAdmin(c *adminConfig, ln net.Listener, backend mgmt.Backend, stream admin.Stream, console http.Handler, tlsConf *tls.Config, idle time.Duration, log *slog.Logger) (*adminServer, error) {
 	var tok string
 	if c.tokenFile != "" {
 		var err error
@@ -76,11 +91,7 @@ func newAdmin(c *adminConfig, backend mgmt.Backend, stream admin.Stream, console
 	a := &adminServer{done: make(chan struct{}), readOnly: tok == ""}
 	a.handler = admin.New(admin.Options{Backend: backend, Stream: stream, Token: tok, Console: console,
 		Logger: log, Version: orchdVersion(), Done: a.done})
-	if c.listen != "" {
-		ln, err := net.Listen("tcp", c.listen)
-		if err != nil {
-			return nil, fmt.Errorf("listen on --admin-listen %s: %w", c.listen, err)
-		}
+	if ln != nil {
 		a.ln = ln
 		a.srv = &http.Server{Handler: a.handler, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: idle,
 			TLSConfig: tlsConf, ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelWarn)}

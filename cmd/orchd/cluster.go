@@ -2,9 +2,11 @@ package main
 
 import (
 	"context"
+	"crypto/tls"
 	"flag"
 	"fmt"
 	"log/slog"
+	"net/http"
 	"os"
 	"slices"
 	"time"
@@ -20,11 +22,15 @@ type clusterConfig struct {
 	name   string
 	nodeID string
 	ttl    time.Duration
+	// fanout bounds a management API request to another node (the
+	// cluster view).
+	fanout time.Duration
 }
 
 func clusterFlags(fs *flag.FlagSet, c *clusterConfig) {
 	fs.StringVar(&c.name, "cluster", "", "with --store etcd: join this cluster of orchd nodes sharing the store: each persistent instance runs on one node at a time (an etcd lock per instance), a node that leaves has its timers and outbox taken over by the others. Not yet: fencing a commit of a node paused past --cluster-ttl, forwarding in-memory conversations; see docs/cluster.md")
 	fs.StringVar(&c.nodeID, "node-id", "", "with --cluster: this node's unique name (default: host name and listen port)")
+	fs.DurationVar(&c.fanout, "cluster-fanout-timeout", 2*time.Second, "with --cluster: how long the management API waits for another node's answer (its in-memory instances, counters); a node slower than this is named in the answer's partial")
 	fs.DurationVar(&c.ttl, "cluster-ttl", 5*time.Second, "with --cluster: a node silent this long is dead and its instance locks are released (whole seconds)")
 }
 
@@ -49,9 +55,9 @@ func (o clusterOwners) Acquire(ctx context.Context, id string) (func(), error) {
 }
 
 // joinCluster joins cfg's cluster through the etcd store's client, with
-// url as this node's SOAP base URL. It returns nil when --cluster is not
-// set.
-func joinCluster(ctx context.Context, cfg *clusterConfig, st instanceStore, url, listen string, log *slog.Logger) (*cluster.Node, error) {
+// url as this node's SOAP base URL and adminURL its management API's. It
+// returns nil when --cluster is not set.
+func joinCluster(ctx context.Context, cfg *clusterConfig, st instanceStore, url, adminURL, listen string, log *slog.Logger) (*cluster.Node, error) {
 	if cfg.name == "" {
 		return nil, nil
 	}
@@ -64,7 +70,7 @@ func joinCluster(ctx context.Context, cfg *clusterConfig, st instanceStore, url,
 		host, _ := os.Hostname()
 		id = host + "-" + listen
 	}
-	n, err := cluster.Join(ctx, es.Client(), cluster.Options{Cluster: cfg.name, ID: id, URL: url,
+	n, err := cluster.Join(ctx, es.Client(), cluster.Options{Cluster: cfg.name, ID: id, URL: url, Admin: adminURL,
 		TTL: cfg.ttl, Reentrant: true, Logger: log})
 	if err != nil {
 		return nil, err
@@ -141,4 +147,17 @@ func leadOutbox(ctx context.Context, n *cluster.Node, e *process.Engine, log *sl
 	if err != nil {
 		log.Error("cluster: outbox election ended", slog.Any("err", err))
 	}
+}
+
+// newClusterView is the management backend's view of the cluster node n
+// joined: the other nodes' APIs are asked with tlsConf (the partner
+// client's: --partner-ca) when they serve https.
+func newClusterView(cfg *clusterConfig, n *cluster.Node, tlsConf *tls.Config) *clusterView {
+	tr := http.DefaultTransport.(*http.Transport).Clone()
+	tr.TLSClientConfig = tlsConf
+	timeout := cfg.fanout
+	if timeout <= 0 {
+		timeout = 2 * time.Second
+	}
+	return &clusterView{name: cfg.name, node: n, client: &http.Client{Transport: tr}, timeout: timeout}
 }

@@ -212,7 +212,18 @@ func runServer(ctx context.Context, cfg *serveConfig, log *slog.Logger) error {
 	if cfg.cluster.name != "" && store == nil {
 		return fmt.Errorf("--cluster needs --store etcd and a persistent process deployed")
 	}
-	node, err := joinCluster(ctx, &cfg.cluster, store, opts.BaseURL, ln.Addr().String(), log)
+	adminLn, err := listenAdmin(&cfg.admin)
+	if err != nil {
+		return err
+	}
+	if adminLn != nil {
+		defer adminLn.Close()
+	}
+	adminURL := opts.BaseURL // the API's base URL, published in the membership
+	if adminLn != nil {
+		adminURL = baseURL(scheme, adminLn.Addr())
+	}
+	node, err := joinCluster(ctx, &cfg.cluster, store, opts.BaseURL, adminURL, ln.Addr().String(), log)
 	if err != nil {
 		return err
 	}
@@ -282,6 +293,10 @@ func runServer(ctx context.Context, cfg *serveConfig, log *slog.Logger) error {
 	// (internal/admin) and the console, on the main listener unless
 	// --admin-listen.
 	mgmtBackend := newBackend(engine, deployer, timeline)
+	mgmtBackend.counters.gather = reg
+	if node != nil {
+		mgmtBackend.cv = newClusterView(&cfg.cluster, node, partnerTLS)
+	}
 	var stream admin.Stream
 	if mgmtBackend.Streaming() {
 		stream = mgmtBackend
@@ -292,7 +307,7 @@ func runServer(ctx context.Context, cfg *serveConfig, log *slog.Logger) error {
 	if cfg.admin.listen != "" {
 		consoleOpts.EndpointBase = baseURL(scheme, ln.Addr())
 	}
-	adm, err := newAdmin(&cfg.admin, mgmtBackend, stream, console.New(consoleOpts), serverTLS, cfg.idleTimeout, log)
+	adm, err := newAdmin(&cfg.admin, adminLn, mgmtBackend, stream, console.New(consoleOpts), serverTLS, cfg.idleTimeout, log)
 	if err != nil {
 		return err
 	}

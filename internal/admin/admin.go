@@ -128,6 +128,10 @@ func (a *api) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
+	if h := r.Header.Get("Authorization"); h != "" {
+		// For a cluster Backend's requests to the other nodes.
+		r = r.WithContext(mgmt.WithAuthorization(r.Context(), h))
+	}
 	if _, pattern := a.routes.Handler(r); pattern != "" {
 		a.routes.ServeHTTP(w, r) // which sets the path values
 		return

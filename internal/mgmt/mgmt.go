@@ -385,3 +385,20 @@ type ClusterBackend interface {
 	// counters (Processes sums the cluster's).
 	LocalProcesses(ctx context.Context) ([]Process, error)
 }
+
+// authKey keys the caller's Authorization header in a context.
+type authKey struct{}
+
+// WithAuthorization returns ctx carrying the caller's Authorization
+// header, which a Backend forwards when it asks another node of its
+// cluster on the caller's behalf.
+func WithAuthorization(ctx context.Context, header string) context.Context {
+	return context.WithValue(ctx, authKey{}, header)
+}
+
+// AuthorizationOf is the Authorization header WithAuthorization put in
+// ctx, or "".
+func AuthorizationOf(ctx context.Context) string {
+	h, _ := ctx.Value(authKey{}).(string)
+	return h
+}
