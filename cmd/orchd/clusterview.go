@@ -373,9 +373,9 @@ func (b *backend) clusterInstances(ctx context.Context, q mgmt.Query) (*mgmt.Pag
 			page.Scanned += p.Scanned
 			for j, in := range p.Instances {
 				if len(page.Instances) >= limit {
-					page.Next = p.Instances[j-1].ID // qualified: "m<seq>@<node>"
-					if j == 0 {
-						page.Next = "m@" + members[i].ID
+					page.Next = "m@" + members[i].ID // this node from its newest
+					if j > 0 {
+						page.Next = p.Instances[j-1].ID // qualified: "m<seq>@<node>"
 					}
 					return page, nil
 				}
@@ -478,7 +478,9 @@ const actionWait = 2 * time.Second
 
 // clusterProcesses sums the process versions of every node that answers
 // (GET /api/v1/processes?scope=local), naming the nodes of each version
-// and their share of the counters.
+// and their share of the counters. A version is a definition
+// (Fingerprint): each node numbers its own deploys, so one definition may
+// be version 2 on one node and 3 on another.
 func (b *backend) clusterProcesses(ctx context.Context) ([]mgmt.Process, error) {
 	cv := b.cv
 	members, _ := cv.node.Members()
@@ -488,14 +490,14 @@ func (b *backend) clusterProcesses(ctx context.Context) ([]mgmt.Process, error) 
 		return ps, err
 	})
 	type key struct {
-		name    string
-		version int
+		name        string
+		fingerprint string // version numbers are per node
 	}
 	byKey := map[key]int{}
 	var out []mgmt.Process
 	add := func(node string, ps []mgmt.Process) {
 		for _, p := range ps {
-			k := key{p.Name, p.Version}
+			k := key{p.Name, p.Fingerprint}
 			i, seen := byKey[k]
 			if !seen {
 				i = len(out)
@@ -509,7 +511,7 @@ func (b *backend) clusterProcesses(ctx context.Context) ([]mgmt.Process, error) 
 				o.State = "active" // active on some node
 			}
 			o.Nodes = append(o.Nodes, node)
-			o.NodeStats = append(o.NodeStats, mgmt.NodeStats{Node: node, Stats: p.Stats})
+			o.NodeStats = append(o.NodeStats, mgmt.NodeStats{Node: node, Version: p.Version, Stats: p.Stats})
 			s := &o.Stats
 			s.Started += p.Stats.Started
 			s.Completed += p.Stats.Completed

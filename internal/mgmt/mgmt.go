@@ -250,8 +250,13 @@ type Process struct {
 	Endpoints []Endpoint `json:"endpoints"`
 	Warnings  []string   `json:"warnings,omitempty"`
 	Stats     Stats      `json:"stats"`
-	// Nodes are the cluster nodes serving this version (empty on one
-	// node), and NodeStats each one's counters; Stats is then their sum.
+	// Fingerprint identifies the definition (a hash of the compiled
+	// bundle): the same on every node that deployed the same process,
+	// whereas Version numbers are each node's own count of its deploys.
+	Fingerprint string `json:"fingerprint,omitempty"`
+	// Nodes are the cluster nodes serving this definition (empty on one
+	// node), and NodeStats each one's version number and counters; Stats
+	// is then their sum, and Version the first node's number.
 	Nodes     []string    `json:"nodes,omitempty"`
 	NodeStats []NodeStats `json:"nodeStats,omitempty"`
 	// SampleEvery: one instance in SampleEvery is timed per activity
@@ -330,8 +335,9 @@ type BulkFailure struct {
 
 // NodeStats are one cluster node's counters of a process version.
 type NodeStats struct {
-	Node  string `json:"node"`
-	Stats Stats  `json:"stats"`
+	Node    string `json:"node"`
+	Version int    `json:"version"` // the node's number for it
+	Stats   Stats  `json:"stats"`
 }
 
 // Cluster is the cluster view (GET /api/v1/cluster): the live nodes.
