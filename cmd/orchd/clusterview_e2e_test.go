@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"net/url"
 	"os/exec"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -187,6 +188,17 @@ func TestClusterView(t *testing.T) {
 		t.Fatalf("cluster view of b: %+v", c)
 	}
 
+	// orchd ctl pointed at b shows the whole cluster.
+	if out := mustCtl(t, b.base, "instances"); !strings.Contains(out, "NODE") || !strings.Contains(out, "@a") || !strings.Contains(out, "@b") {
+		t.Errorf("orchd ctl instances on b:\n%s", out)
+	}
+	if out := mustCtl(t, b.base, "cluster"); !strings.Contains(out, "cluster view: 2 node(s)") || !strings.Contains(out, "b (this)") {
+		t.Errorf("orchd ctl cluster on b:\n%s", out)
+	}
+	if out := mustCtl(t, b.base, "processes"); !regexp.MustCompile(`(?m)^MemWait .* a,b$`).MatchString(out) {
+		t.Errorf("orchd ctl processes on b:\n%s", out)
+	}
+
 	// orchd instances reads the shared store while the nodes serve it.
 	out, err := exec.Command(orchdBin, "instances", "--store", "etcd", "--etcd-endpoints", endpoints,
 		"--etcd-prefix", "/orchd/view/", "--deploy", deploy, "--process", "OrderApproval").CombinedOutput()
@@ -200,6 +212,9 @@ func TestClusterView(t *testing.T) {
 	_, partial := allInstances(t, b.base, "", 50)
 	if len(partial) != 1 || !strings.HasPrefix(partial[0], "a: ") {
 		t.Errorf("b's listing with a dead: partial %v, want a named", partial)
+	}
+	if r := runCtl(t, b.base, "instances"); r.code != 0 || !strings.Contains(r.stderr, "missing from this answer: node a: ") {
+		t.Errorf("orchd ctl instances on b with a dead: %s", r)
 	}
 	deadline := time.Now().Add(20 * time.Second)
 	for {
