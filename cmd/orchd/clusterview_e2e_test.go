@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"net/http"
 	"net/url"
@@ -11,6 +12,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	clientv3 "go.etcd.io/etcd/client/v3"
 
 	"github.com/orchd/orchd/internal/etcdtest"
 	"github.com/orchd/orchd/internal/mgmt"
@@ -153,14 +156,34 @@ func TestClusterView(t *testing.T) {
 		t.Fatalf("terminate %s through b: %d %+v %v", m1, resp.StatusCode, ar, err)
 	}
 	var onA mgmt.Page
-	apiGet(t, a.base, "instances?scope=local&process=MemWait", &onA)
-	for _, in := range onA.Instances {
-		if in.ID == m1 && in.State != mgmt.StateTerminated {
-			t.Errorf("after terminate through b, a still lists %+v", in)
-		}
+	apiGet(t, a.base, "instances?scope=local", &onA)
+	if len(onA.Instances) != 1 || onA.Instances[0].ID == m1 || !onA.Instances[0].InMemory {
+		t.Errorf("a's own in-memory instances after M-1 was terminated through b: %+v", onA.Instances)
 	}
-	if len(onA.Instances) != 1 {
-		t.Errorf("a's in-memory instances after M-1 was terminated through b: %+v", onA.Instances)
+
+	// A persistent instance whose lock a node holds (it runs there)
+	// names that node.
+	ps, _ := allInstances(t, a.base, "process=OrderApproval&correlation=P-A", 50)
+	if len(ps) != 1 {
+		t.Fatalf("P-A: %+v", ps)
+	}
+	cli, err := clientv3.New(clientv3.Config{Endpoints: ec.Endpoints(), DialTimeout: 5 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cli.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	lockKey := "/orchd/view/locks/" + ps[0].ID
+	if _, err := cli.Put(ctx, lockKey, "b"); err != nil {
+		t.Fatal(err)
+	}
+	ps, _ = allInstances(t, a.base, "process=OrderApproval&correlation=P-A", 50)
+	if _, err := cli.Delete(ctx, lockKey); err != nil {
+		t.Fatal(err)
+	}
+	if len(ps) != 1 || ps[0].Node != "b" {
+		t.Errorf("P-A while b holds its lock, listed by a: %+v", ps)
 	}
 
 	// The process list: every version on both nodes, counters summed.

@@ -237,8 +237,12 @@ func (a *api) info(w http.ResponseWriter, _ *http.Request) {
 	}{a.opts.Token == "", a.opts.Version})
 }
 
-// scopeParam reads the scope parameter: true for "local".
+// scopeParam reads the only parameter r may have, scope: true for
+// "local".
 func scopeParam(r *http.Request) (bool, error) {
+	if err := onlyParams(r, []string{"scope"}); err != nil {
+		return false, err
+	}
 	switch s := r.URL.Query().Get("scope"); s {
 	case "":
 		return false, nil
@@ -252,10 +256,6 @@ func scopeParam(r *http.Request) (bool, error) {
 // cluster is GET /api/v1/cluster: the live nodes; a Backend that knows
 // no cluster is one node, itself.
 func (a *api) cluster(w http.ResponseWriter, r *http.Request) {
-	if err := onlyParams(r, []string{"scope"}); err != nil {
-		writeError(w, http.StatusBadRequest, err.Error())
-		return
-	}
 	local, err := scopeParam(r)
 	if err != nil {
 		writeError(w, http.StatusBadRequest, err.Error())
@@ -275,10 +275,6 @@ func (a *api) cluster(w http.ResponseWriter, r *http.Request) {
 }
 
 func (a *api) processes(w http.ResponseWriter, r *http.Request) {
-	if err := onlyParams(r, []string{"scope"}); err != nil {
-		writeError(w, http.StatusBadRequest, err.Error())
-		return
-	}
 	local, err := scopeParam(r)
 	if err != nil {
 		writeError(w, http.StatusBadRequest, err.Error())
