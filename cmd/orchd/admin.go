@@ -22,6 +22,10 @@ import (
 type adminConfig struct {
 	tokenFile string
 	listen    string
+	// ln is --admin-listen bound early (serve binds it before joining a
+	// cluster, whose membership publishes its address); nil: newAdmin
+	// binds it.
+	ln net.Listener
 }
 
 func adminFlags(fs *flag.FlagSet, c *adminConfig) {
@@ -62,25 +66,10 @@ type adminServer struct {
 	readOnly bool
 }
 
-// listenAdmin opens --admin-listen's listener; nil without it (the API
-// is then on the main listener). Opened before the cluster is joined,
-// so the node publishes the address it bound.
-func listenAdmin(c *adminConfig) (net.Listener, error) {
-	if c.listen == "" {
-		return nil, nil
-	}
-	ln, err := net.Listen("tcp", c.listen)
-	if err != nil {
-		return nil, fmt.Errorf("listen on --admin-listen %s: %w", c.listen, err)
-	}
-	return ln, nil
-}
-
 // newAdmin builds the management API over backend (stream may be nil:
-// no live events) and, with --admin-listen (ln, from listenAdmin), serves
-// it on its own address. The console, when there is one, is served at
-// /console/.
-func newAdmin(c *adminConfig, ln net.Listener, backend mgmt.Backend, stream admin.Stream, console http.Handler, tlsConf *tls.Config, idle time.Duration, log *slog.Logger) (*adminServer, error) {
+// no live events) and, with --admin-listen, listens on its own address.
+// The console, when there is one, is served at /console/.
+func newAdmin(c *adminConfig, backend mgmt.Backend, stream admin.Stream, console http.Handler, tlsConf *tls.Config, idle time.Duration, log *slog.Logger) (*adminServer, error) {
 	var tok string
 	if c.tokenFile != "" {
 		var err error
@@ -91,7 +80,14 @@ func newAdmin(c *adminConfig, ln net.Listener, backend mgmt.Backend, stream admi
 	a := &adminServer{done: make(chan struct{}), readOnly: tok == ""}
 	a.handler = admin.New(admin.Options{Backend: backend, Stream: stream, Token: tok, Console: console,
 		Logger: log, Version: orchdVersion(), Done: a.done})
-	if ln != nil {
+	if c.listen != "" {
+		ln := c.ln
+		if ln == nil {
+			var err error
+			if ln, err = net.Listen("tcp", c.listen); err != nil {
+				return nil, fmt.Errorf("listen on --admin-listen %s: %w", c.listen, err)
+			}
+		}
 		a.ln = ln
 		a.srv = &http.Server{Handler: a.handler, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: idle,
 			TLSConfig: tlsConf, ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelWarn)}

@@ -9,11 +9,13 @@ import (
 	"net/http"
 	"os"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/orchd/orchd/internal/cluster"
 	"github.com/orchd/orchd/internal/etcdstore"
 	"github.com/orchd/orchd/internal/process"
+	"github.com/orchd/orchd/internal/soap"
 )
 
 // clusterConfig makes this node one of several sharing persistent
@@ -28,7 +30,7 @@ type clusterConfig struct {
 }
 
 func clusterFlags(fs *flag.FlagSet, c *clusterConfig) {
-	fs.StringVar(&c.name, "cluster", "", "with --store etcd: join this cluster of orchd nodes sharing the store: each persistent instance runs on one node at a time (an etcd lock per instance), a node that leaves has its timers and outbox taken over by the others. Not yet: fencing a commit of a node paused past --cluster-ttl, forwarding in-memory conversations; see docs/cluster.md")
+	fs.StringVar(&c.name, "cluster", "", "with --store etcd: join this cluster of orchd nodes sharing the store: each persistent instance runs on one node at a time (an etcd lock per instance), a node that leaves has its timers and outbox taken over by the others, a message for an in-memory conversation living on another node is forwarded to it, and one for a persistent instance whose process version this node lacks goes to a node that has it (rolling upgrades). Not yet: fencing a commit of a node paused past --cluster-ttl; see docs/cluster.md")
 	fs.StringVar(&c.nodeID, "node-id", "", "with --cluster: this node's unique name (default: host name and listen port)")
 	fs.DurationVar(&c.fanout, "cluster-fanout-timeout", 2*time.Second, "with --cluster: how long the management API waits for another node's answer (its in-memory instances, counters); a node slower than this is named in the answer's partial")
 	fs.DurationVar(&c.ttl, "cluster-ttl", 5*time.Second, "with --cluster: a node silent this long is dead and its instance locks are released (whole seconds)")
@@ -55,8 +57,8 @@ func (o clusterOwners) Acquire(ctx context.Context, id string) (func(), error) {
 }
 
 // joinCluster joins cfg's cluster through the etcd store's client, with
-// url as this node's SOAP base URL and adminURL its management API's. It
-// returns nil when --cluster is not set.
+// url as this node's SOAP base URL and adminURL as its management API's.
+// It returns nil when --cluster is not set.
 func joinCluster(ctx context.Context, cfg *clusterConfig, st instanceStore, url, adminURL, listen string, log *slog.Logger) (*cluster.Node, error) {
 	if cfg.name == "" {
 		return nil, nil
@@ -160,4 +162,69 @@ func newClusterView(cfg *clusterConfig, n *cluster.Node, tlsConf *tls.Config) *c
 		timeout = 2 * time.Second
 	}
 	return &clusterView{name: cfg.name, node: n, client: &http.Client{Transport: tr}, timeout: timeout}
+}
+
+// publishVersions keeps the process versions this node serves
+// (Engine.VersionIDs) in its membership: at start and after every
+// change signalled on changed (Options.VersionsChanged), coalesced. It
+// returns when ctx ends or the session is lost.
+func publishVersions(ctx context.Context, n *cluster.Node, e *process.Engine, changed <-chan struct{}, log *slog.Logger) {
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-n.Done():
+			return
+		case <-changed:
+		}
+		if err := n.SetVersions(ctx, e.VersionIDs()); err != nil {
+			log.Warn("cluster: versions not published", slog.Any("err", err))
+		}
+	}
+}
+
+// clusterRouting tells the cluster.Forwarder where a SOAP request must
+// run. Only what may run elsewhere is decoded before dispatch: a
+// message for an in-memory process (its route keys: which node holds the
+// conversation), and, while some live member serves a version of the
+// process that this node does not (a rolling upgrade), a message for a
+// persistent one (its instance's version, read from the store).
+func clusterRouting(n *cluster.Node, e *process.Engine, front *soap.Server) func(*http.Request, []byte) (cluster.Routing, bool) {
+	return func(r *http.Request, body []byte) (cluster.Routing, bool) {
+		ep := front.Endpoint(r.URL.Path)
+		if ep == nil {
+			return cluster.Routing{}, false
+		}
+		name, inMemory, ok := e.EndpointProcess(ep)
+		if !ok || (!inMemory && !upgrading(n, name)) || !e.Correlated(ep) {
+			return cluster.Routing{}, false
+		}
+		ep, op, msg, err := front.Decode(r, body)
+		if err != nil {
+			return cluster.Routing{}, false // the SOAP handler answers it
+		}
+		if inMemory {
+			keys := e.RouteKeysFor(ep, op.Name, msg)
+			return cluster.Routing{Keys: keys}, len(keys) > 0
+		}
+		v, found, err := e.InstanceVersionFor(ep, op.Name, msg)
+		if err != nil || !found {
+			return cluster.Routing{}, false // run here: the run meets the same store
+		}
+		return cluster.Routing{Version: v}, true
+	}
+}
+
+// upgrading reports whether a live member serves a version of process
+// name ({ns}local) that this node does not.
+func upgrading(n *cluster.Node, name string) bool {
+	ms, _ := n.Members()
+	for _, m := range ms {
+		for _, v := range m.Versions {
+			if strings.HasPrefix(v, name+"#") && !n.Serves(v) {
+				return true
+			}
+		}
+	}
+	return false
 }

@@ -11,7 +11,6 @@ import (
 	"net/http"
 	"net/url"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -153,10 +152,8 @@ func (b *backend) selfNode() mgmt.Node {
 	var ex uint64
 	for _, p := range b.engine.Versions() {
 		ex += p.Stats.Exchanges
-		if p.State == "active" {
-			n.Versions = append(n.Versions, p.Name+"@"+strconv.Itoa(p.Version))
-		}
 	}
+	n.Versions = b.engine.VersionIDs() // as the membership publishes them
 	n.Stats = b.counters.sample(ex)
 	return n
 }

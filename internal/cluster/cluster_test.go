@@ -31,6 +31,7 @@ func TestCluster(t *testing.T) {
 		{"TimersOnce", testTimersOnce},
 		{"Forwarder", testForwarder},
 		{"Reentrant", testReentrant},
+		{"Routes", testRoutes},
 	} {
 		t.Run(tc.name, func(t *testing.T) { tc.fn(t, ec) })
 	}

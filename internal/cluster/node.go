@@ -109,7 +109,7 @@ type Node struct {
 	members []Member      // live nodes, sorted by ID
 	changed chan struct{} // closed and replaced on each membership change
 
-	metaMu sync.Mutex // serialises SetVersions; guards opts.Versions
+	metaMu sync.Mutex // serialises SetVersions (opts.Versions is under mu)
 }
 
 // Join registers the node under /orchd/<cluster>/nodes/<id> with a fresh
@@ -178,9 +178,20 @@ func Join(ctx context.Context, cli *clientv3.Client, opts Options) (*Node, error
 // ID is the node's ID.
 func (n *Node) ID() string { return n.opts.ID }
 
+// Serves reports whether this node serves process version v (as last
+// published: Options.Versions, SetVersions).
+func (n *Node) Serves(v string) bool {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	return slices.Contains(n.opts.Versions, v)
+}
+
 // memberValue is the JSON value of this node's membership key.
 func (n *Node) memberValue() string {
-	b, _ := json.Marshal(Member{URL: n.opts.URL, Admin: n.opts.Admin, Versions: n.opts.Versions})
+	n.mu.Lock()
+	m := Member{URL: n.opts.URL, Admin: n.opts.Admin, Versions: n.opts.Versions}
+	n.mu.Unlock()
+	b, _ := json.Marshal(m)
 	return string(b)
 }
 
@@ -191,7 +202,9 @@ func (n *Node) memberValue() string {
 func (n *Node) SetVersions(ctx context.Context, versions []string) error {
 	n.metaMu.Lock()
 	defer n.metaMu.Unlock()
+	n.mu.Lock()
 	n.opts.Versions = slices.Clone(versions)
+	n.mu.Unlock()
 	ctx, cancel := n.opCtx(ctx)
 	defer cancel()
 	key := n.pfx + "nodes/" + n.opts.ID

@@ -356,7 +356,9 @@ type Node struct {
 	// URL is its SOAP base URL, Admin its management API's base URL.
 	URL   string `json:"url,omitempty"`
 	Admin string `json:"admin,omitempty"`
-	// Versions are the process versions it serves, "{ns}local@N".
+	// Versions are the process versions it keeps (active and retired),
+	// as its cluster membership publishes them: "{ns}local#fingerprint"
+	// (Process.Fingerprint), the same on every node for one definition.
 	Versions []string `json:"versions,omitempty"`
 	// Self marks the node that answered.
 	Self bool `json:"self,omitempty"`

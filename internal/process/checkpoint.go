@@ -434,10 +434,11 @@ func (e *Engine) decode(ctx context.Context, p *Process, rec *persist.Instance, 
 	id := rec.ID
 	frames := rec.Frames
 	if fp, rest, ok := splitFingerprint(frames); ok {
-		if v := e.versionOf(p, fp); v != nil {
-			p = v
+		v := e.versionOf(p, fp)
+		if v == nil {
+			return nil, errVersionMissing(rec, fp)
 		}
-		frames = rest
+		p, frames = v, rest
 	}
 	in := newInstance(e, p, ctx)
 	in.id, in.started, in.state, in.corr = rec.ID, rec.Created, rec.State, rec.Correlations

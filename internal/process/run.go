@@ -492,6 +492,7 @@ func (in *instance) respond(r *openRequest, msg *exchange.Message, f *exchange.F
 	if in.p.InMemory || in.e.store == nil {
 		if len(in.p.routes) > 0 {
 			in.e.preRegister(in)
+			in.waitMemRoutes()
 		}
 		r.answer(msg, f)
 		return
@@ -525,6 +526,7 @@ func (e *Engine) preRegister(in *instance) {
 			if e.reg.routes[k] != in {
 				e.reg.routes[k] = in
 				in.regRoutes = append(in.regRoutes, k)
+				e.addMemRoute(k)
 			}
 		}
 	}
@@ -551,6 +553,7 @@ func (e *Engine) block(in *instance) {
 		in.regRoutes = in.routeKeys()
 		for _, k := range in.regRoutes {
 			e.reg.routes[k] = in
+			e.addMemRoute(k)
 		}
 		e.releaseHeldLocked(in.regRoutes)
 		e.reg.mu.Unlock()
@@ -586,6 +589,7 @@ func (e *Engine) unregisterLocked(in *instance) {
 	for _, k := range in.regRoutes {
 		if e.reg.routes[k] == in {
 			delete(e.reg.routes, k)
+			e.removeMemRoute(k)
 		}
 	}
 	in.regRoutes = nil
