@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -54,8 +55,9 @@ func allInstances(t *testing.T, base, query string, limit int) ([]mgmt.Instance,
 // node), pages across the nodes, terminates the other node's in-memory
 // instance by forwarding, sums the process versions over the nodes, and
 // lists the nodes; a SIGKILLed node is named in the listing's partial at
-// once and leaves the cluster view after the TTL; orchd instances --store
-// etcd reads the shared store.
+// once (a hung one after the fan-out timeout) and leaves the cluster
+// view after the TTL; orchd instances --store etcd reads the shared
+// store.
 func TestClusterView(t *testing.T) {
 	ec := etcdtest.Start(t, 1)
 	crm, erp := startMocks(t)
@@ -76,7 +78,7 @@ func TestClusterView(t *testing.T) {
 	node := func(id string) *orchd {
 		return startOrchd(t, "--deploy", deploy, "--data", t.TempDir(), "--store", "etcd",
 			"--etcd-endpoints", endpoints, "--etcd-prefix", "/orchd/view/", "--admin-token-file", tok,
-			"--cluster", "view", "--node-id", id, "--cluster-ttl", "2s", "--cluster-fanout-timeout", "1s")
+			"--cluster", "view", "--node-id", id, "--cluster-ttl", "4s", "--cluster-fanout-timeout", "1s")
 	}
 	a, b := node("a"), node("b")
 	requestApproval(t, a.base, "P-A")
@@ -231,11 +233,18 @@ func TestClusterView(t *testing.T) {
 	}
 
 	// a dies: b's listing names it at once; after the TTL it has left.
-	kill9(t, a)
-	_, partial := allInstances(t, b.base, "", 50)
-	if len(partial) != 1 || !strings.HasPrefix(partial[0], "a: ") {
-		t.Errorf("b's listing with a dead: partial %v, want a named", partial)
+	// a hangs (SIGSTOP: its port still takes connections): b's listing
+	// names it once the fan-out timeout (1s) has passed; then a dies
+	// (SIGKILL: connections refused), which b's next listing names at
+	// once; both before a's lease (4s) ends.
+	if err := a.cmd.Process.Signal(syscall.SIGSTOP); err != nil {
+		t.Fatal(err)
 	}
+	_, partial := allInstances(t, b.base, "", 50)
+	if len(partial) != 1 || !strings.HasPrefix(partial[0], "a: ") || !strings.Contains(partial[0], "timeout") {
+		t.Errorf("b's listing with a hung: partial %v, want a named, timed out", partial)
+	}
+	kill9(t, a)
 	if r := runCtl(t, b.base, "instances"); r.code != 0 || !strings.Contains(r.stderr, "missing from this answer: node a: ") {
 		t.Errorf("orchd ctl instances on b with a dead: %s", r)
 	}
