@@ -477,7 +477,9 @@ const actionWait = 2 * time.Second
 // (GET /api/v1/processes?scope=local), naming the nodes of each version
 // and their share of the counters. A version is a definition
 // (Fingerprint): each node numbers its own deploys, so one definition may
-// be version 2 on one node and 3 on another.
+// be version 2 on one node and 3 on another; Version and the other
+// fields are this node's when it has the version, else the first
+// answering node's.
 func (b *backend) clusterProcesses(ctx context.Context) ([]mgmt.Process, error) {
 	cv := b.cv
 	members, _ := cv.node.Members()
@@ -504,6 +506,13 @@ func (b *backend) clusterProcesses(ctx context.Context) ([]mgmt.Process, error) 
 				out = append(out, q)
 			}
 			o := &out[i]
+			if node == cv.node.ID() && seen {
+				// This node's description wins: links to
+				// /processes/{name}?version=N are followed on this node.
+				keep := *o
+				*o = p
+				o.State, o.Nodes, o.NodeStats, o.Stats = keep.State, keep.Nodes, keep.NodeStats, keep.Stats
+			}
 			if p.State == "active" {
 				o.State = "active" // active on some node
 			}

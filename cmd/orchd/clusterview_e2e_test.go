@@ -188,7 +188,8 @@ func TestClusterView(t *testing.T) {
 		t.Errorf("P-A while b holds its lock, listed by a: %+v", ps)
 	}
 
-	// The process list: every version on both nodes, counters summed.
+	// The process list: every version on both nodes, counters summed,
+	// numbered as on the node asked.
 	var procs []mgmt.Process
 	apiGet(t, b.base, "processes", &procs)
 	found := false
@@ -196,7 +197,7 @@ func TestClusterView(t *testing.T) {
 		if strings.HasSuffix(p.Name, "}MemWait") {
 			found = true
 			if !slices.Equal(p.Nodes, []string{"a", "b"}) || len(p.NodeStats) != 2 || p.Stats.Started != 3 ||
-				p.NodeStats[0].Stats.Started != 2 || p.NodeStats[1].Stats.Started != 1 {
+				p.NodeStats[0].Stats.Started != 2 || p.NodeStats[1].Stats.Started != 1 || p.Version != p.NodeStats[1].Version {
 				t.Errorf("MemWait in b's process list: version %d nodes %v stats %+v per node %+v", p.Version, p.Nodes, p.Stats, p.NodeStats)
 			}
 		}
@@ -242,7 +243,7 @@ func TestClusterView(t *testing.T) {
 	}
 	_, partial := allInstances(t, b.base, "", 50)
 	if len(partial) != 1 || !strings.HasPrefix(partial[0], "a: ") || !strings.Contains(partial[0], "timeout") {
-		t.Errorf("b's listing with a hung: partial %v, want a named, timed out", partial)
+		t.Errorf("b's listing with a hung: partial %v, want a named, timed out\n%s", partial, grepLines(b.log(), "membership"))
 	}
 	kill9(t, a)
 	if r := runCtl(t, b.base, "instances"); r.code != 0 || !strings.Contains(r.stderr, "missing from this answer: node a: ") {
@@ -263,4 +264,15 @@ func TestClusterView(t *testing.T) {
 	if len(partial) != 0 || len(ms) != 3 { // P-A, P-B, M-3
 		t.Errorf("b's listing after a left: %d instances, partial %v", len(ms), partial)
 	}
+}
+
+// grepLines returns the lines of s that contain sub.
+func grepLines(s, sub string) string {
+	var out []string
+	for _, l := range strings.Split(s, "\n") {
+		if strings.Contains(l, sub) {
+			out = append(out, l)
+		}
+	}
+	return strings.Join(out, "\n")
 }

@@ -256,7 +256,8 @@ type Process struct {
 	Fingerprint string `json:"fingerprint,omitempty"`
 	// Nodes are the cluster nodes serving this definition (empty on one
 	// node), and NodeStats each one's version number and counters; Stats
-	// is then their sum, and Version the first node's number.
+	// is then their sum, and Version the answering node's number (the
+	// first node's when it lacks the definition).
 	Nodes     []string    `json:"nodes,omitempty"`
 	NodeStats []NodeStats `json:"nodeStats,omitempty"`
 	// SampleEvery: one instance in SampleEvery is timed per activity
