@@ -241,9 +241,9 @@ func TestClusterView(t *testing.T) {
 	if err := a.cmd.Process.Signal(syscall.SIGSTOP); err != nil {
 		t.Fatal(err)
 	}
-	_, partial := allInstances(t, b.base, "", 50)
+	hung, partial := allInstances(t, b.base, "", 50)
 	if len(partial) != 1 || !strings.HasPrefix(partial[0], "a: ") || !strings.Contains(partial[0], "timeout") {
-		t.Errorf("b's listing with a hung: partial %v, want a named, timed out\n%s", partial, grepLines(b.log(), "membership"))
+		t.Errorf("b's listing with a hung: partial %v, want a named, timed out\n%+v\n%s\n%s", partial, hung, grepLines(b.log(), "membership"), a.log())
 	}
 	kill9(t, a)
 	if r := runCtl(t, b.base, "instances"); r.code != 0 || !strings.Contains(r.stderr, "missing from this answer: node a: ") {
