@@ -14,6 +14,7 @@ import (
 
 	"github.com/orchd/orchd/internal/cluster"
 	"github.com/orchd/orchd/internal/etcdstore"
+	"github.com/orchd/orchd/internal/exchange"
 	"github.com/orchd/orchd/internal/process"
 	"github.com/orchd/orchd/internal/soap"
 )
@@ -30,7 +31,7 @@ type clusterConfig struct {
 }
 
 func clusterFlags(fs *flag.FlagSet, c *clusterConfig) {
-	fs.StringVar(&c.name, "cluster", "", "with --store etcd: join this cluster of orchd nodes sharing the store: each persistent instance runs on one node at a time (an etcd lock per instance), a node that leaves has its timers and outbox taken over by the others, a message for an in-memory conversation living on another node is forwarded to it, and one for a persistent instance whose process version this node lacks goes to a node that has it (rolling upgrades). Not yet: fencing a commit of a node paused past --cluster-ttl; see docs/cluster.md")
+	fs.StringVar(&c.name, "cluster", "", "with --store etcd: join this cluster of orchd nodes sharing the store: each persistent instance runs on one node at a time (an etcd lock per instance, whose fence every checkpoint carries, so a node paused past --cluster-ttl cannot commit over another's state), a node that leaves has its timers and outbox taken over by the others, a node whose session expired rejoins by itself, a message for an in-memory conversation living on another node is forwarded to it, and one for a persistent instance whose process version this node lacks goes to a node that has it (rolling upgrades); see docs/cluster.md")
 	fs.StringVar(&c.nodeID, "node-id", "", "with --cluster: this node's unique name (default: host name and listen port)")
 	fs.DurationVar(&c.fanout, "cluster-fanout-timeout", 2*time.Second, "with --cluster: how long the management API waits for another node's answer (its in-memory instances, counters); a node slower than this is named in the answer's partial")
 	fs.DurationVar(&c.ttl, "cluster-ttl", 5*time.Second, "with --cluster: a node silent this long is dead and its instance locks are released (whole seconds)")
@@ -42,10 +43,16 @@ type clusterOwners struct {
 	log *slog.Logger
 }
 
-func (o clusterOwners) Acquire(ctx context.Context, id string) (func(), error) {
+// The lock is the fence of the run's checkpoints: the etcd store adds
+// its comparison (Lock.Fence) to their transaction.
+var _ etcdstore.Fence = (*cluster.Lock)(nil)
+
+// Acquire takes the instance's etcd lock and returns it as the fence of
+// the run's checkpoints.
+func (o clusterOwners) Acquire(ctx context.Context, id string) (func(), any, error) {
 	l, err := o.n.Acquire(ctx, id)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	return func() {
 		if err := l.Release(context.Background()); err != nil {
@@ -53,7 +60,7 @@ func (o clusterOwners) Acquire(ctx context.Context, id string) (func(), error) {
 			// (Reentrant) or its lease ends.
 			o.log.Warn("cluster: release instance lock", slog.String("instance", id), slog.Any("err", err))
 		}
-	}, nil
+	}, l, nil
 }
 
 // joinCluster joins cfg's cluster through the etcd store's client, with
@@ -73,7 +80,7 @@ func joinCluster(ctx context.Context, cfg *clusterConfig, st instanceStore, url,
 		id = host + "-" + listen
 	}
 	n, err := cluster.Join(ctx, es.Client(), cluster.Options{Cluster: cfg.name, ID: id, URL: url, Admin: adminURL,
-		TTL: cfg.ttl, Reentrant: true, Logger: log})
+		TTL: cfg.ttl, Reentrant: true, Rejoin: true, Logger: log})
 	if err != nil {
 		return nil, err
 	}
@@ -83,30 +90,54 @@ func joinCluster(ctx context.Context, cfg *clusterConfig, st instanceStore, url,
 
 // adoptTimers takes over the timers of nodes that leave: at each
 // membership change where a node left, the engine schedules the stored
-// timers this node is now Responsible for. It returns when ctx ends or
-// the node's session is lost.
+// timers this node is now Responsible for. While the node's session is
+// lost it waits for the rejoin, and then adopts once: timers it failed
+// to fire meanwhile (it could not take their locks), and those written
+// by others that are now its own. It returns when ctx ends.
 func adoptTimers(ctx context.Context, n *cluster.Node, e *process.Engine, log *slog.Logger) {
-	before, changed := n.Members()
-	for {
+	adopt := func() {
+		var k int
+		var err error
+		if n.SameVersions() {
+			k, err = e.AdoptTimers(n.Responsible)
+		} else {
+			// A rolling upgrade: each timer to a node that has its
+			// instance's version.
+			k, err = e.AdoptTimersOf(n.ResponsibleFor)
+		}
+		if err != nil {
+			log.Warn("cluster: adopt timers", slog.Any("err", err))
+		} else if k > 0 {
+			log.Info("cluster: adopted timers", slog.Int("timers", k))
+		}
+	}
+	for rejoined := false; ; rejoined = true {
 		select {
 		case <-ctx.Done():
 			return
-		case <-n.Done():
-			log.Error("cluster: session lost; this node no longer takes over timers")
-			return
-		case <-changed:
+		case <-n.Joined():
 		}
-		var now []cluster.Member
-		now, changed = n.Members()
-		if left(before, now) {
-			k, err := e.AdoptTimers(n.Responsible)
-			if err != nil {
-				log.Warn("cluster: adopt timers", slog.Any("err", err))
-			} else if k > 0 {
-				log.Info("cluster: adopted timers", slog.Int("timers", k))
+		if rejoined {
+			adopt()
+		}
+		before, changed := n.Members()
+		done := n.Done()
+	session:
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-done:
+				break session
+			case <-changed:
 			}
+			var now []cluster.Member
+			now, changed = n.Members()
+			if left(before, now) {
+				adopt()
+			}
+			before = now
 		}
-		before = now
 	}
 }
 
@@ -123,9 +154,31 @@ func left(before, now []cluster.Member) bool {
 // leadOutbox campaigns for the outbox election; while this node leads,
 // it sends the stored outbox messages it is not sending already when it
 // becomes leader and whenever a member leaves, so a dead node's RELIABLE
-// sends go out. It returns when ctx ends or the session is lost.
+// sends go out. When the session is lost it campaigns again once the
+// node has rejoined. It returns when ctx ends.
 func leadOutbox(ctx context.Context, n *cluster.Node, e *process.Engine, log *slog.Logger) {
-	err := n.Lead(ctx, "outbox", func(lctx context.Context) {
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-n.Joined():
+		}
+		if err := leadOutboxOnce(ctx, n, e, log); err != nil {
+			// Session lost (campaign again once rejoined) or etcd
+			// unavailable (again after a pause).
+			log.Error("cluster: outbox election ended", slog.Any("err", err))
+			select {
+			case <-ctx.Done():
+				return
+			case <-time.After(time.Second):
+			}
+		}
+	}
+}
+
+// leadOutboxOnce is leadOutbox for one session.
+func leadOutboxOnce(ctx context.Context, n *cluster.Node, e *process.Engine, log *slog.Logger) error {
+	return n.Lead(ctx, "outbox", func(lctx context.Context) {
 		log.Info("cluster: this node leads the outbox")
 		before, changed := n.Members()
 		for adopt := true; ; {
@@ -146,9 +199,6 @@ func leadOutbox(ctx context.Context, n *cluster.Node, e *process.Engine, log *sl
 			adopt, before = left(before, now), now
 		}
 	})
-	if err != nil {
-		log.Error("cluster: outbox election ended", slog.Any("err", err))
-	}
 }
 
 // newClusterView is the management backend's view of the cluster node n
@@ -166,14 +216,13 @@ func newClusterView(cfg *clusterConfig, n *cluster.Node, tlsConf *tls.Config) *c
 
 // publishVersions keeps the process versions this node serves
 // (Engine.VersionIDs) in its membership: at start and after every
-// change signalled on changed (Options.VersionsChanged), coalesced. It
-// returns when ctx ends or the session is lost.
+// change signalled on changed (Options.VersionsChanged), coalesced; a
+// node that rejoins publishes the last versions set with its new
+// membership key. It returns when ctx ends.
 func publishVersions(ctx context.Context, n *cluster.Node, e *process.Engine, changed <-chan struct{}, log *slog.Logger) {
 	for {
 		select {
 		case <-ctx.Done():
-			return
-		case <-n.Done():
 			return
 		case <-changed:
 		}
@@ -183,35 +232,45 @@ func publishVersions(ctx context.Context, n *cluster.Node, e *process.Engine, ch
 	}
 }
 
-// clusterRouting tells the cluster.Forwarder where a SOAP request must
-// run. Only what may run elsewhere is decoded before dispatch: a
-// message for an in-memory process (its route keys: which node holds the
-// conversation), and, while some live member serves a version of the
-// process that this node does not (a rolling upgrade), a message for a
-// persistent one (its instance's version, read from the store).
-func clusterRouting(n *cluster.Node, e *process.Engine, front *soap.Server) func(*http.Request, []byte) (cluster.Routing, bool) {
-	return func(r *http.Request, body []byte) (cluster.Routing, bool) {
-		ep := front.Endpoint(r.URL.Path)
-		if ep == nil {
-			return cluster.Routing{}, false
+// clusterForwarder puts a cluster.Forwarder in front of the SOAP
+// handler. Only what may run elsewhere is read and decoded before
+// dispatch: a correlated message for an in-memory process (its route
+// keys: which node holds the conversation), and, while some live member
+// serves a version of the process that this node does not (a rolling
+// upgrade), a correlated message for a persistent one (its instance's
+// version, read from the store).
+func clusterForwarder(n *cluster.Node, e *process.Engine, front *soap.Server, log *slog.Logger) *cluster.Forwarder {
+	mayRoute := func(ep *exchange.Endpoint) (inMemory, ok bool) {
+		if ep == nil || !e.Correlated(ep) {
+			return false, false
 		}
-		name, inMemory, ok := e.EndpointProcess(ep)
-		if !ok || (!inMemory && !upgrading(n, name)) || !e.Correlated(ep) {
-			return cluster.Routing{}, false
-		}
-		ep, op, msg, err := front.Decode(r, body)
-		if err != nil {
-			return cluster.Routing{}, false // the SOAP handler answers it
-		}
-		if inMemory {
-			keys := e.RouteKeysFor(ep, op.Name, msg)
-			return cluster.Routing{Keys: keys}, len(keys) > 0
-		}
-		v, found, err := e.InstanceVersionFor(ep, op.Name, msg)
-		if err != nil || !found {
-			return cluster.Routing{}, false // run here: the run meets the same store
-		}
-		return cluster.Routing{Version: v}, true
+		name, inMemory, served := e.EndpointProcess(ep)
+		return inMemory, served && (inMemory || upgrading(n, name))
+	}
+	return &cluster.Forwarder{Node: n, Next: front, Logger: log,
+		Inspect: func(r *http.Request) bool {
+			_, ok := mayRoute(front.Endpoint(r.URL.Path))
+			return ok
+		},
+		Route: func(r *http.Request, body []byte) (cluster.Routing, bool) {
+			ep, op, msg, err := front.Decode(r, body)
+			if err != nil {
+				return cluster.Routing{}, false // the SOAP handler answers it
+			}
+			inMemory, ok := mayRoute(ep)
+			switch {
+			case !ok:
+				return cluster.Routing{}, false
+			case inMemory:
+				keys := e.RouteKeysFor(ep, op.Name, msg)
+				return cluster.Routing{Keys: keys}, len(keys) > 0
+			}
+			v, found, err := e.InstanceVersionFor(ep, op.Name, msg)
+			if err != nil || !found {
+				return cluster.Routing{}, false // run here: the run meets the same store
+			}
+			return cluster.Routing{Version: v}, true
+		},
 	}
 }
 

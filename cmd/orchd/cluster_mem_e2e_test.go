@@ -127,34 +127,36 @@ func TestClusterForwardInMemory(t *testing.T) {
 	t.Logf("routes of the dead node gone after %v (TTL 2s)", time.Since(killed).Round(100*time.Millisecond))
 }
 
-// TestClusterRollingUpgrade runs node a with version 1 of the persistent
-// approval process and node b with version 2 only (the same process with
-// a changed status text): a decision for an instance of version 1 sent to
-// b runs on a, and one for an instance of version 2 sent to a runs on b
-// (told apart by the status each version answers). Once a is SIGKILLed,
-// b answers a decision for a version 1 instance with a Server fault
-// naming the version.
+// TestClusterRollingUpgrade runs nodes a and c with version 1 of the
+// persistent approval process and node b with version 2 only (the same
+// process with a changed status text): a decision for an instance of
+// version 1 sent to b runs on a node with version 1, and one for an
+// instance of version 2 sent to a runs on b (told apart by the status
+// each version answers). When a is SIGKILLed, the timers of its version-1
+// instances fire on c, never on b. When c is SIGKILLed too, b answers a
+// decision for a version-1 instance with a Server fault naming the
+// version, and marks nothing broken.
 func TestClusterRollingUpgrade(t *testing.T) {
 	ec := etcdtest.Start(t, 1)
-	depA, depB := t.TempDir(), t.TempDir()
-	copyBundleFrom(t, "../../deploy/order-approval", depA, "order-approval", "127.0.0.1:1", "127.0.0.1:1", nil)
-	copyBundleFrom(t, "../../deploy/order-approval", depB, "order-approval", "127.0.0.1:1", "127.0.0.1:1", map[string][][2]string{
+	depV1, depV2 := t.TempDir(), t.TempDir()
+	copyBundleFrom(t, "../../deploy/order-approval", depV1, "order-approval", "127.0.0.1:1", "127.0.0.1:1", nil)
+	copyBundleFrom(t, "../../deploy/order-approval", depV2, "order-approval", "127.0.0.1:1", "127.0.0.1:1", map[string][][2]string{
 		"OrderApproval.bpel": {{"<from>'APPROVED'</from>", "<from>'APPROVED-v2'</from>"}},
 	})
-	a, b := clusterNode(t, ec, "upg", "a", depA), clusterNode(t, ec, "upg", "b", depB)
+	a, b, c := clusterNode(t, ec, "upg", "a", depV1), clusterNode(t, ec, "upg", "b", depV2), clusterNode(t, ec, "upg", "c", depV1)
 	client := &http.Client{Timeout: 30 * time.Second}
 
-	// Both nodes have published their versions.
+	// Every node has published its versions.
 	cli, err := clientv3.New(clientv3.Config{Endpoints: ec.Endpoints(), DialTimeout: 5 * time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer cli.Close()
-	waitUntil(t, "both nodes publish their versions", func() bool {
+	waitUntil(t, "the nodes publish their versions", func() bool {
 		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 		defer cancel()
 		resp, err := cli.Get(ctx, "/orchd/upg/nodes/", clientv3.WithPrefix())
-		if err != nil || len(resp.Kvs) != 2 {
+		if err != nil || len(resp.Kvs) != 3 {
 			return false
 		}
 		for _, kv := range resp.Kvs {
@@ -173,8 +175,9 @@ func TestClusterRollingUpgrade(t *testing.T) {
 	}{
 		{"U-1", a, b, "APPROVED"},    // version 1, decided through b
 		{"U-2", b, a, "APPROVED-v2"}, // version 2, decided through a
-		{"U-3", a, a, "APPROVED"},
-		{"U-4", b, b, "APPROVED-v2"},
+		{"U-3", c, b, "APPROVED"},
+		{"U-4", b, c, "APPROVED-v2"},
+		{"U-5", a, c, "APPROVED"}, // same version: wherever it lands
 	} {
 		if st := approvalStatus(t, post(t, client, tc.start.base+approvalPath, textXML, "", requestBody(tc.id))); st != "PENDING" {
 			t.Fatalf("%s requested: %s", tc.id, st)
@@ -183,19 +186,49 @@ func TestClusterRollingUpgrade(t *testing.T) {
 			t.Fatalf("%s decided: %s, want %s", tc.id, st, tc.want)
 		}
 	}
-	// a, the only node with version 1, dies.
-	if st := approvalStatus(t, post(t, client, a.base+approvalPath, textXML, "", requestBody("U-5"))); st != "PENDING" {
-		t.Fatalf("U-5 requested: %s", st)
+
+	// a dies with version-1 instances whose timers are due soon: c, the
+	// other node with version 1, fires them all (b, by hash alone, would
+	// take about half and could not run them).
+	const timers = 4
+	for i := range timers {
+		id := "T-" + strconv.Itoa(i)
+		r := post(t, client, a.base+approvalPath, textXML, "", approvalBody("requestApproval", id, "<appr:amount>10</appr:amount><appr:requester>ann</appr:requester><appr:timeout>PT3S</appr:timeout>"))
+		if st := approvalStatus(t, r); st != "PENDING" {
+			t.Fatalf("%s requested: %s", id, st)
+		}
 	}
 	kill9(t, a)
-	r := untilAnswer(t, client, b.base+approvalPath, decideBody("U-5"), 15*time.Second, "a fault naming version 1", func(r response) bool {
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		expired := 0
+		for _, in := range listInstances(t, c, "?process=OrderApproval") {
+			if strings.Contains(in.Variables["status"], "EXPIRED") && in.State == "completed" {
+				expired++
+			}
+		}
+		if expired == timers {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the dead node's version-1 timers did not all fire (%d of %d)\nb:\n%s\nc:\n%s", expired, timers, b.log(), c.log())
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+
+	// c, the last node with version 1, dies too.
+	if st := approvalStatus(t, post(t, client, c.base+approvalPath, textXML, "", requestBody("U-6"))); st != "PENDING" {
+		t.Fatalf("U-6 requested: %s", st)
+	}
+	kill9(t, c)
+	r := untilAnswer(t, client, b.base+approvalPath, decideBody("U-6"), 20*time.Second, "a fault naming version 1", func(r response) bool {
 		return r.status == http.StatusInternalServerError && strings.Contains(r.body, "OrderApproval#") &&
 			strings.Contains(r.body, "not deployed here")
 	})
-	t.Logf("after a's death: %.400s", r.body)
-	// The instance is not marked broken by b: it waits for a node with
-	// its version.
-	if strings.Contains(b.log(), "instance is broken") {
-		t.Fatalf("b marked an instance broken:\n%s", b.log())
+	t.Logf("with no node left with version 1: %.400s", r.body)
+	// The instance is not marked broken by b, and b took no timer of a
+	// version it lacks: U-6 waits for a node with its version.
+	if l := b.log(); strings.Contains(l, "instance is broken") || strings.Contains(l, "timer: cannot load instance") {
+		t.Fatalf("b marked an instance broken or took a timer it cannot run:\n%s", l)
 	}
 }

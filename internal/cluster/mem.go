@@ -27,7 +27,11 @@ func (n *Node) memKey(route string) string { return n.pfx + "mem/" + route }
 func (n *Node) RegisterRoute(ctx context.Context, route string) error {
 	ctx, cancel := n.opCtx(ctx)
 	defer cancel()
-	_, err := n.cli.Put(ctx, n.memKey(route), n.opts.ID, clientv3.WithLease(n.sess.Lease()))
+	lease, err := n.lease("cluster: register route")
+	if err != nil {
+		return err
+	}
+	_, err = n.cli.Put(ctx, n.memKey(route), n.opts.ID, clientv3.WithLease(lease))
 	return unavailable("cluster: register route", err)
 }
 
@@ -37,13 +41,17 @@ const maxTxnOps = 128
 // RegisterRoutes is RegisterRoute for several routes, in transactions
 // of up to 128 puts: one round trip for a batch of waiting instances.
 func (n *Node) RegisterRoutes(ctx context.Context, routes []string) error {
+	lease, err := n.lease("cluster: register routes")
+	if err != nil {
+		return err
+	}
 	ctx, cancel := n.opCtx(ctx)
 	defer cancel()
 	for len(routes) > 0 {
 		k := min(len(routes), maxTxnOps)
 		ops := make([]clientv3.Op, k)
 		for i, r := range routes[:k] {
-			ops[i] = clientv3.OpPut(n.memKey(r), n.opts.ID, clientv3.WithLease(n.sess.Lease()))
+			ops[i] = clientv3.OpPut(n.memKey(r), n.opts.ID, clientv3.WithLease(lease))
 		}
 		if _, err := n.cli.Txn(ctx).Then(ops...).Commit(); err != nil {
 			return unavailable("cluster: register routes", err)
@@ -124,6 +132,10 @@ type Forwarder struct {
 	// request correlates with no in-memory instance and needs no
 	// particular version: it is handled here.
 	Route func(r *http.Request, body []byte) (rt Routing, ok bool)
+	// Inspect, when set, says from the request line and headers alone
+	// whether a request may need Route; one that does not goes to Next
+	// without its body being read here. Nil means every POST may.
+	Inspect func(r *http.Request) bool
 	// MaxBody caps the body read to compute the key. Zero means 10 MiB.
 	MaxBody int64
 	// Transport carries forwarded requests. Nil means
@@ -135,7 +147,7 @@ type Forwarder struct {
 
 // ServeHTTP implements http.Handler.
 func (f *Forwarder) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	if r.Method != http.MethodPost || r.Header.Get(ForwardedHeader) != "" {
+	if r.Method != http.MethodPost || r.Header.Get(ForwardedHeader) != "" || (f.Inspect != nil && !f.Inspect(r)) {
 		f.Next.ServeHTTP(w, r)
 		return
 	}

@@ -129,12 +129,29 @@ func (rs *Routes) poke() {
 func (rs *Routes) run(ctx context.Context) {
 	defer close(rs.done)
 	var tick <-chan time.Time
+	// lost is the session's end; joined, once it has ended, the rejoin
+	// (Options.Rejoin): the keys went with the old lease.
+	lost, joined := rs.n.Done(), (<-chan struct{})(nil)
 	for {
 		select {
 		case <-ctx.Done():
 			return
 		case <-rs.kick:
 		case <-tick:
+		case <-lost:
+			lost, joined = nil, rs.n.Joined()
+			continue
+		case <-joined:
+			d := rs.n.Done()
+			select {
+			case <-d:
+				// Ended for good (no Options.Rejoin, or closed).
+				joined = nil
+				continue
+			default:
+			}
+			lost, joined = d, nil
+			rs.again()
 		}
 		rs.register(ctx)
 		if rs.unregister(ctx) {
@@ -142,6 +159,24 @@ func (rs *Routes) run(ctx context.Context) {
 		} else {
 			tick = nil
 		}
+	}
+}
+
+// again queues every wanted key for registration, after a rejoin.
+func (rs *Routes) again() {
+	rs.mu.Lock()
+	defer rs.mu.Unlock()
+	clear(rs.have)
+	clear(rs.gone)
+	for k := range rs.want {
+		if rs.pending[k] != nil {
+			continue
+		}
+		if rs.next == nil {
+			rs.next = &regBatch{done: make(chan struct{})}
+		}
+		rs.next.keys = append(rs.next.keys, k)
+		rs.pending[k] = rs.next
 	}
 }
 
