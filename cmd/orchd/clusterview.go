@@ -110,7 +110,7 @@ func (b *backend) Cluster(ctx context.Context, local bool) (*mgmt.Cluster, error
 		out.Nodes = []mgmt.Node{self}
 		return out, nil
 	}
-	members, _ := b.cv.node.Members()
+	members := b.cv.members()
 	answers := b.cv.fanOut(ctx, members, func(ctx context.Context, m cluster.Member) (any, error) {
 		var c mgmt.Cluster
 		if err := b.cv.get(ctx, m, "/api/v1/cluster?scope=local", &c); err != nil {
@@ -156,6 +156,18 @@ func (b *backend) selfNode() mgmt.Node {
 	n.Versions = b.engine.VersionIDs() // as the membership publishes them
 	n.Stats = b.counters.sample(ex)
 	return n
+}
+
+// members are the live members as this node sees them, sorted by ID,
+// itself always included (while it rejoins after a lost session it is
+// missing from its own view, but its in-memory instances are not gone).
+func (cv *clusterView) members() []cluster.Member {
+	ms, _ := cv.node.Members()
+	if !slices.ContainsFunc(ms, func(m cluster.Member) bool { return m.ID == cv.node.ID() }) {
+		ms = append(ms, cluster.Member{ID: cv.node.ID()})
+		slices.SortFunc(ms, func(a, b cluster.Member) int { return cmp.Compare(a.ID, b.ID) })
+	}
+	return ms
 }
 
 // nodeAnswer is one node's answer to a fan-out.
@@ -324,7 +336,7 @@ func (b *backend) clusterInstances(ctx context.Context, q mgmt.Query) (*mgmt.Pag
 		if after != "" && !ok {
 			local, from = after, cv.node.ID() // a one-node cursor "m12"
 		}
-		members, _ := cv.node.Members()
+		members := cv.members()
 		start := slices.IndexFunc(members, func(m cluster.Member) bool { return m.ID >= from })
 		if start < 0 {
 			start = len(members)
@@ -482,7 +494,7 @@ const actionWait = 2 * time.Second
 // answering node's.
 func (b *backend) clusterProcesses(ctx context.Context) ([]mgmt.Process, error) {
 	cv := b.cv
-	members, _ := cv.node.Members()
+	members := cv.members()
 	answers := cv.fanOut(ctx, members, func(ctx context.Context, m cluster.Member) (any, error) {
 		var ps []mgmt.Process
 		err := cv.get(ctx, m, "/api/v1/processes?scope=local", &ps)
