@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"crypto/tls"
 	"flag"
 	"fmt"
 	"log/slog"
@@ -24,11 +25,15 @@ type clusterConfig struct {
 	name   string
 	nodeID string
 	ttl    time.Duration
+	// fanout bounds a management API request to another node (the
+	// cluster view).
+	fanout time.Duration
 }
 
 func clusterFlags(fs *flag.FlagSet, c *clusterConfig) {
 	fs.StringVar(&c.name, "cluster", "", "with --store etcd: join this cluster of orchd nodes sharing the store: each persistent instance runs on one node at a time (an etcd lock per instance, whose fence every checkpoint carries, so a node paused past --cluster-ttl cannot commit over another's state), a node that leaves has its timers and outbox taken over by the others, a node whose session expired rejoins by itself, a message for an in-memory conversation living on another node is forwarded to it, and one for a persistent instance whose process version this node lacks goes to a node that has it (rolling upgrades); see docs/cluster.md")
 	fs.StringVar(&c.nodeID, "node-id", "", "with --cluster: this node's unique name (default: host name and listen port)")
+	fs.DurationVar(&c.fanout, "cluster-fanout-timeout", 2*time.Second, "with --cluster: how long the management API waits for another node's answer (its in-memory instances, counters); a node slower than this is named in the answer's partial")
 	fs.DurationVar(&c.ttl, "cluster-ttl", 5*time.Second, "with --cluster: a node silent this long is dead and its instance locks are released (whole seconds)")
 }
 
@@ -194,6 +199,19 @@ func leadOutboxOnce(ctx context.Context, n *cluster.Node, e *process.Engine, log
 			adopt, before = left(before, now), now
 		}
 	})
+}
+
+// newClusterView is the management backend's view of the cluster node n
+// joined: the other nodes' APIs are asked with tlsConf (the partner
+// client's: --partner-ca) when they serve https.
+func newClusterView(cfg *clusterConfig, n *cluster.Node, tlsConf *tls.Config) *clusterView {
+	tr := http.DefaultTransport.(*http.Transport).Clone()
+	tr.TLSClientConfig = tlsConf
+	timeout := cfg.fanout
+	if timeout <= 0 {
+		timeout = 2 * time.Second
+	}
+	return &clusterView{name: cfg.name, node: n, client: &http.Client{Transport: tr}, timeout: timeout}
 }
 
 // publishVersions keeps the process versions this node serves

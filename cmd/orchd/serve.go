@@ -310,6 +310,10 @@ func runServer(ctx context.Context, cfg *serveConfig, log *slog.Logger) error {
 	// (internal/admin) and the console, on the main listener unless
 	// --admin-listen.
 	mgmtBackend := newBackend(engine, deployer, timeline)
+	mgmtBackend.counters.gather = reg
+	if node != nil {
+		mgmtBackend.cv = newClusterView(&cfg.cluster, node, partnerTLS)
+	}
 	var stream admin.Stream
 	if mgmtBackend.Streaming() {
 		stream = mgmtBackend

@@ -31,6 +31,7 @@ func TestCluster(t *testing.T) {
 		{"TimersOnce", testTimersOnce},
 		{"Forwarder", testForwarder},
 		{"Reentrant", testReentrant},
+		{"Holders", testHolders},
 		{"Routes", testRoutes},
 		{"Rejoin", testRejoin},
 	} {
@@ -414,6 +415,36 @@ func testReentrant(t *testing.T, ec *etcdtest.Cluster) {
 		if err := l1.Release(ctx); err != nil {
 			t.Fatal(err)
 		}
+	}
+}
+
+// Holders names the node holding each held lock, and forgets a lock once
+// released.
+func testHolders(t *testing.T, ec *etcdtest.Cluster) {
+	ctx := context.Background()
+	a := join(t, ec, "h", "a", "http://a", cluster.Options{})
+	b := join(t, ec, "h", "b", "http://b", cluster.Options{})
+	la, err := a.TryAcquire(ctx, "i1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	lb, err := b.TryAcquire(ctx, "i2")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := b.Holders(ctx)
+	if err != nil || len(got) != 2 || got["i1"] != "a" || got["i2"] != "b" {
+		t.Fatalf("holders: %v %v", got, err)
+	}
+	if err := la.Release(ctx); err != nil {
+		t.Fatal(err)
+	}
+	got, err = a.Holders(ctx)
+	if err != nil || len(got) != 1 || got["i2"] != "b" {
+		t.Fatalf("holders after a released i1: %v %v", got, err)
+	}
+	if err := lb.Release(ctx); err != nil {
+		t.Fatal(err)
 	}
 }
 

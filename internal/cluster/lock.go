@@ -117,3 +117,20 @@ func (n *Node) Acquire(ctx context.Context, id string) (*Lock, error) {
 		}
 	}
 }
+
+// Holders maps every instance whose lock is held now to the ID of the
+// node holding it (one read of the locks' prefix).
+func (n *Node) Holders(ctx context.Context) (map[string]string, error) {
+	ctx, cancel := n.opCtx(ctx)
+	defer cancel()
+	pfx := n.pfx + "locks/"
+	resp, err := n.cli.Get(ctx, pfx, clientv3.WithPrefix())
+	if err != nil {
+		return nil, unavailable("cluster: lock holders", err)
+	}
+	out := make(map[string]string, len(resp.Kvs))
+	for _, kv := range resp.Kvs {
+		out[strings.TrimPrefix(string(kv.Key), pfx)] = string(kv.Value)
+	}
+	return out, nil
+}

@@ -214,7 +214,8 @@ func (q *query) matchCommon(state string, p *Process, started, active time.Time)
 
 // QueryInstances lists instances for the management API (mgmt.Backend):
 // in-memory ones while they wait, then stored ones, newest first, one
-// page of at most q.Limit, reading at most maxPageScan records.
+// page of at most q.Limit, reading at most maxPageScan records. Scope
+// mgmt.ScopeLocal lists the in-memory ones only.
 func (e *Engine) QueryInstances(ctx context.Context, q mgmt.Query) (*mgmt.Page, error) {
 	pq, limit, err := e.prepare(q)
 	if err != nil {
@@ -222,9 +223,12 @@ func (e *Engine) QueryInstances(ctx context.Context, q mgmt.Query) (*mgmt.Page, 
 	}
 	page := &mgmt.Page{Instances: []mgmt.Instance{}}
 	after := q.After
+	if q.Scope == mgmt.ScopeLocal && after != "" && after[0] != 'm' {
+		return page, nil // the in-memory part is all a local listing holds
+	}
 	if after == "" || after[0] == 'm' {
 		next := e.memPage(pq, after, limit, page)
-		if next != "" || e.store == nil {
+		if next != "" || e.store == nil || q.Scope == mgmt.ScopeLocal {
 			page.Next = next
 			return page, nil
 		}
