@@ -47,6 +47,16 @@ type Options struct {
 	Logger *slog.Logger
 }
 
+// Prefix returns the key prefix under which the nodes of the named
+// cluster keep their keys (doc.go, "Keys"): /orchd/<name>/, with
+// "default" for an empty name.
+func Prefix(name string) string {
+	if name == "" {
+		name = "default"
+	}
+	return "/orchd/" + name + "/"
+}
+
 // Member is one live node.
 type Member struct {
 	ID  string
@@ -81,9 +91,6 @@ func Join(ctx context.Context, cli *clientv3.Client, opts Options) (*Node, error
 	if strings.Contains(opts.ID, "/") {
 		return nil, fmt.Errorf("cluster: join: node ID %q contains '/'", opts.ID)
 	}
-	if opts.Cluster == "" {
-		opts.Cluster = "default"
-	}
 	if opts.TTL == 0 {
 		opts.TTL = 5 * time.Second
 	}
@@ -97,7 +104,7 @@ func Join(ctx context.Context, cli *clientv3.Client, opts Options) (*Node, error
 		opts.Logger = slog.Default()
 	}
 	n := &Node{
-		cli: cli, opts: opts, pfx: "/orchd/" + opts.Cluster + "/",
+		cli: cli, opts: opts, pfx: Prefix(opts.Cluster),
 		log: opts.Logger.With("node", opts.ID), changed: make(chan struct{}),
 		watched: make(chan struct{}),
 	}
