@@ -88,7 +88,7 @@ func TestCheck(t *testing.T) {
 	for _, want := range []string{
 		`route "rx" points to missing instance "gone"`,
 		`route "rc" points to instance "C" in state completed`,
-		`points to missing instance "gone"`, // the timer
+		`points to missing instance "gone"`,  // the timer
 		`of instance "C" in state completed`, // the timer of a finished instance
 		`variable "\x00\x00\x00\x01" belongs to missing instance "gone"`,
 		`lock of instance "X" is held by "ghost", which is not a live node`,
