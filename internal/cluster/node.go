@@ -76,6 +76,9 @@ type Node struct {
 	stop    context.CancelFunc
 	watched chan struct{} // closed when the membership watch has ended
 
+	smu      sync.Mutex
+	settling map[string]chan struct{} // lock key -> closed when its settle ends
+
 	mu      sync.Mutex
 	members []Member      // live nodes, sorted by ID
 	changed chan struct{} // closed and replaced on each membership change
