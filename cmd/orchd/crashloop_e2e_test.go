@@ -146,6 +146,9 @@ type loadLedger struct {
 	cleanup bool
 	// acks counts acknowledged exchanges of each kind.
 	acks struct{ po, request, decision, oneway atomic.Int64 }
+	// refused counts requests orchd answered without acknowledging them
+	// (a fault, an unexpected status).
+	refused atomic.Int64
 }
 
 type approvalCase struct {
@@ -192,18 +195,7 @@ func mixedLoad(base, prefix string, led *loadLedger, stop <-chan struct{}, seed 
 	for w := 0; w < 2; w++ {
 		w := w
 		worker(func(i int, _ *rand.Rand) bool {
-			id := fmt.Sprintf("%s-PO%d-%d", prefix, w, i)
-			led.mu.Lock()
-			led.pos[id] = false
-			led.mu.Unlock()
-			body, ok := send(persistentPOPath, "", bytes.Replace(po, []byte("PO-000123"), []byte(id), 1))
-			if ok && strings.Contains(body, "ACCEPTED") {
-				led.mu.Lock()
-				led.pos[id] = true
-				led.mu.Unlock()
-				led.acks.po.Add(1)
-			}
-			return body != ""
+			return led.order(send, po, fmt.Sprintf("%s-PO%d-%d", prefix, w, i))
 		})
 	}
 	for w := 0; w < 2; w++ {
@@ -226,19 +218,7 @@ func mixedLoad(base, prefix string, led *loadLedger, stop <-chan struct{}, seed 
 		})
 	}
 	worker(func(i int, _ *rand.Rand) bool {
-		id := fmt.Sprintf("%s-OW-%d", prefix, i)
-		led.mu.Lock()
-		led.oneway[id] = false
-		led.mu.Unlock()
-		body, ok := send(reliablePath, "", []byte(`<soapenv:Envelope xmlns:soapenv="http://schemas.xmlsoap.org/soap/envelope/"><soapenv:Body>`+
-			`<tns:req xmlns:tns="urn:test"><tns:id>`+id+`</tns:id></tns:req></soapenv:Body></soapenv:Envelope>`))
-		if ok && strings.Contains(body, "sent<") {
-			led.mu.Lock()
-			led.oneway[id] = true
-			led.mu.Unlock()
-			led.acks.oneway.Add(1)
-		}
-		return body != ""
+		return led.notify(send, fmt.Sprintf("%s-OW-%d", prefix, i))
 	})
 	wg.Wait()
 }
@@ -287,6 +267,43 @@ func (l *loadLedger) takeUndecided(match func(id string) bool, approve bool) (st
 	return "", nil
 }
 
+// order sends the PO request po with poId id and records it; it returns
+// whether orchd answered.
+func (l *loadLedger) order(send sendFunc, po []byte, id string) bool {
+	l.mu.Lock()
+	l.pos[id] = false
+	l.mu.Unlock()
+	body, ok := send(persistentPOPath, "", bytes.Replace(po, []byte("PO-000123"), []byte(id), 1))
+	if ok && strings.Contains(body, "ACCEPTED") {
+		l.mu.Lock()
+		l.pos[id] = true
+		l.mu.Unlock()
+		l.acks.po.Add(1)
+	} else if body != "" {
+		l.refused.Add(1)
+	}
+	return body != ""
+}
+
+// notify sends a RELIABLE one-way request with id and records it; it
+// returns whether orchd answered.
+func (l *loadLedger) notify(send sendFunc, id string) bool {
+	l.mu.Lock()
+	l.oneway[id] = false
+	l.mu.Unlock()
+	body, ok := send(reliablePath, "", []byte(`<soapenv:Envelope xmlns:soapenv="http://schemas.xmlsoap.org/soap/envelope/"><soapenv:Body>`+
+		`<tns:req xmlns:tns="urn:test"><tns:id>`+id+`</tns:id></tns:req></soapenv:Body></soapenv:Envelope>`))
+	if ok && strings.Contains(body, "sent<") {
+		l.mu.Lock()
+		l.oneway[id] = true
+		l.mu.Unlock()
+		l.acks.oneway.Add(1)
+	} else if body != "" {
+		l.refused.Add(1)
+	}
+	return body != ""
+}
+
 // request sends requestApproval for id with timeout and records it
 // (short: its timeout expires within a round, it is never decided). An
 // acknowledged long one is queued for a decision unless queue is false.
@@ -307,6 +324,8 @@ func (l *loadLedger) request(send sendFunc, id, timeout string, short, queue boo
 		l.mu.Unlock()
 		l.acks.request.Add(1)
 		return true, true
+	} else if body != "" {
+		l.refused.Add(1)
 	}
 	return false, body != ""
 }
@@ -320,6 +339,8 @@ func (l *loadLedger) decide(send sendFunc, id string, c *approvalCase) bool {
 		c.decAcked = true
 		l.mu.Unlock()
 		l.acks.decision.Add(1)
+	} else if body != "" {
+		l.refused.Add(1)
 	}
 	return body != ""
 }

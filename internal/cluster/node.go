@@ -37,10 +37,12 @@ type Options struct {
 	OpTimeout time.Duration
 	// Reentrant says the caller serialises the runs of an instance
 	// within this node itself (the engine does, with its per-instance
-	// locks): a lock key found held with this node's own lease, left
-	// behind by a Release that failed (etcd unavailable), is then taken
-	// back by Acquire and TryAcquire instead of failing with ErrHeld or
-	// waiting for a lease that never ends while the node lives.
+	// locks): a lock key found held with this node's own lease (left
+	// behind by a Release that failed) is then taken back by Acquire and
+	// TryAcquire instead of failing with ErrHeld or waiting for a lease
+	// that never ends while the node lives; and a lock whose acquisition
+	// got no answer (ErrUnavailable) is deleted once etcd answers again,
+	// as one whose release got none always is (Lock.Release).
 	Reentrant bool
 	// Logger receives membership changes and background failures. Nil
 	// means slog.Default().
