@@ -227,7 +227,7 @@ func TestClusterCrash(t *testing.T) {
 	for _, b := range bad {
 		t.Error(b)
 	}
-	t.Logf("%d rounds in %v: acknowledged po=%d request=%d decision=%d oneway=%d; %d decisions on survivors; final etcd %s",
+	t.Logf("%d rounds in %v: acknowledged po=%d request=%d decision=%d oneway=%d, refused %d; %d decisions on survivors; final etcd %s",
 		rounds, time.Since(start).Round(time.Millisecond), led.acks.po.Load(), led.acks.request.Load(), led.acks.decision.Load(), led.acks.oneway.Load(),
-		decidedOnSurvivors, rep)
+		led.refused.Load(), decidedOnSurvivors, rep)
 }
