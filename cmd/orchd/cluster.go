@@ -23,7 +23,7 @@ type clusterConfig struct {
 }
 
 func clusterFlags(fs *flag.FlagSet, c *clusterConfig) {
-	fs.StringVar(&c.name, "cluster", "", "with --store etcd: join this cluster of orchd nodes sharing the store: each persistent instance runs on one node at a time (an etcd lock per instance), a node that leaves has its timers and outbox taken over by the others. Not yet: fencing a commit of a node paused past --cluster-ttl, forwarding in-memory conversations; see docs/cluster.md")
+	fs.StringVar(&c.name, "cluster", "", "with --store etcd: join this cluster of orchd nodes sharing the store: each persistent instance runs on one node at a time (an etcd lock per instance, whose fence every checkpoint carries, so a node paused past --cluster-ttl cannot commit over another's state), a node that leaves has its timers and outbox taken over by the others, and a node whose session expired rejoins by itself. Not yet: forwarding in-memory conversations; see docs/cluster.md")
 	fs.StringVar(&c.nodeID, "node-id", "", "with --cluster: this node's unique name (default: host name and listen port)")
 	fs.DurationVar(&c.ttl, "cluster-ttl", 5*time.Second, "with --cluster: a node silent this long is dead and its instance locks are released (whole seconds)")
 }
@@ -34,10 +34,16 @@ type clusterOwners struct {
 	log *slog.Logger
 }
 
-func (o clusterOwners) Acquire(ctx context.Context, id string) (func(), error) {
+// The lock is the fence of the run's checkpoints: the etcd store adds
+// its comparison (Lock.Fence) to their transaction.
+var _ etcdstore.Fence = (*cluster.Lock)(nil)
+
+// Acquire takes the instance's etcd lock and returns it as the fence of
+// the run's checkpoints.
+func (o clusterOwners) Acquire(ctx context.Context, id string) (func(), any, error) {
 	l, err := o.n.Acquire(ctx, id)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	return func() {
 		if err := l.Release(context.Background()); err != nil {
@@ -45,7 +51,7 @@ func (o clusterOwners) Acquire(ctx context.Context, id string) (func(), error) {
 			// (Reentrant) or its lease ends.
 			o.log.Warn("cluster: release instance lock", slog.String("instance", id), slog.Any("err", err))
 		}
-	}, nil
+	}, l, nil
 }
 
 // joinCluster joins cfg's cluster through the etcd store's client, with
@@ -65,7 +71,7 @@ func joinCluster(ctx context.Context, cfg *clusterConfig, st instanceStore, url,
 		id = host + "-" + listen
 	}
 	n, err := cluster.Join(ctx, es.Client(), cluster.Options{Cluster: cfg.name, ID: id, URL: url,
-		TTL: cfg.ttl, Reentrant: true, Logger: log})
+		TTL: cfg.ttl, Reentrant: true, Rejoin: true, Logger: log})
 	if err != nil {
 		return nil, err
 	}
@@ -75,30 +81,46 @@ func joinCluster(ctx context.Context, cfg *clusterConfig, st instanceStore, url,
 
 // adoptTimers takes over the timers of nodes that leave: at each
 // membership change where a node left, the engine schedules the stored
-// timers this node is now Responsible for. It returns when ctx ends or
-// the node's session is lost.
+// timers this node is now Responsible for. While the node's session is
+// lost it waits for the rejoin, and then adopts once: timers it failed
+// to fire meanwhile (it could not take their locks), and those written
+// by others that are now its own. It returns when ctx ends.
 func adoptTimers(ctx context.Context, n *cluster.Node, e *process.Engine, log *slog.Logger) {
-	before, changed := n.Members()
-	for {
+	adopt := func() {
+		k, err := e.AdoptTimers(n.Responsible)
+		if err != nil {
+			log.Warn("cluster: adopt timers", slog.Any("err", err))
+		} else if k > 0 {
+			log.Info("cluster: adopted timers", slog.Int("timers", k))
+		}
+	}
+	for rejoined := false; ; rejoined = true {
 		select {
 		case <-ctx.Done():
 			return
-		case <-n.Done():
-			log.Error("cluster: session lost; this node no longer takes over timers")
-			return
-		case <-changed:
+		case <-n.Joined():
 		}
-		var now []cluster.Member
-		now, changed = n.Members()
-		if left(before, now) {
-			k, err := e.AdoptTimers(n.Responsible)
-			if err != nil {
-				log.Warn("cluster: adopt timers", slog.Any("err", err))
-			} else if k > 0 {
-				log.Info("cluster: adopted timers", slog.Int("timers", k))
+		if rejoined {
+			adopt()
+		}
+		before, changed := n.Members()
+		done := n.Done()
+	session:
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-done:
+				break session
+			case <-changed:
 			}
+			var now []cluster.Member
+			now, changed = n.Members()
+			if left(before, now) {
+				adopt()
+			}
+			before = now
 		}
-		before = now
 	}
 }
 
@@ -115,9 +137,31 @@ func left(before, now []cluster.Member) bool {
 // leadOutbox campaigns for the outbox election; while this node leads,
 // it sends the stored outbox messages it is not sending already when it
 // becomes leader and whenever a member leaves, so a dead node's RELIABLE
-// sends go out. It returns when ctx ends or the session is lost.
+// sends go out. When the session is lost it campaigns again once the
+// node has rejoined. It returns when ctx ends.
 func leadOutbox(ctx context.Context, n *cluster.Node, e *process.Engine, log *slog.Logger) {
-	err := n.Lead(ctx, "outbox", func(lctx context.Context) {
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-n.Joined():
+		}
+		if err := leadOutboxOnce(ctx, n, e, log); err != nil {
+			// Session lost (campaign again once rejoined) or etcd
+			// unavailable (again after a pause).
+			log.Error("cluster: outbox election ended", slog.Any("err", err))
+			select {
+			case <-ctx.Done():
+				return
+			case <-time.After(time.Second):
+			}
+		}
+	}
+}
+
+// leadOutboxOnce is leadOutbox for one session.
+func leadOutboxOnce(ctx context.Context, n *cluster.Node, e *process.Engine, log *slog.Logger) error {
+	return n.Lead(ctx, "outbox", func(lctx context.Context) {
 		log.Info("cluster: this node leads the outbox")
 		before, changed := n.Members()
 		for adopt := true; ; {
@@ -138,7 +182,4 @@ func leadOutbox(ctx context.Context, n *cluster.Node, e *process.Engine, log *sl
 			adopt, before = left(before, now), now
 		}
 	})
-	if err != nil {
-		log.Error("cluster: outbox election ended", slog.Any("err", err))
-	}
 }

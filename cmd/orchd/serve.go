@@ -258,7 +258,8 @@ func runServer(ctx context.Context, cfg *serveConfig, log *slog.Logger) error {
 			return err
 		}
 		log.Info("recovered", slog.Int("waiting", rec.Waiting), slog.Int("timers", rec.Timers), slog.Int("resumed", rec.Resumed),
-			slog.Int("suspended", rec.Suspended), slog.Int("orphans", rec.Orphans), slog.Int("broken", rec.Broken))
+			slog.Int("suspended", rec.Suspended), slog.Int("orphans", rec.Orphans), slog.Int("broken", rec.Broken),
+			slog.Int("outbox", rec.Outbox), slog.Int("damaged_outbox", rec.DamagedOutbox))
 		deployer.dropUnused()
 	}
 	if node != nil {

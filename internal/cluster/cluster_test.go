@@ -31,6 +31,7 @@ func TestCluster(t *testing.T) {
 		{"TimersOnce", testTimersOnce},
 		{"Forwarder", testForwarder},
 		{"Reentrant", testReentrant},
+		{"Rejoin", testRejoin},
 	} {
 		t.Run(tc.name, func(t *testing.T) { tc.fn(t, ec) })
 	}
@@ -381,5 +382,62 @@ func testReentrant(t *testing.T, ec *etcdtest.Cluster) {
 		if err := l1.Release(ctx); err != nil {
 			t.Fatal(err)
 		}
+	}
+}
+
+// testRejoin: a node with Rejoin whose lease is gone on the server fails
+// its runs at once while it cannot register again (here its node key is
+// taken meanwhile), then rejoins by itself with a new lease: the others
+// see it again, it takes locks again with higher fencing tokens, and the
+// lock it held under the old lease no longer fences a commit.
+func testRejoin(t *testing.T, ec *etcdtest.Cluster) {
+	ctx := context.Background()
+	a := join(t, ec, "rj", "a", "http://a", cluster.Options{Rejoin: true, Reentrant: true})
+	b := join(t, ec, "rj", "b", "http://b", cluster.Options{})
+	waitFor(t, 5*time.Second, "b sees a", func() bool { _, ok := b.Member("a"); return ok })
+	l, err := a.TryAcquire(ctx, "I1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	old := a.Lease()
+	// a's node key passes to b's lease, then a's lease ends on the server
+	// (as when a was cut off for longer than its TTL): a cannot register
+	// again until the key is free.
+	if _, err := b.cli.Put(ctx, "/orchd/rj/nodes/a", "http://impostor", clientv3.WithLease(b.Lease())); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := b.cli.Revoke(ctx, old); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, 10*time.Second, "a's runs fail at once with ErrLost while it rejoins", func() bool {
+		_, err := a.TryAcquire(ctx, "I2")
+		return errors.Is(err, cluster.ErrLost) && strings.Contains(err.Error(), "rejoining")
+	})
+	select {
+	case <-a.Joined():
+		t.Fatal("Joined is closed while a has no session")
+	case <-a.Done():
+	}
+	if _, err := b.cli.Delete(ctx, "/orchd/rj/nodes/a"); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-a.Joined():
+	case <-time.After(10 * time.Second):
+		t.Fatal("a did not rejoin")
+	}
+	if lease := a.Lease(); lease == old || lease == clientv3.NoLease {
+		t.Fatalf("a rejoined with lease %x (old %x)", lease, old)
+	}
+	waitFor(t, 5*time.Second, "b sees a again", func() bool { m, ok := b.Member("a"); return ok && m.URL == "http://a" })
+	if resp, err := b.cli.Txn(ctx).If(l.Fence()).Commit(); err != nil || resp.Succeeded {
+		t.Fatalf("the lock of the old session still fences a commit: %v, %v", resp, err)
+	}
+	l2, err := a.TryAcquire(ctx, "I1")
+	if err != nil {
+		t.Fatalf("a after rejoining: %v", err)
+	}
+	if l2.Revision() <= l.Revision() {
+		t.Fatalf("fencing token %d after rejoining, %d before", l2.Revision(), l.Revision())
 	}
 }

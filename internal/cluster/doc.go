@@ -105,8 +105,11 @@ instance.
 A node cut off from etcd (no quorum, or a partition) gets ErrUnavailable
 from its calls after Options.OpTimeout; its session survives an outage
 shorter than its TTL. Past the TTL the client gives the lease up, Done is
-closed, every lock is gone and the node must Join again (with a new
-session; the old node key lingers until its lease expires on the server).
+closed and every lock is gone. With Options.Rejoin the node then joins
+again by itself (a new session and lease, its node key registered again;
+Acquire fails at once with ErrLost meanwhile); without, it must be
+closed and Join called again (the old node key lingers until its lease
+expires on the server).
 
 Lease expiry is measured by the etcd leader; a new leader extends every
 lease by its TTL, so a leader election delays takeovers by up to one TTL.

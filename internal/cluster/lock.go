@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"go.etcd.io/etcd/api/v3/v3rpc/rpctypes"
 	clientv3 "go.etcd.io/etcd/client/v3"
 )
 
@@ -56,24 +57,25 @@ const settleRetry = 500 * time.Millisecond
 // as this node lives. It tries until etcd answers or the session ends;
 // meanwhile acquisitions of the instance on this node wait (try), so a
 // lock taken back with Reentrant is never deleted under its run. Raft
-// applies the delete after any earlier proposal of the lost request.
+// applies the delete after any earlier proposal of the lost request. (If
+// the lease ended meanwhile, the key went with it and cmp fails.)
 func (n *Node) settle(key string, cmp clientv3.Cmp) {
-	n.smu.Lock()
+	n.settleMu.Lock()
 	if n.settling == nil {
 		n.settling = map[string]chan struct{}{}
 	}
 	if n.settling[key] != nil {
-		n.smu.Unlock()
+		n.settleMu.Unlock()
 		return
 	}
 	done := make(chan struct{})
 	n.settling[key] = done
-	n.smu.Unlock()
+	n.settleMu.Unlock()
 	go func() {
 		defer func() {
-			n.smu.Lock()
+			n.settleMu.Lock()
 			delete(n.settling, key)
-			n.smu.Unlock()
+			n.settleMu.Unlock()
 			close(done)
 		}()
 		for {
@@ -84,8 +86,8 @@ func (n *Node) settle(key string, cmp clientv3.Cmp) {
 				return
 			}
 			select {
-			case <-n.sess.Done():
-				return // the lease, and every key held with it, is gone
+			case <-n.closing.Done():
+				return // Close revokes the lease, and every key held with it
 			case <-time.After(settleRetry):
 			}
 		}
@@ -94,9 +96,9 @@ func (n *Node) settle(key string, cmp clientv3.Cmp) {
 
 // settled waits until no settle of key is in progress, or ctx ends.
 func (n *Node) settled(ctx context.Context, key string) error {
-	n.smu.Lock()
+	n.settleMu.Lock()
 	done := n.settling[key]
-	n.smu.Unlock()
+	n.settleMu.Unlock()
 	if done == nil {
 		return nil
 	}
@@ -127,10 +129,9 @@ func (n *Node) try(ctx context.Context, id string) (*Lock, int64, error) {
 	if id == "" || strings.Contains(id, "\x00") {
 		return nil, 0, fmt.Errorf("cluster: acquire: bad instance ID %q", id)
 	}
-	select {
-	case <-n.sess.Done():
-		return nil, 0, fmt.Errorf("cluster: acquire %s: %w", id, ErrLost)
-	default:
+	lease, err := n.lease("cluster: acquire " + id)
+	if err != nil {
+		return nil, 0, err
 	}
 	key := n.lockKey(id)
 	if err := n.settled(ctx, key); err != nil {
@@ -138,15 +139,19 @@ func (n *Node) try(ctx context.Context, id string) (*Lock, int64, error) {
 	}
 	resp, err := n.cli.Txn(ctx).
 		If(clientv3.Compare(clientv3.CreateRevision(key), "=", 0)).
-		Then(clientv3.OpPut(key, n.opts.ID, clientv3.WithLease(n.sess.Lease()))).
+		Then(clientv3.OpPut(key, n.opts.ID, clientv3.WithLease(lease))).
 		Else(clientv3.OpGet(key)).
 		Commit()
+	if errors.Is(err, rpctypes.ErrLeaseNotFound) {
+		// The lease ended on the server before this node noticed.
+		return nil, 0, fmt.Errorf("cluster: acquire %s: %w", id, ErrLost)
+	}
 	if err = unavailable("cluster: acquire "+id, err); err != nil {
 		if errors.Is(err, ErrUnavailable) && n.opts.Reentrant {
 			// The lock may have been created; no run of this node has
 			// it. (Without Reentrant a lock of another run of this node
 			// could not be told from it: it stays until the lease ends.)
-			n.settle(key, clientv3.Compare(clientv3.LeaseValue(key), "=", n.sess.Lease()))
+			n.settle(key, clientv3.Compare(clientv3.LeaseValue(key), "=", lease))
 		}
 		return nil, 0, err
 	}
@@ -156,7 +161,7 @@ func (n *Node) try(ctx context.Context, id string) (*Lock, int64, error) {
 	owner := "?"
 	if kvs := resp.Responses[0].GetResponseRange().Kvs; len(kvs) > 0 {
 		kv := kvs[0]
-		if n.opts.Reentrant && clientv3.LeaseID(kv.Lease) == n.sess.Lease() {
+		if n.opts.Reentrant && clientv3.LeaseID(kv.Lease) == lease {
 			return &Lock{n: n, key: key, rev: kv.CreateRevision}, 0, nil
 		}
 		owner = string(kv.Value)
@@ -177,11 +182,12 @@ func (n *Node) Acquire(ctx context.Context, id string) (*Lock, error) {
 			return l, err
 		}
 		// Held: wait for the key's deletion after the revision we saw.
+		done := n.Done()
 		wctx, wcancel := context.WithCancel(clientv3.WithRequireLeader(ctx))
 		wch := n.cli.Watch(wctx, n.lockKey(id), clientv3.WithRev(rev+1), clientv3.WithFilterPut())
 		select {
 		case <-wch:
-		case <-n.sess.Done():
+		case <-done:
 		case <-ctx.Done():
 		}
 		wcancel()

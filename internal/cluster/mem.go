@@ -27,7 +27,11 @@ func (n *Node) memKey(route string) string { return n.pfx + "mem/" + route }
 func (n *Node) RegisterRoute(ctx context.Context, route string) error {
 	ctx, cancel := n.opCtx(ctx)
 	defer cancel()
-	_, err := n.cli.Put(ctx, n.memKey(route), n.opts.ID, clientv3.WithLease(n.sess.Lease()))
+	lease, err := n.lease("cluster: register route")
+	if err != nil {
+		return err
+	}
+	_, err = n.cli.Put(ctx, n.memKey(route), n.opts.ID, clientv3.WithLease(lease))
 	return unavailable("cluster: register route", err)
 }
 

@@ -44,6 +44,16 @@ type Options struct {
 	// got no answer (ErrUnavailable) is deleted once etcd answers again,
 	// as one whose release got none always is (Lock.Release).
 	Reentrant bool
+	// Rejoin makes the node join again by itself when its session is
+	// lost (the lease expired: the node was cut off from etcd, or
+	// paused, for longer than TTL): it revokes the old lease, creates a
+	// new session and registers its node key again, retrying until it
+	// succeeds or Close. Meanwhile Acquire and TryAcquire fail at once
+	// with ErrLost ("rejoining"), Done is closed, and Joined returns a
+	// channel that closes once the node is back. What the old session
+	// held (locks, routes, leadership) is lost for good: the fences of
+	// its locks fail. Without Rejoin a lost node stays lost until Close.
+	Rejoin bool
 	// Logger receives membership changes and background failures. Nil
 	// means slog.Default().
 	Logger *slog.Logger
@@ -70,16 +80,22 @@ type Member struct {
 // Its methods are safe for concurrent use.
 type Node struct {
 	cli  *clientv3.Client
-	sess *concurrency.Session
 	opts Options
 	pfx  string
 	log  *slog.Logger
 
 	stop    context.CancelFunc
 	watched chan struct{} // closed when the membership watch has ended
+	kept    chan struct{} // closed when the rejoin loop has ended (Options.Rejoin)
+	gone    chan struct{} // closed: Done while the node has no session
 
-	smu      sync.Mutex
+	smu    sync.Mutex
+	sess   *concurrency.Session // nil while rejoining
+	joined chan struct{}        // closed while sess is live; an open one while rejoining
+
+	settleMu sync.Mutex
 	settling map[string]chan struct{} // lock key -> closed when its settle ends
+	closing  context.Context          // ends when Close is called
 
 	mu      sync.Mutex
 	members []Member      // live nodes, sorted by ID
@@ -111,30 +127,20 @@ func Join(ctx context.Context, cli *clientv3.Client, opts Options) (*Node, error
 	n := &Node{
 		cli: cli, opts: opts, pfx: Prefix(opts.Cluster),
 		log: opts.Logger.With("node", opts.ID), changed: make(chan struct{}),
-		watched: make(chan struct{}),
+		watched: make(chan struct{}), kept: make(chan struct{}), gone: make(chan struct{}),
+		joined: make(chan struct{}),
 	}
-	gctx, cancel := n.opCtx(ctx)
-	defer cancel()
-	sess, err := concurrency.NewSession(cli, concurrency.WithTTL(int(opts.TTL/time.Second)), concurrency.WithContext(context.WithoutCancel(ctx)))
+	close(n.gone)
+	close(n.joined)
+	sess, err := n.register(ctx)
 	if err != nil {
-		return nil, unavailable("cluster: join: session", err)
+		return nil, err
 	}
 	n.sess = sess
-	key := n.pfx + "nodes/" + opts.ID
-	resp, err := cli.Txn(gctx).
-		If(clientv3.Compare(clientv3.CreateRevision(key), "=", 0)).
-		Then(clientv3.OpPut(key, opts.URL, clientv3.WithLease(sess.Lease()))).
-		Commit()
-	if err != nil {
-		sess.Close()
-		return nil, unavailable("cluster: join: register", err)
-	}
-	if !resp.Succeeded {
-		sess.Close()
-		return nil, fmt.Errorf("cluster: join: node ID %q is already live", opts.ID)
-	}
 	wctx, stop := context.WithCancel(context.Background())
-	n.stop = stop
+	n.stop, n.closing = stop, wctx
+	gctx, cancel := n.opCtx(ctx)
+	defer cancel()
 	rev, err := n.loadMembers(gctx)
 	if err != nil {
 		stop()
@@ -142,25 +148,181 @@ func Join(ctx context.Context, cli *clientv3.Client, opts Options) (*Node, error
 		return nil, err
 	}
 	go n.watchMembers(wctx, rev)
+	if opts.Rejoin {
+		go n.keepJoined(wctx, sess)
+	} else {
+		close(n.kept)
+	}
 	return n, nil
+}
+
+// errAlive is register's failure when the node key is held by a live
+// session.
+var errAlive = errors.New("already live")
+
+// register creates a session and, with its lease, the node key, only if
+// no live node holds it.
+func (n *Node) register(ctx context.Context) (*concurrency.Session, error) {
+	gctx, cancel := n.opCtx(ctx)
+	defer cancel()
+	// The lease is granted here, bounded; the session keeps it alive
+	// until Close, whatever ctx does.
+	ttl := int(n.opts.TTL / time.Second)
+	g, err := n.cli.Grant(gctx, int64(ttl))
+	if err != nil {
+		return nil, unavailable("cluster: join: lease", err)
+	}
+	sess, err := concurrency.NewSession(n.cli, concurrency.WithLease(g.ID), concurrency.WithTTL(ttl), concurrency.WithContext(context.WithoutCancel(ctx)))
+	if err != nil {
+		_, _ = n.cli.Revoke(gctx, g.ID)
+		return nil, unavailable("cluster: join: session", err)
+	}
+	key := n.pfx + "nodes/" + n.opts.ID
+	resp, err := n.cli.Txn(gctx).
+		If(clientv3.Compare(clientv3.CreateRevision(key), "=", 0)).
+		Then(clientv3.OpPut(key, n.opts.URL, clientv3.WithLease(sess.Lease()))).
+		Commit()
+	if err != nil {
+		sess.Close()
+		return nil, unavailable("cluster: join: register", err)
+	}
+	if !resp.Succeeded {
+		sess.Close()
+		return nil, fmt.Errorf("cluster: join: node ID %q is %w", n.opts.ID, errAlive)
+	}
+	return sess, nil
+}
+
+// keepJoined is the rejoin loop of Options.Rejoin: when the session sess
+// ends other than by Close, it drops it and registers again until it
+// succeeds.
+func (n *Node) keepJoined(ctx context.Context, sess *concurrency.Session) {
+	defer close(n.kept)
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-sess.Done():
+		}
+		if ctx.Err() != nil {
+			return
+		}
+		n.log.Error("cluster session lost; rejoining", "lease", int64(sess.Lease()))
+		n.smu.Lock()
+		n.dropLocked(sess)
+		n.smu.Unlock()
+		// Revoke the old lease (bounded by the TTL): whatever it still
+		// holds on the server goes now rather than at its expiry; this
+		// node has given it up either way.
+		_ = sess.Close()
+		for delay := 100 * time.Millisecond; ; delay = min(2*delay, n.opts.TTL) {
+			s, err := n.register(ctx)
+			if err == nil {
+				n.smu.Lock()
+				n.sess, sess = s, s
+				close(n.joined)
+				n.smu.Unlock()
+				n.log.Info("cluster rejoined", "lease", int64(s.Lease()))
+				break
+			}
+			if ctx.Err() != nil {
+				return
+			}
+			// errAlive: the old node key lingers until its lease
+			// expires on the server.
+			n.log.Warn("cluster rejoin failed; retrying", "err", err, "in", delay)
+			select {
+			case <-ctx.Done():
+				return
+			case <-time.After(delay):
+			}
+		}
+	}
+}
+
+// session is the node's session, nil while it rejoins. With
+// Options.Rejoin a session seen ended is dropped at once (whoever sees it
+// first, the rejoin loop or a caller), so that session, Done and Joined
+// agree.
+func (n *Node) session() *concurrency.Session {
+	n.smu.Lock()
+	defer n.smu.Unlock()
+	if n.opts.Rejoin && n.sess != nil {
+		select {
+		case <-n.sess.Done():
+			n.dropLocked(n.sess)
+		default:
+		}
+	}
+	return n.sess
+}
+
+// dropLocked puts the node in the rejoining state if sess is still its
+// session. The caller holds smu.
+func (n *Node) dropLocked(sess *concurrency.Session) {
+	if n.sess == sess {
+		n.sess, n.joined = nil, make(chan struct{})
+	}
+}
+
+// lease is the lease of the node's session, or ErrLost while it has none.
+func (n *Node) lease(op string) (clientv3.LeaseID, error) {
+	sess := n.session()
+	if sess == nil {
+		return clientv3.NoLease, fmt.Errorf("%s: %w; rejoining", op, ErrLost)
+	}
+	select {
+	case <-sess.Done():
+		return clientv3.NoLease, fmt.Errorf("%s: %w", op, ErrLost)
+	default:
+	}
+	return sess.Lease(), nil
 }
 
 // ID is the node's ID.
 func (n *Node) ID() string { return n.opts.ID }
 
-// Lease is the etcd lease every key of this node is held with.
-func (n *Node) Lease() clientv3.LeaseID { return n.sess.Lease() }
+// Lease is the etcd lease every key of this node is held with, or
+// clientv3.NoLease while the node rejoins (Options.Rejoin).
+func (n *Node) Lease() clientv3.LeaseID {
+	if sess := n.session(); sess != nil {
+		return sess.Lease()
+	}
+	return clientv3.NoLease
+}
 
-// Done is closed when the node's session ends: Close was called, or the
-// lease expired (the node was cut off from etcd for longer than its TTL).
-// After that its locks are no longer its own.
-func (n *Node) Done() <-chan struct{} { return n.sess.Done() }
+// Done is closed when the node's current session ends: Close was called,
+// or the lease expired (the node was cut off from etcd for longer than
+// its TTL). After that the locks it took are no longer its own. With
+// Options.Rejoin, Done called after the node rejoined is the new
+// session's, and while it rejoins a closed channel.
+func (n *Node) Done() <-chan struct{} {
+	if sess := n.session(); sess != nil {
+		return sess.Done()
+	}
+	return n.gone
+}
+
+// Joined returns a channel that is closed while the node has a session:
+// at once, except while it rejoins (Options.Rejoin), when it closes once
+// the node has joined again.
+func (n *Node) Joined() <-chan struct{} {
+	n.session() // drops an ended session
+	n.smu.Lock()
+	defer n.smu.Unlock()
+	return n.joined
+}
 
 // Close revokes the lease, which releases every lock, route and
-// leadership of this node at once, and stops the membership watch.
+// leadership of this node at once, and stops the membership watch and
+// the rejoin loop.
 func (n *Node) Close() error {
 	n.stop()
-	err := n.sess.Close()
+	<-n.kept
+	var err error
+	if sess := n.session(); sess != nil {
+		err = sess.Close()
+	}
 	<-n.watched
 	if err != nil {
 		return unavailable("cluster: close", err)

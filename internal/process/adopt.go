@@ -93,6 +93,9 @@ func (e *Engine) AdoptOutbox() (int, error) {
 	}
 	n := 0
 	for _, m := range pending {
+		if e.damagedOutbox(m) {
+			continue
+		}
 		if e.sendOutbox(m) {
 			n++
 		}

@@ -771,7 +771,7 @@ func (e *Engine) actStored(ctx context.Context, id string, a mgmt.Action) error 
 		return err
 	}
 	defer m.Unlock()
-	release, err := e.own(ctx, id)
+	release, fence, err := e.own(ctx, id)
 	if err != nil {
 		return err
 	}
@@ -781,7 +781,7 @@ func (e *Engine) actStored(ctx context.Context, id string, a mgmt.Action) error 
 		return mgmt.ErrNotFound
 	}
 	if err != nil && isCorrupt(err) && a == mgmt.Delete {
-		return e.deleteBroken(id)
+		return e.deleteBroken(id, fence)
 	}
 	if err != nil {
 		return err
@@ -790,16 +790,16 @@ func (e *Engine) actStored(ctx context.Context, id string, a mgmt.Action) error 
 	live := rec.State == persist.Waiting || rec.State == persist.Running || rec.State == persist.Suspended
 	if a == mgmt.Delete {
 		if live && p != nil {
-			in, err := e.load(e.baseCtx, p, id)
+			in, err := e.load(e.baseCtx, p, id, fence)
 			if errors.Is(err, ErrBroken) {
-				return e.deleteBroken(id)
+				return e.deleteBroken(id, fence)
 			}
 			if err != nil {
 				return err
 			}
 			e.terminate(in)
 		}
-		if err := e.store.Commit(&persist.Checkpoint{Instance: persist.Instance{ID: id}, Delete: true}); err != nil {
+		if err := e.store.Commit(&persist.Checkpoint{Instance: persist.Instance{ID: id}, Delete: true, Fence: fence}); err != nil {
 			return err
 		}
 		return nil
@@ -815,7 +815,7 @@ func (e *Engine) actStored(ctx context.Context, id string, a mgmt.Action) error 
 			return fmt.Errorf("the instance is %s, not waiting: %w", rec.State, mgmt.ErrConflict)
 		}
 		// The record alone changes: routes and timer stay (see above).
-		cp := &persist.Checkpoint{Instance: *rec}
+		cp := &persist.Checkpoint{Instance: *rec, Fence: fence}
 		cp.Instance.State, cp.Instance.Fault, cp.Instance.Updated = persist.Suspended, opSuspendReason, e.now()
 		if err := e.store.Commit(cp); err != nil {
 			return err
@@ -824,7 +824,7 @@ func (e *Engine) actStored(ctx context.Context, id string, a mgmt.Action) error 
 		e.emitControl(p, id, events.InstanceSuspended, opSuspendReason)
 		return nil
 	}
-	in, err := e.load(e.baseCtx, p, id)
+	in, err := e.load(e.baseCtx, p, id, fence)
 	if err != nil {
 		return err
 	}

@@ -29,6 +29,9 @@ type Recovered struct {
 	Orphans int
 	// Outbox messages not yet acknowledged are sent again.
 	Outbox int
+	// DamagedOutbox records cannot be decoded: each is logged and kept
+	// (not sent, not deleted) for an operator; the others are sent.
+	DamagedOutbox int
 	// Broken instances have a stored record or control state that cannot
 	// be decoded: each is logged once and left alone (listed as broken,
 	// messages routed to it get a Server fault, an operator can delete
@@ -105,6 +108,10 @@ func (e *Engine) Recover(ctx context.Context) (Recovered, error) {
 		return r, fmt.Errorf("recover: list outbox: %w", err)
 	}
 	for _, m := range pending {
+		if e.damagedOutbox(m) {
+			r.DamagedOutbox++
+			continue
+		}
 		e.sendOutbox(m)
 		r.Outbox++
 	}
@@ -119,13 +126,13 @@ func (e *Engine) Recover(ctx context.Context) (Recovered, error) {
 func (e *Engine) resumeInterrupted(p *Process, id string) {
 	m := e.stripes.lock(id)
 	defer m.Unlock()
-	release, err := e.own(e.baseCtx, id)
+	release, fence, err := e.own(e.baseCtx, id)
 	if err != nil {
 		e.log.Error("recovery: cannot take instance", slog.String(logInstance, id), slog.Any("err", err))
 		return
 	}
 	defer release()
-	in, err := e.load(e.baseCtx, p, id)
+	in, err := e.load(e.baseCtx, p, id, fence)
 	if errors.Is(err, persist.ErrNotFound) || errors.Is(err, ErrBroken) {
 		return // an operator deleted it meanwhile, or it is broken (logged once when found)
 	}
@@ -255,11 +262,10 @@ func decodeCorrelations(m map[string]string) map[string]string {
 // variableText renders a stored slot as the variable's XML: the slot's
 // content, without the slot element itself.
 func variableText(data []byte) string {
-	doc := etree.NewDocument()
-	if err := doc.ReadFromBytes(data); err != nil || doc.Root() == nil {
+	root, err := parseStored(data)
+	if err != nil {
 		return string(data)
 	}
-	root := doc.Root()
 	if len(root.ChildElements()) == 0 {
 		return root.Text()
 	}

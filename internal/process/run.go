@@ -178,11 +178,12 @@ func (e *Engine) create(ctx context.Context, p *Process, ex *exchange.Exchange) 
 	}
 	m := e.stripes.lock(in.id)
 	defer m.Unlock()
-	release, err := e.own(ctx, in.id)
+	release, fence, err := e.own(ctx, in.id)
 	if err != nil {
 		return err
 	}
 	defer release()
+	in.fence = fence
 	return e.drive(in, ex)
 }
 
@@ -222,7 +223,7 @@ func (e *Engine) resume(ctx context.Context, p *Process, key string, ex *exchang
 	}
 	m := e.stripes.lock(id)
 	defer m.Unlock()
-	release, err := e.own(ctx, id)
+	release, fence, err := e.own(ctx, id)
 	if err != nil {
 		return true, err
 	}
@@ -230,7 +231,7 @@ func (e *Engine) resume(ctx context.Context, p *Process, key string, ex *exchang
 	if again, ok, err := e.store.Route(key); err != nil || !ok || again != id {
 		return false, err
 	}
-	in, err := e.load(ctx, p, id)
+	in, err := e.load(ctx, p, id, fence)
 	if err != nil {
 		return true, err
 	}
@@ -680,7 +681,7 @@ func (e *Engine) fire(p *Process, id string, due int64) {
 	}
 	m := e.stripes.lock(id)
 	defer m.Unlock()
-	release, err := e.own(ctx, id)
+	release, fence, err := e.own(ctx, id)
 	if err != nil {
 		// (The cluster's etcd is unavailable: try again, as when the
 		// run could not be stored.)
@@ -689,7 +690,7 @@ func (e *Engine) fire(p *Process, id string, due int64) {
 		return
 	}
 	defer release()
-	in, err := e.load(ctx, p, id)
+	in, err := e.load(ctx, p, id, fence)
 	if errors.Is(err, ErrBroken) || errors.Is(err, persist.ErrNotFound) {
 		return // logged once when found, or deleted meanwhile
 	}
