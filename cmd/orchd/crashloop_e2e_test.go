@@ -146,6 +146,9 @@ type loadLedger struct {
 	cleanup bool
 	// acks counts acknowledged exchanges of each kind.
 	acks struct{ po, request, decision, oneway atomic.Int64 }
+	// refused counts requests orchd answered without acknowledging them
+	// (a fault, an unexpected status).
+	refused atomic.Int64
 }
 
 type approvalCase struct {
@@ -164,25 +167,8 @@ func newLedger() *loadLedger {
 // (requests with short and long timers, decisions for earlier ones) and
 // RELIABLE one-way sends, each with a unique id under prefix.
 func mixedLoad(base, prefix string, led *loadLedger, stop <-chan struct{}, seed uint64) {
-	client := &http.Client{Timeout: 30 * time.Second, Transport: &http.Transport{MaxIdleConnsPerHost: 8}}
-	defer client.CloseIdleConnections()
-	send := func(path, action string, body []byte) (string, bool) {
-		req, _ := http.NewRequest(http.MethodPost, base+path, bytes.NewReader(body))
-		req.Header.Set("Content-Type", textXML)
-		if action != "" {
-			req.Header.Set("SOAPAction", action)
-		}
-		resp, err := client.Do(req)
-		if err != nil {
-			return "", false
-		}
-		b, err := io.ReadAll(resp.Body)
-		resp.Body.Close()
-		if err != nil {
-			return "", false
-		}
-		return string(b), resp.StatusCode == http.StatusOK
-	}
+	send, closeIdle := newSender(base)
+	defer closeIdle()
 	stopped := func() bool {
 		select {
 		case <-stop:
@@ -209,18 +195,7 @@ func mixedLoad(base, prefix string, led *loadLedger, stop <-chan struct{}, seed 
 	for w := 0; w < 2; w++ {
 		w := w
 		worker(func(i int, _ *rand.Rand) bool {
-			id := fmt.Sprintf("%s-PO%d-%d", prefix, w, i)
-			led.mu.Lock()
-			led.pos[id] = false
-			led.mu.Unlock()
-			body, ok := send(persistentPOPath, "", bytes.Replace(po, []byte("PO-000123"), []byte(id), 1))
-			if ok && strings.Contains(body, "ACCEPTED") {
-				led.mu.Lock()
-				led.pos[id] = true
-				led.mu.Unlock()
-				led.acks.po.Add(1)
-			}
-			return body != ""
+			return led.order(send, po, fmt.Sprintf("%s-PO%d-%d", prefix, w, i))
 		})
 	}
 	for w := 0; w < 2; w++ {
@@ -229,67 +204,145 @@ func mixedLoad(base, prefix string, led *loadLedger, stop <-chan struct{}, seed 
 			// Every other step decides an earlier acknowledged approval
 			// with a long timer, if there is one.
 			if i%2 == 1 {
-				led.mu.Lock()
-				var id string
-				var c *approvalCase
-				if len(led.undecided) > 0 {
-					id, led.undecided = led.undecided[0], led.undecided[1:]
-					c = led.approvals[id]
-				}
-				if c != nil {
-					c.decided = map[bool]string{true: "APPROVED", false: "REJECTED"}[rnd.IntN(2) == 0]
-				}
-				led.mu.Unlock()
-				if c != nil {
-					body, ok := send(approvalPath, "", approvalBody("decide", id, "<appr:approved>"+strconv.FormatBool(c.decided == "APPROVED")+"</appr:approved><appr:approver>bob</appr:approver>"))
-					if ok && strings.Contains(body, "<appr:status>"+c.decided+"</appr:status>") {
-						led.mu.Lock()
-						c.decAcked = true
-						led.mu.Unlock()
-						led.acks.decision.Add(1)
-					}
-					return body != ""
+				if id, c := led.takeUndecided(nil, rnd.IntN(2) == 0); c != nil {
+					return led.decide(send, id, c)
 				}
 			}
-			id := fmt.Sprintf("%s-AP%d-%d", prefix, w, i)
-			c := &approvalCase{short: rnd.IntN(3) == 0}
+			short := rnd.IntN(3) == 0
 			timeout := "PT1H"
-			if c.short {
+			if short {
 				timeout = "PT0.5S"
 			}
-			led.mu.Lock()
-			led.approvals[id] = c
-			led.mu.Unlock()
-			body, ok := send(approvalPath, `"urn:example:approval#requestApproval"`, approvalBody("requestApproval", id,
-				"<appr:amount>10</appr:amount><appr:requester>ann</appr:requester><appr:timeout>"+timeout+"</appr:timeout>"))
-			if ok && strings.Contains(body, "<appr:status>PENDING</appr:status>") {
-				led.mu.Lock()
-				c.acked = true
-				if !c.short {
-					led.undecided = append(led.undecided, id)
-				}
-				led.mu.Unlock()
-				led.acks.request.Add(1)
-			}
-			return body != ""
+			_, answered := led.request(send, fmt.Sprintf("%s-AP%d-%d", prefix, w, i), timeout, short, true)
+			return answered
 		})
 	}
 	worker(func(i int, _ *rand.Rand) bool {
-		id := fmt.Sprintf("%s-OW-%d", prefix, i)
-		led.mu.Lock()
-		led.oneway[id] = false
-		led.mu.Unlock()
-		body, ok := send(reliablePath, "", []byte(`<soapenv:Envelope xmlns:soapenv="http://schemas.xmlsoap.org/soap/envelope/"><soapenv:Body>`+
-			`<tns:req xmlns:tns="urn:test"><tns:id>`+id+`</tns:id></tns:req></soapenv:Body></soapenv:Envelope>`))
-		if ok && strings.Contains(body, "sent<") {
-			led.mu.Lock()
-			led.oneway[id] = true
-			led.mu.Unlock()
-			led.acks.oneway.Add(1)
-		}
-		return body != ""
+		return led.notify(send, fmt.Sprintf("%s-OW-%d", prefix, i))
 	})
 	wg.Wait()
+}
+
+// sendFunc posts body to path (with SOAPAction action, if any) and returns
+// the answer and whether it was a 200; "" when orchd did not answer.
+type sendFunc func(path, action string, body []byte) (string, bool)
+
+// newSender returns a sendFunc posting to the orchd at base, and a
+// function that closes its idle connections.
+func newSender(base string) (sendFunc, func()) {
+	client := &http.Client{Timeout: 30 * time.Second, Transport: &http.Transport{MaxIdleConnsPerHost: 8}}
+	return func(path, action string, body []byte) (string, bool) {
+		req, _ := http.NewRequest(http.MethodPost, base+path, bytes.NewReader(body))
+		req.Header.Set("Content-Type", textXML)
+		if action != "" {
+			req.Header.Set("SOAPAction", action)
+		}
+		resp, err := client.Do(req)
+		if err != nil {
+			return "", false
+		}
+		b, err := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if err != nil {
+			return "", false
+		}
+		return string(b), resp.StatusCode == http.StatusOK
+	}, client.CloseIdleConnections
+}
+
+// takeUndecided removes the oldest acknowledged, undecided approval with a
+// long timer whose id match accepts (nil: any) from the undecided list
+// and records its decision (approve or reject); nil if there is none.
+func (l *loadLedger) takeUndecided(match func(id string) bool, approve bool) (string, *approvalCase) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for i, id := range l.undecided {
+		if match == nil || match(id) {
+			l.undecided = append(l.undecided[:i:i], l.undecided[i+1:]...)
+			c := l.approvals[id]
+			c.decided = map[bool]string{true: "APPROVED", false: "REJECTED"}[approve]
+			return id, c
+		}
+	}
+	return "", nil
+}
+
+// order sends the PO request po with poId id and records it; it returns
+// whether orchd answered.
+func (l *loadLedger) order(send sendFunc, po []byte, id string) bool {
+	l.mu.Lock()
+	l.pos[id] = false
+	l.mu.Unlock()
+	body, ok := send(persistentPOPath, "", bytes.Replace(po, []byte("PO-000123"), []byte(id), 1))
+	if ok && strings.Contains(body, "ACCEPTED") {
+		l.mu.Lock()
+		l.pos[id] = true
+		l.mu.Unlock()
+		l.acks.po.Add(1)
+	} else if body != "" {
+		l.refused.Add(1)
+	}
+	return body != ""
+}
+
+// notify sends a RELIABLE one-way request with id and records it; it
+// returns whether orchd answered.
+func (l *loadLedger) notify(send sendFunc, id string) bool {
+	l.mu.Lock()
+	l.oneway[id] = false
+	l.mu.Unlock()
+	body, ok := send(reliablePath, "", []byte(`<soapenv:Envelope xmlns:soapenv="http://schemas.xmlsoap.org/soap/envelope/"><soapenv:Body>`+
+		`<tns:req xmlns:tns="urn:test"><tns:id>`+id+`</tns:id></tns:req></soapenv:Body></soapenv:Envelope>`))
+	if ok && strings.Contains(body, "sent<") {
+		l.mu.Lock()
+		l.oneway[id] = true
+		l.mu.Unlock()
+		l.acks.oneway.Add(1)
+	} else if body != "" {
+		l.refused.Add(1)
+	}
+	return body != ""
+}
+
+// request sends requestApproval for id with timeout and records it
+// (short: its timeout expires within a round, it is never decided). An
+// acknowledged long one is queued for a decision unless queue is false.
+// It returns whether it was acknowledged, and whether orchd answered.
+func (l *loadLedger) request(send sendFunc, id, timeout string, short, queue bool) (acked, answered bool) {
+	c := &approvalCase{short: short}
+	l.mu.Lock()
+	l.approvals[id] = c
+	l.mu.Unlock()
+	body, ok := send(approvalPath, `"urn:example:approval#requestApproval"`, approvalBody("requestApproval", id,
+		"<appr:amount>10</appr:amount><appr:requester>ann</appr:requester><appr:timeout>"+timeout+"</appr:timeout>"))
+	if ok && strings.Contains(body, "<appr:status>PENDING</appr:status>") {
+		l.mu.Lock()
+		c.acked = true
+		if !short && queue {
+			l.undecided = append(l.undecided, id)
+		}
+		l.mu.Unlock()
+		l.acks.request.Add(1)
+		return true, true
+	} else if body != "" {
+		l.refused.Add(1)
+	}
+	return false, body != ""
+}
+
+// decide sends the decision recorded in c for approval id and records
+// whether it was acknowledged; false when orchd did not answer.
+func (l *loadLedger) decide(send sendFunc, id string, c *approvalCase) bool {
+	body, ok := send(approvalPath, "", approvalBody("decide", id, "<appr:approved>"+strconv.FormatBool(c.decided == "APPROVED")+"</appr:approved><appr:approver>bob</appr:approver>"))
+	if ok && strings.Contains(body, "<appr:status>"+c.decided+"</appr:status>") {
+		l.mu.Lock()
+		c.decAcked = true
+		l.mu.Unlock()
+		l.acks.decision.Add(1)
+	} else if body != "" {
+		l.refused.Add(1)
+	}
+	return body != ""
 }
 
 // readPO is the workload's PO request (its poId is PO-000123).
@@ -357,15 +410,27 @@ func readDataFile(data string) (*storeView, persist.VerifyReport, error) {
 	if err != nil {
 		return nil, rep, err
 	}
+	v, err := readInstances(st)
+	return v, rep, err
+}
+
+// instanceReader is what readInstances needs of a store (bbolt or etcd).
+type instanceReader interface {
+	Instances(fn func(*persist.Instance) bool) error
+	Instance(id string) (*persist.Instance, map[int][]byte, error)
+}
+
+// readInstances reads every stored instance with its variables.
+func readInstances(st instanceReader) (*storeView, error) {
 	var recs []*persist.Instance
 	if err := st.Instances(func(in *persist.Instance) bool { recs = append(recs, in); return true }); err != nil {
-		return nil, rep, err
+		return nil, err
 	}
 	v := newStoreView()
 	for _, rec := range recs {
 		_, vars, err := st.Instance(rec.ID)
 		if err != nil {
-			return nil, rep, err
+			return nil, err
 		}
 		var all []byte
 		for _, b := range vars {
@@ -373,7 +438,7 @@ func readDataFile(data string) (*storeView, persist.VerifyReport, error) {
 		}
 		v.add(rec.Process[strings.IndexByte(rec.Process, '}')+1:], rec.State.String(), all)
 	}
-	return v, rep, nil
+	return v, nil
 }
 
 // listInstancesView reads the same from a running orchd's listing.

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	"go.etcd.io/etcd/api/v3/v3rpc/rpctypes"
 	clientv3 "go.etcd.io/etcd/client/v3"
@@ -37,7 +38,76 @@ func (l *Lock) Release(ctx context.Context) error {
 	ctx, cancel := l.n.opCtx(ctx)
 	defer cancel()
 	_, err := l.n.cli.Txn(ctx).If(l.Fence()).Then(clientv3.OpDelete(l.key)).Commit()
-	return unavailable("cluster: release "+l.key, err)
+	if err = unavailable("cluster: release "+l.key, err); errors.Is(err, ErrUnavailable) {
+		// Not released, or released: either way it must go, and not
+		// only when the lease ends (never, while this node lives).
+		l.n.settle(l.key, l.Fence())
+	}
+	return err
+}
+
+// settleRetry is how long settle waits between two tries.
+const settleRetry = 500 * time.Millisecond
+
+// settle deletes, in the background, the lock key of an acquisition or
+// release whose outcome this node does not know (etcd did not answer in
+// time: a Txn proposed without quorum may still be applied when quorum
+// returns), if cmp holds: a lock left held by this node that no run of it
+// knows about would keep every other node from the instance for as long
+// as this node lives. It tries until etcd answers or the session ends;
+// meanwhile acquisitions of the instance on this node wait (try), so a
+// lock taken back with Reentrant is never deleted under its run. Raft
+// applies the delete after any earlier proposal of the lost request. (If
+// the lease ended meanwhile, the key went with it and cmp fails.)
+func (n *Node) settle(key string, cmp clientv3.Cmp) {
+	n.settleMu.Lock()
+	if n.settling == nil {
+		n.settling = map[string]chan struct{}{}
+	}
+	if n.settling[key] != nil {
+		n.settleMu.Unlock()
+		return
+	}
+	done := make(chan struct{})
+	n.settling[key] = done
+	n.settleMu.Unlock()
+	go func() {
+		defer func() {
+			n.settleMu.Lock()
+			delete(n.settling, key)
+			n.settleMu.Unlock()
+			close(done)
+		}()
+		for {
+			ctx, cancel := context.WithTimeout(context.Background(), n.opts.OpTimeout)
+			_, err := n.cli.Txn(ctx).If(cmp).Then(clientv3.OpDelete(key)).Commit()
+			cancel()
+			if err == nil {
+				return
+			}
+			select {
+			case <-n.closing.Done():
+				return // Close revokes the lease, and every key held with it
+			case <-time.After(settleRetry):
+			}
+		}
+	}()
+}
+
+// settled waits until no settle of key is in progress, or ctx ends.
+func (n *Node) settled(ctx context.Context, key string) error {
+	n.settleMu.Lock()
+	done := n.settling[key]
+	n.settleMu.Unlock()
+	if done == nil {
+		return nil
+	}
+	select {
+	case <-done:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
 }
 
 func (n *Node) lockKey(id string) string { return n.pfx + "locks/" + id }
@@ -64,6 +134,9 @@ func (n *Node) try(ctx context.Context, id string) (*Lock, int64, error) {
 		return nil, 0, err
 	}
 	key := n.lockKey(id)
+	if err := n.settled(ctx, key); err != nil {
+		return nil, 0, unavailable("cluster: acquire "+id+": an earlier lock not settled", err)
+	}
 	resp, err := n.cli.Txn(ctx).
 		If(clientv3.Compare(clientv3.CreateRevision(key), "=", 0)).
 		Then(clientv3.OpPut(key, n.opts.ID, clientv3.WithLease(lease))).
@@ -73,8 +146,14 @@ func (n *Node) try(ctx context.Context, id string) (*Lock, int64, error) {
 		// The lease ended on the server before this node noticed.
 		return nil, 0, fmt.Errorf("cluster: acquire %s: %w", id, ErrLost)
 	}
-	if err != nil {
-		return nil, 0, unavailable("cluster: acquire "+id, err)
+	if err = unavailable("cluster: acquire "+id, err); err != nil {
+		if errors.Is(err, ErrUnavailable) && n.opts.Reentrant {
+			// The lock may have been created; no run of this node has
+			// it. (Without Reentrant a lock of another run of this node
+			// could not be told from it: it stays until the lease ends.)
+			n.settle(key, clientv3.Compare(clientv3.LeaseValue(key), "=", lease))
+		}
+		return nil, 0, err
 	}
 	if resp.Succeeded {
 		return &Lock{n: n, key: key, rev: resp.Header.Revision}, 0, nil

@@ -46,10 +46,12 @@ type Options struct {
 	OpTimeout time.Duration
 	// Reentrant says the caller serialises the runs of an instance
 	// within this node itself (the engine does, with its per-instance
-	// locks): a lock key found held with this node's own lease, left
-	// behind by a Release that failed (etcd unavailable), is then taken
-	// back by Acquire and TryAcquire instead of failing with ErrHeld or
-	// waiting for a lease that never ends while the node lives.
+	// locks): a lock key found held with this node's own lease (left
+	// behind by a Release that failed) is then taken back by Acquire and
+	// TryAcquire instead of failing with ErrHeld or waiting for a lease
+	// that never ends while the node lives; and a lock whose acquisition
+	// got no answer (ErrUnavailable) is deleted once etcd answers again,
+	// as one whose release got none always is (Lock.Release).
 	Reentrant bool
 	// Rejoin makes the node join again by itself when its session is
 	// lost (the lease expired: the node was cut off from etcd, or
@@ -64,6 +66,16 @@ type Options struct {
 	// Logger receives membership changes and background failures. Nil
 	// means slog.Default().
 	Logger *slog.Logger
+}
+
+// Prefix returns the key prefix under which the nodes of the named
+// cluster keep their keys (doc.go, "Keys"): /orchd/<name>/, with
+// "default" for an empty name.
+func Prefix(name string) string {
+	if name == "" {
+		name = "default"
+	}
+	return "/orchd/" + name + "/"
 }
 
 // Member is one live node and the metadata it published under its
@@ -120,6 +132,10 @@ type Node struct {
 	sess   *concurrency.Session // nil while rejoining
 	joined chan struct{}        // closed while sess is live; an open one while rejoining
 
+	settleMu sync.Mutex
+	settling map[string]chan struct{} // lock key -> closed when its settle ends
+	closing  context.Context          // ends when Close is called
+
 	mu      sync.Mutex
 	members []Member      // live nodes, sorted by ID
 	changed chan struct{} // closed and replaced on each membership change
@@ -137,9 +153,6 @@ func Join(ctx context.Context, cli *clientv3.Client, opts Options) (*Node, error
 	if strings.Contains(opts.ID, "/") {
 		return nil, fmt.Errorf("cluster: join: node ID %q contains '/'", opts.ID)
 	}
-	if opts.Cluster == "" {
-		opts.Cluster = "default"
-	}
 	if opts.TTL == 0 {
 		opts.TTL = 5 * time.Second
 	}
@@ -154,7 +167,7 @@ func Join(ctx context.Context, cli *clientv3.Client, opts Options) (*Node, error
 	}
 	opts.Versions = slices.Clone(opts.Versions)
 	n := &Node{
-		cli: cli, opts: opts, pfx: "/orchd/" + opts.Cluster + "/",
+		cli: cli, opts: opts, pfx: Prefix(opts.Cluster),
 		log: opts.Logger.With("node", opts.ID), changed: make(chan struct{}),
 		watched: make(chan struct{}), kept: make(chan struct{}), gone: make(chan struct{}),
 		joined: make(chan struct{}),
@@ -167,7 +180,7 @@ func Join(ctx context.Context, cli *clientv3.Client, opts Options) (*Node, error
 	}
 	n.sess = sess
 	wctx, stop := context.WithCancel(context.Background())
-	n.stop = stop
+	n.stop, n.closing = stop, wctx
 	gctx, cancel := n.opCtx(ctx)
 	defer cancel()
 	rev, err := n.loadMembers(gctx)

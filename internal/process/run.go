@@ -418,7 +418,7 @@ func (e *Engine) notStored(in *instance, ex *exchange.Exchange, cerr error) erro
 	p.stats.ended(resFailed)
 	if due, id := in.regTimer, in.id; ex == nil && due != 0 && in.state == stateWaiting {
 		// A timer's run: the stored instance still waits for it.
-		time.AfterFunc(e.retryDelay(), func() { e.fire(p, id, due) })
+		e.refire(p, id, due)
 	}
 	return fmt.Errorf("process %s: %w", p.Name.Local, cerr)
 }
@@ -687,16 +687,20 @@ func (e *Engine) fire(p *Process, id string, due int64) {
 	defer m.Unlock()
 	release, fence, err := e.own(ctx, id)
 	if err != nil {
+		// (The cluster's etcd is unavailable: try again, as when the
+		// run could not be stored.)
 		e.log.Error("timer: cannot take instance", slog.String(logInstance, id), slog.Any("err", err))
+		e.refire(p, id, due)
 		return
 	}
 	defer release()
 	in, err := e.load(ctx, p, id, fence)
-	if errors.Is(err, ErrBroken) {
-		return // logged once when found
+	if errors.Is(err, ErrBroken) || errors.Is(err, persist.ErrNotFound) {
+		return // logged once when found, or deleted meanwhile
 	}
 	if err != nil {
 		e.log.Error("timer: cannot load instance", slog.String(logInstance, id), slog.Any("err", err))
+		e.refire(p, id, due)
 		return
 	}
 	if in.wake != due || in.state != stateWaiting {
@@ -705,6 +709,17 @@ func (e *Engine) fire(p *Process, id string, due int64) {
 		return
 	}
 	_ = e.drive(in, nil)
+}
+
+// refire fires the timer of persistent instance id due at due again
+// after retryDelay, unless the engine has stopped meanwhile; fire runs it
+// only if the instance still waits for it.
+func (e *Engine) refire(p *Process, id string, due int64) {
+	time.AfterFunc(e.retryDelay(), func() {
+		if e.baseCtx.Err() == nil {
+			e.fire(p, id, due)
+		}
+	})
 }
 
 // retryDelay is how long background work that failed (an outbox send, a
