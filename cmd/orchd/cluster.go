@@ -110,6 +110,19 @@ func adoptTimers(ctx context.Context, n *cluster.Node, e *process.Engine, log *s
 		} else if k > 0 {
 			log.Info("cluster: adopted timers", slog.Int("timers", k))
 		}
+		// The runs a departed node was inside: resumed by the node
+		// responsible for each (by any node that has its version during
+		// an upgrade; the lock and the state check under it let one go
+		// on).
+		mine := n.Responsible
+		if !n.SameVersions() {
+			mine = func(string) bool { return true }
+		}
+		if k, err := e.AdoptInterrupted(mine); err != nil {
+			log.Warn("cluster: adopt interrupted runs", slog.Any("err", err))
+		} else if k > 0 {
+			log.Info("cluster: resuming interrupted runs", slog.Int("instances", k))
+		}
 	}
 	for rejoined := false; ; rejoined = true {
 		select {

@@ -14,6 +14,7 @@ import (
 	"github.com/orchd/orchd/internal/cluster"
 	"github.com/orchd/orchd/internal/etcdstore"
 	"github.com/orchd/orchd/internal/etcdtest"
+	"github.com/orchd/orchd/internal/persist"
 )
 
 // startClusterNode starts orchd as node id of cluster name on ec, serving
@@ -35,6 +36,21 @@ func openClusterStore(t *testing.T, ec *etcdtest.Cluster, name string) *etcdstor
 	}
 	t.Cleanup(func() { st.Close() })
 	return st
+}
+
+// runningInstances counts the stored instances in state running.
+func runningInstances(t *testing.T, st *etcdstore.Store) int {
+	t.Helper()
+	n := 0
+	if err := st.Instances(func(rec *persist.Instance) bool {
+		if rec.State == persist.Running {
+			n++
+		}
+		return true
+	}); err != nil {
+		t.Errorf("reading instances: %v", err)
+	}
+	return n
 }
 
 // pollFor polls cond every 100 ms until it holds or wait has passed;
@@ -101,7 +117,7 @@ func TestClusterCrash(t *testing.T) {
 	st := openClusterStore(t, ec, name)
 	led := newLedger()
 	start := time.Now()
-	decidedOnSurvivors := 0
+	decidedOnSurvivors, resumedOnSurvivors := 0, 0
 	for r := 1; r <= rounds; r++ {
 		before := [4]int64{led.acks.po.Load(), led.acks.request.Load(), led.acks.decision.Load(), led.acks.oneway.Load()}
 		stops, dones := map[string]chan struct{}{}, map[string]chan struct{}{}
@@ -192,17 +208,23 @@ func TestClusterCrash(t *testing.T) {
 		decidedOnSurvivors += len(waiting)
 
 		// Its timers fire on the survivors, its outbox is drained there,
-		// and nothing is orphaned.
+		// the runs it was inside (stored as running: their clients got
+		// no answer) are resumed there, and nothing is orphaned.
+		interrupted := runningInstances(t, st)
 		var bad []string
 		var rep etcdstore.CheckReport
 		pollFor(20*time.Second, func() bool {
 			bad, rep = checkClusterStore(st, name, led, plog, true, len(ids)-1)
+			if n := runningInstances(t, st); n > 0 {
+				bad = append(bad, fmt.Sprintf("%d instances still running: the dead node's interrupted runs were not resumed by the survivors", n))
+			}
 			return len(bad) == 0
 		})
+		resumedOnSurvivors += interrupted
 		nodes[victim] = startClusterNode(t, ec, deploy, name, victim, "--message-hold", "-1s")
-		t.Logf("round %d: %s killed after %v; acknowledged po=%d request=%d decision=%d oneway=%d; %d of its waiting approvals decided on the survivors; etcd %s",
+		t.Logf("round %d: %s killed after %v; acknowledged po=%d request=%d decision=%d oneway=%d; %d of its waiting approvals decided on the survivors; %d interrupted runs resumed there; etcd %s",
 			r, victim, run, led.acks.po.Load()-before[0], led.acks.request.Load()-before[1], led.acks.decision.Load()-before[2], led.acks.oneway.Load()-before[3],
-			len(waiting), rep)
+			len(waiting), interrupted, rep)
 		for _, b := range bad {
 			t.Error(b)
 		}
@@ -227,7 +249,7 @@ func TestClusterCrash(t *testing.T) {
 	for _, b := range bad {
 		t.Error(b)
 	}
-	t.Logf("%d rounds in %v: acknowledged po=%d request=%d decision=%d oneway=%d, refused %d; %d decisions on survivors; final etcd %s",
+	t.Logf("%d rounds in %v: acknowledged po=%d request=%d decision=%d oneway=%d, refused %d; %d decisions and %d interrupted runs (at the lease's end) on survivors; final etcd %s",
 		rounds, time.Since(start).Round(time.Millisecond), led.acks.po.Load(), led.acks.request.Load(), led.acks.decision.Load(), led.acks.oneway.Load(),
-		led.refused.Load(), decidedOnSurvivors, rep)
+		led.refused.Load(), decidedOnSurvivors, resumedOnSurvivors, rep)
 }

@@ -7,6 +7,44 @@ import (
 	"github.com/orchd/orchd/internal/persist"
 )
 
+// AdoptInterrupted resumes, in the background, the stored instances
+// interrupted in the middle of a run (state running) for which mine
+// reports true, as Recover does at a start. When several orchd processes
+// share one store, a process calls it when a peer has left, so that the
+// runs the peer was inside (their clients got no answer) go on here
+// instead of waiting for a node to start. Each resumption takes the
+// instance's lock (Options.Owners) and goes on only if the instance is
+// still running once loaded under it, so an instance another process is
+// running, or resumed first, is left as it is. It returns the number of
+// instances it started resuming.
+func (e *Engine) AdoptInterrupted(mine func(instanceID string) bool) (int, error) {
+	if e.store == nil {
+		return 0, nil
+	}
+	procs := e.persistentByName()
+	type run struct {
+		p  *Process
+		id string
+	}
+	var runs []run
+	err := e.store.Instances(func(rec *persist.Instance) bool {
+		if rec.Err != nil || rec.State != persist.Running || !mine(rec.ID) {
+			return true
+		}
+		if p := procs[rec.Process]; p != nil {
+			runs = append(runs, run{p, rec.ID})
+		}
+		return true
+	})
+	if err != nil {
+		return 0, fmt.Errorf("adopt interrupted runs: %w", err)
+	}
+	for _, r := range runs {
+		go e.resumeInterrupted(r.p, r.id)
+	}
+	return len(runs), nil
+}
+
 // AdoptTimers schedules the stored timers of the persistent instances
 // for which mine reports true and that this engine has not scheduled
 // yet. When several orchd processes share one store, each schedules the

@@ -54,14 +54,7 @@ func (e *Engine) Recover(ctx context.Context) (Recovered, error) {
 		return r, nil
 	}
 	e.baseCtx = ctx
-	procs := map[string]*Process{}
-	// Retired versions too (an undeployed process's stored instances);
-	// the active version wins, and a load finds each instance's version.
-	for _, p := range append(e.Retired(), e.Processes()...) {
-		if !p.InMemory {
-			procs[p.Name.String()] = p
-		}
-	}
+	procs := e.persistentByName()
 	owner := map[string]*Process{}
 	var resume []*persist.Instance
 	err := e.store.Instances(func(rec *persist.Instance) bool {
@@ -129,6 +122,19 @@ func (e *Engine) Recover(ctx context.Context) (Recovered, error) {
 		go e.resumeInterrupted(p, rec.ID)
 	}
 	return r, nil
+}
+
+// persistentByName maps each persistent process's name to a version of
+// it, retired versions too (an undeployed process's stored instances);
+// the active version wins, and a load finds each instance's version.
+func (e *Engine) persistentByName() map[string]*Process {
+	procs := map[string]*Process{}
+	for _, p := range append(e.Retired(), e.Processes()...) {
+		if !p.InMemory {
+			procs[p.Name.String()] = p
+		}
+	}
+	return procs
 }
 
 func (e *Engine) resumeInterrupted(p *Process, id string) {
