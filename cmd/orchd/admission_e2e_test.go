@@ -1,0 +1,191 @@
+package main
+
+import (
+	"io"
+	"net/http"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+// callBody calls its partner once and replies.
+const callBody = `
+  <sequence>
+    <receive partnerLink="client" operation="run" variable="in" createInstance="yes"/>
+    ` + initOut + `
+    <invoke partnerLink="partner" operation="call" inputVariable="in" outputVariable="p1"/>
+    <reply partnerLink="client" operation="run" variable="out"/>
+  </sequence>`
+
+// hammered counts the answers of a closed-loop load.
+type hammered struct {
+	ok, shed, other atomic.Int64
+	slowestShed     atomic.Int64 // nanoseconds from sending to a 503
+	mu              sync.Mutex
+	odd             string // the first answer neither 200 nor 503
+}
+
+// hammer posts a request to url from clients goroutines in a closed loop
+// until stop returns true (checked between requests) or 30 seconds pass.
+// Answers 200 and 503 are counted; want must be in every other answer's
+// body, or it counts as other.
+func hammer(url, action string, body []byte, clients int, want string, stop func() bool) *hammered {
+	var h hammered
+	tr := &http.Transport{MaxIdleConnsPerHost: clients}
+	defer tr.CloseIdleConnections()
+	client := &http.Client{Timeout: 30 * time.Second, Transport: tr}
+	deadline := time.Now().Add(30 * time.Second)
+	var wg sync.WaitGroup
+	for range clients {
+		wg.Go(func() {
+			for !stop() && time.Now().Before(deadline) {
+				t0 := time.Now()
+				r := postAction(client, url, action, body)
+				switch {
+				case r.status == http.StatusServiceUnavailable:
+					h.shed.Add(1)
+					d := int64(time.Since(t0))
+					for m := h.slowestShed.Load(); d > m && !h.slowestShed.CompareAndSwap(m, d); m = h.slowestShed.Load() {
+					}
+				case r.status == http.StatusOK || (want != "" && strings.Contains(r.body, want)):
+					h.ok.Add(1)
+				default:
+					h.other.Add(1)
+					h.mu.Lock()
+					if h.odd == "" {
+						h.odd = strconv.Itoa(r.status) + " " + r.body
+					}
+					h.mu.Unlock()
+				}
+			}
+		})
+	}
+	wg.Wait()
+	return &h
+}
+
+// metricInt reads one series of orchd's /metrics as an integer.
+func metricInt(t *testing.T, base, series string) int {
+	t.Helper()
+	_, m := get(t, base+"/metrics")
+	v, err := strconv.ParseFloat(metricValue(t, m, series), 64)
+	if err != nil {
+		t.Fatalf("%s: %v", series, err)
+	}
+	return int(v)
+}
+
+// scrapeMetric reads one series of orchd's /metrics from any goroutine; it
+// reports false when it could not.
+func scrapeMetric(client *http.Client, base, series string) (float64, bool) {
+	resp, err := client.Get(base + "/metrics")
+	if err != nil {
+		return 0, false
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return 0, false
+	}
+	for _, l := range strings.Split(string(b), "\n") {
+		if v, ok := strings.CutPrefix(l, series+" "); ok {
+			f, err := strconv.ParseFloat(v, 64)
+			return f, err == nil
+		}
+	}
+	return 0, false
+}
+
+// TestAdaptiveAdmission: under --admission adaptive (the default) the limit
+// on exchanges in flight follows their latency. With a partner answering
+// in 200ms, 32 clients get in at once from a start of 16 and none is
+// shed; with exchanges that only burn CPU (loops stopped by --max-steps),
+// latency grows, the limit falls, the excess is shed within about
+// --queue-wait, and every admitted exchange ends as it would have alone.
+func TestAdaptiveAdmission(t *testing.T) {
+	t.Run("slow partner: the limit grows", func(t *testing.T) {
+		partner := startSlowPartner(t, 200*time.Millisecond)
+		deploy := t.TempDir()
+		writeProcess(t, deploy, "Call", partner.addr, callBody, true)
+		o := startOrchd(t, "--deploy", deploy, "--max-inflight", "16", "--queue-wait", "3s")
+		const clients = 32
+		url := o.base + "/processes/Call"
+		h := hammer(url, `"urn:e2e#run"`, e2eRequest("C", "1"), clients, "", func() bool {
+			return partner.maxFlight.Load() >= clients && partner.done.Load() >= 4*clients
+		})
+		if got := partner.maxFlight.Load(); got < clients {
+			t.Errorf("the partner saw at most %d calls at once, want all %d clients'", got, clients)
+		}
+		if h.shed.Load() != 0 || h.other.Load() != 0 {
+			t.Errorf("%d shed, %d failed (%s), want none; %d ok", h.shed.Load(), h.other.Load(), h.odd, h.ok.Load())
+		}
+		if lim := metricInt(t, o.base, "orchd_admission_limit"); lim < clients {
+			t.Errorf("orchd_admission_limit %d, want at least %d", lim, clients)
+		}
+		if v := metricInt(t, o.base, `orchd_shed_total{process="Call"}`); v != 0 {
+			t.Errorf("orchd_shed_total %d, want 0", v)
+		}
+	})
+
+	t.Run("CPU overload: the limit falls, the excess is shed", func(t *testing.T) {
+		crm, erp := startMocks(t)
+		deploy := t.TempDir()
+		copyBundle(t, deploy, "purchase-order", crm, erp, nil)
+		writeProcess(t, deploy, "Loop", "127.0.0.1:1", runawayBody, true)
+		const start, queueWait = 16, 50 * time.Millisecond
+		o := startOrchd(t, "--deploy", deploy, "--max-inflight", strconv.Itoa(start), "--queue-wait", queueWait.String(),
+			"--max-steps", "20000")
+		// Unloaded first: the lowest latency is a purchase order's.
+		po, client := readWorkload(t, "po-request.xml"), &http.Client{Timeout: 30 * time.Second}
+		for i := range 20 {
+			if r := postNoFatal(client, o.base+"/processes/PurchaseOrder", po); r.status != http.StatusOK {
+				t.Fatalf("purchase order %d: HTTP %d %s", i, r.status, r.body)
+			}
+		}
+		// Watch the limit and the shed count while loops hammer it.
+		var lowest, shed atomic.Int64
+		lowest.Store(start)
+		stop := make(chan struct{})
+		var polled sync.WaitGroup
+		polled.Go(func() {
+			for {
+				select {
+				case <-stop:
+					return
+				case <-time.After(20 * time.Millisecond):
+				}
+				if v, ok := scrapeMetric(client, o.base, "orchd_admission_limit"); ok && int64(v) < lowest.Load() {
+					lowest.Store(int64(v))
+				}
+				if v, ok := scrapeMetric(client, o.base, `orchd_shed_total{process="Loop"}`); ok {
+					shed.Store(int64(v))
+				}
+			}
+		})
+		h := hammer(o.base+"/processes/Loop", `"urn:e2e#run"`, e2eRequest("L", "1"), 4*start, "stepBudgetExceeded", func() bool {
+			return lowest.Load() < start && shed.Load() > 0
+		})
+		close(stop)
+		polled.Wait()
+		t.Logf("lowest limit %d; %d served, %d shed, slowest shed after %s", lowest.Load(), h.ok.Load(), h.shed.Load(), time.Duration(h.slowestShed.Load()))
+		if lowest.Load() >= start {
+			t.Errorf("the limit stayed at %d or above, want it to fall", start)
+		}
+		// Admitted work is never shed: every other answer is the loop's
+		// own step-budget fault.
+		if h.shed.Load() == 0 || h.other.Load() != 0 {
+			t.Errorf("%d shed, %d other answers (%s), want some shed and no other", h.shed.Load(), h.other.Load(), h.odd)
+		}
+		// Shed quickly: --queue-wait, and slack for a busy shared machine
+		// (without the bound a request would wait behind all the others).
+		if slowest := time.Duration(h.slowestShed.Load()); slowest > queueWait+5*time.Second {
+			t.Errorf("a request was shed after %s, --queue-wait %s", slowest, queueWait)
+		}
+		if v := metricInt(t, o.base, `orchd_shed_total{process="Loop"}`); int64(v) != h.shed.Load() {
+			t.Errorf("orchd_shed_total %d, clients saw %d", v, h.shed.Load())
+		}
+	})
+}
