@@ -58,7 +58,7 @@ type ServerOptions struct {
 	// limit on all the exchanges admitted and not finished, waits for
 	// partners included (adaptiveLimit): it grows while their latency
 	// stays under twice the lowest seen plus LatencySlack and is cut
-	// when latency grows past that, between MaxInflight/16 and 64 x
+	// when latency grows past that, between MaxInflight/2 and 64 x
 	// MaxInflight. Without it, MaxInflight fixed slots bound the
 	// exchanges using the CPU; exchanges waiting give theirs back.
 	Adaptive bool
@@ -451,6 +451,13 @@ func (s *Server) serveExchange(w http.ResponseWriter, r *http.Request, rt *route
 				s.shed(w, rt)
 				return
 			}
+			// Released here unless the exchange finished (a failed
+			// decode, a dispatcher's re-raised panic).
+			defer func() {
+				if lim != nil {
+					lim.release()
+				}
+			}()
 		}
 	} else {
 		lim = nil
@@ -462,9 +469,6 @@ func (s *Server) serveExchange(w http.ResponseWriter, r *http.Request, rt *route
 	}
 	s.bufs.put(buf)
 	if err != nil {
-		if lim != nil {
-			lim.release()
-		}
 		code, reason, status := faultFor(err, ver)
 		s.writeFault(w, ver, code, reason, nil, status)
 		rt.unknownMetrics.done(outcomeOf(code), received)
@@ -479,9 +483,6 @@ func (s *Server) serveExchange(w http.ResponseWriter, r *http.Request, rt *route
 		in, err = decodeMessage(op, op.Input, env, false)
 	}
 	if err != nil {
-		if lim != nil {
-			lim.release()
-		}
 		code, reason, status := faultFor(err, ver)
 		var nu *notUnderstoodError
 		if ver == exchange.SOAP12 && errors.As(err, &nu) {
@@ -520,6 +521,7 @@ func (s *Server) serveExchange(w http.ResponseWriter, r *http.Request, rt *route
 	now := time.Now()
 	if lim != nil {
 		rp.limit.finish(now, now.Sub(ex.Dispatched))
+		lim = nil // released
 	}
 	rt.opMetrics[op].doneAt(rp.outcome, received, now)
 }
