@@ -189,3 +189,44 @@ func TestAdaptiveAdmission(t *testing.T) {
 		}
 	})
 }
+
+// TestAdaptiveAdmissionMessageWait: an exchange waiting for another
+// message to orchd (its reply comes after a later message) gives its share
+// of the adaptive limit back while it waits, so under a limit of one the
+// later message is admitted, not shed, and the first exchange then ends.
+func TestAdaptiveAdmissionMessageWait(t *testing.T) {
+	deploy := t.TempDir()
+	writeProcess(t, deploy, "Later", "127.0.0.1:1", `
+  <sequence>
+    <receive partnerLink="client" operation="run" variable="in" createInstance="yes">
+      <correlations><correlation set="cs" initiate="yes"/></correlations>
+    </receive>
+    `+initOut+`
+    <receive partnerLink="client" operation="go" variable="more">
+      <correlations><correlation set="cs"/></correlations>
+    </receive>
+    <assign><copy><from>concat('went ', $more.payload/tns:n)</from><to>$out.payload/tns:a</to></copy></assign>
+    <reply partnerLink="client" operation="run" variable="out"/>
+  </sequence>`, true)
+	o := startOrchd(t, "--deploy", deploy, "--admission", "adaptive", "--max-inflight", "1", "--queue-wait", "50ms")
+	client := &http.Client{Timeout: 30 * time.Second}
+	url := o.base + "/processes/Later"
+	var run response
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		run = postAction(client, url, `"urn:e2e#run"`, e2eRequest("M1", "1"))
+	}()
+	waitUntil(t, "the first exchange to wait, giving its share back", func() bool {
+		_, m := get(t, o.base+"/metrics")
+		return metricValue(t, m, `orchd_exchange_stage_seconds_count{stage="dispatch"}`) == "1" &&
+			metricValue(t, m, "orchd_inflight_exchanges") == "0"
+	})
+	if g := postAction(client, url, `"urn:e2e#go"`, e2eRequest("M1", "7")); g.status != http.StatusAccepted {
+		t.Fatalf("the later message: HTTP %d %s, want 202", g.status, g.body)
+	}
+	<-done
+	if run.status != http.StatusOK || !strings.Contains(run.body, "went 7") {
+		t.Errorf("run: HTTP %d %s, want the reply the later message drove", run.status, run.body)
+	}
+}
