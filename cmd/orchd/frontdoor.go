@@ -50,7 +50,7 @@ func frontDoorFlags(fs *flag.FlagSet, c *frontDoorConfig) {
 	fs.IntVar(&c.maxInflight, "max-inflight", defaultMaxInflight, "most SOAP exchanges served at once; more wait up to --queue-wait, then are shed with HTTP 503 and a Server fault (0: no bound)")
 	fs.DurationVar(&c.queueWait, "queue-wait", defaultQueueWait, "longest a SOAP request waits for one of the --max-inflight slots before it is shed")
 	fs.IntVar(&c.maxQueue, "max-queue", defaultMaxQueue, "most SOAP requests waiting (up to --queue-wait) for a slot; one more is shed at once (0: 4 x --max-inflight)")
-	fs.StringVar(&c.admission, "admission", defaultAdmission, "how SOAP exchanges are admitted: adaptive (a limit on all exchanges in flight, partner waits included, starting at --max-inflight, grown while their latency stays low and cut when it grows) or fixed (--max-inflight slots for exchanges using the CPU)")
+	fs.StringVar(&c.admission, "admission", defaultAdmission, "how SOAP exchanges are admitted: adaptive (a limit on all exchanges in flight, partner waits included, from --max-inflight up, grown while their latency stays low and cut back when it grows) or fixed (--max-inflight slots for exchanges using the CPU)")
 }
 
 // check refuses bounds that cannot mean anything, and puts the defaults

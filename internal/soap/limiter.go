@@ -54,7 +54,7 @@ type adaptiveLimit struct {
 
 func newAdaptiveLimit(start int, queueWait time.Duration, maxQueue int64, slack time.Duration, now time.Time) *adaptiveLimit {
 	l := &adaptiveLimit{
-		floor:     max(1, int64(start)/2),
+		floor:     max(1, int64(start)),
 		ceiling:   64 * int64(start),
 		slack:     slack,
 		queueWait: queueWait,

@@ -116,16 +116,22 @@ func TestAdaptiveLimitGrowsWithSlowPartner(t *testing.T) {
 	}
 }
 
-// TestAdaptiveLimitFallsUnderQueueing: when exchanges queue for a CPU
-// (here one mutex held 1ms by each), latency grows with the limit: the
-// limit falls from 64 to its floor, requests over it are shed within
-// about the queue wait, and every admitted exchange is served.
+// TestAdaptiveLimitFallsUnderQueueing: grown from 16 while exchanges wait
+// 5ms on a partner, the limit falls back to its floor when they queue for
+// a CPU instead (here one mutex held 1ms by each): latency then grows
+// with the limit. Requests over it are shed within about the queue wait,
+// and every admitted exchange is served.
 func TestAdaptiveLimitFallsUnderQueueing(t *testing.T) {
 	reg := prometheus.NewRegistry()
-	const queueWait = 50 * time.Millisecond
-	s := NewServer(ServerOptions{MaxInflight: 64, QueueWait: queueWait, Adaptive: true, LatencySlack: 5 * time.Millisecond, Registerer: reg})
+	const start, queueWait = 16, 50 * time.Millisecond
+	s := NewServer(ServerOptions{MaxInflight: start, QueueWait: queueWait, Adaptive: true, LatencySlack: 5 * time.Millisecond, Registerer: reg})
 	var cpu sync.Mutex
+	var queueing atomic.Bool
 	d := &hookDispatcher{before: func(context.Context) {
+		if !queueing.Load() {
+			time.Sleep(5 * time.Millisecond)
+			return
+		}
 		cpu.Lock()
 		time.Sleep(time.Millisecond)
 		cpu.Unlock()
@@ -135,22 +141,26 @@ func TestAdaptiveLimitFallsUnderQueueing(t *testing.T) {
 	}
 	hs := httptest.NewServer(s)
 	defer hs.Close()
+	body := []byte(poRequest(t, "LOAD"))
 
-	// Unloaded first: the lowest latency is the CPU's 1ms.
-	var n atomic.Int64
-	closedLoop(hs.URL+"/po", []byte(poRequest(t, "LOAD")), 1, func() bool { return n.Add(1) > 30 })
+	closedLoop(hs.URL+"/po", body, 64, func() bool { return s.adaptive.limit.Load() >= 3*start })
+	grown := s.adaptive.limit.Load()
+	if grown < 3*start {
+		t.Fatalf("the limit grew to %d only, want %d", grown, 3*start)
+	}
+	queueing.Store(true)
+	entered := d.entered.Load()
 	var lowest atomic.Int64
-	lowest.Store(64)
-	res := closedLoop(hs.URL+"/po", []byte(poRequest(t, "LOAD")), 160, func() bool {
-		lim := s.adaptive.limit.Load()
-		if lim < lowest.Load() {
+	lowest.Store(grown)
+	res := closedLoop(hs.URL+"/po", body, 160, func() bool {
+		if lim := s.adaptive.limit.Load(); lim < lowest.Load() {
 			lowest.Store(lim)
 		}
-		return lowest.Load() <= 32 && d.entered.Load() > 300
+		return lowest.Load() <= start && shedTotal(s) > 0 && d.entered.Load() > entered+300
 	})
-	t.Logf("lowest limit %d, %d dispatched, %d ok, %d shed", lowest.Load(), d.entered.Load(), res.ok.Load(), res.shed.Load())
-	if got := lowest.Load(); got > 32 {
-		t.Errorf("the limit fell to %d at the lowest, want its floor 32", got)
+	t.Logf("limit grew to %d, fell to %d; %d dispatched, %d ok, %d shed", grown, lowest.Load(), d.entered.Load()-entered, res.ok.Load(), res.shed.Load())
+	if got := lowest.Load(); got > start {
+		t.Errorf("the limit fell to %d at the lowest, want its floor %d", got, start)
 	}
 	if res.shed.Load() == 0 || res.other.Load() != 0 {
 		t.Errorf("%d shed, %d failed (%d ok), want some shed and none failed", res.shed.Load(), res.other.Load(), res.ok.Load())
@@ -162,10 +172,10 @@ func TestAdaptiveLimitFallsUnderQueueing(t *testing.T) {
 		t.Errorf("a request was shed after %s, queue wait %s", slowest, queueWait)
 	}
 	// Admitted work is never shed: every exchange dispatched was answered.
-	if ok, in := res.ok.Load(), d.entered.Load(); ok != in-30 {
-		t.Errorf("%d answered 200 under load, %d dispatched", ok, in-30)
+	if ok, in := res.ok.Load(), d.entered.Load()-entered; ok != in {
+		t.Errorf("%d answered 200 under load, %d dispatched", ok, in)
 	}
-	if v := testutil.ToFloat64(s.metrics.shedTotal.WithLabelValues("poProcess")); v != float64(res.shed.Load()) {
+	if v := shedTotal(s); v != float64(res.shed.Load()) {
 		t.Errorf("orchd_shed_total %v, clients saw %d", v, res.shed.Load())
 	}
 }
@@ -226,4 +236,9 @@ func gaugeValue(t *testing.T, reg *prometheus.Registry, name string) float64 {
 	}
 	t.Fatalf("no metric %s", name)
 	return 0
+}
+
+// shedTotal is orchd_shed_total of the test endpoint's process.
+func shedTotal(s *Server) float64 {
+	return testutil.ToFloat64(s.metrics.shedTotal.WithLabelValues("poProcess"))
 }

@@ -54,12 +54,12 @@ type ServerOptions struct {
 	// at once (under overload the queue stays full, and shedding costs
 	// no wait). Zero means 4 x MaxInflight; negative, no wait at all.
 	MaxQueue int
-	// Adaptive turns MaxInflight into the starting point of an adaptive
+	// Adaptive turns MaxInflight into the start and floor of an adaptive
 	// limit on all the exchanges admitted and not finished, waits for
 	// partners included (adaptiveLimit): it grows while their latency
 	// stays under twice the lowest seen plus LatencySlack and is cut
-	// when latency grows past that, between MaxInflight/2 and 64 x
-	// MaxInflight. Without it, MaxInflight fixed slots bound the
+	// when latency grows past that, back to MaxInflight at the least,
+	// 64 x MaxInflight at the most. Without it, MaxInflight fixed slots bound the
 	// exchanges using the CPU; exchanges waiting give theirs back.
 	Adaptive bool
 	// LatencySlack is the queueing the adaptive limit allows on top of
