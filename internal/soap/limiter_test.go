@@ -40,6 +40,7 @@ func (d *hookDispatcher) Dispatch(ctx context.Context, ex *exchange.Exchange) er
 // loadResult counts the answers of a closed-loop load.
 type loadResult struct {
 	ok, shed, other atomic.Int64
+	shedClosed      atomic.Int64 // 503s that closed their connection
 	slowestShed     atomic.Int64 // nanoseconds from sending to a 503
 }
 
@@ -68,6 +69,9 @@ func closedLoop(url string, body []byte, clients int, stop func() bool) *loadRes
 					res.ok.Add(1)
 				case http.StatusServiceUnavailable:
 					res.shed.Add(1)
+					if resp.Close {
+						res.shedClosed.Add(1)
+					}
 					d := int64(time.Since(t0))
 					for m := res.slowestShed.Load(); d > m && !res.slowestShed.CompareAndSwap(m, d); m = res.slowestShed.Load() {
 					}
@@ -120,7 +124,7 @@ func TestAdaptiveLimitGrowsWithSlowPartner(t *testing.T) {
 // 5ms on a partner, the limit falls back to its floor when they queue for
 // a CPU instead (here one mutex held 1ms by each): latency then grows
 // with the limit. Requests over it are shed within about the queue wait,
-// and every admitted exchange is served.
+// keeping their connections, and every admitted exchange is served.
 func TestAdaptiveLimitFallsUnderQueueing(t *testing.T) {
 	reg := prometheus.NewRegistry()
 	const start, queueWait = 16, 50 * time.Millisecond
@@ -164,6 +168,10 @@ func TestAdaptiveLimitFallsUnderQueueing(t *testing.T) {
 	}
 	if res.shed.Load() == 0 || res.other.Load() != 0 {
 		t.Errorf("%d shed, %d failed (%d ok), want some shed and none failed", res.shed.Load(), res.other.Load(), res.ok.Load())
+	}
+	// Shedding keeps the connection: no reconnect churn.
+	if c := res.shedClosed.Load(); c != 0 {
+		t.Errorf("%d of %d 503s closed their connection", c, res.shed.Load())
 	}
 	// Shedding is quick: the queue wait, and slack for a busy shared
 	// machine (without the wait's bound, a request would wait behind
