@@ -190,20 +190,7 @@ func rssMiB(o *orchd) float64 {
 // cpuSeconds is the CPU time orchd has used (user and system), from
 // /proc: with the throughput it tells a slower orchd from a busier
 // machine.
-func cpuSeconds(o *orchd) float64 {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", o.cmd.Process.Pid))
-	if err != nil {
-		return 0
-	}
-	// The fields after the command name (which is in parentheses).
-	f := strings.Fields(string(b[bytes.LastIndexByte(b, ')')+1:]))
-	if len(f) < 13 {
-		return 0
-	}
-	utime, _ := strconv.ParseFloat(f[11], 64)
-	stime, _ := strconv.ParseFloat(f[12], 64)
-	return (utime + stime) / 100 // USER_HZ
-}
+func cpuSeconds(o *orchd) float64 { return pidCPUSeconds(o.cmd.Process.Pid) }
 
 func envDuration(t *testing.T, name string, def time.Duration) time.Duration {
 	t.Helper()

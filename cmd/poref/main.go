@@ -42,6 +42,7 @@ func run(ctx context.Context, args []string, stderr io.Writer) int {
 	erp := fs.String("erp", reference.DefaultERPURL, "ERP partner endpoint")
 	idle := fs.Duration("idle-timeout", 30*time.Second, "close keep-alive connections idle this long")
 	level := fs.String("log-level", "info", "log level: debug, info, warn, error")
+	floor := fs.Bool("transport-only", false, "measuring floor: do the exchange's HTTP legs with fixed messages and no XML work (see reference.Options.TransportOnly)")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
@@ -51,16 +52,16 @@ func run(ctx context.Context, args []string, stderr io.Writer) int {
 		return 2
 	}
 	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: l}))
-	if err := serve(ctx, log, *listen, *crm, *erp, *idle); err != nil {
+	if err := serve(ctx, log, *listen, reference.Options{CRMURL: *crm, ERPURL: *erp, Logger: log, TransportOnly: *floor}, *idle); err != nil {
 		log.Error("poref stopped", slog.Any("err", err))
 		return 1
 	}
 	return 0
 }
 
-func serve(ctx context.Context, log *slog.Logger, listen, crm, erp string, idle time.Duration) error {
+func serve(ctx context.Context, log *slog.Logger, listen string, o reference.Options, idle time.Duration) error {
 	mux := http.NewServeMux()
-	mux.Handle("/processes/PurchaseOrder", reference.New(reference.Options{CRMURL: crm, ERPURL: erp, Logger: log}))
+	mux.Handle("/processes/PurchaseOrder", reference.New(o))
 	ln, err := net.Listen("tcp", listen)
 	if err != nil {
 		return fmt.Errorf("listen on %s: %w", listen, err)
@@ -74,7 +75,7 @@ func serve(ctx context.Context, log *slog.Logger, listen, crm, erp string, idle 
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
 	log.Info("poref serving", slog.String("addr", ln.Addr().String()), slog.String("path", "/processes/PurchaseOrder"),
-		slog.String("crm", crm), slog.String("erp", erp))
+		slog.String("crm", o.CRMURL), slog.String("erp", o.ERPURL), slog.Bool("transport_only", o.TransportOnly))
 	select {
 	case err := <-errc:
 		return fmt.Errorf("serve: %w", err)

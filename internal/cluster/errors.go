@@ -20,7 +20,7 @@ var (
 	// ErrLost means the node's session (its lease) expired: every lock,
 	// route and election it held is gone and may already be taken by
 	// another node. The node must stop running instances and rejoin.
-	ErrLost = errors.New("cluster: session lost (lease expired)")
+	ErrLost = errors.New("cluster session lost (lease expired)")
 	// ErrOwnerGone is returned by Owner when an in-memory route is
 	// registered to a node that is no longer live.
 	ErrOwnerGone = errors.New("cluster: owner node is gone")

@@ -2,9 +2,11 @@ package cluster
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 
+	"go.etcd.io/etcd/api/v3/v3rpc/rpctypes"
 	clientv3 "go.etcd.io/etcd/client/v3"
 )
 
@@ -57,17 +59,20 @@ func (n *Node) try(ctx context.Context, id string) (*Lock, int64, error) {
 	if id == "" || strings.Contains(id, "\x00") {
 		return nil, 0, fmt.Errorf("cluster: acquire: bad instance ID %q", id)
 	}
-	select {
-	case <-n.sess.Done():
-		return nil, 0, fmt.Errorf("cluster: acquire %s: %w", id, ErrLost)
-	default:
+	lease, err := n.lease("cluster: acquire " + id)
+	if err != nil {
+		return nil, 0, err
 	}
 	key := n.lockKey(id)
 	resp, err := n.cli.Txn(ctx).
 		If(clientv3.Compare(clientv3.CreateRevision(key), "=", 0)).
-		Then(clientv3.OpPut(key, n.opts.ID, clientv3.WithLease(n.sess.Lease()))).
+		Then(clientv3.OpPut(key, n.opts.ID, clientv3.WithLease(lease))).
 		Else(clientv3.OpGet(key)).
 		Commit()
+	if errors.Is(err, rpctypes.ErrLeaseNotFound) {
+		// The lease ended on the server before this node noticed.
+		return nil, 0, fmt.Errorf("cluster: acquire %s: %w", id, ErrLost)
+	}
 	if err != nil {
 		return nil, 0, unavailable("cluster: acquire "+id, err)
 	}
@@ -77,7 +82,7 @@ func (n *Node) try(ctx context.Context, id string) (*Lock, int64, error) {
 	owner := "?"
 	if kvs := resp.Responses[0].GetResponseRange().Kvs; len(kvs) > 0 {
 		kv := kvs[0]
-		if n.opts.Reentrant && clientv3.LeaseID(kv.Lease) == n.sess.Lease() {
+		if n.opts.Reentrant && clientv3.LeaseID(kv.Lease) == lease {
 			return &Lock{n: n, key: key, rev: kv.CreateRevision}, 0, nil
 		}
 		owner = string(kv.Value)
@@ -98,11 +103,12 @@ func (n *Node) Acquire(ctx context.Context, id string) (*Lock, error) {
 			return l, err
 		}
 		// Held: wait for the key's deletion after the revision we saw.
+		done := n.Done()
 		wctx, wcancel := context.WithCancel(clientv3.WithRequireLeader(ctx))
 		wch := n.cli.Watch(wctx, n.lockKey(id), clientv3.WithRev(rev+1), clientv3.WithFilterPut())
 		select {
 		case <-wch:
-		case <-n.sess.Done():
+		case <-done:
 		case <-ctx.Done():
 		}
 		wcancel()
@@ -110,4 +116,21 @@ func (n *Node) Acquire(ctx context.Context, id string) (*Lock, error) {
 			return nil, fmt.Errorf("cluster: acquire %s: %w", id, ctx.Err())
 		}
 	}
+}
+
+// Holders maps every instance whose lock is held now to the ID of the
+// node holding it (one read of the locks' prefix).
+func (n *Node) Holders(ctx context.Context) (map[string]string, error) {
+	ctx, cancel := n.opCtx(ctx)
+	defer cancel()
+	pfx := n.pfx + "locks/"
+	resp, err := n.cli.Get(ctx, pfx, clientv3.WithPrefix())
+	if err != nil {
+		return nil, unavailable("cluster: lock holders", err)
+	}
+	out := make(map[string]string, len(resp.Kvs))
+	for _, kv := range resp.Kvs {
+		out[strings.TrimPrefix(string(kv.Key), pfx)] = string(kv.Value)
+	}
+	return out, nil
 }

@@ -143,7 +143,7 @@ func (s *Store) Outbox(fn func(persist.OutboxMessage) bool) error {
 	return s.each(bOutbox, false, func(k, v []byte) (bool, error) {
 		m, err := persist.DecodeOutbox(k, v)
 		if err != nil {
-			return false, fmt.Errorf("etcdstore: %w: %w", persist.ErrCorrupt, err)
+			m.Err = fmt.Errorf("etcdstore: %w: %w", persist.ErrCorrupt, err)
 		}
 		return fn(m), nil
 	})

@@ -17,6 +17,22 @@ import (
 // fires as well is a wasted load, not a second firing. It returns the
 // number of timers scheduled.
 func (e *Engine) AdoptTimers(mine func(instanceID string) bool) (int, error) {
+	return e.adoptTimers(mine, nil)
+}
+
+// AdoptTimersOf is AdoptTimers for a cluster whose nodes do not all
+// serve the same versions (a rolling upgrade): mine is asked with the
+// VersionID of each timer's instance as well, so that the timer goes to
+// a node that has that version (cluster.Node.ResponsibleFor). It reads
+// the instance of every stored timer, not only of those it adopts.
+func (e *Engine) AdoptTimersOf(mine func(instanceID, version string) bool) (int, error) {
+	return e.adoptTimers(func(string) bool { return true }, mine)
+}
+
+// adoptTimers schedules the stored timers for which mine(instance)
+// and, if set, mineV(instance, version) report true, of the versions
+// this engine has.
+func (e *Engine) adoptTimers(mine func(string) bool, mineV func(string, string) bool) (int, error) {
 	if e.store == nil {
 		return 0, nil
 	}
@@ -39,7 +55,13 @@ func (e *Engine) AdoptTimers(mine func(instanceID string) bool) (int, error) {
 		}
 		p := vi.of(rec.Process, rec.Frames)
 		if p == nil || p.InMemory {
-			continue // a version this node does not have
+			continue // a process this node does not have
+		}
+		if fp := fingerprintOf(rec.Frames); fp != nil && string(fp) != p.fingerprint {
+			continue // a version this node does not have: it cannot run it
+		}
+		if mineV != nil && !mineV(t.InstanceID, p.VersionID()) {
+			continue
 		}
 		if e.schedule(p, t.InstanceID, t.Due.UnixNano()) {
 			n++
@@ -93,6 +115,9 @@ func (e *Engine) AdoptOutbox() (int, error) {
 	}
 	n := 0
 	for _, m := range pending {
+		if e.damagedOutbox(m) {
+			continue
+		}
 		if e.sendOutbox(m) {
 			n++
 		}

@@ -43,6 +43,14 @@ type Options struct {
 	MaxBodyBytes int64
 	// Logger receives one line per fault; nil discards.
 	Logger *slog.Logger
+	// TransportOnly makes the handler a measuring floor, not a process:
+	// it reads the request, posts fixed CRM and ERP requests (encoded
+	// once, at New) to the partners, reads their answers without
+	// decoding them and answers a fixed acknowledgment. It does the HTTP
+	// legs of an exchange and none of the XML work, so its throughput
+	// bounds what any implementation of the workload gets on the same
+	// machine and partners.
+	TransportOnly bool
 }
 
 // Handler serves the purchase-order SOAP endpoint. It is safe for
@@ -56,6 +64,9 @@ type Handler struct {
 	// Header values shared by all responses and partner requests, never
 	// modified (assigned to header maps without allocating).
 	ctXML, crmAction, erpAction []string
+	// canned holds the fixed CRM request, ERP request and acknowledgment
+	// of Options.TransportOnly; nil otherwise.
+	canned *[3][]byte
 }
 
 // NewPartnerClient returns an HTTP client for partner calls whose
@@ -96,6 +107,9 @@ func New(o Options) *Handler {
 	h.crmAction = []string{`"urn:example:crm#recordPurchaseOrder"`}
 	h.erpAction = []string{`"urn:example:erp#createWorkOrder"`}
 	h.states.New = func() any { return newState() }
+	if o.TransportOnly {
+		h.canned = cannedExchange()
+	}
 	return h
 }
 
@@ -204,6 +218,9 @@ func (h *Handler) process(r *http.Request, st *state) *fault {
 	if n > h.maxBody {
 		return clientFault("request body exceeds %d bytes", h.maxBody)
 	}
+	if h.canned != nil {
+		return h.processTransportOnly(r.Context(), st)
+	}
 	if f := decodeOrder(in.Bytes(), o); f != nil {
 		return f
 	}
@@ -235,35 +252,87 @@ func (h *Handler) process(r *http.Request, st *state) *fault {
 // st.in and returns the text of its field respNS:field under
 // respNS:respLocal.
 func (h *Handler) call(ctx context.Context, st *state, name, url string, action []string, respNS, respLocal, field string) (string, *fault) {
-	st.body.start(st.out.Bytes())
+	status, f := h.post(ctx, st, name, url, action, st.out.Bytes())
+	if f != nil {
+		return "", f
+	}
+	v, f := decodePartnerResponse(st.in.Bytes(), respNS, respLocal, field)
+	if f != nil {
+		return "", serverFault("%s partner at %s (HTTP %d): %s", name, url, status, f.msg)
+	}
+	if status < 200 || status > 299 {
+		return "", serverFault("%s partner at %s: HTTP %d", name, url, status)
+	}
+	return v, nil
+}
+
+// post sends body to a partner and reads its answer into st.in,
+// returning the HTTP status.
+func (h *Handler) post(ctx context.Context, st *state, name, url string, action []string, body []byte) (int, *fault) {
+	st.body.start(body)
 	defer st.body.wait()
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, &st.body)
 	if err != nil {
 		st.body.Close()
-		return "", serverFault("%s partner at %s: %v", name, url, err)
+		return 0, serverFault("%s partner at %s: %v", name, url, err)
 	}
-	req.ContentLength = int64(st.out.Len())
+	req.ContentLength = int64(len(body))
 	req.Header["Content-Type"] = h.ctXML
 	req.Header["Soapaction"] = action
 	resp, err := h.client.Do(req)
 	if err != nil {
-		return "", serverFault("%s partner at %s: %v", name, url, err)
+		return 0, serverFault("%s partner at %s: %v", name, url, err)
 	}
 	buf := &st.in
 	buf.Reset()
 	_, err = buf.ReadFrom(io.LimitReader(resp.Body, h.maxBody+1))
 	resp.Body.Close()
 	if err != nil {
-		return "", serverFault("%s partner at %s: reading response: %v", name, url, err)
+		return 0, serverFault("%s partner at %s: reading response: %v", name, url, err)
 	}
-	v, f := decodePartnerResponse(buf.Bytes(), respNS, respLocal, field)
-	if f != nil {
-		return "", serverFault("%s partner at %s (HTTP %d): %s", name, url, resp.StatusCode, f.msg)
+	return resp.StatusCode, nil
+}
+
+// processTransportOnly is process for Options.TransportOnly: the two
+// partner calls with the fixed requests, their answers read but not
+// decoded, then the fixed acknowledgment in st.in.
+func (h *Handler) processTransportOnly(ctx context.Context, st *state) *fault {
+	c := h.canned
+	for i, p := range [2]struct {
+		name, url string
+		action    []string
+	}{{"CRM", h.crm, h.crmAction}, {"ERP", h.erp, h.erpAction}} {
+		status, f := h.post(ctx, st, p.name, p.url, p.action, c[i])
+		if f != nil {
+			return f
+		}
+		if status < 200 || status > 299 {
+			return serverFault("%s partner at %s: HTTP %d", p.name, p.url, status)
+		}
 	}
-	if resp.StatusCode < 200 || resp.StatusCode > 299 {
-		return "", serverFault("%s partner at %s: HTTP %d", name, url, resp.StatusCode)
-	}
-	return v, nil
+	st.in.Reset()
+	st.in.Write(c[2])
+	return nil
+}
+
+// cannedExchange encodes the fixed messages of Options.TransportOnly:
+// the workload's own partner requests and acknowledgment (those of
+// ../shared/workload/po-request.xml).
+func cannedExchange() *[3][]byte {
+	o := &order{poID: "PO-000123", custID: "CUST-42", custName: "Acme Widgets Ltd", custEmail: "buyer@acme.example",
+		street: "1 Industrial Way", city: "Springfield", postal: "12345", country: "US",
+		items: []item{{"SKU-A100", "2", ""}, {"SKU-B200", "1", ""}, {"SKU-C300", "10", ""}}}
+	var c [3][]byte
+	var b bytes.Buffer
+	writeCRMRequest(&b, o, "322.48")
+	c[0] = bytes.Clone(b.Bytes())
+	b.Reset()
+	writeERPRequest(&b, o, "CRM-00000001")
+	c[1] = bytes.Clone(b.Bytes())
+	b.Reset()
+	writeAck(&b, o.poID, "CRM-00000001", "WO-00000001", "322.48")
+	c[2] = bytes.Clone(b.Bytes())
+	return &c
 }
 
 func (h *Handler) writeXML(w http.ResponseWriter, status int, b []byte) {

@@ -3,6 +3,7 @@ package reference
 import (
 	"bytes"
 	"encoding/xml"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -56,6 +57,13 @@ type fixture struct {
 
 func newFixture(t testing.TB, crmH, erpH http.Handler) *fixture {
 	t.Helper()
+	return newFixtureOpts(t, crmH, erpH, Options{})
+}
+
+// newFixtureOpts is newFixture with the handler's options (the partner
+// URLs are set here).
+func newFixtureOpts(t testing.TB, crmH, erpH http.Handler, o Options) *fixture {
+	t.Helper()
 	p := mockpartner.New(nil)
 	if crmH == nil {
 		crmH = p.CRM()
@@ -68,7 +76,8 @@ func newFixture(t testing.TB, crmH, erpH http.Handler) *fixture {
 	t.Cleanup(crm.Close)
 	erp := httptest.NewServer(f.erp)
 	t.Cleanup(erp.Close)
-	f.ref = httptest.NewServer(New(Options{CRMURL: crm.URL + "/crm", ERPURL: erp.URL + "/erp"}))
+	o.CRMURL, o.ERPURL = crm.URL+"/crm", erp.URL+"/erp"
+	f.ref = httptest.NewServer(New(o))
 	t.Cleanup(f.ref.Close)
 	return f
 }
@@ -107,7 +116,18 @@ type ack struct {
 }
 
 func TestAckIsTheWorkloadAck(t *testing.T) {
-	f := newFixture(t, nil, nil)
+	for _, transportOnly := range []bool{false, true} {
+		t.Run(fmt.Sprintf("TransportOnly=%v", transportOnly), func(t *testing.T) {
+			testAckIsTheWorkloadAck(t, Options{TransportOnly: transportOnly})
+		})
+	}
+}
+
+// testAckIsTheWorkloadAck checks one exchange against the workload's
+// messages. With TransportOnly the messages are fixed, and must still be
+// the workload's, byte for byte, so that the floor moves the same bytes.
+func testAckIsTheWorkloadAck(t *testing.T, o Options) {
+	f := newFixtureOpts(t, nil, nil, o)
 	status, got := post(t, f.ref.URL+"/processes/PurchaseOrder", ctXML, testdata(t, "po-request.xml"))
 	if status != http.StatusOK {
 		t.Fatalf("status %d: %s", status, got)

@@ -526,6 +526,47 @@ func (s *Server) serveExchange(w http.ResponseWriter, r *http.Request, rt *route
 	rt.opMetrics[op].doneAt(rp.outcome, received, now)
 }
 
+// Endpoint returns the endpoint served at path, or nil.
+func (s *Server) Endpoint(path string) *exchange.Endpoint {
+	if routes := s.routes.Load(); routes != nil {
+		if rt := (*routes)[path]; rt != nil {
+			return rt.ep
+		}
+	}
+	return nil
+}
+
+// Decode reads a SOAP request whose body has been read already, as
+// ServeHTTP would, without dispatching it: the endpoint served at its
+// path, its operation and its input message. It is for a front that
+// decides where a request runs before running it (cluster.Forwarder);
+// the request itself is then served, and checked, as usual.
+func (s *Server) Decode(r *http.Request, body []byte) (*exchange.Endpoint, *exchange.Operation, *exchange.Message, error) {
+	var rt *route
+	if routes := s.routes.Load(); routes != nil {
+		rt = (*routes)[r.URL.Path]
+	}
+	if rt == nil {
+		return nil, nil, nil, fmt.Errorf("%w: %s", ErrUnknownPath, r.URL.Path)
+	}
+	ctVer, action, err := parseContentType(r)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	if ctVer != rt.ep.Version {
+		return nil, nil, nil, fmt.Errorf("%w: endpoint %s speaks SOAP %s", ErrContentType, rt.ep.Path, versionName(rt.ep.Version))
+	}
+	op, env, err := s.decodeRequest(r, rt, body, action)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	in, err := decodeMessage(op, op.Input, env, false)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	return rt.ep, op, in, nil
+}
+
 // readBody checks the content type and reads the request body into buf;
 // it returns the request's action (SOAPAction or the action parameter).
 func (s *Server) readBody(w http.ResponseWriter, r *http.Request, rt *route, buf *bytes.Buffer) (action string, err error) {

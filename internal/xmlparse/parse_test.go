@@ -71,6 +71,34 @@ func TestParseAccepts(t *testing.T) {
 	}
 }
 
+// TestKeepWhitespace: with KeepWhitespace every text run is kept as read,
+// as etree's own reader keeps it, so stored state reads back as written.
+func TestKeepWhitespace(t *testing.T) {
+	for _, in := range []string{
+		"<a>\n  <b>1</b>\n  <c/>\n</a>",
+		"<a> <b/> </a>",
+		"<a>x <b/> y<!-- c -->\n</a>",
+		"<p:a xmlns:p=\"urn:p\">\t<p:b x=\"1\">  </p:b>\n</p:a>",
+	} {
+		doc, err := Parse([]byte(in), Options{KeepWhitespace: true, Limits: NoLimits()})
+		if err != nil {
+			t.Fatalf("Parse(%q): %v", in, err)
+		}
+		ref := etree.NewDocument()
+		if err := ref.ReadFromString(in); err != nil {
+			t.Fatal(err)
+		}
+		if got, want := serialize(doc), serialize(ref); got != want {
+			t.Errorf("Parse(%q) with KeepWhitespace:\n got %q\nwant %q (etree)", in, got, want)
+		}
+	}
+	// Outside the document element whitespace is still not content.
+	doc, err := Parse([]byte("\n<a/>\n"), Options{KeepWhitespace: true})
+	if err != nil || serialize(doc) != "<a/>" {
+		t.Errorf("whitespace around the document element: %q, %v", serialize(doc), err)
+	}
+}
+
 func TestParseRejects(t *testing.T) {
 	tests := []struct{ name, in, want string }{
 		{"DOCTYPE", `<!DOCTYPE a [<!ENTITY x "y">]><a>&x;</a>`, "DTD (DOCTYPE) not allowed"},
