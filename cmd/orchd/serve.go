@@ -264,7 +264,8 @@ func runServer(ctx context.Context, cfg *serveConfig, log *slog.Logger) error {
 	// own (after a reply, on timers) is cancelled.
 	defer engine.Close()
 	front := soap.NewServer(soap.ServerOptions{MaxBodyBytes: cfg.maxBody, Limits: cfg.limits, Logger: log, Registerer: reg,
-		MaxInflight: cfg.front.maxInflight, QueueWait: cfg.front.queueWait, MaxQueue: cfg.front.maxQueue})
+		MaxInflight: cfg.front.maxInflight, QueueWait: cfg.front.queueWait, MaxQueue: cfg.front.maxQueue,
+		Adaptive: cfg.front.admission == admissionAdaptive})
 	if err := engine.Deploy(procs...); err != nil {
 		log.Error("processes skipped", slog.Any("err", err))
 	}
