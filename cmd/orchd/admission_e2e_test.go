@@ -111,7 +111,7 @@ func TestAdaptiveAdmission(t *testing.T) {
 	writeProcess(t, deploy, "Call", partner.addr, callBody, true)
 	writeProcess(t, deploy, "Loop", "127.0.0.1:1", runawayBody, true)
 	const start, queueWait = 16, 3 * time.Second
-	o := startOrchd(t, "--deploy", deploy, "--max-inflight", strconv.Itoa(start), "--queue-wait", queueWait.String(),
+	o := startOrchd(t, "--deploy", deploy, "--admission", "adaptive", "--max-inflight", strconv.Itoa(start), "--queue-wait", queueWait.String(),
 		"--max-steps", "40000")
 	client := &http.Client{Timeout: 30 * time.Second}
 

@@ -39,7 +39,7 @@ const (
 	defaultMaxInflight       = 64
 	defaultQueueWait         = 100 * time.Millisecond
 	defaultMaxQueue          = 4 * defaultMaxInflight
-	defaultAdmission         = admissionAdaptive
+	defaultAdmission         = admissionFixed
 )
 
 func frontDoorFlags(fs *flag.FlagSet, c *frontDoorConfig) {
