@@ -372,5 +372,17 @@ func FuzzParse(f *testing.F) {
 		if s := serialize(again); s != out {
 			t.Fatalf("serialization not stable:\n%s\n%s", out, s)
 		}
+		// Stored state's mode keeps every text run: what it reads back
+		// from its own serialization is that serialization.
+		keep := Options{Limits: NoLimits(), KeepWhitespace: true}
+		kdoc, err := Parse(data, keep)
+		if err != nil {
+			t.Fatalf("%q parsed with limits, not with KeepWhitespace and none: %v", data, err)
+		}
+		kout := serialize(kdoc)
+		kagain, err := Parse([]byte(kout), keep)
+		if err != nil || serialize(kagain) != kout {
+			t.Fatalf("KeepWhitespace serialization %q not stable: %v", kout, err)
+		}
 	})
 }
