@@ -4,7 +4,7 @@
 GO ?= go
 FUZZTIME ?= 3000x
 
-.PHONY: run test unit fuzz vet build bench bench-go conformance overload soak
+.PHONY: cpushare run test unit fuzz vet build bench bench-go conformance overload soak cluster-bench
 
 ## run: serve the example bundle, with the CRM and ERP mock partners in process
 run:
@@ -58,6 +58,11 @@ build:
 bench:
 	GO=$(GO) ./scripts/bench.sh
 
+## cpushare: CPU per exchange of orchd, the reference and the transport-only
+## floor (poref --transport-only), each alone at 64 clients (scripts/cpushare.sh)
+cpushare:
+	./scripts/cpushare.sh
+
 ## overload: orchd offered more than it can serve, with and without shedding
 ## (closed loop to the knee, 4 x the knee, open loop at about twice the peak;
 ## see scripts/overload.sh for the knobs)
@@ -74,6 +79,16 @@ overload:
 ## of each sample. Not in make test.
 soak:
 	ORCHD_SOAK=1 ORCHD_E2E_NORACE=1 $(GO) test -count=1 -v -timeout=0 -run='^TestSoak$$' ./cmd/orchd/
+
+## cluster-bench: orchd on a 3-member etcd (members as separate processes) with
+## 1 node without and with --cluster, then 2 and 3 nodes, CPU per exchange per
+## process from /proc and etcd's counters, then a raw Txn load for etcd's write
+## ceiling; prints the tables of docs/cluster-perf.md (cmd/orchd/cluster_measure_test.go;
+## DURATION per phase, default 10s; CLIENTS in total, default 24). About 3.5 minutes.
+## Not in make test.
+cluster-bench:
+	ORCHD_MEASURE=1 ORCHD_E2E_NORACE=1 ORCHD_MEASURE_DURATION=$(or $(DURATION),10s) ORCHD_MEASURE_CLIENTS=$(or $(CLIENTS),24) \
+		$(GO) test -count=1 -v -timeout=15m -run='^TestMeasureCluster$$' ./cmd/orchd/
 
 ## bench-go: Go benchmarks of the hot path, with allocations
 bench-go:

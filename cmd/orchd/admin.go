@@ -22,6 +22,10 @@ import (
 type adminConfig struct {
 	tokenFile string
 	listen    string
+	// ln is --admin-listen bound early (serve binds it before joining a
+	// cluster, whose membership publishes its address); nil: newAdmin
+	// binds it.
+	ln net.Listener
 }
 
 func adminFlags(fs *flag.FlagSet, c *adminConfig) {
@@ -77,9 +81,12 @@ func newAdmin(c *adminConfig, backend mgmt.Backend, stream admin.Stream, console
 	a.handler = admin.New(admin.Options{Backend: backend, Stream: stream, Token: tok, Console: console,
 		Logger: log, Version: orchdVersion(), Done: a.done})
 	if c.listen != "" {
-		ln, err := net.Listen("tcp", c.listen)
-		if err != nil {
-			return nil, fmt.Errorf("listen on --admin-listen %s: %w", c.listen, err)
+		ln := c.ln
+		if ln == nil {
+			var err error
+			if ln, err = net.Listen("tcp", c.listen); err != nil {
+				return nil, fmt.Errorf("listen on --admin-listen %s: %w", c.listen, err)
+			}
 		}
 		a.ln = ln
 		a.srv = &http.Server{Handler: a.handler, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: idle,

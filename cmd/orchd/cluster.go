@@ -2,16 +2,21 @@ package main
 
 import (
 	"context"
+	"crypto/tls"
 	"flag"
 	"fmt"
 	"log/slog"
+	"net/http"
 	"os"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/orchd/orchd/internal/cluster"
 	"github.com/orchd/orchd/internal/etcdstore"
+	"github.com/orchd/orchd/internal/exchange"
 	"github.com/orchd/orchd/internal/process"
+	"github.com/orchd/orchd/internal/soap"
 )
 
 // clusterConfig makes this node one of several sharing persistent
@@ -20,11 +25,15 @@ type clusterConfig struct {
 	name   string
 	nodeID string
 	ttl    time.Duration
+	// fanout bounds a management API request to another node (the
+	// cluster view).
+	fanout time.Duration
 }
 
 func clusterFlags(fs *flag.FlagSet, c *clusterConfig) {
-	fs.StringVar(&c.name, "cluster", "", "with --store etcd: join this cluster of orchd nodes sharing the store: each persistent instance runs on one node at a time (an etcd lock per instance), a node that leaves has its timers and outbox taken over by the others. Not yet: fencing a commit of a node paused past --cluster-ttl, forwarding in-memory conversations; see docs/cluster.md")
+	fs.StringVar(&c.name, "cluster", "", "with --store etcd: join this cluster of orchd nodes sharing the store: each persistent instance runs on one node at a time (an etcd lock per instance, whose fence every checkpoint carries, so a node paused past --cluster-ttl cannot commit over another's state), a node that leaves has its timers and outbox taken over by the others, a node whose session expired rejoins by itself, a message for an in-memory conversation living on another node is forwarded to it, and one for a persistent instance whose process version this node lacks goes to a node that has it (rolling upgrades); see docs/cluster.md")
 	fs.StringVar(&c.nodeID, "node-id", "", "with --cluster: this node's unique name (default: host name and listen port)")
+	fs.DurationVar(&c.fanout, "cluster-fanout-timeout", 2*time.Second, "with --cluster: how long the management API waits for another node's answer (its in-memory instances, counters); a node slower than this is named in the answer's partial")
 	fs.DurationVar(&c.ttl, "cluster-ttl", 5*time.Second, "with --cluster: a node silent this long is dead and its instance locks are released (whole seconds)")
 }
 
@@ -34,10 +43,16 @@ type clusterOwners struct {
 	log *slog.Logger
 }
 
-func (o clusterOwners) Acquire(ctx context.Context, id string) (func(), error) {
+// The lock is the fence of the run's checkpoints: the etcd store adds
+// its comparison (Lock.Fence) to their transaction.
+var _ etcdstore.Fence = (*cluster.Lock)(nil)
+
+// Acquire takes the instance's etcd lock and returns it as the fence of
+// the run's checkpoints.
+func (o clusterOwners) Acquire(ctx context.Context, id string) (func(), any, error) {
 	l, err := o.n.Acquire(ctx, id)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	return func() {
 		if err := l.Release(context.Background()); err != nil {
@@ -45,13 +60,13 @@ func (o clusterOwners) Acquire(ctx context.Context, id string) (func(), error) {
 			// (Reentrant) or its lease ends.
 			o.log.Warn("cluster: release instance lock", slog.String("instance", id), slog.Any("err", err))
 		}
-	}, nil
+	}, l, nil
 }
 
 // joinCluster joins cfg's cluster through the etcd store's client, with
-// url as this node's SOAP base URL. It returns nil when --cluster is not
-// set.
-func joinCluster(ctx context.Context, cfg *clusterConfig, st instanceStore, url, listen string, log *slog.Logger) (*cluster.Node, error) {
+// url as this node's SOAP base URL and adminURL as its management API's.
+// It returns nil when --cluster is not set.
+func joinCluster(ctx context.Context, cfg *clusterConfig, st instanceStore, url, adminURL, listen string, log *slog.Logger) (*cluster.Node, error) {
 	if cfg.name == "" {
 		return nil, nil
 	}
@@ -64,8 +79,8 @@ func joinCluster(ctx context.Context, cfg *clusterConfig, st instanceStore, url,
 		host, _ := os.Hostname()
 		id = host + "-" + listen
 	}
-	n, err := cluster.Join(ctx, es.Client(), cluster.Options{Cluster: cfg.name, ID: id, URL: url,
-		TTL: cfg.ttl, Reentrant: true, Logger: log})
+	n, err := cluster.Join(ctx, es.Client(), cluster.Options{Cluster: cfg.name, ID: id, URL: url, Admin: adminURL,
+		TTL: cfg.ttl, Reentrant: true, Rejoin: true, Logger: log})
 	if err != nil {
 		return nil, err
 	}
@@ -75,30 +90,67 @@ func joinCluster(ctx context.Context, cfg *clusterConfig, st instanceStore, url,
 
 // adoptTimers takes over the timers of nodes that leave: at each
 // membership change where a node left, the engine schedules the stored
-// timers this node is now Responsible for. It returns when ctx ends or
-// the node's session is lost.
+// timers this node is now Responsible for. While the node's session is
+// lost it waits for the rejoin, and then adopts once: timers it failed
+// to fire meanwhile (it could not take their locks), and those written
+// by others that are now its own. It returns when ctx ends.
 func adoptTimers(ctx context.Context, n *cluster.Node, e *process.Engine, log *slog.Logger) {
-	before, changed := n.Members()
-	for {
+	adopt := func() {
+		var k int
+		var err error
+		if n.SameVersions() {
+			k, err = e.AdoptTimers(n.Responsible)
+		} else {
+			// A rolling upgrade: each timer to a node that has its
+			// instance's version.
+			k, err = e.AdoptTimersOf(n.ResponsibleFor)
+		}
+		if err != nil {
+			log.Warn("cluster: adopt timers", slog.Any("err", err))
+		} else if k > 0 {
+			log.Info("cluster: adopted timers", slog.Int("timers", k))
+		}
+		// The runs a departed node was inside: resumed by the node
+		// responsible for each (by any node that has its version during
+		// an upgrade; the lock and the state check under it let one go
+		// on).
+		mine := n.Responsible
+		if !n.SameVersions() {
+			mine = func(string) bool { return true }
+		}
+		if k, err := e.AdoptInterrupted(mine); err != nil {
+			log.Warn("cluster: adopt interrupted runs", slog.Any("err", err))
+		} else if k > 0 {
+			log.Info("cluster: resuming interrupted runs", slog.Int("instances", k))
+		}
+	}
+	for rejoined := false; ; rejoined = true {
 		select {
 		case <-ctx.Done():
 			return
-		case <-n.Done():
-			log.Error("cluster: session lost; this node no longer takes over timers")
-			return
-		case <-changed:
+		case <-n.Joined():
 		}
-		var now []cluster.Member
-		now, changed = n.Members()
-		if left(before, now) {
-			k, err := e.AdoptTimers(n.Responsible)
-			if err != nil {
-				log.Warn("cluster: adopt timers", slog.Any("err", err))
-			} else if k > 0 {
-				log.Info("cluster: adopted timers", slog.Int("timers", k))
+		if rejoined {
+			adopt()
+		}
+		before, changed := n.Members()
+		done := n.Done()
+	session:
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-done:
+				break session
+			case <-changed:
 			}
+			var now []cluster.Member
+			now, changed = n.Members()
+			if left(before, now) {
+				adopt()
+			}
+			before = now
 		}
-		before = now
 	}
 }
 
@@ -115,9 +167,31 @@ func left(before, now []cluster.Member) bool {
 // leadOutbox campaigns for the outbox election; while this node leads,
 // it sends the stored outbox messages it is not sending already when it
 // becomes leader and whenever a member leaves, so a dead node's RELIABLE
-// sends go out. It returns when ctx ends or the session is lost.
+// sends go out. When the session is lost it campaigns again once the
+// node has rejoined. It returns when ctx ends.
 func leadOutbox(ctx context.Context, n *cluster.Node, e *process.Engine, log *slog.Logger) {
-	err := n.Lead(ctx, "outbox", func(lctx context.Context) {
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-n.Joined():
+		}
+		if err := leadOutboxOnce(ctx, n, e, log); err != nil {
+			// Session lost (campaign again once rejoined) or etcd
+			// unavailable (again after a pause).
+			log.Error("cluster: outbox election ended", slog.Any("err", err))
+			select {
+			case <-ctx.Done():
+				return
+			case <-time.After(time.Second):
+			}
+		}
+	}
+}
+
+// leadOutboxOnce is leadOutbox for one session.
+func leadOutboxOnce(ctx context.Context, n *cluster.Node, e *process.Engine, log *slog.Logger) error {
+	return n.Lead(ctx, "outbox", func(lctx context.Context) {
 		log.Info("cluster: this node leads the outbox")
 		before, changed := n.Members()
 		for adopt := true; ; {
@@ -138,7 +212,91 @@ func leadOutbox(ctx context.Context, n *cluster.Node, e *process.Engine, log *sl
 			adopt, before = left(before, now), now
 		}
 	})
-	if err != nil {
-		log.Error("cluster: outbox election ended", slog.Any("err", err))
+}
+
+// newClusterView is the management backend's view of the cluster node n
+// joined: the other nodes' APIs are asked with tlsConf (the partner
+// client's: --partner-ca) when they serve https.
+func newClusterView(cfg *clusterConfig, n *cluster.Node, tlsConf *tls.Config) *clusterView {
+	tr := http.DefaultTransport.(*http.Transport).Clone()
+	tr.TLSClientConfig = tlsConf
+	timeout := cfg.fanout
+	if timeout <= 0 {
+		timeout = 2 * time.Second
 	}
+	return &clusterView{name: cfg.name, node: n, client: &http.Client{Transport: tr}, timeout: timeout}
+}
+
+// publishVersions keeps the process versions this node serves
+// (Engine.VersionIDs) in its membership: at start and after every
+// change signalled on changed (Options.VersionsChanged), coalesced; a
+// node that rejoins publishes the last versions set with its new
+// membership key. It returns when ctx ends.
+func publishVersions(ctx context.Context, n *cluster.Node, e *process.Engine, changed <-chan struct{}, log *slog.Logger) {
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-changed:
+		}
+		if err := n.SetVersions(ctx, e.VersionIDs()); err != nil {
+			log.Warn("cluster: versions not published", slog.Any("err", err))
+		}
+	}
+}
+
+// clusterForwarder puts a cluster.Forwarder in front of the SOAP
+// handler. Only what may run elsewhere is read and decoded before
+// dispatch: a correlated message for an in-memory process (its route
+// keys: which node holds the conversation), and, while some live member
+// serves a version of the process that this node does not (a rolling
+// upgrade), a correlated message for a persistent one (its instance's
+// version, read from the store).
+func clusterForwarder(n *cluster.Node, e *process.Engine, front *soap.Server, log *slog.Logger) *cluster.Forwarder {
+	mayRoute := func(ep *exchange.Endpoint) (inMemory, ok bool) {
+		if ep == nil || !e.Correlated(ep) {
+			return false, false
+		}
+		name, inMemory, served := e.EndpointProcess(ep)
+		return inMemory, served && (inMemory || upgrading(n, name))
+	}
+	return &cluster.Forwarder{Node: n, Next: front, Logger: log,
+		Inspect: func(r *http.Request) bool {
+			_, ok := mayRoute(front.Endpoint(r.URL.Path))
+			return ok
+		},
+		Route: func(r *http.Request, body []byte) (cluster.Routing, bool) {
+			ep, op, msg, err := front.Decode(r, body)
+			if err != nil {
+				return cluster.Routing{}, false // the SOAP handler answers it
+			}
+			inMemory, ok := mayRoute(ep)
+			switch {
+			case !ok:
+				return cluster.Routing{}, false
+			case inMemory:
+				keys := e.RouteKeysFor(ep, op.Name, msg)
+				return cluster.Routing{Keys: keys}, len(keys) > 0
+			}
+			v, found, err := e.InstanceVersionFor(ep, op.Name, msg)
+			if err != nil || !found {
+				return cluster.Routing{}, false // run here: the run meets the same store
+			}
+			return cluster.Routing{Version: v}, true
+		},
+	}
+}
+
+// upgrading reports whether a live member serves a version of process
+// name ({ns}local) that this node does not.
+func upgrading(n *cluster.Node, name string) bool {
+	ms, _ := n.Members()
+	for _, m := range ms {
+		for _, v := range m.Versions {
+			if strings.HasPrefix(v, name+"#") && !n.Serves(v) {
+				return true
+			}
+		}
+	}
+	return false
 }

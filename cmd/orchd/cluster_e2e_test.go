@@ -25,12 +25,7 @@ func TestClusterTwoNodes(t *testing.T) {
 	ec := etcdtest.Start(t, 3)
 	crm, erp := startMocks(t)
 	deploy := persistentDeploy(t, crm, erp)
-	node := func(id string) *orchd {
-		return startOrchd(t, "--deploy", deploy, "--data", t.TempDir(), "--store", "etcd",
-			"--etcd-endpoints", strings.Join(ec.Endpoints(), ","), "--etcd-prefix", "/orchd/e2ec/",
-			"--cluster", "e2ec", "--node-id", id, "--cluster-ttl", "2s")
-	}
-	a, b := node("a"), node("b")
+	a, b := startClusterNode(t, ec, deploy, "e2ec", "a"), startClusterNode(t, ec, deploy, "e2ec", "b")
 	nodes := []*orchd{a, b}
 	client := &http.Client{Timeout: 30 * time.Second}
 

@@ -146,6 +146,9 @@ type loadLedger struct {
 	cleanup bool
 	// acks counts acknowledged exchanges of each kind.
 	acks struct{ po, request, decision, oneway atomic.Int64 }
+	// refused counts requests orchd answered without acknowledging them
+	// (a fault, an unexpected status).
+	refused atomic.Int64
 }
 
 type approvalCase struct {
@@ -162,14 +165,10 @@ func newLedger() *loadLedger {
 // mixedLoad drives orchd at base until stop is closed or a request fails
 // at the transport level (orchd was killed): persistent POs, approvals
 // (requests with short and long timers, decisions for earlier ones) and
-// RELIABLE one-way sends, each with a unique id under prefix. It is the
-// closed-loop driver of the persistent mix: two PO clients, two approval
-// clients and one one-way client, each sending its next request when the
-// last is answered.
+// RELIABLE one-way sends, each with a unique id under prefix.
 func mixedLoad(base, prefix string, led *loadLedger, stop <-chan struct{}, seed uint64) {
-	client := &http.Client{Timeout: 30 * time.Second, Transport: &http.Transport{MaxIdleConnsPerHost: 8}}
-	defer client.CloseIdleConnections()
-	mix := newPersistentMix(client, base, prefix, led)
+	send, closeIdle := newSender(base)
+	defer closeIdle()
 	stopped := func() bool {
 		select {
 		case <-stop:
@@ -179,145 +178,190 @@ func mixedLoad(base, prefix string, led *loadLedger, stop <-chan struct{}, seed 
 		}
 	}
 	var wg sync.WaitGroup
-	for k := range mixClients {
-		rnd := rand.New(rand.NewPCG(seed+uint64(k), uint64(len(prefix))))
-		wg.Go(func() {
+	worker := func(fn func(i int, rnd *rand.Rand) bool) {
+		rnd := rand.New(rand.NewPCG(seed, uint64(len(prefix))))
+		seed++
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
 			for i := 0; !stopped(); i++ {
-				if code, _ := mix.step(k, i, rnd.Uint64()); code == 0 {
+				if !fn(i, rnd) {
 					return
 				}
 			}
+		}()
+	}
+	po := readPO()
+	for w := 0; w < 2; w++ {
+		w := w
+		worker(func(i int, _ *rand.Rand) bool {
+			_, answered := led.order(send, po, fmt.Sprintf("%s-PO%d-%d", prefix, w, i))
+			return answered
 		})
 	}
+	for w := 0; w < 2; w++ {
+		w := w
+		worker(func(i int, rnd *rand.Rand) bool {
+			// Every other step decides an earlier acknowledged approval
+			// with a long timer, if there is one.
+			if i%2 == 1 {
+				if id, c := led.takeUndecided(nil, rnd.IntN(2) == 0); c != nil {
+					_, answered := led.decide(send, id, c)
+					return answered
+				}
+			}
+			short := rnd.IntN(3) == 0
+			timeout := "PT1H"
+			if short {
+				timeout = "PT0.5S"
+			}
+			_, answered := led.request(send, fmt.Sprintf("%s-AP%d-%d", prefix, w, i), timeout, short, true)
+			return answered
+		})
+	}
+	worker(func(i int, _ *rand.Rand) bool {
+		_, answered := led.notify(send, fmt.Sprintf("%s-OW-%d", prefix, i))
+		return answered
+	})
 	wg.Wait()
 }
 
-// mixClients is the number of kinds of step of the persistent mix (see
-// persistentMix.step): two PO clients, two approval clients, one one-way
-// client, as many POs and approvals as one-way sends.
-const mixClients = 5
+// sendFunc posts body to path (with SOAPAction action, if any) and returns
+// the answer and whether it was a 200; "" when orchd did not answer.
+type sendFunc func(path, action string, body []byte) (string, bool)
 
-// persistentMix sends the requests of the persistent mix to orchd at base
-// and files them in led; it is shared by the crash loop's closed-loop
-// clients (mixedLoad) and the soak's paced ones.
-type persistentMix struct {
-	client       *http.Client
-	base, prefix string
-	led          *loadLedger
-	po           []byte
+// newSender returns a sendFunc posting to the orchd at base, and a
+// function that closes its idle connections.
+func newSender(base string) (sendFunc, func()) {
+	client := &http.Client{Timeout: 30 * time.Second, Transport: &http.Transport{MaxIdleConnsPerHost: 8}}
+	post := newPoster(client, base)
+	return func(path, action string, body []byte) (string, bool) {
+		b, code := post(path, action, body)
+		return b, code == http.StatusOK
+	}, client.CloseIdleConnections
 }
 
-func newPersistentMix(client *http.Client, base, prefix string, led *loadLedger) *persistentMix {
-	return &persistentMix{client: client, base: base, prefix: prefix, led: led, po: readPO()}
+// postFunc posts body to path (with SOAPAction action, if any) and
+// returns the answer and its HTTP status; 0 when orchd did not answer.
+type postFunc func(path, action string, body []byte) (string, int)
+
+// newPoster returns a postFunc posting with client to the orchd at base.
+func newPoster(client *http.Client, base string) postFunc {
+	return func(path, action string, body []byte) (string, int) {
+		req, _ := http.NewRequest(http.MethodPost, base+path, bytes.NewReader(body))
+		req.Header.Set("Content-Type", textXML)
+		if action != "" {
+			req.Header.Set("SOAPAction", action)
+		}
+		resp, err := client.Do(req)
+		if err != nil {
+			return "", 0
+		}
+		b, err := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if err != nil {
+			return "", 0
+		}
+		return string(b), resp.StatusCode
+	}
 }
 
-// send posts body to path and returns the answer and its HTTP status; 0
-// when there was no answer.
-func (m *persistentMix) send(path, action string, body []byte) (string, int) {
-	req, _ := http.NewRequest(http.MethodPost, m.base+path, bytes.NewReader(body))
-	req.Header.Set("Content-Type", textXML)
-	if action != "" {
-		req.Header.Set("SOAPAction", action)
+// takeUndecided removes the oldest acknowledged, undecided approval with a
+// long timer whose id match accepts (nil: any) from the undecided list
+// and records its decision (approve or reject); nil if there is none.
+func (l *loadLedger) takeUndecided(match func(id string) bool, approve bool) (string, *approvalCase) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for i, id := range l.undecided {
+		if match == nil || match(id) {
+			l.undecided = append(l.undecided[:i:i], l.undecided[i+1:]...)
+			c := l.approvals[id]
+			c.decided = map[bool]string{true: "APPROVED", false: "REJECTED"}[approve]
+			return id, c
+		}
 	}
-	resp, err := m.client.Do(req)
-	if err != nil {
-		return "", 0
-	}
-	b, err := io.ReadAll(resp.Body)
-	resp.Body.Close()
-	if err != nil {
-		return "", 0
-	}
-	return string(b), resp.StatusCode
+	return "", nil
 }
 
-// step sends the i-th request (from 0) of client k (0 to mixClients-1),
-// with r as its random choices: clients 0 and 1 send POs, 2 and 3
-// approvals (every other step a decision for an earlier approval with a
-// long timer, when there is one), 4 RELIABLE one-way sends. Ids are
-// unique per prefix, client and i. It returns the HTTP status of orchd's
-// answer (0: none) and whether the answer acknowledged the request.
-func (m *persistentMix) step(k, i int, r uint64) (code int, acked bool) {
-	led := m.led
-	switch k {
-	case 0, 1:
-		id := fmt.Sprintf("%s-PO%d-%d", m.prefix, k, i)
-		led.mu.Lock()
-		led.pos[id] = false
-		led.mu.Unlock()
-		body, code := m.send(persistentPOPath, "", bytes.Replace(m.po, []byte("PO-000123"), []byte(id), 1))
-		if code == http.StatusOK && strings.Contains(body, "ACCEPTED") {
-			led.mu.Lock()
-			led.pos[id] = true
-			led.mu.Unlock()
-			led.acks.po.Add(1)
-			return code, true
-		}
-		return code, false
-	case 2, 3:
-		w := k - 2
-		if i%2 == 1 {
-			led.mu.Lock()
-			var id string
-			var c *approvalCase
-			if len(led.undecided) > 0 {
-				id, led.undecided = led.undecided[0], led.undecided[1:]
-				c = led.approvals[id]
-			}
-			if c != nil {
-				c.decided = map[bool]string{true: "APPROVED", false: "REJECTED"}[r%2 == 0]
-			}
-			led.mu.Unlock()
-			if c != nil {
-				body, code := m.send(approvalPath, "", approvalBody("decide", id, "<appr:approved>"+strconv.FormatBool(c.decided == "APPROVED")+"</appr:approved><appr:approver>bob</appr:approver>"))
-				if code == http.StatusOK && strings.Contains(body, "<appr:status>"+c.decided+"</appr:status>") {
-					led.mu.Lock()
-					c.decAcked = true
-					led.mu.Unlock()
-					led.acks.decision.Add(1)
-					return code, true
-				}
-				return code, false
-			}
-		}
-		id := fmt.Sprintf("%s-AP%d-%d", m.prefix, w, i)
-		c := &approvalCase{short: (r>>8)%3 == 0}
-		timeout := "PT1H"
-		if c.short {
-			timeout = "PT0.5S"
-		}
-		led.mu.Lock()
-		led.approvals[id] = c
-		led.mu.Unlock()
-		body, code := m.send(approvalPath, `"urn:example:approval#requestApproval"`, approvalBody("requestApproval", id,
-			"<appr:amount>10</appr:amount><appr:requester>ann</appr:requester><appr:timeout>"+timeout+"</appr:timeout>"))
-		if code == http.StatusOK && strings.Contains(body, "<appr:status>PENDING</appr:status>") {
-			led.mu.Lock()
-			c.acked = true
-			if !c.short {
-				led.undecided = append(led.undecided, id)
-			}
-			led.mu.Unlock()
-			led.acks.request.Add(1)
-			return code, true
-		}
-		return code, false
-	default:
-		id := fmt.Sprintf("%s-OW-%d", m.prefix, i)
-		led.mu.Lock()
-		led.oneway[id] = false
-		led.mu.Unlock()
-		body, code := m.send(reliablePath, "", []byte(`<soapenv:Envelope xmlns:soapenv="http://schemas.xmlsoap.org/soap/envelope/"><soapenv:Body>`+
-			`<tns:req xmlns:tns="urn:test"><tns:id>`+id+`</tns:id></tns:req></soapenv:Body></soapenv:Envelope>`))
-		if code == http.StatusOK && strings.Contains(body, "sent<") {
-			led.mu.Lock()
-			led.oneway[id] = true
-			led.mu.Unlock()
-			led.acks.oneway.Add(1)
-			return code, true
-		}
-		return code, false
+// order sends the PO request po with poId id and records it; it returns
+// whether it was acknowledged, and whether orchd answered.
+func (l *loadLedger) order(send sendFunc, po []byte, id string) (acked, answered bool) {
+	l.mu.Lock()
+	l.pos[id] = false
+	l.mu.Unlock()
+	body, ok := send(persistentPOPath, "", bytes.Replace(po, []byte("PO-000123"), []byte(id), 1))
+	if ok && strings.Contains(body, "ACCEPTED") {
+		l.mu.Lock()
+		l.pos[id] = true
+		l.mu.Unlock()
+		l.acks.po.Add(1)
+		return true, true
+	} else if body != "" {
+		l.refused.Add(1)
 	}
+	return false, body != ""
+}
+
+// notify sends a RELIABLE one-way request with id and records it; it
+// returns whether it was acknowledged, and whether orchd answered.
+func (l *loadLedger) notify(send sendFunc, id string) (acked, answered bool) {
+	l.mu.Lock()
+	l.oneway[id] = false
+	l.mu.Unlock()
+	body, ok := send(reliablePath, "", []byte(`<soapenv:Envelope xmlns:soapenv="http://schemas.xmlsoap.org/soap/envelope/"><soapenv:Body>`+
+		`<tns:req xmlns:tns="urn:test"><tns:id>`+id+`</tns:id></tns:req></soapenv:Body></soapenv:Envelope>`))
+	if ok && strings.Contains(body, "sent<") {
+		l.mu.Lock()
+		l.oneway[id] = true
+		l.mu.Unlock()
+		l.acks.oneway.Add(1)
+		return true, true
+	} else if body != "" {
+		l.refused.Add(1)
+	}
+	return false, body != ""
+}
+
+// request sends requestApproval for id with timeout and records it
+// (short: its timeout expires within a round, it is never decided). An
+// acknowledged long one is queued for a decision unless queue is false.
+// It returns whether it was acknowledged, and whether orchd answered.
+func (l *loadLedger) request(send sendFunc, id, timeout string, short, queue bool) (acked, answered bool) {
+	c := &approvalCase{short: short}
+	l.mu.Lock()
+	l.approvals[id] = c
+	l.mu.Unlock()
+	body, ok := send(approvalPath, `"urn:example:approval#requestApproval"`, approvalBody("requestApproval", id,
+		"<appr:amount>10</appr:amount><appr:requester>ann</appr:requester><appr:timeout>"+timeout+"</appr:timeout>"))
+	if ok && strings.Contains(body, "<appr:status>PENDING</appr:status>") {
+		l.mu.Lock()
+		c.acked = true
+		if !short && queue {
+			l.undecided = append(l.undecided, id)
+		}
+		l.mu.Unlock()
+		l.acks.request.Add(1)
+		return true, true
+	} else if body != "" {
+		l.refused.Add(1)
+	}
+	return false, body != ""
+}
+
+// decide sends the decision recorded in c for approval id and records
+// it; it returns whether it was acknowledged, and whether orchd answered.
+func (l *loadLedger) decide(send sendFunc, id string, c *approvalCase) (acked, answered bool) {
+	body, ok := send(approvalPath, "", approvalBody("decide", id, "<appr:approved>"+strconv.FormatBool(c.decided == "APPROVED")+"</appr:approved><appr:approver>bob</appr:approver>"))
+	if ok && strings.Contains(body, "<appr:status>"+c.decided+"</appr:status>") {
+		l.mu.Lock()
+		c.decAcked = true
+		l.mu.Unlock()
+		l.acks.decision.Add(1)
+		return true, true
+	} else if body != "" {
+		l.refused.Add(1)
+	}
+	return false, body != ""
 }
 
 // readPO is the workload's PO request (its poId is PO-000123).
@@ -385,15 +429,27 @@ func readDataFile(data string) (*storeView, persist.VerifyReport, error) {
 	if err != nil {
 		return nil, rep, err
 	}
+	v, err := readInstances(st)
+	return v, rep, err
+}
+
+// instanceReader is what readInstances needs of a store (bbolt or etcd).
+type instanceReader interface {
+	Instances(fn func(*persist.Instance) bool) error
+	Instance(id string) (*persist.Instance, map[int][]byte, error)
+}
+
+// readInstances reads every stored instance with its variables.
+func readInstances(st instanceReader) (*storeView, error) {
 	var recs []*persist.Instance
 	if err := st.Instances(func(in *persist.Instance) bool { recs = append(recs, in); return true }); err != nil {
-		return nil, rep, err
+		return nil, err
 	}
 	v := newStoreView()
 	for _, rec := range recs {
 		_, vars, err := st.Instance(rec.ID)
 		if err != nil {
-			return nil, rep, err
+			return nil, err
 		}
 		var all []byte
 		for _, b := range vars {
@@ -401,7 +457,7 @@ func readDataFile(data string) (*storeView, persist.VerifyReport, error) {
 		}
 		v.add(rec.Process[strings.IndexByte(rec.Process, '}')+1:], rec.State.String(), all)
 	}
-	return v, rep, nil
+	return v, nil
 }
 
 // listInstancesView reads the same from a running orchd's listing.

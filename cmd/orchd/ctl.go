@@ -14,6 +14,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -31,7 +32,9 @@ import (
 const ctlUsage = `usage: orchd ctl [--server URL] [--token-file FILE] [--json] VERB [ARGS]
 
 verbs:
+  cluster                           the cluster's live nodes, with their counters
   processes                         every process version, with its counters
+                                    (in a cluster: summed, with the nodes serving it)
   process NAME [--version N]        one version: endpoints, counters, activity outline
   retire NAME VERSION               stop serving a version (its instances finish)
   activate NAME VERSION             serve a version again (the active one retires)
@@ -39,7 +42,8 @@ verbs:
   deploy NAME PATH                  deploy a bundle (a .zip, or a folder zipped on the fly)
   undeploy NAME                     remove a bundle and retire its processes
   instances [FILTERS] [--limit N] [--after CURSOR] [--all]
-                                    list instances, newest first (--all: every page)
+                                    list instances, newest first (--all: every page);
+                                    in a cluster every node's, with a NODE column
   instance ID                       one instance: variables, branches, failure, timeline
   suspend|resume|terminate|delete|retry|fault|cancel ID...
                                     act on instances
@@ -250,6 +254,8 @@ func (r *ctlRun) connect() error {
 
 func (r *ctlRun) verb(verb string, args []string) error {
 	switch verb {
+	case "cluster":
+		return r.cluster(args)
 	case "processes":
 		return r.processes(args)
 	case "process":
@@ -293,14 +299,73 @@ func (r *ctlRun) processes(args []string) error {
 	}
 	var ps []mgmt.Process
 	return r.get("/processes", nil, &ps, func() {
-		tw := table(r.stdout, "PROCESS\tVERSION\tSTATE\tKIND\tSTARTED\tCOMPLETED\tFAULTED\tSUSPENDED\tEXCHANGES\tMEAN\tBUNDLE")
+		clustered := slices.ContainsFunc(ps, func(p mgmt.Process) bool { return len(p.Nodes) > 0 })
+		head := "PROCESS\tVERSION\tSTATE\tKIND\tSTARTED\tCOMPLETED\tFAULTED\tSUSPENDED\tEXCHANGES\tMEAN\tBUNDLE"
+		if clustered {
+			head += "\tNODES"
+		}
+		tw := table(r.stdout, head)
 		for _, p := range ps {
 			s := p.Stats
-			fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%d\t%d\t%d\t%d\t%d\t%s\t%s\n", p.Local, p.Version, p.State, kind(p.InMemory),
+			fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%d\t%d\t%d\t%d\t%d\t%s\t%s", p.Local, p.Version, p.State, kind(p.InMemory),
 				s.Started, s.Completed, s.Faulted, s.Suspended, s.Exchanges, mean(s.ExchangeNanos, s.Exchanges), p.Bundle)
+			if clustered {
+				fmt.Fprintf(tw, "\t%s", strings.Join(p.Nodes, ","))
+			}
+			fmt.Fprintln(tw)
 		}
 		tw.Flush()
 	})
+}
+
+// cluster is the cluster view: the live nodes and their counters.
+func (r *ctlRun) cluster(args []string) error {
+	if _, err := r.flags("cluster", args, 0, nil); err != nil {
+		return err
+	}
+	if err := r.connect(); err != nil {
+		return err
+	}
+	var c mgmt.Cluster
+	return r.get("/cluster", nil, &c, func() {
+		if c.Name != "" {
+			fmt.Fprintf(r.stdout, "cluster %s: %d node(s)\n", c.Name, len(c.Nodes))
+		}
+		tw := table(r.stdout, "NODE\tURL\tADMIN\tUPTIME\tEXCHANGES\tIN FLIGHT\tTX/S\tVERSIONS")
+		for _, n := range c.Nodes {
+			id := n.ID
+			if n.Self {
+				id += " (this)"
+			}
+			up, ex, inf, rate := "-", "-", "-", "-"
+			if st := n.Stats; st != nil {
+				up = (time.Duration(st.UptimeSeconds) * time.Second).String()
+				ex = strconv.FormatUint(st.Exchanges, 10)
+				if st.InFlight >= 0 {
+					inf = strconv.FormatInt(st.InFlight, 10)
+				}
+				rate = strconv.FormatFloat(st.TxPerSec, 'f', 1, 64)
+			}
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", id, orNone(n.URL), orNone(n.Admin), up, ex, inf, rate, strings.Join(n.Versions, " "))
+		}
+		tw.Flush()
+		r.partial(c.Partial)
+	})
+}
+
+// partial tells, on stderr, which nodes' part of an answer is missing.
+func (r *ctlRun) partial(notes []string) {
+	for _, p := range notes {
+		fmt.Fprintf(r.stderr, "orchd ctl: missing from this answer: node %s\n", p)
+	}
+}
+
+// orNone is s, or "-" when empty.
+func orNone(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
 }
 
 func (r *ctlRun) process(args []string) error {
@@ -566,6 +631,7 @@ func (r *ctlRun) instances(args []string) error {
 		page.Instances = append(page.Instances, p.Instances...)
 		page.Scanned += p.Scanned
 		page.Next = p.Next
+		page.Partial = append(page.Partial, p.Partial...)
 		if !all || p.Next == "" {
 			break
 		}
@@ -574,12 +640,22 @@ func (r *ctlRun) instances(args []string) error {
 	if r.g.json {
 		return writeIndented(r.stdout, page)
 	}
-	tw := table(r.stdout, "ID\tPROCESS\tVERSION\tSTATE\tSTARTED\tLAST ACTIVE\tCORRELATION\tFAULT")
+	clustered := slices.ContainsFunc(page.Instances, func(in mgmt.Instance) bool { return in.Node != "" })
+	head := "ID\tPROCESS\tVERSION\tSTATE\tSTARTED\tLAST ACTIVE\tCORRELATION\tFAULT"
+	if clustered {
+		head += "\tNODE"
+	}
+	tw := table(r.stdout, head)
 	for _, in := range page.Instances {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", in.ID, local(in.Process)+memTag(in.InMemory), orDash(in.Version), in.State,
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s", in.ID, local(in.Process)+memTag(in.InMemory), orDash(in.Version), in.State,
 			when(in.Started), when(in.LastActive), correlations(in.Correlations), oneLineText(in.Fault, 60))
+		if clustered {
+			fmt.Fprintf(tw, "\t%s", orNone(in.Node))
+		}
+		fmt.Fprintln(tw)
 	}
 	tw.Flush()
+	r.partial(page.Partial)
 	switch {
 	case len(page.Instances) == 0:
 		fmt.Fprintln(r.stdout, "no instance matches")

@@ -16,7 +16,14 @@ type frontDoorConfig struct {
 	maxInflight       int
 	queueWait         time.Duration
 	maxQueue          int
+	admission         string // admissionAdaptive or admissionFixed
 }
+
+// The admission modes of --admission.
+const (
+	admissionAdaptive = "adaptive"
+	admissionFixed    = "fixed"
+)
 
 // Defaults of the front door's bounds. defaultMaxInflight and
 // defaultQueueWait come from measurement (README, Limits and failure
@@ -32,6 +39,7 @@ const (
 	defaultMaxInflight       = 64
 	defaultQueueWait         = 100 * time.Millisecond
 	defaultMaxQueue          = 4 * defaultMaxInflight
+	defaultAdmission         = admissionFixed
 )
 
 func frontDoorFlags(fs *flag.FlagSet, c *frontDoorConfig) {
@@ -42,6 +50,7 @@ func frontDoorFlags(fs *flag.FlagSet, c *frontDoorConfig) {
 	fs.IntVar(&c.maxInflight, "max-inflight", defaultMaxInflight, "most SOAP exchanges served at once; more wait up to --queue-wait, then are shed with HTTP 503 and a Server fault (0: no bound)")
 	fs.DurationVar(&c.queueWait, "queue-wait", defaultQueueWait, "longest a SOAP request waits for one of the --max-inflight slots before it is shed")
 	fs.IntVar(&c.maxQueue, "max-queue", defaultMaxQueue, "most SOAP requests waiting (up to --queue-wait) for a slot; one more is shed at once (0: 4 x --max-inflight)")
+	fs.StringVar(&c.admission, "admission", defaultAdmission, "how SOAP exchanges are admitted: adaptive (a limit on all exchanges in flight, partner waits included, from --max-inflight up, grown while their latency stays low and cut back when it grows) or fixed (--max-inflight slots for exchanges using the CPU)")
 }
 
 // check refuses bounds that cannot mean anything, and puts the defaults
@@ -69,6 +78,13 @@ func (c *frontDoorConfig) check() error {
 		return fmt.Errorf("--queue-wait %s: may not be negative", c.queueWait)
 	case c.maxQueue < 0:
 		return fmt.Errorf("--max-queue %d: may not be negative", c.maxQueue)
+	}
+	switch c.admission {
+	case "":
+		c.admission = defaultAdmission
+	case admissionAdaptive, admissionFixed:
+	default:
+		return fmt.Errorf("--admission %q: want %s or %s", c.admission, admissionAdaptive, admissionFixed)
 	}
 	return nil
 }

@@ -335,15 +335,26 @@ func (g *gatedCRM) release() { g.once.Do(func() { close(g.open) }) }
 // keeps the CPU busy (a loop, stopped by --max-steps), further requests
 // wait --queue-wait and are shed with HTTP 503, Retry-After and a SOAP
 // Server fault saying orchd is overloaded, long before the admitted one
-// finishes; it then finishes, and orchd serves again.
+// finishes; it then finishes, and orchd serves again. So under either
+// --admission (the adaptive limit starts at --max-inflight and moves only
+// as exchanges finish).
 func TestOverloadShedding(t *testing.T) {
+	for _, tc := range []struct{ admission, fault string }{
+		{"fixed", "server overloaded: 1 exchanges in flight (--max-inflight)"},
+		{"adaptive", "server overloaded: the exchanges in flight reached the adaptive limit (--admission adaptive)"},
+	} {
+		t.Run(tc.admission, func(t *testing.T) { testOverloadShedding(t, tc.admission, tc.fault) })
+	}
+}
+
+func testOverloadShedding(t *testing.T, admission, fault string) {
 	crm, erp := startMocks(t)
 	deploy := t.TempDir()
 	copyBundle(t, deploy, "purchase-order", crm, erp, nil)
 	writeProcess(t, deploy, "Loop", "127.0.0.1:1", runawayBody, true)
 	// --body-timeout is shorter than the admitted exchange: it bounds
 	// reading the body only, not the exchange.
-	o := startOrchd(t, "--deploy", deploy, "--max-inflight", "1", "--queue-wait", "50ms", "--body-timeout", "300ms",
+	o := startOrchd(t, "--deploy", deploy, "--admission", admission, "--max-inflight", "1", "--queue-wait", "50ms", "--body-timeout", "300ms",
 		"--max-steps", "3000000")
 	client := &http.Client{Timeout: 120 * time.Second}
 	url := o.base + "/processes/PurchaseOrder"
@@ -378,7 +389,7 @@ func TestOverloadShedding(t *testing.T) {
 			continue
 		}
 		code, reason := faultCode(t, r.body)
-		if code != "Server" || !strings.Contains(reason, "server overloaded: 1 exchanges in flight (--max-inflight)") ||
+		if code != "Server" || !strings.Contains(reason, fault) ||
 			!strings.Contains(reason, "within 50ms (--queue-wait)") {
 			t.Errorf("excess request %d: fault %s %q", i, code, reason)
 		}
@@ -403,8 +414,8 @@ func TestOverloadShedding(t *testing.T) {
 	}
 }
 
-// TestWaitingExchangesHoldNoSlot: --max-inflight bounds the exchanges
-// using the CPU; one waiting for a partner's answer gives its slot back,
+// TestWaitingExchangesHoldNoSlot: under --admission fixed, --max-inflight
+// bounds the exchanges using the CPU; one waiting for a partner's answer gives its slot back,
 // so three exchanges wait on a slow partner at once under a bound of one,
 // nothing is shed, and all complete once the partner answers.
 func TestWaitingExchangesHoldNoSlot(t *testing.T) {
@@ -412,7 +423,7 @@ func TestWaitingExchangesHoldNoSlot(t *testing.T) {
 	crm := startGatedCRM(t)
 	deploy := t.TempDir()
 	copyBundle(t, deploy, "purchase-order", crm.addr, erp, nil)
-	o := startOrchd(t, "--deploy", deploy, "--max-inflight", "1", "--queue-wait", "50ms")
+	o := startOrchd(t, "--deploy", deploy, "--admission", "fixed", "--max-inflight", "1", "--queue-wait", "50ms")
 	client := &http.Client{Timeout: 60 * time.Second}
 	url := o.base + "/processes/PurchaseOrder"
 	body := readWorkload(t, "po-request.xml")

@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"log/slog"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -15,8 +16,10 @@ import (
 	"github.com/orchd/orchd/internal/process"
 )
 
-// instances lists the stored instances of persistent processes. The store
-// is locked while orchd serves it: then use GET /instances instead.
+// instances lists the stored instances of persistent processes: of the
+// bbolt file in --data (locked while orchd serves it: then use GET
+// /instances instead), or, with --store etcd, of the etcd store a cluster
+// of orchd nodes shares (read while they serve it).
 func instances(_ context.Context, args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("instances", flag.ContinueOnError)
 	fs.SetOutput(stderr)
@@ -25,6 +28,8 @@ func instances(_ context.Context, args []string, stdout, stderr io.Writer) int {
 	proc := fs.String("process", "", "only this process (local name or {ns}local)")
 	state := fs.String("state", "", "only this state: running, waiting, completed, faulted, terminated, suspended, broken (stored state that cannot be decoded)")
 	asJSON := fs.Bool("json", false, "print JSON")
+	var sc storeConfig
+	storeFlags(fs, &sc)
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
@@ -34,12 +39,25 @@ func instances(_ context.Context, args []string, stdout, stderr io.Writer) int {
 			return 2
 		}
 	}
-	st, err := persist.Open(filepath.Join(*data, dataFile), persist.Options{LockTimeout: 200e6})
-	if err != nil {
-		fmt.Fprintf(stderr, "orchd instances: %v\n(while orchd serves this data directory, use GET /instances on it)\n", err)
-		return 1
+	var st process.Store
+	switch sc.kind {
+	case "", "bbolt":
+		bst, err := persist.Open(filepath.Join(*data, dataFile), persist.Options{LockTimeout: 200e6})
+		if err != nil {
+			fmt.Fprintf(stderr, "orchd instances: %v\n(while orchd serves this data directory, use GET /instances on it)\n", err)
+			return 1
+		}
+		defer bst.Close()
+		st = bst
+	default:
+		est, err := openStore(*data, &sc, slog.New(slog.DiscardHandler))
+		if err != nil {
+			fmt.Fprintln(stderr, "orchd instances:", err)
+			return 1
+		}
+		defer est.Close()
+		st = est
 	}
-	defer st.Close()
 	procs, _, _ := process.LoadDirWith(*deploy, process.LoadOptions{Extensions: linkedExtensions()}) // only for variable names
 	list, err := process.ListInstances(st, procs, process.InstanceFilter{Process: *proc, State: *state})
 	if err != nil {

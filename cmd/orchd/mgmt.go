@@ -10,6 +10,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/orchd/orchd/internal/bundlezip"
 	"github.com/orchd/orchd/internal/events"
@@ -25,6 +26,8 @@ type backend struct {
 	engine   *process.Engine
 	deploy   *deployer
 	timeline *events.Timeline // nil without --timeline
+	cv       *clusterView     // nil without --cluster
+	counters *counters
 }
 
 var _ mgmt.Backend = (*backend)(nil)
@@ -32,11 +35,20 @@ var _ mgmt.Backend = (*backend)(nil)
 // newBackend returns the management backend of a running server;
 // timeline may be nil (no --timeline).
 func newBackend(engine *process.Engine, d *deployer, timeline *events.Timeline) *backend {
-	return &backend{engine: engine, deploy: d, timeline: timeline}
+	return &backend{engine: engine, deploy: d, timeline: timeline, counters: &counters{started: time.Now()}}
 }
 
 // Processes implements mgmt.Backend.
-func (b *backend) Processes(context.Context) ([]mgmt.Process, error) {
+// In a cluster it sums every node's versions (clusterProcesses).
+func (b *backend) Processes(ctx context.Context) ([]mgmt.Process, error) {
+	if b.cv != nil {
+		return b.clusterProcesses(ctx)
+	}
+	return b.engine.Versions(), nil
+}
+
+// LocalProcesses implements mgmt.ClusterBackend: this node's versions.
+func (b *backend) LocalProcesses(context.Context) ([]mgmt.Process, error) {
 	return b.engine.Versions(), nil
 }
 
@@ -67,12 +79,23 @@ func (b *backend) Undeploy(_ context.Context, name string) error {
 
 // Instances implements mgmt.Backend.
 func (b *backend) Instances(ctx context.Context, q mgmt.Query) (*mgmt.Page, error) {
+	if b.cv != nil {
+		return b.clusterInstances(ctx, q)
+	}
 	return b.engine.QueryInstances(ctx, q)
 }
 
 // Instance implements mgmt.Backend: the engine's description, with the
 // instance's recent events from the timeline.
 func (b *backend) Instance(ctx context.Context, id string) (*mgmt.InstanceDetail, error) {
+	if b.cv != nil {
+		return b.clusterInstance(ctx, id)
+	}
+	return b.localInstance(ctx, id)
+}
+
+// localInstance describes an instance this node's engine knows.
+func (b *backend) localInstance(ctx context.Context, id string) (*mgmt.InstanceDetail, error) {
 	d, err := b.engine.InstanceDetail(ctx, id)
 	if err != nil {
 		return nil, err
@@ -83,6 +106,9 @@ func (b *backend) Instance(ctx context.Context, id string) (*mgmt.InstanceDetail
 
 // Act implements mgmt.Backend.
 func (b *backend) Act(ctx context.Context, id string, a mgmt.Action) error {
+	if b.cv != nil {
+		return b.clusterAct(ctx, id, a)
+	}
 	return b.engine.Act(ctx, id, a)
 }
 

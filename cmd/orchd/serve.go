@@ -20,6 +20,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/collectors"
 
 	"github.com/orchd/orchd/internal/admin"
+	"github.com/orchd/orchd/internal/cluster"
 	"github.com/orchd/orchd/internal/console"
 	"github.com/orchd/orchd/internal/endpoints"
 	"github.com/orchd/orchd/internal/exchange"
@@ -163,8 +164,10 @@ func runServer(ctx context.Context, cfg *serveConfig, log *slog.Logger) error {
 	// The data file is opened only when a persistent process needs it.
 	var store instanceStore
 	for _, p := range procs {
-		// Archived versions may hold stored instances too.
-		if !p.InMemory || hasArchive(cfg.dataDir) {
+		// Archived versions may hold stored instances too; a cluster
+		// node needs the store's etcd client even if all it runs is
+		// in-memory.
+		if !p.InMemory || hasArchive(cfg.dataDir) || cfg.cluster.name != "" {
 			if store, err = openStore(cfg.dataDir, &cfg.store, log); err != nil {
 				return err
 			}
@@ -212,13 +215,34 @@ func runServer(ctx context.Context, cfg *serveConfig, log *slog.Logger) error {
 	if cfg.cluster.name != "" && store == nil {
 		return fmt.Errorf("--cluster needs --store etcd and a persistent process deployed")
 	}
-	node, err := joinCluster(ctx, &cfg.cluster, store, opts.BaseURL, ln.Addr().String(), log)
+	// The management API's URL, published in the cluster membership:
+	// --admin-listen is bound now for that.
+	adminURL := opts.BaseURL
+	if cfg.admin.listen != "" {
+		if cfg.admin.ln, err = net.Listen("tcp", cfg.admin.listen); err != nil {
+			return fmt.Errorf("listen on --admin-listen %s: %w", cfg.admin.listen, err)
+		}
+		adminURL = baseURL(scheme, cfg.admin.ln.Addr())
+	}
+	node, err := joinCluster(ctx, &cfg.cluster, store, opts.BaseURL, adminURL, ln.Addr().String(), log)
 	if err != nil {
 		return err
 	}
+	versionsChanged := make(chan struct{}, 1)
 	if node != nil {
 		defer node.Close()
 		opts.Owners = clusterOwners{n: node, log: log}
+		// In-memory conversations are found from every node; the
+		// routes are written in the background (cluster.Routes).
+		routes := cluster.NewRoutes(node, 0)
+		defer routes.Close()
+		opts.MemRoutes = routes
+		opts.VersionsChanged = func() {
+			select {
+			case versionsChanged <- struct{}{}:
+			default:
+			}
+		}
 	}
 	ev, timeline, stopEvents, err := openEvents(&cfg.events, log, reg)
 	if err != nil {
@@ -233,11 +257,15 @@ func runServer(ctx context.Context, cfg *serveConfig, log *slog.Logger) error {
 		opts.SampleEvery = -1 // off
 	}
 	engine := process.NewEngine(opts)
+	if node != nil {
+		go publishVersions(ctx, node, engine, versionsChanged, log)
+	}
 	// After the front door has drained (below), work instances do on their
 	// own (after a reply, on timers) is cancelled.
 	defer engine.Close()
 	front := soap.NewServer(soap.ServerOptions{MaxBodyBytes: cfg.maxBody, Limits: cfg.limits, Logger: log, Registerer: reg,
-		MaxInflight: cfg.front.maxInflight, QueueWait: cfg.front.queueWait, MaxQueue: cfg.front.maxQueue})
+		MaxInflight: cfg.front.maxInflight, QueueWait: cfg.front.queueWait, MaxQueue: cfg.front.maxQueue,
+		Adaptive: cfg.front.admission == admissionAdaptive})
 	if err := engine.Deploy(procs...); err != nil {
 		log.Error("processes skipped", slog.Any("err", err))
 	}
@@ -258,7 +286,8 @@ func runServer(ctx context.Context, cfg *serveConfig, log *slog.Logger) error {
 			return err
 		}
 		log.Info("recovered", slog.Int("waiting", rec.Waiting), slog.Int("timers", rec.Timers), slog.Int("resumed", rec.Resumed),
-			slog.Int("suspended", rec.Suspended), slog.Int("orphans", rec.Orphans), slog.Int("broken", rec.Broken))
+			slog.Int("suspended", rec.Suspended), slog.Int("orphans", rec.Orphans), slog.Int("broken", rec.Broken),
+			slog.Int("outbox", rec.Outbox), slog.Int("damaged_outbox", rec.DamagedOutbox))
 		deployer.dropUnused()
 	}
 	if node != nil {
@@ -282,6 +311,10 @@ func runServer(ctx context.Context, cfg *serveConfig, log *slog.Logger) error {
 	// (internal/admin) and the console, on the main listener unless
 	// --admin-listen.
 	mgmtBackend := newBackend(engine, deployer, timeline)
+	mgmtBackend.counters.gather = reg
+	if node != nil {
+		mgmtBackend.cv = newClusterView(&cfg.cluster, node, partnerTLS)
+	}
 	var stream admin.Stream
 	if mgmtBackend.Streaming() {
 		stream = mgmtBackend
@@ -300,6 +333,9 @@ func runServer(ctx context.Context, cfg *serveConfig, log *slog.Logger) error {
 	sopts := server.Options{Engine: engine, SOAP: front, Gatherer: reg, Logger: log}
 	if adm.srv == nil {
 		sopts.Admin = adm.handler
+	}
+	if node != nil {
+		sopts.Front = clusterForwarder(node, engine, front, log)
 	}
 	srv := &http.Server{
 		Handler:           server.BodyTimeout(server.New(sopts), cfg.front.bodyTimeout),

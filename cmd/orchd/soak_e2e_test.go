@@ -109,7 +109,7 @@ func TestSoak(t *testing.T) {
 			lastCPU = cpu
 			rows = append(rows, s)
 			fmt.Printf("soak %6s: %s  goroutines %3.0f  load %s\n",
-				time.Since(start).Round(time.Second), s.line(rates), scrape(t, o.base+"/metrics", goroutinesRE), loadAvg())
+				time.Since(start).Round(time.Second), s.line(rates), scrape(t, o.base+"/metrics", goroutinesRE), loadAverages())
 			if s.firstErr != "" {
 				fmt.Printf("soak %6s: first error: %s\n", time.Since(start).Round(time.Second), s.firstErr)
 			}
@@ -303,6 +303,46 @@ func quantileMs(sorted []time.Duration, q float64) float64 {
 // drift is the relative change from first to last.
 func drift(first, last float64) float64 { return (last - first) / first }
 
+// mixClients is the number of the persistent mix's clients (see
+// mixStep): two PO clients, two approval clients and one one-way client,
+// as the crash loop's mixedLoad has.
+const mixClients = 5
+
+// mixStep sends the i-th request (from 0) of the persistent mix's client
+// k (0 to mixClients-1) with post, ids under prefix, filed in led, with r
+// as its random choices: clients 0 and 1 send POs (po with a new poId),
+// 2 and 3 approvals (every other step a decision for an earlier one with
+// a long timer, when there is one), 4 RELIABLE one-way sends. It returns
+// the HTTP status of orchd's answer (0: none) and whether the answer
+// acknowledged the request.
+func mixStep(post postFunc, led *loadLedger, po []byte, prefix string, k, i int, r uint64) (code int, acked bool) {
+	send := func(path, action string, body []byte) (string, bool) {
+		b, c := post(path, action, body)
+		code = c
+		return b, c == http.StatusOK
+	}
+	switch k {
+	case 0, 1:
+		acked, _ = led.order(send, po, fmt.Sprintf("%s-PO%d-%d", prefix, k, i))
+	case 2, 3:
+		if i%2 == 1 {
+			if id, c := led.takeUndecided(nil, r%2 == 0); c != nil {
+				acked, _ = led.decide(send, id, c)
+				return code, acked
+			}
+		}
+		short := (r>>8)%3 == 0
+		timeout := "PT1H"
+		if short {
+			timeout = "PT0.5S"
+		}
+		acked, _ = led.request(send, fmt.Sprintf("%s-AP%d-%d", prefix, k-2, i), timeout, short, true)
+	default:
+		acked, _ = led.notify(send, fmt.Sprintf("%s-OW-%d", prefix, i))
+	}
+	return code, acked
+}
+
 // startSoakLoad starts the open-loop load on orchd at base: in-memory POs
 // and the persistent mix (ids under prefix, filed in led), each paced at
 // its rate in r and counted in c. The returned stop ends it and waits for
@@ -314,7 +354,7 @@ func startSoakLoad(t *testing.T, base, prefix string, led *loadLedger, r soakRat
 		return &http.Client{Timeout: 30 * time.Second, Transport: &http.Transport{MaxIdleConnsPerHost: soakMaxOutstanding}}
 	}
 	memClient, mixClient := newClient(), newClient()
-	mix := newPersistentMix(mixClient, base, prefix, led)
+	post := newPoster(mixClient, base)
 	po := readPO()
 	var steps [mixClients]atomic.Int64 // requests of each mix client so far
 	var seq atomic.Int64
@@ -344,7 +384,7 @@ func startSoakLoad(t *testing.T, base, prefix string, led *loadLedger, r soakRat
 			// loop's proportions.
 			sentAt := time.Now()
 			k := int(seq.Add(1)-1) % mixClients
-			code, acked := mix.step(k, int(steps[k].Add(1)-1), rand.Uint64())
+			code, acked := mixStep(post, led, po, prefix, k, int(steps[k].Add(1)-1), rand.Uint64())
 			c.sent(true, due, sentAt, code, acked, nil)
 		}},
 	}
@@ -400,24 +440,11 @@ func rssMiB(o *orchd) float64 {
 // cpuSeconds is the CPU time orchd has used (user and system), from
 // /proc: with the throughput it tells a slower orchd from a busier
 // machine.
-func cpuSeconds(o *orchd) float64 {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", o.cmd.Process.Pid))
-	if err != nil {
-		return 0
-	}
-	// The fields after the command name (which is in parentheses).
-	f := strings.Fields(string(b[bytes.LastIndexByte(b, ')')+1:]))
-	if len(f) < 13 {
-		return 0
-	}
-	utime, _ := strconv.ParseFloat(f[11], 64)
-	stime, _ := strconv.ParseFloat(f[12], 64)
-	return (utime + stime) / 100 // USER_HZ
-}
+func cpuSeconds(o *orchd) float64 { return pidCPUSeconds(o.cmd.Process.Pid) }
 
-// loadAvg is the machine's load average over 1, 5 and 15 minutes, from
-// /proc: how much the neighbours wanted of the CPU.
-func loadAvg() string {
+// loadAverages is the machine's load average over 1, 5 and 15 minutes,
+// from /proc: how much the neighbours wanted of the CPU.
+func loadAverages() string {
 	b, err := os.ReadFile("/proc/loadavg")
 	if f := strings.Fields(string(b)); err == nil && len(f) >= 3 {
 		return strings.Join(f[:3], " ")

@@ -37,6 +37,7 @@ func TestServeRejectsBadPartnerFlags(t *testing.T) {
 		{"negative max inflight", func(c *serveConfig) { c.front.maxInflight = -1 }, "--max-inflight -1: may not be negative"},
 		{"negative queue wait", func(c *serveConfig) { c.front.queueWait = -time.Second }, "--queue-wait -1s: may not be negative"},
 		{"negative max queue", func(c *serveConfig) { c.front.maxQueue = -1 }, "--max-queue -1: may not be negative"},
+		{"unknown admission", func(c *serveConfig) { c.front.admission = "lifo" }, `--admission "lifo": want adaptive or fixed`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

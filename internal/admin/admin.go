@@ -98,6 +98,7 @@ func New(opts Options) http.Handler {
 	a := &api{opts: opts, log: opts.Logger, routes: http.NewServeMux()}
 	m := a.routes
 	m.HandleFunc("GET /api/v1/{$}", a.info)
+	m.HandleFunc("GET /api/v1/cluster", a.cluster)
 	m.HandleFunc("GET /api/v1/processes", a.processes)
 	m.HandleFunc("GET /api/v1/processes/{name}", a.process)
 	m.HandleFunc("POST /api/v1/processes/{name}/versions/{version}/{op}", a.setActive)
@@ -126,6 +127,10 @@ func (a *api) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			writeError(w, status, reason)
 			return
 		}
+	}
+	if h := r.Header.Get("Authorization"); h != "" {
+		// For a cluster Backend's requests to the other nodes.
+		r = r.WithContext(mgmt.WithAuthorization(r.Context(), h))
 	}
 	if _, pattern := a.routes.Handler(r); pattern != "" {
 		a.routes.ServeHTTP(w, r) // which sets the path values
@@ -232,12 +237,55 @@ func (a *api) info(w http.ResponseWriter, _ *http.Request) {
 	}{a.opts.Token == "", a.opts.Version})
 }
 
-func (a *api) processes(w http.ResponseWriter, r *http.Request) {
-	if err := onlyParams(r, nil); err != nil {
+// scopeParam reads the only parameter r may have, scope: true for
+// "local".
+func scopeParam(r *http.Request) (bool, error) {
+	if err := onlyParams(r, []string{"scope"}); err != nil {
+		return false, err
+	}
+	switch s := r.URL.Query().Get("scope"); s {
+	case "":
+		return false, nil
+	case mgmt.ScopeLocal:
+		return true, nil
+	default:
+		return false, fmt.Errorf("scope %q: want %s (this node alone) or nothing (the whole cluster)", s, mgmt.ScopeLocal)
+	}
+}
+
+// cluster is GET /api/v1/cluster: the live nodes; a Backend that knows
+// no cluster is one node, itself.
+func (a *api) cluster(w http.ResponseWriter, r *http.Request) {
+	local, err := scopeParam(r)
+	if err != nil {
 		writeError(w, http.StatusBadRequest, err.Error())
 		return
 	}
-	ps, err := a.opts.Backend.Processes(r.Context())
+	cb, ok := a.opts.Backend.(mgmt.ClusterBackend)
+	if !ok {
+		writeJSON(w, http.StatusOK, mgmt.Cluster{Nodes: []mgmt.Node{{ID: "local", Self: true}}})
+		return
+	}
+	c, err := cb.Cluster(r.Context(), local)
+	if err != nil {
+		a.fail(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, c)
+}
+
+func (a *api) processes(w http.ResponseWriter, r *http.Request) {
+	local, err := scopeParam(r)
+	if err != nil {
+		writeError(w, http.StatusBadRequest, err.Error())
+		return
+	}
+	var ps []mgmt.Process
+	if cb, ok := a.opts.Backend.(mgmt.ClusterBackend); ok && local {
+		ps, err = cb.LocalProcesses(r.Context())
+	} else {
+		ps, err = a.opts.Backend.Processes(r.Context())
+	}
 	if err != nil {
 		a.fail(w, r, err)
 		return

@@ -219,6 +219,13 @@ func TestRoutes(t *testing.T) {
 		{"DELETE", "/api/v1/processes", "", 405, "", "allowed: GET"},
 		{"POST", "/api/v1/instances/i-1", "", 405, "", "allowed: GET"},
 		{"GET", "/api/v1/events", "", 503, "", "--timeline N"},
+		// A Backend without a cluster is one node, itself.
+		{"GET", "/api/v1/cluster", "", 200, "", `"self": true`},
+		{"GET", "/api/v1/cluster?scope=all", "", 400, "", "scope"},
+		{"GET", "/api/v1/processes?scope=local", "", 200, "Processes", `"local": "P"`},
+		{"GET", "/api/v1/processes?scope=nodes", "", 400, "", "scope"},
+		{"GET", "/api/v1/instances?scope=local", "", 200, "Instances", `"instances": []`},
+		{"GET", "/api/v1/instances?scope=x", "", 400, "", "scope"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.method+" "+tc.path, func(t *testing.T) {
@@ -275,6 +282,9 @@ func TestParseQuery(t *testing.T) {
 		{query: "state=waiting&state=suspended", wantErr: "state: given 2 times"},
 		{query: "max=5", wantErr: "unknown parameter max"},
 		{query: "limit=5", bulk: true, wantErr: "unknown parameter limit"},
+		{query: "scope=local&after=m3%40node-b", want: mgmt.Query{Scope: mgmt.ScopeLocal, After: "m3@node-b", Limit: DefaultLimit}},
+		{query: "scope=cluster", wantErr: `scope "cluster"`},
+		{query: "scope=local", bulk: true, wantErr: "unknown parameter scope"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.query, func(t *testing.T) {

@@ -31,7 +31,7 @@ func ParseQuery(v url.Values, bulk bool) (mgmt.Query, error) {
 	if bulk {
 		known = append(known, "max")
 	} else {
-		known = append(known, "limit", "after")
+		known = append(known, "limit", "after", "scope")
 	}
 	if err := only(v, known); err != nil {
 		return mgmt.Query{}, err
@@ -64,6 +64,9 @@ func ParseQuery(v url.Values, bulk bool) (mgmt.Query, error) {
 			return q, err
 		}
 		q.After = v.Get("after")
+		if q.Scope = v.Get("scope"); q.Scope != "" && q.Scope != mgmt.ScopeLocal {
+			return q, fmt.Errorf("scope %q: want %s (this node's in-memory instances) or nothing (the whole cluster)", q.Scope, mgmt.ScopeLocal)
+		}
 	}
 	return q, nil
 }
@@ -103,6 +106,7 @@ func Values(q mgmt.Query) url.Values {
 		v.Set("limit", strconv.Itoa(q.Limit))
 	}
 	set("after", q.After)
+	set("scope", q.Scope)
 	return v
 }
 

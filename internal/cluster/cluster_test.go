@@ -31,6 +31,9 @@ func TestCluster(t *testing.T) {
 		{"TimersOnce", testTimersOnce},
 		{"Forwarder", testForwarder},
 		{"Reentrant", testReentrant},
+		{"Holders", testHolders},
+		{"Routes", testRoutes},
+		{"Rejoin", testRejoin},
 	} {
 		t.Run(tc.name, func(t *testing.T) { tc.fn(t, ec) })
 	}
@@ -38,7 +41,7 @@ func TestCluster(t *testing.T) {
 
 func testMembership(t *testing.T, ec *etcdtest.Cluster) {
 	a := join(t, ec, "m", "a", "http://a", cluster.Options{})
-	b := join(t, ec, "m", "b", "http://b", cluster.Options{})
+	b := join(t, ec, "m", "b", "http://b", cluster.Options{Admin: "http://b-admin", Versions: []string{"p-1"}})
 	c := join(t, ec, "m", "c", "http://c", cluster.Options{})
 	for _, n := range []*testNode{a, b, c} {
 		waitFor(t, 5*time.Second, n.ID()+" sees 3 members", func() bool {
@@ -46,9 +49,40 @@ func testMembership(t *testing.T, ec *etcdtest.Cluster) {
 			return len(ms) == 3
 		})
 	}
-	if m, ok := a.Member("b"); !ok || m.URL != "http://b" {
-		t.Fatalf("a.Member(b) = %v, %v", m, ok)
+	if m, ok := a.Member("b"); !ok || m.URL != "http://b" || m.Admin != "http://b-admin" || !m.Serves("p-1") || m.Serves("p-2") {
+		t.Fatalf("a.Member(b) = %+v, %v", m, ok)
 	}
+	// Metadata changes reach the others through the watch.
+	if err := b.SetVersions(context.Background(), []string{"p-1", "p-2"}); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, 5*time.Second, "a sees b serve p-2", func() bool {
+		m, ok := a.Member("b")
+		return ok && m.Serves("p-2") && m.Admin == "http://b-admin"
+	})
+	// b alone serves p-2: its instances' timers are b's.
+	waitFor(t, 5*time.Second, "b sees its own p-2", func() bool { m, ok := b.Member("b"); return ok && m.Serves("p-2") })
+	if a.SameVersions() || b.SameVersions() {
+		t.Fatal("a (no versions) and b (p-1, p-2) serve the same versions")
+	}
+	for i := range 8 {
+		id := "inst-" + strconv.Itoa(i)
+		if !b.ResponsibleFor(id, "p-2") || a.ResponsibleFor(id, "p-2") || c.ResponsibleFor(id, "p-2") {
+			t.Fatalf("%s of p-2: responsible a=%v b=%v c=%v", id, a.ResponsibleFor(id, "p-2"), b.ResponsibleFor(id, "p-2"), c.ResponsibleFor(id, "p-2"))
+		}
+	}
+	// A plain-URL value (an older node) is read as the URL.
+	if _, err := a.cli.Put(context.Background(), "/orchd/m/nodes/old", "http://old"); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, 5*time.Second, "a sees old", func() bool {
+		m, ok := a.Member("old")
+		return ok && m.URL == "http://old" && len(m.Versions) == 0
+	})
+	if _, err := a.cli.Delete(context.Background(), "/orchd/m/nodes/old"); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, 5*time.Second, "old gone", func() bool { _, ok := a.Member("old"); return !ok })
 	// A second live node with the same ID is refused.
 	cli := newClient(t, ec.Endpoints())
 	if _, err := cluster.Join(context.Background(), cli, cluster.Options{Cluster: "m", ID: "b", URL: "http://b2", TTL: ttl}); err == nil {
@@ -381,5 +415,109 @@ func testReentrant(t *testing.T, ec *etcdtest.Cluster) {
 		if err := l1.Release(ctx); err != nil {
 			t.Fatal(err)
 		}
+	}
+}
+
+// Holders names the node holding each held lock, and forgets a lock once
+// released.
+func testHolders(t *testing.T, ec *etcdtest.Cluster) {
+	ctx := context.Background()
+	a := join(t, ec, "h", "a", "http://a", cluster.Options{})
+	b := join(t, ec, "h", "b", "http://b", cluster.Options{})
+	la, err := a.TryAcquire(ctx, "i1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	lb, err := b.TryAcquire(ctx, "i2")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := b.Holders(ctx)
+	if err != nil || len(got) != 2 || got["i1"] != "a" || got["i2"] != "b" {
+		t.Fatalf("holders: %v %v", got, err)
+	}
+	if err := la.Release(ctx); err != nil {
+		t.Fatal(err)
+	}
+	got, err = a.Holders(ctx)
+	if err != nil || len(got) != 1 || got["i2"] != "b" {
+		t.Fatalf("holders after a released i1: %v %v", got, err)
+	}
+	if err := lb.Release(ctx); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// testRejoin: a node with Rejoin whose lease is gone on the server fails
+// its runs at once while it cannot register again (here its node key is
+// taken meanwhile), then rejoins by itself with a new lease: the others
+// see it again, it takes locks again with higher fencing tokens, and the
+// lock it held under the old lease no longer fences a commit.
+func testRejoin(t *testing.T, ec *etcdtest.Cluster) {
+	ctx := context.Background()
+	a := join(t, ec, "rj", "a", "http://a", cluster.Options{Rejoin: true, Reentrant: true})
+	b := join(t, ec, "rj", "b", "http://b", cluster.Options{})
+	waitFor(t, 5*time.Second, "b sees a", func() bool { _, ok := b.Member("a"); return ok })
+	l, err := a.TryAcquire(ctx, "I1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// An in-memory route and the versions a publishes come back with it.
+	rs := cluster.NewRoutes(a.Node, 0)
+	t.Cleanup(rs.Close)
+	rs.Add("r1")
+	if err := rs.Wait(ctx, []string{"r1"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := a.SetVersions(ctx, []string{"v-1"}); err != nil {
+		t.Fatal(err)
+	}
+	old := a.Lease()
+	// a's node key passes to b's lease, then a's lease ends on the server
+	// (as when a was cut off for longer than its TTL): a cannot register
+	// again until the key is free.
+	if _, err := b.cli.Put(ctx, "/orchd/rj/nodes/a", "http://impostor", clientv3.WithLease(b.Lease())); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := b.cli.Revoke(ctx, old); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, 10*time.Second, "a's runs fail at once with ErrLost while it rejoins", func() bool {
+		_, err := a.TryAcquire(ctx, "I2")
+		return errors.Is(err, cluster.ErrLost) && strings.Contains(err.Error(), "rejoining")
+	})
+	select {
+	case <-a.Joined():
+		t.Fatal("Joined is closed while a has no session")
+	case <-a.Done():
+	}
+	if _, err := b.cli.Delete(ctx, "/orchd/rj/nodes/a"); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-a.Joined():
+	case <-time.After(10 * time.Second):
+		t.Fatal("a did not rejoin")
+	}
+	if lease := a.Lease(); lease == old || lease == clientv3.NoLease {
+		t.Fatalf("a rejoined with lease %x (old %x)", lease, old)
+	}
+	waitFor(t, 5*time.Second, "b sees a again, with its versions", func() bool {
+		m, ok := b.Member("a")
+		return ok && m.URL == "http://a" && m.Serves("v-1")
+	})
+	waitFor(t, 5*time.Second, "a's route registered again", func() bool {
+		m, ok, err := b.Owner(ctx, "r1")
+		return err == nil && ok && m.ID == "a"
+	})
+	if resp, err := b.cli.Txn(ctx).If(l.Fence()).Commit(); err != nil || resp.Succeeded {
+		t.Fatalf("the lock of the old session still fences a commit: %v, %v", resp, err)
+	}
+	l2, err := a.TryAcquire(ctx, "I1")
+	if err != nil {
+		t.Fatalf("a after rejoining: %v", err)
+	}
+	if l2.Revision() <= l.Revision() {
+		t.Fatalf("fencing token %d after rejoining, %d before", l2.Revision(), l.Revision())
 	}
 }

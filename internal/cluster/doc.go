@@ -17,7 +17,7 @@ internal/process or cmd.
 All keys live under /orchd/<cluster>/:
 
 	key                    value            lease      written by
-	nodes/<node-id>        SOAP base URL    node's     Join (Txn: only if absent)
+	nodes/<node-id>        Member as JSON   node's     Join (Txn: only if absent), SetVersions
 	locks/<instance-id>    node ID          node's     Acquire, TryAcquire (Txn: only if absent)
 	elect/<name>/<lease>   node ID          node's     Lead (concurrency.Election)
 	mem/<route-key>        node ID          node's     RegisterRoute
@@ -27,6 +27,12 @@ Options.TTL, kept alive in the background). Everything a node holds is
 attached to that lease, so a node that dies, or that is cut off from etcd
 for longer than its TTL, loses all of it at once when the lease expires;
 Node.Done tells the node itself.
+
+A membership value is a JSON object: {"url": SOAP base URL, "admin":
+management API base URL, "versions": process versions served}. A plain
+URL (an older node) reads as the URL alone. SetVersions rewrites it
+under the same lease after every deploy, undeploy and retire, and the
+membership watch hands the change to every node (Members, Member).
 
 # Instance ownership: a lock held with the lease, fenced at commit
 
@@ -92,21 +98,38 @@ on one node.
 # In-memory conversations
 
 In-memory instances are never written to etcd; a node that keeps one
-waiting registers its route keys with RegisterRoute. Forwarder, in front
-of the SOAP handler, proxies a request whose route key belongs to another
-node to that node's URL (marked with ForwardedHeader, never forwarded
-twice), and answers a SOAP Server fault naming the node when the owner
-does not answer. When the owner's lease has expired, its routes are gone
-too and the message is handled locally like any message that matches no
-instance.
+waiting registers its route keys with RegisterRoute (RegisterRoutes for
+a batch). Routes does it for the engine: Add and Remove do not block,
+one goroutine writes the keys added meanwhile in one transaction, and
+removes keys after a grace period (a key removed and added again at once
+costs nothing); Wait lets a reply wait for its keys. Forwarder, in front
+of the SOAP handler, proxies a request whose route key (Routing.Keys)
+belongs to another node to that node's URL (marked with
+ForwardedHeader, never forwarded twice), and answers a SOAP Server fault
+naming the node when the owner is gone or does not answer. When the
+owner's lease has expired, its routes are gone too and the message is
+handled locally like any message that matches no instance.
+
+# Process versions (rolling upgrades)
+
+Each node publishes the process versions it serves (Options.Versions,
+SetVersions). A request whose instance runs on a version this node does
+not serve (Routing.Version) is proxied by the Forwarder to a live member
+that serves it, or answered with a Server fault naming the version.
+ResponsibleFor is Responsible among the members serving a version, so
+that the timers of a departed node go to nodes that can run them;
+SameVersions tells whether an upgrade is under way at all.
 
 # Caveats
 
 A node cut off from etcd (no quorum, or a partition) gets ErrUnavailable
 from its calls after Options.OpTimeout; its session survives an outage
 shorter than its TTL. Past the TTL the client gives the lease up, Done is
-closed, every lock is gone and the node must Join again (with a new
-session; the old node key lingers until its lease expires on the server).
+closed and every lock is gone. With Options.Rejoin the node then joins
+again by itself (a new session and lease, its node key registered again;
+Acquire fails at once with ErrLost meanwhile); without, it must be
+closed and Join called again (the old node key lingers until its lease
+expires on the server).
 
 Lease expiry is measured by the etcd leader; a new leader extends every
 lease by its TTL, so a leader election delays takeovers by up to one TTL.

@@ -20,11 +20,15 @@ import (
 // learns of it only when its lease runs out, so fn's work must be safe to
 // repeat by the next leader (the outbox is at-least-once by design).
 func (n *Node) Lead(ctx context.Context, name string, fn func(context.Context)) error {
-	el := concurrency.NewElection(n.sess, n.pfx+"elect/"+name)
+	sess := n.session()
+	if sess == nil {
+		return fmt.Errorf("cluster: lead %s: %w; rejoining", name, ErrLost)
+	}
+	el := concurrency.NewElection(sess, n.pfx+"elect/"+name)
 	for {
 		if err := el.Campaign(ctx, n.opts.ID); err != nil {
 			select {
-			case <-n.sess.Done():
+			case <-sess.Done():
 				return fmt.Errorf("cluster: lead %s: %w", name, ErrLost)
 			default:
 			}
@@ -37,7 +41,7 @@ func (n *Node) Lead(ctx context.Context, name string, fn func(context.Context)) 
 		lctx, cancel := context.WithCancel(ctx)
 		go func() {
 			select {
-			case <-n.sess.Done():
+			case <-sess.Done():
 			case <-lctx.Done():
 			}
 			cancel()
@@ -48,7 +52,7 @@ func (n *Node) Lead(ctx context.Context, name string, fn func(context.Context)) 
 		err := el.Resign(rctx)
 		rcancel()
 		select {
-		case <-n.sess.Done():
+		case <-sess.Done():
 			return fmt.Errorf("cluster: lead %s: %w", name, ErrLost)
 		default:
 		}
@@ -63,9 +67,13 @@ func (n *Node) Lead(ctx context.Context, name string, fn func(context.Context)) 
 
 // Leader returns the ID of the node leading election name, or "" if none.
 func (n *Node) Leader(ctx context.Context, name string) (string, error) {
+	sess := n.session()
+	if sess == nil {
+		return "", fmt.Errorf("cluster: leader %s: %w; rejoining", name, ErrLost)
+	}
 	ctx, cancel := n.opCtx(ctx)
 	defer cancel()
-	el := concurrency.NewElection(n.sess, n.pfx+"elect/"+name)
+	el := concurrency.NewElection(sess, n.pfx+"elect/"+name)
 	resp, err := el.Leader(ctx)
 	if err == concurrency.ErrElectionNoLeader {
 		return "", nil

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 
+	"go.etcd.io/etcd/api/v3/v3rpc/rpctypes"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 )
@@ -20,7 +21,7 @@ var (
 	// ErrLost means the node's session (its lease) expired: every lock,
 	// route and election it held is gone and may already be taken by
 	// another node. The node must stop running instances and rejoin.
-	ErrLost = errors.New("cluster: session lost (lease expired)")
+	ErrLost = errors.New("cluster session lost (lease expired)")
 	// ErrOwnerGone is returned by Owner when an in-memory route is
 	// registered to a node that is no longer live.
 	ErrOwnerGone = errors.New("cluster: owner node is gone")
@@ -35,7 +36,15 @@ func unavailable(op string, err error) error {
 	if errors.Is(err, context.DeadlineExceeded) {
 		return fmt.Errorf("%s: %w: %w", op, ErrUnavailable, err)
 	}
-	switch status.Code(err) {
+	code := status.Code(err)
+	// The client turns etcd's own errors ("etcdserver: request timed
+	// out", "no leader") into rpctypes.EtcdError, which status.Code does
+	// not see through.
+	var ee rpctypes.EtcdError
+	if errors.As(err, &ee) {
+		code = ee.Code()
+	}
+	switch code {
 	case codes.Unavailable, codes.DeadlineExceeded:
 		return fmt.Errorf("%s: %w: %w", op, ErrUnavailable, err)
 	}

@@ -2,9 +2,12 @@ package cluster
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
+	"time"
 
+	"go.etcd.io/etcd/api/v3/v3rpc/rpctypes"
 	clientv3 "go.etcd.io/etcd/client/v3"
 )
 
@@ -35,7 +38,76 @@ func (l *Lock) Release(ctx context.Context) error {
 	ctx, cancel := l.n.opCtx(ctx)
 	defer cancel()
 	_, err := l.n.cli.Txn(ctx).If(l.Fence()).Then(clientv3.OpDelete(l.key)).Commit()
-	return unavailable("cluster: release "+l.key, err)
+	if err = unavailable("cluster: release "+l.key, err); errors.Is(err, ErrUnavailable) {
+		// Not released, or released: either way it must go, and not
+		// only when the lease ends (never, while this node lives).
+		l.n.settle(l.key, l.Fence())
+	}
+	return err
+}
+
+// settleRetry is how long settle waits between two tries.
+const settleRetry = 500 * time.Millisecond
+
+// settle deletes, in the background, the lock key of an acquisition or
+// release whose outcome this node does not know (etcd did not answer in
+// time: a Txn proposed without quorum may still be applied when quorum
+// returns), if cmp holds: a lock left held by this node that no run of it
+// knows about would keep every other node from the instance for as long
+// as this node lives. It tries until etcd answers or the session ends;
+// meanwhile acquisitions of the instance on this node wait (try), so a
+// lock taken back with Reentrant is never deleted under its run. Raft
+// applies the delete after any earlier proposal of the lost request. (If
+// the lease ended meanwhile, the key went with it and cmp fails.)
+func (n *Node) settle(key string, cmp clientv3.Cmp) {
+	n.settleMu.Lock()
+	if n.settling == nil {
+		n.settling = map[string]chan struct{}{}
+	}
+	if n.settling[key] != nil {
+		n.settleMu.Unlock()
+		return
+	}
+	done := make(chan struct{})
+	n.settling[key] = done
+	n.settleMu.Unlock()
+	go func() {
+		defer func() {
+			n.settleMu.Lock()
+			delete(n.settling, key)
+			n.settleMu.Unlock()
+			close(done)
+		}()
+		for {
+			ctx, cancel := context.WithTimeout(context.Background(), n.opts.OpTimeout)
+			_, err := n.cli.Txn(ctx).If(cmp).Then(clientv3.OpDelete(key)).Commit()
+			cancel()
+			if err == nil {
+				return
+			}
+			select {
+			case <-n.closing.Done():
+				return // Close revokes the lease, and every key held with it
+			case <-time.After(settleRetry):
+			}
+		}
+	}()
+}
+
+// settled waits until no settle of key is in progress, or ctx ends.
+func (n *Node) settled(ctx context.Context, key string) error {
+	n.settleMu.Lock()
+	done := n.settling[key]
+	n.settleMu.Unlock()
+	if done == nil {
+		return nil
+	}
+	select {
+	case <-done:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
 }
 
 func (n *Node) lockKey(id string) string { return n.pfx + "locks/" + id }
@@ -57,19 +129,31 @@ func (n *Node) try(ctx context.Context, id string) (*Lock, int64, error) {
 	if id == "" || strings.Contains(id, "\x00") {
 		return nil, 0, fmt.Errorf("cluster: acquire: bad instance ID %q", id)
 	}
-	select {
-	case <-n.sess.Done():
-		return nil, 0, fmt.Errorf("cluster: acquire %s: %w", id, ErrLost)
-	default:
+	lease, err := n.lease("cluster: acquire " + id)
+	if err != nil {
+		return nil, 0, err
 	}
 	key := n.lockKey(id)
+	if err := n.settled(ctx, key); err != nil {
+		return nil, 0, unavailable("cluster: acquire "+id+": an earlier lock not settled", err)
+	}
 	resp, err := n.cli.Txn(ctx).
 		If(clientv3.Compare(clientv3.CreateRevision(key), "=", 0)).
-		Then(clientv3.OpPut(key, n.opts.ID, clientv3.WithLease(n.sess.Lease()))).
+		Then(clientv3.OpPut(key, n.opts.ID, clientv3.WithLease(lease))).
 		Else(clientv3.OpGet(key)).
 		Commit()
-	if err != nil {
-		return nil, 0, unavailable("cluster: acquire "+id, err)
+	if errors.Is(err, rpctypes.ErrLeaseNotFound) {
+		// The lease ended on the server before this node noticed.
+		return nil, 0, fmt.Errorf("cluster: acquire %s: %w", id, ErrLost)
+	}
+	if err = unavailable("cluster: acquire "+id, err); err != nil {
+		if errors.Is(err, ErrUnavailable) && n.opts.Reentrant {
+			// The lock may have been created; no run of this node has
+			// it. (Without Reentrant a lock of another run of this node
+			// could not be told from it: it stays until the lease ends.)
+			n.settle(key, clientv3.Compare(clientv3.LeaseValue(key), "=", lease))
+		}
+		return nil, 0, err
 	}
 	if resp.Succeeded {
 		return &Lock{n: n, key: key, rev: resp.Header.Revision}, 0, nil
@@ -77,7 +161,7 @@ func (n *Node) try(ctx context.Context, id string) (*Lock, int64, error) {
 	owner := "?"
 	if kvs := resp.Responses[0].GetResponseRange().Kvs; len(kvs) > 0 {
 		kv := kvs[0]
-		if n.opts.Reentrant && clientv3.LeaseID(kv.Lease) == n.sess.Lease() {
+		if n.opts.Reentrant && clientv3.LeaseID(kv.Lease) == lease {
 			return &Lock{n: n, key: key, rev: kv.CreateRevision}, 0, nil
 		}
 		owner = string(kv.Value)
@@ -98,11 +182,12 @@ func (n *Node) Acquire(ctx context.Context, id string) (*Lock, error) {
 			return l, err
 		}
 		// Held: wait for the key's deletion after the revision we saw.
+		done := n.Done()
 		wctx, wcancel := context.WithCancel(clientv3.WithRequireLeader(ctx))
 		wch := n.cli.Watch(wctx, n.lockKey(id), clientv3.WithRev(rev+1), clientv3.WithFilterPut())
 		select {
 		case <-wch:
-		case <-n.sess.Done():
+		case <-done:
 		case <-ctx.Done():
 		}
 		wcancel()
@@ -110,4 +195,21 @@ func (n *Node) Acquire(ctx context.Context, id string) (*Lock, error) {
 			return nil, fmt.Errorf("cluster: acquire %s: %w", id, ctx.Err())
 		}
 	}
+}
+
+// Holders maps every instance whose lock is held now to the ID of the
+// node holding it (one read of the locks' prefix).
+func (n *Node) Holders(ctx context.Context) (map[string]string, error) {
+	ctx, cancel := n.opCtx(ctx)
+	defer cancel()
+	pfx := n.pfx + "locks/"
+	resp, err := n.cli.Get(ctx, pfx, clientv3.WithPrefix())
+	if err != nil {
+		return nil, unavailable("cluster: lock holders", err)
+	}
+	out := make(map[string]string, len(resp.Kvs))
+	for _, kv := range resp.Kvs {
+		out[strings.TrimPrefix(string(kv.Key), pfx)] = string(kv.Value)
+	}
+	return out, nil
 }

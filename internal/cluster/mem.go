@@ -27,8 +27,38 @@ func (n *Node) memKey(route string) string { return n.pfx + "mem/" + route }
 func (n *Node) RegisterRoute(ctx context.Context, route string) error {
 	ctx, cancel := n.opCtx(ctx)
 	defer cancel()
-	_, err := n.cli.Put(ctx, n.memKey(route), n.opts.ID, clientv3.WithLease(n.sess.Lease()))
+	lease, err := n.lease("cluster: register route")
+	if err != nil {
+		return err
+	}
+	_, err = n.cli.Put(ctx, n.memKey(route), n.opts.ID, clientv3.WithLease(lease))
 	return unavailable("cluster: register route", err)
+}
+
+// maxTxnOps is etcd's default limit of operations in one transaction.
+const maxTxnOps = 128
+
+// RegisterRoutes is RegisterRoute for several routes, in transactions
+// of up to 128 puts: one round trip for a batch of waiting instances.
+func (n *Node) RegisterRoutes(ctx context.Context, routes []string) error {
+	lease, err := n.lease("cluster: register routes")
+	if err != nil {
+		return err
+	}
+	ctx, cancel := n.opCtx(ctx)
+	defer cancel()
+	for len(routes) > 0 {
+		k := min(len(routes), maxTxnOps)
+		ops := make([]clientv3.Op, k)
+		for i, r := range routes[:k] {
+			ops[i] = clientv3.OpPut(n.memKey(r), n.opts.ID, clientv3.WithLease(lease))
+		}
+		if _, err := n.cli.Txn(ctx).Then(ops...).Commit(); err != nil {
+			return unavailable("cluster: register routes", err)
+		}
+		routes = routes[k:]
+	}
+	return nil
 }
 
 // UnregisterRoute removes route if this node still owns it.
@@ -67,7 +97,7 @@ func (n *Node) Owner(ctx context.Context, route string) (m Member, ok bool, err 
 	if len(nr.Kvs) == 0 {
 		return Member{ID: id}, true, fmt.Errorf("cluster: route %q: node %s: %w", route, id, ErrOwnerGone)
 	}
-	return Member{ID: id, URL: string(nr.Kvs[0].Value)}, true, nil
+	return parseMember(id, nr.Kvs[0].Value), true, nil
 }
 
 // ForwardedHeader marks a request forwarded by another node; a node
@@ -75,18 +105,37 @@ func (n *Node) Owner(ctx context.Context, route string) (m Member, ok bool, err 
 // changes).
 const ForwardedHeader = "X-Orchd-Forwarded-By"
 
+// Routing says where a request must run, as far as the Forwarder is
+// concerned.
+type Routing struct {
+	// Keys are the in-memory route keys the request would be found
+	// under: it goes to the node that registered one of them
+	// (RegisterRoute).
+	Keys []string
+	// Version, when set, is the process version the request's
+	// (persistent) instance runs on: a node that does not serve it
+	// forwards the request to a live member that does (Member.Serves).
+	Version string
+}
+
 // Forwarder is an http.Handler in front of the SOAP handler: a request
-// whose route key (RouteKey) is registered to another live node is proxied
-// to that node's URL; one registered to a node that is gone or does not
-// answer gets a SOAP Server fault saying so; every other request goes to
-// Next.
+// whose in-memory route key (Route) is registered to another live node,
+// or whose instance's process version this node does not serve, is
+// proxied to the node that has it; one registered to a node that is gone
+// or does not answer, or for a version no live node serves, gets a SOAP
+// Server fault saying so; every other request goes to Next.
 type Forwarder struct {
 	Node *Node
 	Next http.Handler
-	// RouteKey computes the in-memory route key of a request from its
-	// path and body (the process's correlation properties); ok false
-	// means the request correlates with no in-memory instance.
-	RouteKey func(r *http.Request, body []byte) (key string, ok bool)
+	// Route computes where a request must run from its path and body
+	// (the process's correlation properties); ok false means the
+	// request correlates with no in-memory instance and needs no
+	// particular version: it is handled here.
+	Route func(r *http.Request, body []byte) (rt Routing, ok bool)
+	// Inspect, when set, says from the request line and headers alone
+	// whether a request may need Route; one that does not goes to Next
+	// without its body being read here. Nil means every POST may.
+	Inspect func(r *http.Request) bool
 	// MaxBody caps the body read to compute the key. Zero means 10 MiB.
 	MaxBody int64
 	// Transport carries forwarded requests. Nil means
@@ -98,7 +147,7 @@ type Forwarder struct {
 
 // ServeHTTP implements http.Handler.
 func (f *Forwarder) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	if r.Method != http.MethodPost || r.Header.Get(ForwardedHeader) != "" {
+	if r.Method != http.MethodPost || r.Header.Get(ForwardedHeader) != "" || (f.Inspect != nil && !f.Inspect(r)) {
 		f.Next.ServeHTTP(w, r)
 		return
 	}
@@ -111,38 +160,66 @@ func (f *Forwarder) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "read request: "+err.Error(), http.StatusBadRequest)
 		return
 	}
-	restore := func() {
-		r.Body = io.NopCloser(bytes.NewReader(body))
-		r.ContentLength = int64(len(body))
-	}
 	if int64(len(body)) > limit {
 		// Too large to inspect: let the SOAP handler refuse it.
 		r.Body = io.NopCloser(io.MultiReader(bytes.NewReader(body), r.Body))
 		f.Next.ServeHTTP(w, r)
 		return
 	}
-	key, ok := f.RouteKey(r, body)
+	r.Body = io.NopCloser(bytes.NewReader(body))
+	r.ContentLength = int64(len(body))
+	rt, ok := f.Route(r, body)
 	if !ok {
-		restore()
 		f.Next.ServeHTTP(w, r)
 		return
 	}
-	owner, found, err := f.Node.Owner(r.Context(), key)
+	owner, local, reason := f.target(r.Context(), rt)
 	switch {
-	case err != nil:
-		f.fault(w, r, err.Error())
-		return
-	case !found || owner.ID == f.Node.ID():
-		restore()
+	case reason != "":
+		f.fault(w, r, reason)
+	case local:
 		f.Next.ServeHTTP(w, r)
-		return
+	default:
+		f.proxy(w, r, owner)
 	}
+}
+
+// target picks the node a request routed as rt runs on: local, or
+// owner, or neither (reason says why it cannot run anywhere).
+func (f *Forwarder) target(ctx context.Context, rt Routing) (owner Member, local bool, reason string) {
+	for _, key := range rt.Keys {
+		m, found, err := f.Node.Owner(ctx, key)
+		switch {
+		case errors.Is(err, ErrOwnerGone):
+			return Member{}, false, fmt.Sprintf("cluster: the node owning this in-memory conversation, %s, is gone (its instance ended with it)", m.ID)
+		case err != nil:
+			return Member{}, false, err.Error()
+		case !found:
+			continue
+		case m.ID == f.Node.ID():
+			return Member{}, true, ""
+		}
+		return m, false, ""
+	}
+	if rt.Version == "" || f.Node.Serves(rt.Version) {
+		return Member{}, true, ""
+	}
+	ms, _ := f.Node.Members()
+	for _, m := range ms {
+		if m.ID != f.Node.ID() && m.Serves(rt.Version) && m.URL != "" {
+			return m, false, ""
+		}
+	}
+	return Member{}, false, fmt.Sprintf("cluster: no live node serves version %s, which this instance runs on", rt.Version)
+}
+
+// proxy forwards r to owner and copies its answer, faults included.
+func (f *Forwarder) proxy(w http.ResponseWriter, r *http.Request, owner Member) {
 	target, err := url.Parse(owner.URL)
 	if err != nil {
-		f.fault(w, r, fmt.Sprintf("cluster: owner node %s has a bad URL %q: %v", owner.ID, owner.URL, err))
+		f.fault(w, r, fmt.Sprintf("cluster: node %s has a bad URL %q: %v", owner.ID, owner.URL, err))
 		return
 	}
-	restore()
 	rp := &httputil.ReverseProxy{
 		Rewrite: func(pr *httputil.ProxyRequest) {
 			pr.SetURL(target)
@@ -154,7 +231,7 @@ func (f *Forwarder) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			if errors.Is(err, context.Canceled) && r.Context().Err() != nil {
 				return // the client hung up
 			}
-			f.fault(w, r, fmt.Sprintf("cluster: the node owning this conversation (%s at %s) does not answer: %v", owner.ID, owner.URL, err))
+			f.fault(w, r, fmt.Sprintf("cluster: the node this message must run on (%s at %s) does not answer: %v", owner.ID, owner.URL, err))
 		},
 	}
 	rp.ServeHTTP(w, r)

@@ -60,3 +60,53 @@ func TestQuorum(t *testing.T) {
 	default:
 	}
 }
+
+// TestQuorumSettlesLocks: a lock whose acquisition or release got no
+// answer without quorum (the request may still be applied when quorum
+// returns) is not left held by the node that asked: once quorum is back,
+// another node takes both instances well before the first node's lease
+// would end.
+func TestQuorumSettlesLocks(t *testing.T) {
+	ec := etcdtest.Start(t, 3)
+	opts := cluster.Options{TTL: 30 * time.Second, OpTimeout: time.Second, Reentrant: true}
+	a := join(t, ec, "s", "a", "http://a", opts)
+	b := join(t, ec, "s", "b", "http://b", opts)
+	ctx := context.Background()
+	held, err := a.TryAcquire(ctx, "released")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ec.Stop(0)
+	ec.Stop(1)
+	if _, err := a.TryAcquire(ctx, "acquired"); !errors.Is(err, cluster.ErrUnavailable) {
+		t.Fatalf("acquire without quorum = %v, want ErrUnavailable", err)
+	}
+	if err := held.Release(ctx); !errors.Is(err, cluster.ErrUnavailable) {
+		t.Fatalf("release without quorum = %v, want ErrUnavailable", err)
+	}
+	ec.Restart(1)
+	ec.Restart(0)
+	for _, id := range []string{"acquired", "released"} {
+		var err error
+		deadline := time.Now().Add(15 * time.Second)
+		for time.Now().Before(deadline) {
+			var l *cluster.Lock
+			if l, err = b.TryAcquire(ctx, id); err == nil {
+				_ = l.Release(ctx)
+				break
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
+		if err != nil {
+			t.Errorf("%s: the other node cannot take it after quorum returned: %v", id, err)
+		}
+	}
+	// a can take them too.
+	for _, id := range []string{"acquired", "released"} {
+		l, err := a.TryAcquire(ctx, id)
+		if err != nil {
+			t.Fatalf("%s on a: %v", id, err)
+		}
+		_ = l.Release(ctx)
+	}
+}

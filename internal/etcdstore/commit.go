@@ -24,6 +24,12 @@ type call struct {
 	err    error
 	done   chan struct{}
 	arrive time.Time
+	// fences are the checkpoints' Fence comparisons, fenced the IDs of
+	// their instances; lost is set once a fence failed (the call is out
+	// of its group for good).
+	fences []clientv3.Cmp
+	fenced []string
+	lost   bool
 }
 
 // opOverhead approximates the protobuf bytes of one request op besides its
@@ -40,9 +46,10 @@ const maxAttempts = 8
 // Commit writes the checkpoints in one etcd transaction, all or nothing,
 // and returns after etcd acknowledged it. Concurrent calls share a
 // transaction (doc.go, "Commit"). On success it writes the assigned
-// sequence numbers into each cp.Outbox[i].Seq. Errors wrap
-// persist.ErrInvalid (nothing was tried), persist.ErrConflict,
-// persist.ErrClosed or ErrUnavailable.
+// sequence numbers into each cp.Outbox[i].Seq. A checkpoint whose Fence is
+// set (it must be a Fence) commits only while that comparison holds.
+// Errors wrap persist.ErrInvalid (nothing was tried), persist.ErrConflict,
+// ErrFenced, persist.ErrClosed or ErrUnavailable.
 func (s *Store) Commit(cps ...*persist.Checkpoint) (err error) {
 	start := time.Now()
 	defer func() {
@@ -61,6 +68,16 @@ func (s *Store) Commit(cps ...*persist.Checkpoint) (err error) {
 			return fmt.Errorf("etcdstore: commit: checkpoint %d: %w", i, err)
 		}
 		c.ops = append(c.ops, p)
+		if cp.Fence != nil {
+			f, ok := cp.Fence.(Fence)
+			if !ok {
+				return fmt.Errorf("etcdstore: commit: checkpoint %d: %w: fence of type %T", i, persist.ErrInvalid, cp.Fence)
+			}
+			cmp := f.Fence()
+			c.fences = append(c.fences, cmp)
+			c.fenced = append(c.fenced, p.ID)
+			c.bytes += len(cmp.KeyBytes()) + opOverhead
+		}
 		n := 1 + len(p.Puts) + len(p.Dels) + 2*(len(p.AddRoutes)+len(p.RemoveRoutes)+len(p.AddTimers)+len(p.RemoveTimers)) + len(p.Outbox)
 		c.est += n
 		c.bytes += int(p.Size) + n*(opOverhead+len(s.prefix)+len(bIndex)+len(p.ID))
@@ -151,9 +168,13 @@ func (s *Store) run(group []*call) {
 
 // runTxn commits a prefix of calls in one transaction and returns how many
 // calls it completed (at least one).
+//
+// A call whose fence fails is taken out of the group with ErrFenced and
+// the others are tried again without it; that retry does not count as
+// an attempt, since each one removes a call.
 func (s *Store) runTxn(calls []*call) int {
 	var lastErr error
-	for range maxAttempts {
+	for attempt := 0; attempt < maxAttempts; {
 		base, err := s.read(calls)
 		if err != nil {
 			finish(calls, err)
@@ -161,13 +182,18 @@ func (s *Store) runTxn(calls []*call) int {
 		}
 		tx := &overlay{base: base, writes: map[string]*[]byte{}, seq: base.seq}
 		var in, failed []*call
-		taken := 0
+		taken, fences := 0, 0
 		for _, c := range calls {
+			if c.lost {
+				taken++
+				failed = append(failed, c)
+				continue
+			}
 			child := tx.child()
 			err := child.applyCall(s, c)
 			if err == nil {
 				ops, size := child.size()
-				if ops > s.opts.MaxTxnOps || len(child.compares()) > s.opts.MaxTxnOps || size > s.opts.MaxRequestBytes-reserve {
+				if ops > s.opts.MaxTxnOps || len(child.compares())+fences+len(c.fences) > s.opts.MaxTxnOps || size > s.opts.MaxRequestBytes-reserve {
 					if len(in) > 0 || len(failed) > 0 {
 						break // the rest goes into the next transaction
 					}
@@ -183,27 +209,38 @@ func (s *Store) runTxn(calls []*call) int {
 			}
 			child.merge()
 			in = append(in, c)
+			fences += len(c.fences)
 		}
 		if len(in) == 0 {
 			finish(failed, nil)
 			return taken
 		}
-		ok, written, err := s.write(tx)
+		ok, written, lost, err := s.write(tx, in)
 		if err != nil {
 			finish(in, err)
 			finish(failed, nil)
 			return taken
 		}
 		if !ok {
-			// Another writer changed a key this group read: read again.
 			for _, c := range failed {
-				c.err = nil
+				if !c.lost {
+					c.err = nil
+				}
 				c.seqs = nil
 			}
 			for _, c := range in {
 				c.seqs = nil
 			}
-			lastErr = errors.New("keys kept changing under the transaction")
+			for _, c := range lost {
+				c.lost = true
+				c.err = fmt.Errorf("instance %s: %w", strings.Join(c.fenced, ", "), ErrFenced)
+				s.fenceFailures.Add(1)
+			}
+			if len(lost) == 0 {
+				// Another writer changed a key this group read: read again.
+				lastErr = errors.New("keys kept changing under the transaction")
+				attempt++
+			}
 			continue
 		}
 		cps := 0
@@ -249,6 +286,9 @@ func (s *Store) read(calls []*call) (*baseState, error) {
 	var prefixes []string
 	outbox := false
 	for _, c := range calls {
+		if c.lost {
+			continue
+		}
 		for _, p := range c.ops {
 			outbox = outbox || len(p.Outbox) > 0
 			for _, k := range p.AddRoutes {
@@ -349,10 +389,17 @@ func sortedKeys(m map[string]bool) []string {
 	return out
 }
 
-// write sends the transaction; ok is false when a comparison failed.
+// write sends the transaction of the calls in; ok is false when a
+// comparison failed, and lost then lists the calls whose fence failed.
 // written counts the key and value bytes it puts (keys with the prefix:
 // what etcd stores).
-func (s *Store) write(tx *overlay) (ok bool, written uint64, err error) {
+//
+// The fences of all calls are comparisons of the transaction itself, so
+// the common case costs no more than one comparison each. Which of them
+// failed comes back in the same answer: the Else branch holds, for each
+// fenced call, a nested transaction with only its comparisons (etcd >=
+// 3.3), whose Succeeded says whether they hold.
+func (s *Store) write(tx *overlay, in []*call) (ok bool, written uint64, lost []*call, err error) {
 	ops := make([]clientv3.Op, 0, len(tx.writes))
 	for _, k := range sortedPtrKeys(tx.writes) {
 		if v := tx.writes[k]; v == nil {
@@ -362,13 +409,32 @@ func (s *Store) write(tx *overlay) (ok bool, written uint64, err error) {
 			written += uint64(len(k) + len(*v))
 		}
 	}
+	cmps := tx.compares()
+	var probes []clientv3.Op
+	var fenced []*call
+	for _, c := range in {
+		if len(c.fences) > 0 {
+			cmps = append(cmps, c.fences...)
+			probes = append(probes, clientv3.OpTxn(c.fences, nil, nil))
+			fenced = append(fenced, c)
+		}
+	}
 	ctx, cancel := s.ctx()
 	defer cancel()
-	resp, err := s.cli.Txn(ctx).If(tx.compares()...).Then(ops...).Commit()
+	resp, err := s.cli.Txn(ctx).If(cmps...).Then(ops...).Else(probes...).Commit()
+	s.writeTxns.Add(1)
 	if err != nil {
-		return false, 0, unavailable("write", err)
+		return false, 0, nil, unavailable("write", err)
 	}
-	return resp.Succeeded, written, nil
+	if resp.Succeeded {
+		return true, written, nil, nil
+	}
+	for i, r := range resp.Responses {
+		if t := r.GetResponseTxn(); i < len(fenced) && t != nil && !t.Succeeded {
+			lost = append(lost, fenced[i])
+		}
+	}
+	return false, 0, lost, nil
 }
 
 func sortedPtrKeys(m map[string]*[]byte) []string {

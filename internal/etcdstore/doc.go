@@ -43,6 +43,16 @@ sequence hold inside the transaction even with several nodes: when a
 comparison fails, the group is read and tried again. A call whose
 checkpoint conflicts fails alone; the others go ahead without it.
 
+A checkpoint may carry a Fence (persist.Checkpoint.Fence, a Fence here:
+with orchd's --cluster the instance's lock, cluster.Lock): its
+comparison joins the group's transaction, at no extra round trip. When
+the transaction fails, its Else branch has told which fences failed (one
+nested transaction per fenced call, holding only that call's
+comparisons): those calls fail with ErrFenced and the group is tried
+again without them (read again first if it reads anything). So a lost
+lock costs its group one failed transaction, and fails only the
+checkpoints it fenced.
+
 Commit returns only after etcd acknowledged the transaction (a quorum
 has it in its log). When etcd cannot be reached or has no quorum, Commit
 fails after Options.RequestTimeout with an error wrapping ErrUnavailable

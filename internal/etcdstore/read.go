@@ -3,6 +3,7 @@ package etcdstore
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	clientv3 "go.etcd.io/etcd/client/v3"
 
@@ -78,26 +79,33 @@ func (s *Store) each(bucket string, keysOnly bool, fn func(k, v []byte) (bool, e
 		return err
 	}
 	defer s.inflight.Done()
-	pre := s.prefix + bucket
+	var rev int64
+	return s.scan(context.Background(), s.prefix+bucket, &rev, keysOnly, fn)
+}
+
+// scan calls fn with the key (after pre) and value of every key under
+// pre, in key order, page by page (each page bounded by
+// Options.RequestTimeout within ctx) at revision *rev, until fn returns
+// false or an error. A zero *rev is set to the revision of the first page.
+func (s *Store) scan(ctx context.Context, pre string, rev *int64, keysOnly bool, fn func(k, v []byte) (bool, error)) error {
 	end := clientv3.GetPrefixRangeEnd(pre)
 	from := pre
-	var rev int64
 	for {
 		opts := []clientv3.OpOption{clientv3.WithRange(end), clientv3.WithLimit(pageSize)}
 		if keysOnly {
 			opts = append(opts, clientv3.WithKeysOnly())
 		}
-		if rev != 0 {
-			opts = append(opts, clientv3.WithRev(rev))
+		if *rev != 0 {
+			opts = append(opts, clientv3.WithRev(*rev))
 		}
-		ctx, cancel := s.ctx()
-		resp, err := s.cli.Get(ctx, from, opts...)
+		pctx, cancel := context.WithTimeout(ctx, s.opts.RequestTimeout)
+		resp, err := s.cli.Get(pctx, from, opts...)
 		cancel()
 		if err != nil {
-			return unavailable("list "+bucket, err)
+			return unavailable("list "+strings.TrimPrefix(pre, s.prefix), err)
 		}
-		if rev == 0 {
-			rev = resp.Header.Revision
+		if *rev == 0 {
+			*rev = resp.Header.Revision
 		}
 		for _, kv := range resp.Kvs {
 			more, err := fn(kv.Key[len(pre):], kv.Value)
@@ -143,7 +151,7 @@ func (s *Store) Outbox(fn func(persist.OutboxMessage) bool) error {
 	return s.each(bOutbox, false, func(k, v []byte) (bool, error) {
 		m, err := persist.DecodeOutbox(k, v)
 		if err != nil {
-			return false, fmt.Errorf("etcdstore: %w: %w", persist.ErrCorrupt, err)
+			m.Err = fmt.Errorf("etcdstore: %w: %w", persist.ErrCorrupt, err)
 		}
 		return fn(m), nil
 	})

@@ -20,6 +20,22 @@ import (
 // (unreachable, no quorum, timeout): the instance store is unavailable.
 var ErrUnavailable = errors.New("instance store unavailable")
 
+// ErrFenced is the failure of a checkpoint whose Fence no longer holds:
+// the lock under which its instance ran is gone (this node's cluster
+// session expired while it ran, and another node may have run the
+// instance since). Nothing of the checkpoint was written; the error names
+// the instance.
+var ErrFenced = errors.New("this node lost the instance: its lock expired while it ran (fence failed), so its state was not stored")
+
+// Fence is what a checkpoint's Fence must hold for this store: something
+// that gives the etcd comparison under which the checkpoint may commit,
+// such as *cluster.Lock (the comparison holds while that lock key is the
+// one this node created). It is one more comparison in the checkpoint's
+// transaction: no extra round trip.
+type Fence interface {
+	Fence() clientv3.Cmp
+}
+
 // Defaults of Options.
 const (
 	DefaultPrefix          = "/orchd/default/"
@@ -57,7 +73,7 @@ type Store struct {
 	closed   bool
 	inflight sync.WaitGroup
 
-	commits, checkpoints, bytesWritten, commitNanos, commitErrors, readTxns atomic.Uint64
+	commits, checkpoints, bytesWritten, commitNanos, commitErrors, readTxns, writeTxns, fenceFailures atomic.Uint64
 }
 
 // Open connects to etcd and checks (or writes) the schema version under
@@ -161,6 +177,16 @@ func (s *Store) Stats() persist.Stats {
 // before the write transactions); with Stats().Commits it gives the etcd
 // round trips of the commits.
 func (s *Store) ReadTxns() uint64 { return s.readTxns.Load() }
+
+// WriteTxns returns the number of write transactions Commit sent,
+// including those whose comparisons failed (a route or outbox conflict,
+// a fence) and that were sent again; Stats().Commits counts only those
+// that committed.
+func (s *Store) WriteTxns() uint64 { return s.writeTxns.Load() }
+
+// FenceFailures returns the number of Commit calls that failed because a
+// checkpoint's fence no longer held (ErrFenced).
+func (s *Store) FenceFailures() uint64 { return s.fenceFailures.Load() }
 
 // Close stops the committer after the commits in flight and closes the
 // client. Calls after Close fail with persist.ErrClosed.

@@ -82,18 +82,29 @@ func freeAddr(t testing.TB) string {
 	return addr
 }
 
-func (c *Cluster) start(m *member) error {
+// MemberConfig is the embed configuration of one loopback member: name,
+// data directory, peer and client URLs (listened on and advertised),
+// and the initial cluster ("name=peerURL,..."). WAL fsync stays on; the
+// log level is "fatal" (a member's errors on Close are noise; start
+// failures are returned by embed.StartEtcd). It is shared by Start and
+// by the etcdmember command, which runs a member as its own process.
+func MemberConfig(name, dir string, peer, client url.URL, initialCluster string) *embed.Config {
 	cfg := embed.NewConfig()
-	cfg.Name = m.name
-	cfg.Dir = m.dir
-	cfg.ListenPeerUrls = []url.URL{m.peerURL}
-	cfg.AdvertisePeerUrls = []url.URL{m.peerURL}
-	cfg.ListenClientUrls = []url.URL{m.clientURL}
-	cfg.AdvertiseClientUrls = []url.URL{m.clientURL}
-	cfg.InitialCluster = c.initial
+	cfg.Name = name
+	cfg.Dir = dir
+	cfg.ListenPeerUrls = []url.URL{peer}
+	cfg.AdvertisePeerUrls = []url.URL{peer}
+	cfg.ListenClientUrls = []url.URL{client}
+	cfg.AdvertiseClientUrls = []url.URL{client}
+	cfg.InitialCluster = initialCluster
 	cfg.InitialClusterToken = "etcdtest"
-	cfg.LogLevel = "fatal" // its errors on Close are noise; start failures are returned
+	cfg.LogLevel = "fatal"
 	cfg.LogOutputs = []string{"stderr"}
+	return cfg
+}
+
+func (c *Cluster) start(m *member) error {
+	cfg := MemberConfig(m.name, m.dir, m.peerURL, m.clientURL, c.initial)
 	if m.everReady {
 		cfg.ClusterState = embed.ClusterStateFlagExisting
 	}

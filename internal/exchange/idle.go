@@ -2,16 +2,32 @@ package exchange
 
 import "context"
 
+// Wait says what an idle exchange waits for.
+type Wait uint8
+
+const (
+	// WaitPartner is a wait for a partner's answer (SOAP or REST): work
+	// the exchange caused, which a front door bounding all exchanges in
+	// flight keeps counting.
+	WaitPartner Wait = iota
+	// WaitMessage is a wait for another message to this server (the
+	// reply a later run gives, the instance a held message waits for):
+	// an exchange waiting so must not hold what that message needs to
+	// be admitted.
+	WaitMessage
+)
+
 // Idler is what a front door that bounds the exchanges running at once
 // puts in an exchange's context (WithIdler): the runtime calls Idle
 // before its goroutine waits for something other than the CPU (a
 // partner's answer, a reply a later run gives, an instance a held
-// message waits for) and Busy when it runs again, so that waiting
-// exchanges do not count against the bound. Calls pair up and may come
-// from several goroutines of one exchange (parallel partner calls).
+// message waits for) and Busy, with the same Wait, when it runs again,
+// so that waiting exchanges do not count against a bound of the CPU
+// work. Calls pair up and may come from several goroutines of one
+// exchange (parallel partner calls).
 type Idler interface {
-	Idle()
-	Busy()
+	Idle(w Wait)
+	Busy(w Wait)
 }
 
 type idlerKey struct{}

@@ -14,7 +14,9 @@ package mgmt
 // (ErrUnavailable).
 //
 //	GET    /api/v1/                                     {"readOnly": bool, "version": "..."}
-//	GET    /api/v1/processes                            []Process (no Outline)
+//	GET    /api/v1/cluster?scope=local                  Cluster (scope=local: this node alone)
+//	GET    /api/v1/processes?scope=local                []Process (no Outline; in a cluster Nodes and
+//	                                                    NodeStats per version; scope=local: this node's)
 //	GET    /api/v1/processes/{name}?version=N           Process with Outline
 //	POST   /api/v1/processes/{name}/versions/{v}/retire
 //	POST   /api/v1/processes/{name}/versions/{v}/activate
@@ -22,8 +24,9 @@ package mgmt
 //	PUT    /api/v1/bundles/{name}                       body: zip; Bundle (201, or 422 with its errors)
 //	DELETE /api/v1/bundles/{name}
 //	GET    /api/v1/instances?process=&version=&state=&startedAfter=&startedBefore=
-//	                  &activeAfter=&activeBefore=&correlation=&correlationSet=&limit=&after=
-//	                                                    Page (times RFC 3339)
+//	                  &activeAfter=&activeBefore=&correlation=&correlationSet=&limit=&after=&scope=
+//	                                                    Page (times RFC 3339; scope=local: this node's
+//	                                                    in-memory instances only)
 //	GET    /api/v1/instances/{id}                       InstanceDetail
 //	POST   /api/v1/instances/{id}/{action}              {"id": ..., "state": ...} after the action
 //	POST   /api/v1/instances/bulk/{action}?<the list's filters>&max=N
@@ -31,6 +34,16 @@ package mgmt
 //	GET    /api/v1/events                               text/event-stream: "event: instance" with an Event
 //	                                                    plus "process" and "instance" fields, as they happen
 //	                                                    (needs --timeline); "event: stats" with []Process every second
+//
+// In a cluster (orchd serve --cluster) any node answers for the whole
+// cluster: persistent instances come from the shared store, the other
+// nodes' in-memory instances, counters and version lists from their APIs
+// (GET ...?scope=local, the caller's token forwarded), and an action on
+// an in-memory instance of another node ("m12@node-b") is forwarded to
+// it. A node that does not answer is named in the answer's "partial".
+// These parts (Cluster, Node, NodeCounters, NodeStats, ClusterBackend,
+// Query.Scope, Page.Partial, Instance.Node, Process.Nodes and NodeStats)
+// were added to the contract without changing what was there.
 //
 // Every method but GET needs "Authorization: Bearer <token>" with the
 // token of orchd serve --admin-token-file; without that flag the API is

@@ -136,7 +136,14 @@ type Query struct {
 	// older instances.
 	Limit int    `json:"limit,omitempty"`
 	After string `json:"after,omitempty"`
+	// Scope "local" lists only this node's in-memory instances (what a
+	// node of a cluster asks the others for); empty lists the whole
+	// cluster's (or, on one node, everything).
+	Scope string `json:"scope,omitempty"`
 }
+
+// ScopeLocal is Query.Scope for this node's in-memory instances only.
+const ScopeLocal = "local"
 
 // Page is one page of an instance listing.
 type Page struct {
@@ -146,6 +153,10 @@ type Page struct {
 	// Scanned counts the records examined to fill the page (for the
 	// curious and for tests of the paging's cost).
 	Scanned int `json:"scanned"`
+	// Partial names the nodes of a cluster whose in-memory instances are
+	// missing from the page, and why ("node-b: timeout"); empty when
+	// every node answered.
+	Partial []string `json:"partial,omitempty"`
 }
 
 // Instance is one instance in a listing.
@@ -161,6 +172,11 @@ type Instance struct {
 	// Fault names the fault an instance ended with, or why it is
 	// suspended or broken.
 	Fault string `json:"fault,omitempty"`
+	// Node is the cluster node the instance runs on, where known: the
+	// node holding an in-memory instance, the node running a persistent
+	// one now (its lock holder); empty on one node and for a persistent
+	// instance no node runs at the moment (any node runs it next).
+	Node string `json:"node,omitempty"`
 }
 
 // InstanceDetail is everything known of one instance.
@@ -234,6 +250,16 @@ type Process struct {
 	Endpoints []Endpoint `json:"endpoints"`
 	Warnings  []string   `json:"warnings,omitempty"`
 	Stats     Stats      `json:"stats"`
+	// Fingerprint identifies the definition (a hash of the compiled
+	// bundle): the same on every node that deployed the same process,
+	// whereas Version numbers are each node's own count of its deploys.
+	Fingerprint string `json:"fingerprint,omitempty"`
+	// Nodes are the cluster nodes serving this definition (empty on one
+	// node), and NodeStats each one's version number and counters; Stats
+	// is then their sum, and Version the answering node's number (the
+	// first node's when it lacks the definition).
+	Nodes     []string    `json:"nodes,omitempty"`
+	NodeStats []NodeStats `json:"nodeStats,omitempty"`
 	// SampleEvery: one instance in SampleEvery is timed per activity
 	// for the Outline.
 	SampleEvery int `json:"sampleEvery,omitempty"`
@@ -306,4 +332,82 @@ type BulkResult struct {
 type BulkFailure struct {
 	ID    string `json:"id"`
 	Error string `json:"error"`
+}
+
+// NodeStats are one cluster node's counters of a process version.
+type NodeStats struct {
+	Node    string `json:"node"`
+	Version int    `json:"version"` // the node's number for it
+	Stats   Stats  `json:"stats"`
+}
+
+// Cluster is the cluster view (GET /api/v1/cluster): the live nodes.
+type Cluster struct {
+	// Name is the cluster's name (orchd serve --cluster); empty on a
+	// node that is not in a cluster, whose view lists itself alone.
+	Name  string `json:"name,omitempty"`
+	Nodes []Node `json:"nodes"`
+	// Partial names the nodes whose own stats are missing, and why.
+	Partial []string `json:"partial,omitempty"`
+}
+
+// Node is one live node of a cluster.
+type Node struct {
+	ID string `json:"id"`
+	// URL is its SOAP base URL, Admin its management API's base URL.
+	URL   string `json:"url,omitempty"`
+	Admin string `json:"admin,omitempty"`
+	// Versions are the process versions it keeps (active and retired),
+	// as its cluster membership publishes them: "{ns}local#fingerprint"
+	// (Process.Fingerprint), the same on every node for one definition.
+	Versions []string `json:"versions,omitempty"`
+	// Self marks the node that answered.
+	Self bool `json:"self,omitempty"`
+	// Stats are its own counters (nil when it did not answer).
+	Stats *NodeCounters `json:"stats,omitempty"`
+}
+
+// NodeCounters are one node's own figures.
+type NodeCounters struct {
+	Started time.Time `json:"started"`
+	// UptimeSeconds since Started.
+	UptimeSeconds float64 `json:"uptimeS"`
+	// Exchanges are requests served since it started, over every
+	// process version.
+	Exchanges uint64 `json:"exchanges"`
+	// InFlight are the exchanges in flight now (-1: not counted, it runs
+	// without --max-inflight).
+	InFlight int64 `json:"inFlight"`
+	// TxPerSec is the exchange rate since the previous sample (at least a
+	// second before; over the uptime for the first).
+	TxPerSec float64 `json:"txPerSec"`
+}
+
+// ClusterBackend is what a Backend that knows its cluster adds (the
+// management API serves GET /api/v1/cluster when its Backend has it).
+type ClusterBackend interface {
+	// Cluster lists the live nodes, this one marked Self, each with its
+	// own counters (fetched from each node's API); local: this node
+	// alone.
+	Cluster(ctx context.Context, local bool) (*Cluster, error)
+	// LocalProcesses is Processes of this node alone, with its own
+	// counters (Processes sums the cluster's).
+	LocalProcesses(ctx context.Context) ([]Process, error)
+}
+
+// authKey keys the caller's Authorization header in a context.
+type authKey struct{}
+
+// WithAuthorization returns ctx carrying the caller's Authorization
+// header, which a Backend forwards when it asks another node of its
+// cluster on the caller's behalf.
+func WithAuthorization(ctx context.Context, header string) context.Context {
+	return context.WithValue(ctx, authKey{}, header)
+}
+
+// AuthorizationOf is the Authorization header WithAuthorization put in
+// ctx, or "".
+func AuthorizationOf(ctx context.Context) string {
+	h, _ := ctx.Value(authKey{}).(string)
+	return h
 }

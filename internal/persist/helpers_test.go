@@ -83,7 +83,7 @@ func checkInvariants(tx *bolt.Tx) error {
 		return err
 	}
 	rep := VerifyReport{States: map[State]int{}}
-	verifyBuckets(tx, &rep)
+	verifyTxBuckets(tx, &rep)
 	if rep.NProblems > 0 {
 		return fmt.Errorf("%d inconsistencies: %v", rep.NProblems, rep.Problems)
 	}

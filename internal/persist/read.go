@@ -119,7 +119,7 @@ func (s *Store) Outbox(fn func(OutboxMessage) bool) error {
 		for k, v := c.First(); k != nil; k, v = c.Next() {
 			m, err := decodeOutbox(k, v)
 			if err != nil {
-				return err
+				m.Err = fmt.Errorf("%w: %w", ErrCorrupt, err)
 			}
 			if !callback(fn, m) {
 				return nil

@@ -90,6 +90,12 @@ type OutboxMessage struct {
 	Partner    string
 	Operation  string
 	Payload    []byte
+	// Err is set, by Store.Outbox, on a stored record that cannot be
+	// decoded (a damaged file; it wraps ErrCorrupt): the message cannot
+	// be sent, and only Seq may be known. Outbox reports such a record
+	// and goes on, so that one damaged record does not keep the others
+	// from being sent.
+	Err error
 }
 
 // Checkpoint is everything one logical transaction changed for one instance.
@@ -111,6 +117,14 @@ type Checkpoint struct {
 	AddTimers, RemoveTimers []Timer
 	Outbox                  []OutboxMessage
 	Delete                  bool
+	// Fence, when not nil, is a precondition of this checkpoint that a
+	// store shared by several processes checks inside the commit's
+	// transaction: the token of the lock under which the instance ran
+	// (process.InstanceOwners), so that a process that lost the lock
+	// cannot write over the state another process stored since. Its type
+	// is the shared store's (etcdstore.Fence); this bbolt store, used by
+	// one process, ignores it.
+	Fence any
 }
 
 // Stats are cumulative counters of a Store, safe to read concurrently with

@@ -236,18 +236,11 @@ func (s *Store) init(verify, readOnly bool) error {
 }
 
 // verifyTx reads every key and value and decodes every record but the
-// instance records: one of those that does not decode is a broken
-// instance, which Instances reports (Instance.Err) without stopping the
-// start or disturbing the others.
+// instance and outbox records: an instance record that does not decode
+// is a broken instance, which Instances reports (Instance.Err), and an
+// outbox record one Outbox reports (OutboxMessage.Err), without stopping
+// the start or disturbing the others.
 func verifyTx(tx *bolt.Tx) error {
-	if b := tx.Bucket([]byte(bucketOutbox)); b != nil {
-		if err := b.ForEach(func(k, v []byte) error {
-			_, err := decodeOutbox(k, v)
-			return err
-		}); err != nil {
-			return err
-		}
-	}
 	if b := tx.Bucket([]byte(bucketTimers)); b != nil {
 		if err := b.ForEach(func(k, v []byte) error {
 			_, err := decodeTimerKey(k)

@@ -1,15 +1,19 @@
 package persist
 
 import (
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"maps"
+	"path/filepath"
 	"reflect"
 	"slices"
 	"strings"
 	"sync"
 	"testing"
 	"time"
+
+	bolt "go.etcd.io/bbolt"
 )
 
 func inst(id string, st State) Instance {
@@ -454,5 +458,63 @@ func TestNewID(t *testing.T) {
 			}
 			prev = next
 		}
+	}
+}
+
+// TestOutboxDamagedRecord: a record that does not decode neither keeps
+// the file from opening nor stops Outbox: it is reported with Err (and
+// its Seq), between the others.
+func TestOutboxDamagedRecord(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "orchd.db")
+	st, err := Open(path, Options{NoSync: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cp := &Checkpoint{Instance: inst("A", Running), Outbox: []OutboxMessage{
+		{Partner: "erp", Operation: "book", Payload: []byte("<a/>")},
+		{Partner: "erp", Operation: "book", Payload: []byte("<b/>")},
+		{Partner: "erp", Operation: "book", Payload: []byte("<c/>")},
+	}}
+	if err := st.Commit(cp); err != nil {
+		t.Fatal(err)
+	}
+	if err := st.Close(); err != nil {
+		t.Fatal(err)
+	}
+	damaged := cp.Outbox[1].Seq
+	db, err := bolt.Open(path, 0o600, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = db.Update(func(tx *bolt.Tx) error {
+		return tx.Bucket([]byte(bucketOutbox)).Put(binary.BigEndian.AppendUint64(nil, damaged), []byte{outboxFormat, 0xff})
+	})
+	if cerr := db.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err = Open(path, Options{NoSync: true})
+	if err != nil {
+		t.Fatalf("Open with a damaged outbox record: %v", err)
+	}
+	defer st.Close()
+	var seqs []uint64
+	var bad []OutboxMessage
+	if err := st.Outbox(func(m OutboxMessage) bool {
+		seqs = append(seqs, m.Seq)
+		if m.Err != nil {
+			bad = append(bad, m)
+		}
+		return true
+	}); err != nil {
+		t.Fatalf("Outbox: %v", err)
+	}
+	if len(seqs) != 3 || len(bad) != 1 || bad[0].Seq != damaged || !errors.Is(bad[0].Err, ErrCorrupt) {
+		t.Fatalf("Outbox listed %v with damaged %+v; want all 3, seq %d damaged (ErrCorrupt)", seqs, bad, damaged)
+	}
+	if err := st.AckOutbox(damaged); err != nil {
+		t.Errorf("AckOutbox of the damaged record: %v", err)
 	}
 }

@@ -73,7 +73,7 @@ func (s *Store) Verify() (VerifyReport, error) {
 		for err := range tx.Check() {
 			rep.problem("bbolt: %v", err)
 		}
-		verifyBuckets(tx, &rep)
+		verifyTxBuckets(tx, &rep)
 		return nil
 	}
 	var err error
@@ -120,13 +120,48 @@ func Check(path string) (VerifyReport, error) {
 	return rep, err
 }
 
-// verifyBuckets cross-checks the buckets of tx into rep.
-func verifyBuckets(tx *bolt.Tx, rep *VerifyReport) {
+// verifyTxBuckets cross-checks the buckets of tx into rep.
+func verifyTxBuckets(tx *bolt.Tx, rep *VerifyReport) {
 	bk := buckets(tx)
 	if bk.instances == nil || bk.vars == nil || bk.routes == nil || bk.timers == nil || bk.outbox == nil || bk.index == nil {
 		rep.problem("missing bucket")
 		return
 	}
+	verifyBuckets(Buckets{Instances: bk.instances, Vars: bk.vars, Routes: bk.routes,
+		Timers: bk.timers, Index: bk.index, Outbox: bk.outbox}, rep)
+}
+
+// Bucket is the read side of one bucket of the layout (doc.go, "Layout"),
+// keys relative to the bucket, as *bolt.Bucket has it. Another store's
+// checker (internal/etcdstore) passes its keys through it to VerifyBuckets.
+type Bucket interface {
+	Get(key []byte) []byte
+	// ForEach calls fn for every key in key order.
+	ForEach(fn func(k, v []byte) error) error
+}
+
+// Buckets are the buckets VerifyBuckets cross-checks.
+type Buckets struct {
+	Instances, Vars, Routes, Timers, Index, Outbox Bucket
+}
+
+// VerifyBuckets cross-checks one consistent snapshot of the buckets as
+// Verify does (its list of checks), without bbolt's own page check, and
+// returns what it found.
+func VerifyBuckets(b Buckets) VerifyReport {
+	rep := VerifyReport{States: map[State]int{}}
+	verifyBuckets(b, &rep)
+	return rep
+}
+
+// Problem records an inconsistency found beside VerifyBuckets' checks
+// (a store's own keys), as VerifyBuckets records its own.
+func (r *VerifyReport) Problem(format string, args ...any) { r.problem(format, args...) }
+
+// verifyBuckets cross-checks the buckets into rep.
+func verifyBuckets(b Buckets, rep *VerifyReport) {
+	bk := struct{ instances, vars, routes, timers, index, outbox Bucket }{
+		b.Instances, b.Vars, b.Routes, b.Timers, b.Index, b.Outbox}
 	states := map[string]State{}
 	_ = bk.instances.ForEach(func(k, v []byte) error {
 		rep.Instances++

@@ -7,6 +7,44 @@ import (
 	"github.com/orchd/orchd/internal/persist"
 )
 
+// AdoptInterrupted resumes, in the background, the stored instances
+// interrupted in the middle of a run (state running) for which mine
+// reports true, as Recover does at a start. When several orchd processes
+// share one store, a process calls it when a peer has left, so that the
+// runs the peer was inside (their clients got no answer) go on here
+// instead of waiting for a node to start. Each resumption takes the
+// instance's lock (Options.Owners) and goes on only if the instance is
+// still running once loaded under it, so an instance another process is
+// running, or resumed first, is left as it is. It returns the number of
+// instances it started resuming.
+func (e *Engine) AdoptInterrupted(mine func(instanceID string) bool) (int, error) {
+	if e.store == nil {
+		return 0, nil
+	}
+	procs := e.persistentByName()
+	type run struct {
+		p  *Process
+		id string
+	}
+	var runs []run
+	err := e.store.Instances(func(rec *persist.Instance) bool {
+		if rec.Err != nil || rec.State != persist.Running || !mine(rec.ID) {
+			return true
+		}
+		if p := procs[rec.Process]; p != nil {
+			runs = append(runs, run{p, rec.ID})
+		}
+		return true
+	})
+	if err != nil {
+		return 0, fmt.Errorf("adopt interrupted runs: %w", err)
+	}
+	for _, r := range runs {
+		go e.resumeInterrupted(r.p, r.id)
+	}
+	return len(runs), nil
+}
+
 // AdoptTimers schedules the stored timers of the persistent instances
 // for which mine reports true and that this engine has not scheduled
 // yet. When several orchd processes share one store, each schedules the
@@ -17,6 +55,22 @@ import (
 // fires as well is a wasted load, not a second firing. It returns the
 // number of timers scheduled.
 func (e *Engine) AdoptTimers(mine func(instanceID string) bool) (int, error) {
+	return e.adoptTimers(mine, nil)
+}
+
+// AdoptTimersOf is AdoptTimers for a cluster whose nodes do not all
+// serve the same versions (a rolling upgrade): mine is asked with the
+// VersionID of each timer's instance as well, so that the timer goes to
+// a node that has that version (cluster.Node.ResponsibleFor). It reads
+// the instance of every stored timer, not only of those it adopts.
+func (e *Engine) AdoptTimersOf(mine func(instanceID, version string) bool) (int, error) {
+	return e.adoptTimers(func(string) bool { return true }, mine)
+}
+
+// adoptTimers schedules the stored timers for which mine(instance)
+// and, if set, mineV(instance, version) report true, of the versions
+// this engine has.
+func (e *Engine) adoptTimers(mine func(string) bool, mineV func(string, string) bool) (int, error) {
 	if e.store == nil {
 		return 0, nil
 	}
@@ -39,7 +93,13 @@ func (e *Engine) AdoptTimers(mine func(instanceID string) bool) (int, error) {
 		}
 		p := vi.of(rec.Process, rec.Frames)
 		if p == nil || p.InMemory {
-			continue // a version this node does not have
+			continue // a process this node does not have
+		}
+		if fp := fingerprintOf(rec.Frames); fp != nil && string(fp) != p.fingerprint {
+			continue // a version this node does not have: it cannot run it
+		}
+		if mineV != nil && !mineV(t.InstanceID, p.VersionID()) {
+			continue
 		}
 		if e.schedule(p, t.InstanceID, t.Due.UnixNano()) {
 			n++
@@ -93,6 +153,9 @@ func (e *Engine) AdoptOutbox() (int, error) {
 	}
 	n := 0
 	for _, m := range pending {
+		if e.damagedOutbox(m) {
+			continue
+		}
 		if e.sendOutbox(m) {
 			n++
 		}

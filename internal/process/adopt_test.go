@@ -2,10 +2,12 @@ package process
 
 import (
 	"context"
+	"errors"
 	"path/filepath"
 	"testing"
 	"time"
 
+	"github.com/orchd/orchd/internal/exchange"
 	"github.com/orchd/orchd/internal/persist"
 )
 
@@ -75,5 +77,74 @@ func TestAdoptOutbox(t *testing.T) {
 	defer up.mu.Unlock()
 	if len(up.got) != 1 || up.got[0] != "AD-1" {
 		t.Errorf("partner received %v", up.got)
+	}
+}
+
+// TestAdoptInterrupted: two engines share one store. The first is inside
+// a persistent PO's CRM call (checkpointed as running before it) when it
+// "dies"; the second, asked to adopt, resumes that run from its
+// checkpoint, and the instance is no longer running; asked again, it
+// finds nothing to resume.
+func TestAdoptInterrupted(t *testing.T) {
+	st, err := persist.Open(filepath.Join(t.TempDir(), "orchd.db"), persist.Options{MaxBatchDelay: 2 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	block := make(chan struct{})
+	t.Cleanup(func() { close(block) }) // after the store is closed: e1's late commit fails
+	t.Cleanup(func() { st.Close() })
+	called := make(chan struct{}, 1)
+	hang := func(*exchange.Endpoint) exchange.Partner {
+		return exchange.PartnerFunc(func(context.Context, *exchange.Call) (*exchange.Message, error) {
+			called <- struct{}{}
+			<-block
+			return nil, errors.New("the engine died")
+		})
+	}
+	e1 := NewEngine(Options{Store: st, Partners: hang})
+	procs := deployExamples(t, e1)
+	if _, err := e1.Recover(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	po := poMessage(t, "po-request.xml")
+	go func() { _, _, _ = submitCtx(context.Background(), e1, procs["PurchaseOrderPersistent"], po) }()
+	select {
+	case <-called:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the first engine never called the CRM partner")
+	}
+	running := func() int {
+		n := 0
+		_ = st.Instances(func(rec *persist.Instance) bool {
+			if rec.State == persist.Running {
+				n++
+			}
+			return true
+		})
+		return n
+	}
+	if n := running(); n != 1 {
+		t.Fatalf("%d instances running while the first engine waits for the CRM, want 1", n)
+	}
+
+	ip := &inProcessPartners{}
+	e2 := NewEngine(Options{Store: st, Partners: ip.bind})
+	deployExamples(t, e2)
+	e2.baseCtx = context.Background() // as Recover sets it; e2 has nothing of its own to recover
+	if n, err := e2.AdoptInterrupted(func(string) bool { return true }); err != nil || n != 1 {
+		t.Fatalf("AdoptInterrupted = %d, %v; want 1", n, err)
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for running() != 0 {
+		if time.Now().After(deadline) {
+			t.Fatal("the adopted run did not go on: the instance is still running")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if n, err := e2.AdoptInterrupted(func(string) bool { return true }); err != nil || n != 0 {
+		t.Errorf("second AdoptInterrupted = %d, %v; want 0", n, err)
+	}
+	if n, err := e2.AdoptInterrupted(func(string) bool { return false }); err != nil || n != 0 {
+		t.Errorf("AdoptInterrupted of no one's = %d, %v; want 0", n, err)
 	}
 }

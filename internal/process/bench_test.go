@@ -1,7 +1,11 @@
 package process
 
 import (
+	"fmt"
+	"strings"
 	"testing"
+
+	"github.com/beevik/etree"
 )
 
 // BenchmarkPurchaseOrder runs one purchase-order exchange through the
@@ -40,4 +44,42 @@ func BenchmarkPurchaseOrderParallel(b *testing.B) {
 			}
 		}
 	})
+}
+
+// BenchmarkParseStored reads back a stored variable whose element carries
+// n attributes (a process can build one by assignment, beyond the input
+// limits) with the linear-time parser stored state now goes through; the
+// etree sub-benchmarks are the reader used before, for comparison (up to
+// 10,000 attributes: it takes about a second at 100,000).
+func BenchmarkParseStored(b *testing.B) {
+	for _, n := range []int{100, 10_000, 100_000} {
+		var sb strings.Builder
+		sb.WriteString("<slot><v")
+		for i := range n {
+			fmt.Fprintf(&sb, ` a%d="%d"`, i, i)
+		}
+		sb.WriteString("/></slot>")
+		data := []byte(sb.String())
+		b.Run(fmt.Sprintf("attrs=%d", n), func(b *testing.B) {
+			for b.Loop() {
+				el, err := parseStored(data)
+				if err != nil || len(el.ChildElements()[0].Attr) != n {
+					b.Fatalf("parseStored: %v", err)
+				}
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(n), "ns/attr")
+		})
+		if n > 10_000 {
+			continue
+		}
+		b.Run(fmt.Sprintf("etree/attrs=%d", n), func(b *testing.B) {
+			for b.Loop() {
+				doc := etree.NewDocument()
+				if err := doc.ReadFromBytes(data); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(n), "ns/attr")
+		})
+	}
 }

@@ -99,9 +99,10 @@ func (e *Engine) brokenSnapshot() map[string]string {
 
 // deleteBroken removes a broken instance with everything stored under its
 // ID (variables, routes, timers), without decoding it. The caller holds
-// the instance's stripe.
-func (e *Engine) deleteBroken(id string) error {
-	if err := e.store.Commit(&persist.Checkpoint{Instance: persist.Instance{ID: id}, Delete: true}); err != nil {
+// the instance's stripe and its lock across processes, whose fence the
+// commit carries (own).
+func (e *Engine) deleteBroken(id string, fence any) error {
+	if err := e.store.Commit(&persist.Checkpoint{Instance: persist.Instance{ID: id}, Delete: true, Fence: fence}); err != nil {
 		return err
 	}
 	e.forgetBroken(id)

@@ -13,6 +13,7 @@ import (
 	"github.com/orchd/orchd/internal/events"
 	"github.com/orchd/orchd/internal/exchange"
 	"github.com/orchd/orchd/internal/persist"
+	"github.com/orchd/orchd/internal/xmlparse"
 )
 
 // Store is what the engine needs of the instance store; *persist.Store
@@ -37,21 +38,30 @@ type Store interface {
 // run, timer, recovery and operator action, and release when it is done;
 // an error fails that run before it starts (a Server fault for a
 // message). Acquire may wait while another process holds id.
+//
+// fence is the lock's token: every checkpoint of the run carries it
+// (persist.Checkpoint.Fence), and a store shared by the processes commits
+// the checkpoint only while the lock still holds, so a process that lost
+// the lock in the middle of a run (paused past its lease) cannot write
+// over what another stored since. Such a failed commit is a failed run,
+// as any other: nothing acknowledged, the client gets a Server fault, the
+// run's state in memory is dropped.
 type InstanceOwners interface {
-	Acquire(ctx context.Context, id string) (release func(), err error)
+	Acquire(ctx context.Context, id string) (release func(), fence any, err error)
 }
 
 // own takes instance id across processes (Options.Owners). The caller
-// holds the instance's stripe.
-func (e *Engine) own(ctx context.Context, id string) (release func(), err error) {
+// holds the instance's stripe; it gives fence to the checkpoints of the
+// run (load, instance.fence).
+func (e *Engine) own(ctx context.Context, id string) (release func(), fence any, err error) {
 	if e.opts.Owners == nil {
-		return func() {}, nil
+		return func() {}, nil, nil
 	}
-	release, err = e.opts.Owners.Acquire(ctx, id)
+	release, fence, err = e.opts.Owners.Acquire(ctx, id)
 	if err != nil {
-		return nil, fmt.Errorf("instance %s: %w", id, err)
+		return nil, nil, fmt.Errorf("instance %s: %w", id, err)
 	}
-	return release, nil
+	return release, fence, nil
 }
 
 type instState = persist.State
@@ -138,6 +148,7 @@ func (in *instance) checkpoint(st persist.State) error {
 	}
 	cp.Instance = rec
 	cp.Outbox = in.outbox
+	cp.Fence = in.fence
 	n := 0
 	for _, v := range cp.Vars {
 		n += len(v)
@@ -386,8 +397,9 @@ func (r *reader) string() string {
 
 // load rebuilds a persistent instance from the store, with the open
 // requests its clients wait on (unload gives them back when the instance
-// is not run after all). The caller holds the instance's stripe.
-func (e *Engine) load(ctx context.Context, p *Process, id string) (*instance, error) {
+// is not run after all), for a run whose checkpoints carry fence (own).
+// The caller holds the instance's stripe.
+func (e *Engine) load(ctx context.Context, p *Process, id string, fence any) (*instance, error) {
 	rec, vars, err := e.store.Instance(id)
 	if err != nil {
 		if isCorrupt(err) {
@@ -402,6 +414,7 @@ func (e *Engine) load(ctx context.Context, p *Process, id string) (*instance, er
 		}
 		return nil, err
 	}
+	in.fence = fence
 	e.reg.mu.Lock()
 	if open := e.reg.open[id]; open != nil {
 		delete(e.reg.open, id)
@@ -434,10 +447,11 @@ func (e *Engine) decode(ctx context.Context, p *Process, rec *persist.Instance, 
 	id := rec.ID
 	frames := rec.Frames
 	if fp, rest, ok := splitFingerprint(frames); ok {
-		if v := e.versionOf(p, fp); v != nil {
-			p = v
+		v := e.versionOf(p, fp)
+		if v == nil {
+			return nil, errVersionMissing(rec, fp)
 		}
-		frames = rest
+		p, frames = v, rest
 	}
 	in := newInstance(e, p, ctx)
 	in.id, in.started, in.state, in.corr = rec.ID, rec.Created, rec.State, rec.Correlations
@@ -477,15 +491,10 @@ func (e *Engine) decode(ctx context.Context, p *Process, rec *persist.Instance, 
 		if slot < 1 || slot > len(p.vars) || data == nil {
 			continue
 		}
-		doc := etree.NewDocument()
-		if err := doc.ReadFromBytes(data); err != nil || doc.Root() == nil {
-			if err == nil {
-				err = errors.New("no element")
-			}
+		el, err := parseStored(data)
+		if err != nil {
 			return nil, fmt.Errorf("instance %s: %w %s: %v", id, errBadVariable, p.vars[slot-1].name, err)
 		}
-		el := doc.Root()
-		doc.RemoveChild(el)
 		in.root.RemoveChildAt(slot - 1)
 		in.root.InsertChildAt(slot-1, el)
 	}
@@ -716,4 +725,22 @@ func (a *invoke) failure(err error) *faultValue {
 	el.CreateElement("orchd:operation").SetText(a.op.Name)
 	el.CreateElement("orchd:message").SetText(err.Error())
 	return &faultValue{name: activityFailure, elem: el, reason: err.Error(), at: a.pos}
+}
+
+// parseStored parses an element orchd stored (a variable slot, an outbox
+// message part, a compensation frame's variable) and detaches it from its
+// document. It uses the linear-time parser with no limits (what was
+// stored was bounded when it came in) and keeps all whitespace, so the
+// value reads back as it was written.
+func parseStored[T []byte | string](data T) (*etree.Element, error) {
+	doc, err := xmlparse.Parse([]byte(data), xmlparse.Options{Limits: xmlparse.NoLimits(), KeepWhitespace: true})
+	if err != nil {
+		return nil, err
+	}
+	el := doc.Root()
+	if el == nil {
+		return nil, errors.New("no element")
+	}
+	doc.RemoveChild(el)
+	return el, nil
 }

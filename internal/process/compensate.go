@@ -389,12 +389,10 @@ func (in *instance) readSlots(r *reader) ([]privSlot, error) {
 		if slot < 1 || slot > uint64(len(in.p.vars)) {
 			return nil, errBadFrames
 		}
-		doc := etree.NewDocument()
-		if err := doc.ReadFromString(data); err != nil || doc.Root() == nil {
+		el, err := parseStored(data)
+		if err != nil {
 			return nil, errBadFrames
 		}
-		el := doc.Root()
-		doc.RemoveChild(el)
 		out = append(out, privSlot{slot: int(slot), el: el})
 	}
 	return out, r.err

@@ -33,6 +33,14 @@ type Options struct {
 	// orchd processes that share its store (internal/cluster); nil means
 	// this process is the store's only user.
 	Owners InstanceOwners
+	// MemRoutes publishes the route keys of waiting in-memory instances
+	// to the other orchd nodes of a cluster (cluster.Routes); nil means
+	// none (one node).
+	MemRoutes MemRoutes
+	// VersionsChanged is called (under the engine's lock: it must not
+	// block) whenever the set of versions (VersionIDs) may have changed:
+	// deploy, redeploy, undeploy, retire, drop.
+	VersionsChanged func()
 	// OutboxRetry is the first delay before an outbox message that failed
 	// is sent again (it doubles up to a minute), and before a timer whose
 	// run could not be stored fires again; zero means 1s.
@@ -258,6 +266,7 @@ func (e *Engine) bindLocked(p *Process) {
 // publishLocked stores the snapshot of byEndpoint Dispatch reads. The
 // caller holds e.mu.
 func (e *Engine) publishLocked() {
+	defer e.versionsChanged()
 	snap := make(map[*exchange.Endpoint]*Process, len(e.byEndpoint))
 	for ep, p := range e.byEndpoint {
 		snap[ep] = p

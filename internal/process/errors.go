@@ -15,6 +15,12 @@ var ErrNotSupported = errors.New("not supported yet")
 // ErrNoProcess is returned for an endpoint that no deployed process serves.
 var ErrNoProcess = errors.New("no process serves this endpoint")
 
+// ErrVersionNotDeployed marks a run of a stored instance whose process
+// version (its checkpoint's fingerprint) this engine has neither active
+// nor retired: in a cluster during a rolling upgrade, another node may
+// have it.
+var ErrVersionNotDeployed = errors.New("process version not deployed")
+
 // CompileError is one problem in a bundle, with where it is.
 type CompileError struct {
 	Pos     bpel.Pos

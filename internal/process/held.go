@@ -84,8 +84,8 @@ func (e *Engine) hold(ctx context.Context, p *Process, ex *exchange.Exchange, ke
 		return nil
 	}
 	if id := exchange.IdlerOf(ctx); id != nil {
-		id.Idle()
-		defer id.Busy()
+		id.Idle(exchange.WaitMessage)
+		defer id.Busy(exchange.WaitMessage)
 	}
 	select {
 	case err := <-h.done:

@@ -47,11 +47,14 @@ type frame struct {
 // instance is one running process instance: its variables (an etree tree
 // whose root's children are the variables' slots) and its frames.
 type instance struct {
-	id   string
-	p    *Process
-	e    *Engine
-	ctx  context.Context
-	root *etree.Element
+	id  string
+	p   *Process
+	e   *Engine
+	ctx context.Context
+	// fence is the token of the instance lock this run holds
+	// (InstanceOwners), carried by its checkpoints; nil on one node.
+	fence any
+	root  *etree.Element
 	// docs is root with the variables' documents marked, for XPath.
 	docs docTree
 	// threads are the instance's lines of control; threads[0] runs the

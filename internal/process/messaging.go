@@ -207,8 +207,8 @@ func waitForReply(ctx context.Context, err error) error {
 	var aw *awaitReply
 	if errors.As(err, &aw) {
 		if id := exchange.IdlerOf(ctx); id != nil {
-			id.Idle()
-			defer id.Busy()
+			id.Idle(exchange.WaitMessage)
+			defer id.Busy(exchange.WaitMessage)
 		}
 		return aw.wait()
 	}

@@ -214,7 +214,8 @@ func (q *query) matchCommon(state string, p *Process, started, active time.Time)
 
 // QueryInstances lists instances for the management API (mgmt.Backend):
 // in-memory ones while they wait, then stored ones, newest first, one
-// page of at most q.Limit, reading at most maxPageScan records.
+// page of at most q.Limit, reading at most maxPageScan records. Scope
+// mgmt.ScopeLocal lists the in-memory ones only.
 func (e *Engine) QueryInstances(ctx context.Context, q mgmt.Query) (*mgmt.Page, error) {
 	pq, limit, err := e.prepare(q)
 	if err != nil {
@@ -222,9 +223,12 @@ func (e *Engine) QueryInstances(ctx context.Context, q mgmt.Query) (*mgmt.Page, 
 	}
 	page := &mgmt.Page{Instances: []mgmt.Instance{}}
 	after := q.After
+	if q.Scope == mgmt.ScopeLocal && after != "" && after[0] != 'm' {
+		return page, nil // the in-memory part is all a local listing holds
+	}
 	if after == "" || after[0] == 'm' {
 		next := e.memPage(pq, after, limit, page)
-		if next != "" || e.store == nil {
+		if next != "" || e.store == nil || q.Scope == mgmt.ScopeLocal {
 			page.Next = next
 			return page, nil
 		}
@@ -771,7 +775,7 @@ func (e *Engine) actStored(ctx context.Context, id string, a mgmt.Action) error 
 		return err
 	}
 	defer m.Unlock()
-	release, err := e.own(ctx, id)
+	release, fence, err := e.own(ctx, id)
 	if err != nil {
 		return err
 	}
@@ -781,7 +785,7 @@ func (e *Engine) actStored(ctx context.Context, id string, a mgmt.Action) error 
 		return mgmt.ErrNotFound
 	}
 	if err != nil && isCorrupt(err) && a == mgmt.Delete {
-		return e.deleteBroken(id)
+		return e.deleteBroken(id, fence)
 	}
 	if err != nil {
 		return err
@@ -790,16 +794,16 @@ func (e *Engine) actStored(ctx context.Context, id string, a mgmt.Action) error 
 	live := rec.State == persist.Waiting || rec.State == persist.Running || rec.State == persist.Suspended
 	if a == mgmt.Delete {
 		if live && p != nil {
-			in, err := e.load(e.baseCtx, p, id)
+			in, err := e.load(e.baseCtx, p, id, fence)
 			if errors.Is(err, ErrBroken) {
-				return e.deleteBroken(id)
+				return e.deleteBroken(id, fence)
 			}
 			if err != nil {
 				return err
 			}
 			e.terminate(in)
 		}
-		if err := e.store.Commit(&persist.Checkpoint{Instance: persist.Instance{ID: id}, Delete: true}); err != nil {
+		if err := e.store.Commit(&persist.Checkpoint{Instance: persist.Instance{ID: id}, Delete: true, Fence: fence}); err != nil {
 			return err
 		}
 		return nil
@@ -815,7 +819,7 @@ func (e *Engine) actStored(ctx context.Context, id string, a mgmt.Action) error 
 			return fmt.Errorf("the instance is %s, not waiting: %w", rec.State, mgmt.ErrConflict)
 		}
 		// The record alone changes: routes and timer stay (see above).
-		cp := &persist.Checkpoint{Instance: *rec}
+		cp := &persist.Checkpoint{Instance: *rec, Fence: fence}
 		cp.Instance.State, cp.Instance.Fault, cp.Instance.Updated = persist.Suspended, opSuspendReason, e.now()
 		if err := e.store.Commit(cp); err != nil {
 			return err
@@ -824,7 +828,7 @@ func (e *Engine) actStored(ctx context.Context, id string, a mgmt.Action) error 
 		e.emitControl(p, id, events.InstanceSuspended, opSuspendReason)
 		return nil
 	}
-	in, err := e.load(e.baseCtx, p, id)
+	in, err := e.load(e.baseCtx, p, id, fence)
 	if err != nil {
 		return err
 	}

@@ -241,6 +241,8 @@ func TestQueryInstancesFiltersAndPaging(t *testing.T) {
 		{name: "started from the middle", q: mgmt.Query{StartedAfter: midStarted}, want: 13, pages: 1},
 		{name: "started up to the middle", q: mgmt.Query{StartedAfter: before, StartedBefore: midStarted, Limit: 5}, want: 13, pages: 3},
 		{name: "active in the future", q: mgmt.Query{ActiveAfter: time.Now().Add(time.Hour)}, want: 0, pages: 1},
+		{name: "in-memory only (scope local)", q: mgmt.Query{Scope: mgmt.ScopeLocal}, want: 0, pages: 1},
+		{name: "scope local from the store's cursor", q: mgmt.Query{Scope: mgmt.ScopeLocal, After: "~"}, want: 0, pages: 1},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -260,7 +260,7 @@ func (e *Engine) findLocked(name string, version int) (p *Process, active bool) 
 func describe(p *Process, active bool, every uint64) mgmt.Process {
 	d := mgmt.Process{Name: p.Name.String(), Local: p.Name.Local, Version: p.Version, Bundle: p.Bundle, File: p.File,
 		State: "retired", InMemory: p.InMemory, Deployed: p.Deployed, Endpoints: []mgmt.Endpoint{},
-		Warnings: p.Warnings, Stats: p.stats.snapshot(), SampleEvery: int(every)}
+		Warnings: p.Warnings, Stats: p.stats.snapshot(), SampleEvery: int(every), Fingerprint: p.fingerprint}
 	if active {
 		d.State = "active"
 	}

@@ -82,16 +82,14 @@ func decodeMessage(b []byte, name qname) (*exchange.Message, error) {
 	m := exchange.NewMessage(name)
 	for i := uint64(0); i < n && r.err == nil; i++ {
 		part, text := r.string(), r.string()
-		doc := etree.NewDocument()
-		if err := doc.ReadFromString(text); err != nil || doc.Root() == nil {
+		el, err := parseStored(text)
+		if err != nil {
 			return nil, fmt.Errorf("outbox message part %s: %w", part, errBadFrames)
 		}
-		el := doc.Root()
-		doc.RemoveChild(el)
 		m.Parts[part] = el
 	}
 	if r.err != nil {
-		return nil, r.err
+		return nil, fmt.Errorf("outbox message: %w", r.err)
 	}
 	return m, nil
 }
@@ -119,6 +117,11 @@ func (e *Engine) sendOutbox(msg persist.OutboxMessage) bool {
 				e.log.Error("outbox: message kept for a partner that is not deployed", slog.Uint64("seq", msg.Seq), slog.String("partner", msg.Partner), slog.Any("err", err))
 				return
 			}
+			if errors.Is(err, errBadFrames) {
+				// Retrying cannot mend a damaged payload.
+				e.log.Error("outbox: message kept, not sent: its stored payload cannot be decoded", slog.Uint64("seq", msg.Seq), slog.String("partner", msg.Partner), slog.Any("err", err))
+				return
+			}
 			e.log.Warn("outbox: send failed; will retry", slog.Uint64("seq", msg.Seq), slog.String("partner", msg.Partner),
 				slog.String("op", msg.Operation), slog.Int("attempt", attempt), slog.Any("err", err))
 			select {
@@ -135,6 +138,22 @@ func (e *Engine) sendOutbox(msg persist.OutboxMessage) bool {
 }
 
 var errNoOutboxPartner = errors.New("no such partner")
+
+// damagedOutbox reports whether m is a stored outbox record that cannot be
+// decoded, the record (persist.OutboxMessage.Err) or its payload, logging
+// it: such a record is kept for an operator and not sent, and the others
+// are sent as usual.
+func (e *Engine) damagedOutbox(m persist.OutboxMessage) bool {
+	err := m.Err
+	if err == nil {
+		_, err = decodeMessage(m.Payload, qname{})
+	}
+	if err == nil {
+		return false
+	}
+	e.log.Error("outbox: damaged record kept, not sent", slog.Uint64("seq", m.Seq), slog.Any("err", err))
+	return true
+}
 
 func (e *Engine) deliverOutbox(msg persist.OutboxMessage) error {
 	key, addr, assigned := strings.Cut(msg.Partner, " ")

@@ -1,8 +1,10 @@
 package process
 
 import (
+	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -12,6 +14,7 @@ import (
 
 	"github.com/orchd/orchd/internal/exchange"
 	"github.com/orchd/orchd/internal/persist"
+	bolt "go.etcd.io/bbolt"
 )
 
 // persistentOneWay is the rt-oneway fixture made persistent.
@@ -136,4 +139,106 @@ func TestReliableOutbox(t *testing.T) {
 		t.Errorf("the failing partner accepted %v", down.got)
 	}
 	st.Close()
+}
+
+// TestDamagedOutbox: a damaged outbox record (the record, or only its
+// payload) is kept and not sent, and neither keeps the engine from
+// recovering and sending the other messages.
+func TestDamagedOutbox(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "orchd.db")
+	st, err := persist.Open(path, persist.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := persistentOneWay(t)
+	down := &flakyPartner{fail: 1 << 30, ch: make(chan struct{}, 1)}
+	ctx1, stop1 := context.WithCancel(context.Background())
+	e1 := NewEngine(Options{Store: st, Partners: down.bind, OutboxRetry: time.Hour})
+	if err := e1.Deploy(p); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e1.Recover(ctx1); err != nil {
+		t.Fatal(err)
+	}
+	for _, id := range []string{"OB-record", "OB-payload", "OB-good"} {
+		runOneWay(t, e1, p, id)
+	}
+	stop1()
+	if err := st.Close(); err != nil {
+		t.Fatal(err)
+	}
+
+	// Damage the first record whole and the second one's payload (its
+	// last bytes: the end of the serialized part).
+	db, err := bolt.Open(path, 0o600, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var seqs [][]byte
+	err = db.Update(func(tx *bolt.Tx) error {
+		b := tx.Bucket([]byte("outbox"))
+		_ = b.ForEach(func(k, _ []byte) error { seqs = append(seqs, bytes.Clone(k)); return nil })
+		if len(seqs) != 3 {
+			return fmt.Errorf("outbox holds %d records, want 3", len(seqs))
+		}
+		if err := b.Put(seqs[0], []byte{0xff}); err != nil {
+			return err
+		}
+		v := bytes.Clone(b.Get(seqs[1]))
+		return b.Put(seqs[1], append(v[:len(v)-12], "<broken"...))
+	})
+	if cerr := db.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	st, err = persist.Open(path, persist.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	up := &flakyPartner{ch: make(chan struct{}, 4)}
+	e2 := NewEngine(Options{Store: st, Partners: up.bind, OutboxRetry: 5 * time.Millisecond})
+	if err := e2.Deploy(persistentOneWay(t)); err != nil {
+		t.Fatal(err)
+	}
+	rec, err := e2.Recover(context.Background())
+	if err != nil || rec.DamagedOutbox != 2 || rec.Outbox != 1 {
+		t.Fatalf("recover: %+v, %v; want 2 damaged records and 1 message to send", rec, err)
+	}
+	select {
+	case <-up.ch:
+	case <-time.After(5 * time.Second):
+		t.Fatal("the intact message was not delivered")
+	}
+	// The intact message is acknowledged; both damaged ones stay.
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		var left []uint64
+		var damaged int
+		_ = st.Outbox(func(m persist.OutboxMessage) bool {
+			left = append(left, m.Seq)
+			if m.Err != nil {
+				damaged++
+			}
+			return true
+		})
+		if len(left) == 2 && damaged == 1 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("outbox holds %v (%d damaged), want the two damaged records", left, damaged)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	up.mu.Lock()
+	defer up.mu.Unlock()
+	if len(up.got) != 1 || up.got[0] != "OB-good" {
+		t.Errorf("partner received %v, want only OB-good", up.got)
+	}
+	if n, err := e2.AdoptOutbox(); err != nil || n != 0 {
+		t.Errorf("AdoptOutbox after recovery: %d started, %v; want 0 (damaged records are not sent)", n, err)
+	}
 }

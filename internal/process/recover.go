@@ -25,10 +25,16 @@ type Recovered struct {
 	Resumed int
 	// Suspended instances wait for an operator.
 	Suspended int
-	// Orphans belong to no deployed process and are left alone.
+	// Orphans belong to no deployed process, or to a version of it
+	// this engine does not have (ErrVersionNotDeployed: in a cluster
+	// during a rolling upgrade, a node with that version runs them), and
+	// are left alone.
 	Orphans int
 	// Outbox messages not yet acknowledged are sent again.
 	Outbox int
+	// DamagedOutbox records cannot be decoded: each is logged and kept
+	// (not sent, not deleted) for an operator; the others are sent.
+	DamagedOutbox int
 	// Broken instances have a stored record or control state that cannot
 	// be decoded: each is logged once and left alone (listed as broken,
 	// messages routed to it get a Server fault, an operator can delete
@@ -48,14 +54,7 @@ func (e *Engine) Recover(ctx context.Context) (Recovered, error) {
 		return r, nil
 	}
 	e.baseCtx = ctx
-	procs := map[string]*Process{}
-	// Retired versions too (an undeployed process's stored instances);
-	// the active version wins, and a load finds each instance's version.
-	for _, p := range append(e.Retired(), e.Processes()...) {
-		if !p.InMemory {
-			procs[p.Name.String()] = p
-		}
-	}
+	procs := e.persistentByName()
 	owner := map[string]*Process{}
 	var resume []*persist.Instance
 	err := e.store.Instances(func(rec *persist.Instance) bool {
@@ -70,9 +69,14 @@ func (e *Engine) Recover(ctx context.Context) (Recovered, error) {
 			return true
 		}
 		if rec.State == persist.Waiting || rec.State == persist.Running || rec.State == persist.Suspended {
-			if _, err := e.decode(ctx, p, rec, nil); err != nil && isCorrupt(err) {
+			_, err := e.decode(ctx, p, rec, nil)
+			if err != nil && isCorrupt(err) {
 				_ = e.markBroken(rec.ID, err)
 				r.Broken++
+				return true
+			}
+			if errors.Is(err, ErrVersionNotDeployed) {
+				r.Orphans++
 				return true
 			}
 		}
@@ -105,6 +109,10 @@ func (e *Engine) Recover(ctx context.Context) (Recovered, error) {
 		return r, fmt.Errorf("recover: list outbox: %w", err)
 	}
 	for _, m := range pending {
+		if e.damagedOutbox(m) {
+			r.DamagedOutbox++
+			continue
+		}
 		e.sendOutbox(m)
 		r.Outbox++
 	}
@@ -116,16 +124,29 @@ func (e *Engine) Recover(ctx context.Context) (Recovered, error) {
 	return r, nil
 }
 
+// persistentByName maps each persistent process's name to a version of
+// it, retired versions too (an undeployed process's stored instances);
+// the active version wins, and a load finds each instance's version.
+func (e *Engine) persistentByName() map[string]*Process {
+	procs := map[string]*Process{}
+	for _, p := range append(e.Retired(), e.Processes()...) {
+		if !p.InMemory {
+			procs[p.Name.String()] = p
+		}
+	}
+	return procs
+}
+
 func (e *Engine) resumeInterrupted(p *Process, id string) {
 	m := e.stripes.lock(id)
 	defer m.Unlock()
-	release, err := e.own(e.baseCtx, id)
+	release, fence, err := e.own(e.baseCtx, id)
 	if err != nil {
 		e.log.Error("recovery: cannot take instance", slog.String(logInstance, id), slog.Any("err", err))
 		return
 	}
 	defer release()
-	in, err := e.load(e.baseCtx, p, id)
+	in, err := e.load(e.baseCtx, p, id, fence)
 	if errors.Is(err, persist.ErrNotFound) || errors.Is(err, ErrBroken) {
 		return // an operator deleted it meanwhile, or it is broken (logged once when found)
 	}
@@ -255,11 +276,10 @@ func decodeCorrelations(m map[string]string) map[string]string {
 // variableText renders a stored slot as the variable's XML: the slot's
 // content, without the slot element itself.
 func variableText(data []byte) string {
-	doc := etree.NewDocument()
-	if err := doc.ReadFromBytes(data); err != nil || doc.Root() == nil {
+	root, err := parseStored(data)
+	if err != nil {
 		return string(data)
 	}
-	root := doc.Root()
 	if len(root.ChildElements()) == 0 {
 		return root.Text()
 	}

@@ -243,8 +243,8 @@ func (c *restClient) do(ctx context.Context, r *restRequest) (*restResponse, err
 		req.Header.Set("Content-Type", r.contentType)
 	}
 	if id := exchange.IdlerOf(ctx); id != nil {
-		id.Idle()
-		defer id.Busy()
+		id.Idle(exchange.WaitPartner)
+		defer id.Busy(exchange.WaitPartner)
 	}
 	resp, err := c.hc.Do(req)
 	if err != nil {

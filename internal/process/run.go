@@ -178,11 +178,12 @@ func (e *Engine) create(ctx context.Context, p *Process, ex *exchange.Exchange) 
 	}
 	m := e.stripes.lock(in.id)
 	defer m.Unlock()
-	release, err := e.own(ctx, in.id)
+	release, fence, err := e.own(ctx, in.id)
 	if err != nil {
 		return err
 	}
 	defer release()
+	in.fence = fence
 	return e.drive(in, ex)
 }
 
@@ -222,7 +223,7 @@ func (e *Engine) resume(ctx context.Context, p *Process, key string, ex *exchang
 	}
 	m := e.stripes.lock(id)
 	defer m.Unlock()
-	release, err := e.own(ctx, id)
+	release, fence, err := e.own(ctx, id)
 	if err != nil {
 		return true, err
 	}
@@ -230,7 +231,7 @@ func (e *Engine) resume(ctx context.Context, p *Process, key string, ex *exchang
 	if again, ok, err := e.store.Route(key); err != nil || !ok || again != id {
 		return false, err
 	}
-	in, err := e.load(ctx, p, id)
+	in, err := e.load(ctx, p, id, fence)
 	if err != nil {
 		return true, err
 	}
@@ -417,7 +418,7 @@ func (e *Engine) notStored(in *instance, ex *exchange.Exchange, cerr error) erro
 	p.stats.ended(resFailed)
 	if due, id := in.regTimer, in.id; ex == nil && due != 0 && in.state == stateWaiting {
 		// A timer's run: the stored instance still waits for it.
-		time.AfterFunc(e.retryDelay(), func() { e.fire(p, id, due) })
+		e.refire(p, id, due)
 	}
 	return fmt.Errorf("process %s: %w", p.Name.Local, cerr)
 }
@@ -492,6 +493,7 @@ func (in *instance) respond(r *openRequest, msg *exchange.Message, f *exchange.F
 	if in.p.InMemory || in.e.store == nil {
 		if len(in.p.routes) > 0 {
 			in.e.preRegister(in)
+			in.waitMemRoutes()
 		}
 		r.answer(msg, f)
 		return
@@ -525,6 +527,7 @@ func (e *Engine) preRegister(in *instance) {
 			if e.reg.routes[k] != in {
 				e.reg.routes[k] = in
 				in.regRoutes = append(in.regRoutes, k)
+				e.addMemRoute(k)
 			}
 		}
 	}
@@ -551,6 +554,7 @@ func (e *Engine) block(in *instance) {
 		in.regRoutes = in.routeKeys()
 		for _, k := range in.regRoutes {
 			e.reg.routes[k] = in
+			e.addMemRoute(k)
 		}
 		e.releaseHeldLocked(in.regRoutes)
 		e.reg.mu.Unlock()
@@ -586,6 +590,7 @@ func (e *Engine) unregisterLocked(in *instance) {
 	for _, k := range in.regRoutes {
 		if e.reg.routes[k] == in {
 			delete(e.reg.routes, k)
+			e.removeMemRoute(k)
 		}
 	}
 	in.regRoutes = nil
@@ -680,18 +685,22 @@ func (e *Engine) fire(p *Process, id string, due int64) {
 	}
 	m := e.stripes.lock(id)
 	defer m.Unlock()
-	release, err := e.own(ctx, id)
+	release, fence, err := e.own(ctx, id)
 	if err != nil {
+		// (The cluster's etcd is unavailable: try again, as when the
+		// run could not be stored.)
 		e.log.Error("timer: cannot take instance", slog.String(logInstance, id), slog.Any("err", err))
+		e.refire(p, id, due)
 		return
 	}
 	defer release()
-	in, err := e.load(ctx, p, id)
-	if errors.Is(err, ErrBroken) {
-		return // logged once when found
+	in, err := e.load(ctx, p, id, fence)
+	if errors.Is(err, ErrBroken) || errors.Is(err, persist.ErrNotFound) {
+		return // logged once when found, or deleted meanwhile
 	}
 	if err != nil {
 		e.log.Error("timer: cannot load instance", slog.String(logInstance, id), slog.Any("err", err))
+		e.refire(p, id, due)
 		return
 	}
 	if in.wake != due || in.state != stateWaiting {
@@ -700,6 +709,17 @@ func (e *Engine) fire(p *Process, id string, due int64) {
 		return
 	}
 	_ = e.drive(in, nil)
+}
+
+// refire fires the timer of persistent instance id due at due again
+// after retryDelay, unless the engine has stopped meanwhile; fire runs it
+// only if the instance still waits for it.
+func (e *Engine) refire(p *Process, id string, due int64) {
+	time.AfterFunc(e.retryDelay(), func() {
+		if e.baseCtx.Err() == nil {
+			e.fire(p, id, due)
+		}
+	})
 }
 
 // retryDelay is how long background work that failed (an outbox send, a

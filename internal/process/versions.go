@@ -262,6 +262,7 @@ func (e *Engine) retireLocked(gone []*Process) {
 
 // indexRetiredLocked rebuilds the index olderVersions reads.
 func (e *Engine) indexRetiredLocked() {
+	defer e.versionsChanged()
 	if len(e.retired) == 0 {
 		e.older.Store(nil)
 		return

@@ -21,6 +21,10 @@ type Options struct {
 	Engine *process.Engine
 	// SOAP serves every path that is not / or /metrics.
 	SOAP *soap.Server
+	// Front, when set, serves the SOAP requests in place of SOAP, which
+	// it hands them to (a cluster.Forwarder, which sends some to other
+	// nodes). WSDL requests go to SOAP directly.
+	Front http.Handler
 	// Gatherer is what /metrics exposes; nil disables /metrics.
 	Gatherer prometheus.Gatherer
 	// Logger receives errors of the metrics handler; nil discards them.
@@ -61,7 +65,17 @@ func New(opts Options) http.Handler {
 		}
 		list(w, r, opts.Engine)
 	})
-	mux.Handle("/", opts.SOAP)
+	var soapH http.Handler = opts.SOAP
+	if opts.Front != nil {
+		soapH = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if r.Method == http.MethodPost {
+				opts.Front.ServeHTTP(w, r)
+				return
+			}
+			opts.SOAP.ServeHTTP(w, r)
+		})
+	}
+	mux.Handle("/", soapH)
 	return mux
 }
 

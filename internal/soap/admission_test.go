@@ -141,7 +141,7 @@ func TestSlotHolderOverlappingWaits(t *testing.T) {
 	s.slots <- struct{}{} // this one's, taken at admission
 	h := &slotHolder{s: s}
 	steps := []struct {
-		call func()
+		call func(exchange.Wait)
 		want int // slots taken after the call
 	}{
 		{h.Idle, 1},
@@ -152,7 +152,7 @@ func TestSlotHolderOverlappingWaits(t *testing.T) {
 		{h.Busy, 2},
 	}
 	for i, st := range steps {
-		st.call()
+		st.call(exchange.WaitPartner)
 		if got := len(s.slots); got != st.want {
 			t.Fatalf("step %d: %d slots taken, want %d", i, got, st.want)
 		}

@@ -181,8 +181,8 @@ func (p *partner) Invoke(ctx context.Context, call *exchange.Call) (*exchange.Me
 		hreq.SetBasicAuth(a.User, string(a.Password))
 	}
 	if id := exchange.IdlerOf(ctx); id != nil {
-		id.Idle()
-		defer id.Busy()
+		id.Idle(exchange.WaitPartner)
+		defer id.Busy(exchange.WaitPartner)
 	}
 	resp, err := p.c.soap.Do(hreq)
 	if err != nil {

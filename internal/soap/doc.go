@@ -31,11 +31,15 @@
 //     goroutine and writes the reply through Exchange.Respond. Every
 //     failure is turned into a SOAP fault by one function, faultFor. It also
 //     serves ?wsdl with imports rewritten to point back at the server.
-//     With ServerOptions.MaxInflight it admits that many exchanges at
-//     once (a slot taken after the body is read, before it is parsed; a
-//     bounded wait of QueueWait, at most MaxQueue waiting) and sheds the
-//     rest with HTTP 503, Retry-After and a Server fault (ErrOverloaded),
-//     counted in orchd_shed_total.
+//     With ServerOptions.MaxInflight it admits exchanges under a bound
+//     (taken after the body is read, before it is parsed; a bounded wait
+//     of QueueWait, at most MaxQueue waiting) and sheds the rest with
+//     HTTP 503, Retry-After and a Server fault (ErrOverloaded), counted
+//     in orchd_shed_total. The bound is either MaxInflight fixed slots
+//     for the exchanges using the CPU (waits give theirs back:
+//     exchange.Idler), or, with ServerOptions.Adaptive, an adaptive
+//     limit on all exchanges admitted and not finished, which follows
+//     their latency (adaptiveLimit, limiter.go).
 //   - Client, which POSTs calls to partner endpoints over a keep-alive
 //     connection pool (http or https, with the TLS configuration and the
 //     endpoint's basic credentials) and maps declared SOAP faults back to

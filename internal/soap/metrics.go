@@ -2,7 +2,6 @@ package soap
 
 import (
 	"errors"
-	"sync/atomic"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -64,7 +63,7 @@ func newMetrics(reg prometheus.Registerer) *metrics {
 	}, []string{"stage"}))
 	shed := register(reg, prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "orchd_shed_total",
-		Help: "SOAP requests shed, unread, with HTTP 503 because --max-inflight exchanges were in flight for --queue-wait, by process.",
+		Help: "SOAP requests shed, unparsed, with HTTP 503 because the admission bound (--max-inflight slots, or the adaptive limit) stayed full for --queue-wait, by process.",
 	}, []string{"process"}))
 	return &metrics{
 		exchanges: exchanges,
@@ -76,20 +75,26 @@ func newMetrics(reg prometheus.Registerer) *metrics {
 	}
 }
 
-// inflight registers gauges of the exchanges holding a slot and of those
-// waiting for one.
-func (m *metrics) inflight(slots chan struct{}, queued *atomic.Int64) {
+// admission registers gauges of the exchanges admitted, of those waiting
+// to be, and (when adaptive, limit not nil) of the admission limit.
+func (m *metrics) admission(inflight, queued, limit func() int64) {
 	if m == nil {
 		return
 	}
 	register(m.reg, prometheus.NewGaugeFunc(prometheus.GaugeOpts{
 		Name: "orchd_inflight_exchanges",
-		Help: "SOAP exchanges in flight, of at most --max-inflight.",
-	}, func() float64 { return float64(len(slots)) }))
+		Help: "SOAP exchanges admitted and not finished: with --admission fixed those holding one of the --max-inflight slots, with adaptive all but those waiting for another message.",
+	}, func() float64 { return float64(inflight()) }))
 	register(m.reg, prometheus.NewGaugeFunc(prometheus.GaugeOpts{
 		Name: "orchd_queued_exchanges",
-		Help: "SOAP requests waiting (up to --queue-wait) for one of the --max-inflight slots.",
-	}, func() float64 { return float64(queued.Load()) }))
+		Help: "SOAP requests waiting (up to --queue-wait) to be admitted.",
+	}, func() float64 { return float64(queued()) }))
+	if limit != nil {
+		register(m.reg, prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+			Name: "orchd_admission_limit",
+			Help: "The adaptive admission limit (--admission adaptive): most SOAP exchanges admitted at once now.",
+		}, func() float64 { return float64(limit()) }))
+	}
 }
 
 // shedFor resolves the shed counter of process; nil without metrics.
@@ -142,8 +147,16 @@ func (om *opMetrics) done(outcome string, received time.Time) {
 	if om == nil {
 		return
 	}
+	om.doneAt(outcome, received, time.Now())
+}
+
+// doneAt records an exchange that finished at now.
+func (om *opMetrics) doneAt(outcome string, received, now time.Time) {
+	if om == nil {
+		return
+	}
 	om.outcomes[outcome].Inc()
-	om.duration.Observe(time.Since(received).Seconds())
+	om.duration.Observe(now.Sub(received).Seconds())
 }
 
 // dispatched records the time from received to dispatch.

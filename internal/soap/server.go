@@ -54,6 +54,17 @@ type ServerOptions struct {
 	// at once (under overload the queue stays full, and shedding costs
 	// no wait). Zero means 4 x MaxInflight; negative, no wait at all.
 	MaxQueue int
+	// Adaptive turns MaxInflight into the start and floor of an adaptive
+	// limit on all the exchanges admitted and not finished, waits for
+	// partners included (adaptiveLimit): it grows while their latency
+	// stays under twice the lowest seen plus LatencySlack and is cut
+	// when latency grows past that, back to MaxInflight at the least,
+	// 64 x MaxInflight at the most. Without it, MaxInflight fixed slots bound the
+	// exchanges using the CPU; exchanges waiting give theirs back.
+	Adaptive bool
+	// LatencySlack is the queueing the adaptive limit allows on top of
+	// twice the lowest latency (zero: 20ms).
+	LatencySlack time.Duration
 }
 
 // Server is the SOAP front door: an http.Handler serving endpoints, each
@@ -73,8 +84,11 @@ type Server struct {
 
 	// slots holds a token per exchange in flight under MaxInflight; nil
 	// without a bound.
-	slots     chan struct{}
-	queued    atomic.Int64 // requests waiting for a slot
+	slots  chan struct{}
+	queued atomic.Int64 // requests waiting for a slot
+	// adaptive is the adaptive limit (ServerOptions.Adaptive) in place
+	// of slots; nil without.
+	adaptive  *adaptiveLimit
 	maxQueue  int64
 	queueWait time.Duration
 	// shedFault holds the encoded overload fault by SOAP version
@@ -116,7 +130,6 @@ func NewServer(opts ServerOptions) *Server {
 	}
 	s.unknown = s.metrics.forOp(unknownLabel, unknownLabel)
 	if opts.MaxInflight > 0 {
-		s.slots = make(chan struct{}, opts.MaxInflight)
 		s.queueWait = max(opts.QueueWait, 0)
 		s.maxQueue = int64(opts.MaxQueue)
 		switch {
@@ -127,12 +140,21 @@ func NewServer(opts ServerOptions) *Server {
 		}
 		msg := fmt.Sprintf("%v: %d exchanges in flight (--max-inflight), and no slot came free within %s (--queue-wait) or %d requests were waiting for one (--max-queue); retry later",
 			ErrOverloaded, opts.MaxInflight, s.queueWait, max(s.maxQueue, 0))
+		if opts.Adaptive {
+			s.adaptive = newAdaptiveLimit(opts.MaxInflight, s.queueWait, s.maxQueue, opts.LatencySlack, time.Now())
+			msg = fmt.Sprintf("%v: the exchanges in flight reached the adaptive limit (--admission adaptive), and none finished within %s (--queue-wait) or %d requests were waiting (--max-queue); retry later",
+				ErrOverloaded, s.queueWait, max(s.maxQueue, 0))
+			a := s.adaptive
+			s.metrics.admission(a.inflight.Load, a.queued.Load, a.limit.Load)
+		} else {
+			s.slots = make(chan struct{}, opts.MaxInflight)
+			s.metrics.admission(func() int64 { return int64(len(s.slots)) }, s.queued.Load, nil)
+		}
 		for _, v := range []exchange.SOAPVersion{exchange.SOAP11, exchange.SOAP12} {
 			var b bytes.Buffer
 			_ = EncodeFault(&b, v, FaultServer, msg, nil) // a bytes.Buffer takes every write
 			s.shedFault[shedIndex(v)] = b.Bytes()
 		}
-		s.metrics.inflight(s.slots, &s.queued)
 	}
 	return s
 }
@@ -365,14 +387,14 @@ type slotHolder struct {
 }
 
 // Idle implements exchange.Idler.
-func (h *slotHolder) Idle() {
+func (h *slotHolder) Idle(exchange.Wait) {
 	if h.waits.Add(1) == 1 {
 		<-h.s.slots
 	}
 }
 
 // Busy implements exchange.Idler.
-func (h *slotHolder) Busy() {
+func (h *slotHolder) Busy(exchange.Wait) {
 	if h.waits.Add(-1) == 0 {
 		h.s.slots <- struct{}{}
 	}
@@ -413,13 +435,32 @@ func (s *Server) serveExchange(w http.ResponseWriter, r *http.Request, rt *route
 	// Admission comes after the body is read (a client trickling its
 	// body holds no slot; --body-timeout bounds it) and before it is
 	// parsed, the first costly step.
-	if err == nil && s.slots != nil {
-		if !s.admit(r.Context()) {
-			s.bufs.put(buf)
-			s.shed(w, rt)
-			return
+	lim := s.adaptive // nil unless admitted under the adaptive limit
+	if err == nil {
+		switch {
+		case s.slots != nil:
+			if !s.admit(r.Context()) {
+				s.bufs.put(buf)
+				s.shed(w, rt)
+				return
+			}
+			defer func() { <-s.slots }()
+		case lim != nil:
+			if !lim.admit(r.Context()) {
+				s.bufs.put(buf)
+				s.shed(w, rt)
+				return
+			}
+			// Released here unless the exchange finished (a failed
+			// decode, a dispatcher's re-raised panic).
+			defer func() {
+				if lim != nil {
+					lim.release()
+				}
+			}()
 		}
-		defer func() { <-s.slots }()
+	} else {
+		lim = nil
 	}
 	var op *exchange.Operation
 	var env *Envelope
@@ -455,10 +496,15 @@ func (s *Server) serveExchange(w http.ResponseWriter, r *http.Request, rt *route
 	}
 	rp := &reply{s: s, rt: rt, op: op, w: w, ver: ver, received: received}
 	ctx := r.Context()
-	if s.slots != nil {
-		// Waits for partners do not hold the exchange's slot.
+	switch {
+	case s.slots != nil:
+		// Waits do not hold the exchange's slot.
 		rp.slot.s = s
 		ctx = exchange.WithIdler(ctx, &rp.slot)
+	case lim != nil:
+		// Waits for other messages do not hold the exchange's share.
+		rp.limit.l = lim
+		ctx = exchange.WithIdler(ctx, &rp.limit)
 	}
 	ex := &exchange.Exchange{
 		Endpoint:  rt.ep,
@@ -472,7 +518,53 @@ func (s *Server) serveExchange(w http.ResponseWriter, r *http.Request, rt *route
 	s.metrics.dispatched(received)
 	err = s.dispatch(ctx, rt, ex)
 	rp.finish(err)
-	rt.opMetrics[op].done(rp.outcome, received)
+	now := time.Now()
+	if lim != nil {
+		rp.limit.finish(now, now.Sub(ex.Dispatched))
+		lim = nil // released
+	}
+	rt.opMetrics[op].doneAt(rp.outcome, received, now)
+}
+
+// Endpoint returns the endpoint served at path, or nil.
+func (s *Server) Endpoint(path string) *exchange.Endpoint {
+	if routes := s.routes.Load(); routes != nil {
+		if rt := (*routes)[path]; rt != nil {
+			return rt.ep
+		}
+	}
+	return nil
+}
+
+// Decode reads a SOAP request whose body has been read already, as
+// ServeHTTP would, without dispatching it: the endpoint served at its
+// path, its operation and its input message. It is for a front that
+// decides where a request runs before running it (cluster.Forwarder);
+// the request itself is then served, and checked, as usual.
+func (s *Server) Decode(r *http.Request, body []byte) (*exchange.Endpoint, *exchange.Operation, *exchange.Message, error) {
+	var rt *route
+	if routes := s.routes.Load(); routes != nil {
+		rt = (*routes)[r.URL.Path]
+	}
+	if rt == nil {
+		return nil, nil, nil, fmt.Errorf("%w: %s", ErrUnknownPath, r.URL.Path)
+	}
+	ctVer, action, err := parseContentType(r)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	if ctVer != rt.ep.Version {
+		return nil, nil, nil, fmt.Errorf("%w: endpoint %s speaks SOAP %s", ErrContentType, rt.ep.Path, versionName(rt.ep.Version))
+	}
+	op, env, err := s.decodeRequest(r, rt, body, action)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	in, err := decodeMessage(op, op.Input, env, false)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	return rt.ep, op, in, nil
 }
 
 // readBody checks the content type and reads the request body into buf;
@@ -663,7 +755,8 @@ type reply struct {
 	closed  bool   // the handler returned; w is gone
 	outcome string // the metric outcome
 
-	slot slotHolder // the exchange's admission slot (when bounded)
+	slot  slotHolder  // the exchange's admission slot (fixed slots)
+	limit limitHolder // its share of the adaptive limit
 }
 
 // respond is Exchange.Respond.

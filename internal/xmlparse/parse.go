@@ -21,6 +21,19 @@ type Options struct {
 	// '>' of its end tag. An error it returns stops the parse and is
 	// returned as is.
 	EndElement func(e *etree.Element, depth, size int) error
+	// KeepWhitespace keeps every whitespace-only text run, also between
+	// child elements, as etree's own reader does. Stored state (a
+	// checkpoint's variables) needs it: a variable's value is exactly
+	// what was stored. Messages do not (see Parse).
+	KeepWhitespace bool
+}
+
+// NoLimits returns Limits with every limit off, for documents orchd wrote
+// itself (stored checkpoints), which were bounded when their parts came
+// in.
+func NoLimits() Limits {
+	return Limits{MaxDepth: -1, MaxAttrs: -1, MaxNSDecls: -1, MaxElements: -1,
+		MaxValueBytes: -1, MaxNameBytes: -1, MaxHeaderBytes: -1}
 }
 
 // shareMax is the largest input whose strings are substrings of one copy
@@ -90,6 +103,7 @@ type parser struct {
 	names    map[string]string // interned names when not shared
 	buf      []byte            // decoded text
 	ws       []string          // pending whitespace-only text
+	keepWS   bool              // Options.KeepWhitespace
 	doc      *etree.Document
 	kids     []etree.Token // children of the open elements, innermost last
 
@@ -116,7 +130,7 @@ func Parse(data []byte, opts Options) (*etree.Document, error) {
 	if p == nil {
 		p = &parser{stack: make([]frame, 0, 16), kids: make([]etree.Token, 0, 32)}
 	}
-	p.data, p.lim, p.end = data, opts.Limits.WithDefaults(), opts.EndElement
+	p.data, p.lim, p.end, p.keepWS = data, opts.Limits.WithDefaults(), opts.EndElement, opts.KeepWhitespace
 	if len(data) <= shareMax {
 		p.s = string(data)
 		// About two '<' per element; each element has at most one text
@@ -366,7 +380,7 @@ func (p *parser) charData(t string) {
 	if t == "" {
 		return
 	}
-	if isAllSpace(t) {
+	if isAllSpace(t) && (!p.keepWS || len(p.stack) == 0) {
 		if len(p.stack) > 0 {
 			p.ws = append(p.ws, t)
 		}

@@ -71,6 +71,34 @@ func TestParseAccepts(t *testing.T) {
 	}
 }
 
+// TestKeepWhitespace: with KeepWhitespace every text run is kept as read,
+// as etree's own reader keeps it, so stored state reads back as written.
+func TestKeepWhitespace(t *testing.T) {
+	for _, in := range []string{
+		"<a>\n  <b>1</b>\n  <c/>\n</a>",
+		"<a> <b/> </a>",
+		"<a>x <b/> y<!-- c -->\n</a>",
+		"<p:a xmlns:p=\"urn:p\">\t<p:b x=\"1\">  </p:b>\n</p:a>",
+	} {
+		doc, err := Parse([]byte(in), Options{KeepWhitespace: true, Limits: NoLimits()})
+		if err != nil {
+			t.Fatalf("Parse(%q): %v", in, err)
+		}
+		ref := etree.NewDocument()
+		if err := ref.ReadFromString(in); err != nil {
+			t.Fatal(err)
+		}
+		if got, want := serialize(doc), serialize(ref); got != want {
+			t.Errorf("Parse(%q) with KeepWhitespace:\n got %q\nwant %q (etree)", in, got, want)
+		}
+	}
+	// Outside the document element whitespace is still not content.
+	doc, err := Parse([]byte("\n<a/>\n"), Options{KeepWhitespace: true})
+	if err != nil || serialize(doc) != "<a/>" {
+		t.Errorf("whitespace around the document element: %q, %v", serialize(doc), err)
+	}
+}
+
 func TestParseRejects(t *testing.T) {
 	tests := []struct{ name, in, want string }{
 		{"DOCTYPE", `<!DOCTYPE a [<!ENTITY x "y">]><a>&x;</a>`, "DTD (DOCTYPE) not allowed"},
@@ -343,6 +371,18 @@ func FuzzParse(f *testing.F) {
 		}
 		if s := serialize(again); s != out {
 			t.Fatalf("serialization not stable:\n%s\n%s", out, s)
+		}
+		// Stored state's mode keeps every text run: what it reads back
+		// from its own serialization is that serialization.
+		keep := Options{Limits: NoLimits(), KeepWhitespace: true}
+		kdoc, err := Parse(data, keep)
+		if err != nil {
+			t.Fatalf("%q parsed with limits, not with KeepWhitespace and none: %v", data, err)
+		}
+		kout := serialize(kdoc)
+		kagain, err := Parse([]byte(kout), keep)
+		if err != nil || serialize(kagain) != kout {
+			t.Fatalf("KeepWhitespace serialization %q not stable: %v", kout, err)
 		}
 	})
 }

@@ -245,9 +245,39 @@
         name, num(p.version), el('td', {}, stateBadge(p.state)), el('td', {}, endpointList(p.endpoints)),
         td(r.tps === null ? '…' : r.tps.toFixed(1), 'num tps'),
         td(fmtDur(r.latency) + (r.latency !== null && !r.recent ? ' (avg)' : ''), 'num latency'),
-        num(s.started), num(s.completed), num(s.faulted), num(s.terminated), num(s.suspended), num(s.exchanges));
+        num(s.started), num(s.completed), num(s.faulted), num(s.terminated), num(s.suspended), num(s.exchanges),
+        td((p.nodeStats || []).map((n) => `${n.node} (v${n.version}: ${n.stats.exchanges})`).join(', ') || '—', 'nodes'));
     });
     fill(document.querySelector('#processes-table tbody'), rows, 'processes-empty');
+  }
+
+  // partialBox shows which nodes' part of an answer is missing.
+  function partialBox(id, partial) {
+    const box = $(id);
+    box.replaceChildren(...(partial || []).map((p) => el('div', { text: `Missing from this list: node ${p}` })));
+    box.hidden = !(partial && partial.length);
+  }
+
+  function fmtUptime(s) {
+    s = Math.floor(s || 0);
+    const d = Math.floor(s / 86400), h = Math.floor(s % 86400 / 3600), m = Math.floor(s % 3600 / 60);
+    return d ? `${d}d ${h}h` : h ? `${h}h ${m}m` : `${m}m ${s % 60}s`;
+  }
+
+  function renderCluster(c) {
+    $('nodes').hidden = !c.name; // one node alone: nothing to show
+    $('cluster-name').textContent = c.name || '';
+    const rows = (c.nodes || []).map((n) => {
+      const s = n.stats;
+      return el('tr', { data: { node: n.id } },
+        el('td', {}, n.id, n.self ? el('span', { class: 'tag', text: 'this node' }) : null),
+        td(n.url || '—'), td(n.admin || '—'),
+        td(s ? fmtUptime(s.uptimeS) : '—', 'num'), td(s ? String(s.exchanges) : '—', 'num'),
+        td(s && s.inFlight >= 0 ? String(s.inFlight) : '—', 'num'), td(s ? s.txPerSec.toFixed(1) : '—', 'num'),
+        td((n.versions || []).map(localName).join(', ')));
+    });
+    fill(document.querySelector('#nodes-table tbody'), rows, null);
+    partialBox('nodes-partial', c.partial);
   }
 
   function renderBundles(list) {
@@ -276,12 +306,14 @@
     live('stats', (list) => { lastStatsEvent = Date.now(); renderProcesses(list); });
     every(2000, async () => {
       try {
-        const [procs, bundles] = await Promise.all([
+        const [procs, bundles, cluster] = await Promise.all([
           Date.now() - lastStatsEvent > 3000 ? api('processes') : null,
           api('bundles'),
+          api('cluster'),
         ]);
         if (procs) renderProcesses(procs);
         renderBundles(bundles);
+        renderCluster(cluster);
         if (!liveUp()) setLiveState('polling every 2 s', 'off');
       } catch (err) {
         setLiveState(`cannot reach the API: ${err.message}`, 'err');
@@ -438,7 +470,8 @@
         el('td', {}, instanceLink(i.id), i.inMemory ? el('span', { class: 'tag', text: 'in-memory' }) : null),
         el('td', {}, processLink(i.process, i.version)), td(i.version ? String(i.version) : '—', 'num'),
         el('td', {}, stateBadge(i.state)), td(fmtTime(i.started)), td(fmtTime(i.lastActive)),
-        td(Object.entries(i.correlations || {}).map(([k, v]) => `${k}=${v}`).join(', ')), td(i.fault || '', 'fault'))), 'instances-empty');
+        td(Object.entries(i.correlations || {}).map(([k, v]) => `${k}=${v}`).join(', ')), td(i.fault || '', 'fault'), td(i.node || '—', 'node'))), 'instances-empty');
+      partialBox('instances-partial', page.partial);
       $('page-next').disabled = !page.next;
       $('page-next').dataset.next = page.next || '';
       $('page-prev').disabled = cursors.length < 2;

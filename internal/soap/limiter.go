@@ -1,0 +1,225 @@
+package soap
+
+import (
+	"context"
+	"math"
+	"sync/atomic"
+	"time"
+
+	"github.com/orchd/orchd/internal/exchange"
+)
+
+// Tuning of the adaptive admission limit (ServerOptions.Adaptive).
+const (
+	// limitWindow is how often the limit moves: the first exchange to
+	// finish this long after the last move averages the latencies of
+	// those finished since and moves it.
+	limitWindow = 100 * time.Millisecond
+	// defaultLatencySlack is ServerOptions.LatencySlack's default.
+	defaultLatencySlack = 20 * time.Millisecond
+	// floorWindows is how many windows in a row the limit sits at its
+	// floor with latency over the target before the lowest latency seen
+	// is taken to have moved (partners became slower for good).
+	floorWindows = 10
+)
+
+// adaptiveLimit bounds the exchanges admitted and not finished (waits for
+// partners included) by a limit that follows their latency, in the style
+// of TCP Vegas and gradient concurrency limits: while the average latency
+// of a window stays under twice the lowest seen plus a slack, the limit
+// grows (by its square root, if the window came near it); above, it is cut
+// in proportion (by half at most). So slow partners get as many exchanges
+// in flight as they take, and a saturated CPU, where exchanges only queue,
+// gets fewer. Everything is atomics; no lock, no time.Now of its own.
+type adaptiveLimit struct {
+	limit     atomic.Int64 // the current bound
+	inflight  atomic.Int64 // admitted, not finished, not waiting for a message
+	queued    atomic.Int64 // requests waiting to be admitted
+	nearLimit atomic.Bool  // an admission this window found the limit half used
+	// wake gets a token (when there is room) for every release while
+	// requests are queued; a woken waiter tries again.
+	wake chan struct{}
+
+	winStart  atomic.Int64 // when the window began, unix nanoseconds
+	winSum    atomic.Int64 // latencies finished in the window, nanoseconds
+	winCount  atomic.Int64 // exchanges finished in the window
+	minRTT    atomic.Int64 // the lowest window average, nanoseconds
+	atFloor   atomic.Int64 // windows in a row at the floor over the target
+	floor     int64
+	ceiling   int64
+	slack     time.Duration
+	queueWait time.Duration
+	maxQueue  int64
+}
+
+func newAdaptiveLimit(start int, queueWait time.Duration, maxQueue int64, slack time.Duration, now time.Time) *adaptiveLimit {
+	l := &adaptiveLimit{
+		floor:     max(1, int64(start)),
+		ceiling:   64 * int64(start),
+		slack:     slack,
+		queueWait: queueWait,
+		maxQueue:  maxQueue,
+		wake:      make(chan struct{}, max(1, maxQueue)),
+	}
+	if l.slack <= 0 {
+		l.slack = defaultLatencySlack
+	}
+	l.limit.Store(int64(start))
+	l.winStart.Store(now.UnixNano())
+	return l
+}
+
+// tryAcquire admits an exchange if the limit has room.
+func (l *adaptiveLimit) tryAcquire() bool {
+	for {
+		n, lim := l.inflight.Load(), l.limit.Load()
+		if n >= lim {
+			return false
+		}
+		if l.inflight.CompareAndSwap(n, n+1) {
+			if 2*(n+1) >= lim && !l.nearLimit.Load() {
+				l.nearLimit.Store(true)
+			}
+			return true
+		}
+	}
+}
+
+// admit admits an exchange, waiting up to the queue wait for room; it
+// reports false when none came (or the client went away).
+func (l *adaptiveLimit) admit(ctx context.Context) bool {
+	if l.tryAcquire() {
+		return true
+	}
+	if l.queueWait <= 0 {
+		return false
+	}
+	if l.queued.Add(1) > l.maxQueue {
+		l.queued.Add(-1)
+		return false
+	}
+	defer l.queued.Add(-1)
+	t := time.NewTimer(l.queueWait)
+	defer t.Stop()
+	for {
+		// Tried after counting itself queued, so that a release in
+		// between leaves a token.
+		if l.tryAcquire() {
+			return true
+		}
+		select {
+		case <-l.wake:
+		case <-t.C:
+			return false
+		case <-ctx.Done():
+			return false
+		}
+	}
+}
+
+// release ends an admitted exchange (or its count while it waits for a
+// message) and wakes a queued request.
+func (l *adaptiveLimit) release() {
+	l.inflight.Add(-1)
+	l.wakeOne()
+}
+
+func (l *adaptiveLimit) wakeOne() {
+	if l.queued.Load() > 0 {
+		select {
+		case l.wake <- struct{}{}:
+		default:
+		}
+	}
+}
+
+// observe records the latency of an exchange that finished at now and,
+// once a window has passed, moves the limit.
+func (l *adaptiveLimit) observe(now time.Time, latency time.Duration) {
+	l.winSum.Add(int64(latency))
+	l.winCount.Add(1)
+	start, end := l.winStart.Load(), now.UnixNano()
+	if end-start < int64(limitWindow) || !l.winStart.CompareAndSwap(start, end) {
+		return
+	}
+	l.update()
+}
+
+// update moves the limit by the window just ended; one goroutine at a
+// time runs it (the one whose CompareAndSwap ended the window).
+func (l *adaptiveLimit) update() {
+	sum, n := l.winSum.Swap(0), l.winCount.Swap(0)
+	near := l.nearLimit.Swap(false)
+	if n <= 0 {
+		return
+	}
+	avg := sum / n
+	low := l.minRTT.Load()
+	if low == 0 || avg < low {
+		low = avg
+		l.minRTT.Store(low)
+	}
+	lim := l.limit.Load()
+	next := lim
+	target := 2*low + int64(l.slack)
+	switch {
+	case avg > target && lim <= l.floor:
+		// At the floor our own queueing is small: if latency stays
+		// high, the lowest latency seen is no longer to be had.
+		if l.atFloor.Add(1) >= floorWindows {
+			l.minRTT.Store(avg)
+			l.atFloor.Store(0)
+		}
+	case avg > target:
+		l.atFloor.Store(0)
+		next = max(l.floor, int64(float64(lim)*max(0.5, float64(target)/float64(avg))))
+	case near:
+		l.atFloor.Store(0)
+		next = min(l.ceiling, lim+max(1, int64(math.Sqrt(float64(lim)))))
+	default:
+		l.atFloor.Store(0)
+	}
+	if next == lim {
+		return
+	}
+	l.limit.Store(next)
+	for range min(next-lim, l.queued.Load()) {
+		l.wakeOne()
+	}
+}
+
+// limitHolder is an admitted exchange's share of the adaptive limit: it
+// counts while the exchange waits for partners (their latency is part of
+// what the limit follows), and not while it waits for another message to
+// this server, which must be admitted for the wait to end. Taking the
+// share back after such a wait does not wait: admitted work is never
+// shed.
+type limitHolder struct {
+	l        *adaptiveLimit
+	msgWaits atomic.Int32
+	waited   atomic.Bool // waited for a message: its latency says nothing
+}
+
+// Idle implements exchange.Idler.
+func (h *limitHolder) Idle(w exchange.Wait) {
+	if w == exchange.WaitMessage && h.msgWaits.Add(1) == 1 {
+		h.waited.Store(true)
+		h.l.release()
+	}
+}
+
+// Busy implements exchange.Idler.
+func (h *limitHolder) Busy(w exchange.Wait) {
+	if w == exchange.WaitMessage && h.msgWaits.Add(-1) == 0 {
+		h.l.inflight.Add(1)
+	}
+}
+
+// finish releases the exchange's share; latency, from dispatch to now,
+// moves the limit unless the exchange waited for a message.
+func (h *limitHolder) finish(now time.Time, latency time.Duration) {
+	h.l.release()
+	if !h.waited.Load() {
+		h.l.observe(now, latency)
+	}
+}

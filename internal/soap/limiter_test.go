@@ -1,0 +1,252 @@
+package soap
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/testutil"
+
+	"github.com/orchd/orchd/internal/exchange"
+)
+
+// hookDispatcher runs before for each exchange, counting those inside it,
+// then answers as testDispatcher does.
+type hookDispatcher struct {
+	testDispatcher
+	before  func(ctx context.Context)
+	inside  atomic.Int64
+	most    atomic.Int64 // the most inside at once
+	entered atomic.Int64
+}
+
+func (d *hookDispatcher) Dispatch(ctx context.Context, ex *exchange.Exchange) error {
+	d.entered.Add(1)
+	n := d.inside.Add(1)
+	for m := d.most.Load(); n > m && !d.most.CompareAndSwap(m, n); m = d.most.Load() {
+	}
+	d.before(ctx)
+	d.inside.Add(-1)
+	return d.testDispatcher.Dispatch(ctx, ex)
+}
+
+// loadResult counts the answers of a closed-loop load.
+type loadResult struct {
+	ok, shed, other atomic.Int64
+	shedClosed      atomic.Int64 // 503s that closed their connection
+	slowestShed     atomic.Int64 // nanoseconds from sending to a 503
+}
+
+// closedLoop posts purchase orders from clients goroutines until stop
+// returns true (checked between requests) or ten seconds pass.
+func closedLoop(url string, body []byte, clients int, stop func() bool) *loadResult {
+	var res loadResult
+	tr := &http.Transport{MaxIdleConnsPerHost: clients}
+	defer tr.CloseIdleConnections()
+	client := &http.Client{Timeout: 10 * time.Second, Transport: tr}
+	deadline := time.Now().Add(10 * time.Second)
+	var wg sync.WaitGroup
+	for range clients {
+		wg.Go(func() {
+			for !stop() && time.Now().Before(deadline) {
+				t0 := time.Now()
+				resp, err := client.Post(url, "text/xml", bytes.NewReader(body))
+				if err != nil {
+					res.other.Add(1)
+					continue
+				}
+				_, _ = io.Copy(io.Discard, resp.Body)
+				resp.Body.Close()
+				switch resp.StatusCode {
+				case http.StatusOK:
+					res.ok.Add(1)
+				case http.StatusServiceUnavailable:
+					res.shed.Add(1)
+					if resp.Close {
+						res.shedClosed.Add(1)
+					}
+					d := int64(time.Since(t0))
+					for m := res.slowestShed.Load(); d > m && !res.slowestShed.CompareAndSwap(m, d); m = res.slowestShed.Load() {
+					}
+				default:
+					res.other.Add(1)
+				}
+			}
+		})
+	}
+	wg.Wait()
+	return &res
+}
+
+// TestAdaptiveLimitGrowsWithSlowPartner: with every exchange waiting 200ms
+// on a partner, the limit grows from 8 to take all 32 clients at once:
+// latency stays at its lowest, so waiting requests are admitted as the
+// limit grows, and none is shed.
+func TestAdaptiveLimitGrowsWithSlowPartner(t *testing.T) {
+	reg := prometheus.NewRegistry()
+	s := NewServer(ServerOptions{MaxInflight: 8, QueueWait: 5 * time.Second, Adaptive: true, Registerer: reg})
+	d := &hookDispatcher{before: func(ctx context.Context) {
+		id := exchange.IdlerOf(ctx)
+		id.Idle(exchange.WaitPartner)
+		time.Sleep(200 * time.Millisecond)
+		id.Busy(exchange.WaitPartner)
+	}}
+	if err := s.Handle(poEndpoint(), d); err != nil {
+		t.Fatal(err)
+	}
+	hs := httptest.NewServer(s)
+	defer hs.Close()
+
+	const clients = 32
+	res := closedLoop(hs.URL+"/po", []byte(poRequest(t, "LOAD")), clients, func() bool { return d.most.Load() >= clients && d.entered.Load() >= 4*clients })
+	if got := d.most.Load(); got < clients {
+		t.Errorf("at most %d exchanges in flight at once, want all %d clients'", got, clients)
+	}
+	if lim := s.adaptive.limit.Load(); lim < clients {
+		t.Errorf("limit %d, want at least %d", lim, clients)
+	}
+	if res.shed.Load() != 0 || res.other.Load() != 0 {
+		t.Errorf("%d shed, %d failed, want none (%d ok)", res.shed.Load(), res.other.Load(), res.ok.Load())
+	}
+	if g := gaugeValue(t, reg, "orchd_admission_limit"); g != float64(s.adaptive.limit.Load()) {
+		t.Errorf("orchd_admission_limit %v, want %d", g, s.adaptive.limit.Load())
+	}
+}
+
+// TestAdaptiveLimitFallsUnderQueueing: grown from 16 while exchanges wait
+// 5ms on a partner, the limit falls back to its floor when they queue for
+// a CPU instead (here one mutex held 1ms by each): latency then grows
+// with the limit. Requests over it are shed within about the queue wait,
+// keeping their connections, and every admitted exchange is served.
+func TestAdaptiveLimitFallsUnderQueueing(t *testing.T) {
+	reg := prometheus.NewRegistry()
+	const start, queueWait = 16, 50 * time.Millisecond
+	s := NewServer(ServerOptions{MaxInflight: start, QueueWait: queueWait, Adaptive: true, LatencySlack: 5 * time.Millisecond, Registerer: reg})
+	var cpu sync.Mutex
+	var queueing atomic.Bool
+	d := &hookDispatcher{before: func(context.Context) {
+		if !queueing.Load() {
+			time.Sleep(5 * time.Millisecond)
+			return
+		}
+		cpu.Lock()
+		time.Sleep(time.Millisecond)
+		cpu.Unlock()
+	}}
+	if err := s.Handle(poEndpoint(), d); err != nil {
+		t.Fatal(err)
+	}
+	hs := httptest.NewServer(s)
+	defer hs.Close()
+	body := []byte(poRequest(t, "LOAD"))
+
+	closedLoop(hs.URL+"/po", body, 64, func() bool { return s.adaptive.limit.Load() >= 3*start })
+	grown := s.adaptive.limit.Load()
+	if grown < 3*start {
+		t.Fatalf("the limit grew to %d only, want %d", grown, 3*start)
+	}
+	queueing.Store(true)
+	entered, shedBefore := d.entered.Load(), shedTotal(s)
+	var lowest atomic.Int64
+	lowest.Store(grown)
+	res := closedLoop(hs.URL+"/po", body, 160, func() bool {
+		if lim := s.adaptive.limit.Load(); lim < lowest.Load() {
+			lowest.Store(lim)
+		}
+		return lowest.Load() <= start && shedTotal(s) > shedBefore && d.entered.Load() > entered+300
+	})
+	t.Logf("limit grew to %d, fell to %d; %d dispatched, %d ok, %d shed", grown, lowest.Load(), d.entered.Load()-entered, res.ok.Load(), res.shed.Load())
+	if got := lowest.Load(); got > start {
+		t.Errorf("the limit fell to %d at the lowest, want its floor %d", got, start)
+	}
+	if res.shed.Load() == 0 || res.other.Load() != 0 {
+		t.Errorf("%d shed, %d failed (%d ok), want some shed and none failed", res.shed.Load(), res.other.Load(), res.ok.Load())
+	}
+	// Shedding keeps the connection: no reconnect churn.
+	if c := res.shedClosed.Load(); c != 0 {
+		t.Errorf("%d of %d 503s closed their connection", c, res.shed.Load())
+	}
+	// Shedding is quick: the queue wait, and slack for a busy shared
+	// machine (without the wait's bound, a request would wait behind
+	// all the others: seconds).
+	if slowest := time.Duration(res.slowestShed.Load()); slowest > queueWait+5*time.Second {
+		t.Errorf("a request was shed after %s, queue wait %s", slowest, queueWait)
+	}
+	// Admitted work is never shed: every exchange dispatched was answered.
+	if ok, in := res.ok.Load(), d.entered.Load()-entered; ok != in {
+		t.Errorf("%d answered 200 under load, %d dispatched", ok, in)
+	}
+	if v := shedTotal(s) - shedBefore; v != float64(res.shed.Load()) {
+		t.Errorf("orchd_shed_total %v, clients saw %d", v, res.shed.Load())
+	}
+}
+
+// TestLimitHolderWaits: an exchange's share of the adaptive limit stays
+// taken while it waits for partners and is given back while it waits for
+// a message (overlapping waits once); taking it back does not wait, even
+// over the limit, and an exchange that waited for a message does not move
+// the limit with its latency.
+func TestLimitHolderWaits(t *testing.T) {
+	now := time.Now()
+	l := newAdaptiveLimit(2, 0, 0, 0, now)
+	if !l.tryAcquire() || !l.tryAcquire() || l.tryAcquire() {
+		t.Fatal("want two admitted under a limit of 2, then none")
+	}
+	h := &limitHolder{l: l}
+	steps := []struct {
+		call func(exchange.Wait)
+		w    exchange.Wait
+		want int64 // in flight after the call
+	}{
+		{h.Idle, exchange.WaitPartner, 2},
+		{h.Idle, exchange.WaitMessage, 1},
+		{h.Idle, exchange.WaitMessage, 2}, // another took the share (below)
+		{h.Busy, exchange.WaitPartner, 2},
+		{h.Busy, exchange.WaitMessage, 2},
+		{h.Busy, exchange.WaitMessage, 3},
+	}
+	for i, st := range steps {
+		st.call(st.w)
+		if i == 2 && !l.tryAcquire() { // the share given back is free for another
+			t.Fatal("the share given back while waiting for a message was not free")
+		}
+		if got := l.inflight.Load(); got != st.want {
+			t.Fatalf("step %d: %d in flight, want %d", i, got, st.want)
+		}
+	}
+	if got := l.inflight.Load(); got != 3 { // over the limit of 2: never shed
+		t.Fatalf("%d in flight, want 3", got)
+	}
+	h.finish(now, time.Second)
+	if got, c := l.inflight.Load(), l.winCount.Load(); got != 2 || c != 0 {
+		t.Fatalf("after finish: %d in flight, %d latencies counted; want 2 and 0", got, c)
+	}
+}
+
+// gaugeValue is the value of the registered gauge name.
+func gaugeValue(t *testing.T, reg *prometheus.Registry, name string) float64 {
+	t.Helper()
+	mfs, err := reg.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, mf := range mfs {
+		if mf.GetName() == name {
+			return mf.GetMetric()[0].GetGauge().GetValue()
+		}
+	}
+	t.Fatalf("no metric %s", name)
+	return 0
+}
+
+// shedTotal is orchd_shed_total of the test endpoint's process.
+func shedTotal(s *Server) float64 {
+	return testutil.ToFloat64(s.metrics.shedTotal.WithLabelValues("poProcess"))
+}
