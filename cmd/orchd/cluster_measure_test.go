@@ -215,6 +215,9 @@ func measurePhase(t *testing.T, name string, nodes []*orchd, ec *etcdProcs, mock
 		r.txPerSec = append(r.txPerSec, l.TxPerSec)
 		r.p99 = append(r.p99, l.Latency.P99)
 		r.errors += l.Errors
+		for _, e := range l.ErrorSamples {
+			t.Logf("%s: node %d: %d x %s", name, i, e.Count, e.Message)
+		}
 		r.orchdCPU = append(r.orchdCPU, o1[i]-o0[i])
 		r.nodeExchanges = append(r.nodeExchanges, s1.perNode[i]-s0.perNode[i])
 	}
