@@ -199,11 +199,21 @@ func (e *Engine) releaseHeldLocked(keys []string) {
 func (e *Engine) redeliver(h *heldMsg) {
 	err := e.deliver(h.ctx, h.p, h.ex, h)
 	e.reg.mu.Lock()
+	var ready []string
 	for _, k := range h.keys {
 		if e.reg.offering[k]--; e.reg.offering[k] <= 0 {
 			delete(e.reg.offering, k)
+			// A message that came while this one was offered was held
+			// behind it (queuedBehind). If the instance took this one
+			// and waits under k again already, its registration found
+			// nothing to release then: hand the next one over now, or
+			// it would wait for a registration that has happened.
+			if len(e.reg.held[k]) > 0 && e.registeredLocked(h.p, k) {
+				ready = append(ready, k)
+			}
 		}
 	}
+	e.releaseHeldLocked(ready)
 	e.reg.mu.Unlock()
 	if errors.Is(err, errHeldAgain) {
 		return
