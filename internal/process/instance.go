@@ -103,6 +103,9 @@ type instance struct {
 	// waits and wake describe what a blocked instance waits for.
 	waits []*inbound
 	wake  int64
+	// timerPending says block scheduled a timer for this object (read by
+	// unscheduleOf for in-memory instances).
+	timerPending bool
 	// dirty marks variables changed since the last checkpoint.
 	dirty   []bool
 	started time.Time

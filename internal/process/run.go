@@ -350,7 +350,7 @@ func (e *Engine) finish(in *instance, ex *exchange.Exchange, res result, err err
 		}
 		e.block(in)
 	} else {
-		e.unschedule(in.id)
+		e.unscheduleOf(in)
 		p.metrics.duration.Observe(time.Since(in.started).Seconds())
 		if ex != nil && !ex.Received.IsZero() {
 			e.metrics.completed.Observe(time.Since(ex.Received).Seconds())
@@ -566,8 +566,9 @@ func (e *Engine) block(in *instance) {
 	}
 	if in.wake != 0 {
 		e.schedule(in.p, in.id, in.wake)
+		in.timerPending = true
 	} else {
-		e.unschedule(in.id)
+		e.unscheduleOf(in)
 	}
 }
 
@@ -652,6 +653,20 @@ func (e *Engine) unschedule(id string) {
 		pt.t.Stop()
 		delete(ts.m, id)
 	}
+}
+
+// unscheduleOf stops in's pending timer, if it can have one. A persistent
+// instance is loaded afresh for each run, and its timer may have been
+// scheduled by an earlier run or adopted, so its ID is always looked up;
+// an in-memory instance has one only if this object scheduled it, so the
+// exchanges that never wait for a timer (the in-memory purchase order)
+// do not take the timer set's lock.
+func (e *Engine) unscheduleOf(in *instance) {
+	if in.p.InMemory && !in.timerPending {
+		return
+	}
+	in.timerPending = false
+	e.unschedule(in.id)
 }
 
 // pendingTimers counts the scheduled timers.
