@@ -549,12 +549,9 @@ func (s *Server) Decode(r *http.Request, body []byte) (*exchange.Endpoint, *exch
 	if rt == nil {
 		return nil, nil, nil, fmt.Errorf("%w: %s", ErrUnknownPath, r.URL.Path)
 	}
-	ctVer, action, err := parseContentType(r)
+	action, err := checkContentType(r, rt)
 	if err != nil {
 		return nil, nil, nil, err
-	}
-	if ctVer != rt.ep.Version {
-		return nil, nil, nil, fmt.Errorf("%w: endpoint %s speaks SOAP %s", ErrContentType, rt.ep.Path, versionName(rt.ep.Version))
 	}
 	op, env, err := s.decodeRequest(r, rt, body, action)
 	if err != nil {
@@ -570,14 +567,9 @@ func (s *Server) Decode(r *http.Request, body []byte) (*exchange.Endpoint, *exch
 // readBody checks the content type and reads the request body into buf;
 // it returns the request's action (SOAPAction or the action parameter).
 func (s *Server) readBody(w http.ResponseWriter, r *http.Request, rt *route, buf *bytes.Buffer) (action string, err error) {
-	ver := rt.ep.Version
-	ctVer, action, err := parseContentType(r)
+	action, err = checkContentType(r, rt)
 	if err != nil {
 		return "", err
-	}
-	if ctVer != ver {
-		return "", fmt.Errorf("%w: endpoint %s speaks SOAP %s, request content type is %q",
-			ErrContentType, rt.ep.Path, versionName(ver), r.Header.Get("Content-Type"))
 	}
 	if r.ContentLength > s.maxBody {
 		return "", fmt.Errorf("%w: request body of %d bytes exceeds %d bytes", ErrTooLarge, r.ContentLength, s.maxBody)
@@ -588,6 +580,20 @@ func (s *Server) readBody(w http.ResponseWriter, r *http.Request, rt *route, buf
 			return "", fmt.Errorf("%w: request body exceeds %d bytes", ErrTooLarge, mbe.Limit)
 		}
 		return "", exchange.ClientError("reading request body: %w", err)
+	}
+	return action, nil
+}
+
+// checkContentType checks that r's content type is the SOAP version rt
+// speaks and returns its action (SOAPAction or the action parameter).
+func checkContentType(r *http.Request, rt *route) (action string, err error) {
+	ctVer, action, err := parseContentType(r)
+	if err != nil {
+		return "", err
+	}
+	if ver := rt.ep.Version; ctVer != ver {
+		return "", fmt.Errorf("%w: endpoint %s speaks SOAP %s, request content type is %q",
+			ErrContentType, rt.ep.Path, versionName(ver), r.Header.Get("Content-Type"))
 	}
 	return action, nil
 }
