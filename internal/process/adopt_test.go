@@ -61,18 +61,7 @@ func TestAdoptOutbox(t *testing.T) {
 	case <-time.After(5 * time.Second):
 		t.Fatal("the adopted message was not delivered")
 	}
-	deadline := time.Now().Add(5 * time.Second)
-	for {
-		n := 0
-		_ = st.Outbox(func(persist.OutboxMessage) bool { n++; return true })
-		if n == 0 {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("the delivered message was not acknowledged")
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+	waitOutboxLen(t, st, 0, "the delivered message was not acknowledged")
 	up.mu.Lock()
 	defer up.mu.Unlock()
 	if len(up.got) != 1 || up.got[0] != "AD-1" {

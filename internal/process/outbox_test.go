@@ -118,18 +118,7 @@ func TestReliableOutbox(t *testing.T) {
 	case <-time.After(5 * time.Second):
 		t.Fatal("the outbox message was not delivered")
 	}
-	deadline := time.Now().Add(5 * time.Second)
-	for {
-		n = 0
-		_ = st.Outbox(func(persist.OutboxMessage) bool { n++; return true })
-		if n == 0 {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("the delivered message was not acknowledged")
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+	waitOutboxLen(t, st, 0, "the delivered message was not acknowledged")
 	up.mu.Lock()
 	defer up.mu.Unlock()
 	if len(up.got) != 1 || up.got[0] != "OB-1" {
@@ -240,5 +229,23 @@ func TestDamagedOutbox(t *testing.T) {
 	}
 	if n, err := e2.AdoptOutbox(); err != nil || n != 0 {
 		t.Errorf("AdoptOutbox after recovery: %d started, %v; want 0 (damaged records are not sent)", n, err)
+	}
+}
+
+// waitOutboxLen waits up to 5 s for st's outbox to hold n messages,
+// failing with msg otherwise.
+func waitOutboxLen(t *testing.T, st *persist.Store, n int, msg string) {
+	t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		k := 0
+		_ = st.Outbox(func(persist.OutboxMessage) bool { k++; return true })
+		if k == n {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s: the outbox holds %d messages, want %d", msg, k, n)
+		}
+		time.Sleep(5 * time.Millisecond)
 	}
 }
