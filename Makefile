@@ -75,7 +75,7 @@ overload:
 ## tx/s, latency, CPU per exchange, RSS, goroutines, shed/unsent/late and the
 ## load average every SOAK_SAMPLE (1m), the drift of each restart period and
 ## the crash invariants; fails on a tx/s drift over 5% or RSS growth over 25%
-## (cmd/orchd/soak_e2e_test.go); SOAK_HEAP_DIR=DIR keeps orchd's heap profile
+## (cmd/orchd/soak_e2e_test.go); SOAK_HEAP_DIR=DIR keeps orchd's heap and CPU profiles
 ## of each sample. Not in make test.
 soak:
 	ORCHD_SOAK=1 ORCHD_E2E_NORACE=1 $(GO) test -count=1 -v -timeout=0 -run='^TestSoak$$' ./cmd/orchd/

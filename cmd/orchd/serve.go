@@ -344,6 +344,8 @@ func runServer(ctx context.Context, cfg *serveConfig, log *slog.Logger) error {
 		IdleTimeout:       cfg.idleTimeout,
 		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
 		TLSConfig:         serverTLS,
+		// Paces clients that retry at once after being shed.
+		ConnContext: front.ConnContext,
 	}
 	if cfg.front.maxConns > 0 {
 		ln = server.NewLimitListener(ln, server.LimitOptions{Max: cfg.front.maxConns, HTTPAnswer: serverTLS == nil, Registerer: reg, Logger: log})

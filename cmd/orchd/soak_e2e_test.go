@@ -54,7 +54,7 @@ import (
 // per exchange. The test fails when a period's tx/s drifts by more than
 // soakMaxDrift, when RSS grows by more than soakMaxRSSGrowth from the
 // first period's lowest sample to the last period's, or when an invariant is
-// violated. SOAK_HEAP_DIR=DIR saves orchd's heap profile at each sample.
+// violated. SOAK_HEAP_DIR=DIR saves orchd's heap profile at each sample, and a 10-second CPU profile near its end.
 //
 //	make soak                                   # 30 minutes
 //	SOAK_DURATION=3m SOAK_RESTART=90s SOAK_SAMPLE=30s make soak
@@ -73,7 +73,7 @@ func TestSoak(t *testing.T) {
 	led := newLedger()
 	led.cleanup = true
 	args := []string{"--deploy", deploy, "--data", data, "--message-hold", "-1s"}
-	// SOAK_HEAP_DIR: save orchd's heap profile at each sample.
+	// SOAK_HEAP_DIR: save orchd's heap and CPU profiles at each sample.
 	heapDir, debug := os.Getenv("SOAK_HEAP_DIR"), ""
 	if heapDir != "" {
 		debug = deadAddr(t)
@@ -102,7 +102,19 @@ func TestSoak(t *testing.T) {
 		next := time.Now()
 		for k := 0; k < samples; k++ {
 			next = next.Add(sample)
+			var prof chan struct{}
+			if heapDir != "" && sample >= 30*time.Second {
+				prof = make(chan struct{})
+				go func(path string, at time.Time) {
+					defer close(prof)
+					time.Sleep(time.Until(at))
+					saveProfile(t, debug, "profile?seconds=10", path)
+				}(filepath.Join(heapDir, fmt.Sprintf("cpu-%d-%d.pb.gz", p, k+1)), next.Add(-12*time.Second))
+			}
 			time.Sleep(time.Until(next))
+			if prof != nil {
+				<-prof
+			}
 			s, cpu := counts.take(), cpuSeconds(o)
 			s.cpu = cpu - lastCPU
 			s.rss = rssMiB(o)
@@ -114,7 +126,7 @@ func TestSoak(t *testing.T) {
 				fmt.Printf("soak %6s: first error: %s\n", time.Since(start).Round(time.Second), s.firstErr)
 			}
 			if heapDir != "" {
-				saveHeap(t, debug, filepath.Join(heapDir, fmt.Sprintf("heap-%d-%d.pb.gz", p, k+1)))
+				saveProfile(t, debug, "heap?gc=1", filepath.Join(heapDir, fmt.Sprintf("heap-%d-%d.pb.gz", p, k+1)))
 			}
 		}
 		first, last := rows[0], rows[len(rows)-1]
@@ -404,22 +416,26 @@ func startSoakLoad(t *testing.T, base, prefix string, led *loadLedger, r soakRat
 	}
 }
 
-// saveHeap writes orchd's heap profile (after a collection) to path.
-func saveHeap(t *testing.T, debug, path string) {
+// saveProfile writes one of orchd's pprof profiles (what, e.g.
+// "heap?gc=1") to path; failures are reported, not fatal (it may run in
+// a goroutine of its own).
+func saveProfile(t *testing.T, debug, what, path string) {
 	t.Helper()
-	resp, err := http.Get("http://" + debug + "/debug/pprof/heap?gc=1")
+	resp, err := http.Get("http://" + debug + "/debug/pprof/" + what)
 	if err != nil {
-		t.Fatal(err)
+		t.Error(err)
+		return
 	}
 	defer resp.Body.Close()
 	b, err := io.ReadAll(resp.Body)
+	if err == nil {
+		err = os.WriteFile(path, b, 0o644)
+	}
 	if err != nil {
-		t.Fatal(err)
+		t.Error(err)
+		return
 	}
-	if err := os.WriteFile(path, b, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	fmt.Printf("soak: heap profile in %s\n", path)
+	fmt.Printf("soak: profile in %s\n", path)
 }
 
 // rssMiB is orchd's resident set size, from /proc.

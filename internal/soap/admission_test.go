@@ -77,7 +77,7 @@ func TestServerAdmission(t *testing.T) {
 			<-d.entered // the only slot is taken
 			if tc.queued {
 				wg.Go(func() { second = post(t, hs.URL+"/po", "text/xml", "", poRequest(t, "SECOND")) })
-				waitFor(t, "the second request to queue", func() bool { return s.queued.Load() == 1 })
+				waitFor(t, "the second request to queue", func() bool { return s.lim.queued.Load() == 1 })
 				// The queue holds one: a third request is shed at once.
 				if r := post(t, hs.URL+"/po", "text/xml", "", poRequest(t, "THIRD")); r.status != http.StatusServiceUnavailable {
 					t.Errorf("third request, the queue full: HTTP %d %s", r.status, r.body)
@@ -112,8 +112,8 @@ func TestServerAdmission(t *testing.T) {
 					t.Errorf("%s: reason %q", req.path, f.Reason)
 				}
 			}
-			if s.queued.Load() != 0 {
-				t.Errorf("%d requests still queued", s.queued.Load())
+			if n := s.lim.queued.Load(); n != 0 {
+				t.Errorf("%d requests still queued", n)
 			}
 			close(d.release)
 			wg.Wait()
@@ -132,29 +132,44 @@ func TestServerAdmission(t *testing.T) {
 	}
 }
 
-// TestSlotHolderOverlappingWaits: overlapping waits of one exchange (its
-// parallel partner calls) give back its one slot once and take one again
-// once, so the bound never loses or gains a slot.
-func TestSlotHolderOverlappingWaits(t *testing.T) {
-	s := &Server{slots: make(chan struct{}, 2)}
-	s.slots <- struct{}{} // another exchange's
-	s.slots <- struct{}{} // this one's, taken at admission
-	h := &slotHolder{s: s}
+// TestFixedHolderOverlappingWaits: under the fixed limit, overlapping
+// waits of one exchange (its parallel partner calls, a message wait) give
+// back its one share once and take it again once, without waiting even
+// over the limit, so the bound never loses or gains a share.
+func TestFixedHolderOverlappingWaits(t *testing.T) {
+	l := newLimiter(false, 2, 0, 0, 0, time.Now())
+	if !l.tryAcquire() || !l.tryAcquire() || l.tryAcquire() {
+		t.Fatal("want two admitted under a limit of 2, then none")
+	}
+	h := &limitHolder{l: l}
 	steps := []struct {
 		call func(exchange.Wait)
-		want int // slots taken after the call
+		w    exchange.Wait
+		want int64 // in flight after the call
 	}{
-		{h.Idle, 1},
-		{h.Idle, 1},
-		{h.Busy, 1},
-		{h.Idle, 1},
-		{h.Busy, 1},
-		{h.Busy, 2},
+		{h.Idle, exchange.WaitPartner, 1},
+		{h.Idle, exchange.WaitMessage, 1},
+		{h.Busy, exchange.WaitMessage, 1},
+		{h.Idle, exchange.WaitPartner, 1},
+		{h.Busy, exchange.WaitPartner, 1},
+		{h.Busy, exchange.WaitPartner, 2},
 	}
 	for i, st := range steps {
-		st.call(exchange.WaitPartner)
-		if got := len(s.slots); got != st.want {
-			t.Fatalf("step %d: %d slots taken, want %d", i, got, st.want)
+		st.call(st.w)
+		if got := l.inflight.Load(); got != st.want {
+			t.Fatalf("step %d: %d in flight, want %d", i, got, st.want)
 		}
+	}
+	h.Idle(exchange.WaitPartner)
+	if !l.tryAcquire() { // the share given back is free for another
+		t.Fatal("the share given back while waiting was not free")
+	}
+	h.Busy(exchange.WaitPartner) // taken back over the limit: never waits
+	if got := l.inflight.Load(); got != 3 {
+		t.Fatalf("%d in flight, want 3", got)
+	}
+	h.finish(time.Now(), time.Second)
+	if got, c := l.inflight.Load(), l.winCount.Load(); got != 2 || c != 0 {
+		t.Fatalf("after finish: %d in flight, %d latencies counted; want 2 and 0 (a fixed limit does not move)", got, c)
 	}
 }

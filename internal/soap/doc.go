@@ -39,7 +39,7 @@
 //     for the exchanges using the CPU (waits give theirs back:
 //     exchange.Idler), or, with ServerOptions.Adaptive, an adaptive
 //     limit on all exchanges admitted and not finished, which follows
-//     their latency (adaptiveLimit, limiter.go).
+//     their latency (limiter, limiter.go).
 //   - Client, which POSTs calls to partner endpoints over a keep-alive
 //     connection pool (http or https, with the TLS configuration and the
 //     endpoint's basic credentials) and maps declared SOAP faults back to

@@ -23,17 +23,30 @@ const (
 	floorWindows = 10
 )
 
-// adaptiveLimit bounds the exchanges admitted and not finished (waits for
-// partners included) by a limit that follows their latency, in the style
-// of TCP Vegas and gradient concurrency limits: while the average latency
-// of a window stays under twice the lowest seen plus a slack, the limit
-// grows (by its square root, if the window came near it); above, it is cut
-// in proportion (by half at most). So slow partners get as many exchanges
-// in flight as they take, and a saturated CPU, where exchanges only queue,
-// gets fewer. Everything is atomics; no lock, no time.Now of its own.
-type adaptiveLimit struct {
+// limiter bounds the exchanges admitted at once, in one of two ways
+// (ServerOptions.Adaptive):
+//
+//   - fixed: a constant limit on the exchanges using the CPU; an exchange
+//     that waits (for a partner, for another message) gives its share
+//     back while it waits, and takes it again without waiting when it
+//     runs again (admitted work is never shed nor queued behind new
+//     work);
+//   - adaptive: a limit on all the exchanges admitted and not finished
+//     (waits for partners included, waits for another message not) that
+//     follows their latency, in the style of TCP Vegas and gradient
+//     concurrency limits: while the average latency of a window stays
+//     under twice the lowest seen plus a slack, the limit grows (by its
+//     square root, if the window came near it); above, it is cut in
+//     proportion (by half at most). So slow partners get as many
+//     exchanges in flight as they take, and a saturated CPU, where
+//     exchanges only queue, gets fewer.
+//
+// A request over the limit waits up to the queue wait, unless the queue
+// is full. Everything is atomics; no lock, no time.Now of its own.
+type limiter struct {
+	adaptive  bool
 	limit     atomic.Int64 // the current bound
-	inflight  atomic.Int64 // admitted, not finished, not waiting for a message
+	inflight  atomic.Int64 // admitted, not finished, not giving their share back
 	queued    atomic.Int64 // requests waiting to be admitted
 	nearLimit atomic.Bool  // an admission this window found the limit half used
 	// wake gets a token (when there is room) for every release while
@@ -52,8 +65,10 @@ type adaptiveLimit struct {
 	maxQueue  int64
 }
 
-func newAdaptiveLimit(start int, queueWait time.Duration, maxQueue int64, slack time.Duration, now time.Time) *adaptiveLimit {
-	l := &adaptiveLimit{
+// newLimiter returns a limiter starting at (fixed: always at) start.
+func newLimiter(adaptive bool, start int, queueWait time.Duration, maxQueue int64, slack time.Duration, now time.Time) *limiter {
+	l := &limiter{
+		adaptive:  adaptive,
 		floor:     max(1, int64(start)),
 		ceiling:   64 * int64(start),
 		slack:     slack,
@@ -70,7 +85,7 @@ func newAdaptiveLimit(start int, queueWait time.Duration, maxQueue int64, slack 
 }
 
 // tryAcquire admits an exchange if the limit has room.
-func (l *adaptiveLimit) tryAcquire() bool {
+func (l *limiter) tryAcquire() bool {
 	for {
 		n, lim := l.inflight.Load(), l.limit.Load()
 		if n >= lim {
@@ -87,7 +102,7 @@ func (l *adaptiveLimit) tryAcquire() bool {
 
 // admit admits an exchange, waiting up to the queue wait for room; it
 // reports false when none came (or the client went away).
-func (l *adaptiveLimit) admit(ctx context.Context) bool {
+func (l *limiter) admit(ctx context.Context) bool {
 	if l.tryAcquire() {
 		return true
 	}
@@ -119,12 +134,12 @@ func (l *adaptiveLimit) admit(ctx context.Context) bool {
 
 // release ends an admitted exchange (or its count while it waits for a
 // message) and wakes a queued request.
-func (l *adaptiveLimit) release() {
+func (l *limiter) release() {
 	l.inflight.Add(-1)
 	l.wakeOne()
 }
 
-func (l *adaptiveLimit) wakeOne() {
+func (l *limiter) wakeOne() {
 	if l.queued.Load() > 0 {
 		select {
 		case l.wake <- struct{}{}:
@@ -134,8 +149,11 @@ func (l *adaptiveLimit) wakeOne() {
 }
 
 // observe records the latency of an exchange that finished at now and,
-// once a window has passed, moves the limit.
-func (l *adaptiveLimit) observe(now time.Time, latency time.Duration) {
+// once a window has passed, moves the limit (adaptive only).
+func (l *limiter) observe(now time.Time, latency time.Duration) {
+	if !l.adaptive {
+		return
+	}
 	l.winSum.Add(int64(latency))
 	l.winCount.Add(1)
 	start, end := l.winStart.Load(), now.UnixNano()
@@ -147,7 +165,7 @@ func (l *adaptiveLimit) observe(now time.Time, latency time.Duration) {
 
 // update moves the limit by the window just ended; one goroutine at a
 // time runs it (the one whose CompareAndSwap ended the window).
-func (l *adaptiveLimit) update() {
+func (l *limiter) update() {
 	sum, n := l.winSum.Swap(0), l.winCount.Swap(0)
 	near := l.nearLimit.Swap(false)
 	if n <= 0 {
@@ -188,35 +206,43 @@ func (l *adaptiveLimit) update() {
 	}
 }
 
-// limitHolder is an admitted exchange's share of the adaptive limit: it
-// counts while the exchange waits for partners (their latency is part of
-// what the limit follows), and not while it waits for another message to
-// this server, which must be admitted for the wait to end. Taking the
-// share back after such a wait does not wait: admitted work is never
-// shed.
+// limitHolder is an admitted exchange's share of the limit. Under the
+// adaptive limit it counts while the exchange waits for partners (their
+// latency is part of what the limit follows), and not while it waits for
+// another message to this server, which must be admitted for the wait to
+// end; under the fixed one it counts only while the exchange runs. The
+// first of overlapping waits gives the share back, the last takes it
+// again, without waiting: admitted work is never shed.
 type limitHolder struct {
-	l        *adaptiveLimit
-	msgWaits atomic.Int32
-	waited   atomic.Bool // waited for a message: its latency says nothing
+	l      *limiter
+	waits  atomic.Int32 // waits that gave the share back, at once
+	waited atomic.Bool  // waited for a message: its latency says nothing
+}
+
+// gives reports whether a wait w gives the share back.
+func (h *limitHolder) gives(w exchange.Wait) bool {
+	return w == exchange.WaitMessage || !h.l.adaptive
 }
 
 // Idle implements exchange.Idler.
 func (h *limitHolder) Idle(w exchange.Wait) {
-	if w == exchange.WaitMessage && h.msgWaits.Add(1) == 1 {
+	if w == exchange.WaitMessage {
 		h.waited.Store(true)
+	}
+	if h.gives(w) && h.waits.Add(1) == 1 {
 		h.l.release()
 	}
 }
 
 // Busy implements exchange.Idler.
 func (h *limitHolder) Busy(w exchange.Wait) {
-	if w == exchange.WaitMessage && h.msgWaits.Add(-1) == 0 {
+	if h.gives(w) && h.waits.Add(-1) == 0 {
 		h.l.inflight.Add(1)
 	}
 }
 
 // finish releases the exchange's share; latency, from dispatch to now,
-// moves the limit unless the exchange waited for a message.
+// moves an adaptive limit unless the exchange waited for a message.
 func (h *limitHolder) finish(now time.Time, latency time.Duration) {
 	h.l.release()
 	if !h.waited.Load() {

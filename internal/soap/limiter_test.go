@@ -109,14 +109,14 @@ func TestAdaptiveLimitGrowsWithSlowPartner(t *testing.T) {
 	if got := d.most.Load(); got < clients {
 		t.Errorf("at most %d exchanges in flight at once, want all %d clients'", got, clients)
 	}
-	if lim := s.adaptive.limit.Load(); lim < clients {
+	if lim := s.lim.limit.Load(); lim < clients {
 		t.Errorf("limit %d, want at least %d", lim, clients)
 	}
 	if res.shed.Load() != 0 || res.other.Load() != 0 {
 		t.Errorf("%d shed, %d failed, want none (%d ok)", res.shed.Load(), res.other.Load(), res.ok.Load())
 	}
-	if g := gaugeValue(t, reg, "orchd_admission_limit"); g != float64(s.adaptive.limit.Load()) {
-		t.Errorf("orchd_admission_limit %v, want %d", g, s.adaptive.limit.Load())
+	if g := gaugeValue(t, reg, "orchd_admission_limit"); g != float64(s.lim.limit.Load()) {
+		t.Errorf("orchd_admission_limit %v, want %d", g, s.lim.limit.Load())
 	}
 }
 
@@ -147,8 +147,8 @@ func TestAdaptiveLimitFallsUnderQueueing(t *testing.T) {
 	defer hs.Close()
 	body := []byte(poRequest(t, "LOAD"))
 
-	closedLoop(hs.URL+"/po", body, 64, func() bool { return s.adaptive.limit.Load() >= 3*start })
-	grown := s.adaptive.limit.Load()
+	closedLoop(hs.URL+"/po", body, 64, func() bool { return s.lim.limit.Load() >= 3*start })
+	grown := s.lim.limit.Load()
 	if grown < 3*start {
 		t.Fatalf("the limit grew to %d only, want %d", grown, 3*start)
 	}
@@ -157,7 +157,7 @@ func TestAdaptiveLimitFallsUnderQueueing(t *testing.T) {
 	var lowest atomic.Int64
 	lowest.Store(grown)
 	res := closedLoop(hs.URL+"/po", body, 160, func() bool {
-		if lim := s.adaptive.limit.Load(); lim < lowest.Load() {
+		if lim := s.lim.limit.Load(); lim < lowest.Load() {
 			lowest.Store(lim)
 		}
 		return lowest.Load() <= start && shedTotal(s) > shedBefore && d.entered.Load() > entered+300
@@ -195,7 +195,7 @@ func TestAdaptiveLimitFallsUnderQueueing(t *testing.T) {
 // the limit with its latency.
 func TestLimitHolderWaits(t *testing.T) {
 	now := time.Now()
-	l := newAdaptiveLimit(2, 0, 0, 0, now)
+	l := newLimiter(true, 2, 0, 0, 0, now)
 	if !l.tryAcquire() || !l.tryAcquire() || l.tryAcquire() {
 		t.Fatal("want two admitted under a limit of 2, then none")
 	}

@@ -76,10 +76,12 @@ func newMetrics(reg prometheus.Registerer) *metrics {
 }
 
 // admission registers gauges of the exchanges admitted, of those waiting
-// to be, and (when adaptive, limit not nil) of the admission limit.
-func (m *metrics) admission(inflight, queued, limit func() int64) {
+// to be, and (when adaptive, limit not nil) of the admission limit, and
+// returns the counter of requests paused before admission (nil without
+// metrics).
+func (m *metrics) admission(inflight, queued, limit func() int64) prometheus.Counter {
 	if m == nil {
-		return
+		return nil
 	}
 	register(m.reg, prometheus.NewGaugeFunc(prometheus.GaugeOpts{
 		Name: "orchd_inflight_exchanges",
@@ -95,6 +97,10 @@ func (m *metrics) admission(inflight, queued, limit func() int64) {
 			Help: "The adaptive admission limit (--admission adaptive): most SOAP exchanges admitted at once now.",
 		}, func() float64 { return float64(limit()) }))
 	}
+	return register(m.reg, prometheus.NewCounter(prometheus.CounterOpts{
+		Name: "orchd_admission_paused_total",
+		Help: "SOAP requests that waited out a pause before admission because they came on a connection whose last requests were shed, sooner than the Retry-After those were given.",
+	}))
 }
 
 // shedFor resolves the shed counter of process; nil without metrics.

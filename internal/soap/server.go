@@ -56,7 +56,7 @@ type ServerOptions struct {
 	MaxQueue int
 	// Adaptive turns MaxInflight into the start and floor of an adaptive
 	// limit on all the exchanges admitted and not finished, waits for
-	// partners included (adaptiveLimit): it grows while their latency
+	// partners included (limiter): it grows while their latency
 	// stays under twice the lowest seen plus LatencySlack and is cut
 	// when latency grows past that, back to MaxInflight at the least,
 	// 64 x MaxInflight at the most. Without it, MaxInflight fixed slots bound the
@@ -82,15 +82,12 @@ type Server struct {
 
 	bufs bufferPool
 
-	// slots holds a token per exchange in flight under MaxInflight; nil
+	// lim bounds the exchanges in flight (MaxInflight, Adaptive); nil
 	// without a bound.
-	slots  chan struct{}
-	queued atomic.Int64 // requests waiting for a slot
-	// adaptive is the adaptive limit (ServerOptions.Adaptive) in place
-	// of slots; nil without.
-	adaptive  *adaptiveLimit
-	maxQueue  int64
-	queueWait time.Duration
+	lim *limiter
+	// paused counts the requests paced before admission; nil without
+	// metrics.
+	paused prometheus.Counter
 	// shedFault holds the encoded overload fault by SOAP version
 	// (exchange.SOAP11, exchange.SOAP12): shedding costs no encoding.
 	shedFault [2][]byte
@@ -130,26 +127,23 @@ func NewServer(opts ServerOptions) *Server {
 	}
 	s.unknown = s.metrics.forOp(unknownLabel, unknownLabel)
 	if opts.MaxInflight > 0 {
-		s.queueWait = max(opts.QueueWait, 0)
-		s.maxQueue = int64(opts.MaxQueue)
+		queueWait, maxQueue := max(opts.QueueWait, 0), int64(opts.MaxQueue)
 		switch {
 		case opts.MaxQueue == 0:
-			s.maxQueue = 4 * int64(opts.MaxInflight)
+			maxQueue = 4 * int64(opts.MaxInflight)
 		case opts.MaxQueue < 0:
-			s.queueWait = 0
+			queueWait = 0
 		}
+		s.lim = newLimiter(opts.Adaptive, opts.MaxInflight, queueWait, maxQueue, opts.LatencySlack, time.Now())
 		msg := fmt.Sprintf("%v: %d exchanges in flight (--max-inflight), and no slot came free within %s (--queue-wait) or %d requests were waiting for one (--max-queue); retry later",
-			ErrOverloaded, opts.MaxInflight, s.queueWait, max(s.maxQueue, 0))
+			ErrOverloaded, opts.MaxInflight, queueWait, max(maxQueue, 0))
+		var limit func() int64 // the gauge only when it moves
 		if opts.Adaptive {
-			s.adaptive = newAdaptiveLimit(opts.MaxInflight, s.queueWait, s.maxQueue, opts.LatencySlack, time.Now())
 			msg = fmt.Sprintf("%v: the exchanges in flight reached the adaptive limit (--admission adaptive), and none finished within %s (--queue-wait) or %d requests were waiting (--max-queue); retry later",
-				ErrOverloaded, s.queueWait, max(s.maxQueue, 0))
-			a := s.adaptive
-			s.metrics.admission(a.inflight.Load, a.queued.Load, a.limit.Load)
-		} else {
-			s.slots = make(chan struct{}, opts.MaxInflight)
-			s.metrics.admission(func() int64 { return int64(len(s.slots)) }, s.queued.Load, nil)
+				ErrOverloaded, queueWait, max(maxQueue, 0))
+			limit = s.lim.limit.Load
 		}
+		s.paused = s.metrics.admission(s.lim.inflight.Load, s.lim.queued.Load, limit)
 		for _, v := range []exchange.SOAPVersion{exchange.SOAP11, exchange.SOAP12} {
 			var b bytes.Buffer
 			_ = EncodeFault(&b, v, FaultServer, msg, nil) // a bytes.Buffer takes every write
@@ -347,65 +341,15 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-// admit takes a slot for an exchange, waiting up to the queue wait for
-// one; it reports false when none came free (or the client went away).
-// The common case, a free slot, is one channel send.
-func (s *Server) admit(ctx context.Context) bool {
-	select {
-	case s.slots <- struct{}{}:
-		return true
-	default:
-	}
-	if s.queueWait <= 0 {
-		return false
-	}
-	if s.queued.Add(1) > s.maxQueue {
-		s.queued.Add(-1)
-		return false
-	}
-	defer s.queued.Add(-1)
-	t := time.NewTimer(s.queueWait)
-	defer t.Stop()
-	select {
-	case s.slots <- struct{}{}:
-		return true
-	case <-t.C:
-		return false
-	case <-ctx.Done():
-		return false
-	}
-}
-
-// slotHolder gives up an admitted exchange's slot while the exchange
-// waits (exchange.Idler), so that --max-inflight bounds the exchanges
-// using the CPU, not those waiting for partners: the first of
-// overlapping waits gives the slot back, the last takes one again
-// (waiting for it: admitted work is never shed).
-type slotHolder struct {
-	s     *Server
-	waits atomic.Int32
-}
-
-// Idle implements exchange.Idler.
-func (h *slotHolder) Idle(exchange.Wait) {
-	if h.waits.Add(1) == 1 {
-		<-h.s.slots
-	}
-}
-
-// Busy implements exchange.Idler.
-func (h *slotHolder) Busy(exchange.Wait) {
-	if h.waits.Add(-1) == 0 {
-		h.s.slots <- struct{}{}
-	}
-}
-
 // shed answers a request no slot was found for, without parsing its body:
 // HTTP 503, Retry-After: 1, a Server fault saying the server is
 // overloaded.
-func (s *Server) shed(w http.ResponseWriter, rt *route) {
+func (s *Server) shed(w http.ResponseWriter, r *http.Request, rt *route) {
 	if rt.shedCount != nil {
 		rt.shedCount.Inc() // counted before the client hears it
+	}
+	if p := paceOf(r.Context()); p != nil {
+		p.shed(time.Now())
 	}
 	body := s.shedFault[shedIndex(rt.ep.Version)]
 	h := w.Header()
@@ -435,30 +379,20 @@ func (s *Server) serveExchange(w http.ResponseWriter, r *http.Request, rt *route
 	// Admission comes after the body is read (a client trickling its
 	// body holds no slot; --body-timeout bounds it) and before it is
 	// parsed, the first costly step.
-	lim := s.adaptive // nil unless admitted under the adaptive limit
-	if err == nil {
-		switch {
-		case s.slots != nil:
-			if !s.admit(r.Context()) {
-				s.bufs.put(buf)
-				s.shed(w, rt)
-				return
-			}
-			defer func() { <-s.slots }()
-		case lim != nil:
-			if !lim.admit(r.Context()) {
-				s.bufs.put(buf)
-				s.shed(w, rt)
-				return
-			}
-			// Released here unless the exchange finished (a failed
-			// decode, a dispatcher's re-raised panic).
-			defer func() {
-				if lim != nil {
-					lim.release()
-				}
-			}()
+	lim := s.lim // nil unless admitted
+	if err == nil && lim != nil {
+		if !s.admit(r.Context(), received) {
+			s.bufs.put(buf)
+			s.shed(w, r, rt)
+			return
 		}
+		// Released here unless the exchange finished (a failed decode,
+		// a dispatcher's re-raised panic).
+		defer func() {
+			if lim != nil {
+				lim.release()
+			}
+		}()
 	} else {
 		lim = nil
 	}
@@ -496,13 +430,8 @@ func (s *Server) serveExchange(w http.ResponseWriter, r *http.Request, rt *route
 	}
 	rp := &reply{s: s, rt: rt, op: op, w: w, ver: ver, received: received}
 	ctx := r.Context()
-	switch {
-	case s.slots != nil:
-		// Waits do not hold the exchange's slot.
-		rp.slot.s = s
-		ctx = exchange.WithIdler(ctx, &rp.slot)
-	case lim != nil:
-		// Waits for other messages do not hold the exchange's share.
+	if lim != nil {
+		// Waits give the exchange's share back (limitHolder).
 		rp.limit.l = lim
 		ctx = exchange.WithIdler(ctx, &rp.limit)
 	}
@@ -761,8 +690,7 @@ type reply struct {
 	closed  bool   // the handler returned; w is gone
 	outcome string // the metric outcome
 
-	slot  slotHolder  // the exchange's admission slot (fixed slots)
-	limit limitHolder // its share of the adaptive limit
+	limit limitHolder // the exchange's share of the admission limit
 }
 
 // respond is Exchange.Respond.

@@ -174,7 +174,13 @@ func post(t *testing.T, url, ct, action, body string) response {
 
 func do(t *testing.T, req *http.Request) response {
 	t.Helper()
-	resp, err := http.DefaultClient.Do(req)
+	return doWith(t, http.DefaultClient, req)
+}
+
+// doWith sends req with c and reads the response.
+func doWith(t *testing.T, c *http.Client, req *http.Request) response {
+	t.Helper()
+	resp, err := c.Do(req)
 	if err != nil {
 		t.Fatal(err)
 	}
