@@ -146,6 +146,7 @@ func compileProcess(doc *bpel.Document, w *wsdlSet, dp *deployProcess, errs *Err
 			p.Endpoints = appendUnique(p.Endpoints, pl.provided)
 		}
 	}
+	p.slots = newSlots(p.vars)
 	return p
 }
 

@@ -34,6 +34,9 @@ type Process struct {
 	Deployed time.Time
 
 	vars []*variable // by slot - 1
+	// slots is the variable tree of a new instance (newSlots), which
+	// newInstance copies; nil for a Process the compiler did not build.
+	slots *etree.Element
 	// maxSteps is deploy.xml's orchd:maxSteps (0: the engine's budget).
 	maxSteps int
 	// extensions are the registered extension namespaces the process
@@ -134,6 +137,16 @@ func (v *variable) partIndex(part string) int {
 		}
 	}
 	return -1
+}
+
+// newSlots builds the variable tree of a new instance: a root element
+// holding every variable's empty slot, in slot order.
+func newSlots(vars []*variable) *etree.Element {
+	root := etree.NewElement("")
+	for _, v := range vars {
+		root.AddChild(v.newSlot())
+	}
+	return root
 }
 
 // newSlot builds the empty slot element of the variable for a new instance.
