@@ -15,22 +15,26 @@ import (
 // on the instance tree. The compiler builds one when the whole expression
 // fits this subset and falls back to antchfx/xpath otherwise, so
 // semantics are XPath 1.0's either way.
+//
+// Inside a step's predicate, ctx is the node the predicate tests and
+// relative paths start from it; elsewhere ctx is nil (an expression has no
+// context node in BPEL) and the parser admits no relative path.
 type fastExpr interface {
-	value(root *etree.Element) any // float64, string, bool or []node
+	value(root, ctx *etree.Element) any // float64, string, bool or []node
 }
 
 type numLit float64
 type strLit string
 
-func (n numLit) value(*etree.Element) any { return float64(n) }
-func (s strLit) value(*etree.Element) any { return string(s) }
+func (n numLit) value(_, _ *etree.Element) any { return float64(n) }
+func (s strLit) value(_, _ *etree.Element) any { return string(s) }
 
 // varValue is a simple-typed variable used as a value.
 type varValue struct {
 	v *variable
 }
 
-func (x varValue) value(root *etree.Element) any {
+func (x varValue) value(root, _ *etree.Element) any {
 	s := stringValue(root.Child[x.v.slot-1].(*etree.Element))
 	switch x.v.simple {
 	case "number":
@@ -41,29 +45,31 @@ func (x varValue) value(root *etree.Element) any {
 	return s
 }
 
+// pathValue is a path from a variable ($var/...) or, inside a predicate,
+// relative to the predicate's context node.
 type pathValue struct{ p *simplePath }
 
-func (x pathValue) value(root *etree.Element) any { return x.p.value(root, root) }
+func (x pathValue) value(root, ctx *etree.Element) any { return x.p.value(root, ctx) }
 
 type negExpr struct{ x fastExpr }
 
-func (x negExpr) value(root *etree.Element) any { return -toNumber(x.x.value(root)) }
+func (x negExpr) value(root, ctx *etree.Element) any { return -toNumber(x.x.value(root, ctx)) }
 
 type binExpr struct {
 	op   string
 	l, r fastExpr
 }
 
-func (b binExpr) value(root *etree.Element) any {
+func (b binExpr) value(root, ctx *etree.Element) any {
 	switch b.op {
 	case "or":
-		return xpathBool(b.l.value(root)) || xpathBool(b.r.value(root))
+		return xpathBool(b.l.value(root, ctx)) || xpathBool(b.r.value(root, ctx))
 	case "and":
-		return xpathBool(b.l.value(root)) && xpathBool(b.r.value(root))
+		return xpathBool(b.l.value(root, ctx)) && xpathBool(b.r.value(root, ctx))
 	case "=", "!=", "<", "<=", ">", ">=":
-		return compare(b.op, b.l.value(root), b.r.value(root))
+		return compare(b.op, b.l.value(root, ctx), b.r.value(root, ctx))
 	}
-	l, r := toNumber(b.l.value(root)), toNumber(b.r.value(root))
+	l, r := toNumber(b.l.value(root, ctx)), toNumber(b.r.value(root, ctx))
 	switch b.op {
 	case "+":
 		return l + r
@@ -84,8 +90,8 @@ type callExpr struct {
 	args []fastExpr
 }
 
-func (c callExpr) value(root *etree.Element) any {
-	arg := func(i int) any { return c.args[i].value(root) }
+func (c callExpr) value(root, ctx *etree.Element) any {
+	arg := func(i int) any { return c.args[i].value(root, ctx) }
 	switch c.name {
 	case "count":
 		var buf [1]node
@@ -332,6 +338,9 @@ type fastParser struct {
 	r   resolver
 	ns  map[string]string
 	bad bool
+	// inPred is set while parsing a step's predicate, where relative
+	// paths start at the predicate's context node.
+	inPred bool
 }
 
 func compileFast(src string, r resolver, ns map[string]string) fastExpr {
@@ -342,6 +351,41 @@ func compileFast(src string, r resolver, ns map[string]string) fastExpr {
 		return nil
 	}
 	return x
+}
+
+// compileFastPred compiles the predicate of a path step ([...] without the
+// brackets), or returns nil. It takes only predicates whose value is not a
+// number: XPath 1.0 reads a number as a position (item[2]), anything else
+// as a boolean, and the fast path tests each node with its boolean value.
+func compileFastPred(src string, r resolver, ns map[string]string) fastExpr {
+	p := &fastParser{s: src, r: r, ns: ns, inPred: true}
+	x := p.or()
+	p.space()
+	if p.bad || p.i != len(p.s) || isNumeric(x) {
+		return nil
+	}
+	return x
+}
+
+// isNumeric reports whether x always evaluates to a number.
+func isNumeric(x fastExpr) bool {
+	switch t := x.(type) {
+	case numLit, negExpr:
+		return true
+	case varValue:
+		return t.v.simple == "number"
+	case binExpr:
+		switch t.op {
+		case "+", "-", "*", "div", "mod":
+			return true
+		}
+	case callExpr:
+		switch t.name {
+		case "count", "sum", "number", "floor", "ceiling", "round", "string-length":
+			return true
+		}
+	}
+	return false
 }
 
 func (p *fastParser) space() {
@@ -502,6 +546,8 @@ func (p *fastParser) primary() fastExpr {
 		return numLit(f)
 	case c == '$':
 		return p.varOrPath()
+	case p.inPred && p.relativePathAhead():
+		return p.relativePath()
 	}
 	// A function call: name '(' args ')'.
 	j := p.i
@@ -543,32 +589,102 @@ func (p *fastParser) primary() fastExpr {
 
 func isPath(x fastExpr) bool { _, ok := x.(pathValue); return ok }
 
+// relativePathAhead reports whether a relative location path starts at
+// p.i: a name test (QName or *) or an attribute (@), and not a function
+// call (a name followed by '(').
+func (p *fastParser) relativePathAhead() bool {
+	c := p.s[p.i]
+	if c == '@' || c == '*' {
+		return true
+	}
+	if !isNameChar(c) || c == '-' || c == '.' || c >= '0' && c <= '9' {
+		return false
+	}
+	j := p.i
+	for j < len(p.s) && (isNameChar(p.s[j]) || p.s[j] == ':' && j+1 < len(p.s) && p.s[j+1] != ':') {
+		j++
+	}
+	for j < len(p.s) && (p.s[j] == ' ' || p.s[j] == '\t' || p.s[j] == '\n' || p.s[j] == '\r') {
+		j++
+	}
+	return j == len(p.s) || p.s[j] != '('
+}
+
+// relativePath reads a relative simple path inside a predicate.
+func (p *fastParser) relativePath() fastExpr {
+	j, ok := scanSteps(p.s, p.i)
+	if !ok {
+		return p.fail()
+	}
+	sp := compilePath(p.s[p.i:j], p.r, p.ns, true, true)
+	if sp == nil {
+		return p.fail()
+	}
+	p.i = j
+	return pathValue{sp}
+}
+
+// scanSteps returns the end of the location steps starting at s[i]: name
+// characters, ':', '*', '@', '()' and bracketed predicates (nested, with
+// string literals), separated by '/'. The simple-path compiler decides
+// whether they fit.
+func scanSteps(s string, i int) (int, bool) {
+	j := i
+	for j < len(s) {
+		c := s[j]
+		switch {
+		case isNameChar(c) || c == ':' || c == '*' || c == '@' || c == '/' || c == '(' || c == ')' && j > 0 && s[j-1] == '(':
+			j++
+		case c == '[':
+			k, ok := matchBracket(s, j)
+			if !ok {
+				return 0, false
+			}
+			j = k + 1
+		default:
+			return j, true
+		}
+	}
+	return j, true
+}
+
+// matchBracket returns the index of the ']' closing the '[' at s[i],
+// skipping nested brackets and string literals.
+func matchBracket(s string, i int) (int, bool) {
+	depth := 0
+	for j := i; j < len(s); j++ {
+		switch c := s[j]; c {
+		case '\'', '"':
+			k := strings.IndexByte(s[j+1:], c)
+			if k < 0 {
+				return 0, false
+			}
+			j += k + 1
+		case '[':
+			depth++
+		case ']':
+			depth--
+			if depth == 0 {
+				return j, true
+			}
+		}
+	}
+	return 0, false
+}
+
 // varOrPath reads $var[.part] and the simple path that may follow.
 func (p *fastParser) varOrPath() fastExpr {
 	j := p.i + 1
 	for j < len(p.s) && isNameChar(p.s[j]) {
 		j++
 	}
-	// Then steps: '/' followed by name chars, ':', '*', '@', '()', and
-	// bracketed predicates; the simple-path compiler decides if it fits.
-	for j < len(p.s) && p.s[j] == '/' {
-		j++
-		for j < len(p.s) {
-			c := p.s[j]
-			if isNameChar(c) || c == ':' || c == '*' || c == '@' || c == '(' || c == ')' && j > 0 && p.s[j-1] == '(' {
-				j++
-				continue
-			}
-			if c == '[' {
-				k := strings.IndexByte(p.s[j:], ']')
-				if k < 0 {
-					return p.fail()
-				}
-				j += k + 1
-				continue
-			}
-			break
+	// Then steps; a path goes on only with a '/'.
+	if j < len(p.s) && p.s[j] == '/' {
+		k, ok := scanSteps(p.s, j)
+		if !ok {
+			return p.fail()
 		}
+		j = k
 	}
 	text := p.s[p.i:j]
 	name := text[1:]
@@ -583,7 +699,7 @@ func (p *fastParser) varOrPath() fastExpr {
 	if text == "$"+name && v.simple != "" {
 		return varValue{v}
 	}
-	sp := compileSimplePath(text, p.r, p.ns, false)
+	sp := compilePath(text, p.r, p.ns, false, true)
 	if sp == nil {
 		return p.fail()
 	}

@@ -77,7 +77,7 @@ func TestFastExprMatchesXPath(t *testing.T) {
 			t.Fatalf("%s: %v", src, err)
 		}
 		want := x.eval(&in.docs, in.root)
-		got := fast.value(in.root)
+		got := fast.value(in.root, nil)
 		if !sameValue(got, want) {
 			t.Errorf("%s: fast %#v, xpath %#v", src, got, want)
 		}
@@ -91,12 +91,12 @@ func TestFastExprMatchesXPath(t *testing.T) {
 		// A boolean compared with a string: both as booleans.
 		"'' = false()": true,
 	} {
-		if got := compileFast(src, r, ns).value(in.root); got != want {
+		if got := compileFast(src, r, ns).value(in.root, nil); got != want {
 			t.Errorf("%s = %v, want %v", src, got, want)
 		}
 	}
 	// Outside the subset: left to antchfx.
-	for _, src := range []string{"$poIn.payload/po:items/po:item[po:qty > 1]", "last()", "translate('a','a','b')", "$poIn.payload//po:sku"} {
+	for _, src := range []string{"last()", "translate('a','a','b')", "$poIn.payload//po:sku"} {
 		if compileFast(src, r, ns) != nil {
 			t.Errorf("%s: the fast evaluator claimed it", src)
 		}

@@ -9,10 +9,12 @@ import (
 )
 
 // simplePath is a compiled location path of the form most assignments
-// use: [$var[.part]] followed by child steps with optional positional
-// predicates ([3] or [$i]), optionally ending in @attr or text(). The
-// runtime walks it directly over the etree, without the general XPath
-// engine; anything else goes to antchfx/xpath.
+// use: [$var[.part]] followed by child steps with an optional predicate,
+// optionally ending in @attr or text(). A predicate is positional ([3] or
+// [$i]) or, in XPath 1.0, a fastExpr that is not a number
+// ([po:qty > 0], [not(po:sku)]). The runtime walks it directly over the
+// etree, without the general XPath engine; anything else goes to
+// antchfx/xpath.
 type simplePath struct {
 	v     *variable // nil for a relative query
 	part  int
@@ -25,11 +27,21 @@ type pathStep struct {
 	text         bool   // text()
 	index        int    // 1-based positional predicate, 0 for none
 	indexVar     *variable
+	// filter is a boolean predicate, tested with each candidate element
+	// as its context node.
+	filter fastExpr
 }
 
-// compileSimplePath recognizes src as a simple path. ns resolves prefixes;
-// relative is true for a <query> (no leading variable).
+// compileSimplePath recognizes src as a simple path with positional
+// predicates only, which XPath 1.0 and 2.0 read alike. ns resolves
+// prefixes; relative is true for a <query> (no leading variable).
 func compileSimplePath(src string, r resolver, ns map[string]string, relative bool) *simplePath {
+	return compilePath(src, r, ns, relative, false)
+}
+
+// compilePath is compileSimplePath that, with filters, also takes XPath 1.0
+// boolean predicates (compileFastPred).
+func compilePath(src string, r resolver, ns map[string]string, relative, filters bool) *simplePath {
 	s := strings.TrimSpace(src)
 	sp := &simplePath{part: -1}
 	if !relative {
@@ -70,8 +82,12 @@ func compileSimplePath(src string, r resolver, ns map[string]string, relative bo
 		}
 		s = s[1:]
 	}
-	for _, raw := range strings.Split(s, "/") {
-		st, ok := parseStep(raw, r, ns)
+	steps, err := splitSteps(s)
+	if err != nil {
+		return nil
+	}
+	for _, raw := range steps {
+		st, ok := parseStep(raw, r, ns, filters)
 		if !ok {
 			return nil
 		}
@@ -85,7 +101,7 @@ func compileSimplePath(src string, r resolver, ns map[string]string, relative bo
 	return sp
 }
 
-func parseStep(raw string, r resolver, ns map[string]string) (pathStep, bool) {
+func parseStep(raw string, r resolver, ns map[string]string, filters bool) (pathStep, bool) {
 	var st pathStep
 	raw = strings.TrimSpace(raw)
 	if raw == "text()" {
@@ -93,29 +109,35 @@ func parseStep(raw string, r resolver, ns map[string]string) (pathStep, bool) {
 		return st, true
 	}
 	if i := strings.IndexByte(raw, '['); i >= 0 {
-		if !strings.HasSuffix(raw, "]") {
+		j, ok := matchBracket(raw, i)
+		if !ok || j != len(raw)-1 {
 			return st, false
 		}
-		pred := strings.TrimSpace(raw[i+1 : len(raw)-1])
+		pred := strings.TrimSpace(raw[i+1 : j])
 		raw = strings.TrimSpace(raw[:i])
+		var v *variable
 		if strings.HasPrefix(pred, "$") {
-			v := r.lookupVar(pred[1:])
-			if v == nil || v.simple != "number" {
-				return st, false
-			}
+			v = r.lookupVar(pred[1:])
+		}
+		n, err := strconv.Atoi(pred)
+		switch {
+		case v != nil && v.simple == "number":
 			st.indexVar = v
-		} else {
-			n, err := strconv.Atoi(pred)
-			if err != nil || n < 1 {
+		case err == nil && n >= 1:
+			st.index = n
+		case filters:
+			st.filter = compileFastPred(pred, r, ns)
+			if st.filter == nil {
 				return st, false
 			}
-			st.index = n
+		default:
+			return st, false
 		}
 	}
 	if strings.HasPrefix(raw, "@") {
 		st.attr = true
 		raw = raw[1:]
-		if st.index != 0 || st.indexVar != nil {
+		if st.index != 0 || st.indexVar != nil || st.filter != nil {
 			return st, false
 		}
 	}
@@ -224,7 +246,7 @@ func (p *simplePath) one(root, ctx *etree.Element) (n node, found, many bool) {
 		k := 0
 		for _, c := range cur.Child {
 			e, ok := c.(*etree.Element)
-			if !ok || (st.local != "*" && (e.Tag != st.local || ns.of(cur, e) != st.space)) {
+			if !ok || (st.local != "*" && (e.Tag != st.local || ns.of(cur, e) != st.space)) || !st.accepts(root, e) {
 				continue
 			}
 			k++
@@ -316,7 +338,7 @@ func (p *simplePath) evalAll(root, ctx *etree.Element) []node {
 			n := 0
 			for _, c := range e.Child {
 				ce, ok := c.(*etree.Element)
-				if !ok || (st.local != "*" && (ce.Tag != st.local || ns.of(e, ce) != st.space)) {
+				if !ok || (st.local != "*" && (ce.Tag != st.local || ns.of(e, ce) != st.space)) || !st.accepts(root, ce) {
 					continue
 				}
 				n++
@@ -336,6 +358,11 @@ func (p *simplePath) evalAll(root, ctx *etree.Element) []node {
 		out[i] = node{tok: e, attr: -1}
 	}
 	return out
+}
+
+// accepts reports whether e passes the step's filter predicate (if any).
+func (st *pathStep) accepts(root, e *etree.Element) bool {
+	return st.filter == nil || xpathBool(st.filter.value(root, e))
 }
 
 // position is the step's positional predicate (0 for none), read from
