@@ -2,6 +2,7 @@ package process
 
 import (
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -210,6 +211,18 @@ func (p *simplePath) value(root, ctx *etree.Element) any {
 	return []node{n}
 }
 
+// count is the number of nodes the path selects, without collecting them.
+func (p *simplePath) count(root, ctx *etree.Element) int {
+	_, found, many := p.one(root, ctx)
+	switch {
+	case many:
+		return p.walkAll(root, ctx, nil)
+	case found:
+		return 1
+	}
+	return 0
+}
+
 // one walks the path: found reports the node it selects; many that a step
 // matched several elements (evalAll then has them all).
 func (p *simplePath) one(root, ctx *etree.Element) (n node, found, many bool) {
@@ -308,9 +321,16 @@ func declaresNS(e *etree.Element) bool {
 }
 
 // evalAll is the path for a step that matches several elements: it
-// collects every match (count() and sum() arguments, and node-set
-// comparisons).
+// collects every match (sum() arguments and node-set comparisons).
 func (p *simplePath) evalAll(root, ctx *etree.Element) []node {
+	var out []node
+	p.walkAll(root, ctx, &out)
+	return out
+}
+
+// walkAll walks the path keeping every match, appends the nodes it selects
+// to out (when not nil) and returns how many there are.
+func (p *simplePath) walkAll(root, ctx *etree.Element, out *[]node) int {
 	cur := make([]*etree.Element, 0, 4)
 	if p.v != nil {
 		if b := baseNode(root, p.v, p.part); b != nil {
@@ -323,16 +343,22 @@ func (p *simplePath) evalAll(root, ctx *etree.Element) []node {
 	var ns nsCache
 	for _, st := range p.steps {
 		if st.attr || st.text {
-			var out []node
+			last := simplePath{steps: []pathStep{st}}
+			k := 0
 			for _, e := range cur {
-				out = append(out, (&simplePath{steps: []pathStep{st}}).eval(root, e)...)
+				if n, found, _ := last.one(root, e); found {
+					k++
+					if out != nil {
+						*out = append(*out, n)
+					}
+				}
 			}
-			return out
+			return k
 		}
 		next = next[:0]
 		want, ok := st.position(root)
 		if !ok {
-			return nil
+			return 0
 		}
 		for _, e := range cur {
 			n := 0
@@ -353,11 +379,13 @@ func (p *simplePath) evalAll(root, ctx *etree.Element) []node {
 		ns.descend(st)
 		cur, next = next, cur
 	}
-	out := make([]node, len(cur))
-	for i, e := range cur {
-		out[i] = node{tok: e, attr: -1}
+	if out != nil {
+		*out = slices.Grow(*out, len(cur))
+		for _, e := range cur {
+			*out = append(*out, node{tok: e, attr: -1})
+		}
 	}
-	return out
+	return len(cur)
 }
 
 // accepts reports whether e passes the step's filter predicate (if any).

@@ -154,3 +154,53 @@ func poWithItems(t testing.TB, p *Process, items string) *exchange.Message {
 	m.Parts["payload"] = doc.Root()
 	return m
 }
+
+// FuzzFastExpr compiles the input with the fast XPath parser, as an
+// expression and as a step predicate: that must not panic, and an
+// expression it takes must evaluate without panicking, with number() and
+// string() of its value equal to what its number and str methods compute
+// without boxing.
+func FuzzFastExpr(f *testing.F) {
+	for _, s := range []string{
+		"boolean($poIn.payload/po:items/po:item[not(number(po:qty) > 0) or not(number(po:unitPrice) >= 0)])",
+		"$total + $poIn.payload/po:items/po:item[$i]/po:qty * $poIn.payload/po:items/po:item[$i]/po:unitPrice",
+		"concat(floor(round($total * 100) div 100), '.', substring(string(round($total * 100) mod 100 + 100), 2))",
+		"count($poIn.payload/po:items/po:item[po:sku = 'a]/b'])", "$poIn.payload/po:items[po:item[po:qty > 5]]/po:item[2]/po:sku",
+		"po:qty > 0 and @kind", "not(po:sku)", "$i <= count($poIn.payload/po:items/po:item)", "-$i", "$totalText",
+		"substring('héllo', 0 div 0)", "$poIn.payload/po:items/po:item[po:qty[po:x[po:y = ']']]]",
+	} {
+		f.Add(s)
+	}
+	e, p, _ := loadPO(f)
+	r := varResolver{p}
+	ns := map[string]string{"po": "urn:example:po"}
+	in := newInstance(e, p, context.Background())
+	if err := in.start(); err != nil {
+		f.Fatal(err)
+	}
+	in.storeMessage(r.lookupVar("poIn"), poInMessage(f, p))
+	in.slot(r.lookupVar("i")).SetText("2")
+	in.slot(r.lookupVar("total")).SetText("39.98")
+	in.slot(r.lookupVar("totalText")).SetText("12.50")
+	item := baseNode(in.root, r.lookupVar("poIn"), 0).SelectElement("items").SelectElements("item")[1]
+	f.Fuzz(func(t *testing.T, src string) {
+		for _, x := range []struct {
+			fx  fastExpr
+			ctx *etree.Element
+		}{
+			{compileFast(src, r, ns), nil},
+			{compileFastPred(src, r, ns), item},
+		} {
+			if x.fx == nil {
+				continue
+			}
+			v := x.fx.value(in.root, x.ctx)
+			if n, want := x.fx.number(in.root, x.ctx), toNumber(v); n != want && !(math.IsNaN(n) && math.IsNaN(want)) {
+				t.Errorf("%s: number %v, number(value) %v", src, n, want)
+			}
+			if s, want := x.fx.str(in.root, x.ctx), xpathString(v); s != want {
+				t.Errorf("%s: str %q, string(value) %q", src, s, want)
+			}
+		}
+	})
+}
