@@ -255,10 +255,7 @@ func (c *copyOp) replace(in *instance, src source, dst target) error {
 		// the source element under its declared name (or keeps the
 		// source's name), or an element of that name holding the text.
 		if se == nil {
-			e := newQualified(dst.parent, dst.declared)
-			if s := src.string(); s != "" {
-				e.SetText(s)
-			}
+			setText(newQualified(dst.parent, dst.declared), src.string())
 			return nil
 		}
 		cp := copyTree(se)
@@ -271,7 +268,7 @@ func (c *copyOp) replace(in *instance, src source, dst target) error {
 	}
 	switch t := dst.tok.(type) {
 	case *etree.CharData:
-		t.Data = src.string()
+		t.SetData(src.string())
 		return nil
 	case *etree.Element:
 		if dst.attr >= 0 {
@@ -279,10 +276,7 @@ func (c *copyOp) replace(in *instance, src source, dst target) error {
 			return nil
 		}
 		if se == nil {
-			clearChildren(t)
-			if s := src.string(); s != "" {
-				t.SetText(s)
-			}
+			setText(t, src.string())
 			return nil
 		}
 		if se == t {

@@ -46,6 +46,14 @@ func copyChildrenOf(box, src *etree.Element, each func(cp, orig *etree.Element))
 	if n == 0 {
 		return
 	}
+	if n == 1 && s.elems == 0 && s.texts == 1 && len(box.Child) == 0 {
+		for _, ch := range src.Child {
+			if t, ok := ch.(*etree.CharData); ok {
+				setText(box, t.Data)
+			}
+		}
+		return
+	}
 	if free := cap(box.Child) - len(box.Child); free < n {
 		grown := make([]etree.Token, len(box.Child), len(box.Child)+n)
 		copy(grown, box.Child)
@@ -159,7 +167,13 @@ func (a *treeAlloc) text(c *etree.CharData) *etree.CharData {
 // leafCopy is an element with at most one text child, in one allocation:
 // most of what an assignment copies is such a leaf (<sku>SKU-A100</sku>).
 type leafCopy struct {
-	el   etree.Element
+	el etree.Element
+	textChild
+}
+
+// textChild is a text node and a one-token child list to hold it, in one
+// allocation.
+type textChild struct {
 	text etree.CharData
 	toks [1]etree.Token
 }
@@ -175,4 +189,29 @@ func copyLeaf(e *etree.Element) *etree.Element {
 		l.el.AddChild(&l.text)
 	}
 	return &l.el
+}
+
+// setText makes the text s the whole content of e (no content when s is
+// empty), as clearChildren and SetText would. A lone plain text child is
+// reused, and an element with no room for a child gets the text node and
+// its child list in one allocation.
+func setText(e *etree.Element, s string) {
+	if len(e.Child) == 1 && s != "" {
+		if cd, ok := e.Child[0].(*etree.CharData); ok && !cd.IsCData() {
+			cd.SetData(s)
+			return
+		}
+	}
+	clearChildren(e)
+	if s == "" {
+		return
+	}
+	if cap(e.Child) > 0 {
+		e.AddChild(etree.NewText(s))
+		return
+	}
+	t := &textChild{}
+	t.text.SetData(s)
+	e.Child = t.toks[:0:1]
+	e.AddChild(&t.text)
 }

@@ -1,6 +1,7 @@
 package process
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/beevik/etree"
@@ -123,6 +124,43 @@ func TestCopyChildrenOfGrowsBox(t *testing.T) {
 	for i, ch := range box.Child {
 		if ch.Parent() != box || ch.Index() != i {
 			t.Fatalf("child %d: parent/index wrong", i)
+		}
+	}
+}
+
+func TestSetText(t *testing.T) {
+	tests := []struct{ xml, text, want string }{
+		{`<a/>`, "x", `<a>x</a>`},
+		{`<a/>`, "", `<a/>`},
+		{`<a>old</a>`, "new", `<a>new</a>`},
+		{`<a>old</a>`, "", `<a/>`},
+		{`<a>old</a>`, " \n", "<a> \n</a>"},
+		{`<a><![CDATA[old]]></a>`, "x<y", `<a>x&lt;y</a>`},
+		{`<a><b/>tail</a>`, "x", `<a>x</a>`},
+		{`<a><!--c--></a>`, "x", `<a>x</a>`},
+		{`<a x="1"><b>1</b><b>2</b></a>`, "x", `<a x="1">x</a>`},
+	}
+	for _, tc := range tests {
+		doc := etree.NewDocument()
+		if err := doc.ReadFromString(tc.xml); err != nil {
+			t.Fatal(err)
+		}
+		e := doc.Root()
+		setText(e, tc.text)
+		if got := serialize(t, e); got != tc.want {
+			t.Errorf("setText(%s, %q) = %s, want %s", tc.xml, tc.text, got, tc.want)
+		}
+		if tc.text == "" {
+			continue
+		}
+		cd, ok := e.Child[0].(*etree.CharData)
+		if len(e.Child) != 1 || !ok || cd.Parent() != e || cd.Index() != 0 || cd.IsCData() || cd.IsWhitespace() != (strings.TrimSpace(tc.text) == "") {
+			t.Errorf("setText(%s, %q): children %#v", tc.xml, tc.text, e.Child)
+		}
+		// The element still grows like any other.
+		e.CreateElement("more")
+		if got, want := serialize(t, e), strings.TrimSuffix(tc.want, "</a>")+"<more/></a>"; got != want {
+			t.Errorf("setText(%s, %q) then a child = %s, want %s", tc.xml, tc.text, got, want)
 		}
 	}
 }
