@@ -234,7 +234,8 @@ func (p *simplePath) one(root, ctx *etree.Element) (n node, found, many bool) {
 		}
 	}
 	var ns nsCache
-	for _, st := range p.steps {
+	for i := range p.steps {
+		st := &p.steps[i]
 		switch {
 		case st.text:
 			for _, c := range cur.Child {
@@ -305,7 +306,7 @@ func (c *nsCache) of(parent, e *etree.Element) string {
 
 // descend records what step st establishes of the namespace of the
 // elements it matched.
-func (c *nsCache) descend(st pathStep) {
+func (c *nsCache) descend(st *pathStep) {
 	c.known = st.local != "*"
 	c.uri = st.space
 }
@@ -341,9 +342,10 @@ func (p *simplePath) walkAll(root, ctx *etree.Element, out *[]node) int {
 	}
 	next := make([]*etree.Element, 0, 4)
 	var ns nsCache
-	for _, st := range p.steps {
+	for i := range p.steps {
+		st := &p.steps[i]
 		if st.attr || st.text {
-			last := simplePath{steps: []pathStep{st}}
+			last := simplePath{steps: []pathStep{*st}}
 			k := 0
 			for _, e := range cur {
 				if n, found, _ := last.one(root, e); found {

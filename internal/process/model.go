@@ -140,11 +140,24 @@ func (v *variable) partIndex(part string) int {
 }
 
 // newSlots builds the variable tree of a new instance: a root element
-// holding every variable's empty slot, in slot order.
+// holding every variable's empty slot, in slot order. The slot of an
+// element variable and the wrapper of an element part have room for the
+// one element they will hold (copyTree keeps it).
 func newSlots(vars []*variable) *etree.Element {
 	root := etree.NewElement("")
 	for _, v := range vars {
-		root.AddChild(v.newSlot())
+		s := v.newSlot()
+		switch {
+		case v.msg != nil:
+			for i, p := range v.msg.Parts {
+				if !p.Element.IsZero() {
+					s.Child[i].(*etree.Element).Child = make([]etree.Token, 0, 1)
+				}
+			}
+		case !v.elem.IsZero():
+			s.Child = make([]etree.Token, 0, 1)
+		}
+		root.AddChild(s)
 	}
 	return root
 }

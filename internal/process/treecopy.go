@@ -9,10 +9,10 @@ import "github.com/beevik/etree"
 // (the purchase order copies a dozen), and etree's per-node allocations
 // were the largest share of the runtime's garbage.
 //
-// The copy is an ordinary etree tree: every child list and attribute list
-// has its capacity capped at its length, so appending to one (AddChild,
-// CreateAttr) moves it to a fresh array instead of writing over a
-// neighbour's. Its nodes share their slices' lifetime: while any node of
+// The copy is an ordinary etree tree: every child list has the capacity
+// of the original's and every attribute list its length, and no more, so
+// appending beyond that (AddChild, CreateAttr) moves the list to a fresh
+// array instead of writing over a neighbour's. Its nodes share their slices' lifetime: while any node of
 // the copy is reachable, the memory of the whole copy is retained.
 // Attributes keep etree's Copy behaviour (their Element() is the
 // original's element); text nodes keep their CDATA and whitespace flags.
@@ -82,7 +82,7 @@ type treeSizes struct {
 func (s *treeSizes) add(e *etree.Element) {
 	s.elems++
 	s.attrs += len(e.Attr)
-	s.toks += len(e.Child)
+	s.toks += cap(e.Child)
 	for _, ch := range e.Child {
 		switch t := ch.(type) {
 		case *etree.Element:
@@ -133,7 +133,7 @@ func (a *treeAlloc) dup(e *etree.Element) *etree.Element {
 		a.attrs = a.attrs[n:]
 		copy(ne.Attr, e.Attr)
 	}
-	if n := len(e.Child); n > 0 {
+	if n := cap(e.Child); n > 0 {
 		ne.Child = a.toks[:0:n]
 		a.toks = a.toks[n:]
 	}
