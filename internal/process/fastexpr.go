@@ -297,6 +297,20 @@ func xpathNumber(s string) float64 {
 	if s == "" {
 		return math.NaN()
 	}
+	if len(s) <= 15 {
+		// A plain integer (a counter, a quantity), exact in a float64.
+		n := 0
+		for i := 0; i < len(s); i++ {
+			if s[i] < '0' || s[i] > '9' {
+				n = -1
+				break
+			}
+			n = n*10 + int(s[i]-'0')
+		}
+		if n >= 0 {
+			return float64(n)
+		}
+	}
 	digits, dot := 0, false
 	for i := 0; i < len(s); i++ {
 		c := s[i]

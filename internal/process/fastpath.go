@@ -287,21 +287,27 @@ func (p *simplePath) one(root, ctx *etree.Element) (n node, found, many bool) {
 
 // nsCache spares a path walk most of etree's namespace lookups, each of
 // which climbs to the document's top: an element that declares no
-// namespace and has its parent's prefix has its parent's namespace, and
-// the parents' namespace is known once a step with a name test has
-// matched them.
+// namespace and has its parent's prefix has its parent's namespace. The
+// parents' namespace is known once a step with a name test has matched
+// them; before that (the walk's first step, or after a '*' step) it is
+// looked up once per parent.
 type nsCache struct {
 	known bool
-	uri   string // the namespace of the elements the walk is at
+	uri   string // the namespace of the elements the walk is at (or of at)
+	// at, while not known, is the parent whose namespace uri holds.
+	at *etree.Element
 }
 
 // of returns the namespace of e, a child of parent (an element the walk
 // is at).
 func (c *nsCache) of(parent, e *etree.Element) string {
-	if c.known && e.Space == parent.Space && !declaresNS(e) {
-		return c.uri
+	if e.Space != parent.Space || declaresNS(e) {
+		return e.NamespaceURI()
 	}
-	return e.NamespaceURI()
+	if !c.known && c.at != parent {
+		c.at, c.uri = parent, parent.NamespaceURI()
+	}
+	return c.uri
 }
 
 // descend records what step st establishes of the namespace of the
@@ -309,6 +315,7 @@ func (c *nsCache) of(parent, e *etree.Element) string {
 func (c *nsCache) descend(st *pathStep) {
 	c.known = st.local != "*"
 	c.uri = st.space
+	c.at = nil
 }
 
 // declaresNS reports whether e carries a namespace declaration.
