@@ -204,3 +204,16 @@ func FuzzFastExpr(f *testing.F) {
 		}
 	})
 }
+
+func TestXPathNumber(t *testing.T) {
+	nan := math.NaN()
+	for s, want := range map[string]float64{
+		"0": 0, "007": 7, " 42\n": 42, "123456789012345": 123456789012345, "1234567890123456": 1234567890123456,
+		"99999999999999999999": 1e20, "-5": -5, "5.": 5, ".5": 0.5, "-0.25": -0.25,
+		"": nan, " ": nan, "4 2": nan, "+5": nan, "1e3": nan, "Infinity": nan, "-": nan, ".": nan, "1.2.3": nan, "0x10": nan, "５": nan,
+	} {
+		if got := xpathNumber(s); got != want && !(math.IsNaN(got) && math.IsNaN(want)) {
+			t.Errorf("xpathNumber(%q) = %v, want %v", s, got, want)
+		}
+	}
+}
