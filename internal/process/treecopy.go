@@ -9,10 +9,11 @@ import "github.com/beevik/etree"
 // (the purchase order copies a dozen), and etree's per-node allocations
 // were the largest share of the runtime's garbage.
 //
-// The copy is an ordinary etree tree: every child list has the capacity
-// of the original's and every attribute list its length, and no more, so
-// appending beyond that (AddChild, CreateAttr) moves the list to a fresh
-// array instead of writing over a neighbour's. Its nodes share their slices' lifetime: while any node of
+// The copy is an ordinary etree tree: every child list and attribute list
+// has its capacity capped at its length (an empty child list with room in
+// the original gets room for one child, see room), so appending beyond
+// that (AddChild, CreateAttr) moves the list to a fresh array instead of
+// writing over a neighbour's. Its nodes share their slices' lifetime: while any node of
 // the copy is reachable, the memory of the whole copy is retained.
 // Attributes keep etree's Copy behaviour (their Element() is the
 // original's element); text nodes keep their CDATA and whitespace flags.
@@ -74,6 +75,18 @@ func copyChildrenOf(box, src *etree.Element, each func(cp, orig *etree.Element))
 	}
 }
 
+// room is the capacity of the copy of e's child list: its length, or one
+// for an empty list that has room (an element prepared for the one child
+// it will get, such as a new instance's part wrapper; any larger room is
+// not kept, so that copying an element emptied of many children does not
+// copy its capacity).
+func room(e *etree.Element) int {
+	if len(e.Child) == 0 && cap(e.Child) > 0 {
+		return 1
+	}
+	return len(e.Child)
+}
+
 // treeSizes counts what a copy needs.
 type treeSizes struct {
 	elems, texts, toks, attrs int
@@ -82,7 +95,7 @@ type treeSizes struct {
 func (s *treeSizes) add(e *etree.Element) {
 	s.elems++
 	s.attrs += len(e.Attr)
-	s.toks += cap(e.Child)
+	s.toks += room(e)
 	for _, ch := range e.Child {
 		switch t := ch.(type) {
 		case *etree.Element:
@@ -133,7 +146,7 @@ func (a *treeAlloc) dup(e *etree.Element) *etree.Element {
 		a.attrs = a.attrs[n:]
 		copy(ne.Attr, e.Attr)
 	}
-	if n := cap(e.Child); n > 0 {
+	if n := room(e); n > 0 {
 		ne.Child = a.toks[:0:n]
 		a.toks = a.toks[n:]
 	}

@@ -164,3 +164,29 @@ func TestSetText(t *testing.T) {
 		}
 	}
 }
+
+// TestCopyTreeRoom checks the capacity copies keep: one slot for an empty
+// element that had room (a part wrapper waiting for its element), never an
+// emptied element's old capacity.
+func TestCopyTreeRoom(t *testing.T) {
+	root := etree.NewElement("root")
+	wrapper := root.CreateElement("wrapper")
+	wrapper.Child = make([]etree.Token, 0, 1)
+	emptied := root.CreateElement("emptied")
+	for range 100 {
+		emptied.CreateElement("x")
+	}
+	clearChildren(emptied)
+	full := root.CreateElement("full")
+	full.CreateText("a")
+	full.CreateElement("b")
+	cp := copyTree(root)
+	for i, want := range []int{1, 1, 2} {
+		if got := cap(cp.Child[i].(*etree.Element).Child); got != want {
+			t.Errorf("%s: child list capacity %d, want %d", cp.Child[i].(*etree.Element).Tag, got, want)
+		}
+	}
+	if got := cap(cp.Child); got != 3 {
+		t.Errorf("root: child list capacity %d, want 3", got)
+	}
+}
