@@ -77,6 +77,32 @@ func TestFastPredicatesMatchXPath(t *testing.T) {
 		in.storeMessage(r.lookupVar("poIn"), poWithItems(t, p, body))
 		in.slot(r.lookupVar("i")).SetText("2")
 		in.slot(r.lookupVar("totalText")).SetText("x")
+		// The same predicates in a <query>, relative to the part.
+		base := baseNode(in.root, r.lookupVar("poIn"), 0)
+		for _, q := range []string{
+			"po:items/po:item[po:qty > 1]/po:sku", "po:items/po:item[not(number(po:qty) > 0)]",
+			"po:items[po:item/po:qty = 10]/po:item[1]", "po:items/*[po:sku = 'A']/po:qty", "po:items/po:item[@kind]",
+		} {
+			sp := compilePath(q, r, ns, true, true)
+			if sp == nil {
+				t.Errorf("query %s: not handled by the fast path", q)
+				continue
+			}
+			rw, err := rewrite(q, r, nil, ns, true)
+			if err != nil {
+				t.Fatalf("%s: %v", q, err)
+			}
+			x, err := newExpr(q, rw, ns)
+			if err != nil {
+				t.Fatalf("%s: %v", q, err)
+			}
+			if got, want := sp.value(in.root, base), x.eval(&in.docs, base); !sameValue(got, want) {
+				t.Errorf("%s: query %s: fast %#v, xpath %#v", name, q, got, want)
+			}
+			if compileSimplePath(q, r, ns, true) != nil {
+				t.Errorf("query %s: compileSimplePath (shared with XPath 2.0) took a filter predicate", q)
+			}
+		}
 		for _, src := range exprs {
 			fast := compileFast(src, r, ns)
 			if fast == nil {
