@@ -113,7 +113,7 @@ func (a *throw) step(in *instance, _ *frame) (activity, bool, error) {
 		if a.v.msg != nil {
 			fv.data = copyMessage(in.message(a.v))
 		} else if e := firstElement(in.slot(a.v)); e != nil {
-			fv.elem = e.Copy()
+			fv.elem = copyTree(e)
 		}
 	}
 	return nil, false, fv
@@ -233,7 +233,7 @@ func copyMessage(m *exchange.Message) *exchange.Message {
 	c := &exchange.Message{Name: m.Name, Parts: make(map[string]*etree.Element, len(m.Parts))}
 	for k, v := range m.Parts {
 		if v != nil {
-			c.Parts[k] = v.Copy()
+			c.Parts[k] = copyTree(v)
 		}
 	}
 	return c

@@ -56,7 +56,7 @@ type toSpec struct {
 
 // source is what a from-spec produced: a node, or a string value.
 type source struct {
-	node  *node
+	node  node // node.tok is nil when the source is a string value
 	text  string
 	isNil bool // nothing selected
 }
@@ -110,7 +110,7 @@ func (c *copyOp) evalFrom(in *instance) (source, error) {
 	switch {
 	case f.literal != nil:
 		if f.litElem != nil {
-			return source{node: &node{tok: f.litElem, attr: -1}}, nil
+			return source{node: node{tok: f.litElem, attr: -1}}, nil
 		}
 		return source{text: f.litText}, nil
 	case f.x != nil:
@@ -132,7 +132,7 @@ func (c *copyOp) evalFrom(in *instance) (source, error) {
 			return source{isNil: true}, nil
 		}
 		if f.query == nil {
-			return source{node: &node{tok: base, attr: -1}}, nil
+			return source{node: node{tok: base, attr: -1}}, nil
 		}
 		v, err := in.eval(f.query, base, c.pos)
 		if err != nil {
@@ -151,7 +151,7 @@ func (c *copyOp) evalFrom(in *instance) (source, error) {
 		if err != nil {
 			return source{}, err
 		}
-		return source{node: &node{tok: ref, attr: -1}}, nil
+		return source{node: node{tok: ref, attr: -1}}, nil
 	}
 	return source{isNil: true}, nil
 }
@@ -161,7 +161,7 @@ func (c *copyOp) oneSource(in *instance, nodes []node) (source, error) {
 	case 0:
 		return source{isNil: true}, nil
 	case 1:
-		return source{node: &nodes[0]}, nil
+		return source{node: nodes[0]}, nil
 	}
 	return source{}, in.faultf(c.pos, "selectionFailure", "<from> selected %d nodes, want one", len(nodes))
 }
@@ -247,7 +247,7 @@ func newQualified(parent *etree.Element, q qname) *etree.Element {
 
 func (c *copyOp) replace(in *instance, src source, dst target) error {
 	var se *etree.Element
-	if src.node != nil && src.node.attr < 0 {
+	if src.node.tok != nil && src.node.attr < 0 {
 		se, _ = src.node.tok.(*etree.Element)
 	}
 	if dst.fresh {
@@ -255,13 +255,10 @@ func (c *copyOp) replace(in *instance, src source, dst target) error {
 		// the source element under its declared name (or keeps the
 		// source's name), or an element of that name holding the text.
 		if se == nil {
-			e := newQualified(dst.parent, dst.declared)
-			if s := src.string(); s != "" {
-				e.SetText(s)
-			}
+			setText(newQualified(dst.parent, dst.declared), src.string())
 			return nil
 		}
-		cp := se.Copy()
+		cp := copyTree(se)
 		fixNamespaces(cp, se, nil)
 		if !c.keepSrcElementName && (cp.NamespaceURI() != dst.declared.Space || cp.Tag != dst.declared.Local) {
 			renameTo(cp, dst.declared)
@@ -271,7 +268,7 @@ func (c *copyOp) replace(in *instance, src source, dst target) error {
 	}
 	switch t := dst.tok.(type) {
 	case *etree.CharData:
-		t.Data = src.string()
+		t.SetData(src.string())
 		return nil
 	case *etree.Element:
 		if dst.attr >= 0 {
@@ -279,10 +276,7 @@ func (c *copyOp) replace(in *instance, src source, dst target) error {
 			return nil
 		}
 		if se == nil {
-			clearChildren(t)
-			if s := src.string(); s != "" {
-				t.SetText(s)
-			}
+			setText(t, src.string())
 			return nil
 		}
 		if se == t {
@@ -293,7 +287,7 @@ func (c *copyOp) replace(in *instance, src source, dst target) error {
 			if p == nil || p == in.root {
 				return in.faultf(c.pos, "mismatchedAssignmentFailure", "keepSrcElementName on a variable that is not element-valued")
 			}
-			cp := se.Copy()
+			cp := copyTree(se)
 			fixNamespaces(cp, se, p)
 			i := t.Index()
 			p.RemoveChildAt(i)
@@ -327,7 +321,7 @@ func renameTo(e *etree.Element, q qname) {
 }
 
 func (s source) string() string {
-	if s.node != nil {
+	if s.node.tok != nil {
 		return s.node.String()
 	}
 	return s.text
@@ -382,16 +376,9 @@ func replaceContent(dst, src *etree.Element) {
 // each copied element declares the namespaces it uses from src's scope
 // that scope (nil: none) does not bind the same way.
 func copyChildren(box, src, scope *etree.Element) {
-	for _, ch := range src.Child {
-		switch t := ch.(type) {
-		case *etree.Element:
-			cp := t.Copy()
-			fixNamespaces(cp, t, scope)
-			box.AddChild(cp)
-		case *etree.CharData:
-			box.CreateText(t.Data)
-		}
-	}
+	copyChildrenOf(box, src, func(cp, orig *etree.Element) {
+		fixNamespaces(cp, orig, scope)
+	})
 }
 
 func isNSDecl(a etree.Attr) bool {

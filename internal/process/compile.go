@@ -146,6 +146,7 @@ func compileProcess(doc *bpel.Document, w *wsdlSet, dp *deployProcess, errs *Err
 			p.Endpoints = appendUnique(p.Endpoints, pl.provided)
 		}
 	}
+	p.slots = newSlots(p.vars)
 	return p
 }
 
@@ -385,7 +386,7 @@ func (c *compiler) expression(e *etree.Element, text string, asValue bool) *expr
 		c.errorf(e, "invalid XPath 1.0 expression %q: %v", text, err)
 		return nil
 	}
-	x.fast = compileSimplePath(text, c, ns, false)
+	x.fast = compilePath(text, c, ns, false, true)
 	if x.fast == nil && asValue {
 		x.fastX = compileFast(text, c, ns)
 	}
@@ -424,7 +425,7 @@ func (c *compiler) query(e *etree.Element) *expr {
 		c.errorf(e, "invalid XPath 1.0 query %q: %v", text, err)
 		return nil
 	}
-	x.fast = compileSimplePath(text, c, ns, true)
+	x.fast = compilePath(text, c, ns, true, true)
 	return x
 }
 
@@ -560,7 +561,7 @@ func (c *compiler) to(e *etree.Element, t *toSpec) bool {
 		c.errorf(e, "invalid XPath in <to> %q: %v", text, err)
 		return false
 	}
-	x.fast = compileSimplePath(rest[1:], c, ns, true)
+	x.fast = compilePath(rest[1:], c, ns, true, true)
 	t.query = x
 	return true
 }

@@ -227,7 +227,7 @@ func (in *instance) endpointRef(s *eprSpec, at bpel.Pos) (*etree.Element, error)
 func (in *instance) assignEPR(pl *partnerLink, src source, at bpel.Pos) error {
 	var addr string
 	var err error
-	if src.node != nil && src.node.attr < 0 {
+	if src.node.tok != nil && src.node.attr < 0 {
 		if el, ok := src.node.tok.(*etree.Element); ok {
 			addr, err = eprAddress(el)
 		} else {

@@ -338,7 +338,7 @@ func (x *extVars) Write(ev ExtensionVariable, value *etree.Element) error {
 		return err
 	}
 	in.touch(v)
-	return op.replace(in, source{node: &node{tok: value, attr: -1}}, dst)
+	return op.replace(in, source{node: node{tok: value, attr: -1}}, dst)
 }
 
 // partIndex is the index of the part name of m, or -1.

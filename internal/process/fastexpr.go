@@ -15,23 +15,56 @@ import (
 // on the instance tree. The compiler builds one when the whole expression
 // fits this subset and falls back to antchfx/xpath otherwise, so
 // semantics are XPath 1.0's either way.
+//
+// value is the expression's XPath value; number and str are number() and
+// string() of it, which operators and functions call on their operands so
+// that intermediate numbers and strings are not boxed into an interface
+// (an allocation each).
+//
+// Inside a step's predicate, ctx is the node the predicate tests and
+// relative paths start from it; elsewhere ctx is nil (an expression has no
+// context node in BPEL) and the parser admits no relative path.
 type fastExpr interface {
-	value(root *etree.Element) any // float64, string, bool or []node
+	value(root, ctx *etree.Element) any // float64, string, bool or []node
+	number(root, ctx *etree.Element) float64
+	str(root, ctx *etree.Element) string
 }
 
-type numLit float64
-type strLit string
+// numLit is a number literal, boxed once.
+type numLit struct {
+	f     float64
+	boxed any
+}
 
-func (n numLit) value(*etree.Element) any { return float64(n) }
-func (s strLit) value(*etree.Element) any { return string(s) }
+func newNumLit(f float64) numLit { return numLit{f: f, boxed: f} }
+
+func (n numLit) value(_, _ *etree.Element) any          { return n.boxed }
+func (n numLit) number(_, _ *etree.Element) float64     { return n.f }
+func (n numLit) str(_, _ *etree.Element) string         { return formatNumber(n.f) }
+func (s strLit) value(_, _ *etree.Element) any          { return s.boxed }
+func (s strLit) number(_, _ *etree.Element) float64     { return xpathNumber(s.s) }
+func (s strLit) str(_, _ *etree.Element) string         { return s.s }
+func newStrLit(s string) strLit                         { return strLit{s: s, boxed: s} }
+func (x varValue) str(root, ctx *etree.Element) string  { return xpathString(x.value(root, ctx)) }
+func (x pathValue) str(root, ctx *etree.Element) string { return xpathString(x.p.value(root, ctx)) }
+
+// strLit is a string literal, boxed once.
+type strLit struct {
+	s     string
+	boxed any
+}
 
 // varValue is a simple-typed variable used as a value.
 type varValue struct {
 	v *variable
 }
 
-func (x varValue) value(root *etree.Element) any {
-	s := stringValue(root.Child[x.v.slot-1].(*etree.Element))
+func (x varValue) text(root *etree.Element) string {
+	return stringValue(root.Child[x.v.slot-1].(*etree.Element))
+}
+
+func (x varValue) value(root, _ *etree.Element) any {
+	s := x.text(root)
 	switch x.v.simple {
 	case "number":
 		return xpathNumber(s)
@@ -41,29 +74,78 @@ func (x varValue) value(root *etree.Element) any {
 	return s
 }
 
+func (x varValue) number(root, _ *etree.Element) float64 {
+	s := x.text(root)
+	if x.v.simple == "boolean" {
+		if xsdBoolean(s) {
+			return 1
+		}
+		return 0
+	}
+	return xpathNumber(s)
+}
+
+// pathValue is a path from a variable ($var/...) or, inside a predicate,
+// relative to the predicate's context node.
 type pathValue struct{ p *simplePath }
 
-func (x pathValue) value(root *etree.Element) any { return x.p.value(root, root) }
+func (x pathValue) value(root, ctx *etree.Element) any { return x.p.value(root, ctx) }
+
+func (x pathValue) number(root, ctx *etree.Element) float64 {
+	return toNumber(x.p.value(root, ctx))
+}
 
 type negExpr struct{ x fastExpr }
 
-func (x negExpr) value(root *etree.Element) any { return -toNumber(x.x.value(root)) }
+func (x negExpr) value(root, ctx *etree.Element) any { return x.number(root, ctx) }
+func (x negExpr) number(root, ctx *etree.Element) float64 {
+	return -x.x.number(root, ctx)
+}
+func (x negExpr) str(root, ctx *etree.Element) string { return formatNumber(x.number(root, ctx)) }
 
 type binExpr struct {
 	op   string
 	l, r fastExpr
+	// nums is set when both operands are numbers, so that a comparison
+	// compares them as numbers without boxing them.
+	nums bool
 }
 
-func (b binExpr) value(root *etree.Element) any {
+func newBinExpr(op string, l, r fastExpr) binExpr {
+	return binExpr{op: op, l: l, r: r, nums: isNumeric(l) && isNumeric(r)}
+}
+
+func (b binExpr) value(root, ctx *etree.Element) any {
+	switch b.op {
+	case "or", "and", "=", "!=", "<", "<=", ">", ">=":
+		return b.truth(root, ctx)
+	}
+	return b.number(root, ctx)
+}
+
+// truth is the value of a logical or comparison operator.
+func (b binExpr) truth(root, ctx *etree.Element) bool {
 	switch b.op {
 	case "or":
-		return xpathBool(b.l.value(root)) || xpathBool(b.r.value(root))
+		return xpathBool(b.l.value(root, ctx)) || xpathBool(b.r.value(root, ctx))
 	case "and":
-		return xpathBool(b.l.value(root)) && xpathBool(b.r.value(root))
-	case "=", "!=", "<", "<=", ">", ">=":
-		return compare(b.op, b.l.value(root), b.r.value(root))
+		return xpathBool(b.l.value(root, ctx)) && xpathBool(b.r.value(root, ctx))
 	}
-	l, r := toNumber(b.l.value(root)), toNumber(b.r.value(root))
+	if b.nums {
+		return relationalOrEq(b.op, b.l.number(root, ctx), b.r.number(root, ctx))
+	}
+	return compare(b.op, b.l.value(root, ctx), b.r.value(root, ctx))
+}
+
+func (b binExpr) number(root, ctx *etree.Element) float64 {
+	switch b.op {
+	case "or", "and", "=", "!=", "<", "<=", ">", ">=":
+		if b.truth(root, ctx) {
+			return 1
+		}
+		return 0
+	}
+	l, r := b.l.number(root, ctx), b.r.number(root, ctx)
 	switch b.op {
 	case "+":
 		return l + r
@@ -79,75 +161,105 @@ func (b binExpr) value(root *etree.Element) any {
 	return math.NaN()
 }
 
+func (b binExpr) str(root, ctx *etree.Element) string { return xpathString(b.value(root, ctx)) }
+
 type callExpr struct {
 	name string
 	args []fastExpr
 }
 
-func (c callExpr) value(root *etree.Element) any {
-	arg := func(i int) any { return c.args[i].value(root) }
+func (c callExpr) value(root, ctx *etree.Element) any {
+	switch c.name {
+	case "count", "sum", "number", "floor", "ceiling", "round", "string-length":
+		return c.number(root, ctx)
+	case "string", "concat", "normalize-space", "substring":
+		return c.str(root, ctx)
+	case "boolean":
+		return xpathBool(c.args[0].value(root, ctx))
+	case "not":
+		return !xpathBool(c.args[0].value(root, ctx))
+	case "true":
+		return true
+	case "false":
+		return false
+	case "contains":
+		return strings.Contains(c.args[0].str(root, ctx), c.args[1].str(root, ctx))
+	case "starts-with":
+		return strings.HasPrefix(c.args[0].str(root, ctx), c.args[1].str(root, ctx))
+	}
+	return math.NaN()
+}
+
+func (c callExpr) number(root, ctx *etree.Element) float64 {
 	switch c.name {
 	case "count":
-		var buf [1]node
-		n, _ := nodesIn(arg(0), &buf)
-		return float64(len(n))
+		return float64(c.args[0].(pathValue).p.count(root, ctx))
 	case "sum":
 		var buf [1]node
-		n, _ := nodesIn(arg(0), &buf)
+		n, _ := nodesIn(c.args[0].value(root, ctx), &buf)
 		s := 0.0
 		for _, x := range n {
 			s += xpathNumber(x.String())
 		}
 		return s
 	case "number":
-		return toNumber(arg(0))
-	case "string":
-		return xpathString(arg(0))
-	case "boolean":
-		return xpathBool(arg(0))
-	case "not":
-		return !xpathBool(arg(0))
-	case "true":
-		return true
-	case "false":
-		return false
+		return c.args[0].number(root, ctx)
 	case "floor":
-		return math.Floor(toNumber(arg(0)))
+		return math.Floor(c.args[0].number(root, ctx))
 	case "ceiling":
-		return math.Ceil(toNumber(arg(0)))
+		return math.Ceil(c.args[0].number(root, ctx))
 	case "round":
-		return xpathRound(toNumber(arg(0)))
+		return xpathRound(c.args[0].number(root, ctx))
+	case "string-length":
+		return float64(utf8.RuneCountInString(c.args[0].str(root, ctx)))
+	}
+	return toNumber(c.value(root, ctx))
+}
+
+func (c callExpr) str(root, ctx *etree.Element) string {
+	switch c.name {
+	case "string":
+		return c.args[0].str(root, ctx)
 	case "concat":
 		var b strings.Builder
-		for i := range c.args {
-			b.WriteString(xpathString(arg(i)))
+		for _, a := range c.args {
+			b.WriteString(a.str(root, ctx))
 		}
 		return b.String()
-	case "string-length":
-		return float64(utf8.RuneCountInString(xpathString(arg(0))))
 	case "normalize-space":
-		return strings.Join(strings.Fields(xpathString(arg(0))), " ")
-	case "contains":
-		return strings.Contains(xpathString(arg(0)), xpathString(arg(1)))
-	case "starts-with":
-		return strings.HasPrefix(xpathString(arg(0)), xpathString(arg(1)))
+		return strings.Join(strings.Fields(c.args[0].str(root, ctx)), " ")
 	case "substring":
-		s := []rune(xpathString(arg(0)))
-		start := xpathRound(toNumber(arg(1)))
+		start := xpathRound(c.args[1].number(root, ctx))
 		end := math.Inf(1)
 		if len(c.args) == 3 {
-			end = start + xpathRound(toNumber(arg(2)))
+			end = start + xpathRound(c.args[2].number(root, ctx))
 		}
-		var b strings.Builder
-		for i, r := range s {
-			p := float64(i + 1)
-			if p >= start && p < end {
-				b.WriteRune(r)
-			}
-		}
-		return b.String()
+		return substring(c.args[0].str(root, ctx), start, end)
 	}
-	return math.NaN()
+	return xpathString(c.value(root, ctx))
+}
+
+// substring is XPath's substring(): the characters at positions p
+// (1-based) with start <= p < end. They are contiguous, so the result is a
+// slice of s.
+func substring(s string, start, end float64) string {
+	from, to := -1, len(s)
+	p := 0.0
+	for i := range s {
+		p++
+		in := p >= start && p < end
+		if in && from < 0 {
+			from = i
+		}
+		if !in && from >= 0 {
+			to = i
+			break
+		}
+	}
+	if from < 0 {
+		return ""
+	}
+	return s[from:to]
 }
 
 // fastArity lists the functions fastExpr knows, with their argument
@@ -170,7 +282,13 @@ func xpathRound(f float64) float64 {
 	if math.IsNaN(f) || math.IsInf(f, 0) {
 		return f
 	}
-	return math.Floor(f + 0.5)
+	// floor(f + 0.5) would round 0.49999999999999994 up: the sum rounds
+	// to 1 in floating point.
+	r := math.Floor(f)
+	if f-r >= 0.5 {
+		r++
+	}
+	return r
 }
 
 // xpathNumber converts a string the way XPath's number() does.
@@ -178,6 +296,20 @@ func xpathNumber(s string) float64 {
 	s = strings.TrimSpace(s)
 	if s == "" {
 		return math.NaN()
+	}
+	if len(s) <= 15 {
+		// A plain integer (a counter, a quantity), exact in a float64.
+		n := 0
+		for i := 0; i < len(s); i++ {
+			if s[i] < '0' || s[i] > '9' {
+				n = -1
+				break
+			}
+			n = n*10 + int(s[i]-'0')
+		}
+		if n >= 0 {
+			return float64(n)
+		}
 	}
 	digits, dot := 0, false
 	for i := 0; i < len(s); i++ {
@@ -332,6 +464,9 @@ type fastParser struct {
 	r   resolver
 	ns  map[string]string
 	bad bool
+	// inPred is set while parsing a step's predicate, where relative
+	// paths start at the predicate's context node.
+	inPred bool
 }
 
 func compileFast(src string, r resolver, ns map[string]string) fastExpr {
@@ -342,6 +477,41 @@ func compileFast(src string, r resolver, ns map[string]string) fastExpr {
 		return nil
 	}
 	return x
+}
+
+// compileFastPred compiles the predicate of a path step ([...] without the
+// brackets), or returns nil. It takes only predicates whose value is not a
+// number: XPath 1.0 reads a number as a position (item[2]), anything else
+// as a boolean, and the fast path tests each node with its boolean value.
+func compileFastPred(src string, r resolver, ns map[string]string) fastExpr {
+	p := &fastParser{s: src, r: r, ns: ns, inPred: true}
+	x := p.or()
+	p.space()
+	if p.bad || p.i != len(p.s) || isNumeric(x) {
+		return nil
+	}
+	return x
+}
+
+// isNumeric reports whether x always evaluates to a number.
+func isNumeric(x fastExpr) bool {
+	switch t := x.(type) {
+	case numLit, negExpr:
+		return true
+	case varValue:
+		return t.v.simple == "number"
+	case binExpr:
+		switch t.op {
+		case "+", "-", "*", "div", "mod":
+			return true
+		}
+	case callExpr:
+		switch t.name {
+		case "count", "sum", "number", "floor", "ceiling", "round", "string-length":
+			return true
+		}
+	}
+	return false
 }
 
 func (p *fastParser) space() {
@@ -376,7 +546,7 @@ func (p *fastParser) sym(s string) bool {
 func (p *fastParser) or() fastExpr {
 	x := p.and()
 	for !p.bad && p.word("or") {
-		x = binExpr{"or", x, p.and()}
+		x = newBinExpr("or", x, p.and())
 	}
 	return x
 }
@@ -384,7 +554,7 @@ func (p *fastParser) or() fastExpr {
 func (p *fastParser) and() fastExpr {
 	x := p.eq()
 	for !p.bad && p.word("and") {
-		x = binExpr{"and", x, p.eq()}
+		x = newBinExpr("and", x, p.eq())
 	}
 	return x
 }
@@ -394,9 +564,9 @@ func (p *fastParser) eq() fastExpr {
 	for !p.bad {
 		switch {
 		case p.sym("!="):
-			x = binExpr{"!=", x, p.rel()}
+			x = newBinExpr("!=", x, p.rel())
 		case p.sym("="):
-			x = binExpr{"=", x, p.rel()}
+			x = newBinExpr("=", x, p.rel())
 		default:
 			return x
 		}
@@ -409,13 +579,13 @@ func (p *fastParser) rel() fastExpr {
 	for !p.bad {
 		switch {
 		case p.sym("<="):
-			x = binExpr{"<=", x, p.add()}
+			x = newBinExpr("<=", x, p.add())
 		case p.sym(">="):
-			x = binExpr{">=", x, p.add()}
+			x = newBinExpr(">=", x, p.add())
 		case p.sym("<"):
-			x = binExpr{"<", x, p.add()}
+			x = newBinExpr("<", x, p.add())
 		case p.sym(">"):
-			x = binExpr{">", x, p.add()}
+			x = newBinExpr(">", x, p.add())
 		default:
 			return x
 		}
@@ -428,9 +598,9 @@ func (p *fastParser) add() fastExpr {
 	for !p.bad {
 		switch {
 		case p.sym("+"):
-			x = binExpr{"+", x, p.mul()}
+			x = newBinExpr("+", x, p.mul())
 		case p.sym("-"):
-			x = binExpr{"-", x, p.mul()}
+			x = newBinExpr("-", x, p.mul())
 		default:
 			return x
 		}
@@ -443,11 +613,11 @@ func (p *fastParser) mul() fastExpr {
 	for !p.bad {
 		switch {
 		case p.sym("*"):
-			x = binExpr{"*", x, p.unary()}
+			x = newBinExpr("*", x, p.unary())
 		case p.word("div"):
-			x = binExpr{"div", x, p.unary()}
+			x = newBinExpr("div", x, p.unary())
 		case p.word("mod"):
-			x = binExpr{"mod", x, p.unary()}
+			x = newBinExpr("mod", x, p.unary())
 		default:
 			return x
 		}
@@ -464,7 +634,7 @@ func (p *fastParser) unary() fastExpr {
 
 func (p *fastParser) fail() fastExpr {
 	p.bad = true
-	return numLit(math.NaN())
+	return newNumLit(math.NaN())
 }
 
 func (p *fastParser) primary() fastExpr {
@@ -488,7 +658,7 @@ func (p *fastParser) primary() fastExpr {
 		}
 		s := p.s[p.i+1 : p.i+1+j]
 		p.i += j + 2
-		return strLit(s)
+		return newStrLit(s)
 	case c >= '0' && c <= '9' || c == '.':
 		j := p.i
 		for j < len(p.s) && (p.s[j] >= '0' && p.s[j] <= '9' || p.s[j] == '.') {
@@ -499,9 +669,11 @@ func (p *fastParser) primary() fastExpr {
 			return p.fail()
 		}
 		p.i = j
-		return numLit(f)
+		return newNumLit(f)
 	case c == '$':
 		return p.varOrPath()
+	case p.inPred && p.relativePathAhead():
+		return p.relativePath()
 	}
 	// A function call: name '(' args ')'.
 	j := p.i
@@ -543,32 +715,102 @@ func (p *fastParser) primary() fastExpr {
 
 func isPath(x fastExpr) bool { _, ok := x.(pathValue); return ok }
 
+// relativePathAhead reports whether a relative location path starts at
+// p.i: a name test (QName or *) or an attribute (@), and not a function
+// call (a name followed by '(').
+func (p *fastParser) relativePathAhead() bool {
+	c := p.s[p.i]
+	if c == '@' || c == '*' {
+		return true
+	}
+	if !isNameChar(c) || c == '-' || c == '.' || c >= '0' && c <= '9' {
+		return false
+	}
+	j := p.i
+	for j < len(p.s) && (isNameChar(p.s[j]) || p.s[j] == ':' && j+1 < len(p.s) && p.s[j+1] != ':') {
+		j++
+	}
+	for j < len(p.s) && (p.s[j] == ' ' || p.s[j] == '\t' || p.s[j] == '\n' || p.s[j] == '\r') {
+		j++
+	}
+	return j == len(p.s) || p.s[j] != '('
+}
+
+// relativePath reads a relative simple path inside a predicate.
+func (p *fastParser) relativePath() fastExpr {
+	j, ok := scanSteps(p.s, p.i)
+	if !ok {
+		return p.fail()
+	}
+	sp := compilePath(p.s[p.i:j], p.r, p.ns, true, true)
+	if sp == nil {
+		return p.fail()
+	}
+	p.i = j
+	return pathValue{sp}
+}
+
+// scanSteps returns the end of the location steps starting at s[i]: name
+// characters, ':', '*', '@', '()' and bracketed predicates (nested, with
+// string literals), separated by '/'. The simple-path compiler decides
+// whether they fit.
+func scanSteps(s string, i int) (int, bool) {
+	j := i
+	for j < len(s) {
+		c := s[j]
+		switch {
+		case isNameChar(c) || c == ':' || c == '*' || c == '@' || c == '/' || c == '(' || c == ')' && j > 0 && s[j-1] == '(':
+			j++
+		case c == '[':
+			k, ok := matchBracket(s, j)
+			if !ok {
+				return 0, false
+			}
+			j = k + 1
+		default:
+			return j, true
+		}
+	}
+	return j, true
+}
+
+// matchBracket returns the index of the ']' closing the '[' at s[i],
+// skipping nested brackets and string literals.
+func matchBracket(s string, i int) (int, bool) {
+	depth := 0
+	for j := i; j < len(s); j++ {
+		switch c := s[j]; c {
+		case '\'', '"':
+			k := strings.IndexByte(s[j+1:], c)
+			if k < 0 {
+				return 0, false
+			}
+			j += k + 1
+		case '[':
+			depth++
+		case ']':
+			depth--
+			if depth == 0 {
+				return j, true
+			}
+		}
+	}
+	return 0, false
+}
+
 // varOrPath reads $var[.part] and the simple path that may follow.
 func (p *fastParser) varOrPath() fastExpr {
 	j := p.i + 1
 	for j < len(p.s) && isNameChar(p.s[j]) {
 		j++
 	}
-	// Then steps: '/' followed by name chars, ':', '*', '@', '()', and
-	// bracketed predicates; the simple-path compiler decides if it fits.
-	for j < len(p.s) && p.s[j] == '/' {
-		j++
-		for j < len(p.s) {
-			c := p.s[j]
-			if isNameChar(c) || c == ':' || c == '*' || c == '@' || c == '(' || c == ')' && j > 0 && p.s[j-1] == '(' {
-				j++
-				continue
-			}
-			if c == '[' {
-				k := strings.IndexByte(p.s[j:], ']')
-				if k < 0 {
-					return p.fail()
-				}
-				j += k + 1
-				continue
-			}
-			break
+	// Then steps; a path goes on only with a '/'.
+	if j < len(p.s) && p.s[j] == '/' {
+		k, ok := scanSteps(p.s, j)
+		if !ok {
+			return p.fail()
 		}
+		j = k
 	}
 	text := p.s[p.i:j]
 	name := text[1:]
@@ -583,7 +825,7 @@ func (p *fastParser) varOrPath() fastExpr {
 	if text == "$"+name && v.simple != "" {
 		return varValue{v}
 	}
-	sp := compileSimplePath(text, p.r, p.ns, false)
+	sp := compilePath(text, p.r, p.ns, false, true)
 	if sp == nil {
 		return p.fail()
 	}

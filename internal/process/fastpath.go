@@ -2,6 +2,7 @@ package process
 
 import (
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -9,10 +10,12 @@ import (
 )
 
 // simplePath is a compiled location path of the form most assignments
-// use: [$var[.part]] followed by child steps with optional positional
-// predicates ([3] or [$i]), optionally ending in @attr or text(). The
-// runtime walks it directly over the etree, without the general XPath
-// engine; anything else goes to antchfx/xpath.
+// use: [$var[.part]] followed by child steps with an optional predicate,
+// optionally ending in @attr or text(). A predicate is positional ([3] or
+// [$i]) or, in XPath 1.0, a fastExpr that is not a number
+// ([po:qty > 0], [not(po:sku)]). The runtime walks it directly over the
+// etree, without the general XPath engine; anything else goes to
+// antchfx/xpath.
 type simplePath struct {
 	v     *variable // nil for a relative query
 	part  int
@@ -25,11 +28,21 @@ type pathStep struct {
 	text         bool   // text()
 	index        int    // 1-based positional predicate, 0 for none
 	indexVar     *variable
+	// filter is a boolean predicate, tested with each candidate element
+	// as its context node.
+	filter fastExpr
 }
 
-// compileSimplePath recognizes src as a simple path. ns resolves prefixes;
-// relative is true for a <query> (no leading variable).
+// compileSimplePath recognizes src as a simple path with positional
+// predicates only, which XPath 1.0 and 2.0 read alike. ns resolves
+// prefixes; relative is true for a <query> (no leading variable).
 func compileSimplePath(src string, r resolver, ns map[string]string, relative bool) *simplePath {
+	return compilePath(src, r, ns, relative, false)
+}
+
+// compilePath is compileSimplePath that, with filters, also takes XPath 1.0
+// boolean predicates (compileFastPred).
+func compilePath(src string, r resolver, ns map[string]string, relative, filters bool) *simplePath {
 	s := strings.TrimSpace(src)
 	sp := &simplePath{part: -1}
 	if !relative {
@@ -70,8 +83,12 @@ func compileSimplePath(src string, r resolver, ns map[string]string, relative bo
 		}
 		s = s[1:]
 	}
-	for _, raw := range strings.Split(s, "/") {
-		st, ok := parseStep(raw, r, ns)
+	steps, err := splitSteps(s)
+	if err != nil {
+		return nil
+	}
+	for _, raw := range steps {
+		st, ok := parseStep(raw, r, ns, filters)
 		if !ok {
 			return nil
 		}
@@ -85,7 +102,7 @@ func compileSimplePath(src string, r resolver, ns map[string]string, relative bo
 	return sp
 }
 
-func parseStep(raw string, r resolver, ns map[string]string) (pathStep, bool) {
+func parseStep(raw string, r resolver, ns map[string]string, filters bool) (pathStep, bool) {
 	var st pathStep
 	raw = strings.TrimSpace(raw)
 	if raw == "text()" {
@@ -93,29 +110,35 @@ func parseStep(raw string, r resolver, ns map[string]string) (pathStep, bool) {
 		return st, true
 	}
 	if i := strings.IndexByte(raw, '['); i >= 0 {
-		if !strings.HasSuffix(raw, "]") {
+		j, ok := matchBracket(raw, i)
+		if !ok || j != len(raw)-1 {
 			return st, false
 		}
-		pred := strings.TrimSpace(raw[i+1 : len(raw)-1])
+		pred := strings.TrimSpace(raw[i+1 : j])
 		raw = strings.TrimSpace(raw[:i])
+		var v *variable
 		if strings.HasPrefix(pred, "$") {
-			v := r.lookupVar(pred[1:])
-			if v == nil || v.simple != "number" {
-				return st, false
-			}
+			v = r.lookupVar(pred[1:])
+		}
+		n, err := strconv.Atoi(pred)
+		switch {
+		case v != nil && v.simple == "number":
 			st.indexVar = v
-		} else {
-			n, err := strconv.Atoi(pred)
-			if err != nil || n < 1 {
+		case err == nil && n >= 1:
+			st.index = n
+		case filters:
+			st.filter = compileFastPred(pred, r, ns)
+			if st.filter == nil {
 				return st, false
 			}
-			st.index = n
+		default:
+			return st, false
 		}
 	}
 	if strings.HasPrefix(raw, "@") {
 		st.attr = true
 		raw = raw[1:]
-		if st.index != 0 || st.indexVar != nil {
+		if st.index != 0 || st.indexVar != nil || st.filter != nil {
 			return st, false
 		}
 	}
@@ -188,6 +211,18 @@ func (p *simplePath) value(root, ctx *etree.Element) any {
 	return []node{n}
 }
 
+// count is the number of nodes the path selects, without collecting them.
+func (p *simplePath) count(root, ctx *etree.Element) int {
+	_, found, many := p.one(root, ctx)
+	switch {
+	case many:
+		return p.walkAll(root, ctx, nil)
+	case found:
+		return 1
+	}
+	return 0
+}
+
 // one walks the path: found reports the node it selects; many that a step
 // matched several elements (evalAll then has them all).
 func (p *simplePath) one(root, ctx *etree.Element) (n node, found, many bool) {
@@ -199,7 +234,8 @@ func (p *simplePath) one(root, ctx *etree.Element) (n node, found, many bool) {
 		}
 	}
 	var ns nsCache
-	for _, st := range p.steps {
+	for i := range p.steps {
+		st := &p.steps[i]
 		switch {
 		case st.text:
 			for _, c := range cur.Child {
@@ -224,7 +260,7 @@ func (p *simplePath) one(root, ctx *etree.Element) (n node, found, many bool) {
 		k := 0
 		for _, c := range cur.Child {
 			e, ok := c.(*etree.Element)
-			if !ok || (st.local != "*" && (e.Tag != st.local || ns.of(cur, e) != st.space)) {
+			if !ok || (st.local != "*" && (e.Tag != st.local || ns.of(cur, e) != st.space)) || !st.accepts(root, e) {
 				continue
 			}
 			k++
@@ -251,28 +287,35 @@ func (p *simplePath) one(root, ctx *etree.Element) (n node, found, many bool) {
 
 // nsCache spares a path walk most of etree's namespace lookups, each of
 // which climbs to the document's top: an element that declares no
-// namespace and has its parent's prefix has its parent's namespace, and
-// the parents' namespace is known once a step with a name test has
-// matched them.
+// namespace and has its parent's prefix has its parent's namespace. The
+// parents' namespace is known once a step with a name test has matched
+// them; before that (the walk's first step, or after a '*' step) it is
+// looked up once per parent.
 type nsCache struct {
 	known bool
-	uri   string // the namespace of the elements the walk is at
+	uri   string // the namespace of the elements the walk is at (or of at)
+	// at, while not known, is the parent whose namespace uri holds.
+	at *etree.Element
 }
 
 // of returns the namespace of e, a child of parent (an element the walk
 // is at).
 func (c *nsCache) of(parent, e *etree.Element) string {
-	if c.known && e.Space == parent.Space && !declaresNS(e) {
-		return c.uri
+	if e.Space != parent.Space || declaresNS(e) {
+		return e.NamespaceURI()
 	}
-	return e.NamespaceURI()
+	if !c.known && c.at != parent {
+		c.at, c.uri = parent, parent.NamespaceURI()
+	}
+	return c.uri
 }
 
 // descend records what step st establishes of the namespace of the
 // elements it matched.
-func (c *nsCache) descend(st pathStep) {
+func (c *nsCache) descend(st *pathStep) {
 	c.known = st.local != "*"
 	c.uri = st.space
+	c.at = nil
 }
 
 // declaresNS reports whether e carries a namespace declaration.
@@ -286,9 +329,16 @@ func declaresNS(e *etree.Element) bool {
 }
 
 // evalAll is the path for a step that matches several elements: it
-// collects every match (count() and sum() arguments, and node-set
-// comparisons).
+// collects every match (sum() arguments and node-set comparisons).
 func (p *simplePath) evalAll(root, ctx *etree.Element) []node {
+	var out []node
+	p.walkAll(root, ctx, &out)
+	return out
+}
+
+// walkAll walks the path keeping every match, appends the nodes it selects
+// to out (when not nil) and returns how many there are.
+func (p *simplePath) walkAll(root, ctx *etree.Element, out *[]node) int {
 	cur := make([]*etree.Element, 0, 4)
 	if p.v != nil {
 		if b := baseNode(root, p.v, p.part); b != nil {
@@ -299,24 +349,31 @@ func (p *simplePath) evalAll(root, ctx *etree.Element) []node {
 	}
 	next := make([]*etree.Element, 0, 4)
 	var ns nsCache
-	for _, st := range p.steps {
+	for i := range p.steps {
+		st := &p.steps[i]
 		if st.attr || st.text {
-			var out []node
+			last := simplePath{steps: []pathStep{*st}}
+			k := 0
 			for _, e := range cur {
-				out = append(out, (&simplePath{steps: []pathStep{st}}).eval(root, e)...)
+				if n, found, _ := last.one(root, e); found {
+					k++
+					if out != nil {
+						*out = append(*out, n)
+					}
+				}
 			}
-			return out
+			return k
 		}
 		next = next[:0]
 		want, ok := st.position(root)
 		if !ok {
-			return nil
+			return 0
 		}
 		for _, e := range cur {
 			n := 0
 			for _, c := range e.Child {
 				ce, ok := c.(*etree.Element)
-				if !ok || (st.local != "*" && (ce.Tag != st.local || ns.of(e, ce) != st.space)) {
+				if !ok || (st.local != "*" && (ce.Tag != st.local || ns.of(e, ce) != st.space)) || !st.accepts(root, ce) {
 					continue
 				}
 				n++
@@ -331,11 +388,18 @@ func (p *simplePath) evalAll(root, ctx *etree.Element) []node {
 		ns.descend(st)
 		cur, next = next, cur
 	}
-	out := make([]node, len(cur))
-	for i, e := range cur {
-		out[i] = node{tok: e, attr: -1}
+	if out != nil {
+		*out = slices.Grow(*out, len(cur))
+		for _, e := range cur {
+			*out = append(*out, node{tok: e, attr: -1})
+		}
 	}
-	return out
+	return len(cur)
+}
+
+// accepts reports whether e passes the step's filter predicate (if any).
+func (st *pathStep) accepts(root, e *etree.Element) bool {
+	return st.filter == nil || xpathBool(st.filter.value(root, e))
 }
 
 // position is the step's positional predicate (0 for none), read from

@@ -158,9 +158,11 @@ type errUncaught struct{ f *faultValue }
 func (e *errUncaught) Error() string { return "uncaught " + e.f.Error() }
 
 func newInstance(e *Engine, p *Process, ctx context.Context) *instance {
-	root := etree.NewElement("")
-	for _, v := range p.vars {
-		root.AddChild(v.newSlot())
+	var root *etree.Element
+	if p.slots != nil {
+		root = copyTree(p.slots)
+	} else {
+		root = newSlots(p.vars)
 	}
 	in := &instance{p: p, e: e, ctx: ctx, root: root, started: time.Now()}
 	in.docs = docTree{root: root, vars: p.vars}

@@ -73,7 +73,7 @@ func (in *instance) partsMessage(md *exchange.MessageDesc, parts []partMap) *exc
 		case elemPart:
 			val = firstElement(s)
 		default:
-			val = s.Copy()
+			val = copyTree(s)
 			val.Space, val.Tag = "", pm.part
 		}
 		if val != nil {
@@ -100,7 +100,7 @@ func (in *instance) storeParts(m *exchange.Message, parts []partMap) {
 			}
 			copyChildren(s, val, nil)
 		default:
-			s.AddChild(val.Copy())
+			s.AddChild(copyTree(val))
 		}
 	}
 }

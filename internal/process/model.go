@@ -34,6 +34,9 @@ type Process struct {
 	Deployed time.Time
 
 	vars []*variable // by slot - 1
+	// slots is the variable tree of a new instance (newSlots), which
+	// newInstance copies; nil for a Process the compiler did not build.
+	slots *etree.Element
 	// maxSteps is deploy.xml's orchd:maxSteps (0: the engine's budget).
 	maxSteps int
 	// extensions are the registered extension namespaces the process
@@ -134,6 +137,29 @@ func (v *variable) partIndex(part string) int {
 		}
 	}
 	return -1
+}
+
+// newSlots builds the variable tree of a new instance: a root element
+// holding every variable's empty slot, in slot order. The slot of an
+// element variable and the wrapper of an element part have room for the
+// one element they will hold (copyTree keeps it).
+func newSlots(vars []*variable) *etree.Element {
+	root := etree.NewElement("")
+	for _, v := range vars {
+		s := v.newSlot()
+		switch {
+		case v.msg != nil:
+			for i, p := range v.msg.Parts {
+				if !p.Element.IsZero() {
+					s.Child[i].(*etree.Element).Child = make([]etree.Token, 0, 1)
+				}
+			}
+		case !v.elem.IsZero():
+			s.Child = make([]etree.Token, 0, 1)
+		}
+		root.AddChild(s)
+	}
+	return root
 }
 
 // newSlot builds the empty slot element of the variable for a new instance.

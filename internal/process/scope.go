@@ -266,7 +266,7 @@ func (in *instance) setFaultVar(v *variable, fv *faultValue) {
 		in.touch(v)
 		s := in.slot(v)
 		clearChildren(s)
-		s.AddChild(el.Copy())
+		s.AddChild(copyTree(el))
 	}
 }
 

@@ -64,7 +64,7 @@ func (e *expr) eval(t *docTree, ctx *etree.Element) any {
 		return e.fast.value(root, ctx)
 	}
 	if e.fastX != nil && ctx == root {
-		return e.fastX.value(root)
+		return e.fastX.value(root, nil)
 	}
 	x := e.get()
 	nav := &navigator{t: t, cur: ctx, attr: -1}

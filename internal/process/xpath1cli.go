@@ -75,7 +75,7 @@ func EvalXPath1(src string, ns map[string]string, ctx *etree.Document, vars map[
 	}
 	var v any
 	if ctxSlot == nil {
-		x.fast = compileSimplePath(src, r, ns, false)
+		x.fast = compilePath(src, r, ns, false, true)
 		if x.fast == nil {
 			x.fastX = compileFast(src, r, ns)
 		}

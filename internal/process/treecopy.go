@@ -1,0 +1,230 @@
+package process
+
+import "github.com/beevik/etree"
+
+// copyTree returns a deep copy of e, as e.Copy() does, in a handful of
+// allocations instead of three or so per element: the copy's elements,
+// text nodes, child lists and attributes each come from one slice sized
+// by a first walk over e. An assignment copies subtrees on every exchange
+// (the purchase order copies a dozen), and etree's per-node allocations
+// were the largest share of the runtime's garbage.
+//
+// The copy is an ordinary etree tree: every child list and attribute list
+// has its capacity capped at its length (an empty child list with room in
+// the original gets room for one child, see room), so appending beyond
+// that (AddChild, CreateAttr) moves the list to a fresh array instead of
+// writing over a neighbour's. Its nodes share their slices' lifetime: while any node of
+// the copy is reachable, the memory of the whole copy is retained.
+// Attributes keep etree's Copy behaviour (their Element() is the
+// original's element); text nodes keep their CDATA and whitespace flags.
+func copyTree(e *etree.Element) *etree.Element {
+	var s treeSizes
+	s.add(e)
+	if s.elems == 1 && s.attrs == 0 && s.toks <= 1 && s.texts == s.toks {
+		return copyLeaf(e)
+	}
+	a := s.alloc()
+	return a.dup(e)
+}
+
+// copyChildrenOf appends copies of src's element and text children to box
+// (comments and processing instructions are skipped), all from one
+// treeAlloc, and calls each, when not nil, with every copied element and
+// its original before the copy joins box.
+func copyChildrenOf(box, src *etree.Element, each func(cp, orig *etree.Element)) {
+	var s treeSizes
+	n := 0
+	for _, ch := range src.Child {
+		switch t := ch.(type) {
+		case *etree.Element:
+			s.add(t)
+			n++
+		case *etree.CharData:
+			s.text(t)
+			n++
+		}
+	}
+	if n == 0 {
+		return
+	}
+	if n == 1 && s.elems == 0 && s.texts == 1 && len(box.Child) == 0 {
+		for _, ch := range src.Child {
+			if t, ok := ch.(*etree.CharData); ok {
+				setText(box, t.Data)
+			}
+		}
+		return
+	}
+	if free := cap(box.Child) - len(box.Child); free < n {
+		grown := make([]etree.Token, len(box.Child), len(box.Child)+n)
+		copy(grown, box.Child)
+		box.Child = grown
+	}
+	a := s.alloc()
+	for _, ch := range src.Child {
+		switch t := ch.(type) {
+		case *etree.Element:
+			cp := a.dup(t)
+			if each != nil {
+				each(cp, t)
+			}
+			box.AddChild(cp)
+		case *etree.CharData:
+			box.AddChild(a.text(t))
+		}
+	}
+}
+
+// room is the capacity of the copy of e's child list: its length, or one
+// for an empty list that has room (an element prepared for the one child
+// it will get, such as a new instance's part wrapper; any larger room is
+// not kept, so that copying an element emptied of many children does not
+// copy its capacity).
+func room(e *etree.Element) int {
+	if len(e.Child) == 0 && cap(e.Child) > 0 {
+		return 1
+	}
+	return len(e.Child)
+}
+
+// treeSizes counts what a copy needs.
+type treeSizes struct {
+	elems, texts, toks, attrs int
+}
+
+func (s *treeSizes) add(e *etree.Element) {
+	s.elems++
+	s.attrs += len(e.Attr)
+	s.toks += room(e)
+	for _, ch := range e.Child {
+		switch t := ch.(type) {
+		case *etree.Element:
+			s.add(t)
+		case *etree.CharData:
+			s.text(t)
+		}
+	}
+}
+
+func (s *treeSizes) text(c *etree.CharData) {
+	if !c.IsCData() {
+		s.texts++
+	}
+}
+
+func (s *treeSizes) alloc() treeAlloc {
+	var a treeAlloc
+	if s.elems > 0 {
+		a.elems = make([]etree.Element, s.elems)
+	}
+	if s.texts > 0 {
+		a.texts = make([]etree.CharData, s.texts)
+	}
+	if s.toks > 0 {
+		a.toks = make([]etree.Token, s.toks)
+	}
+	if s.attrs > 0 {
+		a.attrs = make([]etree.Attr, s.attrs)
+	}
+	return a
+}
+
+// treeAlloc hands out the nodes of one copy.
+type treeAlloc struct {
+	elems []etree.Element
+	texts []etree.CharData
+	toks  []etree.Token
+	attrs []etree.Attr
+}
+
+func (a *treeAlloc) dup(e *etree.Element) *etree.Element {
+	ne := &a.elems[0]
+	a.elems = a.elems[1:]
+	ne.Space, ne.Tag = e.Space, e.Tag
+	if n := len(e.Attr); n > 0 {
+		ne.Attr = a.attrs[:n:n]
+		a.attrs = a.attrs[n:]
+		copy(ne.Attr, e.Attr)
+	}
+	if n := room(e); n > 0 {
+		ne.Child = a.toks[:0:n]
+		a.toks = a.toks[n:]
+	}
+	for _, ch := range e.Child {
+		switch t := ch.(type) {
+		case *etree.Element:
+			ne.AddChild(a.dup(t))
+		case *etree.CharData:
+			ne.AddChild(a.text(t))
+		case *etree.Comment:
+			ne.AddChild(etree.NewComment(t.Data))
+		case *etree.ProcInst:
+			ne.AddChild(etree.NewProcInst(t.Target, t.Inst))
+		case *etree.Directive:
+			ne.AddChild(etree.NewDirective(t.Data))
+		}
+	}
+	return ne
+}
+
+func (a *treeAlloc) text(c *etree.CharData) *etree.CharData {
+	if c.IsCData() {
+		return etree.NewCData(c.Data)
+	}
+	cd := &a.texts[0]
+	a.texts = a.texts[1:]
+	cd.SetData(c.Data)
+	return cd
+}
+
+// leafCopy is an element with at most one text child, in one allocation:
+// most of what an assignment copies is such a leaf (<sku>SKU-A100</sku>).
+type leafCopy struct {
+	el etree.Element
+	textChild
+}
+
+// textChild is a text node and a one-token child list to hold it, in one
+// allocation.
+type textChild struct {
+	text etree.CharData
+	toks [1]etree.Token
+}
+
+// copyLeaf copies e, which has no attributes and at most one child, a
+// plain text node.
+func copyLeaf(e *etree.Element) *etree.Element {
+	l := &leafCopy{}
+	l.el.Space, l.el.Tag = e.Space, e.Tag
+	if len(e.Child) == 1 {
+		l.el.Child = l.toks[:0:1]
+		l.text.SetData(e.Child[0].(*etree.CharData).Data)
+		l.el.AddChild(&l.text)
+	}
+	return &l.el
+}
+
+// setText makes the text s the whole content of e (no content when s is
+// empty), as clearChildren and SetText would. A lone plain text child is
+// reused, and an element with no room for a child gets the text node and
+// its child list in one allocation.
+func setText(e *etree.Element, s string) {
+	if len(e.Child) == 1 && s != "" {
+		if cd, ok := e.Child[0].(*etree.CharData); ok && !cd.IsCData() {
+			cd.SetData(s)
+			return
+		}
+	}
+	clearChildren(e)
+	if s == "" {
+		return
+	}
+	if cap(e.Child) > 0 {
+		e.AddChild(etree.NewText(s))
+		return
+	}
+	t := &textChild{}
+	t.text.SetData(s)
+	e.Child = t.toks[:0:1]
+	e.AddChild(&t.text)
+}
