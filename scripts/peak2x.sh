@@ -7,8 +7,14 @@
 # and prints both with shed, unsent, the limit mid-run and the CPU seconds
 # orchd, the partners and the generator used during the open loop.
 #
+# With PIN=1, orchd and the partners run on CPU 1 and the generator on
+# CPU 0 (taskset), so that the requests the generator sends, shed ones
+# included, do not take CPU from the server: as with a generator on
+# another machine.
+#
 # Environment: BIN [bin/orchd] KNEE [64] MAX_OUT [3000] DURATION [6s]
 #   WARMUP [1s] SERVE_ARGS [] PORT [38080] CRM_PORT [39101] ERP_PORT [39102]
+#   PIN []
 set -euo pipefail
 cd "$(dirname "$0")/.."
 BIN=${BIN:-bin/orchd}
@@ -18,6 +24,12 @@ DURATION=${DURATION:-6s}
 WARMUP=${WARMUP:-1s}
 SERVE_ARGS=${SERVE_ARGS:-}
 PORT=${PORT:-38080}
+PIN=${PIN:-}
+srv=() gen=()
+if [ -n "$PIN" ]; then
+	srv=(taskset -c 1)
+	gen=(taskset -c 0)
+fi
 CRM_PORT=${CRM_PORT:-39101}
 ERP_PORT=${ERP_PORT:-39102}
 
@@ -31,22 +43,22 @@ cleanup() {
 trap cleanup EXIT
 cp -R ./deploy "$w/deploy"
 sed -i -e "s#127\.0\.0\.1:9101#127.0.0.1:$CRM_PORT#g" -e "s#127\.0\.0\.1:9102#127.0.0.1:$ERP_PORT#g" "$w"/deploy/*/*.wsdl
-"$BIN" mock-partners --crm "127.0.0.1:$CRM_PORT" --erp "127.0.0.1:$ERP_PORT" --log-level warn >"$w/m.log" 2>&1 &
+"${srv[@]}" "$BIN" mock-partners --crm "127.0.0.1:$CRM_PORT" --erp "127.0.0.1:$ERP_PORT" --log-level warn >"$w/m.log" 2>&1 &
 M=$!
 pids+=("$M")
 # shellcheck disable=SC2086
-"$BIN" serve --listen "127.0.0.1:$PORT" --deploy "$w/deploy" --data "$w/data" --deploy-poll 0 --log-level warn $SERVE_ARGS >"$w/o.log" 2>&1 &
+"${srv[@]}" "$BIN" serve --listen "127.0.0.1:$PORT" --deploy "$w/deploy" --data "$w/data" --deploy-poll 0 --log-level warn $SERVE_ARGS >"$w/o.log" 2>&1 &
 O=$!
 pids+=("$O")
 sleep 2
 U="http://127.0.0.1:$PORT/processes/PurchaseOrder"
-"$BIN" bench --url "$U" --concurrency "$KNEE" --duration "$DURATION" --warmup "$WARMUP" --json >"$w/c.json"
+"${gen[@]}" "$BIN" bench --url "$U" --concurrency "$KNEE" --duration "$DURATION" --warmup "$WARMUP" --json >"$w/c.json"
 rate=$(python3 -c "import json;print(int(2*json.load(open('$w/c.json'))['levels'][0]['tx_per_s']))")
 cpu() { awk '{print $14+$15}' "/proc/$1/stat"; }
 o0=$(cpu "$O") m0=$(cpu "$M")
 (sleep 3; curl -s "http://127.0.0.1:$PORT/metrics" | grep -E '^orchd_(admission_limit|inflight_exchanges|queued_exchanges) ' | tr '\n' ' ') >"$w/mid.txt" &
 mid=$!
-gen=$(python3 - "$w/r.json" "$BIN" bench --url "$U" --rate "$rate" --max-outstanding "$MAX_OUT" --duration "$DURATION" --warmup "$WARMUP" --json <<'PY'
+gcpu=$(python3 - "$w/r.json" "${gen[@]}" "$BIN" bench --url "$U" --rate "$rate" --max-outstanding "$MAX_OUT" --duration "$DURATION" --warmup "$WARMUP" --json <<'PY'
 import resource, subprocess, sys
 subprocess.run(sys.argv[2:], stdout=open(sys.argv[1], "w"), check=True)
 r = resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -55,7 +67,7 @@ PY
 )
 o1=$(cpu "$O") m1=$(cpu "$M")
 wait "$mid" || true
-python3 - "$w" "$rate" "$o1" "$o0" "$m1" "$m0" "$gen" <<'PY'
+python3 - "$w" "$rate" "$o1" "$o0" "$m1" "$m0" "$gcpu" <<'PY'
 import json, sys
 w, rate = sys.argv[1], sys.argv[2]
 o, m, gen = (int(sys.argv[3]) - int(sys.argv[4])) / 100, (int(sys.argv[5]) - int(sys.argv[6])) / 100, sys.argv[7]

@@ -75,15 +75,16 @@ func TestShedPacing(t *testing.T) {
 		t.Errorf("a new connection's first request was paused (orchd_admission_paused_total %v, want %d)", got, row-1)
 	}
 
-	close(d.release)
+	d.release <- struct{}{}
 	if got := <-held; got != http.StatusOK {
 		t.Fatalf("held request: HTTP %d", got)
 	}
-	d.release = make(chan struct{})
 	// Admitted after its pause: the row ends.
 	if got := send(a, "A-ADMITTED"); got != http.StatusOK {
 		t.Fatalf("after the slot freed: HTTP %d, want 200", got)
 	}
+	// The exchange releases its slot after its reply is out.
+	waitFor(t, "the slot to come free", func() bool { return s.lim.inflight.Load() == 0 })
 	held = hold()
 	if got := send(a, "A-AGAIN"); got != http.StatusServiceUnavailable {
 		t.Fatalf("slot taken again: HTTP %d, want 503", got)
@@ -91,7 +92,7 @@ func TestShedPacing(t *testing.T) {
 	if got := paused(); got != row {
 		t.Errorf("orchd_admission_paused_total %v, want %d (the admitted request's pause only)", got, row)
 	}
-	close(d.release)
+	d.release <- struct{}{}
 	<-held
 	if n := testutil.ToFloat64(s.metrics.shedTotal.WithLabelValues("poProcess")); n != row+2 {
 		t.Errorf("orchd_shed_total %v, want %d", n, row+2)
