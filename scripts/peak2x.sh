@@ -5,7 +5,8 @@
 # the example bundles, measures the closed-loop peak at KNEE clients, then
 # runs an open loop at twice that rate with at most MAX_OUT outstanding,
 # and prints both with shed, unsent, the limit mid-run and the CPU seconds
-# orchd, the partners and the generator used during the open loop.
+# orchd and the partners used during each loop (warmup included, the same
+# length for both) and the generator during the open loop.
 #
 # With PIN=1, orchd and the partners run on CPU 1 and the generator on
 # CPU 0 (taskset), so that the requests the generator sends, shed ones
@@ -52,9 +53,11 @@ O=$!
 pids+=("$O")
 sleep 2
 U="http://127.0.0.1:$PORT/processes/PurchaseOrder"
-"${gen[@]}" "$BIN" bench --url "$U" --concurrency "$KNEE" --duration "$DURATION" --warmup "$WARMUP" --json >"$w/c.json"
-rate=$(python3 -c "import json;print(int(2*json.load(open('$w/c.json'))['levels'][0]['tx_per_s']))")
 cpu() { awk '{print $14+$15}' "/proc/$1/stat"; }
+c0=$(cpu "$O") n0=$(cpu "$M")
+"${gen[@]}" "$BIN" bench --url "$U" --concurrency "$KNEE" --duration "$DURATION" --warmup "$WARMUP" --json >"$w/c.json"
+c1=$(cpu "$O") n1=$(cpu "$M")
+rate=$(python3 -c "import json;print(int(2*json.load(open('$w/c.json'))['levels'][0]['tx_per_s']))")
 o0=$(cpu "$O") m0=$(cpu "$M")
 (sleep 3; curl -s "http://127.0.0.1:$PORT/metrics" | grep -E '^orchd_(admission_limit|inflight_exchanges|queued_exchanges) ' | tr '\n' ' ') >"$w/mid.txt" &
 mid=$!
@@ -67,13 +70,14 @@ PY
 )
 o1=$(cpu "$O") m1=$(cpu "$M")
 wait "$mid" || true
-python3 - "$w" "$rate" "$o1" "$o0" "$m1" "$m0" "$gcpu" <<'PY'
+python3 - "$w" "$rate" "$o1" "$o0" "$m1" "$m0" "$gcpu" "$c1" "$c0" "$n1" "$n0" <<'PY'
 import json, sys
 w, rate = sys.argv[1], sys.argv[2]
 o, m, gen = (int(sys.argv[3]) - int(sys.argv[4])) / 100, (int(sys.argv[5]) - int(sys.argv[6])) / 100, sys.argv[7]
 c = json.load(open(w + "/c.json"))["levels"][0]
 r = json.load(open(w + "/r.json"))["levels"][0]
-print("closed: %.1f tx/s, p99 %.1f ms" % (c["tx_per_s"], c["latency"]["p99_ms"]))
+co, cm = (int(sys.argv[8]) - int(sys.argv[9])) / 100, (int(sys.argv[10]) - int(sys.argv[11])) / 100
+print("closed: %.1f tx/s, p99 %.1f ms; CPU s orchd %.2f, partners %.2f" % (c["tx_per_s"], c["latency"]["p99_ms"], co, cm))
 print("open at %s/s: %.1f tx/s (%.0f%%), p99 %.1f ms, shed %d, errors %d, unsent %s" % (
     rate, r["tx_per_s"], 100 * r["tx_per_s"] / c["tx_per_s"], r["latency"]["p99_ms"], r["shed"], r["errors"], r.get("unsent")))
 print("CPU seconds during the open loop: orchd %.2f, partners %.2f, generator %s" % (o, m, gen))
