@@ -39,7 +39,10 @@
 //     for the exchanges using the CPU (waits give theirs back:
 //     exchange.Idler), or, with ServerOptions.Adaptive, an adaptive
 //     limit on all exchanges admitted and not finished, which follows
-//     their latency (limiter, limiter.go).
+//     their latency (one limiter for both, limiter.go). A connection
+//     whose requests were shed in a row gets a growing pause before its
+//     next one is considered, up to the Retry-After it was given
+//     (Server.ConnContext, pace.go).
 //   - Client, which POSTs calls to partner endpoints over a keep-alive
 //     connection pool (http or https, with the TLS configuration and the
 //     endpoint's basic credentials) and maps declared SOAP faults back to
