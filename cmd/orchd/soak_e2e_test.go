@@ -15,6 +15,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
@@ -98,6 +99,7 @@ func TestSoak(t *testing.T) {
 		// load is on (the restart itself is reported apart).
 		counts.take()
 		lastCPU := cpuSeconds(o)
+		lastMachine := readMachineCPU()
 		var rows []soakSample
 		next := time.Now()
 		for k := 0; k < samples; k++ {
@@ -119,9 +121,12 @@ func TestSoak(t *testing.T) {
 			s.cpu = cpu - lastCPU
 			s.rss = rssMiB(o)
 			lastCPU = cpu
+			m := readMachineCPU()
+			others := m.others(lastMachine, s.cpu) / s.secs
+			lastMachine = m
 			rows = append(rows, s)
-			fmt.Printf("soak %6s: %s  goroutines %3.0f  load %s\n",
-				time.Since(start).Round(time.Second), s.line(rates), scrape(t, o.base+"/metrics", goroutinesRE), loadAverages())
+			fmt.Printf("soak %6s: %s  goroutines %3.0f  load %s  others %.2f cores\n",
+				time.Since(start).Round(time.Second), s.line(rates), scrape(t, o.base+"/metrics", goroutinesRE), loadAverages(), others)
 			if s.firstErr != "" {
 				fmt.Printf("soak %6s: first error: %s\n", time.Since(start).Round(time.Second), s.firstErr)
 			}
@@ -460,6 +465,37 @@ func cpuSeconds(o *orchd) float64 { return pidCPUSeconds(o.cmd.Process.Pid) }
 
 // loadAverages is the machine's load average over 1, 5 and 15 minutes,
 // from /proc: how much the neighbours wanted of the CPU.
+// machineCPU is a reading of the CPU seconds the whole machine (all
+// cores, /proc/stat) and this test process (load generator and
+// partners) have used.
+type machineCPU struct{ busy, self float64 }
+
+func readMachineCPU() machineCPU {
+	var m machineCPU
+	if b, err := os.ReadFile("/proc/stat"); err == nil {
+		line, _, _ := strings.Cut(string(b), "\n")
+		if f := strings.Fields(line); len(f) >= 9 && f[0] == "cpu" {
+			for i, v := range f[1:9] { // user nice system idle iowait irq softirq steal
+				if n, err := strconv.ParseFloat(v, 64); err == nil && i != 3 && i != 4 {
+					m.busy += n / 100 // USER_HZ
+				}
+			}
+		}
+	}
+	var ru syscall.Rusage
+	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) == nil {
+		m.self = float64(ru.Utime.Nano()+ru.Stime.Nano()) / 1e9
+	}
+	return m
+}
+
+// others is the CPU seconds processes other than orchd (which used
+// orchdCPU) and this test used on the machine since before: the
+// neighbours, whose load a sample's figures share the two cores with.
+func (m machineCPU) others(before machineCPU, orchdCPU float64) float64 {
+	return max(0, (m.busy-before.busy)-(m.self-before.self)-orchdCPU)
+}
+
 func loadAverages() string {
 	b, err := os.ReadFile("/proc/loadavg")
 	if f := strings.Fields(string(b)); err == nil && len(f) >= 3 {
