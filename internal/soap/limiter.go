@@ -92,7 +92,8 @@ func (l *limiter) tryAcquire() bool {
 			return false
 		}
 		if l.inflight.CompareAndSwap(n, n+1) {
-			if 2*(n+1) >= lim && !l.nearLimit.Load() {
+			// Only the adaptive limit reads nearLimit (update).
+			if l.adaptive && 2*(n+1) >= lim && !l.nearLimit.Load() {
 				l.nearLimit.Store(true)
 			}
 			return true
