@@ -188,45 +188,75 @@ func TestAdaptiveLimitFallsUnderQueueing(t *testing.T) {
 	}
 }
 
-// TestLimitHolderWaits: an exchange's share of the adaptive limit stays
-// taken while it waits for partners and is given back while it waits for
-// a message (overlapping waits once); taking it back does not wait, even
-// over the limit, and an exchange that waited for a message does not move
-// the limit with its latency.
+// TestLimitHolderWaits: an exchange's share of the limit, under each
+// mode. Adaptive: it stays taken while the exchange waits for partners
+// and is given back while it waits for a message. Fixed: it is given back
+// for any wait. Overlapping waits give it back once and take it again
+// once; the share given back is free for another exchange; taking it
+// back does not wait, even over the limit (admitted work is never shed);
+// and an exchange that waited for a message (or any exchange, under the
+// fixed limit) does not move the limit with its latency.
 func TestLimitHolderWaits(t *testing.T) {
-	now := time.Now()
-	l := newLimiter(true, 2, 0, 0, 0, now)
-	if !l.tryAcquire() || !l.tryAcquire() || l.tryAcquire() {
-		t.Fatal("want two admitted under a limit of 2, then none")
-	}
-	h := &limitHolder{l: l}
-	steps := []struct {
-		call func(exchange.Wait)
+	type step struct {
+		busy bool // Busy, else Idle
 		w    exchange.Wait
-		want int64 // in flight after the call
+		take bool  // then another exchange takes the share given back
+		want int64 // in flight after the step
+	}
+	idle := func(w exchange.Wait, want int64) step { return step{w: w, want: want} }
+	busy := func(w exchange.Wait, want int64) step { return step{busy: true, w: w, want: want} }
+	for _, tc := range []struct {
+		name     string
+		adaptive bool
+		steps    []step
 	}{
-		{h.Idle, exchange.WaitPartner, 2},
-		{h.Idle, exchange.WaitMessage, 1},
-		{h.Idle, exchange.WaitMessage, 2}, // another took the share (below)
-		{h.Busy, exchange.WaitPartner, 2},
-		{h.Busy, exchange.WaitMessage, 2},
-		{h.Busy, exchange.WaitMessage, 3},
-	}
-	for i, st := range steps {
-		st.call(st.w)
-		if i == 2 && !l.tryAcquire() { // the share given back is free for another
-			t.Fatal("the share given back while waiting for a message was not free")
-		}
-		if got := l.inflight.Load(); got != st.want {
-			t.Fatalf("step %d: %d in flight, want %d", i, got, st.want)
-		}
-	}
-	if got := l.inflight.Load(); got != 3 { // over the limit of 2: never shed
-		t.Fatalf("%d in flight, want 3", got)
-	}
-	h.finish(now, time.Second)
-	if got, c := l.inflight.Load(), l.winCount.Load(); got != 2 || c != 0 {
-		t.Fatalf("after finish: %d in flight, %d latencies counted; want 2 and 0", got, c)
+		{"adaptive", true, []step{
+			idle(exchange.WaitPartner, 2),
+			idle(exchange.WaitMessage, 1),
+			{w: exchange.WaitMessage, take: true, want: 2},
+			busy(exchange.WaitPartner, 2),
+			busy(exchange.WaitMessage, 2),
+			busy(exchange.WaitMessage, 3),
+		}},
+		{"fixed", false, []step{
+			idle(exchange.WaitPartner, 1),
+			idle(exchange.WaitMessage, 1),
+			busy(exchange.WaitMessage, 1),
+			idle(exchange.WaitPartner, 1),
+			busy(exchange.WaitPartner, 1),
+			busy(exchange.WaitPartner, 2),
+			{w: exchange.WaitPartner, take: true, want: 2},
+			busy(exchange.WaitPartner, 3),
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			now := time.Now()
+			l := newLimiter(tc.adaptive, 2, 0, 0, 0, now)
+			if !l.tryAcquire() || !l.tryAcquire() || l.tryAcquire() {
+				t.Fatal("want two admitted under a limit of 2, then none")
+			}
+			h := &limitHolder{l: l}
+			for i, st := range tc.steps {
+				if st.busy {
+					h.Busy(st.w)
+				} else {
+					h.Idle(st.w)
+				}
+				if st.take && !l.tryAcquire() {
+					t.Fatalf("step %d: the share given back was not free", i)
+				}
+				if got := l.inflight.Load(); got != st.want {
+					t.Fatalf("step %d: %d in flight, want %d", i, got, st.want)
+				}
+			}
+			if got := l.inflight.Load(); got != 3 { // over the limit of 2: never shed
+				t.Fatalf("%d in flight, want 3", got)
+			}
+			h.finish(now, time.Second)
+			if got, c := l.inflight.Load(), l.winCount.Load(); got != 2 || c != 0 {
+				t.Fatalf("after finish: %d in flight, %d latencies counted; want 2 and 0", got, c)
+			}
+		})
 	}
 }
 
