@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/url"
-	"os/exec"
 	"regexp"
 	"slices"
 	"strconv"
@@ -226,8 +225,8 @@ func TestClusterView(t *testing.T) {
 	}
 
 	// orchd instances reads the shared store while the nodes serve it.
-	out, err := exec.Command(orchdBin, "instances", "--store", "etcd", "--etcd-endpoints", endpoints,
-		"--etcd-prefix", "/orchd/view/", "--deploy", deploy, "--process", "OrderApproval").CombinedOutput()
+	out, err := runOrchd(t, "instances", "--store", "etcd", "--etcd-endpoints", endpoints,
+		"--etcd-prefix", "/orchd/view/", "--deploy", deploy, "--process", "OrderApproval")
 	if err != nil || !strings.Contains(string(out), "byRequest = P-A") || !strings.Contains(string(out), "byRequest = P-B") ||
 		!strings.Contains(string(out), "2 instance(s)") {
 		t.Errorf("orchd instances --store etcd: %v\n%s", err, out)

@@ -295,6 +295,7 @@ func TestDataFileLocked(t *testing.T) {
 	start := time.Now()
 	err := cmd.Run()
 	took := time.Since(start)
+	checkRaces(t, "the second orchd", stderr.String(), err)
 	if err == nil {
 		t.Fatalf("a second orchd on the same data file started")
 	}
@@ -317,6 +318,7 @@ func TestCorruptDataFile(t *testing.T) {
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	err := cmd.Run()
+	checkRaces(t, "orchd on a corrupt file", stderr.String(), err)
 	if err == nil {
 		t.Fatalf("orchd started on a corrupt data file")
 	}
@@ -382,7 +384,7 @@ func TestInstancesCommand(t *testing.T) {
 	client := &http.Client{Timeout: 30 * time.Second}
 	post(t, client, o.base+approvalPath, textXML, "", approvalBody("requestApproval", "C-1", "<appr:amount>10</appr:amount><appr:requester>ann</appr:requester>"))
 	// While orchd holds the file, the command says to use the endpoint.
-	out, err := exec.Command(orchdBin, "instances", "--data", data, "--deploy", deploy).CombinedOutput()
+	out, err := runOrchd(t, "instances", "--data", data, "--deploy", deploy)
 	if err == nil || !strings.Contains(string(out), "/instances") {
 		t.Errorf("instances on a locked store: %v\n%s", err, out)
 	}
@@ -391,7 +393,7 @@ func TestInstancesCommand(t *testing.T) {
 	}
 	<-o.done
 	o.done <- nil
-	out, err = exec.Command(orchdBin, "instances", "--data", data, "--deploy", deploy, "--state", "waiting").CombinedOutput()
+	out, err = runOrchd(t, "instances", "--data", data, "--deploy", deploy, "--state", "waiting")
 	if err != nil {
 		t.Fatalf("instances: %v\n%s", err, out)
 	}
