@@ -242,6 +242,18 @@ func runOrchd(t testing.TB, args ...string) ([]byte, error) {
 	return out, err
 }
 
+// waitUntil polls cond until it holds, failing t after a minute: a bound
+// for a hang, not a measure of speed (an event that takes a second on a
+// busy machine is waited for, not timed).
+func waitUntil(t testing.TB, what string, cond func() bool) {
+	t.Helper()
+	for deadline := time.Now().Add(time.Minute); !cond(); time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+	}
+}
+
 type response struct {
 	status     int
 	body       string
