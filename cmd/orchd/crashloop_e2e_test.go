@@ -149,7 +149,7 @@ type loadLedger struct {
 	// refused counts requests orchd answered without acknowledging them
 	// (a fault, an unexpected status); refusals keeps the first few
 	// answers (under mu), to show what they were.
-	refused   atomic.Int64
+	refused  atomic.Int64
 	refusals []string
 }
 
