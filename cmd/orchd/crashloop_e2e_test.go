@@ -34,10 +34,25 @@ const reliablePath = "/reliable"
 type partnerLog struct {
 	mu                 sync.Mutex
 	crm, erp, notified map[string]int
+	// held: requests with these ids wait, once counted, until the
+	// channel is closed or their client goes.
+	held map[string]chan struct{}
 }
 
 func newPartnerLog() *partnerLog {
-	return &partnerLog{crm: map[string]int{}, erp: map[string]int{}, notified: map[string]int{}}
+	return &partnerLog{crm: map[string]int{}, erp: map[string]int{}, notified: map[string]int{}, held: map[string]chan struct{}{}}
+}
+
+// hold makes the requests with id wait, once counted, until release is
+// called or their client hangs up (orchd is killed): a call orchd is
+// inside of, for as long as the test needs.
+func (l *partnerLog) hold(id string) (release func()) {
+	ch := make(chan struct{})
+	l.mu.Lock()
+	l.held[id] = ch
+	l.mu.Unlock()
+	var once sync.Once
+	return func() { once.Do(func() { close(ch) }) }
 }
 
 func (l *partnerLog) count(m map[string]int, id string) int {
@@ -63,7 +78,15 @@ func (l *partnerLog) recording(m map[string]int, re *regexp.Regexp, next http.Ha
 		if sm := re.FindSubmatch(b); sm != nil {
 			l.mu.Lock()
 			m[string(sm[1])]++
+			held := l.held[string(sm[1])]
 			l.mu.Unlock()
+			if held != nil {
+				select {
+				case <-held:
+				case <-r.Context().Done():
+					return
+				}
+			}
 		}
 		if next == nil {
 			w.WriteHeader(http.StatusAccepted)
