@@ -207,8 +207,14 @@ func TestHotDeployMarkerDeletionRedeploys(t *testing.T) {
 	if !exists(marker) {
 		t.Fatalf("no marker after the deploy at start")
 	}
-	time.Sleep(200 * time.Millisecond)
-	if strings.Contains(o.log(), "version=2") {
+	// Polls pass with the marker in place: a bundle dropped in after the
+	// start is deployed only by a poll (two, as it must be seen stable),
+	// each of which also looked at hd.
+	writeVersion(t, deploy, "probe", "P1", true)
+	if !eventually(func() bool { return strings.Contains(o.log(), "bundle=probe") }) {
+		t.Fatalf("the probe bundle was not deployed\n%s", o.log())
+	}
+	if strings.Contains(grepLines(o.log(), "bundle=hd"), "version=2") {
 		t.Fatalf("redeployed with the marker in place\n%s", o.log())
 	}
 	if err := os.Remove(marker); err != nil {

@@ -398,18 +398,20 @@ func TestTimerDueWhileSuspendedFiresOnResume(t *testing.T) {
 	id := m.idOf("T-1")
 	m.act(id, mgmt.Suspend)
 	due := m.detail(id).Alarms[0]
-	// Let the timer come due (and fire, finding the instance suspended),
+	// Let the timer come due and fire (it finds the instance suspended),
 	// and restart: recovery schedules it again, and it fires at once.
-	for time.Now().Before(due.Add(200 * time.Millisecond)) {
-		time.Sleep(50 * time.Millisecond)
+	// Each firing is waited for, not a time.
+	if m.e.pendingTimers() != 1 {
+		t.Fatalf("%d timers pending, want the suspended instance's", m.e.pendingTimers())
+	}
+	waitTimersFired(t, m.e)
+	if time.Now().Before(due) {
+		t.Fatalf("the timer fired before it was due (%v)", due)
 	}
 	m.restart()
-	deadline := time.Now().Add(300 * time.Millisecond)
-	for time.Now().Before(deadline) {
-		if d := m.detail(id); d.State != "suspended" || !strings.Contains(d.Variables["status"], "PENDING") {
-			t.Fatalf("a suspended instance's timer ran it: %s %q", d.State, d.Variables["status"])
-		}
-		time.Sleep(20 * time.Millisecond)
+	waitTimersFired(t, m.e)
+	if d := m.detail(id); d.State != "suspended" || !strings.Contains(d.Variables["status"], "PENDING") {
+		t.Fatalf("a suspended instance's timer ran it: %s %q", d.State, d.Variables["status"])
 	}
 	m.act(id, mgmt.Resume)
 	if d := m.detail(id); d.State != "completed" || !strings.Contains(d.Variables["status"], "EXPIRED") || len(d.Alarms) != 0 {
@@ -631,11 +633,12 @@ func TestInMemoryTimerWaitsForResume(t *testing.T) {
 	if err != nil || len(d.Alarms) != 1 || d.State != "suspended" {
 		t.Fatalf("%+v %v", d, err)
 	}
-	// Past its due time (the timer fired and found it suspended), it is
-	// still there, waiting.
-	for time.Now().Before(d.Alarms[0].Add(300 * time.Millisecond)) {
-		time.Sleep(50 * time.Millisecond)
+	// Once its timer has fired (and found it suspended), it is still
+	// there, waiting.
+	if e.pendingTimers() != 1 {
+		t.Fatalf("%d timers pending, want the suspended instance's", e.pendingTimers())
 	}
+	waitTimersFired(t, e)
 	if pg, _ := e.QueryInstances(ctx, mgmt.Query{State: "suspended"}); len(pg.Instances) != 1 {
 		t.Fatalf("the timer ran a suspended instance: %+v", pg)
 	}
@@ -645,5 +648,18 @@ func TestInMemoryTimerWaitsForResume(t *testing.T) {
 	// Resume ran the alarm that came due: the instance ended (EXPIRED).
 	if pg, _ := e.QueryInstances(ctx, mgmt.Query{}); len(pg.Instances) != 0 {
 		t.Fatalf("after resume: %+v", pg)
+	}
+}
+
+// waitTimersFired waits until every timer scheduled on e has fired: the
+// event a check that a timer did nothing must follow, rather than a
+// sleep past the due time (timers run late on a busy machine). Its bound,
+// a minute, is for a hang.
+func waitTimersFired(t *testing.T, e *Engine) {
+	t.Helper()
+	for deadline := time.Now().Add(time.Minute); e.pendingTimers() != 0; time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("%d timers still pending after a minute", e.pendingTimers())
+		}
 	}
 }
