@@ -202,6 +202,14 @@ func callRun(t *testing.T, base, name, id, n string) response {
 	return post(t, client, base+"/processes/"+name, textXML, `"urn:e2e#run"`, e2eRequest(id, n))
 }
 
+// callRunAsync is callRun for a goroutine other than the test's (which
+// must not call t.Fatal): a failure comes back as status 0 with the
+// error as the body, for the test's goroutine to report.
+func callRunAsync(base, name, id, n string) response {
+	client := &http.Client{Timeout: 60 * time.Second}
+	return postAction(client, base+"/processes/"+name, `"urn:e2e#run"`, e2eRequest(id, n))
+}
+
 func TestFlowCallsOverlap(t *testing.T) {
 	partner := startSlowPartner(t, 400*time.Millisecond)
 	deploy := t.TempDir()
@@ -365,7 +373,7 @@ func TestReplyAfterLaterMessage(t *testing.T) {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				r = callRun(t, o.base, "Later", "L1", "1")
+				r = callRunAsync(o.base, "Later", "L1", "1")
 			}()
 			time.Sleep(300 * time.Millisecond)
 			client := &http.Client{Timeout: 30 * time.Second}
@@ -438,7 +446,7 @@ func TestRoutedByAllCorrelationSets(t *testing.T) {
 				wg.Add(1)
 				go func() {
 					defer wg.Done()
-					rs[i] = callRun(t, o.base, "Pair", "shared", fmt.Sprint(i+1))
+					rs[i] = callRunAsync(o.base, "Pair", "shared", fmt.Sprint(i+1))
 				}()
 			}
 			client := &http.Client{Timeout: 30 * time.Second}
@@ -644,7 +652,7 @@ func TestUncorrelatedReceiveAndRuntimeViolation(t *testing.T) {
 	wg.Add(1)
 	go func() {
 		defer wg.Done()
-		r = callRun(t, o.base, "Plain", "P1", "1")
+		r = callRunAsync(o.base, "Plain", "P1", "1")
 	}()
 	client := &http.Client{Timeout: 30 * time.Second}
 	for _, n := range []string{"2", "3"} {
@@ -815,7 +823,7 @@ func TestMessageHeldUntilReceive(t *testing.T) {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				r = callRun(t, o.base, "Early", "H1", "1")
+				r = callRunAsync(o.base, "Early", "H1", "1")
 			}()
 			if !eventually(func() bool { return partner.inFlight.Load() > 0 }) {
 				t.Fatal("the instance never called its partner")
@@ -870,7 +878,7 @@ func TestMessageTakenDuringPartnerCall(t *testing.T) {
 	wg.Add(1)
 	go func() {
 		defer wg.Done()
-		r = callRun(t, o.base, "During", "T1", "1")
+		r = callRunAsync(o.base, "During", "T1", "1")
 	}()
 	if !eventually(func() bool { return partner.inFlight.Load() > 0 }) {
 		t.Fatal("the instance never called its partner")

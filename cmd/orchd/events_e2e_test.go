@@ -13,7 +13,7 @@ import (
 // end to end: real orchd, real SOAP over loopback.
 
 // startRun posts run in the background; the returned func waits for its
-// answer.
+// answer (status 0, the error as body, if there was none).
 func startRun(t *testing.T, base, name, id, n string) func() response {
 	t.Helper()
 	var r response
@@ -21,7 +21,7 @@ func startRun(t *testing.T, base, name, id, n string) func() response {
 	wg.Add(1)
 	go func() {
 		defer wg.Done()
-		r = callRun(t, base, name, id, n)
+		r = callRunAsync(base, name, id, n)
 	}()
 	return func() response {
 		wg.Wait()

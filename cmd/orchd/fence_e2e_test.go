@@ -106,8 +106,9 @@ func TestClusterFenceAndRejoin(t *testing.T) {
 
 	// a runs PO-FENCE into the held CRM call.
 	answer := make(chan response, 1)
+	fenced := poRequest(t, "PO-FENCE")
 	go func() {
-		req, _ := http.NewRequest(http.MethodPost, a.base+persistentPOPath, bytes.NewReader(poRequest(t, "PO-FENCE")))
+		req, _ := http.NewRequest(http.MethodPost, a.base+persistentPOPath, bytes.NewReader(fenced))
 		req.Header.Set("Content-Type", textXML)
 		resp, err := client.Do(req)
 		if err != nil {

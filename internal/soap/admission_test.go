@@ -73,10 +73,11 @@ func TestServerAdmission(t *testing.T) {
 
 			var wg sync.WaitGroup
 			var first, second response
-			wg.Go(func() { first = post(t, hs.URL+"/po", "text/xml", "", poRequest(t, "BLOCK")) })
+			block, secondReq := poRequest(t, "BLOCK"), poRequest(t, "SECOND")
+			wg.Go(func() { first = postAsync(hs.URL+"/po", "text/xml", block) })
 			<-d.entered // the only slot is taken
 			if tc.queued {
-				wg.Go(func() { second = post(t, hs.URL+"/po", "text/xml", "", poRequest(t, "SECOND")) })
+				wg.Go(func() { second = postAsync(hs.URL+"/po", "text/xml", secondReq) })
 				waitFor(t, "the second request to queue", func() bool { return s.lim.queued.Load() == 1 })
 				// The queue holds one: a third request is shed at once.
 				if r := post(t, hs.URL+"/po", "text/xml", "", poRequest(t, "THIRD")); r.status != http.StatusServiceUnavailable {

@@ -180,18 +180,45 @@ func do(t *testing.T, req *http.Request) response {
 // doWith sends req with c and reads the response.
 func doWith(t *testing.T, c *http.Client, req *http.Request) response {
 	t.Helper()
-	resp, err := c.Do(req)
+	r, err := send(c, req)
 	if err != nil {
 		t.Fatal(err)
+	}
+	return r
+}
+
+// send sends req with c and reads the response, from any goroutine.
+func send(c *http.Client, req *http.Request) (response, error) {
+	resp, err := c.Do(req)
+	if err != nil {
+		return response{}, err
 	}
 	defer resp.Body.Close()
 	b, err := io.ReadAll(resp.Body)
 	if err != nil {
-		t.Fatal(err)
+		return response{}, err
 	}
 	r := response{status: resp.StatusCode, header: resp.Header, body: string(b)}
 	if len(b) > 0 && strings.Contains(resp.Header.Get("Content-Type"), "xml") {
 		r.env, _ = DecodeEnvelope(bytes.NewReader(b))
+	}
+	return r, nil
+}
+
+// postAsync is post for a goroutine other than the test's, which must
+// not call t.Fatal: a failure comes back as status 0 with the error as
+// the body, for the test's goroutine to report.
+func postAsync(url, ct, body string) response {
+	req, err := http.NewRequest(http.MethodPost, url, strings.NewReader(body))
+	if err != nil {
+		return response{body: err.Error()}
+	}
+	if ct != "" {
+		req.Header.Set("Content-Type", ct)
+	}
+	r, err := send(http.DefaultClient, req)
+	if err != nil {
+		return response{body: err.Error()}
 	}
 	return r
 }
