@@ -109,7 +109,10 @@ func writeProcess(t *testing.T, deployDir, name, partner, body string, inMemory 
 // slowPartner answers call with "P-<id>" after delay, counting the calls
 // in flight; a call whose client went away is counted as cancelled.
 type slowPartner struct {
-	delay               time.Duration
+	delay time.Duration
+	// gate, when not nil, holds each call until it is closed, in place
+	// of delay (startGatedPartner).
+	gate                chan struct{}
 	inFlight, maxFlight atomic.Int32
 	done, cancelled     atomic.Int32
 	addr                string
@@ -131,9 +134,25 @@ func (p *slowPartner) calls() []string {
 	return append([]string(nil), p.ns...)
 }
 
+// startGatedPartner is a slowPartner whose calls wait until release is
+// called: a test holds calls in flight for as long as it needs, with no
+// time in it.
+func startGatedPartner(t *testing.T) (p *slowPartner, release func()) {
+	t.Helper()
+	p = startSlowPartnerWith(t, &slowPartner{gate: make(chan struct{})})
+	var once sync.Once
+	release = func() { once.Do(func() { close(p.gate) }) }
+	t.Cleanup(release)
+	return p, release
+}
+
 func startSlowPartner(t *testing.T, delay time.Duration) *slowPartner {
 	t.Helper()
-	p := &slowPartner{delay: delay}
+	return startSlowPartnerWith(t, &slowPartner{delay: delay})
+}
+
+func startSlowPartnerWith(t *testing.T, p *slowPartner) *slowPartner {
+	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -155,8 +174,13 @@ func (p *slowPartner) serve(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	defer p.inFlight.Add(-1)
+	wait := time.After(p.delay)
+	if p.gate != nil {
+		wait = nil
+	}
 	select {
-	case <-time.After(p.delay):
+	case <-wait:
+	case <-p.gate:
 	case <-r.Context().Done():
 		p.cancelled.Add(1)
 		return

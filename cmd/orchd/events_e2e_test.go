@@ -62,8 +62,8 @@ func runWithEvents(t *testing.T, o *orchd, name, id string, ns ...string) string
 // eventBody: after answering "started", the main activity waits for go
 // while an onEvent on run answers each further run of the instance from
 // its own handler instance: its event variable ev and its scope variable
-// r are its own, and it waits between reading ev and replying, so two
-// events overlap.
+// r are its own, and it calls the partner between reading ev and
+// replying, so two events overlap (the partner sees both calls at once).
 const eventBody = `
   <sequence>
     <receive partnerLink="client" operation="run" variable="in" createInstance="yes">
@@ -77,11 +77,11 @@ const eventBody = `
         <onEvent partnerLink="client" operation="run" messageType="tns:req" variable="ev">
           <correlations><correlation set="cs"/></correlations>
           <scope>
-            <variables><variable name="r" messageType="tns:resp"/></variables>
+            <variables><variable name="r" messageType="tns:resp"/><variable name="pr" messageType="tns:resp"/></variables>
             <sequence>
               <assign><copy><from><literal><tns:resp><tns:a/></tns:resp></literal></from><to variable="r" part="payload"/></copy>
                       <copy><from>concat('event ', $ev.payload/tns:n)</from><to>$r.payload/tns:a</to></copy></assign>
-              <wait><for>'PT1.5S'</for></wait>
+              <invoke partnerLink="partner" operation="call" inputVariable="ev" outputVariable="pr"/>
               <assign><copy><from>concat($r.payload/tns:a, ' saw ', $ev.payload/tns:n, ' main ', $in.payload/tns:n)</from><to>$r.payload/tns:a</to></copy></assign>
               <reply partnerLink="client" operation="run" variable="r"/>
             </sequence>
@@ -99,28 +99,29 @@ const eventBody = `
 // each other's variables.
 func TestOnEventConcurrentInstances(t *testing.T) {
 	deploy := t.TempDir()
-	writeProcess(t, deploy, "Events", "127.0.0.1:1", eventBody, true)
+	partner, release := startGatedPartner(t)
+	writeProcess(t, deploy, "Events", partner.addr, eventBody, true)
 	o := startOrchd(t, "--deploy", deploy)
 	if r := callRun(t, o.base, "Events", "E1", "0"); r.status != 200 || !strings.Contains(r.body, ">started<") {
 		t.Fatalf("start: status %d body %s\n%s", r.status, r.body, o.log())
 	}
-	start := time.Now()
 	first := startRun(t, o.base, "Events", "E1", "1")
-	time.Sleep(200 * time.Millisecond)
+	if !eventually(func() bool { return partner.inFlight.Load() == 1 }) {
+		t.Fatalf("event 1's handler did not call the partner\n%s", o.log())
+	}
 	second := startRun(t, o.base, "Events", "E1", "2")
+	// Overlapping, the second handler calls the partner while the first's
+	// call is held; one after the other, it never could.
+	if !eventually(func() bool { return partner.inFlight.Load() == 2 }) {
+		t.Errorf("%d partner calls in flight: the handler instances did not overlap", partner.inFlight.Load())
+	}
+	release()
 	r1, r2 := first(), second()
-	took := time.Since(start)
 	if r1.status != 200 || !strings.Contains(r1.body, ">event 1 saw 1 main 0<") {
 		t.Errorf("event 1: status %d body %s", r1.status, r1.body)
 	}
 	if r2.status != 200 || !strings.Contains(r2.body, ">event 2 saw 2 main 0<") {
 		t.Errorf("event 2: status %d body %s", r2.status, r2.body)
-	}
-	// Overlapping, both answer 1.5s after their event (1.7s in all); one
-	// after the other, the second could not answer before 3s (timers are
-	// never early), so 2.8s leaves a loaded machine 1.1s of slack.
-	if took >= 2800*time.Millisecond {
-		t.Errorf("two events took %v: their handler instances did not overlap", took)
 	}
 	postGo(t, o.base, "Events", "E1", "9")
 	// The main activity ended: the handlers stopped with it, so a run for
@@ -258,7 +259,7 @@ func TestOnEventSurvivesRestart(t *testing.T) {
         <onEvent partnerLink="client" operation="run" messageType="tns:req" variable="ev">
           <correlations><correlation set="cs"/></correlations>
           <scope>
-            <variables><variable name="r" messageType="tns:resp"/></variables>
+            <variables><variable name="r" messageType="tns:resp"/><variable name="pr" messageType="tns:resp"/></variables>
             <sequence>
               <assign><copy><from><literal><tns:resp><tns:a/></tns:resp></literal></from><to variable="r" part="payload"/></copy>
                       <copy><from>concat('event ', $ev.payload/tns:n, ' of ', $in.payload/tns:n)</from><to>$r.payload/tns:a</to></copy></assign>

@@ -67,12 +67,19 @@ func TestQueueFullDropsAndCounts(t *testing.T) {
 		t.Fatal(err)
 	}
 	const n = 100
-	start := time.Now()
-	for i := 0; i < n; i++ {
-		d.Emit(Event{Kind: ActivityStarted, Name: "a"})
-	}
-	if el := time.Since(start); el > 100*time.Millisecond {
-		t.Errorf("100 emits to a stuck listener took %s: Emit must not block", el)
+	// Emit must not block: the emits end while the listener is stuck
+	// (the gate opens only below). The bound is for a hang, not a speed.
+	emitted := make(chan struct{})
+	go func() {
+		defer close(emitted)
+		for i := 0; i < n; i++ {
+			d.Emit(Event{Kind: ActivityStarted, Name: "a"})
+		}
+	}()
+	select {
+	case <-emitted:
+	case <-time.After(30 * time.Second):
+		t.Fatal("100 emits to a stuck listener did not return: Emit blocks")
 	}
 	dropped := testutil.ToFloat64(d.sinks[0].full)
 	// The listener's goroutine holds the batch it took before it got
@@ -93,7 +100,12 @@ func TestQueueFullDropsAndCounts(t *testing.T) {
 func TestSlowListenerBlacklistedWithinBudget(t *testing.T) {
 	var logs bytes.Buffer
 	log := slog.New(slog.NewTextHandler(&logs, nil))
-	slow := &recorder{name: "sleepy", sleep: 2 * time.Second}
+	// The slow listener's delivery hangs until the end of the test (it
+	// ignores its context): it is blacklisted while it hangs, by its
+	// budget, and Close does not wait for it. Order, not speed, is
+	// asserted; the bounds are for a hang.
+	slow := &recorder{name: "sleepy", gate: make(chan struct{})}
+	defer close(slow.gate)
 	fast := &recorder{name: "fast"}
 	const budget = 50 * time.Millisecond
 	d, err := NewDispatcher(Options{Logger: log, Budget: budget}, slow, fast)
@@ -103,21 +115,18 @@ func TestSlowListenerBlacklistedWithinBudget(t *testing.T) {
 	start := time.Now()
 	d.Emit(Event{Kind: InstanceCreated, Instance: "1"})
 	for d.Blacklisted("sleepy") == nil {
-		if time.Since(start) > time.Second {
-			t.Fatal("the sleeping listener was not blacklisted within 1s (budget 50ms)")
+		if time.Since(start) > 30*time.Second {
+			t.Fatal("the hanging listener was not blacklisted (budget 50ms)")
 		}
 		time.Sleep(5 * time.Millisecond)
 	}
-	if el := time.Since(start); el > budget+200*time.Millisecond {
-		t.Errorf("blacklisted after %s, budget %s", el, budget)
+	if el := time.Since(start); el < budget {
+		t.Errorf("blacklisted after %s, before its budget %s ran out", el, budget)
 	}
 	for i := 0; i < 10; i++ {
 		d.Emit(Event{Kind: InstanceCompleted, Instance: "1"})
 	}
-	closeOK(t, d) // does not wait for the sleeping delivery
-	if el := time.Since(start); el > time.Second {
-		t.Errorf("Close waited %s for a blacklisted listener", el)
-	}
+	closeOK(t, d) // returns (within closeOK's bound) while the delivery still hangs
 	if c := slow.calls.Load(); c != 1 {
 		t.Errorf("blacklisted listener got %d deliveries, want 1", c)
 	}
