@@ -621,20 +621,35 @@ func TestSeveralStartActivities(t *testing.T) {
 			client := &http.Client{Timeout: 30 * time.Second}
 			var r response
 			var wg sync.WaitGroup
+			// The order is set by events, not sleeps: the second message is
+			// sent once the first has created the instance.
+			created := func() bool {
+				_, m := get(t, o.base+"/metrics")
+				for _, l := range strings.Split(m, "\n") {
+					if strings.HasPrefix(l, "orchd_instances_started_total{") && strings.Contains(l, "Multi") && strings.HasSuffix(l, " 1") {
+						return true
+					}
+				}
+				return false
+			}
+			sendGo := func() {
+				g := post(t, client, o.base+"/processes/Multi", textXML, `"urn:e2e#go"`, e2eRequest("M1", "2"))
+				if g.status != 202 {
+					t.Errorf("go: status %d body %s", g.status, g.body)
+				}
+			}
+			if first == "go" {
+				sendGo()
+				waitUntil(t, "go to create the instance", created)
+			}
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				if first == "go" {
-					time.Sleep(300 * time.Millisecond)
-				}
-				r = callRun(t, o.base, "Multi", "M1", "1")
+				r = callRunAsync(o.base, "Multi", "M1", "1")
 			}()
 			if first == "run" {
-				time.Sleep(300 * time.Millisecond)
-			}
-			g := post(t, client, o.base+"/processes/Multi", textXML, `"urn:e2e#go"`, e2eRequest("M1", "2"))
-			if g.status != 202 {
-				t.Errorf("go: status %d body %s", g.status, g.body)
+				waitUntil(t, "run to create the instance", created)
+				sendGo()
 			}
 			wg.Wait()
 			if r.status != 200 || !strings.Contains(r.body, "run 1 go 2") {
