@@ -2,7 +2,6 @@ package etcdtest
 
 import (
 	"fmt"
-	"net"
 	"net/url"
 	"path/filepath"
 	"strings"
@@ -27,8 +26,10 @@ type Cluster struct {
 type member struct {
 	name      string
 	dir       string
-	peerURL   url.URL
-	clientURL url.URL
+	peerURL   url.URL // advertised: the peer relay's address
+	clientURL url.URL // advertised: the client relay's address
+	peer      *relay
+	client    *relay
 	etcd      *embed.Etcd
 	everReady bool
 }
@@ -42,19 +43,26 @@ func Start(t testing.TB, n int) *Cluster {
 		t.Fatalf("etcdtest: %d members", n)
 	}
 	c := &Cluster{t: t}
+	t.Cleanup(c.Close)
 	var initial []string
 	for i := range n {
 		m := &member{
-			name:      fmt.Sprintf("m%d", i),
-			dir:       filepath.Join(t.TempDir(), fmt.Sprintf("etcd-m%d", i)),
-			peerURL:   url.URL{Scheme: "http", Host: freeAddr(t)},
-			clientURL: url.URL{Scheme: "http", Host: freeAddr(t)},
+			name: fmt.Sprintf("m%d", i),
+			dir:  filepath.Join(t.TempDir(), fmt.Sprintf("etcd-m%d", i)),
 		}
 		c.members = append(c.members, m)
+		var err error
+		if m.peer, err = newRelay(); err == nil {
+			m.client, err = newRelay()
+		}
+		if err != nil {
+			t.Fatalf("etcdtest: listen: %v", err)
+		}
+		m.peerURL = url.URL{Scheme: "http", Host: m.peer.addr()}
+		m.clientURL = url.URL{Scheme: "http", Host: m.client.addr()}
 		initial = append(initial, m.name+"="+m.peerURL.String())
 	}
 	c.initial = strings.Join(initial, ",")
-	t.Cleanup(c.Close)
 
 	// All members must start together: each waits for the others' votes.
 	errs := make([]error, n)
@@ -69,17 +77,6 @@ func Start(t testing.TB, n int) *Cluster {
 		}
 	}
 	return c
-}
-
-func freeAddr(t testing.TB) string {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatalf("etcdtest: free port: %v", err)
-	}
-	addr := l.Addr().String()
-	l.Close()
-	return addr
 }
 
 // MemberConfig is the embed configuration of one loopback member: name,
@@ -105,6 +102,10 @@ func MemberConfig(name, dir string, peer, client url.URL, initialCluster string)
 
 func (c *Cluster) start(m *member) error {
 	cfg := MemberConfig(m.name, m.dir, m.peerURL, m.clientURL, c.initial)
+	// The member listens on ports the system picks, behind the relays
+	// whose addresses it advertises (see relay).
+	anyPort := url.URL{Scheme: "http", Host: "127.0.0.1:0"}
+	cfg.ListenPeerUrls, cfg.ListenClientUrls = []url.URL{anyPort}, []url.URL{anyPort}
 	if m.everReady {
 		cfg.ClusterState = embed.ClusterStateFlagExisting
 	}
@@ -112,12 +113,24 @@ func (c *Cluster) start(m *member) error {
 	if err != nil {
 		return fmt.Errorf("start member %s: %w", m.name, err)
 	}
+	if len(e.Peers) != 1 || len(e.Clients) != 1 {
+		e.Close()
+		return fmt.Errorf("member %s: %d peer and %d client listeners, want 1 each", m.name, len(e.Peers), len(e.Clients))
+	}
+	// Before it waits for the others' votes: they reach it through its
+	// relay.
+	m.peer.setTarget(e.Peers[0].Listener.Addr().String())
+	m.client.setTarget(e.Clients[0].Addr().String())
 	select {
 	case <-e.Server.ReadyNotify():
 	case err := <-e.Err():
+		m.peer.setTarget("")
+		m.client.setTarget("")
 		e.Close()
 		return fmt.Errorf("member %s failed: %w", m.name, err)
 	case <-time.After(StartTimeout):
+		m.peer.setTarget("")
+		m.client.setTarget("")
 		e.Server.Stop()
 		e.Close()
 		return fmt.Errorf("member %s not ready within %v", m.name, StartTimeout)
@@ -150,11 +163,14 @@ func (c *Cluster) Stop(i int) {
 	m.etcd = nil
 	c.mu.Unlock()
 	if e != nil {
+		m.peer.setTarget("")
+		m.client.setTarget("")
 		e.Close()
 	}
 }
 
-// Restart starts the stopped member i again on the same ports and data.
+// Restart starts the stopped member i again on the same advertised
+// addresses (its relays') and data.
 // With a 3-member cluster it returns once the member serves, which needs
 // a quorum. It fails the test when the member does not start in time.
 func (c *Cluster) Restart(i int) {
@@ -171,9 +187,15 @@ func (c *Cluster) Restart(i int) {
 	}
 }
 
-// Close stops all members. It is registered with t.Cleanup by Start.
+// Close stops all members and their relays. It is registered with
+// t.Cleanup by Start.
 func (c *Cluster) Close() {
-	for i := range c.members {
+	for i, m := range c.members {
 		c.Stop(i)
+		for _, r := range []*relay{m.peer, m.client} {
+			if r != nil {
+				r.close()
+			}
+		}
 	}
 }
