@@ -170,6 +170,7 @@ func startOrchd(t *testing.T, args ...string) *orchd {
 	case a := <-addr:
 		o.base = "http://" + a
 	case err := <-o.done:
+		o.done <- err // for the cleanup's stop
 		t.Fatalf("orchd exited before serving: %v\n%s", err, o.log())
 	case <-time.After(30 * time.Second):
 		t.Fatalf("orchd did not start serving\n%s", o.log())
@@ -252,6 +253,41 @@ func waitUntil(t testing.TB, what string, cond func() bool) {
 			t.Fatalf("timed out waiting for %s", what)
 		}
 	}
+}
+
+var pprofRE = regexp.MustCompile(`msg=pprof addr=(\S+)`)
+
+// pprofAddr is the address of the pprof server of an orchd started with
+// --debug-addr 127.0.0.1:0, read from its log.
+func (o *orchd) pprofAddr(t testing.TB) string {
+	t.Helper()
+	m := pprofRE.FindStringSubmatch(o.log())
+	if m == nil {
+		t.Fatalf("orchd logged no pprof address (started with --debug-addr?):\n%s", o.log())
+	}
+	return m[1]
+}
+
+// deadAddr returns a loopback address that refuses connections for the
+// rest of the test: a TCP socket bound to a port the system picks, never
+// listening, and closed at cleanup. The port stays taken, so no other
+// process can start listening on it (a listener closed to free a port
+// would leave it to anyone).
+func deadAddr(t testing.TB) string {
+	t.Helper()
+	fd, err := syscall.Socket(syscall.AF_INET, syscall.SOCK_STREAM|syscall.SOCK_CLOEXEC, 0)
+	if err != nil {
+		t.Fatalf("socket: %v", err)
+	}
+	t.Cleanup(func() { syscall.Close(fd) })
+	if err := syscall.Bind(fd, &syscall.SockaddrInet4{Addr: [4]byte{127, 0, 0, 1}}); err != nil {
+		t.Fatalf("bind: %v", err)
+	}
+	sa, err := syscall.Getsockname(fd)
+	if err != nil {
+		t.Fatalf("getsockname: %v", err)
+	}
+	return fmt.Sprintf("127.0.0.1:%d", sa.(*syscall.SockaddrInet4).Port)
 }
 
 type response struct {
@@ -431,12 +467,7 @@ func TestBadInput(t *testing.T) {
 func TestFailingPartner(t *testing.T) {
 	crm, _ := startMocks(t)
 	// The ERP address points at a port nobody listens on.
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	dead := ln.Addr().String()
-	ln.Close()
+	dead := deadAddr(t)
 	deploy := t.TempDir()
 	copyBundle(t, deploy, "purchase-order", crm, dead, nil)
 	o := startOrchd(t, "--deploy", deploy)

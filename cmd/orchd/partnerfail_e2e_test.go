@@ -280,18 +280,6 @@ func writePartnerFail(t *testing.T, deployDir, live, refused, nohost string, sil
 	}
 }
 
-// deadAddr returns a loopback address nobody listens on.
-func deadAddr(t *testing.T) string {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := ln.Addr().String()
-	ln.Close()
-	return addr
-}
-
 // pfAnswer is what PartnerFail answered: the caught fault's name ("none"
 // when the call worked) and the text.
 type pfAnswer struct {
@@ -348,8 +336,8 @@ func TestPartnerFailures(t *testing.T) {
 	silent := startSilent(t)
 	deploy := t.TempDir()
 	writePartnerFail(t, deploy, "http://"+partner.addr, "http://"+deadAddr(t), "http://partner.invalid:9", "http://"+silent.addr)
-	debug := deadAddr(t)
-	o := startOrchd(t, "--deploy", deploy, "--partner-timeout", "5s", "--partner-max-response", "1048576", "--debug-addr", debug)
+	o := startOrchd(t, "--deploy", deploy, "--partner-timeout", "5s", "--partner-max-response", "1048576", "--debug-addr", "127.0.0.1:0")
+	debug := o.pprofAddr(t)
 	client := &http.Client{Timeout: 30 * time.Second, Transport: &http.Transport{DisableKeepAlives: true}}
 
 	const failure = "ext:activityFailure"

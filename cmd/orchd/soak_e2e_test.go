@@ -77,8 +77,7 @@ func TestSoak(t *testing.T) {
 	// SOAK_HEAP_DIR: save orchd's heap and CPU profiles at each sample.
 	heapDir, debug := os.Getenv("SOAK_HEAP_DIR"), ""
 	if heapDir != "" {
-		debug = deadAddr(t)
-		args = append(args, "--debug-addr", debug)
+		args = append(args, "--debug-addr", "127.0.0.1:0") // its address read from each orchd's log
 	}
 	fmt.Printf("soak: %v, kill -9 every %v, samples every %v; offered %g/s in-memory POs + %g/s persistent mix, open loop, at most %d outstanding each (orchd %s)\n",
 		duration, period, sample, rates.mem, rates.persist, soakMaxOutstanding, orchdBin)
@@ -91,6 +90,9 @@ func TestSoak(t *testing.T) {
 	start := time.Now()
 	var counts soakCounters
 	o := startOrchd(t, args...)
+	if heapDir != "" {
+		debug = o.pprofAddr(t)
+	}
 	stop := startSoakLoad(t, o.base, "P1", led, rates, &counts)
 	var floors []float64         // each period's lowest RSS
 	var rssBase, rssLast float64 // the first period's last sample, the run's last
@@ -169,6 +171,9 @@ func TestSoak(t *testing.T) {
 		}
 		restart := time.Now()
 		o = startOrchd(t, args...)
+		if heapDir != "" {
+			debug = o.pprofAddr(t)
+		}
 		fmt.Printf("soak restart #%d: serving after %v; %s\n", p, time.Since(restart).Round(time.Millisecond), recoveredLine(o.log()))
 		stop = startSoakLoad(t, o.base, fmt.Sprintf("P%d", p+1), led, rates, &counts)
 	}
