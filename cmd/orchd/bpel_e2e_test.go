@@ -876,12 +876,28 @@ func TestMessageHeldUntilReceive(t *testing.T) {
 			if r.status != 200 || !strings.Contains(r.body, "early 9") {
 				t.Fatalf("run: status %d body %s\n%s", r.status, r.body, o.log())
 			}
+			held := func(outcome string) string {
+				_, m := get(t, o.base+"/metrics")
+				return metricWith(m, "orchd_held_messages_total", `outcome="`+outcome+`"`, "Early")
+			}
+			if v := held("taken"); v != "1" {
+				t.Errorf("orchd_held_messages_total taken = %q, want 1 (the early go)", v)
+			}
+			// Nobody will wait for this one. Persistent: a Client fault
+			// after the hold, nothing acknowledged. In-memory one-way: it is
+			// acknowledged at once (its instance would live in memory too),
+			// then dropped when the hold ends, counted and logged.
+			g = post(t, client, o.base+"/processes/Early", textXML, `"urn:e2e#go"`, e2eRequest("nobody", "1"))
 			if !inMemory {
-				// Nobody will wait for this one: a Client fault after the hold.
-				g = post(t, client, o.base+"/processes/Early", textXML, `"urn:e2e#go"`, e2eRequest("nobody", "1"))
 				if code, reason := faultCode(t, g.body); code != "Client" || !strings.Contains(reason, "cs=nobody") {
 					t.Errorf("unmatched go: status %d %s %q", g.status, code, reason)
 				}
+			} else if g.status != 202 {
+				t.Errorf("unmatched one-way go to an in-memory process: status %d %s, want 202 at once", g.status, g.body)
+			}
+			waitUntil(t, "the unmatched go's hold to expire", func() bool { return held("expired") == "1" })
+			if inMemory && !strings.Contains(o.log(), "held one-way message dropped") {
+				t.Errorf("the acknowledged, then dropped one-way message was not logged:\n%s", o.log())
 			}
 		})
 	}

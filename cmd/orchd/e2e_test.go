@@ -561,6 +561,25 @@ func metricValue(t *testing.T, metrics, series string) string {
 	return ""
 }
 
+// metricWith returns the value of the first series of metric name whose
+// labels include each of labels (`k="v"`), or "" when there is none.
+func metricWith(metrics, name string, labels ...string) string {
+	for _, l := range strings.Split(metrics, "\n") {
+		series, value, ok := strings.Cut(l, " ")
+		if !ok || !strings.HasPrefix(series, name+"{") {
+			continue
+		}
+		all := true
+		for _, lb := range labels {
+			all = all && strings.Contains(series, lb)
+		}
+		if all {
+			return value
+		}
+	}
+	return ""
+}
+
 func TestListingWSDLAndMetrics(t *testing.T) {
 	crm, erp := startMocks(t)
 	deploy := t.TempDir()
