@@ -141,6 +141,14 @@ var servingRE = regexp.MustCompile(`msg=serving addr=(\S+)`)
 // startOrchd runs the binary with args and waits until it serves.
 func startOrchd(t *testing.T, args ...string) *orchd {
 	t.Helper()
+	return startOrchdAt(t, nil, args...)
+}
+
+// startOrchdAt runs the binary with args and returns once a line of its
+// log matches mark, with o.base unset (a test that kills orchd at that
+// point, before it serves); nil mark: once it serves, as startOrchd.
+func startOrchdAt(t *testing.T, mark *regexp.Regexp, args ...string) *orchd {
+	t.Helper()
 	cmd := exec.Command(orchdBin, append([]string{"serve", "--listen", "127.0.0.1:0"}, args...)...)
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
@@ -151,6 +159,8 @@ func startOrchd(t *testing.T, args ...string) *orchd {
 	}
 	o := &orchd{cmd: cmd, done: make(chan error, 1)}
 	addr := make(chan string, 1)
+	marked := make(chan struct{})
+	var markOnce sync.Once
 	go func() {
 		sc := bufio.NewScanner(stderr)
 		sc.Buffer(make([]byte, 64*1024), 64*1024*1024) // a long log line must not stop the reading (orchd would block on a full pipe)
@@ -159,8 +169,11 @@ func startOrchd(t *testing.T, args ...string) *orchd {
 			o.mu.Lock()
 			o.logs.WriteString(line + "\n")
 			o.mu.Unlock()
-			if m := servingRE.FindStringSubmatch(line); m != nil {
+			if m := servingRE.FindStringSubmatch(line); m != nil && mark == nil {
 				addr <- m[1]
+			}
+			if mark != nil && mark.MatchString(line) {
+				markOnce.Do(func() { close(marked) })
 			}
 		}
 		o.done <- cmd.Wait()
@@ -169,6 +182,7 @@ func startOrchd(t *testing.T, args ...string) *orchd {
 	select {
 	case a := <-addr:
 		o.base = "http://" + a
+	case <-marked:
 	case err := <-o.done:
 		o.done <- err // for the cleanup's stop
 		t.Fatalf("orchd exited before serving: %v\n%s", err, o.log())
