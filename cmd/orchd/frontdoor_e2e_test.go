@@ -15,6 +15,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/orchd/orchd/internal/cluster"
+	"github.com/orchd/orchd/internal/etcdtest"
 	"github.com/orchd/orchd/internal/mockpartner"
 )
 
@@ -337,15 +339,28 @@ func TestOverloadShedding(t *testing.T) {
 	}
 }
 
-func testOverloadShedding(t *testing.T, admission, fault string) {
+// TestOverloadSheddingCluster is TestOverloadShedding (fixed admission)
+// on a node with --cluster, where the front door's forwarder decodes the
+// envelope and reads etcd for an in-memory instance's node before the
+// limiter: excess requests are still shed, with the same answer.
+func TestOverloadSheddingCluster(t *testing.T) {
+	ec := etcdtest.Start(t, 1)
+	testOverloadShedding(t, "fixed", "server overloaded: 1 exchanges in flight (--max-inflight)",
+		"--data", t.TempDir(), "--store", "etcd", "--etcd-endpoints", strings.Join(ec.Endpoints(), ","), "--etcd-prefix", cluster.Prefix("shed"),
+		"--cluster", "shed", "--node-id", "a")
+}
+
+// testOverloadShedding runs the overload check with --admission
+// admission, the fault reason it must give, and extra orchd flags.
+func testOverloadShedding(t *testing.T, admission, fault string, extra ...string) {
 	crm, erp := startMocks(t)
 	deploy := t.TempDir()
 	copyBundle(t, deploy, "purchase-order", crm, erp, nil)
 	writeProcess(t, deploy, "Loop", "127.0.0.1:1", runawayBody, true)
 	// --body-timeout is shorter than the admitted exchange: it bounds
 	// reading the body only, not the exchange.
-	o := startOrchd(t, "--deploy", deploy, "--admission", admission, "--max-inflight", "1", "--queue-wait", "50ms", "--body-timeout", "300ms",
-		"--max-steps", "3000000")
+	o := startOrchd(t, append([]string{"--deploy", deploy, "--admission", admission, "--max-inflight", "1", "--queue-wait", "50ms", "--body-timeout", "300ms",
+		"--max-steps", "3000000"}, extra...)...)
 	client := &http.Client{Timeout: 120 * time.Second}
 	url := o.base + "/processes/PurchaseOrder"
 	body := readWorkload(t, "po-request.xml")
