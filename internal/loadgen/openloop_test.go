@@ -218,9 +218,12 @@ func TestOpenLoop(t *testing.T) {
 	if r := float64(l.Shed) / all; r < 0.15 || r > 0.35 {
 		t.Errorf("shed share %.2f, want 0.25", r)
 	}
-	// Sent on schedule: about 200/s over 0.6 s, not as fast as answered.
-	if got := n.Load(); got < 60 || got > 121 {
-		t.Errorf("the server saw %d requests, want about 120 (200/s for 0.6 s)", got)
+	// Sent on schedule, not as fast as answered: no more than the 120 due
+	// at 200/s over the 0.6 s window, and every due one either sent or
+	// counted unsent (how many of each depends on the machine's speed, so
+	// only their sum is bounded below).
+	if got := n.Load(); got > 121 || got+l.Unsent < 110 {
+		t.Errorf("the server saw %d requests and %d were unsent, want at most 121 sent and about 120 due (200/s for 0.6 s)", got, l.Unsent)
 	}
 
 	// A server slower than the rate leaves requests unsent.
