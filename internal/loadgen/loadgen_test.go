@@ -264,7 +264,9 @@ func TestVsAlternatesAndRatios(t *testing.T) {
 	}
 	for i, c := range rep.Comparisons {
 		la, lb := rep.Levels[2*i], rep.Levels[2*i+1]
-		if want := ratio(la.TxPerSec, lb.TxPerSec); c.TxRatio != want || c.TxRatio <= 0 {
+		// The ratio of the levels' rates, whatever they were (a level
+		// of a busy machine's 0.45 s may have no success: ratio 0).
+		if want := ratio(la.TxPerSec, lb.TxPerSec); c.TxRatio != want || c.TxRatio < 0 {
 			t.Errorf("tx ratio %v, want %v", c.TxRatio, want)
 		}
 		// No assertion on which server was faster: that is wall-clock
@@ -340,7 +342,9 @@ func TestJSONShape(t *testing.T) {
 			t.Fatalf("%d intervals, want 2:\n%s", len(l.Intervals), out.String())
 		}
 		for _, s := range l.Intervals {
-			if s["goroutines"] != 42 || s["rss_bytes"] != 15589376 || s["tx_per_s"] <= 0 {
+			// An interval of a busy machine may have no success: its
+			// rate is 0, not missing.
+			if tx, ok := s["tx_per_s"]; s["goroutines"] != 42 || s["rss_bytes"] != 15589376 || !ok || tx < 0 {
 				t.Errorf("interval %v", s)
 			}
 		}
