@@ -199,7 +199,6 @@ type invoke struct {
 	policy             *failurePolicy
 	// timeout bounds the call (deploy.xml orchd:timeout), or is zero.
 	timeout time.Duration
-	metrics *partnerMetrics
 }
 
 type assign struct {

@@ -150,7 +150,7 @@ func LoadBundleWith(dir string, opts LoadOptions) ([]*Process, error) {
 		for _, ep := range p.Endpoints {
 			ep.Path = endpointPath(ep.Address, ep.Service.Local)
 		}
-		procs = append(procs, p)
+		procs = append(procs, NewProcess(p))
 	}
 	if err := errs.err(); err != nil {
 		return nil, err
@@ -172,6 +172,6 @@ func endpointPath(address, service string) string {
 func IsNotSupported(err error) bool { return errors.Is(err, ErrNotSupported) }
 
 // String describes the process for logs: {ns}name (bundle/file).
-func (p *Process) String() string {
+func (p *Plan) String() string {
 	return fmt.Sprintf("%s (%s/%s)", p.Name, p.Bundle, p.File)
 }

@@ -189,7 +189,7 @@ func (e *notStoredError) Unwrap() error { return e.err }
 
 // cleans reports whether deploy.xml's <cleanup> drops category when an
 // instance ends (successfully or not).
-func (p *Process) cleans(success bool, category string) bool {
+func (p *Plan) cleans(success bool, category string) bool {
 	for _, r := range p.cleanup {
 		if r.on == "always" || (r.on == "success") == success {
 			if r.categories["all"] || r.categories[category] {
@@ -641,7 +641,7 @@ func (in *instance) callAsync(f *frame, call func(ctx context.Context) *callAnsw
 // answered takes a partner's answer (or failure) into the instance.
 func (a *invoke) answered(in *instance, f *frame, res *exchange.Message, err error, dur time.Duration) (activity, bool, error) {
 	in.stepsLeft = in.stepBudget // the run waited for the partner
-	a.metrics.observe(err, dur)
+	in.p.invokeMetrics[a.id()].observe(err, dur)
 	if in.evOn(events.PartnerInteraction) {
 		a.emitAnswered(in, err, dur)
 	}

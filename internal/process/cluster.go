@@ -55,7 +55,7 @@ func (in *instance) waitMemRoutes() {
 // QName and the fingerprint of its BPEL file, "{ns}local#fingerprint"
 // (version numbers count the deploys of one node, and differ between
 // nodes).
-func (p *Process) VersionID() string { return p.Name.String() + "#" + p.fingerprint }
+func (p *Plan) VersionID() string { return p.Name.String() + "#" + p.fingerprint }
 
 // VersionIDs returns the VersionID of every version this engine serves
 // or keeps for its instances (active and retired).

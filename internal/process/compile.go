@@ -19,7 +19,7 @@ type compiler struct {
 	dp   *deployProcess
 	w    *wsdlSet
 	errs *Errors
-	p    *Process
+	p    *Plan
 	// scopes of variable declarations, innermost last.
 	scopes []map[string]*variable
 	// receives counts receive activities seen, to reject what needs
@@ -70,10 +70,10 @@ func isBPEL(e *etree.Element) bool {
 
 // compileProcess compiles the <process> document. dp binds its partner
 // links; endpoints are built from the bundle's WSDL set.
-func compileProcess(doc *bpel.Document, w *wsdlSet, dp *deployProcess, errs *Errors, opts LoadOptions) *Process {
+func compileProcess(doc *bpel.Document, w *wsdlSet, dp *deployProcess, errs *Errors, opts LoadOptions) *Plan {
 	root := doc.Root
 	c := &compiler{doc: doc, w: w, errs: errs, dp: dp, ext: opts.Extensions}
-	p := &Process{Name: dp.name, File: doc.File, InMemory: dp.inMemory, plinks: map[string]*partnerLink{},
+	p := &Plan{Name: dp.name, File: doc.File, InMemory: dp.inMemory, plinks: map[string]*partnerLink{},
 		starts: map[string]activity{}, routes: map[string][]*routeShape{}, cleanup: dp.cleanup, idempotent: dp.idempotent, events: dp.events, maxSteps: dp.maxSteps}
 	c.p = p
 	c.scopes = []map[string]*variable{{}}
@@ -137,7 +137,6 @@ func compileProcess(doc *bpel.Document, w *wsdlSet, dp *deployProcess, errs *Err
 	c.finishScope(ps, nil)
 	p.root = c.register(ps)
 	c.adopt(0, p.root)
-	p.actStats = make([]actStat, len(p.acts))
 	if len(p.starts) == 0 {
 		c.errorf(act, "process has no start activity (a receive or pick with createInstance=\"yes\")")
 	}
@@ -941,7 +940,7 @@ func (c *compiler) callTimeouts(pl *partnerLink, dp *deployProcess) {
 
 // callTimeout is the bound deploy.xml puts on calls of operation op of
 // partner link pl (the operation's own, else the link's), or zero.
-func (p *Process) callTimeout(pl, op string) time.Duration {
+func (p *Plan) callTimeout(pl, op string) time.Duration {
 	if d, ok := p.callTimeouts[pl+"/"+op]; ok {
 		return d
 	}

@@ -251,7 +251,7 @@ const maxJoinRoutes = 4
 
 // addRoute adds sh to op's shapes unless an equal one is there, and
 // returns the one op's messages are routed by.
-func (p *Process) addRoute(op string, sh *routeShape) *routeShape {
+func (p *Plan) addRoute(op string, sh *routeShape) *routeShape {
 	for _, o := range p.routes[op] {
 		if sameSets(o.uses, sh.uses) {
 			return o

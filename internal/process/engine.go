@@ -247,18 +247,17 @@ next:
 // provides the partner's port, otherwise through Options.Partners. The
 // caller holds e.mu.
 func (e *Engine) bindLocked(p *Process) {
-	for _, pl := range p.plinks {
+	for _, pl := range p.plist {
 		if pl.partnerEP == nil {
 			continue
 		}
-		if local := e.localEndpoint(pl.partnerEP); local != nil {
-			pl.partner = &localPartner{e: e, ep: local}
-			continue
-		}
-		if e.opts.Partners != nil {
-			pl.partner = e.opts.Partners(pl.partnerEP)
-		} else {
-			pl.partner = unbound{pl.partnerEP}
+		switch local := e.localEndpoint(pl.partnerEP); {
+		case local != nil:
+			p.partners[pl.idx] = &localPartner{e: e, ep: local}
+		case e.opts.Partners != nil:
+			p.partners[pl.idx] = e.opts.Partners(pl.partnerEP)
+		default:
+			p.partners[pl.idx] = unbound{pl.partnerEP}
 		}
 	}
 }

@@ -261,7 +261,7 @@ func (in *instance) partnerOf(pl *partnerLink, at bpel.Pos) (exchange.Partner, e
 	if pl.partnerEP == nil {
 		return nil, in.faultf(at, "uninitializedPartnerRole", "partnerLink %s: its partnerRole has no endpoint (deploy.xml binds none and none was assigned)", pl.name)
 	}
-	return pl.partner, nil
+	return in.p.partners[pl.idx], nil
 }
 
 // addressed binds pl's partner role at an address assigned at run time,

@@ -12,9 +12,12 @@ import (
 	"github.com/orchd/orchd/internal/process/bpel"
 )
 
-// Process is a compiled process: an immutable plan shared by all its
-// instances (flyweight). It is built once per deploy.
-type Process struct {
+// Plan is a compiled process: the immutable plan shared by all its
+// instances (flyweight) and by every engine that deploys it. Compile
+// builds it once; nothing changes it after that. What changes while a
+// version serves (its number, statistics, metrics, partner bindings,
+// retirement) lives in the Process that wraps it.
+type Plan struct {
 	// Name is the process QName.
 	Name qname
 	// Bundle is the bundle folder name; File the BPEL file in it.
@@ -26,12 +29,6 @@ type Process struct {
 	// Warnings are what the compiler noticed without refusing the
 	// process ("file:line: <element>: ..."); Engine.Deploy logs them.
 	Warnings []string
-	// Version numbers the deploys of the process (versions.go): set by
-	// whoever deploys it, before Deploy or Redeploy; 0 when unversioned.
-	Version int
-	// Deployed is when the engine took the version (Deploy, Redeploy,
-	// AddRetired), unless set before.
-	Deployed time.Time
 
 	vars []*variable // by slot - 1
 	// slots is the variable tree of a new instance (newSlots), which
@@ -69,24 +66,54 @@ type Process struct {
 	// callTimeouts are deploy.xml's partner call bounds, by
 	// "partnerLink/operation" ("partnerLink/" for every operation).
 	callTimeouts map[string]time.Duration
-	// metrics are resolved at deploy.
-	metrics *procMetrics
 	// fingerprint identifies the process definition a checkpoint was
 	// taken with (a hash of the BPEL file).
 	fingerprint string
 	// events are the event categories deploy.xml enables (instevents.go).
 	events events.Category
+	// actParent, indexed like acts, is the outline: each activity's
+	// parent (-1 for the root).
+	actParent []int32
+}
+
+// Process is one deployed version of a Plan: the plan, which it embeds,
+// and the state that belongs to the version on one engine rather than to
+// the compiled process. LoadBundle returns a fresh Process per plan;
+// NewProcess makes another from the same plan, for another engine or a
+// redeploy.
+type Process struct {
+	*Plan
+	// Version numbers the deploys of the process (versions.go): set by
+	// whoever deploys it, before Deploy or Redeploy; 0 when unversioned.
+	Version int
+	// Deployed is when the engine took the version (Deploy, Redeploy,
+	// AddRetired), unless set before.
+	Deployed time.Time
+
+	// metrics are the version's series, resolved at deploy; invokeMetrics
+	// holds, indexed like acts, each invoke's partner series (nil for
+	// other activities).
+	metrics       *procMetrics
+	invokeMetrics []*partnerMetrics
+	// partners holds, indexed like plist, the binding the engine attached
+	// to each partner link's deploy-time endpoint (bindLocked; guarded by
+	// the engine's mu until published).
+	partners []exchange.Partner
 	// retiredAt is when the version was retired (versions.go; guarded
 	// by Engine.mu); starting counts the persistent instances being
 	// created on it, not yet in the store.
 	retiredAt time.Time
 	starting  atomic.Int32
-	// stats are the version's counters (mgmt_processes.go); actParent
-	// and actStats, indexed like acts, are the outline and the timing
-	// of sampled instances per activity.
-	stats     procStats
-	actParent []int32
-	actStats  []actStat
+	// stats are the version's counters (mgmt_processes.go); actStats,
+	// indexed like acts, the timing of sampled instances per activity.
+	stats    procStats
+	actStats []actStat
+}
+
+// NewProcess returns a new, undeployed version of the plan.
+func NewProcess(pl *Plan) *Process {
+	return &Process{Plan: pl, actStats: make([]actStat, len(pl.acts)),
+		invokeMetrics: make([]*partnerMetrics, len(pl.acts)), partners: make([]exchange.Partner, len(pl.plist))}
 }
 
 // variable is a declared variable, resolved to a slot of the instance tree.
@@ -179,9 +206,8 @@ type partnerLink struct {
 	partnerPT *portType
 	provided  *exchange.Endpoint // where myRole is served
 	// partnerEP describes the partner's port from deploy.xml <invoke>;
-	// partner is the binding the engine attached to it.
+	// the binding the engine attached to it is in Process.partners.
 	partnerEP *exchange.Endpoint
-	partner   exchange.Partner
 	// partnerDesc is the partner role's binding: partnerEP, or for a
 	// partner link deploy.xml does not bind, a default one with no
 	// address (invoking it needs an assigned endpoint reference).
@@ -225,7 +251,7 @@ func bpelFault(local string) qname { return qname{Space: nsBPEL, Local: local} }
 
 // PartnerEndpoints returns the partner ports the process invokes, as
 // deploy.xml binds them.
-func (p *Process) PartnerEndpoints() []*exchange.Endpoint {
+func (p *Plan) PartnerEndpoints() []*exchange.Endpoint {
 	var out []*exchange.Endpoint
 	for _, pl := range p.plinks {
 		if pl.partnerEP != nil {

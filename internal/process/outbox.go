@@ -159,17 +159,19 @@ func (e *Engine) deliverOutbox(msg persist.OutboxMessage) error {
 	key, addr, assigned := strings.Cut(msg.Partner, " ")
 	procName, plName, _ := strings.Cut(key, "#")
 	var pl *partnerLink
+	var partner exchange.Partner
 	var timeout time.Duration
 	for _, p := range e.Processes() {
 		if p.Name.String() == procName {
-			pl = p.plinks[plName]
+			if pl = p.plinks[plName]; pl != nil {
+				partner = p.partners[pl.idx]
+			}
 			timeout = p.callTimeout(plName, msg.Operation)
 		}
 	}
-	if pl == nil || pl.partnerDesc == nil || (!assigned && pl.partner == nil) {
+	if pl == nil || pl.partnerDesc == nil || (!assigned && partner == nil) {
 		return fmt.Errorf("%w: %s", errNoOutboxPartner, msg.Partner)
 	}
-	partner := pl.partner
 	if assigned {
 		partner = e.addressed(pl, addr)
 	}

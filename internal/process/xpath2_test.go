@@ -61,7 +61,7 @@ func newXP2Fixture(t *testing.T) *xp2Fixture {
 	ref.CreateAttr("xmlns:tns", nsTest)
 	ref.CreateElement("tns:addr").SetText("http://example.com/x")
 	dp.properties[qname{Space: nsDD, Local: "epr"}] = ep
-	c := &compiler{doc: &bpel.Document{File: "T.bpel", Root: root}, errs: &Errors{}, dp: dp, p: p,
+	c := &compiler{doc: &bpel.Document{File: "T.bpel", Root: root}, errs: &Errors{}, dp: dp, p: p.Plan,
 		scopes: []map[string]*variable{vars}}
 	return &xp2Fixture{in: in, c: c, at: at, r: r}
 }
