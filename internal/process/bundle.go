@@ -24,13 +24,9 @@ type BundleError struct {
 func (e *BundleError) Error() string { return fmt.Sprintf("bundle %s:\n%v", e.Dir, e.Err) }
 func (e *BundleError) Unwrap() error { return e.Err }
 
-// LoadDir loads every bundle folder (a folder holding deploy.xml) in dir.
-// Bundles that fail are returned as errors and left out; the others load.
-func LoadDir(dir string) ([]*Process, []*BundleError, error) {
-	return LoadDirWith(dir, LoadOptions{})
-}
-
-// LoadDirWith is LoadDir compiling with opts.
+// LoadDirWith loads every bundle folder (a folder holding deploy.xml) in
+// dir, compiling with opts. Bundles that fail are returned as errors and
+// left out; the others load.
 func LoadDirWith(dir string, opts LoadOptions) ([]*Process, []*BundleError, error) {
 	entries, err := os.ReadDir(dir)
 	if err != nil {

@@ -181,7 +181,7 @@ func TestLoadDirGoodAndBad(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "README"), []byte("x"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	procs, bad, err := LoadDir(dir)
+	procs, bad, err := LoadDirWith(dir, LoadOptions{})
 	if err != nil {
 		t.Fatalf("LoadDir: %v", err)
 	}
@@ -207,7 +207,7 @@ func TestLoadDirGoodAndBad(t *testing.T) {
 }
 
 func TestLoadDirMissing(t *testing.T) {
-	if _, _, err := LoadDir(filepath.Join(t.TempDir(), "nope")); err == nil {
+	if _, _, err := LoadDirWith(filepath.Join(t.TempDir(), "nope"), LoadOptions{}); err == nil {
 		t.Fatal("LoadDir of a missing directory succeeded")
 	}
 }

@@ -112,22 +112,6 @@ func eprText(s string) (string, error) {
 	return s, nil
 }
 
-// parseEPR reads an endpoint reference from its XML text, or takes text
-// that is not XML as a plain URL (the fuzz target's entry).
-func parseEPR(data string) (string, error) {
-	if !strings.HasPrefix(strings.TrimSpace(data), "<") {
-		return eprText(data)
-	}
-	doc := etree.NewDocument()
-	if err := doc.ReadFromString(data); err != nil {
-		return "", fmt.Errorf("%w: %w", errEPR, err)
-	}
-	if doc.Root() == nil {
-		return "", fmt.Errorf("%w: no element", errEPR)
-	}
-	return eprAddress(doc.Root())
-}
-
 // serviceRefElement builds <sref:service-ref><wsa:EndpointReference><wsa:Address>
 // for addr.
 func serviceRefElement(addr string) *etree.Element {

@@ -669,13 +669,6 @@ func (e *Engine) unscheduleOf(in *instance) {
 	e.unschedule(in.id)
 }
 
-// pendingTimers counts the scheduled timers.
-func (e *Engine) pendingTimers() int {
-	e.timers.mu.Lock()
-	defer e.timers.mu.Unlock()
-	return len(e.timers.m)
-}
-
 // fire runs an instance whose timer is due, if it still waits for it.
 func (e *Engine) fire(p *Process, id string, due int64) {
 	ctx := e.baseCtx

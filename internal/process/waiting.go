@@ -1,10 +1,9 @@
 package process
 
 import (
+	"github.com/orchd/orchd/internal/xsd"
+
 	"errors"
-	"fmt"
-	"regexp"
-	"strconv"
 	"strings"
 	"time"
 
@@ -64,26 +63,13 @@ func (d *deadlineSpec) at(in *instance, now time.Time) (time.Time, error) {
 	return time.Time{}, in.faultf(d.pos, "invalidExpressionValue", "<until> %q is not an xsd:dateTime or xsd:date", s)
 }
 
-var durationRE = regexp.MustCompile(`^(-)?P(?:(\d+)Y)?(?:(\d+)M)?(?:(\d+)D)?(?:T(?:(\d+)H)?(?:(\d+)M)?(?:(\d+(?:\.\d+)?)S)?)?$`)
-
 // addDuration adds an xsd:duration (PnYnMnDTnHnMnS) to t.
 func addDuration(t time.Time, s string) (time.Time, error) {
-	m := durationRE.FindStringSubmatch(s)
-	if m == nil || s == "P" || strings.HasSuffix(s, "T") {
-		return time.Time{}, fmt.Errorf("not an xsd:duration")
+	d, err := xsd.ParseDuration(s)
+	if err != nil {
+		return time.Time{}, err
 	}
-	n := func(i int) int {
-		v, _ := strconv.Atoi(m[i])
-		return v
-	}
-	sign := 1
-	if m[1] == "-" {
-		sign = -1
-	}
-	t = t.AddDate(sign*n(2), sign*n(3), sign*n(4))
-	secs, _ := strconv.ParseFloat(m[7], 64)
-	d := time.Duration(n(5))*time.Hour + time.Duration(n(6))*time.Minute + time.Duration(secs*float64(time.Second))
-	return t.Add(time.Duration(sign) * d), nil
+	return d.AddTo(t), nil
 }
 
 // wait blocks until its deadline.

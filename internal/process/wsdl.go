@@ -18,20 +18,19 @@ import (
 
 // Namespaces the loader and compiler know.
 const (
-	nsWSDL      = "http://schemas.xmlsoap.org/wsdl/"
-	nsSOAP11    = "http://schemas.xmlsoap.org/wsdl/soap/"
-	nsSOAP12    = "http://schemas.xmlsoap.org/wsdl/soap12/"
-	nsXSD       = "http://www.w3.org/2001/XMLSchema"
-	nsPlnk      = "http://docs.oasis-open.org/wsbpel/2.0/plnktype"
-	nsVprop     = "http://docs.oasis-open.org/wsbpel/2.0/varprop"
-	nsBPEL      = "http://docs.oasis-open.org/wsbpel/2.0/process/executable"
-	nsBPEL2004  = "http://schemas.xmlsoap.org/ws/2004/03/business-process/"
-	nsPlnk2004  = "http://schemas.xmlsoap.org/ws/2004/03/partner-link/"
-	nsDD        = "http://www.apache.org/ode/schemas/dd/2007/03"
-	nsDDLegacy  = "http://ode.fivesight.com/schemas/2006/06/27/dd"
-	importWSDL  = "http://schemas.xmlsoap.org/wsdl/"
-	importXSD   = "http://www.w3.org/2001/XMLSchema"
-	soapHTTPURI = "http://schemas.xmlsoap.org/soap/http"
+	nsWSDL     = "http://schemas.xmlsoap.org/wsdl/"
+	nsSOAP11   = "http://schemas.xmlsoap.org/wsdl/soap/"
+	nsSOAP12   = "http://schemas.xmlsoap.org/wsdl/soap12/"
+	nsXSD      = "http://www.w3.org/2001/XMLSchema"
+	nsPlnk     = "http://docs.oasis-open.org/wsbpel/2.0/plnktype"
+	nsVprop    = "http://docs.oasis-open.org/wsbpel/2.0/varprop"
+	nsBPEL     = "http://docs.oasis-open.org/wsbpel/2.0/process/executable"
+	nsBPEL2004 = "http://schemas.xmlsoap.org/ws/2004/03/business-process/"
+	nsPlnk2004 = "http://schemas.xmlsoap.org/ws/2004/03/partner-link/"
+	nsDD       = "http://www.apache.org/ode/schemas/dd/2007/03"
+	nsDDLegacy = "http://ode.fivesight.com/schemas/2006/06/27/dd"
+	importWSDL = "http://schemas.xmlsoap.org/wsdl/"
+	importXSD  = "http://www.w3.org/2001/XMLSchema"
 )
 
 type qname = exchange.QName
