@@ -10,6 +10,7 @@ import (
 
 	"github.com/orchd/orchd/internal/exchange"
 	"github.com/orchd/orchd/internal/process/bpel"
+	"github.com/orchd/orchd/internal/xsd"
 )
 
 // Why a service port named in deploy.xml has no usable WSDL description;
@@ -102,4 +103,40 @@ func (w *wsdlSet) servicePort(service qname, port string) *servicePort {
 // noService is the error for a service that no WSDL of the bundle defines.
 func noService(at bpel.Pos, service qname) error {
 	return fmt.Errorf("%s: service %s is %w", at, service, errNoService)
+}
+
+// schemas loads the bundle's schemas the first time a process validates:
+// every .xsd and .wsdl of the bundle folder tree and whatever the loaded
+// documents and the processes' XSD imports name.
+func (w *wsdlSet) schemas() *xsd.Set {
+	if w.xsd != nil {
+		return w.xsd
+	}
+	seen := map[string]bool{}
+	var files []string
+	add := func(n string) {
+		if !seen[n] {
+			seen[n] = true
+			files = append(files, n)
+		}
+	}
+	_ = filepath.WalkDir(w.dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || !(strings.HasSuffix(d.Name(), ".xsd") || strings.HasSuffix(d.Name(), ".wsdl")) {
+			return nil
+		}
+		if rel, err := filepath.Rel(w.dir, p); err == nil {
+			add(filepath.ToSlash(rel))
+		}
+		return nil
+	})
+	names := make([]string, 0, len(w.docs))
+	for n := range w.docs {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range append(names, w.xsdImports...) {
+		add(n)
+	}
+	w.xsd = xsd.Load(w.readBundleFile, files)
+	return w.xsd
 }
