@@ -62,7 +62,7 @@ func LoadBundle(dir string) ([]*Process, error) {
 // LoadBundleWith is LoadBundle compiling with opts: the extension
 // namespaces it registers are known to the compiler.
 func LoadBundleWith(dir string, opts LoadOptions) ([]*Process, error) {
-	errs := &Errors{}
+	errs := &bpel.Errors{}
 	name := filepath.Base(dir)
 	data, err := os.ReadFile(filepath.Join(dir, "deploy.xml"))
 	if err != nil {
@@ -91,17 +91,17 @@ func LoadBundleWith(dir string, opts LoadOptions) ([]*Process, error) {
 		rel := filepath.Base(f)
 		b, err := os.ReadFile(f)
 		if err != nil {
-			errs.addErr(fmt.Errorf("%s: %w", rel, err))
+			errs.AddErr(fmt.Errorf("%s: %w", rel, err))
 			continue
 		}
 		d, err := bpel.Parse(rel, b)
 		if err != nil {
-			errs.addErr(err)
+			errs.AddErr(err)
 			unreadable++
 			continue
 		}
 		if d.Root.Tag != "process" || !isBPEL(d.Root) {
-			errs.add(d.Pos(d.Root), d.Root.Tag, "not a WS-BPEL 2.0 process: root is {%s}%s", d.Root.NamespaceURI(), d.Root.Tag)
+			errs.Add(d.Pos(d.Root), d.Root.Tag, "not a WS-BPEL 2.0 process: root is {%s}%s", d.Root.NamespaceURI(), d.Root.Tag)
 			continue
 		}
 		q := qname{Space: d.Root.SelectAttrValue("targetNamespace", ""), Local: d.Root.SelectAttrValue("name", "")}
@@ -114,7 +114,7 @@ func LoadBundleWith(dir string, opts LoadOptions) ([]*Process, error) {
 			switch imp.SelectAttrValue("importType", "") {
 			case importWSDL:
 				if loc == "" {
-					errs.add(d.Pos(imp), "import", "WSDL import without location")
+					errs.Add(d.Pos(imp), "import", "WSDL import without location")
 					continue
 				}
 				w.loadWSDL(loc, d.Pos(imp))
@@ -124,7 +124,7 @@ func LoadBundleWith(dir string, opts LoadOptions) ([]*Process, error) {
 					w.xsdImports = append(w.xsdImports, path.Clean(loc))
 				}
 			default:
-				errs.add(d.Pos(imp), "import", "unknown importType %q", imp.SelectAttrValue("importType", ""))
+				errs.Add(d.Pos(imp), "import", "unknown importType %q", imp.SelectAttrValue("importType", ""))
 			}
 		}
 		w.resolveMessages()
@@ -135,7 +135,7 @@ func LoadBundleWith(dir string, opts LoadOptions) ([]*Process, error) {
 		d, ok := docs[dp.name]
 		if !ok {
 			if unreadable == 0 {
-				errs.add(dp.pos, "process", "no .bpel file in %s defines process %s", name, dp.name)
+				errs.Add(dp.pos, "process", "no .bpel file in %s defines process %s", name, dp.name)
 			}
 			continue
 		}
@@ -148,7 +148,7 @@ func LoadBundleWith(dir string, opts LoadOptions) ([]*Process, error) {
 		}
 		procs = append(procs, NewProcess(p))
 	}
-	if err := errs.err(); err != nil {
+	if err := errs.Err(); err != nil {
 		return nil, err
 	}
 	return procs, nil
@@ -165,7 +165,7 @@ func endpointPath(address, service string) string {
 
 // IsNotSupported reports whether err (from LoadBundle) includes a
 // construct that is not supported yet.
-func IsNotSupported(err error) bool { return errors.Is(err, ErrNotSupported) }
+func IsNotSupported(err error) bool { return errors.Is(err, bpel.ErrNotSupported) }
 
 // String describes the process for logs: {ns}name (bundle/file).
 func (p *Plan) String() string {

@@ -18,7 +18,7 @@ type compiler struct {
 	doc  *bpel.Document
 	dp   *deployProcess
 	w    *wsdlSet
-	errs *Errors
+	errs *bpel.Errors
 	p    *Plan
 	// scopes of variable declarations, innermost last.
 	scopes []map[string]*variable
@@ -51,7 +51,7 @@ type compiler struct {
 func (c *compiler) pos(e *etree.Element) bpel.Pos { return c.doc.Pos(e) }
 
 func (c *compiler) errorf(e *etree.Element, format string, args ...any) {
-	c.errs.add(c.pos(e), e.Tag, format, args...)
+	c.errs.Add(c.pos(e), e.Tag, format, args...)
 }
 
 // warnf notes a problem that does not refuse the process.
@@ -60,7 +60,7 @@ func (c *compiler) warnf(e *etree.Element, format string, args ...any) {
 }
 
 func (c *compiler) unsupported(e *etree.Element, what string) {
-	c.errs.unsupported(c.pos(e), e.Tag, what)
+	c.errs.Unsupported(c.pos(e), e.Tag, what)
 }
 
 func isBPEL(e *etree.Element) bool {
@@ -70,7 +70,7 @@ func isBPEL(e *etree.Element) bool {
 
 // compileProcess compiles the <process> document. dp binds its partner
 // links; endpoints are built from the bundle's WSDL set.
-func compileProcess(doc *bpel.Document, w *wsdlSet, dp *deployProcess, errs *Errors, opts LoadOptions) *Plan {
+func compileProcess(doc *bpel.Document, w *wsdlSet, dp *deployProcess, errs *bpel.Errors, opts LoadOptions) *Plan {
 	root := doc.Root
 	c := &compiler{doc: doc, w: w, errs: errs, dp: dp, ext: opts.Extensions}
 	p := &Plan{Name: dp.name, File: doc.File, InMemory: dp.inMemory, plinks: map[string]*partnerLink{},
@@ -208,7 +208,7 @@ func (c *compiler) partnerLink(e *etree.Element, dp *deployProcess) *partnerLink
 		if !ok {
 			c.errorf(e, "partnerLink %q has myRole but deploy.xml has no <provide partnerLink=%q>", name, name)
 		} else if ep, err := c.w.partnerEndpoint(ref, pl.myRole); err != nil {
-			c.errs.addErr(err)
+			c.errs.AddErr(err)
 		} else {
 			ep.Process = dp.name
 			pl.provided = ep
@@ -226,7 +226,7 @@ func (c *compiler) partnerLink(e *etree.Element, dp *deployProcess) *partnerLink
 			pl.partnerDesc = defaultEndpoint(pl.partnerPT.name, name, pl.partnerPT)
 		default:
 			if ep, err := c.w.partnerEndpoint(ref, pl.partnerPT); err != nil {
-				c.errs.addErr(err)
+				c.errs.AddErr(err)
 			} else {
 				if r := dp.basicAuth[name]; r != nil {
 					ep.BasicAuth = r.auth
@@ -928,7 +928,7 @@ func (c *compiler) callTimeouts(pl *partnerLink, dp *deployProcess) {
 			continue
 		}
 		if _, ok := pl.partnerPT.ops[op]; op != "" && !ok {
-			c.errs.add(t.pos, "orchd:timeout", "partnerLink %q has no operation %q", name, op)
+			c.errs.Add(t.pos, "orchd:timeout", "partnerLink %q has no operation %q", name, op)
 			continue
 		}
 		if c.p.callTimeouts == nil {

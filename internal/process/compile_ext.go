@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/orchd/orchd/internal/process/bpel"
+
 	"github.com/beevik/etree"
 )
 
@@ -66,8 +68,8 @@ func (c *compiler) checkProcessLanguage(root *etree.Element, attr, lang string) 
 // exprError reports an error from rewrite or from compiling an expression
 // written in e. Errors marked ErrNotSupported keep the mark.
 func (c *compiler) exprError(e *etree.Element, err error) {
-	if errors.Is(err, ErrNotSupported) {
-		c.errs.addErr(&CompileError{Pos: c.pos(e), Element: e.Tag, Err: fmt.Errorf("%w at %s", err, c.pos(e))})
+	if errors.Is(err, bpel.ErrNotSupported) {
+		c.errs.AddErr(&bpel.CompileError{Pos: c.pos(e), Element: e.Tag, Err: fmt.Errorf("%w at %s", err, c.pos(e))})
 		return
 	}
 	c.errorf(e, "%v", err)
@@ -108,7 +110,7 @@ func odeVariable(src string, i int, ns map[string]string) error {
 	for k < len(src) && isNameChar(src[k]) && src[k] != '.' {
 		k++
 	}
-	return fmt.Errorf("%w: ODE variable %s in %q", ErrNotSupported, src[i:k], src)
+	return fmt.Errorf("%w: ODE variable %s in %q", bpel.ErrNotSupported, src[i:k], src)
 }
 
 // extensions records a process's <extensions> declarations. A namespace

@@ -103,7 +103,7 @@ func (c *compiler) extractors(at *etree.Element, cs *corrSet, m *exchange.Messag
 				pe.query, err = newExpr(a.query, q, ns)
 			}
 			if err != nil {
-				c.errs.add(a.pos, "propertyAlias", "query %q: %v", a.query, err)
+				c.errs.Add(a.pos, "propertyAlias", "query %q: %v", a.query, err)
 				continue
 			}
 			pe.query.fast = compileSimplePath(q, c, ns, true)

@@ -124,18 +124,18 @@ type serviceRef struct {
 // parseDeploy reads deploy.xml in Apache ODE's format. Like ODE it ignores
 // elements it does not know, accepts the legacy fivesight namespace and a
 // prefixed port name.
-func parseDeploy(doc *bpel.Document, errs *Errors) *deployDesc {
+func parseDeploy(doc *bpel.Document, errs *bpel.Errors) *deployDesc {
 	root := doc.Root
 	ns := root.NamespaceURI()
 	if root.Tag != "deploy" || (ns != nsDD && ns != nsDDLegacy) {
-		errs.add(doc.Pos(root), root.Tag, "not an ODE deployment descriptor: want {%s}deploy", nsDD)
+		errs.Add(doc.Pos(root), root.Tag, "not an ODE deployment descriptor: want {%s}deploy", nsDD)
 		return nil
 	}
 	d := &deployDesc{}
 	for _, pe := range root.SelectElements("process") {
 		sp, local, err := bpel.ResolveQName(pe, pe.SelectAttrValue("name", ""), true)
 		if err != nil {
-			errs.add(doc.Pos(pe), "process", "attribute name: %v", err)
+			errs.Add(doc.Pos(pe), "process", "attribute name: %v", err)
 			continue
 		}
 		p := &deployProcess{name: qname{Space: sp, Local: local}, pos: doc.Pos(pe),
@@ -152,14 +152,14 @@ func parseDeploy(doc *bpel.Document, errs *Errors) *deployDesc {
 				if c.NamespaceURI() == nsOrchdDD {
 					n, err := strconv.Atoi(strings.TrimSpace(c.Text()))
 					if err != nil || n < 1 {
-						errs.add(doc.Pos(c), "orchd:maxSteps", "want a positive number of activity steps, not %q", strings.TrimSpace(c.Text()))
+						errs.Add(doc.Pos(c), "orchd:maxSteps", "want a positive number of activity steps, not %q", strings.TrimSpace(c.Text()))
 					}
 					p.maxSteps = n
 				}
 			case "property":
 				sp, local, err := bpel.ResolveQName(c, c.SelectAttrValue("name", ""), true)
 				if err != nil {
-					errs.add(doc.Pos(c), "property", "attribute name: %v", err)
+					errs.Add(doc.Pos(c), "property", "attribute name: %v", err)
 					continue
 				}
 				if p.properties == nil {
@@ -170,7 +170,7 @@ func parseDeploy(doc *bpel.Document, errs *Errors) *deployDesc {
 				pl := c.SelectAttrValue("partnerLink", "")
 				se := c.SelectElement("service")
 				if se == nil {
-					errs.add(doc.Pos(c), c.Tag, "partnerLink %q has no <service>", pl)
+					errs.Add(doc.Pos(c), c.Tag, "partnerLink %q has no <service>", pl)
 					continue
 				}
 				ref, ok := parseServiceRef(doc, se, errs)
@@ -192,7 +192,7 @@ func parseDeploy(doc *bpel.Document, errs *Errors) *deployDesc {
 					case x.Tag == "idempotent" && x.NamespaceURI() == nsOrchdDD:
 						op := x.SelectAttrValue("operation", "")
 						if op == "" {
-							errs.add(doc.Pos(x), "orchd:idempotent", "needs an operation attribute")
+							errs.Add(doc.Pos(x), "orchd:idempotent", "needs an operation attribute")
 						}
 						p.idempotent[pl+"/"+op] = true
 					case x.Tag == "failureHandling" && x.NamespaceURI() == nsActivityRecovery:
@@ -210,7 +210,7 @@ func parseDeploy(doc *bpel.Document, errs *Errors) *deployDesc {
 				switch r.on {
 				case "success", "failure", "always":
 				default:
-					errs.add(doc.Pos(c), "cleanup", "on must be success, failure or always, not %q", r.on)
+					errs.Add(doc.Pos(c), "cleanup", "on must be success, failure or always, not %q", r.on)
 				}
 				for _, cat := range c.SelectElements("category") {
 					r.categories[strings.TrimSpace(cat.Text())] = true
@@ -224,15 +224,15 @@ func parseDeploy(doc *bpel.Document, errs *Errors) *deployDesc {
 		d.processes = append(d.processes, p)
 	}
 	if len(d.processes) == 0 {
-		errs.add(doc.Pos(root), "deploy", "deploys no <process>")
+		errs.Add(doc.Pos(root), "deploy", "deploys no <process>")
 	}
 	return d
 }
 
-func parseServiceRef(doc *bpel.Document, se *etree.Element, errs *Errors) (serviceRef, bool) {
+func parseServiceRef(doc *bpel.Document, se *etree.Element, errs *bpel.Errors) (serviceRef, bool) {
 	sp, local, err := bpel.ResolveQName(se, se.SelectAttrValue("name", ""), true)
 	if err != nil {
-		errs.add(doc.Pos(se), "service", "attribute name: %v", err)
+		errs.Add(doc.Pos(se), "service", "attribute name: %v", err)
 		return serviceRef{}, false
 	}
 	return serviceRef{service: qname{Space: sp, Local: local}, port: se.SelectAttrValue("port", ""), pos: doc.Pos(se)}, true
@@ -240,7 +240,7 @@ func parseServiceRef(doc *bpel.Document, se *etree.Element, errs *Errors) (servi
 
 // parseFailure reads an ext:failureHandling element (on an invoke in
 // deploy.xml or in the BPEL).
-func parseFailure(doc *bpel.Document, x *etree.Element, errs *Errors) *failurePolicy {
+func parseFailure(doc *bpel.Document, x *etree.Element, errs *bpel.Errors) *failurePolicy {
 	fp := &failurePolicy{}
 	for _, c := range x.ChildElements() {
 		v := strings.TrimSpace(c.Text())
@@ -254,17 +254,17 @@ func parseFailure(doc *bpel.Document, x *etree.Element, errs *Errors) *failurePo
 			fp.faultOnFailure = v == "true"
 		}
 		if err != nil || fp.retryFor < 0 || fp.retryDelaySecs < 0 {
-			errs.add(doc.Pos(c), c.Tag, "want a non-negative integer, not %q", v)
+			errs.Add(doc.Pos(c), c.Tag, "want a non-negative integer, not %q", v)
 		}
 	}
 	return fp
 }
 
 // parseReplyTimeout reads an orchd:replyTimeout of partner link pl.
-func parseReplyTimeout(doc *bpel.Document, x *etree.Element, pl string, into map[string]time.Duration, errs *Errors) {
+func parseReplyTimeout(doc *bpel.Document, x *etree.Element, pl string, into map[string]time.Duration, errs *bpel.Errors) {
 	op := x.SelectAttrValue("operation", "")
 	if op == "" {
-		errs.add(doc.Pos(x), "orchd:replyTimeout", "needs an operation attribute")
+		errs.Add(doc.Pos(x), "orchd:replyTimeout", "needs an operation attribute")
 		return
 	}
 	if d, ok := parseDuration(doc, x, "orchd:replyTimeout", errs); ok {
@@ -273,12 +273,12 @@ func parseReplyTimeout(doc *bpel.Document, x *etree.Element, pl string, into map
 }
 
 // parseDuration reads the positive xsd:duration x holds.
-func parseDuration(doc *bpel.Document, x *etree.Element, what string, errs *Errors) (time.Duration, bool) {
+func parseDuration(doc *bpel.Document, x *etree.Element, what string, errs *bpel.Errors) (time.Duration, bool) {
 	v := strings.TrimSpace(x.Text())
 	var zero time.Time
 	end, err := addDuration(zero, v)
 	if d := end.Sub(zero); err != nil || d <= 0 {
-		errs.add(doc.Pos(x), what, "want a positive xsd:duration such as PT5M, not %q", v)
+		errs.Add(doc.Pos(x), what, "want a positive xsd:duration such as PT5M, not %q", v)
 		return 0, false
 	}
 	return end.Sub(zero), true
@@ -286,14 +286,14 @@ func parseDuration(doc *bpel.Document, x *etree.Element, what string, errs *Erro
 
 // parseBasicAuth reads an orchd:basicAuth: a user and exactly one of
 // passwordFile and passwordEnv.
-func parseBasicAuth(doc *bpel.Document, x *etree.Element, errs *Errors) *basicAuthRef {
+func parseBasicAuth(doc *bpel.Document, x *etree.Element, errs *bpel.Errors) *basicAuthRef {
 	r := &basicAuthRef{user: x.SelectAttrValue("user", ""), file: x.SelectAttrValue("passwordFile", ""),
 		env: x.SelectAttrValue("passwordEnv", ""), pos: doc.Pos(x)}
 	if r.user == "" || strings.ContainsRune(r.user, ':') {
-		errs.add(r.pos, "orchd:basicAuth", "needs a user attribute without ':'")
+		errs.Add(r.pos, "orchd:basicAuth", "needs a user attribute without ':'")
 	}
 	if (r.file == "") == (r.env == "") {
-		errs.add(r.pos, "orchd:basicAuth", "needs one of passwordFile (relative to the bundle) and passwordEnv")
+		errs.Add(r.pos, "orchd:basicAuth", "needs one of passwordFile (relative to the bundle) and passwordEnv")
 	}
 	return r
 }
@@ -301,26 +301,26 @@ func parseBasicAuth(doc *bpel.Document, x *etree.Element, errs *Errors) *basicAu
 // readSecrets reads the passwords the basicAuth settings name: files
 // relative to the bundle folder dir (which they may not leave),
 // environment variables. The errors name the setting, never a password.
-func (d *deployDesc) readSecrets(dir string, errs *Errors) {
+func (d *deployDesc) readSecrets(dir string, errs *bpel.Errors) {
 	for _, p := range d.processes {
 		for _, r := range p.basicAuth {
 			var pw string
 			switch {
 			case r.file != "":
 				if !filepath.IsLocal(filepath.FromSlash(r.file)) {
-					errs.add(r.pos, "orchd:basicAuth", "passwordFile %q must be a path inside the bundle", r.file)
+					errs.Add(r.pos, "orchd:basicAuth", "passwordFile %q must be a path inside the bundle", r.file)
 					continue
 				}
 				b, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(r.file)))
 				if err != nil {
-					errs.add(r.pos, "orchd:basicAuth", "passwordFile: %v", err)
+					errs.Add(r.pos, "orchd:basicAuth", "passwordFile: %v", err)
 					continue
 				}
 				pw = strings.TrimRight(string(b), "\r\n")
 			case r.env != "":
 				v, ok := os.LookupEnv(r.env)
 				if !ok {
-					errs.add(r.pos, "orchd:basicAuth", "passwordEnv: environment variable %s is not set", r.env)
+					errs.Add(r.pos, "orchd:basicAuth", "passwordEnv: environment variable %s is not set", r.env)
 					continue
 				}
 				pw = v
@@ -338,14 +338,14 @@ func (d *deployDesc) readSecrets(dir string, errs *Errors) {
 // orchd's partnerInteraction). Without generate and enable-event, like
 // ODE, nothing is enabled. <scope-events> (per scope) is accepted and
 // ignored: a process's choice applies to all its scopes.
-func parseProcessEvents(doc *bpel.Document, x *etree.Element, errs *Errors) events.Category {
+func parseProcessEvents(doc *bpel.Document, x *etree.Element, errs *bpel.Errors) events.Category {
 	var c events.Category
 	switch g := x.SelectAttrValue("generate", ""); g {
 	case "all":
 		c = events.All
 	case "none", "":
 	default:
-		errs.add(doc.Pos(x), "process-events", "generate must be all or none, not %q", g)
+		errs.Add(doc.Pos(x), "process-events", "generate must be all or none, not %q", g)
 	}
 	for _, e := range x.ChildElements() {
 		if e.Tag != "enable-event" {
@@ -353,7 +353,7 @@ func parseProcessEvents(doc *bpel.Document, x *etree.Element, errs *Errors) even
 		}
 		cat, err := events.ParseCategory(strings.TrimSpace(e.Text()))
 		if err != nil {
-			errs.add(doc.Pos(e), "enable-event", "%v", err)
+			errs.Add(doc.Pos(e), "enable-event", "%v", err)
 			continue
 		}
 		c |= cat

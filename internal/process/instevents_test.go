@@ -162,7 +162,7 @@ func TestParseProcessEvents(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			var errs Errors
+			var errs bpel.Errors
 			d := parseDeploy(doc, &errs)
 			if tc.err != "" {
 				if len(errs.List) != 1 || !strings.Contains(errs.List[0].Error(), tc.err) {

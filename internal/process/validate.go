@@ -112,8 +112,8 @@ func (c *compiler) schemaChecks(e *etree.Element, vars []*variable) []*schemaChe
 		}
 		switch {
 		case errors.Is(err, xsd.ErrUnsupported):
-			c.errs.List = append(c.errs.List, &CompileError{Pos: c.pos(e), Element: e.Tag,
-				Err: fmt.Errorf("%w: validating variable %s: %w", ErrNotSupported, v.name, err)})
+			c.errs.List = append(c.errs.List, &bpel.CompileError{Pos: c.pos(e), Element: e.Tag,
+				Err: fmt.Errorf("%w: validating variable %s: %w", bpel.ErrNotSupported, v.name, err)})
 		case err != nil:
 			c.errorf(e, "variable %s has no schema to validate against: %v", v.name, err)
 		default:

@@ -55,7 +55,7 @@ type wsdlSet struct {
 	props     map[qname]bool
 	aliases   map[aliasKey]*propertyAlias
 	loaded    map[string]bool
-	errs      *Errors
+	errs      *bpel.Errors
 	pending   []pendingMsg
 	// extra holds the bundle's WSDLs that no import reached (see
 	// loadUnimported), or nil.
@@ -89,7 +89,7 @@ type propertyAlias struct {
 	pos   bpel.Pos
 }
 
-func newWSDLSet(dir string, errs *Errors) *wsdlSet {
+func newWSDLSet(dir string, errs *bpel.Errors) *wsdlSet {
 	return &wsdlSet{
 		dir:       dir,
 		docs:      map[string][]byte{},
@@ -130,24 +130,24 @@ func (w *wsdlSet) loadWSDL(name string, from bpel.Pos) {
 	w.loaded[name] = true
 	data, err := w.readBundleFile(name)
 	if err != nil {
-		w.errs.add(from, "import", "cannot read WSDL %s: %v", name, err)
+		w.errs.Add(from, "import", "cannot read WSDL %s: %v", name, err)
 		return
 	}
 	data = bpel.TrimBOM(data)
 	w.docs[name] = data
 	doc, err := bpel.Parse(name, data)
 	if err != nil {
-		w.errs.addErr(err)
+		w.errs.AddErr(err)
 		return
 	}
 	root := doc.Root
 	if root.NamespaceURI() != nsWSDL || root.Tag != "definitions" {
-		w.errs.add(doc.Pos(root), root.Tag, "not a WSDL 1.1 document: root element is {%s}%s, want {%s}definitions", root.NamespaceURI(), root.Tag, nsWSDL)
+		w.errs.Add(doc.Pos(root), root.Tag, "not a WSDL 1.1 document: root element is {%s}%s, want {%s}definitions", root.NamespaceURI(), root.Tag, nsWSDL)
 		return
 	}
 	var model gowsdl.WSDL
 	if err := xml.Unmarshal(data, &model); err != nil {
-		w.errs.add(doc.Pos(root), "definitions", "cannot read WSDL model: %v", err)
+		w.errs.Add(doc.Pos(root), "definitions", "cannot read WSDL model: %v", err)
 		return
 	}
 	tns := model.TargetNamespace
@@ -170,7 +170,7 @@ func (w *wsdlSet) loadWSDL(name string, from bpel.Pos) {
 		}
 		sp, local, err := bpel.ResolveQName(e, v, true)
 		if err != nil {
-			w.errs.add(doc.Pos(e), e.Tag, "attribute %s: %v", attr, err)
+			w.errs.Add(doc.Pos(e), e.Tag, "attribute %s: %v", attr, err)
 			return qname{}, false
 		}
 		return qname{Space: sp, Local: local}, true
@@ -183,7 +183,7 @@ func (w *wsdlSet) loadWSDL(name string, from bpel.Pos) {
 			pd.Element, _ = qn(pe, "element")
 			pd.Type, _ = qn(pe, "type")
 			if pd.Element.IsZero() && pd.Type.IsZero() {
-				w.errs.add(doc.Pos(pe), "part", "part %q of message %s has neither element nor type", pd.Name, m.Name.Local)
+				w.errs.Add(doc.Pos(pe), "part", "part %q of message %s has neither element nor type", pd.Name, m.Name.Local)
 			}
 			m.Parts = append(m.Parts, pd)
 		}
@@ -287,7 +287,7 @@ func (w *wsdlSet) resolveMessages() {
 	for _, p := range w.pending {
 		m, ok := w.messages[p.desc.Name]
 		if !ok {
-			w.errs.add(p.pos, p.tag, "unknown message %s", p.desc.Name)
+			w.errs.Add(p.pos, p.tag, "unknown message %s", p.desc.Name)
 			continue
 		}
 		*p.desc = *m
@@ -311,13 +311,13 @@ func (w *wsdlSet) loadSchemaRefs(doc *bpel.Document, schema *etree.Element, dirO
 		w.loaded[name] = true
 		data, err := w.readBundleFile(name)
 		if err != nil {
-			w.errs.add(doc.Pos(e), "xsd:"+e.Tag, "cannot read schema %s: %v", loc, err)
+			w.errs.Add(doc.Pos(e), "xsd:"+e.Tag, "cannot read schema %s: %v", loc, err)
 			continue
 		}
 		w.docs[name] = data
 		sd, err := bpel.Parse(name, data)
 		if err != nil {
-			w.errs.addErr(err)
+			w.errs.AddErr(err)
 			continue
 		}
 		if sd.Root.NamespaceURI() == nsXSD && sd.Root.Tag == "schema" {

@@ -41,7 +41,7 @@ func (w *wsdlSet) loadUnimported() {
 		return
 	}
 	sort.Strings(names)
-	w.extra = newWSDLSet(w.dir, &Errors{})
+	w.extra = newWSDLSet(w.dir, &bpel.Errors{})
 	for _, n := range names {
 		w.extra.loadWSDL(n, bpel.Pos{File: n})
 	}

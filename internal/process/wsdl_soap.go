@@ -22,7 +22,7 @@ func soapParts(doc *bpel.Document, io *etree.Element, desc *exchange.MessageDesc
 		return nil, nil
 	}
 	fail := func(at *etree.Element, format string, args ...any) error {
-		return &CompileError{Pos: doc.Pos(at), Element: at.FullTag(), Err: fmt.Errorf(format, args...)}
+		return &bpel.CompileError{Pos: doc.Pos(at), Element: at.FullTag(), Err: fmt.Errorf(format, args...)}
 	}
 	has := func(name string) bool {
 		return slices.ContainsFunc(desc.Parts, func(p exchange.PartDesc) bool { return p.Name == name })
@@ -90,7 +90,7 @@ func soapParts(doc *bpel.Document, io *etree.Element, desc *exchange.MessageDesc
 // (which, "input" or "output") carrying desc.
 func headerPart(doc *bpel.Document, h *etree.Element, desc *exchange.MessageDesc, opName, which string) (exchange.HeaderPart, error) {
 	fail := func(err error) (exchange.HeaderPart, error) {
-		return exchange.HeaderPart{}, &CompileError{Pos: doc.Pos(h), Element: h.FullTag(), Err: err}
+		return exchange.HeaderPart{}, &bpel.CompileError{Pos: doc.Pos(h), Element: h.FullTag(), Err: err}
 	}
 	msg, err := resolveAttr(h, "message")
 	if err != nil {
@@ -101,11 +101,11 @@ func headerPart(doc *bpel.Document, h *etree.Element, desc *exchange.MessageDesc
 		return fail(fmt.Errorf("missing attribute part"))
 	}
 	if use := h.SelectAttrValue("use", "literal"); use != "literal" {
-		return fail(fmt.Errorf("%w: use=%q (SOAP encoding) at %s", ErrNotSupported, use, doc.Pos(h)))
+		return fail(fmt.Errorf("%w: use=%q (SOAP encoding) at %s", bpel.ErrNotSupported, use, doc.Pos(h)))
 	}
 	if msg != desc.Name {
 		return fail(fmt.Errorf("%w: a header part of message %s, not of operation %s's %s message %s, at %s",
-			ErrNotSupported, msg, opName, which, desc.Name, doc.Pos(h)))
+			bpel.ErrNotSupported, msg, opName, which, desc.Name, doc.Pos(h)))
 	}
 	i := slices.IndexFunc(desc.Parts, func(p exchange.PartDesc) bool { return p.Name == part })
 	if i < 0 {

@@ -61,7 +61,7 @@ func newXP2Fixture(t *testing.T) *xp2Fixture {
 	ref.CreateAttr("xmlns:tns", nsTest)
 	ref.CreateElement("tns:addr").SetText("http://example.com/x")
 	dp.properties[qname{Space: nsDD, Local: "epr"}] = ep
-	c := &compiler{doc: &bpel.Document{File: "T.bpel", Root: root}, errs: &Errors{}, dp: dp, p: p.Plan,
+	c := &compiler{doc: &bpel.Document{File: "T.bpel", Root: root}, errs: &bpel.Errors{}, dp: dp, p: p.Plan,
 		scopes: []map[string]*variable{vars}}
 	return &xp2Fixture{in: in, c: c, at: at, r: r}
 }
@@ -73,7 +73,7 @@ func (f *xp2Fixture) eval(t *testing.T, on, src string) (any, error) {
 	f.c.errs.List = nil
 	x := f.c.compileXPath2(f.at, src, on != "")
 	if x == nil {
-		return nil, f.c.errs.err()
+		return nil, f.c.errs.Err()
 	}
 	ctx := f.in.root
 	if on != "" {

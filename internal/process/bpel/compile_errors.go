@@ -1,11 +1,9 @@
-package process
+package bpel
 
 import (
 	"errors"
 	"fmt"
 	"strings"
-
-	"github.com/orchd/orchd/internal/process/bpel"
 )
 
 // ErrNotSupported marks a construct orchd does not run yet. Deploy rejects
@@ -14,7 +12,7 @@ var ErrNotSupported = errors.New("not supported yet")
 
 // CompileError is one problem in a bundle, with where it is.
 type CompileError struct {
-	Pos     bpel.Pos
+	Pos     Pos
 	Element string
 	Err     error
 }
@@ -34,24 +32,24 @@ type Errors struct {
 	List []error
 }
 
-func (e *Errors) add(pos bpel.Pos, element, format string, args ...any) {
+func (e *Errors) Add(pos Pos, element, format string, args ...any) {
 	e.List = append(e.List, &CompileError{Pos: pos, Element: element, Err: fmt.Errorf(format, args...)})
 }
 
-func (e *Errors) unsupported(pos bpel.Pos, element, what string) {
+func (e *Errors) Unsupported(pos Pos, element, what string) {
 	if what == "" {
 		what = "<" + element + ">"
 	}
 	e.List = append(e.List, &CompileError{Pos: pos, Element: element, Err: fmt.Errorf("%w: %s at %s", ErrNotSupported, what, pos)})
 }
 
-func (e *Errors) addErr(err error) {
+func (e *Errors) AddErr(err error) {
 	if err != nil {
 		e.List = append(e.List, err)
 	}
 }
 
-func (e *Errors) err() error {
+func (e *Errors) Err() error {
 	if len(e.List) == 0 {
 		return nil
 	}
