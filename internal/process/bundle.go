@@ -112,13 +112,13 @@ func LoadBundleWith(dir string, opts LoadOptions) ([]*Process, error) {
 		for _, imp := range d.Root.SelectElements("import") {
 			loc := imp.SelectAttrValue("location", "")
 			switch imp.SelectAttrValue("importType", "") {
-			case importWSDL:
+			case bpel.ImportWSDL:
 				if loc == "" {
 					errs.Add(d.Pos(imp), "import", "WSDL import without location")
 					continue
 				}
 				w.loadWSDL(loc, d.Pos(imp))
-			case importXSD:
+			case bpel.ImportXSD:
 				// Loaded only if a process validates (wsdlSet.schemas).
 				if loc != "" {
 					w.xsdImports = append(w.xsdImports, path.Clean(loc))

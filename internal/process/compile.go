@@ -65,7 +65,7 @@ func (c *compiler) unsupported(e *etree.Element, what string) {
 
 func isBPEL(e *etree.Element) bool {
 	ns := e.NamespaceURI()
-	return ns == nsBPEL || ns == nsBPEL2004
+	return ns == bpel.NSBPEL || ns == bpel.NSBPEL2004
 }
 
 // compileProcess compiles the <process> document. dp binds its partner
@@ -264,7 +264,7 @@ func (c *compiler) declare(e *etree.Element) *variable {
 		v.elem = el
 	} else if t, ok := c.qnameAttr(e, "type"); ok {
 		v.typ = t
-		if t.Space == nsXSD {
+		if t.Space == bpel.NSXSD {
 			switch t.Local {
 			case "int", "integer", "long", "short", "byte", "double", "float", "decimal",
 				"unsignedInt", "unsignedLong", "unsignedShort", "unsignedByte",

@@ -127,8 +127,8 @@ type serviceRef struct {
 func parseDeploy(doc *bpel.Document, errs *bpel.Errors) *deployDesc {
 	root := doc.Root
 	ns := root.NamespaceURI()
-	if root.Tag != "deploy" || (ns != nsDD && ns != nsDDLegacy) {
-		errs.Add(doc.Pos(root), root.Tag, "not an ODE deployment descriptor: want {%s}deploy", nsDD)
+	if root.Tag != "deploy" || (ns != bpel.NSDD && ns != bpel.NSDDLegacy) {
+		errs.Add(doc.Pos(root), root.Tag, "not an ODE deployment descriptor: want {%s}deploy", bpel.NSDD)
 		return nil
 	}
 	d := &deployDesc{}

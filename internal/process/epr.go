@@ -52,7 +52,7 @@ func eprAddress(el *etree.Element) (string, error) {
 				}
 			}
 			return "", fmt.Errorf("%w: wsa:EndpointReference has no wsa:Address", errEPR)
-		case el.Tag == "service" && ns == nsWSDL:
+		case el.Tag == "service" && ns == bpel.NSWSDL:
 			return wsdlServiceAddress(el)
 		}
 		kids := el.ChildElements()
@@ -72,11 +72,11 @@ func eprAddress(el *etree.Element) (string, error) {
 // wsdl:service that has one.
 func wsdlServiceAddress(svc *etree.Element) (string, error) {
 	for _, port := range svc.ChildElements() {
-		if port.Tag != "port" || port.NamespaceURI() != nsWSDL {
+		if port.Tag != "port" || port.NamespaceURI() != bpel.NSWSDL {
 			continue
 		}
 		for _, a := range port.ChildElements() {
-			if a.Tag == "address" && (a.NamespaceURI() == nsSOAP11 || a.NamespaceURI() == nsSOAP12) {
+			if a.Tag == "address" && (a.NamespaceURI() == bpel.NSSOAP11 || a.NamespaceURI() == bpel.NSSOAP12) {
 				return eprText(a.SelectAttrValue("location", ""))
 			}
 		}

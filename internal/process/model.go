@@ -12,6 +12,9 @@ import (
 	"github.com/orchd/orchd/internal/process/bpel"
 )
 
+// qname is a qualified XML name.
+type qname = exchange.QName
+
 // Plan is a compiled process: the immutable plan shared by all its
 // instances (flyweight) and by every engine that deploys it. Compile
 // builds it once; nothing changes it after that. What changes while a
@@ -247,7 +250,7 @@ func (f *faultValue) Error() string {
 }
 
 // Standard BPEL faults.
-func bpelFault(local string) qname { return qname{Space: nsBPEL, Local: local} }
+func bpelFault(local string) qname { return qname{Space: bpel.NSBPEL, Local: local} }
 
 // PartnerEndpoints returns the partner ports the process invokes, as
 // deploy.xml binds them.

@@ -15,6 +15,7 @@ import (
 	"github.com/beevik/etree"
 
 	"github.com/orchd/orchd/internal/exchange"
+	"github.com/orchd/orchd/internal/process/bpel"
 	"github.com/orchd/orchd/internal/xmlparse"
 )
 
@@ -180,7 +181,7 @@ func typeVar(v *variable) bool { return v.msg == nil && v.elem.IsZero() }
 // simpleVar reports a variable of one of XML Schema's simple types: it
 // holds text. (A type variable of another type may hold elements.)
 func simpleVar(v *variable) bool {
-	return typeVar(v) && v.typ.Space == nsXSD && v.typ.Local != "anyType" && v.typ.Local != "anySimpleType"
+	return typeVar(v) && v.typ.Space == bpel.NSXSD && v.typ.Local != "anyType" && v.typ.Local != "anySimpleType"
 }
 
 // checkRESTURL accepts an absolute http or https URL.

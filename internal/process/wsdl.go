@@ -16,28 +16,12 @@ import (
 	"github.com/orchd/orchd/internal/xsd"
 )
 
-// Namespaces the loader and compiler know.
-const (
-	nsWSDL     = "http://schemas.xmlsoap.org/wsdl/"
-	nsSOAP11   = "http://schemas.xmlsoap.org/wsdl/soap/"
-	nsSOAP12   = "http://schemas.xmlsoap.org/wsdl/soap12/"
-	nsXSD      = "http://www.w3.org/2001/XMLSchema"
-	nsPlnk     = "http://docs.oasis-open.org/wsbpel/2.0/plnktype"
-	nsVprop    = "http://docs.oasis-open.org/wsbpel/2.0/varprop"
-	nsBPEL     = "http://docs.oasis-open.org/wsbpel/2.0/process/executable"
-	nsBPEL2004 = "http://schemas.xmlsoap.org/ws/2004/03/business-process/"
-	nsPlnk2004 = "http://schemas.xmlsoap.org/ws/2004/03/partner-link/"
-	nsDD       = "http://www.apache.org/ode/schemas/dd/2007/03"
-	nsDDLegacy = "http://ode.fivesight.com/schemas/2006/06/27/dd"
-	importWSDL = "http://schemas.xmlsoap.org/wsdl/"
-	importXSD  = "http://www.w3.org/2001/XMLSchema"
-)
-
-type qname = exchange.QName
+// wqname is exchange.QName (process calls it qname).
+type wqname = exchange.QName
 
 // portType is a WSDL portType.
 type portType struct {
-	name qname
+	name wqname
 	ops  map[string]*exchange.Operation // binding-independent (no action/style)
 }
 
@@ -46,13 +30,13 @@ type portType struct {
 type wsdlSet struct {
 	dir       string
 	docs      map[string][]byte // bundle-relative name -> content
-	messages  map[qname]*exchange.MessageDesc
-	portTypes map[qname]*portType
-	bindings  map[qname]*etree.Element
+	messages  map[wqname]*exchange.MessageDesc
+	portTypes map[wqname]*portType
+	bindings  map[wqname]*etree.Element
 	bindDocs  map[*etree.Element]*bpel.Document
-	services  map[qname]map[string]*servicePort
-	plinks    map[qname]map[string]qname // partnerLinkType -> role -> portType
-	props     map[qname]bool
+	services  map[wqname]map[string]*servicePort
+	plinks    map[wqname]map[string]wqname // partnerLinkType -> role -> portType
+	props     map[wqname]bool
 	aliases   map[aliasKey]*propertyAlias
 	loaded    map[string]bool
 	errs      *bpel.Errors
@@ -68,18 +52,18 @@ type wsdlSet struct {
 }
 
 type servicePort struct {
-	service qname
+	service wqname
 	port    string
-	binding qname
+	binding wqname
 	address string
 	docName string
 	pos     bpel.Pos
 }
 
 type aliasKey struct {
-	prop        qname
-	messageType qname
-	element     qname
+	prop        wqname
+	messageType wqname
+	element     wqname
 }
 
 type propertyAlias struct {
@@ -93,13 +77,13 @@ func newWSDLSet(dir string, errs *bpel.Errors) *wsdlSet {
 	return &wsdlSet{
 		dir:       dir,
 		docs:      map[string][]byte{},
-		messages:  map[qname]*exchange.MessageDesc{},
-		portTypes: map[qname]*portType{},
-		bindings:  map[qname]*etree.Element{},
+		messages:  map[wqname]*exchange.MessageDesc{},
+		portTypes: map[wqname]*portType{},
+		bindings:  map[wqname]*etree.Element{},
 		bindDocs:  map[*etree.Element]*bpel.Document{},
-		services:  map[qname]map[string]*servicePort{},
-		plinks:    map[qname]map[string]qname{},
-		props:     map[qname]bool{},
+		services:  map[wqname]map[string]*servicePort{},
+		plinks:    map[wqname]map[string]wqname{},
+		props:     map[wqname]bool{},
 		aliases:   map[aliasKey]*propertyAlias{},
 		loaded:    map[string]bool{},
 		errs:      errs,
@@ -141,8 +125,8 @@ func (w *wsdlSet) loadWSDL(name string, from bpel.Pos) {
 		return
 	}
 	root := doc.Root
-	if root.NamespaceURI() != nsWSDL || root.Tag != "definitions" {
-		w.errs.Add(doc.Pos(root), root.Tag, "not a WSDL 1.1 document: root element is {%s}%s, want {%s}definitions", root.NamespaceURI(), root.Tag, nsWSDL)
+	if root.NamespaceURI() != bpel.NSWSDL || root.Tag != "definitions" {
+		w.errs.Add(doc.Pos(root), root.Tag, "not a WSDL 1.1 document: root element is {%s}%s, want {%s}definitions", root.NamespaceURI(), root.Tag, bpel.NSWSDL)
 		return
 	}
 	var model gowsdl.WSDL
@@ -163,21 +147,21 @@ func (w *wsdlSet) loadWSDL(name string, from bpel.Pos) {
 		w.loadSchemaRefs(doc, e, dirOf)
 	}
 
-	qn := func(e *etree.Element, attr string) (qname, bool) {
+	qn := func(e *etree.Element, attr string) (wqname, bool) {
 		v := e.SelectAttrValue(attr, "")
 		if v == "" {
-			return qname{}, false
+			return wqname{}, false
 		}
 		sp, local, err := bpel.ResolveQName(e, v, true)
 		if err != nil {
 			w.errs.Add(doc.Pos(e), e.Tag, "attribute %s: %v", attr, err)
-			return qname{}, false
+			return wqname{}, false
 		}
-		return qname{Space: sp, Local: local}, true
+		return wqname{Space: sp, Local: local}, true
 	}
 
 	for _, me := range root.SelectElements("message") {
-		m := &exchange.MessageDesc{Name: qname{Space: tns, Local: me.SelectAttrValue("name", "")}}
+		m := &exchange.MessageDesc{Name: wqname{Space: tns, Local: me.SelectAttrValue("name", "")}}
 		for _, pe := range me.SelectElements("part") {
 			pd := exchange.PartDesc{Name: pe.SelectAttrValue("name", "")}
 			pd.Element, _ = qn(pe, "element")
@@ -190,7 +174,7 @@ func (w *wsdlSet) loadWSDL(name string, from bpel.Pos) {
 		w.messages[m.Name] = m
 	}
 	for _, pte := range root.SelectElements("portType") {
-		pt := &portType{name: qname{Space: tns, Local: pte.SelectAttrValue("name", "")}, ops: map[string]*exchange.Operation{}}
+		pt := &portType{name: wqname{Space: tns, Local: pte.SelectAttrValue("name", "")}, ops: map[string]*exchange.Operation{}}
 		for _, oe := range pte.SelectElements("operation") {
 			op := &exchange.Operation{Name: oe.SelectAttrValue("name", ""), PortType: pt.name, Faults: map[string]*exchange.MessageDesc{}}
 			if in := oe.SelectElement("input"); in != nil {
@@ -213,12 +197,12 @@ func (w *wsdlSet) loadWSDL(name string, from bpel.Pos) {
 		w.portTypes[pt.name] = pt
 	}
 	for _, be := range root.SelectElements("binding") {
-		q := qname{Space: tns, Local: be.SelectAttrValue("name", "")}
+		q := wqname{Space: tns, Local: be.SelectAttrValue("name", "")}
 		w.bindings[q] = be
 		w.bindDocs[be] = doc
 	}
 	for _, se := range root.SelectElements("service") {
-		sq := qname{Space: tns, Local: se.SelectAttrValue("name", "")}
+		sq := wqname{Space: tns, Local: se.SelectAttrValue("name", "")}
 		ports := w.services[sq]
 		if ports == nil {
 			ports = map[string]*servicePort{}
@@ -237,9 +221,9 @@ func (w *wsdlSet) loadWSDL(name string, from bpel.Pos) {
 	}
 	for _, pl := range root.ChildElements() {
 		switch {
-		case pl.Tag == "partnerLinkType" && (pl.NamespaceURI() == nsPlnk || pl.NamespaceURI() == nsPlnk2004):
-			q := qname{Space: tns, Local: pl.SelectAttrValue("name", "")}
-			roles := map[string]qname{}
+		case pl.Tag == "partnerLinkType" && (pl.NamespaceURI() == bpel.NSPlnk || pl.NamespaceURI() == bpel.NSPlnk2004):
+			q := wqname{Space: tns, Local: pl.SelectAttrValue("name", "")}
+			roles := map[string]wqname{}
 			for _, r := range pl.SelectElements("role") {
 				pt, ok := qn(r, "portType")
 				if !ok {
@@ -251,7 +235,7 @@ func (w *wsdlSet) loadWSDL(name string, from bpel.Pos) {
 			}
 			w.plinks[q] = roles
 		case pl.Tag == "property" && isVprop(pl):
-			w.props[qname{Space: tns, Local: pl.SelectAttrValue("name", "")}] = true
+			w.props[wqname{Space: tns, Local: pl.SelectAttrValue("name", "")}] = true
 		case pl.Tag == "propertyAlias" && isVprop(pl):
 			prop, _ := qn(pl, "propertyName")
 			k := aliasKey{prop: prop}
@@ -267,7 +251,7 @@ func (w *wsdlSet) loadWSDL(name string, from bpel.Pos) {
 	}
 }
 
-func (w *wsdlSet) msgRef(q qname, doc *bpel.Document, at *etree.Element) *exchange.MessageDesc {
+func (w *wsdlSet) msgRef(q wqname, doc *bpel.Document, at *etree.Element) *exchange.MessageDesc {
 	// Messages may be declared later in the same file or in an import that
 	// is not loaded yet; resolve lazily through a placeholder that is
 	// filled in by resolveMessages.
@@ -297,7 +281,7 @@ func (w *wsdlSet) resolveMessages() {
 
 func (w *wsdlSet) loadSchemaRefs(doc *bpel.Document, schema *etree.Element, dirOf string) {
 	for _, e := range schema.ChildElements() {
-		if e.NamespaceURI() != nsXSD || (e.Tag != "import" && e.Tag != "include") {
+		if e.NamespaceURI() != bpel.NSXSD || (e.Tag != "import" && e.Tag != "include") {
 			continue
 		}
 		loc := e.SelectAttrValue("schemaLocation", "")
@@ -320,14 +304,14 @@ func (w *wsdlSet) loadSchemaRefs(doc *bpel.Document, schema *etree.Element, dirO
 			w.errs.AddErr(err)
 			continue
 		}
-		if sd.Root.NamespaceURI() == nsXSD && sd.Root.Tag == "schema" {
+		if sd.Root.NamespaceURI() == bpel.NSXSD && sd.Root.Tag == "schema" {
 			w.loadSchemaRefs(sd, sd.Root, path.Dir(name))
 		}
 	}
 }
 
 // endpoint builds the endpoint descriptor of a service port.
-func (w *wsdlSet) endpoint(service qname, port string, at bpel.Pos) (*exchange.Endpoint, error) {
+func (w *wsdlSet) endpoint(service wqname, port string, at bpel.Pos) (*exchange.Endpoint, error) {
 	ports, ok := w.services[service]
 	if !ok && w.extra != nil && w.extra.services[service] != nil {
 		return w.extra.endpoint(service, port, at)
@@ -363,8 +347,8 @@ func (w *wsdlSet) endpoint(service qname, port string, at bpel.Pos) (*exchange.E
 	ep := &exchange.Endpoint{Service: service, Port: port, Address: sp.address, Version: exchange.SOAP11}
 	style := "" // as declared; empty when the binding does not say
 	for _, c := range be.ChildElements() {
-		if c.Tag == "binding" && (c.NamespaceURI() == nsSOAP11 || c.NamespaceURI() == nsSOAP12) {
-			if c.NamespaceURI() == nsSOAP12 {
+		if c.Tag == "binding" && (c.NamespaceURI() == bpel.NSSOAP11 || c.NamespaceURI() == bpel.NSSOAP12) {
+			if c.NamespaceURI() == bpel.NSSOAP12 {
 				ep.Version = exchange.SOAP12
 			}
 			if s := c.SelectAttrValue("style", ""); s != "" {
@@ -381,7 +365,7 @@ func (w *wsdlSet) endpoint(service qname, port string, at bpel.Pos) (*exchange.E
 		op := *base
 		opStyle := style
 		for _, c := range oe.ChildElements() {
-			if c.Tag == "operation" && (c.NamespaceURI() == nsSOAP11 || c.NamespaceURI() == nsSOAP12) {
+			if c.Tag == "operation" && (c.NamespaceURI() == bpel.NSSOAP11 || c.NamespaceURI() == bpel.NSSOAP12) {
 				op.Action = c.SelectAttrValue("soapAction", c.SelectAttrValue("soapActionURI", ""))
 				if s := c.SelectAttrValue("style", ""); s != "" {
 					opStyle = s
@@ -449,21 +433,21 @@ func implyStyle(op *exchange.Operation) {
 	}
 }
 
-func resolveAttr(e *etree.Element, attr string) (qname, error) {
+func resolveAttr(e *etree.Element, attr string) (wqname, error) {
 	v := e.SelectAttrValue(attr, "")
 	if v == "" {
-		return qname{}, fmt.Errorf("missing attribute %s", attr)
+		return wqname{}, fmt.Errorf("missing attribute %s", attr)
 	}
 	sp, local, err := bpel.ResolveQName(e, v, true)
 	if err != nil {
-		return qname{}, err
+		return wqname{}, err
 	}
-	return qname{Space: sp, Local: local}, nil
+	return wqname{Space: sp, Local: local}, nil
 }
 
 // isVprop reports whether e is in WS-BPEL 2.0's varprop namespace or, as
 // ODE also read them, the 2004/03 draft's process namespace.
 func isVprop(e *etree.Element) bool {
 	ns := e.NamespaceURI()
-	return ns == nsVprop || ns == nsBPEL2004
+	return ns == bpel.NSVprop || ns == bpel.NSBPEL2004
 }

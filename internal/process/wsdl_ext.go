@@ -75,7 +75,7 @@ func (w *wsdlSet) partnerEndpoint(ref serviceRef, pt *portType) (*exchange.Endpo
 
 // defaultEndpoint is a document/literal SOAP 1.1 endpoint with no address
 // for portType pt's operations.
-func defaultEndpoint(service qname, port string, pt *portType) *exchange.Endpoint {
+func defaultEndpoint(service wqname, port string, pt *portType) *exchange.Endpoint {
 	ep := &exchange.Endpoint{Service: service, Port: port, Version: exchange.SOAP11}
 	names := make([]string, 0, len(pt.ops))
 	for n := range pt.ops {
@@ -91,7 +91,7 @@ func defaultEndpoint(service qname, port string, pt *portType) *exchange.Endpoin
 }
 
 // servicePort finds a port of a service in w or w.extra.
-func (w *wsdlSet) servicePort(service qname, port string) *servicePort {
+func (w *wsdlSet) servicePort(service wqname, port string) *servicePort {
 	for s := w; s != nil; s = s.extra {
 		if sp := s.services[service][port]; sp != nil {
 			return sp
@@ -101,7 +101,7 @@ func (w *wsdlSet) servicePort(service qname, port string) *servicePort {
 }
 
 // noService is the error for a service that no WSDL of the bundle defines.
-func noService(at bpel.Pos, service qname) error {
+func noService(at bpel.Pos, service wqname) error {
 	return fmt.Errorf("%s: service %s is %w", at, service, errNoService)
 }
 

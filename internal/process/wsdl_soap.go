@@ -33,7 +33,7 @@ func soapParts(doc *bpel.Document, io *etree.Element, desc *exchange.MessageDesc
 		sp        exchange.SOAPParts
 	)
 	for _, c := range io.ChildElements() {
-		if ns := c.NamespaceURI(); ns != nsSOAP11 && ns != nsSOAP12 {
+		if ns := c.NamespaceURI(); ns != bpel.NSSOAP11 && ns != bpel.NSSOAP12 {
 			continue
 		}
 		switch c.Tag {
@@ -113,7 +113,7 @@ func headerPart(doc *bpel.Document, h *etree.Element, desc *exchange.MessageDesc
 	}
 	hp := exchange.HeaderPart{PartDesc: desc.Parts[i]}
 	for _, a := range h.Attr {
-		if a.Key == "required" && a.NamespaceURI() == nsWSDL {
+		if a.Key == "required" && a.NamespaceURI() == bpel.NSWSDL {
 			hp.Optional = strings.TrimSpace(a.Value) == "false"
 		}
 	}

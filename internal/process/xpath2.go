@@ -88,7 +88,7 @@ func (c *compiler) compileXPath2(e *etree.Element, text string, query bool) *exp
 	var perr error
 	src := getVarProp2RE.ReplaceAllStringFunc(text, func(m string) string {
 		sub := getVarProp2RE.FindStringSubmatch(m)
-		if u := ns[sub[1]]; u != nsBPEL && u != nsBPEL2004 {
+		if u := ns[sub[1]]; u != bpel.NSBPEL && u != bpel.NSBPEL2004 {
 			return m
 		}
 		pns := map[string]string{}
@@ -210,7 +210,7 @@ func (c *compiler) xp2Variable(space, local string) (xp2Ref, bool) {
 // with type t has, or nil: such a variable's or part's value is its typed
 // value, as in ODE (WS-BPEL 2.0 section 8.2.2).
 func builtinSimple(t qname) *xpath2.Type {
-	if t.Space != nsXSD {
+	if t.Space != bpel.NSXSD {
 		return nil
 	}
 	b, ok := xpath2.LookupType(t.Local)

@@ -28,7 +28,7 @@ func (c *compiler) xpath2Functions() *xpath2.FunctionLibrary {
 		return c.xp2lib
 	}
 	l := xpath2.NewFunctionLibrary()
-	for _, ns := range []string{nsBPEL, nsBPEL2004} {
+	for _, ns := range []string{bpel.NSBPEL, bpel.NSBPEL2004} {
 		l.Register(ns, "getLinkStatus", 1, 1, getLinkStatus)
 		l.Register(ns, "doXslTransform", 2, -1, doXslTransform(c.stylesheets()))
 	}
@@ -180,7 +180,7 @@ func processProperty(props map[qname]*etree.Element, ns map[string]string, arg x
 		if !ok {
 			prefix, local = "", name
 		}
-		q = qname{Space: nsDD, Local: local}
+		q = qname{Space: bpel.NSDD, Local: local}
 		if prefix != "" {
 			u, ok := ns[prefix]
 			if !ok {
@@ -190,8 +190,8 @@ func processProperty(props map[qname]*etree.Element, ns map[string]string, arg x
 		}
 	}
 	p, ok := props[q]
-	if !ok && q.Space == nsDD {
-		p, ok = props[qname{Space: nsDDLegacy, Local: q.Local}]
+	if !ok && q.Space == bpel.NSDD {
+		p, ok = props[qname{Space: bpel.NSDDLegacy, Local: q.Local}]
 	}
 	if !ok {
 		return nil, nil

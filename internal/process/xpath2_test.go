@@ -45,8 +45,8 @@ func newXP2Fixture(t *testing.T) *xp2Fixture {
 	root := etree.NewElement("process")
 	root.CreateAttr("xmlns:tns", nsTest)
 	root.CreateAttr("xmlns:ode", nsODEFunctions)
-	root.CreateAttr("xmlns:bpel", nsBPEL)
-	root.CreateAttr("xmlns:dd", nsDD)
+	root.CreateAttr("xmlns:bpel", bpel.NSBPEL)
+	root.CreateAttr("xmlns:dd", bpel.NSDD)
 	at := root.CreateElement("from")
 	vars := map[string]*variable{}
 	for _, v := range p.vars {
@@ -55,12 +55,12 @@ func newXP2Fixture(t *testing.T) *xp2Fixture {
 	dp := &deployProcess{properties: map[qname]*etree.Element{}}
 	g := etree.NewElement("property")
 	g.SetText("hello")
-	dp.properties[qname{Space: nsDD, Local: "greeting"}] = g
+	dp.properties[qname{Space: bpel.NSDD, Local: "greeting"}] = g
 	ep := etree.NewElement("property")
 	ref := ep.CreateElement("tns:ref")
 	ref.CreateAttr("xmlns:tns", nsTest)
 	ref.CreateElement("tns:addr").SetText("http://example.com/x")
-	dp.properties[qname{Space: nsDD, Local: "epr"}] = ep
+	dp.properties[qname{Space: bpel.NSDD, Local: "epr"}] = ep
 	c := &compiler{doc: &bpel.Document{File: "T.bpel", Root: root}, errs: &bpel.Errors{}, dp: dp, p: p.Plan,
 		scopes: []map[string]*variable{vars}}
 	return &xp2Fixture{in: in, c: c, at: at, r: r}
