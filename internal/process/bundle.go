@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/orchd/orchd/internal/process/bpel"
+	"github.com/orchd/orchd/internal/process/wsdl"
 )
 
 // BundleError is a bundle that failed to load, with every problem found.
@@ -83,7 +84,7 @@ func LoadBundleWith(dir string, opts LoadOptions) ([]*Process, error) {
 	// may import different definitions of one portType or message); the
 	// services deploy.xml names are also looked up in the bundle's other
 	// WSDLs (loadUnimported).
-	sets := map[qname]*wsdlSet{}
+	sets := map[qname]*wsdl.Set{}
 	docs := map[qname]*bpel.Document{}
 	unreadable := 0 // .bpel files that did not parse
 	sources := map[qname][]byte{}
@@ -107,7 +108,7 @@ func LoadBundleWith(dir string, opts LoadOptions) ([]*Process, error) {
 		q := qname{Space: d.Root.SelectAttrValue("targetNamespace", ""), Local: d.Root.SelectAttrValue("name", "")}
 		docs[q] = d
 		sources[q] = b
-		w := newWSDLSet(dir, errs)
+		w := wsdl.NewSet(dir, errs)
 		sets[q] = w
 		for _, imp := range d.Root.SelectElements("import") {
 			loc := imp.SelectAttrValue("location", "")
@@ -117,18 +118,18 @@ func LoadBundleWith(dir string, opts LoadOptions) ([]*Process, error) {
 					errs.Add(d.Pos(imp), "import", "WSDL import without location")
 					continue
 				}
-				w.loadWSDL(loc, d.Pos(imp))
+				w.LoadWSDL(loc, d.Pos(imp))
 			case bpel.ImportXSD:
 				// Loaded only if a process validates (wsdlSet.schemas).
 				if loc != "" {
-					w.xsdImports = append(w.xsdImports, path.Clean(loc))
+					w.XsdImports = append(w.XsdImports, path.Clean(loc))
 				}
 			default:
 				errs.Add(d.Pos(imp), "import", "unknown importType %q", imp.SelectAttrValue("importType", ""))
 			}
 		}
-		w.resolveMessages()
-		w.loadUnimported()
+		w.ResolveMessages()
+		w.LoadUnimported()
 	}
 	var procs []*Process
 	for _, dp := range dd.processes {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/orchd/orchd/internal/exchange"
 	"github.com/orchd/orchd/internal/process/bpel"
+	"github.com/orchd/orchd/internal/process/wsdl"
 	"github.com/orchd/orchd/internal/xpath2"
 	"github.com/orchd/orchd/internal/xslt"
 )
@@ -17,7 +18,7 @@ import (
 type compiler struct {
 	doc  *bpel.Document
 	dp   *deployProcess
-	w    *wsdlSet
+	w    *wsdl.Set
 	errs *bpel.Errors
 	p    *Plan
 	// scopes of variable declarations, innermost last.
@@ -70,7 +71,7 @@ func isBPEL(e *etree.Element) bool {
 
 // compileProcess compiles the <process> document. dp binds its partner
 // links; endpoints are built from the bundle's WSDL set.
-func compileProcess(doc *bpel.Document, w *wsdlSet, dp *deployProcess, errs *bpel.Errors, opts LoadOptions) *Plan {
+func compileProcess(doc *bpel.Document, w *wsdl.Set, dp *deployProcess, errs *bpel.Errors, opts LoadOptions) *Plan {
 	root := doc.Root
 	c := &compiler{doc: doc, w: w, errs: errs, dp: dp, ext: opts.Extensions}
 	p := &Plan{Name: dp.name, File: doc.File, InMemory: dp.inMemory, plinks: map[string]*partnerLink{},
@@ -179,12 +180,12 @@ func (c *compiler) partnerLink(e *etree.Element, dp *deployProcess) *partnerLink
 		c.errorf(e, "partnerLink %q has no partnerLinkType", name)
 		return nil
 	}
-	roles, ok := c.w.plinks[plt]
+	roles, ok := c.w.Plinks[plt]
 	if !ok {
 		c.errorf(e, "partnerLinkType %s is not defined in any imported WSDL", plt)
 		return nil
 	}
-	role := func(attr string) *portType {
+	role := func(attr string) *wsdl.PortType {
 		r := e.SelectAttrValue(attr, "")
 		if r == "" {
 			return nil
@@ -194,7 +195,7 @@ func (c *compiler) partnerLink(e *etree.Element, dp *deployProcess) *partnerLink
 			c.errorf(e, "partnerLinkType %s has no role %q", plt, r)
 			return nil
 		}
-		pt, ok := c.w.portTypes[ptq]
+		pt, ok := c.w.PortTypes[ptq]
 		if !ok {
 			c.errorf(e, "role %q refers to unknown portType %s", r, ptq)
 			return nil
@@ -207,7 +208,7 @@ func (c *compiler) partnerLink(e *etree.Element, dp *deployProcess) *partnerLink
 		ref, ok := dp.provides[name]
 		if !ok {
 			c.errorf(e, "partnerLink %q has myRole but deploy.xml has no <provide partnerLink=%q>", name, name)
-		} else if ep, err := c.w.partnerEndpoint(ref, pl.myRole); err != nil {
+		} else if ep, err := c.w.PartnerEndpoint(ref, pl.myRole); err != nil {
 			c.errs.AddErr(err)
 		} else {
 			ep.Process = dp.name
@@ -223,9 +224,9 @@ func (c *compiler) partnerLink(e *etree.Element, dp *deployProcess) *partnerLink
 		case !ok:
 			// As in ODE: uninitialized until an endpoint reference is
 			// assigned; invoking it before faults uninitializedPartnerRole.
-			pl.partnerDesc = defaultEndpoint(pl.partnerPT.name, name, pl.partnerPT)
+			pl.partnerDesc = wsdl.DefaultEndpoint(pl.partnerPT.Name, name, pl.partnerPT)
 		default:
-			if ep, err := c.w.partnerEndpoint(ref, pl.partnerPT); err != nil {
+			if ep, err := c.w.PartnerEndpoint(ref, pl.partnerPT); err != nil {
 				c.errs.AddErr(err)
 			} else {
 				if r := dp.basicAuth[name]; r != nil {
@@ -252,7 +253,7 @@ func (c *compiler) declare(e *etree.Element) *variable {
 		c.unsupported(e, fmt.Sprintf("external variables (%s on variable %s)", attr, v.name))
 	}
 	if mt, ok := c.qnameAttr(e, "messageType"); ok {
-		m, ok := c.w.messages[mt]
+		m, ok := c.w.Messages[mt]
 		if !ok {
 			c.errorf(e, "variable %s: unknown messageType %s", v.name, mt)
 		}
@@ -325,26 +326,26 @@ func (c *compiler) propertyPath(varName, property string, scope *etree.Element, 
 		return "", fmt.Errorf("getVariableProperty: %w", err)
 	}
 	prop := qname{Space: sp, Local: local}
-	k := aliasKey{prop: prop}
+	k := wsdl.AliasKey{Prop: prop}
 	if v.msg != nil {
-		k.messageType = v.msg.Name
+		k.MessageType = v.msg.Name
 	} else {
-		k.element = v.elem
+		k.Element = v.elem
 	}
-	a, ok := c.w.aliases[k]
+	a, ok := c.w.Aliases[k]
 	if !ok {
 		return "", fmt.Errorf("getVariableProperty: no propertyAlias for property %s and variable %s", prop, varName)
 	}
-	path, err := v.path(a.part)
+	path, err := v.path(a.Part)
 	if err != nil {
-		return "", fmt.Errorf("propertyAlias at %s: %w", a.pos, err)
+		return "", fmt.Errorf("propertyAlias at %s: %w", a.Pos, err)
 	}
-	if a.query == "" {
+	if a.Query == "" {
 		return path, nil
 	}
-	q, err := renamePrefixes(strings.TrimPrefix(a.query, "/"), a.ns, ns)
+	q, err := renamePrefixes(strings.TrimPrefix(a.Query, "/"), a.Ns, ns)
 	if err != nil {
-		return "", fmt.Errorf("propertyAlias at %s: %w", a.pos, err)
+		return "", fmt.Errorf("propertyAlias at %s: %w", a.Pos, err)
 	}
 	return path + "/" + q, nil
 }
@@ -584,7 +585,7 @@ func (c *compiler) faultHandlerList(list []*etree.Element) *faultHandlers {
 			if vn := ce.SelectAttrValue("faultVariable", ""); vn != "" {
 				v := &variable{name: vn, pos: c.pos(ce)}
 				if mt, ok := c.qnameAttr(ce, "faultMessageType"); ok {
-					v.msg = c.w.messages[mt]
+					v.msg = c.w.Messages[mt]
 					if v.msg == nil {
 						c.errorf(ce, "unknown faultMessageType %s", mt)
 						v.msg = &exchange.MessageDesc{Name: mt}
@@ -927,7 +928,7 @@ func (c *compiler) callTimeouts(pl *partnerLink, dp *deployProcess) {
 		if name != pl.name {
 			continue
 		}
-		if _, ok := pl.partnerPT.ops[op]; op != "" && !ok {
+		if _, ok := pl.partnerPT.Ops[op]; op != "" && !ok {
 			c.errs.Add(t.pos, "orchd:timeout", "partnerLink %q has no operation %q", name, op)
 			continue
 		}
@@ -955,7 +956,7 @@ func (c *compiler) replyTimeouts(e *etree.Element, pl *partnerLink, dp *deployPr
 		if name != pl.name {
 			continue
 		}
-		if o, ok := pl.myRole.ops[op]; !ok || o.OneWay() {
+		if o, ok := pl.myRole.Ops[op]; !ok || o.OneWay() {
 			c.errorf(e, "deploy.xml orchd:replyTimeout: partnerLink %q has no request-response operation %q", name, op)
 			continue
 		}

@@ -11,6 +11,7 @@ import (
 	"github.com/orchd/orchd/internal/events"
 	"github.com/orchd/orchd/internal/exchange"
 	"github.com/orchd/orchd/internal/process/bpel"
+	"github.com/orchd/orchd/internal/process/wsdl"
 )
 
 // corrSet is a declared correlation set.
@@ -67,7 +68,7 @@ func (c *compiler) correlationSets(e *etree.Element) {
 				continue
 			}
 			q := qname{Space: sp, Local: local}
-			if !c.w.props[q] {
+			if !c.w.Props[q] {
 				c.errorf(ce, "property %s is not defined in any imported WSDL", q)
 			}
 			cs.props = append(cs.props, q)
@@ -90,20 +91,20 @@ func (c *compiler) extractors(at *etree.Element, cs *corrSet, m *exchange.Messag
 	}
 	var out []*propExtract
 	for _, prop := range cs.props {
-		a, ok := c.w.aliases[aliasKey{prop: prop, messageType: m.Name}]
+		a, ok := c.w.Aliases[wsdl.AliasKey{Prop: prop, MessageType: m.Name}]
 		if !ok {
 			c.errorf(at, "no propertyAlias for property %s and message %s (correlation set %s)", prop, m.Name, cs.name)
 			continue
 		}
-		pe := &propExtract{prop: prop, part: a.part}
-		if a.query != "" {
+		pe := &propExtract{prop: prop, part: a.Part}
+		if a.Query != "" {
 			ns := map[string]string{}
-			q, err := renamePrefixes(strings.TrimPrefix(a.query, "/"), a.ns, ns)
+			q, err := renamePrefixes(strings.TrimPrefix(a.Query, "/"), a.Ns, ns)
 			if err == nil {
-				pe.query, err = newExpr(a.query, q, ns)
+				pe.query, err = newExpr(a.Query, q, ns)
 			}
 			if err != nil {
-				c.errs.Add(a.pos, "propertyAlias", "query %q: %v", a.query, err)
+				c.errs.Add(a.Pos, "propertyAlias", "query %q: %v", a.Query, err)
 				continue
 			}
 			pe.query.fast = compileSimplePath(q, c, ns, true)

@@ -12,6 +12,7 @@ import (
 	"github.com/orchd/orchd/internal/events"
 	"github.com/orchd/orchd/internal/exchange"
 	"github.com/orchd/orchd/internal/process/bpel"
+	"github.com/orchd/orchd/internal/process/wsdl"
 )
 
 // deployDesc is a bundle's deploy.xml: which processes it deploys and how
@@ -24,8 +25,8 @@ type deployProcess struct {
 	name     qname
 	pos      bpel.Pos
 	inMemory bool
-	provides map[string]serviceRef // partnerLink -> service port
-	invokes  map[string]serviceRef
+	provides map[string]wsdl.ServiceRef // partnerLink -> service port
+	invokes  map[string]wsdl.ServiceRef
 	// failure is the <invoke>'s ext:failureHandling, by partner link.
 	failure map[string]*failurePolicy
 	// idempotent lists partnerLink/operation pairs marked idempotent with
@@ -115,12 +116,6 @@ type basicAuthRef struct {
 	auth *exchange.BasicAuth
 }
 
-type serviceRef struct {
-	service qname
-	port    string
-	pos     bpel.Pos
-}
-
 // parseDeploy reads deploy.xml in Apache ODE's format. Like ODE it ignores
 // elements it does not know, accepts the legacy fivesight namespace and a
 // prefixed port name.
@@ -139,7 +134,7 @@ func parseDeploy(doc *bpel.Document, errs *bpel.Errors) *deployDesc {
 			continue
 		}
 		p := &deployProcess{name: qname{Space: sp, Local: local}, pos: doc.Pos(pe),
-			provides: map[string]serviceRef{}, invokes: map[string]serviceRef{},
+			provides: map[string]wsdl.ServiceRef{}, invokes: map[string]wsdl.ServiceRef{},
 			failure: map[string]*failurePolicy{}, idempotent: map[string]bool{}, replyTimeout: map[string]time.Duration{},
 			callTimeout: map[string]callTimeout{}, basicAuth: map[string]*basicAuthRef{}, events: events.All}
 		for _, c := range pe.ChildElements() {
@@ -229,13 +224,13 @@ func parseDeploy(doc *bpel.Document, errs *bpel.Errors) *deployDesc {
 	return d
 }
 
-func parseServiceRef(doc *bpel.Document, se *etree.Element, errs *bpel.Errors) (serviceRef, bool) {
+func parseServiceRef(doc *bpel.Document, se *etree.Element, errs *bpel.Errors) (wsdl.ServiceRef, bool) {
 	sp, local, err := bpel.ResolveQName(se, se.SelectAttrValue("name", ""), true)
 	if err != nil {
 		errs.Add(doc.Pos(se), "service", "attribute name: %v", err)
-		return serviceRef{}, false
+		return wsdl.ServiceRef{}, false
 	}
-	return serviceRef{service: qname{Space: sp, Local: local}, port: se.SelectAttrValue("port", ""), pos: doc.Pos(se)}, true
+	return wsdl.ServiceRef{Service: qname{Space: sp, Local: local}, Port: se.SelectAttrValue("port", ""), Pos: doc.Pos(se)}, true
 }
 
 // parseFailure reads an ext:failureHandling element (on an invoke in

@@ -10,6 +10,7 @@ import (
 	"github.com/orchd/orchd/internal/events"
 	"github.com/orchd/orchd/internal/exchange"
 	"github.com/orchd/orchd/internal/process/bpel"
+	"github.com/orchd/orchd/internal/process/wsdl"
 )
 
 // qname is a qualified XML name.
@@ -205,8 +206,8 @@ func (v *variable) newSlot() *etree.Element {
 
 type partnerLink struct {
 	name      string
-	myRole    *portType
-	partnerPT *portType
+	myRole    *wsdl.PortType
+	partnerPT *wsdl.PortType
 	provided  *exchange.Endpoint // where myRole is served
 	// partnerEP describes the partner's port from deploy.xml <invoke>;
 	// the binding the engine attached to it is in Process.partners.

@@ -85,7 +85,7 @@ func (in *instance) validate(checks []*schemaCheck, at bpel.Pos) error {
 // (validate) or of vars (assign validate="yes"), refusing a variable
 // whose declaration has no schema to check against.
 func (c *compiler) schemaChecks(e *etree.Element, vars []*variable) []*schemaCheck {
-	set := c.w.schemas()
+	set := c.w.Schemas()
 	checks := make([]*schemaCheck, 0, len(vars))
 	for _, v := range vars {
 		sc := &schemaCheck{v: v, set: set}

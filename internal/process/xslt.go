@@ -49,7 +49,7 @@ func (c *compiler) prepareXSL(e *etree.Element, text string, ns map[string]strin
 			continue
 		}
 		file := path.Join(path.Dir(c.doc.File), name)
-		data, err := c.w.readBundleFile(file)
+		data, err := c.w.ReadBundleFile(file)
 		if err != nil {
 			// A standard fault at run time (WS-BPEL 8.4), not a refusal:
 			// the process deploys, the call raises it, and the operator

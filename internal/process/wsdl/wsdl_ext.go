@@ -1,4 +1,4 @@
-package process
+package wsdl
 
 import (
 	"errors"
@@ -20,12 +20,12 @@ var (
 	errNoBinding = errors.New("has no binding")
 )
 
-// loadUnimported loads, into w.extra, every .wsdl file of the bundle
+// LoadUnimported loads, into w.extra, every .wsdl file of the bundle
 // folder tree that no BPEL import reached. ODE registered every WSDL of a
 // bundle, so deploy.xml may name a service defined in a WSDL that no
 // process imports. Those files are only consulted for services, and their
 // problems are not the bundle's: they are ignored.
-func (w *wsdlSet) loadUnimported() {
+func (w *Set) LoadUnimported() {
 	var names []string
 	_ = filepath.WalkDir(w.dir, func(p string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() || !strings.HasSuffix(d.Name(), ".wsdl") {
@@ -41,14 +41,14 @@ func (w *wsdlSet) loadUnimported() {
 		return
 	}
 	sort.Strings(names)
-	w.extra = newWSDLSet(w.dir, &bpel.Errors{})
+	w.extra = NewSet(w.dir, &bpel.Errors{})
 	for _, n := range names {
-		w.extra.loadWSDL(n, bpel.Pos{File: n})
+		w.extra.LoadWSDL(n, bpel.Pos{File: n})
 	}
-	w.extra.resolveMessages()
+	w.extra.ResolveMessages()
 }
 
-// partnerEndpoint builds the endpoint of the service port ref names for a
+// PartnerEndpoint builds the endpoint of the service port ref names for a
 // partner link role of portType pt. When no WSDL of the bundle defines
 // the service, or its port has no binding, ODE still deployed (its engine
 // routes by service name and portType): so does orchd, with a default
@@ -57,33 +57,33 @@ func (w *wsdlSet) loadUnimported() {
 // is served at /processes/<service>; an invoked one has no address, so
 // invoking it fails naming the partner link unless a process deployed
 // here provides that service port.
-func (w *wsdlSet) partnerEndpoint(ref serviceRef, pt *portType) (*exchange.Endpoint, error) {
-	ep, err := w.endpoint(ref.service, ref.port, ref.pos)
+func (w *Set) PartnerEndpoint(ref ServiceRef, pt *PortType) (*exchange.Endpoint, error) {
+	ep, err := w.endpoint(ref.Service, ref.Port, ref.Pos)
 	if err == nil || pt == nil || !(errors.Is(err, errNoService) || errors.Is(err, errNoBinding)) {
 		return ep, err
 	}
-	port := ref.port
+	port := ref.Port
 	if i := strings.IndexByte(port, ':'); i >= 0 {
 		port = port[i+1:]
 	}
-	ep = defaultEndpoint(ref.service, port, pt)
-	if sp := w.servicePort(ref.service, port); sp != nil {
+	ep = DefaultEndpoint(ref.Service, port, pt)
+	if sp := w.servicePort(ref.Service, port); sp != nil {
 		ep.Address = sp.address
 	}
 	return ep, nil
 }
 
-// defaultEndpoint is a document/literal SOAP 1.1 endpoint with no address
+// DefaultEndpoint is a document/literal SOAP 1.1 endpoint with no address
 // for portType pt's operations.
-func defaultEndpoint(service wqname, port string, pt *portType) *exchange.Endpoint {
+func DefaultEndpoint(service qname, port string, pt *PortType) *exchange.Endpoint {
 	ep := &exchange.Endpoint{Service: service, Port: port, Version: exchange.SOAP11}
-	names := make([]string, 0, len(pt.ops))
-	for n := range pt.ops {
+	names := make([]string, 0, len(pt.Ops))
+	for n := range pt.Ops {
 		names = append(names, n)
 	}
 	sort.Strings(names)
 	for _, n := range names {
-		op := *pt.ops[n]
+		op := *pt.Ops[n]
 		implyStyle(&op)
 		ep.Operations = append(ep.Operations, &op)
 	}
@@ -91,7 +91,7 @@ func defaultEndpoint(service wqname, port string, pt *portType) *exchange.Endpoi
 }
 
 // servicePort finds a port of a service in w or w.extra.
-func (w *wsdlSet) servicePort(service wqname, port string) *servicePort {
+func (w *Set) servicePort(service qname, port string) *servicePort {
 	for s := w; s != nil; s = s.extra {
 		if sp := s.services[service][port]; sp != nil {
 			return sp
@@ -101,14 +101,14 @@ func (w *wsdlSet) servicePort(service wqname, port string) *servicePort {
 }
 
 // noService is the error for a service that no WSDL of the bundle defines.
-func noService(at bpel.Pos, service wqname) error {
+func noService(at bpel.Pos, service qname) error {
 	return fmt.Errorf("%s: service %s is %w", at, service, errNoService)
 }
 
-// schemas loads the bundle's schemas the first time a process validates:
+// Schemas loads the bundle's schemas the first time a process validates:
 // every .xsd and .wsdl of the bundle folder tree and whatever the loaded
 // documents and the processes' XSD imports name.
-func (w *wsdlSet) schemas() *xsd.Set {
+func (w *Set) Schemas() *xsd.Set {
 	if w.xsd != nil {
 		return w.xsd
 	}
@@ -134,9 +134,17 @@ func (w *wsdlSet) schemas() *xsd.Set {
 		names = append(names, n)
 	}
 	sort.Strings(names)
-	for _, n := range append(names, w.xsdImports...) {
+	for _, n := range append(names, w.XsdImports...) {
 		add(n)
 	}
-	w.xsd = xsd.Load(w.readBundleFile, files)
+	w.xsd = xsd.Load(w.ReadBundleFile, files)
 	return w.xsd
+}
+
+// ServiceRef names a WSDL service and port (deploy.xml's <service>), where
+// a reference to it was written.
+type ServiceRef struct {
+	Service qname
+	Port    string
+	Pos     bpel.Pos
 }

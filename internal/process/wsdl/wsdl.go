@@ -1,4 +1,4 @@
-package process
+package wsdl
 
 import (
 	"encoding/xml"
@@ -16,84 +16,85 @@ import (
 	"github.com/orchd/orchd/internal/xsd"
 )
 
-// wqname is exchange.QName (process calls it qname).
-type wqname = exchange.QName
+// qname is a qualified XML name.
+type qname = exchange.QName
 
-// portType is a WSDL portType.
-type portType struct {
-	name wqname
-	ops  map[string]*exchange.Operation // binding-independent (no action/style)
+// PortType is a WSDL portType.
+type PortType struct {
+	Name qname
+	Ops  map[string]*exchange.Operation // binding-independent (no action/style)
 }
 
-// wsdlSet is every WSDL and XSD document a bundle's processes import,
+// Set is every WSDL and XSD document a bundle's processes import,
 // resolved into the parts the compiler needs.
-type wsdlSet struct {
+type Set struct {
 	dir       string
 	docs      map[string][]byte // bundle-relative name -> content
-	messages  map[wqname]*exchange.MessageDesc
-	portTypes map[wqname]*portType
-	bindings  map[wqname]*etree.Element
+	Messages  map[qname]*exchange.MessageDesc
+	PortTypes map[qname]*PortType
+	bindings  map[qname]*etree.Element
 	bindDocs  map[*etree.Element]*bpel.Document
-	services  map[wqname]map[string]*servicePort
-	plinks    map[wqname]map[string]wqname // partnerLinkType -> role -> portType
-	props     map[wqname]bool
-	aliases   map[aliasKey]*propertyAlias
+	services  map[qname]map[string]*servicePort
+	Plinks    map[qname]map[string]qname // partnerLinkType -> role -> portType
+	Props     map[qname]bool
+	Aliases   map[AliasKey]*propertyAlias
 	loaded    map[string]bool
 	errs      *bpel.Errors
 	pending   []pendingMsg
 	// extra holds the bundle's WSDLs that no import reached (see
 	// loadUnimported), or nil.
-	extra *wsdlSet
-	// xsdImports are the schema locations the processes import; xsd is
+	extra *Set
+	// XsdImports are the schema locations the processes import; xsd is
 	// the bundle's schemas, loaded only when a process validates (see
 	// schemas).
-	xsdImports []string
+	XsdImports []string
 	xsd        *xsd.Set
 }
 
 type servicePort struct {
-	service wqname
+	service qname
 	port    string
-	binding wqname
+	binding qname
 	address string
 	docName string
 	pos     bpel.Pos
 }
 
-type aliasKey struct {
-	prop        wqname
-	messageType wqname
-	element     wqname
+type AliasKey struct {
+	Prop        qname
+	MessageType qname
+	Element     qname
 }
 
 type propertyAlias struct {
-	part  string
-	query string
-	ns    map[string]string
-	pos   bpel.Pos
+	Part  string
+	Query string
+	Ns    map[string]string
+	Pos   bpel.Pos
 }
 
-func newWSDLSet(dir string, errs *bpel.Errors) *wsdlSet {
-	return &wsdlSet{
+// NewSet returns an empty set for the bundle in dir, reporting to errs.
+func NewSet(dir string, errs *bpel.Errors) *Set {
+	return &Set{
 		dir:       dir,
 		docs:      map[string][]byte{},
-		messages:  map[wqname]*exchange.MessageDesc{},
-		portTypes: map[wqname]*portType{},
-		bindings:  map[wqname]*etree.Element{},
+		Messages:  map[qname]*exchange.MessageDesc{},
+		PortTypes: map[qname]*PortType{},
+		bindings:  map[qname]*etree.Element{},
 		bindDocs:  map[*etree.Element]*bpel.Document{},
-		services:  map[wqname]map[string]*servicePort{},
-		plinks:    map[wqname]map[string]wqname{},
-		props:     map[wqname]bool{},
-		aliases:   map[aliasKey]*propertyAlias{},
+		services:  map[qname]map[string]*servicePort{},
+		Plinks:    map[qname]map[string]qname{},
+		Props:     map[qname]bool{},
+		Aliases:   map[AliasKey]*propertyAlias{},
 		loaded:    map[string]bool{},
 		errs:      errs,
 	}
 }
 
-// readBundleFile reads name (relative to the bundle dir, slash-separated),
+// ReadBundleFile reads name (relative to the bundle dir, slash-separated),
 // refusing paths that leave the bundle... except the sibling folders ODE
 // test bundles share (../ProbeService), which stay inside the deploy root.
-func (w *wsdlSet) readBundleFile(name string) ([]byte, error) {
+func (w *Set) ReadBundleFile(name string) ([]byte, error) {
 	clean := path.Clean(name)
 	if path.IsAbs(clean) || strings.Contains(clean, "://") {
 		return nil, fmt.Errorf("import location %q must be relative to the bundle", name)
@@ -104,15 +105,15 @@ func (w *wsdlSet) readBundleFile(name string) ([]byte, error) {
 	return os.ReadFile(filepath.Join(w.dir, filepath.FromSlash(clean)))
 }
 
-// loadWSDL loads a WSDL file and, recursively, what it imports. from is
+// LoadWSDL loads a WSDL file and, recursively, what it imports. from is
 // where the import was written, for error messages.
-func (w *wsdlSet) loadWSDL(name string, from bpel.Pos) {
+func (w *Set) LoadWSDL(name string, from bpel.Pos) {
 	name = path.Clean(name)
 	if w.loaded[name] {
 		return
 	}
 	w.loaded[name] = true
-	data, err := w.readBundleFile(name)
+	data, err := w.ReadBundleFile(name)
 	if err != nil {
 		w.errs.Add(from, "import", "cannot read WSDL %s: %v", name, err)
 		return
@@ -140,28 +141,28 @@ func (w *wsdlSet) loadWSDL(name string, from bpel.Pos) {
 		if imp.Location == "" {
 			continue
 		}
-		w.loadWSDL(path.Join(dirOf, imp.Location), doc.Pos(root))
+		w.LoadWSDL(path.Join(dirOf, imp.Location), doc.Pos(root))
 	}
 	// XSD imports and includes in types, for ?wsdl and to check they exist.
 	for _, e := range root.FindElements("./types/schema") {
 		w.loadSchemaRefs(doc, e, dirOf)
 	}
 
-	qn := func(e *etree.Element, attr string) (wqname, bool) {
+	qn := func(e *etree.Element, attr string) (qname, bool) {
 		v := e.SelectAttrValue(attr, "")
 		if v == "" {
-			return wqname{}, false
+			return qname{}, false
 		}
 		sp, local, err := bpel.ResolveQName(e, v, true)
 		if err != nil {
 			w.errs.Add(doc.Pos(e), e.Tag, "attribute %s: %v", attr, err)
-			return wqname{}, false
+			return qname{}, false
 		}
-		return wqname{Space: sp, Local: local}, true
+		return qname{Space: sp, Local: local}, true
 	}
 
 	for _, me := range root.SelectElements("message") {
-		m := &exchange.MessageDesc{Name: wqname{Space: tns, Local: me.SelectAttrValue("name", "")}}
+		m := &exchange.MessageDesc{Name: qname{Space: tns, Local: me.SelectAttrValue("name", "")}}
 		for _, pe := range me.SelectElements("part") {
 			pd := exchange.PartDesc{Name: pe.SelectAttrValue("name", "")}
 			pd.Element, _ = qn(pe, "element")
@@ -171,12 +172,12 @@ func (w *wsdlSet) loadWSDL(name string, from bpel.Pos) {
 			}
 			m.Parts = append(m.Parts, pd)
 		}
-		w.messages[m.Name] = m
+		w.Messages[m.Name] = m
 	}
 	for _, pte := range root.SelectElements("portType") {
-		pt := &portType{name: wqname{Space: tns, Local: pte.SelectAttrValue("name", "")}, ops: map[string]*exchange.Operation{}}
+		pt := &PortType{Name: qname{Space: tns, Local: pte.SelectAttrValue("name", "")}, Ops: map[string]*exchange.Operation{}}
 		for _, oe := range pte.SelectElements("operation") {
-			op := &exchange.Operation{Name: oe.SelectAttrValue("name", ""), PortType: pt.name, Faults: map[string]*exchange.MessageDesc{}}
+			op := &exchange.Operation{Name: oe.SelectAttrValue("name", ""), PortType: pt.Name, Faults: map[string]*exchange.MessageDesc{}}
 			if in := oe.SelectElement("input"); in != nil {
 				if q, ok := qn(in, "message"); ok {
 					op.Input = w.msgRef(q, doc, in)
@@ -192,17 +193,17 @@ func (w *wsdlSet) loadWSDL(name string, from bpel.Pos) {
 					op.Faults[fe.SelectAttrValue("name", "")] = w.msgRef(q, doc, fe)
 				}
 			}
-			pt.ops[op.Name] = op
+			pt.Ops[op.Name] = op
 		}
-		w.portTypes[pt.name] = pt
+		w.PortTypes[pt.Name] = pt
 	}
 	for _, be := range root.SelectElements("binding") {
-		q := wqname{Space: tns, Local: be.SelectAttrValue("name", "")}
+		q := qname{Space: tns, Local: be.SelectAttrValue("name", "")}
 		w.bindings[q] = be
 		w.bindDocs[be] = doc
 	}
 	for _, se := range root.SelectElements("service") {
-		sq := wqname{Space: tns, Local: se.SelectAttrValue("name", "")}
+		sq := qname{Space: tns, Local: se.SelectAttrValue("name", "")}
 		ports := w.services[sq]
 		if ports == nil {
 			ports = map[string]*servicePort{}
@@ -222,8 +223,8 @@ func (w *wsdlSet) loadWSDL(name string, from bpel.Pos) {
 	for _, pl := range root.ChildElements() {
 		switch {
 		case pl.Tag == "partnerLinkType" && (pl.NamespaceURI() == bpel.NSPlnk || pl.NamespaceURI() == bpel.NSPlnk2004):
-			q := wqname{Space: tns, Local: pl.SelectAttrValue("name", "")}
-			roles := map[string]wqname{}
+			q := qname{Space: tns, Local: pl.SelectAttrValue("name", "")}
+			roles := map[string]qname{}
 			for _, r := range pl.SelectElements("role") {
 				pt, ok := qn(r, "portType")
 				if !ok {
@@ -233,25 +234,25 @@ func (w *wsdlSet) loadWSDL(name string, from bpel.Pos) {
 				}
 				roles[r.SelectAttrValue("name", "")] = pt
 			}
-			w.plinks[q] = roles
+			w.Plinks[q] = roles
 		case pl.Tag == "property" && isVprop(pl):
-			w.props[wqname{Space: tns, Local: pl.SelectAttrValue("name", "")}] = true
+			w.Props[qname{Space: tns, Local: pl.SelectAttrValue("name", "")}] = true
 		case pl.Tag == "propertyAlias" && isVprop(pl):
 			prop, _ := qn(pl, "propertyName")
-			k := aliasKey{prop: prop}
-			k.messageType, _ = qn(pl, "messageType")
-			k.element, _ = qn(pl, "element")
-			a := &propertyAlias{part: pl.SelectAttrValue("part", ""), pos: doc.Pos(pl)}
+			k := AliasKey{Prop: prop}
+			k.MessageType, _ = qn(pl, "messageType")
+			k.Element, _ = qn(pl, "element")
+			a := &propertyAlias{Part: pl.SelectAttrValue("part", ""), Pos: doc.Pos(pl)}
 			if qe := pl.SelectElement("query"); qe != nil {
-				a.query = strings.TrimSpace(qe.Text())
-				a.ns = bpel.Namespaces(qe)
+				a.Query = strings.TrimSpace(qe.Text())
+				a.Ns = bpel.Namespaces(qe)
 			}
-			w.aliases[k] = a
+			w.Aliases[k] = a
 		}
 	}
 }
 
-func (w *wsdlSet) msgRef(q wqname, doc *bpel.Document, at *etree.Element) *exchange.MessageDesc {
+func (w *Set) msgRef(q qname, doc *bpel.Document, at *etree.Element) *exchange.MessageDesc {
 	// Messages may be declared later in the same file or in an import that
 	// is not loaded yet; resolve lazily through a placeholder that is
 	// filled in by resolveMessages.
@@ -266,10 +267,10 @@ type pendingMsg struct {
 	tag  string
 }
 
-// resolveMessages fills the message placeholders of portType operations.
-func (w *wsdlSet) resolveMessages() {
+// ResolveMessages fills the message placeholders of portType operations.
+func (w *Set) ResolveMessages() {
 	for _, p := range w.pending {
-		m, ok := w.messages[p.desc.Name]
+		m, ok := w.Messages[p.desc.Name]
 		if !ok {
 			w.errs.Add(p.pos, p.tag, "unknown message %s", p.desc.Name)
 			continue
@@ -279,7 +280,7 @@ func (w *wsdlSet) resolveMessages() {
 	w.pending = nil
 }
 
-func (w *wsdlSet) loadSchemaRefs(doc *bpel.Document, schema *etree.Element, dirOf string) {
+func (w *Set) loadSchemaRefs(doc *bpel.Document, schema *etree.Element, dirOf string) {
 	for _, e := range schema.ChildElements() {
 		if e.NamespaceURI() != bpel.NSXSD || (e.Tag != "import" && e.Tag != "include") {
 			continue
@@ -293,7 +294,7 @@ func (w *wsdlSet) loadSchemaRefs(doc *bpel.Document, schema *etree.Element, dirO
 			continue
 		}
 		w.loaded[name] = true
-		data, err := w.readBundleFile(name)
+		data, err := w.ReadBundleFile(name)
 		if err != nil {
 			w.errs.Add(doc.Pos(e), "xsd:"+e.Tag, "cannot read schema %s: %v", loc, err)
 			continue
@@ -311,7 +312,7 @@ func (w *wsdlSet) loadSchemaRefs(doc *bpel.Document, schema *etree.Element, dirO
 }
 
 // endpoint builds the endpoint descriptor of a service port.
-func (w *wsdlSet) endpoint(service wqname, port string, at bpel.Pos) (*exchange.Endpoint, error) {
+func (w *Set) endpoint(service qname, port string, at bpel.Pos) (*exchange.Endpoint, error) {
 	ports, ok := w.services[service]
 	if !ok && w.extra != nil && w.extra.services[service] != nil {
 		return w.extra.endpoint(service, port, at)
@@ -340,7 +341,7 @@ func (w *wsdlSet) endpoint(service wqname, port string, at bpel.Pos) (*exchange.
 	if err != nil {
 		return nil, fmt.Errorf("%s: binding %s: %w", bdoc.Pos(be), sp.binding.Local, err)
 	}
-	pt, ok := w.portTypes[ptName]
+	pt, ok := w.PortTypes[ptName]
 	if !ok {
 		return nil, fmt.Errorf("%s: binding %s refers to unknown portType %s", bdoc.Pos(be), sp.binding.Local, ptName)
 	}
@@ -358,7 +359,7 @@ func (w *wsdlSet) endpoint(service wqname, port string, at bpel.Pos) (*exchange.
 	}
 	for _, oe := range be.SelectElements("operation") {
 		name := oe.SelectAttrValue("name", "")
-		base, ok := pt.ops[name]
+		base, ok := pt.Ops[name]
 		if !ok {
 			return nil, fmt.Errorf("%s: binding operation %q is not in portType %s", bdoc.Pos(oe), name, ptName)
 		}
@@ -398,7 +399,7 @@ func (w *wsdlSet) endpoint(service wqname, port string, at bpel.Pos) (*exchange.
 	if len(ep.Operations) == 0 {
 		// An empty binding (common in test bundles): serve the portType's
 		// operations in the style their messages imply.
-		for _, base := range pt.ops {
+		for _, base := range pt.Ops {
 			op := *base
 			implyStyle(&op)
 			ep.Operations = append(ep.Operations, &op)
@@ -433,16 +434,16 @@ func implyStyle(op *exchange.Operation) {
 	}
 }
 
-func resolveAttr(e *etree.Element, attr string) (wqname, error) {
+func resolveAttr(e *etree.Element, attr string) (qname, error) {
 	v := e.SelectAttrValue(attr, "")
 	if v == "" {
-		return wqname{}, fmt.Errorf("missing attribute %s", attr)
+		return qname{}, fmt.Errorf("missing attribute %s", attr)
 	}
 	sp, local, err := bpel.ResolveQName(e, v, true)
 	if err != nil {
-		return wqname{}, err
+		return qname{}, err
 	}
-	return wqname{Space: sp, Local: local}, nil
+	return qname{Space: sp, Local: local}, nil
 }
 
 // isVprop reports whether e is in WS-BPEL 2.0's varprop namespace or, as
