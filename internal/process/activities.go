@@ -8,6 +8,7 @@ import (
 
 	"github.com/orchd/orchd/internal/exchange"
 	"github.com/orchd/orchd/internal/process/bpel"
+	"github.com/orchd/orchd/internal/process/deploy"
 )
 
 type base struct {
@@ -196,7 +197,7 @@ type invoke struct {
 	toParts, fromParts []partMap
 	partner            string // label for metrics: partner link name
 	corrs              []*corrUse
-	policy             *failurePolicy
+	policy             *deploy.FailurePolicy
 	// timeout bounds the call (deploy.xml orchd:timeout), or is zero.
 	timeout time.Duration
 }

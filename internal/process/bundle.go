@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/orchd/orchd/internal/process/bpel"
+	"github.com/orchd/orchd/internal/process/deploy"
 	"github.com/orchd/orchd/internal/process/wsdl"
 )
 
@@ -73,11 +74,11 @@ func LoadBundleWith(dir string, opts LoadOptions) ([]*Process, error) {
 	if err != nil {
 		return nil, err
 	}
-	dd := parseDeploy(ddoc, errs)
+	dd := deploy.Parse(ddoc, errs)
 	if dd == nil {
 		return nil, errs
 	}
-	dd.readSecrets(dir, errs)
+	dd.ReadSecrets(dir, errs)
 	files, _ := filepath.Glob(filepath.Join(dir, "*.bpel"))
 	sort.Strings(files)
 	// Each process sees the WSDLs it imports (two processes of a bundle
@@ -132,16 +133,16 @@ func LoadBundleWith(dir string, opts LoadOptions) ([]*Process, error) {
 		w.LoadUnimported()
 	}
 	var procs []*Process
-	for _, dp := range dd.processes {
-		d, ok := docs[dp.name]
+	for _, dp := range dd.Processes {
+		d, ok := docs[dp.Name]
 		if !ok {
 			if unreadable == 0 {
-				errs.Add(dp.pos, "process", "no .bpel file in %s defines process %s", name, dp.name)
+				errs.Add(dp.Pos, "process", "no .bpel file in %s defines process %s", name, dp.Name)
 			}
 			continue
 		}
-		p := compileProcess(d, sets[dp.name], dp, errs, opts)
-		sum := sha256.Sum256(sources[dp.name])
+		p := compileProcess(d, sets[dp.Name], dp, errs, opts)
+		sum := sha256.Sum256(sources[dp.Name])
 		p.fingerprint = hex.EncodeToString(sum[:8])
 		p.Bundle = name
 		for _, ep := range p.Endpoints {

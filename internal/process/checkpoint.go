@@ -13,6 +13,7 @@ import (
 	"github.com/orchd/orchd/internal/events"
 	"github.com/orchd/orchd/internal/exchange"
 	"github.com/orchd/orchd/internal/persist"
+	"github.com/orchd/orchd/internal/process/deploy"
 	"github.com/orchd/orchd/internal/xmlparse"
 )
 
@@ -191,8 +192,8 @@ func (e *notStoredError) Unwrap() error { return e.err }
 // instance ends (successfully or not).
 func (p *Plan) cleans(success bool, category string) bool {
 	for _, r := range p.cleanup {
-		if r.on == "always" || (r.on == "success") == success {
-			if r.categories["all"] || r.categories[category] {
+		if r.On == "always" || (r.On == "success") == success {
+			if r.Categories["all"] || r.Categories[category] {
 				return true
 			}
 		}
@@ -668,7 +669,7 @@ func (a *invoke) answered(in *instance, f *frame, res *exchange.Message, err err
 // activityFailure is the fault a failed partner call throws (ODE's name
 // for the fault of faultOnFailure): for in-memory processes always, for
 // persistent ones when the failure policy says faultOnFailure.
-var activityFailure = qname{Space: nsActivityRecovery, Local: "activityFailure"}
+var activityFailure = qname{Space: deploy.NsActivityRecovery, Local: "activityFailure"}
 
 // nsFault is the namespace of the data orchd's own faults carry.
 const nsFault = "urn:orchd:fault"
@@ -688,16 +689,16 @@ func (a *invoke) failed(in *instance, f *frame, err error) (activity, bool, erro
 	if attempts < 0 {
 		attempts = 0
 	}
-	if fp != nil && attempts < fp.retryFor {
+	if fp != nil && attempts < fp.RetryFor {
 		f.pc = attempts + 2
-		f.due = in.e.now().Add(time.Duration(fp.retryDelaySecs) * time.Second).UnixNano()
+		f.due = in.e.now().Add(time.Duration(fp.RetryDelaySecs) * time.Second).UnixNano()
 		in.wakeAt(f.due)
-		in.e.log.Warn("invoke failed; will retry", "err", err, "attempt", attempts+1, "of", fp.retryFor)
+		in.e.log.Warn("invoke failed; will retry", "err", err, "attempt", attempts+1, "of", fp.RetryFor)
 		return nil, false, errBlocked
 	}
 	persistent := !in.p.InMemory && in.e.store != nil
 	switch {
-	case fp != nil && fp.faultOnFailure, !persistent && in.ctx.Err() == nil:
+	case fp != nil && fp.FaultOnFailure, !persistent && in.ctx.Err() == nil:
 		in.e.log.Warn("invoke failed; activityFailure thrown", "err", err)
 		return nil, false, a.failure(err)
 	case persistent:

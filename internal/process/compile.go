@@ -9,6 +9,7 @@ import (
 
 	"github.com/orchd/orchd/internal/exchange"
 	"github.com/orchd/orchd/internal/process/bpel"
+	"github.com/orchd/orchd/internal/process/deploy"
 	"github.com/orchd/orchd/internal/process/wsdl"
 	"github.com/orchd/orchd/internal/xpath2"
 	"github.com/orchd/orchd/internal/xslt"
@@ -17,7 +18,7 @@ import (
 // compiler turns one BPEL document into a Process.
 type compiler struct {
 	doc  *bpel.Document
-	dp   *deployProcess
+	dp   *deploy.Process
 	w    *wsdl.Set
 	errs *bpel.Errors
 	p    *Plan
@@ -71,11 +72,11 @@ func isBPEL(e *etree.Element) bool {
 
 // compileProcess compiles the <process> document. dp binds its partner
 // links; endpoints are built from the bundle's WSDL set.
-func compileProcess(doc *bpel.Document, w *wsdl.Set, dp *deployProcess, errs *bpel.Errors, opts LoadOptions) *Plan {
+func compileProcess(doc *bpel.Document, w *wsdl.Set, dp *deploy.Process, errs *bpel.Errors, opts LoadOptions) *Plan {
 	root := doc.Root
 	c := &compiler{doc: doc, w: w, errs: errs, dp: dp, ext: opts.Extensions}
-	p := &Plan{Name: dp.name, File: doc.File, InMemory: dp.inMemory, plinks: map[string]*partnerLink{},
-		starts: map[string]activity{}, routes: map[string][]*routeShape{}, cleanup: dp.cleanup, idempotent: dp.idempotent, events: dp.events, maxSteps: dp.maxSteps}
+	p := &Plan{Name: dp.Name, File: doc.File, InMemory: dp.InMemory, plinks: map[string]*partnerLink{},
+		starts: map[string]activity{}, routes: map[string][]*routeShape{}, cleanup: dp.Cleanup, idempotent: dp.Idempotent, events: dp.Events, maxSteps: dp.MaxSteps}
 	c.p = p
 	c.scopes = []map[string]*variable{{}}
 	for _, a := range root.Attr {
@@ -172,7 +173,7 @@ func (c *compiler) qnameAttr(e *etree.Element, attr string) (qname, bool) {
 	return qname{Space: sp, Local: local}, true
 }
 
-func (c *compiler) partnerLink(e *etree.Element, dp *deployProcess) *partnerLink {
+func (c *compiler) partnerLink(e *etree.Element, dp *deploy.Process) *partnerLink {
 	name := e.SelectAttrValue("name", "")
 	pl := &partnerLink{name: name, pos: c.pos(e)}
 	plt, ok := c.qnameAttr(e, "partnerLinkType")
@@ -205,19 +206,19 @@ func (c *compiler) partnerLink(e *etree.Element, dp *deployProcess) *partnerLink
 	pl.myRole = role("myRole")
 	pl.partnerPT = role("partnerRole")
 	if pl.myRole != nil {
-		ref, ok := dp.provides[name]
+		ref, ok := dp.Provides[name]
 		if !ok {
 			c.errorf(e, "partnerLink %q has myRole but deploy.xml has no <provide partnerLink=%q>", name, name)
 		} else if ep, err := c.w.PartnerEndpoint(ref, pl.myRole); err != nil {
 			c.errs.AddErr(err)
 		} else {
-			ep.Process = dp.name
+			ep.Process = dp.Name
 			pl.provided = ep
 			c.replyTimeouts(e, pl, dp)
 		}
 	}
 	if pl.partnerPT != nil {
-		ref, ok := dp.invokes[name]
+		ref, ok := dp.Invokes[name]
 		switch {
 		case !ok && e.SelectAttrValue("initializePartnerRole", "no") == "yes":
 			c.errorf(e, "partnerLink %q has initializePartnerRole=\"yes\" but deploy.xml has no <invoke partnerLink=%q>", name, name)
@@ -229,8 +230,8 @@ func (c *compiler) partnerLink(e *etree.Element, dp *deployProcess) *partnerLink
 			if ep, err := c.w.PartnerEndpoint(ref, pl.partnerPT); err != nil {
 				c.errs.AddErr(err)
 			} else {
-				if r := dp.basicAuth[name]; r != nil {
-					ep.BasicAuth = r.auth
+				if r := dp.BasicAuth[name]; r != nil {
+					ep.BasicAuth = r.Auth
 				}
 				pl.partnerEP, pl.partnerDesc = ep, ep
 			}
@@ -908,13 +909,13 @@ func (c *compiler) activityAfter(e, cond *etree.Element) activity {
 
 // failurePolicy is the invoke's ext:failureHandling: deploy.xml's for the
 // partner link overrides the one written in the BPEL.
-func (c *compiler) failurePolicy(e *etree.Element) *failurePolicy {
-	if fp := c.dp.failure[e.SelectAttrValue("partnerLink", "")]; fp != nil {
+func (c *compiler) failurePolicy(e *etree.Element) *deploy.FailurePolicy {
+	if fp := c.dp.Failure[e.SelectAttrValue("partnerLink", "")]; fp != nil {
 		return fp
 	}
 	for _, x := range e.ChildElements() {
-		if x.Tag == "failureHandling" && x.NamespaceURI() == nsActivityRecovery {
-			return parseFailure(c.doc, x, c.errs)
+		if x.Tag == "failureHandling" && x.NamespaceURI() == deploy.NsActivityRecovery {
+			return deploy.ParseFailure(c.doc, x, c.errs)
 		}
 	}
 	return nil
@@ -922,20 +923,20 @@ func (c *compiler) failurePolicy(e *etree.Element) *failurePolicy {
 
 // callTimeouts takes deploy.xml's orchd:timeout settings of pl, whose
 // partnerRole portType must have the operation named.
-func (c *compiler) callTimeouts(pl *partnerLink, dp *deployProcess) {
-	for k, t := range dp.callTimeout {
+func (c *compiler) callTimeouts(pl *partnerLink, dp *deploy.Process) {
+	for k, t := range dp.CallTimeout {
 		name, op, _ := strings.Cut(k, "/")
 		if name != pl.name {
 			continue
 		}
 		if _, ok := pl.partnerPT.Ops[op]; op != "" && !ok {
-			c.errs.Add(t.pos, "orchd:timeout", "partnerLink %q has no operation %q", name, op)
+			c.errs.Add(t.Pos, "orchd:timeout", "partnerLink %q has no operation %q", name, op)
 			continue
 		}
 		if c.p.callTimeouts == nil {
 			c.p.callTimeouts = map[string]time.Duration{}
 		}
-		c.p.callTimeouts[k] = t.d
+		c.p.callTimeouts[k] = t.D
 	}
 }
 
@@ -950,8 +951,8 @@ func (p *Plan) callTimeout(pl, op string) time.Duration {
 
 // replyTimeouts takes deploy.xml's orchd:replyTimeout settings of pl,
 // whose myRole portType must have the operation.
-func (c *compiler) replyTimeouts(e *etree.Element, pl *partnerLink, dp *deployProcess) {
-	for k, d := range dp.replyTimeout {
+func (c *compiler) replyTimeouts(e *etree.Element, pl *partnerLink, dp *deploy.Process) {
+	for k, d := range dp.ReplyTimeout {
 		name, op, _ := strings.Cut(k, "/")
 		if name != pl.name {
 			continue

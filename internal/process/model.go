@@ -10,6 +10,7 @@ import (
 	"github.com/orchd/orchd/internal/events"
 	"github.com/orchd/orchd/internal/exchange"
 	"github.com/orchd/orchd/internal/process/bpel"
+	"github.com/orchd/orchd/internal/process/deploy"
 	"github.com/orchd/orchd/internal/process/wsdl"
 )
 
@@ -63,7 +64,7 @@ type Plan struct {
 	// combination of sets an activity correlates on.
 	routes     map[string][]*routeShape
 	corrSets   map[string]*corrSet
-	cleanup    []cleanupRule
+	cleanup    []deploy.CleanupRule
 	idempotent map[string]bool
 	// replyTimeouts are deploy.xml's per-operation reply timeouts.
 	replyTimeouts map[replyOp]time.Duration

@@ -34,7 +34,7 @@ func (c *compiler) xpath2Functions() *xpath2.FunctionLibrary {
 	}
 	var props map[qname]*etree.Element
 	if c.dp != nil {
-		props = c.dp.properties
+		props = c.dp.Properties
 	}
 	rootNS := bpel.Namespaces(c.doc.Root)
 	reg := func(impl xpath2.FuncImpl, min, max int, names ...string) {

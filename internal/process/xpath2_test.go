@@ -11,6 +11,7 @@ import (
 
 	"github.com/orchd/orchd/internal/exchange"
 	"github.com/orchd/orchd/internal/process/bpel"
+	"github.com/orchd/orchd/internal/process/deploy"
 )
 
 // xp2Fixture is an instance of the rt-xpath2 process with its variables
@@ -52,15 +53,15 @@ func newXP2Fixture(t *testing.T) *xp2Fixture {
 	for _, v := range p.vars {
 		vars[v.name] = v
 	}
-	dp := &deployProcess{properties: map[qname]*etree.Element{}}
+	dp := &deploy.Process{Properties: map[qname]*etree.Element{}}
 	g := etree.NewElement("property")
 	g.SetText("hello")
-	dp.properties[qname{Space: bpel.NSDD, Local: "greeting"}] = g
+	dp.Properties[qname{Space: bpel.NSDD, Local: "greeting"}] = g
 	ep := etree.NewElement("property")
 	ref := ep.CreateElement("tns:ref")
 	ref.CreateAttr("xmlns:tns", nsTest)
 	ref.CreateElement("tns:addr").SetText("http://example.com/x")
-	dp.properties[qname{Space: bpel.NSDD, Local: "epr"}] = ep
+	dp.Properties[qname{Space: bpel.NSDD, Local: "epr"}] = ep
 	c := &compiler{doc: &bpel.Document{File: "T.bpel", Root: root}, errs: &bpel.Errors{}, dp: dp, p: p.Plan,
 		scopes: []map[string]*variable{vars}}
 	return &xp2Fixture{in: in, c: c, at: at, r: r}

@@ -1,4 +1,4 @@
-package process
+package deploy
 
 import (
 	"os"
@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/orchd/orchd/internal/xsd"
 
 	"github.com/beevik/etree"
 
@@ -15,50 +17,52 @@ import (
 	"github.com/orchd/orchd/internal/process/wsdl"
 )
 
-// deployDesc is a bundle's deploy.xml: which processes it deploys and how
+// Descriptor is a bundle's deploy.xml: which processes it deploys and how
 // their partner links bind.
-type deployDesc struct {
-	processes []*deployProcess
+type Descriptor struct {
+	Processes []*Process
 }
 
-type deployProcess struct {
-	name     qname
-	pos      bpel.Pos
-	inMemory bool
-	provides map[string]wsdl.ServiceRef // partnerLink -> service port
-	invokes  map[string]wsdl.ServiceRef
-	// failure is the <invoke>'s ext:failureHandling, by partner link.
-	failure map[string]*failurePolicy
-	// idempotent lists partnerLink/operation pairs marked idempotent with
+// Process is one <process> of deploy.xml: how one process of the bundle
+// is deployed.
+type Process struct {
+	Name     qname
+	Pos      bpel.Pos
+	InMemory bool
+	Provides map[string]wsdl.ServiceRef // partnerLink -> service port
+	Invokes  map[string]wsdl.ServiceRef
+	// Failure is the <invoke>'s ext:failureHandling, by partner link.
+	Failure map[string]*FailurePolicy
+	// Idempotent lists partnerLink/operation pairs marked idempotent with
 	// orchd:idempotent (see nsOrchdDD).
-	idempotent map[string]bool
-	// replyTimeout bounds, per partnerLink/operation provided, how long a
+	Idempotent map[string]bool
+	// ReplyTimeout bounds, per partnerLink/operation provided, how long a
 	// request waits for a reply a later run gives (orchd:replyTimeout).
-	replyTimeout map[string]time.Duration
-	// callTimeout bounds, per partnerLink/operation invoked (operation
+	ReplyTimeout map[string]time.Duration
+	// CallTimeout bounds, per partnerLink/operation invoked (operation
 	// empty: every operation of the link), a partner call
 	// (orchd:timeout).
-	callTimeout map[string]callTimeout
-	// basicAuth are the credentials of a partner link (orchd:basicAuth),
+	CallTimeout map[string]callTimeout
+	// BasicAuth are the credentials of a partner link (orchd:basicAuth),
 	// the password still to read (readSecrets).
-	basicAuth map[string]*basicAuthRef
-	cleanup   []cleanupRule
-	// properties are the <property> elements, by name, for
+	BasicAuth map[string]*basicAuthRef
+	Cleanup   []CleanupRule
+	// Properties are the <property> elements, by name, for
 	// ode:process-property.
-	properties map[qname]*etree.Element
-	// events are the event categories <process-events> enables (all
+	Properties map[qname]*etree.Element
+	// Events are the event categories <process-events> enables (all
 	// when it is absent, as in ODE).
-	events events.Category
-	// maxSteps is orchd:maxSteps: the step budget of one run of an
+	Events events.Category
+	// MaxSteps is orchd:maxSteps: the step budget of one run of an
 	// instance (0: the engine's, Options.MaxSteps).
-	maxSteps int
+	MaxSteps int
 }
 
-// cleanupRule is a deploy.xml <cleanup>: when an instance ends with the
+// CleanupRule is a deploy.xml <cleanup>: when an instance ends with the
 // outcome on ("success", "failure", "always"), drop what categories name.
-type cleanupRule struct {
-	on         string
-	categories map[string]bool // instance, variables, messages, correlations, events, all
+type CleanupRule struct {
+	On         string
+	Categories map[string]bool // instance, variables, messages, correlations, events, all
 }
 
 // nsOrchdDD is orchd's namespace for deploy.xml extensions:
@@ -90,66 +94,69 @@ type cleanupRule struct {
 // basic credentials with every call to the partner, the password read
 // from a file of the bundle (trailing newline dropped) or, with
 // passwordEnv="NAME", from an environment variable.
+// qname is a qualified XML name.
+type qname = exchange.QName
+
 const nsOrchdDD = "urn:orchd:deploy"
 
-// nsActivityRecovery is ODE's namespace for failureHandling.
-const nsActivityRecovery = "http://ode.apache.org/activityRecovery"
+// NsActivityRecovery is ODE's namespace for failureHandling.
+const NsActivityRecovery = "http://ode.apache.org/activityRecovery"
 
-// failurePolicy is ODE's activity failure handling for an invoke.
-type failurePolicy struct {
-	retryFor       int
-	retryDelaySecs int
-	faultOnFailure bool
+// FailurePolicy is ODE's activity failure handling for an invoke.
+type FailurePolicy struct {
+	RetryFor       int
+	RetryDelaySecs int
+	FaultOnFailure bool
 }
 
 // callTimeout is an orchd:timeout: the bound and where it is written.
 type callTimeout struct {
-	d   time.Duration
-	pos bpel.Pos
+	D   time.Duration
+	Pos bpel.Pos
 }
 
 // basicAuthRef is an orchd:basicAuth: the user and where the password is.
 type basicAuthRef struct {
 	user, file, env string
 	pos             bpel.Pos
-	// auth is the credentials, once readSecrets has read the password.
-	auth *exchange.BasicAuth
+	// Auth is the credentials, once readSecrets has read the password.
+	Auth *exchange.BasicAuth
 }
 
-// parseDeploy reads deploy.xml in Apache ODE's format. Like ODE it ignores
+// Parse reads deploy.xml in Apache ODE's format. Like ODE it ignores
 // elements it does not know, accepts the legacy fivesight namespace and a
 // prefixed port name.
-func parseDeploy(doc *bpel.Document, errs *bpel.Errors) *deployDesc {
+func Parse(doc *bpel.Document, errs *bpel.Errors) *Descriptor {
 	root := doc.Root
 	ns := root.NamespaceURI()
 	if root.Tag != "deploy" || (ns != bpel.NSDD && ns != bpel.NSDDLegacy) {
 		errs.Add(doc.Pos(root), root.Tag, "not an ODE deployment descriptor: want {%s}deploy", bpel.NSDD)
 		return nil
 	}
-	d := &deployDesc{}
+	d := &Descriptor{}
 	for _, pe := range root.SelectElements("process") {
 		sp, local, err := bpel.ResolveQName(pe, pe.SelectAttrValue("name", ""), true)
 		if err != nil {
 			errs.Add(doc.Pos(pe), "process", "attribute name: %v", err)
 			continue
 		}
-		p := &deployProcess{name: qname{Space: sp, Local: local}, pos: doc.Pos(pe),
-			provides: map[string]wsdl.ServiceRef{}, invokes: map[string]wsdl.ServiceRef{},
-			failure: map[string]*failurePolicy{}, idempotent: map[string]bool{}, replyTimeout: map[string]time.Duration{},
-			callTimeout: map[string]callTimeout{}, basicAuth: map[string]*basicAuthRef{}, events: events.All}
+		p := &Process{Name: qname{Space: sp, Local: local}, Pos: doc.Pos(pe),
+			Provides: map[string]wsdl.ServiceRef{}, Invokes: map[string]wsdl.ServiceRef{},
+			Failure: map[string]*FailurePolicy{}, Idempotent: map[string]bool{}, ReplyTimeout: map[string]time.Duration{},
+			CallTimeout: map[string]callTimeout{}, BasicAuth: map[string]*basicAuthRef{}, Events: events.All}
 		for _, c := range pe.ChildElements() {
 			switch c.Tag {
 			case "process-events":
-				p.events = parseProcessEvents(doc, c, errs)
+				p.Events = parseProcessEvents(doc, c, errs)
 			case "in-memory":
-				p.inMemory = strings.TrimSpace(c.Text()) == "true"
+				p.InMemory = strings.TrimSpace(c.Text()) == "true"
 			case "maxSteps":
 				if c.NamespaceURI() == nsOrchdDD {
 					n, err := strconv.Atoi(strings.TrimSpace(c.Text()))
 					if err != nil || n < 1 {
 						errs.Add(doc.Pos(c), "orchd:maxSteps", "want a positive number of activity steps, not %q", strings.TrimSpace(c.Text()))
 					}
-					p.maxSteps = n
+					p.MaxSteps = n
 				}
 			case "property":
 				sp, local, err := bpel.ResolveQName(c, c.SelectAttrValue("name", ""), true)
@@ -157,10 +164,10 @@ func parseDeploy(doc *bpel.Document, errs *bpel.Errors) *deployDesc {
 					errs.Add(doc.Pos(c), "property", "attribute name: %v", err)
 					continue
 				}
-				if p.properties == nil {
-					p.properties = map[qname]*etree.Element{}
+				if p.Properties == nil {
+					p.Properties = map[qname]*etree.Element{}
 				}
-				p.properties[qname{Space: sp, Local: local}] = c
+				p.Properties[qname{Space: sp, Local: local}] = c
 			case "provide", "invoke":
 				pl := c.SelectAttrValue("partnerLink", "")
 				se := c.SelectElement("service")
@@ -173,15 +180,15 @@ func parseDeploy(doc *bpel.Document, errs *bpel.Errors) *deployDesc {
 					continue
 				}
 				if c.Tag == "provide" {
-					p.provides[pl] = ref
+					p.Provides[pl] = ref
 					for _, x := range c.ChildElements() {
 						if x.Tag == "replyTimeout" && x.NamespaceURI() == nsOrchdDD {
-							parseReplyTimeout(doc, x, pl, p.replyTimeout, errs)
+							parseReplyTimeout(doc, x, pl, p.ReplyTimeout, errs)
 						}
 					}
 					continue
 				}
-				p.invokes[pl] = ref
+				p.Invokes[pl] = ref
 				for _, x := range c.ChildElements() {
 					switch {
 					case x.Tag == "idempotent" && x.NamespaceURI() == nsOrchdDD:
@@ -189,36 +196,36 @@ func parseDeploy(doc *bpel.Document, errs *bpel.Errors) *deployDesc {
 						if op == "" {
 							errs.Add(doc.Pos(x), "orchd:idempotent", "needs an operation attribute")
 						}
-						p.idempotent[pl+"/"+op] = true
-					case x.Tag == "failureHandling" && x.NamespaceURI() == nsActivityRecovery:
-						p.failure[pl] = parseFailure(doc, x, errs)
+						p.Idempotent[pl+"/"+op] = true
+					case x.Tag == "failureHandling" && x.NamespaceURI() == NsActivityRecovery:
+						p.Failure[pl] = ParseFailure(doc, x, errs)
 					case x.Tag == "timeout" && x.NamespaceURI() == nsOrchdDD:
 						if d, ok := parseDuration(doc, x, "orchd:timeout", errs); ok {
-							p.callTimeout[pl+"/"+x.SelectAttrValue("operation", "")] = callTimeout{d: d, pos: doc.Pos(x)}
+							p.CallTimeout[pl+"/"+x.SelectAttrValue("operation", "")] = callTimeout{D: d, Pos: doc.Pos(x)}
 						}
 					case x.Tag == "basicAuth" && x.NamespaceURI() == nsOrchdDD:
-						p.basicAuth[pl] = parseBasicAuth(doc, x, errs)
+						p.BasicAuth[pl] = parseBasicAuth(doc, x, errs)
 					}
 				}
 			case "cleanup":
-				r := cleanupRule{on: c.SelectAttrValue("on", "always"), categories: map[string]bool{}}
-				switch r.on {
+				r := CleanupRule{On: c.SelectAttrValue("on", "always"), Categories: map[string]bool{}}
+				switch r.On {
 				case "success", "failure", "always":
 				default:
-					errs.Add(doc.Pos(c), "cleanup", "on must be success, failure or always, not %q", r.on)
+					errs.Add(doc.Pos(c), "cleanup", "on must be success, failure or always, not %q", r.On)
 				}
 				for _, cat := range c.SelectElements("category") {
-					r.categories[strings.TrimSpace(cat.Text())] = true
+					r.Categories[strings.TrimSpace(cat.Text())] = true
 				}
-				if len(r.categories) == 0 {
-					r.categories["all"] = true
+				if len(r.Categories) == 0 {
+					r.Categories["all"] = true
 				}
-				p.cleanup = append(p.cleanup, r)
+				p.Cleanup = append(p.Cleanup, r)
 			}
 		}
-		d.processes = append(d.processes, p)
+		d.Processes = append(d.Processes, p)
 	}
-	if len(d.processes) == 0 {
+	if len(d.Processes) == 0 {
 		errs.Add(doc.Pos(root), "deploy", "deploys no <process>")
 	}
 	return d
@@ -233,22 +240,22 @@ func parseServiceRef(doc *bpel.Document, se *etree.Element, errs *bpel.Errors) (
 	return wsdl.ServiceRef{Service: qname{Space: sp, Local: local}, Port: se.SelectAttrValue("port", ""), Pos: doc.Pos(se)}, true
 }
 
-// parseFailure reads an ext:failureHandling element (on an invoke in
+// ParseFailure reads an ext:failureHandling element (on an invoke in
 // deploy.xml or in the BPEL).
-func parseFailure(doc *bpel.Document, x *etree.Element, errs *bpel.Errors) *failurePolicy {
-	fp := &failurePolicy{}
+func ParseFailure(doc *bpel.Document, x *etree.Element, errs *bpel.Errors) *FailurePolicy {
+	fp := &FailurePolicy{}
 	for _, c := range x.ChildElements() {
 		v := strings.TrimSpace(c.Text())
 		var err error
 		switch c.Tag {
 		case "retryFor":
-			fp.retryFor, err = strconv.Atoi(v)
+			fp.RetryFor, err = strconv.Atoi(v)
 		case "retryDelay":
-			fp.retryDelaySecs, err = strconv.Atoi(v)
+			fp.RetryDelaySecs, err = strconv.Atoi(v)
 		case "faultOnFailure":
-			fp.faultOnFailure = v == "true"
+			fp.FaultOnFailure = v == "true"
 		}
-		if err != nil || fp.retryFor < 0 || fp.retryDelaySecs < 0 {
+		if err != nil || fp.RetryFor < 0 || fp.RetryDelaySecs < 0 {
 			errs.Add(doc.Pos(c), c.Tag, "want a non-negative integer, not %q", v)
 		}
 	}
@@ -270,9 +277,10 @@ func parseReplyTimeout(doc *bpel.Document, x *etree.Element, pl string, into map
 // parseDuration reads the positive xsd:duration x holds.
 func parseDuration(doc *bpel.Document, x *etree.Element, what string, errs *bpel.Errors) (time.Duration, bool) {
 	v := strings.TrimSpace(x.Text())
+	d, err := xsd.ParseDuration(v)
 	var zero time.Time
-	end, err := addDuration(zero, v)
-	if d := end.Sub(zero); err != nil || d <= 0 {
+	end := d.AddTo(zero)
+	if err != nil || end.Sub(zero) <= 0 {
 		errs.Add(doc.Pos(x), what, "want a positive xsd:duration such as PT5M, not %q", v)
 		return 0, false
 	}
@@ -293,12 +301,12 @@ func parseBasicAuth(doc *bpel.Document, x *etree.Element, errs *bpel.Errors) *ba
 	return r
 }
 
-// readSecrets reads the passwords the basicAuth settings name: files
+// ReadSecrets reads the passwords the basicAuth settings name: files
 // relative to the bundle folder dir (which they may not leave),
 // environment variables. The errors name the setting, never a password.
-func (d *deployDesc) readSecrets(dir string, errs *bpel.Errors) {
-	for _, p := range d.processes {
-		for _, r := range p.basicAuth {
+func (d *Descriptor) ReadSecrets(dir string, errs *bpel.Errors) {
+	for _, p := range d.Processes {
+		for _, r := range p.BasicAuth {
 			var pw string
 			switch {
 			case r.file != "":
@@ -322,7 +330,7 @@ func (d *deployDesc) readSecrets(dir string, errs *bpel.Errors) {
 			default:
 				continue
 			}
-			r.auth = &exchange.BasicAuth{User: r.user, Password: exchange.Secret(pw)}
+			r.Auth = &exchange.BasicAuth{User: r.user, Password: exchange.Secret(pw)}
 		}
 	}
 }
