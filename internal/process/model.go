@@ -88,8 +88,9 @@ type Plan struct {
 // redeploy.
 type Process struct {
 	*Plan
-	// Version numbers the deploys of the process (versions.go): set by
-	// whoever deploys it, before Deploy or Redeploy; 0 when unversioned.
+	// Version numbers the deploys of this process (versions.go): 1 for
+	// its first deploy, then one more for each redeploy; set by whoever
+	// deploys it, before Deploy or Redeploy; 0 when unversioned.
 	Version int
 	// Deployed is when the engine took the version (Deploy, Redeploy,
 	// AddRetired), unless set before.
