@@ -29,7 +29,7 @@ type sequence struct {
 	children []activity
 }
 
-func (a *sequence) step(_ *instance, f *frame) (activity, bool, error) {
+func stepSequence(a *sequence, _ *instance, f *frame) (activity, bool, error) {
 	if f.pc >= len(a.children) {
 		return nil, true, nil
 	}
@@ -48,18 +48,18 @@ type ifAct struct {
 	elseDead []*link
 }
 
-func (a *ifAct) step(in *instance, _ *frame) (activity, bool, error) {
+func stepIfAct(a *ifAct, in *instance, _ *frame) (activity, bool, error) {
 	for i, c := range a.conds {
 		ok, err := in.cond(c, a.pos)
 		if err != nil {
 			return nil, false, err
 		}
 		if ok {
-			a.dead.eliminate(in, i)
+			eliminateBranchLinks(a.dead, in, i)
 			return a.branches[i], true, nil
 		}
 	}
-	a.dead.eliminate(in, len(a.conds))
+	eliminateBranchLinks(a.dead, in, len(a.conds))
 	return a.els, true, nil
 }
 
@@ -69,7 +69,7 @@ type while struct {
 	body activity
 }
 
-func (a *while) step(in *instance, _ *frame) (activity, bool, error) {
+func stepWhile(a *while, in *instance, _ *frame) (activity, bool, error) {
 	ok, err := in.cond(a.cond, a.pos)
 	if err != nil || !ok {
 		return nil, true, err
@@ -93,11 +93,11 @@ func (in *instance) cond(c *expr, at bpel.Pos) (bool, error) {
 
 type empty struct{ base }
 
-func (a *empty) step(*instance, *frame) (activity, bool, error) { return nil, true, nil }
+func stepEmpty(a *empty, _ *instance, _ *frame) (activity, bool, error) { return nil, true, nil }
 
 type exit struct{ base }
 
-func (a *exit) step(in *instance, _ *frame) (activity, bool, error) {
+func stepExit(a *exit, in *instance, _ *frame) (activity, bool, error) {
 	in.exited = true
 	return nil, true, nil
 }
@@ -108,7 +108,7 @@ type throw struct {
 	v         *variable
 }
 
-func (a *throw) step(in *instance, _ *frame) (activity, bool, error) {
+func stepThrow(a *throw, in *instance, _ *frame) (activity, bool, error) {
 	fv := &faultValue{name: a.faultName, at: a.pos}
 	if a.v != nil {
 		if a.v.msg != nil {
@@ -126,7 +126,7 @@ type receive struct {
 	create bool
 }
 
-func (a *receive) step(in *instance, _ *frame) (activity, bool, error) {
+func stepReceive(a *receive, in *instance, _ *frame) (activity, bool, error) {
 	ok, err := in.take(&a.inbound, a.pos)
 	if err != nil || ok {
 		return nil, ok, err
@@ -150,7 +150,7 @@ type reply struct {
 	ev *onEvent
 }
 
-func (a *reply) step(in *instance, _ *frame) (activity, bool, error) {
+func stepReply(a *reply, in *instance, _ *frame) (activity, bool, error) {
 	mex := a.mex
 	if a.ev != nil {
 		mex = a.ev.requestMex(in)
@@ -210,15 +210,15 @@ type assign struct {
 	validate []*schemaCheck
 }
 
-func (a *assign) step(in *instance, _ *frame) (activity, bool, error) {
+func stepAssign(a *assign, in *instance, _ *frame) (activity, bool, error) {
 	if a.validate != nil {
-		if err := a.applyValidated(in); err != nil {
+		if err := applyValidatedAssign(a, in); err != nil {
 			return nil, false, err
 		}
 		return nil, true, nil
 	}
 	for _, c := range a.copies {
-		if err := c.apply(in); err != nil {
+		if err := applyCopyOp(c, in); err != nil {
 			return nil, false, err
 		}
 	}

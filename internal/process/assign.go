@@ -61,7 +61,7 @@ type source struct {
 	isNil bool // nothing selected
 }
 
-func (c *copyOp) apply(in *instance) error {
+func applyCopyOp(c *copyOp, in *instance) error {
 	if c.ext != nil {
 		return in.runExtension(c.ext, c.pos)
 	}
@@ -74,7 +74,7 @@ func (c *copyOp) apply(in *instance) error {
 		in.storeMessage(c.to.v, copyMessage(in.message(c.from.v)))
 		return nil
 	}
-	src, err := c.evalFrom(in)
+	src, err := evalFromCopyOp(c, in)
 	if err != nil {
 		return err
 	}
@@ -87,7 +87,7 @@ func (c *copyOp) apply(in *instance) error {
 	if c.to.epr != nil {
 		return in.assignEPR(c.to.epr.pl, src, c.pos)
 	}
-	dst, err := c.evalTo(in)
+	dst, err := evalToCopyOp(c, in)
 	if err != nil {
 		return err
 	}
@@ -96,7 +96,7 @@ func (c *copyOp) apply(in *instance) error {
 	} else {
 		in.touchNode(dst.tok)
 	}
-	if err := c.replace(in, src, dst); err != nil {
+	if err := replaceCopyOp(c, in, src, dst); err != nil {
 		return err
 	}
 	if c.to.v != nil && in.evOn(events.DataHandling) {
@@ -105,7 +105,7 @@ func (c *copyOp) apply(in *instance) error {
 	return nil
 }
 
-func (c *copyOp) evalFrom(in *instance) (source, error) {
+func evalFromCopyOp(c *copyOp, in *instance) (source, error) {
 	f := &c.from
 	switch {
 	case f.literal != nil:
@@ -120,7 +120,7 @@ func (c *copyOp) evalFrom(in *instance) (source, error) {
 		}
 		var buf [1]node
 		if nodes, ok := nodesIn(v, &buf); ok {
-			return c.oneSource(in, nodes)
+			return oneSourceCopyOp(c, in, nodes)
 		}
 		if seq, ok := v.(xpath2.Sequence); ok {
 			return source{}, in.faultf(c.pos, "selectionFailure", "<from> selected %d items, want one", len(seq))
@@ -140,7 +140,7 @@ func (c *copyOp) evalFrom(in *instance) (source, error) {
 		}
 		var buf [1]node
 		if nodes, ok := nodesIn(v, &buf); ok {
-			return c.oneSource(in, nodes)
+			return oneSourceCopyOp(c, in, nodes)
 		}
 		if seq, ok := v.(xpath2.Sequence); ok {
 			return source{}, in.faultf(c.pos, "selectionFailure", "<from> query selected %d items, want one", len(seq))
@@ -156,7 +156,7 @@ func (c *copyOp) evalFrom(in *instance) (source, error) {
 	return source{isNil: true}, nil
 }
 
-func (c *copyOp) oneSource(in *instance, nodes []node) (source, error) {
+func oneSourceCopyOp(c *copyOp, in *instance, nodes []node) (source, error) {
 	switch len(nodes) {
 	case 0:
 		return source{isNil: true}, nil
@@ -176,10 +176,10 @@ type target struct {
 	declared qname
 }
 
-func (c *copyOp) evalTo(in *instance) (target, error) {
+func evalToCopyOp(c *copyOp, in *instance) (target, error) {
 	t := &c.to
 	if t.x != nil {
-		return c.evalToXPath2(in)
+		return evalToXPath2CopyOp(c, in)
 	}
 	base := baseNode(in.root, t.v, t.part)
 	if base == nil {
@@ -206,7 +206,7 @@ func (c *copyOp) evalTo(in *instance) (target, error) {
 	nodes, ok := nodesIn(v, &buf)
 	if !ok || len(nodes) != 1 {
 		if ok && len(nodes) == 0 && t.insert != nil {
-			return t.insert.create(in, base, c.pos)
+			return createInsertPath(t.insert, in, base, c.pos)
 		}
 		n := 0
 		if ok {
@@ -245,7 +245,7 @@ func newQualified(parent *etree.Element, q qname) *etree.Element {
 	return e
 }
 
-func (c *copyOp) replace(in *instance, src source, dst target) error {
+func replaceCopyOp(c *copyOp, in *instance, src source, dst target) error {
 	var se *etree.Element
 	if src.node.tok != nil && src.node.attr < 0 {
 		se, _ = src.node.tok.(*etree.Element)

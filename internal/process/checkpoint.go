@@ -513,17 +513,17 @@ func parseClark(s string) qname {
 	return qname{Local: s}
 }
 
-// step runs an invoke. For a persistent process calling an operation not
+// stepInvoke runs an invoke. For a persistent process calling an operation not
 // marked idempotent, the instance is checkpointed first, so that after a
 // crash the call is not repeated blindly: a recovered instance whose
 // invoke may have run follows the failure policy instead.
-func (a *invoke) step(in *instance, f *frame) (activity, bool, error) {
+func stepInvoke(a *invoke, in *instance, f *frame) (activity, bool, error) {
 	if f.k == kAnswer {
 		// The answer of the call that went out on its own goroutine.
 		f.k = 0
 		if ans := in.cur.answer; ans != nil {
 			in.cur.answer = nil
-			return a.answered(in, f, ans.msg, ans.err, ans.dur)
+			return answeredInvoke(a, in, f, ans.msg, ans.err, ans.dur)
 		}
 		// Resumed after a crash with the call in flight (a checkpoint
 		// taken for another branch recorded it): below, as a call that
@@ -537,15 +537,15 @@ func (a *invoke) step(in *instance, f *frame) (activity, bool, error) {
 	if err != nil {
 		return nil, false, err
 	}
-	if a.reliable(in) {
-		return nil, true, a.enqueue(in)
+	if reliableInvoke(a, in) {
+		return nil, true, enqueueInvoke(a, in)
 	}
 	recovered, err := in.beforeCall(f, func() bool { return !in.p.idempotent[a.pl.name+"/"+a.op.Name] })
 	if err != nil {
 		return nil, false, fmt.Errorf("checkpoint before invoke %s.%s at %s: %w", a.pl.name, a.op.Name, a.pos, err)
 	}
 	if recovered {
-		return a.failed(in, f, errMayHaveRun)
+		return failedInvoke(a, in, f, errMayHaveRun)
 	}
 	if f.due != 0 && in.e.now().UnixNano() < f.due {
 		in.wakeAt(f.due) // waiting to retry
@@ -583,7 +583,7 @@ func (a *invoke) step(in *instance, f *frame) (activity, bool, error) {
 	}
 	start := time.Now()
 	res, err := partner.Invoke(in.ctx, call)
-	return a.answered(in, f, res, err, time.Since(start))
+	return answeredInvoke(a, in, f, res, err, time.Since(start))
 }
 
 // errMayHaveRun is the failure of a guarded call that was in flight when
@@ -639,19 +639,19 @@ func (in *instance) callAsync(f *frame, call func(ctx context.Context) *callAnsw
 	return errCalling
 }
 
-// answered takes a partner's answer (or failure) into the instance.
-func (a *invoke) answered(in *instance, f *frame, res *exchange.Message, err error, dur time.Duration) (activity, bool, error) {
+// answeredInvoke takes a partner's answer (or failure) into the instance.
+func answeredInvoke(a *invoke, in *instance, f *frame, res *exchange.Message, err error, dur time.Duration) (activity, bool, error) {
 	in.stepsLeft = in.stepBudget // the run waited for the partner
 	in.p.invokeMetrics[a.id()].observe(err, dur)
 	if in.evOn(events.PartnerInteraction) {
-		a.emitAnswered(in, err, dur)
+		emitAnsweredInvoke(a, in, err, dur)
 	}
 	if err != nil {
 		var flt *exchange.Fault
 		if errors.As(err, &flt) {
 			return nil, false, faultFromPartner(flt, a)
 		}
-		return a.failed(in, f, err)
+		return failedInvoke(a, in, f, err)
 	}
 	if res != nil && (a.out != nil || a.fromParts != nil) {
 		if err := in.applyCorrelations(a.corrs, res, false, a.pos); err != nil {
@@ -677,12 +677,12 @@ const nsFault = "urn:orchd:fault"
 // errSuspended ends a run with the instance suspended for an operator.
 var errSuspended = errors.New("instance suspended")
 
-// failed applies the invoke's failure policy (ODE's failureHandling) to a
+// failedInvoke applies the invoke's failure policy (ODE's failureHandling) to a
 // failed call: retry later, throw activityFailure, or, for persistent
 // processes without faultOnFailure, suspend the instance for an
 // operator. An in-memory instance has no operator to wait for: once the
 // retries are spent it throws activityFailure, for its handlers.
-func (a *invoke) failed(in *instance, f *frame, err error) (activity, bool, error) {
+func failedInvoke(a *invoke, in *instance, f *frame, err error) (activity, bool, error) {
 	err = fmt.Errorf("invoke %s.%s at %s: %w", a.pl.name, a.op.Name, a.pos, err)
 	fp := a.policy
 	attempts := f.pc - 1

@@ -129,7 +129,7 @@ func (e *Engine) routeKeys(p *Process, op string, m *exchange.Message, fn func(v
 				continue
 			}
 			for _, mask := range sh.masks {
-				if !fn(v, sh.key(v, op, mask, vals)) {
+				if !fn(v, keyRouteShape(sh, v, op, mask, vals)) {
 					return
 				}
 			}

@@ -94,7 +94,7 @@ type handlerRun struct {
 	term bool
 }
 
-func (a *handlerRun) step(in *instance, f *frame) (activity, bool, error) {
+func stepHandlerRun(a *handlerRun, in *instance, f *frame) (activity, bool, error) {
 	if f.pc == 1 {
 		return nil, true, nil
 	}
@@ -116,7 +116,7 @@ type compensate struct {
 	target *scope
 }
 
-func (a *compensate) step(in *instance, _ *frame) (activity, bool, error) {
+func stepCompensate(a *compensate, in *instance, _ *frame) (activity, bool, error) {
 	if in.cur.kids > 0 {
 		return nil, false, errJoin
 	}
@@ -141,7 +141,7 @@ func (a *compensate) step(in *instance, _ *frame) (activity, bool, error) {
 // frame's rec lists (the last first).
 type terminator struct{ base }
 
-func (a *terminator) step(in *instance, f *frame) (activity, bool, error) {
+func stepTerminator(a *terminator, in *instance, f *frame) (activity, bool, error) {
 	if in.cur.kids > 0 {
 		return nil, false, errJoin
 	}

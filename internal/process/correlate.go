@@ -140,9 +140,9 @@ func sameSets(a, b []*corrUse) bool {
 	return true
 }
 
-// key is the route key of the uses in mask with their values (vals[i]
+// keyRouteShape is the route key of the uses in mask with their values (vals[i]
 // for uses[i]). One set gives routeKey(p, op, set, value).
-func (sh *routeShape) key(p *Process, op string, mask uint32, vals []string) string {
+func keyRouteShape(sh *routeShape, p *Process, op string, mask uint32, vals []string) string {
 	var sets, values strings.Builder
 	for i, u := range sh.uses {
 		if mask&(1<<i) == 0 {
@@ -158,9 +158,9 @@ func (sh *routeShape) key(p *Process, op string, mask uint32, vals []string) str
 	return routeKey(p, op, sets.String(), values.String())
 }
 
-// instanceKey is the key under which in, waiting in an activity
+// instanceKeyRouteShape is the key under which in, waiting in an activity
 // correlated as sh, is found: every use whose set in has initiated.
-func (sh *routeShape) instanceKey(in *instance, op string) (string, bool) {
+func instanceKeyRouteShape(sh *routeShape, in *instance, op string) (string, bool) {
 	var mask uint32
 	vals := make([]string, len(sh.uses))
 	for i, u := range sh.uses {
@@ -171,7 +171,7 @@ func (sh *routeShape) instanceKey(in *instance, op string) (string, bool) {
 	}
 	for _, m := range sh.masks {
 		if m == mask {
-			return sh.key(in.p, op, mask, vals), true
+			return keyRouteShape(sh, in.p, op, mask, vals), true
 		}
 	}
 	return "", false

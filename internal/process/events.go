@@ -115,7 +115,7 @@ type eventListener struct {
 
 func (*eventListener) isListener() {}
 
-func (a *eventListener) step(in *instance, f *frame) (activity, bool, error) {
+func stepEventListener(a *eventListener, in *instance, f *frame) (activity, bool, error) {
 	if f.n == 1 {
 		return closedListener(in)
 	}
@@ -185,7 +185,7 @@ type alarmListener struct {
 
 func (*alarmListener) isListener() {}
 
-func (a *alarmListener) step(in *instance, f *frame) (activity, bool, error) {
+func stepAlarmListener(a *alarmListener, in *instance, f *frame) (activity, bool, error) {
 	if f.n == 1 {
 		return closedListener(in)
 	}
@@ -195,9 +195,9 @@ func (a *alarmListener) step(in *instance, f *frame) (activity, bool, error) {
 		due := now
 		var err error
 		if al.deadline != nil {
-			due, err = al.deadline.at(in, now)
+			due, err = atDeadlineSpec(al.deadline, in, now)
 		} else {
-			due, err = a.next(in, now)
+			due, err = nextAlarmListener(a, in, now)
 		}
 		if err != nil {
 			return nil, false, err
@@ -217,13 +217,13 @@ func (a *alarmListener) step(in *instance, f *frame) (activity, bool, error) {
 		f.pc = 2
 		return nil, false, errBlocked
 	}
-	next, err := a.next(in, time.Unix(0, f.due))
+	next, err := nextAlarmListener(a, in, time.Unix(0, f.due))
 	if err != nil {
 		return nil, false, err
 	}
 	if next.UnixNano() <= now.UnixNano() {
 		// Fell behind (orchd was down): the next one is a period from now.
-		if next, err = a.next(in, now); err != nil {
+		if next, err = nextAlarmListener(a, in, now); err != nil {
 			return nil, false, err
 		}
 	}
@@ -232,9 +232,9 @@ func (a *alarmListener) step(in *instance, f *frame) (activity, bool, error) {
 	return nil, false, errBlocked
 }
 
-// next is from plus the alarm's repeatEvery duration, which must be
+// nextAlarmListener is from plus the alarm's repeatEvery duration, which must be
 // positive.
-func (a *alarmListener) next(in *instance, from time.Time) (time.Time, error) {
+func nextAlarmListener(a *alarmListener, in *instance, from time.Time) (time.Time, error) {
 	v, err := in.eval(a.al.repeat, in.root, a.pos)
 	if err != nil {
 		return time.Time{}, err
@@ -250,9 +250,9 @@ func (a *alarmListener) next(in *instance, from time.Time) (time.Time, error) {
 	return t, nil
 }
 
-// childDone implements childObserver for a scope with event handlers: when
-// its body's thread ends, its listeners stop accepting events.
-func (a *scope) childDone(in *instance, t *thread, f *frame) {
+// childDoneScope is told when a branch of a scope with event handlers
+// ends: when its body's thread ends, its listeners stop accepting events.
+func childDoneScope(a *scope, in *instance, t *thread, f *frame) {
 	if a.events == nil || f.pc != scopeBody || f.i == 1 {
 		return
 	}

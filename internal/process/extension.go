@@ -183,7 +183,7 @@ type extActivity struct {
 	act ExtensionAction
 }
 
-func (a *extActivity) step(in *instance, _ *frame) (activity, bool, error) {
+func stepExtActivity(a *extActivity, in *instance, _ *frame) (activity, bool, error) {
 	if err := in.runExtension(a.act, a.pos); err != nil {
 		return nil, false, err
 	}
@@ -292,12 +292,12 @@ func (x *extVars) Write(ev ExtensionVariable, value *etree.Element) error {
 		return nil
 	}
 	op := &copyOp{pos: x.at, to: toSpec{v: v, part: -1}}
-	dst, err := op.evalTo(in)
+	dst, err := evalToCopyOp(op, in)
 	if err != nil {
 		return err
 	}
 	in.touch(v)
-	return op.replace(in, source{node: node{tok: value, attr: -1}}, dst)
+	return replaceCopyOp(op, in, source{node: node{tok: value, attr: -1}}, dst)
 }
 
 // partIndex is the index of the part name of m, or -1.

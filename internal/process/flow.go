@@ -16,7 +16,7 @@ type flow struct {
 	links    []*link
 }
 
-func (a *flow) step(in *instance, f *frame) (activity, bool, error) {
+func stepFlow(a *flow, in *instance, f *frame) (activity, bool, error) {
 	if f.pc == 0 {
 		f.pc = 1
 		for _, l := range a.links {
@@ -91,7 +91,7 @@ type linked struct {
 	dead []*link
 }
 
-func (a *linked) step(in *instance, f *frame) (activity, bool, error) {
+func stepLinked(a *linked, in *instance, f *frame) (activity, bool, error) {
 	if f.pc == 1 {
 		for _, s := range a.sources {
 			ok := true
@@ -146,7 +146,7 @@ type repeatUntil struct {
 	body activity
 }
 
-func (a *repeatUntil) step(in *instance, f *frame) (activity, bool, error) {
+func stepRepeatUntil(a *repeatUntil, in *instance, f *frame) (activity, bool, error) {
 	if f.pc == 0 {
 		f.pc = 1
 		return a.body, false, nil
@@ -179,19 +179,19 @@ type forEach struct {
 
 // Frame use: i is the next counter value, n the final value, k the
 // number of completed branches, due the completion count (-1: none).
-func (a *forEach) step(in *instance, f *frame) (activity, bool, error) {
+func stepForEach(a *forEach, in *instance, f *frame) (activity, bool, error) {
 	if f.pc == 0 {
-		start, err := a.counterValue(in, a.start, "startCounterValue")
+		start, err := counterValueForEach(a, in, a.start, "startCounterValue")
 		if err != nil {
 			return nil, false, err
 		}
-		final, err := a.counterValue(in, a.final, "finalCounterValue")
+		final, err := counterValueForEach(a, in, a.final, "finalCounterValue")
 		if err != nil {
 			return nil, false, err
 		}
 		f.i, f.n, f.due = start, final, -1
 		if a.branches != nil {
-			b, err := a.counterValue(in, a.branches, "branches")
+			b, err := counterValueForEach(a, in, a.branches, "branches")
 			if err != nil {
 				return nil, false, err
 			}
@@ -206,12 +206,12 @@ func (a *forEach) step(in *instance, f *frame) (activity, bool, error) {
 		}
 		if a.parallel {
 			for c := f.i; c <= f.n; c++ {
-				in.spawn(a.body, a.branchVars(in, c))
+				in.spawn(a.body, branchVarsForEach(a, in, c))
 				in.hasPriv = true
 			}
 			return nil, false, errJoin
 		}
-		a.setCounter(in, f.i)
+		setCounterForEach(a, in, f.i)
 		f.i++
 		return a.body, false, nil
 	}
@@ -219,7 +219,7 @@ func (a *forEach) step(in *instance, f *frame) (activity, bool, error) {
 		if in.cur.kids > 0 {
 			return nil, false, errJoin
 		}
-		return nil, true, a.unmet(in, f)
+		return nil, true, unmetForEach(a, in, f)
 	}
 	if !a.successfulOnly || !in.cur.scopeFaulted {
 		f.k++
@@ -228,16 +228,16 @@ func (a *forEach) step(in *instance, f *frame) (activity, bool, error) {
 		return nil, true, nil
 	}
 	if f.i > f.n {
-		return nil, true, a.unmet(in, f)
+		return nil, true, unmetForEach(a, in, f)
 	}
-	a.setCounter(in, f.i)
+	setCounterForEach(a, in, f.i)
 	f.i++
 	return a.body, false, nil
 }
 
-// childDone counts a completed parallel branch and, once the completion
+// childDoneForEach counts a completed parallel branch and, once the completion
 // condition holds, ends the others.
-func (a *forEach) childDone(in *instance, t *thread, f *frame) {
+func childDoneForEach(a *forEach, in *instance, t *thread, f *frame) {
 	if a.successfulOnly && in.cur.scopeFaulted {
 		return
 	}
@@ -248,17 +248,17 @@ func (a *forEach) childDone(in *instance, t *thread, f *frame) {
 	}
 }
 
-// unmet is bpel:completionConditionFailure when every branch completed
+// unmetForEach is bpel:completionConditionFailure when every branch completed
 // and fewer than the completion condition's branches counted (only
 // successful ones count with successfulBranchesOnly).
-func (a *forEach) unmet(in *instance, f *frame) error {
+func unmetForEach(a *forEach, in *instance, f *frame) error {
 	if f.due >= 0 && f.k < f.due {
 		return in.faultf(a.pos, "completionConditionFailure", "%d of the %d branches the completion condition asks for completed successfully", f.k, f.due)
 	}
 	return nil
 }
 
-func (a *forEach) counterValue(in *instance, x *expr, what string) (int64, error) {
+func counterValueForEach(a *forEach, in *instance, x *expr, what string) (int64, error) {
 	v, err := in.eval(x, in.root, a.pos)
 	if err != nil {
 		return 0, err
@@ -270,16 +270,16 @@ func (a *forEach) counterValue(in *instance, x *expr, what string) (int64, error
 	return int64(n), nil
 }
 
-func (a *forEach) setCounter(in *instance, c int64) {
+func setCounterForEach(a *forEach, in *instance, c int64) {
 	s := in.slot(a.counter)
 	clearChildren(s)
 	s.SetText(strconv.FormatInt(c, 10))
 	in.touch(a.counter)
 }
 
-// branchVars builds the private variables of a parallel branch: its
+// branchVarsForEach builds the private variables of a parallel branch: its
 // counter, and fresh copies of the variables declared inside the body.
-func (a *forEach) branchVars(in *instance, c int64) []privSlot {
+func branchVarsForEach(a *forEach, in *instance, c int64) []privSlot {
 	priv := make([]privSlot, 0, 1+len(a.privSlots))
 	ce := etree.NewElement(a.counter.slotName())
 	ce.SetText(strconv.FormatInt(c, 10))
@@ -297,8 +297,8 @@ type branchLinks [][]*link
 // add appends a branch's links.
 func (b *branchLinks) add(links []*link) { *b = append(*b, links) }
 
-// eliminate sets false the links of every branch but the chosen one.
-func (b branchLinks) eliminate(in *instance, chosen int) {
+// eliminateBranchLinks sets false the links of every branch but the chosen one.
+func eliminateBranchLinks(b branchLinks, in *instance, chosen int) {
 	for i, links := range b {
 		if i == chosen {
 			continue

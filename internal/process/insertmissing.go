@@ -219,9 +219,9 @@ func insertPosition(st *insertStep, raw, pred string, r resolver) error {
 	return nil
 }
 
-// create finds or creates the path's node below base (the variable's or
+// createInsertPath finds or creates the path's node below base (the variable's or
 // part's node) for a copy at pos whose <to> selected nothing.
-func (p *insertPath) create(in *instance, base *etree.Element, at bpel.Pos) (target, error) {
+func createInsertPath(p *insertPath, in *instance, base *etree.Element, at bpel.Pos) (target, error) {
 	cur := base
 	i := 0
 	var after *etree.Element // the last existing sibling of the first missing step

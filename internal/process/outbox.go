@@ -33,14 +33,14 @@ func outboxKey(in *instance, pl *partnerLink) string {
 	return k
 }
 
-// reliable reports whether a invoke of the instance goes through the
+// reliableInvoke reports whether a invoke of the instance goes through the
 // outbox.
-func (a *invoke) reliable(in *instance) bool {
+func reliableInvoke(a *invoke, in *instance) bool {
 	return a.op.OneWay() && !in.p.InMemory && in.e.store != nil
 }
 
-// enqueue records a one-way invoke in the instance's pending outbox.
-func (a *invoke) enqueue(in *instance) error {
+// enqueueInvoke records a one-way invoke in the instance's pending outbox.
+func enqueueInvoke(a *invoke, in *instance) error {
 	var m *exchange.Message
 	if a.in != nil {
 		m = in.message(a.in)

@@ -174,15 +174,15 @@ func (c *restClient) do(ctx context.Context, r *restRequest) (*restResponse, err
 	return &restResponse{status: resp.StatusCode, body: b}, nil
 }
 
-// step makes the call. A persistent instance is checkpointed first unless
+// stepRestActivity makes the call. A persistent instance is checkpointed first unless
 // the method is GET (safe to repeat after a crash); a call made while
 // other threads can go on leaves on its own goroutine, as an invoke's.
-func (a *restActivity) step(in *instance, f *frame) (activity, bool, error) {
+func stepRestActivity(a *restActivity, in *instance, f *frame) (activity, bool, error) {
 	if f.k == kAnswer {
 		f.k = 0
 		if ans := in.cur.answer; ans != nil {
 			in.cur.answer = nil
-			return a.answered(in, ans.rest, ans.err)
+			return answeredRestActivity(a, in, ans.rest, ans.err)
 		}
 		// Resumed after a restart with the call in flight: below, as a
 		// recovered call.
@@ -196,9 +196,9 @@ func (a *restActivity) step(in *instance, f *frame) (activity, bool, error) {
 		return nil, false, fmt.Errorf("checkpoint before %s at %s: %w", a.method, a.pos, err)
 	}
 	if recovered {
-		return nil, false, a.failed(in, errMayHaveRun)
+		return nil, false, failedRestActivity(a, in, errMayHaveRun)
 	}
-	req, err := a.build(in)
+	req, err := buildRestActivity(a, in)
 	if err != nil {
 		return nil, false, err
 	}
@@ -210,11 +210,11 @@ func (a *restActivity) step(in *instance, f *frame) (activity, bool, error) {
 		})
 	}
 	res, err := client.do(in.ctx, req)
-	return a.answered(in, res, err)
+	return answeredRestActivity(a, in, res, err)
 }
 
-// build reads what the call needs from the instance's variables.
-func (a *restActivity) build(in *instance) (*restRequest, error) {
+// buildRestActivity reads what the call needs from the instance's variables.
+func buildRestActivity(a *restActivity, in *instance) (*restRequest, error) {
 	r := &restRequest{method: a.method}
 	var err error
 	if r.url, err = a.uri.get(in, a); err != nil {
@@ -286,11 +286,11 @@ func payload(in *instance, v *variable) (body []byte, ok bool) {
 	return buf.Bytes(), true
 }
 
-// answered stores the response, or turns the failure into a fault.
-func (a *restActivity) answered(in *instance, res *restResponse, err error) (activity, bool, error) {
+// answeredRestActivity stores the response, or turns the failure into a fault.
+func answeredRestActivity(a *restActivity, in *instance, res *restResponse, err error) (activity, bool, error) {
 	in.stepsLeft = in.stepBudget // the run waited for the partner
 	if err != nil {
-		return nil, false, a.failed(in, err)
+		return nil, false, failedRestActivity(a, in, err)
 	}
 	in.e.log.Debug("REST call", "method", a.method, "status", res.status, "at", a.pos.String())
 	if body := bytes.TrimSpace(res.body); len(body) > 0 && a.response != nil {
@@ -344,11 +344,11 @@ func (a *restActivity) fault(err error) *faultValue {
 	return &faultValue{name: restFault, reason: fmt.Sprintf("bpel4restlight %s: %v", a.method, err), at: a.pos}
 }
 
-// failed handles a call that got no response: the fault ODE threw, unless
+// failedRestActivity handles a call that got no response: the fault ODE threw, unless
 // the instance's own context ended (shutdown, or its client left before
 // the reply), which is a failure of the instance, as for an invoke: a
 // persistent instance is suspended for an operator.
-func (a *restActivity) failed(in *instance, err error) error {
+func failedRestActivity(a *restActivity, in *instance, err error) error {
 	if in.ctx.Err() == nil && !errors.Is(err, errMayHaveRun) {
 		return a.fault(err)
 	}

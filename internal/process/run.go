@@ -94,7 +94,7 @@ func (e *Engine) deliver(ctx context.Context, p *Process, ex *exchange.Exchange,
 			continue
 		}
 		for _, m := range sh.masks {
-			key := sh.key(p, op, m, vals)
+			key := keyRouteShape(sh, p, op, m, vals)
 			if held == nil && e.queuedBehind(key) {
 				// Messages held under this key came first: this one waits
 				// its turn.
@@ -520,7 +520,7 @@ func (e *Engine) preRegister(in *instance) {
 	e.nameLocked(in)
 	for op, shapes := range in.p.routes {
 		for _, sh := range shapes {
-			k, ok := sh.instanceKey(in, op)
+			k, ok := instanceKeyRouteShape(sh, in, op)
 			if !ok {
 				continue
 			}

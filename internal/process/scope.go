@@ -41,7 +41,7 @@ type scope struct {
 	scopeComp
 }
 
-func (a *scope) step(in *instance, f *frame) (activity, bool, error) {
+func stepScope(a *scope, in *instance, f *frame) (activity, bool, error) {
 	switch f.pc {
 	case scopeStart:
 		if a.isolated {
@@ -59,7 +59,7 @@ func (a *scope) step(in *instance, f *frame) (activity, bool, error) {
 			}
 			for _, v := range a.vars {
 				if v.init != nil {
-					if err := v.init.apply(in); err != nil {
+					if err := applyCopyOp(v.init, in); err != nil {
 						return nil, false, scopeInitFailure(err)
 					}
 				}
@@ -273,7 +273,7 @@ func (in *instance) setFaultVar(v *variable, fv *faultValue) {
 // rethrow throws again the fault its enclosing fault handler caught.
 type rethrow struct{ base }
 
-func (a *rethrow) step(in *instance, _ *frame) (activity, bool, error) {
+func stepRethrow(a *rethrow, in *instance, _ *frame) (activity, bool, error) {
 	for th := in.cur; th != nil; th = th.parent {
 		for k := len(th.stack) - 1; k >= 0; k-- {
 			fr := &th.stack[k]

@@ -28,7 +28,7 @@ type validateAct struct {
 	checks []*schemaCheck
 }
 
-func (a *validateAct) step(in *instance, _ *frame) (activity, bool, error) {
+func stepValidateAct(a *validateAct, in *instance, _ *frame) (activity, bool, error) {
 	if err := in.validate(a.checks, a.pos); err != nil {
 		return nil, false, err
 	}
@@ -91,18 +91,18 @@ func assignTargets(copies []*copyOp) []*variable {
 	return out
 }
 
-// applyValidated runs the copies of an <assign validate="yes"> and then
+// applyValidatedAssign runs the copies of an <assign validate="yes"> and then
 // validates the variables they wrote. The assign is atomic: on a fault
 // of a copy or of the validation, the variables are put back as they
 // were before it.
-func (a *assign) applyValidated(in *instance) error {
+func applyValidatedAssign(a *assign, in *instance) error {
 	saved := make([]*etree.Element, len(a.validate))
 	for i, c := range a.validate {
 		saved[i] = in.slot(c.v).Copy()
 	}
 	err := func() error {
 		for _, c := range a.copies {
-			if err := c.apply(in); err != nil {
+			if err := applyCopyOp(c, in); err != nil {
 				return err
 			}
 		}

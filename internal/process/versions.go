@@ -350,7 +350,7 @@ func (e *Engine) resumeOlder(ctx context.Context, v *Process, ex *exchange.Excha
 			continue
 		}
 		for _, m := range sh.masks {
-			key := sh.key(v, op, m, vals)
+			key := keyRouteShape(sh, v, op, m, vals)
 			if slices.Contains(*keys, key) {
 				continue
 			}

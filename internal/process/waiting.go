@@ -22,8 +22,8 @@ type deadlineSpec struct {
 	pos                bpel.Pos
 }
 
-// at computes the absolute deadline.
-func (d *deadlineSpec) at(in *instance, now time.Time) (time.Time, error) {
+// atDeadlineSpec computes the absolute deadline.
+func atDeadlineSpec(d *deadlineSpec, in *instance, now time.Time) (time.Time, error) {
 	x := d.forExpr
 	if x == nil {
 		x = d.untilExpr
@@ -66,10 +66,10 @@ type wait struct {
 	deadline *deadlineSpec
 }
 
-func (a *wait) step(in *instance, f *frame) (activity, bool, error) {
+func stepWait(a *wait, in *instance, f *frame) (activity, bool, error) {
 	now := in.e.now()
 	if f.pc == 0 {
-		t, err := a.deadline.at(in, now)
+		t, err := atDeadlineSpec(a.deadline, in, now)
 		if err != nil {
 			return nil, false, err
 		}
@@ -103,12 +103,12 @@ type pick struct {
 	msgDead, alarmDead branchLinks
 }
 
-func (a *pick) step(in *instance, f *frame) (activity, bool, error) {
+func stepPick(a *pick, in *instance, f *frame) (activity, bool, error) {
 	if f.pc == 0 {
 		f.pc = 1
 		now := in.e.now()
 		for i, al := range a.alarms {
-			t, err := al.deadline.at(in, now)
+			t, err := atDeadlineSpec(al.deadline, in, now)
 			if err != nil {
 				return nil, false, err
 			}
@@ -123,14 +123,14 @@ func (a *pick) step(in *instance, f *frame) (activity, bool, error) {
 			return nil, false, err
 		}
 		if ok {
-			a.msgDead.eliminate(in, i)
-			a.alarmDead.eliminate(in, -1)
+			eliminateBranchLinks(a.msgDead, in, i)
+			eliminateBranchLinks(a.alarmDead, in, -1)
 			return om.act, true, nil
 		}
 	}
 	if len(a.alarms) > 0 && in.e.now().UnixNano() >= f.due {
-		a.msgDead.eliminate(in, -1)
-		a.alarmDead.eliminate(in, int(f.pc-1))
+		eliminateBranchLinks(a.msgDead, in, -1)
+		eliminateBranchLinks(a.alarmDead, in, int(f.pc-1))
 		return a.alarms[f.pc-1].act, true, nil
 	}
 	for _, om := range a.msgs {

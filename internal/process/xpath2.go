@@ -458,8 +458,8 @@ func (n xnode) Same(o xpath2.Node) bool {
 	return ok && m == n
 }
 
-// evalToXPath2 evaluates a general XPath 2.0 to-expression.
-func (c *copyOp) evalToXPath2(in *instance) (target, error) {
+// evalToXPath2CopyOp evaluates a general XPath 2.0 to-expression.
+func evalToXPath2CopyOp(c *copyOp, in *instance) (target, error) {
 	v, err := in.eval(c.to.x, in.root, c.pos)
 	if err != nil {
 		return target{}, err
