@@ -2,32 +2,12 @@ package process
 
 import (
 	"fmt"
-	"time"
 
 	"github.com/beevik/etree"
 
 	"github.com/orchd/orchd/internal/exchange"
 	"github.com/orchd/orchd/internal/process/bpel"
-	"github.com/orchd/orchd/internal/process/deploy"
 )
-
-type base struct {
-	pos  bpel.Pos
-	name string
-	num  int
-	// tag is the activity's element (empty for constructs the compiler
-	// makes); instance events name activities by it.
-	tag string
-}
-
-func (b *base) where() bpel.Pos { return b.pos }
-func (b *base) setID(n int)     { b.num = n }
-func (b *base) id() int         { return b.num }
-
-type sequence struct {
-	base
-	children []activity
-}
 
 func stepSequence(a *sequence, _ *instance, f *frame) (activity, bool, error) {
 	if f.pc >= len(a.children) {
@@ -35,17 +15,6 @@ func stepSequence(a *sequence, _ *instance, f *frame) (activity, bool, error) {
 	}
 	f.pc++
 	return a.children[f.pc-1], f.pc == len(a.children), nil
-}
-
-type ifAct struct {
-	base
-	conds    []*expr
-	branches []activity
-	els      activity // may be nil
-	// dead[i] are the links leaving branch i (the last: else), set false
-	// when another branch is chosen (dead-path elimination, 11.6.2).
-	dead     branchLinks
-	elseDead []*link
 }
 
 func stepIfAct(a *ifAct, in *instance, _ *frame) (activity, bool, error) {
@@ -61,12 +30,6 @@ func stepIfAct(a *ifAct, in *instance, _ *frame) (activity, bool, error) {
 	}
 	eliminateBranchLinks(a.dead, in, len(a.conds))
 	return a.els, true, nil
-}
-
-type while struct {
-	base
-	cond *expr
-	body activity
 }
 
 func stepWhile(a *while, in *instance, _ *frame) (activity, bool, error) {
@@ -91,21 +54,11 @@ func (in *instance) cond(c *expr, at bpel.Pos) (bool, error) {
 	return xpathBool(v), nil
 }
 
-type empty struct{ base }
-
 func stepEmpty(a *empty, _ *instance, _ *frame) (activity, bool, error) { return nil, true, nil }
-
-type exit struct{ base }
 
 func stepExit(a *exit, in *instance, _ *frame) (activity, bool, error) {
 	in.exited = true
 	return nil, true, nil
-}
-
-type throw struct {
-	base
-	faultName qname
-	v         *variable
 }
 
 func stepThrow(a *throw, in *instance, _ *frame) (activity, bool, error) {
@@ -120,12 +73,6 @@ func stepThrow(a *throw, in *instance, _ *frame) (activity, bool, error) {
 	return nil, false, fv
 }
 
-type receive struct {
-	base
-	inbound
-	create bool
-}
-
 func stepReceive(a *receive, in *instance, _ *frame) (activity, bool, error) {
 	ok, err := in.take(&a.inbound, a.pos)
 	if err != nil || ok {
@@ -135,19 +82,6 @@ func stepReceive(a *receive, in *instance, _ *frame) (activity, bool, error) {
 		return nil, false, err
 	}
 	return nil, false, errBlocked
-}
-
-type reply struct {
-	base
-	pl        *partnerLink
-	op        *exchange.Operation
-	v         *variable
-	toParts   []partMap
-	faultName qname
-	corrs     []*corrUse
-	mex       string
-	// ev is the enclosing onEvent whose request this reply answers.
-	ev *onEvent
 }
 
 func stepReply(a *reply, in *instance, _ *frame) (activity, bool, error) {
@@ -187,27 +121,6 @@ func stepReply(a *reply, in *instance, _ *frame) (activity, bool, error) {
 	in.reqs = append(in.reqs[:i], in.reqs[i+1:]...)
 	in.respond(r, msg, f)
 	return nil, true, nil
-}
-
-type invoke struct {
-	base
-	pl                 *partnerLink
-	op                 *exchange.Operation
-	in, out            *variable
-	toParts, fromParts []partMap
-	partner            string // label for metrics: partner link name
-	corrs              []*corrUse
-	policy             *deploy.FailurePolicy
-	// timeout bounds the call (deploy.xml orchd:timeout), or is zero.
-	timeout time.Duration
-}
-
-type assign struct {
-	base
-	copies []*copyOp
-	// validate checks the written variables of an <assign
-	// validate="yes">, or is nil.
-	validate []*schemaCheck
 }
 
 func stepAssign(a *assign, in *instance, _ *frame) (activity, bool, error) {

@@ -74,26 +74,6 @@ type scopeComp struct {
 	compAct, termAct *handlerRun
 }
 
-// compSupport holds the activities a process with compensation uses.
-type compSupport struct {
-	// compAll is the default compensation and termination handler:
-	// compensate every completed child.
-	compAll activity
-	// defaultFH is the default fault handler: compAll, then rethrow.
-	defaultFH activity
-	// terminator runs the termination handlers of terminated scopes.
-	terminator activity
-}
-
-// handlerRun is the bottom frame of a thread running a scope instance's
-// compensation handler (term false) or termination handler; its frame's
-// rec is that instance's record.
-type handlerRun struct {
-	base
-	sc   *scope
-	term bool
-}
-
 func stepHandlerRun(a *handlerRun, in *instance, f *frame) (activity, bool, error) {
 	if f.pc == 1 {
 		return nil, true, nil
@@ -107,13 +87,6 @@ func stepHandlerRun(a *handlerRun, in *instance, f *frame) (activity, bool, erro
 		body = in.p.comp.compAll
 	}
 	return body, false, nil
-}
-
-// compensate is <compensate/> (target nil: every completed child) or
-// <compensateScope target="..."/>.
-type compensate struct {
-	base
-	target *scope
 }
 
 func stepCompensate(a *compensate, in *instance, _ *frame) (activity, bool, error) {
@@ -136,10 +109,6 @@ func stepCompensate(a *compensate, in *instance, _ *frame) (activity, bool, erro
 	}
 	return nil, true, nil
 }
-
-// terminator runs, one after another, the termination handlers its
-// frame's rec lists (the last first).
-type terminator struct{ base }
 
 func stepTerminator(a *terminator, in *instance, f *frame) (activity, bool, error) {
 	if in.cur.kids > 0 {

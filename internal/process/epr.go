@@ -130,12 +130,6 @@ type assignedEPR struct {
 	partner exchange.Partner
 }
 
-// eprSpec is a <from partnerLink endpointReference> or <to partnerLink>.
-type eprSpec struct {
-	pl     *partnerLink
-	myRole bool // from only: endpointReference="myRole"
-}
-
 // endpointRef is the service-ref a <from partnerLink> yields: this
 // engine's address of the process's service (myRole), or the partner
 // role's endpoint (assigned, else deploy.xml's).

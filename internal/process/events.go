@@ -4,8 +4,6 @@ import (
 	"strconv"
 	"strings"
 	"time"
-
-	"github.com/orchd/orchd/internal/process/bpel"
 )
 
 // Event handlers (WS-BPEL 2.0 section 12.7). A scope with <eventHandlers>
@@ -19,48 +17,6 @@ import (
 // reaches the scope kills the whole tree (scope.go's fail). All of it is
 // threads and frames, so a persistent instance checkpoints it as usual.
 
-// eventHandlers are a scope's (or the process's) onEvents and onAlarms.
-type eventHandlers struct {
-	events []*onEvent
-	alarms []*evAlarm
-	// listen is the listener of the onEvents (nil without any).
-	listen *eventListener
-}
-
-// onEvent is one <onEvent>: the message it takes (its variable is its
-// own, private to each handler instance) and the scope it runs.
-type onEvent struct {
-	inbound
-	pos  bpel.Pos
-	body activity
-	// elem is the variable's element when it is declared with element=
-	// (the single part of the operation's message goes there).
-	elemVar bool
-	// tag is the hidden private variable naming the handler instance's
-	// open request: a reply inside it answers its own request, not
-	// another instance's of the same operation.
-	tag *variable
-	// priv are the slots each handler instance has its own copy of.
-	priv []*variable
-}
-
-// evAlarm is one <onAlarm>: a first deadline (for or until; none when
-// only repeatEvery), an optional repeat interval, and the scope it runs.
-type evAlarm struct {
-	deadline *deadlineSpec
-	repeat   *expr
-	pos      bpel.Pos
-	body     activity
-	priv     []*variable
-	listen   *alarmListener
-}
-
-// requestMex is the message exchange under which the current handler
-// instance of ev holds its open request.
-func (ev *onEvent) requestMex(in *instance) string {
-	return ev.mex + "\x1f" + in.slot(ev.tag).Text()
-}
-
 // privSlots makes fresh private copies of vars for a handler instance.
 func privSlots(vars []*variable) []privSlot {
 	priv := make([]privSlot, 0, len(vars))
@@ -68,17 +24,6 @@ func privSlots(vars []*variable) []privSlot {
 		priv = append(priv, privSlot{slot: v.slot, el: v.newSlot()})
 	}
 	return priv
-}
-
-// startHandlers spawns the listener threads of h next to the body's
-// thread (the current thread is the scope's).
-func (h *eventHandlers) startHandlers(in *instance) {
-	if h.listen != nil {
-		in.spawn(h.listen, nil)
-	}
-	for _, al := range h.alarms {
-		in.spawn(al.listen, nil)
-	}
 }
 
 // closeListeners stops the listeners of the scope running on t from
@@ -100,20 +45,9 @@ func (in *instance) closeListeners(t *thread) {
 	}
 }
 
-// listener is an activity that accepts events for a scope.
-type listener interface{ isListener() }
-
 // Listener frame use: n = 1 once closed; k counts the events accepted
 // (it names each handler instance's open request); due is an alarm's next
 // deadline, pc 1 once it is computed, 2 once a one-shot alarm fired.
-
-// eventListener waits for the messages of a scope's onEvents.
-type eventListener struct {
-	base
-	h *eventHandlers
-}
-
-func (*eventListener) isListener() {}
 
 func stepEventListener(a *eventListener, in *instance, f *frame) (activity, bool, error) {
 	if f.n == 1 {
@@ -176,14 +110,6 @@ func closedListener(in *instance) (activity, bool, error) {
 	}
 	return nil, true, nil
 }
-
-// alarmListener runs one onAlarm of a scope.
-type alarmListener struct {
-	base
-	al *evAlarm
-}
-
-func (*alarmListener) isListener() {}
 
 func stepAlarmListener(a *alarmListener, in *instance, f *frame) (activity, bool, error) {
 	if f.n == 1 {

@@ -177,12 +177,6 @@ func appendOnce(list []string, s string) []string {
 	return append(list, s)
 }
 
-// extActivity runs a registered extension activity.
-type extActivity struct {
-	base
-	act ExtensionAction
-}
-
 func stepExtActivity(a *extActivity, in *instance, _ *frame) (activity, bool, error) {
 	if err := in.runExtension(a.act, a.pos); err != nil {
 		return nil, false, err

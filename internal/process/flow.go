@@ -8,14 +8,6 @@ import (
 	"github.com/beevik/etree"
 )
 
-// flow runs its children concurrently, each on its own thread, and ends
-// when all have ended.
-type flow struct {
-	base
-	children []activity
-	links    []*link
-}
-
 func stepFlow(a *flow, in *instance, f *frame) (activity, bool, error) {
 	if f.pc == 0 {
 		f.pc = 1
@@ -31,15 +23,6 @@ func stepFlow(a *flow, in *instance, f *frame) (activity, bool, error) {
 		return nil, false, errJoin
 	}
 	return nil, true, nil
-}
-
-// link is a flow's link. Its status lives in a hidden numeric variable
-// (empty: not yet decided, 1: true, 0: false), so join conditions compile
-// as ordinary expressions ($name) and the status is checkpointed with the
-// variables.
-type link struct {
-	name string
-	v    *variable
 }
 
 // linkStatus returns the status and whether it is decided.
@@ -67,28 +50,6 @@ func (in *instance) decideLink(l *link, status bool) {
 	in.slot(l.v).SetText(v)
 	in.touch(l.v)
 	in.linksChanged = true
-}
-
-// linkSource is an outgoing link with its transitionCondition.
-type linkSource struct {
-	l    *link
-	cond *expr
-}
-
-// linked wraps an activity that is the target or source of links: it waits
-// for its incoming links, evaluates the join condition (bpel:joinFailure,
-// or dead-path elimination under suppressJoinFailure), runs the activity,
-// then decides its outgoing links.
-type linked struct {
-	base
-	act      activity
-	targets  []*link
-	join     *expr
-	suppress bool
-	sources  []linkSource
-	// dead are the links whose source is the activity or inside it: when
-	// it is skipped, they are all false.
-	dead []*link
 }
 
 func stepLinked(a *linked, in *instance, f *frame) (activity, bool, error) {
@@ -132,20 +93,6 @@ func stepLinked(a *linked, in *instance, f *frame) (activity, bool, error) {
 	return a.act, false, nil
 }
 
-func (a *linked) describe() string {
-	if a.name != "" {
-		return strconv.Quote(a.name)
-	}
-	return "the activity at " + a.pos.String()
-}
-
-// repeatUntil runs its body, then again while the condition is false.
-type repeatUntil struct {
-	base
-	cond *expr
-	body activity
-}
-
 func stepRepeatUntil(a *repeatUntil, in *instance, f *frame) (activity, bool, error) {
 	if f.pc == 0 {
 		f.pc = 1
@@ -159,22 +106,6 @@ func stepRepeatUntil(a *repeatUntil, in *instance, f *frame) (activity, bool, er
 		return nil, false, err
 	}
 	return a.body, false, nil
-}
-
-// forEach runs its scope for each counter value from start to final,
-// one after another or in parallel branches, until the completion
-// condition's number of branches has completed.
-type forEach struct {
-	base
-	counter      *variable
-	start, final *expr
-	branches     *expr
-	// successfulOnly counts only branches whose scope did not end by a
-	// fault handler toward the completion condition.
-	successfulOnly bool
-	parallel       bool
-	body           *scope
-	privSlots      []*variable // copied per parallel branch
 }
 
 // Frame use: i is the next counter value, n the final value, k the
@@ -289,13 +220,6 @@ func branchVarsForEach(a *forEach, in *instance, c int64) []privSlot {
 	}
 	return priv
 }
-
-// branchLinks lists, per branch of an if or a pick, the links whose
-// source is inside that branch.
-type branchLinks [][]*link
-
-// add appends a branch's links.
-func (b *branchLinks) add(links []*link) { *b = append(*b, links) }
 
 // eliminateBranchLinks sets false the links of every branch but the chosen one.
 func eliminateBranchLinks(b branchLinks, in *instance, chosen int) {

@@ -40,17 +40,6 @@ import (
 // predicate that is not a position, and <to property> (the property's
 // alias path is not the author's to create).
 
-// insertPath is the compiled <to> path of a copy with insertMissingToData.
-type insertPath struct {
-	steps []insertStep
-}
-
-// insertStep is one step of an insertPath.
-type insertStep struct {
-	pathStep
-	prefix string // as written in the BPEL document, preferred for a created name
-}
-
 // insertMissingAttr reports whether the copy element ce carries
 // insertMissingToData="yes", unprefixed or in ODE's extension namespace;
 // an insertMissingToData attribute in any other namespace is an error.
@@ -282,24 +271,6 @@ func createInsertPath(p *insertPath, in *instance, base *etree.Element, at bpel.
 		cur = e
 	}
 	return target{node: node{tok: cur, attr: -1}}, nil
-}
-
-// describe renders the step for a fault reason.
-func (st *insertStep) describe() string {
-	name := st.local
-	switch {
-	case st.text:
-		return "text()"
-	case st.prefix != "":
-		name = st.prefix + ":" + name
-	}
-	if st.attr {
-		name = "@" + name
-	}
-	if st.indexVar != nil {
-		name += "[$" + st.indexVar.name + "]"
-	}
-	return name
 }
 
 // nameCreated puts the new element e (already in the tree) in st's

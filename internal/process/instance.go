@@ -14,14 +14,6 @@ import (
 	"github.com/orchd/orchd/internal/process/bpel"
 )
 
-// activity is a compiled activity: a node of the plan. What it does when
-// it runs is stepActivity's (dispatch.go), not the node's.
-type activity interface {
-	where() bpel.Pos
-	setID(int)
-	id() int
-}
-
 // frame is the explicit state of one running activity: which activity and
 // how far it got (pc), and for pick and wait the deadline (unix nanos).
 // An instance's frames are plain data, so a persistent instance can be

@@ -13,13 +13,6 @@ import (
 	"github.com/orchd/orchd/internal/process/bpel"
 )
 
-// partMap is one <fromPart> or <toPart>: a message part and the variable
-// it is copied from or to.
-type partMap struct {
-	part string
-	v    *variable
-}
-
 // partsMessage builds a message of type md from variables (<toParts>).
 func (in *instance) partsMessage(md *exchange.MessageDesc, parts []partMap) *exchange.Message {
 	m := &exchange.Message{Parts: make(map[string]*etree.Element, len(parts))}

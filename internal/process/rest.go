@@ -58,17 +58,6 @@ const (
 	bpelvarRef = "$bpelvar["
 )
 
-// restActivity is a compiled bpel4restlight GET, POST, PUT or DELETE.
-type restActivity struct {
-	base
-	method                   string
-	uri, accept, contentType restValue
-	request, response, code  *variable
-	// static is the activity's child element, serialized at deploy: the
-	// body when request gives none.
-	static []byte
-}
-
 // restValue is an attribute's value: a literal, or the text of variable v
 // ($bpelvar[name]).
 type restValue struct {
@@ -337,11 +326,6 @@ func storeBody(in *instance, v *variable, body []byte) error {
 	}
 	in.touch(v)
 	return nil
-}
-
-// fault is the bpel4RestExtensions fault for err.
-func (a *restActivity) fault(err error) *faultValue {
-	return &faultValue{name: restFault, reason: fmt.Sprintf("bpel4restlight %s: %v", a.method, err), at: a.pos}
 }
 
 // failedRestActivity handles a call that got no response: the fault ODE threw, unless

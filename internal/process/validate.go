@@ -4,29 +4,7 @@ import (
 	"github.com/beevik/etree"
 
 	"github.com/orchd/orchd/internal/process/bpel"
-	"github.com/orchd/orchd/internal/xsd"
 )
-
-// schemaCheck validates one variable against the schema declarations of
-// its element, type, or message parts (WS-BPEL 2.0 section 8.4.3).
-type schemaCheck struct {
-	v     *variable
-	set   *xsd.Set
-	elem  *xsd.Element // element variable
-	typ   *xsd.Type    // type variable
-	parts []partSchema // message variable, one a part
-}
-
-type partSchema struct {
-	elem *xsd.Element
-	typ  *xsd.Type
-}
-
-// validateAct is <validate variables="a b">.
-type validateAct struct {
-	base
-	checks []*schemaCheck
-}
 
 func stepValidateAct(a *validateAct, in *instance, _ *frame) (activity, bool, error) {
 	if err := in.validate(a.checks, a.pos); err != nil {

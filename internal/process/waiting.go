@@ -16,12 +16,6 @@ import (
 // the frame stays on the stack and the instance goes quiescent.
 var errBlocked = errors.New("instance waits")
 
-// deadlineSpec is a compiled <for> or <until>.
-type deadlineSpec struct {
-	forExpr, untilExpr *expr
-	pos                bpel.Pos
-}
-
 // atDeadlineSpec computes the absolute deadline.
 func atDeadlineSpec(d *deadlineSpec, in *instance, now time.Time) (time.Time, error) {
 	x := d.forExpr
@@ -60,12 +54,6 @@ func addDuration(t time.Time, s string) (time.Time, error) {
 	return d.AddTo(t), nil
 }
 
-// wait blocks until its deadline.
-type wait struct {
-	base
-	deadline *deadlineSpec
-}
-
 func stepWait(a *wait, in *instance, f *frame) (activity, bool, error) {
 	now := in.e.now()
 	if f.pc == 0 {
@@ -80,27 +68,6 @@ func stepWait(a *wait, in *instance, f *frame) (activity, bool, error) {
 	}
 	in.wakeAt(f.due)
 	return nil, false, errBlocked
-}
-
-type onMessage struct {
-	inbound
-	act activity
-}
-
-type onAlarm struct {
-	deadline *deadlineSpec
-	act      activity
-}
-
-// pick waits for the first of its messages or alarms.
-type pick struct {
-	base
-	create bool
-	msgs   []*onMessage
-	alarms []*onAlarm
-	// msgDead and alarmDead are the links leaving each branch, set false
-	// when another is chosen.
-	msgDead, alarmDead branchLinks
 }
 
 func stepPick(a *pick, in *instance, f *frame) (activity, bool, error) {
