@@ -87,7 +87,7 @@ func stepReceive(a *receive, in *instance, _ *frame) (activity, bool, error) {
 func stepReply(a *reply, in *instance, _ *frame) (activity, bool, error) {
 	mex := a.mex
 	if a.ev != nil {
-		mex = a.ev.requestMex(in)
+		mex = requestMexOnEvent(a.ev, in)
 	}
 	i := in.findRequest(a.pl, a.op, mex)
 	if i < 0 {

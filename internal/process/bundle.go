@@ -168,8 +168,3 @@ func endpointPath(address, service string) string {
 // IsNotSupported reports whether err (from LoadBundle) includes a
 // construct that is not supported yet.
 func IsNotSupported(err error) bool { return errors.Is(err, bpel.ErrNotSupported) }
-
-// String describes the process for logs: {ns}name (bundle/file).
-func (p *Plan) String() string {
-	return fmt.Sprintf("%s (%s/%s)", p.Name, p.Bundle, p.File)
-}

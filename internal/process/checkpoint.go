@@ -188,19 +188,6 @@ func (e *notStoredError) Error() string {
 }
 func (e *notStoredError) Unwrap() error { return e.err }
 
-// cleans reports whether deploy.xml's <cleanup> drops category when an
-// instance ends (successfully or not).
-func (p *Plan) cleans(success bool, category string) bool {
-	for _, r := range p.cleanup {
-		if r.On == "always" || (r.On == "success") == success {
-			if r.Categories["all"] || r.Categories[category] {
-				return true
-			}
-		}
-	}
-	return false
-}
-
 // framesVersion 3 is version 2 followed by the partner role endpoints
 // assigned at run time; an instance with none is written as version 2.
 // Version 4 (framesVersionComp, compensate.go) adds compensation records.
@@ -700,7 +687,7 @@ func failedInvoke(a *invoke, in *instance, f *frame, err error) (activity, bool,
 	switch {
 	case fp != nil && fp.FaultOnFailure, !persistent && in.ctx.Err() == nil:
 		in.e.log.Warn("invoke failed; activityFailure thrown", "err", err)
-		return nil, false, a.failure(err)
+		return nil, false, failureInvoke(a, err)
 	case persistent:
 		in.suspendReason = err.Error()
 		return nil, false, errSuspended
@@ -708,7 +695,7 @@ func failedInvoke(a *invoke, in *instance, f *frame, err error) (activity, bool,
 	return nil, false, err
 }
 
-// failure is the activityFailure fault for a failed call. Its data, for a
+// failureInvoke is the activityFailure fault for a failed call. Its data, for a
 // catch with faultElement="orchd:partnerFailure" (namespace
 // urn:orchd:fault), names the partner link and operation, and says what
 // went wrong (the message names the address called):
@@ -719,7 +706,7 @@ func failedInvoke(a *invoke, in *instance, f *frame, err error) (activity, bool,
 //	  <orchd:address>http://crm.example/soap</orchd:address>
 //	  <orchd:message>invoke crm.getCustomer at po.bpel:40: partner ...: timed out: no answer within 2s</orchd:message>
 //	</orchd:partnerFailure>
-func (a *invoke) failure(err error) *faultValue {
+func failureInvoke(a *invoke, err error) *faultValue {
 	el := etree.NewElement("orchd:partnerFailure")
 	el.CreateAttr("xmlns:orchd", nsFault)
 	el.CreateElement("orchd:partnerLink").SetText(a.pl.name)

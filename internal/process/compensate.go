@@ -46,34 +46,6 @@ type compRec struct {
 	kids []*compRec
 }
 
-// scopeComp is what the compiler decides about a scope's compensation
-// and termination.
-type scopeComp struct {
-	// compensable: a completion is recorded (an explicit compensation
-	// handler, or compensable children for the default one).
-	compensable bool
-	// hasCompKids: a child scope is compensable.
-	hasCompKids bool
-	// termNeeded: terminating a running instance runs a handler (an
-	// explicit one, or the default one with children to compensate).
-	termNeeded bool
-	// subTerm: a scope inside may need its termination handler run when
-	// a fault handler of this scope takes over.
-	subTerm bool
-	// defaultFH: a fault this scope has no handler for runs the default
-	// one (compensate, then rethrow) rather than passing straight on.
-	defaultFH bool
-	// children are the scopes directly enclosed by the body (targets of
-	// compensateScope in its handlers).
-	children []*scope
-	// snapVars are the variables copied into a record: the scope's own
-	// and, for the scope of a forEach, the counter.
-	snapVars []*variable
-	// compAct and termAct run its compensation and termination handlers
-	// (the bottom frame of the handler's thread).
-	compAct, termAct *handlerRun
-}
-
 func stepHandlerRun(a *handlerRun, in *instance, f *frame) (activity, bool, error) {
 	if f.pc == 1 {
 		return nil, true, nil

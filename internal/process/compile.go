@@ -940,15 +940,6 @@ func (c *compiler) callTimeouts(pl *partnerLink, dp *deploy.Process) {
 	}
 }
 
-// callTimeout is the bound deploy.xml puts on calls of operation op of
-// partner link pl (the operation's own, else the link's), or zero.
-func (p *Plan) callTimeout(pl, op string) time.Duration {
-	if d, ok := p.callTimeouts[pl+"/"+op]; ok {
-		return d
-	}
-	return p.callTimeouts[pl+"/"]
-}
-
 // replyTimeouts takes deploy.xml's orchd:replyTimeout settings of pl,
 // whose myRole portType must have the operation.
 func (c *compiler) replyTimeouts(e *etree.Element, pl *partnerLink, dp *deploy.Process) {

@@ -11,14 +11,6 @@ import (
 )
 
 // Namespaces of Apache ODE extensions the compiler recognizes.
-const (
-	// nsODEExtVar marks ODE external variables (a variable backed by a
-	// JDBC table, configured in deploy.xml).
-	nsODEExtVar = "http://ode.apache.org/externalVariables"
-	// nsODEFunctions is ODE's namespace for XPath extension functions and
-	// special variables ($ode:pid).
-	nsODEFunctions = "http://www.apache.org/ode/type/extension"
-)
 
 // language resolves the expression or query language (attr is
 // "expressionLanguage" or "queryLanguage") that applies to e: its own
@@ -103,7 +95,7 @@ func odeVariable(src string, i int, ns map[string]string) error {
 	for j < len(src) && isNameChar(src[j]) && src[j] != '.' {
 		j++
 	}
-	if j >= len(src) || src[j] != ':' || ns[src[i+1:j]] != nsODEFunctions {
+	if j >= len(src) || src[j] != ':' || ns[src[i+1:j]] != bpel.NSODEFunctions {
 		return nil
 	}
 	k := j + 1
@@ -221,7 +213,7 @@ func externalVariable(e *etree.Element) (string, bool) {
 		if a.Space == "" || a.Space == "xmlns" {
 			continue
 		}
-		if ns, _ := lookupPrefix(e, a.Space); ns == nsODEExtVar {
+		if ns, _ := lookupPrefix(e, a.Space); ns == bpel.NSODEExtVar {
 			return a.Space + ":" + a.Key, true
 		}
 	}

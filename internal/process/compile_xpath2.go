@@ -105,7 +105,7 @@ func (c *compiler) compileXPath2(e *etree.Element, text string, query bool) *exp
 // xp2Variable resolves an external variable of an XPath 2.0 expression.
 func (c *compiler) xp2Variable(space, local string) (xp2Ref, bool) {
 	switch space {
-	case nsODEFunctions:
+	case bpel.NSODEFunctions:
 		switch local {
 		case "pid":
 			return xp2Ref{kind: refPID}, true

@@ -24,7 +24,7 @@ func (c *compiler) xpath2Functions() *xpath2.FunctionLibrary {
 	rootNS := bpel.Namespaces(c.doc.Root)
 	reg := func(impl xpath2.FuncImpl, min, max int, names ...string) {
 		for _, n := range names {
-			l.Register(nsODEFunctions, n, min, max, impl)
+			l.Register(bpel.NSODEFunctions, n, min, max, impl)
 		}
 	}
 	reg(func(_ xpath2.Context, args []xpath2.Sequence) (xpath2.Sequence, error) {

@@ -2,30 +2,12 @@ package process
 
 import (
 	"fmt"
-	"math/bits"
-	"sort"
 	"strings"
 
 	"github.com/orchd/orchd/internal/events"
 	"github.com/orchd/orchd/internal/exchange"
 	"github.com/orchd/orchd/internal/process/bpel"
 )
-
-// inbound is what receive and onMessage share: the operation they take
-// and where the message goes.
-type inbound struct {
-	pl    *partnerLink
-	op    *exchange.Operation
-	v     *variable
-	corrs []*corrUse
-	// route is how a message finds the instance waiting here (nil when
-	// no correlation routes it).
-	route     *routeShape
-	fromParts []partMap
-	// mex is the messageExchange attribute: pairs the request with its
-	// reply when one operation has several open at once.
-	mex string
-}
 
 // values reads the correlation values of u's set from m with the given
 // extractors, as one key string.
@@ -54,52 +36,6 @@ func corrValues(m *exchange.Message, ex []*propExtract) (string, error) {
 		b.WriteString(strings.TrimSpace(v))
 	}
 	return b.String(), nil
-}
-
-// maxJoinRoutes bounds how many "join" sets of one activity take part in
-// its route keys (2^n subsets are tried per message).
-const maxJoinRoutes = 4
-
-// addRoute adds sh to op's shapes unless an equal one is there, and
-// returns the one op's messages are routed by.
-func (p *Plan) addRoute(op string, sh *routeShape) *routeShape {
-	for _, o := range p.routes[op] {
-		if sameSets(o.uses, sh.uses) {
-			return o
-		}
-	}
-	var must, opt uint32
-	joins := 0
-	for i, u := range sh.uses {
-		if u.initiate == "join" && joins < maxJoinRoutes {
-			opt |= 1 << i
-			joins++
-		} else {
-			must |= 1 << i
-		}
-	}
-	// Every subset of opt, added to must, largest first.
-	for sub := opt; ; sub = (sub - 1) & opt {
-		sh.masks = append(sh.masks, must|sub)
-		if sub == 0 {
-			break
-		}
-	}
-	sort.SliceStable(sh.masks, func(i, j int) bool { return bits.OnesCount32(sh.masks[i]) > bits.OnesCount32(sh.masks[j]) })
-	p.routes[op] = append(p.routes[op], sh)
-	return sh
-}
-
-func sameSets(a, b []*corrUse) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i].set != b[i].set || a[i].initiate != b[i].initiate {
-			return false
-		}
-	}
-	return true
 }
 
 // keyRouteShape is the route key of the uses in mask with their values (vals[i]

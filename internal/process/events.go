@@ -185,3 +185,20 @@ func childDoneScope(a *scope, in *instance, t *thread, f *frame) {
 	f.i = 1
 	in.closeListeners(t)
 }
+
+// requestMexOnEvent is the message exchange under which the current handler
+// instance of ev holds its open request.
+func requestMexOnEvent(ev *onEvent, in *instance) string {
+	return ev.mex + "\x1f" + in.slot(ev.tag).Text()
+}
+
+// startHandlersEventHandlers spawns the listener threads of h next to the body's
+// thread (the current thread is the scope's).
+func startHandlersEventHandlers(h *eventHandlers, in *instance) {
+	if h.listen != nil {
+		in.spawn(h.listen, nil)
+	}
+	for _, al := range h.alarms {
+		in.spawn(al.listen, nil)
+	}
+}

@@ -48,8 +48,8 @@ func insertMissingAttr(ce *etree.Element) (bool, error) {
 		if a.Key != "insertMissingToData" || a.Space == "xmlns" {
 			continue
 		}
-		if ns := a.NamespaceURI(); a.Space != "" && ns != nsODEFunctions {
-			return false, fmt.Errorf("attribute %s:insertMissingToData is in namespace %q; orchd knows it unprefixed or in ODE's %s", a.Space, ns, nsODEFunctions)
+		if ns := a.NamespaceURI(); a.Space != "" && ns != bpel.NSODEFunctions {
+			return false, fmt.Errorf("attribute %s:insertMissingToData is in namespace %q; orchd knows it unprefixed or in ODE's %s", a.Space, ns, bpel.NSODEFunctions)
 		}
 		return a.Value == "yes", nil
 	}

@@ -31,9 +31,6 @@ func (in *instance) emit(ev events.Event) {
 	in.e.opts.Events.Emit(ev)
 }
 
-// evTag is what activity events say of an activity.
-func (b *base) evTag() (tag, name string, pos string) { return b.tag, b.name, b.pos.String() }
-
 type evTagger interface {
 	evTag() (tag, name string, pos string)
 }

@@ -2,6 +2,8 @@ package process
 
 import (
 	"fmt"
+	"math/bits"
+	"sort"
 	"time"
 
 	"github.com/beevik/etree"
@@ -216,4 +218,71 @@ type activity interface {
 	where() bpel.Pos
 	setID(int)
 	id() int
+}
+
+// Fingerprint identifies the process definition (a hash of its BPEL
+// file): two deploys of the same file have the same fingerprint.
+func (p *Plan) Fingerprint() string { return p.fingerprint }
+
+// addRoute adds sh to op's shapes unless an equal one is there, and
+// returns the one op's messages are routed by.
+func (p *Plan) addRoute(op string, sh *routeShape) *routeShape {
+	for _, o := range p.routes[op] {
+		if sameSets(o.uses, sh.uses) {
+			return o
+		}
+	}
+	var must, opt uint32
+	joins := 0
+	for i, u := range sh.uses {
+		if u.initiate == "join" && joins < maxJoinRoutes {
+			opt |= 1 << i
+			joins++
+		} else {
+			must |= 1 << i
+		}
+	}
+	// Every subset of opt, added to must, largest first.
+	for sub := opt; ; sub = (sub - 1) & opt {
+		sh.masks = append(sh.masks, must|sub)
+		if sub == 0 {
+			break
+		}
+	}
+	sort.SliceStable(sh.masks, func(i, j int) bool { return bits.OnesCount32(sh.masks[i]) > bits.OnesCount32(sh.masks[j]) })
+	p.routes[op] = append(p.routes[op], sh)
+	return sh
+}
+
+// callTimeout is the bound deploy.xml puts on calls of operation op of
+// partner link pl (the operation's own, else the link's), or zero.
+func (p *Plan) callTimeout(pl, op string) time.Duration {
+	if d, ok := p.callTimeouts[pl+"/"+op]; ok {
+		return d
+	}
+	return p.callTimeouts[pl+"/"]
+}
+
+// VersionID names a process version across orchd nodes: the process
+// QName and the fingerprint of its BPEL file, "{ns}local#fingerprint"
+// (version numbers count the deploys of one node, and differ between
+// nodes).
+func (p *Plan) VersionID() string { return p.Name.String() + "#" + p.fingerprint }
+
+// cleans reports whether deploy.xml's <cleanup> drops category when an
+// instance ends (successfully or not).
+func (p *Plan) cleans(success bool, category string) bool {
+	for _, r := range p.cleanup {
+		if r.On == "always" || (r.On == "success") == success {
+			if r.Categories["all"] || r.Categories[category] {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// String describes the process for logs: {ns}name (bundle/file).
+func (p *Plan) String() string {
+	return fmt.Sprintf("%s (%s/%s)", p.Name, p.Bundle, p.File)
 }

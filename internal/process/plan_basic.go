@@ -94,3 +94,6 @@ type assign struct {
 	// validate="yes">, or is nil.
 	validate []*schemaCheck
 }
+
+// evTag is what activity events say of an activity.
+func (b *base) evTag() (tag, name string, pos string) { return b.tag, b.name, b.pos.String() }

@@ -1,5 +1,9 @@
 package process
 
+import (
+	"github.com/orchd/orchd/internal/exchange"
+)
+
 // corrSet is a declared correlation set.
 type corrSet struct {
 	name  string
@@ -36,4 +40,36 @@ type routeShape struct {
 	// under, largest first: every "no" use, and any of the "join" uses
 	// (a join set may not be initiated yet when the activity waits).
 	masks []uint32
+}
+
+// inbound is what receive and onMessage share: the operation they take
+// and where the message goes.
+type inbound struct {
+	pl    *partnerLink
+	op    *exchange.Operation
+	v     *variable
+	corrs []*corrUse
+	// route is how a message finds the instance waiting here (nil when
+	// no correlation routes it).
+	route     *routeShape
+	fromParts []partMap
+	// mex is the messageExchange attribute: pairs the request with its
+	// reply when one operation has several open at once.
+	mex string
+}
+
+// maxJoinRoutes bounds how many "join" sets of one activity take part in
+// its route keys (2^n subsets are tried per message).
+const maxJoinRoutes = 4
+
+func sameSets(a, b []*corrUse) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i].set != b[i].set || a[i].initiate != b[i].initiate {
+			return false
+		}
+	}
+	return true
 }

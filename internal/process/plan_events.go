@@ -40,23 +40,6 @@ type evAlarm struct {
 	listen   *alarmListener
 }
 
-// requestMex is the message exchange under which the current handler
-// instance of ev holds its open request.
-func (ev *onEvent) requestMex(in *instance) string {
-	return ev.mex + "\x1f" + in.slot(ev.tag).Text()
-}
-
-// startHandlers spawns the listener threads of h next to the body's
-// thread (the current thread is the scope's).
-func (h *eventHandlers) startHandlers(in *instance) {
-	if h.listen != nil {
-		in.spawn(h.listen, nil)
-	}
-	for _, al := range h.alarms {
-		in.spawn(al.listen, nil)
-	}
-}
-
 // listener is an activity that accepts events for a scope.
 type listener interface{ isListener() }
 

@@ -1,8 +1,6 @@
 package process
 
 import (
-	"fmt"
-
 	"github.com/orchd/orchd/internal/xsd"
 )
 
@@ -15,11 +13,6 @@ type restActivity struct {
 	// static is the activity's child element, serialized at deploy: the
 	// body when request gives none.
 	static []byte
-}
-
-// fault is the bpel4RestExtensions fault for err.
-func (a *restActivity) fault(err error) *faultValue {
-	return &faultValue{name: restFault, reason: fmt.Sprintf("bpel4restlight %s: %v", a.method, err), at: a.pos}
 }
 
 // extActivity runs a registered extension activity.
@@ -60,4 +53,11 @@ type eprSpec struct {
 type partMap struct {
 	part string
 	v    *variable
+}
+
+// restValue is an attribute's value: a literal, or the text of variable v
+// ($bpelvar[name]).
+type restValue struct {
+	lit string
+	v   *variable
 }

@@ -42,10 +42,6 @@ import (
 // nsBPEL4RestLight is the namespace of ODE's REST extension activities.
 const nsBPEL4RestLight = "http://www.apache.org/ode/bpel/extensions/bpel4restlight"
 
-// restFault is the fault a failed REST call throws (ODE's
-// Bpel4RestLightExtensionBundle.FAULT_QNAME).
-var restFault = qname{Space: nsODEFunctions, Local: "bpel4RestExtensions"}
-
 const (
 	// defaultRESTTimeout bounds a REST call when Options.HTTPTimeout is
 	// zero.
@@ -57,13 +53,6 @@ const (
 	// bpelvarRef starts a variable reference in an attribute.
 	bpelvarRef = "$bpelvar["
 )
-
-// restValue is an attribute's value: a literal, or the text of variable v
-// ($bpelvar[name]).
-type restValue struct {
-	lit string
-	v   *variable
-}
 
 // restAttr returns the first of the attributes names that e has, and its
 // name.
@@ -206,21 +195,21 @@ func stepRestActivity(a *restActivity, in *instance, f *frame) (activity, bool, 
 func buildRestActivity(a *restActivity, in *instance) (*restRequest, error) {
 	r := &restRequest{method: a.method}
 	var err error
-	if r.url, err = a.uri.get(in, a); err != nil {
+	if r.url, err = getRestValue(a.uri, in, a); err != nil {
 		return nil, err
 	}
 	if a.uri.v != nil {
 		if err := checkRESTURL(r.url); err != nil {
-			return nil, a.fault(fmt.Errorf("uri from variable %s: %w", a.uri.v.name, err))
+			return nil, faultRestActivity(a, fmt.Errorf("uri from variable %s: %w", a.uri.v.name, err))
 		}
 	}
-	if r.accept, err = a.accept.get(in, a); err != nil {
+	if r.accept, err = getRestValue(a.accept, in, a); err != nil {
 		return nil, err
 	}
 	if a.method != http.MethodPost && a.method != http.MethodPut {
 		return r, nil
 	}
-	if r.contentType, err = a.contentType.get(in, a); err != nil {
+	if r.contentType, err = getRestValue(a.contentType, in, a); err != nil {
 		return nil, err
 	}
 	if a.request != nil {
@@ -232,8 +221,8 @@ func buildRestActivity(a *restActivity, in *instance) (*restRequest, error) {
 	return r, nil
 }
 
-// get is the value: the literal, or the variable's text.
-func (v restValue) get(in *instance, a *restActivity) (string, error) {
+// getRestValue is the value: the literal, or the variable's text.
+func getRestValue(v restValue, in *instance, a *restActivity) (string, error) {
 	if v.v == nil {
 		return v.lit, nil
 	}
@@ -284,7 +273,7 @@ func answeredRestActivity(a *restActivity, in *instance, res *restResponse, err 
 	in.e.log.Debug("REST call", "method", a.method, "status", res.status, "at", a.pos.String())
 	if body := bytes.TrimSpace(res.body); len(body) > 0 && a.response != nil {
 		if err := storeBody(in, a.response, body); err != nil {
-			return nil, false, a.fault(err)
+			return nil, false, faultRestActivity(a, err)
 		}
 	}
 	if a.code != nil {
@@ -334,7 +323,7 @@ func storeBody(in *instance, v *variable, body []byte) error {
 // persistent instance is suspended for an operator.
 func failedRestActivity(a *restActivity, in *instance, err error) error {
 	if in.ctx.Err() == nil && !errors.Is(err, errMayHaveRun) {
-		return a.fault(err)
+		return faultRestActivity(a, err)
 	}
 	err = fmt.Errorf("%s at %s: %w", a.method, a.pos, err)
 	if !in.p.InMemory && in.e.store != nil {
@@ -343,3 +332,12 @@ func failedRestActivity(a *restActivity, in *instance, err error) error {
 	}
 	return err
 }
+
+// faultRestActivity is the bpel4RestExtensions fault for err.
+func faultRestActivity(a *restActivity, err error) *faultValue {
+	return &faultValue{name: restFault, reason: fmt.Sprintf("bpel4restlight %s: %v", a.method, err), at: a.pos}
+}
+
+// restFault is the fault a failed REST call throws (ODE's
+// Bpel4RestLightExtensionBundle.FAULT_QNAME).
+var restFault = qname{Space: bpel.NSODEFunctions, Local: "bpel4RestExtensions"}

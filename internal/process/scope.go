@@ -50,7 +50,7 @@ func stepScope(a *scope, in *instance, f *frame) (activity, bool, error) {
 			// The body runs on a thread of its own, next to the
 			// listeners; this thread joins them (events.go).
 			in.spawn(a.body, nil)
-			a.events.startHandlers(in)
+			startHandlersEventHandlers(a.events, in)
 			return nil, false, errJoin
 		}
 		return a.body, false, nil
@@ -127,7 +127,7 @@ func (in *instance) fail(t *thread, err error) error {
 			var act activity
 			var v *variable
 			if sc.handlers != nil {
-				act, v = sc.handlers.handler(fv)
+				act, v = handlerFaultHandlers(sc.handlers, fv)
 			}
 			explicit := act != nil
 			if act == nil && sc.defaultFH {
@@ -171,10 +171,10 @@ func (in *instance) fail(t *thread, err error) error {
 	return &errUncaught{f: fv}
 }
 
-// handler picks the handler for fv: a catch chosen by the rules of
+// handlerFaultHandlers picks the handler for fv: a catch chosen by the rules of
 // WS-BPEL 2.0 section 12.5, else catchAll.
-func (h *faultHandlers) handler(fv *faultValue) (activity, *variable) {
-	if c := h.match(fv); c != nil {
+func handlerFaultHandlers(h *faultHandlers, fv *faultValue) (activity, *variable) {
+	if c := matchFaultHandlers(h, fv); c != nil {
 		return c.act, c.v
 	}
 	if h.catchAll != nil {
@@ -183,12 +183,12 @@ func (h *faultHandlers) handler(fv *faultValue) (activity, *variable) {
 	return nil, nil
 }
 
-// match picks the catch for fv (WS-BPEL 2.0 section 12.5): a catch with
+// matchFaultHandlers picks the catch for fv (WS-BPEL 2.0 section 12.5): a catch with
 // the fault's name and a variable of the fault data's type; else one with
 // the name and no variable; else one with no name and a variable of the
 // data's type. A fault message of one element part matches a
 // faultElement of that element.
-func (h *faultHandlers) match(fv *faultValue) *catch {
+func matchFaultHandlers(h *faultHandlers, fv *faultValue) *catch {
 	typeOK := func(c *catch) bool {
 		if c.v == nil {
 			return false

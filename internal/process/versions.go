@@ -44,10 +44,6 @@ func splitFingerprint(frames []byte) (fp string, rest []byte, ok bool) {
 	return fp, r.b, true
 }
 
-// Fingerprint identifies the process definition (a hash of its BPEL
-// file): two deploys of the same file have the same fingerprint.
-func (p *Plan) Fingerprint() string { return p.fingerprint }
-
 // versionOf returns the version of p's process whose fingerprint is fp:
 // p itself, or a retired version; nil when none is deployed.
 func (e *Engine) versionOf(p *Process, fp string) *Process {

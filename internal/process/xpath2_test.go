@@ -45,7 +45,7 @@ func newXP2Fixture(t *testing.T) *xp2Fixture {
 
 	root := etree.NewElement("process")
 	root.CreateAttr("xmlns:tns", nsTest)
-	root.CreateAttr("xmlns:ode", nsODEFunctions)
+	root.CreateAttr("xmlns:ode", bpel.NSODEFunctions)
 	root.CreateAttr("xmlns:bpel", bpel.NSBPEL)
 	root.CreateAttr("xmlns:dd", bpel.NSDD)
 	at := root.CreateElement("from")

@@ -1,5 +1,6 @@
 package bpel
 
+
 // Namespaces the loader and compiler know.
 const (
 	NSWSDL     = "http://schemas.xmlsoap.org/wsdl/"
@@ -15,4 +16,13 @@ const (
 	NSDDLegacy = "http://ode.fivesight.com/schemas/2006/06/27/dd"
 	ImportWSDL = "http://schemas.xmlsoap.org/wsdl/"
 	ImportXSD  = "http://www.w3.org/2001/XMLSchema"
+)
+
+const (
+	// nsODEExtVar marks ODE external variables (a variable backed by a
+	// JDBC table, configured in deploy.xml).
+	NSODEExtVar = "http://ode.apache.org/externalVariables"
+	// nsODEFunctions is ODE's namespace for XPath extension functions and
+	// special variables ($ode:pid).
+	NSODEFunctions = "http://www.apache.org/ode/type/extension"
 )
