@@ -1,6 +1,5 @@
 package bpel
 
-
 // Namespaces the loader and compiler know.
 const (
 	NSWSDL     = "http://schemas.xmlsoap.org/wsdl/"
