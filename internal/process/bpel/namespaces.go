@@ -18,10 +18,10 @@ const (
 )
 
 const (
-	// nsODEExtVar marks ODE external variables (a variable backed by a
+	// NSODEExtVar marks ODE external variables (a variable backed by a
 	// JDBC table, configured in deploy.xml).
 	NSODEExtVar = "http://ode.apache.org/externalVariables"
-	// nsODEFunctions is ODE's namespace for XPath extension functions and
+	// NSODEFunctions is ODE's namespace for XPath extension functions and
 	// special variables ($ode:pid).
 	NSODEFunctions = "http://www.apache.org/ode/type/extension"
 )
