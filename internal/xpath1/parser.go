@@ -52,6 +52,10 @@ type Options struct {
 	// nil, nil for an unknown function. Nil: unknown functions are
 	// errors.
 	Functions func(space, local string, arity int) (Function, error)
+	// CoreNamespace, when set, is a namespace whose functions are the
+	// core library's too (orchd: XPath 2.0's fn namespace, so that
+	// fn:count is count).
+	CoreNamespace string
 }
 
 // Compiled is a compiled expression. It is immutable and safe for concurrent
@@ -460,7 +464,7 @@ func (p *parser) call(t token) Expr {
 
 // resolve binds c to a core function or an extension one.
 func (p *parser) resolve(c *Call, name string) {
-	if c.Space == "" {
+	if c.Space == "" || c.Space == p.opts.CoreNamespace {
 		if f, ok := coreFuncs[c.Local]; ok {
 			if len(c.Args) < f.min || f.max >= 0 && len(c.Args) > f.max {
 				p.failf(c.At, "%s() takes %s, not %d", name, f.arity(), len(c.Args))

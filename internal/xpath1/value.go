@@ -206,7 +206,7 @@ func Compare(op Op, l, r Value) bool {
 		for _, a := range ln {
 			as := a.StringValue()
 			for _, b := range rn {
-				if compareStrings(op, as, b.StringValue()) {
+				if CompareStrings(op, as, b.StringValue()) {
 					return true
 				}
 			}
@@ -263,16 +263,16 @@ func compareSet(op Op, set NodeSet, other Value, swapped bool) bool {
 		if swapped {
 			a, b = b, a
 		}
-		if compareStrings(op, a, b) {
+		if CompareStrings(op, a, b) {
 			return true
 		}
 	}
 	return false
 }
 
-// compareStrings compares two strings: = and != as strings, the
+// CompareStrings compares two strings: = and != as strings, the
 // relational operators as numbers.
-func compareStrings(op Op, a, b string) bool {
+func CompareStrings(op Op, a, b string) bool {
 	switch op {
 	case OpEq:
 		return a == b

@@ -313,7 +313,7 @@ func TestExtensions(t *testing.T) {
 		}
 	}
 	for src, want := range map[string]string{
-		"$s/po:a": `an expression before '/' must be a node-set, not a string at offset 0 of "$s/po:a"`,
+		"$s/po:a":   `an expression before '/' must be a node-set, not a string at offset 0 of "$s/po:a"`,
 		"count($n)": `the argument of count() must be a node-set, not a number at offset 6 of "count($n)"`,
 		"$s[1]":     `a predicate applies to a node-set, not a string at offset 0 of "$s[1]"`,
 	} {
