@@ -103,7 +103,9 @@ func (x negExpr) value(root, ctx *etree.Element) any { return x.number(root, ctx
 func (x negExpr) number(root, ctx *etree.Element) float64 {
 	return -x.x.number(root, ctx)
 }
-func (x negExpr) str(root, ctx *etree.Element) string { return xpath1.FormatNumber(x.number(root, ctx)) }
+func (x negExpr) str(root, ctx *etree.Element) string {
+	return xpath1.FormatNumber(x.number(root, ctx))
+}
 
 type binExpr struct {
 	op   xpath1.Op
