@@ -252,7 +252,7 @@ var fastArity = map[string][2]int{
 // xsdBoolean is the value of an xsd:boolean lexical form: "true" and "1"
 // are true, anything else ("false", "0", empty) false.
 func xsdBoolean(s string) bool {
-	s = strings.TrimSpace(s)
+	s = trimSpace(s)
 	return s == "true" || s == "1"
 }
 

@@ -263,3 +263,7 @@ func isNameRune(r rune) bool {
 	return isNameStart(r) || r == '-' || r == '.' || unicode.IsDigit(r) ||
 		unicode.In(r, unicode.Mn, unicode.Mc, unicode.Nd, unicode.Lm) || r == 0xB7
 }
+
+// IsNCName reports whether s is an NCName (a name without a colon), by
+// the same rules the lexer reads names with.
+func IsNCName(s string) bool { return s != "" && scanNCName(s, 0) == len(s) }
