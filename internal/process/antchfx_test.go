@@ -2,10 +2,199 @@ package process
 
 import (
 	"fmt"
+	"strings"
+	"testing"
 
 	"github.com/antchfx/xpath"
 	"github.com/beevik/etree"
+
+	"github.com/orchd/orchd/internal/xpath2"
 )
+
+// antchfx/xpath was orchd's general XPath 1.0 evaluator before
+// internal/xpath1. It stays as a test oracle: where it follows XPath 1.0
+// the two must agree (TestXPath1MatchesAntchfx), and where it does not,
+// antchfxDeviations lists the expression with the spec's answer, which
+// orchd must give (TestAntchfxDeviations).
+
+// deviationPayload is the request the deviation and differential tests
+// run on: unprefixed names in the default namespace urn:test, a
+// space-padded number, two tns:n.
+const deviationPayload = `<req xmlns="urn:test"><id>P</id><n>1</n><n> 10 </n><text>x</text></req>`
+
+// antchfxDeviations are the expressions where antchfx/xpath v1.3.9 and
+// XPath 1.0 disagree, with the spec's answer as string() of the value
+// ("refused: ..." for an expression the grammar does not have), over
+// $in.payload = deviationPayload.
+var antchfxDeviations = []struct {
+	src, spec, why string
+}{
+	{"'' = false()", "true", "3.4: a boolean and a string compare as booleans"},
+	{"true() = 'a'", "true", "3.4: a boolean and a string compare as booleans"},
+	{"$in.payload/tns:nothing = false()", "true", "3.4: a node-set and a boolean compare as booleans"},
+	{"5 < $in.payload/tns:n", "true", "3.4: true if some node compares true (the second n is 10)"},
+	{"number('1e3')", "NaN", "4.4: number() reads no exponent"},
+	{"number('+1')", "NaN", "4.4: number() reads no '+'"},
+	{"number('Infinity')", "NaN", "4.4: number() reads no 'Infinity'"},
+	{"number('-Infinity')", "NaN", "4.4: number() reads no 'Infinity'"},
+	{"number('1_000')", "NaN", "4.4: number() reads digits only"},
+	{"number('\u00a05')", "NaN", "3.7: a no-break space is not XPath's whitespace"},
+	{"normalize-space('\u00a0a')", "\u00a0a", "4.2: normalize-space strips only space, tab, CR and LF"},
+	{"sum($in.payload/tns:n)", "11", "4.4: sum() reads each node as number() does (' 10 ' is 10)"},
+	{"sum($in.payload/tns:text)", "NaN", "4.4: sum() over a node that is not a number is NaN"},
+	{"count($in.payload/id)", "0", "2.3: an unprefixed name test matches only names in no namespace"},
+	{"boolean(0 div 0)", "false", "4.3: NaN is false"},
+	{"not('')", "true", "4.3: the empty string is false"},
+	{"lang('en')", "false", "4.3: lang() is a core function (no xml:lang here)"},
+	{"count(id('x'))", "0", "4.1: id() is a core function (no DTD: no IDs)"},
+	{"count($in.payload/namespace::*)", "2", "2.2: the namespace axis (xml and the default namespace)"},
+	{"1e3", "refused: expected an operator", "3.7: a Number has no exponent"},
+}
+
+// deviationInstance is good-minimal's process with $in.payload =
+// deviationPayload, for evaluating expressions in its variable tree.
+func deviationInstance(t *testing.T) (*instance, varResolver) {
+	t.Helper()
+	e, procs := deployBundle(t, "good-minimal", nil)
+	in := newInstance(e, procs[0], t.Context())
+	r := varResolver{procs[0]}
+	in.storeMessage(r.lookupVar("in"), poMessageOf(parseElement(t, deviationPayload)))
+	return in, r
+}
+
+func parseElement(t testing.TB, src string) *etree.Element {
+	t.Helper()
+	doc := etree.NewDocument()
+	if err := doc.ReadFromString(src); err != nil {
+		t.Fatal(err)
+	}
+	return doc.Root()
+}
+
+// TestAntchfxDeviations: for each expression where antchfx departs from
+// XPath 1.0, antchfx indeed gives another answer (else the row is stale),
+// and orchd gives the spec's: a deployed XPath 1.0 process assigning
+// string(expr) (whichever evaluator the compiler picked), and "orchd
+// xpath --version 1.0" (EvalXPath1).
+func TestAntchfxDeviations(t *testing.T) {
+	in, r := deviationInstance(t)
+	ns := map[string]string{"tns": nsTest}
+	for _, d := range antchfxDeviations {
+		src, spec := d.src, d.spec
+		t.Run(d.src, func(t *testing.T) {
+			refused := strings.HasPrefix(spec, "refused: ")
+			// antchfx departs.
+			rw, err := rewrite(src, r, nil, ns, true)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if v, err := antchfxValue(rw, ns, &in.docs, in.root); err == nil && !refused && xpathString(v) == spec {
+				t.Errorf("antchfx gives the spec's %q now (%s): drop the row", spec, d.why)
+			} else if refused && err != nil {
+				t.Errorf("antchfx refuses it now: drop the row")
+			}
+			// A deployed process.
+			got, err := deployedValue(t, src)
+			switch {
+			case refused && err == nil:
+				t.Errorf("deployed process: %s = %q, want it refused at deploy (%s)", src, got, d.why)
+			case refused && !strings.Contains(err.Error(), strings.TrimPrefix(spec, "refused: ")):
+				t.Errorf("deployed process: %s refused with %v, want %q", src, err, spec)
+			case !refused && err != nil:
+				t.Errorf("deployed process: %s: %v", src, err)
+			case !refused && got != spec:
+				t.Errorf("deployed process: string(%s) = %q, want %q (%s)", src, got, spec, d.why)
+			}
+			// orchd xpath --version 1.0, with the payload as a document
+			// variable $d.
+			doc := etree.NewDocument()
+			doc.SetRoot(parseElement(t, deviationPayload))
+			seq, err := EvalXPath1("string("+strings.ReplaceAll(src, "$in.payload", "$d")+")", ns, nil,
+				map[string]xpath2.Input{"d": {Doc: doc}})
+			switch {
+			case refused && err == nil:
+				t.Errorf("EvalXPath1: %s = %v, want it refused", src, seq)
+			case !refused && err != nil:
+				t.Errorf("EvalXPath1: %s: %v", src, err)
+			case !refused && (len(seq) != 1 || xpath2.FormatItem(seq[0]) != "xs:string\t"+spec):
+				t.Errorf("EvalXPath1: string(%s) = %v, want %q", src, seq, spec)
+			}
+		})
+	}
+}
+
+// deployedValue deploys good-minimal with its assign copying string(src)
+// into the reply and runs it on deviationPayload: the reply's value, or
+// the deploy error.
+func deployedValue(t *testing.T, src string) (string, error) {
+	t.Helper()
+	esc := strings.NewReplacer("&", "&amp;", "<", "&lt;", "\u00a0", "&#160;").Replace(src)
+	dir := editedBundle(t, "good-minimal", map[string][]string{"Test.bpel": {
+		"<from>$in.payload/tns:id</from>", "<from>string(" + esc + ")</from>"}})
+	procs, err := LoadBundle(dir)
+	if err != nil {
+		return "", err
+	}
+	e := NewEngine(Options{})
+	if err := e.Deploy(procs...); err != nil {
+		t.Fatal(err)
+	}
+	res := dispatch(t, e, procs[0], parseElement(t, deviationPayload))
+	if res.err != nil || res.fault != nil || res.out == nil {
+		t.Fatalf("run: %v %v", res.err, res.fault)
+	}
+	a := res.out.Part("payload").SelectElement("tns:a")
+	if a == nil {
+		t.Fatalf("reply without tns:a")
+	}
+	return a.Text(), nil
+}
+
+// TestXPath1MatchesAntchfx: outside the deviations, orchd's general
+// evaluator and antchfx agree on expressions over every axis and core
+// function antchfx has, on the deviation payload (each evaluated in the
+// same variable tree, from the same rewritten text).
+func TestXPath1MatchesAntchfx(t *testing.T) {
+	in, r := deviationInstance(t)
+	ns := map[string]string{"tns": nsTest}
+	for _, src := range []string{
+		"$in.payload/tns:n > 5", "$in.payload/tns:n < 11", "11 > $in.payload/tns:n", "$in.payload/tns:text < 1",
+		"round(-0.5)", "1 div round(-0.5)", "round(-1.5)", "round(2.5)", "string(0.1 + 0.2)", "1 div 0", "-0",
+		"substring('12345', 0 div 0, 3)", "substring('12345', -42, 1 div 0)", "substring('12345', 1.5, 2.6)",
+		"string(100000000000000000000 * 10)", "string(0.0000001)", "string(12345678901234567890)", "' 5 ' = 5",
+		"0 div 0 = 0 div 0", "7 mod -3", "-7 mod 3", "floor(-0.5)", "1 div ceiling(-0.5)", "string-length('héllo')",
+		"translate('abc', 'abc', 'AB')", "substring-before('a/b', '/')", "substring-after('a/b', '/')", "concat('a', 1.50)",
+		"number('.5')", "number('5.')", "number('-.5')", "number(' 12 ')", "count($in.payload/tns:id/preceding::node())",
+		"count($in.payload/tns:id/following::*)", "name($in.payload/tns:id)", "local-name($in.payload/*[last()])",
+		"namespace-uri($in.payload/*[1])", "count($in.payload/tns:id | $in.payload/tns:n)", "($in.payload/*)[last()]",
+		"$in.payload/*[2]", "$in.payload/tns:n[. > 5]", "$in.payload/tns:n[position() = last()]", "- '5'", "--5",
+		"$in.payload/tns:id = 'P'", "$in.payload/tns:n = 10", "$in.payload/tns:n != 1", "starts-with('', '')",
+		"contains('abc', '')", "ends-with('abc', 'c')", "lower-case('AbC')", "count($in.payload//node())",
+		"count($in.payload/descendant-or-self::*)", "count($in.payload/tns:n[2]/preceding-sibling::*)",
+		"count($in.payload/tns:n[1]/following-sibling::tns:n)", "count($in.payload/tns:text/ancestor::*)",
+		"string($in.payload/tns:n[2]/../tns:id)", "count($in.payload/tns:n/self::tns:n)", "count($in.payload/*/text())",
+		"boolean($in.payload/tns:nothing)", "string(true())", "number(true())", "2*3 - 4 div 8 mod 3",
+		"concat(count($in.payload/*), '-', sum($in.payload/tns:n[1]))", "$in.payload/tns:n[1] + $in.payload/tns:n[2]",
+	} {
+		rw, err := rewrite(src, r, nil, ns, true)
+		if err != nil {
+			t.Fatalf("%s: %v", src, err)
+		}
+		x, err := newExpr(src, rw, ns)
+		if err != nil {
+			t.Errorf("%s: %v", src, err)
+			continue
+		}
+		want, err := antchfxValue(rw, ns, &in.docs, in.root)
+		if err != nil {
+			t.Errorf("%s: antchfx: %v", src, err)
+			continue
+		}
+		if got := x.eval(&in.docs, in.root); !sameValue(got, want) {
+			t.Errorf("%s: orchd %s, antchfx %s", src, render(got), render(want))
+		}
+	}
+}
 
 // antchfxValue is src (rewritten) evaluated by antchfx/xpath over the
 // variable tree at ctx, the way orchd evaluated XPath 1.0 before
