@@ -261,15 +261,6 @@ func xpathNumber(s string) float64 { return xpath1.Number(s) }
 
 func toNumber(v any) float64 {
 	switch t := v.(type) {
-	case float64:
-		return t
-	case string:
-		return xpathNumber(t)
-	case bool:
-		if t {
-			return 1
-		}
-		return 0
 	case []node:
 		if len(t) == 0 {
 			return math.NaN()
@@ -278,68 +269,31 @@ func toNumber(v any) float64 {
 	case *etree.Element, *etree.CharData:
 		return xpathNumber(xpathString(t))
 	}
-	return math.NaN()
+	return xpath1.Num(v)
 }
 
 // compare implements XPath 1.0's comparison of two values (section 3.4)
-// over the runtime's representation of node-sets; the atoms compare as
-// xpath1 compares them.
+// over the runtime's representation of node-sets, as xpath1.Compare.
 func compare(op xpath1.Op, l, r any) bool {
 	var lb, rb [1]node
 	ln, lok := nodesIn(l, &lb)
 	rn, rok := nodesIn(r, &rb)
 	switch {
 	case lok && rok:
-		for _, a := range ln {
-			as := a.String()
-			for _, b := range rn {
-				if xpath1.CompareStrings(op, as, b.String()) {
-					return true
-				}
-			}
-		}
-		return false
+		return xpath1.CompareSets(op, nodeStrings(ln), nodeStrings(rn))
 	case lok:
-		return compareSet(op, ln, r, false)
+		return xpath1.CompareSet(op, nodeStrings(ln), r, false)
 	case rok:
-		return compareSet(op, rn, l, true)
+		return xpath1.CompareSet(op, nodeStrings(rn), l, true)
 	}
 	return xpath1.Compare(op, l, r)
 }
 
-// compareSet compares a node-set with a scalar; swapped when the set was
-// on the right.
-func compareSet(op xpath1.Op, set []node, other any, swapped bool) bool {
-	switch o := other.(type) {
-	case bool:
-		if swapped {
-			return xpath1.Compare(op, o, len(set) > 0)
-		}
-		return xpath1.Compare(op, len(set) > 0, o)
-	case float64:
-		for _, n := range set {
-			a, b := xpathNumber(n.String()), o
-			if swapped {
-				a, b = b, a
-			}
-			if xpath1.CompareNumbers(op, a, b) {
-				return true
-			}
-		}
-		return false
-	}
-	s := xpathString(other)
-	for _, n := range set {
-		a, b := n.String(), s
-		if swapped {
-			a, b = b, a
-		}
-		if xpath1.CompareStrings(op, a, b) {
-			return true
-		}
-	}
-	return false
-}
+// nodeStrings is a []node as xpath1.Strings.
+type nodeStrings []node
+
+func (s nodeStrings) Len() int         { return len(s) }
+func (s nodeStrings) At(i int) string { return s[i].String() }
 
 // fastParser parses the subset; any construct outside it makes the whole
 // parse fail (ok false), and the caller keeps antchfx.

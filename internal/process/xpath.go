@@ -3,7 +3,6 @@ package process
 import (
 	"errors"
 	"fmt"
-	"math"
 	"regexp"
 	"strings"
 
@@ -191,12 +190,6 @@ func xpathString(v any) string {
 
 func xpathBool(v any) bool {
 	switch t := v.(type) {
-	case bool:
-		return t
-	case string:
-		return t != ""
-	case float64:
-		return t != 0 && !math.IsNaN(t)
 	case []node:
 		return len(t) > 0
 	case *etree.Element, *etree.CharData:
@@ -205,7 +198,7 @@ func xpathBool(v any) bool {
 		b, _ := xpath2.EffectiveBooleanValue(xpath2.Sequence{t})
 		return b
 	}
-	return false
+	return xpath1.Bool(v)
 }
 
 // Language URIs for queryLanguage and expressionLanguage.

@@ -73,32 +73,24 @@ func (x *Compiled) AST() Expr { return x.root }
 
 // Compile parses src, resolving its names with opts.
 func Compile(src string, opts Options) (*Compiled, error) {
-	toks, err := lex(src)
+	e, err := parse(src, &parser{opts: opts})
 	if err != nil {
-		err.(*Error).Src = src
 		return nil, err
-	}
-	p := &parser{toks: toks, opts: opts, src: src}
-	e := p.expr()
-	if p.err == nil && p.peek().kind != tEOF {
-		p.failf(p.peek().pos, "unexpected %s", p.describe(p.peek()))
-	}
-	if p.err != nil {
-		p.err.Src = src
-		return nil, p.err
 	}
 	return &Compiled{src: src, root: e}, nil
 }
 
 // Parse parses src without resolving names: prefixes, variables and
 // functions are left as written (Space holds a name's prefix).
-func Parse(src string) (Expr, error) {
+func Parse(src string) (Expr, error) { return parse(src, &parser{raw: true}) }
+
+func parse(src string, p *parser) (Expr, error) {
 	toks, err := lex(src)
 	if err != nil {
 		err.(*Error).Src = src
 		return nil, err
 	}
-	p := &parser{toks: toks, src: src, raw: true}
+	p.toks, p.src = toks, src
 	e := p.expr()
 	if p.err == nil && p.peek().kind != tEOF {
 		p.failf(p.peek().pos, "unexpected %s", p.describe(p.peek()))

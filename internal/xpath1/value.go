@@ -203,19 +203,11 @@ func Compare(op Op, l, r Value) bool {
 	rn, rok := r.(NodeSet)
 	switch {
 	case lok && rok:
-		for _, a := range ln {
-			as := a.StringValue()
-			for _, b := range rn {
-				if CompareStrings(op, as, b.StringValue()) {
-					return true
-				}
-			}
-		}
-		return false
+		return CompareSets(op, ln, rn)
 	case lok:
-		return compareSet(op, ln, r, false)
+		return CompareSet(op, ln, r, false)
 	case rok:
-		return compareSet(op, rn, l, true)
+		return CompareSet(op, rn, l, true)
 	}
 	if op == OpEq || op == OpNe {
 		var eq bool
@@ -236,18 +228,46 @@ func Compare(op Op, l, r Value) bool {
 	return CompareNumbers(op, Num(l), Num(r))
 }
 
-// compareSet compares a node-set with a value that is not one; swapped
+// Strings is a node-set seen as its nodes' string-values, so that a
+// caller with its own representation of node-sets compares them as
+// Compare does (CompareSets, CompareSet).
+type Strings interface {
+	Len() int
+	At(i int) string
+}
+
+// Len implements Strings.
+func (s NodeSet) Len() int { return len(s) }
+
+// At implements Strings.
+func (s NodeSet) At(i int) string { return s[i].StringValue() }
+
+// CompareSets compares two node-sets: true when some pair of their nodes'
+// string-values compares true.
+func CompareSets[L, R Strings](op Op, l L, r R) bool {
+	for i := 0; i < l.Len(); i++ {
+		a := l.At(i)
+		for j := 0; j < r.Len(); j++ {
+			if CompareStrings(op, a, r.At(j)) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// CompareSet compares a node-set with a value that is not one; swapped
 // when the set was on the right.
-func compareSet(op Op, set NodeSet, other Value, swapped bool) bool {
+func CompareSet[S Strings](op Op, set S, other Value, swapped bool) bool {
 	switch o := other.(type) {
 	case bool:
 		if swapped {
-			return Compare(op, o, len(set) > 0)
+			return Compare(op, o, set.Len() > 0)
 		}
-		return Compare(op, len(set) > 0, o)
+		return Compare(op, set.Len() > 0, o)
 	case float64:
-		for _, n := range set {
-			a, b := Number(n.StringValue()), o
+		for i := 0; i < set.Len(); i++ {
+			a, b := Number(set.At(i)), o
 			if swapped {
 				a, b = b, a
 			}
@@ -258,8 +278,8 @@ func compareSet(op Op, set NodeSet, other Value, swapped bool) bool {
 		return false
 	}
 	s := String(other)
-	for _, n := range set {
-		a, b := n.StringValue(), s
+	for i := 0; i < set.Len(); i++ {
+		a, b := set.At(i), s
 		if swapped {
 			a, b = b, a
 		}
