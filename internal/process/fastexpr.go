@@ -292,7 +292,7 @@ func compare(op xpath1.Op, l, r any) bool {
 // nodeStrings is a []node as xpath1.Strings.
 type nodeStrings []node
 
-func (s nodeStrings) Len() int         { return len(s) }
+func (s nodeStrings) Len() int        { return len(s) }
 func (s nodeStrings) At(i int) string { return s[i].String() }
 
 // fastParser parses the subset; any construct outside it makes the whole
