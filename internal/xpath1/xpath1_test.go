@@ -367,3 +367,24 @@ func FuzzParse(f *testing.F) {
 		}
 	})
 }
+
+// TestLongExpressions: operator chains and paths are parsed in loops, not
+// by recursion, so a 100,000-term sum compiles and evaluates; nesting is
+// bounded by MaxDepth.
+func TestLongExpressions(t *testing.T) {
+	root := testTree(t)
+	for src, want := range map[string]string{
+		strings.Repeat("1+", 100000) + "1":                                      "100001",
+		strings.Repeat("1 or ", 100000) + "1":                                   "true",
+		"count(/*" + strings.Repeat("/.", 50000) + ")":                          "1",
+		strings.Repeat("-", MaxDepth-1) + "1":                                   "-1",
+		strings.Repeat("(", MaxDepth-1) + "2" + strings.Repeat(")", MaxDepth-1): "2",
+	} {
+		if got := evalRendered(t, src, root); got != want {
+			t.Errorf("%.40s...: %q, want %q", src, got, want)
+		}
+	}
+	if _, err := Compile(strings.Repeat("-", MaxDepth+1)+"1", Options{}); err == nil || !strings.Contains(err.Error(), "nested deeper") {
+		t.Errorf("%d minus signs: %v, want the nesting limit", MaxDepth+1, err)
+	}
+}
