@@ -39,19 +39,19 @@ func xpath1Options(ns map[string]string) xpath1.Options {
 }
 
 // jaxenFunction binds lower-case(s) and ends-with(s, suffix).
-func jaxenFunction(space, local string, arity int) (xpath1.Function, error) {
+func jaxenFunction(space, local string, arity int) (*xpath1.Func, error) {
 	if space != "" && space != xpath2.FnNamespace {
 		return nil, nil
 	}
 	switch {
 	case local == "lower-case" && arity == 1:
-		return func(_ *xpath1.Context, args []xpath1.Value) (xpath1.Value, error) {
+		return &xpath1.Func{Result: xpath1.StringType, Call: func(_ *xpath1.Context, args []xpath1.Value) (xpath1.Value, error) {
 			return strings.ToLower(xpath1.String(args[0])), nil
-		}, nil
+		}}, nil
 	case local == "ends-with" && arity == 2:
-		return func(_ *xpath1.Context, args []xpath1.Value) (xpath1.Value, error) {
+		return &xpath1.Func{Result: xpath1.BooleanType, Call: func(_ *xpath1.Context, args []xpath1.Value) (xpath1.Value, error) {
 			return strings.HasSuffix(xpath1.String(args[0]), xpath1.String(args[1])), nil
-		}, nil
+		}}, nil
 	case local == "lower-case" || local == "ends-with":
 		return nil, fmt.Errorf("wrong number of arguments (%d)", arity)
 	}

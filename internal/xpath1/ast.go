@@ -73,7 +73,7 @@ type Call struct {
 	Space, Local string
 	Args         []Expr
 	core         *coreFunc
-	ext          Function
+	ext          *Func
 }
 
 // Filter is a primary expression with predicates: (expr)[p1][p2].

@@ -13,7 +13,7 @@ import (
 // arguments unevaluated, so that it converts each the way it needs.
 type coreFunc struct {
 	min, max int // argument counts; max -1 for any
-	result   valueType
+	result   Type
 	nodeArgs []bool // the arguments that must be node-sets
 	fn       func(c *Context, x *Call) (Value, error)
 }
@@ -58,24 +58,24 @@ func coreLibrary() map[string]*coreFunc {
 	}
 	return map[string]*coreFunc{
 		// Node-set functions (4.1).
-		"last":     {0, 0, typeNumber, nil, func(c *Context, _ *Call) (Value, error) { return float64(c.Size), nil }},
-		"position": {0, 0, typeNumber, nil, func(c *Context, _ *Call) (Value, error) { return float64(c.Position), nil }},
-		"count": {1, 1, typeNumber, yes, func(c *Context, x *Call) (Value, error) {
+		"last":     {0, 0, NumberType, nil, func(c *Context, _ *Call) (Value, error) { return float64(c.Size), nil }},
+		"position": {0, 0, NumberType, nil, func(c *Context, _ *Call) (Value, error) { return float64(c.Position), nil }},
+		"count": {1, 1, NumberType, yes, func(c *Context, x *Call) (Value, error) {
 			s, err := evalNodes(x.Args[0], c, "the argument of count()")
 			return float64(len(s)), err
 		}},
-		"id":            {1, 1, typeNodeSet, nil, fnID},
-		"local-name":    {0, 1, typeString, yes, nameFunc(Node.LocalName)},
-		"namespace-uri": {0, 1, typeString, yes, nameFunc(Node.NamespaceURI)},
-		"name":          {0, 1, typeString, yes, nameFunc(Node.Name)},
+		"id":            {1, 1, NodeSetType, nil, fnID},
+		"local-name":    {0, 1, StringType, yes, nameFunc(Node.LocalName)},
+		"namespace-uri": {0, 1, StringType, yes, nameFunc(Node.NamespaceURI)},
+		"name":          {0, 1, StringType, yes, nameFunc(Node.Name)},
 		// String functions (4.2).
-		"string": {0, 1, typeString, nil, func(c *Context, x *Call) (Value, error) {
+		"string": {0, 1, StringType, nil, func(c *Context, x *Call) (Value, error) {
 			if len(x.Args) == 0 {
 				return c.Node.StringValue(), nil
 			}
 			return evalString(x.Args[0], c)
 		}},
-		"concat": {2, -1, typeString, nil, func(c *Context, x *Call) (Value, error) {
+		"concat": {2, -1, StringType, nil, func(c *Context, x *Call) (Value, error) {
 			var b strings.Builder
 			for _, a := range x.Args {
 				s, err := evalString(a, c)
@@ -86,23 +86,23 @@ func coreLibrary() map[string]*coreFunc {
 			}
 			return b.String(), nil
 		}},
-		"starts-with": {2, 2, typeBoolean, nil, str2(func(a, b string) Value { return strings.HasPrefix(a, b) })},
-		"contains":    {2, 2, typeBoolean, nil, str2(func(a, b string) Value { return strings.Contains(a, b) })},
-		"substring-before": {2, 2, typeString, nil, str2(func(a, b string) Value {
+		"starts-with": {2, 2, BooleanType, nil, str2(func(a, b string) Value { return strings.HasPrefix(a, b) })},
+		"contains":    {2, 2, BooleanType, nil, str2(func(a, b string) Value { return strings.Contains(a, b) })},
+		"substring-before": {2, 2, StringType, nil, str2(func(a, b string) Value {
 			before, _, ok := strings.Cut(a, b)
 			if !ok {
 				return ""
 			}
 			return before
 		})},
-		"substring-after": {2, 2, typeString, nil, str2(func(a, b string) Value {
+		"substring-after": {2, 2, StringType, nil, str2(func(a, b string) Value {
 			_, after, ok := strings.Cut(a, b)
 			if !ok {
 				return ""
 			}
 			return after
 		})},
-		"substring": {2, 3, typeString, nil, func(c *Context, x *Call) (Value, error) {
+		"substring": {2, 3, StringType, nil, func(c *Context, x *Call) (Value, error) {
 			s, err := evalString(x.Args[0], c)
 			if err != nil {
 				return nil, err
@@ -119,15 +119,15 @@ func coreLibrary() map[string]*coreFunc {
 			}
 			return Substring(s, start, length), nil
 		}},
-		"string-length": {0, 1, typeNumber, nil, func(c *Context, x *Call) (Value, error) {
+		"string-length": {0, 1, NumberType, nil, func(c *Context, x *Call) (Value, error) {
 			s, err := contextString(c, x)
 			return float64(utf8.RuneCountInString(s)), err
 		}},
-		"normalize-space": {0, 1, typeString, nil, func(c *Context, x *Call) (Value, error) {
+		"normalize-space": {0, 1, StringType, nil, func(c *Context, x *Call) (Value, error) {
 			s, err := contextString(c, x)
 			return NormalizeSpace(s), err
 		}},
-		"translate": {3, 3, typeString, nil, func(c *Context, x *Call) (Value, error) {
+		"translate": {3, 3, StringType, nil, func(c *Context, x *Call) (Value, error) {
 			var s [3]string
 			for i := range s {
 				var err error
@@ -138,22 +138,22 @@ func coreLibrary() map[string]*coreFunc {
 			return Translate(s[0], s[1], s[2]), nil
 		}},
 		// Boolean functions (4.3).
-		"boolean": {1, 1, typeBoolean, nil, func(c *Context, x *Call) (Value, error) { return evalBool(x.Args[0], c) }},
-		"not": {1, 1, typeBoolean, nil, func(c *Context, x *Call) (Value, error) {
+		"boolean": {1, 1, BooleanType, nil, func(c *Context, x *Call) (Value, error) { return evalBool(x.Args[0], c) }},
+		"not": {1, 1, BooleanType, nil, func(c *Context, x *Call) (Value, error) {
 			b, err := evalBool(x.Args[0], c)
 			return !b, err
 		}},
-		"true":  {0, 0, typeBoolean, nil, func(*Context, *Call) (Value, error) { return true, nil }},
-		"false": {0, 0, typeBoolean, nil, func(*Context, *Call) (Value, error) { return false, nil }},
-		"lang":  {1, 1, typeBoolean, nil, fnLang},
+		"true":  {0, 0, BooleanType, nil, func(*Context, *Call) (Value, error) { return true, nil }},
+		"false": {0, 0, BooleanType, nil, func(*Context, *Call) (Value, error) { return false, nil }},
+		"lang":  {1, 1, BooleanType, nil, fnLang},
 		// Number functions (4.4).
-		"number": {0, 1, typeNumber, nil, func(c *Context, x *Call) (Value, error) {
+		"number": {0, 1, NumberType, nil, func(c *Context, x *Call) (Value, error) {
 			if len(x.Args) == 0 {
 				return Number(c.Node.StringValue()), nil
 			}
 			return evalNumber(x.Args[0], c)
 		}},
-		"sum": {1, 1, typeNumber, yes, func(c *Context, x *Call) (Value, error) {
+		"sum": {1, 1, NumberType, yes, func(c *Context, x *Call) (Value, error) {
 			s, err := evalNodes(x.Args[0], c, "the argument of sum()")
 			if err != nil {
 				return nil, err
@@ -164,9 +164,9 @@ func coreLibrary() map[string]*coreFunc {
 			}
 			return t, nil
 		}},
-		"floor":   {1, 1, typeNumber, nil, num(math.Floor)},
-		"ceiling": {1, 1, typeNumber, nil, num(math.Ceil)},
-		"round":   {1, 1, typeNumber, nil, num(Round)},
+		"floor":   {1, 1, NumberType, nil, num(math.Floor)},
+		"ceiling": {1, 1, NumberType, nil, num(math.Ceil)},
+		"round":   {1, 1, NumberType, nil, num(Round)},
 	}
 }
 
@@ -277,7 +277,7 @@ func evalCall(x *Call, c *Context) (Value, error) {
 		}
 		args[i] = v
 	}
-	v, err := x.ext(c, args)
+	v, err := x.ext.Call(c, args)
 	if err != nil {
 		if _, ok := err.(*Error); !ok {
 			err = &Error{Pos: x.At, Msg: fmt.Sprintf("%s(): %v", x.Local, err)}

@@ -34,8 +34,13 @@ type Variable interface {
 	Value(c *Context) (Value, error)
 }
 
-// Function is an extension function: it gets its arguments evaluated.
-type Function func(c *Context, args []Value) (Value, error)
+// Func is an extension function: Call gets its arguments evaluated.
+// Result is the type it always returns (AnyType if it varies), so that
+// the compiler refuses, say, f()/a for an f that returns a string.
+type Func struct {
+	Result Type
+	Call   func(c *Context, args []Value) (Value, error)
+}
 
 // Options bind an expression's names when it is compiled. The zero value
 // has no namespaces, no variables and only the core functions.
@@ -51,7 +56,7 @@ type Options struct {
 	// prefixed name, or an unprefixed one outside section 4. It returns
 	// nil, nil for an unknown function. Nil: unknown functions are
 	// errors.
-	Functions func(space, local string, arity int) (Function, error)
+	Functions func(space, local string, arity int) (*Func, error)
 	// CoreNamespace, when set, is a namespace whose functions are the
 	// core library's too (orchd: XPath 2.0's fn namespace, so that
 	// fn:count is count).
@@ -515,7 +520,7 @@ func (p *parser) check(x Expr) {
 		return
 	}
 	need := func(e Expr, what string) {
-		if t := staticType(e); t != typeAny && t != typeNodeSet {
+		if t := staticType(e); t != AnyType && t != NodeSetType {
 			p.failf(e.Pos(), "%s must be a node-set, not a %s", what, t)
 		}
 	}
@@ -538,43 +543,48 @@ func (p *parser) check(x Expr) {
 	}
 }
 
-// staticType is the type x always evaluates to, or typeAny.
-type valueType uint8
+// Type is a value's type, as the compiler knows it.
+type Type uint8
 
+// The types.
 const (
-	typeAny valueType = iota
-	typeNodeSet
-	typeNumber
-	typeString
-	typeBoolean
+	AnyType Type = iota
+	NodeSetType
+	NumberType
+	StringType
+	BooleanType
 )
 
-func (t valueType) String() string {
+func (t Type) String() string {
 	return [...]string{"value", "node-set", "number", "string", "boolean"}[t]
 }
 
-func staticType(x Expr) valueType {
+// staticType is the type x always evaluates to, or AnyType.
+func staticType(x Expr) Type {
 	switch x := x.(type) {
 	case *Binary:
 		switch x.Op {
 		case OpUnion:
-			return typeNodeSet
+			return NodeSetType
 		case OpAdd, OpSub, OpMul, OpDiv, OpMod:
-			return typeNumber
+			return NumberType
 		}
-		return typeBoolean
+		return BooleanType
 	case *Neg, *NumLit:
-		return typeNumber
+		return NumberType
 	case *Literal:
-		return typeString
+		return StringType
 	case *Path:
-		return typeNodeSet
+		return NodeSetType
 	case *Filter:
 		return staticType(x.Primary)
 	case *Call:
 		if x.core != nil {
 			return x.core.result
 		}
+		if x.ext != nil {
+			return x.ext.Result
+		}
 	}
-	return typeAny
+	return AnyType
 }

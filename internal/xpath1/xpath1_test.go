@@ -289,9 +289,12 @@ func TestExtensions(t *testing.T) {
 				return vars[local], nil
 			}), nil
 		},
-		Functions: func(space, local string, arity int) (Function, error) {
-			if space == "urn:ext" && local == "twice" && arity == 1 {
-				return func(c *Context, args []Value) (Value, error) { return 2 * Num(args[0]), nil }, nil
+		Functions: func(space, local string, arity int) (*Func, error) {
+			switch {
+			case space == "urn:ext" && local == "twice" && arity == 1:
+				return &Func{Result: NumberType, Call: func(c *Context, args []Value) (Value, error) { return 2 * Num(args[0]), nil }}, nil
+			case space == "urn:ext" && local == "any" && arity == 0:
+				return &Func{Call: func(c *Context, args []Value) (Value, error) { return "s", nil }}, nil
 			}
 			return nil, nil
 		},
@@ -316,6 +319,7 @@ func TestExtensions(t *testing.T) {
 		"$s/po:a":   `an expression before '/' must be a node-set, not a string at offset 0 of "$s/po:a"`,
 		"count($n)": `the argument of count() must be a node-set, not a number at offset 6 of "count($n)"`,
 		"$s[1]":     `a predicate applies to a node-set, not a string at offset 0 of "$s[1]"`,
+		"e:any()/x": `an expression before '/' must be a node-set, not a string at offset 0 of "e:any()/x"`,
 	} {
 		x, err := Compile(src, opts)
 		if err != nil {
@@ -324,6 +328,9 @@ func TestExtensions(t *testing.T) {
 		if _, err := x.Eval(Plain{}, root, nil); err == nil || err.Error() != want {
 			t.Errorf("%s: error %v, want %s", src, err, want)
 		}
+	}
+	if _, err := Compile("e:twice(1)/x", opts); err == nil || !strings.Contains(err.Error(), "an expression before '/' must be a node-set, not a number") {
+		t.Errorf("e:twice(1)/x: %v", err)
 	}
 	if _, err := Compile("e:nosuch()", opts); err == nil || !strings.Contains(err.Error(), "unknown function e:nosuch() (namespace urn:ext)") {
 		t.Errorf("e:nosuch(): %v", err)
