@@ -225,6 +225,10 @@ func evalPath(x *Path, c *Context) (Value, error) {
 	default:
 		cur = NodeSet{c.Node}
 	}
+	// flat: no node of cur is an ancestor of another, so that the child,
+	// attribute, namespace and self steps from cur, in turn, are in
+	// document order without duplicates, and need no sort.
+	flat := len(cur) <= 1
 	var buf []Node
 	for _, st := range x.Steps {
 		var out NodeSet
@@ -245,8 +249,17 @@ func evalPath(x *Path, c *Context) (Value, error) {
 				out = append(out, sel...)
 			}
 		}
-		if len(cur) > 1 {
-			out = sortNodes(out)
+		switch st.Axis {
+		case AxisChild, AxisAttribute, AxisNamespace, AxisSelf:
+			if !flat {
+				out = sortNodes(out)
+				flat = len(out) <= 1
+			}
+		default:
+			if len(cur) > 1 {
+				out = sortNodes(out)
+			}
+			flat = len(out) <= 1
 		}
 		cur = out
 		if len(cur) == 0 {

@@ -292,7 +292,7 @@ func (p *parser) relative(path *Path) {
 // steps parses RelativeLocationPath onto path.
 func (p *parser) steps(path *Path) {
 	for p.err == nil {
-		path.Steps = append(path.Steps, p.step())
+		path.Steps = appendStep(path.Steps, p.step())
 		t := p.peek()
 		switch t.kind {
 		case tSlash:
@@ -304,6 +304,21 @@ func (p *parser) steps(path *Path) {
 			return
 		}
 	}
+}
+
+// appendStep appends st to steps, folding descendant-or-self::node()
+// followed by a child step without predicates (the '//x' of most
+// expressions) into the one step descendant::x it is equal to, which
+// walks the subtree once, in document order.
+func appendStep(steps []*Step, st *Step) []*Step {
+	if n := len(steps); n > 0 && st.Axis == AxisChild && len(st.Preds) == 0 {
+		if prev := steps[n-1]; prev.Axis == AxisDescendantOrSelf && prev.Test == TestNode && len(prev.Preds) == 0 {
+			st.Axis = AxisDescendant
+			steps[n-1] = st
+			return steps
+		}
+	}
+	return append(steps, st)
 }
 
 func (p *parser) step() *Step {

@@ -176,6 +176,18 @@ func TestSpec(t *testing.T) {
 		{"/po:order/po:item[@n = 2]/po:sku", "po:sku=B"},
 		{"//po:item[not(po:qty > 2)]/@n", "@n=1,@n=3"},
 		{"//po:item[x:note]/@n", "@n=3"},
+		// '//x' folded into descendant::x only without predicates;
+		// document order and duplicates after steps from many nodes.
+		{"count(//po:item[1])", "1"},
+		{"count(//po:sku[1])", "3"},
+		{"(//po:sku)[1]", "po:sku=A"},
+		{"/descendant::po:sku[2]", "po:sku=B"},
+		{"count(//po:qty/..)", "3"},
+		{"//po:sku/../@n", "@n=1,@n=2,@n=3"},
+		{"count(//po:item//node())", "14"},
+		{"count(//*//*)", "11"},
+		{"(//po:item/ancestor-or-self::*/@n)[last()]", "@n=3"},
+		{"//po:item[2]/following::*/preceding-sibling::po:item/@n", "@n=1,@n=2,@n=3"},
 		// Functions of the context.
 		{"lang('en')", "false"},
 		{"boolean(/po:order/po:item[lang('en')])", "true"},
