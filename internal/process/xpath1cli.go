@@ -49,8 +49,11 @@ func EvalXPath1(src string, ns map[string]string, ctx *etree.Document, vars map[
 	}
 	var ctxSlot *etree.Element
 	if ctx != nil {
-		v := &variable{name: " context"}
-		ctxSlot = slot(v, ctx.Root().Copy())
+		// An element variable, so that its slot stands for the
+		// document node, the parent of the document element.
+		e := ctx.Root().Copy()
+		v := &variable{name: " context", elem: qname{Space: e.NamespaceURI(), Local: e.Tag}}
+		ctxSlot = slot(v, e)
 		t.vars = append(t.vars, v)
 	}
 	t.root = root
