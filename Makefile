@@ -42,7 +42,8 @@ FUZZ_TARGETS = \
 	./internal/process/:FuzzCompileBPEL \
 	./internal/process/:FuzzCompileInsertPath \
 	./internal/process/:FuzzCheckXPath1Functions \
-	./internal/process/:FuzzFastExpr \
+	./internal/process/:FuzzXPath1Fast \
+	./internal/xpath1/:FuzzParse \
 	./internal/process/:FuzzParseEPR \
 	./internal/process/:FuzzDecodeCompFrames \
 	./internal/process/:FuzzDecodeFrames \

@@ -26,8 +26,9 @@
 // open until their reply runs (messaging.go). Nothing is stored for
 // in-memory processes.
 //
-// Expressions and queries are XPath 1.0 (xpath.go, navigator.go, the
-// direct evaluators fastpath.go and fastexpr.go) or, where declared,
+// Expressions and queries are XPath 1.0 (internal/xpath1 over the
+// variable tree: xpath.go, navigator.go; the direct evaluators
+// fastpath.go and fastexpr.go, equal to it by FuzzXPath1Fast) or, where declared,
 // XPath 2.0 or XQuery 1.0 (xpath2.go: internal/xpath2 over the same
 // variable tree, with the BPEL, ODE and saxon:parse functions of
 // xpath2_ode.go; nodes an XQuery constructs are etree trees of their own,
@@ -60,7 +61,7 @@
 // ODE's retry, fault and cancel for an instance suspended on a failed
 // invoke).
 //
-// It imports exchange, events (instance events), bpel (positions), xpath2 (XPath 2.0), xslt (XSLT 1.0), xsd (schema validation, loaded
+// It imports exchange, events (instance events), bpel (positions), xpath1 (XPath 1.0), xpath2 (XPath 2.0), xslt (XSLT 1.0), xsd (schema validation, loaded
 // only for bundles whose processes validate) and persist (the store's
 // types);
 // it must never import soap, server or cmd (its tests use soap as a real

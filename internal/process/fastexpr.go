@@ -7,6 +7,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/beevik/etree"
+
+	"github.com/orchd/orchd/internal/xpath1"
 )
 
 // fastExpr evaluates the XPath 1.0 expressions BPEL assignments and
@@ -40,7 +42,7 @@ func newNumLit(f float64) numLit { return numLit{f: f, boxed: f} }
 
 func (n numLit) value(_, _ *etree.Element) any          { return n.boxed }
 func (n numLit) number(_, _ *etree.Element) float64     { return n.f }
-func (n numLit) str(_, _ *etree.Element) string         { return formatNumber(n.f) }
+func (n numLit) str(_, _ *etree.Element) string         { return xpath1.FormatNumber(n.f) }
 func (s strLit) value(_, _ *etree.Element) any          { return s.boxed }
 func (s strLit) number(_, _ *etree.Element) float64     { return xpathNumber(s.s) }
 func (s strLit) str(_, _ *etree.Element) string         { return s.s }
@@ -101,23 +103,24 @@ func (x negExpr) value(root, ctx *etree.Element) any { return x.number(root, ctx
 func (x negExpr) number(root, ctx *etree.Element) float64 {
 	return -x.x.number(root, ctx)
 }
-func (x negExpr) str(root, ctx *etree.Element) string { return formatNumber(x.number(root, ctx)) }
+func (x negExpr) str(root, ctx *etree.Element) string {
+	return xpath1.FormatNumber(x.number(root, ctx))
+}
 
 type binExpr struct {
-	op   string
+	op   xpath1.Op
 	l, r fastExpr
 	// nums is set when both operands are numbers, so that a comparison
 	// compares them as numbers without boxing them.
 	nums bool
 }
 
-func newBinExpr(op string, l, r fastExpr) binExpr {
+func newBinExpr(op xpath1.Op, l, r fastExpr) binExpr {
 	return binExpr{op: op, l: l, r: r, nums: isNumeric(l) && isNumeric(r)}
 }
 
 func (b binExpr) value(root, ctx *etree.Element) any {
-	switch b.op {
-	case "or", "and", "=", "!=", "<", "<=", ">", ">=":
+	if b.op < xpath1.OpAdd {
 		return b.truth(root, ctx)
 	}
 	return b.number(root, ctx)
@@ -126,20 +129,19 @@ func (b binExpr) value(root, ctx *etree.Element) any {
 // truth is the value of a logical or comparison operator.
 func (b binExpr) truth(root, ctx *etree.Element) bool {
 	switch b.op {
-	case "or":
+	case xpath1.OpOr:
 		return xpathBool(b.l.value(root, ctx)) || xpathBool(b.r.value(root, ctx))
-	case "and":
+	case xpath1.OpAnd:
 		return xpathBool(b.l.value(root, ctx)) && xpathBool(b.r.value(root, ctx))
 	}
 	if b.nums {
-		return relationalOrEq(b.op, b.l.number(root, ctx), b.r.number(root, ctx))
+		return xpath1.CompareNumbers(b.op, b.l.number(root, ctx), b.r.number(root, ctx))
 	}
 	return compare(b.op, b.l.value(root, ctx), b.r.value(root, ctx))
 }
 
 func (b binExpr) number(root, ctx *etree.Element) float64 {
-	switch b.op {
-	case "or", "and", "=", "!=", "<", "<=", ">", ">=":
+	if b.op < xpath1.OpAdd {
 		if b.truth(root, ctx) {
 			return 1
 		}
@@ -147,15 +149,15 @@ func (b binExpr) number(root, ctx *etree.Element) float64 {
 	}
 	l, r := b.l.number(root, ctx), b.r.number(root, ctx)
 	switch b.op {
-	case "+":
+	case xpath1.OpAdd:
 		return l + r
-	case "-":
+	case xpath1.OpSub:
 		return l - r
-	case "*":
+	case xpath1.OpMul:
 		return l * r
-	case "div":
+	case xpath1.OpDiv:
 		return l / r
-	case "mod":
+	case xpath1.OpMod:
 		return math.Mod(l, r)
 	}
 	return math.NaN()
@@ -209,7 +211,7 @@ func (c callExpr) number(root, ctx *etree.Element) float64 {
 	case "ceiling":
 		return math.Ceil(c.args[0].number(root, ctx))
 	case "round":
-		return xpathRound(c.args[0].number(root, ctx))
+		return xpath1.Round(c.args[0].number(root, ctx))
 	case "string-length":
 		return float64(utf8.RuneCountInString(c.args[0].str(root, ctx)))
 	}
@@ -227,39 +229,15 @@ func (c callExpr) str(root, ctx *etree.Element) string {
 		}
 		return b.String()
 	case "normalize-space":
-		return strings.Join(strings.Fields(c.args[0].str(root, ctx)), " ")
+		return xpath1.NormalizeSpace(c.args[0].str(root, ctx))
 	case "substring":
-		start := xpathRound(c.args[1].number(root, ctx))
-		end := math.Inf(1)
+		start, length := c.args[1].number(root, ctx), math.Inf(1)
 		if len(c.args) == 3 {
-			end = start + xpathRound(c.args[2].number(root, ctx))
+			length = c.args[2].number(root, ctx)
 		}
-		return substring(c.args[0].str(root, ctx), start, end)
+		return xpath1.Substring(c.args[0].str(root, ctx), start, length)
 	}
 	return xpathString(c.value(root, ctx))
-}
-
-// substring is XPath's substring(): the characters at positions p
-// (1-based) with start <= p < end. They are contiguous, so the result is a
-// slice of s.
-func substring(s string, start, end float64) string {
-	from, to := -1, len(s)
-	p := 0.0
-	for i := range s {
-		p++
-		in := p >= start && p < end
-		if in && from < 0 {
-			from = i
-		}
-		if !in && from >= 0 {
-			to = i
-			break
-		}
-	}
-	if from < 0 {
-		return ""
-	}
-	return s[from:to]
 }
 
 // fastArity lists the functions fastExpr knows, with their argument
@@ -274,77 +252,15 @@ var fastArity = map[string][2]int{
 // xsdBoolean is the value of an xsd:boolean lexical form: "true" and "1"
 // are true, anything else ("false", "0", empty) false.
 func xsdBoolean(s string) bool {
-	s = strings.TrimSpace(s)
+	s = trimSpace(s)
 	return s == "true" || s == "1"
 }
 
-func xpathRound(f float64) float64 {
-	if math.IsNaN(f) || math.IsInf(f, 0) {
-		return f
-	}
-	// floor(f + 0.5) would round 0.49999999999999994 up: the sum rounds
-	// to 1 in floating point.
-	r := math.Floor(f)
-	if f-r >= 0.5 {
-		r++
-	}
-	return r
-}
-
 // xpathNumber converts a string the way XPath's number() does.
-func xpathNumber(s string) float64 {
-	s = strings.TrimSpace(s)
-	if s == "" {
-		return math.NaN()
-	}
-	if len(s) <= 15 {
-		// A plain integer (a counter, a quantity), exact in a float64.
-		n := 0
-		for i := 0; i < len(s); i++ {
-			if s[i] < '0' || s[i] > '9' {
-				n = -1
-				break
-			}
-			n = n*10 + int(s[i]-'0')
-		}
-		if n >= 0 {
-			return float64(n)
-		}
-	}
-	digits, dot := 0, false
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		switch {
-		case c >= '0' && c <= '9':
-			digits++
-		case c == '.' && !dot:
-			dot = true
-		case c == '-' && i == 0:
-		default:
-			return math.NaN()
-		}
-	}
-	if digits == 0 {
-		return math.NaN()
-	}
-	f, err := strconv.ParseFloat(s, 64)
-	if err != nil {
-		return math.NaN()
-	}
-	return f
-}
+func xpathNumber(s string) float64 { return xpath1.Number(s) }
 
 func toNumber(v any) float64 {
 	switch t := v.(type) {
-	case float64:
-		return t
-	case string:
-		return xpathNumber(t)
-	case bool:
-		if t {
-			return 1
-		}
-		return 0
 	case []node:
 		if len(t) == 0 {
 			return math.NaN()
@@ -353,108 +269,31 @@ func toNumber(v any) float64 {
 	case *etree.Element, *etree.CharData:
 		return xpathNumber(xpathString(t))
 	}
-	return math.NaN()
+	return xpath1.Num(v)
 }
 
-// compare implements XPath 1.0's comparison of two values (section 3.4).
-func compare(op string, l, r any) bool {
+// compare implements XPath 1.0's comparison of two values (section 3.4)
+// over the runtime's representation of node-sets, as xpath1.Compare.
+func compare(op xpath1.Op, l, r any) bool {
 	var lb, rb [1]node
 	ln, lok := nodesIn(l, &lb)
 	rn, rok := nodesIn(r, &rb)
 	switch {
 	case lok && rok:
-		for _, a := range ln {
-			for _, b := range rn {
-				if compareAtoms(op, a.String(), b.String()) {
-					return true
-				}
-			}
-		}
-		return false
+		return xpath1.CompareSets(op, nodeStrings(ln), nodeStrings(rn))
 	case lok:
-		return compareSet(op, ln, r, false)
+		return xpath1.CompareSet(op, nodeStrings(ln), r, false)
 	case rok:
-		return compareSet(op, rn, l, true)
+		return xpath1.CompareSet(op, nodeStrings(rn), l, true)
 	}
-	if op == "=" || op == "!=" {
-		var eq bool
-		switch {
-		case isBool(l) || isBool(r):
-			eq = xpathBool(l) == xpathBool(r)
-		case isNum(l) || isNum(r):
-			eq = toNumber(l) == toNumber(r)
-		default:
-			eq = xpathString(l) == xpathString(r)
-		}
-		return eq == (op == "=")
-	}
-	return relational(op, toNumber(l), toNumber(r))
+	return xpath1.Compare(op, l, r)
 }
 
-func isBool(v any) bool { _, ok := v.(bool); return ok }
-func isNum(v any) bool  { _, ok := v.(float64); return ok }
+// nodeStrings is a []node as xpath1.Strings.
+type nodeStrings []node
 
-// compareSet compares a node-set with a scalar; swapped when the set was
-// on the right.
-func compareSet(op string, set []node, other any, swapped bool) bool {
-	if b, ok := other.(bool); ok {
-		return compare(op, len(set) > 0, b)
-	}
-	for _, n := range set {
-		var ok bool
-		if f, isF := other.(float64); isF {
-			a, b := xpathNumber(n.String()), f
-			if swapped {
-				a, b = b, a
-			}
-			ok = relationalOrEq(op, a, b)
-		} else {
-			a, b := n.String(), xpathString(other)
-			if swapped {
-				a, b = b, a
-			}
-			ok = compareAtoms(op, a, b)
-		}
-		if ok {
-			return true
-		}
-	}
-	return false
-}
-
-func compareAtoms(op, a, b string) bool {
-	switch op {
-	case "=":
-		return a == b
-	case "!=":
-		return a != b
-	}
-	return relational(op, xpathNumber(a), xpathNumber(b))
-}
-
-func relationalOrEq(op string, a, b float64) bool {
-	switch op {
-	case "=":
-		return a == b
-	case "!=":
-		return a != b
-	}
-	return relational(op, a, b)
-}
-
-func relational(op string, a, b float64) bool {
-	switch op {
-	case "<":
-		return a < b
-	case "<=":
-		return a <= b
-	case ">":
-		return a > b
-	case ">=":
-		return a >= b
-	}
-	return false
-}
+func (s nodeStrings) Len() int        { return len(s) }
+func (s nodeStrings) At(i int) string { return s[i].String() }
 
 // fastParser parses the subset; any construct outside it makes the whole
 // parse fail (ok false), and the caller keeps antchfx.
@@ -501,10 +340,7 @@ func isNumeric(x fastExpr) bool {
 	case varValue:
 		return t.v.simple == "number"
 	case binExpr:
-		switch t.op {
-		case "+", "-", "*", "div", "mod":
-			return true
-		}
+		return t.op >= xpath1.OpAdd
 	case callExpr:
 		switch t.name {
 		case "count", "sum", "number", "floor", "ceiling", "round", "string-length":
@@ -546,7 +382,7 @@ func (p *fastParser) sym(s string) bool {
 func (p *fastParser) or() fastExpr {
 	x := p.and()
 	for !p.bad && p.word("or") {
-		x = newBinExpr("or", x, p.and())
+		x = newBinExpr(xpath1.OpOr, x, p.and())
 	}
 	return x
 }
@@ -554,7 +390,7 @@ func (p *fastParser) or() fastExpr {
 func (p *fastParser) and() fastExpr {
 	x := p.eq()
 	for !p.bad && p.word("and") {
-		x = newBinExpr("and", x, p.eq())
+		x = newBinExpr(xpath1.OpAnd, x, p.eq())
 	}
 	return x
 }
@@ -564,9 +400,9 @@ func (p *fastParser) eq() fastExpr {
 	for !p.bad {
 		switch {
 		case p.sym("!="):
-			x = newBinExpr("!=", x, p.rel())
+			x = newBinExpr(xpath1.OpNe, x, p.rel())
 		case p.sym("="):
-			x = newBinExpr("=", x, p.rel())
+			x = newBinExpr(xpath1.OpEq, x, p.rel())
 		default:
 			return x
 		}
@@ -579,13 +415,13 @@ func (p *fastParser) rel() fastExpr {
 	for !p.bad {
 		switch {
 		case p.sym("<="):
-			x = newBinExpr("<=", x, p.add())
+			x = newBinExpr(xpath1.OpLe, x, p.add())
 		case p.sym(">="):
-			x = newBinExpr(">=", x, p.add())
+			x = newBinExpr(xpath1.OpGe, x, p.add())
 		case p.sym("<"):
-			x = newBinExpr("<", x, p.add())
+			x = newBinExpr(xpath1.OpLt, x, p.add())
 		case p.sym(">"):
-			x = newBinExpr(">", x, p.add())
+			x = newBinExpr(xpath1.OpGt, x, p.add())
 		default:
 			return x
 		}
@@ -598,9 +434,9 @@ func (p *fastParser) add() fastExpr {
 	for !p.bad {
 		switch {
 		case p.sym("+"):
-			x = newBinExpr("+", x, p.mul())
+			x = newBinExpr(xpath1.OpAdd, x, p.mul())
 		case p.sym("-"):
-			x = newBinExpr("-", x, p.mul())
+			x = newBinExpr(xpath1.OpSub, x, p.mul())
 		default:
 			return x
 		}
@@ -613,11 +449,11 @@ func (p *fastParser) mul() fastExpr {
 	for !p.bad {
 		switch {
 		case p.sym("*"):
-			x = newBinExpr("*", x, p.unary())
+			x = newBinExpr(xpath1.OpMul, x, p.unary())
 		case p.word("div"):
-			x = newBinExpr("div", x, p.unary())
+			x = newBinExpr(xpath1.OpDiv, x, p.unary())
 		case p.word("mod"):
-			x = newBinExpr("mod", x, p.unary())
+			x = newBinExpr(xpath1.OpMod, x, p.unary())
 		default:
 			return x
 		}

@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	"github.com/beevik/etree"
+
+	"github.com/orchd/orchd/internal/xpath1"
 )
 
 // simplePath is a compiled location path of the form most assignments
@@ -43,7 +45,7 @@ func compileSimplePath(src string, r resolver, ns map[string]string, relative bo
 // compilePath is compileSimplePath that, with filters, also takes XPath 1.0
 // boolean predicates (compileFastPred).
 func compilePath(src string, r resolver, ns map[string]string, relative, filters bool) *simplePath {
-	s := strings.TrimSpace(src)
+	s := trimSpace(src)
 	sp := &simplePath{part: -1}
 	if !relative {
 		if !strings.HasPrefix(s, "$") {
@@ -104,7 +106,7 @@ func compilePath(src string, r resolver, ns map[string]string, relative, filters
 
 func parseStep(raw string, r resolver, ns map[string]string, filters bool) (pathStep, bool) {
 	var st pathStep
-	raw = strings.TrimSpace(raw)
+	raw = trimSpace(raw)
 	if raw == "text()" {
 		st.text = true
 		return st, true
@@ -114,8 +116,8 @@ func parseStep(raw string, r resolver, ns map[string]string, filters bool) (path
 		if !ok || j != len(raw)-1 {
 			return st, false
 		}
-		pred := strings.TrimSpace(raw[i+1 : j])
-		raw = strings.TrimSpace(raw[:i])
+		pred := trimSpace(raw[i+1 : j])
+		raw = trimSpace(raw[:i])
 		var v *variable
 		if strings.HasPrefix(pred, "$") {
 			v = r.lookupVar(pred[1:])
@@ -146,14 +148,14 @@ func parseStep(raw string, r resolver, ns map[string]string, filters bool) (path
 		st.local = "*"
 		return st, true
 	}
-	prefix, local := "", raw
-	if i := strings.IndexByte(raw, ':'); i >= 0 {
-		prefix, local = raw[:i], raw[i+1:]
+	prefix, local, prefixed := strings.Cut(raw, ":")
+	if !prefixed {
+		prefix, local = "", raw
 	}
-	if local == "" || !validNCName(local) || (prefix != "" && !validNCName(prefix)) {
+	if !validNCName(local) || prefixed && !validNCName(prefix) {
 		return st, false
 	}
-	if prefix != "" {
+	if prefixed {
 		uri, ok := ns[prefix]
 		if !ok {
 			return st, false
@@ -164,17 +166,8 @@ func parseStep(raw string, r resolver, ns map[string]string, filters bool) (path
 	return st, true
 }
 
-func validNCName(s string) bool {
-	if s == "" || (s[0] >= '0' && s[0] <= '9') || s[0] == '-' || s[0] == '.' {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		if !isNameChar(s[i]) {
-			return false
-		}
-	}
-	return true
-}
+// validNCName reports whether s is an NCName, as XPath 1.0 reads them.
+func validNCName(s string) bool { return xpath1.IsNCName(s) }
 
 // eval walks the path from ctx (for a relative query) or from the
 // variable's node in the instance tree rooted at root.
@@ -433,3 +426,7 @@ func baseNode(root *etree.Element, v *variable, part int) *etree.Element {
 	}
 	return s
 }
+
+// trimSpace strips XPath's whitespace (space, tab, CR, LF; section 3.7)
+// from both ends of s.
+func trimSpace(s string) string { return strings.Trim(s, " \t\r\n") }

@@ -1,40 +1,23 @@
 package process
 
 import (
-	"strings"
-
-	"github.com/antchfx/xpath"
 	"github.com/beevik/etree"
+
+	"github.com/orchd/orchd/internal/xpath1"
 )
 
-// navigator implements xpath.NodeNavigator over an instance's variable
-// tree. The tree is one etree element (root) whose children are the
-// variables' slots, but in BPEL every variable, and every part of a
-// message variable, is a document of its own: from a node inside one, the
-// parent and ancestor axes end at its document node, the sibling axes do
-// not leave it, and an absolute path (which the compiler turns into
-// docRootPath) starts at it. The tree has no element for some of those
-// document nodes, so a navigator stands either on a node or on a document
-// node (pos). MoveToRoot alone reaches the tree's root: the compiler's
-// $var paths start there, and nothing a process author writes compiles to
-// it.
+// docTree is an instance's variable tree as XPath sees it: one etree
+// element (root) whose children are the variables' slots. In BPEL every
+// variable, and every part of a message variable, is a document of its
+// own: from a node inside one, the parent and ancestor axes end at its
+// document node, the sibling axes do not leave it, and an absolute path
+// the author wrote (which the compiler turns into docRootPath) starts at
+// it. docTree implements xpath1.Tree, marking the elements that stand for
+// those document nodes (Boundary); a '/' the compiler wrote (a $var path)
+// starts at the tree's root (Root).
 //
 // Without vars (a message part on its own, for correlation) root is the
 // one document node, as in a plain XML document.
-//
-// antchfx copies navigators at every step: keep it at 32 bytes.
-type navigator struct {
-	t    *docTree
-	cur  etree.Token // *etree.Element or *etree.CharData or *etree.Comment
-	attr int32       // index into cur's Attr when on an attribute, else -1
-	pos  navPos
-	// down is true while the navigator walks the slots and message parts
-	// from the root (a $var path), where siblings are other variables or
-	// parts; on any node reached otherwise they are not visible.
-	down bool
-}
-
-// docTree is an instance's variable tree as XPath sees it.
 type docTree struct {
 	root *etree.Element
 	// vars are the variables by slot (vars[i] owns root.Child[i]), or nil
@@ -42,21 +25,45 @@ type docTree struct {
 	vars []*variable
 }
 
-// navPos is where a navigator stands: on cur, or on a document node.
-type navPos uint8
+// Boundary implements xpath1.Tree: the root, an element variable's slot
+// and an element part's wrapper stand for document nodes (their children
+// are a document's); a type or message variable's slot and a type part's
+// wrapper are document elements.
+func (t *docTree) Boundary(e *etree.Element) xpath1.Boundary {
+	switch (navigator{t: t}).boundary(e) {
+	case bRoot, bHolder:
+		return xpath1.DocumentOf
+	case bDocEl:
+		return xpath1.DocumentElement
+	}
+	return xpath1.Inside
+}
 
-const (
-	onNode navPos = iota
-	// onDocOf: the document node whose children are cur's (cur is an
-	// element variable's slot or an element part's wrapper).
-	onDocOf
-	// onDocAbove: the document node whose only child is cur (cur is a
-	// type or message variable's slot, or a type part's wrapper: the
-	// document element).
-	onDocAbove
-	// onNothing: an empty document, the context node of an expression.
-	onNothing
-)
+// Root implements xpath1.Tree: the compiler's $var paths start at the
+// tree's root, and nothing a process author writes compiles to it.
+func (t *docTree) Root(xpath1.Node) xpath1.Node {
+	return xpath1.Node{Tok: t.root, Attr: -1, Doc: xpath1.DocOf}
+}
+
+// node is the XPath node an expression's context is when it is ctx: for
+// the root of a tree with variables, an empty document (an expression's
+// context in BPEL); for the root of a lone part, its document node.
+func (t *docTree) node(ctx *etree.Element) xpath1.Node {
+	n := xpath1.NodeOf(ctx)
+	if ctx == t.root {
+		n.Doc = xpath1.DocOf
+		if t.vars != nil {
+			n.Doc = xpath1.DocEmpty
+		}
+	}
+	return n
+}
+
+// navigator classifies the elements of a variable tree at the document
+// boundaries (docTree.Boundary, and xnode for XPath 2.0).
+type navigator struct {
+	t *docTree
+}
 
 // docRootPath is what an absolute location path's leading '/' compiles
 // to: the document node of the context node, the one ancestor-or-self
@@ -71,7 +78,7 @@ const (
 	bDocEl         // a document element: slot of a type or message variable, wrapper of a type part
 )
 
-func (n *navigator) boundary(e *etree.Element) int {
+func (n navigator) boundary(e *etree.Element) int {
 	if e == n.t.root {
 		return bRoot
 	}
@@ -103,280 +110,13 @@ func (n *navigator) boundary(e *etree.Element) int {
 }
 
 // slotVar is the variable whose slot is s (a child of the root).
-func (n *navigator) slotVar(s *etree.Element) *variable {
+func (n navigator) slotVar(s *etree.Element) *variable {
 	if i := s.Index(); i >= 0 && i < len(n.t.vars) {
 		return n.t.vars[i]
 	}
 	return nil
 }
 
-func (n *navigator) NodeType() xpath.NodeType {
-	if n.pos != onNode {
-		return xpath.RootNode
-	}
-	switch t := n.cur.(type) {
-	case *etree.Element:
-		if n.attr >= 0 {
-			return xpath.AttributeNode
-		}
-		if t == n.t.root {
-			return xpath.RootNode
-		}
-		return xpath.ElementNode
-	case *etree.CharData:
-		return xpath.TextNode
-	case *etree.Comment:
-		return xpath.CommentNode
-	}
-	return xpath.TextNode
-}
-
-func (n *navigator) LocalName() string {
-	if e, ok := n.cur.(*etree.Element); ok && n.pos == onNode {
-		if n.attr >= 0 {
-			return e.Attr[n.attr].Key
-		}
-		if e == n.t.root {
-			return ""
-		}
-		return e.Tag
-	}
-	return ""
-}
-
-func (n *navigator) Prefix() string {
-	if e, ok := n.cur.(*etree.Element); ok && n.pos == onNode {
-		if n.attr >= 0 {
-			return e.Attr[n.attr].Space
-		}
-		return e.Space
-	}
-	return ""
-}
-
-// NamespaceURL lets antchfx/xpath match names by namespace URI rather than
-// by prefix.
-func (n *navigator) NamespaceURL() string {
-	e, ok := n.cur.(*etree.Element)
-	if !ok || n.pos != onNode {
-		return ""
-	}
-	if n.attr >= 0 {
-		a := e.Attr[n.attr]
-		if a.Space == "" {
-			return ""
-		}
-		return a.NamespaceURI()
-	}
-	return e.NamespaceURI()
-}
-
-// Value is the string-value; a document node's is its element's (the
-// holder's text children are only whitespace around it).
-func (n *navigator) Value() string {
-	if n.pos == onNothing {
-		return ""
-	}
-	return node{tok: n.cur, attr: int(n.attr)}.String()
-}
-
 // stringValue is the XPath string-value of an element: its descendant
 // text, concatenated.
-func stringValue(e *etree.Element) string {
-	if len(e.Child) == 1 {
-		if cd, ok := e.Child[0].(*etree.CharData); ok {
-			return cd.Data
-		}
-	}
-	var b strings.Builder
-	appendText(&b, e)
-	return b.String()
-}
-
-func appendText(b *strings.Builder, e *etree.Element) {
-	for _, c := range e.Child {
-		switch t := c.(type) {
-		case *etree.CharData:
-			b.WriteString(t.Data)
-		case *etree.Element:
-			appendText(b, t)
-		}
-	}
-}
-
-func (n *navigator) Copy() xpath.NodeNavigator {
-	c := *n
-	return &c
-}
-
-// MoveToRoot moves to the tree's root, where the compiler's $var paths
-// start.
-func (n *navigator) MoveToRoot() {
-	n.cur, n.attr, n.pos, n.down = n.t.root, -1, onNode, true
-}
-
-// MoveToParent stops at the document node of a variable or part.
-func (n *navigator) MoveToParent() bool {
-	if n.attr >= 0 {
-		n.attr = -1
-		return true
-	}
-	if n.pos != onNode || n.cur == n.t.root {
-		return false
-	}
-	if e, ok := n.cur.(*etree.Element); ok {
-		switch n.boundary(e) {
-		case bDocEl:
-			n.pos, n.down = onDocAbove, false
-			return true
-		case bHolder:
-			if e.Parent() == n.t.root {
-				return false // an element variable's slot is no node of its document
-			}
-			// An element part's wrapper reached from $msg: its parent is the
-			// message's slot.
-		}
-	}
-	p := n.cur.Parent()
-	if p == nil {
-		return false
-	}
-	n.cur, n.down = p, false
-	if n.boundary(p) == bHolder {
-		n.pos = onDocOf
-	}
-	return true
-}
-
-func (n *navigator) MoveToNextAttribute() bool {
-	e, ok := n.cur.(*etree.Element)
-	if !ok || n.pos != onNode {
-		return false
-	}
-	for i := int(n.attr) + 1; i < len(e.Attr); i++ {
-		a := e.Attr[i]
-		if a.Space == "xmlns" || (a.Space == "" && a.Key == "xmlns") {
-			continue
-		}
-		n.attr = int32(i)
-		return true
-	}
-	return false
-}
-
-func navigable(t etree.Token) bool {
-	switch t.(type) {
-	case *etree.Element, *etree.CharData, *etree.Comment:
-		return true
-	}
-	return false
-}
-
-func (n *navigator) MoveToChild() bool {
-	if n.attr >= 0 {
-		return false
-	}
-	switch n.pos {
-	case onNothing:
-		return false
-	case onDocAbove:
-		n.pos = onNode
-		return true
-	}
-	e, ok := n.cur.(*etree.Element)
-	if !ok {
-		return false
-	}
-	for _, c := range e.Child {
-		if navigable(c) {
-			// Below the root and a message variable's slot are the slots
-			// and the parts, which a $var path walks.
-			n.down = e == n.t.root || n.pos == onNode && n.isMessageSlot(e)
-			n.cur, n.pos = c, onNode
-			return true
-		}
-	}
-	return false
-}
-
-func (n *navigator) isMessageSlot(e *etree.Element) bool {
-	if n.t.vars == nil || e.Parent() != n.t.root {
-		return false
-	}
-	v := n.slotVar(e)
-	return v != nil && v.msg != nil
-}
-
-// siblings are cur's siblings, none for a document node, a document
-// element, or a slot or part not reached from the root; a $var path's
-// walk over the slots and parts goes forward only, so backward there are
-// none either.
-func (n *navigator) siblings(forward bool) ([]etree.Token, int) {
-	if n.pos != onNode || n.cur == n.t.root {
-		return nil, -1
-	}
-	p := n.cur.Parent()
-	if p == nil {
-		return nil, -1
-	}
-	if (!n.down || !forward) && n.t.vars != nil {
-		if e, ok := n.cur.(*etree.Element); ok && n.boundary(e) != bNone {
-			return nil, -1
-		}
-	}
-	return p.Child, n.cur.Index()
-}
-
-func (n *navigator) MoveToFirst() bool {
-	if n.attr >= 0 {
-		return false
-	}
-	sib, _ := n.siblings(false)
-	for _, c := range sib {
-		if navigable(c) {
-			n.cur = c
-			return true
-		}
-	}
-	return false
-}
-
-func (n *navigator) MoveToNext() bool {
-	if n.attr >= 0 {
-		return false
-	}
-	sib, i := n.siblings(true)
-	if i < 0 {
-		return false
-	}
-	for j := i + 1; j < len(sib); j++ {
-		if navigable(sib[j]) {
-			n.cur = sib[j]
-			return true
-		}
-	}
-	return false
-}
-
-func (n *navigator) MoveToPrevious() bool {
-	if n.attr >= 0 {
-		return false
-	}
-	sib, i := n.siblings(false)
-	for j := i - 1; j >= 0; j-- {
-		if navigable(sib[j]) {
-			n.cur = sib[j]
-			return true
-		}
-	}
-	return false
-}
-
-func (n *navigator) MoveTo(other xpath.NodeNavigator) bool {
-	o, ok := other.(*navigator)
-	if !ok || o.t != n.t {
-		return false
-	}
-	n.cur, n.attr, n.pos, n.down = o.cur, o.attr, o.pos, o.down
-	return true
-}
+func stringValue(e *etree.Element) string { return xpath1.TextOf(e) }

@@ -1,64 +1,90 @@
 package process
 
 import (
+	"errors"
 	"fmt"
-	"math"
 	"regexp"
-	"strconv"
 	"strings"
-	"sync"
 
-	"github.com/antchfx/xpath"
 	"github.com/beevik/etree"
 
 	"github.com/orchd/orchd/internal/process/bpel"
+	"github.com/orchd/orchd/internal/xpath1"
 	"github.com/orchd/orchd/internal/xpath2"
 )
 
-// expr is a compiled XPath 1.0 expression. antchfx/xpath expressions keep
-// evaluation state inside, so each goroutine takes its own copy from a
-// pool; the source compiled once at deploy time, so recompiling for the
-// pool cannot fail.
+// expr is a compiled XPath 1.0 expression (or, with x2, XPath 2.0).
+// Its semantics are internal/xpath1's; fast and fastX, when set, are
+// direct evaluators the compiler found equal to it for this expression
+// (FuzzXPath1Fast), which spare the general evaluator's allocations.
 type expr struct {
-	// fast, when set, evaluates the expression without antchfx; fastX
+	// fast, when set, evaluates the expression as a simple path; fastX
 	// likewise for expressions beyond a simple path.
 	fast  *simplePath
 	fastX fastExpr
 	src   string // as written in the BPEL document
 	text  string // after the compiler resolved variables
 	ns    map[string]string
-	pool  sync.Pool
+	x1    *xpath1.Compiled
 	// x2 is set for an XPath 2.0 expression (xpath2.go): it evaluates
 	// with internal/xpath2, after fast when that is set.
 	x2 *xp2Expr
 }
 
+// xpath1Options are what an XPath 1.0 expression of a process may use:
+// ns's prefixes, the core library (also under XPath 2.0's fn namespace)
+// and lower-case and ends-with, as ODE's Jaxen had. Variables are paths
+// by then (rewrite).
+func xpath1Options(ns map[string]string) xpath1.Options {
+	return xpath1.Options{Namespaces: ns, CoreNamespace: xpath2.FnNamespace, Functions: jaxenFunction}
+}
+
+// jaxenFunction binds lower-case(s) and ends-with(s, suffix).
+func jaxenFunction(space, local string, arity int) (*xpath1.Func, error) {
+	if space != "" && space != xpath2.FnNamespace {
+		return nil, nil
+	}
+	switch {
+	case local == "lower-case" && arity == 1:
+		return &xpath1.Func{Result: xpath1.StringType, Call: func(_ *xpath1.Context, args []xpath1.Value) (xpath1.Value, error) {
+			return strings.ToLower(xpath1.String(args[0])), nil
+		}}, nil
+	case local == "ends-with" && arity == 2:
+		return &xpath1.Func{Result: xpath1.BooleanType, Call: func(_ *xpath1.Context, args []xpath1.Value) (xpath1.Value, error) {
+			return strings.HasSuffix(xpath1.String(args[0]), xpath1.String(args[1])), nil
+		}}, nil
+	case local == "lower-case" || local == "ends-with":
+		return nil, fmt.Errorf("wrong number of arguments (%d)", arity)
+	}
+	return nil, nil
+}
+
+// newExpr compiles text, src after rewrite, as XPath 1.0. An error in
+// the source's syntax names its offset in src.
 func newExpr(src, text string, ns map[string]string) (*expr, error) {
 	if err := checkXPath1Functions(text, ns); err != nil {
 		return nil, err
 	}
-	x, err := xpath.CompileWithNS(text, ns)
+	x, err := xpath1.Compile(text, xpath1Options(ns))
 	if err != nil {
+		var xe *xpath1.Error
+		if _, perr := xpath1.Parse(src); perr != nil && errors.As(perr, &xe) {
+			return nil, fmt.Errorf("%s at offset %d", xe.Msg, xe.Pos)
+		}
+		if errors.As(err, &xe) {
+			return nil, errors.New(xe.Msg)
+		}
 		return nil, err
 	}
-	e := &expr{src: src, text: text, ns: ns}
-	e.pool.New = func() any {
-		x, err := xpath.CompileWithNS(e.text, e.ns)
-		if err != nil {
-			return nil
-		}
-		return x
-	}
-	e.pool.Put(x)
-	return e, nil
+	return &expr{src: src, text: text, ns: ns, x1: x}, nil
 }
-
-func (e *expr) get() *xpath.Expr { return e.pool.Get().(*xpath.Expr) }
 
 // eval evaluates e with context node ctx: an element of t (a query's
 // variable or part), or t's root for an expression, whose context is then
 // an empty document. Each variable and part of t is a document of its own
-// (see navigator).
+// (see docTree). A dynamic error (an operand that must be a node-set is
+// not) panics with its *xpath1.Error; instance.eval turns it into
+// bpel:subLanguageExecutionFault.
 func (e *expr) eval(t *docTree, ctx *etree.Element) any {
 	root := t.root
 	if e.fast != nil {
@@ -67,48 +93,55 @@ func (e *expr) eval(t *docTree, ctx *etree.Element) any {
 	if e.fastX != nil && ctx == root {
 		return e.fastX.value(root, nil)
 	}
-	x := e.get()
-	nav := &navigator{t: t, cur: ctx, attr: -1}
-	if t.vars != nil && ctx == root {
-		nav.pos = onNothing
+	return e.evalNode(t, t.node(ctx))
+}
+
+// evalNode evaluates e with the general evaluator at context node n.
+func (e *expr) evalNode(t *docTree, n xpath1.Node) any {
+	v, err := e.x1.Eval(t, n, nil)
+	if err != nil {
+		panic(err)
 	}
-	v := x.Evaluate(nav)
-	if it, ok := v.(*xpath.NodeIterator); ok {
-		v = collect(it)
+	if set, ok := v.(xpath1.NodeSet); ok {
+		return fromNodeSet(set)
 	}
-	e.pool.Put(x)
 	return v
 }
 
-// node is one selected node: an element, a text node, or an attribute of
-// an element.
-type node struct {
-	tok  etree.Token
-	attr int // >= 0 when the node is tok's attribute
-}
-
-func collect(it *xpath.NodeIterator) []node {
-	var out []node
-	for it.MoveNext() {
-		n := it.Current().(*navigator)
-		out = append(out, node{tok: n.cur, attr: int(n.attr)})
+// fromNodeSet is a node-set as the runtime's nodes.
+func fromNodeSet(set xpath1.NodeSet) []node {
+	if len(set) == 0 {
+		return nil
+	}
+	out := make([]node, len(set))
+	for i, n := range set {
+		out[i] = node{tok: n.Tok, attr: int(n.Attr), doc: n.Doc}
 	}
 	return out
 }
 
+// node is one selected node: an element, a text node, a comment or
+// processing instruction, an attribute of an element (attr), or a
+// document or namespace node (doc, as in xpath1.Node).
+type node struct {
+	tok  etree.Token
+	attr int // >= 0 when the node is tok's attribute
+	doc  xpath1.DocKind
+}
+
 func (n node) String() string {
-	switch t := n.tok.(type) {
-	case *etree.Element:
-		if n.attr >= 0 {
-			return t.Attr[n.attr].Value
+	if n.doc == xpath1.NotDoc {
+		switch t := n.tok.(type) {
+		case *etree.Element:
+			if n.attr >= 0 {
+				return t.Attr[n.attr].Value
+			}
+			return stringValue(t)
+		case *etree.CharData:
+			return t.Data
 		}
-		return stringValue(t)
-	case *etree.CharData:
-		return t.Data
-	case *etree.Comment:
-		return t.Data
 	}
-	return ""
+	return xpath1.Node{Tok: n.tok, Attr: int32(n.attr), Doc: n.doc}.StringValue()
 }
 
 // nodesIn returns v's nodes when v is a node-set: a []node, or a one-node
@@ -144,7 +177,7 @@ func xpathString(v any) string {
 		}
 		return "false"
 	case float64:
-		return formatNumber(t)
+		return xpath1.FormatNumber(t)
 	case []node:
 		if len(t) == 0 {
 			return ""
@@ -156,28 +189,8 @@ func xpathString(v any) string {
 	return fmt.Sprint(v)
 }
 
-func formatNumber(f float64) string {
-	switch {
-	case math.IsNaN(f):
-		return "NaN"
-	case math.IsInf(f, 1):
-		return "Infinity"
-	case math.IsInf(f, -1):
-		return "-Infinity"
-	case f == math.Trunc(f) && math.Abs(f) < 1e15:
-		return strconv.FormatInt(int64(f), 10)
-	}
-	return strconv.FormatFloat(f, 'f', -1, 64)
-}
-
 func xpathBool(v any) bool {
 	switch t := v.(type) {
-	case bool:
-		return t
-	case string:
-		return t != ""
-	case float64:
-		return t != 0 && !math.IsNaN(t)
 	case []node:
 		return len(t) > 0
 	case *etree.Element, *etree.CharData:
@@ -186,7 +199,7 @@ func xpathBool(v any) bool {
 		b, _ := xpath2.EffectiveBooleanValue(xpath2.Sequence{t})
 		return b
 	}
-	return false
+	return xpath1.Bool(v)
 }
 
 // Language URIs for queryLanguage and expressionLanguage.
@@ -371,7 +384,7 @@ func isNameChar(c byte) bool {
 	return c == '_' || c == '-' || c == '.' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= 0x80
 }
 
-// xpathNS returns the namespace map antchfx needs: XPath 1.0 has no
+// xpathNS returns the namespace map of an expression: XPath 1.0 has no
 // default namespace for names, so the "" binding is dropped.
 func xpathNS(all map[string]string) map[string]string {
 	m := make(map[string]string, len(all))

@@ -4,17 +4,17 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/antchfx/xpath"
 	"github.com/beevik/etree"
 
 	"github.com/orchd/orchd/internal/process/bpel"
+	"github.com/orchd/orchd/internal/xpath1"
 	"github.com/orchd/orchd/internal/xpath2"
 )
 
 // EvalXPath1 evaluates src as an XPath 1.0 expression the way a process
 // whose expressionLanguage is XPath 1.0 does: the compiler's variable
-// rewriting, function check and direct evaluators, then antchfx/xpath over
-// the variable tree. It serves "orchd xpath --version 1.0". Each variable
+// rewriting, function check and direct evaluators, then internal/xpath1
+// over the variable tree. It serves "orchd xpath --version 1.0". Each variable
 // is a variable of its own: a document is an element variable holding its
 // document element, a text a string-typed variable. ctx, when not nil, is
 // the context node (its document node); without it the context is an
@@ -50,8 +50,11 @@ func EvalXPath1(src string, ns map[string]string, ctx *etree.Document, vars map[
 	}
 	var ctxSlot *etree.Element
 	if ctx != nil {
-		v := &variable{name: " context"}
-		ctxSlot = slot(v, ctx.Root().Copy())
+		// An element variable, so that its slot stands for the
+		// document node, the parent of the document element.
+		e := ctx.Root().Copy()
+		v := &variable{name: " context", elem: qname{Space: e.NamespaceURI(), Local: e.Tag}}
+		ctxSlot = slot(v, e)
 		t.vars = append(t.vars, v)
 	}
 	t.root = root
@@ -82,12 +85,7 @@ func EvalXPath1(src string, ns map[string]string, ctx *etree.Document, vars map[
 		}
 		v = x.eval(&t, root)
 	} else {
-		xe := x.get()
-		res := xe.Evaluate(&navigator{t: &t, cur: ctxSlot, attr: -1, pos: onDocOf})
-		if it, ok := res.(*xpath.NodeIterator); ok {
-			return nodesToXDM(&t, it), nil
-		}
-		v = res
+		v = x.evalNode(&t, xpath1.Node{Tok: ctxSlot, Attr: -1, Doc: xpath1.DocOf})
 	}
 	var buf [1]node
 	if nodes, ok := nodesIn(v, &buf); ok {
@@ -97,7 +95,21 @@ func EvalXPath1(src string, ns map[string]string, ctx *etree.Document, vars map[
 	case []node:
 		out := make(xpath2.Sequence, len(v))
 		for i, n := range v {
-			out[i] = xnode{t: &t, tok: n.tok, attr: int32(n.attr)}
+			x := xnode{t: &t, tok: n.tok, attr: int32(n.attr)}
+			switch n.doc {
+			case xpath1.DocOf:
+				x.doc = docOf
+			case xpath1.DocAbove:
+				x.doc = docAbove
+			case xpath1.DocEmpty:
+				x.doc = docNothing
+			case xpath1.NamespaceNode:
+				// XPath 2.0 has no namespace axis to give them as nodes:
+				// a namespace node is its URI.
+				out[i] = xpath2.Str(n.String())
+				continue
+			}
+			out[i] = x
 		}
 		return out, nil
 	case string:
@@ -110,26 +122,6 @@ func EvalXPath1(src string, ns map[string]string, ctx *etree.Document, vars map[
 	return nil, &xpath2.Error{Code: "FOER0000", Msg: fmt.Sprintf("unexpected XPath 1.0 result %T", v)}
 }
 
-// nodesToXDM collects a node-set, keeping the document nodes antchfx
-// stands on as document nodes.
-func nodesToXDM(t *docTree, it *xpath.NodeIterator) xpath2.Sequence {
-	var out xpath2.Sequence
-	for it.MoveNext() {
-		n := it.Current().(*navigator)
-		x := xnode{t: t, tok: n.cur, attr: n.attr}
-		switch n.pos {
-		case onDocOf:
-			x.doc = docOf
-		case onDocAbove:
-			x.doc = docAbove
-		case onNothing:
-			x.doc = docNothing
-		}
-		out = append(out, x)
-	}
-	return out
-}
-
 // xpath1Number is an XPath 1.0 number: an xs:double whose string value
 // is XPath 1.0's (no exponent: 1e20 is 100000000000000000000).
 type xpath1Number float64
@@ -138,7 +130,7 @@ type xpath1Number float64
 func (xpath1Number) Type() *xpath2.Type { return xpath2.TDouble }
 
 // String implements xpath2.Atomic.
-func (n xpath1Number) String() string { return formatNumber(float64(n)) }
+func (n xpath1Number) String() string { return xpath1.FormatNumber(float64(n)) }
 
 // cliResolver resolves the command line's variables.
 type cliResolver map[string]*variable

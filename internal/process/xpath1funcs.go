@@ -6,29 +6,22 @@ import (
 	"strings"
 
 	"github.com/orchd/orchd/internal/process/bpel"
+	"github.com/orchd/orchd/internal/xpath1"
 	"github.com/orchd/orchd/internal/xpath2"
 )
 
-// xpath1Functions are the functions an XPath 1.0 expression may call:
-// XPath 1.0's core library (section 4), and lower-case and ends-with,
-// which ODE's Jaxen offered too. antchfx/xpath knows a few XPath 2.0
-// functions besides (matches, replace, reverse, string-join) and ignores
-// a function's prefix, so without this check `ode:concat(...)` would run
-// as concat and `matches(...)` with XPath 2.0 semantics in an XPath 1.0
-// process.
-var xpath1Functions = map[string]bool{
-	"last": true, "position": true, "count": true, "id": true, "local-name": true,
-	"namespace-uri": true, "name": true, "string": true, "concat": true,
-	"starts-with": true, "contains": true, "substring-before": true,
-	"substring-after": true, "substring": true, "string-length": true,
-	"normalize-space": true, "translate": true, "boolean": true, "not": true,
-	"true": true, "false": true, "lang": true, "number": true, "sum": true,
-	"floor": true, "ceiling": true, "round": true,
-	"lower-case": true, "ends-with": true,
+// isXPath1Function reports whether an XPath 1.0 expression may call
+// local (unprefixed or in the fn namespace): XPath 1.0's core library
+// (section 4), and lower-case and ends-with, which ODE's Jaxen offered
+// too (jaxenFunction binds them).
+func isXPath1Function(local string) bool {
+	return xpath1.CoreFunction(local) || local == "lower-case" || local == "ends-with"
 }
 
 // checkXPath1Functions refuses a call to a function outside
-// xpath1Functions, naming it. src is the expression after rewrite (BPEL's
+// isXPath1Function, naming it, and says where the function is to be had
+// (XPath 2.0 for XPath 2.0's and for the BPEL and ODE functions); the
+// XPath 1.0 compiler refuses them too, but cannot say that. src is the expression after rewrite (BPEL's
 // functions resolved); ns resolves prefixes.
 func checkXPath1Functions(src string, ns map[string]string) error {
 	for i := 0; i < len(src); {
@@ -103,7 +96,7 @@ func xpath1Function(prefix, local string, ns map[string]string) error {
 			return fmt.Errorf("unknown function %s() (namespace %s)", name, uri)
 		}
 	}
-	if !xpath1Functions[local] {
+	if !isXPath1Function(local) {
 		if isXPath2Function(local) {
 			return fmt.Errorf("function %s() is XPath 2.0's, not XPath 1.0's (declare expressionLanguage %q to use it)", name, langXPath20)
 		}

@@ -63,7 +63,8 @@ func TestDeployRefusesUnknownFunctions(t *testing.T) {
 }
 
 // FuzzCheckXPath1Functions: the function scan never panics, and what it
-// lets through antchfx compiles or refuses with an error, never a panic.
+// lets through the XPath 1.0 compiler compiles or refuses with an error,
+// never a panic.
 func FuzzCheckXPath1Functions(f *testing.F) {
 	for _, s := range []string{"concat('a', \"b(\")", "x:f(1)", "child::a/text()", "a and (b)", "@x:y", "$v.p/q", "fn:count(//a)", "'unterminated"} {
 		f.Add(s)
