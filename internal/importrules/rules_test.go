@@ -34,9 +34,10 @@ var allowed = map[string][]string{
 
 	// The documents of a bundle and the languages inside a process.
 	"internal/process/bpel":   {"internal/xmlparse"},
+	"internal/xpath1":         nil,
 	"internal/xsd":            {"internal/process/bpel"},
 	"internal/xpath2":         {"internal/xsd"},
-	"internal/xslt":           {"internal/process/bpel", "internal/xpath2"},
+	"internal/xslt":           {"internal/process/bpel", "internal/xpath1", "internal/xpath2"},
 	"internal/process/wsdl":   {"internal/exchange", "internal/process/bpel", "internal/xsd"},
 	"internal/process/deploy": {"internal/events", "internal/exchange", "internal/process/bpel", "internal/process/wsdl", "internal/xsd"},
 
@@ -45,7 +46,7 @@ var allowed = map[string][]string{
 	// types, or cmd.
 	"internal/process": {"internal/events", "internal/exchange", "internal/mgmt", "internal/persist",
 		"internal/process/bpel", "internal/process/deploy", "internal/process/wsdl",
-		"internal/xmlparse", "internal/xpath2", "internal/xsd", "internal/xslt"},
+		"internal/xmlparse", "internal/xpath1", "internal/xpath2", "internal/xsd", "internal/xslt"},
 
 	// Transport and storage: no BPEL.
 	"internal/soap":      {"internal/exchange", "internal/xmlparse"},
