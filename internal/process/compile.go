@@ -289,8 +289,12 @@ func (c *compiler) declare(e *etree.Element) *variable {
 	v.slot = len(c.p.vars)
 	scope[v.name] = v
 	if fe := bpelChild(e, "from"); fe != nil {
-		v.init = &copyOp{pos: c.pos(fe), to: toSpec{v: v, part: -1}}
-		c.from(fe, &v.init.from)
+		op := &copyOp{pos: c.pos(fe), to: toSpec{v: v, part: -1}}
+		c.from(fe, &op.from)
+		if c.p.initOf == nil {
+			c.p.initOf = map[*variable]*copyOp{}
+		}
+		c.p.initOf[v] = op
 		c.p.inits = append(c.p.inits, v)
 	}
 	return v

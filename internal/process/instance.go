@@ -201,7 +201,7 @@ const (
 // start initializes the variables and pushes the process's activity.
 func (in *instance) start() error {
 	for _, v := range in.p.inits {
-		if err := applyCopyOp(v.init, in); err != nil {
+		if err := applyCopyOp(in.p.initOf[v], in); err != nil {
 			return err
 		}
 		in.touch(v)

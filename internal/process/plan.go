@@ -47,8 +47,11 @@ type Plan struct {
 	extensions []string
 	// comp is set when the process uses compensation or termination
 	// handlers (compensate.go).
-	comp     *compSupport
-	inits    []*variable // variables with an inline initializer, in order
+	comp  *compSupport
+	inits []*variable // variables with an inline initializer, in order
+	// initOf holds the initializer (<from> of the declaration) of each
+	// variable that has one.
+	initOf   map[*variable]*copyOp
 	root     activity
 	handlers *faultHandlers
 	plinks   map[string]*partnerLink
@@ -92,7 +95,6 @@ type variable struct {
 	// simple is the typed value ("number", "string", "boolean") of a
 	// simple-typed variable used as a value, or "" (see typedValue).
 	simple string
-	init   *copyOp
 	pos    bpel.Pos
 }
 

@@ -32,8 +32,8 @@ func stepScope(a *scope, in *instance, f *frame) (activity, bool, error) {
 				in.resetVar(v)
 			}
 			for _, v := range a.vars {
-				if v.init != nil {
-					if err := applyCopyOp(v.init, in); err != nil {
+				if op := in.p.initOf[v]; op != nil {
+					if err := applyCopyOp(op, in); err != nil {
 						return nil, false, scopeInitFailure(err)
 					}
 				}
