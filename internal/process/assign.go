@@ -338,10 +338,6 @@ func copyChildren(box, src, scope *etree.Element) {
 	})
 }
 
-func isNSDecl(a etree.Attr) bool {
-	return a.Space == "xmlns" || (a.Space == "" && a.Key == "xmlns")
-}
-
 // fixNamespaces makes cp (a copy of orig, about to be placed under dst)
 // declare every namespace prefix its subtree uses that orig's ancestors
 // declared and dst's scope does not bind the same way.

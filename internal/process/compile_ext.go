@@ -87,24 +87,6 @@ func trimUnterminatedLiteral(text string) (trimmed string, ok bool) {
 	return text, false
 }
 
-// odeVariable reports a reference to one of ODE's special variables
-// ($ode:pid, $ode:processQName) at src[i:] (src[i] is '$') in an XPath 1.0
-// expression: orchd provides them to XPath 2.0 only.
-func odeVariable(src string, i int, ns map[string]string) error {
-	j := i + 1
-	for j < len(src) && isNameChar(src[j]) && src[j] != '.' {
-		j++
-	}
-	if j >= len(src) || src[j] != ':' || ns[src[i+1:j]] != bpel.NSODEFunctions {
-		return nil
-	}
-	k := j + 1
-	for k < len(src) && isNameChar(src[k]) && src[k] != '.' {
-		k++
-	}
-	return fmt.Errorf("%w: ODE variable %s in %q", bpel.ErrNotSupported, src[i:k], src)
-}
-
 // extensions records a process's <extensions> declarations. A namespace
 // declared mustUnderstand="yes" that orchd does not implement refuses the
 // process; one declared "no" is accepted, and its elements and attributes

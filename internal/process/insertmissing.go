@@ -85,44 +85,6 @@ func compileInsertPath(src string, r resolver, ns map[string]string) (*insertPat
 	return p, nil
 }
 
-// splitSteps splits a relative location path at the slashes outside
-// predicates and string literals.
-func splitSteps(s string) ([]string, error) {
-	var steps []string
-	depth, start := 0, 0
-	for i := 0; i < len(s); i++ {
-		switch c := s[i]; c {
-		case '\'', '"':
-			j := strings.IndexByte(s[i+1:], c)
-			if j < 0 {
-				return nil, fmt.Errorf("an unterminated string literal")
-			}
-			i += j + 1
-		case '[':
-			depth++
-		case ']':
-			depth--
-		case '|':
-			if depth == 0 {
-				return nil, fmt.Errorf("a union (|)")
-			}
-		case '/':
-			if depth > 0 {
-				continue
-			}
-			if i == start {
-				return nil, fmt.Errorf("// (descendant steps)")
-			}
-			steps = append(steps, s[start:i])
-			start = i + 1
-		}
-	}
-	if start == len(s) {
-		return nil, fmt.Errorf("an empty step (trailing /)")
-	}
-	return append(steps, s[start:]), nil
-}
-
 // insertStepOf compiles one step: [axis::]name[position], @name or text().
 func insertStepOf(raw string, r resolver, ns map[string]string) (insertStep, error) {
 	var st insertStep

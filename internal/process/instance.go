@@ -316,15 +316,6 @@ func (in *instance) message(v *variable) *exchange.Message {
 	return m
 }
 
-func firstElement(e *etree.Element) *etree.Element {
-	for _, c := range e.Child {
-		if ce, ok := c.(*etree.Element); ok {
-			return ce
-		}
-	}
-	return nil
-}
-
 // clearChildren removes every child token of e.
 func clearChildren(e *etree.Element) {
 	for n := len(e.Child); n > 0; n-- {
