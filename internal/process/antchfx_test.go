@@ -217,7 +217,7 @@ func antchfxValue(text string, ns map[string]string, t *docTree, ctx *etree.Elem
 		return nil, err
 	}
 	nav := &antNav{t: t, cur: ctx, attr: -1}
-	if t.vars != nil && ctx == t.root {
+	if t.vars != nil && ctx == t.top {
 		nav.pos = onNothing
 	}
 	v = x.Evaluate(nav)
@@ -284,7 +284,7 @@ func (n *antNav) NodeType() xpath.NodeType {
 		if n.attr >= 0 {
 			return xpath.AttributeNode
 		}
-		if t == n.t.root {
+		if t == n.t.top {
 			return xpath.RootNode
 		}
 		return xpath.ElementNode
@@ -301,7 +301,7 @@ func (n *antNav) LocalName() string {
 		if n.attr >= 0 {
 			return e.Attr[n.attr].Key
 		}
-		if e == n.t.root {
+		if e == n.t.top {
 			return ""
 		}
 		return e.Tag
@@ -353,7 +353,7 @@ func (n *antNav) Copy() xpath.NodeNavigator {
 // MoveToRoot moves to the tree's root, where the compiler's $var paths
 // start.
 func (n *antNav) MoveToRoot() {
-	n.cur, n.attr, n.pos, n.down = n.t.root, -1, onNode, true
+	n.cur, n.attr, n.pos, n.down = n.t.top, -1, onNode, true
 }
 
 // MoveToParent stops at the document node of a variable or part.
@@ -362,7 +362,7 @@ func (n *antNav) MoveToParent() bool {
 		n.attr = -1
 		return true
 	}
-	if n.pos != onNode || n.cur == n.t.root {
+	if n.pos != onNode || n.cur == n.t.top {
 		return false
 	}
 	if e, ok := n.cur.(*etree.Element); ok {
@@ -371,7 +371,7 @@ func (n *antNav) MoveToParent() bool {
 			n.pos, n.down = onDocAbove, false
 			return true
 		case bHolder:
-			if e.Parent() == n.t.root {
+			if e.Parent() == n.t.top {
 				return false // an element variable's slot is no node of its document
 			}
 			// An element part's wrapper reached from $msg: its parent is the
@@ -432,7 +432,7 @@ func (n *antNav) MoveToChild() bool {
 		if navigable(c) {
 			// Below the root and a message variable's slot are the slots
 			// and the parts, which a $var path walks.
-			n.down = e == n.t.root || n.pos == onNode && n.isMessageSlot(e)
+			n.down = e == n.t.top || n.pos == onNode && n.isMessageSlot(e)
 			n.cur, n.pos = c, onNode
 			return true
 		}
@@ -441,7 +441,7 @@ func (n *antNav) MoveToChild() bool {
 }
 
 func (n *antNav) isMessageSlot(e *etree.Element) bool {
-	if n.t.vars == nil || e.Parent() != n.t.root {
+	if n.t.vars == nil || e.Parent() != n.t.top {
 		return false
 	}
 	v := (navigator{t: n.t}).slotVar(e)
@@ -453,7 +453,7 @@ func (n *antNav) isMessageSlot(e *etree.Element) bool {
 // walk over the slots and parts goes forward only, so backward there are
 // none either.
 func (n *antNav) siblings(forward bool) ([]etree.Token, int) {
-	if n.pos != onNode || n.cur == n.t.root {
+	if n.pos != onNode || n.cur == n.t.top {
 		return nil, -1
 	}
 	p := n.cur.Parent()

@@ -22,7 +22,7 @@ func corrValues(m *exchange.Message, ex []*propExtract) (string, error) {
 		if pe.query == nil {
 			v = stringValue(part)
 		} else {
-			r := pe.query.eval(&docTree{root: part}, part)
+			r := pe.query.eval(&docTree{top: part}, part)
 			var buf [1]node
 			nodes, ok := nodesIn(r, &buf)
 			if ok && len(nodes) != 1 {

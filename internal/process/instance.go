@@ -155,7 +155,7 @@ func newInstance(e *Engine, p *Process, ctx context.Context) *instance {
 		root = newSlots(p.vars)
 	}
 	in := &instance{p: p, e: e, ctx: ctx, root: root, started: time.Now()}
-	in.docs = docTree{root: root, vars: p.vars}
+	in.docs = docTree{top: root, vars: p.vars}
 	main := &in.mainThread
 	main.stack = main.stackBuf[:0]
 	in.threadsBuf[0] = main

@@ -16,10 +16,10 @@ import (
 // those document nodes (Boundary); a '/' the compiler wrote (a $var path)
 // starts at the tree's root (Root).
 //
-// Without vars (a message part on its own, for correlation) root is the
+// Without vars (a message part on its own, for correlation) top is the
 // one document node, as in a plain XML document.
 type docTree struct {
-	root *etree.Element
+	top *etree.Element
 	// vars are the variables by slot (vars[i] owns root.Child[i]), or nil
 	// when root is a document of its own.
 	vars []*variable
@@ -42,7 +42,7 @@ func (t *docTree) Boundary(e *etree.Element) xpath1.Boundary {
 // Root implements xpath1.Tree: the compiler's $var paths start at the
 // tree's root, and nothing a process author writes compiles to it.
 func (t *docTree) Root(xpath1.Node) xpath1.Node {
-	return xpath1.Node{Tok: t.root, Attr: -1, Doc: xpath1.DocOf}
+	return xpath1.Node{Tok: t.top, Attr: -1, Doc: xpath1.DocOf}
 }
 
 // node is the XPath node an expression's context is when it is ctx: for
@@ -50,7 +50,7 @@ func (t *docTree) Root(xpath1.Node) xpath1.Node {
 // context in BPEL); for the root of a lone part, its document node.
 func (t *docTree) node(ctx *etree.Element) xpath1.Node {
 	n := xpath1.NodeOf(ctx)
-	if ctx == t.root {
+	if ctx == t.top {
 		n.Doc = xpath1.DocOf
 		if t.vars != nil {
 			n.Doc = xpath1.DocEmpty
@@ -79,7 +79,7 @@ const (
 )
 
 func (n navigator) boundary(e *etree.Element) int {
-	if e == n.t.root {
+	if e == n.t.top {
 		return bRoot
 	}
 	if n.t.vars == nil {
@@ -89,14 +89,14 @@ func (n navigator) boundary(e *etree.Element) int {
 	if p == nil {
 		return bNone
 	}
-	if p == n.t.root {
+	if p == n.t.top {
 		v := n.slotVar(e)
 		if v != nil && v.msg == nil && !v.elem.IsZero() {
 			return bHolder
 		}
 		return bDocEl
 	}
-	if p.Parent() == n.t.root {
+	if p.Parent() == n.t.top {
 		if v := n.slotVar(p); v != nil && v.msg != nil {
 			if i := e.Index(); i < len(v.msg.Parts) {
 				if v.msg.Parts[i].Element.IsZero() {

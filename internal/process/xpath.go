@@ -86,7 +86,7 @@ func newExpr(src, text string, ns map[string]string) (*expr, error) {
 // not) panics with its *xpath1.Error; instance.eval turns it into
 // bpel:subLanguageExecutionFault.
 func (e *expr) eval(t *docTree, ctx *etree.Element) any {
-	root := t.root
+	root := t.top
 	if e.fast != nil {
 		return e.fast.value(root, ctx)
 	}

@@ -57,7 +57,7 @@ func EvalXPath1(src string, ns map[string]string, ctx *etree.Document, vars map[
 		ctxSlot = slot(v, e)
 		t.vars = append(t.vars, v)
 	}
-	t.root = root
+	t.top = root
 	if ns == nil {
 		ns = map[string]string{}
 	}

@@ -341,13 +341,13 @@ func (n xnode) Parent() xpath2.Node {
 		case bDocEl:
 			return xnode{t: n.t, tok: e, attr: -1, doc: docAbove}
 		case bHolder:
-			if e.Parent() == n.t.root {
+			if e.Parent() == n.t.top {
 				return nil
 			}
 		}
 	}
 	p := n.tok.Parent()
-	if p == nil || p == n.t.root {
+	if p == nil || p == n.t.top {
 		return nil
 	}
 	if nav.boundary(p) == bHolder {
