@@ -17,7 +17,8 @@ const module = "github.com/orchd/orchd/"
 // library and third-party imports are not ruled here.
 //
 // The engine's stages run one way: bpel (documents, positions, errors) <-
-// wsdl <- deploy <- process (compiler and runtime). soap, persist and
+// wsdl <- deploy, and bpel <- expr (expressions over the variable tree);
+// process (compiler and runtime) sits on them all. soap, persist and
 // exchange know no BPEL; nothing imports cmd.
 var allowed = map[string][]string{
 	// Leaves: no orchd imports at all.
@@ -38,6 +39,7 @@ var allowed = map[string][]string{
 	"internal/xsd":            {"internal/process/bpel"},
 	"internal/xpath2":         {"internal/xsd"},
 	"internal/xslt":           {"internal/process/bpel", "internal/xpath1", "internal/xpath2"},
+	"internal/process/expr":   {"internal/exchange", "internal/process/bpel", "internal/xpath1", "internal/xpath2"},
 	"internal/process/wsdl":   {"internal/exchange", "internal/process/bpel", "internal/xsd"},
 	"internal/process/deploy": {"internal/events", "internal/exchange", "internal/process/bpel", "internal/process/wsdl", "internal/xsd"},
 
@@ -45,7 +47,7 @@ var allowed = map[string][]string{
 	// door (soap, server), a store implementation other than persist's
 	// types, or cmd.
 	"internal/process": {"internal/events", "internal/exchange", "internal/mgmt", "internal/persist",
-		"internal/process/bpel", "internal/process/deploy", "internal/process/wsdl",
+		"internal/process/bpel", "internal/process/deploy", "internal/process/expr", "internal/process/wsdl",
 		"internal/xmlparse", "internal/xpath1", "internal/xpath2", "internal/xsd", "internal/xslt"},
 
 	// Transport and storage: no BPEL.

@@ -7,6 +7,7 @@ import (
 
 	"github.com/orchd/orchd/internal/exchange"
 	"github.com/orchd/orchd/internal/process/bpel"
+	"github.com/orchd/orchd/internal/process/expr"
 )
 
 func stepSequence(a *sequence, _ *instance, f *frame) (activity, bool, error) {
@@ -43,15 +44,15 @@ func stepWhile(a *while, in *instance, _ *frame) (activity, bool, error) {
 	return a.body, false, nil
 }
 
-func (in *instance) cond(c *expr, at bpel.Pos) (bool, error) {
-	if c.x2 != nil && c.fast == nil {
+func (in *instance) cond(c *expr.Expr, at bpel.Pos) (bool, error) {
+	if c.X2 != nil && c.Fast == nil {
 		return in.condXPath2(c, at)
 	}
 	v, err := in.eval(c, in.root, at)
 	if err != nil {
 		return false, err
 	}
-	return xpathBool(v), nil
+	return expr.XpathBool(v), nil
 }
 
 func stepEmpty(a *empty, _ *instance, _ *frame) (activity, bool, error) { return nil, true, nil }
@@ -64,9 +65,9 @@ func stepExit(a *exit, in *instance, _ *frame) (activity, bool, error) {
 func stepThrow(a *throw, in *instance, _ *frame) (activity, bool, error) {
 	fv := &faultValue{name: a.faultName, at: a.pos}
 	if a.v != nil {
-		if a.v.msg != nil {
+		if a.v.Msg != nil {
 			fv.data = copyMessage(in.message(a.v))
-		} else if e := firstElement(in.slot(a.v)); e != nil {
+		} else if e := expr.FirstElement(in.slot(a.v)); e != nil {
 			fv.elem = copyTree(e)
 		}
 	}

@@ -8,6 +8,7 @@ import (
 	"github.com/antchfx/xpath"
 	"github.com/beevik/etree"
 
+	"github.com/orchd/orchd/internal/process/expr"
 	"github.com/orchd/orchd/internal/xpath2"
 )
 
@@ -64,7 +65,7 @@ func deviationInstance(t *testing.T) (*instance, varResolver) {
 	e, procs := deployBundle(t, "good-minimal", nil)
 	in := newInstance(e, procs[0], t.Context())
 	r := varResolver{procs[0]}
-	in.storeMessage(r.lookupVar("in"), poMessageOf(parseElement(t, deviationPayload)))
+	in.storeMessage(r.LookupVar("in"), poMessageOf(parseElement(t, deviationPayload)))
 	return in, r
 }
 
@@ -90,11 +91,11 @@ func TestAntchfxDeviations(t *testing.T) {
 		t.Run(d.src, func(t *testing.T) {
 			refused := strings.HasPrefix(spec, "refused: ")
 			// antchfx departs.
-			rw, err := rewrite(src, r, nil, ns, true)
+			rw, err := expr.Rewrite(src, r, nil, ns, true)
 			if err != nil {
 				t.Fatal(err)
 			}
-			if v, err := antchfxValue(rw, ns, &in.docs, in.root); err == nil && !refused && xpathString(v) == spec {
+			if v, err := antchfxValue(rw, ns, &in.docs, in.root); err == nil && !refused && expr.XpathString(v) == spec {
 				t.Errorf("antchfx gives the spec's %q now (%s): drop the row", spec, d.why)
 			} else if refused && err != nil {
 				t.Errorf("antchfx refuses it now: drop the row")
@@ -182,11 +183,11 @@ func TestXPath1MatchesAntchfx(t *testing.T) {
 		"boolean($in.payload/tns:nothing)", "string(true())", "number(true())", "2*3 - 4 div 8 mod 3",
 		"concat(count($in.payload/*), '-', sum($in.payload/tns:n[1]))", "$in.payload/tns:n[1] + $in.payload/tns:n[2]",
 	} {
-		rw, err := rewrite(src, r, nil, ns, true)
+		rw, err := expr.Rewrite(src, r, nil, ns, true)
 		if err != nil {
 			t.Fatalf("%s: %v", src, err)
 		}
-		x, err := newExpr(src, rw, ns)
+		x, err := expr.NewExpr(src, rw, ns)
 		if err != nil {
 			t.Errorf("%s: %v", src, err)
 			continue
@@ -196,7 +197,7 @@ func TestXPath1MatchesAntchfx(t *testing.T) {
 			t.Errorf("%s: antchfx: %v", src, err)
 			continue
 		}
-		if got := x.eval(&in.docs, in.root); !sameValue(got, want) {
+		if got := x.Eval(&in.docs, in.root); !sameValue(got, want) {
 			t.Errorf("%s: orchd %s, antchfx %s", src, render(got), render(want))
 		}
 	}
@@ -206,7 +207,7 @@ func TestXPath1MatchesAntchfx(t *testing.T) {
 // variable tree at ctx, the way orchd evaluated XPath 1.0 before
 // internal/xpath1: the differential oracle. antchfx reports some errors by
 // panicking; they are returned.
-func antchfxValue(text string, ns map[string]string, t *docTree, ctx *etree.Element) (v any, err error) {
+func antchfxValue(text string, ns map[string]string, t *expr.DocTree, ctx *etree.Element) (v any, err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			err = fmt.Errorf("antchfx panicked: %v", r)
@@ -217,15 +218,15 @@ func antchfxValue(text string, ns map[string]string, t *docTree, ctx *etree.Elem
 		return nil, err
 	}
 	nav := &antNav{t: t, cur: ctx, attr: -1}
-	if t.vars != nil && ctx == t.top {
+	if t.Vars != nil && ctx == t.Top {
 		nav.pos = onNothing
 	}
 	v = x.Evaluate(nav)
 	if it, ok := v.(*xpath.NodeIterator); ok {
-		var out []node
+		var out []expr.Node
 		for it.MoveNext() {
 			n := it.Current().(*antNav)
-			out = append(out, node{tok: n.cur, attr: int(n.attr)})
+			out = append(out, expr.Node{Tok: n.cur, Attr: int(n.attr)})
 		}
 		v = out
 	}
@@ -249,7 +250,7 @@ func antchfxValue(text string, ns map[string]string, t *docTree, ctx *etree.Elem
 //
 // antchfx copies antNavs at every step: keep it at 32 bytes.
 type antNav struct {
-	t    *docTree
+	t    *expr.DocTree
 	cur  etree.Token // *etree.Element or *etree.CharData or *etree.Comment
 	attr int32       // index into cur's Attr when on an attribute, else -1
 	pos  navPos
@@ -284,7 +285,7 @@ func (n *antNav) NodeType() xpath.NodeType {
 		if n.attr >= 0 {
 			return xpath.AttributeNode
 		}
-		if t == n.t.top {
+		if t == n.t.Top {
 			return xpath.RootNode
 		}
 		return xpath.ElementNode
@@ -301,7 +302,7 @@ func (n *antNav) LocalName() string {
 		if n.attr >= 0 {
 			return e.Attr[n.attr].Key
 		}
-		if e == n.t.top {
+		if e == n.t.Top {
 			return ""
 		}
 		return e.Tag
@@ -342,7 +343,7 @@ func (n *antNav) Value() string {
 	if n.pos == onNothing {
 		return ""
 	}
-	return node{tok: n.cur, attr: int(n.attr)}.String()
+	return expr.Node{Tok: n.cur, Attr: int(n.attr)}.String()
 }
 
 func (n *antNav) Copy() xpath.NodeNavigator {
@@ -353,7 +354,7 @@ func (n *antNav) Copy() xpath.NodeNavigator {
 // MoveToRoot moves to the tree's root, where the compiler's $var paths
 // start.
 func (n *antNav) MoveToRoot() {
-	n.cur, n.attr, n.pos, n.down = n.t.top, -1, onNode, true
+	n.cur, n.attr, n.pos, n.down = n.t.Top, -1, onNode, true
 }
 
 // MoveToParent stops at the document node of a variable or part.
@@ -362,16 +363,16 @@ func (n *antNav) MoveToParent() bool {
 		n.attr = -1
 		return true
 	}
-	if n.pos != onNode || n.cur == n.t.top {
+	if n.pos != onNode || n.cur == n.t.Top {
 		return false
 	}
 	if e, ok := n.cur.(*etree.Element); ok {
-		switch (navigator{t: n.t}).boundary(e) {
-		case bDocEl:
+		switch (expr.Navigator{T: n.t}).Boundary(e) {
+		case expr.BDocEl:
 			n.pos, n.down = onDocAbove, false
 			return true
-		case bHolder:
-			if e.Parent() == n.t.top {
+		case expr.BHolder:
+			if e.Parent() == n.t.Top {
 				return false // an element variable's slot is no node of its document
 			}
 			// An element part's wrapper reached from $msg: its parent is the
@@ -383,7 +384,7 @@ func (n *antNav) MoveToParent() bool {
 		return false
 	}
 	n.cur, n.down = p, false
-	if (navigator{t: n.t}).boundary(p) == bHolder {
+	if (expr.Navigator{T: n.t}).Boundary(p) == expr.BHolder {
 		n.pos = onDocOf
 	}
 	return true
@@ -432,7 +433,7 @@ func (n *antNav) MoveToChild() bool {
 		if navigable(c) {
 			// Below the root and a message variable's slot are the slots
 			// and the parts, which a $var path walks.
-			n.down = e == n.t.top || n.pos == onNode && n.isMessageSlot(e)
+			n.down = e == n.t.Top || n.pos == onNode && n.isMessageSlot(e)
 			n.cur, n.pos = c, onNode
 			return true
 		}
@@ -441,11 +442,11 @@ func (n *antNav) MoveToChild() bool {
 }
 
 func (n *antNav) isMessageSlot(e *etree.Element) bool {
-	if n.t.vars == nil || e.Parent() != n.t.top {
+	if n.t.Vars == nil || e.Parent() != n.t.Top {
 		return false
 	}
-	v := (navigator{t: n.t}).slotVar(e)
-	return v != nil && v.msg != nil
+	v := (expr.Navigator{T: n.t}).SlotVar(e)
+	return v != nil && v.Msg != nil
 }
 
 // siblings are cur's siblings, none for a document node, a document
@@ -453,15 +454,15 @@ func (n *antNav) isMessageSlot(e *etree.Element) bool {
 // walk over the slots and parts goes forward only, so backward there are
 // none either.
 func (n *antNav) siblings(forward bool) ([]etree.Token, int) {
-	if n.pos != onNode || n.cur == n.t.top {
+	if n.pos != onNode || n.cur == n.t.Top {
 		return nil, -1
 	}
 	p := n.cur.Parent()
 	if p == nil {
 		return nil, -1
 	}
-	if (!n.down || !forward) && n.t.vars != nil {
-		if e, ok := n.cur.(*etree.Element); ok && (navigator{t: n.t}).boundary(e) != bNone {
+	if (!n.down || !forward) && n.t.Vars != nil {
+		if e, ok := n.cur.(*etree.Element); ok && (expr.Navigator{T: n.t}).Boundary(e) != expr.BNone {
 			return nil, -1
 		}
 	}
@@ -533,18 +534,18 @@ func BenchmarkGeneralEvaluator(b *testing.B) {
 		"translate($poIn.payload/po:poId, 'PO', 'po')",
 		"$poIn.payload/po:items/po:item[position() > 1][po:qty > 1]/@kind",
 	} {
-		rw, err := rewrite(src, fx.r, nil, fx.ns, true)
+		rw, err := expr.Rewrite(src, fx.r, nil, fx.ns, true)
 		if err != nil {
 			b.Fatal(err)
 		}
-		x, err := newExpr(src, rw, fx.ns)
+		x, err := expr.NewExpr(src, rw, fx.ns)
 		if err != nil {
 			b.Fatal(err)
 		}
 		b.Run("xpath1/"+src, func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
-				x.eval(&fx.in.docs, fx.in.root)
+				x.Eval(&fx.in.docs, fx.in.root)
 			}
 		})
 		ax, err := xpath.CompileWithNS(rw, fx.ns)
@@ -584,7 +585,7 @@ func TestXPath1PathsMatchAntchfx(t *testing.T) {
 						continue // antchfx keeps several nodes (antchfxDeviations)
 					}
 					src := "$poIn.payload/" + from + "/" + axis + "::" + test + pred
-					rw, err := rewrite(src, fx.r, nil, fx.ns, true)
+					rw, err := expr.Rewrite(src, fx.r, nil, fx.ns, true)
 					if err != nil {
 						t.Fatal(err)
 					}
@@ -593,13 +594,13 @@ func TestXPath1PathsMatchAntchfx(t *testing.T) {
 						t.Errorf("%s: antchfx: %v", src, err)
 						continue
 					}
-					x, err := newExpr(src, rw, fx.ns)
+					x, err := expr.NewExpr(src, rw, fx.ns)
 					if err != nil {
 						t.Errorf("%s: %v", src, err)
 						continue
 					}
 					compared++
-					if got := x.eval(&fx.in.docs, fx.in.root); !sameNodes(got, want) {
+					if got := x.Eval(&fx.in.docs, fx.in.root); !sameNodes(got, want) {
 						t.Errorf("%s: orchd %s, antchfx %s", src, render(got), render(want))
 					}
 				}
@@ -616,9 +617,9 @@ func TestXPath1PathsMatchAntchfx(t *testing.T) {
 // and whether or not a node is marked as the document node it stands for
 // (antchfx's results do not say).
 func sameNodes(a, b any) bool {
-	var ab, bb [1]node
-	x, ok1 := nodesIn(a, &ab)
-	y, ok2 := nodesIn(b, &bb)
+	var ab, bb [1]expr.Node
+	x, ok1 := expr.NodesIn(a, &ab)
+	y, ok2 := expr.NodesIn(b, &bb)
 	if !ok1 || !ok2 || len(x) != len(y) {
 		return false
 	}
@@ -628,10 +629,10 @@ func sameNodes(a, b any) bool {
 	}
 	seen := map[id]int{}
 	for _, n := range x {
-		seen[id{n.tok, n.attr}]++
+		seen[id{n.Tok, n.Attr}]++
 	}
 	for _, n := range y {
-		k := id{n.tok, n.attr}
+		k := id{n.Tok, n.Attr}
 		if seen[k] == 0 {
 			return false
 		}

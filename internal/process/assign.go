@@ -8,12 +8,13 @@ import (
 
 	"github.com/orchd/orchd/internal/events"
 	"github.com/orchd/orchd/internal/process/bpel"
+	"github.com/orchd/orchd/internal/process/expr"
 	"github.com/orchd/orchd/internal/xpath2"
 )
 
 // source is what a from-spec produced: a node, or a string value.
 type source struct {
-	node  node // node.tok is nil when the source is a string value
+	node  expr.Node // node.tok is nil when the source is a string value
 	text  string
 	isNil bool // nothing selected
 }
@@ -23,10 +24,10 @@ func applyCopyOp(c *copyOp, in *instance) error {
 		return in.runExtension(c.ext, c.pos)
 	}
 	// Whole message variable to whole message variable.
-	if c.from.v != nil && c.from.v.msg != nil && c.from.part < 0 && c.from.query == nil &&
-		c.to.v != nil && c.to.v.msg != nil && c.to.part < 0 && c.to.query == nil {
-		if c.from.v.msg.Name != c.to.v.msg.Name {
-			return in.faultf(c.pos, "mismatchedAssignmentFailure", "copy from message variable %s to %s of another message type", c.from.v.name, c.to.v.name)
+	if c.from.v != nil && c.from.v.Msg != nil && c.from.part < 0 && c.from.query == nil &&
+		c.to.v != nil && c.to.v.Msg != nil && c.to.part < 0 && c.to.query == nil {
+		if c.from.v.Msg.Name != c.to.v.Msg.Name {
+			return in.faultf(c.pos, "mismatchedAssignmentFailure", "copy from message variable %s to %s of another message type", c.from.v.Name, c.to.v.Name)
 		}
 		in.storeMessage(c.to.v, copyMessage(in.message(c.from.v)))
 		return nil
@@ -51,7 +52,7 @@ func applyCopyOp(c *copyOp, in *instance) error {
 	if c.to.v != nil {
 		in.touch(c.to.v)
 	} else {
-		in.touchNode(dst.tok)
+		in.touchNode(dst.Tok)
 	}
 	if err := replaceCopyOp(c, in, src, dst); err != nil {
 		return err
@@ -67,7 +68,7 @@ func evalFromCopyOp(c *copyOp, in *instance) (source, error) {
 	switch {
 	case f.literal != nil:
 		if f.litElem != nil {
-			return source{node: node{tok: f.litElem, attr: -1}}, nil
+			return source{node: expr.Node{Tok: f.litElem, Attr: -1}}, nil
 		}
 		return source{text: f.litText}, nil
 	case f.x != nil:
@@ -75,45 +76,45 @@ func evalFromCopyOp(c *copyOp, in *instance) (source, error) {
 		if err != nil {
 			return source{}, err
 		}
-		var buf [1]node
-		if nodes, ok := nodesIn(v, &buf); ok {
+		var buf [1]expr.Node
+		if nodes, ok := expr.NodesIn(v, &buf); ok {
 			return oneSourceCopyOp(c, in, nodes)
 		}
 		if seq, ok := v.(xpath2.Sequence); ok {
 			return source{}, in.faultf(c.pos, "selectionFailure", "<from> selected %d items, want one", len(seq))
 		}
-		return source{text: xpathString(v)}, nil
+		return source{text: expr.XpathString(v)}, nil
 	case f.v != nil:
-		base := baseNode(in.root, f.v, f.part)
+		base := expr.BaseNode(in.root, f.v, f.part)
 		if base == nil {
 			return source{isNil: true}, nil
 		}
 		if f.query == nil {
-			return source{node: node{tok: base, attr: -1}}, nil
+			return source{node: expr.Node{Tok: base, Attr: -1}}, nil
 		}
 		v, err := in.eval(f.query, base, c.pos)
 		if err != nil {
 			return source{}, err
 		}
-		var buf [1]node
-		if nodes, ok := nodesIn(v, &buf); ok {
+		var buf [1]expr.Node
+		if nodes, ok := expr.NodesIn(v, &buf); ok {
 			return oneSourceCopyOp(c, in, nodes)
 		}
 		if seq, ok := v.(xpath2.Sequence); ok {
 			return source{}, in.faultf(c.pos, "selectionFailure", "<from> query selected %d items, want one", len(seq))
 		}
-		return source{text: xpathString(v)}, nil
+		return source{text: expr.XpathString(v)}, nil
 	case f.epr != nil:
 		ref, err := in.endpointRef(f.epr, c.pos)
 		if err != nil {
 			return source{}, err
 		}
-		return source{node: node{tok: ref, attr: -1}}, nil
+		return source{node: expr.Node{Tok: ref, Attr: -1}}, nil
 	}
 	return source{isNil: true}, nil
 }
 
-func oneSourceCopyOp(c *copyOp, in *instance, nodes []node) (source, error) {
+func oneSourceCopyOp(c *copyOp, in *instance, nodes []expr.Node) (source, error) {
 	switch len(nodes) {
 	case 0:
 		return source{isNil: true}, nil
@@ -127,7 +128,7 @@ func oneSourceCopyOp(c *copyOp, in *instance, nodes []node) (source, error) {
 // variable or part (fresh), the slot or part wrapper the element goes in
 // and the element's declared name.
 type target struct {
-	node
+	expr.Node
 	fresh    bool
 	parent   *etree.Element
 	declared qname
@@ -138,14 +139,14 @@ func evalToCopyOp(c *copyOp, in *instance) (target, error) {
 	if t.x != nil {
 		return evalToXPath2CopyOp(c, in)
 	}
-	base := baseNode(in.root, t.v, t.part)
+	base := expr.BaseNode(in.root, t.v, t.part)
 	if base == nil {
 		// An element variable or part with no element yet.
 		parent := in.slot(t.v)
-		declared := t.v.elem
-		if t.v.msg != nil {
+		declared := t.v.Elem
+		if t.v.Msg != nil {
 			parent = parent.Child[t.part].(*etree.Element)
-			declared = t.v.msg.Parts[t.part].Element
+			declared = t.v.Msg.Parts[t.part].Element
 		}
 		if t.query == nil {
 			return target{fresh: true, parent: parent, declared: declared}, nil
@@ -153,14 +154,14 @@ func evalToCopyOp(c *copyOp, in *instance) (target, error) {
 		base = newQualified(parent, declared)
 	}
 	if t.query == nil {
-		return target{node: node{tok: base, attr: -1}}, nil
+		return target{Node: expr.Node{Tok: base, Attr: -1}}, nil
 	}
 	v, err := in.eval(t.query, base, c.pos)
 	if err != nil {
 		return target{}, err
 	}
-	var buf [1]node
-	nodes, ok := nodesIn(v, &buf)
+	var buf [1]expr.Node
+	nodes, ok := expr.NodesIn(v, &buf)
 	if !ok || len(nodes) != 1 {
 		if ok && len(nodes) == 0 && t.insert != nil {
 			return createInsertPath(t.insert, in, base, c.pos)
@@ -171,14 +172,14 @@ func evalToCopyOp(c *copyOp, in *instance) (target, error) {
 		}
 		return target{}, in.faultf(c.pos, "selectionFailure", "<to> selected %d nodes, want one", n)
 	}
-	return target{node: nodes[0]}, nil
+	return target{Node: nodes[0]}, nil
 }
 
 // eval evaluates x with ctx as the context node (the tree's root for an
 // expression, a variable's node for a query). antchfx reports some dynamic
 // errors by panicking; they become bpel:subLanguageExecutionFault.
-func (in *instance) eval(x *expr, ctx *etree.Element, at bpel.Pos) (v any, err error) {
-	if x.x2 != nil && x.fast == nil {
+func (in *instance) eval(x *expr.Expr, ctx *etree.Element, at bpel.Pos) (v any, err error) {
+	if x.X2 != nil && x.Fast == nil {
 		seq, err := in.evalXPath2(x, ctx, at)
 		if err != nil {
 			return nil, err
@@ -187,10 +188,10 @@ func (in *instance) eval(x *expr, ctx *etree.Element, at bpel.Pos) (v any, err e
 	}
 	defer func() {
 		if r := recover(); r != nil {
-			err = in.faultf(at, "subLanguageExecutionFault", "evaluating %q: %v", x.src, r)
+			err = in.faultf(at, "subLanguageExecutionFault", "evaluating %q: %v", x.Src, r)
 		}
 	}()
-	return x.eval(&in.docs, ctx), nil
+	return x.Eval(&in.docs, ctx), nil
 }
 
 func newQualified(parent *etree.Element, q qname) *etree.Element {
@@ -204,8 +205,8 @@ func newQualified(parent *etree.Element, q qname) *etree.Element {
 
 func replaceCopyOp(c *copyOp, in *instance, src source, dst target) error {
 	var se *etree.Element
-	if src.node.tok != nil && src.node.attr < 0 {
-		se, _ = src.node.tok.(*etree.Element)
+	if src.node.Tok != nil && src.node.Attr < 0 {
+		se, _ = src.node.Tok.(*etree.Element)
 	}
 	if dst.fresh {
 		// The variable or part was uninitialized: it becomes a copy of
@@ -223,13 +224,13 @@ func replaceCopyOp(c *copyOp, in *instance, src source, dst target) error {
 		dst.parent.AddChild(cp)
 		return nil
 	}
-	switch t := dst.tok.(type) {
+	switch t := dst.Tok.(type) {
 	case *etree.CharData:
 		t.SetData(src.string())
 		return nil
 	case *etree.Element:
-		if dst.attr >= 0 {
-			t.Attr[dst.attr].Value = src.string()
+		if dst.Attr >= 0 {
+			t.Attr[dst.Attr].Value = src.string()
 			return nil
 		}
 		if se == nil {
@@ -278,7 +279,7 @@ func renameTo(e *etree.Element, q qname) {
 }
 
 func (s source) string() string {
-	if s.node.tok != nil {
+	if s.node.Tok != nil {
 		return s.node.String()
 	}
 	return s.text
@@ -292,7 +293,7 @@ func replaceContent(dst, src *etree.Element) {
 	clearChildren(dst)
 	keep := dst.Attr[:0]
 	for _, a := range dst.Attr {
-		if isNSDecl(a) {
+		if expr.IsNSDecl(a) {
 			keep = append(keep, a)
 		}
 	}
@@ -300,7 +301,7 @@ func replaceContent(dst, src *etree.Element) {
 	var buf [4]string
 	used := buf[:0]
 	for _, a := range src.Attr {
-		if !isNSDecl(a) && a.Space != "" && a.Space != "xml" {
+		if !expr.IsNSDecl(a) && a.Space != "" && a.Space != "xml" {
 			used = addPrefix(used, a.Space)
 		}
 	}
@@ -322,7 +323,7 @@ func replaceContent(dst, src *etree.Element) {
 		}
 	}
 	for _, a := range src.Attr {
-		if !isNSDecl(a) {
+		if !expr.IsNSDecl(a) {
 			dst.CreateAttr(a.FullKey(), a.Value)
 		}
 	}

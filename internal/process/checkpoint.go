@@ -481,7 +481,7 @@ func (e *Engine) decode(ctx context.Context, p *Process, rec *persist.Instance, 
 		}
 		el, err := parseStored(data)
 		if err != nil {
-			return nil, fmt.Errorf("instance %s: %w %s: %v", id, errBadVariable, p.vars[slot-1].name, err)
+			return nil, fmt.Errorf("instance %s: %w %s: %v", id, errBadVariable, p.vars[slot-1].Name, err)
 		}
 		in.root.RemoveChildAt(slot - 1)
 		in.root.InsertChildAt(slot-1, el)

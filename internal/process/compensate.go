@@ -137,7 +137,7 @@ func (in *instance) completed(a *scope, f *frame) {
 		f.rec = nil
 	}
 	for _, v := range a.snapVars {
-		r.snap = append(r.snap, privSlot{slot: v.slot, el: in.slot(v).Copy()})
+		r.snap = append(r.snap, privSlot{slot: v.Slot, el: in.slot(v).Copy()})
 	}
 	th, k := in.cur, len(in.cur.stack)-2
 	for th != nil {

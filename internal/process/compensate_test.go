@@ -163,9 +163,9 @@ func recInstance(p *Process) *instance {
 		}
 	}
 	snap := func(v string) []privSlot {
-		el := a.vars[0].newSlot()
+		el := a.vars[0].NewSlot()
 		el.SetText(v)
-		return []privSlot{{slot: a.vars[0].slot, el: el}}
+		return []privSlot{{slot: a.vars[0].Slot, el: el}}
 	}
 	top := &compRec{}
 	for _, v := range []string{"first", "second"} {

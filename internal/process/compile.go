@@ -10,6 +10,7 @@ import (
 	"github.com/orchd/orchd/internal/exchange"
 	"github.com/orchd/orchd/internal/process/bpel"
 	"github.com/orchd/orchd/internal/process/deploy"
+	"github.com/orchd/orchd/internal/process/expr"
 	"github.com/orchd/orchd/internal/process/wsdl"
 	"github.com/orchd/orchd/internal/xpath2"
 	"github.com/orchd/orchd/internal/xslt"
@@ -23,7 +24,7 @@ type compiler struct {
 	errs *bpel.Errors
 	p    *Plan
 	// scopes of variable declarations, innermost last.
-	scopes []map[string]*variable
+	scopes []map[string]*expr.Var
 	// receives counts receive activities seen, to reject what needs
 	// correlation.
 	receives int
@@ -37,7 +38,7 @@ type compiler struct {
 	ext Extensions
 	// extResolved are the variables the extension being compiled
 	// resolved (the ones an assign operation may write).
-	extResolved []*variable
+	extResolved []*expr.Var
 	// events are the onEvents enclosing what is being compiled.
 	events []*onEvent
 	// xp2lib is the XPath 2.0 function library (xpath2_ode.go).
@@ -78,7 +79,7 @@ func compileProcess(doc *bpel.Document, w *wsdl.Set, dp *deploy.Process, errs *b
 	p := &Plan{Name: dp.Name, File: doc.File, InMemory: dp.InMemory, plinks: map[string]*partnerLink{},
 		starts: map[string]activity{}, routes: map[string][]*routeShape{}, cleanup: dp.Cleanup, idempotent: dp.Idempotent, events: dp.Events, maxSteps: dp.MaxSteps}
 	c.p = p
-	c.scopes = []map[string]*variable{{}}
+	c.scopes = []map[string]*expr.Var{{}}
 	for _, a := range root.Attr {
 		switch {
 		case a.Space == "" && (a.Key == "queryLanguage" || a.Key == "expressionLanguage"):
@@ -147,7 +148,7 @@ func compileProcess(doc *bpel.Document, w *wsdl.Set, dp *deploy.Process, errs *b
 			p.Endpoints = appendUnique(p.Endpoints, pl.provided)
 		}
 	}
-	p.slots = newSlots(p.vars)
+	p.slots = expr.NewSlots(p.vars)
 	return p
 }
 
@@ -245,54 +246,54 @@ func (c *compiler) partnerLink(e *etree.Element, dp *deploy.Process) *partnerLin
 }
 
 // declare compiles a <variable> into a new slot of the current scope.
-func (c *compiler) declare(e *etree.Element) *variable {
-	v := &variable{name: e.SelectAttrValue("name", ""), pos: c.pos(e)}
-	if strings.Contains(v.name, ".") || v.name == "" {
-		c.errorf(e, "invalid variable name %q", v.name)
+func (c *compiler) declare(e *etree.Element) *expr.Var {
+	v := &expr.Var{Name: e.SelectAttrValue("name", ""), Pos: c.pos(e)}
+	if strings.Contains(v.Name, ".") || v.Name == "" {
+		c.errorf(e, "invalid variable name %q", v.Name)
 	}
 	if attr, ok := externalVariable(e); ok {
-		c.unsupported(e, fmt.Sprintf("external variables (%s on variable %s)", attr, v.name))
+		c.unsupported(e, fmt.Sprintf("external variables (%s on variable %s)", attr, v.Name))
 	}
 	if mt, ok := c.qnameAttr(e, "messageType"); ok {
 		m, ok := c.w.Messages[mt]
 		if !ok {
-			c.errorf(e, "variable %s: unknown messageType %s", v.name, mt)
+			c.errorf(e, "variable %s: unknown messageType %s", v.Name, mt)
 		}
-		v.msg = m
+		v.Msg = m
 		if m == nil {
-			v.msg = &exchange.MessageDesc{Name: mt}
+			v.Msg = &exchange.MessageDesc{Name: mt}
 		}
 	} else if el, ok := c.qnameAttr(e, "element"); ok {
-		v.elem = el
+		v.Elem = el
 	} else if t, ok := c.qnameAttr(e, "type"); ok {
-		v.typ = t
+		v.Typ = t
 		if t.Space == bpel.NSXSD {
 			switch t.Local {
 			case "int", "integer", "long", "short", "byte", "double", "float", "decimal",
 				"unsignedInt", "unsignedLong", "unsignedShort", "unsignedByte",
 				"nonNegativeInteger", "positiveInteger", "negativeInteger", "nonPositiveInteger":
-				v.simple = "number"
+				v.Simple = "number"
 			case "string", "normalizedString", "token", "anyURI", "QName", "date", "dateTime", "time", "duration":
-				v.simple = "string"
+				v.Simple = "string"
 			case "boolean":
-				v.simple = "boolean"
+				v.Simple = "boolean"
 			}
 		}
 	} else {
-		c.errorf(e, "variable %s needs messageType, element or type", v.name)
+		c.errorf(e, "variable %s needs messageType, element or type", v.Name)
 	}
 	scope := c.scopes[len(c.scopes)-1]
-	if _, dup := scope[v.name]; dup {
-		c.errorf(e, "variable %s is declared twice in the same scope", v.name)
+	if _, dup := scope[v.Name]; dup {
+		c.errorf(e, "variable %s is declared twice in the same scope", v.Name)
 	}
 	c.p.vars = append(c.p.vars, v)
-	v.slot = len(c.p.vars)
-	scope[v.name] = v
+	v.Slot = len(c.p.vars)
+	scope[v.Name] = v
 	if fe := bpelChild(e, "from"); fe != nil {
 		op := &copyOp{pos: c.pos(fe), to: toSpec{v: v, part: -1}}
 		c.from(fe, &op.from)
 		if c.p.initOf == nil {
-			c.p.initOf = map[*variable]*copyOp{}
+			c.p.initOf = map[*expr.Var]*copyOp{}
 		}
 		c.p.initOf[v] = op
 		c.p.inits = append(c.p.inits, v)
@@ -310,7 +311,7 @@ func bpelChild(e *etree.Element, tag string) *etree.Element {
 }
 
 // lookupVar implements resolver.
-func (c *compiler) lookupVar(name string) *variable {
+func (c *compiler) LookupVar(name string) *expr.Var {
 	for i := len(c.scopes) - 1; i >= 0; i-- {
 		if v, ok := c.scopes[i][name]; ok {
 			return v
@@ -319,10 +320,10 @@ func (c *compiler) lookupVar(name string) *variable {
 	return nil
 }
 
-// propertyPath implements resolver: it resolves a property of a variable
+// PropertyPath implements expr.Resolver: it resolves a property of a variable
 // through the propertyAlias for the variable's type.
-func (c *compiler) propertyPath(varName, property string, scope *etree.Element, ns map[string]string) (string, error) {
-	v := c.lookupVar(varName)
+func (c *compiler) PropertyPath(varName, property string, scope *etree.Element, ns map[string]string) (string, error) {
+	v := c.LookupVar(varName)
 	if v == nil {
 		return "", fmt.Errorf("getVariableProperty: undeclared variable %s", varName)
 	}
@@ -332,23 +333,23 @@ func (c *compiler) propertyPath(varName, property string, scope *etree.Element, 
 	}
 	prop := qname{Space: sp, Local: local}
 	k := wsdl.AliasKey{Prop: prop}
-	if v.msg != nil {
-		k.MessageType = v.msg.Name
+	if v.Msg != nil {
+		k.MessageType = v.Msg.Name
 	} else {
-		k.Element = v.elem
+		k.Element = v.Elem
 	}
 	a, ok := c.w.Aliases[k]
 	if !ok {
 		return "", fmt.Errorf("getVariableProperty: no propertyAlias for property %s and variable %s", prop, varName)
 	}
-	path, err := v.path(a.Part)
+	path, err := v.Path(a.Part)
 	if err != nil {
 		return "", fmt.Errorf("propertyAlias at %s: %w", a.Pos, err)
 	}
 	if a.Query == "" {
 		return path, nil
 	}
-	q, err := renamePrefixes(strings.TrimPrefix(a.Query, "/"), a.Ns, ns)
+	q, err := expr.RenamePrefixes(strings.TrimPrefix(a.Query, "/"), a.Ns, ns)
 	if err != nil {
 		return "", fmt.Errorf("propertyAlias at %s: %w", a.Pos, err)
 	}
@@ -356,7 +357,7 @@ func (c *compiler) propertyPath(varName, property string, scope *etree.Element, 
 }
 
 // expression compiles the text of e as an absolute XPath expression.
-func (c *compiler) expression(e *etree.Element, text string, asValue bool) *expr {
+func (c *compiler) expression(e *etree.Element, text string, asValue bool) *expr.Expr {
 	text = strings.TrimSpace(text)
 	xpath2, ok := c.language(e, "expressionLanguage")
 	if !ok {
@@ -372,34 +373,34 @@ func (c *compiler) expression(e *etree.Element, text string, asValue bool) *expr
 	if xpath2 {
 		x := c.compileXPath2(e, text, false)
 		if x != nil {
-			x.fast = compileSimplePath(text, c, x.ns, false)
+			x.Fast = expr.CompileSimplePath(text, c, x.Ns, false)
 		}
 		return x
 	}
-	ns := xpathNS(bpel.Namespaces(e))
+	ns := expr.XpathNS(bpel.Namespaces(e))
 	if strings.Contains(text, "doXslTransform") {
 		// compiled as XPath 2.0, where the function lives (xslt.go)
 		return c.compileXPath2(e, text, false)
 	}
-	rw, err := rewrite(text, c, e, ns, asValue)
+	rw, err := expr.Rewrite(text, c, e, ns, asValue)
 	if err != nil {
 		c.exprError(e, err)
 		return nil
 	}
-	x, err := newExpr(text, rw, ns)
+	x, err := expr.NewExpr(text, rw, ns)
 	if err != nil {
 		c.errorf(e, "invalid XPath 1.0 expression %q: %v", text, err)
 		return nil
 	}
-	x.fast = compilePath(text, c, ns, false, true)
-	if x.fast == nil && asValue {
-		x.fastX = compileFast(text, c, ns)
+	x.Fast = expr.CompilePath(text, c, ns, false, true)
+	if x.Fast == nil && asValue {
+		x.FastX = expr.CompileFast(text, c, ns)
 	}
 	return x
 }
 
 // query compiles a <query> relative to a variable or part.
-func (c *compiler) query(e *etree.Element) *expr {
+func (c *compiler) query(e *etree.Element) *expr.Expr {
 	xpath2, ok := c.language(e, "queryLanguage")
 	if !ok {
 		return nil
@@ -415,28 +416,28 @@ func (c *compiler) query(e *etree.Element) *expr {
 	if xpath2 {
 		x := c.compileXPath2(e, text, true)
 		if x != nil {
-			x.fast = compileSimplePath(text, c, x.ns, true)
+			x.Fast = expr.CompileSimplePath(text, c, x.Ns, true)
 		}
 		return x
 	}
-	ns := xpathNS(bpel.Namespaces(e))
-	rw, err := rewrite(text, c, e, ns, true)
+	ns := expr.XpathNS(bpel.Namespaces(e))
+	rw, err := expr.Rewrite(text, c, e, ns, true)
 	if err != nil {
 		c.exprError(e, err)
 		return nil
 	}
-	x, err := newExpr(text, rw, ns)
+	x, err := expr.NewExpr(text, rw, ns)
 	if err != nil {
 		c.errorf(e, "invalid XPath 1.0 query %q: %v", text, err)
 		return nil
 	}
-	x.fast = compilePath(text, c, ns, true, true)
+	x.Fast = expr.CompilePath(text, c, ns, true, true)
 	return x
 }
 
-func (c *compiler) varPart(e *etree.Element) (*variable, int, bool) {
+func (c *compiler) varPart(e *etree.Element) (*expr.Var, int, bool) {
 	name := e.SelectAttrValue("variable", "")
-	v := c.lookupVar(name)
+	v := c.LookupVar(name)
 	if v == nil {
 		c.errorf(e, "undeclared variable %q", name)
 		return nil, -1, false
@@ -445,7 +446,7 @@ func (c *compiler) varPart(e *etree.Element) (*variable, int, bool) {
 	if part == "" {
 		return v, -1, true
 	}
-	i := v.partIndex(part)
+	i := v.PartIndex(part)
 	if i < 0 {
 		c.errorf(e, "variable %s has no part %q", name, part)
 		return nil, -1, false
@@ -500,7 +501,7 @@ func (c *compiler) to(e *etree.Element, t *toSpec) bool {
 		if x == nil {
 			return false
 		}
-		t.v = c.lookupVar(e.SelectAttrValue("variable", ""))
+		t.v = c.LookupVar(e.SelectAttrValue("variable", ""))
 		t.query = x
 		return true
 	case e.SelectAttr("variable") != nil:
@@ -526,10 +527,10 @@ func (c *compiler) to(e *etree.Element, t *toSpec) bool {
 		return false
 	}
 	j := 1
-	for j < len(text) && isNameChar(text[j]) && text[j] != '.' {
+	for j < len(text) && expr.IsNameChar(text[j]) && text[j] != '.' {
 		j++
 	}
-	v := c.lookupVar(text[1:j])
+	v := c.LookupVar(text[1:j])
 	if v == nil {
 		c.errorf(e, "undeclared variable $%s in %q", text[1:j], text)
 		return false
@@ -537,12 +538,12 @@ func (c *compiler) to(e *etree.Element, t *toSpec) bool {
 	t.v = v
 	if j < len(text) && text[j] == '.' {
 		k := j + 1
-		for k < len(text) && isNameChar(text[k]) && text[k] != '.' {
+		for k < len(text) && expr.IsNameChar(text[k]) && text[k] != '.' {
 			k++
 		}
-		t.part = v.partIndex(text[j+1 : k])
+		t.part = v.PartIndex(text[j+1 : k])
 		if t.part < 0 {
-			c.errorf(e, "variable %s has no part %q", v.name, text[j+1:k])
+			c.errorf(e, "variable %s has no part %q", v.Name, text[j+1:k])
 			return false
 		}
 		j = k
@@ -555,18 +556,18 @@ func (c *compiler) to(e *etree.Element, t *toSpec) bool {
 		c.errorf(e, "<to> expression %q: only $var[.part]/relative/path lvalues are supported", text)
 		return false
 	}
-	ns := xpathNS(bpel.Namespaces(e))
-	rw, err := rewrite(rest[1:], c, e, ns, true)
+	ns := expr.XpathNS(bpel.Namespaces(e))
+	rw, err := expr.Rewrite(rest[1:], c, e, ns, true)
 	if err != nil {
 		c.errorf(e, "%v", err)
 		return false
 	}
-	x, err := newExpr(rest[1:], rw, ns)
+	x, err := expr.NewExpr(rest[1:], rw, ns)
 	if err != nil {
 		c.errorf(e, "invalid XPath in <to> %q: %v", text, err)
 		return false
 	}
-	x.fast = compilePath(rest[1:], c, ns, true, true)
+	x.Fast = expr.CompilePath(rest[1:], c, ns, true, true)
 	t.query = x
 	return true
 }
@@ -586,22 +587,22 @@ func (c *compiler) faultHandlerList(list []*etree.Element) *faultHandlers {
 		case "catch":
 			ct := &catch{}
 			ct.faultName, _ = c.qnameAttr(ce, "faultName")
-			c.scopes = append(c.scopes, map[string]*variable{})
+			c.scopes = append(c.scopes, map[string]*expr.Var{})
 			if vn := ce.SelectAttrValue("faultVariable", ""); vn != "" {
-				v := &variable{name: vn, pos: c.pos(ce)}
+				v := &expr.Var{Name: vn, Pos: c.pos(ce)}
 				if mt, ok := c.qnameAttr(ce, "faultMessageType"); ok {
-					v.msg = c.w.Messages[mt]
-					if v.msg == nil {
+					v.Msg = c.w.Messages[mt]
+					if v.Msg == nil {
 						c.errorf(ce, "unknown faultMessageType %s", mt)
-						v.msg = &exchange.MessageDesc{Name: mt}
+						v.Msg = &exchange.MessageDesc{Name: mt}
 					}
 				} else if el, ok := c.qnameAttr(ce, "faultElement"); ok {
-					v.elem = el
+					v.Elem = el
 				} else {
 					c.errorf(ce, "catch with faultVariable needs faultMessageType or faultElement")
 				}
 				c.p.vars = append(c.p.vars, v)
-				v.slot = len(c.p.vars)
+				v.Slot = len(c.p.vars)
 				c.scopes[len(c.scopes)-1][vn] = v
 				ct.v = v
 			}
@@ -651,22 +652,22 @@ func (c *compiler) partnerOp(e *etree.Element, mine bool) (*partnerLink, *exchan
 	return nil, nil
 }
 
-func (c *compiler) optVar(e *etree.Element, attr string, want *exchange.MessageDesc) *variable {
+func (c *compiler) optVar(e *etree.Element, attr string, want *exchange.MessageDesc) *expr.Var {
 	name := e.SelectAttrValue(attr, "")
 	if name == "" {
 		return nil
 	}
-	v := c.lookupVar(name)
+	v := c.LookupVar(name)
 	if v == nil {
 		c.errorf(e, "undeclared variable %q", name)
 		return nil
 	}
-	if v.msg == nil {
+	if v.Msg == nil {
 		c.unsupported(e, fmt.Sprintf("%s %q: a non-message variable on a messaging activity", attr, name))
 		return nil
 	}
-	if want != nil && v.msg.Name != want.Name {
-		c.errorf(e, "%s %q has messageType %s, the operation needs %s", attr, name, v.msg.Name, want.Name)
+	if want != nil && v.Msg.Name != want.Name {
+		c.errorf(e, "%s %q has messageType %s, the operation needs %s", attr, name, v.Msg.Name, want.Name)
 	}
 	return v
 }
@@ -759,7 +760,7 @@ func (c *compiler) compileActivity(e *etree.Element) activity {
 			c.errorf(e, "<throw> has no faultName")
 		}
 		if vn := e.SelectAttrValue("faultVariable", ""); vn != "" {
-			if a.v = c.lookupVar(vn); a.v == nil {
+			if a.v = c.LookupVar(vn); a.v == nil {
 				c.errorf(e, "undeclared variable %q", vn)
 			}
 		}

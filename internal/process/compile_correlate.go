@@ -6,6 +6,7 @@ import (
 	"github.com/beevik/etree"
 
 	"github.com/orchd/orchd/internal/exchange"
+	"github.com/orchd/orchd/internal/process/expr"
 	"github.com/orchd/orchd/internal/process/wsdl"
 )
 
@@ -54,15 +55,15 @@ func (c *compiler) extractors(at *etree.Element, cs *corrSet, m *exchange.Messag
 		pe := &propExtract{prop: prop, part: a.Part}
 		if a.Query != "" {
 			ns := map[string]string{}
-			q, err := renamePrefixes(strings.TrimPrefix(a.Query, "/"), a.Ns, ns)
+			q, err := expr.RenamePrefixes(strings.TrimPrefix(a.Query, "/"), a.Ns, ns)
 			if err == nil {
-				pe.query, err = newExpr(a.Query, q, ns)
+				pe.query, err = expr.NewExpr(a.Query, q, ns)
 			}
 			if err != nil {
 				c.errs.Add(a.Pos, "propertyAlias", "query %q: %v", a.Query, err)
 				continue
 			}
-			pe.query.fast = compileSimplePath(q, c, ns, true)
+			pe.query.Fast = expr.CompileSimplePath(q, c, ns, true)
 		}
 		out = append(out, pe)
 	}

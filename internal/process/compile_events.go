@@ -6,6 +6,7 @@ import (
 	"github.com/beevik/etree"
 
 	"github.com/orchd/orchd/internal/exchange"
+	"github.com/orchd/orchd/internal/process/expr"
 )
 
 // eventHandlers compiles <eventHandlers> e, in the lexical scope of the
@@ -52,26 +53,26 @@ func (c *compiler) onEvent(e *etree.Element) *onEvent {
 		return nil
 	}
 	first := len(c.p.vars)
-	local := map[string]*variable{}
+	local := map[string]*expr.Var{}
 	c.scopes = append(c.scopes, local)
 	defer func() { c.scopes = c.scopes[:len(c.scopes)-1] }()
 	if vn := e.SelectAttrValue("variable", ""); vn != "" {
-		v := &variable{name: vn, pos: ev.pos}
+		v := &expr.Var{Name: vn, Pos: ev.pos}
 		if mt, ok := c.qnameAttr(e, "messageType"); ok {
 			if ev.op.Input == nil || mt != ev.op.Input.Name {
 				c.errorf(e, "messageType %s is not the input message of operation %s", mt, ev.op.Name)
 			}
-			v.msg = ev.op.Input
+			v.Msg = ev.op.Input
 		} else if el, ok := c.qnameAttr(e, "element"); ok {
 			if in := ev.op.Input; in == nil || len(in.Parts) != 1 || in.Parts[0].Element != el {
 				c.errorf(e, "element %s is not the single element part of operation %s's input message", el, ev.op.Name)
 			}
-			v.elem, ev.elemVar = el, true
+			v.Elem, ev.elemVar = el, true
 		} else {
 			c.errorf(e, "<onEvent> variable %q needs messageType or element", vn)
 		}
 		c.p.vars = append(c.p.vars, v)
-		v.slot = len(c.p.vars)
+		v.Slot = len(c.p.vars)
 		local[vn] = v
 		ev.v = v
 	}
@@ -91,9 +92,9 @@ func (c *compiler) onEvent(e *etree.Element) *onEvent {
 	ev.mex = e.SelectAttrValue("messageExchange", "")
 	c.registerInbound(&ev.inbound, false)
 	if !ev.op.OneWay() {
-		ev.tag = &variable{name: "onEvent:" + strconv.Itoa(ev.pos.Line), simple: "string"}
+		ev.tag = &expr.Var{Name: "onEvent:" + strconv.Itoa(ev.pos.Line), Simple: "string"}
 		c.p.vars = append(c.p.vars, ev.tag)
-		ev.tag.slot = len(c.p.vars)
+		ev.tag.Slot = len(c.p.vars)
 	}
 	c.events = append(c.events, ev)
 	ev.body = c.handlerScope(e, "correlations", "fromParts")
@@ -104,7 +105,7 @@ func (c *compiler) onEvent(e *etree.Element) *onEvent {
 
 // implicitPartVar declares the variable a <fromPart> of an onEvent names,
 // typed as the part, unless the handler already declared it.
-func (c *compiler) implicitPartVar(x *etree.Element, md *exchange.MessageDesc, local map[string]*variable) {
+func (c *compiler) implicitPartVar(x *etree.Element, md *exchange.MessageDesc, local map[string]*expr.Var) {
 	name, part := x.SelectAttrValue("toVariable", ""), x.SelectAttrValue("part", "")
 	if name == "" || local[name] != nil || md == nil {
 		return
@@ -113,9 +114,9 @@ func (c *compiler) implicitPartVar(x *etree.Element, md *exchange.MessageDesc, l
 		if p.Name != part {
 			continue
 		}
-		v := &variable{name: name, pos: c.pos(x), elem: p.Element, typ: p.Type}
+		v := &expr.Var{Name: name, Pos: c.pos(x), Elem: p.Element, Typ: p.Type}
 		c.p.vars = append(c.p.vars, v)
-		v.slot = len(c.p.vars)
+		v.Slot = len(c.p.vars)
 		local[name] = v
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/orchd/orchd/internal/process/bpel"
 
 	"github.com/beevik/etree"
+	"github.com/orchd/orchd/internal/process/expr"
 )
 
 // Namespaces of Apache ODE extensions the compiler recognizes.
@@ -21,12 +22,12 @@ func (c *compiler) language(e *etree.Element, attr string) (xpath2, ok bool) {
 	lang := e.SelectAttrValue(attr, "")
 	inherited := lang == ""
 	if inherited {
-		lang = c.doc.Root.SelectAttrValue(attr, langXPath10)
+		lang = c.doc.Root.SelectAttrValue(attr, expr.LangXPath10)
 	}
 	switch lang {
-	case langXPath10:
+	case expr.LangXPath10:
 		return false, true
-	case langXPath20, langXQuery10:
+	case expr.LangXPath20, langXQuery10:
 		return true, true
 	}
 	if !inherited { // the process-level declaration is reported once
@@ -44,7 +45,7 @@ const langXQuery10 = "urn:oasis:names:tc:wsbpel:2.0:sublang:xquery1.0"
 func (c *compiler) isXQuery(e *etree.Element, attr string) bool {
 	lang := e.SelectAttrValue(attr, "")
 	if lang == "" {
-		lang = c.doc.Root.SelectAttrValue(attr, langXPath10)
+		lang = c.doc.Root.SelectAttrValue(attr, expr.LangXPath10)
 	}
 	return lang == langXQuery10
 }
@@ -52,7 +53,7 @@ func (c *compiler) isXQuery(e *etree.Element, attr string) bool {
 // checkProcessLanguage validates a process-level expressionLanguage or
 // queryLanguage attribute.
 func (c *compiler) checkProcessLanguage(root *etree.Element, attr, lang string) {
-	if lang != langXPath10 && lang != langXPath20 && lang != langXQuery10 {
+	if lang != expr.LangXPath10 && lang != expr.LangXPath20 && lang != langXQuery10 {
 		c.unsupported(root, fmt.Sprintf("%s %q (XPath 1.0, XPath 2.0 and XQuery 1.0 only)", attr, lang))
 	}
 }

@@ -18,9 +18,9 @@ func (c *compiler) insertMissing(te *etree.Element, t *toSpec) {
 	if q := bpelChild(te, "query"); q != nil {
 		at = q
 	}
-	p, err := compileInsertPath(t.query.src, c, t.query.ns)
+	p, err := compileInsertPath(t.query.Src, c, t.query.Ns)
 	if err != nil {
-		c.errorf(at, "insertMissingToData cannot create %q: %w", t.query.src, err)
+		c.errorf(at, "insertMissingToData cannot create %q: %w", t.query.Src, err)
 		return
 	}
 	t.insert = p

@@ -32,11 +32,11 @@ func (c *compiler) compileParts(e *etree.Element, tag string, md *exchange.Messa
 			}
 		}
 		name := x.SelectAttrValue(attr, "")
-		if pm.v = c.lookupVar(name); pm.v == nil {
+		if pm.v = c.LookupVar(name); pm.v == nil {
 			c.errorf(x, "undeclared variable %q", name)
 			continue
 		}
-		if pm.v.msg != nil {
+		if pm.v.Msg != nil {
 			c.errorf(x, "%s %q is a message variable: a part maps to an element or type variable", attr, name)
 			continue
 		}

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/beevik/etree"
+	"github.com/orchd/orchd/internal/process/expr"
 )
 
 // restActivity compiles the bpel4restlight element e found in an
@@ -40,7 +41,7 @@ func (c *compiler) restActivity(e *etree.Element, b base) activity {
 	a.request = c.restVar(e, "request", "requestPayload")
 	a.response = c.restVar(e, "response", "responsePayload")
 	if a.code = c.restVar(e, "statusCode"); a.code != nil && !typeVar(a.code) {
-		c.errorf(e, "statusCode: variable %s must have a simple type (it receives the status as text)", a.code.name)
+		c.errorf(e, "statusCode: variable %s must have a simple type (it receives the status as text)", a.code.Name)
 	}
 	if a.method == http.MethodPost || a.method == http.MethodPut {
 		for _, x := range e.ChildElements() {
@@ -69,7 +70,7 @@ func (c *compiler) restValue(e *etree.Element, attr, s string) restValue {
 		c.errorf(e, "%s: %q is not a variable reference $bpelvar[name]", attr, s)
 		return restValue{}
 	}
-	v := c.lookupVar(name)
+	v := c.LookupVar(name)
 	switch {
 	case v == nil:
 		c.errorf(e, "%s: undeclared variable %q", attr, name)
@@ -81,16 +82,16 @@ func (c *compiler) restValue(e *etree.Element, attr, s string) restValue {
 }
 
 // restVar resolves the variable the first of attrs that e has names.
-func (c *compiler) restVar(e *etree.Element, attrs ...string) *variable {
+func (c *compiler) restVar(e *etree.Element, attrs ...string) *expr.Var {
 	name, attr := restAttr(e, attrs...)
 	if name == "" {
 		return nil
 	}
-	v := c.lookupVar(name)
+	v := c.LookupVar(name)
 	switch {
 	case v == nil:
 		c.errorf(e, "%s: undeclared variable %q", attr, name)
-	case v.msg != nil:
+	case v.Msg != nil:
 		c.unsupported(e, fmt.Sprintf("%s=%q: a message variable in a bpel4restlight activity (use an element or type variable)", attr, name))
 		return nil
 	}

@@ -6,6 +6,7 @@ import (
 	"github.com/beevik/etree"
 
 	"github.com/orchd/orchd/internal/process/bpel"
+	"github.com/orchd/orchd/internal/process/expr"
 )
 
 // register numbers an activity built by the compiler rather than read
@@ -67,7 +68,7 @@ func (c *compiler) withLinks(e *etree.Element, a activity, dead []*link) activit
 	}
 	l := &linked{base: base{pos: c.pos(e), name: e.SelectAttrValue("name", "")}, act: a, suppress: c.suppressJoinFailure(e)}
 	if te != nil {
-		vars := map[string]*variable{}
+		vars := map[string]*expr.Var{}
 		for _, t := range c.linkRefs(te, "target") {
 			l.targets = append(l.targets, t.l)
 			vars[t.l.name] = t.l.v
@@ -129,10 +130,10 @@ func (c *compiler) suppressJoinFailure(e *etree.Element) bool {
 }
 
 // linkVar declares the hidden variable holding a link's status.
-func (c *compiler) linkVar(name string) *variable {
-	v := &variable{name: "link:" + name, simple: "number"}
+func (c *compiler) linkVar(name string) *expr.Var {
+	v := &expr.Var{Name: "link:" + name, Simple: "number"}
 	c.p.vars = append(c.p.vars, v)
-	v.slot = len(c.p.vars)
+	v.Slot = len(c.p.vars)
 	return v
 }
 
@@ -175,7 +176,7 @@ func (c *compiler) flow(e *etree.Element, b base) activity {
 // scope compiles a <scope>: its declarations live in a new lexical scope.
 func (c *compiler) scope(e *etree.Element, b base) activity {
 	s := &scope{base: b, isolated: e.SelectAttrValue("isolated", "no") == "yes"}
-	c.scopes = append(c.scopes, map[string]*variable{})
+	c.scopes = append(c.scopes, map[string]*expr.Var{})
 	defer func() { c.scopes = c.scopes[:len(c.scopes)-1] }()
 	var body *etree.Element
 	for _, ce := range e.ChildElements() {
@@ -264,10 +265,10 @@ func (c *compiler) forEach(e *etree.Element, b base) activity {
 	if name == "" || strings.Contains(name, ".") {
 		c.errorf(e, "<forEach> needs a counterName")
 	}
-	a.counter = &variable{name: name, simple: "number", typ: qname{Space: bpel.NSXSD, Local: "unsignedInt"}, pos: c.pos(e)}
+	a.counter = &expr.Var{Name: name, Simple: "number", Typ: qname{Space: bpel.NSXSD, Local: "unsignedInt"}, Pos: c.pos(e)}
 	c.p.vars = append(c.p.vars, a.counter)
-	a.counter.slot = len(c.p.vars)
-	c.scopes = append(c.scopes, map[string]*variable{name: a.counter})
+	a.counter.Slot = len(c.p.vars)
+	c.scopes = append(c.scopes, map[string]*expr.Var{name: a.counter})
 	first := len(c.p.vars)
 	body := bpelChild(e, "scope")
 	if body == nil {
@@ -284,7 +285,7 @@ func (c *compiler) forEach(e *etree.Element, b base) activity {
 	a.privSlots = append(a.privSlots, c.p.vars[first:]...)
 	if a.body != nil && a.body.compensable {
 		// The counter is a variable of the scope (11.7): its record keeps it.
-		a.body.snapVars = append([]*variable{a.counter}, a.body.vars...)
+		a.body.snapVars = append([]*expr.Var{a.counter}, a.body.vars...)
 	}
 	if a.body == nil {
 		a.body = &scope{base: b, body: &empty{base: b}}
@@ -335,32 +336,32 @@ func (c *compiler) inlineHandlers(e *etree.Element, inv activity) activity {
 // propertyExpr compiles <from|to variable="v" property="p">: the
 // property's location in v through its propertyAlias. For <to> the path
 // is relative to the variable's slot.
-func (c *compiler) propertyExpr(e *etree.Element) *expr {
+func (c *compiler) propertyExpr(e *etree.Element) *expr.Expr {
 	vn, prop := e.SelectAttrValue("variable", ""), e.SelectAttrValue("property", "")
-	v := c.lookupVar(vn)
+	v := c.LookupVar(vn)
 	if v == nil {
 		c.errorf(e, "undeclared variable %q", vn)
 		return nil
 	}
-	ns := xpathNS(bpel.Namespaces(e))
-	path, err := c.propertyPath(vn, prop, e, ns)
+	ns := expr.XpathNS(bpel.Namespaces(e))
+	path, err := c.PropertyPath(vn, prop, e, ns)
 	if err != nil {
 		c.errorf(e, "property %s of variable %s: %v", prop, vn, err)
 		return nil
 	}
 	if e.Tag == "to" {
-		path = strings.TrimPrefix(strings.TrimPrefix(path, "/"+v.slotName()), "/")
+		path = strings.TrimPrefix(strings.TrimPrefix(path, "/"+v.SlotName()), "/")
 		if path == "" {
 			path = "."
 		}
 	}
-	x, err := newExpr(path, path, ns)
+	x, err := expr.NewExpr(path, path, ns)
 	if err != nil {
 		c.errorf(e, "property %s of variable %s: %v", prop, vn, err)
 		return nil
 	}
 	if e.Tag == "to" {
-		x.fast = compileSimplePath(path, c, ns, true)
+		x.Fast = expr.CompileSimplePath(path, c, ns, true)
 	}
 	return x
 }

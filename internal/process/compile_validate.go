@@ -8,21 +8,22 @@ import (
 	"github.com/beevik/etree"
 
 	"github.com/orchd/orchd/internal/process/bpel"
+	"github.com/orchd/orchd/internal/process/expr"
 	"github.com/orchd/orchd/internal/xsd"
 )
 
 // schemaChecks compiles the checks of the variables named in e's attr
 // (validate) or of vars (assign validate="yes"), refusing a variable
 // whose declaration has no schema to check against.
-func (c *compiler) schemaChecks(e *etree.Element, vars []*variable) []*schemaCheck {
+func (c *compiler) schemaChecks(e *etree.Element, vars []*expr.Var) []*schemaCheck {
 	set := c.w.Schemas()
 	checks := make([]*schemaCheck, 0, len(vars))
 	for _, v := range vars {
 		sc := &schemaCheck{v: v, set: set}
 		var err error
 		switch {
-		case v.msg != nil:
-			for _, pd := range v.msg.Parts {
+		case v.Msg != nil:
+			for _, pd := range v.Msg.Parts {
 				var ps partSchema
 				var perr error
 				if !pd.Element.IsZero() {
@@ -35,17 +36,17 @@ func (c *compiler) schemaChecks(e *etree.Element, vars []*variable) []*schemaChe
 				}
 				sc.parts = append(sc.parts, ps)
 			}
-		case !v.elem.IsZero():
-			sc.elem, err = set.Element(xsd.QName(v.elem))
+		case !v.Elem.IsZero():
+			sc.elem, err = set.Element(xsd.QName(v.Elem))
 		default:
-			sc.typ, err = set.Type(xsd.QName(v.typ))
+			sc.typ, err = set.Type(xsd.QName(v.Typ))
 		}
 		switch {
 		case errors.Is(err, xsd.ErrUnsupported):
 			c.errs.List = append(c.errs.List, &bpel.CompileError{Pos: c.pos(e), Element: e.Tag,
-				Err: fmt.Errorf("%w: validating variable %s: %w", bpel.ErrNotSupported, v.name, err)})
+				Err: fmt.Errorf("%w: validating variable %s: %w", bpel.ErrNotSupported, v.Name, err)})
 		case err != nil:
-			c.errorf(e, "variable %s has no schema to validate against: %v", v.name, err)
+			c.errorf(e, "variable %s has no schema to validate against: %v", v.Name, err)
 		default:
 			checks = append(checks, sc)
 		}
@@ -55,9 +56,9 @@ func (c *compiler) schemaChecks(e *etree.Element, vars []*variable) []*schemaChe
 
 // validateVars compiles <validate variables="a b">.
 func (c *compiler) validateVars(e *etree.Element, b base) activity {
-	var vars []*variable
+	var vars []*expr.Var
 	for _, name := range strings.Fields(e.SelectAttrValue("variables", "")) {
-		v := c.lookupVar(name)
+		v := c.LookupVar(name)
 		if v == nil {
 			c.errorf(e, "undeclared variable %s", name)
 			continue

@@ -7,18 +7,19 @@ import (
 	"github.com/beevik/etree"
 
 	"github.com/orchd/orchd/internal/process/bpel"
+	"github.com/orchd/orchd/internal/process/expr"
 	"github.com/orchd/orchd/internal/xpath2"
 )
 
 // compileXPath2 compiles text, written in e, as XPath 2.0: an expression
 // over the variables, or (query) a path relative to a variable's node.
 // Errors are reported in the compiler's style and nil returned.
-func (c *compiler) compileXPath2(e *etree.Element, text string, query bool) *expr {
-	ns := xpathNS(bpel.Namespaces(e))
+func (c *compiler) compileXPath2(e *etree.Element, text string, query bool) *expr.Expr {
+	ns := expr.XpathNS(bpel.Namespaces(e))
 	if strings.Contains(text, "doXslTransform") && !c.prepareXSL(e, text, ns) {
 		return nil
 	}
-	x2 := &xp2Expr{query: query}
+	x2 := &expr.Xp2Expr{Query: query}
 	// bpel:getVariableProperty('v', 'p:prop') takes literals: each call
 	// becomes a variable read through the propertyAlias, resolved now.
 	var perr error
@@ -31,13 +32,13 @@ func (c *compiler) compileXPath2(e *etree.Element, text string, query bool) *exp
 		for k, v := range ns {
 			pns[k] = v
 		}
-		p, err := c.propertyPath(sub[2]+sub[3], sub[4]+sub[5], e, pns)
+		p, err := c.PropertyPath(sub[2]+sub[3], sub[4]+sub[5], e, pns)
 		if err == nil {
-			var px *expr
-			px, err = newExpr(m, "string("+p+")", pns)
+			var px *expr.Expr
+			px, err = expr.NewExpr(m, "string("+p+")", pns)
 			if err == nil {
-				x2.refs = append(x2.refs, xp2Ref{kind: refProperty, prop: px})
-				return fmt.Sprintf("$%s:p%d", propPrefix, len(x2.refs)-1)
+				x2.Refs = append(x2.Refs, expr.Xp2Ref{Kind: expr.RefProperty, Prop: px})
+				return fmt.Sprintf("$%s:p%d", propPrefix, len(x2.Refs)-1)
 			}
 		}
 		if perr == nil {
@@ -62,20 +63,20 @@ func (c *compiler) compileXPath2(e *etree.Element, text string, query bool) *exp
 			}
 			return 0, false
 		}
-		if r.kind == refProperty {
+		if r.Kind == expr.RefProperty {
 			var i int
-			if _, err := fmt.Sscanf(local, "p%d", &i); err != nil || i >= len(x2.refs) {
+			if _, err := fmt.Sscanf(local, "p%d", &i); err != nil || i >= len(x2.Refs) {
 				return 0, false
 			}
 			return i, true
 		}
-		for i, o := range x2.refs {
-			if o.kind == r.kind && o.v == r.v && o.part == r.part && o.kind != refProperty {
+		for i, o := range x2.Refs {
+			if o.Kind == r.Kind && o.V == r.V && o.Part == r.Part && o.Kind != expr.RefProperty {
 				return i, true
 			}
 		}
-		x2.refs = append(x2.refs, r)
-		return len(x2.refs) - 1, true
+		x2.Refs = append(x2.Refs, r)
+		return len(x2.Refs) - 1, true
 	}
 	compile, lang := xpath2.Compile, "XPath 2.0"
 	if c.isXQuery(e, map[bool]string{false: "expressionLanguage", true: "queryLanguage"}[query]) {
@@ -90,54 +91,54 @@ func (c *compiler) compileXPath2(e *etree.Element, text string, query bool) *exp
 		c.errorf(e, "invalid %s %s %q: %v", lang, map[bool]string{false: "expression", true: "query"}[query], text, err)
 		return nil
 	}
-	x2.x = x
+	x2.X = x
 	if len(c.links) > 0 && strings.Contains(text, "getLinkStatus") {
-		x2.links = map[string]*variable{}
+		x2.Links = map[string]*expr.Var{}
 		for _, scope := range c.links {
 			for name, l := range scope {
-				x2.links[name] = l.v
+				x2.Links[name] = l.v
 			}
 		}
 	}
-	return &expr{src: text, text: src, ns: ns, x2: x2}
+	return &expr.Expr{Src: text, Text: src, Ns: ns, X2: x2}
 }
 
 // xp2Variable resolves an external variable of an XPath 2.0 expression.
-func (c *compiler) xp2Variable(space, local string) (xp2Ref, bool) {
+func (c *compiler) xp2Variable(space, local string) (expr.Xp2Ref, bool) {
 	switch space {
 	case bpel.NSODEFunctions:
 		switch local {
 		case "pid":
-			return xp2Ref{kind: refPID}, true
+			return expr.Xp2Ref{Kind: expr.RefPID}, true
 		case "processQName":
-			return xp2Ref{kind: refProcessQName}, true
+			return expr.Xp2Ref{Kind: expr.RefProcessQName}, true
 		case "currentEventDateTime":
-			return xp2Ref{kind: refEventTime}, true
+			return expr.Xp2Ref{Kind: expr.RefEventTime}, true
 		}
-		return xp2Ref{}, false
+		return expr.Xp2Ref{}, false
 	case nsXP2Property:
-		return xp2Ref{kind: refProperty}, true
+		return expr.Xp2Ref{Kind: expr.RefProperty}, true
 	case "":
 	default:
-		return xp2Ref{}, false
+		return expr.Xp2Ref{}, false
 	}
 	name, part, _ := strings.Cut(local, ".")
-	v := c.lookupVar(name)
+	v := c.LookupVar(name)
 	if v == nil {
-		return xp2Ref{}, false
+		return expr.Xp2Ref{}, false
 	}
-	r := xp2Ref{kind: refVar, v: v, part: -1}
+	r := expr.Xp2Ref{Kind: expr.RefVar, V: v, Part: -1}
 	if part != "" {
-		r.part = v.partIndex(part)
-		if r.part < 0 {
-			return xp2Ref{}, false
+		r.Part = v.PartIndex(part)
+		if r.Part < 0 {
+			return expr.Xp2Ref{}, false
 		}
-		r.simple = builtinSimple(v.msg.Parts[r.part].Type)
+		r.Simple = builtinSimple(v.Msg.Parts[r.Part].Type)
 		return r, true
 	}
-	r.simple = builtinSimple(v.typ)
-	if strings.HasPrefix(v.name, "link:") {
-		r.simple = xpath2.TBoolean
+	r.Simple = builtinSimple(v.Typ)
+	if strings.HasPrefix(v.Name, "link:") {
+		r.Simple = xpath2.TBoolean
 	}
 	return r, true
 }
@@ -149,17 +150,17 @@ func (c *compiler) xp2Variable(space, local string) (xp2Ref, bool) {
 func (c *compiler) toXPath2(e *etree.Element, text string, t *toSpec) bool {
 	if strings.HasPrefix(text, "$") {
 		j := 1
-		for j < len(text) && isNameChar(text[j]) && text[j] != '.' {
+		for j < len(text) && expr.IsNameChar(text[j]) && text[j] != '.' {
 			j++
 		}
-		if v := c.lookupVar(text[1:j]); v != nil {
+		if v := c.LookupVar(text[1:j]); v != nil {
 			part, k := -1, j
 			if k < len(text) && text[k] == '.' {
 				k++
-				for k < len(text) && isNameChar(text[k]) && text[k] != '.' {
+				for k < len(text) && expr.IsNameChar(text[k]) && text[k] != '.' {
 					k++
 				}
-				part = v.partIndex(text[j+1 : k])
+				part = v.PartIndex(text[j+1 : k])
 			}
 			rest := strings.TrimSpace(text[k:])
 			if (k == j || part >= 0) && (rest == "" || strings.HasPrefix(rest, "/") && !strings.HasPrefix(rest, "//")) {
@@ -171,7 +172,7 @@ func (c *compiler) toXPath2(e *etree.Element, text string, t *toSpec) bool {
 				if x == nil {
 					return false
 				}
-				x.fast = compileSimplePath(rest[1:], c, x.ns, true)
+				x.Fast = expr.CompileSimplePath(rest[1:], c, x.Ns, true)
 				t.query = x
 				return true
 			}

@@ -7,6 +7,7 @@ import (
 	"github.com/orchd/orchd/internal/events"
 	"github.com/orchd/orchd/internal/exchange"
 	"github.com/orchd/orchd/internal/process/bpel"
+	"github.com/orchd/orchd/internal/process/expr"
 )
 
 // values reads the correlation values of u's set from m with the given
@@ -20,15 +21,15 @@ func corrValues(m *exchange.Message, ex []*propExtract) (string, error) {
 		}
 		var v string
 		if pe.query == nil {
-			v = stringValue(part)
+			v = expr.StringValue(part)
 		} else {
-			r := pe.query.eval(&docTree{top: part}, part)
-			var buf [1]node
-			nodes, ok := nodesIn(r, &buf)
+			r := pe.query.Eval(&expr.DocTree{Top: part}, part)
+			var buf [1]expr.Node
+			nodes, ok := expr.NodesIn(r, &buf)
 			if ok && len(nodes) != 1 {
 				return "", fmt.Errorf("property %s: alias query selects %d nodes, want one", pe.prop, len(nodes))
 			}
-			v = xpathString(r)
+			v = expr.XpathString(r)
 		}
 		if i > 0 {
 			b.WriteByte(0x1f)

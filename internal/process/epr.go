@@ -155,8 +155,8 @@ func (in *instance) endpointRef(s *eprSpec, at bpel.Pos) (*etree.Element, error)
 func (in *instance) assignEPR(pl *partnerLink, src source, at bpel.Pos) error {
 	var addr string
 	var err error
-	if src.node.tok != nil && src.node.attr < 0 {
-		if el, ok := src.node.tok.(*etree.Element); ok {
+	if src.node.Tok != nil && src.node.Attr < 0 {
+		if el, ok := src.node.Tok.(*etree.Element); ok {
 			addr, err = eprAddress(el)
 		} else {
 			addr, err = eprText(src.string())

@@ -4,6 +4,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/orchd/orchd/internal/process/expr"
 )
 
 // Event handlers (WS-BPEL 2.0 section 12.7). A scope with <eventHandlers>
@@ -18,10 +20,10 @@ import (
 // threads and frames, so a persistent instance checkpoints it as usual.
 
 // privSlots makes fresh private copies of vars for a handler instance.
-func privSlots(vars []*variable) []privSlot {
+func privSlots(vars []*expr.Var) []privSlot {
 	priv := make([]privSlot, 0, len(vars))
 	for _, v := range vars {
-		priv = append(priv, privSlot{slot: v.slot, el: v.newSlot()})
+		priv = append(priv, privSlot{slot: v.Slot, el: v.NewSlot()})
 	}
 	return priv
 }
@@ -165,7 +167,7 @@ func nextAlarmListener(a *alarmListener, in *instance, from time.Time) (time.Tim
 	if err != nil {
 		return time.Time{}, err
 	}
-	s := strings.TrimSpace(xpathString(v))
+	s := strings.TrimSpace(expr.XpathString(v))
 	t, err := addDuration(from, s)
 	if err != nil {
 		return time.Time{}, in.faultf(a.pos, "invalidExpressionValue", "<repeatEvery> %q: %v", s, err)

@@ -8,6 +8,7 @@ import (
 
 	"github.com/orchd/orchd/internal/exchange"
 	"github.com/orchd/orchd/internal/process/bpel"
+	"github.com/orchd/orchd/internal/process/expr"
 )
 
 // Extension bundles: Go code that implements the extension activities
@@ -86,7 +87,7 @@ type extCompiler struct {
 }
 
 func (x *extCompiler) Variable(name string) (ExtensionVariable, error) {
-	v := x.c.lookupVar(name)
+	v := x.c.LookupVar(name)
 	if v == nil {
 		return ExtensionVariable{}, fmt.Errorf("unknown variable %q", name)
 	}
@@ -111,7 +112,7 @@ func extensionElement(wrapper *etree.Element) *etree.Element {
 	return nil
 }
 
-func appendVarOnce(list []*variable, v *variable) []*variable {
+func appendVarOnce(list []*expr.Var, v *expr.Var) []*expr.Var {
 	for _, x := range list {
 		if x == v {
 			return list
@@ -163,11 +164,11 @@ type extVars struct {
 
 func (x *extVars) Read(ev ExtensionVariable) *etree.Element {
 	in, v := x.in, ev.v
-	if v.msg != nil {
+	if v.Msg != nil {
 		m := etree.NewElement("message")
 		s := in.slot(v)
 		some := false
-		for i, pd := range v.msg.Parts {
+		for i, pd := range v.Msg.Parts {
 			w := s.Child[i].(*etree.Element)
 			if pd.Element.IsZero() {
 				if len(w.Child) == 0 && len(w.Attr) == 0 {
@@ -179,7 +180,7 @@ func (x *extVars) Read(ev ExtensionVariable) *etree.Element {
 				some = true
 				continue
 			}
-			if c := firstElement(w); c != nil {
+			if c := expr.FirstElement(w); c != nil {
 				part := m.CreateElement(pd.Name)
 				cp := c.Copy()
 				fixNamespaces(cp, c, nil)
@@ -192,17 +193,17 @@ func (x *extVars) Read(ev ExtensionVariable) *etree.Element {
 		}
 		return m
 	}
-	base := baseNode(in.root, v, -1)
+	base := expr.BaseNode(in.root, v, -1)
 	if base == nil {
 		return nil
 	}
 	cp := base.Copy()
 	fixNamespaces(cp, base, nil)
-	if v.elem.IsZero() {
+	if v.Elem.IsZero() {
 		if len(cp.Child) == 0 && len(cp.Attr) == 0 {
 			return nil
 		}
-		cp.Space, cp.Tag = "", v.name
+		cp.Space, cp.Tag = "", v.Name
 	}
 	return cp
 }
@@ -210,25 +211,25 @@ func (x *extVars) Read(ev ExtensionVariable) *etree.Element {
 func (x *extVars) Write(ev ExtensionVariable, value *etree.Element) error {
 	in, v := x.in, ev.v
 	if value == nil {
-		return in.faultf(x.at, "selectionFailure", "extension wrote nothing to variable %s", v.name)
+		return in.faultf(x.at, "selectionFailure", "extension wrote nothing to variable %s", v.Name)
 	}
-	if v.msg != nil {
+	if v.Msg != nil {
 		m := copyMessage(in.message(v))
 		for _, pe := range value.ChildElements() {
-			i := partIndex(v.msg, pe.Tag)
+			i := partIndex(v.Msg, pe.Tag)
 			if i < 0 {
-				return in.faultf(x.at, "mismatchedAssignmentFailure", "extension wrote part %s, which message %s of variable %s lacks", pe.Tag, v.msg.Name.Local, v.name)
+				return in.faultf(x.at, "mismatchedAssignmentFailure", "extension wrote part %s, which message %s of variable %s lacks", pe.Tag, v.Msg.Name.Local, v.Name)
 			}
-			pd := v.msg.Parts[i]
+			pd := v.Msg.Parts[i]
 			if pd.Element.IsZero() {
 				cp := pe.Copy()
 				fixNamespaces(cp, pe, nil)
 				m.Parts[pd.Name] = cp
 				continue
 			}
-			c := firstElement(pe)
+			c := expr.FirstElement(pe)
 			if c == nil {
-				return in.faultf(x.at, "mismatchedAssignmentFailure", "extension wrote part %s of variable %s without its element", pe.Tag, v.name)
+				return in.faultf(x.at, "mismatchedAssignmentFailure", "extension wrote part %s of variable %s without its element", pe.Tag, v.Name)
 			}
 			cp := c.Copy()
 			fixNamespaces(cp, c, nil)
@@ -243,7 +244,7 @@ func (x *extVars) Write(ev ExtensionVariable, value *etree.Element) error {
 		return err
 	}
 	in.touch(v)
-	return replaceCopyOp(op, in, source{node: node{tok: value, attr: -1}}, dst)
+	return replaceCopyOp(op, in, source{node: expr.Node{Tok: value, Attr: -1}}, dst)
 }
 
 // partIndex is the index of the part name of m, or -1.

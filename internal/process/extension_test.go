@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/beevik/etree"
+	"github.com/orchd/orchd/internal/process/expr"
 )
 
 // nsTestExt is the namespace of testExt, the extension the tests register.
@@ -91,7 +92,7 @@ func (a upperAction) Run(_ context.Context, vars ExtensionVariables) error {
 		return &ExtensionFault{Space: nsTestExt, Local: "empty", Reason: a.from.Name() + " is not initialized"}
 	}
 	out := etree.NewElement("v")
-	out.SetText(strings.ToUpper(stringValue(v)))
+	out.SetText(strings.ToUpper(expr.StringValue(v)))
 	return vars.Write(a.to, out)
 }
 

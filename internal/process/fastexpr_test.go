@@ -8,21 +8,22 @@ import (
 	"github.com/beevik/etree"
 
 	"github.com/orchd/orchd/internal/exchange"
+	"github.com/orchd/orchd/internal/process/expr"
 )
 
 // varResolver resolves variables of a compiled process by name.
 type varResolver struct{ p *Process }
 
-func (r varResolver) lookupVar(name string) *variable {
+func (r varResolver) LookupVar(name string) *expr.Var {
 	for _, v := range r.p.vars {
-		if v.name == name {
+		if v.Name == name {
 			return v
 		}
 	}
 	return nil
 }
 
-func (r varResolver) propertyPath(string, string, *etree.Element, map[string]string) (string, error) {
+func (r varResolver) PropertyPath(string, string, *etree.Element, map[string]string) (string, error) {
 	return "", fmt.Errorf("no properties here")
 }
 
@@ -36,10 +37,10 @@ func TestFastExprMatchesXPath(t *testing.T) {
 		t.Fatal(err)
 	}
 	r := varResolver{p}
-	in.storeMessage(r.lookupVar("poIn"), poInMessage(t, p))
-	in.slot(r.lookupVar("i")).SetText("2")
-	in.slot(r.lookupVar("total")).SetText("39.98")
-	in.slot(r.lookupVar("totalText")).SetText("12.50")
+	in.storeMessage(r.LookupVar("poIn"), poInMessage(t, p))
+	in.slot(r.LookupVar("i")).SetText("2")
+	in.slot(r.LookupVar("total")).SetText("39.98")
+	in.slot(r.LookupVar("totalText")).SetText("12.50")
 	ns := map[string]string{"po": "urn:example:po", "crm": "urn:example:crm"}
 	exprs := []string{
 		"1 + 2 * 3", "7 div 2", "7 mod 3", "-$i", "$i + 1", "$total * 100",
@@ -68,13 +69,13 @@ func TestFastExprMatchesXPath(t *testing.T) {
 		"$poIn.payload/po:items/po:item[2]/po:sku", "(1 + 2) * 3", "10 div 0", "-10 div 0", "0 div 0 = 0 div 0",
 	}
 	for _, src := range exprs {
-		fast := compileFast(src, r, ns)
+		fast := expr.CompileFast(src, r, ns)
 		if fast == nil {
 			t.Errorf("%s: not handled by the fast evaluator", src)
 			continue
 		}
 		want := generalValue(t, src, r, ns, in, in.root)
-		got := fast.value(in.root, nil)
+		got := fast.Value(in.root, nil)
 		if !sameValue(got, want) {
 			t.Errorf("%s: fast %#v, general %#v", src, got, want)
 		}
@@ -89,7 +90,7 @@ func TestFastExprMatchesXPath(t *testing.T) {
 		// A boolean compared with a string: both as booleans.
 		"'' = false()": true,
 	} {
-		if got := compileFast(src, r, ns).value(in.root, nil); got != want {
+		if got := expr.CompileFast(src, r, ns).Value(in.root, nil); got != want {
 			t.Errorf("%s = %v, want %v", src, got, want)
 		}
 	}
@@ -104,20 +105,20 @@ func TestFastExprMatchesXPath(t *testing.T) {
 		"substring('12345', 1, -1)":             "",
 		"substring('héllo', 2, 2)":              "él",
 	} {
-		if got := compileFast(src, r, ns).value(in.root, nil); got != want {
+		if got := expr.CompileFast(src, r, ns).Value(in.root, nil); got != want {
 			t.Errorf("%s = %q, want %q", src, got, want)
 		}
 	}
 	// Outside the subset: left to the general evaluator.
 	for _, src := range []string{"last()", "translate('a','a','b')", "$poIn.payload//po:sku"} {
-		if compileFast(src, r, ns) != nil {
+		if expr.CompileFast(src, r, ns) != nil {
 			t.Errorf("%s: the fast evaluator claimed it", src)
 		}
 	}
 }
 
 func poInMessage(t testing.TB, p *Process) *exchange.Message {
-	m := exchange.NewMessage(p.vars[0].msg.Name)
+	m := exchange.NewMessage(p.vars[0].Msg.Name)
 	m.Parts["payload"] = poMessage(t, "po-request.xml")
 	return m
 }
@@ -141,9 +142,9 @@ func BenchmarkAssign(b *testing.B) {
 		b.Fatal(err)
 	}
 	r := varResolver{p}
-	m := exchange.NewMessage(r.lookupVar("poIn").msg.Name)
+	m := exchange.NewMessage(r.LookupVar("poIn").Msg.Name)
 	m.Parts["payload"] = poMessage(b, "po-request.xml")
-	in.storeMessage(r.lookupVar("poIn"), m)
+	in.storeMessage(r.LookupVar("poIn"), m)
 	var prep *assign
 	for _, a := range p.acts {
 		if x, ok := a.(*assign); ok && x.name == "prepareErpRequest" {
@@ -153,7 +154,7 @@ func BenchmarkAssign(b *testing.B) {
 	if _, _, err := stepAssign(prep, in, &frame{}); err != nil {
 		b.Fatal(err)
 	}
-	iv := in.slot(r.lookupVar("i"))
+	iv := in.slot(r.LookupVar("i"))
 	b.ReportAllocs()
 	b.ResetTimer()
 	for n := 0; n < b.N; n++ {
@@ -168,13 +169,13 @@ func BenchmarkAssign(b *testing.B) {
 // (rewritten, then internal/xpath1): what a fast path must match.
 func generalValue(t *testing.T, src string, r varResolver, ns map[string]string, in *instance, ctx *etree.Element) any {
 	t.Helper()
-	rw, err := rewrite(src, r, nil, ns, true)
+	rw, err := expr.Rewrite(src, r, nil, ns, true)
 	if err != nil {
 		t.Fatalf("%s: %v", src, err)
 	}
-	x, err := newExpr(src, rw, ns)
+	x, err := expr.NewExpr(src, rw, ns)
 	if err != nil {
 		t.Fatalf("%s: %v", src, err)
 	}
-	return x.eval(&in.docs, ctx)
+	return x.Eval(&in.docs, ctx)
 }

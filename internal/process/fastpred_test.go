@@ -9,6 +9,7 @@ import (
 	"github.com/beevik/etree"
 
 	"github.com/orchd/orchd/internal/exchange"
+	"github.com/orchd/orchd/internal/process/expr"
 )
 
 // TestFastPredicatesMatchXPath evaluates path expressions with boolean
@@ -74,34 +75,34 @@ func TestFastPredicatesMatchXPath(t *testing.T) {
 		if err := in.start(); err != nil {
 			t.Fatal(err)
 		}
-		in.storeMessage(r.lookupVar("poIn"), poWithItems(t, p, body))
-		in.slot(r.lookupVar("i")).SetText("2")
-		in.slot(r.lookupVar("totalText")).SetText("x")
+		in.storeMessage(r.LookupVar("poIn"), poWithItems(t, p, body))
+		in.slot(r.LookupVar("i")).SetText("2")
+		in.slot(r.LookupVar("totalText")).SetText("x")
 		// The same predicates in a <query>, relative to the part.
-		base := baseNode(in.root, r.lookupVar("poIn"), 0)
+		base := expr.BaseNode(in.root, r.LookupVar("poIn"), 0)
 		for _, q := range []string{
 			"po:items/po:item[po:qty > 1]/po:sku", "po:items/po:item[not(number(po:qty) > 0)]",
 			"po:items[po:item/po:qty = 10]/po:item[1]", "po:items/*[po:sku = 'A']/po:qty", "po:items/po:item[@kind]",
 		} {
-			sp := compilePath(q, r, ns, true, true)
+			sp := expr.CompilePath(q, r, ns, true, true)
 			if sp == nil {
 				t.Errorf("query %s: not handled by the fast path", q)
 				continue
 			}
-			if got, want := sp.value(in.root, base), generalValue(t, q, r, ns, in, base); !sameValue(got, want) {
+			if got, want := sp.Value(in.root, base), generalValue(t, q, r, ns, in, base); !sameValue(got, want) {
 				t.Errorf("%s: query %s: fast %#v, general %#v", name, q, got, want)
 			}
-			if compileSimplePath(q, r, ns, true) != nil {
+			if expr.CompileSimplePath(q, r, ns, true) != nil {
 				t.Errorf("query %s: compileSimplePath (shared with XPath 2.0) took a filter predicate", q)
 			}
 		}
 		for _, src := range exprs {
-			fast := compileFast(src, r, ns)
+			fast := expr.CompileFast(src, r, ns)
 			if fast == nil {
 				t.Errorf("%s: not handled by the fast evaluator", src)
 				continue
 			}
-			if got, want := fast.value(in.root, nil), generalValue(t, src, r, ns, in, in.root); !sameValue(got, want) {
+			if got, want := fast.Value(in.root, nil), generalValue(t, src, r, ns, in, in.root); !sameValue(got, want) {
 				t.Errorf("%s: %s: fast %#v, general %#v", name, src, got, want)
 			}
 		}
@@ -125,8 +126,8 @@ func TestFastPredicatesMatchXPath(t *testing.T) {
 		if err := in.start(); err != nil {
 			t.Fatal(err)
 		}
-		in.storeMessage(r.lookupVar("poIn"), poWithItems(t, p, tc.items))
-		got := compileFast(tc.src, r, ns).value(in.root, nil)
+		in.storeMessage(r.LookupVar("poIn"), poWithItems(t, p, tc.items))
+		got := expr.CompileFast(tc.src, r, ns).Value(in.root, nil)
 		if !sameValue(got, tc.want) {
 			t.Errorf("%s over %s = %v, want %v", tc.src, tc.items, got, tc.want)
 		}
@@ -144,7 +145,7 @@ func TestFastPredicatesMatchXPath(t *testing.T) {
 		"$poIn.payload/po:items/po:item[$nosuch]", "$poIn.payload/po:items/po:item[bpel:getVariableProperty('a', 'b')]",
 		"po:item[po:qty > 1]",
 	} {
-		if compileFast(src, r, ns) != nil {
+		if expr.CompileFast(src, r, ns) != nil {
 			t.Errorf("%s: the fast evaluator claimed it", src)
 		}
 	}
@@ -159,7 +160,7 @@ func poWithItems(t testing.TB, p *Process, items string) *exchange.Message {
 	if err := doc.ReadFromString(src); err != nil {
 		t.Fatalf("%s: %v", strings.TrimSpace(items), err)
 	}
-	m := exchange.NewMessage(p.vars[0].msg.Name)
+	m := exchange.NewMessage(p.vars[0].Msg.Name)
 	m.Parts["payload"] = doc.Root()
 	return m
 }
@@ -171,7 +172,7 @@ func TestXPathNumber(t *testing.T) {
 		"99999999999999999999": 1e20, "-5": -5, "5.": 5, ".5": 0.5, "-0.25": -0.25,
 		"": nan, " ": nan, "4 2": nan, "+5": nan, "1e3": nan, "Infinity": nan, "-": nan, ".": nan, "1.2.3": nan, "0x10": nan, "５": nan,
 	} {
-		if got := xpathNumber(s); got != want && !(math.IsNaN(got) && math.IsNaN(want)) {
+		if got := expr.XpathNumber(s); got != want && !(math.IsNaN(got) && math.IsNaN(want)) {
 			t.Errorf("xpathNumber(%q) = %v, want %v", s, got, want)
 		}
 	}

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/beevik/etree"
+	"github.com/orchd/orchd/internal/process/expr"
 )
 
 func stepFlow(a *flow, in *instance, f *frame) (activity, bool, error) {
@@ -189,14 +190,14 @@ func unmetForEach(a *forEach, in *instance, f *frame) error {
 	return nil
 }
 
-func counterValueForEach(a *forEach, in *instance, x *expr, what string) (int64, error) {
+func counterValueForEach(a *forEach, in *instance, x *expr.Expr, what string) (int64, error) {
 	v, err := in.eval(x, in.root, a.pos)
 	if err != nil {
 		return 0, err
 	}
-	n := xpathNumber(xpathString(v))
+	n := expr.XpathNumber(expr.XpathString(v))
 	if math.IsNaN(n) || n < 0 || n != math.Trunc(n) || n > math.MaxInt32 {
-		return 0, in.faultf(a.pos, "invalidExpressionValue", "%s %q is not an xsd:unsignedInt", what, strings.TrimSpace(xpathString(v)))
+		return 0, in.faultf(a.pos, "invalidExpressionValue", "%s %q is not an xsd:unsignedInt", what, strings.TrimSpace(expr.XpathString(v)))
 	}
 	return int64(n), nil
 }
@@ -212,11 +213,11 @@ func setCounterForEach(a *forEach, in *instance, c int64) {
 // counter, and fresh copies of the variables declared inside the body.
 func branchVarsForEach(a *forEach, in *instance, c int64) []privSlot {
 	priv := make([]privSlot, 0, 1+len(a.privSlots))
-	ce := etree.NewElement(a.counter.slotName())
+	ce := etree.NewElement(a.counter.SlotName())
 	ce.SetText(strconv.FormatInt(c, 10))
-	priv = append(priv, privSlot{slot: a.counter.slot, el: ce})
+	priv = append(priv, privSlot{slot: a.counter.Slot, el: ce})
 	for _, v := range a.privSlots {
-		priv = append(priv, privSlot{slot: v.slot, el: v.newSlot()})
+		priv = append(priv, privSlot{slot: v.Slot, el: v.NewSlot()})
 	}
 	return priv
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/beevik/etree"
 
 	"github.com/orchd/orchd/internal/process/bpel"
+	"github.com/orchd/orchd/internal/process/expr"
 )
 
 // insertMissingToData: ODE's <copy insertMissingToData="yes"> (also
@@ -59,7 +60,7 @@ func insertMissingAttr(ce *etree.Element) (bool, error) {
 // compileInsertPath parses src, a location path relative to a variable or
 // part, into steps orchd can create; the error names the first construct
 // it cannot.
-func compileInsertPath(src string, r resolver, ns map[string]string) (*insertPath, error) {
+func compileInsertPath(src string, r expr.Resolver, ns map[string]string) (*insertPath, error) {
 	s := strings.TrimSpace(src)
 	if strings.HasPrefix(s, "/") {
 		if strings.HasPrefix(s, "//") {
@@ -67,7 +68,7 @@ func compileInsertPath(src string, r resolver, ns map[string]string) (*insertPat
 		}
 		return nil, fmt.Errorf("an absolute path (leading /): write the path relative to the variable")
 	}
-	raws, err := splitSteps(s)
+	raws, err := expr.SplitSteps(s)
 	if err != nil {
 		return nil, err
 	}
@@ -77,7 +78,7 @@ func compileInsertPath(src string, r resolver, ns map[string]string) (*insertPat
 		if err != nil {
 			return nil, err
 		}
-		if (st.attr || st.text) && i < len(raws)-1 {
+		if (st.Attr || st.Text) && i < len(raws)-1 {
 			return nil, fmt.Errorf("step %q: an attribute or text() step must be the last", raw)
 		}
 		p.steps = append(p.steps, st)
@@ -86,7 +87,7 @@ func compileInsertPath(src string, r resolver, ns map[string]string) (*insertPat
 }
 
 // insertStepOf compiles one step: [axis::]name[position], @name or text().
-func insertStepOf(raw string, r resolver, ns map[string]string) (insertStep, error) {
+func insertStepOf(raw string, r expr.Resolver, ns map[string]string) (insertStep, error) {
 	var st insertStep
 	step := strings.TrimSpace(raw)
 	name, pred := step, ""
@@ -107,22 +108,22 @@ func insertStepOf(raw string, r resolver, ns map[string]string) (insertStep, err
 	case name == "." || name == "..":
 		return st, fmt.Errorf("step %q: . and .. (only child and attribute steps)", raw)
 	case name == "text()":
-		st.text = true
+		st.Text = true
 	case strings.ContainsAny(name, "()"):
 		return st, fmt.Errorf("step %q: a function call or node test (only names, @names and text())", raw)
 	case strings.HasPrefix(name, "@"):
-		st.attr = true
+		st.Attr = true
 		name = strings.TrimSpace(name[1:])
 	}
 	if pred != "" {
-		if st.attr || st.text {
+		if st.Attr || st.Text {
 			return st, fmt.Errorf("step %q: a predicate on an attribute or text() step", raw)
 		}
 		if err := insertPosition(&st, raw, pred, r); err != nil {
 			return st, err
 		}
 	}
-	if st.text {
+	if st.Text {
 		return st, nil
 	}
 	if name == "*" || strings.HasSuffix(name, ":*") {
@@ -132,7 +133,7 @@ func insertStepOf(raw string, r resolver, ns map[string]string) (insertStep, err
 	if i := strings.IndexByte(name, ':'); i >= 0 {
 		prefix, local = name[:i], name[i+1:]
 	}
-	if !validNCName(local) || (prefix != "" && !validNCName(prefix)) {
+	if !expr.ValidNCName(local) || (prefix != "" && !expr.ValidNCName(prefix)) {
 		return st, fmt.Errorf("step %q: %q is not a name", raw, name)
 	}
 	if prefix != "" {
@@ -140,33 +141,33 @@ func insertStepOf(raw string, r resolver, ns map[string]string) (insertStep, err
 		if !ok {
 			return st, fmt.Errorf("step %q: undeclared namespace prefix %q", raw, prefix)
 		}
-		st.space, st.prefix = uri, prefix
+		st.Space, st.prefix = uri, prefix
 	}
-	st.local = local
+	st.Local = local
 	return st, nil
 }
 
 // insertPosition compiles pred, a step's predicates, into st's position:
 // one predicate, a whole number from 1 or a numeric simple-typed $var.
-func insertPosition(st *insertStep, raw, pred string, r resolver) error {
+func insertPosition(st *insertStep, raw, pred string, r expr.Resolver) error {
 	bad := fmt.Errorf("step %q: predicate %s (only one position: [2] or [$i] with $i numeric)", raw, pred)
 	if !strings.HasSuffix(pred, "]") || strings.Count(pred, "[") != 1 || strings.Count(pred, "]") != 1 {
 		return bad
 	}
 	in := strings.TrimSpace(pred[1 : len(pred)-1])
 	if strings.HasPrefix(in, "$") {
-		v := r.lookupVar(in[1:])
-		if v == nil || v.simple != "number" {
+		v := r.LookupVar(in[1:])
+		if v == nil || v.Simple != "number" {
 			return bad
 		}
-		st.indexVar = v
+		st.IndexVar = v
 		return nil
 	}
 	n, err := strconv.Atoi(in)
 	if err != nil || n < 1 {
 		return bad
 	}
-	st.index = n
+	st.Index = n
 	return nil
 }
 
@@ -178,52 +179,52 @@ func createInsertPath(p *insertPath, in *instance, base *etree.Element, at bpel.
 	var after *etree.Element // the last existing sibling of the first missing step
 	for ; i < len(p.steps); i++ {
 		st := &p.steps[i]
-		if st.attr || st.text {
-			if found := (&simplePath{part: -1, steps: []pathStep{st.pathStep}}).eval(in.root, cur); len(found) == 1 {
-				return target{node: found[0]}, nil
+		if st.Attr || st.Text {
+			if found := (&expr.SimplePath{Part: -1, Steps: []expr.PathStep{st.PathStep}}).Eval(in.root, cur); len(found) == 1 {
+				return target{Node: found[0]}, nil
 			}
 			break
 		}
-		want, ok := st.position(in.root)
+		want, ok := st.Position(in.root)
 		if !ok {
 			return target{}, in.faultf(at, "selectionFailure", "insertMissingToData: step %s: the position is not a whole number from 1", st.describe())
 		}
-		all := (&simplePath{part: -1, steps: []pathStep{{space: st.space, local: st.local}}}).evalAll(in.root, cur)
+		all := (&expr.SimplePath{Part: -1, Steps: []expr.PathStep{{Space: st.Space, Local: st.Local}}}).EvalAll(in.root, cur)
 		switch {
 		case want == 0 && len(all) > 1:
 			return target{}, in.faultf(at, "selectionFailure", "insertMissingToData: step %s matches %d elements: which one is meant is ambiguous", st.describe(), len(all))
 		case want == 0 && len(all) == 1:
-			cur = all[0].tok.(*etree.Element)
+			cur = all[0].Tok.(*etree.Element)
 			continue
 		case want > 0 && want <= len(all):
-			cur = all[want-1].tok.(*etree.Element)
+			cur = all[want-1].Tok.(*etree.Element)
 			continue
 		case want > len(all)+1:
 			return target{}, in.faultf(at, "selectionFailure", "insertMissingToData: step %s[%d]: %d such elements exist, only position %d can be created", st.describe(), want, len(all), len(all)+1)
 		}
 		if len(all) > 0 {
-			after = all[len(all)-1].tok.(*etree.Element)
+			after = all[len(all)-1].Tok.(*etree.Element)
 		}
 		break
 	}
 	if i == len(p.steps) {
-		return target{node: node{tok: cur, attr: -1}}, nil
+		return target{Node: expr.Node{Tok: cur, Attr: -1}}, nil
 	}
 	// Steps after the first missing one select in a new, empty element.
 	for _, st := range p.steps[i+1:] {
-		if want, ok := st.position(in.root); !ok || want > 1 {
+		if want, ok := st.Position(in.root); !ok || want > 1 {
 			return target{}, in.faultf(at, "selectionFailure", "insertMissingToData: step %s: only position 1 can be created below a new element", st.describe())
 		}
 	}
 	for j := i; j < len(p.steps); j++ {
 		st := &p.steps[j]
 		switch {
-		case st.attr:
-			return target{node: node{tok: cur, attr: createAttr(cur, st)}}, nil
-		case st.text:
-			return target{node: node{tok: cur.CreateText(""), attr: -1}}, nil
+		case st.Attr:
+			return target{Node: expr.Node{Tok: cur, Attr: createAttr(cur, st)}}, nil
+		case st.Text:
+			return target{Node: expr.Node{Tok: cur.CreateText(""), Attr: -1}}, nil
 		}
-		e := etree.NewElement(st.local)
+		e := etree.NewElement(st.Local)
 		if after != nil && j == i {
 			cur.InsertChildAt(after.Index()+1, e)
 		} else {
@@ -232,53 +233,53 @@ func createInsertPath(p *insertPath, in *instance, base *etree.Element, at bpel.
 		nameCreated(e, st)
 		cur = e
 	}
-	return target{node: node{tok: cur, attr: -1}}, nil
+	return target{Node: expr.Node{Tok: cur, Attr: -1}}, nil
 }
 
 // nameCreated puts the new element e (already in the tree) in st's
 // namespace: through a prefix or default namespace already in scope for
 // that namespace, else st's prefix declared on e, else a fresh one.
 func nameCreated(e *etree.Element, st *insertStep) {
-	if st.space == "" {
+	if st.Space == "" {
 		if uri, ok := lookupNS(e, ""); ok && uri != "" {
 			e.CreateAttr("xmlns", "")
 		}
 		return
 	}
-	if uri, ok := lookupNS(e, st.prefix); ok && uri == st.space {
+	if uri, ok := lookupNS(e, st.prefix); ok && uri == st.Space {
 		e.Space = st.prefix
 		return
 	}
-	if uri, ok := lookupNS(e, ""); ok && uri == st.space {
+	if uri, ok := lookupNS(e, ""); ok && uri == st.Space {
 		return
 	}
 	if _, ok := lookupNS(e, st.prefix); !ok {
 		e.Space = st.prefix
-		e.CreateAttr("xmlns:"+st.prefix, st.space)
+		e.CreateAttr("xmlns:"+st.prefix, st.Space)
 		return
 	}
-	renameTo(e, qname{Space: st.space, Local: st.local})
+	renameTo(e, qname{Space: st.Space, Local: st.Local})
 }
 
 // createAttr adds st's attribute, empty, to e and returns its index; a
 // namespaced one uses st's prefix where it is free or already bound to
 // the namespace, else a fresh prefix declared on e.
 func createAttr(e *etree.Element, st *insertStep) int {
-	key := st.local
-	if st.space != "" {
+	key := st.Local
+	if st.Space != "" {
 		prefix := st.prefix
 		for i := 1; ; i++ {
 			uri, ok := lookupNS(e, prefix)
-			if ok && uri == st.space {
+			if ok && uri == st.Space {
 				break
 			}
 			if !ok {
-				e.CreateAttr("xmlns:"+prefix, st.space)
+				e.CreateAttr("xmlns:"+prefix, st.Space)
 				break
 			}
 			prefix = "ns" + strconv.Itoa(i)
 		}
-		key = prefix + ":" + st.local
+		key = prefix + ":" + st.Local
 	}
 	e.CreateAttr(key, "")
 	return len(e.Attr) - 1

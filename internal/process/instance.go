@@ -12,6 +12,7 @@ import (
 	"github.com/orchd/orchd/internal/exchange"
 	"github.com/orchd/orchd/internal/persist"
 	"github.com/orchd/orchd/internal/process/bpel"
+	"github.com/orchd/orchd/internal/process/expr"
 )
 
 // frame is the explicit state of one running activity: which activity and
@@ -46,7 +47,7 @@ type instance struct {
 	fence any
 	root  *etree.Element
 	// docs is root with the variables' documents marked, for XPath.
-	docs docTree
+	docs expr.DocTree
 	// threads are the instance's lines of control; threads[0] runs the
 	// process. cur is the one being stepped; active the one whose private
 	// variables are in the tree.
@@ -152,10 +153,10 @@ func newInstance(e *Engine, p *Process, ctx context.Context) *instance {
 	if p.slots != nil {
 		root = copyTree(p.slots)
 	} else {
-		root = newSlots(p.vars)
+		root = expr.NewSlots(p.vars)
 	}
 	in := &instance{p: p, e: e, ctx: ctx, root: root, started: time.Now()}
-	in.docs = docTree{top: root, vars: p.vars}
+	in.docs = expr.DocTree{Top: root, Vars: p.vars}
 	main := &in.mainThread
 	main.stack = main.stackBuf[:0]
 	in.threadsBuf[0] = main
@@ -168,14 +169,14 @@ func newInstance(e *Engine, p *Process, ctx context.Context) *instance {
 }
 
 // touch marks variable v changed since the last checkpoint.
-func (in *instance) touch(v *variable) {
+func (in *instance) touch(v *expr.Var) {
 	if in.dirty != nil {
-		in.dirty[v.slot-1] = true
+		in.dirty[v.Slot-1] = true
 	}
 }
 
-func (in *instance) slot(v *variable) *etree.Element {
-	return in.root.Child[v.slot-1].(*etree.Element)
+func (in *instance) slot(v *expr.Var) *etree.Element {
+	return in.root.Child[v.Slot-1].(*etree.Element)
 }
 
 // result is how a run of an instance ended.
@@ -271,13 +272,13 @@ func (in *instance) matches(ib *inbound, m *exchange.Message) bool {
 
 // storeMessage moves the parts of m into message variable v. The parts
 // become the instance's: the caller must not use them afterwards.
-func (in *instance) storeMessage(v *variable, m *exchange.Message) {
+func (in *instance) storeMessage(v *expr.Var, m *exchange.Message) {
 	in.touch(v)
 	if in.evOn(events.DataHandling) {
 		defer in.emitVariable(v)
 	}
 	s := in.slot(v)
-	for i, pd := range v.msg.Parts {
+	for i, pd := range v.Msg.Parts {
 		wrapper := s.Child[i].(*etree.Element)
 		val := m.Parts[pd.Name]
 		if pd.Element.IsZero() {
@@ -300,16 +301,16 @@ func (in *instance) storeMessage(v *variable, m *exchange.Message) {
 
 // message builds a Message from variable v's parts. The part elements are
 // the instance's own; a binding that keeps them must copy.
-func (in *instance) message(v *variable) *exchange.Message {
+func (in *instance) message(v *expr.Var) *exchange.Message {
 	s := in.slot(v)
-	m := &exchange.Message{Name: v.msg.Name, Parts: make(map[string]*etree.Element, len(v.msg.Parts))}
-	for i, pd := range v.msg.Parts {
+	m := &exchange.Message{Name: v.Msg.Name, Parts: make(map[string]*etree.Element, len(v.Msg.Parts))}
+	for i, pd := range v.Msg.Parts {
 		w := s.Child[i].(*etree.Element)
 		if pd.Element.IsZero() {
 			m.Parts[pd.Name] = w
 			continue
 		}
-		if c := firstElement(w); c != nil {
+		if c := expr.FirstElement(w); c != nil {
 			m.Parts[pd.Name] = c
 		}
 	}

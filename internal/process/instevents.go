@@ -7,6 +7,7 @@ import (
 
 	"github.com/orchd/orchd/internal/events"
 	"github.com/orchd/orchd/internal/exchange"
+	"github.com/orchd/orchd/internal/process/expr"
 )
 
 // Instance events (internal/events). The engine emits only when
@@ -51,8 +52,8 @@ func (in *instance) emitActivity(k events.Kind, a activity, fault string) {
 
 // emitVariable emits variableChanged for variable v, naming the activity
 // the current thread runs.
-func (in *instance) emitVariable(v *variable) {
-	ev := events.Event{Kind: events.VariableChanged, Variable: v.name}
+func (in *instance) emitVariable(v *expr.Var) {
+	ev := events.Event{Kind: events.VariableChanged, Variable: v.Name}
 	if t := in.cur; t != nil && len(t.stack) > 0 {
 		if tg, ok := t.top().act.(evTagger); ok {
 			ev.Activity, ev.Name, ev.Position = tg.evTag()

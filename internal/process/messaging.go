@@ -11,6 +11,7 @@ import (
 
 	"github.com/orchd/orchd/internal/exchange"
 	"github.com/orchd/orchd/internal/process/bpel"
+	"github.com/orchd/orchd/internal/process/expr"
 )
 
 // partsMessage builds a message of type md from variables (<toParts>).
@@ -25,7 +26,7 @@ func (in *instance) partsMessage(md *exchange.MessageDesc, parts []partMap) *exc
 		elemPart := md != nil && !partType(md, pm.part)
 		switch {
 		case elemPart:
-			val = firstElement(s)
+			val = expr.FirstElement(s)
 		default:
 			val = copyTree(s)
 			val.Space, val.Tag = "", pm.part
@@ -47,7 +48,7 @@ func (in *instance) storeParts(m *exchange.Message, parts []partMap) {
 		}
 		s := in.slot(pm.v)
 		switch {
-		case pm.v.elem.IsZero():
+		case pm.v.Elem.IsZero():
 			// A type-typed variable holds the part's content.
 			for _, a := range val.Attr {
 				s.CreateAttr(a.FullKey(), a.Value)
@@ -71,13 +72,13 @@ func partType(md *exchange.MessageDesc, part string) bool {
 // initialized raises bpel:uninitializedVariable when message variable v
 // is used before it was assigned: an element part with no element, or no
 // part holding anything at all.
-func (in *instance) initialized(v *variable, at bpel.Pos) error {
-	if v.msg == nil {
+func (in *instance) initialized(v *expr.Var, at bpel.Pos) error {
+	if v.Msg == nil {
 		return nil
 	}
 	s := in.slot(v)
 	empty := 0
-	for i, pd := range v.msg.Parts {
+	for i, pd := range v.Msg.Parts {
 		w := s.Child[i].(*etree.Element)
 		if pd.Element.IsZero() {
 			if len(w.Child) == 0 && len(w.Attr) == 0 {
@@ -85,12 +86,12 @@ func (in *instance) initialized(v *variable, at bpel.Pos) error {
 			}
 			continue
 		}
-		if firstElement(w) == nil {
-			return in.faultf(at, "uninitializedVariable", "part %s of variable %s was never assigned", pd.Name, v.name)
+		if expr.FirstElement(w) == nil {
+			return in.faultf(at, "uninitializedVariable", "part %s of variable %s was never assigned", pd.Name, v.Name)
 		}
 	}
-	if empty > 0 && empty == len(v.msg.Parts) {
-		return in.faultf(at, "uninitializedVariable", "variable %s was never assigned", v.name)
+	if empty > 0 && empty == len(v.Msg.Parts) {
+		return in.faultf(at, "uninitializedVariable", "variable %s was never assigned", v.Name)
 	}
 	return nil
 }

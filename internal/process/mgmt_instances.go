@@ -492,15 +492,15 @@ func (e *Engine) InstanceDetail(ctx context.Context, id string) (*mgmt.InstanceD
 func varNames(p *Process) map[int]string {
 	count := map[string]int{}
 	for _, v := range p.vars {
-		count[v.name]++
+		count[v.Name]++
 	}
 	out := make(map[int]string, len(p.vars))
 	for _, v := range p.vars {
-		name := v.name
+		name := v.Name
 		if count[name] > 1 {
-			name += "@" + v.pos.String()
+			name += "@" + v.Pos.String()
 		}
-		out[v.slot] = name
+		out[v.Slot] = name
 	}
 	return out
 }
@@ -517,11 +517,11 @@ func (e *Engine) memDetail(in *instance, running bool) *mgmt.InstanceDetail {
 		var b bytes.Buffer
 		slot.WriteTo(&b, &etree.WriteSettings{})
 		var fresh bytes.Buffer
-		v.newSlot().WriteTo(&fresh, &etree.WriteSettings{})
+		v.NewSlot().WriteTo(&fresh, &etree.WriteSettings{})
 		if b.String() == fresh.String() {
 			continue // never set
 		}
-		d.Variables[names[v.slot]] = variableText(b.Bytes())
+		d.Variables[names[v.Slot]] = variableText(b.Bytes())
 	}
 	if in.wake != 0 {
 		d.Alarms = []time.Time{time.Unix(0, in.wake)}

@@ -8,6 +8,7 @@ import (
 	"github.com/beevik/etree"
 
 	"github.com/orchd/orchd/internal/exchange"
+	"github.com/orchd/orchd/internal/process/expr"
 )
 
 // TestVariablesAreDocuments: each variable, and each part of a message
@@ -22,15 +23,15 @@ func TestVariablesAreDocuments(t *testing.T) {
 	p := procs[0]
 	in := newInstance(e, p, context.Background())
 	r := varResolver{p}
-	in.storeMessage(r.lookupVar("in"), poMessageOf(testReq("P", "3", "x")))
+	in.storeMessage(r.LookupVar("in"), poMessageOf(testReq("P", "3", "x")))
 	aEl := testReq("A", "1", "a-text")
 	aEl.CreateAttr("n", "1")
-	in.slot(r.lookupVar("a")).AddChild(aEl)
-	in.slot(r.lookupVar("b")).AddChild(testReq("B", "2", "b-text"))
-	tid := in.slot(r.lookupVar("t")).CreateElement("tns:id")
+	in.slot(r.LookupVar("a")).AddChild(aEl)
+	in.slot(r.LookupVar("b")).AddChild(testReq("B", "2", "b-text"))
+	tid := in.slot(r.LookupVar("t")).CreateElement("tns:id")
 	tid.CreateAttr("xmlns:tns", nsTest)
 	tid.SetText("T")
-	note := in.slot(r.lookupVar("note")).Child[0].(*etree.Element)
+	note := in.slot(r.LookupVar("note")).Child[0].(*etree.Element)
 	note.SetText("hello")
 	ns := map[string]string{"tns": nsTest}
 
@@ -91,32 +92,32 @@ func TestVariablesAreDocuments(t *testing.T) {
 			ctx := in.root
 			if tt.on != "" {
 				name, part, _ := strings.Cut(tt.on, ".")
-				v := r.lookupVar(name)
+				v := r.LookupVar(name)
 				pi := -1
 				if part != "" {
-					pi = v.partIndex(part)
+					pi = v.PartIndex(part)
 				}
-				ctx = baseNode(in.root, v, pi)
+				ctx = expr.BaseNode(in.root, v, pi)
 			}
-			rw, err := rewrite(tt.src, r, nil, ns, true)
+			rw, err := expr.Rewrite(tt.src, r, nil, ns, true)
 			if err != nil {
 				t.Fatal(err)
 			}
-			x, err := newExpr(tt.src, rw, ns)
+			x, err := expr.NewExpr(tt.src, rw, ns)
 			if err != nil {
 				t.Fatalf("%s (compiled as %s): %v", tt.src, rw, err)
 			}
-			if got := render(x.eval(&in.docs, ctx)); got != tt.want {
+			if got := render(x.Eval(&in.docs, ctx)); got != tt.want {
 				t.Errorf("general evaluator: %s (compiled as %s) = %q, want %q", tt.src, rw, got, tt.want)
 			}
-			x.fast = compileSimplePath(tt.src, r, ns, tt.on != "")
-			if x.fast == nil && tt.on == "" {
-				x.fastX = compileFast(tt.src, r, ns)
+			x.Fast = expr.CompileSimplePath(tt.src, r, ns, tt.on != "")
+			if x.Fast == nil && tt.on == "" {
+				x.FastX = expr.CompileFast(tt.src, r, ns)
 			}
-			if fast := x.fast != nil || x.fastX != nil; fast != tt.fast {
+			if fast := x.Fast != nil || x.FastX != nil; fast != tt.fast {
 				t.Fatalf("fast evaluator takes %s: %v, want %v", tt.src, fast, tt.fast)
 			}
-			if got := render(x.eval(&in.docs, ctx)); got != tt.want {
+			if got := render(x.Eval(&in.docs, ctx)); got != tt.want {
 				t.Errorf("compiler's evaluator: %s = %q, want %q", tt.src, got, tt.want)
 			}
 		})
@@ -137,7 +138,7 @@ func poMessageOf(payload *etree.Element) *exchange.Message {
 func TestRewriteAbsolutePaths(t *testing.T) {
 	_, procs := deployBundle(t, "rt-docs", nil)
 	r := varResolver{procs[0]}
-	const d = docRootPath
+	const d = expr.DocRootPath
 	tests := []struct{ src, want string }{
 		{"/", d},
 		{" / ", " " + d + " "},
@@ -169,7 +170,7 @@ func TestRewriteAbsolutePaths(t *testing.T) {
 		{"$b/x[. = /y]", "/v4/*/x[. = " + d + "/y]"},
 	}
 	for _, tt := range tests {
-		got, err := rewrite(tt.src, r, nil, map[string]string{"tns": nsTest}, true)
+		got, err := expr.Rewrite(tt.src, r, nil, map[string]string{"tns": nsTest}, true)
 		if err != nil {
 			t.Errorf("%s: %v", tt.src, err)
 			continue
@@ -190,14 +191,14 @@ func FuzzRewrite(f *testing.F) {
 	}
 	ns := map[string]string{"tns": nsTest}
 	f.Fuzz(func(t *testing.T, src string) {
-		if strings.Contains(src, "$") || strings.Contains(src, docRootPath) {
+		if strings.Contains(src, "$") || strings.Contains(src, expr.DocRootPath) {
 			return
 		}
-		rw, err := rewrite(src, varResolver{&Process{Plan: &Plan{}}}, nil, ns, true)
+		rw, err := expr.Rewrite(src, varResolver{&Process{Plan: &Plan{}}}, nil, ns, true)
 		if err != nil {
 			return
 		}
-		back := strings.ReplaceAll(strings.ReplaceAll(rw, docRootPath+"/", "/"), docRootPath, "/")
+		back := strings.ReplaceAll(strings.ReplaceAll(rw, expr.DocRootPath+"/", "/"), expr.DocRootPath, "/")
 		if back != src {
 			t.Fatalf("rewrite(%q) = %q: more changed than a leading '/'", src, rw)
 		}

@@ -12,6 +12,7 @@ import (
 	"github.com/orchd/orchd/internal/exchange"
 	"github.com/orchd/orchd/internal/process/bpel"
 	"github.com/orchd/orchd/internal/process/deploy"
+	"github.com/orchd/orchd/internal/process/expr"
 	"github.com/orchd/orchd/internal/process/wsdl"
 )
 
@@ -36,7 +37,7 @@ type Plan struct {
 	// process ("file:line: <element>: ..."); Engine.Deploy logs them.
 	Warnings []string
 
-	vars []*variable // by slot - 1
+	vars []*expr.Var // by slot - 1
 	// slots is the variable tree of a new instance (newSlots), which
 	// newInstance copies; nil for a Process the compiler did not build.
 	slots *etree.Element
@@ -48,10 +49,10 @@ type Plan struct {
 	// comp is set when the process uses compensation or termination
 	// handlers (compensate.go).
 	comp  *compSupport
-	inits []*variable // variables with an inline initializer, in order
+	inits []*expr.Var // variables with an inline initializer, in order
 	// initOf holds the initializer (<from> of the declaration) of each
 	// variable that has one.
-	initOf   map[*variable]*copyOp
+	initOf   map[*expr.Var]*copyOp
 	root     activity
 	handlers *faultHandlers
 	plinks   map[string]*partnerLink
@@ -109,7 +110,7 @@ type faultHandlers struct {
 
 type catch struct {
 	faultName qname
-	v         *variable // faultVariable, or nil
+	v         *expr.Var // faultVariable, or nil
 	act       activity
 }
 

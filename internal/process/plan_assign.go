@@ -4,6 +4,7 @@ import (
 	"github.com/beevik/etree"
 
 	"github.com/orchd/orchd/internal/process/bpel"
+	"github.com/orchd/orchd/internal/process/expr"
 )
 
 // copyOp is one compiled <copy> (or a variable's inline initializer).
@@ -18,14 +19,14 @@ type copyOp struct {
 	ext ExtensionAction
 	// extVars are the variables ext resolved at compile time: those it
 	// may write, which <assign validate="yes"> checks and restores.
-	extVars []*variable
+	extVars []*expr.Var
 }
 
 type fromSpec struct {
-	v     *variable // variable form
-	part  int       // part index or -1
-	query *expr     // relative to the variable/part, or nil
-	x     *expr     // expression form
+	v     *expr.Var  // variable form
+	part  int        // part index or -1
+	query *expr.Expr // relative to the variable/part, or nil
+	x     *expr.Expr // expression form
 	// literal holds the literal's content, namespace-complete, or nil;
 	// litElem is its only child element, if it has exactly one, and
 	// litText its text otherwise (both decided at compile time).
@@ -37,12 +38,12 @@ type fromSpec struct {
 }
 
 type toSpec struct {
-	v     *variable
+	v     *expr.Var
 	part  int
-	query *expr
+	query *expr.Expr
 	// x is an XPath 2.0 to-expression other than $var[.part]/path: it
 	// must select one node of a variable (v is nil).
-	x *expr
+	x *expr.Expr
 	// insert, set by insertMissingToData, creates what query misses.
 	insert *insertPath
 	// epr is the partner-link form.

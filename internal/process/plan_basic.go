@@ -6,6 +6,7 @@ import (
 	"github.com/orchd/orchd/internal/exchange"
 	"github.com/orchd/orchd/internal/process/bpel"
 	"github.com/orchd/orchd/internal/process/deploy"
+	"github.com/orchd/orchd/internal/process/expr"
 )
 
 type base struct {
@@ -30,7 +31,7 @@ type sequence struct {
 
 type ifAct struct {
 	base
-	conds    []*expr
+	conds    []*expr.Expr
 	branches []activity
 	els      activity // may be nil
 	// dead[i] are the links leaving branch i (the last: else), set false
@@ -41,7 +42,7 @@ type ifAct struct {
 
 type while struct {
 	base
-	cond *expr
+	cond *expr.Expr
 	body activity
 }
 
@@ -52,7 +53,7 @@ type exit struct{ base }
 type throw struct {
 	base
 	faultName qname
-	v         *variable
+	v         *expr.Var
 }
 
 type receive struct {
@@ -65,7 +66,7 @@ type reply struct {
 	base
 	pl        *partnerLink
 	op        *exchange.Operation
-	v         *variable
+	v         *expr.Var
 	toParts   []partMap
 	faultName qname
 	corrs     []*corrUse
@@ -78,7 +79,7 @@ type invoke struct {
 	base
 	pl                 *partnerLink
 	op                 *exchange.Operation
-	in, out            *variable
+	in, out            *expr.Var
 	toParts, fromParts []partMap
 	partner            string // label for metrics: partner link name
 	corrs              []*corrUse

@@ -2,6 +2,7 @@ package process
 
 import (
 	"github.com/orchd/orchd/internal/exchange"
+	"github.com/orchd/orchd/internal/process/expr"
 )
 
 // corrSet is a declared correlation set.
@@ -25,7 +26,7 @@ type corrUse struct {
 type propExtract struct {
 	prop  qname
 	part  string
-	query *expr
+	query *expr.Expr
 }
 
 // routeShape is one combination of correlation sets (the uses with
@@ -47,7 +48,7 @@ type routeShape struct {
 type inbound struct {
 	pl    *partnerLink
 	op    *exchange.Operation
-	v     *variable
+	v     *expr.Var
 	corrs []*corrUse
 	// route is how a message finds the instance waiting here (nil when
 	// no correlation routes it).

@@ -2,6 +2,7 @@ package process
 
 import (
 	"github.com/orchd/orchd/internal/process/bpel"
+	"github.com/orchd/orchd/internal/process/expr"
 )
 
 // eventHandlers are a scope's (or the process's) onEvents and onAlarms.
@@ -24,19 +25,19 @@ type onEvent struct {
 	// tag is the hidden private variable naming the handler instance's
 	// open request: a reply inside it answers its own request, not
 	// another instance's of the same operation.
-	tag *variable
+	tag *expr.Var
 	// priv are the slots each handler instance has its own copy of.
-	priv []*variable
+	priv []*expr.Var
 }
 
 // evAlarm is one <onAlarm>: a first deadline (for or until; none when
 // only repeatEvery), an optional repeat interval, and the scope it runs.
 type evAlarm struct {
 	deadline *deadlineSpec
-	repeat   *expr
+	repeat   *expr.Expr
 	pos      bpel.Pos
 	body     activity
-	priv     []*variable
+	priv     []*expr.Var
 	listen   *alarmListener
 }
 

@@ -1,6 +1,7 @@
 package process
 
 import (
+	"github.com/orchd/orchd/internal/process/expr"
 	"github.com/orchd/orchd/internal/xsd"
 )
 
@@ -9,7 +10,7 @@ type restActivity struct {
 	base
 	method                   string
 	uri, accept, contentType restValue
-	request, response, code  *variable
+	request, response, code  *expr.Var
 	// static is the activity's child element, serialized at deploy: the
 	// body when request gives none.
 	static []byte
@@ -24,7 +25,7 @@ type extActivity struct {
 // schemaCheck validates one variable against the schema declarations of
 // its element, type, or message parts (WS-BPEL 2.0 section 8.4.3).
 type schemaCheck struct {
-	v     *variable
+	v     *expr.Var
 	set   *xsd.Set
 	elem  *xsd.Element // element variable
 	typ   *xsd.Type    // type variable
@@ -52,12 +53,12 @@ type eprSpec struct {
 // it is copied from or to.
 type partMap struct {
 	part string
-	v    *variable
+	v    *expr.Var
 }
 
 // restValue is an attribute's value: a literal, or the text of variable v
 // ($bpelvar[name]).
 type restValue struct {
 	lit string
-	v   *variable
+	v   *expr.Var
 }

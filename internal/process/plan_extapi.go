@@ -5,11 +5,12 @@ import (
 	"fmt"
 
 	"github.com/beevik/etree"
+	"github.com/orchd/orchd/internal/process/expr"
 )
 
 // ExtensionVariable is a variable resolved at compile time.
 type ExtensionVariable struct {
-	v *variable
+	v *expr.Var
 }
 
 // ExtensionAction runs one compiled extension activity or assign
@@ -48,7 +49,7 @@ type ExtensionFault struct {
 }
 
 // Name is the variable's name.
-func (x ExtensionVariable) Name() string { return x.v.name }
+func (x ExtensionVariable) Name() string { return x.v.Name }
 
 func (f *ExtensionFault) Error() string {
 	return fmt.Sprintf("fault {%s}%s: %s", f.Space, f.Local, f.Reason)

@@ -2,6 +2,8 @@ package process
 
 import (
 	"strconv"
+
+	"github.com/orchd/orchd/internal/process/expr"
 )
 
 // flow runs its children concurrently, each on its own thread, and ends
@@ -18,13 +20,13 @@ type flow struct {
 // variables.
 type link struct {
 	name string
-	v    *variable
+	v    *expr.Var
 }
 
 // linkSource is an outgoing link with its transitionCondition.
 type linkSource struct {
 	l    *link
-	cond *expr
+	cond *expr.Expr
 }
 
 // linked wraps an activity that is the target or source of links: it waits
@@ -35,7 +37,7 @@ type linked struct {
 	base
 	act      activity
 	targets  []*link
-	join     *expr
+	join     *expr.Expr
 	suppress bool
 	sources  []linkSource
 	// dead are the links whose source is the activity or inside it: when
@@ -53,7 +55,7 @@ func (a *linked) describe() string {
 // repeatUntil runs its body, then again while the condition is false.
 type repeatUntil struct {
 	base
-	cond *expr
+	cond *expr.Expr
 	body activity
 }
 
@@ -62,15 +64,15 @@ type repeatUntil struct {
 // condition's number of branches has completed.
 type forEach struct {
 	base
-	counter      *variable
-	start, final *expr
-	branches     *expr
+	counter      *expr.Var
+	start, final *expr.Expr
+	branches     *expr.Expr
 	// successfulOnly counts only branches whose scope did not end by a
 	// fault handler toward the completion condition.
 	successfulOnly bool
 	parallel       bool
 	body           *scope
-	privSlots      []*variable // copied per parallel branch
+	privSlots      []*expr.Var // copied per parallel branch
 }
 
 // branchLinks lists, per branch of an if or a pick, the links whose

@@ -1,11 +1,15 @@
 package process
 
+import (
+	"github.com/orchd/orchd/internal/process/expr"
+)
+
 // scope is a <scope> (the process itself is compiled as one, with
 // isProcess set): local variables and correlation sets, reset each time
 // the scope starts, and fault handlers that catch what its body throws.
 type scope struct {
 	base
-	vars     []*variable
+	vars     []*expr.Var
 	plinks   []*partnerLink // its own, fresh each time it starts
 	corrSets []string
 	body     activity
@@ -51,7 +55,7 @@ type scopeComp struct {
 	children []*scope
 	// snapVars are the variables copied into a record: the scope's own
 	// and, for the scope of a forEach, the counter.
-	snapVars []*variable
+	snapVars []*expr.Var
 	// compAct and termAct run its compensation and termination handlers
 	// (the bottom frame of the handler's thread).
 	compAct, termAct *handlerRun

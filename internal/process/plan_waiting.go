@@ -2,11 +2,12 @@ package process
 
 import (
 	"github.com/orchd/orchd/internal/process/bpel"
+	"github.com/orchd/orchd/internal/process/expr"
 )
 
 // deadlineSpec is a compiled <for> or <until>.
 type deadlineSpec struct {
-	forExpr, untilExpr *expr
+	forExpr, untilExpr *expr.Expr
 	pos                bpel.Pos
 }
 

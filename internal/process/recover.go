@@ -246,7 +246,7 @@ func ListInstances(st Store, procs []*Process, f InstanceFilter) ([]InstanceInfo
 		for slot, data := range vars {
 			name := fmt.Sprintf("slot%d", slot)
 			if p != nil && slot >= 1 && slot <= len(p.vars) {
-				name = p.vars[slot-1].name
+				name = p.vars[slot-1].Name
 			}
 			info.Variables[name] = variableText(data)
 		}

@@ -16,6 +16,7 @@ import (
 
 	"github.com/orchd/orchd/internal/exchange"
 	"github.com/orchd/orchd/internal/process/bpel"
+	"github.com/orchd/orchd/internal/process/expr"
 	"github.com/orchd/orchd/internal/xmlparse"
 )
 
@@ -66,12 +67,12 @@ func restAttr(e *etree.Element, names ...string) (value, name string) {
 }
 
 // typeVar reports a variable declared with a type.
-func typeVar(v *variable) bool { return v.msg == nil && v.elem.IsZero() }
+func typeVar(v *expr.Var) bool { return v.Msg == nil && v.Elem.IsZero() }
 
 // simpleVar reports a variable of one of XML Schema's simple types: it
 // holds text. (A type variable of another type may hold elements.)
-func simpleVar(v *variable) bool {
-	return typeVar(v) && v.typ.Space == bpel.NSXSD && v.typ.Local != "anyType" && v.typ.Local != "anySimpleType"
+func simpleVar(v *expr.Var) bool {
+	return typeVar(v) && v.Typ.Space == bpel.NSXSD && v.Typ.Local != "anyType" && v.Typ.Local != "anySimpleType"
 }
 
 // checkRESTURL accepts an absolute http or https URL.
@@ -200,7 +201,7 @@ func buildRestActivity(a *restActivity, in *instance) (*restRequest, error) {
 	}
 	if a.uri.v != nil {
 		if err := checkRESTURL(r.url); err != nil {
-			return nil, faultRestActivity(a, fmt.Errorf("uri from variable %s: %w", a.uri.v.name, err))
+			return nil, faultRestActivity(a, fmt.Errorf("uri from variable %s: %w", a.uri.v.Name, err))
 		}
 	}
 	if r.accept, err = getRestValue(a.accept, in, a); err != nil {
@@ -228,27 +229,27 @@ func getRestValue(v restValue, in *instance, a *restActivity) (string, error) {
 	}
 	s := in.slot(v.v)
 	if len(s.Child) == 0 {
-		return "", in.faultf(a.pos, "uninitializedVariable", "variable %s (in $bpelvar[%s]) was never assigned", v.v.name, v.v.name)
+		return "", in.faultf(a.pos, "uninitializedVariable", "variable %s (in $bpelvar[%s]) was never assigned", v.v.Name, v.v.Name)
 	}
 	return strings.TrimSpace(s.Text()), nil
 }
 
 // payload serializes variable v as a request body; ok is false when v
 // holds nothing.
-func payload(in *instance, v *variable) (body []byte, ok bool) {
+func payload(in *instance, v *expr.Var) (body []byte, ok bool) {
 	s := in.slot(v)
 	var buf bytes.Buffer
 	ws := &etree.WriteSettings{}
 	switch {
-	case !v.elem.IsZero():
-		el := firstElement(s)
+	case !v.Elem.IsZero():
+		el := expr.FirstElement(s)
 		if el == nil {
 			return nil, false
 		}
 		cp := el.Copy()
 		fixNamespaces(cp, el, nil)
 		cp.WriteTo(&buf, ws)
-	case simpleVar(v) || firstElement(s) == nil:
+	case simpleVar(v) || expr.FirstElement(s) == nil:
 		if len(s.Child) == 0 {
 			return nil, false
 		}
@@ -257,7 +258,7 @@ func payload(in *instance, v *variable) (body []byte, ok bool) {
 		// Content of a complex type: inside an element named after the
 		// variable, as its value has no element name of its own.
 		w := s.Copy()
-		w.Space, w.Tag = "", v.name
+		w.Space, w.Tag = "", v.Name
 		fixNamespaces(w, s, nil)
 		w.WriteTo(&buf, ws)
 	}
@@ -288,7 +289,7 @@ func answeredRestActivity(a *restActivity, in *instance, res *restResponse, err 
 // storeBody puts a response body into variable v: the text into a
 // simple-typed variable, else the parsed XML (an element variable's
 // element, another type variable's content).
-func storeBody(in *instance, v *variable, body []byte) error {
+func storeBody(in *instance, v *expr.Var, body []byte) error {
 	s := in.slot(v)
 	if simpleVar(v) || (typeVar(v) && body[0] != '<') {
 		clearChildren(s)
@@ -300,11 +301,11 @@ func storeBody(in *instance, v *variable, body []byte) error {
 	// own reader is quadratic in the attributes of an element).
 	doc, err := xmlparse.Parse(body, xmlparse.Options{})
 	if err != nil {
-		return fmt.Errorf("response for variable %s is not XML: %w", v.name, err)
+		return fmt.Errorf("response for variable %s is not XML: %w", v.Name, err)
 	}
 	root := doc.Root()
 	if root == nil {
-		return fmt.Errorf("response for variable %s is not XML: no element", v.name)
+		return fmt.Errorf("response for variable %s is not XML: no element", v.Name)
 	}
 	if typeVar(v) {
 		replaceContent(s, root)

@@ -6,6 +6,7 @@ import (
 	"github.com/beevik/etree"
 
 	"github.com/orchd/orchd/internal/exchange"
+	"github.com/orchd/orchd/internal/process/expr"
 )
 
 // Scope frame phases (frame.pc).
@@ -81,13 +82,13 @@ func scopeInitFailure(err error) error {
 }
 
 // resetVar makes v uninitialized again (a scope starts).
-func (in *instance) resetVar(v *variable) {
+func (in *instance) resetVar(v *expr.Var) {
 	in.touch(v)
 	s := in.slot(v)
 	clearChildren(s)
 	s.Attr = s.Attr[:0]
-	if v.msg != nil {
-		for _, p := range v.msg.Parts {
+	if v.Msg != nil {
+		for _, p := range v.Msg.Parts {
 			s.CreateElement(p.Name)
 		}
 	}
@@ -125,7 +126,7 @@ func (in *instance) fail(t *thread, err error) error {
 				continue
 			}
 			var act activity
-			var v *variable
+			var v *expr.Var
 			if sc.handlers != nil {
 				act, v = handlerFaultHandlers(sc.handlers, fv)
 			}
@@ -173,7 +174,7 @@ func (in *instance) fail(t *thread, err error) error {
 
 // handlerFaultHandlers picks the handler for fv: a catch chosen by the rules of
 // WS-BPEL 2.0 section 12.5, else catchAll.
-func handlerFaultHandlers(h *faultHandlers, fv *faultValue) (activity, *variable) {
+func handlerFaultHandlers(h *faultHandlers, fv *faultValue) (activity, *expr.Var) {
 	if c := matchFaultHandlers(h, fv); c != nil {
 		return c.act, c.v
 	}
@@ -193,11 +194,11 @@ func matchFaultHandlers(h *faultHandlers, fv *faultValue) *catch {
 		if c.v == nil {
 			return false
 		}
-		if c.v.msg != nil {
-			return fv.data != nil && (fv.data.Name.IsZero() || fv.data.Name == c.v.msg.Name)
+		if c.v.Msg != nil {
+			return fv.data != nil && (fv.data.Name.IsZero() || fv.data.Name == c.v.Msg.Name)
 		}
 		el := fv.element()
-		return el != nil && (c.v.elem.IsZero() || (el.NamespaceURI() == c.v.elem.Space && el.Tag == c.v.elem.Local))
+		return el != nil && (c.v.Elem.IsZero() || (el.NamespaceURI() == c.v.Elem.Space && el.Tag == c.v.Elem.Local))
 	}
 	for _, c := range h.catches {
 		if c.faultName == fv.name && c.v != nil && typeOK(c) {
@@ -231,8 +232,8 @@ func (f *faultValue) element() *etree.Element {
 	return nil
 }
 
-func (in *instance) setFaultVar(v *variable, fv *faultValue) {
-	if v.msg != nil && fv.data != nil {
+func (in *instance) setFaultVar(v *expr.Var, fv *faultValue) {
+	if v.Msg != nil && fv.data != nil {
 		in.storeMessage(v, copyMessage(fv.data))
 		return
 	}

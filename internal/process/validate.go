@@ -4,6 +4,7 @@ import (
 	"github.com/beevik/etree"
 
 	"github.com/orchd/orchd/internal/process/bpel"
+	"github.com/orchd/orchd/internal/process/expr"
 )
 
 func stepValidateAct(a *validateAct, in *instance, _ *frame) (activity, bool, error) {
@@ -21,33 +22,33 @@ func (in *instance) validate(checks []*schemaCheck, at bpel.Pos) error {
 		s := in.slot(v)
 		switch {
 		case c.elem != nil:
-			el := firstElement(s)
+			el := expr.FirstElement(s)
 			if el == nil {
-				return in.faultf(at, "uninitializedVariable", "variable %s was never assigned", v.name)
+				return in.faultf(at, "uninitializedVariable", "variable %s was never assigned", v.Name)
 			}
 			if err := c.set.Validate(c.elem, el); err != nil {
-				return in.faultf(at, "invalidVariables", "variable %s: %v", v.name, err)
+				return in.faultf(at, "invalidVariables", "variable %s: %v", v.Name, err)
 			}
 		case c.typ != nil:
 			if err := c.set.ValidateType(c.typ, s); err != nil {
-				return in.faultf(at, "invalidVariables", "variable %s: %v", v.name, err)
+				return in.faultf(at, "invalidVariables", "variable %s: %v", v.Name, err)
 			}
 		default:
 			for i, ps := range c.parts {
-				pd := v.msg.Parts[i]
+				pd := v.Msg.Parts[i]
 				w := s.Child[i].(*etree.Element)
 				var err error
 				if ps.elem != nil {
-					el := firstElement(w)
+					el := expr.FirstElement(w)
 					if el == nil {
-						return in.faultf(at, "uninitializedVariable", "part %s of variable %s was never assigned", pd.Name, v.name)
+						return in.faultf(at, "uninitializedVariable", "part %s of variable %s was never assigned", pd.Name, v.Name)
 					}
 					err = c.set.Validate(ps.elem, el)
 				} else {
 					err = c.set.ValidateType(ps.typ, w)
 				}
 				if err != nil {
-					return in.faultf(at, "invalidVariables", "variable %s, part %s: %v", v.name, pd.Name, err)
+					return in.faultf(at, "invalidVariables", "variable %s, part %s: %v", v.Name, pd.Name, err)
 				}
 			}
 		}
@@ -56,8 +57,8 @@ func (in *instance) validate(checks []*schemaCheck, at bpel.Pos) error {
 }
 
 // assignTargets is the distinct variables the copies of an assign write.
-func assignTargets(copies []*copyOp) []*variable {
-	var out []*variable
+func assignTargets(copies []*copyOp) []*expr.Var {
+	var out []*expr.Var
 	for _, op := range copies {
 		if op.to.v != nil {
 			out = appendVarOnce(out, op.to.v)
@@ -88,8 +89,8 @@ func applyValidatedAssign(a *assign, in *instance) error {
 	}()
 	if err != nil {
 		for i, c := range a.validate {
-			in.root.RemoveChildAt(c.v.slot - 1)
-			in.root.InsertChildAt(c.v.slot-1, saved[i])
+			in.root.RemoveChildAt(c.v.Slot - 1)
+			in.root.InsertChildAt(c.v.Slot-1, saved[i])
 		}
 	}
 	return err

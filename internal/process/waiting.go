@@ -10,6 +10,7 @@ import (
 	"github.com/beevik/etree"
 
 	"github.com/orchd/orchd/internal/process/bpel"
+	"github.com/orchd/orchd/internal/process/expr"
 )
 
 // errBlocked is returned by a step that waits for a message or a timer:
@@ -29,7 +30,7 @@ func atDeadlineSpec(d *deadlineSpec, in *instance, now time.Time) (time.Time, er
 	if err != nil {
 		return time.Time{}, err
 	}
-	s := strings.TrimSpace(xpathString(v))
+	s := strings.TrimSpace(expr.XpathString(v))
 	if d.forExpr != nil {
 		t, err := addDuration(now, s)
 		if err != nil {

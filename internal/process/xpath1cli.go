@@ -7,6 +7,7 @@ import (
 	"github.com/beevik/etree"
 
 	"github.com/orchd/orchd/internal/process/bpel"
+	"github.com/orchd/orchd/internal/process/expr"
 	"github.com/orchd/orchd/internal/xpath1"
 	"github.com/orchd/orchd/internal/xpath2"
 )
@@ -26,77 +27,77 @@ import (
 func EvalXPath1(src string, ns map[string]string, ctx *etree.Document, vars map[string]xpath2.Input) (xpath2.Sequence, error) {
 	r := cliResolver{}
 	root := etree.NewElement("vars")
-	slot := func(v *variable, content etree.Token) *etree.Element {
-		v.slot = len(root.Child) + 1
-		s := root.CreateElement(v.slotName())
+	slot := func(v *expr.Var, content etree.Token) *etree.Element {
+		v.Slot = len(root.Child) + 1
+		s := root.CreateElement(v.SlotName())
 		if content != nil {
 			s.AddChild(content)
 		}
 		return s
 	}
-	var t docTree
+	var t expr.DocTree
 	for name, in := range vars {
-		v := &variable{name: name}
+		v := &expr.Var{Name: name}
 		if in.Doc != nil {
 			e := in.Doc.Root().Copy()
-			v.elem = qname{Space: e.NamespaceURI(), Local: e.Tag}
+			v.Elem = qname{Space: e.NamespaceURI(), Local: e.Tag}
 			slot(v, e)
 		} else {
-			v.typ, v.simple = qname{Space: bpel.NSXSD, Local: "string"}, "string"
+			v.Typ, v.Simple = qname{Space: bpel.NSXSD, Local: "string"}, "string"
 			slot(v, etree.NewText(in.Text))
 		}
 		r[name] = v
-		t.vars = append(t.vars, v)
+		t.Vars = append(t.Vars, v)
 	}
 	var ctxSlot *etree.Element
 	if ctx != nil {
 		// An element variable, so that its slot stands for the
 		// document node, the parent of the document element.
 		e := ctx.Root().Copy()
-		v := &variable{name: " context", elem: qname{Space: e.NamespaceURI(), Local: e.Tag}}
+		v := &expr.Var{Name: " context", Elem: qname{Space: e.NamespaceURI(), Local: e.Tag}}
 		ctxSlot = slot(v, e)
-		t.vars = append(t.vars, v)
+		t.Vars = append(t.Vars, v)
 	}
-	t.top = root
+	t.Top = root
 	if ns == nil {
 		ns = map[string]string{}
 	}
-	ns = xpathNS(ns)
-	rw, err := rewrite(src, r, nil, ns, true)
+	ns = expr.XpathNS(ns)
+	rw, err := expr.Rewrite(src, r, nil, ns, true)
 	if err != nil {
 		return nil, &xpath2.Error{Code: "XPST0008", Msg: err.Error()}
 	}
-	if err := checkXPath1Functions(rw, ns); err != nil {
+	if err := expr.CheckXPath1Functions(rw, ns); err != nil {
 		code := "XPST0017"
-		if errors.Is(err, errUndeclaredPrefix) {
+		if errors.Is(err, expr.ErrUndeclaredPrefix) {
 			code = "XPST0081"
 		}
 		return nil, &xpath2.Error{Code: code, Msg: err.Error()}
 	}
-	x, err := newExpr(src, rw, ns)
+	x, err := expr.NewExpr(src, rw, ns)
 	if err != nil {
 		return nil, &xpath2.Error{Code: "XPST0003", Msg: err.Error()}
 	}
 	var v any
 	if ctxSlot == nil {
-		x.fast = compilePath(src, r, ns, false, true)
-		if x.fast == nil {
-			x.fastX = compileFast(src, r, ns)
+		x.Fast = expr.CompilePath(src, r, ns, false, true)
+		if x.Fast == nil {
+			x.FastX = expr.CompileFast(src, r, ns)
 		}
-		v = x.eval(&t, root)
+		v = x.Eval(&t, root)
 	} else {
-		v = x.evalNode(&t, xpath1.Node{Tok: ctxSlot, Attr: -1, Doc: xpath1.DocOf})
+		v = x.EvalNode(&t, xpath1.Node{Tok: ctxSlot, Attr: -1, Doc: xpath1.DocOf})
 	}
-	var buf [1]node
-	if nodes, ok := nodesIn(v, &buf); ok {
+	var buf [1]expr.Node
+	if nodes, ok := expr.NodesIn(v, &buf); ok {
 		v = nodes
 	}
 	switch v := v.(type) {
-	case []node:
+	case []expr.Node:
 		out := make(xpath2.Sequence, len(v))
 		for i, n := range v {
-			x := xnode{t: &t, tok: n.tok, attr: int32(n.attr)}
-			switch n.doc {
+			x := xnode{t: &t, tok: n.Tok, attr: int32(n.Attr)}
+			switch n.Doc {
 			case xpath1.DocOf:
 				x.doc = docOf
 			case xpath1.DocAbove:
@@ -133,10 +134,10 @@ func (xpath1Number) Type() *xpath2.Type { return xpath2.TDouble }
 func (n xpath1Number) String() string { return xpath1.FormatNumber(float64(n)) }
 
 // cliResolver resolves the command line's variables.
-type cliResolver map[string]*variable
+type cliResolver map[string]*expr.Var
 
-func (r cliResolver) lookupVar(name string) *variable { return r[name] }
+func (r cliResolver) LookupVar(name string) *expr.Var { return r[name] }
 
-func (r cliResolver) propertyPath(varName, property string, _ *etree.Element, _ map[string]string) (string, error) {
+func (r cliResolver) PropertyPath(varName, property string, _ *etree.Element, _ map[string]string) (string, error) {
 	return "", fmt.Errorf("bpel:getVariableProperty(%q, %q): no properties outside a process", varName, property)
 }

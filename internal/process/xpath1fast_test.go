@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/beevik/etree"
+	"github.com/orchd/orchd/internal/process/expr"
 )
 
 // The direct evaluators (fastpath.go, fastexpr.go) are optimisations of
@@ -48,11 +49,11 @@ func newFastFixture(t testing.TB) *fastFixture {
 		t.Fatal(err)
 	}
 	r := varResolver{p}
-	in.storeMessage(r.lookupVar("poIn"), poWithItems(t, p, awkwardItems))
-	in.slot(r.lookupVar("i")).SetText("2")
-	in.slot(r.lookupVar("total")).SetText("39.98")
-	in.slot(r.lookupVar("totalText")).SetText("12.50")
-	part := baseNode(in.root, r.lookupVar("poIn"), 0)
+	in.storeMessage(r.LookupVar("poIn"), poWithItems(t, p, awkwardItems))
+	in.slot(r.LookupVar("i")).SetText("2")
+	in.slot(r.LookupVar("total")).SetText("39.98")
+	in.slot(r.LookupVar("totalText")).SetText("12.50")
+	part := expr.BaseNode(in.root, r.LookupVar("poIn"), 0)
 	return &fastFixture{
 		r: r, in: in, ns: map[string]string{"po": "urn:example:po", "o": "urn:other"},
 		item: part.SelectElement("po:items").SelectElements("po:item")[1], part: part,
@@ -62,11 +63,11 @@ func newFastFixture(t testing.TB) *fastFixture {
 // general is src's value at ctx by the general evaluator, or ok false
 // when it does not compile (or fails at run time).
 func (fx *fastFixture) general(src string, ctx *etree.Element) (v any, ok bool) {
-	rw, err := rewrite(src, fx.r, nil, fx.ns, true)
+	rw, err := expr.Rewrite(src, fx.r, nil, fx.ns, true)
 	if err != nil {
 		return nil, false
 	}
-	x, err := newExpr(src, rw, fx.ns)
+	x, err := expr.NewExpr(src, rw, fx.ns)
 	if err != nil {
 		return nil, false
 	}
@@ -75,7 +76,7 @@ func (fx *fastFixture) general(src string, ctx *etree.Element) (v any, ok bool) 
 			v, ok = nil, false
 		}
 	}()
-	return x.eval(&fx.in.docs, ctx), true
+	return x.Eval(&fx.in.docs, ctx), true
 }
 
 // check compiles src with every direct evaluator the compiler uses (an
@@ -89,21 +90,21 @@ func (fx *fastFixture) check(t *testing.T, src string) int {
 		what string
 		ctx  *etree.Element // nil: the expression's (the tree's root)
 		eval func() any
-		fx   fastExpr
+		fx   expr.FastExpr
 	}
 	root := fx.in.root
 	var cands []fast
-	if sp := compilePath(src, fx.r, fx.ns, false, true); sp != nil {
-		cands = append(cands, fast{"compilePath", nil, func() any { return sp.value(root, root) }, nil})
+	if sp := expr.CompilePath(src, fx.r, fx.ns, false, true); sp != nil {
+		cands = append(cands, fast{"compilePath", nil, func() any { return sp.Value(root, root) }, nil})
 	}
-	if fe := compileFast(src, fx.r, fx.ns); fe != nil {
-		cands = append(cands, fast{"compileFast", nil, func() any { return fe.value(root, nil) }, fe})
+	if fe := expr.CompileFast(src, fx.r, fx.ns); fe != nil {
+		cands = append(cands, fast{"compileFast", nil, func() any { return fe.Value(root, nil) }, fe})
 	}
-	if sp := compilePath(src, fx.r, fx.ns, true, true); sp != nil {
-		cands = append(cands, fast{"query", fx.part, func() any { return sp.value(root, fx.part) }, nil})
+	if sp := expr.CompilePath(src, fx.r, fx.ns, true, true); sp != nil {
+		cands = append(cands, fast{"query", fx.part, func() any { return sp.Value(root, fx.part) }, nil})
 	}
-	if fe := compileFastPred(src, fx.r, fx.ns); fe != nil {
-		cands = append(cands, fast{"predicate", fx.item, func() any { return fe.value(root, fx.item) }, fe})
+	if fe := expr.CompileFastPred(src, fx.r, fx.ns); fe != nil {
+		cands = append(cands, fast{"predicate", fx.item, func() any { return fe.Value(root, fx.item) }, fe})
 	}
 	for _, c := range cands {
 		ctx := c.ctx
@@ -125,10 +126,10 @@ func (fx *fastFixture) check(t *testing.T, src string) int {
 		// number() and string() of the value, as the unboxed methods
 		// compute them.
 		fctx := c.ctx
-		if n, w := c.fx.number(root, fctx), toNumber(got); !sameValue(n, w) {
+		if n, w := c.fx.Number(root, fctx), expr.ToNumber(got); !sameValue(n, w) {
 			t.Errorf("%s: %s: number %v, number(value) %v", src, c.what, n, w)
 		}
-		if s, w := c.fx.str(root, fctx), xpathString(got); s != w {
+		if s, w := c.fx.Str(root, fctx), expr.XpathString(got); s != w {
 			t.Errorf("%s: %s: str %q, string(value) %q", src, c.what, s, w)
 		}
 	}
@@ -139,19 +140,19 @@ func (fx *fastFixture) check(t *testing.T, src string) int {
 // equal with the same sign (or both NaN), node-sets of the same nodes in
 // the same order, equal strings and booleans.
 func sameValue(a, b any) bool {
-	var ab, bb [1]node
-	if x, ok := nodesIn(a, &ab); ok {
+	var ab, bb [1]expr.Node
+	if x, ok := expr.NodesIn(a, &ab); ok {
 		a = x
 	}
-	if y, ok := nodesIn(b, &bb); ok {
+	if y, ok := expr.NodesIn(b, &bb); ok {
 		b = y
 	}
 	switch x := a.(type) {
 	case float64:
 		y, ok := b.(float64)
 		return ok && (x == y && math.Signbit(x) == math.Signbit(y) || math.IsNaN(x) && math.IsNaN(y))
-	case []node:
-		y, ok := b.([]node)
+	case []expr.Node:
+		y, ok := b.([]expr.Node)
 		if !ok || len(x) != len(y) {
 			return false
 		}
@@ -327,18 +328,18 @@ func FuzzXPath1Fast(f *testing.F) {
 // nodes' names and string-values ("tns:id=A", "@n=v" for an attribute),
 // anything else as string().
 func render(v any) string {
-	var buf [1]node
-	nodes, ok := nodesIn(v, &buf)
+	var buf [1]expr.Node
+	nodes, ok := expr.NodesIn(v, &buf)
 	if !ok {
-		return xpathString(v)
+		return expr.XpathString(v)
 	}
 	var s []string
 	for _, n := range nodes {
 		name := ""
-		if e, ok := n.tok.(*etree.Element); ok {
+		if e, ok := n.Tok.(*etree.Element); ok {
 			name = e.FullTag()
-			if n.attr >= 0 {
-				name = "@" + e.Attr[n.attr].FullKey()
+			if n.Attr >= 0 {
+				name = "@" + e.Attr[n.Attr].FullKey()
 			}
 		}
 		s = append(s, name+"="+n.String())

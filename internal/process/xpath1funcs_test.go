@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/orchd/orchd/internal/process/expr"
 )
 
 // TestDeployRefusesUnknownFunctions: a function outside the expression
@@ -71,8 +73,8 @@ func FuzzCheckXPath1Functions(f *testing.F) {
 	}
 	ns := map[string]string{"x": "urn:x", "fn": "http://www.w3.org/2005/xpath-functions"}
 	f.Fuzz(func(t *testing.T, s string) {
-		if err := checkXPath1Functions(s, ns); err == nil {
-			_, _ = newExpr(s, s, ns)
+		if err := expr.CheckXPath1Functions(s, ns); err == nil {
+			_, _ = expr.NewExpr(s, s, ns)
 		}
 	})
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/beevik/etree"
 
 	"github.com/orchd/orchd/internal/process/bpel"
+	"github.com/orchd/orchd/internal/process/expr"
 	"github.com/orchd/orchd/internal/xpath2"
 )
 
@@ -54,47 +55,47 @@ func builtinSimple(t qname) *xpath2.Type {
 // xp2Eval is one evaluation of an XPath 2.0 expression in an instance.
 type xp2Eval struct {
 	in *instance
-	x  *xp2Expr
+	x  *expr.Xp2Expr
 	at bpel.Pos
 }
 
 // value is the value of the external variable at index i.
 func (ev *xp2Eval) value(i int) (xpath2.Sequence, error) {
-	r := &ev.x.refs[i]
+	r := &ev.x.Refs[i]
 	in := ev.in
-	switch r.kind {
-	case refPID:
+	switch r.Kind {
+	case expr.RefPID:
 		return xpath2.Sequence{xpath2.Str(in.pid())}, nil
-	case refProcessQName:
+	case expr.RefProcessQName:
 		q := in.p.Name
 		return xpath2.Sequence{xpath2.QName{NS: q.Space, Local: q.Local, T: xpath2.TQName}}, nil
-	case refProperty:
-		return xpath2.Sequence{xpath2.Str(xpathString(r.prop.eval(&in.docs, in.root)))}, nil
-	case refEventTime:
+	case expr.RefProperty:
+		return xpath2.Sequence{xpath2.Str(expr.XpathString(r.Prop.Eval(&in.docs, in.root)))}, nil
+	case expr.RefEventTime:
 		return currentEventDateTime(in)
 	}
-	v := r.v
+	v := r.V
 	s := in.slot(v)
-	if r.part >= 0 {
-		s = s.Child[r.part].(*etree.Element)
+	if r.Part >= 0 {
+		s = s.Child[r.Part].(*etree.Element)
 	}
-	if r.simple != nil {
+	if r.Simple != nil {
 		// Never assigned: the empty sequence (a <from> selecting it is a
 		// selectionFailure, unless ignoreMissingFromData).
 		if len(s.Child) == 0 {
 			return nil, nil
 		}
 		text := s.Text()
-		if r.simple == xpath2.TBoolean && strings.HasPrefix(v.name, "link:") {
+		if r.Simple == xpath2.TBoolean && strings.HasPrefix(v.Name, "link:") {
 			return xpath2.Sequence{xpath2.Boolean(text == "1")}, nil
 		}
-		a, err := xpath2.Cast(xpath2.Untyped(text), r.simple, nil)
+		a, err := xpath2.Cast(xpath2.Untyped(text), r.Simple, nil)
 		if err != nil {
-			return nil, fmt.Errorf("variable %s: %w", v.name, err)
+			return nil, fmt.Errorf("variable %s: %w", v.Name, err)
 		}
 		return xpath2.Sequence{a}, nil
 	}
-	n := baseNode(in.root, v, r.part)
+	n := expr.BaseNode(in.root, v, r.Part)
 	if n == nil {
 		return nil, nil
 	}
@@ -115,30 +116,30 @@ func (in *instance) pid() string {
 
 // evalXPath2 evaluates an XPath 2.0 expression; ctx is the query's
 // context node, or the tree's root for an expression.
-func (in *instance) evalXPath2(x *expr, ctx *etree.Element, at bpel.Pos) (xpath2.Sequence, error) {
-	ev := &xp2Eval{in: in, x: x.x2, at: at}
+func (in *instance) evalXPath2(x *expr.Expr, ctx *etree.Element, at bpel.Pos) (xpath2.Sequence, error) {
+	ev := &xp2Eval{in: in, x: x.X2, at: at}
 	dc := &xpath2.DynamicContext{VariableAt: ev.value}
-	if x.x2.query {
+	if x.X2.Query {
 		dc.Item = xnode{t: &in.docs, tok: ctx, attr: -1}
 	} else {
 		dc.Item = xnode{t: &in.docs, tok: in.root, attr: -1, doc: docNothing}
 	}
-	if x.x2.links != nil {
+	if x.X2.Links != nil {
 		dc.Variables = func(space, local string) (xpath2.Sequence, bool) {
-			v, ok := x.x2.links[local]
+			v, ok := x.X2.Links[local]
 			if space != nsXP2Link || !ok {
 				return nil, false
 			}
 			return xpath2.Sequence{xpath2.Boolean(in.slot(v).Text() == "1")}, true
 		}
 	}
-	seq, err := x.x2.x.Evaluate(dc)
+	seq, err := x.X2.X.Evaluate(dc)
 	if err != nil {
 		var f *faultValue
 		if errors.As(err, &f) {
 			return nil, f
 		}
-		return nil, in.faultf(at, "subLanguageExecutionFault", "evaluating %q: %v", x.src, err)
+		return nil, in.faultf(at, "subLanguageExecutionFault", "evaluating %q: %v", x.Src, err)
 	}
 	return seq, nil
 }
@@ -152,7 +153,7 @@ func fromXPath2(seq xpath2.Sequence) any {
 			return a
 		}
 	}
-	nodes := make([]node, 0, len(seq))
+	nodes := make([]expr.Node, 0, len(seq))
 	for _, it := range seq {
 		n, ok := it.(xnode)
 		if !ok {
@@ -165,7 +166,7 @@ func fromXPath2(seq xpath2.Sequence) any {
 		if n.doc == docNothing {
 			continue
 		}
-		nodes = append(nodes, node{tok: n.tok, attr: int(n.attr)})
+		nodes = append(nodes, expr.Node{Tok: n.tok, Attr: int(n.attr)})
 	}
 	return nodes
 }
@@ -173,7 +174,7 @@ func fromXPath2(seq xpath2.Sequence) any {
 // appendBuilt appends the node an XQuery constructor or saxon:parse
 // built (an etree token of its own tree) to nodes; a document contributes
 // its document element. ok is false for any other item.
-func appendBuilt(nodes []node, it xpath2.Item) ([]node, bool) {
+func appendBuilt(nodes []expr.Node, it xpath2.Item) ([]expr.Node, bool) {
 	n, ok := it.(xpath2.Node)
 	if !ok {
 		return nodes, false
@@ -188,28 +189,28 @@ func appendBuilt(nodes []node, it xpath2.Item) ([]node, bool) {
 		if len(d.ChildElements()) == 0 {
 			for _, c := range d.Child {
 				if _, ok := c.(*etree.CharData); ok {
-					nodes = append(nodes, node{tok: c, attr: -1})
+					nodes = append(nodes, expr.Node{Tok: c, Attr: -1})
 				}
 			}
 			return nodes, true
 		}
 		for _, c := range d.ChildElements() {
-			nodes = append(nodes, node{tok: c, attr: -1})
+			nodes = append(nodes, expr.Node{Tok: c, Attr: -1})
 		}
 		return nodes, true
 	}
-	return append(nodes, node{tok: tok, attr: attr}), true
+	return append(nodes, expr.Node{Tok: tok, Attr: attr}), true
 }
 
 // condXPath2 is the effective boolean value of an XPath 2.0 condition.
-func (in *instance) condXPath2(x *expr, at bpel.Pos) (bool, error) {
+func (in *instance) condXPath2(x *expr.Expr, at bpel.Pos) (bool, error) {
 	seq, err := in.evalXPath2(x, in.root, at)
 	if err != nil {
 		return false, err
 	}
 	b, err := xpath2.EffectiveBooleanValue(seq)
 	if err != nil {
-		return false, in.faultf(at, "subLanguageExecutionFault", "condition %q: %v", x.src, err)
+		return false, in.faultf(at, "subLanguageExecutionFault", "condition %q: %v", x.Src, err)
 	}
 	return b, nil
 }
@@ -219,7 +220,7 @@ func (in *instance) condXPath2(x *expr, at bpel.Pos) (bool, error) {
 // document boundaries are navigator's: from a node inside a variable or
 // part, the parent and ancestor axes end at its document node.
 type xnode struct {
-	t    *docTree
+	t    *expr.DocTree
 	tok  etree.Token
 	attr int32 // index into tok's Attr on an attribute, else -1
 	doc  xdoc
@@ -314,7 +315,7 @@ func (n xnode) StringValue() string {
 	case *etree.ProcInst:
 		return strings.TrimLeft(t.Inst, " \t\r\n")
 	}
-	return node{tok: n.tok, attr: int(n.attr)}.String()
+	return expr.Node{Tok: n.tok, Attr: int(n.attr)}.String()
 }
 
 // Parent implements xpath2.Node; it stops at a variable's or part's
@@ -326,31 +327,31 @@ func (n xnode) Parent() xpath2.Node {
 	if n.attr >= 0 {
 		return xnode{t: n.t, tok: n.tok, attr: -1}
 	}
-	if n.t == nil || n.t.vars == nil {
+	if n.t == nil || n.t.Vars == nil {
 		p := n.tok.Parent()
 		if p == nil {
 			return nil
 		}
 		return xnode{t: n.t, tok: p, attr: -1}
 	}
-	nav := navigator{t: n.t}
+	nav := expr.Navigator{T: n.t}
 	if e, ok := n.tok.(*etree.Element); ok {
-		switch nav.boundary(e) {
-		case bRoot:
+		switch nav.Boundary(e) {
+		case expr.BRoot:
 			return nil
-		case bDocEl:
+		case expr.BDocEl:
 			return xnode{t: n.t, tok: e, attr: -1, doc: docAbove}
-		case bHolder:
-			if e.Parent() == n.t.top {
+		case expr.BHolder:
+			if e.Parent() == n.t.Top {
 				return nil
 			}
 		}
 	}
 	p := n.tok.Parent()
-	if p == nil || p == n.t.top {
+	if p == nil || p == n.t.Top {
 		return nil
 	}
-	if nav.boundary(p) == bHolder {
+	if nav.Boundary(p) == expr.BHolder {
 		return xnode{t: n.t, tok: p, attr: -1, doc: docOf}
 	}
 	return xnode{t: n.t, tok: p, attr: -1}
@@ -427,17 +428,17 @@ func evalToXPath2CopyOp(c *copyOp, in *instance) (target, error) {
 	if err != nil {
 		return target{}, err
 	}
-	var buf [1]node
-	nodes, ok := nodesIn(v, &buf)
-	if !ok || len(nodes) != 1 || in.slotOf(nodes[0].tok) == nil {
-		return target{}, in.faultf(c.pos, "selectionFailure", "<to> %q does not select one node of a variable", c.to.x.src)
+	var buf [1]expr.Node
+	nodes, ok := expr.NodesIn(v, &buf)
+	if !ok || len(nodes) != 1 || in.slotOf(nodes[0].Tok) == nil {
+		return target{}, in.faultf(c.pos, "selectionFailure", "<to> %q does not select one node of a variable", c.to.x.Src)
 	}
-	return target{node: nodes[0]}, nil
+	return target{Node: nodes[0]}, nil
 }
 
 // slotOf is the variable whose value holds tok, or nil when tok is no
 // node of the instance's variables.
-func (in *instance) slotOf(tok etree.Token) *variable {
+func (in *instance) slotOf(tok etree.Token) *expr.Var {
 	var e *etree.Element
 	switch t := tok.(type) {
 	case *etree.Element:

@@ -10,6 +10,7 @@ import (
 	"github.com/beevik/etree"
 
 	"github.com/orchd/orchd/internal/process/bpel"
+	"github.com/orchd/orchd/internal/process/expr"
 	"github.com/orchd/orchd/internal/xpath2"
 )
 
@@ -152,7 +153,7 @@ func processProperty(props map[qname]*etree.Element, ns map[string]string, arg x
 	if !ok {
 		return nil, nil
 	}
-	if el := firstElement(p); el != nil {
+	if el := expr.FirstElement(p); el != nil {
 		return odeResult(cloneElem(el)), nil
 	}
 	holder := etree.NewElement("property")
@@ -234,7 +235,7 @@ func odeSplit(_ xpath2.Context, args []xpath2.Sequence) (xpath2.Sequence, error)
 		return nil, odeErr("splitToElements", "separator %q: %v", sep, err)
 	}
 	local := seqString(args[2])
-	if !validNCName(local) {
+	if !expr.ValidNCName(local) {
 		return nil, odeErr("splitToElements", "%q is no element name", local)
 	}
 	w := etree.NewElement("wrapper")
@@ -477,7 +478,7 @@ func renameArg(orig *etree.Element, arg xpath2.Sequence) (prefixedName, error) {
 		prefix, local = "", s
 	}
 	uri, _ := lookupNS(orig, prefix)
-	if !validNCName(local) {
+	if !expr.ValidNCName(local) {
 		return prefixedName{}, odeErr("rename", "%q is no element name", s)
 	}
 	return prefixedName{prefix, local, uri}, nil

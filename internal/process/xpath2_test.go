@@ -12,6 +12,7 @@ import (
 	"github.com/orchd/orchd/internal/exchange"
 	"github.com/orchd/orchd/internal/process/bpel"
 	"github.com/orchd/orchd/internal/process/deploy"
+	"github.com/orchd/orchd/internal/process/expr"
 )
 
 // xp2Fixture is an instance of the rt-xpath2 process with its variables
@@ -30,18 +31,18 @@ func newXP2Fixture(t *testing.T) *xp2Fixture {
 	p := procs[0]
 	in := newInstance(e, p, context.Background())
 	r := varResolver{p}
-	in.storeMessage(r.lookupVar("in"), poMessageOf(testReq("P", "3", "x")))
+	in.storeMessage(r.LookupVar("in"), poMessageOf(testReq("P", "3", "x")))
 	aEl := testReq("A", "1", "a-text")
 	aEl.CreateAttr("n", "1")
-	in.slot(r.lookupVar("a")).AddChild(aEl)
-	in.slot(r.lookupVar("b")).AddChild(testReq("B", "2", "b-text"))
-	tid := in.slot(r.lookupVar("t")).CreateElement("tns:id")
+	in.slot(r.LookupVar("a")).AddChild(aEl)
+	in.slot(r.LookupVar("b")).AddChild(testReq("B", "2", "b-text"))
+	tid := in.slot(r.LookupVar("t")).CreateElement("tns:id")
 	tid.CreateAttr("xmlns:tns", nsTest)
 	tid.SetText("T")
-	in.slot(r.lookupVar("note")).Child[0].(*etree.Element).SetText("hello")
-	in.slot(r.lookupVar("i")).SetText(" 41 ")
-	in.slot(r.lookupVar("d")).SetText("2024-02-28T10:00:00Z")
-	in.slot(r.lookupVar("flag")).SetText("false")
+	in.slot(r.LookupVar("note")).Child[0].(*etree.Element).SetText("hello")
+	in.slot(r.LookupVar("i")).SetText(" 41 ")
+	in.slot(r.LookupVar("d")).SetText("2024-02-28T10:00:00Z")
+	in.slot(r.LookupVar("flag")).SetText("false")
 
 	root := etree.NewElement("process")
 	root.CreateAttr("xmlns:tns", nsTest)
@@ -49,9 +50,9 @@ func newXP2Fixture(t *testing.T) *xp2Fixture {
 	root.CreateAttr("xmlns:bpel", bpel.NSBPEL)
 	root.CreateAttr("xmlns:dd", bpel.NSDD)
 	at := root.CreateElement("from")
-	vars := map[string]*variable{}
+	vars := map[string]*expr.Var{}
 	for _, v := range p.vars {
-		vars[v.name] = v
+		vars[v.Name] = v
 	}
 	dp := &deploy.Process{Properties: map[qname]*etree.Element{}}
 	g := etree.NewElement("property")
@@ -63,7 +64,7 @@ func newXP2Fixture(t *testing.T) *xp2Fixture {
 	ref.CreateElement("tns:addr").SetText("http://example.com/x")
 	dp.Properties[qname{Space: bpel.NSDD, Local: "epr"}] = ep
 	c := &compiler{doc: &bpel.Document{File: "T.bpel", Root: root}, errs: &bpel.Errors{}, dp: dp, p: p.Plan,
-		scopes: []map[string]*variable{vars}}
+		scopes: []map[string]*expr.Var{vars}}
 	return &xp2Fixture{in: in, c: c, at: at, r: r}
 }
 
@@ -79,12 +80,12 @@ func (f *xp2Fixture) eval(t *testing.T, on, src string) (any, error) {
 	ctx := f.in.root
 	if on != "" {
 		name, part, _ := strings.Cut(on, ".")
-		v := f.r.lookupVar(name)
+		v := f.r.LookupVar(name)
 		pi := -1
 		if part != "" {
-			pi = v.partIndex(part)
+			pi = v.PartIndex(part)
 		}
-		ctx = baseNode(f.in.root, v, pi)
+		ctx = expr.BaseNode(f.in.root, v, pi)
 	}
 	return f.in.eval(x, ctx, bpel.Pos{})
 }
@@ -92,9 +93,9 @@ func (f *xp2Fixture) eval(t *testing.T, on, src string) (any, error) {
 // render2 renders an XPath 2.0 result: nodes as render does, an element
 // an ODE function built as its XML, an atomic value as its string.
 func render2(v any) string {
-	var buf [1]node
-	if nodes, ok := nodesIn(v, &buf); ok && len(nodes) == 1 {
-		if e, ok := nodes[0].tok.(*etree.Element); ok && nodes[0].attr < 0 && e.Parent() == nil {
+	var buf [1]expr.Node
+	if nodes, ok := expr.NodesIn(v, &buf); ok && len(nodes) == 1 {
+		if e, ok := nodes[0].Tok.(*etree.Element); ok && nodes[0].Attr < 0 && e.Parent() == nil {
 			d := etree.NewDocument()
 			d.SetRoot(e.Copy())
 			s, _ := d.WriteToString()

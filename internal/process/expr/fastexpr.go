@@ -1,4 +1,4 @@
-package process
+package expr
 
 import (
 	"math"
@@ -11,11 +11,11 @@ import (
 	"github.com/orchd/orchd/internal/xpath1"
 )
 
-// fastExpr evaluates the XPath 1.0 expressions BPEL assignments and
+// FastExpr evaluates the XPath 1.0 expressions BPEL assignments and
 // conditions mostly consist of (arithmetic, comparisons, and/or, the core
 // string and number functions, over $variables and simple paths) directly
 // on the instance tree. The compiler builds one when the whole expression
-// fits this subset and falls back to antchfx/xpath otherwise, so
+// fits this subset and falls back to internal/xpath1 otherwise, so
 // semantics are XPath 1.0's either way.
 //
 // value is the expression's XPath value; number and str are number() and
@@ -26,10 +26,10 @@ import (
 // Inside a step's predicate, ctx is the node the predicate tests and
 // relative paths start from it; elsewhere ctx is nil (an expression has no
 // context node in BPEL) and the parser admits no relative path.
-type fastExpr interface {
-	value(root, ctx *etree.Element) any // float64, string, bool or []node
-	number(root, ctx *etree.Element) float64
-	str(root, ctx *etree.Element) string
+type FastExpr interface {
+	Value(root, ctx *etree.Element) any // float64, string, bool or []node
+	Number(root, ctx *etree.Element) float64
+	Str(root, ctx *etree.Element) string
 }
 
 // numLit is a number literal, boxed once.
@@ -40,15 +40,15 @@ type numLit struct {
 
 func newNumLit(f float64) numLit { return numLit{f: f, boxed: f} }
 
-func (n numLit) value(_, _ *etree.Element) any          { return n.boxed }
-func (n numLit) number(_, _ *etree.Element) float64     { return n.f }
-func (n numLit) str(_, _ *etree.Element) string         { return xpath1.FormatNumber(n.f) }
-func (s strLit) value(_, _ *etree.Element) any          { return s.boxed }
-func (s strLit) number(_, _ *etree.Element) float64     { return xpathNumber(s.s) }
-func (s strLit) str(_, _ *etree.Element) string         { return s.s }
+func (n numLit) Value(_, _ *etree.Element) any          { return n.boxed }
+func (n numLit) Number(_, _ *etree.Element) float64     { return n.f }
+func (n numLit) Str(_, _ *etree.Element) string         { return xpath1.FormatNumber(n.f) }
+func (s strLit) Value(_, _ *etree.Element) any          { return s.boxed }
+func (s strLit) Number(_, _ *etree.Element) float64     { return XpathNumber(s.s) }
+func (s strLit) Str(_, _ *etree.Element) string         { return s.s }
 func newStrLit(s string) strLit                         { return strLit{s: s, boxed: s} }
-func (x varValue) str(root, ctx *etree.Element) string  { return xpathString(x.value(root, ctx)) }
-func (x pathValue) str(root, ctx *etree.Element) string { return xpathString(x.p.value(root, ctx)) }
+func (x varValue) Str(root, ctx *etree.Element) string  { return XpathString(x.Value(root, ctx)) }
+func (x pathValue) Str(root, ctx *etree.Element) string { return XpathString(x.p.Value(root, ctx)) }
 
 // strLit is a string literal, boxed once.
 type strLit struct {
@@ -58,96 +58,96 @@ type strLit struct {
 
 // varValue is a simple-typed variable used as a value.
 type varValue struct {
-	v *variable
+	v *Var
 }
 
 func (x varValue) text(root *etree.Element) string {
-	return stringValue(root.Child[x.v.slot-1].(*etree.Element))
+	return StringValue(root.Child[x.v.Slot-1].(*etree.Element))
 }
 
-func (x varValue) value(root, _ *etree.Element) any {
+func (x varValue) Value(root, _ *etree.Element) any {
 	s := x.text(root)
-	switch x.v.simple {
+	switch x.v.Simple {
 	case "number":
-		return xpathNumber(s)
+		return XpathNumber(s)
 	case "boolean":
 		return xsdBoolean(s)
 	}
 	return s
 }
 
-func (x varValue) number(root, _ *etree.Element) float64 {
+func (x varValue) Number(root, _ *etree.Element) float64 {
 	s := x.text(root)
-	if x.v.simple == "boolean" {
+	if x.v.Simple == "boolean" {
 		if xsdBoolean(s) {
 			return 1
 		}
 		return 0
 	}
-	return xpathNumber(s)
+	return XpathNumber(s)
 }
 
 // pathValue is a path from a variable ($var/...) or, inside a predicate,
 // relative to the predicate's context node.
-type pathValue struct{ p *simplePath }
+type pathValue struct{ p *SimplePath }
 
-func (x pathValue) value(root, ctx *etree.Element) any { return x.p.value(root, ctx) }
+func (x pathValue) Value(root, ctx *etree.Element) any { return x.p.Value(root, ctx) }
 
-func (x pathValue) number(root, ctx *etree.Element) float64 {
-	return toNumber(x.p.value(root, ctx))
+func (x pathValue) Number(root, ctx *etree.Element) float64 {
+	return ToNumber(x.p.Value(root, ctx))
 }
 
-type negExpr struct{ x fastExpr }
+type negExpr struct{ x FastExpr }
 
-func (x negExpr) value(root, ctx *etree.Element) any { return x.number(root, ctx) }
-func (x negExpr) number(root, ctx *etree.Element) float64 {
-	return -x.x.number(root, ctx)
+func (x negExpr) Value(root, ctx *etree.Element) any { return x.Number(root, ctx) }
+func (x negExpr) Number(root, ctx *etree.Element) float64 {
+	return -x.x.Number(root, ctx)
 }
-func (x negExpr) str(root, ctx *etree.Element) string {
-	return xpath1.FormatNumber(x.number(root, ctx))
+func (x negExpr) Str(root, ctx *etree.Element) string {
+	return xpath1.FormatNumber(x.Number(root, ctx))
 }
 
 type binExpr struct {
 	op   xpath1.Op
-	l, r fastExpr
+	l, r FastExpr
 	// nums is set when both operands are numbers, so that a comparison
 	// compares them as numbers without boxing them.
 	nums bool
 }
 
-func newBinExpr(op xpath1.Op, l, r fastExpr) binExpr {
+func newBinExpr(op xpath1.Op, l, r FastExpr) binExpr {
 	return binExpr{op: op, l: l, r: r, nums: isNumeric(l) && isNumeric(r)}
 }
 
-func (b binExpr) value(root, ctx *etree.Element) any {
+func (b binExpr) Value(root, ctx *etree.Element) any {
 	if b.op < xpath1.OpAdd {
 		return b.truth(root, ctx)
 	}
-	return b.number(root, ctx)
+	return b.Number(root, ctx)
 }
 
 // truth is the value of a logical or comparison operator.
 func (b binExpr) truth(root, ctx *etree.Element) bool {
 	switch b.op {
 	case xpath1.OpOr:
-		return xpathBool(b.l.value(root, ctx)) || xpathBool(b.r.value(root, ctx))
+		return XpathBool(b.l.Value(root, ctx)) || XpathBool(b.r.Value(root, ctx))
 	case xpath1.OpAnd:
-		return xpathBool(b.l.value(root, ctx)) && xpathBool(b.r.value(root, ctx))
+		return XpathBool(b.l.Value(root, ctx)) && XpathBool(b.r.Value(root, ctx))
 	}
 	if b.nums {
-		return xpath1.CompareNumbers(b.op, b.l.number(root, ctx), b.r.number(root, ctx))
+		return xpath1.CompareNumbers(b.op, b.l.Number(root, ctx), b.r.Number(root, ctx))
 	}
-	return compare(b.op, b.l.value(root, ctx), b.r.value(root, ctx))
+	return compare(b.op, b.l.Value(root, ctx), b.r.Value(root, ctx))
 }
 
-func (b binExpr) number(root, ctx *etree.Element) float64 {
+func (b binExpr) Number(root, ctx *etree.Element) float64 {
 	if b.op < xpath1.OpAdd {
 		if b.truth(root, ctx) {
 			return 1
 		}
 		return 0
 	}
-	l, r := b.l.number(root, ctx), b.r.number(root, ctx)
+	l, r := b.l.Number(root, ctx), b.r.Number(root, ctx)
 	switch b.op {
 	case xpath1.OpAdd:
 		return l + r
@@ -163,81 +163,81 @@ func (b binExpr) number(root, ctx *etree.Element) float64 {
 	return math.NaN()
 }
 
-func (b binExpr) str(root, ctx *etree.Element) string { return xpathString(b.value(root, ctx)) }
+func (b binExpr) Str(root, ctx *etree.Element) string { return XpathString(b.Value(root, ctx)) }
 
 type callExpr struct {
 	name string
-	args []fastExpr
+	args []FastExpr
 }
 
-func (c callExpr) value(root, ctx *etree.Element) any {
+func (c callExpr) Value(root, ctx *etree.Element) any {
 	switch c.name {
 	case "count", "sum", "number", "floor", "ceiling", "round", "string-length":
-		return c.number(root, ctx)
+		return c.Number(root, ctx)
 	case "string", "concat", "normalize-space", "substring":
-		return c.str(root, ctx)
+		return c.Str(root, ctx)
 	case "boolean":
-		return xpathBool(c.args[0].value(root, ctx))
+		return XpathBool(c.args[0].Value(root, ctx))
 	case "not":
-		return !xpathBool(c.args[0].value(root, ctx))
+		return !XpathBool(c.args[0].Value(root, ctx))
 	case "true":
 		return true
 	case "false":
 		return false
 	case "contains":
-		return strings.Contains(c.args[0].str(root, ctx), c.args[1].str(root, ctx))
+		return strings.Contains(c.args[0].Str(root, ctx), c.args[1].Str(root, ctx))
 	case "starts-with":
-		return strings.HasPrefix(c.args[0].str(root, ctx), c.args[1].str(root, ctx))
+		return strings.HasPrefix(c.args[0].Str(root, ctx), c.args[1].Str(root, ctx))
 	}
 	return math.NaN()
 }
 
-func (c callExpr) number(root, ctx *etree.Element) float64 {
+func (c callExpr) Number(root, ctx *etree.Element) float64 {
 	switch c.name {
 	case "count":
 		return float64(c.args[0].(pathValue).p.count(root, ctx))
 	case "sum":
-		var buf [1]node
-		n, _ := nodesIn(c.args[0].value(root, ctx), &buf)
+		var buf [1]Node
+		n, _ := NodesIn(c.args[0].Value(root, ctx), &buf)
 		s := 0.0
 		for _, x := range n {
-			s += xpathNumber(x.String())
+			s += XpathNumber(x.String())
 		}
 		return s
 	case "number":
-		return c.args[0].number(root, ctx)
+		return c.args[0].Number(root, ctx)
 	case "floor":
-		return math.Floor(c.args[0].number(root, ctx))
+		return math.Floor(c.args[0].Number(root, ctx))
 	case "ceiling":
-		return math.Ceil(c.args[0].number(root, ctx))
+		return math.Ceil(c.args[0].Number(root, ctx))
 	case "round":
-		return xpath1.Round(c.args[0].number(root, ctx))
+		return xpath1.Round(c.args[0].Number(root, ctx))
 	case "string-length":
-		return float64(utf8.RuneCountInString(c.args[0].str(root, ctx)))
+		return float64(utf8.RuneCountInString(c.args[0].Str(root, ctx)))
 	}
-	return toNumber(c.value(root, ctx))
+	return ToNumber(c.Value(root, ctx))
 }
 
-func (c callExpr) str(root, ctx *etree.Element) string {
+func (c callExpr) Str(root, ctx *etree.Element) string {
 	switch c.name {
 	case "string":
-		return c.args[0].str(root, ctx)
+		return c.args[0].Str(root, ctx)
 	case "concat":
 		var b strings.Builder
 		for _, a := range c.args {
-			b.WriteString(a.str(root, ctx))
+			b.WriteString(a.Str(root, ctx))
 		}
 		return b.String()
 	case "normalize-space":
-		return xpath1.NormalizeSpace(c.args[0].str(root, ctx))
+		return xpath1.NormalizeSpace(c.args[0].Str(root, ctx))
 	case "substring":
-		start, length := c.args[1].number(root, ctx), math.Inf(1)
+		start, length := c.args[1].Number(root, ctx), math.Inf(1)
 		if len(c.args) == 3 {
-			length = c.args[2].number(root, ctx)
+			length = c.args[2].Number(root, ctx)
 		}
-		return xpath1.Substring(c.args[0].str(root, ctx), start, length)
+		return xpath1.Substring(c.args[0].Str(root, ctx), start, length)
 	}
-	return xpathString(c.value(root, ctx))
+	return XpathString(c.Value(root, ctx))
 }
 
 // fastArity lists the functions fastExpr knows, with their argument
@@ -256,18 +256,18 @@ func xsdBoolean(s string) bool {
 	return s == "true" || s == "1"
 }
 
-// xpathNumber converts a string the way XPath's number() does.
-func xpathNumber(s string) float64 { return xpath1.Number(s) }
+// XpathNumber converts a string the way XPath's number() does.
+func XpathNumber(s string) float64 { return xpath1.Number(s) }
 
-func toNumber(v any) float64 {
+func ToNumber(v any) float64 {
 	switch t := v.(type) {
-	case []node:
+	case []Node:
 		if len(t) == 0 {
 			return math.NaN()
 		}
-		return xpathNumber(t[0].String())
+		return XpathNumber(t[0].String())
 	case *etree.Element, *etree.CharData:
-		return xpathNumber(xpathString(t))
+		return XpathNumber(XpathString(t))
 	}
 	return xpath1.Num(v)
 }
@@ -275,9 +275,9 @@ func toNumber(v any) float64 {
 // compare implements XPath 1.0's comparison of two values (section 3.4)
 // over the runtime's representation of node-sets, as xpath1.Compare.
 func compare(op xpath1.Op, l, r any) bool {
-	var lb, rb [1]node
-	ln, lok := nodesIn(l, &lb)
-	rn, rok := nodesIn(r, &rb)
+	var lb, rb [1]Node
+	ln, lok := NodesIn(l, &lb)
+	rn, rok := NodesIn(r, &rb)
 	switch {
 	case lok && rok:
 		return xpath1.CompareSets(op, nodeStrings(ln), nodeStrings(rn))
@@ -290,17 +290,17 @@ func compare(op xpath1.Op, l, r any) bool {
 }
 
 // nodeStrings is a []node as xpath1.Strings.
-type nodeStrings []node
+type nodeStrings []Node
 
 func (s nodeStrings) Len() int        { return len(s) }
 func (s nodeStrings) At(i int) string { return s[i].String() }
 
 // fastParser parses the subset; any construct outside it makes the whole
-// parse fail (ok false), and the caller keeps antchfx.
+// parse fail (ok false), and the caller keeps the general evaluator.
 type fastParser struct {
 	s   string
 	i   int
-	r   resolver
+	r   Resolver
 	ns  map[string]string
 	bad bool
 	// inPred is set while parsing a step's predicate, where relative
@@ -308,7 +308,7 @@ type fastParser struct {
 	inPred bool
 }
 
-func compileFast(src string, r resolver, ns map[string]string) fastExpr {
+func CompileFast(src string, r Resolver, ns map[string]string) FastExpr {
 	p := &fastParser{s: src, r: r, ns: ns}
 	x := p.or()
 	p.space()
@@ -318,11 +318,11 @@ func compileFast(src string, r resolver, ns map[string]string) fastExpr {
 	return x
 }
 
-// compileFastPred compiles the predicate of a path step ([...] without the
+// CompileFastPred compiles the predicate of a path step ([...] without the
 // brackets), or returns nil. It takes only predicates whose value is not a
 // number: XPath 1.0 reads a number as a position (item[2]), anything else
 // as a boolean, and the fast path tests each node with its boolean value.
-func compileFastPred(src string, r resolver, ns map[string]string) fastExpr {
+func CompileFastPred(src string, r Resolver, ns map[string]string) FastExpr {
 	p := &fastParser{s: src, r: r, ns: ns, inPred: true}
 	x := p.or()
 	p.space()
@@ -333,12 +333,12 @@ func compileFastPred(src string, r resolver, ns map[string]string) fastExpr {
 }
 
 // isNumeric reports whether x always evaluates to a number.
-func isNumeric(x fastExpr) bool {
+func isNumeric(x FastExpr) bool {
 	switch t := x.(type) {
 	case numLit, negExpr:
 		return true
 	case varValue:
-		return t.v.simple == "number"
+		return t.v.Simple == "number"
 	case binExpr:
 		return t.op >= xpath1.OpAdd
 	case callExpr:
@@ -363,7 +363,7 @@ func (p *fastParser) word(w string) bool {
 		return false
 	}
 	j := p.i + len(w)
-	if j < len(p.s) && isNameChar(p.s[j]) {
+	if j < len(p.s) && IsNameChar(p.s[j]) {
 		return false
 	}
 	p.i = j
@@ -379,7 +379,7 @@ func (p *fastParser) sym(s string) bool {
 	return false
 }
 
-func (p *fastParser) or() fastExpr {
+func (p *fastParser) or() FastExpr {
 	x := p.and()
 	for !p.bad && p.word("or") {
 		x = newBinExpr(xpath1.OpOr, x, p.and())
@@ -387,7 +387,7 @@ func (p *fastParser) or() fastExpr {
 	return x
 }
 
-func (p *fastParser) and() fastExpr {
+func (p *fastParser) and() FastExpr {
 	x := p.eq()
 	for !p.bad && p.word("and") {
 		x = newBinExpr(xpath1.OpAnd, x, p.eq())
@@ -395,7 +395,7 @@ func (p *fastParser) and() fastExpr {
 	return x
 }
 
-func (p *fastParser) eq() fastExpr {
+func (p *fastParser) eq() FastExpr {
 	x := p.rel()
 	for !p.bad {
 		switch {
@@ -410,7 +410,7 @@ func (p *fastParser) eq() fastExpr {
 	return x
 }
 
-func (p *fastParser) rel() fastExpr {
+func (p *fastParser) rel() FastExpr {
 	x := p.add()
 	for !p.bad {
 		switch {
@@ -429,7 +429,7 @@ func (p *fastParser) rel() fastExpr {
 	return x
 }
 
-func (p *fastParser) add() fastExpr {
+func (p *fastParser) add() FastExpr {
 	x := p.mul()
 	for !p.bad {
 		switch {
@@ -444,7 +444,7 @@ func (p *fastParser) add() fastExpr {
 	return x
 }
 
-func (p *fastParser) mul() fastExpr {
+func (p *fastParser) mul() FastExpr {
 	x := p.unary()
 	for !p.bad {
 		switch {
@@ -461,19 +461,19 @@ func (p *fastParser) mul() fastExpr {
 	return x
 }
 
-func (p *fastParser) unary() fastExpr {
+func (p *fastParser) unary() FastExpr {
 	if p.sym("-") {
 		return negExpr{p.unary()}
 	}
 	return p.primary()
 }
 
-func (p *fastParser) fail() fastExpr {
+func (p *fastParser) fail() FastExpr {
 	p.bad = true
 	return newNumLit(math.NaN())
 }
 
-func (p *fastParser) primary() fastExpr {
+func (p *fastParser) primary() FastExpr {
 	p.space()
 	if p.i >= len(p.s) {
 		return p.fail()
@@ -513,7 +513,7 @@ func (p *fastParser) primary() fastExpr {
 	}
 	// A function call: name '(' args ')'.
 	j := p.i
-	for j < len(p.s) && isNameChar(p.s[j]) {
+	for j < len(p.s) && IsNameChar(p.s[j]) {
 		j++
 	}
 	name := p.s[p.i:j]
@@ -525,7 +525,7 @@ func (p *fastParser) primary() fastExpr {
 	if !p.sym("(") {
 		return p.fail()
 	}
-	var args []fastExpr
+	var args []FastExpr
 	if !p.sym(")") {
 		for {
 			args = append(args, p.or())
@@ -549,7 +549,7 @@ func (p *fastParser) primary() fastExpr {
 	return callExpr{name: name, args: args}
 }
 
-func isPath(x fastExpr) bool { _, ok := x.(pathValue); return ok }
+func isPath(x FastExpr) bool { _, ok := x.(pathValue); return ok }
 
 // relativePathAhead reports whether a relative location path starts at
 // p.i: a name test (QName or *) or an attribute (@), and not a function
@@ -559,11 +559,11 @@ func (p *fastParser) relativePathAhead() bool {
 	if c == '@' || c == '*' {
 		return true
 	}
-	if !isNameChar(c) || c == '-' || c == '.' || c >= '0' && c <= '9' {
+	if !IsNameChar(c) || c == '-' || c == '.' || c >= '0' && c <= '9' {
 		return false
 	}
 	j := p.i
-	for j < len(p.s) && (isNameChar(p.s[j]) || p.s[j] == ':' && j+1 < len(p.s) && p.s[j+1] != ':') {
+	for j < len(p.s) && (IsNameChar(p.s[j]) || p.s[j] == ':' && j+1 < len(p.s) && p.s[j+1] != ':') {
 		j++
 	}
 	for j < len(p.s) && (p.s[j] == ' ' || p.s[j] == '\t' || p.s[j] == '\n' || p.s[j] == '\r') {
@@ -573,12 +573,12 @@ func (p *fastParser) relativePathAhead() bool {
 }
 
 // relativePath reads a relative simple path inside a predicate.
-func (p *fastParser) relativePath() fastExpr {
+func (p *fastParser) relativePath() FastExpr {
 	j, ok := scanSteps(p.s, p.i)
 	if !ok {
 		return p.fail()
 	}
-	sp := compilePath(p.s[p.i:j], p.r, p.ns, true, true)
+	sp := CompilePath(p.s[p.i:j], p.r, p.ns, true, true)
 	if sp == nil {
 		return p.fail()
 	}
@@ -595,7 +595,7 @@ func scanSteps(s string, i int) (int, bool) {
 	for j < len(s) {
 		c := s[j]
 		switch {
-		case isNameChar(c) || c == ':' || c == '*' || c == '@' || c == '/' || c == '(' || c == ')' && j > 0 && s[j-1] == '(':
+		case IsNameChar(c) || c == ':' || c == '*' || c == '@' || c == '/' || c == '(' || c == ')' && j > 0 && s[j-1] == '(':
 			j++
 		case c == '[':
 			k, ok := matchBracket(s, j)
@@ -635,9 +635,9 @@ func matchBracket(s string, i int) (int, bool) {
 }
 
 // varOrPath reads $var[.part] and the simple path that may follow.
-func (p *fastParser) varOrPath() fastExpr {
+func (p *fastParser) varOrPath() FastExpr {
 	j := p.i + 1
-	for j < len(p.s) && isNameChar(p.s[j]) {
+	for j < len(p.s) && IsNameChar(p.s[j]) {
 		j++
 	}
 	// Then steps; a path goes on only with a '/'.
@@ -653,15 +653,15 @@ func (p *fastParser) varOrPath() fastExpr {
 	if k := strings.IndexAny(name, "./"); k >= 0 {
 		name = name[:k]
 	}
-	v := p.r.lookupVar(name)
+	v := p.r.LookupVar(name)
 	if v == nil {
 		return p.fail()
 	}
 	p.i = j
-	if text == "$"+name && v.simple != "" {
+	if text == "$"+name && v.Simple != "" {
 		return varValue{v}
 	}
-	sp := compilePath(text, p.r, p.ns, false, true)
+	sp := CompilePath(text, p.r, p.ns, false, true)
 	if sp == nil {
 		return p.fail()
 	}

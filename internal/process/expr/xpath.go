@@ -1,4 +1,4 @@
-package process
+package expr
 
 import (
 	"errors"
@@ -13,22 +13,22 @@ import (
 	"github.com/orchd/orchd/internal/xpath2"
 )
 
-// expr is a compiled XPath 1.0 expression (or, with x2, XPath 2.0).
+// Expr is a compiled XPath 1.0 expression (or, with x2, XPath 2.0).
 // Its semantics are internal/xpath1's; fast and fastX, when set, are
 // direct evaluators the compiler found equal to it for this expression
 // (FuzzXPath1Fast), which spare the general evaluator's allocations.
-type expr struct {
-	// fast, when set, evaluates the expression as a simple path; fastX
+type Expr struct {
+	// Fast, when set, evaluates the expression as a simple path; fastX
 	// likewise for expressions beyond a simple path.
-	fast  *simplePath
-	fastX fastExpr
-	src   string // as written in the BPEL document
-	text  string // after the compiler resolved variables
-	ns    map[string]string
+	Fast  *SimplePath
+	FastX FastExpr
+	Src   string // as written in the BPEL document
+	Text  string // after the compiler resolved variables
+	Ns    map[string]string
 	x1    *xpath1.Compiled
-	// x2 is set for an XPath 2.0 expression (xpath2.go): it evaluates
+	// X2 is set for an XPath 2.0 expression (xpath2.go): it evaluates
 	// with internal/xpath2, after fast when that is set.
-	x2 *xp2Expr
+	X2 *Xp2Expr
 }
 
 // xpath1Options are what an XPath 1.0 expression of a process may use:
@@ -59,10 +59,10 @@ func jaxenFunction(space, local string, arity int) (*xpath1.Func, error) {
 	return nil, nil
 }
 
-// newExpr compiles text, src after rewrite, as XPath 1.0. An error in
+// NewExpr compiles text, src after rewrite, as XPath 1.0. An error in
 // the source's syntax names its offset in src.
-func newExpr(src, text string, ns map[string]string) (*expr, error) {
-	if err := checkXPath1Functions(text, ns); err != nil {
+func NewExpr(src, text string, ns map[string]string) (*Expr, error) {
+	if err := CheckXPath1Functions(text, ns); err != nil {
 		return nil, err
 	}
 	x, err := xpath1.Compile(text, xpath1Options(ns))
@@ -76,28 +76,28 @@ func newExpr(src, text string, ns map[string]string) (*expr, error) {
 		}
 		return nil, err
 	}
-	return &expr{src: src, text: text, ns: ns, x1: x}, nil
+	return &Expr{Src: src, Text: text, Ns: ns, x1: x}, nil
 }
 
-// eval evaluates e with context node ctx: an element of t (a query's
+// Eval evaluates e with context node ctx: an element of t (a query's
 // variable or part), or t's root for an expression, whose context is then
 // an empty document. Each variable and part of t is a document of its own
 // (see docTree). A dynamic error (an operand that must be a node-set is
 // not) panics with its *xpath1.Error; instance.eval turns it into
 // bpel:subLanguageExecutionFault.
-func (e *expr) eval(t *docTree, ctx *etree.Element) any {
-	root := t.top
-	if e.fast != nil {
-		return e.fast.value(root, ctx)
+func (e *Expr) Eval(t *DocTree, ctx *etree.Element) any {
+	root := t.Top
+	if e.Fast != nil {
+		return e.Fast.Value(root, ctx)
 	}
-	if e.fastX != nil && ctx == root {
-		return e.fastX.value(root, nil)
+	if e.FastX != nil && ctx == root {
+		return e.FastX.Value(root, nil)
 	}
-	return e.evalNode(t, t.node(ctx))
+	return e.EvalNode(t, t.node(ctx))
 }
 
-// evalNode evaluates e with the general evaluator at context node n.
-func (e *expr) evalNode(t *docTree, n xpath1.Node) any {
+// EvalNode evaluates e with the general evaluator at context node n.
+func (e *Expr) EvalNode(t *DocTree, n xpath1.Node) any {
 	v, err := e.x1.Eval(t, n, nil)
 	if err != nil {
 		panic(err)
@@ -109,66 +109,66 @@ func (e *expr) evalNode(t *docTree, n xpath1.Node) any {
 }
 
 // fromNodeSet is a node-set as the runtime's nodes.
-func fromNodeSet(set xpath1.NodeSet) []node {
+func fromNodeSet(set xpath1.NodeSet) []Node {
 	if len(set) == 0 {
 		return nil
 	}
-	out := make([]node, len(set))
+	out := make([]Node, len(set))
 	for i, n := range set {
-		out[i] = node{tok: n.Tok, attr: int(n.Attr), doc: n.Doc}
+		out[i] = Node{Tok: n.Tok, Attr: int(n.Attr), Doc: n.Doc}
 	}
 	return out
 }
 
-// node is one selected node: an element, a text node, a comment or
+// Node is one selected node: an element, a text node, a comment or
 // processing instruction, an attribute of an element (attr), or a
 // document or namespace node (doc, as in xpath1.Node).
-type node struct {
-	tok  etree.Token
-	attr int // >= 0 when the node is tok's attribute
-	doc  xpath1.DocKind
+type Node struct {
+	Tok  etree.Token
+	Attr int // >= 0 when the node is tok's attribute
+	Doc  xpath1.DocKind
 }
 
-func (n node) String() string {
-	if n.doc == xpath1.NotDoc {
-		switch t := n.tok.(type) {
+func (n Node) String() string {
+	if n.Doc == xpath1.NotDoc {
+		switch t := n.Tok.(type) {
 		case *etree.Element:
-			if n.attr >= 0 {
-				return t.Attr[n.attr].Value
+			if n.Attr >= 0 {
+				return t.Attr[n.Attr].Value
 			}
-			return stringValue(t)
+			return StringValue(t)
 		case *etree.CharData:
 			return t.Data
 		}
 	}
-	return xpath1.Node{Tok: n.tok, Attr: int32(n.attr), Doc: n.doc}.StringValue()
+	return xpath1.Node{Tok: n.Tok, Attr: int32(n.Attr), Doc: n.Doc}.StringValue()
 }
 
-// nodesIn returns v's nodes when v is a node-set: a []node, or a one-node
+// NodesIn returns v's nodes when v is a node-set: a []node, or a one-node
 // result of simplePath.value (an *etree.Element or *etree.CharData), which
 // it puts in buf (a caller's array, so that reading a result needs no
 // allocation).
-func nodesIn(v any, buf *[1]node) ([]node, bool) {
+func NodesIn(v any, buf *[1]Node) ([]Node, bool) {
 	switch t := v.(type) {
-	case []node:
+	case []Node:
 		return t, true
 	case *etree.Element:
-		buf[0] = node{tok: t, attr: -1}
+		buf[0] = Node{Tok: t, Attr: -1}
 		return buf[:], true
 	case *etree.CharData:
-		buf[0] = node{tok: t, attr: -1}
+		buf[0] = Node{Tok: t, Attr: -1}
 		return buf[:], true
 	}
 	return nil, false
 }
 
-// xpathString converts an XPath value to a string the way string() does.
-func xpathString(v any) string {
+// XpathString converts an XPath value to a string the way string() does.
+func XpathString(v any) string {
 	switch t := v.(type) {
 	case string:
 		return t
 	case *etree.Element:
-		return stringValue(t)
+		return StringValue(t)
 	case *etree.CharData:
 		return t.Data
 	case bool:
@@ -178,7 +178,7 @@ func xpathString(v any) string {
 		return "false"
 	case float64:
 		return xpath1.FormatNumber(t)
-	case []node:
+	case []Node:
 		if len(t) == 0 {
 			return ""
 		}
@@ -189,9 +189,9 @@ func xpathString(v any) string {
 	return fmt.Sprint(v)
 }
 
-func xpathBool(v any) bool {
+func XpathBool(v any) bool {
 	switch t := v.(type) {
-	case []node:
+	case []Node:
 		return len(t) > 0
 	case *etree.Element, *etree.CharData:
 		return true
@@ -204,35 +204,35 @@ func xpathBool(v any) bool {
 
 // Language URIs for queryLanguage and expressionLanguage.
 const (
-	langXPath10 = "urn:oasis:names:tc:wsbpel:2.0:sublang:xpath1.0"
-	langXPath20 = "urn:oasis:names:tc:wsbpel:2.0:sublang:xpath2.0"
+	LangXPath10 = "urn:oasis:names:tc:wsbpel:2.0:sublang:xpath1.0"
+	LangXPath20 = "urn:oasis:names:tc:wsbpel:2.0:sublang:xpath2.0"
 )
 
 // varRef is what the compiler resolves a $name or $name.part to.
 type varRef struct {
-	v    *variable
+	v    *Var
 	part int // index into the message's parts, or -1
 }
 
-// resolver resolves names for the XPath compiler.
-type resolver interface {
-	lookupVar(name string) *variable
-	// propertyPath returns an absolute XPath (over the instance tree) for
+// Resolver resolves names for the XPath compiler.
+type Resolver interface {
+	LookupVar(name string) *Var
+	// PropertyPath returns an absolute XPath (over the instance tree) for
 	// bpel:getVariableProperty(varName, property), with the namespaces it
 	// needs added to ns.
-	propertyPath(varName, property string, scope *etree.Element, ns map[string]string) (string, error)
+	PropertyPath(varName, property string, scope *etree.Element, ns map[string]string) (string, error)
 }
 
 var getVarPropRE = regexp.MustCompile(`([A-Za-z_][\w.\-]*):getVariableProperty\s*\(\s*(?:'([^']*)'|"([^"]*)")\s*,\s*(?:'([^']*)'|"([^"]*)")\s*\)`)
 
-// rewrite resolves BPEL variable references in an XPath 1.0 expression into
+// Rewrite resolves BPEL variable references in an XPath 1.0 expression into
 // absolute paths over the instance's variable tree. asValue converts a
 // simple-typed variable to its typed value (number() for numeric types) so
 // that $i in a predicate is positional, as authors mean it. An absolute
 // location path the author wrote starts at the context node's document
 // (docRootPath), not at the tree's root: each variable and part is a
 // document of its own (WS-BPEL 2.0 sections 8.2.2 and 8.2.6).
-func rewrite(src string, r resolver, scope *etree.Element, ns map[string]string, asValue bool) (string, error) {
+func Rewrite(src string, r Resolver, scope *etree.Element, ns map[string]string, asValue bool) (string, error) {
 	var b strings.Builder
 	// operand is true when the last token ends an operand, so that a '/'
 	// next is a step separator, '*' multiplies and and/or/div/mod are
@@ -255,7 +255,7 @@ func rewrite(src string, r resolver, scope *etree.Element, ns map[string]string,
 				return "", err
 			}
 			j := i + 1
-			for j < len(src) && isNameChar(src[j]) && src[j] != '.' {
+			for j < len(src) && IsNameChar(src[j]) && src[j] != '.' {
 				j++
 			}
 			name := src[i+1 : j]
@@ -265,23 +265,23 @@ func rewrite(src string, r resolver, scope *etree.Element, ns map[string]string,
 			part := ""
 			if j < len(src) && src[j] == '.' {
 				k := j + 1
-				for k < len(src) && isNameChar(src[k]) && src[k] != '.' {
+				for k < len(src) && IsNameChar(src[k]) && src[k] != '.' {
 					k++
 				}
 				part = src[j+1 : k]
 				j = k
 			}
-			v := r.lookupVar(name)
+			v := r.LookupVar(name)
 			if v == nil {
 				return "", fmt.Errorf("undeclared variable $%s in %q", name, src)
 			}
-			path, err := v.path(part)
+			path, err := v.Path(part)
 			if err != nil {
 				return "", fmt.Errorf("%w in %q", err, src)
 			}
 			followedByPath := j < len(src) && (src[j] == '/' || src[j] == '[')
-			if asValue && !followedByPath && v.simple != "" && part == "" {
-				path = typedValue(v.simple, path)
+			if asValue && !followedByPath && v.Simple != "" && part == "" {
+				path = typedValue(v.Simple, path)
 			}
 			b.WriteString(path)
 			i = j
@@ -292,7 +292,7 @@ func rewrite(src string, r resolver, scope *etree.Element, ns map[string]string,
 				n = 2
 			}
 			if !operand {
-				b.WriteString(docRootPath)
+				b.WriteString(DocRootPath)
 				if n == 1 && !stepFollows(src, i+1) {
 					i++
 					operand = true
@@ -302,9 +302,9 @@ func rewrite(src string, r resolver, scope *etree.Element, ns map[string]string,
 			b.WriteString(src[i : i+n])
 			i += n
 			operand = false
-		case isNameChar(c) && c != '-' && c != '.' && !(c >= '0' && c <= '9'):
+		case IsNameChar(c) && c != '-' && c != '.' && !(c >= '0' && c <= '9'):
 			j := i
-			for j < len(src) && isNameChar(src[j]) {
+			for j < len(src) && IsNameChar(src[j]) {
 				j++
 			}
 			w := src[i:j]
@@ -344,7 +344,7 @@ func rewrite(src string, r resolver, scope *etree.Element, ns map[string]string,
 			return m
 		}
 		vname, prop := sub[2]+sub[3], sub[4]+sub[5]
-		p, err := r.propertyPath(vname, prop, scope, ns)
+		p, err := r.PropertyPath(vname, prop, scope, ns)
 		if err != nil && perr == nil {
 			perr = err
 		}
@@ -366,7 +366,7 @@ func stepFollows(src string, i int) bool {
 		return false
 	}
 	c := src[i]
-	return c == '*' || c == '@' || c == '.' || c == '/' || isNameChar(c) && c != '-' && !(c >= '0' && c <= '9')
+	return c == '*' || c == '@' || c == '.' || c == '/' || IsNameChar(c) && c != '-' && !(c >= '0' && c <= '9')
 }
 
 // typedValue is the XPath 1.0 expression for the typed value of a
@@ -380,13 +380,13 @@ func typedValue(simple, path string) string {
 	return simple + "(" + path + ")"
 }
 
-func isNameChar(c byte) bool {
+func IsNameChar(c byte) bool {
 	return c == '_' || c == '-' || c == '.' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= 0x80
 }
 
-// xpathNS returns the namespace map of an expression: XPath 1.0 has no
+// XpathNS returns the namespace map of an expression: XPath 1.0 has no
 // default namespace for names, so the "" binding is dropped.
-func xpathNS(all map[string]string) map[string]string {
+func XpathNS(all map[string]string) map[string]string {
 	m := make(map[string]string, len(all))
 	for k, v := range all {
 		if k != "" {
@@ -396,10 +396,10 @@ func xpathNS(all map[string]string) map[string]string {
 	return m
 }
 
-// renamePrefixes rewrites the prefixes of QNames in an XPath query taken
+// RenamePrefixes rewrites the prefixes of QNames in an XPath query taken
 // from another document (a propertyAlias) to fresh ones, so it can be
 // compiled in the scope of the BPEL document.
-func renamePrefixes(q string, docNS map[string]string, ns map[string]string) (string, error) {
+func RenamePrefixes(q string, docNS map[string]string, ns map[string]string) (string, error) {
 	var b strings.Builder
 	for i := 0; i < len(q); {
 		c := q[i]
@@ -412,9 +412,9 @@ func renamePrefixes(q string, docNS map[string]string, ns map[string]string) (st
 			i += j + 2
 			continue
 		}
-		if isNameChar(c) && c != '-' && c != '.' && !(c >= '0' && c <= '9') {
+		if IsNameChar(c) && c != '-' && c != '.' && !(c >= '0' && c <= '9') {
 			j := i
-			for j < len(q) && isNameChar(q[j]) {
+			for j < len(q) && IsNameChar(q[j]) {
 				j++
 			}
 			if j < len(q)-1 && q[j] == ':' && q[j+1] != ':' {

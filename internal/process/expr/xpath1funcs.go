@@ -1,4 +1,4 @@
-package process
+package expr
 
 import (
 	"errors"
@@ -18,12 +18,12 @@ func isXPath1Function(local string) bool {
 	return xpath1.CoreFunction(local) || local == "lower-case" || local == "ends-with"
 }
 
-// checkXPath1Functions refuses a call to a function outside
+// CheckXPath1Functions refuses a call to a function outside
 // isXPath1Function, naming it, and says where the function is to be had
 // (XPath 2.0 for XPath 2.0's and for the BPEL and ODE functions); the
 // XPath 1.0 compiler refuses them too, but cannot say that. src is the expression after rewrite (BPEL's
 // functions resolved); ns resolves prefixes.
-func checkXPath1Functions(src string, ns map[string]string) error {
+func CheckXPath1Functions(src string, ns map[string]string) error {
 	for i := 0; i < len(src); {
 		c := src[i]
 		switch {
@@ -37,22 +37,22 @@ func checkXPath1Functions(src string, ns map[string]string) error {
 		case c == '@' || c == '$':
 			// an attribute or variable name, never a call
 			i++
-			for i < len(src) && (isNameChar(src[i]) || src[i] == ':' && i+1 < len(src) && src[i+1] != ':') {
+			for i < len(src) && (IsNameChar(src[i]) || src[i] == ':' && i+1 < len(src) && src[i+1] != ':') {
 				i++
 			}
 			continue
-		case !isNameChar(c) || c == '-' || c == '.' || c >= '0' && c <= '9':
+		case !IsNameChar(c) || c == '-' || c == '.' || c >= '0' && c <= '9':
 			i++
 			continue
 		}
 		j := i
-		for j < len(src) && isNameChar(src[j]) {
+		for j < len(src) && IsNameChar(src[j]) {
 			j++
 		}
 		prefix, local := "", src[i:j]
 		if j+1 < len(src) && src[j] == ':' && src[j+1] != ':' {
 			k := j + 1
-			for k < len(src) && isNameChar(src[k]) {
+			for k < len(src) && IsNameChar(src[k]) {
 				k++
 			}
 			prefix, local = local, src[j+1:k]
@@ -79,8 +79,8 @@ func checkXPath1Functions(src string, ns map[string]string) error {
 	return nil
 }
 
-// errUndeclaredPrefix is a function name's prefix no namespace declares.
-var errUndeclaredPrefix = errors.New("undeclared namespace prefix")
+// ErrUndeclaredPrefix is a function name's prefix no namespace declares.
+var ErrUndeclaredPrefix = errors.New("undeclared namespace prefix")
 
 func xpath1Function(prefix, local string, ns map[string]string) error {
 	name := local
@@ -89,16 +89,16 @@ func xpath1Function(prefix, local string, ns map[string]string) error {
 		uri, ok := ns[prefix]
 		switch {
 		case !ok:
-			return fmt.Errorf("function %s(): %w %q", name, errUndeclaredPrefix, prefix)
+			return fmt.Errorf("function %s(): %w %q", name, ErrUndeclaredPrefix, prefix)
 		case uri == bpel.NSODEFunctions || uri == bpel.NSBPEL || uri == bpel.NSBPEL2004:
-			return fmt.Errorf("unknown function %s() in XPath 1.0 (orchd offers the BPEL and ODE functions in XPath 2.0: expressionLanguage %q)", name, langXPath20)
+			return fmt.Errorf("unknown function %s() in XPath 1.0 (orchd offers the BPEL and ODE functions in XPath 2.0: expressionLanguage %q)", name, LangXPath20)
 		case uri != xpath2.FnNamespace:
 			return fmt.Errorf("unknown function %s() (namespace %s)", name, uri)
 		}
 	}
 	if !isXPath1Function(local) {
 		if isXPath2Function(local) {
-			return fmt.Errorf("function %s() is XPath 2.0's, not XPath 1.0's (declare expressionLanguage %q to use it)", name, langXPath20)
+			return fmt.Errorf("function %s() is XPath 2.0's, not XPath 1.0's (declare expressionLanguage %q to use it)", name, LangXPath20)
 		}
 		return fmt.Errorf("unknown function %s()", name)
 	}

@@ -1,4 +1,4 @@
-package process
+package expr
 
 import (
 	"fmt"
@@ -9,11 +9,11 @@ import (
 	"github.com/orchd/orchd/internal/process/bpel"
 )
 
-func isNSDecl(a etree.Attr) bool {
+func IsNSDecl(a etree.Attr) bool {
 	return a.Space == "xmlns" || (a.Space == "" && a.Key == "xmlns")
 }
 
-func firstElement(e *etree.Element) *etree.Element {
+func FirstElement(e *etree.Element) *etree.Element {
 	for _, c := range e.Child {
 		if ce, ok := c.(*etree.Element); ok {
 			return ce
@@ -22,9 +22,9 @@ func firstElement(e *etree.Element) *etree.Element {
 	return nil
 }
 
-// splitSteps splits a relative location path at the slashes outside
+// SplitSteps splits a relative location path at the slashes outside
 // predicates and string literals.
-func splitSteps(s string) ([]string, error) {
+func SplitSteps(s string) ([]string, error) {
 	var steps []string
 	depth, start := 0, 0
 	for i := 0; i < len(s); i++ {
@@ -65,14 +65,14 @@ func splitSteps(s string) ([]string, error) {
 // expression: orchd provides them to XPath 2.0 only.
 func odeVariable(src string, i int, ns map[string]string) error {
 	j := i + 1
-	for j < len(src) && isNameChar(src[j]) && src[j] != '.' {
+	for j < len(src) && IsNameChar(src[j]) && src[j] != '.' {
 		j++
 	}
 	if j >= len(src) || src[j] != ':' || ns[src[i+1:j]] != bpel.NSODEFunctions {
 		return nil
 	}
 	k := j + 1
-	for k < len(src) && isNameChar(src[k]) && src[k] != '.' {
+	for k < len(src) && IsNameChar(src[k]) && src[k] != '.' {
 		k++
 	}
 	return fmt.Errorf("%w: ODE variable %s in %q", bpel.ErrNotSupported, src[i:k], src)

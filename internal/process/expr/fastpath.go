@@ -1,4 +1,4 @@
-package process
+package expr
 
 import (
 	"math"
@@ -11,62 +11,62 @@ import (
 	"github.com/orchd/orchd/internal/xpath1"
 )
 
-// simplePath is a compiled location path of the form most assignments
+// SimplePath is a compiled location path of the form most assignments
 // use: [$var[.part]] followed by child steps with an optional predicate,
 // optionally ending in @attr or text(). A predicate is positional ([3] or
 // [$i]) or, in XPath 1.0, a fastExpr that is not a number
 // ([po:qty > 0], [not(po:sku)]). The runtime walks it directly over the
 // etree, without the general XPath engine; anything else goes to
-// antchfx/xpath.
-type simplePath struct {
-	v     *variable // nil for a relative query
-	part  int
-	steps []pathStep
+// internal/xpath1.
+type SimplePath struct {
+	v     *Var // nil for a relative query
+	Part  int
+	Steps []PathStep
 }
 
-type pathStep struct {
-	space, local string // element name test; local "*" matches any element
-	attr         bool   // @local (space for prefixed attributes)
-	text         bool   // text()
-	index        int    // 1-based positional predicate, 0 for none
-	indexVar     *variable
+type PathStep struct {
+	Space, Local string // element name test; local "*" matches any element
+	Attr         bool   // @local (space for prefixed attributes)
+	Text         bool   // text()
+	Index        int    // 1-based positional predicate, 0 for none
+	IndexVar     *Var
 	// filter is a boolean predicate, tested with each candidate element
 	// as its context node.
-	filter fastExpr
+	filter FastExpr
 }
 
-// compileSimplePath recognizes src as a simple path with positional
+// CompileSimplePath recognizes src as a simple path with positional
 // predicates only, which XPath 1.0 and 2.0 read alike. ns resolves
 // prefixes; relative is true for a <query> (no leading variable).
-func compileSimplePath(src string, r resolver, ns map[string]string, relative bool) *simplePath {
-	return compilePath(src, r, ns, relative, false)
+func CompileSimplePath(src string, r Resolver, ns map[string]string, relative bool) *SimplePath {
+	return CompilePath(src, r, ns, relative, false)
 }
 
-// compilePath is compileSimplePath that, with filters, also takes XPath 1.0
+// CompilePath is compileSimplePath that, with filters, also takes XPath 1.0
 // boolean predicates (compileFastPred).
-func compilePath(src string, r resolver, ns map[string]string, relative, filters bool) *simplePath {
+func CompilePath(src string, r Resolver, ns map[string]string, relative, filters bool) *SimplePath {
 	s := trimSpace(src)
-	sp := &simplePath{part: -1}
+	sp := &SimplePath{Part: -1}
 	if !relative {
 		if !strings.HasPrefix(s, "$") {
 			return nil
 		}
 		j := 1
-		for j < len(s) && isNameChar(s[j]) && s[j] != '.' {
+		for j < len(s) && IsNameChar(s[j]) && s[j] != '.' {
 			j++
 		}
-		v := r.lookupVar(s[1:j])
+		v := r.LookupVar(s[1:j])
 		if v == nil {
 			return nil
 		}
 		sp.v = v
 		if j < len(s) && s[j] == '.' {
 			k := j + 1
-			for k < len(s) && isNameChar(s[k]) && s[k] != '.' {
+			for k < len(s) && IsNameChar(s[k]) && s[k] != '.' {
 				k++
 			}
-			sp.part = v.partIndex(s[j+1 : k])
-			if sp.part < 0 {
+			sp.Part = v.PartIndex(s[j+1 : k])
+			if sp.Part < 0 {
 				return nil
 			}
 			j = k
@@ -75,7 +75,7 @@ func compilePath(src string, r resolver, ns map[string]string, relative, filters
 		if s == "" {
 			// A bare simple-typed $var is a value (number or string), not
 			// a node: leave it to the general engine.
-			if v.simple != "" {
+			if v.Simple != "" {
 				return nil
 			}
 			return sp
@@ -85,7 +85,7 @@ func compilePath(src string, r resolver, ns map[string]string, relative, filters
 		}
 		s = s[1:]
 	}
-	steps, err := splitSteps(s)
+	steps, err := SplitSteps(s)
 	if err != nil {
 		return nil
 	}
@@ -94,21 +94,21 @@ func compilePath(src string, r resolver, ns map[string]string, relative, filters
 		if !ok {
 			return nil
 		}
-		if len(sp.steps) > 0 {
-			if last := sp.steps[len(sp.steps)-1]; last.attr || last.text {
+		if len(sp.Steps) > 0 {
+			if last := sp.Steps[len(sp.Steps)-1]; last.Attr || last.Text {
 				return nil
 			}
 		}
-		sp.steps = append(sp.steps, st)
+		sp.Steps = append(sp.Steps, st)
 	}
 	return sp
 }
 
-func parseStep(raw string, r resolver, ns map[string]string, filters bool) (pathStep, bool) {
-	var st pathStep
+func parseStep(raw string, r Resolver, ns map[string]string, filters bool) (PathStep, bool) {
+	var st PathStep
 	raw = trimSpace(raw)
 	if raw == "text()" {
-		st.text = true
+		st.Text = true
 		return st, true
 	}
 	if i := strings.IndexByte(raw, '['); i >= 0 {
@@ -118,18 +118,18 @@ func parseStep(raw string, r resolver, ns map[string]string, filters bool) (path
 		}
 		pred := trimSpace(raw[i+1 : j])
 		raw = trimSpace(raw[:i])
-		var v *variable
+		var v *Var
 		if strings.HasPrefix(pred, "$") {
-			v = r.lookupVar(pred[1:])
+			v = r.LookupVar(pred[1:])
 		}
 		n, err := strconv.Atoi(pred)
 		switch {
-		case v != nil && v.simple == "number":
-			st.indexVar = v
+		case v != nil && v.Simple == "number":
+			st.IndexVar = v
 		case err == nil && n >= 1:
-			st.index = n
+			st.Index = n
 		case filters:
-			st.filter = compileFastPred(pred, r, ns)
+			st.filter = CompileFastPred(pred, r, ns)
 			if st.filter == nil {
 				return st, false
 			}
@@ -138,21 +138,21 @@ func parseStep(raw string, r resolver, ns map[string]string, filters bool) (path
 		}
 	}
 	if strings.HasPrefix(raw, "@") {
-		st.attr = true
+		st.Attr = true
 		raw = raw[1:]
-		if st.index != 0 || st.indexVar != nil || st.filter != nil {
+		if st.Index != 0 || st.IndexVar != nil || st.filter != nil {
 			return st, false
 		}
 	}
-	if raw == "*" && !st.attr {
-		st.local = "*"
+	if raw == "*" && !st.Attr {
+		st.Local = "*"
 		return st, true
 	}
 	prefix, local, prefixed := strings.Cut(raw, ":")
 	if !prefixed {
 		prefix, local = "", raw
 	}
-	if !validNCName(local) || prefixed && !validNCName(prefix) {
+	if !ValidNCName(local) || prefixed && !ValidNCName(prefix) {
 		return st, false
 	}
 	if prefixed {
@@ -160,52 +160,52 @@ func parseStep(raw string, r resolver, ns map[string]string, filters bool) (path
 		if !ok {
 			return st, false
 		}
-		st.space = uri
+		st.Space = uri
 	}
-	st.local = local
+	st.Local = local
 	return st, true
 }
 
-// validNCName reports whether s is an NCName, as XPath 1.0 reads them.
-func validNCName(s string) bool { return xpath1.IsNCName(s) }
+// ValidNCName reports whether s is an NCName, as XPath 1.0 reads them.
+func ValidNCName(s string) bool { return xpath1.IsNCName(s) }
 
-// eval walks the path from ctx (for a relative query) or from the
+// Eval walks the path from ctx (for a relative query) or from the
 // variable's node in the instance tree rooted at root.
-func (p *simplePath) eval(root, ctx *etree.Element) []node {
+func (p *SimplePath) Eval(root, ctx *etree.Element) []Node {
 	n, found, many := p.one(root, ctx)
 	switch {
 	case many:
-		return p.evalAll(root, ctx)
+		return p.EvalAll(root, ctx)
 	case !found:
 		return nil
 	}
-	return []node{n}
+	return []Node{n}
 }
 
-// value is eval as an XPath value: a one-node result that is an element
+// Value is eval as an XPath value: a one-node result that is an element
 // or a text node is returned as its *etree.Element or *etree.CharData
 // (nodesOf reads them), which spares the slice and its boxing, two
 // allocations per path an exchange evaluates.
-func (p *simplePath) value(root, ctx *etree.Element) any {
+func (p *SimplePath) Value(root, ctx *etree.Element) any {
 	n, found, many := p.one(root, ctx)
 	switch {
 	case many:
-		return p.evalAll(root, ctx)
+		return p.EvalAll(root, ctx)
 	case !found:
-		return []node(nil)
-	case n.attr < 0:
-		switch t := n.tok.(type) {
+		return []Node(nil)
+	case n.Attr < 0:
+		switch t := n.Tok.(type) {
 		case *etree.Element:
 			return t
 		case *etree.CharData:
 			return t
 		}
 	}
-	return []node{n}
+	return []Node{n}
 }
 
 // count is the number of nodes the path selects, without collecting them.
-func (p *simplePath) count(root, ctx *etree.Element) int {
+func (p *SimplePath) count(root, ctx *etree.Element) int {
 	_, found, many := p.one(root, ctx)
 	switch {
 	case many:
@@ -218,48 +218,48 @@ func (p *simplePath) count(root, ctx *etree.Element) int {
 
 // one walks the path: found reports the node it selects; many that a step
 // matched several elements (evalAll then has them all).
-func (p *simplePath) one(root, ctx *etree.Element) (n node, found, many bool) {
+func (p *SimplePath) one(root, ctx *etree.Element) (n Node, found, many bool) {
 	cur := ctx
 	if p.v != nil {
-		cur = baseNode(root, p.v, p.part)
+		cur = BaseNode(root, p.v, p.Part)
 		if cur == nil {
-			return node{}, false, false
+			return Node{}, false, false
 		}
 	}
 	var ns nsCache
-	for i := range p.steps {
-		st := &p.steps[i]
+	for i := range p.Steps {
+		st := &p.Steps[i]
 		switch {
-		case st.text:
+		case st.Text:
 			for _, c := range cur.Child {
 				if cd, ok := c.(*etree.CharData); ok {
-					return node{tok: cd, attr: -1}, true, false
+					return Node{Tok: cd, Attr: -1}, true, false
 				}
 			}
-			return node{}, false, false
-		case st.attr:
+			return Node{}, false, false
+		case st.Attr:
 			for i, a := range cur.Attr {
-				if a.Key == st.local && !isNSDecl(a) && ((st.space == "" && a.Space == "") || (st.space != "" && a.Space != "" && a.NamespaceURI() == st.space)) {
-					return node{tok: cur, attr: i}, true, false
+				if a.Key == st.Local && !IsNSDecl(a) && ((st.Space == "" && a.Space == "") || (st.Space != "" && a.Space != "" && a.NamespaceURI() == st.Space)) {
+					return Node{Tok: cur, Attr: i}, true, false
 				}
 			}
-			return node{}, false, false
+			return Node{}, false, false
 		}
-		want, ok := st.position(root)
+		want, ok := st.Position(root)
 		if !ok {
-			return node{}, false, false
+			return Node{}, false, false
 		}
 		var next *etree.Element
 		k := 0
 		for _, c := range cur.Child {
 			e, ok := c.(*etree.Element)
-			if !ok || (st.local != "*" && (e.Tag != st.local || ns.of(cur, e) != st.space)) || !st.accepts(root, e) {
+			if !ok || (st.Local != "*" && (e.Tag != st.Local || ns.of(cur, e) != st.Space)) || !st.accepts(root, e) {
 				continue
 			}
 			k++
 			if want == 0 {
 				if next != nil {
-					return node{}, false, true
+					return Node{}, false, true
 				}
 				next = e
 				continue
@@ -270,12 +270,12 @@ func (p *simplePath) one(root, ctx *etree.Element) (n node, found, many bool) {
 			}
 		}
 		if next == nil {
-			return node{}, false, false
+			return Node{}, false, false
 		}
 		ns.descend(st)
 		cur = next
 	}
-	return node{tok: cur, attr: -1}, true, false
+	return Node{Tok: cur, Attr: -1}, true, false
 }
 
 // nsCache spares a path walk most of etree's namespace lookups, each of
@@ -305,36 +305,36 @@ func (c *nsCache) of(parent, e *etree.Element) string {
 
 // descend records what step st establishes of the namespace of the
 // elements it matched.
-func (c *nsCache) descend(st *pathStep) {
-	c.known = st.local != "*"
-	c.uri = st.space
+func (c *nsCache) descend(st *PathStep) {
+	c.known = st.Local != "*"
+	c.uri = st.Space
 	c.at = nil
 }
 
 // declaresNS reports whether e carries a namespace declaration.
 func declaresNS(e *etree.Element) bool {
 	for _, a := range e.Attr {
-		if isNSDecl(a) {
+		if IsNSDecl(a) {
 			return true
 		}
 	}
 	return false
 }
 
-// evalAll is the path for a step that matches several elements: it
+// EvalAll is the path for a step that matches several elements: it
 // collects every match (sum() arguments and node-set comparisons).
-func (p *simplePath) evalAll(root, ctx *etree.Element) []node {
-	var out []node
+func (p *SimplePath) EvalAll(root, ctx *etree.Element) []Node {
+	var out []Node
 	p.walkAll(root, ctx, &out)
 	return out
 }
 
 // walkAll walks the path keeping every match, appends the nodes it selects
 // to out (when not nil) and returns how many there are.
-func (p *simplePath) walkAll(root, ctx *etree.Element, out *[]node) int {
+func (p *SimplePath) walkAll(root, ctx *etree.Element, out *[]Node) int {
 	cur := make([]*etree.Element, 0, 4)
 	if p.v != nil {
-		if b := baseNode(root, p.v, p.part); b != nil {
+		if b := BaseNode(root, p.v, p.Part); b != nil {
 			cur = append(cur, b)
 		}
 	} else {
@@ -342,10 +342,10 @@ func (p *simplePath) walkAll(root, ctx *etree.Element, out *[]node) int {
 	}
 	next := make([]*etree.Element, 0, 4)
 	var ns nsCache
-	for i := range p.steps {
-		st := &p.steps[i]
-		if st.attr || st.text {
-			last := simplePath{steps: []pathStep{*st}}
+	for i := range p.Steps {
+		st := &p.Steps[i]
+		if st.Attr || st.Text {
+			last := SimplePath{Steps: []PathStep{*st}}
 			k := 0
 			for _, e := range cur {
 				if n, found, _ := last.one(root, e); found {
@@ -358,7 +358,7 @@ func (p *simplePath) walkAll(root, ctx *etree.Element, out *[]node) int {
 			return k
 		}
 		next = next[:0]
-		want, ok := st.position(root)
+		want, ok := st.Position(root)
 		if !ok {
 			return 0
 		}
@@ -366,7 +366,7 @@ func (p *simplePath) walkAll(root, ctx *etree.Element, out *[]node) int {
 			n := 0
 			for _, c := range e.Child {
 				ce, ok := c.(*etree.Element)
-				if !ok || (st.local != "*" && (ce.Tag != st.local || ns.of(e, ce) != st.space)) || !st.accepts(root, ce) {
+				if !ok || (st.Local != "*" && (ce.Tag != st.Local || ns.of(e, ce) != st.Space)) || !st.accepts(root, ce) {
 					continue
 				}
 				n++
@@ -384,45 +384,45 @@ func (p *simplePath) walkAll(root, ctx *etree.Element, out *[]node) int {
 	if out != nil {
 		*out = slices.Grow(*out, len(cur))
 		for _, e := range cur {
-			*out = append(*out, node{tok: e, attr: -1})
+			*out = append(*out, Node{Tok: e, Attr: -1})
 		}
 	}
 	return len(cur)
 }
 
 // accepts reports whether e passes the step's filter predicate (if any).
-func (st *pathStep) accepts(root, e *etree.Element) bool {
-	return st.filter == nil || xpathBool(st.filter.value(root, e))
+func (st *PathStep) accepts(root, e *etree.Element) bool {
+	return st.filter == nil || XpathBool(st.filter.Value(root, e))
 }
 
-// position is the step's positional predicate (0 for none), read from
+// Position is the step's positional predicate (0 for none), read from
 // its variable with XPath's number() when it is [$i]; ok is false when the
 // value names no position (NaN, fractional, below 1), so nothing matches.
-func (st *pathStep) position(root *etree.Element) (int, bool) {
-	if st.indexVar == nil {
-		return st.index, true
+func (st *PathStep) Position(root *etree.Element) (int, bool) {
+	if st.IndexVar == nil {
+		return st.Index, true
 	}
-	f := xpathNumber(stringValue(root.Child[st.indexVar.slot-1].(*etree.Element)))
+	f := XpathNumber(StringValue(root.Child[st.IndexVar.Slot-1].(*etree.Element)))
 	if !(f >= 1) || f != math.Trunc(f) {
 		return 0, false
 	}
 	return int(f), true
 }
 
-// baseNode is the node $v or $v.part denotes, or nil when uninitialized.
-func baseNode(root *etree.Element, v *variable, part int) *etree.Element {
-	s := root.Child[v.slot-1].(*etree.Element)
+// BaseNode is the node $v or $v.part denotes, or nil when uninitialized.
+func BaseNode(root *etree.Element, v *Var, part int) *etree.Element {
+	s := root.Child[v.Slot-1].(*etree.Element)
 	switch {
-	case v.msg != nil && part < 0:
+	case v.Msg != nil && part < 0:
 		return s
-	case v.msg != nil:
+	case v.Msg != nil:
 		w := s.Child[part].(*etree.Element)
-		if v.msg.Parts[part].Element.IsZero() {
+		if v.Msg.Parts[part].Element.IsZero() {
 			return w
 		}
-		return firstElement(w)
-	case !v.elem.IsZero():
-		return firstElement(s)
+		return FirstElement(w)
+	case !v.Elem.IsZero():
+		return FirstElement(s)
 	}
 	return s
 }
