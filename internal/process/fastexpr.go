@@ -261,6 +261,8 @@ func xpathNumber(s string) float64 { return xpath1.Number(s) }
 
 func toNumber(v any) float64 {
 	switch t := v.(type) {
+	case float64:
+		return t
 	case []node:
 		if len(t) == 0 {
 			return math.NaN()

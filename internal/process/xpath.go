@@ -190,6 +190,8 @@ func xpathString(v any) string {
 
 func xpathBool(v any) bool {
 	switch t := v.(type) {
+	case bool:
+		return t
 	case []node:
 		return len(t) > 0
 	case *etree.Element, *etree.CharData:
