@@ -362,6 +362,8 @@ func FuzzParse(f *testing.F) {
 		"substring('héllo', 0 div 0)", "ancestor-or-self::node()[not(..)]", "preceding::*[1] | following::text()",
 		"$v", "f(1, 'a', \"b\")", "processing-instruction('x')", "namespace::*", "a//b/../@c", "(1)[1]", "- - 1",
 		"lang('en') and id('x') or 1 != 2", "1e3", "* * *", "div div div", "a:*", ".5 + 5.",
+		"//po:item/..", "//*/ancestor::*", "//text()/preceding-sibling::*", "//po:sku/following::node()",
+		"(//po:qty | //po:sku)/..", "//@*/..", "//po:item/namespace::*/..", "/*/*/*/..//po:sku",
 	} {
 		f.Add(s)
 	}
@@ -383,6 +385,18 @@ func FuzzParse(f *testing.F) {
 		v2, err2 := x.Eval(Plain{}, root, nil)
 		if (err1 == nil) != (err2 == nil) || err1 == nil && render(v1) != render(v2) {
 			t.Fatalf("%q: two evaluations differ: %v %v / %v %v", src, v1, err1, v2, err2)
+		}
+		// A node-set is in document order without duplicates.
+		if set, ok := v1.(NodeSet); ok {
+			sorted := sortNodes(append(NodeSet(nil), set...))
+			if len(sorted) != len(set) {
+				t.Fatalf("%q: %d nodes, %d of them distinct", src, len(set), len(sorted))
+			}
+			for i := range set {
+				if set[i] != sorted[i] {
+					t.Fatalf("%q: node %d out of document order: %s", src, i, render(set))
+				}
+			}
 		}
 	})
 }

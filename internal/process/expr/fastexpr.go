@@ -261,6 +261,8 @@ func XpathNumber(s string) float64 { return xpath1.Number(s) }
 
 func ToNumber(v any) float64 {
 	switch t := v.(type) {
+	case float64:
+		return t
 	case []Node:
 		if len(t) == 0 {
 			return math.NaN()

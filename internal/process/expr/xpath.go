@@ -191,6 +191,8 @@ func XpathString(v any) string {
 
 func XpathBool(v any) bool {
 	switch t := v.(type) {
+	case bool:
+		return t
 	case []Node:
 		return len(t) > 0
 	case *etree.Element, *etree.CharData:
