@@ -225,10 +225,10 @@ func (d *deployer) sameDefinitions(path string, ps []*process.Process) bool {
 	}
 	fps := map[string]bool{}
 	for _, p := range old {
-		fps[p.Name.String()+"#"+p.Fingerprint()] = true
+		fps[p.Name.String()+"#"+p.Fingerprint] = true
 	}
 	for _, p := range ps {
-		if !fps[p.Name.String()+"#"+p.Fingerprint()] {
+		if !fps[p.Name.String()+"#"+p.Fingerprint] {
 			return false
 		}
 	}

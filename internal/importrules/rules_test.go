@@ -40,6 +40,7 @@ var allowed = map[string][]string{
 	"internal/xpath2":         {"internal/xsd"},
 	"internal/xslt":           {"internal/process/bpel", "internal/xpath1", "internal/xpath2"},
 	"internal/process/expr":   {"internal/exchange", "internal/process/bpel", "internal/xpath1", "internal/xpath2"},
+	"internal/process/plan":   {"internal/events", "internal/exchange", "internal/process/bpel", "internal/process/deploy", "internal/process/expr", "internal/process/wsdl", "internal/xsd"},
 	"internal/process/wsdl":   {"internal/exchange", "internal/process/bpel", "internal/xsd"},
 	"internal/process/deploy": {"internal/events", "internal/exchange", "internal/process/bpel", "internal/process/wsdl", "internal/xsd"},
 
@@ -47,7 +48,7 @@ var allowed = map[string][]string{
 	// door (soap, server), a store implementation other than persist's
 	// types, or cmd.
 	"internal/process": {"internal/events", "internal/exchange", "internal/mgmt", "internal/persist",
-		"internal/process/bpel", "internal/process/deploy", "internal/process/expr", "internal/process/wsdl",
+		"internal/process/bpel", "internal/process/deploy", "internal/process/expr", "internal/process/plan", "internal/process/wsdl",
 		"internal/xmlparse", "internal/xpath1", "internal/xpath2", "internal/xsd", "internal/xslt"},
 
 	// Transport and storage: no BPEL.

@@ -8,40 +8,41 @@ import (
 	"github.com/orchd/orchd/internal/exchange"
 	"github.com/orchd/orchd/internal/process/bpel"
 	"github.com/orchd/orchd/internal/process/expr"
+	"github.com/orchd/orchd/internal/process/plan"
 )
 
-func stepSequence(a *sequence, _ *instance, f *frame) (activity, bool, error) {
-	if f.pc >= len(a.children) {
+func stepSequence(a *plan.Sequence, _ *instance, f *frame) (plan.Activity, bool, error) {
+	if f.pc >= len(a.Children) {
 		return nil, true, nil
 	}
 	f.pc++
-	return a.children[f.pc-1], f.pc == len(a.children), nil
+	return a.Children[f.pc-1], f.pc == len(a.Children), nil
 }
 
-func stepIfAct(a *ifAct, in *instance, _ *frame) (activity, bool, error) {
-	for i, c := range a.conds {
-		ok, err := in.cond(c, a.pos)
+func stepIfAct(a *plan.IfAct, in *instance, _ *frame) (plan.Activity, bool, error) {
+	for i, c := range a.Conds {
+		ok, err := in.cond(c, a.Pos)
 		if err != nil {
 			return nil, false, err
 		}
 		if ok {
-			eliminateBranchLinks(a.dead, in, i)
-			return a.branches[i], true, nil
+			eliminateBranchLinks(a.Dead, in, i)
+			return a.Branches[i], true, nil
 		}
 	}
-	eliminateBranchLinks(a.dead, in, len(a.conds))
-	return a.els, true, nil
+	eliminateBranchLinks(a.Dead, in, len(a.Conds))
+	return a.Els, true, nil
 }
 
-func stepWhile(a *while, in *instance, _ *frame) (activity, bool, error) {
-	ok, err := in.cond(a.cond, a.pos)
+func stepWhile(a *plan.While, in *instance, _ *frame) (plan.Activity, bool, error) {
+	ok, err := in.cond(a.Cond, a.Pos)
 	if err != nil || !ok {
 		return nil, true, err
 	}
 	if err := in.ctx.Err(); err != nil {
-		return nil, false, fmt.Errorf("while at %s: %w", a.pos, err)
+		return nil, false, fmt.Errorf("while at %s: %w", a.Pos, err)
 	}
-	return a.body, false, nil
+	return a.Body, false, nil
 }
 
 func (in *instance) cond(c *expr.Expr, at bpel.Pos) (bool, error) {
@@ -55,67 +56,69 @@ func (in *instance) cond(c *expr.Expr, at bpel.Pos) (bool, error) {
 	return expr.XpathBool(v), nil
 }
 
-func stepEmpty(a *empty, _ *instance, _ *frame) (activity, bool, error) { return nil, true, nil }
+func stepEmpty(a *plan.Empty, _ *instance, _ *frame) (plan.Activity, bool, error) {
+	return nil, true, nil
+}
 
-func stepExit(a *exit, in *instance, _ *frame) (activity, bool, error) {
+func stepExit(a *plan.Exit, in *instance, _ *frame) (plan.Activity, bool, error) {
 	in.exited = true
 	return nil, true, nil
 }
 
-func stepThrow(a *throw, in *instance, _ *frame) (activity, bool, error) {
-	fv := &faultValue{name: a.faultName, at: a.pos}
-	if a.v != nil {
-		if a.v.Msg != nil {
-			fv.data = copyMessage(in.message(a.v))
-		} else if e := expr.FirstElement(in.slot(a.v)); e != nil {
+func stepThrow(a *plan.Throw, in *instance, _ *frame) (plan.Activity, bool, error) {
+	fv := &faultValue{name: a.FaultName, at: a.Pos}
+	if a.V != nil {
+		if a.V.Msg != nil {
+			fv.data = copyMessage(in.message(a.V))
+		} else if e := expr.FirstElement(in.slot(a.V)); e != nil {
 			fv.elem = copyTree(e)
 		}
 	}
 	return nil, false, fv
 }
 
-func stepReceive(a *receive, in *instance, _ *frame) (activity, bool, error) {
-	ok, err := in.take(&a.inbound, a.pos)
+func stepReceive(a *plan.Receive, in *instance, _ *frame) (plan.Activity, bool, error) {
+	ok, err := in.take(&a.Inbound, a.Pos)
 	if err != nil || ok {
 		return nil, ok, err
 	}
-	if err := in.await(&a.inbound, a.pos); err != nil {
+	if err := in.await(&a.Inbound, a.Pos); err != nil {
 		return nil, false, err
 	}
 	return nil, false, errBlocked
 }
 
-func stepReply(a *reply, in *instance, _ *frame) (activity, bool, error) {
-	mex := a.mex
-	if a.ev != nil {
-		mex = requestMexOnEvent(a.ev, in)
+func stepReply(a *plan.Reply, in *instance, _ *frame) (plan.Activity, bool, error) {
+	mex := a.Mex
+	if a.Ev != nil {
+		mex = requestMexOnEvent(a.Ev, in)
 	}
-	i := in.findRequest(a.pl, a.op, mex)
+	i := in.findRequest(a.Pl, a.Op, mex)
 	if i < 0 {
-		return nil, false, in.faultf(a.pos, "missingRequest", "no open request for %s.%s", a.pl.name, a.op.Name)
+		return nil, false, in.faultf(a.Pos, "missingRequest", "no open request for %s.%s", a.Pl.Name, a.Op.Name)
 	}
 	var msg *exchange.Message
 	switch {
-	case a.toParts != nil:
-		md := a.op.Output
-		if !a.faultName.IsZero() {
-			md = a.op.Faults[a.faultName.Local]
+	case a.ToParts != nil:
+		md := a.Op.Output
+		if !a.FaultName.IsZero() {
+			md = a.Op.Faults[a.FaultName.Local]
 		}
-		msg = in.partsMessage(md, a.toParts)
-	case a.v != nil:
-		if err := in.initialized(a.v, a.pos); err != nil {
+		msg = in.partsMessage(md, a.ToParts)
+	case a.V != nil:
+		if err := in.initialized(a.V, a.Pos); err != nil {
 			return nil, false, err
 		}
-		msg = in.message(a.v)
+		msg = in.message(a.V)
 	}
-	if msg != nil && a.faultName.IsZero() {
-		if err := in.applyCorrelations(a.corrs, msg, true, a.pos); err != nil {
+	if msg != nil && a.FaultName.IsZero() {
+		if err := in.applyCorrelations(a.Corrs, msg, true, a.Pos); err != nil {
 			return nil, false, err
 		}
 	}
 	var f *exchange.Fault
-	if !a.faultName.IsZero() {
-		f = &exchange.Fault{Name: a.faultName, Message: msg}
+	if !a.FaultName.IsZero() {
+		f = &exchange.Fault{Name: a.FaultName, Message: msg}
 		msg = nil
 	}
 	r := in.reqs[i]
@@ -124,14 +127,14 @@ func stepReply(a *reply, in *instance, _ *frame) (activity, bool, error) {
 	return nil, true, nil
 }
 
-func stepAssign(a *assign, in *instance, _ *frame) (activity, bool, error) {
-	if a.validate != nil {
+func stepAssign(a *plan.Assign, in *instance, _ *frame) (plan.Activity, bool, error) {
+	if a.Validate != nil {
 		if err := applyValidatedAssign(a, in); err != nil {
 			return nil, false, err
 		}
 		return nil, true, nil
 	}
-	for _, c := range a.copies {
+	for _, c := range a.Copies {
 		if err := applyCopyOp(c, in); err != nil {
 			return nil, false, err
 		}

@@ -9,6 +9,7 @@ import (
 	"github.com/orchd/orchd/internal/events"
 	"github.com/orchd/orchd/internal/process/bpel"
 	"github.com/orchd/orchd/internal/process/expr"
+	"github.com/orchd/orchd/internal/process/plan"
 	"github.com/orchd/orchd/internal/xpath2"
 )
 
@@ -19,17 +20,17 @@ type source struct {
 	isNil bool // nothing selected
 }
 
-func applyCopyOp(c *copyOp, in *instance) error {
-	if c.ext != nil {
-		return in.runExtension(c.ext, c.pos)
+func applyCopyOp(c *plan.CopyOp, in *instance) error {
+	if c.Ext != nil {
+		return in.runExtension(c.Ext, c.Pos)
 	}
 	// Whole message variable to whole message variable.
-	if c.from.v != nil && c.from.v.Msg != nil && c.from.part < 0 && c.from.query == nil &&
-		c.to.v != nil && c.to.v.Msg != nil && c.to.part < 0 && c.to.query == nil {
-		if c.from.v.Msg.Name != c.to.v.Msg.Name {
-			return in.faultf(c.pos, "mismatchedAssignmentFailure", "copy from message variable %s to %s of another message type", c.from.v.Name, c.to.v.Name)
+	if c.From.V != nil && c.From.V.Msg != nil && c.From.Part < 0 && c.From.Query == nil &&
+		c.To.V != nil && c.To.V.Msg != nil && c.To.Part < 0 && c.To.Query == nil {
+		if c.From.V.Msg.Name != c.To.V.Msg.Name {
+			return in.faultf(c.Pos, "mismatchedAssignmentFailure", "copy from message variable %s to %s of another message type", c.From.V.Name, c.To.V.Name)
 		}
-		in.storeMessage(c.to.v, copyMessage(in.message(c.from.v)))
+		in.storeMessage(c.To.V, copyMessage(in.message(c.From.V)))
 		return nil
 	}
 	src, err := evalFromCopyOp(c, in)
@@ -37,42 +38,42 @@ func applyCopyOp(c *copyOp, in *instance) error {
 		return err
 	}
 	if src.isNil {
-		if c.ignoreMissingFromData {
+		if c.IgnoreMissingFromData {
 			return nil
 		}
-		return in.faultf(c.pos, "selectionFailure", "<from> selected nothing")
+		return in.faultf(c.Pos, "selectionFailure", "<from> selected nothing")
 	}
-	if c.to.epr != nil {
-		return in.assignEPR(c.to.epr.pl, src, c.pos)
+	if c.To.Epr != nil {
+		return in.assignEPR(c.To.Epr.Pl, src, c.Pos)
 	}
 	dst, err := evalToCopyOp(c, in)
 	if err != nil {
 		return err
 	}
-	if c.to.v != nil {
-		in.touch(c.to.v)
+	if c.To.V != nil {
+		in.touch(c.To.V)
 	} else {
 		in.touchNode(dst.Tok)
 	}
 	if err := replaceCopyOp(c, in, src, dst); err != nil {
 		return err
 	}
-	if c.to.v != nil && in.evOn(events.DataHandling) {
-		in.emitVariable(c.to.v)
+	if c.To.V != nil && in.evOn(events.DataHandling) {
+		in.emitVariable(c.To.V)
 	}
 	return nil
 }
 
-func evalFromCopyOp(c *copyOp, in *instance) (source, error) {
-	f := &c.from
+func evalFromCopyOp(c *plan.CopyOp, in *instance) (source, error) {
+	f := &c.From
 	switch {
-	case f.literal != nil:
-		if f.litElem != nil {
-			return source{node: expr.Node{Tok: f.litElem, Attr: -1}}, nil
+	case f.Literal != nil:
+		if f.LitElem != nil {
+			return source{node: expr.Node{Tok: f.LitElem, Attr: -1}}, nil
 		}
-		return source{text: f.litText}, nil
-	case f.x != nil:
-		v, err := in.eval(f.x, in.root, c.pos)
+		return source{text: f.LitText}, nil
+	case f.X != nil:
+		v, err := in.eval(f.X, in.root, c.Pos)
 		if err != nil {
 			return source{}, err
 		}
@@ -81,18 +82,18 @@ func evalFromCopyOp(c *copyOp, in *instance) (source, error) {
 			return oneSourceCopyOp(c, in, nodes)
 		}
 		if seq, ok := v.(xpath2.Sequence); ok {
-			return source{}, in.faultf(c.pos, "selectionFailure", "<from> selected %d items, want one", len(seq))
+			return source{}, in.faultf(c.Pos, "selectionFailure", "<from> selected %d items, want one", len(seq))
 		}
 		return source{text: expr.XpathString(v)}, nil
-	case f.v != nil:
-		base := expr.BaseNode(in.root, f.v, f.part)
+	case f.V != nil:
+		base := expr.BaseNode(in.root, f.V, f.Part)
 		if base == nil {
 			return source{isNil: true}, nil
 		}
-		if f.query == nil {
+		if f.Query == nil {
 			return source{node: expr.Node{Tok: base, Attr: -1}}, nil
 		}
-		v, err := in.eval(f.query, base, c.pos)
+		v, err := in.eval(f.Query, base, c.Pos)
 		if err != nil {
 			return source{}, err
 		}
@@ -101,11 +102,11 @@ func evalFromCopyOp(c *copyOp, in *instance) (source, error) {
 			return oneSourceCopyOp(c, in, nodes)
 		}
 		if seq, ok := v.(xpath2.Sequence); ok {
-			return source{}, in.faultf(c.pos, "selectionFailure", "<from> query selected %d items, want one", len(seq))
+			return source{}, in.faultf(c.Pos, "selectionFailure", "<from> query selected %d items, want one", len(seq))
 		}
 		return source{text: expr.XpathString(v)}, nil
-	case f.epr != nil:
-		ref, err := in.endpointRef(f.epr, c.pos)
+	case f.Epr != nil:
+		ref, err := in.endpointRef(f.Epr, c.Pos)
 		if err != nil {
 			return source{}, err
 		}
@@ -114,14 +115,14 @@ func evalFromCopyOp(c *copyOp, in *instance) (source, error) {
 	return source{isNil: true}, nil
 }
 
-func oneSourceCopyOp(c *copyOp, in *instance, nodes []expr.Node) (source, error) {
+func oneSourceCopyOp(c *plan.CopyOp, in *instance, nodes []expr.Node) (source, error) {
 	switch len(nodes) {
 	case 0:
 		return source{isNil: true}, nil
 	case 1:
 		return source{node: nodes[0]}, nil
 	}
-	return source{}, in.faultf(c.pos, "selectionFailure", "<from> selected %d nodes, want one", len(nodes))
+	return source{}, in.faultf(c.Pos, "selectionFailure", "<from> selected %d nodes, want one", len(nodes))
 }
 
 // target is where a copy writes: a node, or, for an uninitialized element
@@ -131,46 +132,46 @@ type target struct {
 	expr.Node
 	fresh    bool
 	parent   *etree.Element
-	declared qname
+	declared plan.Qname
 }
 
-func evalToCopyOp(c *copyOp, in *instance) (target, error) {
-	t := &c.to
-	if t.x != nil {
+func evalToCopyOp(c *plan.CopyOp, in *instance) (target, error) {
+	t := &c.To
+	if t.X != nil {
 		return evalToXPath2CopyOp(c, in)
 	}
-	base := expr.BaseNode(in.root, t.v, t.part)
+	base := expr.BaseNode(in.root, t.V, t.Part)
 	if base == nil {
 		// An element variable or part with no element yet.
-		parent := in.slot(t.v)
-		declared := t.v.Elem
-		if t.v.Msg != nil {
-			parent = parent.Child[t.part].(*etree.Element)
-			declared = t.v.Msg.Parts[t.part].Element
+		parent := in.slot(t.V)
+		declared := t.V.Elem
+		if t.V.Msg != nil {
+			parent = parent.Child[t.Part].(*etree.Element)
+			declared = t.V.Msg.Parts[t.Part].Element
 		}
-		if t.query == nil {
+		if t.Query == nil {
 			return target{fresh: true, parent: parent, declared: declared}, nil
 		}
 		base = newQualified(parent, declared)
 	}
-	if t.query == nil {
+	if t.Query == nil {
 		return target{Node: expr.Node{Tok: base, Attr: -1}}, nil
 	}
-	v, err := in.eval(t.query, base, c.pos)
+	v, err := in.eval(t.Query, base, c.Pos)
 	if err != nil {
 		return target{}, err
 	}
 	var buf [1]expr.Node
 	nodes, ok := expr.NodesIn(v, &buf)
 	if !ok || len(nodes) != 1 {
-		if ok && len(nodes) == 0 && t.insert != nil {
-			return createInsertPath(t.insert, in, base, c.pos)
+		if ok && len(nodes) == 0 && t.Insert != nil {
+			return createInsertPath(t.Insert, in, base, c.Pos)
 		}
 		n := 0
 		if ok {
 			n = len(nodes)
 		}
-		return target{}, in.faultf(c.pos, "selectionFailure", "<to> selected %d nodes, want one", n)
+		return target{}, in.faultf(c.Pos, "selectionFailure", "<to> selected %d nodes, want one", n)
 	}
 	return target{Node: nodes[0]}, nil
 }
@@ -194,7 +195,7 @@ func (in *instance) eval(x *expr.Expr, ctx *etree.Element, at bpel.Pos) (v any, 
 	return x.Eval(&in.docs, ctx), nil
 }
 
-func newQualified(parent *etree.Element, q qname) *etree.Element {
+func newQualified(parent *etree.Element, q plan.Qname) *etree.Element {
 	if q.Space == "" {
 		return parent.CreateElement(q.Local)
 	}
@@ -203,7 +204,7 @@ func newQualified(parent *etree.Element, q qname) *etree.Element {
 	return e
 }
 
-func replaceCopyOp(c *copyOp, in *instance, src source, dst target) error {
+func replaceCopyOp(c *plan.CopyOp, in *instance, src source, dst target) error {
 	var se *etree.Element
 	if src.node.Tok != nil && src.node.Attr < 0 {
 		se, _ = src.node.Tok.(*etree.Element)
@@ -218,7 +219,7 @@ func replaceCopyOp(c *copyOp, in *instance, src source, dst target) error {
 		}
 		cp := copyTree(se)
 		fixNamespaces(cp, se, nil)
-		if !c.keepSrcElementName && (cp.NamespaceURI() != dst.declared.Space || cp.Tag != dst.declared.Local) {
+		if !c.KeepSrcElementName && (cp.NamespaceURI() != dst.declared.Space || cp.Tag != dst.declared.Local) {
 			renameTo(cp, dst.declared)
 		}
 		dst.parent.AddChild(cp)
@@ -240,10 +241,10 @@ func replaceCopyOp(c *copyOp, in *instance, src source, dst target) error {
 		if se == t {
 			return nil
 		}
-		if c.keepSrcElementName {
+		if c.KeepSrcElementName {
 			p := t.Parent()
 			if p == nil || p == in.root {
-				return in.faultf(c.pos, "mismatchedAssignmentFailure", "keepSrcElementName on a variable that is not element-valued")
+				return in.faultf(c.Pos, "mismatchedAssignmentFailure", "keepSrcElementName on a variable that is not element-valued")
 			}
 			cp := copyTree(se)
 			fixNamespaces(cp, se, p)
@@ -255,11 +256,11 @@ func replaceCopyOp(c *copyOp, in *instance, src source, dst target) error {
 		replaceContent(t, se)
 		return nil
 	}
-	return in.faultf(c.pos, "selectionFailure", "<to> is not an element, attribute or text node")
+	return in.faultf(c.Pos, "selectionFailure", "<to> is not an element, attribute or text node")
 }
 
 // renameTo gives e the qualified name q, declaring q's namespace on e.
-func renameTo(e *etree.Element, q qname) {
+func renameTo(e *etree.Element, q plan.Qname) {
 	if q.Space == "" {
 		e.Space, e.Tag = "", q.Local
 		return

@@ -68,7 +68,7 @@ func (e *Engine) forgetBroken(id string) {
 // whether it is broken: nil when it decodes, or when its control state
 // belongs to a version other than p (which only that version can read).
 func checkStored(p *Process, rec *persist.Instance, vars map[int][]byte) error {
-	if fp, _, ok := splitFingerprint(rec.Frames); ok && fp != p.fingerprint {
+	if fp, _, ok := splitFingerprint(rec.Frames); ok && fp != p.Fingerprint {
 		return nil
 	}
 	var e *Engine

@@ -14,6 +14,7 @@ import (
 
 	"github.com/orchd/orchd/internal/process/bpel"
 	"github.com/orchd/orchd/internal/process/deploy"
+	"github.com/orchd/orchd/internal/process/plan"
 	"github.com/orchd/orchd/internal/process/wsdl"
 )
 
@@ -85,10 +86,10 @@ func LoadBundleWith(dir string, opts LoadOptions) ([]*Process, error) {
 	// may import different definitions of one portType or message); the
 	// services deploy.xml names are also looked up in the bundle's other
 	// WSDLs (loadUnimported).
-	sets := map[qname]*wsdl.Set{}
-	docs := map[qname]*bpel.Document{}
+	sets := map[plan.Qname]*wsdl.Set{}
+	docs := map[plan.Qname]*bpel.Document{}
 	unreadable := 0 // .bpel files that did not parse
-	sources := map[qname][]byte{}
+	sources := map[plan.Qname][]byte{}
 	for _, f := range files {
 		rel := filepath.Base(f)
 		b, err := os.ReadFile(f)
@@ -106,7 +107,7 @@ func LoadBundleWith(dir string, opts LoadOptions) ([]*Process, error) {
 			errs.Add(d.Pos(d.Root), d.Root.Tag, "not a WS-BPEL 2.0 process: root is {%s}%s", d.Root.NamespaceURI(), d.Root.Tag)
 			continue
 		}
-		q := qname{Space: d.Root.SelectAttrValue("targetNamespace", ""), Local: d.Root.SelectAttrValue("name", "")}
+		q := plan.Qname{Space: d.Root.SelectAttrValue("targetNamespace", ""), Local: d.Root.SelectAttrValue("name", "")}
 		docs[q] = d
 		sources[q] = b
 		w := wsdl.NewSet(dir, errs)
@@ -143,7 +144,7 @@ func LoadBundleWith(dir string, opts LoadOptions) ([]*Process, error) {
 		}
 		p := compileProcess(d, sets[dp.Name], dp, errs, opts)
 		sum := sha256.Sum256(sources[dp.Name])
-		p.fingerprint = hex.EncodeToString(sum[:8])
+		p.Fingerprint = hex.EncodeToString(sum[:8])
 		p.Bundle = name
 		for _, ep := range p.Endpoints {
 			ep.Path = endpointPath(ep.Address, ep.Service.Local)

@@ -92,11 +92,11 @@ func (e *Engine) Correlated(ep *exchange.Endpoint) bool {
 	if p == nil {
 		return false
 	}
-	if len(p.routes) > 0 {
+	if len(p.Routes) > 0 {
 		return true
 	}
 	for _, v := range e.olderVersions(p) {
-		if len(v.routes) > 0 {
+		if len(v.Routes) > 0 {
 			return true
 		}
 	}
@@ -117,12 +117,12 @@ func (e *Engine) servedProcess(ep *exchange.Endpoint) *Process {
 func (e *Engine) routeKeys(p *Process, op string, m *exchange.Message, fn func(v *Process, key string) bool) {
 	var tried []string
 	for _, v := range append([]*Process{p}, e.olderVersions(p)...) {
-		for _, sh := range v.routes[op] {
+		for _, sh := range v.Routes[op] {
 			vals, ok := shapeValues(m, sh, &tried)
 			if !ok {
 				continue
 			}
-			for _, mask := range sh.masks {
+			for _, mask := range sh.Masks {
 				if !fn(v, keyRouteShape(sh, v, op, mask, vals)) {
 					return
 				}

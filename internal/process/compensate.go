@@ -6,6 +6,7 @@ import (
 	"sort"
 
 	"github.com/beevik/etree"
+	"github.com/orchd/orchd/internal/process/plan"
 )
 
 // Compensation and termination (WS-BPEL 2.0 sections 12.4 to 12.6).
@@ -41,27 +42,27 @@ import (
 // compRec is a completed scope instance that may be compensated, or a
 // termination handler to run; a scope frame's rec only collects kids.
 type compRec struct {
-	sc   *scope
+	sc   *plan.Scope
 	snap []privSlot
 	kids []*compRec
 }
 
-func stepHandlerRun(a *handlerRun, in *instance, f *frame) (activity, bool, error) {
+func stepHandlerRun(a *plan.HandlerRun, in *instance, f *frame) (plan.Activity, bool, error) {
 	if f.pc == 1 {
 		return nil, true, nil
 	}
 	f.pc = 1
-	body := a.sc.comp
-	if a.term {
-		body = a.sc.term
+	body := a.Sc.Comp
+	if a.Term {
+		body = a.Sc.Term
 	}
 	if body == nil {
-		body = in.p.comp.compAll
+		body = in.p.Comp.CompAll
 	}
 	return body, false, nil
 }
 
-func stepCompensate(a *compensate, in *instance, _ *frame) (activity, bool, error) {
+func stepCompensate(a *plan.Compensate, in *instance, _ *frame) (plan.Activity, bool, error) {
 	if in.cur.kids > 0 {
 		return nil, false, errJoin
 	}
@@ -72,17 +73,17 @@ func stepCompensate(a *compensate, in *instance, _ *frame) (activity, bool, erro
 	kids := ctx.rec.kids
 	for i := len(kids) - 1; i >= 0; i-- {
 		r := kids[i]
-		if a.target != nil && r.sc != a.target {
+		if a.Target != nil && r.sc != a.Target {
 			continue
 		}
 		ctx.rec.kids = append(kids[:i:i], kids[i+1:]...)
-		in.runHandler(r.sc.compAct, r)
+		in.runHandler(r.sc.CompAct, r)
 		return nil, false, errJoin
 	}
 	return nil, true, nil
 }
 
-func stepTerminator(a *terminator, in *instance, f *frame) (activity, bool, error) {
+func stepTerminator(a *plan.Terminator, in *instance, f *frame) (plan.Activity, bool, error) {
 	if in.cur.kids > 0 {
 		return nil, false, errJoin
 	}
@@ -92,13 +93,13 @@ func stepTerminator(a *terminator, in *instance, f *frame) (activity, bool, erro
 	last := len(f.rec.kids) - 1
 	r := f.rec.kids[last]
 	f.rec.kids = f.rec.kids[:last]
-	in.runHandler(r.sc.termAct, r)
+	in.runHandler(r.sc.TermAct, r)
 	return nil, false, errJoin
 }
 
 // runHandler spawns the thread running a handler for record r, with r's
 // snapshot as its private variables.
-func (in *instance) runHandler(h *handlerRun, r *compRec) {
+func (in *instance) runHandler(h *plan.HandlerRun, r *compRec) {
 	t := in.spawn(h, r.snap)
 	t.stack[0].rec = r
 	r.snap = nil
@@ -115,9 +116,9 @@ func (in *instance) compContext() *frame {
 		for k := len(th.stack) - 1; k >= 0; k-- {
 			fr := &th.stack[k]
 			switch fr.act.(type) {
-			case *handlerRun:
+			case *plan.HandlerRun:
 				return fr
-			case *scope:
+			case *plan.Scope:
 				if fr.pc == scopeHandling {
 					return fr
 				}
@@ -130,13 +131,13 @@ func (in *instance) compContext() *frame {
 // completed records the successful completion of compensable scope a,
 // whose frame f is the current thread's top, with its enclosing scope (or
 // handler).
-func (in *instance) completed(a *scope, f *frame) {
+func (in *instance) completed(a *plan.Scope, f *frame) {
 	r := &compRec{sc: a}
 	if f.rec != nil {
 		r.kids = f.rec.kids
 		f.rec = nil
 	}
-	for _, v := range a.snapVars {
+	for _, v := range a.SnapVars {
 		r.snap = append(r.snap, privSlot{slot: v.Slot, el: in.slot(v).Copy()})
 	}
 	th, k := in.cur, len(in.cur.stack)-2
@@ -144,7 +145,7 @@ func (in *instance) completed(a *scope, f *frame) {
 		for ; k >= 0; k-- {
 			fr := &th.stack[k]
 			switch fr.act.(type) {
-			case *scope, *handlerRun:
+			case *plan.Scope, *plan.HandlerRun:
 				if fr.rec == nil {
 					fr.rec = &compRec{}
 				}
@@ -180,8 +181,8 @@ func (in *instance) terminations(th, t *thread) *compRec {
 		}
 		for k := range x.stack {
 			fr := &x.stack[k]
-			sc, ok := fr.act.(*scope)
-			if !ok || fr.pc != scopeBody || !sc.termNeeded {
+			sc, ok := fr.act.(*plan.Scope)
+			if !ok || fr.pc != scopeBody || !sc.TermNeeded {
 				continue
 			}
 			r := &compRec{sc: sc, snap: privChain(x, th)}
@@ -245,7 +246,7 @@ func appendRec(b []byte, r *compRec) []byte {
 	b = append(b, 1)
 	var id uint64
 	if r.sc != nil {
-		id = uint64(r.sc.id()) + 1
+		id = uint64(r.sc.Id()) + 1
 	}
 	b = binary.AppendUvarint(b, id)
 	b = appendSlots(b, r.snap)
@@ -275,11 +276,11 @@ func (in *instance) readRec(r *reader, depth int) (*compRec, error) {
 	}
 	rec := &compRec{}
 	if id := r.uvarint(); id > 0 {
-		if id > uint64(len(in.p.acts)) {
+		if id > uint64(len(in.p.Acts)) {
 			return nil, errBadFrames
 		}
-		sc, ok := in.p.acts[id-1].(*scope)
-		if !ok || sc.compAct == nil {
+		sc, ok := in.p.Acts[id-1].(*plan.Scope)
+		if !ok || sc.CompAct == nil {
 			return nil, errBadFrames
 		}
 		rec.sc = sc
@@ -327,7 +328,7 @@ func (in *instance) readSlots(r *reader) ([]privSlot, error) {
 	for j := uint64(0); j < np && r.err == nil; j++ {
 		slot := r.uvarint()
 		data := r.string()
-		if slot < 1 || slot > uint64(len(in.p.vars)) {
+		if slot < 1 || slot > uint64(len(in.p.Vars)) {
 			return nil, errBadFrames
 		}
 		el, err := parseStored(data)

@@ -11,6 +11,7 @@ import (
 	"github.com/orchd/orchd/internal/process/bpel"
 	"github.com/orchd/orchd/internal/process/deploy"
 	"github.com/orchd/orchd/internal/process/expr"
+	"github.com/orchd/orchd/internal/process/plan"
 	"github.com/orchd/orchd/internal/process/wsdl"
 	"github.com/orchd/orchd/internal/xpath2"
 	"github.com/orchd/orchd/internal/xslt"
@@ -22,7 +23,7 @@ type compiler struct {
 	dp   *deploy.Process
 	w    *wsdl.Set
 	errs *bpel.Errors
-	p    *Plan
+	p    *plan.Plan
 	// scopes of variable declarations, innermost last.
 	scopes []map[string]*expr.Var
 	// receives counts receive activities seen, to reject what needs
@@ -30,8 +31,8 @@ type compiler struct {
 	receives int
 	// links are the links declared by the enclosing flows, innermost
 	// last; collect gathers link sources for dead-path elimination.
-	links   []map[string]*link
-	collect [][]*link
+	links   []map[string]*plan.Link
+	collect [][]*plan.Link
 	// exts are the process's <extensions>: namespace -> mustUnderstand.
 	exts map[string]bool
 	// ext are the registered extension implementations (extension.go).
@@ -40,7 +41,7 @@ type compiler struct {
 	// resolved (the ones an assign operation may write).
 	extResolved []*expr.Var
 	// events are the onEvents enclosing what is being compiled.
-	events []*onEvent
+	events []*plan.OnEvent
 	// xp2lib is the XPath 2.0 function library (xpath2_ode.go).
 	xp2lib *xpath2.FunctionLibrary
 	// xsl are the stylesheets doXslTransform calls name (xslt.go).
@@ -48,7 +49,7 @@ type compiler struct {
 	// encl are the scopes whose bodies enclose what is being compiled
 	// (nil: a handler); hctx the scopes whose fault, compensation or
 	// termination handler encloses it (nil: a body). See compensate.go.
-	encl, hctx []*scope
+	encl, hctx []*plan.Scope
 }
 
 func (c *compiler) pos(e *etree.Element) bpel.Pos { return c.doc.Pos(e) }
@@ -73,11 +74,11 @@ func isBPEL(e *etree.Element) bool {
 
 // compileProcess compiles the <process> document. dp binds its partner
 // links; endpoints are built from the bundle's WSDL set.
-func compileProcess(doc *bpel.Document, w *wsdl.Set, dp *deploy.Process, errs *bpel.Errors, opts LoadOptions) *Plan {
+func compileProcess(doc *bpel.Document, w *wsdl.Set, dp *deploy.Process, errs *bpel.Errors, opts LoadOptions) *plan.Plan {
 	root := doc.Root
 	c := &compiler{doc: doc, w: w, errs: errs, dp: dp, ext: opts.Extensions}
-	p := &Plan{Name: dp.Name, File: doc.File, InMemory: dp.InMemory, plinks: map[string]*partnerLink{},
-		starts: map[string]activity{}, routes: map[string][]*routeShape{}, cleanup: dp.Cleanup, idempotent: dp.Idempotent, events: dp.Events, maxSteps: dp.MaxSteps}
+	p := &plan.Plan{Name: dp.Name, File: doc.File, InMemory: dp.InMemory, Plinks: map[string]*plan.PartnerLink{},
+		Starts: map[string]plan.Activity{}, Routes: map[string][]*plan.RouteShape{}, Cleanup: dp.Cleanup, Idempotent: dp.Idempotent, Events: dp.Events, MaxSteps: dp.MaxSteps}
 	c.p = p
 	c.scopes = []map[string]*expr.Var{{}}
 	for _, a := range root.Attr {
@@ -122,33 +123,33 @@ func compileProcess(doc *bpel.Document, w *wsdl.Set, dp *deploy.Process, errs *b
 		c.errorf(root, "process has no activity")
 		return p
 	}
-	ps := &scope{base: base{pos: c.pos(root)}, isProcess: true}
+	ps := &plan.Scope{Base: plan.Base{Pos: c.pos(root)}, IsProcess: true}
 	c.enterBody(ps)
 	body := c.activity(act)
 	c.leave()
 	if fh := bpelChild(root, "faultHandlers"); fh != nil {
 		c.enterHandler(ps)
-		p.handlers = c.faultHandlers(fh)
+		p.Handlers = c.faultHandlers(fh)
 		c.leave()
 	}
-	ps.body, ps.handlers = body, p.handlers
+	ps.Body, ps.Handlers = body, p.Handlers
 	if eh := bpelChild(root, "eventHandlers"); eh != nil {
 		c.enterBody(ps)
-		ps.events = c.eventHandlers(eh)
+		ps.Events = c.eventHandlers(eh)
 		c.leave()
 	}
 	c.finishScope(ps, nil)
-	p.root = c.register(ps)
-	c.adopt(0, p.root)
-	if len(p.starts) == 0 {
+	p.Root = c.register(ps)
+	c.adopt(0, p.Root)
+	if len(p.Starts) == 0 {
 		c.errorf(act, "process has no start activity (a receive or pick with createInstance=\"yes\")")
 	}
-	for _, pl := range p.plinks {
-		if pl.provided != nil {
-			p.Endpoints = appendUnique(p.Endpoints, pl.provided)
+	for _, pl := range p.Plinks {
+		if pl.Provided != nil {
+			p.Endpoints = appendUnique(p.Endpoints, pl.Provided)
 		}
 	}
-	p.slots = expr.NewSlots(p.vars)
+	p.Slots = expr.NewSlots(p.Vars)
 	return p
 }
 
@@ -161,22 +162,22 @@ func appendUnique(list []*exchange.Endpoint, ep *exchange.Endpoint) []*exchange.
 	return append(list, ep)
 }
 
-func (c *compiler) qnameAttr(e *etree.Element, attr string) (qname, bool) {
+func (c *compiler) qnameAttr(e *etree.Element, attr string) (plan.Qname, bool) {
 	v := e.SelectAttrValue(attr, "")
 	if v == "" {
-		return qname{}, false
+		return plan.Qname{}, false
 	}
 	sp, local, err := bpel.ResolveQName(e, v, true)
 	if err != nil {
 		c.errorf(e, "attribute %s: %v", attr, err)
-		return qname{}, false
+		return plan.Qname{}, false
 	}
-	return qname{Space: sp, Local: local}, true
+	return plan.Qname{Space: sp, Local: local}, true
 }
 
-func (c *compiler) partnerLink(e *etree.Element, dp *deploy.Process) *partnerLink {
+func (c *compiler) partnerLink(e *etree.Element, dp *deploy.Process) *plan.PartnerLink {
 	name := e.SelectAttrValue("name", "")
-	pl := &partnerLink{name: name, pos: c.pos(e)}
+	pl := &plan.PartnerLink{Name: name, Pos: c.pos(e)}
 	plt, ok := c.qnameAttr(e, "partnerLinkType")
 	if !ok {
 		c.errorf(e, "partnerLink %q has no partnerLinkType", name)
@@ -204,21 +205,21 @@ func (c *compiler) partnerLink(e *etree.Element, dp *deploy.Process) *partnerLin
 		}
 		return pt
 	}
-	pl.myRole = role("myRole")
-	pl.partnerPT = role("partnerRole")
-	if pl.myRole != nil {
+	pl.MyRole = role("myRole")
+	pl.PartnerPT = role("partnerRole")
+	if pl.MyRole != nil {
 		ref, ok := dp.Provides[name]
 		if !ok {
 			c.errorf(e, "partnerLink %q has myRole but deploy.xml has no <provide partnerLink=%q>", name, name)
-		} else if ep, err := c.w.PartnerEndpoint(ref, pl.myRole); err != nil {
+		} else if ep, err := c.w.PartnerEndpoint(ref, pl.MyRole); err != nil {
 			c.errs.AddErr(err)
 		} else {
 			ep.Process = dp.Name
-			pl.provided = ep
+			pl.Provided = ep
 			c.replyTimeouts(e, pl, dp)
 		}
 	}
-	if pl.partnerPT != nil {
+	if pl.PartnerPT != nil {
 		ref, ok := dp.Invokes[name]
 		switch {
 		case !ok && e.SelectAttrValue("initializePartnerRole", "no") == "yes":
@@ -226,22 +227,22 @@ func (c *compiler) partnerLink(e *etree.Element, dp *deploy.Process) *partnerLin
 		case !ok:
 			// As in ODE: uninitialized until an endpoint reference is
 			// assigned; invoking it before faults uninitializedPartnerRole.
-			pl.partnerDesc = wsdl.DefaultEndpoint(pl.partnerPT.Name, name, pl.partnerPT)
+			pl.PartnerDesc = wsdl.DefaultEndpoint(pl.PartnerPT.Name, name, pl.PartnerPT)
 		default:
-			if ep, err := c.w.PartnerEndpoint(ref, pl.partnerPT); err != nil {
+			if ep, err := c.w.PartnerEndpoint(ref, pl.PartnerPT); err != nil {
 				c.errs.AddErr(err)
 			} else {
 				if r := dp.BasicAuth[name]; r != nil {
 					ep.BasicAuth = r.Auth
 				}
-				pl.partnerEP, pl.partnerDesc = ep, ep
+				pl.PartnerEP, pl.PartnerDesc = ep, ep
 			}
 			c.callTimeouts(pl, dp)
 		}
 	}
-	pl.idx = len(c.p.plist)
-	c.p.plist = append(c.p.plist, pl)
-	c.p.plinks[name] = pl
+	pl.Idx = len(c.p.Plist)
+	c.p.Plist = append(c.p.Plist, pl)
+	c.p.Plinks[name] = pl
 	return pl
 }
 
@@ -286,17 +287,17 @@ func (c *compiler) declare(e *etree.Element) *expr.Var {
 	if _, dup := scope[v.Name]; dup {
 		c.errorf(e, "variable %s is declared twice in the same scope", v.Name)
 	}
-	c.p.vars = append(c.p.vars, v)
-	v.Slot = len(c.p.vars)
+	c.p.Vars = append(c.p.Vars, v)
+	v.Slot = len(c.p.Vars)
 	scope[v.Name] = v
 	if fe := bpelChild(e, "from"); fe != nil {
-		op := &copyOp{pos: c.pos(fe), to: toSpec{v: v, part: -1}}
-		c.from(fe, &op.from)
-		if c.p.initOf == nil {
-			c.p.initOf = map[*expr.Var]*copyOp{}
+		op := &plan.CopyOp{Pos: c.pos(fe), To: plan.ToSpec{V: v, Part: -1}}
+		c.from(fe, &op.From)
+		if c.p.InitOf == nil {
+			c.p.InitOf = map[*expr.Var]*plan.CopyOp{}
 		}
-		c.p.initOf[v] = op
-		c.p.inits = append(c.p.inits, v)
+		c.p.InitOf[v] = op
+		c.p.Inits = append(c.p.Inits, v)
 	}
 	return v
 }
@@ -331,7 +332,7 @@ func (c *compiler) PropertyPath(varName, property string, scope *etree.Element, 
 	if err != nil {
 		return "", fmt.Errorf("getVariableProperty: %w", err)
 	}
-	prop := qname{Space: sp, Local: local}
+	prop := plan.Qname{Space: sp, Local: local}
 	k := wsdl.AliasKey{Prop: prop}
 	if v.Msg != nil {
 		k.MessageType = v.Msg.Name
@@ -454,31 +455,31 @@ func (c *compiler) varPart(e *etree.Element) (*expr.Var, int, bool) {
 	return v, i, true
 }
 
-func (c *compiler) from(e *etree.Element, f *fromSpec) {
-	f.part = -1
+func (c *compiler) from(e *etree.Element, f *plan.FromSpec) {
+	f.Part = -1
 	switch {
 	case e.SelectAttr("partnerLink") != nil:
-		f.epr = c.fromPartnerLink(e)
+		f.Epr = c.fromPartnerLink(e)
 	case e.SelectAttr("property") != nil:
-		f.x = c.propertyExpr(e)
+		f.X = c.propertyExpr(e)
 	case e.SelectAttr("variable") != nil:
 		v, part, ok := c.varPart(e)
 		if !ok {
 			return
 		}
-		f.v, f.part = v, part
+		f.V, f.Part = v, part
 		if q := bpelChild(e, "query"); q != nil {
-			f.query = c.query(q)
+			f.Query = c.query(q)
 		}
 	case bpelChild(e, "literal") != nil:
-		f.literal = literalContent(bpelChild(e, "literal"))
-		if els := f.literal.ChildElements(); len(els) == 1 {
-			f.litElem = els[0]
+		f.Literal = literalContent(bpelChild(e, "literal"))
+		if els := f.Literal.ChildElements(); len(els) == 1 {
+			f.LitElem = els[0]
 		} else {
-			f.litText = f.literal.Text()
+			f.LitText = f.Literal.Text()
 		}
 	default:
-		f.x = c.expression(e, e.Text(), true)
+		f.X = c.expression(e, e.Text(), true)
 	}
 }
 
@@ -490,28 +491,28 @@ func literalContent(lit *etree.Element) *etree.Element {
 	return box
 }
 
-func (c *compiler) to(e *etree.Element, t *toSpec) bool {
-	t.part = -1
+func (c *compiler) to(e *etree.Element, t *plan.ToSpec) bool {
+	t.Part = -1
 	switch {
 	case e.SelectAttr("partnerLink") != nil:
-		t.epr = c.toPartnerLink(e)
-		return t.epr != nil
+		t.Epr = c.toPartnerLink(e)
+		return t.Epr != nil
 	case e.SelectAttr("property") != nil:
 		x := c.propertyExpr(e)
 		if x == nil {
 			return false
 		}
-		t.v = c.LookupVar(e.SelectAttrValue("variable", ""))
-		t.query = x
+		t.V = c.LookupVar(e.SelectAttrValue("variable", ""))
+		t.Query = x
 		return true
 	case e.SelectAttr("variable") != nil:
 		v, part, ok := c.varPart(e)
 		if !ok {
 			return false
 		}
-		t.v, t.part = v, part
+		t.V, t.Part = v, part
 		if q := bpelChild(e, "query"); q != nil {
-			t.query = c.query(q)
+			t.Query = c.query(q)
 		}
 		return true
 	}
@@ -535,14 +536,14 @@ func (c *compiler) to(e *etree.Element, t *toSpec) bool {
 		c.errorf(e, "undeclared variable $%s in %q", text[1:j], text)
 		return false
 	}
-	t.v = v
+	t.V = v
 	if j < len(text) && text[j] == '.' {
 		k := j + 1
 		for k < len(text) && expr.IsNameChar(text[k]) && text[k] != '.' {
 			k++
 		}
-		t.part = v.PartIndex(text[j+1 : k])
-		if t.part < 0 {
+		t.Part = v.PartIndex(text[j+1 : k])
+		if t.Part < 0 {
 			c.errorf(e, "variable %s has no part %q", v.Name, text[j+1:k])
 			return false
 		}
@@ -568,25 +569,25 @@ func (c *compiler) to(e *etree.Element, t *toSpec) bool {
 		return false
 	}
 	x.Fast = expr.CompilePath(rest[1:], c, ns, true, true)
-	t.query = x
+	t.Query = x
 	return true
 }
 
-func (c *compiler) faultHandlers(e *etree.Element) *faultHandlers {
+func (c *compiler) faultHandlers(e *etree.Element) *plan.FaultHandlers {
 	return c.faultHandlerList(e.ChildElements())
 }
 
 // faultHandlerList compiles catch and catchAll elements.
-func (c *compiler) faultHandlerList(list []*etree.Element) *faultHandlers {
-	h := &faultHandlers{}
+func (c *compiler) faultHandlerList(list []*etree.Element) *plan.FaultHandlers {
+	h := &plan.FaultHandlers{}
 	for _, ce := range list {
 		if !isBPEL(ce) {
 			continue
 		}
 		switch ce.Tag {
 		case "catch":
-			ct := &catch{}
-			ct.faultName, _ = c.qnameAttr(ce, "faultName")
+			ct := &plan.Catch{}
+			ct.FaultName, _ = c.qnameAttr(ce, "faultName")
 			c.scopes = append(c.scopes, map[string]*expr.Var{})
 			if vn := ce.SelectAttrValue("faultVariable", ""); vn != "" {
 				v := &expr.Var{Name: vn, Pos: c.pos(ce)}
@@ -601,16 +602,16 @@ func (c *compiler) faultHandlerList(list []*etree.Element) *faultHandlers {
 				} else {
 					c.errorf(ce, "catch with faultVariable needs faultMessageType or faultElement")
 				}
-				c.p.vars = append(c.p.vars, v)
-				v.Slot = len(c.p.vars)
+				c.p.Vars = append(c.p.Vars, v)
+				v.Slot = len(c.p.Vars)
 				c.scopes[len(c.scopes)-1][vn] = v
-				ct.v = v
+				ct.V = v
 			}
-			ct.act = c.onlyActivity(ce)
+			ct.Act = c.onlyActivity(ce)
 			c.scopes = c.scopes[:len(c.scopes)-1]
-			h.catches = append(h.catches, ct)
+			h.Catches = append(h.Catches, ct)
 		case "catchAll":
-			h.catchAll = c.onlyActivity(ce)
+			h.CatchAll = c.onlyActivity(ce)
 		default:
 			c.errorf(ce, "unexpected element in faultHandlers")
 		}
@@ -619,11 +620,11 @@ func (c *compiler) faultHandlerList(list []*etree.Element) *faultHandlers {
 }
 
 // onlyActivity compiles the single activity child of e.
-func (c *compiler) onlyActivity(e *etree.Element) activity { return c.onlyActivityExcept(e) }
+func (c *compiler) onlyActivity(e *etree.Element) plan.Activity { return c.onlyActivityExcept(e) }
 
-func (c *compiler) partnerOp(e *etree.Element, mine bool) (*partnerLink, *exchange.Operation) {
+func (c *compiler) partnerOp(e *etree.Element, mine bool) (*plan.PartnerLink, *exchange.Operation) {
 	name := e.SelectAttrValue("partnerLink", "")
-	pl, ok := c.p.plinks[name]
+	pl, ok := c.p.Plinks[name]
 	if !ok {
 		c.errorf(e, "unknown partnerLink %q", name)
 		return nil, nil
@@ -631,9 +632,9 @@ func (c *compiler) partnerOp(e *etree.Element, mine bool) (*partnerLink, *exchan
 	opName := e.SelectAttrValue("operation", "")
 	var ep *exchange.Endpoint
 	if mine {
-		ep = pl.provided
+		ep = pl.Provided
 	} else {
-		ep = pl.partnerDesc
+		ep = pl.PartnerDesc
 	}
 	if ep == nil {
 		role := "partnerRole"
@@ -674,9 +675,9 @@ func (c *compiler) optVar(e *etree.Element, attr string, want *exchange.MessageD
 
 // activity compiles one activity element and numbers it: frames refer to
 // activities by that number when an instance is checkpointed.
-func (c *compiler) activity(e *etree.Element) activity {
+func (c *compiler) activity(e *etree.Element) plan.Activity {
 	mark := c.beginSources()
-	first := len(c.p.acts)
+	first := len(c.p.Acts)
 	a := c.register(c.compileActivity(e))
 	c.adopt(first, a)
 	w := c.withLinks(e, a, c.endSources(mark))
@@ -686,40 +687,40 @@ func (c *compiler) activity(e *etree.Element) activity {
 	return w
 }
 
-func (c *compiler) compileActivity(e *etree.Element) activity {
-	b := base{pos: c.pos(e), name: e.SelectAttrValue("name", ""), tag: e.Tag}
+func (c *compiler) compileActivity(e *etree.Element) plan.Activity {
+	b := plan.Base{Pos: c.pos(e), Name: e.SelectAttrValue("name", ""), Tag: e.Tag}
 	if !isBPEL(e) {
 		c.errorf(e, "{%s}%s is not a BPEL activity", e.NamespaceURI(), e.Tag)
-		return &empty{base: b}
+		return &plan.Empty{Base: b}
 	}
 	switch e.Tag {
 	case "sequence":
-		s := &sequence{base: b}
+		s := &plan.Sequence{Base: b}
 		for _, ce := range e.ChildElements() {
 			if !isBPEL(ce) || ce.Tag == "documentation" || ce.Tag == "targets" || ce.Tag == "sources" {
 				continue
 			}
-			s.children = append(s.children, c.activity(ce))
+			s.Children = append(s.Children, c.activity(ce))
 		}
-		if len(s.children) == 0 {
+		if len(s.Children) == 0 {
 			c.errorf(e, "empty sequence")
 		}
 		return s
 	case "empty":
-		return &empty{base: b}
+		return &plan.Empty{Base: b}
 	case "exit":
-		return &exit{base: b}
+		return &plan.Exit{Base: b}
 	case "if":
-		a := &ifAct{base: b}
+		a := &plan.IfAct{Base: b}
 		cond := bpelChild(e, "condition")
 		if cond == nil {
 			c.errorf(e, "<if> has no <condition>")
 			return a
 		}
-		a.conds = append(a.conds, c.expression(cond, cond.Text(), true))
+		a.Conds = append(a.Conds, c.expression(cond, cond.Text(), true))
 		mark := c.beginSources()
-		a.branches = append(a.branches, c.activityAfter(e, cond))
-		a.dead.add(c.endSources(mark))
+		a.Branches = append(a.Branches, c.activityAfter(e, cond))
+		a.Dead.Add(c.endSources(mark))
 		for _, ce := range e.ChildElements() {
 			if !isBPEL(ce) {
 				continue
@@ -731,114 +732,114 @@ func (c *compiler) compileActivity(e *etree.Element) activity {
 					c.errorf(ce, "<elseif> has no <condition>")
 					continue
 				}
-				a.conds = append(a.conds, c.expression(cd, cd.Text(), true))
+				a.Conds = append(a.Conds, c.expression(cd, cd.Text(), true))
 				mark := c.beginSources()
-				a.branches = append(a.branches, c.activityAfter(ce, cd))
-				a.dead.add(c.endSources(mark))
+				a.Branches = append(a.Branches, c.activityAfter(ce, cd))
+				a.Dead.Add(c.endSources(mark))
 			case "else":
 				mark := c.beginSources()
-				a.els = c.onlyActivity(ce)
-				a.elseDead = c.endSources(mark)
+				a.Els = c.onlyActivity(ce)
+				a.ElseDead = c.endSources(mark)
 			}
 		}
-		a.dead.add(a.elseDead)
+		a.Dead.Add(a.ElseDead)
 		return a
 	case "while":
-		a := &while{base: b}
+		a := &plan.While{Base: b}
 		cond := bpelChild(e, "condition")
 		if cond == nil {
 			c.errorf(e, "<while> has no <condition>")
 			return a
 		}
-		a.cond = c.expression(cond, cond.Text(), true)
-		a.body = c.activityAfter(e, cond)
+		a.Cond = c.expression(cond, cond.Text(), true)
+		a.Body = c.activityAfter(e, cond)
 		return a
 	case "throw":
-		a := &throw{base: b}
+		a := &plan.Throw{Base: b}
 		var ok bool
-		if a.faultName, ok = c.qnameAttr(e, "faultName"); !ok {
+		if a.FaultName, ok = c.qnameAttr(e, "faultName"); !ok {
 			c.errorf(e, "<throw> has no faultName")
 		}
 		if vn := e.SelectAttrValue("faultVariable", ""); vn != "" {
-			if a.v = c.LookupVar(vn); a.v == nil {
+			if a.V = c.LookupVar(vn); a.V == nil {
 				c.errorf(e, "undeclared variable %q", vn)
 			}
 		}
 		return a
 	case "receive":
 		c.receives++
-		a := &receive{base: b, create: e.SelectAttrValue("createInstance", "no") == "yes"}
-		a.inbound = c.inbound(e, "variable")
-		c.registerInbound(&a.inbound, a.create)
-		if a.create && a.op != nil {
-			c.addStart(e, a.op.Name, a)
+		a := &plan.Receive{Base: b, Create: e.SelectAttrValue("createInstance", "no") == "yes"}
+		a.Inbound = c.inbound(e, "variable")
+		c.registerInbound(&a.Inbound, a.Create)
+		if a.Create && a.Op != nil {
+			c.addStart(e, a.Op.Name, a)
 		}
 		return a
 	case "pick":
 		return c.pick(e, b)
 	case "wait":
-		a := &wait{base: b}
-		a.deadline = c.deadline(e)
+		a := &plan.Wait{Base: b}
+		a.Deadline = c.deadline(e)
 		return a
 	case "reply":
-		a := &reply{base: b}
-		a.pl, a.op = c.partnerOp(e, true)
-		a.faultName, _ = c.qnameAttr(e, "faultName")
-		if a.op != nil {
-			if a.op.OneWay() {
-				c.errorf(e, "operation %s is one-way: nothing to reply", a.op.Name)
+		a := &plan.Reply{Base: b}
+		a.Pl, a.Op = c.partnerOp(e, true)
+		a.FaultName, _ = c.qnameAttr(e, "faultName")
+		if a.Op != nil {
+			if a.Op.OneWay() {
+				c.errorf(e, "operation %s is one-way: nothing to reply", a.Op.Name)
 			}
-			want := a.op.Output
-			if !a.faultName.IsZero() {
+			want := a.Op.Output
+			if !a.FaultName.IsZero() {
 				want = nil
-				if f, ok := a.op.Faults[a.faultName.Local]; ok {
+				if f, ok := a.Op.Faults[a.FaultName.Local]; ok {
 					want = f
 				} else {
-					c.errorf(e, "operation %s declares no fault %s", a.op.Name, a.faultName.Local)
+					c.errorf(e, "operation %s declares no fault %s", a.Op.Name, a.FaultName.Local)
 				}
 			}
-			a.v = c.optVar(e, "variable", want)
+			a.V = c.optVar(e, "variable", want)
 		}
-		if a.op != nil {
-			md := a.op.Output
-			if !a.faultName.IsZero() {
-				md = a.op.Faults[a.faultName.Local]
+		if a.Op != nil {
+			md := a.Op.Output
+			if !a.FaultName.IsZero() {
+				md = a.Op.Faults[a.FaultName.Local]
 			}
-			a.toParts = c.compileParts(e, "toParts", md)
+			a.ToParts = c.compileParts(e, "toParts", md)
 		}
-		a.mex = e.SelectAttrValue("messageExchange", "")
-		if a.op != nil {
-			a.ev = c.replyEvent(a.pl, a.op, a.mex)
+		a.Mex = e.SelectAttrValue("messageExchange", "")
+		if a.Op != nil {
+			a.Ev = c.replyEvent(a.Pl, a.Op, a.Mex)
 		}
-		if a.op != nil && a.faultName.IsZero() {
-			a.corrs = c.correlations(e, nil, a.op.Output)
+		if a.Op != nil && a.FaultName.IsZero() {
+			a.Corrs = c.correlations(e, nil, a.Op.Output)
 		}
 		return a
 	case "invoke":
-		a := &invoke{base: b}
-		a.pl, a.op = c.partnerOp(e, false)
-		if a.op != nil {
-			a.in = c.optVar(e, "inputVariable", a.op.Input)
-			if a.op.Output != nil {
-				a.out = c.optVar(e, "outputVariable", a.op.Output)
+		a := &plan.Invoke{Base: b}
+		a.Pl, a.Op = c.partnerOp(e, false)
+		if a.Op != nil {
+			a.In = c.optVar(e, "inputVariable", a.Op.Input)
+			if a.Op.Output != nil {
+				a.Out = c.optVar(e, "outputVariable", a.Op.Output)
 			}
-			a.partner = a.pl.name
-			a.corrs = c.correlations(e, a.op.Output, a.op.Input)
-			a.policy = c.failurePolicy(e)
-			a.timeout = c.p.callTimeout(a.pl.name, a.op.Name)
-			a.toParts = c.compileParts(e, "toParts", a.op.Input)
-			a.fromParts = c.compileParts(e, "fromParts", a.op.Output)
+			a.Partner = a.Pl.Name
+			a.Corrs = c.correlations(e, a.Op.Output, a.Op.Input)
+			a.Policy = c.failurePolicy(e)
+			a.Timeout = c.p.CallTimeout(a.Pl.Name, a.Op.Name)
+			a.ToParts = c.compileParts(e, "toParts", a.Op.Input)
+			a.FromParts = c.compileParts(e, "fromParts", a.Op.Output)
 		}
 		return c.inlineHandlers(e, a)
 	case "assign":
-		a := &assign{base: b}
+		a := &plan.Assign{Base: b}
 		for _, ce := range e.ChildElements() {
 			if !isBPEL(ce) || ce.Tag == "documentation" || ce.Tag == "targets" || ce.Tag == "sources" {
 				continue
 			}
 			if ce.Tag == "extensionAssignOperation" {
 				if op := c.extensionAssign(ce); op != nil {
-					a.copies = append(a.copies, op)
+					a.Copies = append(a.Copies, op)
 				}
 				continue
 			}
@@ -846,28 +847,28 @@ func (c *compiler) compileActivity(e *etree.Element) activity {
 				c.unsupported(ce, "<"+ce.Tag+"> in <assign>")
 				continue
 			}
-			op := &copyOp{pos: c.pos(ce),
-				keepSrcElementName:    ce.SelectAttrValue("keepSrcElementName", "no") == "yes",
-				ignoreMissingFromData: ce.SelectAttrValue("ignoreMissingFromData", "no") == "yes"}
+			op := &plan.CopyOp{Pos: c.pos(ce),
+				KeepSrcElementName:    ce.SelectAttrValue("keepSrcElementName", "no") == "yes",
+				IgnoreMissingFromData: ce.SelectAttrValue("ignoreMissingFromData", "no") == "yes"}
 			fe, te := bpelChild(ce, "from"), bpelChild(ce, "to")
 			if fe == nil || te == nil {
 				c.errorf(ce, "<copy> needs <from> and <to>")
 				continue
 			}
-			c.from(fe, &op.from)
+			c.from(fe, &op.From)
 			insert, err := insertMissingAttr(ce)
 			if err != nil {
 				c.errorf(ce, "%w", err)
 			}
-			if c.to(te, &op.to) {
+			if c.to(te, &op.To) {
 				if insert {
-					c.insertMissing(te, &op.to)
+					c.insertMissing(te, &op.To)
 				}
-				a.copies = append(a.copies, op)
+				a.Copies = append(a.Copies, op)
 			}
 		}
 		if e.SelectAttrValue("validate", "no") == "yes" {
-			a.validate = c.schemaChecks(e, assignTargets(a.copies))
+			a.Validate = c.schemaChecks(e, assignTargets(a.Copies))
 		}
 		return a
 	case "flow":
@@ -879,7 +880,7 @@ func (c *compiler) compileActivity(e *etree.Element) activity {
 	case "repeatUntil":
 		return c.repeatUntil(e, b)
 	case "rethrow":
-		return &rethrow{base: b}
+		return &plan.Rethrow{Base: b}
 	case "extensionActivity":
 		return c.extensionActivity(e, b)
 	case "validate":
@@ -888,12 +889,12 @@ func (c *compiler) compileActivity(e *etree.Element) activity {
 		return c.compensateActivity(e, b)
 	}
 	c.errorf(e, "unknown activity <%s>", e.Tag)
-	return &empty{base: b}
+	return &plan.Empty{Base: b}
 }
 
 // activityAfter compiles the activity that follows the <condition> of an
 // if, elseif or while.
-func (c *compiler) activityAfter(e, cond *etree.Element) activity {
+func (c *compiler) activityAfter(e, cond *etree.Element) plan.Activity {
 	for _, ce := range e.ChildElements() {
 		if ce == cond || !isBPEL(ce) {
 			continue
@@ -909,7 +910,7 @@ func (c *compiler) activityAfter(e, cond *etree.Element) activity {
 		return c.activity(ce)
 	}
 	c.errorf(e, "<%s> has no activity", e.Tag)
-	return &empty{base: base{pos: c.pos(e)}}
+	return &plan.Empty{Base: plan.Base{Pos: c.pos(e)}}
 }
 
 // failurePolicy is the invoke's ext:failureHandling: deploy.xml's for the
@@ -928,38 +929,38 @@ func (c *compiler) failurePolicy(e *etree.Element) *deploy.FailurePolicy {
 
 // callTimeouts takes deploy.xml's orchd:timeout settings of pl, whose
 // partnerRole portType must have the operation named.
-func (c *compiler) callTimeouts(pl *partnerLink, dp *deploy.Process) {
+func (c *compiler) callTimeouts(pl *plan.PartnerLink, dp *deploy.Process) {
 	for k, t := range dp.CallTimeout {
 		name, op, _ := strings.Cut(k, "/")
-		if name != pl.name {
+		if name != pl.Name {
 			continue
 		}
-		if _, ok := pl.partnerPT.Ops[op]; op != "" && !ok {
+		if _, ok := pl.PartnerPT.Ops[op]; op != "" && !ok {
 			c.errs.Add(t.Pos, "orchd:timeout", "partnerLink %q has no operation %q", name, op)
 			continue
 		}
-		if c.p.callTimeouts == nil {
-			c.p.callTimeouts = map[string]time.Duration{}
+		if c.p.CallTimeouts == nil {
+			c.p.CallTimeouts = map[string]time.Duration{}
 		}
-		c.p.callTimeouts[k] = t.D
+		c.p.CallTimeouts[k] = t.D
 	}
 }
 
 // replyTimeouts takes deploy.xml's orchd:replyTimeout settings of pl,
 // whose myRole portType must have the operation.
-func (c *compiler) replyTimeouts(e *etree.Element, pl *partnerLink, dp *deploy.Process) {
+func (c *compiler) replyTimeouts(e *etree.Element, pl *plan.PartnerLink, dp *deploy.Process) {
 	for k, d := range dp.ReplyTimeout {
 		name, op, _ := strings.Cut(k, "/")
-		if name != pl.name {
+		if name != pl.Name {
 			continue
 		}
-		if o, ok := pl.myRole.Ops[op]; !ok || o.OneWay() {
+		if o, ok := pl.MyRole.Ops[op]; !ok || o.OneWay() {
 			c.errorf(e, "deploy.xml orchd:replyTimeout: partnerLink %q has no request-response operation %q", name, op)
 			continue
 		}
-		if c.p.replyTimeouts == nil {
-			c.p.replyTimeouts = map[replyOp]time.Duration{}
+		if c.p.ReplyTimeouts == nil {
+			c.p.ReplyTimeouts = map[plan.ReplyOp]time.Duration{}
 		}
-		c.p.replyTimeouts[replyOp{pl.provided, op}] = d
+		c.p.ReplyTimeouts[plan.ReplyOp{Endpoint: pl.Provided, Op: op}] = d
 	}
 }

@@ -2,16 +2,17 @@ package process
 
 import (
 	"github.com/beevik/etree"
+	"github.com/orchd/orchd/internal/process/plan"
 )
 
 // enterBody compiles what follows as the body (or event handlers) of s;
 // enterHandler as one of its fault, compensation or termination handlers;
 // leave ends either.
-func (c *compiler) enterBody(s *scope) {
+func (c *compiler) enterBody(s *plan.Scope) {
 	c.encl, c.hctx = append(c.encl, s), append(c.hctx, nil)
 }
 
-func (c *compiler) enterHandler(s *scope) {
+func (c *compiler) enterHandler(s *plan.Scope) {
 	c.encl, c.hctx = append(c.encl, nil), append(c.hctx, s)
 }
 
@@ -21,7 +22,7 @@ func (c *compiler) leave() {
 
 // enclosing is the scope whose body is being compiled, or nil inside a
 // handler.
-func (c *compiler) enclosing() *scope {
+func (c *compiler) enclosing() *plan.Scope {
 	if n := len(c.encl); n > 0 {
 		return c.encl[n-1]
 	}
@@ -31,48 +32,48 @@ func (c *compiler) enclosing() *scope {
 // finishScope decides, once s and its handlers are compiled, what its
 // completion records and what its fault and termination run, and tells
 // its enclosing scope (parent; nil inside a handler).
-func (c *compiler) finishScope(s, parent *scope) {
-	if s.snapVars == nil {
-		s.snapVars = s.vars
+func (c *compiler) finishScope(s, parent *plan.Scope) {
+	if s.SnapVars == nil {
+		s.SnapVars = s.Vars
 	}
-	if !s.isProcess {
-		s.compensable = s.comp != nil || s.hasCompKids
-		s.termNeeded = s.term != nil || s.hasCompKids
+	if !s.IsProcess {
+		s.Compensable = s.Comp != nil || s.HasCompKids
+		s.TermNeeded = s.Term != nil || s.HasCompKids
 	}
-	s.defaultFH = s.hasCompKids || s.subTerm
-	if s.compensable || s.termNeeded || s.defaultFH {
+	s.DefaultFH = s.HasCompKids || s.SubTerm
+	if s.Compensable || s.TermNeeded || s.DefaultFH {
 		c.compSupport()
 	}
-	if s.compensable {
-		s.compAct = &handlerRun{base: s.base, sc: s}
-		c.register(s.compAct)
+	if s.Compensable {
+		s.CompAct = &plan.HandlerRun{Base: s.Base, Sc: s}
+		c.register(s.CompAct)
 	}
-	if s.termNeeded {
-		s.termAct = &handlerRun{base: s.base, sc: s, term: true}
-		c.register(s.termAct)
+	if s.TermNeeded {
+		s.TermAct = &plan.HandlerRun{Base: s.Base, Sc: s, Term: true}
+		c.register(s.TermAct)
 	}
 	if parent == nil {
 		return
 	}
-	parent.children = append(parent.children, s)
-	parent.hasCompKids = parent.hasCompKids || s.compensable
-	parent.subTerm = parent.subTerm || s.termNeeded || s.subTerm
+	parent.Children = append(parent.Children, s)
+	parent.HasCompKids = parent.HasCompKids || s.Compensable
+	parent.SubTerm = parent.SubTerm || s.TermNeeded || s.SubTerm
 }
 
 // compSupport registers, once, the activities a process with
 // compensation runs (only then: other processes keep their activity
 // numbers).
-func (c *compiler) compSupport() *compSupport {
-	if c.p.comp != nil {
-		return c.p.comp
+func (c *compiler) compSupport() *plan.CompSupport {
+	if c.p.Comp != nil {
+		return c.p.Comp
 	}
-	b := base{pos: c.pos(c.doc.Root)}
-	cs := &compSupport{}
-	cs.compAll = c.register(&compensate{base: b})
-	rt := c.register(&rethrow{base: b})
-	cs.defaultFH = c.register(&sequence{base: b, children: []activity{cs.compAll, rt}})
-	cs.terminator = c.register(&terminator{base: b})
-	c.p.comp = cs
+	b := plan.Base{Pos: c.pos(c.doc.Root)}
+	cs := &plan.CompSupport{}
+	cs.CompAll = c.register(&plan.Compensate{Base: b})
+	rt := c.register(&plan.Rethrow{Base: b})
+	cs.DefaultFH = c.register(&plan.Sequence{Base: b, Children: []plan.Activity{cs.CompAll, rt}})
+	cs.Terminator = c.register(&plan.Terminator{Base: b})
+	c.p.Comp = cs
 	return cs
 }
 
@@ -80,24 +81,24 @@ func (c *compiler) compSupport() *compSupport {
 // inside a fault, compensation or termination handler, and a target must
 // name a scope (or an invoke with handlers) directly enclosed by the
 // handler's scope.
-func (c *compiler) compensateActivity(e *etree.Element, b base) activity {
-	var owner *scope
+func (c *compiler) compensateActivity(e *etree.Element, b plan.Base) plan.Activity {
+	var owner *plan.Scope
 	if n := len(c.hctx); n > 0 {
 		owner = c.hctx[n-1]
 	}
 	if owner == nil {
 		c.errorf(e, "<%s> may only be used in a faultHandler, compensationHandler or terminationHandler", e.Tag)
-		return &empty{base: b}
+		return &plan.Empty{Base: b}
 	}
-	a := &compensate{base: b}
+	a := &plan.Compensate{Base: b}
 	if e.Tag == "compensateScope" {
 		name := e.SelectAttrValue("target", "")
-		for _, s := range owner.children {
-			if name != "" && s.name == name {
-				a.target = s
+		for _, s := range owner.Children {
+			if name != "" && s.Name == name {
+				a.Target = s
 			}
 		}
-		if a.target == nil {
+		if a.Target == nil {
 			c.errorf(e, "target %q is not a scope directly enclosed by the scope this handler belongs to", name)
 		}
 	}

@@ -7,12 +7,13 @@ import (
 
 	"github.com/orchd/orchd/internal/exchange"
 	"github.com/orchd/orchd/internal/process/expr"
+	"github.com/orchd/orchd/internal/process/plan"
 )
 
 // eventHandlers compiles <eventHandlers> e, in the lexical scope of the
 // scope it belongs to.
-func (c *compiler) eventHandlers(e *etree.Element) *eventHandlers {
-	h := &eventHandlers{}
+func (c *compiler) eventHandlers(e *etree.Element) *plan.EventHandlers {
+	h := &plan.EventHandlers{}
 	for _, ce := range e.ChildElements() {
 		if !isBPEL(ce) {
 			continue
@@ -21,85 +22,85 @@ func (c *compiler) eventHandlers(e *etree.Element) *eventHandlers {
 		case "documentation":
 		case "onEvent":
 			if ev := c.onEvent(ce); ev != nil {
-				h.events = append(h.events, ev)
+				h.Events = append(h.Events, ev)
 			}
 		case "onAlarm":
-			h.alarms = append(h.alarms, c.evAlarm(ce))
+			h.Alarms = append(h.Alarms, c.evAlarm(ce))
 		default:
 			c.errorf(ce, "unexpected element in <eventHandlers>")
 		}
 	}
-	if len(h.events) == 0 && len(h.alarms) == 0 {
+	if len(h.Events) == 0 && len(h.Alarms) == 0 {
 		c.errorf(e, "<eventHandlers> needs at least one <onEvent> or <onAlarm>")
 		return nil
 	}
-	if len(h.events) > 0 {
-		h.listen = &eventListener{base: base{pos: c.pos(e)}, h: h}
-		c.register(h.listen)
+	if len(h.Events) > 0 {
+		h.Listen = &plan.EventListener{Base: plan.Base{Pos: c.pos(e)}, H: h}
+		c.register(h.Listen)
 	}
-	for _, al := range h.alarms {
-		al.listen = &alarmListener{base: base{pos: al.pos}, al: al}
-		c.register(al.listen)
+	for _, al := range h.Alarms {
+		al.Listen = &plan.AlarmListener{Base: plan.Base{Pos: al.Pos}, Al: al}
+		c.register(al.Listen)
 	}
 	return h
 }
 
 // onEvent compiles an <onEvent>. Its variable and the variables its
 // fromParts name are declared in the handler's own scope (12.7.1).
-func (c *compiler) onEvent(e *etree.Element) *onEvent {
-	ev := &onEvent{pos: c.pos(e)}
-	ev.pl, ev.op = c.partnerOp(e, true)
-	if ev.op == nil {
+func (c *compiler) onEvent(e *etree.Element) *plan.OnEvent {
+	ev := &plan.OnEvent{Pos: c.pos(e)}
+	ev.Pl, ev.Op = c.partnerOp(e, true)
+	if ev.Op == nil {
 		return nil
 	}
-	first := len(c.p.vars)
+	first := len(c.p.Vars)
 	local := map[string]*expr.Var{}
 	c.scopes = append(c.scopes, local)
 	defer func() { c.scopes = c.scopes[:len(c.scopes)-1] }()
 	if vn := e.SelectAttrValue("variable", ""); vn != "" {
-		v := &expr.Var{Name: vn, Pos: ev.pos}
+		v := &expr.Var{Name: vn, Pos: ev.Pos}
 		if mt, ok := c.qnameAttr(e, "messageType"); ok {
-			if ev.op.Input == nil || mt != ev.op.Input.Name {
-				c.errorf(e, "messageType %s is not the input message of operation %s", mt, ev.op.Name)
+			if ev.Op.Input == nil || mt != ev.Op.Input.Name {
+				c.errorf(e, "messageType %s is not the input message of operation %s", mt, ev.Op.Name)
 			}
-			v.Msg = ev.op.Input
+			v.Msg = ev.Op.Input
 		} else if el, ok := c.qnameAttr(e, "element"); ok {
-			if in := ev.op.Input; in == nil || len(in.Parts) != 1 || in.Parts[0].Element != el {
-				c.errorf(e, "element %s is not the single element part of operation %s's input message", el, ev.op.Name)
+			if in := ev.Op.Input; in == nil || len(in.Parts) != 1 || in.Parts[0].Element != el {
+				c.errorf(e, "element %s is not the single element part of operation %s's input message", el, ev.Op.Name)
 			}
-			v.Elem, ev.elemVar = el, true
+			v.Elem, ev.ElemVar = el, true
 		} else {
 			c.errorf(e, "<onEvent> variable %q needs messageType or element", vn)
 		}
-		c.p.vars = append(c.p.vars, v)
-		v.Slot = len(c.p.vars)
+		c.p.Vars = append(c.p.Vars, v)
+		v.Slot = len(c.p.Vars)
 		local[vn] = v
-		ev.v = v
+		ev.V = v
 	}
 	if fp := bpelChild(e, "fromParts"); fp != nil {
-		if ev.v != nil {
+		if ev.V != nil {
 			c.errorf(fp, "<onEvent> has both a variable and <fromParts>")
 		}
 		for _, x := range fp.ChildElements() {
 			if !isBPEL(x) || x.Tag != "fromPart" {
 				continue
 			}
-			c.implicitPartVar(x, ev.op.Input, local)
+			c.implicitPartVar(x, ev.Op.Input, local)
 		}
-		ev.fromParts = c.compileParts(e, "fromParts", ev.op.Input)
+		ev.FromParts = c.compileParts(e, "fromParts", ev.Op.Input)
 	}
-	ev.corrs = c.correlations(e, ev.op.Input, nil)
-	ev.mex = e.SelectAttrValue("messageExchange", "")
-	c.registerInbound(&ev.inbound, false)
-	if !ev.op.OneWay() {
-		ev.tag = &expr.Var{Name: "onEvent:" + strconv.Itoa(ev.pos.Line), Simple: "string"}
-		c.p.vars = append(c.p.vars, ev.tag)
-		ev.tag.Slot = len(c.p.vars)
+	ev.Corrs = c.correlations(e, ev.Op.Input, nil)
+	ev.Mex = e.SelectAttrValue("messageExchange", "")
+	c.registerInbound(&ev.Inbound, false)
+	if !ev.Op.OneWay() {
+		ev.Tag = &expr.Var{Name: "onEvent:" + strconv.Itoa(ev.Pos.Line), Simple: "string"}
+		c.p.Vars = append(c.p.Vars, ev.Tag)
+		ev.Tag.Slot = len(c.p.Vars)
 	}
 	c.events = append(c.events, ev)
-	ev.body = c.handlerScope(e, "correlations", "fromParts")
+	ev.Body = c.handlerScope(e, "correlations", "fromParts")
 	c.events = c.events[:len(c.events)-1]
-	ev.priv = append(ev.priv, c.p.vars[first:]...)
+	ev.Priv = append(ev.Priv, c.p.Vars[first:]...)
 	return ev
 }
 
@@ -115,14 +116,14 @@ func (c *compiler) implicitPartVar(x *etree.Element, md *exchange.MessageDesc, l
 			continue
 		}
 		v := &expr.Var{Name: name, Pos: c.pos(x), Elem: p.Element, Typ: p.Type}
-		c.p.vars = append(c.p.vars, v)
-		v.Slot = len(c.p.vars)
+		c.p.Vars = append(c.p.Vars, v)
+		v.Slot = len(c.p.Vars)
 		local[name] = v
 	}
 }
 
 // handlerScope compiles the <scope> an onEvent or onAlarm runs.
-func (c *compiler) handlerScope(e *etree.Element, skip ...string) activity {
+func (c *compiler) handlerScope(e *etree.Element, skip ...string) plan.Activity {
 	var found *etree.Element
 	for _, ce := range e.ChildElements() {
 		if !isBPEL(ce) || ce.Tag == "documentation" {
@@ -143,37 +144,37 @@ func (c *compiler) handlerScope(e *etree.Element, skip ...string) activity {
 	}
 	if found == nil {
 		c.errorf(e, "<%s> holds no <scope>", e.Tag)
-		return c.register(&empty{base: base{pos: c.pos(e)}})
+		return c.register(&plan.Empty{Base: plan.Base{Pos: c.pos(e)}})
 	}
 	return c.activity(found)
 }
 
 // evAlarm compiles an <onAlarm> of <eventHandlers>: for or until, and/or
 // repeatEvery.
-func (c *compiler) evAlarm(e *etree.Element) *evAlarm {
-	al := &evAlarm{pos: c.pos(e)}
+func (c *compiler) evAlarm(e *etree.Element) *plan.EvAlarm {
+	al := &plan.EvAlarm{Pos: c.pos(e)}
 	if bpelChild(e, "for") != nil || bpelChild(e, "until") != nil {
-		al.deadline = c.deadline(e)
+		al.Deadline = c.deadline(e)
 	}
 	if r := bpelChild(e, "repeatEvery"); r != nil {
-		al.repeat = c.expression(r, r.Text(), true)
+		al.Repeat = c.expression(r, r.Text(), true)
 	}
-	if al.deadline == nil && bpelChild(e, "repeatEvery") == nil {
+	if al.Deadline == nil && bpelChild(e, "repeatEvery") == nil {
 		c.errorf(e, "<onAlarm> needs <for>, <until> or <repeatEvery>")
 	}
-	first := len(c.p.vars)
-	al.body = c.handlerScope(e, "for", "until", "repeatEvery")
-	al.priv = append(al.priv, c.p.vars[first:]...)
+	first := len(c.p.Vars)
+	al.Body = c.handlerScope(e, "for", "until", "repeatEvery")
+	al.Priv = append(al.Priv, c.p.Vars[first:]...)
 	return al
 }
 
 // replyEvent is the onEvent, enclosing a reply being compiled, whose
 // request that reply answers (same partner link, operation and message
 // exchange), or nil.
-func (c *compiler) replyEvent(pl *partnerLink, op *exchange.Operation, mex string) *onEvent {
+func (c *compiler) replyEvent(pl *plan.PartnerLink, op *exchange.Operation, mex string) *plan.OnEvent {
 	for i := len(c.events) - 1; i >= 0; i-- {
 		ev := c.events[i]
-		if ev.pl == pl && ev.op == op && ev.mex == mex && ev.tag != nil {
+		if ev.Pl == pl && ev.Op == op && ev.Mex == mex && ev.Tag != nil {
 			return ev
 		}
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/beevik/etree"
 	"github.com/orchd/orchd/internal/process/expr"
+	"github.com/orchd/orchd/internal/process/plan"
 )
 
 // Namespaces of Apache ODE extensions the compiler recognizes.
@@ -136,31 +137,31 @@ func knownExtension(ns string) bool { return ns == nsBPEL4RestLight }
 // those of a registered extension (extension.go); any other acts as
 // <empty> (WS-BPEL 2.0 10.9), as one whose namespace is declared
 // mustUnderstand="yes" already refused the bundle (see extensions).
-func (c *compiler) extensionActivity(e *etree.Element, b base) activity {
+func (c *compiler) extensionActivity(e *etree.Element, b plan.Base) plan.Activity {
 	for _, x := range e.ChildElements() {
 		if isBPEL(x) {
 			continue
 		}
 		if x.NamespaceURI() == nsBPEL4RestLight {
-			b.pos = c.pos(x)
-			if b.name == "" {
-				b.name = x.SelectAttrValue("name", "")
+			b.Pos = c.pos(x)
+			if b.Name == "" {
+				b.Name = x.SelectAttrValue("name", "")
 			}
 			return c.restActivity(x, b)
 		}
 		act, ok := c.compileExtension(x, "activity")
 		if !ok {
-			return &empty{base: b}
+			return &plan.Empty{Base: b}
 		}
 		if act != nil {
-			b.pos = c.pos(x)
-			if b.name == "" {
-				b.name = x.SelectAttrValue("name", "")
+			b.Pos = c.pos(x)
+			if b.Name == "" {
+				b.Name = x.SelectAttrValue("name", "")
 			}
-			return &extActivity{base: b, act: act}
+			return &plan.ExtActivity{Base: b, Act: act}
 		}
 	}
-	return &empty{base: b}
+	return &plan.Empty{Base: b}
 }
 
 // extensionAssign compiles an <extensionAssignOperation> of an <assign>
@@ -168,7 +169,7 @@ func (c *compiler) extensionActivity(e *etree.Element, b base) activity {
 // the copies (so with the same atomicity). A namespace with no
 // registered implementation is refused, as WS-BPEL gives it no meaning
 // orchd could run.
-func (c *compiler) extensionAssign(e *etree.Element) *copyOp {
+func (c *compiler) extensionAssign(e *etree.Element) *plan.CopyOp {
 	x := extensionElement(e)
 	if x == nil {
 		c.errorf(e, "<extensionAssignOperation> needs an extension element")
@@ -185,7 +186,7 @@ func (c *compiler) extensionAssign(e *etree.Element) *copyOp {
 	if act == nil {
 		return nil // an element the optional extension does not define
 	}
-	return &copyOp{pos: c.pos(x), ext: act, extVars: c.extResolved}
+	return &plan.CopyOp{Pos: c.pos(x), Ext: act, ExtVars: c.extResolved}
 }
 
 // externalVariable reports whether a <variable> is an ODE external

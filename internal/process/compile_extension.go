@@ -4,6 +4,7 @@ import (
 	"errors"
 
 	"github.com/beevik/etree"
+	"github.com/orchd/orchd/internal/process/plan"
 )
 
 // compileExtension compiles el with the registered implementation of its
@@ -11,7 +12,7 @@ import (
 // the problem reported, when nothing runs it; a nil action with ok true
 // means no implementation is registered, or it does not know el and the
 // namespace is optional: el may be skipped.
-func (c *compiler) compileExtension(el *etree.Element, kind string) (act ExtensionAction, ok bool) {
+func (c *compiler) compileExtension(el *etree.Element, kind string) (act plan.ExtensionAction, ok bool) {
 	ns := el.NamespaceURI()
 	impl, registered := c.ext[ns]
 	if !registered {
@@ -43,6 +44,6 @@ func (c *compiler) compileExtension(el *etree.Element, kind string) (act Extensi
 		c.errorf(el, "extension %s compiled %s <%s> to nothing", ns, kind, el.Tag)
 		return nil, false
 	}
-	c.p.extensions = appendOnce(c.p.extensions, ns)
+	c.p.Extensions = appendOnce(c.p.Extensions, ns)
 	return act, true
 }

@@ -8,42 +8,43 @@ import (
 
 	"github.com/beevik/etree"
 	"github.com/orchd/orchd/internal/process/expr"
+	"github.com/orchd/orchd/internal/process/plan"
 )
 
 // restActivity compiles the bpel4restlight element e found in an
 // <extensionActivity>.
-func (c *compiler) restActivity(e *etree.Element, b base) activity {
-	a := &restActivity{base: b, method: e.Tag}
+func (c *compiler) restActivity(e *etree.Element, b plan.Base) plan.Activity {
+	a := &plan.RestActivity{Base: b, Method: e.Tag}
 	switch e.Tag {
 	case http.MethodGet, http.MethodPost, http.MethodPut, http.MethodDelete:
 	default:
 		c.errorf(e, "unknown bpel4restlight activity <%s> (GET, POST, PUT or DELETE)", e.Tag)
-		return &empty{base: b}
+		return &plan.Empty{Base: b}
 	}
 	uri, attr := restAttr(e, "uri", "requestUri")
 	if uri == "" {
 		c.errorf(e, "<%s> needs a uri attribute", e.Tag)
 	} else {
-		if a.uri = c.restValue(e, attr, uri); a.uri.v == nil && a.uri.lit != "" {
+		if a.Uri = c.restValue(e, attr, uri); a.Uri.V == nil && a.Uri.Lit != "" {
 			if err := checkRESTURL(uri); err != nil {
 				c.errorf(e, "uri: %v", err)
 			}
 		}
 	}
-	a.accept = restValue{lit: restMedia}
+	a.Accept = plan.RestValue{Lit: restMedia}
 	if s, attr := restAttr(e, "accept"); s != "" {
-		a.accept = c.restValue(e, attr, s)
+		a.Accept = c.restValue(e, attr, s)
 	}
-	a.contentType = restValue{lit: restMedia}
+	a.ContentType = plan.RestValue{Lit: restMedia}
 	if s, attr := restAttr(e, "contentType"); s != "" {
-		a.contentType = c.restValue(e, attr, s)
+		a.ContentType = c.restValue(e, attr, s)
 	}
-	a.request = c.restVar(e, "request", "requestPayload")
-	a.response = c.restVar(e, "response", "responsePayload")
-	if a.code = c.restVar(e, "statusCode"); a.code != nil && !typeVar(a.code) {
-		c.errorf(e, "statusCode: variable %s must have a simple type (it receives the status as text)", a.code.Name)
+	a.Request = c.restVar(e, "request", "requestPayload")
+	a.Response = c.restVar(e, "response", "responsePayload")
+	if a.Code = c.restVar(e, "statusCode"); a.Code != nil && !typeVar(a.Code) {
+		c.errorf(e, "statusCode: variable %s must have a simple type (it receives the status as text)", a.Code.Name)
 	}
-	if a.method == http.MethodPost || a.method == http.MethodPut {
+	if a.Method == http.MethodPost || a.Method == http.MethodPut {
 		for _, x := range e.ChildElements() {
 			if isBPEL(x) {
 				continue // targets, sources, documentation
@@ -52,7 +53,7 @@ func (c *compiler) restActivity(e *etree.Element, b base) activity {
 			fixNamespaces(cp, x, nil)
 			var buf bytes.Buffer
 			cp.WriteTo(&buf, &etree.WriteSettings{})
-			a.static = buf.Bytes()
+			a.Static = buf.Bytes()
 			break
 		}
 	}
@@ -61,14 +62,14 @@ func (c *compiler) restActivity(e *etree.Element, b base) activity {
 
 // restValue compiles attribute attr's value s: "$bpelvar[name]" names a
 // variable of a simple type, anything else is a literal.
-func (c *compiler) restValue(e *etree.Element, attr, s string) restValue {
+func (c *compiler) restValue(e *etree.Element, attr, s string) plan.RestValue {
 	if len(s) < len(bpelvarRef) || !strings.EqualFold(s[:len(bpelvarRef)], bpelvarRef) {
-		return restValue{lit: s}
+		return plan.RestValue{Lit: s}
 	}
 	name, ok := strings.CutSuffix(s[len(bpelvarRef):], "]")
 	if !ok || name == "" || strings.ContainsAny(name, "[]") {
 		c.errorf(e, "%s: %q is not a variable reference $bpelvar[name]", attr, s)
-		return restValue{}
+		return plan.RestValue{}
 	}
 	v := c.LookupVar(name)
 	switch {
@@ -78,7 +79,7 @@ func (c *compiler) restValue(e *etree.Element, attr, s string) restValue {
 		c.errorf(e, "%s: $bpelvar[%s] needs a variable of a simple type", attr, name)
 		v = nil
 	}
-	return restValue{v: v}
+	return plan.RestValue{V: v}
 }
 
 // restVar resolves the variable the first of attrs that e has names.

@@ -9,37 +9,38 @@ import (
 
 	"github.com/orchd/orchd/internal/process/bpel"
 	"github.com/orchd/orchd/internal/process/expr"
+	"github.com/orchd/orchd/internal/process/plan"
 	"github.com/orchd/orchd/internal/xsd"
 )
 
 // schemaChecks compiles the checks of the variables named in e's attr
 // (validate) or of vars (assign validate="yes"), refusing a variable
 // whose declaration has no schema to check against.
-func (c *compiler) schemaChecks(e *etree.Element, vars []*expr.Var) []*schemaCheck {
+func (c *compiler) schemaChecks(e *etree.Element, vars []*expr.Var) []*plan.SchemaCheck {
 	set := c.w.Schemas()
-	checks := make([]*schemaCheck, 0, len(vars))
+	checks := make([]*plan.SchemaCheck, 0, len(vars))
 	for _, v := range vars {
-		sc := &schemaCheck{v: v, set: set}
+		sc := &plan.SchemaCheck{V: v, Set: set}
 		var err error
 		switch {
 		case v.Msg != nil:
 			for _, pd := range v.Msg.Parts {
-				var ps partSchema
+				var ps plan.PartSchema
 				var perr error
 				if !pd.Element.IsZero() {
-					ps.elem, perr = set.Element(xsd.QName(pd.Element))
+					ps.Elem, perr = set.Element(xsd.QName(pd.Element))
 				} else {
-					ps.typ, perr = set.Type(xsd.QName(pd.Type))
+					ps.Typ, perr = set.Type(xsd.QName(pd.Type))
 				}
 				if perr != nil && err == nil {
 					err = fmt.Errorf("part %s: %w", pd.Name, perr)
 				}
-				sc.parts = append(sc.parts, ps)
+				sc.Parts = append(sc.Parts, ps)
 			}
 		case !v.Elem.IsZero():
-			sc.elem, err = set.Element(xsd.QName(v.Elem))
+			sc.Elem, err = set.Element(xsd.QName(v.Elem))
 		default:
-			sc.typ, err = set.Type(xsd.QName(v.Typ))
+			sc.Typ, err = set.Type(xsd.QName(v.Typ))
 		}
 		switch {
 		case errors.Is(err, xsd.ErrUnsupported):
@@ -55,7 +56,7 @@ func (c *compiler) schemaChecks(e *etree.Element, vars []*expr.Var) []*schemaChe
 }
 
 // validateVars compiles <validate variables="a b">.
-func (c *compiler) validateVars(e *etree.Element, b base) activity {
+func (c *compiler) validateVars(e *etree.Element, b plan.Base) plan.Activity {
 	var vars []*expr.Var
 	for _, name := range strings.Fields(e.SelectAttrValue("variables", "")) {
 		v := c.LookupVar(name)
@@ -68,5 +69,5 @@ func (c *compiler) validateVars(e *etree.Element, b base) activity {
 	if len(vars) == 0 && len(strings.Fields(e.SelectAttrValue("variables", ""))) == 0 {
 		c.errorf(e, "<validate> needs variables=\"...\"")
 	}
-	return &validateAct{base: b, checks: c.schemaChecks(e, vars)}
+	return &plan.ValidateAct{Base: b, Checks: c.schemaChecks(e, vars)}
 }

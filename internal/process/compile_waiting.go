@@ -2,66 +2,67 @@ package process
 
 import (
 	"github.com/beevik/etree"
+	"github.com/orchd/orchd/internal/process/plan"
 )
 
-func (c *compiler) deadline(e *etree.Element) *deadlineSpec {
-	d := &deadlineSpec{pos: c.pos(e)}
+func (c *compiler) deadline(e *etree.Element) *plan.DeadlineSpec {
+	d := &plan.DeadlineSpec{Pos: c.pos(e)}
 	if f := bpelChild(e, "for"); f != nil {
-		d.forExpr = c.expression(f, f.Text(), true)
+		d.ForExpr = c.expression(f, f.Text(), true)
 	} else if u := bpelChild(e, "until"); u != nil {
-		d.untilExpr = c.expression(u, u.Text(), true)
+		d.UntilExpr = c.expression(u, u.Text(), true)
 	} else {
 		c.errorf(e, "<%s> needs <for> or <until>", e.Tag)
 	}
 	return d
 }
 
-func (c *compiler) pick(e *etree.Element, b base) activity {
-	a := &pick{base: b, create: e.SelectAttrValue("createInstance", "no") == "yes"}
+func (c *compiler) pick(e *etree.Element, b plan.Base) plan.Activity {
+	a := &plan.Pick{Base: b, Create: e.SelectAttrValue("createInstance", "no") == "yes"}
 	for _, ce := range e.ChildElements() {
 		if !isBPEL(ce) {
 			continue
 		}
 		switch ce.Tag {
 		case "onMessage":
-			om := &onMessage{inbound: c.inbound(ce, "variable")}
-			c.registerInbound(&om.inbound, a.create)
+			om := &plan.OnMessage{Inbound: c.inbound(ce, "variable")}
+			c.registerInbound(&om.Inbound, a.Create)
 			mark := c.beginSources()
-			om.act = c.onlyActivityExcept(ce, "correlations", "fromParts")
-			a.msgDead.add(c.endSources(mark))
-			if a.create && om.op != nil {
-				c.addStart(ce, om.op.Name, a)
+			om.Act = c.onlyActivityExcept(ce, "correlations", "fromParts")
+			a.MsgDead.Add(c.endSources(mark))
+			if a.Create && om.Op != nil {
+				c.addStart(ce, om.Op.Name, a)
 			}
-			a.msgs = append(a.msgs, om)
+			a.Msgs = append(a.Msgs, om)
 		case "onAlarm":
-			if a.create {
+			if a.Create {
 				c.errorf(ce, "a pick that creates instances cannot have onAlarm")
 			}
-			al := &onAlarm{deadline: c.deadline(ce)}
+			al := &plan.OnAlarm{Deadline: c.deadline(ce)}
 			mark := c.beginSources()
-			al.act = c.onlyActivityExcept(ce, "for", "until")
-			a.alarmDead.add(c.endSources(mark))
-			a.alarms = append(a.alarms, al)
+			al.Act = c.onlyActivityExcept(ce, "for", "until")
+			a.AlarmDead.Add(c.endSources(mark))
+			a.Alarms = append(a.Alarms, al)
 		}
 	}
-	if len(a.msgs) == 0 {
+	if len(a.Msgs) == 0 {
 		c.errorf(e, "<pick> needs at least one <onMessage>")
 	}
 	return a
 }
 
-func (c *compiler) addStart(e *etree.Element, op string, a activity) {
-	if prev, dup := c.p.starts[op]; dup && prev != a {
-		c.errorf(e, "operation %s already starts instances at %s", op, prev.where())
+func (c *compiler) addStart(e *etree.Element, op string, a plan.Activity) {
+	if prev, dup := c.p.Starts[op]; dup && prev != a {
+		c.errorf(e, "operation %s already starts instances at %s", op, prev.Where())
 		return
 	}
-	c.p.starts[op] = a
+	c.p.Starts[op] = a
 }
 
 // onlyActivityExcept compiles the single activity of e, skipping the
 // named non-activity children.
-func (c *compiler) onlyActivityExcept(e *etree.Element, skip ...string) activity {
-	var found activity
+func (c *compiler) onlyActivityExcept(e *etree.Element, skip ...string) plan.Activity {
+	var found plan.Activity
 	for _, ce := range e.ChildElements() {
 		if !isBPEL(ce) || ce.Tag == "documentation" {
 			continue
@@ -83,7 +84,7 @@ func (c *compiler) onlyActivityExcept(e *etree.Element, skip ...string) activity
 	}
 	if found == nil {
 		c.errorf(e, "<%s> holds no activity", e.Tag)
-		return &empty{base: base{pos: c.pos(e)}}
+		return &plan.Empty{Base: plan.Base{Pos: c.pos(e)}}
 	}
 	return found
 }

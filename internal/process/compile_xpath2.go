@@ -8,6 +8,7 @@ import (
 
 	"github.com/orchd/orchd/internal/process/bpel"
 	"github.com/orchd/orchd/internal/process/expr"
+	"github.com/orchd/orchd/internal/process/plan"
 	"github.com/orchd/orchd/internal/xpath2"
 )
 
@@ -96,7 +97,7 @@ func (c *compiler) compileXPath2(e *etree.Element, text string, query bool) *exp
 		x2.Links = map[string]*expr.Var{}
 		for _, scope := range c.links {
 			for name, l := range scope {
-				x2.Links[name] = l.v
+				x2.Links[name] = l.V
 			}
 		}
 	}
@@ -147,7 +148,7 @@ func (c *compiler) xp2Variable(space, local string) (expr.Xp2Ref, bool) {
 // path the runtime can also create missing steps of, or any other
 // expression, which at run time must select exactly one node of a
 // variable (else bpel:selectionFailure).
-func (c *compiler) toXPath2(e *etree.Element, text string, t *toSpec) bool {
+func (c *compiler) toXPath2(e *etree.Element, text string, t *plan.ToSpec) bool {
 	if strings.HasPrefix(text, "$") {
 		j := 1
 		for j < len(text) && expr.IsNameChar(text[j]) && text[j] != '.' {
@@ -164,7 +165,7 @@ func (c *compiler) toXPath2(e *etree.Element, text string, t *toSpec) bool {
 			}
 			rest := strings.TrimSpace(text[k:])
 			if (k == j || part >= 0) && (rest == "" || strings.HasPrefix(rest, "/") && !strings.HasPrefix(rest, "//")) {
-				t.v, t.part = v, part
+				t.V, t.Part = v, part
 				if rest == "" {
 					return true
 				}
@@ -173,11 +174,11 @@ func (c *compiler) toXPath2(e *etree.Element, text string, t *toSpec) bool {
 					return false
 				}
 				x.Fast = expr.CompileSimplePath(rest[1:], c, x.Ns, true)
-				t.query = x
+				t.Query = x
 				return true
 			}
 		}
 	}
-	t.x = c.compileXPath2(e, text, false)
-	return t.x != nil
+	t.X = c.compileXPath2(e, text, false)
+	return t.X != nil
 }

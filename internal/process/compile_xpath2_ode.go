@@ -4,6 +4,7 @@ import (
 	"github.com/beevik/etree"
 
 	"github.com/orchd/orchd/internal/process/bpel"
+	"github.com/orchd/orchd/internal/process/plan"
 	"github.com/orchd/orchd/internal/xpath2"
 )
 
@@ -17,7 +18,7 @@ func (c *compiler) xpath2Functions() *xpath2.FunctionLibrary {
 		l.Register(ns, "getLinkStatus", 1, 1, getLinkStatus)
 		l.Register(ns, "doXslTransform", 2, -1, doXslTransform(c.stylesheets()))
 	}
-	var props map[qname]*etree.Element
+	var props map[plan.Qname]*etree.Element
 	if c.dp != nil {
 		props = c.dp.Properties
 	}

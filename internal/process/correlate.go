@@ -8,26 +8,27 @@ import (
 	"github.com/orchd/orchd/internal/exchange"
 	"github.com/orchd/orchd/internal/process/bpel"
 	"github.com/orchd/orchd/internal/process/expr"
+	"github.com/orchd/orchd/internal/process/plan"
 )
 
 // values reads the correlation values of u's set from m with the given
 // extractors, as one key string.
-func corrValues(m *exchange.Message, ex []*propExtract) (string, error) {
+func corrValues(m *exchange.Message, ex []*plan.PropExtract) (string, error) {
 	var b strings.Builder
 	for i, pe := range ex {
-		part := m.Part(pe.part)
+		part := m.Part(pe.Part)
 		if part == nil {
-			return "", fmt.Errorf("message has no part %q for property %s", pe.part, pe.prop)
+			return "", fmt.Errorf("message has no part %q for property %s", pe.Part, pe.Prop)
 		}
 		var v string
-		if pe.query == nil {
+		if pe.Query == nil {
 			v = expr.StringValue(part)
 		} else {
-			r := pe.query.Eval(&expr.DocTree{Top: part}, part)
+			r := pe.Query.Eval(&expr.DocTree{Top: part}, part)
 			var buf [1]expr.Node
 			nodes, ok := expr.NodesIn(r, &buf)
 			if ok && len(nodes) != 1 {
-				return "", fmt.Errorf("property %s: alias query selects %d nodes, want one", pe.prop, len(nodes))
+				return "", fmt.Errorf("property %s: alias query selects %d nodes, want one", pe.Prop, len(nodes))
 			}
 			v = expr.XpathString(r)
 		}
@@ -41,9 +42,9 @@ func corrValues(m *exchange.Message, ex []*propExtract) (string, error) {
 
 // keyRouteShape is the route key of the uses in mask with their values (vals[i]
 // for uses[i]). One set gives routeKey(p, op, set, value).
-func keyRouteShape(sh *routeShape, p *Process, op string, mask uint32, vals []string) string {
+func keyRouteShape(sh *plan.RouteShape, p *Process, op string, mask uint32, vals []string) string {
 	var sets, values strings.Builder
-	for i, u := range sh.uses {
+	for i, u := range sh.Uses {
 		if mask&(1<<i) == 0 {
 			continue
 		}
@@ -51,7 +52,7 @@ func keyRouteShape(sh *routeShape, p *Process, op string, mask uint32, vals []st
 			sets.WriteByte(',')
 			values.WriteByte(0x1d)
 		}
-		sets.WriteString(u.set.name)
+		sets.WriteString(u.Set.Name)
 		values.WriteString(vals[i])
 	}
 	return routeKey(p, op, sets.String(), values.String())
@@ -59,16 +60,16 @@ func keyRouteShape(sh *routeShape, p *Process, op string, mask uint32, vals []st
 
 // instanceKeyRouteShape is the key under which in, waiting in an activity
 // correlated as sh, is found: every use whose set in has initiated.
-func instanceKeyRouteShape(sh *routeShape, in *instance, op string) (string, bool) {
+func instanceKeyRouteShape(sh *plan.RouteShape, in *instance, op string) (string, bool) {
 	var mask uint32
-	vals := make([]string, len(sh.uses))
-	for i, u := range sh.uses {
-		if v, ok := in.corr[u.set.name]; ok {
+	vals := make([]string, len(sh.Uses))
+	for i, u := range sh.Uses {
+		if v, ok := in.corr[u.Set.Name]; ok {
 			mask |= 1 << i
 			vals[i] = v
 		}
 	}
-	for _, m := range sh.masks {
+	for _, m := range sh.Masks {
 		if m == mask {
 			return keyRouteShape(sh, in.p, op, mask, vals), true
 		}
@@ -84,34 +85,34 @@ func routeKey(p *Process, op, set, values string) string {
 
 // applyCorrelations checks or initiates the instance's correlation sets
 // for a message m read with the in (received) or out (sent) extractors.
-func (in *instance) applyCorrelations(uses []*corrUse, m *exchange.Message, sent bool, at bpel.Pos) error {
+func (in *instance) applyCorrelations(uses []*plan.CorrUse, m *exchange.Message, sent bool, at bpel.Pos) error {
 	for _, u := range uses {
-		ex := u.in
+		ex := u.In
 		if sent {
-			ex = u.out
+			ex = u.Out
 		}
 		if len(ex) == 0 {
 			continue
 		}
 		v, err := corrValues(m, ex)
 		if err != nil {
-			return &faultValue{name: bpelFault("correlationViolation"), reason: fmt.Sprintf("set %s: %v", u.set.name, err)}
+			return &faultValue{name: bpelFault("correlationViolation"), reason: fmt.Sprintf("set %s: %v", u.Set.Name, err)}
 		}
-		have, set := in.corr[u.set.name]
+		have, set := in.corr[u.Set.Name]
 		switch {
-		case u.initiate == "yes" && set:
-			return &faultValue{name: bpelFault("correlationViolation"), reason: fmt.Sprintf("correlation set %s is already initiated (at %s)", u.set.name, at)}
-		case u.initiate == "no" && !set:
-			return &faultValue{name: bpelFault("correlationViolation"), reason: fmt.Sprintf("correlation set %s is not initiated (at %s)", u.set.name, at)}
+		case u.Initiate == "yes" && set:
+			return &faultValue{name: bpelFault("correlationViolation"), reason: fmt.Sprintf("correlation set %s is already initiated (at %s)", u.Set.Name, at)}
+		case u.Initiate == "no" && !set:
+			return &faultValue{name: bpelFault("correlationViolation"), reason: fmt.Sprintf("correlation set %s is not initiated (at %s)", u.Set.Name, at)}
 		case set && have != v:
-			return &faultValue{name: bpelFault("correlationViolation"), reason: fmt.Sprintf("message does not match correlation set %s (at %s)", u.set.name, at)}
+			return &faultValue{name: bpelFault("correlationViolation"), reason: fmt.Sprintf("message does not match correlation set %s (at %s)", u.Set.Name, at)}
 		case !set:
 			if in.corr == nil {
 				in.corr = map[string]string{}
 			}
-			in.corr[u.set.name] = v
+			in.corr[u.Set.Name] = v
 			if in.evOn(events.Correlation) {
-				in.emit(events.Event{Kind: events.CorrelationSetInitialized, CorrelationSet: u.set.name, Value: v, Position: at.String()})
+				in.emit(events.Event{Kind: events.CorrelationSetInitialized, CorrelationSet: u.Set.Name, Value: v, Position: at.String()})
 			}
 		}
 	}

@@ -1,64 +1,68 @@
 package process
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/orchd/orchd/internal/process/plan"
+)
 
 // stepActivity advances frame f of instance in by one move of its
 // activity: it may push a child to run next, report the frame done, or
 // fail with a *faultValue (a BPEL fault) or another error (a system
 // failure). It is the runtime's one switch over the plan's activity types.
-func stepActivity(x activity, in *instance, f *frame) (push activity, done bool, err error) {
+func stepActivity(x plan.Activity, in *instance, f *frame) (push plan.Activity, done bool, err error) {
 	switch a := x.(type) {
-	case *alarmListener:
+	case *plan.AlarmListener:
 		return stepAlarmListener(a, in, f)
-	case *assign:
+	case *plan.Assign:
 		return stepAssign(a, in, f)
-	case *compensate:
+	case *plan.Compensate:
 		return stepCompensate(a, in, f)
-	case *empty:
+	case *plan.Empty:
 		return stepEmpty(a, in, f)
-	case *eventListener:
+	case *plan.EventListener:
 		return stepEventListener(a, in, f)
-	case *exit:
+	case *plan.Exit:
 		return stepExit(a, in, f)
-	case *extActivity:
+	case *plan.ExtActivity:
 		return stepExtActivity(a, in, f)
-	case *flow:
+	case *plan.Flow:
 		return stepFlow(a, in, f)
-	case *forEach:
+	case *plan.ForEach:
 		return stepForEach(a, in, f)
-	case *handlerRun:
+	case *plan.HandlerRun:
 		return stepHandlerRun(a, in, f)
-	case *ifAct:
+	case *plan.IfAct:
 		return stepIfAct(a, in, f)
-	case *invoke:
+	case *plan.Invoke:
 		return stepInvoke(a, in, f)
-	case *linked:
+	case *plan.Linked:
 		return stepLinked(a, in, f)
-	case *pick:
+	case *plan.Pick:
 		return stepPick(a, in, f)
-	case *receive:
+	case *plan.Receive:
 		return stepReceive(a, in, f)
-	case *repeatUntil:
+	case *plan.RepeatUntil:
 		return stepRepeatUntil(a, in, f)
-	case *reply:
+	case *plan.Reply:
 		return stepReply(a, in, f)
-	case *restActivity:
+	case *plan.RestActivity:
 		return stepRestActivity(a, in, f)
-	case *rethrow:
+	case *plan.Rethrow:
 		return stepRethrow(a, in, f)
-	case *scope:
+	case *plan.Scope:
 		return stepScope(a, in, f)
-	case *sequence:
+	case *plan.Sequence:
 		return stepSequence(a, in, f)
-	case *terminator:
+	case *plan.Terminator:
 		return stepTerminator(a, in, f)
-	case *throw:
+	case *plan.Throw:
 		return stepThrow(a, in, f)
-	case *validateAct:
+	case *plan.ValidateAct:
 		return stepValidateAct(a, in, f)
-	case *wait:
+	case *plan.Wait:
 		return stepWait(a, in, f)
-	case *while:
+	case *plan.While:
 		return stepWhile(a, in, f)
 	}
 	panic(fmt.Sprintf("stepActivity: no case for %T", x))

@@ -15,6 +15,7 @@ import (
 
 	"github.com/orchd/orchd/internal/events"
 	"github.com/orchd/orchd/internal/exchange"
+	"github.com/orchd/orchd/internal/process/plan"
 )
 
 // Options configure an Engine. The zero value works: no logging, no
@@ -126,7 +127,7 @@ type Engine struct {
 	// that started on them (versions.go); older is their immutable index
 	// by process name, nil when there is none.
 	retired []*Process
-	older   atomic.Pointer[map[qname][]*Process]
+	older   atomic.Pointer[map[plan.Qname][]*Process]
 
 	store Store
 	rest  *restClient
@@ -178,7 +179,7 @@ func (e *Engine) messageHold() time.Duration {
 }
 
 func (e *Engine) replyTimeout(p *Process, ex *exchange.Exchange) time.Duration {
-	if d, ok := p.replyTimeouts[replyOp{ex.Endpoint, ex.Operation.Name}]; ok {
+	if d, ok := p.ReplyTimeouts[plan.ReplyOp{Endpoint: ex.Endpoint, Op: ex.Operation.Name}]; ok {
 		return d
 	}
 	if e.opts.ReplyTimeout > 0 {
@@ -208,7 +209,7 @@ next:
 			errs = append(errs, fmt.Errorf("process %s is persistent (deploy.xml <in-memory> absent or false) but orchd has no data store", p))
 			continue
 		}
-		for _, ns := range p.extensions {
+		for _, ns := range p.Extensions {
 			if _, ok := e.opts.Extensions[ns]; !ok {
 				errs = append(errs, fmt.Errorf("process %s uses extension %s, which this engine does not register (Options.Extensions)", p, ns))
 				continue next
@@ -242,17 +243,17 @@ next:
 // provides the partner's port, otherwise through Options.Partners. The
 // caller holds e.mu.
 func (e *Engine) bindLocked(p *Process) {
-	for _, pl := range p.plist {
-		if pl.partnerEP == nil {
+	for _, pl := range p.Plist {
+		if pl.PartnerEP == nil {
 			continue
 		}
-		switch local := e.localEndpoint(pl.partnerEP); {
+		switch local := e.localEndpoint(pl.PartnerEP); {
 		case local != nil:
-			p.partners[pl.idx] = &localPartner{e: e, ep: local}
+			p.partners[pl.Idx] = &localPartner{e: e, ep: local}
 		case e.opts.Partners != nil:
-			p.partners[pl.idx] = e.opts.Partners(pl.partnerEP)
+			p.partners[pl.Idx] = e.opts.Partners(pl.PartnerEP)
 		default:
-			p.partners[pl.idx] = unbound{pl.partnerEP}
+			p.partners[pl.Idx] = unbound{pl.PartnerEP}
 		}
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/orchd/orchd/internal/process/expr"
+	"github.com/orchd/orchd/internal/process/plan"
 )
 
 // Event handlers (WS-BPEL 2.0 section 12.7). A scope with <eventHandlers>
@@ -36,7 +37,7 @@ func (in *instance) closeListeners(t *thread) {
 		if x.parent != t || x.state == tDone || len(x.stack) == 0 {
 			continue
 		}
-		if _, ok := x.stack[0].act.(listener); !ok {
+		if _, ok := x.stack[0].act.(plan.Listener); !ok {
 			continue
 		}
 		x.stack[0].n = 1
@@ -51,54 +52,54 @@ func (in *instance) closeListeners(t *thread) {
 // (it names each handler instance's open request); due is an alarm's next
 // deadline, pc 1 once it is computed, 2 once a one-shot alarm fired.
 
-func stepEventListener(a *eventListener, in *instance, f *frame) (activity, bool, error) {
+func stepEventListener(a *plan.EventListener, in *instance, f *frame) (plan.Activity, bool, error) {
 	if f.n == 1 {
 		return closedListener(in)
 	}
 	t := in.cur
-	for _, ev := range a.h.events {
+	for _, ev := range a.H.Events {
 		ex := in.inbox
-		if ex == nil || ex.Operation.Name != ev.op.Name || ex.Endpoint != ev.pl.provided {
+		if ex == nil || ex.Operation.Name != ev.Op.Name || ex.Endpoint != ev.Pl.Provided {
 			continue
 		}
 		msg := ex.Input
-		ib := ev.inbound
-		ib.v, ib.fromParts = nil, nil
+		ib := ev.Inbound
+		ib.V, ib.FromParts = nil, nil
 		var tag string
-		if ev.tag != nil {
+		if ev.Tag != nil {
 			f.k++
 			tag = strconv.FormatInt(f.k, 10)
-			ib.mex = ev.mex + "\x1f" + tag
+			ib.Mex = ev.Mex + "\x1f" + tag
 		}
-		ok, err := in.take(&ib, ev.pos)
+		ok, err := in.take(&ib, ev.Pos)
 		if err != nil {
 			return nil, false, err
 		}
 		if !ok {
 			continue
 		}
-		h := in.spawn(ev.body, privSlots(ev.priv))
+		h := in.spawn(ev.Body, privSlots(ev.Priv))
 		in.hasPriv = true
 		in.activate(h)
 		switch {
-		case ev.fromParts != nil:
-			in.storeParts(msg, ev.fromParts)
-		case ev.elemVar:
-			s := in.slot(ev.v)
+		case ev.FromParts != nil:
+			in.storeParts(msg, ev.FromParts)
+		case ev.ElemVar:
+			s := in.slot(ev.V)
 			clearChildren(s)
-			if p := msg.Part(ev.op.Input.Parts[0].Name); p != nil {
+			if p := msg.Part(ev.Op.Input.Parts[0].Name); p != nil {
 				s.AddChild(p)
 			}
-		case ev.v != nil:
-			in.storeMessage(ev.v, msg)
+		case ev.V != nil:
+			in.storeMessage(ev.V, msg)
 		}
-		if ev.tag != nil {
-			in.slot(ev.tag).SetText(tag)
+		if ev.Tag != nil {
+			in.slot(ev.Tag).SetText(tag)
 		}
 		in.activate(t)
 	}
-	for _, ev := range a.h.events {
-		if err := in.await(&ev.inbound, ev.pos); err != nil {
+	for _, ev := range a.H.Events {
+		if err := in.await(&ev.Inbound, ev.Pos); err != nil {
 			return nil, false, err
 		}
 	}
@@ -106,24 +107,24 @@ func stepEventListener(a *eventListener, in *instance, f *frame) (activity, bool
 }
 
 // closedListener ends a closed listener once its handler instances have.
-func closedListener(in *instance) (activity, bool, error) {
+func closedListener(in *instance) (plan.Activity, bool, error) {
 	if in.cur.kids > 0 {
 		return nil, false, errJoin
 	}
 	return nil, true, nil
 }
 
-func stepAlarmListener(a *alarmListener, in *instance, f *frame) (activity, bool, error) {
+func stepAlarmListener(a *plan.AlarmListener, in *instance, f *frame) (plan.Activity, bool, error) {
 	if f.n == 1 {
 		return closedListener(in)
 	}
-	al := a.al
+	al := a.Al
 	now := in.e.now()
 	if f.pc == 0 {
 		due := now
 		var err error
-		if al.deadline != nil {
-			due, err = atDeadlineSpec(al.deadline, in, now)
+		if al.Deadline != nil {
+			due, err = atDeadlineSpec(al.Deadline, in, now)
 		} else {
 			due, err = nextAlarmListener(a, in, now)
 		}
@@ -139,9 +140,9 @@ func stepAlarmListener(a *alarmListener, in *instance, f *frame) (activity, bool
 		in.wakeAt(f.due)
 		return nil, false, errBlocked
 	}
-	in.spawn(al.body, privSlots(al.priv))
+	in.spawn(al.Body, privSlots(al.Priv))
 	in.hasPriv = true
-	if al.repeat == nil {
+	if al.Repeat == nil {
 		f.pc = 2
 		return nil, false, errBlocked
 	}
@@ -162,26 +163,26 @@ func stepAlarmListener(a *alarmListener, in *instance, f *frame) (activity, bool
 
 // nextAlarmListener is from plus the alarm's repeatEvery duration, which must be
 // positive.
-func nextAlarmListener(a *alarmListener, in *instance, from time.Time) (time.Time, error) {
-	v, err := in.eval(a.al.repeat, in.root, a.pos)
+func nextAlarmListener(a *plan.AlarmListener, in *instance, from time.Time) (time.Time, error) {
+	v, err := in.eval(a.Al.Repeat, in.root, a.Pos)
 	if err != nil {
 		return time.Time{}, err
 	}
 	s := strings.TrimSpace(expr.XpathString(v))
 	t, err := addDuration(from, s)
 	if err != nil {
-		return time.Time{}, in.faultf(a.pos, "invalidExpressionValue", "<repeatEvery> %q: %v", s, err)
+		return time.Time{}, in.faultf(a.Pos, "invalidExpressionValue", "<repeatEvery> %q: %v", s, err)
 	}
 	if !t.After(from) {
-		return time.Time{}, in.faultf(a.pos, "invalidExpressionValue", "<repeatEvery> %q is not a positive duration", s)
+		return time.Time{}, in.faultf(a.Pos, "invalidExpressionValue", "<repeatEvery> %q is not a positive duration", s)
 	}
 	return t, nil
 }
 
 // childDoneScope is told when a branch of a scope with event handlers
 // ends: when its body's thread ends, its listeners stop accepting events.
-func childDoneScope(a *scope, in *instance, t *thread, f *frame) {
-	if a.events == nil || f.pc != scopeBody || f.i == 1 {
+func childDoneScope(a *plan.Scope, in *instance, t *thread, f *frame) {
+	if a.Events == nil || f.pc != scopeBody || f.i == 1 {
 		return
 	}
 	f.i = 1
@@ -190,17 +191,17 @@ func childDoneScope(a *scope, in *instance, t *thread, f *frame) {
 
 // requestMexOnEvent is the message exchange under which the current handler
 // instance of ev holds its open request.
-func requestMexOnEvent(ev *onEvent, in *instance) string {
-	return ev.mex + "\x1f" + in.slot(ev.tag).Text()
+func requestMexOnEvent(ev *plan.OnEvent, in *instance) string {
+	return ev.Mex + "\x1f" + in.slot(ev.Tag).Text()
 }
 
 // startHandlersEventHandlers spawns the listener threads of h next to the body's
 // thread (the current thread is the scope's).
-func startHandlersEventHandlers(h *eventHandlers, in *instance) {
-	if h.listen != nil {
-		in.spawn(h.listen, nil)
+func startHandlersEventHandlers(h *plan.EventHandlers, in *instance) {
+	if h.Listen != nil {
+		in.spawn(h.Listen, nil)
 	}
-	for _, al := range h.alarms {
-		in.spawn(al.listen, nil)
+	for _, al := range h.Alarms {
+		in.spawn(al.Listen, nil)
 	}
 }

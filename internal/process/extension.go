@@ -9,6 +9,7 @@ import (
 	"github.com/orchd/orchd/internal/exchange"
 	"github.com/orchd/orchd/internal/process/bpel"
 	"github.com/orchd/orchd/internal/process/expr"
+	"github.com/orchd/orchd/internal/process/plan"
 )
 
 // Extension bundles: Go code that implements the extension activities
@@ -44,7 +45,7 @@ type ExtensionActivityCompiler interface {
 	// CompileActivity checks el (the child of <extensionActivity>) and
 	// returns what runs it. An error refuses the bundle; it is reported
 	// with the element's file and line.
-	CompileActivity(el *etree.Element, c ExtensionCompiler) (ExtensionAction, error)
+	CompileActivity(el *etree.Element, c ExtensionCompiler) (plan.ExtensionAction, error)
 }
 
 // ExtensionAssignCompiler compiles extension assign operations.
@@ -52,14 +53,14 @@ type ExtensionAssignCompiler interface {
 	// CompileAssignOperation checks el (the child of
 	// <extensionAssignOperation>) and returns what runs it. An error
 	// refuses the bundle; it is reported with the element's file and line.
-	CompileAssignOperation(el *etree.Element, c ExtensionCompiler) (ExtensionAction, error)
+	CompileAssignOperation(el *etree.Element, c ExtensionCompiler) (plan.ExtensionAction, error)
 }
 
 // ExtensionCompiler is what an extension sees at compile time.
 type ExtensionCompiler interface {
 	// Variable resolves the variable name visible where the extension
 	// element is (enclosing scopes first). An unknown name is an error.
-	Variable(name string) (ExtensionVariable, error)
+	Variable(name string) (plan.ExtensionVariable, error)
 	// ErrorAt reports a problem with el, an element inside the extension
 	// element, with el's own line; the bundle is refused.
 	ErrorAt(el *etree.Element, format string, args ...any)
@@ -86,13 +87,13 @@ type extCompiler struct {
 	bad bool
 }
 
-func (x *extCompiler) Variable(name string) (ExtensionVariable, error) {
+func (x *extCompiler) Variable(name string) (plan.ExtensionVariable, error) {
 	v := x.c.LookupVar(name)
 	if v == nil {
-		return ExtensionVariable{}, fmt.Errorf("unknown variable %q", name)
+		return plan.ExtensionVariable{}, fmt.Errorf("unknown variable %q", name)
 	}
 	x.c.extResolved = appendVarOnce(x.c.extResolved, v)
-	return ExtensionVariable{v: v}, nil
+	return plan.ExtensionVariable{V: v}, nil
 }
 
 func (x *extCompiler) ErrorAt(el *etree.Element, format string, args ...any) {
@@ -130,15 +131,15 @@ func appendOnce(list []string, s string) []string {
 	return append(list, s)
 }
 
-func stepExtActivity(a *extActivity, in *instance, _ *frame) (activity, bool, error) {
-	if err := in.runExtension(a.act, a.pos); err != nil {
+func stepExtActivity(a *plan.ExtActivity, in *instance, _ *frame) (plan.Activity, bool, error) {
+	if err := in.runExtension(a.Act, a.Pos); err != nil {
 		return nil, false, err
 	}
 	return nil, true, nil
 }
 
 // runExtension runs act for in, turning its error into a fault at pos.
-func (in *instance) runExtension(act ExtensionAction, at bpel.Pos) error {
+func (in *instance) runExtension(act plan.ExtensionAction, at bpel.Pos) error {
 	vars := &extVars{in: in, at: at}
 	err := act.Run(in.ctx, vars)
 	vars.in = nil // the action must not keep it
@@ -149,9 +150,9 @@ func (in *instance) runExtension(act ExtensionAction, at bpel.Pos) error {
 	if errors.As(err, &fv) {
 		return fv
 	}
-	var xf *ExtensionFault
+	var xf *plan.ExtensionFault
 	if errors.As(err, &xf) {
-		return &faultValue{name: qname{Space: xf.Space, Local: xf.Local}, reason: xf.Reason, at: at}
+		return &faultValue{name: plan.Qname{Space: xf.Space, Local: xf.Local}, reason: xf.Reason, at: at}
 	}
 	return in.faultf(at, "subLanguageExecutionFault", "extension: %v", err)
 }
@@ -162,8 +163,8 @@ type extVars struct {
 	at bpel.Pos
 }
 
-func (x *extVars) Read(ev ExtensionVariable) *etree.Element {
-	in, v := x.in, ev.v
+func (x *extVars) Read(ev plan.ExtensionVariable) *etree.Element {
+	in, v := x.in, ev.V
 	if v.Msg != nil {
 		m := etree.NewElement("message")
 		s := in.slot(v)
@@ -208,8 +209,8 @@ func (x *extVars) Read(ev ExtensionVariable) *etree.Element {
 	return cp
 }
 
-func (x *extVars) Write(ev ExtensionVariable, value *etree.Element) error {
-	in, v := x.in, ev.v
+func (x *extVars) Write(ev plan.ExtensionVariable, value *etree.Element) error {
+	in, v := x.in, ev.V
 	if value == nil {
 		return in.faultf(x.at, "selectionFailure", "extension wrote nothing to variable %s", v.Name)
 	}
@@ -238,7 +239,7 @@ func (x *extVars) Write(ev ExtensionVariable, value *etree.Element) error {
 		in.storeMessage(v, m)
 		return nil
 	}
-	op := &copyOp{pos: x.at, to: toSpec{v: v, part: -1}}
+	op := &plan.CopyOp{Pos: x.at, To: plan.ToSpec{V: v, Part: -1}}
 	dst, err := evalToCopyOp(op, in)
 	if err != nil {
 		return err
@@ -256,3 +257,17 @@ func partIndex(m *exchange.MessageDesc, name string) int {
 	}
 	return -1
 }
+
+// The extension API's run-time interfaces are plan types (a compiled
+// extension activity holds its action); these names keep them where
+// extension authors find the rest of the API.
+type (
+	// ExtensionAction is plan.ExtensionAction.
+	ExtensionAction = plan.ExtensionAction
+	// ExtensionVariables is plan.ExtensionVariables.
+	ExtensionVariables = plan.ExtensionVariables
+	// ExtensionVariable is plan.ExtensionVariable.
+	ExtensionVariable = plan.ExtensionVariable
+	// ExtensionFault is plan.ExtensionFault.
+	ExtensionFault = plan.ExtensionFault
+)

@@ -9,13 +9,14 @@ import (
 
 	"github.com/orchd/orchd/internal/exchange"
 	"github.com/orchd/orchd/internal/process/expr"
+	"github.com/orchd/orchd/internal/process/plan"
 )
 
 // varResolver resolves variables of a compiled process by name.
 type varResolver struct{ p *Process }
 
 func (r varResolver) LookupVar(name string) *expr.Var {
-	for _, v := range r.p.vars {
+	for _, v := range r.p.Vars {
 		if v.Name == name {
 			return v
 		}
@@ -118,7 +119,7 @@ func TestFastExprMatchesXPath(t *testing.T) {
 }
 
 func poInMessage(t testing.TB, p *Process) *exchange.Message {
-	m := exchange.NewMessage(p.vars[0].Msg.Name)
+	m := exchange.NewMessage(p.Vars[0].Msg.Name)
 	m.Parts["payload"] = poMessage(t, "po-request.xml")
 	return m
 }
@@ -128,9 +129,9 @@ func poInMessage(t testing.TB, p *Process) *exchange.Message {
 // keepSrcElementName, two path copies, a counter) on one instance.
 func BenchmarkAssign(b *testing.B) {
 	e, p, _ := loadPO(b)
-	var add *assign
-	for _, a := range p.acts {
-		if x, ok := a.(*assign); ok && x.name == "addItem" {
+	var add *plan.Assign
+	for _, a := range p.Acts {
+		if x, ok := a.(*plan.Assign); ok && x.Name == "addItem" {
 			add = x
 		}
 	}
@@ -145,9 +146,9 @@ func BenchmarkAssign(b *testing.B) {
 	m := exchange.NewMessage(r.LookupVar("poIn").Msg.Name)
 	m.Parts["payload"] = poMessage(b, "po-request.xml")
 	in.storeMessage(r.LookupVar("poIn"), m)
-	var prep *assign
-	for _, a := range p.acts {
-		if x, ok := a.(*assign); ok && x.name == "prepareErpRequest" {
+	var prep *plan.Assign
+	for _, a := range p.Acts {
+		if x, ok := a.(*plan.Assign); ok && x.Name == "prepareErpRequest" {
 			prep = x
 		}
 	}

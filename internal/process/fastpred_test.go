@@ -160,7 +160,7 @@ func poWithItems(t testing.TB, p *Process, items string) *exchange.Message {
 	if err := doc.ReadFromString(src); err != nil {
 		t.Fatalf("%s: %v", strings.TrimSpace(items), err)
 	}
-	m := exchange.NewMessage(p.vars[0].Msg.Name)
+	m := exchange.NewMessage(p.Vars[0].Msg.Name)
 	m.Parts["payload"] = doc.Root()
 	return m
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/orchd/orchd/internal/process/bpel"
 	"github.com/orchd/orchd/internal/process/expr"
+	"github.com/orchd/orchd/internal/process/plan"
 )
 
 // insertMissingToData: ODE's <copy insertMissingToData="yes"> (also
@@ -60,7 +61,7 @@ func insertMissingAttr(ce *etree.Element) (bool, error) {
 // compileInsertPath parses src, a location path relative to a variable or
 // part, into steps orchd can create; the error names the first construct
 // it cannot.
-func compileInsertPath(src string, r expr.Resolver, ns map[string]string) (*insertPath, error) {
+func compileInsertPath(src string, r expr.Resolver, ns map[string]string) (*plan.InsertPath, error) {
 	s := strings.TrimSpace(src)
 	if strings.HasPrefix(s, "/") {
 		if strings.HasPrefix(s, "//") {
@@ -72,7 +73,7 @@ func compileInsertPath(src string, r expr.Resolver, ns map[string]string) (*inse
 	if err != nil {
 		return nil, err
 	}
-	p := &insertPath{steps: make([]insertStep, 0, len(raws))}
+	p := &plan.InsertPath{Steps: make([]plan.InsertStep, 0, len(raws))}
 	for i, raw := range raws {
 		st, err := insertStepOf(raw, r, ns)
 		if err != nil {
@@ -81,14 +82,14 @@ func compileInsertPath(src string, r expr.Resolver, ns map[string]string) (*inse
 		if (st.Attr || st.Text) && i < len(raws)-1 {
 			return nil, fmt.Errorf("step %q: an attribute or text() step must be the last", raw)
 		}
-		p.steps = append(p.steps, st)
+		p.Steps = append(p.Steps, st)
 	}
 	return p, nil
 }
 
 // insertStepOf compiles one step: [axis::]name[position], @name or text().
-func insertStepOf(raw string, r expr.Resolver, ns map[string]string) (insertStep, error) {
-	var st insertStep
+func insertStepOf(raw string, r expr.Resolver, ns map[string]string) (plan.InsertStep, error) {
+	var st plan.InsertStep
 	step := strings.TrimSpace(raw)
 	name, pred := step, ""
 	if i := strings.IndexByte(step, '['); i >= 0 {
@@ -141,7 +142,7 @@ func insertStepOf(raw string, r expr.Resolver, ns map[string]string) (insertStep
 		if !ok {
 			return st, fmt.Errorf("step %q: undeclared namespace prefix %q", raw, prefix)
 		}
-		st.Space, st.prefix = uri, prefix
+		st.Space, st.Prefix = uri, prefix
 	}
 	st.Local = local
 	return st, nil
@@ -149,7 +150,7 @@ func insertStepOf(raw string, r expr.Resolver, ns map[string]string) (insertStep
 
 // insertPosition compiles pred, a step's predicates, into st's position:
 // one predicate, a whole number from 1 or a numeric simple-typed $var.
-func insertPosition(st *insertStep, raw, pred string, r expr.Resolver) error {
+func insertPosition(st *plan.InsertStep, raw, pred string, r expr.Resolver) error {
 	bad := fmt.Errorf("step %q: predicate %s (only one position: [2] or [$i] with $i numeric)", raw, pred)
 	if !strings.HasSuffix(pred, "]") || strings.Count(pred, "[") != 1 || strings.Count(pred, "]") != 1 {
 		return bad
@@ -173,12 +174,12 @@ func insertPosition(st *insertStep, raw, pred string, r expr.Resolver) error {
 
 // createInsertPath finds or creates the path's node below base (the variable's or
 // part's node) for a copy at pos whose <to> selected nothing.
-func createInsertPath(p *insertPath, in *instance, base *etree.Element, at bpel.Pos) (target, error) {
+func createInsertPath(p *plan.InsertPath, in *instance, base *etree.Element, at bpel.Pos) (target, error) {
 	cur := base
 	i := 0
 	var after *etree.Element // the last existing sibling of the first missing step
-	for ; i < len(p.steps); i++ {
-		st := &p.steps[i]
+	for ; i < len(p.Steps); i++ {
+		st := &p.Steps[i]
 		if st.Attr || st.Text {
 			if found := (&expr.SimplePath{Part: -1, Steps: []expr.PathStep{st.PathStep}}).Eval(in.root, cur); len(found) == 1 {
 				return target{Node: found[0]}, nil
@@ -187,12 +188,12 @@ func createInsertPath(p *insertPath, in *instance, base *etree.Element, at bpel.
 		}
 		want, ok := st.Position(in.root)
 		if !ok {
-			return target{}, in.faultf(at, "selectionFailure", "insertMissingToData: step %s: the position is not a whole number from 1", st.describe())
+			return target{}, in.faultf(at, "selectionFailure", "insertMissingToData: step %s: the position is not a whole number from 1", st.Describe())
 		}
 		all := (&expr.SimplePath{Part: -1, Steps: []expr.PathStep{{Space: st.Space, Local: st.Local}}}).EvalAll(in.root, cur)
 		switch {
 		case want == 0 && len(all) > 1:
-			return target{}, in.faultf(at, "selectionFailure", "insertMissingToData: step %s matches %d elements: which one is meant is ambiguous", st.describe(), len(all))
+			return target{}, in.faultf(at, "selectionFailure", "insertMissingToData: step %s matches %d elements: which one is meant is ambiguous", st.Describe(), len(all))
 		case want == 0 && len(all) == 1:
 			cur = all[0].Tok.(*etree.Element)
 			continue
@@ -200,24 +201,24 @@ func createInsertPath(p *insertPath, in *instance, base *etree.Element, at bpel.
 			cur = all[want-1].Tok.(*etree.Element)
 			continue
 		case want > len(all)+1:
-			return target{}, in.faultf(at, "selectionFailure", "insertMissingToData: step %s[%d]: %d such elements exist, only position %d can be created", st.describe(), want, len(all), len(all)+1)
+			return target{}, in.faultf(at, "selectionFailure", "insertMissingToData: step %s[%d]: %d such elements exist, only position %d can be created", st.Describe(), want, len(all), len(all)+1)
 		}
 		if len(all) > 0 {
 			after = all[len(all)-1].Tok.(*etree.Element)
 		}
 		break
 	}
-	if i == len(p.steps) {
+	if i == len(p.Steps) {
 		return target{Node: expr.Node{Tok: cur, Attr: -1}}, nil
 	}
 	// Steps after the first missing one select in a new, empty element.
-	for _, st := range p.steps[i+1:] {
+	for _, st := range p.Steps[i+1:] {
 		if want, ok := st.Position(in.root); !ok || want > 1 {
-			return target{}, in.faultf(at, "selectionFailure", "insertMissingToData: step %s: only position 1 can be created below a new element", st.describe())
+			return target{}, in.faultf(at, "selectionFailure", "insertMissingToData: step %s: only position 1 can be created below a new element", st.Describe())
 		}
 	}
-	for j := i; j < len(p.steps); j++ {
-		st := &p.steps[j]
+	for j := i; j < len(p.Steps); j++ {
+		st := &p.Steps[j]
 		switch {
 		case st.Attr:
 			return target{Node: expr.Node{Tok: cur, Attr: createAttr(cur, st)}}, nil
@@ -239,35 +240,35 @@ func createInsertPath(p *insertPath, in *instance, base *etree.Element, at bpel.
 // nameCreated puts the new element e (already in the tree) in st's
 // namespace: through a prefix or default namespace already in scope for
 // that namespace, else st's prefix declared on e, else a fresh one.
-func nameCreated(e *etree.Element, st *insertStep) {
+func nameCreated(e *etree.Element, st *plan.InsertStep) {
 	if st.Space == "" {
 		if uri, ok := lookupNS(e, ""); ok && uri != "" {
 			e.CreateAttr("xmlns", "")
 		}
 		return
 	}
-	if uri, ok := lookupNS(e, st.prefix); ok && uri == st.Space {
-		e.Space = st.prefix
+	if uri, ok := lookupNS(e, st.Prefix); ok && uri == st.Space {
+		e.Space = st.Prefix
 		return
 	}
 	if uri, ok := lookupNS(e, ""); ok && uri == st.Space {
 		return
 	}
-	if _, ok := lookupNS(e, st.prefix); !ok {
-		e.Space = st.prefix
-		e.CreateAttr("xmlns:"+st.prefix, st.Space)
+	if _, ok := lookupNS(e, st.Prefix); !ok {
+		e.Space = st.Prefix
+		e.CreateAttr("xmlns:"+st.Prefix, st.Space)
 		return
 	}
-	renameTo(e, qname{Space: st.Space, Local: st.Local})
+	renameTo(e, plan.Qname{Space: st.Space, Local: st.Local})
 }
 
 // createAttr adds st's attribute, empty, to e and returns its index; a
 // namespaced one uses st's prefix where it is free or already bound to
 // the namespace, else a fresh prefix declared on e.
-func createAttr(e *etree.Element, st *insertStep) int {
+func createAttr(e *etree.Element, st *plan.InsertStep) int {
 	key := st.Local
 	if st.Space != "" {
-		prefix := st.prefix
+		prefix := st.Prefix
 		for i := 1; ; i++ {
 			uri, ok := lookupNS(e, prefix)
 			if ok && uri == st.Space {

@@ -200,8 +200,8 @@ func FuzzCompileInsertPath(f *testing.F) {
 		if err != nil {
 			return
 		}
-		for i, st := range p.steps {
-			if (st.Attr || st.Text) && i != len(p.steps)-1 {
+		for i, st := range p.Steps {
+			if (st.Attr || st.Text) && i != len(p.Steps)-1 {
 				t.Fatalf("%q: step %d (%+v) is not last", src, i, st)
 			}
 			if !st.Text && (!expr.ValidNCName(st.Local) || st.Local == "*") {
@@ -210,8 +210,8 @@ func FuzzCompileInsertPath(f *testing.F) {
 			if st.Index < 0 || (st.IndexVar != nil && st.IndexVar.Simple != "number") {
 				t.Fatalf("%q: step %d: bad position %+v", src, i, st)
 			}
-			if st.prefix != "" && ns[st.prefix] != st.Space {
-				t.Fatalf("%q: step %d: prefix %q is not %q", src, i, st.prefix, st.Space)
+			if st.Prefix != "" && ns[st.Prefix] != st.Space {
+				t.Fatalf("%q: step %d: prefix %q is not %q", src, i, st.Prefix, st.Space)
 			}
 		}
 	})

@@ -8,6 +8,7 @@ import (
 	"github.com/orchd/orchd/internal/events"
 	"github.com/orchd/orchd/internal/exchange"
 	"github.com/orchd/orchd/internal/process/expr"
+	"github.com/orchd/orchd/internal/process/plan"
 )
 
 // Instance events (internal/events). The engine emits only when
@@ -17,7 +18,7 @@ import (
 
 // evOn reports whether in emits events of category c.
 func (in *instance) evOn(c events.Category) bool {
-	return in.e != nil && in.e.opts.Events != nil && in.p.events&c != 0
+	return in.e != nil && in.e.opts.Events != nil && in.p.Events&c != 0
 }
 
 // emit fills in what every event of in carries and hands ev over. An
@@ -33,17 +34,17 @@ func (in *instance) emit(ev events.Event) {
 }
 
 type evTagger interface {
-	evTag() (tag, name string, pos string)
+	EvTag() (tag, name string, pos string)
 }
 
 // emitActivity emits an activity event for a (nothing for constructs the
 // compiler made, which have no element).
-func (in *instance) emitActivity(k events.Kind, a activity, fault string) {
+func (in *instance) emitActivity(k events.Kind, a plan.Activity, fault string) {
 	t, ok := a.(evTagger)
 	if !ok {
 		return
 	}
-	tag, name, pos := t.evTag()
+	tag, name, pos := t.EvTag()
 	if tag == "" {
 		return
 	}
@@ -56,7 +57,7 @@ func (in *instance) emitVariable(v *expr.Var) {
 	ev := events.Event{Kind: events.VariableChanged, Variable: v.Name}
 	if t := in.cur; t != nil && len(t.stack) > 0 {
 		if tg, ok := t.top().act.(evTagger); ok {
-			ev.Activity, ev.Name, ev.Position = tg.evTag()
+			ev.Activity, ev.Name, ev.Position = tg.EvTag()
 		}
 	}
 	in.emit(ev)
@@ -98,9 +99,9 @@ func faultName(err error) string {
 
 // emitAnsweredInvoke emits partnerAnswered for a call of a that took dur and
 // ended with err (a partner's fault, a failure, or nil).
-func emitAnsweredInvoke(a *invoke, in *instance, err error, dur time.Duration) {
-	ev := events.Event{Kind: events.PartnerAnswered, Activity: "invoke", Name: a.name, Position: a.pos.String(),
-		Partner: a.pl.name, Operation: a.op.Name, Duration: dur}
+func emitAnsweredInvoke(a *plan.Invoke, in *instance, err error, dur time.Duration) {
+	ev := events.Event{Kind: events.PartnerAnswered, Activity: "invoke", Name: a.Name, Position: a.Pos.String(),
+		Partner: a.Pl.Name, Operation: a.Op.Name, Duration: dur}
 	if err != nil {
 		var flt *exchange.Fault
 		if errors.As(err, &flt) {

@@ -25,7 +25,7 @@ func loadPOEvents(t testing.TB, cats events.Category) (e *Engine, p *Process, do
 		t.Fatal(err)
 	}
 	if cats != events.All {
-		procs[0].events = cats
+		procs[0].Events = cats
 	}
 	path := filepath.Join(t.TempDir(), "events.jsonl")
 	f, err := events.OpenFile(path)

@@ -12,43 +12,44 @@ import (
 	"github.com/orchd/orchd/internal/exchange"
 	"github.com/orchd/orchd/internal/process/bpel"
 	"github.com/orchd/orchd/internal/process/expr"
+	"github.com/orchd/orchd/internal/process/plan"
 )
 
 // partsMessage builds a message of type md from variables (<toParts>).
-func (in *instance) partsMessage(md *exchange.MessageDesc, parts []partMap) *exchange.Message {
+func (in *instance) partsMessage(md *exchange.MessageDesc, parts []plan.PartMap) *exchange.Message {
 	m := &exchange.Message{Parts: make(map[string]*etree.Element, len(parts))}
 	if md != nil {
 		m.Name = md.Name
 	}
 	for _, pm := range parts {
-		s := in.slot(pm.v)
+		s := in.slot(pm.V)
 		var val *etree.Element
-		elemPart := md != nil && !partType(md, pm.part)
+		elemPart := md != nil && !partType(md, pm.Part)
 		switch {
 		case elemPart:
 			val = expr.FirstElement(s)
 		default:
 			val = copyTree(s)
-			val.Space, val.Tag = "", pm.part
+			val.Space, val.Tag = "", pm.Part
 		}
 		if val != nil {
-			m.Parts[pm.part] = val
+			m.Parts[pm.Part] = val
 		}
 	}
 	return m
 }
 
 // storeParts copies the parts of m into variables (<fromParts>).
-func (in *instance) storeParts(m *exchange.Message, parts []partMap) {
+func (in *instance) storeParts(m *exchange.Message, parts []plan.PartMap) {
 	for _, pm := range parts {
-		val := m.Parts[pm.part]
-		in.resetVar(pm.v)
+		val := m.Parts[pm.Part]
+		in.resetVar(pm.V)
 		if val == nil {
 			continue
 		}
-		s := in.slot(pm.v)
+		s := in.slot(pm.V)
 		switch {
-		case pm.v.Elem.IsZero():
+		case pm.V.Elem.IsZero():
 			// A type-typed variable holds the part's content.
 			for _, a := range val.Attr {
 				s.CreateAttr(a.FullKey(), a.Value)
@@ -172,9 +173,9 @@ func waitForReply(ctx context.Context, err error) error {
 
 // findRequest is the index in in.reqs of the open request a reply to
 // pl.op (message exchange mex) answers, or -1.
-func (in *instance) findRequest(pl *partnerLink, op *exchange.Operation, mex string) int {
+func (in *instance) findRequest(pl *plan.PartnerLink, op *exchange.Operation, mex string) int {
 	for i, r := range in.reqs {
-		if r.ex.Endpoint == pl.provided && r.ex.Operation.Name == op.Name && r.mex == mex {
+		if r.ex.Endpoint == pl.Provided && r.ex.Operation.Name == op.Name && r.mex == mex {
 			return i
 		}
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/orchd/orchd/internal/exchange"
 	"github.com/orchd/orchd/internal/process/bpel"
+	"github.com/orchd/orchd/internal/process/plan"
 )
 
 // Process is one deployed version of a Plan: the plan, which it embeds,
@@ -17,7 +18,7 @@ import (
 // NewProcess makes another from the same plan, for another engine or a
 // redeploy.
 type Process struct {
-	*Plan
+	*plan.Plan
 	// Version numbers the deploys of this process (versions.go): 1 for
 	// its first deploy, then one more for each redeploy; set by whoever
 	// deploys it, before Deploy or Redeploy; 0 when unversioned.
@@ -47,14 +48,14 @@ type Process struct {
 }
 
 // NewProcess returns a new, undeployed version of the plan.
-func NewProcess(pl *Plan) *Process {
-	return &Process{Plan: pl, actStats: make([]actStat, len(pl.acts)),
-		invokeMetrics: make([]*partnerMetrics, len(pl.acts)), partners: make([]exchange.Partner, len(pl.plist))}
+func NewProcess(pl *plan.Plan) *Process {
+	return &Process{Plan: pl, actStats: make([]actStat, len(pl.Acts)),
+		invokeMetrics: make([]*partnerMetrics, len(pl.Acts)), partners: make([]exchange.Partner, len(pl.Plist))}
 }
 
 // faultValue is a BPEL fault travelling through the instance.
 type faultValue struct {
-	name qname
+	name plan.Qname
 	// data is the fault message (messageType faults) or nil.
 	data *exchange.Message
 	// elem is the fault element (element faults) or nil.
@@ -71,4 +72,4 @@ func (f *faultValue) Error() string {
 }
 
 // Standard BPEL faults.
-func bpelFault(local string) qname { return qname{Space: bpel.NSBPEL, Local: local} }
+func bpelFault(local string) plan.Qname { return plan.Qname{Space: bpel.NSBPEL, Local: local} }

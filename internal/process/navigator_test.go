@@ -9,6 +9,7 @@ import (
 
 	"github.com/orchd/orchd/internal/exchange"
 	"github.com/orchd/orchd/internal/process/expr"
+	"github.com/orchd/orchd/internal/process/plan"
 )
 
 // TestVariablesAreDocuments: each variable, and each part of a message
@@ -194,7 +195,7 @@ func FuzzRewrite(f *testing.F) {
 		if strings.Contains(src, "$") || strings.Contains(src, expr.DocRootPath) {
 			return
 		}
-		rw, err := expr.Rewrite(src, varResolver{&Process{Plan: &Plan{}}}, nil, ns, true)
+		rw, err := expr.Rewrite(src, varResolver{&Process{Plan: &plan.Plan{}}}, nil, ns, true)
 		if err != nil {
 			return
 		}

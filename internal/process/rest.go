@@ -17,6 +17,7 @@ import (
 	"github.com/orchd/orchd/internal/exchange"
 	"github.com/orchd/orchd/internal/process/bpel"
 	"github.com/orchd/orchd/internal/process/expr"
+	"github.com/orchd/orchd/internal/process/plan"
 	"github.com/orchd/orchd/internal/xmlparse"
 )
 
@@ -156,7 +157,7 @@ func (c *restClient) do(ctx context.Context, r *restRequest) (*restResponse, err
 // stepRestActivity makes the call. A persistent instance is checkpointed first unless
 // the method is GET (safe to repeat after a crash); a call made while
 // other threads can go on leaves on its own goroutine, as an invoke's.
-func stepRestActivity(a *restActivity, in *instance, f *frame) (activity, bool, error) {
+func stepRestActivity(a *plan.RestActivity, in *instance, f *frame) (plan.Activity, bool, error) {
 	if f.k == kAnswer {
 		f.k = 0
 		if ans := in.cur.answer; ans != nil {
@@ -166,13 +167,13 @@ func stepRestActivity(a *restActivity, in *instance, f *frame) (activity, bool, 
 		// Resumed after a restart with the call in flight: below, as a
 		// recovered call.
 	} else if f.k != 0 {
-		if done, err, ok := in.recoveryStep(f, a.pos); ok {
+		if done, err, ok := in.recoveryStep(f, a.Pos); ok {
 			return nil, done, err
 		}
 	}
-	recovered, err := in.beforeCall(f, func() bool { return a.method != http.MethodGet })
+	recovered, err := in.beforeCall(f, func() bool { return a.Method != http.MethodGet })
 	if err != nil {
-		return nil, false, fmt.Errorf("checkpoint before %s at %s: %w", a.method, a.pos, err)
+		return nil, false, fmt.Errorf("checkpoint before %s at %s: %w", a.Method, a.Pos, err)
 	}
 	if recovered {
 		return nil, false, failedRestActivity(a, in, errMayHaveRun)
@@ -193,43 +194,43 @@ func stepRestActivity(a *restActivity, in *instance, f *frame) (activity, bool, 
 }
 
 // buildRestActivity reads what the call needs from the instance's variables.
-func buildRestActivity(a *restActivity, in *instance) (*restRequest, error) {
-	r := &restRequest{method: a.method}
+func buildRestActivity(a *plan.RestActivity, in *instance) (*restRequest, error) {
+	r := &restRequest{method: a.Method}
 	var err error
-	if r.url, err = getRestValue(a.uri, in, a); err != nil {
+	if r.url, err = getRestValue(a.Uri, in, a); err != nil {
 		return nil, err
 	}
-	if a.uri.v != nil {
+	if a.Uri.V != nil {
 		if err := checkRESTURL(r.url); err != nil {
-			return nil, faultRestActivity(a, fmt.Errorf("uri from variable %s: %w", a.uri.v.Name, err))
+			return nil, faultRestActivity(a, fmt.Errorf("uri from variable %s: %w", a.Uri.V.Name, err))
 		}
 	}
-	if r.accept, err = getRestValue(a.accept, in, a); err != nil {
+	if r.accept, err = getRestValue(a.Accept, in, a); err != nil {
 		return nil, err
 	}
-	if a.method != http.MethodPost && a.method != http.MethodPut {
+	if a.Method != http.MethodPost && a.Method != http.MethodPut {
 		return r, nil
 	}
-	if r.contentType, err = getRestValue(a.contentType, in, a); err != nil {
+	if r.contentType, err = getRestValue(a.ContentType, in, a); err != nil {
 		return nil, err
 	}
-	if a.request != nil {
-		r.body, r.hasBody = payload(in, a.request)
+	if a.Request != nil {
+		r.body, r.hasBody = payload(in, a.Request)
 	}
-	if !r.hasBody && a.static != nil {
-		r.body, r.hasBody = a.static, true
+	if !r.hasBody && a.Static != nil {
+		r.body, r.hasBody = a.Static, true
 	}
 	return r, nil
 }
 
 // getRestValue is the value: the literal, or the variable's text.
-func getRestValue(v restValue, in *instance, a *restActivity) (string, error) {
-	if v.v == nil {
-		return v.lit, nil
+func getRestValue(v plan.RestValue, in *instance, a *plan.RestActivity) (string, error) {
+	if v.V == nil {
+		return v.Lit, nil
 	}
-	s := in.slot(v.v)
+	s := in.slot(v.V)
 	if len(s.Child) == 0 {
-		return "", in.faultf(a.pos, "uninitializedVariable", "variable %s (in $bpelvar[%s]) was never assigned", v.v.Name, v.v.Name)
+		return "", in.faultf(a.Pos, "uninitializedVariable", "variable %s (in $bpelvar[%s]) was never assigned", v.V.Name, v.V.Name)
 	}
 	return strings.TrimSpace(s.Text()), nil
 }
@@ -266,22 +267,22 @@ func payload(in *instance, v *expr.Var) (body []byte, ok bool) {
 }
 
 // answeredRestActivity stores the response, or turns the failure into a fault.
-func answeredRestActivity(a *restActivity, in *instance, res *restResponse, err error) (activity, bool, error) {
+func answeredRestActivity(a *plan.RestActivity, in *instance, res *restResponse, err error) (plan.Activity, bool, error) {
 	in.stepsLeft = in.stepBudget // the run waited for the partner
 	if err != nil {
 		return nil, false, failedRestActivity(a, in, err)
 	}
-	in.e.log.Debug("REST call", "method", a.method, "status", res.status, "at", a.pos.String())
-	if body := bytes.TrimSpace(res.body); len(body) > 0 && a.response != nil {
-		if err := storeBody(in, a.response, body); err != nil {
+	in.e.log.Debug("REST call", "method", a.Method, "status", res.status, "at", a.Pos.String())
+	if body := bytes.TrimSpace(res.body); len(body) > 0 && a.Response != nil {
+		if err := storeBody(in, a.Response, body); err != nil {
 			return nil, false, faultRestActivity(a, err)
 		}
 	}
-	if a.code != nil {
-		s := in.slot(a.code)
+	if a.Code != nil {
+		s := in.slot(a.Code)
 		clearChildren(s)
 		s.SetText(strconv.Itoa(res.status))
-		in.touch(a.code)
+		in.touch(a.Code)
 	}
 	return nil, true, nil
 }
@@ -322,11 +323,11 @@ func storeBody(in *instance, v *expr.Var, body []byte) error {
 // the instance's own context ended (shutdown, or its client left before
 // the reply), which is a failure of the instance, as for an invoke: a
 // persistent instance is suspended for an operator.
-func failedRestActivity(a *restActivity, in *instance, err error) error {
+func failedRestActivity(a *plan.RestActivity, in *instance, err error) error {
 	if in.ctx.Err() == nil && !errors.Is(err, errMayHaveRun) {
 		return faultRestActivity(a, err)
 	}
-	err = fmt.Errorf("%s at %s: %w", a.method, a.pos, err)
+	err = fmt.Errorf("%s at %s: %w", a.Method, a.Pos, err)
 	if !in.p.InMemory && in.e.store != nil {
 		in.suspendReason = err.Error()
 		return errSuspended
@@ -335,10 +336,10 @@ func failedRestActivity(a *restActivity, in *instance, err error) error {
 }
 
 // faultRestActivity is the bpel4RestExtensions fault for err.
-func faultRestActivity(a *restActivity, err error) *faultValue {
-	return &faultValue{name: restFault, reason: fmt.Sprintf("bpel4restlight %s: %v", a.method, err), at: a.pos}
+func faultRestActivity(a *plan.RestActivity, err error) *faultValue {
+	return &faultValue{name: restFault, reason: fmt.Sprintf("bpel4restlight %s: %v", a.Method, err), at: a.Pos}
 }
 
 // restFault is the fault a failed REST call throws (ODE's
 // Bpel4RestLightExtensionBundle.FAULT_QNAME).
-var restFault = qname{Space: bpel.NSODEFunctions, Local: "bpel4RestExtensions"}
+var restFault = plan.Qname{Space: bpel.NSODEFunctions, Local: "bpel4RestExtensions"}

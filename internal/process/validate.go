@@ -5,10 +5,11 @@ import (
 
 	"github.com/orchd/orchd/internal/process/bpel"
 	"github.com/orchd/orchd/internal/process/expr"
+	"github.com/orchd/orchd/internal/process/plan"
 )
 
-func stepValidateAct(a *validateAct, in *instance, _ *frame) (activity, bool, error) {
-	if err := in.validate(a.checks, a.pos); err != nil {
+func stepValidateAct(a *plan.ValidateAct, in *instance, _ *frame) (plan.Activity, bool, error) {
+	if err := in.validate(a.Checks, a.Pos); err != nil {
 		return nil, false, err
 	}
 	return nil, true, nil
@@ -16,36 +17,36 @@ func stepValidateAct(a *validateAct, in *instance, _ *frame) (activity, bool, er
 
 // validate checks the variables in order; the first violation raises
 // bpel:invalidVariables naming the variable.
-func (in *instance) validate(checks []*schemaCheck, at bpel.Pos) error {
+func (in *instance) validate(checks []*plan.SchemaCheck, at bpel.Pos) error {
 	for _, c := range checks {
-		v := c.v
+		v := c.V
 		s := in.slot(v)
 		switch {
-		case c.elem != nil:
+		case c.Elem != nil:
 			el := expr.FirstElement(s)
 			if el == nil {
 				return in.faultf(at, "uninitializedVariable", "variable %s was never assigned", v.Name)
 			}
-			if err := c.set.Validate(c.elem, el); err != nil {
+			if err := c.Set.Validate(c.Elem, el); err != nil {
 				return in.faultf(at, "invalidVariables", "variable %s: %v", v.Name, err)
 			}
-		case c.typ != nil:
-			if err := c.set.ValidateType(c.typ, s); err != nil {
+		case c.Typ != nil:
+			if err := c.Set.ValidateType(c.Typ, s); err != nil {
 				return in.faultf(at, "invalidVariables", "variable %s: %v", v.Name, err)
 			}
 		default:
-			for i, ps := range c.parts {
+			for i, ps := range c.Parts {
 				pd := v.Msg.Parts[i]
 				w := s.Child[i].(*etree.Element)
 				var err error
-				if ps.elem != nil {
+				if ps.Elem != nil {
 					el := expr.FirstElement(w)
 					if el == nil {
 						return in.faultf(at, "uninitializedVariable", "part %s of variable %s was never assigned", pd.Name, v.Name)
 					}
-					err = c.set.Validate(ps.elem, el)
+					err = c.Set.Validate(ps.Elem, el)
 				} else {
-					err = c.set.ValidateType(ps.typ, w)
+					err = c.Set.ValidateType(ps.Typ, w)
 				}
 				if err != nil {
 					return in.faultf(at, "invalidVariables", "variable %s, part %s: %v", v.Name, pd.Name, err)
@@ -57,13 +58,13 @@ func (in *instance) validate(checks []*schemaCheck, at bpel.Pos) error {
 }
 
 // assignTargets is the distinct variables the copies of an assign write.
-func assignTargets(copies []*copyOp) []*expr.Var {
+func assignTargets(copies []*plan.CopyOp) []*expr.Var {
 	var out []*expr.Var
 	for _, op := range copies {
-		if op.to.v != nil {
-			out = appendVarOnce(out, op.to.v)
+		if op.To.V != nil {
+			out = appendVarOnce(out, op.To.V)
 		}
-		for _, v := range op.extVars {
+		for _, v := range op.ExtVars {
 			out = appendVarOnce(out, v)
 		}
 	}
@@ -74,23 +75,23 @@ func assignTargets(copies []*copyOp) []*expr.Var {
 // validates the variables they wrote. The assign is atomic: on a fault
 // of a copy or of the validation, the variables are put back as they
 // were before it.
-func applyValidatedAssign(a *assign, in *instance) error {
-	saved := make([]*etree.Element, len(a.validate))
-	for i, c := range a.validate {
-		saved[i] = in.slot(c.v).Copy()
+func applyValidatedAssign(a *plan.Assign, in *instance) error {
+	saved := make([]*etree.Element, len(a.Validate))
+	for i, c := range a.Validate {
+		saved[i] = in.slot(c.V).Copy()
 	}
 	err := func() error {
-		for _, c := range a.copies {
+		for _, c := range a.Copies {
 			if err := applyCopyOp(c, in); err != nil {
 				return err
 			}
 		}
-		return in.validate(a.validate, a.pos)
+		return in.validate(a.Validate, a.Pos)
 	}()
 	if err != nil {
-		for i, c := range a.validate {
-			in.root.RemoveChildAt(c.v.Slot - 1)
-			in.root.InsertChildAt(c.v.Slot-1, saved[i])
+		for i, c := range a.Validate {
+			in.root.RemoveChildAt(c.V.Slot - 1)
+			in.root.InsertChildAt(c.V.Slot-1, saved[i])
 		}
 	}
 	return err

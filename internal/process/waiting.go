@@ -11,6 +11,7 @@ import (
 
 	"github.com/orchd/orchd/internal/process/bpel"
 	"github.com/orchd/orchd/internal/process/expr"
+	"github.com/orchd/orchd/internal/process/plan"
 )
 
 // errBlocked is returned by a step that waits for a message or a timer:
@@ -18,23 +19,23 @@ import (
 var errBlocked = errors.New("instance waits")
 
 // atDeadlineSpec computes the absolute deadline.
-func atDeadlineSpec(d *deadlineSpec, in *instance, now time.Time) (time.Time, error) {
-	x := d.forExpr
+func atDeadlineSpec(d *plan.DeadlineSpec, in *instance, now time.Time) (time.Time, error) {
+	x := d.ForExpr
 	if x == nil {
-		x = d.untilExpr
+		x = d.UntilExpr
 	}
 	if x == nil {
 		return now, nil
 	}
-	v, err := in.eval(x, in.root, d.pos)
+	v, err := in.eval(x, in.root, d.Pos)
 	if err != nil {
 		return time.Time{}, err
 	}
 	s := strings.TrimSpace(expr.XpathString(v))
-	if d.forExpr != nil {
+	if d.ForExpr != nil {
 		t, err := addDuration(now, s)
 		if err != nil {
-			return time.Time{}, in.faultf(d.pos, "invalidExpressionValue", "<for> %q: %v", s, err)
+			return time.Time{}, in.faultf(d.Pos, "invalidExpressionValue", "<for> %q: %v", s, err)
 		}
 		return t, nil
 	}
@@ -43,7 +44,7 @@ func atDeadlineSpec(d *deadlineSpec, in *instance, now time.Time) (time.Time, er
 			return t, nil
 		}
 	}
-	return time.Time{}, in.faultf(d.pos, "invalidExpressionValue", "<until> %q is not an xsd:dateTime or xsd:date", s)
+	return time.Time{}, in.faultf(d.Pos, "invalidExpressionValue", "<until> %q is not an xsd:dateTime or xsd:date", s)
 }
 
 // addDuration adds an xsd:duration (PnYnMnDTnHnMnS) to t.
@@ -55,10 +56,10 @@ func addDuration(t time.Time, s string) (time.Time, error) {
 	return d.AddTo(t), nil
 }
 
-func stepWait(a *wait, in *instance, f *frame) (activity, bool, error) {
+func stepWait(a *plan.Wait, in *instance, f *frame) (plan.Activity, bool, error) {
 	now := in.e.now()
 	if f.pc == 0 {
-		t, err := atDeadlineSpec(a.deadline, in, now)
+		t, err := atDeadlineSpec(a.Deadline, in, now)
 		if err != nil {
 			return nil, false, err
 		}
@@ -71,12 +72,12 @@ func stepWait(a *wait, in *instance, f *frame) (activity, bool, error) {
 	return nil, false, errBlocked
 }
 
-func stepPick(a *pick, in *instance, f *frame) (activity, bool, error) {
+func stepPick(a *plan.Pick, in *instance, f *frame) (plan.Activity, bool, error) {
 	if f.pc == 0 {
 		f.pc = 1
 		now := in.e.now()
-		for i, al := range a.alarms {
-			t, err := atDeadlineSpec(al.deadline, in, now)
+		for i, al := range a.Alarms {
+			t, err := atDeadlineSpec(al.Deadline, in, now)
 			if err != nil {
 				return nil, false, err
 			}
@@ -85,28 +86,28 @@ func stepPick(a *pick, in *instance, f *frame) (activity, bool, error) {
 			}
 		}
 	}
-	for i, om := range a.msgs {
-		ok, err := in.take(&om.inbound, a.pos)
+	for i, om := range a.Msgs {
+		ok, err := in.take(&om.Inbound, a.Pos)
 		if err != nil {
 			return nil, false, err
 		}
 		if ok {
-			eliminateBranchLinks(a.msgDead, in, i)
-			eliminateBranchLinks(a.alarmDead, in, -1)
-			return om.act, true, nil
+			eliminateBranchLinks(a.MsgDead, in, i)
+			eliminateBranchLinks(a.AlarmDead, in, -1)
+			return om.Act, true, nil
 		}
 	}
-	if len(a.alarms) > 0 && in.e.now().UnixNano() >= f.due {
-		eliminateBranchLinks(a.msgDead, in, -1)
-		eliminateBranchLinks(a.alarmDead, in, int(f.pc-1))
-		return a.alarms[f.pc-1].act, true, nil
+	if len(a.Alarms) > 0 && in.e.now().UnixNano() >= f.due {
+		eliminateBranchLinks(a.MsgDead, in, -1)
+		eliminateBranchLinks(a.AlarmDead, in, int(f.pc-1))
+		return a.Alarms[f.pc-1].Act, true, nil
 	}
-	for _, om := range a.msgs {
-		if err := in.await(&om.inbound, a.pos); err != nil {
+	for _, om := range a.Msgs {
+		if err := in.await(&om.Inbound, a.Pos); err != nil {
 			return nil, false, err
 		}
 	}
-	if len(a.alarms) > 0 {
+	if len(a.Alarms) > 0 {
 		in.wakeAt(f.due)
 	}
 	return nil, false, errBlocked

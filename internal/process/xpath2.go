@@ -10,6 +10,7 @@ import (
 
 	"github.com/orchd/orchd/internal/process/bpel"
 	"github.com/orchd/orchd/internal/process/expr"
+	"github.com/orchd/orchd/internal/process/plan"
 	"github.com/orchd/orchd/internal/xpath2"
 )
 
@@ -41,7 +42,7 @@ var getVarProp2RE = regexp.MustCompile(`([A-Za-z_][\w.\-]*):getVariableProperty\
 // builtinSimple is the built-in atomic type a variable or part declared
 // with type t has, or nil: such a variable's or part's value is its typed
 // value, as in ODE (WS-BPEL 2.0 section 8.2.2).
-func builtinSimple(t qname) *xpath2.Type {
+func builtinSimple(t plan.Qname) *xpath2.Type {
 	if t.Space != bpel.NSXSD {
 		return nil
 	}
@@ -423,15 +424,15 @@ func (n xnode) Same(o xpath2.Node) bool {
 }
 
 // evalToXPath2CopyOp evaluates a general XPath 2.0 to-expression.
-func evalToXPath2CopyOp(c *copyOp, in *instance) (target, error) {
-	v, err := in.eval(c.to.x, in.root, c.pos)
+func evalToXPath2CopyOp(c *plan.CopyOp, in *instance) (target, error) {
+	v, err := in.eval(c.To.X, in.root, c.Pos)
 	if err != nil {
 		return target{}, err
 	}
 	var buf [1]expr.Node
 	nodes, ok := expr.NodesIn(v, &buf)
 	if !ok || len(nodes) != 1 || in.slotOf(nodes[0].Tok) == nil {
-		return target{}, in.faultf(c.pos, "selectionFailure", "<to> %q does not select one node of a variable", c.to.x.Src)
+		return target{}, in.faultf(c.Pos, "selectionFailure", "<to> %q does not select one node of a variable", c.To.X.Src)
 	}
 	return target{Node: nodes[0]}, nil
 }
@@ -449,8 +450,8 @@ func (in *instance) slotOf(tok etree.Token) *expr.Var {
 	for e != nil {
 		p := e.Parent()
 		if p == in.root {
-			if i := e.Index(); i >= 0 && i < len(in.p.vars) {
-				return in.p.vars[i]
+			if i := e.Index(); i >= 0 && i < len(in.p.Vars) {
+				return in.p.Vars[i]
 			}
 			return nil
 		}

@@ -13,6 +13,7 @@ import (
 	"github.com/orchd/orchd/internal/process/bpel"
 	"github.com/orchd/orchd/internal/process/deploy"
 	"github.com/orchd/orchd/internal/process/expr"
+	"github.com/orchd/orchd/internal/process/plan"
 )
 
 // xp2Fixture is an instance of the rt-xpath2 process with its variables
@@ -51,18 +52,18 @@ func newXP2Fixture(t *testing.T) *xp2Fixture {
 	root.CreateAttr("xmlns:dd", bpel.NSDD)
 	at := root.CreateElement("from")
 	vars := map[string]*expr.Var{}
-	for _, v := range p.vars {
+	for _, v := range p.Vars {
 		vars[v.Name] = v
 	}
-	dp := &deploy.Process{Properties: map[qname]*etree.Element{}}
+	dp := &deploy.Process{Properties: map[plan.Qname]*etree.Element{}}
 	g := etree.NewElement("property")
 	g.SetText("hello")
-	dp.Properties[qname{Space: bpel.NSDD, Local: "greeting"}] = g
+	dp.Properties[plan.Qname{Space: bpel.NSDD, Local: "greeting"}] = g
 	ep := etree.NewElement("property")
 	ref := ep.CreateElement("tns:ref")
 	ref.CreateAttr("xmlns:tns", nsTest)
 	ref.CreateElement("tns:addr").SetText("http://example.com/x")
-	dp.Properties[qname{Space: bpel.NSDD, Local: "epr"}] = ep
+	dp.Properties[plan.Qname{Space: bpel.NSDD, Local: "epr"}] = ep
 	c := &compiler{doc: &bpel.Document{File: "T.bpel", Root: root}, errs: &bpel.Errors{}, dp: dp, p: p.Plan,
 		scopes: []map[string]*expr.Var{vars}}
 	return &xp2Fixture{in: in, c: c, at: at, r: r}

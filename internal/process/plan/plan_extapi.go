@@ -1,4 +1,4 @@
-package process
+package plan
 
 import (
 	"context"
@@ -10,7 +10,7 @@ import (
 
 // ExtensionVariable is a variable resolved at compile time.
 type ExtensionVariable struct {
-	v *expr.Var
+	V *expr.Var
 }
 
 // ExtensionAction runs one compiled extension activity or assign
@@ -49,7 +49,7 @@ type ExtensionFault struct {
 }
 
 // Name is the variable's name.
-func (x ExtensionVariable) Name() string { return x.v.Name }
+func (x ExtensionVariable) Name() string { return x.V.Name }
 
 func (f *ExtensionFault) Error() string {
 	return fmt.Sprintf("fault {%s}%s: %s", f.Space, f.Local, f.Reason)
