@@ -24,6 +24,7 @@ import (
 	"github.com/orchd/orchd/internal/console"
 	"github.com/orchd/orchd/internal/endpoints"
 	"github.com/orchd/orchd/internal/exchange"
+	"github.com/orchd/orchd/internal/hotdeploy"
 	"github.com/orchd/orchd/internal/mockpartner"
 	"github.com/orchd/orchd/internal/process"
 	"github.com/orchd/orchd/internal/server"
@@ -167,7 +168,7 @@ func runServer(ctx context.Context, cfg *serveConfig, log *slog.Logger) error {
 		// Archived versions may hold stored instances too; a cluster
 		// node needs the store's etcd client even if all it runs is
 		// in-memory.
-		if !p.InMemory || hasArchive(cfg.dataDir) || cfg.cluster.name != "" {
+		if !p.InMemory || hotdeploy.HasArchive(cfg.dataDir) || cfg.cluster.name != "" {
 			if store, err = openStore(cfg.dataDir, &cfg.store, log); err != nil {
 				return err
 			}
@@ -273,11 +274,12 @@ func runServer(ctx context.Context, cfg *serveConfig, log *slog.Logger) error {
 	if store != nil {
 		archiveDir = cfg.dataDir
 	}
-	deployer, err := newDeployer(cfg.deployDir, archiveDir, log, engine, front, process.LoadOptions{Extensions: cfg.extensions})
+	deployer, err := hotdeploy.New(hotdeploy.Options{Dir: cfg.deployDir, Data: archiveDir, Logger: log, Engine: engine, Front: front,
+		Load: process.LoadOptions{Extensions: cfg.extensions}})
 	if err != nil {
 		return err
 	}
-	if err := deployer.start(procs, bad); err != nil {
+	if err := deployer.Start(procs, bad); err != nil {
 		return err
 	}
 	if store != nil {
@@ -288,7 +290,7 @@ func runServer(ctx context.Context, cfg *serveConfig, log *slog.Logger) error {
 		log.Info("recovered", slog.Int("waiting", rec.Waiting), slog.Int("timers", rec.Timers), slog.Int("resumed", rec.Resumed),
 			slog.Int("suspended", rec.Suspended), slog.Int("orphans", rec.Orphans), slog.Int("broken", rec.Broken),
 			slog.Int("outbox", rec.Outbox), slog.Int("damaged_outbox", rec.DamagedOutbox))
-		deployer.dropUnused()
+		deployer.DropUnused()
 	}
 	if node != nil {
 		go adoptTimers(ctx, node, engine, log)
@@ -375,7 +377,7 @@ func runServer(ctx context.Context, cfg *serveConfig, log *slog.Logger) error {
 	if cfg.deployPoll > 0 {
 		pollCtx, stopPoll := context.WithCancel(ctx)
 		defer stopPoll()
-		go deployer.run(pollCtx, cfg.deployPoll)
+		go deployer.Run(pollCtx, cfg.deployPoll)
 	}
 	serveErr := make(chan error, 1)
 	go func() {

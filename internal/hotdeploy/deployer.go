@@ -1,4 +1,4 @@
-package main
+package hotdeploy
 
 import (
 	"context"
@@ -17,11 +17,11 @@ import (
 	"sync"
 	"time"
 
+	"github.com/orchd/orchd/internal/exchange"
 	"github.com/orchd/orchd/internal/process"
-	"github.com/orchd/orchd/internal/soap"
 )
 
-// The deployer watches --deploy with ODE's deploy-directory semantics (a
+// Deployer watches --deploy with ODE's deploy-directory semantics (a
 // poller, as ODE's DeploymentPoller):
 //
 //   - a bundle is a direct subfolder holding deploy.xml; it is deployed
@@ -41,16 +41,16 @@ import (
 // version serving in place and logs the problems (file:line: element).
 //
 // The management API deploys, undeploys and switches versions through
-// the same deployer (mgmt.go): mu serializes those calls with the polls.
+// the same deployer (manage.go): mu serializes those calls with the polls.
 // Folders whose name starts with a dot (an upload being unpacked) are
 // never bundles.
-type deployer struct {
+type Deployer struct {
 	mu      sync.Mutex
 	dir     string
 	data    string // "" when there is no store: versions are not archived
 	log     *slog.Logger
 	engine  *process.Engine
-	front   *soap.Server
+	front   Front
 	opts    process.LoadOptions
 	grace   time.Duration // how long a retired version is kept at least
 	next    int
@@ -67,8 +67,41 @@ const markerSuffix = ".deployed"
 // the archived versions.
 const versionsDir = "versions"
 
-func newDeployer(dir, data string, log *slog.Logger, engine *process.Engine, front *soap.Server, opts process.LoadOptions) (*deployer, error) {
-	d := &deployer{dir: dir, data: data, log: log, engine: engine, front: front, opts: opts, next: 1,
+// Front is the SOAP front door the deployer serves the deployed
+// processes' endpoints on (*soap.Server implements it).
+type Front interface {
+	Replace(ep *exchange.Endpoint, d exchange.Dispatcher) error
+	Remove(path string) bool
+}
+
+// Options configure a Deployer.
+type Options struct {
+	// Dir is the deploy directory (--deploy).
+	Dir string
+	// Data is the data directory whose versions folder keeps the
+	// version counter and the archived versions; empty means there is
+	// no store: versions are numbered in memory and not archived.
+	Data string
+	// Logger receives the deploys, undeploys and their problems; nil
+	// discards them.
+	Logger *slog.Logger
+	// Engine runs the deployed processes.
+	Engine *process.Engine
+	// Front serves their endpoints.
+	Front Front
+	// Load compiles the bundles (the engine's extensions).
+	Load process.LoadOptions
+}
+
+// New returns the deployer of o.Dir. It deletes the leftovers of an
+// upload a crash interrupted and reads the version counter.
+func New(o Options) (*Deployer, error) {
+	log := o.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	dir, data := o.Dir, o.Data
+	d := &Deployer{dir: dir, data: data, log: log, engine: o.Engine, front: o.Front, opts: o.Load, next: 1,
 		seen: map[string]string{}, applied: map[string]string{}, errors: map[string]error{}}
 	d.removeLeftovers()
 	if data == "" {
@@ -97,7 +130,7 @@ type archived struct {
 var archiveRE = regexp.MustCompile(`^(\d+)-(.+)$`)
 
 // archive lists the archived versions, oldest first.
-func (d *deployer) archive() ([]archived, error) {
+func (d *Deployer) archive() ([]archived, error) {
 	if d.data == "" {
 		return nil, nil
 	}
@@ -121,18 +154,18 @@ func (d *deployer) archive() ([]archived, error) {
 	return out, nil
 }
 
-// hasArchive reports whether dataDir holds archived versions (the store
+// HasArchive reports whether dataDir holds archived versions (the store
 // must then be opened even if no persistent process is deployed now).
-func hasArchive(dataDir string) bool {
+func HasArchive(dataDir string) bool {
 	ents, _ := os.ReadDir(filepath.Join(dataDir, versionsDir))
 	return slices.ContainsFunc(ents, func(e os.DirEntry) bool { return e.IsDir() && archiveRE.MatchString(e.Name()) })
 }
 
-// start numbers the processes loaded at start: a bundle whose archived
+// Start numbers the processes loaded at start: a bundle whose archived
 // newest version has the same definitions keeps its number, others get a
 // new one. It then adds the other archived versions as retired, for the
 // stored instances Recover loads, and marks every bundle deployed.
-func (d *deployer) start(procs []*process.Process, bad []*process.BundleError) error {
+func (d *Deployer) Start(procs []*process.Process, bad []*process.BundleError) error {
 	arch, err := d.archive()
 	if err != nil {
 		return err
@@ -189,7 +222,7 @@ func (d *deployer) start(procs []*process.Process, bad []*process.BundleError) e
 }
 
 // mark records bundle name as deployed as it is now and writes its marker.
-func (d *deployer) mark(name string) {
+func (d *Deployer) mark(name string) {
 	sig := signature(filepath.Join(d.dir, name))
 	d.seen[name], d.applied[name] = sig, sig
 	if err := os.WriteFile(filepath.Join(d.dir, name+markerSuffix), nil, 0o644); err != nil {
@@ -199,7 +232,7 @@ func (d *deployer) mark(name string) {
 
 // sameDefinitions reports whether the archived bundle at path compiles
 // to processes with the fingerprints of ps.
-func (d *deployer) sameDefinitions(path string, ps []*process.Process) bool {
+func (d *Deployer) sameDefinitions(path string, ps []*process.Process) bool {
 	old, err := process.LoadBundleWith(path, d.opts)
 	if err != nil || len(old) != len(ps) {
 		return false
@@ -225,7 +258,7 @@ func setVersion(ps []*process.Process, v int) {
 // newVersion numbers ps with the next version and, when one of them is
 // persistent, archives the bundle folder so the version outlives a
 // restart.
-func (d *deployer) newVersion(name string, ps []*process.Process) error {
+func (d *Deployer) newVersion(name string, ps []*process.Process) error {
 	v := d.next
 	d.next++
 	setVersion(ps, v)
@@ -248,8 +281,8 @@ func (d *deployer) newVersion(name string, ps []*process.Process) error {
 	return nil
 }
 
-// run polls every interval until ctx is done.
-func (d *deployer) run(ctx context.Context, interval time.Duration) {
+// Run polls every interval until ctx is done.
+func (d *Deployer) Run(ctx context.Context, interval time.Duration) {
 	d.grace = interval
 	t := time.NewTicker(interval)
 	defer t.Stop()
@@ -258,13 +291,13 @@ func (d *deployer) run(ctx context.Context, interval time.Duration) {
 		case <-ctx.Done():
 			return
 		case <-t.C:
-			d.poll()
+			d.Poll()
 		}
 	}
 }
 
-// poll deploys, redeploys and undeploys what changed since the last poll.
-func (d *deployer) poll() {
+// Poll deploys, redeploys and undeploys what changed since the last poll.
+func (d *Deployer) Poll() {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	ents, err := os.ReadDir(d.dir)
@@ -304,13 +337,13 @@ func (d *deployer) poll() {
 			d.undeploy(name)
 		}
 	}
-	d.dropUnused()
+	d.DropUnused()
 }
 
 // deploy compiles and deploys bundle name as a new version, retiring
 // the version it replaces; on failure the serving version stays, and the
 // problems are logged, kept for Bundles and returned.
-func (d *deployer) deploy(name string) error {
+func (d *Deployer) deploy(name string) error {
 	d.mark(name)
 	procs, err := process.LoadBundleWith(filepath.Join(d.dir, name), d.opts)
 	if err == nil && len(procs) == 0 {
@@ -349,7 +382,7 @@ func (d *deployer) deploy(name string) error {
 	return nil
 }
 
-func (d *deployer) logRetired(gone []*process.Process) {
+func (d *Deployer) logRetired(gone []*process.Process) {
 	for _, p := range gone {
 		d.log.Info("version retired", slog.String("process", p.Name.String()), slog.String("bundle", p.Bundle), slog.Int("version", p.Version))
 	}
@@ -357,7 +390,7 @@ func (d *deployer) logRetired(gone []*process.Process) {
 
 // unserve stops serving the endpoints of gone that no active process
 // serves now (keep).
-func (d *deployer) unserve(gone []*process.Process, keep map[string]bool) {
+func (d *Deployer) unserve(gone []*process.Process, keep map[string]bool) {
 	for _, p := range d.engine.Processes() {
 		for _, ep := range p.Endpoints {
 			keep[ep.Path] = true
@@ -373,7 +406,7 @@ func (d *deployer) unserve(gone []*process.Process, keep map[string]bool) {
 }
 
 // undeploy retires bundle name's processes and stops serving them.
-func (d *deployer) undeploy(name string) {
+func (d *Deployer) undeploy(name string) {
 	gone := d.engine.Undeploy(name)
 	d.unserve(gone, map[string]bool{})
 	delete(d.seen, name)
@@ -387,9 +420,9 @@ func (d *deployer) undeploy(name string) {
 	}
 }
 
-// dropUnused forgets the retired versions no instance uses, and their
+// DropUnused forgets the retired versions no instance uses, and their
 // archives.
-func (d *deployer) dropUnused() {
+func (d *Deployer) DropUnused() {
 	if len(d.engine.Retired()) == 0 {
 		return
 	}
@@ -404,7 +437,7 @@ func (d *deployer) dropUnused() {
 	}
 }
 
-func (d *deployer) dropArchive(name string, v int) {
+func (d *Deployer) dropArchive(name string, v int) {
 	if d.data == "" {
 		return
 	}
