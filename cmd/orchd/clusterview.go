@@ -1,13 +1,10 @@
 package main
 
 import (
-	"bytes"
 	"cmp"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
 	"net/url"
 	"slices"
@@ -20,6 +17,7 @@ import (
 	"github.com/orchd/orchd/internal/admin"
 	"github.com/orchd/orchd/internal/cluster"
 	"github.com/orchd/orchd/internal/mgmt"
+	"github.com/orchd/orchd/internal/mgmtclient"
 )
 
 // The cluster view of the management backend (docs/cluster.md, "The
@@ -113,7 +111,7 @@ func (b *backend) Cluster(ctx context.Context, local bool) (*mgmt.Cluster, error
 	members := b.cv.members()
 	answers := b.cv.fanOut(ctx, members, func(ctx context.Context, m cluster.Member) (any, error) {
 		var c mgmt.Cluster
-		if err := b.cv.get(ctx, m, "/api/v1/cluster?scope=local", &c); err != nil {
+		if err := b.cv.get(ctx, m, "/cluster", scopeLocal(), &c); err != nil {
 			return nil, err
 		}
 		if len(c.Nodes) != 1 {
@@ -170,6 +168,9 @@ func (cv *clusterView) members() []cluster.Member {
 	return ms
 }
 
+// scopeLocal is the query asking a node for its own part only.
+func scopeLocal() url.Values { return url.Values{"scope": {mgmt.ScopeLocal}} }
+
 // nodeAnswer is one node's answer to a fan-out.
 type nodeAnswer struct {
 	v   any
@@ -202,71 +203,25 @@ func (cv *clusterView) fanOut(ctx context.Context, members []cluster.Member, fn 
 	return out
 }
 
-// remoteError is a non-2xx answer of another node's API, mapped back to
-// the sentinel its status stands for.
-func remoteError(node string, status int, body []byte) error {
-	var eb struct {
-		Error string `json:"error"`
-	}
-	msg := strings.TrimSpace(string(body))
-	if json.Unmarshal(body, &eb) == nil && eb.Error != "" {
-		msg = eb.Error
-	}
-	var sentinel error
-	switch status {
-	case http.StatusNotFound:
-		sentinel = mgmt.ErrNotFound
-	case http.StatusConflict:
-		sentinel = mgmt.ErrConflict
-	case http.StatusBadRequest, http.StatusUnprocessableEntity:
-		sentinel = mgmt.ErrInvalid
-	default:
-		// 401/403 (its token differs), 503, 500: this node cannot do it.
-		sentinel = mgmt.ErrUnavailable
-	}
-	return fmt.Errorf("node %s answered %d: %s: %w", node, status, msg, sentinel)
-}
-
-// call sends a request to member m's API (path under its admin base
-// URL) with the caller's Authorization, and decodes a 2xx answer into
-// out (nil: discard).
-func (cv *clusterView) call(ctx context.Context, m cluster.Member, method, path string, out any) error {
+// call sends a request to member m's API (path under /api/v1) with the
+// caller's Authorization, and decodes a 2xx answer into out (nil:
+// discard).
+func (cv *clusterView) call(ctx context.Context, m cluster.Member, method, path string, query url.Values, out any) error {
 	if m.Admin == "" {
 		return fmt.Errorf("node %s publishes no management API: %w", m.ID, mgmt.ErrUnavailable)
 	}
-	req, err := http.NewRequestWithContext(ctx, method, strings.TrimSuffix(m.Admin, "/")+path, nil)
+	c, err := mgmtclient.New(m.Admin, mgmtclient.Options{HTTP: cv.client, ForwardAuthorization: true})
 	if err != nil {
+		return fmt.Errorf("node %s: management API %w: %w", m.ID, err, mgmt.ErrUnavailable)
+	}
+	if _, err := c.Do(ctx, method, path, query, nil, out); err != nil {
 		return fmt.Errorf("node %s: %w", m.ID, err)
-	}
-	if h := mgmt.AuthorizationOf(ctx); h != "" {
-		req.Header.Set("Authorization", h)
-	}
-	resp, err := cv.client.Do(req)
-	if err != nil {
-		if ctx.Err() != nil {
-			return ctx.Err()
-		}
-		return fmt.Errorf("node %s: %w: %w", m.ID, mgmt.ErrUnavailable, err)
-	}
-	defer resp.Body.Close()
-	body, err := io.ReadAll(io.LimitReader(resp.Body, 64<<20))
-	if err != nil {
-		return fmt.Errorf("node %s: read answer: %w", m.ID, err)
-	}
-	if resp.StatusCode/100 != 2 {
-		return remoteError(m.ID, resp.StatusCode, body)
-	}
-	if out == nil {
-		return nil
-	}
-	if err := json.NewDecoder(bytes.NewReader(body)).Decode(out); err != nil {
-		return fmt.Errorf("node %s: decode answer: %w", m.ID, err)
 	}
 	return nil
 }
 
-func (cv *clusterView) get(ctx context.Context, m cluster.Member, path string, out any) error {
-	return cv.call(ctx, m, http.MethodGet, path, out)
+func (cv *clusterView) get(ctx context.Context, m cluster.Member, path string, query url.Values, out any) error {
+	return cv.call(ctx, m, http.MethodGet, path, query, out)
 }
 
 // splitMemID splits a qualified in-memory ID "m12@node-b" into "m12"
@@ -352,7 +307,7 @@ func (b *backend) clusterInstances(ctx context.Context, q mgmt.Query) (*mgmt.Pag
 				sq.After = local + "@" + m.ID
 			}
 			var p mgmt.Page
-			err := cv.get(ctx, m, "/api/v1/instances?"+admin.Values(sq).Encode(), &p)
+			err := cv.get(ctx, m, "/instances", admin.Values(sq), &p)
 			return &p, err
 		})
 		for i, m := range members {
@@ -443,7 +398,7 @@ func (b *backend) clusterInstance(ctx context.Context, id string) (*mgmt.Instanc
 			return nil, err
 		}
 		var d mgmt.InstanceDetail
-		if err := cv.get(ctx, m, "/api/v1/instances/"+url.PathEscape(id), &d); err != nil {
+		if err := cv.get(ctx, m, "/instances/"+url.PathEscape(id), nil, &d); err != nil {
 			return nil, err
 		}
 		d.Node = node
@@ -475,7 +430,7 @@ func (b *backend) clusterAct(ctx context.Context, id string, a mgmt.Action) erro
 		}
 		actx, cancel := context.WithTimeout(ctx, cv.timeout+actionWait)
 		defer cancel()
-		return cv.call(actx, m, http.MethodPost, "/api/v1/instances/"+url.PathEscape(id)+"/"+string(a), nil)
+		return cv.call(actx, m, http.MethodPost, "/instances/"+url.PathEscape(id)+"/"+string(a), nil, nil)
 	}
 	return b.engine.Act(ctx, local, a)
 }
@@ -497,7 +452,7 @@ func (b *backend) clusterProcesses(ctx context.Context) ([]mgmt.Process, error) 
 	members := cv.members()
 	answers := cv.fanOut(ctx, members, func(ctx context.Context, m cluster.Member) (any, error) {
 		var ps []mgmt.Process
-		err := cv.get(ctx, m, "/api/v1/processes?scope=local", &ps)
+		err := cv.get(ctx, m, "/processes", scopeLocal(), &ps)
 		return ps, err
 	})
 	type key struct {

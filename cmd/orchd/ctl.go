@@ -23,6 +23,7 @@ import (
 
 	"github.com/orchd/orchd/internal/admin"
 	"github.com/orchd/orchd/internal/mgmt"
+	"github.com/orchd/orchd/internal/mgmtclient"
 )
 
 // orchd ctl: the management API's command line. Exit codes: 0 done, 1 the
@@ -75,81 +76,11 @@ func (g *ctlGlobals) register(fs *flag.FlagSet) {
 // flag package already.
 var errUsage = errors.New("usage")
 
-// apiError is the server's refusal.
-type apiError struct {
-	status int
-	msg    string
-	// errors are a failed deploy's problems.
-	errors []string
-}
-
-func (e *apiError) Error() string {
-	s := e.msg
-	for _, l := range e.errors {
-		s += "\n  " + l
-	}
-	return s
-}
-
-// ctlClient calls the management API.
-type ctlClient struct {
-	base  string // http://host:port
-	token string
-	hc    *http.Client
-}
-
-// call sends a request to path (under /api/v1) and decodes the answer
-// into out (unless nil); raw, when set, receives the answer's bytes.
-func (c *ctlClient) call(ctx context.Context, method, path string, query url.Values, body io.Reader, out any, raw *[]byte) error {
-	u := c.base + "/api/v1" + path
-	if len(query) > 0 {
-		u += "?" + query.Encode()
-	}
-	req, err := http.NewRequestWithContext(ctx, method, u, body)
-	if err != nil {
-		return fmt.Errorf("%s %s: %w", method, u, err)
-	}
-	if c.token != "" {
-		req.Header.Set("Authorization", "Bearer "+c.token)
-	}
-	if body != nil {
-		req.Header.Set("Content-Type", "application/zip")
-	}
-	resp, err := c.hc.Do(req)
-	if err != nil {
-		return fmt.Errorf("orchd at %s: %w", c.base, err)
-	}
-	defer resp.Body.Close()
-	b, err := io.ReadAll(resp.Body)
-	if err != nil {
-		return fmt.Errorf("%s %s: reading the answer: %w", method, u, err)
-	}
-	if resp.StatusCode >= 300 {
-		var e struct {
-			Error  string   `json:"error"`
-			Errors []string `json:"errors"`
-		}
-		if json.Unmarshal(b, &e) != nil || e.Error == "" {
-			e.Error = strings.TrimSpace(string(b))
-		}
-		return &apiError{status: resp.StatusCode, msg: fmt.Sprintf("%s (%d)", e.Error, resp.StatusCode), errors: e.Errors}
-	}
-	if raw != nil {
-		*raw = b
-	}
-	if out != nil {
-		if err := json.Unmarshal(b, out); err != nil {
-			return fmt.Errorf("%s %s: the answer is not what orchd ctl expects: %w", method, u, err)
-		}
-	}
-	return nil
-}
-
 // ctlRun is one invocation's state.
 type ctlRun struct {
 	ctx            context.Context
 	g              ctlGlobals
-	c              *ctlClient
+	c              *mgmtclient.Client
 	stdout, stderr io.Writer
 }
 
@@ -229,26 +160,22 @@ func (r *ctlRun) flags(verb string, args []string, want int, add func(*flag.Flag
 
 // connect makes the client once the flags are read.
 func (r *ctlRun) connect() error {
-	base := strings.TrimRight(r.g.server, "/")
-	if !strings.Contains(base, "://") {
-		base = "http://" + base
-	}
-	u, err := url.Parse(base)
-	if err != nil || u.Host == "" {
-		return r.usagef("--server %q: want a URL such as http://127.0.0.1:8080", r.g.server)
-	}
-	base = strings.TrimSuffix(base, "/api/v1")
-	r.c = &ctlClient{base: base, hc: &http.Client{Timeout: 5 * time.Minute}}
+	var token string
 	if r.g.tokenFile != "" {
 		b, err := os.ReadFile(r.g.tokenFile)
 		if err != nil {
 			return r.usagef("--token-file: %v", err)
 		}
-		r.c.token = strings.TrimSpace(string(b))
-		if r.c.token == "" || strings.ContainsAny(r.c.token, " \t\r\n") {
+		token = strings.TrimSpace(string(b))
+		if token == "" || strings.ContainsAny(token, " \t\r\n") {
 			return r.usagef("--token-file %s: want one token on one line", r.g.tokenFile)
 		}
 	}
+	c, err := mgmtclient.New(r.g.server, mgmtclient.Options{HTTP: &http.Client{Timeout: 5 * time.Minute}, Token: token})
+	if err != nil {
+		return r.usagef("--server %v", err)
+	}
+	r.c = c
 	return nil
 }
 
@@ -451,8 +378,8 @@ func (r *ctlRun) post(path string, query url.Values, out any, show func()) error
 // forms), printing its JSON with --json, else decoding it into out for
 // show.
 func (r *ctlRun) mutate(method, path string, query url.Values, body io.Reader, out any, show func()) error {
-	var raw []byte
-	if err := r.c.call(r.ctx, method, path, query, body, out, &raw); err != nil {
+	raw, err := r.c.Do(r.ctx, method, path, query, body, out)
+	if err != nil {
 		return err
 	}
 	if r.g.json {
@@ -625,7 +552,7 @@ func (r *ctlRun) instances(args []string) error {
 	var page mgmt.Page
 	for {
 		var p mgmt.Page
-		if err := r.c.call(r.ctx, http.MethodGet, "/instances", admin.Values(q), nil, &p, nil); err != nil {
+		if err := r.c.Get(r.ctx, "/instances", admin.Values(q), &p); err != nil {
 			return err
 		}
 		page.Instances = append(page.Instances, p.Instances...)
