@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"crypto/tls"
 	"flag"
 	"fmt"
 	"log/slog"
@@ -212,19 +211,6 @@ func leadOutboxOnce(ctx context.Context, n *cluster.Node, e *process.Engine, log
 			adopt, before = left(before, now), now
 		}
 	})
-}
-
-// newClusterView is the management backend's view of the cluster node n
-// joined: the other nodes' APIs are asked with tlsConf (the partner
-// client's: --partner-ca) when they serve https.
-func newClusterView(cfg *clusterConfig, n *cluster.Node, tlsConf *tls.Config) *clusterView {
-	tr := http.DefaultTransport.(*http.Transport).Clone()
-	tr.TLSClientConfig = tlsConf
-	timeout := cfg.fanout
-	if timeout <= 0 {
-		timeout = 2 * time.Second
-	}
-	return &clusterView{name: cfg.name, node: n, client: &http.Client{Transport: tr}, timeout: timeout}
 }
 
 // publishVersions keeps the process versions this node serves

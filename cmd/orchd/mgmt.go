@@ -2,8 +2,12 @@ package main
 
 import (
 	"context"
+	"sync"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/orchd/orchd/internal/clusterview"
 	"github.com/orchd/orchd/internal/events"
 	"github.com/orchd/orchd/internal/hotdeploy"
 	"github.com/orchd/orchd/internal/mgmt"
@@ -17,12 +21,16 @@ import (
 type backend struct {
 	engine   *process.Engine
 	deploy   *hotdeploy.Deployer
-	timeline *events.Timeline // nil without --timeline
-	cv       *clusterView     // nil without --cluster
+	timeline *events.Timeline  // nil without --timeline
+	cv       *clusterview.View // nil without --cluster
 	counters *counters
 }
 
-var _ mgmt.Backend = (*backend)(nil)
+var (
+	_ mgmt.Backend        = (*backend)(nil)
+	_ mgmt.ClusterBackend = (*backend)(nil)
+	_ clusterview.Local   = (*backend)(nil)
+)
 
 // newBackend returns the management backend of a running server;
 // timeline may be nil (no --timeline).
@@ -34,7 +42,7 @@ func newBackend(engine *process.Engine, d *hotdeploy.Deployer, timeline *events.
 // In a cluster it sums every node's versions (clusterProcesses).
 func (b *backend) Processes(ctx context.Context) ([]mgmt.Process, error) {
 	if b.cv != nil {
-		return b.clusterProcesses(ctx)
+		return b.cv.Processes(ctx)
 	}
 	return b.engine.Versions(), nil
 }
@@ -72,7 +80,7 @@ func (b *backend) Undeploy(_ context.Context, name string) error {
 // Instances implements mgmt.Backend.
 func (b *backend) Instances(ctx context.Context, q mgmt.Query) (*mgmt.Page, error) {
 	if b.cv != nil {
-		return b.clusterInstances(ctx, q)
+		return b.cv.Instances(ctx, q)
 	}
 	return b.engine.QueryInstances(ctx, q)
 }
@@ -81,13 +89,14 @@ func (b *backend) Instances(ctx context.Context, q mgmt.Query) (*mgmt.Page, erro
 // instance's recent events from the timeline.
 func (b *backend) Instance(ctx context.Context, id string) (*mgmt.InstanceDetail, error) {
 	if b.cv != nil {
-		return b.clusterInstance(ctx, id)
+		return b.cv.Instance(ctx, id)
 	}
-	return b.localInstance(ctx, id)
+	return b.LocalInstance(ctx, id)
 }
 
-// localInstance describes an instance this node's engine knows.
-func (b *backend) localInstance(ctx context.Context, id string) (*mgmt.InstanceDetail, error) {
+// LocalInstance implements clusterview.Local: an instance this node's
+// engine knows, with its timeline.
+func (b *backend) LocalInstance(ctx context.Context, id string) (*mgmt.InstanceDetail, error) {
 	d, err := b.engine.InstanceDetail(ctx, id)
 	if err != nil {
 		return nil, err
@@ -99,9 +108,41 @@ func (b *backend) localInstance(ctx context.Context, id string) (*mgmt.InstanceD
 // Act implements mgmt.Backend.
 func (b *backend) Act(ctx context.Context, id string, a mgmt.Action) error {
 	if b.cv != nil {
-		return b.clusterAct(ctx, id, a)
+		return b.cv.Act(ctx, id, a)
 	}
 	return b.engine.Act(ctx, id, a)
+}
+
+// LocalInstances implements clusterview.Local.
+func (b *backend) LocalInstances(ctx context.Context, q mgmt.Query) (*mgmt.Page, error) {
+	return b.engine.QueryInstances(ctx, q)
+}
+
+// LocalAct implements clusterview.Local.
+func (b *backend) LocalAct(ctx context.Context, id string, a mgmt.Action) error {
+	return b.engine.Act(ctx, id, a)
+}
+
+// Cluster implements mgmt.ClusterBackend: without --cluster, this node
+// alone.
+func (b *backend) Cluster(ctx context.Context, local bool) (*mgmt.Cluster, error) {
+	if b.cv != nil {
+		return b.cv.Cluster(ctx, local)
+	}
+	return &mgmt.Cluster{Nodes: []mgmt.Node{b.LocalNode()}}, nil
+}
+
+// LocalNode implements clusterview.Local: this node's counters and
+// served versions, as "local" (the cluster view names it).
+func (b *backend) LocalNode() mgmt.Node {
+	n := mgmt.Node{ID: "local", Self: true}
+	var ex uint64
+	for _, p := range b.engine.Versions() {
+		ex += p.Stats.Exchanges
+	}
+	n.Versions = b.engine.VersionIDs() // as the membership publishes them
+	n.Stats = b.counters.sample(ex)
+	return n
 }
 
 // Timeline returns the events kept of instance id, oldest first: empty
@@ -141,3 +182,40 @@ func (b *backend) Subscribe() (<-chan events.Event, func()) {
 
 // Streaming reports whether events are kept and streamed (--timeline).
 func (b *backend) Streaming() bool { return b.timeline != nil }
+
+// counters samples this node's exchange count for its rate.
+type counters struct {
+	started time.Time
+	gather  prometheus.Gatherer // nil: no in-flight gauge
+
+	mu       sync.Mutex
+	lastT    time.Time
+	lastN    uint64
+	lastRate float64
+}
+
+// sample returns this node's counters given its exchange total now.
+func (c *counters) sample(exchanges uint64) *mgmt.NodeCounters {
+	now := time.Now()
+	nc := &mgmt.NodeCounters{Started: c.started, UptimeSeconds: now.Sub(c.started).Seconds(), Exchanges: exchanges, InFlight: -1}
+	c.mu.Lock()
+	if c.lastT.IsZero() {
+		c.lastT, c.lastN = c.started, 0
+	}
+	if dt := now.Sub(c.lastT); dt >= time.Second && exchanges >= c.lastN {
+		c.lastRate = float64(exchanges-c.lastN) / dt.Seconds()
+		c.lastT, c.lastN = now, exchanges
+	}
+	nc.TxPerSec = c.lastRate
+	c.mu.Unlock()
+	if c.gather != nil {
+		if mfs, err := c.gather.Gather(); err == nil {
+			for _, mf := range mfs {
+				if mf.GetName() == "orchd_inflight_exchanges" && len(mf.Metric) > 0 {
+					nc.InFlight = int64(mf.Metric[0].GetGauge().GetValue())
+				}
+			}
+		}
+	}
+	return nc
+}

@@ -21,6 +21,7 @@ import (
 
 	"github.com/orchd/orchd/internal/admin"
 	"github.com/orchd/orchd/internal/cluster"
+	"github.com/orchd/orchd/internal/clusterview"
 	"github.com/orchd/orchd/internal/console"
 	"github.com/orchd/orchd/internal/endpoints"
 	"github.com/orchd/orchd/internal/exchange"
@@ -315,7 +316,8 @@ func runServer(ctx context.Context, cfg *serveConfig, log *slog.Logger) error {
 	mgmtBackend := newBackend(engine, deployer, timeline)
 	mgmtBackend.counters.gather = reg
 	if node != nil {
-		mgmtBackend.cv = newClusterView(&cfg.cluster, node, partnerTLS)
+		mgmtBackend.cv = clusterview.New(clusterview.Options{Name: cfg.cluster.name, Node: node, Local: mgmtBackend,
+			TLS: partnerTLS, Timeout: cfg.cluster.fanout})
 	}
 	var stream admin.Stream
 	if mgmtBackend.Streaming() {
