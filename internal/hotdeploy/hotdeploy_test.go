@@ -5,14 +5,13 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"io"
-	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/orchd/orchd/internal/echotest"
 	"github.com/orchd/orchd/internal/mgmt"
 	"github.com/orchd/orchd/internal/persist"
 	"github.com/orchd/orchd/internal/process"
@@ -21,7 +20,7 @@ import (
 
 // The deployer's tests run it over a real engine and a real SOAP front
 // door on loopback, with bundles written into a temporary deploy
-// directory (testdata/echo, whose process answers "TAG-<id>"). Polls are
+// directory (internal/echotest, whose process answers "TAG-<id>"). Polls are
 // called by the test, not timed.
 
 // rig is a deployer with its engine, front door and HTTP server.
@@ -59,61 +58,11 @@ func newRig(t *testing.T, data string) *rig {
 	return r
 }
 
-// write puts bundle name into dir: the echo process answering tag.
-func write(t *testing.T, dir, name, tag string, inMemory bool) {
-	t.Helper()
-	target := filepath.Join(dir, name)
-	if err := os.MkdirAll(target, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	mem := "false"
-	if inMemory {
-		mem = "true"
-	}
-	for _, f := range []string{"echo.wsdl", "echo.bpel", "deploy.xml"} {
-		b, err := os.ReadFile(filepath.Join("testdata", "echo", f))
-		if err != nil {
-			t.Fatal(err)
-		}
-		s := strings.ReplaceAll(strings.ReplaceAll(string(b), "TAG", tag), "INMEMORY", mem)
-		if err := os.WriteFile(filepath.Join(target, f), []byte(s), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-}
-
-// answer posts run(id) to the echo endpoint: the answer's a, or the
-// HTTP status and body when it is not a 200.
-func (r *rig) answer(t *testing.T, id string) string {
-	t.Helper()
-	env := `<soapenv:Envelope xmlns:soapenv="http://schemas.xmlsoap.org/soap/envelope/"><soapenv:Body>` +
-		`<tns:req xmlns:tns="urn:hotdeploy"><tns:id>` + id + `</tns:id></tns:req></soapenv:Body></soapenv:Envelope>`
-	req, err := http.NewRequest(http.MethodPost, r.url+"/processes/echo", strings.NewReader(env))
-	if err != nil {
-		t.Fatal(err)
-	}
-	req.Header.Set("Content-Type", "text/xml; charset=utf-8")
-	req.Header.Set("SOAPAction", `"urn:hotdeploy#run"`)
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	b, _ := io.ReadAll(resp.Body)
-	body := string(b)
-	if resp.StatusCode != http.StatusOK {
-		return resp.Status + ": " + body
-	}
-	_, a, _ := strings.Cut(body, "<tns:a>")
-	a, _, _ = strings.Cut(a, "</tns:a>")
-	return a
-}
-
 // settle writes bundle echo answering tag and polls until it is
 // deployed (twice: the first poll sees the folder change).
 func (r *rig) settle(t *testing.T, tag string, inMemory bool) {
 	t.Helper()
-	write(t, r.dir, "echo", tag, inMemory)
+	echotest.Write(t, r.dir, "echo", tag, inMemory)
 	r.d.Poll()
 	r.d.Poll()
 }
@@ -125,7 +74,7 @@ func exists(path string) bool {
 
 func TestPollDeploysRedeploysUndeploys(t *testing.T) {
 	r := newRig(t, "")
-	write(t, r.dir, "echo", "one", true)
+	echotest.Write(t, r.dir, "echo", "one", true)
 	r.d.Poll() // first sight: the folder may still be changing
 	if exists(filepath.Join(r.dir, "echo.deployed")) || len(r.engine.Processes()) != 0 {
 		t.Fatal("deployed at the first poll that saw the folder")
@@ -134,20 +83,20 @@ func TestPollDeploysRedeploysUndeploys(t *testing.T) {
 	if !exists(filepath.Join(r.dir, "echo.deployed")) {
 		t.Fatal("no marker after the second poll")
 	}
-	if got := r.answer(t, "a"); got != "one-a" {
+	if got := echotest.Call(t, r.url, "a"); got != "one-a" {
 		t.Fatalf("answer %q, want one-a", got)
 	}
 	if ps := r.engine.Processes(); len(ps) != 1 || ps[0].Version != 1 {
 		t.Fatalf("processes %v, want version 1", ps)
 	}
 
-	write(t, r.dir, "echo", "second", true)
+	echotest.Write(t, r.dir, "echo", "second", true)
 	r.d.Poll()
-	if got := r.answer(t, "b"); got != "one-b" {
+	if got := echotest.Call(t, r.url, "b"); got != "one-b" {
 		t.Fatalf("answer %q while the change settles, want one-b", got)
 	}
 	r.d.Poll()
-	if got := r.answer(t, "c"); got != "second-c" {
+	if got := echotest.Call(t, r.url, "c"); got != "second-c" {
 		t.Fatalf("answer %q after the redeploy, want second-c", got)
 	}
 	if ps := r.engine.Processes(); len(ps) != 1 || ps[0].Version != 2 {
@@ -170,7 +119,7 @@ func TestPollDeploysRedeploysUndeploys(t *testing.T) {
 	if len(r.engine.Processes()) != 0 || exists(filepath.Join(r.dir, "echo.deployed")) {
 		t.Fatalf("still deployed after the folder was removed: %v", r.engine.Processes())
 	}
-	if got := r.answer(t, "d"); !strings.HasPrefix(got, "404") {
+	if got := echotest.Call(t, r.url, "d"); !strings.HasPrefix(got, "404") {
 		t.Fatalf("answer %q after the undeploy, want a 404", got)
 	}
 }
@@ -184,7 +133,7 @@ func TestBrokenRedeployKeepsServingVersion(t *testing.T) {
 	}
 	r.d.Poll()
 	r.d.Poll()
-	if got := r.answer(t, "a"); got != "one-a" {
+	if got := echotest.Call(t, r.url, "a"); got != "one-a" {
 		t.Fatalf("answer %q after a broken redeploy, want the serving version's one-a", got)
 	}
 	bs, err := r.d.Bundles()
@@ -227,7 +176,7 @@ func zipOf(t *testing.T, dir string) []byte {
 func TestDeployZipAndUndeploy(t *testing.T) {
 	r := newRig(t, "")
 	stage := t.TempDir()
-	write(t, stage, "echo", "zipped", true)
+	echotest.Write(t, stage, "echo", "zipped", true)
 	good := zipOf(t, filepath.Join(stage, "echo"))
 	for _, tc := range []struct {
 		name, bundle string
@@ -254,7 +203,7 @@ func TestDeployZipAndUndeploy(t *testing.T) {
 	if b.State != "deployed" || b.Version != 1 || len(b.Processes) != 1 {
 		t.Fatalf("bundle %+v, want echo deployed at version 1", b)
 	}
-	if got := r.answer(t, "z"); got != "zipped-z" {
+	if got := echotest.Call(t, r.url, "z"); got != "zipped-z" {
 		t.Fatalf("answer %q, want zipped-z", got)
 	}
 	if err := r.d.Undeploy("echo"); err != nil {
@@ -280,13 +229,13 @@ func TestSetActiveSwitchesServedVersion(t *testing.T) {
 	if err := r.d.SetActive(ctx, "Echo", 2, false); err != nil {
 		t.Fatal(err)
 	}
-	if got := r.answer(t, "a"); !strings.HasPrefix(got, "404") {
+	if got := echotest.Call(t, r.url, "a"); !strings.HasPrefix(got, "404") {
 		t.Fatalf("answer %q with every version retired, want a 404", got)
 	}
 	if err := r.d.SetActive(ctx, "Echo", 2, true); err != nil {
 		t.Fatal(err)
 	}
-	if got := r.answer(t, "b"); got != "second-b" {
+	if got := echotest.Call(t, r.url, "b"); got != "second-b" {
 		t.Fatalf("answer %q after activating version 2 again, want second-b", got)
 	}
 	if err := r.d.SetActive(ctx, "Echo", 9, true); !errors.Is(err, mgmt.ErrNotFound) {
@@ -298,7 +247,7 @@ func TestPersistentVersionArchivedAndKeptAcrossRestart(t *testing.T) {
 	data := t.TempDir()
 	r := newRig(t, data)
 	r.settle(t, "one", false)
-	if got := r.answer(t, "a"); got != "one-a" {
+	if got := echotest.Call(t, r.url, "a"); got != "one-a" {
 		t.Fatalf("answer %q, want one-a", got)
 	}
 	if !exists(filepath.Join(data, versionsDir, "1-echo", "echo.bpel")) {
