@@ -26,6 +26,7 @@ import (
 	"github.com/orchd/orchd/internal/endpoints"
 	"github.com/orchd/orchd/internal/exchange"
 	"github.com/orchd/orchd/internal/hotdeploy"
+	"github.com/orchd/orchd/internal/mgmtbackend"
 	"github.com/orchd/orchd/internal/mockpartner"
 	"github.com/orchd/orchd/internal/process"
 	"github.com/orchd/orchd/internal/server"
@@ -66,6 +67,9 @@ type serveConfig struct {
 	// drive a running server through it).
 	started func(addr net.Addr, b *backend)
 }
+
+// backend is the management backend serve wires (started hands it on).
+type backend = mgmtbackend.Backend
 
 func serveFlags(stderr io.Writer) (*flag.FlagSet, *serveConfig) {
 	c := &serveConfig{extensions: linkedExtensions()}
@@ -313,11 +317,10 @@ func runServer(ctx context.Context, cfg *serveConfig, log *slog.Logger) error {
 	// Subscribe for the live event stream): the management API
 	// (internal/admin) and the console, on the main listener unless
 	// --admin-listen.
-	mgmtBackend := newBackend(engine, deployer, timeline)
-	mgmtBackend.counters.gather = reg
+	mgmtBackend := mgmtbackend.New(mgmtbackend.Options{Engine: engine, Deployer: deployer, Timeline: timeline, Gatherer: reg})
 	if node != nil {
-		mgmtBackend.cv = clusterview.New(clusterview.Options{Name: cfg.cluster.name, Node: node, Local: mgmtBackend,
-			TLS: partnerTLS, Timeout: cfg.cluster.fanout})
+		mgmtBackend.UseCluster(clusterview.New(clusterview.Options{Name: cfg.cluster.name, Node: node, Local: mgmtBackend,
+			TLS: partnerTLS, Timeout: cfg.cluster.fanout}))
 	}
 	var stream admin.Stream
 	if mgmtBackend.Streaming() {

@@ -1,4 +1,4 @@
-package main
+package mgmtbackend
 
 import (
 	"context"
@@ -14,11 +14,11 @@ import (
 	"github.com/orchd/orchd/internal/process"
 )
 
-// backend implements mgmt.Backend, what the management API and the
+// Backend implements mgmt.Backend, what the management API and the
 // console operate on, over the engine (processes, versions, instances),
 // the deployer (bundles of --deploy) and the timeline (--timeline: the
 // recent events of each instance and the live stream).
-type backend struct {
+type Backend struct {
 	engine   *process.Engine
 	deploy   *hotdeploy.Deployer
 	timeline *events.Timeline  // nil without --timeline
@@ -27,20 +27,38 @@ type backend struct {
 }
 
 var (
-	_ mgmt.Backend        = (*backend)(nil)
-	_ mgmt.ClusterBackend = (*backend)(nil)
-	_ clusterview.Local   = (*backend)(nil)
+	_ mgmt.Backend        = (*Backend)(nil)
+	_ mgmt.ClusterBackend = (*Backend)(nil)
+	_ clusterview.Local   = (*Backend)(nil)
 )
 
-// newBackend returns the management backend of a running server;
-// timeline may be nil (no --timeline).
-func newBackend(engine *process.Engine, d *hotdeploy.Deployer, timeline *events.Timeline) *backend {
-	return &backend{engine: engine, deploy: d, timeline: timeline, counters: &counters{started: time.Now()}}
+// Options configure a Backend.
+type Options struct {
+	// Engine runs the processes and knows their instances.
+	Engine *process.Engine
+	// Deployer deploys the bundles of --deploy and uploads.
+	Deployer *hotdeploy.Deployer
+	// Timeline keeps instances' recent events and streams them; nil
+	// means none (no --timeline).
+	Timeline *events.Timeline
+	// Gatherer is read for the in-flight exchanges gauge of this node's
+	// counters; nil leaves it unknown (-1).
+	Gatherer prometheus.Gatherer
 }
+
+// New returns the management backend of a running server.
+func New(o Options) *Backend {
+	return &Backend{engine: o.Engine, deploy: o.Deployer, timeline: o.Timeline,
+		counters: &counters{started: time.Now(), gather: o.Gatherer}}
+}
+
+// UseCluster makes the backend answer for the whole cluster through cv
+// (built over this backend as its Local part); call it before serving.
+func (b *Backend) UseCluster(cv *clusterview.View) { b.cv = cv }
 
 // Processes implements mgmt.Backend.
 // In a cluster it sums every node's versions (clusterProcesses).
-func (b *backend) Processes(ctx context.Context) ([]mgmt.Process, error) {
+func (b *Backend) Processes(ctx context.Context) ([]mgmt.Process, error) {
 	if b.cv != nil {
 		return b.cv.Processes(ctx)
 	}
@@ -48,37 +66,37 @@ func (b *backend) Processes(ctx context.Context) ([]mgmt.Process, error) {
 }
 
 // LocalProcesses implements mgmt.ClusterBackend: this node's versions.
-func (b *backend) LocalProcesses(context.Context) ([]mgmt.Process, error) {
+func (b *Backend) LocalProcesses(context.Context) ([]mgmt.Process, error) {
 	return b.engine.Versions(), nil
 }
 
 // Process implements mgmt.Backend.
-func (b *backend) Process(_ context.Context, name string, version int) (*mgmt.Process, error) {
+func (b *Backend) Process(_ context.Context, name string, version int) (*mgmt.Process, error) {
 	return b.engine.Version(name, version)
 }
 
 // SetActive implements mgmt.Backend.
-func (b *backend) SetActive(ctx context.Context, name string, version int, active bool) error {
+func (b *Backend) SetActive(ctx context.Context, name string, version int, active bool) error {
 	return b.deploy.SetActive(ctx, name, version, active)
 }
 
 // Bundles implements mgmt.Backend.
-func (b *backend) Bundles(context.Context) ([]mgmt.Bundle, error) {
+func (b *Backend) Bundles(context.Context) ([]mgmt.Bundle, error) {
 	return b.deploy.Bundles()
 }
 
 // Deploy implements mgmt.Backend.
-func (b *backend) Deploy(_ context.Context, name string, zip []byte) (*mgmt.Bundle, error) {
+func (b *Backend) Deploy(_ context.Context, name string, zip []byte) (*mgmt.Bundle, error) {
 	return b.deploy.DeployZip(name, zip)
 }
 
 // Undeploy implements mgmt.Backend.
-func (b *backend) Undeploy(_ context.Context, name string) error {
+func (b *Backend) Undeploy(_ context.Context, name string) error {
 	return b.deploy.Undeploy(name)
 }
 
 // Instances implements mgmt.Backend.
-func (b *backend) Instances(ctx context.Context, q mgmt.Query) (*mgmt.Page, error) {
+func (b *Backend) Instances(ctx context.Context, q mgmt.Query) (*mgmt.Page, error) {
 	if b.cv != nil {
 		return b.cv.Instances(ctx, q)
 	}
@@ -87,7 +105,7 @@ func (b *backend) Instances(ctx context.Context, q mgmt.Query) (*mgmt.Page, erro
 
 // Instance implements mgmt.Backend: the engine's description, with the
 // instance's recent events from the timeline.
-func (b *backend) Instance(ctx context.Context, id string) (*mgmt.InstanceDetail, error) {
+func (b *Backend) Instance(ctx context.Context, id string) (*mgmt.InstanceDetail, error) {
 	if b.cv != nil {
 		return b.cv.Instance(ctx, id)
 	}
@@ -96,7 +114,7 @@ func (b *backend) Instance(ctx context.Context, id string) (*mgmt.InstanceDetail
 
 // LocalInstance implements clusterview.Local: an instance this node's
 // engine knows, with its timeline.
-func (b *backend) LocalInstance(ctx context.Context, id string) (*mgmt.InstanceDetail, error) {
+func (b *Backend) LocalInstance(ctx context.Context, id string) (*mgmt.InstanceDetail, error) {
 	d, err := b.engine.InstanceDetail(ctx, id)
 	if err != nil {
 		return nil, err
@@ -106,7 +124,7 @@ func (b *backend) LocalInstance(ctx context.Context, id string) (*mgmt.InstanceD
 }
 
 // Act implements mgmt.Backend.
-func (b *backend) Act(ctx context.Context, id string, a mgmt.Action) error {
+func (b *Backend) Act(ctx context.Context, id string, a mgmt.Action) error {
 	if b.cv != nil {
 		return b.cv.Act(ctx, id, a)
 	}
@@ -114,18 +132,18 @@ func (b *backend) Act(ctx context.Context, id string, a mgmt.Action) error {
 }
 
 // LocalInstances implements clusterview.Local.
-func (b *backend) LocalInstances(ctx context.Context, q mgmt.Query) (*mgmt.Page, error) {
+func (b *Backend) LocalInstances(ctx context.Context, q mgmt.Query) (*mgmt.Page, error) {
 	return b.engine.QueryInstances(ctx, q)
 }
 
 // LocalAct implements clusterview.Local.
-func (b *backend) LocalAct(ctx context.Context, id string, a mgmt.Action) error {
+func (b *Backend) LocalAct(ctx context.Context, id string, a mgmt.Action) error {
 	return b.engine.Act(ctx, id, a)
 }
 
 // Cluster implements mgmt.ClusterBackend: without --cluster, this node
 // alone.
-func (b *backend) Cluster(ctx context.Context, local bool) (*mgmt.Cluster, error) {
+func (b *Backend) Cluster(ctx context.Context, local bool) (*mgmt.Cluster, error) {
 	if b.cv != nil {
 		return b.cv.Cluster(ctx, local)
 	}
@@ -134,7 +152,7 @@ func (b *backend) Cluster(ctx context.Context, local bool) (*mgmt.Cluster, error
 
 // LocalNode implements clusterview.Local: this node's counters and
 // served versions, as "local" (the cluster view names it).
-func (b *backend) LocalNode() mgmt.Node {
+func (b *Backend) LocalNode() mgmt.Node {
 	n := mgmt.Node{ID: "local", Self: true}
 	var ex uint64
 	for _, p := range b.engine.Versions() {
@@ -147,7 +165,7 @@ func (b *backend) LocalNode() mgmt.Node {
 
 // Timeline returns the events kept of instance id, oldest first: empty
 // (not nil) when none is kept or there is no --timeline.
-func (b *backend) Timeline(id string) []mgmt.Event {
+func (b *Backend) Timeline(id string) []mgmt.Event {
 	out := []mgmt.Event{}
 	if b.timeline == nil {
 		return out
@@ -171,7 +189,7 @@ func timelineEvent(ev events.Event) mgmt.Event {
 // subscribe again), and it never slows the runtime. Without --timeline
 // the channel is closed at once: Streaming says whether there is a
 // stream.
-func (b *backend) Subscribe() (<-chan events.Event, func()) {
+func (b *Backend) Subscribe() (<-chan events.Event, func()) {
 	if b.timeline == nil {
 		ch := make(chan events.Event)
 		close(ch)
@@ -181,7 +199,7 @@ func (b *backend) Subscribe() (<-chan events.Event, func()) {
 }
 
 // Streaming reports whether events are kept and streamed (--timeline).
-func (b *backend) Streaming() bool { return b.timeline != nil }
+func (b *Backend) Streaming() bool { return b.timeline != nil }
 
 // counters samples this node's exchange count for its rate.
 type counters struct {
