@@ -21,6 +21,7 @@ import (
 
 	"github.com/orchd/orchd/internal/admin"
 	"github.com/orchd/orchd/internal/cluster"
+	"github.com/orchd/orchd/internal/clusternode"
 	"github.com/orchd/orchd/internal/clusterview"
 	"github.com/orchd/orchd/internal/console"
 	"github.com/orchd/orchd/internal/endpoints"
@@ -237,7 +238,7 @@ func runServer(ctx context.Context, cfg *serveConfig, log *slog.Logger) error {
 	versionsChanged := make(chan struct{}, 1)
 	if node != nil {
 		defer node.Close()
-		opts.Owners = clusterOwners{n: node, log: log}
+		opts.Owners = clusternode.Owners{Node: node, Logger: log}
 		// In-memory conversations are found from every node; the
 		// routes are written in the background (cluster.Routes).
 		routes := cluster.NewRoutes(node, 0)
@@ -264,7 +265,7 @@ func runServer(ctx context.Context, cfg *serveConfig, log *slog.Logger) error {
 	}
 	engine := process.NewEngine(opts)
 	if node != nil {
-		go publishVersions(ctx, node, engine, versionsChanged, log)
+		go clusternode.PublishVersions(ctx, node, engine, versionsChanged, log)
 	}
 	// After the front door has drained (below), work instances do on their
 	// own (after a reply, on timers) is cancelled.
@@ -298,8 +299,8 @@ func runServer(ctx context.Context, cfg *serveConfig, log *slog.Logger) error {
 		deployer.DropUnused()
 	}
 	if node != nil {
-		go adoptTimers(ctx, node, engine, log)
-		go leadOutbox(ctx, node, engine, log)
+		go clusternode.AdoptTimers(ctx, node, engine, log)
+		go clusternode.LeadOutbox(ctx, node, engine, log)
 	}
 	for _, p := range engine.Processes() {
 		for _, ep := range p.Endpoints {
@@ -342,7 +343,7 @@ func runServer(ctx context.Context, cfg *serveConfig, log *slog.Logger) error {
 		sopts.Admin = adm.handler
 	}
 	if node != nil {
-		sopts.Front = clusterForwarder(node, engine, front, log)
+		sopts.Front = clusternode.Forwarder(node, engine, front, log)
 	}
 	srv := &http.Server{
 		Handler:           server.BodyTimeout(server.New(sopts), cfg.front.bodyTimeout),
