@@ -5,23 +5,17 @@ import (
 	"errors"
 	"net"
 	"net/http"
-	"net/http/httptest"
 	"strings"
 	"testing"
 
-	"github.com/orchd/orchd/internal/admin"
-	"github.com/orchd/orchd/internal/echotest"
-	"github.com/orchd/orchd/internal/hotdeploy"
 	"github.com/orchd/orchd/internal/mgmt"
-	"github.com/orchd/orchd/internal/mgmtbackend"
 	"github.com/orchd/orchd/internal/mgmtclient"
-	"github.com/orchd/orchd/internal/process"
-	"github.com/orchd/orchd/internal/soap"
+	"github.com/orchd/orchd/internal/mgmttest"
 )
 
-// The client's tests call the real management API (internal/admin over
-// the real backend, engine and hot deployer) on loopback, with the echo
-// bundle deployed.
+// The client's tests call the real management API (internal/mgmttest:
+// internal/admin over the real backend, engine and hot deployer) on
+// loopback, with the echo bundle deployed.
 
 const token = "s3cret"
 
@@ -29,21 +23,7 @@ const token = "s3cret"
 // returns its base URL.
 func newAPI(t *testing.T) string {
 	t.Helper()
-	engine := process.NewEngine(process.Options{})
-	t.Cleanup(engine.Close)
-	front := soap.NewServer(soap.ServerOptions{})
-	dir := t.TempDir()
-	echotest.Write(t, dir, "echo", "one", true)
-	d, err := hotdeploy.New(hotdeploy.Options{Dir: dir, Engine: engine, Front: front})
-	if err != nil {
-		t.Fatal(err)
-	}
-	d.Poll()
-	d.Poll()
-	b := mgmtbackend.New(mgmtbackend.Options{Engine: engine, Deployer: d})
-	srv := httptest.NewServer(admin.New(admin.Options{Backend: b, Token: token}))
-	t.Cleanup(srv.Close)
-	return srv.URL
+	return mgmttest.Serve(t, token).API
 }
 
 func TestGetDecodes(t *testing.T) {
