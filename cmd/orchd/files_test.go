@@ -1,6 +1,10 @@
 package main
 
-import "os"
+import (
+	"os"
+
+	"github.com/orchd/orchd/internal/ctl"
+)
 
 // copyFile copies the file src to dst (the hot deploy tests stage a
 // bundle and copy it into the deploy directory file by file).
@@ -11,3 +15,6 @@ func copyFile(src, dst string) error {
 	}
 	return os.WriteFile(dst, b, 0o644)
 }
+
+// zipBundle zips a bundle folder as orchd ctl deploy does.
+var zipBundle = ctl.ZipBundle

@@ -19,6 +19,8 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+
+	"github.com/orchd/orchd/internal/ctl"
 )
 
 func main() {
@@ -46,7 +48,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	case "xpath":
 		return xpathCmd(ctx, args, stdout, stderr)
 	case "ctl":
-		return ctl(ctx, args, stdout, stderr)
+		return ctl.Run(ctx, args, stdout, stderr)
 	case "help":
 		fmt.Fprintln(stdout, "usage: orchd [serve|mock-partners|instances|ctl|bench|xpath] [flags]; orchd <command> -h lists a command's flags")
 		return 0

@@ -1,4 +1,4 @@
-package main
+package ctl
 
 import (
 	"archive/zip"
@@ -26,11 +26,8 @@ import (
 	"github.com/orchd/orchd/internal/mgmtclient"
 )
 
-// orchd ctl: the management API's command line. Exit codes: 0 done, 1 the
-// server refused (its error is printed) or could not be reached, 2 a usage
-// error.
-
-const ctlUsage = `usage: orchd ctl [--server URL] [--token-file FILE] [--json] VERB [ARGS]
+// Usage is orchd ctl's usage: its verbs, filters and global flags.
+const Usage = `usage: orchd ctl [--server URL] [--token-file FILE] [--json] VERB [ARGS]
 
 verbs:
   cluster                           the cluster's live nodes, with their counters
@@ -84,14 +81,18 @@ type ctlRun struct {
 	stdout, stderr io.Writer
 }
 
-func ctl(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+// Run runs orchd ctl with args (after "ctl") and returns its exit code:
+// 0 done, 1 the server refused (its error is printed) or could not be
+// reached, 2 a usage error. The server and token file default to
+// $ORCHD_SERVER and $ORCHD_TOKEN_FILE.
+func Run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	g := ctlGlobals{server: os.Getenv("ORCHD_SERVER"), tokenFile: os.Getenv("ORCHD_TOKEN_FILE")}
 	if g.server == "" {
 		g.server = "http://127.0.0.1:8080"
 	}
 	fs := flag.NewFlagSet("ctl", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	fs.Usage = func() { fmt.Fprint(stderr, ctlUsage) }
+	fs.Usage = func() { fmt.Fprint(stderr, Usage) }
 	g.register(fs)
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -100,7 +101,7 @@ func ctl(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	if fs.NArg() == 0 {
-		fmt.Fprint(stderr, ctlUsage)
+		fmt.Fprint(stderr, Usage)
 		return 2
 	}
 	r := &ctlRun{ctx: ctx, g: g, stdout: stdout, stderr: stderr}
@@ -202,7 +203,7 @@ func (r *ctlRun) verb(verb string, args []string) error {
 	case "bulk":
 		return r.bulk(args)
 	case "help":
-		fmt.Fprint(r.stdout, ctlUsage)
+		fmt.Fprint(r.stdout, Usage)
 		return nil
 	}
 	if mgmt.Action(verb).Valid() {
@@ -416,7 +417,7 @@ func (r *ctlRun) deploy(args []string) error {
 		return err
 	}
 	name, path := ops[0], ops[1]
-	body, err := zipBundle(path)
+	body, err := ZipBundle(path)
 	if err != nil {
 		return r.usagef("deploy: %v", err)
 	}
@@ -429,8 +430,8 @@ func (r *ctlRun) deploy(args []string) error {
 	})
 }
 
-// zipBundle reads a bundle's zip, or zips a bundle folder.
-func zipBundle(path string) ([]byte, error) {
+// ZipBundle reads a bundle's zip, or zips a bundle folder.
+func ZipBundle(path string) ([]byte, error) {
 	fi, err := os.Stat(path)
 	if err != nil {
 		return nil, err
