@@ -4,6 +4,7 @@ import (
 	"os"
 
 	"github.com/orchd/orchd/internal/ctl"
+	"github.com/orchd/orchd/internal/instancestore"
 )
 
 // copyFile copies the file src to dst (the hot deploy tests stage a
@@ -18,3 +19,6 @@ func copyFile(src, dst string) error {
 
 // zipBundle zips a bundle folder as orchd ctl deploy does.
 var zipBundle = ctl.ZipBundle
+
+// dataFile is the bbolt store's file name in --data.
+const dataFile = instancestore.File

@@ -11,6 +11,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/orchd/orchd/internal/instancestore"
 	"github.com/orchd/orchd/internal/mgmt"
 	"github.com/orchd/orchd/internal/persist"
 	"github.com/orchd/orchd/internal/process"
@@ -23,12 +24,12 @@ import (
 func instances(_ context.Context, args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("instances", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	data := fs.String("data", "./data", "data directory holding "+dataFile)
+	data := fs.String("data", "./data", "data directory holding "+instancestore.File)
 	deploy := fs.String("deploy", "./deploy", "deploy directory, to name variables after the processes' declarations")
 	proc := fs.String("process", "", "only this process (local name or {ns}local)")
 	state := fs.String("state", "", "only this state: running, waiting, completed, faulted, terminated, suspended, broken (stored state that cannot be decoded)")
 	asJSON := fs.Bool("json", false, "print JSON")
-	var sc storeConfig
+	var sc instancestore.Config
 	storeFlags(fs, &sc)
 	if err := fs.Parse(args); err != nil {
 		return 2
@@ -40,9 +41,9 @@ func instances(_ context.Context, args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	var st process.Store
-	switch sc.kind {
+	switch sc.Kind {
 	case "", "bbolt":
-		bst, err := persist.Open(filepath.Join(*data, dataFile), persist.Options{LockTimeout: 200e6})
+		bst, err := persist.Open(filepath.Join(*data, instancestore.File), persist.Options{LockTimeout: 200e6})
 		if err != nil {
 			fmt.Fprintf(stderr, "orchd instances: %v\n(while orchd serves this data directory, use GET /instances on it)\n", err)
 			return 1
@@ -50,7 +51,8 @@ func instances(_ context.Context, args []string, stdout, stderr io.Writer) int {
 		defer bst.Close()
 		st = bst
 	default:
-		est, err := openStore(*data, &sc, slog.New(slog.DiscardHandler))
+		sc.Dir = *data
+		est, err := instancestore.Open(sc, slog.New(slog.DiscardHandler))
 		if err != nil {
 			fmt.Fprintln(stderr, "orchd instances:", err)
 			return 1

@@ -13,6 +13,7 @@ import (
 	"net/url"
 	"os"
 	"runtime/debug"
+	"slices"
 	"strings"
 	"time"
 
@@ -27,6 +28,7 @@ import (
 	"github.com/orchd/orchd/internal/endpoints"
 	"github.com/orchd/orchd/internal/exchange"
 	"github.com/orchd/orchd/internal/hotdeploy"
+	"github.com/orchd/orchd/internal/instancestore"
 	"github.com/orchd/orchd/internal/mgmtbackend"
 	"github.com/orchd/orchd/internal/mockpartner"
 	"github.com/orchd/orchd/internal/process"
@@ -40,7 +42,7 @@ type serveConfig struct {
 	deployDir       string
 	deployPoll      time.Duration
 	dataDir         string
-	store           storeConfig
+	store           instancestore.Config
 	cluster         clusterConfig
 	mockPartners    bool
 	logLevel        string
@@ -79,7 +81,7 @@ func serveFlags(stderr io.Writer) (*flag.FlagSet, *serveConfig) {
 	fs.StringVar(&c.listen, "listen", "127.0.0.1:8080", "address to serve SOAP, / and /metrics on")
 	fs.StringVar(&c.deployDir, "deploy", "./deploy", "deploy directory: one bundle folder (with deploy.xml) per subfolder")
 	fs.DurationVar(&c.deployPoll, "deploy-poll", 3*time.Second, "scan --deploy this often for new, changed and removed bundles (0: read bundles at start only)")
-	fs.StringVar(&c.dataDir, "data", "./data", "data directory: the instance store of persistent processes ("+dataFile+"), opened only if one is deployed")
+	fs.StringVar(&c.dataDir, "data", "./data", "data directory: the instance store of persistent processes ("+instancestore.File+"), opened when the first one is deployed")
 	storeFlags(fs, &c.store)
 	clusterFlags(fs, &c.cluster)
 	fs.BoolVar(&c.mockPartners, "mock-partners", false, "also serve the example's CRM and ERP mock services, on the addresses their WSDLs name")
@@ -168,19 +170,17 @@ func runServer(ctx context.Context, cfg *serveConfig, log *slog.Logger) error {
 	for _, b := range bad {
 		log.Error("bundle skipped", slog.String("bundle", b.Dir), slog.String("problems", b.Err.Error()))
 	}
-	// The data file is opened only when a persistent process needs it.
-	var store instanceStore
-	for _, p := range procs {
-		// Archived versions may hold stored instances too; a cluster
-		// node needs the store's etcd client even if all it runs is
-		// in-memory.
-		if !p.InMemory || hotdeploy.HasArchive(cfg.dataDir) || cfg.cluster.name != "" {
-			if store, err = openStore(cfg.dataDir, &cfg.store, log); err != nil {
-				return err
-			}
-			defer store.Close()
-			reg.MustRegister(server.NewStoreCollector(store))
-			break
+	// The store is opened when a persistent process needs it: now, or
+	// when the first is deployed (hot deploy, upload). Archived versions
+	// may hold stored instances too; a cluster node needs the store's
+	// etcd client even if all it runs is in-memory.
+	cfg.store.Dir = cfg.dataDir
+	store := instancestore.NewLazy(cfg.store, log, func(st instancestore.Store) { reg.MustRegister(server.NewStoreCollector(st)) })
+	defer store.Close()
+	if slices.ContainsFunc(procs, func(p *process.Process) bool { return !p.InMemory }) ||
+		(len(procs) > 0 && (hotdeploy.HasArchive(cfg.dataDir) || cfg.cluster.name != "")) {
+		if _, err := store.Open(); err != nil {
+			return err
 		}
 	}
 
@@ -216,10 +216,8 @@ func runServer(ctx context.Context, cfg *serveConfig, log *slog.Logger) error {
 	// REST extension activities call on the partners' terms: the same
 	// keep-alive pool (--partner-conns) and per-call bound.
 	opts.HTTPClient, opts.HTTPTimeout = client.HTTPClient()
-	if store != nil {
-		opts.Store = store
-	}
-	if cfg.cluster.name != "" && store == nil {
+	opts.Store = store
+	if cfg.cluster.name != "" && store.Opened() == nil {
 		return fmt.Errorf("--cluster needs --store etcd and a persistent process deployed")
 	}
 	// The management API's URL, published in the cluster membership:
@@ -231,7 +229,7 @@ func runServer(ctx context.Context, cfg *serveConfig, log *slog.Logger) error {
 		}
 		adminURL = baseURL(scheme, cfg.admin.ln.Addr())
 	}
-	node, err := joinCluster(ctx, &cfg.cluster, store, opts.BaseURL, adminURL, ln.Addr().String(), log)
+	node, err := joinCluster(ctx, &cfg.cluster, store.Opened(), opts.BaseURL, adminURL, ln.Addr().String(), log)
 	if err != nil {
 		return err
 	}
@@ -277,18 +275,21 @@ func runServer(ctx context.Context, cfg *serveConfig, log *slog.Logger) error {
 		log.Error("processes skipped", slog.Any("err", err))
 	}
 	var archiveDir string
-	if store != nil {
+	if store.Opened() != nil {
 		archiveDir = cfg.dataDir
 	}
 	deployer, err := hotdeploy.New(hotdeploy.Options{Dir: cfg.deployDir, Data: archiveDir, Logger: log, Engine: engine, Front: front,
-		Load: process.LoadOptions{Extensions: cfg.extensions}})
+		Load: process.LoadOptions{Extensions: cfg.extensions}, OpenStore: func() (string, error) {
+			_, err := store.Open()
+			return cfg.dataDir, err
+		}})
 	if err != nil {
 		return err
 	}
 	if err := deployer.Start(procs, bad); err != nil {
 		return err
 	}
-	if store != nil {
+	if store.Opened() != nil {
 		rec, err := engine.Recover(ctx)
 		if err != nil {
 			return err
@@ -456,9 +457,6 @@ func debugHandler() http.Handler {
 
 // defaultGCPercent is the GC target serve sets when GOGC is not set.
 const defaultGCPercent = 400
-
-// dataFile is the instance store's file name in --data.
-const dataFile = "orchd.db"
 
 // The example's partner services, whose addresses --mock-partners serves.
 var (

@@ -45,17 +45,19 @@ import (
 // Folders whose name starts with a dot (an upload being unpacked) are
 // never bundles.
 type Deployer struct {
-	mu      sync.Mutex
-	dir     string
-	data    string // "" when there is no store: versions are not archived
-	log     *slog.Logger
-	engine  *process.Engine
-	front   Front
-	opts    process.LoadOptions
-	grace   time.Duration // how long a retired version is kept at least
-	next    int
-	seen    map[string]string // bundle -> signature at the last poll
-	applied map[string]string // bundle -> signature last deployed (or tried)
+	mu     sync.Mutex
+	dir    string
+	data   string // "" when there is no store: versions are not archived
+	log    *slog.Logger
+	engine *process.Engine
+	front  Front
+	opts   process.LoadOptions
+	// openStore is Options.OpenStore, nil once the store is open.
+	openStore func() (string, error)
+	grace     time.Duration // how long a retired version is kept at least
+	next      int
+	seen      map[string]string // bundle -> signature at the last poll
+	applied   map[string]string // bundle -> signature last deployed (or tried)
 	// Errors maps a bundle to the problems of its last failed deploy.
 	errors map[string]error
 }
@@ -91,6 +93,12 @@ type Options struct {
 	Front Front
 	// Load compiles the bundles (the engine's extensions).
 	Load process.LoadOptions
+	// OpenStore, when set and Data is empty (no store is open yet), is
+	// called before a bundle with a persistent process is deployed: it
+	// opens the instance store and returns its data directory, which
+	// from then on is Data (versions are counted there and archived).
+	// An error fails that deploy, and the version serving stays.
+	OpenStore func() (data string, err error)
 }
 
 // New returns the deployer of o.Dir. It deletes the leftovers of an
@@ -103,21 +111,51 @@ func New(o Options) (*Deployer, error) {
 	dir, data := o.Dir, o.Data
 	d := &Deployer{dir: dir, data: data, log: log, engine: o.Engine, front: o.Front, opts: o.Load, next: 1,
 		seen: map[string]string{}, applied: map[string]string{}, errors: map[string]error{}}
-	d.removeLeftovers()
 	if data == "" {
-		return d, nil
+		d.openStore = o.OpenStore
 	}
-	b, err := os.ReadFile(filepath.Join(data, versionsDir, "next"))
-	switch {
-	case errors.Is(err, fs.ErrNotExist):
-	case err != nil:
-		return nil, fmt.Errorf("version counter: %w", err)
-	default:
-		if d.next, err = strconv.Atoi(strings.TrimSpace(string(b))); err != nil || d.next < 1 {
-			return nil, fmt.Errorf("version counter %s: not a positive number", filepath.Join(data, versionsDir, "next"))
-		}
+	d.removeLeftovers()
+	if err := d.readCounter(); err != nil {
+		return nil, err
 	}
 	return d, nil
+}
+
+// readCounter takes the version counter of --data/versions/next when it
+// is ahead of the one in memory.
+func (d *Deployer) readCounter() error {
+	if d.data == "" {
+		return nil
+	}
+	path := filepath.Join(d.data, versionsDir, "next")
+	b, err := os.ReadFile(path)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return nil
+	case err != nil:
+		return fmt.Errorf("version counter: %w", err)
+	}
+	n, err := strconv.Atoi(strings.TrimSpace(string(b)))
+	if err != nil || n < 1 {
+		return fmt.Errorf("version counter %s: not a positive number", path)
+	}
+	d.next = max(d.next, n)
+	return nil
+}
+
+// storeFor opens the instance store (Options.OpenStore) when one of
+// procs is persistent and none is open yet.
+func (d *Deployer) storeFor(procs []*process.Process) error {
+	i := slices.IndexFunc(procs, func(p *process.Process) bool { return !p.InMemory })
+	if d.openStore == nil || i < 0 {
+		return nil
+	}
+	data, err := d.openStore()
+	if err != nil {
+		return fmt.Errorf("persistent process %s: %w", procs[i].Name.Local, err)
+	}
+	d.data, d.openStore = data, nil
+	return d.readCounter()
 }
 
 // archived is a version kept in --data/versions.
@@ -348,6 +386,9 @@ func (d *Deployer) deploy(name string) error {
 	procs, err := process.LoadBundleWith(filepath.Join(d.dir, name), d.opts)
 	if err == nil && len(procs) == 0 {
 		err = errors.New("deploy.xml names no process")
+	}
+	if err == nil {
+		err = d.storeFor(procs)
 	}
 	if err == nil {
 		err = d.newVersion(name, procs)

@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/orchd/orchd/internal/echotest"
+	"github.com/orchd/orchd/internal/instancestore"
 	"github.com/orchd/orchd/internal/mgmt"
 	"github.com/orchd/orchd/internal/persist"
 	"github.com/orchd/orchd/internal/process"
@@ -298,5 +299,75 @@ func TestNewRefusesBadCounter(t *testing.T) {
 	_, err := New(Options{Dir: t.TempDir(), Data: data, Engine: process.NewEngine(process.Options{})})
 	if err == nil || !strings.Contains(err.Error(), "not a positive number") {
 		t.Fatalf("New = %v, want the counter refused", err)
+	}
+}
+
+// newLazyRig is newRig over an engine whose store opens when the first
+// persistent process is deployed (OpenStore), as orchd serve's; fail,
+// when set, is the error OpenStore answers instead.
+func newLazyRig(t *testing.T, data string, fail error) (*rig, *instancestore.Lazy) {
+	t.Helper()
+	lazy := instancestore.NewLazy(instancestore.Config{Dir: data}, nil, nil)
+	t.Cleanup(func() { _ = lazy.Close() })
+	engine := process.NewEngine(process.Options{Store: lazy})
+	t.Cleanup(engine.Close)
+	front := soap.NewServer(soap.ServerOptions{})
+	srv := httptest.NewServer(front)
+	t.Cleanup(srv.Close)
+	r := &rig{engine: engine, dir: t.TempDir(), url: srv.URL}
+	open := func() (string, error) {
+		if fail != nil {
+			return "", fail
+		}
+		_, err := lazy.Open()
+		return data, err
+	}
+	d, err := New(Options{Dir: r.dir, Engine: engine, Front: front, OpenStore: open})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.d = d
+	return r, lazy
+}
+
+func TestFirstPersistentDeployOpensStore(t *testing.T) {
+	data := filepath.Join(t.TempDir(), "data")
+	r, lazy := newLazyRig(t, data, nil)
+	r.settle(t, "one", true)
+	if got := echotest.Call(t, r.url, "a"); got != "one-a" {
+		t.Fatalf("answer %q, want one-a", got)
+	}
+	if lazy.Opened() != nil || exists(data) {
+		t.Fatal("an in-memory deploy opened the store or made the data directory")
+	}
+	r.settle(t, "two", false)
+	if got := echotest.Call(t, r.url, "b"); got != "two-b" {
+		t.Fatalf("answer %q from the persistent version, want two-b", got)
+	}
+	if lazy.Opened() == nil || !exists(filepath.Join(data, instancestore.File)) {
+		t.Fatal("the persistent deploy did not open the store")
+	}
+	// From now on versions are counted and archived in data.
+	if !exists(filepath.Join(data, versionsDir, "2-echo", "echo.bpel")) {
+		t.Fatal("the persistent version 2 is not archived")
+	}
+	if next, err := os.ReadFile(filepath.Join(data, versionsDir, "next")); err != nil || strings.TrimSpace(string(next)) != "3" {
+		t.Fatalf("version counter %q, %v; want 3", next, err)
+	}
+}
+
+func TestStoreThatWillNotOpenFailsTheDeploy(t *testing.T) {
+	r, _ := newLazyRig(t, t.TempDir(), errors.New("the data file is held by another orchd"))
+	r.settle(t, "one", true)
+	r.settle(t, "two", false)
+	if got := echotest.Call(t, r.url, "a"); got != "one-a" {
+		t.Fatalf("answer %q, want the serving in-memory version's one-a", got)
+	}
+	bs, err := r.d.Bundles()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(bs) != 1 || bs[0].State != "failed" || len(bs[0].Errors) == 0 || !strings.Contains(bs[0].Errors[0], "persistent process Echo: the data file is held") {
+		t.Fatalf("bundles %+v, want echo failed naming the persistent process and the store's error", bs)
 	}
 }
