@@ -74,10 +74,17 @@ type serveConfig struct {
 // backend is the management backend serve wires (started hands it on).
 type backend = mgmtbackend.Backend
 
+// serveFlags is a FlagSet of serve's flags and the config they fill
+// (the tests build a server from flags with it).
 func serveFlags(stderr io.Writer) (*flag.FlagSet, *serveConfig) {
-	c := &serveConfig{extensions: linkedExtensions()}
 	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
 	fs.SetOutput(stderr)
+	return fs, defineServe(fs)
+}
+
+// defineServe defines serve's flags on fs.
+func defineServe(fs *flag.FlagSet) *serveConfig {
+	c := &serveConfig{extensions: linkedExtensions()}
 	fs.StringVar(&c.listen, "listen", "127.0.0.1:8080", "address to serve SOAP, / and /metrics on")
 	fs.StringVar(&c.deployDir, "deploy", "./deploy", "deploy directory: one bundle folder (with deploy.xml) per subfolder")
 	fs.DurationVar(&c.deployPoll, "deploy-poll", 3*time.Second, "scan --deploy this often for new, changed and removed bundles (0: read bundles at start only)")
@@ -102,7 +109,7 @@ func serveFlags(stderr io.Writer) (*flag.FlagSet, *serveConfig) {
 	fs.IntVar(&c.sampleEvery, "sample-every", process.DefaultSampleEvery, "time one instance in this many per activity, for the activity outline of the management API and console (1: every instance; 0: none)")
 	eventFlags(fs, &c.events)
 	adminFlags(fs, &c.admin)
-	return fs, c
+	return c
 }
 
 // limitFlags defines the flags of the parsing limits of inbound messages
@@ -126,21 +133,21 @@ func newLogger(w io.Writer, level string) (*slog.Logger, error) {
 	return slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: l})), nil
 }
 
-func serve(ctx context.Context, args []string, stderr io.Writer) int {
-	fs, cfg := serveFlags(stderr)
-	if err := fs.Parse(args); err != nil {
-		return 2
+// serveCommand defines serve's flags; its run serves until ctx ends.
+func serveCommand(fs *flag.FlagSet) runFunc {
+	cfg := defineServe(fs)
+	return func(ctx context.Context, _ *flag.FlagSet, _, stderr io.Writer) int {
+		log, err := newLogger(stderr, cfg.logLevel)
+		if err != nil {
+			fmt.Fprintln(stderr, "orchd:", err)
+			return 2
+		}
+		if err := runServer(ctx, cfg, log); err != nil {
+			log.Error("orchd stopped", slog.Any("err", err))
+			return 1
+		}
+		return 0
 	}
-	log, err := newLogger(stderr, cfg.logLevel)
-	if err != nil {
-		fmt.Fprintln(stderr, "orchd:", err)
-		return 2
-	}
-	if err := runServer(ctx, cfg, log); err != nil {
-		log.Error("orchd stopped", slog.Any("err", err))
-		return 1
-	}
-	return 0
 }
 
 // runServer wires the engine, the SOAP front door and the HTTP server, and

@@ -56,6 +56,19 @@ $ORCHD_TOKEN_FILE (mutations need the token of orchd serve --admin-token-file).
 Exit status: 0 done, 1 the server refused (its error is printed), 2 usage.
 `
 
+// defaultServer is --server without $ORCHD_SERVER.
+const defaultServer = "http://127.0.0.1:8080"
+
+// Flags are the flags every verb takes, with their defaults when
+// $ORCHD_SERVER and $ORCHD_TOKEN_FILE are not set (for the command
+// reference).
+func Flags() *flag.FlagSet {
+	fs := flag.NewFlagSet("ctl", flag.ContinueOnError)
+	g := ctlGlobals{server: defaultServer}
+	g.register(fs)
+	return fs
+}
+
 // ctlGlobals are the flags every verb takes.
 type ctlGlobals struct {
 	server    string
@@ -88,7 +101,7 @@ type ctlRun struct {
 func Run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	g := ctlGlobals{server: os.Getenv("ORCHD_SERVER"), tokenFile: os.Getenv("ORCHD_TOKEN_FILE")}
 	if g.server == "" {
-		g.server = "http://127.0.0.1:8080"
+		g.server = defaultServer
 	}
 	fs := flag.NewFlagSet("ctl", flag.ContinueOnError)
 	fs.SetOutput(stderr)
