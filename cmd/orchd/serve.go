@@ -21,6 +21,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/collectors"
 
 	"github.com/orchd/orchd/internal/admin"
+	"github.com/orchd/orchd/internal/adminserver"
 	"github.com/orchd/orchd/internal/cluster"
 	"github.com/orchd/orchd/internal/clusternode"
 	"github.com/orchd/orchd/internal/clusterview"
@@ -341,14 +342,15 @@ func runServer(ctx context.Context, cfg *serveConfig, log *slog.Logger) error {
 	if cfg.admin.listen != "" {
 		consoleOpts.EndpointBase = baseURL(scheme, ln.Addr())
 	}
-	adm, err := newAdmin(&cfg.admin, mgmtBackend, stream, console.New(consoleOpts), serverTLS, cfg.idleTimeout, log)
+	adm, err := adminserver.New(adminserver.Options{TokenFile: cfg.admin.tokenFile, Listen: cfg.admin.listen, Listener: cfg.admin.ln,
+		Backend: mgmtBackend, Stream: stream, Console: console.New(consoleOpts), TLS: serverTLS, IdleTimeout: cfg.idleTimeout, Logger: log})
 	if err != nil {
 		return err
 	}
-	defer adm.close()
+	defer adm.Close()
 	sopts := server.Options{Engine: engine, SOAP: front, Gatherer: reg, Logger: log}
-	if adm.srv == nil {
-		sopts.Admin = adm.handler
+	if !adm.Separate() {
+		sopts.Admin = adm.Handler
 	}
 	if node != nil {
 		sopts.Front = clusternode.Forwarder(node, engine, front, log)
@@ -402,7 +404,7 @@ func runServer(ctx context.Context, cfg *serveConfig, log *slog.Logger) error {
 		}
 		serveErr <- srv.Serve(ln)
 	}()
-	adm.start(scheme, ln.Addr(), log)
+	adm.Start(scheme, ln.Addr(), log)
 	log.Info("serving", slog.String("addr", ln.Addr().String()), slog.String("scheme", scheme), slog.String("deploy", cfg.deployDir))
 	if cfg.started != nil {
 		cfg.started(ln.Addr(), mgmtBackend)
@@ -419,7 +421,7 @@ func runServer(ctx context.Context, cfg *serveConfig, log *slog.Logger) error {
 	log.Info("shutting down", slog.Duration("wait", cfg.shutdownTimeout))
 	sctx, cancel := context.WithTimeout(context.Background(), cfg.shutdownTimeout)
 	defer cancel()
-	adm.shutdown(sctx) // ends its event streams, which Shutdown would wait for
+	adm.Shutdown(sctx) // ends its event streams, which Shutdown would wait for
 	err = srv.Shutdown(sctx)
 	stopMocks()
 	if errors.Is(err, context.DeadlineExceeded) {

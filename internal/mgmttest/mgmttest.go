@@ -30,9 +30,20 @@ type Server struct {
 }
 
 // Serve starts the API, its mutations behind token (empty: read-only),
-// with the echo bundle deployed as version 1 answering "one-<id>". It
-// stops when the test ends.
+// over Backend. It stops when the test ends.
 func Serve(t testing.TB, token string) *Server {
+	t.Helper()
+	b, s := Backend(t)
+	api := httptest.NewServer(admin.New(admin.Options{Backend: b, Token: token}))
+	t.Cleanup(api.Close)
+	s.API = api.URL
+	return s
+}
+
+// Backend is a real management backend with the echo bundle deployed
+// as version 1 answering "one-<id>", and its server with the SOAP and
+// deploy fields set (API empty).
+func Backend(t testing.TB) (*mgmtbackend.Backend, *Server) {
 	t.Helper()
 	engine := process.NewEngine(process.Options{})
 	t.Cleanup(engine.Close)
@@ -48,7 +59,5 @@ func Serve(t testing.TB, token string) *Server {
 	d.Poll()
 	d.Poll() // the second poll sees the folder stable and deploys it
 	b := mgmtbackend.New(mgmtbackend.Options{Engine: engine, Deployer: d})
-	api := httptest.NewServer(admin.New(admin.Options{Backend: b, Token: token}))
-	t.Cleanup(api.Close)
-	return &Server{API: api.URL, SOAP: soapSrv.URL, Deploy: dir}
+	return b, &Server{SOAP: soapSrv.URL, Deploy: dir}
 }
