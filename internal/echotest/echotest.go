@@ -1,8 +1,10 @@
 // Package echotest is the echo bundle the tests of the packages that
-// deploy bundles share (hot deploy, the management backend and client):
-// a one-operation process whose run answers "TAG-<id>", with TAG chosen
-// by the test, in memory or persistent; and the SOAP call of run on
-// loopback. It is for tests only; it imports nothing of orchd.
+// deploy bundles share (hot deploy, the management backend, its client
+// and the cluster view): a one-operation process whose run answers
+// "TAG-<id>", with TAG chosen by the test, and then waits (an instance
+// to list and act on) for a second run with the same id, which it
+// answers "TAG-done-<id>"; in memory or persistent. And the SOAP call
+// of run on loopback. It is for tests only; it imports nothing of orchd.
 package echotest
 
 import (
