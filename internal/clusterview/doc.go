@@ -10,5 +10,6 @@
 // that fails named in the answer's Partial) and the cursor format of a
 // listing across nodes. This node's own part comes through the Local
 // interface (internal/mgmtbackend implements it); it must not import
-// internal/process, internal/mgmtbackend or orchd serve's wiring.
+// internal/process, internal/soap, internal/mgmtbackend or orchd serve's
+// wiring (cmd/orchd's TestLayers checks the direct imports).
 package clusterview

@@ -7,5 +7,6 @@
 // for which it is the Local part.
 //
 // It owns no state but the counters' rate sample. It must not import
-// internal/admin (the HTTP side), internal/soap or orchd serve's wiring.
+// internal/admin (the HTTP side) or internal/soap itself, nor orchd
+// serve's wiring (cmd/orchd's TestLayers checks the direct imports).
 package mgmtbackend
