@@ -34,7 +34,7 @@ func get(t *testing.T, method, url, token string) (int, string) {
 }
 
 func TestOwnListenerWithToken(t *testing.T) {
-	b, _ := mgmttest.Backend(t)
+	b, _ := mgmttest.Backend(t, nil)
 	tf := filepath.Join(t.TempDir(), "token")
 	if err := os.WriteFile(tf, []byte("tok\n"), 0o600); err != nil {
 		t.Fatal(err)
@@ -68,7 +68,7 @@ func TestOwnListenerWithToken(t *testing.T) {
 }
 
 func TestOnMainListenerReadOnly(t *testing.T) {
-	b, _ := mgmttest.Backend(t)
+	b, _ := mgmttest.Backend(t, nil)
 	s, err := New(Options{Backend: b})
 	if err != nil {
 		t.Fatal(err)

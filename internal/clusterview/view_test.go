@@ -40,7 +40,7 @@ type node struct {
 
 func startNode(t *testing.T, ec *etcdtest.Cluster, id string) *node {
 	t.Helper()
-	b, s := mgmttest.Backend(t)
+	b, s := mgmttest.Backend(t, nil)
 	var h atomic.Pointer[http.Handler]
 	api := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { (*h.Load()).ServeHTTP(w, r) }))
 	t.Cleanup(api.Close)

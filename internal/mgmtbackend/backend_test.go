@@ -1,18 +1,16 @@
-package mgmtbackend
+package mgmtbackend_test
 
 import (
 	"context"
 	"errors"
-	"net/http/httptest"
 	"testing"
 	"time"
 
 	"github.com/orchd/orchd/internal/echotest"
 	"github.com/orchd/orchd/internal/events"
-	"github.com/orchd/orchd/internal/hotdeploy"
 	"github.com/orchd/orchd/internal/mgmt"
-	"github.com/orchd/orchd/internal/process"
-	"github.com/orchd/orchd/internal/soap"
+	"github.com/orchd/orchd/internal/mgmtbackend"
+	"github.com/orchd/orchd/internal/mgmttest"
 )
 
 // The backend's tests run it over a real engine, hot deployer and SOAP
@@ -21,27 +19,14 @@ import (
 
 // server is a backend over a running engine and front door.
 type server struct {
-	b   *Backend
-	d   *hotdeploy.Deployer
+	b   *mgmtbackend.Backend
 	url string
 }
 
 func newServer(t *testing.T, timeline *events.Timeline) *server {
 	t.Helper()
-	engine := process.NewEngine(process.Options{})
-	t.Cleanup(engine.Close)
-	front := soap.NewServer(soap.ServerOptions{})
-	srv := httptest.NewServer(front)
-	t.Cleanup(srv.Close)
-	dir := t.TempDir()
-	echotest.Write(t, dir, "echo", "one", true)
-	d, err := hotdeploy.New(hotdeploy.Options{Dir: dir, Engine: engine, Front: front})
-	if err != nil {
-		t.Fatal(err)
-	}
-	d.Poll()
-	d.Poll() // the second poll sees the folder stable and deploys it
-	return &server{b: New(Options{Engine: engine, Deployer: d, Timeline: timeline}), d: d, url: srv.URL}
+	b, s := mgmttest.Backend(t, timeline)
+	return &server{b: b, url: s.SOAP}
 }
 
 func TestBackendProcessesAndCounters(t *testing.T) {
@@ -159,18 +144,5 @@ func TestBackendWithTimeline(t *testing.T) {
 		}
 	case <-time.After(10 * time.Second):
 		t.Fatal("the cancelled subscription's channel stays open")
-	}
-}
-
-func TestCountersRate(t *testing.T) {
-	start := time.Now().Add(-4 * time.Second)
-	c := &counters{started: start}
-	n := c.sample(8)
-	if n.Exchanges != 8 || n.InFlight != -1 || n.UptimeSeconds < 4 || !n.Started.Equal(start) {
-		t.Fatalf("sample %+v", n)
-	}
-	// 8 exchanges over at least 4 seconds since the start.
-	if n.TxPerSec <= 0 || n.TxPerSec > 2 {
-		t.Fatalf("rate %v, want in (0, 2]", n.TxPerSec)
 	}
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/orchd/orchd/internal/admin"
 	"github.com/orchd/orchd/internal/echotest"
+	"github.com/orchd/orchd/internal/events"
 	"github.com/orchd/orchd/internal/hotdeploy"
 	"github.com/orchd/orchd/internal/mgmtbackend"
 	"github.com/orchd/orchd/internal/process"
@@ -33,7 +34,7 @@ type Server struct {
 // over Backend. It stops when the test ends.
 func Serve(t testing.TB, token string) *Server {
 	t.Helper()
-	b, s := Backend(t)
+	b, s := Backend(t, nil)
 	api := httptest.NewServer(admin.New(admin.Options{Backend: b, Token: token}))
 	t.Cleanup(api.Close)
 	s.API = api.URL
@@ -41,9 +42,10 @@ func Serve(t testing.TB, token string) *Server {
 }
 
 // Backend is a real management backend with the echo bundle deployed
-// as version 1 answering "one-<id>", and its server with the SOAP and
-// deploy fields set (API empty).
-func Backend(t testing.TB) (*mgmtbackend.Backend, *Server) {
+// as version 1 answering "one-<id>" (and timeline, when not nil, keeping
+// its events), and its server with the SOAP and deploy fields set (API
+// empty).
+func Backend(t testing.TB, timeline *events.Timeline) (*mgmtbackend.Backend, *Server) {
 	t.Helper()
 	engine := process.NewEngine(process.Options{})
 	t.Cleanup(engine.Close)
@@ -58,6 +60,6 @@ func Backend(t testing.TB) (*mgmtbackend.Backend, *Server) {
 	}
 	d.Poll()
 	d.Poll() // the second poll sees the folder stable and deploys it
-	b := mgmtbackend.New(mgmtbackend.Options{Engine: engine, Deployer: d})
+	b := mgmtbackend.New(mgmtbackend.Options{Engine: engine, Deployer: d, Timeline: timeline})
 	return b, &Server{SOAP: soapSrv.URL, Deploy: dir}
 }
