@@ -4,11 +4,20 @@
 GO ?= go
 FUZZTIME ?= 3000x
 
-.PHONY: cpushare run test unit fuzz vet build bench bench-go conformance overload soak cluster-bench
+.PHONY: cpushare run test unit fuzz fuzz-long vet build bench bench-go conformance overload soak cluster-bench
 
-## run: serve the example bundle, with the CRM and ERP mock partners in process
-run:
-	$(GO) run ./cmd/orchd serve --deploy ./deploy --mock-partners
+## run: build orchd, serve the example bundles (./deploy) with the CRM and ERP
+## mock partners in process, post the shipped purchase order
+## (deploy/purchase-order/po-request.xml) once it serves and print the ack;
+## orchd then keeps serving on 127.0.0.1:8080 until Ctrl-C (needs curl)
+run: build
+	@bin/orchd serve --deploy ./deploy --mock-partners & pid=$$!; \
+	trap 'kill $$pid 2>/dev/null' INT TERM; \
+	curl -s --retry 30 --retry-connrefused --retry-delay 1 \
+	  -H 'Content-Type: text/xml; charset=utf-8' -H 'SOAPAction: "urn:example:po#submitPurchaseOrder"' \
+	  --data-binary @deploy/purchase-order/po-request.xml http://127.0.0.1:8080/processes/PurchaseOrder && \
+	  printf '\n(orchd serves on http://127.0.0.1:8080/, the console at /console/; Ctrl-C stops it)\n'; \
+	wait $$pid
 
 ## test: vet, all tests with the race detector, then each fuzz target briefly
 test: vet unit fuzz
@@ -20,27 +29,48 @@ vet:
 unit:
 	$(GO) test -race -count=1 ./...
 
+# FUZZ_TARGETS: every fuzz target, as package:Target. make fuzz runs each
+# for FUZZTIME (3000 iterations: the seeds and committed corpora in
+# testdata/fuzz/<Target>, and a little more); make fuzz-long for FUZZ_LONG
+# (60s) each.
+FUZZ_TARGETS = \
+	./internal/soap/:FuzzDecodeEnvelope \
+	./internal/soap/:FuzzHeaderParts \
+	./internal/soap/:FuzzParseDifferential \
+	./internal/xmlparse/:FuzzParse \
+	./internal/process/bpel/:FuzzParse \
+	./internal/process/:FuzzCompileBPEL \
+	./internal/process/:FuzzCompileInsertPath \
+	./internal/process/:FuzzCheckXPath1Functions \
+	./internal/process/:FuzzFastExpr \
+	./internal/process/:FuzzParseEPR \
+	./internal/process/:FuzzDecodeCompFrames \
+	./internal/process/:FuzzDecodeFrames \
+	./internal/process/:FuzzRewrite \
+	./internal/process/:FuzzSplitFingerprint \
+	./internal/persist/:FuzzDecodeRecord \
+	./internal/endpoints/:FuzzParse \
+	./internal/xsd/:FuzzLoad \
+	./internal/xslt/:FuzzCompile \
+	./internal/xpath2/:FuzzParse \
+	./internal/xpath2/:FuzzParseXQuery \
+	./internal/bundlezip/:FuzzExtract
+FUZZ_LONG ?= 60s
+
 fuzz:
-	$(GO) test -run='^$$' -fuzz='^FuzzDecodeEnvelope$$' -fuzztime=$(FUZZTIME) ./internal/soap/
-	$(GO) test -run='^$$' -fuzz='^FuzzHeaderParts$$' -fuzztime=$(FUZZTIME) ./internal/soap/
-	$(GO) test -run='^$$' -fuzz='^FuzzParseDifferential$$' -fuzztime=$(FUZZTIME) ./internal/soap/
-	$(GO) test -run='^$$' -fuzz='^FuzzParse$$' -fuzztime=$(FUZZTIME) ./internal/xmlparse/
-	$(GO) test -run='^$$' -fuzz='^FuzzParse$$' -fuzztime=$(FUZZTIME) ./internal/process/bpel/
-	$(GO) test -run='^$$' -fuzz='^FuzzCompileBPEL$$' -fuzztime=$(FUZZTIME) ./internal/process/
-	$(GO) test -run='^$$' -fuzz='^FuzzCompileInsertPath$$' -fuzztime=$(FUZZTIME) ./internal/process/
-	$(GO) test -run='^$$' -fuzz='^FuzzCheckXPath1Functions$$' -fuzztime=$(FUZZTIME) ./internal/process/
-	$(GO) test -run='^$$' -fuzz='^FuzzParseEPR$$' -fuzztime=$(FUZZTIME) ./internal/process/
-	$(GO) test -run='^$$' -fuzz='^FuzzDecodeCompFrames$$' -fuzztime=$(FUZZTIME) ./internal/process/
-	$(GO) test -run='^$$' -fuzz='^FuzzDecodeFrames$$' -fuzztime=$(FUZZTIME) ./internal/process/
-	$(GO) test -run='^$$' -fuzz='^FuzzDecodeRecord$$' -fuzztime=$(FUZZTIME) ./internal/persist/
-	$(GO) test -run='^$$' -fuzz='^FuzzParse$$' -fuzztime=$(FUZZTIME) ./internal/endpoints/
-	$(GO) test -run='^$$' -fuzz='^FuzzLoad$$' -fuzztime=$(FUZZTIME) ./internal/xsd/
-	$(GO) test -run='^$$' -fuzz='^FuzzCompile$$' -fuzztime=$(FUZZTIME) ./internal/xslt/
-	$(GO) test -run='^$$' -fuzz='^FuzzParse$$' -fuzztime=$(FUZZTIME) ./internal/xpath2/
-	$(GO) test -run='^$$' -fuzz='^FuzzParseXQuery$$' -fuzztime=$(FUZZTIME) ./internal/xpath2/
-	$(GO) test -run='^$$' -fuzz='^FuzzRewrite$$' -fuzztime=$(FUZZTIME) ./internal/process/
-	$(GO) test -run='^$$' -fuzz='^FuzzSplitFingerprint$$' -fuzztime=$(FUZZTIME) ./internal/process/
-	$(GO) test -run='^$$' -fuzz='^FuzzExtract$$' -fuzztime=$(FUZZTIME) ./internal/bundlezip/
+	@missing=$$(grep -rl --include='*_test.go' '^func Fuzz' cmd internal | while read -r f; do \
+		for n in $$(grep -o '^func Fuzz[A-Za-z0-9_]*' "$$f" | cut -c6-); do \
+			case " $(FUZZ_TARGETS) " in *" ./$$(dirname "$$f")/:$$n "*) ;; *) echo "./$$(dirname "$$f")/:$$n";; esac; \
+		done; done); \
+		test -z "$$missing" || { echo "fuzz targets missing from FUZZ_TARGETS in the Makefile: $$missing"; exit 1; }
+	@set -e; for t in $(FUZZ_TARGETS); do \
+		echo "fuzz $${t#*:} in $${t%%:*} ($(FUZZTIME))"; \
+		$(GO) test -run='^$$' -fuzz="^$${t#*:}\$$" -fuzztime=$(FUZZTIME) $${t%%:*}; \
+	done
+
+## fuzz-long: each fuzz target for FUZZ_LONG (60s; about 21 minutes in all). Not in make test.
+fuzz-long:
+	$(MAKE) fuzz FUZZTIME=$(FUZZ_LONG)
 
 ## conformance: run Apache ODE's whole bpel-test corpus (../shared/conformance/ode)
 ## and print PASS/FAIL/SKIP per case; case failures do not fail the target

@@ -118,6 +118,12 @@ type slowPartner struct {
 	ns []string
 }
 
+// received is the number of calls that reached the partner so far:
+// answered, cancelled, or in flight.
+func (p *slowPartner) received() int32 {
+	return p.done.Load() + p.cancelled.Load() + p.inFlight.Load()
+}
+
 // calls returns the n values of the calls answered so far.
 func (p *slowPartner) calls() []string {
 	p.mu.Lock()
@@ -882,8 +888,9 @@ func TestMessageTakenDuringPartnerCall(t *testing.T) {
 // A persistent instance killed while two branches' partner calls are in
 // flight (the checkpoint before the second call records the first as
 // under way) is recovered: the calls that may have happened follow the
-// failure policy, and orchd keeps serving (it used to dereference the
-// missing answer of the first call and crash at recovery).
+// failure policy (neither is sent again), and orchd keeps serving: a new
+// run is answered (it used to dereference the missing answer of the first
+// call and crash at recovery).
 func TestCrashWithParallelCallsInFlight(t *testing.T) {
 	partner := startSlowPartner(t, 3*time.Second)
 	deploy := t.TempDir()
@@ -911,6 +918,18 @@ func TestCrashWithParallelCallsInFlight(t *testing.T) {
 	t.Logf("state after recovery: %s", ins[0].State)
 	if strings.Contains(o2.log(), "panic") {
 		t.Fatalf("recovery panicked:\n%s", o2.log())
+	}
+	// Neither call that may have happened was sent again: the partner got
+	// the two calls of before the kill, and only those.
+	if n := partner.received(); n != 2 {
+		t.Errorf("the partner got %d calls, want the 2 made before the kill (none sent again at recovery)", n)
+	}
+	// And orchd keeps serving: a new run of the same process calls the
+	// partner twice and is answered.
+	r := callRun(t, o2.base, "TwoCalls", "K2", "1")
+	if r.status != 200 || partner.received() != 4 || partner.done.Load() != 2 {
+		t.Errorf("a new run after recovery: status %d (partner got %d calls, answered %d), want 200 and 4, 2:\n%s",
+			r.status, partner.received(), partner.done.Load(), r.body)
 	}
 }
 

@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/binary"
 	"net/http"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -216,7 +215,7 @@ func TestInstancesCommandBroken(t *testing.T) {
 	damageStore(t, data, func(tx *bolt.Tx) error {
 		return tx.Bucket([]byte("instances")).Put([]byte(ins[1].ID), []byte{1, 2, 0xff})
 	})
-	out, err := exec.Command(orchdBin, "instances", "--data", data, "--deploy", deploy, "--state", "broken").CombinedOutput()
+	out, err := runOrchd(t, "instances", "--data", data, "--deploy", deploy, "--state", "broken")
 	if err != nil {
 		t.Fatalf("orchd instances: %v\n%s", err, out)
 	}

@@ -92,7 +92,9 @@ func checkClusterStore(st *etcdstore.Store, name string, led *loadLedger, plog *
 // nodes on one embedded 3-member etcd, the crash loop's persistent mix on
 // every node at once; in each round one node is SIGKILLed at a random
 // moment under load, right after it acknowledged two approvals waiting for
-// a decision and two whose 2 s timeout expires after the kill. The
+// a decision and two whose 2 s timeout expires after the kill, and while
+// it is inside the CRM call of a PO (the partner holds it), a run the
+// survivors must resume (taken over: no longer running, CRM called once). The
 // survivors' load goes on past the dead node's lease; the dead node's
 // undecided approvals are then decided on the survivors, its timers must
 // fire there (timeout path: EXPIRED) and its outbox must be delivered from
@@ -100,7 +102,7 @@ func checkClusterStore(st *etcdstore.Store, name string, led *loadLedger, plog *
 // every acknowledged exchange stored exactly once, no partner called twice
 // for one PO, every acknowledged RELIABLE send delivered, and
 // etcdstore.Check finds no orphaned route, timer, index entry, variable
-// or lock.
+// or lock; and the load did its work (loadLedger.requireProgress).
 func TestClusterCrash(t *testing.T) {
 	const name, rounds = "crash", 3
 	seed := uint64(time.Now().UnixNano())
@@ -117,7 +119,7 @@ func TestClusterCrash(t *testing.T) {
 	st := openClusterStore(t, ec, name)
 	led := newLedger()
 	start := time.Now()
-	decidedOnSurvivors, resumedOnSurvivors := 0, 0
+	decidedOnSurvivors, resumedOnSurvivors, takenOver := 0, 0, 0
 	for r := 1; r <= rounds; r++ {
 		before := [4]int64{led.acks.po.Load(), led.acks.request.Load(), led.acks.decision.Load(), led.acks.oneway.Load()}
 		stops, dones := map[string]chan struct{}{}, map[string]chan struct{}{}
@@ -155,8 +157,24 @@ func TestClusterCrash(t *testing.T) {
 				held = append(held, id)
 			}
 		}
-		closeIdle()
+		// And a run the kill interrupts for certain: a PO whose CRM call
+		// the partner holds (the instance is stored as running, checkpointed
+		// before the call); the survivors must resume it.
+		resumeID := fmt.Sprintf("R%d%s-resume", r, victim)
+		release := plog.hold(resumeID)
+		ordered := make(chan struct{})
+		go func() {
+			defer close(ordered)
+			led.order(send, readPO(), resumeID) // its answer never comes: the kill ends it
+		}()
+		waitUntil(t, fmt.Sprintf("round %d: the CRM call of %s on %s", r, resumeID, victim), func() bool { return plog.count(plog.crm, resumeID) == 1 })
 		kill9(t, nodes[victim])
+		<-ordered
+		release()
+		closeIdle()
+		if n := runningInstances(t, st); n == 0 {
+			t.Errorf("round %d: no instance stored as running right after the kill, though %s was inside its CRM call on %s", r, resumeID, victim)
+		}
 		close(stops[victim])
 		<-dones[victim]
 		// Its acknowledged approvals that wait for a decision: from now
@@ -221,8 +239,19 @@ func TestClusterCrash(t *testing.T) {
 			return len(bad) == 0
 		})
 		resumedOnSurvivors += interrupted
+		// The held run was taken over: stored once, no longer running
+		// (its CRM call may have happened, so its failure policy decided
+		// its next step), its CRM called once.
+		if view, err := readInstances(st); err != nil {
+			t.Errorf("round %d: %v", r, err)
+		} else if ins := view.pos[resumeID]; len(ins) != 1 || ins[0].state == "running" || plog.count(plog.crm, resumeID) != 1 {
+			t.Errorf("round %d: %s, interrupted on %s inside its CRM call, is %+v after the takeover (CRM called %d times); want one instance, resumed by a survivor",
+				r, resumeID, victim, ins, plog.count(plog.crm, resumeID))
+		} else {
+			takenOver++
+		}
 		nodes[victim] = startClusterNode(t, ec, deploy, name, victim, "--message-hold", "-1s")
-		t.Logf("round %d: %s killed after %v; acknowledged po=%d request=%d decision=%d oneway=%d; %d of its waiting approvals decided on the survivors; %d interrupted runs resumed there; etcd %s",
+		t.Logf("round %d: %s killed after %v; acknowledged po=%d request=%d decision=%d oneway=%d; %d of its waiting approvals decided on the survivors; %d runs still stored as running at its lease's end (then resumed there); its held run taken over; etcd %s",
 			r, victim, run, led.acks.po.Load()-before[0], led.acks.request.Load()-before[1], led.acks.decision.Load()-before[2], led.acks.oneway.Load()-before[3],
 			len(waiting), interrupted, rep)
 		for _, b := range bad {
@@ -234,6 +263,10 @@ func TestClusterCrash(t *testing.T) {
 			}
 			t.FailNow()
 		}
+	}
+	led.requireProgress(t, int64(rounds), 20)
+	if takenOver != rounds {
+		t.Errorf("%d of %d runs interrupted inside a partner call were taken over by the survivors", takenOver, rounds)
 	}
 	if decidedOnSurvivors == 0 {
 		t.Error("no approval started on a killed node was left to decide on the survivors: the takeover of waiting instances was not exercised")
@@ -249,7 +282,7 @@ func TestClusterCrash(t *testing.T) {
 	for _, b := range bad {
 		t.Error(b)
 	}
-	t.Logf("%d rounds in %v: acknowledged po=%d request=%d decision=%d oneway=%d, refused %d; %d decisions and %d interrupted runs (at the lease's end) on survivors; final etcd %s",
+	t.Logf("%d rounds in %v: acknowledged po=%d request=%d decision=%d oneway=%d, refused %d; %d decisions and %d runs still running at the lease's end on survivors, %d held runs taken over; final etcd %s",
 		rounds, time.Since(start).Round(time.Millisecond), led.acks.po.Load(), led.acks.request.Load(), led.acks.decision.Load(), led.acks.oneway.Load(),
-		led.refused.Load(), decidedOnSurvivors, resumedOnSurvivors, rep)
+		led.refused.Load(), decidedOnSurvivors, resumedOnSurvivors, takenOver, rep)
 }

@@ -9,8 +9,8 @@ import (
 	"testing"
 )
 
-// runOrchd runs a command line in process.
-func runOrchd(args ...string) (code int, stdout, stderr string) {
+// runInProcess runs a command line in process (run, no binary).
+func runInProcess(args ...string) (code int, stdout, stderr string) {
 	var out, errb bytes.Buffer
 	code = run(context.Background(), args, &out, &errb)
 	return code, out.String(), errb.String()
@@ -41,7 +41,7 @@ func TestCommandListing(t *testing.T) {
 		{[]string{"--help"}, 0, false},
 		{[]string{"frobnicate"}, 2, true},
 	} {
-		code, out, errs := runOrchd(tc.args...)
+		code, out, errs := runInProcess(tc.args...)
 		listing := out
 		if tc.onStderr {
 			listing = errs
@@ -68,7 +68,7 @@ func TestCommandListing(t *testing.T) {
 func TestCommandHelp(t *testing.T) {
 	for _, c := range commands() {
 		t.Run(c.name, func(t *testing.T) {
-			code, out, errs := runOrchd("help", c.name)
+			code, out, errs := runInProcess("help", c.name)
 			if code != 0 || errs != "" || !strings.Contains(out, "usage: orchd "+c.name) {
 				t.Fatalf("orchd help %s: exit %d, %q %q", c.name, code, out, errs)
 			}
@@ -78,7 +78,7 @@ func TestCommandHelp(t *testing.T) {
 				}
 			}
 			// orchd NAME --help shows the same (on stderr, as flag does).
-			code, out2, errs2 := runOrchd(c.name, "--help")
+			code, out2, errs2 := runInProcess(c.name, "--help")
 			if code != 0 || out2 != "" || !strings.Contains(errs2, "usage: orchd "+c.name) {
 				t.Fatalf("orchd %s --help: exit %d, %q %q", c.name, code, out2, errs2)
 			}
@@ -87,16 +87,16 @@ func TestCommandHelp(t *testing.T) {
 			}
 		})
 	}
-	if code, _, errs := runOrchd("help", "nope"); code != 2 || !strings.Contains(errs, `unknown command "nope"`) {
+	if code, _, errs := runInProcess("help", "nope"); code != 2 || !strings.Contains(errs, `unknown command "nope"`) {
 		t.Errorf("orchd help nope: exit %d, %q", code, errs)
 	}
-	if code, _, errs := runOrchd("bench", "--no-such-flag"); code != 2 || !strings.Contains(errs, "no-such-flag") {
+	if code, _, errs := runInProcess("bench", "--no-such-flag"); code != 2 || !strings.Contains(errs, "no-such-flag") {
 		t.Errorf("orchd bench --no-such-flag: exit %d, %q", code, errs)
 	}
 }
 
 func TestCommandReference(t *testing.T) {
-	code, out, errs := runOrchd("help", "--all")
+	code, out, errs := runInProcess("help", "--all")
 	if code != 0 || errs != "" || !strings.HasPrefix(out, "# orchd commands\n") {
 		t.Fatalf("orchd help --all: exit %d, %q", code, errs)
 	}
@@ -115,7 +115,7 @@ func TestCommandReference(t *testing.T) {
 		t.Error("the reference does not give serve's --deploy-poll with its default")
 	}
 	// The same on every run: it is a generated page.
-	if _, again, _ := runOrchd("help", "--all"); again != out {
+	if _, again, _ := runInProcess("help", "--all"); again != out {
 		t.Error("orchd help --all differs between two runs")
 	}
 }

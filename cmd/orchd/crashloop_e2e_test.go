@@ -34,10 +34,25 @@ const reliablePath = "/reliable"
 type partnerLog struct {
 	mu                 sync.Mutex
 	crm, erp, notified map[string]int
+	// held: requests with these ids wait, once counted, until the
+	// channel is closed or their client goes.
+	held map[string]chan struct{}
 }
 
 func newPartnerLog() *partnerLog {
-	return &partnerLog{crm: map[string]int{}, erp: map[string]int{}, notified: map[string]int{}}
+	return &partnerLog{crm: map[string]int{}, erp: map[string]int{}, notified: map[string]int{}, held: map[string]chan struct{}{}}
+}
+
+// hold makes the requests with id wait, once counted, until release is
+// called or their client hangs up (orchd is killed): a call orchd is
+// inside of, for as long as the test needs.
+func (l *partnerLog) hold(id string) (release func()) {
+	ch := make(chan struct{})
+	l.mu.Lock()
+	l.held[id] = ch
+	l.mu.Unlock()
+	var once sync.Once
+	return func() { once.Do(func() { close(ch) }) }
 }
 
 func (l *partnerLog) count(m map[string]int, id string) int {
@@ -63,7 +78,15 @@ func (l *partnerLog) recording(m map[string]int, re *regexp.Regexp, next http.Ha
 		if sm := re.FindSubmatch(b); sm != nil {
 			l.mu.Lock()
 			m[string(sm[1])]++
+			held := l.held[string(sm[1])]
 			l.mu.Unlock()
+			if held != nil {
+				select {
+				case <-held:
+				case <-r.Context().Done():
+					return
+				}
+			}
 		}
 		if next == nil {
 			w.WriteHeader(http.StatusAccepted)
@@ -147,8 +170,56 @@ type loadLedger struct {
 	// acks counts acknowledged exchanges of each kind.
 	acks struct{ po, request, decision, oneway atomic.Int64 }
 	// refused counts requests orchd answered without acknowledging them
-	// (a fault, an unexpected status).
-	refused atomic.Int64
+	// (a fault, an unexpected status); refusals keeps the first few
+	// answers (under mu), to show what they were.
+	refused  atomic.Int64
+	refusals []string
+}
+
+// maxRefusalSamples is how many refused answers a ledger keeps.
+const maxRefusalSamples = 5
+
+// refuse counts an answer that did not acknowledge the request to path
+// and keeps it, if it is one of the first few.
+func (l *loadLedger) refuse(path, body string) {
+	l.refused.Add(1)
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if len(l.refusals) < maxRefusalSamples {
+		if len(body) > 600 {
+			body = body[:600] + "..."
+		}
+		l.refusals = append(l.refusals, path+": "+body)
+	}
+}
+
+// acknowledged is the number of acknowledged exchanges of all kinds.
+func (l *loadLedger) acknowledged() int64 {
+	return l.acks.po.Load() + l.acks.request.Load() + l.acks.decision.Load() + l.acks.oneway.Load()
+}
+
+// requireProgress fails t unless the load did its work: every kind of
+// exchange acknowledged at least minEach times, and the requests orchd
+// answered without acknowledging them at most one in maxRefusedShare of
+// all its answers. Without it, an orchd that refused every request would
+// keep every invariant (nothing acknowledged, nothing owed).
+func (l *loadLedger) requireProgress(t *testing.T, minEach int64, maxRefusedShare int64) {
+	t.Helper()
+	for _, k := range []struct {
+		name string
+		n    int64
+	}{{"PO", l.acks.po.Load()}, {"approval request", l.acks.request.Load()}, {"decision", l.acks.decision.Load()}, {"one-way send", l.acks.oneway.Load()}} {
+		if k.n < minEach {
+			t.Errorf("%d %s exchanges acknowledged, want at least %d", k.n, k.name, minEach)
+		}
+	}
+	refused := l.refused.Load()
+	if answered := l.acknowledged() + refused; refused*maxRefusedShare > answered {
+		l.mu.Lock()
+		sample := strings.Join(l.refusals, "\n")
+		l.mu.Unlock()
+		t.Errorf("%d of %d answers refused the request (more than 1 in %d); the first:\n%s", refused, answered, maxRefusedShare, sample)
+	}
 }
 
 type approvalCase struct {
@@ -297,7 +368,7 @@ func (l *loadLedger) order(send sendFunc, po []byte, id string) (acked, answered
 		l.acks.po.Add(1)
 		return true, true
 	} else if body != "" {
-		l.refused.Add(1)
+		l.refuse(persistentPOPath, body)
 	}
 	return false, body != ""
 }
@@ -317,7 +388,7 @@ func (l *loadLedger) notify(send sendFunc, id string) (acked, answered bool) {
 		l.acks.oneway.Add(1)
 		return true, true
 	} else if body != "" {
-		l.refused.Add(1)
+		l.refuse(reliablePath, body)
 	}
 	return false, body != ""
 }
@@ -343,7 +414,7 @@ func (l *loadLedger) request(send sendFunc, id, timeout string, short, queue boo
 		l.acks.request.Add(1)
 		return true, true
 	} else if body != "" {
-		l.refused.Add(1)
+		l.refuse("requestApproval", body)
 	}
 	return false, body != ""
 }
@@ -359,7 +430,7 @@ func (l *loadLedger) decide(send sendFunc, id string, c *approvalCase) (acked, a
 		l.acks.decision.Add(1)
 		return true, true
 	} else if body != "" {
-		l.refused.Add(1)
+		l.refuse("decide", body)
 	}
 	return false, body != ""
 }
@@ -578,6 +649,13 @@ func TestCrashLoop(t *testing.T) {
 	led := newLedger()
 	args := []string{"--deploy", deploy, "--data", data, "--message-hold", "-1s"}
 	o := startOrchd(t, args...)
+	defer func() {
+		if t.Failed() {
+			led.mu.Lock()
+			t.Logf("refused %d; the first refusals:\n%s", led.refused.Load(), strings.Join(led.refusals, "\n"))
+			led.mu.Unlock()
+		}
+	}()
 	start := time.Now()
 	for r := 1; r <= rounds; r++ {
 		run := time.Duration(200+rnd.IntN(1000)) * time.Millisecond
@@ -589,6 +667,12 @@ func TestCrashLoop(t *testing.T) {
 			close(done)
 		}()
 		time.Sleep(run)
+		// Each round's orchd (a restarted one, but the first) must
+		// acknowledge work before it is killed: wait for that event,
+		// however slow the machine, rather than for a time.
+		waitUntil(t, fmt.Sprintf("round %d: an exchange acknowledged by this orchd", r), func() bool {
+			return led.acknowledged() > before[0]+before[1]+before[2]+before[3]
+		})
 		kill9(t, o)
 		close(stop)
 		<-done
@@ -609,8 +693,9 @@ func TestCrashLoop(t *testing.T) {
 		}
 	}
 	rep, _ := finalCheck(t, o, data, led, plog, 20*time.Second)
-	t.Logf("%d rounds in %v: acknowledged po=%d request=%d decision=%d oneway=%d; final store %s",
-		rounds, time.Since(start).Round(time.Millisecond), led.acks.po.Load(), led.acks.request.Load(), led.acks.decision.Load(), led.acks.oneway.Load(), rep)
+	t.Logf("%d rounds in %v: acknowledged po=%d request=%d decision=%d oneway=%d, refused %d; final store %s",
+		rounds, time.Since(start).Round(time.Millisecond), led.acks.po.Load(), led.acks.request.Load(), led.acks.decision.Load(), led.acks.oneway.Load(), led.refused.Load(), rep)
+	led.requireProgress(t, int64(rounds), 20)
 }
 
 // finalCheck waits up to wait for every timer to fire and every outbox

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -152,6 +153,7 @@ func startOrchd(t *testing.T, args ...string) *orchd {
 	addr := make(chan string, 1)
 	go func() {
 		sc := bufio.NewScanner(stderr)
+		sc.Buffer(make([]byte, 64*1024), 64*1024*1024) // a long log line must not stop the reading (orchd would block on a full pipe)
 		for sc.Scan() {
 			line := sc.Text()
 			o.mu.Lock()
@@ -163,10 +165,7 @@ func startOrchd(t *testing.T, args ...string) *orchd {
 		}
 		o.done <- cmd.Wait()
 	}()
-	t.Cleanup(func() {
-		_ = cmd.Process.Kill()
-		<-o.done
-	})
+	t.Cleanup(func() { o.stop(t) })
 	select {
 	case a := <-addr:
 		o.base = "http://" + a
@@ -176,6 +175,83 @@ func startOrchd(t *testing.T, args ...string) *orchd {
 		t.Fatalf("orchd did not start serving\n%s", o.log())
 	}
 	return o
+}
+
+// raceReport opens every report of Go's race detector; raceExitStatus is
+// the status a -race binary exits with after one (GORACE's exitcode).
+const (
+	raceReport     = "WARNING: DATA RACE"
+	raceExitStatus = 66
+)
+
+// stopWait bounds how long stop waits for orchd to exit after SIGTERM:
+// far above its own --shutdown-timeout (10 s), so only a hang reaches it.
+const stopWait = 90 * time.Second
+
+// stop ends o, if it still runs, with SIGTERM (and SIGCONT, should a test
+// have left it stopped), so that the race detector can finish its reports
+// and exit with its status, then fails t on a race report in o's stderr
+// or on exit status 66. Every orchd a test starts is stopped so, at the
+// test's cleanup; a test that SIGKILLs orchd still has its stderr, in
+// which each race is reported when it happens.
+func (o *orchd) stop(t testing.TB) {
+	t.Helper()
+	var err error
+	select {
+	case err = <-o.done:
+	default:
+		_ = o.cmd.Process.Signal(syscall.SIGTERM)
+		_ = o.cmd.Process.Signal(syscall.SIGCONT)
+		select {
+		case err = <-o.done:
+		case <-time.After(stopWait):
+			_ = o.cmd.Process.Kill()
+			err = <-o.done
+			t.Errorf("orchd (pid %d) did not exit within %v of SIGTERM; killed", o.cmd.Process.Pid, stopWait)
+		}
+	}
+	o.done <- err // for a later stop
+	checkRaces(t, fmt.Sprintf("orchd (pid %d)", o.cmd.Process.Pid), o.log(), err)
+}
+
+// checkRaces fails t if output, what a -race orchd wrote to stderr, holds
+// a race report, or if err says it exited with the race detector's status.
+// Every run of the orchd binary in these tests goes through it.
+func checkRaces(t testing.TB, what, output string, err error) {
+	t.Helper()
+	if i := strings.Index(output, raceReport); i >= 0 {
+		report := output[i:]
+		if len(report) > 20000 {
+			report = report[:20000] + "\n[...]"
+		}
+		t.Errorf("%s reported a data race (built with -race):\n%s", what, report)
+		return
+	}
+	var ee *exec.ExitError
+	if errors.As(err, &ee) && ee.ExitCode() == raceExitStatus {
+		t.Errorf("%s exited with status %d, the race detector's, but no report was read:\n%s", what, raceExitStatus, output)
+	}
+}
+
+// runOrchd runs the orchd binary with args (a sub-command that ends by
+// itself) and returns its combined output, failing t on a race in it.
+func runOrchd(t testing.TB, args ...string) ([]byte, error) {
+	t.Helper()
+	out, err := exec.Command(orchdBin, args...).CombinedOutput()
+	checkRaces(t, "orchd "+strings.Join(args, " "), string(out), err)
+	return out, err
+}
+
+// waitUntil polls cond until it holds, failing t after a minute: a bound
+// for a hang, not a measure of speed (an event that takes a second on a
+// busy machine is waited for, not timed).
+func waitUntil(t testing.TB, what string, cond func() bool) {
+	t.Helper()
+	for deadline := time.Now().Add(time.Minute); !cond(); time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+	}
 }
 
 type response struct {

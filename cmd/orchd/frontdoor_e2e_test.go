@@ -200,16 +200,6 @@ func TestSlowClients(t *testing.T) {
 	}
 }
 
-// waitUntil polls cond until it holds, failing after 20 seconds.
-func waitUntil(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	for deadline := time.Now().Add(20 * time.Second); !cond(); time.Sleep(10 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-	}
-}
-
 // rawExchange sends one request on the keep-alive connection c (read
 // through br) and returns the response's status and body.
 func rawExchange(t *testing.T, c net.Conn, br *bufio.Reader, req []byte) (int, http.Header, string) {

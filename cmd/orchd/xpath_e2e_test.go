@@ -64,6 +64,7 @@ func TestXPathCommand(t *testing.T) {
 		var stderr strings.Builder
 		cmd.Stderr = &stderr
 		out, err := cmd.Output()
+		checkRaces(t, "orchd xpath "+strings.Join(args, " "), stderr.String(), err)
 		code := 0
 		var ee *exec.ExitError
 		if errors.As(err, &ee) {

@@ -11,5 +11,5 @@
 // listing across nodes. This node's own part comes through the Local
 // interface (internal/mgmtbackend implements it); it must not import
 // internal/process, internal/soap, internal/mgmtbackend or orchd serve's
-// wiring (cmd/orchd's TestLayers checks the direct imports).
+// wiring (internal/importrules checks the direct imports).
 package clusterview

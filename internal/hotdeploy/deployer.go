@@ -31,8 +31,11 @@ import (
 //     is written; deleting it, or changing the bundle's files, redeploys;
 //   - a removed folder undeploys, and its marker is deleted.
 //
-// Each deploy is a new version of the bundle's processes (numbers from a
-// counter kept in --data/versions/next, or in memory without a store). A
+// Each deploy is a new version of the bundle's processes. A process's
+// versions are numbered per process (Process.Version: its first deploy
+// is 1, each redeploy the next); the archive of a version is named by the
+// node's deploy counter (kept in --data/versions/next, or in memory
+// without a store), which is never shown as a version. A
 // bundle named name-N or name.N also retires the bundles name, name-M and
 // name.M (ODE). A version with a persistent process is archived as
 // --data/versions/<N>-<bundle>/ so that after a restart the instances
@@ -60,6 +63,10 @@ type Deployer struct {
 	applied   map[string]string // bundle -> signature last deployed (or tried)
 	// Errors maps a bundle to the problems of its last failed deploy.
 	errors map[string]error
+	// deployNo is each version's deploy counter, which names its archive.
+	deployNo map[*process.Process]int
+	// latest is the highest version number of each process (by QName).
+	latest map[string]int
 }
 
 // markerSuffix names the file written next to a deployed bundle folder.
@@ -110,7 +117,8 @@ func New(o Options) (*Deployer, error) {
 	}
 	dir, data := o.Dir, o.Data
 	d := &Deployer{dir: dir, data: data, log: log, engine: o.Engine, front: o.Front, opts: o.Load, next: 1,
-		seen: map[string]string{}, applied: map[string]string{}, errors: map[string]error{}}
+		seen: map[string]string{}, applied: map[string]string{}, errors: map[string]error{},
+		deployNo: map[*process.Process]int{}, latest: map[string]int{}}
 	if data == "" {
 		d.openStore = o.OpenStore
 	}
@@ -212,6 +220,13 @@ func (d *Deployer) Start(procs []*process.Process, bad []*process.BundleError) e
 	for _, p := range procs {
 		byBundle[p.Bundle] = append(byBundle[p.Bundle], p)
 	}
+	numbers := map[string]map[string]int{} // archive path -> process QName -> version
+	for _, a := range arch {
+		numbers[a.path] = readNumbers(a.path)
+		for n, v := range numbers[a.path] {
+			d.latest[n] = max(d.latest[n], v)
+		}
+	}
 	current := map[string]bool{} // archive paths of the active versions
 	for name, ps := range byBundle {
 		var same *archived
@@ -221,13 +236,16 @@ func (d *Deployer) Start(procs []*process.Process, bad []*process.BundleError) e
 			}
 		}
 		if same != nil {
-			setVersion(ps, same.version)
+			d.setDeployNo(ps, same.version)
+			d.restoreNumbers(ps, numbers[same.path])
 			current[same.path] = true
 			continue
 		}
+		d.number(ps)
 		if err := d.newVersion(name, ps); err != nil {
 			return err
 		}
+		d.remember(ps)
 	}
 	var retired []*process.Process
 	for _, a := range arch {
@@ -242,7 +260,8 @@ func (d *Deployer) Start(procs []*process.Process, bad []*process.BundleError) e
 		for _, p := range ps {
 			p.Bundle = a.bundle
 		}
-		setVersion(ps, a.version)
+		d.setDeployNo(ps, a.version)
+		d.restoreNumbers(ps, numbers[a.path])
 		retired = append(retired, ps...)
 	}
 	if err := d.engine.AddRetired(retired...); err != nil {
@@ -287,19 +306,69 @@ func (d *Deployer) sameDefinitions(path string, ps []*process.Process) bool {
 	return true
 }
 
-func setVersion(ps []*process.Process, v int) {
+// setDeployNo records v as the deploy counter of ps.
+func (d *Deployer) setDeployNo(ps []*process.Process, v int) {
 	for _, p := range ps {
-		p.Version = v
+		d.deployNo[p] = v
 	}
 }
 
-// newVersion numbers ps with the next version and, when one of them is
-// persistent, archives the bundle folder so the version outlives a
-// restart.
+// number gives each of ps the version after its process's latest.
+func (d *Deployer) number(ps []*process.Process) {
+	for _, p := range ps {
+		p.Version = d.latest[p.Name.String()] + 1
+	}
+}
+
+// remember makes the versions of ps their processes' latest.
+func (d *Deployer) remember(ps []*process.Process) {
+	for _, p := range ps {
+		d.latest[p.Name.String()] = max(d.latest[p.Name.String()], p.Version)
+	}
+}
+
+// restoreNumbers gives ps the version numbers an archive recorded, and
+// the next ones to those it did not record (an archive from before the
+// numbers were kept).
+func (d *Deployer) restoreNumbers(ps []*process.Process, nums map[string]int) {
+	for _, p := range ps {
+		if v, ok := nums[p.Name.String()]; ok {
+			p.Version = v
+		} else {
+			d.number([]*process.Process{p})
+		}
+		d.remember([]*process.Process{p})
+	}
+}
+
+// numbersFile, in an archived version's folder, records the version
+// number of each of its processes: a line "N {ns}local" each.
+const numbersFile = ".orchd-versions"
+
+// readNumbers reads the version numbers an archive recorded (none when
+// it has no numbers file).
+func readNumbers(dir string) map[string]int {
+	m := map[string]int{}
+	b, err := os.ReadFile(filepath.Join(dir, numbersFile))
+	if err != nil {
+		return m
+	}
+	for _, l := range strings.Split(string(b), "\n") {
+		n, name, ok := strings.Cut(strings.TrimSpace(l), " ")
+		if v, err := strconv.Atoi(n); ok && err == nil && v > 0 {
+			m[name] = v
+		}
+	}
+	return m
+}
+
+// newVersion gives ps the next deploy counter and, when one of them is
+// persistent, archives the bundle folder with their version numbers so
+// the version outlives a restart.
 func (d *Deployer) newVersion(name string, ps []*process.Process) error {
 	v := d.next
 	d.next++
-	setVersion(ps, v)
+	d.setDeployNo(ps, v)
 	if d.data == "" {
 		return nil
 	}
@@ -313,7 +382,15 @@ func (d *Deployer) newVersion(name string, ps []*process.Process) error {
 	if !slices.ContainsFunc(ps, func(p *process.Process) bool { return !p.InMemory }) {
 		return nil
 	}
-	if err := copyDir(filepath.Join(d.dir, name), filepath.Join(vdir, fmt.Sprintf("%d-%s", v, name))); err != nil {
+	adir := filepath.Join(vdir, fmt.Sprintf("%d-%s", v, name))
+	if err := copyDir(filepath.Join(d.dir, name), adir); err != nil {
+		return fmt.Errorf("archive version %d of %s: %w", v, name, err)
+	}
+	var nums strings.Builder
+	for _, p := range ps {
+		fmt.Fprintf(&nums, "%d %s\n", p.Version, p.Name)
+	}
+	if err := os.WriteFile(filepath.Join(adir, numbersFile), []byte(nums.String()), 0o644); err != nil {
 		return fmt.Errorf("archive version %d of %s: %w", v, name, err)
 	}
 	return nil
@@ -391,6 +468,7 @@ func (d *Deployer) deploy(name string) error {
 		err = d.storeFor(procs)
 	}
 	if err == nil {
+		d.number(procs)
 		err = d.newVersion(name, procs)
 	}
 	var gone []*process.Process
@@ -400,13 +478,17 @@ func (d *Deployer) deploy(name string) error {
 	}
 	if err != nil {
 		d.errors[name] = err
-		if len(procs) > 0 && procs[0].Version > 0 {
-			d.dropArchive(name, procs[0].Version)
+		if len(procs) > 0 && d.deployNo[procs[0]] > 0 {
+			d.dropArchive(name, d.deployNo[procs[0]])
+		}
+		for _, p := range procs {
+			delete(d.deployNo, p)
 		}
 		d.log.Error("bundle not deployed; the version serving stays", slog.String("bundle", name), slog.String("problems", err.Error()))
 		return err
 	}
 	delete(d.errors, name)
+	d.remember(procs)
 	served := map[string]bool{}
 	for _, p := range procs {
 		for _, ep := range p.Endpoints {
@@ -473,7 +555,8 @@ func (d *Deployer) DropUnused() {
 		return
 	}
 	for _, p := range dropped {
-		d.dropArchive(p.Bundle, p.Version)
+		d.dropArchive(p.Bundle, d.deployNo[p])
+		delete(d.deployNo, p)
 		d.log.Info("version dropped", slog.String("process", p.Name.String()), slog.String("bundle", p.Bundle), slog.Int("version", p.Version))
 	}
 }

@@ -10,6 +10,6 @@
 // folders) and the versions folder of the data directory. It calls the
 // engine (internal/process) and a Front (the SOAP front door, by its
 // interface); it must not import internal/soap, internal/admin, the
-// cluster packages, the management backend or its client (cmd/orchd's
-// TestLayers checks it).
+// cluster packages, the management backend or its client
+// (internal/importrules checks it).
 package hotdeploy

@@ -8,5 +8,5 @@
 //
 // It owns no state but the counters' rate sample. It must not import
 // internal/admin (the HTTP side) or internal/soap itself, nor orchd
-// serve's wiring (cmd/orchd's TestLayers checks the direct imports).
+// serve's wiring (internal/importrules checks the direct imports).
 package mgmtbackend

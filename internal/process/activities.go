@@ -2,7 +2,6 @@ package process
 
 import (
 	"fmt"
-	"time"
 
 	"github.com/beevik/etree"
 
@@ -10,25 +9,7 @@ import (
 	"github.com/orchd/orchd/internal/process/bpel"
 )
 
-type base struct {
-	pos  bpel.Pos
-	name string
-	num  int
-	// tag is the activity's element (empty for constructs the compiler
-	// makes); instance events name activities by it.
-	tag string
-}
-
-func (b *base) where() bpel.Pos { return b.pos }
-func (b *base) setID(n int)     { b.num = n }
-func (b *base) id() int         { return b.num }
-
-type sequence struct {
-	base
-	children []activity
-}
-
-func (a *sequence) step(_ *instance, f *frame) (activity, bool, error) {
+func stepSequence(a *sequence, _ *instance, f *frame) (activity, bool, error) {
 	if f.pc >= len(a.children) {
 		return nil, true, nil
 	}
@@ -36,39 +17,22 @@ func (a *sequence) step(_ *instance, f *frame) (activity, bool, error) {
 	return a.children[f.pc-1], f.pc == len(a.children), nil
 }
 
-type ifAct struct {
-	base
-	conds    []*expr
-	branches []activity
-	els      activity // may be nil
-	// dead[i] are the links leaving branch i (the last: else), set false
-	// when another branch is chosen (dead-path elimination, 11.6.2).
-	dead     branchLinks
-	elseDead []*link
-}
-
-func (a *ifAct) step(in *instance, _ *frame) (activity, bool, error) {
+func stepIfAct(a *ifAct, in *instance, _ *frame) (activity, bool, error) {
 	for i, c := range a.conds {
 		ok, err := in.cond(c, a.pos)
 		if err != nil {
 			return nil, false, err
 		}
 		if ok {
-			a.dead.eliminate(in, i)
+			eliminateBranchLinks(a.dead, in, i)
 			return a.branches[i], true, nil
 		}
 	}
-	a.dead.eliminate(in, len(a.conds))
+	eliminateBranchLinks(a.dead, in, len(a.conds))
 	return a.els, true, nil
 }
 
-type while struct {
-	base
-	cond *expr
-	body activity
-}
-
-func (a *while) step(in *instance, _ *frame) (activity, bool, error) {
+func stepWhile(a *while, in *instance, _ *frame) (activity, bool, error) {
 	ok, err := in.cond(a.cond, a.pos)
 	if err != nil || !ok {
 		return nil, true, err
@@ -90,24 +54,14 @@ func (in *instance) cond(c *expr, at bpel.Pos) (bool, error) {
 	return xpathBool(v), nil
 }
 
-type empty struct{ base }
+func stepEmpty(a *empty, _ *instance, _ *frame) (activity, bool, error) { return nil, true, nil }
 
-func (a *empty) step(*instance, *frame) (activity, bool, error) { return nil, true, nil }
-
-type exit struct{ base }
-
-func (a *exit) step(in *instance, _ *frame) (activity, bool, error) {
+func stepExit(a *exit, in *instance, _ *frame) (activity, bool, error) {
 	in.exited = true
 	return nil, true, nil
 }
 
-type throw struct {
-	base
-	faultName qname
-	v         *variable
-}
-
-func (a *throw) step(in *instance, _ *frame) (activity, bool, error) {
+func stepThrow(a *throw, in *instance, _ *frame) (activity, bool, error) {
 	fv := &faultValue{name: a.faultName, at: a.pos}
 	if a.v != nil {
 		if a.v.msg != nil {
@@ -119,13 +73,7 @@ func (a *throw) step(in *instance, _ *frame) (activity, bool, error) {
 	return nil, false, fv
 }
 
-type receive struct {
-	base
-	inbound
-	create bool
-}
-
-func (a *receive) step(in *instance, _ *frame) (activity, bool, error) {
+func stepReceive(a *receive, in *instance, _ *frame) (activity, bool, error) {
 	ok, err := in.take(&a.inbound, a.pos)
 	if err != nil || ok {
 		return nil, ok, err
@@ -136,23 +84,10 @@ func (a *receive) step(in *instance, _ *frame) (activity, bool, error) {
 	return nil, false, errBlocked
 }
 
-type reply struct {
-	base
-	pl        *partnerLink
-	op        *exchange.Operation
-	v         *variable
-	toParts   []partMap
-	faultName qname
-	corrs     []*corrUse
-	mex       string
-	// ev is the enclosing onEvent whose request this reply answers.
-	ev *onEvent
-}
-
-func (a *reply) step(in *instance, _ *frame) (activity, bool, error) {
+func stepReply(a *reply, in *instance, _ *frame) (activity, bool, error) {
 	mex := a.mex
 	if a.ev != nil {
-		mex = a.ev.requestMex(in)
+		mex = requestMexOnEvent(a.ev, in)
 	}
 	i := in.findRequest(a.pl, a.op, mex)
 	if i < 0 {
@@ -188,37 +123,15 @@ func (a *reply) step(in *instance, _ *frame) (activity, bool, error) {
 	return nil, true, nil
 }
 
-type invoke struct {
-	base
-	pl                 *partnerLink
-	op                 *exchange.Operation
-	in, out            *variable
-	toParts, fromParts []partMap
-	partner            string // label for metrics: partner link name
-	corrs              []*corrUse
-	policy             *failurePolicy
-	// timeout bounds the call (deploy.xml orchd:timeout), or is zero.
-	timeout time.Duration
-	metrics *partnerMetrics
-}
-
-type assign struct {
-	base
-	copies []*copyOp
-	// validate checks the written variables of an <assign
-	// validate="yes">, or is nil.
-	validate []*schemaCheck
-}
-
-func (a *assign) step(in *instance, _ *frame) (activity, bool, error) {
+func stepAssign(a *assign, in *instance, _ *frame) (activity, bool, error) {
 	if a.validate != nil {
-		if err := a.applyValidated(in); err != nil {
+		if err := applyValidatedAssign(a, in); err != nil {
 			return nil, false, err
 		}
 		return nil, true, nil
 	}
 	for _, c := range a.copies {
-		if err := c.apply(in); err != nil {
+		if err := applyCopyOp(c, in); err != nil {
 			return nil, false, err
 		}
 	}

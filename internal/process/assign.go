@@ -11,49 +11,6 @@ import (
 	"github.com/orchd/orchd/internal/xpath2"
 )
 
-// copyOp is one compiled <copy> (or a variable's inline initializer).
-type copyOp struct {
-	pos                   bpel.Pos
-	from                  fromSpec
-	to                    toSpec
-	keepSrcElementName    bool
-	ignoreMissingFromData bool
-	// ext, when set, is an <extensionAssignOperation> that runs in the
-	// copy's place (extension.go); from and to are unused.
-	ext ExtensionAction
-	// extVars are the variables ext resolved at compile time: those it
-	// may write, which <assign validate="yes"> checks and restores.
-	extVars []*variable
-}
-
-type fromSpec struct {
-	v     *variable // variable form
-	part  int       // part index or -1
-	query *expr     // relative to the variable/part, or nil
-	x     *expr     // expression form
-	// literal holds the literal's content, namespace-complete, or nil;
-	// litElem is its only child element, if it has exactly one, and
-	// litText its text otherwise (both decided at compile time).
-	literal *etree.Element
-	litElem *etree.Element
-	litText string
-	// epr is the partner-link form.
-	epr *eprSpec
-}
-
-type toSpec struct {
-	v     *variable
-	part  int
-	query *expr
-	// x is an XPath 2.0 to-expression other than $var[.part]/path: it
-	// must select one node of a variable (v is nil).
-	x *expr
-	// insert, set by insertMissingToData, creates what query misses.
-	insert *insertPath
-	// epr is the partner-link form.
-	epr *eprSpec
-}
-
 // source is what a from-spec produced: a node, or a string value.
 type source struct {
 	node  node // node.tok is nil when the source is a string value
@@ -61,7 +18,7 @@ type source struct {
 	isNil bool // nothing selected
 }
 
-func (c *copyOp) apply(in *instance) error {
+func applyCopyOp(c *copyOp, in *instance) error {
 	if c.ext != nil {
 		return in.runExtension(c.ext, c.pos)
 	}
@@ -74,7 +31,7 @@ func (c *copyOp) apply(in *instance) error {
 		in.storeMessage(c.to.v, copyMessage(in.message(c.from.v)))
 		return nil
 	}
-	src, err := c.evalFrom(in)
+	src, err := evalFromCopyOp(c, in)
 	if err != nil {
 		return err
 	}
@@ -87,7 +44,7 @@ func (c *copyOp) apply(in *instance) error {
 	if c.to.epr != nil {
 		return in.assignEPR(c.to.epr.pl, src, c.pos)
 	}
-	dst, err := c.evalTo(in)
+	dst, err := evalToCopyOp(c, in)
 	if err != nil {
 		return err
 	}
@@ -96,7 +53,7 @@ func (c *copyOp) apply(in *instance) error {
 	} else {
 		in.touchNode(dst.tok)
 	}
-	if err := c.replace(in, src, dst); err != nil {
+	if err := replaceCopyOp(c, in, src, dst); err != nil {
 		return err
 	}
 	if c.to.v != nil && in.evOn(events.DataHandling) {
@@ -105,7 +62,7 @@ func (c *copyOp) apply(in *instance) error {
 	return nil
 }
 
-func (c *copyOp) evalFrom(in *instance) (source, error) {
+func evalFromCopyOp(c *copyOp, in *instance) (source, error) {
 	f := &c.from
 	switch {
 	case f.literal != nil:
@@ -120,7 +77,7 @@ func (c *copyOp) evalFrom(in *instance) (source, error) {
 		}
 		var buf [1]node
 		if nodes, ok := nodesIn(v, &buf); ok {
-			return c.oneSource(in, nodes)
+			return oneSourceCopyOp(c, in, nodes)
 		}
 		if seq, ok := v.(xpath2.Sequence); ok {
 			return source{}, in.faultf(c.pos, "selectionFailure", "<from> selected %d items, want one", len(seq))
@@ -140,7 +97,7 @@ func (c *copyOp) evalFrom(in *instance) (source, error) {
 		}
 		var buf [1]node
 		if nodes, ok := nodesIn(v, &buf); ok {
-			return c.oneSource(in, nodes)
+			return oneSourceCopyOp(c, in, nodes)
 		}
 		if seq, ok := v.(xpath2.Sequence); ok {
 			return source{}, in.faultf(c.pos, "selectionFailure", "<from> query selected %d items, want one", len(seq))
@@ -156,7 +113,7 @@ func (c *copyOp) evalFrom(in *instance) (source, error) {
 	return source{isNil: true}, nil
 }
 
-func (c *copyOp) oneSource(in *instance, nodes []node) (source, error) {
+func oneSourceCopyOp(c *copyOp, in *instance, nodes []node) (source, error) {
 	switch len(nodes) {
 	case 0:
 		return source{isNil: true}, nil
@@ -176,10 +133,10 @@ type target struct {
 	declared qname
 }
 
-func (c *copyOp) evalTo(in *instance) (target, error) {
+func evalToCopyOp(c *copyOp, in *instance) (target, error) {
 	t := &c.to
 	if t.x != nil {
-		return c.evalToXPath2(in)
+		return evalToXPath2CopyOp(c, in)
 	}
 	base := baseNode(in.root, t.v, t.part)
 	if base == nil {
@@ -206,7 +163,7 @@ func (c *copyOp) evalTo(in *instance) (target, error) {
 	nodes, ok := nodesIn(v, &buf)
 	if !ok || len(nodes) != 1 {
 		if ok && len(nodes) == 0 && t.insert != nil {
-			return t.insert.create(in, base, c.pos)
+			return createInsertPath(t.insert, in, base, c.pos)
 		}
 		n := 0
 		if ok {
@@ -245,7 +202,7 @@ func newQualified(parent *etree.Element, q qname) *etree.Element {
 	return e
 }
 
-func (c *copyOp) replace(in *instance, src source, dst target) error {
+func replaceCopyOp(c *copyOp, in *instance, src source, dst target) error {
 	var se *etree.Element
 	if src.node.tok != nil && src.node.attr < 0 {
 		se, _ = src.node.tok.(*etree.Element)

@@ -57,14 +57,6 @@ func brokenError(id, cause string) error {
 	return fmt.Errorf("instance %s: %w: its stored state cannot be decoded (%s); an operator can delete it", id, ErrBroken, cause)
 }
 
-// brokenCause returns what failed to decode for an instance found broken,
-// or "".
-func (e *Engine) brokenCause(id string) string {
-	e.broken.mu.Lock()
-	defer e.broken.mu.Unlock()
-	return e.broken.m[id]
-}
-
 // forgetBroken drops id from the broken set (it was deleted).
 func (e *Engine) forgetBroken(id string) {
 	e.broken.mu.Lock()

@@ -13,6 +13,7 @@ import (
 	"github.com/orchd/orchd/internal/events"
 	"github.com/orchd/orchd/internal/exchange"
 	"github.com/orchd/orchd/internal/persist"
+	"github.com/orchd/orchd/internal/process/deploy"
 	"github.com/orchd/orchd/internal/xmlparse"
 )
 
@@ -186,19 +187,6 @@ func (e *notStoredError) Error() string {
 	return "instance state could not be stored: " + e.err.Error()
 }
 func (e *notStoredError) Unwrap() error { return e.err }
-
-// cleans reports whether deploy.xml's <cleanup> drops category when an
-// instance ends (successfully or not).
-func (p *Process) cleans(success bool, category string) bool {
-	for _, r := range p.cleanup {
-		if r.on == "always" || (r.on == "success") == success {
-			if r.categories["all"] || r.categories[category] {
-				return true
-			}
-		}
-	}
-	return false
-}
 
 // framesVersion 3 is version 2 followed by the partner role endpoints
 // assigned at run time; an instance with none is written as version 2.
@@ -512,17 +500,17 @@ func parseClark(s string) qname {
 	return qname{Local: s}
 }
 
-// step runs an invoke. For a persistent process calling an operation not
+// stepInvoke runs an invoke. For a persistent process calling an operation not
 // marked idempotent, the instance is checkpointed first, so that after a
 // crash the call is not repeated blindly: a recovered instance whose
 // invoke may have run follows the failure policy instead.
-func (a *invoke) step(in *instance, f *frame) (activity, bool, error) {
+func stepInvoke(a *invoke, in *instance, f *frame) (activity, bool, error) {
 	if f.k == kAnswer {
 		// The answer of the call that went out on its own goroutine.
 		f.k = 0
 		if ans := in.cur.answer; ans != nil {
 			in.cur.answer = nil
-			return a.answered(in, f, ans.msg, ans.err, ans.dur)
+			return answeredInvoke(a, in, f, ans.msg, ans.err, ans.dur)
 		}
 		// Resumed after a crash with the call in flight (a checkpoint
 		// taken for another branch recorded it): below, as a call that
@@ -536,15 +524,15 @@ func (a *invoke) step(in *instance, f *frame) (activity, bool, error) {
 	if err != nil {
 		return nil, false, err
 	}
-	if a.reliable(in) {
-		return nil, true, a.enqueue(in)
+	if reliableInvoke(a, in) {
+		return nil, true, enqueueInvoke(a, in)
 	}
 	recovered, err := in.beforeCall(f, func() bool { return !in.p.idempotent[a.pl.name+"/"+a.op.Name] })
 	if err != nil {
 		return nil, false, fmt.Errorf("checkpoint before invoke %s.%s at %s: %w", a.pl.name, a.op.Name, a.pos, err)
 	}
 	if recovered {
-		return a.failed(in, f, errMayHaveRun)
+		return failedInvoke(a, in, f, errMayHaveRun)
 	}
 	if f.due != 0 && in.e.now().UnixNano() < f.due {
 		in.wakeAt(f.due) // waiting to retry
@@ -582,7 +570,7 @@ func (a *invoke) step(in *instance, f *frame) (activity, bool, error) {
 	}
 	start := time.Now()
 	res, err := partner.Invoke(in.ctx, call)
-	return a.answered(in, f, res, err, time.Since(start))
+	return answeredInvoke(a, in, f, res, err, time.Since(start))
 }
 
 // errMayHaveRun is the failure of a guarded call that was in flight when
@@ -638,19 +626,19 @@ func (in *instance) callAsync(f *frame, call func(ctx context.Context) *callAnsw
 	return errCalling
 }
 
-// answered takes a partner's answer (or failure) into the instance.
-func (a *invoke) answered(in *instance, f *frame, res *exchange.Message, err error, dur time.Duration) (activity, bool, error) {
+// answeredInvoke takes a partner's answer (or failure) into the instance.
+func answeredInvoke(a *invoke, in *instance, f *frame, res *exchange.Message, err error, dur time.Duration) (activity, bool, error) {
 	in.stepsLeft = in.stepBudget // the run waited for the partner
-	a.metrics.observe(err, dur)
+	in.p.invokeMetrics[a.id()].observe(err, dur)
 	if in.evOn(events.PartnerInteraction) {
-		a.emitAnswered(in, err, dur)
+		emitAnsweredInvoke(a, in, err, dur)
 	}
 	if err != nil {
 		var flt *exchange.Fault
 		if errors.As(err, &flt) {
 			return nil, false, faultFromPartner(flt, a)
 		}
-		return a.failed(in, f, err)
+		return failedInvoke(a, in, f, err)
 	}
 	if res != nil && (a.out != nil || a.fromParts != nil) {
 		if err := in.applyCorrelations(a.corrs, res, false, a.pos); err != nil {
@@ -668,7 +656,7 @@ func (a *invoke) answered(in *instance, f *frame, res *exchange.Message, err err
 // activityFailure is the fault a failed partner call throws (ODE's name
 // for the fault of faultOnFailure): for in-memory processes always, for
 // persistent ones when the failure policy says faultOnFailure.
-var activityFailure = qname{Space: nsActivityRecovery, Local: "activityFailure"}
+var activityFailure = qname{Space: deploy.NsActivityRecovery, Local: "activityFailure"}
 
 // nsFault is the namespace of the data orchd's own faults carry.
 const nsFault = "urn:orchd:fault"
@@ -676,30 +664,30 @@ const nsFault = "urn:orchd:fault"
 // errSuspended ends a run with the instance suspended for an operator.
 var errSuspended = errors.New("instance suspended")
 
-// failed applies the invoke's failure policy (ODE's failureHandling) to a
+// failedInvoke applies the invoke's failure policy (ODE's failureHandling) to a
 // failed call: retry later, throw activityFailure, or, for persistent
 // processes without faultOnFailure, suspend the instance for an
 // operator. An in-memory instance has no operator to wait for: once the
 // retries are spent it throws activityFailure, for its handlers.
-func (a *invoke) failed(in *instance, f *frame, err error) (activity, bool, error) {
+func failedInvoke(a *invoke, in *instance, f *frame, err error) (activity, bool, error) {
 	err = fmt.Errorf("invoke %s.%s at %s: %w", a.pl.name, a.op.Name, a.pos, err)
 	fp := a.policy
 	attempts := f.pc - 1
 	if attempts < 0 {
 		attempts = 0
 	}
-	if fp != nil && attempts < fp.retryFor {
+	if fp != nil && attempts < fp.RetryFor {
 		f.pc = attempts + 2
-		f.due = in.e.now().Add(time.Duration(fp.retryDelaySecs) * time.Second).UnixNano()
+		f.due = in.e.now().Add(time.Duration(fp.RetryDelaySecs) * time.Second).UnixNano()
 		in.wakeAt(f.due)
-		in.e.log.Warn("invoke failed; will retry", "err", err, "attempt", attempts+1, "of", fp.retryFor)
+		in.e.log.Warn("invoke failed; will retry", "err", err, "attempt", attempts+1, "of", fp.RetryFor)
 		return nil, false, errBlocked
 	}
 	persistent := !in.p.InMemory && in.e.store != nil
 	switch {
-	case fp != nil && fp.faultOnFailure, !persistent && in.ctx.Err() == nil:
+	case fp != nil && fp.FaultOnFailure, !persistent && in.ctx.Err() == nil:
 		in.e.log.Warn("invoke failed; activityFailure thrown", "err", err)
-		return nil, false, a.failure(err)
+		return nil, false, failureInvoke(a, err)
 	case persistent:
 		in.suspendReason = err.Error()
 		return nil, false, errSuspended
@@ -707,7 +695,7 @@ func (a *invoke) failed(in *instance, f *frame, err error) (activity, bool, erro
 	return nil, false, err
 }
 
-// failure is the activityFailure fault for a failed call. Its data, for a
+// failureInvoke is the activityFailure fault for a failed call. Its data, for a
 // catch with faultElement="orchd:partnerFailure" (namespace
 // urn:orchd:fault), names the partner link and operation, and says what
 // went wrong (the message names the address called):
@@ -718,7 +706,7 @@ func (a *invoke) failed(in *instance, f *frame, err error) (activity, bool, erro
 //	  <orchd:address>http://crm.example/soap</orchd:address>
 //	  <orchd:message>invoke crm.getCustomer at po.bpel:40: partner ...: timed out: no answer within 2s</orchd:message>
 //	</orchd:partnerFailure>
-func (a *invoke) failure(err error) *faultValue {
+func failureInvoke(a *invoke, err error) *faultValue {
 	el := etree.NewElement("orchd:partnerFailure")
 	el.CreateAttr("xmlns:orchd", nsFault)
 	el.CreateElement("orchd:partnerLink").SetText(a.pl.name)

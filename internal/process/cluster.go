@@ -51,12 +51,6 @@ func (in *instance) waitMemRoutes() {
 	}
 }
 
-// VersionID names a process version across orchd nodes: the process
-// QName and the fingerprint of its BPEL file, "{ns}local#fingerprint"
-// (version numbers count the deploys of one node, and differ between
-// nodes).
-func (p *Process) VersionID() string { return p.Name.String() + "#" + p.fingerprint }
-
 // VersionIDs returns the VersionID of every version this engine serves
 // or keeps for its instances (active and retired).
 func (e *Engine) VersionIDs() []string {
@@ -129,7 +123,7 @@ func (e *Engine) routeKeys(p *Process, op string, m *exchange.Message, fn func(v
 				continue
 			}
 			for _, mask := range sh.masks {
-				if !fn(v, sh.key(v, op, mask, vals)) {
+				if !fn(v, keyRouteShape(sh, v, op, mask, vals)) {
 					return
 				}
 			}

@@ -9,6 +9,8 @@ import (
 
 	"github.com/orchd/orchd/internal/exchange"
 	"github.com/orchd/orchd/internal/process/bpel"
+	"github.com/orchd/orchd/internal/process/deploy"
+	"github.com/orchd/orchd/internal/process/wsdl"
 	"github.com/orchd/orchd/internal/xpath2"
 	"github.com/orchd/orchd/internal/xslt"
 )
@@ -16,10 +18,10 @@ import (
 // compiler turns one BPEL document into a Process.
 type compiler struct {
 	doc  *bpel.Document
-	dp   *deployProcess
-	w    *wsdlSet
-	errs *Errors
-	p    *Process
+	dp   *deploy.Process
+	w    *wsdl.Set
+	errs *bpel.Errors
+	p    *Plan
 	// scopes of variable declarations, innermost last.
 	scopes []map[string]*variable
 	// receives counts receive activities seen, to reject what needs
@@ -51,7 +53,7 @@ type compiler struct {
 func (c *compiler) pos(e *etree.Element) bpel.Pos { return c.doc.Pos(e) }
 
 func (c *compiler) errorf(e *etree.Element, format string, args ...any) {
-	c.errs.add(c.pos(e), e.Tag, format, args...)
+	c.errs.Add(c.pos(e), e.Tag, format, args...)
 }
 
 // warnf notes a problem that does not refuse the process.
@@ -60,21 +62,21 @@ func (c *compiler) warnf(e *etree.Element, format string, args ...any) {
 }
 
 func (c *compiler) unsupported(e *etree.Element, what string) {
-	c.errs.unsupported(c.pos(e), e.Tag, what)
+	c.errs.Unsupported(c.pos(e), e.Tag, what)
 }
 
 func isBPEL(e *etree.Element) bool {
 	ns := e.NamespaceURI()
-	return ns == nsBPEL || ns == nsBPEL2004
+	return ns == bpel.NSBPEL || ns == bpel.NSBPEL2004
 }
 
 // compileProcess compiles the <process> document. dp binds its partner
 // links; endpoints are built from the bundle's WSDL set.
-func compileProcess(doc *bpel.Document, w *wsdlSet, dp *deployProcess, errs *Errors, opts LoadOptions) *Process {
+func compileProcess(doc *bpel.Document, w *wsdl.Set, dp *deploy.Process, errs *bpel.Errors, opts LoadOptions) *Plan {
 	root := doc.Root
 	c := &compiler{doc: doc, w: w, errs: errs, dp: dp, ext: opts.Extensions}
-	p := &Process{Name: dp.name, File: doc.File, InMemory: dp.inMemory, plinks: map[string]*partnerLink{},
-		starts: map[string]activity{}, routes: map[string][]*routeShape{}, cleanup: dp.cleanup, idempotent: dp.idempotent, events: dp.events, maxSteps: dp.maxSteps}
+	p := &Plan{Name: dp.Name, File: doc.File, InMemory: dp.InMemory, plinks: map[string]*partnerLink{},
+		starts: map[string]activity{}, routes: map[string][]*routeShape{}, cleanup: dp.Cleanup, idempotent: dp.Idempotent, events: dp.Events, maxSteps: dp.MaxSteps}
 	c.p = p
 	c.scopes = []map[string]*variable{{}}
 	for _, a := range root.Attr {
@@ -137,7 +139,6 @@ func compileProcess(doc *bpel.Document, w *wsdlSet, dp *deployProcess, errs *Err
 	c.finishScope(ps, nil)
 	p.root = c.register(ps)
 	c.adopt(0, p.root)
-	p.actStats = make([]actStat, len(p.acts))
 	if len(p.starts) == 0 {
 		c.errorf(act, "process has no start activity (a receive or pick with createInstance=\"yes\")")
 	}
@@ -172,7 +173,7 @@ func (c *compiler) qnameAttr(e *etree.Element, attr string) (qname, bool) {
 	return qname{Space: sp, Local: local}, true
 }
 
-func (c *compiler) partnerLink(e *etree.Element, dp *deployProcess) *partnerLink {
+func (c *compiler) partnerLink(e *etree.Element, dp *deploy.Process) *partnerLink {
 	name := e.SelectAttrValue("name", "")
 	pl := &partnerLink{name: name, pos: c.pos(e)}
 	plt, ok := c.qnameAttr(e, "partnerLinkType")
@@ -180,12 +181,12 @@ func (c *compiler) partnerLink(e *etree.Element, dp *deployProcess) *partnerLink
 		c.errorf(e, "partnerLink %q has no partnerLinkType", name)
 		return nil
 	}
-	roles, ok := c.w.plinks[plt]
+	roles, ok := c.w.Plinks[plt]
 	if !ok {
 		c.errorf(e, "partnerLinkType %s is not defined in any imported WSDL", plt)
 		return nil
 	}
-	role := func(attr string) *portType {
+	role := func(attr string) *wsdl.PortType {
 		r := e.SelectAttrValue(attr, "")
 		if r == "" {
 			return nil
@@ -195,7 +196,7 @@ func (c *compiler) partnerLink(e *etree.Element, dp *deployProcess) *partnerLink
 			c.errorf(e, "partnerLinkType %s has no role %q", plt, r)
 			return nil
 		}
-		pt, ok := c.w.portTypes[ptq]
+		pt, ok := c.w.PortTypes[ptq]
 		if !ok {
 			c.errorf(e, "role %q refers to unknown portType %s", r, ptq)
 			return nil
@@ -205,32 +206,32 @@ func (c *compiler) partnerLink(e *etree.Element, dp *deployProcess) *partnerLink
 	pl.myRole = role("myRole")
 	pl.partnerPT = role("partnerRole")
 	if pl.myRole != nil {
-		ref, ok := dp.provides[name]
+		ref, ok := dp.Provides[name]
 		if !ok {
 			c.errorf(e, "partnerLink %q has myRole but deploy.xml has no <provide partnerLink=%q>", name, name)
-		} else if ep, err := c.w.partnerEndpoint(ref, pl.myRole); err != nil {
-			c.errs.addErr(err)
+		} else if ep, err := c.w.PartnerEndpoint(ref, pl.myRole); err != nil {
+			c.errs.AddErr(err)
 		} else {
-			ep.Process = dp.name
+			ep.Process = dp.Name
 			pl.provided = ep
 			c.replyTimeouts(e, pl, dp)
 		}
 	}
 	if pl.partnerPT != nil {
-		ref, ok := dp.invokes[name]
+		ref, ok := dp.Invokes[name]
 		switch {
 		case !ok && e.SelectAttrValue("initializePartnerRole", "no") == "yes":
 			c.errorf(e, "partnerLink %q has initializePartnerRole=\"yes\" but deploy.xml has no <invoke partnerLink=%q>", name, name)
 		case !ok:
 			// As in ODE: uninitialized until an endpoint reference is
 			// assigned; invoking it before faults uninitializedPartnerRole.
-			pl.partnerDesc = defaultEndpoint(pl.partnerPT.name, name, pl.partnerPT)
+			pl.partnerDesc = wsdl.DefaultEndpoint(pl.partnerPT.Name, name, pl.partnerPT)
 		default:
-			if ep, err := c.w.partnerEndpoint(ref, pl.partnerPT); err != nil {
-				c.errs.addErr(err)
+			if ep, err := c.w.PartnerEndpoint(ref, pl.partnerPT); err != nil {
+				c.errs.AddErr(err)
 			} else {
-				if r := dp.basicAuth[name]; r != nil {
-					ep.BasicAuth = r.auth
+				if r := dp.BasicAuth[name]; r != nil {
+					ep.BasicAuth = r.Auth
 				}
 				pl.partnerEP, pl.partnerDesc = ep, ep
 			}
@@ -253,7 +254,7 @@ func (c *compiler) declare(e *etree.Element) *variable {
 		c.unsupported(e, fmt.Sprintf("external variables (%s on variable %s)", attr, v.name))
 	}
 	if mt, ok := c.qnameAttr(e, "messageType"); ok {
-		m, ok := c.w.messages[mt]
+		m, ok := c.w.Messages[mt]
 		if !ok {
 			c.errorf(e, "variable %s: unknown messageType %s", v.name, mt)
 		}
@@ -265,7 +266,7 @@ func (c *compiler) declare(e *etree.Element) *variable {
 		v.elem = el
 	} else if t, ok := c.qnameAttr(e, "type"); ok {
 		v.typ = t
-		if t.Space == nsXSD {
+		if t.Space == bpel.NSXSD {
 			switch t.Local {
 			case "int", "integer", "long", "short", "byte", "double", "float", "decimal",
 				"unsignedInt", "unsignedLong", "unsignedShort", "unsignedByte",
@@ -326,26 +327,26 @@ func (c *compiler) propertyPath(varName, property string, scope *etree.Element, 
 		return "", fmt.Errorf("getVariableProperty: %w", err)
 	}
 	prop := qname{Space: sp, Local: local}
-	k := aliasKey{prop: prop}
+	k := wsdl.AliasKey{Prop: prop}
 	if v.msg != nil {
-		k.messageType = v.msg.Name
+		k.MessageType = v.msg.Name
 	} else {
-		k.element = v.elem
+		k.Element = v.elem
 	}
-	a, ok := c.w.aliases[k]
+	a, ok := c.w.Aliases[k]
 	if !ok {
 		return "", fmt.Errorf("getVariableProperty: no propertyAlias for property %s and variable %s", prop, varName)
 	}
-	path, err := v.path(a.part)
+	path, err := v.path(a.Part)
 	if err != nil {
-		return "", fmt.Errorf("propertyAlias at %s: %w", a.pos, err)
+		return "", fmt.Errorf("propertyAlias at %s: %w", a.Pos, err)
 	}
-	if a.query == "" {
+	if a.Query == "" {
 		return path, nil
 	}
-	q, err := renamePrefixes(strings.TrimPrefix(a.query, "/"), a.ns, ns)
+	q, err := renamePrefixes(strings.TrimPrefix(a.Query, "/"), a.Ns, ns)
 	if err != nil {
-		return "", fmt.Errorf("propertyAlias at %s: %w", a.pos, err)
+		return "", fmt.Errorf("propertyAlias at %s: %w", a.Pos, err)
 	}
 	return path + "/" + q, nil
 }
@@ -585,7 +586,7 @@ func (c *compiler) faultHandlerList(list []*etree.Element) *faultHandlers {
 			if vn := ce.SelectAttrValue("faultVariable", ""); vn != "" {
 				v := &variable{name: vn, pos: c.pos(ce)}
 				if mt, ok := c.qnameAttr(ce, "faultMessageType"); ok {
-					v.msg = c.w.messages[mt]
+					v.msg = c.w.Messages[mt]
 					if v.msg == nil {
 						c.errorf(ce, "unknown faultMessageType %s", mt)
 						v.msg = &exchange.MessageDesc{Name: mt}
@@ -908,13 +909,13 @@ func (c *compiler) activityAfter(e, cond *etree.Element) activity {
 
 // failurePolicy is the invoke's ext:failureHandling: deploy.xml's for the
 // partner link overrides the one written in the BPEL.
-func (c *compiler) failurePolicy(e *etree.Element) *failurePolicy {
-	if fp := c.dp.failure[e.SelectAttrValue("partnerLink", "")]; fp != nil {
+func (c *compiler) failurePolicy(e *etree.Element) *deploy.FailurePolicy {
+	if fp := c.dp.Failure[e.SelectAttrValue("partnerLink", "")]; fp != nil {
 		return fp
 	}
 	for _, x := range e.ChildElements() {
-		if x.Tag == "failureHandling" && x.NamespaceURI() == nsActivityRecovery {
-			return parseFailure(c.doc, x, c.errs)
+		if x.Tag == "failureHandling" && x.NamespaceURI() == deploy.NsActivityRecovery {
+			return deploy.ParseFailure(c.doc, x, c.errs)
 		}
 	}
 	return nil
@@ -922,41 +923,32 @@ func (c *compiler) failurePolicy(e *etree.Element) *failurePolicy {
 
 // callTimeouts takes deploy.xml's orchd:timeout settings of pl, whose
 // partnerRole portType must have the operation named.
-func (c *compiler) callTimeouts(pl *partnerLink, dp *deployProcess) {
-	for k, t := range dp.callTimeout {
+func (c *compiler) callTimeouts(pl *partnerLink, dp *deploy.Process) {
+	for k, t := range dp.CallTimeout {
 		name, op, _ := strings.Cut(k, "/")
 		if name != pl.name {
 			continue
 		}
-		if _, ok := pl.partnerPT.ops[op]; op != "" && !ok {
-			c.errs.add(t.pos, "orchd:timeout", "partnerLink %q has no operation %q", name, op)
+		if _, ok := pl.partnerPT.Ops[op]; op != "" && !ok {
+			c.errs.Add(t.Pos, "orchd:timeout", "partnerLink %q has no operation %q", name, op)
 			continue
 		}
 		if c.p.callTimeouts == nil {
 			c.p.callTimeouts = map[string]time.Duration{}
 		}
-		c.p.callTimeouts[k] = t.d
+		c.p.callTimeouts[k] = t.D
 	}
-}
-
-// callTimeout is the bound deploy.xml puts on calls of operation op of
-// partner link pl (the operation's own, else the link's), or zero.
-func (p *Process) callTimeout(pl, op string) time.Duration {
-	if d, ok := p.callTimeouts[pl+"/"+op]; ok {
-		return d
-	}
-	return p.callTimeouts[pl+"/"]
 }
 
 // replyTimeouts takes deploy.xml's orchd:replyTimeout settings of pl,
 // whose myRole portType must have the operation.
-func (c *compiler) replyTimeouts(e *etree.Element, pl *partnerLink, dp *deployProcess) {
-	for k, d := range dp.replyTimeout {
+func (c *compiler) replyTimeouts(e *etree.Element, pl *partnerLink, dp *deploy.Process) {
+	for k, d := range dp.ReplyTimeout {
 		name, op, _ := strings.Cut(k, "/")
 		if name != pl.name {
 			continue
 		}
-		if o, ok := pl.myRole.ops[op]; !ok || o.OneWay() {
+		if o, ok := pl.myRole.Ops[op]; !ok || o.OneWay() {
 			c.errorf(e, "deploy.xml orchd:replyTimeout: partnerLink %q has no request-response operation %q", name, op)
 			continue
 		}

@@ -5,18 +5,12 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/orchd/orchd/internal/process/bpel"
+
 	"github.com/beevik/etree"
 )
 
 // Namespaces of Apache ODE extensions the compiler recognizes.
-const (
-	// nsODEExtVar marks ODE external variables (a variable backed by a
-	// JDBC table, configured in deploy.xml).
-	nsODEExtVar = "http://ode.apache.org/externalVariables"
-	// nsODEFunctions is ODE's namespace for XPath extension functions and
-	// special variables ($ode:pid).
-	nsODEFunctions = "http://www.apache.org/ode/type/extension"
-)
 
 // language resolves the expression or query language (attr is
 // "expressionLanguage" or "queryLanguage") that applies to e: its own
@@ -66,8 +60,8 @@ func (c *compiler) checkProcessLanguage(root *etree.Element, attr, lang string) 
 // exprError reports an error from rewrite or from compiling an expression
 // written in e. Errors marked ErrNotSupported keep the mark.
 func (c *compiler) exprError(e *etree.Element, err error) {
-	if errors.Is(err, ErrNotSupported) {
-		c.errs.addErr(&CompileError{Pos: c.pos(e), Element: e.Tag, Err: fmt.Errorf("%w at %s", err, c.pos(e))})
+	if errors.Is(err, bpel.ErrNotSupported) {
+		c.errs.AddErr(&bpel.CompileError{Pos: c.pos(e), Element: e.Tag, Err: fmt.Errorf("%w at %s", err, c.pos(e))})
 		return
 	}
 	c.errorf(e, "%v", err)
@@ -101,14 +95,14 @@ func odeVariable(src string, i int, ns map[string]string) error {
 	for j < len(src) && isNameChar(src[j]) && src[j] != '.' {
 		j++
 	}
-	if j >= len(src) || src[j] != ':' || ns[src[i+1:j]] != nsODEFunctions {
+	if j >= len(src) || src[j] != ':' || ns[src[i+1:j]] != bpel.NSODEFunctions {
 		return nil
 	}
 	k := j + 1
 	for k < len(src) && isNameChar(src[k]) && src[k] != '.' {
 		k++
 	}
-	return fmt.Errorf("%w: ODE variable %s in %q", ErrNotSupported, src[i:k], src)
+	return fmt.Errorf("%w: ODE variable %s in %q", bpel.ErrNotSupported, src[i:k], src)
 }
 
 // extensions records a process's <extensions> declarations. A namespace
@@ -219,7 +213,7 @@ func externalVariable(e *etree.Element) (string, bool) {
 		if a.Space == "" || a.Space == "xmlns" {
 			continue
 		}
-		if ns, _ := lookupPrefix(e, a.Space); ns == nsODEExtVar {
+		if ns, _ := lookupPrefix(e, a.Space); ns == bpel.NSODEExtVar {
 			return a.Space + ":" + a.Key, true
 		}
 	}

@@ -264,7 +264,7 @@ func (c *compiler) forEach(e *etree.Element, b base) activity {
 	if name == "" || strings.Contains(name, ".") {
 		c.errorf(e, "<forEach> needs a counterName")
 	}
-	a.counter = &variable{name: name, simple: "number", typ: qname{Space: nsXSD, Local: "unsignedInt"}, pos: c.pos(e)}
+	a.counter = &variable{name: name, simple: "number", typ: qname{Space: bpel.NSXSD, Local: "unsignedInt"}, pos: c.pos(e)}
 	c.p.vars = append(c.p.vars, a.counter)
 	a.counter.slot = len(c.p.vars)
 	c.scopes = append(c.scopes, map[string]*variable{name: a.counter})

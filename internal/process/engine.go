@@ -85,9 +85,9 @@ type Options struct {
 	// context; zero means 30s.
 	HTTPTimeout time.Duration
 	// Extensions are the extension namespaces (activities and assign
-	// operations, extension.go) this engine runs. Engine.LoadBundle and
-	// Engine.LoadDir compile with them; Deploy refuses a process that
-	// uses an extension this map does not register.
+	// operations, extension.go) this engine runs. Engine.LoadBundle
+	// compiles with them; Deploy refuses a process that uses an extension
+	// this map does not register.
 	Extensions Extensions
 	// Events receives instance events (instevents.go) of the kinds each
 	// process's deploy.xml enables; nil emits none, at no cost.
@@ -101,11 +101,6 @@ type Options struct {
 // LoadBundle is LoadBundleWith compiling with the engine's extensions.
 func (e *Engine) LoadBundle(dir string) ([]*Process, error) {
 	return LoadBundleWith(dir, e.LoadOptions())
-}
-
-// LoadDir is LoadDirWith compiling with the engine's extensions.
-func (e *Engine) LoadDir(dir string) ([]*Process, []*BundleError, error) {
-	return LoadDirWith(dir, e.LoadOptions())
 }
 
 // LoadOptions are the options that compile bundles for this engine: its
@@ -247,18 +242,17 @@ next:
 // provides the partner's port, otherwise through Options.Partners. The
 // caller holds e.mu.
 func (e *Engine) bindLocked(p *Process) {
-	for _, pl := range p.plinks {
+	for _, pl := range p.plist {
 		if pl.partnerEP == nil {
 			continue
 		}
-		if local := e.localEndpoint(pl.partnerEP); local != nil {
-			pl.partner = &localPartner{e: e, ep: local}
-			continue
-		}
-		if e.opts.Partners != nil {
-			pl.partner = e.opts.Partners(pl.partnerEP)
-		} else {
-			pl.partner = unbound{pl.partnerEP}
+		switch local := e.localEndpoint(pl.partnerEP); {
+		case local != nil:
+			p.partners[pl.idx] = &localPartner{e: e, ep: local}
+		case e.opts.Partners != nil:
+			p.partners[pl.idx] = e.opts.Partners(pl.partnerEP)
+		default:
+			p.partners[pl.idx] = unbound{pl.partnerEP}
 		}
 	}
 }

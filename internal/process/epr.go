@@ -52,7 +52,7 @@ func eprAddress(el *etree.Element) (string, error) {
 				}
 			}
 			return "", fmt.Errorf("%w: wsa:EndpointReference has no wsa:Address", errEPR)
-		case el.Tag == "service" && ns == nsWSDL:
+		case el.Tag == "service" && ns == bpel.NSWSDL:
 			return wsdlServiceAddress(el)
 		}
 		kids := el.ChildElements()
@@ -72,11 +72,11 @@ func eprAddress(el *etree.Element) (string, error) {
 // wsdl:service that has one.
 func wsdlServiceAddress(svc *etree.Element) (string, error) {
 	for _, port := range svc.ChildElements() {
-		if port.Tag != "port" || port.NamespaceURI() != nsWSDL {
+		if port.Tag != "port" || port.NamespaceURI() != bpel.NSWSDL {
 			continue
 		}
 		for _, a := range port.ChildElements() {
-			if a.Tag == "address" && (a.NamespaceURI() == nsSOAP11 || a.NamespaceURI() == nsSOAP12) {
+			if a.Tag == "address" && (a.NamespaceURI() == bpel.NSSOAP11 || a.NamespaceURI() == bpel.NSSOAP12) {
 				return eprText(a.SelectAttrValue("location", ""))
 			}
 		}
@@ -112,22 +112,6 @@ func eprText(s string) (string, error) {
 	return s, nil
 }
 
-// parseEPR reads an endpoint reference from its XML text, or takes text
-// that is not XML as a plain URL (the fuzz target's entry).
-func parseEPR(data string) (string, error) {
-	if !strings.HasPrefix(strings.TrimSpace(data), "<") {
-		return eprText(data)
-	}
-	doc := etree.NewDocument()
-	if err := doc.ReadFromString(data); err != nil {
-		return "", fmt.Errorf("%w: %w", errEPR, err)
-	}
-	if doc.Root() == nil {
-		return "", fmt.Errorf("%w: no element", errEPR)
-	}
-	return eprAddress(doc.Root())
-}
-
 // serviceRefElement builds <sref:service-ref><wsa:EndpointReference><wsa:Address>
 // for addr.
 func serviceRefElement(addr string) *etree.Element {
@@ -144,62 +128,6 @@ func serviceRefElement(addr string) *etree.Element {
 type assignedEPR struct {
 	addr    string
 	partner exchange.Partner
-}
-
-// eprSpec is a <from partnerLink endpointReference> or <to partnerLink>.
-type eprSpec struct {
-	pl     *partnerLink
-	myRole bool // from only: endpointReference="myRole"
-}
-
-// fromPartnerLink compiles <from partnerLink="pl" endpointReference="...">.
-func (c *compiler) fromPartnerLink(e *etree.Element) *eprSpec {
-	pl := c.namedPartnerLink(e)
-	if pl == nil {
-		return nil
-	}
-	name := pl.name
-	switch role := e.SelectAttrValue("endpointReference", ""); role {
-	case "myRole":
-		if pl.provided == nil {
-			c.errorf(e, "partnerLink %q has no myRole to take an endpoint reference from", name)
-			return nil
-		}
-		return &eprSpec{pl: pl, myRole: true}
-	case "partnerRole":
-		if pl.partnerPT == nil {
-			c.errorf(e, "partnerLink %q has no partnerRole to take an endpoint reference from", name)
-			return nil
-		}
-		return &eprSpec{pl: pl}
-	default:
-		c.errorf(e, "<from partnerLink=%q> needs endpointReference=\"myRole\" or \"partnerRole\", not %q", name, role)
-		return nil
-	}
-}
-
-// toPartnerLink compiles <to partnerLink="pl">.
-func (c *compiler) toPartnerLink(e *etree.Element) *eprSpec {
-	pl := c.namedPartnerLink(e)
-	if pl == nil {
-		return nil
-	}
-	if pl.partnerPT == nil {
-		c.errorf(e, "partnerLink %q has no partnerRole to assign an endpoint reference to", pl.name)
-		return nil
-	}
-	return &eprSpec{pl: pl}
-}
-
-// namedPartnerLink is the partner link e's partnerLink attribute names.
-func (c *compiler) namedPartnerLink(e *etree.Element) *partnerLink {
-	name := e.SelectAttrValue("partnerLink", "")
-	pl, ok := c.p.plinks[name]
-	if !ok {
-		c.errorf(e, "unknown partnerLink %q", name)
-		return nil
-	}
-	return pl
 }
 
 // endpointRef is the service-ref a <from partnerLink> yields: this
@@ -261,7 +189,7 @@ func (in *instance) partnerOf(pl *partnerLink, at bpel.Pos) (exchange.Partner, e
 	if pl.partnerEP == nil {
 		return nil, in.faultf(at, "uninitializedPartnerRole", "partnerLink %s: its partnerRole has no endpoint (deploy.xml binds none and none was assigned)", pl.name)
 	}
-	return pl.partner, nil
+	return in.p.partners[pl.idx], nil
 }
 
 // addressed binds pl's partner role at an address assigned at run time,

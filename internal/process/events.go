@@ -4,11 +4,6 @@ import (
 	"strconv"
 	"strings"
 	"time"
-
-	"github.com/beevik/etree"
-
-	"github.com/orchd/orchd/internal/exchange"
-	"github.com/orchd/orchd/internal/process/bpel"
 )
 
 // Event handlers (WS-BPEL 2.0 section 12.7). A scope with <eventHandlers>
@@ -22,219 +17,6 @@ import (
 // reaches the scope kills the whole tree (scope.go's fail). All of it is
 // threads and frames, so a persistent instance checkpoints it as usual.
 
-// eventHandlers are a scope's (or the process's) onEvents and onAlarms.
-type eventHandlers struct {
-	events []*onEvent
-	alarms []*evAlarm
-	// listen is the listener of the onEvents (nil without any).
-	listen *eventListener
-}
-
-// onEvent is one <onEvent>: the message it takes (its variable is its
-// own, private to each handler instance) and the scope it runs.
-type onEvent struct {
-	inbound
-	pos  bpel.Pos
-	body activity
-	// elem is the variable's element when it is declared with element=
-	// (the single part of the operation's message goes there).
-	elemVar bool
-	// tag is the hidden private variable naming the handler instance's
-	// open request: a reply inside it answers its own request, not
-	// another instance's of the same operation.
-	tag *variable
-	// priv are the slots each handler instance has its own copy of.
-	priv []*variable
-}
-
-// evAlarm is one <onAlarm>: a first deadline (for or until; none when
-// only repeatEvery), an optional repeat interval, and the scope it runs.
-type evAlarm struct {
-	deadline *deadlineSpec
-	repeat   *expr
-	pos      bpel.Pos
-	body     activity
-	priv     []*variable
-	listen   *alarmListener
-}
-
-// eventHandlers compiles <eventHandlers> e, in the lexical scope of the
-// scope it belongs to.
-func (c *compiler) eventHandlers(e *etree.Element) *eventHandlers {
-	h := &eventHandlers{}
-	for _, ce := range e.ChildElements() {
-		if !isBPEL(ce) {
-			continue
-		}
-		switch ce.Tag {
-		case "documentation":
-		case "onEvent":
-			if ev := c.onEvent(ce); ev != nil {
-				h.events = append(h.events, ev)
-			}
-		case "onAlarm":
-			h.alarms = append(h.alarms, c.evAlarm(ce))
-		default:
-			c.errorf(ce, "unexpected element in <eventHandlers>")
-		}
-	}
-	if len(h.events) == 0 && len(h.alarms) == 0 {
-		c.errorf(e, "<eventHandlers> needs at least one <onEvent> or <onAlarm>")
-		return nil
-	}
-	if len(h.events) > 0 {
-		h.listen = &eventListener{base: base{pos: c.pos(e)}, h: h}
-		c.register(h.listen)
-	}
-	for _, al := range h.alarms {
-		al.listen = &alarmListener{base: base{pos: al.pos}, al: al}
-		c.register(al.listen)
-	}
-	return h
-}
-
-// onEvent compiles an <onEvent>. Its variable and the variables its
-// fromParts name are declared in the handler's own scope (12.7.1).
-func (c *compiler) onEvent(e *etree.Element) *onEvent {
-	ev := &onEvent{pos: c.pos(e)}
-	ev.pl, ev.op = c.partnerOp(e, true)
-	if ev.op == nil {
-		return nil
-	}
-	first := len(c.p.vars)
-	local := map[string]*variable{}
-	c.scopes = append(c.scopes, local)
-	defer func() { c.scopes = c.scopes[:len(c.scopes)-1] }()
-	if vn := e.SelectAttrValue("variable", ""); vn != "" {
-		v := &variable{name: vn, pos: ev.pos}
-		if mt, ok := c.qnameAttr(e, "messageType"); ok {
-			if ev.op.Input == nil || mt != ev.op.Input.Name {
-				c.errorf(e, "messageType %s is not the input message of operation %s", mt, ev.op.Name)
-			}
-			v.msg = ev.op.Input
-		} else if el, ok := c.qnameAttr(e, "element"); ok {
-			if in := ev.op.Input; in == nil || len(in.Parts) != 1 || in.Parts[0].Element != el {
-				c.errorf(e, "element %s is not the single element part of operation %s's input message", el, ev.op.Name)
-			}
-			v.elem, ev.elemVar = el, true
-		} else {
-			c.errorf(e, "<onEvent> variable %q needs messageType or element", vn)
-		}
-		c.p.vars = append(c.p.vars, v)
-		v.slot = len(c.p.vars)
-		local[vn] = v
-		ev.v = v
-	}
-	if fp := bpelChild(e, "fromParts"); fp != nil {
-		if ev.v != nil {
-			c.errorf(fp, "<onEvent> has both a variable and <fromParts>")
-		}
-		for _, x := range fp.ChildElements() {
-			if !isBPEL(x) || x.Tag != "fromPart" {
-				continue
-			}
-			c.implicitPartVar(x, ev.op.Input, local)
-		}
-		ev.fromParts = c.compileParts(e, "fromParts", ev.op.Input)
-	}
-	ev.corrs = c.correlations(e, ev.op.Input, nil)
-	ev.mex = e.SelectAttrValue("messageExchange", "")
-	c.registerInbound(&ev.inbound, false)
-	if !ev.op.OneWay() {
-		ev.tag = &variable{name: "onEvent:" + strconv.Itoa(ev.pos.Line), simple: "string"}
-		c.p.vars = append(c.p.vars, ev.tag)
-		ev.tag.slot = len(c.p.vars)
-	}
-	c.events = append(c.events, ev)
-	ev.body = c.handlerScope(e, "correlations", "fromParts")
-	c.events = c.events[:len(c.events)-1]
-	ev.priv = append(ev.priv, c.p.vars[first:]...)
-	return ev
-}
-
-// implicitPartVar declares the variable a <fromPart> of an onEvent names,
-// typed as the part, unless the handler already declared it.
-func (c *compiler) implicitPartVar(x *etree.Element, md *exchange.MessageDesc, local map[string]*variable) {
-	name, part := x.SelectAttrValue("toVariable", ""), x.SelectAttrValue("part", "")
-	if name == "" || local[name] != nil || md == nil {
-		return
-	}
-	for _, p := range md.Parts {
-		if p.Name != part {
-			continue
-		}
-		v := &variable{name: name, pos: c.pos(x), elem: p.Element, typ: p.Type}
-		c.p.vars = append(c.p.vars, v)
-		v.slot = len(c.p.vars)
-		local[name] = v
-	}
-}
-
-// handlerScope compiles the <scope> an onEvent or onAlarm runs.
-func (c *compiler) handlerScope(e *etree.Element, skip ...string) activity {
-	var found *etree.Element
-	for _, ce := range e.ChildElements() {
-		if !isBPEL(ce) || ce.Tag == "documentation" {
-			continue
-		}
-		skipped := false
-		for _, s := range skip {
-			skipped = skipped || ce.Tag == s
-		}
-		if skipped {
-			continue
-		}
-		if ce.Tag != "scope" || found != nil {
-			c.errorf(ce, "<%s> holds exactly one <scope>", e.Tag)
-			continue
-		}
-		found = ce
-	}
-	if found == nil {
-		c.errorf(e, "<%s> holds no <scope>", e.Tag)
-		return c.register(&empty{base: base{pos: c.pos(e)}})
-	}
-	return c.activity(found)
-}
-
-// evAlarm compiles an <onAlarm> of <eventHandlers>: for or until, and/or
-// repeatEvery.
-func (c *compiler) evAlarm(e *etree.Element) *evAlarm {
-	al := &evAlarm{pos: c.pos(e)}
-	if bpelChild(e, "for") != nil || bpelChild(e, "until") != nil {
-		al.deadline = c.deadline(e)
-	}
-	if r := bpelChild(e, "repeatEvery"); r != nil {
-		al.repeat = c.expression(r, r.Text(), true)
-	}
-	if al.deadline == nil && bpelChild(e, "repeatEvery") == nil {
-		c.errorf(e, "<onAlarm> needs <for>, <until> or <repeatEvery>")
-	}
-	first := len(c.p.vars)
-	al.body = c.handlerScope(e, "for", "until", "repeatEvery")
-	al.priv = append(al.priv, c.p.vars[first:]...)
-	return al
-}
-
-// replyEvent is the onEvent, enclosing a reply being compiled, whose
-// request that reply answers (same partner link, operation and message
-// exchange), or nil.
-func (c *compiler) replyEvent(pl *partnerLink, op *exchange.Operation, mex string) *onEvent {
-	for i := len(c.events) - 1; i >= 0; i-- {
-		ev := c.events[i]
-		if ev.pl == pl && ev.op == op && ev.mex == mex && ev.tag != nil {
-			return ev
-		}
-	}
-	return nil
-}
-
-// requestMex is the message exchange under which the current handler
-// instance of ev holds its open request.
-func (ev *onEvent) requestMex(in *instance) string {
-	return ev.mex + "\x1f" + in.slot(ev.tag).Text()
-}
-
 // privSlots makes fresh private copies of vars for a handler instance.
 func privSlots(vars []*variable) []privSlot {
 	priv := make([]privSlot, 0, len(vars))
@@ -242,17 +24,6 @@ func privSlots(vars []*variable) []privSlot {
 		priv = append(priv, privSlot{slot: v.slot, el: v.newSlot()})
 	}
 	return priv
-}
-
-// startHandlers spawns the listener threads of h next to the body's
-// thread (the current thread is the scope's).
-func (h *eventHandlers) startHandlers(in *instance) {
-	if h.listen != nil {
-		in.spawn(h.listen, nil)
-	}
-	for _, al := range h.alarms {
-		in.spawn(al.listen, nil)
-	}
 }
 
 // closeListeners stops the listeners of the scope running on t from
@@ -274,22 +45,11 @@ func (in *instance) closeListeners(t *thread) {
 	}
 }
 
-// listener is an activity that accepts events for a scope.
-type listener interface{ isListener() }
-
 // Listener frame use: n = 1 once closed; k counts the events accepted
 // (it names each handler instance's open request); due is an alarm's next
 // deadline, pc 1 once it is computed, 2 once a one-shot alarm fired.
 
-// eventListener waits for the messages of a scope's onEvents.
-type eventListener struct {
-	base
-	h *eventHandlers
-}
-
-func (*eventListener) isListener() {}
-
-func (a *eventListener) step(in *instance, f *frame) (activity, bool, error) {
+func stepEventListener(a *eventListener, in *instance, f *frame) (activity, bool, error) {
 	if f.n == 1 {
 		return closedListener(in)
 	}
@@ -351,15 +111,7 @@ func closedListener(in *instance) (activity, bool, error) {
 	return nil, true, nil
 }
 
-// alarmListener runs one onAlarm of a scope.
-type alarmListener struct {
-	base
-	al *evAlarm
-}
-
-func (*alarmListener) isListener() {}
-
-func (a *alarmListener) step(in *instance, f *frame) (activity, bool, error) {
+func stepAlarmListener(a *alarmListener, in *instance, f *frame) (activity, bool, error) {
 	if f.n == 1 {
 		return closedListener(in)
 	}
@@ -369,9 +121,9 @@ func (a *alarmListener) step(in *instance, f *frame) (activity, bool, error) {
 		due := now
 		var err error
 		if al.deadline != nil {
-			due, err = al.deadline.at(in, now)
+			due, err = atDeadlineSpec(al.deadline, in, now)
 		} else {
-			due, err = a.next(in, now)
+			due, err = nextAlarmListener(a, in, now)
 		}
 		if err != nil {
 			return nil, false, err
@@ -391,13 +143,13 @@ func (a *alarmListener) step(in *instance, f *frame) (activity, bool, error) {
 		f.pc = 2
 		return nil, false, errBlocked
 	}
-	next, err := a.next(in, time.Unix(0, f.due))
+	next, err := nextAlarmListener(a, in, time.Unix(0, f.due))
 	if err != nil {
 		return nil, false, err
 	}
 	if next.UnixNano() <= now.UnixNano() {
 		// Fell behind (orchd was down): the next one is a period from now.
-		if next, err = a.next(in, now); err != nil {
+		if next, err = nextAlarmListener(a, in, now); err != nil {
 			return nil, false, err
 		}
 	}
@@ -406,9 +158,9 @@ func (a *alarmListener) step(in *instance, f *frame) (activity, bool, error) {
 	return nil, false, errBlocked
 }
 
-// next is from plus the alarm's repeatEvery duration, which must be
+// nextAlarmListener is from plus the alarm's repeatEvery duration, which must be
 // positive.
-func (a *alarmListener) next(in *instance, from time.Time) (time.Time, error) {
+func nextAlarmListener(a *alarmListener, in *instance, from time.Time) (time.Time, error) {
 	v, err := in.eval(a.al.repeat, in.root, a.pos)
 	if err != nil {
 		return time.Time{}, err
@@ -424,12 +176,29 @@ func (a *alarmListener) next(in *instance, from time.Time) (time.Time, error) {
 	return t, nil
 }
 
-// childDone implements childObserver for a scope with event handlers: when
-// its body's thread ends, its listeners stop accepting events.
-func (a *scope) childDone(in *instance, t *thread, f *frame) {
+// childDoneScope is told when a branch of a scope with event handlers
+// ends: when its body's thread ends, its listeners stop accepting events.
+func childDoneScope(a *scope, in *instance, t *thread, f *frame) {
 	if a.events == nil || f.pc != scopeBody || f.i == 1 {
 		return
 	}
 	f.i = 1
 	in.closeListeners(t)
+}
+
+// requestMexOnEvent is the message exchange under which the current handler
+// instance of ev holds its open request.
+func requestMexOnEvent(ev *onEvent, in *instance) string {
+	return ev.mex + "\x1f" + in.slot(ev.tag).Text()
+}
+
+// startHandlersEventHandlers spawns the listener threads of h next to the body's
+// thread (the current thread is the scope's).
+func startHandlersEventHandlers(h *eventHandlers, in *instance) {
+	if h.listen != nil {
+		in.spawn(h.listen, nil)
+	}
+	for _, al := range h.alarms {
+		in.spawn(al.listen, nil)
+	}
 }

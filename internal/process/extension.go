@@ -1,7 +1,6 @@
 package process
 
 import (
-	"context"
 	"errors"
 	"fmt"
 
@@ -65,53 +64,6 @@ type ExtensionCompiler interface {
 	ErrorAt(el *etree.Element, format string, args ...any)
 }
 
-// ExtensionVariable is a variable resolved at compile time.
-type ExtensionVariable struct {
-	v *variable
-}
-
-// Name is the variable's name.
-func (x ExtensionVariable) Name() string { return x.v.name }
-
-// ExtensionAction runs one compiled extension activity or assign
-// operation. The same action serves every instance of the process (and
-// concurrent ones): it must keep no per-instance state of its own.
-type ExtensionAction interface {
-	// Run executes the element for one instance. vars is valid only
-	// during the call. An *ExtensionFault error throws that fault; any
-	// other error throws bpel:subLanguageExecutionFault naming it.
-	Run(ctx context.Context, vars ExtensionVariables) error
-}
-
-// ExtensionVariables reads and writes an instance's variables.
-type ExtensionVariables interface {
-	// Read returns a copy of the variable's value, or nil when it is not
-	// initialized: an element variable's element; a type variable's value
-	// as an element named after the variable (a simple type: its text);
-	// a message variable as <message> holding one element per part,
-	// named after the part, as ODE's bundles saw it.
-	Read(v ExtensionVariable) *etree.Element
-	// Write gives the variable value, with the semantics of a <copy> of
-	// value to the whole variable (WS-BPEL 2.0 section 8.4.2): an element
-	// variable takes a copy of value renamed to its declared element, a
-	// type variable takes value's content, and a message variable takes
-	// one part per child element of value, matched by name. An error is
-	// a fault to return from Run.
-	Write(v ExtensionVariable, value *etree.Element) error
-}
-
-// ExtensionFault is an error an ExtensionAction returns to throw a
-// named fault.
-type ExtensionFault struct {
-	Space, Local string
-	// Reason says what happened, for logs and the SOAP fault string.
-	Reason string
-}
-
-func (f *ExtensionFault) Error() string {
-	return fmt.Sprintf("fault {%s}%s: %s", f.Space, f.Local, f.Reason)
-}
-
 // ErrUnknownExtensionElement is what a compile method returns (wrapped)
 // for an element its namespace does not define. As in ODE, such an
 // element is skipped (an activity acts as <empty>) when the process
@@ -159,47 +111,6 @@ func extensionElement(wrapper *etree.Element) *etree.Element {
 	return nil
 }
 
-// compileExtension compiles el with the registered implementation of its
-// namespace; kind is "activity" or "assign operation". ok is false, with
-// the problem reported, when nothing runs it; a nil action with ok true
-// means no implementation is registered, or it does not know el and the
-// namespace is optional: el may be skipped.
-func (c *compiler) compileExtension(el *etree.Element, kind string) (act ExtensionAction, ok bool) {
-	ns := el.NamespaceURI()
-	impl, registered := c.ext[ns]
-	if !registered {
-		return nil, true
-	}
-	x := &extCompiler{c: c, el: el}
-	c.extResolved = nil
-	var err error
-	switch {
-	case kind == "activity" && impl.Activities != nil:
-		act, err = impl.Activities.CompileActivity(el, x)
-	case kind == "assign operation" && impl.AssignOperations != nil:
-		act, err = impl.AssignOperations.CompileAssignOperation(el, x)
-	default:
-		c.errorf(el, "extension %s has no %ss", ns, kind)
-		return nil, false
-	}
-	if err != nil {
-		if declared, must := c.extensionKnown(ns); errors.Is(err, ErrUnknownExtensionElement) && declared && !must {
-			return nil, true
-		}
-		c.errorf(el, "%w", err)
-		return nil, false
-	}
-	if x.bad {
-		return nil, false
-	}
-	if act == nil {
-		c.errorf(el, "extension %s compiled %s <%s> to nothing", ns, kind, el.Tag)
-		return nil, false
-	}
-	c.p.extensions = appendOnce(c.p.extensions, ns)
-	return act, true
-}
-
 func appendVarOnce(list []*variable, v *variable) []*variable {
 	for _, x := range list {
 		if x == v {
@@ -218,13 +129,7 @@ func appendOnce(list []string, s string) []string {
 	return append(list, s)
 }
 
-// extActivity runs a registered extension activity.
-type extActivity struct {
-	base
-	act ExtensionAction
-}
-
-func (a *extActivity) step(in *instance, _ *frame) (activity, bool, error) {
+func stepExtActivity(a *extActivity, in *instance, _ *frame) (activity, bool, error) {
 	if err := in.runExtension(a.act, a.pos); err != nil {
 		return nil, false, err
 	}
@@ -333,12 +238,12 @@ func (x *extVars) Write(ev ExtensionVariable, value *etree.Element) error {
 		return nil
 	}
 	op := &copyOp{pos: x.at, to: toSpec{v: v, part: -1}}
-	dst, err := op.evalTo(in)
+	dst, err := evalToCopyOp(op, in)
 	if err != nil {
 		return err
 	}
 	in.touch(v)
-	return op.replace(in, source{node: node{tok: value, attr: -1}}, dst)
+	return replaceCopyOp(op, in, source{node: node{tok: value, attr: -1}}, dst)
 }
 
 // partIndex is the index of the part name of m, or -1.

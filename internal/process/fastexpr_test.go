@@ -178,7 +178,7 @@ func BenchmarkAssign(b *testing.B) {
 			prep = x
 		}
 	}
-	if _, _, err := prep.step(in, &frame{}); err != nil {
+	if _, _, err := stepAssign(prep, in, &frame{}); err != nil {
 		b.Fatal(err)
 	}
 	iv := in.slot(r.lookupVar("i"))
@@ -186,7 +186,7 @@ func BenchmarkAssign(b *testing.B) {
 	b.ResetTimer()
 	for n := 0; n < b.N; n++ {
 		iv.SetText("1")
-		if _, _, err := add.step(in, &frame{}); err != nil {
+		if _, _, err := stepAssign(add, in, &frame{}); err != nil {
 			b.Fatal(err)
 		}
 	}

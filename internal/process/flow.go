@@ -8,15 +8,7 @@ import (
 	"github.com/beevik/etree"
 )
 
-// flow runs its children concurrently, each on its own thread, and ends
-// when all have ended.
-type flow struct {
-	base
-	children []activity
-	links    []*link
-}
-
-func (a *flow) step(in *instance, f *frame) (activity, bool, error) {
+func stepFlow(a *flow, in *instance, f *frame) (activity, bool, error) {
 	if f.pc == 0 {
 		f.pc = 1
 		for _, l := range a.links {
@@ -31,15 +23,6 @@ func (a *flow) step(in *instance, f *frame) (activity, bool, error) {
 		return nil, false, errJoin
 	}
 	return nil, true, nil
-}
-
-// link is a flow's link. Its status lives in a hidden numeric variable
-// (empty: not yet decided, 1: true, 0: false), so join conditions compile
-// as ordinary expressions ($name) and the status is checkpointed with the
-// variables.
-type link struct {
-	name string
-	v    *variable
 }
 
 // linkStatus returns the status and whether it is decided.
@@ -69,29 +52,7 @@ func (in *instance) decideLink(l *link, status bool) {
 	in.linksChanged = true
 }
 
-// linkSource is an outgoing link with its transitionCondition.
-type linkSource struct {
-	l    *link
-	cond *expr
-}
-
-// linked wraps an activity that is the target or source of links: it waits
-// for its incoming links, evaluates the join condition (bpel:joinFailure,
-// or dead-path elimination under suppressJoinFailure), runs the activity,
-// then decides its outgoing links.
-type linked struct {
-	base
-	act      activity
-	targets  []*link
-	join     *expr
-	suppress bool
-	sources  []linkSource
-	// dead are the links whose source is the activity or inside it: when
-	// it is skipped, they are all false.
-	dead []*link
-}
-
-func (a *linked) step(in *instance, f *frame) (activity, bool, error) {
+func stepLinked(a *linked, in *instance, f *frame) (activity, bool, error) {
 	if f.pc == 1 {
 		for _, s := range a.sources {
 			ok := true
@@ -132,21 +93,7 @@ func (a *linked) step(in *instance, f *frame) (activity, bool, error) {
 	return a.act, false, nil
 }
 
-func (a *linked) describe() string {
-	if a.name != "" {
-		return strconv.Quote(a.name)
-	}
-	return "the activity at " + a.pos.String()
-}
-
-// repeatUntil runs its body, then again while the condition is false.
-type repeatUntil struct {
-	base
-	cond *expr
-	body activity
-}
-
-func (a *repeatUntil) step(in *instance, f *frame) (activity, bool, error) {
+func stepRepeatUntil(a *repeatUntil, in *instance, f *frame) (activity, bool, error) {
 	if f.pc == 0 {
 		f.pc = 1
 		return a.body, false, nil
@@ -161,37 +108,21 @@ func (a *repeatUntil) step(in *instance, f *frame) (activity, bool, error) {
 	return a.body, false, nil
 }
 
-// forEach runs its scope for each counter value from start to final,
-// one after another or in parallel branches, until the completion
-// condition's number of branches has completed.
-type forEach struct {
-	base
-	counter      *variable
-	start, final *expr
-	branches     *expr
-	// successfulOnly counts only branches whose scope did not end by a
-	// fault handler toward the completion condition.
-	successfulOnly bool
-	parallel       bool
-	body           *scope
-	privSlots      []*variable // copied per parallel branch
-}
-
 // Frame use: i is the next counter value, n the final value, k the
 // number of completed branches, due the completion count (-1: none).
-func (a *forEach) step(in *instance, f *frame) (activity, bool, error) {
+func stepForEach(a *forEach, in *instance, f *frame) (activity, bool, error) {
 	if f.pc == 0 {
-		start, err := a.counterValue(in, a.start, "startCounterValue")
+		start, err := counterValueForEach(a, in, a.start, "startCounterValue")
 		if err != nil {
 			return nil, false, err
 		}
-		final, err := a.counterValue(in, a.final, "finalCounterValue")
+		final, err := counterValueForEach(a, in, a.final, "finalCounterValue")
 		if err != nil {
 			return nil, false, err
 		}
 		f.i, f.n, f.due = start, final, -1
 		if a.branches != nil {
-			b, err := a.counterValue(in, a.branches, "branches")
+			b, err := counterValueForEach(a, in, a.branches, "branches")
 			if err != nil {
 				return nil, false, err
 			}
@@ -206,12 +137,12 @@ func (a *forEach) step(in *instance, f *frame) (activity, bool, error) {
 		}
 		if a.parallel {
 			for c := f.i; c <= f.n; c++ {
-				in.spawn(a.body, a.branchVars(in, c))
+				in.spawn(a.body, branchVarsForEach(a, in, c))
 				in.hasPriv = true
 			}
 			return nil, false, errJoin
 		}
-		a.setCounter(in, f.i)
+		setCounterForEach(a, in, f.i)
 		f.i++
 		return a.body, false, nil
 	}
@@ -219,7 +150,7 @@ func (a *forEach) step(in *instance, f *frame) (activity, bool, error) {
 		if in.cur.kids > 0 {
 			return nil, false, errJoin
 		}
-		return nil, true, a.unmet(in, f)
+		return nil, true, unmetForEach(a, in, f)
 	}
 	if !a.successfulOnly || !in.cur.scopeFaulted {
 		f.k++
@@ -228,16 +159,16 @@ func (a *forEach) step(in *instance, f *frame) (activity, bool, error) {
 		return nil, true, nil
 	}
 	if f.i > f.n {
-		return nil, true, a.unmet(in, f)
+		return nil, true, unmetForEach(a, in, f)
 	}
-	a.setCounter(in, f.i)
+	setCounterForEach(a, in, f.i)
 	f.i++
 	return a.body, false, nil
 }
 
-// childDone counts a completed parallel branch and, once the completion
+// childDoneForEach counts a completed parallel branch and, once the completion
 // condition holds, ends the others.
-func (a *forEach) childDone(in *instance, t *thread, f *frame) {
+func childDoneForEach(a *forEach, in *instance, t *thread, f *frame) {
 	if a.successfulOnly && in.cur.scopeFaulted {
 		return
 	}
@@ -248,17 +179,17 @@ func (a *forEach) childDone(in *instance, t *thread, f *frame) {
 	}
 }
 
-// unmet is bpel:completionConditionFailure when every branch completed
+// unmetForEach is bpel:completionConditionFailure when every branch completed
 // and fewer than the completion condition's branches counted (only
 // successful ones count with successfulBranchesOnly).
-func (a *forEach) unmet(in *instance, f *frame) error {
+func unmetForEach(a *forEach, in *instance, f *frame) error {
 	if f.due >= 0 && f.k < f.due {
 		return in.faultf(a.pos, "completionConditionFailure", "%d of the %d branches the completion condition asks for completed successfully", f.k, f.due)
 	}
 	return nil
 }
 
-func (a *forEach) counterValue(in *instance, x *expr, what string) (int64, error) {
+func counterValueForEach(a *forEach, in *instance, x *expr, what string) (int64, error) {
 	v, err := in.eval(x, in.root, a.pos)
 	if err != nil {
 		return 0, err
@@ -270,16 +201,16 @@ func (a *forEach) counterValue(in *instance, x *expr, what string) (int64, error
 	return int64(n), nil
 }
 
-func (a *forEach) setCounter(in *instance, c int64) {
+func setCounterForEach(a *forEach, in *instance, c int64) {
 	s := in.slot(a.counter)
 	clearChildren(s)
 	s.SetText(strconv.FormatInt(c, 10))
 	in.touch(a.counter)
 }
 
-// branchVars builds the private variables of a parallel branch: its
+// branchVarsForEach builds the private variables of a parallel branch: its
 // counter, and fresh copies of the variables declared inside the body.
-func (a *forEach) branchVars(in *instance, c int64) []privSlot {
+func branchVarsForEach(a *forEach, in *instance, c int64) []privSlot {
 	priv := make([]privSlot, 0, 1+len(a.privSlots))
 	ce := etree.NewElement(a.counter.slotName())
 	ce.SetText(strconv.FormatInt(c, 10))
@@ -290,15 +221,8 @@ func (a *forEach) branchVars(in *instance, c int64) []privSlot {
 	return priv
 }
 
-// branchLinks lists, per branch of an if or a pick, the links whose
-// source is inside that branch.
-type branchLinks [][]*link
-
-// add appends a branch's links.
-func (b *branchLinks) add(links []*link) { *b = append(*b, links) }
-
-// eliminate sets false the links of every branch but the chosen one.
-func (b branchLinks) eliminate(in *instance, chosen int) {
+// eliminateBranchLinks sets false the links of every branch but the chosen one.
+func eliminateBranchLinks(b branchLinks, in *instance, chosen int) {
 	for i, links := range b {
 		if i == chosen {
 			continue

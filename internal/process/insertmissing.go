@@ -40,17 +40,6 @@ import (
 // predicate that is not a position, and <to property> (the property's
 // alias path is not the author's to create).
 
-// insertPath is the compiled <to> path of a copy with insertMissingToData.
-type insertPath struct {
-	steps []insertStep
-}
-
-// insertStep is one step of an insertPath.
-type insertStep struct {
-	pathStep
-	prefix string // as written in the BPEL document, preferred for a created name
-}
-
 // insertMissingAttr reports whether the copy element ce carries
 // insertMissingToData="yes", unprefixed or in ODE's extension namespace;
 // an insertMissingToData attribute in any other namespace is an error.
@@ -59,34 +48,12 @@ func insertMissingAttr(ce *etree.Element) (bool, error) {
 		if a.Key != "insertMissingToData" || a.Space == "xmlns" {
 			continue
 		}
-		if ns := a.NamespaceURI(); a.Space != "" && ns != nsODEFunctions {
-			return false, fmt.Errorf("attribute %s:insertMissingToData is in namespace %q; orchd knows it unprefixed or in ODE's %s", a.Space, ns, nsODEFunctions)
+		if ns := a.NamespaceURI(); a.Space != "" && ns != bpel.NSODEFunctions {
+			return false, fmt.Errorf("attribute %s:insertMissingToData is in namespace %q; orchd knows it unprefixed or in ODE's %s", a.Space, ns, bpel.NSODEFunctions)
 		}
 		return a.Value == "yes", nil
 	}
 	return false, nil
-}
-
-// insertMissing compiles the insertMissingToData path of the to-spec t
-// compiled from te, or reports at te (or its <query>) why it cannot.
-func (c *compiler) insertMissing(te *etree.Element, t *toSpec) {
-	if te.SelectAttr("property") != nil {
-		c.errorf(te, "insertMissingToData cannot create the path of a variable property (the propertyAlias query): copy to the variable with a query instead")
-		return
-	}
-	if t.query == nil {
-		return // the whole variable or part: a copy creates it anyway
-	}
-	at := te
-	if q := bpelChild(te, "query"); q != nil {
-		at = q
-	}
-	p, err := compileInsertPath(t.query.src, c, t.query.ns)
-	if err != nil {
-		c.errorf(at, "insertMissingToData cannot create %q: %w", t.query.src, err)
-		return
-	}
-	t.insert = p
 }
 
 // compileInsertPath parses src, a location path relative to a variable or
@@ -241,9 +208,9 @@ func insertPosition(st *insertStep, raw, pred string, r resolver) error {
 	return nil
 }
 
-// create finds or creates the path's node below base (the variable's or
+// createInsertPath finds or creates the path's node below base (the variable's or
 // part's node) for a copy at pos whose <to> selected nothing.
-func (p *insertPath) create(in *instance, base *etree.Element, at bpel.Pos) (target, error) {
+func createInsertPath(p *insertPath, in *instance, base *etree.Element, at bpel.Pos) (target, error) {
 	cur := base
 	i := 0
 	var after *etree.Element // the last existing sibling of the first missing step
@@ -304,24 +271,6 @@ func (p *insertPath) create(in *instance, base *etree.Element, at bpel.Pos) (tar
 		cur = e
 	}
 	return target{node: node{tok: cur, attr: -1}}, nil
-}
-
-// describe renders the step for a fault reason.
-func (st *insertStep) describe() string {
-	name := st.local
-	switch {
-	case st.text:
-		return "text()"
-	case st.prefix != "":
-		name = st.prefix + ":" + name
-	}
-	if st.attr {
-		name = "@" + name
-	}
-	if st.indexVar != nil {
-		name += "[$" + st.indexVar.name + "]"
-	}
-	return name
 }
 
 // nameCreated puts the new element e (already in the tree) in st's

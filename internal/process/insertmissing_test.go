@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/orchd/orchd/internal/process/bpel"
 )
 
 // insertCopies are the copies of the rt-insert-missing fixture's assign
@@ -165,7 +167,7 @@ func TestInsertMissingToDataRefused(t *testing.T) {
 			if err == nil {
 				t.Fatal("the bundle loaded; want it refused")
 			}
-			var errs *Errors
+			var errs *bpel.Errors
 			if !errors.As(err, &errs) || len(errs.List) != 1 {
 				t.Fatalf("want one error, got %v", err)
 			}

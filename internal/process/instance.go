@@ -14,16 +14,6 @@ import (
 	"github.com/orchd/orchd/internal/process/bpel"
 )
 
-// activity is a compiled activity. step advances frame f of instance in by
-// one move: it may push a child to run next, report the frame done, or fail
-// with a *faultValue (a BPEL fault) or another error (a system failure).
-type activity interface {
-	step(in *instance, f *frame) (push activity, done bool, err error)
-	where() bpel.Pos
-	setID(int)
-	id() int
-}
-
 // frame is the explicit state of one running activity: which activity and
 // how far it got (pc), and for pick and wait the deadline (unix nanos).
 // An instance's frames are plain data, so a persistent instance can be
@@ -211,7 +201,7 @@ const (
 // start initializes the variables and pushes the process's activity.
 func (in *instance) start() error {
 	for _, v := range in.p.inits {
-		if err := v.init.apply(in); err != nil {
+		if err := applyCopyOp(v.init, in); err != nil {
 			return err
 		}
 		in.touch(v)
@@ -391,7 +381,7 @@ func (in *instance) take(ib *inbound, at bpel.Pos) (bool, error) {
 func (in *instance) await(ib *inbound, at bpel.Pos) error {
 	var key string
 	if ib.route != nil {
-		key, _ = ib.route.instanceKey(in, ib.op.Name)
+		key, _ = instanceKeyRouteShape(ib.route, in, ib.op.Name)
 	}
 	if len(in.threads) > 1 {
 		for _, t := range in.threads {
@@ -427,7 +417,7 @@ func (in *instance) routeKeys() []string {
 		if ib.route == nil {
 			continue
 		}
-		if k, ok := ib.route.instanceKey(in, ib.op.Name); ok {
+		if k, ok := instanceKeyRouteShape(ib.route, in, ib.op.Name); ok {
 			keys = append(keys, k)
 		}
 	}

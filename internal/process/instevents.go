@@ -31,9 +31,6 @@ func (in *instance) emit(ev events.Event) {
 	in.e.opts.Events.Emit(ev)
 }
 
-// evTag is what activity events say of an activity.
-func (b *base) evTag() (tag, name string, pos string) { return b.tag, b.name, b.pos.String() }
-
 type evTagger interface {
 	evTag() (tag, name string, pos string)
 }
@@ -98,9 +95,9 @@ func faultName(err error) string {
 	return ""
 }
 
-// emitAnswered emits partnerAnswered for a call of a that took dur and
+// emitAnsweredInvoke emits partnerAnswered for a call of a that took dur and
 // ended with err (a partner's fault, a failure, or nil).
-func (a *invoke) emitAnswered(in *instance, err error, dur time.Duration) {
+func emitAnsweredInvoke(a *invoke, in *instance, err error, dur time.Duration) {
 	ev := events.Event{Kind: events.PartnerAnswered, Activity: "invoke", Name: a.name, Position: a.pos.String(),
 		Partner: a.pl.name, Operation: a.op.Name, Duration: dur}
 	if err != nil {

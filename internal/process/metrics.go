@@ -117,9 +117,9 @@ func (m *metrics) deployed(p *Process) {
 		pm.ended[o] = m.ended.WithLabelValues(l, o)
 	}
 	p.metrics = pm
-	for _, a := range p.acts {
+	for i, a := range p.acts {
 		if iv, ok := a.(*invoke); ok && iv.op != nil {
-			iv.metrics = m.partner(iv.partner, iv.op.Name)
+			p.invokeMetrics[i] = m.partner(iv.partner, iv.op.Name)
 		}
 	}
 }

@@ -212,7 +212,7 @@ func FuzzRewrite(f *testing.F) {
 		if strings.Contains(src, "$") || strings.Contains(src, docRootPath) {
 			return
 		}
-		rw, err := rewrite(src, varResolver{&Process{}}, nil, ns, true)
+		rw, err := rewrite(src, varResolver{&Process{Plan: &Plan{}}}, nil, ns, true)
 		if err != nil {
 			return
 		}

@@ -33,14 +33,14 @@ func outboxKey(in *instance, pl *partnerLink) string {
 	return k
 }
 
-// reliable reports whether a invoke of the instance goes through the
+// reliableInvoke reports whether a invoke of the instance goes through the
 // outbox.
-func (a *invoke) reliable(in *instance) bool {
+func reliableInvoke(a *invoke, in *instance) bool {
 	return a.op.OneWay() && !in.p.InMemory && in.e.store != nil
 }
 
-// enqueue records a one-way invoke in the instance's pending outbox.
-func (a *invoke) enqueue(in *instance) error {
+// enqueueInvoke records a one-way invoke in the instance's pending outbox.
+func enqueueInvoke(a *invoke, in *instance) error {
 	var m *exchange.Message
 	if a.in != nil {
 		m = in.message(a.in)
@@ -159,17 +159,19 @@ func (e *Engine) deliverOutbox(msg persist.OutboxMessage) error {
 	key, addr, assigned := strings.Cut(msg.Partner, " ")
 	procName, plName, _ := strings.Cut(key, "#")
 	var pl *partnerLink
+	var partner exchange.Partner
 	var timeout time.Duration
 	for _, p := range e.Processes() {
 		if p.Name.String() == procName {
-			pl = p.plinks[plName]
+			if pl = p.plinks[plName]; pl != nil {
+				partner = p.partners[pl.idx]
+			}
 			timeout = p.callTimeout(plName, msg.Operation)
 		}
 	}
-	if pl == nil || pl.partnerDesc == nil || (!assigned && pl.partner == nil) {
+	if pl == nil || pl.partnerDesc == nil || (!assigned && partner == nil) {
 		return fmt.Errorf("%w: %s", errNoOutboxPartner, msg.Partner)
 	}
-	partner := pl.partner
 	if assigned {
 		partner = e.addressed(pl, addr)
 	}

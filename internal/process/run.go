@@ -94,7 +94,7 @@ func (e *Engine) deliver(ctx context.Context, p *Process, ex *exchange.Exchange,
 			continue
 		}
 		for _, m := range sh.masks {
-			key := sh.key(p, op, m, vals)
+			key := keyRouteShape(sh, p, op, m, vals)
 			if held == nil && e.queuedBehind(key) {
 				// Messages held under this key came first: this one waits
 				// its turn.
@@ -520,7 +520,7 @@ func (e *Engine) preRegister(in *instance) {
 	e.nameLocked(in)
 	for op, shapes := range in.p.routes {
 		for _, sh := range shapes {
-			k, ok := sh.instanceKey(in, op)
+			k, ok := instanceKeyRouteShape(sh, in, op)
 			if !ok {
 				continue
 			}
@@ -667,13 +667,6 @@ func (e *Engine) unscheduleOf(in *instance) {
 	}
 	in.timerPending = false
 	e.unschedule(in.id)
-}
-
-// pendingTimers counts the scheduled timers.
-func (e *Engine) pendingTimers() int {
-	e.timers.mu.Lock()
-	defer e.timers.mu.Unlock()
-	return len(e.timers.m)
 }
 
 // fire runs an instance whose timer is due, if it still waits for it.

@@ -15,33 +15,7 @@ const (
 	scopeHandling
 )
 
-// scope is a <scope> (the process itself is compiled as one, with
-// isProcess set): local variables and correlation sets, reset each time
-// the scope starts, and fault handlers that catch what its body throws.
-type scope struct {
-	base
-	vars     []*variable
-	plinks   []*partnerLink // its own, fresh each time it starts
-	corrSets []string
-	body     activity
-	handlers *faultHandlers
-	// events are the scope's event handlers (events.go), or nil.
-	events   *eventHandlers
-	isolated bool
-	// isProcess marks the process's own scope: its handler is the
-	// process-level one (the run ends "handled").
-	isProcess bool
-	// sources are the links whose source is inside the body: when the
-	// scope catches a fault, those not yet decided are dead.
-	sources []*link
-	// comp and term are its compensation and termination handlers (nil:
-	// the default ones); the rest is decided at compile time
-	// (compensate.go).
-	comp, term activity
-	scopeComp
-}
-
-func (a *scope) step(in *instance, f *frame) (activity, bool, error) {
+func stepScope(a *scope, in *instance, f *frame) (activity, bool, error) {
 	switch f.pc {
 	case scopeStart:
 		if a.isolated {
@@ -59,7 +33,7 @@ func (a *scope) step(in *instance, f *frame) (activity, bool, error) {
 			}
 			for _, v := range a.vars {
 				if v.init != nil {
-					if err := v.init.apply(in); err != nil {
+					if err := applyCopyOp(v.init, in); err != nil {
 						return nil, false, scopeInitFailure(err)
 					}
 				}
@@ -76,7 +50,7 @@ func (a *scope) step(in *instance, f *frame) (activity, bool, error) {
 			// The body runs on a thread of its own, next to the
 			// listeners; this thread joins them (events.go).
 			in.spawn(a.body, nil)
-			a.events.startHandlers(in)
+			startHandlersEventHandlers(a.events, in)
 			return nil, false, errJoin
 		}
 		return a.body, false, nil
@@ -153,7 +127,7 @@ func (in *instance) fail(t *thread, err error) error {
 			var act activity
 			var v *variable
 			if sc.handlers != nil {
-				act, v = sc.handlers.handler(fv)
+				act, v = handlerFaultHandlers(sc.handlers, fv)
 			}
 			explicit := act != nil
 			if act == nil && sc.defaultFH {
@@ -197,10 +171,10 @@ func (in *instance) fail(t *thread, err error) error {
 	return &errUncaught{f: fv}
 }
 
-// handler picks the handler for fv: a catch chosen by the rules of
+// handlerFaultHandlers picks the handler for fv: a catch chosen by the rules of
 // WS-BPEL 2.0 section 12.5, else catchAll.
-func (h *faultHandlers) handler(fv *faultValue) (activity, *variable) {
-	if c := h.match(fv); c != nil {
+func handlerFaultHandlers(h *faultHandlers, fv *faultValue) (activity, *variable) {
+	if c := matchFaultHandlers(h, fv); c != nil {
 		return c.act, c.v
 	}
 	if h.catchAll != nil {
@@ -209,12 +183,12 @@ func (h *faultHandlers) handler(fv *faultValue) (activity, *variable) {
 	return nil, nil
 }
 
-// match picks the catch for fv (WS-BPEL 2.0 section 12.5): a catch with
+// matchFaultHandlers picks the catch for fv (WS-BPEL 2.0 section 12.5): a catch with
 // the fault's name and a variable of the fault data's type; else one with
 // the name and no variable; else one with no name and a variable of the
 // data's type. A fault message of one element part matches a
 // faultElement of that element.
-func (h *faultHandlers) match(fv *faultValue) *catch {
+func matchFaultHandlers(h *faultHandlers, fv *faultValue) *catch {
 	typeOK := func(c *catch) bool {
 		if c.v == nil {
 			return false
@@ -270,10 +244,7 @@ func (in *instance) setFaultVar(v *variable, fv *faultValue) {
 	}
 }
 
-// rethrow throws again the fault its enclosing fault handler caught.
-type rethrow struct{ base }
-
-func (a *rethrow) step(in *instance, _ *frame) (activity, bool, error) {
+func stepRethrow(a *rethrow, in *instance, _ *frame) (activity, bool, error) {
 	for th := in.cur; th != nil; th = th.parent {
 		for k := len(th.stack) - 1; k >= 0; k-- {
 			fr := &th.stack[k]

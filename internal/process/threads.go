@@ -222,19 +222,17 @@ func (in *instance) threadDone(t *thread) {
 	}
 	p.kids--
 	if len(p.stack) > 0 {
-		if j, ok := p.top().act.(childObserver); ok {
-			j.childDone(in, p, p.top())
+		// A joining activity is told when one of its branches ends.
+		switch a := p.top().act.(type) {
+		case *forEach:
+			childDoneForEach(a, in, p, p.top())
+		case *scope:
+			childDoneScope(a, in, p, p.top())
 		}
 	}
 	if p.kids <= 0 && p.state == tJoining {
 		p.state = tReady
 	}
-}
-
-// childObserver is a joining activity told when one of its branches ends
-// (a parallel forEach counts completed branches).
-type childObserver interface {
-	childDone(in *instance, t *thread, f *frame)
 }
 
 // schedule steps the instance's threads until none can go on: all done,
@@ -387,7 +385,7 @@ func (in *instance) runThread(t *thread) (res result, err error, end bool) {
 			return in.overBudget()
 		}
 		top := t.top()
-		push, done, err := top.act.step(in, top)
+		push, done, err := stepActivity(top.act, in, top)
 		if err != nil {
 			switch err {
 			case errBlocked:

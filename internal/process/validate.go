@@ -1,41 +1,12 @@
 package process
 
 import (
-	"errors"
-	"fmt"
-	"io/fs"
-	"path/filepath"
-	"sort"
-	"strings"
-
 	"github.com/beevik/etree"
 
 	"github.com/orchd/orchd/internal/process/bpel"
-	"github.com/orchd/orchd/internal/xsd"
 )
 
-// schemaCheck validates one variable against the schema declarations of
-// its element, type, or message parts (WS-BPEL 2.0 section 8.4.3).
-type schemaCheck struct {
-	v     *variable
-	set   *xsd.Set
-	elem  *xsd.Element // element variable
-	typ   *xsd.Type    // type variable
-	parts []partSchema // message variable, one a part
-}
-
-type partSchema struct {
-	elem *xsd.Element
-	typ  *xsd.Type
-}
-
-// validateAct is <validate variables="a b">.
-type validateAct struct {
-	base
-	checks []*schemaCheck
-}
-
-func (a *validateAct) step(in *instance, _ *frame) (activity, bool, error) {
+func stepValidateAct(a *validateAct, in *instance, _ *frame) (activity, bool, error) {
 	if err := in.validate(a.checks, a.pos); err != nil {
 		return nil, false, err
 	}
@@ -84,101 +55,6 @@ func (in *instance) validate(checks []*schemaCheck, at bpel.Pos) error {
 	return nil
 }
 
-// schemas loads the bundle's schemas the first time a process validates:
-// every .xsd and .wsdl of the bundle folder tree and whatever the loaded
-// documents and the processes' XSD imports name.
-func (w *wsdlSet) schemas() *xsd.Set {
-	if w.xsd != nil {
-		return w.xsd
-	}
-	seen := map[string]bool{}
-	var files []string
-	add := func(n string) {
-		if !seen[n] {
-			seen[n] = true
-			files = append(files, n)
-		}
-	}
-	_ = filepath.WalkDir(w.dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() || !(strings.HasSuffix(d.Name(), ".xsd") || strings.HasSuffix(d.Name(), ".wsdl")) {
-			return nil
-		}
-		if rel, err := filepath.Rel(w.dir, p); err == nil {
-			add(filepath.ToSlash(rel))
-		}
-		return nil
-	})
-	names := make([]string, 0, len(w.docs))
-	for n := range w.docs {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	for _, n := range append(names, w.xsdImports...) {
-		add(n)
-	}
-	w.xsd = xsd.Load(w.readBundleFile, files)
-	return w.xsd
-}
-
-// schemaChecks compiles the checks of the variables named in e's attr
-// (validate) or of vars (assign validate="yes"), refusing a variable
-// whose declaration has no schema to check against.
-func (c *compiler) schemaChecks(e *etree.Element, vars []*variable) []*schemaCheck {
-	set := c.w.schemas()
-	checks := make([]*schemaCheck, 0, len(vars))
-	for _, v := range vars {
-		sc := &schemaCheck{v: v, set: set}
-		var err error
-		switch {
-		case v.msg != nil:
-			for _, pd := range v.msg.Parts {
-				var ps partSchema
-				var perr error
-				if !pd.Element.IsZero() {
-					ps.elem, perr = set.Element(xsd.QName(pd.Element))
-				} else {
-					ps.typ, perr = set.Type(xsd.QName(pd.Type))
-				}
-				if perr != nil && err == nil {
-					err = fmt.Errorf("part %s: %w", pd.Name, perr)
-				}
-				sc.parts = append(sc.parts, ps)
-			}
-		case !v.elem.IsZero():
-			sc.elem, err = set.Element(xsd.QName(v.elem))
-		default:
-			sc.typ, err = set.Type(xsd.QName(v.typ))
-		}
-		switch {
-		case errors.Is(err, xsd.ErrUnsupported):
-			c.errs.List = append(c.errs.List, &CompileError{Pos: c.pos(e), Element: e.Tag,
-				Err: fmt.Errorf("%w: validating variable %s: %w", ErrNotSupported, v.name, err)})
-		case err != nil:
-			c.errorf(e, "variable %s has no schema to validate against: %v", v.name, err)
-		default:
-			checks = append(checks, sc)
-		}
-	}
-	return checks
-}
-
-// validateVars compiles <validate variables="a b">.
-func (c *compiler) validateVars(e *etree.Element, b base) activity {
-	var vars []*variable
-	for _, name := range strings.Fields(e.SelectAttrValue("variables", "")) {
-		v := c.lookupVar(name)
-		if v == nil {
-			c.errorf(e, "undeclared variable %s", name)
-			continue
-		}
-		vars = append(vars, v)
-	}
-	if len(vars) == 0 && len(strings.Fields(e.SelectAttrValue("variables", ""))) == 0 {
-		c.errorf(e, "<validate> needs variables=\"...\"")
-	}
-	return &validateAct{base: b, checks: c.schemaChecks(e, vars)}
-}
-
 // assignTargets is the distinct variables the copies of an assign write.
 func assignTargets(copies []*copyOp) []*variable {
 	var out []*variable
@@ -193,18 +69,18 @@ func assignTargets(copies []*copyOp) []*variable {
 	return out
 }
 
-// applyValidated runs the copies of an <assign validate="yes"> and then
+// applyValidatedAssign runs the copies of an <assign validate="yes"> and then
 // validates the variables they wrote. The assign is atomic: on a fault
 // of a copy or of the validation, the variables are put back as they
 // were before it.
-func (a *assign) applyValidated(in *instance) error {
+func applyValidatedAssign(a *assign, in *instance) error {
 	saved := make([]*etree.Element, len(a.validate))
 	for i, c := range a.validate {
 		saved[i] = in.slot(c.v).Copy()
 	}
 	err := func() error {
 		for _, c := range a.copies {
-			if err := c.apply(in); err != nil {
+			if err := applyCopyOp(c, in); err != nil {
 				return err
 			}
 		}

@@ -44,10 +44,6 @@ func splitFingerprint(frames []byte) (fp string, rest []byte, ok bool) {
 	return fp, r.b, true
 }
 
-// Fingerprint identifies the process definition (a hash of its BPEL
-// file): two deploys of the same file have the same fingerprint.
-func (p *Process) Fingerprint() string { return p.fingerprint }
-
 // versionOf returns the version of p's process whose fingerprint is fp:
 // p itself, or a retired version; nil when none is deployed.
 func (e *Engine) versionOf(p *Process, fp string) *Process {
@@ -350,7 +346,7 @@ func (e *Engine) resumeOlder(ctx context.Context, v *Process, ex *exchange.Excha
 			continue
 		}
 		for _, m := range sh.masks {
-			key := sh.key(v, op, m, vals)
+			key := keyRouteShape(sh, v, op, m, vals)
 			if slices.Contains(*keys, key) {
 				continue
 			}

@@ -1,10 +1,9 @@
 package process
 
 import (
+	"github.com/orchd/orchd/internal/xsd"
+
 	"errors"
-	"fmt"
-	"regexp"
-	"strconv"
 	"strings"
 	"time"
 
@@ -17,26 +16,8 @@ import (
 // the frame stays on the stack and the instance goes quiescent.
 var errBlocked = errors.New("instance waits")
 
-// deadlineSpec is a compiled <for> or <until>.
-type deadlineSpec struct {
-	forExpr, untilExpr *expr
-	pos                bpel.Pos
-}
-
-func (c *compiler) deadline(e *etree.Element) *deadlineSpec {
-	d := &deadlineSpec{pos: c.pos(e)}
-	if f := bpelChild(e, "for"); f != nil {
-		d.forExpr = c.expression(f, f.Text(), true)
-	} else if u := bpelChild(e, "until"); u != nil {
-		d.untilExpr = c.expression(u, u.Text(), true)
-	} else {
-		c.errorf(e, "<%s> needs <for> or <until>", e.Tag)
-	}
-	return d
-}
-
-// at computes the absolute deadline.
-func (d *deadlineSpec) at(in *instance, now time.Time) (time.Time, error) {
+// atDeadlineSpec computes the absolute deadline.
+func atDeadlineSpec(d *deadlineSpec, in *instance, now time.Time) (time.Time, error) {
 	x := d.forExpr
 	if x == nil {
 		x = d.untilExpr
@@ -64,38 +45,19 @@ func (d *deadlineSpec) at(in *instance, now time.Time) (time.Time, error) {
 	return time.Time{}, in.faultf(d.pos, "invalidExpressionValue", "<until> %q is not an xsd:dateTime or xsd:date", s)
 }
 
-var durationRE = regexp.MustCompile(`^(-)?P(?:(\d+)Y)?(?:(\d+)M)?(?:(\d+)D)?(?:T(?:(\d+)H)?(?:(\d+)M)?(?:(\d+(?:\.\d+)?)S)?)?$`)
-
 // addDuration adds an xsd:duration (PnYnMnDTnHnMnS) to t.
 func addDuration(t time.Time, s string) (time.Time, error) {
-	m := durationRE.FindStringSubmatch(s)
-	if m == nil || s == "P" || strings.HasSuffix(s, "T") {
-		return time.Time{}, fmt.Errorf("not an xsd:duration")
+	d, err := xsd.ParseDuration(s)
+	if err != nil {
+		return time.Time{}, err
 	}
-	n := func(i int) int {
-		v, _ := strconv.Atoi(m[i])
-		return v
-	}
-	sign := 1
-	if m[1] == "-" {
-		sign = -1
-	}
-	t = t.AddDate(sign*n(2), sign*n(3), sign*n(4))
-	secs, _ := strconv.ParseFloat(m[7], 64)
-	d := time.Duration(n(5))*time.Hour + time.Duration(n(6))*time.Minute + time.Duration(secs*float64(time.Second))
-	return t.Add(time.Duration(sign) * d), nil
+	return d.AddTo(t), nil
 }
 
-// wait blocks until its deadline.
-type wait struct {
-	base
-	deadline *deadlineSpec
-}
-
-func (a *wait) step(in *instance, f *frame) (activity, bool, error) {
+func stepWait(a *wait, in *instance, f *frame) (activity, bool, error) {
 	now := in.e.now()
 	if f.pc == 0 {
-		t, err := a.deadline.at(in, now)
+		t, err := atDeadlineSpec(a.deadline, in, now)
 		if err != nil {
 			return nil, false, err
 		}
@@ -108,67 +70,12 @@ func (a *wait) step(in *instance, f *frame) (activity, bool, error) {
 	return nil, false, errBlocked
 }
 
-type onMessage struct {
-	inbound
-	act activity
-}
-
-type onAlarm struct {
-	deadline *deadlineSpec
-	act      activity
-}
-
-// pick waits for the first of its messages or alarms.
-type pick struct {
-	base
-	create bool
-	msgs   []*onMessage
-	alarms []*onAlarm
-	// msgDead and alarmDead are the links leaving each branch, set false
-	// when another is chosen.
-	msgDead, alarmDead branchLinks
-}
-
-func (c *compiler) pick(e *etree.Element, b base) activity {
-	a := &pick{base: b, create: e.SelectAttrValue("createInstance", "no") == "yes"}
-	for _, ce := range e.ChildElements() {
-		if !isBPEL(ce) {
-			continue
-		}
-		switch ce.Tag {
-		case "onMessage":
-			om := &onMessage{inbound: c.inbound(ce, "variable")}
-			c.registerInbound(&om.inbound, a.create)
-			mark := c.beginSources()
-			om.act = c.onlyActivityExcept(ce, "correlations", "fromParts")
-			a.msgDead.add(c.endSources(mark))
-			if a.create && om.op != nil {
-				c.addStart(ce, om.op.Name, a)
-			}
-			a.msgs = append(a.msgs, om)
-		case "onAlarm":
-			if a.create {
-				c.errorf(ce, "a pick that creates instances cannot have onAlarm")
-			}
-			al := &onAlarm{deadline: c.deadline(ce)}
-			mark := c.beginSources()
-			al.act = c.onlyActivityExcept(ce, "for", "until")
-			a.alarmDead.add(c.endSources(mark))
-			a.alarms = append(a.alarms, al)
-		}
-	}
-	if len(a.msgs) == 0 {
-		c.errorf(e, "<pick> needs at least one <onMessage>")
-	}
-	return a
-}
-
-func (a *pick) step(in *instance, f *frame) (activity, bool, error) {
+func stepPick(a *pick, in *instance, f *frame) (activity, bool, error) {
 	if f.pc == 0 {
 		f.pc = 1
 		now := in.e.now()
 		for i, al := range a.alarms {
-			t, err := al.deadline.at(in, now)
+			t, err := atDeadlineSpec(al.deadline, in, now)
 			if err != nil {
 				return nil, false, err
 			}
@@ -183,14 +90,14 @@ func (a *pick) step(in *instance, f *frame) (activity, bool, error) {
 			return nil, false, err
 		}
 		if ok {
-			a.msgDead.eliminate(in, i)
-			a.alarmDead.eliminate(in, -1)
+			eliminateBranchLinks(a.msgDead, in, i)
+			eliminateBranchLinks(a.alarmDead, in, -1)
 			return om.act, true, nil
 		}
 	}
 	if len(a.alarms) > 0 && in.e.now().UnixNano() >= f.due {
-		a.msgDead.eliminate(in, -1)
-		a.alarmDead.eliminate(in, int(f.pc-1))
+		eliminateBranchLinks(a.msgDead, in, -1)
+		eliminateBranchLinks(a.alarmDead, in, int(f.pc-1))
 		return a.alarms[f.pc-1].act, true, nil
 	}
 	for _, om := range a.msgs {
@@ -202,44 +109,6 @@ func (a *pick) step(in *instance, f *frame) (activity, bool, error) {
 		in.wakeAt(f.due)
 	}
 	return nil, false, errBlocked
-}
-
-func (c *compiler) addStart(e *etree.Element, op string, a activity) {
-	if prev, dup := c.p.starts[op]; dup && prev != a {
-		c.errorf(e, "operation %s already starts instances at %s", op, prev.where())
-		return
-	}
-	c.p.starts[op] = a
-}
-
-// onlyActivityExcept compiles the single activity of e, skipping the
-// named non-activity children.
-func (c *compiler) onlyActivityExcept(e *etree.Element, skip ...string) activity {
-	var found activity
-	for _, ce := range e.ChildElements() {
-		if !isBPEL(ce) || ce.Tag == "documentation" {
-			continue
-		}
-		skipped := false
-		for _, s := range skip {
-			if ce.Tag == s {
-				skipped = true
-			}
-		}
-		if skipped {
-			continue
-		}
-		if found != nil {
-			c.errorf(ce, "<%s> holds exactly one activity", e.Tag)
-			break
-		}
-		found = c.activity(ce)
-	}
-	if found == nil {
-		c.errorf(e, "<%s> holds no activity", e.Tag)
-		return &empty{base: base{pos: c.pos(e)}}
-	}
-	return found
 }
 
 func resolveIn(e *etree.Element, q string) (string, string, error) {

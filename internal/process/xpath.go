@@ -11,6 +11,7 @@ import (
 	"github.com/antchfx/xpath"
 	"github.com/beevik/etree"
 
+	"github.com/orchd/orchd/internal/process/bpel"
 	"github.com/orchd/orchd/internal/xpath2"
 )
 
@@ -326,7 +327,7 @@ func rewrite(src string, r resolver, scope *etree.Element, ns map[string]string,
 	var perr error
 	out = getVarPropRE.ReplaceAllStringFunc(out, func(m string) string {
 		sub := getVarPropRE.FindStringSubmatch(m)
-		if ns[sub[1]] != nsBPEL {
+		if ns[sub[1]] != bpel.NSBPEL {
 			return m
 		}
 		vname, prop := sub[2]+sub[3], sub[4]+sub[5]

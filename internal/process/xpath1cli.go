@@ -7,6 +7,7 @@ import (
 	"github.com/antchfx/xpath"
 	"github.com/beevik/etree"
 
+	"github.com/orchd/orchd/internal/process/bpel"
 	"github.com/orchd/orchd/internal/xpath2"
 )
 
@@ -41,7 +42,7 @@ func EvalXPath1(src string, ns map[string]string, ctx *etree.Document, vars map[
 			v.elem = qname{Space: e.NamespaceURI(), Local: e.Tag}
 			slot(v, e)
 		} else {
-			v.typ, v.simple = qname{Space: nsXSD, Local: "string"}, "string"
+			v.typ, v.simple = qname{Space: bpel.NSXSD, Local: "string"}, "string"
 			slot(v, etree.NewText(in.Text))
 		}
 		r[name] = v

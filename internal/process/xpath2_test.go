@@ -11,6 +11,7 @@ import (
 
 	"github.com/orchd/orchd/internal/exchange"
 	"github.com/orchd/orchd/internal/process/bpel"
+	"github.com/orchd/orchd/internal/process/deploy"
 )
 
 // xp2Fixture is an instance of the rt-xpath2 process with its variables
@@ -44,24 +45,24 @@ func newXP2Fixture(t *testing.T) *xp2Fixture {
 
 	root := etree.NewElement("process")
 	root.CreateAttr("xmlns:tns", nsTest)
-	root.CreateAttr("xmlns:ode", nsODEFunctions)
-	root.CreateAttr("xmlns:bpel", nsBPEL)
-	root.CreateAttr("xmlns:dd", nsDD)
+	root.CreateAttr("xmlns:ode", bpel.NSODEFunctions)
+	root.CreateAttr("xmlns:bpel", bpel.NSBPEL)
+	root.CreateAttr("xmlns:dd", bpel.NSDD)
 	at := root.CreateElement("from")
 	vars := map[string]*variable{}
 	for _, v := range p.vars {
 		vars[v.name] = v
 	}
-	dp := &deployProcess{properties: map[qname]*etree.Element{}}
+	dp := &deploy.Process{Properties: map[qname]*etree.Element{}}
 	g := etree.NewElement("property")
 	g.SetText("hello")
-	dp.properties[qname{Space: nsDD, Local: "greeting"}] = g
+	dp.Properties[qname{Space: bpel.NSDD, Local: "greeting"}] = g
 	ep := etree.NewElement("property")
 	ref := ep.CreateElement("tns:ref")
 	ref.CreateAttr("xmlns:tns", nsTest)
 	ref.CreateElement("tns:addr").SetText("http://example.com/x")
-	dp.properties[qname{Space: nsDD, Local: "epr"}] = ep
-	c := &compiler{doc: &bpel.Document{File: "T.bpel", Root: root}, errs: &Errors{}, dp: dp, p: p,
+	dp.Properties[qname{Space: bpel.NSDD, Local: "epr"}] = ep
+	c := &compiler{doc: &bpel.Document{File: "T.bpel", Root: root}, errs: &bpel.Errors{}, dp: dp, p: p.Plan,
 		scopes: []map[string]*variable{vars}}
 	return &xp2Fixture{in: in, c: c, at: at, r: r}
 }
@@ -73,7 +74,7 @@ func (f *xp2Fixture) eval(t *testing.T, on, src string) (any, error) {
 	f.c.errs.List = nil
 	x := f.c.compileXPath2(f.at, src, on != "")
 	if x == nil {
-		return nil, f.c.errs.err()
+		return nil, f.c.errs.Err()
 	}
 	ctx := f.in.root
 	if on != "" {

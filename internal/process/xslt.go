@@ -8,6 +8,7 @@ import (
 
 	"github.com/beevik/etree"
 
+	"github.com/orchd/orchd/internal/process/bpel"
 	"github.com/orchd/orchd/internal/xpath2"
 	"github.com/orchd/orchd/internal/xslt"
 )
@@ -32,7 +33,7 @@ var xslCallRE = regexp.MustCompile(`(?:([A-Za-z_][\w.\-]*):)?doXslTransform\s*\(
 func (c *compiler) prepareXSL(e *etree.Element, text string, ns map[string]string) bool {
 	ok := true
 	for _, m := range xslCallRE.FindAllStringSubmatch(text, -1) {
-		if u := ns[m[1]]; m[1] == "" || (u != nsBPEL && u != nsBPEL2004) {
+		if u := ns[m[1]]; m[1] == "" || (u != bpel.NSBPEL && u != bpel.NSBPEL2004) {
 			c.errorf(e, "doXslTransform must be called with a prefix bound to the WS-BPEL namespace in %q", text)
 			ok = false
 			continue
@@ -48,7 +49,7 @@ func (c *compiler) prepareXSL(e *etree.Element, text string, ns map[string]strin
 			continue
 		}
 		file := path.Join(path.Dir(c.doc.File), name)
-		data, err := c.w.readBundleFile(file)
+		data, err := c.w.ReadBundleFile(file)
 		if err != nil {
 			// A standard fault at run time (WS-BPEL 8.4), not a refusal:
 			// the process deploys, the call raises it, and the operator

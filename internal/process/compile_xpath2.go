@@ -1,0 +1,182 @@
+package process
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/beevik/etree"
+
+	"github.com/orchd/orchd/internal/process/bpel"
+	"github.com/orchd/orchd/internal/xpath2"
+)
+
+// compileXPath2 compiles text, written in e, as XPath 2.0: an expression
+// over the variables, or (query) a path relative to a variable's node.
+// Errors are reported in the compiler's style and nil returned.
+func (c *compiler) compileXPath2(e *etree.Element, text string, query bool) *expr {
+	ns := xpathNS(bpel.Namespaces(e))
+	if strings.Contains(text, "doXslTransform") && !c.prepareXSL(e, text, ns) {
+		return nil
+	}
+	x2 := &xp2Expr{query: query}
+	// bpel:getVariableProperty('v', 'p:prop') takes literals: each call
+	// becomes a variable read through the propertyAlias, resolved now.
+	var perr error
+	src := getVarProp2RE.ReplaceAllStringFunc(text, func(m string) string {
+		sub := getVarProp2RE.FindStringSubmatch(m)
+		if u := ns[sub[1]]; u != bpel.NSBPEL && u != bpel.NSBPEL2004 {
+			return m
+		}
+		pns := map[string]string{}
+		for k, v := range ns {
+			pns[k] = v
+		}
+		p, err := c.propertyPath(sub[2]+sub[3], sub[4]+sub[5], e, pns)
+		if err == nil {
+			var px *expr
+			px, err = newExpr(m, "string("+p+")", pns)
+			if err == nil {
+				x2.refs = append(x2.refs, xp2Ref{kind: refProperty, prop: px})
+				return fmt.Sprintf("$%s:p%d", propPrefix, len(x2.refs)-1)
+			}
+		}
+		if perr == nil {
+			perr = err
+		}
+		return m
+	})
+	if perr != nil {
+		c.exprError(e, perr)
+		return nil
+	}
+	if src != text {
+		ns[propPrefix] = nsXP2Property
+	}
+	sc := &xpath2.StaticContext{Namespaces: ns, Functions: c.xpath2Functions()}
+	var unknown error
+	sc.VariableIndex = func(space, local string) (int, bool) {
+		r, ok := c.xp2Variable(space, local)
+		if !ok {
+			if unknown == nil {
+				unknown = fmt.Errorf("undeclared variable $%s in %q", local, text)
+			}
+			return 0, false
+		}
+		if r.kind == refProperty {
+			var i int
+			if _, err := fmt.Sscanf(local, "p%d", &i); err != nil || i >= len(x2.refs) {
+				return 0, false
+			}
+			return i, true
+		}
+		for i, o := range x2.refs {
+			if o.kind == r.kind && o.v == r.v && o.part == r.part && o.kind != refProperty {
+				return i, true
+			}
+		}
+		x2.refs = append(x2.refs, r)
+		return len(x2.refs) - 1, true
+	}
+	compile, lang := xpath2.Compile, "XPath 2.0"
+	if c.isXQuery(e, map[bool]string{false: "expressionLanguage", true: "queryLanguage"}[query]) {
+		compile, lang = xpath2.CompileXQuery, "XQuery 1.0"
+	}
+	x, err := compile(src, sc)
+	if err != nil {
+		if unknown != nil {
+			c.errorf(e, "%v", unknown)
+			return nil
+		}
+		c.errorf(e, "invalid %s %s %q: %v", lang, map[bool]string{false: "expression", true: "query"}[query], text, err)
+		return nil
+	}
+	x2.x = x
+	if len(c.links) > 0 && strings.Contains(text, "getLinkStatus") {
+		x2.links = map[string]*variable{}
+		for _, scope := range c.links {
+			for name, l := range scope {
+				x2.links[name] = l.v
+			}
+		}
+	}
+	return &expr{src: text, text: src, ns: ns, x2: x2}
+}
+
+// xp2Variable resolves an external variable of an XPath 2.0 expression.
+func (c *compiler) xp2Variable(space, local string) (xp2Ref, bool) {
+	switch space {
+	case bpel.NSODEFunctions:
+		switch local {
+		case "pid":
+			return xp2Ref{kind: refPID}, true
+		case "processQName":
+			return xp2Ref{kind: refProcessQName}, true
+		case "currentEventDateTime":
+			return xp2Ref{kind: refEventTime}, true
+		}
+		return xp2Ref{}, false
+	case nsXP2Property:
+		return xp2Ref{kind: refProperty}, true
+	case "":
+	default:
+		return xp2Ref{}, false
+	}
+	name, part, _ := strings.Cut(local, ".")
+	v := c.lookupVar(name)
+	if v == nil {
+		return xp2Ref{}, false
+	}
+	r := xp2Ref{kind: refVar, v: v, part: -1}
+	if part != "" {
+		r.part = v.partIndex(part)
+		if r.part < 0 {
+			return xp2Ref{}, false
+		}
+		r.simple = builtinSimple(v.msg.Parts[r.part].Type)
+		return r, true
+	}
+	r.simple = builtinSimple(v.typ)
+	if strings.HasPrefix(v.name, "link:") {
+		r.simple = xpath2.TBoolean
+	}
+	return r, true
+}
+
+// toXPath2 compiles an XPath 2.0 to-expression: $var[.part][/path], a
+// path the runtime can also create missing steps of, or any other
+// expression, which at run time must select exactly one node of a
+// variable (else bpel:selectionFailure).
+func (c *compiler) toXPath2(e *etree.Element, text string, t *toSpec) bool {
+	if strings.HasPrefix(text, "$") {
+		j := 1
+		for j < len(text) && isNameChar(text[j]) && text[j] != '.' {
+			j++
+		}
+		if v := c.lookupVar(text[1:j]); v != nil {
+			part, k := -1, j
+			if k < len(text) && text[k] == '.' {
+				k++
+				for k < len(text) && isNameChar(text[k]) && text[k] != '.' {
+					k++
+				}
+				part = v.partIndex(text[j+1 : k])
+			}
+			rest := strings.TrimSpace(text[k:])
+			if (k == j || part >= 0) && (rest == "" || strings.HasPrefix(rest, "/") && !strings.HasPrefix(rest, "//")) {
+				t.v, t.part = v, part
+				if rest == "" {
+					return true
+				}
+				x := c.compileXPath2(e, rest[1:], true)
+				if x == nil {
+					return false
+				}
+				x.fast = compileSimplePath(rest[1:], c, x.ns, true)
+				t.query = x
+				return true
+			}
+		}
+	}
+	t.x = c.compileXPath2(e, text, false)
+	return t.x != nil
+}
