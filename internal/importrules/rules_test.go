@@ -62,16 +62,34 @@ var allowed = map[string][]string{
 	"internal/console": {"internal/mgmt"},
 	"internal/server":  {"internal/persist", "internal/process", "internal/soap"},
 
+	// What orchd serve wires, each a concern of its own: the store it
+	// opens, hot deploy, the cluster glue (never the front door itself),
+	// the management backend and the cluster view over it, the API's one
+	// client and its command line (never the server side), the API's
+	// listener.
+	"internal/instancestore": {"internal/etcdstore", "internal/persist", "internal/process"},
+	"internal/hotdeploy":     {"internal/bundlezip", "internal/exchange", "internal/mgmt", "internal/process"},
+	"internal/clusternode":   {"internal/cluster", "internal/etcdstore", "internal/exchange", "internal/process"},
+	"internal/mgmtclient":    {"internal/mgmt"},
+	"internal/clusterview":   {"internal/admin", "internal/cluster", "internal/mgmt", "internal/mgmtclient"},
+	"internal/mgmtbackend":   {"internal/clusterview", "internal/events", "internal/hotdeploy", "internal/mgmt", "internal/process"},
+	"internal/adminserver":   {"internal/admin", "internal/mgmt"},
+	"internal/ctl":           {"internal/admin", "internal/mgmt", "internal/mgmtclient"},
+
 	// Test support.
 	"internal/etcdtest/etcdmember": {"internal/etcdtest"},
 	"internal/odemock":             {"internal/exchange", "internal/process", "internal/soap"},
 	"internal/conformance":         {"internal/endpoints", "internal/exchange", "internal/odemock", "internal/process", "internal/server", "internal/soap"},
 	"internal/importrules":         nil,
+	"internal/echotest":            nil,
+	"internal/mgmttest": {"internal/admin", "internal/echotest", "internal/events", "internal/hotdeploy",
+		"internal/mgmtbackend", "internal/process", "internal/soap"},
 
 	// The binaries wire everything.
 	"cmd/poref": {"internal/reference"},
-	"cmd/orchd": {"internal/admin", "internal/bundlezip", "internal/cluster", "internal/console", "internal/endpoints",
-		"internal/etcdstore", "internal/events", "internal/exchange", "internal/loadgen", "internal/mgmt",
+	"cmd/orchd": {"internal/admin", "internal/adminserver", "internal/cluster", "internal/clusternode", "internal/clusterview",
+		"internal/console", "internal/ctl", "internal/endpoints", "internal/etcdstore", "internal/events", "internal/exchange",
+		"internal/hotdeploy", "internal/instancestore", "internal/loadgen", "internal/mgmt", "internal/mgmtbackend",
 		"internal/mockpartner", "internal/persist", "internal/process", "internal/server", "internal/soap",
 		"internal/xmlparse", "internal/xpath2"},
 }

@@ -1,4 +1,4 @@
-package main
+package hotdeploy
 
 import (
 	"context"
@@ -17,11 +17,11 @@ import (
 	"sync"
 	"time"
 
+	"github.com/orchd/orchd/internal/exchange"
 	"github.com/orchd/orchd/internal/process"
-	"github.com/orchd/orchd/internal/soap"
 )
 
-// The deployer watches --deploy with ODE's deploy-directory semantics (a
+// Deployer watches --deploy with ODE's deploy-directory semantics (a
 // poller, as ODE's DeploymentPoller):
 //
 //   - a bundle is a direct subfolder holding deploy.xml; it is deployed
@@ -44,21 +44,23 @@ import (
 // version serving in place and logs the problems (file:line: element).
 //
 // The management API deploys, undeploys and switches versions through
-// the same deployer (mgmt.go): mu serializes those calls with the polls.
+// the same deployer (manage.go): mu serializes those calls with the polls.
 // Folders whose name starts with a dot (an upload being unpacked) are
 // never bundles.
-type deployer struct {
-	mu      sync.Mutex
-	dir     string
-	data    string // "" when there is no store: versions are not archived
-	log     *slog.Logger
-	engine  *process.Engine
-	front   *soap.Server
-	opts    process.LoadOptions
-	grace   time.Duration // how long a retired version is kept at least
-	next    int
-	seen    map[string]string // bundle -> signature at the last poll
-	applied map[string]string // bundle -> signature last deployed (or tried)
+type Deployer struct {
+	mu     sync.Mutex
+	dir    string
+	data   string // "" when there is no store: versions are not archived
+	log    *slog.Logger
+	engine *process.Engine
+	front  Front
+	opts   process.LoadOptions
+	// openStore is Options.OpenStore, nil once the store is open.
+	openStore func() (string, error)
+	grace     time.Duration // how long a retired version is kept at least
+	next      int
+	seen      map[string]string // bundle -> signature at the last poll
+	applied   map[string]string // bundle -> signature last deployed (or tried)
 	// Errors maps a bundle to the problems of its last failed deploy.
 	errors map[string]error
 	// deployNo is each version's deploy counter, which names its archive.
@@ -74,25 +76,94 @@ const markerSuffix = ".deployed"
 // the archived versions.
 const versionsDir = "versions"
 
-func newDeployer(dir, data string, log *slog.Logger, engine *process.Engine, front *soap.Server, opts process.LoadOptions) (*deployer, error) {
-	d := &deployer{dir: dir, data: data, log: log, engine: engine, front: front, opts: opts, next: 1,
+// Front is the SOAP front door the deployer serves the deployed
+// processes' endpoints on (*soap.Server implements it).
+type Front interface {
+	Replace(ep *exchange.Endpoint, d exchange.Dispatcher) error
+	Remove(path string) bool
+}
+
+// Options configure a Deployer.
+type Options struct {
+	// Dir is the deploy directory (--deploy).
+	Dir string
+	// Data is the data directory whose versions folder keeps the
+	// version counter and the archived versions; empty means there is
+	// no store: versions are numbered in memory and not archived.
+	Data string
+	// Logger receives the deploys, undeploys and their problems; nil
+	// discards them.
+	Logger *slog.Logger
+	// Engine runs the deployed processes.
+	Engine *process.Engine
+	// Front serves their endpoints.
+	Front Front
+	// Load compiles the bundles (the engine's extensions).
+	Load process.LoadOptions
+	// OpenStore, when set and Data is empty (no store is open yet), is
+	// called before a bundle with a persistent process is deployed: it
+	// opens the instance store and returns its data directory, which
+	// from then on is Data (versions are counted there and archived).
+	// An error fails that deploy, and the version serving stays.
+	OpenStore func() (data string, err error)
+}
+
+// New returns the deployer of o.Dir. It deletes the leftovers of an
+// upload a crash interrupted and reads the version counter.
+func New(o Options) (*Deployer, error) {
+	log := o.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	dir, data := o.Dir, o.Data
+	d := &Deployer{dir: dir, data: data, log: log, engine: o.Engine, front: o.Front, opts: o.Load, next: 1,
 		seen: map[string]string{}, applied: map[string]string{}, errors: map[string]error{},
 		deployNo: map[*process.Process]int{}, latest: map[string]int{}}
-	d.removeLeftovers()
 	if data == "" {
-		return d, nil
+		d.openStore = o.OpenStore
 	}
-	b, err := os.ReadFile(filepath.Join(data, versionsDir, "next"))
-	switch {
-	case errors.Is(err, fs.ErrNotExist):
-	case err != nil:
-		return nil, fmt.Errorf("version counter: %w", err)
-	default:
-		if d.next, err = strconv.Atoi(strings.TrimSpace(string(b))); err != nil || d.next < 1 {
-			return nil, fmt.Errorf("version counter %s: not a positive number", filepath.Join(data, versionsDir, "next"))
-		}
+	d.removeLeftovers()
+	if err := d.readCounter(); err != nil {
+		return nil, err
 	}
 	return d, nil
+}
+
+// readCounter takes the version counter of --data/versions/next when it
+// is ahead of the one in memory.
+func (d *Deployer) readCounter() error {
+	if d.data == "" {
+		return nil
+	}
+	path := filepath.Join(d.data, versionsDir, "next")
+	b, err := os.ReadFile(path)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return nil
+	case err != nil:
+		return fmt.Errorf("version counter: %w", err)
+	}
+	n, err := strconv.Atoi(strings.TrimSpace(string(b)))
+	if err != nil || n < 1 {
+		return fmt.Errorf("version counter %s: not a positive number", path)
+	}
+	d.next = max(d.next, n)
+	return nil
+}
+
+// storeFor opens the instance store (Options.OpenStore) when one of
+// procs is persistent and none is open yet.
+func (d *Deployer) storeFor(procs []*process.Process) error {
+	i := slices.IndexFunc(procs, func(p *process.Process) bool { return !p.InMemory })
+	if d.openStore == nil || i < 0 {
+		return nil
+	}
+	data, err := d.openStore()
+	if err != nil {
+		return fmt.Errorf("persistent process %s: %w", procs[i].Name.Local, err)
+	}
+	d.data, d.openStore = data, nil
+	return d.readCounter()
 }
 
 // archived is a version kept in --data/versions.
@@ -105,7 +176,7 @@ type archived struct {
 var archiveRE = regexp.MustCompile(`^(\d+)-(.+)$`)
 
 // archive lists the archived versions, oldest first.
-func (d *deployer) archive() ([]archived, error) {
+func (d *Deployer) archive() ([]archived, error) {
 	if d.data == "" {
 		return nil, nil
 	}
@@ -129,18 +200,18 @@ func (d *deployer) archive() ([]archived, error) {
 	return out, nil
 }
 
-// hasArchive reports whether dataDir holds archived versions (the store
+// HasArchive reports whether dataDir holds archived versions (the store
 // must then be opened even if no persistent process is deployed now).
-func hasArchive(dataDir string) bool {
+func HasArchive(dataDir string) bool {
 	ents, _ := os.ReadDir(filepath.Join(dataDir, versionsDir))
 	return slices.ContainsFunc(ents, func(e os.DirEntry) bool { return e.IsDir() && archiveRE.MatchString(e.Name()) })
 }
 
-// start numbers the processes loaded at start: a bundle whose archived
+// Start numbers the processes loaded at start: a bundle whose archived
 // newest version has the same definitions keeps its number, others get a
 // new one. It then adds the other archived versions as retired, for the
 // stored instances Recover loads, and marks every bundle deployed.
-func (d *deployer) start(procs []*process.Process, bad []*process.BundleError) error {
+func (d *Deployer) Start(procs []*process.Process, bad []*process.BundleError) error {
 	arch, err := d.archive()
 	if err != nil {
 		return err
@@ -208,7 +279,7 @@ func (d *deployer) start(procs []*process.Process, bad []*process.BundleError) e
 }
 
 // mark records bundle name as deployed as it is now and writes its marker.
-func (d *deployer) mark(name string) {
+func (d *Deployer) mark(name string) {
 	sig := signature(filepath.Join(d.dir, name))
 	d.seen[name], d.applied[name] = sig, sig
 	if err := os.WriteFile(filepath.Join(d.dir, name+markerSuffix), nil, 0o644); err != nil {
@@ -218,7 +289,7 @@ func (d *deployer) mark(name string) {
 
 // sameDefinitions reports whether the archived bundle at path compiles
 // to processes with the fingerprints of ps.
-func (d *deployer) sameDefinitions(path string, ps []*process.Process) bool {
+func (d *Deployer) sameDefinitions(path string, ps []*process.Process) bool {
 	old, err := process.LoadBundleWith(path, d.opts)
 	if err != nil || len(old) != len(ps) {
 		return false
@@ -236,21 +307,21 @@ func (d *deployer) sameDefinitions(path string, ps []*process.Process) bool {
 }
 
 // setDeployNo records v as the deploy counter of ps.
-func (d *deployer) setDeployNo(ps []*process.Process, v int) {
+func (d *Deployer) setDeployNo(ps []*process.Process, v int) {
 	for _, p := range ps {
 		d.deployNo[p] = v
 	}
 }
 
 // number gives each of ps the version after its process's latest.
-func (d *deployer) number(ps []*process.Process) {
+func (d *Deployer) number(ps []*process.Process) {
 	for _, p := range ps {
 		p.Version = d.latest[p.Name.String()] + 1
 	}
 }
 
 // remember makes the versions of ps their processes' latest.
-func (d *deployer) remember(ps []*process.Process) {
+func (d *Deployer) remember(ps []*process.Process) {
 	for _, p := range ps {
 		d.latest[p.Name.String()] = max(d.latest[p.Name.String()], p.Version)
 	}
@@ -259,7 +330,7 @@ func (d *deployer) remember(ps []*process.Process) {
 // restoreNumbers gives ps the version numbers an archive recorded, and
 // the next ones to those it did not record (an archive from before the
 // numbers were kept).
-func (d *deployer) restoreNumbers(ps []*process.Process, nums map[string]int) {
+func (d *Deployer) restoreNumbers(ps []*process.Process, nums map[string]int) {
 	for _, p := range ps {
 		if v, ok := nums[p.Name.String()]; ok {
 			p.Version = v
@@ -294,7 +365,7 @@ func readNumbers(dir string) map[string]int {
 // newVersion gives ps the next deploy counter and, when one of them is
 // persistent, archives the bundle folder with their version numbers so
 // the version outlives a restart.
-func (d *deployer) newVersion(name string, ps []*process.Process) error {
+func (d *Deployer) newVersion(name string, ps []*process.Process) error {
 	v := d.next
 	d.next++
 	d.setDeployNo(ps, v)
@@ -325,8 +396,8 @@ func (d *deployer) newVersion(name string, ps []*process.Process) error {
 	return nil
 }
 
-// run polls every interval until ctx is done.
-func (d *deployer) run(ctx context.Context, interval time.Duration) {
+// Run polls every interval until ctx is done.
+func (d *Deployer) Run(ctx context.Context, interval time.Duration) {
 	d.grace = interval
 	t := time.NewTicker(interval)
 	defer t.Stop()
@@ -335,13 +406,13 @@ func (d *deployer) run(ctx context.Context, interval time.Duration) {
 		case <-ctx.Done():
 			return
 		case <-t.C:
-			d.poll()
+			d.Poll()
 		}
 	}
 }
 
-// poll deploys, redeploys and undeploys what changed since the last poll.
-func (d *deployer) poll() {
+// Poll deploys, redeploys and undeploys what changed since the last poll.
+func (d *Deployer) Poll() {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	ents, err := os.ReadDir(d.dir)
@@ -381,17 +452,20 @@ func (d *deployer) poll() {
 			d.undeploy(name)
 		}
 	}
-	d.dropUnused()
+	d.DropUnused()
 }
 
 // deploy compiles and deploys bundle name as a new version, retiring
 // the version it replaces; on failure the serving version stays, and the
 // problems are logged, kept for Bundles and returned.
-func (d *deployer) deploy(name string) error {
+func (d *Deployer) deploy(name string) error {
 	d.mark(name)
 	procs, err := process.LoadBundleWith(filepath.Join(d.dir, name), d.opts)
 	if err == nil && len(procs) == 0 {
 		err = errors.New("deploy.xml names no process")
+	}
+	if err == nil {
+		err = d.storeFor(procs)
 	}
 	if err == nil {
 		d.number(procs)
@@ -431,7 +505,7 @@ func (d *deployer) deploy(name string) error {
 	return nil
 }
 
-func (d *deployer) logRetired(gone []*process.Process) {
+func (d *Deployer) logRetired(gone []*process.Process) {
 	for _, p := range gone {
 		d.log.Info("version retired", slog.String("process", p.Name.String()), slog.String("bundle", p.Bundle), slog.Int("version", p.Version))
 	}
@@ -439,7 +513,7 @@ func (d *deployer) logRetired(gone []*process.Process) {
 
 // unserve stops serving the endpoints of gone that no active process
 // serves now (keep).
-func (d *deployer) unserve(gone []*process.Process, keep map[string]bool) {
+func (d *Deployer) unserve(gone []*process.Process, keep map[string]bool) {
 	for _, p := range d.engine.Processes() {
 		for _, ep := range p.Endpoints {
 			keep[ep.Path] = true
@@ -455,7 +529,7 @@ func (d *deployer) unserve(gone []*process.Process, keep map[string]bool) {
 }
 
 // undeploy retires bundle name's processes and stops serving them.
-func (d *deployer) undeploy(name string) {
+func (d *Deployer) undeploy(name string) {
 	gone := d.engine.Undeploy(name)
 	d.unserve(gone, map[string]bool{})
 	delete(d.seen, name)
@@ -469,9 +543,9 @@ func (d *deployer) undeploy(name string) {
 	}
 }
 
-// dropUnused forgets the retired versions no instance uses, and their
+// DropUnused forgets the retired versions no instance uses, and their
 // archives.
-func (d *deployer) dropUnused() {
+func (d *Deployer) DropUnused() {
 	if len(d.engine.Retired()) == 0 {
 		return
 	}
@@ -487,7 +561,7 @@ func (d *deployer) dropUnused() {
 	}
 }
 
-func (d *deployer) dropArchive(name string, v int) {
+func (d *Deployer) dropArchive(name string, v int) {
 	if d.data == "" {
 		return
 	}

@@ -1,4 +1,4 @@
-package main
+package ctl
 
 import (
 	"archive/zip"
@@ -23,13 +23,11 @@ import (
 
 	"github.com/orchd/orchd/internal/admin"
 	"github.com/orchd/orchd/internal/mgmt"
+	"github.com/orchd/orchd/internal/mgmtclient"
 )
 
-// orchd ctl: the management API's command line. Exit codes: 0 done, 1 the
-// server refused (its error is printed) or could not be reached, 2 a usage
-// error.
-
-const ctlUsage = `usage: orchd ctl [--server URL] [--token-file FILE] [--json] VERB [ARGS]
+// Usage is orchd ctl's usage: its verbs, filters and global flags.
+const Usage = `usage: orchd ctl [--server URL] [--token-file FILE] [--json] VERB [ARGS]
 
 verbs:
   cluster                           the cluster's live nodes, with their counters
@@ -58,6 +56,19 @@ $ORCHD_TOKEN_FILE (mutations need the token of orchd serve --admin-token-file).
 Exit status: 0 done, 1 the server refused (its error is printed), 2 usage.
 `
 
+// defaultServer is --server without $ORCHD_SERVER.
+const defaultServer = "http://127.0.0.1:8080"
+
+// Flags are the flags every verb takes, with their defaults when
+// $ORCHD_SERVER and $ORCHD_TOKEN_FILE are not set (for the command
+// reference).
+func Flags() *flag.FlagSet {
+	fs := flag.NewFlagSet("ctl", flag.ContinueOnError)
+	g := ctlGlobals{server: defaultServer}
+	g.register(fs)
+	return fs
+}
+
 // ctlGlobals are the flags every verb takes.
 type ctlGlobals struct {
 	server    string
@@ -75,92 +86,26 @@ func (g *ctlGlobals) register(fs *flag.FlagSet) {
 // flag package already.
 var errUsage = errors.New("usage")
 
-// apiError is the server's refusal.
-type apiError struct {
-	status int
-	msg    string
-	// errors are a failed deploy's problems.
-	errors []string
-}
-
-func (e *apiError) Error() string {
-	s := e.msg
-	for _, l := range e.errors {
-		s += "\n  " + l
-	}
-	return s
-}
-
-// ctlClient calls the management API.
-type ctlClient struct {
-	base  string // http://host:port
-	token string
-	hc    *http.Client
-}
-
-// call sends a request to path (under /api/v1) and decodes the answer
-// into out (unless nil); raw, when set, receives the answer's bytes.
-func (c *ctlClient) call(ctx context.Context, method, path string, query url.Values, body io.Reader, out any, raw *[]byte) error {
-	u := c.base + "/api/v1" + path
-	if len(query) > 0 {
-		u += "?" + query.Encode()
-	}
-	req, err := http.NewRequestWithContext(ctx, method, u, body)
-	if err != nil {
-		return fmt.Errorf("%s %s: %w", method, u, err)
-	}
-	if c.token != "" {
-		req.Header.Set("Authorization", "Bearer "+c.token)
-	}
-	if body != nil {
-		req.Header.Set("Content-Type", "application/zip")
-	}
-	resp, err := c.hc.Do(req)
-	if err != nil {
-		return fmt.Errorf("orchd at %s: %w", c.base, err)
-	}
-	defer resp.Body.Close()
-	b, err := io.ReadAll(resp.Body)
-	if err != nil {
-		return fmt.Errorf("%s %s: reading the answer: %w", method, u, err)
-	}
-	if resp.StatusCode >= 300 {
-		var e struct {
-			Error  string   `json:"error"`
-			Errors []string `json:"errors"`
-		}
-		if json.Unmarshal(b, &e) != nil || e.Error == "" {
-			e.Error = strings.TrimSpace(string(b))
-		}
-		return &apiError{status: resp.StatusCode, msg: fmt.Sprintf("%s (%d)", e.Error, resp.StatusCode), errors: e.Errors}
-	}
-	if raw != nil {
-		*raw = b
-	}
-	if out != nil {
-		if err := json.Unmarshal(b, out); err != nil {
-			return fmt.Errorf("%s %s: the answer is not what orchd ctl expects: %w", method, u, err)
-		}
-	}
-	return nil
-}
-
 // ctlRun is one invocation's state.
 type ctlRun struct {
 	ctx            context.Context
 	g              ctlGlobals
-	c              *ctlClient
+	c              *mgmtclient.Client
 	stdout, stderr io.Writer
 }
 
-func ctl(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+// Run runs orchd ctl with args (after "ctl") and returns its exit code:
+// 0 done, 1 the server refused (its error is printed) or could not be
+// reached, 2 a usage error. The server and token file default to
+// $ORCHD_SERVER and $ORCHD_TOKEN_FILE.
+func Run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	g := ctlGlobals{server: os.Getenv("ORCHD_SERVER"), tokenFile: os.Getenv("ORCHD_TOKEN_FILE")}
 	if g.server == "" {
-		g.server = "http://127.0.0.1:8080"
+		g.server = defaultServer
 	}
 	fs := flag.NewFlagSet("ctl", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	fs.Usage = func() { fmt.Fprint(stderr, ctlUsage) }
+	fs.Usage = func() { fmt.Fprint(stderr, Usage) }
 	g.register(fs)
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -169,7 +114,7 @@ func ctl(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	if fs.NArg() == 0 {
-		fmt.Fprint(stderr, ctlUsage)
+		fmt.Fprint(stderr, Usage)
 		return 2
 	}
 	r := &ctlRun{ctx: ctx, g: g, stdout: stdout, stderr: stderr}
@@ -229,26 +174,22 @@ func (r *ctlRun) flags(verb string, args []string, want int, add func(*flag.Flag
 
 // connect makes the client once the flags are read.
 func (r *ctlRun) connect() error {
-	base := strings.TrimRight(r.g.server, "/")
-	if !strings.Contains(base, "://") {
-		base = "http://" + base
-	}
-	u, err := url.Parse(base)
-	if err != nil || u.Host == "" {
-		return r.usagef("--server %q: want a URL such as http://127.0.0.1:8080", r.g.server)
-	}
-	base = strings.TrimSuffix(base, "/api/v1")
-	r.c = &ctlClient{base: base, hc: &http.Client{Timeout: 5 * time.Minute}}
+	var token string
 	if r.g.tokenFile != "" {
 		b, err := os.ReadFile(r.g.tokenFile)
 		if err != nil {
 			return r.usagef("--token-file: %v", err)
 		}
-		r.c.token = strings.TrimSpace(string(b))
-		if r.c.token == "" || strings.ContainsAny(r.c.token, " \t\r\n") {
+		token = strings.TrimSpace(string(b))
+		if token == "" || strings.ContainsAny(token, " \t\r\n") {
 			return r.usagef("--token-file %s: want one token on one line", r.g.tokenFile)
 		}
 	}
+	c, err := mgmtclient.New(r.g.server, mgmtclient.Options{HTTP: &http.Client{Timeout: 5 * time.Minute}, Token: token})
+	if err != nil {
+		return r.usagef("--server %v", err)
+	}
+	r.c = c
 	return nil
 }
 
@@ -275,7 +216,7 @@ func (r *ctlRun) verb(verb string, args []string) error {
 	case "bulk":
 		return r.bulk(args)
 	case "help":
-		fmt.Fprint(r.stdout, ctlUsage)
+		fmt.Fprint(r.stdout, Usage)
 		return nil
 	}
 	if mgmt.Action(verb).Valid() {
@@ -451,8 +392,8 @@ func (r *ctlRun) post(path string, query url.Values, out any, show func()) error
 // forms), printing its JSON with --json, else decoding it into out for
 // show.
 func (r *ctlRun) mutate(method, path string, query url.Values, body io.Reader, out any, show func()) error {
-	var raw []byte
-	if err := r.c.call(r.ctx, method, path, query, body, out, &raw); err != nil {
+	raw, err := r.c.Do(r.ctx, method, path, query, body, out)
+	if err != nil {
 		return err
 	}
 	if r.g.json {
@@ -489,7 +430,7 @@ func (r *ctlRun) deploy(args []string) error {
 		return err
 	}
 	name, path := ops[0], ops[1]
-	body, err := zipBundle(path)
+	body, err := ZipBundle(path)
 	if err != nil {
 		return r.usagef("deploy: %v", err)
 	}
@@ -502,8 +443,8 @@ func (r *ctlRun) deploy(args []string) error {
 	})
 }
 
-// zipBundle reads a bundle's zip, or zips a bundle folder.
-func zipBundle(path string) ([]byte, error) {
+// ZipBundle reads a bundle's zip, or zips a bundle folder.
+func ZipBundle(path string) ([]byte, error) {
 	fi, err := os.Stat(path)
 	if err != nil {
 		return nil, err
@@ -625,7 +566,7 @@ func (r *ctlRun) instances(args []string) error {
 	var page mgmt.Page
 	for {
 		var p mgmt.Page
-		if err := r.c.call(r.ctx, http.MethodGet, "/instances", admin.Values(q), nil, &p, nil); err != nil {
+		if err := r.c.Get(r.ctx, "/instances", admin.Values(q), &p); err != nil {
 			return err
 		}
 		page.Instances = append(page.Instances, p.Instances...)

@@ -1,13 +1,11 @@
-package main
+package clusterview
 
 import (
-	"bytes"
 	"cmp"
 	"context"
-	"encoding/json"
+	"crypto/tls"
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
 	"net/url"
 	"slices"
@@ -15,11 +13,10 @@ import (
 	"sync"
 	"time"
 
-	"github.com/prometheus/client_golang/prometheus"
-
 	"github.com/orchd/orchd/internal/admin"
 	"github.com/orchd/orchd/internal/cluster"
 	"github.com/orchd/orchd/internal/mgmt"
+	"github.com/orchd/orchd/internal/mgmtclient"
 )
 
 // The cluster view of the management backend (docs/cluster.md, "The
@@ -51,69 +48,74 @@ import (
 // round trip of latency). A node that joins behind the cursor is not
 // listed on that walk; one that fails is skipped and named in Partial.
 
-// clusterView is what the backend needs of the cluster: the membership,
-// and an HTTP client for the other nodes' APIs.
-type clusterView struct {
+// Local is this node's own part of the management backend
+// (internal/mgmtbackend): what the view adds the other nodes' parts to.
+type Local interface {
+	// LocalProcesses are this node's process versions and counters.
+	LocalProcesses(ctx context.Context) ([]mgmt.Process, error)
+	// LocalInstances lists the instances the engine knows: this node's
+	// in-memory ones, then the store's (Engine.QueryInstances).
+	LocalInstances(ctx context.Context, q mgmt.Query) (*mgmt.Page, error)
+	// LocalInstance describes an instance the engine knows, with its
+	// timeline.
+	LocalInstance(ctx context.Context, id string) (*mgmt.InstanceDetail, error)
+	// LocalAct acts on an instance the engine knows.
+	LocalAct(ctx context.Context, id string, a mgmt.Action) error
+	// LocalNode is this node's counters and served versions (its ID and
+	// URLs are the view's to fill in).
+	LocalNode() mgmt.Node
+}
+
+// Options configure a View.
+type Options struct {
+	// Name is the cluster's name (--cluster).
+	Name string
+	// Node is this node's membership.
+	Node *cluster.Node
+	// Local answers for this node.
+	Local Local
+	// TLS is what the other nodes' https APIs are asked with (the
+	// partner client's: --partner-ca); nil means the system roots.
+	TLS *tls.Config
+	// Timeout bounds one node's answer to a fan-out; zero means 2s.
+	Timeout time.Duration
+}
+
+// View answers the management API for the whole cluster: the
+// membership, this node's Local part, and the other nodes' APIs asked
+// through one mgmtclient each.
+type View struct {
 	name    string
 	node    *cluster.Node
+	local   Local
 	client  *http.Client
 	timeout time.Duration // bound on one fan-out
 }
 
-// counters samples this node's exchange count for its rate.
-type counters struct {
-	started time.Time
-	gather  prometheus.Gatherer // nil: no in-flight gauge
-
-	mu       sync.Mutex
-	lastT    time.Time
-	lastN    uint64
-	lastRate float64
+// New returns the view of the cluster o.Node joined.
+func New(o Options) *View {
+	tr := http.DefaultTransport.(*http.Transport).Clone()
+	tr.TLSClientConfig = o.TLS
+	timeout := o.Timeout
+	if timeout <= 0 {
+		timeout = 2 * time.Second
+	}
+	return &View{name: o.Name, node: o.Node, local: o.Local, client: &http.Client{Transport: tr}, timeout: timeout}
 }
 
-// sample returns this node's counters given its exchange total now.
-func (c *counters) sample(exchanges uint64) *mgmt.NodeCounters {
-	now := time.Now()
-	nc := &mgmt.NodeCounters{Started: c.started, UptimeSeconds: now.Sub(c.started).Seconds(), Exchanges: exchanges, InFlight: -1}
-	c.mu.Lock()
-	if c.lastT.IsZero() {
-		c.lastT, c.lastN = c.started, 0
-	}
-	if dt := now.Sub(c.lastT); dt >= time.Second && exchanges >= c.lastN {
-		c.lastRate = float64(exchanges-c.lastN) / dt.Seconds()
-		c.lastT, c.lastN = now, exchanges
-	}
-	nc.TxPerSec = c.lastRate
-	c.mu.Unlock()
-	if c.gather != nil {
-		if mfs, err := c.gather.Gather(); err == nil {
-			for _, mf := range mfs {
-				if mf.GetName() == "orchd_inflight_exchanges" && len(mf.Metric) > 0 {
-					nc.InFlight = int64(mf.Metric[0].GetGauge().GetValue())
-				}
-			}
-		}
-	}
-	return nc
-}
-
-var _ mgmt.ClusterBackend = (*backend)(nil)
-
-// Cluster implements mgmt.ClusterBackend.
-func (b *backend) Cluster(ctx context.Context, local bool) (*mgmt.Cluster, error) {
-	self := b.selfNode()
-	if b.cv == nil {
-		return &mgmt.Cluster{Nodes: []mgmt.Node{self}}, nil
-	}
-	out := &mgmt.Cluster{Name: b.cv.name}
+// Cluster is mgmt.ClusterBackend's Cluster: the live nodes with their
+// counters, each from its own API; local: this node alone.
+func (cv *View) Cluster(ctx context.Context, local bool) (*mgmt.Cluster, error) {
+	self := cv.self()
+	out := &mgmt.Cluster{Name: cv.name}
 	if local {
 		out.Nodes = []mgmt.Node{self}
 		return out, nil
 	}
-	members := b.cv.members()
-	answers := b.cv.fanOut(ctx, members, func(ctx context.Context, m cluster.Member) (any, error) {
+	members := cv.members()
+	answers := cv.fanOut(ctx, members, func(ctx context.Context, m cluster.Member) (any, error) {
 		var c mgmt.Cluster
-		if err := b.cv.get(ctx, m, "/api/v1/cluster?scope=local", &c); err != nil {
+		if err := cv.get(ctx, m, "/cluster", scopeLocal(), &c); err != nil {
 			return nil, err
 		}
 		if len(c.Nodes) != 1 {
@@ -140,28 +142,21 @@ func (b *backend) Cluster(ctx context.Context, local bool) (*mgmt.Cluster, error
 	return out, nil
 }
 
-// selfNode describes this node with its counters and served versions.
-func (b *backend) selfNode() mgmt.Node {
-	n := mgmt.Node{ID: "local", Self: true}
-	if b.cv != nil {
-		n.ID = b.cv.node.ID()
-		if m, ok := b.cv.node.Member(n.ID); ok {
-			n.URL, n.Admin = m.URL, m.Admin
-		}
+// self describes this node: its counters and served versions, its ID
+// and URLs in the membership.
+func (cv *View) self() mgmt.Node {
+	n := cv.local.LocalNode()
+	n.ID, n.Self = cv.node.ID(), true
+	if m, ok := cv.node.Member(n.ID); ok {
+		n.URL, n.Admin = m.URL, m.Admin
 	}
-	var ex uint64
-	for _, p := range b.engine.Versions() {
-		ex += p.Stats.Exchanges
-	}
-	n.Versions = b.engine.VersionIDs() // as the membership publishes them
-	n.Stats = b.counters.sample(ex)
 	return n
 }
 
 // members are the live members as this node sees them, sorted by ID,
 // itself always included (while it rejoins after a lost session it is
 // missing from its own view, but its in-memory instances are not gone).
-func (cv *clusterView) members() []cluster.Member {
+func (cv *View) members() []cluster.Member {
 	ms, _ := cv.node.Members()
 	if !slices.ContainsFunc(ms, func(m cluster.Member) bool { return m.ID == cv.node.ID() }) {
 		ms = append(ms, cluster.Member{ID: cv.node.ID()})
@@ -169,6 +164,9 @@ func (cv *clusterView) members() []cluster.Member {
 	}
 	return ms
 }
+
+// scopeLocal is the query asking a node for its own part only.
+func scopeLocal() url.Values { return url.Values{"scope": {mgmt.ScopeLocal}} }
 
 // nodeAnswer is one node's answer to a fan-out.
 type nodeAnswer struct {
@@ -179,7 +177,7 @@ type nodeAnswer struct {
 // fanOut calls fn for every member but this node, in parallel, each
 // bounded by the fan-out timeout; answers are in members' order (this
 // node's is empty).
-func (cv *clusterView) fanOut(ctx context.Context, members []cluster.Member, fn func(context.Context, cluster.Member) (any, error)) []nodeAnswer {
+func (cv *View) fanOut(ctx context.Context, members []cluster.Member, fn func(context.Context, cluster.Member) (any, error)) []nodeAnswer {
 	out := make([]nodeAnswer, len(members))
 	var wg sync.WaitGroup
 	for i, m := range members {
@@ -202,71 +200,25 @@ func (cv *clusterView) fanOut(ctx context.Context, members []cluster.Member, fn 
 	return out
 }
 
-// remoteError is a non-2xx answer of another node's API, mapped back to
-// the sentinel its status stands for.
-func remoteError(node string, status int, body []byte) error {
-	var eb struct {
-		Error string `json:"error"`
-	}
-	msg := strings.TrimSpace(string(body))
-	if json.Unmarshal(body, &eb) == nil && eb.Error != "" {
-		msg = eb.Error
-	}
-	var sentinel error
-	switch status {
-	case http.StatusNotFound:
-		sentinel = mgmt.ErrNotFound
-	case http.StatusConflict:
-		sentinel = mgmt.ErrConflict
-	case http.StatusBadRequest, http.StatusUnprocessableEntity:
-		sentinel = mgmt.ErrInvalid
-	default:
-		// 401/403 (its token differs), 503, 500: this node cannot do it.
-		sentinel = mgmt.ErrUnavailable
-	}
-	return fmt.Errorf("node %s answered %d: %s: %w", node, status, msg, sentinel)
-}
-
-// call sends a request to member m's API (path under its admin base
-// URL) with the caller's Authorization, and decodes a 2xx answer into
-// out (nil: discard).
-func (cv *clusterView) call(ctx context.Context, m cluster.Member, method, path string, out any) error {
+// call sends a request to member m's API (path under /api/v1) with the
+// caller's Authorization, and decodes a 2xx answer into out (nil:
+// discard).
+func (cv *View) call(ctx context.Context, m cluster.Member, method, path string, query url.Values, out any) error {
 	if m.Admin == "" {
 		return fmt.Errorf("node %s publishes no management API: %w", m.ID, mgmt.ErrUnavailable)
 	}
-	req, err := http.NewRequestWithContext(ctx, method, strings.TrimSuffix(m.Admin, "/")+path, nil)
+	c, err := mgmtclient.New(m.Admin, mgmtclient.Options{HTTP: cv.client, ForwardAuthorization: true})
 	if err != nil {
+		return fmt.Errorf("node %s: management API %w: %w", m.ID, err, mgmt.ErrUnavailable)
+	}
+	if _, err := c.Do(ctx, method, path, query, nil, out); err != nil {
 		return fmt.Errorf("node %s: %w", m.ID, err)
-	}
-	if h := mgmt.AuthorizationOf(ctx); h != "" {
-		req.Header.Set("Authorization", h)
-	}
-	resp, err := cv.client.Do(req)
-	if err != nil {
-		if ctx.Err() != nil {
-			return ctx.Err()
-		}
-		return fmt.Errorf("node %s: %w: %w", m.ID, mgmt.ErrUnavailable, err)
-	}
-	defer resp.Body.Close()
-	body, err := io.ReadAll(io.LimitReader(resp.Body, 64<<20))
-	if err != nil {
-		return fmt.Errorf("node %s: read answer: %w", m.ID, err)
-	}
-	if resp.StatusCode/100 != 2 {
-		return remoteError(m.ID, resp.StatusCode, body)
-	}
-	if out == nil {
-		return nil
-	}
-	if err := json.NewDecoder(bytes.NewReader(body)).Decode(out); err != nil {
-		return fmt.Errorf("node %s: decode answer: %w", m.ID, err)
 	}
 	return nil
 }
 
-func (cv *clusterView) get(ctx context.Context, m cluster.Member, path string, out any) error {
-	return cv.call(ctx, m, http.MethodGet, path, out)
+func (cv *View) get(ctx context.Context, m cluster.Member, path string, query url.Values, out any) error {
+	return cv.call(ctx, m, http.MethodGet, path, query, out)
 }
 
 // splitMemID splits a qualified in-memory ID "m12@node-b" into "m12"
@@ -280,7 +232,7 @@ func splitMemID(id string) (local, node string, ok bool) {
 }
 
 // qualify names this node in its in-memory instances' IDs and node.
-func (cv *clusterView) qualify(in *mgmt.Instance) {
+func (cv *View) qualify(in *mgmt.Instance) {
 	if in.InMemory {
 		if _, _, ok := splitMemID(in.ID); !ok {
 			in.ID += "@" + cv.node.ID()
@@ -300,10 +252,9 @@ func pageLimit(n int) int {
 	return n
 }
 
-// clusterInstances is Instances over the cluster (see the paging notes
-// above).
-func (b *backend) clusterInstances(ctx context.Context, q mgmt.Query) (*mgmt.Page, error) {
-	cv := b.cv
+// Instances is mgmt.Backend's Instances over the cluster (see the
+// paging notes above).
+func (cv *View) Instances(ctx context.Context, q mgmt.Query) (*mgmt.Page, error) {
 	if q.Scope == mgmt.ScopeLocal {
 		lq := q
 		if local, node, ok := splitMemID(q.After); ok {
@@ -315,7 +266,7 @@ func (b *backend) clusterInstances(ctx context.Context, q mgmt.Query) (*mgmt.Pag
 		if lq.After == "m" {
 			lq.After = ""
 		}
-		p, err := b.engine.QueryInstances(ctx, lq)
+		p, err := cv.local.LocalInstances(ctx, lq)
 		if err != nil {
 			return nil, err
 		}
@@ -352,7 +303,7 @@ func (b *backend) clusterInstances(ctx context.Context, q mgmt.Query) (*mgmt.Pag
 				sq.After = local + "@" + m.ID
 			}
 			var p mgmt.Page
-			err := cv.get(ctx, m, "/api/v1/instances?"+admin.Values(sq).Encode(), &p)
+			err := cv.get(ctx, m, "/instances", admin.Values(sq), &p)
 			return &p, err
 		})
 		for i, m := range members {
@@ -362,7 +313,7 @@ func (b *backend) clusterInstances(ctx context.Context, q mgmt.Query) (*mgmt.Pag
 				if m.ID == from {
 					sq.After = local
 				}
-				p, err := b.clusterInstances(ctx, sq)
+				p, err := cv.Instances(ctx, sq)
 				if err != nil {
 					return nil, err
 				}
@@ -404,7 +355,7 @@ func (b *backend) clusterInstances(ctx context.Context, q mgmt.Query) (*mgmt.Pag
 	}
 	sq := q
 	sq.After, sq.Limit = after, limit-len(page.Instances)
-	sp, err := b.engine.QueryInstances(ctx, sq)
+	sp, err := cv.local.LocalInstances(ctx, sq)
 	if err != nil {
 		return nil, err
 	}
@@ -425,7 +376,7 @@ func (b *backend) clusterInstances(ctx context.Context, q mgmt.Query) (*mgmt.Pag
 
 // owner is the live member an in-memory instance ID names, or an error
 // (ErrNotFound: that node is gone, and its in-memory instances with it).
-func (cv *clusterView) owner(id, node string) (cluster.Member, error) {
+func (cv *View) owner(id, node string) (cluster.Member, error) {
 	m, ok := cv.node.Member(node)
 	if !ok {
 		return m, fmt.Errorf("instance %s: node %s is not a live member (its in-memory instances ended with it): %w", id, node, mgmt.ErrNotFound)
@@ -433,9 +384,9 @@ func (cv *clusterView) owner(id, node string) (cluster.Member, error) {
 	return m, nil
 }
 
-// clusterInstance is Instance over the cluster.
-func (b *backend) clusterInstance(ctx context.Context, id string) (*mgmt.InstanceDetail, error) {
-	cv := b.cv
+// Instance is mgmt.Backend's Instance over the cluster: another node's
+// in-memory instance is described by that node.
+func (cv *View) Instance(ctx context.Context, id string) (*mgmt.InstanceDetail, error) {
 	local, node, ok := splitMemID(id)
 	if ok && node != cv.node.ID() {
 		m, err := cv.owner(id, node)
@@ -443,13 +394,13 @@ func (b *backend) clusterInstance(ctx context.Context, id string) (*mgmt.Instanc
 			return nil, err
 		}
 		var d mgmt.InstanceDetail
-		if err := cv.get(ctx, m, "/api/v1/instances/"+url.PathEscape(id), &d); err != nil {
+		if err := cv.get(ctx, m, "/instances/"+url.PathEscape(id), nil, &d); err != nil {
 			return nil, err
 		}
 		d.Node = node
 		return &d, nil
 	}
-	d, err := b.localInstance(ctx, local)
+	d, err := cv.local.LocalInstance(ctx, local)
 	if err != nil {
 		return nil, err
 	}
@@ -463,10 +414,9 @@ func (b *backend) clusterInstance(ctx context.Context, id string) (*mgmt.Instanc
 	return d, nil
 }
 
-// clusterAct is Act over the cluster: another node's in-memory instance
-// is acted on by that node.
-func (b *backend) clusterAct(ctx context.Context, id string, a mgmt.Action) error {
-	cv := b.cv
+// Act is mgmt.Backend's Act over the cluster: another node's in-memory
+// instance is acted on by that node.
+func (cv *View) Act(ctx context.Context, id string, a mgmt.Action) error {
 	local, node, ok := splitMemID(id)
 	if ok && node != cv.node.ID() {
 		m, err := cv.owner(id, node)
@@ -475,9 +425,9 @@ func (b *backend) clusterAct(ctx context.Context, id string, a mgmt.Action) erro
 		}
 		actx, cancel := context.WithTimeout(ctx, cv.timeout+actionWait)
 		defer cancel()
-		return cv.call(actx, m, http.MethodPost, "/api/v1/instances/"+url.PathEscape(id)+"/"+string(a), nil)
+		return cv.call(actx, m, http.MethodPost, "/instances/"+url.PathEscape(id)+"/"+string(a), nil, nil)
 	}
-	return b.engine.Act(ctx, local, a)
+	return cv.local.LocalAct(ctx, local, a)
 }
 
 // actionWait is how long an action may wait for a run of its instance
@@ -485,19 +435,18 @@ func (b *backend) clusterAct(ctx context.Context, id string, a mgmt.Action) erro
 // timeout, when it is forwarded.
 const actionWait = 2 * time.Second
 
-// clusterProcesses sums the process versions of every node that answers
+// Processes sums the process versions of every node that answers
 // (GET /api/v1/processes?scope=local), naming the nodes of each version
 // and their share of the counters. A version is a definition
 // (Fingerprint): each node numbers its own deploys, so one definition may
 // be version 2 on one node and 3 on another; Version and the other
 // fields are this node's when it has the version, else the first
 // answering node's.
-func (b *backend) clusterProcesses(ctx context.Context) ([]mgmt.Process, error) {
-	cv := b.cv
+func (cv *View) Processes(ctx context.Context) ([]mgmt.Process, error) {
 	members := cv.members()
 	answers := cv.fanOut(ctx, members, func(ctx context.Context, m cluster.Member) (any, error) {
 		var ps []mgmt.Process
-		err := cv.get(ctx, m, "/api/v1/processes?scope=local", &ps)
+		err := cv.get(ctx, m, "/processes", scopeLocal(), &ps)
 		return ps, err
 	})
 	type key struct {
@@ -543,7 +492,11 @@ func (b *backend) clusterProcesses(ctx context.Context) ([]mgmt.Process, error) 
 	for i, m := range members {
 		switch {
 		case m.ID == cv.node.ID():
-			add(m.ID, b.engine.Versions())
+			ps, err := cv.local.LocalProcesses(ctx)
+			if err != nil {
+				return nil, err
+			}
+			add(m.ID, ps)
 		case answers[i].err == nil:
 			add(m.ID, answers[i].v.([]mgmt.Process))
 		}
