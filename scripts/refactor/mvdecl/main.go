@@ -242,6 +242,33 @@ func main() {
 		}
 	}
 	renameFamily := map[key]string{}
+	// A family with methods on both sides of the move (an interface that
+	// stays, implemented by a type that moves) must be exported.
+	sides := map[key][2]bool{}
+	famName := map[key]string{}
+	for _, p := range pkgs {
+		if p.PkgPath != *src {
+			continue
+		}
+		for id, obj := range p.TypesInfo.Defs {
+			if f, ok := obj.(*types.Func); ok && f.Signature().Recv() != nil && !f.Exported() {
+				r := find(posKey(id.Pos()))
+				sd := sides[r]
+				if isMovedFile(id.Pos()) {
+					sd[0] = true
+				} else {
+					sd[1] = true
+				}
+				sides[r] = sd
+				famName[r] = f.Name()
+			}
+		}
+	}
+	for r, sd := range sides {
+		if sd[0] && sd[1] {
+			renameFamily[r] = newName(famName[r])
+		}
+	}
 	for _, p := range pkgs {
 		if p.PkgPath != *src {
 			continue
