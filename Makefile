@@ -6,9 +6,18 @@ FUZZTIME ?= 3000x
 
 .PHONY: cpushare run test unit fuzz fuzz-long vet build bench bench-go conformance overload soak cluster-bench
 
-## run: serve the example bundle, with the CRM and ERP mock partners in process
-run:
-	$(GO) run ./cmd/orchd serve --deploy ./deploy --mock-partners
+## run: build orchd, serve the example bundles (./deploy) with the CRM and ERP
+## mock partners in process, post the shipped purchase order
+## (deploy/purchase-order/po-request.xml) once it serves and print the ack;
+## orchd then keeps serving on 127.0.0.1:8080 until Ctrl-C (needs curl)
+run: build
+	@bin/orchd serve --deploy ./deploy --mock-partners & pid=$$!; \
+	trap 'kill $$pid 2>/dev/null' INT TERM; \
+	curl -s --retry 30 --retry-connrefused --retry-delay 1 \
+	  -H 'Content-Type: text/xml; charset=utf-8' -H 'SOAPAction: "urn:example:po#submitPurchaseOrder"' \
+	  --data-binary @deploy/purchase-order/po-request.xml http://127.0.0.1:8080/processes/PurchaseOrder && \
+	  printf '\n(orchd serves on http://127.0.0.1:8080/, the console at /console/; Ctrl-C stops it)\n'; \
+	wait $$pid
 
 ## test: vet, all tests with the race detector, then each fuzz target briefly
 test: vet unit fuzz
@@ -33,7 +42,8 @@ FUZZ_TARGETS = \
 	./internal/process/:FuzzCompileBPEL \
 	./internal/process/:FuzzCompileInsertPath \
 	./internal/process/:FuzzCheckXPath1Functions \
-	./internal/process/:FuzzFastExpr \
+	./internal/process/:FuzzXPath1Fast \
+	./internal/xpath1/:FuzzParse \
 	./internal/process/:FuzzParseEPR \
 	./internal/process/:FuzzDecodeCompFrames \
 	./internal/process/:FuzzDecodeFrames \

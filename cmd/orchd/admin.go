@@ -1,21 +1,8 @@
 package main
 
 import (
-	"context"
-	"crypto/tls"
 	"flag"
-	"fmt"
-	"log/slog"
 	"net"
-	"net/http"
-	"os"
-	"runtime/debug"
-	"strings"
-	"sync"
-	"time"
-
-	"github.com/orchd/orchd/internal/admin"
-	"github.com/orchd/orchd/internal/mgmt"
 )
 
 // adminConfig are orchd serve's management API flags.
@@ -23,127 +10,12 @@ type adminConfig struct {
 	tokenFile string
 	listen    string
 	// ln is --admin-listen bound early (serve binds it before joining a
-	// cluster, whose membership publishes its address); nil: newAdmin
-	// binds it.
+	// cluster, whose membership publishes its address); nil:
+	// adminserver.New binds it.
 	ln net.Listener
 }
 
 func adminFlags(fs *flag.FlagSet, c *adminConfig) {
 	fs.StringVar(&c.tokenFile, "admin-token-file", "", "file holding the bearer token that mutations of the management API need (without it the API is read-only)")
 	fs.StringVar(&c.listen, "admin-listen", "", "serve the management API (/api/v1/) and the console (/console/) on this address instead of --listen")
-}
-
-// readToken reads the admin token: the file's content, trimmed, which
-// must not be empty. A file others can read is worth a warning.
-func readToken(path string, log *slog.Logger) (string, error) {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return "", fmt.Errorf("--admin-token-file: %w", err)
-	}
-	tok := strings.TrimSpace(string(b))
-	if tok == "" {
-		return "", fmt.Errorf("--admin-token-file %s: the file is empty; write the token in it", path)
-	}
-	if strings.ContainsAny(tok, " \t\r\n") {
-		return "", fmt.Errorf("--admin-token-file %s: the token holds white space; write one token on one line", path)
-	}
-	if fi, err := os.Stat(path); err == nil && fi.Mode().Perm()&0o077 != 0 {
-		log.Warn("the admin token file is readable by others; chmod 600 it", slog.String("file", path), slog.String("mode", fi.Mode().Perm().String()))
-	}
-	return tok, nil
-}
-
-// adminServer is the management API and console of orchd serve: the
-// handler, mounted on the main listener, or served on --admin-listen by
-// its own http.Server.
-type adminServer struct {
-	handler http.Handler
-	srv     *http.Server // nil when on the main listener
-	ln      net.Listener
-	// done, closed, ends the event streams.
-	done     chan struct{}
-	once     sync.Once
-	readOnly bool
-}
-
-// newAdmin builds the management API over backend (stream may be nil:
-// no live events) and, with --admin-listen, listens on its own address.
-// The console, when there is one, is served at /console/.
-func newAdmin(c *adminConfig, backend mgmt.Backend, stream admin.Stream, console http.Handler, tlsConf *tls.Config, idle time.Duration, log *slog.Logger) (*adminServer, error) {
-	var tok string
-	if c.tokenFile != "" {
-		var err error
-		if tok, err = readToken(c.tokenFile, log); err != nil {
-			return nil, err
-		}
-	}
-	a := &adminServer{done: make(chan struct{}), readOnly: tok == ""}
-	a.handler = admin.New(admin.Options{Backend: backend, Stream: stream, Token: tok, Console: console,
-		Logger: log, Version: orchdVersion(), Done: a.done})
-	if c.listen != "" {
-		ln := c.ln
-		if ln == nil {
-			var err error
-			if ln, err = net.Listen("tcp", c.listen); err != nil {
-				return nil, fmt.Errorf("listen on --admin-listen %s: %w", c.listen, err)
-			}
-		}
-		a.ln = ln
-		a.srv = &http.Server{Handler: a.handler, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: idle,
-			TLSConfig: tlsConf, ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelWarn)}
-	}
-	return a, nil
-}
-
-// start serves --admin-listen (if set) and logs where the API is; addr
-// is the main listener's. With TLS (scheme https) --admin-listen serves
-// TLS too.
-func (a *adminServer) start(scheme string, addr net.Addr, log *slog.Logger) {
-	if a.srv != nil {
-		addr = a.ln.Addr()
-		go func() {
-			if a.srv.TLSConfig != nil {
-				_ = a.srv.ServeTLS(a.ln, "", "")
-				return
-			}
-			_ = a.srv.Serve(a.ln)
-		}()
-	}
-	log.Info("management API", slog.String("addr", addr.String()), slog.String("url", scheme+"://"+addr.String()+"/api/v1/"),
-		slog.Bool("readOnly", a.readOnly))
-}
-
-// shutdown ends the event streams and, with --admin-listen, shuts its
-// server down gracefully (within ctx).
-func (a *adminServer) shutdown(ctx context.Context) {
-	a.endStreams()
-	if a.srv != nil {
-		if err := a.srv.Shutdown(ctx); err != nil {
-			_ = a.srv.Close()
-		}
-	}
-}
-
-// close ends the event streams and closes --admin-listen's server and
-// listener at once.
-func (a *adminServer) close() {
-	a.endStreams()
-	if a.srv != nil {
-		_ = a.srv.Close()
-	}
-	if a.ln != nil {
-		_ = a.ln.Close()
-	}
-}
-
-func (a *adminServer) endStreams() {
-	a.once.Do(func() { close(a.done) })
-}
-
-// orchdVersion is the module version orchd was built from.
-func orchdVersion() string {
-	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" {
-		return bi.Main.Version
-	}
-	return "(devel)"
 }

@@ -26,11 +26,9 @@ func (n nsFlags) Set(v string) error {
 	return nil
 }
 
-// bench runs the load generator (internal/loadgen), closed loop or, with
-// --rate, open loop.
-func bench(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+// benchCommand defines orchd bench's flags; its run runs the load
+// generator (internal/loadgen), closed loop or, with --rate, open loop.
+func benchCommand(fs *flag.FlagSet) runFunc {
 	target := fs.String("url", loadgen.DefaultURL, "SOAP endpoint to load (A)")
 	vs := fs.String("vs", "", "second endpoint (B): levels alternate A, B, A, B, ... and the ratios A/B are printed")
 	bodyFile := fs.String("body", "", "file holding the request body (default: the example purchase order)")
@@ -47,95 +45,94 @@ func bench(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs.Var(ns, "ns", "prefix=namespace-uri binding for --expect (repeatable)")
 	interval := fs.Duration("interval", 0, "report tx/s (and the target's RSS and goroutines, from its /metrics) every interval")
 	asJSON := fs.Bool("json", false, "print the report as JSON on stdout, no progress")
-	if err := fs.Parse(args); err != nil {
-		return 2
-	}
-	if fs.NArg() > 0 {
-		fmt.Fprintf(stderr, "orchd bench: unexpected argument %q\n", fs.Arg(0))
-		return 2
-	}
-	cfg := loadgen.Config{
-		Targets:     []string{*target},
-		SOAPAction:  *action,
-		ContentType: *ctype,
-		Duration:    *duration,
-		Warmup:      *warmup,
-		Timeout:     *timeout,
-		Interval:    *interval,
-		Body:        loadgen.DefaultBody(),
-	}
-	if *vs != "" {
-		cfg.Targets = append(cfg.Targets, *vs)
-	}
-	var err error
-	if cfg.Concurrency, err = loadgen.ParseConcurrency(*levels); err != nil {
-		fmt.Fprintln(stderr, "orchd bench:", err)
-		return 2
-	}
-	if *rates != "" {
-		if cfg.Rates, err = loadgen.ParseRates(*rates); err != nil {
-			fmt.Fprintln(stderr, "orchd bench:", err)
+	return func(ctx context.Context, fs *flag.FlagSet, stdout, stderr io.Writer) int {
+		if fs.NArg() > 0 {
+			fmt.Fprintf(stderr, "orchd bench: unexpected argument %q\n", fs.Arg(0))
 			return 2
 		}
-		if *maxOut < 1 {
-			fmt.Fprintf(stderr, "orchd bench: --max-outstanding %d: want at least 1\n", *maxOut)
-			return 2
+		cfg := loadgen.Config{
+			Targets:     []string{*target},
+			SOAPAction:  *action,
+			ContentType: *ctype,
+			Duration:    *duration,
+			Warmup:      *warmup,
+			Timeout:     *timeout,
+			Interval:    *interval,
+			Body:        loadgen.DefaultBody(),
 		}
-		cfg.MaxOutstanding = *maxOut
-	}
-	if *bodyFile != "" {
-		if cfg.Body, err = os.ReadFile(*bodyFile); err != nil {
-			fmt.Fprintln(stderr, "orchd bench:", err)
-			return 2
-		}
-	}
-	if *expect != "" {
-		if cfg.Expect, err = loadgen.NewExpect(*expect, ns); err != nil {
-			fmt.Fprintln(stderr, "orchd bench:", err)
-			return 2
-		}
-	}
-	if !*asJSON {
-		cfg.Progress = stderr
-		fmt.Fprintf(stdout, "A = %s\n", *target)
 		if *vs != "" {
-			fmt.Fprintf(stdout, "B = %s\n", *vs)
+			cfg.Targets = append(cfg.Targets, *vs)
 		}
-		fmt.Fprintf(stdout, "%d s per level after %s warmup; latency of successful exchanges\n", int(duration.Seconds()), *warmup)
-		if len(cfg.Rates) > 0 {
-			fmt.Fprintf(stdout, "open loop, at most %d outstanding; latency from when each request was due\n", cfg.MaxOutstanding)
-			fmt.Fprintln(stdout, loadgen.OpenLevelHeader)
-		} else {
-			fmt.Fprintln(stdout, loadgen.LevelHeader)
+		var err error
+		if cfg.Concurrency, err = loadgen.ParseConcurrency(*levels); err != nil {
+			fmt.Fprintln(stderr, "orchd bench:", err)
+			return 2
 		}
-		cfg.OnLevel = func(l loadgen.LevelResult) { loadgen.WriteLevel(stdout, l) }
-		cfg.OnInterval = func(label string, n int, s loadgen.IntervalSample) {
-			fmt.Fprintf(stdout, "  %s@%d +%.0fs: %.1f tx/s, %d errors, %d shed%s\n", label, n, s.Elapsed, s.TxPerSec, s.Errors, s.Shed, targetStats(s))
+		if *rates != "" {
+			if cfg.Rates, err = loadgen.ParseRates(*rates); err != nil {
+				fmt.Fprintln(stderr, "orchd bench:", err)
+				return 2
+			}
+			if *maxOut < 1 {
+				fmt.Fprintf(stderr, "orchd bench: --max-outstanding %d: want at least 1\n", *maxOut)
+				return 2
+			}
+			cfg.MaxOutstanding = *maxOut
 		}
-	}
-	rep, err := loadgen.Run(ctx, cfg)
-	if rep == nil {
-		fmt.Fprintln(stderr, "orchd bench:", err)
-		return 2
-	}
-	if *asJSON {
-		if werr := rep.WriteJSON(stdout); werr != nil {
+		if *bodyFile != "" {
+			if cfg.Body, err = os.ReadFile(*bodyFile); err != nil {
+				fmt.Fprintln(stderr, "orchd bench:", err)
+				return 2
+			}
+		}
+		if *expect != "" {
+			if cfg.Expect, err = loadgen.NewExpect(*expect, ns); err != nil {
+				fmt.Fprintln(stderr, "orchd bench:", err)
+				return 2
+			}
+		}
+		if !*asJSON {
+			cfg.Progress = stderr
+			fmt.Fprintf(stdout, "A = %s\n", *target)
+			if *vs != "" {
+				fmt.Fprintf(stdout, "B = %s\n", *vs)
+			}
+			fmt.Fprintf(stdout, "%d s per level after %s warmup; latency of successful exchanges\n", int(duration.Seconds()), *warmup)
+			if len(cfg.Rates) > 0 {
+				fmt.Fprintf(stdout, "open loop, at most %d outstanding; latency from when each request was due\n", cfg.MaxOutstanding)
+				fmt.Fprintln(stdout, loadgen.OpenLevelHeader)
+			} else {
+				fmt.Fprintln(stdout, loadgen.LevelHeader)
+			}
+			cfg.OnLevel = func(l loadgen.LevelResult) { loadgen.WriteLevel(stdout, l) }
+			cfg.OnInterval = func(label string, n int, s loadgen.IntervalSample) {
+				fmt.Fprintf(stdout, "  %s@%d +%.0fs: %.1f tx/s, %d errors, %d shed%s\n", label, n, s.Elapsed, s.TxPerSec, s.Errors, s.Shed, targetStats(s))
+			}
+		}
+		rep, err := loadgen.Run(ctx, cfg)
+		if rep == nil {
+			fmt.Fprintln(stderr, "orchd bench:", err)
+			return 2
+		}
+		if *asJSON {
+			if werr := rep.WriteJSON(stdout); werr != nil {
+				fmt.Fprintln(stderr, "orchd bench:", werr)
+				return 1
+			}
+		} else if werr := rep.WriteComparison(stdout); werr != nil {
 			fmt.Fprintln(stderr, "orchd bench:", werr)
 			return 1
 		}
-	} else if werr := rep.WriteComparison(stdout); werr != nil {
-		fmt.Fprintln(stderr, "orchd bench:", werr)
-		return 1
-	}
-	if err != nil {
-		if errors.Is(err, context.Canceled) {
-			fmt.Fprintln(stderr, "orchd bench: interrupted")
-		} else {
-			fmt.Fprintln(stderr, "orchd bench:", err)
+		if err != nil {
+			if errors.Is(err, context.Canceled) {
+				fmt.Fprintln(stderr, "orchd bench: interrupted")
+			} else {
+				fmt.Fprintln(stderr, "orchd bench:", err)
+			}
+			return 1
 		}
-		return 1
+		return 0
 	}
-	return 0
 }
 
 // targetStats formats the target's RSS and goroutines, when known.

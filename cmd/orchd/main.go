@@ -1,15 +1,8 @@
 // Command orchd is a standalone WS-BPEL 2.0 orchestration server.
 //
-// Usage:
-//
-//	orchd [serve] [flags]        serve the bundles of a deploy directory
-//	orchd mock-partners [flags]  serve the example's CRM and ERP mock services
-//	orchd instances [flags]      list the stored instances of persistent processes
-//	orchd ctl [flags] VERB ...   operate a running orchd through its management API
-//	orchd bench [flags]          load a SOAP endpoint (closed loop) and report tx/s and latency
-//	orchd xpath [flags] EXPR     evaluate an XPath 1.0 or 2.0 expression and print its items
-//
-// Run "orchd <command> -h" for a command's flags.
+// Run "orchd help" for its commands (commands.go lists them), "orchd
+// help COMMAND" for one command's usage and flags, and "orchd help
+// --all" for all of them as the Markdown command reference.
 package main
 
 import (
@@ -28,29 +21,26 @@ func main() {
 	os.Exit(code)
 }
 
-// run executes one command line and returns the exit code.
+// run executes one command line and returns the exit code: with no
+// arguments it lists the commands (exit 2); an argument list that starts
+// with a flag is serve's.
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	cmd := "serve"
-	if len(args) > 0 && len(args[0]) > 0 && args[0][0] != '-' {
-		cmd, args = args[0], args[1:]
+	if len(args) == 0 {
+		listCommands(stderr)
+		return 2
 	}
-	switch cmd {
-	case "serve":
-		return serve(ctx, args, stderr)
-	case "mock-partners":
-		return mockPartners(ctx, args, stderr)
-	case "instances":
-		return instances(ctx, args, stdout, stderr)
-	case "bench":
-		return bench(ctx, args, stdout, stderr)
-	case "xpath":
-		return xpathCmd(ctx, args, stdout, stderr)
-	case "ctl":
-		return ctl(ctx, args, stdout, stderr)
-	case "help":
-		fmt.Fprintln(stdout, "usage: orchd [serve|mock-partners|instances|ctl|bench|xpath] [flags]; orchd <command> -h lists a command's flags")
-		return 0
+	name := "serve"
+	switch a := args[0]; {
+	case a == "help" || a == "-h" || a == "-help" || a == "--help":
+		return help(args[1:], stdout, stderr)
+	case a != "" && a[0] != '-':
+		name, args = a, args[1:]
 	}
-	fmt.Fprintf(stderr, "orchd: unknown command %q (commands: serve, mock-partners, instances, ctl, bench, xpath)\n", cmd)
-	return 2
+	c, ok := lookup(name)
+	if !ok {
+		fmt.Fprintf(stderr, "orchd: unknown command %q\n\n", name)
+		listCommands(stderr)
+		return 2
+	}
+	return c.exec(ctx, args, stdout, stderr)
 }

@@ -13,6 +13,7 @@ import (
 	"net/url"
 	"os"
 	"runtime/debug"
+	"slices"
 	"strings"
 	"time"
 
@@ -20,10 +21,16 @@ import (
 	"github.com/prometheus/client_golang/prometheus/collectors"
 
 	"github.com/orchd/orchd/internal/admin"
+	"github.com/orchd/orchd/internal/adminserver"
 	"github.com/orchd/orchd/internal/cluster"
+	"github.com/orchd/orchd/internal/clusternode"
+	"github.com/orchd/orchd/internal/clusterview"
 	"github.com/orchd/orchd/internal/console"
 	"github.com/orchd/orchd/internal/endpoints"
 	"github.com/orchd/orchd/internal/exchange"
+	"github.com/orchd/orchd/internal/hotdeploy"
+	"github.com/orchd/orchd/internal/instancestore"
+	"github.com/orchd/orchd/internal/mgmtbackend"
 	"github.com/orchd/orchd/internal/mockpartner"
 	"github.com/orchd/orchd/internal/process"
 	"github.com/orchd/orchd/internal/server"
@@ -36,7 +43,7 @@ type serveConfig struct {
 	deployDir       string
 	deployPoll      time.Duration
 	dataDir         string
-	store           storeConfig
+	store           instancestore.Config
 	cluster         clusterConfig
 	mockPartners    bool
 	logLevel        string
@@ -65,14 +72,24 @@ type serveConfig struct {
 	started func(addr net.Addr, b *backend)
 }
 
+// backend is the management backend serve wires (started hands it on).
+type backend = mgmtbackend.Backend
+
+// serveFlags is a FlagSet of serve's flags and the config they fill
+// (the tests build a server from flags with it).
 func serveFlags(stderr io.Writer) (*flag.FlagSet, *serveConfig) {
-	c := &serveConfig{extensions: linkedExtensions()}
 	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
 	fs.SetOutput(stderr)
+	return fs, defineServe(fs)
+}
+
+// defineServe defines serve's flags on fs.
+func defineServe(fs *flag.FlagSet) *serveConfig {
+	c := &serveConfig{extensions: linkedExtensions()}
 	fs.StringVar(&c.listen, "listen", "127.0.0.1:8080", "address to serve SOAP, / and /metrics on")
 	fs.StringVar(&c.deployDir, "deploy", "./deploy", "deploy directory: one bundle folder (with deploy.xml) per subfolder")
 	fs.DurationVar(&c.deployPoll, "deploy-poll", 3*time.Second, "scan --deploy this often for new, changed and removed bundles (0: read bundles at start only)")
-	fs.StringVar(&c.dataDir, "data", "./data", "data directory: the instance store of persistent processes ("+dataFile+"), opened only if one is deployed")
+	fs.StringVar(&c.dataDir, "data", "./data", "data directory: the instance store of persistent processes ("+instancestore.File+"), opened when the first one is deployed")
 	storeFlags(fs, &c.store)
 	clusterFlags(fs, &c.cluster)
 	fs.BoolVar(&c.mockPartners, "mock-partners", false, "also serve the example's CRM and ERP mock services, on the addresses their WSDLs name")
@@ -93,7 +110,7 @@ func serveFlags(stderr io.Writer) (*flag.FlagSet, *serveConfig) {
 	fs.IntVar(&c.sampleEvery, "sample-every", process.DefaultSampleEvery, "time one instance in this many per activity, for the activity outline of the management API and console (1: every instance; 0: none)")
 	eventFlags(fs, &c.events)
 	adminFlags(fs, &c.admin)
-	return fs, c
+	return c
 }
 
 // limitFlags defines the flags of the parsing limits of inbound messages
@@ -117,21 +134,21 @@ func newLogger(w io.Writer, level string) (*slog.Logger, error) {
 	return slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: l})), nil
 }
 
-func serve(ctx context.Context, args []string, stderr io.Writer) int {
-	fs, cfg := serveFlags(stderr)
-	if err := fs.Parse(args); err != nil {
-		return 2
+// serveCommand defines serve's flags; its run serves until ctx ends.
+func serveCommand(fs *flag.FlagSet) runFunc {
+	cfg := defineServe(fs)
+	return func(ctx context.Context, _ *flag.FlagSet, _, stderr io.Writer) int {
+		log, err := newLogger(stderr, cfg.logLevel)
+		if err != nil {
+			fmt.Fprintln(stderr, "orchd:", err)
+			return 2
+		}
+		if err := runServer(ctx, cfg, log); err != nil {
+			log.Error("orchd stopped", slog.Any("err", err))
+			return 1
+		}
+		return 0
 	}
-	log, err := newLogger(stderr, cfg.logLevel)
-	if err != nil {
-		fmt.Fprintln(stderr, "orchd:", err)
-		return 2
-	}
-	if err := runServer(ctx, cfg, log); err != nil {
-		log.Error("orchd stopped", slog.Any("err", err))
-		return 1
-	}
-	return 0
 }
 
 // runServer wires the engine, the SOAP front door and the HTTP server, and
@@ -161,19 +178,17 @@ func runServer(ctx context.Context, cfg *serveConfig, log *slog.Logger) error {
 	for _, b := range bad {
 		log.Error("bundle skipped", slog.String("bundle", b.Dir), slog.String("problems", b.Err.Error()))
 	}
-	// The data file is opened only when a persistent process needs it.
-	var store instanceStore
-	for _, p := range procs {
-		// Archived versions may hold stored instances too; a cluster
-		// node needs the store's etcd client even if all it runs is
-		// in-memory.
-		if !p.InMemory || hasArchive(cfg.dataDir) || cfg.cluster.name != "" {
-			if store, err = openStore(cfg.dataDir, &cfg.store, log); err != nil {
-				return err
-			}
-			defer store.Close()
-			reg.MustRegister(server.NewStoreCollector(store))
-			break
+	// The store is opened when a persistent process needs it: now, or
+	// when the first is deployed (hot deploy, upload). Archived versions
+	// may hold stored instances too; a cluster node needs the store's
+	// etcd client even if all it runs is in-memory.
+	cfg.store.Dir = cfg.dataDir
+	store := instancestore.NewLazy(cfg.store, log, func(st instancestore.Store) { reg.MustRegister(server.NewStoreCollector(st)) })
+	defer store.Close()
+	if slices.ContainsFunc(procs, func(p *process.Process) bool { return !p.InMemory }) ||
+		(len(procs) > 0 && (hotdeploy.HasArchive(cfg.dataDir) || cfg.cluster.name != "")) {
+		if _, err := store.Open(); err != nil {
+			return err
 		}
 	}
 
@@ -209,10 +224,8 @@ func runServer(ctx context.Context, cfg *serveConfig, log *slog.Logger) error {
 	// REST extension activities call on the partners' terms: the same
 	// keep-alive pool (--partner-conns) and per-call bound.
 	opts.HTTPClient, opts.HTTPTimeout = client.HTTPClient()
-	if store != nil {
-		opts.Store = store
-	}
-	if cfg.cluster.name != "" && store == nil {
+	opts.Store = store
+	if cfg.cluster.name != "" && store.Opened() == nil {
 		return fmt.Errorf("--cluster needs --store etcd and a persistent process deployed")
 	}
 	// The management API's URL, published in the cluster membership:
@@ -224,14 +237,14 @@ func runServer(ctx context.Context, cfg *serveConfig, log *slog.Logger) error {
 		}
 		adminURL = baseURL(scheme, cfg.admin.ln.Addr())
 	}
-	node, err := joinCluster(ctx, &cfg.cluster, store, opts.BaseURL, adminURL, ln.Addr().String(), log)
+	node, err := joinCluster(ctx, &cfg.cluster, store.Opened(), opts.BaseURL, adminURL, ln.Addr().String(), log)
 	if err != nil {
 		return err
 	}
 	versionsChanged := make(chan struct{}, 1)
 	if node != nil {
 		defer node.Close()
-		opts.Owners = clusterOwners{n: node, log: log}
+		opts.Owners = clusternode.Owners{Node: node, Logger: log}
 		// In-memory conversations are found from every node; the
 		// routes are written in the background (cluster.Routes).
 		routes := cluster.NewRoutes(node, 0)
@@ -258,7 +271,7 @@ func runServer(ctx context.Context, cfg *serveConfig, log *slog.Logger) error {
 	}
 	engine := process.NewEngine(opts)
 	if node != nil {
-		go publishVersions(ctx, node, engine, versionsChanged, log)
+		go clusternode.PublishVersions(ctx, node, engine, versionsChanged, log)
 	}
 	// After the front door has drained (below), work instances do on their
 	// own (after a reply, on timers) is cancelled.
@@ -270,17 +283,21 @@ func runServer(ctx context.Context, cfg *serveConfig, log *slog.Logger) error {
 		log.Error("processes skipped", slog.Any("err", err))
 	}
 	var archiveDir string
-	if store != nil {
+	if store.Opened() != nil {
 		archiveDir = cfg.dataDir
 	}
-	deployer, err := newDeployer(cfg.deployDir, archiveDir, log, engine, front, process.LoadOptions{Extensions: cfg.extensions})
+	deployer, err := hotdeploy.New(hotdeploy.Options{Dir: cfg.deployDir, Data: archiveDir, Logger: log, Engine: engine, Front: front,
+		Load: process.LoadOptions{Extensions: cfg.extensions}, OpenStore: func() (string, error) {
+			_, err := store.Open()
+			return cfg.dataDir, err
+		}})
 	if err != nil {
 		return err
 	}
-	if err := deployer.start(procs, bad); err != nil {
+	if err := deployer.Start(procs, bad); err != nil {
 		return err
 	}
-	if store != nil {
+	if store.Opened() != nil {
 		rec, err := engine.Recover(ctx)
 		if err != nil {
 			return err
@@ -288,11 +305,11 @@ func runServer(ctx context.Context, cfg *serveConfig, log *slog.Logger) error {
 		log.Info("recovered", slog.Int("waiting", rec.Waiting), slog.Int("timers", rec.Timers), slog.Int("resumed", rec.Resumed),
 			slog.Int("suspended", rec.Suspended), slog.Int("orphans", rec.Orphans), slog.Int("broken", rec.Broken),
 			slog.Int("outbox", rec.Outbox), slog.Int("damaged_outbox", rec.DamagedOutbox))
-		deployer.dropUnused()
+		deployer.DropUnused()
 	}
 	if node != nil {
-		go adoptTimers(ctx, node, engine, log)
-		go leadOutbox(ctx, node, engine, log)
+		go clusternode.AdoptTimers(ctx, node, engine, log)
+		go clusternode.LeadOutbox(ctx, node, engine, log)
 	}
 	for _, p := range engine.Processes() {
 		for _, ep := range p.Endpoints {
@@ -310,10 +327,10 @@ func runServer(ctx context.Context, cfg *serveConfig, log *slog.Logger) error {
 	// Subscribe for the live event stream): the management API
 	// (internal/admin) and the console, on the main listener unless
 	// --admin-listen.
-	mgmtBackend := newBackend(engine, deployer, timeline)
-	mgmtBackend.counters.gather = reg
+	mgmtBackend := mgmtbackend.New(mgmtbackend.Options{Engine: engine, Deployer: deployer, Timeline: timeline, Gatherer: reg})
 	if node != nil {
-		mgmtBackend.cv = newClusterView(&cfg.cluster, node, partnerTLS)
+		mgmtBackend.UseCluster(clusterview.New(clusterview.Options{Name: cfg.cluster.name, Node: node, Local: mgmtBackend,
+			TLS: partnerTLS, Timeout: cfg.cluster.fanout}))
 	}
 	var stream admin.Stream
 	if mgmtBackend.Streaming() {
@@ -325,17 +342,18 @@ func runServer(ctx context.Context, cfg *serveConfig, log *slog.Logger) error {
 	if cfg.admin.listen != "" {
 		consoleOpts.EndpointBase = baseURL(scheme, ln.Addr())
 	}
-	adm, err := newAdmin(&cfg.admin, mgmtBackend, stream, console.New(consoleOpts), serverTLS, cfg.idleTimeout, log)
+	adm, err := adminserver.New(adminserver.Options{TokenFile: cfg.admin.tokenFile, Listen: cfg.admin.listen, Listener: cfg.admin.ln,
+		Backend: mgmtBackend, Stream: stream, Console: console.New(consoleOpts), TLS: serverTLS, IdleTimeout: cfg.idleTimeout, Logger: log})
 	if err != nil {
 		return err
 	}
-	defer adm.close()
+	defer adm.Close()
 	sopts := server.Options{Engine: engine, SOAP: front, Gatherer: reg, Logger: log}
-	if adm.srv == nil {
-		sopts.Admin = adm.handler
+	if !adm.Separate() {
+		sopts.Admin = adm.Handler
 	}
 	if node != nil {
-		sopts.Front = clusterForwarder(node, engine, front, log)
+		sopts.Front = clusternode.Forwarder(node, engine, front, log)
 	}
 	srv := &http.Server{
 		Handler:           server.BodyTimeout(server.New(sopts), cfg.front.bodyTimeout),
@@ -375,7 +393,7 @@ func runServer(ctx context.Context, cfg *serveConfig, log *slog.Logger) error {
 	if cfg.deployPoll > 0 {
 		pollCtx, stopPoll := context.WithCancel(ctx)
 		defer stopPoll()
-		go deployer.run(pollCtx, cfg.deployPoll)
+		go deployer.Run(pollCtx, cfg.deployPoll)
 	}
 	serveErr := make(chan error, 1)
 	go func() {
@@ -386,7 +404,7 @@ func runServer(ctx context.Context, cfg *serveConfig, log *slog.Logger) error {
 		}
 		serveErr <- srv.Serve(ln)
 	}()
-	adm.start(scheme, ln.Addr(), log)
+	adm.Start(scheme, ln.Addr(), log)
 	log.Info("serving", slog.String("addr", ln.Addr().String()), slog.String("scheme", scheme), slog.String("deploy", cfg.deployDir))
 	if cfg.started != nil {
 		cfg.started(ln.Addr(), mgmtBackend)
@@ -403,7 +421,7 @@ func runServer(ctx context.Context, cfg *serveConfig, log *slog.Logger) error {
 	log.Info("shutting down", slog.Duration("wait", cfg.shutdownTimeout))
 	sctx, cancel := context.WithTimeout(context.Background(), cfg.shutdownTimeout)
 	defer cancel()
-	adm.shutdown(sctx) // ends its event streams, which Shutdown would wait for
+	adm.Shutdown(sctx) // ends its event streams, which Shutdown would wait for
 	err = srv.Shutdown(sctx)
 	stopMocks()
 	if errors.Is(err, context.DeadlineExceeded) {
@@ -448,9 +466,6 @@ func debugHandler() http.Handler {
 
 // defaultGCPercent is the GC target serve sets when GOGC is not set.
 const defaultGCPercent = 400
-
-// dataFile is the instance store's file name in --data.
-const dataFile = "orchd.db"
 
 // The example's partner services, whose addresses --mock-partners serves.
 var (

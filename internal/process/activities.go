@@ -2,184 +2,123 @@ package process
 
 import (
 	"fmt"
-	"time"
 
 	"github.com/beevik/etree"
 
 	"github.com/orchd/orchd/internal/exchange"
 	"github.com/orchd/orchd/internal/process/bpel"
+	"github.com/orchd/orchd/internal/process/expr"
+	"github.com/orchd/orchd/internal/process/plan"
 )
 
-type base struct {
-	pos  bpel.Pos
-	name string
-	num  int
-	// tag is the activity's element (empty for constructs the compiler
-	// makes); instance events name activities by it.
-	tag string
-}
-
-func (b *base) where() bpel.Pos { return b.pos }
-func (b *base) setID(n int)     { b.num = n }
-func (b *base) id() int         { return b.num }
-
-type sequence struct {
-	base
-	children []activity
-}
-
-func (a *sequence) step(_ *instance, f *frame) (activity, bool, error) {
-	if f.pc >= len(a.children) {
+func stepSequence(a *plan.Sequence, _ *instance, f *frame) (plan.Activity, bool, error) {
+	if f.pc >= len(a.Children) {
 		return nil, true, nil
 	}
 	f.pc++
-	return a.children[f.pc-1], f.pc == len(a.children), nil
+	return a.Children[f.pc-1], f.pc == len(a.Children), nil
 }
 
-type ifAct struct {
-	base
-	conds    []*expr
-	branches []activity
-	els      activity // may be nil
-	// dead[i] are the links leaving branch i (the last: else), set false
-	// when another branch is chosen (dead-path elimination, 11.6.2).
-	dead     branchLinks
-	elseDead []*link
-}
-
-func (a *ifAct) step(in *instance, _ *frame) (activity, bool, error) {
-	for i, c := range a.conds {
-		ok, err := in.cond(c, a.pos)
+func stepIfAct(a *plan.IfAct, in *instance, _ *frame) (plan.Activity, bool, error) {
+	for i, c := range a.Conds {
+		ok, err := in.cond(c, a.Pos)
 		if err != nil {
 			return nil, false, err
 		}
 		if ok {
-			a.dead.eliminate(in, i)
-			return a.branches[i], true, nil
+			eliminateBranchLinks(a.Dead, in, i)
+			return a.Branches[i], true, nil
 		}
 	}
-	a.dead.eliminate(in, len(a.conds))
-	return a.els, true, nil
+	eliminateBranchLinks(a.Dead, in, len(a.Conds))
+	return a.Els, true, nil
 }
 
-type while struct {
-	base
-	cond *expr
-	body activity
-}
-
-func (a *while) step(in *instance, _ *frame) (activity, bool, error) {
-	ok, err := in.cond(a.cond, a.pos)
+func stepWhile(a *plan.While, in *instance, _ *frame) (plan.Activity, bool, error) {
+	ok, err := in.cond(a.Cond, a.Pos)
 	if err != nil || !ok {
 		return nil, true, err
 	}
 	if err := in.ctx.Err(); err != nil {
-		return nil, false, fmt.Errorf("while at %s: %w", a.pos, err)
+		return nil, false, fmt.Errorf("while at %s: %w", a.Pos, err)
 	}
-	return a.body, false, nil
+	return a.Body, false, nil
 }
 
-func (in *instance) cond(c *expr, at bpel.Pos) (bool, error) {
-	if c.x2 != nil && c.fast == nil {
+func (in *instance) cond(c *expr.Expr, at bpel.Pos) (bool, error) {
+	if c.X2 != nil && c.Fast == nil {
 		return in.condXPath2(c, at)
 	}
 	v, err := in.eval(c, in.root, at)
 	if err != nil {
 		return false, err
 	}
-	return xpathBool(v), nil
+	return expr.XpathBool(v), nil
 }
 
-type empty struct{ base }
+func stepEmpty(a *plan.Empty, _ *instance, _ *frame) (plan.Activity, bool, error) {
+	return nil, true, nil
+}
 
-func (a *empty) step(*instance, *frame) (activity, bool, error) { return nil, true, nil }
-
-type exit struct{ base }
-
-func (a *exit) step(in *instance, _ *frame) (activity, bool, error) {
+func stepExit(a *plan.Exit, in *instance, _ *frame) (plan.Activity, bool, error) {
 	in.exited = true
 	return nil, true, nil
 }
 
-type throw struct {
-	base
-	faultName qname
-	v         *variable
-}
-
-func (a *throw) step(in *instance, _ *frame) (activity, bool, error) {
-	fv := &faultValue{name: a.faultName, at: a.pos}
-	if a.v != nil {
-		if a.v.msg != nil {
-			fv.data = copyMessage(in.message(a.v))
-		} else if e := firstElement(in.slot(a.v)); e != nil {
+func stepThrow(a *plan.Throw, in *instance, _ *frame) (plan.Activity, bool, error) {
+	fv := &faultValue{name: a.FaultName, at: a.Pos}
+	if a.V != nil {
+		if a.V.Msg != nil {
+			fv.data = copyMessage(in.message(a.V))
+		} else if e := expr.FirstElement(in.slot(a.V)); e != nil {
 			fv.elem = copyTree(e)
 		}
 	}
 	return nil, false, fv
 }
 
-type receive struct {
-	base
-	inbound
-	create bool
-}
-
-func (a *receive) step(in *instance, _ *frame) (activity, bool, error) {
-	ok, err := in.take(&a.inbound, a.pos)
+func stepReceive(a *plan.Receive, in *instance, _ *frame) (plan.Activity, bool, error) {
+	ok, err := in.take(&a.Inbound, a.Pos)
 	if err != nil || ok {
 		return nil, ok, err
 	}
-	if err := in.await(&a.inbound, a.pos); err != nil {
+	if err := in.await(&a.Inbound, a.Pos); err != nil {
 		return nil, false, err
 	}
 	return nil, false, errBlocked
 }
 
-type reply struct {
-	base
-	pl        *partnerLink
-	op        *exchange.Operation
-	v         *variable
-	toParts   []partMap
-	faultName qname
-	corrs     []*corrUse
-	mex       string
-	// ev is the enclosing onEvent whose request this reply answers.
-	ev *onEvent
-}
-
-func (a *reply) step(in *instance, _ *frame) (activity, bool, error) {
-	mex := a.mex
-	if a.ev != nil {
-		mex = a.ev.requestMex(in)
+func stepReply(a *plan.Reply, in *instance, _ *frame) (plan.Activity, bool, error) {
+	mex := a.Mex
+	if a.Ev != nil {
+		mex = requestMexOnEvent(a.Ev, in)
 	}
-	i := in.findRequest(a.pl, a.op, mex)
+	i := in.findRequest(a.Pl, a.Op, mex)
 	if i < 0 {
-		return nil, false, in.faultf(a.pos, "missingRequest", "no open request for %s.%s", a.pl.name, a.op.Name)
+		return nil, false, in.faultf(a.Pos, "missingRequest", "no open request for %s.%s", a.Pl.Name, a.Op.Name)
 	}
 	var msg *exchange.Message
 	switch {
-	case a.toParts != nil:
-		md := a.op.Output
-		if !a.faultName.IsZero() {
-			md = a.op.Faults[a.faultName.Local]
+	case a.ToParts != nil:
+		md := a.Op.Output
+		if !a.FaultName.IsZero() {
+			md = a.Op.Faults[a.FaultName.Local]
 		}
-		msg = in.partsMessage(md, a.toParts)
-	case a.v != nil:
-		if err := in.initialized(a.v, a.pos); err != nil {
+		msg = in.partsMessage(md, a.ToParts)
+	case a.V != nil:
+		if err := in.initialized(a.V, a.Pos); err != nil {
 			return nil, false, err
 		}
-		msg = in.message(a.v)
+		msg = in.message(a.V)
 	}
-	if msg != nil && a.faultName.IsZero() {
-		if err := in.applyCorrelations(a.corrs, msg, true, a.pos); err != nil {
+	if msg != nil && a.FaultName.IsZero() {
+		if err := in.applyCorrelations(a.Corrs, msg, true, a.Pos); err != nil {
 			return nil, false, err
 		}
 	}
 	var f *exchange.Fault
-	if !a.faultName.IsZero() {
-		f = &exchange.Fault{Name: a.faultName, Message: msg}
+	if !a.FaultName.IsZero() {
+		f = &exchange.Fault{Name: a.FaultName, Message: msg}
 		msg = nil
 	}
 	r := in.reqs[i]
@@ -188,37 +127,15 @@ func (a *reply) step(in *instance, _ *frame) (activity, bool, error) {
 	return nil, true, nil
 }
 
-type invoke struct {
-	base
-	pl                 *partnerLink
-	op                 *exchange.Operation
-	in, out            *variable
-	toParts, fromParts []partMap
-	partner            string // label for metrics: partner link name
-	corrs              []*corrUse
-	policy             *failurePolicy
-	// timeout bounds the call (deploy.xml orchd:timeout), or is zero.
-	timeout time.Duration
-	metrics *partnerMetrics
-}
-
-type assign struct {
-	base
-	copies []*copyOp
-	// validate checks the written variables of an <assign
-	// validate="yes">, or is nil.
-	validate []*schemaCheck
-}
-
-func (a *assign) step(in *instance, _ *frame) (activity, bool, error) {
-	if a.validate != nil {
-		if err := a.applyValidated(in); err != nil {
+func stepAssign(a *plan.Assign, in *instance, _ *frame) (plan.Activity, bool, error) {
+	if a.Validate != nil {
+		if err := applyValidatedAssign(a, in); err != nil {
 			return nil, false, err
 		}
 		return nil, true, nil
 	}
-	for _, c := range a.copies {
-		if err := c.apply(in); err != nil {
+	for _, c := range a.Copies {
+		if err := applyCopyOp(c, in); err != nil {
 			return nil, false, err
 		}
 	}

@@ -95,7 +95,7 @@ func (e *Engine) adoptTimers(mine func(string) bool, mineV func(string, string) 
 		if p == nil || p.InMemory {
 			continue // a process this node does not have
 		}
-		if fp := fingerprintOf(rec.Frames); fp != nil && string(fp) != p.fingerprint {
+		if fp := fingerprintOf(rec.Frames); fp != nil && string(fp) != p.Fingerprint {
 			continue // a version this node does not have: it cannot run it
 		}
 		if mineV != nil && !mineV(t.InstanceID, p.VersionID()) {

@@ -8,220 +8,179 @@ import (
 
 	"github.com/orchd/orchd/internal/events"
 	"github.com/orchd/orchd/internal/process/bpel"
+	"github.com/orchd/orchd/internal/process/expr"
+	"github.com/orchd/orchd/internal/process/plan"
 	"github.com/orchd/orchd/internal/xpath2"
 )
 
-// copyOp is one compiled <copy> (or a variable's inline initializer).
-type copyOp struct {
-	pos                   bpel.Pos
-	from                  fromSpec
-	to                    toSpec
-	keepSrcElementName    bool
-	ignoreMissingFromData bool
-	// ext, when set, is an <extensionAssignOperation> that runs in the
-	// copy's place (extension.go); from and to are unused.
-	ext ExtensionAction
-	// extVars are the variables ext resolved at compile time: those it
-	// may write, which <assign validate="yes"> checks and restores.
-	extVars []*variable
-}
-
-type fromSpec struct {
-	v     *variable // variable form
-	part  int       // part index or -1
-	query *expr     // relative to the variable/part, or nil
-	x     *expr     // expression form
-	// literal holds the literal's content, namespace-complete, or nil;
-	// litElem is its only child element, if it has exactly one, and
-	// litText its text otherwise (both decided at compile time).
-	literal *etree.Element
-	litElem *etree.Element
-	litText string
-	// epr is the partner-link form.
-	epr *eprSpec
-}
-
-type toSpec struct {
-	v     *variable
-	part  int
-	query *expr
-	// x is an XPath 2.0 to-expression other than $var[.part]/path: it
-	// must select one node of a variable (v is nil).
-	x *expr
-	// insert, set by insertMissingToData, creates what query misses.
-	insert *insertPath
-	// epr is the partner-link form.
-	epr *eprSpec
-}
-
 // source is what a from-spec produced: a node, or a string value.
 type source struct {
-	node  node // node.tok is nil when the source is a string value
+	node  expr.Node // node.tok is nil when the source is a string value
 	text  string
 	isNil bool // nothing selected
 }
 
-func (c *copyOp) apply(in *instance) error {
-	if c.ext != nil {
-		return in.runExtension(c.ext, c.pos)
+func applyCopyOp(c *plan.CopyOp, in *instance) error {
+	if c.Ext != nil {
+		return in.runExtension(c.Ext, c.Pos)
 	}
 	// Whole message variable to whole message variable.
-	if c.from.v != nil && c.from.v.msg != nil && c.from.part < 0 && c.from.query == nil &&
-		c.to.v != nil && c.to.v.msg != nil && c.to.part < 0 && c.to.query == nil {
-		if c.from.v.msg.Name != c.to.v.msg.Name {
-			return in.faultf(c.pos, "mismatchedAssignmentFailure", "copy from message variable %s to %s of another message type", c.from.v.name, c.to.v.name)
+	if c.From.V != nil && c.From.V.Msg != nil && c.From.Part < 0 && c.From.Query == nil &&
+		c.To.V != nil && c.To.V.Msg != nil && c.To.Part < 0 && c.To.Query == nil {
+		if c.From.V.Msg.Name != c.To.V.Msg.Name {
+			return in.faultf(c.Pos, "mismatchedAssignmentFailure", "copy from message variable %s to %s of another message type", c.From.V.Name, c.To.V.Name)
 		}
-		in.storeMessage(c.to.v, copyMessage(in.message(c.from.v)))
+		in.storeMessage(c.To.V, copyMessage(in.message(c.From.V)))
 		return nil
 	}
-	src, err := c.evalFrom(in)
+	src, err := evalFromCopyOp(c, in)
 	if err != nil {
 		return err
 	}
 	if src.isNil {
-		if c.ignoreMissingFromData {
+		if c.IgnoreMissingFromData {
 			return nil
 		}
-		return in.faultf(c.pos, "selectionFailure", "<from> selected nothing")
+		return in.faultf(c.Pos, "selectionFailure", "<from> selected nothing")
 	}
-	if c.to.epr != nil {
-		return in.assignEPR(c.to.epr.pl, src, c.pos)
+	if c.To.Epr != nil {
+		return in.assignEPR(c.To.Epr.Pl, src, c.Pos)
 	}
-	dst, err := c.evalTo(in)
+	dst, err := evalToCopyOp(c, in)
 	if err != nil {
 		return err
 	}
-	if c.to.v != nil {
-		in.touch(c.to.v)
+	if c.To.V != nil {
+		in.touch(c.To.V)
 	} else {
-		in.touchNode(dst.tok)
+		in.touchNode(dst.Tok)
 	}
-	if err := c.replace(in, src, dst); err != nil {
+	if err := replaceCopyOp(c, in, src, dst); err != nil {
 		return err
 	}
-	if c.to.v != nil && in.evOn(events.DataHandling) {
-		in.emitVariable(c.to.v)
+	if c.To.V != nil && in.evOn(events.DataHandling) {
+		in.emitVariable(c.To.V)
 	}
 	return nil
 }
 
-func (c *copyOp) evalFrom(in *instance) (source, error) {
-	f := &c.from
+func evalFromCopyOp(c *plan.CopyOp, in *instance) (source, error) {
+	f := &c.From
 	switch {
-	case f.literal != nil:
-		if f.litElem != nil {
-			return source{node: node{tok: f.litElem, attr: -1}}, nil
+	case f.Literal != nil:
+		if f.LitElem != nil {
+			return source{node: expr.Node{Tok: f.LitElem, Attr: -1}}, nil
 		}
-		return source{text: f.litText}, nil
-	case f.x != nil:
-		v, err := in.eval(f.x, in.root, c.pos)
+		return source{text: f.LitText}, nil
+	case f.X != nil:
+		v, err := in.eval(f.X, in.root, c.Pos)
 		if err != nil {
 			return source{}, err
 		}
-		var buf [1]node
-		if nodes, ok := nodesIn(v, &buf); ok {
-			return c.oneSource(in, nodes)
+		var buf [1]expr.Node
+		if nodes, ok := expr.NodesIn(v, &buf); ok {
+			return oneSourceCopyOp(c, in, nodes)
 		}
 		if seq, ok := v.(xpath2.Sequence); ok {
-			return source{}, in.faultf(c.pos, "selectionFailure", "<from> selected %d items, want one", len(seq))
+			return source{}, in.faultf(c.Pos, "selectionFailure", "<from> selected %d items, want one", len(seq))
 		}
-		return source{text: xpathString(v)}, nil
-	case f.v != nil:
-		base := baseNode(in.root, f.v, f.part)
+		return source{text: expr.XpathString(v)}, nil
+	case f.V != nil:
+		base := expr.BaseNode(in.root, f.V, f.Part)
 		if base == nil {
 			return source{isNil: true}, nil
 		}
-		if f.query == nil {
-			return source{node: node{tok: base, attr: -1}}, nil
+		if f.Query == nil {
+			return source{node: expr.Node{Tok: base, Attr: -1}}, nil
 		}
-		v, err := in.eval(f.query, base, c.pos)
+		v, err := in.eval(f.Query, base, c.Pos)
 		if err != nil {
 			return source{}, err
 		}
-		var buf [1]node
-		if nodes, ok := nodesIn(v, &buf); ok {
-			return c.oneSource(in, nodes)
+		var buf [1]expr.Node
+		if nodes, ok := expr.NodesIn(v, &buf); ok {
+			return oneSourceCopyOp(c, in, nodes)
 		}
 		if seq, ok := v.(xpath2.Sequence); ok {
-			return source{}, in.faultf(c.pos, "selectionFailure", "<from> query selected %d items, want one", len(seq))
+			return source{}, in.faultf(c.Pos, "selectionFailure", "<from> query selected %d items, want one", len(seq))
 		}
-		return source{text: xpathString(v)}, nil
-	case f.epr != nil:
-		ref, err := in.endpointRef(f.epr, c.pos)
+		return source{text: expr.XpathString(v)}, nil
+	case f.Epr != nil:
+		ref, err := in.endpointRef(f.Epr, c.Pos)
 		if err != nil {
 			return source{}, err
 		}
-		return source{node: node{tok: ref, attr: -1}}, nil
+		return source{node: expr.Node{Tok: ref, Attr: -1}}, nil
 	}
 	return source{isNil: true}, nil
 }
 
-func (c *copyOp) oneSource(in *instance, nodes []node) (source, error) {
+func oneSourceCopyOp(c *plan.CopyOp, in *instance, nodes []expr.Node) (source, error) {
 	switch len(nodes) {
 	case 0:
 		return source{isNil: true}, nil
 	case 1:
 		return source{node: nodes[0]}, nil
 	}
-	return source{}, in.faultf(c.pos, "selectionFailure", "<from> selected %d nodes, want one", len(nodes))
+	return source{}, in.faultf(c.Pos, "selectionFailure", "<from> selected %d nodes, want one", len(nodes))
 }
 
 // target is where a copy writes: a node, or, for an uninitialized element
 // variable or part (fresh), the slot or part wrapper the element goes in
 // and the element's declared name.
 type target struct {
-	node
+	expr.Node
 	fresh    bool
 	parent   *etree.Element
-	declared qname
+	declared plan.Qname
 }
 
-func (c *copyOp) evalTo(in *instance) (target, error) {
-	t := &c.to
-	if t.x != nil {
-		return c.evalToXPath2(in)
+func evalToCopyOp(c *plan.CopyOp, in *instance) (target, error) {
+	t := &c.To
+	if t.X != nil {
+		return evalToXPath2CopyOp(c, in)
 	}
-	base := baseNode(in.root, t.v, t.part)
+	base := expr.BaseNode(in.root, t.V, t.Part)
 	if base == nil {
 		// An element variable or part with no element yet.
-		parent := in.slot(t.v)
-		declared := t.v.elem
-		if t.v.msg != nil {
-			parent = parent.Child[t.part].(*etree.Element)
-			declared = t.v.msg.Parts[t.part].Element
+		parent := in.slot(t.V)
+		declared := t.V.Elem
+		if t.V.Msg != nil {
+			parent = parent.Child[t.Part].(*etree.Element)
+			declared = t.V.Msg.Parts[t.Part].Element
 		}
-		if t.query == nil {
+		if t.Query == nil {
 			return target{fresh: true, parent: parent, declared: declared}, nil
 		}
 		base = newQualified(parent, declared)
 	}
-	if t.query == nil {
-		return target{node: node{tok: base, attr: -1}}, nil
+	if t.Query == nil {
+		return target{Node: expr.Node{Tok: base, Attr: -1}}, nil
 	}
-	v, err := in.eval(t.query, base, c.pos)
+	v, err := in.eval(t.Query, base, c.Pos)
 	if err != nil {
 		return target{}, err
 	}
-	var buf [1]node
-	nodes, ok := nodesIn(v, &buf)
+	var buf [1]expr.Node
+	nodes, ok := expr.NodesIn(v, &buf)
 	if !ok || len(nodes) != 1 {
-		if ok && len(nodes) == 0 && t.insert != nil {
-			return t.insert.create(in, base, c.pos)
+		if ok && len(nodes) == 0 && t.Insert != nil {
+			return createInsertPath(t.Insert, in, base, c.Pos)
 		}
 		n := 0
 		if ok {
 			n = len(nodes)
 		}
-		return target{}, in.faultf(c.pos, "selectionFailure", "<to> selected %d nodes, want one", n)
+		return target{}, in.faultf(c.Pos, "selectionFailure", "<to> selected %d nodes, want one", n)
 	}
-	return target{node: nodes[0]}, nil
+	return target{Node: nodes[0]}, nil
 }
 
 // eval evaluates x with ctx as the context node (the tree's root for an
 // expression, a variable's node for a query). antchfx reports some dynamic
 // errors by panicking; they become bpel:subLanguageExecutionFault.
-func (in *instance) eval(x *expr, ctx *etree.Element, at bpel.Pos) (v any, err error) {
-	if x.x2 != nil && x.fast == nil {
+func (in *instance) eval(x *expr.Expr, ctx *etree.Element, at bpel.Pos) (v any, err error) {
+	if x.X2 != nil && x.Fast == nil {
 		seq, err := in.evalXPath2(x, ctx, at)
 		if err != nil {
 			return nil, err
@@ -230,13 +189,13 @@ func (in *instance) eval(x *expr, ctx *etree.Element, at bpel.Pos) (v any, err e
 	}
 	defer func() {
 		if r := recover(); r != nil {
-			err = in.faultf(at, "subLanguageExecutionFault", "evaluating %q: %v", x.src, r)
+			err = in.faultf(at, "subLanguageExecutionFault", "evaluating %q: %v", x.Src, r)
 		}
 	}()
-	return x.eval(&in.docs, ctx), nil
+	return x.Eval(&in.docs, ctx), nil
 }
 
-func newQualified(parent *etree.Element, q qname) *etree.Element {
+func newQualified(parent *etree.Element, q plan.Qname) *etree.Element {
 	if q.Space == "" {
 		return parent.CreateElement(q.Local)
 	}
@@ -245,10 +204,10 @@ func newQualified(parent *etree.Element, q qname) *etree.Element {
 	return e
 }
 
-func (c *copyOp) replace(in *instance, src source, dst target) error {
+func replaceCopyOp(c *plan.CopyOp, in *instance, src source, dst target) error {
 	var se *etree.Element
-	if src.node.tok != nil && src.node.attr < 0 {
-		se, _ = src.node.tok.(*etree.Element)
+	if src.node.Tok != nil && src.node.Attr < 0 {
+		se, _ = src.node.Tok.(*etree.Element)
 	}
 	if dst.fresh {
 		// The variable or part was uninitialized: it becomes a copy of
@@ -260,19 +219,19 @@ func (c *copyOp) replace(in *instance, src source, dst target) error {
 		}
 		cp := copyTree(se)
 		fixNamespaces(cp, se, nil)
-		if !c.keepSrcElementName && (cp.NamespaceURI() != dst.declared.Space || cp.Tag != dst.declared.Local) {
+		if !c.KeepSrcElementName && (cp.NamespaceURI() != dst.declared.Space || cp.Tag != dst.declared.Local) {
 			renameTo(cp, dst.declared)
 		}
 		dst.parent.AddChild(cp)
 		return nil
 	}
-	switch t := dst.tok.(type) {
+	switch t := dst.Tok.(type) {
 	case *etree.CharData:
 		t.SetData(src.string())
 		return nil
 	case *etree.Element:
-		if dst.attr >= 0 {
-			t.Attr[dst.attr].Value = src.string()
+		if dst.Attr >= 0 {
+			t.Attr[dst.Attr].Value = src.string()
 			return nil
 		}
 		if se == nil {
@@ -282,10 +241,10 @@ func (c *copyOp) replace(in *instance, src source, dst target) error {
 		if se == t {
 			return nil
 		}
-		if c.keepSrcElementName {
+		if c.KeepSrcElementName {
 			p := t.Parent()
 			if p == nil || p == in.root {
-				return in.faultf(c.pos, "mismatchedAssignmentFailure", "keepSrcElementName on a variable that is not element-valued")
+				return in.faultf(c.Pos, "mismatchedAssignmentFailure", "keepSrcElementName on a variable that is not element-valued")
 			}
 			cp := copyTree(se)
 			fixNamespaces(cp, se, p)
@@ -297,11 +256,11 @@ func (c *copyOp) replace(in *instance, src source, dst target) error {
 		replaceContent(t, se)
 		return nil
 	}
-	return in.faultf(c.pos, "selectionFailure", "<to> is not an element, attribute or text node")
+	return in.faultf(c.Pos, "selectionFailure", "<to> is not an element, attribute or text node")
 }
 
 // renameTo gives e the qualified name q, declaring q's namespace on e.
-func renameTo(e *etree.Element, q qname) {
+func renameTo(e *etree.Element, q plan.Qname) {
 	if q.Space == "" {
 		e.Space, e.Tag = "", q.Local
 		return
@@ -321,7 +280,7 @@ func renameTo(e *etree.Element, q qname) {
 }
 
 func (s source) string() string {
-	if s.node.tok != nil {
+	if s.node.Tok != nil {
 		return s.node.String()
 	}
 	return s.text
@@ -335,7 +294,7 @@ func replaceContent(dst, src *etree.Element) {
 	clearChildren(dst)
 	keep := dst.Attr[:0]
 	for _, a := range dst.Attr {
-		if isNSDecl(a) {
+		if expr.IsNSDecl(a) {
 			keep = append(keep, a)
 		}
 	}
@@ -343,7 +302,7 @@ func replaceContent(dst, src *etree.Element) {
 	var buf [4]string
 	used := buf[:0]
 	for _, a := range src.Attr {
-		if !isNSDecl(a) && a.Space != "" && a.Space != "xml" {
+		if !expr.IsNSDecl(a) && a.Space != "" && a.Space != "xml" {
 			used = addPrefix(used, a.Space)
 		}
 	}
@@ -365,7 +324,7 @@ func replaceContent(dst, src *etree.Element) {
 		}
 	}
 	for _, a := range src.Attr {
-		if !isNSDecl(a) {
+		if !expr.IsNSDecl(a) {
 			dst.CreateAttr(a.FullKey(), a.Value)
 		}
 	}
@@ -379,10 +338,6 @@ func copyChildren(box, src, scope *etree.Element) {
 	copyChildrenOf(box, src, func(cp, orig *etree.Element) {
 		fixNamespaces(cp, orig, scope)
 	})
-}
-
-func isNSDecl(a etree.Attr) bool {
-	return a.Space == "xmlns" || (a.Space == "" && a.Key == "xmlns")
 }
 
 // fixNamespaces makes cp (a copy of orig, about to be placed under dst)

@@ -57,14 +57,6 @@ func brokenError(id, cause string) error {
 	return fmt.Errorf("instance %s: %w: its stored state cannot be decoded (%s); an operator can delete it", id, ErrBroken, cause)
 }
 
-// brokenCause returns what failed to decode for an instance found broken,
-// or "".
-func (e *Engine) brokenCause(id string) string {
-	e.broken.mu.Lock()
-	defer e.broken.mu.Unlock()
-	return e.broken.m[id]
-}
-
 // forgetBroken drops id from the broken set (it was deleted).
 func (e *Engine) forgetBroken(id string) {
 	e.broken.mu.Lock()
@@ -76,7 +68,7 @@ func (e *Engine) forgetBroken(id string) {
 // whether it is broken: nil when it decodes, or when its control state
 // belongs to a version other than p (which only that version can read).
 func checkStored(p *Process, rec *persist.Instance, vars map[int][]byte) error {
-	if fp, _, ok := splitFingerprint(rec.Frames); ok && fp != p.fingerprint {
+	if fp, _, ok := splitFingerprint(rec.Frames); ok && fp != p.Fingerprint {
 		return nil
 	}
 	var e *Engine

@@ -13,6 +13,9 @@ import (
 	"strings"
 
 	"github.com/orchd/orchd/internal/process/bpel"
+	"github.com/orchd/orchd/internal/process/deploy"
+	"github.com/orchd/orchd/internal/process/plan"
+	"github.com/orchd/orchd/internal/process/wsdl"
 )
 
 // BundleError is a bundle that failed to load, with every problem found.
@@ -24,13 +27,9 @@ type BundleError struct {
 func (e *BundleError) Error() string { return fmt.Sprintf("bundle %s:\n%v", e.Dir, e.Err) }
 func (e *BundleError) Unwrap() error { return e.Err }
 
-// LoadDir loads every bundle folder (a folder holding deploy.xml) in dir.
-// Bundles that fail are returned as errors and left out; the others load.
-func LoadDir(dir string) ([]*Process, []*BundleError, error) {
-	return LoadDirWith(dir, LoadOptions{})
-}
-
-// LoadDirWith is LoadDir compiling with opts.
+// LoadDirWith loads every bundle folder (a folder holding deploy.xml) in
+// dir, compiling with opts. Bundles that fail are returned as errors and
+// left out; the others load.
 func LoadDirWith(dir string, opts LoadOptions) ([]*Process, []*BundleError, error) {
 	entries, err := os.ReadDir(dir)
 	if err != nil {
@@ -66,7 +65,7 @@ func LoadBundle(dir string) ([]*Process, error) {
 // LoadBundleWith is LoadBundle compiling with opts: the extension
 // namespaces it registers are known to the compiler.
 func LoadBundleWith(dir string, opts LoadOptions) ([]*Process, error) {
-	errs := &Errors{}
+	errs := &bpel.Errors{}
 	name := filepath.Base(dir)
 	data, err := os.ReadFile(filepath.Join(dir, "deploy.xml"))
 	if err != nil {
@@ -76,83 +75,83 @@ func LoadBundleWith(dir string, opts LoadOptions) ([]*Process, error) {
 	if err != nil {
 		return nil, err
 	}
-	dd := parseDeploy(ddoc, errs)
+	dd := deploy.Parse(ddoc, errs)
 	if dd == nil {
 		return nil, errs
 	}
-	dd.readSecrets(dir, errs)
+	dd.ReadSecrets(dir, errs)
 	files, _ := filepath.Glob(filepath.Join(dir, "*.bpel"))
 	sort.Strings(files)
 	// Each process sees the WSDLs it imports (two processes of a bundle
 	// may import different definitions of one portType or message); the
 	// services deploy.xml names are also looked up in the bundle's other
 	// WSDLs (loadUnimported).
-	sets := map[qname]*wsdlSet{}
-	docs := map[qname]*bpel.Document{}
+	sets := map[plan.Qname]*wsdl.Set{}
+	docs := map[plan.Qname]*bpel.Document{}
 	unreadable := 0 // .bpel files that did not parse
-	sources := map[qname][]byte{}
+	sources := map[plan.Qname][]byte{}
 	for _, f := range files {
 		rel := filepath.Base(f)
 		b, err := os.ReadFile(f)
 		if err != nil {
-			errs.addErr(fmt.Errorf("%s: %w", rel, err))
+			errs.AddErr(fmt.Errorf("%s: %w", rel, err))
 			continue
 		}
 		d, err := bpel.Parse(rel, b)
 		if err != nil {
-			errs.addErr(err)
+			errs.AddErr(err)
 			unreadable++
 			continue
 		}
 		if d.Root.Tag != "process" || !isBPEL(d.Root) {
-			errs.add(d.Pos(d.Root), d.Root.Tag, "not a WS-BPEL 2.0 process: root is {%s}%s", d.Root.NamespaceURI(), d.Root.Tag)
+			errs.Add(d.Pos(d.Root), d.Root.Tag, "not a WS-BPEL 2.0 process: root is {%s}%s", d.Root.NamespaceURI(), d.Root.Tag)
 			continue
 		}
-		q := qname{Space: d.Root.SelectAttrValue("targetNamespace", ""), Local: d.Root.SelectAttrValue("name", "")}
+		q := plan.Qname{Space: d.Root.SelectAttrValue("targetNamespace", ""), Local: d.Root.SelectAttrValue("name", "")}
 		docs[q] = d
 		sources[q] = b
-		w := newWSDLSet(dir, errs)
+		w := wsdl.NewSet(dir, errs)
 		sets[q] = w
 		for _, imp := range d.Root.SelectElements("import") {
 			loc := imp.SelectAttrValue("location", "")
 			switch imp.SelectAttrValue("importType", "") {
-			case importWSDL:
+			case bpel.ImportWSDL:
 				if loc == "" {
-					errs.add(d.Pos(imp), "import", "WSDL import without location")
+					errs.Add(d.Pos(imp), "import", "WSDL import without location")
 					continue
 				}
-				w.loadWSDL(loc, d.Pos(imp))
-			case importXSD:
+				w.LoadWSDL(loc, d.Pos(imp))
+			case bpel.ImportXSD:
 				// Loaded only if a process validates (wsdlSet.schemas).
 				if loc != "" {
-					w.xsdImports = append(w.xsdImports, path.Clean(loc))
+					w.XsdImports = append(w.XsdImports, path.Clean(loc))
 				}
 			default:
-				errs.add(d.Pos(imp), "import", "unknown importType %q", imp.SelectAttrValue("importType", ""))
+				errs.Add(d.Pos(imp), "import", "unknown importType %q", imp.SelectAttrValue("importType", ""))
 			}
 		}
-		w.resolveMessages()
-		w.loadUnimported()
+		w.ResolveMessages()
+		w.LoadUnimported()
 	}
 	var procs []*Process
-	for _, dp := range dd.processes {
-		d, ok := docs[dp.name]
+	for _, dp := range dd.Processes {
+		d, ok := docs[dp.Name]
 		if !ok {
 			if unreadable == 0 {
-				errs.add(dp.pos, "process", "no .bpel file in %s defines process %s", name, dp.name)
+				errs.Add(dp.Pos, "process", "no .bpel file in %s defines process %s", name, dp.Name)
 			}
 			continue
 		}
-		p := compileProcess(d, sets[dp.name], dp, errs, opts)
-		sum := sha256.Sum256(sources[dp.name])
-		p.fingerprint = hex.EncodeToString(sum[:8])
+		p := compileProcess(d, sets[dp.Name], dp, errs, opts)
+		sum := sha256.Sum256(sources[dp.Name])
+		p.Fingerprint = hex.EncodeToString(sum[:8])
 		p.Bundle = name
 		for _, ep := range p.Endpoints {
 			ep.Path = endpointPath(ep.Address, ep.Service.Local)
 		}
-		procs = append(procs, p)
+		procs = append(procs, NewProcess(p))
 	}
-	if err := errs.err(); err != nil {
+	if err := errs.Err(); err != nil {
 		return nil, err
 	}
 	return procs, nil
@@ -169,9 +168,4 @@ func endpointPath(address, service string) string {
 
 // IsNotSupported reports whether err (from LoadBundle) includes a
 // construct that is not supported yet.
-func IsNotSupported(err error) bool { return errors.Is(err, ErrNotSupported) }
-
-// String describes the process for logs: {ns}name (bundle/file).
-func (p *Process) String() string {
-	return fmt.Sprintf("%s (%s/%s)", p.Name, p.Bundle, p.File)
-}
+func IsNotSupported(err error) bool { return errors.Is(err, bpel.ErrNotSupported) }

@@ -13,6 +13,8 @@ import (
 	"github.com/orchd/orchd/internal/events"
 	"github.com/orchd/orchd/internal/exchange"
 	"github.com/orchd/orchd/internal/persist"
+	"github.com/orchd/orchd/internal/process/deploy"
+	"github.com/orchd/orchd/internal/process/plan"
 	"github.com/orchd/orchd/internal/xmlparse"
 )
 
@@ -125,14 +127,14 @@ func (in *instance) checkpoint(st persist.State) error {
 		}
 	}
 	ended := st == persist.Completed || st == persist.Faulted || st == persist.Terminated
-	if ended && in.p.cleans(st == persist.Completed, "instance") {
+	if ended && in.p.Cleans(st == persist.Completed, "instance") {
 		cp.Delete = true
 	} else {
 		var err error
 		if rec.Frames, err = in.encodeFrames(routes, timer); err != nil {
 			return err
 		}
-		dropVars := ended && in.p.cleans(st == persist.Completed, "variables")
+		dropVars := ended && in.p.Cleans(st == persist.Completed, "variables")
 		for i, d := range in.dirty {
 			if !d && !dropVars {
 				continue
@@ -187,19 +189,6 @@ func (e *notStoredError) Error() string {
 }
 func (e *notStoredError) Unwrap() error { return e.err }
 
-// cleans reports whether deploy.xml's <cleanup> drops category when an
-// instance ends (successfully or not).
-func (p *Process) cleans(success bool, category string) bool {
-	for _, r := range p.cleanup {
-		if r.on == "always" || (r.on == "success") == success {
-			if r.categories["all"] || r.categories[category] {
-				return true
-			}
-		}
-	}
-	return false
-}
-
 // framesVersion 3 is version 2 followed by the partner role endpoints
 // assigned at run time; an instance with none is written as version 2.
 // Version 4 (framesVersionComp, compensate.go) adds compensation records.
@@ -214,11 +203,11 @@ const (
 func (in *instance) encodeFrames(routes []string, timer int64) ([]byte, error) {
 	in.deactivate()
 	b := make([]byte, 0, 32+8*len(in.threads[0].stack))
-	recs := in.p.comp != nil && in.hasRecs()
+	recs := in.p.Comp != nil && in.hasRecs()
 	// The fingerprint first: a load finds the instance's version by it
 	// before decoding anything that depends on the definition.
 	b = append(b, framesFingerprinted)
-	b = appendString(b, in.p.fingerprint)
+	b = appendString(b, in.p.Fingerprint)
 	switch {
 	case recs:
 		b = append(b, framesVersionComp)
@@ -250,7 +239,7 @@ func (in *instance) encodeFrames(routes []string, timer int64) ([]byte, error) {
 		b = binary.AppendUvarint(b, uint64(t.kids))
 		b = binary.AppendUvarint(b, uint64(len(t.stack)))
 		for _, f := range t.stack {
-			b = binary.AppendUvarint(b, uint64(f.act.id()))
+			b = binary.AppendUvarint(b, uint64(f.act.Id()))
 			b = binary.AppendUvarint(b, uint64(f.pc))
 			b = binary.AppendVarint(b, f.due)
 			b = binary.AppendVarint(b, f.i)
@@ -267,7 +256,7 @@ func (in *instance) encodeFrames(routes []string, timer int64) ([]byte, error) {
 		}
 		b = appendSlots(b, t.priv)
 	}
-	b = appendString(b, in.p.fingerprint)
+	b = appendString(b, in.p.Fingerprint)
 	var fault string
 	if in.inHandler != nil {
 		fault = in.inHandler.name.String()
@@ -319,10 +308,10 @@ func (in *instance) decodeThreads(r *reader, recs bool) error {
 			aid, pc, due := r.uvarint(), r.uvarint(), r.varint()
 			fi, fn, fk := r.varint(), r.varint(), r.varint()
 			fault := r.string()
-			if aid >= uint64(len(p.acts)) {
+			if aid >= uint64(len(p.Acts)) {
 				return fmt.Errorf("%w (activity %d)", errBadFrames, aid)
 			}
-			f := frame{act: p.acts[aid], pc: int(pc), due: due, i: fi, n: fn, k: fk}
+			f := frame{act: p.Acts[aid], pc: int(pc), due: due, i: fi, n: fn, k: fk}
 			if fault != "" {
 				f.fault = &faultValue{name: parseClark(fault)}
 			}
@@ -464,7 +453,7 @@ func (e *Engine) decode(ctx context.Context, p *Process, rec *persist.Instance, 
 	if err := in.decodeThreads(r, withRecs); err != nil {
 		return nil, fmt.Errorf("instance %s: %w", id, err)
 	}
-	if fp := r.string(); r.err == nil && fp != p.fingerprint {
+	if fp := r.string(); r.err == nil && fp != p.Fingerprint {
 		return nil, fmt.Errorf("instance %s was checkpointed by a version of process %s (fingerprint %s) that is no longer deployed", id, p.Name.Local, fp)
 	}
 	if f := r.string(); f != "" {
@@ -488,12 +477,12 @@ func (e *Engine) decode(ctx context.Context, p *Process, rec *persist.Instance, 
 		in.suspendReason = rec.Fault
 	}
 	for slot, data := range vars {
-		if slot < 1 || slot > len(p.vars) || data == nil {
+		if slot < 1 || slot > len(p.Vars) || data == nil {
 			continue
 		}
 		el, err := parseStored(data)
 		if err != nil {
-			return nil, fmt.Errorf("instance %s: %w %s: %v", id, errBadVariable, p.vars[slot-1].name, err)
+			return nil, fmt.Errorf("instance %s: %w %s: %v", id, errBadVariable, p.Vars[slot-1].Name, err)
 		}
 		in.root.RemoveChildAt(slot - 1)
 		in.root.InsertChildAt(slot-1, el)
@@ -501,74 +490,74 @@ func (e *Engine) decode(ctx context.Context, p *Process, rec *persist.Instance, 
 	return in, nil
 }
 
-func parseClark(s string) qname {
+func parseClark(s string) plan.Qname {
 	if len(s) > 0 && s[0] == '{' {
 		for i := 1; i < len(s); i++ {
 			if s[i] == '}' {
-				return qname{Space: s[1:i], Local: s[i+1:]}
+				return plan.Qname{Space: s[1:i], Local: s[i+1:]}
 			}
 		}
 	}
-	return qname{Local: s}
+	return plan.Qname{Local: s}
 }
 
-// step runs an invoke. For a persistent process calling an operation not
+// stepInvoke runs an invoke. For a persistent process calling an operation not
 // marked idempotent, the instance is checkpointed first, so that after a
 // crash the call is not repeated blindly: a recovered instance whose
 // invoke may have run follows the failure policy instead.
-func (a *invoke) step(in *instance, f *frame) (activity, bool, error) {
+func stepInvoke(a *plan.Invoke, in *instance, f *frame) (plan.Activity, bool, error) {
 	if f.k == kAnswer {
 		// The answer of the call that went out on its own goroutine.
 		f.k = 0
 		if ans := in.cur.answer; ans != nil {
 			in.cur.answer = nil
-			return a.answered(in, f, ans.msg, ans.err, ans.dur)
+			return answeredInvoke(a, in, f, ans.msg, ans.err, ans.dur)
 		}
 		// Resumed after a crash with the call in flight (a checkpoint
 		// taken for another branch recorded it): below, as a call that
 		// may have happened.
 	} else if f.k != 0 {
-		if done, err, ok := in.recoveryStep(f, a.pos); ok {
+		if done, err, ok := in.recoveryStep(f, a.Pos); ok {
 			return nil, done, err
 		}
 	}
-	partner, err := in.partnerOf(a.pl, a.pos)
+	partner, err := in.partnerOf(a.Pl, a.Pos)
 	if err != nil {
 		return nil, false, err
 	}
-	if a.reliable(in) {
-		return nil, true, a.enqueue(in)
+	if reliableInvoke(a, in) {
+		return nil, true, enqueueInvoke(a, in)
 	}
-	recovered, err := in.beforeCall(f, func() bool { return !in.p.idempotent[a.pl.name+"/"+a.op.Name] })
+	recovered, err := in.beforeCall(f, func() bool { return !in.p.Idempotent[a.Pl.Name+"/"+a.Op.Name] })
 	if err != nil {
-		return nil, false, fmt.Errorf("checkpoint before invoke %s.%s at %s: %w", a.pl.name, a.op.Name, a.pos, err)
+		return nil, false, fmt.Errorf("checkpoint before invoke %s.%s at %s: %w", a.Pl.Name, a.Op.Name, a.Pos, err)
 	}
 	if recovered {
-		return a.failed(in, f, errMayHaveRun)
+		return failedInvoke(a, in, f, errMayHaveRun)
 	}
 	if f.due != 0 && in.e.now().UnixNano() < f.due {
 		in.wakeAt(f.due) // waiting to retry
 		return nil, false, errBlocked
 	}
-	call := &exchange.Call{Operation: a.op, Timeout: a.timeout}
-	if a.toParts != nil {
-		call.Input = in.partsMessage(a.op.Input, a.toParts)
-	} else if a.in != nil {
-		if err := in.initialized(a.in, a.pos); err != nil {
+	call := &exchange.Call{Operation: a.Op, Timeout: a.Timeout}
+	if a.ToParts != nil {
+		call.Input = in.partsMessage(a.Op.Input, a.ToParts)
+	} else if a.In != nil {
+		if err := in.initialized(a.In, a.Pos); err != nil {
 			return nil, false, err
 		}
-		call.Input = in.message(a.in)
+		call.Input = in.message(a.In)
 	}
 	if call.Input != nil {
-		if err := in.applyCorrelations(a.corrs, call.Input, true, a.pos); err != nil {
+		if err := in.applyCorrelations(a.Corrs, call.Input, true, a.Pos); err != nil {
 			return nil, false, err
 		}
 	}
 	if partner == nil {
-		return nil, false, fmt.Errorf("invoke %s.%s at %s: partner link is not bound", a.pl.name, a.op.Name, a.pos)
+		return nil, false, fmt.Errorf("invoke %s.%s at %s: partner link is not bound", a.Pl.Name, a.Op.Name, a.Pos)
 	}
 	if in.evOn(events.PartnerInteraction) {
-		in.emit(events.Event{Kind: events.PartnerInvoked, Activity: "invoke", Name: a.name, Position: a.pos.String(), Partner: a.pl.name, Operation: a.op.Name})
+		in.emit(events.Event{Kind: events.PartnerInvoked, Activity: "invoke", Name: a.Name, Position: a.Pos.String(), Partner: a.Pl.Name, Operation: a.Op.Name})
 	}
 	if in.othersBusy() {
 		// Other branches can go on meanwhile: the call goes out on its own
@@ -582,7 +571,7 @@ func (a *invoke) step(in *instance, f *frame) (activity, bool, error) {
 	}
 	start := time.Now()
 	res, err := partner.Invoke(in.ctx, call)
-	return a.answered(in, f, res, err, time.Since(start))
+	return answeredInvoke(a, in, f, res, err, time.Since(start))
 }
 
 // errMayHaveRun is the failure of a guarded call that was in flight when
@@ -638,28 +627,28 @@ func (in *instance) callAsync(f *frame, call func(ctx context.Context) *callAnsw
 	return errCalling
 }
 
-// answered takes a partner's answer (or failure) into the instance.
-func (a *invoke) answered(in *instance, f *frame, res *exchange.Message, err error, dur time.Duration) (activity, bool, error) {
+// answeredInvoke takes a partner's answer (or failure) into the instance.
+func answeredInvoke(a *plan.Invoke, in *instance, f *frame, res *exchange.Message, err error, dur time.Duration) (plan.Activity, bool, error) {
 	in.stepsLeft = in.stepBudget // the run waited for the partner
-	a.metrics.observe(err, dur)
+	in.p.invokeMetrics[a.Id()].observe(err, dur)
 	if in.evOn(events.PartnerInteraction) {
-		a.emitAnswered(in, err, dur)
+		emitAnsweredInvoke(a, in, err, dur)
 	}
 	if err != nil {
 		var flt *exchange.Fault
 		if errors.As(err, &flt) {
 			return nil, false, faultFromPartner(flt, a)
 		}
-		return a.failed(in, f, err)
+		return failedInvoke(a, in, f, err)
 	}
-	if res != nil && (a.out != nil || a.fromParts != nil) {
-		if err := in.applyCorrelations(a.corrs, res, false, a.pos); err != nil {
+	if res != nil && (a.Out != nil || a.FromParts != nil) {
+		if err := in.applyCorrelations(a.Corrs, res, false, a.Pos); err != nil {
 			return nil, false, err
 		}
-		if a.fromParts != nil {
-			in.storeParts(res, a.fromParts)
+		if a.FromParts != nil {
+			in.storeParts(res, a.FromParts)
 		} else {
-			in.storeMessage(a.out, res)
+			in.storeMessage(a.Out, res)
 		}
 	}
 	return nil, true, nil
@@ -668,7 +657,7 @@ func (a *invoke) answered(in *instance, f *frame, res *exchange.Message, err err
 // activityFailure is the fault a failed partner call throws (ODE's name
 // for the fault of faultOnFailure): for in-memory processes always, for
 // persistent ones when the failure policy says faultOnFailure.
-var activityFailure = qname{Space: nsActivityRecovery, Local: "activityFailure"}
+var activityFailure = plan.Qname{Space: deploy.NsActivityRecovery, Local: "activityFailure"}
 
 // nsFault is the namespace of the data orchd's own faults carry.
 const nsFault = "urn:orchd:fault"
@@ -676,30 +665,30 @@ const nsFault = "urn:orchd:fault"
 // errSuspended ends a run with the instance suspended for an operator.
 var errSuspended = errors.New("instance suspended")
 
-// failed applies the invoke's failure policy (ODE's failureHandling) to a
+// failedInvoke applies the invoke's failure policy (ODE's failureHandling) to a
 // failed call: retry later, throw activityFailure, or, for persistent
 // processes without faultOnFailure, suspend the instance for an
 // operator. An in-memory instance has no operator to wait for: once the
 // retries are spent it throws activityFailure, for its handlers.
-func (a *invoke) failed(in *instance, f *frame, err error) (activity, bool, error) {
-	err = fmt.Errorf("invoke %s.%s at %s: %w", a.pl.name, a.op.Name, a.pos, err)
-	fp := a.policy
+func failedInvoke(a *plan.Invoke, in *instance, f *frame, err error) (plan.Activity, bool, error) {
+	err = fmt.Errorf("invoke %s.%s at %s: %w", a.Pl.Name, a.Op.Name, a.Pos, err)
+	fp := a.Policy
 	attempts := f.pc - 1
 	if attempts < 0 {
 		attempts = 0
 	}
-	if fp != nil && attempts < fp.retryFor {
+	if fp != nil && attempts < fp.RetryFor {
 		f.pc = attempts + 2
-		f.due = in.e.now().Add(time.Duration(fp.retryDelaySecs) * time.Second).UnixNano()
+		f.due = in.e.now().Add(time.Duration(fp.RetryDelaySecs) * time.Second).UnixNano()
 		in.wakeAt(f.due)
-		in.e.log.Warn("invoke failed; will retry", "err", err, "attempt", attempts+1, "of", fp.retryFor)
+		in.e.log.Warn("invoke failed; will retry", "err", err, "attempt", attempts+1, "of", fp.RetryFor)
 		return nil, false, errBlocked
 	}
 	persistent := !in.p.InMemory && in.e.store != nil
 	switch {
-	case fp != nil && fp.faultOnFailure, !persistent && in.ctx.Err() == nil:
+	case fp != nil && fp.FaultOnFailure, !persistent && in.ctx.Err() == nil:
 		in.e.log.Warn("invoke failed; activityFailure thrown", "err", err)
-		return nil, false, a.failure(err)
+		return nil, false, failureInvoke(a, err)
 	case persistent:
 		in.suspendReason = err.Error()
 		return nil, false, errSuspended
@@ -707,7 +696,7 @@ func (a *invoke) failed(in *instance, f *frame, err error) (activity, bool, erro
 	return nil, false, err
 }
 
-// failure is the activityFailure fault for a failed call. Its data, for a
+// failureInvoke is the activityFailure fault for a failed call. Its data, for a
 // catch with faultElement="orchd:partnerFailure" (namespace
 // urn:orchd:fault), names the partner link and operation, and says what
 // went wrong (the message names the address called):
@@ -718,13 +707,13 @@ func (a *invoke) failed(in *instance, f *frame, err error) (activity, bool, erro
 //	  <orchd:address>http://crm.example/soap</orchd:address>
 //	  <orchd:message>invoke crm.getCustomer at po.bpel:40: partner ...: timed out: no answer within 2s</orchd:message>
 //	</orchd:partnerFailure>
-func (a *invoke) failure(err error) *faultValue {
+func failureInvoke(a *plan.Invoke, err error) *faultValue {
 	el := etree.NewElement("orchd:partnerFailure")
 	el.CreateAttr("xmlns:orchd", nsFault)
-	el.CreateElement("orchd:partnerLink").SetText(a.pl.name)
-	el.CreateElement("orchd:operation").SetText(a.op.Name)
+	el.CreateElement("orchd:partnerLink").SetText(a.Pl.Name)
+	el.CreateElement("orchd:operation").SetText(a.Op.Name)
 	el.CreateElement("orchd:message").SetText(err.Error())
-	return &faultValue{name: activityFailure, elem: el, reason: err.Error(), at: a.pos}
+	return &faultValue{name: activityFailure, elem: el, reason: err.Error(), at: a.Pos}
 }
 
 // parseStored parses an element orchd stored (a variable slot, an outbox

@@ -51,12 +51,6 @@ func (in *instance) waitMemRoutes() {
 	}
 }
 
-// VersionID names a process version across orchd nodes: the process
-// QName and the fingerprint of its BPEL file, "{ns}local#fingerprint"
-// (version numbers count the deploys of one node, and differ between
-// nodes).
-func (p *Process) VersionID() string { return p.Name.String() + "#" + p.fingerprint }
-
 // VersionIDs returns the VersionID of every version this engine serves
 // or keeps for its instances (active and retired).
 func (e *Engine) VersionIDs() []string {
@@ -98,11 +92,11 @@ func (e *Engine) Correlated(ep *exchange.Endpoint) bool {
 	if p == nil {
 		return false
 	}
-	if len(p.routes) > 0 {
+	if len(p.Routes) > 0 {
 		return true
 	}
 	for _, v := range e.olderVersions(p) {
-		if len(v.routes) > 0 {
+		if len(v.Routes) > 0 {
 			return true
 		}
 	}
@@ -123,13 +117,13 @@ func (e *Engine) servedProcess(ep *exchange.Endpoint) *Process {
 func (e *Engine) routeKeys(p *Process, op string, m *exchange.Message, fn func(v *Process, key string) bool) {
 	var tried []string
 	for _, v := range append([]*Process{p}, e.olderVersions(p)...) {
-		for _, sh := range v.routes[op] {
+		for _, sh := range v.Routes[op] {
 			vals, ok := shapeValues(m, sh, &tried)
 			if !ok {
 				continue
 			}
-			for _, mask := range sh.masks {
-				if !fn(v, sh.key(v, op, mask, vals)) {
+			for _, mask := range sh.Masks {
+				if !fn(v, keyRouteShape(sh, v, op, mask, vals)) {
 					return
 				}
 			}

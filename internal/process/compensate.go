@@ -6,6 +6,7 @@ import (
 	"sort"
 
 	"github.com/beevik/etree"
+	"github.com/orchd/orchd/internal/process/plan"
 )
 
 // Compensation and termination (WS-BPEL 2.0 sections 12.4 to 12.6).
@@ -41,82 +42,27 @@ import (
 // compRec is a completed scope instance that may be compensated, or a
 // termination handler to run; a scope frame's rec only collects kids.
 type compRec struct {
-	sc   *scope
+	sc   *plan.Scope
 	snap []privSlot
 	kids []*compRec
 }
 
-// scopeComp is what the compiler decides about a scope's compensation
-// and termination.
-type scopeComp struct {
-	// compensable: a completion is recorded (an explicit compensation
-	// handler, or compensable children for the default one).
-	compensable bool
-	// hasCompKids: a child scope is compensable.
-	hasCompKids bool
-	// termNeeded: terminating a running instance runs a handler (an
-	// explicit one, or the default one with children to compensate).
-	termNeeded bool
-	// subTerm: a scope inside may need its termination handler run when
-	// a fault handler of this scope takes over.
-	subTerm bool
-	// defaultFH: a fault this scope has no handler for runs the default
-	// one (compensate, then rethrow) rather than passing straight on.
-	defaultFH bool
-	// children are the scopes directly enclosed by the body (targets of
-	// compensateScope in its handlers).
-	children []*scope
-	// snapVars are the variables copied into a record: the scope's own
-	// and, for the scope of a forEach, the counter.
-	snapVars []*variable
-	// compAct and termAct run its compensation and termination handlers
-	// (the bottom frame of the handler's thread).
-	compAct, termAct *handlerRun
-}
-
-// compSupport holds the activities a process with compensation uses.
-type compSupport struct {
-	// compAll is the default compensation and termination handler:
-	// compensate every completed child.
-	compAll activity
-	// defaultFH is the default fault handler: compAll, then rethrow.
-	defaultFH activity
-	// terminator runs the termination handlers of terminated scopes.
-	terminator activity
-}
-
-// handlerRun is the bottom frame of a thread running a scope instance's
-// compensation handler (term false) or termination handler; its frame's
-// rec is that instance's record.
-type handlerRun struct {
-	base
-	sc   *scope
-	term bool
-}
-
-func (a *handlerRun) step(in *instance, f *frame) (activity, bool, error) {
+func stepHandlerRun(a *plan.HandlerRun, in *instance, f *frame) (plan.Activity, bool, error) {
 	if f.pc == 1 {
 		return nil, true, nil
 	}
 	f.pc = 1
-	body := a.sc.comp
-	if a.term {
-		body = a.sc.term
+	body := a.Sc.Comp
+	if a.Term {
+		body = a.Sc.Term
 	}
 	if body == nil {
-		body = in.p.comp.compAll
+		body = in.p.Comp.CompAll
 	}
 	return body, false, nil
 }
 
-// compensate is <compensate/> (target nil: every completed child) or
-// <compensateScope target="..."/>.
-type compensate struct {
-	base
-	target *scope
-}
-
-func (a *compensate) step(in *instance, _ *frame) (activity, bool, error) {
+func stepCompensate(a *plan.Compensate, in *instance, _ *frame) (plan.Activity, bool, error) {
 	if in.cur.kids > 0 {
 		return nil, false, errJoin
 	}
@@ -127,21 +73,17 @@ func (a *compensate) step(in *instance, _ *frame) (activity, bool, error) {
 	kids := ctx.rec.kids
 	for i := len(kids) - 1; i >= 0; i-- {
 		r := kids[i]
-		if a.target != nil && r.sc != a.target {
+		if a.Target != nil && r.sc != a.Target {
 			continue
 		}
 		ctx.rec.kids = append(kids[:i:i], kids[i+1:]...)
-		in.runHandler(r.sc.compAct, r)
+		in.runHandler(r.sc.CompAct, r)
 		return nil, false, errJoin
 	}
 	return nil, true, nil
 }
 
-// terminator runs, one after another, the termination handlers its
-// frame's rec lists (the last first).
-type terminator struct{ base }
-
-func (a *terminator) step(in *instance, f *frame) (activity, bool, error) {
+func stepTerminator(a *plan.Terminator, in *instance, f *frame) (plan.Activity, bool, error) {
 	if in.cur.kids > 0 {
 		return nil, false, errJoin
 	}
@@ -151,13 +93,13 @@ func (a *terminator) step(in *instance, f *frame) (activity, bool, error) {
 	last := len(f.rec.kids) - 1
 	r := f.rec.kids[last]
 	f.rec.kids = f.rec.kids[:last]
-	in.runHandler(r.sc.termAct, r)
+	in.runHandler(r.sc.TermAct, r)
 	return nil, false, errJoin
 }
 
 // runHandler spawns the thread running a handler for record r, with r's
 // snapshot as its private variables.
-func (in *instance) runHandler(h *handlerRun, r *compRec) {
+func (in *instance) runHandler(h *plan.HandlerRun, r *compRec) {
 	t := in.spawn(h, r.snap)
 	t.stack[0].rec = r
 	r.snap = nil
@@ -174,9 +116,9 @@ func (in *instance) compContext() *frame {
 		for k := len(th.stack) - 1; k >= 0; k-- {
 			fr := &th.stack[k]
 			switch fr.act.(type) {
-			case *handlerRun:
+			case *plan.HandlerRun:
 				return fr
-			case *scope:
+			case *plan.Scope:
 				if fr.pc == scopeHandling {
 					return fr
 				}
@@ -189,21 +131,21 @@ func (in *instance) compContext() *frame {
 // completed records the successful completion of compensable scope a,
 // whose frame f is the current thread's top, with its enclosing scope (or
 // handler).
-func (in *instance) completed(a *scope, f *frame) {
+func (in *instance) completed(a *plan.Scope, f *frame) {
 	r := &compRec{sc: a}
 	if f.rec != nil {
 		r.kids = f.rec.kids
 		f.rec = nil
 	}
-	for _, v := range a.snapVars {
-		r.snap = append(r.snap, privSlot{slot: v.slot, el: in.slot(v).Copy()})
+	for _, v := range a.SnapVars {
+		r.snap = append(r.snap, privSlot{slot: v.Slot, el: in.slot(v).Copy()})
 	}
 	th, k := in.cur, len(in.cur.stack)-2
 	for th != nil {
 		for ; k >= 0; k-- {
 			fr := &th.stack[k]
 			switch fr.act.(type) {
-			case *scope, *handlerRun:
+			case *plan.Scope, *plan.HandlerRun:
 				if fr.rec == nil {
 					fr.rec = &compRec{}
 				}
@@ -239,8 +181,8 @@ func (in *instance) terminations(th, t *thread) *compRec {
 		}
 		for k := range x.stack {
 			fr := &x.stack[k]
-			sc, ok := fr.act.(*scope)
-			if !ok || fr.pc != scopeBody || !sc.termNeeded {
+			sc, ok := fr.act.(*plan.Scope)
+			if !ok || fr.pc != scopeBody || !sc.TermNeeded {
 				continue
 			}
 			r := &compRec{sc: sc, snap: privChain(x, th)}
@@ -304,7 +246,7 @@ func appendRec(b []byte, r *compRec) []byte {
 	b = append(b, 1)
 	var id uint64
 	if r.sc != nil {
-		id = uint64(r.sc.id()) + 1
+		id = uint64(r.sc.Id()) + 1
 	}
 	b = binary.AppendUvarint(b, id)
 	b = appendSlots(b, r.snap)
@@ -334,11 +276,11 @@ func (in *instance) readRec(r *reader, depth int) (*compRec, error) {
 	}
 	rec := &compRec{}
 	if id := r.uvarint(); id > 0 {
-		if id > uint64(len(in.p.acts)) {
+		if id > uint64(len(in.p.Acts)) {
 			return nil, errBadFrames
 		}
-		sc, ok := in.p.acts[id-1].(*scope)
-		if !ok || sc.compAct == nil {
+		sc, ok := in.p.Acts[id-1].(*plan.Scope)
+		if !ok || sc.CompAct == nil {
 			return nil, errBadFrames
 		}
 		rec.sc = sc
@@ -386,7 +328,7 @@ func (in *instance) readSlots(r *reader) ([]privSlot, error) {
 	for j := uint64(0); j < np && r.err == nil; j++ {
 		slot := r.uvarint()
 		data := r.string()
-		if slot < 1 || slot > uint64(len(in.p.vars)) {
+		if slot < 1 || slot > uint64(len(in.p.Vars)) {
 			return nil, errBadFrames
 		}
 		el, err := parseStored(data)
@@ -396,104 +338,4 @@ func (in *instance) readSlots(r *reader) ([]privSlot, error) {
 		out = append(out, privSlot{slot: int(slot), el: el})
 	}
 	return out, r.err
-}
-
-// enterBody compiles what follows as the body (or event handlers) of s;
-// enterHandler as one of its fault, compensation or termination handlers;
-// leave ends either.
-func (c *compiler) enterBody(s *scope) {
-	c.encl, c.hctx = append(c.encl, s), append(c.hctx, nil)
-}
-
-func (c *compiler) enterHandler(s *scope) {
-	c.encl, c.hctx = append(c.encl, nil), append(c.hctx, s)
-}
-
-func (c *compiler) leave() {
-	c.encl, c.hctx = c.encl[:len(c.encl)-1], c.hctx[:len(c.hctx)-1]
-}
-
-// enclosing is the scope whose body is being compiled, or nil inside a
-// handler.
-func (c *compiler) enclosing() *scope {
-	if n := len(c.encl); n > 0 {
-		return c.encl[n-1]
-	}
-	return nil
-}
-
-// finishScope decides, once s and its handlers are compiled, what its
-// completion records and what its fault and termination run, and tells
-// its enclosing scope (parent; nil inside a handler).
-func (c *compiler) finishScope(s, parent *scope) {
-	if s.snapVars == nil {
-		s.snapVars = s.vars
-	}
-	if !s.isProcess {
-		s.compensable = s.comp != nil || s.hasCompKids
-		s.termNeeded = s.term != nil || s.hasCompKids
-	}
-	s.defaultFH = s.hasCompKids || s.subTerm
-	if s.compensable || s.termNeeded || s.defaultFH {
-		c.compSupport()
-	}
-	if s.compensable {
-		s.compAct = &handlerRun{base: s.base, sc: s}
-		c.register(s.compAct)
-	}
-	if s.termNeeded {
-		s.termAct = &handlerRun{base: s.base, sc: s, term: true}
-		c.register(s.termAct)
-	}
-	if parent == nil {
-		return
-	}
-	parent.children = append(parent.children, s)
-	parent.hasCompKids = parent.hasCompKids || s.compensable
-	parent.subTerm = parent.subTerm || s.termNeeded || s.subTerm
-}
-
-// compSupport registers, once, the activities a process with
-// compensation runs (only then: other processes keep their activity
-// numbers).
-func (c *compiler) compSupport() *compSupport {
-	if c.p.comp != nil {
-		return c.p.comp
-	}
-	b := base{pos: c.pos(c.doc.Root)}
-	cs := &compSupport{}
-	cs.compAll = c.register(&compensate{base: b})
-	rt := c.register(&rethrow{base: b})
-	cs.defaultFH = c.register(&sequence{base: b, children: []activity{cs.compAll, rt}})
-	cs.terminator = c.register(&terminator{base: b})
-	c.p.comp = cs
-	return cs
-}
-
-// compensateActivity compiles <compensate/> and <compensateScope>: only
-// inside a fault, compensation or termination handler, and a target must
-// name a scope (or an invoke with handlers) directly enclosed by the
-// handler's scope.
-func (c *compiler) compensateActivity(e *etree.Element, b base) activity {
-	var owner *scope
-	if n := len(c.hctx); n > 0 {
-		owner = c.hctx[n-1]
-	}
-	if owner == nil {
-		c.errorf(e, "<%s> may only be used in a faultHandler, compensationHandler or terminationHandler", e.Tag)
-		return &empty{base: b}
-	}
-	a := &compensate{base: b}
-	if e.Tag == "compensateScope" {
-		name := e.SelectAttrValue("target", "")
-		for _, s := range owner.children {
-			if name != "" && s.name == name {
-				a.target = s
-			}
-		}
-		if a.target == nil {
-			c.errorf(e, "target %q is not a scope directly enclosed by the scope this handler belongs to", name)
-		}
-	}
-	return a
 }

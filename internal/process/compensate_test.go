@@ -9,6 +9,7 @@ import (
 	"github.com/beevik/etree"
 
 	"github.com/orchd/orchd/internal/persist"
+	"github.com/orchd/orchd/internal/process/plan"
 )
 
 // minimalReply is good-minimal's reply, on line 30: the cases put their
@@ -79,20 +80,20 @@ func TestCompensationPlan(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, p := range ps {
-		if p.comp != nil {
+		if p.Comp != nil {
 			t.Errorf("%s: compensation support compiled into a process without compensation", p.Name.Local)
 		}
-		for _, a := range p.acts {
-			if s, ok := a.(*scope); ok && (s.compensable || s.defaultFH || s.subTerm) {
-				t.Errorf("%s: scope at %s records or handles compensation", p.Name.Local, s.pos)
+		for _, a := range p.Acts {
+			if s, ok := a.(*plan.Scope); ok && (s.Compensable || s.DefaultFH || s.SubTerm) {
+				t.Errorf("%s: scope at %s records or handles compensation", p.Name.Local, s.Pos)
 			}
 		}
 	}
 	p := compensationProc(t)
-	byName := map[string]*scope{}
-	for _, a := range p.acts {
-		if s, ok := a.(*scope); ok {
-			byName[s.name] = s
+	byName := map[string]*plan.Scope{}
+	for _, a := range p.Acts {
+		if s, ok := a.(*plan.Scope); ok {
+			byName[s.Name] = s
 		}
 	}
 	for _, c := range []struct {
@@ -108,11 +109,11 @@ func TestCompensationPlan(t *testing.T) {
 		if s == nil {
 			t.Fatalf("no scope %s", c.name)
 		}
-		if s.compensable != c.compensable || s.termNeeded != c.termNeeded || s.defaultFH != c.defaultFH || s.hasCompKids != c.hasKid {
-			t.Errorf("scope %s: compensable %v termNeeded %v defaultFH %v hasCompKids %v, want %+v", c.name, s.compensable, s.termNeeded, s.defaultFH, s.hasCompKids, c)
+		if s.Compensable != c.compensable || s.TermNeeded != c.termNeeded || s.DefaultFH != c.defaultFH || s.HasCompKids != c.hasKid {
+			t.Errorf("scope %s: compensable %v termNeeded %v defaultFH %v hasCompKids %v, want %+v", c.name, s.Compensable, s.TermNeeded, s.DefaultFH, s.HasCompKids, c)
 		}
 	}
-	if !p.root.(*scope).defaultFH || p.root.(*scope).compensable {
+	if !p.Root.(*plan.Scope).DefaultFH || p.Root.(*plan.Scope).Compensable {
 		t.Error("the process scope: want the default fault handler and no record of its own")
 	}
 }
@@ -154,24 +155,24 @@ func compensationProc(t testing.TB) *Process {
 // inner), as a checkpoint taken after them would.
 func recInstance(p *Process) *instance {
 	in := newInstance(nil, p, context.Background())
-	var a, inner *scope
-	for _, act := range p.acts {
-		if s, ok := act.(*scope); ok && s.name == "A" {
+	var a, inner *plan.Scope
+	for _, act := range p.Acts {
+		if s, ok := act.(*plan.Scope); ok && s.Name == "A" {
 			a = s
-		} else if ok && s.name == "inner" {
+		} else if ok && s.Name == "inner" {
 			inner = s
 		}
 	}
 	snap := func(v string) []privSlot {
-		el := a.vars[0].newSlot()
+		el := a.Vars[0].NewSlot()
 		el.SetText(v)
-		return []privSlot{{slot: a.vars[0].slot, el: el}}
+		return []privSlot{{slot: a.Vars[0].Slot, el: el}}
 	}
 	top := &compRec{}
 	for _, v := range []string{"first", "second"} {
 		top.kids = append(top.kids, &compRec{sc: a, snap: snap(v), kids: []*compRec{{sc: inner}}})
 	}
-	in.threads[0].stack = append(in.threads[0].stack, frame{act: p.root, pc: scopeBody, rec: top})
+	in.threads[0].stack = append(in.threads[0].stack, frame{act: p.Root, pc: scopeBody, rec: top})
 	return in
 }
 
@@ -182,7 +183,7 @@ func describeRec(r *compRec) string {
 	}
 	var b strings.Builder
 	if r.sc != nil {
-		b.WriteString(r.sc.name)
+		b.WriteString(r.sc.Name)
 	}
 	for _, ps := range r.snap {
 		var w strings.Builder
@@ -206,8 +207,8 @@ func TestCompensationRecordsRoundTrip(t *testing.T) {
 		t.Fatal(err)
 	}
 	fp, b, ok := splitFingerprint(b)
-	if !ok || fp != p.fingerprint {
-		t.Fatalf("frames start with fingerprint %q (%v), want %q", fp, ok, p.fingerprint)
+	if !ok || fp != p.Fingerprint {
+		t.Fatalf("frames start with fingerprint %q (%v), want %q", fp, ok, p.Fingerprint)
 	}
 	if b[0] != framesVersionComp {
 		t.Fatalf("frames version %d, want %d", b[0], framesVersionComp)

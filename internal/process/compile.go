@@ -9,6 +9,10 @@ import (
 
 	"github.com/orchd/orchd/internal/exchange"
 	"github.com/orchd/orchd/internal/process/bpel"
+	"github.com/orchd/orchd/internal/process/deploy"
+	"github.com/orchd/orchd/internal/process/expr"
+	"github.com/orchd/orchd/internal/process/plan"
+	"github.com/orchd/orchd/internal/process/wsdl"
 	"github.com/orchd/orchd/internal/xpath2"
 	"github.com/orchd/orchd/internal/xslt"
 )
@@ -16,28 +20,28 @@ import (
 // compiler turns one BPEL document into a Process.
 type compiler struct {
 	doc  *bpel.Document
-	dp   *deployProcess
-	w    *wsdlSet
-	errs *Errors
-	p    *Process
+	dp   *deploy.Process
+	w    *wsdl.Set
+	errs *bpel.Errors
+	p    *plan.Plan
 	// scopes of variable declarations, innermost last.
-	scopes []map[string]*variable
+	scopes []map[string]*expr.Var
 	// receives counts receive activities seen, to reject what needs
 	// correlation.
 	receives int
 	// links are the links declared by the enclosing flows, innermost
 	// last; collect gathers link sources for dead-path elimination.
-	links   []map[string]*link
-	collect [][]*link
+	links   []map[string]*plan.Link
+	collect [][]*plan.Link
 	// exts are the process's <extensions>: namespace -> mustUnderstand.
 	exts map[string]bool
 	// ext are the registered extension implementations (extension.go).
 	ext Extensions
 	// extResolved are the variables the extension being compiled
 	// resolved (the ones an assign operation may write).
-	extResolved []*variable
+	extResolved []*expr.Var
 	// events are the onEvents enclosing what is being compiled.
-	events []*onEvent
+	events []*plan.OnEvent
 	// xp2lib is the XPath 2.0 function library (xpath2_ode.go).
 	xp2lib *xpath2.FunctionLibrary
 	// xsl are the stylesheets doXslTransform calls name (xslt.go).
@@ -45,13 +49,13 @@ type compiler struct {
 	// encl are the scopes whose bodies enclose what is being compiled
 	// (nil: a handler); hctx the scopes whose fault, compensation or
 	// termination handler encloses it (nil: a body). See compensate.go.
-	encl, hctx []*scope
+	encl, hctx []*plan.Scope
 }
 
 func (c *compiler) pos(e *etree.Element) bpel.Pos { return c.doc.Pos(e) }
 
 func (c *compiler) errorf(e *etree.Element, format string, args ...any) {
-	c.errs.add(c.pos(e), e.Tag, format, args...)
+	c.errs.Add(c.pos(e), e.Tag, format, args...)
 }
 
 // warnf notes a problem that does not refuse the process.
@@ -60,23 +64,23 @@ func (c *compiler) warnf(e *etree.Element, format string, args ...any) {
 }
 
 func (c *compiler) unsupported(e *etree.Element, what string) {
-	c.errs.unsupported(c.pos(e), e.Tag, what)
+	c.errs.Unsupported(c.pos(e), e.Tag, what)
 }
 
 func isBPEL(e *etree.Element) bool {
 	ns := e.NamespaceURI()
-	return ns == nsBPEL || ns == nsBPEL2004
+	return ns == bpel.NSBPEL || ns == bpel.NSBPEL2004
 }
 
 // compileProcess compiles the <process> document. dp binds its partner
 // links; endpoints are built from the bundle's WSDL set.
-func compileProcess(doc *bpel.Document, w *wsdlSet, dp *deployProcess, errs *Errors, opts LoadOptions) *Process {
+func compileProcess(doc *bpel.Document, w *wsdl.Set, dp *deploy.Process, errs *bpel.Errors, opts LoadOptions) *plan.Plan {
 	root := doc.Root
 	c := &compiler{doc: doc, w: w, errs: errs, dp: dp, ext: opts.Extensions}
-	p := &Process{Name: dp.name, File: doc.File, InMemory: dp.inMemory, plinks: map[string]*partnerLink{},
-		starts: map[string]activity{}, routes: map[string][]*routeShape{}, cleanup: dp.cleanup, idempotent: dp.idempotent, events: dp.events, maxSteps: dp.maxSteps}
+	p := &plan.Plan{Name: dp.Name, File: doc.File, InMemory: dp.InMemory, Plinks: map[string]*plan.PartnerLink{},
+		Starts: map[string]plan.Activity{}, Routes: map[string][]*plan.RouteShape{}, Cleanup: dp.Cleanup, Idempotent: dp.Idempotent, Events: dp.Events, MaxSteps: dp.MaxSteps}
 	c.p = p
-	c.scopes = []map[string]*variable{{}}
+	c.scopes = []map[string]*expr.Var{{}}
 	for _, a := range root.Attr {
 		switch {
 		case a.Space == "" && (a.Key == "queryLanguage" || a.Key == "expressionLanguage"):
@@ -119,34 +123,33 @@ func compileProcess(doc *bpel.Document, w *wsdlSet, dp *deployProcess, errs *Err
 		c.errorf(root, "process has no activity")
 		return p
 	}
-	ps := &scope{base: base{pos: c.pos(root)}, isProcess: true}
+	ps := &plan.Scope{Base: plan.Base{Pos: c.pos(root)}, IsProcess: true}
 	c.enterBody(ps)
 	body := c.activity(act)
 	c.leave()
 	if fh := bpelChild(root, "faultHandlers"); fh != nil {
 		c.enterHandler(ps)
-		p.handlers = c.faultHandlers(fh)
+		p.Handlers = c.faultHandlers(fh)
 		c.leave()
 	}
-	ps.body, ps.handlers = body, p.handlers
+	ps.Body, ps.Handlers = body, p.Handlers
 	if eh := bpelChild(root, "eventHandlers"); eh != nil {
 		c.enterBody(ps)
-		ps.events = c.eventHandlers(eh)
+		ps.Events = c.eventHandlers(eh)
 		c.leave()
 	}
 	c.finishScope(ps, nil)
-	p.root = c.register(ps)
-	c.adopt(0, p.root)
-	p.actStats = make([]actStat, len(p.acts))
-	if len(p.starts) == 0 {
+	p.Root = c.register(ps)
+	c.adopt(0, p.Root)
+	if len(p.Starts) == 0 {
 		c.errorf(act, "process has no start activity (a receive or pick with createInstance=\"yes\")")
 	}
-	for _, pl := range p.plinks {
-		if pl.provided != nil {
-			p.Endpoints = appendUnique(p.Endpoints, pl.provided)
+	for _, pl := range p.Plinks {
+		if pl.Provided != nil {
+			p.Endpoints = appendUnique(p.Endpoints, pl.Provided)
 		}
 	}
-	p.slots = newSlots(p.vars)
+	p.Slots = expr.NewSlots(p.Vars)
 	return p
 }
 
@@ -159,33 +162,33 @@ func appendUnique(list []*exchange.Endpoint, ep *exchange.Endpoint) []*exchange.
 	return append(list, ep)
 }
 
-func (c *compiler) qnameAttr(e *etree.Element, attr string) (qname, bool) {
+func (c *compiler) qnameAttr(e *etree.Element, attr string) (plan.Qname, bool) {
 	v := e.SelectAttrValue(attr, "")
 	if v == "" {
-		return qname{}, false
+		return plan.Qname{}, false
 	}
 	sp, local, err := bpel.ResolveQName(e, v, true)
 	if err != nil {
 		c.errorf(e, "attribute %s: %v", attr, err)
-		return qname{}, false
+		return plan.Qname{}, false
 	}
-	return qname{Space: sp, Local: local}, true
+	return plan.Qname{Space: sp, Local: local}, true
 }
 
-func (c *compiler) partnerLink(e *etree.Element, dp *deployProcess) *partnerLink {
+func (c *compiler) partnerLink(e *etree.Element, dp *deploy.Process) *plan.PartnerLink {
 	name := e.SelectAttrValue("name", "")
-	pl := &partnerLink{name: name, pos: c.pos(e)}
+	pl := &plan.PartnerLink{Name: name, Pos: c.pos(e)}
 	plt, ok := c.qnameAttr(e, "partnerLinkType")
 	if !ok {
 		c.errorf(e, "partnerLink %q has no partnerLinkType", name)
 		return nil
 	}
-	roles, ok := c.w.plinks[plt]
+	roles, ok := c.w.Plinks[plt]
 	if !ok {
 		c.errorf(e, "partnerLinkType %s is not defined in any imported WSDL", plt)
 		return nil
 	}
-	role := func(attr string) *portType {
+	role := func(attr string) *wsdl.PortType {
 		r := e.SelectAttrValue(attr, "")
 		if r == "" {
 			return nil
@@ -195,102 +198,106 @@ func (c *compiler) partnerLink(e *etree.Element, dp *deployProcess) *partnerLink
 			c.errorf(e, "partnerLinkType %s has no role %q", plt, r)
 			return nil
 		}
-		pt, ok := c.w.portTypes[ptq]
+		pt, ok := c.w.PortTypes[ptq]
 		if !ok {
 			c.errorf(e, "role %q refers to unknown portType %s", r, ptq)
 			return nil
 		}
 		return pt
 	}
-	pl.myRole = role("myRole")
-	pl.partnerPT = role("partnerRole")
-	if pl.myRole != nil {
-		ref, ok := dp.provides[name]
+	pl.MyRole = role("myRole")
+	pl.PartnerPT = role("partnerRole")
+	if pl.MyRole != nil {
+		ref, ok := dp.Provides[name]
 		if !ok {
 			c.errorf(e, "partnerLink %q has myRole but deploy.xml has no <provide partnerLink=%q>", name, name)
-		} else if ep, err := c.w.partnerEndpoint(ref, pl.myRole); err != nil {
-			c.errs.addErr(err)
+		} else if ep, err := c.w.PartnerEndpoint(ref, pl.MyRole); err != nil {
+			c.errs.AddErr(err)
 		} else {
-			ep.Process = dp.name
-			pl.provided = ep
+			ep.Process = dp.Name
+			pl.Provided = ep
 			c.replyTimeouts(e, pl, dp)
 		}
 	}
-	if pl.partnerPT != nil {
-		ref, ok := dp.invokes[name]
+	if pl.PartnerPT != nil {
+		ref, ok := dp.Invokes[name]
 		switch {
 		case !ok && e.SelectAttrValue("initializePartnerRole", "no") == "yes":
 			c.errorf(e, "partnerLink %q has initializePartnerRole=\"yes\" but deploy.xml has no <invoke partnerLink=%q>", name, name)
 		case !ok:
 			// As in ODE: uninitialized until an endpoint reference is
 			// assigned; invoking it before faults uninitializedPartnerRole.
-			pl.partnerDesc = defaultEndpoint(pl.partnerPT.name, name, pl.partnerPT)
+			pl.PartnerDesc = wsdl.DefaultEndpoint(pl.PartnerPT.Name, name, pl.PartnerPT)
 		default:
-			if ep, err := c.w.partnerEndpoint(ref, pl.partnerPT); err != nil {
-				c.errs.addErr(err)
+			if ep, err := c.w.PartnerEndpoint(ref, pl.PartnerPT); err != nil {
+				c.errs.AddErr(err)
 			} else {
-				if r := dp.basicAuth[name]; r != nil {
-					ep.BasicAuth = r.auth
+				if r := dp.BasicAuth[name]; r != nil {
+					ep.BasicAuth = r.Auth
 				}
-				pl.partnerEP, pl.partnerDesc = ep, ep
+				pl.PartnerEP, pl.PartnerDesc = ep, ep
 			}
 			c.callTimeouts(pl, dp)
 		}
 	}
-	pl.idx = len(c.p.plist)
-	c.p.plist = append(c.p.plist, pl)
-	c.p.plinks[name] = pl
+	pl.Idx = len(c.p.Plist)
+	c.p.Plist = append(c.p.Plist, pl)
+	c.p.Plinks[name] = pl
 	return pl
 }
 
 // declare compiles a <variable> into a new slot of the current scope.
-func (c *compiler) declare(e *etree.Element) *variable {
-	v := &variable{name: e.SelectAttrValue("name", ""), pos: c.pos(e)}
-	if strings.Contains(v.name, ".") || v.name == "" {
-		c.errorf(e, "invalid variable name %q", v.name)
+func (c *compiler) declare(e *etree.Element) *expr.Var {
+	v := &expr.Var{Name: e.SelectAttrValue("name", ""), Pos: c.pos(e)}
+	if strings.Contains(v.Name, ".") || v.Name == "" {
+		c.errorf(e, "invalid variable name %q", v.Name)
 	}
 	if attr, ok := externalVariable(e); ok {
-		c.unsupported(e, fmt.Sprintf("external variables (%s on variable %s)", attr, v.name))
+		c.unsupported(e, fmt.Sprintf("external variables (%s on variable %s)", attr, v.Name))
 	}
 	if mt, ok := c.qnameAttr(e, "messageType"); ok {
-		m, ok := c.w.messages[mt]
+		m, ok := c.w.Messages[mt]
 		if !ok {
-			c.errorf(e, "variable %s: unknown messageType %s", v.name, mt)
+			c.errorf(e, "variable %s: unknown messageType %s", v.Name, mt)
 		}
-		v.msg = m
+		v.Msg = m
 		if m == nil {
-			v.msg = &exchange.MessageDesc{Name: mt}
+			v.Msg = &exchange.MessageDesc{Name: mt}
 		}
 	} else if el, ok := c.qnameAttr(e, "element"); ok {
-		v.elem = el
+		v.Elem = el
 	} else if t, ok := c.qnameAttr(e, "type"); ok {
-		v.typ = t
-		if t.Space == nsXSD {
+		v.Typ = t
+		if t.Space == bpel.NSXSD {
 			switch t.Local {
 			case "int", "integer", "long", "short", "byte", "double", "float", "decimal",
 				"unsignedInt", "unsignedLong", "unsignedShort", "unsignedByte",
 				"nonNegativeInteger", "positiveInteger", "negativeInteger", "nonPositiveInteger":
-				v.simple = "number"
+				v.Simple = "number"
 			case "string", "normalizedString", "token", "anyURI", "QName", "date", "dateTime", "time", "duration":
-				v.simple = "string"
+				v.Simple = "string"
 			case "boolean":
-				v.simple = "boolean"
+				v.Simple = "boolean"
 			}
 		}
 	} else {
-		c.errorf(e, "variable %s needs messageType, element or type", v.name)
+		c.errorf(e, "variable %s needs messageType, element or type", v.Name)
 	}
 	scope := c.scopes[len(c.scopes)-1]
-	if _, dup := scope[v.name]; dup {
-		c.errorf(e, "variable %s is declared twice in the same scope", v.name)
+	if _, dup := scope[v.Name]; dup {
+		c.errorf(e, "variable %s is declared twice in the same scope", v.Name)
 	}
-	c.p.vars = append(c.p.vars, v)
-	v.slot = len(c.p.vars)
-	scope[v.name] = v
+	c.p.Vars = append(c.p.Vars, v)
+	v.Slot = len(c.p.Vars)
+	scope[v.Name] = v
 	if fe := bpelChild(e, "from"); fe != nil {
-		v.init = &copyOp{pos: c.pos(fe), to: toSpec{v: v, part: -1}}
-		c.from(fe, &v.init.from)
-		c.p.inits = append(c.p.inits, v)
+		op := &plan.CopyOp{Pos: c.pos(fe), To: plan.ToSpec{V: v, Part: -1}}
+		c.from(fe, &op.From)
+		if c.p.InitOf == nil {
+			c.p.InitOf = map[*expr.Var]*plan.CopyOp{}
+		}
+		c.p.InitOf[v] = op
+		c.p.Inits = append(c.p.Inits, v)
 	}
 	return v
 }
@@ -305,7 +312,7 @@ func bpelChild(e *etree.Element, tag string) *etree.Element {
 }
 
 // lookupVar implements resolver.
-func (c *compiler) lookupVar(name string) *variable {
+func (c *compiler) LookupVar(name string) *expr.Var {
 	for i := len(c.scopes) - 1; i >= 0; i-- {
 		if v, ok := c.scopes[i][name]; ok {
 			return v
@@ -314,10 +321,10 @@ func (c *compiler) lookupVar(name string) *variable {
 	return nil
 }
 
-// propertyPath implements resolver: it resolves a property of a variable
+// PropertyPath implements expr.Resolver: it resolves a property of a variable
 // through the propertyAlias for the variable's type.
-func (c *compiler) propertyPath(varName, property string, scope *etree.Element, ns map[string]string) (string, error) {
-	v := c.lookupVar(varName)
+func (c *compiler) PropertyPath(varName, property string, scope *etree.Element, ns map[string]string) (string, error) {
+	v := c.LookupVar(varName)
 	if v == nil {
 		return "", fmt.Errorf("getVariableProperty: undeclared variable %s", varName)
 	}
@@ -325,33 +332,33 @@ func (c *compiler) propertyPath(varName, property string, scope *etree.Element, 
 	if err != nil {
 		return "", fmt.Errorf("getVariableProperty: %w", err)
 	}
-	prop := qname{Space: sp, Local: local}
-	k := aliasKey{prop: prop}
-	if v.msg != nil {
-		k.messageType = v.msg.Name
+	prop := plan.Qname{Space: sp, Local: local}
+	k := wsdl.AliasKey{Prop: prop}
+	if v.Msg != nil {
+		k.MessageType = v.Msg.Name
 	} else {
-		k.element = v.elem
+		k.Element = v.Elem
 	}
-	a, ok := c.w.aliases[k]
+	a, ok := c.w.Aliases[k]
 	if !ok {
 		return "", fmt.Errorf("getVariableProperty: no propertyAlias for property %s and variable %s", prop, varName)
 	}
-	path, err := v.path(a.part)
+	path, err := v.Path(a.Part)
 	if err != nil {
-		return "", fmt.Errorf("propertyAlias at %s: %w", a.pos, err)
+		return "", fmt.Errorf("propertyAlias at %s: %w", a.Pos, err)
 	}
-	if a.query == "" {
+	if a.Query == "" {
 		return path, nil
 	}
-	q, err := renamePrefixes(strings.TrimPrefix(a.query, "/"), a.ns, ns)
+	q, err := expr.RenamePrefixes(strings.TrimPrefix(a.Query, "/"), a.Ns, ns)
 	if err != nil {
-		return "", fmt.Errorf("propertyAlias at %s: %w", a.pos, err)
+		return "", fmt.Errorf("propertyAlias at %s: %w", a.Pos, err)
 	}
 	return path + "/" + q, nil
 }
 
 // expression compiles the text of e as an absolute XPath expression.
-func (c *compiler) expression(e *etree.Element, text string, asValue bool) *expr {
+func (c *compiler) expression(e *etree.Element, text string, asValue bool) *expr.Expr {
 	text = strings.TrimSpace(text)
 	xpath2, ok := c.language(e, "expressionLanguage")
 	if !ok {
@@ -367,34 +374,34 @@ func (c *compiler) expression(e *etree.Element, text string, asValue bool) *expr
 	if xpath2 {
 		x := c.compileXPath2(e, text, false)
 		if x != nil {
-			x.fast = compileSimplePath(text, c, x.ns, false)
+			x.Fast = expr.CompileSimplePath(text, c, x.Ns, false)
 		}
 		return x
 	}
-	ns := xpathNS(bpel.Namespaces(e))
+	ns := expr.XpathNS(bpel.Namespaces(e))
 	if strings.Contains(text, "doXslTransform") {
 		// compiled as XPath 2.0, where the function lives (xslt.go)
 		return c.compileXPath2(e, text, false)
 	}
-	rw, err := rewrite(text, c, e, ns, asValue)
+	rw, err := expr.Rewrite(text, c, e, ns, asValue)
 	if err != nil {
 		c.exprError(e, err)
 		return nil
 	}
-	x, err := newExpr(text, rw, ns)
+	x, err := expr.NewExpr(text, rw, ns)
 	if err != nil {
 		c.errorf(e, "invalid XPath 1.0 expression %q: %v", text, err)
 		return nil
 	}
-	x.fast = compilePath(text, c, ns, false, true)
-	if x.fast == nil && asValue {
-		x.fastX = compileFast(text, c, ns)
+	x.Fast = expr.CompilePath(text, c, ns, false, true)
+	if x.Fast == nil && asValue {
+		x.FastX = expr.CompileFast(text, c, ns)
 	}
 	return x
 }
 
 // query compiles a <query> relative to a variable or part.
-func (c *compiler) query(e *etree.Element) *expr {
+func (c *compiler) query(e *etree.Element) *expr.Expr {
 	xpath2, ok := c.language(e, "queryLanguage")
 	if !ok {
 		return nil
@@ -410,28 +417,28 @@ func (c *compiler) query(e *etree.Element) *expr {
 	if xpath2 {
 		x := c.compileXPath2(e, text, true)
 		if x != nil {
-			x.fast = compileSimplePath(text, c, x.ns, true)
+			x.Fast = expr.CompileSimplePath(text, c, x.Ns, true)
 		}
 		return x
 	}
-	ns := xpathNS(bpel.Namespaces(e))
-	rw, err := rewrite(text, c, e, ns, true)
+	ns := expr.XpathNS(bpel.Namespaces(e))
+	rw, err := expr.Rewrite(text, c, e, ns, true)
 	if err != nil {
 		c.exprError(e, err)
 		return nil
 	}
-	x, err := newExpr(text, rw, ns)
+	x, err := expr.NewExpr(text, rw, ns)
 	if err != nil {
 		c.errorf(e, "invalid XPath 1.0 query %q: %v", text, err)
 		return nil
 	}
-	x.fast = compilePath(text, c, ns, true, true)
+	x.Fast = expr.CompilePath(text, c, ns, true, true)
 	return x
 }
 
-func (c *compiler) varPart(e *etree.Element) (*variable, int, bool) {
+func (c *compiler) varPart(e *etree.Element) (*expr.Var, int, bool) {
 	name := e.SelectAttrValue("variable", "")
-	v := c.lookupVar(name)
+	v := c.LookupVar(name)
 	if v == nil {
 		c.errorf(e, "undeclared variable %q", name)
 		return nil, -1, false
@@ -440,7 +447,7 @@ func (c *compiler) varPart(e *etree.Element) (*variable, int, bool) {
 	if part == "" {
 		return v, -1, true
 	}
-	i := v.partIndex(part)
+	i := v.PartIndex(part)
 	if i < 0 {
 		c.errorf(e, "variable %s has no part %q", name, part)
 		return nil, -1, false
@@ -448,31 +455,31 @@ func (c *compiler) varPart(e *etree.Element) (*variable, int, bool) {
 	return v, i, true
 }
 
-func (c *compiler) from(e *etree.Element, f *fromSpec) {
-	f.part = -1
+func (c *compiler) from(e *etree.Element, f *plan.FromSpec) {
+	f.Part = -1
 	switch {
 	case e.SelectAttr("partnerLink") != nil:
-		f.epr = c.fromPartnerLink(e)
+		f.Epr = c.fromPartnerLink(e)
 	case e.SelectAttr("property") != nil:
-		f.x = c.propertyExpr(e)
+		f.X = c.propertyExpr(e)
 	case e.SelectAttr("variable") != nil:
 		v, part, ok := c.varPart(e)
 		if !ok {
 			return
 		}
-		f.v, f.part = v, part
+		f.V, f.Part = v, part
 		if q := bpelChild(e, "query"); q != nil {
-			f.query = c.query(q)
+			f.Query = c.query(q)
 		}
 	case bpelChild(e, "literal") != nil:
-		f.literal = literalContent(bpelChild(e, "literal"))
-		if els := f.literal.ChildElements(); len(els) == 1 {
-			f.litElem = els[0]
+		f.Literal = literalContent(bpelChild(e, "literal"))
+		if els := f.Literal.ChildElements(); len(els) == 1 {
+			f.LitElem = els[0]
 		} else {
-			f.litText = f.literal.Text()
+			f.LitText = f.Literal.Text()
 		}
 	default:
-		f.x = c.expression(e, e.Text(), true)
+		f.X = c.expression(e, e.Text(), true)
 	}
 }
 
@@ -484,28 +491,28 @@ func literalContent(lit *etree.Element) *etree.Element {
 	return box
 }
 
-func (c *compiler) to(e *etree.Element, t *toSpec) bool {
-	t.part = -1
+func (c *compiler) to(e *etree.Element, t *plan.ToSpec) bool {
+	t.Part = -1
 	switch {
 	case e.SelectAttr("partnerLink") != nil:
-		t.epr = c.toPartnerLink(e)
-		return t.epr != nil
+		t.Epr = c.toPartnerLink(e)
+		return t.Epr != nil
 	case e.SelectAttr("property") != nil:
 		x := c.propertyExpr(e)
 		if x == nil {
 			return false
 		}
-		t.v = c.lookupVar(e.SelectAttrValue("variable", ""))
-		t.query = x
+		t.V = c.LookupVar(e.SelectAttrValue("variable", ""))
+		t.Query = x
 		return true
 	case e.SelectAttr("variable") != nil:
 		v, part, ok := c.varPart(e)
 		if !ok {
 			return false
 		}
-		t.v, t.part = v, part
+		t.V, t.Part = v, part
 		if q := bpelChild(e, "query"); q != nil {
-			t.query = c.query(q)
+			t.Query = c.query(q)
 		}
 		return true
 	}
@@ -521,23 +528,23 @@ func (c *compiler) to(e *etree.Element, t *toSpec) bool {
 		return false
 	}
 	j := 1
-	for j < len(text) && isNameChar(text[j]) && text[j] != '.' {
+	for j < len(text) && expr.IsNameChar(text[j]) && text[j] != '.' {
 		j++
 	}
-	v := c.lookupVar(text[1:j])
+	v := c.LookupVar(text[1:j])
 	if v == nil {
 		c.errorf(e, "undeclared variable $%s in %q", text[1:j], text)
 		return false
 	}
-	t.v = v
+	t.V = v
 	if j < len(text) && text[j] == '.' {
 		k := j + 1
-		for k < len(text) && isNameChar(text[k]) && text[k] != '.' {
+		for k < len(text) && expr.IsNameChar(text[k]) && text[k] != '.' {
 			k++
 		}
-		t.part = v.partIndex(text[j+1 : k])
-		if t.part < 0 {
-			c.errorf(e, "variable %s has no part %q", v.name, text[j+1:k])
+		t.Part = v.PartIndex(text[j+1 : k])
+		if t.Part < 0 {
+			c.errorf(e, "variable %s has no part %q", v.Name, text[j+1:k])
 			return false
 		}
 		j = k
@@ -550,61 +557,61 @@ func (c *compiler) to(e *etree.Element, t *toSpec) bool {
 		c.errorf(e, "<to> expression %q: only $var[.part]/relative/path lvalues are supported", text)
 		return false
 	}
-	ns := xpathNS(bpel.Namespaces(e))
-	rw, err := rewrite(rest[1:], c, e, ns, true)
+	ns := expr.XpathNS(bpel.Namespaces(e))
+	rw, err := expr.Rewrite(rest[1:], c, e, ns, true)
 	if err != nil {
 		c.errorf(e, "%v", err)
 		return false
 	}
-	x, err := newExpr(rest[1:], rw, ns)
+	x, err := expr.NewExpr(rest[1:], rw, ns)
 	if err != nil {
 		c.errorf(e, "invalid XPath in <to> %q: %v", text, err)
 		return false
 	}
-	x.fast = compilePath(rest[1:], c, ns, true, true)
-	t.query = x
+	x.Fast = expr.CompilePath(rest[1:], c, ns, true, true)
+	t.Query = x
 	return true
 }
 
-func (c *compiler) faultHandlers(e *etree.Element) *faultHandlers {
+func (c *compiler) faultHandlers(e *etree.Element) *plan.FaultHandlers {
 	return c.faultHandlerList(e.ChildElements())
 }
 
 // faultHandlerList compiles catch and catchAll elements.
-func (c *compiler) faultHandlerList(list []*etree.Element) *faultHandlers {
-	h := &faultHandlers{}
+func (c *compiler) faultHandlerList(list []*etree.Element) *plan.FaultHandlers {
+	h := &plan.FaultHandlers{}
 	for _, ce := range list {
 		if !isBPEL(ce) {
 			continue
 		}
 		switch ce.Tag {
 		case "catch":
-			ct := &catch{}
-			ct.faultName, _ = c.qnameAttr(ce, "faultName")
-			c.scopes = append(c.scopes, map[string]*variable{})
+			ct := &plan.Catch{}
+			ct.FaultName, _ = c.qnameAttr(ce, "faultName")
+			c.scopes = append(c.scopes, map[string]*expr.Var{})
 			if vn := ce.SelectAttrValue("faultVariable", ""); vn != "" {
-				v := &variable{name: vn, pos: c.pos(ce)}
+				v := &expr.Var{Name: vn, Pos: c.pos(ce)}
 				if mt, ok := c.qnameAttr(ce, "faultMessageType"); ok {
-					v.msg = c.w.messages[mt]
-					if v.msg == nil {
+					v.Msg = c.w.Messages[mt]
+					if v.Msg == nil {
 						c.errorf(ce, "unknown faultMessageType %s", mt)
-						v.msg = &exchange.MessageDesc{Name: mt}
+						v.Msg = &exchange.MessageDesc{Name: mt}
 					}
 				} else if el, ok := c.qnameAttr(ce, "faultElement"); ok {
-					v.elem = el
+					v.Elem = el
 				} else {
 					c.errorf(ce, "catch with faultVariable needs faultMessageType or faultElement")
 				}
-				c.p.vars = append(c.p.vars, v)
-				v.slot = len(c.p.vars)
+				c.p.Vars = append(c.p.Vars, v)
+				v.Slot = len(c.p.Vars)
 				c.scopes[len(c.scopes)-1][vn] = v
-				ct.v = v
+				ct.V = v
 			}
-			ct.act = c.onlyActivity(ce)
+			ct.Act = c.onlyActivity(ce)
 			c.scopes = c.scopes[:len(c.scopes)-1]
-			h.catches = append(h.catches, ct)
+			h.Catches = append(h.Catches, ct)
 		case "catchAll":
-			h.catchAll = c.onlyActivity(ce)
+			h.CatchAll = c.onlyActivity(ce)
 		default:
 			c.errorf(ce, "unexpected element in faultHandlers")
 		}
@@ -613,11 +620,11 @@ func (c *compiler) faultHandlerList(list []*etree.Element) *faultHandlers {
 }
 
 // onlyActivity compiles the single activity child of e.
-func (c *compiler) onlyActivity(e *etree.Element) activity { return c.onlyActivityExcept(e) }
+func (c *compiler) onlyActivity(e *etree.Element) plan.Activity { return c.onlyActivityExcept(e) }
 
-func (c *compiler) partnerOp(e *etree.Element, mine bool) (*partnerLink, *exchange.Operation) {
+func (c *compiler) partnerOp(e *etree.Element, mine bool) (*plan.PartnerLink, *exchange.Operation) {
 	name := e.SelectAttrValue("partnerLink", "")
-	pl, ok := c.p.plinks[name]
+	pl, ok := c.p.Plinks[name]
 	if !ok {
 		c.errorf(e, "unknown partnerLink %q", name)
 		return nil, nil
@@ -625,9 +632,9 @@ func (c *compiler) partnerOp(e *etree.Element, mine bool) (*partnerLink, *exchan
 	opName := e.SelectAttrValue("operation", "")
 	var ep *exchange.Endpoint
 	if mine {
-		ep = pl.provided
+		ep = pl.Provided
 	} else {
-		ep = pl.partnerDesc
+		ep = pl.PartnerDesc
 	}
 	if ep == nil {
 		role := "partnerRole"
@@ -646,31 +653,31 @@ func (c *compiler) partnerOp(e *etree.Element, mine bool) (*partnerLink, *exchan
 	return nil, nil
 }
 
-func (c *compiler) optVar(e *etree.Element, attr string, want *exchange.MessageDesc) *variable {
+func (c *compiler) optVar(e *etree.Element, attr string, want *exchange.MessageDesc) *expr.Var {
 	name := e.SelectAttrValue(attr, "")
 	if name == "" {
 		return nil
 	}
-	v := c.lookupVar(name)
+	v := c.LookupVar(name)
 	if v == nil {
 		c.errorf(e, "undeclared variable %q", name)
 		return nil
 	}
-	if v.msg == nil {
+	if v.Msg == nil {
 		c.unsupported(e, fmt.Sprintf("%s %q: a non-message variable on a messaging activity", attr, name))
 		return nil
 	}
-	if want != nil && v.msg.Name != want.Name {
-		c.errorf(e, "%s %q has messageType %s, the operation needs %s", attr, name, v.msg.Name, want.Name)
+	if want != nil && v.Msg.Name != want.Name {
+		c.errorf(e, "%s %q has messageType %s, the operation needs %s", attr, name, v.Msg.Name, want.Name)
 	}
 	return v
 }
 
 // activity compiles one activity element and numbers it: frames refer to
 // activities by that number when an instance is checkpointed.
-func (c *compiler) activity(e *etree.Element) activity {
+func (c *compiler) activity(e *etree.Element) plan.Activity {
 	mark := c.beginSources()
-	first := len(c.p.acts)
+	first := len(c.p.Acts)
 	a := c.register(c.compileActivity(e))
 	c.adopt(first, a)
 	w := c.withLinks(e, a, c.endSources(mark))
@@ -680,40 +687,40 @@ func (c *compiler) activity(e *etree.Element) activity {
 	return w
 }
 
-func (c *compiler) compileActivity(e *etree.Element) activity {
-	b := base{pos: c.pos(e), name: e.SelectAttrValue("name", ""), tag: e.Tag}
+func (c *compiler) compileActivity(e *etree.Element) plan.Activity {
+	b := plan.Base{Pos: c.pos(e), Name: e.SelectAttrValue("name", ""), Tag: e.Tag}
 	if !isBPEL(e) {
 		c.errorf(e, "{%s}%s is not a BPEL activity", e.NamespaceURI(), e.Tag)
-		return &empty{base: b}
+		return &plan.Empty{Base: b}
 	}
 	switch e.Tag {
 	case "sequence":
-		s := &sequence{base: b}
+		s := &plan.Sequence{Base: b}
 		for _, ce := range e.ChildElements() {
 			if !isBPEL(ce) || ce.Tag == "documentation" || ce.Tag == "targets" || ce.Tag == "sources" {
 				continue
 			}
-			s.children = append(s.children, c.activity(ce))
+			s.Children = append(s.Children, c.activity(ce))
 		}
-		if len(s.children) == 0 {
+		if len(s.Children) == 0 {
 			c.errorf(e, "empty sequence")
 		}
 		return s
 	case "empty":
-		return &empty{base: b}
+		return &plan.Empty{Base: b}
 	case "exit":
-		return &exit{base: b}
+		return &plan.Exit{Base: b}
 	case "if":
-		a := &ifAct{base: b}
+		a := &plan.IfAct{Base: b}
 		cond := bpelChild(e, "condition")
 		if cond == nil {
 			c.errorf(e, "<if> has no <condition>")
 			return a
 		}
-		a.conds = append(a.conds, c.expression(cond, cond.Text(), true))
+		a.Conds = append(a.Conds, c.expression(cond, cond.Text(), true))
 		mark := c.beginSources()
-		a.branches = append(a.branches, c.activityAfter(e, cond))
-		a.dead.add(c.endSources(mark))
+		a.Branches = append(a.Branches, c.activityAfter(e, cond))
+		a.Dead.Add(c.endSources(mark))
 		for _, ce := range e.ChildElements() {
 			if !isBPEL(ce) {
 				continue
@@ -725,114 +732,114 @@ func (c *compiler) compileActivity(e *etree.Element) activity {
 					c.errorf(ce, "<elseif> has no <condition>")
 					continue
 				}
-				a.conds = append(a.conds, c.expression(cd, cd.Text(), true))
+				a.Conds = append(a.Conds, c.expression(cd, cd.Text(), true))
 				mark := c.beginSources()
-				a.branches = append(a.branches, c.activityAfter(ce, cd))
-				a.dead.add(c.endSources(mark))
+				a.Branches = append(a.Branches, c.activityAfter(ce, cd))
+				a.Dead.Add(c.endSources(mark))
 			case "else":
 				mark := c.beginSources()
-				a.els = c.onlyActivity(ce)
-				a.elseDead = c.endSources(mark)
+				a.Els = c.onlyActivity(ce)
+				a.ElseDead = c.endSources(mark)
 			}
 		}
-		a.dead.add(a.elseDead)
+		a.Dead.Add(a.ElseDead)
 		return a
 	case "while":
-		a := &while{base: b}
+		a := &plan.While{Base: b}
 		cond := bpelChild(e, "condition")
 		if cond == nil {
 			c.errorf(e, "<while> has no <condition>")
 			return a
 		}
-		a.cond = c.expression(cond, cond.Text(), true)
-		a.body = c.activityAfter(e, cond)
+		a.Cond = c.expression(cond, cond.Text(), true)
+		a.Body = c.activityAfter(e, cond)
 		return a
 	case "throw":
-		a := &throw{base: b}
+		a := &plan.Throw{Base: b}
 		var ok bool
-		if a.faultName, ok = c.qnameAttr(e, "faultName"); !ok {
+		if a.FaultName, ok = c.qnameAttr(e, "faultName"); !ok {
 			c.errorf(e, "<throw> has no faultName")
 		}
 		if vn := e.SelectAttrValue("faultVariable", ""); vn != "" {
-			if a.v = c.lookupVar(vn); a.v == nil {
+			if a.V = c.LookupVar(vn); a.V == nil {
 				c.errorf(e, "undeclared variable %q", vn)
 			}
 		}
 		return a
 	case "receive":
 		c.receives++
-		a := &receive{base: b, create: e.SelectAttrValue("createInstance", "no") == "yes"}
-		a.inbound = c.inbound(e, "variable")
-		c.registerInbound(&a.inbound, a.create)
-		if a.create && a.op != nil {
-			c.addStart(e, a.op.Name, a)
+		a := &plan.Receive{Base: b, Create: e.SelectAttrValue("createInstance", "no") == "yes"}
+		a.Inbound = c.inbound(e, "variable")
+		c.registerInbound(&a.Inbound, a.Create)
+		if a.Create && a.Op != nil {
+			c.addStart(e, a.Op.Name, a)
 		}
 		return a
 	case "pick":
 		return c.pick(e, b)
 	case "wait":
-		a := &wait{base: b}
-		a.deadline = c.deadline(e)
+		a := &plan.Wait{Base: b}
+		a.Deadline = c.deadline(e)
 		return a
 	case "reply":
-		a := &reply{base: b}
-		a.pl, a.op = c.partnerOp(e, true)
-		a.faultName, _ = c.qnameAttr(e, "faultName")
-		if a.op != nil {
-			if a.op.OneWay() {
-				c.errorf(e, "operation %s is one-way: nothing to reply", a.op.Name)
+		a := &plan.Reply{Base: b}
+		a.Pl, a.Op = c.partnerOp(e, true)
+		a.FaultName, _ = c.qnameAttr(e, "faultName")
+		if a.Op != nil {
+			if a.Op.OneWay() {
+				c.errorf(e, "operation %s is one-way: nothing to reply", a.Op.Name)
 			}
-			want := a.op.Output
-			if !a.faultName.IsZero() {
+			want := a.Op.Output
+			if !a.FaultName.IsZero() {
 				want = nil
-				if f, ok := a.op.Faults[a.faultName.Local]; ok {
+				if f, ok := a.Op.Faults[a.FaultName.Local]; ok {
 					want = f
 				} else {
-					c.errorf(e, "operation %s declares no fault %s", a.op.Name, a.faultName.Local)
+					c.errorf(e, "operation %s declares no fault %s", a.Op.Name, a.FaultName.Local)
 				}
 			}
-			a.v = c.optVar(e, "variable", want)
+			a.V = c.optVar(e, "variable", want)
 		}
-		if a.op != nil {
-			md := a.op.Output
-			if !a.faultName.IsZero() {
-				md = a.op.Faults[a.faultName.Local]
+		if a.Op != nil {
+			md := a.Op.Output
+			if !a.FaultName.IsZero() {
+				md = a.Op.Faults[a.FaultName.Local]
 			}
-			a.toParts = c.compileParts(e, "toParts", md)
+			a.ToParts = c.compileParts(e, "toParts", md)
 		}
-		a.mex = e.SelectAttrValue("messageExchange", "")
-		if a.op != nil {
-			a.ev = c.replyEvent(a.pl, a.op, a.mex)
+		a.Mex = e.SelectAttrValue("messageExchange", "")
+		if a.Op != nil {
+			a.Ev = c.replyEvent(a.Pl, a.Op, a.Mex)
 		}
-		if a.op != nil && a.faultName.IsZero() {
-			a.corrs = c.correlations(e, nil, a.op.Output)
+		if a.Op != nil && a.FaultName.IsZero() {
+			a.Corrs = c.correlations(e, nil, a.Op.Output)
 		}
 		return a
 	case "invoke":
-		a := &invoke{base: b}
-		a.pl, a.op = c.partnerOp(e, false)
-		if a.op != nil {
-			a.in = c.optVar(e, "inputVariable", a.op.Input)
-			if a.op.Output != nil {
-				a.out = c.optVar(e, "outputVariable", a.op.Output)
+		a := &plan.Invoke{Base: b}
+		a.Pl, a.Op = c.partnerOp(e, false)
+		if a.Op != nil {
+			a.In = c.optVar(e, "inputVariable", a.Op.Input)
+			if a.Op.Output != nil {
+				a.Out = c.optVar(e, "outputVariable", a.Op.Output)
 			}
-			a.partner = a.pl.name
-			a.corrs = c.correlations(e, a.op.Output, a.op.Input)
-			a.policy = c.failurePolicy(e)
-			a.timeout = c.p.callTimeout(a.pl.name, a.op.Name)
-			a.toParts = c.compileParts(e, "toParts", a.op.Input)
-			a.fromParts = c.compileParts(e, "fromParts", a.op.Output)
+			a.Partner = a.Pl.Name
+			a.Corrs = c.correlations(e, a.Op.Output, a.Op.Input)
+			a.Policy = c.failurePolicy(e)
+			a.Timeout = c.p.CallTimeout(a.Pl.Name, a.Op.Name)
+			a.ToParts = c.compileParts(e, "toParts", a.Op.Input)
+			a.FromParts = c.compileParts(e, "fromParts", a.Op.Output)
 		}
 		return c.inlineHandlers(e, a)
 	case "assign":
-		a := &assign{base: b}
+		a := &plan.Assign{Base: b}
 		for _, ce := range e.ChildElements() {
 			if !isBPEL(ce) || ce.Tag == "documentation" || ce.Tag == "targets" || ce.Tag == "sources" {
 				continue
 			}
 			if ce.Tag == "extensionAssignOperation" {
 				if op := c.extensionAssign(ce); op != nil {
-					a.copies = append(a.copies, op)
+					a.Copies = append(a.Copies, op)
 				}
 				continue
 			}
@@ -840,28 +847,28 @@ func (c *compiler) compileActivity(e *etree.Element) activity {
 				c.unsupported(ce, "<"+ce.Tag+"> in <assign>")
 				continue
 			}
-			op := &copyOp{pos: c.pos(ce),
-				keepSrcElementName:    ce.SelectAttrValue("keepSrcElementName", "no") == "yes",
-				ignoreMissingFromData: ce.SelectAttrValue("ignoreMissingFromData", "no") == "yes"}
+			op := &plan.CopyOp{Pos: c.pos(ce),
+				KeepSrcElementName:    ce.SelectAttrValue("keepSrcElementName", "no") == "yes",
+				IgnoreMissingFromData: ce.SelectAttrValue("ignoreMissingFromData", "no") == "yes"}
 			fe, te := bpelChild(ce, "from"), bpelChild(ce, "to")
 			if fe == nil || te == nil {
 				c.errorf(ce, "<copy> needs <from> and <to>")
 				continue
 			}
-			c.from(fe, &op.from)
+			c.from(fe, &op.From)
 			insert, err := insertMissingAttr(ce)
 			if err != nil {
 				c.errorf(ce, "%w", err)
 			}
-			if c.to(te, &op.to) {
+			if c.to(te, &op.To) {
 				if insert {
-					c.insertMissing(te, &op.to)
+					c.insertMissing(te, &op.To)
 				}
-				a.copies = append(a.copies, op)
+				a.Copies = append(a.Copies, op)
 			}
 		}
 		if e.SelectAttrValue("validate", "no") == "yes" {
-			a.validate = c.schemaChecks(e, assignTargets(a.copies))
+			a.Validate = c.schemaChecks(e, assignTargets(a.Copies))
 		}
 		return a
 	case "flow":
@@ -873,7 +880,7 @@ func (c *compiler) compileActivity(e *etree.Element) activity {
 	case "repeatUntil":
 		return c.repeatUntil(e, b)
 	case "rethrow":
-		return &rethrow{base: b}
+		return &plan.Rethrow{Base: b}
 	case "extensionActivity":
 		return c.extensionActivity(e, b)
 	case "validate":
@@ -882,12 +889,12 @@ func (c *compiler) compileActivity(e *etree.Element) activity {
 		return c.compensateActivity(e, b)
 	}
 	c.errorf(e, "unknown activity <%s>", e.Tag)
-	return &empty{base: b}
+	return &plan.Empty{Base: b}
 }
 
 // activityAfter compiles the activity that follows the <condition> of an
 // if, elseif or while.
-func (c *compiler) activityAfter(e, cond *etree.Element) activity {
+func (c *compiler) activityAfter(e, cond *etree.Element) plan.Activity {
 	for _, ce := range e.ChildElements() {
 		if ce == cond || !isBPEL(ce) {
 			continue
@@ -903,18 +910,18 @@ func (c *compiler) activityAfter(e, cond *etree.Element) activity {
 		return c.activity(ce)
 	}
 	c.errorf(e, "<%s> has no activity", e.Tag)
-	return &empty{base: base{pos: c.pos(e)}}
+	return &plan.Empty{Base: plan.Base{Pos: c.pos(e)}}
 }
 
 // failurePolicy is the invoke's ext:failureHandling: deploy.xml's for the
 // partner link overrides the one written in the BPEL.
-func (c *compiler) failurePolicy(e *etree.Element) *failurePolicy {
-	if fp := c.dp.failure[e.SelectAttrValue("partnerLink", "")]; fp != nil {
+func (c *compiler) failurePolicy(e *etree.Element) *deploy.FailurePolicy {
+	if fp := c.dp.Failure[e.SelectAttrValue("partnerLink", "")]; fp != nil {
 		return fp
 	}
 	for _, x := range e.ChildElements() {
-		if x.Tag == "failureHandling" && x.NamespaceURI() == nsActivityRecovery {
-			return parseFailure(c.doc, x, c.errs)
+		if x.Tag == "failureHandling" && x.NamespaceURI() == deploy.NsActivityRecovery {
+			return deploy.ParseFailure(c.doc, x, c.errs)
 		}
 	}
 	return nil
@@ -922,47 +929,38 @@ func (c *compiler) failurePolicy(e *etree.Element) *failurePolicy {
 
 // callTimeouts takes deploy.xml's orchd:timeout settings of pl, whose
 // partnerRole portType must have the operation named.
-func (c *compiler) callTimeouts(pl *partnerLink, dp *deployProcess) {
-	for k, t := range dp.callTimeout {
+func (c *compiler) callTimeouts(pl *plan.PartnerLink, dp *deploy.Process) {
+	for k, t := range dp.CallTimeout {
 		name, op, _ := strings.Cut(k, "/")
-		if name != pl.name {
+		if name != pl.Name {
 			continue
 		}
-		if _, ok := pl.partnerPT.ops[op]; op != "" && !ok {
-			c.errs.add(t.pos, "orchd:timeout", "partnerLink %q has no operation %q", name, op)
+		if _, ok := pl.PartnerPT.Ops[op]; op != "" && !ok {
+			c.errs.Add(t.Pos, "orchd:timeout", "partnerLink %q has no operation %q", name, op)
 			continue
 		}
-		if c.p.callTimeouts == nil {
-			c.p.callTimeouts = map[string]time.Duration{}
+		if c.p.CallTimeouts == nil {
+			c.p.CallTimeouts = map[string]time.Duration{}
 		}
-		c.p.callTimeouts[k] = t.d
+		c.p.CallTimeouts[k] = t.D
 	}
-}
-
-// callTimeout is the bound deploy.xml puts on calls of operation op of
-// partner link pl (the operation's own, else the link's), or zero.
-func (p *Process) callTimeout(pl, op string) time.Duration {
-	if d, ok := p.callTimeouts[pl+"/"+op]; ok {
-		return d
-	}
-	return p.callTimeouts[pl+"/"]
 }
 
 // replyTimeouts takes deploy.xml's orchd:replyTimeout settings of pl,
 // whose myRole portType must have the operation.
-func (c *compiler) replyTimeouts(e *etree.Element, pl *partnerLink, dp *deployProcess) {
-	for k, d := range dp.replyTimeout {
+func (c *compiler) replyTimeouts(e *etree.Element, pl *plan.PartnerLink, dp *deploy.Process) {
+	for k, d := range dp.ReplyTimeout {
 		name, op, _ := strings.Cut(k, "/")
-		if name != pl.name {
+		if name != pl.Name {
 			continue
 		}
-		if o, ok := pl.myRole.ops[op]; !ok || o.OneWay() {
+		if o, ok := pl.MyRole.Ops[op]; !ok || o.OneWay() {
 			c.errorf(e, "deploy.xml orchd:replyTimeout: partnerLink %q has no request-response operation %q", name, op)
 			continue
 		}
-		if c.p.replyTimeouts == nil {
-			c.p.replyTimeouts = map[replyOp]time.Duration{}
+		if c.p.ReplyTimeouts == nil {
+			c.p.ReplyTimeouts = map[plan.ReplyOp]time.Duration{}
 		}
-		c.p.replyTimeouts[replyOp{pl.provided, op}] = d
+		c.p.ReplyTimeouts[plan.ReplyOp{Endpoint: pl.Provided, Op: op}] = d
 	}
 }

@@ -5,18 +5,14 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/orchd/orchd/internal/process/bpel"
+
 	"github.com/beevik/etree"
+	"github.com/orchd/orchd/internal/process/expr"
+	"github.com/orchd/orchd/internal/process/plan"
 )
 
 // Namespaces of Apache ODE extensions the compiler recognizes.
-const (
-	// nsODEExtVar marks ODE external variables (a variable backed by a
-	// JDBC table, configured in deploy.xml).
-	nsODEExtVar = "http://ode.apache.org/externalVariables"
-	// nsODEFunctions is ODE's namespace for XPath extension functions and
-	// special variables ($ode:pid).
-	nsODEFunctions = "http://www.apache.org/ode/type/extension"
-)
 
 // language resolves the expression or query language (attr is
 // "expressionLanguage" or "queryLanguage") that applies to e: its own
@@ -27,12 +23,12 @@ func (c *compiler) language(e *etree.Element, attr string) (xpath2, ok bool) {
 	lang := e.SelectAttrValue(attr, "")
 	inherited := lang == ""
 	if inherited {
-		lang = c.doc.Root.SelectAttrValue(attr, langXPath10)
+		lang = c.doc.Root.SelectAttrValue(attr, expr.LangXPath10)
 	}
 	switch lang {
-	case langXPath10:
+	case expr.LangXPath10:
 		return false, true
-	case langXPath20, langXQuery10:
+	case expr.LangXPath20, langXQuery10:
 		return true, true
 	}
 	if !inherited { // the process-level declaration is reported once
@@ -50,7 +46,7 @@ const langXQuery10 = "urn:oasis:names:tc:wsbpel:2.0:sublang:xquery1.0"
 func (c *compiler) isXQuery(e *etree.Element, attr string) bool {
 	lang := e.SelectAttrValue(attr, "")
 	if lang == "" {
-		lang = c.doc.Root.SelectAttrValue(attr, langXPath10)
+		lang = c.doc.Root.SelectAttrValue(attr, expr.LangXPath10)
 	}
 	return lang == langXQuery10
 }
@@ -58,7 +54,7 @@ func (c *compiler) isXQuery(e *etree.Element, attr string) bool {
 // checkProcessLanguage validates a process-level expressionLanguage or
 // queryLanguage attribute.
 func (c *compiler) checkProcessLanguage(root *etree.Element, attr, lang string) {
-	if lang != langXPath10 && lang != langXPath20 && lang != langXQuery10 {
+	if lang != expr.LangXPath10 && lang != expr.LangXPath20 && lang != langXQuery10 {
 		c.unsupported(root, fmt.Sprintf("%s %q (XPath 1.0, XPath 2.0 and XQuery 1.0 only)", attr, lang))
 	}
 }
@@ -66,8 +62,8 @@ func (c *compiler) checkProcessLanguage(root *etree.Element, attr, lang string) 
 // exprError reports an error from rewrite or from compiling an expression
 // written in e. Errors marked ErrNotSupported keep the mark.
 func (c *compiler) exprError(e *etree.Element, err error) {
-	if errors.Is(err, ErrNotSupported) {
-		c.errs.addErr(&CompileError{Pos: c.pos(e), Element: e.Tag, Err: fmt.Errorf("%w at %s", err, c.pos(e))})
+	if errors.Is(err, bpel.ErrNotSupported) {
+		c.errs.AddErr(&bpel.CompileError{Pos: c.pos(e), Element: e.Tag, Err: fmt.Errorf("%w at %s", err, c.pos(e))})
 		return
 	}
 	c.errorf(e, "%v", err)
@@ -91,24 +87,6 @@ func trimUnterminatedLiteral(text string) (trimmed string, ok bool) {
 		i += j + 1
 	}
 	return text, false
-}
-
-// odeVariable reports a reference to one of ODE's special variables
-// ($ode:pid, $ode:processQName) at src[i:] (src[i] is '$') in an XPath 1.0
-// expression: orchd provides them to XPath 2.0 only.
-func odeVariable(src string, i int, ns map[string]string) error {
-	j := i + 1
-	for j < len(src) && isNameChar(src[j]) && src[j] != '.' {
-		j++
-	}
-	if j >= len(src) || src[j] != ':' || ns[src[i+1:j]] != nsODEFunctions {
-		return nil
-	}
-	k := j + 1
-	for k < len(src) && isNameChar(src[k]) && src[k] != '.' {
-		k++
-	}
-	return fmt.Errorf("%w: ODE variable %s in %q", ErrNotSupported, src[i:k], src)
 }
 
 // extensions records a process's <extensions> declarations. A namespace
@@ -159,31 +137,31 @@ func knownExtension(ns string) bool { return ns == nsBPEL4RestLight }
 // those of a registered extension (extension.go); any other acts as
 // <empty> (WS-BPEL 2.0 10.9), as one whose namespace is declared
 // mustUnderstand="yes" already refused the bundle (see extensions).
-func (c *compiler) extensionActivity(e *etree.Element, b base) activity {
+func (c *compiler) extensionActivity(e *etree.Element, b plan.Base) plan.Activity {
 	for _, x := range e.ChildElements() {
 		if isBPEL(x) {
 			continue
 		}
 		if x.NamespaceURI() == nsBPEL4RestLight {
-			b.pos = c.pos(x)
-			if b.name == "" {
-				b.name = x.SelectAttrValue("name", "")
+			b.Pos = c.pos(x)
+			if b.Name == "" {
+				b.Name = x.SelectAttrValue("name", "")
 			}
 			return c.restActivity(x, b)
 		}
 		act, ok := c.compileExtension(x, "activity")
 		if !ok {
-			return &empty{base: b}
+			return &plan.Empty{Base: b}
 		}
 		if act != nil {
-			b.pos = c.pos(x)
-			if b.name == "" {
-				b.name = x.SelectAttrValue("name", "")
+			b.Pos = c.pos(x)
+			if b.Name == "" {
+				b.Name = x.SelectAttrValue("name", "")
 			}
-			return &extActivity{base: b, act: act}
+			return &plan.ExtActivity{Base: b, Act: act}
 		}
 	}
-	return &empty{base: b}
+	return &plan.Empty{Base: b}
 }
 
 // extensionAssign compiles an <extensionAssignOperation> of an <assign>
@@ -191,7 +169,7 @@ func (c *compiler) extensionActivity(e *etree.Element, b base) activity {
 // the copies (so with the same atomicity). A namespace with no
 // registered implementation is refused, as WS-BPEL gives it no meaning
 // orchd could run.
-func (c *compiler) extensionAssign(e *etree.Element) *copyOp {
+func (c *compiler) extensionAssign(e *etree.Element) *plan.CopyOp {
 	x := extensionElement(e)
 	if x == nil {
 		c.errorf(e, "<extensionAssignOperation> needs an extension element")
@@ -208,7 +186,7 @@ func (c *compiler) extensionAssign(e *etree.Element) *copyOp {
 	if act == nil {
 		return nil // an element the optional extension does not define
 	}
-	return &copyOp{pos: c.pos(x), ext: act, extVars: c.extResolved}
+	return &plan.CopyOp{Pos: c.pos(x), Ext: act, ExtVars: c.extResolved}
 }
 
 // externalVariable reports whether a <variable> is an ODE external
@@ -219,7 +197,7 @@ func externalVariable(e *etree.Element) (string, bool) {
 		if a.Space == "" || a.Space == "xmlns" {
 			continue
 		}
-		if ns, _ := lookupPrefix(e, a.Space); ns == nsODEExtVar {
+		if ns, _ := lookupPrefix(e, a.Space); ns == bpel.NSODEExtVar {
 			return a.Space + ":" + a.Key, true
 		}
 	}

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/orchd/orchd/internal/process/bpel"
 )
 
 // editedBundle copies the fixture bundle src into a temporary folder and
@@ -169,7 +171,7 @@ func TestLoadODECompat(t *testing.T) {
 					t.Errorf("error does not contain %q:\n%v", want, err)
 				}
 			}
-			if got := errors.Is(err, ErrNotSupported); got != tc.notSupported {
+			if got := errors.Is(err, bpel.ErrNotSupported); got != tc.notSupported {
 				t.Errorf("errors.Is(err, ErrNotSupported) = %v, want %v:\n%v", got, tc.notSupported, err)
 			}
 		})

@@ -6,14 +6,16 @@ import (
 	"github.com/beevik/etree"
 
 	"github.com/orchd/orchd/internal/process/bpel"
+	"github.com/orchd/orchd/internal/process/expr"
+	"github.com/orchd/orchd/internal/process/plan"
 )
 
 // register numbers an activity built by the compiler rather than read
 // from an element (a checkpoint names frames by number).
-func (c *compiler) register(a activity) activity {
-	c.p.acts = append(c.p.acts, a)
-	c.p.actParent = append(c.p.actParent, -1)
-	a.setID(len(c.p.acts) - 1)
+func (c *compiler) register(a plan.Activity) plan.Activity {
+	c.p.Acts = append(c.p.Acts, a)
+	c.p.ActParent = append(c.p.ActParent, -1)
+	a.SetID(len(c.p.Acts) - 1)
 	return a
 }
 
@@ -21,10 +23,10 @@ func (c *compiler) register(a activity) activity {
 // registered since first that have none yet: activities are registered
 // after their children, so those are its direct children (the nested
 // ones were adopted by their own parents).
-func (c *compiler) adopt(first int, a activity) {
-	for i := first; i < a.id(); i++ {
-		if c.p.actParent[i] < 0 {
-			c.p.actParent[i] = int32(a.id())
+func (c *compiler) adopt(first int, a plan.Activity) {
+	for i := first; i < a.Id(); i++ {
+		if c.p.ActParent[i] < 0 {
+			c.p.ActParent[i] = int32(a.Id())
 		}
 	}
 }
@@ -37,19 +39,19 @@ func (c *compiler) beginSources() int {
 	return len(c.collect) - 1
 }
 
-func (c *compiler) endSources(mark int) []*link {
+func (c *compiler) endSources(mark int) []*plan.Link {
 	got := c.collect[mark]
 	c.collect = c.collect[:mark]
 	return got
 }
 
-func (c *compiler) addSource(l *link) {
+func (c *compiler) addSource(l *plan.Link) {
 	for i := range c.collect {
 		c.collect[i] = append(c.collect[i], l)
 	}
 }
 
-func (c *compiler) findLink(name string) *link {
+func (c *compiler) findLink(name string) *plan.Link {
 	for i := len(c.links) - 1; i >= 0; i-- {
 		if l, ok := c.links[i][name]; ok {
 			return l
@@ -60,43 +62,43 @@ func (c *compiler) findLink(name string) *link {
 
 // withLinks wraps a, compiled from e, when e is the target or source of
 // links.
-func (c *compiler) withLinks(e *etree.Element, a activity, dead []*link) activity {
+func (c *compiler) withLinks(e *etree.Element, a plan.Activity, dead []*plan.Link) plan.Activity {
 	te, se := bpelChild(e, "targets"), bpelChild(e, "sources")
 	if te == nil && se == nil {
 		return a
 	}
-	l := &linked{base: base{pos: c.pos(e), name: e.SelectAttrValue("name", "")}, act: a, suppress: c.suppressJoinFailure(e)}
+	l := &plan.Linked{Base: plan.Base{Pos: c.pos(e), Name: e.SelectAttrValue("name", "")}, Act: a, Suppress: c.suppressJoinFailure(e)}
 	if te != nil {
-		vars := map[string]*variable{}
+		vars := map[string]*expr.Var{}
 		for _, t := range c.linkRefs(te, "target") {
-			l.targets = append(l.targets, t.l)
-			vars[t.l.name] = t.l.v
+			l.Targets = append(l.Targets, t.l)
+			vars[t.l.Name] = t.l.V
 		}
 		if jc := bpelChild(te, "joinCondition"); jc != nil {
 			c.scopes = append(c.scopes, vars)
-			l.join = c.expression(jc, jc.Text(), true)
+			l.Join = c.expression(jc, jc.Text(), true)
 			c.scopes = c.scopes[:len(c.scopes)-1]
 		}
 	}
 	if se != nil {
 		for _, s := range c.linkRefs(se, "source") {
-			src := linkSource{l: s.l}
+			src := plan.LinkSource{L: s.l}
 			if tc := bpelChild(s.e, "transitionCondition"); tc != nil {
-				src.cond = c.expression(tc, tc.Text(), true)
+				src.Cond = c.expression(tc, tc.Text(), true)
 			}
-			l.sources = append(l.sources, src)
+			l.Sources = append(l.Sources, src)
 			c.addSource(s.l)
 			dead = append(dead, s.l)
 		}
 	}
-	l.dead = dead
+	l.Dead = dead
 	return c.register(l)
 }
 
 // linkRef is a <target> or <source> and the link it names.
 type linkRef struct {
 	e *etree.Element
-	l *link
+	l *plan.Link
 }
 
 // linkRefs resolves the tag children (target or source) of e to the links
@@ -129,16 +131,16 @@ func (c *compiler) suppressJoinFailure(e *etree.Element) bool {
 }
 
 // linkVar declares the hidden variable holding a link's status.
-func (c *compiler) linkVar(name string) *variable {
-	v := &variable{name: "link:" + name, simple: "number"}
-	c.p.vars = append(c.p.vars, v)
-	v.slot = len(c.p.vars)
+func (c *compiler) linkVar(name string) *expr.Var {
+	v := &expr.Var{Name: "link:" + name, Simple: "number"}
+	c.p.Vars = append(c.p.Vars, v)
+	v.Slot = len(c.p.Vars)
 	return v
 }
 
-func (c *compiler) flow(e *etree.Element, b base) activity {
-	a := &flow{base: b}
-	decl := map[string]*link{}
+func (c *compiler) flow(e *etree.Element, b plan.Base) plan.Activity {
+	a := &plan.Flow{Base: b}
+	decl := map[string]*plan.Link{}
 	if ls := bpelChild(e, "links"); ls != nil {
 		for _, le := range ls.ChildElements() {
 			if !isBPEL(le) || le.Tag != "link" {
@@ -149,9 +151,9 @@ func (c *compiler) flow(e *etree.Element, b base) activity {
 				c.errorf(le, "link name %q is empty or declared twice", name)
 				continue
 			}
-			l := &link{name: name, v: c.linkVar(name)}
+			l := &plan.Link{Name: name, V: c.linkVar(name)}
 			decl[name] = l
-			a.links = append(a.links, l)
+			a.Links = append(a.Links, l)
 		}
 	}
 	c.links = append(c.links, decl)
@@ -163,19 +165,19 @@ func (c *compiler) flow(e *etree.Element, b base) activity {
 		case "documentation", "links", "targets", "sources":
 			continue
 		}
-		a.children = append(a.children, c.activity(ce))
+		a.Children = append(a.Children, c.activity(ce))
 	}
 	c.links = c.links[:len(c.links)-1]
-	if len(a.children) == 0 {
+	if len(a.Children) == 0 {
 		c.errorf(e, "<flow> holds no activity")
 	}
 	return a
 }
 
 // scope compiles a <scope>: its declarations live in a new lexical scope.
-func (c *compiler) scope(e *etree.Element, b base) activity {
-	s := &scope{base: b, isolated: e.SelectAttrValue("isolated", "no") == "yes"}
-	c.scopes = append(c.scopes, map[string]*variable{})
+func (c *compiler) scope(e *etree.Element, b plan.Base) plan.Activity {
+	s := &plan.Scope{Base: b, Isolated: e.SelectAttrValue("isolated", "no") == "yes"}
+	c.scopes = append(c.scopes, map[string]*expr.Var{})
 	defer func() { c.scopes = c.scopes[:len(c.scopes)-1] }()
 	var body *etree.Element
 	for _, ce := range e.ChildElements() {
@@ -185,23 +187,23 @@ func (c *compiler) scope(e *etree.Element, b base) activity {
 		switch ce.Tag {
 		case "documentation", "targets", "sources", "faultHandlers", "eventHandlers", "compensationHandler", "terminationHandler":
 		case "variables":
-			inits := len(c.p.inits)
+			inits := len(c.p.Inits)
 			for _, ve := range ce.SelectElements("variable") {
 				if v := c.declare(ve); v != nil {
-					s.vars = append(s.vars, v)
+					s.Vars = append(s.Vars, v)
 				}
 			}
-			c.p.inits = c.p.inits[:inits] // a scope initializes its own, when it starts
+			c.p.Inits = c.p.Inits[:inits] // a scope initializes its own, when it starts
 		case "partnerLinks":
 			for _, pl := range ce.SelectElements("partnerLink") {
 				if local := c.partnerLink(pl, c.dp); local != nil {
-					s.plinks = append(s.plinks, local)
+					s.Plinks = append(s.Plinks, local)
 				}
 			}
 		case "correlationSets":
 			c.correlationSets(ce)
 			for _, cs := range ce.SelectElements("correlationSet") {
-				s.corrSets = append(s.corrSets, cs.SelectAttrValue("name", ""))
+				s.CorrSets = append(s.CorrSets, cs.SelectAttrValue("name", ""))
 			}
 		case "messageExchanges":
 		default:
@@ -214,99 +216,99 @@ func (c *compiler) scope(e *etree.Element, b base) activity {
 	}
 	if body == nil {
 		c.errorf(e, "<scope> holds no activity")
-		s.body = c.register(&empty{base: b})
+		s.Body = c.register(&plan.Empty{Base: b})
 		return s
 	}
 	parent := c.enclosing()
 	mark := c.beginSources()
 	c.enterBody(s)
-	s.body = c.activity(body)
+	s.Body = c.activity(body)
 	c.leave()
-	s.sources = c.endSources(mark)
+	s.Sources = c.endSources(mark)
 	if fh := bpelChild(e, "faultHandlers"); fh != nil {
 		c.enterHandler(s)
-		s.handlers = c.faultHandlers(fh)
+		s.Handlers = c.faultHandlers(fh)
 		c.leave()
 	}
 	if eh := bpelChild(e, "eventHandlers"); eh != nil {
 		c.enterBody(s)
-		s.events = c.eventHandlers(eh)
+		s.Events = c.eventHandlers(eh)
 		c.leave()
 	}
 	c.enterHandler(s)
 	if ch := bpelChild(e, "compensationHandler"); ch != nil {
-		s.comp = c.onlyActivity(ch)
+		s.Comp = c.onlyActivity(ch)
 	}
 	if th := bpelChild(e, "terminationHandler"); th != nil {
-		s.term = c.onlyActivity(th)
+		s.Term = c.onlyActivity(th)
 	}
 	c.leave()
 	c.finishScope(s, parent)
 	return s
 }
 
-func (c *compiler) forEach(e *etree.Element, b base) activity {
-	a := &forEach{base: b, parallel: e.SelectAttrValue("parallel", "no") == "yes"}
+func (c *compiler) forEach(e *etree.Element, b plan.Base) plan.Activity {
+	a := &plan.ForEach{Base: b, Parallel: e.SelectAttrValue("parallel", "no") == "yes"}
 	se, fe := bpelChild(e, "startCounterValue"), bpelChild(e, "finalCounterValue")
 	if se == nil || fe == nil {
 		c.errorf(e, "<forEach> needs startCounterValue and finalCounterValue")
 		return a
 	}
-	a.start = c.expression(se, se.Text(), true)
-	a.final = c.expression(fe, fe.Text(), true)
+	a.Start = c.expression(se, se.Text(), true)
+	a.Final = c.expression(fe, fe.Text(), true)
 	if cc := bpelChild(e, "completionCondition"); cc != nil {
 		if br := bpelChild(cc, "branches"); br != nil {
-			a.branches = c.expression(br, br.Text(), true)
-			a.successfulOnly = br.SelectAttrValue("successfulBranchesOnly", "no") == "yes"
+			a.Branches = c.expression(br, br.Text(), true)
+			a.SuccessfulOnly = br.SelectAttrValue("successfulBranchesOnly", "no") == "yes"
 		}
 	}
 	name := e.SelectAttrValue("counterName", "")
 	if name == "" || strings.Contains(name, ".") {
 		c.errorf(e, "<forEach> needs a counterName")
 	}
-	a.counter = &variable{name: name, simple: "number", typ: qname{Space: nsXSD, Local: "unsignedInt"}, pos: c.pos(e)}
-	c.p.vars = append(c.p.vars, a.counter)
-	a.counter.slot = len(c.p.vars)
-	c.scopes = append(c.scopes, map[string]*variable{name: a.counter})
-	first := len(c.p.vars)
+	a.Counter = &expr.Var{Name: name, Simple: "number", Typ: plan.Qname{Space: bpel.NSXSD, Local: "unsignedInt"}, Pos: c.pos(e)}
+	c.p.Vars = append(c.p.Vars, a.Counter)
+	a.Counter.Slot = len(c.p.Vars)
+	c.scopes = append(c.scopes, map[string]*expr.Var{name: a.Counter})
+	first := len(c.p.Vars)
 	body := bpelChild(e, "scope")
 	if body == nil {
 		c.errorf(e, "the activity of a <forEach> must be a <scope>")
 	} else {
 		act := c.activity(body)
-		if sc, ok := act.(*scope); ok {
-			a.body = sc
+		if sc, ok := act.(*plan.Scope); ok {
+			a.Body = sc
 		} else {
 			c.errorf(body, "the scope of a <forEach> cannot be the source or target of a link")
 		}
 	}
 	c.scopes = c.scopes[:len(c.scopes)-1]
-	a.privSlots = append(a.privSlots, c.p.vars[first:]...)
-	if a.body != nil && a.body.compensable {
+	a.PrivSlots = append(a.PrivSlots, c.p.Vars[first:]...)
+	if a.Body != nil && a.Body.Compensable {
 		// The counter is a variable of the scope (11.7): its record keeps it.
-		a.body.snapVars = append([]*variable{a.counter}, a.body.vars...)
+		a.Body.SnapVars = append([]*expr.Var{a.Counter}, a.Body.Vars...)
 	}
-	if a.body == nil {
-		a.body = &scope{base: b, body: &empty{base: b}}
+	if a.Body == nil {
+		a.Body = &plan.Scope{Base: b, Body: &plan.Empty{Base: b}}
 	}
 	return a
 }
 
-func (c *compiler) repeatUntil(e *etree.Element, b base) activity {
-	a := &repeatUntil{base: b}
+func (c *compiler) repeatUntil(e *etree.Element, b plan.Base) plan.Activity {
+	a := &plan.RepeatUntil{Base: b}
 	cond := bpelChild(e, "condition")
 	if cond == nil {
 		c.errorf(e, "<repeatUntil> has no <condition>")
 		return a
 	}
-	a.cond = c.expression(cond, cond.Text(), true)
-	a.body = c.activityAfter(e, cond)
+	a.Cond = c.expression(cond, cond.Text(), true)
+	a.Body = c.activityAfter(e, cond)
 	return a
 }
 
 // inlineHandlers wraps an invoke that has its own catch, catchAll or
 // compensationHandler in the implicit scope the spec gives it.
-func (c *compiler) inlineHandlers(e *etree.Element, inv activity) activity {
+func (c *compiler) inlineHandlers(e *etree.Element, inv plan.Activity) plan.Activity {
 	var hs []*etree.Element
 	for _, ce := range e.ChildElements() {
 		if isBPEL(ce) && (ce.Tag == "catch" || ce.Tag == "catchAll") {
@@ -318,14 +320,14 @@ func (c *compiler) inlineHandlers(e *etree.Element, inv activity) activity {
 		return inv
 	}
 	c.register(inv)
-	s := &scope{base: base{pos: c.pos(e), name: e.SelectAttrValue("name", "")}, body: inv}
+	s := &plan.Scope{Base: plan.Base{Pos: c.pos(e), Name: e.SelectAttrValue("name", "")}, Body: inv}
 	parent := c.enclosing()
 	c.enterHandler(s)
 	if len(hs) > 0 {
-		s.handlers = c.faultHandlerList(hs)
+		s.Handlers = c.faultHandlerList(hs)
 	}
 	if ch != nil {
-		s.comp = c.onlyActivity(ch)
+		s.Comp = c.onlyActivity(ch)
 	}
 	c.leave()
 	c.finishScope(s, parent)
@@ -335,32 +337,32 @@ func (c *compiler) inlineHandlers(e *etree.Element, inv activity) activity {
 // propertyExpr compiles <from|to variable="v" property="p">: the
 // property's location in v through its propertyAlias. For <to> the path
 // is relative to the variable's slot.
-func (c *compiler) propertyExpr(e *etree.Element) *expr {
+func (c *compiler) propertyExpr(e *etree.Element) *expr.Expr {
 	vn, prop := e.SelectAttrValue("variable", ""), e.SelectAttrValue("property", "")
-	v := c.lookupVar(vn)
+	v := c.LookupVar(vn)
 	if v == nil {
 		c.errorf(e, "undeclared variable %q", vn)
 		return nil
 	}
-	ns := xpathNS(bpel.Namespaces(e))
-	path, err := c.propertyPath(vn, prop, e, ns)
+	ns := expr.XpathNS(bpel.Namespaces(e))
+	path, err := c.PropertyPath(vn, prop, e, ns)
 	if err != nil {
 		c.errorf(e, "property %s of variable %s: %v", prop, vn, err)
 		return nil
 	}
 	if e.Tag == "to" {
-		path = strings.TrimPrefix(strings.TrimPrefix(path, "/"+v.slotName()), "/")
+		path = strings.TrimPrefix(strings.TrimPrefix(path, "/"+v.SlotName()), "/")
 		if path == "" {
 			path = "."
 		}
 	}
-	x, err := newExpr(path, path, ns)
+	x, err := expr.NewExpr(path, path, ns)
 	if err != nil {
 		c.errorf(e, "property %s of variable %s: %v", prop, vn, err)
 		return nil
 	}
 	if e.Tag == "to" {
-		x.fast = compileSimplePath(path, c, ns, true)
+		x.Fast = expr.CompileSimplePath(path, c, ns, true)
 	}
 	return x
 }

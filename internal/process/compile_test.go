@@ -11,6 +11,7 @@ import (
 	"github.com/orchd/orchd/internal/exchange"
 
 	"github.com/orchd/orchd/internal/process/bpel"
+	"github.com/orchd/orchd/internal/process/plan"
 )
 
 const bundlesDir = "testdata/bundles"
@@ -113,7 +114,7 @@ func TestLoadBundleFixtures(t *testing.T) {
 				}
 				if tc.bundle != "rt-call" {
 					ep := procs[0].Endpoints[0]
-					if ep.Port != "TestPort" || ep.Service != (qname{Space: "urn:test", Local: "TestService"}) || ep.Path != "/test" {
+					if ep.Port != "TestPort" || ep.Service != (plan.Qname{Space: "urn:test", Local: "TestService"}) || ep.Path != "/test" {
 						t.Errorf("endpoint %s port %q path %q, want {urn:test}TestService TestPort /test", ep.Service, ep.Port, ep.Path)
 					}
 					if len(ep.Operations) != 1 || ep.Operations[0].Name != "run" {
@@ -134,7 +135,7 @@ func TestLoadBundleFixtures(t *testing.T) {
 					t.Errorf("error does not contain %q:\n%s", want, msg)
 				}
 			}
-			if got := errors.Is(err, ErrNotSupported); got != tc.notSupported {
+			if got := errors.Is(err, bpel.ErrNotSupported); got != tc.notSupported {
 				t.Errorf("errors.Is(err, ErrNotSupported) = %v, want %v\n%s", got, tc.notSupported, msg)
 			}
 			if IsNotSupported(err) != tc.notSupported {
@@ -146,7 +147,7 @@ func TestLoadBundleFixtures(t *testing.T) {
 			} else if got && se.Pos.Line == 0 {
 				t.Errorf("syntax error without a line: %v", se)
 			}
-			var list *Errors
+			var list *bpel.Errors
 			if tc.wantErrorCount > 0 && errors.As(err, &list) && len(list.List) != tc.wantErrorCount {
 				t.Errorf("%d errors, want %d:\n%s", len(list.List), tc.wantErrorCount, msg)
 			}
@@ -181,11 +182,11 @@ func TestLoadDirGoodAndBad(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "README"), []byte("x"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	procs, bad, err := LoadDir(dir)
+	procs, bad, err := LoadDirWith(dir, LoadOptions{})
 	if err != nil {
 		t.Fatalf("LoadDir: %v", err)
 	}
-	if len(procs) != 1 || procs[0].Name != (qname{Space: "urn:test:process", Local: "Test"}) || procs[0].Bundle != "good" {
+	if len(procs) != 1 || procs[0].Name != (plan.Qname{Space: "urn:test:process", Local: "Test"}) || procs[0].Bundle != "good" {
 		t.Errorf("processes %v, want the one of bundle good", procs)
 	}
 	if len(bad) != 1 {
@@ -196,7 +197,7 @@ func TestLoadDirGoodAndBad(t *testing.T) {
 		t.Errorf("BundleError.Dir = %q, want %q", be.Dir, filepath.Join(dir, "bad"))
 	}
 	var target *BundleError
-	if !errors.As(error(be), &target) || !errors.Is(be, ErrNotSupported) {
+	if !errors.As(error(be), &target) || !errors.Is(be, bpel.ErrNotSupported) {
 		t.Errorf("BundleError does not unwrap to ErrNotSupported: %v", be)
 	}
 	for _, want := range []string{filepath.Join(dir, "bad"), "Bad.bpel:24", "not supported yet: external variables"} {
@@ -207,7 +208,7 @@ func TestLoadDirGoodAndBad(t *testing.T) {
 }
 
 func TestLoadDirMissing(t *testing.T) {
-	if _, _, err := LoadDir(filepath.Join(t.TempDir(), "nope")); err == nil {
+	if _, _, err := LoadDirWith(filepath.Join(t.TempDir(), "nope"), LoadOptions{}); err == nil {
 		t.Fatal("LoadDir of a missing directory succeeded")
 	}
 }

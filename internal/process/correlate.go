@@ -2,226 +2,35 @@ package process
 
 import (
 	"fmt"
-	"math/bits"
-	"sort"
 	"strings"
-
-	"github.com/beevik/etree"
 
 	"github.com/orchd/orchd/internal/events"
 	"github.com/orchd/orchd/internal/exchange"
 	"github.com/orchd/orchd/internal/process/bpel"
+	"github.com/orchd/orchd/internal/process/expr"
+	"github.com/orchd/orchd/internal/process/plan"
 )
-
-// corrSet is a declared correlation set.
-type corrSet struct {
-	name  string
-	props []qname
-}
-
-// corrUse is one <correlation> of a messaging activity: which set, how it
-// is initiated, and how to read the set's properties from the message the
-// activity receives (in) or, for invoke, sends (out) and receives (in).
-type corrUse struct {
-	set      *corrSet
-	initiate string // "yes", "join" or "no"
-	pattern  string // invoke only: "request", "response", "request-response"
-	in, out  []*propExtract
-}
-
-// propExtract reads one property from a message: the part, then the alias
-// query relative to the part.
-type propExtract struct {
-	prop  qname
-	part  string
-	query *expr
-}
-
-// inbound is what receive and onMessage share: the operation they take
-// and where the message goes.
-type inbound struct {
-	pl    *partnerLink
-	op    *exchange.Operation
-	v     *variable
-	corrs []*corrUse
-	// route is how a message finds the instance waiting here (nil when
-	// no correlation routes it).
-	route     *routeShape
-	fromParts []partMap
-	// mex is the messageExchange attribute: pairs the request with its
-	// reply when one operation has several open at once.
-	mex string
-}
-
-// compileCorrelationSets reads the process's <correlationSets>.
-func (c *compiler) correlationSets(e *etree.Element) {
-	for _, ce := range e.ChildElements() {
-		if !isBPEL(ce) || ce.Tag != "correlationSet" {
-			continue
-		}
-		cs := &corrSet{name: ce.SelectAttrValue("name", "")}
-		for _, p := range strings.Fields(ce.SelectAttrValue("properties", "")) {
-			sp, local, err := resolveIn(ce, p)
-			if err != nil {
-				c.errorf(ce, "properties: %v", err)
-				continue
-			}
-			q := qname{Space: sp, Local: local}
-			if !c.w.props[q] {
-				c.errorf(ce, "property %s is not defined in any imported WSDL", q)
-			}
-			cs.props = append(cs.props, q)
-		}
-		if len(cs.props) == 0 {
-			c.errorf(ce, "correlationSet %q has no properties", cs.name)
-		}
-		if c.p.corrSets == nil {
-			c.p.corrSets = map[string]*corrSet{}
-		}
-		c.p.corrSets[cs.name] = cs
-	}
-}
-
-// extractors compiles how to read the properties of cs from messages of
-// type m, through the WSDL's propertyAliases.
-func (c *compiler) extractors(at *etree.Element, cs *corrSet, m *exchange.MessageDesc) []*propExtract {
-	if m == nil {
-		return nil
-	}
-	var out []*propExtract
-	for _, prop := range cs.props {
-		a, ok := c.w.aliases[aliasKey{prop: prop, messageType: m.Name}]
-		if !ok {
-			c.errorf(at, "no propertyAlias for property %s and message %s (correlation set %s)", prop, m.Name, cs.name)
-			continue
-		}
-		pe := &propExtract{prop: prop, part: a.part}
-		if a.query != "" {
-			ns := map[string]string{}
-			q, err := renamePrefixes(strings.TrimPrefix(a.query, "/"), a.ns, ns)
-			if err == nil {
-				pe.query, err = newExpr(a.query, q, ns)
-			}
-			if err != nil {
-				c.errs.add(a.pos, "propertyAlias", "query %q: %v", a.query, err)
-				continue
-			}
-			pe.query.fast = compileSimplePath(q, c, ns, true)
-		}
-		out = append(out, pe)
-	}
-	return out
-}
-
-// correlations compiles an activity's <correlations>. in and out are the
-// messages the activity receives and sends (either may be nil).
-func (c *compiler) correlations(e *etree.Element, in, out *exchange.MessageDesc) []*corrUse {
-	ce := bpelChild(e, "correlations")
-	if ce == nil {
-		return nil
-	}
-	var uses []*corrUse
-	for _, x := range ce.ChildElements() {
-		if !isBPEL(x) || x.Tag != "correlation" {
-			continue
-		}
-		name := x.SelectAttrValue("set", "")
-		cs, ok := c.p.corrSets[name]
-		if !ok {
-			c.errorf(x, "unknown correlation set %q", name)
-			continue
-		}
-		u := &corrUse{set: cs, initiate: x.SelectAttrValue("initiate", "no"), pattern: x.SelectAttrValue("pattern", "")}
-		switch u.initiate {
-		case "yes", "join", "no":
-		default:
-			c.errorf(x, "initiate must be yes, join or no, not %q", u.initiate)
-		}
-		if e.Tag == "invoke" {
-			// BPEL4WS 1.1's names (out, in, out-in) are what ODE also
-			// accepted in 2.0 processes.
-			switch u.pattern {
-			case "request", "out":
-				u.out = c.extractors(x, cs, out)
-			case "response", "in":
-				u.in = c.extractors(x, cs, in)
-			case "request-response", "out-in":
-				u.out = c.extractors(x, cs, out)
-				u.in = c.extractors(x, cs, in)
-			case "":
-				// SA00046 wants a pattern on a request-response invoke's
-				// correlation; ODE compiled it without one and applied it
-				// to the outgoing message, as for a one-way invoke (which
-				// must have none).
-				u.out = c.extractors(x, cs, out)
-			default:
-				c.errorf(x, "a correlation on <invoke> has pattern %q; want request, response or request-response", u.pattern)
-			}
-		} else {
-			u.in = c.extractors(x, cs, in)
-			u.out = c.extractors(x, cs, out)
-		}
-		uses = append(uses, u)
-	}
-	return uses
-}
-
-// compileInbound compiles the parts receive and onMessage share.
-func (c *compiler) inbound(e *etree.Element, varAttr string) inbound {
-	var ib inbound
-	ib.pl, ib.op = c.partnerOp(e, true)
-	if ib.op == nil {
-		return ib
-	}
-	ib.v = c.optVar(e, varAttr, ib.op.Input)
-	ib.corrs = c.correlations(e, ib.op.Input, nil)
-	ib.fromParts = c.compileParts(e, "fromParts", ib.op.Input)
-	ib.mex = e.SelectAttrValue("messageExchange", "")
-	return ib
-}
-
-// registerInbound records how a message for ib's operation finds an
-// instance waiting in ib, so Dispatch can compute route keys from it.
-func (c *compiler) registerInbound(ib *inbound, start bool) {
-	if ib.op == nil {
-		return
-	}
-	sh := &routeShape{}
-	for _, u := range ib.corrs {
-		if u.initiate != "yes" {
-			sh.uses = append(sh.uses, u)
-		}
-	}
-	// A start activity with no routing correlation only creates
-	// instances. Any other activity is routed by its sets; with none (as
-	// ODE allowed) a message for its operation goes to an instance waiting
-	// there, whichever it is, and an initiate="yes" on a set already
-	// initiated is bpel:correlationViolation at run time.
-	if len(sh.uses) > 0 || !start {
-		ib.route = c.p.addRoute(ib.op.Name, sh)
-	}
-}
 
 // values reads the correlation values of u's set from m with the given
 // extractors, as one key string.
-func corrValues(m *exchange.Message, ex []*propExtract) (string, error) {
+func corrValues(m *exchange.Message, ex []*plan.PropExtract) (string, error) {
 	var b strings.Builder
 	for i, pe := range ex {
-		part := m.Part(pe.part)
+		part := m.Part(pe.Part)
 		if part == nil {
-			return "", fmt.Errorf("message has no part %q for property %s", pe.part, pe.prop)
+			return "", fmt.Errorf("message has no part %q for property %s", pe.Part, pe.Prop)
 		}
 		var v string
-		if pe.query == nil {
-			v = stringValue(part)
+		if pe.Query == nil {
+			v = expr.StringValue(part)
 		} else {
-			r := pe.query.eval(&docTree{root: part}, part)
-			var buf [1]node
-			nodes, ok := nodesIn(r, &buf)
+			r := pe.Query.Eval(&expr.DocTree{Top: part}, part)
+			var buf [1]expr.Node
+			nodes, ok := expr.NodesIn(r, &buf)
 			if ok && len(nodes) != 1 {
-				return "", fmt.Errorf("property %s: alias query selects %d nodes, want one", pe.prop, len(nodes))
+				return "", fmt.Errorf("property %s: alias query selects %d nodes, want one", pe.Prop, len(nodes))
 			}
-			v = xpathString(r)
+			v = expr.XpathString(r)
 		}
 		if i > 0 {
 			b.WriteByte(0x1f)
@@ -231,71 +40,11 @@ func corrValues(m *exchange.Message, ex []*propExtract) (string, error) {
 	return b.String(), nil
 }
 
-// routeShape is one combination of correlation sets (the uses with
-// initiate "no" or "join" of an activity) by which a message finds a
-// waiting instance. A message must match every initiated set of the
-// activity it goes to (9.2), so an instance is registered under one key
-// holding all of them, never under each set alone: two instances sharing
-// one set's value but not another's are told apart.
-type routeShape struct {
-	uses []*corrUse
-	// masks are the subsets of uses a waiting instance can be registered
-	// under, largest first: every "no" use, and any of the "join" uses
-	// (a join set may not be initiated yet when the activity waits).
-	masks []uint32
-}
-
-// maxJoinRoutes bounds how many "join" sets of one activity take part in
-// its route keys (2^n subsets are tried per message).
-const maxJoinRoutes = 4
-
-// addRoute adds sh to op's shapes unless an equal one is there, and
-// returns the one op's messages are routed by.
-func (p *Process) addRoute(op string, sh *routeShape) *routeShape {
-	for _, o := range p.routes[op] {
-		if sameSets(o.uses, sh.uses) {
-			return o
-		}
-	}
-	var must, opt uint32
-	joins := 0
-	for i, u := range sh.uses {
-		if u.initiate == "join" && joins < maxJoinRoutes {
-			opt |= 1 << i
-			joins++
-		} else {
-			must |= 1 << i
-		}
-	}
-	// Every subset of opt, added to must, largest first.
-	for sub := opt; ; sub = (sub - 1) & opt {
-		sh.masks = append(sh.masks, must|sub)
-		if sub == 0 {
-			break
-		}
-	}
-	sort.SliceStable(sh.masks, func(i, j int) bool { return bits.OnesCount32(sh.masks[i]) > bits.OnesCount32(sh.masks[j]) })
-	p.routes[op] = append(p.routes[op], sh)
-	return sh
-}
-
-func sameSets(a, b []*corrUse) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i].set != b[i].set || a[i].initiate != b[i].initiate {
-			return false
-		}
-	}
-	return true
-}
-
-// key is the route key of the uses in mask with their values (vals[i]
+// keyRouteShape is the route key of the uses in mask with their values (vals[i]
 // for uses[i]). One set gives routeKey(p, op, set, value).
-func (sh *routeShape) key(p *Process, op string, mask uint32, vals []string) string {
+func keyRouteShape(sh *plan.RouteShape, p *Process, op string, mask uint32, vals []string) string {
 	var sets, values strings.Builder
-	for i, u := range sh.uses {
+	for i, u := range sh.Uses {
 		if mask&(1<<i) == 0 {
 			continue
 		}
@@ -303,26 +52,26 @@ func (sh *routeShape) key(p *Process, op string, mask uint32, vals []string) str
 			sets.WriteByte(',')
 			values.WriteByte(0x1d)
 		}
-		sets.WriteString(u.set.name)
+		sets.WriteString(u.Set.Name)
 		values.WriteString(vals[i])
 	}
 	return routeKey(p, op, sets.String(), values.String())
 }
 
-// instanceKey is the key under which in, waiting in an activity
+// instanceKeyRouteShape is the key under which in, waiting in an activity
 // correlated as sh, is found: every use whose set in has initiated.
-func (sh *routeShape) instanceKey(in *instance, op string) (string, bool) {
+func instanceKeyRouteShape(sh *plan.RouteShape, in *instance, op string) (string, bool) {
 	var mask uint32
-	vals := make([]string, len(sh.uses))
-	for i, u := range sh.uses {
-		if v, ok := in.corr[u.set.name]; ok {
+	vals := make([]string, len(sh.Uses))
+	for i, u := range sh.Uses {
+		if v, ok := in.corr[u.Set.Name]; ok {
 			mask |= 1 << i
 			vals[i] = v
 		}
 	}
-	for _, m := range sh.masks {
+	for _, m := range sh.Masks {
 		if m == mask {
-			return sh.key(in.p, op, mask, vals), true
+			return keyRouteShape(sh, in.p, op, mask, vals), true
 		}
 	}
 	return "", false
@@ -336,34 +85,34 @@ func routeKey(p *Process, op, set, values string) string {
 
 // applyCorrelations checks or initiates the instance's correlation sets
 // for a message m read with the in (received) or out (sent) extractors.
-func (in *instance) applyCorrelations(uses []*corrUse, m *exchange.Message, sent bool, at bpel.Pos) error {
+func (in *instance) applyCorrelations(uses []*plan.CorrUse, m *exchange.Message, sent bool, at bpel.Pos) error {
 	for _, u := range uses {
-		ex := u.in
+		ex := u.In
 		if sent {
-			ex = u.out
+			ex = u.Out
 		}
 		if len(ex) == 0 {
 			continue
 		}
 		v, err := corrValues(m, ex)
 		if err != nil {
-			return &faultValue{name: bpelFault("correlationViolation"), reason: fmt.Sprintf("set %s: %v", u.set.name, err)}
+			return &faultValue{name: bpelFault("correlationViolation"), reason: fmt.Sprintf("set %s: %v", u.Set.Name, err)}
 		}
-		have, set := in.corr[u.set.name]
+		have, set := in.corr[u.Set.Name]
 		switch {
-		case u.initiate == "yes" && set:
-			return &faultValue{name: bpelFault("correlationViolation"), reason: fmt.Sprintf("correlation set %s is already initiated (at %s)", u.set.name, at)}
-		case u.initiate == "no" && !set:
-			return &faultValue{name: bpelFault("correlationViolation"), reason: fmt.Sprintf("correlation set %s is not initiated (at %s)", u.set.name, at)}
+		case u.Initiate == "yes" && set:
+			return &faultValue{name: bpelFault("correlationViolation"), reason: fmt.Sprintf("correlation set %s is already initiated (at %s)", u.Set.Name, at)}
+		case u.Initiate == "no" && !set:
+			return &faultValue{name: bpelFault("correlationViolation"), reason: fmt.Sprintf("correlation set %s is not initiated (at %s)", u.Set.Name, at)}
 		case set && have != v:
-			return &faultValue{name: bpelFault("correlationViolation"), reason: fmt.Sprintf("message does not match correlation set %s (at %s)", u.set.name, at)}
+			return &faultValue{name: bpelFault("correlationViolation"), reason: fmt.Sprintf("message does not match correlation set %s (at %s)", u.Set.Name, at)}
 		case !set:
 			if in.corr == nil {
 				in.corr = map[string]string{}
 			}
-			in.corr[u.set.name] = v
+			in.corr[u.Set.Name] = v
 			if in.evOn(events.Correlation) {
-				in.emit(events.Event{Kind: events.CorrelationSetInitialized, CorrelationSet: u.set.name, Value: v, Position: at.String()})
+				in.emit(events.Event{Kind: events.CorrelationSetInitialized, CorrelationSet: u.Set.Name, Value: v, Position: at.String()})
 			}
 		}
 	}

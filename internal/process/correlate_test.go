@@ -8,21 +8,22 @@ import (
 
 	"github.com/orchd/orchd/internal/exchange"
 	"github.com/orchd/orchd/internal/process/bpel"
+	"github.com/orchd/orchd/internal/process/plan"
 )
 
 // TestInitiate covers WS-BPEL's initiate="yes|join|no" on a message whose
 // property is the whole part.
 func TestInitiate(t *testing.T) {
 	msg := func(v string) *exchange.Message {
-		m := exchange.NewMessage(qname{Local: "m"})
+		m := exchange.NewMessage(plan.Qname{Local: "m"})
 		p := etree.NewElement("key")
 		p.SetText(v)
 		m.Parts["key"] = p
 		return m
 	}
-	set := &corrSet{name: "s", props: []qname{{Local: "k"}}}
-	use := func(initiate string) []*corrUse {
-		return []*corrUse{{set: set, initiate: initiate, in: []*propExtract{{prop: qname{Local: "k"}, part: "key"}}}}
+	set := &plan.CorrSet{Name: "s", Props: []plan.Qname{{Local: "k"}}}
+	use := func(initiate string) []*plan.CorrUse {
+		return []*plan.CorrUse{{Set: set, Initiate: initiate, In: []*plan.PropExtract{{Prop: plan.Qname{Local: "k"}, Part: "key"}}}}
 	}
 	tests := []struct {
 		name     string

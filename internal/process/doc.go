@@ -26,43 +26,40 @@
 // open until their reply runs (messaging.go). Nothing is stored for
 // in-memory processes.
 //
-// Expressions and queries are XPath 1.0 (xpath.go, navigator.go, the
-// direct evaluators fastpath.go and fastexpr.go) or, where declared,
-// XPath 2.0 or XQuery 1.0 (xpath2.go: internal/xpath2 over the same
-// variable tree, with the BPEL, ODE and saxon:parse functions of
-// xpath2_ode.go; nodes an XQuery constructs are etree trees of their own,
-// copied like any other source node). xpath1funcs.go refuses at deploy an
-// XPath 1.0 call outside XPath 1.0's library; xpath1cli.go (EvalXPath1)
-// runs the XPath 1.0 engine for "orchd xpath --version 1.0".
-// bpel:doXslTransform runs a stylesheet of the bundle, compiled at
-// deploy, with internal/xslt (xslt.go).
+// Expressions and queries are compiled by the expression stage
+// (internal/process/expr: XPath 1.0 through internal/xpath1 with its direct
+// evaluators, XPath 2.0 through internal/xpath2); this package binds what
+// needs an instance: XPath 2.0's BPEL, ODE and saxon:parse functions
+// (xpath2.go, xpath2_ode.go), bpel:doXslTransform (xslt.go, stylesheets
+// compiled at deploy with internal/xslt) and "orchd xpath --version 1.0"
+// (xpath1cli.go, EvalXPath1).
 //
-// Supported: see README's "What works". Anything else is rejected at
-// deploy with "not supported yet: <element> at file:line".
+// Supported: see docs/bpel.md. Anything else is rejected at deploy with
+// "not supported yet: <element> at file:line".
 //
 // A persistent process's instances are checkpointed through the Store
 // interface (persist.Store implements it) when they wait, when they end,
 // and before a partner call that is not marked idempotent; concurrent
 // checkpoints share one commit. A blocked in-memory instance stays in the
 // engine's registry; a blocked persistent one lives only in the store and
-// is loaded again by the message or timer that resumes it. Files: bundle,
-// deploy and wsdl load; compile, compile_struct and correlate compile;
-// instance, threads, scope, events (event handlers), compensate
-// (compensation and termination handlers), flow, activities, assign,
-// validate, epr (endpoint references), rest (ODE's bpel4restlight
-// extension activities), extension (the extension bundle API:
-// Options.Extensions, LoadOptions), messaging, waiting run; run drives a run and its
-// aftermath;
-// checkpoint, recover and outbox persist; instevents emits instance
-// events to Options.Events (internal/events) when one is set;
-// mgmt_instances lists, describes and acts on instances for the
-// management API (internal/mgmt: suspend, resume, terminate, delete, and
-// ODE's retry, fault and cancel for an instance suspended on a failed
-// invoke).
+// is loaded again by the message or timer that resumes it.
 //
-// It imports exchange, events (instance events), bpel (positions), xpath2 (XPath 2.0), xslt (XSLT 1.0), xsd (schema validation, loaded
-// only for bundles whose processes validate) and persist (the store's
-// types);
-// it must never import soap, server or cmd (its tests use soap as a real
-// partner and front door).
+// Files, by stage. The compiler: bundle.go (loading a bundle through
+// internal/process/wsdl and internal/process/deploy) and compile*.go,
+// building a plan.Plan (internal/process/plan: nodes as data, never
+// changed after compile). The runtime, everything else: engine and
+// versions (a Process is a version: the Plan plus its number, counters,
+// metrics and partner bindings), instance, threads and dispatch.go (the
+// one switch that steps an activity), scope, events, compensate, flow,
+// activities, assign, validate, epr, rest (ODE's bpel4restlight),
+// extension (the extension bundle API), messaging, waiting; run drives a
+// run and its aftermath; checkpoint, recover and outbox persist;
+// instevents emits instance events to Options.Events; mgmt_instances and
+// mgmt_processes answer the management API (internal/mgmt).
+//
+// It imports exchange, events, mgmt, persist (the store's types), the
+// stages below it (bpel, wsdl, deploy, expr, plan) and the languages
+// (xpath1, xpath2, xslt, xsd); it must never import soap, server or cmd
+// (its tests use soap as a real partner and front door). The rule is a
+// test: internal/importrules.
 package process

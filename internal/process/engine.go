@@ -15,6 +15,7 @@ import (
 
 	"github.com/orchd/orchd/internal/events"
 	"github.com/orchd/orchd/internal/exchange"
+	"github.com/orchd/orchd/internal/process/plan"
 )
 
 // Options configure an Engine. The zero value works: no logging, no
@@ -85,9 +86,9 @@ type Options struct {
 	// context; zero means 30s.
 	HTTPTimeout time.Duration
 	// Extensions are the extension namespaces (activities and assign
-	// operations, extension.go) this engine runs. Engine.LoadBundle and
-	// Engine.LoadDir compile with them; Deploy refuses a process that
-	// uses an extension this map does not register.
+	// operations, extension.go) this engine runs. Engine.LoadBundle
+	// compiles with them; Deploy refuses a process that uses an extension
+	// this map does not register.
 	Extensions Extensions
 	// Events receives instance events (instevents.go) of the kinds each
 	// process's deploy.xml enables; nil emits none, at no cost.
@@ -101,11 +102,6 @@ type Options struct {
 // LoadBundle is LoadBundleWith compiling with the engine's extensions.
 func (e *Engine) LoadBundle(dir string) ([]*Process, error) {
 	return LoadBundleWith(dir, e.LoadOptions())
-}
-
-// LoadDir is LoadDirWith compiling with the engine's extensions.
-func (e *Engine) LoadDir(dir string) ([]*Process, []*BundleError, error) {
-	return LoadDirWith(dir, e.LoadOptions())
 }
 
 // LoadOptions are the options that compile bundles for this engine: its
@@ -131,7 +127,7 @@ type Engine struct {
 	// that started on them (versions.go); older is their immutable index
 	// by process name, nil when there is none.
 	retired []*Process
-	older   atomic.Pointer[map[qname][]*Process]
+	older   atomic.Pointer[map[plan.Qname][]*Process]
 
 	store Store
 	rest  *restClient
@@ -183,7 +179,7 @@ func (e *Engine) messageHold() time.Duration {
 }
 
 func (e *Engine) replyTimeout(p *Process, ex *exchange.Exchange) time.Duration {
-	if d, ok := p.replyTimeouts[replyOp{ex.Endpoint, ex.Operation.Name}]; ok {
+	if d, ok := p.ReplyTimeouts[plan.ReplyOp{Endpoint: ex.Endpoint, Op: ex.Operation.Name}]; ok {
 		return d
 	}
 	if e.opts.ReplyTimeout > 0 {
@@ -213,7 +209,7 @@ next:
 			errs = append(errs, fmt.Errorf("process %s is persistent (deploy.xml <in-memory> absent or false) but orchd has no data store", p))
 			continue
 		}
-		for _, ns := range p.extensions {
+		for _, ns := range p.Extensions {
 			if _, ok := e.opts.Extensions[ns]; !ok {
 				errs = append(errs, fmt.Errorf("process %s uses extension %s, which this engine does not register (Options.Extensions)", p, ns))
 				continue next
@@ -247,18 +243,17 @@ next:
 // provides the partner's port, otherwise through Options.Partners. The
 // caller holds e.mu.
 func (e *Engine) bindLocked(p *Process) {
-	for _, pl := range p.plinks {
-		if pl.partnerEP == nil {
+	for _, pl := range p.Plist {
+		if pl.PartnerEP == nil {
 			continue
 		}
-		if local := e.localEndpoint(pl.partnerEP); local != nil {
-			pl.partner = &localPartner{e: e, ep: local}
-			continue
-		}
-		if e.opts.Partners != nil {
-			pl.partner = e.opts.Partners(pl.partnerEP)
-		} else {
-			pl.partner = unbound{pl.partnerEP}
+		switch local := e.localEndpoint(pl.PartnerEP); {
+		case local != nil:
+			p.partners[pl.Idx] = &localPartner{e: e, ep: local}
+		case e.opts.Partners != nil:
+			p.partners[pl.Idx] = e.opts.Partners(pl.PartnerEP)
+		default:
+			p.partners[pl.Idx] = unbound{pl.PartnerEP}
 		}
 	}
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/orchd/orchd/internal/exchange"
 	"github.com/orchd/orchd/internal/process/bpel"
+	"github.com/orchd/orchd/internal/process/plan"
 )
 
 // Endpoint references (WS-BPEL 2.0 sections 6 and 8.4). A <copy> from a
@@ -52,7 +53,7 @@ func eprAddress(el *etree.Element) (string, error) {
 				}
 			}
 			return "", fmt.Errorf("%w: wsa:EndpointReference has no wsa:Address", errEPR)
-		case el.Tag == "service" && ns == nsWSDL:
+		case el.Tag == "service" && ns == bpel.NSWSDL:
 			return wsdlServiceAddress(el)
 		}
 		kids := el.ChildElements()
@@ -72,11 +73,11 @@ func eprAddress(el *etree.Element) (string, error) {
 // wsdl:service that has one.
 func wsdlServiceAddress(svc *etree.Element) (string, error) {
 	for _, port := range svc.ChildElements() {
-		if port.Tag != "port" || port.NamespaceURI() != nsWSDL {
+		if port.Tag != "port" || port.NamespaceURI() != bpel.NSWSDL {
 			continue
 		}
 		for _, a := range port.ChildElements() {
-			if a.Tag == "address" && (a.NamespaceURI() == nsSOAP11 || a.NamespaceURI() == nsSOAP12) {
+			if a.Tag == "address" && (a.NamespaceURI() == bpel.NSSOAP11 || a.NamespaceURI() == bpel.NSSOAP12) {
 				return eprText(a.SelectAttrValue("location", ""))
 			}
 		}
@@ -112,22 +113,6 @@ func eprText(s string) (string, error) {
 	return s, nil
 }
 
-// parseEPR reads an endpoint reference from its XML text, or takes text
-// that is not XML as a plain URL (the fuzz target's entry).
-func parseEPR(data string) (string, error) {
-	if !strings.HasPrefix(strings.TrimSpace(data), "<") {
-		return eprText(data)
-	}
-	doc := etree.NewDocument()
-	if err := doc.ReadFromString(data); err != nil {
-		return "", fmt.Errorf("%w: %w", errEPR, err)
-	}
-	if doc.Root() == nil {
-		return "", fmt.Errorf("%w: no element", errEPR)
-	}
-	return eprAddress(doc.Root())
-}
-
 // serviceRefElement builds <sref:service-ref><wsa:EndpointReference><wsa:Address>
 // for addr.
 func serviceRefElement(addr string) *etree.Element {
@@ -146,89 +131,33 @@ type assignedEPR struct {
 	partner exchange.Partner
 }
 
-// eprSpec is a <from partnerLink endpointReference> or <to partnerLink>.
-type eprSpec struct {
-	pl     *partnerLink
-	myRole bool // from only: endpointReference="myRole"
-}
-
-// fromPartnerLink compiles <from partnerLink="pl" endpointReference="...">.
-func (c *compiler) fromPartnerLink(e *etree.Element) *eprSpec {
-	pl := c.namedPartnerLink(e)
-	if pl == nil {
-		return nil
-	}
-	name := pl.name
-	switch role := e.SelectAttrValue("endpointReference", ""); role {
-	case "myRole":
-		if pl.provided == nil {
-			c.errorf(e, "partnerLink %q has no myRole to take an endpoint reference from", name)
-			return nil
-		}
-		return &eprSpec{pl: pl, myRole: true}
-	case "partnerRole":
-		if pl.partnerPT == nil {
-			c.errorf(e, "partnerLink %q has no partnerRole to take an endpoint reference from", name)
-			return nil
-		}
-		return &eprSpec{pl: pl}
-	default:
-		c.errorf(e, "<from partnerLink=%q> needs endpointReference=\"myRole\" or \"partnerRole\", not %q", name, role)
-		return nil
-	}
-}
-
-// toPartnerLink compiles <to partnerLink="pl">.
-func (c *compiler) toPartnerLink(e *etree.Element) *eprSpec {
-	pl := c.namedPartnerLink(e)
-	if pl == nil {
-		return nil
-	}
-	if pl.partnerPT == nil {
-		c.errorf(e, "partnerLink %q has no partnerRole to assign an endpoint reference to", pl.name)
-		return nil
-	}
-	return &eprSpec{pl: pl}
-}
-
-// namedPartnerLink is the partner link e's partnerLink attribute names.
-func (c *compiler) namedPartnerLink(e *etree.Element) *partnerLink {
-	name := e.SelectAttrValue("partnerLink", "")
-	pl, ok := c.p.plinks[name]
-	if !ok {
-		c.errorf(e, "unknown partnerLink %q", name)
-		return nil
-	}
-	return pl
-}
-
 // endpointRef is the service-ref a <from partnerLink> yields: this
 // engine's address of the process's service (myRole), or the partner
 // role's endpoint (assigned, else deploy.xml's).
-func (in *instance) endpointRef(s *eprSpec, at bpel.Pos) (*etree.Element, error) {
-	pl := s.pl
-	if s.myRole {
-		addr := pl.provided.Address
+func (in *instance) endpointRef(s *plan.EprSpec, at bpel.Pos) (*etree.Element, error) {
+	pl := s.Pl
+	if s.MyRole {
+		addr := pl.Provided.Address
 		if base := in.e.opts.BaseURL; base != "" || addr == "" {
-			addr = strings.TrimSuffix(base, "/") + pl.provided.Path
+			addr = strings.TrimSuffix(base, "/") + pl.Provided.Path
 		}
 		return serviceRefElement(addr), nil
 	}
 	if as := in.eprs[pl]; as != nil {
 		return serviceRefElement(as.addr), nil
 	}
-	if pl.partnerEP != nil && pl.partnerEP.Address != "" {
-		return serviceRefElement(pl.partnerEP.Address), nil
+	if pl.PartnerEP != nil && pl.PartnerEP.Address != "" {
+		return serviceRefElement(pl.PartnerEP.Address), nil
 	}
-	return nil, in.faultf(at, "uninitializedPartnerRole", "partnerLink %s: its partnerRole has no endpoint (deploy.xml binds none and none was assigned)", pl.name)
+	return nil, in.faultf(at, "uninitializedPartnerRole", "partnerLink %s: its partnerRole has no endpoint (deploy.xml binds none and none was assigned)", pl.Name)
 }
 
 // assignEPR makes the address src holds the partner role endpoint of pl.
-func (in *instance) assignEPR(pl *partnerLink, src source, at bpel.Pos) error {
+func (in *instance) assignEPR(pl *plan.PartnerLink, src source, at bpel.Pos) error {
 	var addr string
 	var err error
-	if src.node.tok != nil && src.node.attr < 0 {
-		if el, ok := src.node.tok.(*etree.Element); ok {
+	if src.node.Tok != nil && src.node.Attr < 0 {
+		if el, ok := src.node.Tok.(*etree.Element); ok {
 			addr, err = eprAddress(el)
 		} else {
 			addr, err = eprText(src.string())
@@ -237,10 +166,10 @@ func (in *instance) assignEPR(pl *partnerLink, src source, at bpel.Pos) error {
 		addr, err = eprText(src.string())
 	}
 	if err != nil {
-		return in.faultf(at, "mismatchedAssignmentFailure", "<to partnerLink=%q>: %v", pl.name, err)
+		return in.faultf(at, "mismatchedAssignmentFailure", "<to partnerLink=%q>: %v", pl.Name, err)
 	}
 	if in.eprs == nil {
-		in.eprs = map[*partnerLink]*assignedEPR{}
+		in.eprs = map[*plan.PartnerLink]*assignedEPR{}
 	}
 	in.eprs[pl] = &assignedEPR{addr: addr}
 	return nil
@@ -249,7 +178,7 @@ func (in *instance) assignEPR(pl *partnerLink, src source, at bpel.Pos) error {
 // partnerOf is the binding an invoke on pl calls: the assigned endpoint,
 // else deploy.xml's. A partner role with neither faults
 // bpel:uninitializedPartnerRole.
-func (in *instance) partnerOf(pl *partnerLink, at bpel.Pos) (exchange.Partner, error) {
+func (in *instance) partnerOf(pl *plan.PartnerLink, at bpel.Pos) (exchange.Partner, error) {
 	if in.eprs != nil {
 		if as := in.eprs[pl]; as != nil {
 			if as.partner == nil {
@@ -258,16 +187,16 @@ func (in *instance) partnerOf(pl *partnerLink, at bpel.Pos) (exchange.Partner, e
 			return as.partner, nil
 		}
 	}
-	if pl.partnerEP == nil {
-		return nil, in.faultf(at, "uninitializedPartnerRole", "partnerLink %s: its partnerRole has no endpoint (deploy.xml binds none and none was assigned)", pl.name)
+	if pl.PartnerEP == nil {
+		return nil, in.faultf(at, "uninitializedPartnerRole", "partnerLink %s: its partnerRole has no endpoint (deploy.xml binds none and none was assigned)", pl.Name)
 	}
-	return pl.partner, nil
+	return in.p.partners[pl.Idx], nil
 }
 
 // addressed binds pl's partner role at an address assigned at run time,
 // through Options.AssignedPartners (deploy-time overrides do not apply).
-func (e *Engine) addressed(pl *partnerLink, addr string) exchange.Partner {
-	ep := *pl.partnerDesc
+func (e *Engine) addressed(pl *plan.PartnerLink, addr string) exchange.Partner {
+	ep := *pl.PartnerDesc
 	ep.Address = addr
 	// Credentials go only where deploy.xml (or --endpoints) sends calls.
 	ep.BasicAuth = nil
@@ -285,13 +214,13 @@ func (e *Engine) addressed(pl *partnerLink, addr string) exchange.Partner {
 func (in *instance) appendEPRs(b []byte) []byte {
 	idx := make([]int, 0, len(in.eprs))
 	for pl := range in.eprs {
-		idx = append(idx, pl.idx)
+		idx = append(idx, pl.Idx)
 	}
 	sort.Ints(idx)
 	b = binary.AppendUvarint(b, uint64(len(idx)))
 	for _, i := range idx {
 		b = binary.AppendUvarint(b, uint64(i))
-		b = appendString(b, in.eprs[in.p.plist[i]].addr)
+		b = appendString(b, in.eprs[in.p.Plist[i]].addr)
 	}
 	return b
 }
@@ -299,20 +228,20 @@ func (in *instance) appendEPRs(b []byte) []byte {
 // readEPRs decodes what appendEPRs wrote.
 func (in *instance) readEPRs(r *reader) error {
 	n := r.uvarint()
-	if r.err != nil || n > uint64(len(in.p.plist)) {
+	if r.err != nil || n > uint64(len(in.p.Plist)) {
 		return errBadFrames
 	}
-	in.eprs = make(map[*partnerLink]*assignedEPR, n)
+	in.eprs = make(map[*plan.PartnerLink]*assignedEPR, n)
 	for i := uint64(0); i < n && r.err == nil; i++ {
 		idx, s := r.uvarint(), r.string()
-		if r.err != nil || idx >= uint64(len(in.p.plist)) {
+		if r.err != nil || idx >= uint64(len(in.p.Plist)) {
 			return errBadFrames
 		}
 		addr, err := eprText(s)
 		if err != nil {
 			return fmt.Errorf("%w (%w)", errBadFrames, err)
 		}
-		in.eprs[in.p.plist[idx]] = &assignedEPR{addr: addr}
+		in.eprs[in.p.Plist[idx]] = &assignedEPR{addr: addr}
 	}
 	return r.err
 }

@@ -1,6 +1,10 @@
 package process
 
 import (
+	"fmt"
+
+	"github.com/beevik/etree"
+
 	"context"
 	"errors"
 	"net/url"
@@ -269,4 +273,20 @@ func TestEndpointReferenceRefused(t *testing.T) {
 			}
 		})
 	}
+}
+
+// parseEPR reads an endpoint reference from its XML text, or takes text
+// that is not XML as a plain URL (the fuzz target's entry).
+func parseEPR(data string) (string, error) {
+	if !strings.HasPrefix(strings.TrimSpace(data), "<") {
+		return eprText(data)
+	}
+	doc := etree.NewDocument()
+	if err := doc.ReadFromString(data); err != nil {
+		return "", fmt.Errorf("%w: %w", errEPR, err)
+	}
+	if doc.Root() == nil {
+		return "", fmt.Errorf("%w: no element", errEPR)
+	}
+	return eprAddress(doc.Root())
 }

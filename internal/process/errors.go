@@ -2,15 +2,7 @@ package process
 
 import (
 	"errors"
-	"fmt"
-	"strings"
-
-	"github.com/orchd/orchd/internal/process/bpel"
 )
-
-// ErrNotSupported marks a construct orchd does not run yet. Deploy rejects
-// it rather than ignoring it.
-var ErrNotSupported = errors.New("not supported yet")
 
 // ErrNoProcess is returned for an endpoint that no deployed process serves.
 var ErrNoProcess = errors.New("no process serves this endpoint")
@@ -20,74 +12,6 @@ var ErrNoProcess = errors.New("no process serves this endpoint")
 // nor retired: in a cluster during a rolling upgrade, another node may
 // have it.
 var ErrVersionNotDeployed = errors.New("process version not deployed")
-
-// CompileError is one problem in a bundle, with where it is.
-type CompileError struct {
-	Pos     bpel.Pos
-	Element string
-	Err     error
-}
-
-func (e *CompileError) Error() string {
-	if e.Element == "" {
-		return fmt.Sprintf("%s: %v", e.Pos, e.Err)
-	}
-	return fmt.Sprintf("%s: <%s>: %v", e.Pos, e.Element, e.Err)
-}
-
-func (e *CompileError) Unwrap() error { return e.Err }
-
-// Errors collects every problem found in a bundle, so one deploy reports
-// them all.
-type Errors struct {
-	List []error
-}
-
-func (e *Errors) add(pos bpel.Pos, element, format string, args ...any) {
-	e.List = append(e.List, &CompileError{Pos: pos, Element: element, Err: fmt.Errorf(format, args...)})
-}
-
-func (e *Errors) unsupported(pos bpel.Pos, element, what string) {
-	if what == "" {
-		what = "<" + element + ">"
-	}
-	e.List = append(e.List, &CompileError{Pos: pos, Element: element, Err: fmt.Errorf("%w: %s at %s", ErrNotSupported, what, pos)})
-}
-
-func (e *Errors) addErr(err error) {
-	if err != nil {
-		e.List = append(e.List, err)
-	}
-}
-
-func (e *Errors) err() error {
-	if len(e.List) == 0 {
-		return nil
-	}
-	// A WSDL two processes import is read for each: report its problems
-	// once.
-	seen := make(map[string]bool, len(e.List))
-	kept := e.List[:0]
-	for _, x := range e.List {
-		if m := x.Error(); !seen[m] {
-			seen[m] = true
-			kept = append(kept, x)
-		}
-	}
-	e.List = kept
-	return e
-}
-
-func (e *Errors) Error() string {
-	msgs := make([]string, len(e.List))
-	for i, err := range e.List {
-		msgs[i] = err.Error()
-	}
-	return strings.Join(msgs, "\n")
-}
-
-// Unwrap returns every collected error, for errors.Is and errors.As.
-func (e *Errors) Unwrap() []error { return e.List }
 
 // DefaultMaxSteps is the step budget of one run of an instance when
 // neither Options.MaxSteps nor deploy.xml's orchd:maxSteps sets one.

@@ -5,10 +5,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/beevik/etree"
-
-	"github.com/orchd/orchd/internal/exchange"
-	"github.com/orchd/orchd/internal/process/bpel"
+	"github.com/orchd/orchd/internal/process/expr"
+	"github.com/orchd/orchd/internal/process/plan"
 )
 
 // Event handlers (WS-BPEL 2.0 section 12.7). A scope with <eventHandlers>
@@ -22,237 +20,13 @@ import (
 // reaches the scope kills the whole tree (scope.go's fail). All of it is
 // threads and frames, so a persistent instance checkpoints it as usual.
 
-// eventHandlers are a scope's (or the process's) onEvents and onAlarms.
-type eventHandlers struct {
-	events []*onEvent
-	alarms []*evAlarm
-	// listen is the listener of the onEvents (nil without any).
-	listen *eventListener
-}
-
-// onEvent is one <onEvent>: the message it takes (its variable is its
-// own, private to each handler instance) and the scope it runs.
-type onEvent struct {
-	inbound
-	pos  bpel.Pos
-	body activity
-	// elem is the variable's element when it is declared with element=
-	// (the single part of the operation's message goes there).
-	elemVar bool
-	// tag is the hidden private variable naming the handler instance's
-	// open request: a reply inside it answers its own request, not
-	// another instance's of the same operation.
-	tag *variable
-	// priv are the slots each handler instance has its own copy of.
-	priv []*variable
-}
-
-// evAlarm is one <onAlarm>: a first deadline (for or until; none when
-// only repeatEvery), an optional repeat interval, and the scope it runs.
-type evAlarm struct {
-	deadline *deadlineSpec
-	repeat   *expr
-	pos      bpel.Pos
-	body     activity
-	priv     []*variable
-	listen   *alarmListener
-}
-
-// eventHandlers compiles <eventHandlers> e, in the lexical scope of the
-// scope it belongs to.
-func (c *compiler) eventHandlers(e *etree.Element) *eventHandlers {
-	h := &eventHandlers{}
-	for _, ce := range e.ChildElements() {
-		if !isBPEL(ce) {
-			continue
-		}
-		switch ce.Tag {
-		case "documentation":
-		case "onEvent":
-			if ev := c.onEvent(ce); ev != nil {
-				h.events = append(h.events, ev)
-			}
-		case "onAlarm":
-			h.alarms = append(h.alarms, c.evAlarm(ce))
-		default:
-			c.errorf(ce, "unexpected element in <eventHandlers>")
-		}
-	}
-	if len(h.events) == 0 && len(h.alarms) == 0 {
-		c.errorf(e, "<eventHandlers> needs at least one <onEvent> or <onAlarm>")
-		return nil
-	}
-	if len(h.events) > 0 {
-		h.listen = &eventListener{base: base{pos: c.pos(e)}, h: h}
-		c.register(h.listen)
-	}
-	for _, al := range h.alarms {
-		al.listen = &alarmListener{base: base{pos: al.pos}, al: al}
-		c.register(al.listen)
-	}
-	return h
-}
-
-// onEvent compiles an <onEvent>. Its variable and the variables its
-// fromParts name are declared in the handler's own scope (12.7.1).
-func (c *compiler) onEvent(e *etree.Element) *onEvent {
-	ev := &onEvent{pos: c.pos(e)}
-	ev.pl, ev.op = c.partnerOp(e, true)
-	if ev.op == nil {
-		return nil
-	}
-	first := len(c.p.vars)
-	local := map[string]*variable{}
-	c.scopes = append(c.scopes, local)
-	defer func() { c.scopes = c.scopes[:len(c.scopes)-1] }()
-	if vn := e.SelectAttrValue("variable", ""); vn != "" {
-		v := &variable{name: vn, pos: ev.pos}
-		if mt, ok := c.qnameAttr(e, "messageType"); ok {
-			if ev.op.Input == nil || mt != ev.op.Input.Name {
-				c.errorf(e, "messageType %s is not the input message of operation %s", mt, ev.op.Name)
-			}
-			v.msg = ev.op.Input
-		} else if el, ok := c.qnameAttr(e, "element"); ok {
-			if in := ev.op.Input; in == nil || len(in.Parts) != 1 || in.Parts[0].Element != el {
-				c.errorf(e, "element %s is not the single element part of operation %s's input message", el, ev.op.Name)
-			}
-			v.elem, ev.elemVar = el, true
-		} else {
-			c.errorf(e, "<onEvent> variable %q needs messageType or element", vn)
-		}
-		c.p.vars = append(c.p.vars, v)
-		v.slot = len(c.p.vars)
-		local[vn] = v
-		ev.v = v
-	}
-	if fp := bpelChild(e, "fromParts"); fp != nil {
-		if ev.v != nil {
-			c.errorf(fp, "<onEvent> has both a variable and <fromParts>")
-		}
-		for _, x := range fp.ChildElements() {
-			if !isBPEL(x) || x.Tag != "fromPart" {
-				continue
-			}
-			c.implicitPartVar(x, ev.op.Input, local)
-		}
-		ev.fromParts = c.compileParts(e, "fromParts", ev.op.Input)
-	}
-	ev.corrs = c.correlations(e, ev.op.Input, nil)
-	ev.mex = e.SelectAttrValue("messageExchange", "")
-	c.registerInbound(&ev.inbound, false)
-	if !ev.op.OneWay() {
-		ev.tag = &variable{name: "onEvent:" + strconv.Itoa(ev.pos.Line), simple: "string"}
-		c.p.vars = append(c.p.vars, ev.tag)
-		ev.tag.slot = len(c.p.vars)
-	}
-	c.events = append(c.events, ev)
-	ev.body = c.handlerScope(e, "correlations", "fromParts")
-	c.events = c.events[:len(c.events)-1]
-	ev.priv = append(ev.priv, c.p.vars[first:]...)
-	return ev
-}
-
-// implicitPartVar declares the variable a <fromPart> of an onEvent names,
-// typed as the part, unless the handler already declared it.
-func (c *compiler) implicitPartVar(x *etree.Element, md *exchange.MessageDesc, local map[string]*variable) {
-	name, part := x.SelectAttrValue("toVariable", ""), x.SelectAttrValue("part", "")
-	if name == "" || local[name] != nil || md == nil {
-		return
-	}
-	for _, p := range md.Parts {
-		if p.Name != part {
-			continue
-		}
-		v := &variable{name: name, pos: c.pos(x), elem: p.Element, typ: p.Type}
-		c.p.vars = append(c.p.vars, v)
-		v.slot = len(c.p.vars)
-		local[name] = v
-	}
-}
-
-// handlerScope compiles the <scope> an onEvent or onAlarm runs.
-func (c *compiler) handlerScope(e *etree.Element, skip ...string) activity {
-	var found *etree.Element
-	for _, ce := range e.ChildElements() {
-		if !isBPEL(ce) || ce.Tag == "documentation" {
-			continue
-		}
-		skipped := false
-		for _, s := range skip {
-			skipped = skipped || ce.Tag == s
-		}
-		if skipped {
-			continue
-		}
-		if ce.Tag != "scope" || found != nil {
-			c.errorf(ce, "<%s> holds exactly one <scope>", e.Tag)
-			continue
-		}
-		found = ce
-	}
-	if found == nil {
-		c.errorf(e, "<%s> holds no <scope>", e.Tag)
-		return c.register(&empty{base: base{pos: c.pos(e)}})
-	}
-	return c.activity(found)
-}
-
-// evAlarm compiles an <onAlarm> of <eventHandlers>: for or until, and/or
-// repeatEvery.
-func (c *compiler) evAlarm(e *etree.Element) *evAlarm {
-	al := &evAlarm{pos: c.pos(e)}
-	if bpelChild(e, "for") != nil || bpelChild(e, "until") != nil {
-		al.deadline = c.deadline(e)
-	}
-	if r := bpelChild(e, "repeatEvery"); r != nil {
-		al.repeat = c.expression(r, r.Text(), true)
-	}
-	if al.deadline == nil && bpelChild(e, "repeatEvery") == nil {
-		c.errorf(e, "<onAlarm> needs <for>, <until> or <repeatEvery>")
-	}
-	first := len(c.p.vars)
-	al.body = c.handlerScope(e, "for", "until", "repeatEvery")
-	al.priv = append(al.priv, c.p.vars[first:]...)
-	return al
-}
-
-// replyEvent is the onEvent, enclosing a reply being compiled, whose
-// request that reply answers (same partner link, operation and message
-// exchange), or nil.
-func (c *compiler) replyEvent(pl *partnerLink, op *exchange.Operation, mex string) *onEvent {
-	for i := len(c.events) - 1; i >= 0; i-- {
-		ev := c.events[i]
-		if ev.pl == pl && ev.op == op && ev.mex == mex && ev.tag != nil {
-			return ev
-		}
-	}
-	return nil
-}
-
-// requestMex is the message exchange under which the current handler
-// instance of ev holds its open request.
-func (ev *onEvent) requestMex(in *instance) string {
-	return ev.mex + "\x1f" + in.slot(ev.tag).Text()
-}
-
 // privSlots makes fresh private copies of vars for a handler instance.
-func privSlots(vars []*variable) []privSlot {
+func privSlots(vars []*expr.Var) []privSlot {
 	priv := make([]privSlot, 0, len(vars))
 	for _, v := range vars {
-		priv = append(priv, privSlot{slot: v.slot, el: v.newSlot()})
+		priv = append(priv, privSlot{slot: v.Slot, el: v.NewSlot()})
 	}
 	return priv
-}
-
-// startHandlers spawns the listener threads of h next to the body's
-// thread (the current thread is the scope's).
-func (h *eventHandlers) startHandlers(in *instance) {
-	if h.listen != nil {
-		in.spawn(h.listen, nil)
-	}
-	for _, al := range h.alarms {
-		in.spawn(al.listen, nil)
-	}
 }
 
 // closeListeners stops the listeners of the scope running on t from
@@ -263,7 +37,7 @@ func (in *instance) closeListeners(t *thread) {
 		if x.parent != t || x.state == tDone || len(x.stack) == 0 {
 			continue
 		}
-		if _, ok := x.stack[0].act.(listener); !ok {
+		if _, ok := x.stack[0].act.(plan.Listener); !ok {
 			continue
 		}
 		x.stack[0].n = 1
@@ -274,69 +48,58 @@ func (in *instance) closeListeners(t *thread) {
 	}
 }
 
-// listener is an activity that accepts events for a scope.
-type listener interface{ isListener() }
-
 // Listener frame use: n = 1 once closed; k counts the events accepted
 // (it names each handler instance's open request); due is an alarm's next
 // deadline, pc 1 once it is computed, 2 once a one-shot alarm fired.
 
-// eventListener waits for the messages of a scope's onEvents.
-type eventListener struct {
-	base
-	h *eventHandlers
-}
-
-func (*eventListener) isListener() {}
-
-func (a *eventListener) step(in *instance, f *frame) (activity, bool, error) {
+func stepEventListener(a *plan.EventListener, in *instance, f *frame) (plan.Activity, bool, error) {
 	if f.n == 1 {
 		return closedListener(in)
 	}
 	t := in.cur
-	for _, ev := range a.h.events {
+	for _, ev := range a.H.Events {
 		ex := in.inbox
-		if ex == nil || ex.Operation.Name != ev.op.Name || ex.Endpoint != ev.pl.provided {
+		if ex == nil || ex.Operation.Name != ev.Op.Name || ex.Endpoint != ev.Pl.Provided {
 			continue
 		}
 		msg := ex.Input
-		ib := ev.inbound
-		ib.v, ib.fromParts = nil, nil
+		ib := ev.Inbound
+		ib.V, ib.FromParts = nil, nil
 		var tag string
-		if ev.tag != nil {
+		if ev.Tag != nil {
 			f.k++
 			tag = strconv.FormatInt(f.k, 10)
-			ib.mex = ev.mex + "\x1f" + tag
+			ib.Mex = ev.Mex + "\x1f" + tag
 		}
-		ok, err := in.take(&ib, ev.pos)
+		ok, err := in.take(&ib, ev.Pos)
 		if err != nil {
 			return nil, false, err
 		}
 		if !ok {
 			continue
 		}
-		h := in.spawn(ev.body, privSlots(ev.priv))
+		h := in.spawn(ev.Body, privSlots(ev.Priv))
 		in.hasPriv = true
 		in.activate(h)
 		switch {
-		case ev.fromParts != nil:
-			in.storeParts(msg, ev.fromParts)
-		case ev.elemVar:
-			s := in.slot(ev.v)
+		case ev.FromParts != nil:
+			in.storeParts(msg, ev.FromParts)
+		case ev.ElemVar:
+			s := in.slot(ev.V)
 			clearChildren(s)
-			if p := msg.Part(ev.op.Input.Parts[0].Name); p != nil {
+			if p := msg.Part(ev.Op.Input.Parts[0].Name); p != nil {
 				s.AddChild(p)
 			}
-		case ev.v != nil:
-			in.storeMessage(ev.v, msg)
+		case ev.V != nil:
+			in.storeMessage(ev.V, msg)
 		}
-		if ev.tag != nil {
-			in.slot(ev.tag).SetText(tag)
+		if ev.Tag != nil {
+			in.slot(ev.Tag).SetText(tag)
 		}
 		in.activate(t)
 	}
-	for _, ev := range a.h.events {
-		if err := in.await(&ev.inbound, ev.pos); err != nil {
+	for _, ev := range a.H.Events {
+		if err := in.await(&ev.Inbound, ev.Pos); err != nil {
 			return nil, false, err
 		}
 	}
@@ -344,34 +107,26 @@ func (a *eventListener) step(in *instance, f *frame) (activity, bool, error) {
 }
 
 // closedListener ends a closed listener once its handler instances have.
-func closedListener(in *instance) (activity, bool, error) {
+func closedListener(in *instance) (plan.Activity, bool, error) {
 	if in.cur.kids > 0 {
 		return nil, false, errJoin
 	}
 	return nil, true, nil
 }
 
-// alarmListener runs one onAlarm of a scope.
-type alarmListener struct {
-	base
-	al *evAlarm
-}
-
-func (*alarmListener) isListener() {}
-
-func (a *alarmListener) step(in *instance, f *frame) (activity, bool, error) {
+func stepAlarmListener(a *plan.AlarmListener, in *instance, f *frame) (plan.Activity, bool, error) {
 	if f.n == 1 {
 		return closedListener(in)
 	}
-	al := a.al
+	al := a.Al
 	now := in.e.now()
 	if f.pc == 0 {
 		due := now
 		var err error
-		if al.deadline != nil {
-			due, err = al.deadline.at(in, now)
+		if al.Deadline != nil {
+			due, err = atDeadlineSpec(al.Deadline, in, now)
 		} else {
-			due, err = a.next(in, now)
+			due, err = nextAlarmListener(a, in, now)
 		}
 		if err != nil {
 			return nil, false, err
@@ -385,19 +140,19 @@ func (a *alarmListener) step(in *instance, f *frame) (activity, bool, error) {
 		in.wakeAt(f.due)
 		return nil, false, errBlocked
 	}
-	in.spawn(al.body, privSlots(al.priv))
+	in.spawn(al.Body, privSlots(al.Priv))
 	in.hasPriv = true
-	if al.repeat == nil {
+	if al.Repeat == nil {
 		f.pc = 2
 		return nil, false, errBlocked
 	}
-	next, err := a.next(in, time.Unix(0, f.due))
+	next, err := nextAlarmListener(a, in, time.Unix(0, f.due))
 	if err != nil {
 		return nil, false, err
 	}
 	if next.UnixNano() <= now.UnixNano() {
 		// Fell behind (orchd was down): the next one is a period from now.
-		if next, err = a.next(in, now); err != nil {
+		if next, err = nextAlarmListener(a, in, now); err != nil {
 			return nil, false, err
 		}
 	}
@@ -406,30 +161,47 @@ func (a *alarmListener) step(in *instance, f *frame) (activity, bool, error) {
 	return nil, false, errBlocked
 }
 
-// next is from plus the alarm's repeatEvery duration, which must be
+// nextAlarmListener is from plus the alarm's repeatEvery duration, which must be
 // positive.
-func (a *alarmListener) next(in *instance, from time.Time) (time.Time, error) {
-	v, err := in.eval(a.al.repeat, in.root, a.pos)
+func nextAlarmListener(a *plan.AlarmListener, in *instance, from time.Time) (time.Time, error) {
+	v, err := in.eval(a.Al.Repeat, in.root, a.Pos)
 	if err != nil {
 		return time.Time{}, err
 	}
-	s := strings.TrimSpace(xpathString(v))
+	s := strings.TrimSpace(expr.XpathString(v))
 	t, err := addDuration(from, s)
 	if err != nil {
-		return time.Time{}, in.faultf(a.pos, "invalidExpressionValue", "<repeatEvery> %q: %v", s, err)
+		return time.Time{}, in.faultf(a.Pos, "invalidExpressionValue", "<repeatEvery> %q: %v", s, err)
 	}
 	if !t.After(from) {
-		return time.Time{}, in.faultf(a.pos, "invalidExpressionValue", "<repeatEvery> %q is not a positive duration", s)
+		return time.Time{}, in.faultf(a.Pos, "invalidExpressionValue", "<repeatEvery> %q is not a positive duration", s)
 	}
 	return t, nil
 }
 
-// childDone implements childObserver for a scope with event handlers: when
-// its body's thread ends, its listeners stop accepting events.
-func (a *scope) childDone(in *instance, t *thread, f *frame) {
-	if a.events == nil || f.pc != scopeBody || f.i == 1 {
+// childDoneScope is told when a branch of a scope with event handlers
+// ends: when its body's thread ends, its listeners stop accepting events.
+func childDoneScope(a *plan.Scope, in *instance, t *thread, f *frame) {
+	if a.Events == nil || f.pc != scopeBody || f.i == 1 {
 		return
 	}
 	f.i = 1
 	in.closeListeners(t)
+}
+
+// requestMexOnEvent is the message exchange under which the current handler
+// instance of ev holds its open request.
+func requestMexOnEvent(ev *plan.OnEvent, in *instance) string {
+	return ev.Mex + "\x1f" + in.slot(ev.Tag).Text()
+}
+
+// startHandlersEventHandlers spawns the listener threads of h next to the body's
+// thread (the current thread is the scope's).
+func startHandlersEventHandlers(h *plan.EventHandlers, in *instance) {
+	if h.Listen != nil {
+		in.spawn(h.Listen, nil)
+	}
+	for _, al := range h.Alarms {
+		in.spawn(al.Listen, nil)
+	}
 }

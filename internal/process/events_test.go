@@ -2,6 +2,8 @@ package process
 
 import (
 	"testing"
+
+	"github.com/orchd/orchd/internal/process/plan"
 )
 
 // minimalBody is where good-minimal's process activity starts: the cases
@@ -59,7 +61,7 @@ func TestEventHandlersCompile(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			procs := loadSnippet(t, minimalBody, tc.handlers, tc.line, tc.want)
-			if tc.line == 0 && procs[0].root.(*scope).events == nil {
+			if tc.line == 0 && procs[0].Root.(*plan.Scope).Events == nil {
 				t.Fatal("the process scope has no event handlers")
 			}
 		})

@@ -1,7 +1,6 @@
 package process
 
 import (
-	"context"
 	"errors"
 	"fmt"
 
@@ -9,6 +8,8 @@ import (
 
 	"github.com/orchd/orchd/internal/exchange"
 	"github.com/orchd/orchd/internal/process/bpel"
+	"github.com/orchd/orchd/internal/process/expr"
+	"github.com/orchd/orchd/internal/process/plan"
 )
 
 // Extension bundles: Go code that implements the extension activities
@@ -44,7 +45,7 @@ type ExtensionActivityCompiler interface {
 	// CompileActivity checks el (the child of <extensionActivity>) and
 	// returns what runs it. An error refuses the bundle; it is reported
 	// with the element's file and line.
-	CompileActivity(el *etree.Element, c ExtensionCompiler) (ExtensionAction, error)
+	CompileActivity(el *etree.Element, c ExtensionCompiler) (plan.ExtensionAction, error)
 }
 
 // ExtensionAssignCompiler compiles extension assign operations.
@@ -52,64 +53,17 @@ type ExtensionAssignCompiler interface {
 	// CompileAssignOperation checks el (the child of
 	// <extensionAssignOperation>) and returns what runs it. An error
 	// refuses the bundle; it is reported with the element's file and line.
-	CompileAssignOperation(el *etree.Element, c ExtensionCompiler) (ExtensionAction, error)
+	CompileAssignOperation(el *etree.Element, c ExtensionCompiler) (plan.ExtensionAction, error)
 }
 
 // ExtensionCompiler is what an extension sees at compile time.
 type ExtensionCompiler interface {
 	// Variable resolves the variable name visible where the extension
 	// element is (enclosing scopes first). An unknown name is an error.
-	Variable(name string) (ExtensionVariable, error)
+	Variable(name string) (plan.ExtensionVariable, error)
 	// ErrorAt reports a problem with el, an element inside the extension
 	// element, with el's own line; the bundle is refused.
 	ErrorAt(el *etree.Element, format string, args ...any)
-}
-
-// ExtensionVariable is a variable resolved at compile time.
-type ExtensionVariable struct {
-	v *variable
-}
-
-// Name is the variable's name.
-func (x ExtensionVariable) Name() string { return x.v.name }
-
-// ExtensionAction runs one compiled extension activity or assign
-// operation. The same action serves every instance of the process (and
-// concurrent ones): it must keep no per-instance state of its own.
-type ExtensionAction interface {
-	// Run executes the element for one instance. vars is valid only
-	// during the call. An *ExtensionFault error throws that fault; any
-	// other error throws bpel:subLanguageExecutionFault naming it.
-	Run(ctx context.Context, vars ExtensionVariables) error
-}
-
-// ExtensionVariables reads and writes an instance's variables.
-type ExtensionVariables interface {
-	// Read returns a copy of the variable's value, or nil when it is not
-	// initialized: an element variable's element; a type variable's value
-	// as an element named after the variable (a simple type: its text);
-	// a message variable as <message> holding one element per part,
-	// named after the part, as ODE's bundles saw it.
-	Read(v ExtensionVariable) *etree.Element
-	// Write gives the variable value, with the semantics of a <copy> of
-	// value to the whole variable (WS-BPEL 2.0 section 8.4.2): an element
-	// variable takes a copy of value renamed to its declared element, a
-	// type variable takes value's content, and a message variable takes
-	// one part per child element of value, matched by name. An error is
-	// a fault to return from Run.
-	Write(v ExtensionVariable, value *etree.Element) error
-}
-
-// ExtensionFault is an error an ExtensionAction returns to throw a
-// named fault.
-type ExtensionFault struct {
-	Space, Local string
-	// Reason says what happened, for logs and the SOAP fault string.
-	Reason string
-}
-
-func (f *ExtensionFault) Error() string {
-	return fmt.Sprintf("fault {%s}%s: %s", f.Space, f.Local, f.Reason)
 }
 
 // ErrUnknownExtensionElement is what a compile method returns (wrapped)
@@ -133,13 +87,13 @@ type extCompiler struct {
 	bad bool
 }
 
-func (x *extCompiler) Variable(name string) (ExtensionVariable, error) {
-	v := x.c.lookupVar(name)
+func (x *extCompiler) Variable(name string) (plan.ExtensionVariable, error) {
+	v := x.c.LookupVar(name)
 	if v == nil {
-		return ExtensionVariable{}, fmt.Errorf("unknown variable %q", name)
+		return plan.ExtensionVariable{}, fmt.Errorf("unknown variable %q", name)
 	}
 	x.c.extResolved = appendVarOnce(x.c.extResolved, v)
-	return ExtensionVariable{v: v}, nil
+	return plan.ExtensionVariable{V: v}, nil
 }
 
 func (x *extCompiler) ErrorAt(el *etree.Element, format string, args ...any) {
@@ -159,48 +113,7 @@ func extensionElement(wrapper *etree.Element) *etree.Element {
 	return nil
 }
 
-// compileExtension compiles el with the registered implementation of its
-// namespace; kind is "activity" or "assign operation". ok is false, with
-// the problem reported, when nothing runs it; a nil action with ok true
-// means no implementation is registered, or it does not know el and the
-// namespace is optional: el may be skipped.
-func (c *compiler) compileExtension(el *etree.Element, kind string) (act ExtensionAction, ok bool) {
-	ns := el.NamespaceURI()
-	impl, registered := c.ext[ns]
-	if !registered {
-		return nil, true
-	}
-	x := &extCompiler{c: c, el: el}
-	c.extResolved = nil
-	var err error
-	switch {
-	case kind == "activity" && impl.Activities != nil:
-		act, err = impl.Activities.CompileActivity(el, x)
-	case kind == "assign operation" && impl.AssignOperations != nil:
-		act, err = impl.AssignOperations.CompileAssignOperation(el, x)
-	default:
-		c.errorf(el, "extension %s has no %ss", ns, kind)
-		return nil, false
-	}
-	if err != nil {
-		if declared, must := c.extensionKnown(ns); errors.Is(err, ErrUnknownExtensionElement) && declared && !must {
-			return nil, true
-		}
-		c.errorf(el, "%w", err)
-		return nil, false
-	}
-	if x.bad {
-		return nil, false
-	}
-	if act == nil {
-		c.errorf(el, "extension %s compiled %s <%s> to nothing", ns, kind, el.Tag)
-		return nil, false
-	}
-	c.p.extensions = appendOnce(c.p.extensions, ns)
-	return act, true
-}
-
-func appendVarOnce(list []*variable, v *variable) []*variable {
+func appendVarOnce(list []*expr.Var, v *expr.Var) []*expr.Var {
 	for _, x := range list {
 		if x == v {
 			return list
@@ -218,21 +131,15 @@ func appendOnce(list []string, s string) []string {
 	return append(list, s)
 }
 
-// extActivity runs a registered extension activity.
-type extActivity struct {
-	base
-	act ExtensionAction
-}
-
-func (a *extActivity) step(in *instance, _ *frame) (activity, bool, error) {
-	if err := in.runExtension(a.act, a.pos); err != nil {
+func stepExtActivity(a *plan.ExtActivity, in *instance, _ *frame) (plan.Activity, bool, error) {
+	if err := in.runExtension(a.Act, a.Pos); err != nil {
 		return nil, false, err
 	}
 	return nil, true, nil
 }
 
 // runExtension runs act for in, turning its error into a fault at pos.
-func (in *instance) runExtension(act ExtensionAction, at bpel.Pos) error {
+func (in *instance) runExtension(act plan.ExtensionAction, at bpel.Pos) error {
 	vars := &extVars{in: in, at: at}
 	err := act.Run(in.ctx, vars)
 	vars.in = nil // the action must not keep it
@@ -243,9 +150,9 @@ func (in *instance) runExtension(act ExtensionAction, at bpel.Pos) error {
 	if errors.As(err, &fv) {
 		return fv
 	}
-	var xf *ExtensionFault
+	var xf *plan.ExtensionFault
 	if errors.As(err, &xf) {
-		return &faultValue{name: qname{Space: xf.Space, Local: xf.Local}, reason: xf.Reason, at: at}
+		return &faultValue{name: plan.Qname{Space: xf.Space, Local: xf.Local}, reason: xf.Reason, at: at}
 	}
 	return in.faultf(at, "subLanguageExecutionFault", "extension: %v", err)
 }
@@ -256,13 +163,13 @@ type extVars struct {
 	at bpel.Pos
 }
 
-func (x *extVars) Read(ev ExtensionVariable) *etree.Element {
-	in, v := x.in, ev.v
-	if v.msg != nil {
+func (x *extVars) Read(ev plan.ExtensionVariable) *etree.Element {
+	in, v := x.in, ev.V
+	if v.Msg != nil {
 		m := etree.NewElement("message")
 		s := in.slot(v)
 		some := false
-		for i, pd := range v.msg.Parts {
+		for i, pd := range v.Msg.Parts {
 			w := s.Child[i].(*etree.Element)
 			if pd.Element.IsZero() {
 				if len(w.Child) == 0 && len(w.Attr) == 0 {
@@ -274,7 +181,7 @@ func (x *extVars) Read(ev ExtensionVariable) *etree.Element {
 				some = true
 				continue
 			}
-			if c := firstElement(w); c != nil {
+			if c := expr.FirstElement(w); c != nil {
 				part := m.CreateElement(pd.Name)
 				cp := c.Copy()
 				fixNamespaces(cp, c, nil)
@@ -287,43 +194,43 @@ func (x *extVars) Read(ev ExtensionVariable) *etree.Element {
 		}
 		return m
 	}
-	base := baseNode(in.root, v, -1)
+	base := expr.BaseNode(in.root, v, -1)
 	if base == nil {
 		return nil
 	}
 	cp := base.Copy()
 	fixNamespaces(cp, base, nil)
-	if v.elem.IsZero() {
+	if v.Elem.IsZero() {
 		if len(cp.Child) == 0 && len(cp.Attr) == 0 {
 			return nil
 		}
-		cp.Space, cp.Tag = "", v.name
+		cp.Space, cp.Tag = "", v.Name
 	}
 	return cp
 }
 
-func (x *extVars) Write(ev ExtensionVariable, value *etree.Element) error {
-	in, v := x.in, ev.v
+func (x *extVars) Write(ev plan.ExtensionVariable, value *etree.Element) error {
+	in, v := x.in, ev.V
 	if value == nil {
-		return in.faultf(x.at, "selectionFailure", "extension wrote nothing to variable %s", v.name)
+		return in.faultf(x.at, "selectionFailure", "extension wrote nothing to variable %s", v.Name)
 	}
-	if v.msg != nil {
+	if v.Msg != nil {
 		m := copyMessage(in.message(v))
 		for _, pe := range value.ChildElements() {
-			i := partIndex(v.msg, pe.Tag)
+			i := partIndex(v.Msg, pe.Tag)
 			if i < 0 {
-				return in.faultf(x.at, "mismatchedAssignmentFailure", "extension wrote part %s, which message %s of variable %s lacks", pe.Tag, v.msg.Name.Local, v.name)
+				return in.faultf(x.at, "mismatchedAssignmentFailure", "extension wrote part %s, which message %s of variable %s lacks", pe.Tag, v.Msg.Name.Local, v.Name)
 			}
-			pd := v.msg.Parts[i]
+			pd := v.Msg.Parts[i]
 			if pd.Element.IsZero() {
 				cp := pe.Copy()
 				fixNamespaces(cp, pe, nil)
 				m.Parts[pd.Name] = cp
 				continue
 			}
-			c := firstElement(pe)
+			c := expr.FirstElement(pe)
 			if c == nil {
-				return in.faultf(x.at, "mismatchedAssignmentFailure", "extension wrote part %s of variable %s without its element", pe.Tag, v.name)
+				return in.faultf(x.at, "mismatchedAssignmentFailure", "extension wrote part %s of variable %s without its element", pe.Tag, v.Name)
 			}
 			cp := c.Copy()
 			fixNamespaces(cp, c, nil)
@@ -332,13 +239,13 @@ func (x *extVars) Write(ev ExtensionVariable, value *etree.Element) error {
 		in.storeMessage(v, m)
 		return nil
 	}
-	op := &copyOp{pos: x.at, to: toSpec{v: v, part: -1}}
-	dst, err := op.evalTo(in)
+	op := &plan.CopyOp{Pos: x.at, To: plan.ToSpec{V: v, Part: -1}}
+	dst, err := evalToCopyOp(op, in)
 	if err != nil {
 		return err
 	}
 	in.touch(v)
-	return op.replace(in, source{node: node{tok: value, attr: -1}}, dst)
+	return replaceCopyOp(op, in, source{node: expr.Node{Tok: value, Attr: -1}}, dst)
 }
 
 // partIndex is the index of the part name of m, or -1.
@@ -350,3 +257,17 @@ func partIndex(m *exchange.MessageDesc, name string) int {
 	}
 	return -1
 }
+
+// The extension API's run-time interfaces are plan types (a compiled
+// extension activity holds its action); these names keep them where
+// extension authors find the rest of the API.
+type (
+	// ExtensionAction is plan.ExtensionAction.
+	ExtensionAction = plan.ExtensionAction
+	// ExtensionVariables is plan.ExtensionVariables.
+	ExtensionVariables = plan.ExtensionVariables
+	// ExtensionVariable is plan.ExtensionVariable.
+	ExtensionVariable = plan.ExtensionVariable
+	// ExtensionFault is plan.ExtensionFault.
+	ExtensionFault = plan.ExtensionFault
+)

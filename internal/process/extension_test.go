@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"github.com/beevik/etree"
+	"github.com/orchd/orchd/internal/process/expr"
+	"github.com/orchd/orchd/internal/process/plan"
 )
 
 // nsTestExt is the namespace of testExt, the extension the tests register.
@@ -34,14 +36,14 @@ func (testExt) CompileAssignOperation(el *etree.Element, c ExtensionCompiler) (E
 }
 
 func compileTestExt(el *etree.Element, c ExtensionCompiler) (ExtensionAction, error) {
-	vr := func(attr string) (ExtensionVariable, error) {
+	vr := func(attr string) (plan.ExtensionVariable, error) {
 		name := el.SelectAttrValue(attr, "")
 		if name == "" {
-			return ExtensionVariable{}, fmt.Errorf("<%s> needs a %s attribute", el.Tag, attr)
+			return plan.ExtensionVariable{}, fmt.Errorf("<%s> needs a %s attribute", el.Tag, attr)
 		}
 		v, err := c.Variable(name)
 		if err != nil {
-			return ExtensionVariable{}, fmt.Errorf("%s: %w", attr, err)
+			return plan.ExtensionVariable{}, fmt.Errorf("%s: %w", attr, err)
 		}
 		return v, nil
 	}
@@ -83,35 +85,35 @@ func compileTestExt(el *etree.Element, c ExtensionCompiler) (ExtensionAction, er
 	return nil, fmt.Errorf("%w: <%s>", ErrUnknownExtensionElement, el.Tag)
 }
 
-type upperAction struct{ from, to ExtensionVariable }
+type upperAction struct{ from, to plan.ExtensionVariable }
 
-func (a upperAction) Run(_ context.Context, vars ExtensionVariables) error {
+func (a upperAction) Run(_ context.Context, vars plan.ExtensionVariables) error {
 	v := vars.Read(a.from)
 	if v == nil {
-		return &ExtensionFault{Space: nsTestExt, Local: "empty", Reason: a.from.Name() + " is not initialized"}
+		return &plan.ExtensionFault{Space: nsTestExt, Local: "empty", Reason: a.from.Name() + " is not initialized"}
 	}
 	out := etree.NewElement("v")
-	out.SetText(strings.ToUpper(stringValue(v)))
+	out.SetText(strings.ToUpper(expr.StringValue(v)))
 	return vars.Write(a.to, out)
 }
 
 type setAction struct {
-	v    ExtensionVariable
+	v    plan.ExtensionVariable
 	text string
 }
 
-func (a setAction) Run(_ context.Context, vars ExtensionVariables) error {
+func (a setAction) Run(_ context.Context, vars plan.ExtensionVariables) error {
 	e := etree.NewElement("v")
 	e.SetText(a.text)
 	return vars.Write(a.v, e)
 }
 
 type setMsgAction struct {
-	v    ExtensionVariable
+	v    plan.ExtensionVariable
 	part string
 }
 
-func (a setMsgAction) Run(_ context.Context, vars ExtensionVariables) error {
+func (a setMsgAction) Run(_ context.Context, vars plan.ExtensionVariables) error {
 	m := etree.NewElement("message")
 	r := m.CreateElement(a.part).CreateElement("t:resp")
 	r.CreateAttr("xmlns:t", nsTest)
@@ -121,13 +123,15 @@ func (a setMsgAction) Run(_ context.Context, vars ExtensionVariables) error {
 
 type failAction string
 
-func (a failAction) Run(context.Context, ExtensionVariables) error {
-	return &ExtensionFault{Space: nsTestExt, Local: string(a), Reason: "asked to"}
+func (a failAction) Run(context.Context, plan.ExtensionVariables) error {
+	return &plan.ExtensionFault{Space: nsTestExt, Local: string(a), Reason: "asked to"}
 }
 
 type brokenAction struct{}
 
-func (brokenAction) Run(context.Context, ExtensionVariables) error { return errors.New("out of order") }
+func (brokenAction) Run(context.Context, plan.ExtensionVariables) error {
+	return errors.New("out of order")
+}
 
 // testExtensions registers testExt for both kinds.
 func testExtensions() Extensions {

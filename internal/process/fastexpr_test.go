@@ -3,34 +3,34 @@ package process
 import (
 	"context"
 	"fmt"
-	"math"
-	"reflect"
 	"testing"
 
 	"github.com/beevik/etree"
 
 	"github.com/orchd/orchd/internal/exchange"
+	"github.com/orchd/orchd/internal/process/expr"
+	"github.com/orchd/orchd/internal/process/plan"
 )
 
 // varResolver resolves variables of a compiled process by name.
 type varResolver struct{ p *Process }
 
-func (r varResolver) lookupVar(name string) *variable {
-	for _, v := range r.p.vars {
-		if v.name == name {
+func (r varResolver) LookupVar(name string) *expr.Var {
+	for _, v := range r.p.Vars {
+		if v.Name == name {
 			return v
 		}
 	}
 	return nil
 }
 
-func (r varResolver) propertyPath(string, string, *etree.Element, map[string]string) (string, error) {
+func (r varResolver) PropertyPath(string, string, *etree.Element, map[string]string) (string, error) {
 	return "", fmt.Errorf("no properties here")
 }
 
 // TestFastExprMatchesXPath evaluates each expression both with the fast
-// evaluator and with antchfx/xpath on the same instance tree; they must
-// agree.
+// evaluator and with the general one (internal/xpath1) on the same
+// instance tree; they must agree.
 func TestFastExprMatchesXPath(t *testing.T) {
 	e, p, _ := loadPO(t)
 	in := newInstance(e, p, context.Background())
@@ -38,10 +38,10 @@ func TestFastExprMatchesXPath(t *testing.T) {
 		t.Fatal(err)
 	}
 	r := varResolver{p}
-	in.storeMessage(r.lookupVar("poIn"), poInMessage(t, p))
-	in.slot(r.lookupVar("i")).SetText("2")
-	in.slot(r.lookupVar("total")).SetText("39.98")
-	in.slot(r.lookupVar("totalText")).SetText("12.50")
+	in.storeMessage(r.LookupVar("poIn"), poInMessage(t, p))
+	in.slot(r.LookupVar("i")).SetText("2")
+	in.slot(r.LookupVar("total")).SetText("39.98")
+	in.slot(r.LookupVar("totalText")).SetText("12.50")
 	ns := map[string]string{"po": "urn:example:po", "crm": "urn:example:crm"}
 	exprs := []string{
 		"1 + 2 * 3", "7 div 2", "7 mod 3", "-$i", "$i + 1", "$total * 100",
@@ -70,19 +70,20 @@ func TestFastExprMatchesXPath(t *testing.T) {
 		"$poIn.payload/po:items/po:item[2]/po:sku", "(1 + 2) * 3", "10 div 0", "-10 div 0", "0 div 0 = 0 div 0",
 	}
 	for _, src := range exprs {
-		fast := compileFast(src, r, ns)
+		fast := expr.CompileFast(src, r, ns)
 		if fast == nil {
 			t.Errorf("%s: not handled by the fast evaluator", src)
 			continue
 		}
 		want := generalValue(t, src, r, ns, in, in.root)
-		got := fast.value(in.root, nil)
+		got := fast.Value(in.root, nil)
 		if !sameValue(got, want) {
-			t.Errorf("%s: fast %#v, xpath %#v", src, got, want)
+			t.Errorf("%s: fast %#v, general %#v", src, got, want)
 		}
 	}
 	// Where antchfx/xpath v1.3.9 departs from XPath 1.0 (section 3.4), the
-	// fast evaluator follows the spec.
+	// fast evaluator follows the spec, as the general one does
+	// (TestAntchfxDeviations).
 	for src, want := range map[string]bool{
 		// A number compared with a node-set: true if some node compares
 		// true (qty 10 > 5), whichever side the node-set is on.
@@ -90,7 +91,7 @@ func TestFastExprMatchesXPath(t *testing.T) {
 		// A boolean compared with a string: both as booleans.
 		"'' = false()": true,
 	} {
-		if got := compileFast(src, r, ns).value(in.root, nil); got != want {
+		if got := expr.CompileFast(src, r, ns).Value(in.root, nil); got != want {
 			t.Errorf("%s = %v, want %v", src, got, want)
 		}
 	}
@@ -105,47 +106,20 @@ func TestFastExprMatchesXPath(t *testing.T) {
 		"substring('12345', 1, -1)":             "",
 		"substring('héllo', 2, 2)":              "él",
 	} {
-		if got := compileFast(src, r, ns).value(in.root, nil); got != want {
+		if got := expr.CompileFast(src, r, ns).Value(in.root, nil); got != want {
 			t.Errorf("%s = %q, want %q", src, got, want)
 		}
 	}
-	// Outside the subset: left to antchfx.
+	// Outside the subset: left to the general evaluator.
 	for _, src := range []string{"last()", "translate('a','a','b')", "$poIn.payload//po:sku"} {
-		if compileFast(src, r, ns) != nil {
+		if expr.CompileFast(src, r, ns) != nil {
 			t.Errorf("%s: the fast evaluator claimed it", src)
 		}
 	}
 }
 
-func sameValue(a, b any) bool {
-	var ab, bb [1]node
-	if x, ok := nodesIn(a, &ab); ok {
-		a = x
-	}
-	if y, ok := nodesIn(b, &bb); ok {
-		b = y
-	}
-	switch x := a.(type) {
-	case float64:
-		y, ok := b.(float64)
-		return ok && (x == y || math.IsNaN(x) && math.IsNaN(y))
-	case []node:
-		y, ok := b.([]node)
-		if !ok || len(x) != len(y) {
-			return false
-		}
-		for i := range x {
-			if x[i].tok != y[i].tok || x[i].attr != y[i].attr {
-				return false
-			}
-		}
-		return true
-	}
-	return reflect.DeepEqual(a, b)
-}
-
 func poInMessage(t testing.TB, p *Process) *exchange.Message {
-	m := exchange.NewMessage(p.vars[0].msg.Name)
+	m := exchange.NewMessage(p.Vars[0].Msg.Name)
 	m.Parts["payload"] = poMessage(t, "po-request.xml")
 	return m
 }
@@ -155,9 +129,9 @@ func poInMessage(t testing.TB, p *Process) *exchange.Message {
 // keepSrcElementName, two path copies, a counter) on one instance.
 func BenchmarkAssign(b *testing.B) {
 	e, p, _ := loadPO(b)
-	var add *assign
-	for _, a := range p.acts {
-		if x, ok := a.(*assign); ok && x.name == "addItem" {
+	var add *plan.Assign
+	for _, a := range p.Acts {
+		if x, ok := a.(*plan.Assign); ok && x.Name == "addItem" {
 			add = x
 		}
 	}
@@ -169,40 +143,40 @@ func BenchmarkAssign(b *testing.B) {
 		b.Fatal(err)
 	}
 	r := varResolver{p}
-	m := exchange.NewMessage(r.lookupVar("poIn").msg.Name)
+	m := exchange.NewMessage(r.LookupVar("poIn").Msg.Name)
 	m.Parts["payload"] = poMessage(b, "po-request.xml")
-	in.storeMessage(r.lookupVar("poIn"), m)
-	var prep *assign
-	for _, a := range p.acts {
-		if x, ok := a.(*assign); ok && x.name == "prepareErpRequest" {
+	in.storeMessage(r.LookupVar("poIn"), m)
+	var prep *plan.Assign
+	for _, a := range p.Acts {
+		if x, ok := a.(*plan.Assign); ok && x.Name == "prepareErpRequest" {
 			prep = x
 		}
 	}
-	if _, _, err := prep.step(in, &frame{}); err != nil {
+	if _, _, err := stepAssign(prep, in, &frame{}); err != nil {
 		b.Fatal(err)
 	}
-	iv := in.slot(r.lookupVar("i"))
+	iv := in.slot(r.LookupVar("i"))
 	b.ReportAllocs()
 	b.ResetTimer()
 	for n := 0; n < b.N; n++ {
 		iv.SetText("1")
-		if _, _, err := add.step(in, &frame{}); err != nil {
+		if _, _, err := stepAssign(add, in, &frame{}); err != nil {
 			b.Fatal(err)
 		}
 	}
 }
 
 // generalValue is src's value at ctx by the general XPath 1.0 evaluator
-// (rewritten, then antchfx/xpath): what a fast path must match.
+// (rewritten, then internal/xpath1): what a fast path must match.
 func generalValue(t *testing.T, src string, r varResolver, ns map[string]string, in *instance, ctx *etree.Element) any {
 	t.Helper()
-	rw, err := rewrite(src, r, nil, ns, true)
+	rw, err := expr.Rewrite(src, r, nil, ns, true)
 	if err != nil {
 		t.Fatalf("%s: %v", src, err)
 	}
-	x, err := newExpr(src, rw, ns)
+	x, err := expr.NewExpr(src, rw, ns)
 	if err != nil {
 		t.Fatalf("%s: %v", src, err)
 	}
-	return x.eval(&in.docs, ctx)
+	return x.Eval(&in.docs, ctx)
 }

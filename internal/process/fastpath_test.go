@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/beevik/etree"
+	"github.com/orchd/orchd/internal/process/expr"
 )
 
 // TestSimplePathNamespaces: the walk's namespace shortcut (a child with
@@ -19,34 +20,34 @@ func TestSimplePathNamespaces(t *testing.T) {
 		t.Fatal(err)
 	}
 	root := doc.Root()
-	step := func(space, local string) pathStep { return pathStep{space: space, local: local} }
+	step := func(space, local string) expr.PathStep { return expr.PathStep{Space: space, Local: local} }
 	tests := []struct {
 		name  string
-		steps []pathStep
+		steps []expr.PathStep
 		want  int // matches (evalAll)
 	}{
-		{"same prefix, inherited", []pathStep{step("u1", "b"), step("u1", "c")}, 1},
-		{"same prefix, redeclared", []pathStep{step("u1", "b"), step("u2", "c")}, 1},
-		{"below a redeclaration", []pathStep{step("u1", "b"), step("u2", "c"), step("u2", "e")}, 1},
-		{"below the inherited one", []pathStep{step("u1", "b"), step("u1", "c"), step("u1", "e")}, 1},
-		{"after a wildcard", []pathStep{step("u1", "b"), {local: "*"}, step("u2", "e")}, 1},
-		{"default, inherited", []pathStep{step("d1", "x"), step("d1", "y"), step("d1", "z")}, 1},
-		{"default, redeclared", []pathStep{step("d1", "x"), step("d2", "y"), step("d2", "z")}, 1},
-		{"wrong namespace", []pathStep{step("u2", "b")}, 0},
+		{"same prefix, inherited", []expr.PathStep{step("u1", "b"), step("u1", "c")}, 1},
+		{"same prefix, redeclared", []expr.PathStep{step("u1", "b"), step("u2", "c")}, 1},
+		{"below a redeclaration", []expr.PathStep{step("u1", "b"), step("u2", "c"), step("u2", "e")}, 1},
+		{"below the inherited one", []expr.PathStep{step("u1", "b"), step("u1", "c"), step("u1", "e")}, 1},
+		{"after a wildcard", []expr.PathStep{step("u1", "b"), {Local: "*"}, step("u2", "e")}, 1},
+		{"default, inherited", []expr.PathStep{step("d1", "x"), step("d1", "y"), step("d1", "z")}, 1},
+		{"default, redeclared", []expr.PathStep{step("d1", "x"), step("d2", "y"), step("d2", "z")}, 1},
+		{"wrong namespace", []expr.PathStep{step("u2", "b")}, 0},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			p := &simplePath{part: -1, steps: tt.steps}
-			if got := len(p.evalAll(root, root)); got != tt.want {
+			p := &expr.SimplePath{Part: -1, Steps: tt.steps}
+			if got := len(p.EvalAll(root, root)); got != tt.want {
 				t.Errorf("evalAll: %d matches, want %d", got, tt.want)
 			}
-			got := p.eval(root, root)
+			got := p.Eval(root, root)
 			if len(got) != tt.want {
 				t.Fatalf("eval: %d matches, want %d", len(got), tt.want)
 			}
 			if tt.want == 1 {
-				e := got[0].tok.(*etree.Element)
-				if e.NamespaceURI() != tt.steps[len(tt.steps)-1].space && tt.steps[len(tt.steps)-1].local != "*" {
+				e := got[0].Tok.(*etree.Element)
+				if e.NamespaceURI() != tt.steps[len(tt.steps)-1].Space && tt.steps[len(tt.steps)-1].Local != "*" {
 					t.Errorf("eval found %s in %s", e.Tag, e.NamespaceURI())
 				}
 			}

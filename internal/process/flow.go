@@ -6,23 +6,17 @@ import (
 	"strings"
 
 	"github.com/beevik/etree"
+	"github.com/orchd/orchd/internal/process/expr"
+	"github.com/orchd/orchd/internal/process/plan"
 )
 
-// flow runs its children concurrently, each on its own thread, and ends
-// when all have ended.
-type flow struct {
-	base
-	children []activity
-	links    []*link
-}
-
-func (a *flow) step(in *instance, f *frame) (activity, bool, error) {
+func stepFlow(a *plan.Flow, in *instance, f *frame) (plan.Activity, bool, error) {
 	if f.pc == 0 {
 		f.pc = 1
-		for _, l := range a.links {
+		for _, l := range a.Links {
 			in.resetLink(l)
 		}
-		for _, c := range a.children {
+		for _, c := range a.Children {
 			in.spawn(c, nil)
 		}
 		return nil, false, errJoin
@@ -33,18 +27,9 @@ func (a *flow) step(in *instance, f *frame) (activity, bool, error) {
 	return nil, true, nil
 }
 
-// link is a flow's link. Its status lives in a hidden numeric variable
-// (empty: not yet decided, 1: true, 0: false), so join conditions compile
-// as ordinary expressions ($name) and the status is checkpointed with the
-// variables.
-type link struct {
-	name string
-	v    *variable
-}
-
 // linkStatus returns the status and whether it is decided.
-func (in *instance) linkStatus(l *link) (bool, bool) {
-	s := in.slot(l.v)
+func (in *instance) linkStatus(l *plan.Link) (bool, bool) {
+	s := in.slot(l.V)
 	if len(s.Child) == 0 {
 		return false, false
 	}
@@ -52,11 +37,11 @@ func (in *instance) linkStatus(l *link) (bool, bool) {
 }
 
 // resetLink makes l undecided again (its flow starts again).
-func (in *instance) resetLink(l *link) { clearChildren(in.slot(l.v)) }
+func (in *instance) resetLink(l *plan.Link) { clearChildren(in.slot(l.V)) }
 
 // decideLink sets the status of l unless it is already decided, and wakes
 // the threads waiting for links.
-func (in *instance) decideLink(l *link, status bool) {
+func (in *instance) decideLink(l *plan.Link, status bool) {
 	if _, ok := in.linkStatus(l); ok {
 		return
 	}
@@ -64,139 +49,87 @@ func (in *instance) decideLink(l *link, status bool) {
 	if status {
 		v = "1"
 	}
-	in.slot(l.v).SetText(v)
-	in.touch(l.v)
+	in.slot(l.V).SetText(v)
+	in.touch(l.V)
 	in.linksChanged = true
 }
 
-// linkSource is an outgoing link with its transitionCondition.
-type linkSource struct {
-	l    *link
-	cond *expr
-}
-
-// linked wraps an activity that is the target or source of links: it waits
-// for its incoming links, evaluates the join condition (bpel:joinFailure,
-// or dead-path elimination under suppressJoinFailure), runs the activity,
-// then decides its outgoing links.
-type linked struct {
-	base
-	act      activity
-	targets  []*link
-	join     *expr
-	suppress bool
-	sources  []linkSource
-	// dead are the links whose source is the activity or inside it: when
-	// it is skipped, they are all false.
-	dead []*link
-}
-
-func (a *linked) step(in *instance, f *frame) (activity, bool, error) {
+func stepLinked(a *plan.Linked, in *instance, f *frame) (plan.Activity, bool, error) {
 	if f.pc == 1 {
-		for _, s := range a.sources {
+		for _, s := range a.Sources {
 			ok := true
-			if s.cond != nil {
+			if s.Cond != nil {
 				var err error
-				if ok, err = in.cond(s.cond, a.pos); err != nil {
+				if ok, err = in.cond(s.Cond, a.Pos); err != nil {
 					return nil, false, err
 				}
 			}
-			in.decideLink(s.l, ok)
+			in.decideLink(s.L, ok)
 		}
 		return nil, true, nil
 	}
-	run := len(a.targets) == 0 // no targets: nothing to join
-	for _, l := range a.targets {
+	run := len(a.Targets) == 0 // no targets: nothing to join
+	for _, l := range a.Targets {
 		st, ok := in.linkStatus(l)
 		if !ok {
 			return nil, false, errLinks
 		}
 		run = run || st
 	}
-	if a.join != nil {
+	if a.Join != nil {
 		var err error
-		if run, err = in.cond(a.join, a.pos); err != nil {
+		if run, err = in.cond(a.Join, a.Pos); err != nil {
 			return nil, false, err
 		}
 	}
 	if !run {
-		if !a.suppress {
-			return nil, false, in.faultf(a.pos, "joinFailure", "the join condition of %s is false", a.describe())
+		if !a.Suppress {
+			return nil, false, in.faultf(a.Pos, "joinFailure", "the join condition of %s is false", a.Describe())
 		}
-		for _, l := range a.dead {
+		for _, l := range a.Dead {
 			in.decideLink(l, false)
 		}
 		return nil, true, nil
 	}
 	f.pc = 1
-	return a.act, false, nil
+	return a.Act, false, nil
 }
 
-func (a *linked) describe() string {
-	if a.name != "" {
-		return strconv.Quote(a.name)
-	}
-	return "the activity at " + a.pos.String()
-}
-
-// repeatUntil runs its body, then again while the condition is false.
-type repeatUntil struct {
-	base
-	cond *expr
-	body activity
-}
-
-func (a *repeatUntil) step(in *instance, f *frame) (activity, bool, error) {
+func stepRepeatUntil(a *plan.RepeatUntil, in *instance, f *frame) (plan.Activity, bool, error) {
 	if f.pc == 0 {
 		f.pc = 1
-		return a.body, false, nil
+		return a.Body, false, nil
 	}
-	ok, err := in.cond(a.cond, a.pos)
+	ok, err := in.cond(a.Cond, a.Pos)
 	if err != nil || ok {
 		return nil, ok, err
 	}
 	if err := in.ctx.Err(); err != nil {
 		return nil, false, err
 	}
-	return a.body, false, nil
-}
-
-// forEach runs its scope for each counter value from start to final,
-// one after another or in parallel branches, until the completion
-// condition's number of branches has completed.
-type forEach struct {
-	base
-	counter      *variable
-	start, final *expr
-	branches     *expr
-	// successfulOnly counts only branches whose scope did not end by a
-	// fault handler toward the completion condition.
-	successfulOnly bool
-	parallel       bool
-	body           *scope
-	privSlots      []*variable // copied per parallel branch
+	return a.Body, false, nil
 }
 
 // Frame use: i is the next counter value, n the final value, k the
 // number of completed branches, due the completion count (-1: none).
-func (a *forEach) step(in *instance, f *frame) (activity, bool, error) {
+func stepForEach(a *plan.ForEach, in *instance, f *frame) (plan.Activity, bool, error) {
 	if f.pc == 0 {
-		start, err := a.counterValue(in, a.start, "startCounterValue")
+		start, err := counterValueForEach(a, in, a.Start, "startCounterValue")
 		if err != nil {
 			return nil, false, err
 		}
-		final, err := a.counterValue(in, a.final, "finalCounterValue")
+		final, err := counterValueForEach(a, in, a.Final, "finalCounterValue")
 		if err != nil {
 			return nil, false, err
 		}
 		f.i, f.n, f.due = start, final, -1
-		if a.branches != nil {
-			b, err := a.counterValue(in, a.branches, "branches")
+		if a.Branches != nil {
+			b, err := counterValueForEach(a, in, a.Branches, "branches")
 			if err != nil {
 				return nil, false, err
 			}
 			if final-start+1 < b {
-				return nil, false, in.faultf(a.pos, "invalidBranchCondition", "completion condition asks for %d branches of %d", b, max(final-start+1, 0))
+				return nil, false, in.faultf(a.Pos, "invalidBranchCondition", "completion condition asks for %d branches of %d", b, max(final-start+1, 0))
 			}
 			f.due = b
 		}
@@ -204,41 +137,41 @@ func (a *forEach) step(in *instance, f *frame) (activity, bool, error) {
 		if f.i > f.n || f.due == 0 {
 			return nil, true, nil
 		}
-		if a.parallel {
+		if a.Parallel {
 			for c := f.i; c <= f.n; c++ {
-				in.spawn(a.body, a.branchVars(in, c))
+				in.spawn(a.Body, branchVarsForEach(a, in, c))
 				in.hasPriv = true
 			}
 			return nil, false, errJoin
 		}
-		a.setCounter(in, f.i)
+		setCounterForEach(a, in, f.i)
 		f.i++
-		return a.body, false, nil
+		return a.Body, false, nil
 	}
-	if a.parallel {
+	if a.Parallel {
 		if in.cur.kids > 0 {
 			return nil, false, errJoin
 		}
-		return nil, true, a.unmet(in, f)
+		return nil, true, unmetForEach(a, in, f)
 	}
-	if !a.successfulOnly || !in.cur.scopeFaulted {
+	if !a.SuccessfulOnly || !in.cur.scopeFaulted {
 		f.k++
 	}
 	if f.due >= 0 && f.k >= f.due {
 		return nil, true, nil
 	}
 	if f.i > f.n {
-		return nil, true, a.unmet(in, f)
+		return nil, true, unmetForEach(a, in, f)
 	}
-	a.setCounter(in, f.i)
+	setCounterForEach(a, in, f.i)
 	f.i++
-	return a.body, false, nil
+	return a.Body, false, nil
 }
 
-// childDone counts a completed parallel branch and, once the completion
+// childDoneForEach counts a completed parallel branch and, once the completion
 // condition holds, ends the others.
-func (a *forEach) childDone(in *instance, t *thread, f *frame) {
-	if a.successfulOnly && in.cur.scopeFaulted {
+func childDoneForEach(a *plan.ForEach, in *instance, t *thread, f *frame) {
+	if a.SuccessfulOnly && in.cur.scopeFaulted {
 		return
 	}
 	f.k++
@@ -248,57 +181,50 @@ func (a *forEach) childDone(in *instance, t *thread, f *frame) {
 	}
 }
 
-// unmet is bpel:completionConditionFailure when every branch completed
+// unmetForEach is bpel:completionConditionFailure when every branch completed
 // and fewer than the completion condition's branches counted (only
 // successful ones count with successfulBranchesOnly).
-func (a *forEach) unmet(in *instance, f *frame) error {
+func unmetForEach(a *plan.ForEach, in *instance, f *frame) error {
 	if f.due >= 0 && f.k < f.due {
-		return in.faultf(a.pos, "completionConditionFailure", "%d of the %d branches the completion condition asks for completed successfully", f.k, f.due)
+		return in.faultf(a.Pos, "completionConditionFailure", "%d of the %d branches the completion condition asks for completed successfully", f.k, f.due)
 	}
 	return nil
 }
 
-func (a *forEach) counterValue(in *instance, x *expr, what string) (int64, error) {
-	v, err := in.eval(x, in.root, a.pos)
+func counterValueForEach(a *plan.ForEach, in *instance, x *expr.Expr, what string) (int64, error) {
+	v, err := in.eval(x, in.root, a.Pos)
 	if err != nil {
 		return 0, err
 	}
-	n := xpathNumber(xpathString(v))
+	n := expr.XpathNumber(expr.XpathString(v))
 	if math.IsNaN(n) || n < 0 || n != math.Trunc(n) || n > math.MaxInt32 {
-		return 0, in.faultf(a.pos, "invalidExpressionValue", "%s %q is not an xsd:unsignedInt", what, strings.TrimSpace(xpathString(v)))
+		return 0, in.faultf(a.Pos, "invalidExpressionValue", "%s %q is not an xsd:unsignedInt", what, strings.TrimSpace(expr.XpathString(v)))
 	}
 	return int64(n), nil
 }
 
-func (a *forEach) setCounter(in *instance, c int64) {
-	s := in.slot(a.counter)
+func setCounterForEach(a *plan.ForEach, in *instance, c int64) {
+	s := in.slot(a.Counter)
 	clearChildren(s)
 	s.SetText(strconv.FormatInt(c, 10))
-	in.touch(a.counter)
+	in.touch(a.Counter)
 }
 
-// branchVars builds the private variables of a parallel branch: its
+// branchVarsForEach builds the private variables of a parallel branch: its
 // counter, and fresh copies of the variables declared inside the body.
-func (a *forEach) branchVars(in *instance, c int64) []privSlot {
-	priv := make([]privSlot, 0, 1+len(a.privSlots))
-	ce := etree.NewElement(a.counter.slotName())
+func branchVarsForEach(a *plan.ForEach, in *instance, c int64) []privSlot {
+	priv := make([]privSlot, 0, 1+len(a.PrivSlots))
+	ce := etree.NewElement(a.Counter.SlotName())
 	ce.SetText(strconv.FormatInt(c, 10))
-	priv = append(priv, privSlot{slot: a.counter.slot, el: ce})
-	for _, v := range a.privSlots {
-		priv = append(priv, privSlot{slot: v.slot, el: v.newSlot()})
+	priv = append(priv, privSlot{slot: a.Counter.Slot, el: ce})
+	for _, v := range a.PrivSlots {
+		priv = append(priv, privSlot{slot: v.Slot, el: v.NewSlot()})
 	}
 	return priv
 }
 
-// branchLinks lists, per branch of an if or a pick, the links whose
-// source is inside that branch.
-type branchLinks [][]*link
-
-// add appends a branch's links.
-func (b *branchLinks) add(links []*link) { *b = append(*b, links) }
-
-// eliminate sets false the links of every branch but the chosen one.
-func (b branchLinks) eliminate(in *instance, chosen int) {
+// eliminateBranchLinks sets false the links of every branch but the chosen one.
+func eliminateBranchLinks(b plan.BranchLinks, in *instance, chosen int) {
 	for i, links := range b {
 		if i == chosen {
 			continue

@@ -8,6 +8,8 @@ import (
 	"github.com/beevik/etree"
 
 	"github.com/orchd/orchd/internal/process/bpel"
+	"github.com/orchd/orchd/internal/process/expr"
+	"github.com/orchd/orchd/internal/process/plan"
 )
 
 // insertMissingToData: ODE's <copy insertMissingToData="yes"> (also
@@ -40,17 +42,6 @@ import (
 // predicate that is not a position, and <to property> (the property's
 // alias path is not the author's to create).
 
-// insertPath is the compiled <to> path of a copy with insertMissingToData.
-type insertPath struct {
-	steps []insertStep
-}
-
-// insertStep is one step of an insertPath.
-type insertStep struct {
-	pathStep
-	prefix string // as written in the BPEL document, preferred for a created name
-}
-
 // insertMissingAttr reports whether the copy element ce carries
 // insertMissingToData="yes", unprefixed or in ODE's extension namespace;
 // an insertMissingToData attribute in any other namespace is an error.
@@ -59,40 +50,18 @@ func insertMissingAttr(ce *etree.Element) (bool, error) {
 		if a.Key != "insertMissingToData" || a.Space == "xmlns" {
 			continue
 		}
-		if ns := a.NamespaceURI(); a.Space != "" && ns != nsODEFunctions {
-			return false, fmt.Errorf("attribute %s:insertMissingToData is in namespace %q; orchd knows it unprefixed or in ODE's %s", a.Space, ns, nsODEFunctions)
+		if ns := a.NamespaceURI(); a.Space != "" && ns != bpel.NSODEFunctions {
+			return false, fmt.Errorf("attribute %s:insertMissingToData is in namespace %q; orchd knows it unprefixed or in ODE's %s", a.Space, ns, bpel.NSODEFunctions)
 		}
 		return a.Value == "yes", nil
 	}
 	return false, nil
 }
 
-// insertMissing compiles the insertMissingToData path of the to-spec t
-// compiled from te, or reports at te (or its <query>) why it cannot.
-func (c *compiler) insertMissing(te *etree.Element, t *toSpec) {
-	if te.SelectAttr("property") != nil {
-		c.errorf(te, "insertMissingToData cannot create the path of a variable property (the propertyAlias query): copy to the variable with a query instead")
-		return
-	}
-	if t.query == nil {
-		return // the whole variable or part: a copy creates it anyway
-	}
-	at := te
-	if q := bpelChild(te, "query"); q != nil {
-		at = q
-	}
-	p, err := compileInsertPath(t.query.src, c, t.query.ns)
-	if err != nil {
-		c.errorf(at, "insertMissingToData cannot create %q: %w", t.query.src, err)
-		return
-	}
-	t.insert = p
-}
-
 // compileInsertPath parses src, a location path relative to a variable or
 // part, into steps orchd can create; the error names the first construct
 // it cannot.
-func compileInsertPath(src string, r resolver, ns map[string]string) (*insertPath, error) {
+func compileInsertPath(src string, r expr.Resolver, ns map[string]string) (*plan.InsertPath, error) {
 	s := strings.TrimSpace(src)
 	if strings.HasPrefix(s, "/") {
 		if strings.HasPrefix(s, "//") {
@@ -100,65 +69,27 @@ func compileInsertPath(src string, r resolver, ns map[string]string) (*insertPat
 		}
 		return nil, fmt.Errorf("an absolute path (leading /): write the path relative to the variable")
 	}
-	raws, err := splitSteps(s)
+	raws, err := expr.SplitSteps(s)
 	if err != nil {
 		return nil, err
 	}
-	p := &insertPath{steps: make([]insertStep, 0, len(raws))}
+	p := &plan.InsertPath{Steps: make([]plan.InsertStep, 0, len(raws))}
 	for i, raw := range raws {
 		st, err := insertStepOf(raw, r, ns)
 		if err != nil {
 			return nil, err
 		}
-		if (st.attr || st.text) && i < len(raws)-1 {
+		if (st.Attr || st.Text) && i < len(raws)-1 {
 			return nil, fmt.Errorf("step %q: an attribute or text() step must be the last", raw)
 		}
-		p.steps = append(p.steps, st)
+		p.Steps = append(p.Steps, st)
 	}
 	return p, nil
 }
 
-// splitSteps splits a relative location path at the slashes outside
-// predicates and string literals.
-func splitSteps(s string) ([]string, error) {
-	var steps []string
-	depth, start := 0, 0
-	for i := 0; i < len(s); i++ {
-		switch c := s[i]; c {
-		case '\'', '"':
-			j := strings.IndexByte(s[i+1:], c)
-			if j < 0 {
-				return nil, fmt.Errorf("an unterminated string literal")
-			}
-			i += j + 1
-		case '[':
-			depth++
-		case ']':
-			depth--
-		case '|':
-			if depth == 0 {
-				return nil, fmt.Errorf("a union (|)")
-			}
-		case '/':
-			if depth > 0 {
-				continue
-			}
-			if i == start {
-				return nil, fmt.Errorf("// (descendant steps)")
-			}
-			steps = append(steps, s[start:i])
-			start = i + 1
-		}
-	}
-	if start == len(s) {
-		return nil, fmt.Errorf("an empty step (trailing /)")
-	}
-	return append(steps, s[start:]), nil
-}
-
 // insertStepOf compiles one step: [axis::]name[position], @name or text().
-func insertStepOf(raw string, r resolver, ns map[string]string) (insertStep, error) {
-	var st insertStep
+func insertStepOf(raw string, r expr.Resolver, ns map[string]string) (plan.InsertStep, error) {
+	var st plan.InsertStep
 	step := strings.TrimSpace(raw)
 	name, pred := step, ""
 	if i := strings.IndexByte(step, '['); i >= 0 {
@@ -178,22 +109,22 @@ func insertStepOf(raw string, r resolver, ns map[string]string) (insertStep, err
 	case name == "." || name == "..":
 		return st, fmt.Errorf("step %q: . and .. (only child and attribute steps)", raw)
 	case name == "text()":
-		st.text = true
+		st.Text = true
 	case strings.ContainsAny(name, "()"):
 		return st, fmt.Errorf("step %q: a function call or node test (only names, @names and text())", raw)
 	case strings.HasPrefix(name, "@"):
-		st.attr = true
+		st.Attr = true
 		name = strings.TrimSpace(name[1:])
 	}
 	if pred != "" {
-		if st.attr || st.text {
+		if st.Attr || st.Text {
 			return st, fmt.Errorf("step %q: a predicate on an attribute or text() step", raw)
 		}
 		if err := insertPosition(&st, raw, pred, r); err != nil {
 			return st, err
 		}
 	}
-	if st.text {
+	if st.Text {
 		return st, nil
 	}
 	if name == "*" || strings.HasSuffix(name, ":*") {
@@ -203,7 +134,7 @@ func insertStepOf(raw string, r resolver, ns map[string]string) (insertStep, err
 	if i := strings.IndexByte(name, ':'); i >= 0 {
 		prefix, local = name[:i], name[i+1:]
 	}
-	if !validNCName(local) || (prefix != "" && !validNCName(prefix)) {
+	if !expr.ValidNCName(local) || (prefix != "" && !expr.ValidNCName(prefix)) {
 		return st, fmt.Errorf("step %q: %q is not a name", raw, name)
 	}
 	if prefix != "" {
@@ -211,90 +142,90 @@ func insertStepOf(raw string, r resolver, ns map[string]string) (insertStep, err
 		if !ok {
 			return st, fmt.Errorf("step %q: undeclared namespace prefix %q", raw, prefix)
 		}
-		st.space, st.prefix = uri, prefix
+		st.Space, st.Prefix = uri, prefix
 	}
-	st.local = local
+	st.Local = local
 	return st, nil
 }
 
 // insertPosition compiles pred, a step's predicates, into st's position:
 // one predicate, a whole number from 1 or a numeric simple-typed $var.
-func insertPosition(st *insertStep, raw, pred string, r resolver) error {
+func insertPosition(st *plan.InsertStep, raw, pred string, r expr.Resolver) error {
 	bad := fmt.Errorf("step %q: predicate %s (only one position: [2] or [$i] with $i numeric)", raw, pred)
 	if !strings.HasSuffix(pred, "]") || strings.Count(pred, "[") != 1 || strings.Count(pred, "]") != 1 {
 		return bad
 	}
 	in := strings.TrimSpace(pred[1 : len(pred)-1])
 	if strings.HasPrefix(in, "$") {
-		v := r.lookupVar(in[1:])
-		if v == nil || v.simple != "number" {
+		v := r.LookupVar(in[1:])
+		if v == nil || v.Simple != "number" {
 			return bad
 		}
-		st.indexVar = v
+		st.IndexVar = v
 		return nil
 	}
 	n, err := strconv.Atoi(in)
 	if err != nil || n < 1 {
 		return bad
 	}
-	st.index = n
+	st.Index = n
 	return nil
 }
 
-// create finds or creates the path's node below base (the variable's or
+// createInsertPath finds or creates the path's node below base (the variable's or
 // part's node) for a copy at pos whose <to> selected nothing.
-func (p *insertPath) create(in *instance, base *etree.Element, at bpel.Pos) (target, error) {
+func createInsertPath(p *plan.InsertPath, in *instance, base *etree.Element, at bpel.Pos) (target, error) {
 	cur := base
 	i := 0
 	var after *etree.Element // the last existing sibling of the first missing step
-	for ; i < len(p.steps); i++ {
-		st := &p.steps[i]
-		if st.attr || st.text {
-			if found := (&simplePath{part: -1, steps: []pathStep{st.pathStep}}).eval(in.root, cur); len(found) == 1 {
-				return target{node: found[0]}, nil
+	for ; i < len(p.Steps); i++ {
+		st := &p.Steps[i]
+		if st.Attr || st.Text {
+			if found := (&expr.SimplePath{Part: -1, Steps: []expr.PathStep{st.PathStep}}).Eval(in.root, cur); len(found) == 1 {
+				return target{Node: found[0]}, nil
 			}
 			break
 		}
-		want, ok := st.position(in.root)
+		want, ok := st.Position(in.root)
 		if !ok {
-			return target{}, in.faultf(at, "selectionFailure", "insertMissingToData: step %s: the position is not a whole number from 1", st.describe())
+			return target{}, in.faultf(at, "selectionFailure", "insertMissingToData: step %s: the position is not a whole number from 1", st.Describe())
 		}
-		all := (&simplePath{part: -1, steps: []pathStep{{space: st.space, local: st.local}}}).evalAll(in.root, cur)
+		all := (&expr.SimplePath{Part: -1, Steps: []expr.PathStep{{Space: st.Space, Local: st.Local}}}).EvalAll(in.root, cur)
 		switch {
 		case want == 0 && len(all) > 1:
-			return target{}, in.faultf(at, "selectionFailure", "insertMissingToData: step %s matches %d elements: which one is meant is ambiguous", st.describe(), len(all))
+			return target{}, in.faultf(at, "selectionFailure", "insertMissingToData: step %s matches %d elements: which one is meant is ambiguous", st.Describe(), len(all))
 		case want == 0 && len(all) == 1:
-			cur = all[0].tok.(*etree.Element)
+			cur = all[0].Tok.(*etree.Element)
 			continue
 		case want > 0 && want <= len(all):
-			cur = all[want-1].tok.(*etree.Element)
+			cur = all[want-1].Tok.(*etree.Element)
 			continue
 		case want > len(all)+1:
-			return target{}, in.faultf(at, "selectionFailure", "insertMissingToData: step %s[%d]: %d such elements exist, only position %d can be created", st.describe(), want, len(all), len(all)+1)
+			return target{}, in.faultf(at, "selectionFailure", "insertMissingToData: step %s[%d]: %d such elements exist, only position %d can be created", st.Describe(), want, len(all), len(all)+1)
 		}
 		if len(all) > 0 {
-			after = all[len(all)-1].tok.(*etree.Element)
+			after = all[len(all)-1].Tok.(*etree.Element)
 		}
 		break
 	}
-	if i == len(p.steps) {
-		return target{node: node{tok: cur, attr: -1}}, nil
+	if i == len(p.Steps) {
+		return target{Node: expr.Node{Tok: cur, Attr: -1}}, nil
 	}
 	// Steps after the first missing one select in a new, empty element.
-	for _, st := range p.steps[i+1:] {
-		if want, ok := st.position(in.root); !ok || want > 1 {
-			return target{}, in.faultf(at, "selectionFailure", "insertMissingToData: step %s: only position 1 can be created below a new element", st.describe())
+	for _, st := range p.Steps[i+1:] {
+		if want, ok := st.Position(in.root); !ok || want > 1 {
+			return target{}, in.faultf(at, "selectionFailure", "insertMissingToData: step %s: only position 1 can be created below a new element", st.Describe())
 		}
 	}
-	for j := i; j < len(p.steps); j++ {
-		st := &p.steps[j]
+	for j := i; j < len(p.Steps); j++ {
+		st := &p.Steps[j]
 		switch {
-		case st.attr:
-			return target{node: node{tok: cur, attr: createAttr(cur, st)}}, nil
-		case st.text:
-			return target{node: node{tok: cur.CreateText(""), attr: -1}}, nil
+		case st.Attr:
+			return target{Node: expr.Node{Tok: cur, Attr: createAttr(cur, st)}}, nil
+		case st.Text:
+			return target{Node: expr.Node{Tok: cur.CreateText(""), Attr: -1}}, nil
 		}
-		e := etree.NewElement(st.local)
+		e := etree.NewElement(st.Local)
 		if after != nil && j == i {
 			cur.InsertChildAt(after.Index()+1, e)
 		} else {
@@ -303,71 +234,53 @@ func (p *insertPath) create(in *instance, base *etree.Element, at bpel.Pos) (tar
 		nameCreated(e, st)
 		cur = e
 	}
-	return target{node: node{tok: cur, attr: -1}}, nil
-}
-
-// describe renders the step for a fault reason.
-func (st *insertStep) describe() string {
-	name := st.local
-	switch {
-	case st.text:
-		return "text()"
-	case st.prefix != "":
-		name = st.prefix + ":" + name
-	}
-	if st.attr {
-		name = "@" + name
-	}
-	if st.indexVar != nil {
-		name += "[$" + st.indexVar.name + "]"
-	}
-	return name
+	return target{Node: expr.Node{Tok: cur, Attr: -1}}, nil
 }
 
 // nameCreated puts the new element e (already in the tree) in st's
 // namespace: through a prefix or default namespace already in scope for
 // that namespace, else st's prefix declared on e, else a fresh one.
-func nameCreated(e *etree.Element, st *insertStep) {
-	if st.space == "" {
+func nameCreated(e *etree.Element, st *plan.InsertStep) {
+	if st.Space == "" {
 		if uri, ok := lookupNS(e, ""); ok && uri != "" {
 			e.CreateAttr("xmlns", "")
 		}
 		return
 	}
-	if uri, ok := lookupNS(e, st.prefix); ok && uri == st.space {
-		e.Space = st.prefix
+	if uri, ok := lookupNS(e, st.Prefix); ok && uri == st.Space {
+		e.Space = st.Prefix
 		return
 	}
-	if uri, ok := lookupNS(e, ""); ok && uri == st.space {
+	if uri, ok := lookupNS(e, ""); ok && uri == st.Space {
 		return
 	}
-	if _, ok := lookupNS(e, st.prefix); !ok {
-		e.Space = st.prefix
-		e.CreateAttr("xmlns:"+st.prefix, st.space)
+	if _, ok := lookupNS(e, st.Prefix); !ok {
+		e.Space = st.Prefix
+		e.CreateAttr("xmlns:"+st.Prefix, st.Space)
 		return
 	}
-	renameTo(e, qname{Space: st.space, Local: st.local})
+	renameTo(e, plan.Qname{Space: st.Space, Local: st.Local})
 }
 
 // createAttr adds st's attribute, empty, to e and returns its index; a
 // namespaced one uses st's prefix where it is free or already bound to
 // the namespace, else a fresh prefix declared on e.
-func createAttr(e *etree.Element, st *insertStep) int {
-	key := st.local
-	if st.space != "" {
-		prefix := st.prefix
+func createAttr(e *etree.Element, st *plan.InsertStep) int {
+	key := st.Local
+	if st.Space != "" {
+		prefix := st.Prefix
 		for i := 1; ; i++ {
 			uri, ok := lookupNS(e, prefix)
-			if ok && uri == st.space {
+			if ok && uri == st.Space {
 				break
 			}
 			if !ok {
-				e.CreateAttr("xmlns:"+prefix, st.space)
+				e.CreateAttr("xmlns:"+prefix, st.Space)
 				break
 			}
 			prefix = "ns" + strconv.Itoa(i)
 		}
-		key = prefix + ":" + st.local
+		key = prefix + ":" + st.Local
 	}
 	e.CreateAttr(key, "")
 	return len(e.Attr) - 1

@@ -7,6 +7,9 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/orchd/orchd/internal/process/bpel"
+	"github.com/orchd/orchd/internal/process/expr"
 )
 
 // insertCopies are the copies of the rt-insert-missing fixture's assign
@@ -165,7 +168,7 @@ func TestInsertMissingToDataRefused(t *testing.T) {
 			if err == nil {
 				t.Fatal("the bundle loaded; want it refused")
 			}
-			var errs *Errors
+			var errs *bpel.Errors
 			if !errors.As(err, &errs) || len(errs.List) != 1 {
 				t.Fatalf("want one error, got %v", err)
 			}
@@ -187,9 +190,9 @@ func FuzzCompileInsertPath(f *testing.F) {
 		"a//b", "a[@k='/']", "a | b", "../a", "/a", "a/*", "a/node()", "a[1][2]", "@k/a", "a/", "a[$s]", "'"} {
 		f.Add(s)
 	}
-	c := &compiler{scopes: []map[string]*variable{{
-		"i": {name: "i", simple: "number", slot: 1},
-		"s": {name: "s", simple: "string", slot: 2},
+	c := &compiler{scopes: []map[string]*expr.Var{{
+		"i": {Name: "i", Simple: "number", Slot: 1},
+		"s": {Name: "s", Simple: "string", Slot: 2},
 	}}}
 	ns := map[string]string{"tns": "urn:test", "o": "urn:other"}
 	f.Fuzz(func(t *testing.T, src string) {
@@ -197,18 +200,18 @@ func FuzzCompileInsertPath(f *testing.F) {
 		if err != nil {
 			return
 		}
-		for i, st := range p.steps {
-			if (st.attr || st.text) && i != len(p.steps)-1 {
+		for i, st := range p.Steps {
+			if (st.Attr || st.Text) && i != len(p.Steps)-1 {
 				t.Fatalf("%q: step %d (%+v) is not last", src, i, st)
 			}
-			if !st.text && (!validNCName(st.local) || st.local == "*") {
+			if !st.Text && (!expr.ValidNCName(st.Local) || st.Local == "*") {
 				t.Fatalf("%q: step %d has no name to create: %+v", src, i, st)
 			}
-			if st.index < 0 || (st.indexVar != nil && st.indexVar.simple != "number") {
+			if st.Index < 0 || (st.IndexVar != nil && st.IndexVar.Simple != "number") {
 				t.Fatalf("%q: step %d: bad position %+v", src, i, st)
 			}
-			if st.prefix != "" && ns[st.prefix] != st.space {
-				t.Fatalf("%q: step %d: prefix %q is not %q", src, i, st.prefix, st.space)
+			if st.Prefix != "" && ns[st.Prefix] != st.Space {
+				t.Fatalf("%q: step %d: prefix %q is not %q", src, i, st.Prefix, st.Space)
 			}
 		}
 	})

@@ -12,24 +12,16 @@ import (
 	"github.com/orchd/orchd/internal/exchange"
 	"github.com/orchd/orchd/internal/persist"
 	"github.com/orchd/orchd/internal/process/bpel"
+	"github.com/orchd/orchd/internal/process/expr"
+	"github.com/orchd/orchd/internal/process/plan"
 )
-
-// activity is a compiled activity. step advances frame f of instance in by
-// one move: it may push a child to run next, report the frame done, or fail
-// with a *faultValue (a BPEL fault) or another error (a system failure).
-type activity interface {
-	step(in *instance, f *frame) (push activity, done bool, err error)
-	where() bpel.Pos
-	setID(int)
-	id() int
-}
 
 // frame is the explicit state of one running activity: which activity and
 // how far it got (pc), and for pick and wait the deadline (unix nanos).
 // An instance's frames are plain data, so a persistent instance can be
 // checkpointed and resumed.
 type frame struct {
-	act activity
+	act plan.Activity
 	pc  int
 	due int64
 	// i, n and k are counters of structured activities (forEach: next
@@ -56,7 +48,7 @@ type instance struct {
 	fence any
 	root  *etree.Element
 	// docs is root with the variables' documents marked, for XPath.
-	docs docTree
+	docs expr.DocTree
 	// threads are the instance's lines of control; threads[0] runs the
 	// process. cur is the one being stepped; active the one whose private
 	// variables are in the tree.
@@ -101,7 +93,7 @@ type instance struct {
 	exited    bool
 
 	// waits and wake describe what a blocked instance waits for.
-	waits []*inbound
+	waits []*plan.Inbound
 	wake  int64
 	// timerPending says block scheduled a timer for this object (read by
 	// unscheduleOf for in-memory instances).
@@ -123,7 +115,7 @@ type instance struct {
 	outbox []persist.OutboxMessage
 	// eprs are the partner role endpoints assigned by <copy><to
 	// partnerLink> (nil until the first).
-	eprs map[*partnerLink]*assignedEPR
+	eprs map[*plan.PartnerLink]*assignedEPR
 	// suspendReason says why a run ended suspended (persistent: stored
 	// as the record's fault while suspended). suspended marks an
 	// in-memory instance an operator suspended (guarded by mu).
@@ -159,33 +151,33 @@ func (e *errUncaught) Error() string { return "uncaught " + e.f.Error() }
 
 func newInstance(e *Engine, p *Process, ctx context.Context) *instance {
 	var root *etree.Element
-	if p.slots != nil {
-		root = copyTree(p.slots)
+	if p.Slots != nil {
+		root = copyTree(p.Slots)
 	} else {
-		root = newSlots(p.vars)
+		root = expr.NewSlots(p.Vars)
 	}
 	in := &instance{p: p, e: e, ctx: ctx, root: root, started: time.Now()}
-	in.docs = docTree{root: root, vars: p.vars}
+	in.docs = expr.DocTree{Top: root, Vars: p.Vars}
 	main := &in.mainThread
 	main.stack = main.stackBuf[:0]
 	in.threadsBuf[0] = main
 	in.threads, in.cur = in.threadsBuf[:1], main
 	if !p.InMemory {
 		in.id = persistNewID()
-		in.dirty = make([]bool, len(p.vars))
+		in.dirty = make([]bool, len(p.Vars))
 	}
 	return in
 }
 
 // touch marks variable v changed since the last checkpoint.
-func (in *instance) touch(v *variable) {
+func (in *instance) touch(v *expr.Var) {
 	if in.dirty != nil {
-		in.dirty[v.slot-1] = true
+		in.dirty[v.Slot-1] = true
 	}
 }
 
-func (in *instance) slot(v *variable) *etree.Element {
-	return in.root.Child[v.slot-1].(*etree.Element)
+func (in *instance) slot(v *expr.Var) *etree.Element {
+	return in.root.Child[v.Slot-1].(*etree.Element)
 }
 
 // result is how a run of an instance ended.
@@ -210,23 +202,23 @@ const (
 
 // start initializes the variables and pushes the process's activity.
 func (in *instance) start() error {
-	for _, v := range in.p.inits {
-		if err := v.init.apply(in); err != nil {
+	for _, v := range in.p.Inits {
+		if err := applyCopyOp(in.p.InitOf[v], in); err != nil {
 			return err
 		}
 		in.touch(v)
 	}
 	main := in.threads[0]
-	main.stack = append(main.stack, frame{act: in.p.root})
+	main.stack = append(main.stack, frame{act: in.p.Root})
 	if in.timing != nil {
-		in.timing.begin(main, 0, in.p.root)
+		in.timing.begin(main, 0, in.p.Root)
 	}
 	return nil
 }
 
 // run runs the instance's threads until it waits, ends or fails.
 func (in *instance) run() (result, error) {
-	in.stepBudget = in.p.maxSteps
+	in.stepBudget = in.p.MaxSteps
 	if in.stepBudget == 0 {
 		in.stepBudget = in.e.maxSteps
 	}
@@ -252,7 +244,7 @@ func (in *instance) checkAmbiguous() {
 			continue
 		}
 		for _, ib := range t.waits {
-			if ib.op != nil && ib.op.Name == m.Operation.Name && ib.pl.provided == m.Endpoint && in.matches(ib, m.Input) {
+			if ib.Op != nil && ib.Op.Name == m.Operation.Name && ib.Pl.Provided == m.Endpoint && in.matches(ib, m.Input) {
 				n++
 			}
 		}
@@ -262,17 +254,17 @@ func (in *instance) checkAmbiguous() {
 
 // matches reports whether message m satisfies ib's correlations with the
 // instance's initiated sets.
-func (in *instance) matches(ib *inbound, m *exchange.Message) bool {
-	for _, u := range ib.corrs {
-		if u.initiate == "yes" {
+func (in *instance) matches(ib *plan.Inbound, m *exchange.Message) bool {
+	for _, u := range ib.Corrs {
+		if u.Initiate == "yes" {
 			continue
 		}
-		v, err := corrValues(m, u.in)
+		v, err := corrValues(m, u.In)
 		if err != nil {
 			return false
 		}
-		have, ok := in.corr[u.set.name]
-		if (ok && have != v) || (!ok && u.initiate == "no") {
+		have, ok := in.corr[u.Set.Name]
+		if (ok && have != v) || (!ok && u.Initiate == "no") {
 			return false
 		}
 	}
@@ -281,13 +273,13 @@ func (in *instance) matches(ib *inbound, m *exchange.Message) bool {
 
 // storeMessage moves the parts of m into message variable v. The parts
 // become the instance's: the caller must not use them afterwards.
-func (in *instance) storeMessage(v *variable, m *exchange.Message) {
+func (in *instance) storeMessage(v *expr.Var, m *exchange.Message) {
 	in.touch(v)
 	if in.evOn(events.DataHandling) {
 		defer in.emitVariable(v)
 	}
 	s := in.slot(v)
-	for i, pd := range v.msg.Parts {
+	for i, pd := range v.Msg.Parts {
 		wrapper := s.Child[i].(*etree.Element)
 		val := m.Parts[pd.Name]
 		if pd.Element.IsZero() {
@@ -310,29 +302,20 @@ func (in *instance) storeMessage(v *variable, m *exchange.Message) {
 
 // message builds a Message from variable v's parts. The part elements are
 // the instance's own; a binding that keeps them must copy.
-func (in *instance) message(v *variable) *exchange.Message {
+func (in *instance) message(v *expr.Var) *exchange.Message {
 	s := in.slot(v)
-	m := &exchange.Message{Name: v.msg.Name, Parts: make(map[string]*etree.Element, len(v.msg.Parts))}
-	for i, pd := range v.msg.Parts {
+	m := &exchange.Message{Name: v.Msg.Name, Parts: make(map[string]*etree.Element, len(v.Msg.Parts))}
+	for i, pd := range v.Msg.Parts {
 		w := s.Child[i].(*etree.Element)
 		if pd.Element.IsZero() {
 			m.Parts[pd.Name] = w
 			continue
 		}
-		if c := firstElement(w); c != nil {
+		if c := expr.FirstElement(w); c != nil {
 			m.Parts[pd.Name] = c
 		}
 	}
 	return m
-}
-
-func firstElement(e *etree.Element) *etree.Element {
-	for _, c := range e.Child {
-		if ce, ok := c.(*etree.Element); ok {
-			return ce
-		}
-	}
-	return nil
 }
 
 // clearChildren removes every child token of e.
@@ -349,35 +332,35 @@ func (in *instance) faultf(at bpel.Pos, name string, format string, args ...any)
 // take gives a delivered message to ib if it is for ib's operation: the
 // correlations are checked or initiated and the message stored. It
 // reports whether ib took it.
-func (in *instance) take(ib *inbound, at bpel.Pos) (bool, error) {
+func (in *instance) take(ib *plan.Inbound, at bpel.Pos) (bool, error) {
 	m := in.inbox
-	if m == nil || ib.op == nil || m.Operation.Name != ib.op.Name || m.Endpoint != ib.pl.provided {
+	if m == nil || ib.Op == nil || m.Operation.Name != ib.Op.Name || m.Endpoint != ib.Pl.Provided {
 		return false, nil
 	}
 	if in.ambiguous {
 		// Taken to be answered with the fault if nothing catches it.
 		in.ambiguous, in.inbox = false, nil
 		if !m.Operation.OneWay() && m.Respond != nil {
-			_ = in.openRequestFor(m, ib.mex, at)
+			_ = in.openRequestFor(m, ib.Mex, at)
 		}
 		return false, in.faultf(at, "ambiguousReceive", "the message for %s matches more than one activity waiting for it", m.Operation.Name)
 	}
-	if err := in.applyCorrelations(ib.corrs, m.Input, false, at); err != nil {
+	if err := in.applyCorrelations(ib.Corrs, m.Input, false, at); err != nil {
 		// The activity faults on this message: it was delivered, and is
 		// not offered to another activity.
 		in.inbox = nil
 		return false, err
 	}
 	if !m.Operation.OneWay() && m.Respond != nil {
-		if err := in.openRequestFor(m, ib.mex, at); err != nil {
+		if err := in.openRequestFor(m, ib.Mex, at); err != nil {
 			return false, err
 		}
 	}
 	switch {
-	case ib.fromParts != nil:
-		in.storeParts(m.Input, ib.fromParts)
-	case ib.v != nil:
-		in.storeMessage(ib.v, m.Input)
+	case ib.FromParts != nil:
+		in.storeParts(m.Input, ib.FromParts)
+	case ib.V != nil:
+		in.storeMessage(ib.V, m.Input)
 	}
 	m.Input = nil
 	in.inbox = nil
@@ -388,10 +371,10 @@ func (in *instance) take(ib *inbound, at bpel.Pos) (bool, error) {
 // thread of the instance already waiting for the same partner link,
 // operation and correlation values makes it bpel:conflictingReceive
 // (10.4): a message could not tell the two apart.
-func (in *instance) await(ib *inbound, at bpel.Pos) error {
+func (in *instance) await(ib *plan.Inbound, at bpel.Pos) error {
 	var key string
-	if ib.route != nil {
-		key, _ = ib.route.instanceKey(in, ib.op.Name)
+	if ib.Route != nil {
+		key, _ = instanceKeyRouteShape(ib.Route, in, ib.Op.Name)
 	}
 	if len(in.threads) > 1 {
 		for _, t := range in.threads {
@@ -399,8 +382,8 @@ func (in *instance) await(ib *inbound, at bpel.Pos) error {
 				continue
 			}
 			for i, w := range t.waits {
-				if w.op == ib.op && w.pl.provided == ib.pl.provided && t.waitKeys[i] == key {
-					return in.faultf(at, "conflictingReceive", "two activities wait at once for %s on partner link %s with the same correlation", ib.op.Name, ib.pl.name)
+				if w.Op == ib.Op && w.Pl.Provided == ib.Pl.Provided && t.waitKeys[i] == key {
+					return in.faultf(at, "conflictingReceive", "two activities wait at once for %s on partner link %s with the same correlation", ib.Op.Name, ib.Pl.Name)
 				}
 			}
 		}
@@ -424,10 +407,10 @@ func (in *instance) wakeAt(due int64) {
 func (in *instance) routeKeys() []string {
 	var keys []string
 	for _, ib := range in.waits {
-		if ib.route == nil {
+		if ib.Route == nil {
 			continue
 		}
-		if k, ok := ib.route.instanceKey(in, ib.op.Name); ok {
+		if k, ok := instanceKeyRouteShape(ib.Route, in, ib.Op.Name); ok {
 			keys = append(keys, k)
 		}
 	}

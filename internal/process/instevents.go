@@ -7,6 +7,8 @@ import (
 
 	"github.com/orchd/orchd/internal/events"
 	"github.com/orchd/orchd/internal/exchange"
+	"github.com/orchd/orchd/internal/process/expr"
+	"github.com/orchd/orchd/internal/process/plan"
 )
 
 // Instance events (internal/events). The engine emits only when
@@ -16,7 +18,7 @@ import (
 
 // evOn reports whether in emits events of category c.
 func (in *instance) evOn(c events.Category) bool {
-	return in.e != nil && in.e.opts.Events != nil && in.p.events&c != 0
+	return in.e != nil && in.e.opts.Events != nil && in.p.Events&c != 0
 }
 
 // emit fills in what every event of in carries and hands ev over. An
@@ -31,21 +33,18 @@ func (in *instance) emit(ev events.Event) {
 	in.e.opts.Events.Emit(ev)
 }
 
-// evTag is what activity events say of an activity.
-func (b *base) evTag() (tag, name string, pos string) { return b.tag, b.name, b.pos.String() }
-
 type evTagger interface {
-	evTag() (tag, name string, pos string)
+	EvTag() (tag, name string, pos string)
 }
 
 // emitActivity emits an activity event for a (nothing for constructs the
 // compiler made, which have no element).
-func (in *instance) emitActivity(k events.Kind, a activity, fault string) {
+func (in *instance) emitActivity(k events.Kind, a plan.Activity, fault string) {
 	t, ok := a.(evTagger)
 	if !ok {
 		return
 	}
-	tag, name, pos := t.evTag()
+	tag, name, pos := t.EvTag()
 	if tag == "" {
 		return
 	}
@@ -54,11 +53,11 @@ func (in *instance) emitActivity(k events.Kind, a activity, fault string) {
 
 // emitVariable emits variableChanged for variable v, naming the activity
 // the current thread runs.
-func (in *instance) emitVariable(v *variable) {
-	ev := events.Event{Kind: events.VariableChanged, Variable: v.name}
+func (in *instance) emitVariable(v *expr.Var) {
+	ev := events.Event{Kind: events.VariableChanged, Variable: v.Name}
 	if t := in.cur; t != nil && len(t.stack) > 0 {
 		if tg, ok := t.top().act.(evTagger); ok {
-			ev.Activity, ev.Name, ev.Position = tg.evTag()
+			ev.Activity, ev.Name, ev.Position = tg.EvTag()
 		}
 	}
 	in.emit(ev)
@@ -98,11 +97,11 @@ func faultName(err error) string {
 	return ""
 }
 
-// emitAnswered emits partnerAnswered for a call of a that took dur and
+// emitAnsweredInvoke emits partnerAnswered for a call of a that took dur and
 // ended with err (a partner's fault, a failure, or nil).
-func (a *invoke) emitAnswered(in *instance, err error, dur time.Duration) {
-	ev := events.Event{Kind: events.PartnerAnswered, Activity: "invoke", Name: a.name, Position: a.pos.String(),
-		Partner: a.pl.name, Operation: a.op.Name, Duration: dur}
+func emitAnsweredInvoke(a *plan.Invoke, in *instance, err error, dur time.Duration) {
+	ev := events.Event{Kind: events.PartnerAnswered, Activity: "invoke", Name: a.Name, Position: a.Pos.String(),
+		Partner: a.Pl.Name, Operation: a.Op.Name, Duration: dur}
 	if err != nil {
 		var flt *exchange.Fault
 		if errors.As(err, &flt) {

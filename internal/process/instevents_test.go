@@ -13,6 +13,7 @@ import (
 
 	"github.com/orchd/orchd/internal/events"
 	"github.com/orchd/orchd/internal/process/bpel"
+	"github.com/orchd/orchd/internal/process/deploy"
 )
 
 // loadPOEvents is loadPO with a dispatcher feeding a JSON-lines file;
@@ -24,7 +25,7 @@ func loadPOEvents(t testing.TB, cats events.Category) (e *Engine, p *Process, do
 		t.Fatal(err)
 	}
 	if cats != events.All {
-		procs[0].events = cats
+		procs[0].Events = cats
 	}
 	path := filepath.Join(t.TempDir(), "events.jsonl")
 	f, err := events.OpenFile(path)
@@ -162,8 +163,8 @@ func TestParseProcessEvents(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			var errs Errors
-			d := parseDeploy(doc, &errs)
+			var errs bpel.Errors
+			d := deploy.Parse(doc, &errs)
 			if tc.err != "" {
 				if len(errs.List) != 1 || !strings.Contains(errs.List[0].Error(), tc.err) {
 					t.Fatalf("errors %v, want %q", errs.List, tc.err)
@@ -173,7 +174,7 @@ func TestParseProcessEvents(t *testing.T) {
 			if len(errs.List) > 0 {
 				t.Fatal(errs.List)
 			}
-			if got := d.processes[0].events; got != tc.want {
+			if got := d.Processes[0].Events; got != tc.want {
 				t.Errorf("events = %b, want %b", got, tc.want)
 			}
 		})

@@ -11,89 +11,45 @@ import (
 
 	"github.com/orchd/orchd/internal/exchange"
 	"github.com/orchd/orchd/internal/process/bpel"
+	"github.com/orchd/orchd/internal/process/expr"
+	"github.com/orchd/orchd/internal/process/plan"
 )
 
-// partMap is one <fromPart> or <toPart>: a message part and the variable
-// it is copied from or to.
-type partMap struct {
-	part string
-	v    *variable
-}
-
-// compileParts reads <fromParts> or <toParts> of e; nil when absent.
-func (c *compiler) compileParts(e *etree.Element, tag string, md *exchange.MessageDesc) []partMap {
-	pe := bpelChild(e, tag)
-	if pe == nil {
-		return nil
-	}
-	attr := "toVariable"
-	if tag == "toParts" {
-		attr = "fromVariable"
-	}
-	out := []partMap{}
-	for _, x := range pe.ChildElements() {
-		if !isBPEL(x) {
-			continue
-		}
-		pm := partMap{part: x.SelectAttrValue("part", "")}
-		if md != nil && len(md.Parts) > 0 {
-			found := false
-			for _, p := range md.Parts {
-				found = found || p.Name == pm.part
-			}
-			if !found {
-				c.errorf(x, "message %s has no part %q", md.Name, pm.part)
-			}
-		}
-		name := x.SelectAttrValue(attr, "")
-		if pm.v = c.lookupVar(name); pm.v == nil {
-			c.errorf(x, "undeclared variable %q", name)
-			continue
-		}
-		if pm.v.msg != nil {
-			c.errorf(x, "%s %q is a message variable: a part maps to an element or type variable", attr, name)
-			continue
-		}
-		out = append(out, pm)
-	}
-	return out
-}
-
 // partsMessage builds a message of type md from variables (<toParts>).
-func (in *instance) partsMessage(md *exchange.MessageDesc, parts []partMap) *exchange.Message {
+func (in *instance) partsMessage(md *exchange.MessageDesc, parts []plan.PartMap) *exchange.Message {
 	m := &exchange.Message{Parts: make(map[string]*etree.Element, len(parts))}
 	if md != nil {
 		m.Name = md.Name
 	}
 	for _, pm := range parts {
-		s := in.slot(pm.v)
+		s := in.slot(pm.V)
 		var val *etree.Element
-		elemPart := md != nil && !partType(md, pm.part)
+		elemPart := md != nil && !partType(md, pm.Part)
 		switch {
 		case elemPart:
-			val = firstElement(s)
+			val = expr.FirstElement(s)
 		default:
 			val = copyTree(s)
-			val.Space, val.Tag = "", pm.part
+			val.Space, val.Tag = "", pm.Part
 		}
 		if val != nil {
-			m.Parts[pm.part] = val
+			m.Parts[pm.Part] = val
 		}
 	}
 	return m
 }
 
 // storeParts copies the parts of m into variables (<fromParts>).
-func (in *instance) storeParts(m *exchange.Message, parts []partMap) {
+func (in *instance) storeParts(m *exchange.Message, parts []plan.PartMap) {
 	for _, pm := range parts {
-		val := m.Parts[pm.part]
-		in.resetVar(pm.v)
+		val := m.Parts[pm.Part]
+		in.resetVar(pm.V)
 		if val == nil {
 			continue
 		}
-		s := in.slot(pm.v)
+		s := in.slot(pm.V)
 		switch {
-		case pm.v.elem.IsZero():
+		case pm.V.Elem.IsZero():
 			// A type-typed variable holds the part's content.
 			for _, a := range val.Attr {
 				s.CreateAttr(a.FullKey(), a.Value)
@@ -117,13 +73,13 @@ func partType(md *exchange.MessageDesc, part string) bool {
 // initialized raises bpel:uninitializedVariable when message variable v
 // is used before it was assigned: an element part with no element, or no
 // part holding anything at all.
-func (in *instance) initialized(v *variable, at bpel.Pos) error {
-	if v.msg == nil {
+func (in *instance) initialized(v *expr.Var, at bpel.Pos) error {
+	if v.Msg == nil {
 		return nil
 	}
 	s := in.slot(v)
 	empty := 0
-	for i, pd := range v.msg.Parts {
+	for i, pd := range v.Msg.Parts {
 		w := s.Child[i].(*etree.Element)
 		if pd.Element.IsZero() {
 			if len(w.Child) == 0 && len(w.Attr) == 0 {
@@ -131,12 +87,12 @@ func (in *instance) initialized(v *variable, at bpel.Pos) error {
 			}
 			continue
 		}
-		if firstElement(w) == nil {
-			return in.faultf(at, "uninitializedVariable", "part %s of variable %s was never assigned", pd.Name, v.name)
+		if expr.FirstElement(w) == nil {
+			return in.faultf(at, "uninitializedVariable", "part %s of variable %s was never assigned", pd.Name, v.Name)
 		}
 	}
-	if empty > 0 && empty == len(v.msg.Parts) {
-		return in.faultf(at, "uninitializedVariable", "variable %s was never assigned", v.name)
+	if empty > 0 && empty == len(v.Msg.Parts) {
+		return in.faultf(at, "uninitializedVariable", "variable %s was never assigned", v.Name)
 	}
 	return nil
 }
@@ -217,9 +173,9 @@ func waitForReply(ctx context.Context, err error) error {
 
 // findRequest is the index in in.reqs of the open request a reply to
 // pl.op (message exchange mex) answers, or -1.
-func (in *instance) findRequest(pl *partnerLink, op *exchange.Operation, mex string) int {
+func (in *instance) findRequest(pl *plan.PartnerLink, op *exchange.Operation, mex string) int {
 	for i, r := range in.reqs {
-		if r.ex.Endpoint == pl.provided && r.ex.Operation.Name == op.Name && r.mex == mex {
+		if r.ex.Endpoint == pl.Provided && r.ex.Operation.Name == op.Name && r.mex == mex {
 			return i
 		}
 	}

@@ -7,6 +7,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/orchd/orchd/internal/exchange"
+	"github.com/orchd/orchd/internal/process/plan"
 )
 
 // metrics are the runtime's Prometheus metrics. A nil Registerer gives
@@ -117,9 +118,9 @@ func (m *metrics) deployed(p *Process) {
 		pm.ended[o] = m.ended.WithLabelValues(l, o)
 	}
 	p.metrics = pm
-	for _, a := range p.acts {
-		if iv, ok := a.(*invoke); ok && iv.op != nil {
-			iv.metrics = m.partner(iv.partner, iv.op.Name)
+	for i, a := range p.Acts {
+		if iv, ok := a.(*plan.Invoke); ok && iv.Op != nil {
+			p.invokeMetrics[i] = m.partner(iv.Partner, iv.Op.Name)
 		}
 	}
 }

@@ -20,6 +20,7 @@ import (
 	"github.com/orchd/orchd/internal/mgmt"
 	"github.com/orchd/orchd/internal/persist"
 	"github.com/orchd/orchd/internal/process/bpel"
+	"github.com/orchd/orchd/internal/process/plan"
 )
 
 // Instance control for the management API (mgmt.Backend's instance
@@ -78,9 +79,9 @@ func (in *instance) recoveryStep(f *frame, at bpel.Pos) (done bool, err error, o
 		if reason == "" {
 			reason = "the activity failed"
 		}
-		if iv, ok := f.act.(*invoke); ok {
+		if iv, ok := f.act.(*plan.Invoke); ok {
 			// The same fault and data a failed call throws by policy.
-			return false, iv.failure(errors.New(reason)), true
+			return false, failureInvoke(iv, errors.New(reason)), true
 		}
 		return false, &faultValue{name: activityFailure, reason: reason, at: at}, true
 	case kCancel:
@@ -127,7 +128,7 @@ type versionIndex struct {
 func (e *Engine) versions() *versionIndex {
 	vi := &versionIndex{byFP: map[string]*Process{}, byName: map[string]*Process{}, locals: map[string][]string{}}
 	for _, p := range append(e.Retired(), e.Processes()...) {
-		vi.byFP[p.fingerprint] = p
+		vi.byFP[p.Fingerprint] = p
 		n := p.Name.String()
 		if _, seen := vi.byName[n]; !seen {
 			vi.locals[p.Name.Local] = append(vi.locals[p.Name.Local], n)
@@ -491,16 +492,16 @@ func (e *Engine) InstanceDetail(ctx context.Context, id string) (*mgmt.InstanceD
 // declared more than once qualified by where ("name@file:line").
 func varNames(p *Process) map[int]string {
 	count := map[string]int{}
-	for _, v := range p.vars {
-		count[v.name]++
+	for _, v := range p.Vars {
+		count[v.Name]++
 	}
-	out := make(map[int]string, len(p.vars))
-	for _, v := range p.vars {
-		name := v.name
+	out := make(map[int]string, len(p.Vars))
+	for _, v := range p.Vars {
+		name := v.Name
 		if count[name] > 1 {
-			name += "@" + v.pos.String()
+			name += "@" + v.Pos.String()
 		}
-		out[v.slot] = name
+		out[v.Slot] = name
 	}
 	return out
 }
@@ -512,16 +513,16 @@ func (e *Engine) memDetail(in *instance, running bool) *mgmt.InstanceDetail {
 	info, _ := q.memMatch(in, running)
 	d := &mgmt.InstanceDetail{Instance: info, Variables: map[string]string{}, Branches: branches(in), Timeline: []mgmt.Event{}}
 	names := varNames(in.p)
-	for i, v := range in.p.vars {
+	for i, v := range in.p.Vars {
 		slot := in.root.Child[i].(*etree.Element)
 		var b bytes.Buffer
 		slot.WriteTo(&b, &etree.WriteSettings{})
 		var fresh bytes.Buffer
-		v.newSlot().WriteTo(&fresh, &etree.WriteSettings{})
+		v.NewSlot().WriteTo(&fresh, &etree.WriteSettings{})
 		if b.String() == fresh.String() {
 			continue // never set
 		}
-		d.Variables[names[v.slot]] = variableText(b.Bytes())
+		d.Variables[names[v.Slot]] = variableText(b.Bytes())
 	}
 	if in.wake != 0 {
 		d.Alarms = []time.Time{time.Unix(0, in.wake)}
@@ -554,7 +555,7 @@ func actionsFor(state string, failed, known bool) []mgmt.Action {
 func tagged(t *thread) (evTagger, *frame) {
 	for k := len(t.stack) - 1; k >= 0; k-- {
 		if tg, ok := t.stack[k].act.(evTagger); ok {
-			if tag, _, _ := tg.evTag(); tag != "" {
+			if tag, _, _ := tg.EvTag(); tag != "" {
 				return tg, &t.stack[k]
 			}
 		}
@@ -571,7 +572,7 @@ func branches(in *instance) []mgmt.Branch {
 		}
 		b := mgmt.Branch{}
 		if tg, _ := tagged(t); tg != nil {
-			tag, name, pos := tg.evTag()
+			tag, name, pos := tg.EvTag()
 			b.Activity, b.Position = strings.TrimSpace(tag+" "+name), pos
 		}
 		top := t.top()
@@ -598,18 +599,18 @@ func branches(in *instance) []mgmt.Branch {
 func waitingFor(f *frame) string {
 	alarm := func(due int64) string { return "alarm at " + time.Unix(0, due).UTC().Format(time.RFC3339) }
 	switch a := f.act.(type) {
-	case *receive:
-		return "message " + a.op.Name + " on " + a.pl.name
-	case *pick:
+	case *plan.Receive:
+		return "message " + a.Op.Name + " on " + a.Pl.Name
+	case *plan.Pick:
 		var parts []string
-		for _, om := range a.msgs {
-			parts = append(parts, "message "+om.op.Name+" on "+om.pl.name)
+		for _, om := range a.Msgs {
+			parts = append(parts, "message "+om.Op.Name+" on "+om.Pl.Name)
 		}
-		if len(a.alarms) > 0 && f.due != 0 {
+		if len(a.Alarms) > 0 && f.due != 0 {
 			parts = append(parts, alarm(f.due))
 		}
 		return strings.Join(parts, " or ")
-	case *wait:
+	case *plan.Wait:
 		return alarm(f.due)
 	}
 	if f.due != 0 {
@@ -632,10 +633,10 @@ func failedFrame(in *instance) (*thread, *frame) {
 func failureOf(in *instance, t *thread, f *frame, at time.Time) *mgmt.Failure {
 	fl := &mgmt.Failure{Reason: in.suspendReason, Time: at, Attempts: 1 + int(f.i)}
 	if tg, ok := f.act.(evTagger); ok {
-		tag, name, pos := tg.evTag()
+		tag, name, pos := tg.EvTag()
 		fl.Activity, fl.Position = strings.TrimSpace(tag+" "+name), pos
 	}
-	if _, ok := f.act.(*invoke); ok && f.pc > 1 {
+	if _, ok := f.act.(*plan.Invoke); ok && f.pc > 1 {
 		fl.Attempts += f.pc - 1 // the failure policy's retries
 	}
 	return fl

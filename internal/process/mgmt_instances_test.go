@@ -103,7 +103,7 @@ func (m *mgmtEnv) start() {
 		}
 		for _, p := range procs {
 			p.Version = 3
-			p.events = events.All
+			p.Events = events.All
 		}
 		if err := e.Deploy(procs...); err != nil {
 			t.Fatal(err)

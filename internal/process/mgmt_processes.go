@@ -11,6 +11,7 @@ import (
 
 	"github.com/orchd/orchd/internal/exchange"
 	"github.com/orchd/orchd/internal/mgmt"
+	"github.com/orchd/orchd/internal/process/plan"
 )
 
 // Processes and versions for the management API (mgmt.Backend): what is
@@ -120,8 +121,8 @@ type startMark struct {
 }
 
 // begin notes that act starts at depth of t's stack.
-func (s *sampler) begin(t *thread, depth int, act activity) {
-	s.marks = append(s.marks, startMark{t: t, depth: depth, act: act.id(), at: time.Now()})
+func (s *sampler) begin(t *thread, depth int, act plan.Activity) {
+	s.marks = append(s.marks, startMark{t: t, depth: depth, act: act.Id(), at: time.Now()})
 }
 
 // find returns the index of the mark of act at depth of t's stack, or -1
@@ -137,7 +138,7 @@ func (s *sampler) find(t *thread, depth, act int, handed bool) int {
 
 // end records the completion of act at depth of t's stack, and of the
 // activities that handed their frame down to it.
-func (s *sampler) end(p *Process, t *thread, depth int, act activity) {
+func (s *sampler) end(p *Process, t *thread, depth int, act plan.Activity) {
 	now := time.Now()
 	record := func(i int) {
 		m := s.marks[i]
@@ -148,7 +149,7 @@ func (s *sampler) end(p *Process, t *thread, depth int, act activity) {
 		}
 		s.marks = slices.Delete(s.marks, i, i+1)
 	}
-	i := s.find(t, depth, act.id(), false)
+	i := s.find(t, depth, act.Id(), false)
 	if i < 0 {
 		return
 	}
@@ -163,11 +164,11 @@ func (s *sampler) end(p *Process, t *thread, depth int, act activity) {
 // stepped records what one step of t's top frame did: it completed
 // (done), started a child (push), or handed its frame to its last child
 // (both).
-func (s *sampler) stepped(p *Process, t *thread, act, push activity, done bool) {
+func (s *sampler) stepped(p *Process, t *thread, act, push plan.Activity, done bool) {
 	depth := len(t.stack) - 1
 	switch {
 	case done && push != nil:
-		if i := s.find(t, depth, act.id(), false); i >= 0 {
+		if i := s.find(t, depth, act.Id(), false); i >= 0 {
 			s.marks[i].handed = true
 		}
 		s.begin(t, depth, push)
@@ -260,7 +261,7 @@ func (e *Engine) findLocked(name string, version int) (p *Process, active bool) 
 func describe(p *Process, active bool, every uint64) mgmt.Process {
 	d := mgmt.Process{Name: p.Name.String(), Local: p.Name.Local, Version: p.Version, Bundle: p.Bundle, File: p.File,
 		State: "retired", InMemory: p.InMemory, Deployed: p.Deployed, Endpoints: []mgmt.Endpoint{},
-		Warnings: p.Warnings, Stats: p.stats.snapshot(), SampleEvery: int(every), Fingerprint: p.fingerprint}
+		Warnings: p.Warnings, Stats: p.stats.snapshot(), SampleEvery: int(every), Fingerprint: p.Fingerprint}
 	if active {
 		d.State = "active"
 	}
@@ -282,24 +283,24 @@ func describe(p *Process, active bool, every uint64) mgmt.Process {
 // compiler made (no element) are left out, their children taking their
 // place.
 func (p *Process) outline() *mgmt.Activity {
-	if p.root == nil || len(p.actParent) != len(p.acts) {
+	if p.Root == nil || len(p.ActParent) != len(p.Acts) {
 		return nil
 	}
-	kids := make([][]int, len(p.acts))
-	for i, par := range p.actParent {
+	kids := make([][]int, len(p.Acts))
+	for i, par := range p.ActParent {
 		if par >= 0 {
 			kids[par] = append(kids[par], i)
 		}
 	}
-	rootID := p.root.id()
+	rootID := p.Root.Id()
 	root := p.activityNode(rootID)
 	root.Kind, root.Name = "process", p.Name.Local
 	var add func(parent *mgmt.Activity, id int)
 	add = func(parent *mgmt.Activity, id int) {
 		for _, k := range kids[id] {
 			var tag string
-			if tg, ok := p.acts[k].(evTagger); ok {
-				tag, _, _ = tg.evTag()
+			if tg, ok := p.Acts[k].(evTagger); ok {
+				tag, _, _ = tg.EvTag()
 			}
 			if tag == "" {
 				add(parent, k)
@@ -316,10 +317,10 @@ func (p *Process) outline() *mgmt.Activity {
 
 // activityNode is one activity of p's outline, without children.
 func (p *Process) activityNode(id int) *mgmt.Activity {
-	a := p.acts[id]
-	n := &mgmt.Activity{Position: a.where().String()}
+	a := p.Acts[id]
+	n := &mgmt.Activity{Position: a.Where().String()}
 	if t, ok := a.(evTagger); ok {
-		n.Kind, n.Name, _ = t.evTag()
+		n.Kind, n.Name, _ = t.EvTag()
 	}
 	if id < len(p.actStats) {
 		n.Count, n.Nanos = p.actStats[id].count.Load(), p.actStats[id].nanos.Load()

@@ -7,204 +7,55 @@ import (
 
 	"github.com/beevik/etree"
 
-	"github.com/orchd/orchd/internal/events"
 	"github.com/orchd/orchd/internal/exchange"
 	"github.com/orchd/orchd/internal/process/bpel"
+	"github.com/orchd/orchd/internal/process/plan"
 )
 
-// Process is a compiled process: an immutable plan shared by all its
-// instances (flyweight). It is built once per deploy.
+// Process is one deployed version of a Plan: the plan, which it embeds,
+// and the state that belongs to the version on one engine rather than to
+// the compiled process. LoadBundle returns a fresh Process per plan;
+// NewProcess makes another from the same plan, for another engine or a
+// redeploy.
 type Process struct {
-	// Name is the process QName.
-	Name qname
-	// Bundle is the bundle folder name; File the BPEL file in it.
-	Bundle, File string
-	// InMemory is deploy.xml's <in-memory>.
-	InMemory bool
-	// Endpoints are the ports the process provides.
-	Endpoints []*exchange.Endpoint
-	// Warnings are what the compiler noticed without refusing the
-	// process ("file:line: <element>: ..."); Engine.Deploy logs them.
-	Warnings []string
-	// Version numbers the deploys of the process (versions.go): set by
-	// whoever deploys it, before Deploy or Redeploy; 0 when unversioned.
+	*plan.Plan
+	// Version numbers the deploys of this process (versions.go): 1 for
+	// its first deploy, then one more for each redeploy; set by whoever
+	// deploys it, before Deploy or Redeploy; 0 when unversioned.
 	Version int
 	// Deployed is when the engine took the version (Deploy, Redeploy,
 	// AddRetired), unless set before.
 	Deployed time.Time
 
-	vars []*variable // by slot - 1
-	// slots is the variable tree of a new instance (newSlots), which
-	// newInstance copies; nil for a Process the compiler did not build.
-	slots *etree.Element
-	// maxSteps is deploy.xml's orchd:maxSteps (0: the engine's budget).
-	maxSteps int
-	// extensions are the registered extension namespaces the process
-	// uses (extension.go); Engine.Deploy checks the engine has them.
-	extensions []string
-	// comp is set when the process uses compensation or termination
-	// handlers (compensate.go).
-	comp     *compSupport
-	inits    []*variable // variables with an inline initializer, in order
-	root     activity
-	handlers *faultHandlers
-	plinks   map[string]*partnerLink
-	// plist holds every partner link in declaration order (checkpoints
-	// name assigned endpoints by their index).
-	plist []*partnerLink
-	// acts numbers every activity, for frames in checkpoints.
-	acts []activity
-	// starts maps operations to the activity (receive or pick) that
-	// creates an instance for them.
-	starts map[string]activity
-	// routes maps operations taken by activities of running instances to
-	// the correlation sets that find the instance, one shape per distinct
-	// combination of sets an activity correlates on.
-	routes     map[string][]*routeShape
-	corrSets   map[string]*corrSet
-	cleanup    []cleanupRule
-	idempotent map[string]bool
-	// replyTimeouts are deploy.xml's per-operation reply timeouts.
-	replyTimeouts map[replyOp]time.Duration
-	// callTimeouts are deploy.xml's partner call bounds, by
-	// "partnerLink/operation" ("partnerLink/" for every operation).
-	callTimeouts map[string]time.Duration
-	// metrics are resolved at deploy.
-	metrics *procMetrics
-	// fingerprint identifies the process definition a checkpoint was
-	// taken with (a hash of the BPEL file).
-	fingerprint string
-	// events are the event categories deploy.xml enables (instevents.go).
-	events events.Category
+	// metrics are the version's series, resolved at deploy; invokeMetrics
+	// holds, indexed like acts, each invoke's partner series (nil for
+	// other activities).
+	metrics       *procMetrics
+	invokeMetrics []*partnerMetrics
+	// partners holds, indexed like plist, the binding the engine attached
+	// to each partner link's deploy-time endpoint (bindLocked; guarded by
+	// the engine's mu until published).
+	partners []exchange.Partner
 	// retiredAt is when the version was retired (versions.go; guarded
 	// by Engine.mu); starting counts the persistent instances being
 	// created on it, not yet in the store.
 	retiredAt time.Time
 	starting  atomic.Int32
-	// stats are the version's counters (mgmt_processes.go); actParent
-	// and actStats, indexed like acts, are the outline and the timing
-	// of sampled instances per activity.
-	stats     procStats
-	actParent []int32
-	actStats  []actStat
+	// stats are the version's counters (mgmt_processes.go); actStats,
+	// indexed like acts, the timing of sampled instances per activity.
+	stats    procStats
+	actStats []actStat
 }
 
-// variable is a declared variable, resolved to a slot of the instance tree.
-type variable struct {
-	name string
-	slot int // 1-based position of the variable's element in the tree
-	msg  *exchange.MessageDesc
-	elem qname
-	typ  qname
-	// simple is the typed value ("number", "string", "boolean") of a
-	// simple-typed variable used as a value, or "" (see typedValue).
-	simple string
-	init   *copyOp
-	pos    bpel.Pos
-}
-
-// path is the absolute XPath, over the instance tree, of the variable or
-// one of its parts.
-func (v *variable) path(part string) (string, error) {
-	base := "/" + v.slotName()
-	if part == "" {
-		if v.msg == nil && !v.elem.IsZero() {
-			return base + "/*", nil
-		}
-		return base, nil
-	}
-	i := v.partIndex(part)
-	if i < 0 {
-		return "", fmt.Errorf("variable %s has no part %q", v.name, part)
-	}
-	if v.msg.Parts[i].Element.IsZero() {
-		return base + "/" + part, nil
-	}
-	return base + "/" + part + "/*", nil
-}
-
-// slotName is the tag of the variable's slot element: unique, so a name
-// test finds it without positional predicates.
-func (v *variable) slotName() string { return fmt.Sprintf("v%d", v.slot) }
-
-func (v *variable) partIndex(part string) int {
-	if v.msg == nil {
-		return -1
-	}
-	for i, p := range v.msg.Parts {
-		if p.Name == part {
-			return i
-		}
-	}
-	return -1
-}
-
-// newSlots builds the variable tree of a new instance: a root element
-// holding every variable's empty slot, in slot order. The slot of an
-// element variable and the wrapper of an element part have room for the
-// one element they will hold (copyTree keeps it).
-func newSlots(vars []*variable) *etree.Element {
-	root := etree.NewElement("")
-	for _, v := range vars {
-		s := v.newSlot()
-		switch {
-		case v.msg != nil:
-			for i, p := range v.msg.Parts {
-				if !p.Element.IsZero() {
-					s.Child[i].(*etree.Element).Child = make([]etree.Token, 0, 1)
-				}
-			}
-		case !v.elem.IsZero():
-			s.Child = make([]etree.Token, 0, 1)
-		}
-		root.AddChild(s)
-	}
-	return root
-}
-
-// newSlot builds the empty slot element of the variable for a new instance.
-func (v *variable) newSlot() *etree.Element {
-	s := etree.NewElement(v.slotName())
-	if v.msg != nil {
-		for _, p := range v.msg.Parts {
-			s.CreateElement(p.Name)
-		}
-	}
-	return s
-}
-
-type partnerLink struct {
-	name      string
-	myRole    *portType
-	partnerPT *portType
-	provided  *exchange.Endpoint // where myRole is served
-	// partnerEP describes the partner's port from deploy.xml <invoke>;
-	// partner is the binding the engine attached to it.
-	partnerEP *exchange.Endpoint
-	partner   exchange.Partner
-	// partnerDesc is the partner role's binding: partnerEP, or for a
-	// partner link deploy.xml does not bind, a default one with no
-	// address (invoking it needs an assigned endpoint reference).
-	partnerDesc *exchange.Endpoint
-	// idx is the partner link's place in Process.plist.
-	idx int
-	pos bpel.Pos
-}
-
-type faultHandlers struct {
-	catches  []*catch
-	catchAll activity
-}
-
-type catch struct {
-	faultName qname
-	v         *variable // faultVariable, or nil
-	act       activity
+// NewProcess returns a new, undeployed version of the plan.
+func NewProcess(pl *plan.Plan) *Process {
+	return &Process{Plan: pl, actStats: make([]actStat, len(pl.Acts)),
+		invokeMetrics: make([]*partnerMetrics, len(pl.Acts)), partners: make([]exchange.Partner, len(pl.Plist))}
 }
 
 // faultValue is a BPEL fault travelling through the instance.
 type faultValue struct {
-	name qname
+	name plan.Qname
 	// data is the fault message (messageType faults) or nil.
 	data *exchange.Message
 	// elem is the fault element (element faults) or nil.
@@ -221,22 +72,4 @@ func (f *faultValue) Error() string {
 }
 
 // Standard BPEL faults.
-func bpelFault(local string) qname { return qname{Space: nsBPEL, Local: local} }
-
-// PartnerEndpoints returns the partner ports the process invokes, as
-// deploy.xml binds them.
-func (p *Process) PartnerEndpoints() []*exchange.Endpoint {
-	var out []*exchange.Endpoint
-	for _, pl := range p.plinks {
-		if pl.partnerEP != nil {
-			out = append(out, pl.partnerEP)
-		}
-	}
-	return out
-}
-
-// replyOp names a provided operation: its endpoint and name.
-type replyOp struct {
-	ep *exchange.Endpoint
-	op string
-}
+func bpelFault(local string) plan.Qname { return plan.Qname{Space: bpel.NSBPEL, Local: local} }

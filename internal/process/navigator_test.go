@@ -8,52 +8,31 @@ import (
 	"github.com/beevik/etree"
 
 	"github.com/orchd/orchd/internal/exchange"
+	"github.com/orchd/orchd/internal/process/expr"
+	"github.com/orchd/orchd/internal/process/plan"
 )
-
-// render is an XPath value as the tests compare it: a node-set as its
-// nodes' names and string-values ("tns:id=A", "/=..." for a document node,
-// "@n=v" for an attribute), anything else as string().
-func render(v any) string {
-	var buf [1]node
-	nodes, ok := nodesIn(v, &buf)
-	if !ok {
-		return xpathString(v)
-	}
-	var s []string
-	for _, n := range nodes {
-		name := ""
-		if e, ok := n.tok.(*etree.Element); ok {
-			name = e.FullTag()
-			if n.attr >= 0 {
-				name = "@" + e.Attr[n.attr].FullKey()
-			}
-		}
-		s = append(s, name+"="+n.String())
-	}
-	return strings.Join(s, ",")
-}
 
 // TestVariablesAreDocuments: each variable, and each part of a message
 // variable, is an XML document of its own (WS-BPEL 2.0 sections 8.2.2 and
 // 8.2.6). From inside one, '/', '//', parent:: and ancestor:: end at its
 // document node and the other axes stay in it, while expressions over
 // several variables go on working. Every case runs through the general
-// evaluator (antchfx/xpath) and through the evaluator the compiler picks
+// evaluator (internal/xpath1) and through the evaluator the compiler picks
 // (the fast one where it takes the expression).
 func TestVariablesAreDocuments(t *testing.T) {
 	e, procs := deployBundle(t, "rt-docs", nil)
 	p := procs[0]
 	in := newInstance(e, p, context.Background())
 	r := varResolver{p}
-	in.storeMessage(r.lookupVar("in"), poMessageOf(testReq("P", "3", "x")))
+	in.storeMessage(r.LookupVar("in"), poMessageOf(testReq("P", "3", "x")))
 	aEl := testReq("A", "1", "a-text")
 	aEl.CreateAttr("n", "1")
-	in.slot(r.lookupVar("a")).AddChild(aEl)
-	in.slot(r.lookupVar("b")).AddChild(testReq("B", "2", "b-text"))
-	tid := in.slot(r.lookupVar("t")).CreateElement("tns:id")
+	in.slot(r.LookupVar("a")).AddChild(aEl)
+	in.slot(r.LookupVar("b")).AddChild(testReq("B", "2", "b-text"))
+	tid := in.slot(r.LookupVar("t")).CreateElement("tns:id")
 	tid.CreateAttr("xmlns:tns", nsTest)
 	tid.SetText("T")
-	note := in.slot(r.lookupVar("note")).Child[0].(*etree.Element)
+	note := in.slot(r.LookupVar("note")).Child[0].(*etree.Element)
 	note.SetText("hello")
 	ns := map[string]string{"tns": nsTest}
 
@@ -100,6 +79,10 @@ func TestVariablesAreDocuments(t *testing.T) {
 		{name: "preceding-sibling:: of a document element", src: "count($a/preceding-sibling::node())", want: "0"},
 		{name: "preceding-sibling:: of a type variable", src: "count($t/preceding-sibling::node())", want: "0"},
 		{name: "preceding:: of a type variable", src: "count($t/preceding::node())", want: "0"},
+		{name: "a union of two variables' nodes", src: "count($a/tns:id | $b/tns:id)", want: "2"},
+		{name: "following-sibling:: of a type variable", src: "count($t/following-sibling::node())", want: "0"},
+		{name: "following:: of a message variable", src: "count($in/following::node())", want: "0"},
+		{name: "following-sibling:: of a type part", src: "count($note.text/following-sibling::node())", want: "0"},
 		{name: "two variables in a predicate", src: "$b/tns:id[. != $a/tns:id]", want: "tns:id=B"},
 		{name: "two variables compared", src: "$a/tns:n < $b/tns:n", want: "true", fast: true},
 		{name: "a path", src: "$a/tns:text", want: "tns:text=a-text", fast: true},
@@ -110,32 +93,32 @@ func TestVariablesAreDocuments(t *testing.T) {
 			ctx := in.root
 			if tt.on != "" {
 				name, part, _ := strings.Cut(tt.on, ".")
-				v := r.lookupVar(name)
+				v := r.LookupVar(name)
 				pi := -1
 				if part != "" {
-					pi = v.partIndex(part)
+					pi = v.PartIndex(part)
 				}
-				ctx = baseNode(in.root, v, pi)
+				ctx = expr.BaseNode(in.root, v, pi)
 			}
-			rw, err := rewrite(tt.src, r, nil, ns, true)
+			rw, err := expr.Rewrite(tt.src, r, nil, ns, true)
 			if err != nil {
 				t.Fatal(err)
 			}
-			x, err := newExpr(tt.src, rw, ns)
+			x, err := expr.NewExpr(tt.src, rw, ns)
 			if err != nil {
 				t.Fatalf("%s (compiled as %s): %v", tt.src, rw, err)
 			}
-			if got := render(x.eval(&in.docs, ctx)); got != tt.want {
+			if got := render(x.Eval(&in.docs, ctx)); got != tt.want {
 				t.Errorf("general evaluator: %s (compiled as %s) = %q, want %q", tt.src, rw, got, tt.want)
 			}
-			x.fast = compileSimplePath(tt.src, r, ns, tt.on != "")
-			if x.fast == nil && tt.on == "" {
-				x.fastX = compileFast(tt.src, r, ns)
+			x.Fast = expr.CompileSimplePath(tt.src, r, ns, tt.on != "")
+			if x.Fast == nil && tt.on == "" {
+				x.FastX = expr.CompileFast(tt.src, r, ns)
 			}
-			if fast := x.fast != nil || x.fastX != nil; fast != tt.fast {
+			if fast := x.Fast != nil || x.FastX != nil; fast != tt.fast {
 				t.Fatalf("fast evaluator takes %s: %v, want %v", tt.src, fast, tt.fast)
 			}
-			if got := render(x.eval(&in.docs, ctx)); got != tt.want {
+			if got := render(x.Eval(&in.docs, ctx)); got != tt.want {
 				t.Errorf("compiler's evaluator: %s = %q, want %q", tt.src, got, tt.want)
 			}
 		})
@@ -156,7 +139,7 @@ func poMessageOf(payload *etree.Element) *exchange.Message {
 func TestRewriteAbsolutePaths(t *testing.T) {
 	_, procs := deployBundle(t, "rt-docs", nil)
 	r := varResolver{procs[0]}
-	const d = docRootPath
+	const d = expr.DocRootPath
 	tests := []struct{ src, want string }{
 		{"/", d},
 		{" / ", " " + d + " "},
@@ -188,7 +171,7 @@ func TestRewriteAbsolutePaths(t *testing.T) {
 		{"$b/x[. = /y]", "/v4/*/x[. = " + d + "/y]"},
 	}
 	for _, tt := range tests {
-		got, err := rewrite(tt.src, r, nil, map[string]string{"tns": nsTest}, true)
+		got, err := expr.Rewrite(tt.src, r, nil, map[string]string{"tns": nsTest}, true)
 		if err != nil {
 			t.Errorf("%s: %v", tt.src, err)
 			continue
@@ -202,21 +185,21 @@ func TestRewriteAbsolutePaths(t *testing.T) {
 // FuzzRewrite: without variables, the rewrite only turns a '/' that
 // starts a path into docRootPath (followed by the '/' when a step
 // follows), so turning those back gives the source. (Whether the result
-// compiles is for the tables above: antchfx compiles junk such as "/[".)
+// compiles is for the tables above.)
 func FuzzRewrite(f *testing.F) {
 	for _, s := range []string{"/", "//a", "a/b", "2 * /a", "* / 2", "a[/b]", "'/'", "count(/)", "a div /b", "tns:*/x", "/ /"} {
 		f.Add(s)
 	}
 	ns := map[string]string{"tns": nsTest}
 	f.Fuzz(func(t *testing.T, src string) {
-		if strings.Contains(src, "$") || strings.Contains(src, docRootPath) {
+		if strings.Contains(src, "$") || strings.Contains(src, expr.DocRootPath) {
 			return
 		}
-		rw, err := rewrite(src, varResolver{&Process{}}, nil, ns, true)
+		rw, err := expr.Rewrite(src, varResolver{&Process{Plan: &plan.Plan{}}}, nil, ns, true)
 		if err != nil {
 			return
 		}
-		back := strings.ReplaceAll(strings.ReplaceAll(rw, docRootPath+"/", "/"), docRootPath, "/")
+		back := strings.ReplaceAll(strings.ReplaceAll(rw, expr.DocRootPath+"/", "/"), expr.DocRootPath, "/")
 		if back != src {
 			t.Fatalf("rewrite(%q) = %q: more changed than a leading '/'", src, rw)
 		}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/orchd/orchd/internal/exchange"
 	"github.com/orchd/orchd/internal/persist"
+	"github.com/orchd/orchd/internal/process/plan"
 )
 
 // RELIABLE invocation: a persistent process's one-way invoke is not made
@@ -25,34 +26,34 @@ import (
 // outboxKey names the partner of an outbox message: process and partner
 // link, and after a space (no URL holds one) the address assigned to the
 // partner link at run time, if any.
-func outboxKey(in *instance, pl *partnerLink) string {
-	k := in.p.Name.String() + "#" + pl.name
+func outboxKey(in *instance, pl *plan.PartnerLink) string {
+	k := in.p.Name.String() + "#" + pl.Name
 	if as := in.eprs[pl]; as != nil {
 		k += " " + as.addr
 	}
 	return k
 }
 
-// reliable reports whether a invoke of the instance goes through the
+// reliableInvoke reports whether a invoke of the instance goes through the
 // outbox.
-func (a *invoke) reliable(in *instance) bool {
-	return a.op.OneWay() && !in.p.InMemory && in.e.store != nil
+func reliableInvoke(a *plan.Invoke, in *instance) bool {
+	return a.Op.OneWay() && !in.p.InMemory && in.e.store != nil
 }
 
-// enqueue records a one-way invoke in the instance's pending outbox.
-func (a *invoke) enqueue(in *instance) error {
+// enqueueInvoke records a one-way invoke in the instance's pending outbox.
+func enqueueInvoke(a *plan.Invoke, in *instance) error {
 	var m *exchange.Message
-	if a.in != nil {
-		m = in.message(a.in)
-		if err := in.applyCorrelations(a.corrs, m, true, a.pos); err != nil {
+	if a.In != nil {
+		m = in.message(a.In)
+		if err := in.applyCorrelations(a.Corrs, m, true, a.Pos); err != nil {
 			return err
 		}
 	}
 	payload, err := encodeMessage(m)
 	if err != nil {
-		return fmt.Errorf("invoke %s.%s at %s: %w", a.pl.name, a.op.Name, a.pos, err)
+		return fmt.Errorf("invoke %s.%s at %s: %w", a.Pl.Name, a.Op.Name, a.Pos, err)
 	}
-	in.outbox = append(in.outbox, persist.OutboxMessage{InstanceID: in.id, Partner: outboxKey(in, a.pl), Operation: a.op.Name, Payload: payload})
+	in.outbox = append(in.outbox, persist.OutboxMessage{InstanceID: in.id, Partner: outboxKey(in, a.Pl), Operation: a.Op.Name, Payload: payload})
 	return nil
 }
 
@@ -76,7 +77,7 @@ func encodeMessage(m *exchange.Message) ([]byte, error) {
 	return b, nil
 }
 
-func decodeMessage(b []byte, name qname) (*exchange.Message, error) {
+func decodeMessage(b []byte, name plan.Qname) (*exchange.Message, error) {
 	r := &reader{b: b}
 	n := r.uvarint()
 	m := exchange.NewMessage(name)
@@ -146,7 +147,7 @@ var errNoOutboxPartner = errors.New("no such partner")
 func (e *Engine) damagedOutbox(m persist.OutboxMessage) bool {
 	err := m.Err
 	if err == nil {
-		_, err = decodeMessage(m.Payload, qname{})
+		_, err = decodeMessage(m.Payload, plan.Qname{})
 	}
 	if err == nil {
 		return false
@@ -158,23 +159,25 @@ func (e *Engine) damagedOutbox(m persist.OutboxMessage) bool {
 func (e *Engine) deliverOutbox(msg persist.OutboxMessage) error {
 	key, addr, assigned := strings.Cut(msg.Partner, " ")
 	procName, plName, _ := strings.Cut(key, "#")
-	var pl *partnerLink
+	var pl *plan.PartnerLink
+	var partner exchange.Partner
 	var timeout time.Duration
 	for _, p := range e.Processes() {
 		if p.Name.String() == procName {
-			pl = p.plinks[plName]
-			timeout = p.callTimeout(plName, msg.Operation)
+			if pl = p.Plinks[plName]; pl != nil {
+				partner = p.partners[pl.Idx]
+			}
+			timeout = p.CallTimeout(plName, msg.Operation)
 		}
 	}
-	if pl == nil || pl.partnerDesc == nil || (!assigned && pl.partner == nil) {
+	if pl == nil || pl.PartnerDesc == nil || (!assigned && partner == nil) {
 		return fmt.Errorf("%w: %s", errNoOutboxPartner, msg.Partner)
 	}
-	partner := pl.partner
 	if assigned {
 		partner = e.addressed(pl, addr)
 	}
 	var op *exchange.Operation
-	for _, o := range pl.partnerDesc.Operations {
+	for _, o := range pl.PartnerDesc.Operations {
 		if o.Name == msg.Operation {
 			op = o
 		}
@@ -188,6 +191,6 @@ func (e *Engine) deliverOutbox(msg persist.OutboxMessage) error {
 	}
 	start := time.Now()
 	_, err = partner.Invoke(e.baseCtx, &exchange.Call{Operation: op, Input: m, Timeout: timeout})
-	e.metrics.partner(pl.name, op.Name).observe(err, time.Since(start))
+	e.metrics.partner(pl.Name, op.Name).observe(err, time.Since(start))
 	return err
 }

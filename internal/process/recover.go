@@ -12,6 +12,7 @@ import (
 
 	"github.com/orchd/orchd/internal/mgmt"
 	"github.com/orchd/orchd/internal/persist"
+	"github.com/orchd/orchd/internal/process/plan"
 )
 
 // Recovered counts what Recover found.
@@ -167,7 +168,7 @@ func (e *Engine) resumeInterrupted(p *Process, id string) {
 		}
 		top := t.top()
 		switch top.act.(type) {
-		case *invoke, *restActivity:
+		case *plan.Invoke, *plan.RestActivity:
 			t.mayHaveRun = top.pc >= 1
 		}
 	}
@@ -245,8 +246,8 @@ func ListInstances(st Store, procs []*Process, f InstanceFilter) ([]InstanceInfo
 		}
 		for slot, data := range vars {
 			name := fmt.Sprintf("slot%d", slot)
-			if p != nil && slot >= 1 && slot <= len(p.vars) {
-				name = p.vars[slot-1].name
+			if p != nil && slot >= 1 && slot <= len(p.Vars) {
+				name = p.Vars[slot-1].Name
 			}
 			info.Variables[name] = variableText(data)
 		}

@@ -15,6 +15,9 @@ import (
 	"github.com/beevik/etree"
 
 	"github.com/orchd/orchd/internal/exchange"
+	"github.com/orchd/orchd/internal/process/bpel"
+	"github.com/orchd/orchd/internal/process/expr"
+	"github.com/orchd/orchd/internal/process/plan"
 	"github.com/orchd/orchd/internal/xmlparse"
 )
 
@@ -41,10 +44,6 @@ import (
 // nsBPEL4RestLight is the namespace of ODE's REST extension activities.
 const nsBPEL4RestLight = "http://www.apache.org/ode/bpel/extensions/bpel4restlight"
 
-// restFault is the fault a failed REST call throws (ODE's
-// Bpel4RestLightExtensionBundle.FAULT_QNAME).
-var restFault = qname{Space: nsODEFunctions, Local: "bpel4RestExtensions"}
-
 const (
 	// defaultRESTTimeout bounds a REST call when Options.HTTPTimeout is
 	// zero.
@@ -57,73 +56,6 @@ const (
 	bpelvarRef = "$bpelvar["
 )
 
-// restActivity is a compiled bpel4restlight GET, POST, PUT or DELETE.
-type restActivity struct {
-	base
-	method                   string
-	uri, accept, contentType restValue
-	request, response, code  *variable
-	// static is the activity's child element, serialized at deploy: the
-	// body when request gives none.
-	static []byte
-}
-
-// restValue is an attribute's value: a literal, or the text of variable v
-// ($bpelvar[name]).
-type restValue struct {
-	lit string
-	v   *variable
-}
-
-// restActivity compiles the bpel4restlight element e found in an
-// <extensionActivity>.
-func (c *compiler) restActivity(e *etree.Element, b base) activity {
-	a := &restActivity{base: b, method: e.Tag}
-	switch e.Tag {
-	case http.MethodGet, http.MethodPost, http.MethodPut, http.MethodDelete:
-	default:
-		c.errorf(e, "unknown bpel4restlight activity <%s> (GET, POST, PUT or DELETE)", e.Tag)
-		return &empty{base: b}
-	}
-	uri, attr := restAttr(e, "uri", "requestUri")
-	if uri == "" {
-		c.errorf(e, "<%s> needs a uri attribute", e.Tag)
-	} else {
-		if a.uri = c.restValue(e, attr, uri); a.uri.v == nil && a.uri.lit != "" {
-			if err := checkRESTURL(uri); err != nil {
-				c.errorf(e, "uri: %v", err)
-			}
-		}
-	}
-	a.accept = restValue{lit: restMedia}
-	if s, attr := restAttr(e, "accept"); s != "" {
-		a.accept = c.restValue(e, attr, s)
-	}
-	a.contentType = restValue{lit: restMedia}
-	if s, attr := restAttr(e, "contentType"); s != "" {
-		a.contentType = c.restValue(e, attr, s)
-	}
-	a.request = c.restVar(e, "request", "requestPayload")
-	a.response = c.restVar(e, "response", "responsePayload")
-	if a.code = c.restVar(e, "statusCode"); a.code != nil && !typeVar(a.code) {
-		c.errorf(e, "statusCode: variable %s must have a simple type (it receives the status as text)", a.code.name)
-	}
-	if a.method == http.MethodPost || a.method == http.MethodPut {
-		for _, x := range e.ChildElements() {
-			if isBPEL(x) {
-				continue // targets, sources, documentation
-			}
-			cp := x.Copy()
-			fixNamespaces(cp, x, nil)
-			var buf bytes.Buffer
-			cp.WriteTo(&buf, &etree.WriteSettings{})
-			a.static = buf.Bytes()
-			break
-		}
-	}
-	return a
-}
-
 // restAttr returns the first of the attributes names that e has, and its
 // name.
 func restAttr(e *etree.Element, names ...string) (value, name string) {
@@ -135,52 +67,13 @@ func restAttr(e *etree.Element, names ...string) (value, name string) {
 	return "", names[0]
 }
 
-// restValue compiles attribute attr's value s: "$bpelvar[name]" names a
-// variable of a simple type, anything else is a literal.
-func (c *compiler) restValue(e *etree.Element, attr, s string) restValue {
-	if len(s) < len(bpelvarRef) || !strings.EqualFold(s[:len(bpelvarRef)], bpelvarRef) {
-		return restValue{lit: s}
-	}
-	name, ok := strings.CutSuffix(s[len(bpelvarRef):], "]")
-	if !ok || name == "" || strings.ContainsAny(name, "[]") {
-		c.errorf(e, "%s: %q is not a variable reference $bpelvar[name]", attr, s)
-		return restValue{}
-	}
-	v := c.lookupVar(name)
-	switch {
-	case v == nil:
-		c.errorf(e, "%s: undeclared variable %q", attr, name)
-	case !typeVar(v):
-		c.errorf(e, "%s: $bpelvar[%s] needs a variable of a simple type", attr, name)
-		v = nil
-	}
-	return restValue{v: v}
-}
-
-// restVar resolves the variable the first of attrs that e has names.
-func (c *compiler) restVar(e *etree.Element, attrs ...string) *variable {
-	name, attr := restAttr(e, attrs...)
-	if name == "" {
-		return nil
-	}
-	v := c.lookupVar(name)
-	switch {
-	case v == nil:
-		c.errorf(e, "%s: undeclared variable %q", attr, name)
-	case v.msg != nil:
-		c.unsupported(e, fmt.Sprintf("%s=%q: a message variable in a bpel4restlight activity (use an element or type variable)", attr, name))
-		return nil
-	}
-	return v
-}
-
 // typeVar reports a variable declared with a type.
-func typeVar(v *variable) bool { return v.msg == nil && v.elem.IsZero() }
+func typeVar(v *expr.Var) bool { return v.Msg == nil && v.Elem.IsZero() }
 
 // simpleVar reports a variable of one of XML Schema's simple types: it
 // holds text. (A type variable of another type may hold elements.)
-func simpleVar(v *variable) bool {
-	return typeVar(v) && v.typ.Space == nsXSD && v.typ.Local != "anyType" && v.typ.Local != "anySimpleType"
+func simpleVar(v *expr.Var) bool {
+	return typeVar(v) && v.Typ.Space == bpel.NSXSD && v.Typ.Local != "anyType" && v.Typ.Local != "anySimpleType"
 }
 
 // checkRESTURL accepts an absolute http or https URL.
@@ -261,31 +154,31 @@ func (c *restClient) do(ctx context.Context, r *restRequest) (*restResponse, err
 	return &restResponse{status: resp.StatusCode, body: b}, nil
 }
 
-// step makes the call. A persistent instance is checkpointed first unless
+// stepRestActivity makes the call. A persistent instance is checkpointed first unless
 // the method is GET (safe to repeat after a crash); a call made while
 // other threads can go on leaves on its own goroutine, as an invoke's.
-func (a *restActivity) step(in *instance, f *frame) (activity, bool, error) {
+func stepRestActivity(a *plan.RestActivity, in *instance, f *frame) (plan.Activity, bool, error) {
 	if f.k == kAnswer {
 		f.k = 0
 		if ans := in.cur.answer; ans != nil {
 			in.cur.answer = nil
-			return a.answered(in, ans.rest, ans.err)
+			return answeredRestActivity(a, in, ans.rest, ans.err)
 		}
 		// Resumed after a restart with the call in flight: below, as a
 		// recovered call.
 	} else if f.k != 0 {
-		if done, err, ok := in.recoveryStep(f, a.pos); ok {
+		if done, err, ok := in.recoveryStep(f, a.Pos); ok {
 			return nil, done, err
 		}
 	}
-	recovered, err := in.beforeCall(f, func() bool { return a.method != http.MethodGet })
+	recovered, err := in.beforeCall(f, func() bool { return a.Method != http.MethodGet })
 	if err != nil {
-		return nil, false, fmt.Errorf("checkpoint before %s at %s: %w", a.method, a.pos, err)
+		return nil, false, fmt.Errorf("checkpoint before %s at %s: %w", a.Method, a.Pos, err)
 	}
 	if recovered {
-		return nil, false, a.failed(in, errMayHaveRun)
+		return nil, false, failedRestActivity(a, in, errMayHaveRun)
 	}
-	req, err := a.build(in)
+	req, err := buildRestActivity(a, in)
 	if err != nil {
 		return nil, false, err
 	}
@@ -297,67 +190,67 @@ func (a *restActivity) step(in *instance, f *frame) (activity, bool, error) {
 		})
 	}
 	res, err := client.do(in.ctx, req)
-	return a.answered(in, res, err)
+	return answeredRestActivity(a, in, res, err)
 }
 
-// build reads what the call needs from the instance's variables.
-func (a *restActivity) build(in *instance) (*restRequest, error) {
-	r := &restRequest{method: a.method}
+// buildRestActivity reads what the call needs from the instance's variables.
+func buildRestActivity(a *plan.RestActivity, in *instance) (*restRequest, error) {
+	r := &restRequest{method: a.Method}
 	var err error
-	if r.url, err = a.uri.get(in, a); err != nil {
+	if r.url, err = getRestValue(a.Uri, in, a); err != nil {
 		return nil, err
 	}
-	if a.uri.v != nil {
+	if a.Uri.V != nil {
 		if err := checkRESTURL(r.url); err != nil {
-			return nil, a.fault(fmt.Errorf("uri from variable %s: %w", a.uri.v.name, err))
+			return nil, faultRestActivity(a, fmt.Errorf("uri from variable %s: %w", a.Uri.V.Name, err))
 		}
 	}
-	if r.accept, err = a.accept.get(in, a); err != nil {
+	if r.accept, err = getRestValue(a.Accept, in, a); err != nil {
 		return nil, err
 	}
-	if a.method != http.MethodPost && a.method != http.MethodPut {
+	if a.Method != http.MethodPost && a.Method != http.MethodPut {
 		return r, nil
 	}
-	if r.contentType, err = a.contentType.get(in, a); err != nil {
+	if r.contentType, err = getRestValue(a.ContentType, in, a); err != nil {
 		return nil, err
 	}
-	if a.request != nil {
-		r.body, r.hasBody = payload(in, a.request)
+	if a.Request != nil {
+		r.body, r.hasBody = payload(in, a.Request)
 	}
-	if !r.hasBody && a.static != nil {
-		r.body, r.hasBody = a.static, true
+	if !r.hasBody && a.Static != nil {
+		r.body, r.hasBody = a.Static, true
 	}
 	return r, nil
 }
 
-// get is the value: the literal, or the variable's text.
-func (v restValue) get(in *instance, a *restActivity) (string, error) {
-	if v.v == nil {
-		return v.lit, nil
+// getRestValue is the value: the literal, or the variable's text.
+func getRestValue(v plan.RestValue, in *instance, a *plan.RestActivity) (string, error) {
+	if v.V == nil {
+		return v.Lit, nil
 	}
-	s := in.slot(v.v)
+	s := in.slot(v.V)
 	if len(s.Child) == 0 {
-		return "", in.faultf(a.pos, "uninitializedVariable", "variable %s (in $bpelvar[%s]) was never assigned", v.v.name, v.v.name)
+		return "", in.faultf(a.Pos, "uninitializedVariable", "variable %s (in $bpelvar[%s]) was never assigned", v.V.Name, v.V.Name)
 	}
 	return strings.TrimSpace(s.Text()), nil
 }
 
 // payload serializes variable v as a request body; ok is false when v
 // holds nothing.
-func payload(in *instance, v *variable) (body []byte, ok bool) {
+func payload(in *instance, v *expr.Var) (body []byte, ok bool) {
 	s := in.slot(v)
 	var buf bytes.Buffer
 	ws := &etree.WriteSettings{}
 	switch {
-	case !v.elem.IsZero():
-		el := firstElement(s)
+	case !v.Elem.IsZero():
+		el := expr.FirstElement(s)
 		if el == nil {
 			return nil, false
 		}
 		cp := el.Copy()
 		fixNamespaces(cp, el, nil)
 		cp.WriteTo(&buf, ws)
-	case simpleVar(v) || firstElement(s) == nil:
+	case simpleVar(v) || expr.FirstElement(s) == nil:
 		if len(s.Child) == 0 {
 			return nil, false
 		}
@@ -366,30 +259,30 @@ func payload(in *instance, v *variable) (body []byte, ok bool) {
 		// Content of a complex type: inside an element named after the
 		// variable, as its value has no element name of its own.
 		w := s.Copy()
-		w.Space, w.Tag = "", v.name
+		w.Space, w.Tag = "", v.Name
 		fixNamespaces(w, s, nil)
 		w.WriteTo(&buf, ws)
 	}
 	return buf.Bytes(), true
 }
 
-// answered stores the response, or turns the failure into a fault.
-func (a *restActivity) answered(in *instance, res *restResponse, err error) (activity, bool, error) {
+// answeredRestActivity stores the response, or turns the failure into a fault.
+func answeredRestActivity(a *plan.RestActivity, in *instance, res *restResponse, err error) (plan.Activity, bool, error) {
 	in.stepsLeft = in.stepBudget // the run waited for the partner
 	if err != nil {
-		return nil, false, a.failed(in, err)
+		return nil, false, failedRestActivity(a, in, err)
 	}
-	in.e.log.Debug("REST call", "method", a.method, "status", res.status, "at", a.pos.String())
-	if body := bytes.TrimSpace(res.body); len(body) > 0 && a.response != nil {
-		if err := storeBody(in, a.response, body); err != nil {
-			return nil, false, a.fault(err)
+	in.e.log.Debug("REST call", "method", a.Method, "status", res.status, "at", a.Pos.String())
+	if body := bytes.TrimSpace(res.body); len(body) > 0 && a.Response != nil {
+		if err := storeBody(in, a.Response, body); err != nil {
+			return nil, false, faultRestActivity(a, err)
 		}
 	}
-	if a.code != nil {
-		s := in.slot(a.code)
+	if a.Code != nil {
+		s := in.slot(a.Code)
 		clearChildren(s)
 		s.SetText(strconv.Itoa(res.status))
-		in.touch(a.code)
+		in.touch(a.Code)
 	}
 	return nil, true, nil
 }
@@ -397,7 +290,7 @@ func (a *restActivity) answered(in *instance, res *restResponse, err error) (act
 // storeBody puts a response body into variable v: the text into a
 // simple-typed variable, else the parsed XML (an element variable's
 // element, another type variable's content).
-func storeBody(in *instance, v *variable, body []byte) error {
+func storeBody(in *instance, v *expr.Var, body []byte) error {
 	s := in.slot(v)
 	if simpleVar(v) || (typeVar(v) && body[0] != '<') {
 		clearChildren(s)
@@ -409,11 +302,11 @@ func storeBody(in *instance, v *variable, body []byte) error {
 	// own reader is quadratic in the attributes of an element).
 	doc, err := xmlparse.Parse(body, xmlparse.Options{})
 	if err != nil {
-		return fmt.Errorf("response for variable %s is not XML: %w", v.name, err)
+		return fmt.Errorf("response for variable %s is not XML: %w", v.Name, err)
 	}
 	root := doc.Root()
 	if root == nil {
-		return fmt.Errorf("response for variable %s is not XML: no element", v.name)
+		return fmt.Errorf("response for variable %s is not XML: no element", v.Name)
 	}
 	if typeVar(v) {
 		replaceContent(s, root)
@@ -426,23 +319,27 @@ func storeBody(in *instance, v *variable, body []byte) error {
 	return nil
 }
 
-// fault is the bpel4RestExtensions fault for err.
-func (a *restActivity) fault(err error) *faultValue {
-	return &faultValue{name: restFault, reason: fmt.Sprintf("bpel4restlight %s: %v", a.method, err), at: a.pos}
-}
-
-// failed handles a call that got no response: the fault ODE threw, unless
+// failedRestActivity handles a call that got no response: the fault ODE threw, unless
 // the instance's own context ended (shutdown, or its client left before
 // the reply), which is a failure of the instance, as for an invoke: a
 // persistent instance is suspended for an operator.
-func (a *restActivity) failed(in *instance, err error) error {
+func failedRestActivity(a *plan.RestActivity, in *instance, err error) error {
 	if in.ctx.Err() == nil && !errors.Is(err, errMayHaveRun) {
-		return a.fault(err)
+		return faultRestActivity(a, err)
 	}
-	err = fmt.Errorf("%s at %s: %w", a.method, a.pos, err)
+	err = fmt.Errorf("%s at %s: %w", a.Method, a.Pos, err)
 	if !in.p.InMemory && in.e.store != nil {
 		in.suspendReason = err.Error()
 		return errSuspended
 	}
 	return err
 }
+
+// faultRestActivity is the bpel4RestExtensions fault for err.
+func faultRestActivity(a *plan.RestActivity, err error) *faultValue {
+	return &faultValue{name: restFault, reason: fmt.Sprintf("bpel4restlight %s: %v", a.Method, err), at: a.Pos}
+}
+
+// restFault is the fault a failed REST call throws (ODE's
+// Bpel4RestLightExtensionBundle.FAULT_QNAME).
+var restFault = plan.Qname{Space: bpel.NSODEFunctions, Local: "bpel4RestExtensions"}

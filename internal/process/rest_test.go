@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/orchd/orchd/internal/persist"
+	"github.com/orchd/orchd/internal/process/bpel"
 )
 
 // restVars are the variables the REST test processes use besides in and
@@ -40,7 +41,7 @@ const restBody = `<assign><copy><from>$in.payload/tns:text</from><to variable="u
 func restBundle(t *testing.T, body string) string {
 	t.Helper()
 	return editedBundle(t, "good-minimal", map[string][]string{"Test.bpel": {
-		bpelProcessTag, bpelProcessTag + ` xmlns:rest="` + nsBPEL4RestLight + `" xmlns:ext="` + nsODEFunctions + `"`,
+		bpelProcessTag, bpelProcessTag + ` xmlns:rest="` + nsBPEL4RestLight + `" xmlns:ext="` + bpel.NSODEFunctions + `"`,
 		`<partnerLinks>`, `<extensions><extension namespace="` + nsBPEL4RestLight + `" mustUnderstand="yes"/></extensions>
   <partnerLinks>`,
 		bpelVariables, restVars,

@@ -16,6 +16,7 @@ import (
 	"github.com/orchd/orchd/internal/events"
 	"github.com/orchd/orchd/internal/exchange"
 	"github.com/orchd/orchd/internal/persist"
+	"github.com/orchd/orchd/internal/process/plan"
 )
 
 // registry holds the blocked instances of in-memory processes and the
@@ -88,13 +89,13 @@ func (e *Engine) deliver(ctx context.Context, p *Process, ex *exchange.Exchange,
 	op := ex.Operation.Name
 	var tried, keys []string
 	queued := false
-	for _, sh := range p.routes[op] {
+	for _, sh := range p.Routes[op] {
 		vals, ok := shapeValues(ex.Input, sh, &tried)
 		if !ok {
 			continue
 		}
-		for _, m := range sh.masks {
-			key := sh.key(p, op, m, vals)
+		for _, m := range sh.Masks {
+			key := keyRouteShape(sh, p, op, m, vals)
 			if held == nil && e.queuedBehind(key) {
 				// Messages held under this key came first: this one waits
 				// its turn.
@@ -116,7 +117,7 @@ func (e *Engine) deliver(ctx context.Context, p *Process, ex *exchange.Exchange,
 			return err
 		}
 	}
-	if _, ok := p.starts[op]; ok && !queued {
+	if _, ok := p.Starts[op]; ok && !queued {
 		return e.create(ctx, p, ex)
 	}
 	if len(keys) == 0 {
@@ -136,15 +137,15 @@ func noInstance(p *Process, op string, tried []string) error {
 
 // shapeValues reads the values of sh's sets from m, noting each in tried
 // (once) for the error a message that finds no instance gets.
-func shapeValues(m *exchange.Message, sh *routeShape, tried *[]string) ([]string, bool) {
-	vals := make([]string, len(sh.uses))
-	for i, u := range sh.uses {
-		v, err := corrValues(m, u.in)
+func shapeValues(m *exchange.Message, sh *plan.RouteShape, tried *[]string) ([]string, bool) {
+	vals := make([]string, len(sh.Uses))
+	for i, u := range sh.Uses {
+		v, err := corrValues(m, u.In)
 		if err != nil {
 			return nil, false
 		}
 		vals[i] = v
-		if t := u.set.name + "=" + v; !slices.Contains(*tried, t) {
+		if t := u.Set.Name + "=" + v; !slices.Contains(*tried, t) {
 			*tried = append(*tried, t)
 		}
 	}
@@ -168,7 +169,7 @@ func (e *Engine) create(ctx context.Context, p *Process, ex *exchange.Exchange) 
 		return e.finish(in, ex, resFailed, err, false)
 	}
 	if p.InMemory {
-		if len(p.routes) > 0 {
+		if len(p.Routes) > 0 {
 			// A message may find the instance (through the routes
 			// preRegister adds when it replies) while this run goes on.
 			in.mu.Lock()
@@ -491,7 +492,7 @@ func (in *instance) respond(r *openRequest, msg *exchange.Message, f *exchange.F
 		return
 	}
 	if in.p.InMemory || in.e.store == nil {
-		if len(in.p.routes) > 0 {
+		if len(in.p.Routes) > 0 {
 			in.e.preRegister(in)
 			in.waitMemRoutes()
 		}
@@ -518,9 +519,9 @@ func (e *Engine) preRegister(in *instance) {
 	e.reg.mu.Lock()
 	defer e.reg.mu.Unlock()
 	e.nameLocked(in)
-	for op, shapes := range in.p.routes {
+	for op, shapes := range in.p.Routes {
 		for _, sh := range shapes {
-			k, ok := sh.instanceKey(in, op)
+			k, ok := instanceKeyRouteShape(sh, in, op)
 			if !ok {
 				continue
 			}
@@ -667,13 +668,6 @@ func (e *Engine) unscheduleOf(in *instance) {
 	}
 	in.timerPending = false
 	e.unschedule(in.id)
-}
-
-// pendingTimers counts the scheduled timers.
-func (e *Engine) pendingTimers() int {
-	e.timers.mu.Lock()
-	defer e.timers.mu.Unlock()
-	return len(e.timers.m)
 }
 
 // fire runs an instance whose timer is due, if it still waits for it.

@@ -12,6 +12,8 @@ import (
 	"github.com/beevik/etree"
 
 	"github.com/orchd/orchd/internal/exchange"
+	"github.com/orchd/orchd/internal/process/expr"
+	"github.com/orchd/orchd/internal/process/plan"
 )
 
 const nsTest = "urn:test"
@@ -78,7 +80,7 @@ func canon(e *etree.Element) string {
 		fmt.Fprintf(&b, "<{%s}%s", e.NamespaceURI(), e.Tag)
 		var attrs []string
 		for _, a := range e.Attr {
-			if isNSDecl(a) {
+			if expr.IsNSDecl(a) {
 				continue
 			}
 			sp := ""
@@ -130,7 +132,7 @@ func checkSelfContained(t testing.TB, e *etree.Element) {
 			t.Errorf("<%s> is in namespace %q alone, %q in place:\n%s", got.FullTag(), uri, want, s)
 		}
 		for _, a := range got.Attr {
-			if isNSDecl(a) || a.Space == "" || a.Space == "xml" {
+			if expr.IsNSDecl(a) || a.Space == "" || a.Space == "xml" {
 				continue
 			}
 			if _, ok := lookupNS(got, a.Space); !ok {
@@ -189,9 +191,9 @@ func partnerAnswer(c *exchange.Call) (*exchange.Message, error) {
 		p := etree.NewElement("tns:problem")
 		p.CreateAttr("xmlns:tns", nsTest)
 		p.CreateElement("tns:code").SetText("R1")
-		m := exchange.NewMessage(qname{Space: nsTest, Local: "problem"})
+		m := exchange.NewMessage(plan.Qname{Space: nsTest, Local: "problem"})
 		m.Parts["payload"] = p
-		return nil, &exchange.Fault{Name: qname{Space: nsTest, Local: "rejected"}, Message: m, Reason: "rejected by partner"}
+		return nil, &exchange.Fault{Name: plan.Qname{Space: nsTest, Local: "rejected"}, Message: m, Reason: "rejected by partner"}
 	}
 	resp := etree.NewElement("r:resp")
 	resp.CreateAttr("xmlns:r", nsTest)
@@ -229,7 +231,7 @@ func TestRuntime(t *testing.T) {
 		// want: the reply's payload part in canonical form; or
 		want string
 		// wantFault: a fault reply (name and payload canonical form); or
-		wantFault qname
+		wantFault plan.Qname
 		// wantReason is in the fault's reason when wantFaultData is empty.
 		wantReason    string
 		wantFaultData string
@@ -259,7 +261,7 @@ func TestRuntime(t *testing.T) {
 		{
 			// An uncaught standard fault is answered by its spec name.
 			name: "missing source is selectionFailure", bundle: "rt-missing-source", input: testReq("A-1", "3", "hello"),
-			wantFault: qname{Space: bpelNS[1 : len(bpelNS)-1], Local: "selectionFailure"}, wantReason: "Test.bpel:25",
+			wantFault: plan.Qname{Space: bpelNS[1 : len(bpelNS)-1], Local: "selectionFailure"}, wantReason: "Test.bpel:25",
 		},
 		{
 			// Each variable is a document: //tns:id on b finds b's id only,
@@ -284,17 +286,17 @@ func TestRuntime(t *testing.T) {
 		{name: "catchAll", bundle: "rt-catchall", input: testReq("A-1", "3", ""), want: respCanon("a", "catchAll")},
 		{
 			name: "uncaught declared fault", bundle: "rt-declared-fault", input: testReq("A-1", "3", ""),
-			wantFault: qname{Space: nsTest, Local: "oops"}, wantFaultData: `<{urn:test}problem><{urn:test}code>E42</></>`,
+			wantFault: plan.Qname{Space: nsTest, Local: "oops"}, wantFaultData: `<{urn:test}problem><{urn:test}code>E42</></>`,
 		},
 		{
 			name: "uncaught undeclared fault", bundle: "rt-undeclared-fault", input: testReq("A-1", "3", ""),
-			wantFault: qname{Space: "urn:test", Local: "other"},
+			wantFault: plan.Qname{Space: "urn:test", Local: "other"},
 		},
 		{
 			// exit ends the instance before it replies: the client must
 			// not be left with a success and no answer.
 			name: "exit before reply", bundle: "rt-exit", input: testReq("A-1", "3", ""),
-			wantFault: qname{Space: bpelNS[1 : len(bpelNS)-1], Local: "missingReply"}, wantReason: "exited",
+			wantFault: plan.Qname{Space: bpelNS[1 : len(bpelNS)-1], Local: "missingReply"}, wantReason: "exited",
 		},
 		{name: "getVariableProperty", bundle: "rt-varprop", input: testReq("ORD-7", "3", ""), want: respCanon("a", "ORD-7")},
 		{
@@ -391,7 +393,7 @@ func TestRuntime(t *testing.T) {
 				if got := canon(data); got != tc.wantFaultData {
 					t.Errorf("fault payload\n got %s\nwant %s", got, tc.wantFaultData)
 				}
-				if r.fault.Message.Name != (qname{Space: nsTest, Local: "problem"}) {
+				if r.fault.Message.Name != (plan.Qname{Space: nsTest, Local: "problem"}) {
 					t.Errorf("fault message %s, want {urn:test}problem", r.fault.Message.Name)
 				}
 				checkSelfContained(t, data)
@@ -399,7 +401,7 @@ func TestRuntime(t *testing.T) {
 				if r.err != nil || r.responses != 1 || r.fault != nil || r.out == nil {
 					t.Fatalf("want one reply: err=%v responses=%d out=%v fault=%v", r.err, r.responses, r.out, r.fault)
 				}
-				if r.out.Name != (qname{Space: nsTest, Local: "resp"}) {
+				if r.out.Name != (plan.Qname{Space: nsTest, Local: "resp"}) {
 					t.Errorf("reply message %s, want {urn:test}resp", r.out.Name)
 				}
 				part := r.out.Part("payload")

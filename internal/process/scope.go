@@ -6,6 +6,8 @@ import (
 	"github.com/beevik/etree"
 
 	"github.com/orchd/orchd/internal/exchange"
+	"github.com/orchd/orchd/internal/process/expr"
+	"github.com/orchd/orchd/internal/process/plan"
 )
 
 // Scope frame phases (frame.pc).
@@ -15,36 +17,10 @@ const (
 	scopeHandling
 )
 
-// scope is a <scope> (the process itself is compiled as one, with
-// isProcess set): local variables and correlation sets, reset each time
-// the scope starts, and fault handlers that catch what its body throws.
-type scope struct {
-	base
-	vars     []*variable
-	plinks   []*partnerLink // its own, fresh each time it starts
-	corrSets []string
-	body     activity
-	handlers *faultHandlers
-	// events are the scope's event handlers (events.go), or nil.
-	events   *eventHandlers
-	isolated bool
-	// isProcess marks the process's own scope: its handler is the
-	// process-level one (the run ends "handled").
-	isProcess bool
-	// sources are the links whose source is inside the body: when the
-	// scope catches a fault, those not yet decided are dead.
-	sources []*link
-	// comp and term are its compensation and termination handlers (nil:
-	// the default ones); the rest is decided at compile time
-	// (compensate.go).
-	comp, term activity
-	scopeComp
-}
-
-func (a *scope) step(in *instance, f *frame) (activity, bool, error) {
+func stepScope(a *plan.Scope, in *instance, f *frame) (plan.Activity, bool, error) {
 	switch f.pc {
 	case scopeStart:
-		if a.isolated {
+		if a.Isolated {
 			if in.isoHolder != nil && in.isoHolder != in.cur && !in.cur.isIn(in.isoHolder) {
 				return nil, false, errLinks
 			}
@@ -53,39 +29,39 @@ func (a *scope) step(in *instance, f *frame) (activity, bool, error) {
 				f.k = 1
 			}
 		}
-		if !a.isProcess {
-			for _, v := range a.vars {
+		if !a.IsProcess {
+			for _, v := range a.Vars {
 				in.resetVar(v)
 			}
-			for _, v := range a.vars {
-				if v.init != nil {
-					if err := v.init.apply(in); err != nil {
+			for _, v := range a.Vars {
+				if op := in.p.InitOf[v]; op != nil {
+					if err := applyCopyOp(op, in); err != nil {
 						return nil, false, scopeInitFailure(err)
 					}
 				}
 			}
-			for _, name := range a.corrSets {
+			for _, name := range a.CorrSets {
 				delete(in.corr, name)
 			}
-			for _, pl := range a.plinks {
+			for _, pl := range a.Plinks {
 				delete(in.eprs, pl)
 			}
 		}
 		f.pc = scopeBody
-		if a.events != nil {
+		if a.Events != nil {
 			// The body runs on a thread of its own, next to the
 			// listeners; this thread joins them (events.go).
-			in.spawn(a.body, nil)
-			a.events.startHandlers(in)
+			in.spawn(a.Body, nil)
+			startHandlersEventHandlers(a.Events, in)
 			return nil, false, errJoin
 		}
-		return a.body, false, nil
+		return a.Body, false, nil
 	default:
-		if a.events != nil && f.pc == scopeBody && in.cur.kids > 0 {
+		if a.Events != nil && f.pc == scopeBody && in.cur.kids > 0 {
 			return nil, false, errJoin
 		}
 		in.cur.scopeFaulted = f.pc == scopeHandling
-		if a.compensable && f.pc == scopeBody {
+		if a.Compensable && f.pc == scopeBody {
 			in.completed(a, f)
 		}
 		if f.k == 1 && in.isoHolder == in.cur {
@@ -107,13 +83,13 @@ func scopeInitFailure(err error) error {
 }
 
 // resetVar makes v uninitialized again (a scope starts).
-func (in *instance) resetVar(v *variable) {
+func (in *instance) resetVar(v *expr.Var) {
 	in.touch(v)
 	s := in.slot(v)
 	clearChildren(s)
 	s.Attr = s.Attr[:0]
-	if v.msg != nil {
-		for _, p := range v.msg.Parts {
+	if v.Msg != nil {
+		for _, p := range v.Msg.Parts {
 			s.CreateElement(p.Name)
 		}
 	}
@@ -136,7 +112,7 @@ func (in *instance) fail(t *thread, err error) error {
 	for th := t; th != nil; th = th.parent {
 		for k := len(th.stack) - 1; k >= 0; k-- {
 			fr := &th.stack[k]
-			if hr, ok := fr.act.(*handlerRun); ok && hr.term {
+			if hr, ok := fr.act.(*plan.HandlerRun); ok && hr.Term {
 				// A fault inside a termination handler ends that handler
 				// and goes no further (12.6).
 				in.kill(th)
@@ -146,35 +122,35 @@ func (in *instance) fail(t *thread, err error) error {
 				in.activate(th)
 				return nil
 			}
-			sc, ok := fr.act.(*scope)
+			sc, ok := fr.act.(*plan.Scope)
 			if !ok || fr.pc != scopeBody {
 				continue
 			}
-			var act activity
-			var v *variable
-			if sc.handlers != nil {
-				act, v = sc.handlers.handler(fv)
+			var act plan.Activity
+			var v *expr.Var
+			if sc.Handlers != nil {
+				act, v = handlerFaultHandlers(sc.Handlers, fv)
 			}
 			explicit := act != nil
-			if act == nil && sc.defaultFH {
+			if act == nil && sc.DefaultFH {
 				// The default fault handler: compensate, then rethrow.
-				act = in.p.comp.defaultFH
+				act = in.p.Comp.DefaultFH
 			}
 			if act == nil {
 				continue
 			}
 			var terms *compRec
-			if sc.subTerm {
+			if sc.SubTerm {
 				terms = in.terminations(th, t)
 			}
 			in.kill(th)
 			th.stack = th.stack[:k+1]
 			th.state = tReady
 			fr.pc, fr.fault = scopeHandling, fv
-			for _, l := range sc.sources {
+			for _, l := range sc.Sources {
 				in.decideLink(l, false)
 			}
-			if sc.isProcess && explicit {
+			if sc.IsProcess && explicit {
 				in.inHandler = fv
 			}
 			if in.isoHolder != nil && in.isoHolder.isIn(th) && in.isoHolder != th {
@@ -189,7 +165,7 @@ func (in *instance) fail(t *thread, err error) error {
 			th.stack = append(th.stack, frame{act: act})
 			if terms != nil {
 				// The terminated scopes' termination handlers run first.
-				th.stack = append(th.stack, frame{act: in.p.comp.terminator, rec: terms})
+				th.stack = append(th.stack, frame{act: in.p.Comp.Terminator, rec: terms})
 			}
 			return nil
 		}
@@ -197,46 +173,46 @@ func (in *instance) fail(t *thread, err error) error {
 	return &errUncaught{f: fv}
 }
 
-// handler picks the handler for fv: a catch chosen by the rules of
+// handlerFaultHandlers picks the handler for fv: a catch chosen by the rules of
 // WS-BPEL 2.0 section 12.5, else catchAll.
-func (h *faultHandlers) handler(fv *faultValue) (activity, *variable) {
-	if c := h.match(fv); c != nil {
-		return c.act, c.v
+func handlerFaultHandlers(h *plan.FaultHandlers, fv *faultValue) (plan.Activity, *expr.Var) {
+	if c := matchFaultHandlers(h, fv); c != nil {
+		return c.Act, c.V
 	}
-	if h.catchAll != nil {
-		return h.catchAll, nil
+	if h.CatchAll != nil {
+		return h.CatchAll, nil
 	}
 	return nil, nil
 }
 
-// match picks the catch for fv (WS-BPEL 2.0 section 12.5): a catch with
+// matchFaultHandlers picks the catch for fv (WS-BPEL 2.0 section 12.5): a catch with
 // the fault's name and a variable of the fault data's type; else one with
 // the name and no variable; else one with no name and a variable of the
 // data's type. A fault message of one element part matches a
 // faultElement of that element.
-func (h *faultHandlers) match(fv *faultValue) *catch {
-	typeOK := func(c *catch) bool {
-		if c.v == nil {
+func matchFaultHandlers(h *plan.FaultHandlers, fv *faultValue) *plan.Catch {
+	typeOK := func(c *plan.Catch) bool {
+		if c.V == nil {
 			return false
 		}
-		if c.v.msg != nil {
-			return fv.data != nil && (fv.data.Name.IsZero() || fv.data.Name == c.v.msg.Name)
+		if c.V.Msg != nil {
+			return fv.data != nil && (fv.data.Name.IsZero() || fv.data.Name == c.V.Msg.Name)
 		}
 		el := fv.element()
-		return el != nil && (c.v.elem.IsZero() || (el.NamespaceURI() == c.v.elem.Space && el.Tag == c.v.elem.Local))
+		return el != nil && (c.V.Elem.IsZero() || (el.NamespaceURI() == c.V.Elem.Space && el.Tag == c.V.Elem.Local))
 	}
-	for _, c := range h.catches {
-		if c.faultName == fv.name && c.v != nil && typeOK(c) {
+	for _, c := range h.Catches {
+		if c.FaultName == fv.name && c.V != nil && typeOK(c) {
 			return c
 		}
 	}
-	for _, c := range h.catches {
-		if c.faultName == fv.name && c.v == nil {
+	for _, c := range h.Catches {
+		if c.FaultName == fv.name && c.V == nil {
 			return c
 		}
 	}
-	for _, c := range h.catches {
-		if c.faultName.IsZero() && typeOK(c) {
+	for _, c := range h.Catches {
+		if c.FaultName.IsZero() && typeOK(c) {
 			return c
 		}
 	}
@@ -257,8 +233,8 @@ func (f *faultValue) element() *etree.Element {
 	return nil
 }
 
-func (in *instance) setFaultVar(v *variable, fv *faultValue) {
-	if v.msg != nil && fv.data != nil {
+func (in *instance) setFaultVar(v *expr.Var, fv *faultValue) {
+	if v.Msg != nil && fv.data != nil {
 		in.storeMessage(v, copyMessage(fv.data))
 		return
 	}
@@ -270,22 +246,19 @@ func (in *instance) setFaultVar(v *variable, fv *faultValue) {
 	}
 }
 
-// rethrow throws again the fault its enclosing fault handler caught.
-type rethrow struct{ base }
-
-func (a *rethrow) step(in *instance, _ *frame) (activity, bool, error) {
+func stepRethrow(a *plan.Rethrow, in *instance, _ *frame) (plan.Activity, bool, error) {
 	for th := in.cur; th != nil; th = th.parent {
 		for k := len(th.stack) - 1; k >= 0; k-- {
 			fr := &th.stack[k]
-			if _, ok := fr.act.(*scope); ok && fr.pc == scopeHandling && fr.fault != nil {
+			if _, ok := fr.act.(*plan.Scope); ok && fr.pc == scopeHandling && fr.fault != nil {
 				return nil, false, fr.fault
 			}
 		}
 	}
-	return nil, false, in.faultf(a.pos, "missingFault", "<rethrow> outside a fault handler")
+	return nil, false, in.faultf(a.Pos, "missingFault", "<rethrow> outside a fault handler")
 }
 
 // faultFromPartner turns a partner's fault answer into a BPEL fault.
-func faultFromPartner(flt *exchange.Fault, a *invoke) *faultValue {
-	return &faultValue{name: flt.Name, data: flt.Message, reason: flt.Reason, at: a.pos}
+func faultFromPartner(flt *exchange.Fault, a *plan.Invoke) *faultValue {
+	return &faultValue{name: flt.Name, data: flt.Message, reason: flt.Reason, at: a.Pos}
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/orchd/orchd/internal/events"
 	"github.com/orchd/orchd/internal/exchange"
+	"github.com/orchd/orchd/internal/process/plan"
 )
 
 // threadState says whether a thread can be stepped and, if not, what it
@@ -48,7 +49,7 @@ type thread struct {
 	// are in the instance tree while the thread or a descendant runs.
 	priv []privSlot
 	// waits and wake: what a tWaiting thread waits for.
-	waits []*inbound
+	waits []*plan.Inbound
 	// waitKeys[i] is the correlation key waits[i] waits under (for
 	// conflictingReceive).
 	waitKeys []string
@@ -134,7 +135,7 @@ func (t *thread) isIn(anc *thread) bool {
 }
 
 // spawn starts a child thread of the current thread running act.
-func (in *instance) spawn(act activity, priv []privSlot) *thread {
+func (in *instance) spawn(act plan.Activity, priv []privSlot) *thread {
 	t := &thread{stack: make([]frame, 0, 4), parent: in.cur, priv: priv}
 	t.stack = append(t.stack, frame{act: act})
 	in.cur.kids++
@@ -222,19 +223,17 @@ func (in *instance) threadDone(t *thread) {
 	}
 	p.kids--
 	if len(p.stack) > 0 {
-		if j, ok := p.top().act.(childObserver); ok {
-			j.childDone(in, p, p.top())
+		// A joining activity is told when one of its branches ends.
+		switch a := p.top().act.(type) {
+		case *plan.ForEach:
+			childDoneForEach(a, in, p, p.top())
+		case *plan.Scope:
+			childDoneScope(a, in, p, p.top())
 		}
 	}
 	if p.kids <= 0 && p.state == tJoining {
 		p.state = tReady
 	}
-}
-
-// childObserver is a joining activity told when one of its branches ends
-// (a parallel forEach counts completed branches).
-type childObserver interface {
-	childDone(in *instance, t *thread, f *frame)
 }
 
 // schedule steps the instance's threads until none can go on: all done,
@@ -387,7 +386,7 @@ func (in *instance) runThread(t *thread) (res result, err error, end bool) {
 			return in.overBudget()
 		}
 		top := t.top()
-		push, done, err := top.act.step(in, top)
+		push, done, err := stepActivity(top.act, in, top)
 		if err != nil {
 			switch err {
 			case errBlocked:
@@ -484,7 +483,7 @@ func (in *instance) othersBusy() bool {
 // way the client gets a Server fault naming the budget; no fault handler
 // sees it.
 func (in *instance) overBudget() (result, error, bool) {
-	budget := in.p.maxSteps
+	budget := in.p.MaxSteps
 	setting := "orchd:maxSteps in deploy.xml"
 	if budget == 0 {
 		budget, setting = in.e.maxSteps, "serve --max-steps"

@@ -45,3 +45,10 @@ func TestTimersStopWhenInstancesMoveOn(t *testing.T) {
 		})
 	}
 }
+
+// pendingTimers counts the scheduled timers.
+func (e *Engine) pendingTimers() int {
+	e.timers.mu.Lock()
+	defer e.timers.mu.Unlock()
+	return len(e.timers.m)
+}

@@ -1,42 +1,15 @@
 package process
 
 import (
-	"errors"
-	"fmt"
-	"io/fs"
-	"path/filepath"
-	"sort"
-	"strings"
-
 	"github.com/beevik/etree"
 
 	"github.com/orchd/orchd/internal/process/bpel"
-	"github.com/orchd/orchd/internal/xsd"
+	"github.com/orchd/orchd/internal/process/expr"
+	"github.com/orchd/orchd/internal/process/plan"
 )
 
-// schemaCheck validates one variable against the schema declarations of
-// its element, type, or message parts (WS-BPEL 2.0 section 8.4.3).
-type schemaCheck struct {
-	v     *variable
-	set   *xsd.Set
-	elem  *xsd.Element // element variable
-	typ   *xsd.Type    // type variable
-	parts []partSchema // message variable, one a part
-}
-
-type partSchema struct {
-	elem *xsd.Element
-	typ  *xsd.Type
-}
-
-// validateAct is <validate variables="a b">.
-type validateAct struct {
-	base
-	checks []*schemaCheck
-}
-
-func (a *validateAct) step(in *instance, _ *frame) (activity, bool, error) {
-	if err := in.validate(a.checks, a.pos); err != nil {
+func stepValidateAct(a *plan.ValidateAct, in *instance, _ *frame) (plan.Activity, bool, error) {
+	if err := in.validate(a.Checks, a.Pos); err != nil {
 		return nil, false, err
 	}
 	return nil, true, nil
@@ -44,39 +17,39 @@ func (a *validateAct) step(in *instance, _ *frame) (activity, bool, error) {
 
 // validate checks the variables in order; the first violation raises
 // bpel:invalidVariables naming the variable.
-func (in *instance) validate(checks []*schemaCheck, at bpel.Pos) error {
+func (in *instance) validate(checks []*plan.SchemaCheck, at bpel.Pos) error {
 	for _, c := range checks {
-		v := c.v
+		v := c.V
 		s := in.slot(v)
 		switch {
-		case c.elem != nil:
-			el := firstElement(s)
+		case c.Elem != nil:
+			el := expr.FirstElement(s)
 			if el == nil {
-				return in.faultf(at, "uninitializedVariable", "variable %s was never assigned", v.name)
+				return in.faultf(at, "uninitializedVariable", "variable %s was never assigned", v.Name)
 			}
-			if err := c.set.Validate(c.elem, el); err != nil {
-				return in.faultf(at, "invalidVariables", "variable %s: %v", v.name, err)
+			if err := c.Set.Validate(c.Elem, el); err != nil {
+				return in.faultf(at, "invalidVariables", "variable %s: %v", v.Name, err)
 			}
-		case c.typ != nil:
-			if err := c.set.ValidateType(c.typ, s); err != nil {
-				return in.faultf(at, "invalidVariables", "variable %s: %v", v.name, err)
+		case c.Typ != nil:
+			if err := c.Set.ValidateType(c.Typ, s); err != nil {
+				return in.faultf(at, "invalidVariables", "variable %s: %v", v.Name, err)
 			}
 		default:
-			for i, ps := range c.parts {
-				pd := v.msg.Parts[i]
+			for i, ps := range c.Parts {
+				pd := v.Msg.Parts[i]
 				w := s.Child[i].(*etree.Element)
 				var err error
-				if ps.elem != nil {
-					el := firstElement(w)
+				if ps.Elem != nil {
+					el := expr.FirstElement(w)
 					if el == nil {
-						return in.faultf(at, "uninitializedVariable", "part %s of variable %s was never assigned", pd.Name, v.name)
+						return in.faultf(at, "uninitializedVariable", "part %s of variable %s was never assigned", pd.Name, v.Name)
 					}
-					err = c.set.Validate(ps.elem, el)
+					err = c.Set.Validate(ps.Elem, el)
 				} else {
-					err = c.set.ValidateType(ps.typ, w)
+					err = c.Set.ValidateType(ps.Typ, w)
 				}
 				if err != nil {
-					return in.faultf(at, "invalidVariables", "variable %s, part %s: %v", v.name, pd.Name, err)
+					return in.faultf(at, "invalidVariables", "variable %s, part %s: %v", v.Name, pd.Name, err)
 				}
 			}
 		}
@@ -84,136 +57,41 @@ func (in *instance) validate(checks []*schemaCheck, at bpel.Pos) error {
 	return nil
 }
 
-// schemas loads the bundle's schemas the first time a process validates:
-// every .xsd and .wsdl of the bundle folder tree and whatever the loaded
-// documents and the processes' XSD imports name.
-func (w *wsdlSet) schemas() *xsd.Set {
-	if w.xsd != nil {
-		return w.xsd
-	}
-	seen := map[string]bool{}
-	var files []string
-	add := func(n string) {
-		if !seen[n] {
-			seen[n] = true
-			files = append(files, n)
-		}
-	}
-	_ = filepath.WalkDir(w.dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() || !(strings.HasSuffix(d.Name(), ".xsd") || strings.HasSuffix(d.Name(), ".wsdl")) {
-			return nil
-		}
-		if rel, err := filepath.Rel(w.dir, p); err == nil {
-			add(filepath.ToSlash(rel))
-		}
-		return nil
-	})
-	names := make([]string, 0, len(w.docs))
-	for n := range w.docs {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	for _, n := range append(names, w.xsdImports...) {
-		add(n)
-	}
-	w.xsd = xsd.Load(w.readBundleFile, files)
-	return w.xsd
-}
-
-// schemaChecks compiles the checks of the variables named in e's attr
-// (validate) or of vars (assign validate="yes"), refusing a variable
-// whose declaration has no schema to check against.
-func (c *compiler) schemaChecks(e *etree.Element, vars []*variable) []*schemaCheck {
-	set := c.w.schemas()
-	checks := make([]*schemaCheck, 0, len(vars))
-	for _, v := range vars {
-		sc := &schemaCheck{v: v, set: set}
-		var err error
-		switch {
-		case v.msg != nil:
-			for _, pd := range v.msg.Parts {
-				var ps partSchema
-				var perr error
-				if !pd.Element.IsZero() {
-					ps.elem, perr = set.Element(xsd.QName(pd.Element))
-				} else {
-					ps.typ, perr = set.Type(xsd.QName(pd.Type))
-				}
-				if perr != nil && err == nil {
-					err = fmt.Errorf("part %s: %w", pd.Name, perr)
-				}
-				sc.parts = append(sc.parts, ps)
-			}
-		case !v.elem.IsZero():
-			sc.elem, err = set.Element(xsd.QName(v.elem))
-		default:
-			sc.typ, err = set.Type(xsd.QName(v.typ))
-		}
-		switch {
-		case errors.Is(err, xsd.ErrUnsupported):
-			c.errs.List = append(c.errs.List, &CompileError{Pos: c.pos(e), Element: e.Tag,
-				Err: fmt.Errorf("%w: validating variable %s: %w", ErrNotSupported, v.name, err)})
-		case err != nil:
-			c.errorf(e, "variable %s has no schema to validate against: %v", v.name, err)
-		default:
-			checks = append(checks, sc)
-		}
-	}
-	return checks
-}
-
-// validateVars compiles <validate variables="a b">.
-func (c *compiler) validateVars(e *etree.Element, b base) activity {
-	var vars []*variable
-	for _, name := range strings.Fields(e.SelectAttrValue("variables", "")) {
-		v := c.lookupVar(name)
-		if v == nil {
-			c.errorf(e, "undeclared variable %s", name)
-			continue
-		}
-		vars = append(vars, v)
-	}
-	if len(vars) == 0 && len(strings.Fields(e.SelectAttrValue("variables", ""))) == 0 {
-		c.errorf(e, "<validate> needs variables=\"...\"")
-	}
-	return &validateAct{base: b, checks: c.schemaChecks(e, vars)}
-}
-
 // assignTargets is the distinct variables the copies of an assign write.
-func assignTargets(copies []*copyOp) []*variable {
-	var out []*variable
+func assignTargets(copies []*plan.CopyOp) []*expr.Var {
+	var out []*expr.Var
 	for _, op := range copies {
-		if op.to.v != nil {
-			out = appendVarOnce(out, op.to.v)
+		if op.To.V != nil {
+			out = appendVarOnce(out, op.To.V)
 		}
-		for _, v := range op.extVars {
+		for _, v := range op.ExtVars {
 			out = appendVarOnce(out, v)
 		}
 	}
 	return out
 }
 
-// applyValidated runs the copies of an <assign validate="yes"> and then
+// applyValidatedAssign runs the copies of an <assign validate="yes"> and then
 // validates the variables they wrote. The assign is atomic: on a fault
 // of a copy or of the validation, the variables are put back as they
 // were before it.
-func (a *assign) applyValidated(in *instance) error {
-	saved := make([]*etree.Element, len(a.validate))
-	for i, c := range a.validate {
-		saved[i] = in.slot(c.v).Copy()
+func applyValidatedAssign(a *plan.Assign, in *instance) error {
+	saved := make([]*etree.Element, len(a.Validate))
+	for i, c := range a.Validate {
+		saved[i] = in.slot(c.V).Copy()
 	}
 	err := func() error {
-		for _, c := range a.copies {
-			if err := c.apply(in); err != nil {
+		for _, c := range a.Copies {
+			if err := applyCopyOp(c, in); err != nil {
 				return err
 			}
 		}
-		return in.validate(a.validate, a.pos)
+		return in.validate(a.Validate, a.Pos)
 	}()
 	if err != nil {
-		for i, c := range a.validate {
-			in.root.RemoveChildAt(c.v.slot - 1)
-			in.root.InsertChildAt(c.v.slot-1, saved[i])
+		for i, c := range a.Validate {
+			in.root.RemoveChildAt(c.V.Slot - 1)
+			in.root.InsertChildAt(c.V.Slot-1, saved[i])
 		}
 	}
 	return err

@@ -9,6 +9,7 @@ import (
 
 	"github.com/orchd/orchd/internal/exchange"
 	"github.com/orchd/orchd/internal/persist"
+	"github.com/orchd/orchd/internal/process/plan"
 )
 
 // Versions (ODE's process versions, for hot redeploy). Each deploy of a
@@ -44,25 +45,21 @@ func splitFingerprint(frames []byte) (fp string, rest []byte, ok bool) {
 	return fp, r.b, true
 }
 
-// Fingerprint identifies the process definition (a hash of its BPEL
-// file): two deploys of the same file have the same fingerprint.
-func (p *Process) Fingerprint() string { return p.fingerprint }
-
 // versionOf returns the version of p's process whose fingerprint is fp:
 // p itself, or a retired version; nil when none is deployed.
 func (e *Engine) versionOf(p *Process, fp string) *Process {
-	if fp == p.fingerprint {
+	if fp == p.Fingerprint {
 		return p
 	}
 	e.mu.RLock()
 	defer e.mu.RUnlock()
 	for _, q := range e.processes {
-		if q.Name == p.Name && q.fingerprint == fp {
+		if q.Name == p.Name && q.Fingerprint == fp {
 			return q
 		}
 	}
 	for _, q := range slices.Backward(e.retired) {
-		if q.Name == p.Name && q.fingerprint == fp {
+		if q.Name == p.Name && q.Fingerprint == fp {
 			return q
 		}
 	}
@@ -191,7 +188,7 @@ func (e *Engine) deployable(p *Process) error {
 	if !p.InMemory && e.store == nil {
 		return fmt.Errorf("process %s is persistent (deploy.xml <in-memory> absent or false) but orchd has no data store", p)
 	}
-	for _, ns := range p.extensions {
+	for _, ns := range p.Extensions {
 		if _, ok := e.opts.Extensions[ns]; !ok {
 			return fmt.Errorf("process %s uses extension %s, which this engine does not register (Options.Extensions)", p, ns)
 		}
@@ -267,7 +264,7 @@ func (e *Engine) indexRetiredLocked() {
 		e.older.Store(nil)
 		return
 	}
-	m := map[qname][]*Process{}
+	m := map[plan.Qname][]*Process{}
 	for _, p := range slices.Backward(e.retired) {
 		m[p.Name] = append(m[p.Name], p)
 	}
@@ -320,7 +317,7 @@ func (e *Engine) DropUnused(grace time.Duration) ([]*Process, error) {
 		}
 		for _, p := range retired {
 			k := p.Name.String()
-			if !p.InMemory && (fps[k+"#"+p.fingerprint] || fps[k+"#*"]) {
+			if !p.InMemory && (fps[k+"#"+p.Fingerprint] || fps[k+"#*"]) {
 				used[p] = true
 			}
 		}
@@ -344,13 +341,13 @@ func (e *Engine) DropUnused(grace time.Duration) ([]*Process, error) {
 // correlation values find, skipping the keys already tried.
 func (e *Engine) resumeOlder(ctx context.Context, v *Process, ex *exchange.Exchange, tried, keys *[]string) (bool, error) {
 	op := ex.Operation.Name
-	for _, sh := range v.routes[op] {
+	for _, sh := range v.Routes[op] {
 		vals, ok := shapeValues(ex.Input, sh, tried)
 		if !ok {
 			continue
 		}
-		for _, m := range sh.masks {
-			key := sh.key(v, op, m, vals)
+		for _, m := range sh.Masks {
+			key := keyRouteShape(sh, v, op, m, vals)
 			if slices.Contains(*keys, key) {
 				continue
 			}

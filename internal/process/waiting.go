@@ -1,58 +1,41 @@
 package process
 
 import (
+	"github.com/orchd/orchd/internal/xsd"
+
 	"errors"
-	"fmt"
-	"regexp"
-	"strconv"
 	"strings"
 	"time"
 
 	"github.com/beevik/etree"
 
 	"github.com/orchd/orchd/internal/process/bpel"
+	"github.com/orchd/orchd/internal/process/expr"
+	"github.com/orchd/orchd/internal/process/plan"
 )
 
 // errBlocked is returned by a step that waits for a message or a timer:
 // the frame stays on the stack and the instance goes quiescent.
 var errBlocked = errors.New("instance waits")
 
-// deadlineSpec is a compiled <for> or <until>.
-type deadlineSpec struct {
-	forExpr, untilExpr *expr
-	pos                bpel.Pos
-}
-
-func (c *compiler) deadline(e *etree.Element) *deadlineSpec {
-	d := &deadlineSpec{pos: c.pos(e)}
-	if f := bpelChild(e, "for"); f != nil {
-		d.forExpr = c.expression(f, f.Text(), true)
-	} else if u := bpelChild(e, "until"); u != nil {
-		d.untilExpr = c.expression(u, u.Text(), true)
-	} else {
-		c.errorf(e, "<%s> needs <for> or <until>", e.Tag)
-	}
-	return d
-}
-
-// at computes the absolute deadline.
-func (d *deadlineSpec) at(in *instance, now time.Time) (time.Time, error) {
-	x := d.forExpr
+// atDeadlineSpec computes the absolute deadline.
+func atDeadlineSpec(d *plan.DeadlineSpec, in *instance, now time.Time) (time.Time, error) {
+	x := d.ForExpr
 	if x == nil {
-		x = d.untilExpr
+		x = d.UntilExpr
 	}
 	if x == nil {
 		return now, nil
 	}
-	v, err := in.eval(x, in.root, d.pos)
+	v, err := in.eval(x, in.root, d.Pos)
 	if err != nil {
 		return time.Time{}, err
 	}
-	s := strings.TrimSpace(xpathString(v))
-	if d.forExpr != nil {
+	s := strings.TrimSpace(expr.XpathString(v))
+	if d.ForExpr != nil {
 		t, err := addDuration(now, s)
 		if err != nil {
-			return time.Time{}, in.faultf(d.pos, "invalidExpressionValue", "<for> %q: %v", s, err)
+			return time.Time{}, in.faultf(d.Pos, "invalidExpressionValue", "<for> %q: %v", s, err)
 		}
 		return t, nil
 	}
@@ -61,41 +44,22 @@ func (d *deadlineSpec) at(in *instance, now time.Time) (time.Time, error) {
 			return t, nil
 		}
 	}
-	return time.Time{}, in.faultf(d.pos, "invalidExpressionValue", "<until> %q is not an xsd:dateTime or xsd:date", s)
+	return time.Time{}, in.faultf(d.Pos, "invalidExpressionValue", "<until> %q is not an xsd:dateTime or xsd:date", s)
 }
-
-var durationRE = regexp.MustCompile(`^(-)?P(?:(\d+)Y)?(?:(\d+)M)?(?:(\d+)D)?(?:T(?:(\d+)H)?(?:(\d+)M)?(?:(\d+(?:\.\d+)?)S)?)?$`)
 
 // addDuration adds an xsd:duration (PnYnMnDTnHnMnS) to t.
 func addDuration(t time.Time, s string) (time.Time, error) {
-	m := durationRE.FindStringSubmatch(s)
-	if m == nil || s == "P" || strings.HasSuffix(s, "T") {
-		return time.Time{}, fmt.Errorf("not an xsd:duration")
+	d, err := xsd.ParseDuration(s)
+	if err != nil {
+		return time.Time{}, err
 	}
-	n := func(i int) int {
-		v, _ := strconv.Atoi(m[i])
-		return v
-	}
-	sign := 1
-	if m[1] == "-" {
-		sign = -1
-	}
-	t = t.AddDate(sign*n(2), sign*n(3), sign*n(4))
-	secs, _ := strconv.ParseFloat(m[7], 64)
-	d := time.Duration(n(5))*time.Hour + time.Duration(n(6))*time.Minute + time.Duration(secs*float64(time.Second))
-	return t.Add(time.Duration(sign) * d), nil
+	return d.AddTo(t), nil
 }
 
-// wait blocks until its deadline.
-type wait struct {
-	base
-	deadline *deadlineSpec
-}
-
-func (a *wait) step(in *instance, f *frame) (activity, bool, error) {
+func stepWait(a *plan.Wait, in *instance, f *frame) (plan.Activity, bool, error) {
 	now := in.e.now()
 	if f.pc == 0 {
-		t, err := a.deadline.at(in, now)
+		t, err := atDeadlineSpec(a.Deadline, in, now)
 		if err != nil {
 			return nil, false, err
 		}
@@ -108,67 +72,12 @@ func (a *wait) step(in *instance, f *frame) (activity, bool, error) {
 	return nil, false, errBlocked
 }
 
-type onMessage struct {
-	inbound
-	act activity
-}
-
-type onAlarm struct {
-	deadline *deadlineSpec
-	act      activity
-}
-
-// pick waits for the first of its messages or alarms.
-type pick struct {
-	base
-	create bool
-	msgs   []*onMessage
-	alarms []*onAlarm
-	// msgDead and alarmDead are the links leaving each branch, set false
-	// when another is chosen.
-	msgDead, alarmDead branchLinks
-}
-
-func (c *compiler) pick(e *etree.Element, b base) activity {
-	a := &pick{base: b, create: e.SelectAttrValue("createInstance", "no") == "yes"}
-	for _, ce := range e.ChildElements() {
-		if !isBPEL(ce) {
-			continue
-		}
-		switch ce.Tag {
-		case "onMessage":
-			om := &onMessage{inbound: c.inbound(ce, "variable")}
-			c.registerInbound(&om.inbound, a.create)
-			mark := c.beginSources()
-			om.act = c.onlyActivityExcept(ce, "correlations", "fromParts")
-			a.msgDead.add(c.endSources(mark))
-			if a.create && om.op != nil {
-				c.addStart(ce, om.op.Name, a)
-			}
-			a.msgs = append(a.msgs, om)
-		case "onAlarm":
-			if a.create {
-				c.errorf(ce, "a pick that creates instances cannot have onAlarm")
-			}
-			al := &onAlarm{deadline: c.deadline(ce)}
-			mark := c.beginSources()
-			al.act = c.onlyActivityExcept(ce, "for", "until")
-			a.alarmDead.add(c.endSources(mark))
-			a.alarms = append(a.alarms, al)
-		}
-	}
-	if len(a.msgs) == 0 {
-		c.errorf(e, "<pick> needs at least one <onMessage>")
-	}
-	return a
-}
-
-func (a *pick) step(in *instance, f *frame) (activity, bool, error) {
+func stepPick(a *plan.Pick, in *instance, f *frame) (plan.Activity, bool, error) {
 	if f.pc == 0 {
 		f.pc = 1
 		now := in.e.now()
-		for i, al := range a.alarms {
-			t, err := al.deadline.at(in, now)
+		for i, al := range a.Alarms {
+			t, err := atDeadlineSpec(al.Deadline, in, now)
 			if err != nil {
 				return nil, false, err
 			}
@@ -177,69 +86,31 @@ func (a *pick) step(in *instance, f *frame) (activity, bool, error) {
 			}
 		}
 	}
-	for i, om := range a.msgs {
-		ok, err := in.take(&om.inbound, a.pos)
+	for i, om := range a.Msgs {
+		ok, err := in.take(&om.Inbound, a.Pos)
 		if err != nil {
 			return nil, false, err
 		}
 		if ok {
-			a.msgDead.eliminate(in, i)
-			a.alarmDead.eliminate(in, -1)
-			return om.act, true, nil
+			eliminateBranchLinks(a.MsgDead, in, i)
+			eliminateBranchLinks(a.AlarmDead, in, -1)
+			return om.Act, true, nil
 		}
 	}
-	if len(a.alarms) > 0 && in.e.now().UnixNano() >= f.due {
-		a.msgDead.eliminate(in, -1)
-		a.alarmDead.eliminate(in, int(f.pc-1))
-		return a.alarms[f.pc-1].act, true, nil
+	if len(a.Alarms) > 0 && in.e.now().UnixNano() >= f.due {
+		eliminateBranchLinks(a.MsgDead, in, -1)
+		eliminateBranchLinks(a.AlarmDead, in, int(f.pc-1))
+		return a.Alarms[f.pc-1].Act, true, nil
 	}
-	for _, om := range a.msgs {
-		if err := in.await(&om.inbound, a.pos); err != nil {
+	for _, om := range a.Msgs {
+		if err := in.await(&om.Inbound, a.Pos); err != nil {
 			return nil, false, err
 		}
 	}
-	if len(a.alarms) > 0 {
+	if len(a.Alarms) > 0 {
 		in.wakeAt(f.due)
 	}
 	return nil, false, errBlocked
-}
-
-func (c *compiler) addStart(e *etree.Element, op string, a activity) {
-	if prev, dup := c.p.starts[op]; dup && prev != a {
-		c.errorf(e, "operation %s already starts instances at %s", op, prev.where())
-		return
-	}
-	c.p.starts[op] = a
-}
-
-// onlyActivityExcept compiles the single activity of e, skipping the
-// named non-activity children.
-func (c *compiler) onlyActivityExcept(e *etree.Element, skip ...string) activity {
-	var found activity
-	for _, ce := range e.ChildElements() {
-		if !isBPEL(ce) || ce.Tag == "documentation" {
-			continue
-		}
-		skipped := false
-		for _, s := range skip {
-			if ce.Tag == s {
-				skipped = true
-			}
-		}
-		if skipped {
-			continue
-		}
-		if found != nil {
-			c.errorf(ce, "<%s> holds exactly one activity", e.Tag)
-			break
-		}
-		found = c.activity(ce)
-	}
-	if found == nil {
-		c.errorf(e, "<%s> holds no activity", e.Tag)
-		return &empty{base: base{pos: c.pos(e)}}
-	}
-	return found
 }
 
 func resolveIn(e *etree.Element, q string) (string, string, error) {

@@ -4,16 +4,19 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/antchfx/xpath"
 	"github.com/beevik/etree"
 
+	"github.com/orchd/orchd/internal/process/bpel"
+	"github.com/orchd/orchd/internal/process/expr"
+	"github.com/orchd/orchd/internal/process/plan"
+	"github.com/orchd/orchd/internal/xpath1"
 	"github.com/orchd/orchd/internal/xpath2"
 )
 
 // EvalXPath1 evaluates src as an XPath 1.0 expression the way a process
 // whose expressionLanguage is XPath 1.0 does: the compiler's variable
-// rewriting, function check and direct evaluators, then antchfx/xpath over
-// the variable tree. It serves "orchd xpath --version 1.0". Each variable
+// rewriting, function check and direct evaluators, then internal/xpath1
+// over the variable tree. It serves "orchd xpath --version 1.0". Each variable
 // is a variable of its own: a document is an element variable holding its
 // document element, a text a string-typed variable. ctx, when not nil, is
 // the context node (its document node); without it the context is an
@@ -25,78 +28,90 @@ import (
 func EvalXPath1(src string, ns map[string]string, ctx *etree.Document, vars map[string]xpath2.Input) (xpath2.Sequence, error) {
 	r := cliResolver{}
 	root := etree.NewElement("vars")
-	slot := func(v *variable, content etree.Token) *etree.Element {
-		v.slot = len(root.Child) + 1
-		s := root.CreateElement(v.slotName())
+	slot := func(v *expr.Var, content etree.Token) *etree.Element {
+		v.Slot = len(root.Child) + 1
+		s := root.CreateElement(v.SlotName())
 		if content != nil {
 			s.AddChild(content)
 		}
 		return s
 	}
-	var t docTree
+	var t expr.DocTree
 	for name, in := range vars {
-		v := &variable{name: name}
+		v := &expr.Var{Name: name}
 		if in.Doc != nil {
 			e := in.Doc.Root().Copy()
-			v.elem = qname{Space: e.NamespaceURI(), Local: e.Tag}
+			v.Elem = plan.Qname{Space: e.NamespaceURI(), Local: e.Tag}
 			slot(v, e)
 		} else {
-			v.typ, v.simple = qname{Space: nsXSD, Local: "string"}, "string"
+			v.Typ, v.Simple = plan.Qname{Space: bpel.NSXSD, Local: "string"}, "string"
 			slot(v, etree.NewText(in.Text))
 		}
 		r[name] = v
-		t.vars = append(t.vars, v)
+		t.Vars = append(t.Vars, v)
 	}
 	var ctxSlot *etree.Element
 	if ctx != nil {
-		v := &variable{name: " context"}
-		ctxSlot = slot(v, ctx.Root().Copy())
-		t.vars = append(t.vars, v)
+		// An element variable, so that its slot stands for the
+		// document node, the parent of the document element.
+		e := ctx.Root().Copy()
+		v := &expr.Var{Name: " context", Elem: plan.Qname{Space: e.NamespaceURI(), Local: e.Tag}}
+		ctxSlot = slot(v, e)
+		t.Vars = append(t.Vars, v)
 	}
-	t.root = root
+	t.Top = root
 	if ns == nil {
 		ns = map[string]string{}
 	}
-	ns = xpathNS(ns)
-	rw, err := rewrite(src, r, nil, ns, true)
+	ns = expr.XpathNS(ns)
+	rw, err := expr.Rewrite(src, r, nil, ns, true)
 	if err != nil {
 		return nil, &xpath2.Error{Code: "XPST0008", Msg: err.Error()}
 	}
-	if err := checkXPath1Functions(rw, ns); err != nil {
+	if err := expr.CheckXPath1Functions(rw, ns); err != nil {
 		code := "XPST0017"
-		if errors.Is(err, errUndeclaredPrefix) {
+		if errors.Is(err, expr.ErrUndeclaredPrefix) {
 			code = "XPST0081"
 		}
 		return nil, &xpath2.Error{Code: code, Msg: err.Error()}
 	}
-	x, err := newExpr(src, rw, ns)
+	x, err := expr.NewExpr(src, rw, ns)
 	if err != nil {
 		return nil, &xpath2.Error{Code: "XPST0003", Msg: err.Error()}
 	}
 	var v any
 	if ctxSlot == nil {
-		x.fast = compilePath(src, r, ns, false, true)
-		if x.fast == nil {
-			x.fastX = compileFast(src, r, ns)
+		x.Fast = expr.CompilePath(src, r, ns, false, true)
+		if x.Fast == nil {
+			x.FastX = expr.CompileFast(src, r, ns)
 		}
-		v = x.eval(&t, root)
+		v = x.Eval(&t, root)
 	} else {
-		xe := x.get()
-		res := xe.Evaluate(&navigator{t: &t, cur: ctxSlot, attr: -1, pos: onDocOf})
-		if it, ok := res.(*xpath.NodeIterator); ok {
-			return nodesToXDM(&t, it), nil
-		}
-		v = res
+		v = x.EvalNode(&t, xpath1.Node{Tok: ctxSlot, Attr: -1, Doc: xpath1.DocOf})
 	}
-	var buf [1]node
-	if nodes, ok := nodesIn(v, &buf); ok {
+	var buf [1]expr.Node
+	if nodes, ok := expr.NodesIn(v, &buf); ok {
 		v = nodes
 	}
 	switch v := v.(type) {
-	case []node:
+	case []expr.Node:
 		out := make(xpath2.Sequence, len(v))
 		for i, n := range v {
-			out[i] = xnode{t: &t, tok: n.tok, attr: int32(n.attr)}
+			x := xnode{t: &t, tok: n.Tok, attr: int32(n.Attr)}
+			switch n.Doc {
+			case xpath1.DocOf:
+				x.doc = docOf
+			case xpath1.DocAbove:
+				x.doc = docAbove
+			case xpath1.DocEmpty:
+				x.doc = docNothing
+			case xpath1.NamespaceNode:
+				// XPath 2.0 has no namespace axis to give them as nodes:
+				// a namespace node is its URI.
+				out[i] = xpath2.Str(n.String())
+				continue
+			}
+			out[i] = x
 		}
 		return out, nil
 	case string:
@@ -109,26 +124,6 @@ func EvalXPath1(src string, ns map[string]string, ctx *etree.Document, vars map[
 	return nil, &xpath2.Error{Code: "FOER0000", Msg: fmt.Sprintf("unexpected XPath 1.0 result %T", v)}
 }
 
-// nodesToXDM collects a node-set, keeping the document nodes antchfx
-// stands on as document nodes.
-func nodesToXDM(t *docTree, it *xpath.NodeIterator) xpath2.Sequence {
-	var out xpath2.Sequence
-	for it.MoveNext() {
-		n := it.Current().(*navigator)
-		x := xnode{t: t, tok: n.cur, attr: n.attr}
-		switch n.pos {
-		case onDocOf:
-			x.doc = docOf
-		case onDocAbove:
-			x.doc = docAbove
-		case onNothing:
-			x.doc = docNothing
-		}
-		out = append(out, x)
-	}
-	return out
-}
-
 // xpath1Number is an XPath 1.0 number: an xs:double whose string value
 // is XPath 1.0's (no exponent: 1e20 is 100000000000000000000).
 type xpath1Number float64
@@ -137,13 +132,13 @@ type xpath1Number float64
 func (xpath1Number) Type() *xpath2.Type { return xpath2.TDouble }
 
 // String implements xpath2.Atomic.
-func (n xpath1Number) String() string { return formatNumber(float64(n)) }
+func (n xpath1Number) String() string { return xpath1.FormatNumber(float64(n)) }
 
 // cliResolver resolves the command line's variables.
-type cliResolver map[string]*variable
+type cliResolver map[string]*expr.Var
 
-func (r cliResolver) lookupVar(name string) *variable { return r[name] }
+func (r cliResolver) LookupVar(name string) *expr.Var { return r[name] }
 
-func (r cliResolver) propertyPath(varName, property string, _ *etree.Element, _ map[string]string) (string, error) {
+func (r cliResolver) PropertyPath(varName, property string, _ *etree.Element, _ map[string]string) (string, error) {
 	return "", fmt.Errorf("bpel:getVariableProperty(%q, %q): no properties outside a process", varName, property)
 }

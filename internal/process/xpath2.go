@@ -9,6 +9,8 @@ import (
 	"github.com/beevik/etree"
 
 	"github.com/orchd/orchd/internal/process/bpel"
+	"github.com/orchd/orchd/internal/process/expr"
+	"github.com/orchd/orchd/internal/process/plan"
 	"github.com/orchd/orchd/internal/xpath2"
 )
 
@@ -26,43 +28,6 @@ import (
 // XPath 1.0 way, where XPath 2.0 keeps integers and decimals exact and
 // compares strings as strings.
 
-// xp2Expr is the XPath 2.0 side of an expr.
-type xp2Expr struct {
-	x *xpath2.Expr
-	// refs are the external variables, by the index Compile gave them.
-	refs []xp2Ref
-	// links are the links getLinkStatus may name (a join condition's).
-	links map[string]*variable
-	// query is set for a <query> or a <to> path: the context item is the
-	// variable's node; an expression's is an empty document.
-	query bool
-}
-
-// xp2RefKind says what a variable reference of an XPath 2.0 expression
-// reads.
-type xp2RefKind uint8
-
-const (
-	refVar          xp2RefKind = iota // $var or $var.part
-	refProperty                       // bpel:getVariableProperty, compiled to a path
-	refPID                            // $ode:pid
-	refProcessQName                   // $ode:processQName
-	refEventTime                      // $ode:currentEventDateTime
-)
-
-// xp2Ref is one external variable of an XPath 2.0 expression, resolved
-// at compile time.
-type xp2Ref struct {
-	kind xp2RefKind
-	v    *variable
-	part int
-	// simple is the built-in type of a simple-typed variable's typed
-	// value, or nil.
-	simple *xpath2.Type
-	// prop evaluates a getVariableProperty (XPath 1.0 over the tree).
-	prop *expr
-}
-
 // Namespaces private to the compiler: getVariableProperty calls become
 // variables of nsXP2Property, getLinkStatus reads links through
 // nsXP2Link.
@@ -74,143 +39,11 @@ const (
 
 var getVarProp2RE = regexp.MustCompile(`([A-Za-z_][\w.\-]*):getVariableProperty\s*\(\s*(?:'([^']*)'|"([^"]*)")\s*,\s*(?:'([^']*)'|"([^"]*)")\s*\)`)
 
-// compileXPath2 compiles text, written in e, as XPath 2.0: an expression
-// over the variables, or (query) a path relative to a variable's node.
-// Errors are reported in the compiler's style and nil returned.
-func (c *compiler) compileXPath2(e *etree.Element, text string, query bool) *expr {
-	ns := xpathNS(bpel.Namespaces(e))
-	if strings.Contains(text, "doXslTransform") && !c.prepareXSL(e, text, ns) {
-		return nil
-	}
-	x2 := &xp2Expr{query: query}
-	// bpel:getVariableProperty('v', 'p:prop') takes literals: each call
-	// becomes a variable read through the propertyAlias, resolved now.
-	var perr error
-	src := getVarProp2RE.ReplaceAllStringFunc(text, func(m string) string {
-		sub := getVarProp2RE.FindStringSubmatch(m)
-		if u := ns[sub[1]]; u != nsBPEL && u != nsBPEL2004 {
-			return m
-		}
-		pns := map[string]string{}
-		for k, v := range ns {
-			pns[k] = v
-		}
-		p, err := c.propertyPath(sub[2]+sub[3], sub[4]+sub[5], e, pns)
-		if err == nil {
-			var px *expr
-			px, err = newExpr(m, "string("+p+")", pns)
-			if err == nil {
-				x2.refs = append(x2.refs, xp2Ref{kind: refProperty, prop: px})
-				return fmt.Sprintf("$%s:p%d", propPrefix, len(x2.refs)-1)
-			}
-		}
-		if perr == nil {
-			perr = err
-		}
-		return m
-	})
-	if perr != nil {
-		c.exprError(e, perr)
-		return nil
-	}
-	if src != text {
-		ns[propPrefix] = nsXP2Property
-	}
-	sc := &xpath2.StaticContext{Namespaces: ns, Functions: c.xpath2Functions()}
-	var unknown error
-	sc.VariableIndex = func(space, local string) (int, bool) {
-		r, ok := c.xp2Variable(space, local)
-		if !ok {
-			if unknown == nil {
-				unknown = fmt.Errorf("undeclared variable $%s in %q", local, text)
-			}
-			return 0, false
-		}
-		if r.kind == refProperty {
-			var i int
-			if _, err := fmt.Sscanf(local, "p%d", &i); err != nil || i >= len(x2.refs) {
-				return 0, false
-			}
-			return i, true
-		}
-		for i, o := range x2.refs {
-			if o.kind == r.kind && o.v == r.v && o.part == r.part && o.kind != refProperty {
-				return i, true
-			}
-		}
-		x2.refs = append(x2.refs, r)
-		return len(x2.refs) - 1, true
-	}
-	compile, lang := xpath2.Compile, "XPath 2.0"
-	if c.isXQuery(e, map[bool]string{false: "expressionLanguage", true: "queryLanguage"}[query]) {
-		compile, lang = xpath2.CompileXQuery, "XQuery 1.0"
-	}
-	x, err := compile(src, sc)
-	if err != nil {
-		if unknown != nil {
-			c.errorf(e, "%v", unknown)
-			return nil
-		}
-		c.errorf(e, "invalid %s %s %q: %v", lang, map[bool]string{false: "expression", true: "query"}[query], text, err)
-		return nil
-	}
-	x2.x = x
-	if len(c.links) > 0 && strings.Contains(text, "getLinkStatus") {
-		x2.links = map[string]*variable{}
-		for _, scope := range c.links {
-			for name, l := range scope {
-				x2.links[name] = l.v
-			}
-		}
-	}
-	return &expr{src: text, text: src, ns: ns, x2: x2}
-}
-
-// xp2Variable resolves an external variable of an XPath 2.0 expression.
-func (c *compiler) xp2Variable(space, local string) (xp2Ref, bool) {
-	switch space {
-	case nsODEFunctions:
-		switch local {
-		case "pid":
-			return xp2Ref{kind: refPID}, true
-		case "processQName":
-			return xp2Ref{kind: refProcessQName}, true
-		case "currentEventDateTime":
-			return xp2Ref{kind: refEventTime}, true
-		}
-		return xp2Ref{}, false
-	case nsXP2Property:
-		return xp2Ref{kind: refProperty}, true
-	case "":
-	default:
-		return xp2Ref{}, false
-	}
-	name, part, _ := strings.Cut(local, ".")
-	v := c.lookupVar(name)
-	if v == nil {
-		return xp2Ref{}, false
-	}
-	r := xp2Ref{kind: refVar, v: v, part: -1}
-	if part != "" {
-		r.part = v.partIndex(part)
-		if r.part < 0 {
-			return xp2Ref{}, false
-		}
-		r.simple = builtinSimple(v.msg.Parts[r.part].Type)
-		return r, true
-	}
-	r.simple = builtinSimple(v.typ)
-	if strings.HasPrefix(v.name, "link:") {
-		r.simple = xpath2.TBoolean
-	}
-	return r, true
-}
-
 // builtinSimple is the built-in atomic type a variable or part declared
 // with type t has, or nil: such a variable's or part's value is its typed
 // value, as in ODE (WS-BPEL 2.0 section 8.2.2).
-func builtinSimple(t qname) *xpath2.Type {
-	if t.Space != nsXSD {
+func builtinSimple(t plan.Qname) *xpath2.Type {
+	if t.Space != bpel.NSXSD {
 		return nil
 	}
 	b, ok := xpath2.LookupType(t.Local)
@@ -223,47 +56,47 @@ func builtinSimple(t qname) *xpath2.Type {
 // xp2Eval is one evaluation of an XPath 2.0 expression in an instance.
 type xp2Eval struct {
 	in *instance
-	x  *xp2Expr
+	x  *expr.Xp2Expr
 	at bpel.Pos
 }
 
 // value is the value of the external variable at index i.
 func (ev *xp2Eval) value(i int) (xpath2.Sequence, error) {
-	r := &ev.x.refs[i]
+	r := &ev.x.Refs[i]
 	in := ev.in
-	switch r.kind {
-	case refPID:
+	switch r.Kind {
+	case expr.RefPID:
 		return xpath2.Sequence{xpath2.Str(in.pid())}, nil
-	case refProcessQName:
+	case expr.RefProcessQName:
 		q := in.p.Name
 		return xpath2.Sequence{xpath2.QName{NS: q.Space, Local: q.Local, T: xpath2.TQName}}, nil
-	case refProperty:
-		return xpath2.Sequence{xpath2.Str(xpathString(r.prop.eval(&in.docs, in.root)))}, nil
-	case refEventTime:
+	case expr.RefProperty:
+		return xpath2.Sequence{xpath2.Str(expr.XpathString(r.Prop.Eval(&in.docs, in.root)))}, nil
+	case expr.RefEventTime:
 		return currentEventDateTime(in)
 	}
-	v := r.v
+	v := r.V
 	s := in.slot(v)
-	if r.part >= 0 {
-		s = s.Child[r.part].(*etree.Element)
+	if r.Part >= 0 {
+		s = s.Child[r.Part].(*etree.Element)
 	}
-	if r.simple != nil {
+	if r.Simple != nil {
 		// Never assigned: the empty sequence (a <from> selecting it is a
 		// selectionFailure, unless ignoreMissingFromData).
 		if len(s.Child) == 0 {
 			return nil, nil
 		}
 		text := s.Text()
-		if r.simple == xpath2.TBoolean && strings.HasPrefix(v.name, "link:") {
+		if r.Simple == xpath2.TBoolean && strings.HasPrefix(v.Name, "link:") {
 			return xpath2.Sequence{xpath2.Boolean(text == "1")}, nil
 		}
-		a, err := xpath2.Cast(xpath2.Untyped(text), r.simple, nil)
+		a, err := xpath2.Cast(xpath2.Untyped(text), r.Simple, nil)
 		if err != nil {
-			return nil, fmt.Errorf("variable %s: %w", v.name, err)
+			return nil, fmt.Errorf("variable %s: %w", v.Name, err)
 		}
 		return xpath2.Sequence{a}, nil
 	}
-	n := baseNode(in.root, v, r.part)
+	n := expr.BaseNode(in.root, v, r.Part)
 	if n == nil {
 		return nil, nil
 	}
@@ -284,30 +117,30 @@ func (in *instance) pid() string {
 
 // evalXPath2 evaluates an XPath 2.0 expression; ctx is the query's
 // context node, or the tree's root for an expression.
-func (in *instance) evalXPath2(x *expr, ctx *etree.Element, at bpel.Pos) (xpath2.Sequence, error) {
-	ev := &xp2Eval{in: in, x: x.x2, at: at}
+func (in *instance) evalXPath2(x *expr.Expr, ctx *etree.Element, at bpel.Pos) (xpath2.Sequence, error) {
+	ev := &xp2Eval{in: in, x: x.X2, at: at}
 	dc := &xpath2.DynamicContext{VariableAt: ev.value}
-	if x.x2.query {
+	if x.X2.Query {
 		dc.Item = xnode{t: &in.docs, tok: ctx, attr: -1}
 	} else {
 		dc.Item = xnode{t: &in.docs, tok: in.root, attr: -1, doc: docNothing}
 	}
-	if x.x2.links != nil {
+	if x.X2.Links != nil {
 		dc.Variables = func(space, local string) (xpath2.Sequence, bool) {
-			v, ok := x.x2.links[local]
+			v, ok := x.X2.Links[local]
 			if space != nsXP2Link || !ok {
 				return nil, false
 			}
 			return xpath2.Sequence{xpath2.Boolean(in.slot(v).Text() == "1")}, true
 		}
 	}
-	seq, err := x.x2.x.Evaluate(dc)
+	seq, err := x.X2.X.Evaluate(dc)
 	if err != nil {
 		var f *faultValue
 		if errors.As(err, &f) {
 			return nil, f
 		}
-		return nil, in.faultf(at, "subLanguageExecutionFault", "evaluating %q: %v", x.src, err)
+		return nil, in.faultf(at, "subLanguageExecutionFault", "evaluating %q: %v", x.Src, err)
 	}
 	return seq, nil
 }
@@ -321,7 +154,7 @@ func fromXPath2(seq xpath2.Sequence) any {
 			return a
 		}
 	}
-	nodes := make([]node, 0, len(seq))
+	nodes := make([]expr.Node, 0, len(seq))
 	for _, it := range seq {
 		n, ok := it.(xnode)
 		if !ok {
@@ -334,7 +167,7 @@ func fromXPath2(seq xpath2.Sequence) any {
 		if n.doc == docNothing {
 			continue
 		}
-		nodes = append(nodes, node{tok: n.tok, attr: int(n.attr)})
+		nodes = append(nodes, expr.Node{Tok: n.tok, Attr: int(n.attr)})
 	}
 	return nodes
 }
@@ -342,7 +175,7 @@ func fromXPath2(seq xpath2.Sequence) any {
 // appendBuilt appends the node an XQuery constructor or saxon:parse
 // built (an etree token of its own tree) to nodes; a document contributes
 // its document element. ok is false for any other item.
-func appendBuilt(nodes []node, it xpath2.Item) ([]node, bool) {
+func appendBuilt(nodes []expr.Node, it xpath2.Item) ([]expr.Node, bool) {
 	n, ok := it.(xpath2.Node)
 	if !ok {
 		return nodes, false
@@ -357,28 +190,28 @@ func appendBuilt(nodes []node, it xpath2.Item) ([]node, bool) {
 		if len(d.ChildElements()) == 0 {
 			for _, c := range d.Child {
 				if _, ok := c.(*etree.CharData); ok {
-					nodes = append(nodes, node{tok: c, attr: -1})
+					nodes = append(nodes, expr.Node{Tok: c, Attr: -1})
 				}
 			}
 			return nodes, true
 		}
 		for _, c := range d.ChildElements() {
-			nodes = append(nodes, node{tok: c, attr: -1})
+			nodes = append(nodes, expr.Node{Tok: c, Attr: -1})
 		}
 		return nodes, true
 	}
-	return append(nodes, node{tok: tok, attr: attr}), true
+	return append(nodes, expr.Node{Tok: tok, Attr: attr}), true
 }
 
 // condXPath2 is the effective boolean value of an XPath 2.0 condition.
-func (in *instance) condXPath2(x *expr, at bpel.Pos) (bool, error) {
+func (in *instance) condXPath2(x *expr.Expr, at bpel.Pos) (bool, error) {
 	seq, err := in.evalXPath2(x, in.root, at)
 	if err != nil {
 		return false, err
 	}
 	b, err := xpath2.EffectiveBooleanValue(seq)
 	if err != nil {
-		return false, in.faultf(at, "subLanguageExecutionFault", "condition %q: %v", x.src, err)
+		return false, in.faultf(at, "subLanguageExecutionFault", "condition %q: %v", x.Src, err)
 	}
 	return b, nil
 }
@@ -388,7 +221,7 @@ func (in *instance) condXPath2(x *expr, at bpel.Pos) (bool, error) {
 // document boundaries are navigator's: from a node inside a variable or
 // part, the parent and ancestor axes end at its document node.
 type xnode struct {
-	t    *docTree
+	t    *expr.DocTree
 	tok  etree.Token
 	attr int32 // index into tok's Attr on an attribute, else -1
 	doc  xdoc
@@ -483,7 +316,7 @@ func (n xnode) StringValue() string {
 	case *etree.ProcInst:
 		return strings.TrimLeft(t.Inst, " \t\r\n")
 	}
-	return node{tok: n.tok, attr: int(n.attr)}.String()
+	return expr.Node{Tok: n.tok, Attr: int(n.attr)}.String()
 }
 
 // Parent implements xpath2.Node; it stops at a variable's or part's
@@ -495,31 +328,31 @@ func (n xnode) Parent() xpath2.Node {
 	if n.attr >= 0 {
 		return xnode{t: n.t, tok: n.tok, attr: -1}
 	}
-	if n.t == nil || n.t.vars == nil {
+	if n.t == nil || n.t.Vars == nil {
 		p := n.tok.Parent()
 		if p == nil {
 			return nil
 		}
 		return xnode{t: n.t, tok: p, attr: -1}
 	}
-	nav := navigator{t: n.t}
+	nav := expr.Navigator{T: n.t}
 	if e, ok := n.tok.(*etree.Element); ok {
-		switch nav.boundary(e) {
-		case bRoot:
+		switch nav.Boundary(e) {
+		case expr.BRoot:
 			return nil
-		case bDocEl:
+		case expr.BDocEl:
 			return xnode{t: n.t, tok: e, attr: -1, doc: docAbove}
-		case bHolder:
-			if e.Parent() == n.t.root {
+		case expr.BHolder:
+			if e.Parent() == n.t.Top {
 				return nil
 			}
 		}
 	}
 	p := n.tok.Parent()
-	if p == nil || p == n.t.root {
+	if p == nil || p == n.t.Top {
 		return nil
 	}
-	if nav.boundary(p) == bHolder {
+	if nav.Boundary(p) == expr.BHolder {
 		return xnode{t: n.t, tok: p, attr: -1, doc: docOf}
 	}
 	return xnode{t: n.t, tok: p, attr: -1}
@@ -590,62 +423,23 @@ func (n xnode) Same(o xpath2.Node) bool {
 	return ok && m == n
 }
 
-// toXPath2 compiles an XPath 2.0 to-expression: $var[.part][/path], a
-// path the runtime can also create missing steps of, or any other
-// expression, which at run time must select exactly one node of a
-// variable (else bpel:selectionFailure).
-func (c *compiler) toXPath2(e *etree.Element, text string, t *toSpec) bool {
-	if strings.HasPrefix(text, "$") {
-		j := 1
-		for j < len(text) && isNameChar(text[j]) && text[j] != '.' {
-			j++
-		}
-		if v := c.lookupVar(text[1:j]); v != nil {
-			part, k := -1, j
-			if k < len(text) && text[k] == '.' {
-				k++
-				for k < len(text) && isNameChar(text[k]) && text[k] != '.' {
-					k++
-				}
-				part = v.partIndex(text[j+1 : k])
-			}
-			rest := strings.TrimSpace(text[k:])
-			if (k == j || part >= 0) && (rest == "" || strings.HasPrefix(rest, "/") && !strings.HasPrefix(rest, "//")) {
-				t.v, t.part = v, part
-				if rest == "" {
-					return true
-				}
-				x := c.compileXPath2(e, rest[1:], true)
-				if x == nil {
-					return false
-				}
-				x.fast = compileSimplePath(rest[1:], c, x.ns, true)
-				t.query = x
-				return true
-			}
-		}
-	}
-	t.x = c.compileXPath2(e, text, false)
-	return t.x != nil
-}
-
-// evalToXPath2 evaluates a general XPath 2.0 to-expression.
-func (c *copyOp) evalToXPath2(in *instance) (target, error) {
-	v, err := in.eval(c.to.x, in.root, c.pos)
+// evalToXPath2CopyOp evaluates a general XPath 2.0 to-expression.
+func evalToXPath2CopyOp(c *plan.CopyOp, in *instance) (target, error) {
+	v, err := in.eval(c.To.X, in.root, c.Pos)
 	if err != nil {
 		return target{}, err
 	}
-	var buf [1]node
-	nodes, ok := nodesIn(v, &buf)
-	if !ok || len(nodes) != 1 || in.slotOf(nodes[0].tok) == nil {
-		return target{}, in.faultf(c.pos, "selectionFailure", "<to> %q does not select one node of a variable", c.to.x.src)
+	var buf [1]expr.Node
+	nodes, ok := expr.NodesIn(v, &buf)
+	if !ok || len(nodes) != 1 || in.slotOf(nodes[0].Tok) == nil {
+		return target{}, in.faultf(c.Pos, "selectionFailure", "<to> %q does not select one node of a variable", c.To.X.Src)
 	}
-	return target{node: nodes[0]}, nil
+	return target{Node: nodes[0]}, nil
 }
 
 // slotOf is the variable whose value holds tok, or nil when tok is no
 // node of the instance's variables.
-func (in *instance) slotOf(tok etree.Token) *variable {
+func (in *instance) slotOf(tok etree.Token) *expr.Var {
 	var e *etree.Element
 	switch t := tok.(type) {
 	case *etree.Element:
@@ -656,8 +450,8 @@ func (in *instance) slotOf(tok etree.Token) *variable {
 	for e != nil {
 		p := e.Parent()
 		if p == in.root {
-			if i := e.Index(); i >= 0 && i < len(in.p.vars) {
-				return in.p.vars[i]
+			if i := e.Index(); i >= 0 && i < len(in.p.Vars) {
+				return in.p.Vars[i]
 			}
 			return nil
 		}

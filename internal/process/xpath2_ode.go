@@ -10,6 +10,8 @@ import (
 	"github.com/beevik/etree"
 
 	"github.com/orchd/orchd/internal/process/bpel"
+	"github.com/orchd/orchd/internal/process/expr"
+	"github.com/orchd/orchd/internal/process/plan"
 	"github.com/orchd/orchd/internal/xpath2"
 )
 
@@ -21,50 +23,6 @@ import (
 // bpel:getVariableProperty is compiled apart (compileXPath2);
 // bpel:doXslTransform runs the stylesheets compiled at deploy (xslt.go).
 // ODE ran XQuery with Saxon, so saxon:parse is there too.
-
-// xpath2Functions is the process's library, built once per compiler.
-func (c *compiler) xpath2Functions() *xpath2.FunctionLibrary {
-	if c.xp2lib != nil {
-		return c.xp2lib
-	}
-	l := xpath2.NewFunctionLibrary()
-	for _, ns := range []string{nsBPEL, nsBPEL2004} {
-		l.Register(ns, "getLinkStatus", 1, 1, getLinkStatus)
-		l.Register(ns, "doXslTransform", 2, -1, doXslTransform(c.stylesheets()))
-	}
-	var props map[qname]*etree.Element
-	if c.dp != nil {
-		props = c.dp.properties
-	}
-	rootNS := bpel.Namespaces(c.doc.Root)
-	reg := func(impl xpath2.FuncImpl, min, max int, names ...string) {
-		for _, n := range names {
-			l.Register(nsODEFunctions, n, min, max, impl)
-		}
-	}
-	reg(func(_ xpath2.Context, args []xpath2.Sequence) (xpath2.Sequence, error) {
-		return processProperty(props, rootNS, args[0])
-	}, 1, 1, "process-property")
-	reg(odeCombineURL, 2, 2, "combine-url", "combineUrl")
-	reg(func(_ xpath2.Context, args []xpath2.Sequence) (xpath2.Sequence, error) {
-		return odeComposeURL(args, false)
-	}, 2, -1, "compose-url", "composeUrl")
-	reg(func(_ xpath2.Context, args []xpath2.Sequence) (xpath2.Sequence, error) {
-		return odeComposeURL(args, true)
-	}, 2, -1, "expand-template", "expandTemplate")
-	reg(odeSplit, 3, 4, "split-to-elements", "splitToElements")
-	reg(odeDomToString, 1, 1, "dom-to-string", "domToString")
-	reg(odeStringToDom, 1, 1, "string-to-dom", "stringToDom")
-	reg(odeDelete, 1, 2, "delete")
-	reg(odeInsertBefore, 2, 3, "insert-before")
-	reg(odeInsertAfter, 2, 3, "insert-after")
-	reg(odeInsertAsFirstInto, 2, 2, "insert-as-first-into")
-	reg(odeInsertAsLastInto, 2, 2, "insert-as-last-into")
-	reg(odeRename, 2, 3, "rename")
-	l.Register(nsSaxon, "parse", 1, 1, saxonParse)
-	c.xp2lib = l
-	return l
-}
 
 // odeErr is a dynamic error of an ODE function (a FOER0000 error naming
 // the function, which the runtime raises as subLanguageExecutionFault).
@@ -167,11 +125,11 @@ func insertAt(fn string, e *etree.Element, i int, items xpath2.Sequence) error {
 // <property> of the process; its element content (the first child
 // element) or else its text. The prefix resolves against the process
 // element's namespaces.
-func processProperty(props map[qname]*etree.Element, ns map[string]string, arg xpath2.Sequence) (xpath2.Sequence, error) {
-	var q qname
+func processProperty(props map[plan.Qname]*etree.Element, ns map[string]string, arg xpath2.Sequence) (xpath2.Sequence, error) {
+	var q plan.Qname
 	if a, ok := xpath2.SingleAtomic(arg); ok {
 		if qn, ok := a.(xpath2.QName); ok {
-			q = qname{Space: qn.NS, Local: qn.Local}
+			q = plan.Qname{Space: qn.NS, Local: qn.Local}
 		}
 	}
 	if q.Local == "" {
@@ -180,7 +138,7 @@ func processProperty(props map[qname]*etree.Element, ns map[string]string, arg x
 		if !ok {
 			prefix, local = "", name
 		}
-		q = qname{Space: nsDD, Local: local}
+		q = plan.Qname{Space: bpel.NSDD, Local: local}
 		if prefix != "" {
 			u, ok := ns[prefix]
 			if !ok {
@@ -190,13 +148,13 @@ func processProperty(props map[qname]*etree.Element, ns map[string]string, arg x
 		}
 	}
 	p, ok := props[q]
-	if !ok && q.Space == nsDD {
-		p, ok = props[qname{Space: nsDDLegacy, Local: q.Local}]
+	if !ok && q.Space == bpel.NSDD {
+		p, ok = props[plan.Qname{Space: bpel.NSDDLegacy, Local: q.Local}]
 	}
 	if !ok {
 		return nil, nil
 	}
-	if el := firstElement(p); el != nil {
+	if el := expr.FirstElement(p); el != nil {
 		return odeResult(cloneElem(el)), nil
 	}
 	holder := etree.NewElement("property")
@@ -278,7 +236,7 @@ func odeSplit(_ xpath2.Context, args []xpath2.Sequence) (xpath2.Sequence, error)
 		return nil, odeErr("splitToElements", "separator %q: %v", sep, err)
 	}
 	local := seqString(args[2])
-	if !validNCName(local) {
+	if !expr.ValidNCName(local) {
 		return nil, odeErr("splitToElements", "%q is no element name", local)
 	}
 	w := etree.NewElement("wrapper")
@@ -521,7 +479,7 @@ func renameArg(orig *etree.Element, arg xpath2.Sequence) (prefixedName, error) {
 		prefix, local = "", s
 	}
 	uri, _ := lookupNS(orig, prefix)
-	if !validNCName(local) {
+	if !expr.ValidNCName(local) {
 		return prefixedName{}, odeErr("rename", "%q is no element name", s)
 	}
 	return prefixedName{prefix, local, uri}, nil

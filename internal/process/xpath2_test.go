@@ -11,6 +11,9 @@ import (
 
 	"github.com/orchd/orchd/internal/exchange"
 	"github.com/orchd/orchd/internal/process/bpel"
+	"github.com/orchd/orchd/internal/process/deploy"
+	"github.com/orchd/orchd/internal/process/expr"
+	"github.com/orchd/orchd/internal/process/plan"
 )
 
 // xp2Fixture is an instance of the rt-xpath2 process with its variables
@@ -29,40 +32,40 @@ func newXP2Fixture(t *testing.T) *xp2Fixture {
 	p := procs[0]
 	in := newInstance(e, p, context.Background())
 	r := varResolver{p}
-	in.storeMessage(r.lookupVar("in"), poMessageOf(testReq("P", "3", "x")))
+	in.storeMessage(r.LookupVar("in"), poMessageOf(testReq("P", "3", "x")))
 	aEl := testReq("A", "1", "a-text")
 	aEl.CreateAttr("n", "1")
-	in.slot(r.lookupVar("a")).AddChild(aEl)
-	in.slot(r.lookupVar("b")).AddChild(testReq("B", "2", "b-text"))
-	tid := in.slot(r.lookupVar("t")).CreateElement("tns:id")
+	in.slot(r.LookupVar("a")).AddChild(aEl)
+	in.slot(r.LookupVar("b")).AddChild(testReq("B", "2", "b-text"))
+	tid := in.slot(r.LookupVar("t")).CreateElement("tns:id")
 	tid.CreateAttr("xmlns:tns", nsTest)
 	tid.SetText("T")
-	in.slot(r.lookupVar("note")).Child[0].(*etree.Element).SetText("hello")
-	in.slot(r.lookupVar("i")).SetText(" 41 ")
-	in.slot(r.lookupVar("d")).SetText("2024-02-28T10:00:00Z")
-	in.slot(r.lookupVar("flag")).SetText("false")
+	in.slot(r.LookupVar("note")).Child[0].(*etree.Element).SetText("hello")
+	in.slot(r.LookupVar("i")).SetText(" 41 ")
+	in.slot(r.LookupVar("d")).SetText("2024-02-28T10:00:00Z")
+	in.slot(r.LookupVar("flag")).SetText("false")
 
 	root := etree.NewElement("process")
 	root.CreateAttr("xmlns:tns", nsTest)
-	root.CreateAttr("xmlns:ode", nsODEFunctions)
-	root.CreateAttr("xmlns:bpel", nsBPEL)
-	root.CreateAttr("xmlns:dd", nsDD)
+	root.CreateAttr("xmlns:ode", bpel.NSODEFunctions)
+	root.CreateAttr("xmlns:bpel", bpel.NSBPEL)
+	root.CreateAttr("xmlns:dd", bpel.NSDD)
 	at := root.CreateElement("from")
-	vars := map[string]*variable{}
-	for _, v := range p.vars {
-		vars[v.name] = v
+	vars := map[string]*expr.Var{}
+	for _, v := range p.Vars {
+		vars[v.Name] = v
 	}
-	dp := &deployProcess{properties: map[qname]*etree.Element{}}
+	dp := &deploy.Process{Properties: map[plan.Qname]*etree.Element{}}
 	g := etree.NewElement("property")
 	g.SetText("hello")
-	dp.properties[qname{Space: nsDD, Local: "greeting"}] = g
+	dp.Properties[plan.Qname{Space: bpel.NSDD, Local: "greeting"}] = g
 	ep := etree.NewElement("property")
 	ref := ep.CreateElement("tns:ref")
 	ref.CreateAttr("xmlns:tns", nsTest)
 	ref.CreateElement("tns:addr").SetText("http://example.com/x")
-	dp.properties[qname{Space: nsDD, Local: "epr"}] = ep
-	c := &compiler{doc: &bpel.Document{File: "T.bpel", Root: root}, errs: &Errors{}, dp: dp, p: p,
-		scopes: []map[string]*variable{vars}}
+	dp.Properties[plan.Qname{Space: bpel.NSDD, Local: "epr"}] = ep
+	c := &compiler{doc: &bpel.Document{File: "T.bpel", Root: root}, errs: &bpel.Errors{}, dp: dp, p: p.Plan,
+		scopes: []map[string]*expr.Var{vars}}
 	return &xp2Fixture{in: in, c: c, at: at, r: r}
 }
 
@@ -73,17 +76,17 @@ func (f *xp2Fixture) eval(t *testing.T, on, src string) (any, error) {
 	f.c.errs.List = nil
 	x := f.c.compileXPath2(f.at, src, on != "")
 	if x == nil {
-		return nil, f.c.errs.err()
+		return nil, f.c.errs.Err()
 	}
 	ctx := f.in.root
 	if on != "" {
 		name, part, _ := strings.Cut(on, ".")
-		v := f.r.lookupVar(name)
+		v := f.r.LookupVar(name)
 		pi := -1
 		if part != "" {
-			pi = v.partIndex(part)
+			pi = v.PartIndex(part)
 		}
-		ctx = baseNode(f.in.root, v, pi)
+		ctx = expr.BaseNode(f.in.root, v, pi)
 	}
 	return f.in.eval(x, ctx, bpel.Pos{})
 }
@@ -91,9 +94,9 @@ func (f *xp2Fixture) eval(t *testing.T, on, src string) (any, error) {
 // render2 renders an XPath 2.0 result: nodes as render does, an element
 // an ODE function built as its XML, an atomic value as its string.
 func render2(v any) string {
-	var buf [1]node
-	if nodes, ok := nodesIn(v, &buf); ok && len(nodes) == 1 {
-		if e, ok := nodes[0].tok.(*etree.Element); ok && nodes[0].attr < 0 && e.Parent() == nil {
+	var buf [1]expr.Node
+	if nodes, ok := expr.NodesIn(v, &buf); ok && len(nodes) == 1 {
+		if e, ok := nodes[0].Tok.(*etree.Element); ok && nodes[0].Attr < 0 && e.Parent() == nil {
 			d := etree.NewDocument()
 			d.SetRoot(e.Copy())
 			s, _ := d.WriteToString()

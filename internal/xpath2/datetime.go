@@ -1,6 +1,9 @@
 package xpath2
 
 import (
+	"github.com/orchd/orchd/internal/xsd"
+
+	"errors"
 	"fmt"
 	"math/big"
 	"regexp"
@@ -396,48 +399,15 @@ func (d Duration) String() string {
 	return b.String()
 }
 
-var durRe = regexp.MustCompile(`^(-)?P(?:(\d+)Y)?(?:(\d+)M)?(?:(\d+)D)?(?:(T)(?:(\d+)H)?(?:(\d+)M)?(?:(\d+)(\.\d*)?S)?)?$`)
-
 func parseDuration(s string, t *Type) (Duration, error) {
-	s = strings.TrimSpace(s)
-	bad := errf("FORG0001", "invalid %s %q", t, s)
-	m := durRe.FindStringSubmatch(s)
-	if m == nil || s == "P" || s == "-P" || strings.HasSuffix(s, "T") || m[9] == "." {
-		return Duration{}, bad
-	}
-	hasYM := m[2] != "" || m[3] != ""
-	hasDT := m[4] != "" || m[5] != ""
-	if (t == TYearMonthDur && hasDT) || (t == TDayTimeDur && hasYM) {
-		return Duration{}, bad
-	}
-	big := func(x string) (int64, bool) {
-		if x == "" {
-			return 0, true
-		}
-		n, err := strconv.ParseInt(x, 10, 64)
-		return n, err == nil
-	}
-	var v [6]int64
-	for k, idx := range []int{2, 3, 4, 6, 7, 8} {
-		n, ok := big(m[idx])
-		if !ok {
-			return Duration{}, errf("FODT0002", "duration overflow %q", s)
-		}
-		v[k] = n
-	}
-	d := Duration{T: t, Months: v[0]*12 + v[1], Secs: v[2]*86400 + v[3]*3600 + v[4]*60 + v[5]}
-	if d.Months < 0 || d.Secs < 0 || v[0] > 1<<40 || v[2] > 1<<40 {
+	x, err := xsd.ParseDuration(s)
+	switch {
+	case errors.Is(err, xsd.ErrDurationRange):
 		return Duration{}, errf("FODT0002", "duration overflow %q", s)
+	case err != nil, t == TYearMonthDur && x.HasDayTime, t == TDayTimeDur && x.HasYearMonth:
+		return Duration{}, errf("FORG0001", "invalid %s %q", t, strings.TrimSpace(s))
 	}
-	if len(m[9]) > 1 {
-		f := (m[9][1:] + "000000000")[:9]
-		n, _ := strconv.ParseInt(f, 10, 64)
-		d.Nanos = n
-	}
-	if m[1] == "-" {
-		d.Months, d.Secs, d.Nanos = -d.Months, -d.Secs, -d.Nanos
-	}
-	return d, nil
+	return Duration{T: t, Months: x.Months, Secs: x.Seconds, Nanos: x.Nanos}, nil
 }
 
 // totalNanos returns the seconds part as a big integer of nanoseconds.

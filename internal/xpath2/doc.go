@@ -38,4 +38,7 @@
 // by TestW3C (conformance_test.go) through Query and FormatItem, with two
 // implicit timezones; the cases that pass are listed in
 // testdata/passing.txt and must keep passing.
+//
+// It imports internal/xsd only for xsd:duration's lexical form
+// (xsd.ParseDuration); it must never import internal/process.
 package xpath2

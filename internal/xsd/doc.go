@@ -26,4 +26,8 @@
 // reported by Element or Type as unsupported (ErrUnsupported); one that
 // does not is unaffected, so a schema set may hold them as long as
 // nothing validates against them.
+//
+// ParseDuration (duration.go) is the one reader of xsd:duration's lexical
+// form: validation, XPath 2.0's casts and BPEL's <for> and <repeatEvery>
+// all use it. The package imports only internal/process/bpel (positions).
 package xsd

@@ -422,7 +422,6 @@ var (
 	reDateTime = regexp.MustCompile(`^(-?\d{4,})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(\.\d+)?(Z|[+-]\d{2}:\d{2})?$`)
 	reDate     = regexp.MustCompile(`^(-?\d{4,})-(\d{2})-(\d{2})(Z|[+-]\d{2}:\d{2})?$`)
 	reTime     = regexp.MustCompile(`^(\d{2}):(\d{2}):(\d{2})(\.\d+)?(Z|[+-]\d{2}:\d{2})?$`)
-	reDuration = regexp.MustCompile(`^-?P(\d+Y)?(\d+M)?(\d+D)?(T(\d+H)?(\d+M)?(\d+(\.\d+)?S)?)?$`)
 	reGYear    = regexp.MustCompile(`^-?\d{4,}(Z|[+-]\d{2}:\d{2})?$`)
 	reGYM      = regexp.MustCompile(`^-?\d{4,}-(\d{2})(Z|[+-]\d{2}:\d{2})?$`)
 	reGMonth   = regexp.MustCompile(`^--(\d{2})(Z|[+-]\d{2}:\d{2})?$`)
@@ -526,11 +525,8 @@ func lexTime(v string, _ *etree.Element) (bool, string) {
 }
 
 func lexDuration(v string, _ *etree.Element) (bool, string) {
-	m := reDuration.FindStringSubmatch(v)
-	if m == nil || strings.HasSuffix(v, "P") || strings.HasSuffix(v, "T") {
-		return false, ""
-	}
-	return true, ""
+	_, err := ParseDuration(v)
+	return err == nil, ""
 }
 
 func lexRe(re *regexp.Regexp) func(string, *etree.Element) (bool, string) {

@@ -12,6 +12,7 @@ import (
 	"github.com/beevik/etree"
 
 	"github.com/orchd/orchd/internal/process/bpel"
+	"github.com/orchd/orchd/internal/xpath1"
 	"github.com/orchd/orchd/internal/xpath2"
 )
 
@@ -524,26 +525,11 @@ func itemString(it xpath2.Item) string {
 	case xpath2.Node:
 		return v.StringValue()
 	case xpath2.Double:
-		return formatNumber(v.V)
+		return xpath1.FormatNumber(v.V)
 	case xpath2.Atomic:
 		return v.String()
 	}
 	return fmt.Sprint(it)
-}
-
-// formatNumber writes a number as XPath 1.0's string() does.
-func formatNumber(f float64) string {
-	switch {
-	case math.IsNaN(f):
-		return "NaN"
-	case math.IsInf(f, 1):
-		return "Infinity"
-	case math.IsInf(f, -1):
-		return "-Infinity"
-	case f == 0:
-		return "0"
-	}
-	return strconv.FormatFloat(f, 'f', -1, 64)
 }
 
 type copyOf struct{ sel *xpath2.Expr }

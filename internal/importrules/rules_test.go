@@ -1,0 +1,136 @@
+package importrules
+
+import (
+	"bufio"
+	"bytes"
+	"os/exec"
+	"slices"
+	"sort"
+	"strings"
+	"testing"
+)
+
+const module = "github.com/orchd/orchd/"
+
+// allowed is the rule: each package of the module, bottom stages first,
+// and the orchd packages it may import (nothing else of orchd). Standard
+// library and third-party imports are not ruled here.
+//
+// The engine's stages run one way: bpel (documents, positions, errors) <-
+// wsdl <- deploy, and bpel <- expr (expressions over the variable tree);
+// process (compiler and runtime) sits on them all. soap, persist and
+// exchange know no BPEL; nothing imports cmd.
+var allowed = map[string][]string{
+	// Leaves: no orchd imports at all.
+	"internal/bundlezip":   nil,
+	"internal/etcdtest":    nil,
+	"internal/events":      nil,
+	"internal/exchange":    nil,
+	"internal/loadgen":     nil,
+	"internal/mgmt":        nil,
+	"internal/mockpartner": nil,
+	"internal/persist":     nil,
+	"internal/reference":   nil,
+	"internal/xmlparse":    nil,
+
+	// The documents of a bundle and the languages inside a process.
+	"internal/process/bpel":   {"internal/xmlparse"},
+	"internal/xpath1":         nil,
+	"internal/xsd":            {"internal/process/bpel"},
+	"internal/xpath2":         {"internal/xsd"},
+	"internal/xslt":           {"internal/process/bpel", "internal/xpath1", "internal/xpath2"},
+	"internal/process/expr":   {"internal/exchange", "internal/process/bpel", "internal/xpath1", "internal/xpath2"},
+	"internal/process/plan":   {"internal/events", "internal/exchange", "internal/process/bpel", "internal/process/deploy", "internal/process/expr", "internal/process/wsdl", "internal/xsd"},
+	"internal/process/wsdl":   {"internal/exchange", "internal/process/bpel", "internal/xsd"},
+	"internal/process/deploy": {"internal/events", "internal/exchange", "internal/process/bpel", "internal/process/wsdl", "internal/xsd"},
+
+	// The engine: compiles bundles and runs instances. Never the front
+	// door (soap, server), a store implementation other than persist's
+	// types, or cmd.
+	"internal/process": {"internal/events", "internal/exchange", "internal/mgmt", "internal/persist",
+		"internal/process/bpel", "internal/process/deploy", "internal/process/expr", "internal/process/plan", "internal/process/wsdl",
+		"internal/xmlparse", "internal/xpath1", "internal/xpath2", "internal/xsd", "internal/xslt"},
+
+	// Transport and storage: no BPEL.
+	"internal/soap":      {"internal/exchange", "internal/xmlparse"},
+	"internal/endpoints": {"internal/exchange"},
+	"internal/etcdstore": {"internal/persist"},
+	"internal/cluster":   {"internal/exchange", "internal/soap"},
+
+	// Operating orchd.
+	"internal/admin":   {"internal/events", "internal/mgmt"},
+	"internal/console": {"internal/mgmt"},
+	"internal/server":  {"internal/persist", "internal/process", "internal/soap"},
+
+	// What orchd serve wires, each a concern of its own: the store it
+	// opens, hot deploy, the cluster glue (never the front door itself),
+	// the management backend and the cluster view over it, the API's one
+	// client and its command line (never the server side), the API's
+	// listener.
+	"internal/instancestore": {"internal/etcdstore", "internal/persist", "internal/process"},
+	"internal/hotdeploy":     {"internal/bundlezip", "internal/exchange", "internal/mgmt", "internal/process"},
+	"internal/clusternode":   {"internal/cluster", "internal/etcdstore", "internal/exchange", "internal/process"},
+	"internal/mgmtclient":    {"internal/mgmt"},
+	"internal/clusterview":   {"internal/admin", "internal/cluster", "internal/mgmt", "internal/mgmtclient"},
+	"internal/mgmtbackend":   {"internal/clusterview", "internal/events", "internal/hotdeploy", "internal/mgmt", "internal/process"},
+	"internal/adminserver":   {"internal/admin", "internal/mgmt"},
+	"internal/ctl":           {"internal/admin", "internal/mgmt", "internal/mgmtclient"},
+
+	// Test support.
+	"internal/etcdtest/etcdmember": {"internal/etcdtest"},
+	"internal/odemock":             {"internal/exchange", "internal/process", "internal/soap"},
+	"internal/conformance":         {"internal/endpoints", "internal/exchange", "internal/odemock", "internal/process", "internal/server", "internal/soap"},
+	"internal/importrules":         nil,
+	"internal/echotest":            nil,
+	"internal/mgmttest": {"internal/admin", "internal/echotest", "internal/events", "internal/hotdeploy",
+		"internal/mgmtbackend", "internal/process", "internal/soap"},
+
+	// The binaries wire everything.
+	"cmd/poref": {"internal/reference"},
+	"cmd/orchd": {"internal/admin", "internal/adminserver", "internal/cluster", "internal/clusternode", "internal/clusterview",
+		"internal/console", "internal/ctl", "internal/endpoints", "internal/etcdstore", "internal/events", "internal/exchange",
+		"internal/hotdeploy", "internal/instancestore", "internal/loadgen", "internal/mgmt", "internal/mgmtbackend",
+		"internal/mockpartner", "internal/persist", "internal/process", "internal/server", "internal/soap",
+		"internal/xmlparse", "internal/xpath2"},
+}
+
+// TestImportRules fails for every import of an orchd package that its
+// row does not allow (non-test files), for every package without a row,
+// and for every row whose package is gone.
+func TestImportRules(t *testing.T) {
+	out, err := exec.Command("go", "list", "-f", "{{.ImportPath}} {{join .Imports \" \"}}", module+"...").Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	seen := map[string]bool{}
+	sc := bufio.NewScanner(bytes.NewReader(out))
+	for sc.Scan() {
+		f := strings.Fields(sc.Text())
+		pkg := strings.TrimPrefix(f[0], module)
+		seen[pkg] = true
+		rule, ok := allowed[pkg]
+		if !ok {
+			t.Errorf("%s has no row in the import rules (rules_test.go): add one with the orchd packages it may import", pkg)
+			continue
+		}
+		for _, imp := range f[1:] {
+			if !strings.HasPrefix(imp, module) {
+				continue
+			}
+			imp = strings.TrimPrefix(imp, module)
+			if !slices.Contains(rule, imp) {
+				t.Errorf("%s imports %s, which its rule does not allow (allowed: %s)", pkg, imp, strings.Join(rule, ", "))
+			}
+		}
+	}
+	var gone []string
+	for pkg := range allowed {
+		if !seen[pkg] {
+			gone = append(gone, pkg)
+		}
+	}
+	sort.Strings(gone)
+	for _, pkg := range gone {
+		t.Errorf("the import rules have a row for %s, which is not a package of the module any more", pkg)
+	}
+}

@@ -1,0 +1,53 @@
+package process
+
+import (
+	"github.com/beevik/etree"
+
+	"github.com/orchd/orchd/internal/process/bpel"
+	"github.com/orchd/orchd/internal/process/plan"
+	"github.com/orchd/orchd/internal/xpath2"
+)
+
+// xpath2Functions is the process's library, built once per compiler.
+func (c *compiler) xpath2Functions() *xpath2.FunctionLibrary {
+	if c.xp2lib != nil {
+		return c.xp2lib
+	}
+	l := xpath2.NewFunctionLibrary()
+	for _, ns := range []string{bpel.NSBPEL, bpel.NSBPEL2004} {
+		l.Register(ns, "getLinkStatus", 1, 1, getLinkStatus)
+		l.Register(ns, "doXslTransform", 2, -1, doXslTransform(c.stylesheets()))
+	}
+	var props map[plan.Qname]*etree.Element
+	if c.dp != nil {
+		props = c.dp.Properties
+	}
+	rootNS := bpel.Namespaces(c.doc.Root)
+	reg := func(impl xpath2.FuncImpl, min, max int, names ...string) {
+		for _, n := range names {
+			l.Register(bpel.NSODEFunctions, n, min, max, impl)
+		}
+	}
+	reg(func(_ xpath2.Context, args []xpath2.Sequence) (xpath2.Sequence, error) {
+		return processProperty(props, rootNS, args[0])
+	}, 1, 1, "process-property")
+	reg(odeCombineURL, 2, 2, "combine-url", "combineUrl")
+	reg(func(_ xpath2.Context, args []xpath2.Sequence) (xpath2.Sequence, error) {
+		return odeComposeURL(args, false)
+	}, 2, -1, "compose-url", "composeUrl")
+	reg(func(_ xpath2.Context, args []xpath2.Sequence) (xpath2.Sequence, error) {
+		return odeComposeURL(args, true)
+	}, 2, -1, "expand-template", "expandTemplate")
+	reg(odeSplit, 3, 4, "split-to-elements", "splitToElements")
+	reg(odeDomToString, 1, 1, "dom-to-string", "domToString")
+	reg(odeStringToDom, 1, 1, "string-to-dom", "stringToDom")
+	reg(odeDelete, 1, 2, "delete")
+	reg(odeInsertBefore, 2, 3, "insert-before")
+	reg(odeInsertAfter, 2, 3, "insert-after")
+	reg(odeInsertAsFirstInto, 2, 2, "insert-as-first-into")
+	reg(odeInsertAsLastInto, 2, 2, "insert-as-last-into")
+	reg(odeRename, 2, 3, "rename")
+	l.Register(nsSaxon, "parse", 1, 1, saxonParse)
+	c.xp2lib = l
+	return l
+}

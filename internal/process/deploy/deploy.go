@@ -1,0 +1,365 @@
+package deploy
+
+import (
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/orchd/orchd/internal/xsd"
+
+	"github.com/beevik/etree"
+
+	"github.com/orchd/orchd/internal/events"
+	"github.com/orchd/orchd/internal/exchange"
+	"github.com/orchd/orchd/internal/process/bpel"
+	"github.com/orchd/orchd/internal/process/wsdl"
+)
+
+// Descriptor is a bundle's deploy.xml: which processes it deploys and how
+// their partner links bind.
+type Descriptor struct {
+	Processes []*Process
+}
+
+// Process is one <process> of deploy.xml: how one process of the bundle
+// is deployed.
+type Process struct {
+	Name     qname
+	Pos      bpel.Pos
+	InMemory bool
+	Provides map[string]wsdl.ServiceRef // partnerLink -> service port
+	Invokes  map[string]wsdl.ServiceRef
+	// Failure is the <invoke>'s ext:failureHandling, by partner link.
+	Failure map[string]*FailurePolicy
+	// Idempotent lists partnerLink/operation pairs marked idempotent with
+	// orchd:idempotent (see nsOrchdDD).
+	Idempotent map[string]bool
+	// ReplyTimeout bounds, per partnerLink/operation provided, how long a
+	// request waits for a reply a later run gives (orchd:replyTimeout).
+	ReplyTimeout map[string]time.Duration
+	// CallTimeout bounds, per partnerLink/operation invoked (operation
+	// empty: every operation of the link), a partner call
+	// (orchd:timeout).
+	CallTimeout map[string]callTimeout
+	// BasicAuth are the credentials of a partner link (orchd:basicAuth),
+	// the password still to read (readSecrets).
+	BasicAuth map[string]*basicAuthRef
+	Cleanup   []CleanupRule
+	// Properties are the <property> elements, by name, for
+	// ode:process-property.
+	Properties map[qname]*etree.Element
+	// Events are the event categories <process-events> enables (all
+	// when it is absent, as in ODE).
+	Events events.Category
+	// MaxSteps is orchd:maxSteps: the step budget of one run of an
+	// instance (0: the engine's, Options.MaxSteps).
+	MaxSteps int
+}
+
+// CleanupRule is a deploy.xml <cleanup>: when an instance ends with the
+// outcome on ("success", "failure", "always"), drop what categories name.
+type CleanupRule struct {
+	On         string
+	Categories map[string]bool // instance, variables, messages, correlations, events, all
+}
+
+// nsOrchdDD is orchd's namespace for deploy.xml extensions:
+//
+//	<invoke partnerLink="crm">
+//	  <service .../>
+//	  <orchd:idempotent operation="recordPurchaseOrder"/>
+//	</invoke>
+//
+// marks an operation of a partner as safe to repeat: a persistent process
+// calls it inline with no checkpoint before it; and
+//
+//	<provide partnerLink="client">
+//	  <service .../>
+//	  <orchd:replyTimeout operation="approve">PT10M</orchd:replyTimeout>
+//	</provide>
+//
+// lets a request of a provided operation wait up to that xsd:duration
+// for a reply that a later message or timer drives (default 30 s); and
+//
+//	<invoke partnerLink="crm">
+//	  <service .../>
+//	  <orchd:timeout operation="getCustomer">PT2S</orchd:timeout>
+//	  <orchd:basicAuth user="orchd" passwordFile="crm-password.txt"/>
+//	</invoke>
+//
+// bounds a call of that operation (no operation attribute: of every
+// operation of the link; default serve --partner-timeout), and sends HTTP
+// basic credentials with every call to the partner, the password read
+// from a file of the bundle (trailing newline dropped) or, with
+// passwordEnv="NAME", from an environment variable.
+// qname is a qualified XML name.
+type qname = exchange.QName
+
+const nsOrchdDD = "urn:orchd:deploy"
+
+// NsActivityRecovery is ODE's namespace for failureHandling.
+const NsActivityRecovery = "http://ode.apache.org/activityRecovery"
+
+// FailurePolicy is ODE's activity failure handling for an invoke.
+type FailurePolicy struct {
+	RetryFor       int
+	RetryDelaySecs int
+	FaultOnFailure bool
+}
+
+// callTimeout is an orchd:timeout: the bound and where it is written.
+type callTimeout struct {
+	D   time.Duration
+	Pos bpel.Pos
+}
+
+// basicAuthRef is an orchd:basicAuth: the user and where the password is.
+type basicAuthRef struct {
+	user, file, env string
+	pos             bpel.Pos
+	// Auth is the credentials, once readSecrets has read the password.
+	Auth *exchange.BasicAuth
+}
+
+// Parse reads deploy.xml in Apache ODE's format. Like ODE it ignores
+// elements it does not know, accepts the legacy fivesight namespace and a
+// prefixed port name.
+func Parse(doc *bpel.Document, errs *bpel.Errors) *Descriptor {
+	root := doc.Root
+	ns := root.NamespaceURI()
+	if root.Tag != "deploy" || (ns != bpel.NSDD && ns != bpel.NSDDLegacy) {
+		errs.Add(doc.Pos(root), root.Tag, "not an ODE deployment descriptor: want {%s}deploy", bpel.NSDD)
+		return nil
+	}
+	d := &Descriptor{}
+	for _, pe := range root.SelectElements("process") {
+		sp, local, err := bpel.ResolveQName(pe, pe.SelectAttrValue("name", ""), true)
+		if err != nil {
+			errs.Add(doc.Pos(pe), "process", "attribute name: %v", err)
+			continue
+		}
+		p := &Process{Name: qname{Space: sp, Local: local}, Pos: doc.Pos(pe),
+			Provides: map[string]wsdl.ServiceRef{}, Invokes: map[string]wsdl.ServiceRef{},
+			Failure: map[string]*FailurePolicy{}, Idempotent: map[string]bool{}, ReplyTimeout: map[string]time.Duration{},
+			CallTimeout: map[string]callTimeout{}, BasicAuth: map[string]*basicAuthRef{}, Events: events.All}
+		for _, c := range pe.ChildElements() {
+			switch c.Tag {
+			case "process-events":
+				p.Events = parseProcessEvents(doc, c, errs)
+			case "in-memory":
+				p.InMemory = strings.TrimSpace(c.Text()) == "true"
+			case "maxSteps":
+				if c.NamespaceURI() == nsOrchdDD {
+					n, err := strconv.Atoi(strings.TrimSpace(c.Text()))
+					if err != nil || n < 1 {
+						errs.Add(doc.Pos(c), "orchd:maxSteps", "want a positive number of activity steps, not %q", strings.TrimSpace(c.Text()))
+					}
+					p.MaxSteps = n
+				}
+			case "property":
+				sp, local, err := bpel.ResolveQName(c, c.SelectAttrValue("name", ""), true)
+				if err != nil {
+					errs.Add(doc.Pos(c), "property", "attribute name: %v", err)
+					continue
+				}
+				if p.Properties == nil {
+					p.Properties = map[qname]*etree.Element{}
+				}
+				p.Properties[qname{Space: sp, Local: local}] = c
+			case "provide", "invoke":
+				pl := c.SelectAttrValue("partnerLink", "")
+				se := c.SelectElement("service")
+				if se == nil {
+					errs.Add(doc.Pos(c), c.Tag, "partnerLink %q has no <service>", pl)
+					continue
+				}
+				ref, ok := parseServiceRef(doc, se, errs)
+				if !ok {
+					continue
+				}
+				if c.Tag == "provide" {
+					p.Provides[pl] = ref
+					for _, x := range c.ChildElements() {
+						if x.Tag == "replyTimeout" && x.NamespaceURI() == nsOrchdDD {
+							parseReplyTimeout(doc, x, pl, p.ReplyTimeout, errs)
+						}
+					}
+					continue
+				}
+				p.Invokes[pl] = ref
+				for _, x := range c.ChildElements() {
+					switch {
+					case x.Tag == "idempotent" && x.NamespaceURI() == nsOrchdDD:
+						op := x.SelectAttrValue("operation", "")
+						if op == "" {
+							errs.Add(doc.Pos(x), "orchd:idempotent", "needs an operation attribute")
+						}
+						p.Idempotent[pl+"/"+op] = true
+					case x.Tag == "failureHandling" && x.NamespaceURI() == NsActivityRecovery:
+						p.Failure[pl] = ParseFailure(doc, x, errs)
+					case x.Tag == "timeout" && x.NamespaceURI() == nsOrchdDD:
+						if d, ok := parseDuration(doc, x, "orchd:timeout", errs); ok {
+							p.CallTimeout[pl+"/"+x.SelectAttrValue("operation", "")] = callTimeout{D: d, Pos: doc.Pos(x)}
+						}
+					case x.Tag == "basicAuth" && x.NamespaceURI() == nsOrchdDD:
+						p.BasicAuth[pl] = parseBasicAuth(doc, x, errs)
+					}
+				}
+			case "cleanup":
+				r := CleanupRule{On: c.SelectAttrValue("on", "always"), Categories: map[string]bool{}}
+				switch r.On {
+				case "success", "failure", "always":
+				default:
+					errs.Add(doc.Pos(c), "cleanup", "on must be success, failure or always, not %q", r.On)
+				}
+				for _, cat := range c.SelectElements("category") {
+					r.Categories[strings.TrimSpace(cat.Text())] = true
+				}
+				if len(r.Categories) == 0 {
+					r.Categories["all"] = true
+				}
+				p.Cleanup = append(p.Cleanup, r)
+			}
+		}
+		d.Processes = append(d.Processes, p)
+	}
+	if len(d.Processes) == 0 {
+		errs.Add(doc.Pos(root), "deploy", "deploys no <process>")
+	}
+	return d
+}
+
+func parseServiceRef(doc *bpel.Document, se *etree.Element, errs *bpel.Errors) (wsdl.ServiceRef, bool) {
+	sp, local, err := bpel.ResolveQName(se, se.SelectAttrValue("name", ""), true)
+	if err != nil {
+		errs.Add(doc.Pos(se), "service", "attribute name: %v", err)
+		return wsdl.ServiceRef{}, false
+	}
+	return wsdl.ServiceRef{Service: qname{Space: sp, Local: local}, Port: se.SelectAttrValue("port", ""), Pos: doc.Pos(se)}, true
+}
+
+// ParseFailure reads an ext:failureHandling element (on an invoke in
+// deploy.xml or in the BPEL).
+func ParseFailure(doc *bpel.Document, x *etree.Element, errs *bpel.Errors) *FailurePolicy {
+	fp := &FailurePolicy{}
+	for _, c := range x.ChildElements() {
+		v := strings.TrimSpace(c.Text())
+		var err error
+		switch c.Tag {
+		case "retryFor":
+			fp.RetryFor, err = strconv.Atoi(v)
+		case "retryDelay":
+			fp.RetryDelaySecs, err = strconv.Atoi(v)
+		case "faultOnFailure":
+			fp.FaultOnFailure = v == "true"
+		}
+		if err != nil || fp.RetryFor < 0 || fp.RetryDelaySecs < 0 {
+			errs.Add(doc.Pos(c), c.Tag, "want a non-negative integer, not %q", v)
+		}
+	}
+	return fp
+}
+
+// parseReplyTimeout reads an orchd:replyTimeout of partner link pl.
+func parseReplyTimeout(doc *bpel.Document, x *etree.Element, pl string, into map[string]time.Duration, errs *bpel.Errors) {
+	op := x.SelectAttrValue("operation", "")
+	if op == "" {
+		errs.Add(doc.Pos(x), "orchd:replyTimeout", "needs an operation attribute")
+		return
+	}
+	if d, ok := parseDuration(doc, x, "orchd:replyTimeout", errs); ok {
+		into[pl+"/"+op] = d
+	}
+}
+
+// parseDuration reads the positive xsd:duration x holds.
+func parseDuration(doc *bpel.Document, x *etree.Element, what string, errs *bpel.Errors) (time.Duration, bool) {
+	v := strings.TrimSpace(x.Text())
+	d, err := xsd.ParseDuration(v)
+	var zero time.Time
+	end := d.AddTo(zero)
+	if err != nil || end.Sub(zero) <= 0 {
+		errs.Add(doc.Pos(x), what, "want a positive xsd:duration such as PT5M, not %q", v)
+		return 0, false
+	}
+	return end.Sub(zero), true
+}
+
+// parseBasicAuth reads an orchd:basicAuth: a user and exactly one of
+// passwordFile and passwordEnv.
+func parseBasicAuth(doc *bpel.Document, x *etree.Element, errs *bpel.Errors) *basicAuthRef {
+	r := &basicAuthRef{user: x.SelectAttrValue("user", ""), file: x.SelectAttrValue("passwordFile", ""),
+		env: x.SelectAttrValue("passwordEnv", ""), pos: doc.Pos(x)}
+	if r.user == "" || strings.ContainsRune(r.user, ':') {
+		errs.Add(r.pos, "orchd:basicAuth", "needs a user attribute without ':'")
+	}
+	if (r.file == "") == (r.env == "") {
+		errs.Add(r.pos, "orchd:basicAuth", "needs one of passwordFile (relative to the bundle) and passwordEnv")
+	}
+	return r
+}
+
+// ReadSecrets reads the passwords the basicAuth settings name: files
+// relative to the bundle folder dir (which they may not leave),
+// environment variables. The errors name the setting, never a password.
+func (d *Descriptor) ReadSecrets(dir string, errs *bpel.Errors) {
+	for _, p := range d.Processes {
+		for _, r := range p.BasicAuth {
+			var pw string
+			switch {
+			case r.file != "":
+				if !filepath.IsLocal(filepath.FromSlash(r.file)) {
+					errs.Add(r.pos, "orchd:basicAuth", "passwordFile %q must be a path inside the bundle", r.file)
+					continue
+				}
+				b, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(r.file)))
+				if err != nil {
+					errs.Add(r.pos, "orchd:basicAuth", "passwordFile: %v", err)
+					continue
+				}
+				pw = strings.TrimRight(string(b), "\r\n")
+			case r.env != "":
+				v, ok := os.LookupEnv(r.env)
+				if !ok {
+					errs.Add(r.pos, "orchd:basicAuth", "passwordEnv: environment variable %s is not set", r.env)
+					continue
+				}
+				pw = v
+			default:
+				continue
+			}
+			r.Auth = &exchange.BasicAuth{User: r.user, Password: exchange.Secret(pw)}
+		}
+	}
+}
+
+// parseProcessEvents reads ODE's <process-events generate="all|none">
+// with <enable-event> children naming categories (instanceLifecycle,
+// activityLifecycle, dataHandling, scopeHandling, correlation, and
+// orchd's partnerInteraction). Without generate and enable-event, like
+// ODE, nothing is enabled. <scope-events> (per scope) is accepted and
+// ignored: a process's choice applies to all its scopes.
+func parseProcessEvents(doc *bpel.Document, x *etree.Element, errs *bpel.Errors) events.Category {
+	var c events.Category
+	switch g := x.SelectAttrValue("generate", ""); g {
+	case "all":
+		c = events.All
+	case "none", "":
+	default:
+		errs.Add(doc.Pos(x), "process-events", "generate must be all or none, not %q", g)
+	}
+	for _, e := range x.ChildElements() {
+		if e.Tag != "enable-event" {
+			continue
+		}
+		cat, err := events.ParseCategory(strings.TrimSpace(e.Text()))
+		if err != nil {
+			errs.Add(doc.Pos(e), "enable-event", "%v", err)
+			continue
+		}
+		c |= cat
+	}
+	return c
+}

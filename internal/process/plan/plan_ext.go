@@ -1,0 +1,64 @@
+package plan
+
+import (
+	"github.com/orchd/orchd/internal/process/expr"
+	"github.com/orchd/orchd/internal/xsd"
+)
+
+// RestActivity is a compiled bpel4restlight GET, POST, PUT or DELETE.
+type RestActivity struct {
+	Base
+	Method                   string
+	Uri, Accept, ContentType RestValue
+	Request, Response, Code  *expr.Var
+	// Static is the activity's child element, serialized at deploy: the
+	// body when request gives none.
+	Static []byte
+}
+
+// ExtActivity runs a registered extension activity.
+type ExtActivity struct {
+	Base
+	Act ExtensionAction
+}
+
+// SchemaCheck validates one variable against the schema declarations of
+// its element, type, or message parts (WS-BPEL 2.0 section 8.4.3).
+type SchemaCheck struct {
+	V     *expr.Var
+	Set   *xsd.Set
+	Elem  *xsd.Element // element variable
+	Typ   *xsd.Type    // type variable
+	Parts []PartSchema // message variable, one a part
+}
+
+type PartSchema struct {
+	Elem *xsd.Element
+	Typ  *xsd.Type
+}
+
+// ValidateAct is <validate variables="a b">.
+type ValidateAct struct {
+	Base
+	Checks []*SchemaCheck
+}
+
+// EprSpec is a <from partnerLink endpointReference> or <to partnerLink>.
+type EprSpec struct {
+	Pl     *PartnerLink
+	MyRole bool // from only: endpointReference="myRole"
+}
+
+// PartMap is one <fromPart> or <toPart>: a message part and the variable
+// it is copied from or to.
+type PartMap struct {
+	Part string
+	V    *expr.Var
+}
+
+// RestValue is an attribute's value: a literal, or the text of variable v
+// ($bpelvar[name]).
+type RestValue struct {
+	Lit string
+	V   *expr.Var
+}

@@ -1,0 +1,56 @@
+package plan
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/beevik/etree"
+	"github.com/orchd/orchd/internal/process/expr"
+)
+
+// ExtensionVariable is a variable resolved at compile time.
+type ExtensionVariable struct {
+	V *expr.Var
+}
+
+// ExtensionAction runs one compiled extension activity or assign
+// operation. The same action serves every instance of the process (and
+// concurrent ones): it must keep no per-instance state of its own.
+type ExtensionAction interface {
+	// Run executes the element for one instance. vars is valid only
+	// during the call. An *ExtensionFault error throws that fault; any
+	// other error throws bpel:subLanguageExecutionFault naming it.
+	Run(ctx context.Context, vars ExtensionVariables) error
+}
+
+// ExtensionVariables reads and writes an instance's variables.
+type ExtensionVariables interface {
+	// Read returns a copy of the variable's value, or nil when it is not
+	// initialized: an element variable's element; a type variable's value
+	// as an element named after the variable (a simple type: its text);
+	// a message variable as <message> holding one element per part,
+	// named after the part, as ODE's bundles saw it.
+	Read(v ExtensionVariable) *etree.Element
+	// Write gives the variable value, with the semantics of a <copy> of
+	// value to the whole variable (WS-BPEL 2.0 section 8.4.2): an element
+	// variable takes a copy of value renamed to its declared element, a
+	// type variable takes value's content, and a message variable takes
+	// one part per child element of value, matched by name. An error is
+	// a fault to return from Run.
+	Write(v ExtensionVariable, value *etree.Element) error
+}
+
+// ExtensionFault is an error an ExtensionAction returns to throw a
+// named fault.
+type ExtensionFault struct {
+	Space, Local string
+	// Reason says what happened, for logs and the SOAP fault string.
+	Reason string
+}
+
+// Name is the variable's name.
+func (x ExtensionVariable) Name() string { return x.V.Name }
+
+func (f *ExtensionFault) Error() string {
+	return fmt.Sprintf("fault {%s}%s: %s", f.Space, f.Local, f.Reason)
+}

@@ -1,0 +1,454 @@
+package wsdl
+
+import (
+	"encoding/xml"
+	"fmt"
+	"os"
+	"path"
+	"path/filepath"
+	"strings"
+
+	"github.com/beevik/etree"
+	"github.com/hooklift/gowsdl"
+
+	"github.com/orchd/orchd/internal/exchange"
+	"github.com/orchd/orchd/internal/process/bpel"
+	"github.com/orchd/orchd/internal/xsd"
+)
+
+// qname is a qualified XML name.
+type qname = exchange.QName
+
+// PortType is a WSDL portType.
+type PortType struct {
+	Name qname
+	Ops  map[string]*exchange.Operation // binding-independent (no action/style)
+}
+
+// Set is every WSDL and XSD document a bundle's processes import,
+// resolved into the parts the compiler needs.
+type Set struct {
+	dir       string
+	docs      map[string][]byte // bundle-relative name -> content
+	Messages  map[qname]*exchange.MessageDesc
+	PortTypes map[qname]*PortType
+	bindings  map[qname]*etree.Element
+	bindDocs  map[*etree.Element]*bpel.Document
+	services  map[qname]map[string]*servicePort
+	Plinks    map[qname]map[string]qname // partnerLinkType -> role -> portType
+	Props     map[qname]bool
+	Aliases   map[AliasKey]*propertyAlias
+	loaded    map[string]bool
+	errs      *bpel.Errors
+	pending   []pendingMsg
+	// extra holds the bundle's WSDLs that no import reached (see
+	// loadUnimported), or nil.
+	extra *Set
+	// XsdImports are the schema locations the processes import; xsd is
+	// the bundle's schemas, loaded only when a process validates (see
+	// schemas).
+	XsdImports []string
+	xsd        *xsd.Set
+}
+
+type servicePort struct {
+	service qname
+	port    string
+	binding qname
+	address string
+	docName string
+	pos     bpel.Pos
+}
+
+type AliasKey struct {
+	Prop        qname
+	MessageType qname
+	Element     qname
+}
+
+type propertyAlias struct {
+	Part  string
+	Query string
+	Ns    map[string]string
+	Pos   bpel.Pos
+}
+
+// NewSet returns an empty set for the bundle in dir, reporting to errs.
+func NewSet(dir string, errs *bpel.Errors) *Set {
+	return &Set{
+		dir:       dir,
+		docs:      map[string][]byte{},
+		Messages:  map[qname]*exchange.MessageDesc{},
+		PortTypes: map[qname]*PortType{},
+		bindings:  map[qname]*etree.Element{},
+		bindDocs:  map[*etree.Element]*bpel.Document{},
+		services:  map[qname]map[string]*servicePort{},
+		Plinks:    map[qname]map[string]qname{},
+		Props:     map[qname]bool{},
+		Aliases:   map[AliasKey]*propertyAlias{},
+		loaded:    map[string]bool{},
+		errs:      errs,
+	}
+}
+
+// ReadBundleFile reads name (relative to the bundle dir, slash-separated),
+// refusing paths that leave the bundle... except the sibling folders ODE
+// test bundles share (../ProbeService), which stay inside the deploy root.
+func (w *Set) ReadBundleFile(name string) ([]byte, error) {
+	clean := path.Clean(name)
+	if path.IsAbs(clean) || strings.Contains(clean, "://") {
+		return nil, fmt.Errorf("import location %q must be relative to the bundle", name)
+	}
+	if strings.HasPrefix(clean, "../../") {
+		return nil, fmt.Errorf("import location %q leaves the deploy directory", name)
+	}
+	return os.ReadFile(filepath.Join(w.dir, filepath.FromSlash(clean)))
+}
+
+// LoadWSDL loads a WSDL file and, recursively, what it imports. from is
+// where the import was written, for error messages.
+func (w *Set) LoadWSDL(name string, from bpel.Pos) {
+	name = path.Clean(name)
+	if w.loaded[name] {
+		return
+	}
+	w.loaded[name] = true
+	data, err := w.ReadBundleFile(name)
+	if err != nil {
+		w.errs.Add(from, "import", "cannot read WSDL %s: %v", name, err)
+		return
+	}
+	data = bpel.TrimBOM(data)
+	w.docs[name] = data
+	doc, err := bpel.Parse(name, data)
+	if err != nil {
+		w.errs.AddErr(err)
+		return
+	}
+	root := doc.Root
+	if root.NamespaceURI() != bpel.NSWSDL || root.Tag != "definitions" {
+		w.errs.Add(doc.Pos(root), root.Tag, "not a WSDL 1.1 document: root element is {%s}%s, want {%s}definitions", root.NamespaceURI(), root.Tag, bpel.NSWSDL)
+		return
+	}
+	var model gowsdl.WSDL
+	if err := xml.Unmarshal(data, &model); err != nil {
+		w.errs.Add(doc.Pos(root), "definitions", "cannot read WSDL model: %v", err)
+		return
+	}
+	tns := model.TargetNamespace
+	dirOf := path.Dir(name)
+	for _, imp := range model.Imports {
+		if imp.Location == "" {
+			continue
+		}
+		w.LoadWSDL(path.Join(dirOf, imp.Location), doc.Pos(root))
+	}
+	// XSD imports and includes in types, for ?wsdl and to check they exist.
+	for _, e := range root.FindElements("./types/schema") {
+		w.loadSchemaRefs(doc, e, dirOf)
+	}
+
+	qn := func(e *etree.Element, attr string) (qname, bool) {
+		v := e.SelectAttrValue(attr, "")
+		if v == "" {
+			return qname{}, false
+		}
+		sp, local, err := bpel.ResolveQName(e, v, true)
+		if err != nil {
+			w.errs.Add(doc.Pos(e), e.Tag, "attribute %s: %v", attr, err)
+			return qname{}, false
+		}
+		return qname{Space: sp, Local: local}, true
+	}
+
+	for _, me := range root.SelectElements("message") {
+		m := &exchange.MessageDesc{Name: qname{Space: tns, Local: me.SelectAttrValue("name", "")}}
+		for _, pe := range me.SelectElements("part") {
+			pd := exchange.PartDesc{Name: pe.SelectAttrValue("name", "")}
+			pd.Element, _ = qn(pe, "element")
+			pd.Type, _ = qn(pe, "type")
+			if pd.Element.IsZero() && pd.Type.IsZero() {
+				w.errs.Add(doc.Pos(pe), "part", "part %q of message %s has neither element nor type", pd.Name, m.Name.Local)
+			}
+			m.Parts = append(m.Parts, pd)
+		}
+		w.Messages[m.Name] = m
+	}
+	for _, pte := range root.SelectElements("portType") {
+		pt := &PortType{Name: qname{Space: tns, Local: pte.SelectAttrValue("name", "")}, Ops: map[string]*exchange.Operation{}}
+		for _, oe := range pte.SelectElements("operation") {
+			op := &exchange.Operation{Name: oe.SelectAttrValue("name", ""), PortType: pt.Name, Faults: map[string]*exchange.MessageDesc{}}
+			if in := oe.SelectElement("input"); in != nil {
+				if q, ok := qn(in, "message"); ok {
+					op.Input = w.msgRef(q, doc, in)
+				}
+			}
+			if out := oe.SelectElement("output"); out != nil {
+				if q, ok := qn(out, "message"); ok {
+					op.Output = w.msgRef(q, doc, out)
+				}
+			}
+			for _, fe := range oe.SelectElements("fault") {
+				if q, ok := qn(fe, "message"); ok {
+					op.Faults[fe.SelectAttrValue("name", "")] = w.msgRef(q, doc, fe)
+				}
+			}
+			pt.Ops[op.Name] = op
+		}
+		w.PortTypes[pt.Name] = pt
+	}
+	for _, be := range root.SelectElements("binding") {
+		q := qname{Space: tns, Local: be.SelectAttrValue("name", "")}
+		w.bindings[q] = be
+		w.bindDocs[be] = doc
+	}
+	for _, se := range root.SelectElements("service") {
+		sq := qname{Space: tns, Local: se.SelectAttrValue("name", "")}
+		ports := w.services[sq]
+		if ports == nil {
+			ports = map[string]*servicePort{}
+			w.services[sq] = ports
+		}
+		for _, pe := range se.SelectElements("port") {
+			sp := &servicePort{service: sq, port: pe.SelectAttrValue("name", ""), docName: name, pos: doc.Pos(pe)}
+			sp.binding, _ = qn(pe, "binding")
+			for _, a := range pe.ChildElements() {
+				if a.Tag == "address" {
+					sp.address = a.SelectAttrValue("location", "")
+				}
+			}
+			ports[sp.port] = sp
+		}
+	}
+	for _, pl := range root.ChildElements() {
+		switch {
+		case pl.Tag == "partnerLinkType" && (pl.NamespaceURI() == bpel.NSPlnk || pl.NamespaceURI() == bpel.NSPlnk2004):
+			q := qname{Space: tns, Local: pl.SelectAttrValue("name", "")}
+			roles := map[string]qname{}
+			for _, r := range pl.SelectElements("role") {
+				pt, ok := qn(r, "portType")
+				if !ok {
+					if pte := r.SelectElement("portType"); pte != nil {
+						pt, _ = qn(pte, "name")
+					}
+				}
+				roles[r.SelectAttrValue("name", "")] = pt
+			}
+			w.Plinks[q] = roles
+		case pl.Tag == "property" && isVprop(pl):
+			w.Props[qname{Space: tns, Local: pl.SelectAttrValue("name", "")}] = true
+		case pl.Tag == "propertyAlias" && isVprop(pl):
+			prop, _ := qn(pl, "propertyName")
+			k := AliasKey{Prop: prop}
+			k.MessageType, _ = qn(pl, "messageType")
+			k.Element, _ = qn(pl, "element")
+			a := &propertyAlias{Part: pl.SelectAttrValue("part", ""), Pos: doc.Pos(pl)}
+			if qe := pl.SelectElement("query"); qe != nil {
+				a.Query = strings.TrimSpace(qe.Text())
+				a.Ns = bpel.Namespaces(qe)
+			}
+			w.Aliases[k] = a
+		}
+	}
+}
+
+func (w *Set) msgRef(q qname, doc *bpel.Document, at *etree.Element) *exchange.MessageDesc {
+	// Messages may be declared later in the same file or in an import that
+	// is not loaded yet; resolve lazily through a placeholder that is
+	// filled in by resolveMessages.
+	m := &exchange.MessageDesc{Name: q}
+	w.pending = append(w.pending, pendingMsg{desc: m, pos: doc.Pos(at), tag: at.Tag})
+	return m
+}
+
+type pendingMsg struct {
+	desc *exchange.MessageDesc
+	pos  bpel.Pos
+	tag  string
+}
+
+// ResolveMessages fills the message placeholders of portType operations.
+func (w *Set) ResolveMessages() {
+	for _, p := range w.pending {
+		m, ok := w.Messages[p.desc.Name]
+		if !ok {
+			w.errs.Add(p.pos, p.tag, "unknown message %s", p.desc.Name)
+			continue
+		}
+		*p.desc = *m
+	}
+	w.pending = nil
+}
+
+func (w *Set) loadSchemaRefs(doc *bpel.Document, schema *etree.Element, dirOf string) {
+	for _, e := range schema.ChildElements() {
+		if e.NamespaceURI() != bpel.NSXSD || (e.Tag != "import" && e.Tag != "include") {
+			continue
+		}
+		loc := e.SelectAttrValue("schemaLocation", "")
+		if loc == "" {
+			continue
+		}
+		name := path.Clean(path.Join(dirOf, loc))
+		if w.loaded[name] {
+			continue
+		}
+		w.loaded[name] = true
+		data, err := w.ReadBundleFile(name)
+		if err != nil {
+			w.errs.Add(doc.Pos(e), "xsd:"+e.Tag, "cannot read schema %s: %v", loc, err)
+			continue
+		}
+		w.docs[name] = data
+		sd, err := bpel.Parse(name, data)
+		if err != nil {
+			w.errs.AddErr(err)
+			continue
+		}
+		if sd.Root.NamespaceURI() == bpel.NSXSD && sd.Root.Tag == "schema" {
+			w.loadSchemaRefs(sd, sd.Root, path.Dir(name))
+		}
+	}
+}
+
+// endpoint builds the endpoint descriptor of a service port.
+func (w *Set) endpoint(service qname, port string, at bpel.Pos) (*exchange.Endpoint, error) {
+	ports, ok := w.services[service]
+	if !ok && w.extra != nil && w.extra.services[service] != nil {
+		return w.extra.endpoint(service, port, at)
+	}
+	if !ok {
+		return nil, noService(at, service)
+	}
+	// ODE accepted prefixed port names ("tns:Port").
+	if i := strings.IndexByte(port, ':'); i >= 0 {
+		port = port[i+1:]
+	}
+	sp, ok := ports[port]
+	if !ok {
+		names := make([]string, 0, len(ports))
+		for n := range ports {
+			names = append(names, n)
+		}
+		return nil, fmt.Errorf("%s: service %s has no port %q (ports: %s)", at, service, port, strings.Join(names, ", "))
+	}
+	be, ok := w.bindings[sp.binding]
+	if !ok {
+		return nil, fmt.Errorf("%s: port %s %w: unknown binding %s", sp.pos, port, errNoBinding, sp.binding)
+	}
+	bdoc := w.bindDocs[be]
+	ptName, err := resolveAttr(be, "type")
+	if err != nil {
+		return nil, fmt.Errorf("%s: binding %s: %w", bdoc.Pos(be), sp.binding.Local, err)
+	}
+	pt, ok := w.PortTypes[ptName]
+	if !ok {
+		return nil, fmt.Errorf("%s: binding %s refers to unknown portType %s", bdoc.Pos(be), sp.binding.Local, ptName)
+	}
+	ep := &exchange.Endpoint{Service: service, Port: port, Address: sp.address, Version: exchange.SOAP11}
+	style := "" // as declared; empty when the binding does not say
+	for _, c := range be.ChildElements() {
+		if c.Tag == "binding" && (c.NamespaceURI() == bpel.NSSOAP11 || c.NamespaceURI() == bpel.NSSOAP12) {
+			if c.NamespaceURI() == bpel.NSSOAP12 {
+				ep.Version = exchange.SOAP12
+			}
+			if s := c.SelectAttrValue("style", ""); s != "" {
+				style = s
+			}
+		}
+	}
+	for _, oe := range be.SelectElements("operation") {
+		name := oe.SelectAttrValue("name", "")
+		base, ok := pt.Ops[name]
+		if !ok {
+			return nil, fmt.Errorf("%s: binding operation %q is not in portType %s", bdoc.Pos(oe), name, ptName)
+		}
+		op := *base
+		opStyle := style
+		for _, c := range oe.ChildElements() {
+			if c.Tag == "operation" && (c.NamespaceURI() == bpel.NSSOAP11 || c.NamespaceURI() == bpel.NSSOAP12) {
+				op.Action = c.SelectAttrValue("soapAction", c.SelectAttrValue("soapActionURI", ""))
+				if s := c.SelectAttrValue("style", ""); s != "" {
+					opStyle = s
+				}
+			}
+		}
+		if in := oe.SelectElement("input"); in != nil {
+			for _, c := range in.ChildElements() {
+				if c.Tag == "body" {
+					op.Namespace = c.SelectAttrValue("namespace", "")
+				}
+			}
+			if op.InputParts, err = soapParts(bdoc, in, op.Input, name); err != nil {
+				return nil, err
+			}
+		}
+		if out := oe.SelectElement("output"); out != nil {
+			if op.OutputParts, err = soapParts(bdoc, out, op.Output, name); err != nil {
+				return nil, err
+			}
+		}
+		switch opStyle {
+		case "rpc":
+			op.Style = exchange.RPC
+		case "":
+			implyStyle(&op)
+		}
+		ep.Operations = append(ep.Operations, &op)
+	}
+	if len(ep.Operations) == 0 {
+		// An empty binding (common in test bundles): serve the portType's
+		// operations in the style their messages imply.
+		for _, base := range pt.Ops {
+			op := *base
+			implyStyle(&op)
+			ep.Operations = append(ep.Operations, &op)
+		}
+	}
+	ep.WSDL = &exchange.WSDLDocs{Main: sp.docName, Docs: w.docs}
+	return ep, nil
+}
+
+// implyStyle sets the SOAP style of an operation whose binding declares
+// none (no soap:binding or soap:operation style, or no binding at all):
+// rpc when a part of its messages is type-typed, since a document/literal
+// body carries only element-typed parts (WS-I BP R2204), else document.
+// Operations with type-typed parts sharing one message are then told
+// apart by their rpc wrapper (named after the operation, in the portType's
+// namespace unless soap:body names one), as ODE's engine told them apart
+// by operation.
+func implyStyle(op *exchange.Operation) {
+	for _, m := range []*exchange.MessageDesc{op.Input, op.Output} {
+		if m == nil {
+			continue
+		}
+		for _, pd := range m.Parts {
+			if pd.Element.IsZero() {
+				op.Style = exchange.RPC
+				if op.Namespace == "" {
+					op.Namespace = op.PortType.Space
+				}
+				return
+			}
+		}
+	}
+}
+
+func resolveAttr(e *etree.Element, attr string) (qname, error) {
+	v := e.SelectAttrValue(attr, "")
+	if v == "" {
+		return qname{}, fmt.Errorf("missing attribute %s", attr)
+	}
+	sp, local, err := bpel.ResolveQName(e, v, true)
+	if err != nil {
+		return qname{}, err
+	}
+	return qname{Space: sp, Local: local}, nil
+}
+
+// isVprop reports whether e is in WS-BPEL 2.0's varprop namespace or, as
+// ODE also read them, the 2004/03 draft's process namespace.
+func isVprop(e *etree.Element) bool {
+	ns := e.NamespaceURI()
+	return ns == bpel.NSVprop || ns == bpel.NSBPEL2004
+}

@@ -1,0 +1,3 @@
+module splitfile
+
+go 1.26
