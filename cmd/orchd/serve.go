@@ -338,17 +338,20 @@ func runServer(ctx context.Context, cfg *serveConfig, log *slog.Logger) error {
 		sopts.Front = clusterForwarder(node, engine, front, log)
 	}
 	srv := &http.Server{
-		Handler:           server.BodyTimeout(server.New(sopts), cfg.front.bodyTimeout),
+		Handler:           server.Guard(server.BodyTimeout(server.New(sopts), cfg.front.bodyTimeout)),
 		ReadHeaderTimeout: cfg.front.readHeaderTimeout,
 		MaxHeaderBytes:    cfg.front.maxHeaderBytes,
 		IdleTimeout:       cfg.idleTimeout,
 		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
 		TLSConfig:         serverTLS,
 		// Paces clients that retry at once after being shed.
-		ConnContext: front.ConnContext,
+		ConnContext: server.GuardConnContext(front.ConnContext),
 	}
 	if cfg.front.maxConns > 0 {
 		ln = server.NewLimitListener(ln, server.LimitOptions{Max: cfg.front.maxConns, HTTPAnswer: serverTLS == nil, Registerer: reg, Logger: log})
+	}
+	if serverTLS == nil {
+		ln = server.GuardListener(ln)
 	}
 
 	mockErr := make(chan error, 1)
