@@ -4,12 +4,18 @@ import (
 	"errors"
 	"io"
 	"net"
+	"net/http"
+	"net/http/httptest"
 	"net/url"
+	"os"
+	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/chromedp/chromedp"
 )
 
 // The security tests (issue 21) each probe, on loopback, one way a
@@ -102,6 +108,97 @@ func TestHugeContentLengthAnsweredAtOnce(t *testing.T) {
 		}
 		if !closed {
 			t.Errorf("%s: the connection was left open", path)
+		}
+	}
+}
+
+// TestSiblingImportRefused: a bundle whose WSDL imports a file of
+// another bundle's folder (../OtherBundle/secret.xml) is refused at
+// deploy, and the file is not served.
+func TestSiblingImportRefused(t *testing.T) {
+	crm, erp := startMocks(t)
+	deploy := t.TempDir()
+	copyBundle(t, deploy, "purchase-order", crm, erp, map[string][][2]string{
+		"PurchaseOrder.wsdl": {{`<xsd:import namespace="urn:example:po" schemaLocation="po.xsd"/>`,
+			`<xsd:import namespace="urn:example:po" schemaLocation="po.xsd"/><xsd:import namespace="urn:secret" schemaLocation="../OtherBundle/secret.xml"/>`}},
+	})
+	other := filepath.Join(deploy, "OtherBundle")
+	if err := os.MkdirAll(other, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	const secret = "sibling-secret-4711"
+	if err := os.WriteFile(filepath.Join(other, "secret.xml"), []byte(`<xsd:schema xmlns:xsd="http://www.w3.org/2001/XMLSchema" targetNamespace="urn:secret"><!-- `+secret+` --></xsd:schema>`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	o := startOrchd(t, "--deploy", deploy, "--data", t.TempDir())
+	if !strings.Contains(o.log(), `leaves the bundle's folder`) {
+		t.Errorf("the log does not say the import leaves the bundle's folder:\n%s", o.log())
+	}
+	for _, q := range []string{"?wsdl", "?wsdl=../OtherBundle/secret.xml", "?wsdl=" + url.QueryEscape("../OtherBundle/secret.xml")} {
+		code, body := get(t, o.base+"/processes/PurchaseOrder"+q)
+		if code == http.StatusOK || strings.Contains(body, secret) {
+			t.Errorf("GET %s: %d, the bundle was deployed (body %.200q)", q, code, body)
+		}
+	}
+}
+
+// scriptXSD is an "XSD" that is really XHTML with a script, which marks
+// the page and calls back to the test when it runs.
+const scriptXSD = `<html xmlns="http://www.w3.org/1999/xhtml"><head><title>x</title></head><body>
+<script>document.documentElement.setAttribute('data-ran', 'yes'); new Image().src = 'BEACON';</script>
+<svg xmlns="http://www.w3.org/2000/svg" onload="new Image().src = 'BEACON?svg'"/>
+</body></html>`
+
+// TestBundleFileScriptDoesNotRun: a bundle file served by ?wsdl= that
+// holds a script comes as application/xml with nosniff and a sandbox
+// CSP, and in headless Chromium its script does not run.
+func TestBundleFileScriptDoesNotRun(t *testing.T) {
+	ran := make(chan string, 4)
+	beacon := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		ran <- r.URL.String()
+	}))
+	defer beacon.Close()
+	crm, erp := startMocks(t)
+	deploy := t.TempDir()
+	dir := copyBundle(t, deploy, "purchase-order", crm, erp, map[string][][2]string{
+		"PurchaseOrder.wsdl": {{`<xsd:import namespace="urn:example:po" schemaLocation="po.xsd"/>`,
+			`<xsd:import namespace="urn:example:po" schemaLocation="po.xsd"/><xsd:import namespace="http://www.w3.org/1999/xhtml" schemaLocation="evil.xsd"/>`}},
+	})
+	if err := os.WriteFile(filepath.Join(dir, "evil.xsd"), []byte(strings.ReplaceAll(scriptXSD, "BEACON", beacon.URL+"/ran")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	o := startOrchd(t, "--deploy", deploy, "--data", t.TempDir())
+	u := o.base + "/processes/PurchaseOrder?wsdl=evil.xsd"
+	resp, err := http.Get(u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_ = resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("GET %s: %s (the bundle did not deploy?)\n%s", u, resp.Status, o.log())
+	}
+	h := resp.Header
+	if ct := h.Get("Content-Type"); !strings.HasPrefix(ct, "application/xml") {
+		t.Errorf("Content-Type %q, want application/xml", ct)
+	}
+	if h.Get("X-Content-Type-Options") != "nosniff" {
+		t.Errorf("X-Content-Type-Options %q, want nosniff", h.Get("X-Content-Type-Options"))
+	}
+	if csp := h.Get("Content-Security-Policy"); !strings.HasPrefix(csp, "sandbox") {
+		t.Errorf("Content-Security-Policy %q, want sandbox", csp)
+	}
+	b := newBrowser(t)
+	b.do("opening "+u, chromedp.Navigate(u), chromedp.WaitReady(chromedp.CSS("body")))
+	// The page is loaded: an inline script would have run.
+	if v := eval[string](b, `document.documentElement.getAttribute('data-ran') || ''`); v != "" {
+		t.Errorf("the bundle file's script ran (data-ran=%q)", v)
+	}
+	// The control page loads after any beacon the bundle file sent.
+	b.do("opening the beacon's control page", chromedp.Navigate(beacon.URL+"/control"))
+	for seen := ""; seen != "/control"; {
+		seen = <-ran
+		if strings.HasPrefix(seen, "/ran") {
+			t.Errorf("the bundle file's script called back: %s", seen)
 		}
 	}
 }

@@ -112,6 +112,7 @@ func LoadBundleWith(dir string, opts LoadOptions) ([]*Process, error) {
 		docs[q] = d
 		sources[q] = b
 		w := newWSDLSet(dir, errs)
+		w.shared = opts.SharedFolders
 		sets[q] = w
 		for _, imp := range d.Root.SelectElements("import") {
 			loc := imp.SelectAttrValue("location", "")

@@ -46,6 +46,7 @@ type portType struct {
 // resolved into the parts the compiler needs.
 type wsdlSet struct {
 	dir       string
+	shared    []string          // LoadOptions.SharedFolders
 	docs      map[string][]byte // bundle-relative name -> content
 	messages  map[qname]*exchange.MessageDesc
 	portTypes map[qname]*portType
@@ -108,17 +109,29 @@ func newWSDLSet(dir string, errs *Errors) *wsdlSet {
 }
 
 // readBundleFile reads name (relative to the bundle dir, slash-separated),
-// refusing paths that leave the bundle... except the sibling folders ODE
-// test bundles share (../ProbeService), which stay inside the deploy root.
+// refusing paths that leave the bundle's folder once cleaned (a sibling
+// bundle's files are not this bundle's to import or serve), except into
+// the sibling folders LoadOptions.SharedFolders names.
 func (w *wsdlSet) readBundleFile(name string) ([]byte, error) {
 	clean := path.Clean(name)
 	if path.IsAbs(clean) || strings.Contains(clean, "://") {
 		return nil, fmt.Errorf("import location %q must be relative to the bundle", name)
 	}
-	if strings.HasPrefix(clean, "../../") {
-		return nil, fmt.Errorf("import location %q leaves the deploy directory", name)
+	if !filepath.IsLocal(filepath.FromSlash(clean)) && !sharedFolder(w.shared, clean) {
+		return nil, fmt.Errorf("import location %q leaves the bundle's folder", name)
 	}
 	return os.ReadFile(filepath.Join(w.dir, filepath.FromSlash(clean)))
+}
+
+// sharedFolder reports whether the clean relative path p is inside one
+// of the sibling folders shared names.
+func sharedFolder(shared []string, p string) bool {
+	for _, f := range shared {
+		if rest, ok := strings.CutPrefix(p, "../"+f+"/"); ok && filepath.IsLocal(filepath.FromSlash(rest)) {
+			return true
+		}
+	}
+	return false
 }
 
 // loadWSDL loads a WSDL file and, recursively, what it imports. from is

@@ -41,6 +41,7 @@ func (w *wsdlSet) loadUnimported() {
 	}
 	sort.Strings(names)
 	w.extra = newWSDLSet(w.dir, &Errors{})
+	w.extra.shared = w.shared
 	for _, n := range names {
 		w.extra.loadWSDL(n, bpel.Pos{File: n})
 	}
