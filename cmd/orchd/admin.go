@@ -16,12 +16,18 @@ import (
 
 	"github.com/orchd/orchd/internal/admin"
 	"github.com/orchd/orchd/internal/mgmt"
+	"github.com/orchd/orchd/internal/server"
 )
 
 // adminConfig are orchd serve's management API flags.
 type adminConfig struct {
-	tokenFile string
-	listen    string
+	tokenFile     string
+	readTokenFile string
+	hosts         string
+	listen        string
+	// main is the SOAP listener's address (set by serve): without a
+	// token the API is off there unless it is loopback.
+	main net.Addr
 	// ln is --admin-listen bound early (serve binds it before joining a
 	// cluster, whose membership publishes its address); nil: newAdmin
 	// binds it.
@@ -29,7 +35,9 @@ type adminConfig struct {
 }
 
 func adminFlags(fs *flag.FlagSet, c *adminConfig) {
-	fs.StringVar(&c.tokenFile, "admin-token-file", "", "file holding the bearer token that mutations of the management API need (without it the API is read-only)")
+	fs.StringVar(&c.tokenFile, "admin-token-file", "", "file holding the admin bearer token: with it every management API request (reads, the event stream, /instances) needs a token and mutations need this one; without any token the API is read-only and served only on a loopback --listen or on --admin-listen")
+	fs.StringVar(&c.readTokenFile, "admin-read-token-file", "", "file holding a second bearer token that reads the management API but mutates nothing")
+	fs.StringVar(&c.hosts, "admin-hosts", "", "comma-separated host names the management API and console answer besides the listener's own address (the Host header is checked against DNS rebinding)")
 	fs.StringVar(&c.listen, "admin-listen", "", "serve the management API (/api/v1/) and the console (/console/) on this address instead of --listen")
 }
 
@@ -58,6 +66,10 @@ func readToken(path string, log *slog.Logger) (string, error) {
 // its own http.Server.
 type adminServer struct {
 	handler http.Handler
+	// private guards the main listener's routes that show instance
+	// data (server.Options.Private).
+	private func(http.Handler) http.Handler
+	access  admin.Access
 	srv     *http.Server // nil when on the main listener
 	ln      net.Listener
 	// done, closed, ends the event streams.
@@ -70,27 +82,50 @@ type adminServer struct {
 // no live events) and, with --admin-listen, listens on its own address.
 // The console, when there is one, is served at /console/.
 func newAdmin(c *adminConfig, backend mgmt.Backend, stream admin.Stream, console http.Handler, tlsConf *tls.Config, idle time.Duration, log *slog.Logger) (*adminServer, error) {
-	var tok string
-	if c.tokenFile != "" {
-		var err error
-		if tok, err = readToken(c.tokenFile, log); err != nil {
-			return nil, err
+	var tok, readTok string
+	for _, f := range []struct {
+		file string
+		tok  *string
+	}{{c.tokenFile, &tok}, {c.readTokenFile, &readTok}} {
+		if f.file != "" {
+			var err error
+			if *f.tok, err = readToken(f.file, log); err != nil {
+				return nil, err
+			}
 		}
 	}
+	if tok != "" && tok == readTok {
+		return nil, fmt.Errorf("--admin-read-token-file holds the admin token: give the read token its own value")
+	}
+	var hosts []string
+	if c.hosts != "" {
+		hosts = strings.Split(c.hosts, ",")
+	}
 	a := &adminServer{done: make(chan struct{}), readOnly: tok == ""}
-	a.handler = admin.New(admin.Options{Backend: backend, Stream: stream, Token: tok, Console: console,
-		Logger: log, Version: orchdVersion(), Done: a.done})
+	var ln net.Listener
 	if c.listen != "" {
-		ln := c.ln
+		ln = c.ln
 		if ln == nil {
 			var err error
 			if ln, err = net.Listen("tcp", c.listen); err != nil {
 				return nil, fmt.Errorf("listen on --admin-listen %s: %w", c.listen, err)
 			}
 		}
+	}
+	if c.main != nil {
+		mainAccess := admin.ListenerAccess(c.main, tok, readTok, hosts, false)
+		a.private = func(h http.Handler) http.Handler { return admin.Protect(mainAccess, h) }
+		a.access = mainAccess
+	}
+	if ln != nil {
+		a.access = admin.ListenerAccess(ln.Addr(), tok, readTok, hosts, true)
+	}
+	a.handler = admin.New(admin.Options{Backend: backend, Stream: stream, Access: a.access, Console: console,
+		Logger: log, Version: orchdVersion(), Done: a.done})
+	if ln != nil {
 		a.ln = ln
-		a.srv = &http.Server{Handler: a.handler, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: idle,
-			TLSConfig: tlsConf, ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelWarn)}
+		a.srv = &http.Server{Handler: server.Guard(a.handler), ReadHeaderTimeout: 10 * time.Second, IdleTimeout: idle,
+			TLSConfig: tlsConf, ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelWarn), ConnContext: server.GuardConnContext(nil)}
 	}
 	return a, nil
 }
@@ -106,11 +141,15 @@ func (a *adminServer) start(scheme string, addr net.Addr, log *slog.Logger) {
 				_ = a.srv.ServeTLS(a.ln, "", "")
 				return
 			}
-			_ = a.srv.Serve(a.ln)
+			_ = a.srv.Serve(server.GuardListener(a.ln))
 		}()
 	}
 	log.Info("management API", slog.String("addr", addr.String()), slog.String("url", scheme+"://"+addr.String()+"/api/v1/"),
-		slog.Bool("readOnly", a.readOnly))
+		slog.Bool("readOnly", a.readOnly), slog.String("access", a.access.Describe()))
+	if a.access.Off != "" {
+		log.Warn("the management API and /instances are off: --listen is not loopback and no --admin-token-file is set; set one, or serve the API on --admin-listen",
+			slog.String("addr", addr.String()))
+	}
 }
 
 // shutdown ends the event streams and, with --admin-listen, shuts its

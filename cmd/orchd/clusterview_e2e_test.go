@@ -75,6 +75,7 @@ func TestClusterView(t *testing.T) {
   </sequence>`, true)
 	endpoints := strings.Join(ec.Endpoints(), ",")
 	tok := tokenFile(t, adminToken)
+	t.Setenv("ORCHD_TOKEN_FILE", tok) // with a token configured, reads need it too
 	node := func(id string) *orchd {
 		return startOrchd(t, "--deploy", deploy, "--data", t.TempDir(), "--store", "etcd",
 			"--etcd-endpoints", endpoints, "--etcd-prefix", "/orchd/view/", "--admin-token-file", tok,

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"errors"
 	"io"
 	"net"
@@ -12,6 +13,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -200,5 +202,186 @@ func TestBundleFileScriptDoesNotRun(t *testing.T) {
 		if strings.HasPrefix(seen, "/ran") {
 			t.Errorf("the bundle file's script called back: %s", seen)
 		}
+	}
+}
+
+// getAuth is get with a bearer token (none when tok is empty) and a Host
+// header (the URL's when host is empty).
+func getAuth(t *testing.T, u, tok, host string) (int, string) {
+	t.Helper()
+	req, err := http.NewRequest(http.MethodGet, u, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tok != "" {
+		req.Header.Set("Authorization", "Bearer "+tok)
+	}
+	if host != "" {
+		req.Host = host
+	}
+	client := &http.Client{Timeout: 30 * time.Second}
+	resp, err := client.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, string(b)
+}
+
+// TestAPIReadsNeedToken: with a token configured, reading an instance's
+// variables, listing instances (on the API and the main listener's
+// /instances) and the event stream all answer 401 without it; a Host the
+// server does not answer to (DNS rebinding) is refused; and without a
+// token on a listener that is not loopback the API is off.
+func TestAPIReadsNeedToken(t *testing.T) {
+	o := approvalServer(t, "--timeline", "100")
+	const secretID = "SSN-078-05-1120"
+	requestApproval(t, o.base, secretID)
+	var page struct {
+		Instances []struct {
+			ID string `json:"id"`
+		} `json:"instances"`
+	}
+	status, body := getAuth(t, o.base+"/api/v1/instances", adminToken, "")
+	if status != 200 || json.Unmarshal([]byte(body), &page) != nil || len(page.Instances) != 1 {
+		t.Fatalf("instances with the token: %d %s", status, body)
+	}
+	id := page.Instances[0].ID
+	if status, body := getAuth(t, o.base+"/api/v1/instances/"+id, adminToken, ""); status != 200 || !strings.Contains(body, secretID) {
+		t.Fatalf("the instance with the token: %d %s", status, body)
+	}
+	for _, path := range []string{"/api/v1/instances/" + id, "/api/v1/instances", "/api/v1/events", "/api/v1/processes", "/instances"} {
+		status, body := getAuth(t, o.base+path, "", "")
+		if status != http.StatusUnauthorized || strings.Contains(body, secretID) {
+			t.Errorf("GET %s without the token: %d %.300s", path, status, body)
+		}
+		if status, _ := getAuth(t, o.base+path, "wrong-token", ""); status != http.StatusUnauthorized {
+			t.Errorf("GET %s with a wrong token: %d", path, status)
+		}
+	}
+	if status, body := getAuth(t, o.base+"/api/v1/", adminToken, "attacker.example:80"); status != http.StatusMisdirectedRequest {
+		t.Errorf("a rebound Host: %d %s", status, body)
+	}
+
+	// No token, every interface: off, and said so at start.
+	deploy := t.TempDir()
+	copyBundle(t, deploy, "purchase-order", "127.0.0.1:1", "127.0.0.1:1", nil)
+	open := startOrchd(t, "--deploy", deploy, "--listen", "0.0.0.0:0")
+	port := open.base[strings.LastIndex(open.base, ":")+1:]
+	if status, body := getAuth(t, "http://127.0.0.1:"+port+"/api/v1/processes", "", ""); status != http.StatusForbidden || !strings.Contains(body, "--admin-token-file") {
+		t.Errorf("API without a token on 0.0.0.0: %d %s", status, body)
+	}
+	if !strings.Contains(open.log(), "the management API and /instances are off") {
+		t.Errorf("the start-up log does not say the API is off:\n%s", open.log())
+	}
+}
+
+// TestAssignedPartnerOutsidePolicy: a client hands orchd an endpoint
+// reference to a loopback port outside --partner-allow; the process
+// copies it and invokes it. The connection is refused by the policy: the
+// internal service is never called, and the client's fault carries none
+// of what it would answer; a closed port and a listening one get the
+// same fault. The allowed partner is called.
+func TestAssignedPartnerOutsidePolicy(t *testing.T) {
+	allowed := startSlowPartner(t, 0)
+	const page = "internal-admin-page-73c1"
+	var internalCalls atomic.Int32
+	internal := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		internalCalls.Add(1)
+		w.Header().Set("Content-Type", "text/html")
+		_, _ = io.WriteString(w, "<html><body>"+page+"</body></html>")
+	}))
+	defer internal.Close()
+	closed, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	closedAddr := closed.Addr().String()
+	_ = closed.Close()
+
+	deploy := t.TempDir()
+	writeProcess(t, deploy, "EprIn", "127.0.0.1:1", runBody(`
+    <assign><copy><from>$in.payload/tns:n</from><to partnerLink="partner"/></copy></assign>
+    `+invokeInto), true)
+	o := startOrchd(t, "--deploy", deploy, "--partner-allow", allowed.addr)
+	client := &http.Client{Timeout: 30 * time.Second}
+	run := func(id, addr string) response {
+		return post(t, client, o.base+"/processes/EprIn", textXML, `"urn:e2e#run"`, eprRequest(id, wsaEPR(addr)))
+	}
+	if r := run("A1", "http://"+allowed.addr+"/partner"); r.status != 200 || !strings.Contains(r.body, ">P-A1<") {
+		t.Fatalf("the allowed partner: %d %s\n%s", r.status, r.body, o.log())
+	}
+	var faults []string
+	for _, addr := range []string{internal.URL + "/admin", "http://" + closedAddr + "/admin"} {
+		r := run("X", addr)
+		if r.status == 200 || strings.Contains(r.body, page) || strings.Contains(r.body, "<html") {
+			t.Errorf("EPR to %s: %d, the fault carries the answer: %s", addr, r.status, r.body)
+		}
+		_, reason := faultCode(t, r.body)
+		if !strings.Contains(reason, "not allowed") || !strings.Contains(reason, "call") {
+			t.Errorf("EPR to %s: fault %q, want the call named and the policy's refusal", addr, reason)
+		}
+		u, _ := url.Parse(addr)
+		faults = append(faults, strings.ReplaceAll(reason, u.Host, "HOST"))
+	}
+	if faults[0] != faults[1] {
+		t.Errorf("a listening and a closed port are told apart:\n%s\n%s", faults[0], faults[1])
+	}
+	if n := internalCalls.Load(); n != 0 {
+		t.Errorf("the internal service was called %d times", n)
+	}
+}
+
+// TestPartnerPasswordRedacted: a partner address with user:password@ in
+// its soap:address; the partner refuses connections, so the persistent
+// instance is suspended on the invoke. The password is in no client
+// fault, log line, API answer or ?wsdl document.
+func TestPartnerPasswordRedacted(t *testing.T) {
+	const password = "pw-S3cr3t-9931"
+	closed, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dead := closed.Addr().String()
+	_ = closed.Close()
+	deploy := t.TempDir()
+	copyBundleFrom(t, "../../deploy/purchase-order-persistent", deploy, "po", "bob:"+password+"@"+dead, "bob:"+password+"@"+dead, nil)
+	o := startOrchd(t, "--deploy", deploy, "--data", t.TempDir(), "--admin-token-file", tokenFile(t, adminToken))
+	client := &http.Client{Timeout: 60 * time.Second}
+	const path = "/processes/PurchaseOrderPersistent"
+	r := post(t, client, o.base+path, textXML, poAction, readWorkload(t, "po-request.xml"))
+	if r.status == 200 || r.status == 404 {
+		t.Fatalf("the PO answered %d though its partner is down: %s", r.status, r.body)
+	}
+	seen := map[string]string{"the client's fault": r.body}
+	var page struct {
+		Instances []struct {
+			ID string `json:"id"`
+		} `json:"instances"`
+	}
+	_, body := getAuth(t, o.base+"/api/v1/instances", adminToken, "")
+	seen["the instance list"] = body
+	if json.Unmarshal([]byte(body), &page) == nil {
+		for _, in := range page.Instances {
+			_, seen["instance "+in.ID] = getAuth(t, o.base+"/api/v1/instances/"+in.ID, adminToken, "")
+		}
+	}
+	_, seen["the process list"] = getAuth(t, o.base+"/api/v1/processes", adminToken, "")
+	_, seen["the bundle list"] = getAuth(t, o.base+"/api/v1/bundles", adminToken, "")
+	for _, doc := range []string{"", "=crm.wsdl", "=erp.wsdl", "=PurchaseOrderArtifacts.wsdl"} {
+		_, seen["?wsdl"+doc] = getAuth(t, o.base+path+"?wsdl"+doc, "", "")
+	}
+	seen["the log"] = o.log()
+	for what, text := range seen {
+		if strings.Contains(text, password) {
+			t.Errorf("%s shows the password:\n%.2000s", what, text)
+		}
+	}
+	if len(page.Instances) == 0 {
+		t.Errorf("no instance listed: %s", seen["the instance list"])
+	}
+	if !strings.Contains(seen["the log"], dead) {
+		t.Errorf("the log does not name the failed partner %s at all:\n%s", dead, seen["the log"])
 	}
 }

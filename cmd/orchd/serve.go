@@ -52,6 +52,7 @@ type serveConfig struct {
 	endpointsFile   string
 	partnerTimeout  time.Duration
 	partnerMaxResp  int64
+	partnerAllow    string
 	tls             tlsConfig
 	events          eventsConfig
 	sampleEvery     int
@@ -87,6 +88,7 @@ func serveFlags(stderr io.Writer) (*flag.FlagSet, *serveConfig) {
 	fs.IntVar(&c.partnerConns, "partner-conns", soap.DefaultMaxConnsPerHost, "most keep-alive connections to one partner host (negative: no bound)")
 	fs.DurationVar(&c.partnerTimeout, "partner-timeout", soap.DefaultCallTimeout, "bound on a partner call that deploy.xml gives no orchd:timeout")
 	fs.Int64Var(&c.partnerMaxResp, "partner-max-response", soap.DefaultMaxResponseBytes, "largest partner response accepted, in bytes")
+	fs.StringVar(&c.partnerAllow, "partner-allow", "", "comma-separated rules allowing partner addresses chosen at run time (copied endpoint references, REST URIs): HOST[:PORT[-PORT]] with a host name (*.domain), IP or CIDR ([IPv6]:PORT); without a rule loopback, link-local and metadata addresses are refused")
 	tlsFlags(fs, &c.tls)
 	fs.StringVar(&c.endpointsFile, "endpoints", "", "file of partner address overrides: '{ns}Service Port URL' or 'portType {ns}PT URL' a line")
 	fs.StringVar(&c.debugAddr, "debug-addr", "", "serve net/http/pprof on this address (off when empty); keep it on loopback")
@@ -199,16 +201,20 @@ func runServer(ctx context.Context, cfg *serveConfig, log *slog.Logger) error {
 	if serverTLS != nil {
 		scheme = "https"
 	}
+	policy, err := soap.ParsePartnerPolicy(strings.Split(cfg.partnerAllow, ","))
+	if err != nil {
+		return err
+	}
 	client := soap.NewClient(soap.ClientOptions{MaxConnsPerHost: cfg.partnerConns, Timeout: cfg.partnerTimeout,
-		MaxResponseBytes: cfg.partnerMaxResp, TLS: partnerTLS, Limits: cfg.limits})
+		MaxResponseBytes: cfg.partnerMaxResp, TLS: partnerTLS, Limits: cfg.limits, Policy: policy, Logger: log})
 	// --endpoints overrides deploy-time bindings only: an address a
 	// process assigns at run time (a copied endpoint reference) is called
-	// as it is.
+	// as it is, under --partner-allow.
 	opts := process.Options{Logger: log, Registerer: reg, Partners: overrides.Partners(client.Partner),
-		AssignedPartners: client.Partner, BaseURL: baseURL(scheme, ln.Addr()), MessageHold: cfg.messageHold, MaxSteps: cfg.maxSteps, Extensions: cfg.extensions}
+		AssignedPartners: client.AssignedPartner, BaseURL: baseURL(scheme, ln.Addr()), MessageHold: cfg.messageHold, MaxSteps: cfg.maxSteps, Extensions: cfg.extensions}
 	// REST extension activities call on the partners' terms: the same
 	// keep-alive pool (--partner-conns) and per-call bound.
-	opts.HTTPClient, opts.HTTPTimeout = client.HTTPClient()
+	opts.HTTPClient, opts.HTTPTimeout = client.PolicedHTTPClient()
 	if store != nil {
 		opts.Store = store
 	}
@@ -325,12 +331,13 @@ func runServer(ctx context.Context, cfg *serveConfig, log *slog.Logger) error {
 	if cfg.admin.listen != "" {
 		consoleOpts.EndpointBase = baseURL(scheme, ln.Addr())
 	}
+	cfg.admin.main = ln.Addr()
 	adm, err := newAdmin(&cfg.admin, mgmtBackend, stream, console.New(consoleOpts), serverTLS, cfg.idleTimeout, log)
 	if err != nil {
 		return err
 	}
 	defer adm.close()
-	sopts := server.Options{Engine: engine, SOAP: front, Gatherer: reg, Logger: log}
+	sopts := server.Options{Engine: engine, SOAP: front, Gatherer: reg, Logger: log, Private: adm.private}
 	if adm.srv == nil {
 		sopts.Admin = adm.handler
 	}
