@@ -1,6 +1,8 @@
 package main
 
 import (
+	"crypto/tls"
+	"crypto/x509"
 	"encoding/json"
 	"errors"
 	"io"
@@ -383,5 +385,67 @@ func TestPartnerPasswordRedacted(t *testing.T) {
 	}
 	if !strings.Contains(seen["the log"], dead) {
 		t.Errorf("the log does not name the failed partner %s at all:\n%s", dead, seen["the log"])
+	}
+}
+
+// TestTLSClientCertificates: with --tls-client-ca the TLS listener
+// serves only clients presenting a certificate that CA signed; with
+// --admin-tls-client-ca, --admin-listen requires one of that CA instead.
+func TestTLSClientCertificates(t *testing.T) {
+	dir := t.TempDir()
+	ca, adminCA := newTestCA(t, "orchd test CA"), newTestCA(t, "admin CA")
+	caFile, adminCAFile := filepath.Join(dir, "ca.pem"), filepath.Join(dir, "admin-ca.pem")
+	for f, pem := range map[string][]byte{caFile: ca.pem, adminCAFile: adminCA.pem} {
+		if err := os.WriteFile(f, pem, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	srvCert, srvKey, _ := ca.issue(t, dir, "server", false)
+	_, _, client := ca.issue(t, dir, "client", true)
+	_, _, adminClient := adminCA.issue(t, dir, "operator", true)
+	deploy := t.TempDir()
+	copyBundle(t, deploy, "purchase-order", "127.0.0.1:1", "127.0.0.1:1", nil)
+	o := startOrchd(t, "--deploy", deploy, "--tls-cert", srvCert, "--tls-key", srvKey, "--tls-client-ca", caFile,
+		"--admin-listen", "127.0.0.1:0", "--admin-tls-client-ca", adminCAFile)
+	m := adminAddrRE.FindStringSubmatch(o.log())
+	if m == nil {
+		t.Fatalf("no management API address logged:\n%s", o.log())
+	}
+	roots := x509.NewCertPool()
+	roots.AddCert(ca.cert)
+	try := func(u string, cert *tls.Certificate) error {
+		conf := &tls.Config{RootCAs: roots}
+		if cert != nil {
+			conf.Certificates = []tls.Certificate{*cert}
+		}
+		c := &http.Client{Timeout: 30 * time.Second, Transport: &http.Transport{TLSClientConfig: conf}}
+		resp, err := c.Get(u)
+		if err != nil {
+			return err
+		}
+		_ = resp.Body.Close()
+		if resp.StatusCode != http.StatusOK {
+			return errors.New(resp.Status)
+		}
+		return nil
+	}
+	soapURL := strings.Replace(o.base, "http://", "https://", 1) + "/processes/PurchaseOrder?wsdl"
+	adminURL := "https://" + m[1] + "/api/v1/"
+	for _, tc := range []struct {
+		what string
+		u    string
+		cert *tls.Certificate
+		ok   bool
+	}{
+		{"SOAP listener, no certificate", soapURL, nil, false},
+		{"SOAP listener, the admin CA's certificate", soapURL, &adminClient, false},
+		{"SOAP listener, a certificate of --tls-client-ca", soapURL, &client, true},
+		{"admin listener, no certificate", adminURL, nil, false},
+		{"admin listener, a certificate of --tls-client-ca", adminURL, &client, false},
+		{"admin listener, a certificate of --admin-tls-client-ca", adminURL, &adminClient, true},
+	} {
+		if err := try(tc.u, tc.cert); (err == nil) != tc.ok {
+			t.Errorf("%s: err %v, want served %v", tc.what, err, tc.ok)
+		}
 	}
 }

@@ -332,7 +332,11 @@ func runServer(ctx context.Context, cfg *serveConfig, log *slog.Logger) error {
 		consoleOpts.EndpointBase = baseURL(scheme, ln.Addr())
 	}
 	cfg.admin.main = ln.Addr()
-	adm, err := newAdmin(&cfg.admin, mgmtBackend, stream, console.New(consoleOpts), serverTLS, cfg.idleTimeout, log)
+	adminTLS, err := cfg.tls.admin(serverTLS)
+	if err != nil {
+		return err
+	}
+	adm, err := newAdmin(&cfg.admin, mgmtBackend, stream, console.New(consoleOpts), adminTLS, cfg.idleTimeout, log)
 	if err != nil {
 		return err
 	}
