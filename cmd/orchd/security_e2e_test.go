@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"crypto/tls"
 	"crypto/x509"
 	"encoding/json"
@@ -11,6 +12,7 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strconv"
@@ -20,6 +22,8 @@ import (
 	"time"
 
 	"github.com/chromedp/chromedp"
+
+	"github.com/orchd/orchd/internal/etcdtest"
 )
 
 // The security tests (issue 21) each probe, on loopback, one way a
@@ -448,4 +452,30 @@ func TestTLSClientCertificates(t *testing.T) {
 			t.Errorf("%s: err %v, want served %v", tc.what, err, tc.ok)
 		}
 	}
+}
+
+// TestSecondUnclusteredNodeRefused: a second orchd without --cluster on
+// the etcd prefix a live one uses is refused at start, with an error
+// saying what to do; the first goes on serving.
+func TestSecondUnclusteredNodeRefused(t *testing.T) {
+	c := etcdtest.Start(t, 1)
+	crm, erp := startMocks(t)
+	args := []string{"--store", "etcd", "--etcd-endpoints", strings.Join(c.Endpoints(), ","), "--etcd-prefix", "/orchd/solo-e2e"}
+	first := startOrchd(t, append([]string{"--deploy", persistentDeploy(t, crm, erp), "--data", t.TempDir()}, args...)...)
+
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	second := exec.CommandContext(ctx, orchdBin, append([]string{"serve", "--listen", "127.0.0.1:0",
+		"--deploy", persistentDeploy(t, crm, erp), "--data", t.TempDir()}, args...)...)
+	out, err := second.CombinedOutput()
+	if err == nil || ctx.Err() != nil {
+		t.Fatalf("the second orchd was not refused (err %v):\n%s", err, out)
+	}
+	for _, want := range []string{"in use by another live orchd", "--cluster", "--etcd-prefix"} {
+		if !strings.Contains(string(out), want) {
+			t.Errorf("the refusal does not say %q:\n%s", want, out)
+		}
+	}
+	client := &http.Client{Timeout: 30 * time.Second}
+	checkAck(t, post(t, client, first.base+persistentPOPath, textXML, "", poRequest(t, "PO-SOLO-1")), map[string]string{"poId": "PO-SOLO-1", "status": "ACCEPTED"})
 }

@@ -23,6 +23,7 @@ import (
 	"github.com/orchd/orchd/internal/cluster"
 	"github.com/orchd/orchd/internal/console"
 	"github.com/orchd/orchd/internal/endpoints"
+	"github.com/orchd/orchd/internal/etcdstore"
 	"github.com/orchd/orchd/internal/exchange"
 	"github.com/orchd/orchd/internal/mockpartner"
 	"github.com/orchd/orchd/internal/process"
@@ -220,6 +221,13 @@ func runServer(ctx context.Context, cfg *serveConfig, log *slog.Logger) error {
 	}
 	if cfg.cluster.name != "" && store == nil {
 		return fmt.Errorf("--cluster needs --store etcd and a persistent process deployed")
+	}
+	// Two orchds on one etcd prefix share it only as nodes of a cluster.
+	if es, ok := store.(*etcdstore.Store); ok {
+		host, _ := os.Hostname()
+		if err := es.Claim(ctx, cfg.cluster.name, fmt.Sprintf("%s-%d", host, os.Getpid())); err != nil {
+			return err
+		}
 	}
 	// The management API's URL, published in the cluster membership:
 	// --admin-listen is bound now for that.
