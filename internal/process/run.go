@@ -247,6 +247,8 @@ func (e *Engine) resume(ctx context.Context, p *Process, key string, ex *exchang
 // then checkpoints, answers, and registers what the instance waits for.
 // The caller holds the instance's lock.
 func (e *Engine) drive(in *instance, ex *exchange.Exchange) error {
+	in.idle = exchange.IdlerOf(in.ctx)
+	defer func() { in.idle = nil }()
 	in.inbox, in.trigger, in.answered = ex, ex, false
 	if ex == nil || ex.Operation.OneWay() {
 		in.ctx = e.baseCtx
