@@ -479,3 +479,32 @@ func TestSecondUnclusteredNodeRefused(t *testing.T) {
 	client := &http.Client{Timeout: 30 * time.Second}
 	checkAck(t, post(t, client, first.base+persistentPOPath, textXML, "", poRequest(t, "PO-SOLO-1")), map[string]string{"poId": "PO-SOLO-1", "status": "ACCEPTED"})
 }
+
+// TestDuplicateCorrelationFaultHidesStore: a second conversation opened
+// with the correlation value of a live one fails, and its fault names
+// neither the store's keys nor the other conversation's instance.
+func TestDuplicateCorrelationFaultHidesStore(t *testing.T) {
+	o := approvalServer(t)
+	requestApproval(t, o.base, "DUP-1")
+	var page struct {
+		Instances []struct {
+			ID string `json:"id"`
+		} `json:"instances"`
+	}
+	_, body := getAuth(t, o.base+"/api/v1/instances", adminToken, "")
+	if json.Unmarshal([]byte(body), &page) != nil || len(page.Instances) != 1 {
+		t.Fatalf("instances: %s", body)
+	}
+	client := &http.Client{Timeout: 30 * time.Second}
+	r := post(t, client, o.base+approvalPath, textXML, `"urn:example:approval#requestApproval"`,
+		approvalBody("requestApproval", "DUP-1", "<appr:amount>10</appr:amount><appr:requester>eve</appr:requester>"))
+	if r.status == 200 {
+		t.Fatalf("a second conversation with the same correlation value was accepted: %s", r.body)
+	}
+	if strings.Contains(r.body, page.Instances[0].ID) || strings.Contains(r.body, "key ") || strings.Contains(r.body, "persist:") {
+		t.Errorf("the fault shows store internals: %s", r.body)
+	}
+	if !strings.Contains(o.log(), page.Instances[0].ID) {
+		t.Errorf("the log does not have the detail:\n%s", o.log())
+	}
+}

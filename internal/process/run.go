@@ -422,8 +422,26 @@ func (e *Engine) notStored(in *instance, ex *exchange.Exchange, cerr error) erro
 		// A timer's run: the stored instance still waits for it.
 		e.refire(p, id, due)
 	}
-	return fmt.Errorf("process %s: %w", p.Name.Local, cerr)
+	return &storeFailure{process: p.Name.Local, err: cerr}
 }
+
+// storeFailure is a failed checkpoint as the client hears it: the
+// store's detail (its key formats, another conversation's instance id)
+// is in the log (notStored) and behind Unwrap, never in the text a
+// fault carries.
+type storeFailure struct {
+	process string
+	err     error
+}
+
+func (e *storeFailure) Error() string {
+	if errors.Is(e.err, persist.ErrConflict) {
+		return "process " + e.process + ": instance state could not be stored: a correlation value of this message already belongs to another conversation"
+	}
+	return "process " + e.process + ": instance state could not be stored (the server log has the detail)"
+}
+
+func (e *storeFailure) Unwrap() error { return e.err }
 
 // endReason says why a run ended without answering ex.
 func endReason(in *instance, res result, ex *exchange.Exchange) string {
