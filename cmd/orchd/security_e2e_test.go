@@ -299,12 +299,7 @@ func TestAssignedPartnerOutsidePolicy(t *testing.T) {
 		_, _ = io.WriteString(w, "<html><body>"+page+"</body></html>")
 	}))
 	defer internal.Close()
-	closed, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	closedAddr := closed.Addr().String()
-	_ = closed.Close()
+	closedAddr := deadAddr(t)
 
 	deploy := t.TempDir()
 	writeProcess(t, deploy, "EprIn", "127.0.0.1:1", runBody(`
@@ -345,12 +340,7 @@ func TestAssignedPartnerOutsidePolicy(t *testing.T) {
 // fault, log line, API answer or ?wsdl document.
 func TestPartnerPasswordRedacted(t *testing.T) {
 	const password = "pw-S3cr3t-9931"
-	closed, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	dead := closed.Addr().String()
-	_ = closed.Close()
+	dead := deadAddr(t)
 	deploy := t.TempDir()
 	copyBundleFrom(t, "../../deploy/purchase-order-persistent", deploy, "po", "bob:"+password+"@"+dead, "bob:"+password+"@"+dead, nil)
 	o := startOrchd(t, "--deploy", deploy, "--data", t.TempDir(), "--admin-token-file", tokenFile(t, adminToken))
