@@ -425,10 +425,10 @@ func (e *Engine) notStored(in *instance, ex *exchange.Exchange, cerr error) erro
 	return &storeFailure{process: p.Name.Local, err: cerr}
 }
 
-// storeFailure is a failed checkpoint as the client hears it: the
-// store's detail (its key formats, another conversation's instance id)
-// is in the log (notStored) and behind Unwrap, never in the text a
-// fault carries.
+// storeFailure is a failed checkpoint as the client hears it: a
+// conflict's detail (the store's key format, another conversation's
+// instance id) is in the log (notStored) and behind Unwrap, never in the
+// text a fault carries.
 type storeFailure struct {
 	process string
 	err     error
@@ -438,7 +438,9 @@ func (e *storeFailure) Error() string {
 	if errors.Is(e.err, persist.ErrConflict) {
 		return "process " + e.process + ": instance state could not be stored: a correlation value of this message already belongs to another conversation"
 	}
-	return "process " + e.process + ": instance state could not be stored (the server log has the detail)"
+	// The store's other failures (unavailable, disk full) name no key
+	// or instance.
+	return "process " + e.process + ": " + e.err.Error()
 }
 
 func (e *storeFailure) Unwrap() error { return e.err }
