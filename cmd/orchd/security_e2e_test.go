@@ -494,7 +494,7 @@ func TestDuplicateCorrelationFaultHidesStore(t *testing.T) {
 	if strings.Contains(r.body, page.Instances[0].ID) || strings.Contains(r.body, "key ") || strings.Contains(r.body, "persist:") {
 		t.Errorf("the fault shows store internals: %s", r.body)
 	}
-	if !strings.Contains(o.log(), page.Instances[0].ID) {
+	if !eventually(func() bool { return strings.Contains(o.log(), page.Instances[0].ID) }) {
 		t.Errorf("the log does not have the detail:\n%s", o.log())
 	}
 }
