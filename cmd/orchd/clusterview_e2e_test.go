@@ -74,6 +74,7 @@ func TestClusterView(t *testing.T) {
   </sequence>`, true)
 	endpoints := strings.Join(ec.Endpoints(), ",")
 	tok := tokenFile(t, adminToken)
+	t.Setenv("ORCHD_TOKEN_FILE", tok) // with a token configured, reads need it too
 	// a's lease (10 s) outlasts by far b's listing while a hangs (the
 	// fan-out timeout, 1 s): a is still a member then, however slow etcd.
 	node := func(id, ttl string) *orchd {

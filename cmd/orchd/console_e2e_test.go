@@ -27,7 +27,14 @@ import (
 // (as .ci/run sets) makes that a failure. Each page is saved as a PNG in
 // $ORCHD_ARTIFACTS (default artifacts/console at the repository root).
 
-const consoleToken = "console-e2e-token"
+// consoleToken is adminToken, which apiGet sends (every read of a server
+// with a token needs one).
+const consoleToken = adminToken
+
+// consoleReadToken is the read token of consoleServer: what an operator
+// who only looks gives the console (with a token configured, every read
+// needs one).
+const consoleReadToken = "console-e2e-read-token"
 
 // betaID is the correlation value of beta's instance, as XML text: its
 // value is "beta-<b>1</b>".
@@ -231,7 +238,13 @@ func (b *browser) noScriptErrors() {
 func apiGet(t *testing.T, base, path string, v any) {
 	t.Helper()
 	client := &http.Client{Timeout: 20 * time.Second}
-	resp, err := client.Get(base + "/api/v1/" + path)
+	req, err := http.NewRequest(http.MethodGet, base+"/api/v1/"+path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The tests' admin token; a server without one reads without it.
+	req.Header.Set("Authorization", "Bearer "+consoleToken)
+	resp, err := client.Do(req)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -269,11 +282,16 @@ func consoleServer(t *testing.T) (o *orchd, admin, deploy string) {
 	if err := os.WriteFile(tokenFile, []byte(consoleToken+"\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
+	readTokenFile := filepath.Join(t.TempDir(), "read-token")
+	if err := os.WriteFile(readTokenFile, []byte(consoleReadToken+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
 	writeVersion(t, deploy, "alpha", "A", false)
 	writeVersion(t, deploy, "beta", "B", false)
 	writeProcess(t, deploy, "gamma", "127.0.0.1:1", failingBody, false)
 	o = startOrchd(t, "--deploy", deploy, "--data", data, "--deploy-poll", hotPoll,
-		"--admin-listen", "127.0.0.1:0", "--admin-token-file", tokenFile, "--timeline", "100", "--sample-every", "1")
+		"--admin-listen", "127.0.0.1:0", "--admin-token-file", tokenFile, "--admin-read-token-file", readTokenFile,
+		"--timeline", "100", "--sample-every", "1")
 	m := adminRE.FindStringSubmatch(o.log())
 	if m == nil {
 		t.Fatalf("no management API address in the log\n%s", o.log())
@@ -312,6 +330,8 @@ func TestConsoleInBrowser(t *testing.T) {
 	t.Run("processes", func(t *testing.T) {
 		b.t = t
 		b.open(admin + "/console/")
+		// Every read needs a token: the operator gives the read token.
+		b.do("giving the read token", chromedp.SendKeys(chromedp.CSS("#token"), consoleReadToken), chromedp.Click(chromedp.CSS("#token-save")))
 		b.wait("the processes listed", `document.querySelectorAll('#processes-table tbody tr').length === 3`)
 		b.wait("throughput measured", `[...document.querySelectorAll('#processes-table td.tps')].every(td => /^[0-9.]+$/.test(td.textContent))`)
 		row := fmt.Sprintf(`document.querySelector('#processes-table tr[data-process=%q]')`, names["alpha"])
@@ -341,7 +361,7 @@ func TestConsoleInBrowser(t *testing.T) {
 			t.Errorf("%d replies with a time bar, want 2", got)
 		}
 		if got := eval[bool](b, fmt.Sprintf(`document.querySelector('#retire-v%d').disabled`, versions["alpha"])); !got {
-			t.Errorf("retire is enabled without a token")
+			t.Errorf("retire is enabled with the read token")
 		}
 		b.shot("process")
 		b.noScriptErrors()
@@ -395,7 +415,7 @@ func TestConsoleInBrowser(t *testing.T) {
 		b.wait("timeline shown", `document.querySelector('#timeline-table tbody tr[data-kind="instanceCreated"]') !== null`)
 		b.wait("terminate offered", `!document.querySelector('#act-terminate').hidden`)
 		if !eval[bool](b, `document.querySelector('#act-terminate').disabled`) {
-			t.Errorf("terminate is enabled without a token")
+			t.Errorf("terminate is enabled with the read token")
 		}
 		b.do("giving the token", chromedp.SendKeys(chromedp.CSS("#token"), consoleToken), chromedp.Click(chromedp.CSS("#token-save")))
 		b.wait("terminate enabled", `!document.querySelector('#act-terminate').disabled`)

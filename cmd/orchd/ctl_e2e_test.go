@@ -130,6 +130,8 @@ func approvalServer(t *testing.T, extra ...string) *orchd {
 func TestCtlInstanceActions(t *testing.T) {
 	o := approvalServer(t)
 	tok := tokenFile(t, adminToken)
+	// With a token configured, reads need it too.
+	t.Setenv("ORCHD_TOKEN_FILE", tok)
 	for _, id := range []string{"R-1", "R-2", "R-3"} {
 		requestApproval(t, o.base, id)
 	}
@@ -264,6 +266,8 @@ func TestCtlRetryFailedInvoke(t *testing.T) {
   </sequence>`, false)
 	o := startOrchd(t, "--deploy", deploy, "--data", t.TempDir(), "--admin-token-file", tokenFile(t, adminToken))
 	tok := tokenFile(t, adminToken)
+	// With a token configured, reads need it too.
+	t.Setenv("ORCHD_TOKEN_FILE", tok)
 	if r := callRun(t, o.base, "Flaky", "F1", "1"); r.status != 200 {
 		t.Fatalf("run: %d %s", r.status, r.body)
 	}
@@ -308,6 +312,8 @@ func TestCtlDeploy(t *testing.T) {
 	partner := startSlowPartner(t, 0)
 	o := startOrchd(t, "--deploy", t.TempDir(), "--data", t.TempDir(), "--admin-token-file", tokenFile(t, adminToken))
 	tok := tokenFile(t, adminToken)
+	// With a token configured, reads need it too.
+	t.Setenv("ORCHD_TOKEN_FILE", tok)
 	src := t.TempDir()
 	body := `
   <sequence>
@@ -420,8 +426,16 @@ func TestCtlAuth(t *testing.T) {
 		if status != 200 {
 			t.Fatalf("the process after refused mutations: %d %s", status, body)
 		}
-		// Reads are open.
-		out := mustCtl(t, o.base, "processes")
+		// Reads are open without a token configured; with one they
+		// need it.
+		var args []string
+		if o == withToken {
+			if r := runCtl(t, o.base, "processes"); r.code == 0 || !strings.Contains(r.stderr, "(401)") {
+				t.Errorf("a read without the token: %s", r)
+			}
+			args = []string{"--token-file", tokenFile(t, adminToken)}
+		}
+		out := mustCtl(t, o.base, append(args, "processes")...)
 		if !strings.Contains(out, "PurchaseOrder") {
 			t.Fatalf("processes:\n%s", out)
 		}
@@ -456,7 +470,7 @@ func TestAdminListen(t *testing.T) {
 	if admin == o.base {
 		t.Fatalf("the API is on the SOAP listener %s", o.base)
 	}
-	if status, body := get(t, admin+"/api/v1/"); status != 200 || !strings.Contains(body, `"readOnly": false`) {
+	if status, body := get(t, admin+"/api/v1/", "Authorization", "Bearer "+adminToken); status != 200 || !strings.Contains(body, `"readOnly": false`) {
 		t.Fatalf("API on --admin-listen: %d %s", status, body)
 	}
 	if status, _ := get(t, o.base+"/api/v1/"); status == 200 {
@@ -505,6 +519,7 @@ func TestEventStreamE2E(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, o.base+"/api/v1/events", nil)
+	req.Header.Set("Authorization", "Bearer "+adminToken) // every read needs the token
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		t.Fatal(err)
@@ -576,7 +591,7 @@ func TestEventStreamE2E(t *testing.T) {
 
 	// Without --timeline: 503 naming the flag.
 	plain := approvalServer(t)
-	if status, body := get(t, plain.base+"/api/v1/events"); status != 503 || !strings.Contains(body, "--timeline N") {
+	if status, body := get(t, plain.base+"/api/v1/events", "Authorization", "Bearer "+adminToken); status != 503 || !strings.Contains(body, "--timeline N") {
 		t.Fatalf("events without --timeline: %d %s", status, body)
 	}
 }

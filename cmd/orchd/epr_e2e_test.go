@@ -88,7 +88,7 @@ func TestEndpointReferences(t *testing.T) {
 	if err := os.WriteFile(rules, []byte("{urn:e2e}PartnerService * http://"+overridden.addr+"/partner\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	o := startOrchd(t, "--deploy", deploy, "--endpoints", rules)
+	o := startOrchd(t, "--deploy", deploy, "--endpoints", rules, "--partner-allow", "127.0.0.1") // the test's loopback partners
 	client := &http.Client{Timeout: 30 * time.Second}
 	run := func(name, id, n string) response {
 		return post(t, client, o.base+"/processes/"+name, textXML, `"urn:e2e#run"`, eprRequest(id, n))
@@ -153,13 +153,13 @@ func TestEndpointReferenceSurvivesRestart(t *testing.T) {
   </sequence>`, false)
 	data := t.TempDir()
 	client := &http.Client{Timeout: 30 * time.Second}
-	o := startOrchd(t, "--deploy", deploy, "--data", data)
+	o := startOrchd(t, "--deploy", deploy, "--data", data, "--partner-allow", "127.0.0.1")
 	r := post(t, client, o.base+"/processes/EprRestart", textXML, `"urn:e2e#run"`, eprRequest("R1", wsaEPR("http://"+partner.addr+"/partner")))
 	if r.status != 200 {
 		t.Fatalf("run: status %d body %s", r.status, r.body)
 	}
 	kill9(t, o)
-	o2 := startOrchd(t, "--deploy", deploy, "--data", data)
+	o2 := startOrchd(t, "--deploy", deploy, "--data", data, "--partner-allow", "127.0.0.1")
 	g := post(t, client, o2.base+"/processes/EprRestart", textXML, `"urn:e2e#go"`, e2eRequest("R1", "2"))
 	if g.status != 202 {
 		t.Fatalf("go: status %d body %s", g.status, g.body)

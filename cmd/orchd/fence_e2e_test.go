@@ -96,6 +96,7 @@ func TestClusterFenceAndRejoin(t *testing.T) {
 	held := startHeldPartner(t, crm, "PO-FENCE")
 	deploy := persistentDeploy(t, held.addr, erp)
 	tok := tokenFile(t, adminToken)
+	t.Setenv("ORCHD_TOKEN_FILE", tok) // with a token configured, reads need it too
 	node := func(id string) *orchd {
 		return startOrchd(t, "--deploy", deploy, "--data", t.TempDir(), "--store", "etcd",
 			"--etcd-endpoints", strings.Join(ec.Endpoints(), ","), "--etcd-prefix", "/orchd/fence/",

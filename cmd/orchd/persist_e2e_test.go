@@ -49,7 +49,8 @@ type instanceJSON struct {
 
 func listInstances(t *testing.T, o *orchd, query string) []instanceJSON {
 	t.Helper()
-	status, body := get(t, o.base+"/instances"+query)
+	// The tests' admin token: with a token configured /instances needs it.
+	status, body := get(t, o.base+"/instances"+query, "Authorization", "Bearer "+adminToken)
 	if status != 200 {
 		t.Fatalf("/instances: %d %s", status, body)
 	}

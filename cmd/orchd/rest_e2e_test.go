@@ -98,7 +98,7 @@ func TestRESTExtensionActivities(t *testing.T) {
 	deploy := t.TempDir()
 	writeProcess(t, deploy, "Rest", "127.0.0.1:1", strings.ReplaceAll(restProcess, "ITEMS", ln.Addr().String()), true)
 	writeProcess(t, deploy, "RestDead", "127.0.0.1:1", strings.ReplaceAll(restProcess, "ITEMS", dead), true)
-	o := startOrchd(t, "--deploy", deploy)
+	o := startOrchd(t, "--deploy", deploy, "--partner-allow", "127.0.0.1") // the test's loopback partner
 
 	r := callRun(t, o.base, "Rest", "K7", "GOT")
 	if r.status != 200 || !strings.Contains(r.body, ">201 200 GOT 204 404<") {

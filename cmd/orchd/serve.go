@@ -27,6 +27,7 @@ import (
 	"github.com/orchd/orchd/internal/clusterview"
 	"github.com/orchd/orchd/internal/console"
 	"github.com/orchd/orchd/internal/endpoints"
+	"github.com/orchd/orchd/internal/etcdstore"
 	"github.com/orchd/orchd/internal/exchange"
 	"github.com/orchd/orchd/internal/hotdeploy"
 	"github.com/orchd/orchd/internal/instancestore"
@@ -59,6 +60,7 @@ type serveConfig struct {
 	endpointsFile   string
 	partnerTimeout  time.Duration
 	partnerMaxResp  int64
+	partnerAllow    string
 	tls             tlsConfig
 	events          eventsConfig
 	sampleEvery     int
@@ -104,6 +106,7 @@ func defineServe(fs *flag.FlagSet) *serveConfig {
 	fs.IntVar(&c.partnerConns, "partner-conns", soap.DefaultMaxConnsPerHost, "most keep-alive connections to one partner host (negative: no bound)")
 	fs.DurationVar(&c.partnerTimeout, "partner-timeout", soap.DefaultCallTimeout, "bound on a partner call that deploy.xml gives no orchd:timeout")
 	fs.Int64Var(&c.partnerMaxResp, "partner-max-response", soap.DefaultMaxResponseBytes, "largest partner response accepted, in bytes")
+	fs.StringVar(&c.partnerAllow, "partner-allow", "", "comma-separated rules allowing partner addresses chosen at run time (copied endpoint references, REST URIs): HOST[:PORT[-PORT]] with a host name (*.domain), IP or CIDR ([IPv6]:PORT); without a rule loopback, link-local and metadata addresses are refused")
 	tlsFlags(fs, &c.tls)
 	fs.StringVar(&c.endpointsFile, "endpoints", "", "file of partner address overrides: '{ns}Service Port URL' or 'portType {ns}PT URL' a line")
 	fs.StringVar(&c.debugAddr, "debug-addr", "", "serve net/http/pprof on this address (off when empty); keep it on loopback")
@@ -214,19 +217,37 @@ func runServer(ctx context.Context, cfg *serveConfig, log *slog.Logger) error {
 	if serverTLS != nil {
 		scheme = "https"
 	}
+	policy, err := soap.ParsePartnerPolicy(strings.Split(cfg.partnerAllow, ","))
+	if err != nil {
+		return err
+	}
 	client := soap.NewClient(soap.ClientOptions{MaxConnsPerHost: cfg.partnerConns, Timeout: cfg.partnerTimeout,
-		MaxResponseBytes: cfg.partnerMaxResp, TLS: partnerTLS, Limits: cfg.limits})
+		MaxResponseBytes: cfg.partnerMaxResp, TLS: partnerTLS, Limits: cfg.limits, Policy: policy, Logger: log})
 	// --endpoints overrides deploy-time bindings only: an address a
 	// process assigns at run time (a copied endpoint reference) is called
-	// as it is.
+	// as it is, under --partner-allow.
 	opts := process.Options{Logger: log, Registerer: reg, Partners: overrides.Partners(client.Partner),
-		AssignedPartners: client.Partner, BaseURL: baseURL(scheme, ln.Addr()), MessageHold: cfg.messageHold, MaxSteps: cfg.maxSteps, Extensions: cfg.extensions}
+		AssignedPartners: client.AssignedPartner, BaseURL: baseURL(scheme, ln.Addr()), MessageHold: cfg.messageHold, MaxSteps: cfg.maxSteps, Extensions: cfg.extensions}
 	// REST extension activities call on the partners' terms: the same
 	// keep-alive pool (--partner-conns) and per-call bound.
-	opts.HTTPClient, opts.HTTPTimeout = client.HTTPClient()
+	opts.HTTPClient, opts.HTTPTimeout = client.PolicedHTTPClient()
 	opts.Store = store
 	if cfg.cluster.name != "" && store.Opened() == nil {
 		return fmt.Errorf("--cluster needs --store etcd and a persistent process deployed")
+	}
+	// Two orchds on one etcd prefix share it only as nodes of a cluster:
+	// with --store etcd the store opens at start, so the prefix is
+	// claimed before anything runs.
+	if cfg.store.Kind == instancestore.Etcd {
+		if _, err := store.Open(); err != nil {
+			return err
+		}
+	}
+	if es, ok := store.Opened().(*etcdstore.Store); ok {
+		host, _ := os.Hostname()
+		if err := es.Claim(ctx, cfg.cluster.name, fmt.Sprintf("%s-%d", host, os.Getpid())); err != nil {
+			return err
+		}
 	}
 	// The management API's URL, published in the cluster membership:
 	// --admin-listen is bound now for that.
@@ -342,13 +363,22 @@ func runServer(ctx context.Context, cfg *serveConfig, log *slog.Logger) error {
 	if cfg.admin.listen != "" {
 		consoleOpts.EndpointBase = baseURL(scheme, ln.Addr())
 	}
-	adm, err := adminserver.New(adminserver.Options{TokenFile: cfg.admin.tokenFile, Listen: cfg.admin.listen, Listener: cfg.admin.ln,
-		Backend: mgmtBackend, Stream: stream, Console: console.New(consoleOpts), TLS: serverTLS, IdleTimeout: cfg.idleTimeout, Logger: log})
+	adminTLS, err := cfg.tls.admin(serverTLS)
+	if err != nil {
+		return err
+	}
+	var hosts []string
+	if cfg.admin.hosts != "" {
+		hosts = strings.Split(cfg.admin.hosts, ",")
+	}
+	adm, err := adminserver.New(adminserver.Options{TokenFile: cfg.admin.tokenFile, ReadTokenFile: cfg.admin.readTokenFile, Hosts: hosts,
+		Main: ln.Addr(), Listen: cfg.admin.listen, Listener: cfg.admin.ln,
+		Backend: mgmtBackend, Stream: stream, Console: console.New(consoleOpts), TLS: adminTLS, IdleTimeout: cfg.idleTimeout, Logger: log})
 	if err != nil {
 		return err
 	}
 	defer adm.Close()
-	sopts := server.Options{Engine: engine, SOAP: front, Gatherer: reg, Logger: log}
+	sopts := server.Options{Engine: engine, SOAP: front, Gatherer: reg, Logger: log, Private: adm.Private}
 	if !adm.Separate() {
 		sopts.Admin = adm.Handler
 	}
@@ -356,17 +386,20 @@ func runServer(ctx context.Context, cfg *serveConfig, log *slog.Logger) error {
 		sopts.Front = clusternode.Forwarder(node, engine, front, log)
 	}
 	srv := &http.Server{
-		Handler:           server.BodyTimeout(server.New(sopts), cfg.front.bodyTimeout),
+		Handler:           server.Guard(server.BodyTimeout(server.New(sopts), cfg.front.bodyTimeout)),
 		ReadHeaderTimeout: cfg.front.readHeaderTimeout,
 		MaxHeaderBytes:    cfg.front.maxHeaderBytes,
 		IdleTimeout:       cfg.idleTimeout,
 		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
 		TLSConfig:         serverTLS,
 		// Paces clients that retry at once after being shed.
-		ConnContext: front.ConnContext,
+		ConnContext: server.GuardConnContext(front.ConnContext),
 	}
 	if cfg.front.maxConns > 0 {
 		ln = server.NewLimitListener(ln, server.LimitOptions{Max: cfg.front.maxConns, HTTPAnswer: serverTLS == nil, Registerer: reg, Logger: log})
+	}
+	if serverTLS == nil {
+		ln = server.GuardListener(ln)
 	}
 
 	mockErr := make(chan error, 1)

@@ -1,7 +1,6 @@
 package admin
 
 import (
-	"crypto/subtle"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -32,8 +31,10 @@ type Options struct {
 	// Stream feeds GET /api/v1/events; nil answers it 503 (orchd serve
 	// keeps no events without --timeline).
 	Stream Stream
-	// Token is the bearer token mutations need; empty makes the API
-	// read-only (403 on every mutation).
+	// Access is who may read and mutate (access.go); its zero value
+	// lets anyone read and nobody mutate.
+	Access Access
+	// Token, when set, is Access.Token (the admin token).
 	Token string
 	// Console is served at /console/ (with its full path); nil serves
 	// nothing there.
@@ -71,9 +72,6 @@ const (
 	maxFailures = 1000
 )
 
-// ReadOnlyReason is the 403 answer when no token is configured.
-const ReadOnlyReason = "the API is read-only: start orchd with --admin-token-file"
-
 type api struct {
 	opts   Options
 	log    *slog.Logger
@@ -94,6 +92,9 @@ func New(opts Options) http.Handler {
 	}
 	if opts.Heartbeat <= 0 {
 		opts.Heartbeat = 15 * time.Second
+	}
+	if opts.Token != "" {
+		opts.Access.Token = opts.Token
 	}
 	a := &api{opts: opts, log: opts.Logger, routes: http.NewServeMux()}
 	m := a.routes
@@ -116,17 +117,23 @@ func New(opts Options) http.Handler {
 	return a
 }
 
-// ServeHTTP checks the token of a mutation (the console's too), then routes; a path no route
-// has is a JSON 404, a method no route of the path takes a JSON 405.
+// ServeHTTP checks the request's access (Access.check: the Host, then
+// the token of every API request, and of every mutation on the
+// console's paths), then routes; a path no route has is a JSON 404, a
+// method no route of the path takes a JSON 405.
 func (a *api) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	if r.Method != http.MethodGet && r.Method != http.MethodHead {
-		if status, reason := a.authorize(r); status != 0 {
-			if status == http.StatusUnauthorized {
-				w.Header().Set("WWW-Authenticate", `Bearer realm="orchd", error="invalid_token"`)
-			}
-			writeError(w, status, reason)
-			return
-		}
+	acc := &a.opts.Access
+	if a.opts.Console != nil && strings.HasPrefix(r.URL.Path, "/console/") && (r.Method == http.MethodGet || r.Method == http.MethodHead) {
+		// The console's pages are a shell without data: a browser
+		// loads them without a token, and they read through the API
+		// with the one the operator gives.
+		plain := *acc
+		plain.Token, plain.ReadToken = "", ""
+		acc = &plain
+	}
+	if status, reason := acc.check(r); status != 0 {
+		refuse(w, status, reason)
+		return
 	}
 	if h := r.Header.Get("Authorization"); h != "" {
 		// For a cluster Backend's requests to the other nodes.
@@ -158,26 +165,6 @@ func (a *api) allowed(r *http.Request) []string {
 		}
 	}
 	return out
-}
-
-// authorize checks a mutation's bearer token: 0 when it may go on, else
-// the status and the reason.
-func (a *api) authorize(r *http.Request) (int, string) {
-	if a.opts.Token == "" {
-		return http.StatusForbidden, ReadOnlyReason
-	}
-	h := r.Header.Get("Authorization")
-	if h == "" {
-		return http.StatusUnauthorized, "this needs a token: send \"Authorization: Bearer <token>\" (the token of --admin-token-file)"
-	}
-	scheme, tok, ok := strings.Cut(h, " ")
-	if !ok || !strings.EqualFold(scheme, "Bearer") {
-		return http.StatusUnauthorized, "the Authorization header is not \"Bearer <token>\""
-	}
-	if subtle.ConstantTimeCompare([]byte(strings.TrimSpace(tok)), []byte(a.opts.Token)) != 1 {
-		return http.StatusUnauthorized, "wrong token"
-	}
-	return 0, ""
 }
 
 // statusOf maps a Backend error to its HTTP status.
@@ -229,12 +216,15 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 	_ = enc.Encode(v)
 }
 
-// info is GET /api/v1/.
-func (a *api) info(w http.ResponseWriter, _ *http.Request) {
+// info is GET /api/v1/: whether the API mutates at all, and what the
+// request's token may do ("admin", "read", or "none" when no token is
+// configured).
+func (a *api) info(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, struct {
 		ReadOnly bool   `json:"readOnly"`
+		Access   string `json:"access"`
 		Version  string `json:"version"`
-	}{a.opts.Token == "", a.opts.Version})
+	}{a.opts.Access.Token == "", a.opts.Access.grant(r), a.opts.Version})
 }
 
 // scopeParam reads the only parameter r may have, scope: true for

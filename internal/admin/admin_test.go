@@ -334,30 +334,40 @@ func queryEqual(a, b mgmt.Query) bool {
 }
 
 func TestAuth(t *testing.T) {
+	const readTok = "r3ad-only"
 	tests := []struct {
 		name      string
-		token     string // configured
+		access    Access // configured
 		method    string
 		auth      string // sent
+		host      string // sent; empty: the test server's
 		status    int
 		reason    string
 		challenge bool
 	}{
-		{"read-only refuses a mutation", "", "POST", "Bearer anything", 403, ReadOnlyReason, false},
-		{"read-only refuses a delete", "", "DELETE", "", 403, "--admin-token-file", false},
-		{"read-only reads", "", "GET", "", 200, "", false},
-		{"no token sent", token, "POST", "", 401, "needs a token", true},
-		{"wrong token", token, "POST", "Bearer " + token + "x", 401, "wrong token", true},
-		{"a token's prefix", token, "POST", "Bearer s3cret", 401, "wrong token", true},
-		{"not bearer", token, "POST", "Basic " + token, 401, "Bearer <token>", true},
-		{"right token", token, "POST", "Bearer " + token, 200, "", false},
-		{"scheme in any case", token, "POST", "bearer " + token, 200, "", false},
-		{"reads need none", token, "GET", "", 200, "", false},
-		{"reads ignore a wrong one", token, "GET", "Bearer nope", 200, "", false},
+		{"read-only refuses a mutation", Access{}, "POST", "Bearer anything", "", 403, ReadOnlyReason, false},
+		{"read-only refuses a delete", Access{}, "DELETE", "", "", 403, "--admin-token-file", false},
+		{"read-only reads", Access{}, "GET", "", "", 200, "", false},
+		{"no token sent", Access{Token: token}, "POST", "", "", 401, "needs a token", true},
+		{"wrong token", Access{Token: token}, "POST", "Bearer " + token + "x", "", 401, "wrong token", true},
+		{"a token's prefix", Access{Token: token}, "POST", "Bearer s3cret", "", 401, "wrong token", true},
+		{"not bearer", Access{Token: token}, "POST", "Basic " + token, "", 401, "Bearer <token>", true},
+		{"right token", Access{Token: token}, "POST", "Bearer " + token, "", 200, "", false},
+		{"scheme in any case", Access{Token: token}, "POST", "bearer " + token, "", 200, "", false},
+		{"reads need the token", Access{Token: token}, "GET", "", "", 401, "needs a token", true},
+		{"reads refuse a wrong one", Access{Token: token}, "GET", "Bearer nope", "", 401, "wrong token", true},
+		{"reads with the token", Access{Token: token}, "GET", "Bearer " + token, "", 200, "", false},
+		{"the read token reads", Access{Token: token, ReadToken: readTok}, "GET", "Bearer " + readTok, "", 200, "", false},
+		{"the read token mutates nothing", Access{Token: token, ReadToken: readTok}, "POST", "Bearer " + readTok, "", 403, "only reads", false},
+		{"a read token alone", Access{ReadToken: readTok}, "GET", "", "", 401, "needs a token", true},
+		{"off", Access{Off: OffReason}, "GET", "", "", 403, "--admin-token-file", false},
+		{"a Host it answers", Access{Hosts: []string{"127.0.0.1", "orchd.internal"}}, "GET", "", "orchd.internal:8080", 200, "", false},
+		{"a rebound Host", Access{Hosts: []string{"127.0.0.1"}}, "GET", "", "evil.example:8080", 421, "--admin-hosts", false},
+		{"any IP", Access{Hosts: []string{"localhost"}, AnyIP: true}, "GET", "", "[::1]:8080", 200, "", false},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			srv, fb := newServer(t, Options{Token: tc.token})
+			srv, fb := newServer(t, Options{Access: tc.access})
 			path := "/api/v1/instances/i-1/resume"
 			switch tc.method {
 			case "GET":
@@ -365,7 +375,18 @@ func TestAuth(t *testing.T) {
 			case "DELETE":
 				path = "/api/v1/bundles/b"
 			}
-			a := do(t, srv, tc.method, path, tc.auth, nil)
+			req := httptest.NewRequest(tc.method, path, nil)
+			if tc.auth != "" {
+				req.Header.Set("Authorization", tc.auth)
+			}
+			if tc.host != "" {
+				req.Host = tc.host
+			} else {
+				req.Host = "127.0.0.1:8080"
+			}
+			rec := httptest.NewRecorder()
+			srv.Config.Handler.ServeHTTP(rec, req)
+			a := answer{status: rec.Code, header: rec.Header(), body: rec.Body.String()}
 			if a.status != tc.status {
 				t.Fatalf("status %d, want %d: %s", a.status, tc.status, a.body)
 			}

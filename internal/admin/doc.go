@@ -14,15 +14,20 @@
 //
 // # Authentication
 //
-// GET (and HEAD) requests are open: anyone who can reach the address can
-// read processes, instances and their variables, and the console (which
-// is read-only without a token). Every other method, on the API and on
-// the console's paths alike, needs
-// "Authorization: Bearer <token>" with Options.Token, compared in
-// constant time: a missing or wrong token is 401 with
-// "WWW-Authenticate: Bearer" and a reason. With no token configured the
-// API is read-only and every mutation is 403. Keep the API on loopback or
-// behind a proxy (orchd serve --admin-listen) when reads must be private.
+// Access (access.go) decides, for every request before routing: the
+// Host header must name the listener (Access.Hosts, AnyIP; 421
+// otherwise: DNS rebinding); with a token configured (Access.Token, the
+// admin token, and Access.ReadToken, which only reads) every API
+// request, reads and the event stream included, needs
+// "Authorization: Bearer <token>", compared in constant time (401 with
+// "WWW-Authenticate: Bearer" and a reason when missing or wrong; 403 for
+// a mutation with the read token); with none, reads are open and every
+// mutation is 403 (read-only). Access.Off turns the API off (403): orchd
+// serve sets it for a listener that is not loopback when no token is
+// configured (ListenerAccess). The console's GET pages are shells
+// without data: they need no token, only the Host check. Protect applies
+// the same rules to other handlers (the main listener's /instances).
+// docs/security.md has the whole picture.
 //
 // # The event stream
 //

@@ -15,6 +15,7 @@ import (
 
 	"github.com/orchd/orchd/internal/admin"
 	"github.com/orchd/orchd/internal/mgmt"
+	"github.com/orchd/orchd/internal/server"
 )
 
 // readToken reads the admin token: the file's content, trimmed, which
@@ -43,6 +44,10 @@ func readToken(path string, log *slog.Logger) (string, error) {
 type Server struct {
 	// Handler serves the API and the console.
 	Handler http.Handler
+	// Private guards the main listener's routes that show instance data
+	// (server.Options.Private); nil without Options.Main.
+	Private func(http.Handler) http.Handler
+	access  admin.Access
 	srv     *http.Server // nil when on the main listener
 	ln      net.Listener
 	// done, closed, ends the event streams.
@@ -53,9 +58,19 @@ type Server struct {
 
 // Options configure a Server.
 type Options struct {
-	// TokenFile holds the bearer token mutations need
-	// (--admin-token-file); empty makes the API read-only.
-	TokenFile string
+	// TokenFile holds the admin bearer token (--admin-token-file): with
+	// it every request needs a token and mutations need this one; empty
+	// makes the API read-only, served only on loopback listeners.
+	// ReadTokenFile holds a second token that reads but mutates nothing
+	// (--admin-read-token-file).
+	TokenFile, ReadTokenFile string
+	// Hosts are the host names the API answers besides its listener's
+	// own address (--admin-hosts; the Host header is checked against DNS
+	// rebinding).
+	Hosts []string
+	// Main is the SOAP listener's address: without a token the API is
+	// off there unless it is loopback.
+	Main net.Addr
 	// Listen is --admin-listen: the API's own address; empty serves it
 	// on the main listener. Listener, when set, is that address already
 	// bound.
@@ -81,27 +96,46 @@ func New(o Options) (*Server, error) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	var tok string
-	if o.TokenFile != "" {
-		var err error
-		if tok, err = readToken(o.TokenFile, log); err != nil {
-			return nil, err
+	var tok, readTok string
+	for _, f := range []struct {
+		file string
+		tok  *string
+	}{{o.TokenFile, &tok}, {o.ReadTokenFile, &readTok}} {
+		if f.file != "" {
+			var err error
+			if *f.tok, err = readToken(f.file, log); err != nil {
+				return nil, err
+			}
 		}
 	}
+	if tok != "" && tok == readTok {
+		return nil, fmt.Errorf("--admin-read-token-file holds the admin token: give the read token its own value")
+	}
 	a := &Server{done: make(chan struct{}), readOnly: tok == ""}
-	a.Handler = admin.New(admin.Options{Backend: o.Backend, Stream: o.Stream, Token: tok, Console: o.Console,
-		Logger: log, Version: orchdVersion(), Done: a.done})
+	var ln net.Listener
 	if o.Listen != "" {
-		ln := o.Listener
+		ln = o.Listener
 		if ln == nil {
 			var err error
 			if ln, err = net.Listen("tcp", o.Listen); err != nil {
 				return nil, fmt.Errorf("listen on --admin-listen %s: %w", o.Listen, err)
 			}
 		}
+	}
+	if o.Main != nil {
+		mainAccess := admin.ListenerAccess(o.Main, tok, readTok, o.Hosts, false)
+		a.Private = func(h http.Handler) http.Handler { return admin.Protect(mainAccess, h) }
+		a.access = mainAccess
+	}
+	if ln != nil {
+		a.access = admin.ListenerAccess(ln.Addr(), tok, readTok, o.Hosts, true)
+	}
+	a.Handler = admin.New(admin.Options{Backend: o.Backend, Stream: o.Stream, Access: a.access, Console: o.Console,
+		Logger: log, Version: orchdVersion(), Done: a.done})
+	if ln != nil {
 		a.ln = ln
-		a.srv = &http.Server{Handler: a.Handler, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: o.IdleTimeout,
-			TLSConfig: o.TLS, ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelWarn)}
+		a.srv = &http.Server{Handler: server.Guard(a.Handler), ReadHeaderTimeout: 10 * time.Second, IdleTimeout: o.IdleTimeout,
+			TLSConfig: o.TLS, ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelWarn), ConnContext: server.GuardConnContext(nil)}
 	}
 	return a, nil
 }
@@ -121,11 +155,15 @@ func (a *Server) Start(scheme string, addr net.Addr, log *slog.Logger) {
 				_ = a.srv.ServeTLS(a.ln, "", "")
 				return
 			}
-			_ = a.srv.Serve(a.ln)
+			_ = a.srv.Serve(server.GuardListener(a.ln))
 		}()
 	}
 	log.Info("management API", slog.String("addr", addr.String()), slog.String("url", scheme+"://"+addr.String()+"/api/v1/"),
-		slog.Bool("readOnly", a.readOnly))
+		slog.Bool("readOnly", a.readOnly), slog.String("access", a.access.Describe()))
+	if a.access.Off != "" {
+		log.Warn("the management API and /instances are off: --listen is not loopback and no --admin-token-file is set; set one, or serve the API on --admin-listen",
+			slog.String("addr", addr.String()))
+	}
 }
 
 // Shutdown ends the event streams and, with --admin-listen, shuts its

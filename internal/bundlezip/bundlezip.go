@@ -46,6 +46,9 @@ func (l Limits) withDefaults() Limits {
 // error dst may hold part of the archive: the caller removes it.
 func Extract(data []byte, dst string, lim Limits) error {
 	lim = lim.withDefaults()
+	if err := checkDirectory(data, lim.MaxEntries); err != nil {
+		return err
+	}
 	zr, err := zip.NewReader(bytes.NewReader(data), int64(len(data)))
 	if err != nil {
 		return fmt.Errorf("%w: %w", ErrArchive, err)

@@ -152,6 +152,10 @@ type deployment struct {
 	srv    *http.Server
 }
 
+// sharedFolders are the corpus folders its bundles import from beside
+// their own (ODE's test bundles share ../ProbeService and ../FaultService).
+var sharedFolders = []string{"ProbeService", "FaultService"}
+
 // deploy loads the bundle, forces its processes in-memory (as ODE's
 // harness did), and serves it on a 127.0.0.1 port of its own, wired like
 // orchd serve: engine, SOAP front door, orchd's HTTP handler.
@@ -160,7 +164,9 @@ func (r *Runner) deploy(dir string) (*deployment, error) {
 	hc = redirectREST(hc, r.opts.REST)
 	engine := process.NewEngine(process.Options{Logger: r.log, Partners: r.overrides.Partners(r.client.Partner), HTTPClient: hc, HTTPTimeout: timeout,
 		Extensions: process.Extensions{odemock.TestExtensionNS: odemock.TestExtension()}})
-	procs, err := engine.LoadBundle(dir)
+	lo := engine.LoadOptions()
+	lo.SharedFolders = sharedFolders
+	procs, err := process.LoadBundleWith(dir, lo)
 	if err != nil {
 		return nil, err
 	}
@@ -235,7 +241,7 @@ func (r *Runner) RunBundle(ctx context.Context, b *Bundle) (results []Result, ok
 		case c.ExpectRefusal:
 			derr := derr
 			if c.WithoutExtensions {
-				_, derr = process.LoadBundle(filepath.Join(r.opts.Root, filepath.FromSlash(b.Dir)))
+				_, derr = process.LoadBundleWith(filepath.Join(r.opts.Root, filepath.FromSlash(b.Dir)), process.LoadOptions{SharedFolders: sharedFolders})
 			}
 			if derr != nil {
 				res.Outcome, res.Detail = Pass, "refused: "+firstLine(derr)

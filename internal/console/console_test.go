@@ -51,7 +51,7 @@ func TestPages(t *testing.T) {
 				if ct := res.Header.Get("Content-Type"); ct != "text/html; charset=utf-8" {
 					t.Errorf("Content-Type %q", ct)
 				}
-				if csp := res.Header.Get("Content-Security-Policy"); !strings.Contains(csp, "default-src 'self'") {
+				if csp := res.Header.Get("Content-Security-Policy"); !strings.Contains(csp, "default-src 'self'") || !strings.Contains(csp, "frame-ancestors 'none'") {
 					t.Errorf("Content-Security-Policy %q", csp)
 				}
 			}

@@ -72,6 +72,7 @@ type Store struct {
 	closeMu  sync.Mutex
 	closed   bool
 	inflight sync.WaitGroup
+	claims   []clientv3.LeaseID // Claim's leases, revoked by Close
 
 	commits, checkpoints, bytesWritten, commitNanos, commitErrors, readTxns, writeTxns, fenceFailures atomic.Uint64
 }
@@ -201,6 +202,7 @@ func (s *Store) Close() error {
 	s.inflight.Wait()
 	close(s.stop)
 	<-s.done
+	s.releaseClaims()
 	return s.cli.Close()
 }
 

@@ -15,6 +15,10 @@ const (
 	// an exchange waiting so must not hold what that message needs to
 	// be admitted.
 	WaitMessage
+	// WaitCommit is a wait for the store to make the exchange's
+	// checkpoint durable (a group commit): I/O, like a partner's answer,
+	// which a bound of the CPU work must not count.
+	WaitCommit
 )
 
 // Idler is what a front door that bounds the exchanges running at once

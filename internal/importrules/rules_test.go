@@ -73,7 +73,7 @@ var allowed = map[string][]string{
 	"internal/mgmtclient":    {"internal/mgmt"},
 	"internal/clusterview":   {"internal/admin", "internal/cluster", "internal/mgmt", "internal/mgmtclient"},
 	"internal/mgmtbackend":   {"internal/clusterview", "internal/events", "internal/hotdeploy", "internal/mgmt", "internal/process"},
-	"internal/adminserver":   {"internal/admin", "internal/mgmt"},
+	"internal/adminserver":   {"internal/admin", "internal/mgmt", "internal/server"},
 	"internal/ctl":           {"internal/admin", "internal/mgmt", "internal/mgmtclient"},
 
 	// Test support.

@@ -111,6 +111,7 @@ func LoadBundleWith(dir string, opts LoadOptions) ([]*Process, error) {
 		docs[q] = d
 		sources[q] = b
 		w := wsdl.NewSet(dir, errs)
+		w.Shared = opts.SharedFolders
 		sets[q] = w
 		for _, imp := range d.Root.SelectElements("import") {
 			loc := imp.SelectAttrValue("location", "")

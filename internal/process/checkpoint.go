@@ -157,7 +157,14 @@ func (in *instance) checkpoint(st persist.State) error {
 	}
 	n += len(rec.Frames)
 	start := time.Now()
+	idle := in.idle // the commit is I/O: no CPU slot held
+	if idle != nil {
+		idle.Idle(exchange.WaitCommit)
+	}
 	err := e.store.Commit(cp)
+	if idle != nil {
+		idle.Busy(exchange.WaitCommit)
+	}
 	e.metrics.commitTime.Observe(time.Since(start).Seconds())
 	if err != nil {
 		return &notStoredError{err: err}

@@ -244,7 +244,7 @@ func TestImpliedBindingStyle(t *testing.T) {
 	if _, err := os.Stat(dir); err != nil {
 		t.Fatalf("the ODE corpus must be at %s: %v", dir, err)
 	}
-	procs, err := LoadBundle(dir)
+	procs, err := LoadBundleWith(dir, LoadOptions{SharedFolders: []string{"ProbeService"}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -78,6 +78,10 @@ type LoadOptions struct {
 	// Extensions are the extension namespaces the compiler implements,
 	// besides ODE's bpel4restlight activities.
 	Extensions Extensions
+	// SharedFolders are folders beside the bundle's own whose files its
+	// imports may name ("../ProbeService/x.wsdl", as ODE's test bundles
+	// share one); nil, orchd serve's, confines a bundle to its folder.
+	SharedFolders []string
 }
 
 // extCompiler implements ExtensionCompiler for one extension element.

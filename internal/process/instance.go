@@ -43,6 +43,10 @@ type instance struct {
 	p   *Process
 	e   *Engine
 	ctx context.Context
+	// idle is the front door's Idler of the exchange this run serves
+	// (drive), which a commit tells it waits: in.ctx is the instance's
+	// own once the reply ran, the commit still the request's.
+	idle exchange.Idler
 	// fence is the token of the instance lock this run holds
 	// (InstanceOwners), carried by its checkpoints; nil on one node.
 	fence any

@@ -248,6 +248,8 @@ func (e *Engine) resume(ctx context.Context, p *Process, key string, ex *exchang
 // then checkpoints, answers, and registers what the instance waits for.
 // The caller holds the instance's lock.
 func (e *Engine) drive(in *instance, ex *exchange.Exchange) error {
+	in.idle = exchange.IdlerOf(in.ctx)
+	defer func() { in.idle = nil }()
 	in.inbox, in.trigger, in.answered = ex, ex, false
 	if ex == nil || ex.Operation.OneWay() {
 		in.ctx = e.baseCtx
@@ -421,8 +423,28 @@ func (e *Engine) notStored(in *instance, ex *exchange.Exchange, cerr error) erro
 		// A timer's run: the stored instance still waits for it.
 		e.refire(p, id, due)
 	}
-	return fmt.Errorf("process %s: %w", p.Name.Local, cerr)
+	return &storeFailure{process: p.Name.Local, err: cerr}
 }
+
+// storeFailure is a failed checkpoint as the client hears it: a
+// conflict's detail (the store's key format, another conversation's
+// instance id) is in the log (notStored) and behind Unwrap, never in the
+// text a fault carries.
+type storeFailure struct {
+	process string
+	err     error
+}
+
+func (e *storeFailure) Error() string {
+	if errors.Is(e.err, persist.ErrConflict) {
+		return "process " + e.process + ": instance state could not be stored: a correlation value of this message already belongs to another conversation"
+	}
+	// The store's other failures (unavailable, disk full) name no key
+	// or instance.
+	return "process " + e.process + ": " + e.err.Error()
+}
+
+func (e *storeFailure) Unwrap() error { return e.err }
 
 // endReason says why a run ended without answering ex.
 func endReason(in *instance, res result, ex *exchange.Exchange) string {

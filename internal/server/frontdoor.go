@@ -184,8 +184,14 @@ func BodyTimeout(h http.Handler, d time.Duration) http.Handler {
 			h.ServeHTTP(w, r) // not a connection that has deadlines
 			return
 		}
-		r.Body = &deadlineBody{ReadCloser: r.Body, rc: rc}
-		h.ServeHTTP(w, r)
+		// A shallow copy: net/http looks at the original request's Body
+		// after the handler to decide whether the rest of an unread body
+		// is discarded (a wrapped one would be, up to the deadline) or
+		// the connection closed (a large one is, at once).
+		r2 := new(http.Request)
+		*r2 = *r
+		r2.Body = &deadlineBody{ReadCloser: r.Body, rc: rc}
+		h.ServeHTTP(w, r2)
 	})
 }
 

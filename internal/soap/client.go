@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"net"
 	"net/http"
 	"net/url"
@@ -56,6 +57,16 @@ type ClientOptions struct {
 	// used only when HTTPClient is nil. Nil means the system roots and no
 	// client certificate.
 	TLS *tls.Config
+	// Policy bounds the addresses calls to partners chosen at run time
+	// connect to (AssignedPartner, PolicedHTTPClient); nil means the
+	// default policy (no loopback, link-local or metadata addresses).
+	// It is enforced by the Client's own transport only: with
+	// HTTPClient set, those calls go through HTTPClient unchecked.
+	Policy *PartnerPolicy
+	// Logger receives the detail of failed calls to partners chosen at
+	// run time (what they answered, why they could not be reached),
+	// which their errors leave out; nil discards it.
+	Logger *slog.Logger
 }
 
 // DefaultMaxConnsPerHost is the default bound on connections to one
@@ -70,15 +81,24 @@ type Client struct {
 	// hc is the client HTTPClient returns; soap is the same transport
 	// without redirects, for SOAP calls.
 	hc, soap *http.Client
-	timeout  time.Duration
-	maxResp  int64
-	limits   Limits
-	bufs     bufferPool
+	// policed and policedSOAP are the same for partners chosen at run
+	// time: the policy's dialer, no proxy, redirects to the same host
+	// only (none for SOAP).
+	policed, policedSOAP *http.Client
+	log                  *slog.Logger
+	timeout              time.Duration
+	maxResp              int64
+	limits               Limits
+	bufs                 bufferPool
 }
 
 // NewClient returns a Client.
 func NewClient(opts ClientOptions) *Client {
-	c := &Client{hc: opts.HTTPClient, timeout: opts.Timeout, maxResp: opts.MaxResponseBytes, limits: opts.Limits.WithDefaults()}
+	c := &Client{hc: opts.HTTPClient, timeout: opts.Timeout, maxResp: opts.MaxResponseBytes, limits: opts.Limits.WithDefaults(), log: opts.Logger}
+	if c.log == nil {
+		c.log = slog.New(slog.DiscardHandler)
+	}
+	c.policed = c.hc
 	if c.hc == nil {
 		conns := opts.MaxConnsPerHost
 		if conns == 0 {
@@ -86,8 +106,16 @@ func NewClient(opts ClientOptions) *Client {
 		} else if conns < 0 {
 			conns = 0
 		}
-		c.hc = &http.Client{Transport: newTransport(conns, opts.TLS)}
+		c.hc = &http.Client{Transport: newTransport(conns, opts.TLS, nil)}
+		policy := opts.Policy
+		if policy == nil {
+			policy = &PartnerPolicy{}
+		}
+		c.policed = &http.Client{Transport: newTransport(conns, opts.TLS, policy), CheckRedirect: sameHostRedirects}
 	}
+	psoap := *c.policed
+	psoap.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+	c.policedSOAP = &psoap
 	// A SOAP request redirected elsewhere is a misconfigured partner
 	// address: following it would resend (or, for 301-303, turn into a
 	// GET) a request the operator never pointed there.
@@ -108,12 +136,23 @@ func NewClient(opts ClientOptions) *Client {
 // made on the same terms (REST extension activities).
 func (c *Client) HTTPClient() (*http.Client, time.Duration) { return c.hc, c.timeout }
 
-// newTransport returns a transport tuned for many calls to few hosts.
-func newTransport(maxConns int, tc *tls.Config) *http.Transport {
+// PolicedHTTPClient is HTTPClient for calls to addresses chosen at run
+// time (REST extension activities): under the partner address policy,
+// following redirects to the same host only.
+func (c *Client) PolicedHTTPClient() (*http.Client, time.Duration) { return c.policed, c.timeout }
+
+// newTransport returns a transport tuned for many calls to few hosts;
+// with a policy, its dialer enforces it and no proxy is used (the
+// policy applies to the partner's address, not a proxy's).
+func newTransport(maxConns int, tc *tls.Config, policy *PartnerPolicy) *http.Transport {
 	d := &net.Dialer{Timeout: 10 * time.Second, KeepAlive: 30 * time.Second}
+	dial, proxy := d.DialContext, http.ProxyFromEnvironment
+	if policy != nil {
+		dial, proxy = policy.dialer(d), nil
+	}
 	return &http.Transport{
-		Proxy:                 http.ProxyFromEnvironment,
-		DialContext:           d.DialContext,
+		Proxy:                 proxy,
+		DialContext:           dial,
 		TLSClientConfig:       tc,
 		MaxIdleConns:          0,
 		MaxIdleConnsPerHost:   1024,
@@ -127,14 +166,30 @@ func newTransport(maxConns int, tc *tls.Config) *http.Transport {
 
 // Partner returns the partner binding that calls ep at ep.Address.
 func (c *Client) Partner(ep *exchange.Endpoint) exchange.Partner {
-	return &partner{c: c, ep: ep}
+	return &partner{c: c, ep: ep, hc: c.soap}
+}
+
+// AssignedPartner is Partner for an address chosen at run time (a
+// copied endpoint reference): the call is under the partner address
+// policy, and a failure's error says only which call failed and whether
+// the policy refused it (the log has what the partner answered or why
+// it could not be reached), so that a client cannot read an internal
+// service's answer or tell its ports apart through a fault.
+func (c *Client) AssignedPartner(ep *exchange.Endpoint) exchange.Partner {
+	return &partner{c: c, ep: ep, hc: c.policedSOAP, assigned: true}
 }
 
 // partner is a SOAP/HTTP partner endpoint.
 type partner struct {
-	c  *Client
-	ep *exchange.Endpoint
+	c        *Client
+	ep       *exchange.Endpoint
+	hc       *http.Client
+	assigned bool
 }
+
+// errAssignedFailed is the whole of what a client learns of a failed
+// call to an address chosen at run time.
+var errAssignedFailed = errors.New("the call failed (the server log has the detail)")
 
 // maxDrain is how much of an unread response body is read to keep its
 // connection for reuse; a longer one closes the connection instead.
@@ -145,6 +200,23 @@ const maxDrain = 64 << 10
 // ErrPartnerUnreachable, ErrPartnerTimeout, ErrTooLarge,
 // ErrPartnerResponse or ErrPartnerFault.
 func (p *partner) Invoke(ctx context.Context, call *exchange.Call) (*exchange.Message, error) {
+	msg, err := p.invoke(ctx, call)
+	if err == nil || !p.assigned {
+		return msg, err
+	}
+	var f *exchange.Fault
+	if errors.As(err, &f) {
+		return msg, err // a declared fault: the process handles it
+	}
+	p.c.log.Warn("call to a partner address chosen at run time failed", logKeyPartner, Redact(p.ep.Address),
+		logKeyOp, call.Operation.Name, logKeyErr, err)
+	if errors.Is(err, ErrPartnerNotAllowed) {
+		return nil, fmt.Errorf("partner %s %s: %w: %w", Redact(p.ep.Address), call.Operation.Name, ErrPartnerUnreachable, ErrPartnerNotAllowed)
+	}
+	return nil, fmt.Errorf("partner %s %s: %w", Redact(p.ep.Address), call.Operation.Name, errAssignedFailed)
+}
+
+func (p *partner) invoke(ctx context.Context, call *exchange.Call) (*exchange.Message, error) {
 	op := call.Operation
 	if p.ep.Address == "" {
 		// deploy.xml named a service no WSDL of the bundle gives an
@@ -184,7 +256,7 @@ func (p *partner) Invoke(ctx context.Context, call *exchange.Call) (*exchange.Me
 		id.Idle(exchange.WaitPartner)
 		defer id.Busy(exchange.WaitPartner)
 	}
-	resp, err := p.c.soap.Do(hreq)
+	resp, err := p.hc.Do(hreq)
 	if err != nil {
 		return nil, p.errorf(op, "%w", transportError(ctx, err, timeout))
 	}
@@ -265,7 +337,8 @@ func (p *partner) response(op *exchange.Operation, resp *http.Response, body []b
 	case resp.StatusCode == http.StatusOK, resp.StatusCode == http.StatusInternalServerError,
 		resp.StatusCode == http.StatusBadRequest:
 	default:
-		return nil, p.errorf(op, "%w: HTTP %s%s", ErrPartnerResponse, resp.Status, snippet(body))
+		p.logBody(op, resp, body)
+		return nil, p.errorf(op, "%w: HTTP %s", ErrPartnerResponse, resp.Status)
 	}
 	env, err := decodeEnvelopeBytes(body, p.c.limits)
 	if err != nil {
@@ -273,7 +346,8 @@ func (p *partner) response(op *exchange.Operation, resp *http.Response, body []b
 		if ct == "" {
 			ct = "no Content-Type"
 		}
-		return nil, p.errorf(op, "%w: HTTP %s (%s), not a SOAP envelope: %w%s", ErrPartnerResponse, resp.Status, ct, err, snippet(body))
+		p.logBody(op, resp, body)
+		return nil, p.errorf(op, "%w: HTTP %s (%s), not a SOAP envelope: %w", ErrPartnerResponse, resp.Status, ct, err)
 	}
 	if f := env.Fault(); f != nil {
 		return nil, p.fault(op, f)
@@ -336,7 +410,7 @@ func (p *partner) fault(op *exchange.Operation, f *Fault) error {
 
 // errorf returns an error naming the partner address and operation.
 func (p *partner) errorf(op *exchange.Operation, format string, args ...any) error {
-	return fmt.Errorf("partner %s %s: %w", p.ep.Address, op.Name, fmt.Errorf(format, args...))
+	return fmt.Errorf("partner %s %s: %w", Redact(p.ep.Address), op.Name, fmt.Errorf(format, args...))
 }
 
 // bodyHolds names the elements of a response body that did not match
@@ -352,12 +426,12 @@ func bodyHolds(env *Envelope) string {
 	return "; the body holds " + strings.Join(names, ", ")
 }
 
-// snippet returns the start of a non-SOAP body for an error message.
-func snippet(body []byte) string {
+// logBody logs the start of a partner's answer that was no usable SOAP
+// response: it goes to the log, never into an error (whose text a
+// client's fault may carry).
+func (p *partner) logBody(op *exchange.Operation, resp *http.Response, body []byte) {
 	const limit = 200
 	s := strings.TrimSpace(string(body[:min(len(body), limit)]))
-	if s == "" {
-		return ""
-	}
-	return ": " + s
+	p.c.log.Warn("partner answer is no SOAP response", logKeyPartner, Redact(p.ep.Address), logKeyOp, op.Name,
+		logKeyStatus, resp.StatusCode, "body", s)
 }

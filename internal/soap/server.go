@@ -820,7 +820,12 @@ func (s *Server) serveWSDL(w http.ResponseWriter, r *http.Request, rt *route) {
 		return
 	}
 	h := w.Header()
-	h.Set("Content-Type", "text/xml; charset=utf-8")
+	// A bundle's files are data, never a page of this origin (where the
+	// console keeps its token): an imported "schema" that is really
+	// XHTML or SVG with a script must not run.
+	h.Set("Content-Type", "application/xml; charset=utf-8")
+	h.Set("X-Content-Type-Options", "nosniff")
+	h.Set("Content-Security-Policy", "sandbox; default-src 'none'")
 	h.Set("Content-Length", strconv.Itoa(len(doc)))
 	w.WriteHeader(http.StatusOK)
 	if r.Method == http.MethodHead {

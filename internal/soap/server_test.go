@@ -485,8 +485,12 @@ func TestServerWSDL(t *testing.T) {
 		return do(t, req)
 	}
 	main := get("?wsdl")
-	if main.status != 200 || !strings.HasPrefix(main.header.Get("Content-Type"), "text/xml") {
+	if main.status != 200 || !strings.HasPrefix(main.header.Get("Content-Type"), "application/xml") {
 		t.Fatalf("?wsdl: %d %s", main.status, main.header.Get("Content-Type"))
+	}
+	// A bundle's file is data, never an active page of this origin.
+	if h := main.header; h.Get("X-Content-Type-Options") != "nosniff" || !strings.HasPrefix(h.Get("Content-Security-Policy"), "sandbox") {
+		t.Errorf("?wsdl headers: nosniff %q, CSP %q", h.Get("X-Content-Type-Options"), h.Get("Content-Security-Policy"))
 	}
 	for _, want := range []string{
 		`location="/po?wsdl=common%2Ftypes.wsdl"`,

@@ -11,15 +11,19 @@ import (
 
 // Namespaces whose import elements ?wsdl rewrites.
 const (
-	nsWSDL = "http://schemas.xmlsoap.org/wsdl/"
-	nsXSD  = "http://www.w3.org/2001/XMLSchema"
+	nsWSDL     = "http://schemas.xmlsoap.org/wsdl/"
+	nsXSD      = "http://www.w3.org/2001/XMLSchema"
+	nsWSDLSOAP = "http://schemas.xmlsoap.org/wsdl/soap/"
+	nsWSDLS12  = "http://schemas.xmlsoap.org/wsdl/soap12/"
 )
 
 // rewriteWSDL returns the documents of docs as served at epPath: every
 // wsdl:import location and xsd:import/include/redefine schemaLocation that
 // names a document of docs (relative to the importing document) is rewritten
-// to epPath?wsdl=<name>. Documents that do not parse, or import nothing
-// served, are returned unchanged.
+// to epPath?wsdl=<name>, and the credentials of a soap:address location
+// (user:password@) are taken out. Documents that do not parse are
+// returned with the credentials of their URLs taken out as text; those
+// that change in neither way, unchanged.
 func rewriteWSDL(epPath string, docs *exchange.WSDLDocs) map[string][]byte {
 	if docs == nil {
 		return nil
@@ -29,6 +33,7 @@ func rewriteWSDL(epPath string, docs *exchange.WSDLDocs) map[string][]byte {
 		out[name] = data
 		doc := etree.NewDocument()
 		if err := doc.ReadFromBytes(data); err != nil {
+			out[name] = []byte(RedactText(string(data)))
 			continue
 		}
 		changed := false
@@ -40,6 +45,11 @@ func rewriteWSDL(epPath string, docs *exchange.WSDLDocs) map[string][]byte {
 				attr = "location"
 			case ns == nsXSD && (el.Tag == "import" || el.Tag == "include" || el.Tag == "redefine"):
 				attr = "schemaLocation"
+			case (ns == nsWSDLSOAP || ns == nsWSDLS12) && el.Tag == "address":
+				if a := el.SelectAttr("location"); a != nil && Redact(a.Value) != a.Value {
+					a.Value = Redact(a.Value)
+					changed = true
+				}
 			}
 			if attr != "" {
 				if a := el.SelectAttr(attr); a != nil {

@@ -81,7 +81,8 @@
   async function api(path, method) {
     const headers = { Accept: 'application/json' };
     method = method || 'GET';
-    if (method !== 'GET' && token()) headers.Authorization = 'Bearer ' + token();
+    // With a token configured every API request needs it, reads too.
+    if (token()) headers.Authorization = 'Bearer ' + token();
     const r = await fetch(API + path, { method: method, headers: headers, cache: 'no-store' });
     const text = await r.text();
     let data = null;
@@ -99,11 +100,22 @@
   // ---- token box and read-only state --------------------------------
 
   let apiReadOnly = false;
-  function canAct() { return !apiReadOnly && token() !== ''; }
+  let tokenAccess = 'none'; // what the API says the token may do
+  function canAct() { return !apiReadOnly && token() !== '' && tokenAccess === 'admin'; }
   function readOnlyReason() {
     if (apiReadOnly) return 'The API is read-only: orchd runs without --admin-token-file, so the console can only look.';
     if (!token()) return 'Read-only: enter the admin token (the one in orchd serve --admin-token-file) in the box at the top to use these buttons.';
+    if (tokenAccess === 'read') return 'Read-only: the token given only reads; enter the admin token (orchd serve --admin-token-file) to use these buttons.';
+    if (tokenAccess !== 'admin') return 'Checking the token…';
     return '';
+  }
+  // checkToken asks the API what the token may do.
+  function checkToken() {
+    return api('').then((root) => {
+      apiReadOnly = !!(root && root.readOnly);
+      tokenAccess = (root && root.access) || (token() ? 'admin' : 'none');
+      updateButtons();
+    }).catch(() => { tokenAccess = 'none'; updateButtons(); });
   }
   // updateButtons enables the action buttons when an action can be sent
   // and says why not otherwise.
@@ -118,7 +130,7 @@
       p.hidden = reason === '';
     }
     const st = $('token-state');
-    if (st) st.textContent = apiReadOnly ? 'API read-only' : (token() ? 'token set' : 'read-only');
+    if (st) st.textContent = apiReadOnly ? 'API read-only' : (token() ? (tokenAccess === 'read' ? 'read token set' : 'token set') : 'read-only');
   }
   function setupToken() {
     const form = $('token-form');
@@ -127,17 +139,19 @@
       const v = $('token').value.trim();
       try { if (v) sessionStorage.setItem(TOKEN_KEY, v); } catch (err) { /* storage disabled: nothing kept */ }
       $('token').value = '';
+      tokenAccess = 'none';
       updateButtons();
+      checkToken();
+      restartStream();
     });
     $('token-clear').addEventListener('click', () => {
       try { sessionStorage.removeItem(TOKEN_KEY); } catch (err) { /* nothing kept */ }
+      tokenAccess = 'none';
       updateButtons();
+      restartStream();
     });
     updateButtons();
-    api('').then((root) => {
-      apiReadOnly = !!(root && root.readOnly);
-      updateButtons();
-    }).catch(() => { /* an older API: assume it takes tokens */ });
+    checkToken();
   }
 
   // confirmAction asks before a destructive action; it resolves to true
@@ -156,7 +170,9 @@
   // ---- live updates --------------------------------------------------
 
   // live opens the API's event stream once and hands its events to
-  // handlers; it reports whether the stream is up through liveUp().
+  // handlers; it reports whether the stream is up through liveUp(). The
+  // stream is read with fetch, not EventSource, so that it can carry the
+  // token (EventSource sends no Authorization header).
   let stream = null;
   let streamUp = false;
   const liveHandlers = { stats: [], instance: [] };
@@ -168,20 +184,67 @@
   }
   function live(kind, fn) {
     liveHandlers[kind].push(fn);
-    if (stream || typeof EventSource !== 'function') return;
-    stream = new EventSource(API + 'events');
-    stream.onopen = () => { streamUp = true; setLiveState('live', 'on'); };
-    stream.onerror = () => {
-      streamUp = false;
-      setLiveState(stream.readyState === EventSource.CLOSED ? 'polling' : 'reconnecting…', 'off');
-    };
-    for (const k of Object.keys(liveHandlers)) {
-      stream.addEventListener(k, (e) => {
-        let data;
-        try { data = JSON.parse(e.data); } catch (err) { return; }
-        for (const h of liveHandlers[k]) h(data);
-      });
+    if (stream || typeof fetch !== 'function' || typeof TextDecoder !== 'function' || typeof AbortController !== 'function') return;
+    connectStream();
+  }
+  function restartStream() {
+    if (!stream) return;
+    stream.abort();
+    connectStream();
+  }
+  // dispatchFrame hands one server-sent event ("event:" and "data:"
+  // lines) to its handlers.
+  function dispatchFrame(frame) {
+    let kind = 'message';
+    let data = '';
+    for (const line of frame.split('\n')) {
+      if (line.startsWith('event:')) kind = line.slice(6).trim();
+      else if (line.startsWith('data:')) data += line.slice(5).trimStart();
     }
+    if (!data || !liveHandlers[kind]) return;
+    let v;
+    try { v = JSON.parse(data); } catch (err) { return; }
+    for (const h of liveHandlers[kind]) h(v);
+  }
+  async function connectStream() {
+    const ctl = new AbortController();
+    const mine = { abort: () => ctl.abort() };
+    stream = mine;
+    const headers = { Accept: 'text/event-stream' };
+    if (token()) headers.Authorization = 'Bearer ' + token();
+    let retry = true;
+    try {
+      const r = await fetch(API + 'events', { headers: headers, cache: 'no-store', signal: ctl.signal });
+      if (!r.ok || !r.body) {
+        // Off (503, no --timeline) or refused (401/403: a token comes
+        // later, restartStream): the pages poll.
+        retry = false;
+        throw new Error(String(r.status));
+      }
+      streamUp = true;
+      setLiveState('live', 'on');
+      const reader = r.body.getReader();
+      const dec = new TextDecoder();
+      let buf = '';
+      for (;;) {
+        const { value, done } = await reader.read();
+        if (done) break;
+        buf += dec.decode(value, { stream: true }).replace(/\r\n/g, '\n');
+        let i;
+        while ((i = buf.indexOf('\n\n')) >= 0) {
+          dispatchFrame(buf.slice(0, i));
+          buf = buf.slice(i + 2);
+        }
+      }
+    } catch (err) { /* ended: see below */ }
+    if (stream !== mine || ctl.signal.aborted) return;
+    streamUp = false;
+    if (!retry) {
+      setLiveState('polling', 'off');
+      return;
+    }
+    setLiveState('reconnecting…', 'off');
+    setTimeout(() => { if (stream === mine) connectStream(); }, 2000);
   }
   function liveUp() { return streamUp; }
 

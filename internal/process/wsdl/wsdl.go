@@ -29,6 +29,7 @@ type PortType struct {
 // resolved into the parts the compiler needs.
 type Set struct {
 	dir       string
+	Shared    []string          // sibling folders of the deploy root it may read (LoadOptions.SharedFolders)
 	docs      map[string][]byte // bundle-relative name -> content
 	Messages  map[qname]*exchange.MessageDesc
 	PortTypes map[qname]*PortType
@@ -92,17 +93,29 @@ func NewSet(dir string, errs *bpel.Errors) *Set {
 }
 
 // ReadBundleFile reads name (relative to the bundle dir, slash-separated),
-// refusing paths that leave the bundle... except the sibling folders ODE
-// test bundles share (../ProbeService), which stay inside the deploy root.
+// refusing paths that leave the bundle's folder once cleaned (a sibling
+// bundle's files are not this bundle's to import or serve), except into
+// the sibling folders LoadOptions.SharedFolders names.
 func (w *Set) ReadBundleFile(name string) ([]byte, error) {
 	clean := path.Clean(name)
 	if path.IsAbs(clean) || strings.Contains(clean, "://") {
 		return nil, fmt.Errorf("import location %q must be relative to the bundle", name)
 	}
-	if strings.HasPrefix(clean, "../../") {
-		return nil, fmt.Errorf("import location %q leaves the deploy directory", name)
+	if !filepath.IsLocal(filepath.FromSlash(clean)) && !sharedFolder(w.Shared, clean) {
+		return nil, fmt.Errorf("import location %q leaves the bundle's folder", name)
 	}
 	return os.ReadFile(filepath.Join(w.dir, filepath.FromSlash(clean)))
+}
+
+// sharedFolder reports whether the clean relative path p is inside one
+// of the sibling folders shared names.
+func sharedFolder(shared []string, p string) bool {
+	for _, f := range shared {
+		if rest, ok := strings.CutPrefix(p, "../"+f+"/"); ok && filepath.IsLocal(filepath.FromSlash(rest)) {
+			return true
+		}
+	}
+	return false
 }
 
 // LoadWSDL loads a WSDL file and, recursively, what it imports. from is

@@ -42,6 +42,7 @@ func (w *Set) LoadUnimported() {
 	}
 	sort.Strings(names)
 	w.extra = NewSet(w.dir, &bpel.Errors{})
+	w.extra.Shared = w.Shared
 	for _, n := range names {
 		w.extra.LoadWSDL(n, bpel.Pos{File: n})
 	}
