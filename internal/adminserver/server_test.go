@@ -49,7 +49,10 @@ func TestOwnListenerWithToken(t *testing.T) {
 	}
 	s.Start("http", nil, slog.New(slog.DiscardHandler))
 	base := "http://" + s.ln.Addr().String()
-	if code, body := get(t, http.MethodGet, base+"/api/v1/processes", ""); code != 200 || !strings.Contains(body, `"Echo"`) {
+	if code, _ := get(t, http.MethodGet, base+"/api/v1/processes", ""); code != http.StatusUnauthorized {
+		t.Fatalf("a read without the token: %d, want 401", code)
+	}
+	if code, body := get(t, http.MethodGet, base+"/api/v1/processes", "tok"); code != 200 || !strings.Contains(body, `"Echo"`) {
 		t.Fatalf("GET processes: %d %s", code, body)
 	}
 	retire := base + "/api/v1/processes/Echo/versions/1/retire"

@@ -30,6 +30,12 @@ import (
 
 const token = "tok"
 
+// reader is a caller's context carrying the token: with one configured,
+// every read of the API needs it, and the view forwards it to the nodes.
+func reader() context.Context {
+	return mgmt.WithAuthorization(context.Background(), "Bearer "+token)
+}
+
 // node is one member: its view, its SOAP base URL, its API server.
 type node struct {
 	id   string
@@ -69,8 +75,8 @@ func twoNodes(t *testing.T) (a, b *node) {
 	ec := etcdtest.Start(t, 1)
 	a, b = startNode(t, ec, "a"), startNode(t, ec, "b")
 	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(10 * time.Millisecond) {
-		ca, _ := a.view.Cluster(context.Background(), true)
-		cb, err := b.view.Cluster(context.Background(), false)
+		ca, _ := a.view.Cluster(reader(), true)
+		cb, err := b.view.Cluster(reader(), false)
 		if err == nil && ca != nil && len(cb.Nodes) == 2 && len(cb.Partial) == 0 {
 			break
 		}
@@ -86,7 +92,7 @@ func twoNodes(t *testing.T) (a, b *node) {
 func settle(t *testing.T, v *clusterview.View, want int) {
 	t.Helper()
 	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(5 * time.Millisecond) {
-		p, err := v.Instances(context.Background(), mgmt.Query{})
+		p, err := v.Instances(reader(), mgmt.Query{})
 		if err == nil && len(p.Instances) == want {
 			return
 		}
@@ -111,7 +117,7 @@ func all(t *testing.T, v *clusterview.View, limit int) ([]mgmt.Instance, []strin
 	var partial []string
 	q := mgmt.Query{Limit: limit}
 	for range 100 {
-		p, err := v.Instances(context.Background(), q)
+		p, err := v.Instances(reader(), q)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -159,7 +165,7 @@ func TestViewSumsProcessesAndNodes(t *testing.T) {
 	var ps []mgmt.Process
 	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
 		var err error
-		if ps, err = a.view.Processes(context.Background()); err != nil {
+		if ps, err = a.view.Processes(reader()); err != nil {
 			t.Fatal(err)
 		}
 		if len(ps) == 1 && ps[0].Stats.Exchanges == 3 {
@@ -169,7 +175,7 @@ func TestViewSumsProcessesAndNodes(t *testing.T) {
 	if len(ps) != 1 || !slices.Equal(ps[0].Nodes, []string{"a", "b"}) || ps[0].Stats.Exchanges != 3 || len(ps[0].NodeStats) != 2 {
 		t.Fatalf("processes %+v, want Echo on a and b with 3 exchanges in all", ps)
 	}
-	c, err := b.view.Cluster(context.Background(), false)
+	c, err := b.view.Cluster(reader(), false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -188,7 +194,7 @@ func TestViewForwardsToTheOwningNode(t *testing.T) {
 	}
 	id := ins[0].ID
 	ctx := context.Background()
-	d, err := b.view.Instance(ctx, id)
+	d, err := b.view.Instance(reader(), id)
 	if err != nil || d.Node != "a" || d.State != "waiting" {
 		t.Fatalf("b's detail of a's %s: %+v, %v", id, d, err)
 	}
@@ -218,7 +224,7 @@ func TestViewNamesANodeThatDoesNotAnswer(t *testing.T) {
 	if len(ins) != 1 || ins[0].Node != "b" || len(partial) != 1 || !strings.HasPrefix(partial[0], "a: ") {
 		t.Fatalf("b's listing with a's API gone: %+v, partial %v; want b's instance and a named", ins, partial)
 	}
-	c, err := b.view.Cluster(context.Background(), false)
+	c, err := b.view.Cluster(reader(), false)
 	if err != nil || len(c.Nodes) != 2 || len(c.Partial) != 1 {
 		t.Fatalf("cluster with a's API gone: %+v, %v; want both nodes, a in partial", c, err)
 	}

@@ -41,6 +41,7 @@ func tokenFile(t *testing.T) string {
 
 func TestCtlReads(t *testing.T) {
 	s := mgmttest.Serve(t, token)
+	tf := tokenFile(t)
 	for _, tc := range []struct {
 		name string
 		args []string
@@ -51,12 +52,12 @@ func TestCtlReads(t *testing.T) {
 		{"bundles", []string{"bundles"}, []string{"BUNDLE", "echo", "deployed"}},
 		{"cluster", []string{"cluster"}, []string{"NODE", "local (this)"}},
 		{"instances, none", []string{"instances", "--state", "waiting"}, []string{"no instance matches"}},
-		{"flags after the verb", []string{"processes", "--server", s.API}, []string{"Echo"}},
+		{"flags after the verb", []string{"processes", "--server", s.API, "--token-file", tf}, []string{"Echo"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			args := tc.args
 			if tc.name != "flags after the verb" {
-				args = append([]string{"--server", s.API}, args...)
+				args = append([]string{"--server", s.API, "--token-file", tf}, args...)
 			}
 			code, out, errs := runCtl(t, args...)
 			if code != 0 {
@@ -73,7 +74,7 @@ func TestCtlReads(t *testing.T) {
 
 func TestCtlJSON(t *testing.T) {
 	s := mgmttest.Serve(t, token)
-	code, out, errs := runCtl(t, "--server", s.API, "--json", "processes")
+	code, out, errs := runCtl(t, "--server", s.API, "--token-file", tokenFile(t), "--json", "processes")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errs)
 	}

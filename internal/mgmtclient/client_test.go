@@ -27,7 +27,7 @@ func newAPI(t *testing.T) string {
 }
 
 func TestGetDecodes(t *testing.T) {
-	c, err := mgmtclient.New(newAPI(t), mgmtclient.Options{})
+	c, err := mgmtclient.New(newAPI(t), mgmtclient.Options{Token: token})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -61,7 +61,8 @@ func TestErrorsMapToSentinels(t *testing.T) {
 		sentinel       error
 		messageContain string
 	}{
-		{"unknown instance", anon, http.MethodGet, "/instances/m999", "", 404, mgmt.ErrNotFound, "m999"},
+		{"unknown instance", withToken, http.MethodGet, "/instances/m999", "", 404, mgmt.ErrNotFound, "m999"},
+		{"read without a token", anon, http.MethodGet, "/instances/m999", "", 401, mgmt.ErrUnavailable, ""},
 		{"mutation without a token", anon, http.MethodPost, "/processes/Echo/versions/1/retire", "", 401, mgmt.ErrUnavailable, ""},
 		{"mutation with a wrong token", wrong, http.MethodPost, "/processes/Echo/versions/1/retire", "", 401, mgmt.ErrUnavailable, ""},
 		{"action that does not apply", withToken, http.MethodPost, "/instances/m999/bogus", "", 404, mgmt.ErrNotFound, ""},
