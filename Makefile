@@ -55,7 +55,9 @@ FUZZ_TARGETS = \
 	./internal/xslt/:FuzzCompile \
 	./internal/xpath2/:FuzzParse \
 	./internal/xpath2/:FuzzParseXQuery \
-	./internal/bundlezip/:FuzzExtract
+	./internal/bundlezip/:FuzzExtract \
+	./internal/bundlezip/:FuzzCheckDirectory \
+	./internal/server/:FuzzHeadScanner
 FUZZ_LONG ?= 60s
 
 fuzz:

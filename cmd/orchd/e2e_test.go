@@ -50,7 +50,15 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
-const workload = "../../../shared/workload"
+// workload is the team's workload contract beside the repository
+// (../shared/workload); a clone without it reads the copies of the
+// requests the tests post, in testdata/workload.
+var workload = func() string {
+	if _, err := os.Stat("../../../shared/workload/po-request.xml"); err == nil {
+		return "../../../shared/workload"
+	}
+	return "../../testdata/workload"
+}()
 
 func readWorkload(t *testing.T, name string) []byte {
 	t.Helper()

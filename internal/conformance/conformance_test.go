@@ -27,6 +27,10 @@ var (
 
 const passingFile = "testdata/passing.txt"
 
+// requireCorpusEnv, when set (CI sets it), makes a missing ODE corpus a
+// failure instead of a skip.
+const requireCorpusEnv = "ORCHD_REQUIRE_ODE_CORPUS"
+
 // corpusRoot finds ../shared/conformance/ode next to the repository root
 // (ORCHD_CONFORMANCE_CORPUS overrides it).
 func corpusRoot(t *testing.T) string {
@@ -50,7 +54,10 @@ func corpusRoot(t *testing.T) string {
 	}
 	root := filepath.Join(dir, "..", "shared", "conformance", "ode")
 	if _, err := os.Stat(filepath.Join(root, "tests.tsv")); err != nil {
-		t.Fatalf("conformance: ODE corpus not found at %s (../shared/conformance/ode from the repository root; or set ORCHD_CONFORMANCE_CORPUS): %v", root, err)
+		if os.Getenv(requireCorpusEnv) != "" {
+			t.Fatalf("conformance: ODE corpus not found at %s (../shared/conformance/ode from the repository root; or set ORCHD_CONFORMANCE_CORPUS): %v", root, err)
+		}
+		t.Skipf("ODE corpus not available (../shared/conformance/ode beside the clone, or ORCHD_CONFORMANCE_CORPUS; set %s to fail instead): %v", requireCorpusEnv, err)
 	}
 	return root
 }
