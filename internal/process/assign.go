@@ -7,6 +7,7 @@ import (
 	"github.com/beevik/etree"
 
 	"github.com/orchd/orchd/internal/events"
+	"github.com/orchd/orchd/internal/exchange"
 	"github.com/orchd/orchd/internal/process/bpel"
 	"github.com/orchd/orchd/internal/process/expr"
 	"github.com/orchd/orchd/internal/process/plan"
@@ -132,7 +133,7 @@ type target struct {
 	expr.Node
 	fresh    bool
 	parent   *etree.Element
-	declared plan.Qname
+	declared exchange.QName
 }
 
 func evalToCopyOp(c *plan.CopyOp, in *instance) (target, error) {
@@ -195,7 +196,7 @@ func (in *instance) eval(x *expr.Expr, ctx *etree.Element, at bpel.Pos) (v any, 
 	return x.Eval(&in.docs, ctx), nil
 }
 
-func newQualified(parent *etree.Element, q plan.Qname) *etree.Element {
+func newQualified(parent *etree.Element, q exchange.QName) *etree.Element {
 	if q.Space == "" {
 		return parent.CreateElement(q.Local)
 	}
@@ -260,7 +261,7 @@ func replaceCopyOp(c *plan.CopyOp, in *instance, src source, dst target) error {
 }
 
 // renameTo gives e the qualified name q, declaring q's namespace on e.
-func renameTo(e *etree.Element, q plan.Qname) {
+func renameTo(e *etree.Element, q exchange.QName) {
 	if q.Space == "" {
 		e.Space, e.Tag = "", q.Local
 		return

@@ -12,9 +12,9 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/orchd/orchd/internal/exchange"
 	"github.com/orchd/orchd/internal/process/bpel"
 	"github.com/orchd/orchd/internal/process/deploy"
-	"github.com/orchd/orchd/internal/process/plan"
 	"github.com/orchd/orchd/internal/process/wsdl"
 )
 
@@ -86,10 +86,10 @@ func LoadBundleWith(dir string, opts LoadOptions) ([]*Process, error) {
 	// may import different definitions of one portType or message); the
 	// services deploy.xml names are also looked up in the bundle's other
 	// WSDLs (loadUnimported).
-	sets := map[plan.Qname]*wsdl.Set{}
-	docs := map[plan.Qname]*bpel.Document{}
+	sets := map[exchange.QName]*wsdl.Set{}
+	docs := map[exchange.QName]*bpel.Document{}
 	unreadable := 0 // .bpel files that did not parse
-	sources := map[plan.Qname][]byte{}
+	sources := map[exchange.QName][]byte{}
 	for _, f := range files {
 		rel := filepath.Base(f)
 		b, err := os.ReadFile(f)
@@ -107,7 +107,7 @@ func LoadBundleWith(dir string, opts LoadOptions) ([]*Process, error) {
 			errs.Add(d.Pos(d.Root), d.Root.Tag, "not a WS-BPEL 2.0 process: root is {%s}%s", d.Root.NamespaceURI(), d.Root.Tag)
 			continue
 		}
-		q := plan.Qname{Space: d.Root.SelectAttrValue("targetNamespace", ""), Local: d.Root.SelectAttrValue("name", "")}
+		q := exchange.QName{Space: d.Root.SelectAttrValue("targetNamespace", ""), Local: d.Root.SelectAttrValue("name", "")}
 		docs[q] = d
 		sources[q] = b
 		w := wsdl.NewSet(dir, errs)

@@ -246,7 +246,7 @@ func (in *instance) encodeFrames(routes []string, timer int64) ([]byte, error) {
 		b = binary.AppendUvarint(b, uint64(t.kids))
 		b = binary.AppendUvarint(b, uint64(len(t.stack)))
 		for _, f := range t.stack {
-			b = binary.AppendUvarint(b, uint64(f.act.Id()))
+			b = binary.AppendUvarint(b, uint64(f.act.ID()))
 			b = binary.AppendUvarint(b, uint64(f.pc))
 			b = binary.AppendVarint(b, f.due)
 			b = binary.AppendVarint(b, f.i)
@@ -497,15 +497,15 @@ func (e *Engine) decode(ctx context.Context, p *Process, rec *persist.Instance, 
 	return in, nil
 }
 
-func parseClark(s string) plan.Qname {
+func parseClark(s string) exchange.QName {
 	if len(s) > 0 && s[0] == '{' {
 		for i := 1; i < len(s); i++ {
 			if s[i] == '}' {
-				return plan.Qname{Space: s[1:i], Local: s[i+1:]}
+				return exchange.QName{Space: s[1:i], Local: s[i+1:]}
 			}
 		}
 	}
-	return plan.Qname{Local: s}
+	return exchange.QName{Local: s}
 }
 
 // stepInvoke runs an invoke. For a persistent process calling an operation not
@@ -637,7 +637,7 @@ func (in *instance) callAsync(f *frame, call func(ctx context.Context) *callAnsw
 // answeredInvoke takes a partner's answer (or failure) into the instance.
 func answeredInvoke(a *plan.Invoke, in *instance, f *frame, res *exchange.Message, err error, dur time.Duration) (plan.Activity, bool, error) {
 	in.stepsLeft = in.stepBudget // the run waited for the partner
-	in.p.invokeMetrics[a.Id()].observe(err, dur)
+	in.p.invokeMetrics[a.ID()].observe(err, dur)
 	if in.evOn(events.PartnerInteraction) {
 		emitAnsweredInvoke(a, in, err, dur)
 	}
@@ -664,7 +664,7 @@ func answeredInvoke(a *plan.Invoke, in *instance, f *frame, res *exchange.Messag
 // activityFailure is the fault a failed partner call throws (ODE's name
 // for the fault of faultOnFailure): for in-memory processes always, for
 // persistent ones when the failure policy says faultOnFailure.
-var activityFailure = plan.Qname{Space: deploy.NsActivityRecovery, Local: "activityFailure"}
+var activityFailure = exchange.QName{Space: deploy.NsActivityRecovery, Local: "activityFailure"}
 
 // nsFault is the namespace of the data orchd's own faults carry.
 const nsFault = "urn:orchd:fault"

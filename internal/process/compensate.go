@@ -246,7 +246,7 @@ func appendRec(b []byte, r *compRec) []byte {
 	b = append(b, 1)
 	var id uint64
 	if r.sc != nil {
-		id = uint64(r.sc.Id()) + 1
+		id = uint64(r.sc.ID()) + 1
 	}
 	b = binary.AppendUvarint(b, id)
 	b = appendSlots(b, r.snap)

@@ -162,17 +162,17 @@ func appendUnique(list []*exchange.Endpoint, ep *exchange.Endpoint) []*exchange.
 	return append(list, ep)
 }
 
-func (c *compiler) qnameAttr(e *etree.Element, attr string) (plan.Qname, bool) {
+func (c *compiler) qnameAttr(e *etree.Element, attr string) (exchange.QName, bool) {
 	v := e.SelectAttrValue(attr, "")
 	if v == "" {
-		return plan.Qname{}, false
+		return exchange.QName{}, false
 	}
 	sp, local, err := bpel.ResolveQName(e, v, true)
 	if err != nil {
 		c.errorf(e, "attribute %s: %v", attr, err)
-		return plan.Qname{}, false
+		return exchange.QName{}, false
 	}
-	return plan.Qname{Space: sp, Local: local}, true
+	return exchange.QName{Space: sp, Local: local}, true
 }
 
 func (c *compiler) partnerLink(e *etree.Element, dp *deploy.Process) *plan.PartnerLink {
@@ -332,7 +332,7 @@ func (c *compiler) PropertyPath(varName, property string, scope *etree.Element, 
 	if err != nil {
 		return "", fmt.Errorf("getVariableProperty: %w", err)
 	}
-	prop := plan.Qname{Space: sp, Local: local}
+	prop := exchange.QName{Space: sp, Local: local}
 	k := wsdl.AliasKey{Prop: prop}
 	if v.Msg != nil {
 		k.MessageType = v.Msg.Name

@@ -24,7 +24,7 @@ func (c *compiler) correlationSets(e *etree.Element) {
 				c.errorf(ce, "properties: %v", err)
 				continue
 			}
-			q := plan.Qname{Space: sp, Local: local}
+			q := exchange.QName{Space: sp, Local: local}
 			if !c.w.Props[q] {
 				c.errorf(ce, "property %s is not defined in any imported WSDL", q)
 			}

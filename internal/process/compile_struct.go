@@ -5,6 +5,7 @@ import (
 
 	"github.com/beevik/etree"
 
+	"github.com/orchd/orchd/internal/exchange"
 	"github.com/orchd/orchd/internal/process/bpel"
 	"github.com/orchd/orchd/internal/process/expr"
 	"github.com/orchd/orchd/internal/process/plan"
@@ -24,9 +25,9 @@ func (c *compiler) register(a plan.Activity) plan.Activity {
 // after their children, so those are its direct children (the nested
 // ones were adopted by their own parents).
 func (c *compiler) adopt(first int, a plan.Activity) {
-	for i := first; i < a.Id(); i++ {
+	for i := first; i < a.ID(); i++ {
 		if c.p.ActParent[i] < 0 {
-			c.p.ActParent[i] = int32(a.Id())
+			c.p.ActParent[i] = int32(a.ID())
 		}
 	}
 }
@@ -266,7 +267,7 @@ func (c *compiler) forEach(e *etree.Element, b plan.Base) plan.Activity {
 	if name == "" || strings.Contains(name, ".") {
 		c.errorf(e, "<forEach> needs a counterName")
 	}
-	a.Counter = &expr.Var{Name: name, Simple: "number", Typ: plan.Qname{Space: bpel.NSXSD, Local: "unsignedInt"}, Pos: c.pos(e)}
+	a.Counter = &expr.Var{Name: name, Simple: "number", Typ: exchange.QName{Space: bpel.NSXSD, Local: "unsignedInt"}, Pos: c.pos(e)}
 	c.p.Vars = append(c.p.Vars, a.Counter)
 	a.Counter.Slot = len(c.p.Vars)
 	c.scopes = append(c.scopes, map[string]*expr.Var{name: a.Counter})

@@ -11,7 +11,6 @@ import (
 	"github.com/orchd/orchd/internal/exchange"
 
 	"github.com/orchd/orchd/internal/process/bpel"
-	"github.com/orchd/orchd/internal/process/plan"
 )
 
 const bundlesDir = "testdata/bundles"
@@ -114,7 +113,7 @@ func TestLoadBundleFixtures(t *testing.T) {
 				}
 				if tc.bundle != "rt-call" {
 					ep := procs[0].Endpoints[0]
-					if ep.Port != "TestPort" || ep.Service != (plan.Qname{Space: "urn:test", Local: "TestService"}) || ep.Path != "/test" {
+					if ep.Port != "TestPort" || ep.Service != (exchange.QName{Space: "urn:test", Local: "TestService"}) || ep.Path != "/test" {
 						t.Errorf("endpoint %s port %q path %q, want {urn:test}TestService TestPort /test", ep.Service, ep.Port, ep.Path)
 					}
 					if len(ep.Operations) != 1 || ep.Operations[0].Name != "run" {
@@ -186,7 +185,7 @@ func TestLoadDirGoodAndBad(t *testing.T) {
 	if err != nil {
 		t.Fatalf("LoadDir: %v", err)
 	}
-	if len(procs) != 1 || procs[0].Name != (plan.Qname{Space: "urn:test:process", Local: "Test"}) || procs[0].Bundle != "good" {
+	if len(procs) != 1 || procs[0].Name != (exchange.QName{Space: "urn:test:process", Local: "Test"}) || procs[0].Bundle != "good" {
 		t.Errorf("processes %v, want the one of bundle good", procs)
 	}
 	if len(bad) != 1 {

@@ -3,8 +3,8 @@ package process
 import (
 	"github.com/beevik/etree"
 
+	"github.com/orchd/orchd/internal/exchange"
 	"github.com/orchd/orchd/internal/process/bpel"
-	"github.com/orchd/orchd/internal/process/plan"
 	"github.com/orchd/orchd/internal/xpath2"
 )
 
@@ -18,7 +18,7 @@ func (c *compiler) xpath2Functions() *xpath2.FunctionLibrary {
 		l.Register(ns, "getLinkStatus", 1, 1, getLinkStatus)
 		l.Register(ns, "doXslTransform", 2, -1, doXslTransform(c.stylesheets()))
 	}
-	var props map[plan.Qname]*etree.Element
+	var props map[exchange.QName]*etree.Element
 	if c.dp != nil {
 		props = c.dp.Properties
 	}

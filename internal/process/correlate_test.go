@@ -15,15 +15,15 @@ import (
 // property is the whole part.
 func TestInitiate(t *testing.T) {
 	msg := func(v string) *exchange.Message {
-		m := exchange.NewMessage(plan.Qname{Local: "m"})
+		m := exchange.NewMessage(exchange.QName{Local: "m"})
 		p := etree.NewElement("key")
 		p.SetText(v)
 		m.Parts["key"] = p
 		return m
 	}
-	set := &plan.CorrSet{Name: "s", Props: []plan.Qname{{Local: "k"}}}
+	set := &plan.CorrSet{Name: "s", Props: []exchange.QName{{Local: "k"}}}
 	use := func(initiate string) []*plan.CorrUse {
-		return []*plan.CorrUse{{Set: set, Initiate: initiate, In: []*plan.PropExtract{{Prop: plan.Qname{Local: "k"}, Part: "key"}}}}
+		return []*plan.CorrUse{{Set: set, Initiate: initiate, In: []*plan.PropExtract{{Prop: exchange.QName{Local: "k"}, Part: "key"}}}}
 	}
 	tests := []struct {
 		name     string

@@ -127,7 +127,7 @@ type Engine struct {
 	// that started on them (versions.go); older is their immutable index
 	// by process name, nil when there is none.
 	retired []*Process
-	older   atomic.Pointer[map[plan.Qname][]*Process]
+	older   atomic.Pointer[map[exchange.QName][]*Process]
 
 	store Store
 	rest  *restClient

@@ -12,7 +12,6 @@ import (
 	"github.com/beevik/etree"
 
 	"github.com/orchd/orchd/internal/exchange"
-	"github.com/orchd/orchd/internal/process/plan"
 )
 
 const exampleBundle = "../../deploy/purchase-order"
@@ -141,7 +140,7 @@ func TestPurchaseOrderInvalidOrderFault(t *testing.T) {
 	if err != nil || out != nil || fault == nil {
 		t.Fatalf("want a declared fault, got out=%v fault=%v err=%v", out, fault, err)
 	}
-	if fault.Name != (plan.Qname{Space: "urn:example:po", Local: "invalidOrder"}) {
+	if fault.Name != (exchange.QName{Space: "urn:example:po", Local: "invalidOrder"}) {
 		t.Errorf("fault name %s", fault.Name)
 	}
 	if r := childText(fault.Message.Part("payload"), "reason"); !strings.Contains(r, "no items") {

@@ -156,7 +156,7 @@ func (in *instance) runExtension(act plan.ExtensionAction, at bpel.Pos) error {
 	}
 	var xf *plan.ExtensionFault
 	if errors.As(err, &xf) {
-		return &faultValue{name: plan.Qname{Space: xf.Space, Local: xf.Local}, reason: xf.Reason, at: at}
+		return &faultValue{name: exchange.QName{Space: xf.Space, Local: xf.Local}, reason: xf.Reason, at: at}
 	}
 	return in.faultf(at, "subLanguageExecutionFault", "extension: %v", err)
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/beevik/etree"
 
+	"github.com/orchd/orchd/internal/exchange"
 	"github.com/orchd/orchd/internal/process/bpel"
 	"github.com/orchd/orchd/internal/process/expr"
 	"github.com/orchd/orchd/internal/process/plan"
@@ -259,7 +260,7 @@ func nameCreated(e *etree.Element, st *plan.InsertStep) {
 		e.CreateAttr("xmlns:"+st.Prefix, st.Space)
 		return
 	}
-	renameTo(e, plan.Qname{Space: st.Space, Local: st.Local})
+	renameTo(e, exchange.QName{Space: st.Space, Local: st.Local})
 }
 
 // createAttr adds st's attribute, empty, to e and returns its index; a

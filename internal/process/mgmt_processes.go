@@ -122,7 +122,7 @@ type startMark struct {
 
 // begin notes that act starts at depth of t's stack.
 func (s *sampler) begin(t *thread, depth int, act plan.Activity) {
-	s.marks = append(s.marks, startMark{t: t, depth: depth, act: act.Id(), at: time.Now()})
+	s.marks = append(s.marks, startMark{t: t, depth: depth, act: act.ID(), at: time.Now()})
 }
 
 // find returns the index of the mark of act at depth of t's stack, or -1
@@ -149,7 +149,7 @@ func (s *sampler) end(p *Process, t *thread, depth int, act plan.Activity) {
 		}
 		s.marks = slices.Delete(s.marks, i, i+1)
 	}
-	i := s.find(t, depth, act.Id(), false)
+	i := s.find(t, depth, act.ID(), false)
 	if i < 0 {
 		return
 	}
@@ -168,7 +168,7 @@ func (s *sampler) stepped(p *Process, t *thread, act, push plan.Activity, done b
 	depth := len(t.stack) - 1
 	switch {
 	case done && push != nil:
-		if i := s.find(t, depth, act.Id(), false); i >= 0 {
+		if i := s.find(t, depth, act.ID(), false); i >= 0 {
 			s.marks[i].handed = true
 		}
 		s.begin(t, depth, push)
@@ -292,7 +292,7 @@ func (p *Process) outline() *mgmt.Activity {
 			kids[par] = append(kids[par], i)
 		}
 	}
-	rootID := p.Root.Id()
+	rootID := p.Root.ID()
 	root := p.activityNode(rootID)
 	root.Kind, root.Name = "process", p.Name.Local
 	var add func(parent *mgmt.Activity, id int)

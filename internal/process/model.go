@@ -55,7 +55,7 @@ func NewProcess(pl *plan.Plan) *Process {
 
 // faultValue is a BPEL fault travelling through the instance.
 type faultValue struct {
-	name plan.Qname
+	name exchange.QName
 	// data is the fault message (messageType faults) or nil.
 	data *exchange.Message
 	// elem is the fault element (element faults) or nil.
@@ -72,4 +72,4 @@ func (f *faultValue) Error() string {
 }
 
 // Standard BPEL faults.
-func bpelFault(local string) plan.Qname { return plan.Qname{Space: bpel.NSBPEL, Local: local} }
+func bpelFault(local string) exchange.QName { return exchange.QName{Space: bpel.NSBPEL, Local: local} }

@@ -77,7 +77,7 @@ func encodeMessage(m *exchange.Message) ([]byte, error) {
 	return b, nil
 }
 
-func decodeMessage(b []byte, name plan.Qname) (*exchange.Message, error) {
+func decodeMessage(b []byte, name exchange.QName) (*exchange.Message, error) {
 	r := &reader{b: b}
 	n := r.uvarint()
 	m := exchange.NewMessage(name)
@@ -147,7 +147,7 @@ var errNoOutboxPartner = errors.New("no such partner")
 func (e *Engine) damagedOutbox(m persist.OutboxMessage) bool {
 	err := m.Err
 	if err == nil {
-		_, err = decodeMessage(m.Payload, plan.Qname{})
+		_, err = decodeMessage(m.Payload, exchange.QName{})
 	}
 	if err == nil {
 		return false

@@ -342,4 +342,4 @@ func faultRestActivity(a *plan.RestActivity, err error) *faultValue {
 
 // restFault is the fault a failed REST call throws (ODE's
 // Bpel4RestLightExtensionBundle.FAULT_QNAME).
-var restFault = plan.Qname{Space: bpel.NSODEFunctions, Local: "bpel4RestExtensions"}
+var restFault = exchange.QName{Space: bpel.NSODEFunctions, Local: "bpel4RestExtensions"}

@@ -13,7 +13,6 @@ import (
 
 	"github.com/orchd/orchd/internal/exchange"
 	"github.com/orchd/orchd/internal/process/expr"
-	"github.com/orchd/orchd/internal/process/plan"
 )
 
 const nsTest = "urn:test"
@@ -191,9 +190,9 @@ func partnerAnswer(c *exchange.Call) (*exchange.Message, error) {
 		p := etree.NewElement("tns:problem")
 		p.CreateAttr("xmlns:tns", nsTest)
 		p.CreateElement("tns:code").SetText("R1")
-		m := exchange.NewMessage(plan.Qname{Space: nsTest, Local: "problem"})
+		m := exchange.NewMessage(exchange.QName{Space: nsTest, Local: "problem"})
 		m.Parts["payload"] = p
-		return nil, &exchange.Fault{Name: plan.Qname{Space: nsTest, Local: "rejected"}, Message: m, Reason: "rejected by partner"}
+		return nil, &exchange.Fault{Name: exchange.QName{Space: nsTest, Local: "rejected"}, Message: m, Reason: "rejected by partner"}
 	}
 	resp := etree.NewElement("r:resp")
 	resp.CreateAttr("xmlns:r", nsTest)
@@ -231,7 +230,7 @@ func TestRuntime(t *testing.T) {
 		// want: the reply's payload part in canonical form; or
 		want string
 		// wantFault: a fault reply (name and payload canonical form); or
-		wantFault plan.Qname
+		wantFault exchange.QName
 		// wantReason is in the fault's reason when wantFaultData is empty.
 		wantReason    string
 		wantFaultData string
@@ -261,7 +260,7 @@ func TestRuntime(t *testing.T) {
 		{
 			// An uncaught standard fault is answered by its spec name.
 			name: "missing source is selectionFailure", bundle: "rt-missing-source", input: testReq("A-1", "3", "hello"),
-			wantFault: plan.Qname{Space: bpelNS[1 : len(bpelNS)-1], Local: "selectionFailure"}, wantReason: "Test.bpel:25",
+			wantFault: exchange.QName{Space: bpelNS[1 : len(bpelNS)-1], Local: "selectionFailure"}, wantReason: "Test.bpel:25",
 		},
 		{
 			// Each variable is a document: //tns:id on b finds b's id only,
@@ -286,17 +285,17 @@ func TestRuntime(t *testing.T) {
 		{name: "catchAll", bundle: "rt-catchall", input: testReq("A-1", "3", ""), want: respCanon("a", "catchAll")},
 		{
 			name: "uncaught declared fault", bundle: "rt-declared-fault", input: testReq("A-1", "3", ""),
-			wantFault: plan.Qname{Space: nsTest, Local: "oops"}, wantFaultData: `<{urn:test}problem><{urn:test}code>E42</></>`,
+			wantFault: exchange.QName{Space: nsTest, Local: "oops"}, wantFaultData: `<{urn:test}problem><{urn:test}code>E42</></>`,
 		},
 		{
 			name: "uncaught undeclared fault", bundle: "rt-undeclared-fault", input: testReq("A-1", "3", ""),
-			wantFault: plan.Qname{Space: "urn:test", Local: "other"},
+			wantFault: exchange.QName{Space: "urn:test", Local: "other"},
 		},
 		{
 			// exit ends the instance before it replies: the client must
 			// not be left with a success and no answer.
 			name: "exit before reply", bundle: "rt-exit", input: testReq("A-1", "3", ""),
-			wantFault: plan.Qname{Space: bpelNS[1 : len(bpelNS)-1], Local: "missingReply"}, wantReason: "exited",
+			wantFault: exchange.QName{Space: bpelNS[1 : len(bpelNS)-1], Local: "missingReply"}, wantReason: "exited",
 		},
 		{name: "getVariableProperty", bundle: "rt-varprop", input: testReq("ORD-7", "3", ""), want: respCanon("a", "ORD-7")},
 		{
@@ -393,7 +392,7 @@ func TestRuntime(t *testing.T) {
 				if got := canon(data); got != tc.wantFaultData {
 					t.Errorf("fault payload\n got %s\nwant %s", got, tc.wantFaultData)
 				}
-				if r.fault.Message.Name != (plan.Qname{Space: nsTest, Local: "problem"}) {
+				if r.fault.Message.Name != (exchange.QName{Space: nsTest, Local: "problem"}) {
 					t.Errorf("fault message %s, want {urn:test}problem", r.fault.Message.Name)
 				}
 				checkSelfContained(t, data)
@@ -401,7 +400,7 @@ func TestRuntime(t *testing.T) {
 				if r.err != nil || r.responses != 1 || r.fault != nil || r.out == nil {
 					t.Fatalf("want one reply: err=%v responses=%d out=%v fault=%v", r.err, r.responses, r.out, r.fault)
 				}
-				if r.out.Name != (plan.Qname{Space: nsTest, Local: "resp"}) {
+				if r.out.Name != (exchange.QName{Space: nsTest, Local: "resp"}) {
 					t.Errorf("reply message %s, want {urn:test}resp", r.out.Name)
 				}
 				part := r.out.Part("payload")

@@ -9,7 +9,6 @@ import (
 
 	"github.com/orchd/orchd/internal/exchange"
 	"github.com/orchd/orchd/internal/persist"
-	"github.com/orchd/orchd/internal/process/plan"
 )
 
 // Versions (ODE's process versions, for hot redeploy). Each deploy of a
@@ -264,7 +263,7 @@ func (e *Engine) indexRetiredLocked() {
 		e.older.Store(nil)
 		return
 	}
-	m := map[plan.Qname][]*Process{}
+	m := map[exchange.QName][]*Process{}
 	for _, p := range slices.Backward(e.retired) {
 		m[p.Name] = append(m[p.Name], p)
 	}

@@ -6,9 +6,9 @@ import (
 
 	"github.com/beevik/etree"
 
+	"github.com/orchd/orchd/internal/exchange"
 	"github.com/orchd/orchd/internal/process/bpel"
 	"github.com/orchd/orchd/internal/process/expr"
-	"github.com/orchd/orchd/internal/process/plan"
 	"github.com/orchd/orchd/internal/xpath1"
 	"github.com/orchd/orchd/internal/xpath2"
 )
@@ -41,10 +41,10 @@ func EvalXPath1(src string, ns map[string]string, ctx *etree.Document, vars map[
 		v := &expr.Var{Name: name}
 		if in.Doc != nil {
 			e := in.Doc.Root().Copy()
-			v.Elem = plan.Qname{Space: e.NamespaceURI(), Local: e.Tag}
+			v.Elem = exchange.QName{Space: e.NamespaceURI(), Local: e.Tag}
 			slot(v, e)
 		} else {
-			v.Typ, v.Simple = plan.Qname{Space: bpel.NSXSD, Local: "string"}, "string"
+			v.Typ, v.Simple = exchange.QName{Space: bpel.NSXSD, Local: "string"}, "string"
 			slot(v, etree.NewText(in.Text))
 		}
 		r[name] = v
@@ -55,7 +55,7 @@ func EvalXPath1(src string, ns map[string]string, ctx *etree.Document, vars map[
 		// An element variable, so that its slot stands for the
 		// document node, the parent of the document element.
 		e := ctx.Root().Copy()
-		v := &expr.Var{Name: " context", Elem: plan.Qname{Space: e.NamespaceURI(), Local: e.Tag}}
+		v := &expr.Var{Name: " context", Elem: exchange.QName{Space: e.NamespaceURI(), Local: e.Tag}}
 		ctxSlot = slot(v, e)
 		t.Vars = append(t.Vars, v)
 	}

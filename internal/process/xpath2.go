@@ -8,6 +8,7 @@ import (
 
 	"github.com/beevik/etree"
 
+	"github.com/orchd/orchd/internal/exchange"
 	"github.com/orchd/orchd/internal/process/bpel"
 	"github.com/orchd/orchd/internal/process/expr"
 	"github.com/orchd/orchd/internal/process/plan"
@@ -42,7 +43,7 @@ var getVarProp2RE = regexp.MustCompile(`([A-Za-z_][\w.\-]*):getVariableProperty\
 // builtinSimple is the built-in atomic type a variable or part declared
 // with type t has, or nil: such a variable's or part's value is its typed
 // value, as in ODE (WS-BPEL 2.0 section 8.2.2).
-func builtinSimple(t plan.Qname) *xpath2.Type {
+func builtinSimple(t exchange.QName) *xpath2.Type {
 	if t.Space != bpel.NSXSD {
 		return nil
 	}

@@ -9,9 +9,9 @@ import (
 
 	"github.com/beevik/etree"
 
+	"github.com/orchd/orchd/internal/exchange"
 	"github.com/orchd/orchd/internal/process/bpel"
 	"github.com/orchd/orchd/internal/process/expr"
-	"github.com/orchd/orchd/internal/process/plan"
 	"github.com/orchd/orchd/internal/xpath2"
 )
 
@@ -125,11 +125,11 @@ func insertAt(fn string, e *etree.Element, i int, items xpath2.Sequence) error {
 // <property> of the process; its element content (the first child
 // element) or else its text. The prefix resolves against the process
 // element's namespaces.
-func processProperty(props map[plan.Qname]*etree.Element, ns map[string]string, arg xpath2.Sequence) (xpath2.Sequence, error) {
-	var q plan.Qname
+func processProperty(props map[exchange.QName]*etree.Element, ns map[string]string, arg xpath2.Sequence) (xpath2.Sequence, error) {
+	var q exchange.QName
 	if a, ok := xpath2.SingleAtomic(arg); ok {
 		if qn, ok := a.(xpath2.QName); ok {
-			q = plan.Qname{Space: qn.NS, Local: qn.Local}
+			q = exchange.QName{Space: qn.NS, Local: qn.Local}
 		}
 	}
 	if q.Local == "" {
@@ -138,7 +138,7 @@ func processProperty(props map[plan.Qname]*etree.Element, ns map[string]string, 
 		if !ok {
 			prefix, local = "", name
 		}
-		q = plan.Qname{Space: bpel.NSDD, Local: local}
+		q = exchange.QName{Space: bpel.NSDD, Local: local}
 		if prefix != "" {
 			u, ok := ns[prefix]
 			if !ok {
@@ -149,7 +149,7 @@ func processProperty(props map[plan.Qname]*etree.Element, ns map[string]string, 
 	}
 	p, ok := props[q]
 	if !ok && q.Space == bpel.NSDD {
-		p, ok = props[plan.Qname{Space: bpel.NSDDLegacy, Local: q.Local}]
+		p, ok = props[exchange.QName{Space: bpel.NSDDLegacy, Local: q.Local}]
 	}
 	if !ok {
 		return nil, nil

@@ -13,7 +13,6 @@ import (
 	"github.com/orchd/orchd/internal/process/bpel"
 	"github.com/orchd/orchd/internal/process/deploy"
 	"github.com/orchd/orchd/internal/process/expr"
-	"github.com/orchd/orchd/internal/process/plan"
 )
 
 // xp2Fixture is an instance of the rt-xpath2 process with its variables
@@ -55,15 +54,15 @@ func newXP2Fixture(t *testing.T) *xp2Fixture {
 	for _, v := range p.Vars {
 		vars[v.Name] = v
 	}
-	dp := &deploy.Process{Properties: map[plan.Qname]*etree.Element{}}
+	dp := &deploy.Process{Properties: map[exchange.QName]*etree.Element{}}
 	g := etree.NewElement("property")
 	g.SetText("hello")
-	dp.Properties[plan.Qname{Space: bpel.NSDD, Local: "greeting"}] = g
+	dp.Properties[exchange.QName{Space: bpel.NSDD, Local: "greeting"}] = g
 	ep := etree.NewElement("property")
 	ref := ep.CreateElement("tns:ref")
 	ref.CreateAttr("xmlns:tns", nsTest)
 	ref.CreateElement("tns:addr").SetText("http://example.com/x")
-	dp.Properties[plan.Qname{Space: bpel.NSDD, Local: "epr"}] = ep
+	dp.Properties[exchange.QName{Space: bpel.NSDD, Local: "epr"}] = ep
 	c := &compiler{doc: &bpel.Document{File: "T.bpel", Root: root}, errs: &bpel.Errors{}, dp: dp, p: p.Plan,
 		scopes: []map[string]*expr.Var{vars}}
 	return &xp2Fixture{in: in, c: c, at: at, r: r}

@@ -16,8 +16,8 @@ import (
 	"github.com/orchd/orchd/internal/process/wsdl"
 )
 
-// Qname is a qualified XML name.
-type Qname = exchange.QName
+// qname is a qualified XML name.
+type qname = exchange.QName
 
 // Plan is a compiled process: the immutable plan shared by all its
 // instances (flyweight) and by every engine that deploys it. Compile
@@ -26,7 +26,7 @@ type Qname = exchange.QName
 // retirement) lives in the Process that wraps it.
 type Plan struct {
 	// Name is the process QName.
-	Name Qname
+	Name qname
 	// Bundle is the bundle folder name; File the BPEL file in it.
 	Bundle, File string
 	// InMemory is deploy.xml's <in-memory>.
@@ -109,7 +109,7 @@ type FaultHandlers struct {
 }
 
 type Catch struct {
-	FaultName Qname
+	FaultName qname
 	V         *expr.Var // faultVariable, or nil
 	Act       Activity
 }
@@ -137,7 +137,7 @@ type ReplyOp struct {
 type Activity interface {
 	Where() bpel.Pos
 	SetID(int)
-	Id() int
+	ID() int
 }
 
 // AddRoute adds sh to op's shapes unless an equal one is there, and

@@ -22,7 +22,7 @@ func (b *Base) Where() bpel.Pos { return b.Pos }
 
 func (b *Base) SetID(n int) { b.num = n }
 
-func (b *Base) Id() int { return b.num }
+func (b *Base) ID() int { return b.num }
 
 type Sequence struct {
 	Base
@@ -52,7 +52,7 @@ type Exit struct{ Base }
 
 type Throw struct {
 	Base
-	FaultName Qname
+	FaultName qname
 	V         *expr.Var
 }
 
@@ -68,7 +68,7 @@ type Reply struct {
 	Op        *exchange.Operation
 	V         *expr.Var
 	ToParts   []PartMap
-	FaultName Qname
+	FaultName qname
 	Corrs     []*CorrUse
 	Mex       string
 	// Ev is the enclosing onEvent whose request this reply answers.

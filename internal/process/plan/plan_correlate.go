@@ -8,7 +8,7 @@ import (
 // CorrSet is a declared correlation set.
 type CorrSet struct {
 	Name  string
-	Props []Qname
+	Props []qname
 }
 
 // CorrUse is one <correlation> of a messaging activity: which set, how it
@@ -24,7 +24,7 @@ type CorrUse struct {
 // PropExtract reads one property from a message: the part, then the alias
 // query relative to the part.
 type PropExtract struct {
-	Prop  Qname
+	Prop  qname
 	Part  string
 	Query *expr.Expr
 }
