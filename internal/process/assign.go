@@ -11,6 +11,7 @@ import (
 	"github.com/orchd/orchd/internal/process/bpel"
 	"github.com/orchd/orchd/internal/process/expr"
 	"github.com/orchd/orchd/internal/process/plan"
+	"github.com/orchd/orchd/internal/xpath1"
 	"github.com/orchd/orchd/internal/xpath2"
 )
 
@@ -295,7 +296,7 @@ func replaceContent(dst, src *etree.Element) {
 	clearChildren(dst)
 	keep := dst.Attr[:0]
 	for _, a := range dst.Attr {
-		if expr.IsNSDecl(a) {
+		if xpath1.IsNSDecl(a) {
 			keep = append(keep, a)
 		}
 	}
@@ -303,7 +304,7 @@ func replaceContent(dst, src *etree.Element) {
 	var buf [4]string
 	used := buf[:0]
 	for _, a := range src.Attr {
-		if !expr.IsNSDecl(a) && a.Space != "" && a.Space != "xml" {
+		if !xpath1.IsNSDecl(a) && a.Space != "" && a.Space != "xml" {
 			used = addPrefix(used, a.Space)
 		}
 	}
@@ -325,7 +326,7 @@ func replaceContent(dst, src *etree.Element) {
 		}
 	}
 	for _, a := range src.Attr {
-		if !expr.IsNSDecl(a) {
+		if !xpath1.IsNSDecl(a) {
 			dst.CreateAttr(a.FullKey(), a.Value)
 		}
 	}

@@ -12,7 +12,7 @@ import (
 	"github.com/beevik/etree"
 
 	"github.com/orchd/orchd/internal/exchange"
-	"github.com/orchd/orchd/internal/process/expr"
+	"github.com/orchd/orchd/internal/xpath1"
 )
 
 const nsTest = "urn:test"
@@ -79,7 +79,7 @@ func canon(e *etree.Element) string {
 		fmt.Fprintf(&b, "<{%s}%s", e.NamespaceURI(), e.Tag)
 		var attrs []string
 		for _, a := range e.Attr {
-			if expr.IsNSDecl(a) {
+			if xpath1.IsNSDecl(a) {
 				continue
 			}
 			sp := ""
@@ -131,7 +131,7 @@ func checkSelfContained(t testing.TB, e *etree.Element) {
 			t.Errorf("<%s> is in namespace %q alone, %q in place:\n%s", got.FullTag(), uri, want, s)
 		}
 		for _, a := range got.Attr {
-			if expr.IsNSDecl(a) || a.Space == "" || a.Space == "xml" {
+			if xpath1.IsNSDecl(a) || a.Space == "" || a.Space == "xml" {
 				continue
 			}
 			if _, ok := lookupNS(got, a.Space); !ok {

@@ -9,10 +9,6 @@ import (
 	"github.com/orchd/orchd/internal/process/bpel"
 )
 
-func IsNSDecl(a etree.Attr) bool {
-	return a.Space == "xmlns" || (a.Space == "" && a.Key == "xmlns")
-}
-
 func FirstElement(e *etree.Element) *etree.Element {
 	for _, c := range e.Child {
 		if ce, ok := c.(*etree.Element); ok {

@@ -239,7 +239,7 @@ func (p *SimplePath) one(root, ctx *etree.Element) (n Node, found, many bool) {
 			return Node{}, false, false
 		case st.Attr:
 			for i, a := range cur.Attr {
-				if a.Key == st.Local && !IsNSDecl(a) && ((st.Space == "" && a.Space == "") || (st.Space != "" && a.Space != "" && a.NamespaceURI() == st.Space)) {
+				if a.Key == st.Local && !xpath1.IsNSDecl(a) && ((st.Space == "" && a.Space == "") || (st.Space != "" && a.Space != "" && a.NamespaceURI() == st.Space)) {
 					return Node{Tok: cur, Attr: i}, true, false
 				}
 			}
@@ -314,7 +314,7 @@ func (c *nsCache) descend(st *PathStep) {
 // declaresNS reports whether e carries a namespace declaration.
 func declaresNS(e *etree.Element) bool {
 	for _, a := range e.Attr {
-		if IsNSDecl(a) {
+		if xpath1.IsNSDecl(a) {
 			return true
 		}
 	}
