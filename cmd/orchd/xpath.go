@@ -7,7 +7,7 @@ import (
 	"io"
 	"strings"
 
-	"github.com/orchd/orchd/internal/process"
+	"github.com/orchd/orchd/internal/process/expr"
 	"github.com/orchd/orchd/internal/xpath2"
 )
 
@@ -65,7 +65,7 @@ func xpathCommand(fs *flag.FlagSet) runFunc {
 			}
 		}
 		if *version == "1.0" {
-			seq, err := process.EvalXPath1(fs.Arg(0), ns, ctx.Doc, vars)
+			seq, err := expr.EvalXPath1(fs.Arg(0), ns, ctx.Doc, vars)
 			return printResult(stdout, seq, err)
 		}
 		q := &xpath2.Query{Expr: fs.Arg(0), Namespaces: ns, Vars: map[string]xpath2.Sequence{}}

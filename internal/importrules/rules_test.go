@@ -39,7 +39,7 @@ var allowed = map[string][]string{
 	"internal/xsd":            {"internal/process/bpel"},
 	"internal/xpath2":         {"internal/xsd"},
 	"internal/xslt":           {"internal/process/bpel", "internal/xpath1", "internal/xpath2"},
-	"internal/process/expr":   {"internal/exchange", "internal/process/bpel", "internal/xpath1", "internal/xpath2"},
+	"internal/process/expr":   {"internal/exchange", "internal/process/bpel", "internal/xpath1", "internal/xpath2", "internal/xslt"},
 	"internal/process/plan":   {"internal/events", "internal/exchange", "internal/process/bpel", "internal/process/deploy", "internal/process/expr", "internal/process/wsdl", "internal/xsd"},
 	"internal/process/wsdl":   {"internal/exchange", "internal/process/bpel", "internal/xsd"},
 	"internal/process/deploy": {"internal/events", "internal/exchange", "internal/process/bpel", "internal/process/wsdl", "internal/xsd"},

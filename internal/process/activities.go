@@ -71,7 +71,7 @@ func stepThrow(a *plan.Throw, in *instance, _ *frame) (plan.Activity, bool, erro
 		if a.V.Msg != nil {
 			fv.data = copyMessage(in.message(a.V))
 		} else if e := expr.FirstElement(in.slot(a.V)); e != nil {
-			fv.elem = copyTree(e)
+			fv.elem = expr.CopyTree(e)
 		}
 	}
 	return nil, false, fv
@@ -150,7 +150,7 @@ func copyMessage(m *exchange.Message) *exchange.Message {
 	c := &exchange.Message{Name: m.Name, Parts: make(map[string]*etree.Element, len(m.Parts))}
 	for k, v := range m.Parts {
 		if v != nil {
-			c.Parts[k] = copyTree(v)
+			c.Parts[k] = expr.CopyTree(v)
 		}
 	}
 	return c

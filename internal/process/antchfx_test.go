@@ -116,7 +116,7 @@ func TestAntchfxDeviations(t *testing.T) {
 			// variable $d.
 			doc := etree.NewDocument()
 			doc.SetRoot(parseElement(t, deviationPayload))
-			seq, err := EvalXPath1("string("+strings.ReplaceAll(src, "$in.payload", "$d")+")", ns, nil,
+			seq, err := expr.EvalXPath1("string("+strings.ReplaceAll(src, "$in.payload", "$d")+")", ns, nil,
 				map[string]xpath2.Input{"d": {Doc: doc}})
 			switch {
 			case refused && err == nil:

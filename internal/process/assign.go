@@ -2,7 +2,6 @@ package process
 
 import (
 	"strconv"
-	"strings"
 
 	"github.com/beevik/etree"
 
@@ -187,7 +186,7 @@ func (in *instance) eval(x *expr.Expr, ctx *etree.Element, at bpel.Pos) (v any, 
 		if err != nil {
 			return nil, err
 		}
-		return fromXPath2(seq), nil
+		return expr.FromXPath2(seq), nil
 	}
 	defer func() {
 		if r := recover(); r != nil {
@@ -216,11 +215,11 @@ func replaceCopyOp(c *plan.CopyOp, in *instance, src source, dst target) error {
 		// the source element under its declared name (or keeps the
 		// source's name), or an element of that name holding the text.
 		if se == nil {
-			setText(newQualified(dst.parent, dst.declared), src.string())
+			expr.SetText(newQualified(dst.parent, dst.declared), src.string())
 			return nil
 		}
-		cp := copyTree(se)
-		fixNamespaces(cp, se, nil)
+		cp := expr.CopyTree(se)
+		expr.FixNamespaces(cp, se, nil)
 		if !c.KeepSrcElementName && (cp.NamespaceURI() != dst.declared.Space || cp.Tag != dst.declared.Local) {
 			renameTo(cp, dst.declared)
 		}
@@ -237,7 +236,7 @@ func replaceCopyOp(c *plan.CopyOp, in *instance, src source, dst target) error {
 			return nil
 		}
 		if se == nil {
-			setText(t, src.string())
+			expr.SetText(t, src.string())
 			return nil
 		}
 		if se == t {
@@ -248,8 +247,8 @@ func replaceCopyOp(c *plan.CopyOp, in *instance, src source, dst target) error {
 			if p == nil || p == in.root {
 				return in.faultf(c.Pos, "mismatchedAssignmentFailure", "keepSrcElementName on a variable that is not element-valued")
 			}
-			cp := copyTree(se)
-			fixNamespaces(cp, se, p)
+			cp := expr.CopyTree(se)
+			expr.FixNamespaces(cp, se, p)
 			i := t.Index()
 			p.RemoveChildAt(i)
 			p.InsertChildAt(i, cp)
@@ -274,7 +273,7 @@ func renameTo(e *etree.Element, q exchange.QName) {
 		}
 	}
 	prefix := "ns"
-	for i := 1; declaresPrefix(e, prefix); i++ {
+	for i := 1; expr.DeclaresPrefix(e, prefix); i++ {
 		prefix = "ns" + strconv.Itoa(i)
 	}
 	e.Space, e.Tag = prefix, q.Local
@@ -293,7 +292,7 @@ func (s source) string() string {
 // Namespaces the copies need are declared once, on dst, unless dst binds
 // the prefix differently; then the copied child declares it itself.
 func replaceContent(dst, src *etree.Element) {
-	clearChildren(dst)
+	expr.ClearChildren(dst)
 	keep := dst.Attr[:0]
 	for _, a := range dst.Attr {
 		if xpath1.IsNSDecl(a) {
@@ -305,24 +304,24 @@ func replaceContent(dst, src *etree.Element) {
 	used := buf[:0]
 	for _, a := range src.Attr {
 		if !xpath1.IsNSDecl(a) && a.Space != "" && a.Space != "xml" {
-			used = addPrefix(used, a.Space)
+			used = expr.AddPrefix(used, a.Space)
 		}
 	}
 	for _, ch := range src.Child {
 		if ce, ok := ch.(*etree.Element); ok {
-			used = usedPrefixes(ce, used)
+			used = expr.UsedPrefixes(ce, used)
 		}
 	}
 	for _, p := range used {
-		uri, ok := lookupNS(src, p)
+		uri, ok := expr.LookupNS(src, p)
 		if !ok {
 			continue
 		}
-		if have, ok := lookupNS(dst, p); ok && have == uri {
+		if have, ok := expr.LookupNS(dst, p); ok && have == uri {
 			continue
 		}
-		if !declaresPrefix(dst, p) && (p != "" || dst.Space == "") {
-			declareIfNeeded(dst, p, src, nil)
+		if !expr.DeclaresPrefix(dst, p) && (p != "" || dst.Space == "") {
+			expr.DeclareIfNeeded(dst, p, src, nil)
 		}
 	}
 	for _, a := range src.Attr {
@@ -330,109 +329,5 @@ func replaceContent(dst, src *etree.Element) {
 			dst.CreateAttr(a.FullKey(), a.Value)
 		}
 	}
-	copyChildren(dst, src, dst)
-}
-
-// copyChildren appends copies of src's element and text children to box;
-// each copied element declares the namespaces it uses from src's scope
-// that scope (nil: none) does not bind the same way.
-func copyChildren(box, src, scope *etree.Element) {
-	copyChildrenOf(box, src, func(cp, orig *etree.Element) {
-		fixNamespaces(cp, orig, scope)
-	})
-}
-
-// fixNamespaces makes cp (a copy of orig, about to be placed under dst)
-// declare every namespace prefix its subtree uses that orig's ancestors
-// declared and dst's scope does not bind the same way.
-func fixNamespaces(cp, orig, dst *etree.Element) {
-	var buf [4]string
-	for _, p := range usedPrefixes(cp, buf[:0]) {
-		if declaresPrefix(cp, p) {
-			continue
-		}
-		declareIfNeeded(cp, p, orig.Parent(), dst)
-	}
-}
-
-func declareIfNeeded(on *etree.Element, prefix string, srcScope, dstScope *etree.Element) {
-	uri, ok := lookupNS(srcScope, prefix)
-	if !ok {
-		if prefix == "" {
-			// Unqualified in the source: undo a default namespace the
-			// destination would otherwise impose.
-			if have, ok := lookupNS(dstScope, ""); ok && have != "" {
-				on.CreateAttr("xmlns", "")
-			}
-		}
-		return
-	}
-	if have, ok := lookupNS(dstScope, prefix); ok && have == uri {
-		return
-	}
-	if have, ok := lookupNS(on, prefix); ok && have == uri && on != dstScope {
-		if declaresPrefix(on, prefix) {
-			return
-		}
-	}
-	if prefix == "" {
-		on.CreateAttr("xmlns", uri)
-	} else {
-		on.CreateAttr("xmlns:"+prefix, uri)
-	}
-}
-
-// usedPrefixes appends to used the namespace prefixes e's subtree uses in
-// element and attribute names and in xsi:type-like QName values, once
-// each. Subtrees use few prefixes, so a slice beats a map.
-func usedPrefixes(e *etree.Element, used []string) []string {
-	used = addPrefix(used, e.Space)
-	for _, a := range e.Attr {
-		if a.Space != "" && a.Space != "xmlns" && a.Space != "xml" {
-			used = addPrefix(used, a.Space)
-			if a.Key == "type" {
-				if i := strings.IndexByte(a.Value, ':'); i > 0 {
-					used = addPrefix(used, a.Value[:i])
-				}
-			}
-		}
-	}
-	for _, c := range e.Child {
-		if ce, ok := c.(*etree.Element); ok {
-			used = usedPrefixes(ce, used)
-		}
-	}
-	return used
-}
-
-func addPrefix(used []string, p string) []string {
-	for _, u := range used {
-		if u == p {
-			return used
-		}
-	}
-	return append(used, p)
-}
-
-func declaresPrefix(e *etree.Element, prefix string) bool {
-	for _, a := range e.Attr {
-		if (prefix == "" && a.Space == "" && a.Key == "xmlns") || (prefix != "" && a.Space == "xmlns" && a.Key == prefix) {
-			return true
-		}
-	}
-	return false
-}
-
-func lookupNS(e *etree.Element, prefix string) (string, bool) {
-	for p := e; p != nil; p = p.Parent() {
-		for _, a := range p.Attr {
-			if (prefix == "" && a.Space == "" && a.Key == "xmlns") || (prefix != "" && a.Space == "xmlns" && a.Key == prefix) {
-				return a.Value, true
-			}
-		}
-	}
-	if prefix == "xml" {
-		return "http://www.w3.org/XML/1998/namespace", true
-	}
-	return "", false
+	expr.CopyChildren(dst, src, dst)
 }

@@ -487,7 +487,7 @@ func (c *compiler) from(e *etree.Element, f *plan.FromSpec) {
 // declaring on each element the namespaces it uses from the BPEL document.
 func literalContent(lit *etree.Element) *etree.Element {
 	box := etree.NewElement("literal")
-	copyChildren(box, lit, nil)
+	expr.CopyChildren(box, lit, nil)
 	return box
 }
 

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/beevik/etree"
+
 	"github.com/orchd/orchd/internal/process/expr"
 	"github.com/orchd/orchd/internal/process/plan"
 )
@@ -26,7 +27,7 @@ func (c *compiler) restActivity(e *etree.Element, b plan.Base) plan.Activity {
 		c.errorf(e, "<%s> needs a uri attribute", e.Tag)
 	} else {
 		if a.Uri = c.restValue(e, attr, uri); a.Uri.V == nil && a.Uri.Lit != "" {
-			if err := checkRESTURL(uri); err != nil {
+			if err := plan.CheckRESTURL(uri); err != nil {
 				c.errorf(e, "uri: %v", err)
 			}
 		}
@@ -41,7 +42,7 @@ func (c *compiler) restActivity(e *etree.Element, b plan.Base) plan.Activity {
 	}
 	a.Request = c.restVar(e, "request", "requestPayload")
 	a.Response = c.restVar(e, "response", "responsePayload")
-	if a.Code = c.restVar(e, "statusCode"); a.Code != nil && !typeVar(a.Code) {
+	if a.Code = c.restVar(e, "statusCode"); a.Code != nil && !a.Code.OfType() {
 		c.errorf(e, "statusCode: variable %s must have a simple type (it receives the status as text)", a.Code.Name)
 	}
 	if a.Method == http.MethodPost || a.Method == http.MethodPut {
@@ -50,7 +51,7 @@ func (c *compiler) restActivity(e *etree.Element, b plan.Base) plan.Activity {
 				continue // targets, sources, documentation
 			}
 			cp := x.Copy()
-			fixNamespaces(cp, x, nil)
+			expr.FixNamespaces(cp, x, nil)
 			var buf bytes.Buffer
 			cp.WriteTo(&buf, &etree.WriteSettings{})
 			a.Static = buf.Bytes()
@@ -75,7 +76,7 @@ func (c *compiler) restValue(e *etree.Element, attr, s string) plan.RestValue {
 	switch {
 	case v == nil:
 		c.errorf(e, "%s: undeclared variable %q", attr, name)
-	case !typeVar(v):
+	case !v.OfType():
 		c.errorf(e, "%s: $bpelvar[%s] needs a variable of a simple type", attr, name)
 		v = nil
 	}
@@ -97,4 +98,25 @@ func (c *compiler) restVar(e *etree.Element, attrs ...string) *expr.Var {
 		return nil
 	}
 	return v
+}
+
+// nsBPEL4RestLight is the namespace of ODE's REST extension activities.
+const nsBPEL4RestLight = "http://www.apache.org/ode/bpel/extensions/bpel4restlight"
+
+const (
+	// restMedia is the default Accept and Content-Type.
+	restMedia = "application/xml"
+	// bpelvarRef starts a variable reference in an attribute.
+	bpelvarRef = "$bpelvar["
+)
+
+// restAttr returns the first of the attributes names that e has, and its
+// name.
+func restAttr(e *etree.Element, names ...string) (value, name string) {
+	for _, n := range names {
+		if v := e.SelectAttrValue(n, ""); v != "" {
+			return v, n
+		}
+	}
+	return "", names[0]
 }

@@ -24,8 +24,8 @@ func (c *compiler) compileXPath2(e *etree.Element, text string, query bool) *exp
 	// bpel:getVariableProperty('v', 'p:prop') takes literals: each call
 	// becomes a variable read through the propertyAlias, resolved now.
 	var perr error
-	src := getVarProp2RE.ReplaceAllStringFunc(text, func(m string) string {
-		sub := getVarProp2RE.FindStringSubmatch(m)
+	src := expr.GetVarProp2RE.ReplaceAllStringFunc(text, func(m string) string {
+		sub := expr.GetVarProp2RE.FindStringSubmatch(m)
 		if u := ns[sub[1]]; u != bpel.NSBPEL && u != bpel.NSBPEL2004 {
 			return m
 		}
@@ -39,7 +39,7 @@ func (c *compiler) compileXPath2(e *etree.Element, text string, query bool) *exp
 			px, err = expr.NewExpr(m, "string("+p+")", pns)
 			if err == nil {
 				x2.Refs = append(x2.Refs, expr.Xp2Ref{Kind: expr.RefProperty, Prop: px})
-				return fmt.Sprintf("$%s:p%d", propPrefix, len(x2.Refs)-1)
+				return fmt.Sprintf("$%s:p%d", expr.PropPrefix, len(x2.Refs)-1)
 			}
 		}
 		if perr == nil {
@@ -52,7 +52,7 @@ func (c *compiler) compileXPath2(e *etree.Element, text string, query bool) *exp
 		return nil
 	}
 	if src != text {
-		ns[propPrefix] = nsXP2Property
+		ns[expr.PropPrefix] = expr.NsXP2Property
 	}
 	sc := &xpath2.StaticContext{Namespaces: ns, Functions: c.xpath2Functions()}
 	var unknown error
@@ -117,7 +117,7 @@ func (c *compiler) xp2Variable(space, local string) (expr.Xp2Ref, bool) {
 			return expr.Xp2Ref{Kind: expr.RefEventTime}, true
 		}
 		return expr.Xp2Ref{}, false
-	case nsXP2Property:
+	case expr.NsXP2Property:
 		return expr.Xp2Ref{Kind: expr.RefProperty}, true
 	case "":
 	default:
@@ -134,10 +134,10 @@ func (c *compiler) xp2Variable(space, local string) (expr.Xp2Ref, bool) {
 		if r.Part < 0 {
 			return expr.Xp2Ref{}, false
 		}
-		r.Simple = builtinSimple(v.Msg.Parts[r.Part].Type)
+		r.Simple = expr.BuiltinSimple(v.Msg.Parts[r.Part].Type)
 		return r, true
 	}
-	r.Simple = builtinSimple(v.Typ)
+	r.Simple = expr.BuiltinSimple(v.Typ)
 	if strings.HasPrefix(v.Name, "link:") {
 		r.Simple = xpath2.TBoolean
 	}

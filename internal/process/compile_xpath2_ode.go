@@ -5,6 +5,7 @@ import (
 
 	"github.com/orchd/orchd/internal/exchange"
 	"github.com/orchd/orchd/internal/process/bpel"
+	"github.com/orchd/orchd/internal/process/expr"
 	"github.com/orchd/orchd/internal/xpath2"
 )
 
@@ -15,8 +16,8 @@ func (c *compiler) xpath2Functions() *xpath2.FunctionLibrary {
 	}
 	l := xpath2.NewFunctionLibrary()
 	for _, ns := range []string{bpel.NSBPEL, bpel.NSBPEL2004} {
-		l.Register(ns, "getLinkStatus", 1, 1, getLinkStatus)
-		l.Register(ns, "doXslTransform", 2, -1, doXslTransform(c.stylesheets()))
+		l.Register(ns, "getLinkStatus", 1, 1, expr.GetLinkStatus)
+		l.Register(ns, "doXslTransform", 2, -1, expr.DoXslTransform(c.stylesheets()))
 	}
 	var props map[exchange.QName]*etree.Element
 	if c.dp != nil {
@@ -29,25 +30,25 @@ func (c *compiler) xpath2Functions() *xpath2.FunctionLibrary {
 		}
 	}
 	reg(func(_ xpath2.Context, args []xpath2.Sequence) (xpath2.Sequence, error) {
-		return processProperty(props, rootNS, args[0])
+		return expr.ProcessProperty(props, rootNS, args[0])
 	}, 1, 1, "process-property")
-	reg(odeCombineURL, 2, 2, "combine-url", "combineUrl")
+	reg(expr.OdeCombineURL, 2, 2, "combine-url", "combineUrl")
 	reg(func(_ xpath2.Context, args []xpath2.Sequence) (xpath2.Sequence, error) {
-		return odeComposeURL(args, false)
+		return expr.OdeComposeURL(args, false)
 	}, 2, -1, "compose-url", "composeUrl")
 	reg(func(_ xpath2.Context, args []xpath2.Sequence) (xpath2.Sequence, error) {
-		return odeComposeURL(args, true)
+		return expr.OdeComposeURL(args, true)
 	}, 2, -1, "expand-template", "expandTemplate")
-	reg(odeSplit, 3, 4, "split-to-elements", "splitToElements")
-	reg(odeDomToString, 1, 1, "dom-to-string", "domToString")
-	reg(odeStringToDom, 1, 1, "string-to-dom", "stringToDom")
-	reg(odeDelete, 1, 2, "delete")
-	reg(odeInsertBefore, 2, 3, "insert-before")
-	reg(odeInsertAfter, 2, 3, "insert-after")
-	reg(odeInsertAsFirstInto, 2, 2, "insert-as-first-into")
-	reg(odeInsertAsLastInto, 2, 2, "insert-as-last-into")
-	reg(odeRename, 2, 3, "rename")
-	l.Register(nsSaxon, "parse", 1, 1, saxonParse)
+	reg(expr.OdeSplit, 3, 4, "split-to-elements", "splitToElements")
+	reg(expr.OdeDomToString, 1, 1, "dom-to-string", "domToString")
+	reg(expr.OdeStringToDom, 1, 1, "string-to-dom", "stringToDom")
+	reg(expr.OdeDelete, 1, 2, "delete")
+	reg(expr.OdeInsertBefore, 2, 3, "insert-before")
+	reg(expr.OdeInsertAfter, 2, 3, "insert-after")
+	reg(expr.OdeInsertAsFirstInto, 2, 2, "insert-as-first-into")
+	reg(expr.OdeInsertAsLastInto, 2, 2, "insert-as-last-into")
+	reg(expr.OdeRename, 2, 3, "rename")
+	l.Register(expr.NsSaxon, "parse", 1, 1, expr.SaxonParse)
 	c.xp2lib = l
 	return l
 }

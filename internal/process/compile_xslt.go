@@ -6,6 +6,7 @@ import (
 	"github.com/beevik/etree"
 
 	"github.com/orchd/orchd/internal/process/bpel"
+	"github.com/orchd/orchd/internal/process/expr"
 	"github.com/orchd/orchd/internal/xslt"
 )
 
@@ -13,7 +14,7 @@ import (
 // name; it reports errors in the compiler's style and returns false.
 func (c *compiler) prepareXSL(e *etree.Element, text string, ns map[string]string) bool {
 	ok := true
-	for _, m := range xslCallRE.FindAllStringSubmatch(text, -1) {
+	for _, m := range expr.XslCallRE.FindAllStringSubmatch(text, -1) {
 		if u := ns[m[1]]; m[1] == "" || (u != bpel.NSBPEL && u != bpel.NSBPEL2004) {
 			c.errorf(e, "doXslTransform must be called with a prefix bound to the WS-BPEL namespace in %q", text)
 			ok = false

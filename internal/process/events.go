@@ -86,7 +86,7 @@ func stepEventListener(a *plan.EventListener, in *instance, f *frame) (plan.Acti
 			in.storeParts(msg, ev.FromParts)
 		case ev.ElemVar:
 			s := in.slot(ev.V)
-			clearChildren(s)
+			expr.ClearChildren(s)
 			if p := msg.Part(ev.Op.Input.Parts[0].Name); p != nil {
 				s.AddChild(p)
 			}

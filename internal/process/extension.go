@@ -188,7 +188,7 @@ func (x *extVars) Read(ev plan.ExtensionVariable) *etree.Element {
 			if c := expr.FirstElement(w); c != nil {
 				part := m.CreateElement(pd.Name)
 				cp := c.Copy()
-				fixNamespaces(cp, c, nil)
+				expr.FixNamespaces(cp, c, nil)
 				part.AddChild(cp)
 				some = true
 			}
@@ -203,7 +203,7 @@ func (x *extVars) Read(ev plan.ExtensionVariable) *etree.Element {
 		return nil
 	}
 	cp := base.Copy()
-	fixNamespaces(cp, base, nil)
+	expr.FixNamespaces(cp, base, nil)
 	if v.Elem.IsZero() {
 		if len(cp.Child) == 0 && len(cp.Attr) == 0 {
 			return nil
@@ -228,7 +228,7 @@ func (x *extVars) Write(ev plan.ExtensionVariable, value *etree.Element) error {
 			pd := v.Msg.Parts[i]
 			if pd.Element.IsZero() {
 				cp := pe.Copy()
-				fixNamespaces(cp, pe, nil)
+				expr.FixNamespaces(cp, pe, nil)
 				m.Parts[pd.Name] = cp
 				continue
 			}
@@ -237,7 +237,7 @@ func (x *extVars) Write(ev plan.ExtensionVariable, value *etree.Element) error {
 				return in.faultf(x.at, "mismatchedAssignmentFailure", "extension wrote part %s of variable %s without its element", pe.Tag, v.Name)
 			}
 			cp := c.Copy()
-			fixNamespaces(cp, c, nil)
+			expr.FixNamespaces(cp, c, nil)
 			m.Parts[pd.Name] = cp
 		}
 		in.storeMessage(v, m)

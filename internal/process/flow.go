@@ -37,7 +37,7 @@ func (in *instance) linkStatus(l *plan.Link) (bool, bool) {
 }
 
 // resetLink makes l undecided again (its flow starts again).
-func (in *instance) resetLink(l *plan.Link) { clearChildren(in.slot(l.V)) }
+func (in *instance) resetLink(l *plan.Link) { expr.ClearChildren(in.slot(l.V)) }
 
 // decideLink sets the status of l unless it is already decided, and wakes
 // the threads waiting for links.
@@ -205,7 +205,7 @@ func counterValueForEach(a *plan.ForEach, in *instance, x *expr.Expr, what strin
 
 func setCounterForEach(a *plan.ForEach, in *instance, c int64) {
 	s := in.slot(a.Counter)
-	clearChildren(s)
+	expr.ClearChildren(s)
 	s.SetText(strconv.FormatInt(c, 10))
 	in.touch(a.Counter)
 }

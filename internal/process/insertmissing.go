@@ -243,19 +243,19 @@ func createInsertPath(p *plan.InsertPath, in *instance, base *etree.Element, at 
 // that namespace, else st's prefix declared on e, else a fresh one.
 func nameCreated(e *etree.Element, st *plan.InsertStep) {
 	if st.Space == "" {
-		if uri, ok := lookupNS(e, ""); ok && uri != "" {
+		if uri, ok := expr.LookupNS(e, ""); ok && uri != "" {
 			e.CreateAttr("xmlns", "")
 		}
 		return
 	}
-	if uri, ok := lookupNS(e, st.Prefix); ok && uri == st.Space {
+	if uri, ok := expr.LookupNS(e, st.Prefix); ok && uri == st.Space {
 		e.Space = st.Prefix
 		return
 	}
-	if uri, ok := lookupNS(e, ""); ok && uri == st.Space {
+	if uri, ok := expr.LookupNS(e, ""); ok && uri == st.Space {
 		return
 	}
-	if _, ok := lookupNS(e, st.Prefix); !ok {
+	if _, ok := expr.LookupNS(e, st.Prefix); !ok {
 		e.Space = st.Prefix
 		e.CreateAttr("xmlns:"+st.Prefix, st.Space)
 		return
@@ -271,7 +271,7 @@ func createAttr(e *etree.Element, st *plan.InsertStep) int {
 	if st.Space != "" {
 		prefix := st.Prefix
 		for i := 1; ; i++ {
-			uri, ok := lookupNS(e, prefix)
+			uri, ok := expr.LookupNS(e, prefix)
 			if ok && uri == st.Space {
 				break
 			}

@@ -156,7 +156,7 @@ func (e *errUncaught) Error() string { return "uncaught " + e.f.Error() }
 func newInstance(e *Engine, p *Process, ctx context.Context) *instance {
 	var root *etree.Element
 	if p.Slots != nil {
-		root = copyTree(p.Slots)
+		root = expr.CopyTree(p.Slots)
 	} else {
 		root = expr.NewSlots(p.Vars)
 	}
@@ -297,7 +297,7 @@ func (in *instance) storeMessage(v *expr.Var, m *exchange.Message) {
 			s.InsertChildAt(i, val)
 			continue
 		}
-		clearChildren(wrapper)
+		expr.ClearChildren(wrapper)
 		if val != nil {
 			wrapper.AddChild(val)
 		}
@@ -320,13 +320,6 @@ func (in *instance) message(v *expr.Var) *exchange.Message {
 		}
 	}
 	return m
-}
-
-// clearChildren removes every child token of e.
-func clearChildren(e *etree.Element) {
-	for n := len(e.Child); n > 0; n-- {
-		e.RemoveChildAt(n - 1)
-	}
 }
 
 func (in *instance) faultf(at bpel.Pos, name string, format string, args ...any) *faultValue {

@@ -29,7 +29,7 @@ func (in *instance) partsMessage(md *exchange.MessageDesc, parts []plan.PartMap)
 		case elemPart:
 			val = expr.FirstElement(s)
 		default:
-			val = copyTree(s)
+			val = expr.CopyTree(s)
 			val.Space, val.Tag = "", pm.Part
 		}
 		if val != nil {
@@ -54,9 +54,9 @@ func (in *instance) storeParts(m *exchange.Message, parts []plan.PartMap) {
 			for _, a := range val.Attr {
 				s.CreateAttr(a.FullKey(), a.Value)
 			}
-			copyChildren(s, val, nil)
+			expr.CopyChildren(s, val, nil)
 		default:
-			s.AddChild(copyTree(val))
+			s.AddChild(expr.CopyTree(val))
 		}
 	}
 }

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"net/url"
 	"strconv"
 	"strings"
 	"time"
@@ -41,51 +40,20 @@ import (
 // the variable throws ODE's {http://www.apache.org/ode/type/extension}
 // bpel4RestExtensions fault, as ODE's Bpel4RestLightOperation did.
 
-// nsBPEL4RestLight is the namespace of ODE's REST extension activities.
-const nsBPEL4RestLight = "http://www.apache.org/ode/bpel/extensions/bpel4restlight"
-
 const (
 	// defaultRESTTimeout bounds a REST call when Options.HTTPTimeout is
 	// zero.
 	defaultRESTTimeout = 30 * time.Second
 	// maxRESTResponse caps a REST response body.
 	maxRESTResponse = 4 << 20
-	// restMedia is the default Accept and Content-Type.
-	restMedia = "application/xml"
-	// bpelvarRef starts a variable reference in an attribute.
-	bpelvarRef = "$bpelvar["
 )
 
-// restAttr returns the first of the attributes names that e has, and its
-// name.
-func restAttr(e *etree.Element, names ...string) (value, name string) {
-	for _, n := range names {
-		if v := e.SelectAttrValue(n, ""); v != "" {
-			return v, n
-		}
-	}
-	return "", names[0]
-}
-
-// typeVar reports a variable declared with a type.
 func typeVar(v *expr.Var) bool { return v.Msg == nil && v.Elem.IsZero() }
 
 // simpleVar reports a variable of one of XML Schema's simple types: it
 // holds text. (A type variable of another type may hold elements.)
 func simpleVar(v *expr.Var) bool {
-	return typeVar(v) && v.Typ.Space == bpel.NSXSD && v.Typ.Local != "anyType" && v.Typ.Local != "anySimpleType"
-}
-
-// checkRESTURL accepts an absolute http or https URL.
-func checkRESTURL(s string) error {
-	u, err := url.Parse(s)
-	if err != nil {
-		return err
-	}
-	if (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return fmt.Errorf("%q is not an absolute http or https URL", s)
-	}
-	return nil
+	return v.OfType() && v.Typ.Space == bpel.NSXSD && v.Typ.Local != "anyType" && v.Typ.Local != "anySimpleType"
 }
 
 // restClient sends the HTTP requests of REST extension activities.
@@ -201,7 +169,7 @@ func buildRestActivity(a *plan.RestActivity, in *instance) (*restRequest, error)
 		return nil, err
 	}
 	if a.Uri.V != nil {
-		if err := checkRESTURL(r.url); err != nil {
+		if err := plan.CheckRESTURL(r.url); err != nil {
 			return nil, faultRestActivity(a, fmt.Errorf("uri from variable %s: %w", a.Uri.V.Name, err))
 		}
 	}
@@ -248,7 +216,7 @@ func payload(in *instance, v *expr.Var) (body []byte, ok bool) {
 			return nil, false
 		}
 		cp := el.Copy()
-		fixNamespaces(cp, el, nil)
+		expr.FixNamespaces(cp, el, nil)
 		cp.WriteTo(&buf, ws)
 	case simpleVar(v) || expr.FirstElement(s) == nil:
 		if len(s.Child) == 0 {
@@ -260,7 +228,7 @@ func payload(in *instance, v *expr.Var) (body []byte, ok bool) {
 		// variable, as its value has no element name of its own.
 		w := s.Copy()
 		w.Space, w.Tag = "", v.Name
-		fixNamespaces(w, s, nil)
+		expr.FixNamespaces(w, s, nil)
 		w.WriteTo(&buf, ws)
 	}
 	return buf.Bytes(), true
@@ -280,7 +248,7 @@ func answeredRestActivity(a *plan.RestActivity, in *instance, res *restResponse,
 	}
 	if a.Code != nil {
 		s := in.slot(a.Code)
-		clearChildren(s)
+		expr.ClearChildren(s)
 		s.SetText(strconv.Itoa(res.status))
 		in.touch(a.Code)
 	}
@@ -292,8 +260,8 @@ func answeredRestActivity(a *plan.RestActivity, in *instance, res *restResponse,
 // element, another type variable's content).
 func storeBody(in *instance, v *expr.Var, body []byte) error {
 	s := in.slot(v)
-	if simpleVar(v) || (typeVar(v) && body[0] != '<') {
-		clearChildren(s)
+	if simpleVar(v) || (v.OfType() && body[0] != '<') {
+		expr.ClearChildren(s)
 		s.SetText(string(body))
 		in.touch(v)
 		return nil
@@ -308,11 +276,11 @@ func storeBody(in *instance, v *expr.Var, body []byte) error {
 	if root == nil {
 		return fmt.Errorf("response for variable %s is not XML: no element", v.Name)
 	}
-	if typeVar(v) {
+	if v.OfType() {
 		replaceContent(s, root)
 	} else {
 		doc.RemoveChild(root)
-		clearChildren(s)
+		expr.ClearChildren(s)
 		s.AddChild(root)
 	}
 	in.touch(v)

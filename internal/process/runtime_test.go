@@ -12,6 +12,7 @@ import (
 	"github.com/beevik/etree"
 
 	"github.com/orchd/orchd/internal/exchange"
+	"github.com/orchd/orchd/internal/process/expr"
 	"github.com/orchd/orchd/internal/xpath1"
 )
 
@@ -84,7 +85,7 @@ func canon(e *etree.Element) string {
 			}
 			sp := ""
 			if a.Space != "" {
-				sp, _ = lookupNS(e, a.Space)
+				sp, _ = expr.LookupNS(e, a.Space)
 				sp = "{" + sp + "}"
 			}
 			attrs = append(attrs, fmt.Sprintf(" %s%s=%q", sp, a.Key, a.Value))
@@ -123,7 +124,7 @@ func checkSelfContained(t testing.TB, e *etree.Element) {
 	}
 	var walk func(orig, got *etree.Element)
 	walk = func(orig, got *etree.Element) {
-		uri, ok := lookupNS(got, got.Space)
+		uri, ok := expr.LookupNS(got, got.Space)
 		if got.Space != "" && !ok {
 			t.Errorf("prefix %q of <%s> is not declared in the serialized part:\n%s", got.Space, got.FullTag(), s)
 		}
@@ -134,14 +135,14 @@ func checkSelfContained(t testing.TB, e *etree.Element) {
 			if xpath1.IsNSDecl(a) || a.Space == "" || a.Space == "xml" {
 				continue
 			}
-			if _, ok := lookupNS(got, a.Space); !ok {
+			if _, ok := expr.LookupNS(got, a.Space); !ok {
 				t.Errorf("prefix %q of attribute %s is not declared in the serialized part:\n%s", a.Space, a.FullKey(), s)
 			}
 			if a.Key == "type" {
 				if i := strings.IndexByte(a.Value, ':'); i > 0 {
 					p := a.Value[:i]
-					u1, ok1 := lookupNS(got, p)
-					u2, _ := lookupNS(orig, p)
+					u1, ok1 := expr.LookupNS(got, p)
+					u2, _ := expr.LookupNS(orig, p)
 					if !ok1 || u1 != u2 {
 						t.Errorf("prefix %q of %s=%q resolves to %q (declared %v) alone, %q in place:\n%s", p, a.FullKey(), a.Value, u1, ok1, u2, s)
 					}

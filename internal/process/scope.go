@@ -86,7 +86,7 @@ func scopeInitFailure(err error) error {
 func (in *instance) resetVar(v *expr.Var) {
 	in.touch(v)
 	s := in.slot(v)
-	clearChildren(s)
+	expr.ClearChildren(s)
 	s.Attr = s.Attr[:0]
 	if v.Msg != nil {
 		for _, p := range v.Msg.Parts {
@@ -241,8 +241,8 @@ func (in *instance) setFaultVar(v *expr.Var, fv *faultValue) {
 	if el := fv.element(); el != nil {
 		in.touch(v)
 		s := in.slot(v)
-		clearChildren(s)
-		s.AddChild(copyTree(el))
+		expr.ClearChildren(s)
+		s.AddChild(expr.CopyTree(el))
 	}
 }
 

@@ -9,13 +9,20 @@
 // where the expression fits them, the direct evaluators of fastpath.go
 // (paths) and fastexpr.go (values) that are proven equal to it by the
 // differential fuzz target FuzzXPath1Fast. XPath 2.0 expressions keep
-// their compiled internal/xpath2 form (Xp2Expr); their BPEL and ODE
-// functions are bound by the runtime. Rewrite turns BPEL's $var.part
+// their compiled internal/xpath2 form (Xp2Expr) and run over XNode, the
+// xpath2.Node adapter of the variable tree (xp2node.go); the functions
+// bpel:doXslTransform (xslt.go) and Apache ODE's extension functions
+// (xpath2_ode.go) are here too, while the few values only an instance
+// knows ($ode:pid, the event time, link status) are the runtime's.
+// EvalXPath1 (xpath1cli.go) serves `orchd xpath`. The tree helpers of
+// treecopy.go copy elements in few allocations and declare the namespaces
+// a copy needs. Rewrite turns BPEL's $var.part
 // references into paths over the tree, through a Resolver the compiler
 // implements; CheckXPath1Functions refuses at deploy a call outside
 // XPath 1.0's library.
 //
-// It imports internal/xpath1, internal/xpath2, bpel and exchange; it
+// It imports internal/xpath1, internal/xpath2, internal/xslt, bpel and
+// exchange; it
 // must never import process (the compiler and runtime), soap, persist or
 // cmd.
 package expr

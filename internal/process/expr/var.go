@@ -91,3 +91,7 @@ func (v *Var) NewSlot() *etree.Element {
 	}
 	return s
 }
+
+// OfType reports a variable declared with a type (not a messageType or
+// an element).
+func (v *Var) OfType() bool { return v.Msg == nil && v.Elem.IsZero() }

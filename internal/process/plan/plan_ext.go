@@ -1,6 +1,9 @@
 package plan
 
 import (
+	"fmt"
+	"net/url"
+
 	"github.com/orchd/orchd/internal/process/expr"
 	"github.com/orchd/orchd/internal/xsd"
 )
@@ -61,4 +64,16 @@ type PartMap struct {
 type RestValue struct {
 	Lit string
 	V   *expr.Var
+}
+
+// CheckRESTURL accepts an absolute http or https URL.
+func CheckRESTURL(s string) error {
+	u, err := url.Parse(s)
+	if err != nil {
+		return err
+	}
+	if (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return fmt.Errorf("%q is not an absolute http or https URL", s)
+	}
+	return nil
 }

@@ -1,4 +1,4 @@
-package process
+package expr
 
 import (
 	"errors"
@@ -24,11 +24,11 @@ import (
 // bpel:subLanguageExecutionFault.
 
 // xslCallRE finds the calls and their first argument.
-var xslCallRE = regexp.MustCompile(`(?:([A-Za-z_][\w.\-]*):)?doXslTransform\s*\(\s*(?:'([^']*)'|"([^"]*)")?`)
+var XslCallRE = regexp.MustCompile(`(?:([A-Za-z_][\w.\-]*):)?doXslTransform\s*\(\s*(?:'([^']*)'|"([^"]*)")?`)
 
 // doXslTransform implements the function over the stylesheets compiled
 // at deploy (read-only once the process is compiled).
-func doXslTransform(xsl map[string]*xslt.Stylesheet) xpath2.FuncImpl {
+func DoXslTransform(xsl map[string]*xslt.Stylesheet) xpath2.FuncImpl {
 	return func(_ xpath2.Context, args []xpath2.Sequence) (xpath2.Sequence, error) {
 		return runXSL(xsl, args)
 	}
@@ -38,17 +38,17 @@ func runXSL(xsl map[string]*xslt.Stylesheet, args []xpath2.Sequence) (xpath2.Seq
 	name := seqString(args[0])
 	s := xsl[name]
 	if s == nil {
-		return nil, &faultValue{name: bpelFault("xsltStylesheetNotFound"), reason: fmt.Sprintf("bpel:doXslTransform: stylesheet %q was not compiled at deploy", name)}
+		return nil, &Fault{Name: "xsltStylesheetNotFound", Reason: fmt.Sprintf("bpel:doXslTransform: stylesheet %q was not compiled at deploy", name)}
 	}
 	if len(args[1]) != 1 {
-		return nil, &faultValue{name: bpelFault("xsltInvalidSource"), reason: fmt.Sprintf("bpel:doXslTransform: the source is %d items, want one element", len(args[1]))}
+		return nil, &Fault{Name: "xsltInvalidSource", Reason: fmt.Sprintf("bpel:doXslTransform: the source is %d items, want one element", len(args[1]))}
 	}
 	src := xslSource(args[1][0])
 	if src == nil {
-		return nil, &faultValue{name: bpelFault("xsltInvalidSource"), reason: "bpel:doXslTransform: the source is not an element"}
+		return nil, &Fault{Name: "xsltInvalidSource", Reason: "bpel:doXslTransform: the source is not an element"}
 	}
 	if len(args)%2 != 0 {
-		return nil, &faultValue{name: bpelFault("subLanguageExecutionFault"), reason: "bpel:doXslTransform: parameters come in name, value pairs"}
+		return nil, &Fault{Name: "subLanguageExecutionFault", Reason: "bpel:doXslTransform: parameters come in name, value pairs"}
 	}
 	var params map[string]xpath2.Sequence
 	if len(args) > 2 {
@@ -60,25 +60,25 @@ func runXSL(xsl map[string]*xslt.Stylesheet, args []xpath2.Sequence) (xpath2.Seq
 	res, err := s.TransformElement(src, &xslt.Options{Params: params})
 	if err != nil {
 		if errors.Is(err, xslt.ErrNotElement) {
-			return nil, &faultValue{name: bpelFault("xsltInvalidSource"), reason: fmt.Sprintf("bpel:doXslTransform %q: %v", name, err)}
+			return nil, &Fault{Name: "xsltInvalidSource", Reason: fmt.Sprintf("bpel:doXslTransform %q: %v", name, err)}
 		}
-		return nil, &faultValue{name: bpelFault("subLanguageExecutionFault"), reason: fmt.Sprintf("bpel:doXslTransform %q: %v", name, err)}
+		return nil, &Fault{Name: "subLanguageExecutionFault", Reason: fmt.Sprintf("bpel:doXslTransform %q: %v", name, err)}
 	}
-	return xpath2.Sequence{xnode{tok: res, attr: -1}}, nil
+	return xpath2.Sequence{Xnode{Tok: res, Attr: -1}}, nil
 }
 
 // xslSource is the element a source item is, or nil: an element node,
 // or a document (a variable or part) holding exactly one element.
 func xslSource(it xpath2.Item) *etree.Element {
-	n, ok := it.(xnode)
-	if !ok || n.attr >= 0 {
+	n, ok := it.(Xnode)
+	if !ok || n.Attr >= 0 {
 		return nil
 	}
-	e, ok := n.tok.(*etree.Element)
+	e, ok := n.Tok.(*etree.Element)
 	if !ok {
 		return nil
 	}
-	switch n.doc {
+	switch n.Doc {
 	case docNone, docAbove:
 		return e
 	case docOf:
@@ -93,3 +93,14 @@ func xslSource(it xpath2.Item) *etree.Element {
 	}
 	return nil
 }
+
+// Fault is a WS-BPEL standard fault (Name is its local name in the
+// WS-BPEL namespace) that a function of an expression raises, such as
+// bpel:doXslTransform's xsltStylesheetNotFound; the runtime raises it at
+// the activity evaluating the expression.
+type Fault struct {
+	Name   string
+	Reason string
+}
+
+func (f *Fault) Error() string { return "bpel:" + f.Name + ": " + f.Reason }

@@ -1,6 +1,10 @@
-package process
+package expr
 
-import "github.com/beevik/etree"
+import (
+	"strings"
+
+	"github.com/beevik/etree"
+)
 
 // copyTree returns a deep copy of e, as e.Copy() does, in a handful of
 // allocations instead of three or so per element: the copy's elements,
@@ -17,7 +21,7 @@ import "github.com/beevik/etree"
 // the copy is reachable, the memory of the whole copy is retained.
 // Attributes keep etree's Copy behaviour (their Element() is the
 // original's element); text nodes keep their CDATA and whitespace flags.
-func copyTree(e *etree.Element) *etree.Element {
+func CopyTree(e *etree.Element) *etree.Element {
 	var s treeSizes
 	s.add(e)
 	if s.elems == 1 && s.attrs == 0 && s.toks <= 1 && s.texts == s.toks {
@@ -31,7 +35,7 @@ func copyTree(e *etree.Element) *etree.Element {
 // (comments and processing instructions are skipped), all from one
 // treeAlloc, and calls each, when not nil, with every copied element and
 // its original before the copy joins box.
-func copyChildrenOf(box, src *etree.Element, each func(cp, orig *etree.Element)) {
+func CopyChildrenOf(box, src *etree.Element, each func(cp, orig *etree.Element)) {
 	var s treeSizes
 	n := 0
 	for _, ch := range src.Child {
@@ -50,7 +54,7 @@ func copyChildrenOf(box, src *etree.Element, each func(cp, orig *etree.Element))
 	if n == 1 && s.elems == 0 && s.texts == 1 && len(box.Child) == 0 {
 		for _, ch := range src.Child {
 			if t, ok := ch.(*etree.CharData); ok {
-				setText(box, t.Data)
+				SetText(box, t.Data)
 			}
 		}
 		return
@@ -208,14 +212,14 @@ func copyLeaf(e *etree.Element) *etree.Element {
 // empty), as clearChildren and SetText would. A lone plain text child is
 // reused, and an element with no room for a child gets the text node and
 // its child list in one allocation.
-func setText(e *etree.Element, s string) {
+func SetText(e *etree.Element, s string) {
 	if len(e.Child) == 1 && s != "" {
 		if cd, ok := e.Child[0].(*etree.CharData); ok && !cd.IsCData() {
 			cd.SetData(s)
 			return
 		}
 	}
-	clearChildren(e)
+	ClearChildren(e)
 	if s == "" {
 		return
 	}
@@ -227,4 +231,115 @@ func setText(e *etree.Element, s string) {
 	t.text.SetData(s)
 	e.Child = t.toks[:0:1]
 	e.AddChild(&t.text)
+}
+
+// copyChildren appends copies of src's element and text children to box;
+// each copied element declares the namespaces it uses from src's scope
+// that scope (nil: none) does not bind the same way.
+func CopyChildren(box, src, scope *etree.Element) {
+	CopyChildrenOf(box, src, func(cp, orig *etree.Element) {
+		FixNamespaces(cp, orig, scope)
+	})
+}
+
+// fixNamespaces makes cp (a copy of orig, about to be placed under dst)
+// declare every namespace prefix its subtree uses that orig's ancestors
+// declared and dst's scope does not bind the same way.
+func FixNamespaces(cp, orig, dst *etree.Element) {
+	var buf [4]string
+	for _, p := range UsedPrefixes(cp, buf[:0]) {
+		if DeclaresPrefix(cp, p) {
+			continue
+		}
+		DeclareIfNeeded(cp, p, orig.Parent(), dst)
+	}
+}
+
+func DeclareIfNeeded(on *etree.Element, prefix string, srcScope, dstScope *etree.Element) {
+	uri, ok := LookupNS(srcScope, prefix)
+	if !ok {
+		if prefix == "" {
+			// Unqualified in the source: undo a default namespace the
+			// destination would otherwise impose.
+			if have, ok := LookupNS(dstScope, ""); ok && have != "" {
+				on.CreateAttr("xmlns", "")
+			}
+		}
+		return
+	}
+	if have, ok := LookupNS(dstScope, prefix); ok && have == uri {
+		return
+	}
+	if have, ok := LookupNS(on, prefix); ok && have == uri && on != dstScope {
+		if DeclaresPrefix(on, prefix) {
+			return
+		}
+	}
+	if prefix == "" {
+		on.CreateAttr("xmlns", uri)
+	} else {
+		on.CreateAttr("xmlns:"+prefix, uri)
+	}
+}
+
+// usedPrefixes appends to used the namespace prefixes e's subtree uses in
+// element and attribute names and in xsi:type-like QName values, once
+// each. Subtrees use few prefixes, so a slice beats a map.
+func UsedPrefixes(e *etree.Element, used []string) []string {
+	used = AddPrefix(used, e.Space)
+	for _, a := range e.Attr {
+		if a.Space != "" && a.Space != "xmlns" && a.Space != "xml" {
+			used = AddPrefix(used, a.Space)
+			if a.Key == "type" {
+				if i := strings.IndexByte(a.Value, ':'); i > 0 {
+					used = AddPrefix(used, a.Value[:i])
+				}
+			}
+		}
+	}
+	for _, c := range e.Child {
+		if ce, ok := c.(*etree.Element); ok {
+			used = UsedPrefixes(ce, used)
+		}
+	}
+	return used
+}
+
+func DeclaresPrefix(e *etree.Element, prefix string) bool {
+	for _, a := range e.Attr {
+		if (prefix == "" && a.Space == "" && a.Key == "xmlns") || (prefix != "" && a.Space == "xmlns" && a.Key == prefix) {
+			return true
+		}
+	}
+	return false
+}
+
+func LookupNS(e *etree.Element, prefix string) (string, bool) {
+	for p := e; p != nil; p = p.Parent() {
+		for _, a := range p.Attr {
+			if (prefix == "" && a.Space == "" && a.Key == "xmlns") || (prefix != "" && a.Space == "xmlns" && a.Key == prefix) {
+				return a.Value, true
+			}
+		}
+	}
+	if prefix == "xml" {
+		return "http://www.w3.org/XML/1998/namespace", true
+	}
+	return "", false
+}
+
+// clearChildren removes every child token of e.
+func ClearChildren(e *etree.Element) {
+	for n := len(e.Child); n > 0; n-- {
+		e.RemoveChildAt(n - 1)
+	}
+}
+
+func AddPrefix(used []string, p string) []string {
+	for _, u := range used {
+		if u == p {
+			return used
+		}
+	}
+	return append(used, p)
 }

@@ -1,4 +1,4 @@
-package process
+package expr
 
 import (
 	"errors"
@@ -8,7 +8,6 @@ import (
 
 	"github.com/orchd/orchd/internal/exchange"
 	"github.com/orchd/orchd/internal/process/bpel"
-	"github.com/orchd/orchd/internal/process/expr"
 	"github.com/orchd/orchd/internal/xpath1"
 	"github.com/orchd/orchd/internal/xpath2"
 )
@@ -28,7 +27,7 @@ import (
 func EvalXPath1(src string, ns map[string]string, ctx *etree.Document, vars map[string]xpath2.Input) (xpath2.Sequence, error) {
 	r := cliResolver{}
 	root := etree.NewElement("vars")
-	slot := func(v *expr.Var, content etree.Token) *etree.Element {
+	slot := func(v *Var, content etree.Token) *etree.Element {
 		v.Slot = len(root.Child) + 1
 		s := root.CreateElement(v.SlotName())
 		if content != nil {
@@ -36,9 +35,9 @@ func EvalXPath1(src string, ns map[string]string, ctx *etree.Document, vars map[
 		}
 		return s
 	}
-	var t expr.DocTree
+	var t DocTree
 	for name, in := range vars {
-		v := &expr.Var{Name: name}
+		v := &Var{Name: name}
 		if in.Doc != nil {
 			e := in.Doc.Root().Copy()
 			v.Elem = exchange.QName{Space: e.NamespaceURI(), Local: e.Tag}
@@ -55,7 +54,7 @@ func EvalXPath1(src string, ns map[string]string, ctx *etree.Document, vars map[
 		// An element variable, so that its slot stands for the
 		// document node, the parent of the document element.
 		e := ctx.Root().Copy()
-		v := &expr.Var{Name: " context", Elem: exchange.QName{Space: e.NamespaceURI(), Local: e.Tag}}
+		v := &Var{Name: " context", Elem: exchange.QName{Space: e.NamespaceURI(), Local: e.Tag}}
 		ctxSlot = slot(v, e)
 		t.Vars = append(t.Vars, v)
 	}
@@ -63,48 +62,48 @@ func EvalXPath1(src string, ns map[string]string, ctx *etree.Document, vars map[
 	if ns == nil {
 		ns = map[string]string{}
 	}
-	ns = expr.XpathNS(ns)
-	rw, err := expr.Rewrite(src, r, nil, ns, true)
+	ns = XpathNS(ns)
+	rw, err := Rewrite(src, r, nil, ns, true)
 	if err != nil {
 		return nil, &xpath2.Error{Code: "XPST0008", Msg: err.Error()}
 	}
-	if err := expr.CheckXPath1Functions(rw, ns); err != nil {
+	if err := CheckXPath1Functions(rw, ns); err != nil {
 		code := "XPST0017"
-		if errors.Is(err, expr.ErrUndeclaredPrefix) {
+		if errors.Is(err, ErrUndeclaredPrefix) {
 			code = "XPST0081"
 		}
 		return nil, &xpath2.Error{Code: code, Msg: err.Error()}
 	}
-	x, err := expr.NewExpr(src, rw, ns)
+	x, err := NewExpr(src, rw, ns)
 	if err != nil {
 		return nil, &xpath2.Error{Code: "XPST0003", Msg: err.Error()}
 	}
 	var v any
 	if ctxSlot == nil {
-		x.Fast = expr.CompilePath(src, r, ns, false, true)
+		x.Fast = CompilePath(src, r, ns, false, true)
 		if x.Fast == nil {
-			x.FastX = expr.CompileFast(src, r, ns)
+			x.FastX = CompileFast(src, r, ns)
 		}
 		v = x.Eval(&t, root)
 	} else {
 		v = x.EvalNode(&t, xpath1.Node{Tok: ctxSlot, Attr: -1, Doc: xpath1.DocOf})
 	}
-	var buf [1]expr.Node
-	if nodes, ok := expr.NodesIn(v, &buf); ok {
+	var buf [1]Node
+	if nodes, ok := NodesIn(v, &buf); ok {
 		v = nodes
 	}
 	switch v := v.(type) {
-	case []expr.Node:
+	case []Node:
 		out := make(xpath2.Sequence, len(v))
 		for i, n := range v {
-			x := xnode{t: &t, tok: n.Tok, attr: int32(n.Attr)}
+			x := Xnode{T: &t, Tok: n.Tok, Attr: int32(n.Attr)}
 			switch n.Doc {
 			case xpath1.DocOf:
-				x.doc = docOf
+				x.Doc = docOf
 			case xpath1.DocAbove:
-				x.doc = docAbove
+				x.Doc = docAbove
 			case xpath1.DocEmpty:
-				x.doc = docNothing
+				x.Doc = DocNothing
 			case xpath1.NamespaceNode:
 				// XPath 2.0 has no namespace axis to give them as nodes:
 				// a namespace node is its URI.
@@ -135,9 +134,9 @@ func (xpath1Number) Type() *xpath2.Type { return xpath2.TDouble }
 func (n xpath1Number) String() string { return xpath1.FormatNumber(float64(n)) }
 
 // cliResolver resolves the command line's variables.
-type cliResolver map[string]*expr.Var
+type cliResolver map[string]*Var
 
-func (r cliResolver) LookupVar(name string) *expr.Var { return r[name] }
+func (r cliResolver) LookupVar(name string) *Var { return r[name] }
 
 func (r cliResolver) PropertyPath(varName, property string, _ *etree.Element, _ map[string]string) (string, error) {
 	return "", fmt.Errorf("bpel:getVariableProperty(%q, %q): no properties outside a process", varName, property)

@@ -1,4 +1,4 @@
-package process
+package expr
 
 import (
 	"strings"
@@ -25,7 +25,7 @@ func TestCopyTreeMatchesEtreeCopy(t *testing.T) {
 			}
 			orig := doc.Root()
 			want := serialize(t, orig.Copy())
-			cp := copyTree(orig)
+			cp := CopyTree(orig)
 			if got := serialize(t, cp); got != want {
 				t.Fatalf("copyTree = %s, want %s", got, want)
 			}
@@ -109,7 +109,7 @@ func TestCopyChildrenOfGrowsBox(t *testing.T) {
 	box := etree.NewElement("box")
 	box.CreateElement("kept")
 	var seen []string
-	copyChildrenOf(box, doc.Root(), func(cp, orig *etree.Element) {
+	CopyChildrenOf(box, doc.Root(), func(cp, orig *etree.Element) {
 		if cp == orig || cp.Tag != orig.Tag {
 			t.Errorf("each(%p %s, %p %s)", cp, cp.Tag, orig, orig.Tag)
 		}
@@ -146,7 +146,7 @@ func TestSetText(t *testing.T) {
 			t.Fatal(err)
 		}
 		e := doc.Root()
-		setText(e, tc.text)
+		SetText(e, tc.text)
 		if got := serialize(t, e); got != tc.want {
 			t.Errorf("setText(%s, %q) = %s, want %s", tc.xml, tc.text, got, tc.want)
 		}
@@ -176,11 +176,11 @@ func TestCopyTreeRoom(t *testing.T) {
 	for range 100 {
 		emptied.CreateElement("x")
 	}
-	clearChildren(emptied)
+	ClearChildren(emptied)
 	full := root.CreateElement("full")
 	full.CreateText("a")
 	full.CreateElement("b")
-	cp := copyTree(root)
+	cp := CopyTree(root)
 	for i, want := range []int{1, 1, 2} {
 		if got := cap(cp.Child[i].(*etree.Element).Child); got != want {
 			t.Errorf("%s: child list capacity %d, want %d", cp.Child[i].(*etree.Element).Tag, got, want)

@@ -1,17 +1,15 @@
-package process
+package expr
 
 import (
 	"fmt"
 	"net/url"
 	"regexp"
 	"strings"
-	"time"
 
 	"github.com/beevik/etree"
 
 	"github.com/orchd/orchd/internal/exchange"
 	"github.com/orchd/orchd/internal/process/bpel"
-	"github.com/orchd/orchd/internal/process/expr"
 	"github.com/orchd/orchd/internal/xpath2"
 )
 
@@ -32,10 +30,10 @@ func odeErr(fn, format string, args ...any) error {
 
 // getLinkStatus is bpel:getLinkStatus('link'): the status of a link the
 // join condition's activity is the target of.
-func getLinkStatus(c xpath2.Context, args []xpath2.Sequence) (xpath2.Sequence, error) {
+func GetLinkStatus(c xpath2.Context, args []xpath2.Sequence) (xpath2.Sequence, error) {
 	name := seqString(args[0])
 	if dc := c.Dynamic(); dc.Variables != nil {
-		if v, ok := dc.Variables(nsXP2Link, name); ok {
+		if v, ok := dc.Variables(NsXP2Link, name); ok {
 			return v, nil
 		}
 	}
@@ -60,13 +58,13 @@ func argElement(fn string, s xpath2.Sequence) (*etree.Element, error) {
 }
 
 func itemElement(fn string, it xpath2.Item) (*etree.Element, error) {
-	n, ok := it.(xnode)
+	n, ok := it.(Xnode)
 	if ok {
 		if e, ok := n.elem(); ok {
 			return e, nil
 		}
-		if n.doc == docAbove {
-			return n.tok.(*etree.Element), nil
+		if n.Doc == docAbove {
+			return n.Tok.(*etree.Element), nil
 		}
 	}
 	return nil, odeErr(fn, "want an element")
@@ -75,36 +73,36 @@ func itemElement(fn string, it xpath2.Item) (*etree.Element, error) {
 // detached returns a copy of a node to be placed under dst, declaring the
 // namespaces it uses that dst's scope does not bind the same way.
 func detached(it xpath2.Item, dst *etree.Element) (etree.Token, error) {
-	n, ok := it.(xnode)
-	if !ok || n.attr >= 0 || n.doc != docNone {
+	n, ok := it.(Xnode)
+	if !ok || n.Attr >= 0 || n.Doc != docNone {
 		if a, ok := it.(xpath2.Atomic); ok {
 			return etree.NewText(a.String()), nil
 		}
 		return nil, fmt.Errorf("cannot insert a %T", it)
 	}
-	switch t := n.tok.(type) {
+	switch t := n.Tok.(type) {
 	case *etree.Element:
 		cp := t.Copy()
-		fixNamespaces(cp, t, dst)
+		FixNamespaces(cp, t, dst)
 		return cp, nil
 	case *etree.CharData:
 		return etree.NewText(t.Data), nil
 	case *etree.Comment:
 		return etree.NewComment(t.Data), nil
 	}
-	return nil, fmt.Errorf("cannot insert a %T", n.tok)
+	return nil, fmt.Errorf("cannot insert a %T", n.Tok)
 }
 
 // cloneElem copies e, with the namespaces it uses, outside any tree.
 func cloneElem(e *etree.Element) *etree.Element {
 	cp := e.Copy()
-	fixNamespaces(cp, e, nil)
+	FixNamespaces(cp, e, nil)
 	return cp
 }
 
 // odeResult wraps a tree an ODE function built.
 func odeResult(e *etree.Element) xpath2.Sequence {
-	return xpath2.Sequence{xnode{tok: e, attr: -1}}
+	return xpath2.Sequence{Xnode{Tok: e, Attr: -1}}
 }
 
 // insertAt inserts copies of items into e before its child index i (all
@@ -125,7 +123,7 @@ func insertAt(fn string, e *etree.Element, i int, items xpath2.Sequence) error {
 // <property> of the process; its element content (the first child
 // element) or else its text. The prefix resolves against the process
 // element's namespaces.
-func processProperty(props map[exchange.QName]*etree.Element, ns map[string]string, arg xpath2.Sequence) (xpath2.Sequence, error) {
+func ProcessProperty(props map[exchange.QName]*etree.Element, ns map[string]string, arg xpath2.Sequence) (xpath2.Sequence, error) {
 	var q exchange.QName
 	if a, ok := xpath2.SingleAtomic(arg); ok {
 		if qn, ok := a.(xpath2.QName); ok {
@@ -154,17 +152,17 @@ func processProperty(props map[exchange.QName]*etree.Element, ns map[string]stri
 	if !ok {
 		return nil, nil
 	}
-	if el := expr.FirstElement(p); el != nil {
+	if el := FirstElement(p); el != nil {
 		return odeResult(cloneElem(el)), nil
 	}
 	holder := etree.NewElement("property")
 	text := holder.CreateText(p.Text())
-	return xpath2.Sequence{xnode{tok: text, attr: -1}}, nil
+	return xpath2.Sequence{Xnode{Tok: text, Attr: -1}}, nil
 }
 
 // odeCombineURL is ode:combineUrl(base, relative): relative resolved
 // against base (RFC 3986).
-func odeCombineURL(_ xpath2.Context, args []xpath2.Sequence) (xpath2.Sequence, error) {
+func OdeCombineURL(_ xpath2.Context, args []xpath2.Sequence) (xpath2.Sequence, error) {
 	base, err := url.Parse(strings.TrimSpace(seqString(args[0])))
 	if err != nil || !base.IsAbs() {
 		return nil, odeErr("combineUrl", "base %q is no absolute URL", seqString(args[0]))
@@ -183,7 +181,7 @@ var uriTemplateVar = regexp.MustCompile(`\{([^{}=]+)(?:=([^{}]*))?\}`)
 // template's {name} (or {name=default}) replaced by the values. A name
 // with no value takes its default, else is dropped (composeUrl) or kept
 // as written (expandTemplate, lazy).
-func odeComposeURL(args []xpath2.Sequence, lazy bool) (xpath2.Sequence, error) {
+func OdeComposeURL(args []xpath2.Sequence, lazy bool) (xpath2.Sequence, error) {
 	fn := "composeUrl"
 	if lazy {
 		fn = "expandTemplate"
@@ -229,14 +227,14 @@ func odeComposeURL(args []xpath2.Sequence, lazy bool) (xpath2.Sequence, error) {
 // odeSplit is ode:splitToElements(string, separator, localName[, ns]):
 // a <wrapper> element holding one element per piece (trimmed), which a
 // copy takes as its children's source.
-func odeSplit(_ xpath2.Context, args []xpath2.Sequence) (xpath2.Sequence, error) {
+func OdeSplit(_ xpath2.Context, args []xpath2.Sequence) (xpath2.Sequence, error) {
 	sep := seqString(args[1])
 	re, err := regexp.Compile(sep)
 	if err != nil {
 		return nil, odeErr("splitToElements", "separator %q: %v", sep, err)
 	}
 	local := seqString(args[2])
-	if !expr.ValidNCName(local) {
+	if !ValidNCName(local) {
 		return nil, odeErr("splitToElements", "%q is no element name", local)
 	}
 	w := etree.NewElement("wrapper")
@@ -255,7 +253,7 @@ func odeSplit(_ xpath2.Context, args []xpath2.Sequence) (xpath2.Sequence, error)
 }
 
 // odeDomToString is ode:dom-to-string(element): its XML text.
-func odeDomToString(_ xpath2.Context, args []xpath2.Sequence) (xpath2.Sequence, error) {
+func OdeDomToString(_ xpath2.Context, args []xpath2.Sequence) (xpath2.Sequence, error) {
 	e, err := argElement("dom-to-string", args[0])
 	if err != nil {
 		return nil, err
@@ -272,7 +270,7 @@ func odeDomToString(_ xpath2.Context, args []xpath2.Sequence) (xpath2.Sequence, 
 // odeStringToDom is ode:string-to-dom(string), the inverse of
 // dom-to-string: the document element its XML text parses to. Text that
 // is not well-formed XML is a dynamic error naming the function.
-func odeStringToDom(_ xpath2.Context, args []xpath2.Sequence) (xpath2.Sequence, error) {
+func OdeStringToDom(_ xpath2.Context, args []xpath2.Sequence) (xpath2.Sequence, error) {
 	doc := etree.NewDocument()
 	if err := doc.ReadFromString(seqString(args[0])); err != nil {
 		return nil, odeErr("string-to-dom", "not well-formed XML: %v", err)
@@ -285,37 +283,22 @@ func odeStringToDom(_ xpath2.Context, args []xpath2.Sequence) (xpath2.Sequence, 
 	return odeResult(root), nil
 }
 
-// currentEventDateTime is $ode:currentEventDateTime: when the message
-// that started this run of the instance was received; the current time
-// for a run a timer started, as ODE did when it had no event time.
-func currentEventDateTime(in *instance) (xpath2.Sequence, error) {
-	t := in.e.now()
-	if in.trigger != nil && !in.trigger.Received.IsZero() {
-		t = in.trigger.Received
-	}
-	a, err := xpath2.Cast(xpath2.Untyped(t.Format(time.RFC3339Nano)), xpath2.TDateTime, nil)
-	if err != nil {
-		return nil, fmt.Errorf("$ode:currentEventDateTime: %w", err)
-	}
-	return xpath2.Sequence{a}, nil
-}
-
 // childIndex is the position of n among its parent's children.
 func childIndex(fn string, it xpath2.Item) (*etree.Element, int, error) {
-	n, ok := it.(xnode)
-	if !ok || n.attr >= 0 || n.doc != docNone {
+	n, ok := it.(Xnode)
+	if !ok || n.Attr >= 0 || n.Doc != docNone {
 		return nil, 0, odeErr(fn, "want a node with a parent element")
 	}
-	p := n.tok.Parent()
+	p := n.Tok.Parent()
 	if p == nil {
 		return nil, 0, odeErr(fn, "the node has no parent")
 	}
-	return p, n.tok.Index(), nil
+	return p, n.Tok.Index(), nil
 }
 
 // odeDelete is ode:delete([context,] nodes): a copy of the nodes' parent
 // without them. They must share the parent.
-func odeDelete(_ xpath2.Context, args []xpath2.Sequence) (xpath2.Sequence, error) {
+func OdeDelete(_ xpath2.Context, args []xpath2.Sequence) (xpath2.Sequence, error) {
 	del := args[len(args)-1]
 	if len(del) == 0 {
 		return nil, odeErr("delete", "nothing to delete")
@@ -348,13 +331,13 @@ func odeDelete(_ xpath2.Context, args []xpath2.Sequence) (xpath2.Sequence, error
 
 // odeInsertBefore is ode:insert-before([context,] target, nodes): a copy
 // of target's parent with the nodes before target.
-func odeInsertBefore(_ xpath2.Context, args []xpath2.Sequence) (xpath2.Sequence, error) {
+func OdeInsertBefore(_ xpath2.Context, args []xpath2.Sequence) (xpath2.Sequence, error) {
 	return insertNear("insert-before", args, false)
 }
 
 // odeInsertAfter is ode:insert-after([context,] target, nodes): a copy of
 // target's parent with the nodes after target (the last of the targets).
-func odeInsertAfter(_ xpath2.Context, args []xpath2.Sequence) (xpath2.Sequence, error) {
+func OdeInsertAfter(_ xpath2.Context, args []xpath2.Sequence) (xpath2.Sequence, error) {
 	return insertNear("insert-after", args, true)
 }
 
@@ -383,7 +366,7 @@ func insertNear(fn string, args []xpath2.Sequence, after bool) (xpath2.Sequence,
 
 // odeInsertAsFirstInto is ode:insert-as-first-into(parent, nodes): a copy
 // of parent with the nodes as its first children.
-func odeInsertAsFirstInto(_ xpath2.Context, args []xpath2.Sequence) (xpath2.Sequence, error) {
+func OdeInsertAsFirstInto(_ xpath2.Context, args []xpath2.Sequence) (xpath2.Sequence, error) {
 	e, err := argElement("insert-as-first-into", args[0])
 	if err != nil {
 		return nil, err
@@ -397,7 +380,7 @@ func odeInsertAsFirstInto(_ xpath2.Context, args []xpath2.Sequence) (xpath2.Sequ
 
 // odeInsertAsLastInto is ode:insert-as-last-into(parent, nodes): a copy
 // of parent with the nodes as its last children.
-func odeInsertAsLastInto(_ xpath2.Context, args []xpath2.Sequence) (xpath2.Sequence, error) {
+func OdeInsertAsLastInto(_ xpath2.Context, args []xpath2.Sequence) (xpath2.Sequence, error) {
 	e, err := argElement("insert-as-last-into", args[0])
 	if err != nil {
 		return nil, err
@@ -413,7 +396,7 @@ func odeInsertAsLastInto(_ xpath2.Context, args []xpath2.Sequence) (xpath2.Seque
 // parent in which the element has the new name (a QName, an element whose
 // name it takes, or a "prefix:local" string resolved on the element), and
 // with a type, xsi:type.
-func odeRename(_ xpath2.Context, args []xpath2.Sequence) (xpath2.Sequence, error) {
+func OdeRename(_ xpath2.Context, args []xpath2.Sequence) (xpath2.Sequence, error) {
 	if len(args[0]) != 1 {
 		return nil, odeErr("rename", "want one element, got %d items", len(args[0]))
 	}
@@ -431,7 +414,7 @@ func odeRename(_ xpath2.Context, args []xpath2.Sequence) (xpath2.Sequence, error
 	}
 	cp := cloneElem(p)
 	el := cp.Child[i].(*etree.Element)
-	if uri, ok := lookupNS(el, name.prefix); !ok || uri != name.space {
+	if uri, ok := LookupNS(el, name.prefix); !ok || uri != name.space {
 		if name.prefix == "" {
 			el.CreateAttr("xmlns", name.space)
 		} else {
@@ -444,10 +427,10 @@ func odeRename(_ xpath2.Context, args []xpath2.Sequence) (xpath2.Sequence, error
 		if err != nil {
 			return nil, err
 		}
-		if uri, ok := lookupNS(el, tn.prefix); tn.prefix != "" && (!ok || uri != tn.space) {
+		if uri, ok := LookupNS(el, tn.prefix); tn.prefix != "" && (!ok || uri != tn.space) {
 			el.CreateAttr("xmlns:"+tn.prefix, tn.space)
 		}
-		if _, ok := lookupNS(el, "xsi"); !ok {
+		if _, ok := LookupNS(el, "xsi"); !ok {
 			el.CreateAttr("xmlns:xsi", "http://www.w3.org/2001/XMLSchema-instance")
 		}
 		typ := tn.local
@@ -468,7 +451,7 @@ func renameArg(orig *etree.Element, arg xpath2.Sequence) (prefixedName, error) {
 	switch v := arg[0].(type) {
 	case xpath2.QName:
 		return prefixedName{v.Prefix, v.Local, v.NS}, nil
-	case xnode:
+	case Xnode:
 		if e, ok := v.elem(); ok {
 			return prefixedName{e.Space, e.Tag, e.NamespaceURI()}, nil
 		}
@@ -478,19 +461,19 @@ func renameArg(orig *etree.Element, arg xpath2.Sequence) (prefixedName, error) {
 	if !ok {
 		prefix, local = "", s
 	}
-	uri, _ := lookupNS(orig, prefix)
-	if !expr.ValidNCName(local) {
+	uri, _ := LookupNS(orig, prefix)
+	if !ValidNCName(local) {
 		return prefixedName{}, odeErr("rename", "%q is no element name", s)
 	}
 	return prefixedName{prefix, local, uri}, nil
 }
 
 // nsSaxon is the namespace of Saxon's extension functions.
-const nsSaxon = "http://saxon.sf.net/"
+const NsSaxon = "http://saxon.sf.net/"
 
 // saxonParse is saxon:parse($xml as xs:string): the document the string
 // holds (FODC0006 when it is not well-formed XML).
-func saxonParse(_ xpath2.Context, args []xpath2.Sequence) (xpath2.Sequence, error) {
+func SaxonParse(_ xpath2.Context, args []xpath2.Sequence) (xpath2.Sequence, error) {
 	if len(args[0]) != 1 {
 		return nil, &xpath2.Error{Code: "XPTY0004", Msg: fmt.Sprintf("saxon:parse takes one string, not %d items", len(args[0]))}
 	}
