@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"github.com/orchd/orchd/internal/odemock"
-	"github.com/orchd/orchd/internal/process"
+	"github.com/orchd/orchd/internal/process/compile"
 )
 
 // Extensions are Go code linked into the binary (linkedExtensions), so
@@ -82,7 +82,7 @@ func TestServeRunsLinkedExtensions(t *testing.T) {
 	logs := &lockedBuffer{}
 	cfg := &serveConfig{listen: "127.0.0.1:0", deployDir: deploy, dataDir: t.TempDir(),
 		idleTimeout: time.Second, shutdownTimeout: time.Second,
-		extensions: process.Extensions{odemock.TestExtensionNS: odemock.TestExtension()}}
+		extensions: compile.Extensions{odemock.TestExtensionNS: odemock.TestExtension()}}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- runServer(ctx, cfg, slog.New(slog.NewTextHandler(logs, nil))) }()

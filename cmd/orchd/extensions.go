@@ -1,17 +1,17 @@
 package main
 
-import "github.com/orchd/orchd/internal/process"
+import "github.com/orchd/orchd/internal/process/compile"
 
 // linkedExtensions are the extension bundles linked into this binary:
 // for each namespace, the Go implementation of its extension activities
-// and extension assign operations (process.Extension). orchd ships none
+// and extension assign operations (compile.Extension). orchd ships none
 // (ODE's REST activities are built in). To build orchd with one,
-// implement process.Extension in a package under internal/ and return it
+// implement compile.Extension in a package under internal/ and return it
 // here, e.g.
 //
-//	return process.Extensions{"urn:example:ext": myext.New()}
+//	return compile.Extensions{"urn:example:ext": myext.New()}
 //
 // serve compiles every bundle with them and the engine runs them;
 // a process declaring a namespace mustUnderstand="yes" deploys only if
 // it is here.
-func linkedExtensions() process.Extensions { return nil }
+func linkedExtensions() compile.Extensions { return nil }

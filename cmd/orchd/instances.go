@@ -15,6 +15,7 @@ import (
 	"github.com/orchd/orchd/internal/mgmt"
 	"github.com/orchd/orchd/internal/persist"
 	"github.com/orchd/orchd/internal/process"
+	"github.com/orchd/orchd/internal/process/compile"
 )
 
 // instancesCommand defines orchd instances' flags; its run lists the
@@ -57,8 +58,8 @@ func instancesCommand(fs *flag.FlagSet) runFunc {
 			defer est.Close()
 			st = est
 		}
-		procs, _, _ := process.LoadDirWith(*deploy, process.LoadOptions{Extensions: linkedExtensions()}) // only for variable names
-		list, err := process.ListInstances(st, procs, process.InstanceFilter{Process: *proc, State: *state})
+		plans, _, _ := compile.LoadDirWith(*deploy, compile.LoadOptions{Extensions: linkedExtensions()}) // only for variable names
+		list, err := process.ListInstances(st, process.NewProcesses(plans), process.InstanceFilter{Process: *proc, State: *state})
 		if err != nil {
 			fmt.Fprintln(stderr, "orchd instances:", err)
 			return 1

@@ -34,6 +34,7 @@ import (
 	"github.com/orchd/orchd/internal/mgmtbackend"
 	"github.com/orchd/orchd/internal/mockpartner"
 	"github.com/orchd/orchd/internal/process"
+	"github.com/orchd/orchd/internal/process/compile"
 	"github.com/orchd/orchd/internal/server"
 	"github.com/orchd/orchd/internal/soap"
 	"github.com/orchd/orchd/internal/xmlparse"
@@ -67,7 +68,7 @@ type serveConfig struct {
 	admin           adminConfig
 	// extensions are the extension bundles bundles are compiled and run
 	// with (linkedExtensions; no flag: they are Go code).
-	extensions process.Extensions
+	extensions compile.Extensions
 	// started, when set, is called once the server serves, with the
 	// address it listens on and its management backend (no flag: tests
 	// drive a running server through it).
@@ -174,10 +175,11 @@ func runServer(ctx context.Context, cfg *serveConfig, log *slog.Logger) error {
 		overrides = t
 		log.Info("endpoint overrides", slog.String("file", cfg.endpointsFile), slog.Int("rules", len(t.Rules())))
 	}
-	procs, bad, err := process.LoadDirWith(cfg.deployDir, process.LoadOptions{Extensions: cfg.extensions})
+	plans, bad, err := compile.LoadDirWith(cfg.deployDir, compile.LoadOptions{Extensions: cfg.extensions})
 	if err != nil {
 		return err
 	}
+	procs := process.NewProcesses(plans)
 	for _, b := range bad {
 		log.Error("bundle skipped", slog.String("bundle", b.Dir), slog.String("problems", b.Err.Error()))
 	}
@@ -227,7 +229,7 @@ func runServer(ctx context.Context, cfg *serveConfig, log *slog.Logger) error {
 	// process assigns at run time (a copied endpoint reference) is called
 	// as it is, under --partner-allow.
 	opts := process.Options{Logger: log, Registerer: reg, Partners: overrides.Partners(client.Partner),
-		AssignedPartners: client.AssignedPartner, BaseURL: baseURL(scheme, ln.Addr()), MessageHold: cfg.messageHold, MaxSteps: cfg.maxSteps, Extensions: cfg.extensions}
+		AssignedPartners: client.AssignedPartner, BaseURL: baseURL(scheme, ln.Addr()), MessageHold: cfg.messageHold, MaxSteps: cfg.maxSteps}
 	// REST extension activities call on the partners' terms: the same
 	// keep-alive pool (--partner-conns) and per-call bound.
 	opts.HTTPClient, opts.HTTPTimeout = client.PolicedHTTPClient()
@@ -308,7 +310,7 @@ func runServer(ctx context.Context, cfg *serveConfig, log *slog.Logger) error {
 		archiveDir = cfg.dataDir
 	}
 	deployer, err := hotdeploy.New(hotdeploy.Options{Dir: cfg.deployDir, Data: archiveDir, Logger: log, Engine: engine, Front: front,
-		Load: process.LoadOptions{Extensions: cfg.extensions}, OpenStore: func() (string, error) {
+		Load: compile.LoadOptions{Extensions: cfg.extensions}, OpenStore: func() (string, error) {
 			_, err := store.Open()
 			return cfg.dataDir, err
 		}})

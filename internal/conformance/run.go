@@ -19,6 +19,7 @@ import (
 	"github.com/orchd/orchd/internal/exchange"
 	"github.com/orchd/orchd/internal/odemock"
 	"github.com/orchd/orchd/internal/process"
+	"github.com/orchd/orchd/internal/process/compile"
 	"github.com/orchd/orchd/internal/server"
 	"github.com/orchd/orchd/internal/soap"
 )
@@ -162,14 +163,13 @@ var sharedFolders = []string{"ProbeService", "FaultService"}
 func (r *Runner) deploy(dir string) (*deployment, error) {
 	hc, timeout := r.client.HTTPClient()
 	hc = redirectREST(hc, r.opts.REST)
-	engine := process.NewEngine(process.Options{Logger: r.log, Partners: r.overrides.Partners(r.client.Partner), HTTPClient: hc, HTTPTimeout: timeout,
-		Extensions: process.Extensions{odemock.TestExtensionNS: odemock.TestExtension()}})
-	lo := engine.LoadOptions()
-	lo.SharedFolders = sharedFolders
-	procs, err := process.LoadBundleWith(dir, lo)
+	engine := process.NewEngine(process.Options{Logger: r.log, Partners: r.overrides.Partners(r.client.Partner), HTTPClient: hc, HTTPTimeout: timeout})
+	lo := compile.LoadOptions{Extensions: compile.Extensions{odemock.TestExtensionNS: odemock.TestExtension()}, SharedFolders: sharedFolders}
+	pls, err := compile.LoadBundleWith(dir, lo)
 	if err != nil {
 		return nil, err
 	}
+	procs := process.NewProcesses(pls)
 	for _, p := range procs {
 		p.InMemory = true
 	}
@@ -241,7 +241,7 @@ func (r *Runner) RunBundle(ctx context.Context, b *Bundle) (results []Result, ok
 		case c.ExpectRefusal:
 			derr := derr
 			if c.WithoutExtensions {
-				_, derr = process.LoadBundleWith(filepath.Join(r.opts.Root, filepath.FromSlash(b.Dir)), process.LoadOptions{SharedFolders: sharedFolders})
+				_, derr = compile.LoadBundleWith(filepath.Join(r.opts.Root, filepath.FromSlash(b.Dir)), compile.LoadOptions{SharedFolders: sharedFolders})
 			}
 			if derr != nil {
 				res.Outcome, res.Detail = Pass, "refused: "+firstLine(derr)

@@ -19,6 +19,7 @@ import (
 
 	"github.com/orchd/orchd/internal/exchange"
 	"github.com/orchd/orchd/internal/process"
+	"github.com/orchd/orchd/internal/process/compile"
 )
 
 // Deployer watches --deploy with ODE's deploy-directory semantics (a
@@ -54,7 +55,7 @@ type Deployer struct {
 	log    *slog.Logger
 	engine *process.Engine
 	front  Front
-	opts   process.LoadOptions
+	opts   compile.LoadOptions
 	// openStore is Options.OpenStore, nil once the store is open.
 	openStore func() (string, error)
 	grace     time.Duration // how long a retired version is kept at least
@@ -99,7 +100,7 @@ type Options struct {
 	// Front serves their endpoints.
 	Front Front
 	// Load compiles the bundles (the engine's extensions).
-	Load process.LoadOptions
+	Load compile.LoadOptions
 	// OpenStore, when set and Data is empty (no store is open yet), is
 	// called before a bundle with a persistent process is deployed: it
 	// opens the instance store and returns its data directory, which
@@ -211,7 +212,7 @@ func HasArchive(dataDir string) bool {
 // newest version has the same definitions keeps its number, others get a
 // new one. It then adds the other archived versions as retired, for the
 // stored instances Recover loads, and marks every bundle deployed.
-func (d *Deployer) Start(procs []*process.Process, bad []*process.BundleError) error {
+func (d *Deployer) Start(procs []*process.Process, bad []*compile.BundleError) error {
 	arch, err := d.archive()
 	if err != nil {
 		return err
@@ -252,7 +253,7 @@ func (d *Deployer) Start(procs []*process.Process, bad []*process.BundleError) e
 		if current[a.path] {
 			continue
 		}
-		ps, err := process.LoadBundleWith(a.path, d.opts)
+		ps, err := loadBundle(a.path, d.opts)
 		if err != nil {
 			d.log.Error("archived version not loaded", slog.String("bundle", a.bundle), slog.Int("version", a.version), slog.Any("err", err))
 			continue
@@ -290,7 +291,7 @@ func (d *Deployer) mark(name string) {
 // sameDefinitions reports whether the archived bundle at path compiles
 // to processes with the fingerprints of ps.
 func (d *Deployer) sameDefinitions(path string, ps []*process.Process) bool {
-	old, err := process.LoadBundleWith(path, d.opts)
+	old, err := loadBundle(path, d.opts)
 	if err != nil || len(old) != len(ps) {
 		return false
 	}
@@ -460,7 +461,7 @@ func (d *Deployer) Poll() {
 // problems are logged, kept for Bundles and returned.
 func (d *Deployer) deploy(name string) error {
 	d.mark(name)
-	procs, err := process.LoadBundleWith(filepath.Join(d.dir, name), d.opts)
+	procs, err := loadBundle(filepath.Join(d.dir, name), d.opts)
 	if err == nil && len(procs) == 0 {
 		err = errors.New("deploy.xml names no process")
 	}
@@ -639,4 +640,14 @@ func copyFile(src, dst string) error {
 		return err
 	}
 	return out.Close()
+}
+
+// loadBundle compiles the bundle in dir and makes a new, undeployed
+// version of each of its processes.
+func loadBundle(dir string, opts compile.LoadOptions) ([]*process.Process, error) {
+	pls, err := compile.LoadBundleWith(dir, opts)
+	if err != nil {
+		return nil, err
+	}
+	return process.NewProcesses(pls), nil
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/orchd/orchd/internal/mgmt"
 	"github.com/orchd/orchd/internal/persist"
 	"github.com/orchd/orchd/internal/process"
+	"github.com/orchd/orchd/internal/process/compile"
 	"github.com/orchd/orchd/internal/soap"
 )
 
@@ -265,7 +266,7 @@ func TestPersistentVersionArchivedAndKeptAcrossRestart(t *testing.T) {
 	// A restart over the same files: the archived version keeps its
 	// number, the counter stays.
 	r.engine.Close()
-	procs, err := process.LoadBundleWith(filepath.Join(r.dir, "echo"), process.LoadOptions{})
+	procs, err := loadBundle(filepath.Join(r.dir, "echo"), compile.LoadOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

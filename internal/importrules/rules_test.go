@@ -44,12 +44,17 @@ var allowed = map[string][]string{
 	"internal/process/wsdl":   {"internal/exchange", "internal/process/bpel", "internal/xsd"},
 	"internal/process/deploy": {"internal/events", "internal/exchange", "internal/process/bpel", "internal/process/wsdl", "internal/xsd"},
 
-	// The engine: compiles bundles and runs instances. Never the front
-	// door (soap, server), a store implementation other than persist's
-	// types, or cmd.
+	// The compiler: bundle -> plan. The only reader of the syntax tree;
+	// never the runtime.
+	"internal/process/compile": {"internal/exchange", "internal/process/bpel", "internal/process/deploy", "internal/process/expr",
+		"internal/process/plan", "internal/process/wsdl", "internal/xpath2", "internal/xsd", "internal/xslt"},
+
+	// The runtime: runs the plans' instances. Never the compiler, the
+	// front door (soap, server), a store implementation other than
+	// persist's types, or cmd.
 	"internal/process": {"internal/events", "internal/exchange", "internal/mgmt", "internal/persist",
 		"internal/process/bpel", "internal/process/deploy", "internal/process/expr", "internal/process/plan", "internal/process/wsdl",
-		"internal/xmlparse", "internal/xpath1", "internal/xpath2", "internal/xsd", "internal/xslt"},
+		"internal/xmlparse", "internal/xpath1", "internal/xpath2", "internal/xsd"},
 
 	// Transport and storage: no BPEL.
 	"internal/soap":      {"internal/exchange", "internal/xmlparse"},
@@ -68,7 +73,7 @@ var allowed = map[string][]string{
 	// client and its command line (never the server side), the API's
 	// listener.
 	"internal/instancestore": {"internal/etcdstore", "internal/persist", "internal/process"},
-	"internal/hotdeploy":     {"internal/bundlezip", "internal/exchange", "internal/mgmt", "internal/process"},
+	"internal/hotdeploy":     {"internal/bundlezip", "internal/exchange", "internal/mgmt", "internal/process", "internal/process/compile"},
 	"internal/clusternode":   {"internal/cluster", "internal/etcdstore", "internal/exchange", "internal/process"},
 	"internal/mgmtclient":    {"internal/mgmt"},
 	"internal/clusterview":   {"internal/admin", "internal/cluster", "internal/mgmt", "internal/mgmtclient"},
@@ -78,8 +83,8 @@ var allowed = map[string][]string{
 
 	// Test support.
 	"internal/etcdtest/etcdmember": {"internal/etcdtest"},
-	"internal/odemock":             {"internal/exchange", "internal/process", "internal/soap"},
-	"internal/conformance":         {"internal/endpoints", "internal/exchange", "internal/odemock", "internal/process", "internal/server", "internal/soap"},
+	"internal/odemock":             {"internal/exchange", "internal/process", "internal/process/compile", "internal/soap"},
+	"internal/conformance":         {"internal/endpoints", "internal/exchange", "internal/odemock", "internal/process", "internal/process/compile", "internal/server", "internal/soap"},
 	"internal/importrules":         nil,
 	"internal/echotest":            nil,
 	"internal/mgmttest": {"internal/admin", "internal/echotest", "internal/events", "internal/hotdeploy",
@@ -90,7 +95,7 @@ var allowed = map[string][]string{
 	"cmd/orchd": {"internal/admin", "internal/adminserver", "internal/cluster", "internal/clusternode", "internal/clusterview",
 		"internal/console", "internal/ctl", "internal/endpoints", "internal/etcdstore", "internal/events", "internal/exchange",
 		"internal/hotdeploy", "internal/instancestore", "internal/loadgen", "internal/mgmt", "internal/mgmtbackend",
-		"internal/mockpartner", "internal/persist", "internal/process", "internal/server", "internal/soap",
+		"internal/mockpartner", "internal/persist", "internal/process", "internal/process/compile", "internal/process/expr", "internal/server", "internal/soap",
 		"internal/xmlparse", "internal/xpath2"},
 }
 

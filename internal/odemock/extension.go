@@ -7,6 +7,7 @@ import (
 	"github.com/beevik/etree"
 
 	"github.com/orchd/orchd/internal/process"
+	"github.com/orchd/orchd/internal/process/compile"
 )
 
 // TestExtensionNS is the namespace of ODE's test extension bundle, which
@@ -18,24 +19,24 @@ const TestExtensionNS = "urn:ode:test-extension-bundle"
 // doAssign writes <message><TestPart>Small</TestPart></message> to the
 // variable tmpVar. As in ODE, one registry of operations serves both
 // <extensionActivity> and <extensionAssignOperation>.
-func TestExtension() process.Extension {
+func TestExtension() compile.Extension {
 	b := testBundle{}
-	return process.Extension{Activities: b, AssignOperations: b}
+	return compile.Extension{Activities: b, AssignOperations: b}
 }
 
 type testBundle struct{}
 
-// CompileActivity implements process.ExtensionActivityCompiler.
-func (testBundle) CompileActivity(el *etree.Element, c process.ExtensionCompiler) (process.ExtensionAction, error) {
+// CompileActivity implements compile.ExtensionActivityCompiler.
+func (testBundle) CompileActivity(el *etree.Element, c compile.ExtensionCompiler) (process.ExtensionAction, error) {
 	return compileTestOp(el, c)
 }
 
-// CompileAssignOperation implements process.ExtensionAssignCompiler.
-func (testBundle) CompileAssignOperation(el *etree.Element, c process.ExtensionCompiler) (process.ExtensionAction, error) {
+// CompileAssignOperation implements compile.ExtensionAssignCompiler.
+func (testBundle) CompileAssignOperation(el *etree.Element, c compile.ExtensionCompiler) (process.ExtensionAction, error) {
 	return compileTestOp(el, c)
 }
 
-func compileTestOp(el *etree.Element, c process.ExtensionCompiler) (process.ExtensionAction, error) {
+func compileTestOp(el *etree.Element, c compile.ExtensionCompiler) (process.ExtensionAction, error) {
 	switch el.Tag {
 	case "doIt":
 		return doIt{}, nil
@@ -46,7 +47,7 @@ func compileTestOp(el *etree.Element, c process.ExtensionCompiler) (process.Exte
 		}
 		return doAssign{tmp: v}, nil
 	}
-	return nil, fmt.Errorf("%w: <%s> of %s (doIt, doAssign)", process.ErrUnknownExtensionElement, el.Tag, TestExtensionNS)
+	return nil, fmt.Errorf("%w: <%s> of %s (doIt, doAssign)", compile.ErrUnknownExtensionElement, el.Tag, TestExtensionNS)
 }
 
 type doIt struct{}

@@ -138,7 +138,7 @@ func deployedValue(t *testing.T, src string) (string, error) {
 	esc := strings.NewReplacer("&", "&amp;", "<", "&lt;", "\u00a0", "&#160;").Replace(src)
 	dir := editedBundle(t, "good-minimal", map[string][]string{"Test.bpel": {
 		"<from>$in.payload/tns:id</from>", "<from>string(" + esc + ")</from>"}})
-	procs, err := LoadBundle(dir)
+	procs, err := loadBundle(dir)
 	if err != nil {
 		return "", err
 	}

@@ -372,7 +372,7 @@ func TestFailedCommitKeepsEarlierRequests(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	procs, err := LoadBundle(dir)
+	procs, err := loadBundle(dir)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -75,7 +75,7 @@ func TestCompensationCompile(t *testing.T) {
 // (the purchase order pays nothing, and its activity numbers, which its
 // checkpoints name, stay as they were).
 func TestCompensationPlan(t *testing.T) {
-	ps, err := LoadBundle("../../deploy/purchase-order")
+	ps, err := loadBundle("../../deploy/purchase-order")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -124,7 +124,7 @@ func TestCompensationPlan(t *testing.T) {
 func loadSnippet(t *testing.T, marker, snippet string, line int, want string) []*Process {
 	t.Helper()
 	dir := editedBundle(t, "good-minimal", map[string][]string{"Test.bpel": {marker, snippet + "\n" + marker}})
-	procs, err := LoadBundle(dir)
+	procs, err := loadBundle(dir)
 	if line == 0 {
 		if err != nil || len(procs) != 1 {
 			t.Fatalf("LoadBundle: %v", err)
@@ -143,7 +143,7 @@ func loadSnippet(t *testing.T, marker, snippet string, line int, want string) []
 
 func compensationProc(t testing.TB) *Process {
 	dir := editedBundle(t, "good-minimal", map[string][]string{"Test.bpel": {minimalReply, compensationSnippet + "\n" + minimalReply}})
-	procs, err := LoadBundle(dir)
+	procs, err := loadBundle(dir)
 	if err != nil || len(procs) != 1 {
 		t.Fatalf("LoadBundle: %v", err)
 	}

@@ -144,7 +144,7 @@ func TestLoadODECompat(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			procs, err := LoadBundle(editedBundle(t, "good-minimal", tc.edits))
+			procs, err := loadBundle(editedBundle(t, "good-minimal", tc.edits))
 			if len(tc.errs) == 0 {
 				if err != nil {
 					t.Fatalf("LoadBundle: %v", err)
@@ -175,19 +175,6 @@ func TestLoadODECompat(t *testing.T) {
 				t.Errorf("errors.Is(err, ErrNotSupported) = %v, want %v:\n%v", got, tc.notSupported, err)
 			}
 		})
-	}
-}
-
-func TestExtensionKnown(t *testing.T) {
-	c := &compiler{}
-	if d, m := c.extensionKnown("urn:x"); d || m {
-		t.Errorf("no <extensions>: extensionKnown = %v, %v", d, m)
-	}
-	c.exts = map[string]bool{"urn:yes": true, "urn:no": false}
-	for ns, want := range map[string][2]bool{"urn:yes": {true, true}, "urn:no": {true, false}, "urn:other": {false, false}} {
-		if d, m := c.extensionKnown(ns); d != want[0] || m != want[1] {
-			t.Errorf("extensionKnown(%s) = %v, %v, want %v", ns, d, m, want)
-		}
 	}
 }
 
@@ -273,7 +260,7 @@ func TestServiceResolution(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			procs, err := LoadBundle(dir)
+			procs, err := loadBundle(dir)
 			if err != nil {
 				t.Fatalf("LoadBundle: %v", err)
 			}
@@ -302,7 +289,7 @@ func TestInvokeUnboundPartner(t *testing.T) {
 	dir := editedBundle(t, "rt-invoke", map[string][]string{
 		"deploy.xml": {`<service name="tns:PartnerService" port="PartnerPort"/>`, `<service name="tns:Nowhere" port="NowherePort"/>`},
 	})
-	procs, err := LoadBundle(dir)
+	procs, err := loadBundle(dir)
 	if err != nil {
 		t.Fatalf("LoadBundle: %v", err)
 	}

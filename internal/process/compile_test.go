@@ -11,6 +11,7 @@ import (
 	"github.com/orchd/orchd/internal/exchange"
 
 	"github.com/orchd/orchd/internal/process/bpel"
+	"github.com/orchd/orchd/internal/process/compile"
 )
 
 const bundlesDir = "testdata/bundles"
@@ -87,7 +88,7 @@ func TestLoadBundleFixtures(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.bundle, func(t *testing.T) {
-			procs, err := LoadBundle(filepath.Join(bundlesDir, tc.bundle))
+			procs, err := loadBundle(filepath.Join(bundlesDir, tc.bundle))
 			if tc.errs == nil {
 				if err != nil {
 					t.Fatalf("LoadBundle: %v", err)
@@ -137,7 +138,7 @@ func TestLoadBundleFixtures(t *testing.T) {
 			if got := errors.Is(err, bpel.ErrNotSupported); got != tc.notSupported {
 				t.Errorf("errors.Is(err, ErrNotSupported) = %v, want %v\n%s", got, tc.notSupported, msg)
 			}
-			if IsNotSupported(err) != tc.notSupported {
+			if compile.IsNotSupported(err) != tc.notSupported {
 				t.Errorf("IsNotSupported = %v, want %v", !tc.notSupported, tc.notSupported)
 			}
 			var se *bpel.SyntaxError
@@ -164,7 +165,7 @@ func TestFixtureBundlesLoad(t *testing.T) {
 		if !ent.IsDir() || strings.HasPrefix(ent.Name(), "bad-") {
 			continue
 		}
-		if _, err := LoadBundle(filepath.Join(bundlesDir, ent.Name())); err != nil {
+		if _, err := loadBundle(filepath.Join(bundlesDir, ent.Name())); err != nil {
 			t.Errorf("%s: %v", ent.Name(), err)
 		}
 	}
@@ -181,7 +182,7 @@ func TestLoadDirGoodAndBad(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "README"), []byte("x"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	procs, bad, err := LoadDirWith(dir, LoadOptions{})
+	procs, bad, err := loadDirWith(dir, compile.LoadOptions{})
 	if err != nil {
 		t.Fatalf("LoadDir: %v", err)
 	}
@@ -195,7 +196,7 @@ func TestLoadDirGoodAndBad(t *testing.T) {
 	if be.Dir != filepath.Join(dir, "bad") {
 		t.Errorf("BundleError.Dir = %q, want %q", be.Dir, filepath.Join(dir, "bad"))
 	}
-	var target *BundleError
+	var target *compile.BundleError
 	if !errors.As(error(be), &target) || !errors.Is(be, bpel.ErrNotSupported) {
 		t.Errorf("BundleError does not unwrap to ErrNotSupported: %v", be)
 	}
@@ -207,7 +208,7 @@ func TestLoadDirGoodAndBad(t *testing.T) {
 }
 
 func TestLoadDirMissing(t *testing.T) {
-	if _, _, err := LoadDirWith(filepath.Join(t.TempDir(), "nope"), LoadOptions{}); err == nil {
+	if _, _, err := loadDirWith(filepath.Join(t.TempDir(), "nope"), compile.LoadOptions{}); err == nil {
 		t.Fatal("LoadDir of a missing directory succeeded")
 	}
 }
@@ -216,7 +217,7 @@ func TestLoadDirMissing(t *testing.T) {
 // with a message saying why, and keeps serving the others.
 func TestDeployPersistentWithoutStore(t *testing.T) {
 	for _, b := range []string{"good-persistent-false", "good-persistent-absent"} {
-		procs, err := LoadBundle(filepath.Join(bundlesDir, b))
+		procs, err := loadBundle(filepath.Join(bundlesDir, b))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -246,7 +247,7 @@ func TestImpliedBindingStyle(t *testing.T) {
 		}
 		t.Skipf("ODE corpus not available at %s (set ORCHD_REQUIRE_ODE_CORPUS to fail instead): %v", dir, err)
 	}
-	procs, err := LoadBundleWith(dir, LoadOptions{SharedFolders: []string{"ProbeService"}})
+	procs, err := loadBundleWith(dir, compile.LoadOptions{SharedFolders: []string{"ProbeService"}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -51,7 +51,7 @@ func TestDeployLimits(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			_, err = LoadBundle(dir)
+			_, err = loadBundle(dir)
 			var le *bpel.LimitError
 			if !errors.As(err, &le) || le.Pos.File != tc.file || le.Pos.Line == 0 {
 				t.Fatalf("LoadBundle = %v, want the attributes limit in %s", err, tc.file)

@@ -1,8 +1,7 @@
-// Package process owns the process model and its runtime: it loads a
-// bundle (deploy.xml in Apache ODE's format, WSDL 1.1 with imports, the
-// BPEL files), compiles each process once into an immutable plan (XPath
-// compiled, variables resolved to slots, partner links bound), and runs
-// instances.
+// Package process is the runtime stage of the engine: it runs instances
+// of the plans the compiler (internal/process/compile) made, each plan
+// deployed as a version (Process: the plan plus its number, counters,
+// metrics and partner bindings). It never imports the compiler.
 //
 // An instance is explicit data: its variables live in one etree tree whose
 // root children are the variables' slots, and its control state is a set
@@ -28,14 +27,9 @@
 //
 // Expressions and queries are compiled by the expression stage
 // (internal/process/expr: XPath 1.0 through internal/xpath1 with its direct
-// evaluators, XPath 2.0 through internal/xpath2); this package binds what
-// needs an instance: XPath 2.0's BPEL, ODE and saxon:parse functions
-// (xpath2.go, xpath2_ode.go), bpel:doXslTransform (xslt.go, stylesheets
-// compiled at deploy with internal/xslt) and "orchd xpath --version 1.0"
-// (xpath1cli.go, EvalXPath1).
-//
-// Supported: see docs/bpel.md. Anything else is rejected at deploy with
-// "not supported yet: <element> at file:line".
+// evaluators, XPath 2.0 through internal/xpath2, ODE's functions and
+// bpel:doXslTransform); this package supplies what only an instance
+// knows: $ode:pid, the event time, link status (xpath2.go).
 //
 // A persistent process's instances are checkpointed through the Store
 // interface (persist.Store implements it) when they wait, when they end,
@@ -44,22 +38,19 @@
 // engine's registry; a blocked persistent one lives only in the store and
 // is loaded again by the message or timer that resumes it.
 //
-// Files, by stage. The compiler: bundle.go (loading a bundle through
-// internal/process/wsdl and internal/process/deploy) and compile*.go,
-// building a plan.Plan (internal/process/plan: nodes as data, never
-// changed after compile). The runtime, everything else: engine and
-// versions (a Process is a version: the Plan plus its number, counters,
-// metrics and partner bindings), instance, threads and dispatch.go (the
-// one switch that steps an activity), scope, events, compensate, flow,
-// activities, assign, validate, epr, rest (ODE's bpel4restlight),
-// extension (the extension bundle API), messaging, waiting; run drives a
-// run and its aftermath; checkpoint, recover and outbox persist;
-// instevents emits instance events to Options.Events; mgmt_instances and
-// mgmt_processes answer the management API (internal/mgmt).
+// Files: engine and versions (a Process is a version), model.go, instance,
+// threads and dispatch.go (the one switch that steps an activity), scope,
+// events, compensate, flow, activities, assign, validate, epr, rest (ODE's
+// bpel4restlight), extension (the run-time half of the extension bundle
+// API), messaging, waiting; run drives a run and its aftermath;
+// checkpoint, recover and outbox persist; instevents emits instance
+// events to Options.Events; mgmt_instances and mgmt_processes answer the
+// management API (internal/mgmt).
 //
 // It imports exchange, events, mgmt, persist (the store's types), the
 // stages below it (bpel, wsdl, deploy, expr, plan) and the languages
-// (xpath1, xpath2, xslt, xsd); it must never import soap, server or cmd
-// (its tests use soap as a real partner and front door). The rule is a
+// (xpath1, xpath2, xsd); it must never import the compiler, soap, server
+// or cmd (its tests use the compiler to make plans, and soap as a real
+// partner and front door). The rule is a
 // test: internal/importrules.
 package process

@@ -85,11 +85,6 @@ type Options struct {
 	// HTTPTimeout bounds each such request, on top of the instance's
 	// context; zero means 30s.
 	HTTPTimeout time.Duration
-	// Extensions are the extension namespaces (activities and assign
-	// operations, extension.go) this engine runs. Engine.LoadBundle
-	// compiles with them; Deploy refuses a process that uses an extension
-	// this map does not register.
-	Extensions Extensions
 	// Events receives instance events (instevents.go) of the kinds each
 	// process's deploy.xml enables; nil emits none, at no cost.
 	Events *events.Dispatcher
@@ -97,17 +92,6 @@ type Options struct {
 	// for the outline of the management API (Engine.Version); zero
 	// means DefaultSampleEvery, 1 times every instance, negative none.
 	SampleEvery int
-}
-
-// LoadBundle is LoadBundleWith compiling with the engine's extensions.
-func (e *Engine) LoadBundle(dir string) ([]*Process, error) {
-	return LoadBundleWith(dir, e.LoadOptions())
-}
-
-// LoadOptions are the options that compile bundles for this engine: its
-// extensions.
-func (e *Engine) LoadOptions() LoadOptions {
-	return LoadOptions{Extensions: e.opts.Extensions}
 }
 
 // Engine runs deployed processes. It implements exchange.Dispatcher: every
@@ -209,12 +193,6 @@ next:
 			errs = append(errs, fmt.Errorf("process %s is persistent (deploy.xml <in-memory> absent or false) but orchd has no data store", p))
 			continue
 		}
-		for _, ns := range p.Extensions {
-			if _, ok := e.opts.Extensions[ns]; !ok {
-				errs = append(errs, fmt.Errorf("process %s uses extension %s, which this engine does not register (Options.Extensions)", p, ns))
-				continue next
-			}
-		}
 		for _, ep := range p.Endpoints {
 			if q, dup := paths[ep.Path]; dup {
 				errs = append(errs, fmt.Errorf("process %s: endpoint path %s is already served by %s", p, ep.Path, q))
@@ -272,7 +250,7 @@ func (e *Engine) publishLocked() {
 // localEndpoint finds a deployed endpoint for the partner port: same
 // service and port, or the same address path.
 func (e *Engine) localEndpoint(ep *exchange.Endpoint) *exchange.Endpoint {
-	path := endpointPath(ep.Address, ep.Service.Local)
+	path := plan.EndpointPath(ep.Address, ep.Service.Local)
 	for served := range e.byEndpoint {
 		if served.Service == ep.Service && served.Port == ep.Port {
 			return served

@@ -55,7 +55,7 @@ func (ip *inProcessPartners) bind(ep *exchange.Endpoint) exchange.Partner {
 
 func loadPO(t testing.TB) (*Engine, *Process, *inProcessPartners) {
 	t.Helper()
-	procs, err := LoadBundle(exampleBundle)
+	procs, err := loadBundle(exampleBundle)
 	if err != nil {
 		t.Fatalf("load example bundle: %v", err)
 	}

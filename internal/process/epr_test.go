@@ -203,7 +203,7 @@ func TestAssignEndpointReference(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			procs, err := LoadBundle(editedBundle(t, "rt-invoke", tc.edits))
+			procs, err := loadBundle(editedBundle(t, "rt-invoke", tc.edits))
 			if err != nil {
 				t.Fatalf("LoadBundle: %v", err)
 			}
@@ -262,7 +262,7 @@ func TestEndpointReferenceRefused(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := LoadBundle(editedBundle(t, "rt-invoke", tc.edits))
+			_, err := loadBundle(editedBundle(t, "rt-invoke", tc.edits))
 			if err == nil {
 				t.Fatal("LoadBundle succeeded")
 			}

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/beevik/etree"
+	"github.com/orchd/orchd/internal/process/compile"
 	"github.com/orchd/orchd/internal/process/expr"
 	"github.com/orchd/orchd/internal/process/plan"
 )
@@ -27,15 +28,15 @@ const nsTestExt = "urn:test:ext"
 // Every operation is both an activity and an assign operation.
 type testExt struct{}
 
-func (testExt) CompileActivity(el *etree.Element, c ExtensionCompiler) (ExtensionAction, error) {
+func (testExt) CompileActivity(el *etree.Element, c compile.ExtensionCompiler) (ExtensionAction, error) {
 	return compileTestExt(el, c)
 }
 
-func (testExt) CompileAssignOperation(el *etree.Element, c ExtensionCompiler) (ExtensionAction, error) {
+func (testExt) CompileAssignOperation(el *etree.Element, c compile.ExtensionCompiler) (ExtensionAction, error) {
 	return compileTestExt(el, c)
 }
 
-func compileTestExt(el *etree.Element, c ExtensionCompiler) (ExtensionAction, error) {
+func compileTestExt(el *etree.Element, c compile.ExtensionCompiler) (ExtensionAction, error) {
 	vr := func(attr string) (plan.ExtensionVariable, error) {
 		name := el.SelectAttrValue(attr, "")
 		if name == "" {
@@ -82,7 +83,7 @@ func compileTestExt(el *etree.Element, c ExtensionCompiler) (ExtensionAction, er
 		}
 		return brokenAction{}, nil
 	}
-	return nil, fmt.Errorf("%w: <%s>", ErrUnknownExtensionElement, el.Tag)
+	return nil, fmt.Errorf("%w: <%s>", compile.ErrUnknownExtensionElement, el.Tag)
 }
 
 type upperAction struct{ from, to plan.ExtensionVariable }
@@ -134,8 +135,8 @@ func (brokenAction) Run(context.Context, plan.ExtensionVariables) error {
 }
 
 // testExtensions registers testExt for both kinds.
-func testExtensions() Extensions {
-	return Extensions{nsTestExt: Extension{Activities: testExt{}, AssignOperations: testExt{}}}
+func testExtensions() compile.Extensions {
+	return compile.Extensions{nsTestExt: compile.Extension{Activities: testExt{}, AssignOperations: testExt{}}}
 }
 
 // extBundle is good-minimal declaring nsTestExt with mustUnderstand
@@ -156,10 +157,10 @@ func TestExtensionCompile(t *testing.T) {
 	assignOp := func(el string) string {
 		return "<assign><extensionAssignOperation>" + el + "</extensionAssignOperation></assign>"
 	}
-	onlyActivities := Extensions{nsTestExt: Extension{Activities: testExt{}}}
+	onlyActivities := compile.Extensions{nsTestExt: compile.Extension{Activities: testExt{}}}
 	tests := []struct {
 		name         string
-		exts         Extensions
+		exts         compile.Extensions
 		must, body   string
 		err          string // "" loads
 		notSupported bool
@@ -189,34 +190,27 @@ func TestExtensionCompile(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := LoadBundleWith(extBundle(t, tc.must, tc.body), LoadOptions{Extensions: tc.exts})
+			_, err := loadBundleWith(extBundle(t, tc.must, tc.body), compile.LoadOptions{Extensions: tc.exts})
 			checkLoadError(t, err, tc.err, tc.notSupported)
 		})
 	}
 }
 
-// A process compiled with an extension deploys only on an engine that
-// registers it; Engine.LoadBundle compiles with the engine's extensions.
-func TestExtensionDeployNeedsRegistration(t *testing.T) {
+// A process that declares an extension mustUnderstand="yes" compiles only
+// with the extension registered, and its plan then carries the
+// extension's action: any engine runs it, none needs a registry of its
+// own.
+func TestExtensionCompiledIn(t *testing.T) {
 	dir := extBundle(t, "yes", `<extensionActivity><x:upper from="s" to="s"/></extensionActivity>`)
-	procs, err := LoadBundleWith(dir, LoadOptions{Extensions: testExtensions()})
+	if _, err := loadBundle(dir); !compile.IsNotSupported(err) {
+		t.Fatalf("compiled without the extension: %v, want the mustUnderstand refusal", err)
+	}
+	procs, err := loadBundleWith(dir, compile.LoadOptions{Extensions: testExtensions()})
 	if err != nil {
 		t.Fatal(err)
 	}
-	bare := NewEngine(Options{})
-	defer bare.Close()
-	if err := bare.Deploy(procs...); err == nil || !strings.Contains(err.Error(), "uses extension urn:test:ext, which this engine does not register") {
-		t.Fatalf("Deploy on an engine without the extension: %v", err)
-	}
-	if _, err := bare.LoadBundle(dir); !IsNotSupported(err) {
-		t.Fatalf("bare engine's LoadBundle: %v, want the mustUnderstand refusal", err)
-	}
-	e := NewEngine(Options{Extensions: testExtensions()})
+	e := NewEngine(Options{})
 	defer e.Close()
-	procs, err = e.LoadBundle(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
 	if err := e.Deploy(procs...); err != nil {
 		t.Fatal(err)
 	}
@@ -270,9 +264,9 @@ func TestExtensionRuntime(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			e := NewEngine(Options{Extensions: testExtensions()})
+			e := NewEngine(Options{})
 			defer e.Close()
-			procs, err := e.LoadBundle(extBundle(t, "yes", tc.body))
+			procs, err := loadBundleWith(extBundle(t, "yes", tc.body), compile.LoadOptions{Extensions: testExtensions()})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -309,8 +303,8 @@ func checkLoadError(t *testing.T, err error, want string, notSupported bool) {
 	if err == nil || !strings.Contains(err.Error(), want) {
 		t.Fatalf("error %v\nwant one containing %q", err, want)
 	}
-	if IsNotSupported(err) != notSupported {
-		t.Errorf("IsNotSupported = %v, want %v", IsNotSupported(err), notSupported)
+	if compile.IsNotSupported(err) != notSupported {
+		t.Errorf("IsNotSupported = %v, want %v", compile.IsNotSupported(err), notSupported)
 	}
 }
 
@@ -339,9 +333,9 @@ func TestExtensionAssignValidated(t *testing.T) {
 		`<partnerLinks>`, `<extensions><extension namespace="`+nsTestExt+`" mustUnderstand="yes"/></extensions><partnerLinks>`,
 		bpelVariables, bpelVariables+`<variable name="r" element="tns:resp"/>`,
 		copyIDToOut, body)
-	e := NewEngine(Options{Extensions: testExtensions()})
+	e := NewEngine(Options{})
 	defer e.Close()
-	procs, err := e.LoadBundle(dir)
+	procs, err := loadBundleWith(dir, compile.LoadOptions{Extensions: testExtensions()})
 	if err != nil {
 		t.Fatal(err)
 	}

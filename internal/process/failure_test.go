@@ -41,7 +41,7 @@ func TestFailurePolicy(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			procs, err := LoadBundle(dir)
+			procs, err := loadBundle(dir)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -12,6 +12,7 @@ import (
 	"github.com/beevik/etree"
 
 	"github.com/orchd/orchd/internal/exchange"
+	"github.com/orchd/orchd/internal/process/bpel"
 )
 
 // FuzzCompileBPEL writes the input as the .bpel of a copy of the example
@@ -43,9 +44,9 @@ func FuzzCompileBPEL(f *testing.F) {
 		{`<empty name="orderIsValid"/>`, `<scope><empty/></scope>`},
 		{`<from>1</from>`, `<from><literal><x/></literal></from>`},
 		{`messageType="po:purchaseOrderRequest"`, `element="po:purchaseOrder"`},
-		{`<empty name="orderIsValid"/>`, `<extensionActivity><r:GET xmlns:r="` + nsBPEL4RestLight + `" uri="$bpelvar[total]" response="total" statusCode="total"/></extensionActivity>`},
-		{`<empty name="orderIsValid"/>`, `<extensionActivity><r:POST xmlns:r="` + nsBPEL4RestLight + `" uri="$bpelvar[" request="poIn"><x/></r:POST></extensionActivity>`},
-		{`<empty name="orderIsValid"/>`, `<extensionActivity><r:PATCH xmlns:r="` + nsBPEL4RestLight + `" uri="ftp://x"/></extensionActivity>`},
+		{`<empty name="orderIsValid"/>`, `<extensionActivity><r:GET xmlns:r="` + bpel.NSBPEL4RestLight + `" uri="$bpelvar[total]" response="total" statusCode="total"/></extensionActivity>`},
+		{`<empty name="orderIsValid"/>`, `<extensionActivity><r:POST xmlns:r="` + bpel.NSBPEL4RestLight + `" uri="$bpelvar[" request="poIn"><x/></r:POST></extensionActivity>`},
+		{`<empty name="orderIsValid"/>`, `<extensionActivity><r:PATCH xmlns:r="` + bpel.NSBPEL4RestLight + `" uri="ftp://x"/></extensionActivity>`},
 	} {
 		f.Add(bytes.Replace(orig, []byte(r[0]), []byte(r[1]), 1))
 	}
@@ -80,7 +81,7 @@ func FuzzCompileBPEL(f *testing.F) {
 				t.Fatal(err)
 			}
 		}
-		procs, err := LoadBundle(dir)
+		procs, err := loadBundle(dir)
 		if err != nil {
 			if procs != nil {
 				t.Errorf("LoadBundle returned processes with error %v", err)

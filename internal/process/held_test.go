@@ -27,7 +27,7 @@ import (
 // while it sends B, and holds slow's answer until B is handed over: the
 // run's end (block), which would also release B, cannot come first.
 func TestHeldBehindOfferHandedOver(t *testing.T) {
-	procs, err := LoadBundle(filepath.Join(bundlesDir, "rt-held-race"))
+	procs, err := loadBundle(filepath.Join(bundlesDir, "rt-held-race"))
 	if err != nil {
 		t.Fatal(err)
 	}

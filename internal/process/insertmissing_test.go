@@ -9,7 +9,6 @@ import (
 	"testing"
 
 	"github.com/orchd/orchd/internal/process/bpel"
-	"github.com/orchd/orchd/internal/process/expr"
 )
 
 // insertCopies are the copies of the rt-insert-missing fixture's assign
@@ -103,7 +102,7 @@ func TestInsertMissingToData(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			dir, _ := insertBundle(t, tc.copies)
-			procs, err := LoadBundle(dir)
+			procs, err := loadBundle(dir)
 			if err != nil {
 				t.Fatalf("load: %v", err)
 			}
@@ -164,7 +163,7 @@ func TestInsertMissingToDataRefused(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			dir, line := insertBundle(t, tc.copies)
-			_, err := LoadBundle(dir)
+			_, err := loadBundle(dir)
 			if err == nil {
 				t.Fatal("the bundle loaded; want it refused")
 			}
@@ -180,39 +179,4 @@ func TestInsertMissingToDataRefused(t *testing.T) {
 			}
 		})
 	}
-}
-
-// FuzzCompileInsertPath: the insertMissingToData path parser never panics,
-// and what it accepts has only steps it can create, attributes and text()
-// last.
-func FuzzCompileInsertPath(f *testing.F) {
-	for _, s := range []string{"tns:a/tns:b/tns:c", "a[2]/@x", "child::a/attribute::o:k", "a[$i]/text()",
-		"a//b", "a[@k='/']", "a | b", "../a", "/a", "a/*", "a/node()", "a[1][2]", "@k/a", "a/", "a[$s]", "'"} {
-		f.Add(s)
-	}
-	c := &compiler{scopes: []map[string]*expr.Var{{
-		"i": {Name: "i", Simple: "number", Slot: 1},
-		"s": {Name: "s", Simple: "string", Slot: 2},
-	}}}
-	ns := map[string]string{"tns": "urn:test", "o": "urn:other"}
-	f.Fuzz(func(t *testing.T, src string) {
-		p, err := compileInsertPath(src, c, ns)
-		if err != nil {
-			return
-		}
-		for i, st := range p.Steps {
-			if (st.Attr || st.Text) && i != len(p.Steps)-1 {
-				t.Fatalf("%q: step %d (%+v) is not last", src, i, st)
-			}
-			if !st.Text && (!expr.ValidNCName(st.Local) || st.Local == "*") {
-				t.Fatalf("%q: step %d has no name to create: %+v", src, i, st)
-			}
-			if st.Index < 0 || (st.IndexVar != nil && st.IndexVar.Simple != "number") {
-				t.Fatalf("%q: step %d: bad position %+v", src, i, st)
-			}
-			if st.Prefix != "" && ns[st.Prefix] != st.Space {
-				t.Fatalf("%q: step %d: prefix %q is not %q", src, i, st.Prefix, st.Space)
-			}
-		}
-	})
 }

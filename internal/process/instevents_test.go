@@ -20,7 +20,7 @@ import (
 // done closes the dispatcher and returns the events written.
 func loadPOEvents(t testing.TB, cats events.Category) (e *Engine, p *Process, done func() []events.Event) {
 	t.Helper()
-	procs, err := LoadBundle(exampleBundle)
+	procs, err := loadBundle(exampleBundle)
 	if err != nil {
 		t.Fatal(err)
 	}

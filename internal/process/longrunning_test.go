@@ -28,7 +28,7 @@ func approvalInMemory(t *testing.T) (*Engine, *Process) {
 	if err := os.WriteFile(dd, []byte(strings.Replace(string(b), "<in-memory>false</in-memory>", "<in-memory>true</in-memory>", 1)), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	procs, err := LoadBundle(dir)
+	procs, err := loadBundle(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -168,7 +168,7 @@ func TestWaitBeforeReply(t *testing.T) {
 			defer st.Close()
 			opts.Store = st
 		}
-		procs, err := LoadBundle(dir)
+		procs, err := loadBundle(dir)
 		if err != nil {
 			t.Fatal(err)
 		}

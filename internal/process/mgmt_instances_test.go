@@ -97,7 +97,7 @@ func (m *mgmtEnv) start() {
 	}})
 	m.st, m.e = st, e
 	for _, dir := range []string{"../../deploy/order-approval", filepath.Join(bundlesDir, "mgmt-recover")} {
-		procs, err := LoadBundle(dir)
+		procs, err := loadBundle(dir)
 		if err != nil {
 			t.Fatal(err)
 		}

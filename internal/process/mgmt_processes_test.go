@@ -29,7 +29,7 @@ func TestOutlineSampling(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			procs, err := LoadBundle(exampleBundle)
+			procs, err := loadBundle(exampleBundle)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -93,7 +93,7 @@ func TestOutlineSampling(t *testing.T) {
 
 func TestVersionsAndSetActive(t *testing.T) {
 	load := func(v int) *Process {
-		procs, err := LoadBundle(exampleBundle)
+		procs, err := loadBundle(exampleBundle)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -53,6 +53,16 @@ func NewProcess(pl *plan.Plan) *Process {
 		invokeMetrics: make([]*partnerMetrics, len(pl.Acts)), partners: make([]exchange.Partner, len(pl.Plist))}
 }
 
+// NewProcesses returns a new, undeployed version of each plan (a
+// bundle's, as the compiler returns them).
+func NewProcesses(pls []*plan.Plan) []*Process {
+	ps := make([]*Process, len(pls))
+	for i, pl := range pls {
+		ps[i] = NewProcess(pl)
+	}
+	return ps
+}
+
 // faultValue is a BPEL fault travelling through the instance.
 type faultValue struct {
 	name exchange.QName

@@ -30,7 +30,7 @@ func persistentOneWay(t *testing.T) *Process {
 	if err := os.WriteFile(dd, []byte(strings.Replace(string(b), "<in-memory>true</in-memory>", "<in-memory>false</in-memory>", 1)), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	procs, err := LoadBundle(dir)
+	procs, err := loadBundle(dir)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -62,7 +62,7 @@ func TestPartnerDeploySettings(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			procs, err := LoadBundle(dir)
+			procs, err := loadBundle(dir)
 			if tc.errs != nil {
 				if err == nil {
 					t.Fatal("deployed, want an error")

@@ -29,7 +29,7 @@ func deployExamples(t testing.TB, e *Engine) map[string]*Process {
 	t.Helper()
 	procs := map[string]*Process{}
 	for _, b := range []string{"order-approval", "purchase-order-persistent"} {
-		ps, err := LoadBundle(filepath.Join("../../deploy", b))
+		ps, err := loadBundle(filepath.Join("../../deploy", b))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -98,7 +98,7 @@ func TestInMemoryStoresNothing(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer st.Close()
-	procs, err := LoadBundle(exampleBundle)
+	procs, err := loadBundle(exampleBundle)
 	if err != nil {
 		t.Fatal(err)
 	}

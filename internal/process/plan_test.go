@@ -11,7 +11,7 @@ import (
 // plan is shared and read-only, while each engine's version records keep
 // their own partner bindings, metrics and statistics.
 func TestOnePlanTwoEngines(t *testing.T) {
-	procs, err := LoadBundle(exampleBundle)
+	procs, err := loadBundle(exampleBundle)
 	if err != nil {
 		t.Fatalf("load example bundle: %v", err)
 	}

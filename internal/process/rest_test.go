@@ -17,6 +17,7 @@ import (
 
 	"github.com/orchd/orchd/internal/persist"
 	"github.com/orchd/orchd/internal/process/bpel"
+	"github.com/orchd/orchd/internal/process/compile"
 )
 
 // restVars are the variables the REST test processes use besides in and
@@ -41,8 +42,8 @@ const restBody = `<assign><copy><from>$in.payload/tns:text</from><to variable="u
 func restBundle(t *testing.T, body string) string {
 	t.Helper()
 	return editedBundle(t, "good-minimal", map[string][]string{"Test.bpel": {
-		bpelProcessTag, bpelProcessTag + ` xmlns:rest="` + nsBPEL4RestLight + `" xmlns:ext="` + bpel.NSODEFunctions + `"`,
-		`<partnerLinks>`, `<extensions><extension namespace="` + nsBPEL4RestLight + `" mustUnderstand="yes"/></extensions>
+		bpelProcessTag, bpelProcessTag + ` xmlns:rest="` + bpel.NSBPEL4RestLight + `" xmlns:ext="` + bpel.NSODEFunctions + `"`,
+		`<partnerLinks>`, `<extensions><extension namespace="` + bpel.NSBPEL4RestLight + `" mustUnderstand="yes"/></extensions>
   <partnerLinks>`,
 		bpelVariables, restVars,
 		copyIDToOut, body,
@@ -76,7 +77,7 @@ func TestRESTCompile(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := LoadBundle(restBundle(t, fmt.Sprintf(restBody, "\n"+restAct("\n"+tc.act))))
+			_, err := loadBundle(restBundle(t, fmt.Sprintf(restBody, "\n"+restAct("\n"+tc.act))))
 			if tc.err == "" {
 				if err != nil {
 					t.Fatalf("LoadBundle: %v", err)
@@ -86,8 +87,8 @@ func TestRESTCompile(t *testing.T) {
 			if err == nil || !strings.Contains(err.Error(), tc.err) {
 				t.Fatalf("error %v\nwant one containing %q", err, tc.err)
 			}
-			if IsNotSupported(err) != tc.notSupported {
-				t.Errorf("IsNotSupported = %v, want %v", IsNotSupported(err), tc.notSupported)
+			if compile.IsNotSupported(err) != tc.notSupported {
+				t.Errorf("IsNotSupported = %v, want %v", compile.IsNotSupported(err), tc.notSupported)
 			}
 		})
 	}
@@ -146,7 +147,7 @@ func (s *restServer) lastRequest() string {
 // out after timeout.
 func deployREST(t *testing.T, body string, timeout time.Duration) (*Engine, *Process) {
 	t.Helper()
-	procs, err := LoadBundle(restBundle(t, body))
+	procs, err := loadBundle(restBundle(t, body))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -275,7 +276,7 @@ func TestRESTCheckpointsBeforeUnsafeCalls(t *testing.T) {
 		if err := os.WriteFile(dd, bytes.Replace(b, []byte("<in-memory>true"), []byte("<in-memory>false"), 1), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		procs, err := LoadBundle(dir)
+		procs, err := loadBundle(dir)
 		if err != nil {
 			t.Fatal(err)
 		}

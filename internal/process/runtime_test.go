@@ -29,7 +29,7 @@ type clientResult struct {
 // deployBundle loads a fixture bundle and deploys it on a new engine.
 func deployBundle(t testing.TB, name string, partners func(*exchange.Endpoint) exchange.Partner) (*Engine, []*Process) {
 	t.Helper()
-	procs, err := LoadBundle(filepath.Join(bundlesDir, name))
+	procs, err := loadBundle(filepath.Join(bundlesDir, name))
 	if err != nil {
 		t.Fatalf("load %s: %v", name, err)
 	}

@@ -57,20 +57,6 @@ func (in *instance) validate(checks []*plan.SchemaCheck, at bpel.Pos) error {
 	return nil
 }
 
-// assignTargets is the distinct variables the copies of an assign write.
-func assignTargets(copies []*plan.CopyOp) []*expr.Var {
-	var out []*expr.Var
-	for _, op := range copies {
-		if op.To.V != nil {
-			out = appendVarOnce(out, op.To.V)
-		}
-		for _, v := range op.ExtVars {
-			out = appendVarOnce(out, v)
-		}
-	}
-	return out
-}
-
 // applyValidatedAssign runs the copies of an <assign validate="yes"> and then
 // validates the variables they wrote. The assign is atomic: on a fault
 // of a copy or of the validation, the variables are put back as they

@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/orchd/orchd/internal/process/compile"
 )
 
 // reqXSD declares the test WSDL's elements, with facets to violate.
@@ -37,7 +39,7 @@ func validatingBundle(t *testing.T, bpelEdits ...string) string {
 // deployValidating loads validatingBundle(edits) on a new engine.
 func deployValidating(t *testing.T, edits ...string) (*Engine, *Process) {
 	t.Helper()
-	procs, err := LoadBundle(validatingBundle(t, edits...))
+	procs, err := loadBundle(validatingBundle(t, edits...))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -88,7 +90,7 @@ func TestValidateCompile(t *testing.T) {
 			} else {
 				dir = validatingBundle(t, tc.edits...)
 			}
-			_, err := LoadBundle(dir)
+			_, err := loadBundle(dir)
 			if len(tc.errs) == 0 {
 				if err != nil {
 					t.Fatalf("LoadBundle: %v", err)
@@ -103,8 +105,8 @@ func TestValidateCompile(t *testing.T) {
 					t.Errorf("error %q\ndoes not contain %q", err, w)
 				}
 			}
-			if IsNotSupported(err) != tc.notSupported {
-				t.Errorf("IsNotSupported = %v, want %v", IsNotSupported(err), tc.notSupported)
+			if compile.IsNotSupported(err) != tc.notSupported {
+				t.Errorf("IsNotSupported = %v, want %v", compile.IsNotSupported(err), tc.notSupported)
 			}
 		})
 	}

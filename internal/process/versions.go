@@ -187,11 +187,6 @@ func (e *Engine) deployable(p *Process) error {
 	if !p.InMemory && e.store == nil {
 		return fmt.Errorf("process %s is persistent (deploy.xml <in-memory> absent or false) but orchd has no data store", p)
 	}
-	for _, ns := range p.Extensions {
-		if _, ok := e.opts.Extensions[ns]; !ok {
-			return fmt.Errorf("process %s uses extension %s, which this engine does not register (Options.Extensions)", p, ns)
-		}
-	}
 	return nil
 }
 

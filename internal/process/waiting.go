@@ -1,17 +1,13 @@
 package process
 
 import (
-	"github.com/orchd/orchd/internal/xsd"
-
 	"errors"
 	"strings"
 	"time"
 
-	"github.com/beevik/etree"
-
-	"github.com/orchd/orchd/internal/process/bpel"
 	"github.com/orchd/orchd/internal/process/expr"
 	"github.com/orchd/orchd/internal/process/plan"
+	"github.com/orchd/orchd/internal/xsd"
 )
 
 // errBlocked is returned by a step that waits for a message or a timer:
@@ -111,8 +107,4 @@ func stepPick(a *plan.Pick, in *instance, f *frame) (plan.Activity, bool, error)
 		in.wakeAt(f.due)
 	}
 	return nil, false, errBlocked
-}
-
-func resolveIn(e *etree.Element, q string) (string, string, error) {
-	return bpel.ResolveQName(e, q, true)
 }

@@ -66,7 +66,7 @@ func TestSOAPPartsBinding(t *testing.T) {
 			dir := editedBundle(t, "good-minimal", map[string][]string{
 				"test.wsdl": {reqMsg, tc.msg, soapBinding, binding(tc.input)},
 			})
-			procs, err := LoadBundle(dir)
+			procs, err := loadBundle(dir)
 			if len(tc.errs) > 0 {
 				if err == nil {
 					t.Fatalf("LoadBundle succeeded, want an error with %q", tc.errs)

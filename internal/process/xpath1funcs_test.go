@@ -45,7 +45,7 @@ func TestDeployRefusesUnknownFunctions(t *testing.T) {
 			if err := os.WriteFile(filepath.Join(dir, "Bad.bpel"), []byte(bpelText), 0o644); err != nil {
 				t.Fatal(err)
 			}
-			_, err := LoadBundle(dir)
+			_, err := loadBundle(dir)
 			if tc.want == nil {
 				if err != nil {
 					t.Fatalf("LoadBundle: %v", err)

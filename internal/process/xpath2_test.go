@@ -11,16 +11,18 @@ import (
 
 	"github.com/orchd/orchd/internal/exchange"
 	"github.com/orchd/orchd/internal/process/bpel"
+	"github.com/orchd/orchd/internal/process/compile"
 	"github.com/orchd/orchd/internal/process/deploy"
 	"github.com/orchd/orchd/internal/process/expr"
 )
 
 // xp2Fixture is an instance of the rt-xpath2 process with its variables
-// filled, and a compiler that compiles XPath 2.0 against its declarations
-// in the scope of an element declaring tns, ode, bpel and dd.
+// filled, and what XPath 2.0 is compiled against: its declarations in the
+// scope of an element declaring tns, ode, bpel and dd.
 type xp2Fixture struct {
 	in *instance
-	c  *compiler
+	p  *Process
+	dp *deploy.Process
 	at *etree.Element
 	r  varResolver
 }
@@ -63,19 +65,16 @@ func newXP2Fixture(t *testing.T) *xp2Fixture {
 	ref.CreateAttr("xmlns:tns", nsTest)
 	ref.CreateElement("tns:addr").SetText("http://example.com/x")
 	dp.Properties[exchange.QName{Space: bpel.NSDD, Local: "epr"}] = ep
-	c := &compiler{doc: &bpel.Document{File: "T.bpel", Root: root}, errs: &bpel.Errors{}, dp: dp, p: p.Plan,
-		scopes: []map[string]*expr.Var{vars}}
-	return &xp2Fixture{in: in, c: c, at: at, r: r}
+	return &xp2Fixture{in: in, p: p, dp: dp, at: at, r: r}
 }
 
 // eval compiles src as XPath 2.0 (a query on the variable or part "on",
 // else an expression) and evaluates it the way the runtime does.
 func (f *xp2Fixture) eval(t *testing.T, on, src string) (any, error) {
 	t.Helper()
-	f.c.errs.List = nil
-	x := f.c.compileXPath2(f.at, src, on != "")
-	if x == nil {
-		return nil, f.c.errs.Err()
+	x, err := compile.XPath2(f.p.Plan, f.dp, f.at, src, on != "")
+	if err != nil {
+		return nil, err
 	}
 	ctx := f.in.root
 	if on != "" {
@@ -183,12 +182,18 @@ func TestXPath2Errors(t *testing.T) {
 	if _, err := f.eval(t, "", "xs:integer('x')"); !errors.As(err, &fv) || fv.name.Local != "subLanguageExecutionFault" || !strings.Contains(fv.reason, "FORG0001") {
 		t.Errorf("dynamic error: got %v, want subLanguageExecutionFault naming FORG0001", err)
 	}
-	x := f.c.compileXPath2(f.at, "(1, 2)", false)
+	x, err := compile.XPath2(f.p.Plan, f.dp, f.at, "(1, 2)", false)
+	if err != nil {
+		t.Fatal(err)
+	}
 	if _, err := f.in.cond(x, bpel.Pos{}); !errors.As(err, &fv) || fv.name.Local != "subLanguageExecutionFault" || !strings.Contains(fv.reason, "FORG0006") {
 		t.Errorf("condition without EBV: got %v, want subLanguageExecutionFault naming FORG0006", err)
 	}
 	for src, want := range map[string]bool{"$a/tns:id = 'A'": true, "$flag": false, "()": false, "'false'": true, "0": false} {
-		x := f.c.compileXPath2(f.at, src, false)
+		x, err := compile.XPath2(f.p.Plan, f.dp, f.at, src, false)
+		if err != nil {
+			t.Fatal(err)
+		}
 		if got, err := f.in.cond(x, bpel.Pos{}); err != nil || got != want {
 			t.Errorf("condition %s = %v, %v; want %v", src, got, err, want)
 		}

@@ -31,7 +31,7 @@ func TestDoXslTransformDeploy(t *testing.T) {
 			if err := os.WriteFile(filepath.Join(dir, "x.xsl"), []byte(tc.xsl), 0o644); err != nil {
 				t.Fatal(err)
 			}
-			_, err := LoadBundle(dir)
+			_, err := loadBundle(dir)
 			if len(tc.errs) == 0 {
 				if err != nil {
 					t.Fatalf("LoadBundle: %v", err)

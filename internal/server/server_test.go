@@ -11,6 +11,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/orchd/orchd/internal/process"
+	"github.com/orchd/orchd/internal/process/compile"
 	"github.com/orchd/orchd/internal/soap"
 )
 
@@ -95,13 +96,13 @@ func TestAdminMounted(t *testing.T) {
 // endpoints.
 func purchaseOrder(t *testing.T) (*process.Engine, *soap.Server, *prometheus.Registry) {
 	t.Helper()
-	procs, err := process.LoadBundle("../../deploy/purchase-order")
+	procs, err := compile.LoadBundle("../../deploy/purchase-order")
 	if err != nil {
 		t.Fatal(err)
 	}
 	reg := prometheus.NewRegistry()
 	e := process.NewEngine(process.Options{Registerer: reg})
-	if err := e.Deploy(procs...); err != nil {
+	if err := e.Deploy(process.NewProcesses(procs)...); err != nil {
 		t.Fatal(err)
 	}
 	front := soap.NewServer(soap.ServerOptions{Registerer: reg})

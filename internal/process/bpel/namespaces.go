@@ -24,4 +24,6 @@ const (
 	// NSODEFunctions is ODE's namespace for XPath extension functions and
 	// special variables ($ode:pid).
 	NSODEFunctions = "http://www.apache.org/ode/type/extension"
+	// NSBPEL4RestLight is the namespace of ODE's REST extension activities.
+	NSBPEL4RestLight = "http://www.apache.org/ode/bpel/extensions/bpel4restlight"
 )

@@ -3,6 +3,7 @@ package plan
 import (
 	"fmt"
 	"math/bits"
+	"net/url"
 	"sort"
 	"time"
 
@@ -201,4 +202,13 @@ func (p *Plan) Cleans(success bool, category string) bool {
 // String describes the process for logs: {ns}name (bundle/file).
 func (p *Plan) String() string {
 	return fmt.Sprintf("%s (%s/%s)", p.Name, p.Bundle, p.File)
+}
+
+// EndpointPath is the URL path a provided port is served at: the path of
+// its soap:address, or /processes/<service> when it has none.
+func EndpointPath(address, service string) string {
+	if u, err := url.Parse(address); err == nil && u.Path != "" && u.Path != "/" {
+		return u.Path
+	}
+	return "/processes/" + service
 }

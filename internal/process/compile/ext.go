@@ -1,4 +1,4 @@
-package process
+package compile
 
 import (
 	"errors"
@@ -130,7 +130,7 @@ func (c *compiler) extensionKnown(ns string) (declared, mustUnderstand bool) {
 // knownExtension reports whether orchd implements the extension namespace
 // ns as a built-in: ODE's REST extension activities (rest.go). Others
 // are known when registered (LoadOptions.Extensions, extension.go).
-func knownExtension(ns string) bool { return ns == nsBPEL4RestLight }
+func knownExtension(ns string) bool { return ns == bpel.NSBPEL4RestLight }
 
 // extensionActivity compiles an <extensionActivity>: its child element is
 // the activity. orchd runs ODE's bpel4restlight activities (rest.go) and
@@ -142,7 +142,7 @@ func (c *compiler) extensionActivity(e *etree.Element, b plan.Base) plan.Activit
 		if isBPEL(x) {
 			continue
 		}
-		if x.NamespaceURI() == nsBPEL4RestLight {
+		if x.NamespaceURI() == bpel.NSBPEL4RestLight {
 			b.Pos = c.pos(x)
 			if b.Name == "" {
 				b.Name = x.SelectAttrValue("name", "")

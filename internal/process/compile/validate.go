@@ -1,4 +1,4 @@
-package process
+package compile
 
 import (
 	"errors"
@@ -70,4 +70,18 @@ func (c *compiler) validateVars(e *etree.Element, b plan.Base) plan.Activity {
 		c.errorf(e, "<validate> needs variables=\"...\"")
 	}
 	return &plan.ValidateAct{Base: b, Checks: c.schemaChecks(e, vars)}
+}
+
+// assignTargets is the distinct variables the copies of an assign write.
+func assignTargets(copies []*plan.CopyOp) []*expr.Var {
+	var out []*expr.Var
+	for _, op := range copies {
+		if op.To.V != nil {
+			out = appendVarOnce(out, op.To.V)
+		}
+		for _, v := range op.ExtVars {
+			out = appendVarOnce(out, v)
+		}
+	}
+	return out
 }

@@ -1,4 +1,4 @@
-package process
+package compile
 
 import (
 	"strings"
@@ -6,6 +6,7 @@ import (
 	"github.com/beevik/etree"
 
 	"github.com/orchd/orchd/internal/exchange"
+	"github.com/orchd/orchd/internal/process/bpel"
 	"github.com/orchd/orchd/internal/process/expr"
 	"github.com/orchd/orchd/internal/process/plan"
 	"github.com/orchd/orchd/internal/process/wsdl"
@@ -158,4 +159,8 @@ func (c *compiler) registerInbound(ib *plan.Inbound, start bool) {
 	if len(sh.Uses) > 0 || !start {
 		ib.Route = c.p.AddRoute(ib.Op.Name, sh)
 	}
+}
+
+func resolveIn(e *etree.Element, q string) (string, string, error) {
+	return bpel.ResolveQName(e, q, true)
 }

@@ -1,4 +1,4 @@
-package process
+package compile
 
 import (
 	"github.com/beevik/etree"

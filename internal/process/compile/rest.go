@@ -1,4 +1,4 @@
-package process
+package compile
 
 import (
 	"bytes"
@@ -99,9 +99,6 @@ func (c *compiler) restVar(e *etree.Element, attrs ...string) *expr.Var {
 	}
 	return v
 }
-
-// nsBPEL4RestLight is the namespace of ODE's REST extension activities.
-const nsBPEL4RestLight = "http://www.apache.org/ode/bpel/extensions/bpel4restlight"
 
 const (
 	// restMedia is the default Accept and Content-Type.

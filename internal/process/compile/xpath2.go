@@ -1,4 +1,4 @@
-package process
+package compile
 
 import (
 	"fmt"
@@ -7,6 +7,7 @@ import (
 	"github.com/beevik/etree"
 
 	"github.com/orchd/orchd/internal/process/bpel"
+	"github.com/orchd/orchd/internal/process/deploy"
 	"github.com/orchd/orchd/internal/process/expr"
 	"github.com/orchd/orchd/internal/process/plan"
 	"github.com/orchd/orchd/internal/xpath2"
@@ -181,4 +182,27 @@ func (c *compiler) toXPath2(e *etree.Element, text string, t *plan.ToSpec) bool 
 	}
 	t.X = c.compileXPath2(e, text, false)
 	return t.X != nil
+}
+
+// XPath2 compiles src, an XPath 2.0 expression (a query when query is
+// set), against the process-level variables of pl with the namespaces in
+// scope at at; dp gives ode:process-property its properties. It compiles
+// one expression outside a bundle, for tests and tools that evaluate it
+// against a deployed process's instance.
+func XPath2(pl *plan.Plan, dp *deploy.Process, at *etree.Element, src string, query bool) (*expr.Expr, error) {
+	root := at
+	for root.Parent() != nil && root.Parent().Tag != "" {
+		root = root.Parent()
+	}
+	vars := make(map[string]*expr.Var, len(pl.Vars))
+	for _, v := range pl.Vars {
+		vars[v.Name] = v
+	}
+	c := &compiler{doc: &bpel.Document{File: "expression", Root: root}, errs: &bpel.Errors{}, dp: dp, p: pl,
+		scopes: []map[string]*expr.Var{vars}}
+	x := c.compileXPath2(at, src, query)
+	if err := c.errs.Err(); err != nil || x == nil {
+		return nil, err
+	}
+	return x, nil
 }

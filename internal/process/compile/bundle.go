@@ -1,11 +1,10 @@
-package process
+package compile
 
 import (
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"net/url"
 	"os"
 	"path"
 	"path/filepath"
@@ -15,6 +14,7 @@ import (
 	"github.com/orchd/orchd/internal/exchange"
 	"github.com/orchd/orchd/internal/process/bpel"
 	"github.com/orchd/orchd/internal/process/deploy"
+	"github.com/orchd/orchd/internal/process/plan"
 	"github.com/orchd/orchd/internal/process/wsdl"
 )
 
@@ -30,12 +30,12 @@ func (e *BundleError) Unwrap() error { return e.Err }
 // LoadDirWith loads every bundle folder (a folder holding deploy.xml) in
 // dir, compiling with opts. Bundles that fail are returned as errors and
 // left out; the others load.
-func LoadDirWith(dir string, opts LoadOptions) ([]*Process, []*BundleError, error) {
+func LoadDirWith(dir string, opts LoadOptions) ([]*plan.Plan, []*BundleError, error) {
 	entries, err := os.ReadDir(dir)
 	if err != nil {
 		return nil, nil, fmt.Errorf("read deploy directory: %w", err)
 	}
-	var procs []*Process
+	var procs []*plan.Plan
 	var bad []*BundleError
 	for _, ent := range entries {
 		if !ent.IsDir() || strings.HasPrefix(ent.Name(), ".") {
@@ -58,13 +58,13 @@ func LoadDirWith(dir string, opts LoadOptions) ([]*Process, []*BundleError, erro
 // LoadBundle loads and compiles the processes of one bundle folder. On any
 // problem it returns an *Errors listing all of them (file, element, line)
 // and no process.
-func LoadBundle(dir string) ([]*Process, error) {
+func LoadBundle(dir string) ([]*plan.Plan, error) {
 	return LoadBundleWith(dir, LoadOptions{})
 }
 
 // LoadBundleWith is LoadBundle compiling with opts: the extension
 // namespaces it registers are known to the compiler.
-func LoadBundleWith(dir string, opts LoadOptions) ([]*Process, error) {
+func LoadBundleWith(dir string, opts LoadOptions) ([]*plan.Plan, error) {
 	errs := &bpel.Errors{}
 	name := filepath.Base(dir)
 	data, err := os.ReadFile(filepath.Join(dir, "deploy.xml"))
@@ -134,7 +134,7 @@ func LoadBundleWith(dir string, opts LoadOptions) ([]*Process, error) {
 		w.ResolveMessages()
 		w.LoadUnimported()
 	}
-	var procs []*Process
+	var procs []*plan.Plan
 	for _, dp := range dd.Processes {
 		d, ok := docs[dp.Name]
 		if !ok {
@@ -148,23 +148,14 @@ func LoadBundleWith(dir string, opts LoadOptions) ([]*Process, error) {
 		p.Fingerprint = hex.EncodeToString(sum[:8])
 		p.Bundle = name
 		for _, ep := range p.Endpoints {
-			ep.Path = endpointPath(ep.Address, ep.Service.Local)
+			ep.Path = plan.EndpointPath(ep.Address, ep.Service.Local)
 		}
-		procs = append(procs, NewProcess(p))
+		procs = append(procs, p)
 	}
 	if err := errs.Err(); err != nil {
 		return nil, err
 	}
 	return procs, nil
-}
-
-// endpointPath is the URL path a provided port is served at: the path of
-// its soap:address, or /processes/<service> when it has none.
-func endpointPath(address, service string) string {
-	if u, err := url.Parse(address); err == nil && u.Path != "" && u.Path != "/" {
-		return u.Path
-	}
-	return "/processes/" + service
 }
 
 // IsNotSupported reports whether err (from LoadBundle) includes a

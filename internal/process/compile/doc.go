@@ -1,0 +1,28 @@
+// Package compile is the compiler stage of the engine: it turns a bundle
+// folder (deploy.xml in Apache ODE's format, WSDL 1.1 with imports, the
+// BPEL files) into one plan.Plan per process: XPath compiled by the
+// expression stage, variables resolved to slots, partner links and
+// endpoints resolved, every activity a plan node. It is the only reader
+// of the BPEL syntax tree; what it returns is data the runtime
+// interprets and never changes.
+//
+// bundle.go loads a bundle (LoadBundle, LoadDirWith) through bpel, wsdl
+// and deploy; compile.go walks the process element, with a file per
+// concern beside it (struct.go for the structured activities, events.go
+// for event handlers, compensate.go, correlate.go, messaging.go, epr.go,
+// rest.go for ODE's bpel4restlight, waiting.go, validate.go,
+// insertmissing.go, xpath2.go, xpath2_ode.go and xslt.go for the
+// expression languages). extension_api.go is the compile-time half of the
+// extension bundle API (Extensions, LoadOptions): an extension compiles
+// its elements into a plan.ExtensionAction the runtime runs. Every
+// problem is reported with its file, element and line (bpel.Errors), all
+// of a bundle's at once. What it compiles is listed in docs/bpel.md; any
+// other construct is refused as bpel.ErrNotSupported.
+//
+// It imports the stages below it (bpel, wsdl, deploy, expr, plan) and
+// the languages (xpath2, xsd, xslt); it must never import the runtime
+// (internal/process), soap, persist or cmd, and the runtime never imports
+// it: whoever deploys (orchd serve, hot deploy, the tests) compiles with
+// it and hands the plans to process.NewProcesses. The rule is a test:
+// internal/importrules.
+package compile
