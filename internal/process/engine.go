@@ -99,11 +99,6 @@ type Options struct {
 	SampleEvery int
 }
 
-// LoadBundle is LoadBundleWith compiling with the engine's extensions.
-func (e *Engine) LoadBundle(dir string) ([]*Process, error) {
-	return LoadBundleWith(dir, e.LoadOptions())
-}
-
 // LoadOptions are the options that compile bundles for this engine: its
 // extensions.
 func (e *Engine) LoadOptions() LoadOptions {

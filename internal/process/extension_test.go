@@ -12,6 +12,12 @@ import (
 	"github.com/orchd/orchd/internal/process/plan"
 )
 
+// LoadBundle is LoadBundleWith compiling with the engine's extensions
+// (only tests compile a bundle for one engine; orchd passes LoadOptions).
+func (e *Engine) LoadBundle(dir string) ([]*Process, error) {
+	return LoadBundleWith(dir, e.LoadOptions())
+}
+
 // nsTestExt is the namespace of testExt, the extension the tests register.
 const nsTestExt = "urn:test:ext"
 
