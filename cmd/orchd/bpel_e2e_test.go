@@ -12,6 +12,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/orchd/orchd/internal/mgmt"
 )
 
 // The WS-BPEL end-to-end tests deploy small processes written for one
@@ -971,9 +973,9 @@ func TestCrashWithParallelCallsInFlight(t *testing.T) {
 	o := startOrchd(t, "--deploy", deploy, "--data", data)
 	runThenCrash(t, o, partner, "TwoCalls", "K1")
 	o2 := startOrchd(t, "--deploy", deploy, "--data", data)
-	var ins []instanceJSON
+	var ins []mgmt.InstanceDetail
 	if !eventually(func() bool {
-		ins = listInstances(t, o2, "?process=TwoCalls")
+		ins = listInstances(t, o2, mgmt.Query{Process: "TwoCalls"})
 		return len(ins) == 1 && ins[0].State != "running"
 	}) {
 		t.Fatalf("after recovery: instances %+v\n%s", ins, o2.log())
@@ -1023,9 +1025,9 @@ func TestCrashRecoveryTreatsEveryCallInFlight(t *testing.T) {
 	o := startOrchd(t, "--deploy", deploy, "--data", data)
 	runThenCrash(t, o, partner, "Guarded", "G1")
 	o2 := startOrchd(t, "--deploy", deploy, "--data", data)
-	var ins []instanceJSON
+	var ins []mgmt.InstanceDetail
 	if !eventually(func() bool {
-		ins = listInstances(t, o2, "?process=Guarded")
+		ins = listInstances(t, o2, mgmt.Query{Process: "Guarded"})
 		// Its reply then finds no open request (the client went with the
 		// crash): missingRequest ends it faulted.
 		return len(ins) == 1 && ins[0].State != "running"

@@ -25,8 +25,8 @@ type brokenHow struct {
 // TestCorruptCheckpoints damages, with bbolt directly while orchd is down,
 // the record of one waiting instance, the control state of another and a
 // variable of a third; a fourth is left alone. After a restart the good
-// one recovers and is decided; each broken one is listed broken (GET
-// /instances, the management listing and detail, orchd instances), a
+// one recovers and is decided; each broken one is listed broken (the
+// management listing and detail, orchd instances), a
 // message routed to it gets a Server fault naming it as broken, and an
 // operator can delete it.
 // pendingApprovals starts orchd on a fresh data directory and asks for
@@ -69,7 +69,7 @@ func TestCorruptCheckpoints(t *testing.T) {
 	deploy, data, o := pendingApprovals(t, reqs...)
 	client := &http.Client{Timeout: 30 * time.Second}
 	ids := map[string]string{} // request ID -> instance ID
-	for _, in := range listInstances(t, o, "?process=OrderApproval") {
+	for _, in := range listInstances(t, o, mgmt.Query{Process: "OrderApproval"}) {
 		for _, id := range reqs {
 			if strings.Contains(in.Variables["request"], id+"<") {
 				ids[id] = in.ID
@@ -154,11 +154,11 @@ func TestCorruptCheckpoints(t *testing.T) {
 		t.Errorf("%d log lines on broken instances, want one each (3):\n%s", n, s.logs)
 	}
 
-	byID := map[string]instanceJSON{}
-	for _, in := range listInstances(t, &orchd{base: s.base}, "?process=OrderApproval") {
+	byID := map[string]mgmt.InstanceDetail{}
+	for _, in := range listInstances(t, &orchd{base: s.base}, mgmt.Query{Process: "OrderApproval"}) {
 		byID[in.ID] = in
 	}
-	for _, in := range listInstances(t, &orchd{base: s.base}, "?state=broken") {
+	for _, in := range listInstances(t, &orchd{base: s.base}, mgmt.Query{State: mgmt.StateBroken}) {
 		byID[in.ID] = in
 	}
 	ctx := context.Background()
@@ -171,12 +171,12 @@ func TestCorruptCheckpoints(t *testing.T) {
 		listed[in.ID] = in
 	}
 	if st := byID[ids["B-good"]].State; st != "completed" {
-		t.Errorf("GET /instances: the good instance is %q", st)
+		t.Errorf("listing with details: the good instance is %q", st)
 	}
 	for _, d := range damages {
 		id := ids[d.req]
 		if st := byID[id].State; st != mgmt.StateBroken {
-			t.Errorf("GET /instances: the instance with a damaged %s is %q", d.what, st)
+			t.Errorf("listing with details: the instance with a damaged %s is %q", d.what, st)
 		}
 		if in := listed[id]; in.State != mgmt.StateBroken || in.Fault == "" {
 			t.Errorf("management listing: the instance with a damaged %s: %+v", d.what, in)
@@ -207,7 +207,7 @@ func TestCorruptCheckpoints(t *testing.T) {
 // broken, with what failed to decode, and --state broken selects it.
 func TestInstancesCommandBroken(t *testing.T) {
 	deploy, data, o := pendingApprovals(t, "C-1", "C-2")
-	ins := listInstances(t, o, "?process=OrderApproval")
+	ins := listInstances(t, o, mgmt.Query{Process: "OrderApproval"})
 	if len(ins) != 2 {
 		t.Fatalf("%d instances", len(ins))
 	}

@@ -13,6 +13,7 @@ import (
 	clientv3 "go.etcd.io/etcd/client/v3"
 
 	"github.com/orchd/orchd/internal/etcdtest"
+	"github.com/orchd/orchd/internal/mgmt"
 )
 
 // TestClusterTwoNodes runs two orchd processes with --cluster on one
@@ -101,7 +102,7 @@ func TestClusterTwoNodes(t *testing.T) {
 	deadline := time.Now().Add(20 * time.Second)
 	for {
 		expired := 0
-		for _, in := range listInstances(t, b, "?process=OrderApproval") {
+		for _, in := range listInstances(t, b, mgmt.Query{Process: "OrderApproval"}) {
 			if strings.Contains(in.Variables["status"], "EXPIRED") && in.State == "completed" {
 				expired++
 			}

@@ -11,6 +11,7 @@ import (
 	clientv3 "go.etcd.io/etcd/client/v3"
 
 	"github.com/orchd/orchd/internal/etcdtest"
+	"github.com/orchd/orchd/internal/mgmt"
 )
 
 // clusterNode starts an orchd node of cluster name on ec, serving the
@@ -73,7 +74,7 @@ func TestClusterForwardInMemory(t *testing.T) {
 	// The instances ran where they started: the forwarded decisions ended
 	// them there, so neither node keeps one.
 	for _, o := range []*orchd{a, b} {
-		if ins := listInstances(t, o, "?process=OrderApproval&state=waiting"); len(ins) != 0 {
+		if ins := listInstances(t, o, mgmt.Query{Process: "OrderApproval", State: mgmt.StateWaiting}); len(ins) != 0 {
 			t.Fatalf("instances left waiting: %+v", ins)
 		}
 	}
@@ -202,7 +203,7 @@ func TestClusterRollingUpgrade(t *testing.T) {
 	deadline := time.Now().Add(30 * time.Second)
 	for {
 		expired := 0
-		for _, in := range listInstances(t, c, "?process=OrderApproval") {
+		for _, in := range listInstances(t, c, mgmt.Query{Process: "OrderApproval"}) {
 			if strings.Contains(in.Variables["status"], "EXPIRED") && in.State == "completed" {
 				expired++
 			}

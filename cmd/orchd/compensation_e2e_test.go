@@ -4,6 +4,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/orchd/orchd/internal/mgmt"
 )
 
 // Compensation and termination handlers (WS-BPEL 2.0 12.4 to 12.6): each
@@ -218,9 +220,9 @@ func TestExitRunsNoHandler(t *testing.T) {
 	if r := callRun(t, o.base, "Exit", "E1", "1"); r.status != 200 || between(r.body, "a>", "</") != "done " {
 		t.Fatalf("status %d body %s\n%s", r.status, r.body, o.log())
 	}
-	var ins []instanceJSON
+	var ins []mgmt.InstanceDetail
 	if !eventually(func() bool {
-		ins = listInstances(t, o, "?process=Exit")
+		ins = listInstances(t, o, mgmt.Query{Process: "Exit"})
 		return len(ins) == 1 && ins[0].State == "terminated"
 	}) {
 		t.Fatalf("instances %+v, want one terminated", ins)
@@ -265,9 +267,9 @@ func TestCompensationSurvivesRestart(t *testing.T) {
 	kill9(t, o)
 	o2 := startOrchd(t, "--deploy", deploy, "--data", data)
 	postGo(t, o2.base, "CompPersist", "K1", "2")
-	var ins []instanceJSON
+	var ins []mgmt.InstanceDetail
 	if !eventually(func() bool {
-		ins = listInstances(t, o2, "?process=CompPersist")
+		ins = listInstances(t, o2, mgmt.Query{Process: "CompPersist"})
 		return len(ins) == 1 && ins[0].State == "completed"
 	}) {
 		t.Fatalf("instances %+v, want one completed\n%s", ins, o2.log())

@@ -2,7 +2,7 @@ package main
 
 import (
 	"bytes"
-	"encoding/json"
+	"context"
 	"fmt"
 	"io"
 	"math/rand/v2"
@@ -19,6 +19,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/orchd/orchd/internal/mgmt"
 	"github.com/orchd/orchd/internal/mockpartner"
 	"github.com/orchd/orchd/internal/persist"
 )
@@ -531,24 +532,13 @@ func readInstances(st instanceReader) (*storeView, error) {
 	return v, nil
 }
 
-// listInstancesView reads the same from a running orchd's listing.
+// listInstancesView reads the same from a running orchd's management
+// API (listing and details).
 func listInstancesView(base string) (*storeView, error) {
 	v := newStoreView()
 	for _, process := range []string{"PurchaseOrderPersistent", "OrderApproval", "Test"} {
-		resp, err := http.Get(base + "/instances?process=" + process)
+		ins, err := apiInstances(context.Background(), base, mgmt.Query{Process: process})
 		if err != nil {
-			return nil, err
-		}
-		b, err := io.ReadAll(resp.Body)
-		resp.Body.Close()
-		if err != nil {
-			return nil, err
-		}
-		if resp.StatusCode != 200 {
-			return nil, fmt.Errorf("/instances: %d %s", resp.StatusCode, b)
-		}
-		var ins []instanceJSON
-		if err := json.Unmarshal(b, &ins); err != nil {
 			return nil, err
 		}
 		for _, in := range ins {

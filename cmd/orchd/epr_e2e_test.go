@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/orchd/orchd/internal/mgmt"
 )
 
 // Endpoint references: a client hands orchd where to call, the process
@@ -168,9 +170,9 @@ func TestEndpointReferenceSurvivesRestart(t *testing.T) {
 		t.Fatalf("the assigned partner was not called after the restart\n%s", o2.log())
 	}
 	if !eventually(func() bool {
-		ins := listInstances(t, o2, "?process=EprRestart")
+		ins := listInstances(t, o2, mgmt.Query{Process: "EprRestart"})
 		return len(ins) == 1 && ins[0].State == "completed"
 	}) {
-		t.Errorf("instance not completed: %+v", listInstances(t, o2, "?process=EprRestart"))
+		t.Errorf("instance not completed: %+v", listInstances(t, o2, mgmt.Query{Process: "EprRestart"}))
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/orchd/orchd/internal/etcdtest"
+	"github.com/orchd/orchd/internal/mgmt"
 )
 
 // TestEtcdStoreEndToEnd runs orchd with --store etcd on an embedded
@@ -37,7 +38,7 @@ func TestEtcdStoreEndToEnd(t *testing.T) {
 	if st := approvalStatus(t, r); st != "APPROVED" {
 		t.Fatalf("E-1 decided after restart: %s", st)
 	}
-	if ins := listInstances(t, o2, "?process=PurchaseOrderPersistent"); len(ins) != 1 || ins[0].State != "completed" {
+	if ins := listInstances(t, o2, mgmt.Query{Process: "PurchaseOrderPersistent"}); len(ins) != 1 || ins[0].State != "completed" {
 		t.Errorf("persistent PO instances in etcd: %+v", ins)
 	}
 
@@ -69,7 +70,7 @@ func TestEtcdStoreEndToEnd(t *testing.T) {
 		t.Fatalf("E-3 decided: %s", st)
 	}
 	// The refused request left nothing in the store.
-	for _, in := range listInstances(t, o2, "?process=OrderApproval") {
+	for _, in := range listInstances(t, o2, mgmt.Query{Process: "OrderApproval"}) {
 		for _, v := range in.Correlations {
 			if strings.Contains(v, "E-2") {
 				t.Errorf("instance %s of the refused request E-2 is stored (%s)", in.ID, in.State)

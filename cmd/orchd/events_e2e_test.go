@@ -7,6 +7,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/orchd/orchd/internal/mgmt"
 )
 
 // Event handlers (WS-BPEL 2.0 section 12.7) on scopes and on the process,
@@ -282,7 +284,7 @@ func TestOnEventSurvivesRestart(t *testing.T) {
 		t.Fatalf("start: status %d body %s\n%s", r.status, r.body, o.log())
 	}
 	alarms := func(o *orchd) int {
-		ins := listInstances(t, o, "?process=EvPersist")
+		ins := listInstances(t, o, mgmt.Query{Process: "EvPersist"})
 		if len(ins) != 1 {
 			t.Fatalf("instances: %+v", ins)
 		}
@@ -306,7 +308,7 @@ func TestOnEventSurvivesRestart(t *testing.T) {
 	postGo(t, o2.base, "EvPersist", "K1", "3")
 	var state string
 	if !eventually(func() bool {
-		ins := listInstances(t, o2, "?process=EvPersist")
+		ins := listInstances(t, o2, mgmt.Query{Process: "EvPersist"})
 		state = fmt.Sprint(ins[0].State)
 		return len(ins) == 1 && ins[0].State == "completed"
 	}) {

@@ -15,6 +15,7 @@ import (
 	clientv3 "go.etcd.io/etcd/client/v3"
 
 	"github.com/orchd/orchd/internal/etcdtest"
+	"github.com/orchd/orchd/internal/mgmt"
 )
 
 // heldPartner is a partner in front of another that holds every call
@@ -128,7 +129,7 @@ func TestClusterFenceAndRejoin(t *testing.T) {
 		t.Fatalf("PO-FENCE's CRM call did not come\n%s", a.log())
 	}
 	var id string
-	for _, in := range listInstances(t, b, "?process=PurchaseOrderPersistent") {
+	for _, in := range listInstances(t, b, mgmt.Query{Process: "PurchaseOrderPersistent"}) {
 		if strings.Contains(in.Variables["poIn"], "PO-FENCE") {
 			id = in.ID
 			if in.State != "running" {
@@ -186,7 +187,7 @@ func TestClusterFenceAndRejoin(t *testing.T) {
 	if d := ctlInstance(t, b.base, id); d.State != "terminated" {
 		t.Fatalf("stored instance %s is %s after a's fenced commit, want b's terminated: %+v", id, d.State, d)
 	}
-	for _, in := range listInstances(t, b, "?process=PurchaseOrderPersistent") {
+	for _, in := range listInstances(t, b, mgmt.Query{Process: "PurchaseOrderPersistent"}) {
 		if in.ID == id && in.Variables["ackOut"] != "" {
 			t.Fatalf("a's state reached the store: %+v", in)
 		}

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/orchd/orchd/internal/mgmt"
 )
 
 // A persistent process follows its failure policy: with faultOnFailure
@@ -38,12 +40,12 @@ func TestPartnerFailurePersistent(t *testing.T) {
 	}
 	a = callPartnerFail(t, client, o.base, "nohost-p", "nohost")
 	t.Logf("no policy: %d %s", a.status, a.body)
-	var ins []instanceJSON
+	var ins []mgmt.InstanceDetail
 	if !eventually(func() bool {
-		ins = listInstances(t, o, "?process=PartnerFail&state=suspended")
+		ins = listInstances(t, o, mgmt.Query{Process: "PartnerFail", State: mgmt.StateSuspended})
 		return len(ins) == 1
 	}) {
-		t.Fatalf("no suspended instance: %+v\n%s", listInstances(t, o, "?process=PartnerFail"), o.log())
+		t.Fatalf("no suspended instance: %+v\n%s", listInstances(t, o, mgmt.Query{Process: "PartnerFail"}), o.log())
 	}
 	t.Logf("%+v", ins[0])
 }

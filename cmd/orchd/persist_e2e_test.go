@@ -3,9 +3,10 @@ package main
 import (
 	"bytes"
 	"context"
-	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -15,6 +16,10 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/orchd/orchd/internal/admin"
+	"github.com/orchd/orchd/internal/mgmt"
+	"github.com/orchd/orchd/internal/mgmtclient"
 )
 
 // These tests run real orchd processes on a real data file, kill them with
@@ -39,26 +44,52 @@ func persistentDeploy(t *testing.T, crm, erp string) string {
 	return deploy
 }
 
-type instanceJSON struct {
-	ID           string            `json:"id"`
-	Process      string            `json:"process"`
-	State        string            `json:"state"`
-	Correlations map[string]string `json:"correlations"`
-	Variables    map[string]string `json:"variables"`
-}
-
-func listInstances(t *testing.T, o *orchd, query string) []instanceJSON {
+// listInstances lists the stored instances q selects, each with its
+// detail (variables, branches): the management API's listing, every
+// page, and each instance's detail, through the API's client (the
+// tests' admin token: a server without a token reads without it).
+// Waiting in-memory instances are left out.
+func listInstances(t *testing.T, o *orchd, q mgmt.Query) []mgmt.InstanceDetail {
 	t.Helper()
-	// The tests' admin token: with a token configured /instances needs it.
-	status, body := get(t, o.base+"/instances"+query, "Authorization", "Bearer "+adminToken)
-	if status != 200 {
-		t.Fatalf("/instances: %d %s", status, body)
-	}
-	var out []instanceJSON
-	if err := json.Unmarshal([]byte(body), &out); err != nil {
-		t.Fatalf("/instances JSON: %v\n%s", err, body)
+	out, err := apiInstances(context.Background(), o.base, q)
+	if err != nil {
+		t.Fatal(err)
 	}
 	return out
+}
+
+// apiInstances is listInstances, its error returned.
+func apiInstances(ctx context.Context, base string, q mgmt.Query) ([]mgmt.InstanceDetail, error) {
+	c, err := mgmtclient.New(base, mgmtclient.Options{HTTP: &http.Client{Timeout: 30 * time.Second}, Token: adminToken})
+	if err != nil {
+		return nil, err
+	}
+	q.Limit = 1000
+	var out []mgmt.InstanceDetail
+	for {
+		var page mgmt.Page
+		if err := c.Get(ctx, "/instances", admin.Values(q), &page); err != nil {
+			return nil, fmt.Errorf("GET /api/v1/instances: %w", err)
+		}
+		for _, in := range page.Instances {
+			if in.InMemory {
+				continue
+			}
+			var d mgmt.InstanceDetail
+			err := c.Get(ctx, "/instances/"+url.PathEscape(in.ID), nil, &d)
+			if errors.Is(err, mgmt.ErrNotFound) {
+				continue // deleted meanwhile (cleanup)
+			}
+			if err != nil {
+				return nil, fmt.Errorf("GET /api/v1/instances/%s: %w", in.ID, err)
+			}
+			out = append(out, d)
+		}
+		if page.Next == "" {
+			return out, nil
+		}
+		q.After = page.Next
+	}
 }
 
 func poRequest(t *testing.T, id string) []byte {
@@ -126,8 +157,8 @@ func TestPersistentKillRecover(t *testing.T) {
 	t.Logf("%d exchanges acknowledged before kill -9", count)
 
 	o2 := startOrchd(t, "--deploy", deploy, "--data", data)
-	byPO := map[string][]instanceJSON{}
-	for _, in := range listInstances(t, o2, "?process=PurchaseOrderPersistent") {
+	byPO := map[string][]mgmt.InstanceDetail{}
+	for _, in := range listInstances(t, o2, mgmt.Query{Process: "PurchaseOrderPersistent"}) {
 		v := in.Variables["poIn"]
 		i := strings.Index(v, "<po:poId>")
 		j := strings.Index(v, "</po:poId>")
@@ -204,7 +235,7 @@ func TestWaitingInstanceSurvivesRestart(t *testing.T) {
 	if code != "Client" || !strings.Contains(reason, "byRequest=R-404") {
 		t.Errorf("uncorrelated decision: %s %q", code, reason)
 	}
-	for _, in := range listInstances(t, o2, "?process=OrderApproval") {
+	for _, in := range listInstances(t, o2, mgmt.Query{Process: "OrderApproval"}) {
 		if in.State != "completed" {
 			t.Errorf("instance %s (%v) is %s", in.ID, in.Correlations, in.State)
 		}
@@ -226,7 +257,7 @@ func TestTimerFiresAfterRestart(t *testing.T) {
 	o2 := startOrchd(t, "--deploy", deploy, "--data", data)
 	deadline := time.Now().Add(10 * time.Second)
 	for {
-		ins := listInstances(t, o2, "?process=OrderApproval")
+		ins := listInstances(t, o2, mgmt.Query{Process: "OrderApproval"})
 		if len(ins) == 1 && ins[0].State == "completed" {
 			if !strings.Contains(ins[0].Variables["status"], "EXPIRED") {
 				t.Errorf("expired instance's status: %s", ins[0].Variables["status"])
@@ -390,7 +421,7 @@ func TestInstancesCommand(t *testing.T) {
 	post(t, client, o.base+approvalPath, textXML, "", approvalBody("requestApproval", "C-1", "<appr:amount>10</appr:amount><appr:requester>ann</appr:requester>"))
 	// While orchd holds the file, the command says to use the endpoint.
 	out, err := runOrchd(t, "instances", "--data", data, "--deploy", deploy)
-	if err == nil || !strings.Contains(string(out), "/instances") {
+	if err == nil || !strings.Contains(string(out), "orchd ctl instances") {
 		t.Errorf("instances on a locked store: %v\n%s", err, out)
 	}
 	if err := o.cmd.Process.Signal(syscall.SIGTERM); err != nil {

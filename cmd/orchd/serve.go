@@ -380,7 +380,7 @@ func runServer(ctx context.Context, cfg *serveConfig, log *slog.Logger) error {
 		return err
 	}
 	defer adm.Close()
-	sopts := server.Options{Engine: engine, SOAP: front, Gatherer: reg, Logger: log, Private: adm.Private}
+	sopts := server.Options{Engine: engine, SOAP: front, Gatherer: reg, Logger: log}
 	if !adm.Separate() {
 		sopts.Admin = adm.Handler
 	}

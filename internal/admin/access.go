@@ -180,16 +180,3 @@ func refuse(w http.ResponseWriter, status int, reason string) {
 	}
 	writeError(w, status, reason)
 }
-
-// Protect serves h to the requests a allows, as the API does its own
-// (for other routes that show instance data, such as the main
-// listener's /instances).
-func Protect(a Access, h http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if status, reason := a.check(r); status != 0 {
-			refuse(w, status, reason)
-			return
-		}
-		h.ServeHTTP(w, r)
-	})
-}

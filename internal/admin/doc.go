@@ -25,8 +25,7 @@
 // mutation is 403 (read-only). Access.Off turns the API off (403): orchd
 // serve sets it for a listener that is not loopback when no token is
 // configured (ListenerAccess). The console's GET pages are shells
-// without data: they need no token, only the Host check. Protect applies
-// the same rules to other handlers (the main listener's /instances).
+// without data: they need no token, only the Host check.
 // docs/security.md has the whole picture.
 //
 // # The event stream

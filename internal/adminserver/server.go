@@ -44,9 +44,6 @@ func readToken(path string, log *slog.Logger) (string, error) {
 type Server struct {
 	// Handler serves the API and the console.
 	Handler http.Handler
-	// Private guards the main listener's routes that show instance data
-	// (server.Options.Private); nil without Options.Main.
-	Private func(http.Handler) http.Handler
 	access  admin.Access
 	srv     *http.Server // nil when on the main listener
 	ln      net.Listener
@@ -123,9 +120,7 @@ func New(o Options) (*Server, error) {
 		}
 	}
 	if o.Main != nil {
-		mainAccess := admin.ListenerAccess(o.Main, tok, readTok, o.Hosts, false)
-		a.Private = func(h http.Handler) http.Handler { return admin.Protect(mainAccess, h) }
-		a.access = mainAccess
+		a.access = admin.ListenerAccess(o.Main, tok, readTok, o.Hosts, false)
 	}
 	if ln != nil {
 		a.access = admin.ListenerAccess(ln.Addr(), tok, readTok, o.Hosts, true)
@@ -161,7 +156,7 @@ func (a *Server) Start(scheme string, addr net.Addr, log *slog.Logger) {
 	log.Info("management API", slog.String("addr", addr.String()), slog.String("url", scheme+"://"+addr.String()+"/api/v1/"),
 		slog.Bool("readOnly", a.readOnly), slog.String("access", a.access.Describe()))
 	if a.access.Off != "" {
-		log.Warn("the management API and /instances are off: --listen is not loopback and no --admin-token-file is set; set one, or serve the API on --admin-listen",
+		log.Warn("the management API is off: --listen is not loopback and no --admin-token-file is set; set one, or serve the API on --admin-listen",
 			slog.String("addr", addr.String()))
 	}
 }

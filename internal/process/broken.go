@@ -1,7 +1,6 @@
 package process
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -62,20 +61,6 @@ func (e *Engine) forgetBroken(id string) {
 	e.broken.mu.Lock()
 	delete(e.broken.m, id)
 	e.broken.mu.Unlock()
-}
-
-// checkStored decodes a stored instance of p without an engine, to tell
-// whether it is broken: nil when it decodes, or when its control state
-// belongs to a version other than p (which only that version can read).
-func checkStored(p *Process, rec *persist.Instance, vars map[int][]byte) error {
-	if fp, _, ok := splitFingerprint(rec.Frames); ok && fp != p.Fingerprint {
-		return nil
-	}
-	var e *Engine
-	if _, err := e.decode(context.Background(), p, rec, vars); err != nil && isCorrupt(err) {
-		return err
-	}
-	return nil
 }
 
 // brokenSnapshot copies the broken set, nil when it is empty (the usual

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/orchd/orchd/internal/exchange"
+	"github.com/orchd/orchd/internal/mgmt"
 	"github.com/orchd/orchd/internal/persist"
 )
 
@@ -97,16 +98,12 @@ func faultyEngine(t *testing.T, path string) (*Engine, *faultyStore, map[string]
 }
 
 // verifyStore checks the store's consistency and returns its instances.
-func verifyStore(t *testing.T, e *Engine, fs *faultyStore) []InstanceInfo {
+func verifyStore(t *testing.T, e *Engine, fs *faultyStore) []*mgmt.InstanceDetail {
 	t.Helper()
 	if _, err := fs.Verify(); err != nil {
 		t.Errorf("store: %v", err)
 	}
-	list, err := e.Instances(InstanceFilter{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return list
+	return storedInstances(t, e, mgmt.Query{})
 }
 
 // TestFailedCommit fails commits at the points that matter and checks that
@@ -166,7 +163,7 @@ func TestFailedCommit(t *testing.T) {
 			if st, err := approvalCall(t, e, ap, "requestApproval", map[string]string{"requestId": "T-1", "amount": "3", "requester": "ann", "timeout": "PT0.1S"}); err != nil || st != "PENDING" {
 				t.Fatalf("request: %q %v", st, err)
 			}
-			var list []InstanceInfo
+			var list []*mgmt.InstanceDetail
 			for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
 				list = verifyStore(t, e, fs)
 				if len(list) == 1 && list[0].State == "completed" {
@@ -410,7 +407,7 @@ func TestFailedCommitKeepsEarlierRequests(t *testing.T) {
 	notify := func() error { return send("PartnerService", "notify", "2", nil) }
 	// The instance waits for notify once its first commit holds.
 	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(5 * time.Millisecond) {
-		if list, _ := e.Instances(InstanceFilter{State: "waiting"}); len(list) == 1 {
+		if list := storedInstances(t, e, mgmt.Query{State: "waiting"}); len(list) == 1 {
 			break
 		}
 		if time.Now().After(deadline) {

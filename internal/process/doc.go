@@ -45,7 +45,9 @@
 // API), messaging, waiting; run drives a run and its aftermath;
 // checkpoint, recover and outbox persist; instevents emits instance
 // events to Options.Events; mgmt_instances and mgmt_processes answer the
-// management API (internal/mgmt).
+// management API (internal/mgmt), the one instance listing;
+// mgmt_details lists with details over it, for orchd instances on a
+// store no engine serves (StoreInstances).
 //
 // It imports exchange, events, mgmt, persist (the store's types), the
 // stages below it (bpel, wsdl, deploy, expr, plan) and the languages

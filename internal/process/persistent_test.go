@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/orchd/orchd/internal/mgmt"
 	"github.com/orchd/orchd/internal/persist"
 )
 
@@ -50,9 +51,9 @@ func TestPersistentCheckpointRoundTrip(t *testing.T) {
 	if st, err := approvalCall(t, e, ap, "requestApproval", map[string]string{"requestId": "P-1", "amount": "3", "requester": "ann"}); err != nil || st != "PENDING" {
 		t.Fatalf("request: %q %v", st, err)
 	}
-	list, err := e.Instances(InstanceFilter{Process: "OrderApproval"})
-	if err != nil || len(list) != 1 {
-		t.Fatalf("instances: %v %v", list, err)
+	list := storedInstances(t, e, mgmt.Query{Process: "OrderApproval"})
+	if len(list) != 1 {
+		t.Fatalf("instances: %+v", list)
 	}
 	in := list[0]
 	if in.State != "waiting" || in.Correlations["byRequest"] != "P-1" || !strings.Contains(in.Variables["status"], "PENDING") {
@@ -66,7 +67,7 @@ func TestPersistentCheckpointRoundTrip(t *testing.T) {
 	if st, err := approvalCall(t, e, ap, "decide", map[string]string{"requestId": "P-1", "approved": "true", "approver": "bob"}); err != nil || st != "APPROVED" {
 		t.Fatalf("decide: %q %v", st, err)
 	}
-	list, _ = e.Instances(InstanceFilter{State: "completed"})
+	list = storedInstances(t, e, mgmt.Query{State: "completed"})
 	if len(list) != 1 || !strings.Contains(list[0].Variables["status"], "APPROVED") || !strings.Contains(list[0].Variables["decision"], "bob") {
 		t.Fatalf("completed instance: %+v", list)
 	}
@@ -85,7 +86,7 @@ func TestPersistentCheckpointRoundTrip(t *testing.T) {
 	if n := st.Stats().Checkpoints - before; n != 3 {
 		t.Errorf("persistent PO wrote %d checkpoints, want 3", n)
 	}
-	list, _ = e.Instances(InstanceFilter{Process: "PurchaseOrderPersistent"})
+	list = storedInstances(t, e, mgmt.Query{Process: "PurchaseOrderPersistent"})
 	if len(list) != 0 {
 		t.Errorf("cleanup on success left %d instances", len(list))
 	}

@@ -32,10 +32,6 @@ type Options struct {
 	// Admin, when set, serves the management API (/api/v1/) and the
 	// console (/console/) beside the SOAP endpoints.
 	Admin http.Handler
-	// Private, when set, wraps the routes that show instance data
-	// (/instances) with the management API's access rules
-	// (admin.Protect); nil serves them to anyone.
-	Private func(http.Handler) http.Handler
 }
 
 // New returns the orchd HTTP handler.
@@ -44,24 +40,6 @@ func New(opts Options) http.Handler {
 	if opts.Gatherer != nil {
 		mux.Handle("GET /metrics", promhttp.HandlerFor(opts.Gatherer, promhttp.HandlerOpts{}))
 	}
-	private := opts.Private
-	if private == nil {
-		private = func(h http.Handler) http.Handler { return h }
-	}
-	mux.Handle("GET /instances", private(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		list, err := opts.Engine.Instances(process.InstanceFilter{Process: r.URL.Query().Get("process"), State: r.URL.Query().Get("state")})
-		if err != nil {
-			http.Error(w, "listing instances: "+err.Error(), http.StatusInternalServerError)
-			return
-		}
-		if list == nil {
-			list = []process.InstanceInfo{}
-		}
-		w.Header().Set("Content-Type", "application/json")
-		enc := json.NewEncoder(w)
-		enc.SetIndent("", "  ")
-		_ = enc.Encode(list)
-	})))
 	if opts.Admin != nil {
 		mux.Handle("/api/v1/", opts.Admin)
 		mux.Handle("/console/", opts.Admin)

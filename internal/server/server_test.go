@@ -15,7 +15,7 @@ import (
 	"github.com/orchd/orchd/internal/soap"
 )
 
-// The handler routes /, /instances and /metrics itself and everything else
+// The handler routes / and /metrics itself and everything else
 // to the SOAP front door.
 func TestRouting(t *testing.T) {
 	e, front, reg := purchaseOrder(t)
@@ -47,8 +47,10 @@ func TestRouting(t *testing.T) {
 	if code, ctype, body := get("/", ""); code != 200 || !strings.HasPrefix(ctype, "text/html") || !strings.Contains(body, "PurchaseOrder") {
 		t.Errorf("HTML listing: %d %s", code, ctype)
 	}
-	if code, _, body := get("/instances", ""); code != 200 || strings.TrimSpace(body) != "[]" {
-		t.Errorf("instances without a store: %d %q", code, body)
+	// Instances are listed by the management API only (/api/v1/instances):
+	// /instances is a path as any other, the front door's.
+	if code, _, body := get("/instances", ""); code != 404 || !strings.Contains(body, "Fault") {
+		t.Errorf("/instances: %d %s", code, body)
 	}
 	if code, _, body := get("/metrics", ""); code != 200 || !strings.Contains(body, "orchd_instances_started_total") {
 		t.Errorf("metrics: %d", code)

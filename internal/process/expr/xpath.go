@@ -210,12 +210,6 @@ const (
 	LangXPath20 = "urn:oasis:names:tc:wsbpel:2.0:sublang:xpath2.0"
 )
 
-// varRef is what the compiler resolves a $name or $name.part to.
-type varRef struct {
-	v    *Var
-	part int // index into the message's parts, or -1
-}
-
 // Resolver resolves names for the XPath compiler.
 type Resolver interface {
 	LookupVar(name string) *Var
