@@ -648,6 +648,11 @@ func answeredInvoke(a *plan.Invoke, in *instance, f *frame, res *exchange.Messag
 		}
 		return failedInvoke(a, in, f, err)
 	}
+	if a.ReplySchema != nil && res != nil {
+		if err := in.checkReply(a, res); err != nil {
+			return nil, false, err
+		}
+	}
 	if res != nil && (a.Out != nil || a.FromParts != nil) {
 		if err := in.applyCorrelations(a.Corrs, res, false, a.Pos); err != nil {
 			return nil, false, err

@@ -830,6 +830,7 @@ func (c *compiler) compileActivity(e *etree.Element) plan.Activity {
 			a.Timeout = c.p.CallTimeout(a.Pl.Name, a.Op.Name)
 			a.ToParts = c.compileParts(e, "toParts", a.Op.Input)
 			a.FromParts = c.compileParts(e, "fromParts", a.Op.Output)
+			a.ReplySchema = c.replySchema(e, a.Pl, a.Op)
 		}
 		return c.inlineHandlers(e, a)
 	case "assign":

@@ -142,3 +142,32 @@ func withoutUserinfo(s string) string {
 	u.User = nil
 	return u.String()
 }
+
+// checkReply validates a partner's answer m to invoke a against the
+// schemas of the operation's output message (orchd:validateReplies): the
+// first part that is missing or invalid raises bpel:invalidVariables at
+// the invoke, in both modes alike (a fault, as a declared fault is: the
+// partner did answer).
+func (in *instance) checkReply(a *plan.Invoke, m *exchange.Message) error {
+	rs := a.ReplySchema
+	for i, pd := range a.Op.Output.Parts {
+		if i >= len(rs.Parts) {
+			break
+		}
+		ps := rs.Parts[i]
+		val := m.Parts[pd.Name]
+		var err error
+		switch {
+		case val == nil:
+			err = errors.New("missing")
+		case ps.Elem != nil:
+			err = rs.Set.Validate(ps.Elem, val)
+		default:
+			err = rs.Set.ValidateType(ps.Typ, val)
+		}
+		if err != nil {
+			return in.faultf(a.Pos, "invalidVariables", "the reply of %s.%s (orchd:validateReplies), part %s: %v", a.Pl.Name, a.Op.Name, pd.Name, err)
+		}
+	}
+	return nil
+}

@@ -1,8 +1,11 @@
 package process
 
 import (
+	"fmt"
+
 	"context"
 	"errors"
+	"github.com/beevik/etree"
 	"os"
 	"path/filepath"
 	"strings"
@@ -129,8 +132,7 @@ func TestPartnerFailureOneModel(t *testing.T) {
 	for _, tc := range tests {
 		for mi, mode := range modes {
 			t.Run(tc.name+"/"+mode.name, func(t *testing.T) {
-				dir := writePartnerFailBundle(t, strings.Replace(strings.Replace(partnerFailProcess, "BODY", tc.body, 1), "PROCESS_HANDLERS", tc.handlers, 1),
-					!mode.persistent, mode.deployExt, tc.policy)
+				dir := pfBundle{handlers: tc.handlers, body: tc.body, persistent: mode.persistent, processExt: mode.deployExt, policy: tc.policy}.write(t)
 				var calls atomic.Int32
 				failing := exchange.PartnerFunc(func(context.Context, *exchange.Call) (*exchange.Message, error) {
 					calls.Add(1)
@@ -177,11 +179,19 @@ func TestPartnerFailureOneModel(t *testing.T) {
 	}
 }
 
-// writePartnerFailBundle writes a bundle of rt-invoke's WSDL (its partner
-// address with credentials) with bpelText as its process, and returns
-// its folder. The deploy.xml sets <in-memory>, adds ext to the process
-// and policy as the partner's ext:failureHandling.
-func writePartnerFailBundle(t *testing.T, bpelText string, inMemory bool, ext, policy string) string {
+// pfBundle is a bundle of rt-invoke's WSDL (its partner address with
+// credentials) around partnerFailProcess.
+type pfBundle struct {
+	handlers, body string // PROCESS_HANDLERS and BODY of partnerFailProcess
+	persistent     bool
+	processExt     string // deploy.xml elements of the <process>
+	policy         string // ext:failureHandling children for the partner
+	invokeExt      string // deploy.xml elements of the partner's <invoke>
+	types          string // the WSDL's wsdl:types
+}
+
+// write writes the bundle into a temp folder and returns it.
+func (pb pfBundle) write(t *testing.T) string {
 	t.Helper()
 	dir := filepath.Join(t.TempDir(), "pf")
 	copyDir(t, filepath.Join(bundlesDir, "rt-invoke"), dir)
@@ -191,20 +201,25 @@ func writePartnerFailBundle(t *testing.T, bpelText string, inMemory bool, ext, p
 		t.Fatal(err)
 	}
 	wsdl := strings.Replace(string(b), "http://partner.example/partner", "http://bob:pw-secret@partner.example/partner", 1)
-	if policy != "" {
-		policy = `<ext:failureHandling xmlns:ext="http://ode.apache.org/activityRecovery">` + policy + `</ext:failureHandling>`
+	if pb.types != "" {
+		wsdl = strings.Replace(wsdl, `  <wsdl:message name="req">`, pb.types+"\n"+`  <wsdl:message name="req">`, 1)
 	}
-	mem := "false"
-	if inMemory {
-		mem = "true"
+	policy := ""
+	if pb.policy != "" {
+		policy = `<ext:failureHandling xmlns:ext="http://ode.apache.org/activityRecovery">` + pb.policy + `</ext:failureHandling>`
+	}
+	mem := "true"
+	if pb.persistent {
+		mem = "false"
 	}
 	dd := `<deploy xmlns="http://www.apache.org/ode/schemas/dd/2007/03" xmlns:pns="urn:test:process" xmlns:tns="urn:test" xmlns:orchd="urn:orchd:deploy">
   <process name="pns:Test">
-    <in-memory>` + mem + `</in-memory>` + ext + `
+    <in-memory>` + mem + `</in-memory>` + pb.processExt + `
     <provide partnerLink="client"><service name="tns:TestService" port="TestPort"/></provide>
-    <invoke partnerLink="partner"><service name="tns:PartnerService" port="PartnerPort"/>` + policy + `</invoke>
+    <invoke partnerLink="partner"><service name="tns:PartnerService" port="PartnerPort"/>` + policy + pb.invokeExt + `</invoke>
   </process>
 </deploy>`
+	bpelText := strings.Replace(strings.Replace(partnerFailProcess, "BODY", pb.body, 1), "PROCESS_HANDLERS", pb.handlers, 1)
 	for name, text := range map[string]string{"test.wsdl": wsdl, "Test.bpel": bpelText, "deploy.xml": dd} {
 		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
 			t.Fatal(err)
@@ -221,7 +236,7 @@ func writePartnerFailBundle(t *testing.T, bpelText string, inMemory bool, ext, p
 // the call is out (the checkpoint before it is committed).
 func TestRecoveredCallInFlightSuspendsEvenWhenCaught(t *testing.T) {
 	body := pfScope(`<catchAll>`+pfSet(`'caught'`)+`</catchAll>`, pfInvoke)
-	dir := writePartnerFailBundle(t, strings.Replace(strings.Replace(partnerFailProcess, "BODY", body, 1), "PROCESS_HANDLERS", "", 1), false, "", "")
+	dir := pfBundle{body: body, persistent: true}.write(t)
 	path := filepath.Join(t.TempDir(), "orchd.db")
 	called, hold := make(chan struct{}), make(chan struct{})
 	e1 := deployPF(t, dir, path, func(ctx context.Context, _ *exchange.Call) (*exchange.Message, error) {
@@ -300,8 +315,7 @@ func deployPF(t *testing.T, dir, path string, call exchange.PartnerFunc) *Engine
 // at deploy, naming the element and its line.
 func TestUncaughtFailureValue(t *testing.T) {
 	for _, v := range []string{"suspend", "fault", "retry"} {
-		dir := writePartnerFailBundle(t, strings.Replace(strings.Replace(partnerFailProcess, "BODY", pfInvoke, 1), "PROCESS_HANDLERS", "", 1),
-			false, `<orchd:uncaughtFailure>`+v+`</orchd:uncaughtFailure>`, "")
+		dir := pfBundle{body: pfInvoke, persistent: true, processExt: `<orchd:uncaughtFailure>` + v + `</orchd:uncaughtFailure>`}.write(t)
 		procs, err := LoadBundle(dir)
 		switch {
 		case v == "retry":
@@ -313,5 +327,62 @@ func TestUncaughtFailureValue(t *testing.T) {
 		case procs[0].FaultUncaught != (v == "fault"):
 			t.Errorf("%s: FaultUncaught %v", v, procs[0].FaultUncaught)
 		}
+	}
+}
+
+// pfRespTypes declares tns:resp with an xsd:int child a.
+const pfRespTypes = `  <wsdl:types><xsd:schema targetNamespace="urn:test" elementFormDefault="qualified">
+    <xsd:element name="resp"><xsd:complexType><xsd:sequence><xsd:element name="a" type="xsd:int"/></xsd:sequence></xsd:complexType></xsd:element>
+  </xsd:schema></wsdl:types>`
+
+// With orchd:validateReplies a partner's answer that its schema refuses
+// is bpel:invalidVariables at the invoke, caught the same in-memory and
+// persistent; without it (the default) the answer is taken as data.
+func TestValidateReplies(t *testing.T) {
+	body := pfScope(`<catch faultName="bpel:invalidVariables" xmlns:bpel="http://docs.oasis-open.org/wsbpel/2.0/process/executable">`+
+		pfSet(`'invalid'`)+`</catch>`, `<sequence>`+pfInvoke+pfSet(`concat('ok:', $presp.payload/tns:a)`)+`</sequence>`)
+	tests := []struct {
+		a        string // the partner's tns:a
+		validate bool
+		want     string
+	}{
+		{"42", true, "ok:42"},
+		{"forty-two", true, "invalid"},
+		{"forty-two", false, "ok:forty-two"},
+	}
+	for _, tc := range tests {
+		for _, persistent := range []bool{false, true} {
+			t.Run(fmt.Sprintf("%s/validate=%v/persistent=%v", tc.a, tc.validate, persistent), func(t *testing.T) {
+				pb := pfBundle{body: body, persistent: persistent, types: pfRespTypes}
+				if tc.validate {
+					pb.invokeExt = `<orchd:validateReplies/>`
+				}
+				path := ""
+				if persistent {
+					path = filepath.Join(t.TempDir(), "orchd.db")
+				}
+				e := deployPF(t, pb.write(t), path, func(_ context.Context, c *exchange.Call) (*exchange.Message, error) {
+					resp := etree.NewElement("r:resp")
+					resp.CreateAttr("xmlns:r", nsTest)
+					resp.CreateElement("r:a").SetText(tc.a)
+					m := exchange.NewMessage(c.Operation.Output.Name)
+					m.Parts["payload"] = resp
+					return m, nil
+				})
+				r := dispatch(t, e, e.Processes()[0], testReq("V-1", "1", ""))
+				if r.err != nil || r.out == nil {
+					t.Fatalf("%+v", r)
+				}
+				if got := childText(r.out.Part("payload"), "a"); got != tc.want {
+					t.Errorf("answer %q, want %q", got, tc.want)
+				}
+			})
+		}
+	}
+	// A reply message no schema declares cannot be checked: refused at
+	// deploy.
+	dir := pfBundle{body: body, invokeExt: `<orchd:validateReplies/>`}.write(t)
+	if _, err := LoadBundle(dir); err == nil || !strings.Contains(err.Error(), "orchd:validateReplies: the output message of partner.call has no schema") {
+		t.Errorf("validateReplies without a schema: %v", err)
 	}
 }

@@ -61,6 +61,10 @@ type Process struct {
 	// the fault instead of suspending it for an operator (the default,
 	// "suspend").
 	FaultUncaught bool
+	// ValidateReplies lists the partner links whose answers are checked
+	// against the schemas of the operation's output message
+	// (orchd:validateReplies in their <invoke>).
+	ValidateReplies map[string]bool
 }
 
 // CleanupRule is a deploy.xml <cleanup>: when an instance ends with the
@@ -98,7 +102,16 @@ type CleanupRule struct {
 // operation of the link; default serve --partner-timeout), and sends HTTP
 // basic credentials with every call to the partner, the password read
 // from a file of the bundle (trailing newline dropped) or, with
-// passwordEnv="NAME", from an environment variable; and, as a child of
+// passwordEnv="NAME", from an environment variable; and
+//
+//	<invoke partnerLink="crm">
+//	  <service .../>
+//	  <orchd:validateReplies/>
+//	</invoke>
+//
+// checks every answer of the partner against the schemas of the
+// operation's output message before the process takes it (a violation
+// is bpel:invalidVariables at the invoke); and, as a child of
 // <process>,
 //
 //	<orchd:uncaughtFailure>fault</orchd:uncaughtFailure>
@@ -222,6 +235,11 @@ func Parse(doc *bpel.Document, errs *bpel.Errors) *Descriptor {
 						}
 					case x.Tag == "basicAuth" && x.NamespaceURI() == nsOrchdDD:
 						p.BasicAuth[pl] = parseBasicAuth(doc, x, errs)
+					case x.Tag == "validateReplies" && x.NamespaceURI() == nsOrchdDD:
+						if p.ValidateReplies == nil {
+							p.ValidateReplies = map[string]bool{}
+						}
+						p.ValidateReplies[pl] = true
 					}
 				}
 			case "cleanup":
