@@ -326,6 +326,48 @@ var (
 	heapInuseRE  = regexp.MustCompile(`^# HeapInuse = (\d+)`)
 )
 
+// pfRow is one way a partner can fail: the request's id starts with
+// behaviour (what the misbehaving partner does), via names the partner
+// link; PartnerFail answers the caught fault's name and a text saying
+// each of text.
+type pfRow struct {
+	behaviour, via string
+	fault          string
+	text           []string
+}
+
+// pfFailure is the fault every failure of a call is.
+const pfFailure = "ext:activityFailure"
+
+// partnerFailureRows are the partner misbehaviours of TestPartnerFailures
+// (and TestPartnerFailuresBothModes), with what PartnerFail answers.
+func partnerFailureRows() []pfRow {
+	return []pfRow{
+		{"ok", "", "none", []string{"P-ok"}},
+		{"refused", "refused", pfFailure, []string{"refused.call", "connection refused"}},
+		{"nohost", "nohost", pfFailure, []string{"nohost.call", "cannot resolve host partner.invalid"}},
+		{"silent", "silent", pfFailure, []string{"silent.call", "timed out: no answer within 1s"}},
+		{"hang", "", pfFailure, []string{"live.call", "timed out: no answer within 1s"}},
+		{"late", "", pfFailure, []string{"live.call", "timed out: no answer within 1s"}},
+		{"fault500", "", pfFailure, []string{"live.call", "answered fault soapenv:Server (undeclared): database down"}},
+		{"plain500", "", pfFailure, []string{"live.call", "HTTP 500 Internal Server Error"}}, // the body ("upstream exploded") is in the log only
+		{"declared", "", "tns:problem", []string{"OUT-OF-STOCK"}},
+		{"undeclared", "", "app:undeclared", nil},
+		{"html", "", pfFailure, []string{"live.call", "HTTP 200 OK (text/html), not a SOAP envelope"}},
+		{"truncated", "", pfFailure, []string{"live.call", "not a SOAP envelope", "malformed XML"}},
+		{"wrongns", "", pfFailure, []string{"live.call", "version mismatch"}},
+		{"unexpected", "", pfFailure, []string{"live.call", "bad response", "missing part payload", "the body holds {urn:e2e:other}other"}},
+		{"accepted", "", pfFailure, []string{"live.call", "HTTP 202 without a response message"}},
+		{"empty", "", pfFailure, []string{"live.call", "HTTP 200 without a response message"}},
+		{"redirect", "", pfFailure, []string{"live.call", "HTTP 302 Found", "/elsewhere", "not followed"}},
+		{"huge", "", pfFailure, []string{"live.call", "message too large: response exceeds 1048576 bytes"}},
+		{"reset", "", pfFailure, []string{"live.call", "connection cut by the partner"}},
+		{"flaky", "flaky", "none", []string{"P-flaky"}},
+		{"authok", "auth", "none", []string{"P-authok"}},
+		{"authbad", "auth", pfFailure, []string{"auth.call", "HTTP 401 Unauthorized", `credentials of user "orchd" refused`}},
+	}
+}
+
 // TestPartnerFailures runs one call per way a partner can fail, twice,
 // through one orchd. Each must reach the process as a fault it catches,
 // named as the table says with a text naming the partner link, the
@@ -340,35 +382,7 @@ func TestPartnerFailures(t *testing.T) {
 	debug := o.pprofAddr(t)
 	client := &http.Client{Timeout: 30 * time.Second, Transport: &http.Transport{DisableKeepAlives: true}}
 
-	const failure = "ext:activityFailure"
-	rows := []struct {
-		behaviour, via string
-		fault          string
-		text           []string
-	}{
-		{"ok", "", "none", []string{"P-ok"}},
-		{"refused", "refused", failure, []string{"refused.call", "connection refused"}},
-		{"nohost", "nohost", failure, []string{"nohost.call", "cannot resolve host partner.invalid"}},
-		{"silent", "silent", failure, []string{"silent.call", "timed out: no answer within 1s"}},
-		{"hang", "", failure, []string{"live.call", "timed out: no answer within 1s"}},
-		{"late", "", failure, []string{"live.call", "timed out: no answer within 1s"}},
-		{"fault500", "", failure, []string{"live.call", "answered fault soapenv:Server (undeclared): database down"}},
-		{"plain500", "", failure, []string{"live.call", "HTTP 500 Internal Server Error"}}, // the body ("upstream exploded") is in the log only
-		{"declared", "", "tns:problem", []string{"OUT-OF-STOCK"}},
-		{"undeclared", "", "app:undeclared", nil},
-		{"html", "", failure, []string{"live.call", "HTTP 200 OK (text/html), not a SOAP envelope"}},
-		{"truncated", "", failure, []string{"live.call", "not a SOAP envelope", "malformed XML"}},
-		{"wrongns", "", failure, []string{"live.call", "version mismatch"}},
-		{"unexpected", "", failure, []string{"live.call", "bad response", "missing part payload", "the body holds {urn:e2e:other}other"}},
-		{"accepted", "", failure, []string{"live.call", "HTTP 202 without a response message"}},
-		{"empty", "", failure, []string{"live.call", "HTTP 200 without a response message"}},
-		{"redirect", "", failure, []string{"live.call", "HTTP 302 Found", "/elsewhere", "not followed"}},
-		{"huge", "", failure, []string{"live.call", "message too large: response exceeds 1048576 bytes"}},
-		{"reset", "", failure, []string{"live.call", "connection cut by the partner"}},
-		{"flaky", "flaky", "none", []string{"P-flaky"}},
-		{"authok", "auth", "none", []string{"P-authok"}},
-		{"authbad", "auth", failure, []string{"auth.call", "HTTP 401 Unauthorized", `credentials of user "orchd" refused`}},
-	}
+	rows := partnerFailureRows()
 
 	metrics := o.base + "/metrics"
 	heap := "http://" + debug + "/debug/pprof/heap?gc=1&debug=1"

@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -11,41 +12,169 @@ import (
 	"github.com/orchd/orchd/internal/mgmt"
 )
 
-// A persistent process follows its failure policy: with faultOnFailure
-// the failed call throws the catchable ext:activityFailure; without a
-// policy the instance is suspended for an operator, with the failure as
-// its reason, and the client is told so.
-func TestPartnerFailurePersistent(t *testing.T) {
-	partner := startMisbehaving(t, "s3cret-Pa55")
-	deploy := t.TempDir()
-	writePartnerFail(t, deploy, "http://"+partner.addr, "http://"+deadAddr(t), "http://partner.invalid:9")
-	dd := filepath.Join(deploy, "partnerfail", "deploy.xml")
-	b, err := os.ReadFile(dd)
+// editPartnerFail rewrites a file of the partnerfail bundle written into
+// deployDir by writePartnerFail: each pair of old, new in turn, each of
+// which must be there.
+func editPartnerFail(t *testing.T, deployDir, file string, oldNew ...string) {
+	t.Helper()
+	path := filepath.Join(deployDir, "partnerfail", file)
+	b, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := strings.Replace(string(b), "<in-memory>true</in-memory>", "<in-memory>false</in-memory>", 1)
-	s = strings.Replace(s, `<invoke partnerLink="refused"><service name="tns:PartnerService" port="Refused"/></invoke>`,
-		`<invoke partnerLink="refused"><service name="tns:PartnerService" port="Refused"/>`+
-			`<ext:failureHandling><ext:faultOnFailure>true</ext:faultOnFailure></ext:failureHandling></invoke>`, 1)
-	if err := os.WriteFile(dd, []byte(s), 0o644); err != nil {
+	s := string(b)
+	for i := 0; i+1 < len(oldNew); i += 2 {
+		if !strings.Contains(s, oldNew[i]) {
+			t.Fatalf("%s has no %q", file, oldNew[i])
+		}
+		s = strings.Replace(s, oldNew[i], oldNew[i+1], 1)
+	}
+	if err := os.WriteFile(path, []byte(s), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	o := startOrchd(t, "--deploy", deploy, "--data", t.TempDir())
-	client := &http.Client{Timeout: 30 * time.Second}
+}
 
-	a := callPartnerFail(t, client, o.base, "refused-p", "refused")
-	if a.status != 200 || a.fault != "ext:activityFailure" || !strings.Contains(a.text, "connection refused") {
-		t.Fatalf("faultOnFailure: %+v\n%s", a, o.log())
+const (
+	pfInMemory   = "<in-memory>true</in-memory>"
+	pfPersistent = "<in-memory>false</in-memory>"
+)
+
+// TestPartnerFailuresBothModes runs every partner misbehaviour of
+// TestPartnerFailures against the same catching process, once deployed
+// in-memory and once persistent (a real bbolt store): the answers are the
+// same, and the table's.
+func TestPartnerFailuresBothModes(t *testing.T) {
+	partner := startMisbehaving(t, "s3cret-Pa55")
+	silent := startSilent(t)
+	refused, nohost := "http://"+deadAddr(t), "http://partner.invalid:9"
+	modes := []struct {
+		name string
+		o    *orchd
+	}{{name: "mem"}, {name: "persist"}}
+	for i := range modes {
+		deploy := t.TempDir()
+		writePartnerFail(t, deploy, "http://"+partner.addr, refused, nohost, "http://"+silent.addr)
+		args := []string{"--deploy", deploy, "--partner-timeout", "5s", "--partner-max-response", "1048576"}
+		if modes[i].name == "persist" {
+			editPartnerFail(t, deploy, "deploy.xml", pfInMemory, pfPersistent)
+			args = append(args, "--data", t.TempDir())
+		}
+		modes[i].o = startOrchd(t, args...)
 	}
-	a = callPartnerFail(t, client, o.base, "nohost-p", "nohost")
-	t.Logf("no policy: %d %s", a.status, a.body)
-	var ins []mgmt.InstanceDetail
-	if !eventually(func() bool {
-		ins = listInstances(t, o, mgmt.Query{Process: "PartnerFail", State: mgmt.StateSuspended})
-		return len(ins) == 1
-	}) {
-		t.Fatalf("no suspended instance: %+v\n%s", listInstances(t, o, mgmt.Query{Process: "PartnerFail"}), o.log())
+	client := &http.Client{Timeout: 30 * time.Second, Transport: &http.Transport{DisableKeepAlives: true}}
+	// The ids and orchd's local port of a connection differ by mode,
+	// nothing else does.
+	idRE := regexp.MustCompile(`(ok|flaky|authok)-(mem|persist)`)
+	portRE := regexp.MustCompile(`:\d+->`)
+	for _, row := range partnerFailureRows() {
+		t.Run(row.behaviour, func(t *testing.T) {
+			var answers []pfAnswer
+			for _, m := range modes {
+				a := callPartnerFail(t, client, m.o.base, row.behaviour+"-"+m.name, row.via)
+				t.Logf("%s: %d %s: %s", m.name, a.status, a.fault, a.text)
+				if a.status != 200 || a.fault != row.fault {
+					t.Errorf("%s: answer %d fault %q text %q, want fault %q\n%s", m.name, a.status, a.fault, a.text, row.fault, a.body)
+				}
+				for _, w := range row.text {
+					if !strings.Contains(a.text, w) {
+						t.Errorf("%s: text %q does not say %q", m.name, a.text, w)
+					}
+				}
+				a.text = portRE.ReplaceAllString(idRE.ReplaceAllString(a.text, "$1-ID"), ":PORT->")
+				answers = append(answers, a)
+			}
+			if answers[0].fault != answers[1].fault || answers[0].text != answers[1].text {
+				t.Errorf("in-memory answered %s %q, persistent %s %q", answers[0].fault, answers[0].text, answers[1].fault, answers[1].text)
+			}
+		})
 	}
-	t.Logf("%+v", ins[0])
+	// The persistent instances all ended: none waits for an operator.
+	o := modes[1].o
+	if ins := listInstances(t, o, mgmt.Query{Process: "PartnerFail", State: mgmt.StateSuspended}); len(ins) != 0 {
+		t.Errorf("suspended instances: %+v", ins)
+	}
+	partner.mu.Lock()
+	flaky := [2]int{partner.attempts["flaky-mem"], partner.attempts["flaky-persist"]}
+	partner.mu.Unlock()
+	if flaky != [2]int{2, 2} {
+		t.Errorf("flaky partner called %v times (in-memory, persistent), want 2 each (retryFor 1)", flaky)
+	}
+}
+
+// A failure no handler of a persistent process catches follows the
+// failure policy: with faultOnFailure the fault ends the instance and
+// the client gets it; without a policy the instance is suspended for an
+// operator, with the failure as its reason, and the client is told so;
+// with orchd:uncaughtFailure fault in deploy.xml it ends as with
+// faultOnFailure.
+func TestPartnerFailurePersistentUncaught(t *testing.T) {
+	partner := startMisbehaving(t, "s3cret-Pa55")
+	for _, uncaught := range []string{"", "fault"} {
+		t.Run("uncaughtFailure="+uncaught, func(t *testing.T) {
+			deploy := t.TempDir()
+			writePartnerFail(t, deploy, "http://"+partner.addr, "http://"+deadAddr(t), "http://partner.invalid:9")
+			ext := ""
+			if uncaught != "" {
+				ext = "<orchd:uncaughtFailure>" + uncaught + "</orchd:uncaughtFailure>"
+			}
+			editPartnerFail(t, deploy, "deploy.xml", pfInMemory, pfPersistent+ext,
+				`<invoke partnerLink="refused"><service name="tns:PartnerService" port="Refused"/></invoke>`,
+				`<invoke partnerLink="refused"><service name="tns:PartnerService" port="Refused"/>`+
+					`<ext:failureHandling><ext:faultOnFailure>true</ext:faultOnFailure></ext:failureHandling></invoke>`)
+			// The scope catches the declared faults only.
+			dropHandler(t, deploy, `<catch faultName="ext:activityFailure"`, `</catch>`)
+			dropHandler(t, deploy, `<catchAll>`, `</catchAll>`)
+			o := startOrchd(t, "--deploy", deploy, "--data", t.TempDir())
+			client := &http.Client{Timeout: 30 * time.Second}
+
+			a := callPartnerFail(t, client, o.base, "refused-p", "refused")
+			if a.status != 500 || !strings.Contains(a.body, "activityFailure") || !strings.Contains(a.body, "connection refused") {
+				t.Fatalf("faultOnFailure: %+v\n%s", a, o.log())
+			}
+			a = callPartnerFail(t, client, o.base, "nohost-p", "nohost")
+			t.Logf("no policy: %d %s", a.status, a.body)
+			var ins []mgmt.InstanceDetail
+			if uncaught == "fault" {
+				if a.status != 500 || !strings.Contains(a.body, "activityFailure") || !strings.Contains(a.body, "cannot resolve host") {
+					t.Fatalf("uncaughtFailure fault: %+v", a)
+				}
+				if !eventually(func() bool {
+					ins = listInstances(t, o, mgmt.Query{Process: "PartnerFail", State: mgmt.StateFaulted})
+					return len(ins) == 2
+				}) {
+					t.Fatalf("faulted instances: %+v\n%s", listInstances(t, o, mgmt.Query{Process: "PartnerFail"}), o.log())
+				}
+				return
+			}
+			if !strings.Contains(a.body, "suspended for an operator") || !strings.Contains(a.body, "cannot resolve host") {
+				t.Errorf("the client is not told the instance waits for an operator: %s", a.body)
+			}
+			if !eventually(func() bool {
+				ins = listInstances(t, o, mgmt.Query{Process: "PartnerFail", State: mgmt.StateSuspended})
+				return len(ins) == 1
+			}) {
+				t.Fatalf("no suspended instance: %+v\n%s", listInstances(t, o, mgmt.Query{Process: "PartnerFail"}), o.log())
+			}
+		})
+	}
+}
+
+// dropHandler removes from the bundle's process the first handler that
+// starts with open, up to the first end after it.
+func dropHandler(t *testing.T, deployDir, open, end string) {
+	t.Helper()
+	path := filepath.Join(deployDir, "partnerfail", "PartnerFail.bpel")
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := string(b)
+	i := strings.Index(s, open)
+	j := strings.Index(s[max(i, 0):], end)
+	if i < 0 || j < 0 {
+		t.Fatalf("PartnerFail.bpel has no %s...%s", open, end)
+	}
+	if err := os.WriteFile(path, []byte(s[:i]+s[i+j+len(end):]), 0o644); err != nil {
+		t.Fatal(err)
+	}
 }

@@ -171,6 +171,13 @@ type Partner interface {
 	Invoke(ctx context.Context, c *Call) (*Message, error)
 }
 
+// Addressed is implemented by a Partner that can say where its calls go:
+// the address, credentials removed, for failure messages and the data of
+// the fault a failed call raises.
+type Addressed interface {
+	Address() string
+}
+
 // PartnerFunc adapts a function to the Partner interface.
 type PartnerFunc func(ctx context.Context, c *Call) (*Message, error)
 

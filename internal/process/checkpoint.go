@@ -648,6 +648,11 @@ func answeredInvoke(a *plan.Invoke, in *instance, f *frame, res *exchange.Messag
 		}
 		return failedInvoke(a, in, f, err)
 	}
+	if a.ReplySchema != nil && res != nil {
+		if err := in.checkReply(a, res); err != nil {
+			return nil, false, err
+		}
+	}
 	if res != nil && (a.Out != nil || a.FromParts != nil) {
 		if err := in.applyCorrelations(a.Corrs, res, false, a.Pos); err != nil {
 			return nil, false, err
@@ -662,8 +667,8 @@ func answeredInvoke(a *plan.Invoke, in *instance, f *frame, res *exchange.Messag
 }
 
 // activityFailure is the fault a failed partner call throws (ODE's name
-// for the fault of faultOnFailure): for in-memory processes always, for
-// persistent ones when the failure policy says faultOnFailure.
+// for the fault of faultOnFailure), in-memory or persistent
+// (partnerfail.go says when a persistent instance suspends instead).
 var activityFailure = exchange.QName{Space: deploy.NsActivityRecovery, Local: "activityFailure"}
 
 // nsFault is the namespace of the data orchd's own faults carry.
@@ -671,57 +676,6 @@ const nsFault = "urn:orchd:fault"
 
 // errSuspended ends a run with the instance suspended for an operator.
 var errSuspended = errors.New("instance suspended")
-
-// failedInvoke applies the invoke's failure policy (ODE's failureHandling) to a
-// failed call: retry later, throw activityFailure, or, for persistent
-// processes without faultOnFailure, suspend the instance for an
-// operator. An in-memory instance has no operator to wait for: once the
-// retries are spent it throws activityFailure, for its handlers.
-func failedInvoke(a *plan.Invoke, in *instance, f *frame, err error) (plan.Activity, bool, error) {
-	err = fmt.Errorf("invoke %s.%s at %s: %w", a.Pl.Name, a.Op.Name, a.Pos, err)
-	fp := a.Policy
-	attempts := f.pc - 1
-	if attempts < 0 {
-		attempts = 0
-	}
-	if fp != nil && attempts < fp.RetryFor {
-		f.pc = attempts + 2
-		f.due = in.e.now().Add(time.Duration(fp.RetryDelaySecs) * time.Second).UnixNano()
-		in.wakeAt(f.due)
-		in.e.log.Warn("invoke failed; will retry", "err", err, "attempt", attempts+1, "of", fp.RetryFor)
-		return nil, false, errBlocked
-	}
-	persistent := !in.p.InMemory && in.e.store != nil
-	switch {
-	case fp != nil && fp.FaultOnFailure, !persistent && in.ctx.Err() == nil:
-		in.e.log.Warn("invoke failed; activityFailure thrown", "err", err)
-		return nil, false, failureInvoke(a, err)
-	case persistent:
-		in.suspendReason = err.Error()
-		return nil, false, errSuspended
-	}
-	return nil, false, err
-}
-
-// failureInvoke is the activityFailure fault for a failed call. Its data, for a
-// catch with faultElement="orchd:partnerFailure" (namespace
-// urn:orchd:fault), names the partner link and operation, and says what
-// went wrong (the message names the address called):
-//
-//	<orchd:partnerFailure>
-//	  <orchd:partnerLink>crm</orchd:partnerLink>
-//	  <orchd:operation>getCustomer</orchd:operation>
-//	  <orchd:address>http://crm.example/soap</orchd:address>
-//	  <orchd:message>invoke crm.getCustomer at po.bpel:40: partner ...: timed out: no answer within 2s</orchd:message>
-//	</orchd:partnerFailure>
-func failureInvoke(a *plan.Invoke, err error) *faultValue {
-	el := etree.NewElement("orchd:partnerFailure")
-	el.CreateAttr("xmlns:orchd", nsFault)
-	el.CreateElement("orchd:partnerLink").SetText(a.Pl.Name)
-	el.CreateElement("orchd:operation").SetText(a.Op.Name)
-	el.CreateElement("orchd:message").SetText(err.Error())
-	return &faultValue{name: activityFailure, elem: el, reason: err.Error(), at: a.Pos}
-}
 
 // parseStored parses an element orchd stored (a variable slot, an outbox
 // message part, a compensation frame's variable) and detaches it from its

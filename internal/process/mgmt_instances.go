@@ -81,7 +81,7 @@ func (in *instance) recoveryStep(f *frame, at bpel.Pos) (done bool, err error, o
 		}
 		if iv, ok := f.act.(*plan.Invoke); ok {
 			// The same fault and data a failed call throws by policy.
-			return false, failureInvoke(iv, errors.New(reason)), true
+			return false, failureInvoke(iv, in, errors.New(reason)), true
 		}
 		return false, &faultValue{name: activityFailure, reason: reason, at: at}, true
 	case kCancel:

@@ -492,14 +492,17 @@ func TestTerminateWaitingInstances(t *testing.T) {
 func TestRecoveryActionsOnFailedInvoke(t *testing.T) {
 	tests := []struct {
 		action mgmt.Action
+		state  string
 		status string
 		calls  int32 // partner calls, the failed one included
 	}{
-		{mgmt.Retry, "ok:P-ok/end", 2},
-		{mgmt.Fault, "caught call/end", 1},
+		{mgmt.Retry, "completed", "ok:P-ok/end", 2},
+		// The fault no handler catches (that is why the instance was
+		// suspended) ends the instance.
+		{mgmt.Fault, "faulted", "init", 1},
 		// The invoke completes without effect: the activity after it runs
 		// with no answer in $presp.
-		{mgmt.Cancel, "ok:/end", 1},
+		{mgmt.Cancel, "completed", "ok:/end", 1},
 	}
 	for _, tc := range tests {
 		t.Run(string(tc.action), func(t *testing.T) {
@@ -535,7 +538,7 @@ func TestRecoveryActionsOnFailedInvoke(t *testing.T) {
 			m.failing.Store(false)
 			m.act(id, tc.action)
 			d := m.detail(id)
-			if d.State != "completed" || d.Variables["status"] != tc.status {
+			if d.State != tc.state || d.Variables["status"] != tc.status {
 				t.Errorf("after %s: %s %q", tc.action, d.State, d.Variables["status"])
 			}
 			if n := m.calls.Load(); n != tc.calls {

@@ -109,68 +109,52 @@ func (in *instance) fail(t *thread, err error) error {
 	if !errors.As(err, &fv) {
 		return err
 	}
-	for th := t; th != nil; th = th.parent {
-		for k := len(th.stack) - 1; k >= 0; k-- {
-			fr := &th.stack[k]
-			if hr, ok := fr.act.(*plan.HandlerRun); ok && hr.Term {
-				// A fault inside a termination handler ends that handler
-				// and goes no further (12.6).
-				in.kill(th)
-				th.stack = th.stack[:k+1]
-				fr.pc = 1
-				th.state = tReady
-				in.activate(th)
-				return nil
-			}
-			sc, ok := fr.act.(*plan.Scope)
-			if !ok || fr.pc != scopeBody {
-				continue
-			}
-			var act plan.Activity
-			var v *expr.Var
-			if sc.Handlers != nil {
-				act, v = handlerFaultHandlers(sc.Handlers, fv)
-			}
-			explicit := act != nil
-			if act == nil && sc.DefaultFH {
-				// The default fault handler: compensate, then rethrow.
-				act = in.p.Comp.DefaultFH
-			}
-			if act == nil {
-				continue
-			}
-			var terms *compRec
-			if sc.SubTerm {
-				terms = in.terminations(th, t)
-			}
-			in.kill(th)
-			th.stack = th.stack[:k+1]
-			th.state = tReady
-			fr.pc, fr.fault = scopeHandling, fv
-			for _, l := range sc.Sources {
-				in.decideLink(l, false)
-			}
-			if sc.IsProcess && explicit {
-				in.inHandler = fv
-			}
-			if in.isoHolder != nil && in.isoHolder.isIn(th) && in.isoHolder != th {
-				in.isoHolder = nil
-				in.linksChanged = true
-			}
-			in.activate(th)
-			if v != nil {
-				in.resetVar(v)
-				in.setFaultVar(v, fv)
-			}
-			th.stack = append(th.stack, frame{act: act})
-			if terms != nil {
-				// The terminated scopes' termination handlers run first.
-				th.stack = append(th.stack, frame{act: in.p.Comp.Terminator, rec: terms})
-			}
-			return nil
-		}
+	cs, ok := in.findCatch(t, fv, false)
+	if !ok {
+		return &errUncaught{f: fv}
 	}
-	return &errUncaught{f: fv}
+	th, k := cs.th, cs.k
+	fr := &th.stack[k]
+	if cs.term {
+		// A fault inside a termination handler ends that handler and goes
+		// no further (12.6).
+		in.kill(th)
+		th.stack = th.stack[:k+1]
+		fr.pc = 1
+		th.state = tReady
+		in.activate(th)
+		return nil
+	}
+	sc := cs.sc
+	var terms *compRec
+	if sc.SubTerm {
+		terms = in.terminations(th, t)
+	}
+	in.kill(th)
+	th.stack = th.stack[:k+1]
+	th.state = tReady
+	fr.pc, fr.fault = scopeHandling, fv
+	for _, l := range sc.Sources {
+		in.decideLink(l, false)
+	}
+	if sc.IsProcess && cs.explicit {
+		in.inHandler = fv
+	}
+	if in.isoHolder != nil && in.isoHolder.isIn(th) && in.isoHolder != th {
+		in.isoHolder = nil
+		in.linksChanged = true
+	}
+	in.activate(th)
+	if cs.v != nil {
+		in.resetVar(cs.v)
+		in.setFaultVar(cs.v, fv)
+	}
+	th.stack = append(th.stack, frame{act: cs.act})
+	if terms != nil {
+		// The terminated scopes' termination handlers run first.
+		th.stack = append(th.stack, frame{act: in.p.Comp.Terminator, rec: terms})
+	}
+	return nil
 }
 
 // handlerFaultHandlers picks the handler for fv: a catch chosen by the rules of

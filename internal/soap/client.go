@@ -187,6 +187,10 @@ type partner struct {
 	assigned bool
 }
 
+// Address implements exchange.Addressed: the address calls go to, its
+// credentials redacted.
+func (p *partner) Address() string { return Redact(p.ep.Address) }
+
 // errAssignedFailed is the whole of what a client learns of a failed
 // call to an address chosen at run time.
 var errAssignedFailed = errors.New("the call failed (the server log has the detail)")

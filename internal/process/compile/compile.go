@@ -78,7 +78,8 @@ func compileProcess(doc *bpel.Document, w *wsdl.Set, dp *deploy.Process, errs *b
 	root := doc.Root
 	c := &compiler{doc: doc, w: w, errs: errs, dp: dp, ext: opts.Extensions}
 	p := &plan.Plan{Name: dp.Name, File: doc.File, InMemory: dp.InMemory, Plinks: map[string]*plan.PartnerLink{},
-		Starts: map[string]plan.Activity{}, Routes: map[string][]*plan.RouteShape{}, Cleanup: dp.Cleanup, Idempotent: dp.Idempotent, Events: dp.Events, MaxSteps: dp.MaxSteps}
+		Starts: map[string]plan.Activity{}, Routes: map[string][]*plan.RouteShape{}, Cleanup: dp.Cleanup, Idempotent: dp.Idempotent, Events: dp.Events, MaxSteps: dp.MaxSteps,
+		FaultUncaught: dp.FaultUncaught}
 	c.p = p
 	c.scopes = []map[string]*expr.Var{{}}
 	for _, a := range root.Attr {
@@ -829,6 +830,7 @@ func (c *compiler) compileActivity(e *etree.Element) plan.Activity {
 			a.Timeout = c.p.CallTimeout(a.Pl.Name, a.Op.Name)
 			a.ToParts = c.compileParts(e, "toParts", a.Op.Input)
 			a.FromParts = c.compileParts(e, "fromParts", a.Op.Output)
+			a.ReplySchema = c.replySchema(e, a.Pl, a.Op)
 		}
 		return c.inlineHandlers(e, a)
 	case "assign":

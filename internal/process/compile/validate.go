@@ -24,19 +24,7 @@ func (c *compiler) schemaChecks(e *etree.Element, vars []*expr.Var) []*plan.Sche
 		var err error
 		switch {
 		case v.Msg != nil:
-			for _, pd := range v.Msg.Parts {
-				var ps plan.PartSchema
-				var perr error
-				if !pd.Element.IsZero() {
-					ps.Elem, perr = set.Element(xsd.QName(pd.Element))
-				} else {
-					ps.Typ, perr = set.Type(xsd.QName(pd.Type))
-				}
-				if perr != nil && err == nil {
-					err = fmt.Errorf("part %s: %w", pd.Name, perr)
-				}
-				sc.Parts = append(sc.Parts, ps)
-			}
+			sc.Parts, err = messageSchemas(set, v.Msg)
 		case !v.Elem.IsZero():
 			sc.Elem, err = set.Element(xsd.QName(v.Elem))
 		default:

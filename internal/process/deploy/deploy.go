@@ -56,6 +56,15 @@ type Process struct {
 	// MaxSteps is orchd:maxSteps: the step budget of one run of an
 	// instance (0: the engine's, Options.MaxSteps).
 	MaxSteps int
+	// FaultUncaught is orchd:uncaughtFailure "fault": a partner failure
+	// no handler of a persistent process catches ends the instance with
+	// the fault instead of suspending it for an operator (the default,
+	// "suspend").
+	FaultUncaught bool
+	// ValidateReplies lists the partner links whose answers are checked
+	// against the schemas of the operation's output message
+	// (orchd:validateReplies in their <invoke>).
+	ValidateReplies map[string]bool
 }
 
 // CleanupRule is a deploy.xml <cleanup>: when an instance ends with the
@@ -93,11 +102,28 @@ type CleanupRule struct {
 // operation of the link; default serve --partner-timeout), and sends HTTP
 // basic credentials with every call to the partner, the password read
 // from a file of the bundle (trailing newline dropped) or, with
-// passwordEnv="NAME", from an environment variable.
+// passwordEnv="NAME", from an environment variable; and
+//
+//	<invoke partnerLink="crm">
+//	  <service .../>
+//	  <orchd:validateReplies/>
+//	</invoke>
+//
+// checks every answer of the partner against the schemas of the
+// operation's output message before the process takes it (a violation
+// is bpel:invalidVariables at the invoke); and, as a child of
+// <process>,
+//
+//	<orchd:uncaughtFailure>fault</orchd:uncaughtFailure>
+//
+// makes a partner failure that no handler of a persistent process
+// catches end the instance with ext:activityFailure, as in-memory
+// processes do, instead of suspending the instance at the invoke for an
+// operator ("suspend", the default).
+const nsOrchdDD = "urn:orchd:deploy"
+
 // qname is a qualified XML name.
 type qname = exchange.QName
-
-const nsOrchdDD = "urn:orchd:deploy"
 
 // NsActivityRecovery is ODE's namespace for failureHandling.
 const NsActivityRecovery = "http://ode.apache.org/activityRecovery"
@@ -158,6 +184,10 @@ func Parse(doc *bpel.Document, errs *bpel.Errors) *Descriptor {
 					}
 					p.MaxSteps = n
 				}
+			case "uncaughtFailure":
+				if c.NamespaceURI() == nsOrchdDD {
+					p.FaultUncaught = parseUncaughtFailure(doc, c, errs)
+				}
 			case "property":
 				sp, local, err := bpel.ResolveQName(c, c.SelectAttrValue("name", ""), true)
 				if err != nil {
@@ -205,6 +235,11 @@ func Parse(doc *bpel.Document, errs *bpel.Errors) *Descriptor {
 						}
 					case x.Tag == "basicAuth" && x.NamespaceURI() == nsOrchdDD:
 						p.BasicAuth[pl] = parseBasicAuth(doc, x, errs)
+					case x.Tag == "validateReplies" && x.NamespaceURI() == nsOrchdDD:
+						if p.ValidateReplies == nil {
+							p.ValidateReplies = map[string]bool{}
+						}
+						p.ValidateReplies[pl] = true
 					}
 				}
 			case "cleanup":
@@ -260,6 +295,20 @@ func ParseFailure(doc *bpel.Document, x *etree.Element, errs *bpel.Errors) *Fail
 		}
 	}
 	return fp
+}
+
+// parseUncaughtFailure reads an orchd:uncaughtFailure: "suspend" or
+// "fault" (true).
+func parseUncaughtFailure(doc *bpel.Document, c *etree.Element, errs *bpel.Errors) bool {
+	switch v := strings.TrimSpace(c.Text()); v {
+	case "suspend":
+		return false
+	case "fault":
+		return true
+	default:
+		errs.Add(doc.Pos(c), "orchd:uncaughtFailure", "want suspend or fault, not %q", v)
+		return false
+	}
 }
 
 // parseReplyTimeout reads an orchd:replyTimeout of partner link pl.

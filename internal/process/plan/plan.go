@@ -44,6 +44,10 @@ type Plan struct {
 	Slots *etree.Element
 	// MaxSteps is deploy.xml's orchd:maxSteps (0: the engine's budget).
 	MaxSteps int
+	// FaultUncaught is deploy.xml's orchd:uncaughtFailure "fault": a
+	// partner failure no handler catches ends a persistent instance with
+	// the fault instead of suspending it (failedInvoke).
+	FaultUncaught bool
 	// Extensions are the registered extension namespaces the process
 	// uses (extension.go); Engine.Deploy checks the engine has them.
 	Extensions []string

@@ -86,6 +86,9 @@ type Invoke struct {
 	Policy             *deploy.FailurePolicy
 	// Timeout bounds the call (deploy.xml orchd:timeout), or is zero.
 	Timeout time.Duration
+	// ReplySchema checks the partner's answer before it is taken
+	// (deploy.xml orchd:validateReplies), or is nil.
+	ReplySchema *ReplySchema
 }
 
 type Assign struct {

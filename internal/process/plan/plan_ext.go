@@ -40,6 +40,14 @@ type PartSchema struct {
 	Typ  *xsd.Type
 }
 
+// ReplySchema checks a partner's response message against the schemas
+// of the operation's output message (deploy.xml orchd:validateReplies):
+// one PartSchema a part, in the order of the message's parts.
+type ReplySchema struct {
+	Set   *xsd.Set
+	Parts []PartSchema
+}
+
 // ValidateAct is <validate variables="a b">.
 type ValidateAct struct {
 	Base

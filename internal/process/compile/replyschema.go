@@ -1,0 +1,55 @@
+package compile
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/beevik/etree"
+
+	"github.com/orchd/orchd/internal/exchange"
+	"github.com/orchd/orchd/internal/process/bpel"
+	"github.com/orchd/orchd/internal/process/plan"
+	"github.com/orchd/orchd/internal/xsd"
+)
+
+// replySchema compiles the check of the answers of invoke e (partner link
+// pl, operation op) when deploy.xml asks for it (orchd:validateReplies),
+// refusing an output message with a part no schema of the bundle
+// declares.
+func (c *compiler) replySchema(e *etree.Element, pl *plan.PartnerLink, op *exchange.Operation) *plan.ReplySchema {
+	if c.dp == nil || pl == nil || !c.dp.ValidateReplies[pl.Name] || op.Output == nil {
+		return nil
+	}
+	set := c.w.Schemas()
+	parts, err := messageSchemas(set, op.Output)
+	switch {
+	case errors.Is(err, xsd.ErrUnsupported):
+		c.errs.List = append(c.errs.List, &bpel.CompileError{Pos: c.pos(e), Element: e.Tag,
+			Err: fmt.Errorf("%w: validating the replies of %s.%s: %w", bpel.ErrNotSupported, pl.Name, op.Name, err)})
+		return nil
+	case err != nil:
+		c.errorf(e, "orchd:validateReplies: the output message of %s.%s has no schema to validate against: %v", pl.Name, op.Name, err)
+		return nil
+	}
+	return &plan.ReplySchema{Set: set, Parts: parts}
+}
+
+// messageSchemas resolves the schema of each part of md, in order: its
+// element declaration or its type. err names the first part that has
+// none.
+func messageSchemas(set *xsd.Set, md *exchange.MessageDesc) (parts []plan.PartSchema, err error) {
+	for _, pd := range md.Parts {
+		var ps plan.PartSchema
+		var perr error
+		if !pd.Element.IsZero() {
+			ps.Elem, perr = set.Element(xsd.QName(pd.Element))
+		} else {
+			ps.Typ, perr = set.Type(xsd.QName(pd.Type))
+		}
+		if perr != nil && err == nil {
+			err = fmt.Errorf("part %s: %w", pd.Name, perr)
+		}
+		parts = append(parts, ps)
+	}
+	return parts, err
+}
