@@ -291,7 +291,7 @@ func TestRecoveredCallInFlightSuspendsEvenWhenCaught(t *testing.T) {
 // path (none when path is ""), its partner calls answered by call.
 func deployPF(t *testing.T, dir, path string, call exchange.PartnerFunc) *Engine {
 	t.Helper()
-	procs, err := LoadBundle(dir)
+	procs, err := loadBundle(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -316,7 +316,7 @@ func deployPF(t *testing.T, dir, path string, call exchange.PartnerFunc) *Engine
 func TestUncaughtFailureValue(t *testing.T) {
 	for _, v := range []string{"suspend", "fault", "retry"} {
 		dir := pfBundle{body: pfInvoke, persistent: true, processExt: `<orchd:uncaughtFailure>` + v + `</orchd:uncaughtFailure>`}.write(t)
-		procs, err := LoadBundle(dir)
+		procs, err := loadBundle(dir)
 		switch {
 		case v == "retry":
 			if err == nil || !strings.Contains(err.Error(), "deploy.xml:3") || !strings.Contains(err.Error(), `<orchd:uncaughtFailure>: want suspend or fault, not "retry"`) {
@@ -382,7 +382,7 @@ func TestValidateReplies(t *testing.T) {
 	// A reply message no schema declares cannot be checked: refused at
 	// deploy.
 	dir := pfBundle{body: body, invokeExt: `<orchd:validateReplies/>`}.write(t)
-	if _, err := LoadBundle(dir); err == nil || !strings.Contains(err.Error(), "orchd:validateReplies: the output message of partner.call has no schema") {
+	if _, err := loadBundle(dir); err == nil || !strings.Contains(err.Error(), "orchd:validateReplies: the output message of partner.call has no schema") {
 		t.Errorf("validateReplies without a schema: %v", err)
 	}
 }
