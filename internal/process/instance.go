@@ -206,11 +206,11 @@ const (
 
 // start initializes the variables and pushes the process's activity.
 func (in *instance) start() error {
-	for _, v := range in.p.Inits {
-		if err := applyCopyOp(in.p.InitOf[v], in); err != nil {
+	for _, op := range in.p.Inits {
+		if err := applyCopyOp(op, in); err != nil {
 			return err
 		}
-		in.touch(v)
+		in.touch(op.To.V)
 	}
 	main := in.threads[0]
 	main.stack = append(main.stack, frame{act: in.p.Root})

@@ -33,11 +33,9 @@ func stepScope(a *plan.Scope, in *instance, f *frame) (plan.Activity, bool, erro
 			for _, v := range a.Vars {
 				in.resetVar(v)
 			}
-			for _, v := range a.Vars {
-				if op := in.p.InitOf[v]; op != nil {
-					if err := applyCopyOp(op, in); err != nil {
-						return nil, false, scopeInitFailure(err)
-					}
+			for _, op := range a.Inits {
+				if err := applyCopyOp(op, in); err != nil {
+					return nil, false, scopeInitFailure(err)
 				}
 			}
 			for _, name := range a.CorrSets {

@@ -294,11 +294,7 @@ func (c *compiler) declare(e *etree.Element) *expr.Var {
 	if fe := bpelChild(e, "from"); fe != nil {
 		op := &plan.CopyOp{Pos: c.pos(fe), To: plan.ToSpec{V: v, Part: -1}}
 		c.from(fe, &op.From)
-		if c.p.InitOf == nil {
-			c.p.InitOf = map[*expr.Var]*plan.CopyOp{}
-		}
-		c.p.InitOf[v] = op
-		c.p.Inits = append(c.p.Inits, v)
+		c.p.Inits = append(c.p.Inits, op)
 	}
 	return v
 }

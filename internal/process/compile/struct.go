@@ -194,7 +194,9 @@ func (c *compiler) scope(e *etree.Element, b plan.Base) plan.Activity {
 					s.Vars = append(s.Vars, v)
 				}
 			}
-			c.p.Inits = c.p.Inits[:inits] // a scope initializes its own, when it starts
+			// a scope initializes its own, when it starts
+			s.Inits = append(s.Inits, c.p.Inits[inits:]...)
+			c.p.Inits = c.p.Inits[:inits]
 		case "partnerLinks":
 			for _, pl := range ce.SelectElements("partnerLink") {
 				if local := c.partnerLink(pl, c.dp); local != nil {

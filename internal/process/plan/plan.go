@@ -49,15 +49,15 @@ type Plan struct {
 	// the fault instead of suspending it (failedInvoke).
 	FaultUncaught bool
 	// Extensions are the registered extension namespaces the process
-	// uses (extension.go); Engine.Deploy checks the engine has them.
+	// uses (the compiler's extension.go).
 	Extensions []string
 	// Comp is set when the process uses compensation or termination
 	// handlers (compensate.go).
-	Comp  *CompSupport
-	Inits []*expr.Var // variables with an inline initializer, in order
-	// InitOf holds the initializer (<from> of the declaration) of each
-	// variable that has one.
-	InitOf   map[*expr.Var]*CopyOp
+	Comp *CompSupport
+	// Inits are the initializers (the <from> of a declaration) of the
+	// process's own variables, in declaration order; a scope's are its
+	// Scope.Inits.
+	Inits    []*CopyOp
 	Root     Activity
 	Handlers *FaultHandlers
 	Plinks   map[string]*PartnerLink

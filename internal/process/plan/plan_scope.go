@@ -9,7 +9,10 @@ import (
 // the scope starts, and fault handlers that catch what its body throws.
 type Scope struct {
 	Base
-	Vars     []*expr.Var
+	Vars []*expr.Var
+	// Inits are the initializers of Vars that have one, in declaration
+	// order, run each time the scope starts.
+	Inits    []*CopyOp
 	Plinks   []*PartnerLink // its own, fresh each time it starts
 	CorrSets []string
 	Body     Activity
