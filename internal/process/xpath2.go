@@ -75,7 +75,7 @@ func (ev *xp2Eval) value(i int) (xpath2.Sequence, error) {
 	if n == nil {
 		return nil, nil
 	}
-	return xpath2.Sequence{expr.Xnode{T: &in.docs, Tok: n, Attr: -1}}, nil
+	return xpath2.Sequence{expr.XNode{T: &in.docs, Tok: n, Attr: -1}}, nil
 }
 
 // pid is the instance id $ode:pid yields: a persistent instance's id, a
@@ -96,9 +96,9 @@ func (in *instance) evalXPath2(x *expr.Expr, ctx *etree.Element, at bpel.Pos) (x
 	ev := &xp2Eval{in: in, x: x.X2, at: at}
 	dc := &xpath2.DynamicContext{VariableAt: ev.value}
 	if x.X2.Query {
-		dc.Item = expr.Xnode{T: &in.docs, Tok: ctx, Attr: -1}
+		dc.Item = expr.XNode{T: &in.docs, Tok: ctx, Attr: -1}
 	} else {
-		dc.Item = expr.Xnode{T: &in.docs, Tok: in.root, Attr: -1, Doc: expr.DocNothing}
+		dc.Item = expr.XNode{T: &in.docs, Tok: in.root, Attr: -1, Doc: expr.DocNothing}
 	}
 	if x.X2.Links != nil {
 		dc.Variables = func(space, local string) (xpath2.Sequence, bool) {

@@ -47,7 +47,7 @@ func FromXPath2(seq xpath2.Sequence) any {
 	}
 	nodes := make([]Node, 0, len(seq))
 	for _, it := range seq {
-		n, ok := it.(Xnode)
+		n, ok := it.(XNode)
 		if !ok {
 			// a node an XQuery constructor built
 			if nodes, ok = appendBuilt(nodes, it); !ok {
@@ -98,7 +98,7 @@ func appendBuilt(nodes []Node, it xpath2.Item) ([]Node, bool) {
 // an ODE function built (t nil) to xpath2.Node. In the instance tree the
 // document boundaries are navigator's: from a node inside a variable or
 // part, the parent and ancestor axes end at its document node.
-type Xnode struct {
+type XNode struct {
 	T    *DocTree
 	Tok  etree.Token
 	Attr int32 // index into tok's Attr on an attribute, else -1
@@ -115,13 +115,13 @@ const (
 	DocNothing      // the empty document, an expression's context item
 )
 
-func (n Xnode) elem() (*etree.Element, bool) {
+func (n XNode) elem() (*etree.Element, bool) {
 	e, ok := n.Tok.(*etree.Element)
 	return e, ok && n.Attr < 0 && n.Doc == docNone
 }
 
 // Kind implements xpath2.Node.
-func (n Xnode) Kind() xpath2.NodeKind {
+func (n XNode) Kind() xpath2.NodeKind {
 	if n.Doc != docNone {
 		return xpath2.DocumentNode
 	}
@@ -140,7 +140,7 @@ func (n Xnode) Kind() xpath2.NodeKind {
 }
 
 // LocalName implements xpath2.Node.
-func (n Xnode) LocalName() string {
+func (n XNode) LocalName() string {
 	if n.Doc != docNone {
 		return ""
 	}
@@ -157,7 +157,7 @@ func (n Xnode) LocalName() string {
 }
 
 // NamespaceURI implements xpath2.Node.
-func (n Xnode) NamespaceURI() string {
+func (n XNode) NamespaceURI() string {
 	e, ok := n.Tok.(*etree.Element)
 	if !ok || n.Doc != docNone {
 		return ""
@@ -173,7 +173,7 @@ func (n Xnode) NamespaceURI() string {
 }
 
 // Prefix implements xpath2.Node.
-func (n Xnode) Prefix() string {
+func (n XNode) Prefix() string {
 	e, ok := n.Tok.(*etree.Element)
 	if !ok || n.Doc != docNone {
 		return ""
@@ -185,7 +185,7 @@ func (n Xnode) Prefix() string {
 }
 
 // StringValue implements xpath2.Node.
-func (n Xnode) StringValue() string {
+func (n XNode) StringValue() string {
 	switch t := n.Tok.(type) {
 	case *etree.Element:
 		if n.Doc == DocNothing {
@@ -199,19 +199,19 @@ func (n Xnode) StringValue() string {
 
 // Parent implements xpath2.Node; it stops at a variable's or part's
 // document node.
-func (n Xnode) Parent() xpath2.Node {
+func (n XNode) Parent() xpath2.Node {
 	if n.Doc != docNone {
 		return nil
 	}
 	if n.Attr >= 0 {
-		return Xnode{T: n.T, Tok: n.Tok, Attr: -1}
+		return XNode{T: n.T, Tok: n.Tok, Attr: -1}
 	}
 	if n.T == nil || n.T.Vars == nil {
 		p := n.Tok.Parent()
 		if p == nil {
 			return nil
 		}
-		return Xnode{T: n.T, Tok: p, Attr: -1}
+		return XNode{T: n.T, Tok: p, Attr: -1}
 	}
 	nav := Navigator{T: n.T}
 	if e, ok := n.Tok.(*etree.Element); ok {
@@ -219,7 +219,7 @@ func (n Xnode) Parent() xpath2.Node {
 		case BRoot:
 			return nil
 		case BDocEl:
-			return Xnode{T: n.T, Tok: e, Attr: -1, Doc: docAbove}
+			return XNode{T: n.T, Tok: e, Attr: -1, Doc: docAbove}
 		case BHolder:
 			if e.Parent() == n.T.Top {
 				return nil
@@ -231,13 +231,13 @@ func (n Xnode) Parent() xpath2.Node {
 		return nil
 	}
 	if nav.Boundary(p) == BHolder {
-		return Xnode{T: n.T, Tok: p, Attr: -1, Doc: docOf}
+		return XNode{T: n.T, Tok: p, Attr: -1, Doc: docOf}
 	}
-	return Xnode{T: n.T, Tok: p, Attr: -1}
+	return XNode{T: n.T, Tok: p, Attr: -1}
 }
 
 // Children implements xpath2.Node.
-func (n Xnode) Children() []xpath2.Node {
+func (n XNode) Children() []xpath2.Node {
 	if n.Attr >= 0 {
 		return nil
 	}
@@ -245,7 +245,7 @@ func (n Xnode) Children() []xpath2.Node {
 	case DocNothing:
 		return nil
 	case docAbove:
-		return []xpath2.Node{Xnode{T: n.T, Tok: n.Tok, Attr: -1}}
+		return []xpath2.Node{XNode{T: n.T, Tok: n.Tok, Attr: -1}}
 	}
 	e, ok := n.Tok.(*etree.Element)
 	if !ok {
@@ -255,14 +255,14 @@ func (n Xnode) Children() []xpath2.Node {
 	for _, c := range e.Child {
 		switch c.(type) {
 		case *etree.Element, *etree.CharData, *etree.Comment, *etree.ProcInst:
-			out = append(out, Xnode{T: n.T, Tok: c, Attr: -1})
+			out = append(out, XNode{T: n.T, Tok: c, Attr: -1})
 		}
 	}
 	return out
 }
 
 // Attributes implements xpath2.Node.
-func (n Xnode) Attributes() []xpath2.Node {
+func (n XNode) Attributes() []xpath2.Node {
 	e, ok := n.elem()
 	if !ok || len(e.Attr) == 0 {
 		return nil
@@ -272,13 +272,13 @@ func (n Xnode) Attributes() []xpath2.Node {
 		if a.Space == "xmlns" || (a.Space == "" && a.Key == "xmlns") {
 			continue
 		}
-		out = append(out, Xnode{T: n.T, Tok: e, Attr: int32(i)})
+		out = append(out, XNode{T: n.T, Tok: e, Attr: int32(i)})
 	}
 	return out
 }
 
 // LookupNamespace implements xpath2.Node.
-func (n Xnode) LookupNamespace(prefix string) (string, bool) {
+func (n XNode) LookupNamespace(prefix string) (string, bool) {
 	e, ok := n.elem()
 	if !ok {
 		return "", false
@@ -287,7 +287,7 @@ func (n Xnode) LookupNamespace(prefix string) (string, bool) {
 }
 
 // InScopePrefixes implements xpath2.Node.
-func (n Xnode) InScopePrefixes() []string {
+func (n XNode) InScopePrefixes() []string {
 	e, ok := n.elem()
 	if !ok {
 		return nil
@@ -296,7 +296,7 @@ func (n Xnode) InScopePrefixes() []string {
 }
 
 // Same implements xpath2.Node.
-func (n Xnode) Same(o xpath2.Node) bool {
-	m, ok := o.(Xnode)
+func (n XNode) Same(o xpath2.Node) bool {
+	m, ok := o.(XNode)
 	return ok && m == n
 }

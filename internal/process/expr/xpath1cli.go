@@ -96,7 +96,7 @@ func EvalXPath1(src string, ns map[string]string, ctx *etree.Document, vars map[
 	case []Node:
 		out := make(xpath2.Sequence, len(v))
 		for i, n := range v {
-			x := Xnode{T: &t, Tok: n.Tok, Attr: int32(n.Attr)}
+			x := XNode{T: &t, Tok: n.Tok, Attr: int32(n.Attr)}
 			switch n.Doc {
 			case xpath1.DocOf:
 				x.Doc = docOf

@@ -58,7 +58,7 @@ func argElement(fn string, s xpath2.Sequence) (*etree.Element, error) {
 }
 
 func itemElement(fn string, it xpath2.Item) (*etree.Element, error) {
-	n, ok := it.(Xnode)
+	n, ok := it.(XNode)
 	if ok {
 		if e, ok := n.elem(); ok {
 			return e, nil
@@ -73,7 +73,7 @@ func itemElement(fn string, it xpath2.Item) (*etree.Element, error) {
 // detached returns a copy of a node to be placed under dst, declaring the
 // namespaces it uses that dst's scope does not bind the same way.
 func detached(it xpath2.Item, dst *etree.Element) (etree.Token, error) {
-	n, ok := it.(Xnode)
+	n, ok := it.(XNode)
 	if !ok || n.Attr >= 0 || n.Doc != docNone {
 		if a, ok := it.(xpath2.Atomic); ok {
 			return etree.NewText(a.String()), nil
@@ -102,7 +102,7 @@ func cloneElem(e *etree.Element) *etree.Element {
 
 // odeResult wraps a tree an ODE function built.
 func odeResult(e *etree.Element) xpath2.Sequence {
-	return xpath2.Sequence{Xnode{Tok: e, Attr: -1}}
+	return xpath2.Sequence{XNode{Tok: e, Attr: -1}}
 }
 
 // insertAt inserts copies of items into e before its child index i (all
@@ -157,7 +157,7 @@ func ProcessProperty(props map[exchange.QName]*etree.Element, ns map[string]stri
 	}
 	holder := etree.NewElement("property")
 	text := holder.CreateText(p.Text())
-	return xpath2.Sequence{Xnode{Tok: text, Attr: -1}}, nil
+	return xpath2.Sequence{XNode{Tok: text, Attr: -1}}, nil
 }
 
 // odeCombineURL is ode:combineUrl(base, relative): relative resolved
@@ -285,7 +285,7 @@ func OdeStringToDom(_ xpath2.Context, args []xpath2.Sequence) (xpath2.Sequence, 
 
 // childIndex is the position of n among its parent's children.
 func childIndex(fn string, it xpath2.Item) (*etree.Element, int, error) {
-	n, ok := it.(Xnode)
+	n, ok := it.(XNode)
 	if !ok || n.Attr >= 0 || n.Doc != docNone {
 		return nil, 0, odeErr(fn, "want a node with a parent element")
 	}
@@ -451,7 +451,7 @@ func renameArg(orig *etree.Element, arg xpath2.Sequence) (prefixedName, error) {
 	switch v := arg[0].(type) {
 	case xpath2.QName:
 		return prefixedName{v.Prefix, v.Local, v.NS}, nil
-	case Xnode:
+	case XNode:
 		if e, ok := v.elem(); ok {
 			return prefixedName{e.Space, e.Tag, e.NamespaceURI()}, nil
 		}

@@ -64,13 +64,13 @@ func runXSL(xsl map[string]*xslt.Stylesheet, args []xpath2.Sequence) (xpath2.Seq
 		}
 		return nil, &Fault{Name: "subLanguageExecutionFault", Reason: fmt.Sprintf("bpel:doXslTransform %q: %v", name, err)}
 	}
-	return xpath2.Sequence{Xnode{Tok: res, Attr: -1}}, nil
+	return xpath2.Sequence{XNode{Tok: res, Attr: -1}}, nil
 }
 
 // xslSource is the element a source item is, or nil: an element node,
 // or a document (a variable or part) holding exactly one element.
 func xslSource(it xpath2.Item) *etree.Element {
-	n, ok := it.(Xnode)
+	n, ok := it.(XNode)
 	if !ok || n.Attr >= 0 {
 		return nil
 	}
