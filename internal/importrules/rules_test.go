@@ -43,12 +43,13 @@ var allowed = map[string][]string{
 	"internal/process/plan":   {"internal/events", "internal/exchange", "internal/process/bpel", "internal/process/deploy", "internal/process/expr", "internal/process/wsdl", "internal/xsd"},
 	"internal/process/wsdl":   {"internal/exchange", "internal/process/bpel", "internal/xsd"},
 	"internal/process/deploy": {"internal/events", "internal/exchange", "internal/process/bpel", "internal/process/wsdl", "internal/xsd"},
+	"internal/process/check":  {"internal/exchange", "internal/process/bpel", "internal/process/deploy", "internal/process/wsdl"},
 
 	// The engine: compiles bundles and runs instances. Never the front
 	// door (soap, server), a store implementation other than persist's
 	// types, or cmd.
 	"internal/process": {"internal/events", "internal/exchange", "internal/mgmt", "internal/persist",
-		"internal/process/bpel", "internal/process/deploy", "internal/process/expr", "internal/process/plan", "internal/process/wsdl",
+		"internal/process/bpel", "internal/process/check", "internal/process/deploy", "internal/process/expr", "internal/process/plan", "internal/process/wsdl",
 		"internal/xmlparse", "internal/xpath1", "internal/xpath2", "internal/xsd", "internal/xslt"},
 
 	// Transport and storage: no BPEL.

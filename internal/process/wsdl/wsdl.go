@@ -23,6 +23,14 @@ type qname = exchange.QName
 type PortType struct {
 	Name qname
 	Ops  map[string]*exchange.Operation // binding-independent (no action/style)
+	// Pos is where the portType is declared. Overloaded names the
+	// operations declared more than once (Ops keeps the last), OutputFirst
+	// those whose output comes before their input or that have only an
+	// output (solicit-response and notification operations): static
+	// analysis refuses both (SA00002, SA00001).
+	Pos         bpel.Pos
+	Overloaded  []string
+	OutputFirst []string
 }
 
 // Set is every WSDL and XSD document a bundle's processes import,
@@ -188,9 +196,15 @@ func (w *Set) LoadWSDL(name string, from bpel.Pos) {
 		w.Messages[m.Name] = m
 	}
 	for _, pte := range root.SelectElements("portType") {
-		pt := &PortType{Name: qname{Space: tns, Local: pte.SelectAttrValue("name", "")}, Ops: map[string]*exchange.Operation{}}
+		pt := &PortType{Name: qname{Space: tns, Local: pte.SelectAttrValue("name", "")}, Ops: map[string]*exchange.Operation{}, Pos: doc.Pos(pte)}
 		for _, oe := range pte.SelectElements("operation") {
 			op := &exchange.Operation{Name: oe.SelectAttrValue("name", ""), PortType: pt.Name, Faults: map[string]*exchange.MessageDesc{}}
+			if pt.Ops[op.Name] != nil {
+				pt.Overloaded = append(pt.Overloaded, op.Name)
+			}
+			if first := oe.ChildElements(); len(first) > 0 && first[0].Tag == "output" || len(first) > 1 && first[0].Tag == "documentation" && first[1].Tag == "output" {
+				pt.OutputFirst = append(pt.OutputFirst, op.Name)
+			}
 			if in := oe.SelectElement("input"); in != nil {
 				if q, ok := qn(in, "message"); ok {
 					op.Input = w.msgRef(q, doc, in)
