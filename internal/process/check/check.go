@@ -54,7 +54,10 @@ func Rules() []Rule {
 		{"SA00016", "6.2", checkPartnerLinkRoles},
 		{"SA00017", "6.2", checkInitializePartnerRole},
 		{"SA00018", "6.2", checkPartnerLinkNames},
+		{"SA00019", "7.2", checkPropertyType},
+		{"SA00020", "7.3", checkAliasAttrs},
 		{"SA00021", "7.3", checkCorrelationAliases},
+		{"SA00022", "7.3", checkAliasUnique},
 		{"SA00023", "8.1", checkVariableNames},
 		{"SA00024", "8.1", checkVariableNCName},
 		{"SA00025", "8.1", checkVariableType},
@@ -152,18 +155,25 @@ type pass struct {
 	w    *wsdl.Set
 	rule Rule
 	out  []*Finding
-	// all is every element of the process in document order.
-	all []*etree.Element
+	// all is every element of the process in document order; byTag its
+	// WS-BPEL elements by local name, in document order.
+	all   []*etree.Element
+	byTag map[string][]*etree.Element
+	// tns caches importedNamespace by location.
+	tns map[string]importedNS
 	// sources and targets are the link ends (links), once linked.
 	linked           bool
 	sources, targets []linkEnd
 }
 
 func newPass(d *bpel.Document, w *wsdl.Set) *pass {
-	p := &pass{doc: d, w: w}
+	p := &pass{doc: d, w: w, byTag: map[string][]*etree.Element{}, tns: map[string]importedNS{}}
 	var walk func(e *etree.Element)
 	walk = func(e *etree.Element) {
 		p.all = append(p.all, e)
+		if isBPEL(e) {
+			p.byTag[e.Tag] = append(p.byTag[e.Tag], e)
+		}
 		for _, c := range e.ChildElements() {
 			walk(c)
 		}
@@ -198,10 +208,24 @@ func describe(e *etree.Element) string {
 	return tag
 }
 
-// each calls f for every BPEL element of the process with one of tags.
+// each calls f for every BPEL element of the process with one of tags,
+// in document order.
 func (p *pass) each(f func(e *etree.Element), tags ...string) {
+	if len(tags) == 1 {
+		for _, e := range p.byTag[tags[0]] {
+			f(e)
+		}
+		return
+	}
+	n := 0
+	for _, t := range tags {
+		n += len(p.byTag[t])
+	}
+	if n == 0 {
+		return
+	}
 	for _, e := range p.all {
-		if isBPEL(e) && in(e.Tag, tags...) {
+		if in(e.Tag, tags...) && isBPEL(e) {
 			f(e)
 		}
 	}

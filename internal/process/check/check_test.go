@@ -159,3 +159,29 @@ func TestDocsTable(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkCheckDeploy is static analysis alone over the processes of
+// deploy/ (parsed and their WSDLs loaded once, outside the loop).
+func BenchmarkCheckDeploy(b *testing.B) {
+	files, _ := filepath.Glob("../../../deploy/*/*.bpel")
+	if len(files) == 0 {
+		b.Fatal("no processes in deploy/")
+	}
+	type proc struct {
+		d *bpel.Document
+		w *wsdl.Set
+	}
+	var procs []proc
+	for _, f := range files {
+		d, w, _ := load(b, filepath.Dir(f), filepath.Base(f))
+		procs = append(procs, proc{d, w})
+	}
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		for _, p := range procs {
+			if fs := Check(p.d, p.w); len(fs) > 0 {
+				b.Fatalf("findings in deploy/: %v", fs)
+			}
+		}
+	}
+}

@@ -69,6 +69,24 @@ func (p *pass) importedNamespace(imp *etree.Element) (string, bool) {
 	if loc == "" {
 		return "", false
 	}
+	if ns, ok := p.w.TargetNS[path.Clean(loc)]; ok {
+		return ns, true
+	}
+	if c, ok := p.tns[loc]; ok {
+		return c.ns, c.ok
+	}
+	ns, ok := p.readNamespace(loc)
+	p.tns[loc] = importedNS{ns, ok}
+	return ns, ok
+}
+
+type importedNS struct {
+	ns string
+	ok bool
+}
+
+// readNamespace reads the targetNamespace of the root of bundle file loc.
+func (p *pass) readNamespace(loc string) (string, bool) {
 	data, err := p.w.ReadBundleFile(path.Clean(loc))
 	if err != nil {
 		return "", false

@@ -48,8 +48,14 @@ type Set struct {
 	Props     map[qname]bool
 	Aliases   map[AliasKey]*propertyAlias
 	loaded    map[string]bool
-	errs      *bpel.Errors
-	pending   []pendingMsg
+	// TargetNS is the targetNamespace of each WSDL file loaded (by its
+	// clean bundle-relative name), for static analysis (SA00011).
+	TargetNS map[string]string
+	// Decls are the vprop:property and vprop:propertyAlias elements
+	// loaded, as written, for static analysis (SA00019, SA00020, SA00022).
+	Decls []Decl
+	errs     *bpel.Errors
+	pending  []pendingMsg
 	// extra holds the bundle's WSDLs that no import reached (see
 	// loadUnimported), or nil.
 	extra *Set
@@ -67,6 +73,16 @@ type servicePort struct {
 	address string
 	docName string
 	pos     bpel.Pos
+}
+
+// Decl is a vprop:property or vprop:propertyAlias as written: Attrs
+// holds its attributes, QNames resolved ("propertyName", "messageType",
+// "type", "element"; "part" as written).
+type Decl struct {
+	Tag   string // "property" or "propertyAlias"
+	Name  qname  // the property's (its own, or propertyName)
+	Attrs map[string]qname
+	Pos   bpel.Pos
 }
 
 type AliasKey struct {
@@ -96,6 +112,7 @@ func NewSet(dir string, errs *bpel.Errors) *Set {
 		Props:     map[qname]bool{},
 		Aliases:   map[AliasKey]*propertyAlias{},
 		loaded:    map[string]bool{},
+		TargetNS:  map[string]string{},
 		errs:      errs,
 	}
 }
@@ -157,6 +174,7 @@ func (w *Set) LoadWSDL(name string, from bpel.Pos) {
 		return
 	}
 	tns := model.TargetNamespace
+	w.TargetNS[name] = tns
 	dirOf := path.Dir(name)
 	for _, imp := range model.Imports {
 		if imp.Location == "" {
@@ -264,8 +282,10 @@ func (w *Set) LoadWSDL(name string, from bpel.Pos) {
 			w.Plinks[q] = roles
 		case pl.Tag == "property" && isVprop(pl):
 			w.Props[qname{Space: tns, Local: pl.SelectAttrValue("name", "")}] = true
+			w.Decls = append(w.Decls, decl(pl, qname{Space: tns, Local: pl.SelectAttrValue("name", "")}, doc, qn))
 		case pl.Tag == "propertyAlias" && isVprop(pl):
 			prop, _ := qn(pl, "propertyName")
+			w.Decls = append(w.Decls, decl(pl, prop, doc, qn))
 			k := AliasKey{Prop: prop}
 			k.MessageType, _ = qn(pl, "messageType")
 			k.Element, _ = qn(pl, "element")
@@ -277,6 +297,20 @@ func (w *Set) LoadWSDL(name string, from bpel.Pos) {
 			w.Aliases[k] = a
 		}
 	}
+}
+
+// decl records property or alias element e of doc.
+func decl(e *etree.Element, name qname, doc *bpel.Document, qn func(*etree.Element, string) (qname, bool)) Decl {
+	d := Decl{Tag: e.Tag, Name: name, Attrs: map[string]qname{}, Pos: doc.Pos(e)}
+	for _, a := range []string{"messageType", "type", "element"} {
+		if q, ok := qn(e, a); ok {
+			d.Attrs[a] = q
+		}
+	}
+	if p := e.SelectAttrValue("part", ""); p != "" {
+		d.Attrs["part"] = qname{Local: p}
+	}
+	return d
 }
 
 func (w *Set) msgRef(q qname, doc *bpel.Document, at *etree.Element) *exchange.MessageDesc {
