@@ -53,9 +53,9 @@ type Set struct {
 	TargetNS map[string]string
 	// Decls are the vprop:property and vprop:propertyAlias elements
 	// loaded, as written, for static analysis (SA00019, SA00020, SA00022).
-	Decls []Decl
-	errs     *bpel.Errors
-	pending  []pendingMsg
+	Decls   []Decl
+	errs    *bpel.Errors
+	pending []pendingMsg
 	// extra holds the bundle's WSDLs that no import reached (see
 	// loadUnimported), or nil.
 	extra *Set
