@@ -31,17 +31,11 @@ func lookupVar(e *etree.Element, name string) *variable {
 			}
 		case "catch":
 			if attr(a, "faultVariable") == name {
-				v := &variable{el: a, name: name}
-				v.msg, _ = qattr(a, "faultMessageType")
-				v.element, _ = qattr(a, "faultElement")
-				return v
+				return implicit(a, name, "faultMessageType", "faultElement")
 			}
 		case "onEvent":
 			if attr(a, "variable") == name {
-				v := &variable{el: a, name: name}
-				v.msg, _ = qattr(a, "messageType")
-				v.element, _ = qattr(a, "element")
-				return v
+				return implicit(a, name, "messageType", "element")
 			}
 			for _, fp := range grandchildren(a, "fromParts", "fromPart") {
 				if attr(fp, "toVariable") == name {
@@ -55,6 +49,15 @@ func lookupVar(e *etree.Element, name string) *variable {
 		}
 	}
 	return nil
+}
+
+// implicit is the variable name that e declares, typed by its attributes
+// msgAttr and elAttr.
+func implicit(e *etree.Element, name, msgAttr, elAttr string) *variable {
+	v := &variable{el: e, name: name}
+	v.msg, _ = qattr(e, msgAttr)
+	v.element, _ = qattr(e, elAttr)
+	return v
 }
 
 func declared(v *etree.Element) *variable {
