@@ -91,7 +91,7 @@ var allowed = map[string][]string{
 	"cmd/orchd": {"internal/admin", "internal/adminserver", "internal/cluster", "internal/clusternode", "internal/clusterview",
 		"internal/console", "internal/ctl", "internal/endpoints", "internal/etcdstore", "internal/events", "internal/exchange",
 		"internal/hotdeploy", "internal/instancestore", "internal/loadgen", "internal/mgmt", "internal/mgmtbackend",
-		"internal/mockpartner", "internal/persist", "internal/process", "internal/server", "internal/soap",
+		"internal/mockpartner", "internal/persist", "internal/process", "internal/process/check", "internal/server", "internal/soap",
 		"internal/xmlparse", "internal/xpath2"},
 }
 
