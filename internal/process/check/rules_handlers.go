@@ -8,17 +8,21 @@ import (
 	"github.com/orchd/orchd/internal/process/bpel"
 )
 
-// exitOnStandardFault is the value that applies to scope s: its own, or
-// its enclosing scope's ("no" at the process).
-func exitOnStandardFault(s *etree.Element) bool {
+// exitOnStandardFault is the scope whose exitOnStandardFault applies to
+// scope s (s, or the nearest enclosing scope that sets it) when that is
+// "yes", else nil ("no" is the process's default).
+func exitOnStandardFault(s *etree.Element) *etree.Element {
 	for a := s; a != nil; a = a.Parent() {
 		if isScope(a) {
 			if v := attr(a, "exitOnStandardFault"); v != "" {
-				return v == "yes"
+				if v == "yes" {
+					return a
+				}
+				return nil
 			}
 		}
 	}
-	return false
+	return nil
 }
 
 func scopeLabel(s *etree.Element) string {
@@ -31,11 +35,15 @@ func scopeLabel(s *etree.Element) string {
 func checkExitOnStandardFault(p *pass) {
 	p.each(func(c *etree.Element) {
 		s := handlerScope(c)
-		if s == nil || !isScope(s) || !exitOnStandardFault(s) {
+		if s == nil || !isScope(s) || exitOnStandardFault(s) == nil {
 			return
 		}
 		q, ok := qattr(c, "faultName")
 		if !ok || (q.Space != bpel.NSBPEL && q.Space != bpel.NSBPEL2004) || !in(q.Local, standardFaults...) {
+			return
+		}
+		if from := exitOnStandardFault(s); from != s {
+			p.report(c, "%s inherits exitOnStandardFault=\"yes\" from %s, so it must not catch a standard fault; remove the catch, or set exitOnStandardFault=\"no\" on it", scopeLabel(s), scopeLabel(from))
 			return
 		}
 		p.report(c, "%s has exitOnStandardFault=\"yes\", so it must not catch a standard fault; remove the catch or the attribute", scopeLabel(s))
