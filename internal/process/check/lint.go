@@ -181,10 +181,18 @@ func LintRunner[T, O any](load func(dir string, opts O) (T, error), opts O) func
 		}
 		if len(problems) > 0 {
 			if !asJSON {
-				fmt.Fprintf(stderr, "%d problems in %d bundles checked\n", len(problems), len(dirs))
+				fmt.Fprintf(stderr, "%s in %s checked\n", plural(len(problems), "problem"), plural(len(dirs), "bundle"))
 			}
 			return 1
 		}
 		return 0
 	}
+}
+
+// plural is "1 thing" or "n things".
+func plural(n int, thing string) string {
+	if n == 1 {
+		return "1 " + thing
+	}
+	return fmt.Sprintf("%d %ss", n, thing)
 }
