@@ -10,9 +10,9 @@ type linkEnd struct {
 	flow     *etree.Element // the <flow> that declares it
 }
 
-// links resolves every <source> and <target> of the process to the
-// <link> it names: the nearest enclosing flow above the activity that
-// declares the name.
+// links resolves every <source> (in <sources>) and <target> (in
+// <targets>) of the process to the <link> it names: the nearest
+// enclosing flow above the activity that declares the name.
 func (p *pass) links() (sources, targets []linkEnd) {
 	if p.linked {
 		return p.sources, p.targets
@@ -21,8 +21,8 @@ func (p *pass) links() (sources, targets []linkEnd) {
 	defer func() { p.sources, p.targets = sources, targets }()
 	p.each(func(e *etree.Element) {
 		act := e.Parent().Parent()
-		if act == nil {
-			return
+		if act == nil || !isLinkEnd(e) {
+			return // a <source> elsewhere is not a link end (the compiler reports it)
 		}
 		end := linkEnd{el: e, activity: act}
 		name := attr(e, "linkName")
@@ -69,7 +69,7 @@ func checkLinkNames(p *pass) {
 func checkLinkDeclared(p *pass) {
 	s, t := p.links()
 	for _, end := range append(s, t...) {
-		if end.decl == nil && isLinkEnd(end.el) {
+		if end.decl == nil {
 			p.report(end.el, "no enclosing <flow> declares link %q; declare it in a <links> of a flow around both ends", attr(end.el, "linkName"))
 		}
 	}
@@ -80,7 +80,7 @@ func checkLinkEnds(p *pass) {
 	count := func(ends []linkEnd) map[*etree.Element]int {
 		m := map[*etree.Element]int{}
 		for _, e := range ends {
-			if e.decl != nil && isLinkEnd(e.el) {
+			if e.decl != nil {
 				m[e.decl]++
 			}
 		}
