@@ -13,8 +13,8 @@
 // engine's, so a bundle passes lint exactly when it would deploy) and
 // prints their problems as text or JSON.
 //
-// It owns no run-time behaviour. It imports bpel, wsdl, deploy and
-// exchange only; it must never import the runtime (internal/process), the
+// It owns no run-time behaviour. It may import bpel, wsdl, deploy and
+// exchange, nothing else of orchd; it must never import the runtime (internal/process), the
 // compiler, soap, persist or cmd. FuzzCheck runs it over arbitrary
 // processes: no input may make it panic, and every finding has a line.
 package check
