@@ -39,6 +39,7 @@ FUZZ_TARGETS = \
 	./internal/soap/:FuzzParseDifferential \
 	./internal/xmlparse/:FuzzParse \
 	./internal/process/bpel/:FuzzParse \
+	./internal/process/check/:FuzzCheck \
 	./internal/process/:FuzzCompileBPEL \
 	./internal/process/:FuzzCompileInsertPath \
 	./internal/process/:FuzzCheckXPath1Functions \

@@ -108,7 +108,7 @@ func TestServeRunsLinkedExtensions(t *testing.T) {
 		t.Fatalf("Ext answered %d %s, want <a>X1 Small</a>\n%s", r.status, r.body, logs.String())
 	}
 	if l := logs.String(); !strings.Contains(l, "bundle skipped") ||
-		!strings.Contains(l, `Unknown.bpel:6: <extension>: not supported yet: extension urn:not-linked declared mustUnderstand=\"yes\"`) {
+		!strings.Contains(l, `Unknown.bpel:6: <extension>: not supported yet: SA00009: extension urn:not-linked declared mustUnderstand=\"yes\"`) {
 		t.Errorf("log does not report the unknown extension with file and line:\n%s", l)
 	}
 	if r := callRun(t, base, "Unknown", "X2", "1"); r.status == 200 {

@@ -43,10 +43,11 @@ var allowed = map[string][]string{
 	"internal/process/plan":   {"internal/events", "internal/exchange", "internal/process/bpel", "internal/process/deploy", "internal/process/expr", "internal/process/wsdl", "internal/xsd"},
 	"internal/process/wsdl":   {"internal/exchange", "internal/process/bpel", "internal/xsd"},
 	"internal/process/deploy": {"internal/events", "internal/exchange", "internal/process/bpel", "internal/process/wsdl", "internal/xsd"},
+	"internal/process/check":  {"internal/exchange", "internal/process/bpel", "internal/process/deploy", "internal/process/wsdl"},
 
 	// The compiler: bundle -> plan. The only reader of the syntax tree;
 	// never the runtime.
-	"internal/process/compile": {"internal/exchange", "internal/process/bpel", "internal/process/deploy", "internal/process/expr",
+	"internal/process/compile": {"internal/exchange", "internal/process/bpel", "internal/process/check", "internal/process/deploy", "internal/process/expr",
 		"internal/process/plan", "internal/process/wsdl", "internal/xpath2", "internal/xsd", "internal/xslt"},
 
 	// The runtime: runs the plans' instances. Never the compiler, the
@@ -95,7 +96,7 @@ var allowed = map[string][]string{
 	"cmd/orchd": {"internal/admin", "internal/adminserver", "internal/cluster", "internal/clusternode", "internal/clusterview",
 		"internal/console", "internal/ctl", "internal/endpoints", "internal/etcdstore", "internal/events", "internal/exchange",
 		"internal/hotdeploy", "internal/instancestore", "internal/loadgen", "internal/mgmt", "internal/mgmtbackend",
-		"internal/mockpartner", "internal/persist", "internal/process", "internal/process/compile", "internal/process/expr", "internal/server", "internal/soap",
+		"internal/mockpartner", "internal/persist", "internal/process", "internal/process/check", "internal/process/compile", "internal/process/expr", "internal/server", "internal/soap",
 		"internal/xmlparse", "internal/xpath2"},
 }
 

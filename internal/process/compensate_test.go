@@ -42,20 +42,20 @@ func TestCompensationCompile(t *testing.T) {
 		{name: "every construct", snippet: compensationSnippet},
 		{name: "compensate in a scope's body", snippet: `<scope>
 <compensate/>
-</scope>`, line: 31, want: "<compensate>: <compensate> may only be used in a faultHandler, compensationHandler or terminationHandler"},
-		{name: "compensateScope in the process body", snippet: `<compensateScope target="A"/>`, line: 30, want: "<compensateScope>: <compensateScope> may only be used"},
+</scope>`, line: 31, want: "<compensate>: SA00008: <compensate> may only be used in a fault, compensation or termination handler"},
+		{name: "compensateScope in the process body", snippet: `<compensateScope target="A"/>`, line: 30, want: `<compensateScope target="A">: SA00007: <compensateScope> may only be used`},
 		{name: "unknown target", snippet: `<scope>
 <faultHandlers><catchAll>
 <compensateScope target="nope"/>
 </catchAll></faultHandlers>
 <scope name="A"><compensationHandler><empty/></compensationHandler><empty/></scope>
-</scope>`, line: 32, want: `<compensateScope>: target "nope" is not a scope directly enclosed`},
+</scope>`, line: 32, want: `<compensateScope target="nope">: SA00077: target "nope" is not a scope immediately enclosed`},
 		{name: "target nested deeper", snippet: `<scope>
 <faultHandlers><catchAll>
 <compensateScope target="deep"/>
 </catchAll></faultHandlers>
 <scope name="A"><scope name="deep"><compensationHandler><empty/></compensationHandler><empty/></scope></scope>
-</scope>`, line: 32, want: `target "deep" is not a scope directly enclosed`},
+</scope>`, line: 32, want: `SA00077: target "deep" is not a scope immediately enclosed`},
 		{name: "compensate in a scope inside a handler", snippet: `<scope>
 <faultHandlers><catchAll><scope>
 <compensate/>

@@ -100,7 +100,7 @@ func TestLoadODECompat(t *testing.T) {
 		}, warns: []string{"Test.bpel:26", `stylesheet "x.xsl" is not in the bundle`, "bpel:xsltStylesheetNotFound"}},
 		{name: "doXslTransform needs a literal stylesheet", edits: map[string][]string{
 			"Test.bpel": {bpelFromPath, `<from>bpel:doXslTransform(concat('x', '.xsl'), $in.payload)</from>`},
-		}, errs: []string{"Test.bpel:26", "the stylesheet must be a string literal"}},
+		}, errs: []string{"Test.bpel:26", "SA00039: the first argument of bpel:doXslTransform must be the stylesheet's URI as a string literal"}},
 		{name: "XPath 2.0 expression: a stray quote is still an error", edits: map[string][]string{
 			"Test.bpel": {bpelProcessTag, bpelProcessTag + xpath2Attrs,
 				bpelFromPath, `<from>concat($in.payload/tns:id, ' World')"</from>`},

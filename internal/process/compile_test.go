@@ -63,7 +63,7 @@ func TestLoadBundleFixtures(t *testing.T) {
 		{bundle: "rt-call", procs: []string{"Caller", "Callee"}},
 
 		// <compensate> outside a fault, compensation or termination handler.
-		{bundle: "bad-compensate", errs: []string{"Bad.bpel:24", "<compensate>", "may only be used in a faultHandler, compensationHandler or terminationHandler"}, wantErrorCount: 1},
+		{bundle: "bad-compensate", errs: []string{"Bad.bpel:24", "<compensate>", "SA00008: <compensate> may only be used in a fault, compensation or termination handler"}, wantErrorCount: 1},
 		{bundle: "bad-extvar", errs: []string{"Bad.bpel:24", "<variable>", "not supported yet: external variables"}, notSupported: true, wantErrorCount: 1},
 		{bundle: "bad-pick", errs: []string{"Bad.bpel:24", "<pick> needs at least one <onMessage>"}, wantErrorCount: 1},
 		// Once refused, now compiled: scope, forEach, repeatUntil.
@@ -82,7 +82,7 @@ func TestLoadBundleFixtures(t *testing.T) {
 		// Three problems in one file: all three reported.
 		{bundle: "bad-multi", errs: []string{
 			"Bad.bpel:26", "undeclared variable $nope",
-			"Bad.bpel:30", "<compensate> may only be used in a faultHandler",
+			"Bad.bpel:30", "SA00008: <compensate> may only be used in a fault",
 			"Bad.bpel:33", `unknown partnerLink "ghost"`,
 		}, wantErrorCount: 3},
 	}

@@ -26,19 +26,19 @@ func TestEventHandlersCompile(t *testing.T) {
 </eventHandlers>`},
 		{name: "onEvent with an element variable and fromParts", handlers: `<eventHandlers>
 <onEvent partnerLink="client" operation="run" element="tns:req" variable="ev"><scope><exit/></scope></onEvent>
-<onEvent partnerLink="client" operation="run" messageExchange="m2"><fromParts><fromPart part="payload" toVariable="body"/></fromParts><scope><assign><copy><from>$body/tns:id</from><to>$out.payload/tns:a</to></copy></assign></scope></onEvent>
+<onEvent partnerLink="client" operation="run" messageExchange="m2"><fromParts><fromPart part="payload" toVariable="body"/></fromParts><scope><messageExchanges><messageExchange name="m2"/></messageExchanges><assign><copy><from>$body/tns:id</from><to>$out.payload/tns:a</to></copy></assign></scope></onEvent>
 </eventHandlers>`},
 		{name: "empty", handlers: `<eventHandlers>
-</eventHandlers>`, line: 16, want: "<eventHandlers>: <eventHandlers> needs at least one <onEvent> or <onAlarm>"},
+</eventHandlers>`, line: 16, want: "<eventHandlers>: SA00083: <eventHandlers> needs at least one <onEvent> or <onAlarm>"},
 		{name: "messageType not the operation's", handlers: `<eventHandlers>
 <onEvent partnerLink="client" operation="run" messageType="tns:resp" variable="ev"><scope><empty/></scope></onEvent>
-</eventHandlers>`, line: 17, want: "<onEvent>: messageType {urn:test}resp is not the input message of operation run"},
+</eventHandlers>`, line: 17, want: `SA00087: messageType resp is not req, the input message of operation "run"`},
 		{name: "variable without type", handlers: `<eventHandlers>
 <onEvent partnerLink="client" operation="run" variable="ev"><scope><empty/></scope></onEvent>
-</eventHandlers>`, line: 17, want: `<onEvent>: <onEvent> variable "ev" needs messageType or element`},
+</eventHandlers>`, line: 17, want: `<onEvent partnerLink="client">: SA00090: an <onEvent> with a variable needs messageType or element`},
 		{name: "wrong element", handlers: `<eventHandlers>
 <onEvent partnerLink="client" operation="run" element="tns:resp" variable="ev"><scope><empty/></scope></onEvent>
-</eventHandlers>`, line: 17, want: "element {urn:test}resp is not the single element part"},
+</eventHandlers>`, line: 17, want: "SA00087: element resp is not the element of the single part"},
 		{name: "body not a scope", handlers: `<eventHandlers>
 <onEvent partnerLink="client" operation="run" messageType="tns:req" variable="ev">
 <empty/>

@@ -168,7 +168,7 @@ func TestExtensionCompile(t *testing.T) {
 		{name: "registered mustUnderstand activity loads", exts: testExtensions(), must: "yes", body: act(`<x:upper from="s" to="s"/>`)},
 		{name: "registered assign operation loads", exts: testExtensions(), must: "yes", body: assignOp(`<x:set var="s">a</x:set>`)},
 		{name: "unregistered mustUnderstand is refused", must: "yes", body: act(`<x:upper from="s" to="s"/>`), notSupported: true,
-			err: `Test.bpel:8: <extension>: not supported yet: extension urn:test:ext declared mustUnderstand="yes"`},
+			err: `Test.bpel:8: <extension>: not supported yet: SA00009: extension urn:test:ext declared mustUnderstand="yes"`},
 		{name: "unregistered optional activity acts as empty", must: "no", body: act(`<x:upper from="s" to="s"/>`)},
 		{name: "unregistered assign operation is refused", must: "no", body: assignOp(`<x:set var="s">a</x:set>`), notSupported: true,
 			err: "Test.bpel:24: <extensionAssignOperation>: not supported yet: <extensionAssignOperation> of namespace urn:test:ext (no extension registered for it)"},

@@ -143,7 +143,9 @@ func LoadBundleWith(dir string, opts LoadOptions) ([]*plan.Plan, error) {
 			}
 			continue
 		}
+		checked, n := staticCheck(d, sets[dp.Name], errs), len(errs.List)
 		p := compileProcess(d, sets[dp.Name], dp, errs, opts)
+		dropChecked(errs, n, checked)
 		sum := sha256.Sum256(sources[dp.Name])
 		p.Fingerprint = hex.EncodeToString(sum[:8])
 		p.Bundle = name

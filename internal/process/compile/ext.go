@@ -32,7 +32,7 @@ func (c *compiler) language(e *etree.Element, attr string) (xpath2, ok bool) {
 		return true, true
 	}
 	if !inherited { // the process-level declaration is reported once
-		c.unsupported(e, fmt.Sprintf("%s %q (XPath 1.0, XPath 2.0 and XQuery 1.0 only)", attr, lang))
+		c.unsupported(e, fmt.Sprintf("SA00004: %s %q (XPath 1.0, XPath 2.0 and XQuery 1.0 only)", attr, lang))
 	}
 	return false, false
 }
@@ -55,7 +55,7 @@ func (c *compiler) isXQuery(e *etree.Element, attr string) bool {
 // queryLanguage attribute.
 func (c *compiler) checkProcessLanguage(root *etree.Element, attr, lang string) {
 	if lang != expr.LangXPath10 && lang != expr.LangXPath20 && lang != langXQuery10 {
-		c.unsupported(root, fmt.Sprintf("%s %q (XPath 1.0, XPath 2.0 and XQuery 1.0 only)", attr, lang))
+		c.unsupported(root, fmt.Sprintf("SA00004: %s %q (XPath 1.0, XPath 2.0 and XQuery 1.0 only)", attr, lang))
 	}
 }
 
@@ -115,7 +115,7 @@ func (c *compiler) extensions(e *etree.Element) {
 		}
 		c.exts[ns] = c.exts[ns] || must == "yes"
 		if _, registered := c.ext[ns]; must == "yes" && !knownExtension(ns) && !registered {
-			c.unsupported(x, fmt.Sprintf("extension %s declared mustUnderstand=\"yes\"", ns))
+			c.unsupported(x, fmt.Sprintf("SA00009: extension %s declared mustUnderstand=\"yes\"", ns))
 		}
 	}
 }

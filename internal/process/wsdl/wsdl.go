@@ -23,6 +23,14 @@ type qname = exchange.QName
 type PortType struct {
 	Name qname
 	Ops  map[string]*exchange.Operation // binding-independent (no action/style)
+	// Pos is where the portType is declared. Overloaded names the
+	// operations declared more than once (Ops keeps the last), OutputFirst
+	// those whose output comes before their input or that have only an
+	// output (solicit-response and notification operations): static
+	// analysis refuses both (SA00002, SA00001).
+	Pos         bpel.Pos
+	Overloaded  []string
+	OutputFirst []string
 }
 
 // Set is every WSDL and XSD document a bundle's processes import,
@@ -40,8 +48,14 @@ type Set struct {
 	Props     map[qname]bool
 	Aliases   map[AliasKey]*propertyAlias
 	loaded    map[string]bool
-	errs      *bpel.Errors
-	pending   []pendingMsg
+	// TargetNS is the targetNamespace of each WSDL file loaded (by its
+	// clean bundle-relative name), for static analysis (SA00011).
+	TargetNS map[string]string
+	// Decls are the vprop:property and vprop:propertyAlias elements
+	// loaded, as written, for static analysis (SA00019, SA00020, SA00022).
+	Decls   []Decl
+	errs    *bpel.Errors
+	pending []pendingMsg
 	// extra holds the bundle's WSDLs that no import reached (see
 	// loadUnimported), or nil.
 	extra *Set
@@ -59,6 +73,16 @@ type servicePort struct {
 	address string
 	docName string
 	pos     bpel.Pos
+}
+
+// Decl is a vprop:property or vprop:propertyAlias as written: Attrs
+// holds its attributes, QNames resolved ("propertyName", "messageType",
+// "type", "element"; "part" as written).
+type Decl struct {
+	Tag   string // "property" or "propertyAlias"
+	Name  qname  // the property's (its own, or propertyName)
+	Attrs map[string]qname
+	Pos   bpel.Pos
 }
 
 type AliasKey struct {
@@ -88,6 +112,7 @@ func NewSet(dir string, errs *bpel.Errors) *Set {
 		Props:     map[qname]bool{},
 		Aliases:   map[AliasKey]*propertyAlias{},
 		loaded:    map[string]bool{},
+		TargetNS:  map[string]string{},
 		errs:      errs,
 	}
 }
@@ -149,6 +174,7 @@ func (w *Set) LoadWSDL(name string, from bpel.Pos) {
 		return
 	}
 	tns := model.TargetNamespace
+	w.TargetNS[name] = tns
 	dirOf := path.Dir(name)
 	for _, imp := range model.Imports {
 		if imp.Location == "" {
@@ -188,9 +214,15 @@ func (w *Set) LoadWSDL(name string, from bpel.Pos) {
 		w.Messages[m.Name] = m
 	}
 	for _, pte := range root.SelectElements("portType") {
-		pt := &PortType{Name: qname{Space: tns, Local: pte.SelectAttrValue("name", "")}, Ops: map[string]*exchange.Operation{}}
+		pt := &PortType{Name: qname{Space: tns, Local: pte.SelectAttrValue("name", "")}, Ops: map[string]*exchange.Operation{}, Pos: doc.Pos(pte)}
 		for _, oe := range pte.SelectElements("operation") {
 			op := &exchange.Operation{Name: oe.SelectAttrValue("name", ""), PortType: pt.Name, Faults: map[string]*exchange.MessageDesc{}}
+			if pt.Ops[op.Name] != nil {
+				pt.Overloaded = append(pt.Overloaded, op.Name)
+			}
+			if first := oe.ChildElements(); len(first) > 0 && first[0].Tag == "output" || len(first) > 1 && first[0].Tag == "documentation" && first[1].Tag == "output" {
+				pt.OutputFirst = append(pt.OutputFirst, op.Name)
+			}
 			if in := oe.SelectElement("input"); in != nil {
 				if q, ok := qn(in, "message"); ok {
 					op.Input = w.msgRef(q, doc, in)
@@ -250,8 +282,10 @@ func (w *Set) LoadWSDL(name string, from bpel.Pos) {
 			w.Plinks[q] = roles
 		case pl.Tag == "property" && isVprop(pl):
 			w.Props[qname{Space: tns, Local: pl.SelectAttrValue("name", "")}] = true
+			w.Decls = append(w.Decls, decl(pl, qname{Space: tns, Local: pl.SelectAttrValue("name", "")}, doc, qn))
 		case pl.Tag == "propertyAlias" && isVprop(pl):
 			prop, _ := qn(pl, "propertyName")
+			w.Decls = append(w.Decls, decl(pl, prop, doc, qn))
 			k := AliasKey{Prop: prop}
 			k.MessageType, _ = qn(pl, "messageType")
 			k.Element, _ = qn(pl, "element")
@@ -263,6 +297,20 @@ func (w *Set) LoadWSDL(name string, from bpel.Pos) {
 			w.Aliases[k] = a
 		}
 	}
+}
+
+// decl records property or alias element e of doc.
+func decl(e *etree.Element, name qname, doc *bpel.Document, qn func(*etree.Element, string) (qname, bool)) Decl {
+	d := Decl{Tag: e.Tag, Name: name, Attrs: map[string]qname{}, Pos: doc.Pos(e)}
+	for _, a := range []string{"messageType", "type", "element"} {
+		if q, ok := qn(e, a); ok {
+			d.Attrs[a] = q
+		}
+	}
+	if p := e.SelectAttrValue("part", ""); p != "" {
+		d.Attrs["part"] = qname{Local: p}
+	}
+	return d
 }
 
 func (w *Set) msgRef(q qname, doc *bpel.Document, at *etree.Element) *exchange.MessageDesc {

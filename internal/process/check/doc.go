@@ -1,0 +1,20 @@
+// Package check is the static analysis stage of a bundle: WS-BPEL 2.0's
+// static analysis requirements (Appendix B of the specification, SA00001
+// to SA00095), run over a parsed process (bpel.Document) and the WSDL
+// definitions it imports (wsdl.Set) after parsing and before compiling.
+// Rules() is the one table of the rules checked here: per rule its id, the
+// section of the specification that states it, and the function that
+// checks it. Check reports every violation, each a *Finding with the
+// rule, the file, the line, the element and what to change.
+// docs/static-analysis.md says, for each of the 95 rule numbers, where it
+// is checked or why it is not.
+//
+// Lint is `orchd lint`: it loads bundles with the loader it is given (the
+// engine's, so a bundle passes lint exactly when it would deploy) and
+// prints their problems as text or JSON.
+//
+// It owns no run-time behaviour. It may import bpel, wsdl, deploy and
+// exchange, nothing else of orchd; it must never import the runtime (internal/process), the
+// compiler, soap, persist or cmd. FuzzCheck runs it over arbitrary
+// processes: no input may make it panic, and every finding has a line.
+package check

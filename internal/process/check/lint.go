@@ -1,0 +1,198 @@
+package check
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/orchd/orchd/internal/process/bpel"
+)
+
+// LintUsage is `orchd lint`'s usage text.
+const LintUsage = `usage: orchd lint [--json] BUNDLE_DIR...
+
+Load and check bundles as a deploy would, without serving them: WS-BPEL
+2.0's static analysis (docs/static-analysis.md) and every other reason a
+deploy refuses a bundle. A BUNDLE_DIR holding deploy.xml is one bundle; a
+deploy directory checks every bundle folder in it. Each problem is printed
+as FILE:LINE: <ELEMENT>: RULE: what to change (RULE for static analysis
+findings only); --json prints them as one JSON array.
+
+Exit status: 0 when every bundle is clean, 1 when a bundle has a
+problem, 2 on a usage error.
+`
+
+// LintFlags are `orchd lint`'s flags, for the command reference.
+func LintFlags() *flag.FlagSet {
+	fs := flag.NewFlagSet("lint", flag.ContinueOnError)
+	fs.Bool("json", false, "print the problems as a JSON array of {bundle, file, line, element, rule, section, message}")
+	return fs
+}
+
+// Problem is one reason a bundle does not deploy, as orchd lint reports
+// it.
+type Problem struct {
+	Bundle  string `json:"bundle"`
+	File    string `json:"file,omitempty"`
+	Line    int    `json:"line,omitempty"`
+	Element string `json:"element,omitempty"`
+	Rule    string `json:"rule,omitempty"`
+	Section string `json:"section,omitempty"`
+	Message string `json:"message"`
+}
+
+func (p Problem) String() string {
+	var b strings.Builder
+	if p.File != "" {
+		b.WriteString(filepath.Join(p.Bundle, p.File))
+		if p.Line > 0 {
+			fmt.Fprintf(&b, ":%d", p.Line)
+		}
+	} else {
+		b.WriteString(p.Bundle)
+	}
+	b.WriteString(": ")
+	if p.Element != "" {
+		fmt.Fprintf(&b, "<%s>: ", p.Element)
+	}
+	if p.Rule != "" {
+		b.WriteString(p.Rule + ": ")
+	}
+	b.WriteString(p.Message)
+	return b.String()
+}
+
+// Problems lists the problems of err, the error a bundle load returned
+// for the bundle in dir (a *bpel.Errors, or one error).
+func Problems(dir string, err error) []Problem {
+	if err == nil {
+		return nil
+	}
+	var list []error
+	if m, ok := err.(interface{ Unwrap() []error }); ok {
+		list = m.Unwrap()
+	} else {
+		list = []error{err}
+	}
+	var out []Problem
+	for _, e := range list {
+		p := Problem{Bundle: dir, Message: e.Error()}
+		var f *Finding
+		var ce *bpel.CompileError
+		switch {
+		case errors.As(e, &f):
+			p.File, p.Line, p.Element, p.Rule, p.Section, p.Message = f.Pos.File, f.Pos.Line, f.Element, f.Rule, f.Section, f.Msg
+		case errors.As(e, &ce):
+			p.File, p.Line, p.Element, p.Message = ce.Pos.File, ce.Pos.Line, ce.Element, ce.Err.Error()
+		}
+		out = append(out, p)
+	}
+	return out
+}
+
+// bundles expands the operands of orchd lint into bundle folders: a
+// folder with deploy.xml is a bundle, another folder the deploy directory
+// of the bundle folders in it (dot folders are not bundles).
+func bundles(args []string) ([]string, error) {
+	var out []string
+	for _, a := range args {
+		if _, err := os.Stat(filepath.Join(a, "deploy.xml")); err == nil {
+			out = append(out, a)
+			continue
+		}
+		ents, err := os.ReadDir(a)
+		if err != nil {
+			return nil, fmt.Errorf("%s is neither a bundle (no deploy.xml) nor a deploy directory: %w", a, err)
+		}
+		n := 0
+		for _, e := range ents {
+			sub := filepath.Join(a, e.Name())
+			if _, err := os.Stat(filepath.Join(sub, "deploy.xml")); e.IsDir() && !strings.HasPrefix(e.Name(), ".") && err == nil {
+				out = append(out, sub)
+				n++
+			}
+		}
+		if n == 0 {
+			return nil, fmt.Errorf("%s holds no deploy.xml and no bundle folder", a)
+		}
+	}
+	sort.Strings(out)
+	return out, nil
+}
+
+// LintRunner returns `orchd lint`'s run function; load (the engine's
+// bundle loader) loads one bundle folder with opts as a deploy would
+// (what it loads is not looked at) and returns why it does not deploy,
+// nil when it does.
+func LintRunner[T, O any](load func(dir string, opts O) (T, error), opts O) func(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	return func(_ context.Context, args []string, stdout, stderr io.Writer) int {
+		fs := LintFlags()
+		fs.SetOutput(stderr)
+		fs.Usage = func() {
+			fmt.Fprint(stderr, LintUsage+"\nflags:\n")
+			fs.PrintDefaults()
+		}
+		if err := fs.Parse(args); err != nil {
+			if errors.Is(err, flag.ErrHelp) {
+				return 0
+			}
+			return 2
+		}
+		asJSON := fs.Lookup("json").Value.(flag.Getter).Get().(bool)
+		if fs.NArg() == 0 {
+			fs.Usage()
+			return 2
+		}
+		dirs, err := bundles(fs.Args())
+		if err != nil {
+			fmt.Fprintf(stderr, "orchd lint: %v\n", err)
+			return 2
+		}
+		problems := []Problem{}
+		for _, d := range dirs {
+			_, err := load(d, opts)
+			ps := Problems(d, err)
+			sort.SliceStable(ps, func(i, j int) bool {
+				if ps[i].File != ps[j].File {
+					return ps[i].File < ps[j].File
+				}
+				return ps[i].Line < ps[j].Line
+			})
+			problems = append(problems, ps...)
+		}
+		if asJSON {
+			enc := json.NewEncoder(stdout)
+			enc.SetIndent("", "  ")
+			if err := enc.Encode(problems); err != nil {
+				fmt.Fprintf(stderr, "orchd lint: %v\n", err)
+				return 1
+			}
+		} else {
+			for _, p := range problems {
+				fmt.Fprintln(stdout, p)
+			}
+		}
+		if len(problems) > 0 {
+			if !asJSON {
+				fmt.Fprintf(stderr, "%s in %s checked\n", plural(len(problems), "problem"), plural(len(dirs), "bundle"))
+			}
+			return 1
+		}
+		return 0
+	}
+}
+
+// plural is "1 thing" or "n things".
+func plural(n int, thing string) string {
+	if n == 1 {
+		return "1 " + thing
+	}
+	return fmt.Sprintf("%d %ss", n, thing)
+}

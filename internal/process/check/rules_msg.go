@@ -1,0 +1,396 @@
+package check
+
+import (
+	"github.com/beevik/etree"
+
+	"github.com/orchd/orchd/internal/exchange"
+)
+
+func checkPortTypeAttr(p *pass) {
+	p.each(func(e *etree.Element) {
+		q, ok := qattr(e, "portType")
+		if !ok {
+			return
+		}
+		if pt := p.rolePortType(e); pt != nil && pt.Name != q {
+			p.report(e, "portType %s is not %s, the portType of partnerLink %q's role; fix or remove the portType attribute", q.Local, pt.Name.Local, attr(e, "partnerLink"))
+		}
+	}, messaging...)
+}
+
+// messages are the messages e receives (in) and sends (out) of its
+// operation, from the process's side; nil when not known.
+func (p *pass) messages(e *etree.Element) (op *exchange.Operation, in, out *exchange.MessageDesc) {
+	op, _ = p.operation(e)
+	if op == nil {
+		return nil, nil, nil
+	}
+	switch e.Tag {
+	case "invoke":
+		return op, op.Output, op.Input
+	case "reply":
+		if q, ok := qattr(e, "faultName"); ok {
+			return op, nil, op.Faults[q.Local] // nil when undeclared: the compiler reports it
+		}
+		return op, nil, op.Output
+	}
+	return op, op.Input, nil
+}
+
+func hasPart(m *exchange.MessageDesc, name string) bool {
+	for _, pd := range m.Parts {
+		if pd.Name == name {
+			return true
+		}
+	}
+	return false
+}
+
+// fits reports whether variable v can hold message m: v is of m's
+// message type, or m has one element part and v is of that element.
+func fits(v *variable, m *exchange.MessageDesc) bool {
+	if !v.msg.IsZero() {
+		return v.msg == m.Name
+	}
+	return len(m.Parts) == 1 && !v.element.IsZero() && m.Parts[0].Element == v.element
+}
+
+// checkVariableFits reports the variable named by attribute a of e when
+// it cannot hold message m.
+func (p *pass) checkVariableFits(e *etree.Element, a string, m *exchange.MessageDesc) {
+	name := attr(e, a)
+	if name == "" || m == nil {
+		return
+	}
+	v := lookupVar(e, name)
+	if v == nil || (v.msg.IsZero() && v.element.IsZero() && v.xsType.IsZero()) {
+		return // undeclared (the compiler reports it) or untyped implicit
+	}
+	if !fits(v, m) {
+		p.report(e, "%s %q does not fit message %s of operation %q; declare it with messageType=%q (or the element of the message's single part)", a, name, m.Name.Local, attr(e, "operation"), m.Name.Local)
+	}
+}
+
+func checkInvokeVariableTypes(p *pass) {
+	p.each(func(e *etree.Element) {
+		_, in, out := p.messages(e)
+		p.checkVariableFits(e, "inputVariable", out)
+		p.checkVariableFits(e, "outputVariable", in)
+	}, "invoke")
+}
+
+func checkReceiveReplyVariableTypes(p *pass) {
+	p.each(func(e *etree.Element) {
+		_, in, out := p.messages(e)
+		if e.Tag == "reply" {
+			in = out
+		}
+		if m := in; m != nil && m.Name.IsZero() {
+			return
+		}
+		p.checkVariableFits(e, "variable", in)
+	}, "receive", "reply", "onMessage")
+}
+
+func checkOnEventType(p *pass) {
+	p.each(func(e *etree.Element) {
+		_, in, _ := p.messages(e)
+		if in == nil {
+			return
+		}
+		if q, ok := qattr(e, "messageType"); ok && q != in.Name {
+			p.report(e, "messageType %s is not %s, the input message of operation %q; use that message type", q.Local, in.Name.Local, attr(e, "operation"))
+		}
+		if q, ok := qattr(e, "element"); ok && !(len(in.Parts) == 1 && in.Parts[0].Element == q) {
+			p.report(e, "element %s is not the element of the single part of %s, the input message of operation %q; use messageType instead", q.Local, in.Name.Local, attr(e, "operation"))
+		}
+	}, "onEvent")
+}
+
+func fromParts(e *etree.Element) []*etree.Element { return grandchildren(e, "fromParts", "fromPart") }
+func toParts(e *etree.Element) []*etree.Element   { return grandchildren(e, "toParts", "toPart") }
+
+func checkMessageVariablesPresent(p *pass) {
+	p.each(func(e *etree.Element) {
+		op, in, out := p.messages(e)
+		if op == nil {
+			return
+		}
+		recv, send := "variable", "variable"
+		switch e.Tag {
+		case "invoke":
+			recv, send = "outputVariable", "inputVariable"
+		case "onEvent":
+			if attr(e, "messageType") != "" || attr(e, "element") != "" {
+				recv = "variable"
+			}
+		}
+		if e.Tag != "reply" {
+			if in == nil && e.Tag == "invoke" && (hasAttr(e, "outputVariable") || len(fromParts(e)) > 0) {
+				p.report(e, "operation %q is one-way: an invoke of it receives nothing; remove outputVariable and <fromParts>", op.Name)
+			}
+			if in != nil && len(in.Parts) > 0 && attr(e, recv) == "" && len(fromParts(e)) == 0 {
+				p.report(e, "message %s of operation %q has parts, so this <%s> needs %s or <fromParts>; add one", in.Name.Local, op.Name, e.Tag, recv)
+			}
+			if in != nil && len(in.Parts) == 0 && child(e, "fromParts") != nil {
+				p.report(child(e, "fromParts"), "message %s has no parts, so <fromParts> must be omitted; remove it", in.Name.Local)
+			}
+		}
+		if e.Tag == "invoke" || e.Tag == "reply" {
+			if out != nil && len(out.Parts) > 0 && attr(e, send) == "" && len(toParts(e)) == 0 {
+				p.report(e, "message %s of operation %q has parts, so this <%s> needs %s or <toParts>; add one", out.Name.Local, op.Name, e.Tag, send)
+			}
+			if out != nil && len(out.Parts) == 0 && child(e, "toParts") != nil {
+				p.report(child(e, "toParts"), "message %s has no parts, so <toParts> must be omitted; remove it", out.Name.Local)
+			}
+		}
+	}, messaging...)
+}
+
+func checkToPartsComplete(p *pass) {
+	p.each(func(e *etree.Element) {
+		_, _, out := p.messages(e)
+		tp := toParts(e)
+		if out == nil || len(tp) == 0 {
+			return
+		}
+		named := map[string]bool{}
+		for _, t := range tp {
+			named[attr(t, "part")] = true
+		}
+		for _, pd := range out.Parts {
+			if !named[pd.Name] {
+				p.report(child(e, "toParts"), "<toParts> has no <toPart> for part %q of message %s; add one for every part", pd.Name, out.Name.Local)
+			}
+		}
+	}, "invoke", "reply")
+}
+
+// checkBoth reports e when it has attribute a and a wrapper element.
+func checkBoth(p *pass, a, wrapper string, tags ...string) {
+	p.each(func(e *etree.Element) {
+		if hasAttr(e, a) && child(e, wrapper) != nil {
+			p.report(e, "<%s> has both %s and <%s>; use one of them", e.Tag, a, wrapper)
+		}
+	}, tags...)
+}
+
+func checkInputVariableToParts(p *pass)    { checkBoth(p, "inputVariable", "toParts", "invoke") }
+func checkOutputVariableFromParts(p *pass) { checkBoth(p, "outputVariable", "fromParts", "invoke") }
+func checkReceiveFromParts(p *pass)        { checkBoth(p, "variable", "fromParts", "receive") }
+func checkReplyToParts(p *pass)            { checkBoth(p, "variable", "toParts", "reply") }
+func checkOnMessageFromParts(p *pass)      { checkBoth(p, "variable", "fromParts", "onMessage") }
+
+func checkOnEventFromParts(p *pass) {
+	p.each(func(e *etree.Element) {
+		if child(e, "fromParts") == nil {
+			return
+		}
+		for _, a := range []string{"variable", "messageType", "element"} {
+			if hasAttr(e, a) {
+				p.report(e, "<onEvent> has <fromParts> and %s; with fromParts, remove variable, messageType and element", a)
+				return
+			}
+		}
+	}, "onEvent")
+}
+
+// checkPartNames reports parts named by the part elements of e that its
+// message m lacks.
+func (p *pass) checkPartNames(parts []*etree.Element, m *exchange.MessageDesc) {
+	if m == nil {
+		return
+	}
+	for _, x := range parts {
+		if n := attr(x, "part"); !hasPart(m, n) {
+			p.report(x, "message %s has no part %q; name one of its parts", m.Name.Local, n)
+		}
+	}
+}
+
+func checkFromPartNames(p *pass) {
+	p.each(func(e *etree.Element) {
+		_, in, _ := p.messages(e)
+		p.checkPartNames(fromParts(e), in)
+	}, "receive", "invoke", "onMessage", "onEvent")
+}
+
+func checkToPartNames(p *pass) {
+	p.each(func(e *etree.Element) {
+		_, _, out := p.messages(e)
+		p.checkPartNames(toParts(e), out)
+	}, "invoke", "reply")
+}
+
+func checkCorrelationPattern(p *pass) {
+	p.each(func(e *etree.Element) {
+		op, _ := p.operation(e)
+		if op == nil {
+			return
+		}
+		for _, x := range grandchildren(e, "correlations", "correlation") {
+			switch {
+			case op.Output == nil && hasAttr(x, "pattern"):
+				p.report(x, "operation %q is one-way, so a correlation of its invoke has no pattern; remove pattern", op.Name)
+			case op.Output != nil && !hasAttr(x, "pattern"):
+				p.report(x, "operation %q is request-response, so a correlation of its invoke needs pattern (request, response or request-response); add it", op.Name)
+			}
+		}
+	}, "invoke")
+}
+
+func checkMessageExchangeDeclared(p *pass) {
+	p.each(func(e *etree.Element) {
+		if n := attr(e, "messageExchange"); n != "" && lookupDecl(e, "messageExchanges", "messageExchange", n) == nil {
+			p.report(e, "messageExchange %q is not declared by an enclosing scope; declare it in <messageExchanges>", n)
+		}
+	}, "receive", "reply", "onMessage")
+}
+
+func checkOnEventMessageExchange(p *pass) {
+	p.each(func(e *etree.Element) {
+		if n := attr(e, "messageExchange"); n != "" && lookupDecl(e, "messageExchanges", "messageExchange", n) == nil {
+			p.report(e, "messageExchange %q is declared neither by the onEvent's scope nor by an enclosing one; declare it in <messageExchanges>", n)
+		}
+	}, "onEvent")
+}
+
+func checkPickCreateInstance(p *pass) {
+	p.each(func(e *etree.Element) {
+		if yes(e, "createInstance") {
+			for _, a := range children(e, "onAlarm") {
+				p.report(a, "a <pick> with createInstance=\"yes\" holds only <onMessage>; remove the onAlarm or the attribute")
+			}
+		}
+	}, "pick")
+}
+
+func checkOnEventPartnerLink(p *pass) {
+	p.each(func(e *etree.Element) {
+		if n := attr(e, "partnerLink"); lookupDecl(e, "partnerLinks", "partnerLink", n) == nil {
+			p.report(e, "partnerLink %q is declared neither by the onEvent's scope nor by an enclosing one; declare it", n)
+		}
+	}, "onEvent")
+}
+
+func checkCorrelationSetDeclared(p *pass) {
+	p.each(func(e *etree.Element) {
+		for _, x := range grandchildren(e, "correlations", "correlation") {
+			if n := attr(x, "set"); lookupDecl(x, "correlationSets", "correlationSet", n) == nil {
+				p.report(x, "correlation set %q is declared neither by the onEvent's scope nor by an enclosing one; declare it", n)
+			}
+		}
+	}, "onEvent")
+}
+
+func checkOnEventVariableType(p *pass) {
+	p.each(func(e *etree.Element) {
+		if hasAttr(e, "variable") && !hasAttr(e, "messageType") && !hasAttr(e, "element") {
+			p.report(e, "an <onEvent> with a variable needs messageType or element to declare it; add the input message's type")
+		}
+	}, "onEvent")
+}
+
+// startActivities are the process's receives and picks with
+// createInstance="yes".
+func (p *pass) startActivities() []*etree.Element {
+	var out []*etree.Element
+	p.each(func(e *etree.Element) {
+		if yes(e, "createInstance") {
+			out = append(out, e)
+		}
+	}, "receive", "pick")
+	return out
+}
+
+// startOnly reports whether e holds nothing but start activities, scopes,
+// flows and sequences.
+func startOnly(e *etree.Element) bool {
+	if in(e.Tag, "receive", "pick") {
+		return yes(e, "createInstance")
+	}
+	if !in(e.Tag, "scope", "flow", "sequence") {
+		return false
+	}
+	for _, c := range activityChildren(e) {
+		if !startOnly(c) {
+			return false
+		}
+	}
+	return true
+}
+
+func checkBeforeStart(p *pass) {
+	for _, s := range p.startActivities() {
+		for c, a := s, s.Parent(); a != nil && a != p.doc.Root; c, a = a, a.Parent() {
+			if !isBPEL(a) || !in(a.Tag, "sequence", "flow", "scope") || (a.Tag == "scope" && !isActivity(c)) {
+				p.report(s, "a start activity may only be inside <sequence>, <flow> and <scope>, not <%s>; move it to the start of the process", a.Tag)
+				break
+			}
+			if a.Tag != "sequence" {
+				continue
+			}
+			for _, prev := range activityChildren(a) {
+				if prev == c {
+					break
+				}
+				if !startOnly(prev) {
+					p.report(s, "<%s> comes before this start activity; only start activities, scopes, flows and sequences may come first", prev.Tag)
+					break
+				}
+			}
+		}
+	}
+}
+
+func checkStartCorrelations(p *pass) {
+	starts := p.startActivities()
+	if len(starts) < 2 {
+		return
+	}
+	type use struct {
+		el       *etree.Element
+		initiate map[string]string
+	}
+	var uses []use
+	for _, s := range starts {
+		els := []*etree.Element{s}
+		if s.Tag == "pick" {
+			els = children(s, "onMessage")
+		}
+		for _, e := range els {
+			u := use{el: e, initiate: map[string]string{}}
+			for _, x := range grandchildren(e, "correlations", "correlation") {
+				u.initiate[attr(x, "set")] = attr(x, "initiate")
+			}
+			if len(u.initiate) > 0 {
+				uses = append(uses, u)
+			}
+		}
+	}
+	if len(uses) < 2 {
+		return
+	}
+	common := map[string]bool{}
+	for n := range uses[0].initiate {
+		common[n] = true
+	}
+	for _, u := range uses[1:] {
+		for n := range common {
+			if _, ok := u.initiate[n]; !ok {
+				delete(common, n)
+			}
+		}
+	}
+	if len(common) == 0 {
+		p.report(uses[1].el, "the start activities of this process share no correlation set; give them a common one with initiate=\"join\"")
+		return
+	}
+	for _, u := range uses {
+		for n := range common {
+			if u.initiate[n] != "join" {
+				p.report(u.el, "correlation set %q is common to the process's start activities, so its initiate must be \"join\" here", n)
+			}
+		}
+	}
+}
