@@ -143,9 +143,11 @@ func LoadBundleWith(dir string, opts LoadOptions) ([]*plan.Plan, error) {
 			}
 			continue
 		}
-		checked, n := staticCheck(d, sets[dp.Name], errs), len(errs.List)
+		checked, waived := staticCheck(d, sets[dp.Name], errs, waiver(opts.Waive, dp.Waive))
+		n := len(errs.List)
 		p := compileProcess(d, sets[dp.Name], dp, errs, opts)
 		dropChecked(errs, n, checked)
+		p.Warnings = append(waived, p.Warnings...)
 		sum := sha256.Sum256(sources[dp.Name])
 		p.Fingerprint = hex.EncodeToString(sum[:8])
 		p.Bundle = name

@@ -7,17 +7,40 @@ import (
 )
 
 // staticCheck runs WS-BPEL's static analysis (internal/process/check) over
-// process d, adds its findings to errs, and returns where they are, so
-// that the compiler's own errors at those lines can be dropped
-// (dropChecked): where both refuse one construct, the finding says it
-// with the rule.
-func staticCheck(d *bpel.Document, w *wsdl.Set, errs *bpel.Errors) map[bpel.Pos]bool {
-	at := map[bpel.Pos]bool{}
+// process d and adds its findings to errs, but for the rules waived,
+// whose findings it returns as warnings. It also returns where the
+// findings are, so that the compiler's own errors at those lines can be
+// dropped (dropChecked): where both refuse one construct, the finding
+// says it with the rule.
+func staticCheck(d *bpel.Document, w *wsdl.Set, errs *bpel.Errors, waived map[string]bool) (at map[bpel.Pos]bool, warnings []string) {
+	at = map[bpel.Pos]bool{}
 	for _, f := range check.Check(d, w) {
-		errs.AddErr(f)
+		if waived[f.Rule] {
+			// The compiler's own errors stand: a waived rule is one
+			// the compiler can run without.
+			warnings = append(warnings, "waived (orchd:waive): "+f.Error())
+			continue
+		}
 		at[f.Pos] = true
+		errs.AddErr(f)
 	}
-	return at
+	return at, warnings
+}
+
+// waiver is the set of rules waived for a process: the options' and its
+// deploy.xml's.
+func waiver(opts []string, dd map[string]bool) map[string]bool {
+	if len(opts) == 0 {
+		return dd
+	}
+	w := make(map[string]bool, len(opts)+len(dd))
+	for _, r := range opts {
+		w[r] = true
+	}
+	for r := range dd {
+		w[r] = true
+	}
+	return w
 }
 
 // dropChecked removes the errors added to errs from index from on that

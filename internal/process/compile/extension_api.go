@@ -80,6 +80,10 @@ type LoadOptions struct {
 	// imports may name ("../ProbeService/x.wsdl", as ODE's test bundles
 	// share one); nil, orchd serve's, confines a bundle to its folder.
 	SharedFolders []string
+	// Waive lists static analysis rules (check.Rules ids, "SA00011")
+	// whose findings deploy as warnings instead of refusing the bundle,
+	// for every bundle; deploy.xml's orchd:waive does it for one process.
+	Waive []string
 }
 
 func (x *extCompiler) Variable(name string) (plan.ExtensionVariable, error) {

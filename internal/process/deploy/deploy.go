@@ -65,6 +65,10 @@ type Process struct {
 	// against the schemas of the operation's output message
 	// (orchd:validateReplies in their <invoke>).
 	ValidateReplies map[string]bool
+	// Waive lists the static analysis rules (SA ids) whose findings in
+	// this process deploy as warnings instead of refusing the bundle
+	// (orchd:waive).
+	Waive map[string]bool
 }
 
 // CleanupRule is a deploy.xml <cleanup>: when an instance ends with the
@@ -119,7 +123,12 @@ type CleanupRule struct {
 // makes a partner failure that no handler of a persistent process
 // catches end the instance with ext:activityFailure, as in-memory
 // processes do, instead of suspending the instance at the invoke for an
-// operator ("suspend", the default).
+// operator ("suspend", the default); and
+//
+//	<orchd:waive rules="SA00011 SA00061"/>
+//
+// deploys the process despite findings of those static analysis rules,
+// each a warning (bundles written for engines that did not check them).
 const nsOrchdDD = "urn:orchd:deploy"
 
 // qname is a qualified XML name.
@@ -187,6 +196,10 @@ func Parse(doc *bpel.Document, errs *bpel.Errors) *Descriptor {
 			case "uncaughtFailure":
 				if c.NamespaceURI() == nsOrchdDD {
 					p.FaultUncaught = parseUncaughtFailure(doc, c, errs)
+				}
+			case "waive":
+				if c.NamespaceURI() == nsOrchdDD {
+					p.Waive = parseWaive(doc, c, errs, p.Waive)
 				}
 			case "property":
 				sp, local, err := bpel.ResolveQName(c, c.SelectAttrValue("name", ""), true)
@@ -295,6 +308,28 @@ func ParseFailure(doc *bpel.Document, x *etree.Element, errs *bpel.Errors) *Fail
 		}
 	}
 	return fp
+}
+
+// parseWaive reads an orchd:waive: rules="SA00011 SA00061", the static
+// analysis rules whose findings the process deploys with, as warnings
+// (for bundles written for an engine that did not check them, as ODE's
+// own tests).
+func parseWaive(doc *bpel.Document, c *etree.Element, errs *bpel.Errors, into map[string]bool) map[string]bool {
+	rules := strings.Fields(c.SelectAttrValue("rules", ""))
+	if len(rules) == 0 {
+		errs.Add(doc.Pos(c), "orchd:waive", "needs a rules attribute listing static analysis rule ids (SA00011 ...)")
+	}
+	for _, r := range rules {
+		if len(r) != 7 || !strings.HasPrefix(r, "SA") || strings.Trim(r[2:], "0123456789") != "" {
+			errs.Add(doc.Pos(c), "orchd:waive", "%q is not a static analysis rule id (SA followed by five digits)", r)
+			continue
+		}
+		if into == nil {
+			into = map[string]bool{}
+		}
+		into[r] = true
+	}
+	return into
 }
 
 // parseUncaughtFailure reads an orchd:uncaughtFailure: "suspend" or
