@@ -13,6 +13,7 @@ import (
 
 	"github.com/orchd/orchd/internal/events"
 	"github.com/orchd/orchd/internal/exchange"
+	"github.com/orchd/orchd/internal/partnerallow"
 	"github.com/orchd/orchd/internal/process/bpel"
 	"github.com/orchd/orchd/internal/process/wsdl"
 )
@@ -56,6 +57,11 @@ type Process struct {
 	// MaxSteps is orchd:maxSteps: the step budget of one run of an
 	// instance (0: the engine's, Options.MaxSteps).
 	MaxSteps int
+	// PartnerAllow are the orchd:partnerAllow rules: the addresses
+	// chosen at run time (copied endpoint references) the process may
+	// call, within the operator's --partner-allow policy; nil without
+	// rules (the operator's policy alone).
+	PartnerAllow *partnerallow.List
 }
 
 // CleanupRule is a deploy.xml <cleanup>: when an instance ends with the
@@ -157,6 +163,10 @@ func Parse(doc *bpel.Document, errs *bpel.Errors) *Descriptor {
 						errs.Add(doc.Pos(c), "orchd:maxSteps", "want a positive number of activity steps, not %q", strings.TrimSpace(c.Text()))
 					}
 					p.MaxSteps = n
+				}
+			case "partnerAllow":
+				if c.NamespaceURI() == nsOrchdDD {
+					parsePartnerAllow(doc, c, p, errs)
 				}
 			case "property":
 				sp, local, err := bpel.ResolveQName(c, c.SelectAttrValue("name", ""), true)
@@ -260,6 +270,30 @@ func ParseFailure(doc *bpel.Document, x *etree.Element, errs *bpel.Errors) *Fail
 		}
 	}
 	return fp
+}
+
+// parsePartnerAllow reads an orchd:partnerAllow into p.PartnerAllow:
+//
+//	<orchd:partnerAllow host="10.1.0.0/16" port="8080-8090"/>
+//	<orchd:partnerAllow host="*.partners.example.com" port="443"/>
+//
+// host a host name (*.domain for its subdomains), an IP address or a CIDR
+// prefix; port a port or LOW-HIGH, absent for any.
+func parsePartnerAllow(doc *bpel.Document, x *etree.Element, p *Process, errs *bpel.Errors) {
+	host := strings.TrimSpace(x.SelectAttrValue("host", ""))
+	if host == "" {
+		errs.Add(doc.Pos(x), "orchd:partnerAllow", "needs a host attribute: a host name, an IP address or a CIDR prefix")
+		return
+	}
+	r, err := partnerallow.ParseHostPort(host, strings.TrimSpace(x.SelectAttrValue("port", "")))
+	if err != nil {
+		errs.Add(doc.Pos(x), "orchd:partnerAllow", "%v", err)
+		return
+	}
+	if p.PartnerAllow == nil {
+		p.PartnerAllow = &partnerallow.List{}
+	}
+	p.PartnerAllow.Rules = append(p.PartnerAllow.Rules, r)
 }
 
 // parseReplyTimeout reads an orchd:replyTimeout of partner link pl.

@@ -10,6 +10,7 @@ import (
 
 	"github.com/orchd/orchd/internal/events"
 	"github.com/orchd/orchd/internal/exchange"
+	"github.com/orchd/orchd/internal/partnerallow"
 	"github.com/orchd/orchd/internal/process/bpel"
 	"github.com/orchd/orchd/internal/process/deploy"
 	"github.com/orchd/orchd/internal/process/expr"
@@ -43,6 +44,10 @@ type Plan struct {
 	Slots *etree.Element
 	// MaxSteps is deploy.xml's orchd:maxSteps (0: the engine's budget).
 	MaxSteps int
+	// PartnerAllow is deploy.xml's orchd:partnerAllow rules (nil: none),
+	// which narrow the partner address policy for the addresses the
+	// process assigns at run time.
+	PartnerAllow *partnerallow.List
 	// Extensions are the registered extension namespaces the process
 	// uses (extension.go); Engine.Deploy checks the engine has them.
 	Extensions []string
