@@ -324,3 +324,42 @@ func TestClosedLoopOverSlotsNotShed(t *testing.T) {
 		})
 	}
 }
+
+// TestQueueFirstComeFirstServed: requests queued for the one slot are
+// admitted in the order they came, each freed slot going to the first of
+// them, not to a request arriving as it frees; one that finds the queue
+// full is refused at once (here the wait is an hour: nothing is timed).
+func TestQueueFirstComeFirstServed(t *testing.T) {
+	l := newLimiter(false, 1, time.Hour, 3, 0, time.Now())
+	if !l.admit(context.Background()) {
+		t.Fatal("the free slot was not taken")
+	}
+	order := make(chan int, 3)
+	for i := range 3 {
+		go func() {
+			if l.admit(context.Background()) {
+				order <- i
+			}
+		}()
+		waitFor(t, "the request to queue", func() bool { return l.queued.Load() == int64(i+1) })
+	}
+	if l.admit(context.Background()) {
+		t.Fatal("a request beyond the full queue was admitted")
+	}
+	if l.overflows.Load() != 1 {
+		t.Errorf("%d overflows counted, want 1", l.overflows.Load())
+	}
+	for want := range 3 {
+		l.release()
+		// The slot went to the first queued: nothing else gets it.
+		if l.tryAcquire() {
+			t.Fatalf("after release %d a request arriving took the slot", want)
+		}
+		if got := <-order; got != want {
+			t.Fatalf("admitted request %d, want %d", got, want)
+		}
+	}
+	if n := l.inflight.Load(); n != 1 {
+		t.Errorf("%d in flight, want 1", n)
+	}
+}
