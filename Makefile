@@ -34,6 +34,7 @@ unit:
 # testdata/fuzz/<Target>, and a little more); make fuzz-long for FUZZ_LONG
 # (60s) each.
 FUZZ_TARGETS = \
+	./internal/partnerallow/:FuzzParse \
 	./internal/soap/:FuzzDecodeEnvelope \
 	./internal/soap/:FuzzHeaderParts \
 	./internal/soap/:FuzzParseDifferential \

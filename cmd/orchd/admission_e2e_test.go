@@ -112,7 +112,7 @@ func TestAdaptiveAdmission(t *testing.T) {
 	writeProcess(t, deploy, "Loop", "127.0.0.1:1", runawayBody, true)
 	const start, queueWait = 16, 3 * time.Second
 	o := startOrchd(t, "--deploy", deploy, "--admission", "adaptive", "--max-inflight", strconv.Itoa(start), "--queue-wait", queueWait.String(),
-		"--max-steps", "40000")
+		"--max-queue", strconv.Itoa(4*start), "--max-steps", "40000")
 	client := &http.Client{Timeout: 30 * time.Second}
 
 	// 1. A slow partner: the limit grows, nothing is shed.
@@ -131,9 +131,10 @@ func TestAdaptiveAdmission(t *testing.T) {
 		t.Fatalf("orchd_admission_limit %d, want at least %d", grown, clients)
 	}
 
-	// 2. CPU overload: more clients than the limit and --max-queue
-	// (4 x 16) take, each exchange burning the CPU. Watch the limit and
-	// the shed count meanwhile.
+	// 2. CPU overload: more clients than the grown limit and
+	// --max-queue (4 x 16) take, each exchange burning the CPU, so the
+	// queue overflows (a closed loop that fits in the limit and the
+	// queue is never shed). Watch the limit and the shed count meanwhile.
 	var lowest, shed atomic.Int64
 	lowest.Store(int64(grown))
 	stop := make(chan struct{})
@@ -153,7 +154,7 @@ func TestAdaptiveAdmission(t *testing.T) {
 			}
 		}
 	})
-	h = hammer(o.base+"/processes/Loop", `"urn:e2e#run"`, e2eRequest("L", "1"), 8*start, "stepBudgetExceeded", func() bool {
+	h = hammer(o.base+"/processes/Loop", `"urn:e2e#run"`, e2eRequest("L", "1"), max(8*start, grown+6*start), "stepBudgetExceeded", func() bool {
 		return lowest.Load() <= start && shed.Load() > 0
 	})
 	close(stop)

@@ -29,8 +29,12 @@ const (
 // defaultQueueWait come from measurement (README, Limits and failure
 // behaviour): the purchase order saturates two cores from about 16
 // clients on, so 64 exchanges in flight keep the CPUs busy with partners
-// answering in a few milliseconds, and a request that finds no slot
-// within 100ms would only wait behind more than a full round of them.
+// answering in a few milliseconds. The queue is bounded by its length
+// (defaultMaxQueue): a closed loop of up to 64 + 256 clients never fills
+// it and is never shed, however slowly it is served (unless the queue
+// stands still for a second); an overload fills it, is shed at once, and
+// a request in the overflowing queue that finds no slot within 100ms
+// would only wait behind more than a full round of exchanges.
 const (
 	defaultReadHeaderTimeout = 10 * time.Second
 	defaultBodyTimeout       = 30 * time.Second
@@ -47,9 +51,9 @@ func frontDoorFlags(fs *flag.FlagSet, c *frontDoorConfig) {
 	fs.DurationVar(&c.bodyTimeout, "body-timeout", defaultBodyTimeout, "close a connection whose request body takes longer than this to arrive, from the end of its headers (0: no bound)")
 	fs.IntVar(&c.maxHeaderBytes, "max-http-header-bytes", defaultMaxHeaderBytes, "largest HTTP request header block, in bytes; larger gets HTTP 431 (0: the default)")
 	fs.IntVar(&c.maxConns, "max-conns", defaultMaxConns, "most client connections open at once; one more is answered HTTP 503 and closed at once (0: no bound)")
-	fs.IntVar(&c.maxInflight, "max-inflight", defaultMaxInflight, "most SOAP exchanges served at once; more wait up to --queue-wait, then are shed with HTTP 503 and a Server fault (0: no bound)")
-	fs.DurationVar(&c.queueWait, "queue-wait", defaultQueueWait, "longest a SOAP request waits for one of the --max-inflight slots before it is shed")
-	fs.IntVar(&c.maxQueue, "max-queue", defaultMaxQueue, "most SOAP requests waiting (up to --queue-wait) for a slot; one more is shed at once (0: 4 x --max-inflight)")
+	fs.IntVar(&c.maxInflight, "max-inflight", defaultMaxInflight, "most SOAP exchanges served at once; more wait in turn in a queue of --max-queue and are shed with HTTP 503 and a Server fault when it is full (see --queue-wait) (0: no bound)")
+	fs.DurationVar(&c.queueWait, "queue-wait", defaultQueueWait, "longest a SOAP request waits for a --max-inflight slot in a queue that overflowed meanwhile (a queue that never overflowed is shed only after it stood still, none of its requests admitted, for 1s or this if longer) (0: no queue)")
+	fs.IntVar(&c.maxQueue, "max-queue", defaultMaxQueue, "most SOAP requests waiting in turn for a slot; one more is shed at once (0: 4 x --max-inflight)")
 	fs.StringVar(&c.admission, "admission", defaultAdmission, "how SOAP exchanges are admitted: adaptive (a limit on all exchanges in flight, partner waits included, from --max-inflight up, grown while their latency stays low and cut back when it grows) or fixed (--max-inflight slots for exchanges using the CPU)")
 }
 

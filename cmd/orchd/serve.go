@@ -107,7 +107,7 @@ func defineServe(fs *flag.FlagSet) *serveConfig {
 	fs.IntVar(&c.partnerConns, "partner-conns", soap.DefaultMaxConnsPerHost, "most keep-alive connections to one partner host (negative: no bound)")
 	fs.DurationVar(&c.partnerTimeout, "partner-timeout", soap.DefaultCallTimeout, "bound on a partner call that deploy.xml gives no orchd:timeout")
 	fs.Int64Var(&c.partnerMaxResp, "partner-max-response", soap.DefaultMaxResponseBytes, "largest partner response accepted, in bytes")
-	fs.StringVar(&c.partnerAllow, "partner-allow", "", "comma-separated rules allowing partner addresses chosen at run time (copied endpoint references, REST URIs): HOST[:PORT[-PORT]] with a host name (*.domain), IP or CIDR ([IPv6]:PORT); without a rule loopback, link-local and metadata addresses are refused")
+	fs.StringVar(&c.partnerAllow, "partner-allow", "", "comma-separated rules allowing partner addresses chosen at run time (copied endpoint references, REST URIs): HOST[:PORT[-PORT]] with a host name (*.domain), IP or CIDR ([IPv6]:PORT); without a rule loopback, link-local and metadata addresses are refused; a bundle's deploy.xml orchd:partnerAllow narrows this for its process")
 	tlsFlags(fs, &c.tls)
 	fs.StringVar(&c.endpointsFile, "endpoints", "", "file of partner address overrides: '{ns}Service Port URL' or 'portType {ns}PT URL' a line")
 	fs.StringVar(&c.debugAddr, "debug-addr", "", "serve net/http/pprof on this address (off when empty); keep it on loopback")
@@ -229,7 +229,7 @@ func runServer(ctx context.Context, cfg *serveConfig, log *slog.Logger) error {
 	// process assigns at run time (a copied endpoint reference) is called
 	// as it is, under --partner-allow.
 	opts := process.Options{Logger: log, Registerer: reg, Partners: overrides.Partners(client.Partner),
-		AssignedPartners: client.AssignedPartner, BaseURL: baseURL(scheme, ln.Addr()), MessageHold: cfg.messageHold, MaxSteps: cfg.maxSteps}
+		AssignedPartners: client.AssignedPartnerUnder, BaseURL: baseURL(scheme, ln.Addr()), MessageHold: cfg.messageHold, MaxSteps: cfg.maxSteps}
 	// REST extension activities call on the partners' terms: the same
 	// keep-alive pool (--partner-conns) and per-call bound.
 	opts.HTTPClient, opts.HTTPTimeout = client.PolicedHTTPClient()

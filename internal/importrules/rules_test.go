@@ -22,16 +22,17 @@ const module = "github.com/orchd/orchd/"
 // exchange know no BPEL; nothing imports cmd.
 var allowed = map[string][]string{
 	// Leaves: no orchd imports at all.
-	"internal/bundlezip":   nil,
-	"internal/etcdtest":    nil,
-	"internal/events":      nil,
-	"internal/exchange":    nil,
-	"internal/loadgen":     nil,
-	"internal/mgmt":        nil,
-	"internal/mockpartner": nil,
-	"internal/persist":     nil,
-	"internal/reference":   nil,
-	"internal/xmlparse":    nil,
+	"internal/bundlezip":    nil,
+	"internal/etcdtest":     nil,
+	"internal/events":       nil,
+	"internal/exchange":     nil,
+	"internal/loadgen":      nil,
+	"internal/mgmt":         nil,
+	"internal/mockpartner":  nil,
+	"internal/partnerallow": nil,
+	"internal/persist":      nil,
+	"internal/reference":    nil,
+	"internal/xmlparse":     nil,
 
 	// The documents of a bundle and the languages inside a process.
 	"internal/process/bpel":   {"internal/xmlparse"},
@@ -40,9 +41,9 @@ var allowed = map[string][]string{
 	"internal/xpath2":         {"internal/xsd"},
 	"internal/xslt":           {"internal/process/bpel", "internal/xpath1", "internal/xpath2"},
 	"internal/process/expr":   {"internal/exchange", "internal/process/bpel", "internal/xpath1", "internal/xpath2", "internal/xslt"},
-	"internal/process/plan":   {"internal/events", "internal/exchange", "internal/process/bpel", "internal/process/deploy", "internal/process/expr", "internal/process/wsdl", "internal/xsd"},
+	"internal/process/plan":   {"internal/events", "internal/exchange", "internal/partnerallow", "internal/process/bpel", "internal/process/deploy", "internal/process/expr", "internal/process/wsdl", "internal/xsd"},
 	"internal/process/wsdl":   {"internal/exchange", "internal/process/bpel", "internal/xsd"},
-	"internal/process/deploy": {"internal/events", "internal/exchange", "internal/process/bpel", "internal/process/wsdl", "internal/xsd"},
+	"internal/process/deploy": {"internal/events", "internal/exchange", "internal/partnerallow", "internal/process/bpel", "internal/process/wsdl", "internal/xsd"},
 	"internal/process/check":  {"internal/exchange", "internal/process/bpel", "internal/process/deploy", "internal/process/wsdl"},
 
 	// The compiler: bundle -> plan. The only reader of the syntax tree;
@@ -53,12 +54,12 @@ var allowed = map[string][]string{
 	// The runtime: runs the plans' instances. Never the compiler, the
 	// front door (soap, server), a store implementation other than
 	// persist's types, or cmd.
-	"internal/process": {"internal/events", "internal/exchange", "internal/mgmt", "internal/persist",
+	"internal/process": {"internal/events", "internal/exchange", "internal/mgmt", "internal/partnerallow", "internal/persist",
 		"internal/process/bpel", "internal/process/deploy", "internal/process/expr", "internal/process/plan", "internal/process/wsdl",
 		"internal/xmlparse", "internal/xpath1", "internal/xpath2", "internal/xsd"},
 
 	// Transport and storage: no BPEL.
-	"internal/soap":      {"internal/exchange", "internal/xmlparse"},
+	"internal/soap":      {"internal/exchange", "internal/partnerallow", "internal/xmlparse"},
 	"internal/endpoints": {"internal/exchange"},
 	"internal/etcdstore": {"internal/persist"},
 	"internal/cluster":   {"internal/exchange", "internal/soap"},

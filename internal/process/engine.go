@@ -15,6 +15,7 @@ import (
 
 	"github.com/orchd/orchd/internal/events"
 	"github.com/orchd/orchd/internal/exchange"
+	"github.com/orchd/orchd/internal/partnerallow"
 	"github.com/orchd/orchd/internal/process/plan"
 )
 
@@ -53,9 +54,11 @@ type Options struct {
 	// AssignedPartners binds a partner role endpoint whose address a
 	// process assigned at run time (an endpoint reference copied to a
 	// partner link): ep is the partner link's deploy-time description
-	// with that Address. It must not apply deploy-time address overrides;
-	// nil means Partners.
-	AssignedPartners func(ep *exchange.Endpoint) exchange.Partner
+	// with that Address; only are the process's deploy.xml
+	// orchd:partnerAllow rules (nil: none), which narrow the partner
+	// address policy for the call. It must not apply deploy-time address
+	// overrides; nil means Partners.
+	AssignedPartners func(ep *exchange.Endpoint, only *partnerallow.List) exchange.Partner
 	// BaseURL is where this engine's endpoints are reached
 	// (scheme://host:port), for the endpoint references of the services
 	// processes provide (<from partnerLink endpointReference="myRole">);

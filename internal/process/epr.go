@@ -11,6 +11,7 @@ import (
 	"github.com/beevik/etree"
 
 	"github.com/orchd/orchd/internal/exchange"
+	"github.com/orchd/orchd/internal/partnerallow"
 	"github.com/orchd/orchd/internal/process/bpel"
 	"github.com/orchd/orchd/internal/process/plan"
 )
@@ -182,7 +183,7 @@ func (in *instance) partnerOf(pl *plan.PartnerLink, at bpel.Pos) (exchange.Partn
 	if in.eprs != nil {
 		if as := in.eprs[pl]; as != nil {
 			if as.partner == nil {
-				as.partner = in.e.addressed(pl, as.addr)
+				as.partner = in.e.addressed(pl, as.addr, in.p.PartnerAllow)
 			}
 			return as.partner, nil
 		}
@@ -194,20 +195,20 @@ func (in *instance) partnerOf(pl *plan.PartnerLink, at bpel.Pos) (exchange.Partn
 }
 
 // addressed binds pl's partner role at an address assigned at run time,
-// through Options.AssignedPartners (deploy-time overrides do not apply).
-func (e *Engine) addressed(pl *plan.PartnerLink, addr string) exchange.Partner {
+// through Options.AssignedPartners (deploy-time overrides do not apply),
+// under the process's orchd:partnerAllow rules only.
+func (e *Engine) addressed(pl *plan.PartnerLink, addr string, only *partnerallow.List) exchange.Partner {
 	ep := *pl.PartnerDesc
 	ep.Address = addr
 	// Credentials go only where deploy.xml (or --endpoints) sends calls.
 	ep.BasicAuth = nil
-	bind := e.opts.AssignedPartners
-	if bind == nil {
-		bind = e.opts.Partners
+	if bind := e.opts.AssignedPartners; bind != nil {
+		return bind(&ep, only)
 	}
-	if bind == nil {
-		return unbound{&ep}
+	if bind := e.opts.Partners; bind != nil {
+		return bind(&ep)
 	}
-	return bind(&ep)
+	return unbound{&ep}
 }
 
 // appendEPRs encodes the assigned endpoints, in partner link order.

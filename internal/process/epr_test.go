@@ -14,6 +14,7 @@ import (
 	"testing"
 
 	"github.com/orchd/orchd/internal/exchange"
+	"github.com/orchd/orchd/internal/partnerallow"
 )
 
 const (
@@ -208,7 +209,7 @@ func TestAssignEndpointReference(t *testing.T) {
 				t.Fatalf("LoadBundle: %v", err)
 			}
 			rec := &eprPartners{}
-			e := NewEngine(Options{Partners: rec.binder("deploy"), AssignedPartners: rec.binder("assigned"), BaseURL: "http://orchd.example:8/"})
+			e := NewEngine(Options{Partners: rec.binder("deploy"), AssignedPartners: func(ep *exchange.Endpoint, _ *partnerallow.List) exchange.Partner { return rec.binder("assigned")(ep) }, BaseURL: "http://orchd.example:8/"})
 			if err := e.Deploy(procs...); err != nil {
 				t.Fatal(err)
 			}

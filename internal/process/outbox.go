@@ -11,6 +11,7 @@ import (
 	"github.com/beevik/etree"
 
 	"github.com/orchd/orchd/internal/exchange"
+	"github.com/orchd/orchd/internal/partnerallow"
 	"github.com/orchd/orchd/internal/persist"
 	"github.com/orchd/orchd/internal/process/plan"
 )
@@ -162,8 +163,10 @@ func (e *Engine) deliverOutbox(msg persist.OutboxMessage) error {
 	var pl *plan.PartnerLink
 	var partner exchange.Partner
 	var timeout time.Duration
+	var only *partnerallow.List
 	for _, p := range e.Processes() {
 		if p.Name.String() == procName {
+			only = p.PartnerAllow
 			if pl = p.Plinks[plName]; pl != nil {
 				partner = p.partners[pl.Idx]
 			}
@@ -174,7 +177,7 @@ func (e *Engine) deliverOutbox(msg persist.OutboxMessage) error {
 		return fmt.Errorf("%w: %s", errNoOutboxPartner, msg.Partner)
 	}
 	if assigned {
-		partner = e.addressed(pl, addr)
+		partner = e.addressed(pl, addr, only)
 	}
 	var op *exchange.Operation
 	for _, o := range pl.PartnerDesc.Operations {

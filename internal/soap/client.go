@@ -13,6 +13,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -85,11 +86,18 @@ type Client struct {
 	// time: the policy's dialer, no proxy, redirects to the same host
 	// only (none for SOAP).
 	policed, policedSOAP *http.Client
-	log                  *slog.Logger
-	timeout              time.Duration
-	maxResp              int64
-	limits               Limits
-	bufs                 bufferPool
+	// policy, conns and tls build the transports of policies narrowed
+	// to a bundle's rules (assigned.go); policy is nil when HTTPClient
+	// was given (no transport of our own).
+	policy   *PartnerPolicy
+	conns    int
+	tls      *tls.Config
+	narrowed sync.Map // *partnerallow.List -> *http.Client
+	log      *slog.Logger
+	timeout  time.Duration
+	maxResp  int64
+	limits   Limits
+	bufs     bufferPool
 }
 
 // NewClient returns a Client.
@@ -112,6 +120,7 @@ func NewClient(opts ClientOptions) *Client {
 			policy = &PartnerPolicy{}
 		}
 		c.policed = &http.Client{Transport: newTransport(conns, opts.TLS, policy), CheckRedirect: sameHostRedirects}
+		c.policy, c.conns, c.tls = policy, conns, opts.TLS
 	}
 	psoap := *c.policed
 	psoap.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
@@ -204,6 +213,7 @@ const maxDrain = 64 << 10
 // ErrPartnerUnreachable, ErrPartnerTimeout, ErrTooLarge,
 // ErrPartnerResponse or ErrPartnerFault.
 func (p *partner) Invoke(ctx context.Context, call *exchange.Call) (*exchange.Message, error) {
+	start := time.Now()
 	msg, err := p.invoke(ctx, call)
 	if err == nil || !p.assigned {
 		return msg, err
@@ -217,6 +227,7 @@ func (p *partner) Invoke(ctx context.Context, call *exchange.Call) (*exchange.Me
 	if errors.Is(err, ErrPartnerNotAllowed) {
 		return nil, fmt.Errorf("partner %s %s: %w: %w", Redact(p.ep.Address), call.Operation.Name, ErrPartnerUnreachable, ErrPartnerNotAllowed)
 	}
+	p.c.failLate(ctx, call, start)
 	return nil, fmt.Errorf("partner %s %s: %w", Redact(p.ep.Address), call.Operation.Name, errAssignedFailed)
 }
 

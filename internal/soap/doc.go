@@ -32,9 +32,10 @@
 //     failure is turned into a SOAP fault by one function, faultFor. It also
 //     serves ?wsdl with imports rewritten to point back at the server.
 //     With ServerOptions.MaxInflight it admits exchanges under a bound
-//     (taken after the body is read, before it is parsed; a bounded wait
-//     of QueueWait, at most MaxQueue waiting) and sheds the rest with
-//     HTTP 503, Retry-After and a Server fault (ErrOverloaded), counted
+//     (taken after the body is read, before it is parsed; a queue of at
+//     most MaxQueue served in turn, a request in it shed after QueueWait
+//     once it overflowed or after a second of standing still) and sheds
+//     the rest with HTTP 503, Retry-After and a Server fault (ErrOverloaded), counted
 //     in orchd_shed_total. The bound is either MaxInflight fixed slots
 //     for the exchanges using the CPU (waits give theirs back:
 //     exchange.Idler), or, with ServerOptions.Adaptive, an adaptive
@@ -50,11 +51,15 @@
 //     client's; redirects are not followed; a reply over the size limit
 //     is cut off with its connection. Every other failure is an error
 //     naming the address, the operation and what went wrong (ErrPartner*
-//     sentinels, ErrTooLarge).
+//     sentinels, ErrTooLarge). Calls to addresses chosen at run time
+//     (AssignedPartner, AssignedPartnerUnder) go under a PartnerPolicy
+//     (policy.go, the rules being package partnerallow's), narrowed to a
+//     bundle's rules on a transport of their own (assigned.go), and fail
+//     alike: one text, at the call's deadline.
 //
 // # What it must never import
 //
-// soap knows nothing about BPEL. It imports exchange, xmlparse and the
+// soap knows nothing about BPEL. It imports exchange, xmlparse, partnerallow and the
 // standard library, etree and the Prometheus client only; it must never import
 // process, persist or cmd.
 //

@@ -1,8 +1,10 @@
 package soap
 
 import (
+	"container/list"
 	"context"
 	"math"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -21,6 +23,12 @@ const (
 	// floor with latency over the target before the lowest latency seen
 	// is taken to have moved (partners became slower for good).
 	floorWindows = 10
+	// stallWait is how long a queue that never overflowed may stand
+	// still (no request in it admitted) before its requests are shed, or
+	// the queue wait if longer. A request shed is told to come back after
+	// Retry-After (retryAfter): shedding it sooner than that from a queue
+	// that is not overloaded would only answer it later.
+	stallWait = retryAfter
 )
 
 // limiter bounds the exchanges admitted at once, in one of two ways
@@ -41,17 +49,34 @@ const (
 //     exchanges in flight as they take, and a saturated CPU, where
 //     exchanges only queue, gets fewer.
 //
-// A request over the limit waits up to the queue wait, unless the queue
-// is full. Everything is atomics; no lock, no time.Now of its own.
+// A request over the limit joins a queue bounded by length (MaxQueue):
+// one that finds it full is shed at once, so an overload (more arriving
+// than is served) sheds at the rate it comes, without a wait. A queued
+// request is admitted in its turn (first come, first served: a slot freed
+// while requests are queued goes to the first of them, not to a request
+// just arrived). It is shed after the queue wait when the queue
+// overflowed meanwhile (a request found it full: more arrive than are
+// served, and waiting longer would only make every answer later), and
+// otherwise only when the queue stood still for stallWait (no queued
+// request admitted: the server is stuck, every slot held by exchanges
+// that do not end). So a bounded closed loop of clients (at most the
+// limit plus the queue), which never overflows the queue, is never shed
+// however slowly it is served, while an open loop past capacity is shed
+// at once at the full queue and keeps the wait of those queued to about
+// the queue wait. The fast path (no queue) is atomics only; the queue has
+// a mutex; no time.Now of its own.
 type limiter struct {
 	adaptive  bool
 	limit     atomic.Int64 // the current bound
 	inflight  atomic.Int64 // admitted, not finished, not giving their share back
-	queued    atomic.Int64 // requests waiting to be admitted
+	queued    atomic.Int64 // requests waiting to be admitted: len(waiters), for reading without mu
 	nearLimit atomic.Bool  // an admission this window found the limit half used
-	// wake gets a token (when there is room) for every release while
-	// requests are queued; a woken waiter tries again.
-	wake chan struct{}
+
+	mu      sync.Mutex
+	waiters list.List // of *waiter, first come first
+	moved   uint64    // queued requests admitted so far (under mu)
+	// overflows counts the requests shed because the queue was full.
+	overflows atomic.Uint64
 
 	winStart  atomic.Int64 // when the window began, unix nanoseconds
 	winSum    atomic.Int64 // latencies finished in the window, nanoseconds
@@ -65,6 +90,13 @@ type limiter struct {
 	maxQueue  int64
 }
 
+// waiter is a queued request; admitted and ready are set (under
+// limiter.mu) when a slot is given to it.
+type waiter struct {
+	admitted bool
+	ready    chan struct{} // buffered 1
+}
+
 // newLimiter returns a limiter starting at (fixed: always at) start.
 func newLimiter(adaptive bool, start int, queueWait time.Duration, maxQueue int64, slack time.Duration, now time.Time) *limiter {
 	l := &limiter{
@@ -74,7 +106,6 @@ func newLimiter(adaptive bool, start int, queueWait time.Duration, maxQueue int6
 		slack:     slack,
 		queueWait: queueWait,
 		maxQueue:  maxQueue,
-		wake:      make(chan struct{}, max(1, maxQueue)),
 	}
 	if l.slack <= 0 {
 		l.slack = defaultLatencySlack
@@ -101,52 +132,105 @@ func (l *limiter) tryAcquire() bool {
 	}
 }
 
-// admit admits an exchange, waiting up to the queue wait for room; it
-// reports false when none came (or the client went away).
+// admit admits an exchange: at once if the limit has room and nobody is
+// queued, else in its turn in the queue. It reports false when the queue
+// is full; after the queue wait, when the queue overflowed meanwhile;
+// after stallWait, when the queue stood still that long; or when the
+// client went away.
 func (l *limiter) admit(ctx context.Context) bool {
-	if l.tryAcquire() {
+	if l.queued.Load() == 0 && l.tryAcquire() {
 		return true
 	}
 	if l.queueWait <= 0 {
 		return false
 	}
-	if l.queued.Add(1) > l.maxQueue {
-		l.queued.Add(-1)
+	l.mu.Lock()
+	if int64(l.waiters.Len()) >= l.maxQueue {
+		l.mu.Unlock()
+		l.overflows.Add(1)
 		return false
 	}
-	defer l.queued.Add(-1)
+	w := &waiter{ready: make(chan struct{}, 1)}
+	e := l.waiters.PushBack(w)
+	// Counted queued before the limit is looked at again: a release
+	// that did not see it queued freed its slot before this look.
+	l.queued.Store(int64(l.waiters.Len()))
+	l.grantLocked()
+	moved, overflows := l.moved, l.overflows.Load()
+	l.mu.Unlock()
+
 	t := time.NewTimer(l.queueWait)
 	defer t.Stop()
+	var still time.Duration // how long the queue has stood still
 	for {
-		// Tried after counting itself queued, so that a release in
-		// between leaves a token.
-		if l.tryAcquire() {
-			return true
-		}
 		select {
-		case <-l.wake:
-		case <-t.C:
-			return false
+		case <-w.ready:
+			return true
 		case <-ctx.Done():
+			if l.leave(e, w) {
+				l.release() // admitted as the client left: pass it on
+			}
 			return false
+		case <-t.C:
+			l.mu.Lock()
+			still += l.queueWait
+			if l.moved != moved {
+				still, moved = 0, l.moved
+			}
+			wait := !w.admitted && l.overflows.Load() == overflows && still < max(l.queueWait, stallWait)
+			l.mu.Unlock()
+			if !wait {
+				return l.leave(e, w)
+			}
+			// The queue never overflowed, and moved or stood still
+			// for less than stallWait: wait on in turn.
+			t.Reset(l.queueWait)
 		}
 	}
+}
+
+// leave takes w out of the queue unless it was admitted meanwhile, and
+// reports whether it was.
+func (l *limiter) leave(e *list.Element, w *waiter) bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if w.admitted {
+		return true
+	}
+	l.waiters.Remove(e)
+	l.queued.Store(int64(l.waiters.Len()))
+	return false
+}
+
+// grantLocked admits queued requests, first come first, while the limit
+// has room; l.mu is held.
+func (l *limiter) grantLocked() {
+	for l.waiters.Len() > 0 && l.tryAcquire() {
+		w := l.waiters.Remove(l.waiters.Front()).(*waiter)
+		w.admitted = true
+		w.ready <- struct{}{}
+		l.moved++
+	}
+	l.queued.Store(int64(l.waiters.Len()))
+}
+
+// grant admits queued requests while the limit has room.
+func (l *limiter) grant() {
+	// Read after the slot was freed (or the limit raised): a request
+	// queued before either is seen here, one queued after sees the room.
+	if l.queued.Load() == 0 {
+		return
+	}
+	l.mu.Lock()
+	l.grantLocked()
+	l.mu.Unlock()
 }
 
 // release ends an admitted exchange (or its count while it waits for a
-// message) and wakes a queued request.
+// message) and gives its slot to the first queued request.
 func (l *limiter) release() {
 	l.inflight.Add(-1)
-	l.wakeOne()
-}
-
-func (l *limiter) wakeOne() {
-	if l.queued.Load() > 0 {
-		select {
-		case l.wake <- struct{}{}:
-		default:
-		}
-	}
+	l.grant()
 }
 
 // observe records the latency of an exchange that finished at now and,
@@ -202,8 +286,8 @@ func (l *limiter) update() {
 		return
 	}
 	l.limit.Store(next)
-	for range min(next-lim, l.queued.Load()) {
-		l.wakeOne()
+	if next > lim {
+		l.grant()
 	}
 }
 

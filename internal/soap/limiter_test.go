@@ -280,3 +280,86 @@ func gaugeValue(t *testing.T, reg *prometheus.Registry, name string) float64 {
 func shedTotal(s *Server) float64 {
 	return testutil.ToFloat64(s.metrics.shedTotal.WithLabelValues("poProcess"))
 }
+
+// TestClosedLoopOverSlotsNotShed: a closed loop of more clients than
+// slots, each exchange holding its slot a while and then waiting for a
+// slow commit (which gives the slot back, as the persistent processes'
+// checkpoints do), queues for the slots far longer than QueueWait in
+// all; the queue never overflows (clients <= slots + MaxQueue) and keeps
+// moving, so nothing is shed, under either admission mode. The timings
+// only set the scene: the last of 8 queued waits about 4 holds of 10ms,
+// past the 10ms QueueWait, and the queue stands still for 10ms at most,
+// far from the second that would shed it.
+func TestClosedLoopOverSlotsNotShed(t *testing.T) {
+	for _, adaptive := range []bool{false, true} {
+		t.Run(map[bool]string{false: "fixed", true: "adaptive"}[adaptive], func(t *testing.T) {
+			const slots, queue = 2, 8
+			s := NewServer(ServerOptions{MaxInflight: slots, QueueWait: 10 * time.Millisecond, MaxQueue: queue, Adaptive: adaptive, Registerer: prometheus.NewRegistry()})
+			d := &hookDispatcher{before: func(ctx context.Context) {
+				time.Sleep(10 * time.Millisecond) // the slot's work
+				id := exchange.IdlerOf(ctx)
+				id.Idle(exchange.WaitCommit)
+				time.Sleep(10 * time.Millisecond)
+				id.Busy(exchange.WaitCommit)
+			}}
+			if err := s.Handle(poEndpoint(), d); err != nil {
+				t.Fatal(err)
+			}
+			hs := httptest.NewServer(s)
+			defer hs.Close()
+			var most atomic.Int64
+			res := closedLoop(hs.URL+"/po", []byte(poRequest(t, "LOAD")), slots+queue, func() bool {
+				if q := s.lim.queued.Load(); q > most.Load() {
+					most.Store(q)
+				}
+				return d.entered.Load() >= 150
+			})
+			t.Logf("%d ok, %d shed, %d failed; up to %d queued", res.ok.Load(), res.shed.Load(), res.other.Load(), most.Load())
+			if res.shed.Load() != 0 || res.other.Load() != 0 || shedTotal(s) != 0 {
+				t.Errorf("%d shed (orchd_shed_total %v), %d failed, want none (%d ok)", res.shed.Load(), shedTotal(s), res.other.Load(), res.ok.Load())
+			}
+			if most.Load() == 0 {
+				t.Error("no request ever queued: the test shows nothing")
+			}
+		})
+	}
+}
+
+// TestQueueFirstComeFirstServed: requests queued for the one slot are
+// admitted in the order they came, each freed slot going to the first of
+// them, not to a request arriving as it frees; one that finds the queue
+// full is refused at once (here the wait is an hour: nothing is timed).
+func TestQueueFirstComeFirstServed(t *testing.T) {
+	l := newLimiter(false, 1, time.Hour, 3, 0, time.Now())
+	if !l.admit(context.Background()) {
+		t.Fatal("the free slot was not taken")
+	}
+	order := make(chan int, 3)
+	for i := range 3 {
+		go func() {
+			if l.admit(context.Background()) {
+				order <- i
+			}
+		}()
+		waitFor(t, "the request to queue", func() bool { return l.queued.Load() == int64(i+1) })
+	}
+	if l.admit(context.Background()) {
+		t.Fatal("a request beyond the full queue was admitted")
+	}
+	if l.overflows.Load() != 1 {
+		t.Errorf("%d overflows counted, want 1", l.overflows.Load())
+	}
+	for want := range 3 {
+		l.release()
+		// The slot went to the first queued: nothing else gets it.
+		if l.tryAcquire() {
+			t.Fatalf("after release %d a request arriving took the slot", want)
+		}
+		if got := <-order; got != want {
+			t.Fatalf("admitted request %d, want %d", got, want)
+		}
+	}
+	if n := l.inflight.Load(); n != 1 {
+		t.Errorf("%d in flight, want 1", n)
+	}
+}

@@ -63,7 +63,7 @@ func newMetrics(reg prometheus.Registerer) *metrics {
 	}, []string{"stage"}))
 	shed := register(reg, prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "orchd_shed_total",
-		Help: "SOAP requests shed, unparsed, with HTTP 503 because the admission bound (--max-inflight slots, or the adaptive limit) stayed full for --queue-wait, by process.",
+		Help: "SOAP requests shed, unparsed, with HTTP 503 because the admission bound (--max-inflight slots, or the adaptive limit) was full and so was its queue (--max-queue), or the queue overflowed or stood still while they waited (--queue-wait), by process.",
 	}, []string{"process"}))
 	return &metrics{
 		exchanges: exchanges,
@@ -89,7 +89,7 @@ func (m *metrics) admission(inflight, queued, limit func() int64) prometheus.Cou
 	}, func() float64 { return float64(inflight()) }))
 	register(m.reg, prometheus.NewGaugeFunc(prometheus.GaugeOpts{
 		Name: "orchd_queued_exchanges",
-		Help: "SOAP requests waiting (up to --queue-wait) to be admitted.",
+		Help: "SOAP requests waiting in turn (at most --max-queue) to be admitted.",
 	}, func() float64 { return float64(queued()) }))
 	if limit != nil {
 		register(m.reg, prometheus.NewGaugeFunc(prometheus.GaugeOpts{

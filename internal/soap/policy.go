@@ -11,6 +11,8 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
+
+	"github.com/orchd/orchd/internal/partnerallow"
 )
 
 // ErrPartnerNotAllowed means a partner address chosen at run time (a
@@ -26,26 +28,15 @@ var ErrPartnerNotAllowed = errors.New("address not allowed by the partner addres
 // metadata services, 169.254.169.254), unspecified, multicast and the
 // other metadata addresses; a rule allows an address, forbidden or not.
 // The zero value is the default policy.
+//
+// A policy narrowed to a bundle's rules (Narrow) allows only what both
+// the operator's policy and one of the bundle's rules allow: the bundle
+// says which addresses its process may reach, the operator what any
+// process may.
 type PartnerPolicy struct {
-	rules []allowRule
-}
-
-// allowRule is one --partner-allow entry: a host name (a leading "*."
-// matches its subdomains), or an IP prefix; and a port range (0, 0: any).
-type allowRule struct {
-	host       string
-	prefix     netip.Prefix
-	low, high  int
-	byName     bool
-	entry      string
-	wildSuffix bool
-}
-
-// metadata are the addresses of cloud metadata services outside
-// link-local.
-var metadata = []netip.Addr{
-	netip.MustParseAddr("fd00:ec2::254"),
-	netip.MustParseAddr("100.100.100.200"),
+	rules partnerallow.List
+	// only, when set, are a bundle's rules (Narrow).
+	only *partnerallow.List
 }
 
 // ParsePartnerPolicy reads allow rules, each "HOST", "HOST:PORT" or
@@ -59,116 +50,42 @@ func ParsePartnerPolicy(entries []string) (*PartnerPolicy, error) {
 		if e == "" {
 			continue
 		}
-		r, err := parseRule(e)
+		r, err := partnerallow.Parse(e)
 		if err != nil {
 			return nil, fmt.Errorf("--partner-allow %q: %w", e, err)
 		}
-		p.rules = append(p.rules, r)
+		p.rules.Rules = append(p.rules.Rules, r)
 	}
 	return p, nil
 }
 
-func parseRule(e string) (allowRule, error) {
-	r := allowRule{entry: e}
-	host, port := e, ""
-	if strings.HasPrefix(e, "[") {
-		end := strings.Index(e, "]")
-		if end < 0 {
-			return r, errors.New("no closing ]")
-		}
-		host, port = e[1:end], strings.TrimPrefix(e[end+1:], ":")
-		if e[end+1:] != "" && !strings.HasPrefix(e[end+1:], ":") {
-			return r, errors.New("want [IPv6]:PORT")
-		}
-	} else if i := strings.LastIndexByte(e, ':'); i >= 0 && strings.Count(e, ":") == 1 {
-		host, port = e[:i], e[i+1:]
+// Narrow returns p limited to only (a bundle's deploy.xml rules): an
+// address is allowed when p allows it and one of only's rules does. A
+// nil only leaves p as it is.
+func (p *PartnerPolicy) Narrow(only *partnerallow.List) *PartnerPolicy {
+	if only == nil {
+		return p
 	}
-	if port != "" {
-		lo, hi, ranged := strings.Cut(port, "-")
-		var err error
-		if r.low, err = strconv.Atoi(lo); err != nil || r.low < 1 || r.low > 65535 {
-			return r, fmt.Errorf("port %q: want 1-65535", lo)
-		}
-		r.high = r.low
-		if ranged {
-			if r.high, err = strconv.Atoi(hi); err != nil || r.high < r.low || r.high > 65535 {
-				return r, fmt.Errorf("port range %q: want LOW-HIGH within 1-65535", port)
-			}
-		}
-	}
-	switch {
-	case strings.Contains(host, "/"):
-		pf, err := netip.ParsePrefix(host)
-		if err != nil {
-			return r, err
-		}
-		r.prefix = pf.Masked()
-	default:
-		if a, err := netip.ParseAddr(host); err == nil {
-			r.prefix = netip.PrefixFrom(a.Unmap(), a.Unmap().BitLen())
-			break
-		}
-		name := strings.ToLower(strings.TrimSuffix(host, "."))
-		if rest, ok := strings.CutPrefix(name, "*."); ok {
-			name, r.wildSuffix = rest, true
-		}
-		if name == "" || strings.ContainsAny(name, " */[]") {
-			return r, fmt.Errorf("%q is no host name, IP address or CIDR prefix", host)
-		}
-		r.host, r.byName = name, true
-	}
-	return r, nil
-}
-
-func (r *allowRule) portOK(port int) bool {
-	return r.low == 0 || (port >= r.low && port <= r.high)
-}
-
-// allowsName reports whether a rule allows host by name (then whatever
-// it resolves to is allowed: the operator named it).
-func (p *PartnerPolicy) allowsName(host string, port int) bool {
-	if p == nil {
-		return false
-	}
-	host = strings.ToLower(strings.TrimSuffix(host, "."))
-	for i := range p.rules {
-		r := &p.rules[i]
-		if !r.byName || !r.portOK(port) {
-			continue
-		}
-		if host == r.host || (r.wildSuffix && strings.HasSuffix(host, "."+r.host)) {
-			return true
-		}
-	}
-	return false
-}
-
-// allowsIP reports whether a connection to ip:port is allowed.
-func (p *PartnerPolicy) allowsIP(ip netip.Addr, port int) bool {
-	ip = ip.Unmap()
+	n := &PartnerPolicy{only: only}
 	if p != nil {
-		for i := range p.rules {
-			r := &p.rules[i]
-			if !r.byName && r.portOK(port) && r.prefix.Contains(ip) {
-				return true
-			}
-		}
+		n.rules = p.rules
 	}
-	return !forbiddenByDefault(ip)
+	return n
 }
 
-// forbiddenByDefault reports the addresses no rule has to forbid.
-func forbiddenByDefault(ip netip.Addr) bool {
-	if ip.IsLoopback() || ip.IsLinkLocalUnicast() || ip.IsLinkLocalMulticast() || ip.IsUnspecified() ||
-		ip.IsMulticast() || ip.IsInterfaceLocalMulticast() {
-		return true
-	}
-	for _, m := range metadata {
-		if ip == m {
-			return true
-		}
-	}
-	return false
+// allowsName reports whether host is allowed by name (then whatever it
+// resolves to is allowed: the operator named it, and so did the bundle
+// if it has rules).
+func (p *PartnerPolicy) allowsName(host string, port int) bool {
+	return p.rules.AllowsName(host, port) && (p.only == nil || p.only.AllowsName(host, port))
+}
+
+// allowsIP reports whether a connection to ip:port, resolved from host,
+// is allowed.
+func (p *PartnerPolicy) allowsIP(host string, ip netip.Addr, port int) bool {
+	ip = ip.Unmap()
+	operator := p.rules.AllowsName(host, port) || p.rules.AllowsIP(ip, port) || !partnerallow.ForbiddenByDefault(ip)
+	return operator && (p.only == nil || p.only.AllowsName(host, port) || p.only.AllowsIP(ip, port))
 }
 
 // dialer returns d's DialContext under the policy.
@@ -185,7 +102,7 @@ func (p *PartnerPolicy) dialer(d *net.Dialer) func(ctx context.Context, network,
 		dd := *d
 		dd.ControlContext = func(_ context.Context, _, address string, _ syscall.RawConn) error {
 			ap, err := netip.ParseAddrPort(address)
-			if err != nil || !p.allowsIP(ap.Addr(), int(ap.Port())) {
+			if err != nil || !p.allowsIP(host, ap.Addr(), int(ap.Port())) {
 				return fmt.Errorf("%w: %s", ErrPartnerNotAllowed, address)
 			}
 			return nil

@@ -43,12 +43,17 @@ type ServerOptions struct {
 	Registerer prometheus.Registerer
 	// MaxInflight bounds the SOAP exchanges (POST requests to endpoints)
 	// served at once; zero or negative means no bound. A request over
-	// the bound waits up to QueueWait for a slot, after its body is read
-	// and before it is parsed; one that gets none is shed: HTTP 503 with
-	// Retry-After and a Server fault saying the server is overloaded.
+	// the bound waits in turn for a slot, after its body is read and
+	// before it is parsed, in a queue of MaxQueue; one that finds the
+	// queue full, or waits out QueueWait in it (below), is shed: HTTP 503
+	// with Retry-After and a Server fault saying the server is
+	// overloaded.
 	MaxInflight int
-	// QueueWait is the longest a request waits for a slot under
-	// MaxInflight (zero: shed at once when every slot is taken).
+	// QueueWait is the longest a request waits in a queue that overflowed
+	// (a request found it full) while it waited; a queue that never
+	// overflowed keeps its requests while it moves, and sheds them once it
+	// stood still (no request in it admitted) for a second or QueueWait if
+	// longer (zero: no queue, shed at once when every slot is taken).
 	QueueWait time.Duration
 	// MaxQueue bounds the requests waiting for a slot; one more is shed
 	// at once (under overload the queue stays full, and shedding costs
@@ -135,12 +140,12 @@ func NewServer(opts ServerOptions) *Server {
 			queueWait = 0
 		}
 		s.lim = newLimiter(opts.Adaptive, opts.MaxInflight, queueWait, maxQueue, opts.LatencySlack, time.Now())
-		msg := fmt.Sprintf("%v: %d exchanges in flight (--max-inflight), and no slot came free within %s (--queue-wait) or %d requests were waiting for one (--max-queue); retry later",
-			ErrOverloaded, opts.MaxInflight, queueWait, max(maxQueue, 0))
+		msg := fmt.Sprintf("%v: %d exchanges in flight (--max-inflight), and %d requests were waiting for a slot (--max-queue) or none came free in turn within %s (--queue-wait); retry later",
+			ErrOverloaded, opts.MaxInflight, max(maxQueue, 0), queueWait)
 		var limit func() int64 // the gauge only when it moves
 		if opts.Adaptive {
-			msg = fmt.Sprintf("%v: the exchanges in flight reached the adaptive limit (--admission adaptive), and none finished within %s (--queue-wait) or %d requests were waiting (--max-queue); retry later",
-				ErrOverloaded, queueWait, max(maxQueue, 0))
+			msg = fmt.Sprintf("%v: the exchanges in flight reached the adaptive limit (--admission adaptive), and %d requests were waiting (--max-queue) or none was admitted within %s (--queue-wait); retry later",
+				ErrOverloaded, max(maxQueue, 0), queueWait)
 			limit = s.lim.limit.Load
 		}
 		s.paused = s.metrics.admission(s.lim.inflight.Load, s.lim.queued.Load, limit)

@@ -79,7 +79,7 @@ func compileProcess(doc *bpel.Document, w *wsdl.Set, dp *deploy.Process, errs *b
 	c := &compiler{doc: doc, w: w, errs: errs, dp: dp, ext: opts.Extensions}
 	p := &plan.Plan{Name: dp.Name, File: doc.File, InMemory: dp.InMemory, Plinks: map[string]*plan.PartnerLink{},
 		Starts: map[string]plan.Activity{}, Routes: map[string][]*plan.RouteShape{}, Cleanup: dp.Cleanup, Idempotent: dp.Idempotent, Events: dp.Events, MaxSteps: dp.MaxSteps,
-		FaultUncaught: dp.FaultUncaught}
+		FaultUncaught: dp.FaultUncaught, PartnerAllow: dp.PartnerAllow}
 	c.p = p
 	c.scopes = []map[string]*expr.Var{{}}
 	for _, a := range root.Attr {

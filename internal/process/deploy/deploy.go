@@ -13,6 +13,7 @@ import (
 
 	"github.com/orchd/orchd/internal/events"
 	"github.com/orchd/orchd/internal/exchange"
+	"github.com/orchd/orchd/internal/partnerallow"
 	"github.com/orchd/orchd/internal/process/bpel"
 	"github.com/orchd/orchd/internal/process/wsdl"
 )
@@ -69,6 +70,11 @@ type Process struct {
 	// this process deploy as warnings instead of refusing the bundle
 	// (orchd:waive).
 	Waive map[string]bool
+	// PartnerAllow are the orchd:partnerAllow rules: the addresses
+	// chosen at run time (copied endpoint references) the process may
+	// call, within the operator's --partner-allow policy; nil without
+	// rules (the operator's policy alone).
+	PartnerAllow *partnerallow.List
 }
 
 // CleanupRule is a deploy.xml <cleanup>: when an instance ends with the
@@ -200,6 +206,10 @@ func Parse(doc *bpel.Document, errs *bpel.Errors) *Descriptor {
 			case "waive":
 				if c.NamespaceURI() == nsOrchdDD {
 					p.Waive = parseWaive(doc, c, errs, p.Waive)
+				}
+			case "partnerAllow":
+				if c.NamespaceURI() == nsOrchdDD {
+					parsePartnerAllow(doc, c, p, errs)
 				}
 			case "property":
 				sp, local, err := bpel.ResolveQName(c, c.SelectAttrValue("name", ""), true)
@@ -344,6 +354,30 @@ func parseUncaughtFailure(doc *bpel.Document, c *etree.Element, errs *bpel.Error
 		errs.Add(doc.Pos(c), "orchd:uncaughtFailure", "want suspend or fault, not %q", v)
 		return false
 	}
+}
+
+// parsePartnerAllow reads an orchd:partnerAllow into p.PartnerAllow:
+//
+//	<orchd:partnerAllow host="10.1.0.0/16" port="8080-8090"/>
+//	<orchd:partnerAllow host="*.partners.example.com" port="443"/>
+//
+// host a host name (*.domain for its subdomains), an IP address or a CIDR
+// prefix; port a port or LOW-HIGH, absent for any.
+func parsePartnerAllow(doc *bpel.Document, x *etree.Element, p *Process, errs *bpel.Errors) {
+	host := strings.TrimSpace(x.SelectAttrValue("host", ""))
+	if host == "" {
+		errs.Add(doc.Pos(x), "orchd:partnerAllow", "needs a host attribute: a host name, an IP address or a CIDR prefix")
+		return
+	}
+	r, err := partnerallow.ParseHostPort(host, strings.TrimSpace(x.SelectAttrValue("port", "")))
+	if err != nil {
+		errs.Add(doc.Pos(x), "orchd:partnerAllow", "%v", err)
+		return
+	}
+	if p.PartnerAllow == nil {
+		p.PartnerAllow = &partnerallow.List{}
+	}
+	p.PartnerAllow.Rules = append(p.PartnerAllow.Rules, r)
 }
 
 // parseReplyTimeout reads an orchd:replyTimeout of partner link pl.

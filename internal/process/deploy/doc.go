@@ -3,7 +3,9 @@
 // in-memory or persistent, the services its partner links provide and
 // invoke, failure handling, idempotent operations, timeouts, basic
 // credentials (passwords read from the bundle or the environment, never
-// shown in errors), instance cleanup, events and the step budget.
+// shown in errors), instance cleanup, events, the step budget and the
+// partner address rules for addresses chosen at run time
+// (orchd:partnerAllow, parsed by package partnerallow).
 //
 // It knows no BPEL activities and runs nothing. It imports bpel
 // (positions, errors), wsdl (service references), exchange, events (the

@@ -11,6 +11,7 @@ import (
 
 	"github.com/orchd/orchd/internal/events"
 	"github.com/orchd/orchd/internal/exchange"
+	"github.com/orchd/orchd/internal/partnerallow"
 	"github.com/orchd/orchd/internal/process/bpel"
 	"github.com/orchd/orchd/internal/process/deploy"
 	"github.com/orchd/orchd/internal/process/expr"
@@ -48,6 +49,10 @@ type Plan struct {
 	// partner failure no handler catches ends a persistent instance with
 	// the fault instead of suspending it (failedInvoke).
 	FaultUncaught bool
+	// PartnerAllow is deploy.xml's orchd:partnerAllow rules (nil: none),
+	// which narrow the partner address policy for the addresses the
+	// process assigns at run time.
+	PartnerAllow *partnerallow.List
 	// Extensions are the registered extension namespaces the process
 	// uses (the compiler's extension.go).
 	Extensions []string

@@ -1,0 +1,61 @@
+package soap
+
+import (
+	"context"
+	"net/http"
+	"time"
+
+	"github.com/orchd/orchd/internal/exchange"
+	"github.com/orchd/orchd/internal/partnerallow"
+)
+
+// AssignedPartnerUnder is AssignedPartner under the partner address
+// policy narrowed to only, a bundle's deploy.xml rules
+// (PartnerPolicy.Narrow): the call may connect where both the operator's
+// policy and one of the bundle's rules allow. Nil only is AssignedPartner.
+// Each distinct only gets a transport (and connection pool) of its own,
+// so a connection one process's rules allowed is never reused for
+// another's call.
+func (c *Client) AssignedPartnerUnder(ep *exchange.Endpoint, only *partnerallow.List) exchange.Partner {
+	hc := c.policedSOAP
+	if only != nil && c.policy != nil {
+		if v, ok := c.narrowed.Load(only); ok {
+			hc = v.(*http.Client)
+		} else {
+			n := &http.Client{Transport: newTransport(c.conns, c.tls, c.policy.Narrow(only)),
+				CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+			v, _ := c.narrowed.LoadOrStore(only, n)
+			hc = v.(*http.Client)
+		}
+	}
+	return &partner{c: c, ep: ep, hc: hc, assigned: true}
+}
+
+// failLate makes a failed call to an address chosen at run time (other
+// than the policy's refusal, which connects nowhere) end no sooner than
+// its timeout would: a refused connection, a reset, an answer that is no
+// SOAP response and a partner that never answers all fail with the same
+// error after the same time, so a client cannot tell a closed port from
+// an open or a filtered one through a process. The exchange waits (as
+// for a partner: no CPU slot held) until the call's deadline, measured
+// from start, or until ctx ends.
+func (c *Client) failLate(ctx context.Context, call *exchange.Call, start time.Time) {
+	timeout := c.timeout
+	if call.Timeout > 0 {
+		timeout = call.Timeout
+	}
+	left := time.Until(start.Add(timeout))
+	if left <= 0 {
+		return
+	}
+	if id := exchange.IdlerOf(ctx); id != nil {
+		id.Idle(exchange.WaitPartner)
+		defer id.Busy(exchange.WaitPartner)
+	}
+	t := time.NewTimer(left)
+	defer t.Stop()
+	select {
+	case <-t.C:
+	case <-ctx.Done():
+	}
+}
