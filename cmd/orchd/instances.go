@@ -7,8 +7,9 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"maps"
 	"path/filepath"
-	"sort"
+	"slices"
 	"strings"
 
 	"github.com/orchd/orchd/internal/instancestore"
@@ -83,12 +84,7 @@ func instancesCommand(fs *flag.FlagSet) runFunc {
 			for k, v := range in.Correlations {
 				fmt.Fprintf(stdout, "    correlation %s = %s\n", k, v)
 			}
-			names := make([]string, 0, len(in.Variables))
-			for k := range in.Variables {
-				names = append(names, k)
-			}
-			sort.Strings(names)
-			for _, k := range names {
+			for _, k := range slices.Sorted(maps.Keys(in.Variables)) {
 				fmt.Fprintf(stdout, "    $%s = %s\n", k, strings.TrimSpace(in.Variables[k]))
 			}
 		}
