@@ -75,7 +75,7 @@ func newMetrics(reg prometheus.Registerer) *metrics {
 		}, []string{"process"}),
 		held: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "orchd_held_messages_total",
-			Help: "Messages for a running instance that no activity waited for yet, held until one does; outcome taken or expired.",
+			Help: "Messages for a running instance that no activity waited for yet, held until one does; outcome taken, expired, or refused (not held: --message-hold-max messages were held already).",
 		}, []string{"process", "outcome"}),
 		broken: prometheus.NewCounter(prometheus.CounterOpts{
 			Name: "orchd_instances_broken_total",
@@ -94,6 +94,7 @@ type procMetrics struct {
 	started, commits, storedBytes prometheus.Counter
 	lateAnswers                   prometheus.Counter
 	heldTaken, heldExpired        prometheus.Counter
+	heldRefused                   prometheus.Counter
 	ended                         map[string]prometheus.Counter
 	duration                      prometheus.Observer
 }
@@ -113,6 +114,7 @@ func (m *metrics) deployed(p *Process) {
 		storedBytes: m.storedBytes.WithLabelValues(l), duration: m.instanceTimes.WithLabelValues(l),
 		ended: map[string]prometheus.Counter{}, lateAnswers: m.lateAnswers.WithLabelValues(l),
 		heldTaken: m.held.WithLabelValues(l, "taken"), heldExpired: m.held.WithLabelValues(l, "expired"),
+		heldRefused: m.held.WithLabelValues(l, "refused"),
 	}
 	for _, o := range []string{"completed", "faulted", "exited", "failed", "suspended"} {
 		pm.ended[o] = m.ended.WithLabelValues(l, o)
