@@ -122,8 +122,8 @@ func TestHeldMessagesCapped(t *testing.T) {
 	case <-time.After(10 * time.Second):
 		t.Fatal("the instance never took its second notify")
 	}
-	if n, _ := heldNow(); n != max {
-		t.Errorf("at the end: count %d, want %d (C-2, C-3)", n, max)
+	if n, _ := heldNow(); n != max || testutil.ToFloat64(e.metrics.heldNow) != max {
+		t.Errorf("at the end: count %d, gauge %v, want %d (C-2, C-3)", n, testutil.ToFloat64(e.metrics.heldNow), max)
 	}
 	if r := refused(); r != 2 {
 		t.Errorf("refused held messages = %v, want 2", r)

@@ -24,6 +24,7 @@ type metrics struct {
 	commitTime    prometheus.Histogram
 	lateAnswers   *prometheus.CounterVec
 	held          *prometheus.CounterVec
+	heldNow       prometheus.Gauge
 	broken        prometheus.Counter
 }
 
@@ -77,13 +78,17 @@ func newMetrics(reg prometheus.Registerer) *metrics {
 			Name: "orchd_held_messages_total",
 			Help: "Messages for a running instance that no activity waited for yet, held until one does; outcome taken, expired, or refused (not held: --message-hold-max messages were held already).",
 		}, []string{"process", "outcome"}),
+		heldNow: prometheus.NewGauge(prometheus.GaugeOpts{
+			Name: "orchd_held_messages",
+			Help: "Messages held now for an instance that does not wait for them yet, over all processes; at --message-hold-max, more are refused.",
+		}),
 		broken: prometheus.NewCounter(prometheus.CounterOpts{
 			Name: "orchd_instances_broken_total",
 			Help: "Persistent instances found broken since start: their stored record, control state or a variable cannot be decoded.",
 		}),
 	}
 	if reg != nil {
-		reg.MustRegister(m.started, m.ended, m.partnerCalls, m.partnerTime, m.commits, m.storedBytes, m.instanceTimes, m.completed, m.commitTime, m.lateAnswers, m.held, m.broken)
+		reg.MustRegister(m.started, m.ended, m.partnerCalls, m.partnerTime, m.commits, m.storedBytes, m.instanceTimes, m.completed, m.commitTime, m.lateAnswers, m.held, m.heldNow, m.broken)
 	}
 	return m
 }
