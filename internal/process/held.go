@@ -62,7 +62,7 @@ func (e *Engine) hold(ctx context.Context, p *Process, ex *exchange.Exchange, ke
 		h.timer = time.AfterFunc(e.messageHold(), func() { e.expire(h) })
 	} else {
 		h = &heldMsg{p: p, ex: ex, ctx: ctx, keys: keys, tried: tried}
-		e.reg.heldCount++
+		e.countHeldLocked(1)
 		if !(p.InMemory && ex.Operation.OneWay()) {
 			h.done = make(chan error, 1)
 		} else {
@@ -114,6 +114,13 @@ func holdFull(p *Process, op string, tried []string, max int) error {
 		op, p.Name.Local, tried, max)}
 }
 
+// countHeldLocked adds d to the count of held messages. The caller holds
+// e.reg.mu.
+func (e *Engine) countHeldLocked(d int) {
+	e.reg.heldCount += d
+	e.metrics.heldNow.Set(float64(e.reg.heldCount))
+}
+
 // errHeldAgain is redeliver's outcome when the instance moved on before
 // taking the message, which is held again.
 var errHeldAgain = errors.New("held again")
@@ -151,7 +158,7 @@ func (e *Engine) unhold(h *heldMsg) bool {
 	if !e.unholdLocked(h) {
 		return false
 	}
-	e.reg.heldCount--
+	e.countHeldLocked(-1)
 	return true
 }
 
@@ -222,7 +229,7 @@ func (e *Engine) redeliver(h *heldMsg) {
 	taken := !errors.Is(err, errHeldAgain)
 	e.reg.mu.Lock()
 	if taken {
-		e.reg.heldCount--
+		e.countHeldLocked(-1)
 	}
 	var ready []string
 	for _, k := range h.keys {
