@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/orchd/orchd/internal/etcdstore"
-	"github.com/orchd/orchd/internal/etcdtest"
 )
 
 // heldGauge reads orchd_held_messages of the orchd at base.
@@ -55,14 +54,8 @@ func decideEarly(led *loadLedger, send sendFunc, id string) *earlyDecision {
 // the crash loop's invariants and etcdstore.Check hold on the store.
 func TestClusterCrashMessageHold(t *testing.T) {
 	const name, rounds, hold = "crashheld", 2, "15s"
-	ec := etcdtest.Start(t, 3)
-	crm, erp, notify, plog := startRecordingPartners(t)
-	deploy := crashDeploy(t, crm, erp, notify, false)
 	ids := []string{"a", "b", "c"}
-	nodes := map[string]*orchd{}
-	for _, id := range ids {
-		nodes[id] = startClusterNode(t, ec, deploy, name, id, "--message-hold", hold)
-	}
+	ec, deploy, plog, nodes := startCrashCluster(t, name, ids, "--message-hold", hold)
 	st := openClusterStore(t, ec, name)
 	led := newLedger()
 	start := time.Now()
