@@ -105,13 +105,13 @@ func (e *Engine) hold(ctx context.Context, p *Process, ex *exchange.Exchange, ke
 	}
 }
 
-// holdFull is the error of a message that would be held while max
+// holdFull is the error of a message that would be held while limit
 // messages are held already: refused at once (the server is overloaded,
 // the sender may try again), not held and not acknowledged.
-func holdFull(p *Process, op string, tried []string, max int) error {
+func holdFull(p *Process, op string, tried []string, limit int) error {
 	return &exchange.Error{Kind: exchange.KindUnavailable, Err: fmt.Errorf(
 		"message %s for process %s with correlation %v refused: no instance waits for it yet, and the limit of %d held messages is reached (--message-hold-max)",
-		op, p.Name.Local, tried, max)}
+		op, p.Name.Local, tried, limit)}
 }
 
 // countHeldLocked adds d to the count of held messages. The caller holds

@@ -32,8 +32,8 @@ func TestHeldMessagesCapped(t *testing.T) {
 			return partnerAnswer(c)
 		})
 	}
-	const max = 2
-	e := NewEngine(Options{Partners: partners, MessageHold: time.Hour, MessageHoldMax: max})
+	const limit = 2
+	e := NewEngine(Options{Partners: partners, MessageHold: time.Hour, MessageHoldMax: limit})
 	if err := e.Deploy(p); err != nil {
 		t.Fatal(err)
 	}
@@ -66,16 +66,16 @@ func TestHeldMessagesCapped(t *testing.T) {
 			t.Fatalf("notify %s under the limit: %v", id, err)
 		}
 	}
-	if n, k := heldNow(); n != max || k != max {
-		t.Fatalf("after two held: count %d under %d keys, want %d", n, k, max)
+	if n, k := heldNow(); n != limit || k != limit {
+		t.Fatalf("after two held: count %d under %d keys, want %d", n, k, limit)
 	}
 	// The third is over the limit: refused at once, not held.
 	err = notify("C-3", "2")
 	if err == nil || exchange.KindOf(err) != exchange.KindUnavailable || !strings.Contains(err.Error(), "limit of 2 held messages") {
 		t.Fatalf("notify over the limit: %v (kind %v), want an unavailable error naming the limit of 2", err, exchange.KindOf(err))
 	}
-	if n, k := heldNow(); n != max || k != max {
-		t.Errorf("after the refusal: count %d under %d keys, want %d: the refused message was held", n, k, max)
+	if n, k := heldNow(); n != limit || k != limit {
+		t.Errorf("after the refusal: count %d under %d keys, want %d: the refused message was held", n, k, limit)
 	}
 	if r := refused(); r != 1 {
 		t.Errorf("refused held messages = %v, want 1", r)
@@ -97,11 +97,11 @@ func TestHeldMessagesCapped(t *testing.T) {
 	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(2 * time.Millisecond) {
 		n, _ := heldNow()
 		taken := testutil.ToFloat64(p.metrics.heldTaken)
-		if n == max-1 && taken == 1 {
+		if n == limit-1 && taken == 1 {
 			break
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("after the instance took a held message: count %d, taken %v; want %d, 1", n, taken, max-1)
+			t.Fatalf("after the instance took a held message: count %d, taken %v; want %d, 1", n, taken, limit-1)
 		}
 	}
 	if err := notify("C-3", "2"); err != nil {
@@ -122,8 +122,8 @@ func TestHeldMessagesCapped(t *testing.T) {
 	case <-time.After(10 * time.Second):
 		t.Fatal("the instance never took its second notify")
 	}
-	if n, _ := heldNow(); n != max || testutil.ToFloat64(e.metrics.heldNow) != max {
-		t.Errorf("at the end: count %d, gauge %v, want %d (C-2, C-3)", n, testutil.ToFloat64(e.metrics.heldNow), max)
+	if n, _ := heldNow(); n != limit || testutil.ToFloat64(e.metrics.heldNow) != limit {
+		t.Errorf("at the end: count %d, gauge %v, want %d (C-2, C-3)", n, testutil.ToFloat64(e.metrics.heldNow), limit)
 	}
 	if r := refused(); r != 2 {
 		t.Errorf("refused held messages = %v, want 2", r)
