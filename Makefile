@@ -42,7 +42,7 @@ FUZZ_TARGETS = \
 	./internal/process/bpel/:FuzzParse \
 	./internal/process/check/:FuzzCheck \
 	./internal/process/:FuzzCompileBPEL \
-	./internal/process/:FuzzCompileInsertPath \
+	./internal/process/compile/:FuzzCompileInsertPath \
 	./internal/process/:FuzzCheckXPath1Functions \
 	./internal/process/:FuzzXPath1Fast \
 	./internal/xpath1/:FuzzParse \

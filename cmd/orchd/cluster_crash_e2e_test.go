@@ -26,6 +26,21 @@ func startClusterNode(t *testing.T, ec *etcdtest.Cluster, deploy, name, id strin
 		"--cluster", name, "--node-id", id, "--cluster-ttl", "2s"}, extra...)...)
 }
 
+// startCrashCluster starts an embedded 3-member etcd, the recording
+// partners, and orchd nodes ids of cluster name serving the crash loop's
+// processes (crashDeploy), each with extra flags.
+func startCrashCluster(t *testing.T, name string, ids []string, extra ...string) (*etcdtest.Cluster, string, *partnerLog, map[string]*orchd) {
+	t.Helper()
+	ec := etcdtest.Start(t, 3)
+	crm, erp, notify, plog := startRecordingPartners(t)
+	deploy := crashDeploy(t, crm, erp, notify, false)
+	nodes := map[string]*orchd{}
+	for _, id := range ids {
+		nodes[id] = startClusterNode(t, ec, deploy, name, id, extra...)
+	}
+	return ec, deploy, plog, nodes
+}
+
 // openClusterStore opens the test's own view of cluster name's store on
 // ec, to read what the nodes stored and check it (etcdstore.Check).
 func openClusterStore(t *testing.T, ec *etcdtest.Cluster, name string) *etcdstore.Store {
@@ -108,14 +123,8 @@ func TestClusterCrash(t *testing.T) {
 	seed := uint64(time.Now().UnixNano())
 	t.Logf("seed %d", seed)
 	rnd := rand.New(rand.NewPCG(seed, 1))
-	ec := etcdtest.Start(t, 3)
-	crm, erp, notify, plog := startRecordingPartners(t)
-	deploy := crashDeploy(t, crm, erp, notify, false)
 	ids := []string{"a", "b", "c"}
-	nodes := map[string]*orchd{}
-	for _, id := range ids {
-		nodes[id] = startClusterNode(t, ec, deploy, name, id, "--message-hold", "-1s")
-	}
+	ec, deploy, plog, nodes := startCrashCluster(t, name, ids, "--message-hold", "-1s")
 	st := openClusterStore(t, ec, name)
 	led := newLedger()
 	start := time.Now()

@@ -128,10 +128,11 @@ func testClusterQuorum(t *testing.T, ttl string, rejoin bool) {
 	// Two down: no quorum. Each kind of request, on both nodes at once.
 	stopping := time.Now()
 	ec.Stop(1)
-	// (Stopping a member can take up to about 8 s; the timers must fall
-	// due after that.)
+	// (Stopping a member can take up to about 8 s; the timers should fall
+	// due after that. If they did not, no firing fails in the outage and
+	// the wait for one below says so.)
 	if time.Now().After(dueBy) {
-		t.Errorf("stopping the second member took %v: the timers fell due before the outage", time.Since(stopping))
+		t.Logf("stopping the second member took %v: the timers may have fallen due before the outage", time.Since(stopping))
 	}
 	outage := time.Now()
 	faulted := map[string]string{} // id -> body
@@ -143,12 +144,10 @@ func testClusterQuorum(t *testing.T, ttl string, rejoin bool) {
 			mu.Lock()
 			faulted[id] = fmt.Sprintf("after %v: %s", time.Since(start).Round(time.Millisecond), b)
 			mu.Unlock()
-			// A bound, not a speed: the answer comes once the request
-			// timeout (5s) and the lock's (3s) have run out, well before
-			// 30s; it must not wait for quorum's return.
-			if d := time.Since(start); d > 30*time.Second {
-				t.Errorf("%s without quorum answered after %v", id, d)
-			}
+			// The answer must not wait for quorum's return: quorum
+			// returns only once every one of these is answered (wg), so
+			// one that waited for it gets no answer (the client's 30 s
+			// timeout) and no fault.
 			return b, ok
 		}
 	}
@@ -187,9 +186,21 @@ func testClusterQuorum(t *testing.T, ttl string, rejoin bool) {
 			t.Logf("%s without quorum: %s", id, strings.SplitN(body, ":", 2)[0]+": "+reason)
 		}
 	}
-	// Keep the outage until the timers' firings have failed: they fall
-	// due, and their lock's acquisition gives up after 3 s (OpTimeout).
-	time.Sleep(time.Until(dueBy.Add(4 * time.Second)))
+	// Keep the outage until the timers' firings have failed (they fall
+	// due, and their lock's acquisition gives up after 3 s, OpTimeout),
+	// and, with a lease shorter than the outage, until both nodes have
+	// lost their sessions: the events, not a time.
+	waitUntil(t, "a timer's firing to fail in the outage", func() bool { return failedTimerFirings(nodes) > 0 })
+	if rejoin {
+		waitUntil(t, "both nodes to lose their sessions in the outage", func() bool {
+			for _, o := range nodes {
+				if !strings.Contains(o.log(), "session lost") {
+					return false
+				}
+			}
+			return true
+		})
+	}
 	ec.Restart(1)
 	ec.Restart(0)
 	t.Logf("without quorum for %v", time.Since(outage).Round(time.Millisecond))
@@ -251,7 +262,7 @@ func testClusterQuorum(t *testing.T, ttl string, rejoin bool) {
 	failedFirings := 0
 	for i, o := range nodes {
 		for _, line := range strings.Split(o.log(), "\n") {
-			if strings.Contains(line, `msg="timer: `) { // a firing in the outage, tried again
+			if isFailedFiring(line) {
 				if failedFirings++; failedFirings <= 4 {
 					t.Logf("node %d: %.300s", i, line)
 				}
@@ -263,4 +274,21 @@ func testClusterQuorum(t *testing.T, ttl string, rejoin bool) {
 	}
 	t.Logf("%d failed timer firings; acknowledged po=%d request=%d decision=%d oneway=%d, refused %d (faults in the outage and probes after it)",
 		failedFirings, led.acks.po.Load(), led.acks.request.Load(), led.acks.decision.Load(), led.acks.oneway.Load(), led.refused.Load())
+}
+
+// isFailedFiring reports whether an orchd log line tells of a timer's
+// firing that failed (and is tried again).
+func isFailedFiring(line string) bool { return strings.Contains(line, `msg="timer: `) }
+
+// failedTimerFirings counts the failed timer firings the nodes logged.
+func failedTimerFirings(nodes []*orchd) int {
+	n := 0
+	for _, o := range nodes {
+		for _, line := range strings.Split(o.log(), "\n") {
+			if isFailedFiring(line) {
+				n++
+			}
+		}
+	}
+	return n
 }

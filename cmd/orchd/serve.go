@@ -55,6 +55,7 @@ type serveConfig struct {
 	front           frontDoorConfig
 	shutdownTimeout time.Duration
 	messageHold     time.Duration
+	messageHoldMax  int
 	maxSteps        int
 	debugAddr       string
 	partnerConns    int
@@ -104,6 +105,7 @@ func defineServe(fs *flag.FlagSet) *serveConfig {
 	fs.DurationVar(&c.shutdownTimeout, "shutdown-timeout", 10*time.Second, "on SIGINT/SIGTERM, wait this long for in-flight exchanges")
 	fs.IntVar(&c.maxSteps, "max-steps", process.DefaultMaxSteps, "activity steps one run of an instance may take without waiting before it is stopped (in-memory: fails, persistent: suspended); deploy.xml's orchd:maxSteps overrides it; negative: no budget")
 	fs.DurationVar(&c.messageHold, "message-hold", 5*time.Second, "hold a correlated message no instance waits for yet this long for one that comes to wait (negative: answer at once)")
+	fs.IntVar(&c.messageHoldMax, "message-hold-max", process.DefaultMessageHoldMax, "most messages held at once (--message-hold); one more is refused at once with a Server fault (HTTP 503), not held (negative: no bound)")
 	fs.IntVar(&c.partnerConns, "partner-conns", soap.DefaultMaxConnsPerHost, "most keep-alive connections to one partner host (negative: no bound)")
 	fs.DurationVar(&c.partnerTimeout, "partner-timeout", soap.DefaultCallTimeout, "bound on a partner call that deploy.xml gives no orchd:timeout")
 	fs.Int64Var(&c.partnerMaxResp, "partner-max-response", soap.DefaultMaxResponseBytes, "largest partner response accepted, in bytes")
@@ -229,7 +231,7 @@ func runServer(ctx context.Context, cfg *serveConfig, log *slog.Logger) error {
 	// process assigns at run time (a copied endpoint reference) is called
 	// as it is, under --partner-allow.
 	opts := process.Options{Logger: log, Registerer: reg, Partners: overrides.Partners(client.Partner),
-		AssignedPartners: client.AssignedPartnerUnder, BaseURL: baseURL(scheme, ln.Addr()), MessageHold: cfg.messageHold, MaxSteps: cfg.maxSteps}
+		AssignedPartners: client.AssignedPartnerUnder, BaseURL: baseURL(scheme, ln.Addr()), MessageHold: cfg.messageHold, MessageHoldMax: cfg.messageHoldMax, MaxSteps: cfg.maxSteps}
 	// REST extension activities call on the partners' terms: the same
 	// keep-alive pool (--partner-conns) and per-call bound.
 	opts.HTTPClient, opts.HTTPTimeout = client.PolicedHTTPClient()

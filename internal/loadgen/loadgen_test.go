@@ -395,7 +395,9 @@ func TestCancelStopsRun(t *testing.T) {
 	if err == nil || rep == nil || rep.Complete {
 		t.Fatalf("Run = %+v, %v", rep, err)
 	}
-	if time.Since(start) > 5*time.Second {
+	// A bound for a hang, not a speed: without the cancel the run lasts
+	// its hour.
+	if time.Since(start) > time.Minute {
 		t.Fatalf("Run took %s after cancel", time.Since(start))
 	}
 }

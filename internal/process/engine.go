@@ -81,6 +81,11 @@ type Options struct {
 	// negative turns holding off. A one-way message to an in-memory
 	// process is acknowledged while held; others wait for the outcome.
 	MessageHold time.Duration
+	// MessageHoldMax bounds how many messages are held at once, over all
+	// processes; a message that would be held past it is refused at once
+	// (KindUnavailable: a SOAP Server fault, HTTP 503), neither held nor
+	// acknowledged. Zero means DefaultMessageHoldMax, negative no bound.
+	MessageHoldMax int
 	// HTTPClient sends the requests of REST extension activities (ODE's
 	// bpel4restlight); nil means a client of its own with Go's default
 	// transport.
@@ -163,6 +168,23 @@ func (e *Engine) messageHold() time.Duration {
 		return e.opts.MessageHold
 	}
 	return 5 * time.Second
+}
+
+// DefaultMessageHoldMax is the bound on held messages when
+// Options.MessageHoldMax is zero. A held message costs its parsed request
+// (at most --max-body) and a timer, and a sender that waits for one holds
+// its connection, so the bound is on messages.
+const DefaultMessageHoldMax = 10000
+
+func (e *Engine) messageHoldMax() int {
+	switch n := e.opts.MessageHoldMax; {
+	case n == 0:
+		return DefaultMessageHoldMax
+	case n < 0:
+		return math.MaxInt
+	default:
+		return n
+	}
 }
 
 func (e *Engine) replyTimeout(p *Process, ex *exchange.Exchange) time.Duration {

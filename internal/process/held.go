@@ -3,6 +3,7 @@ package process
 import (
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"time"
 
@@ -52,10 +53,16 @@ func (e *Engine) hold(ctx context.Context, p *Process, ex *exchange.Exchange, ke
 		}
 	}
 	again := h != nil
+	if !again && e.reg.heldCount >= e.messageHoldMax() {
+		e.reg.mu.Unlock()
+		p.metrics.heldRefused.Inc()
+		return holdFull(p, ex.Operation.Name, tried, e.messageHoldMax())
+	}
 	if again {
 		h.timer = time.AfterFunc(e.messageHold(), func() { e.expire(h) })
 	} else {
 		h = &heldMsg{p: p, ex: ex, ctx: ctx, keys: keys, tried: tried}
+		e.countHeldLocked(1)
 		if !(p.InMemory && ex.Operation.OneWay()) {
 			h.done = make(chan error, 1)
 		} else {
@@ -98,6 +105,22 @@ func (e *Engine) hold(ctx context.Context, p *Process, ex *exchange.Exchange, ke
 	}
 }
 
+// holdFull is the error of a message that would be held while limit
+// messages are held already: refused at once (the server is overloaded,
+// the sender may try again), not held and not acknowledged.
+func holdFull(p *Process, op string, tried []string, limit int) error {
+	return &exchange.Error{Kind: exchange.KindUnavailable, Err: fmt.Errorf(
+		"message %s for process %s with correlation %v refused: no instance waits for it yet, and the limit of %d held messages is reached (--message-hold-max)",
+		op, p.Name.Local, tried, limit)}
+}
+
+// countHeldLocked adds d to the count of held messages. The caller holds
+// e.reg.mu.
+func (e *Engine) countHeldLocked(d int) {
+	e.reg.heldCount += d
+	e.metrics.heldNow.Set(float64(e.reg.heldCount))
+}
+
 // errHeldAgain is redeliver's outcome when the instance moved on before
 // taking the message, which is held again.
 var errHeldAgain = errors.New("held again")
@@ -127,11 +150,16 @@ func (e *Engine) registeredLocked(p *Process, key string) bool {
 	return ok || err != nil
 }
 
-// unhold takes h out of the table; false when an instance took it first.
+// unhold takes h out of the table for good (its hold ended, or its
+// sender gave up); false when an instance took it first.
 func (e *Engine) unhold(h *heldMsg) bool {
 	e.reg.mu.Lock()
 	defer e.reg.mu.Unlock()
-	return e.unholdLocked(h)
+	if !e.unholdLocked(h) {
+		return false
+	}
+	e.countHeldLocked(-1)
+	return true
 }
 
 func (e *Engine) unholdLocked(h *heldMsg) bool {
@@ -198,7 +226,11 @@ func (e *Engine) releaseHeldLocked(keys []string) {
 // taking it, it is held again (its timer still runs).
 func (e *Engine) redeliver(h *heldMsg) {
 	err := e.deliver(h.ctx, h.p, h.ex, h)
+	taken := !errors.Is(err, errHeldAgain)
 	e.reg.mu.Lock()
+	if taken {
+		e.countHeldLocked(-1)
+	}
 	var ready []string
 	for _, k := range h.keys {
 		if e.reg.offering[k]--; e.reg.offering[k] <= 0 {
@@ -215,7 +247,7 @@ func (e *Engine) redeliver(h *heldMsg) {
 	}
 	e.releaseHeldLocked(ready)
 	e.reg.mu.Unlock()
-	if errors.Is(err, errHeldAgain) {
+	if !taken {
 		return
 	}
 	h.p.metrics.heldTaken.Inc()

@@ -24,6 +24,7 @@ type metrics struct {
 	commitTime    prometheus.Histogram
 	lateAnswers   *prometheus.CounterVec
 	held          *prometheus.CounterVec
+	heldNow       prometheus.Gauge
 	broken        prometheus.Counter
 }
 
@@ -75,15 +76,19 @@ func newMetrics(reg prometheus.Registerer) *metrics {
 		}, []string{"process"}),
 		held: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "orchd_held_messages_total",
-			Help: "Messages for a running instance that no activity waited for yet, held until one does; outcome taken or expired.",
+			Help: "Messages for a running instance that no activity waited for yet, held until one does; outcome taken, expired, or refused (not held: --message-hold-max messages were held already).",
 		}, []string{"process", "outcome"}),
+		heldNow: prometheus.NewGauge(prometheus.GaugeOpts{
+			Name: "orchd_held_messages",
+			Help: "Messages held now for an instance that does not wait for them yet, over all processes; at --message-hold-max, more are refused.",
+		}),
 		broken: prometheus.NewCounter(prometheus.CounterOpts{
 			Name: "orchd_instances_broken_total",
 			Help: "Persistent instances found broken since start: their stored record, control state or a variable cannot be decoded.",
 		}),
 	}
 	if reg != nil {
-		reg.MustRegister(m.started, m.ended, m.partnerCalls, m.partnerTime, m.commits, m.storedBytes, m.instanceTimes, m.completed, m.commitTime, m.lateAnswers, m.held, m.broken)
+		reg.MustRegister(m.started, m.ended, m.partnerCalls, m.partnerTime, m.commits, m.storedBytes, m.instanceTimes, m.completed, m.commitTime, m.lateAnswers, m.held, m.heldNow, m.broken)
 	}
 	return m
 }
@@ -94,6 +99,7 @@ type procMetrics struct {
 	started, commits, storedBytes prometheus.Counter
 	lateAnswers                   prometheus.Counter
 	heldTaken, heldExpired        prometheus.Counter
+	heldRefused                   prometheus.Counter
 	ended                         map[string]prometheus.Counter
 	duration                      prometheus.Observer
 }
@@ -113,6 +119,7 @@ func (m *metrics) deployed(p *Process) {
 		storedBytes: m.storedBytes.WithLabelValues(l), duration: m.instanceTimes.WithLabelValues(l),
 		ended: map[string]prometheus.Counter{}, lateAnswers: m.lateAnswers.WithLabelValues(l),
 		heldTaken: m.held.WithLabelValues(l, "taken"), heldExpired: m.held.WithLabelValues(l, "expired"),
+		heldRefused: m.held.WithLabelValues(l, "refused"),
 	}
 	for _, o := range []string{"completed", "faulted", "exited", "failed", "suspended"} {
 		pm.ended[o] = m.ended.WithLabelValues(l, o)

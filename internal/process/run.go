@@ -38,7 +38,10 @@ type registry struct {
 	// offering counts, by key, held messages handed back to an instance
 	// and not yet taken or held again: later messages queue behind them.
 	offering map[string]int
-	seq      atomic.Uint64
+	// heldCount is the number of messages held (in held, or handed back
+	// and being offered), bounded by Options.MessageHoldMax.
+	heldCount int
+	seq       atomic.Uint64
 }
 
 // stripes serialize work on one persistent instance across goroutines.

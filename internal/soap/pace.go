@@ -77,6 +77,9 @@ func (p *connPace) admitted() {
 func (s *Server) admit(ctx context.Context, received time.Time) bool {
 	p := paceOf(ctx)
 	if p != nil {
+		if s.paceClock != nil {
+			received = s.paceClock()
+		}
 		if d := p.pause(received); d > 0 {
 			if s.paused != nil {
 				s.paused.Inc()

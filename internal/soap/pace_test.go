@@ -15,10 +15,15 @@ import (
 // requests were shed waits out a pause that doubles with each shed in a
 // row (10, 20, 40, 80 ms ...), counted in orchd_admission_paused_total; a
 // request on another connection is shed without a pause; an admission
-// ends the row, so the next shed on that connection is not paused.
+// ends the row, so the next shed on that connection is not paused. The
+// pacing's clock is held still, so each retry comes within its pause
+// however slowly the client sends it (the pauses themselves are waited
+// out in real time); TestConnPace covers a pause running out.
 func TestShedPacing(t *testing.T) {
 	reg := prometheus.NewRegistry()
 	s := NewServer(ServerOptions{MaxInflight: 1, MaxQueue: -1, Registerer: reg})
+	still := time.Now()
+	s.paceClock = func() time.Time { return still }
 	d := &blockingDispatcher{entered: make(chan struct{}, 1), release: make(chan struct{})}
 	if err := s.Handle(poEndpoint(), d); err != nil {
 		t.Fatal(err)

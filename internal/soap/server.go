@@ -93,6 +93,11 @@ type Server struct {
 	// paused counts the requests paced before admission; nil without
 	// metrics.
 	paused prometheus.Counter
+	// paceClock, when set (by tests), is the clock the pacing of retries
+	// after sheds reads (connPace), in place of a shed's time.Now and a
+	// request's receipt: with it held still, whether a retry is paused no
+	// longer depends on how fast the client sent it.
+	paceClock func() time.Time
 	// shedFault holds the encoded overload fault by SOAP version
 	// (exchange.SOAP11, exchange.SOAP12): shedding costs no encoding.
 	shedFault [2][]byte
@@ -354,7 +359,11 @@ func (s *Server) shed(w http.ResponseWriter, r *http.Request, rt *route) {
 		rt.shedCount.Inc() // counted before the client hears it
 	}
 	if p := paceOf(r.Context()); p != nil {
-		p.shed(time.Now())
+		now := time.Now()
+		if s.paceClock != nil {
+			now = s.paceClock()
+		}
+		p.shed(now)
 	}
 	body := s.shedFault[shedIndex(rt.ep.Version)]
 	h := w.Header()
