@@ -1,0 +1,442 @@
+package main
+
+import (
+	"fmt"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// The WS-BPEL 2.0 run-time rules of issue 23 section 2, each in both
+// modes: a process must not change meaning when it becomes persistent.
+
+// modes are the two ways a process can run.
+var modes = []struct {
+	name     string
+	inMemory bool
+}{{"in-memory", true}, {"persistent", false}}
+
+// semWSDL is the e2e WSDL with what some rules need besides: an
+// operation whose output part is named outputPart, and property aliases
+// for element variables of tns:req.
+var semWSDL = strings.NewReplacer(
+	`<wsdl:message name="problem">`,
+	`<wsdl:message name="single"><wsdl:part name="outputPart" element="tns:resp"/></wsdl:message>
+  <wsdl:message name="problem">`,
+	`<wsdl:operation name="go"><wsdl:input message="tns:req"/></wsdl:operation>
+  </wsdl:portType>`,
+	`<wsdl:operation name="go"><wsdl:input message="tns:req"/></wsdl:operation>
+    <wsdl:operation name="single"><wsdl:input message="tns:req"/><wsdl:output message="tns:single"/></wsdl:operation>
+  </wsdl:portType>`,
+	`<wsdl:operation name="go"><soap:operation soapAction="urn:e2e#go"/><wsdl:input><soap:body use="literal"/></wsdl:input></wsdl:operation>
+  </wsdl:binding>`,
+	`<wsdl:operation name="go"><soap:operation soapAction="urn:e2e#go"/><wsdl:input><soap:body use="literal"/></wsdl:input></wsdl:operation>
+    <wsdl:operation name="single"><soap:operation soapAction="urn:e2e#single"/><wsdl:input><soap:body use="literal"/></wsdl:input><wsdl:output><soap:body use="literal"/></wsdl:output></wsdl:operation>
+  </wsdl:binding>`,
+	`<vprop:property name="n" type="xsd:string"/>`,
+	`<vprop:property name="n" type="xsd:string"/>
+  <vprop:propertyAlias propertyName="tns:n" element="tns:req"><vprop:query>tns:n</vprop:query></vprop:propertyAlias>`,
+).Replace(bpelWSDL)
+
+// writeSemProcess is writeProcess with semWSDL and extra variables.
+func writeSemProcess(t *testing.T, deployDir, name, partner, body string, inMemory bool) {
+	t.Helper()
+	writeProcess(t, deployDir, name, partner, body, inMemory)
+	dir := filepath.Join(deployDir, name)
+	wsdl := strings.ReplaceAll(strings.ReplaceAll(semWSDL, "PARTNER", partner), "NAME", name)
+	if err := os.WriteFile(filepath.Join(dir, "e2e.wsdl"), []byte(wsdl), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	bp := filepath.Join(dir, name+".bpel")
+	b, err := os.ReadFile(bp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := strings.Replace(string(b), `<variable name="p2" messageType="tns:resp"/>`, `<variable name="p2" messageType="tns:resp"/>
+    <variable name="r" element="tns:resp"/>
+    <variable name="q" element="tns:req"/>
+    <variable name="ev" messageType="tns:req"/>`, 1)
+	if err := os.WriteFile(bp, []byte(s), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// startMode starts orchd serving deploy, with a data directory when the
+// processes are persistent.
+func startMode(t *testing.T, deploy string, inMemory bool) *orchd {
+	t.Helper()
+	if inMemory {
+		return startOrchd(t, "--deploy", deploy)
+	}
+	return startOrchd(t, "--deploy", deploy, "--data", t.TempDir())
+}
+
+// postOp posts one request to operation op of process name.
+func postOp(t *testing.T, base, name, op, id, n string) response {
+	t.Helper()
+	client := &http.Client{Timeout: 60 * time.Second}
+	return post(t, client, base+"/processes/"+name, textXML, `"urn:e2e#`+op+`"`, e2eRequest(id, n))
+}
+
+const bpelNS = `xmlns:bpel="http://docs.oasis-open.org/wsbpel/2.0/process/executable"`
+
+// Two receives for the same partner link, operation and correlation set
+// enabled at once (10.4): bpel:conflictingReceive is raised as the second
+// becomes enabled, before any message is taken; the instance ends with
+// it, and a request that arrives for it afterwards is answered with the
+// fault's name, not "no instance".
+func TestSemConflictingReceiveUncaught(t *testing.T) {
+	for _, m := range modes {
+		t.Run(m.name, func(t *testing.T) {
+			deploy := t.TempDir()
+			writeProcess(t, deploy, "Conflict2", "127.0.0.1:1", `
+  <sequence>
+    <receive partnerLink="client" operation="go" variable="in" createInstance="yes">
+      <correlations><correlation set="cs" initiate="yes"/></correlations>
+    </receive>
+    `+initOut+`
+    <flow>
+      <sequence>
+        <receive partnerLink="client" operation="run" variable="more"><correlations><correlation set="cs"/></correlations></receive>
+        <reply partnerLink="client" operation="run" variable="out"/>
+      </sequence>
+      <sequence>
+        <receive partnerLink="client" operation="run" variable="more"><correlations><correlation set="cs"/></correlations></receive>
+        <reply partnerLink="client" operation="run" variable="out"/>
+      </sequence>
+    </flow>
+  </sequence>`, m.inMemory)
+			o := startMode(t, deploy, m.inMemory)
+			if g := postOp(t, o.base, "Conflict2", "go", "K1", "1"); g.status != 202 {
+				t.Fatalf("go: status %d body %s", g.status, g.body)
+			}
+			r := callRun(t, o.base, "Conflict2", "K1", "1")
+			if r.status != 500 || !strings.Contains(r.body, "conflictingReceive") {
+				t.Fatalf("run for the faulted instance: status %d body %s, want the conflictingReceive fault\n%s", r.status, r.body, o.log())
+			}
+		})
+	}
+}
+
+// ambiguousReceive (10.4) in both modes: a message matching two receives
+// waiting with different correlation sets is answered with the fault.
+func TestSemAmbiguousReceive(t *testing.T) {
+	for _, m := range modes {
+		t.Run(m.name, func(t *testing.T) {
+			deploy := t.TempDir()
+			writeProcess(t, deploy, "Ambiguous2", "127.0.0.1:1", `
+  <sequence>
+    <receive partnerLink="client" operation="go" variable="in" createInstance="yes">
+      <correlations><correlation set="cs" initiate="yes"/><correlation set="cn" initiate="yes"/></correlations>
+    </receive>
+    `+initOut+`
+    <flow>
+      <sequence>
+        <receive partnerLink="client" operation="run" variable="more"><correlations><correlation set="cs"/></correlations></receive>
+        <reply partnerLink="client" operation="run" variable="out"/>
+      </sequence>
+      <sequence>
+        <receive partnerLink="client" operation="run" variable="more"><correlations><correlation set="cn"/></correlations></receive>
+        <reply partnerLink="client" operation="run" variable="out"/>
+      </sequence>
+    </flow>
+  </sequence>`, m.inMemory)
+			o := startMode(t, deploy, m.inMemory)
+			if g := postOp(t, o.base, "Ambiguous2", "go", "A1", "7"); g.status != 202 {
+				t.Fatalf("go: status %d body %s", g.status, g.body)
+			}
+			r := callRun(t, o.base, "Ambiguous2", "A1", "7")
+			if r.status != 500 || !strings.Contains(r.body, "ambiguousReceive") {
+				t.Fatalf("run matching both receives: status %d body %s\n%s", r.status, r.body, o.log())
+			}
+		})
+	}
+}
+
+// A second request on the same partner link, operation and message
+// exchange while the first is open (10.4.1): the second request gets
+// bpel:conflictingRequest; a handler catches it and the first request is
+// answered normally.
+func TestSemConflictingRequest(t *testing.T) {
+	for _, m := range modes {
+		t.Run(m.name, func(t *testing.T) {
+			deploy := t.TempDir()
+			writeProcess(t, deploy, "TwoReq", "127.0.0.1:1", `
+  <sequence>
+    <receive partnerLink="client" operation="run" variable="in" createInstance="yes">
+      <correlations><correlation set="cs" initiate="yes"/></correlations>
+    </receive>
+    `+initOut+`
+    <scope>
+      <faultHandlers>
+        <catch faultName="bpel:conflictingRequest" `+bpelNS+`>
+          <assign><copy><from>'second refused'</from><to>$out.payload/tns:a</to></copy></assign>
+        </catch>
+      </faultHandlers>
+      <receive partnerLink="client" operation="run" variable="more"><correlations><correlation set="cs"/></correlations></receive>
+    </scope>
+    <reply partnerLink="client" operation="run" variable="out"/>
+  </sequence>`, m.inMemory)
+			o := startMode(t, deploy, m.inMemory)
+			first := startRun(t, o.base, "TwoReq", "R1", "1")
+			var second response
+			eventually(func() bool {
+				second = callRun(t, o.base, "TwoReq", "R1", "2")
+				return !strings.Contains(second.body, "no instance")
+			})
+			if second.status != 500 || !strings.Contains(second.body, "conflictingRequest") {
+				t.Errorf("second request: status %d body %s, want the conflictingRequest fault\n%s", second.status, second.body, o.log())
+			}
+			if r := first(); r.status != 200 || !strings.Contains(r.body, "second refused") {
+				t.Errorf("first request: status %d body %s, want the handler's reply", r.status, r.body)
+			}
+		})
+	}
+}
+
+// A reply with <toParts> (10.3.1) builds its message from the parts
+// named.
+func TestSemReplyToParts(t *testing.T) {
+	for _, m := range modes {
+		t.Run(m.name, func(t *testing.T) {
+			deploy := t.TempDir()
+			writeSemProcess(t, deploy, "ToParts", "127.0.0.1:1", `
+  <sequence>
+    <receive partnerLink="client" operation="single" variable="in" createInstance="yes"/>
+    <assign><copy><from><literal><tns:resp><tns:a>from parts</tns:a></tns:resp></literal></from><to variable="r"/></copy></assign>
+    <reply partnerLink="client" operation="single"><toParts><toPart part="outputPart" fromVariable="r"/></toParts></reply>
+  </sequence>`, m.inMemory)
+			o := startMode(t, deploy, m.inMemory)
+			r := postOp(t, o.base, "ToParts", "single", "T1", "1")
+			if r.status != 200 || !strings.Contains(r.body, "from parts") {
+				t.Fatalf("status %d body %s\n%s", r.status, r.body, o.log())
+			}
+		})
+	}
+}
+
+// <to variable="v" property="p"/> (8.4.1) writes through the property
+// alias's query, for a message variable and for an element variable.
+func TestSemToProperty(t *testing.T) {
+	for _, m := range modes {
+		t.Run(m.name, func(t *testing.T) {
+			deploy := t.TempDir()
+			writeSemProcess(t, deploy, "ToProp", "127.0.0.1:1", `
+  <sequence>
+    <receive partnerLink="client" operation="run" variable="in" createInstance="yes"/>
+    `+initOut+`
+    <assign>
+      <copy><from>'msg'</from><to variable="in" property="tns:n"/></copy>
+      <copy><from variable="in" part="payload"/><to variable="q"/></copy>
+      <copy><from>'elem'</from><to variable="q" property="tns:n"/></copy>
+      <copy><from>concat($in.payload/tns:n, '+', $q/tns:n)</from><to>$out.payload/tns:a</to></copy>
+    </assign>
+    <reply partnerLink="client" operation="run" variable="out"/>
+  </sequence>`, m.inMemory)
+			o := startMode(t, deploy, m.inMemory)
+			r := callRun(t, o.base, "ToProp", "P1", "1")
+			if r.status != 200 || !strings.Contains(r.body, ">msg+elem<") {
+				t.Fatalf("status %d body %s\n%s", r.status, r.body, o.log())
+			}
+		})
+	}
+}
+
+// keepSrcElementName="yes" (8.4.2) copying an element whose name is not
+// the target's declared element: bpel:mismatchedAssignmentFailure.
+func TestSemKeepSrcElementNameMismatch(t *testing.T) {
+	for _, m := range modes {
+		t.Run(m.name, func(t *testing.T) {
+			deploy := t.TempDir()
+			writeSemProcess(t, deploy, "KeepSrc", "127.0.0.1:1", `
+  <sequence>
+    <receive partnerLink="client" operation="run" variable="in" createInstance="yes"/>
+    `+initOut+`
+    <scope>
+      <faultHandlers>
+        <catch faultName="bpel:mismatchedAssignmentFailure" `+bpelNS+`>
+          <assign><copy><from>'mismatch'</from><to>$out.payload/tns:a</to></copy></assign>
+        </catch>
+      </faultHandlers>
+      <assign>
+        <copy keepSrcElementName="yes"><from><literal><tns:problem><tns:code>x</tns:code></tns:problem></literal></from><to variable="r"/></copy>
+        <copy><from>'copied'</from><to>$out.payload/tns:a</to></copy>
+      </assign>
+    </scope>
+    <reply partnerLink="client" operation="run" variable="out"/>
+  </sequence>`, m.inMemory)
+			o := startMode(t, deploy, m.inMemory)
+			r := callRun(t, o.base, "KeepSrc", "S1", "1")
+			if r.status != 200 || !strings.Contains(r.body, ">mismatch<") {
+				t.Fatalf("status %d body %s\n%s", r.status, r.body, o.log())
+			}
+		})
+	}
+}
+
+// An XPath error while evaluating a condition (8.3) raises
+// bpel:subLanguageExecutionFault: if, while, repeatUntil and a
+// transition condition, with a dynamic error and with a value that has
+// no boolean value.
+func TestSemConditionErrors(t *testing.T) {
+	const x2 = `expressionLanguage="urn:oasis:names:tc:wsbpel:2.0:sublang:xpath2.0"`
+	conds := map[string]string{
+		"dynamic":  `xs:integer($in.payload/tns:n) = 1`,
+		"noEBV":    `(1, 2)`,
+		"xpath1fn": `number(bpel:getVariableProperty('in', 'tns:id')) div 0 = 1`,
+	}
+	acts := map[string]func(c string) string{
+		"if": func(c string) string {
+			return `<if><condition ` + x2 + `>` + c + `</condition><empty/></if>`
+		},
+		"while": func(c string) string {
+			return `<while><condition ` + x2 + `>` + c + `</condition><empty/></while>`
+		},
+		"repeatUntil": func(c string) string {
+			return `<repeatUntil><empty/><condition ` + x2 + `>` + c + `</condition></repeatUntil>`
+		},
+		"transition": func(c string) string {
+			return `<flow><links><link name="l"/></links>
+          <empty><sources><source linkName="l"><transitionCondition ` + x2 + `>` + c + `</transitionCondition></source></sources></empty>
+          <empty><targets><target linkName="l"/></targets></empty>
+        </flow>`
+		},
+	}
+	for _, m := range modes {
+		t.Run(m.name, func(t *testing.T) {
+			deploy := t.TempDir()
+			var names []string
+			for an, act := range acts {
+				for cn, c := range conds {
+					if cn == "xpath1fn" {
+						continue
+					}
+					name := "Cond" + strings.ToUpper(an[:1]) + an[1:] + strings.ToUpper(cn[:1]) + cn[1:]
+					names = append(names, name)
+					writeProcess(t, deploy, name, "127.0.0.1:1", `
+  <sequence>
+    <receive partnerLink="client" operation="run" variable="in" createInstance="yes"/>
+    `+initOut+`
+    <scope>
+      <faultHandlers>
+        <catch faultName="bpel:subLanguageExecutionFault" `+bpelNS+`>
+          <assign><copy><from>'sublanguage fault'</from><to>$out.payload/tns:a</to></copy></assign>
+        </catch>
+      </faultHandlers>
+      <sequence>
+        `+act(c)+`
+        <assign><copy><from>'no fault'</from><to>$out.payload/tns:a</to></copy></assign>
+      </sequence>
+    </scope>
+    <reply partnerLink="client" operation="run" variable="out"/>
+  </sequence>`, m.inMemory)
+				}
+			}
+			o := startMode(t, deploy, m.inMemory)
+			for _, name := range names {
+				r := callRun(t, o.base, name, "C1", "abc")
+				if r.status != 200 || !strings.Contains(r.body, "sublanguage fault") {
+					t.Errorf("%s: status %d body %s", name, r.status, r.body)
+				}
+			}
+		})
+	}
+}
+
+// An onEvent for a request-response operation in a scope of an instance
+// that a one-way message started: the request finds the waiting instance
+// and the event's reply answers it.
+func TestSemOnEventAfterOneWayStart(t *testing.T) {
+	for _, m := range modes {
+		t.Run(m.name, func(t *testing.T) {
+			deploy := t.TempDir()
+			writeSemProcess(t, deploy, "EvRR", "127.0.0.1:1", `
+  <sequence>
+    <receive partnerLink="client" operation="go" variable="in" createInstance="yes">
+      <correlations><correlation set="cs" initiate="yes"/></correlations>
+    </receive>
+    `+initOut+`
+    <scope>
+      <eventHandlers>
+        <onEvent partnerLink="client" operation="run" variable="ev" messageType="tns:req">
+          <correlations><correlation set="cs"/></correlations>
+          <scope>
+            <sequence>
+              <assign><copy><from>concat('event ', $ev.payload/tns:n)</from><to>$out.payload/tns:a</to></copy></assign>
+              <reply partnerLink="client" operation="run" variable="out"/>
+            </sequence>
+          </scope>
+        </onEvent>
+      </eventHandlers>
+      <receive partnerLink="client" operation="go" variable="more"><correlations><correlation set="cs"/></correlations></receive>
+    </scope>
+  </sequence>`, m.inMemory)
+			o := startMode(t, deploy, m.inMemory)
+			if g := postOp(t, o.base, "EvRR", "go", "E1", "1"); g.status != 202 {
+				t.Fatalf("go: status %d body %s", g.status, g.body)
+			}
+			r := callRun(t, o.base, "EvRR", "E1", "2")
+			if r.status != 200 || !strings.Contains(r.body, "event 2") {
+				t.Fatalf("run: status %d body %s\n%s", r.status, r.body, o.log())
+			}
+			postGo(t, o.base, "EvRR", "E1", "3")
+		})
+	}
+}
+
+// The branches of a parallel forEach, and of a flow, each making a
+// request-response invoke from a scope of their own: the calls are in
+// flight together at the partner (the partner holds each call until both
+// arrived).
+func TestSemParallelCallsOverlap(t *testing.T) {
+	bodies := map[string]string{
+		"ForEach": `<forEach counterName="i" parallel="yes">
+      <startCounterValue>1</startCounterValue><finalCounterValue>2</finalCounterValue>
+      <scope>
+        <variables><variable name="res" messageType="tns:resp"/></variables>
+        <sequence>
+          <invoke partnerLink="partner" operation="call" inputVariable="in" outputVariable="res"/>
+          <assign><copy><from>concat($out.payload/tns:a, $res.payload/tns:a)</from><to>$out.payload/tns:a</to></copy></assign>
+        </sequence>
+      </scope>
+    </forEach>`,
+		"Flow": `<flow>
+      <scope><invoke partnerLink="partner" operation="call" inputVariable="in" outputVariable="p1"/></scope>
+      <scope><invoke partnerLink="partner" operation="call" inputVariable="in" outputVariable="p2"/></scope>
+    </flow>
+    <assign><copy><from>concat($p1.payload/tns:a, $p2.payload/tns:a)</from><to>$out.payload/tns:a</to></copy></assign>`,
+	}
+	for _, m := range modes {
+		for kind, body := range bodies {
+			t.Run(m.name+"/"+kind, func(t *testing.T) {
+				partner, release := startGatedPartner(t)
+				deploy := t.TempDir()
+				writeProcess(t, deploy, "Par"+kind, partner.addr, `
+  <sequence>
+    <receive partnerLink="client" operation="run" variable="in" createInstance="yes"/>
+    `+initOut+`
+    `+body+`
+    <reply partnerLink="client" operation="run" variable="out"/>
+  </sequence>`, m.inMemory)
+				o := startMode(t, deploy, m.inMemory)
+				run := startRun(t, o.base, "Par"+kind, "X", "1")
+				both := eventually(func() bool { return partner.inFlight.Load() == 2 })
+				release()
+				r := run()
+				if !both {
+					t.Errorf("the two calls were never in flight together (max %d)", partner.maxFlight.Load())
+				}
+				if r.status != 200 || !strings.Contains(r.body, ">P-XP-X<") {
+					t.Errorf("status %d body %s\n%s", r.status, r.body, o.log())
+				}
+			})
+		}
+	}
+}
+
+var _ = fmt.Sprintf
+var _ sync.Mutex
