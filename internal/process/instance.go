@@ -381,6 +381,13 @@ func (in *instance) take(ib *plan.Inbound, at bpel.Pos) (bool, error) {
 	}
 	if !m.Operation.OneWay() && m.Respond != nil {
 		if err := in.openRequestFor(m, ib.Mex, at); err != nil {
+			// bpel:conflictingRequest (10.4.1): the activity faults, and
+			// the second request, which no reply could answer, gets the
+			// fault.
+			in.inbox = nil
+			if fv, ok := err.(*faultValue); ok {
+				in.respond(&openRequest{ex: m}, nil, fv.exchangeFault())
+			}
 			return false, err
 		}
 	}
