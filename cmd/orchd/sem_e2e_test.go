@@ -26,16 +26,20 @@ var modes = []struct {
 var semWSDL = strings.NewReplacer(
 	`<wsdl:message name="problem">`,
 	`<wsdl:message name="single"><wsdl:part name="outputPart" element="tns:resp"/></wsdl:message>
+  <wsdl:message name="strIn"><wsdl:part name="inputPart" type="xsd:string"/></wsdl:message>
+  <wsdl:message name="strOut"><wsdl:part name="outputPart" type="xsd:string"/></wsdl:message>
   <wsdl:message name="problem">`,
 	`<wsdl:operation name="go"><wsdl:input message="tns:req"/></wsdl:operation>
   </wsdl:portType>`,
 	`<wsdl:operation name="go"><wsdl:input message="tns:req"/></wsdl:operation>
     <wsdl:operation name="single"><wsdl:input message="tns:req"/><wsdl:output message="tns:single"/></wsdl:operation>
+    <wsdl:operation name="echo"><wsdl:input message="tns:strIn"/><wsdl:output message="tns:strOut"/></wsdl:operation>
   </wsdl:portType>`,
 	`<wsdl:operation name="go"><soap:operation soapAction="urn:e2e#go"/><wsdl:input><soap:body use="literal"/></wsdl:input></wsdl:operation>
   </wsdl:binding>`,
 	`<wsdl:operation name="go"><soap:operation soapAction="urn:e2e#go"/><wsdl:input><soap:body use="literal"/></wsdl:input></wsdl:operation>
     <wsdl:operation name="single"><soap:operation soapAction="urn:e2e#single"/><wsdl:input><soap:body use="literal"/></wsdl:input><wsdl:output><soap:body use="literal"/></wsdl:output></wsdl:operation>
+    <wsdl:operation name="echo"><soap:operation soapAction="urn:e2e#echo" style="rpc"/><wsdl:input><soap:body use="literal" namespace="urn:e2e"/></wsdl:input><wsdl:output><soap:body use="literal" namespace="urn:e2e"/></wsdl:output></wsdl:operation>
   </wsdl:binding>`,
 	`<vprop:property name="n" type="xsd:string"/>`,
 	`<vprop:property name="n" type="xsd:string"/>
@@ -59,7 +63,8 @@ func writeSemProcess(t *testing.T, deployDir, name, partner, body string, inMemo
 	s := strings.Replace(string(b), `<variable name="p2" messageType="tns:resp"/>`, `<variable name="p2" messageType="tns:resp"/>
     <variable name="r" element="tns:resp"/>
     <variable name="q" element="tns:req"/>
-    <variable name="ev" messageType="tns:req"/>`, 1)
+    <variable name="ev" messageType="tns:req"/>
+    <variable name="str" type="xsd:string"/>`, 1)
 	if err := os.WriteFile(bp, []byte(s), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -214,10 +219,21 @@ func TestSemReplyToParts(t *testing.T) {
     <assign><copy><from><literal><tns:resp><tns:a>from parts</tns:a></tns:resp></literal></from><to variable="r"/></copy></assign>
     <reply partnerLink="client" operation="single"><toParts><toPart part="outputPart" fromVariable="r"/></toParts></reply>
   </sequence>`, m.inMemory)
+			writeSemProcess(t, deploy, "ToPartsRPC", "127.0.0.1:1", `
+  <sequence>
+    <receive partnerLink="client" operation="echo" createInstance="yes"><fromParts><fromPart part="inputPart" toVariable="str"/></fromParts></receive>
+    <assign><copy><from>concat($str, ' from parts')</from><to variable="str"/></copy></assign>
+    <reply partnerLink="client" operation="echo"><toParts><toPart part="outputPart" fromVariable="str"/></toParts></reply>
+  </sequence>`, m.inMemory)
 			o := startMode(t, deploy, m.inMemory)
 			r := postOp(t, o.base, "ToParts", "single", "T1", "1")
 			if r.status != 200 || !strings.Contains(r.body, "from parts") {
 				t.Fatalf("status %d body %s\n%s", r.status, r.body, o.log())
+			}
+			client := &http.Client{Timeout: 60 * time.Second}
+			r = post(t, client, o.base+"/processes/ToPartsRPC", textXML, `"urn:e2e#echo"`, []byte(`<soapenv:Envelope xmlns:soapenv="http://schemas.xmlsoap.org/soap/envelope/"><soapenv:Body><e:echo xmlns:e="urn:e2e"><inputPart>hello</inputPart></e:echo></soapenv:Body></soapenv:Envelope>`))
+			if r.status != 200 || !strings.Contains(r.body, "hello from parts") {
+				t.Fatalf("rpc: status %d body %s\n%s", r.status, r.body, o.log())
 			}
 		})
 	}
@@ -291,7 +307,7 @@ func TestSemConditionErrors(t *testing.T) {
 	conds := map[string]string{
 		"dynamic":  `xs:integer($in.payload/tns:n) = 1`,
 		"noEBV":    `(1, 2)`,
-		"xpath1fn": `number(bpel:getVariableProperty('in', 'tns:id')) div 0 = 1`,
+		"atomics":  `data($in.payload/*)`,
 	}
 	acts := map[string]func(c string) string{
 		"if": func(c string) string {
@@ -302,6 +318,18 @@ func TestSemConditionErrors(t *testing.T) {
 		},
 		"repeatUntil": func(c string) string {
 			return `<repeatUntil><empty/><condition ` + x2 + `>` + c + `</condition></repeatUntil>`
+		},
+		"elseif": func(c string) string {
+			return `<if><condition>false()</condition><empty/><elseif><condition ` + x2 + `>` + c + `</condition><empty/></elseif></if>`
+		},
+		"join": func(c string) string {
+			return `<flow><links><link name="l"/></links>
+          <empty><sources><source linkName="l"/></sources></empty>
+          <empty><targets><joinCondition ` + x2 + `>` + c + `</joinCondition><target linkName="l"/></targets></empty>
+        </flow>`
+		},
+		"processLang": func(c string) string {
+			return `<if><condition>` + c + `</condition><empty/></if>`
 		},
 		"transition": func(c string) string {
 			return `<flow><links><link name="l"/></links>
@@ -316,12 +344,9 @@ func TestSemConditionErrors(t *testing.T) {
 			var names []string
 			for an, act := range acts {
 				for cn, c := range conds {
-					if cn == "xpath1fn" {
-						continue
-					}
 					name := "Cond" + strings.ToUpper(an[:1]) + an[1:] + strings.ToUpper(cn[:1]) + cn[1:]
 					names = append(names, name)
-					writeProcess(t, deploy, name, "127.0.0.1:1", `
+					writeSemProcess(t, deploy, name, "127.0.0.1:1", `
   <sequence>
     <receive partnerLink="client" operation="run" variable="in" createInstance="yes"/>
     `+initOut+`
@@ -338,13 +363,24 @@ func TestSemConditionErrors(t *testing.T) {
     </scope>
     <reply partnerLink="client" operation="run" variable="out"/>
   </sequence>`, m.inMemory)
+					if an == "processLang" {
+						bp := filepath.Join(deploy, name, name+".bpel")
+						b, err := os.ReadFile(bp)
+						if err != nil {
+							t.Fatal(err)
+						}
+						b = []byte(strings.Replace(string(b), `<process `, `<process `+x2+` `, 1))
+						if err := os.WriteFile(bp, b, 0o644); err != nil {
+							t.Fatal(err)
+						}
+					}
 				}
 			}
 			o := startMode(t, deploy, m.inMemory)
 			for _, name := range names {
 				r := callRun(t, o.base, name, "C1", "abc")
 				if r.status != 200 || !strings.Contains(r.body, "sublanguage fault") {
-					t.Errorf("%s: status %d body %s", name, r.status, r.body)
+					t.Errorf("%s: status %d body %s\n%s", name, r.status, r.body, o.log())
 				}
 			}
 		})
