@@ -428,6 +428,49 @@ func TestSemOnEventAfterOneWayStart(t *testing.T) {
 	}
 }
 
+// A one-way onEvent of a scope takes a message, and then a request-response
+// message comes for a receive of the same instance: it finds the waiting
+// instance.
+func TestSemOneWayEventThenRequest(t *testing.T) {
+	for _, m := range modes {
+		t.Run(m.name, func(t *testing.T) {
+			deploy := t.TempDir()
+			writeSemProcess(t, deploy, "EvOW", "127.0.0.1:1", `
+  <sequence>
+    <receive partnerLink="client" operation="run" variable="in" createInstance="yes">
+      <correlations><correlation set="cs" initiate="yes"/></correlations>
+    </receive>
+    `+initOut+`
+    <reply partnerLink="client" operation="run" variable="out"/>
+    <scope>
+      <eventHandlers>
+        <onEvent partnerLink="client" operation="go" variable="ev" messageType="tns:req">
+          <correlations><correlation set="cs"/></correlations>
+          <scope>
+            <assign><copy><from>concat($out.payload/tns:a, 'e', $ev.payload/tns:n)</from><to>$out.payload/tns:a</to></copy></assign>
+          </scope>
+        </onEvent>
+      </eventHandlers>
+      <sequence>
+        <receive partnerLink="client" operation="run" variable="more"><correlations><correlation set="cs"/></correlations></receive>
+        <assign><copy><from>concat($out.payload/tns:a, ' then run')</from><to>$out.payload/tns:a</to></copy></assign>
+        <reply partnerLink="client" operation="run" variable="out"/>
+      </sequence>
+    </scope>
+  </sequence>`, m.inMemory)
+			o := startMode(t, deploy, m.inMemory)
+			if r := callRun(t, o.base, "EvOW", "W1", "0"); r.status != 200 {
+				t.Fatalf("start: status %d body %s", r.status, r.body)
+			}
+			postGo(t, o.base, "EvOW", "W1", "1")
+			r := callRun(t, o.base, "EvOW", "W1", "2")
+			if r.status != 200 || !strings.Contains(r.body, "e1 then run") {
+				t.Fatalf("run: status %d body %s\n%s", r.status, r.body, o.log())
+			}
+		})
+	}
+}
+
 // The branches of a parallel forEach, and of a flow, each making a
 // request-response invoke from a scope of their own: the calls are in
 // flight together at the partner (the partner holds each call until both
@@ -439,6 +482,19 @@ func TestSemParallelCallsOverlap(t *testing.T) {
       <scope>
         <variables><variable name="res" messageType="tns:resp"/></variables>
         <sequence>
+          <invoke partnerLink="partner" operation="call" inputVariable="in" outputVariable="res"/>
+          <assign><copy><from>concat($out.payload/tns:a, $res.payload/tns:a)</from><to>$out.payload/tns:a</to></copy></assign>
+        </sequence>
+      </scope>
+    </forEach>`,
+		"ForEachHandlers": `<forEach counterName="i" parallel="yes">
+      <startCounterValue>1</startCounterValue><finalCounterValue>2</finalCounterValue>
+      <scope>
+        <variables><variable name="res" messageType="tns:resp"/></variables>
+        <faultHandlers><catchAll><empty/></catchAll></faultHandlers>
+        <compensationHandler><empty/></compensationHandler>
+        <sequence>
+          <assign><copy><from>$i</from><to>$in.payload/tns:n</to></copy></assign>
           <invoke partnerLink="partner" operation="call" inputVariable="in" outputVariable="res"/>
           <assign><copy><from>concat($out.payload/tns:a, $res.payload/tns:a)</from><to>$out.payload/tns:a</to></copy></assign>
         </sequence>
