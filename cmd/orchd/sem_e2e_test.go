@@ -471,6 +471,50 @@ func TestSemOneWayEventThenRequest(t *testing.T) {
 	}
 }
 
+// A termination handler's activity with a link to an activity outside
+// the terminated scope (12.6, 11.6.1): the handler runs its activity, so
+// the link's status is its transition condition's, and the target runs
+// (or is skipped) by it; no joinFailure.
+func TestSemTerminationHandlerLink(t *testing.T) {
+	for _, m := range modes {
+		for _, tc := range []struct{ cond, suppress, want string }{{"true()", "no", "target ran"}, {"false()", "yes", "target skipped"}} {
+			t.Run(m.name+"/"+tc.cond, func(t *testing.T) {
+				deploy := t.TempDir()
+				writeSemProcess(t, deploy, "TermLink", "127.0.0.1:1", `
+  <sequence>
+    <receive partnerLink="client" operation="run" variable="in" createInstance="yes"/>
+    `+initOut+`
+    <assign><copy><from>'target skipped'</from><to>$out.payload/tns:a</to></copy></assign>
+    <flow>
+      <links><link name="l"/></links>
+      <scope name="P">
+        <faultHandlers><catchAll><empty/></catchAll></faultHandlers>
+        <flow>
+          <scope name="S">
+            <terminationHandler>
+              <empty><sources><source linkName="l"><transitionCondition>`+tc.cond+`</transitionCondition></source></sources></empty>
+            </terminationHandler>
+            <receive partnerLink="client" operation="go" variable="more"/>
+          </scope>
+          <throw faultName="tns:stop"/>
+        </flow>
+      </scope>
+      <assign suppressJoinFailure="`+tc.suppress+`"><targets><target linkName="l"/></targets>
+        <copy><from>'target ran'</from><to>$out.payload/tns:a</to></copy>
+      </assign>
+    </flow>
+    <reply partnerLink="client" operation="run" variable="out"/>
+  </sequence>`, m.inMemory)
+				o := startMode(t, deploy, m.inMemory)
+				r := callRun(t, o.base, "TermLink", "L1", "1")
+				if r.status != 200 || !strings.Contains(r.body, ">"+tc.want+"<") {
+					t.Fatalf("status %d body %s, want %q\n%s", r.status, r.body, tc.want, o.log())
+				}
+			})
+		}
+	}
+}
+
 // The branches of a parallel forEach, and of a flow, each making a
 // request-response invoke from a scope of their own: the calls are in
 // flight together at the partner (the partner holds each call until both
