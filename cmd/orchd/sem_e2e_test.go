@@ -305,9 +305,9 @@ func TestSemKeepSrcElementNameMismatch(t *testing.T) {
 func TestSemConditionErrors(t *testing.T) {
 	const x2 = `expressionLanguage="urn:oasis:names:tc:wsbpel:2.0:sublang:xpath2.0"`
 	conds := map[string]string{
-		"dynamic":  `xs:integer($in.payload/tns:n) = 1`,
-		"noEBV":    `(1, 2)`,
-		"atomics":  `data($in.payload/*)`,
+		"dynamic": `xs:integer($in.payload/tns:n) = 1`,
+		"noEBV":   `(1, 2)`,
+		"atomics": `data($in.payload/*)`,
 	}
 	acts := map[string]func(c string) string{
 		"if": func(c string) string {
