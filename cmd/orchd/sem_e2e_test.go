@@ -239,6 +239,60 @@ func TestSemReplyToParts(t *testing.T) {
 	}
 }
 
+// A reply <toParts> from a variable never assigned raises
+// bpel:uninitializedVariable (8.4.1, 10.3.1) at the reply, which a
+// handler catches, instead of a reply without the part.
+func TestSemReplyToPartsUninitialized(t *testing.T) {
+	for _, m := range modes {
+		t.Run(m.name, func(t *testing.T) {
+			deploy := t.TempDir()
+			writeSemProcess(t, deploy, "ToPartsUninit", "127.0.0.1:1", `
+  <sequence>
+    <receive partnerLink="client" operation="single" variable="in" createInstance="yes"/>
+    <scope>
+      <faultHandlers>
+        <catch faultName="bpel:uninitializedVariable" `+bpelNS+`>
+          <sequence>
+            <assign><copy><from><literal><tns:resp><tns:a>uninitialized caught</tns:a></tns:resp></literal></from><to variable="r"/></copy></assign>
+            <reply partnerLink="client" operation="single"><toParts><toPart part="outputPart" fromVariable="r"/></toParts></reply>
+          </sequence>
+        </catch>
+      </faultHandlers>
+      <reply partnerLink="client" operation="single"><toParts><toPart part="outputPart" fromVariable="r"/></toParts></reply>
+    </scope>
+  </sequence>`, m.inMemory)
+			o := startMode(t, deploy, m.inMemory)
+			r := postOp(t, o.base, "ToPartsUninit", "single", "U1", "1")
+			if r.status != 200 || !strings.Contains(r.body, "uninitialized caught") {
+				t.Fatalf("status %d body %s\n%s", r.status, r.body, o.log())
+			}
+		})
+	}
+}
+
+// Element variables on receive, reply and invoke for messages of one
+// element part (WS-BPEL 2.0 10.3, 10.4, SA00048, SA00058).
+func TestSemElementVariablesOnMessaging(t *testing.T) {
+	for _, m := range modes {
+		t.Run(m.name, func(t *testing.T) {
+			partner := startSlowPartner(t, 0)
+			deploy := t.TempDir()
+			writeSemProcess(t, deploy, "ElemVars", partner.addr, `
+  <sequence>
+    <receive partnerLink="client" operation="run" variable="q" createInstance="yes"/>
+    <invoke partnerLink="partner" operation="call" inputVariable="q" outputVariable="r"/>
+    <assign><copy><from>concat($r/tns:a, ' n=', $q/tns:n)</from><to>$r/tns:a</to></copy></assign>
+    <reply partnerLink="client" operation="run" variable="r"/>
+  </sequence>`, m.inMemory)
+			o := startMode(t, deploy, m.inMemory)
+			r := callRun(t, o.base, "ElemVars", "V1", "4")
+			if r.status != 200 || !strings.Contains(r.body, ">P-V1 n=4<") {
+				t.Fatalf("status %d body %s\n%s", r.status, r.body, o.log())
+			}
+		})
+	}
+}
+
 // <to variable="v" property="p"/> (8.4.1) writes through the property
 // alias's query, for a message variable and for an element variable.
 func TestSemToProperty(t *testing.T) {
