@@ -293,6 +293,43 @@ func TestSemElementVariablesOnMessaging(t *testing.T) {
 	}
 }
 
+// A receive on an operation of the partner link's portType that the
+// deploy-time binding does not list is served, by portType (as ODE did):
+// the process is written against the portType.
+func TestSemReceiveOperationNotInBinding(t *testing.T) {
+	for _, m := range modes {
+		t.Run(m.name, func(t *testing.T) {
+			deploy := t.TempDir()
+			writeSemProcess(t, deploy, "Unbound", "127.0.0.1:1", `
+  <sequence>
+    <receive partnerLink="client" operation="echo" createInstance="yes"><fromParts><fromPart part="inputPart" toVariable="str"/></fromParts></receive>
+    <assign><copy><from>concat($str, ' by portType')</from><to variable="str"/></copy></assign>
+    <reply partnerLink="client" operation="echo"><toParts><toPart part="outputPart" fromVariable="str"/></toParts></reply>
+  </sequence>`, m.inMemory)
+			wp := filepath.Join(deploy, "Unbound", "e2e.wsdl")
+			b, err := os.ReadFile(wp)
+			if err != nil {
+				t.Fatal(err)
+			}
+			i := strings.Index(string(b), `<wsdl:operation name="echo"><soap:operation`)
+			j := strings.Index(string(b)[i:], "</wsdl:operation>")
+			if i < 0 || j < 0 {
+				t.Fatal("no echo binding operation to remove")
+			}
+			b = append(b[:i:i], b[i+j+len("</wsdl:operation>"):]...)
+			if err := os.WriteFile(wp, b, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			o := startMode(t, deploy, m.inMemory)
+			client := &http.Client{Timeout: 60 * time.Second}
+			r := post(t, client, o.base+"/processes/Unbound", textXML, `""`, []byte(`<soapenv:Envelope xmlns:soapenv="http://schemas.xmlsoap.org/soap/envelope/"><soapenv:Body><e:echo xmlns:e="urn:e2e"><inputPart>served</inputPart></e:echo></soapenv:Body></soapenv:Envelope>`))
+			if r.status != 200 || !strings.Contains(r.body, "served by portType") {
+				t.Fatalf("status %d body %s\n%s", r.status, r.body, o.log())
+			}
+		})
+	}
+}
+
 // <to variable="v" property="p"/> (8.4.1) writes through the property
 // alias's query, for a message variable and for an element variable.
 func TestSemToProperty(t *testing.T) {
