@@ -1,12 +1,10 @@
 package main
 
 import (
-	"fmt"
 	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 )
@@ -668,6 +666,3 @@ func TestSemParallelCallsOverlap(t *testing.T) {
 		}
 	}
 }
-
-var _ = fmt.Sprintf
-var _ sync.Mutex
