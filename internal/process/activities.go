@@ -104,6 +104,9 @@ func stepReply(a *plan.Reply, in *instance, _ *frame) (plan.Activity, bool, erro
 		if !a.FaultName.IsZero() {
 			md = a.Op.Faults[a.FaultName.Local]
 		}
+		if err := in.partsInitialized(md, a.ToParts, a.Pos); err != nil {
+			return nil, false, err
+		}
 		msg = in.partsMessage(md, a.ToParts)
 	case a.V != nil:
 		if err := in.initialized(a.V, a.Pos); err != nil {

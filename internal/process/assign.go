@@ -220,7 +220,10 @@ func replaceCopyOp(c *plan.CopyOp, in *instance, src source, dst target) error {
 		}
 		cp := expr.CopyTree(se)
 		expr.FixNamespaces(cp, se, nil)
-		if !c.KeepSrcElementName && (cp.NamespaceURI() != dst.declared.Space || cp.Tag != dst.declared.Local) {
+		if cp.NamespaceURI() != dst.declared.Space || cp.Tag != dst.declared.Local {
+			if c.KeepSrcElementName {
+				return keepSrcMismatch(c, in, se, dst.declared)
+			}
 			renameTo(cp, dst.declared)
 		}
 		dst.parent.AddChild(cp)
@@ -247,6 +250,9 @@ func replaceCopyOp(c *plan.CopyOp, in *instance, src source, dst target) error {
 			if p == nil || p == in.root {
 				return in.faultf(c.Pos, "mismatchedAssignmentFailure", "keepSrcElementName on a variable that is not element-valued")
 			}
+			if d, ok := declaredElement(&c.To); ok && (se.NamespaceURI() != d.Space || se.Tag != d.Local) {
+				return keepSrcMismatch(c, in, se, d)
+			}
 			cp := expr.CopyTree(se)
 			expr.FixNamespaces(cp, se, p)
 			i := t.Index()
@@ -258,6 +264,31 @@ func replaceCopyOp(c *plan.CopyOp, in *instance, src source, dst target) error {
 		return nil
 	}
 	return in.faultf(c.Pos, "selectionFailure", "<to> is not an element, attribute or text node")
+}
+
+// declaredElement is the element declared for the variable or part a
+// <to> names without a query: the target is then the document element of
+// an element variable or element part.
+func declaredElement(t *plan.ToSpec) (exchange.QName, bool) {
+	if t.V == nil || t.Query != nil || t.X != nil {
+		return exchange.QName{}, false
+	}
+	switch {
+	case t.V.Msg == nil:
+		return t.V.Elem, !t.V.Elem.IsZero()
+	case t.Part >= 0:
+		q := t.V.Msg.Parts[t.Part].Element
+		return q, !q.IsZero()
+	}
+	return exchange.QName{}, false
+}
+
+// keepSrcMismatch is the fault of a keepSrcElementName copy that would
+// give an element variable or part a document element of another name
+// (WS-BPEL 2.0 8.4.2: the source's name must be the declared element's,
+// or one of its substitution group, which orchd's schemas do not have).
+func keepSrcMismatch(c *plan.CopyOp, in *instance, se *etree.Element, declared exchange.QName) error {
+	return in.faultf(c.Pos, "mismatchedAssignmentFailure", "keepSrcElementName: source element {%s}%s is not the declared element %s of the target", se.NamespaceURI(), se.Tag, declared)
 }
 
 // renameTo gives e the qualified name q, declaring q's namespace on e.

@@ -126,7 +126,10 @@ type Engine struct {
 	// maxSteps is Options.MaxSteps resolved.
 	maxSteps int
 	reg      registry
-	stripes  stripes
+	// ended answers requests for instances that just ended with an
+	// uncaught fault (ended.go).
+	ended   endedFaults
+	stripes stripes
 	// timers are the pending timers (run.go); sending the outbox
 	// messages this engine is sending (adopt.go).
 	timers  timerSet

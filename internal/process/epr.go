@@ -7,6 +7,7 @@ import (
 	"net/url"
 	"sort"
 	"strings"
+	"unicode"
 
 	"github.com/beevik/etree"
 
@@ -36,8 +37,12 @@ const (
 // (a message part element around a service-ref around an EPR is two).
 const eprWrapDepth = 8
 
-// errEPR is wrapped by every error eprAddress and eprText return.
-var errEPR = errors.New("not an endpoint reference")
+// errEPR is wrapped by every error eprAddress and eprText return;
+// errNoAddress also by those of an empty or relative address.
+var (
+	errEPR       = errors.New("not an endpoint reference")
+	errNoAddress = errors.New("no absolute address")
+)
 
 // eprAddress returns the address the endpoint reference el holds. el is a
 // sref:service-ref, a wsa:EndpointReference, a wsdl:service, or an element
@@ -102,11 +107,15 @@ func elementText(e *etree.Element) string {
 func eprText(s string) (string, error) {
 	s = strings.TrimSpace(s)
 	if s == "" {
-		return "", fmt.Errorf("%w: empty address", errEPR)
+		return "", fmt.Errorf("%w: empty address (%w)", errEPR, errNoAddress)
 	}
 	u, err := url.Parse(s)
 	if err != nil {
 		return "", fmt.Errorf("%w: address %q: %w", errEPR, s, err)
+	}
+	if u.Scheme == "" && u.Host == "" && strings.IndexFunc(s, unicode.IsSpace) < 0 && (strings.HasPrefix(s, "/") || strings.HasPrefix(s, ".")) {
+		// A relative reference (RFC 3986 4.2: a path, ./ or ../).
+		return "", fmt.Errorf("%w: address %q is not an absolute http or https URL (%w)", errEPR, s, errNoAddress)
 	}
 	if (!strings.EqualFold(u.Scheme, "http") && !strings.EqualFold(u.Scheme, "https")) || u.Host == "" {
 		return "", fmt.Errorf("%w: address %q is not an absolute http or https URL", errEPR, s)
@@ -165,6 +174,13 @@ func (in *instance) assignEPR(pl *plan.PartnerLink, src source, at bpel.Pos) err
 		}
 	} else {
 		addr, err = eprText(src.string())
+	}
+	if errors.Is(err, errNoAddress) && pl.PartnerEP != nil && pl.PartnerEP.Address != "" {
+		// An endpoint reference without an address of its own (empty, or
+		// relative) leaves the partner role at deploy.xml's binding, as
+		// ODE did: the binding is where such a reference points.
+		delete(in.eprs, pl)
+		return nil
 	}
 	if err != nil {
 		return in.faultf(at, "mismatchedAssignmentFailure", "<to partnerLink=%q>: %v", pl.Name, err)

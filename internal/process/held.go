@@ -188,6 +188,10 @@ func (e *Engine) expire(h *heldMsg) {
 		return
 	}
 	h.p.metrics.heldExpired.Inc()
+	if h.done != nil && e.answerEnded(h.p, h.ex, h.tried) {
+		h.done <- nil
+		return
+	}
 	err := exchange.ClientError("no instance of process %s came to wait for %s with correlation %v within %s, and %s does not start an instance",
 		h.p.Name.Local, h.ex.Operation.Name, h.tried, e.messageHold(), h.ex.Operation.Name)
 	if h.done != nil {

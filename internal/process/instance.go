@@ -247,13 +247,44 @@ func (in *instance) checkAmbiguous() {
 		if t.state != tWaiting {
 			continue
 		}
-		for _, ib := range t.waits {
+		waits := t.waits
+		if len(waits) == 0 && len(t.stack) > 0 {
+			// A loaded persistent instance: its threads' waits are not
+			// stored, but the activities they wait in are.
+			waits = inboundsOf(t.top())
+		}
+		for _, ib := range waits {
 			if ib.Op != nil && ib.Op.Name == m.Operation.Name && ib.Pl.Provided == m.Endpoint && in.matches(ib, m.Input) {
 				n++
 			}
 		}
 	}
 	in.ambiguous = n > 1
+}
+
+// inboundsOf are the messages the activity of frame f waits for, when it
+// is a receive, a pick or an open event listener.
+func inboundsOf(f *frame) []*plan.Inbound {
+	switch a := f.act.(type) {
+	case *plan.Receive:
+		return []*plan.Inbound{&a.Inbound}
+	case *plan.Pick:
+		ibs := make([]*plan.Inbound, len(a.Msgs))
+		for i := range a.Msgs {
+			ibs[i] = &a.Msgs[i].Inbound
+		}
+		return ibs
+	case *plan.EventListener:
+		if f.n == 1 {
+			return nil
+		}
+		ibs := make([]*plan.Inbound, len(a.H.Events))
+		for i := range a.H.Events {
+			ibs[i] = &a.H.Events[i].Inbound
+		}
+		return ibs
+	}
+	return nil
 }
 
 // matches reports whether message m satisfies ib's correlations with the
@@ -350,6 +381,13 @@ func (in *instance) take(ib *plan.Inbound, at bpel.Pos) (bool, error) {
 	}
 	if !m.Operation.OneWay() && m.Respond != nil {
 		if err := in.openRequestFor(m, ib.Mex, at); err != nil {
+			// bpel:conflictingRequest (10.4.1): the activity faults, and
+			// the second request, which no reply could answer, gets the
+			// fault.
+			in.inbox = nil
+			if fv, ok := err.(*faultValue); ok {
+				in.respond(&openRequest{ex: m}, nil, fv.exchangeFault())
+			}
 			return false, err
 		}
 	}

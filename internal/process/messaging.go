@@ -39,6 +39,21 @@ func (in *instance) partsMessage(md *exchange.MessageDesc, parts []plan.PartMap)
 	return m
 }
 
+// partsInitialized raises bpel:uninitializedVariable when a variable that
+// <toParts> (or an element variable standing for a message) maps to an
+// element part holds no element: the message would lack the part.
+func (in *instance) partsInitialized(md *exchange.MessageDesc, parts []plan.PartMap, at bpel.Pos) error {
+	if md == nil {
+		return nil
+	}
+	for _, pm := range parts {
+		if !partType(md, pm.Part) && expr.FirstElement(in.slot(pm.V)) == nil {
+			return in.faultf(at, "uninitializedVariable", "variable %s, for part %s, was never assigned", pm.V.Name, pm.Part)
+		}
+	}
+	return nil
+}
+
 // storeParts copies the parts of m into variables (<fromParts>).
 func (in *instance) storeParts(m *exchange.Message, parts []plan.PartMap) {
 	for _, pm := range parts {

@@ -123,6 +123,9 @@ func (e *Engine) deliver(ctx context.Context, p *Process, ex *exchange.Exchange,
 	if _, ok := p.Starts[op]; ok && !queued {
 		return e.create(ctx, p, ex)
 	}
+	if e.answerEnded(p, ex, tried) {
+		return nil
+	}
 	if len(keys) == 0 {
 		if len(tried) == 0 {
 			return exchange.ClientError("operation %s of process %s does not start an instance, and the message carries no correlation values to find one", op, p.Name.Local)
@@ -314,6 +317,7 @@ func (e *Engine) finish(in *instance, ex *exchange.Exchange, res result, err err
 		// declared here: it escapes, and the common path must not pay.)
 		var u *errUncaught
 		if errors.As(err, &u) {
+			e.ended.note(p, in.corr, u.f.exchangeFault(), e.now())
 			for _, r := range in.reqs {
 				in.respond(r, nil, u.f.exchangeFault())
 			}

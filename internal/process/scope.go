@@ -59,6 +59,15 @@ func stepScope(a *plan.Scope, in *instance, f *frame) (plan.Activity, bool, erro
 			return nil, false, errJoin
 		}
 		in.cur.scopeFaulted = f.pc == scopeHandling
+		if f.pc == scopeHandling {
+			// The links leaving a scope whose fault handler ran are dead
+			// (11.6.2), once the handler is done: the termination
+			// handlers of the scopes it terminated, and the handler
+			// itself, may set links leaving it first (12.6, 11.6.1).
+			for _, l := range a.Sources {
+				in.decideLink(l, false)
+			}
+		}
 		if a.Compensable && f.pc == scopeBody {
 			in.completed(a, f)
 		}
@@ -132,9 +141,6 @@ func (in *instance) fail(t *thread, err error) error {
 	th.stack = th.stack[:k+1]
 	th.state = tReady
 	fr.pc, fr.fault = scopeHandling, fv
-	for _, l := range sc.Sources {
-		in.decideLink(l, false)
-	}
 	if sc.IsProcess && cs.explicit {
 		in.inHandler = fv
 	}

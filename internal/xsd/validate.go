@@ -228,7 +228,11 @@ func (s *Set) attributes(t *Type, el *etree.Element, p string) *Error {
 		} else if a.Space != "" {
 			ns = a.NamespaceURI()
 		}
-		if ns == NSXSI {
+		if ns == NSXSI && (a.Key == "type" || a.Key == "nil" || a.Key == "schemaLocation" || a.Key == "noNamespaceSchemaLocation") {
+			// The four xsi attributes are allowed everywhere (XSD 1.0
+			// Part 1, 3.4.4, Element Locally Valid (Complex Type) clause
+			// 3); any other attribute in a namespace, xsi's others
+			// included, needs a declaration or a wildcard (clause 3.2).
 			continue
 		}
 		q := QName{ns, a.Key}

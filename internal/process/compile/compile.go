@@ -661,13 +661,34 @@ func (c *compiler) optVar(e *etree.Element, attr string, want *exchange.MessageD
 		return nil
 	}
 	if v.Msg == nil {
-		c.unsupported(e, fmt.Sprintf("%s %q: a non-message variable on a messaging activity", attr, name))
+		if want != nil && len(want.Parts) == 1 && !want.Parts[0].Element.IsZero() && !v.Elem.IsZero() {
+			// SA00048/SA00058 (WS-BPEL 2.0 10.3, 10.4): a message of one
+			// element part may be held in an element variable of that
+			// element; the caller maps it as the part (elementVarParts).
+			if v.Elem != want.Parts[0].Element {
+				c.errorf(e, "%s %q is of element %s, the single part %s of message %s is of element %s", attr, name, v.Elem, want.Parts[0].Name, want.Name, want.Parts[0].Element)
+			}
+			return v
+		}
+		c.errorf(e, "%s %q is not a message variable: only a message of one element part may use an element variable of that element (SA00048, SA00058)", attr, name)
 		return nil
 	}
 	if want != nil && v.Msg.Name != want.Name {
 		c.errorf(e, "%s %q has messageType %s, the operation needs %s", attr, name, v.Msg.Name, want.Name)
 	}
 	return v
+}
+
+// elementVarParts turns an element variable v that optVar accepted for
+// a message md of one element part into the equivalent part mapping (as
+// <fromParts>/<toParts> with that one part): the runtime stores and
+// builds the message through it. A message variable (or none) stays.
+func elementVarParts(v **expr.Var, md *exchange.MessageDesc, parts *[]plan.PartMap) {
+	if *v == nil || (*v).Msg != nil || md == nil || len(md.Parts) != 1 {
+		return
+	}
+	*parts = []plan.PartMap{{Part: md.Parts[0].Name, V: *v}}
+	*v = nil
 }
 
 // activity compiles one activity element and numbers it: frames refer to
@@ -796,13 +817,16 @@ func (c *compiler) compileActivity(e *etree.Element) plan.Activity {
 				}
 			}
 			a.V = c.optVar(e, "variable", want)
+			elementVarParts(&a.V, want, &a.ToParts)
 		}
 		if a.Op != nil {
 			md := a.Op.Output
 			if !a.FaultName.IsZero() {
 				md = a.Op.Faults[a.FaultName.Local]
 			}
-			a.ToParts = c.compileParts(e, "toParts", md)
+			if tp := c.compileParts(e, "toParts", md); tp != nil {
+				a.ToParts = tp
+			}
 		}
 		a.Mex = e.SelectAttrValue("messageExchange", "")
 		if a.Op != nil {
@@ -817,15 +841,21 @@ func (c *compiler) compileActivity(e *etree.Element) plan.Activity {
 		a.Pl, a.Op = c.partnerOp(e, false)
 		if a.Op != nil {
 			a.In = c.optVar(e, "inputVariable", a.Op.Input)
+			elementVarParts(&a.In, a.Op.Input, &a.ToParts)
 			if a.Op.Output != nil {
 				a.Out = c.optVar(e, "outputVariable", a.Op.Output)
+				elementVarParts(&a.Out, a.Op.Output, &a.FromParts)
 			}
 			a.Partner = a.Pl.Name
 			a.Corrs = c.correlations(e, a.Op.Output, a.Op.Input)
 			a.Policy = c.failurePolicy(e)
 			a.Timeout = c.p.CallTimeout(a.Pl.Name, a.Op.Name)
-			a.ToParts = c.compileParts(e, "toParts", a.Op.Input)
-			a.FromParts = c.compileParts(e, "fromParts", a.Op.Output)
+			if tp := c.compileParts(e, "toParts", a.Op.Input); tp != nil {
+				a.ToParts = tp
+			}
+			if fp := c.compileParts(e, "fromParts", a.Op.Output); fp != nil {
+				a.FromParts = fp
+			}
 			a.ReplySchema = c.replySchema(e, a.Pl, a.Op)
 		}
 		return c.inlineHandlers(e, a)

@@ -135,6 +135,9 @@ func (c *compiler) inbound(e *etree.Element, varAttr string) plan.Inbound {
 	ib.V = c.optVar(e, varAttr, ib.Op.Input)
 	ib.Corrs = c.correlations(e, ib.Op.Input, nil)
 	ib.FromParts = c.compileParts(e, "fromParts", ib.Op.Input)
+	if ib.FromParts == nil {
+		elementVarParts(&ib.V, ib.Op.Input, &ib.FromParts)
+	}
 	ib.Mex = e.SelectAttrValue("messageExchange", "")
 	return ib
 }

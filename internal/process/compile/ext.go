@@ -25,7 +25,7 @@ func (c *compiler) language(e *etree.Element, attr string) (xpath2, ok bool) {
 	if inherited {
 		lang = c.doc.Root.SelectAttrValue(attr, expr.LangXPath10)
 	}
-	switch lang {
+	switch canonLang(lang) {
 	case expr.LangXPath10:
 		return false, true
 	case expr.LangXPath20, langXQuery10:
@@ -41,6 +41,19 @@ func (c *compiler) language(e *etree.Element, attr string) (xpath2, ok bool) {
 // and run like XPath 2.0 (xpath2.go).
 const langXQuery10 = "urn:oasis:names:tc:wsbpel:2.0:sublang:xquery1.0"
 
+// langXQuery10AE is bpel-g's (ActiveVOS's) name for XQuery 1.0, which
+// its sample processes declare: an alias of langXQuery10.
+const langXQuery10AE = "urn:active-endpoints:expression-language:xquery1.0"
+
+// canonLang is the WS-BPEL URI of an expression language named by an
+// alias orchd accepts, or lang.
+func canonLang(lang string) string {
+	if lang == langXQuery10AE {
+		return langXQuery10
+	}
+	return lang
+}
+
 // isXQuery reports whether the language that applies to e's attr
 // (expressionLanguage or queryLanguage) is XQuery 1.0.
 func (c *compiler) isXQuery(e *etree.Element, attr string) bool {
@@ -48,13 +61,13 @@ func (c *compiler) isXQuery(e *etree.Element, attr string) bool {
 	if lang == "" {
 		lang = c.doc.Root.SelectAttrValue(attr, expr.LangXPath10)
 	}
-	return lang == langXQuery10
+	return canonLang(lang) == langXQuery10
 }
 
 // checkProcessLanguage validates a process-level expressionLanguage or
 // queryLanguage attribute.
 func (c *compiler) checkProcessLanguage(root *etree.Element, attr, lang string) {
-	if lang != expr.LangXPath10 && lang != expr.LangXPath20 && lang != langXQuery10 {
+	if lang = canonLang(lang); lang != expr.LangXPath10 && lang != expr.LangXPath20 && lang != langXQuery10 {
 		c.unsupported(root, fmt.Sprintf("SA00004: %s %q (XPath 1.0, XPath 2.0 and XQuery 1.0 only)", attr, lang))
 	}
 }

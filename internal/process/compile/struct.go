@@ -354,7 +354,13 @@ func (c *compiler) propertyExpr(e *etree.Element) *expr.Expr {
 		return nil
 	}
 	if e.Tag == "to" {
-		path = strings.TrimPrefix(strings.TrimPrefix(path, "/"+v.SlotName()), "/")
+		// Relative to the node the runtime starts a <to> query from: a
+		// message variable's slot, an element variable's element.
+		base := "/" + v.SlotName()
+		if v.Msg == nil && !v.Elem.IsZero() {
+			base += "/*"
+		}
+		path = strings.TrimPrefix(strings.TrimPrefix(path, base), "/")
 		if path == "" {
 			path = "."
 		}

@@ -6,6 +6,8 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"slices"
+	"sort"
 	"strings"
 
 	"github.com/beevik/etree"
@@ -457,17 +459,34 @@ func (w *Set) endpoint(service qname, port string, at bpel.Pos) (*exchange.Endpo
 		}
 		ep.Operations = append(ep.Operations, &op)
 	}
-	if len(ep.Operations) == 0 {
-		// An empty binding (common in test bundles): serve the portType's
-		// operations in the style their messages imply.
-		for _, base := range pt.Ops {
-			op := *base
-			implyStyle(&op)
-			ep.Operations = append(ep.Operations, &op)
-		}
-	}
+	// The portType's operations the binding does not list (an empty
+	// binding, common in test bundles, or a partial one, as in a WSO2
+	// sample) are served too, in the style their messages imply: a
+	// process is written against the portType (WS-BPEL 2.0 section 3:
+	// bindings are out of its scope), and ODE served them so. WS-I BP
+	// R2718 wants a binding to list them all; docs/bpel.md says so.
+	ep.Operations = append(ep.Operations, unboundOps(pt, ep.Operations)...)
 	ep.WSDL = &exchange.WSDLDocs{Main: sp.docName, Docs: w.docs}
 	return ep, nil
+}
+
+// unboundOps are copies of pt's operations not among bound, by name, in
+// the style their messages imply.
+func unboundOps(pt *PortType, bound []*exchange.Operation) []*exchange.Operation {
+	names := make([]string, 0, len(pt.Ops))
+	for n := range pt.Ops {
+		if !slices.ContainsFunc(bound, func(op *exchange.Operation) bool { return op.Name == n }) {
+			names = append(names, n)
+		}
+	}
+	sort.Strings(names)
+	ops := make([]*exchange.Operation, 0, len(names))
+	for _, n := range names {
+		op := *pt.Ops[n]
+		implyStyle(&op)
+		ops = append(ops, &op)
+	}
+	return ops
 }
 
 // implyStyle sets the SOAP style of an operation whose binding declares
