@@ -121,7 +121,7 @@ func TestLoadODECompat(t *testing.T) {
 		}},
 		{name: "receive into an element variable of another element than the message's one part", edits: map[string][]string{
 			"Test.bpel": {`<variable name="in" messageType="tns:req"/>`, `<variable name="in" element="tns:resp"/>`},
-		}, errs: []string{"Test.bpel:17", `variable "in" is of element {urn:test}resp`, "the single part payload of message {urn:test}req is of element {urn:test}req"}},
+		}, errs: []string{"Test.bpel:17", `SA00058: variable "in" does not fit message req of operation "run"`}},
 		{name: "invalid XQuery", edits: map[string][]string{
 			"Test.bpel": {bpelFromPath, `<from expressionLanguage="urn:oasis:names:tc:wsbpel:2.0:sublang:xquery1.0">&lt;a&gt;{1}&lt;/b&gt;</from>`},
 		}, errs: []string{"Test.bpel:26", "<from>", `invalid XQuery 1.0 expression "<a>{1}</b>"`, "end tag </b> does not match start tag <a>"}},

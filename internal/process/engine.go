@@ -368,24 +368,35 @@ func (l *localPartner) Invoke(ctx context.Context, c *exchange.Call) (*exchange.
 	ended := make(chan error, 1)
 	go func() { ended <- l.e.Dispatch(ctx, ex) }()
 	var err error
-	select {
-	case a := <-replied:
-		if a.fault != nil {
+	answered := func(a answer) (*exchange.Message, error) {
+		switch {
+		case a.fault == nil:
+			return a.out, nil
+		case a.fault.Name.Space == op.PortType.Space && op.Faults[a.fault.Name.Local] != nil:
 			return nil, a.fault
 		}
-		return a.out, nil
+		// A fault the operation does not declare (a standard fault of
+		// the partner's instance, say) is a failed call, as over SOAP,
+		// where it is an undeclared Server fault: never a fault thrown
+		// by name in the caller's instance.
+		return nil, fmt.Errorf("in-process partner %s: %s answered an undeclared fault: %s: %s", l.ep.Path, op.Name, a.fault.Name.Local, a.fault.Reason)
+	}
+	select {
+	case a := <-replied:
+		return answered(a)
 	case err = <-ended:
 	}
 	select {
 	case a := <-replied: // answered as the run ended
-		if a.fault != nil {
-			return nil, a.fault
-		}
-		return a.out, nil
+		return answered(a)
 	default:
 	}
 	if err != nil {
-		return nil, fmt.Errorf("in-process partner %s: %w", l.ep.Path, err)
+		// %v, not %w: the partner's own fault (a fault value of its
+		// instance) must reach the caller as the failed call it would be
+		// over SOAP (an undeclared Server fault), never as a fault
+		// thrown in the caller's instance.
+		return nil, fmt.Errorf("in-process partner %s: %v", l.ep.Path, err)
 	}
 	return nil, fmt.Errorf("in-process partner %s: %s completed without replying", l.ep.Path, op.Name)
 }
