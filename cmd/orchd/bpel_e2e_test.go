@@ -364,12 +364,10 @@ func TestWorkAfterReplyOutlivesClient(t *testing.T) {
 	if partner.done.Load() != 1 || partner.cancelled.Load() != 0 {
 		t.Fatalf("partner call after the reply: done %d cancelled %d, want it completed", partner.done.Load(), partner.cancelled.Load())
 	}
-	var body string
 	if !eventually(func() bool {
-		_, body = get(t, o.base+"/instances?process=AfterReply", "Accept", "application/json")
-		return strings.Contains(body, "completed")
+		return len(listInstances(t, o, mgmt.Query{Process: "AfterReply", State: mgmt.StateCompleted})) == 1
 	}) {
-		t.Errorf("the instance did not complete: %s", body)
+		t.Errorf("the instance did not complete: %+v", listInstances(t, o, mgmt.Query{Process: "AfterReply"}))
 	}
 }
 
