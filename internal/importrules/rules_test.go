@@ -76,6 +76,7 @@ var allowed = map[string][]string{
 	"internal/hotdeploy":     {"internal/bundlezip", "internal/exchange", "internal/mgmt", "internal/process", "internal/process/compile"},
 	"internal/clusternode":   {"internal/cluster", "internal/etcdstore", "internal/exchange", "internal/process"},
 	"internal/mgmtclient":    {"internal/mgmt"},
+	"internal/health":        {"internal/cluster", "internal/instancestore", "internal/process"},
 	"internal/clusterview":   {"internal/admin", "internal/cluster", "internal/mgmt", "internal/mgmtclient"},
 	"internal/mgmtbackend":   {"internal/clusterview", "internal/events", "internal/hotdeploy", "internal/mgmt", "internal/process"},
 	"internal/adminserver":   {"internal/admin", "internal/mgmt", "internal/server"},
@@ -94,7 +95,7 @@ var allowed = map[string][]string{
 	"cmd/poref": {"internal/reference"},
 	"cmd/orchd": {"internal/admin", "internal/adminserver", "internal/cluster", "internal/clusternode", "internal/clusterview",
 		"internal/console", "internal/ctl", "internal/endpoints", "internal/etcdstore", "internal/events", "internal/exchange",
-		"internal/hotdeploy", "internal/instancestore", "internal/loadgen", "internal/mgmt", "internal/mgmtbackend",
+		"internal/health", "internal/hotdeploy", "internal/instancestore", "internal/loadgen", "internal/mgmt", "internal/mgmtbackend",
 		"internal/mockpartner", "internal/persist", "internal/process", "internal/process/compile", "internal/process/expr", "internal/server", "internal/soap",
 		"internal/xmlparse", "internal/xpath2"},
 }

@@ -36,6 +36,9 @@ type Options struct {
 	// (/instances) with the management API's access rules
 	// (admin.Protect); nil serves them to anyone.
 	Private func(http.Handler) http.Handler
+	// Probes, when set, answers GET /healthz and GET /readyz
+	// (internal/health).
+	Probes http.Handler
 }
 
 // New returns the orchd HTTP handler.
@@ -43,6 +46,10 @@ func New(opts Options) http.Handler {
 	mux := http.NewServeMux()
 	if opts.Gatherer != nil {
 		mux.Handle("GET /metrics", promhttp.HandlerFor(opts.Gatherer, promhttp.HandlerOpts{}))
+	}
+	if opts.Probes != nil {
+		mux.Handle("GET /healthz", opts.Probes)
+		mux.Handle("GET /readyz", opts.Probes)
 	}
 	private := opts.Private
 	if private == nil {
