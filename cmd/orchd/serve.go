@@ -39,6 +39,7 @@ import (
 	"github.com/orchd/orchd/internal/process/compile"
 	"github.com/orchd/orchd/internal/server"
 	"github.com/orchd/orchd/internal/soap"
+	"github.com/orchd/orchd/internal/tracing"
 	"github.com/orchd/orchd/internal/xmlparse"
 )
 
@@ -68,6 +69,7 @@ type serveConfig struct {
 	tls             tlsConfig
 	events          eventsConfig
 	sampleEvery     int
+	otelEndpoint    string
 	admin           adminConfig
 	// extensions are the extension bundles bundles are compiled and run
 	// with (linkedExtensions; no flag: they are Go code).
@@ -116,6 +118,7 @@ func defineServe(fs *flag.FlagSet) *serveConfig {
 	fs.StringVar(&c.endpointsFile, "endpoints", "", "file of partner address overrides: '{ns}Service Port URL' or 'portType {ns}PT URL' a line")
 	fs.StringVar(&c.debugAddr, "debug-addr", "", "serve net/http/pprof on this address (off when empty); keep it on loopback")
 	fs.IntVar(&c.sampleEvery, "sample-every", process.DefaultSampleEvery, "time one instance in this many per activity, for the activity outline of the management API and console (1: every instance; 0: none)")
+	fs.StringVar(&c.otelEndpoint, "otel-endpoint", "", "send OpenTelemetry traces to this OTLP/HTTP collector (http://host:4318); empty: OTEL_EXPORTER_OTLP_ENDPOINT's, if set, else no tracing")
 	eventFlags(fs, &c.events)
 	adminFlags(fs, &c.admin)
 	return c
@@ -167,6 +170,11 @@ func runServer(ctx context.Context, cfg *serveConfig, log *slog.Logger) error {
 	if os.Getenv("GOGC") == "" {
 		debug.SetGCPercent(defaultGCPercent)
 	}
+	tr, err := tracing.Start(ctx, tracing.Options{Endpoint: cfg.otelEndpoint, Logger: log})
+	if err != nil {
+		return err
+	}
+	defer tr.Close(log) // last: the spans of the shutdown too
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 
@@ -292,7 +300,7 @@ func runServer(ctx context.Context, cfg *serveConfig, log *slog.Logger) error {
 	// the last exchanges.
 	defer stopEvents()
 	opts.Events = ev
-	opts.SampleEvery = cfg.sampleEvery
+	opts.SampleEvery, opts.Tracer = cfg.sampleEvery, tr.TracerOrNil()
 	if cfg.sampleEvery <= 0 {
 		opts.SampleEvery = -1 // off
 	}
@@ -305,7 +313,7 @@ func runServer(ctx context.Context, cfg *serveConfig, log *slog.Logger) error {
 	defer engine.Close()
 	front := soap.NewServer(soap.ServerOptions{MaxBodyBytes: cfg.maxBody, Limits: cfg.limits, Logger: log, Registerer: reg,
 		MaxInflight: cfg.front.maxInflight, QueueWait: cfg.front.queueWait, MaxQueue: cfg.front.maxQueue,
-		Adaptive: cfg.front.admission == admissionAdaptive})
+		Adaptive: cfg.front.admission == admissionAdaptive, Tracer: opts.Tracer})
 	if err := engine.Deploy(procs...); err != nil {
 		log.Error("processes skipped", slog.Any("err", err))
 	}

@@ -77,6 +77,7 @@ var allowed = map[string][]string{
 	"internal/clusternode":   {"internal/cluster", "internal/etcdstore", "internal/exchange", "internal/process"},
 	"internal/mgmtclient":    {"internal/mgmt"},
 	"internal/health":        {"internal/cluster", "internal/instancestore", "internal/process"},
+	"internal/tracing":       nil,
 	"internal/clusterview":   {"internal/admin", "internal/cluster", "internal/mgmt", "internal/mgmtclient"},
 	"internal/mgmtbackend":   {"internal/clusterview", "internal/events", "internal/hotdeploy", "internal/mgmt", "internal/process"},
 	"internal/adminserver":   {"internal/admin", "internal/mgmt", "internal/server"},
@@ -97,7 +98,7 @@ var allowed = map[string][]string{
 		"internal/console", "internal/ctl", "internal/endpoints", "internal/etcdstore", "internal/events", "internal/exchange",
 		"internal/health", "internal/hotdeploy", "internal/instancestore", "internal/loadgen", "internal/mgmt", "internal/mgmtbackend",
 		"internal/mockpartner", "internal/persist", "internal/process", "internal/process/compile", "internal/process/expr", "internal/server", "internal/soap",
-		"internal/xmlparse", "internal/xpath2"},
+		"internal/tracing", "internal/xmlparse", "internal/xpath2"},
 }
 
 // TestImportRules fails for every import of an orchd package that its

@@ -245,6 +245,9 @@ func ListInstances(st Store, procs []*Process, f InstanceFilter) ([]InstanceInfo
 			continue
 		}
 		for slot, data := range vars {
+			if slot == traceSlot {
+				continue
+			}
 			name := fmt.Sprintf("slot%d", slot)
 			if p != nil && slot >= 1 && slot <= len(p.Vars) {
 				name = p.Vars[slot-1].Name

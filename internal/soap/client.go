@@ -252,6 +252,7 @@ func (p *partner) invoke(ctx context.Context, call *exchange.Call) (*exchange.Me
 	if a := p.ep.BasicAuth; a != nil {
 		hreq.SetBasicAuth(a.User, string(a.Password))
 	}
+	traceCall(ctx, hreq, p.ep.Address)
 	if id := exchange.IdlerOf(ctx); id != nil {
 		id.Idle(exchange.WaitPartner)
 		defer id.Busy(exchange.WaitPartner)
@@ -260,6 +261,7 @@ func (p *partner) invoke(ctx context.Context, call *exchange.Call) (*exchange.Me
 	if err != nil {
 		return nil, p.errorf(op, "%w", transportError(ctx, err, timeout))
 	}
+	traceStatus(ctx, resp.StatusCode)
 	buf := p.c.bufs.get()
 	defer p.c.bufs.put(buf)
 	_, err = buf.ReadFrom(io.LimitReader(resp.Body, p.c.maxResp+1))

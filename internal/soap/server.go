@@ -20,6 +20,7 @@ import (
 
 	"github.com/beevik/etree"
 	"github.com/prometheus/client_golang/prometheus"
+	"go.opentelemetry.io/otel/trace"
 
 	"github.com/orchd/orchd/internal/exchange"
 )
@@ -65,6 +66,9 @@ type ServerOptions struct {
 	// LatencySlack is the queueing the adaptive limit allows on top of
 	// twice the lowest latency (zero: 20ms).
 	LatencySlack time.Duration
+	// Tracer, when set, makes each exchange a span (trace.go); nil
+	// traces nothing.
+	Tracer trace.Tracer
 }
 
 // Server is the SOAP front door: an http.Handler serving endpoints, each
@@ -76,6 +80,7 @@ type Server struct {
 	log     *slog.Logger
 	metrics *metrics
 	unknown *opMetrics // requests to unknown paths
+	tracer  trace.Tracer
 
 	mu     sync.Mutex                        // serializes Handle
 	routes atomic.Pointer[map[string]*route] // immutable once stored
@@ -118,6 +123,7 @@ func NewServer(opts ServerOptions) *Server {
 		limits:  opts.Limits.WithDefaults(),
 		log:     opts.Logger,
 		metrics: newMetrics(opts.Registerer),
+		tracer:  opts.Tracer,
 	}
 	if s.maxBody <= 0 {
 		s.maxBody = DefaultMaxBodyBytes
@@ -429,7 +435,7 @@ func (s *Server) serveExchange(w http.ResponseWriter, r *http.Request, rt *route
 		return
 	}
 	rp := &reply{s: s, rt: rt, op: op, w: w, ver: ver, received: received}
-	ctx := r.Context()
+	ctx, span := s.startExchange(r.Context(), r, rt, op)
 	if lim != nil {
 		// Waits give the exchange's share back (limitHolder).
 		rp.limit.l = lim
@@ -447,6 +453,7 @@ func (s *Server) serveExchange(w http.ResponseWriter, r *http.Request, rt *route
 	s.metrics.dispatched(received)
 	err = s.dispatch(ctx, rt, ex)
 	rp.finish(err)
+	endExchange(span, rp)
 	now := time.Now()
 	if lim != nil {
 		rp.limit.finish(now, now.Sub(ex.Dispatched))
@@ -689,6 +696,7 @@ type reply struct {
 	written bool   // a reply or fault went out
 	closed  bool   // the handler returned; w is gone
 	outcome string // the metric outcome
+	status  int    // the HTTP status sent
 
 	limit limitHolder // the exchange's share of the admission limit
 }
@@ -729,6 +737,7 @@ func (rp *reply) respond(out *exchange.Message, f *exchange.Fault) {
 		status = http.StatusInternalServerError
 		rp.outcome = outcomeServerError
 	}
+	rp.status = status
 	rp.s.write(rp.w, rp.ver, status, buf)
 	rp.s.metrics.replied(rp.received)
 }
@@ -773,7 +782,7 @@ func (rp *reply) finish(err error) {
 	if err == nil {
 		if rp.op.OneWay() {
 			rp.w.WriteHeader(http.StatusAccepted)
-			rp.outcome = outcomeAccepted
+			rp.outcome, rp.status = outcomeAccepted, http.StatusAccepted
 			rp.s.metrics.replied(rp.received)
 			return
 		}
@@ -782,7 +791,7 @@ func (rp *reply) finish(err error) {
 	code, reason, status := faultFor(err, rp.ver)
 	rp.s.writeFault(rp.w, rp.ver, code, reason, nil, status)
 	rp.s.metrics.replied(rp.received)
-	rp.outcome = outcomeOf(code)
+	rp.outcome, rp.status = outcomeOf(code), status
 	switch {
 	case errors.Is(err, ErrInternal): // logged with its stack already
 	case code == FaultServer:
