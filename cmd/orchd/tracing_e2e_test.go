@@ -101,6 +101,18 @@ func (rc *otlpReceiver) named(trace []byte, prefix string) []*tracepb.Span {
 	return out
 }
 
+// waitSpan waits for the span of trace named name and returns it; a
+// second such span fails t.
+func (rc *otlpReceiver) waitSpan(t *testing.T, trace []byte, name string) *tracepb.Span {
+	t.Helper()
+	waitUntil(t, "span "+name, func() bool { return len(rc.named(trace, name)) > 0 })
+	spans := rc.named(trace, name)
+	if len(spans) != 1 {
+		t.Fatalf("%d spans named %q, want 1", len(spans), name)
+	}
+	return spans[0]
+}
+
 // attr is the string (or integer, formatted) value of attribute key.
 func attr(kvs []*commonpb.KeyValue, key string) string {
 	for _, kv := range kvs {
@@ -228,6 +240,21 @@ func TestTraceCrossesOrchd(t *testing.T) {
 	}
 }
 
+// approvalCall posts the approval example's request file to operation
+// op in trace traceHex, and returns the trace id.
+func approvalCall(t *testing.T, o *orchd, op, file, traceHex string) []byte {
+	t.Helper()
+	body, err := os.ReadFile("../../deploy/order-approval/" + file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tp, trace, _ := traceparentOf(t, traceHex, traceHex[:16])
+	if r := tracedPost(t, o.base+approvalPath, `"urn:example:approval#`+op+`"`, tp, body); r.status != http.StatusOK {
+		t.Fatalf("%s: %d %s", op, r.status, r.body)
+	}
+	return trace
+}
+
 // A persistent instance's commits are spans of its exchange, and a
 // message that resumes it after a restart, in another trace, links to
 // the span of its first exchange.
@@ -237,22 +264,9 @@ func TestTraceLinksResumedInstance(t *testing.T) {
 	deploy, data := t.TempDir(), t.TempDir()
 	copyBundleFrom(t, "../../deploy/order-approval", deploy, "order-approval", "", "", nil)
 	o := startOrchd(t, "--deploy", deploy, "--data", data, "--otel-endpoint", rc.url)
-	request, err := os.ReadFile("../../deploy/order-approval/request-approval.xml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	tp1, trace1, _ := traceparentOf(t, "11111111111111111111111111111111", "1111111111111111")
-	if r := tracedPost(t, o.base+approvalPath, `"urn:example:approval#requestApproval"`, tp1, request); r.status != http.StatusOK {
-		t.Fatalf("requestApproval: %d %s", r.status, r.body)
-	}
-	var first *tracepb.Span
-	waitUntil(t, "the first exchange's span and its commit", func() bool {
-		exs := rc.named(trace1, "OrderApproval requestApproval")
-		if len(exs) == 1 {
-			first = exs[0]
-		}
-		return first != nil && len(rc.named(trace1, "commit")) > 0
-	})
+	trace1 := approvalCall(t, o, "requestApproval", "request-approval.xml", "11111111111111111111111111111111")
+	first := rc.waitSpan(t, trace1, "OrderApproval requestApproval")
+	waitUntil(t, "the first exchange's commit span", func() bool { return len(rc.named(trace1, "commit")) > 0 })
 	for _, c := range rc.named(trace1, "commit") {
 		if !bytes.Equal(c.ParentSpanId, first.SpanId) || attr(c.Attributes, "orchd.instance") == "" {
 			t.Errorf("commit span parent %x instance %q, want the exchange's %x and an instance id", c.ParentSpanId, attr(c.Attributes, "orchd.instance"), first.SpanId)
@@ -269,22 +283,8 @@ func TestTraceLinksResumedInstance(t *testing.T) {
 
 	o.stop(t)
 	o = startOrchd(t, "--deploy", deploy, "--data", data, "--otel-endpoint", rc.url)
-	decide, err := os.ReadFile("../../deploy/order-approval/decide.xml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	tp2, trace2, _ := traceparentOf(t, "22222222222222222222222222222222", "2222222222222222")
-	if r := tracedPost(t, o.base+approvalPath, `"urn:example:approval#decide"`, tp2, decide); r.status != http.StatusOK {
-		t.Fatalf("decide: %d %s", r.status, r.body)
-	}
-	var second *tracepb.Span
-	waitUntil(t, "the second exchange's span", func() bool {
-		exs := rc.named(trace2, "OrderApproval decide")
-		if len(exs) == 1 {
-			second = exs[0]
-		}
-		return second != nil
-	})
+	trace2 := approvalCall(t, o, "decide", "decide.xml", "22222222222222222222222222222222")
+	second := rc.waitSpan(t, trace2, "OrderApproval decide")
 	if len(second.Links) != 1 || !bytes.Equal(second.Links[0].TraceId, trace1) || !bytes.Equal(second.Links[0].SpanId, first.SpanId) {
 		t.Errorf("resumed exchange's links = %v, want one to the first exchange's span %x/%x", second.Links, trace1, first.SpanId)
 	}

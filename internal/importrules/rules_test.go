@@ -32,6 +32,7 @@ var allowed = map[string][]string{
 	"internal/persist":     nil,
 	"internal/reference":   nil,
 	"internal/xmlparse":    nil,
+	"internal/wssec":       nil,
 
 	// The documents of a bundle and the languages inside a process.
 	"internal/process/bpel":   {"internal/xmlparse"},
@@ -42,7 +43,7 @@ var allowed = map[string][]string{
 	"internal/process/expr":   {"internal/exchange", "internal/process/bpel", "internal/xpath1", "internal/xpath2", "internal/xslt"},
 	"internal/process/plan":   {"internal/events", "internal/exchange", "internal/process/bpel", "internal/process/deploy", "internal/process/expr", "internal/process/wsdl", "internal/xsd"},
 	"internal/process/wsdl":   {"internal/exchange", "internal/process/bpel", "internal/xsd"},
-	"internal/process/deploy": {"internal/events", "internal/exchange", "internal/process/bpel", "internal/process/wsdl", "internal/xsd"},
+	"internal/process/deploy": {"internal/events", "internal/exchange", "internal/process/bpel", "internal/process/wsdl", "internal/wssec", "internal/xsd"},
 
 	// The compiler: bundle -> plan. The only reader of the syntax tree;
 	// never the runtime.

@@ -199,7 +199,7 @@ func (e *Engine) addressed(pl *plan.PartnerLink, addr string) exchange.Partner {
 	ep := *pl.PartnerDesc
 	ep.Address = addr
 	// Credentials go only where deploy.xml (or --endpoints) sends calls.
-	ep.BasicAuth = nil
+	ep.BasicAuth, ep.Security = nil, nil
 	bind := e.opts.AssignedPartners
 	if bind == nil {
 		bind = e.opts.Partners

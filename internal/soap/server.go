@@ -415,9 +415,14 @@ func (s *Server) serveExchange(w http.ResponseWriter, r *http.Request, rt *route
 		s.log.Debug("rejected request", logKeyPath, rt.ep.Path, logKeyStatus, status, logKeyErr, err)
 		return
 	}
+	hdrs, ok := s.authenticate(w, r, rt, op, env.Headers)
+	if !ok {
+		rt.opMetrics[op].done(outcomeClientError, received)
+		return
+	}
 	var in *exchange.Message
-	if len(env.Headers) > 0 {
-		err = checkUnderstood(ver, op, env.Headers, op.InputParts)
+	if len(hdrs) > 0 {
+		err = checkUnderstood(ver, op, hdrs, op.InputParts)
 	}
 	if err == nil {
 		in, err = decodeMessage(op, op.Input, env, false)
