@@ -1,6 +1,7 @@
 package health
 
 import (
+	"context"
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
@@ -9,6 +10,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/orchd/orchd/internal/clusternode"
+	"github.com/orchd/orchd/internal/etcdstore"
+	"github.com/orchd/orchd/internal/etcdtest"
 	"github.com/orchd/orchd/internal/instancestore"
 	"github.com/orchd/orchd/internal/process"
 	"github.com/orchd/orchd/internal/process/compile"
@@ -112,5 +116,34 @@ func TestDrainEndsOnSignal(t *testing.T) {
 	<-done
 	if r := p.Ready(); !slices.Contains(r.Failing, CheckShutdown) {
 		t.Errorf("after Drain, Ready = %+v, want the shutdown check failing", r)
+	}
+}
+
+// The cluster check holds while the node has its etcd session and fails
+// once it is gone.
+func TestReadinessCluster(t *testing.T) {
+	ec := etcdtest.Start(t, 1)
+	st, err := etcdstore.Open(etcdstore.Options{Endpoints: ec.Endpoints(), Prefix: "/orchd/health/"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = st.Close() })
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	n, err := clusternode.Join(ctx, st, clusternode.Options{Cluster: "c", NodeID: "a", Listen: "127.0.0.1:1", URL: "http://a", TTL: 5 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := New(Options{Node: n})
+	p.Started()
+	if status, r := get(t, p, "/readyz"); status != http.StatusOK || len(r.Failing) > 0 {
+		t.Fatalf("joined: /readyz = %d %+v, want ready", status, r)
+	}
+	if err := n.Close(); err != nil {
+		t.Fatal(err)
+	}
+	status, r := get(t, p, "/readyz")
+	if status != http.StatusServiceUnavailable || !slices.Equal(r.Failing, []string{CheckCluster}) {
+		t.Errorf("session gone: /readyz = %d %+v, want 503 failing [cluster]", status, r)
 	}
 }
