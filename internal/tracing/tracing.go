@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracegrpc"
 	"go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracehttp"
 	"go.opentelemetry.io/otel/sdk/resource"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
@@ -26,7 +27,9 @@ type Options struct {
 	Endpoint string
 	// Version is orchd's version, the resource's service.version.
 	Version string
-	// Getenv reads the environment; nil means os.Getenv.
+	// Getenv reads the environment for the choices orchd makes (on or
+	// off, the protocol); nil means os.Getenv. The exporter reads its
+	// own settings from the process's environment.
 	Getenv func(string) string
 	// Logger is told where spans go; nil discards it.
 	Logger *slog.Logger
@@ -64,19 +67,9 @@ func Start(ctx context.Context, opts Options) (*Tracing, error) {
 	if !Enabled(opts) {
 		return nil, nil
 	}
-	var eopts []otlptracehttp.Option
-	where := "environment"
-	if opts.Endpoint != "" {
-		u, err := EndpointURL(opts.Endpoint)
-		if err != nil {
-			return nil, err
-		}
-		eopts = append(eopts, otlptracehttp.WithEndpointURL(u))
-		where = u
-	}
-	exp, err := otlptracehttp.New(ctx, eopts...)
+	exp, where, err := exporter(ctx, opts)
 	if err != nil {
-		return nil, fmt.Errorf("OpenTelemetry exporter: %w", err)
+		return nil, err
 	}
 	attrs := []attribute.KeyValue{attribute.String("service.name", "orchd")}
 	if opts.Version != "" {
@@ -93,6 +86,54 @@ func Start(ctx context.Context, opts Options) (*Tracing, error) {
 		opts.Logger.Info("OpenTelemetry traces", slog.String("endpoint", where))
 	}
 	return &Tracing{tp: tp, Tracer: tp.Tracer("github.com/orchd/orchd"), Endpoint: where}, nil
+}
+
+// exporter is the OTLP exporter opts and the environment ask for: over
+// gRPC when OTEL_EXPORTER_OTLP_TRACES_PROTOCOL (or
+// OTEL_EXPORTER_OTLP_PROTOCOL) says grpc, else over HTTP; and where it
+// sends, for the log.
+func exporter(ctx context.Context, opts Options) (sdktrace.SpanExporter, string, error) {
+	getenv := opts.Getenv
+	if getenv == nil {
+		getenv = os.Getenv
+	}
+	proto := getenv("OTEL_EXPORTER_OTLP_TRACES_PROTOCOL")
+	if proto == "" {
+		proto = getenv("OTEL_EXPORTER_OTLP_PROTOCOL")
+	}
+	where := "environment"
+	var (
+		exp sdktrace.SpanExporter
+		err error
+	)
+	switch proto {
+	case "grpc":
+		var gopts []otlptracegrpc.Option
+		if opts.Endpoint != "" {
+			if _, err := EndpointURL(opts.Endpoint); err != nil {
+				return nil, "", err
+			}
+			gopts, where = append(gopts, otlptracegrpc.WithEndpointURL(opts.Endpoint)), opts.Endpoint
+		}
+		exp, err = otlptracegrpc.New(ctx, gopts...)
+		where = "grpc " + where
+	case "", "http/protobuf":
+		var hopts []otlptracehttp.Option
+		if opts.Endpoint != "" {
+			u, err := EndpointURL(opts.Endpoint)
+			if err != nil {
+				return nil, "", err
+			}
+			hopts, where = append(hopts, otlptracehttp.WithEndpointURL(u)), u
+		}
+		exp, err = otlptracehttp.New(ctx, hopts...)
+	default:
+		return nil, "", fmt.Errorf("OTEL_EXPORTER_OTLP_PROTOCOL %q: orchd exports http/protobuf or grpc", proto)
+	}
+	if err != nil {
+		return nil, "", fmt.Errorf("OpenTelemetry exporter: %w", err)
+	}
+	return exp, where, nil
 }
 
 // EndpointURL is the traces URL of an OTLP/HTTP base URL: its
