@@ -59,7 +59,13 @@ func (e *Engine) traceRun(in *instance, ex *exchange.Exchange) func() {
 		in.tr = &instTrace{}
 	}
 	sp := trace.SpanFromContext(in.ctx)
-	own := !sp.SpanContext().IsValid()
+	// A run with no span, or one serving a call of a process of this
+	// engine (the span is the caller's call), has a span of its own.
+	parent := context.Background()
+	if call, _ := in.ctx.Value(callSpanKey{}).(trace.Span); call != nil && call == sp {
+		parent = trace.ContextWithSpan(parent, sp)
+	}
+	own := !sp.SpanContext().IsValid() || parent != context.Background()
 	if own {
 		name := in.p.Name.Local + " timer"
 		kind := trace.SpanKindInternal
@@ -70,7 +76,7 @@ func (e *Engine) traceRun(in *instance, ex *exchange.Exchange) func() {
 		if in.tr.first.IsValid() {
 			opts = append(opts, trace.WithLinks(trace.Link{SpanContext: in.tr.first}))
 		}
-		_, sp = e.opts.Tracer.Start(context.Background(), name, opts...)
+		_, sp = e.opts.Tracer.Start(parent, name, opts...)
 	} else if in.tr.first.IsValid() && in.tr.first.TraceID() != sp.SpanContext().TraceID() {
 		sp.AddLink(trace.Link{SpanContext: in.tr.first})
 	}
@@ -170,10 +176,15 @@ type tracedPartner struct {
 func (t *tracedPartner) Invoke(ctx context.Context, call *exchange.Call) (*exchange.Message, error) {
 	ctx, sp := t.tracer.Start(trace.ContextWithSpanContext(ctx, t.parent), t.pl+" "+t.op,
 		trace.WithSpanKind(trace.SpanKindClient), trace.WithAttributes(attrPartner.String(t.pl), attrOp.String(t.op)))
-	msg, err := t.Partner.Invoke(ctx, call)
+	msg, err := t.Partner.Invoke(context.WithValue(ctx, callSpanKey{}, sp), call)
 	endSpan(sp, err)
 	return msg, err
 }
+
+// callSpanKey marks the context of a partner call with the call's
+// span: a run of this engine serving it (an in-process partner) is a
+// child span, not an addition to the call's.
+type callSpanKey struct{}
 
 // traceParent is the span a call of in is a child of (invalid without
 // tracing).

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -91,4 +92,60 @@ func BenchmarkPurchaseOrderTraced(b *testing.B) {
 		b.Fatal(err)
 	}
 	benchPO(b, e, procs[0])
+}
+
+// A call to a process of the same engine is a client span of the
+// caller's run, and the callee's run a server span under it, with the
+// callee's own attributes (not written onto the call's span).
+func TestTraceInProcessCall(t *testing.T) {
+	procs, err := loadBundle(filepath.Join(bundlesDir, "rt-call"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec := tracetest.NewSpanRecorder()
+	tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(rec))
+	e := NewEngine(Options{Tracer: tp.Tracer("test")})
+	t.Cleanup(e.Close)
+	if err := e.Deploy(procs...); err != nil {
+		t.Fatal(err)
+	}
+	var caller *Process
+	for _, p := range procs {
+		if p.Name.Local == "Caller" {
+			caller = p
+		}
+	}
+	if r := dispatch(t, e, caller, testReq("A-1", "3", "")); r.err != nil || r.fault != nil {
+		t.Fatalf("err=%v fault=%v", r.err, r.fault)
+	}
+	byKind := map[trace.SpanKind][]sdktrace.ReadOnlySpan{}
+	for _, s := range rec.Ended() {
+		byKind[s.SpanKind()] = append(byKind[s.SpanKind()], s)
+	}
+	if len(byKind[trace.SpanKindServer]) != 2 || len(byKind[trace.SpanKindClient]) != 1 {
+		t.Fatalf("spans by kind %v, want two runs and one call", byKind)
+	}
+	call := byKind[trace.SpanKindClient][0]
+	var callerRun, calleeRun sdktrace.ReadOnlySpan
+	for _, s := range byKind[trace.SpanKindServer] {
+		if s.Parent().IsValid() {
+			calleeRun = s
+		} else {
+			callerRun = s
+		}
+	}
+	if callerRun == nil || calleeRun == nil || call.Parent().SpanID() != callerRun.SpanContext().SpanID() ||
+		calleeRun.Parent().SpanID() != call.SpanContext().SpanID() {
+		t.Fatalf("want caller run <- call <- callee run; got caller %v, call parent %v, callee %v", callerRun, call.Parent(), calleeRun)
+	}
+	for _, kv := range call.Attributes() {
+		if kv.Key == attrProcess {
+			t.Errorf("the call's span has the process attribute %v", kv.Value.Emit())
+		}
+	}
+	for _, kv := range calleeRun.Attributes() {
+		if kv.Key == attrProcess && !strings.Contains(kv.Value.Emit(), "Callee") {
+			t.Errorf("the callee's run names process %s", kv.Value.Emit())
+		}
+	}
 }
