@@ -182,3 +182,26 @@ func TestSecurityHeaderNotUnderstood(t *testing.T) {
 		t.Errorf("fault %v %q, want MustUnderstand", f.CodeValue, f.Reason)
 	}
 }
+
+// SOAP 1.2's form of the fault: Sender, Subcode wsse:FailedAuthentication,
+// HTTP 400.
+func TestFailedAuthentication12(t *testing.T) {
+	creds, err := wssec.ParseCredentials([]byte("bob:{PLAIN}bob-pw\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := NewServer(ServerOptions{})
+	ep := calcEndpoint()
+	ep.Auth = wssec.NewAuthenticator(wssec.Policy{Credentials: creds, Digest: true})
+	if err := s.Handle(ep, &testDispatcher{}); err != nil {
+		t.Fatal(err)
+	}
+	hs := httptest.NewServer(s)
+	defer hs.Close()
+	r := post(t, hs.URL+"/calc", "application/soap+xml; charset=utf-8", "", addRequest)
+	f := r.fault(t)
+	sub := `<env:Subcode><env:Value xmlns:wsse="` + nsWSSE + `">wsse:FailedAuthentication</env:Value></env:Subcode>`
+	if r.status != http.StatusBadRequest || f.Code != FaultClient || f.Reason != failedAuthReason || !strings.Contains(r.body, sub) {
+		t.Errorf("HTTP %d fault %s %q, want 400 Sender with Subcode wsse:FailedAuthentication:\n%s", r.status, f.CodeValue, f.Reason, r.body)
+	}
+}
