@@ -59,7 +59,9 @@ FUZZ_TARGETS = \
 	./internal/xpath2/:FuzzParseXQuery \
 	./internal/bundlezip/:FuzzExtract \
 	./internal/bundlezip/:FuzzCheckDirectory \
-	./internal/server/:FuzzHeadScanner
+	./internal/server/:FuzzHeadScanner \
+	./internal/wssec/:FuzzParseCredentials \
+	./internal/wssec/:FuzzAuthenticate
 FUZZ_LONG ?= 60s
 
 fuzz:

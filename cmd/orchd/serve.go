@@ -9,12 +9,13 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
-	"net/http/pprof"
 	"net/url"
 	"os"
+	"os/signal"
 	"runtime/debug"
 	"slices"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -29,6 +30,7 @@ import (
 	"github.com/orchd/orchd/internal/endpoints"
 	"github.com/orchd/orchd/internal/etcdstore"
 	"github.com/orchd/orchd/internal/exchange"
+	"github.com/orchd/orchd/internal/health"
 	"github.com/orchd/orchd/internal/hotdeploy"
 	"github.com/orchd/orchd/internal/instancestore"
 	"github.com/orchd/orchd/internal/mgmtbackend"
@@ -37,6 +39,7 @@ import (
 	"github.com/orchd/orchd/internal/process/compile"
 	"github.com/orchd/orchd/internal/server"
 	"github.com/orchd/orchd/internal/soap"
+	"github.com/orchd/orchd/internal/tracing"
 	"github.com/orchd/orchd/internal/xmlparse"
 )
 
@@ -54,6 +57,7 @@ type serveConfig struct {
 	idleTimeout     time.Duration
 	front           frontDoorConfig
 	shutdownTimeout time.Duration
+	drainDelay      time.Duration
 	messageHold     time.Duration
 	messageHoldMax  int
 	maxSteps        int
@@ -66,6 +70,7 @@ type serveConfig struct {
 	tls             tlsConfig
 	events          eventsConfig
 	sampleEvery     int
+	otelEndpoint    string
 	admin           adminConfig
 	// extensions are the extension bundles bundles are compiled and run
 	// with (linkedExtensions; no flag: they are Go code).
@@ -103,6 +108,7 @@ func defineServe(fs *flag.FlagSet) *serveConfig {
 	fs.DurationVar(&c.idleTimeout, "idle-timeout", 30*time.Second, "close keep-alive connections idle this long")
 	frontDoorFlags(fs, &c.front)
 	fs.DurationVar(&c.shutdownTimeout, "shutdown-timeout", 10*time.Second, "on SIGINT/SIGTERM, wait this long for in-flight exchanges")
+	fs.DurationVar(&c.drainDelay, "drain-delay", 0, "on SIGINT/SIGTERM, answer /readyz with 503 and go on serving this long before the listener closes, for load balancers to notice (a second signal ends the wait)")
 	fs.IntVar(&c.maxSteps, "max-steps", process.DefaultMaxSteps, "activity steps one run of an instance may take without waiting before it is stopped (in-memory: fails, persistent: suspended); deploy.xml's orchd:maxSteps overrides it; negative: no budget")
 	fs.DurationVar(&c.messageHold, "message-hold", 5*time.Second, "hold a correlated message no instance waits for yet this long for one that comes to wait (negative: answer at once)")
 	fs.IntVar(&c.messageHoldMax, "message-hold-max", process.DefaultMessageHoldMax, "most messages held at once (--message-hold); one more is refused at once with a Server fault (HTTP 503), not held (negative: no bound)")
@@ -114,6 +120,7 @@ func defineServe(fs *flag.FlagSet) *serveConfig {
 	fs.StringVar(&c.endpointsFile, "endpoints", "", "file of partner address overrides: '{ns}Service Port URL' or 'portType {ns}PT URL' a line")
 	fs.StringVar(&c.debugAddr, "debug-addr", "", "serve net/http/pprof on this address (off when empty); keep it on loopback")
 	fs.IntVar(&c.sampleEvery, "sample-every", process.DefaultSampleEvery, "time one instance in this many per activity, for the activity outline of the management API and console (1: every instance; 0: none)")
+	fs.StringVar(&c.otelEndpoint, "otel-endpoint", "", "send OpenTelemetry traces to this OTLP collector (http://host:4318; gRPC with OTEL_EXPORTER_OTLP_PROTOCOL=grpc); empty: OTEL_EXPORTER_OTLP_ENDPOINT's, if set, else no tracing")
 	eventFlags(fs, &c.events)
 	adminFlags(fs, &c.admin)
 	return c
@@ -165,6 +172,11 @@ func runServer(ctx context.Context, cfg *serveConfig, log *slog.Logger) error {
 	if os.Getenv("GOGC") == "" {
 		debug.SetGCPercent(defaultGCPercent)
 	}
+	tr, err := tracing.Start(ctx, tracing.Options{Endpoint: cfg.otelEndpoint, Logger: log})
+	if err != nil {
+		return err
+	}
+	defer tr.Close(log) // last: the spans of the shutdown too
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 
@@ -231,7 +243,7 @@ func runServer(ctx context.Context, cfg *serveConfig, log *slog.Logger) error {
 	// process assigns at run time (a copied endpoint reference) is called
 	// as it is, under --partner-allow.
 	opts := process.Options{Logger: log, Registerer: reg, Partners: overrides.Partners(client.Partner),
-		AssignedPartners: client.AssignedPartnerUnder, BaseURL: baseURL(scheme, ln.Addr()), MessageHold: cfg.messageHold, MessageHoldMax: cfg.messageHoldMax, MaxSteps: cfg.maxSteps}
+		AssignedPartners: client.AssignedPartnerUnder, BaseURL: server.BaseURL(scheme, ln.Addr()), MessageHold: cfg.messageHold, MessageHoldMax: cfg.messageHoldMax, MaxSteps: cfg.maxSteps}
 	// REST extension activities call on the partners' terms: the same
 	// keep-alive pool (--partner-conns) and per-call bound.
 	opts.HTTPClient, opts.HTTPTimeout = client.PolicedHTTPClient()
@@ -260,7 +272,7 @@ func runServer(ctx context.Context, cfg *serveConfig, log *slog.Logger) error {
 		if cfg.admin.ln, err = net.Listen("tcp", cfg.admin.listen); err != nil {
 			return fmt.Errorf("listen on --admin-listen %s: %w", cfg.admin.listen, err)
 		}
-		adminURL = baseURL(scheme, cfg.admin.ln.Addr())
+		adminURL = server.BaseURL(scheme, cfg.admin.ln.Addr())
 	}
 	node, err := joinCluster(ctx, &cfg.cluster, store.Opened(), opts.BaseURL, adminURL, ln.Addr().String(), log)
 	if err != nil {
@@ -290,7 +302,7 @@ func runServer(ctx context.Context, cfg *serveConfig, log *slog.Logger) error {
 	// the last exchanges.
 	defer stopEvents()
 	opts.Events = ev
-	opts.SampleEvery = cfg.sampleEvery
+	opts.SampleEvery, opts.Tracer = cfg.sampleEvery, tr.TracerOrNil()
 	if cfg.sampleEvery <= 0 {
 		opts.SampleEvery = -1 // off
 	}
@@ -303,7 +315,7 @@ func runServer(ctx context.Context, cfg *serveConfig, log *slog.Logger) error {
 	defer engine.Close()
 	front := soap.NewServer(soap.ServerOptions{MaxBodyBytes: cfg.maxBody, Limits: cfg.limits, Logger: log, Registerer: reg,
 		MaxInflight: cfg.front.maxInflight, QueueWait: cfg.front.queueWait, MaxQueue: cfg.front.maxQueue,
-		Adaptive: cfg.front.admission == admissionAdaptive})
+		Adaptive: cfg.front.admission == admissionAdaptive, Tracer: opts.Tracer})
 	if err := engine.Deploy(procs...); err != nil {
 		log.Error("processes skipped", slog.Any("err", err))
 	}
@@ -365,7 +377,7 @@ func runServer(ctx context.Context, cfg *serveConfig, log *slog.Logger) error {
 	// endpoints' WSDLs on the SOAP listener.
 	var consoleOpts console.Options
 	if cfg.admin.listen != "" {
-		consoleOpts.EndpointBase = baseURL(scheme, ln.Addr())
+		consoleOpts.EndpointBase = server.BaseURL(scheme, ln.Addr())
 	}
 	adminTLS, err := cfg.tls.admin(serverTLS)
 	if err != nil {
@@ -382,7 +394,8 @@ func runServer(ctx context.Context, cfg *serveConfig, log *slog.Logger) error {
 		return err
 	}
 	defer adm.Close()
-	sopts := server.Options{Engine: engine, SOAP: front, Gatherer: reg, Logger: log}
+	probes := health.New(health.Options{Engine: engine, Store: store, Node: node, Logger: log})
+	sopts := server.Options{Engine: engine, SOAP: front, Gatherer: reg, Logger: log, Probes: probes}
 	if !adm.Separate() {
 		sopts.Admin = adm.Handler
 	}
@@ -421,7 +434,7 @@ func runServer(ctx context.Context, cfg *serveConfig, log *slog.Logger) error {
 			_ = ln.Close()
 			return fmt.Errorf("listen on --debug-addr %s: %w", cfg.debugAddr, err)
 		}
-		dsrv := &http.Server{Handler: debugHandler(), ReadHeaderTimeout: 10 * time.Second}
+		dsrv := &http.Server{Handler: server.DebugHandler(), ReadHeaderTimeout: 10 * time.Second}
 		go func() { _ = dsrv.Serve(dln) }()
 		defer dsrv.Close()
 		log.Info("pprof", slog.String("addr", dln.Addr().String()))
@@ -433,6 +446,7 @@ func runServer(ctx context.Context, cfg *serveConfig, log *slog.Logger) error {
 		go deployer.Run(pollCtx, cfg.deployPoll)
 	}
 	serveErr := make(chan error, 1)
+	probes.Started()
 	go func() {
 		if serverTLS != nil {
 			// The certificate is in TLSConfig already.
@@ -455,6 +469,10 @@ func runServer(ctx context.Context, cfg *serveConfig, log *slog.Logger) error {
 		return fmt.Errorf("mock partners: %w", err)
 	case <-ctx.Done():
 	}
+	interrupt := make(chan os.Signal, 1) // a second signal ends the drain
+	signal.Notify(interrupt, os.Interrupt, syscall.SIGTERM)
+	defer signal.Stop(interrupt)
+	probes.Drain(cfg.drainDelay, interrupt)
 	log.Info("shutting down", slog.Duration("wait", cfg.shutdownTimeout))
 	sctx, cancel := context.WithTimeout(context.Background(), cfg.shutdownTimeout)
 	defer cancel()
@@ -470,35 +488,6 @@ func runServer(ctx context.Context, cfg *serveConfig, log *slog.Logger) error {
 	}
 	log.Info("stopped")
 	return nil
-}
-
-// baseURL is the URL prefix (scheme http or https) of the endpoints
-// served on addr, for the endpoint references orchd hands out: an
-// unspecified IP (listening on every interface) becomes the host name,
-// else 127.0.0.1.
-func baseURL(scheme string, addr net.Addr) string {
-	host, port, err := net.SplitHostPort(addr.String())
-	if err != nil {
-		return scheme + "://" + addr.String()
-	}
-	if ip := net.ParseIP(host); ip != nil && ip.IsUnspecified() {
-		host = "127.0.0.1"
-		if h, err := os.Hostname(); err == nil && h != "" {
-			host = h
-		}
-	}
-	return scheme + "://" + net.JoinHostPort(host, port)
-}
-
-// debugHandler serves the pprof endpoints under /debug/pprof/.
-func debugHandler() http.Handler {
-	mux := http.NewServeMux()
-	mux.HandleFunc("/debug/pprof/", pprof.Index)
-	mux.HandleFunc("/debug/pprof/cmdline", pprof.Cmdline)
-	mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
-	mux.HandleFunc("/debug/pprof/symbol", pprof.Symbol)
-	mux.HandleFunc("/debug/pprof/trace", pprof.Trace)
-	return mux
 }
 
 // defaultGCPercent is the GC target serve sets when GOGC is not set.

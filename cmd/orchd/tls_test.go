@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"log/slog"
-	"net"
 	"os"
 	"path/filepath"
 	"strings"
@@ -48,15 +47,5 @@ func TestServeRejectsBadPartnerFlags(t *testing.T) {
 				t.Fatalf("runServer = %v, want an error saying %q", err, tt.want)
 			}
 		})
-	}
-}
-
-// Endpoint references name the scheme orchd serves.
-func TestBaseURLScheme(t *testing.T) {
-	addr := &net.TCPAddr{IP: net.IPv4(127, 0, 0, 1), Port: 8443}
-	for scheme, want := range map[string]string{"http": "http://127.0.0.1:8443", "https": "https://127.0.0.1:8443"} {
-		if got := baseURL(scheme, addr); got != want {
-			t.Errorf("baseURL(%s) = %q, want %q", scheme, got, want)
-		}
 	}
 }

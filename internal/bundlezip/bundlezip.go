@@ -97,7 +97,9 @@ func extractFile(f *zip.File, target string, left, max int64) (int64, error) {
 		return 0, fmt.Errorf("%w: %s: %w", ErrArchive, f.Name, err)
 	}
 	defer rc.Close()
-	out, err := os.OpenFile(target, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	// Owner only: a bundle may hold passwords and credentials files
+	// (orchd:usernameToken refuses one others may read).
+	out, err := os.OpenFile(target, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
 	if errors.Is(err, fs.ErrExist) {
 		return 0, fmt.Errorf("%w: %s appears twice", ErrArchive, f.Name)
 	}

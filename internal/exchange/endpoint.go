@@ -41,6 +41,14 @@ type Endpoint struct {
 	// carry (deploy.xml's orchd:basicAuth for a partner). Copies of the
 	// endpoint made for an address assigned at run time drop them.
 	BasicAuth *BasicAuth
+	// Auth, when set, checks the WS-Security header of every request
+	// to a provided endpoint; a request it refuses gets the
+	// wsse:FailedAuthentication fault.
+	Auth Authenticator
+	// Security, when set, makes the WS-Security header every call to a
+	// partner carries. Like BasicAuth, copies of the endpoint for an
+	// address assigned at run time drop it.
+	Security SecurityHeader
 	// WSDL returns the WSDL documents for ?wsdl. Main is the file name of
 	// the document that defines the service; Docs maps file names relative
 	// to the bundle to their content (imports included).

@@ -625,13 +625,19 @@ func copyDir(src, dst string) error {
 	})
 }
 
+// copyFile copies src to dst with src's permissions (a credentials file
+// of mode 0600 stays 0600: orchd:usernameToken refuses any other).
 func copyFile(src, dst string) error {
 	in, err := os.Open(src)
 	if err != nil {
 		return err
 	}
 	defer in.Close()
-	out, err := os.Create(dst)
+	st, err := in.Stat()
+	if err != nil {
+		return err
+	}
+	out, err := os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, st.Mode().Perm())
 	if err != nil {
 		return err
 	}

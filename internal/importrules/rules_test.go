@@ -33,6 +33,7 @@ var allowed = map[string][]string{
 	"internal/persist":      nil,
 	"internal/reference":    nil,
 	"internal/xmlparse":     nil,
+	"internal/wssec":        nil,
 
 	// The documents of a bundle and the languages inside a process.
 	"internal/process/bpel":   {"internal/xmlparse"},
@@ -43,7 +44,7 @@ var allowed = map[string][]string{
 	"internal/process/expr":   {"internal/exchange", "internal/process/bpel", "internal/xpath1", "internal/xpath2", "internal/xslt"},
 	"internal/process/plan":   {"internal/events", "internal/exchange", "internal/partnerallow", "internal/process/bpel", "internal/process/deploy", "internal/process/expr", "internal/process/wsdl", "internal/xsd"},
 	"internal/process/wsdl":   {"internal/exchange", "internal/process/bpel", "internal/xsd"},
-	"internal/process/deploy": {"internal/events", "internal/exchange", "internal/partnerallow", "internal/process/bpel", "internal/process/wsdl", "internal/xsd"},
+	"internal/process/deploy": {"internal/events", "internal/exchange", "internal/partnerallow", "internal/process/bpel", "internal/process/wsdl", "internal/wssec", "internal/xsd"},
 	"internal/process/check":  {"internal/exchange", "internal/process/bpel", "internal/process/deploy", "internal/process/wsdl"},
 
 	// The compiler: bundle -> plan. The only reader of the syntax tree;
@@ -78,6 +79,8 @@ var allowed = map[string][]string{
 	"internal/hotdeploy":     {"internal/bundlezip", "internal/exchange", "internal/mgmt", "internal/process", "internal/process/compile"},
 	"internal/clusternode":   {"internal/cluster", "internal/etcdstore", "internal/exchange", "internal/process"},
 	"internal/mgmtclient":    {"internal/mgmt"},
+	"internal/health":        {"internal/cluster", "internal/instancestore", "internal/process"},
+	"internal/tracing":       nil,
 	"internal/clusterview":   {"internal/admin", "internal/cluster", "internal/mgmt", "internal/mgmtclient"},
 	"internal/mgmtbackend":   {"internal/clusterview", "internal/events", "internal/hotdeploy", "internal/mgmt", "internal/process"},
 	"internal/adminserver":   {"internal/admin", "internal/mgmt", "internal/server"},
@@ -96,9 +99,9 @@ var allowed = map[string][]string{
 	"cmd/poref": {"internal/reference"},
 	"cmd/orchd": {"internal/admin", "internal/adminserver", "internal/cluster", "internal/clusternode", "internal/clusterview",
 		"internal/console", "internal/ctl", "internal/endpoints", "internal/etcdstore", "internal/events", "internal/exchange",
-		"internal/hotdeploy", "internal/instancestore", "internal/loadgen", "internal/mgmt", "internal/mgmtbackend",
+		"internal/health", "internal/hotdeploy", "internal/instancestore", "internal/loadgen", "internal/mgmt", "internal/mgmtbackend",
 		"internal/mockpartner", "internal/persist", "internal/process", "internal/process/check", "internal/process/compile", "internal/process/expr", "internal/server", "internal/soap",
-		"internal/xmlparse", "internal/xpath2"},
+		"internal/tracing", "internal/xmlparse", "internal/xpath2"},
 }
 
 // TestImportRules fails for every import of an orchd package that its

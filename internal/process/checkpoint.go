@@ -161,7 +161,9 @@ func (in *instance) checkpoint(st persist.State) error {
 	if idle != nil {
 		idle.Idle(exchange.WaitCommit)
 	}
+	sp := in.traceCommit(cp, st, n)
 	err := e.store.Commit(cp)
+	in.tracedCommit(sp, cp, err)
 	if idle != nil {
 		idle.Busy(exchange.WaitCommit)
 	}
@@ -410,6 +412,7 @@ func (e *Engine) load(ctx context.Context, p *Process, id string, fence any) (*i
 		}
 		return nil, err
 	}
+	e.loadTrace(in, vars)
 	in.fence = fence
 	e.reg.mu.Lock()
 	if open := e.reg.open[id]; open != nil {
@@ -563,6 +566,7 @@ func stepInvoke(a *plan.Invoke, in *instance, f *frame) (plan.Activity, bool, er
 	if partner == nil {
 		return nil, false, fmt.Errorf("invoke %s.%s at %s: partner link is not bound", a.Pl.Name, a.Op.Name, a.Pos)
 	}
+	partner = in.tracePartner(partner, a)
 	if in.evOn(events.PartnerInteraction) {
 		in.emit(events.Event{Kind: events.PartnerInvoked, Activity: "invoke", Name: a.Name, Position: a.Pos.String(), Partner: a.Pl.Name, Operation: a.Op.Name})
 	}

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
+	"go.opentelemetry.io/otel/trace"
 
 	"github.com/orchd/orchd/internal/events"
 	"github.com/orchd/orchd/internal/exchange"
@@ -100,6 +101,9 @@ type Options struct {
 	// for the outline of the management API (Engine.Version); zero
 	// means DefaultSampleEvery, 1 times every instance, negative none.
 	SampleEvery int
+	// Tracer, when set, traces runs, partner calls and commits
+	// (tracing.go); nil traces nothing, at no cost.
+	Tracer trace.Tracer
 }
 
 // Engine runs deployed processes. It implements exchange.Dispatcher: every

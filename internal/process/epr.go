@@ -217,7 +217,7 @@ func (e *Engine) addressed(pl *plan.PartnerLink, addr string, only *partnerallow
 	ep := *pl.PartnerDesc
 	ep.Address = addr
 	// Credentials go only where deploy.xml (or --endpoints) sends calls.
-	ep.BasicAuth = nil
+	ep.BasicAuth, ep.Security = nil, nil
 	if bind := e.opts.AssignedPartners; bind != nil {
 		return bind(&ep, only)
 	}

@@ -43,6 +43,9 @@ type instance struct {
 	p   *Process
 	e   *Engine
 	ctx context.Context
+	// tr is what tracing keeps of the instance (tracing.go); nil
+	// without Options.Tracer.
+	tr *instTrace
 	// idle is the front door's Idler of the exchange this run serves
 	// (drive), which a commit tells it waits: in.ctx is the instance's
 	// own once the reply ran, the commit still the request's.

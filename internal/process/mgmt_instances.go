@@ -454,6 +454,9 @@ func (e *Engine) InstanceDetail(ctx context.Context, id string) (*mgmt.InstanceD
 		names = varNames(p)
 	}
 	for slot, data := range vars {
+		if slot == traceSlot {
+			continue
+		}
 		name, ok := names[slot]
 		if !ok {
 			name = fmt.Sprintf("slot%d", slot)

@@ -4,7 +4,6 @@ import (
 	"context"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 	"time"
 
@@ -39,20 +38,8 @@ func TestPartnerDeploySettings(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			dir := filepath.Join(t.TempDir(), "rt-invoke")
-			copyDir(t, filepath.Join(bundlesDir, "rt-invoke"), dir)
-			dd := filepath.Join(dir, "deploy.xml")
-			b, err := os.ReadFile(dd)
-			if err != nil {
-				t.Fatal(err)
-			}
 			// The settings go on line 10, after the <service> of line 10.
-			s := strings.Replace(string(b), `<service name="tns:PartnerService" port="PartnerPort"/>`,
-				`<service name="tns:PartnerService" port="PartnerPort"/>`+tc.settings, 1)
-			s = strings.Replace(s, `<deploy `, `<deploy xmlns:orchd="urn:orchd:deploy" `, 1)
-			if err := os.WriteFile(dd, []byte(s), 0o644); err != nil {
-				t.Fatal(err)
-			}
+			dir := rtInvokeWith(t, "", tc.settings)
 			for name, content := range tc.files {
 				p := filepath.Join(dir, filepath.FromSlash(name))
 				if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
@@ -64,14 +51,7 @@ func TestPartnerDeploySettings(t *testing.T) {
 			}
 			procs, err := loadBundle(dir)
 			if tc.errs != nil {
-				if err == nil {
-					t.Fatal("deployed, want an error")
-				}
-				for _, w := range tc.errs {
-					if !strings.Contains(err.Error(), w) {
-						t.Errorf("error %q does not say %q", err, w)
-					}
-				}
+				checkDeployError(t, err, tc.errs)
 				return
 			}
 			if err != nil {

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/beevik/etree"
+	"go.opentelemetry.io/otel/trace"
 
 	"github.com/orchd/orchd/internal/exchange"
 	"github.com/orchd/orchd/internal/process/bpel"
@@ -60,10 +61,11 @@ func simpleVar(v *expr.Var) bool {
 type restClient struct {
 	hc      *http.Client
 	timeout time.Duration
+	tracer  trace.Tracer
 }
 
 func newRESTClient(opts Options) *restClient {
-	c := &restClient{hc: opts.HTTPClient, timeout: opts.HTTPTimeout}
+	c := &restClient{hc: opts.HTTPClient, timeout: opts.HTTPTimeout, tracer: opts.Tracer}
 	if c.hc == nil {
 		c.hc = &http.Client{}
 	}
@@ -79,6 +81,8 @@ type restRequest struct {
 	method, url, accept, contentType string
 	body                             []byte
 	hasBody                          bool
+	// parent is the span the call is a child of (tracing.go).
+	parent trace.SpanContext
 }
 
 // restResponse is what the server answered.
@@ -107,7 +111,9 @@ func (c *restClient) do(ctx context.Context, r *restRequest) (*restResponse, err
 		id.Idle(exchange.WaitPartner)
 		defer id.Busy(exchange.WaitPartner)
 	}
+	sp := c.startREST(ctx, r, req)
 	resp, err := c.hc.Do(req)
+	endREST(sp, resp, err)
 	if err != nil {
 		return nil, err
 	}
@@ -163,7 +169,7 @@ func stepRestActivity(a *plan.RestActivity, in *instance, f *frame) (plan.Activi
 
 // buildRestActivity reads what the call needs from the instance's variables.
 func buildRestActivity(a *plan.RestActivity, in *instance) (*restRequest, error) {
-	r := &restRequest{method: a.Method}
+	r := &restRequest{method: a.Method, parent: in.traceParent()}
 	var err error
 	if r.url, err = getRestValue(a.Uri, in, a); err != nil {
 		return nil, err

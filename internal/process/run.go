@@ -254,6 +254,9 @@ func (e *Engine) resume(ctx context.Context, p *Process, key string, ex *exchang
 // then checkpoints, answers, and registers what the instance waits for.
 // The caller holds the instance's lock.
 func (e *Engine) drive(in *instance, ex *exchange.Exchange) error {
+	if e.opts.Tracer != nil {
+		defer e.traceRun(in, ex)()
+	}
 	in.idle = exchange.IdlerOf(in.ctx)
 	defer func() { in.idle = nil }()
 	in.inbox, in.trigger, in.answered = ex, ex, false

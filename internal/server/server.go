@@ -32,6 +32,9 @@ type Options struct {
 	// Admin, when set, serves the management API (/api/v1/) and the
 	// console (/console/) beside the SOAP endpoints.
 	Admin http.Handler
+	// Probes, when set, answers GET /healthz and GET /readyz
+	// (internal/health).
+	Probes http.Handler
 }
 
 // New returns the orchd HTTP handler.
@@ -39,6 +42,10 @@ func New(opts Options) http.Handler {
 	mux := http.NewServeMux()
 	if opts.Gatherer != nil {
 		mux.Handle("GET /metrics", promhttp.HandlerFor(opts.Gatherer, promhttp.HandlerOpts{}))
+	}
+	if opts.Probes != nil {
+		mux.Handle("GET /healthz", opts.Probes)
+		mux.Handle("GET /readyz", opts.Probes)
 	}
 	if opts.Admin != nil {
 		mux.Handle("/api/v1/", opts.Admin)

@@ -241,7 +241,11 @@ func (p *partner) invoke(ctx context.Context, call *exchange.Call) (*exchange.Me
 	// The request buffer is not pooled: the transport may still hold the
 	// body (for a retry) after Do returns.
 	var req bytes.Buffer
-	if err := encodeMessage(&req, p.ep.Version, op, op.Input, call.Input, call.Headers, false); err != nil {
+	headers, err := securityHeaders(p.ep, call.Headers)
+	if err != nil {
+		return nil, p.errorf(op, "%w", err)
+	}
+	if err := encodeMessage(&req, p.ep.Version, op, op.Input, call.Input, headers, false); err != nil {
 		return nil, p.errorf(op, "encoding request: %w", err)
 	}
 	timeout := p.c.timeout
@@ -267,6 +271,7 @@ func (p *partner) invoke(ctx context.Context, call *exchange.Call) (*exchange.Me
 	if a := p.ep.BasicAuth; a != nil {
 		hreq.SetBasicAuth(a.User, string(a.Password))
 	}
+	traceCall(ctx, hreq, p.ep.Address)
 	if id := exchange.IdlerOf(ctx); id != nil {
 		id.Idle(exchange.WaitPartner)
 		defer id.Busy(exchange.WaitPartner)
@@ -275,6 +280,7 @@ func (p *partner) invoke(ctx context.Context, call *exchange.Call) (*exchange.Me
 	if err != nil {
 		return nil, p.errorf(op, "%w", transportError(ctx, err, timeout))
 	}
+	traceStatus(ctx, resp.StatusCode)
 	buf := p.c.bufs.get()
 	defer p.c.bufs.put(buf)
 	_, err = buf.ReadFrom(io.LimitReader(resp.Body, p.c.maxResp+1))
@@ -344,9 +350,12 @@ func (p *partner) response(op *exchange.Operation, resp *http.Response, body []b
 	case resp.StatusCode >= 300 && resp.StatusCode < 400:
 		return nil, p.errorf(op, "%w: HTTP %s, a redirect to %q (not followed: correct the partner's address)", ErrPartnerResponse, resp.Status, resp.Header.Get("Location"))
 	case resp.StatusCode == http.StatusUnauthorized || resp.StatusCode == http.StatusForbidden:
-		what := "no credentials configured (orchd:basicAuth)"
-		if p.ep.BasicAuth != nil {
+		what := "no credentials configured (orchd:basicAuth, orchd:usernameToken)"
+		switch {
+		case p.ep.BasicAuth != nil:
 			what = "credentials of user " + strconv.Quote(p.ep.BasicAuth.User) + " refused"
+		case p.ep.Security != nil:
+			what = fmt.Sprintf("WS-Security %v refused", p.ep.Security)
 		}
 		return nil, p.errorf(op, "%w: HTTP %s: %s", ErrPartnerResponse, resp.Status, what)
 	case resp.StatusCode == http.StatusOK, resp.StatusCode == http.StatusInternalServerError,

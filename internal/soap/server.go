@@ -20,6 +20,7 @@ import (
 
 	"github.com/beevik/etree"
 	"github.com/prometheus/client_golang/prometheus"
+	"go.opentelemetry.io/otel/trace"
 
 	"github.com/orchd/orchd/internal/exchange"
 )
@@ -70,6 +71,9 @@ type ServerOptions struct {
 	// LatencySlack is the queueing the adaptive limit allows on top of
 	// twice the lowest latency (zero: 20ms).
 	LatencySlack time.Duration
+	// Tracer, when set, makes each exchange a span (trace.go); nil
+	// traces nothing.
+	Tracer trace.Tracer
 }
 
 // Server is the SOAP front door: an http.Handler serving endpoints, each
@@ -81,6 +85,7 @@ type Server struct {
 	log     *slog.Logger
 	metrics *metrics
 	unknown *opMetrics // requests to unknown paths
+	tracer  trace.Tracer
 
 	mu     sync.Mutex                        // serializes Handle
 	routes atomic.Pointer[map[string]*route] // immutable once stored
@@ -128,6 +133,7 @@ func NewServer(opts ServerOptions) *Server {
 		limits:  opts.Limits.WithDefaults(),
 		log:     opts.Logger,
 		metrics: newMetrics(opts.Registerer),
+		tracer:  opts.Tracer,
 	}
 	if s.maxBody <= 0 {
 		s.maxBody = DefaultMaxBodyBytes
@@ -423,9 +429,14 @@ func (s *Server) serveExchange(w http.ResponseWriter, r *http.Request, rt *route
 		s.log.Debug("rejected request", logKeyPath, rt.ep.Path, logKeyStatus, status, logKeyErr, err)
 		return
 	}
+	hdrs, ok := s.authenticate(w, r, rt, op, env.Headers)
+	if !ok {
+		rt.opMetrics[op].done(outcomeClientError, received)
+		return
+	}
 	var in *exchange.Message
-	if len(env.Headers) > 0 {
-		err = checkUnderstood(ver, op, env.Headers, op.InputParts)
+	if len(hdrs) > 0 {
+		err = checkUnderstood(ver, op, hdrs, op.InputParts)
 	}
 	if err == nil {
 		in, err = decodeMessage(op, op.Input, env, false)
@@ -443,7 +454,7 @@ func (s *Server) serveExchange(w http.ResponseWriter, r *http.Request, rt *route
 		return
 	}
 	rp := &reply{s: s, rt: rt, op: op, w: w, ver: ver, received: received}
-	ctx := r.Context()
+	ctx, span := s.startExchange(r.Context(), r, rt, op)
 	if lim != nil {
 		// Waits give the exchange's share back (limitHolder).
 		rp.limit.l = lim
@@ -461,6 +472,7 @@ func (s *Server) serveExchange(w http.ResponseWriter, r *http.Request, rt *route
 	s.metrics.dispatched(received)
 	err = s.dispatch(ctx, rt, ex)
 	rp.finish(err)
+	endExchange(span, rp)
 	now := time.Now()
 	if lim != nil {
 		rp.limit.finish(now, now.Sub(ex.Dispatched))
@@ -703,6 +715,7 @@ type reply struct {
 	written bool   // a reply or fault went out
 	closed  bool   // the handler returned; w is gone
 	outcome string // the metric outcome
+	status  int    // the HTTP status sent
 
 	limit limitHolder // the exchange's share of the admission limit
 }
@@ -743,6 +756,7 @@ func (rp *reply) respond(out *exchange.Message, f *exchange.Fault) {
 		status = http.StatusInternalServerError
 		rp.outcome = outcomeServerError
 	}
+	rp.status = status
 	rp.s.write(rp.w, rp.ver, status, buf)
 	rp.s.metrics.replied(rp.received)
 }
@@ -787,7 +801,7 @@ func (rp *reply) finish(err error) {
 	if err == nil {
 		if rp.op.OneWay() {
 			rp.w.WriteHeader(http.StatusAccepted)
-			rp.outcome = outcomeAccepted
+			rp.outcome, rp.status = outcomeAccepted, http.StatusAccepted
 			rp.s.metrics.replied(rp.received)
 			return
 		}
@@ -796,7 +810,7 @@ func (rp *reply) finish(err error) {
 	code, reason, status := faultFor(err, rp.ver)
 	rp.s.writeFault(rp.w, rp.ver, code, reason, nil, status)
 	rp.s.metrics.replied(rp.received)
-	rp.outcome = outcomeOf(code)
+	rp.outcome, rp.status = outcomeOf(code), status
 	switch {
 	case errors.Is(err, ErrInternal): // logged with its stack already
 	case code == FaultServer:

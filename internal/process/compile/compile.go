@@ -216,6 +216,9 @@ func (c *compiler) partnerLink(e *etree.Element, dp *deploy.Process) *plan.Partn
 			c.errs.AddErr(err)
 		} else {
 			ep.Process = dp.Name
+			if t := dp.ProvideTokens[name]; t != nil && t.Auth != nil {
+				ep.Auth = t.Auth
+			}
 			pl.Provided = ep
 			c.replyTimeouts(e, pl, dp)
 		}
@@ -235,6 +238,9 @@ func (c *compiler) partnerLink(e *etree.Element, dp *deploy.Process) *plan.Partn
 			} else {
 				if r := dp.BasicAuth[name]; r != nil {
 					ep.BasicAuth = r.Auth
+				}
+				if t := dp.InvokeTokens[name]; t != nil && t.Signer != nil {
+					ep.Security = t.Signer
 				}
 				pl.PartnerEP, pl.PartnerDesc = ep, ep
 			}

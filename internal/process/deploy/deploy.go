@@ -47,7 +47,11 @@ type Process struct {
 	// BasicAuth are the credentials of a partner link (orchd:basicAuth),
 	// the password still to read (readSecrets).
 	BasicAuth map[string]*basicAuthRef
-	Cleanup   []CleanupRule
+	// ProvideTokens and InvokeTokens are the orchd:usernameToken
+	// settings (wssec.go) of <provide> and <invoke>, by partner link.
+	ProvideTokens map[string]*ProvideToken
+	InvokeTokens  map[string]*InvokeToken
+	Cleanup       []CleanupRule
 	// Properties are the <property> elements, by name, for
 	// ode:process-property.
 	Properties map[qname]*etree.Element
@@ -158,10 +162,16 @@ type callTimeout struct {
 
 // basicAuthRef is an orchd:basicAuth: the user and where the password is.
 type basicAuthRef struct {
-	user, file, env string
-	pos             bpel.Pos
+	secretRef
 	// Auth is the credentials, once readSecrets has read the password.
 	Auth *exchange.BasicAuth
+}
+
+// secretRef is a user and where its password is: a file of the bundle
+// (passwordFile) or an environment variable (passwordEnv).
+type secretRef struct {
+	user, file, env string
+	pos             bpel.Pos
 }
 
 // Parse reads deploy.xml in Apache ODE's format. Like ODE it ignores
@@ -184,7 +194,8 @@ func Parse(doc *bpel.Document, errs *bpel.Errors) *Descriptor {
 		p := &Process{Name: qname{Space: sp, Local: local}, Pos: doc.Pos(pe),
 			Provides: map[string]wsdl.ServiceRef{}, Invokes: map[string]wsdl.ServiceRef{},
 			Failure: map[string]*FailurePolicy{}, Idempotent: map[string]bool{}, ReplyTimeout: map[string]time.Duration{},
-			CallTimeout: map[string]callTimeout{}, BasicAuth: map[string]*basicAuthRef{}, Events: events.All}
+			CallTimeout: map[string]callTimeout{}, BasicAuth: map[string]*basicAuthRef{}, Events: events.All,
+			ProvideTokens: map[string]*ProvideToken{}, InvokeTokens: map[string]*InvokeToken{}}
 		for _, c := range pe.ChildElements() {
 			switch c.Tag {
 			case "process-events":
@@ -235,8 +246,11 @@ func Parse(doc *bpel.Document, errs *bpel.Errors) *Descriptor {
 				if c.Tag == "provide" {
 					p.Provides[pl] = ref
 					for _, x := range c.ChildElements() {
-						if x.Tag == "replyTimeout" && x.NamespaceURI() == nsOrchdDD {
+						switch {
+						case x.Tag == "replyTimeout" && x.NamespaceURI() == nsOrchdDD:
 							parseReplyTimeout(doc, x, pl, p.ReplyTimeout, errs)
+						case x.Tag == "usernameToken" && x.NamespaceURI() == nsOrchdDD:
+							p.ProvideTokens[pl] = parseProvideToken(doc, x, errs)
 						}
 					}
 					continue
@@ -257,12 +271,14 @@ func Parse(doc *bpel.Document, errs *bpel.Errors) *Descriptor {
 							p.CallTimeout[pl+"/"+x.SelectAttrValue("operation", "")] = callTimeout{D: d, Pos: doc.Pos(x)}
 						}
 					case x.Tag == "basicAuth" && x.NamespaceURI() == nsOrchdDD:
-						p.BasicAuth[pl] = parseBasicAuth(doc, x, errs)
+						p.BasicAuth[pl] = &basicAuthRef{secretRef: parseSecretRef(doc, x, "orchd:basicAuth", errs)}
 					case x.Tag == "validateReplies" && x.NamespaceURI() == nsOrchdDD:
 						if p.ValidateReplies == nil {
 							p.ValidateReplies = map[string]bool{}
 						}
 						p.ValidateReplies[pl] = true
+					case x.Tag == "usernameToken" && x.NamespaceURI() == nsOrchdDD:
+						p.InvokeTokens[pl] = parseInvokeToken(doc, x, errs)
 					}
 				}
 			case "cleanup":
@@ -394,62 +410,74 @@ func parseReplyTimeout(doc *bpel.Document, x *etree.Element, pl string, into map
 
 // parseDuration reads the positive xsd:duration x holds.
 func parseDuration(doc *bpel.Document, x *etree.Element, what string, errs *bpel.Errors) (time.Duration, bool) {
-	v := strings.TrimSpace(x.Text())
+	return durationAt(doc.Pos(x), x.Text(), what, errs)
+}
+
+// durationAt reads the positive xsd:duration v, written at pos.
+func durationAt(pos bpel.Pos, v, what string, errs *bpel.Errors) (time.Duration, bool) {
+	v = strings.TrimSpace(v)
 	d, err := xsd.ParseDuration(v)
 	var zero time.Time
 	end := d.AddTo(zero)
 	if err != nil || end.Sub(zero) <= 0 {
-		errs.Add(doc.Pos(x), what, "want a positive xsd:duration such as PT5M, not %q", v)
+		errs.Add(pos, what, "want a positive xsd:duration such as PT5M, not %q", v)
 		return 0, false
 	}
 	return end.Sub(zero), true
 }
 
-// parseBasicAuth reads an orchd:basicAuth: a user and exactly one of
-// passwordFile and passwordEnv.
-func parseBasicAuth(doc *bpel.Document, x *etree.Element, errs *bpel.Errors) *basicAuthRef {
-	r := &basicAuthRef{user: x.SelectAttrValue("user", ""), file: x.SelectAttrValue("passwordFile", ""),
+// parseSecretRef reads the user and exactly one of passwordFile and
+// passwordEnv of setting what (orchd:basicAuth, orchd:usernameToken).
+func parseSecretRef(doc *bpel.Document, x *etree.Element, what string, errs *bpel.Errors) secretRef {
+	r := secretRef{user: x.SelectAttrValue("user", ""), file: x.SelectAttrValue("passwordFile", ""),
 		env: x.SelectAttrValue("passwordEnv", ""), pos: doc.Pos(x)}
 	if r.user == "" || strings.ContainsRune(r.user, ':') {
-		errs.Add(r.pos, "orchd:basicAuth", "needs a user attribute without ':'")
+		errs.Add(r.pos, what, "needs a user attribute without ':'")
 	}
 	if (r.file == "") == (r.env == "") {
-		errs.Add(r.pos, "orchd:basicAuth", "needs one of passwordFile (relative to the bundle) and passwordEnv")
+		errs.Add(r.pos, what, "needs one of passwordFile (relative to the bundle) and passwordEnv")
 	}
 	return r
 }
 
-// ReadSecrets reads the passwords the basicAuth settings name: files
-// relative to the bundle folder dir (which they may not leave),
-// environment variables. The errors name the setting, never a password.
+// read reads the password: a file relative to the bundle folder dir
+// (which it may not leave, trailing newline dropped), or an environment
+// variable. The errors name the setting, never a password.
+func (r *secretRef) read(dir, what string, errs *bpel.Errors) (string, bool) {
+	switch {
+	case r.file != "":
+		if !filepath.IsLocal(filepath.FromSlash(r.file)) {
+			errs.Add(r.pos, what, "passwordFile %q must be a path inside the bundle", r.file)
+			return "", false
+		}
+		b, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(r.file)))
+		if err != nil {
+			errs.Add(r.pos, what, "passwordFile: %v", err)
+			return "", false
+		}
+		return strings.TrimRight(string(b), "\r\n"), true
+	case r.env != "":
+		v, ok := os.LookupEnv(r.env)
+		if !ok {
+			errs.Add(r.pos, what, "passwordEnv: environment variable %s is not set", r.env)
+			return "", false
+		}
+		return v, true
+	}
+	return "", false
+}
+
+// ReadSecrets reads the passwords the basicAuth and usernameToken
+// settings name, and the credentials files of the usernameTokens of
+// provided endpoints (secretRef.read, ProvideToken).
 func (d *Descriptor) ReadSecrets(dir string, errs *bpel.Errors) {
 	for _, p := range d.Processes {
 		for _, r := range p.BasicAuth {
-			var pw string
-			switch {
-			case r.file != "":
-				if !filepath.IsLocal(filepath.FromSlash(r.file)) {
-					errs.Add(r.pos, "orchd:basicAuth", "passwordFile %q must be a path inside the bundle", r.file)
-					continue
-				}
-				b, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(r.file)))
-				if err != nil {
-					errs.Add(r.pos, "orchd:basicAuth", "passwordFile: %v", err)
-					continue
-				}
-				pw = strings.TrimRight(string(b), "\r\n")
-			case r.env != "":
-				v, ok := os.LookupEnv(r.env)
-				if !ok {
-					errs.Add(r.pos, "orchd:basicAuth", "passwordEnv: environment variable %s is not set", r.env)
-					continue
-				}
-				pw = v
-			default:
-				continue
+			if pw, ok := r.read(dir, "orchd:basicAuth", errs); ok {
+				r.Auth = &exchange.BasicAuth{User: r.user, Password: exchange.Secret(pw)}
 			}
-			r.Auth = &exchange.BasicAuth{User: r.user, Password: exchange.Secret(pw)}
 		}
+		p.readTokens(dir, errs)
 	}
 }
 
