@@ -41,6 +41,11 @@ type Endpoint struct {
 	// carry (deploy.xml's orchd:basicAuth for a partner). Copies of the
 	// endpoint made for an address assigned at run time drop them.
 	BasicAuth *BasicAuth
+	// Addressing is set when calls to the endpoint carry WS-Addressing
+	// headers (wsa:To, wsa:Action, wsa:MessageID): its WSDL binding says
+	// wsaw:UsingAddressing or wsam:Addressing, or deploy.xml's
+	// orchd:addressing asks for them.
+	Addressing bool
 	// WSDL returns the WSDL documents for ?wsdl. Main is the file name of
 	// the document that defines the service; Docs maps file names relative
 	// to the bundle to their content (imports included).
@@ -61,6 +66,12 @@ type Operation struct {
 	// Action is the SOAPAction (SOAP 1.1) or action parameter (SOAP 1.2),
 	// without quotes; may be empty.
 	Action string
+	// InputAction and OutputAction are the WS-Addressing actions of the
+	// input and output messages: the portType's wsam:Action (or
+	// wsaw:Action), else the default action pattern of WS-Addressing 1.0
+	// Metadata section 4.4.4. FaultActions maps fault names to theirs.
+	InputAction, OutputAction string
+	FaultActions              map[string]string
 	// Style is document or rpc.
 	Style BindingStyle
 	// Namespace is the soap:body namespace (rpc wrapper namespace).

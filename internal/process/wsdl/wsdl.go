@@ -240,6 +240,7 @@ func (w *Set) LoadWSDL(name string, from bpel.Pos) {
 					op.Faults[fe.SelectAttrValue("name", "")] = w.msgRef(q, doc, fe)
 				}
 			}
+			wsaActions(op, oe, tns, pt.Name.Local)
 			pt.Ops[op.Name] = op
 		}
 		w.PortTypes[pt.Name] = pt
@@ -409,6 +410,7 @@ func (w *Set) endpoint(service qname, port string, at bpel.Pos) (*exchange.Endpo
 		return nil, fmt.Errorf("%s: binding %s refers to unknown portType %s", bdoc.Pos(be), sp.binding.Local, ptName)
 	}
 	ep := &exchange.Endpoint{Service: service, Port: port, Address: sp.address, Version: exchange.SOAP11}
+	ep.Addressing = usesAddressing(be)
 	style := "" // as declared; empty when the binding does not say
 	for _, c := range be.ChildElements() {
 		if c.Tag == "binding" && (c.NamespaceURI() == bpel.NSSOAP11 || c.NamespaceURI() == bpel.NSSOAP12) {
