@@ -1,5 +1,7 @@
 package exchange
 
+import "github.com/beevik/etree"
+
 // SOAPVersion is the SOAP protocol version of a binding.
 type SOAPVersion int
 
@@ -46,6 +48,12 @@ type Endpoint struct {
 	// wsaw:UsingAddressing or wsam:Addressing, or deploy.xml's
 	// orchd:addressing asks for them.
 	Addressing bool
+	// ReferenceParams are the reference parameters of the endpoint
+	// reference a process assigned to the partner link (WS-BPEL 2.0
+	// section 6.3): each call sends them as header blocks, with the
+	// WS-Addressing headers (WS-Addressing 1.0 Core section 3.3). They
+	// are self-contained and never modified.
+	ReferenceParams []*etree.Element
 	// WSDL returns the WSDL documents for ?wsdl. Main is the file name of
 	// the document that defines the service; Docs maps file names relative
 	// to the bundle to their content (imports included).

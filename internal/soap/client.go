@@ -241,7 +241,11 @@ func (p *partner) invoke(ctx context.Context, call *exchange.Call) (*exchange.Me
 	// The request buffer is not pooled: the transport may still hold the
 	// body (for a retry) after Do returns.
 	var req bytes.Buffer
-	if err := encodeMessage(&req, p.ep.Version, op, op.Input, call.Input, call.Headers, false); err != nil {
+	headers := call.Headers
+	if p.ep.Addressing || len(p.ep.ReferenceParams) > 0 {
+		headers = callAddressing(p.ep, op, headers)
+	}
+	if err := encodeMessage(&req, p.ep.Version, op, op.Input, call.Input, headers, false); err != nil {
 		return nil, p.errorf(op, "encoding request: %w", err)
 	}
 	timeout := p.c.timeout

@@ -6,6 +6,8 @@ import (
 	"strings"
 
 	"github.com/beevik/etree"
+
+	"github.com/orchd/orchd/internal/exchange"
 )
 
 // WS-Addressing message addressing properties (WS-Addressing 1.0 Core and
@@ -184,4 +186,17 @@ func addressingHeaders(ns string, to *EPR, action, relatesTo string) []*etree.El
 		hs = append(hs, c)
 	}
 	return hs
+}
+
+// callAddressing returns the header blocks of a call of op to ep that
+// uses WS-Addressing (2005/08): wsa:To (ep's address), wsa:Action (the
+// input's action, else the SOAPAction), a new wsa:MessageID and ep's
+// reference parameters, then headers.
+func callAddressing(ep *exchange.Endpoint, op *exchange.Operation, headers []*etree.Element) []*etree.Element {
+	action := op.InputAction
+	if action == "" {
+		action = op.Action
+	}
+	hs := addressingHeaders(NSWSA, &EPR{Address: ep.Address, Params: ep.ReferenceParams}, action, "")
+	return append(hs, headers...)
 }

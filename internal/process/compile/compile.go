@@ -236,6 +236,9 @@ func (c *compiler) partnerLink(e *etree.Element, dp *deploy.Process) *plan.Partn
 				if r := dp.BasicAuth[name]; r != nil {
 					ep.BasicAuth = r.Auth
 				}
+				if dp.Addressing[name] {
+					ep.Addressing = true
+				}
 				pl.PartnerEP, pl.PartnerDesc = ep, ep
 			}
 			c.callTimeouts(pl, dp)

@@ -66,6 +66,10 @@ type Process struct {
 	// against the schemas of the operation's output message
 	// (orchd:validateReplies in their <invoke>).
 	ValidateReplies map[string]bool
+	// Addressing lists the partner links whose calls carry
+	// WS-Addressing headers although their WSDL binding does not say
+	// so (orchd:addressing in their <invoke>).
+	Addressing map[string]bool
 	// Waive lists the static analysis rules (SA ids) whose findings in
 	// this process deploy as warnings instead of refusing the bundle
 	// (orchd:waive).
@@ -121,7 +125,15 @@ type CleanupRule struct {
 //
 // checks every answer of the partner against the schemas of the
 // operation's output message before the process takes it (a violation
-// is bpel:invalidVariables at the invoke); and, as a child of
+// is bpel:invalidVariables at the invoke); and
+//
+//	<invoke partnerLink="crm">
+//	  <service .../>
+//	  <orchd:addressing/>
+//	</invoke>
+//
+// sends wsa:To, wsa:Action and wsa:MessageID with every call to the
+// partner, as a binding with wsaw:UsingAddressing does; and, as a child of
 // <process>,
 //
 //	<orchd:uncaughtFailure>fault</orchd:uncaughtFailure>
@@ -263,6 +275,11 @@ func Parse(doc *bpel.Document, errs *bpel.Errors) *Descriptor {
 							p.ValidateReplies = map[string]bool{}
 						}
 						p.ValidateReplies[pl] = true
+					case x.Tag == "addressing" && x.NamespaceURI() == nsOrchdDD:
+						if p.Addressing == nil {
+							p.Addressing = map[string]bool{}
+						}
+						p.Addressing[pl] = true
 					}
 				}
 			case "cleanup":

@@ -33,6 +33,10 @@ type PortType struct {
 	Pos         bpel.Pos
 	Overloaded  []string
 	OutputFirst []string
+	// defaultIn names the operations whose input has no explicit
+	// WS-Addressing action (wsdl_wsa.go): a binding's soapAction is
+	// their action then.
+	defaultIn map[string]bool
 }
 
 // Set is every WSDL and XSD document a bundle's processes import,
@@ -240,7 +244,12 @@ func (w *Set) LoadWSDL(name string, from bpel.Pos) {
 					op.Faults[fe.SelectAttrValue("name", "")] = w.msgRef(q, doc, fe)
 				}
 			}
-			wsaActions(op, oe, tns, pt.Name.Local)
+			if !wsaActions(op, oe, tns, pt.Name.Local) {
+				if pt.defaultIn == nil {
+					pt.defaultIn = map[string]bool{}
+				}
+				pt.defaultIn[op.Name] = true
+			}
 			pt.Ops[op.Name] = op
 		}
 		w.PortTypes[pt.Name] = pt
@@ -433,6 +442,9 @@ func (w *Set) endpoint(service qname, port string, at bpel.Pos) (*exchange.Endpo
 		for _, c := range oe.ChildElements() {
 			if c.Tag == "operation" && (c.NamespaceURI() == bpel.NSSOAP11 || c.NamespaceURI() == bpel.NSSOAP12) {
 				op.Action = c.SelectAttrValue("soapAction", c.SelectAttrValue("soapActionURI", ""))
+				if op.Action != "" && pt.defaultIn[name] {
+					op.InputAction = op.Action // WS-Addressing 1.0 Metadata 4.4.4: the soapAction before the default pattern
+				}
 				if s := c.SelectAttrValue("style", ""); s != "" {
 					opStyle = s
 				}

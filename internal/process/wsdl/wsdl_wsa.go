@@ -19,8 +19,10 @@ const (
 )
 
 // wsaActions sets op's InputAction, OutputAction and FaultActions from
-// its portType operation element oe of portType pt in namespace tns.
-func wsaActions(op *exchange.Operation, oe *etree.Element, tns, pt string) {
+// its portType operation element oe of portType pt in namespace tns. It
+// reports whether the input's action is explicit (false: the default
+// pattern, which a binding's soapAction overrides).
+func wsaActions(op *exchange.Operation, oe *etree.Element, tns, pt string) bool {
 	delim := "/"
 	if strings.HasPrefix(strings.ToLower(tns), "urn:") {
 		delim = ":"
@@ -35,7 +37,9 @@ func wsaActions(op *exchange.Operation, oe *etree.Element, tns, pt string) {
 		}
 		return base + dflt
 	}
+	explicit := false
 	if in := oe.SelectElement("input"); in != nil {
+		explicit = explicitAction(in) != ""
 		name := op.Name
 		if oe.SelectElement("output") != nil {
 			name += "Request"
@@ -56,6 +60,7 @@ func wsaActions(op *exchange.Operation, oe *etree.Element, tns, pt string) {
 			op.FaultActions[name] = base + op.Name + delim + "Fault" + delim + name
 		}
 	}
+	return explicit
 }
 
 // explicitAction is the wsam:Action (or wsaw:Action, or the 2004/08

@@ -1,0 +1,237 @@
+package main
+
+import (
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/beevik/etree"
+)
+
+// WS-Addressing end to end: a client's non-anonymous wsa:ReplyTo gets
+// its reply as a callback to a listener on loopback; partner calls carry
+// wsa:To, wsa:Action, wsa:MessageID and an assigned EPR's reference
+// parameters.
+
+const nsWSA = "http://www.w3.org/2005/08/addressing"
+
+// soapRecorder is a listener on loopback that records the SOAP requests
+// it gets and answers each with a tns:resp whose a is P-<id> (a request
+// without a tns:id, a callback, gets 202).
+type soapRecorder struct {
+	addr string
+	mu   sync.Mutex
+	got  []*etree.Document
+	raw  []string
+}
+
+func startRecorder(t *testing.T) *soapRecorder {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec := &soapRecorder{addr: ln.Addr().String()}
+	srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		doc := etree.NewDocument()
+		_ = doc.ReadFromBytes(body)
+		rec.mu.Lock()
+		rec.got = append(rec.got, doc)
+		rec.raw = append(rec.raw, r.Header.Get("SOAPAction")+" "+string(body))
+		rec.mu.Unlock()
+		id := between(string(body), "id>", "</")
+		if id == "" || strings.Contains(string(body), "RelatesTo") {
+			w.WriteHeader(http.StatusAccepted)
+			return
+		}
+		w.Header().Set("Content-Type", "text/xml; charset=utf-8")
+		_, _ = io.WriteString(w, `<soapenv:Envelope xmlns:soapenv="http://schemas.xmlsoap.org/soap/envelope/"><soapenv:Body><resp xmlns="urn:e2e"><a>P-`+id+`</a></resp></soapenv:Body></soapenv:Envelope>`)
+	})}
+	go func() { _ = srv.Serve(ln) }()
+	t.Cleanup(func() { _ = srv.Close() })
+	return rec
+}
+
+// count is the number of requests recorded.
+func (r *soapRecorder) count() int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return len(r.got)
+}
+
+// last returns the last request recorded and its SOAPAction and body.
+func (r *soapRecorder) last() (*etree.Document, string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.got[len(r.got)-1], r.raw[len(r.raw)-1]
+}
+
+// soapHeader returns the header block {ns}local of doc, or nil.
+func soapHeader(doc *etree.Document, ns, local string) *etree.Element {
+	root := doc.Root()
+	if root == nil {
+		return nil
+	}
+	for _, h := range root.ChildElements() {
+		if h.Tag != "Header" {
+			continue
+		}
+		for _, b := range h.ChildElements() {
+			if b.Tag == local && b.NamespaceURI() == ns {
+				return b
+			}
+		}
+	}
+	return nil
+}
+
+// wsaRunRequest is a run request with WS-Addressing headers hdrs.
+func wsaRunRequest(id, n, hdrs string) []byte {
+	return []byte(`<soapenv:Envelope xmlns:soapenv="http://schemas.xmlsoap.org/soap/envelope/" xmlns:wsa="` + nsWSA + `"><soapenv:Header>` + hdrs +
+		`</soapenv:Header><soapenv:Body><req xmlns="urn:e2e"><id>` + id + `</id><n>` + n + `</n></req></soapenv:Body></soapenv:Envelope>`)
+}
+
+// editBundle replaces old with new in file name of bundle dir.
+func editBundle(t *testing.T, dir, name, old, new string) {
+	t.Helper()
+	p := filepath.Join(dir, name)
+	b, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(b), old) {
+		t.Fatalf("%s has no %s", p, old)
+	}
+	if err := os.WriteFile(p, []byte(strings.Replace(string(b), old, new, 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestWSAReplyToCallback: a request with a non-anonymous wsa:ReplyTo gets
+// HTTP 202 at once, and its reply arrives at the ReplyTo listener with
+// wsa:RelatesTo = the request's MessageID, wsa:To, wsa:Action and the
+// EPR's reference parameter; a ReplyTo the partner address policy
+// forbids is never called; a request without WS-Addressing is answered
+// on the HTTP response.
+func TestWSAReplyToCallback(t *testing.T) {
+	allowed, forbidden := startRecorder(t), startRecorder(t)
+	deploy := t.TempDir()
+	writeProcess(t, deploy, "WsaIn", "127.0.0.1:1", runBody(`
+    <assign><copy><from>$in.payload/tns:n</from><to>$out.payload/tns:a</to></copy></assign>`), true)
+	o := startOrchd(t, "--deploy", deploy, "--partner-allow", allowed.addr)
+	client := &http.Client{Timeout: 30 * time.Second}
+	url := o.base + "/processes/WsaIn"
+	replyTo := func(addr string) string {
+		return `<wsa:MessageID>urn:uuid:req-1</wsa:MessageID><wsa:To soapenv:mustUnderstand="1">` + url + `</wsa:To>` +
+			`<wsa:ReplyTo><wsa:Address>http://` + addr + `/callbacks</wsa:Address><wsa:ReferenceParameters>` +
+			`<c:conv xmlns:c="urn:e2e:conv">C-7</c:conv></wsa:ReferenceParameters></wsa:ReplyTo>`
+	}
+
+	r := post(t, client, url, textXML, `"urn:e2e#run"`, wsaRunRequest("W1", "hello", replyTo(allowed.addr)))
+	if r.status != http.StatusAccepted || r.body != "" {
+		t.Fatalf("status %d body %q, want 202 and no body\n%s", r.status, r.body, o.log())
+	}
+	if !eventually(func() bool { return allowed.count() == 1 }) {
+		t.Fatalf("no callback at the ReplyTo address\n%s", o.log())
+	}
+	doc, raw := allowed.last()
+	for local, want := range map[string]string{"RelatesTo": "urn:uuid:req-1", "To": "http://" + allowed.addr + "/callbacks", "Action": "urn:e2e:TestPT:runResponse"} {
+		if h := soapHeader(doc, nsWSA, local); h == nil || h.Text() != want {
+			t.Errorf("callback's wsa:%s, want %q:\n%s", local, want, raw)
+		}
+	}
+	conv := soapHeader(doc, "urn:e2e:conv", "conv")
+	if conv == nil || conv.Text() != "C-7" || conv.SelectAttrValue("wsa:IsReferenceParameter", "") != "true" {
+		t.Errorf("callback without the reference parameter marked IsReferenceParameter:\n%s", raw)
+	}
+	if !strings.Contains(raw, ">hello</tns:a>") || !strings.HasPrefix(raw, `"urn:e2e:TestPT:runResponse" `) {
+		t.Errorf("callback is not the reply with its action:\n%s", raw)
+	}
+
+	r = post(t, client, url, textXML, `"urn:e2e#run"`, wsaRunRequest("W2", "x", replyTo(forbidden.addr)))
+	if r.status != http.StatusAccepted {
+		t.Fatalf("forbidden ReplyTo: status %d body %s", r.status, r.body)
+	}
+	if !eventually(func() bool { return strings.Contains(o.log(), "callback failed") }) {
+		t.Fatalf("no log of the refused callback\n%s", o.log())
+	}
+	if forbidden.count() != 0 || !strings.Contains(o.log(), "not allowed") {
+		t.Errorf("forbidden ReplyTo called %d times, or refused for another reason\n%s", forbidden.count(), o.log())
+	}
+
+	r = post(t, client, url, textXML, `"urn:e2e#run"`, e2eRequest("W3", "plain"))
+	if r.status != http.StatusOK || !strings.Contains(r.body, ">plain</tns:a>") || strings.Contains(r.body, "addressing") {
+		t.Errorf("no WS-Addressing: status %d body %s, want the reply as before", r.status, r.body)
+	}
+}
+
+// TestWSAPartnerCalls: a partner whose binding says wsaw:UsingAddressing,
+// or whose <invoke> in deploy.xml has orchd:addressing, gets wsa:To,
+// wsa:Action (the binding's soapAction) and a wsa:MessageID; an EPR
+// assigned to the partner link sends its reference parameters as header
+// blocks; a partner without either gets no header at all, as before.
+func TestWSAPartnerCalls(t *testing.T) {
+	partner := startRecorder(t)
+	deploy := t.TempDir()
+	writeProcess(t, deploy, "WsaBind", partner.addr, runBody(invokeInto), true)
+	editBundle(t, filepath.Join(deploy, "WsaBind"), "e2e.wsdl", `<wsdl:binding name="PartnerBinding" type="tns:PartnerPT">`,
+		`<wsdl:binding name="PartnerBinding" type="tns:PartnerPT"><wsaw:UsingAddressing xmlns:wsaw="http://www.w3.org/2006/05/addressing/wsdl"/>`)
+	writeProcess(t, deploy, "WsaDD", partner.addr, runBody(invokeInto), true)
+	editBundle(t, filepath.Join(deploy, "WsaDD"), "deploy.xml", `<service name="tns:PartnerService" port="PartnerPort"/></invoke>`,
+		`<service name="tns:PartnerService" port="PartnerPort"/><orchd:addressing xmlns:orchd="urn:orchd:deploy"/></invoke>`)
+	writeProcess(t, deploy, "WsaEpr", "127.0.0.1:1", runBody(`
+    <assign><copy><from>$in.payload/tns:n</from><to partnerLink="partner"/></copy></assign>
+    `+invokeInto), true)
+	writeProcess(t, deploy, "WsaNone", partner.addr, runBody(invokeInto), true)
+	o := startOrchd(t, "--deploy", deploy, "--partner-allow", partner.addr)
+	client := &http.Client{Timeout: 30 * time.Second}
+	partnerURL := "http://" + partner.addr + "/partner"
+
+	for _, name := range []string{"WsaBind", "WsaDD"} {
+		r := callRun(t, o.base, name, "B-"+name, "1")
+		if r.status != http.StatusOK || !strings.Contains(r.body, "P-B-"+name) {
+			t.Fatalf("%s: status %d body %s\n%s", name, r.status, r.body, o.log())
+		}
+		doc, raw := partner.last()
+		for local, want := range map[string]string{"To": partnerURL, "Action": "urn:e2e#call"} {
+			if h := soapHeader(doc, nsWSA, local); h == nil || h.Text() != want {
+				t.Errorf("%s: partner's wsa:%s, want %q:\n%s", name, local, want, raw)
+			}
+		}
+		if h := soapHeader(doc, nsWSA, "MessageID"); h == nil || !strings.HasPrefix(h.Text(), "urn:uuid:") {
+			t.Errorf("%s: partner got no wsa:MessageID:\n%s", name, raw)
+		}
+	}
+
+	epr := `<wsa:EndpointReference xmlns:wsa="` + nsWSA + `"><wsa:Address>` + partnerURL + `</wsa:Address>` +
+		`<wsa:ReferenceParameters><s:session xmlns:s="urn:e2e:session">S-42</s:session><s:shard xmlns:s="urn:e2e:session">3</s:shard></wsa:ReferenceParameters></wsa:EndpointReference>`
+	r := post(t, client, o.base+"/processes/WsaEpr", textXML, `"urn:e2e#run"`, eprRequest("E1", epr))
+	if r.status != http.StatusOK || !strings.Contains(r.body, "P-E1") {
+		t.Fatalf("WsaEpr: status %d body %s\n%s", r.status, r.body, o.log())
+	}
+	doc, raw := partner.last()
+	for local, want := range map[string]string{"session": "S-42", "shard": "3"} {
+		h := soapHeader(doc, "urn:e2e:session", local)
+		if h == nil || h.Text() != want || h.SelectAttrValue("wsa:IsReferenceParameter", "") != "true" {
+			t.Errorf("WsaEpr: reference parameter %s not sent as a marked header block:\n%s", local, raw)
+		}
+	}
+	if h := soapHeader(doc, nsWSA, "To"); h == nil || h.Text() != partnerURL {
+		t.Errorf("WsaEpr: wsa:To, want %s:\n%s", partnerURL, raw)
+	}
+
+	r = callRun(t, o.base, "WsaNone", "N1", "1")
+	if r.status != http.StatusOK {
+		t.Fatalf("WsaNone: status %d body %s", r.status, r.body)
+	}
+	if _, raw := partner.last(); strings.Contains(raw, "Header") || strings.Contains(raw, "addressing") {
+		t.Errorf("a partner without WS-Addressing got headers:\n%s", raw)
+	}
+}
