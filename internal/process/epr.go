@@ -167,7 +167,7 @@ func (in *instance) endpointRef(s *plan.EprSpec, at bpel.Pos) (*etree.Element, e
 		return serviceRefElement(addr), nil
 	}
 	if as := in.eprs[pl]; as != nil {
-		return serviceRefElement(as.addr), nil
+		return withRefParams(serviceRefElement(as.addr), as.params), nil
 	}
 	if pl.PartnerEP != nil && pl.PartnerEP.Address != "" {
 		return serviceRefElement(pl.PartnerEP.Address), nil

@@ -106,3 +106,18 @@ func readParams(s string) (string, []*etree.Element, error) {
 	}
 	return addr, out, nil
 }
+
+// withRefParams adds copies of params to the wsa:EndpointReference of the
+// service-ref sr (serviceRefElement's) as its wsa:ReferenceParameters, and
+// returns sr.
+func withRefParams(sr *etree.Element, params []*etree.Element) *etree.Element {
+	if len(params) == 0 {
+		return sr
+	}
+	epr := sr.ChildElements()[0]
+	rp := epr.CreateElement("wsa:ReferenceParameters")
+	for _, p := range params {
+		rp.AddChild(p.Copy())
+	}
+	return sr
+}

@@ -274,3 +274,38 @@ func TestWSAActionSelectsOperation(t *testing.T) {
 		t.Errorf("no action: fault %+v, want the ambiguity named", f)
 	}
 }
+
+// FuzzAddressing parses the WS-Addressing headers of arbitrary envelopes:
+// no panic, and what parses gives a reply's headers (with the reference
+// parameters copied) that encode into an envelope that decodes again
+// with the request's MessageID as RelatesTo.
+func FuzzAddressing(f *testing.F) {
+	f.Add([]byte(`<e:Envelope xmlns:e="` + NS11 + `" xmlns:wsa="` + NSWSA + `"><e:Header><wsa:MessageID>m</wsa:MessageID><wsa:ReplyTo><wsa:Address>http://h/c</wsa:Address><wsa:ReferenceParameters><c:x xmlns:c="urn:c">1</c:x></wsa:ReferenceParameters></wsa:ReplyTo></e:Header><e:Body/></e:Envelope>`))
+	f.Add([]byte(`<e:Envelope xmlns:e="` + NS11 + `" xmlns:wsa="` + NSWSA2004 + `"><e:Header><wsa:FaultTo><wsa:Address/></wsa:FaultTo></e:Header><e:Body/></e:Envelope>`))
+	f.Add([]byte(`<e:Envelope xmlns:e="` + NS12 + `"><e:Header><wsa:To xmlns:wsa="` + NSWSA + `" e:mustUnderstand="true">x</wsa:To></e:Header><e:Body/></e:Envelope>`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		env, err := DecodeEnvelope(bytes.NewReader(data))
+		if err != nil {
+			return
+		}
+		wa, err := parseAddressing(env.Headers)
+		if err != nil || wa == nil || wa.ReplyTo == nil {
+			return
+		}
+		hs := addressingHeaders(wa.NS, wa.ReplyTo, "urn:a", wa.MessageID)
+		var buf bytes.Buffer
+		if err := EncodeEnvelope(&buf, env.Version, hs, nil); err != nil {
+			t.Fatalf("encoding the reply's headers: %v", err)
+		}
+		back, err := DecodeEnvelope(&buf)
+		if err != nil {
+			t.Fatalf("the reply's headers do not decode: %v\n%s", err, buf.String())
+		}
+		if wa.MessageID != "" {
+			h, ok := header(back, wa.NS, "RelatesTo")
+			if !ok || strings.TrimSpace(h.Text()) != wa.MessageID {
+				t.Fatalf("RelatesTo lost:\n%s", buf.String())
+			}
+		}
+	})
+}
