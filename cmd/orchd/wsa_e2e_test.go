@@ -235,3 +235,96 @@ func TestWSAPartnerCalls(t *testing.T) {
 		t.Errorf("a partner without WS-Addressing got headers:\n%s", raw)
 	}
 }
+
+// sessionBPEL calls the partner over the client link's partner role and
+// waits for the partner's callback (go) with no correlation set.
+const sessionBPEL = `<?xml version="1.0" encoding="UTF-8"?>
+<process name="WsaSession" targetNamespace="urn:e2e:process"
+    xmlns="http://docs.oasis-open.org/wsbpel/2.0/process/executable" xmlns:tns="urn:e2e">
+  <import importType="http://schemas.xmlsoap.org/wsdl/" location="e2e.wsdl" namespace="urn:e2e"/>
+  <partnerLinks>
+    <partnerLink name="client" partnerLinkType="tns:BothLT" myRole="provider" partnerRole="partner"/>
+  </partnerLinks>
+  <variables>
+    <variable name="in" messageType="tns:req"/>
+    <variable name="more" messageType="tns:req"/>
+    <variable name="out" messageType="tns:resp"/>
+    <variable name="p1" messageType="tns:resp"/>
+  </variables>
+  <sequence>
+    <receive partnerLink="client" operation="run" variable="in" createInstance="yes"/>
+    <invoke partnerLink="client" operation="call" inputVariable="in" outputVariable="p1"/>
+    <receive partnerLink="client" operation="go" variable="more"/>
+    ` + initOut + `
+    <assign><copy><from>$more.payload/tns:n</from><to>$out.payload/tns:a</to></copy></assign>
+    <reply partnerLink="client" operation="run" variable="out"/>
+  </sequence>
+</process>
+`
+
+// TestWSASessionCallback: ODE's implicit correlation by session. Two
+// instances call a WS-Addressing partner over a link that has both
+// roles; each call carries ODE's callback header with the process's
+// address and a session identifier; the partner's callbacks, sent in the
+// other order with those identifiers as odesession:session header
+// blocks, each reach their own instance, which no correlation set could
+// tell apart.
+func TestWSASessionCallback(t *testing.T) {
+	partner := startRecorder(t)
+	deploy := t.TempDir()
+	writeProcess(t, deploy, "WsaSession", partner.addr, "", true)
+	dir := filepath.Join(deploy, "WsaSession")
+	if err := os.WriteFile(filepath.Join(dir, "WsaSession.bpel"), []byte(sessionBPEL), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	editBundle(t, dir, "e2e.wsdl", `<plnk:partnerLinkType name="TestLT">`,
+		`<plnk:partnerLinkType name="BothLT"><plnk:role name="provider" portType="tns:TestPT"/><plnk:role name="partner" portType="tns:PartnerPT"/></plnk:partnerLinkType><plnk:partnerLinkType name="TestLT">`)
+	editBundle(t, dir, "deploy.xml", `<invoke partnerLink="partner"><service name="tns:PartnerService" port="PartnerPort"/></invoke>`,
+		`<invoke partnerLink="client"><service name="tns:PartnerService" port="PartnerPort"/><orchd:addressing xmlns:orchd="urn:orchd:deploy"/></invoke>`)
+	o := startOrchd(t, "--deploy", deploy)
+	url := o.base + "/processes/WsaSession"
+
+	type answer struct {
+		id string
+		r  response
+	}
+	replies := make(chan answer, 2)
+	for _, id := range []string{"A", "B"} {
+		go func() { replies <- answer{id, callRunAsync(o.base, "WsaSession", id, "0")} }()
+		if !eventually(func() bool { return partner.count() == map[string]int{"A": 1, "B": 2}[id] }) {
+			t.Fatalf("the partner got no call for %s\n%s", id, o.log())
+		}
+	}
+	sessions := map[string]string{} // id -> the session its call carried
+	partner.mu.Lock()
+	for i, doc := range partner.got {
+		cb := soapHeader(doc, "http://www.apache.org/ode/type/session", "callback")
+		if cb == nil || cb.FindElement("Address") == nil || cb.FindElement("Address").Text() != url || cb.FindElement("session") == nil {
+			t.Errorf("call %d has no ODE callback header with the process's address:\n%s", i, partner.raw[i])
+			continue
+		}
+		if soapHeader(doc, "http://www.intalio.com/type/session", "callback") == nil {
+			t.Errorf("call %d has no Intalio callback header:\n%s", i, partner.raw[i])
+		}
+		sessions[between(partner.raw[i], "<id>", "</id>")] = cb.FindElement("session").Text()
+	}
+	partner.mu.Unlock()
+	if len(sessions) != 2 || sessions["A"] == sessions["B"] {
+		t.Fatalf("sessions %v, want two different ones", sessions)
+	}
+	client := &http.Client{Timeout: 30 * time.Second}
+	for _, id := range []string{"B", "A"} {
+		body := `<soapenv:Envelope xmlns:soapenv="http://schemas.xmlsoap.org/soap/envelope/"><soapenv:Header>` +
+			`<odesession:session xmlns:odesession="http://www.apache.org/ode/type/session">` + sessions[id] + `</odesession:session>` +
+			`</soapenv:Header><soapenv:Body><req xmlns="urn:e2e"><id>cb</id><n>for-` + id + `</n></req></soapenv:Body></soapenv:Envelope>`
+		if r := post(t, client, url, textXML, `"urn:e2e#go"`, []byte(body)); r.status != http.StatusAccepted {
+			t.Fatalf("callback for %s: status %d body %s", id, r.status, r.body)
+		}
+	}
+	for range 2 {
+		a := <-replies
+		if got := between(a.r.body, "<tns:a>", "</tns:a>"); a.r.status != http.StatusOK || got != "for-"+a.id {
+			t.Errorf("run %s: status %d, reply %q, want for-%s (its own callback):\n%s", a.id, a.r.status, got, a.id, a.r.body)
+		}
+	}
+}

@@ -160,11 +160,7 @@ type assignedEPR struct {
 func (in *instance) endpointRef(s *plan.EprSpec, at bpel.Pos) (*etree.Element, error) {
 	pl := s.Pl
 	if s.MyRole {
-		addr := pl.Provided.Address
-		if base := in.e.opts.BaseURL; base != "" || addr == "" {
-			addr = strings.TrimSuffix(base, "/") + pl.Provided.Path
-		}
-		return serviceRefElement(addr), nil
+		return serviceRefElement(in.myRoleAddress(pl)), nil
 	}
 	if as := in.eprs[pl]; as != nil {
 		return withRefParams(serviceRefElement(as.addr), as.params), nil
@@ -173,6 +169,15 @@ func (in *instance) endpointRef(s *plan.EprSpec, at bpel.Pos) (*etree.Element, e
 		return serviceRefElement(pl.PartnerEP.Address), nil
 	}
 	return nil, in.faultf(at, "uninitializedPartnerRole", "partnerLink %s: its partnerRole has no endpoint (deploy.xml binds none and none was assigned)", pl.Name)
+}
+
+// myRoleAddress is this engine's address of pl's myRole service.
+func (in *instance) myRoleAddress(pl *plan.PartnerLink) string {
+	addr := pl.Provided.Address
+	if base := in.e.opts.BaseURL; base != "" || addr == "" {
+		addr = strings.TrimSuffix(base, "/") + pl.Provided.Path
+	}
+	return addr
 }
 
 // assignEPR makes the address src holds the partner role endpoint of pl.
@@ -214,12 +219,16 @@ func (in *instance) partnerOf(pl *plan.PartnerLink, at bpel.Pos) (exchange.Partn
 		if as := in.eprs[pl]; as != nil {
 			if as.partner == nil {
 				as.partner = in.e.addressed(pl, as.addr, as.params, in.p.PartnerAllow)
+				as.partner = in.withSession(pl, pl.PartnerDesc.Addressing || len(as.params) > 0, as.partner)
 			}
 			return as.partner, nil
 		}
 	}
 	if pl.PartnerEP == nil {
 		return nil, in.faultf(at, "uninitializedPartnerRole", "partnerLink %s: its partnerRole has no endpoint (deploy.xml binds none and none was assigned)", pl.Name)
+	}
+	if pl.Provided != nil && pl.PartnerEP.Addressing {
+		return in.withSession(pl, true, in.p.partners[pl.Idx]), nil
 	}
 	return in.p.partners[pl.Idx], nil
 }
