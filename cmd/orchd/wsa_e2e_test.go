@@ -328,3 +328,69 @@ func TestWSASessionCallback(t *testing.T) {
 		}
 	}
 }
+
+// TestWSASessionMyRoleEPR: a process hands its own EPR (<from
+// partnerLink endpointReference="myRole"/>) to a partner; the EPR
+// carries the instance's session as a reference parameter, and a partner
+// that calls back at its address with its reference parameters as header
+// blocks (what WS-Addressing asks of it) reaches that instance, waiting
+// at a receive with no correlation set, among two.
+func TestWSASessionMyRoleEPR(t *testing.T) {
+	partner := startRecorder(t)
+	deploy := t.TempDir()
+	writeProcess(t, deploy, "WsaMyEpr", partner.addr, runBody(`
+    <assign><copy><from partnerLink="client" endpointReference="myRole"/><to>$in.payload/tns:n</to></copy></assign>
+    <invoke partnerLink="partner" operation="call" inputVariable="in" outputVariable="p1"/>
+    <receive partnerLink="client" operation="go" variable="more"/>
+    <assign><copy><from>$more.payload/tns:n</from><to>$out.payload/tns:a</to></copy></assign>`), true)
+	o := startOrchd(t, "--deploy", deploy)
+	type answer struct {
+		id string
+		r  response
+	}
+	replies := make(chan answer, 2)
+	for i, id := range []string{"A", "B"} {
+		go func() { replies <- answer{id, callRunAsync(o.base, "WsaMyEpr", id, "0")} }()
+		if !eventually(func() bool { return partner.count() == i+1 }) {
+			t.Fatalf("the partner got no call for %s\n%s", id, o.log())
+		}
+	}
+	type epr struct{ addr, params string }
+	eprs := map[string]epr{}
+	partner.mu.Lock()
+	for i, doc := range partner.got {
+		e := doc.FindElement("//EndpointReference")
+		if e == nil || e.SelectElement("Address") == nil || e.SelectElement("ReferenceParameters") == nil {
+			t.Fatalf("call %d holds no EPR with reference parameters:\n%s", i, partner.raw[i])
+		}
+		var params strings.Builder
+		for _, p := range e.SelectElement("ReferenceParameters").ChildElements() {
+			c := p.Copy()
+			c.CreateAttr("xmlns:odesession", p.NamespaceURI())
+			c.Space = "odesession"
+			d := etree.NewDocument()
+			d.SetRoot(c)
+			s, _ := d.WriteToString()
+			params.WriteString(s)
+		}
+		eprs[between(partner.raw[i], "<id>", "</id>")] = epr{e.SelectElement("Address").Text(), params.String()}
+	}
+	partner.mu.Unlock()
+	if eprs["A"].params == eprs["B"].params {
+		t.Fatalf("the two instances' EPRs carry the same reference parameters: %v", eprs)
+	}
+	client := &http.Client{Timeout: 30 * time.Second}
+	for _, id := range []string{"B", "A"} {
+		body := `<soapenv:Envelope xmlns:soapenv="http://schemas.xmlsoap.org/soap/envelope/"><soapenv:Header>` + eprs[id].params +
+			`</soapenv:Header><soapenv:Body><req xmlns="urn:e2e"><id>cb</id><n>for-` + id + `</n></req></soapenv:Body></soapenv:Envelope>`
+		if r := post(t, client, eprs[id].addr, textXML, `"urn:e2e#go"`, []byte(body)); r.status != http.StatusAccepted {
+			t.Fatalf("callback for %s at %s: status %d body %s", id, eprs[id].addr, r.status, r.body)
+		}
+	}
+	for range 2 {
+		a := <-replies
+		if got := between(a.r.body, "<tns:a>", "</tns:a>"); a.r.status != http.StatusOK || got != "for-"+a.id {
+			t.Errorf("run %s: status %d, reply %q, want for-%s:\n%s", a.id, a.r.status, got, a.id, a.r.body)
+		}
+	}
+}

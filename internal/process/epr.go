@@ -160,7 +160,7 @@ type assignedEPR struct {
 func (in *instance) endpointRef(s *plan.EprSpec, at bpel.Pos) (*etree.Element, error) {
 	pl := s.Pl
 	if s.MyRole {
-		return serviceRefElement(in.myRoleAddress(pl)), nil
+		return in.withMySession(pl, serviceRefElement(in.myRoleAddress(pl))), nil
 	}
 	if as := in.eprs[pl]; as != nil {
 		return withRefParams(serviceRefElement(as.addr), as.params), nil

@@ -27,9 +27,12 @@ import (
 //
 // An instance waiting at such an activity is registered under the
 // session key as well as the plain one (routeKeys), in memory and in a
-// persistent instance's checkpoint alike. Not done: the session in the
-// EPR <from partnerLink endpointReference="myRole"/> yields, and taking a
-// client's callback header as the partner role's endpoint.
+// persistent instance's checkpoint alike. The EPR <from partnerLink
+// endpointReference="myRole"/> yields carries the session identifier as
+// a reference parameter (in ODE's namespace) when the process has such
+// an activity on that myRole, so a WS-Addressing partner calling back
+// with the EPR sends it as a header block. Not done: taking a client's
+// callback header as the partner role's endpoint.
 const (
 	nsODESession     = "http://www.apache.org/ode/type/session"
 	nsIntalioSession = "http://www.intalio.com/type/session"
@@ -125,12 +128,7 @@ func (in *instance) withSession(pl *plan.PartnerLink, addressing bool, partner e
 	if partner == nil || pl.Provided == nil || !addressing {
 		return partner
 	}
-	if in.id == "" {
-		e := in.e
-		e.reg.mu.Lock()
-		e.nameLocked(in)
-		e.reg.mu.Unlock()
-	}
+	in.named()
 	addr := in.myRoleAddress(pl)
 	hs := make([]*etree.Element, 0, 2)
 	for _, ns := range []string{nsODESession, nsIntalioSession} {
@@ -143,4 +141,47 @@ func (in *instance) withSession(pl *plan.PartnerLink, addressing bool, partner e
 		hs = append(hs, cb)
 	}
 	return &sessionPartner{Partner: partner, headers: hs}
+}
+
+// withMySession adds the instance's session identifier to the service-ref
+// sr of pl's myRole as a wsa:ReferenceParameters child, when a message
+// for an operation of that myRole is routed without correlation sets
+// (sessionRouted); otherwise it returns sr as it is.
+func (in *instance) withMySession(pl *plan.PartnerLink, sr *etree.Element) *etree.Element {
+	if !in.sessionRouted(pl) {
+		return sr
+	}
+	in.named()
+	sess := etree.NewElement("odesession:session")
+	sess.CreateAttr("xmlns:odesession", nsODESession)
+	sess.SetText(in.id)
+	return withRefParams(sr, []*etree.Element{sess})
+}
+
+// sessionRouted reports whether an operation of pl's myRole is received
+// somewhere without correlation sets (other than to start an instance).
+func (in *instance) sessionRouted(pl *plan.PartnerLink) bool {
+	if pl.Provided == nil {
+		return false
+	}
+	for _, op := range pl.Provided.Operations {
+		for _, sh := range in.p.Routes[op.Name] {
+			if len(sh.Uses) == 0 {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// named gives an in-memory instance its id now, if it has none yet: its
+// session identifier.
+func (in *instance) named() {
+	if in.id != "" {
+		return
+	}
+	e := in.e
+	e.reg.mu.Lock()
+	e.nameLocked(in)
+	e.reg.mu.Unlock()
 }
