@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/beevik/etree"
 
@@ -40,6 +41,19 @@ func newCallbackSink(t *testing.T) *callbackSink {
 	}))
 	t.Cleanup(s.srv.Close)
 	return s
+}
+
+// next returns the next request the sink got, failing the test when
+// none comes within a few seconds (a callback never sent).
+func (s *callbackSink) next(t *testing.T) sinkRequest {
+	t.Helper()
+	select {
+	case r := <-s.got:
+		return r
+	case <-time.After(5 * time.Second):
+		t.Fatal("no callback arrived")
+	}
+	return sinkRequest{}
 }
 
 // header returns the text of the header block {ns}local of env, and
@@ -133,7 +147,7 @@ func TestReplyToCallback(t *testing.T) {
 			if r.status != http.StatusAccepted || r.body != "" {
 				t.Fatalf("HTTP %d %q, want 202 and no body", r.status, r.body)
 			}
-			cb := <-sink.got
+			cb := sink.next(t)
 			if cb.env == nil {
 				t.Fatalf("callback is no envelope: %s", cb.body)
 			}
