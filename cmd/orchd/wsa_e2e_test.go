@@ -335,14 +335,19 @@ func TestWSASessionCallback(t *testing.T) {
 // that calls back at its address with its reference parameters as header
 // blocks (what WS-Addressing asks of it) reaches that instance, waiting
 // at a receive with no correlation set, among two.
+//
+// In-memory only: two persistent instances cannot wait at one
+// correlation-less receive (the store binds its plain route key to one
+// instance), with sessions or without.
 func TestWSASessionMyRoleEPR(t *testing.T) {
+	const inMemory = true
 	partner := startRecorder(t)
 	deploy := t.TempDir()
 	writeProcess(t, deploy, "WsaMyEpr", partner.addr, runBody(`
     <assign><copy><from partnerLink="client" endpointReference="myRole"/><to>$in.payload/tns:n</to></copy></assign>
     <invoke partnerLink="partner" operation="call" inputVariable="in" outputVariable="p1"/>
     <receive partnerLink="client" operation="go" variable="more"/>
-    <assign><copy><from>$more.payload/tns:n</from><to>$out.payload/tns:a</to></copy></assign>`), true)
+    <assign><copy><from>$more.payload/tns:n</from><to>$out.payload/tns:a</to></copy></assign>`), inMemory)
 	o := startOrchd(t, "--deploy", deploy)
 	type answer struct {
 		id string
@@ -384,7 +389,7 @@ func TestWSASessionMyRoleEPR(t *testing.T) {
 		body := `<soapenv:Envelope xmlns:soapenv="http://schemas.xmlsoap.org/soap/envelope/"><soapenv:Header>` + eprs[id].params +
 			`</soapenv:Header><soapenv:Body><req xmlns="urn:e2e"><id>cb</id><n>for-` + id + `</n></req></soapenv:Body></soapenv:Envelope>`
 		if r := post(t, client, eprs[id].addr, textXML, `"urn:e2e#go"`, []byte(body)); r.status != http.StatusAccepted {
-			t.Fatalf("callback for %s at %s: status %d body %s", id, eprs[id].addr, r.status, r.body)
+			t.Fatalf("callback for %s at %s: status %d body %s\n%s", id, eprs[id].addr, r.status, r.body, o.log())
 		}
 	}
 	for range 2 {
@@ -392,5 +397,46 @@ func TestWSASessionMyRoleEPR(t *testing.T) {
 		if got := between(a.r.body, "<tns:a>", "</tns:a>"); a.r.status != http.StatusOK || got != "for-"+a.id {
 			t.Errorf("run %s: status %d, reply %q, want for-%s:\n%s", a.id, a.r.status, got, a.id, a.r.body)
 		}
+	}
+}
+
+// TestWSAReferenceParamsSurviveRestart: the reference parameters of an
+// EPR a persistent instance assigned are in its checkpoint: the invoke
+// after orchd was killed and started again still sends them.
+func TestWSAReferenceParamsSurviveRestart(t *testing.T) {
+	partner := startRecorder(t)
+	deploy := t.TempDir()
+	writeProcess(t, deploy, "WsaRestart", "127.0.0.1:1", `
+  <sequence>
+    <receive partnerLink="client" operation="run" variable="in" createInstance="yes">
+      <correlations><correlation set="cs" initiate="yes"/></correlations>
+    </receive>
+    <assign><copy><from>$in.payload/tns:n</from><to partnerLink="partner"/></copy></assign>
+    `+initOut+`
+    <reply partnerLink="client" operation="run" variable="out"/>
+    <receive partnerLink="client" operation="go" variable="more">
+      <correlations><correlation set="cs"/></correlations>
+    </receive>
+    <invoke partnerLink="partner" operation="call" inputVariable="more" outputVariable="p1"/>
+  </sequence>`, false)
+	data := t.TempDir()
+	client := &http.Client{Timeout: 30 * time.Second}
+	o := startOrchd(t, "--deploy", deploy, "--data", data, "--partner-allow", partner.addr)
+	epr := `<wsa:EndpointReference xmlns:wsa="` + nsWSA + `"><wsa:Address>http://` + partner.addr + `/partner</wsa:Address>` +
+		`<wsa:ReferenceParameters><s:session xmlns:s="urn:e2e:session">S-R1</s:session></wsa:ReferenceParameters></wsa:EndpointReference>`
+	if r := post(t, client, o.base+"/processes/WsaRestart", textXML, `"urn:e2e#run"`, eprRequest("R1", epr)); r.status != 200 {
+		t.Fatalf("run: status %d body %s", r.status, r.body)
+	}
+	kill9(t, o)
+	o2 := startOrchd(t, "--deploy", deploy, "--data", data, "--partner-allow", partner.addr)
+	if g := post(t, client, o2.base+"/processes/WsaRestart", textXML, `"urn:e2e#go"`, e2eRequest("R1", "2")); g.status != 202 {
+		t.Fatalf("go: status %d body %s", g.status, g.body)
+	}
+	if !eventually(func() bool { return partner.count() == 1 }) {
+		t.Fatalf("the assigned partner was not called after the restart\n%s", o2.log())
+	}
+	doc, raw := partner.last()
+	if h := soapHeader(doc, "urn:e2e:session", "session"); h == nil || h.Text() != "S-R1" {
+		t.Errorf("the call after the restart lost the reference parameter:\n%s", raw)
 	}
 }
