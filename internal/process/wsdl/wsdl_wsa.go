@@ -80,8 +80,8 @@ func explicitAction(e *etree.Element) string {
 
 // usesAddressing reports whether a WSDL binding (or port) element says
 // its messages carry WS-Addressing headers: a wsaw:UsingAddressing child,
-// or a wsam:Addressing assertion in a policy in it, not marked
-// wsdl:required="false" for UsingAddressing.
+// or a wsam:Addressing assertion in a policy in it or in a top-level
+// wsp:Policy a wsp:PolicyReference in it names by wsu:Id ("#id").
 func usesAddressing(e *etree.Element) bool {
 	found := false
 	var walk func(el *etree.Element, depth int)
@@ -96,6 +96,10 @@ func usesAddressing(e *etree.Element) bool {
 				found = true
 			case c.Tag == "Addressing" && ns == nsWSAM:
 				found = true
+			case c.Tag == "PolicyReference" && depth < 4:
+				if p := policyByID(e, strings.TrimPrefix(c.SelectAttrValue("URI", ""), "#")); p != nil {
+					walk(p, depth+1)
+				}
 			case depth < 4 && c.Tag != "operation":
 				walk(c, depth+1) // wsp:Policy, wsp:ExactlyOne, wsp:All
 			}
@@ -103,4 +107,27 @@ func usesAddressing(e *etree.Element) bool {
 	}
 	walk(e, 0)
 	return found
+}
+
+// policyByID is the wsp:Policy child of the document element above e
+// whose wsu:Id (or Id) is id, or nil.
+func policyByID(e *etree.Element, id string) *etree.Element {
+	if id == "" {
+		return nil
+	}
+	root := e
+	for root.Parent() != nil && root.Parent().Tag != "" {
+		root = root.Parent()
+	}
+	for _, c := range root.ChildElements() {
+		if c.Tag != "Policy" {
+			continue
+		}
+		for _, a := range c.Attr {
+			if a.Key == "Id" && a.Value == id {
+				return c
+			}
+		}
+	}
+	return nil
 }
