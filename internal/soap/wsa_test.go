@@ -182,6 +182,47 @@ func TestReplyToCallback(t *testing.T) {
 	}
 }
 
+// TestFaultToOnly: with an anonymous ReplyTo and a FaultTo elsewhere, a
+// reply comes on the HTTP response and a fault goes to the FaultTo
+// address, the client getting 202 for it.
+func TestFaultToOnly(t *testing.T) {
+	sink := newCallbackSink(t)
+	allow, err := ParsePartnerPolicy([]string{"127.0.0.1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := NewServer(ServerOptions{Callbacks: NewClient(ClientOptions{Policy: allow})})
+	if err := s.Handle(wsaEndpoint(), &testDispatcher{}); err != nil {
+		t.Fatal(err)
+	}
+	hs := httptest.NewServer(s)
+	defer hs.Close()
+	hdrs := `<wsa:MessageID>urn:uuid:f-1</wsa:MessageID><wsa:FaultTo><wsa:Address>` + sink.srv.URL + `/faults</wsa:Address></wsa:FaultTo>`
+	r := post(t, hs.URL+"/po", "text/xml; charset=utf-8", "", wsaPORequest(t, NSWSA, "PO-11", hdrs))
+	if r.status != http.StatusOK || r.env == nil || len(r.env.Body) != 1 || r.env.Body[0].Tag != "purchaseOrderAck" {
+		t.Fatalf("reply: HTTP %d, want it on the response:\n%s", r.status, r.body)
+	}
+	r = post(t, hs.URL+"/po", "text/xml; charset=utf-8", "", wsaPORequest(t, NSWSA, "FAULT", hdrs))
+	if r.status != http.StatusAccepted || r.body != "" {
+		t.Fatalf("fault: HTTP %d %q, want 202", r.status, r.body)
+	}
+	cb := sink.next(t)
+	if cb.path != "/faults" || cb.env == nil || cb.env.Fault() == nil {
+		t.Fatalf("fault callback to %s, want a fault at /faults:\n%s", cb.path, cb.body)
+	}
+	if h, ok := header(cb.env, NSWSA, "RelatesTo"); !ok || h.Text() != "urn:uuid:f-1" {
+		t.Errorf("fault callback without RelatesTo:\n%s", cb.body)
+	}
+	// An undeclared failure (no reply, a server error) goes there too.
+	r = post(t, hs.URL+"/po", "text/xml; charset=utf-8", "", wsaPORequest(t, NSWSA, "SERVER", hdrs))
+	if r.status != http.StatusAccepted {
+		t.Fatalf("server error: HTTP %d, want 202:\n%s", r.status, r.body)
+	}
+	if cb := sink.next(t); cb.env == nil || cb.env.Fault() == nil || !strings.Contains(cb.env.Fault().Reason, "database on fire") {
+		t.Errorf("server error callback, want its fault:\n%s", cb.body)
+	}
+}
+
 // TestReplyToAnonymous: an anonymous ReplyTo (or none), and a request
 // without WS-Addressing, are answered on the HTTP response; the reply to
 // a WS-Addressing request relates to its MessageID, the other carries no
