@@ -37,6 +37,7 @@ FUZZ_TARGETS = \
 	./internal/partnerallow/:FuzzParse \
 	./internal/soap/:FuzzDecodeEnvelope \
 	./internal/soap/:FuzzHeaderParts \
+	./internal/soap/:FuzzAddressing \
 	./internal/soap/:FuzzParseDifferential \
 	./internal/xmlparse/:FuzzParse \
 	./internal/process/bpel/:FuzzParse \

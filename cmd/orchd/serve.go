@@ -315,7 +315,10 @@ func runServer(ctx context.Context, cfg *serveConfig, log *slog.Logger) error {
 	defer engine.Close()
 	front := soap.NewServer(soap.ServerOptions{MaxBodyBytes: cfg.maxBody, Limits: cfg.limits, Logger: log, Registerer: reg,
 		MaxInflight: cfg.front.maxInflight, QueueWait: cfg.front.queueWait, MaxQueue: cfg.front.maxQueue,
-		Adaptive: cfg.front.admission == admissionAdaptive, Tracer: opts.Tracer})
+		Adaptive: cfg.front.admission == admissionAdaptive, Tracer: opts.Tracer,
+		// A non-anonymous wsa:ReplyTo is an address the client chose: its
+		// callback goes out as a call to an address assigned at run time.
+		Callbacks: client, CallbackRules: engine.PartnerAllowFor})
 	if err := engine.Deploy(procs...); err != nil {
 		log.Error("processes skipped", slog.Any("err", err))
 	}

@@ -1,5 +1,7 @@
 package exchange
 
+import "github.com/beevik/etree"
+
 // SOAPVersion is the SOAP protocol version of a binding.
 type SOAPVersion int
 
@@ -49,6 +51,17 @@ type Endpoint struct {
 	// partner carries. Like BasicAuth, copies of the endpoint for an
 	// address assigned at run time drop it.
 	Security SecurityHeader
+	// Addressing is set when calls to the endpoint carry WS-Addressing
+	// headers (wsa:To, wsa:Action, wsa:MessageID): its WSDL binding says
+	// wsaw:UsingAddressing or wsam:Addressing, or deploy.xml's
+	// orchd:addressing asks for them.
+	Addressing bool
+	// ReferenceParams are the reference parameters of the endpoint
+	// reference a process assigned to the partner link (WS-BPEL 2.0
+	// section 6.3): each call sends them as header blocks, with the
+	// WS-Addressing headers (WS-Addressing 1.0 Core section 3.3). They
+	// are self-contained and never modified.
+	ReferenceParams []*etree.Element
 	// WSDL returns the WSDL documents for ?wsdl. Main is the file name of
 	// the document that defines the service; Docs maps file names relative
 	// to the bundle to their content (imports included).
@@ -69,6 +82,12 @@ type Operation struct {
 	// Action is the SOAPAction (SOAP 1.1) or action parameter (SOAP 1.2),
 	// without quotes; may be empty.
 	Action string
+	// InputAction and OutputAction are the WS-Addressing actions of the
+	// input and output messages: the portType's wsam:Action (or
+	// wsaw:Action), else the default action pattern of WS-Addressing 1.0
+	// Metadata section 4.4.4. FaultActions maps fault names to theirs.
+	InputAction, OutputAction string
+	FaultActions              map[string]string
 	// Style is document or rpc.
 	Style BindingStyle
 	// Namespace is the soap:body namespace (rpc wrapper namespace).

@@ -24,8 +24,9 @@ import (
 // service-ref, a wsa:EndpointReference (2005/08 or the 2004/08
 // submission), a wsdl:service with a soap:address, or plain URL text. The
 // address becomes the partner role's endpoint for that partner link
-// instance: later invokes call it. Only the address is kept: reference
-// parameters and metadata of an assigned EPR are not sent.
+// instance: later invokes call it, sending the reference parameters of a
+// wsa:EndpointReference as header blocks (epr_params.go); its metadata
+// is not kept.
 
 const (
 	nsServiceRef = "http://docs.oasis-open.org/wsbpel/2.0/serviceref"
@@ -49,30 +50,40 @@ var (
 // wrapping exactly one of those or holding the address as text (ODE took a
 // copied element's content as the service-ref's).
 func eprAddress(el *etree.Element) (string, error) {
+	addr, _, err := eprOf(el)
+	return addr, err
+}
+
+// eprOf is eprAddress, with the reference parameters of a
+// wsa:EndpointReference (self-contained copies; nil for none).
+func eprOf(el *etree.Element) (string, []*etree.Element, error) {
 	for depth := 0; depth <= eprWrapDepth; depth++ {
 		ns := el.NamespaceURI()
 		switch {
 		case el.Tag == "EndpointReference" && (ns == nsWSA || ns == nsWSA2004):
 			for _, c := range el.ChildElements() {
 				if c.Tag == "Address" && c.NamespaceURI() == ns {
-					return eprText(c.Text())
+					addr, err := eprText(c.Text())
+					return addr, refParams(el), err
 				}
 			}
-			return "", fmt.Errorf("%w: wsa:EndpointReference has no wsa:Address", errEPR)
+			return "", nil, fmt.Errorf("%w: wsa:EndpointReference has no wsa:Address", errEPR)
 		case el.Tag == "service" && ns == bpel.NSWSDL:
-			return wsdlServiceAddress(el)
+			addr, err := wsdlServiceAddress(el)
+			return addr, nil, err
 		}
 		kids := el.ChildElements()
 		switch len(kids) {
 		case 0:
-			return eprText(elementText(el))
+			addr, err := eprText(elementText(el))
+			return addr, nil, err
 		case 1:
 			el = kids[0]
 		default:
-			return "", fmt.Errorf("%w: <%s> holds %d elements, want one endpoint reference or an address", errEPR, el.FullTag(), len(kids))
+			return "", nil, fmt.Errorf("%w: <%s> holds %d elements, want one endpoint reference or an address", errEPR, el.FullTag(), len(kids))
 		}
 	}
-	return "", fmt.Errorf("%w: wrapped more than %d elements deep", errEPR, eprWrapDepth)
+	return "", nil, fmt.Errorf("%w: wrapped more than %d elements deep", errEPR, eprWrapDepth)
 }
 
 // wsdlServiceAddress is the soap:address location of the first port of a
@@ -137,7 +148,9 @@ func serviceRefElement(addr string) *etree.Element {
 // assignedEPR is a partner role endpoint assigned at run time; partner
 // binds it, on first use.
 type assignedEPR struct {
-	addr    string
+	addr string
+	// params are the EPR's reference parameters, sent with each call.
+	params  []*etree.Element
 	partner exchange.Partner
 }
 
@@ -147,14 +160,10 @@ type assignedEPR struct {
 func (in *instance) endpointRef(s *plan.EprSpec, at bpel.Pos) (*etree.Element, error) {
 	pl := s.Pl
 	if s.MyRole {
-		addr := pl.Provided.Address
-		if base := in.e.opts.BaseURL; base != "" || addr == "" {
-			addr = strings.TrimSuffix(base, "/") + pl.Provided.Path
-		}
-		return serviceRefElement(addr), nil
+		return in.withMySession(pl, serviceRefElement(in.myRoleAddress(pl))), nil
 	}
 	if as := in.eprs[pl]; as != nil {
-		return serviceRefElement(as.addr), nil
+		return withRefParams(serviceRefElement(as.addr), as.params), nil
 	}
 	if pl.PartnerEP != nil && pl.PartnerEP.Address != "" {
 		return serviceRefElement(pl.PartnerEP.Address), nil
@@ -162,13 +171,23 @@ func (in *instance) endpointRef(s *plan.EprSpec, at bpel.Pos) (*etree.Element, e
 	return nil, in.faultf(at, "uninitializedPartnerRole", "partnerLink %s: its partnerRole has no endpoint (deploy.xml binds none and none was assigned)", pl.Name)
 }
 
+// myRoleAddress is this engine's address of pl's myRole service.
+func (in *instance) myRoleAddress(pl *plan.PartnerLink) string {
+	addr := pl.Provided.Address
+	if base := in.e.opts.BaseURL; base != "" || addr == "" {
+		addr = strings.TrimSuffix(base, "/") + pl.Provided.Path
+	}
+	return addr
+}
+
 // assignEPR makes the address src holds the partner role endpoint of pl.
 func (in *instance) assignEPR(pl *plan.PartnerLink, src source, at bpel.Pos) error {
 	var addr string
+	var params []*etree.Element
 	var err error
 	if src.node.Tok != nil && src.node.Attr < 0 {
 		if el, ok := src.node.Tok.(*etree.Element); ok {
-			addr, err = eprAddress(el)
+			addr, params, err = eprOf(el)
 		} else {
 			addr, err = eprText(src.string())
 		}
@@ -188,7 +207,7 @@ func (in *instance) assignEPR(pl *plan.PartnerLink, src source, at bpel.Pos) err
 	if in.eprs == nil {
 		in.eprs = map[*plan.PartnerLink]*assignedEPR{}
 	}
-	in.eprs[pl] = &assignedEPR{addr: addr}
+	in.eprs[pl] = &assignedEPR{addr: addr, params: params}
 	return nil
 }
 
@@ -199,7 +218,8 @@ func (in *instance) partnerOf(pl *plan.PartnerLink, at bpel.Pos) (exchange.Partn
 	if in.eprs != nil {
 		if as := in.eprs[pl]; as != nil {
 			if as.partner == nil {
-				as.partner = in.e.addressed(pl, as.addr, in.p.PartnerAllow)
+				as.partner = in.e.addressed(pl, as.addr, as.params, in.p.PartnerAllow)
+				as.partner = in.withSession(pl, pl.PartnerDesc.Addressing || len(as.params) > 0, as.partner)
 			}
 			return as.partner, nil
 		}
@@ -207,15 +227,20 @@ func (in *instance) partnerOf(pl *plan.PartnerLink, at bpel.Pos) (exchange.Partn
 	if pl.PartnerEP == nil {
 		return nil, in.faultf(at, "uninitializedPartnerRole", "partnerLink %s: its partnerRole has no endpoint (deploy.xml binds none and none was assigned)", pl.Name)
 	}
+	if pl.Provided != nil && pl.PartnerEP.Addressing {
+		return in.withSession(pl, true, in.p.partners[pl.Idx]), nil
+	}
 	return in.p.partners[pl.Idx], nil
 }
 
 // addressed binds pl's partner role at an address assigned at run time,
 // through Options.AssignedPartners (deploy-time overrides do not apply),
-// under the process's orchd:partnerAllow rules only.
-func (e *Engine) addressed(pl *plan.PartnerLink, addr string, only *partnerallow.List) exchange.Partner {
+// under the process's orchd:partnerAllow rules only; its calls carry the
+// EPR's reference parameters params.
+func (e *Engine) addressed(pl *plan.PartnerLink, addr string, params []*etree.Element, only *partnerallow.List) exchange.Partner {
 	ep := *pl.PartnerDesc
 	ep.Address = addr
+	ep.ReferenceParams = params
 	// Credentials go only where deploy.xml (or --endpoints) sends calls.
 	ep.BasicAuth, ep.Security = nil, nil
 	if bind := e.opts.AssignedPartners; bind != nil {
@@ -237,7 +262,7 @@ func (in *instance) appendEPRs(b []byte) []byte {
 	b = binary.AppendUvarint(b, uint64(len(idx)))
 	for _, i := range idx {
 		b = binary.AppendUvarint(b, uint64(i))
-		b = appendString(b, in.eprs[in.p.Plist[i]].addr)
+		b = appendString(b, appendParams(in.eprs[in.p.Plist[i]]))
 	}
 	return b
 }
@@ -254,11 +279,15 @@ func (in *instance) readEPRs(r *reader) error {
 		if r.err != nil || idx >= uint64(len(in.p.Plist)) {
 			return errBadFrames
 		}
+		s, params, err := readParams(s)
+		if err != nil {
+			return fmt.Errorf("%w (%w)", errBadFrames, err)
+		}
 		addr, err := eprText(s)
 		if err != nil {
 			return fmt.Errorf("%w (%w)", errBadFrames, err)
 		}
-		in.eprs[in.p.Plist[idx]] = &assignedEPR{addr: addr}
+		in.eprs[in.p.Plist[idx]] = &assignedEPR{addr: addr, params: params}
 	}
 	return r.err
 }

@@ -450,6 +450,9 @@ func (in *instance) routeKeys() []string {
 		}
 		if k, ok := instanceKeyRouteShape(ib.Route, in, ib.Op.Name); ok {
 			keys = append(keys, k)
+			if sk, ok := in.sessionRouteKey(ib, k); ok {
+				keys = append(keys, sk) // session.go
+			}
 		}
 	}
 	return keys

@@ -177,7 +177,7 @@ func (e *Engine) deliverOutbox(msg persist.OutboxMessage) error {
 		return fmt.Errorf("%w: %s", errNoOutboxPartner, msg.Partner)
 	}
 	if assigned {
-		partner = e.addressed(pl, addr, only)
+		partner = e.addressed(pl, addr, nil, only) // reference parameters are not kept in the outbox
 	}
 	var op *exchange.Operation
 	for _, o := range pl.PartnerDesc.Operations {

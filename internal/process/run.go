@@ -89,6 +89,9 @@ func (e *Engine) Dispatch(ctx context.Context, ex *exchange.Exchange) error {
 // new instance, or holds it until an instance waits for it (held is the
 // hold of a message delivered again).
 func (e *Engine) deliver(ctx context.Context, p *Process, ex *exchange.Exchange, held *heldMsg) error {
+	if found, err := e.deliverSession(ctx, p, ex); found || err != nil {
+		return err // session.go
+	}
 	op := ex.Operation.Name
 	var tried, keys []string
 	queued := false

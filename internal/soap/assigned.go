@@ -17,18 +17,23 @@ import (
 // so a connection one process's rules allowed is never reused for
 // another's call.
 func (c *Client) AssignedPartnerUnder(ep *exchange.Endpoint, only *partnerallow.List) exchange.Partner {
-	hc := c.policedSOAP
-	if only != nil && c.policy != nil {
-		if v, ok := c.narrowed.Load(only); ok {
-			hc = v.(*http.Client)
-		} else {
-			n := &http.Client{Transport: newTransport(c.conns, c.tls, c.policy.Narrow(only)),
-				CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
-			v, _ := c.narrowed.LoadOrStore(only, n)
-			hc = v.(*http.Client)
-		}
+	return &partner{c: c, ep: ep, hc: c.assignedHTTP(only), assigned: true}
+}
+
+// assignedHTTP is the HTTP client of SOAP calls to addresses chosen at
+// run time under the partner address policy narrowed to only (nil: the
+// policy as it is).
+func (c *Client) assignedHTTP(only *partnerallow.List) *http.Client {
+	if only == nil || c.policy == nil {
+		return c.policedSOAP
 	}
-	return &partner{c: c, ep: ep, hc: hc, assigned: true}
+	if v, ok := c.narrowed.Load(only); ok {
+		return v.(*http.Client)
+	}
+	n := &http.Client{Transport: newTransport(c.conns, c.tls, c.policy.Narrow(only)),
+		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	v, _ := c.narrowed.LoadOrStore(only, n)
+	return v.(*http.Client)
 }
 
 // failLate makes a failed call to an address chosen at run time (other

@@ -245,6 +245,9 @@ func (p *partner) invoke(ctx context.Context, call *exchange.Call) (*exchange.Me
 	if err != nil {
 		return nil, p.errorf(op, "%w", err)
 	}
+	if p.ep.Addressing || len(p.ep.ReferenceParams) > 0 {
+		headers = callAddressing(p.ep, op, headers)
+	}
 	if err := encodeMessage(&req, p.ep.Version, op, op.Input, call.Input, headers, false); err != nil {
 		return nil, p.errorf(op, "encoding request: %w", err)
 	}
@@ -258,16 +261,7 @@ func (p *partner) invoke(ctx context.Context, call *exchange.Call) (*exchange.Me
 	if err != nil {
 		return nil, p.errorf(op, "%w", err)
 	}
-	if p.ep.Version == exchange.SOAP12 {
-		ct := contentType12
-		if op.Action != "" {
-			ct += `; action="` + op.Action + `"`
-		}
-		hreq.Header.Set("Content-Type", ct)
-	} else {
-		hreq.Header.Set("Content-Type", contentType11)
-		hreq.Header.Set("SOAPAction", `"`+op.Action+`"`)
-	}
+	setSOAPHeaders(hreq, p.ep.Version, op.Action)
 	if a := p.ep.BasicAuth; a != nil {
 		hreq.SetBasicAuth(a.User, string(a.Password))
 	}

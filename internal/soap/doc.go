@@ -44,6 +44,18 @@
 //     whose requests were shed in a row gets a growing pause before its
 //     next one is considered, up to the Retry-After it was given
 //     (Server.ConnContext, pace.go).
+//   - WS-Addressing (wsa.go, wsa_server.go; 2005/08 and the 2004/08
+//     submission): a request's wsa headers are understood (mustUnderstand
+//     on them is no fault); one whose wsa:ReplyTo is not anonymous is
+//     answered 202 before Dispatch and its reply, or fault (to
+//     wsa:FaultTo when given), is POSTed there once Dispatch returns,
+//     with wsa:RelatesTo and the EPR's reference parameters, through
+//     ServerOptions.Callbacks under its partner address policy (narrowed
+//     by CallbackRules); wsa:Action picks the operation where the body
+//     and SOAPAction do not. Partner calls carry wsa:To, wsa:Action,
+//     wsa:MessageID and Endpoint.ReferenceParams when Endpoint.Addressing
+//     is set or the endpoint has reference parameters; other calls and
+//     replies are encoded as before, byte for byte.
 //   - Client, which POSTs calls to partner endpoints over a keep-alive
 //     connection pool (http or https, with the TLS configuration and the
 //     endpoint's basic credentials) and maps declared SOAP faults back to

@@ -62,7 +62,7 @@ func (e *notUnderstoodError) notUnderstoodBlocks() []*etree.Element {
 func checkUnderstood(v exchange.SOAPVersion, op *exchange.Operation, headers []*etree.Element, sp *exchange.SOAPParts) error {
 	var missed []exchange.QName
 	for _, h := range headers {
-		if !mustUnderstand(v, h) || mapsHeader(sp, qnameOf(h)) {
+		if !mustUnderstand(v, h) || mapsHeader(sp, qnameOf(h)) || understoodWSA(h) {
 			continue
 		}
 		missed = append(missed, qnameOf(h))

@@ -23,6 +23,7 @@ import (
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/orchd/orchd/internal/exchange"
+	"github.com/orchd/orchd/internal/partnerallow"
 )
 
 // DefaultMaxBodyBytes is the request size limit when
@@ -74,6 +75,15 @@ type ServerOptions struct {
 	// Tracer, when set, makes each exchange a span (trace.go); nil
 	// traces nothing.
 	Tracer trace.Tracer
+	// Callbacks sends the replies of requests whose wsa:ReplyTo (or
+	// wsa:FaultTo) is not anonymous, as calls to an address chosen at
+	// run time (under its partner address policy). Nil refuses such
+	// requests with wsa:OnlyAnonymousAddressSupported.
+	Callbacks *Client
+	// CallbackRules, when set, returns the deploy.xml partner address
+	// rules (orchd:partnerAllow) of the process serving an endpoint: its
+	// callbacks go under the policy narrowed to them.
+	CallbackRules func(ep *exchange.Endpoint) *partnerallow.List
 }
 
 // Server is the SOAP front door: an http.Handler serving endpoints, each
@@ -103,6 +113,10 @@ type Server struct {
 	// request's receipt: with it held still, whether a retry is paused no
 	// longer depends on how fast the client sent it.
 	paceClock func() time.Time
+	// callbacks and callbackRules are ServerOptions.Callbacks and
+	// CallbackRules (wsa_server.go).
+	callbacks     *Client
+	callbackRules func(ep *exchange.Endpoint) *partnerallow.List
 	// shedFault holds the encoded overload fault by SOAP version
 	// (exchange.SOAP11, exchange.SOAP12): shedding costs no encoding.
 	shedFault [2][]byte
@@ -134,6 +148,9 @@ func NewServer(opts ServerOptions) *Server {
 		log:     opts.Logger,
 		metrics: newMetrics(opts.Registerer),
 		tracer:  opts.Tracer,
+
+		callbacks:     opts.Callbacks,
+		callbackRules: opts.CallbackRules,
 	}
 	if s.maxBody <= 0 {
 		s.maxBody = DefaultMaxBodyBytes
@@ -435,11 +452,20 @@ func (s *Server) serveExchange(w http.ResponseWriter, r *http.Request, rt *route
 		return
 	}
 	var in *exchange.Message
+	var wa *Addressing
 	if len(hdrs) > 0 {
 		err = checkUnderstood(ver, op, hdrs, op.InputParts)
+		if err == nil {
+			wa, err = parseAddressing(hdrs)
+		}
 	}
 	if err == nil {
 		in, err = decodeMessage(op, op.Input, env, false)
+	}
+	rp := &reply{s: s, rt: rt, op: op, w: w, ver: ver, received: received}
+	ctx := r.Context()
+	if err == nil && wa != nil {
+		ctx, err = rp.addressed(ctx, wa)
 	}
 	if err != nil {
 		code, reason, status := faultFor(err, ver)
@@ -453,8 +479,7 @@ func (s *Server) serveExchange(w http.ResponseWriter, r *http.Request, rt *route
 		s.log.Debug("rejected request", logKeyPath, rt.ep.Path, logKeyOp, op.Name, logKeyStatus, status, logKeyErr, err)
 		return
 	}
-	rp := &reply{s: s, rt: rt, op: op, w: w, ver: ver, received: received}
-	ctx, span := s.startExchange(r.Context(), r, rt, op)
+	ctx, span := s.startExchange(ctx, r, rt, op)
 	if lim != nil {
 		// Waits give the exchange's share back (limitHolder).
 		rp.limit.l = lim
@@ -479,6 +504,9 @@ func (s *Server) serveExchange(w http.ResponseWriter, r *http.Request, rt *route
 		lim = nil // released
 	}
 	rt.opMetrics[op].doneAt(rp.outcome, received, now)
+	if rp.cb != nil {
+		rp.sendCallback(ctx)
+	}
 }
 
 // Endpoint returns the endpoint served at path, or nil.
@@ -567,7 +595,9 @@ func (s *Server) decodeRequest(r *http.Request, rt *route, body []byte, action s
 	}
 	op, err := rt.resolve(env.Body, action)
 	if err != nil {
-		return nil, nil, err
+		if op = rt.resolveWSA(env.Headers, action); op == nil {
+			return nil, nil, err
+		}
 	}
 	return op, env, nil
 }
@@ -718,6 +748,14 @@ type reply struct {
 	status  int    // the HTTP status sent
 
 	limit limitHolder // the exchange's share of the admission limit
+
+	// wsa holds the request's WS-Addressing properties, nil without
+	// them; async is set once a non-anonymous ReplyTo was answered with
+	// 202; cb is the reply or fault to send to a non-anonymous ReplyTo
+	// or FaultTo after Dispatch returns (wsa_server.go).
+	wsa   *Addressing
+	async bool
+	cb    *callback
 }
 
 // respond is Exchange.Respond.
@@ -741,22 +779,27 @@ func (rp *reply) respond(out *exchange.Message, f *exchange.Fault) {
 	defer rp.s.bufs.put(buf)
 	status := http.StatusOK
 	rp.outcome = outcomeOK
+	to, action, hs := rp.replyAddressing(f != nil, faultActionOf(rp.op, f))
 	if f != nil {
 		reason := f.Name.Local
 		if f.Reason != "" {
 			reason += ": " + f.Reason
 		}
-		_ = EncodeFault(buf, rp.ver, FaultServer, reason, faultDetail(rp.op, f))
+		_ = encodeFault(buf, rp.ver, hs, FaultServer, reason, faultDetail(rp.op, f))
 		status = http.StatusInternalServerError
 		rp.outcome = outcomeFault
-	} else if err := encodeMessage(buf, rp.ver, rp.op, rp.op.Output, out, nil, true); err != nil {
+	} else if err := encodeMessage(buf, rp.ver, rp.op, rp.op.Output, out, hs, true); err != nil {
 		log.Error("reply does not match the operation", logKeyProcess, rp.rt.process, logKeyOp, rp.op.Name, logKeyErr, err)
 		buf.Reset()
-		_ = EncodeFault(buf, rp.ver, FaultServer, "invalid reply: "+err.Error(), nil)
+		to, action, hs = rp.replyAddressing(true, wsaFaultActionURI)
+		_ = encodeFault(buf, rp.ver, hs, FaultServer, "invalid reply: "+err.Error(), nil)
 		status = http.StatusInternalServerError
 		rp.outcome = outcomeServerError
 	}
 	rp.status = status
+	if rp.deferred(to, action, buf) {
+		return
+	}
 	rp.s.write(rp.w, rp.ver, status, buf)
 	rp.s.metrics.replied(rp.received)
 }
@@ -808,7 +851,9 @@ func (rp *reply) finish(err error) {
 		err = fmt.Errorf("%w to %s", ErrNoReply, rp.op.Name)
 	}
 	code, reason, status := faultFor(err, rp.ver)
-	rp.s.writeFault(rp.w, rp.ver, code, reason, nil, status)
+	if !rp.faultDeferred(code, reason) {
+		rp.s.writeFault(rp.w, rp.ver, code, reason, nil, status)
+	}
 	rp.s.metrics.replied(rp.received)
 	rp.outcome, rp.status = outcomeOf(code), status
 	switch {

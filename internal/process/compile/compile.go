@@ -242,6 +242,9 @@ func (c *compiler) partnerLink(e *etree.Element, dp *deploy.Process) *plan.Partn
 				if t := dp.InvokeTokens[name]; t != nil && t.Signer != nil {
 					ep.Security = t.Signer
 				}
+				if dp.Addressing[name] {
+					ep.Addressing = true
+				}
 				pl.PartnerEP, pl.PartnerDesc = ep, ep
 			}
 			c.callTimeouts(pl, dp)

@@ -70,6 +70,10 @@ type Process struct {
 	// against the schemas of the operation's output message
 	// (orchd:validateReplies in their <invoke>).
 	ValidateReplies map[string]bool
+	// Addressing lists the partner links whose calls carry
+	// WS-Addressing headers although their WSDL binding does not say
+	// so (orchd:addressing in their <invoke>).
+	Addressing map[string]bool
 	// Waive lists the static analysis rules (SA ids) whose findings in
 	// this process deploy as warnings instead of refusing the bundle
 	// (orchd:waive).
@@ -125,7 +129,15 @@ type CleanupRule struct {
 //
 // checks every answer of the partner against the schemas of the
 // operation's output message before the process takes it (a violation
-// is bpel:invalidVariables at the invoke); and, as a child of
+// is bpel:invalidVariables at the invoke); and
+//
+//	<invoke partnerLink="crm">
+//	  <service .../>
+//	  <orchd:addressing/>
+//	</invoke>
+//
+// sends wsa:To, wsa:Action and wsa:MessageID with every call to the
+// partner, as a binding with wsaw:UsingAddressing does; and, as a child of
 // <process>,
 //
 //	<orchd:uncaughtFailure>fault</orchd:uncaughtFailure>
@@ -279,6 +291,11 @@ func Parse(doc *bpel.Document, errs *bpel.Errors) *Descriptor {
 						p.ValidateReplies[pl] = true
 					case x.Tag == "usernameToken" && x.NamespaceURI() == nsOrchdDD:
 						p.InvokeTokens[pl] = parseInvokeToken(doc, x, errs)
+					case x.Tag == "addressing" && x.NamespaceURI() == nsOrchdDD:
+						if p.Addressing == nil {
+							p.Addressing = map[string]bool{}
+						}
+						p.Addressing[pl] = true
 					}
 				}
 			case "cleanup":

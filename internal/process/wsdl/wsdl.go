@@ -33,6 +33,10 @@ type PortType struct {
 	Pos         bpel.Pos
 	Overloaded  []string
 	OutputFirst []string
+	// defaultIn names the operations whose input has no explicit
+	// WS-Addressing action (wsdl_wsa.go): a binding's soapAction is
+	// their action then.
+	defaultIn map[string]bool
 }
 
 // Set is every WSDL and XSD document a bundle's processes import,
@@ -240,6 +244,12 @@ func (w *Set) LoadWSDL(name string, from bpel.Pos) {
 					op.Faults[fe.SelectAttrValue("name", "")] = w.msgRef(q, doc, fe)
 				}
 			}
+			if !wsaActions(op, oe, tns, pt.Name.Local) {
+				if pt.defaultIn == nil {
+					pt.defaultIn = map[string]bool{}
+				}
+				pt.defaultIn[op.Name] = true
+			}
 			pt.Ops[op.Name] = op
 		}
 		w.PortTypes[pt.Name] = pt
@@ -409,6 +419,7 @@ func (w *Set) endpoint(service qname, port string, at bpel.Pos) (*exchange.Endpo
 		return nil, fmt.Errorf("%s: binding %s refers to unknown portType %s", bdoc.Pos(be), sp.binding.Local, ptName)
 	}
 	ep := &exchange.Endpoint{Service: service, Port: port, Address: sp.address, Version: exchange.SOAP11}
+	ep.Addressing = usesAddressing(be)
 	style := "" // as declared; empty when the binding does not say
 	for _, c := range be.ChildElements() {
 		if c.Tag == "binding" && (c.NamespaceURI() == bpel.NSSOAP11 || c.NamespaceURI() == bpel.NSSOAP12) {
@@ -431,6 +442,9 @@ func (w *Set) endpoint(service qname, port string, at bpel.Pos) (*exchange.Endpo
 		for _, c := range oe.ChildElements() {
 			if c.Tag == "operation" && (c.NamespaceURI() == bpel.NSSOAP11 || c.NamespaceURI() == bpel.NSSOAP12) {
 				op.Action = c.SelectAttrValue("soapAction", c.SelectAttrValue("soapActionURI", ""))
+				if op.Action != "" && pt.defaultIn[name] {
+					op.InputAction = op.Action // WS-Addressing 1.0 Metadata 4.4.4: the soapAction before the default pattern
+				}
 				if s := c.SelectAttrValue("style", ""); s != "" {
 					opStyle = s
 				}
