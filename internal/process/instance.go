@@ -115,6 +115,9 @@ type instance struct {
 	regRoutes []string
 	regTimer  int64
 	state     instState
+	// stored says the store holds a checkpoint of the instance: it was
+	// loaded, or a checkpoint of this run committed (see unpromised).
+	stored bool
 	// outbox holds one-way invokes to send after the next checkpoint.
 	outbox []persist.OutboxMessage
 	// eprs are the partner role endpoints assigned by <copy><to

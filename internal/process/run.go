@@ -273,8 +273,11 @@ const maxInlineWait = 5 * time.Minute
 // waitInline lets a request-response exchange whose instance waits only for
 // a timer (a <wait> before the reply) wait for it in its own goroutine, as
 // a straight-through engine should, instead of failing for want of a
-// reply. A persistent instance is checkpointed first, so the wait
-// survives a crash. It reports whether the run should go on.
+// reply. A persistent instance the store holds is checkpointed first, so
+// the wait survives a crash; an unpromised one (created by this run) is
+// not: after a crash its unanswered client retries, and a stored copy
+// would only go on alone beside the retry's instance. It reports whether
+// the run should go on.
 func (e *Engine) waitInline(in *instance, ex *exchange.Exchange) bool {
 	if ex == nil || in.answered || ex.Operation.OneWay() || ex.Respond == nil || len(in.waits) > 0 || in.wake == 0 {
 		return false
@@ -283,7 +286,7 @@ func (e *Engine) waitInline(in *instance, ex *exchange.Exchange) bool {
 	if d > maxInlineWait {
 		return false
 	}
-	if !in.p.InMemory && e.store != nil {
+	if !in.p.InMemory && e.store != nil && !in.unpromised() {
 		if err := in.checkpoint(persist.Waiting); err != nil {
 			return false
 		}
