@@ -169,6 +169,11 @@ func (in *instance) checkpoint(st persist.State) error {
 	if idle != nil {
 		idle.Idle(exchange.WaitCommit)
 	}
+	if in.lazyStripe && in.stripe == nil {
+		// From this commit on others can find the instance (a wait for
+		// the stripe, as for the commit, holds no CPU slot).
+		in.stripe = e.stripes.lock(in.id)
+	}
 	err := e.store.Commit(cp)
 	if idle != nil {
 		idle.Busy(exchange.WaitCommit)

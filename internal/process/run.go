@@ -177,6 +177,15 @@ func (e *Engine) create(ctx context.Context, p *Process, ex *exchange.Exchange) 
 		}
 		return e.drive(in, ex)
 	}
+	if e.opts.Owners == nil {
+		// Until its first checkpoint only this run can reach the
+		// instance (no store, route or timer knows its id): checkpoint
+		// takes its stripe then, so that new instances whose ids share
+		// a stripe do not wait for each other's partner calls.
+		defer in.unlockStripe()
+		in.lazyStripe = true
+		return e.drive(in, ex)
+	}
 	m := e.stripes.lock(in.id)
 	defer m.Unlock()
 	release, fence, err := e.own(ctx, in.id)
@@ -186,6 +195,15 @@ func (e *Engine) create(ctx context.Context, p *Process, ex *exchange.Exchange) 
 	defer release()
 	in.fence = fence
 	return e.drive(in, ex)
+}
+
+// unlockStripe lets go of the stripe a new instance's first checkpoint
+// took (lazyStripe), if it took it.
+func (in *instance) unlockStripe() {
+	if in.stripe != nil {
+		in.stripe.Unlock()
+		in.stripe = nil
+	}
 }
 
 // resume delivers ex to the instance routed under key, if there is one.
