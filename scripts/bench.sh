@@ -15,6 +15,8 @@
 #     persistent PO, B = its in-memory PO, on the same orchd (then the store's
 #     checkpoints and write transactions per persistent exchange are printed)
 #   ORCHD [bin/orchd built here]  an orchd binary to measure instead
+#   KEEP [0]  1: the persistent PO keeps its completed instances (its
+#     <cleanup on="success"/> removed), so each exchange stores one
 # The example bundle's WSDLs call the partners on 127.0.0.1:9101 and :9102;
 # with other CRM_PORT/ERP_PORT a copy of ./deploy is rewritten to match.
 set -euo pipefail
@@ -67,10 +69,13 @@ fi
 $GO build -o bin/poref ./cmd/poref
 
 deploy=./deploy
-if [[ "$CRM_PORT" != 9101 || "$ERP_PORT" != 9102 ]]; then
+if [[ "$CRM_PORT" != 9101 || "$ERP_PORT" != 9102 || "${KEEP:-0}" == 1 ]]; then
 	deploy="$work/deploy"
 	cp -R ./deploy "$deploy"
 	sed -i.bak -e "s#127\.0\.0\.1:9101#127.0.0.1:$CRM_PORT#g" -e "s#127\.0\.0\.1:9102#127.0.0.1:$ERP_PORT#g" "$deploy"/*/*.wsdl
+	if [[ "${KEEP:-0}" == 1 ]]; then
+		sed -i.bak -e 's#<cleanup on="success"/>##' "$deploy"/purchase-order-persistent/deploy.xml
+	fi
 	rm -f "$deploy"/*/*.bak
 fi
 
