@@ -52,6 +52,34 @@ type InstanceOwners interface {
 	Acquire(ctx context.Context, id string) (release func(), fence any, err error)
 }
 
+// InstanceClaimer is InstanceOwners that owns a new instance more
+// cheaply than Acquire can any: a new instance's id is known to no other
+// process until its first checkpoint commits, so nobody holds its lock,
+// and the locks of concurrent new instances can be taken together (one
+// etcd transaction for many). release and fence are as Acquire's.
+type InstanceClaimer interface {
+	Claim(ctx context.Context, id string) (release func(), fence any, err error)
+}
+
+// releasingFence is a fence that can give up its lock in the run's last
+// checkpoint (cluster.Lock): finish asks it to, for the runs whose last
+// commit it is (instance.foldRelease); release then has nothing left to
+// do, or does it as usual if that commit failed.
+type releasingFence interface{ ReleaseWithNext() }
+
+// ownNew owns a new instance across processes: by Claim when the owners
+// can, else as own.
+func (e *Engine) ownNew(ctx context.Context, id string) (release func(), fence any, err error) {
+	if c, ok := e.opts.Owners.(InstanceClaimer); ok {
+		release, fence, err = c.Claim(ctx, id)
+		if err != nil {
+			return nil, nil, fmt.Errorf("instance %s: %w", id, err)
+		}
+		return release, fence, nil
+	}
+	return e.own(ctx, id)
+}
+
 // own takes instance id across processes (Options.Owners). The caller
 // holds the instance's stripe; it gives fence to the checkpoints of the
 // run (load, instance.fence).

@@ -115,6 +115,10 @@ type instance struct {
 	regRoutes []string
 	regTimer  int64
 	state     instState
+	// foldRelease says the end's checkpoint is the last commit of this
+	// run under its lock, so a fence that can (releasingFence) releases
+	// the lock with it.
+	foldRelease bool
 	// stored says the store holds a checkpoint of the instance: it was
 	// loaded, or a checkpoint of this run committed (see unpromised).
 	stored bool

@@ -188,12 +188,12 @@ func (e *Engine) create(ctx context.Context, p *Process, ex *exchange.Exchange) 
 	}
 	m := e.stripes.lock(in.id)
 	defer m.Unlock()
-	release, fence, err := e.own(ctx, in.id)
+	release, fence, err := e.ownNew(ctx, in.id)
 	if err != nil {
 		return err
 	}
 	defer release()
-	in.fence = fence
+	in.fence, in.foldRelease = fence, true
 	return e.drive(in, ex)
 }
 
@@ -259,6 +259,7 @@ func (e *Engine) resume(ctx context.Context, p *Process, key string, ex *exchang
 		return true, suspendedError(in)
 	}
 	retarget(in, ex)
+	in.foldRelease = true
 	return true, e.drive(in, ex)
 }
 
@@ -355,6 +356,9 @@ func (e *Engine) finish(in *instance, ex *exchange.Exchange, res result, err err
 		if !errors.As(err, &ns) {
 			// (A checkpoint inside the run failed: that run is not
 			// stored either.)
+			if rf, ok := in.fence.(releasingFence); ok && in.foldRelease {
+				rf.ReleaseWithNext() // the run's last commit
+			}
 			cerr = in.checkpoint(stateOf(res))
 		}
 		if cerr != nil {
@@ -760,6 +764,7 @@ func (e *Engine) fire(p *Process, id string, due int64) {
 		e.unload(in)
 		return
 	}
+	in.foldRelease = true
 	_ = e.drive(in, nil)
 }
 
