@@ -30,9 +30,11 @@ type call struct {
 	fences []clientv3.Cmp
 	fenced []string
 	lost   bool
-	// folded are the fences that write (FoldedFence), rev the revision
-	// of the transaction that committed the call.
+	// folded are the fences that write (FoldedFence), nfold their
+	// writes, rev the revision of the transaction that committed the
+	// call.
 	folded []FoldedFence
+	nfold  int
 	rev    int64
 }
 
@@ -84,6 +86,7 @@ func (s *Store) Commit(cps ...*persist.Checkpoint) (err error) {
 			if ff, ok := f.(FoldedFence); ok {
 				c.folded = append(c.folded, ff)
 				n := len(ff.FenceOps())
+				c.nfold += n
 				c.est += n
 				c.bytes += n * (len(cmp.KeyBytes()) + 2*opOverhead)
 			}
@@ -192,7 +195,7 @@ func (s *Store) runTxn(calls []*call) int {
 		}
 		tx := &overlay{base: base, writes: map[string]*[]byte{}, seq: base.seq}
 		var in, failed []*call
-		taken, fences := 0, 0
+		taken, fences, folded, nest := 0, 0, 0, 0
 		for _, c := range calls {
 			if c.lost {
 				taken++
@@ -203,7 +206,13 @@ func (s *Store) runTxn(calls []*call) int {
 			err := child.applyCall(s, c)
 			if err == nil {
 				ops, size := child.size()
-				if ops > s.opts.MaxTxnOps || len(child.compares())+fences+len(c.fences) > s.opts.MaxTxnOps || size > s.opts.MaxRequestBytes-reserve {
+				ops += folded + c.nfold // the fences' writes (write)
+				// etcd allows a nested transaction (the fence probes
+				// of write's Else) only the operations its parent
+				// leaves of the limit: max(compares, ops, probes) plus
+				// the largest probe must fit.
+				n := max(nest, len(c.fences))
+				if ops+n > s.opts.MaxTxnOps || len(child.compares())+fences+len(c.fences)+n > s.opts.MaxTxnOps || size > s.opts.MaxRequestBytes-reserve {
 					if len(in) > 0 || len(failed) > 0 {
 						break // the rest goes into the next transaction
 					}
@@ -220,6 +229,8 @@ func (s *Store) runTxn(calls []*call) int {
 			child.merge()
 			in = append(in, c)
 			fences += len(c.fences)
+			folded += c.nfold
+			nest = max(nest, len(c.fences))
 		}
 		if len(in) == 0 {
 			finish(failed, nil)
