@@ -88,6 +88,18 @@ func (n *Node) acquireBatches() {
 		}
 		b.mu.Unlock()
 		n.acquireBatch(batch)
+		if err := batch[0].err; errors.Is(err, ErrUnavailable) {
+			// Those that queued behind it would wait as long for the
+			// same answer: they get it now, as when each acquisition
+			// was its own Txn.
+			b.mu.Lock()
+			for _, r := range b.queue {
+				r.err = err
+			}
+			batch = append(batch, b.queue...)
+			b.queue = nil
+			b.mu.Unlock()
+		}
 		for _, r := range batch {
 			close(r.done)
 		}
