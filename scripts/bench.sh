@@ -11,6 +11,12 @@
 #   DURATION [10s]  WARMUP [2s]  CONCURRENCY [1,16,64,256]
 #   ORCHD_PORT [8080]  POREF_PORT [8090]  CRM_PORT [9101]  ERP_PORT [9102]
 #   GO [go]  BENCH_ARGS [] extra flags for orchd bench (e.g. --json)
+#   VS [poref]  poref: A = orchd's in-memory PO, B = poref; memory: A = orchd's
+#     persistent PO, B = its in-memory PO, on the same orchd (then the store's
+#     checkpoints and write transactions per persistent exchange are printed)
+#   ORCHD [bin/orchd built here]  an orchd binary to measure instead
+#   KEEP [0]  1: the persistent PO keeps its completed instances (its
+#     <cleanup on="success"/> removed), so each exchange stores one
 # The example bundle's WSDLs call the partners on 127.0.0.1:9101 and :9102;
 # with other CRM_PORT/ERP_PORT a copy of ./deploy is rewritten to match.
 set -euo pipefail
@@ -25,6 +31,8 @@ POREF_PORT=${POREF_PORT:-8090}
 CRM_PORT=${CRM_PORT:-9101}
 ERP_PORT=${ERP_PORT:-9102}
 BENCH_ARGS=${BENCH_ARGS:-}
+VS=${VS:-poref}
+case "$VS" in poref | memory) ;; *) echo "bench: VS is poref or memory, not $VS" >&2; exit 2 ;; esac
 
 die() { echo "bench: $*" >&2; exit 1; }
 
@@ -54,14 +62,20 @@ trap 'exit 130' INT TERM
 
 echo "bench: building bin/orchd and bin/poref" >&2
 mkdir -p bin
-$GO build -o bin/orchd ./cmd/orchd
+if [[ -z "${ORCHD:-}" ]]; then
+	$GO build -o bin/orchd ./cmd/orchd
+	ORCHD=bin/orchd
+fi
 $GO build -o bin/poref ./cmd/poref
 
 deploy=./deploy
-if [[ "$CRM_PORT" != 9101 || "$ERP_PORT" != 9102 ]]; then
+if [[ "$CRM_PORT" != 9101 || "$ERP_PORT" != 9102 || "${KEEP:-0}" == 1 ]]; then
 	deploy="$work/deploy"
 	cp -R ./deploy "$deploy"
 	sed -i.bak -e "s#127\.0\.0\.1:9101#127.0.0.1:$CRM_PORT#g" -e "s#127\.0\.0\.1:9102#127.0.0.1:$ERP_PORT#g" "$deploy"/*/*.wsdl
+	if [[ "${KEEP:-0}" == 1 ]]; then
+		sed -i.bak -e 's#<cleanup on="success"/>##' "$deploy"/purchase-order-persistent/deploy.xml
+	fi
 	rm -f "$deploy"/*/*.bak
 fi
 
@@ -72,8 +86,8 @@ start() { # name, then the command; logs go to $work/<name>.log
 	pids+=($!)
 }
 
-start mock-partners bin/orchd mock-partners --crm "127.0.0.1:$CRM_PORT" --erp "127.0.0.1:$ERP_PORT" --log-level warn
-start orchd bin/orchd serve --listen "127.0.0.1:$ORCHD_PORT" --deploy "$deploy" --data "$work/data" --log-level warn
+start mock-partners "$ORCHD" mock-partners --crm "127.0.0.1:$CRM_PORT" --erp "127.0.0.1:$ERP_PORT" --log-level warn
+start orchd "$ORCHD" serve --listen "127.0.0.1:$ORCHD_PORT" --deploy "$deploy" --data "$work/data" --log-level warn
 start poref bin/poref --listen "127.0.0.1:$POREF_PORT" \
 	--crm "http://127.0.0.1:$CRM_PORT/crm" --erp "http://127.0.0.1:$ERP_PORT/erp" --log-level warn
 
@@ -101,7 +115,26 @@ wait_ready() {
 wait_ready orchd "$orchd_url"
 wait_ready poref "$poref_url"
 
-echo "bench: A = orchd, B = poref (hand-written reference); $CONCURRENCY clients, $DURATION per level after $WARMUP warmup" >&2
+if [[ "$VS" == memory ]]; then
+	a_url="http://127.0.0.1:$ORCHD_PORT/processes/PurchaseOrderPersistent"
+	b_url=$orchd_url
+	wait_ready "orchd (persistent)" "$a_url"
+	echo "bench: A = orchd persistent PO, B = orchd in-memory PO; $CONCURRENCY clients, $DURATION per level after $WARMUP warmup" >&2
+else
+	a_url=$orchd_url
+	b_url=$poref_url
+	echo "bench: A = orchd, B = poref (hand-written reference); $CONCURRENCY clients, $DURATION per level after $WARMUP warmup" >&2
+fi
 # shellcheck disable=SC2086
-bin/orchd bench --url "$orchd_url" --vs "$poref_url" --concurrency "$CONCURRENCY" \
+"$ORCHD" bench --url "$a_url" --vs "$b_url" --concurrency "$CONCURRENCY" \
 	--duration "$DURATION" --warmup "$WARMUP" $BENCH_ARGS
+
+if [[ "$VS" == memory ]]; then
+	# The store's work per persistent exchange (warmups and readiness
+	# checks included).
+	curl -fsS "http://127.0.0.1:$ORCHD_PORT/metrics" | awk '
+		/^orchd_exchanges_total\{/ && /PurchaseOrderPersistent/ { ex += $NF }
+		/^orchd_store_checkpoints_total / { cp = $NF }
+		/^orchd_store_write_transactions_total / { tx = $NF }
+		END { if (ex > 0) printf "bench: persistent exchanges %d, checkpoints %d (%.2f per exchange), write transactions (fsyncs) %d (%.2f per exchange)\n", ex, cp, cp / ex, tx, tx / ex }' >&2
+fi

@@ -953,53 +953,79 @@ func TestMessageTakenDuringPartnerCall(t *testing.T) {
 // under way) is recovered: the calls that may have happened follow the
 // failure policy (neither is sent again), and orchd keeps serving: a new
 // run is answered (it used to dereference the missing answer of the first
-// call and crash at recovery).
+// call and crash at recovery). The instance answers its client before the
+// flow (early), so that the store holds it before its calls; a new
+// instance not answered yet is stored before none (unanswered): the kill
+// leaves nothing, and nothing is sent again either.
 func TestCrashWithParallelCallsInFlight(t *testing.T) {
-	partner := startSlowPartner(t, 3*time.Second)
-	deploy := t.TempDir()
-	writeProcess(t, deploy, "TwoCalls", partner.addr, `
+	for _, early := range []bool{true, false} {
+		name := map[bool]string{true: "answered", false: "unanswered"}[early]
+		t.Run(name, func(t *testing.T) {
+			partner := startSlowPartner(t, 3*time.Second)
+			deploy := t.TempDir()
+			replyEarly, replyLate := crashReplies(early)
+			writeProcess(t, deploy, "TwoCalls", partner.addr, `
   <sequence>
     <receive partnerLink="client" operation="run" variable="in" createInstance="yes"/>
-    `+initOut+`
+    `+initOut+replyEarly+`
     <flow>
       <invoke partnerLink="partner" operation="call" inputVariable="in" outputVariable="p1"/>
       <invoke partnerLink="partner" operation="call" inputVariable="in" outputVariable="p2"/>
     </flow>
-    <reply partnerLink="client" operation="run" variable="out"/>
+    `+replyLate+`
   </sequence>`, false)
-	data := t.TempDir()
-	o := startOrchd(t, "--deploy", deploy, "--data", data)
-	runThenCrash(t, o, partner, "TwoCalls", "K1")
-	o2 := startOrchd(t, "--deploy", deploy, "--data", data)
-	var ins []mgmt.InstanceDetail
-	if !eventually(func() bool {
-		ins = listInstances(t, o2, mgmt.Query{Process: "TwoCalls"})
-		return len(ins) == 1 && ins[0].State != "running"
-	}) {
-		t.Fatalf("after recovery: instances %+v\n%s", ins, o2.log())
+			data := t.TempDir()
+			o := startOrchd(t, "--deploy", deploy, "--data", data)
+			runThenCrash(t, o, partner, "TwoCalls", "K1")
+			o2 := startOrchd(t, "--deploy", deploy, "--data", data)
+			var ins []mgmt.InstanceDetail
+			if early && !eventually(func() bool {
+				ins = listInstances(t, o2, mgmt.Query{Process: "TwoCalls"})
+				return len(ins) == 1 && ins[0].State != "running"
+			}) {
+				t.Fatalf("after recovery: instances %+v\n%s", ins, o2.log())
+			}
+			if ins = listInstances(t, o2, mgmt.Query{Process: "TwoCalls"}); !early && len(ins) != 0 {
+				t.Fatalf("an unanswered new instance was stored before its calls: %+v", ins)
+			}
+			if early {
+				t.Logf("state after recovery: %s", ins[0].State)
+			}
+			if strings.Contains(o2.log(), "panic") {
+				t.Fatalf("recovery panicked:\n%s", o2.log())
+			}
+			// Neither call that may have happened was sent again: the partner got
+			// the two calls of before the kill, and only those.
+			if n := partner.received(); n != 2 {
+				t.Errorf("the partner got %d calls, want the 2 made before the kill (none sent again at recovery)", n)
+			}
+			// And orchd keeps serving: a new run of the same process calls the
+			// partner twice and is answered.
+			r := callRun(t, o2.base, "TwoCalls", "K2", "1")
+			if !eventually(func() bool { return partner.done.Load() == 2 }) || r.status != 200 || partner.received() != 4 {
+				t.Errorf("a new run after recovery: status %d (partner got %d calls, answered %d), want 200 and 4, 2:\n%s",
+					r.status, partner.received(), partner.done.Load(), r.body)
+			}
+		})
 	}
-	t.Logf("state after recovery: %s", ins[0].State)
-	if strings.Contains(o2.log(), "panic") {
-		t.Fatalf("recovery panicked:\n%s", o2.log())
+}
+
+// crashReplies are the replies of the crash tests' processes: before
+// their calls (early: the store holds the instance before it calls) or
+// after them.
+func crashReplies(early bool) (before, after string) {
+	reply := `<reply partnerLink="client" operation="run" variable="out"/>`
+	if early {
+		return reply, ""
 	}
-	// Neither call that may have happened was sent again: the partner got
-	// the two calls of before the kill, and only those.
-	if n := partner.received(); n != 2 {
-		t.Errorf("the partner got %d calls, want the 2 made before the kill (none sent again at recovery)", n)
-	}
-	// And orchd keeps serving: a new run of the same process calls the
-	// partner twice and is answered.
-	r := callRun(t, o2.base, "TwoCalls", "K2", "1")
-	if r.status != 200 || partner.received() != 4 || partner.done.Load() != 2 {
-		t.Errorf("a new run after recovery: status %d (partner got %d calls, answered %d), want 200 and 4, 2:\n%s",
-			r.status, partner.received(), partner.done.Load(), r.body)
-	}
+	return "", reply
 }
 
 // Every branch whose guarded call was in flight at the crash treats its
 // call as one that may have happened (here: faultOnFailure, caught), not
 // only the first branch to step after recovery (the other used to send
-// its call again).
+// its call again). The instance answers its client first, so that the
+// store holds it before its calls (TestCrashWithParallelCallsInFlight).
 func TestCrashRecoveryTreatsEveryCallInFlight(t *testing.T) {
 	partner := startSlowPartner(t, 3*time.Second)
 	deploy := t.TempDir()
@@ -1012,12 +1038,12 @@ func TestCrashRecoveryTreatsEveryCallInFlight(t *testing.T) {
         </invoke>
       </scope>`
 	}
+	replyEarly, _ := crashReplies(true)
 	writeProcess(t, deploy, "Guarded", partner.addr, `
   <sequence>
     <receive partnerLink="client" operation="run" variable="in" createInstance="yes"/>
-    `+initOut+`
+    `+initOut+replyEarly+`
     <flow>`+branch("A", "p1")+branch("B", "p2")+`</flow>
-    <reply partnerLink="client" operation="run" variable="out"/>
   </sequence>`, false)
 	data := t.TempDir()
 	o := startOrchd(t, "--deploy", deploy, "--data", data)
@@ -1026,8 +1052,6 @@ func TestCrashRecoveryTreatsEveryCallInFlight(t *testing.T) {
 	var ins []mgmt.InstanceDetail
 	if !eventually(func() bool {
 		ins = listInstances(t, o2, mgmt.Query{Process: "Guarded"})
-		// Its reply then finds no open request (the client went with the
-		// crash): missingRequest ends it faulted.
 		return len(ins) == 1 && ins[0].State != "running"
 	}) {
 		t.Fatalf("after recovery: instances %+v\n%s", ins, o2.log())

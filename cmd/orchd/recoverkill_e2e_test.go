@@ -15,8 +15,11 @@ var (
 )
 
 // TestKillDuringRecovery: orchd runs the crash loop's mixed load and is
-// SIGKILLed while one PO is inside its CRM call (the partner holds it), so
-// that there is an interrupted run to resume; then each restart is killed
+// SIGKILLed while one instance of a process that answers its client and
+// then calls its partner is inside that call (the partner holds it), so
+// that there is an interrupted run to resume (a PO killed inside its CRM
+// call would leave nothing: a new instance not answered yet is stored
+// before none of its calls); then each restart is killed
 // again once it logs what recovery found (the first time at once, then at
 // a random moment up to 100 ms later), while the interrupted runs resume,
 // the outbox is sent and the timers are scheduled. After the rounds, a last restart must recover it all: the
@@ -30,6 +33,14 @@ func TestKillDuringRecovery(t *testing.T) {
 	rnd := rand.New(rand.NewPCG(seed, 3))
 	crm, erp, notify, plog := startRecordingPartners(t)
 	deploy := crashDeploy(t, crm, erp, notify, false)
+	held := startSlowPartner(t, time.Hour)
+	replyEarly, _ := crashReplies(true)
+	writeProcess(t, deploy, "Resume", held.addr, `
+  <sequence>
+    <receive partnerLink="client" operation="run" variable="in" createInstance="yes"/>
+    `+initOut+replyEarly+`
+    <invoke partnerLink="partner" operation="call" inputVariable="in" outputVariable="p1"/>
+  </sequence>`, false)
 	data := t.TempDir()
 	led := newLedger()
 	args := []string{"--deploy", deploy, "--data", data, "--message-hold", "-1s"}
@@ -45,20 +56,14 @@ func TestKillDuringRecovery(t *testing.T) {
 		waitUntil(t, fmt.Sprintf("round %d: 20 exchanges acknowledged", r), func() bool { return led.acknowledged() >= before+20 })
 		// A run the kill interrupts for certain.
 		id := fmt.Sprintf("K%d-resume", r)
-		release := plog.hold(id)
-		send, closeIdle := newSender(o.base)
-		ordered := make(chan struct{})
-		go func() {
-			defer close(ordered)
-			led.order(send, readPO(), id)
-		}()
-		waitUntil(t, "the CRM call of "+id, func() bool { return plog.count(plog.crm, id) == 1 })
+		calls := held.received()
+		if a := callRun(t, o.base, "Resume", id, "1"); a.status != 200 {
+			t.Fatalf("%s: %d %s", id, a.status, a.body)
+		}
+		waitUntil(t, "the partner call of "+id, func() bool { return held.received() == calls+1 && held.inFlight.Load() == 1 })
 		kill9(t, o)
 		close(stop)
 		<-done
-		<-ordered
-		release()
-		closeIdle()
 		for k := 1; k <= recoveryKills; k++ {
 			ro := startOrchdAt(t, recoveredRE, args...)
 			if k > 1 {
@@ -88,6 +93,9 @@ func TestKillDuringRecovery(t *testing.T) {
 	}
 	if resumed == 0 {
 		t.Error("no killed recovery had an interrupted run to resume: the test did not kill a recovery in its work")
+	}
+	if n := held.received(); n != rounds {
+		t.Errorf("the held partner got %d calls, want the %d of the interrupted runs (none sent again by a recovery)", n, rounds)
 	}
 	o := startOrchd(t, args...)
 	rep, _ := finalCheck(t, o, data, led, plog, 20*time.Second)

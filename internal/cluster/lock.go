@@ -18,6 +18,10 @@ type Lock struct {
 	n   *Node
 	key string
 	rev int64 // create revision of the lock key: the fencing token
+	// releaseNext says the next commit that carries the lock deletes its
+	// key (ReleaseWithNext), released that one did. They are used by one
+	// run at a time, and by the commit it waits for.
+	releaseNext, released bool
 }
 
 // Fence is the comparison a commit of the instance must carry in its etcd
@@ -28,13 +32,42 @@ func (l *Lock) Fence() clientv3.Cmp {
 	return clientv3.Compare(clientv3.CreateRevision(l.key), "=", l.rev)
 }
 
+// FenceOps are the writes of the lock in the commit that carries it: the
+// delete of its key when it is released with that commit
+// (ReleaseWithNext), under the commit's fence.
+func (l *Lock) FenceOps() []clientv3.Op {
+	if l.releaseNext && !l.released {
+		return []clientv3.Op{clientv3.OpDelete(l.key)}
+	}
+	return nil
+}
+
+// FenceDone takes the outcome of the commit that carried the lock: a
+// release with it happened if err is nil; else Release deletes the key as
+// usual (and settles it when etcd does not answer).
+func (l *Lock) FenceDone(_ int64, err error) {
+	if l.releaseNext && err == nil {
+		l.released = true
+	}
+	l.releaseNext = false
+}
+
+// ReleaseWithNext makes the next commit that carries the lock delete its
+// key in that commit's transaction: a run's last checkpoint releases the
+// lock without a transaction of its own.
+func (l *Lock) ReleaseWithNext() { l.releaseNext = true }
+
 // Revision is the lock's fencing token: the etcd revision that created it.
 // It grows with every acquisition of any lock.
 func (l *Lock) Revision() int64 { return l.rev }
 
 // Release deletes the lock key if it is still this lock. Releasing twice,
-// or after the lease expired, is not an error.
+// after the lease expired, or after a commit released it
+// (ReleaseWithNext), is not an error.
 func (l *Lock) Release(ctx context.Context) error {
+	if l.released {
+		return nil
+	}
 	ctx, cancel := l.n.opCtx(ctx)
 	defer cancel()
 	_, err := l.n.cli.Txn(ctx).If(l.Fence()).Then(clientv3.OpDelete(l.key)).Commit()

@@ -141,6 +141,8 @@ type Node struct {
 	changed chan struct{} // closed and replaced on each membership change
 
 	metaMu sync.Mutex // serialises SetVersions (opts.Versions is under mu)
+
+	newLocks newLocks // batched acquisitions of new instances' locks
 }
 
 // Join registers the node under /orchd/<cluster>/nodes/<id> with a fresh

@@ -35,14 +35,36 @@ func (o Owners) Acquire(ctx context.Context, id string) (func(), any, error) {
 	if err != nil {
 		return nil, nil, err
 	}
+	return o.releaser(id, l), l, nil
+}
+
+// releaser is the release of lock l on instance id.
+func (o Owners) releaser(id string, l *cluster.Lock) func() {
 	return func() {
 		if err := l.Release(context.Background()); err != nil {
 			// The lock stays until this node takes it again
 			// (Reentrant) or its lease ends.
 			o.Logger.Warn("cluster: release instance lock", slog.String("instance", id), slog.Any("err", err))
 		}
-	}, l, nil
+	}
 }
+
+// Claim owns a new instance (process.InstanceClaimer): its lock is taken
+// with those of the other new instances asked for meanwhile, in one etcd
+// transaction (cluster.Node.AcquireNew).
+func (o Owners) Claim(ctx context.Context, id string) (func(), any, error) {
+	l, err := o.Node.AcquireNew(ctx, id)
+	if err != nil {
+		return nil, nil, err
+	}
+	return o.releaser(id, l), l, nil
+}
+
+// The lock can give itself up inside a checkpoint (ReleaseWithNext).
+var (
+	_ etcdstore.FoldedFence   = (*cluster.Lock)(nil)
+	_ process.InstanceClaimer = Owners{}
+)
 
 // Options say how a node joins its cluster.
 type Options struct {

@@ -30,6 +30,12 @@ type call struct {
 	fences []clientv3.Cmp
 	fenced []string
 	lost   bool
+	// folded are the fences that write (FoldedFence), nfold their
+	// writes, rev the revision of the transaction that committed the
+	// call.
+	folded []FoldedFence
+	nfold  int
+	rev    int64
 }
 
 // opOverhead approximates the protobuf bytes of one request op besides its
@@ -77,6 +83,13 @@ func (s *Store) Commit(cps ...*persist.Checkpoint) (err error) {
 			c.fences = append(c.fences, cmp)
 			c.fenced = append(c.fenced, p.ID)
 			c.bytes += len(cmp.KeyBytes()) + opOverhead
+			if ff, ok := f.(FoldedFence); ok {
+				c.folded = append(c.folded, ff)
+				n := len(ff.FenceOps())
+				c.nfold += n
+				c.est += n
+				c.bytes += n * (len(cmp.KeyBytes()) + 2*opOverhead)
+			}
 		}
 		n := 1 + len(p.Puts) + len(p.Dels) + 2*(len(p.AddRoutes)+len(p.RemoveRoutes)+len(p.AddTimers)+len(p.RemoveTimers)) + len(p.Outbox)
 		c.est += n
@@ -182,7 +195,7 @@ func (s *Store) runTxn(calls []*call) int {
 		}
 		tx := &overlay{base: base, writes: map[string]*[]byte{}, seq: base.seq}
 		var in, failed []*call
-		taken, fences := 0, 0
+		taken, fences, folded, nest := 0, 0, 0, 0
 		for _, c := range calls {
 			if c.lost {
 				taken++
@@ -193,7 +206,13 @@ func (s *Store) runTxn(calls []*call) int {
 			err := child.applyCall(s, c)
 			if err == nil {
 				ops, size := child.size()
-				if ops > s.opts.MaxTxnOps || len(child.compares())+fences+len(c.fences) > s.opts.MaxTxnOps || size > s.opts.MaxRequestBytes-reserve {
+				ops += folded + c.nfold // the fences' writes (write)
+				// etcd allows a nested transaction (the fence probes
+				// of write's Else) only the operations its parent
+				// leaves of the limit: max(compares, ops, probes) plus
+				// the largest probe must fit.
+				n := max(nest, len(c.fences))
+				if ops+n > s.opts.MaxTxnOps || len(child.compares())+fences+len(c.fences)+n > s.opts.MaxTxnOps || size > s.opts.MaxRequestBytes-reserve {
 					if len(in) > 0 || len(failed) > 0 {
 						break // the rest goes into the next transaction
 					}
@@ -210,12 +229,14 @@ func (s *Store) runTxn(calls []*call) int {
 			child.merge()
 			in = append(in, c)
 			fences += len(c.fences)
+			folded += c.nfold
+			nest = max(nest, len(c.fences))
 		}
 		if len(in) == 0 {
 			finish(failed, nil)
 			return taken
 		}
-		ok, written, lost, err := s.write(tx, in)
+		ok, rev, written, lost, err := s.write(tx, in)
 		if err != nil {
 			finish(in, err)
 			finish(failed, nil)
@@ -250,6 +271,9 @@ func (s *Store) runTxn(calls []*call) int {
 		s.commits.Add(1)
 		s.checkpoints.Add(uint64(cps))
 		s.bytesWritten.Add(written)
+		for _, c := range in {
+			c.rev = rev
+		}
 		finish(in, nil)
 		finish(failed, nil)
 		return taken
@@ -258,11 +282,19 @@ func (s *Store) runTxn(calls []*call) int {
 	return len(calls)
 }
 
-// finish completes calls; a non-nil err replaces their own.
+// finish completes calls; a non-nil err replaces their own. Each call's
+// folded fences learn its outcome first.
 func finish(calls []*call, err error) {
 	for _, c := range calls {
 		if err != nil {
 			c.err = err
+		}
+		for _, f := range c.folded {
+			if c.err != nil {
+				f.FenceDone(0, c.err)
+			} else {
+				f.FenceDone(c.rev, nil)
+			}
 		}
 		close(c.done)
 	}
@@ -390,7 +422,9 @@ func sortedKeys(m map[string]bool) []string {
 }
 
 // write sends the transaction of the calls in; ok is false when a
-// comparison failed, and lost then lists the calls whose fence failed.
+// comparison failed, and lost then lists the calls whose fence failed;
+// rev is the committed transaction's revision. The folded fences' writes
+// go with the calls' own.
 // written counts the key and value bytes it puts (keys with the prefix:
 // what etcd stores).
 //
@@ -399,7 +433,7 @@ func sortedKeys(m map[string]bool) []string {
 // failed comes back in the same answer: the Else branch holds, for each
 // fenced call, a nested transaction with only its comparisons (etcd >=
 // 3.3), whose Succeeded says whether they hold.
-func (s *Store) write(tx *overlay, in []*call) (ok bool, written uint64, lost []*call, err error) {
+func (s *Store) write(tx *overlay, in []*call) (ok bool, rev int64, written uint64, lost []*call, err error) {
 	ops := make([]clientv3.Op, 0, len(tx.writes))
 	for _, k := range sortedPtrKeys(tx.writes) {
 		if v := tx.writes[k]; v == nil {
@@ -407,6 +441,11 @@ func (s *Store) write(tx *overlay, in []*call) (ok bool, written uint64, lost []
 		} else {
 			ops = append(ops, clientv3.OpPut(k, string(*v)))
 			written += uint64(len(k) + len(*v))
+		}
+	}
+	for _, c := range in {
+		for _, f := range c.folded {
+			ops = append(ops, f.FenceOps()...)
 		}
 	}
 	cmps := tx.compares()
@@ -424,17 +463,17 @@ func (s *Store) write(tx *overlay, in []*call) (ok bool, written uint64, lost []
 	resp, err := s.cli.Txn(ctx).If(cmps...).Then(ops...).Else(probes...).Commit()
 	s.writeTxns.Add(1)
 	if err != nil {
-		return false, 0, nil, unavailable("write", err)
+		return false, 0, 0, nil, unavailable("write", err)
 	}
 	if resp.Succeeded {
-		return true, written, nil, nil
+		return true, resp.Header.Revision, written, nil, nil
 	}
 	for i, r := range resp.Responses {
 		if t := r.GetResponseTxn(); i < len(fenced) && t != nil && !t.Succeeded {
 			lost = append(lost, fenced[i])
 		}
 	}
-	return false, 0, lost, nil
+	return false, 0, 0, lost, nil
 }
 
 func sortedPtrKeys(m map[string]*[]byte) []string {

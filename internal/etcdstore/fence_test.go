@@ -155,3 +155,56 @@ func TestFenceCostsNoRoundTrip(t *testing.T) {
 		}
 	}
 }
+
+// TestCommitReleasesLocks: concurrent checkpoints whose locks go with
+// them (cluster.Lock.ReleaseWithNext) commit in shared transactions that
+// stay within etcd's operation limit with the locks' deletes counted
+// (each transaction here is filled to the limit by the checkpoints'
+// own writes), and leave no lock held.
+func TestCommitReleasesLocks(t *testing.T) {
+	c := etcdtest.Start(t, 1)
+	// etcd's own limit: 128 operations per transaction.
+	st, err := etcdstore.Open(etcdstore.Options{Endpoints: c.Endpoints(), Prefix: "/orchd/release", MaxTxnOps: 128, MaxBatchDelay: 20 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	ctx := context.Background()
+	node, err := cluster.Join(ctx, st.Client(), cluster.Options{Cluster: "release", ID: "a", URL: "http://a", TTL: 2 * time.Second,
+		Logger: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { node.Close() })
+	const n = 96
+	locks := make([]*cluster.Lock, n)
+	for i := range n {
+		if locks[i], err = node.AcquireNew(ctx, fmt.Sprintf("R%02d", i)); err != nil {
+			t.Fatal(err)
+		}
+		locks[i].ReleaseWithNext()
+	}
+	errs := make([]error, n)
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Go(func() {
+			errs[i] = st.Commit(&persist.Checkpoint{Instance: inst(fmt.Sprintf("R%02d", i), persist.Waiting),
+				Vars: map[int][]byte{1: []byte("v"), 2: []byte("w")}, Fence: locks[i]})
+		})
+	}
+	wg.Wait()
+	for i, err := range errs {
+		if err != nil {
+			t.Fatalf("commit R%02d: %v", i, err)
+		}
+	}
+	held, err := node.Holders(ctx)
+	if err != nil || len(held) != 0 {
+		t.Fatalf("locks still held after the commits that released them: %v %v", held, err)
+	}
+	for _, l := range locks {
+		if err := l.Release(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+}

@@ -36,6 +36,22 @@ type Fence interface {
 	Fence() clientv3.Cmp
 }
 
+// FoldedFence is a Fence that also takes or gives up its lock inside the
+// checkpoint's transaction (*cluster.Lock does: a new instance's lock is
+// put by its first checkpoint, and any run's is deleted by its last), so
+// that owning an instance costs no transaction of its own.
+type FoldedFence interface {
+	Fence
+	// FenceOps are the writes the fence adds to the transaction, under
+	// its comparison; they must not touch the store's own keys.
+	FenceOps() []clientv3.Op
+	// FenceDone tells the fence the outcome of the commit that carried
+	// it, before Commit returns: the revision of the transaction that
+	// wrote it, or the commit's error (ErrUnavailable: it may have been
+	// written).
+	FenceDone(rev int64, err error)
+}
+
 // Defaults of Options.
 const (
 	DefaultPrefix          = "/orchd/default/"

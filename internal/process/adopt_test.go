@@ -70,8 +70,9 @@ func TestAdoptOutbox(t *testing.T) {
 }
 
 // TestAdoptInterrupted: two engines share one store. The first is inside
-// a persistent PO's CRM call (checkpointed as running before it) when it
-// "dies"; the second, asked to adopt, resumes that run from its
+// a persistent instance's partner call (checkpointed as running before
+// it: the instance answered its client first, so the store holds it) when
+// it "dies"; the second, asked to adopt, resumes that run from its
 // checkpoint, and the instance is no longer running; asked again, it
 // finds nothing to resume.
 func TestAdoptInterrupted(t *testing.T) {
@@ -90,17 +91,27 @@ func TestAdoptInterrupted(t *testing.T) {
 			return nil, errors.New("the engine died")
 		})
 	}
+	dir := filepath.Join(bundlesDir, "mgmt-recover")
+	deploy := func(e *Engine) *Process {
+		procs, err := loadBundle(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := e.Deploy(procs...); err != nil {
+			t.Fatal(err)
+		}
+		return procs[0]
+	}
 	e1 := NewEngine(Options{Store: st, Partners: hang})
-	procs := deployExamples(t, e1)
+	p1 := deploy(e1)
 	if _, err := e1.Recover(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	po := poMessage(t, "po-request.xml")
-	go func() { _, _, _ = submitCtx(context.Background(), e1, procs["PurchaseOrderPersistent"], po) }()
+	go func() { _ = dispatch(t, e1, p1, testReq("AI-1", "1", "")) }()
 	select {
 	case <-called:
 	case <-time.After(10 * time.Second):
-		t.Fatal("the first engine never called the CRM partner")
+		t.Fatal("the first engine never called its partner")
 	}
 	running := func() int {
 		n := 0
@@ -113,12 +124,16 @@ func TestAdoptInterrupted(t *testing.T) {
 		return n
 	}
 	if n := running(); n != 1 {
-		t.Fatalf("%d instances running while the first engine waits for the CRM, want 1", n)
+		t.Fatalf("%d instances running while the first engine waits for its partner, want 1", n)
 	}
 
-	ip := &inProcessPartners{}
-	e2 := NewEngine(Options{Store: st, Partners: ip.bind})
-	deployExamples(t, e2)
+	e2 := NewEngine(Options{Store: st, Partners: func(*exchange.Endpoint) exchange.Partner {
+		return exchange.PartnerFunc(func(context.Context, *exchange.Call) (*exchange.Message, error) {
+			t.Error("the adopted run sent again the call that may have happened")
+			return nil, errors.New("not again")
+		})
+	}})
+	deploy(e2)
 	e2.baseCtx = context.Background() // as Recover sets it; e2 has nothing of its own to recover
 	if n, err := e2.AdoptInterrupted(func(string) bool { return true }); err != nil || n != 1 {
 		t.Fatalf("AdoptInterrupted = %d, %v; want 1", n, err)

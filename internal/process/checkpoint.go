@@ -52,6 +52,34 @@ type InstanceOwners interface {
 	Acquire(ctx context.Context, id string) (release func(), fence any, err error)
 }
 
+// InstanceClaimer is InstanceOwners that owns a new instance more
+// cheaply than Acquire can any: a new instance's id is known to no other
+// process until its first checkpoint commits, so nobody holds its lock,
+// and the locks of concurrent new instances can be taken together (one
+// etcd transaction for many). release and fence are as Acquire's.
+type InstanceClaimer interface {
+	Claim(ctx context.Context, id string) (release func(), fence any, err error)
+}
+
+// releasingFence is a fence that can give up its lock in the run's last
+// checkpoint (cluster.Lock): finish asks it to, for the runs whose last
+// commit it is (instance.foldRelease); release then has nothing left to
+// do, or does it as usual if that commit failed.
+type releasingFence interface{ ReleaseWithNext() }
+
+// ownNew owns a new instance across processes: by Claim when the owners
+// can, else as own.
+func (e *Engine) ownNew(ctx context.Context, id string) (release func(), fence any, err error) {
+	if c, ok := e.opts.Owners.(InstanceClaimer); ok {
+		release, fence, err = c.Claim(ctx, id)
+		if err != nil {
+			return nil, nil, fmt.Errorf("instance %s: %w", id, err)
+		}
+		return release, fence, nil
+	}
+	return e.own(ctx, id)
+}
+
 // own takes instance id across processes (Options.Owners). The caller
 // holds the instance's stripe; it gives fence to the checkpoints of the
 // run (load, instance.fence).
@@ -151,6 +179,14 @@ func (in *instance) checkpoint(st persist.State) error {
 	cp.Instance = rec
 	cp.Outbox = in.outbox
 	cp.Fence = in.fence
+	if cp.Delete && !in.stored && len(cp.Outbox) == 0 {
+		// The instance ends deleted and the store never held it: the
+		// commit would write nothing (docs/architecture.md, "the end of a
+		// run").
+		in.state = st
+		in.deliverReplies()
+		return nil
+	}
 	n := 0
 	for _, v := range cp.Vars {
 		n += len(v)
@@ -160,6 +196,11 @@ func (in *instance) checkpoint(st persist.State) error {
 	idle := in.idle // the commit is I/O: no CPU slot held
 	if idle != nil {
 		idle.Idle(exchange.WaitCommit)
+	}
+	if in.lazyStripe && in.stripe == nil {
+		// From this commit on others can find the instance (a wait for
+		// the stripe, as for the commit, holds no CPU slot).
+		in.stripe = e.stripes.lock(in.id)
 	}
 	sp := in.traceCommit(cp, st, n)
 	err := e.store.Commit(cp)
@@ -180,6 +221,7 @@ func (in *instance) checkpoint(st persist.State) error {
 		in.dirty[i] = false
 	}
 	in.state = st
+	in.stored = true
 	in.p.metrics.commits.Inc()
 	in.p.metrics.storedBytes.Add(float64(n))
 	in.deliverReplies()
@@ -454,6 +496,7 @@ func (e *Engine) decode(ctx context.Context, p *Process, rec *persist.Instance, 
 	}
 	in := newInstance(e, p, ctx)
 	in.id, in.started, in.state, in.corr = rec.ID, rec.Created, rec.State, rec.Correlations
+	in.stored = true
 	r := &reader{b: frames}
 	if len(r.b) == 0 || r.b[0] < framesVersion || r.b[0] > framesVersionComp {
 		return nil, fmt.Errorf("instance %s: %w (version)", id, errBadFrames)
@@ -592,11 +635,13 @@ var errMayHaveRun = errors.New("orchd stopped while this call was in flight; it 
 // beforeCall does what a persistent instance needs before a partner call
 // (an invoke, a REST extension activity) in frame f. A call guarded (not
 // idempotent: guarded is asked only for persistent processes) is preceded
-// by a checkpoint, so that after a crash it is not repeated blindly; any
-// call is, once a reply waits for its commit, so that the reply leaves now
-// rather than after the call. recovered reports a guarded call that may
-// have happened before orchd stopped: the caller fails it instead of
-// calling again. err is the checkpoint's failure.
+// by a checkpoint, so that after a crash it is not repeated blindly,
+// unless the instance is unpromised (nothing of it stored, nobody
+// answered: nothing stored could make the call again); any call is, once
+// a reply waits for its commit, so that the reply leaves now rather than
+// after the call. recovered reports a guarded call that may have happened
+// before orchd stopped: the caller fails it instead of calling again. err
+// is the checkpoint's failure.
 func (in *instance) beforeCall(f *frame, guarded func() bool) (recovered bool, err error) {
 	if in.p.InMemory || in.e.store == nil {
 		return false, nil
@@ -604,7 +649,12 @@ func (in *instance) beforeCall(f *frame, guarded func() bool) (recovered bool, e
 	g := guarded()
 	switch {
 	case g && f.pc == 0:
+		// pc 1 marks the call as under way for any checkpoint taken
+		// while it is (another branch's, or this run's first).
 		f.pc = 1
+		if in.unpromised() {
+			return false, nil
+		}
 		fallthrough
 	case len(in.out) > 0:
 		return false, in.checkpoint(persist.Running)
@@ -613,6 +663,22 @@ func (in *instance) beforeCall(f *frame, guarded func() bool) (recovered bool, e
 		return true, nil
 	}
 	return false, nil
+}
+
+// unpromised reports that a checkpoint in the middle of this run would
+// serve none of the guarantees docs/architecture.md states: the store
+// holds nothing of the instance (this run created it and none of its
+// checkpoints committed), and the run has answered nobody (no reply made
+// or waiting for a commit; a one-way trigger is acknowledged only when
+// the run ends). A crash then leaves nothing to recover: no stored state
+// from which orchd could make a call again, no answer that described
+// state. Its client, unanswered, retries or not, as after a crash before
+// the request arrived. In a cluster (Options.Owners) no run is
+// unpromised: there the checkpoint before a call also shows the run in
+// flight to the other nodes (docs/cluster.md), which this does not
+// change.
+func (in *instance) unpromised() bool {
+	return in.e.opts.Owners == nil && !in.stored && !in.answered && len(in.out) == 0
 }
 
 // callAsync sends a partner call on its own goroutine while other threads

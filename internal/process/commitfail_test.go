@@ -66,8 +66,9 @@ func (s *faultyStore) Commit(cps ...*persist.Checkpoint) error {
 	return s.Store.Commit(cps...)
 }
 
-// faultyEngine deploys the approval and persistent PO examples and a
-// persistent RELIABLE one-way process on a faulty store.
+// faultyEngine deploys the approval and persistent PO examples, a
+// persistent RELIABLE one-way process and mgmt-recover (it answers its
+// client, then calls its partner) on a faulty store.
 func faultyEngine(t *testing.T, path string) (*Engine, *faultyStore, map[string]*Process, *inProcessPartners, *flakyPartner) {
 	t.Helper()
 	st, err := persist.Open(path, persist.Options{MaxBatchDelay: time.Millisecond})
@@ -91,6 +92,15 @@ func faultyEngine(t *testing.T, path string) (*Engine, *faultyStore, map[string]
 		t.Fatal(err)
 	}
 	procs["OneWay"] = oneway
+	rec, err := loadBundle(editedBundle(t, "mgmt-recover", map[string][]string{"test.wsdl": {
+		`location="http://localhost:8080/test"`, `location="http://localhost:8080/recover"`}}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := e.Deploy(rec...); err != nil {
+		t.Fatal(err)
+	}
+	procs["Recover"] = rec[0]
 	if _, err := e.Recover(context.Background()); err != nil {
 		t.Fatal(err)
 	}
@@ -177,33 +187,55 @@ func TestFailedCommit(t *testing.T) {
 				t.Fatalf("%d failures; %+v", fs.failures(), list)
 			}
 		}},
-		{"the commit before a partner call", func(t *testing.T, e *Engine, fs *faultyStore, procs map[string]*Process, ip *inProcessPartners, _ *flakyPartner) {
+		{"no commit before a new instance's calls", func(t *testing.T, e *Engine, fs *faultyStore, procs map[string]*Process, ip *inProcessPartners, _ *flakyPartner) {
+			// The PO, unanswered until it ends, is stored before neither
+			// call, and its end (cleanup deletes it) writes nothing: the
+			// commit that would fail is never asked for.
 			fs.plan(0, 1)
 			out, fault, err := submit(t, e, procs["PurchaseOrderPersistent"], poMessage(t, "po-request.xml"))
-			if err == nil || out != nil || fault != nil {
-				t.Fatalf("PO acknowledged although its commit failed: %v %v %v", out, fault, err)
+			if err != nil || fault != nil || out == nil {
+				t.Fatalf("PO: %v %v %v", out, fault, err)
 			}
-			if n := ip.crm.Load(); n != 0 {
-				t.Errorf("the CRM was called %d times after the commit before the call failed", n)
+			if ip.crm.Load() != 1 || ip.erp.Load() != 1 || fs.failures() != 0 {
+				t.Errorf("partner calls: crm %d erp %d, failed commits %d; want 1 1 0", ip.crm.Load(), ip.erp.Load(), fs.failures())
+			}
+			if list := verifyStore(t, e, fs); len(list) != 0 {
+				t.Fatalf("stored: %+v", list)
+			}
+		}},
+		{"the commit before a partner call", func(t *testing.T, e *Engine, fs *faultyStore, procs map[string]*Process, _ *inProcessPartners, ow *flakyPartner) {
+			// Recover's reply waits for the checkpoint before its call.
+			fs.plan(0, 1)
+			if r := dispatch(t, e, procs["Recover"], testReq("CB-1", "1", "")); r.err == nil || r.out != nil || r.fault != nil {
+				t.Fatalf("answered although the commit before the call failed: %+v", r)
+			}
+			ow.mu.Lock()
+			got := len(ow.got)
+			ow.mu.Unlock()
+			if got != 0 {
+				t.Errorf("the partner was called %d times after the commit before the call failed", got)
 			}
 			if list := verifyStore(t, e, fs); len(list) != 0 {
 				t.Fatalf("stored after a failed commit: %+v", list)
 			}
 		}},
-		{"the commit after a partner call", func(t *testing.T, e *Engine, fs *faultyStore, procs map[string]*Process, ip *inProcessPartners, _ *flakyPartner) {
-			fs.plan(1, 1) // before CRM; before ERP fails
-			out, fault, err := submit(t, e, procs["PurchaseOrderPersistent"], poMessage(t, "po-request.xml"))
-			if err == nil || out != nil || fault != nil {
-				t.Fatalf("PO acknowledged although its commit failed: %v %v %v", out, fault, err)
+		{"the commit after a partner call", func(t *testing.T, e *Engine, fs *faultyStore, procs map[string]*Process, _ *inProcessPartners, ow *flakyPartner) {
+			fs.plan(1, 1) // before the call (the reply leaves); the end's fails
+			// (The run's error comes after the reply: the end's commit.)
+			if r := dispatch(t, e, procs["Recover"], testReq("CA-1", "1", "")); r.out == nil || r.err == nil {
+				t.Fatalf("reply: %+v", r)
 			}
-			if ip.crm.Load() != 1 || ip.erp.Load() != 0 {
-				t.Errorf("partner calls: crm %d erp %d, want 1 0", ip.crm.Load(), ip.erp.Load())
+			ow.mu.Lock()
+			got := len(ow.got)
+			ow.mu.Unlock()
+			if got != 1 || fs.failures() != 1 {
+				t.Errorf("partner calls %d, failed commits %d; want 1 1", got, fs.failures())
 			}
-			// The store keeps the checkpoint before the CRM call: the
-			// failed run's state (the CRM's answer) and its failure are
-			// not stored, no later commit of the run was made.
+			// The store keeps the checkpoint before the call: the failed
+			// run's state after it is not stored, no later commit of the
+			// run was made.
 			list := verifyStore(t, e, fs)
-			if len(list) != 1 || list[0].State != "running" || list[0].Variables["crmResp"] != "" {
+			if len(list) != 1 || list[0].State != "running" || list[0].Variables["presp"] != "" {
 				t.Fatalf("stored instance: %+v", list)
 			}
 			if s := fs.Stats(); s.Checkpoints != 1 {

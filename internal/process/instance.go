@@ -118,6 +118,17 @@ type instance struct {
 	regRoutes []string
 	regTimer  int64
 	state     instState
+	// foldRelease says the end's checkpoint is the last commit of this
+	// run under its lock, so a fence that can (releasingFence) releases
+	// the lock with it.
+	foldRelease bool
+	// stored says the store holds a checkpoint of the instance: it was
+	// loaded, or a checkpoint of this run committed (see unpromised).
+	stored bool
+	// lazyStripe says the run of a new instance has not taken its stripe
+	// (create): its first checkpoint takes it, into stripe.
+	lazyStripe bool
+	stripe     *sync.Mutex
 	// outbox holds one-way invokes to send after the next checkpoint.
 	outbox []persist.OutboxMessage
 	// eprs are the partner role endpoints assigned by <copy><to

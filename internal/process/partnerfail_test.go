@@ -235,9 +235,12 @@ func (pb pfBundle) write(t *testing.T) string {
 // and does not call again, even where a handler of the process would
 // catch a partner's failure (that handler is for the partner's
 // failures, not orchd's). The stop is a copy of the store taken while
-// the call is out (the checkpoint before it is committed).
+// the call is out (the checkpoint before it is committed: the instance
+// answered its client first, so the store holds it; a new instance not
+// yet answered is not stored before its calls).
 func TestRecoveredCallInFlightSuspendsEvenWhenCaught(t *testing.T) {
-	body := pfScope(`<catchAll>`+pfSet(`'caught'`)+`</catchAll>`, pfInvoke)
+	body := `<reply partnerLink="client" operation="run" variable="out"/>` +
+		pfScope(`<catchAll>`+pfSet(`'caught'`)+`</catchAll>`, pfInvoke) + `<exit/>`
 	dir := pfBundle{body: body, persistent: true}.write(t)
 	path := filepath.Join(t.TempDir(), "orchd.db")
 	called, hold := make(chan struct{}), make(chan struct{})

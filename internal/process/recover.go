@@ -167,6 +167,7 @@ func (e *Engine) resumeInterrupted(p *Process, id string) {
 			t.mayHaveRun = top.pc >= 1
 		}
 	}
+	in.foldRelease = true
 	if err := e.drive(in, nil); err != nil {
 		e.log.Warn("recovered instance ended with an error", slog.String(logInstance, id), slog.Any("err", err))
 	}

@@ -260,45 +260,79 @@ func TestRESTCallsOverlap(t *testing.T) {
 	}
 }
 
-// A persistent instance is checkpointed before a POST (not safe to repeat
-// after a crash) but not before a GET: one commit more.
+// A persistent instance the store holds is checkpointed before a POST
+// (not safe to repeat after a crash) but not before a GET: one commit
+// more. A new instance whose client is not answered yet is checkpointed
+// before neither (nothing stored could repeat the call: docs/architecture.md).
 func TestRESTCheckpointsBeforeUnsafeCalls(t *testing.T) {
 	hs := httptest.NewServer(&restServer{})
 	defer hs.Close()
-	commits := map[string]int32{}
-	for _, method := range []string{"GET", "POST"} {
-		dir := restBundle(t, fmt.Sprintf(restBody, restAct(`<rest:`+method+` uri="$bpelvar[url]" statusCode="code"/>`)))
-		dd := filepath.Join(dir, "deploy.xml")
-		b, err := os.ReadFile(dd)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(dd, bytes.Replace(b, []byte("<in-memory>true"), []byte("<in-memory>false"), 1), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		procs, err := loadBundle(dir)
-		if err != nil {
-			t.Fatal(err)
-		}
-		st, err := persist.Open(filepath.Join(t.TempDir(), "orchd.db"), persist.Options{MaxBatchDelay: time.Millisecond})
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer st.Close()
-		cs := &countingStore{Store: st}
-		e := NewEngine(Options{Store: cs})
-		defer e.Close()
-		if err := e.Deploy(procs...); err != nil {
-			t.Fatal(err)
-		}
-		r := dispatch(t, e, procs[0], testReq("I", "1", hs.URL+"/echo"))
-		if r.err != nil || r.fault != nil || r.out == nil || r.out.Parts["payload"].FindElement("./a").Text() != "200|" {
-			t.Fatalf("%s: err=%v fault=%v out=%v", method, r.err, r.fault, r.out)
-		}
-		commits[method] = cs.commits.Load()
+	reply := `<reply partnerLink="client" operation="run" variable="out"/>`
+	tests := []struct {
+		name string
+		body string // the REST activity is act
+		more int32  // POST's commits beyond GET's
+	}{
+		{"unanswered new instance", "act", 0},
+		// The reply leaves with the checkpoint before the first call
+		// (either method); the second call is the one guarded or not.
+		{"answered, then two calls", reply + " act act", 1},
 	}
-	if commits["POST"] != commits["GET"]+1 {
-		t.Errorf("commits: GET %v, POST %v; want one more for POST (the checkpoint before the call)", commits["GET"], commits["POST"])
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			commits := map[string]int32{}
+			for _, method := range []string{"GET", "POST"} {
+				act := restAct(`<rest:` + method + ` uri="$bpelvar[url]" statusCode="code"/>`)
+				dir := restBundle(t, fmt.Sprintf(restBody, strings.ReplaceAll(tc.body, "act", act)))
+				edits := [][2]string{{"<in-memory>true", "<in-memory>false"}}
+				if strings.HasPrefix(tc.body, reply) {
+					edits = append(edits, [2]string{"  " + reply + "\n  </sequence>", "  </sequence>"})
+				}
+				for _, ed := range edits {
+					file := "deploy.xml"
+					if strings.Contains(ed[0], "reply") {
+						file = "Test.bpel"
+					}
+					fp := filepath.Join(dir, file)
+					b, err := os.ReadFile(fp)
+					if err != nil {
+						t.Fatal(err)
+					}
+					if !bytes.Contains(b, []byte(ed[0])) {
+						t.Fatalf("%s lacks %q", file, ed[0])
+					}
+					if err := os.WriteFile(fp, bytes.Replace(b, []byte(ed[0]), []byte(ed[1]), 1), 0o644); err != nil {
+						t.Fatal(err)
+					}
+				}
+				procs, err := loadBundle(dir)
+				if err != nil {
+					t.Fatal(err)
+				}
+				st, err := persist.Open(filepath.Join(t.TempDir(), "orchd.db"), persist.Options{MaxBatchDelay: time.Millisecond})
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer st.Close()
+				cs := &countingStore{Store: st}
+				e := NewEngine(Options{Store: cs})
+				defer e.Close()
+				if err := e.Deploy(procs...); err != nil {
+					t.Fatal(err)
+				}
+				r := dispatch(t, e, procs[0], testReq("I", "1", hs.URL+"/echo"))
+				if r.err != nil || r.fault != nil || r.out == nil {
+					t.Fatalf("%s: err=%v fault=%v out=%v", method, r.err, r.fault, r.out)
+				}
+				if a := r.out.Parts["payload"].FindElement("./a").Text(); tc.more == 0 && a != "200|" {
+					t.Fatalf("%s: answer %q", method, a)
+				}
+				commits[method] = cs.commits.Load()
+			}
+			if commits["POST"] != commits["GET"]+tc.more {
+				t.Errorf("commits: GET %v, POST %v; want %d more for POST (the checkpoint before the call)", commits["GET"], commits["POST"], tc.more)
+			}
+		})
 	}
 }
 

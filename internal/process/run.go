@@ -186,15 +186,33 @@ func (e *Engine) create(ctx context.Context, p *Process, ex *exchange.Exchange) 
 		}
 		return e.drive(in, ex)
 	}
+	if e.opts.Owners == nil {
+		// Until its first checkpoint only this run can reach the
+		// instance (no store, route or timer knows its id): checkpoint
+		// takes its stripe then, so that new instances whose ids share
+		// a stripe do not wait for each other's partner calls.
+		defer in.unlockStripe()
+		in.lazyStripe = true
+		return e.drive(in, ex)
+	}
 	m := e.stripes.lock(in.id)
 	defer m.Unlock()
-	release, fence, err := e.own(ctx, in.id)
+	release, fence, err := e.ownNew(ctx, in.id)
 	if err != nil {
 		return err
 	}
 	defer release()
-	in.fence = fence
+	in.fence, in.foldRelease = fence, true
 	return e.drive(in, ex)
+}
+
+// unlockStripe lets go of the stripe a new instance's first checkpoint
+// took (lazyStripe), if it took it.
+func (in *instance) unlockStripe() {
+	if in.stripe != nil {
+		in.stripe.Unlock()
+		in.stripe = nil
+	}
 }
 
 // resume delivers ex to the instance routed under key, if there is one.
@@ -250,6 +268,7 @@ func (e *Engine) resume(ctx context.Context, p *Process, key string, ex *exchang
 		return true, suspendedError(in)
 	}
 	retarget(in, ex)
+	in.foldRelease = true
 	return true, e.drive(in, ex)
 }
 
@@ -285,8 +304,11 @@ const maxInlineWait = 5 * time.Minute
 // waitInline lets a request-response exchange whose instance waits only for
 // a timer (a <wait> before the reply) wait for it in its own goroutine, as
 // a straight-through engine should, instead of failing for want of a
-// reply. A persistent instance is checkpointed first, so the wait
-// survives a crash. It reports whether the run should go on.
+// reply. A persistent instance the store holds is checkpointed first, so
+// the wait survives a crash; an unpromised one (created by this run) is
+// not: after a crash its unanswered client retries, and a stored copy
+// would only go on alone beside the retry's instance. It reports whether
+// the run should go on.
 func (e *Engine) waitInline(in *instance, ex *exchange.Exchange) bool {
 	if ex == nil || in.answered || ex.Operation.OneWay() || ex.Respond == nil || len(in.waits) > 0 || in.wake == 0 {
 		return false
@@ -295,7 +317,7 @@ func (e *Engine) waitInline(in *instance, ex *exchange.Exchange) bool {
 	if d > maxInlineWait {
 		return false
 	}
-	if !in.p.InMemory && e.store != nil {
+	if !in.p.InMemory && e.store != nil && !in.unpromised() {
 		if err := in.checkpoint(persist.Waiting); err != nil {
 			return false
 		}
@@ -347,6 +369,9 @@ func (e *Engine) finish(in *instance, ex *exchange.Exchange, res result, err err
 		if !errors.As(err, &ns) {
 			// (A checkpoint inside the run failed: that run is not
 			// stored either.)
+			if rf, ok := in.fence.(releasingFence); ok && in.foldRelease {
+				rf.ReleaseWithNext() // the run's last commit
+			}
 			cerr = in.checkpoint(stateOf(res))
 		}
 		if cerr != nil {
@@ -752,6 +777,7 @@ func (e *Engine) fire(p *Process, id string, due int64) {
 		e.unload(in)
 		return
 	}
+	in.foldRelease = true
 	_ = e.drive(in, nil)
 }
 
