@@ -579,52 +579,6 @@ func (c *compiler) to(e *etree.Element, t *plan.ToSpec) bool {
 	return true
 }
 
-func (c *compiler) faultHandlers(e *etree.Element) *plan.FaultHandlers {
-	return c.faultHandlerList(e.ChildElements())
-}
-
-// faultHandlerList compiles catch and catchAll elements.
-func (c *compiler) faultHandlerList(list []*etree.Element) *plan.FaultHandlers {
-	h := &plan.FaultHandlers{}
-	for _, ce := range list {
-		if !isBPEL(ce) {
-			continue
-		}
-		switch ce.Tag {
-		case "catch":
-			ct := &plan.Catch{}
-			ct.FaultName, _ = c.qnameAttr(ce, "faultName")
-			c.scopes = append(c.scopes, map[string]*expr.Var{})
-			if vn := ce.SelectAttrValue("faultVariable", ""); vn != "" {
-				v := &expr.Var{Name: vn, Pos: c.pos(ce)}
-				if mt, ok := c.qnameAttr(ce, "faultMessageType"); ok {
-					v.Msg = c.w.Messages[mt]
-					if v.Msg == nil {
-						c.errorf(ce, "unknown faultMessageType %s", mt)
-						v.Msg = &exchange.MessageDesc{Name: mt}
-					}
-				} else if el, ok := c.qnameAttr(ce, "faultElement"); ok {
-					v.Elem = el
-				} else {
-					c.errorf(ce, "catch with faultVariable needs faultMessageType or faultElement")
-				}
-				c.p.Vars = append(c.p.Vars, v)
-				v.Slot = len(c.p.Vars)
-				c.scopes[len(c.scopes)-1][vn] = v
-				ct.V = v
-			}
-			ct.Act = c.onlyActivity(ce)
-			c.scopes = c.scopes[:len(c.scopes)-1]
-			h.Catches = append(h.Catches, ct)
-		case "catchAll":
-			h.CatchAll = c.onlyActivity(ce)
-		default:
-			c.errorf(ce, "unexpected element in faultHandlers")
-		}
-	}
-	return h
-}
-
 // onlyActivity compiles the single activity child of e.
 func (c *compiler) onlyActivity(e *etree.Element) plan.Activity { return c.onlyActivityExcept(e) }
 
