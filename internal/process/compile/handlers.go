@@ -8,6 +8,8 @@ import (
 	"github.com/orchd/orchd/internal/process/plan"
 )
 
+// faultHandlers compiles a <faultHandlers> element: its catches and
+// catchAll, in order.
 func (c *compiler) faultHandlers(e *etree.Element) *plan.FaultHandlers {
 	return c.faultHandlerList(e.ChildElements())
 }
