@@ -6,8 +6,8 @@ import (
 
 	"github.com/beevik/etree"
 
-	"github.com/orchd/orchd/internal/process"
 	"github.com/orchd/orchd/internal/process/compile"
+	"github.com/orchd/orchd/internal/process/plan"
 )
 
 // TestExtensionNS is the namespace of ODE's test extension bundle, which
@@ -27,16 +27,16 @@ func TestExtension() compile.Extension {
 type testBundle struct{}
 
 // CompileActivity implements compile.ExtensionActivityCompiler.
-func (testBundle) CompileActivity(el *etree.Element, c compile.ExtensionCompiler) (process.ExtensionAction, error) {
+func (testBundle) CompileActivity(el *etree.Element, c compile.ExtensionCompiler) (plan.ExtensionAction, error) {
 	return compileTestOp(el, c)
 }
 
 // CompileAssignOperation implements compile.ExtensionAssignCompiler.
-func (testBundle) CompileAssignOperation(el *etree.Element, c compile.ExtensionCompiler) (process.ExtensionAction, error) {
+func (testBundle) CompileAssignOperation(el *etree.Element, c compile.ExtensionCompiler) (plan.ExtensionAction, error) {
 	return compileTestOp(el, c)
 }
 
-func compileTestOp(el *etree.Element, c compile.ExtensionCompiler) (process.ExtensionAction, error) {
+func compileTestOp(el *etree.Element, c compile.ExtensionCompiler) (plan.ExtensionAction, error) {
 	switch el.Tag {
 	case "doIt":
 		return doIt{}, nil
@@ -52,11 +52,11 @@ func compileTestOp(el *etree.Element, c compile.ExtensionCompiler) (process.Exte
 
 type doIt struct{}
 
-func (doIt) Run(context.Context, process.ExtensionVariables) error { return nil }
+func (doIt) Run(context.Context, plan.ExtensionVariables) error { return nil }
 
-type doAssign struct{ tmp process.ExtensionVariable }
+type doAssign struct{ tmp plan.ExtensionVariable }
 
-func (a doAssign) Run(_ context.Context, vars process.ExtensionVariables) error {
+func (a doAssign) Run(_ context.Context, vars plan.ExtensionVariables) error {
 	msg := etree.NewElement("message")
 	msg.CreateElement("TestPart").SetText("Small")
 	if err := vars.Write(a.tmp, msg); err != nil {

@@ -137,17 +137,3 @@ func partIndex(m *exchange.MessageDesc, name string) int {
 	}
 	return -1
 }
-
-// The extension API's run-time interfaces are plan types (a compiled
-// extension activity holds its action); these names keep them where
-// extension authors find the rest of the API.
-type (
-	// ExtensionAction is plan.ExtensionAction.
-	ExtensionAction = plan.ExtensionAction
-	// ExtensionVariables is plan.ExtensionVariables.
-	ExtensionVariables = plan.ExtensionVariables
-	// ExtensionVariable is plan.ExtensionVariable.
-	ExtensionVariable = plan.ExtensionVariable
-	// ExtensionFault is plan.ExtensionFault.
-	ExtensionFault = plan.ExtensionFault
-)

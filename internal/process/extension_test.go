@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/beevik/etree"
+
 	"github.com/orchd/orchd/internal/process/compile"
 	"github.com/orchd/orchd/internal/process/expr"
 	"github.com/orchd/orchd/internal/process/plan"
@@ -28,15 +29,15 @@ const nsTestExt = "urn:test:ext"
 // Every operation is both an activity and an assign operation.
 type testExt struct{}
 
-func (testExt) CompileActivity(el *etree.Element, c compile.ExtensionCompiler) (ExtensionAction, error) {
+func (testExt) CompileActivity(el *etree.Element, c compile.ExtensionCompiler) (plan.ExtensionAction, error) {
 	return compileTestExt(el, c)
 }
 
-func (testExt) CompileAssignOperation(el *etree.Element, c compile.ExtensionCompiler) (ExtensionAction, error) {
+func (testExt) CompileAssignOperation(el *etree.Element, c compile.ExtensionCompiler) (plan.ExtensionAction, error) {
 	return compileTestExt(el, c)
 }
 
-func compileTestExt(el *etree.Element, c compile.ExtensionCompiler) (ExtensionAction, error) {
+func compileTestExt(el *etree.Element, c compile.ExtensionCompiler) (plan.ExtensionAction, error) {
 	vr := func(attr string) (plan.ExtensionVariable, error) {
 		name := el.SelectAttrValue(attr, "")
 		if name == "" {
