@@ -88,7 +88,7 @@ var allowed = map[string][]string{
 
 	// Test support.
 	"internal/etcdtest/etcdmember": {"internal/etcdtest"},
-	"internal/odemock":             {"internal/exchange", "internal/process", "internal/process/compile", "internal/soap"},
+	"internal/odemock":             {"internal/exchange", "internal/process/compile", "internal/process/plan", "internal/soap"},
 	"internal/conformance":         {"internal/endpoints", "internal/exchange", "internal/odemock", "internal/process", "internal/process/compile", "internal/server", "internal/soap"},
 	"internal/importrules":         nil,
 	"internal/echotest":            nil,
@@ -100,7 +100,7 @@ var allowed = map[string][]string{
 	"cmd/orchd": {"internal/admin", "internal/adminserver", "internal/cluster", "internal/clusternode", "internal/clusterview",
 		"internal/console", "internal/ctl", "internal/endpoints", "internal/etcdstore", "internal/events", "internal/exchange",
 		"internal/health", "internal/hotdeploy", "internal/instancestore", "internal/loadgen", "internal/mgmt", "internal/mgmtbackend",
-		"internal/mockpartner", "internal/persist", "internal/process", "internal/process/check", "internal/process/compile", "internal/process/expr", "internal/server", "internal/soap",
+		"internal/mockpartner", "internal/persist", "internal/process", "internal/process/compile", "internal/process/expr", "internal/server", "internal/soap",
 		"internal/tracing", "internal/xmlparse", "internal/xpath2"},
 }
 

@@ -9,9 +9,9 @@
 // docs/static-analysis.md says, for each of the 95 rule numbers, where it
 // is checked or why it is not.
 //
-// Lint is `orchd lint`: it loads bundles with the loader it is given (the
-// engine's, so a bundle passes lint exactly when it would deploy) and
-// prints their problems as text or JSON.
+// The compiler runs it before compiling; `orchd lint` is the compiler's
+// (compile.LintRunner), so a bundle passes lint exactly when it would
+// deploy.
 //
 // It owns no run-time behaviour. It may import bpel, wsdl, deploy and
 // exchange, nothing else of orchd; it must never import the runtime (internal/process), the

@@ -16,7 +16,8 @@
 // extension bundle API (Extensions, LoadOptions): an extension compiles
 // its elements into a plan.ExtensionAction the runtime runs. Every
 // problem is reported with its file, element and line (bpel.Errors), all
-// of a bundle's at once. What it compiles is listed in docs/bpel.md; any
+// of a bundle's at once. lint.go is `orchd lint`: it loads bundles as a
+// deploy would and prints their problems as text or JSON. What it compiles is listed in docs/bpel.md; any
 // other construct is refused as bpel.ErrNotSupported.
 //
 // It imports the stages below it (bpel, wsdl, deploy, expr, plan) and

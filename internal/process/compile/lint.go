@@ -1,4 +1,4 @@
-package check
+package compile
 
 import (
 	"context"
@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/orchd/orchd/internal/process/bpel"
+	"github.com/orchd/orchd/internal/process/check"
 )
 
 // LintUsage is `orchd lint`'s usage text.
@@ -84,7 +85,7 @@ func Problems(dir string, err error) []Problem {
 	var out []Problem
 	for _, e := range list {
 		p := Problem{Bundle: dir, Message: e.Error()}
-		var f *Finding
+		var f *check.Finding
 		var ce *bpel.CompileError
 		switch {
 		case errors.As(e, &f):
@@ -127,11 +128,10 @@ func bundles(args []string) ([]string, error) {
 	return out, nil
 }
 
-// LintRunner returns `orchd lint`'s run function; load (the engine's
-// bundle loader) loads one bundle folder with opts as a deploy would
-// (what it loads is not looked at) and returns why it does not deploy,
-// nil when it does.
-func LintRunner[T, O any](load func(dir string, opts O) (T, error), opts O) func(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+// LintRunner returns `orchd lint`'s run function: it loads each bundle
+// folder with opts as a deploy would (LoadBundleWith) and reports why it
+// does not deploy.
+func LintRunner(opts LoadOptions) func(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	return func(_ context.Context, args []string, stdout, stderr io.Writer) int {
 		fs := LintFlags()
 		fs.SetOutput(stderr)
@@ -157,7 +157,7 @@ func LintRunner[T, O any](load func(dir string, opts O) (T, error), opts O) func
 		}
 		problems := []Problem{}
 		for _, d := range dirs {
-			_, err := load(d, opts)
+			_, err := LoadBundleWith(d, opts)
 			ps := Problems(d, err)
 			sort.SliceStable(ps, func(i, j int) bool {
 				if ps[i].File != ps[j].File {
