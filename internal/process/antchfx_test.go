@@ -63,7 +63,7 @@ var antchfxDeviations = []struct {
 func deviationInstance(t *testing.T) (*instance, varResolver) {
 	t.Helper()
 	e, procs := deployBundle(t, "good-minimal", nil)
-	in := newInstance(e, procs[0], t.Context())
+	in := newInstance(e.host(), procs[0], t.Context())
 	r := varResolver{procs[0]}
 	in.storeMessage(r.LookupVar("in"), poMessageOf(parseElement(t, deviationPayload)))
 	return in, r

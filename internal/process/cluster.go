@@ -41,13 +41,13 @@ func (e *Engine) removeMemRoute(key string) {
 // reply that lets its partner send the next message: one etcd round trip
 // (batched with the other instances registering meanwhile). A failure is
 // logged: the conversation still works through this node.
-func (in *instance) waitMemRoutes() {
-	mr := in.e.opts.MemRoutes
+func (e *Engine) waitMemRoutes(in *instance) {
+	mr := e.opts.MemRoutes
 	if mr == nil || len(in.regRoutes) == 0 {
 		return
 	}
 	if err := mr.Wait(in.ctx, in.regRoutes); err != nil {
-		in.e.log.Warn("in-memory routes not published to the cluster", slog.String(logInstance, in.id), slog.Any("err", err))
+		e.log.Warn("in-memory routes not published to the cluster", slog.String(logInstance, in.id), slog.Any("err", err))
 	}
 }
 

@@ -6,6 +6,7 @@ import (
 	"sort"
 
 	"github.com/beevik/etree"
+
 	"github.com/orchd/orchd/internal/process/plan"
 )
 

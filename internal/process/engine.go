@@ -126,10 +126,10 @@ type Engine struct {
 	older   atomic.Pointer[map[exchange.QName][]*Process]
 
 	store Store
-	rest  *restClient
-	// maxSteps is Options.MaxSteps resolved.
-	maxSteps int
-	reg      registry
+	restc *restClient
+	// steps is Options.MaxSteps resolved.
+	steps int
+	reg   registry
 	// ended answers requests for instances that just ended with an
 	// uncaught fault (ended.go).
 	ended   endedFaults
@@ -159,8 +159,8 @@ func NewEngine(opts Options) *Engine {
 	case maxSteps < 0:
 		maxSteps = math.MaxInt
 	}
-	return &Engine{log: log, metrics: newMetrics(opts.Registerer), opts: opts, byEndpoint: map[*exchange.Endpoint]*Process{}, maxSteps: maxSteps,
-		store: opts.Store, rest: newRESTClient(opts), baseCtx: ctx, stop: stop,
+	return &Engine{log: log, metrics: newMetrics(opts.Registerer), opts: opts, byEndpoint: map[*exchange.Endpoint]*Process{}, steps: maxSteps,
+		store: opts.Store, restc: newRESTClient(opts.HTTPClient, opts.HTTPTimeout, opts.Tracer), baseCtx: ctx, stop: stop,
 		reg: registry{live: map[string]*instance{}, calling: map[string]*instance{}, routes: map[string]*instance{}, open: map[string][]*openRequest{}}}
 }
 

@@ -12,7 +12,6 @@ import (
 	"github.com/beevik/etree"
 
 	"github.com/orchd/orchd/internal/exchange"
-	"github.com/orchd/orchd/internal/partnerallow"
 	"github.com/orchd/orchd/internal/process/bpel"
 	"github.com/orchd/orchd/internal/process/plan"
 )
@@ -174,7 +173,7 @@ func (in *instance) endpointRef(s *plan.EprSpec, at bpel.Pos) (*etree.Element, e
 // myRoleAddress is this engine's address of pl's myRole service.
 func (in *instance) myRoleAddress(pl *plan.PartnerLink) string {
 	addr := pl.Provided.Address
-	if base := in.e.opts.BaseURL; base != "" || addr == "" {
+	if base := in.e.baseURL(); base != "" || addr == "" {
 		addr = strings.TrimSuffix(base, "/") + pl.Provided.Path
 	}
 	return addr
@@ -231,25 +230,6 @@ func (in *instance) partnerOf(pl *plan.PartnerLink, at bpel.Pos) (exchange.Partn
 		return in.withSession(pl, true, in.p.partners[pl.Idx]), nil
 	}
 	return in.p.partners[pl.Idx], nil
-}
-
-// addressed binds pl's partner role at an address assigned at run time,
-// through Options.AssignedPartners (deploy-time overrides do not apply),
-// under the process's orchd:partnerAllow rules only; its calls carry the
-// EPR's reference parameters params.
-func (e *Engine) addressed(pl *plan.PartnerLink, addr string, params []*etree.Element, only *partnerallow.List) exchange.Partner {
-	ep := *pl.PartnerDesc
-	ep.Address = addr
-	ep.ReferenceParams = params
-	// Credentials go only where deploy.xml (or --endpoints) sends calls.
-	ep.BasicAuth, ep.Security = nil, nil
-	if bind := e.opts.AssignedPartners; bind != nil {
-		return bind(&ep, only)
-	}
-	if bind := e.opts.Partners; bind != nil {
-		return bind(&ep)
-	}
-	return unbound{&ep}
 }
 
 // appendEPRs encodes the assigned endpoints, in partner link order.

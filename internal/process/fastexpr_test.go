@@ -33,7 +33,7 @@ func (r varResolver) PropertyPath(string, string, *etree.Element, map[string]str
 // instance tree; they must agree.
 func TestFastExprMatchesXPath(t *testing.T) {
 	e, p, _ := loadPO(t)
-	in := newInstance(e, p, context.Background())
+	in := newInstance(e.host(), p, context.Background())
 	if err := in.start(); err != nil {
 		t.Fatal(err)
 	}
@@ -138,7 +138,7 @@ func BenchmarkAssign(b *testing.B) {
 	if add == nil {
 		b.Fatal("no addItem assign")
 	}
-	in := newInstance(e, p, context.Background())
+	in := newInstance(e.host(), p, context.Background())
 	if err := in.start(); err != nil {
 		b.Fatal(err)
 	}

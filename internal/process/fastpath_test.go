@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/beevik/etree"
+
 	"github.com/orchd/orchd/internal/process/expr"
 )
 

@@ -71,7 +71,7 @@ func TestFastPredicatesMatchXPath(t *testing.T) {
 	r := varResolver{p}
 	ns := map[string]string{"po": "urn:example:po"}
 	for name, body := range items {
-		in := newInstance(e, p, context.Background())
+		in := newInstance(e.host(), p, context.Background())
 		if err := in.start(); err != nil {
 			t.Fatal(err)
 		}
@@ -122,7 +122,7 @@ func TestFastPredicatesMatchXPath(t *testing.T) {
 		{`<po:item><po:qty> 3 </po:qty></po:item><po:item><po:qty>x</po:qty></po:item>`, "sum($poIn.payload/po:items/po:item[number(po:qty) > 0]/po:qty)", 3},
 		{`<item xmlns="urn:other"><qty>2</qty></item><po:item><qty>2</qty></po:item>`, "count($poIn.payload/po:items/*[qty])", 1},
 	} {
-		in := newInstance(e, p, context.Background())
+		in := newInstance(e.host(), p, context.Background())
 		if err := in.start(); err != nil {
 			t.Fatal(err)
 		}

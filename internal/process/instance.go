@@ -41,7 +41,7 @@ type frame struct {
 type instance struct {
 	id  string
 	p   *Process
-	e   *Engine
+	e   host
 	ctx context.Context
 	// tr is what tracing keeps of the instance (tracing.go); nil
 	// without Options.Tracer.
@@ -167,7 +167,7 @@ type errUncaught struct{ f *faultValue }
 
 func (e *errUncaught) Error() string { return "uncaught " + e.f.Error() }
 
-func newInstance(e *Engine, p *Process, ctx context.Context) *instance {
+func newInstance(e host, p *Process, ctx context.Context) *instance {
 	var root *etree.Element
 	if p.Slots != nil {
 		root = expr.CopyTree(p.Slots)
@@ -238,7 +238,7 @@ func (in *instance) start() error {
 func (in *instance) run() (result, error) {
 	in.stepBudget = in.p.MaxSteps
 	if in.stepBudget == 0 {
-		in.stepBudget = in.e.maxSteps
+		in.stepBudget = in.e.maxSteps()
 	}
 	in.stepsLeft = in.stepBudget
 	in.checkAmbiguous()

@@ -2,7 +2,6 @@ package process
 
 import (
 	"errors"
-	"strconv"
 	"time"
 
 	"github.com/orchd/orchd/internal/events"
@@ -18,19 +17,17 @@ import (
 
 // evOn reports whether in emits events of category c.
 func (in *instance) evOn(c events.Category) bool {
-	return in.e != nil && in.e.opts.Events != nil && in.p.Events&c != 0
+	return in.e != nil && in.e.events() != nil && in.p.Events&c != 0
 }
 
 // emit fills in what every event of in carries and hands ev over. An
 // in-memory instance gets its id now if it has none yet.
 func (in *instance) emit(ev events.Event) {
-	if in.id == "" {
-		in.id = "m" + strconv.FormatUint(in.e.reg.seq.Add(1), 10)
-	}
+	in.e.named(in)
 	ev.Time = time.Now()
 	ev.Process = in.p.Name.String()
 	ev.Instance = in.id
-	in.e.opts.Events.Emit(ev)
+	in.e.events().Emit(ev)
 }
 
 type evTagger interface {

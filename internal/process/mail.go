@@ -7,20 +7,9 @@ import (
 	"github.com/orchd/orchd/internal/exchange"
 )
 
-// mail is a message handed to an in-memory instance's run while it waits
-// for partner answers: a branch waiting for a message takes it without
-// waiting for the calls of the other branches to end (a partner may call
-// the process back before it answers). done receives what the sender's
-// Dispatch returns: nil, an error, or an awaitReply.
-type mail struct {
-	ctx  context.Context
-	ex   *exchange.Exchange
-	done chan error
-}
-
 // post queues ex for the run. The caller holds e.reg.mu and has seen
 // in.mailOpen.
-func (in *instance) post(ctx context.Context, ex *exchange.Exchange) *mail {
+func post(in *instance, ctx context.Context, ex *exchange.Exchange) *mail {
 	m := &mail{ctx: ctx, ex: ex, done: make(chan error, 1)}
 	in.mailQ = append(in.mailQ, m)
 	select {
@@ -32,11 +21,10 @@ func (in *instance) post(ctx context.Context, ex *exchange.Exchange) *mail {
 
 // openMail makes the running instance findable by the messages its
 // waiting threads wait for, while the run waits for partner answers.
-func (in *instance) openMail() bool {
+func (e *Engine) openMail(in *instance) bool {
 	if !in.p.InMemory || in.inbox != nil {
 		return false
 	}
-	e := in.e
 	opened := false
 	e.reg.mu.Lock()
 	for _, t := range in.threads {
@@ -65,8 +53,7 @@ func (in *instance) openMail() bool {
 
 // closeMail ends what openMail began and gives the first message that
 // came to the run's threads; any others are delivered again.
-func (in *instance) closeMail() {
-	e := in.e
+func (e *Engine) closeMail(in *instance) {
 	e.reg.mu.Lock()
 	in.mailOpen = false
 	for _, k := range in.mailRoutes {
@@ -93,7 +80,7 @@ func (in *instance) closeMail() {
 // settleMail tells the senders of the messages handed to the run what
 // became of them: not taken (a Client error), taken one-way (nil), or
 // taken request-response (an awaitReply unless already answered).
-func (in *instance) settleMail() {
+func (e *Engine) settleMail(in *instance) {
 	for _, m := range in.pendingMail {
 		if in.inbox == m.ex {
 			in.inbox = nil
@@ -107,7 +94,7 @@ func (in *instance) settleMail() {
 					if r.done == nil {
 						r.done = make(chan struct{})
 					}
-					err = &awaitReply{req: r, timeout: in.e.replyTimeout(in.p, m.ex), op: m.ex.Operation.Name}
+					err = &awaitReply{req: r, timeout: e.replyTimeout(in.p, m.ex), op: m.ex.Operation.Name}
 				}
 			}
 		}

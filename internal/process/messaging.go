@@ -224,7 +224,7 @@ func (in *instance) missingReplies() {
 			continue // answered by finish with the run's outcome
 		}
 		f := &exchange.Fault{Name: bpelFault("missingReply"), Reason: fmt.Sprintf("the instance ended without replying to %s", r.ex.Operation.Name)}
-		if in.p.InMemory || in.e.store == nil {
+		if in.p.InMemory || !in.e.stored() {
 			r.answer(nil, f)
 		} else {
 			// Only once the end is stored (checkpoint, deliverReplies).
@@ -232,4 +232,71 @@ func (in *instance) missingReplies() {
 		}
 	}
 	in.reqs = nil
+}
+
+// triggerRequest is the open request of the run's trigger, if any.
+func (in *instance) triggerRequest() *openRequest {
+	for _, r := range in.reqs {
+		if r.ex == in.trigger {
+			return r
+		}
+	}
+	return nil
+}
+
+// exchangeFault is f as the answer to a request.
+func (f *faultValue) exchangeFault() *exchange.Fault {
+	msg := f.data
+	if msg == nil && f.elem != nil {
+		msg = &exchange.Message{Parts: map[string]*etree.Element{f.elem.Tag: f.elem}}
+	}
+	reason := f.reason
+	if f.at.Line > 0 {
+		reason = fmt.Sprintf("%s (at %s)", f.reason, f.at)
+	}
+	return &exchange.Fault{Name: f.name, Message: msg, Reason: reason}
+}
+
+// respond answers request r. An in-memory instance answers at once, once
+// what the next message needs is registered; a persistent one holds the
+// reply (copied) until the state it describes is durable.
+func (in *instance) respond(r *openRequest, msg *exchange.Message, f *exchange.Fault) {
+	if r.ex == in.trigger {
+		in.answered = true
+		// Work after the reply belongs to the instance, not to the
+		// client's connection.
+		in.ctx = in.e.baseContext()
+	}
+	if r.ex.Respond == nil {
+		return
+	}
+	if in.p.InMemory || !in.e.stored() {
+		if len(in.p.Routes) > 0 {
+			in.e.answering(in)
+		}
+		r.answer(msg, f)
+		return
+	}
+	if f != nil {
+		f = &exchange.Fault{Name: f.Name, Message: copyMessage(f.Message), Reason: f.Reason}
+	}
+	in.out = append(in.out, pendingReply{req: r, msg: copyMessage(msg), fault: f})
+}
+
+func (in *instance) deliverReplies() {
+	for _, r := range in.out {
+		r.req.answer(r.msg, r.fault)
+	}
+	in.out = in.out[:0]
+}
+
+// mail is a message handed to an in-memory instance's run while it waits
+// for partner answers: a branch waiting for a message takes it without
+// waiting for the calls of the other branches to end (a partner may call
+// the process back before it answers). done receives what the sender's
+// Dispatch returns: nil, an error, or an awaitReply.
+type mail struct {
+	ctx  context.Context
+	ex   *exchange.Exchange
+	done chan error
 }

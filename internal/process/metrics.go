@@ -1,12 +1,8 @@
 package process
 
 import (
-	"errors"
-	"time"
-
 	"github.com/prometheus/client_golang/prometheus"
 
-	"github.com/orchd/orchd/internal/exchange"
 	"github.com/orchd/orchd/internal/process/plan"
 )
 
@@ -93,23 +89,6 @@ func newMetrics(reg prometheus.Registerer) *metrics {
 	return m
 }
 
-// procMetrics are one process's series, resolved once at deploy so an
-// exchange does no label lookups.
-type procMetrics struct {
-	started, commits, storedBytes prometheus.Counter
-	lateAnswers                   prometheus.Counter
-	heldTaken, heldExpired        prometheus.Counter
-	heldRefused                   prometheus.Counter
-	ended                         map[string]prometheus.Counter
-	duration                      prometheus.Observer
-}
-
-// partnerMetrics are one partner operation's series.
-type partnerMetrics struct {
-	ok, fault, failed prometheus.Counter
-	duration          prometheus.Observer
-}
-
 // deployed resolves a process's series (visible at 0 from deploy on) and
 // those of its invokes.
 func (m *metrics) deployed(p *Process) {
@@ -139,16 +118,4 @@ func (m *metrics) partner(partner, op string) *partnerMetrics {
 		failed:   m.partnerCalls.WithLabelValues(partner, op, "error"),
 		duration: m.partnerTime.WithLabelValues(partner, op),
 	}
-}
-
-func (pm *partnerMetrics) observe(err error, d time.Duration) {
-	switch {
-	case err == nil:
-		pm.ok.Inc()
-	case errors.As(err, new(*exchange.Fault)):
-		pm.fault.Inc()
-	default:
-		pm.failed.Inc()
-	}
-	pm.duration.Observe(d.Seconds())
 }

@@ -19,7 +19,6 @@ import (
 	"github.com/orchd/orchd/internal/exchange"
 	"github.com/orchd/orchd/internal/mgmt"
 	"github.com/orchd/orchd/internal/persist"
-	"github.com/orchd/orchd/internal/process/bpel"
 	"github.com/orchd/orchd/internal/process/plan"
 )
 
@@ -43,18 +42,6 @@ import (
 // the failed frame is marked kFailed, and Retry, Fault and Cancel mark it
 // for the next step of that activity (recoveryStep).
 
-// Markers of an invoke's or REST activity's frame (frame.k).
-const (
-	// kAnswer: the answer of its asynchronous call is in.
-	kAnswer int64 = 1
-	// kFailed: the instance is suspended on this activity's failure.
-	kFailed int64 = 2
-	// kFault: an operator chose Fault: throw activityFailure here.
-	kFault int64 = 3
-	// kCancel: an operator chose Cancel: complete without effect.
-	kCancel int64 = 4
-)
-
 // opSuspendReason is the stored fault of an instance an operator suspended.
 const opSuspendReason = "suspended by an operator"
 
@@ -68,36 +55,10 @@ const (
 	actWait = 2 * time.Second
 )
 
-// recoveryStep runs the recovery action marked on the failed frame f of
-// an invoke or REST activity at position at: ok reports that it applied
-// (done: the activity completes; err: the fault it throws).
-func (in *instance) recoveryStep(f *frame, at bpel.Pos) (done bool, err error, ok bool) {
-	switch f.k {
-	case kFault:
-		f.k = 0
-		reason := in.suspendReason
-		if reason == "" {
-			reason = "the activity failed"
-		}
-		if iv, ok := f.act.(*plan.Invoke); ok {
-			// The same fault and data a failed call throws by policy.
-			return false, failureInvoke(iv, in, errors.New(reason)), true
-		}
-		return false, &faultValue{name: activityFailure, reason: reason, at: at}, true
-	case kCancel:
-		f.k = 0
-		return true, nil, true
-	}
-	// kFailed met in a run (a resumed instance): run it again.
-	f.k = 0
-	return false, nil, false
-}
-
 // listCalling lists (on) or unlists an in-memory instance whose run waits
 // for partner answers: between the two its run is blocked, so listings
 // read it under e.reg.mu. It reports true.
-func (in *instance) listCalling(on bool) bool {
-	e := in.e
+func (e *Engine) listCalling(in *instance, on bool) bool {
 	e.reg.mu.Lock()
 	if on {
 		e.nameLocked(in)
@@ -763,7 +724,7 @@ func (e *Engine) terminate(in *instance) {
 // emitControl emits an event of an operator's action (suspended,
 // resumed) when the process enables instance lifecycle events.
 func (e *Engine) emitControl(p *Process, id string, k events.Kind, detail string) {
-	in := &instance{e: e, p: p, id: id}
+	in := &instance{e: e.host(), p: p, id: id}
 	if in.evOn(events.InstanceLifecycle) {
 		in.emit(events.Event{Kind: k, Detail: detail})
 	}

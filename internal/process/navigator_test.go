@@ -22,7 +22,7 @@ import (
 func TestVariablesAreDocuments(t *testing.T) {
 	e, procs := deployBundle(t, "rt-docs", nil)
 	p := procs[0]
-	in := newInstance(e, p, context.Background())
+	in := newInstance(e.host(), p, context.Background())
 	r := varResolver{p}
 	in.storeMessage(r.LookupVar("in"), poMessageOf(testReq("P", "3", "x")))
 	aEl := testReq("A", "1", "a-text")

@@ -12,9 +12,10 @@ import (
 	"testing"
 	"time"
 
+	bolt "go.etcd.io/bbolt"
+
 	"github.com/orchd/orchd/internal/exchange"
 	"github.com/orchd/orchd/internal/persist"
-	bolt "go.etcd.io/bbolt"
 )
 
 // persistentOneWay is the rt-oneway fixture made persistent.

@@ -56,13 +56,13 @@ func failedInvoke(a *plan.Invoke, in *instance, f *frame, err error) (plan.Activ
 		f.pc = attempts + 2
 		f.due = in.e.now().Add(time.Duration(fp.RetryDelaySecs) * time.Second).UnixNano()
 		in.wakeAt(f.due)
-		in.e.log.Warn("invoke failed; will retry", "err", err, "attempt", attempts+1, "of", fp.RetryFor)
+		in.e.logger().Warn("invoke failed; will retry", "err", err, "attempt", attempts+1, "of", fp.RetryFor)
 		return nil, false, errBlocked
 	}
-	persistent := !in.p.InMemory && in.e.store != nil
+	persistent := !in.p.InMemory && in.e.stored()
 	fv := failureInvoke(a, in, err)
 	thrown := func(why string) (plan.Activity, bool, error) {
-		in.e.log.Warn("invoke failed; activityFailure thrown", "err", err, slog.String("because", why))
+		in.e.logger().Warn("invoke failed; activityFailure thrown", "err", err, slog.String("because", why))
 		return nil, false, fv
 	}
 	switch {
@@ -170,4 +170,41 @@ func (in *instance) checkReply(a *plan.Invoke, m *exchange.Message) error {
 		}
 	}
 	return nil
+}
+
+// Markers of an invoke's or REST activity's frame (frame.k).
+const (
+	// kAnswer: the answer of its asynchronous call is in.
+	kAnswer int64 = 1
+	// kFailed: the instance is suspended on this activity's failure.
+	kFailed int64 = 2
+	// kFault: an operator chose Fault: throw activityFailure here.
+	kFault int64 = 3
+	// kCancel: an operator chose Cancel: complete without effect.
+	kCancel int64 = 4
+)
+
+// recoveryStep runs the recovery action marked on the failed frame f of
+// an invoke or REST activity at position at: ok reports that it applied
+// (done: the activity completes; err: the fault it throws).
+func (in *instance) recoveryStep(f *frame, at bpel.Pos) (done bool, err error, ok bool) {
+	switch f.k {
+	case kFault:
+		f.k = 0
+		reason := in.suspendReason
+		if reason == "" {
+			reason = "the activity failed"
+		}
+		if iv, ok := f.act.(*plan.Invoke); ok {
+			// The same fault and data a failed call throws by policy.
+			return false, failureInvoke(iv, in, errors.New(reason)), true
+		}
+		return false, &faultValue{name: activityFailure, reason: reason, at: at}, true
+	case kCancel:
+		f.k = 0
+		return true, nil, true
+	}
+	// kFailed met in a run (a resumed instance): run it again.
+	f.k = 0
+	return false, nil, false
 }

@@ -64,8 +64,8 @@ type restClient struct {
 	tracer  trace.Tracer
 }
 
-func newRESTClient(opts Options) *restClient {
-	c := &restClient{hc: opts.HTTPClient, timeout: opts.HTTPTimeout, tracer: opts.Tracer}
+func newRESTClient(hc *http.Client, timeout time.Duration, tracer trace.Tracer) *restClient {
+	c := &restClient{hc: hc, timeout: timeout, tracer: tracer}
 	if c.hc == nil {
 		c.hc = &http.Client{}
 	}
@@ -156,7 +156,7 @@ func stepRestActivity(a *plan.RestActivity, in *instance, f *frame) (plan.Activi
 	if err != nil {
 		return nil, false, err
 	}
-	client := in.e.rest
+	client := in.e.rest()
 	if in.othersBusy() {
 		return nil, false, in.callAsync(f, func(ctx context.Context) *callAnswer {
 			res, err := client.do(ctx, req)
@@ -246,7 +246,7 @@ func answeredRestActivity(a *plan.RestActivity, in *instance, res *restResponse,
 	if err != nil {
 		return nil, false, failedRestActivity(a, in, err)
 	}
-	in.e.log.Debug("REST call", "method", a.Method, "status", res.status, "at", a.Pos.String())
+	in.e.logger().Debug("REST call", "method", a.Method, "status", res.status, "at", a.Pos.String())
 	if body := bytes.TrimSpace(res.body); len(body) > 0 && a.Response != nil {
 		if err := storeBody(in, a.Response, body); err != nil {
 			return nil, false, faultRestActivity(a, err)
@@ -302,7 +302,7 @@ func failedRestActivity(a *plan.RestActivity, in *instance, err error) error {
 		return faultRestActivity(a, err)
 	}
 	err = fmt.Errorf("%s at %s: %w", a.Method, a.Pos, err)
-	if !in.p.InMemory && in.e.store != nil {
+	if !in.p.InMemory && in.e.stored() {
 		in.suspendReason = err.Error()
 		return errSuspended
 	}

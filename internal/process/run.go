@@ -11,8 +11,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/beevik/etree"
-
 	"github.com/orchd/orchd/internal/events"
 	"github.com/orchd/orchd/internal/exchange"
 	"github.com/orchd/orchd/internal/persist"
@@ -168,7 +166,7 @@ func (e *Engine) create(ctx context.Context, p *Process, ex *exchange.Exchange) 
 		p.starting.Add(1)
 		defer p.starting.Add(-1)
 	}
-	in := newInstance(e, p, ctx)
+	in := newInstance(e.host(), p, ctx)
 	p.metrics.started.Inc()
 	e.started(in)
 	if in.evOn(events.InstanceLifecycle) {
@@ -191,7 +189,7 @@ func (e *Engine) create(ctx context.Context, p *Process, ex *exchange.Exchange) 
 		// instance (no store, route or timer knows its id): checkpoint
 		// takes its stripe then, so that new instances whose ids share
 		// a stripe do not wait for each other's partner calls.
-		defer in.unlockStripe()
+		defer unlockStripe(in)
 		in.lazyStripe = true
 		return e.drive(in, ex)
 	}
@@ -208,7 +206,7 @@ func (e *Engine) create(ctx context.Context, p *Process, ex *exchange.Exchange) 
 
 // unlockStripe lets go of the stripe a new instance's first checkpoint
 // took (lazyStripe), if it took it.
-func (in *instance) unlockStripe() {
+func unlockStripe(in *instance) {
 	if in.stripe != nil {
 		in.stripe.Unlock()
 		in.stripe = nil
@@ -222,7 +220,7 @@ func (e *Engine) resume(ctx context.Context, p *Process, key string, ex *exchang
 		in := e.reg.routes[key]
 		if in != nil && in.mailOpen {
 			retarget(in, ex)
-			m := in.post(ctx, ex)
+			m := post(in, ctx, ex)
 			e.reg.mu.Unlock()
 			return true, <-m.done
 		}
@@ -501,29 +499,6 @@ func endReason(in *instance, res result, ex *exchange.Exchange) string {
 	return fmt.Sprintf("the process completed without replying to %s", op)
 }
 
-// triggerRequest is the open request of the run's trigger, if any.
-func (in *instance) triggerRequest() *openRequest {
-	for _, r := range in.reqs {
-		if r.ex == in.trigger {
-			return r
-		}
-	}
-	return nil
-}
-
-// exchangeFault is f as the answer to a request.
-func (f *faultValue) exchangeFault() *exchange.Fault {
-	msg := f.data
-	if msg == nil && f.elem != nil {
-		msg = &exchange.Message{Parts: map[string]*etree.Element{f.elem.Tag: f.elem}}
-	}
-	reason := f.reason
-	if f.at.Line > 0 {
-		reason = fmt.Sprintf("%s (at %s)", f.reason, f.at)
-	}
-	return &exchange.Fault{Name: f.name, Message: msg, Reason: reason}
-}
-
 func outcomeName(r result) string {
 	switch r {
 	case resCompleted:
@@ -536,40 +511,6 @@ func outcomeName(r result) string {
 		return "suspended"
 	}
 	return "failed"
-}
-
-// respond answers request r. An in-memory instance answers at once, once
-// what the next message needs is registered; a persistent one holds the
-// reply (copied) until the state it describes is durable.
-func (in *instance) respond(r *openRequest, msg *exchange.Message, f *exchange.Fault) {
-	if r.ex == in.trigger {
-		in.answered = true
-		// Work after the reply belongs to the instance, not to the
-		// client's connection.
-		in.ctx = in.e.baseCtx
-	}
-	if r.ex.Respond == nil {
-		return
-	}
-	if in.p.InMemory || in.e.store == nil {
-		if len(in.p.Routes) > 0 {
-			in.e.preRegister(in)
-			in.waitMemRoutes()
-		}
-		r.answer(msg, f)
-		return
-	}
-	if f != nil {
-		f = &exchange.Fault{Name: f.Name, Message: copyMessage(f.Message), Reason: f.Reason}
-	}
-	in.out = append(in.out, pendingReply{req: r, msg: copyMessage(msg), fault: f})
-}
-
-func (in *instance) deliverReplies() {
-	for _, r := range in.out {
-		r.req.answer(r.msg, r.fault)
-	}
-	in.out = in.out[:0]
 }
 
 // preRegister makes a running in-memory instance findable by the messages
@@ -818,4 +759,27 @@ func (e *Engine) dropAbandoned(id string) {
 	} else {
 		e.reg.open[id] = kept
 	}
+}
+
+// deliverSession gives ex to the instance its session header names,
+// waiting at a correlation-less activity for its operation: found
+// reports whether one took it.
+func (e *Engine) deliverSession(ctx context.Context, p *Process, ex *exchange.Exchange) (bool, error) {
+	if len(ex.Headers) == 0 {
+		return false, nil
+	}
+	sid := sessionOf(ex.Headers)
+	if sid == "" {
+		return false, nil
+	}
+	op := ex.Operation.Name
+	for _, sh := range p.Routes[op] {
+		if len(sh.Uses) != 0 {
+			continue
+		}
+		if found, err := e.resume(ctx, p, sessionKey(keyRouteShape(sh, p, op, 0, nil), sid), ex); found || err != nil {
+			return found, err
+		}
+	}
+	return false, nil
 }

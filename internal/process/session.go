@@ -66,29 +66,6 @@ func sessionOf(headers []*etree.Element) string {
 	return found
 }
 
-// deliverSession gives ex to the instance its session header names,
-// waiting at a correlation-less activity for its operation: found
-// reports whether one took it.
-func (e *Engine) deliverSession(ctx context.Context, p *Process, ex *exchange.Exchange) (bool, error) {
-	if len(ex.Headers) == 0 {
-		return false, nil
-	}
-	sid := sessionOf(ex.Headers)
-	if sid == "" {
-		return false, nil
-	}
-	op := ex.Operation.Name
-	for _, sh := range p.Routes[op] {
-		if len(sh.Uses) != 0 {
-			continue
-		}
-		if found, err := e.resume(ctx, p, sessionKey(keyRouteShape(sh, p, op, 0, nil), sid), ex); found || err != nil {
-			return found, err
-		}
-	}
-	return false, nil
-}
-
 // sessionRouteKey is the session key of in waiting at ib, when ib is
 // routed without correlation sets.
 func (in *instance) sessionRouteKey(ib *plan.Inbound, plain string) (string, bool) {
@@ -176,12 +153,4 @@ func (in *instance) sessionRouted(pl *plan.PartnerLink) bool {
 
 // named gives an in-memory instance its id now, if it has none yet: its
 // session identifier.
-func (in *instance) named() {
-	if in.id != "" {
-		return
-	}
-	e := in.e
-	e.reg.mu.Lock()
-	e.nameLocked(in)
-	e.reg.mu.Unlock()
-}
+func (in *instance) named() { in.e.named(in) }

@@ -242,7 +242,7 @@ func (in *instance) threadDone(t *thread) {
 func (in *instance) schedule() (result, error) {
 	res, err := in.steps()
 	if len(in.pendingMail) > 0 {
-		in.settleMail()
+		in.e.settleMail(in)
 	}
 	return res, err
 }
@@ -348,16 +348,16 @@ func (in *instance) awaitAnswers() {
 	// The calls run under in.ctx: when it ends they fail promptly, so
 	// their answers always come.
 	if len(in.pendingMail) > 0 {
-		in.settleMail()
+		in.e.settleMail(in)
 	}
-	open := in.openMail()
-	listed := in.p.InMemory && in.listCalling(true)
+	open := in.e.openMail(in)
+	listed := in.p.InMemory && in.e.listCalling(in, true)
 	<-in.calls.notify
 	if listed {
-		in.listCalling(false)
+		in.e.listCalling(in, false)
 	}
 	if open {
-		in.closeMail()
+		in.e.closeMail(in)
 	}
 	for _, a := range in.calls.take() {
 		if a.t.state != tCalling || a.seq != a.t.callSeq {
@@ -486,10 +486,10 @@ func (in *instance) overBudget() (result, error, bool) {
 	budget := in.p.MaxSteps
 	setting := "orchd:maxSteps in deploy.xml"
 	if budget == 0 {
-		budget, setting = in.e.maxSteps, "serve --max-steps"
+		budget, setting = in.e.maxSteps(), "serve --max-steps"
 	}
 	reason := fmt.Sprintf("%v: the run took %d activity steps without waiting for a message, a timer or a partner (the budget; %s sets it)", ErrStepBudget, budget, setting)
-	if !in.p.InMemory && in.e.store != nil {
+	if !in.p.InMemory && in.e.stored() {
 		in.suspendReason = reason
 		return resSuspended, fmt.Errorf("instance %s suspended for an operator: %w: the run took %d activity steps without waiting (the budget; %s sets it)",
 			in.id, ErrStepBudget, budget, setting), true

@@ -52,74 +52,11 @@ const (
 	attrMethod   = attribute.Key("http.request.method")
 )
 
-// traceRun begins the tracing of a run of in serving ex (nil: a timer
-// or recovery) and returns what ends it. Called only with a Tracer.
-func (e *Engine) traceRun(in *instance, ex *exchange.Exchange) func() {
-	if in.tr == nil {
-		in.tr = &instTrace{}
-	}
-	sp := trace.SpanFromContext(in.ctx)
-	// A run with no span, or one serving a call of a process of this
-	// engine (the span is the caller's call), has a span of its own.
-	parent := context.Background()
-	if call, _ := in.ctx.Value(callSpanKey{}).(trace.Span); call != nil && call == sp {
-		parent = trace.ContextWithSpan(parent, sp)
-	}
-	own := !sp.SpanContext().IsValid() || parent != context.Background()
-	if own {
-		name := in.p.Name.Local + " timer"
-		kind := trace.SpanKindInternal
-		if ex != nil {
-			name, kind = in.p.Name.Local+" "+ex.Operation.Name, trace.SpanKindServer
-		}
-		opts := []trace.SpanStartOption{trace.WithSpanKind(kind)}
-		if in.tr.first.IsValid() {
-			opts = append(opts, trace.WithLinks(trace.Link{SpanContext: in.tr.first}))
-		}
-		_, sp = e.opts.Tracer.Start(parent, name, opts...)
-	} else if in.tr.first.IsValid() && in.tr.first.TraceID() != sp.SpanContext().TraceID() {
-		sp.AddLink(trace.Link{SpanContext: in.tr.first})
-	}
-	in.tr.run = sp.SpanContext()
-	if !in.tr.first.IsValid() {
-		in.tr.first = in.tr.run
-	}
-	return func() {
-		if sp.IsRecording() {
-			sp.SetAttributes(attrProcess.String(in.p.Name.String()), attrVersion.Int(in.p.Version))
-			if in.id != "" {
-				sp.SetAttributes(attrInstance.String(in.id))
-			}
-		}
-		if own {
-			sp.End()
-		}
-	}
-}
-
-// loadTrace reads the first span of a persistent instance from its
-// stored variables.
-func (e *Engine) loadTrace(in *instance, vars map[int][]byte) {
-	if e.opts.Tracer == nil {
-		return
-	}
-	in.tr = &instTrace{stored: true}
-	b := vars[traceSlot]
-	if len(b) != 25 {
-		return
-	}
-	var c trace.SpanContextConfig
-	copy(c.TraceID[:], b[:16])
-	copy(c.SpanID[:], b[16:24])
-	c.TraceFlags = trace.TraceFlags(b[24])
-	in.tr.first = trace.NewSpanContext(c)
-}
-
 // traceCommit starts the span of a commit of in's checkpoint cp (nil
 // without tracing) and adds the instance's first span to cp if the store
 // does not hold it yet.
 func (in *instance) traceCommit(cp *persist.Checkpoint, st persist.State, n int) trace.Span {
-	if in.tr == nil || in.e.opts.Tracer == nil {
+	if in.tr == nil || in.e.tracer() == nil {
 		return nil
 	}
 	if !in.tr.stored && in.tr.first.IsValid() && !cp.Delete {
@@ -127,7 +64,7 @@ func (in *instance) traceCommit(cp *persist.Checkpoint, st persist.State, n int)
 		b := append(append(make([]byte, 0, 25), tid[:]...), sid[:]...)
 		cp.Vars[traceSlot] = append(b, byte(in.tr.first.TraceFlags()))
 	}
-	_, sp := in.e.opts.Tracer.Start(trace.ContextWithSpanContext(context.Background(), in.tr.run), "commit",
+	_, sp := in.e.tracer().Start(trace.ContextWithSpanContext(context.Background(), in.tr.run), "commit",
 		trace.WithSpanKind(trace.SpanKindInternal),
 		trace.WithAttributes(attrInstance.String(in.id), attrState.String(st.String()), attrBytes.Int(n)))
 	return sp
@@ -156,10 +93,10 @@ func endSpan(sp trace.Span, err error) {
 // tracePartner is partner with a span per call, a child of the run's
 // span (partner itself: without tracing).
 func (in *instance) tracePartner(partner exchange.Partner, a *plan.Invoke) exchange.Partner {
-	if in.tr == nil || in.e.opts.Tracer == nil || partner == nil {
+	if in.tr == nil || in.e.tracer() == nil || partner == nil {
 		return partner
 	}
-	return &tracedPartner{Partner: partner, tracer: in.e.opts.Tracer, parent: in.tr.run, pl: a.Pl.Name, op: a.Op.Name}
+	return &tracedPartner{Partner: partner, tracer: in.e.tracer(), parent: in.tr.run, pl: a.Pl.Name, op: a.Op.Name}
 }
 
 // tracedPartner is a partner whose calls are spans.

@@ -25,25 +25,6 @@ import (
 // exchange is retargeted to the instance's version's endpoint
 // (retarget). DropUnused forgets the retired versions no instance uses.
 
-// framesFingerprinted tags frames that start with the fingerprint of the
-// version that wrote them; older frames start with their version byte
-// (2 to 4) and carry the fingerprint after the threads only.
-const framesFingerprinted = 0x80
-
-// splitFingerprint returns the fingerprint frames start with and the
-// frames after it; ok is false for untagged (older) frames.
-func splitFingerprint(frames []byte) (fp string, rest []byte, ok bool) {
-	if len(frames) == 0 || frames[0] != framesFingerprinted {
-		return "", frames, false
-	}
-	r := &reader{b: frames[1:]}
-	fp = r.string()
-	if r.err != nil {
-		return "", frames, false
-	}
-	return fp, r.b, true
-}
-
 // versionOf returns the version of p's process whose fingerprint is fp:
 // p itself, or a retired version; nil when none is deployed.
 func (e *Engine) versionOf(p *Process, fp string) *Process {

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/beevik/etree"
+
 	"github.com/orchd/orchd/internal/process/expr"
 )
 
@@ -44,7 +45,7 @@ type fastFixture struct {
 func newFastFixture(t testing.TB) *fastFixture {
 	t.Helper()
 	e, p, _ := loadPO(t)
-	in := newInstance(e, p, context.Background())
+	in := newInstance(e.host(), p, context.Background())
 	if err := in.start(); err != nil {
 		t.Fatal(err)
 	}

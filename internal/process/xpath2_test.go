@@ -31,7 +31,7 @@ func newXP2Fixture(t *testing.T) *xp2Fixture {
 	t.Helper()
 	e, procs := deployBundle(t, "rt-xpath2", nil)
 	p := procs[0]
-	in := newInstance(e, p, context.Background())
+	in := newInstance(e.host(), p, context.Background())
 	r := varResolver{p}
 	in.storeMessage(r.LookupVar("in"), poMessageOf(testReq("P", "3", "x")))
 	aEl := testReq("A", "1", "a-text")
