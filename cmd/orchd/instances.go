@@ -17,6 +17,7 @@ import (
 	"github.com/orchd/orchd/internal/persist"
 	"github.com/orchd/orchd/internal/process"
 	"github.com/orchd/orchd/internal/process/compile"
+	"github.com/orchd/orchd/internal/process/interp"
 )
 
 // instancesCommand defines orchd instances' flags; its run lists the
@@ -61,7 +62,7 @@ func instancesCommand(fs *flag.FlagSet) runFunc {
 			st = est
 		}
 		plans, _, _ := compile.LoadDirWith(*deploy, compile.LoadOptions{Extensions: linkedExtensions()}) // only for variable names
-		list, err := process.StoreInstances(ctx, st, process.NewProcesses(plans), mgmt.Query{Process: *proc, State: *state})
+		list, err := process.StoreInstances(ctx, st, interp.NewProcesses(plans), mgmt.Query{Process: *proc, State: *state})
 		if err != nil {
 			fmt.Fprintln(stderr, "orchd instances:", err)
 			return 1

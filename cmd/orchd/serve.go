@@ -37,6 +37,7 @@ import (
 	"github.com/orchd/orchd/internal/mockpartner"
 	"github.com/orchd/orchd/internal/process"
 	"github.com/orchd/orchd/internal/process/compile"
+	"github.com/orchd/orchd/internal/process/interp"
 	"github.com/orchd/orchd/internal/server"
 	"github.com/orchd/orchd/internal/soap"
 	"github.com/orchd/orchd/internal/tracing"
@@ -193,7 +194,7 @@ func runServer(ctx context.Context, cfg *serveConfig, log *slog.Logger) error {
 	if err != nil {
 		return err
 	}
-	procs := process.NewProcesses(plans)
+	procs := interp.NewProcesses(plans)
 	for _, b := range bad {
 		log.Error("bundle skipped", slog.String("bundle", b.Dir), slog.String("problems", b.Err.Error()))
 	}
@@ -204,7 +205,7 @@ func runServer(ctx context.Context, cfg *serveConfig, log *slog.Logger) error {
 	cfg.store.Dir = cfg.dataDir
 	store := instancestore.NewLazy(cfg.store, log, func(st instancestore.Store) { reg.MustRegister(server.NewStoreCollector(st)) })
 	defer store.Close()
-	if slices.ContainsFunc(procs, func(p *process.Process) bool { return !p.InMemory }) ||
+	if slices.ContainsFunc(procs, func(p *interp.Process) bool { return !p.InMemory }) ||
 		(len(procs) > 0 && (hotdeploy.HasArchive(cfg.dataDir) || cfg.cluster.name != "")) {
 		if _, err := store.Open(); err != nil {
 			return err
@@ -504,7 +505,7 @@ var (
 
 // mockAddrs finds the host:port the deployed processes call the example's
 // CRM and ERP services at, falling back to the example's defaults.
-func mockAddrs(procs []*process.Process) (crm, erp string) {
+func mockAddrs(procs []*interp.Process) (crm, erp string) {
 	crm, erp = "127.0.0.1:9101", "127.0.0.1:9102"
 	for _, p := range procs {
 		for _, ep := range p.PartnerEndpoints() {

@@ -21,6 +21,7 @@ import (
 	"github.com/orchd/orchd/internal/odemock"
 	"github.com/orchd/orchd/internal/process"
 	"github.com/orchd/orchd/internal/process/compile"
+	"github.com/orchd/orchd/internal/process/interp"
 	"github.com/orchd/orchd/internal/server"
 	"github.com/orchd/orchd/internal/soap"
 )
@@ -186,7 +187,7 @@ func (r *Runner) deploy(dir string) (*deployment, error) {
 	if err != nil {
 		return nil, err
 	}
-	procs := process.NewProcesses(pls)
+	procs := interp.NewProcesses(pls)
 	for _, p := range procs {
 		p.InMemory = true
 	}

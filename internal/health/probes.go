@@ -13,6 +13,7 @@ import (
 	"github.com/orchd/orchd/internal/cluster"
 	"github.com/orchd/orchd/internal/instancestore"
 	"github.com/orchd/orchd/internal/process"
+	"github.com/orchd/orchd/internal/process/interp"
 )
 
 // Options say what readiness depends on. Nil fields are not checked.
@@ -125,7 +126,7 @@ func (p *Probes) storeCheck() error {
 	if p.opts.Store.Opened() != nil || p.opts.Engine == nil {
 		return nil
 	}
-	if slices.ContainsFunc(p.opts.Engine.Processes(), func(v *process.Process) bool { return !v.InMemory }) {
+	if slices.ContainsFunc(p.opts.Engine.Processes(), func(v *interp.Process) bool { return !v.InMemory }) {
 		return errNoStore
 	}
 	return nil

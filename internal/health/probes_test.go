@@ -16,6 +16,7 @@ import (
 	"github.com/orchd/orchd/internal/instancestore"
 	"github.com/orchd/orchd/internal/process"
 	"github.com/orchd/orchd/internal/process/compile"
+	"github.com/orchd/orchd/internal/process/interp"
 )
 
 // get asks the probes for path and decodes the answer.
@@ -50,7 +51,7 @@ func persistentEngine(t *testing.T) (*process.Engine, *instancestore.Lazy) {
 	t.Cleanup(func() { _ = store.Close() })
 	e := process.NewEngine(process.Options{Store: store})
 	t.Cleanup(e.Close)
-	if err := e.Deploy(process.NewProcesses(plans)...); err != nil {
+	if err := e.Deploy(interp.NewProcesses(plans)...); err != nil {
 		t.Fatal(err)
 	}
 	return e, store

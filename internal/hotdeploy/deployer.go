@@ -20,6 +20,7 @@ import (
 	"github.com/orchd/orchd/internal/exchange"
 	"github.com/orchd/orchd/internal/process"
 	"github.com/orchd/orchd/internal/process/compile"
+	"github.com/orchd/orchd/internal/process/interp"
 )
 
 // Deployer watches --deploy with ODE's deploy-directory semantics (a
@@ -65,7 +66,7 @@ type Deployer struct {
 	// Errors maps a bundle to the problems of its last failed deploy.
 	errors map[string]error
 	// deployNo is each version's deploy counter, which names its archive.
-	deployNo map[*process.Process]int
+	deployNo map[*interp.Process]int
 	// latest is the highest version number of each process (by QName).
 	latest map[string]int
 }
@@ -119,7 +120,7 @@ func New(o Options) (*Deployer, error) {
 	dir, data := o.Dir, o.Data
 	d := &Deployer{dir: dir, data: data, log: log, engine: o.Engine, front: o.Front, opts: o.Load, next: 1,
 		seen: map[string]string{}, applied: map[string]string{}, errors: map[string]error{},
-		deployNo: map[*process.Process]int{}, latest: map[string]int{}}
+		deployNo: map[*interp.Process]int{}, latest: map[string]int{}}
 	if data == "" {
 		d.openStore = o.OpenStore
 	}
@@ -154,8 +155,8 @@ func (d *Deployer) readCounter() error {
 
 // storeFor opens the instance store (Options.OpenStore) when one of
 // procs is persistent and none is open yet.
-func (d *Deployer) storeFor(procs []*process.Process) error {
-	i := slices.IndexFunc(procs, func(p *process.Process) bool { return !p.InMemory })
+func (d *Deployer) storeFor(procs []*interp.Process) error {
+	i := slices.IndexFunc(procs, func(p *interp.Process) bool { return !p.InMemory })
 	if d.openStore == nil || i < 0 {
 		return nil
 	}
@@ -212,12 +213,12 @@ func HasArchive(dataDir string) bool {
 // newest version has the same definitions keeps its number, others get a
 // new one. It then adds the other archived versions as retired, for the
 // stored instances Recover loads, and marks every bundle deployed.
-func (d *Deployer) Start(procs []*process.Process, bad []*compile.BundleError) error {
+func (d *Deployer) Start(procs []*interp.Process, bad []*compile.BundleError) error {
 	arch, err := d.archive()
 	if err != nil {
 		return err
 	}
-	byBundle := map[string][]*process.Process{}
+	byBundle := map[string][]*interp.Process{}
 	for _, p := range procs {
 		byBundle[p.Bundle] = append(byBundle[p.Bundle], p)
 	}
@@ -248,7 +249,7 @@ func (d *Deployer) Start(procs []*process.Process, bad []*compile.BundleError) e
 		}
 		d.remember(ps)
 	}
-	var retired []*process.Process
+	var retired []*interp.Process
 	for _, a := range arch {
 		if current[a.path] {
 			continue
@@ -290,7 +291,7 @@ func (d *Deployer) mark(name string) {
 
 // sameDefinitions reports whether the archived bundle at path compiles
 // to processes with the fingerprints of ps.
-func (d *Deployer) sameDefinitions(path string, ps []*process.Process) bool {
+func (d *Deployer) sameDefinitions(path string, ps []*interp.Process) bool {
 	old, err := loadBundle(path, d.opts)
 	if err != nil || len(old) != len(ps) {
 		return false
@@ -308,21 +309,21 @@ func (d *Deployer) sameDefinitions(path string, ps []*process.Process) bool {
 }
 
 // setDeployNo records v as the deploy counter of ps.
-func (d *Deployer) setDeployNo(ps []*process.Process, v int) {
+func (d *Deployer) setDeployNo(ps []*interp.Process, v int) {
 	for _, p := range ps {
 		d.deployNo[p] = v
 	}
 }
 
 // number gives each of ps the version after its process's latest.
-func (d *Deployer) number(ps []*process.Process) {
+func (d *Deployer) number(ps []*interp.Process) {
 	for _, p := range ps {
 		p.Version = d.latest[p.Name.String()] + 1
 	}
 }
 
 // remember makes the versions of ps their processes' latest.
-func (d *Deployer) remember(ps []*process.Process) {
+func (d *Deployer) remember(ps []*interp.Process) {
 	for _, p := range ps {
 		d.latest[p.Name.String()] = max(d.latest[p.Name.String()], p.Version)
 	}
@@ -331,14 +332,14 @@ func (d *Deployer) remember(ps []*process.Process) {
 // restoreNumbers gives ps the version numbers an archive recorded, and
 // the next ones to those it did not record (an archive from before the
 // numbers were kept).
-func (d *Deployer) restoreNumbers(ps []*process.Process, nums map[string]int) {
+func (d *Deployer) restoreNumbers(ps []*interp.Process, nums map[string]int) {
 	for _, p := range ps {
 		if v, ok := nums[p.Name.String()]; ok {
 			p.Version = v
 		} else {
-			d.number([]*process.Process{p})
+			d.number([]*interp.Process{p})
 		}
-		d.remember([]*process.Process{p})
+		d.remember([]*interp.Process{p})
 	}
 }
 
@@ -366,7 +367,7 @@ func readNumbers(dir string) map[string]int {
 // newVersion gives ps the next deploy counter and, when one of them is
 // persistent, archives the bundle folder with their version numbers so
 // the version outlives a restart.
-func (d *Deployer) newVersion(name string, ps []*process.Process) error {
+func (d *Deployer) newVersion(name string, ps []*interp.Process) error {
 	v := d.next
 	d.next++
 	d.setDeployNo(ps, v)
@@ -380,7 +381,7 @@ func (d *Deployer) newVersion(name string, ps []*process.Process) error {
 	if err := os.WriteFile(filepath.Join(vdir, "next"), []byte(strconv.Itoa(d.next)+"\n"), 0o644); err != nil {
 		return fmt.Errorf("version counter: %w", err)
 	}
-	if !slices.ContainsFunc(ps, func(p *process.Process) bool { return !p.InMemory }) {
+	if !slices.ContainsFunc(ps, func(p *interp.Process) bool { return !p.InMemory }) {
 		return nil
 	}
 	adir := filepath.Join(vdir, fmt.Sprintf("%d-%s", v, name))
@@ -472,7 +473,7 @@ func (d *Deployer) deploy(name string) error {
 		d.number(procs)
 		err = d.newVersion(name, procs)
 	}
-	var gone []*process.Process
+	var gone []*interp.Process
 	if err == nil {
 		base := odeBase(name)
 		gone, err = d.engine.Redeploy(func(b string) bool { return b == name || odeBase(b) == base }, procs...)
@@ -506,7 +507,7 @@ func (d *Deployer) deploy(name string) error {
 	return nil
 }
 
-func (d *Deployer) logRetired(gone []*process.Process) {
+func (d *Deployer) logRetired(gone []*interp.Process) {
 	for _, p := range gone {
 		d.log.Info("version retired", slog.String("process", p.Name.String()), slog.String("bundle", p.Bundle), slog.Int("version", p.Version))
 	}
@@ -514,7 +515,7 @@ func (d *Deployer) logRetired(gone []*process.Process) {
 
 // unserve stops serving the endpoints of gone that no active process
 // serves now (keep).
-func (d *Deployer) unserve(gone []*process.Process, keep map[string]bool) {
+func (d *Deployer) unserve(gone []*interp.Process, keep map[string]bool) {
 	for _, p := range d.engine.Processes() {
 		for _, ep := range p.Endpoints {
 			keep[ep.Path] = true
@@ -650,10 +651,10 @@ func copyFile(src, dst string) error {
 
 // loadBundle compiles the bundle in dir and makes a new, undeployed
 // version of each of its processes.
-func loadBundle(dir string, opts compile.LoadOptions) ([]*process.Process, error) {
+func loadBundle(dir string, opts compile.LoadOptions) ([]*interp.Process, error) {
 	pls, err := compile.LoadBundleWith(dir, opts)
 	if err != nil {
 		return nil, err
 	}
-	return process.NewProcesses(pls), nil
+	return interp.NewProcesses(pls), nil
 }

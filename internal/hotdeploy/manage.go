@@ -13,7 +13,7 @@ import (
 
 	"github.com/orchd/orchd/internal/bundlezip"
 	"github.com/orchd/orchd/internal/mgmt"
-	"github.com/orchd/orchd/internal/process"
+	"github.com/orchd/orchd/internal/process/interp"
 )
 
 // The deployer's side of the management API: uploads, undeploys,
@@ -141,8 +141,8 @@ func (d *Deployer) SetActive(ctx context.Context, name string, version int, acti
 }
 
 // active groups the engine's active processes by bundle.
-func (d *Deployer) active() map[string][]*process.Process {
-	m := map[string][]*process.Process{}
+func (d *Deployer) active() map[string][]*interp.Process {
+	m := map[string][]*interp.Process{}
 	for _, p := range d.engine.Processes() {
 		m[p.Bundle] = append(m[p.Bundle], p)
 	}
@@ -183,7 +183,7 @@ func (d *Deployer) Bundles() ([]mgmt.Bundle, error) {
 
 // bundleLocked describes bundle name; active are the engine's active
 // processes by bundle. The caller holds d.mu.
-func (d *Deployer) bundleLocked(name string, active map[string][]*process.Process) mgmt.Bundle {
+func (d *Deployer) bundleLocked(name string, active map[string][]*interp.Process) mgmt.Bundle {
 	b := mgmt.Bundle{Name: name, State: "deployed"}
 	for _, p := range active[name] {
 		b.Processes = append(b.Processes, p.Name.String())

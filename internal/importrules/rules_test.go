@@ -18,7 +18,8 @@ const module = "github.com/orchd/orchd/"
 //
 // The engine's stages run one way: bpel (documents, positions, errors) <-
 // wsdl <- deploy, and bpel <- expr (expressions over the variable tree);
-// process (compiler and runtime) sits on them all. soap, persist and
+// compile (bundle -> plan) and interp (a plan's instances) sit on them,
+// and the engine (process) on interp. soap, persist and
 // exchange know no BPEL; nothing imports cmd.
 var allowed = map[string][]string{
 	// Leaves: no orchd imports at all.
@@ -52,12 +53,20 @@ var allowed = map[string][]string{
 	"internal/process/compile": {"internal/exchange", "internal/process/bpel", "internal/process/check", "internal/process/deploy", "internal/process/expr",
 		"internal/process/plan", "internal/process/wsdl", "internal/xpath2", "internal/xsd", "internal/xslt"},
 
-	// The runtime: runs the plans' instances. Never the compiler, the
-	// front door (soap, server), a store implementation other than
-	// persist's types, or cmd.
-	"internal/process": {"internal/events", "internal/exchange", "internal/mgmt", "internal/partnerallow", "internal/persist",
-		"internal/process/bpel", "internal/process/deploy", "internal/process/expr", "internal/process/plan", "internal/process/wsdl",
+	// The interpreter: a deployed version (Process) and its instances'
+	// runs, with the engine behind its Host interface. Never the engine,
+	// the compiler, the front door (soap, server), a store implementation
+	// other than persist's types, or cmd.
+	"internal/process/interp": {"internal/events", "internal/exchange", "internal/mgmt", "internal/partnerallow", "internal/persist",
+		"internal/process/bpel", "internal/process/deploy", "internal/process/expr", "internal/process/plan",
 		"internal/xmlparse", "internal/xpath1", "internal/xpath2", "internal/xsd"},
+
+	// The engine: deploys versions, routes exchanges to their instances,
+	// stores, recovers and manages them. Never the compiler, the front
+	// door, a store implementation, or cmd; nothing of a process's
+	// documents below the plan.
+	"internal/process": {"internal/events", "internal/exchange", "internal/mgmt", "internal/partnerallow", "internal/persist",
+		"internal/process/interp", "internal/process/plan"},
 
 	// Transport and storage: no BPEL.
 	"internal/soap":      {"internal/exchange", "internal/partnerallow", "internal/xmlparse"},
@@ -76,10 +85,10 @@ var allowed = map[string][]string{
 	// client and its command line (never the server side), the API's
 	// listener.
 	"internal/instancestore": {"internal/etcdstore", "internal/persist", "internal/process"},
-	"internal/hotdeploy":     {"internal/bundlezip", "internal/exchange", "internal/mgmt", "internal/process", "internal/process/compile"},
+	"internal/hotdeploy":     {"internal/bundlezip", "internal/exchange", "internal/mgmt", "internal/process", "internal/process/compile", "internal/process/interp"},
 	"internal/clusternode":   {"internal/cluster", "internal/etcdstore", "internal/exchange", "internal/process"},
 	"internal/mgmtclient":    {"internal/mgmt"},
-	"internal/health":        {"internal/cluster", "internal/instancestore", "internal/process"},
+	"internal/health":        {"internal/cluster", "internal/instancestore", "internal/process", "internal/process/interp"},
 	"internal/tracing":       nil,
 	"internal/clusterview":   {"internal/admin", "internal/cluster", "internal/mgmt", "internal/mgmtclient"},
 	"internal/mgmtbackend":   {"internal/clusterview", "internal/events", "internal/hotdeploy", "internal/mgmt", "internal/process"},
@@ -89,7 +98,7 @@ var allowed = map[string][]string{
 	// Test support.
 	"internal/etcdtest/etcdmember": {"internal/etcdtest"},
 	"internal/odemock":             {"internal/exchange", "internal/process/compile", "internal/process/plan", "internal/soap"},
-	"internal/conformance":         {"internal/endpoints", "internal/exchange", "internal/odemock", "internal/process", "internal/process/compile", "internal/server", "internal/soap"},
+	"internal/conformance":         {"internal/endpoints", "internal/exchange", "internal/odemock", "internal/process", "internal/process/compile", "internal/process/interp", "internal/server", "internal/soap"},
 	"internal/importrules":         nil,
 	"internal/echotest":            nil,
 	"internal/mgmttest": {"internal/admin", "internal/echotest", "internal/events", "internal/hotdeploy",
@@ -100,7 +109,7 @@ var allowed = map[string][]string{
 	"cmd/orchd": {"internal/admin", "internal/adminserver", "internal/cluster", "internal/clusternode", "internal/clusterview",
 		"internal/console", "internal/ctl", "internal/endpoints", "internal/etcdstore", "internal/events", "internal/exchange",
 		"internal/health", "internal/hotdeploy", "internal/instancestore", "internal/loadgen", "internal/mgmt", "internal/mgmtbackend",
-		"internal/mockpartner", "internal/persist", "internal/process", "internal/process/compile", "internal/process/expr", "internal/server", "internal/soap",
+		"internal/mockpartner", "internal/persist", "internal/process", "internal/process/compile", "internal/process/expr", "internal/process/interp", "internal/server", "internal/soap",
 		"internal/tracing", "internal/xmlparse", "internal/xpath2"},
 }
 

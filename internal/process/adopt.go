@@ -5,6 +5,7 @@ import (
 	"sync"
 
 	"github.com/orchd/orchd/internal/persist"
+	"github.com/orchd/orchd/internal/process/interp"
 )
 
 // AdoptInterrupted resumes, in the background, the stored instances
@@ -23,7 +24,7 @@ func (e *Engine) AdoptInterrupted(mine func(instanceID string) bool) (int, error
 	}
 	procs := e.persistentByName()
 	type run struct {
-		p  *Process
+		p  *interp.Process
 		id string
 	}
 	var runs []run

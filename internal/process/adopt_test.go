@@ -9,6 +9,7 @@ import (
 
 	"github.com/orchd/orchd/internal/exchange"
 	"github.com/orchd/orchd/internal/persist"
+	"github.com/orchd/orchd/internal/process/interp"
 )
 
 // TestAdoptOutbox: two engines share one store, as two orchd nodes
@@ -92,7 +93,7 @@ func TestAdoptInterrupted(t *testing.T) {
 		})
 	}
 	dir := filepath.Join(bundlesDir, "mgmt-recover")
-	deploy := func(e *Engine) *Process {
+	deploy := func(e *Engine) *interp.Process {
 		procs, err := loadBundle(dir)
 		if err != nil {
 			t.Fatal(err)

@@ -9,6 +9,7 @@ import (
 	"github.com/beevik/etree"
 
 	"github.com/orchd/orchd/internal/process/expr"
+	"github.com/orchd/orchd/internal/process/interp"
 	"github.com/orchd/orchd/internal/xpath2"
 )
 
@@ -60,12 +61,12 @@ var antchfxDeviations = []struct {
 
 // deviationInstance is good-minimal's process with $in.payload =
 // deviationPayload, for evaluating expressions in its variable tree.
-func deviationInstance(t *testing.T) (*instance, varResolver) {
+func deviationInstance(t *testing.T) (*interp.Instance, varResolver) {
 	t.Helper()
 	e, procs := deployBundle(t, "good-minimal", nil)
-	in := newInstance(e.host(), procs[0], t.Context())
+	in := interp.NewInstance(e.host(), procs[0], t.Context())
 	r := varResolver{procs[0]}
-	in.storeMessage(r.LookupVar("in"), poMessageOf(parseElement(t, deviationPayload)))
+	in.StoreMessage(r.LookupVar("in"), poMessageOf(parseElement(t, deviationPayload)))
 	return in, r
 }
 
@@ -95,7 +96,7 @@ func TestAntchfxDeviations(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if v, err := antchfxValue(rw, ns, &in.docs, in.root); err == nil && !refused && expr.XpathString(v) == spec {
+			if v, err := antchfxValue(rw, ns, &in.Docs, in.Root); err == nil && !refused && expr.XpathString(v) == spec {
 				t.Errorf("antchfx gives the spec's %q now (%s): drop the row", spec, d.why)
 			} else if refused && err != nil {
 				t.Errorf("antchfx refuses it now: drop the row")
@@ -192,12 +193,12 @@ func TestXPath1MatchesAntchfx(t *testing.T) {
 			t.Errorf("%s: %v", src, err)
 			continue
 		}
-		want, err := antchfxValue(rw, ns, &in.docs, in.root)
+		want, err := antchfxValue(rw, ns, &in.Docs, in.Root)
 		if err != nil {
 			t.Errorf("%s: antchfx: %v", src, err)
 			continue
 		}
-		if got := x.Eval(&in.docs, in.root); !sameValue(got, want) {
+		if got := x.Eval(&in.Docs, in.Root); !sameValue(got, want) {
 			t.Errorf("%s: orchd %s, antchfx %s", src, render(got), render(want))
 		}
 	}
@@ -545,7 +546,7 @@ func BenchmarkGeneralEvaluator(b *testing.B) {
 		b.Run("xpath1/"+src, func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
-				x.Eval(&fx.in.docs, fx.in.root)
+				x.Eval(&fx.in.Docs, fx.in.Root)
 			}
 		})
 		ax, err := xpath.CompileWithNS(rw, fx.ns)
@@ -555,7 +556,7 @@ func BenchmarkGeneralEvaluator(b *testing.B) {
 		b.Run("antchfx/"+src, func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
-				v := ax.Evaluate(&antNav{t: &fx.in.docs, cur: fx.in.root, attr: -1, pos: onNothing})
+				v := ax.Evaluate(&antNav{t: &fx.in.Docs, cur: fx.in.Root, attr: -1, pos: onNothing})
 				if it, ok := v.(*xpath.NodeIterator); ok {
 					for it.MoveNext() {
 					}
@@ -589,7 +590,7 @@ func TestXPath1PathsMatchAntchfx(t *testing.T) {
 					if err != nil {
 						t.Fatal(err)
 					}
-					want, err := antchfxValue(rw, fx.ns, &fx.in.docs, fx.in.root)
+					want, err := antchfxValue(rw, fx.ns, &fx.in.Docs, fx.in.Root)
 					if err != nil {
 						t.Errorf("%s: antchfx: %v", src, err)
 						continue
@@ -600,7 +601,7 @@ func TestXPath1PathsMatchAntchfx(t *testing.T) {
 						continue
 					}
 					compared++
-					if got := x.Eval(&fx.in.docs, fx.in.root); !sameNodes(got, want) {
+					if got := x.Eval(&fx.in.Docs, fx.in.Root); !sameNodes(got, want) {
 						t.Errorf("%s: orchd %s, antchfx %s", src, render(got), render(want))
 					}
 				}

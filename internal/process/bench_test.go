@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"github.com/beevik/etree"
+
+	"github.com/orchd/orchd/internal/process/interp"
 )
 
 // BenchmarkPurchaseOrder runs one purchase-order exchange through the
@@ -18,7 +20,7 @@ func BenchmarkPurchaseOrder(b *testing.B) {
 }
 
 // benchPO runs b.N purchase orders through p, one after the other.
-func benchPO(b *testing.B, e *Engine, p *Process) {
+func benchPO(b *testing.B, e *Engine, p *interp.Process) {
 	payload := poMessage(b, "po-request.xml")
 	b.ReportAllocs()
 	b.ResetTimer()
@@ -62,7 +64,7 @@ func BenchmarkParseStored(b *testing.B) {
 		data := []byte(sb.String())
 		b.Run(fmt.Sprintf("attrs=%d", n), func(b *testing.B) {
 			for b.Loop() {
-				el, err := parseStored(data)
+				el, err := interp.ParseStored(data)
 				if err != nil || len(el.ChildElements()[0].Attr) != n {
 					b.Fatalf("parseStored: %v", err)
 				}

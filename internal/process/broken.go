@@ -8,6 +8,7 @@ import (
 	"sync"
 
 	"github.com/orchd/orchd/internal/persist"
+	"github.com/orchd/orchd/internal/process/interp"
 )
 
 // ErrBroken marks an instance whose stored state (its record, its control
@@ -28,7 +29,7 @@ type brokenSet struct {
 // opposed to a store that cannot be read at all, or a version that is no
 // longer deployed).
 func isCorrupt(err error) bool {
-	return errors.Is(err, errBadFrames) || errors.Is(err, errBadVariable) || errors.Is(err, persist.ErrCorrupt)
+	return errors.Is(err, interp.ErrBadFrames) || errors.Is(err, interp.ErrBadVariable) || errors.Is(err, persist.ErrCorrupt)
 }
 
 // markBroken records that instance id cannot be decoded because of cause:

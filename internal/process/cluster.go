@@ -7,6 +7,7 @@ import (
 
 	"github.com/orchd/orchd/internal/exchange"
 	"github.com/orchd/orchd/internal/persist"
+	"github.com/orchd/orchd/internal/process/interp"
 )
 
 // MemRoutes publishes the route keys of waiting in-memory instances
@@ -41,13 +42,13 @@ func (e *Engine) removeMemRoute(key string) {
 // reply that lets its partner send the next message: one etcd round trip
 // (batched with the other instances registering meanwhile). A failure is
 // logged: the conversation still works through this node.
-func (e *Engine) waitMemRoutes(in *instance) {
+func (e *Engine) waitMemRoutes(in *interp.Instance) {
 	mr := e.opts.MemRoutes
-	if mr == nil || len(in.regRoutes) == 0 {
+	if mr == nil || len(in.RegRoutes) == 0 {
 		return
 	}
-	if err := mr.Wait(in.ctx, in.regRoutes); err != nil {
-		e.log.Warn("in-memory routes not published to the cluster", slog.String(logInstance, in.id), slog.Any("err", err))
+	if err := mr.Wait(in.Ctx, in.RegRoutes); err != nil {
+		e.log.Warn("in-memory routes not published to the cluster", slog.String(logInstance, in.ID), slog.Any("err", err))
 	}
 }
 
@@ -103,7 +104,7 @@ func (e *Engine) Correlated(ep *exchange.Endpoint) bool {
 	return false
 }
 
-func (e *Engine) servedProcess(ep *exchange.Endpoint) *Process {
+func (e *Engine) servedProcess(ep *exchange.Endpoint) *interp.Process {
 	if m := e.served.Load(); m != nil {
 		return (*m)[ep]
 	}
@@ -114,16 +115,16 @@ func (e *Engine) servedProcess(ep *exchange.Endpoint) *Process {
 // (active first, then retired, newest first), under which Dispatch would
 // look for the instance a message m for op waits in, until fn returns
 // false.
-func (e *Engine) routeKeys(p *Process, op string, m *exchange.Message, fn func(v *Process, key string) bool) {
+func (e *Engine) routeKeys(p *interp.Process, op string, m *exchange.Message, fn func(v *interp.Process, key string) bool) {
 	var tried []string
-	for _, v := range append([]*Process{p}, e.olderVersions(p)...) {
+	for _, v := range append([]*interp.Process{p}, e.olderVersions(p)...) {
 		for _, sh := range v.Routes[op] {
 			vals, ok := shapeValues(m, sh, &tried)
 			if !ok {
 				continue
 			}
 			for _, mask := range sh.Masks {
-				if !fn(v, keyRouteShape(sh, v, op, mask, vals)) {
+				if !fn(v, interp.KeyRouteShape(sh, v, op, mask, vals)) {
 					return
 				}
 			}
@@ -141,7 +142,7 @@ func (e *Engine) RouteKeysFor(ep *exchange.Endpoint, op string, m *exchange.Mess
 		return nil
 	}
 	var keys []string
-	e.routeKeys(p, op, m, func(_ *Process, k string) bool {
+	e.routeKeys(p, op, m, func(_ *interp.Process, k string) bool {
 		keys = append(keys, k)
 		return true
 	})
@@ -160,7 +161,7 @@ func (e *Engine) InstanceVersionFor(ep *exchange.Endpoint, op string, m *exchang
 		return "", false, nil
 	}
 	var id string
-	e.routeKeys(p, op, m, func(_ *Process, k string) bool {
+	e.routeKeys(p, op, m, func(_ *interp.Process, k string) bool {
 		i, found, rerr := e.store.Route(k)
 		if rerr != nil {
 			err = rerr
@@ -178,7 +179,7 @@ func (e *Engine) InstanceVersionFor(ep *exchange.Endpoint, op string, m *exchang
 	if err != nil {
 		return "", false, fmt.Errorf("instance %s: %w", id, err)
 	}
-	fp, _, tagged := splitFingerprint(rec.Frames)
+	fp, _, tagged := interp.SplitFingerprint(rec.Frames)
 	if !tagged {
 		return "", false, nil // an older checkpoint: any version may be its own
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/orchd/orchd/internal/exchange"
 	"github.com/orchd/orchd/internal/mgmt"
 	"github.com/orchd/orchd/internal/persist"
+	"github.com/orchd/orchd/internal/process/interp"
 )
 
 // faultyStore is a real store whose Commit fails when told to, as a full
@@ -69,7 +70,7 @@ func (s *faultyStore) Commit(cps ...*persist.Checkpoint) error {
 // faultyEngine deploys the approval and persistent PO examples, a
 // persistent RELIABLE one-way process and mgmt-recover (it answers its
 // client, then calls its partner) on a faulty store.
-func faultyEngine(t *testing.T, path string) (*Engine, *faultyStore, map[string]*Process, *inProcessPartners, *flakyPartner) {
+func faultyEngine(t *testing.T, path string) (*Engine, *faultyStore, map[string]*interp.Process, *inProcessPartners, *flakyPartner) {
 	t.Helper()
 	st, err := persist.Open(path, persist.Options{MaxBatchDelay: time.Millisecond})
 	if err != nil {
@@ -123,9 +124,9 @@ func verifyStore(t *testing.T, e *Engine, fs *faultyStore) []*mgmt.InstanceDetai
 func TestFailedCommit(t *testing.T) {
 	tests := []struct {
 		name string
-		run  func(t *testing.T, e *Engine, fs *faultyStore, procs map[string]*Process, ip *inProcessPartners, ow *flakyPartner)
+		run  func(t *testing.T, e *Engine, fs *faultyStore, procs map[string]*interp.Process, ip *inProcessPartners, ow *flakyPartner)
 	}{
-		{"a new instance's only commit", func(t *testing.T, e *Engine, fs *faultyStore, procs map[string]*Process, _ *inProcessPartners, _ *flakyPartner) {
+		{"a new instance's only commit", func(t *testing.T, e *Engine, fs *faultyStore, procs map[string]*interp.Process, _ *inProcessPartners, _ *flakyPartner) {
 			ap := procs["OrderApproval"]
 			fs.plan(0, 1)
 			st, err := approvalCall(t, e, ap, "requestApproval", map[string]string{"requestId": "N-1", "amount": "3", "requester": "ann"})
@@ -142,7 +143,7 @@ func TestFailedCommit(t *testing.T) {
 				t.Fatalf("request sent again: %q %v", st, err)
 			}
 		}},
-		{"a waiting instance's next run", func(t *testing.T, e *Engine, fs *faultyStore, procs map[string]*Process, _ *inProcessPartners, _ *flakyPartner) {
+		{"a waiting instance's next run", func(t *testing.T, e *Engine, fs *faultyStore, procs map[string]*interp.Process, _ *inProcessPartners, _ *flakyPartner) {
 			ap := procs["OrderApproval"]
 			if st, err := approvalCall(t, e, ap, "requestApproval", map[string]string{"requestId": "W-1", "amount": "3", "requester": "ann"}); err != nil || st != "PENDING" {
 				t.Fatalf("request: %q %v", st, err)
@@ -157,7 +158,7 @@ func TestFailedCommit(t *testing.T) {
 				!strings.Contains(after[0].Variables["status"], "PENDING") {
 				t.Fatalf("the failed run changed the stored instance:\nbefore %+v\nafter  %+v", before, after)
 			}
-			if _, ok, _ := fs.Route(routeKey(ap, "decide", "byRequest", "W-1")); !ok {
+			if _, ok, _ := fs.Route(interp.RouteKey(ap, "decide", "byRequest", "W-1")); !ok {
 				t.Fatal("the route of the still waiting instance is gone")
 			}
 			if st, err := approvalCall(t, e, ap, "decide", map[string]string{"requestId": "W-1", "approved": "false", "approver": "bob"}); err != nil || st != "REJECTED" {
@@ -167,7 +168,7 @@ func TestFailedCommit(t *testing.T) {
 				t.Fatalf("after the second decision: %+v", list)
 			}
 		}},
-		{"a timer's run", func(t *testing.T, e *Engine, fs *faultyStore, procs map[string]*Process, _ *inProcessPartners, _ *flakyPartner) {
+		{"a timer's run", func(t *testing.T, e *Engine, fs *faultyStore, procs map[string]*interp.Process, _ *inProcessPartners, _ *flakyPartner) {
 			ap := procs["OrderApproval"]
 			fs.plan(1, 1) // the request's commit, then the timer's
 			if st, err := approvalCall(t, e, ap, "requestApproval", map[string]string{"requestId": "T-1", "amount": "3", "requester": "ann", "timeout": "PT0.1S"}); err != nil || st != "PENDING" {
@@ -187,7 +188,7 @@ func TestFailedCommit(t *testing.T) {
 				t.Fatalf("%d failures; %+v", fs.failures(), list)
 			}
 		}},
-		{"no commit before a new instance's calls", func(t *testing.T, e *Engine, fs *faultyStore, procs map[string]*Process, ip *inProcessPartners, _ *flakyPartner) {
+		{"no commit before a new instance's calls", func(t *testing.T, e *Engine, fs *faultyStore, procs map[string]*interp.Process, ip *inProcessPartners, _ *flakyPartner) {
 			// The PO, unanswered until it ends, is stored before neither
 			// call, and its end (cleanup deletes it) writes nothing: the
 			// commit that would fail is never asked for.
@@ -203,7 +204,7 @@ func TestFailedCommit(t *testing.T) {
 				t.Fatalf("stored: %+v", list)
 			}
 		}},
-		{"the commit before a partner call", func(t *testing.T, e *Engine, fs *faultyStore, procs map[string]*Process, _ *inProcessPartners, ow *flakyPartner) {
+		{"the commit before a partner call", func(t *testing.T, e *Engine, fs *faultyStore, procs map[string]*interp.Process, _ *inProcessPartners, ow *flakyPartner) {
 			// Recover's reply waits for the checkpoint before its call.
 			fs.plan(0, 1)
 			if r := dispatch(t, e, procs["Recover"], testReq("CB-1", "1", "")); r.err == nil || r.out != nil || r.fault != nil {
@@ -219,7 +220,7 @@ func TestFailedCommit(t *testing.T) {
 				t.Fatalf("stored after a failed commit: %+v", list)
 			}
 		}},
-		{"the commit after a partner call", func(t *testing.T, e *Engine, fs *faultyStore, procs map[string]*Process, _ *inProcessPartners, ow *flakyPartner) {
+		{"the commit after a partner call", func(t *testing.T, e *Engine, fs *faultyStore, procs map[string]*interp.Process, _ *inProcessPartners, ow *flakyPartner) {
 			fs.plan(1, 1) // before the call (the reply leaves); the end's fails
 			// (The run's error comes after the reply: the end's commit.)
 			if r := dispatch(t, e, procs["Recover"], testReq("CA-1", "1", "")); r.out == nil || r.err == nil {
@@ -242,7 +243,7 @@ func TestFailedCommit(t *testing.T) {
 				t.Errorf("%d checkpoints stored, want 1", s.Checkpoints)
 			}
 		}},
-		{"a reliable one-way send", func(t *testing.T, e *Engine, fs *faultyStore, procs map[string]*Process, _ *inProcessPartners, ow *flakyPartner) {
+		{"a reliable one-way send", func(t *testing.T, e *Engine, fs *faultyStore, procs map[string]*interp.Process, _ *inProcessPartners, ow *flakyPartner) {
 			fs.plan(0, 1)
 			if r := dispatch(t, e, procs["OneWay"], testReq("OW-1", "1", "")); r.err == nil {
 				t.Fatalf("one-way run acknowledged although its commit failed: %+v", r)

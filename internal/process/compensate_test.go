@@ -9,6 +9,7 @@ import (
 	"github.com/beevik/etree"
 
 	"github.com/orchd/orchd/internal/persist"
+	"github.com/orchd/orchd/internal/process/interp"
 	"github.com/orchd/orchd/internal/process/plan"
 )
 
@@ -121,7 +122,7 @@ func TestCompensationPlan(t *testing.T) {
 // loadSnippet loads good-minimal with snippet put before marker (a
 // line of Test.bpel). With line 0 it must compile (its processes are
 // returned); else it must be refused at that line with want.
-func loadSnippet(t *testing.T, marker, snippet string, line int, want string) []*Process {
+func loadSnippet(t *testing.T, marker, snippet string, line int, want string) []*interp.Process {
 	t.Helper()
 	dir := editedBundle(t, "good-minimal", map[string][]string{"Test.bpel": {marker, snippet + "\n" + marker}})
 	procs, err := loadBundle(dir)
@@ -141,7 +142,7 @@ func loadSnippet(t *testing.T, marker, snippet string, line int, want string) []
 	return nil
 }
 
-func compensationProc(t testing.TB) *Process {
+func compensationProc(t testing.TB) *interp.Process {
 	dir := editedBundle(t, "good-minimal", map[string][]string{"Test.bpel": {minimalReply, compensationSnippet + "\n" + minimalReply}})
 	procs, err := loadBundle(dir)
 	if err != nil || len(procs) != 1 {
@@ -153,8 +154,8 @@ func compensationProc(t testing.TB) *Process {
 // recInstance is an instance of p whose process scope frame holds two
 // completed instances of A (each with a snapshot of x and a completed
 // inner), as a checkpoint taken after them would.
-func recInstance(p *Process) *instance {
-	in := newInstance(nil, p, context.Background())
+func recInstance(p *interp.Process) *interp.Instance {
+	in := interp.NewInstance(nil, p, context.Background())
 	var a, inner *plan.Scope
 	for _, act := range p.Acts {
 		if s, ok := act.(*plan.Scope); ok && s.Name == "A" {
@@ -163,35 +164,35 @@ func recInstance(p *Process) *instance {
 			inner = s
 		}
 	}
-	snap := func(v string) []privSlot {
+	snap := func(v string) []interp.PrivSlot {
 		el := a.Vars[0].NewSlot()
 		el.SetText(v)
-		return []privSlot{{slot: a.Vars[0].Slot, el: el}}
+		return []interp.PrivSlot{{Slot: a.Vars[0].Slot, El: el}}
 	}
-	top := &compRec{}
+	top := &interp.CompRec{}
 	for _, v := range []string{"first", "second"} {
-		top.kids = append(top.kids, &compRec{sc: a, snap: snap(v), kids: []*compRec{{sc: inner}}})
+		top.Kids = append(top.Kids, &interp.CompRec{Sc: a, Snap: snap(v), Kids: []*interp.CompRec{{Sc: inner}}})
 	}
-	in.threads[0].stack = append(in.threads[0].stack, frame{act: p.Root, pc: scopeBody, rec: top})
+	in.Threads[0].Stack = append(in.Threads[0].Stack, interp.Frame{Act: p.Root, Pc: interp.ScopeBody, Rec: top})
 	return in
 }
 
 // describeRec renders a record tree for comparison.
-func describeRec(r *compRec) string {
+func describeRec(r *interp.CompRec) string {
 	if r == nil {
 		return "nil"
 	}
 	var b strings.Builder
-	if r.sc != nil {
-		b.WriteString(r.sc.Name)
+	if r.Sc != nil {
+		b.WriteString(r.Sc.Name)
 	}
-	for _, ps := range r.snap {
+	for _, ps := range r.Snap {
 		var w strings.Builder
-		ps.el.WriteTo(&w, &etree.WriteSettings{})
-		b.WriteString(" " + strconv.Itoa(ps.slot) + "=" + w.String())
+		ps.El.WriteTo(&w, &etree.WriteSettings{})
+		b.WriteString(" " + strconv.Itoa(ps.Slot) + "=" + w.String())
 	}
 	b.WriteString("[")
-	for _, k := range r.kids {
+	for _, k := range r.Kids {
 		b.WriteString(describeRec(k) + ";")
 	}
 	return b.String() + "]"
@@ -202,30 +203,30 @@ func describeRec(r *compRec) string {
 func TestCompensationRecordsRoundTrip(t *testing.T) {
 	p := compensationProc(t)
 	in := recInstance(p)
-	b, err := in.encodeFrames(nil, 0)
+	b, err := in.EncodeFrames(nil, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
-	fp, b, ok := splitFingerprint(b)
+	fp, b, ok := interp.SplitFingerprint(b)
 	if !ok || fp != p.Fingerprint {
 		t.Fatalf("frames start with fingerprint %q (%v), want %q", fp, ok, p.Fingerprint)
 	}
-	if b[0] != framesVersionComp {
-		t.Fatalf("frames version %d, want %d", b[0], framesVersionComp)
+	if b[0] != interp.FramesVersionComp {
+		t.Fatalf("frames version %d, want %d", b[0], interp.FramesVersionComp)
 	}
-	out := newInstance(nil, p, context.Background())
-	if err := out.decodeThreads(&reader{b: b[1:]}, true); err != nil {
+	out := interp.NewInstance(nil, p, context.Background())
+	if err := out.DecodeThreads(&interp.Reader{B: b[1:]}, true); err != nil {
 		t.Fatal(err)
 	}
-	want := describeRec(in.threads[0].stack[0].rec)
-	if got := describeRec(out.threads[0].stack[0].rec); got != want || !strings.Contains(got, ">second<") {
+	want := describeRec(in.Threads[0].Stack[0].Rec)
+	if got := describeRec(out.Threads[0].Stack[0].Rec); got != want || !strings.Contains(got, ">second<") {
 		t.Errorf("records read back\n%s\nwant\n%s", got, want)
 	}
 	// An instance with no record is written as before (version 2).
-	in.threads[0].stack[0].rec = nil
-	b, _ = in.encodeFrames(nil, 0)
-	if _, b, _ = splitFingerprint(b); b[0] != framesVersion {
-		t.Errorf("frames version %d without records, want %d", b[0], framesVersion)
+	in.Threads[0].Stack[0].Rec = nil
+	b, _ = in.EncodeFrames(nil, 0)
+	if _, b, _ = interp.SplitFingerprint(b); b[0] != interp.FramesVersion {
+		t.Errorf("frames version %d without records, want %d", b[0], interp.FramesVersion)
 	}
 }
 
@@ -233,15 +234,15 @@ func TestCompensationRecordsRoundTrip(t *testing.T) {
 // records to the decoder: it must fail cleanly, never panic.
 func FuzzDecodeCompFrames(f *testing.F) {
 	p := compensationProc(f)
-	b, err := recInstance(p).encodeFrames(nil, 0)
+	b, err := recInstance(p).EncodeFrames(nil, 0)
 	if err != nil {
 		f.Fatal(err)
 	}
 	f.Add(b[1:])
 	f.Add([]byte{1, 0, 0, 0, 1})
 	f.Fuzz(func(t *testing.T, data []byte) {
-		in := newInstance(nil, p, context.Background())
-		_ = in.decodeThreads(&reader{b: data}, true)
+		in := interp.NewInstance(nil, p, context.Background())
+		_ = in.DecodeThreads(&interp.Reader{B: data}, true)
 	})
 }
 
@@ -250,8 +251,8 @@ func FuzzDecodeCompFrames(f *testing.F) {
 // it fails cleanly (a broken instance), never panics.
 func FuzzDecodeFrames(f *testing.F) {
 	p := compensationProc(f)
-	for _, in := range []*instance{recInstance(p), newInstance(nil, p, context.Background())} {
-		b, err := in.encodeFrames([]string{"route"}, 42)
+	for _, in := range []*interp.Instance{recInstance(p), interp.NewInstance(nil, p, context.Background())} {
+		b, err := in.EncodeFrames([]string{"route"}, 42)
 		if err != nil {
 			f.Fatal(err)
 		}

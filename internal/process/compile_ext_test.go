@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/orchd/orchd/internal/process/bpel"
+	"github.com/orchd/orchd/internal/process/interp"
 )
 
 // editedBundle copies the fixture bundle src into a temporary folder and
@@ -308,8 +309,8 @@ func TestInvokeUnboundPartner(t *testing.T) {
 		t.Fatalf("Deploy: %v", err)
 	}
 	r := dispatch(t, e, procs[0], testReq("A-1", "3", ""))
-	if r.fault == nil || r.fault.Name != activityFailure {
-		t.Fatalf("dispatch: %+v, want the fault %s", r, activityFailure)
+	if r.fault == nil || r.fault.Name != interp.ActivityFailure {
+		t.Fatalf("dispatch: %+v, want the fault %s", r, interp.ActivityFailure)
 	}
 	for _, want := range []string{"partner.call", "{urn:test}Nowhere", "not bound"} {
 		if !strings.Contains(r.fault.Reason, want) {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/orchd/orchd/internal/exchange"
 	"github.com/orchd/orchd/internal/process/bpel"
+	"github.com/orchd/orchd/internal/process/interp"
 	"github.com/orchd/orchd/internal/process/plan"
 )
 
@@ -43,11 +44,11 @@ func TestInitiate(t *testing.T) {
 		{name: "no mismatch", have: "A", initiate: "no", value: "Z", wantErr: "does not match"},
 	}
 	for _, tc := range tests {
-		in := &instance{}
+		in := &interp.Instance{}
 		if tc.have != "" {
-			in.corr = map[string]string{"s": tc.have}
+			in.Corr = map[string]string{"s": tc.have}
 		}
-		err := in.applyCorrelations(use(tc.initiate), msg(tc.value), false, bpel.Pos{File: "t.bpel", Line: 3})
+		err := in.ApplyCorrelations(use(tc.initiate), msg(tc.value), false, bpel.Pos{File: "t.bpel", Line: 3})
 		switch {
 		case tc.wantErr != "":
 			if err == nil || !strings.Contains(err.Error(), tc.wantErr) || !strings.Contains(err.Error(), "correlationViolation") {
@@ -55,8 +56,8 @@ func TestInitiate(t *testing.T) {
 			}
 		case err != nil:
 			t.Errorf("%s: %v", tc.name, err)
-		case in.corr["s"] != tc.want:
-			t.Errorf("%s: set = %q, want %q", tc.name, in.corr["s"], tc.want)
+		case in.Corr["s"] != tc.want:
+			t.Errorf("%s: set = %q, want %q", tc.name, in.Corr["s"], tc.want)
 		}
 	}
 }

@@ -1,58 +1,35 @@
-// Package process is the runtime stage of the engine: it runs instances
-// of the plans the compiler (internal/process/compile) made, each plan
-// deployed as a version (Process: the plan plus its number, counters,
-// metrics and partner bindings). It never imports the compiler.
+// Package process is the engine: it deploys the versions of the plans
+// the compiler (internal/process/compile) made (interp.Process), routes
+// each exchange to the instance it belongs to or creates one, and keeps
+// what lies between the runs of instances, which the interpreter
+// (internal/process/interp) steps. It never imports the compiler.
 //
-// An instance is explicit data: its variables live in one etree tree whose
-// root children are the variables' slots, and its control state is a set
-// of threads (threads.go), each a stack of frames (activity, program
-// counter, counters). The main activity runs on the first thread; a flow
-// or a parallel forEach spawns one thread per branch and joins them. The
-// Engine steps an instance's ready threads to quiescence in the goroutine
-// that delivered the message; a partner call made while another thread can
-// go on leaves on its own goroutine and its answer readies its thread.
-// A scope with event handlers (events.go) runs its body on a child thread
-// next to listener threads; each accepted event or alarm spawns a thread
-// running a fresh handler scope with private variables, and the scope
-// joins them once its body ended and its listeners closed. Faults
-// (scope.go) go to the innermost scope running its body with a matching
-// handler (or a default one that compensates), terminating that scope's
-// other threads after running the termination handlers of the scopes
-// they ran. A compensable scope that completes leaves a record, with a
-// snapshot of its variables, in its enclosing scope's frame; compensate
-// runs the records' handlers on threads whose private slots are the
-// snapshots (compensate.go). Requests stay
-// open until their reply runs (messaging.go). Nothing is stored for
-// in-memory processes.
-//
-// Expressions and queries are compiled by the expression stage
-// (internal/process/expr: XPath 1.0 through internal/xpath1 with its direct
-// evaluators, XPath 2.0 through internal/xpath2, ODE's functions and
-// bpel:doXslTransform); this package supplies what only an instance
-// knows: $ode:pid, the event time, link status (xpath2.go).
+// Dispatch (run.go) finds the version an exchange's endpoint serves,
+// routes a message by its correlation values to a waiting instance (in
+// memory, in the registry; persistent, through the store's routes),
+// holds a message that came before its instance waits (held.go), and
+// drives the run: the instance's threads step in the caller's goroutine
+// until it waits, ends or fails, then finish answers the client, stores
+// what the guarantees need and registers what the instance waits for
+// (its routes and its timer). The interpreter reaches the engine only
+// through interp.Host, which engineHost (enginehost.go) implements.
 //
 // A persistent process's instances are checkpointed through the Store
-// interface (persist.Store implements it) when they wait, when they end,
-// and before a partner call that is not marked idempotent; concurrent
-// checkpoints share one commit. A blocked in-memory instance stays in the
-// engine's registry; a blocked persistent one lives only in the store and
-// is loaded again by the message or timer that resumes it.
+// interface (persist.Store implements it); concurrent checkpoints share
+// one commit. A blocked in-memory instance stays in the registry; a
+// blocked persistent one lives only in the store and is loaded again
+// (load.go) by the message or timer that resumes it. recover.go and
+// adopt.go resume stored work at start and take over another node's;
+// outbox.go sends RELIABLE one-way invokes after their checkpoint;
+// cluster.go is what the engine shares with other nodes (InstanceOwners,
+// MemRoutes, the versions it serves). versions.go deploys, redeploys and
+// retires versions; mgmt_instances, mgmt_processes and mgmt_details
+// answer the management API (internal/mgmt), the one instance listing;
+// metrics.go the engine's Prometheus series, tracerun.go a run's span.
 //
-// Files: engine and versions (a Process is a version), model.go, instance,
-// threads and dispatch.go (the one switch that steps an activity), scope,
-// events, compensate, flow, activities, assign, validate, epr, rest (ODE's
-// bpel4restlight), extension (the run-time half of the extension bundle
-// API), messaging, waiting; run drives a run and its aftermath;
-// checkpoint, recover and outbox persist; instevents emits instance
-// events to Options.Events; mgmt_instances and mgmt_processes answer the
-// management API (internal/mgmt), the one instance listing;
-// mgmt_details lists with details over it, for orchd instances on a
-// store no engine serves (StoreInstances).
-//
-// It imports exchange, events, mgmt, persist (the store's types), the
-// stages below it (bpel, wsdl, deploy, expr, plan) and the languages
-// (xpath1, xpath2, xsd); it must never import the compiler, soap, server
-// or cmd (its tests use the compiler to make plans, and soap as a real
-// partner and front door). The rule is a
-// test: internal/importrules.
+// It imports exchange, events, mgmt, partnerallow, persist (the store's
+// types), plan and interp; it must never import the compiler, the
+// stages below the plan, soap, server or cmd (its tests use the compiler
+// to make plans, and soap as a real partner and front door). The rule is
+// a test: internal/importrules.
 package process

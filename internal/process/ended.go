@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/orchd/orchd/internal/exchange"
+	"github.com/orchd/orchd/internal/process/interp"
 )
 
 // endedFaults remembers, for a while, the correlation values of instances
@@ -32,13 +33,13 @@ const (
 	endedMax = 4096
 )
 
-func endedKey(p *Process, set, values string) string {
+func endedKey(p *interp.Process, set, values string) string {
 	return p.Name.String() + "\x1e" + set + "=" + values
 }
 
 // note remembers that the instance of p with initiated sets corr ended
 // with f.
-func (t *endedFaults) note(p *Process, corr map[string]string, f *exchange.Fault, now time.Time) {
+func (t *endedFaults) note(p *interp.Process, corr map[string]string, f *exchange.Fault, now time.Time) {
 	if len(corr) == 0 {
 		return
 	}
@@ -62,7 +63,7 @@ func (t *endedFaults) note(p *Process, corr map[string]string, f *exchange.Fault
 
 // lookup is the fault that ended a recent instance of p whose correlation
 // values are among tried ("set=values", as shapeValues notes them), or nil.
-func (t *endedFaults) lookup(p *Process, tried []string, now time.Time) *exchange.Fault {
+func (t *endedFaults) lookup(p *interp.Process, tried []string, now time.Time) *exchange.Fault {
 	if len(tried) == 0 {
 		return nil
 	}
@@ -93,7 +94,7 @@ func (t *endedFaults) lookup(p *Process, tried []string, now time.Time) *exchang
 // answerEnded answers a request-response ex that found no instance with
 // the fault of a recently faulted instance it was meant for; it reports
 // whether it did.
-func (e *Engine) answerEnded(p *Process, ex *exchange.Exchange, tried []string) bool {
+func (e *Engine) answerEnded(p *interp.Process, ex *exchange.Exchange, tried []string) bool {
 	if ex.Operation.OneWay() || ex.Respond == nil {
 		return false
 	}
@@ -101,6 +102,6 @@ func (e *Engine) answerEnded(p *Process, ex *exchange.Exchange, tried []string) 
 	if f == nil {
 		return false
 	}
-	ex.Respond(nil, &exchange.Fault{Name: f.Name, Message: copyMessage(f.Message), Reason: "the instance this request is for ended with this fault: " + f.Reason})
+	ex.Respond(nil, &exchange.Fault{Name: f.Name, Message: interp.CopyMessage(f.Message), Reason: "the instance this request is for ended with this fault: " + f.Reason})
 	return true
 }

@@ -6,21 +6,22 @@ import (
 	"time"
 
 	"github.com/orchd/orchd/internal/exchange"
+	"github.com/orchd/orchd/internal/process/interp"
 	"github.com/orchd/orchd/internal/process/plan"
 )
 
 // The faults of ended instances answer requests by their correlation
 // values, for endedKeep, and at most endedMax instances are remembered.
 func TestEndedFaults(t *testing.T) {
-	p := &Process{Plan: &plan.Plan{Name: exchange.QName{Space: "urn:t", Local: "P"}}}
-	other := &Process{Plan: &plan.Plan{Name: exchange.QName{Space: "urn:t", Local: "Q"}}}
-	f := &exchange.Fault{Name: bpelFault("conflictingReceive")}
+	p := &interp.Process{Plan: &plan.Plan{Name: exchange.QName{Space: "urn:t", Local: "P"}}}
+	other := &interp.Process{Plan: &plan.Plan{Name: exchange.QName{Space: "urn:t", Local: "Q"}}}
+	f := &exchange.Fault{Name: interp.BpelFault("conflictingReceive")}
 	t0 := time.Unix(1000, 0)
 	var tab endedFaults
 	tab.note(p, map[string]string{"cs": "K1"}, f, t0)
 	tests := []struct {
 		name  string
-		p     *Process
+		p     *interp.Process
 		tried []string
 		at    time.Time
 		want  bool

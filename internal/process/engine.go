@@ -17,6 +17,7 @@ import (
 	"github.com/orchd/orchd/internal/events"
 	"github.com/orchd/orchd/internal/exchange"
 	"github.com/orchd/orchd/internal/partnerallow"
+	"github.com/orchd/orchd/internal/process/interp"
 	"github.com/orchd/orchd/internal/process/plan"
 )
 
@@ -114,19 +115,19 @@ type Engine struct {
 	opts    Options
 
 	mu         sync.RWMutex
-	processes  []*Process
-	byEndpoint map[*exchange.Endpoint]*Process
+	processes  []*interp.Process
+	byEndpoint map[*exchange.Endpoint]*interp.Process
 	// served is an immutable copy of byEndpoint for Dispatch, replaced
 	// by Deploy, so an exchange takes no lock to find its process.
-	served atomic.Pointer[map[*exchange.Endpoint]*Process]
+	served atomic.Pointer[map[*exchange.Endpoint]*interp.Process]
 	// retired are the versions kept, serving nothing, for the instances
 	// that started on them (versions.go); older is their immutable index
 	// by process name, nil when there is none.
-	retired []*Process
-	older   atomic.Pointer[map[exchange.QName][]*Process]
+	retired []*interp.Process
+	older   atomic.Pointer[map[exchange.QName][]*interp.Process]
 
 	store Store
-	restc *restClient
+	restc *interp.RestClient
 	// steps is Options.MaxSteps resolved.
 	steps int
 	reg   registry
@@ -159,9 +160,9 @@ func NewEngine(opts Options) *Engine {
 	case maxSteps < 0:
 		maxSteps = math.MaxInt
 	}
-	return &Engine{log: log, metrics: newMetrics(opts.Registerer), opts: opts, byEndpoint: map[*exchange.Endpoint]*Process{}, steps: maxSteps,
-		store: opts.Store, restc: newRESTClient(opts.HTTPClient, opts.HTTPTimeout, opts.Tracer), baseCtx: ctx, stop: stop,
-		reg: registry{live: map[string]*instance{}, calling: map[string]*instance{}, routes: map[string]*instance{}, open: map[string][]*openRequest{}}}
+	return &Engine{log: log, metrics: newMetrics(opts.Registerer), opts: opts, byEndpoint: map[*exchange.Endpoint]*interp.Process{}, steps: maxSteps,
+		store: opts.Store, restc: interp.NewRESTClient(opts.HTTPClient, opts.HTTPTimeout, opts.Tracer), baseCtx: ctx, stop: stop,
+		reg: registry{live: map[string]*interp.Instance{}, calling: map[string]*interp.Instance{}, routes: map[string]*interp.Instance{}, open: map[string][]*interp.OpenRequest{}}}
 }
 
 // Close cancels the work instances do on their own (after their reply,
@@ -194,7 +195,7 @@ func (e *Engine) messageHoldMax() int {
 	}
 }
 
-func (e *Engine) replyTimeout(p *Process, ex *exchange.Exchange) time.Duration {
+func (e *Engine) replyTimeout(p *interp.Process, ex *exchange.Exchange) time.Duration {
 	if d, ok := p.ReplyTimeouts[plan.ReplyOp{Endpoint: ex.Endpoint, Op: ex.Operation.Name}]; ok {
 		return d
 	}
@@ -209,11 +210,11 @@ func (e *Engine) replyTimeout(p *Process, ex *exchange.Exchange) time.Duration {
 // address path (in process, no HTTP), otherwise through Options.Partners.
 // A process whose endpoint path another deployed process already serves is
 // refused with an error and not deployed.
-func (e *Engine) Deploy(procs ...*Process) error {
+func (e *Engine) Deploy(procs ...*interp.Process) error {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	var errs []error
-	paths := map[string]*Process{}
+	paths := map[string]*interp.Process{}
 	for _, p := range e.processes {
 		for _, ep := range p.Endpoints {
 			paths[ep.Path] = p
@@ -237,7 +238,7 @@ next:
 		}
 		e.processes = append(e.processes, p)
 		e.metrics.deployed(p)
-		p.deployedNow()
+		p.DeployedNow()
 		for _, w := range p.Warnings {
 			e.log.Warn("deployed with a warning", slog.String(logProcess, p.Name.Local), slog.String("warning", w))
 		}
@@ -252,18 +253,18 @@ next:
 // bindLocked binds p's partner links: to a process of this engine that
 // provides the partner's port, otherwise through Options.Partners. The
 // caller holds e.mu.
-func (e *Engine) bindLocked(p *Process) {
+func (e *Engine) bindLocked(p *interp.Process) {
 	for _, pl := range p.Plist {
 		if pl.PartnerEP == nil {
 			continue
 		}
 		switch local := e.localEndpoint(pl.PartnerEP); {
 		case local != nil:
-			p.partners[pl.Idx] = &localPartner{e: e, ep: local}
+			p.Partners[pl.Idx] = &localPartner{e: e, ep: local}
 		case e.opts.Partners != nil:
-			p.partners[pl.Idx] = e.opts.Partners(pl.PartnerEP)
+			p.Partners[pl.Idx] = e.opts.Partners(pl.PartnerEP)
 		default:
-			p.partners[pl.Idx] = unbound{pl.PartnerEP}
+			p.Partners[pl.Idx] = unbound{pl.PartnerEP}
 		}
 	}
 }
@@ -272,7 +273,7 @@ func (e *Engine) bindLocked(p *Process) {
 // caller holds e.mu.
 func (e *Engine) publishLocked() {
 	defer e.versionsChanged()
-	snap := make(map[*exchange.Endpoint]*Process, len(e.byEndpoint))
+	snap := make(map[*exchange.Endpoint]*interp.Process, len(e.byEndpoint))
 	for ep, p := range e.byEndpoint {
 		snap[ep] = p
 	}
@@ -297,10 +298,10 @@ func (e *Engine) localEndpoint(ep *exchange.Endpoint) *exchange.Endpoint {
 }
 
 // Processes returns the deployed processes.
-func (e *Engine) Processes() []*Process {
+func (e *Engine) Processes() []*interp.Process {
 	e.mu.RLock()
 	defer e.mu.RUnlock()
-	return append([]*Process(nil), e.processes...)
+	return append([]*interp.Process(nil), e.processes...)
 }
 
 // Log attribute keys.
@@ -347,11 +348,11 @@ func (l *localPartner) Invoke(ctx context.Context, c *exchange.Call) (*exchange.
 	replied := make(chan answer, 1)
 	now := time.Now()
 	ex := &exchange.Exchange{
-		Endpoint: l.ep, Operation: op, Input: copyMessage(c.Input), Received: now, Dispatched: now,
+		Endpoint: l.ep, Operation: op, Input: interp.CopyMessage(c.Input), Received: now, Dispatched: now,
 		Respond: func(m *exchange.Message, f *exchange.Fault) {
-			a := answer{out: copyMessage(m)}
+			a := answer{out: interp.CopyMessage(m)}
 			if f != nil {
-				a.fault = &exchange.Fault{Name: f.Name, Message: copyMessage(f.Message), Reason: f.Reason}
+				a.fault = &exchange.Fault{Name: f.Name, Message: interp.CopyMessage(f.Message), Reason: f.Reason}
 			}
 			select {
 			case replied <- a:

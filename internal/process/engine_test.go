@@ -12,6 +12,7 @@ import (
 	"github.com/beevik/etree"
 
 	"github.com/orchd/orchd/internal/exchange"
+	"github.com/orchd/orchd/internal/process/interp"
 )
 
 const exampleBundle = "../../deploy/purchase-order"
@@ -53,7 +54,7 @@ func (ip *inProcessPartners) bind(ep *exchange.Endpoint) exchange.Partner {
 	})
 }
 
-func loadPO(t testing.TB) (*Engine, *Process, *inProcessPartners) {
+func loadPO(t testing.TB) (*Engine, *interp.Process, *inProcessPartners) {
 	t.Helper()
 	procs, err := loadBundle(exampleBundle)
 	if err != nil {
@@ -81,7 +82,7 @@ func poMessage(t testing.TB, file string) *etree.Element {
 	return cp
 }
 
-func submit(t testing.TB, e *Engine, p *Process, payload *etree.Element) (*exchange.Message, *exchange.Fault, error) {
+func submit(t testing.TB, e *Engine, p *interp.Process, payload *etree.Element) (*exchange.Message, *exchange.Fault, error) {
 	return submitCtx(context.Background(), e, p, payload)
 }
 
@@ -156,10 +157,10 @@ func TestPurchaseOrderInvalidOrderFault(t *testing.T) {
 // again, which may be never.
 func TestAbandonedRequestsDropped(t *testing.T) {
 	e := NewEngine(Options{})
-	waiting, abandoned := &openRequest{}, &openRequest{}
-	abandoned.state.Store(2)
-	e.reg.open["a"] = []*openRequest{abandoned}
-	e.reg.open["b"] = []*openRequest{waiting, abandoned}
+	waiting, abandoned := &interp.OpenRequest{}, &interp.OpenRequest{}
+	abandoned.State.Store(2)
+	e.reg.open["a"] = []*interp.OpenRequest{abandoned}
+	e.reg.open["b"] = []*interp.OpenRequest{waiting, abandoned}
 	e.dropAbandoned("a")
 	e.dropAbandoned("b")
 	if _, ok := e.reg.open["a"]; ok {

@@ -12,6 +12,7 @@ import (
 	"github.com/orchd/orchd/internal/exchange"
 	"github.com/orchd/orchd/internal/partnerallow"
 	"github.com/orchd/orchd/internal/persist"
+	"github.com/orchd/orchd/internal/process/interp"
 	"github.com/orchd/orchd/internal/process/plan"
 )
 
@@ -22,33 +23,33 @@ type engineHost Engine
 
 func (e *Engine) host() *engineHost { return (*engineHost)(e) }
 
-func (h *engineHost) now() time.Time               { return (*Engine)(h).now() }
-func (h *engineHost) logger() *slog.Logger         { return h.log }
-func (h *engineHost) maxSteps() int                { return h.steps }
-func (h *engineHost) stored() bool                 { return h.store != nil }
-func (h *engineHost) clustered() bool              { return h.opts.Owners != nil }
-func (h *engineHost) baseURL() string              { return h.opts.BaseURL }
-func (h *engineHost) baseContext() context.Context { return h.baseCtx }
-func (h *engineHost) events() *events.Dispatcher   { return h.opts.Events }
-func (h *engineHost) tracer() trace.Tracer         { return h.opts.Tracer }
-func (h *engineHost) rest() *restClient            { return h.restc }
-func (h *engineHost) settleMail(in *instance)      { (*Engine)(h).settleMail(in) }
-func (h *engineHost) openMail(in *instance) bool   { return (*Engine)(h).openMail(in) }
-func (h *engineHost) closeMail(in *instance)       { (*Engine)(h).closeMail(in) }
-func (h *engineHost) listCalling(in *instance, on bool) bool {
+func (h *engineHost) Now() time.Time                    { return (*Engine)(h).now() }
+func (h *engineHost) Logger() *slog.Logger              { return h.log }
+func (h *engineHost) MaxSteps() int                     { return h.steps }
+func (h *engineHost) Stored() bool                      { return h.store != nil }
+func (h *engineHost) Clustered() bool                   { return h.opts.Owners != nil }
+func (h *engineHost) BaseURL() string                   { return h.opts.BaseURL }
+func (h *engineHost) BaseContext() context.Context      { return h.baseCtx }
+func (h *engineHost) Events() *events.Dispatcher        { return h.opts.Events }
+func (h *engineHost) Tracer() trace.Tracer              { return h.opts.Tracer }
+func (h *engineHost) Rest() *interp.RestClient          { return h.restc }
+func (h *engineHost) SettleMail(in *interp.Instance)    { (*Engine)(h).settleMail(in) }
+func (h *engineHost) OpenMail(in *interp.Instance) bool { return (*Engine)(h).openMail(in) }
+func (h *engineHost) CloseMail(in *interp.Instance)     { (*Engine)(h).closeMail(in) }
+func (h *engineHost) ListCalling(in *interp.Instance, on bool) bool {
 	return (*Engine)(h).listCalling(in, on)
 }
 
-func (h *engineHost) addressed(pl *plan.PartnerLink, addr string, params []*etree.Element, only *partnerallow.List) exchange.Partner {
+func (h *engineHost) Addressed(pl *plan.PartnerLink, addr string, params []*etree.Element, only *partnerallow.List) exchange.Partner {
 	return (*Engine)(h).addressed(pl, addr, params, only)
 }
 
-func (h *engineHost) commit(in *instance, cp *persist.Checkpoint) error {
+func (h *engineHost) Commit(in *interp.Instance, cp *persist.Checkpoint) error {
 	e := (*Engine)(h)
-	if in.lazyStripe && in.stripe == nil {
+	if in.LazyStripe && in.Stripe == nil {
 		// From this commit on others can find the instance (a wait for
 		// the stripe, as for the commit, holds no CPU slot).
-		in.stripe = e.stripes.lock(in.id)
+		in.Stripe = e.stripes.lock(in.ID)
 	}
 	start := time.Now()
 	err := e.store.Commit(cp)
@@ -62,8 +63,8 @@ func (h *engineHost) commit(in *instance, cp *persist.Checkpoint) error {
 	return nil
 }
 
-func (h *engineHost) named(in *instance) {
-	if in.id != "" {
+func (h *engineHost) Named(in *interp.Instance) {
+	if in.ID != "" {
 		return
 	}
 	e := (*Engine)(h)
@@ -72,7 +73,7 @@ func (h *engineHost) named(in *instance) {
 	e.reg.mu.Unlock()
 }
 
-func (h *engineHost) answering(in *instance) {
+func (h *engineHost) Answering(in *interp.Instance) {
 	e := (*Engine)(h)
 	e.preRegister(in)
 	e.waitMemRoutes(in)

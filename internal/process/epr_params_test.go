@@ -5,6 +5,8 @@ import (
 	"testing"
 
 	"github.com/beevik/etree"
+
+	"github.com/orchd/orchd/internal/process/interp"
 )
 
 // TestEPRReferenceParams: the reference parameters of an assigned
@@ -32,7 +34,7 @@ func TestEPRReferenceParams(t *testing.T) {
 			if err := doc.ReadFromString(tc.in); err != nil {
 				t.Fatal(err)
 			}
-			addr, params, err := eprOf(doc.Root())
+			addr, params, err := interp.EprOf(doc.Root())
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -49,16 +51,16 @@ func TestEPRReferenceParams(t *testing.T) {
 				}
 			}
 			check("taken", params)
-			stored := appendParams(&assignedEPR{addr: addr, params: params})
+			stored := interp.AppendParams(&interp.AssignedEPR{Addr: addr, Params: params})
 			if len(params) == 0 && stored != addr {
 				t.Errorf("checkpoint form %q of an EPR without parameters, want the address alone", stored)
 			}
-			back, got, err := readParams(stored)
+			back, got, err := interp.ReadParams(stored)
 			if err != nil || back != addr {
 				t.Fatalf("readParams = %q, %v; want %q", back, err, addr)
 			}
 			check("read back", got)
-			sr := withRefParams(serviceRefElement(addr), got)
+			sr := interp.WithRefParams(interp.ServiceRefElement(addr), got)
 			d := etree.NewDocument()
 			d.SetRoot(sr)
 			s, _ := d.WriteToString()
@@ -67,7 +69,7 @@ func TestEPRReferenceParams(t *testing.T) {
 			}
 		})
 	}
-	if _, _, err := readParams("http://h/a" + paramsSep + "<p><unclosed></p>"); err == nil {
+	if _, _, err := interp.ReadParams("http://h/a" + interp.ParamsSep + "<p><unclosed></p>"); err == nil {
 		t.Error("damaged stored reference parameters read without an error")
 	}
 }

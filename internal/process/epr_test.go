@@ -15,6 +15,7 @@ import (
 
 	"github.com/orchd/orchd/internal/exchange"
 	"github.com/orchd/orchd/internal/partnerallow"
+	"github.com/orchd/orchd/internal/process/interp"
 )
 
 const (
@@ -64,7 +65,7 @@ func TestParseEPR(t *testing.T) {
 			if err == nil {
 				t.Fatalf("parseEPR = %q, want an error", got)
 			}
-			if !errors.Is(err, errEPR) {
+			if !errors.Is(err, interp.ErrEPR) {
 				t.Errorf("error %v does not wrap errEPR", err)
 			}
 			for _, w := range tc.errs {
@@ -91,7 +92,7 @@ func FuzzParseEPR(f *testing.F) {
 	f.Fuzz(func(t *testing.T, s string) {
 		addr, err := parseEPR(s)
 		if err != nil {
-			if !errors.Is(err, errEPR) {
+			if !errors.Is(err, interp.ErrEPR) {
 				t.Fatalf("error %v does not wrap errEPR", err)
 			}
 			return
@@ -228,7 +229,7 @@ func TestAssignEndpointReference(t *testing.T) {
 			}
 			r := dispatch(t, e, procs[0], testReq("A-1", "3", tc.text))
 			if tc.wantFault != "" {
-				if r.fault == nil || r.fault.Name != bpelFault(tc.wantFault) {
+				if r.fault == nil || r.fault.Name != interp.BpelFault(tc.wantFault) {
 					t.Fatalf("want fault %s, got err=%v fault=%+v out=%v", tc.wantFault, r.err, r.fault, r.out)
 				}
 				if !strings.Contains(r.fault.Reason, "Test.bpel:") {
@@ -293,14 +294,14 @@ func TestEndpointReferenceRefused(t *testing.T) {
 // that is not XML as a plain URL (the fuzz target's entry).
 func parseEPR(data string) (string, error) {
 	if !strings.HasPrefix(strings.TrimSpace(data), "<") {
-		return eprText(data)
+		return interp.EprText(data)
 	}
 	doc := etree.NewDocument()
 	if err := doc.ReadFromString(data); err != nil {
-		return "", fmt.Errorf("%w: %w", errEPR, err)
+		return "", fmt.Errorf("%w: %w", interp.ErrEPR, err)
 	}
 	if doc.Root() == nil {
-		return "", fmt.Errorf("%w: no element", errEPR)
+		return "", fmt.Errorf("%w: no element", interp.ErrEPR)
 	}
-	return eprAddress(doc.Root())
+	return interp.EprAddress(doc.Root())
 }

@@ -1,8 +1,6 @@
 package process
 
-import (
-	"errors"
-)
+import "errors"
 
 // ErrNoProcess is returned for an endpoint that no deployed process serves.
 var ErrNoProcess = errors.New("no process serves this endpoint")
@@ -16,9 +14,3 @@ var ErrVersionNotDeployed = errors.New("process version not deployed")
 // DefaultMaxSteps is the step budget of one run of an instance when
 // neither Options.MaxSteps nor deploy.xml's orchd:maxSteps sets one.
 const DefaultMaxSteps = 1_000_000
-
-// ErrStepBudget is the failure of a run that took more activity steps than
-// its budget without waiting (a loop like <while> true()): orchd's fault
-// orchd:stepBudgetExceeded (namespace urn:orchd:fault). It is not a BPEL
-// fault: no handler catches it, like a system failure.
-var ErrStepBudget = errors.New("orchd:stepBudgetExceeded")

@@ -9,11 +9,12 @@ import (
 
 	"github.com/orchd/orchd/internal/exchange"
 	"github.com/orchd/orchd/internal/process/expr"
+	"github.com/orchd/orchd/internal/process/interp"
 	"github.com/orchd/orchd/internal/process/plan"
 )
 
 // varResolver resolves variables of a compiled process by name.
-type varResolver struct{ p *Process }
+type varResolver struct{ p *interp.Process }
 
 func (r varResolver) LookupVar(name string) *expr.Var {
 	for _, v := range r.p.Vars {
@@ -33,15 +34,15 @@ func (r varResolver) PropertyPath(string, string, *etree.Element, map[string]str
 // instance tree; they must agree.
 func TestFastExprMatchesXPath(t *testing.T) {
 	e, p, _ := loadPO(t)
-	in := newInstance(e.host(), p, context.Background())
-	if err := in.start(); err != nil {
+	in := interp.NewInstance(e.host(), p, context.Background())
+	if err := in.Start(); err != nil {
 		t.Fatal(err)
 	}
 	r := varResolver{p}
-	in.storeMessage(r.LookupVar("poIn"), poInMessage(t, p))
-	in.slot(r.LookupVar("i")).SetText("2")
-	in.slot(r.LookupVar("total")).SetText("39.98")
-	in.slot(r.LookupVar("totalText")).SetText("12.50")
+	in.StoreMessage(r.LookupVar("poIn"), poInMessage(t, p))
+	in.Slot(r.LookupVar("i")).SetText("2")
+	in.Slot(r.LookupVar("total")).SetText("39.98")
+	in.Slot(r.LookupVar("totalText")).SetText("12.50")
 	ns := map[string]string{"po": "urn:example:po", "crm": "urn:example:crm"}
 	exprs := []string{
 		"1 + 2 * 3", "7 div 2", "7 mod 3", "-$i", "$i + 1", "$total * 100",
@@ -75,8 +76,8 @@ func TestFastExprMatchesXPath(t *testing.T) {
 			t.Errorf("%s: not handled by the fast evaluator", src)
 			continue
 		}
-		want := generalValue(t, src, r, ns, in, in.root)
-		got := fast.Value(in.root, nil)
+		want := generalValue(t, src, r, ns, in, in.Root)
+		got := fast.Value(in.Root, nil)
 		if !sameValue(got, want) {
 			t.Errorf("%s: fast %#v, general %#v", src, got, want)
 		}
@@ -91,7 +92,7 @@ func TestFastExprMatchesXPath(t *testing.T) {
 		// A boolean compared with a string: both as booleans.
 		"'' = false()": true,
 	} {
-		if got := expr.CompileFast(src, r, ns).Value(in.root, nil); got != want {
+		if got := expr.CompileFast(src, r, ns).Value(in.Root, nil); got != want {
 			t.Errorf("%s = %v, want %v", src, got, want)
 		}
 	}
@@ -106,7 +107,7 @@ func TestFastExprMatchesXPath(t *testing.T) {
 		"substring('12345', 1, -1)":             "",
 		"substring('héllo', 2, 2)":              "él",
 	} {
-		if got := expr.CompileFast(src, r, ns).Value(in.root, nil); got != want {
+		if got := expr.CompileFast(src, r, ns).Value(in.Root, nil); got != want {
 			t.Errorf("%s = %q, want %q", src, got, want)
 		}
 	}
@@ -118,7 +119,7 @@ func TestFastExprMatchesXPath(t *testing.T) {
 	}
 }
 
-func poInMessage(t testing.TB, p *Process) *exchange.Message {
+func poInMessage(t testing.TB, p *interp.Process) *exchange.Message {
 	m := exchange.NewMessage(p.Vars[0].Msg.Name)
 	m.Parts["payload"] = poMessage(t, "po-request.xml")
 	return m
@@ -138,29 +139,29 @@ func BenchmarkAssign(b *testing.B) {
 	if add == nil {
 		b.Fatal("no addItem assign")
 	}
-	in := newInstance(e.host(), p, context.Background())
-	if err := in.start(); err != nil {
+	in := interp.NewInstance(e.host(), p, context.Background())
+	if err := in.Start(); err != nil {
 		b.Fatal(err)
 	}
 	r := varResolver{p}
 	m := exchange.NewMessage(r.LookupVar("poIn").Msg.Name)
 	m.Parts["payload"] = poMessage(b, "po-request.xml")
-	in.storeMessage(r.LookupVar("poIn"), m)
+	in.StoreMessage(r.LookupVar("poIn"), m)
 	var prep *plan.Assign
 	for _, a := range p.Acts {
 		if x, ok := a.(*plan.Assign); ok && x.Name == "prepareErpRequest" {
 			prep = x
 		}
 	}
-	if _, _, err := stepAssign(prep, in, &frame{}); err != nil {
+	if _, _, err := interp.StepAssign(prep, in, &interp.Frame{}); err != nil {
 		b.Fatal(err)
 	}
-	iv := in.slot(r.LookupVar("i"))
+	iv := in.Slot(r.LookupVar("i"))
 	b.ReportAllocs()
 	b.ResetTimer()
 	for n := 0; n < b.N; n++ {
 		iv.SetText("1")
-		if _, _, err := stepAssign(add, in, &frame{}); err != nil {
+		if _, _, err := interp.StepAssign(add, in, &interp.Frame{}); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -168,7 +169,7 @@ func BenchmarkAssign(b *testing.B) {
 
 // generalValue is src's value at ctx by the general XPath 1.0 evaluator
 // (rewritten, then internal/xpath1): what a fast path must match.
-func generalValue(t *testing.T, src string, r varResolver, ns map[string]string, in *instance, ctx *etree.Element) any {
+func generalValue(t *testing.T, src string, r varResolver, ns map[string]string, in *interp.Instance, ctx *etree.Element) any {
 	t.Helper()
 	rw, err := expr.Rewrite(src, r, nil, ns, true)
 	if err != nil {
@@ -178,5 +179,5 @@ func generalValue(t *testing.T, src string, r varResolver, ns map[string]string,
 	if err != nil {
 		t.Fatalf("%s: %v", src, err)
 	}
-	return x.Eval(&in.docs, ctx)
+	return x.Eval(&in.Docs, ctx)
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/orchd/orchd/internal/exchange"
 	"github.com/orchd/orchd/internal/process/expr"
+	"github.com/orchd/orchd/internal/process/interp"
 )
 
 // TestFastPredicatesMatchXPath evaluates path expressions with boolean
@@ -71,15 +72,15 @@ func TestFastPredicatesMatchXPath(t *testing.T) {
 	r := varResolver{p}
 	ns := map[string]string{"po": "urn:example:po"}
 	for name, body := range items {
-		in := newInstance(e.host(), p, context.Background())
-		if err := in.start(); err != nil {
+		in := interp.NewInstance(e.host(), p, context.Background())
+		if err := in.Start(); err != nil {
 			t.Fatal(err)
 		}
-		in.storeMessage(r.LookupVar("poIn"), poWithItems(t, p, body))
-		in.slot(r.LookupVar("i")).SetText("2")
-		in.slot(r.LookupVar("totalText")).SetText("x")
+		in.StoreMessage(r.LookupVar("poIn"), poWithItems(t, p, body))
+		in.Slot(r.LookupVar("i")).SetText("2")
+		in.Slot(r.LookupVar("totalText")).SetText("x")
 		// The same predicates in a <query>, relative to the part.
-		base := expr.BaseNode(in.root, r.LookupVar("poIn"), 0)
+		base := expr.BaseNode(in.Root, r.LookupVar("poIn"), 0)
 		for _, q := range []string{
 			"po:items/po:item[po:qty > 1]/po:sku", "po:items/po:item[not(number(po:qty) > 0)]",
 			"po:items[po:item/po:qty = 10]/po:item[1]", "po:items/*[po:sku = 'A']/po:qty", "po:items/po:item[@kind]",
@@ -89,7 +90,7 @@ func TestFastPredicatesMatchXPath(t *testing.T) {
 				t.Errorf("query %s: not handled by the fast path", q)
 				continue
 			}
-			if got, want := sp.Value(in.root, base), generalValue(t, q, r, ns, in, base); !sameValue(got, want) {
+			if got, want := sp.Value(in.Root, base), generalValue(t, q, r, ns, in, base); !sameValue(got, want) {
 				t.Errorf("%s: query %s: fast %#v, general %#v", name, q, got, want)
 			}
 			if expr.CompileSimplePath(q, r, ns, true) != nil {
@@ -102,7 +103,7 @@ func TestFastPredicatesMatchXPath(t *testing.T) {
 				t.Errorf("%s: not handled by the fast evaluator", src)
 				continue
 			}
-			if got, want := fast.Value(in.root, nil), generalValue(t, src, r, ns, in, in.root); !sameValue(got, want) {
+			if got, want := fast.Value(in.Root, nil), generalValue(t, src, r, ns, in, in.Root); !sameValue(got, want) {
 				t.Errorf("%s: %s: fast %#v, general %#v", name, src, got, want)
 			}
 		}
@@ -122,12 +123,12 @@ func TestFastPredicatesMatchXPath(t *testing.T) {
 		{`<po:item><po:qty> 3 </po:qty></po:item><po:item><po:qty>x</po:qty></po:item>`, "sum($poIn.payload/po:items/po:item[number(po:qty) > 0]/po:qty)", 3},
 		{`<item xmlns="urn:other"><qty>2</qty></item><po:item><qty>2</qty></po:item>`, "count($poIn.payload/po:items/*[qty])", 1},
 	} {
-		in := newInstance(e.host(), p, context.Background())
-		if err := in.start(); err != nil {
+		in := interp.NewInstance(e.host(), p, context.Background())
+		if err := in.Start(); err != nil {
 			t.Fatal(err)
 		}
-		in.storeMessage(r.LookupVar("poIn"), poWithItems(t, p, tc.items))
-		got := expr.CompileFast(tc.src, r, ns).Value(in.root, nil)
+		in.StoreMessage(r.LookupVar("poIn"), poWithItems(t, p, tc.items))
+		got := expr.CompileFast(tc.src, r, ns).Value(in.Root, nil)
 		if !sameValue(got, tc.want) {
 			t.Errorf("%s over %s = %v, want %v", tc.src, tc.items, got, tc.want)
 		}
@@ -153,7 +154,7 @@ func TestFastPredicatesMatchXPath(t *testing.T) {
 
 // poWithItems is the workload request with items as the content of
 // po:items.
-func poWithItems(t testing.TB, p *Process, items string) *exchange.Message {
+func poWithItems(t testing.TB, p *interp.Process, items string) *exchange.Message {
 	t.Helper()
 	doc := etree.NewDocument()
 	src := `<po:purchaseOrder xmlns:po="urn:example:po"><po:poId>PO-1</po:poId><po:items>` + items + `</po:items></po:purchaseOrder>`

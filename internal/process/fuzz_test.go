@@ -13,6 +13,7 @@ import (
 
 	"github.com/orchd/orchd/internal/exchange"
 	"github.com/orchd/orchd/internal/process/bpel"
+	"github.com/orchd/orchd/internal/process/interp"
 )
 
 // FuzzCompileBPEL writes the input as the .bpel of a copy of the example
@@ -124,7 +125,7 @@ func FuzzCompileBPEL(f *testing.F) {
 }
 
 // submitCtx is submit with a context, for instances that may loop.
-func submitCtx(ctx context.Context, e *Engine, p *Process, payload *etree.Element) (*exchange.Message, *exchange.Fault, error) {
+func submitCtx(ctx context.Context, e *Engine, p *interp.Process, payload *etree.Element) (*exchange.Message, *exchange.Fault, error) {
 	ep := p.Endpoints[0]
 	op := opNamed(ep, "submitPurchaseOrder")
 	in := exchange.NewMessage(op.Input.Name)

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/orchd/orchd/internal/exchange"
+	"github.com/orchd/orchd/internal/process/interp"
 )
 
 // heldMsg is a message for a correlated operation that arrived when no
@@ -21,7 +22,7 @@ import (
 // instance it is for lives in memory too); any other message is not
 // answered until an instance took it, so nothing acknowledged is lost.
 type heldMsg struct {
-	p    *Process
+	p    *interp.Process
 	ex   *exchange.Exchange
 	ctx  context.Context
 	keys []string
@@ -34,7 +35,7 @@ type heldMsg struct {
 // hold keeps ex until an instance waits under one of keys, or its time
 // runs out. Before holding, it looks again (under the registry lock that
 // registration takes) for an instance that came to wait meanwhile.
-func (e *Engine) hold(ctx context.Context, p *Process, ex *exchange.Exchange, keys, tried []string, h *heldMsg) error {
+func (e *Engine) hold(ctx context.Context, p *interp.Process, ex *exchange.Exchange, keys, tried []string, h *heldMsg) error {
 	if e.messageHold() < 0 {
 		if h != nil {
 			return errHeldAgain
@@ -55,7 +56,7 @@ func (e *Engine) hold(ctx context.Context, p *Process, ex *exchange.Exchange, ke
 	again := h != nil
 	if !again && e.reg.heldCount >= e.messageHoldMax() {
 		e.reg.mu.Unlock()
-		p.metrics.heldRefused.Inc()
+		p.Metrics.HeldRefused.Inc()
 		return holdFull(p, ex.Operation.Name, tried, e.messageHoldMax())
 	}
 	if again {
@@ -108,7 +109,7 @@ func (e *Engine) hold(ctx context.Context, p *Process, ex *exchange.Exchange, ke
 // holdFull is the error of a message that would be held while limit
 // messages are held already: refused at once (the server is overloaded,
 // the sender may try again), not held and not acknowledged.
-func holdFull(p *Process, op string, tried []string, limit int) error {
+func holdFull(p *interp.Process, op string, tried []string, limit int) error {
 	return &exchange.Error{Kind: exchange.KindUnavailable, Err: fmt.Errorf(
 		"message %s for process %s with correlation %v refused: no instance waits for it yet, and the limit of %d held messages is reached (--message-hold-max)",
 		op, p.Name.Local, tried, limit)}
@@ -139,7 +140,7 @@ func (e *Engine) queuedBehindLocked(key string) bool {
 
 // registeredLocked reports whether an instance is found under key now.
 // The caller holds e.reg.mu.
-func (e *Engine) registeredLocked(p *Process, key string) bool {
+func (e *Engine) registeredLocked(p *interp.Process, key string) bool {
 	if p.InMemory {
 		return e.reg.routes[key] != nil
 	}
@@ -187,7 +188,7 @@ func (e *Engine) expire(h *heldMsg) {
 	if !e.unhold(h) {
 		return
 	}
-	h.p.metrics.heldExpired.Inc()
+	h.p.Metrics.HeldExpired.Inc()
 	if h.done != nil && e.answerEnded(h.p, h.ex, h.tried) {
 		h.done <- nil
 		return
@@ -254,12 +255,12 @@ func (e *Engine) redeliver(h *heldMsg) {
 	if !taken {
 		return
 	}
-	h.p.metrics.heldTaken.Inc()
+	h.p.Metrics.HeldTaken.Inc()
 	if h.done != nil {
 		h.done <- err
 		return
 	}
-	if err = waitForReply(context.Background(), err); err != nil {
+	if err = interp.WaitForReply(context.Background(), err); err != nil {
 		e.log.Warn("held one-way message failed", slog.String(logProcess, h.p.Name.Local), slog.Any("err", err))
 	}
 }

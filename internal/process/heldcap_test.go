@@ -57,7 +57,7 @@ func TestHeldMessagesCapped(t *testing.T) {
 		defer e.reg.mu.Unlock()
 		return e.reg.heldCount, len(e.reg.held)
 	}
-	refused := func() float64 { return testutil.ToFloat64(p.metrics.heldRefused) }
+	refused := func() float64 { return testutil.ToFloat64(p.Metrics.HeldRefused) }
 
 	// Two one-way messages to an in-memory process, no instance yet:
 	// held and acknowledged.
@@ -96,7 +96,7 @@ func TestHeldMessagesCapped(t *testing.T) {
 	// The offer that handed the message over ends on its own goroutine.
 	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(2 * time.Millisecond) {
 		n, _ := heldNow()
-		taken := testutil.ToFloat64(p.metrics.heldTaken)
+		taken := testutil.ToFloat64(p.Metrics.HeldTaken)
 		if n == limit-1 && taken == 1 {
 			break
 		}

@@ -14,11 +14,12 @@ import (
 	"github.com/orchd/orchd/internal/events"
 	"github.com/orchd/orchd/internal/process/bpel"
 	"github.com/orchd/orchd/internal/process/deploy"
+	"github.com/orchd/orchd/internal/process/interp"
 )
 
 // loadPOEvents is loadPO with a dispatcher feeding a JSON-lines file;
 // done closes the dispatcher and returns the events written.
-func loadPOEvents(t testing.TB, cats events.Category) (e *Engine, p *Process, done func() []events.Event) {
+func loadPOEvents(t testing.TB, cats events.Category) (e *Engine, p *interp.Process, done func() []events.Event) {
 	t.Helper()
 	procs, err := loadBundle(exampleBundle)
 	if err != nil {

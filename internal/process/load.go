@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/orchd/orchd/internal/persist"
+	"github.com/orchd/orchd/internal/process/interp"
 )
 
 // ownNew owns a new instance across processes: by Claim when the owners
@@ -38,7 +39,7 @@ func (e *Engine) own(ctx context.Context, id string) (release func(), fence any,
 // requests its clients wait on (unload gives them back when the instance
 // is not run after all), for a run whose checkpoints carry fence (own).
 // The caller holds the instance's stripe.
-func (e *Engine) load(ctx context.Context, p *Process, id string, fence any) (*instance, error) {
+func (e *Engine) load(ctx context.Context, p *interp.Process, id string, fence any) (*interp.Instance, error) {
 	rec, vars, err := e.store.Instance(id)
 	if err != nil {
 		if isCorrupt(err) {
@@ -54,13 +55,13 @@ func (e *Engine) load(ctx context.Context, p *Process, id string, fence any) (*i
 		return nil, err
 	}
 	e.loadTrace(in, vars)
-	in.fence = fence
+	in.Fence = fence
 	e.reg.mu.Lock()
 	if open := e.reg.open[id]; open != nil {
 		delete(e.reg.open, id)
 		for _, r := range open {
-			if r.state.Load() == 0 {
-				in.reqs = append(in.reqs, r)
+			if r.State.Load() == 0 {
+				in.Reqs = append(in.Reqs, r)
 			}
 		}
 	}
@@ -71,73 +72,73 @@ func (e *Engine) load(ctx context.Context, p *Process, id string, fence any) (*i
 // unload gives the open requests load took back to the registry, for an
 // instance loaded and not run (suspended, or no longer waiting for the
 // timer that loaded it).
-func (e *Engine) unload(in *instance) {
-	if len(in.reqs) == 0 {
+func (e *Engine) unload(in *interp.Instance) {
+	if len(in.Reqs) == 0 {
 		return
 	}
 	e.reg.mu.Lock()
-	e.reg.open[in.id] = append(e.reg.open[in.id], in.reqs...)
+	e.reg.open[in.ID] = append(e.reg.open[in.ID], in.Reqs...)
 	e.reg.mu.Unlock()
-	in.reqs = nil
+	in.Reqs = nil
 }
 
 // decode rebuilds an instance from its stored record and variables,
 // touching nothing else of the engine.
-func (e *Engine) decode(ctx context.Context, p *Process, rec *persist.Instance, vars map[int][]byte) (*instance, error) {
+func (e *Engine) decode(ctx context.Context, p *interp.Process, rec *persist.Instance, vars map[int][]byte) (*interp.Instance, error) {
 	id := rec.ID
 	frames := rec.Frames
-	if fp, rest, ok := splitFingerprint(frames); ok {
+	if fp, rest, ok := interp.SplitFingerprint(frames); ok {
 		v := e.versionOf(p, fp)
 		if v == nil {
 			return nil, errVersionMissing(rec, fp)
 		}
 		p, frames = v, rest
 	}
-	in := newInstance(e.host(), p, ctx)
-	in.id, in.started, in.state, in.corr = rec.ID, rec.Created, rec.State, rec.Correlations
-	in.stored = true
-	r := &reader{b: frames}
-	if len(r.b) == 0 || r.b[0] < framesVersion || r.b[0] > framesVersionComp {
-		return nil, fmt.Errorf("instance %s: %w (version)", id, errBadFrames)
+	in := interp.NewInstance(e.host(), p, ctx)
+	in.ID, in.Started, in.State, in.Corr = rec.ID, rec.Created, rec.State, rec.Correlations
+	in.Stored = true
+	r := &interp.Reader{B: frames}
+	if len(r.B) == 0 || r.B[0] < interp.FramesVersion || r.B[0] > interp.FramesVersionComp {
+		return nil, fmt.Errorf("instance %s: %w (version)", id, interp.ErrBadFrames)
 	}
-	withEPRs, withRecs := r.b[0] >= framesVersionEPRs, r.b[0] == framesVersionComp
-	r.b = r.b[1:]
-	if err := in.decodeThreads(r, withRecs); err != nil {
+	withEPRs, withRecs := r.B[0] >= interp.FramesVersionEPRs, r.B[0] == interp.FramesVersionComp
+	r.B = r.B[1:]
+	if err := in.DecodeThreads(r, withRecs); err != nil {
 		return nil, fmt.Errorf("instance %s: %w", id, err)
 	}
-	if fp := r.string(); r.err == nil && fp != p.Fingerprint {
+	if fp := r.String(); r.Err == nil && fp != p.Fingerprint {
 		return nil, fmt.Errorf("instance %s was checkpointed by a version of process %s (fingerprint %s) that is no longer deployed", id, p.Name.Local, fp)
 	}
-	if f := r.string(); f != "" {
-		in.inHandler = &faultValue{name: parseClark(f)}
+	if f := r.String(); f != "" {
+		in.InHandler = &interp.FaultValue{Name: interp.ParseClark(f)}
 	}
-	rn := r.uvarint()
-	for i := uint64(0); i < rn && r.err == nil; i++ {
-		in.regRoutes = append(in.regRoutes, r.string())
+	rn := r.Uvarint()
+	for i := uint64(0); i < rn && r.Err == nil; i++ {
+		in.RegRoutes = append(in.RegRoutes, r.String())
 	}
-	in.regTimer = r.varint()
-	if withEPRs && r.err == nil {
-		if err := in.readEPRs(r); err != nil {
+	in.RegTimer = r.Varint()
+	if withEPRs && r.Err == nil {
+		if err := in.ReadEPRs(r); err != nil {
 			return nil, fmt.Errorf("instance %s: %w", id, err)
 		}
 	}
-	if r.err != nil {
-		return nil, fmt.Errorf("instance %s: %w", id, r.err)
+	if r.Err != nil {
+		return nil, fmt.Errorf("instance %s: %w", id, r.Err)
 	}
-	in.wake = in.regTimer
+	in.Wake = in.RegTimer
 	if rec.State == persist.Suspended {
-		in.suspendReason = rec.Fault
+		in.SuspendReason = rec.Fault
 	}
 	for slot, data := range vars {
 		if slot < 1 || slot > len(p.Vars) || data == nil {
 			continue
 		}
-		el, err := parseStored(data)
+		el, err := interp.ParseStored(data)
 		if err != nil {
-			return nil, fmt.Errorf("instance %s: %w %s: %v", id, errBadVariable, p.Vars[slot-1].Name, err)
+			return nil, fmt.Errorf("instance %s: %w %s: %v", id, interp.ErrBadVariable, p.Vars[slot-1].Name, err)
 		}
-		in.root.RemoveChildAt(slot - 1)
-		in.root.InsertChildAt(slot-1, el)
+		in.Root.RemoveChildAt(slot - 1)
+		in.Root.InsertChildAt(slot-1, el)
 	}
 	return in, nil
 }

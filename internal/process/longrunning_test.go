@@ -12,11 +12,12 @@ import (
 
 	"github.com/orchd/orchd/internal/exchange"
 	"github.com/orchd/orchd/internal/persist"
+	"github.com/orchd/orchd/internal/process/interp"
 )
 
 // approvalInMemory loads the order-approval example as an in-memory
 // process (the persistent one is exercised end to end in cmd/orchd).
-func approvalInMemory(t *testing.T) (*Engine, *Process) {
+func approvalInMemory(t *testing.T) (*Engine, *interp.Process) {
 	t.Helper()
 	dir := filepath.Join(t.TempDir(), "order-approval")
 	copyDir(t, "../../deploy/order-approval", dir)
@@ -41,7 +42,7 @@ func approvalInMemory(t *testing.T) (*Engine, *Process) {
 	return e, procs[0]
 }
 
-func approvalCall(t *testing.T, e *Engine, p *Process, op string, fields map[string]string) (status string, err error) {
+func approvalCall(t *testing.T, e *Engine, p *interp.Process, op string, fields map[string]string) (status string, err error) {
 	t.Helper()
 	ep := p.Endpoints[0]
 	o := opNamed(ep, op)
@@ -141,7 +142,7 @@ func TestDurations(t *testing.T) {
 		{in: "PT", bad: true},
 		{in: "2S", bad: true},
 	} {
-		got, err := addDuration(base, tc.in)
+		got, err := interp.AddDuration(base, tc.in)
 		if tc.bad != (err != nil) || (!tc.bad && !got.Equal(tc.want)) {
 			t.Errorf("addDuration(%q) = %v, %v; want %v (bad %v)", tc.in, got, err, tc.want, tc.bad)
 		}

@@ -5,15 +5,16 @@ import (
 	"slices"
 
 	"github.com/orchd/orchd/internal/exchange"
+	"github.com/orchd/orchd/internal/process/interp"
 )
 
 // post queues ex for the run. The caller holds e.reg.mu and has seen
 // in.mailOpen.
-func post(in *instance, ctx context.Context, ex *exchange.Exchange) *mail {
-	m := &mail{ctx: ctx, ex: ex, done: make(chan error, 1)}
-	in.mailQ = append(in.mailQ, m)
+func post(in *interp.Instance, ctx context.Context, ex *exchange.Exchange) *interp.Mail {
+	m := &interp.Mail{Ctx: ctx, Ex: ex, Done: make(chan error, 1)}
+	in.MailQ = append(in.MailQ, m)
 	select {
-	case in.calls.notify <- struct{}{}:
+	case in.Calls.Notify <- struct{}{}:
 	default:
 	}
 	return m
@@ -21,31 +22,31 @@ func post(in *instance, ctx context.Context, ex *exchange.Exchange) *mail {
 
 // openMail makes the running instance findable by the messages its
 // waiting threads wait for, while the run waits for partner answers.
-func (e *Engine) openMail(in *instance) bool {
-	if !in.p.InMemory || in.inbox != nil {
+func (e *Engine) openMail(in *interp.Instance) bool {
+	if !in.Proc.InMemory || in.Inbox != nil {
 		return false
 	}
 	opened := false
 	e.reg.mu.Lock()
-	for _, t := range in.threads {
-		if t.state != tWaiting {
+	for _, t := range in.Threads {
+		if t.State != interp.TWaiting {
 			continue
 		}
-		for _, k := range t.waitKeys {
+		for _, k := range t.WaitKeys {
 			if k == "" {
 				continue
 			}
 			opened = true
 			if e.reg.routes[k] == nil {
 				e.reg.routes[k] = in
-				in.mailRoutes = append(in.mailRoutes, k)
+				in.MailRoutes = append(in.MailRoutes, k)
 			}
 		}
 	}
 	if opened {
 		e.nameLocked(in)
-		in.mailOpen = true
-		e.releaseHeldLocked(in.mailRoutes)
+		in.MailOpen = true
+		e.releaseHeldLocked(in.MailRoutes)
 	}
 	e.reg.mu.Unlock()
 	return opened
@@ -53,52 +54,52 @@ func (e *Engine) openMail(in *instance) bool {
 
 // closeMail ends what openMail began and gives the first message that
 // came to the run's threads; any others are delivered again.
-func (e *Engine) closeMail(in *instance) {
+func (e *Engine) closeMail(in *interp.Instance) {
 	e.reg.mu.Lock()
-	in.mailOpen = false
-	for _, k := range in.mailRoutes {
-		if e.reg.routes[k] == in && !slices.Contains(in.regRoutes, k) {
+	in.MailOpen = false
+	for _, k := range in.MailRoutes {
+		if e.reg.routes[k] == in && !slices.Contains(in.RegRoutes, k) {
 			delete(e.reg.routes, k)
 		}
 	}
-	in.mailRoutes = in.mailRoutes[:0]
-	q := in.mailQ
-	in.mailQ = nil
+	in.MailRoutes = in.MailRoutes[:0]
+	q := in.MailQ
+	in.MailQ = nil
 	e.reg.mu.Unlock()
 	if len(q) == 0 {
 		return
 	}
-	in.inbox = q[0].ex
-	in.pendingMail = append(in.pendingMail, q[0])
-	in.checkAmbiguous()
-	in.readyAll()
+	in.Inbox = q[0].Ex
+	in.PendingMail = append(in.PendingMail, q[0])
+	in.CheckAmbiguous()
+	in.ReadyAll()
 	for _, m := range q[1:] {
-		go func() { m.done <- e.deliver(m.ctx, in.p, m.ex, nil) }()
+		go func() { m.Done <- e.deliver(m.Ctx, in.Proc, m.Ex, nil) }()
 	}
 }
 
 // settleMail tells the senders of the messages handed to the run what
 // became of them: not taken (a Client error), taken one-way (nil), or
 // taken request-response (an awaitReply unless already answered).
-func (e *Engine) settleMail(in *instance) {
-	for _, m := range in.pendingMail {
-		if in.inbox == m.ex {
-			in.inbox = nil
-			m.done <- exchange.ClientError("instance of process %s is not waiting for %s now", in.p.Name.Local, m.ex.Operation.Name)
+func (e *Engine) settleMail(in *interp.Instance) {
+	for _, m := range in.PendingMail {
+		if in.Inbox == m.Ex {
+			in.Inbox = nil
+			m.Done <- exchange.ClientError("instance of process %s is not waiting for %s now", in.Proc.Name.Local, m.Ex.Operation.Name)
 			continue
 		}
 		var err error
-		if !m.ex.Operation.OneWay() {
-			for _, r := range in.reqs {
-				if r.ex == m.ex && r.state.Load() == 0 {
-					if r.done == nil {
-						r.done = make(chan struct{})
+		if !m.Ex.Operation.OneWay() {
+			for _, r := range in.Reqs {
+				if r.Ex == m.Ex && r.State.Load() == 0 {
+					if r.Done == nil {
+						r.Done = make(chan struct{})
 					}
-					err = &awaitReply{req: r, timeout: e.replyTimeout(in.p, m.ex), op: m.ex.Operation.Name}
+					err = &interp.AwaitReply{Req: r, Timeout: e.replyTimeout(in.Proc, m.Ex), Op: m.Ex.Operation.Name}
 				}
 			}
 		}
-		m.done <- err
+		m.Done <- err
 	}
-	in.pendingMail = in.pendingMail[:0]
+	in.PendingMail = in.PendingMail[:0]
 }

@@ -3,6 +3,7 @@ package process
 import (
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/orchd/orchd/internal/process/interp"
 	"github.com/orchd/orchd/internal/process/plan"
 )
 
@@ -91,31 +92,31 @@ func newMetrics(reg prometheus.Registerer) *metrics {
 
 // deployed resolves a process's series (visible at 0 from deploy on) and
 // those of its invokes.
-func (m *metrics) deployed(p *Process) {
+func (m *metrics) deployed(p *interp.Process) {
 	l := p.Name.Local
-	pm := &procMetrics{
-		started: m.started.WithLabelValues(l), commits: m.commits.WithLabelValues(l),
-		storedBytes: m.storedBytes.WithLabelValues(l), duration: m.instanceTimes.WithLabelValues(l),
-		ended: map[string]prometheus.Counter{}, lateAnswers: m.lateAnswers.WithLabelValues(l),
-		heldTaken: m.held.WithLabelValues(l, "taken"), heldExpired: m.held.WithLabelValues(l, "expired"),
-		heldRefused: m.held.WithLabelValues(l, "refused"),
+	pm := &interp.ProcMetrics{
+		Started: m.started.WithLabelValues(l), Commits: m.commits.WithLabelValues(l),
+		StoredBytes: m.storedBytes.WithLabelValues(l), Duration: m.instanceTimes.WithLabelValues(l),
+		Ended: map[string]prometheus.Counter{}, LateAnswers: m.lateAnswers.WithLabelValues(l),
+		HeldTaken: m.held.WithLabelValues(l, "taken"), HeldExpired: m.held.WithLabelValues(l, "expired"),
+		HeldRefused: m.held.WithLabelValues(l, "refused"),
 	}
 	for _, o := range []string{"completed", "faulted", "exited", "failed", "suspended"} {
-		pm.ended[o] = m.ended.WithLabelValues(l, o)
+		pm.Ended[o] = m.ended.WithLabelValues(l, o)
 	}
-	p.metrics = pm
+	p.Metrics = pm
 	for i, a := range p.Acts {
 		if iv, ok := a.(*plan.Invoke); ok && iv.Op != nil {
-			p.invokeMetrics[i] = m.partner(iv.Partner, iv.Op.Name)
+			p.InvokeMetrics[i] = m.partner(iv.Partner, iv.Op.Name)
 		}
 	}
 }
 
-func (m *metrics) partner(partner, op string) *partnerMetrics {
-	return &partnerMetrics{
-		ok:       m.partnerCalls.WithLabelValues(partner, op, "ok"),
-		fault:    m.partnerCalls.WithLabelValues(partner, op, "fault"),
-		failed:   m.partnerCalls.WithLabelValues(partner, op, "error"),
-		duration: m.partnerTime.WithLabelValues(partner, op),
+func (m *metrics) partner(partner, op string) *interp.PartnerMetrics {
+	return &interp.PartnerMetrics{
+		Ok:       m.partnerCalls.WithLabelValues(partner, op, "ok"),
+		Fault:    m.partnerCalls.WithLabelValues(partner, op, "fault"),
+		Failed:   m.partnerCalls.WithLabelValues(partner, op, "error"),
+		Duration: m.partnerTime.WithLabelValues(partner, op),
 	}
 }

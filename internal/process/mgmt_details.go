@@ -7,6 +7,7 @@ import (
 	"github.com/beevik/etree"
 
 	"github.com/orchd/orchd/internal/mgmt"
+	"github.com/orchd/orchd/internal/process/interp"
 )
 
 // Listing with details: orchd instances (StoreInstances) and the tests
@@ -21,7 +22,7 @@ import (
 // variables are named after procs' declarations, the slots of an
 // instance of another process are numbered. It runs nothing and writes
 // nothing to st.
-func StoreInstances(ctx context.Context, st Store, procs []*Process, q mgmt.Query) ([]*mgmt.InstanceDetail, error) {
+func StoreInstances(ctx context.Context, st Store, procs []*interp.Process, q mgmt.Query) ([]*mgmt.InstanceDetail, error) {
 	e := NewEngine(Options{Store: st})
 	defer e.Close()
 	// Not Deploy: nothing is bound or served, the processes only name
@@ -92,7 +93,7 @@ func decodeCorrelations(m map[string]string) map[string]string {
 // variableText renders a stored slot as the variable's XML: the slot's
 // content, without the slot element itself.
 func variableText(data []byte) string {
-	root, err := parseStored(data)
+	root, err := interp.ParseStored(data)
 	if err != nil {
 		return string(data)
 	}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/orchd/orchd/internal/mgmt"
 	"github.com/orchd/orchd/internal/persist"
+	"github.com/orchd/orchd/internal/process/interp"
 )
 
 // storedInstances lists the stored instances q selects with their
@@ -34,8 +35,8 @@ func storedInstances(t testing.TB, e *Engine, q mgmt.Query) []*mgmt.InstanceDeta
 // checkStored decodes a stored instance of p without an engine, to tell
 // whether it is broken: nil when it decodes, or when its control state
 // belongs to a version other than p (which only that version can read).
-func checkStored(p *Process, rec *persist.Instance, vars map[int][]byte) error {
-	if fp, _, ok := splitFingerprint(rec.Frames); ok && fp != p.Fingerprint {
+func checkStored(p *interp.Process, rec *persist.Instance, vars map[int][]byte) error {
+	if fp, _, ok := interp.SplitFingerprint(rec.Frames); ok && fp != p.Fingerprint {
 		return nil
 	}
 	var e *Engine
@@ -102,7 +103,7 @@ func TestStoreInstances(t *testing.T) {
 	}
 	defer st2.Close()
 	ctx := context.Background()
-	list := func(procs []*Process, q mgmt.Query) []*mgmt.InstanceDetail {
+	list := func(procs []*interp.Process, q mgmt.Query) []*mgmt.InstanceDetail {
 		t.Helper()
 		l, err := StoreInstances(ctx, st2, procs, q)
 		if err != nil {
@@ -110,7 +111,7 @@ func TestStoreInstances(t *testing.T) {
 		}
 		return l
 	}
-	deployed := []*Process{ap}
+	deployed := []*interp.Process{ap}
 
 	all := list(deployed, mgmt.Query{})
 	if len(all) != 3 || all[0].ID != ids["S-3"] || all[2].ID != ids["S-1"] {

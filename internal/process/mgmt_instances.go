@@ -19,6 +19,7 @@ import (
 	"github.com/orchd/orchd/internal/exchange"
 	"github.com/orchd/orchd/internal/mgmt"
 	"github.com/orchd/orchd/internal/persist"
+	"github.com/orchd/orchd/internal/process/interp"
 	"github.com/orchd/orchd/internal/process/plan"
 )
 
@@ -58,36 +59,36 @@ const (
 // listCalling lists (on) or unlists an in-memory instance whose run waits
 // for partner answers: between the two its run is blocked, so listings
 // read it under e.reg.mu. It reports true.
-func (e *Engine) listCalling(in *instance, on bool) bool {
+func (e *Engine) listCalling(in *interp.Instance, on bool) bool {
 	e.reg.mu.Lock()
 	if on {
 		e.nameLocked(in)
-		e.reg.calling[in.id] = in
+		e.reg.calling[in.ID] = in
 	} else {
-		delete(e.reg.calling, in.id)
+		delete(e.reg.calling, in.ID)
 	}
 	e.reg.mu.Unlock()
 	return true
 }
 
 // suspendedError is the answer to a message for a suspended instance.
-func suspendedError(in *instance) error {
-	why := in.suspendReason
+func suspendedError(in *interp.Instance) error {
+	why := in.SuspendReason
 	if why == "" {
 		why = opSuspendReason
 	}
-	return fmt.Errorf("instance %s of process %s is suspended (%s): it takes no message until an operator resumes it", in.id, in.p.Name.Local, why)
+	return fmt.Errorf("instance %s of process %s is suspended (%s): it takes no message until an operator resumes it", in.ID, in.Proc.Name.Local, why)
 }
 
 // versionIndex maps what stored records carry to deployed versions.
 type versionIndex struct {
-	byFP   map[string]*Process // fingerprint -> version
-	byName map[string]*Process // {ns}local -> active (else newest retired) version
-	locals map[string][]string // local name -> {ns}local names
+	byFP   map[string]*interp.Process // fingerprint -> version
+	byName map[string]*interp.Process // {ns}local -> active (else newest retired) version
+	locals map[string][]string        // local name -> {ns}local names
 }
 
 func (e *Engine) versions() *versionIndex {
-	vi := &versionIndex{byFP: map[string]*Process{}, byName: map[string]*Process{}, locals: map[string][]string{}}
+	vi := &versionIndex{byFP: map[string]*interp.Process{}, byName: map[string]*interp.Process{}, locals: map[string][]string{}}
 	for _, p := range append(e.Retired(), e.Processes()...) {
 		vi.byFP[p.Fingerprint] = p
 		n := p.Name.String()
@@ -100,7 +101,7 @@ func (e *Engine) versions() *versionIndex {
 }
 
 // of returns the version a stored record belongs to, or nil.
-func (vi *versionIndex) of(process string, frames []byte) *Process {
+func (vi *versionIndex) of(process string, frames []byte) *interp.Process {
 	if fp := fingerprintOf(frames); fp != nil {
 		if p := vi.byFP[string(fp)]; p != nil && p.Name.String() == process {
 			return p
@@ -111,7 +112,7 @@ func (vi *versionIndex) of(process string, frames []byte) *Process {
 
 // fingerprintOf is splitFingerprint's fingerprint, in place.
 func fingerprintOf(frames []byte) []byte {
-	if len(frames) == 0 || frames[0] != framesFingerprinted {
+	if len(frames) == 0 || frames[0] != interp.FramesFingerprinted {
 		return nil
 	}
 	n, k := binary.Uvarint(frames[1:])
@@ -164,7 +165,7 @@ func inRange(t, lo, hi time.Time) bool {
 }
 
 // matchCommon tests what stored and in-memory instances share.
-func (q *query) matchCommon(state string, p *Process, started, active time.Time) bool {
+func (q *query) matchCommon(state string, p *interp.Process, started, active time.Time) bool {
 	if q.State != "" && q.State != state {
 		return false
 	}
@@ -239,7 +240,7 @@ func (e *Engine) QueryInstances(ctx context.Context, q mgmt.Query) (*mgmt.Page, 
 				return true
 			}
 		}
-		var p *Process
+		var p *interp.Process
 		if q.Version != 0 {
 			if p = pq.vi.byFP[string(fingerprintOf(v.Frames()))]; p == nil {
 				return false
@@ -308,13 +309,13 @@ func (e *Engine) memPage(pq *query, after string, limit int, page *mgmt.Page) st
 	}
 	type entry struct {
 		seq     uint64
-		in      *instance
+		in      *interp.Instance
 		running bool
 	}
 	e.reg.mu.Lock()
 	defer e.reg.mu.Unlock()
 	list := make([]entry, 0, len(e.reg.live)+len(e.reg.calling))
-	for i, m := range []map[string]*instance{e.reg.live, e.reg.calling} {
+	for i, m := range []map[string]*interp.Instance{e.reg.live, e.reg.calling} {
 		for id, in := range m {
 			if n, ok := memSeq(id); ok && n < below {
 				list = append(list, entry{n, in, i == 1})
@@ -337,23 +338,23 @@ func (e *Engine) memPage(pq *query, after string, limit int, page *mgmt.Page) st
 // memMatch tests a registered in-memory instance (the caller holds
 // e.reg.mu, so it is not running, or blocked waiting for partner
 // answers) against the query.
-func (q *query) memMatch(in *instance, running bool) (mgmt.Instance, bool) {
+func (q *query) memMatch(in *interp.Instance, running bool) (mgmt.Instance, bool) {
 	state := mgmt.StateWaiting
 	fault := ""
 	switch {
 	case running:
 		state = mgmt.StateRunning
-	case in.suspended:
+	case in.Suspended:
 		state, fault = mgmt.StateSuspended, opSuspendReason
 	}
-	name := in.p.Name.String()
+	name := in.Proc.Name.String()
 	if q.names != nil && !slices.Contains(q.names, name) {
 		return mgmt.Instance{}, false
 	}
-	if !q.matchCommon(state, in.p, in.started, in.idleSince) {
+	if !q.matchCommon(state, in.Proc, in.Started, in.IdleSince) {
 		return mgmt.Instance{}, false
 	}
-	corr := decodeCorrelations(in.corr)
+	corr := decodeCorrelations(in.Corr)
 	if q.Correlation != "" {
 		hit := false
 		for set, v := range corr {
@@ -363,8 +364,8 @@ func (q *query) memMatch(in *instance, running bool) (mgmt.Instance, bool) {
 			return mgmt.Instance{}, false
 		}
 	}
-	return mgmt.Instance{ID: in.id, Process: name, Version: in.p.Version, InMemory: true, State: state,
-		Started: in.started, LastActive: in.idleSince, Correlations: corr, Fault: fault}, true
+	return mgmt.Instance{ID: in.ID, Process: name, Version: in.Proc.Version, InMemory: true, State: state,
+		Started: in.Started, LastActive: in.IdleSince, Correlations: corr, Fault: fault}, true
 }
 
 // InstanceDetail describes one instance for the management API: its
@@ -415,7 +416,7 @@ func (e *Engine) InstanceDetail(ctx context.Context, id string) (*mgmt.InstanceD
 		names = varNames(p)
 	}
 	for slot, data := range vars {
-		if slot == traceSlot {
+		if slot == interp.TraceSlot {
 			continue
 		}
 		name, ok := names[slot]
@@ -454,7 +455,7 @@ func (e *Engine) InstanceDetail(ctx context.Context, id string) (*mgmt.InstanceD
 
 // varNames names the slots of p's variables: by declared name, a name
 // declared more than once qualified by where ("name@file:line").
-func varNames(p *Process) map[int]string {
+func varNames(p *interp.Process) map[int]string {
 	count := map[string]int{}
 	for _, v := range p.Vars {
 		count[v.Name]++
@@ -472,13 +473,13 @@ func varNames(p *Process) map[int]string {
 
 // memDetail describes an in-memory instance whose lock the caller holds
 // (running: e.reg.mu, while its run waits for partner answers).
-func (e *Engine) memDetail(in *instance, running bool) *mgmt.InstanceDetail {
+func (e *Engine) memDetail(in *interp.Instance, running bool) *mgmt.InstanceDetail {
 	q := &query{}
 	info, _ := q.memMatch(in, running)
 	d := &mgmt.InstanceDetail{Instance: info, Variables: map[string]string{}, Branches: branches(in), Timeline: []mgmt.Event{}}
-	names := varNames(in.p)
-	for i, v := range in.p.Vars {
-		slot := in.root.Child[i].(*etree.Element)
+	names := varNames(in.Proc)
+	for i, v := range in.Proc.Vars {
+		slot := in.Root.Child[i].(*etree.Element)
 		var b bytes.Buffer
 		slot.WriteTo(&b, &etree.WriteSettings{})
 		var fresh bytes.Buffer
@@ -488,8 +489,8 @@ func (e *Engine) memDetail(in *instance, running bool) *mgmt.InstanceDetail {
 		}
 		d.Variables[names[v.Slot]] = variableText(b.Bytes())
 	}
-	if in.wake != 0 {
-		d.Alarms = []time.Time{time.Unix(0, in.wake)}
+	if in.Wake != 0 {
+		d.Alarms = []time.Time{time.Unix(0, in.Wake)}
 	}
 	d.Actions = actionsFor(info.State, false, true)
 	return d
@@ -516,11 +517,11 @@ func actionsFor(state string, failed, known bool) []mgmt.Action {
 
 // tagged is the innermost activity of t's stack that has an element,
 // with its frame.
-func tagged(t *thread) (evTagger, *frame) {
-	for k := len(t.stack) - 1; k >= 0; k-- {
-		if tg, ok := t.stack[k].act.(evTagger); ok {
+func tagged(t *interp.Thread) (interp.EvTagger, *interp.Frame) {
+	for k := len(t.Stack) - 1; k >= 0; k-- {
+		if tg, ok := t.Stack[k].Act.(interp.EvTagger); ok {
 			if tag, _, _ := tg.EvTag(); tag != "" {
-				return tg, &t.stack[k]
+				return tg, &t.Stack[k]
 			}
 		}
 	}
@@ -528,10 +529,10 @@ func tagged(t *thread) (evTagger, *frame) {
 }
 
 // branches says where each live thread of in is and what it waits for.
-func branches(in *instance) []mgmt.Branch {
+func branches(in *interp.Instance) []mgmt.Branch {
 	out := []mgmt.Branch{}
-	for _, t := range in.threads {
-		if t.state == tDone || len(t.stack) == 0 {
+	for _, t := range in.Threads {
+		if t.State == interp.TDone || len(t.Stack) == 0 {
 			continue
 		}
 		b := mgmt.Branch{}
@@ -539,18 +540,18 @@ func branches(in *instance) []mgmt.Branch {
 			tag, name, pos := tg.EvTag()
 			b.Activity, b.Position = strings.TrimSpace(tag+" "+name), pos
 		}
-		top := t.top()
-		switch t.state {
-		case tWaiting:
+		top := t.Top()
+		switch t.State {
+		case interp.TWaiting:
 			b.Waiting = waitingFor(top)
-		case tJoining:
+		case interp.TJoining:
 			b.Waiting = "branches"
-		case tLinks:
+		case interp.TLinks:
 			b.Waiting = "links"
-		case tCalling:
+		case interp.TCalling:
 			b.Waiting = "partner answer"
-		case tReady:
-			if top.k == kFailed {
+		case interp.TReady:
+			if top.K == interp.KFailed {
 				b.Waiting = "operator: suspended on a failure (retry, fault or cancel)"
 			}
 		}
@@ -560,9 +561,9 @@ func branches(in *instance) []mgmt.Branch {
 }
 
 // waitingFor says what a waiting frame waits for.
-func waitingFor(f *frame) string {
+func waitingFor(f *interp.Frame) string {
 	alarm := func(due int64) string { return "alarm at " + time.Unix(0, due).UTC().Format(time.RFC3339) }
-	switch a := f.act.(type) {
+	switch a := f.Act.(type) {
 	case *plan.Receive:
 		return "message " + a.Op.Name + " on " + a.Pl.Name
 	case *plan.Pick:
@@ -570,38 +571,38 @@ func waitingFor(f *frame) string {
 		for _, om := range a.Msgs {
 			parts = append(parts, "message "+om.Op.Name+" on "+om.Pl.Name)
 		}
-		if len(a.Alarms) > 0 && f.due != 0 {
-			parts = append(parts, alarm(f.due))
+		if len(a.Alarms) > 0 && f.Due != 0 {
+			parts = append(parts, alarm(f.Due))
 		}
 		return strings.Join(parts, " or ")
 	case *plan.Wait:
-		return alarm(f.due)
+		return alarm(f.Due)
 	}
-	if f.due != 0 {
-		return alarm(f.due) // an invoke waiting to retry, an event handler
+	if f.Due != 0 {
+		return alarm(f.Due) // an invoke waiting to retry, an event handler
 	}
 	return "message"
 }
 
 // failedFrame finds the frame an instance is suspended on, if any.
-func failedFrame(in *instance) (*thread, *frame) {
-	for _, t := range in.threads {
-		if t.state != tDone && len(t.stack) > 0 && t.top().k == kFailed {
-			return t, t.top()
+func failedFrame(in *interp.Instance) (*interp.Thread, *interp.Frame) {
+	for _, t := range in.Threads {
+		if t.State != interp.TDone && len(t.Stack) > 0 && t.Top().K == interp.KFailed {
+			return t, t.Top()
 		}
 	}
 	return nil, nil
 }
 
 // failureOf describes the failed frame f of thread t.
-func failureOf(in *instance, t *thread, f *frame, at time.Time) *mgmt.Failure {
-	fl := &mgmt.Failure{Reason: in.suspendReason, Time: at, Attempts: 1 + int(f.i)}
-	if tg, ok := f.act.(evTagger); ok {
+func failureOf(in *interp.Instance, t *interp.Thread, f *interp.Frame, at time.Time) *mgmt.Failure {
+	fl := &mgmt.Failure{Reason: in.SuspendReason, Time: at, Attempts: 1 + int(f.I)}
+	if tg, ok := f.Act.(interp.EvTagger); ok {
 		tag, name, pos := tg.EvTag()
 		fl.Activity, fl.Position = strings.TrimSpace(tag+" "+name), pos
 	}
-	if _, ok := f.act.(*plan.Invoke); ok && f.pc > 1 {
-		fl.Attempts += f.pc - 1 // the failure policy's retries
+	if _, ok := f.Act.(*plan.Invoke); ok && f.Pc > 1 {
+		fl.Attempts += f.Pc - 1 // the failure policy's retries
 	}
 	return fl
 }
@@ -640,7 +641,7 @@ func lockWithin(ctx context.Context, m *sync.Mutex) error {
 }
 
 // takeMem locks the registered in-memory instance id.
-func (e *Engine) takeMem(ctx context.Context, id string) (*instance, func(), error) {
+func (e *Engine) takeMem(ctx context.Context, id string) (*interp.Instance, func(), error) {
 	e.reg.mu.Lock()
 	in := e.reg.live[id]
 	calling := e.reg.calling[id] != nil
@@ -651,17 +652,17 @@ func (e *Engine) takeMem(ctx context.Context, id string) (*instance, func(), err
 	if in == nil {
 		return nil, nil, fmt.Errorf("instance %s (in-memory instances are known while they wait): %w", id, mgmt.ErrNotFound)
 	}
-	if err := lockWithin(ctx, &in.mu); err != nil {
+	if err := lockWithin(ctx, &in.Mu); err != nil {
 		return nil, nil, err
 	}
 	e.reg.mu.Lock()
 	still := e.reg.live[id] == in
 	e.reg.mu.Unlock()
 	if !still {
-		in.mu.Unlock()
+		in.Mu.Unlock()
 		return nil, nil, fmt.Errorf("instance %s ended or moved on meanwhile: %w", id, mgmt.ErrNotFound)
 	}
-	return in, in.mu.Unlock, nil
+	return in, in.Mu.Unlock, nil
 }
 
 // actMem applies a to a waiting in-memory instance.
@@ -673,27 +674,27 @@ func (e *Engine) actMem(ctx context.Context, id string, a mgmt.Action) error {
 	defer unlock()
 	switch a {
 	case mgmt.Suspend:
-		if in.suspended {
+		if in.Suspended {
 			return fmt.Errorf("already suspended: %w", mgmt.ErrConflict)
 		}
 		e.reg.mu.Lock()
-		in.suspended = true
+		in.Suspended = true
 		e.reg.mu.Unlock()
-		in.p.stats.suspended.Add(1)
-		e.emitControl(in.p, in.id, events.InstanceSuspended, opSuspendReason)
+		in.Proc.Stats.Suspended.Add(1)
+		e.emitControl(in.Proc, in.ID, events.InstanceSuspended, opSuspendReason)
 		return nil
 	case mgmt.Resume:
-		if !in.suspended {
+		if !in.Suspended {
 			return fmt.Errorf("not suspended: %w", mgmt.ErrConflict)
 		}
 		e.claim(in, func() bool { return true })
-		in.suspended = false
-		e.emitControl(in.p, in.id, events.InstanceResumed, "")
-		in.ctx = e.baseCtx
+		in.Suspended = false
+		e.emitControl(in.Proc, in.ID, events.InstanceResumed, "")
+		in.Ctx = e.baseCtx
 		return e.drive(in, nil)
 	case mgmt.Terminate, mgmt.Delete:
 		e.claim(in, func() bool { return true })
-		in.suspended = false
+		in.Suspended = false
 		e.terminate(in)
 		return nil
 	}
@@ -703,30 +704,30 @@ func (e *Engine) actMem(ctx context.Context, id string, a mgmt.Action) error {
 // terminate ends a loaded or claimed instance as <exit> does: no
 // handlers, open requests answered with a fault, routes and timers
 // removed, state terminated.
-func (e *Engine) terminate(in *instance) {
-	for _, r := range in.reqs {
-		if r.state.Load() != 0 {
+func (e *Engine) terminate(in *interp.Instance) {
+	for _, r := range in.Reqs {
+		if r.State.Load() != 0 {
 			continue
 		}
-		f := &exchange.Fault{Name: bpelFault("missingReply"),
-			Reason: fmt.Sprintf("instance %s was terminated by an operator before it replied to %s", in.id, r.ex.Operation.Name)}
-		if in.p.InMemory {
-			r.answer(nil, f)
+		f := &exchange.Fault{Name: interp.BpelFault("missingReply"),
+			Reason: fmt.Sprintf("instance %s was terminated by an operator before it replied to %s", in.ID, r.Ex.Operation.Name)}
+		if in.Proc.InMemory {
+			r.Answer(nil, f)
 		} else {
-			in.respond(r, nil, f) // delivered once the state is stored
+			in.Respond(r, nil, f) // delivered once the state is stored
 		}
 	}
-	in.reqs = nil
-	in.stopAll()
-	_ = e.finish(in, nil, resExited, nil, false)
+	in.Reqs = nil
+	in.StopAll()
+	_ = e.finish(in, nil, interp.ResExited, nil, false)
 }
 
 // emitControl emits an event of an operator's action (suspended,
 // resumed) when the process enables instance lifecycle events.
-func (e *Engine) emitControl(p *Process, id string, k events.Kind, detail string) {
-	in := &instance{e: e.host(), p: p, id: id}
-	if in.evOn(events.InstanceLifecycle) {
-		in.emit(events.Event{Kind: k, Detail: detail})
+func (e *Engine) emitControl(p *interp.Process, id string, k events.Kind, detail string) {
+	in := &interp.Instance{Host: e.host(), Proc: p, ID: id}
+	if in.EvOn(events.InstanceLifecycle) {
+		in.Emit(events.Event{Kind: k, Detail: detail})
 	}
 }
 
@@ -789,7 +790,7 @@ func (e *Engine) actStored(ctx context.Context, id string, a mgmt.Action) error 
 		if err := e.store.Commit(cp); err != nil {
 			return err
 		}
-		p.stats.suspended.Add(1)
+		p.Stats.Suspended.Add(1)
 		e.emitControl(p, id, events.InstanceSuspended, opSuspendReason)
 		return nil
 	}
@@ -809,23 +810,23 @@ func (e *Engine) actStored(ctx context.Context, id string, a mgmt.Action) error 
 	switch {
 	case a == mgmt.Resume && f != nil:
 		e.unload(in)
-		return fmt.Errorf("it is suspended on a failed activity (%s): use retry, fault or cancel: %w", in.suspendReason, mgmt.ErrConflict)
+		return fmt.Errorf("it is suspended on a failed activity (%s): use retry, fault or cancel: %w", in.SuspendReason, mgmt.ErrConflict)
 	case a != mgmt.Resume && f == nil:
 		e.unload(in)
 		return fmt.Errorf("it is not suspended on a failed activity: use resume: %w", mgmt.ErrConflict)
 	}
 	switch a {
 	case mgmt.Resume:
-		in.suspendReason = ""
+		in.SuspendReason = ""
 	case mgmt.Retry:
-		f.k, f.pc, f.due = 0, 0, 0
-		f.i++ // counts the operator's retries (failureOf)
+		f.K, f.Pc, f.Due = 0, 0, 0
+		f.I++ // counts the operator's retries (failureOf)
 	case mgmt.Fault:
-		f.k = kFault
+		f.K = interp.KFault
 	case mgmt.Cancel:
-		f.k = kCancel
+		f.K = interp.KCancel
 	}
-	in.state = persist.Running
+	in.State = persist.Running
 	e.emitControl(p, id, events.InstanceResumed, string(a))
 	return e.drive(in, nil)
 }

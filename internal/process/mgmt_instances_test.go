@@ -19,6 +19,7 @@ import (
 	"github.com/orchd/orchd/internal/exchange"
 	"github.com/orchd/orchd/internal/mgmt"
 	"github.com/orchd/orchd/internal/persist"
+	"github.com/orchd/orchd/internal/process/interp"
 	"github.com/orchd/orchd/internal/soap"
 )
 
@@ -53,7 +54,7 @@ type mgmtEnv struct {
 	path    string
 	st      *persist.Store
 	e       *Engine
-	ap, rec *Process
+	ap, rec *interp.Process
 	events  *eventLog
 	failing atomic.Bool
 	calls   atomic.Int32

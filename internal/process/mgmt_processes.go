@@ -10,6 +10,7 @@ import (
 
 	"github.com/orchd/orchd/internal/exchange"
 	"github.com/orchd/orchd/internal/mgmt"
+	"github.com/orchd/orchd/internal/process/interp"
 )
 
 // Processes and versions for the management API (mgmt.Backend): what is
@@ -40,10 +41,10 @@ func (e *Engine) sampleEvery() uint64 {
 
 // started counts a new instance of p and gives it a sampler when it is
 // one of the instances timed.
-func (e *Engine) started(in *instance) {
-	n := in.p.stats.started.Add(1)
-	if every := e.sampleEvery(); every > 0 && n%every == 0 && in.p.actStats != nil {
-		in.timing = &sampler{}
+func (e *Engine) started(in *interp.Instance) {
+	n := in.Proc.Stats.Started.Add(1)
+	if every := e.sampleEvery(); every > 0 && n%every == 0 && in.Proc.ActStats != nil {
+		in.Timing = &interp.Sampler{}
 	}
 }
 
@@ -95,7 +96,7 @@ func notFound(name string, version int) error {
 }
 
 // nameIs reports whether p is called name: its local name or {ns}local.
-func nameIs(p *Process, name string) bool {
+func nameIs(p *interp.Process, name string) bool {
 	if strings.HasPrefix(name, "{") {
 		return p.Name.String() == name
 	}
@@ -105,7 +106,7 @@ func nameIs(p *Process, name string) bool {
 // findLocked finds version of the process called name (0: the active
 // version, else the newest retired one) and says whether it is active.
 // The caller holds e.mu.
-func (e *Engine) findLocked(name string, version int) (p *Process, active bool) {
+func (e *Engine) findLocked(name string, version int) (p *interp.Process, active bool) {
 	for _, q := range e.processes {
 		if nameIs(q, name) && (version == 0 || q.Version == version) {
 			return q, true
@@ -126,10 +127,10 @@ func (e *Engine) findLocked(name string, version int) (p *Process, active bool) 
 }
 
 // describe is p as the management API shows it (without outline).
-func describe(p *Process, active bool, every uint64) mgmt.Process {
+func describe(p *interp.Process, active bool, every uint64) mgmt.Process {
 	d := mgmt.Process{Name: p.Name.String(), Local: p.Name.Local, Version: p.Version, Bundle: p.Bundle, File: p.File,
 		State: "retired", InMemory: p.InMemory, Deployed: p.Deployed, Endpoints: []mgmt.Endpoint{},
-		Warnings: p.Warnings, Stats: p.stats.snapshot(), SampleEvery: int(every), Fingerprint: p.Fingerprint}
+		Warnings: p.Warnings, Stats: p.Stats.Snapshot(), SampleEvery: int(every), Fingerprint: p.Fingerprint}
 	if active {
 		d.State = "active"
 	}
@@ -150,7 +151,7 @@ func describe(p *Process, active bool, every uint64) mgmt.Process {
 // process's own node (kind "process") is the root; constructs the
 // compiler made (no element) are left out, their children taking their
 // place.
-func outline(p *Process) *mgmt.Activity {
+func outline(p *interp.Process) *mgmt.Activity {
 	if p.Root == nil || len(p.ActParent) != len(p.Acts) {
 		return nil
 	}
@@ -167,7 +168,7 @@ func outline(p *Process) *mgmt.Activity {
 	add = func(parent *mgmt.Activity, id int) {
 		for _, k := range kids[id] {
 			var tag string
-			if tg, ok := p.Acts[k].(evTagger); ok {
+			if tg, ok := p.Acts[k].(interp.EvTagger); ok {
 				tag, _, _ = tg.EvTag()
 			}
 			if tag == "" {
@@ -184,14 +185,14 @@ func outline(p *Process) *mgmt.Activity {
 }
 
 // activityNode is one activity of p's outline, without children.
-func activityNode(p *Process, id int) *mgmt.Activity {
+func activityNode(p *interp.Process, id int) *mgmt.Activity {
 	a := p.Acts[id]
 	n := &mgmt.Activity{Position: a.Where().String()}
-	if t, ok := a.(evTagger); ok {
+	if t, ok := a.(interp.EvTagger); ok {
 		n.Kind, n.Name, _ = t.EvTag()
 	}
-	if id < len(p.actStats) {
-		n.Count, n.Nanos = p.actStats[id].count.Load(), p.actStats[id].nanos.Load()
+	if id < len(p.ActStats) {
+		n.Count, n.Nanos = p.ActStats[id].Count.Load(), p.ActStats[id].Nanos.Load()
 	}
 	return n
 }
@@ -207,7 +208,7 @@ func activityNode(p *Process, id int) *mgmt.Activity {
 // process serves. Doing what is already done changes nothing; a version
 // that cannot serve (a path another process serves) wraps
 // mgmt.ErrConflict.
-func (e *Engine) SetActive(_ context.Context, name string, version int, active bool) (activated *Process, retired []*Process, err error) {
+func (e *Engine) SetActive(_ context.Context, name string, version int, active bool) (activated *interp.Process, retired []*interp.Process, err error) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	p, isActive := e.findLocked(name, version)
@@ -218,15 +219,15 @@ func (e *Engine) SetActive(_ context.Context, name string, version int, active b
 		if !isActive {
 			return nil, nil, nil
 		}
-		e.processes = slices.DeleteFunc(e.processes, func(q *Process) bool { return q == p })
-		e.retireLocked([]*Process{p})
+		e.processes = slices.DeleteFunc(e.processes, func(q *interp.Process) bool { return q == p })
+		e.retireLocked([]*interp.Process{p})
 		e.publishLocked()
-		return nil, []*Process{p}, nil
+		return nil, []*interp.Process{p}, nil
 	}
 	if isActive {
 		return p, nil, nil
 	}
-	var keep, gone []*Process
+	var keep, gone []*interp.Process
 	for _, q := range e.processes {
 		if q.Name == p.Name {
 			gone = append(gone, q)
@@ -244,9 +245,9 @@ func (e *Engine) SetActive(_ context.Context, name string, version int, active b
 			}
 		}
 	}
-	e.retired = slices.DeleteFunc(e.retired, func(q *Process) bool { return q == p })
+	e.retired = slices.DeleteFunc(e.retired, func(q *interp.Process) bool { return q == p })
 	e.retireLocked(gone)
-	p.retiredAt = time.Time{}
+	p.RetiredAt = time.Time{}
 	e.processes = append(keep, p)
 	for _, ep := range p.Endpoints {
 		e.byEndpoint[ep] = p

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/orchd/orchd/internal/mgmt"
+	"github.com/orchd/orchd/internal/process/interp"
 )
 
 // walk calls f on every node of the outline under a, a included.
@@ -92,7 +93,7 @@ func TestOutlineSampling(t *testing.T) {
 }
 
 func TestVersionsAndSetActive(t *testing.T) {
-	load := func(v int) *Process {
+	load := func(v int) *interp.Process {
 		procs, err := loadBundle(exampleBundle)
 		if err != nil {
 			t.Fatal(err)
@@ -121,13 +122,13 @@ func TestVersionsAndSetActive(t *testing.T) {
 	steps := []struct {
 		version     int
 		active      bool
-		wantOn      *Process
-		wantRetired []*Process
+		wantOn      *interp.Process
+		wantRetired []*interp.Process
 		states      string
 	}{
-		{1, true, v1, []*Process{v2}, "PurchaseOrder/vv:retired PurchaseOrder/v:active"},
+		{1, true, v1, []*interp.Process{v2}, "PurchaseOrder/vv:retired PurchaseOrder/v:active"},
 		{1, true, v1, nil, "PurchaseOrder/vv:retired PurchaseOrder/v:active"},
-		{0, false, nil, []*Process{v1}, "PurchaseOrder/vv:retired PurchaseOrder/v:retired"},
+		{0, false, nil, []*interp.Process{v1}, "PurchaseOrder/vv:retired PurchaseOrder/v:retired"},
 		{1, false, nil, nil, "PurchaseOrder/vv:retired PurchaseOrder/v:retired"},
 		{0, true, v2, nil, "PurchaseOrder/vv:active PurchaseOrder/v:retired"}, // 0: the newest
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/orchd/orchd/internal/exchange"
 	"github.com/orchd/orchd/internal/process/expr"
+	"github.com/orchd/orchd/internal/process/interp"
 	"github.com/orchd/orchd/internal/process/plan"
 )
 
@@ -22,17 +23,17 @@ import (
 func TestVariablesAreDocuments(t *testing.T) {
 	e, procs := deployBundle(t, "rt-docs", nil)
 	p := procs[0]
-	in := newInstance(e.host(), p, context.Background())
+	in := interp.NewInstance(e.host(), p, context.Background())
 	r := varResolver{p}
-	in.storeMessage(r.LookupVar("in"), poMessageOf(testReq("P", "3", "x")))
+	in.StoreMessage(r.LookupVar("in"), poMessageOf(testReq("P", "3", "x")))
 	aEl := testReq("A", "1", "a-text")
 	aEl.CreateAttr("n", "1")
-	in.slot(r.LookupVar("a")).AddChild(aEl)
-	in.slot(r.LookupVar("b")).AddChild(testReq("B", "2", "b-text"))
-	tid := in.slot(r.LookupVar("t")).CreateElement("tns:id")
+	in.Slot(r.LookupVar("a")).AddChild(aEl)
+	in.Slot(r.LookupVar("b")).AddChild(testReq("B", "2", "b-text"))
+	tid := in.Slot(r.LookupVar("t")).CreateElement("tns:id")
 	tid.CreateAttr("xmlns:tns", nsTest)
 	tid.SetText("T")
-	note := in.slot(r.LookupVar("note")).Child[0].(*etree.Element)
+	note := in.Slot(r.LookupVar("note")).Child[0].(*etree.Element)
 	note.SetText("hello")
 	ns := map[string]string{"tns": nsTest}
 
@@ -90,7 +91,7 @@ func TestVariablesAreDocuments(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			ctx := in.root
+			ctx := in.Root
 			if tt.on != "" {
 				name, part, _ := strings.Cut(tt.on, ".")
 				v := r.LookupVar(name)
@@ -98,7 +99,7 @@ func TestVariablesAreDocuments(t *testing.T) {
 				if part != "" {
 					pi = v.PartIndex(part)
 				}
-				ctx = expr.BaseNode(in.root, v, pi)
+				ctx = expr.BaseNode(in.Root, v, pi)
 			}
 			rw, err := expr.Rewrite(tt.src, r, nil, ns, true)
 			if err != nil {
@@ -108,7 +109,7 @@ func TestVariablesAreDocuments(t *testing.T) {
 			if err != nil {
 				t.Fatalf("%s (compiled as %s): %v", tt.src, rw, err)
 			}
-			if got := render(x.Eval(&in.docs, ctx)); got != tt.want {
+			if got := render(x.Eval(&in.Docs, ctx)); got != tt.want {
 				t.Errorf("general evaluator: %s (compiled as %s) = %q, want %q", tt.src, rw, got, tt.want)
 			}
 			x.Fast = expr.CompileSimplePath(tt.src, r, ns, tt.on != "")
@@ -118,7 +119,7 @@ func TestVariablesAreDocuments(t *testing.T) {
 			if fast := x.Fast != nil || x.FastX != nil; fast != tt.fast {
 				t.Fatalf("fast evaluator takes %s: %v, want %v", tt.src, fast, tt.fast)
 			}
-			if got := render(x.Eval(&in.docs, ctx)); got != tt.want {
+			if got := render(x.Eval(&in.Docs, ctx)); got != tt.want {
 				t.Errorf("compiler's evaluator: %s = %q, want %q", tt.src, got, tt.want)
 			}
 		})
@@ -195,7 +196,7 @@ func FuzzRewrite(f *testing.F) {
 		if strings.Contains(src, "$") || strings.Contains(src, expr.DocRootPath) {
 			return
 		}
-		rw, err := expr.Rewrite(src, varResolver{&Process{Plan: &plan.Plan{}}}, nil, ns, true)
+		rw, err := expr.Rewrite(src, varResolver{&interp.Process{Plan: &plan.Plan{}}}, nil, ns, true)
 		if err != nil {
 			return
 		}

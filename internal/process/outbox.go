@@ -10,6 +10,7 @@ import (
 	"github.com/orchd/orchd/internal/exchange"
 	"github.com/orchd/orchd/internal/partnerallow"
 	"github.com/orchd/orchd/internal/persist"
+	"github.com/orchd/orchd/internal/process/interp"
 	"github.com/orchd/orchd/internal/process/plan"
 )
 
@@ -44,7 +45,7 @@ func (e *Engine) sendOutbox(msg persist.OutboxMessage) bool {
 				e.log.Error("outbox: message kept for a partner that is not deployed", slog.Uint64("seq", msg.Seq), slog.String("partner", msg.Partner), slog.Any("err", err))
 				return
 			}
-			if errors.Is(err, errBadFrames) {
+			if errors.Is(err, interp.ErrBadFrames) {
 				// Retrying cannot mend a damaged payload.
 				e.log.Error("outbox: message kept, not sent: its stored payload cannot be decoded", slog.Uint64("seq", msg.Seq), slog.String("partner", msg.Partner), slog.Any("err", err))
 				return
@@ -73,7 +74,7 @@ var errNoOutboxPartner = errors.New("no such partner")
 func (e *Engine) damagedOutbox(m persist.OutboxMessage) bool {
 	err := m.Err
 	if err == nil {
-		_, err = decodeMessage(m.Payload, exchange.QName{})
+		_, err = interp.DecodeMessage(m.Payload, exchange.QName{})
 	}
 	if err == nil {
 		return false
@@ -93,7 +94,7 @@ func (e *Engine) deliverOutbox(msg persist.OutboxMessage) error {
 		if p.Name.String() == procName {
 			only = p.PartnerAllow
 			if pl = p.Plinks[plName]; pl != nil {
-				partner = p.partners[pl.Idx]
+				partner = p.Partners[pl.Idx]
 			}
 			timeout = p.CallTimeout(plName, msg.Operation)
 		}
@@ -113,12 +114,12 @@ func (e *Engine) deliverOutbox(msg persist.OutboxMessage) error {
 	if op == nil {
 		return fmt.Errorf("%w: %s has no operation %s", errNoOutboxPartner, msg.Partner, msg.Operation)
 	}
-	m, err := decodeMessage(msg.Payload, op.Input.Name)
+	m, err := interp.DecodeMessage(msg.Payload, op.Input.Name)
 	if err != nil {
 		return err
 	}
 	start := time.Now()
 	_, err = partner.Invoke(e.baseCtx, &exchange.Call{Operation: op, Input: m, Timeout: timeout})
-	e.metrics.partner(pl.Name, op.Name).observe(err, time.Since(start))
+	e.metrics.partner(pl.Name, op.Name).Observe(err, time.Since(start))
 	return err
 }

@@ -16,10 +16,11 @@ import (
 
 	"github.com/orchd/orchd/internal/exchange"
 	"github.com/orchd/orchd/internal/persist"
+	"github.com/orchd/orchd/internal/process/interp"
 )
 
 // persistentOneWay is the rt-oneway fixture made persistent.
-func persistentOneWay(t *testing.T) *Process {
+func persistentOneWay(t *testing.T) *interp.Process {
 	t.Helper()
 	dir := filepath.Join(t.TempDir(), "rt-oneway")
 	copyDir(t, filepath.Join(bundlesDir, "rt-oneway"), dir)
@@ -64,7 +65,7 @@ func (r *flakyPartner) bind(*exchange.Endpoint) exchange.Partner {
 	})
 }
 
-func runOneWay(t *testing.T, e *Engine, p *Process, id string) {
+func runOneWay(t *testing.T, e *Engine, p *interp.Process, id string) {
 	t.Helper()
 	r := dispatch(t, e, p, testReq(id, "1", ""))
 	if r.err != nil {

@@ -14,11 +14,12 @@ import (
 	"github.com/orchd/orchd/internal/exchange"
 	"github.com/orchd/orchd/internal/mgmt"
 	"github.com/orchd/orchd/internal/persist"
+	"github.com/orchd/orchd/internal/process/interp"
 )
 
 // persistentEngine deploys the example bundles as they are (the approval
 // and the persistent PO are persistent) on a real store in a temp dir.
-func persistentEngine(t testing.TB, path string) (*Engine, *persist.Store, map[string]*Process) {
+func persistentEngine(t testing.TB, path string) (*Engine, *persist.Store, map[string]*interp.Process) {
 	t.Helper()
 	st, err := persist.Open(path, persist.Options{MaxBatchDelay: 2 * time.Millisecond})
 	if err != nil {
@@ -32,9 +33,9 @@ func persistentEngine(t testing.TB, path string) (*Engine, *persist.Store, map[s
 
 // deployExamples deploys the approval and persistent PO examples as they
 // are, and returns their processes by local name.
-func deployExamples(t testing.TB, e *Engine) map[string]*Process {
+func deployExamples(t testing.TB, e *Engine) map[string]*interp.Process {
 	t.Helper()
-	procs := map[string]*Process{}
+	procs := map[string]*interp.Process{}
 	for _, b := range []string{"order-approval", "purchase-order-persistent"} {
 		ps, err := loadBundle(filepath.Join("../../deploy", b))
 		if err != nil {
@@ -77,7 +78,7 @@ func TestPersistentCheckpointRoundTrip(t *testing.T) {
 	if len(list) != 1 || !strings.Contains(list[0].Variables["status"], "APPROVED") || !strings.Contains(list[0].Variables["decision"], "bob") {
 		t.Fatalf("completed instance: %+v", list)
 	}
-	if _, ok, _ := st.Route(routeKey(ap, "decide", "byRequest", "P-1")); ok {
+	if _, ok, _ := st.Route(interp.RouteKey(ap, "decide", "byRequest", "P-1")); ok {
 		t.Errorf("the route outlived the wait")
 	}
 

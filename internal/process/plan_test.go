@@ -4,6 +4,8 @@ import (
 	"errors"
 	"sync"
 	"testing"
+
+	"github.com/orchd/orchd/internal/process/interp"
 )
 
 // TestOnePlanTwoEngines compiles the example bundle once and runs two
@@ -17,16 +19,16 @@ func TestOnePlanTwoEngines(t *testing.T) {
 	}
 	type node struct {
 		e  *Engine
-		p  *Process
+		p  *interp.Process
 		ip *inProcessPartners
 	}
 	nodes := make([]node, 2)
 	for i := range nodes {
 		ip := &inProcessPartners{}
 		e := NewEngine(Options{Partners: ip.bind})
-		var vs []*Process
+		var vs []*interp.Process
 		for _, p := range procs {
-			vs = append(vs, NewProcess(p.Plan))
+			vs = append(vs, interp.NewProcess(p.Plan))
 		}
 		if err := e.Deploy(vs...); err != nil {
 			t.Fatal(err)
@@ -68,7 +70,7 @@ func TestOnePlanTwoEngines(t *testing.T) {
 		if got := n.ip.crm.Load(); got != want {
 			t.Errorf("engine %d: its CRM partner was called %d times, want %d (bindings shared between engines?)", i, got, want)
 		}
-		if got := n.p.stats.started.Load(); got != uint64(want) {
+		if got := n.p.Stats.Started.Load(); got != uint64(want) {
 			t.Errorf("engine %d: version counts %d started instances, want %d", i, got, want)
 		}
 	}

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 
 	"github.com/orchd/orchd/internal/persist"
+	"github.com/orchd/orchd/internal/process/interp"
 	"github.com/orchd/orchd/internal/process/plan"
 )
 
@@ -51,7 +52,7 @@ func (e *Engine) Recover(ctx context.Context) (Recovered, error) {
 	}
 	e.baseCtx = ctx
 	procs := e.persistentByName()
-	owner := map[string]*Process{}
+	owner := map[string]*interp.Process{}
 	var resume []*persist.Instance
 	err := e.store.Instances(func(rec *persist.Instance) bool {
 		if rec.Err != nil {
@@ -123,8 +124,8 @@ func (e *Engine) Recover(ctx context.Context) (Recovered, error) {
 // persistentByName maps each persistent process's name to a version of
 // it, retired versions too (an undeployed process's stored instances);
 // the active version wins, and a load finds each instance's version.
-func (e *Engine) persistentByName() map[string]*Process {
-	procs := map[string]*Process{}
+func (e *Engine) persistentByName() map[string]*interp.Process {
+	procs := map[string]*interp.Process{}
 	for _, p := range append(e.Retired(), e.Processes()...) {
 		if !p.InMemory {
 			procs[p.Name.String()] = p
@@ -133,7 +134,7 @@ func (e *Engine) persistentByName() map[string]*Process {
 	return procs
 }
 
-func (e *Engine) resumeInterrupted(p *Process, id string) {
+func (e *Engine) resumeInterrupted(p *interp.Process, id string) {
 	m := e.stripes.lock(id)
 	defer m.Unlock()
 	release, fence, err := e.own(e.baseCtx, id)
@@ -150,24 +151,24 @@ func (e *Engine) resumeInterrupted(p *Process, id string) {
 		e.log.Error("recovery: cannot load instance", slog.String(logInstance, id), slog.Any("err", err))
 		return
 	}
-	if in.state != persist.Running {
+	if in.State != persist.Running {
 		// An operator terminated or deleted it meanwhile.
 		e.unload(in)
 		return
 	}
 	// Every thread that was inside a guarded partner call when the
 	// checkpoint was taken may have made it.
-	for _, t := range in.threads {
-		if len(t.stack) == 0 {
+	for _, t := range in.Threads {
+		if len(t.Stack) == 0 {
 			continue
 		}
-		top := t.top()
-		switch top.act.(type) {
+		top := t.Top()
+		switch top.Act.(type) {
 		case *plan.Invoke, *plan.RestActivity:
-			t.mayHaveRun = top.pc >= 1
+			t.MayHaveRun = top.Pc >= 1
 		}
 	}
-	in.foldRelease = true
+	in.FoldRelease = true
 	if err := e.drive(in, nil); err != nil {
 		e.log.Warn("recovered instance ended with an error", slog.String(logInstance, id), slog.Any("err", err))
 	}

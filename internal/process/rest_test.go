@@ -18,6 +18,7 @@ import (
 	"github.com/orchd/orchd/internal/persist"
 	"github.com/orchd/orchd/internal/process/bpel"
 	"github.com/orchd/orchd/internal/process/compile"
+	"github.com/orchd/orchd/internal/process/interp"
 )
 
 // restVars are the variables the REST test processes use besides in and
@@ -145,7 +146,7 @@ func (s *restServer) lastRequest() string {
 
 // deployREST deploys restBundle(body) on an engine whose REST calls time
 // out after timeout.
-func deployREST(t *testing.T, body string, timeout time.Duration) (*Engine, *Process) {
+func deployREST(t *testing.T, body string, timeout time.Duration) (*Engine, *interp.Process) {
 	t.Helper()
 	procs, err := loadBundle(restBundle(t, body))
 	if err != nil {
@@ -220,8 +221,8 @@ func TestRESTRuntime(t *testing.T) {
 				if r.fault == nil {
 					t.Fatalf("want fault %q; err=%v out=%v", tc.fault, r.err, r.out)
 				}
-				if r.fault.Name != restFault || !strings.Contains(r.fault.Error(), tc.fault) {
-					t.Fatalf("fault %s %q, want %s containing %q", r.fault.Name, r.fault.Error(), restFault, tc.fault)
+				if r.fault.Name != interp.RestFault || !strings.Contains(r.fault.Error(), tc.fault) {
+					t.Fatalf("fault %s %q, want %s containing %q", r.fault.Name, r.fault.Error(), interp.RestFault, tc.fault)
 				}
 				return
 			}

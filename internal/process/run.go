@@ -14,6 +14,7 @@ import (
 	"github.com/orchd/orchd/internal/events"
 	"github.com/orchd/orchd/internal/exchange"
 	"github.com/orchd/orchd/internal/persist"
+	"github.com/orchd/orchd/internal/process/interp"
 	"github.com/orchd/orchd/internal/process/plan"
 )
 
@@ -21,15 +22,15 @@ import (
 // routes to them. Persistent instances live in the store instead.
 type registry struct {
 	mu     sync.Mutex
-	live   map[string]*instance
-	routes map[string]*instance
+	live   map[string]*interp.Instance
+	routes map[string]*interp.Instance
 	// calling holds the in-memory instances whose run waits for the
 	// answers of partner calls made on their own goroutines (listed as
 	// running; see awaitAnswers).
-	calling map[string]*instance
+	calling map[string]*interp.Instance
 	// open holds the open requests of blocked persistent instances (the
 	// instance itself is in the store; its clients wait here).
-	open map[string][]*openRequest
+	open map[string][]*interp.OpenRequest
 	// held are messages for a correlated operation that no instance
 	// waits for yet, by the route keys they would be found under.
 	held map[string][]*heldMsg
@@ -68,7 +69,7 @@ func (e *Engine) now() time.Time { return time.Now() }
 // start activity creates an instance; either runs straight through in the
 // calling goroutine until the instance is quiescent.
 func (e *Engine) Dispatch(ctx context.Context, ex *exchange.Exchange) error {
-	var p *Process
+	var p *interp.Process
 	if m := e.served.Load(); m != nil {
 		p = (*m)[ex.Endpoint]
 	}
@@ -78,15 +79,15 @@ func (e *Engine) Dispatch(ctx context.Context, ex *exchange.Exchange) error {
 	if p == nil {
 		return exchange.ClientError("%w: %s", ErrNoProcess, ex.Endpoint.Path)
 	}
-	err := waitForReply(ctx, e.deliver(ctx, p, ex, nil))
-	p.stats.exchange(ex, time.Time{})
+	err := interp.WaitForReply(ctx, e.deliver(ctx, p, ex, nil))
+	p.Stats.Exchange(ex, time.Time{})
 	return err
 }
 
 // deliver gives ex to the instance its correlation values find, or to a
 // new instance, or holds it until an instance waits for it (held is the
 // hold of a message delivered again).
-func (e *Engine) deliver(ctx context.Context, p *Process, ex *exchange.Exchange, held *heldMsg) error {
+func (e *Engine) deliver(ctx context.Context, p *interp.Process, ex *exchange.Exchange, held *heldMsg) error {
 	if found, err := e.deliverSession(ctx, p, ex); found || err != nil {
 		return err // session.go
 	}
@@ -99,7 +100,7 @@ func (e *Engine) deliver(ctx context.Context, p *Process, ex *exchange.Exchange,
 			continue
 		}
 		for _, m := range sh.Masks {
-			key := keyRouteShape(sh, p, op, m, vals)
+			key := interp.KeyRouteShape(sh, p, op, m, vals)
 			if held == nil && e.queuedBehind(key) {
 				// Messages held under this key came first: this one waits
 				// its turn.
@@ -138,7 +139,7 @@ func (e *Engine) deliver(ctx context.Context, p *Process, ex *exchange.Exchange,
 
 // noInstance is the error of a message for op that finds no instance
 // waiting under the correlation values tried and cannot start one.
-func noInstance(p *Process, op string, tried []string) error {
+func noInstance(p *interp.Process, op string, tried []string) error {
 	return exchange.ClientError("no instance of process %s waits for %s with correlation %v, and %s does not start an instance", p.Name.Local, op, tried, op)
 }
 
@@ -147,7 +148,7 @@ func noInstance(p *Process, op string, tried []string) error {
 func shapeValues(m *exchange.Message, sh *plan.RouteShape, tried *[]string) ([]string, bool) {
 	vals := make([]string, len(sh.Uses))
 	for i, u := range sh.Uses {
-		v, err := corrValues(m, u.In)
+		v, err := interp.CorrValues(m, u.In)
 		if err != nil {
 			return nil, false
 		}
@@ -159,28 +160,28 @@ func shapeValues(m *exchange.Message, sh *plan.RouteShape, tried *[]string) ([]s
 	return vals, true
 }
 
-func (e *Engine) create(ctx context.Context, p *Process, ex *exchange.Exchange) error {
+func (e *Engine) create(ctx context.Context, p *interp.Process, ex *exchange.Exchange) error {
 	if !p.InMemory {
 		// Until its first checkpoint the instance is in no store: this
 		// keeps its version from being dropped (DropUnused).
-		p.starting.Add(1)
-		defer p.starting.Add(-1)
+		p.Starting.Add(1)
+		defer p.Starting.Add(-1)
 	}
-	in := newInstance(e.host(), p, ctx)
-	p.metrics.started.Inc()
+	in := interp.NewInstance(e.host(), p, ctx)
+	p.Metrics.Started.Inc()
 	e.started(in)
-	if in.evOn(events.InstanceLifecycle) {
-		in.emit(events.Event{Kind: events.InstanceCreated})
+	if in.EvOn(events.InstanceLifecycle) {
+		in.Emit(events.Event{Kind: events.InstanceCreated})
 	}
-	if err := in.start(); err != nil {
-		return e.finish(in, ex, resFailed, err, false)
+	if err := in.Start(); err != nil {
+		return e.finish(in, ex, interp.ResFailed, err, false)
 	}
 	if p.InMemory {
 		if len(p.Routes) > 0 {
 			// A message may find the instance (through the routes
 			// preRegister adds when it replies) while this run goes on.
-			in.mu.Lock()
-			defer in.mu.Unlock()
+			in.Mu.Lock()
+			defer in.Mu.Unlock()
 		}
 		return e.drive(in, ex)
 	}
@@ -190,53 +191,53 @@ func (e *Engine) create(ctx context.Context, p *Process, ex *exchange.Exchange) 
 		// takes its stripe then, so that new instances whose ids share
 		// a stripe do not wait for each other's partner calls.
 		defer unlockStripe(in)
-		in.lazyStripe = true
+		in.LazyStripe = true
 		return e.drive(in, ex)
 	}
-	m := e.stripes.lock(in.id)
+	m := e.stripes.lock(in.ID)
 	defer m.Unlock()
-	release, fence, err := e.ownNew(ctx, in.id)
+	release, fence, err := e.ownNew(ctx, in.ID)
 	if err != nil {
 		return err
 	}
 	defer release()
-	in.fence, in.foldRelease = fence, true
+	in.Fence, in.FoldRelease = fence, true
 	return e.drive(in, ex)
 }
 
 // unlockStripe lets go of the stripe a new instance's first checkpoint
 // took (lazyStripe), if it took it.
-func unlockStripe(in *instance) {
-	if in.stripe != nil {
-		in.stripe.Unlock()
-		in.stripe = nil
+func unlockStripe(in *interp.Instance) {
+	if in.Stripe != nil {
+		in.Stripe.Unlock()
+		in.Stripe = nil
 	}
 }
 
 // resume delivers ex to the instance routed under key, if there is one.
-func (e *Engine) resume(ctx context.Context, p *Process, key string, ex *exchange.Exchange) (bool, error) {
+func (e *Engine) resume(ctx context.Context, p *interp.Process, key string, ex *exchange.Exchange) (bool, error) {
 	if p.InMemory {
 		e.reg.mu.Lock()
 		in := e.reg.routes[key]
-		if in != nil && in.mailOpen {
+		if in != nil && in.MailOpen {
 			retarget(in, ex)
 			m := post(in, ctx, ex)
 			e.reg.mu.Unlock()
-			return true, <-m.done
+			return true, <-m.Done
 		}
 		e.reg.mu.Unlock()
 		if in == nil {
 			return false, nil
 		}
-		in.mu.Lock()
-		defer in.mu.Unlock()
-		if in.suspended && e.reg.routes[key] == in {
+		in.Mu.Lock()
+		defer in.Mu.Unlock()
+		if in.Suspended && e.reg.routes[key] == in {
 			return true, suspendedError(in)
 		}
 		if !e.claim(in, func() bool { return e.reg.routes[key] == in }) {
 			return false, nil
 		}
-		in.ctx = ctx
+		in.Ctx = ctx
 		retarget(in, ex)
 		return true, e.drive(in, ex)
 	}
@@ -261,36 +262,36 @@ func (e *Engine) resume(ctx context.Context, p *Process, key string, ex *exchang
 	if err != nil {
 		return true, err
 	}
-	if in.state == persist.Suspended {
+	if in.State == persist.Suspended {
 		e.unload(in)
 		return true, suspendedError(in)
 	}
 	retarget(in, ex)
-	in.foldRelease = true
+	in.FoldRelease = true
 	return true, e.drive(in, ex)
 }
 
 // drive delivers ex (nil for a timer) to in and runs it to quiescence,
 // then checkpoints, answers, and registers what the instance waits for.
 // The caller holds the instance's lock.
-func (e *Engine) drive(in *instance, ex *exchange.Exchange) error {
+func (e *Engine) drive(in *interp.Instance, ex *exchange.Exchange) error {
 	if e.opts.Tracer != nil {
 		defer e.traceRun(in, ex)()
 	}
-	in.idle = exchange.IdlerOf(in.ctx)
-	defer func() { in.idle = nil }()
-	in.inbox, in.trigger, in.answered = ex, ex, false
+	in.Idle = exchange.IdlerOf(in.Ctx)
+	defer func() { in.Idle = nil }()
+	in.Inbox, in.Trigger, in.Answered = ex, ex, false
 	if ex == nil || ex.Operation.OneWay() {
-		in.ctx = e.baseCtx
+		in.Ctx = e.baseCtx
 	}
-	res, err := in.run()
-	for res == resBlocked && e.waitInline(in, ex) {
-		res, err = in.run()
+	res, err := in.Run()
+	for res == interp.ResBlocked && e.waitInline(in, ex) {
+		res, err = in.Run()
 	}
 	notTaken := false
-	if ex != nil && in.inbox == ex {
-		in.inbox = nil
-		notTaken = res == resBlocked
+	if ex != nil && in.Inbox == ex {
+		in.Inbox = nil
+		notTaken = res == interp.ResBlocked
 	}
 	return e.finish(in, ex, res, err, notTaken)
 }
@@ -307,16 +308,16 @@ const maxInlineWait = 5 * time.Minute
 // not: after a crash its unanswered client retries, and a stored copy
 // would only go on alone beside the retry's instance. It reports whether
 // the run should go on.
-func (e *Engine) waitInline(in *instance, ex *exchange.Exchange) bool {
-	if ex == nil || in.answered || ex.Operation.OneWay() || ex.Respond == nil || len(in.waits) > 0 || in.wake == 0 {
+func (e *Engine) waitInline(in *interp.Instance, ex *exchange.Exchange) bool {
+	if ex == nil || in.Answered || ex.Operation.OneWay() || ex.Respond == nil || len(in.Waits) > 0 || in.Wake == 0 {
 		return false
 	}
-	d := time.Until(time.Unix(0, in.wake))
+	d := time.Until(time.Unix(0, in.Wake))
 	if d > maxInlineWait {
 		return false
 	}
-	if !in.p.InMemory && e.store != nil && !in.unpromised() {
-		if err := in.checkpoint(persist.Waiting); err != nil {
+	if !in.Proc.InMemory && e.store != nil && !in.Unpromised() {
+		if err := in.Checkpoint(persist.Waiting); err != nil {
 			return false
 		}
 	}
@@ -325,7 +326,7 @@ func (e *Engine) waitInline(in *instance, ex *exchange.Exchange) bool {
 	select {
 	case <-t.C:
 		return true
-	case <-in.ctx.Done():
+	case <-in.Ctx.Done():
 		return false
 	}
 }
@@ -334,74 +335,74 @@ func (e *Engine) waitInline(in *instance, ex *exchange.Exchange) bool {
 // replies, registration, metrics, and the error the trigger exchange
 // gets, if any. notTaken says the trigger's message found no activity
 // waiting for it.
-func (e *Engine) finish(in *instance, ex *exchange.Exchange, res result, err error, notTaken bool) error {
-	p := in.p
+func (e *Engine) finish(in *interp.Instance, ex *exchange.Exchange, res interp.Result, err error, notTaken bool) error {
+	p := in.Proc
 	label := p.Name.Local
-	if res == resFaulted {
+	if res == interp.ResFaulted {
 		// An uncaught fault is the answer to every open request: the
 		// client learns the fault by its name, with its data. (u is
 		// declared here: it escapes, and the common path must not pay.)
-		var u *errUncaught
+		var u *interp.ErrUncaught
 		if errors.As(err, &u) {
-			e.ended.note(p, in.corr, u.f.exchangeFault(), e.now())
-			for _, r := range in.reqs {
-				in.respond(r, nil, u.f.exchangeFault())
+			e.ended.note(p, in.Corr, u.F.ExchangeFault(), e.now())
+			for _, r := range in.Reqs {
+				in.Respond(r, nil, u.F.ExchangeFault())
 			}
-			in.reqs = nil
+			in.Reqs = nil
 		}
 	}
-	if res != resBlocked && len(in.reqs) > 0 {
-		if r := in.triggerRequest(); r != nil && err == nil {
-			in.respond(r, nil, &exchange.Fault{Name: bpelFault("missingReply"), Reason: endReason(in, res, ex)})
+	if res != interp.ResBlocked && len(in.Reqs) > 0 {
+		if r := in.TriggerRequest(); r != nil && err == nil {
+			in.Respond(r, nil, &exchange.Fault{Name: interp.BpelFault("missingReply"), Reason: endReason(in, res, ex)})
 		}
-		in.missingReplies()
+		in.MissingReplies()
 	}
-	if p.InMemory && res != resBlocked && len(in.regRoutes) > 0 {
+	if p.InMemory && res != interp.ResBlocked && len(in.RegRoutes) > 0 {
 		e.reg.mu.Lock()
 		e.unregisterLocked(in)
 		e.reg.mu.Unlock()
 	}
 	if !p.InMemory && e.store != nil {
 		cerr := err
-		var ns *notStoredError
+		var ns *interp.NotStoredError
 		if !errors.As(err, &ns) {
 			// (A checkpoint inside the run failed: that run is not
 			// stored either.)
-			if rf, ok := in.fence.(releasingFence); ok && in.foldRelease {
+			if rf, ok := in.Fence.(releasingFence); ok && in.FoldRelease {
 				rf.ReleaseWithNext() // the run's last commit
 			}
-			cerr = in.checkpoint(stateOf(res))
+			cerr = in.Checkpoint(interp.StateOf(res))
 		}
 		if cerr != nil {
 			return e.notStored(in, ex, cerr)
 		}
 	}
-	in.deliverReplies()
-	var pending *openRequest
-	if res == resBlocked {
-		if pending = in.triggerRequest(); pending != nil && pending.done == nil {
-			pending.done = make(chan struct{})
+	in.DeliverReplies()
+	var pending *interp.OpenRequest
+	if res == interp.ResBlocked {
+		if pending = in.TriggerRequest(); pending != nil && pending.Done == nil {
+			pending.Done = make(chan struct{})
 		}
-		if !p.InMemory && len(in.reqs) > 0 {
+		if !p.InMemory && len(in.Reqs) > 0 {
 			e.reg.mu.Lock()
-			e.reg.open[in.id] = in.reqs
+			e.reg.open[in.ID] = in.Reqs
 			e.reg.mu.Unlock()
 		}
 		e.block(in)
 	} else {
 		e.unscheduleOf(in)
-		p.metrics.duration.Observe(time.Since(in.started).Seconds())
+		p.Metrics.Duration.Observe(time.Since(in.Started).Seconds())
 		if ex != nil && !ex.Received.IsZero() {
 			e.metrics.completed.Observe(time.Since(ex.Received).Seconds())
 		}
-		p.metrics.ended[outcomeName(res)].Inc()
-		p.stats.ended(res)
-		if in.evOn(events.InstanceLifecycle) {
-			in.emitEnd(res, err)
+		p.Metrics.Ended[outcomeName(res)].Inc()
+		p.Stats.Ended(res)
+		if in.EvOn(events.InstanceLifecycle) {
+			in.EmitEnd(res, err)
 		}
 	}
-	if err != nil && res != resBlocked && (ex == nil || in.answered || ex.Operation.OneWay()) {
-		e.log.Warn("instance ended with an error", slog.String(logProcess, label), slog.String(logInstance, in.id), slog.Any("err", err))
+	if err != nil && res != interp.ResBlocked && (ex == nil || in.Answered || ex.Operation.OneWay()) {
+		e.log.Warn("instance ended with an error", slog.String(logProcess, label), slog.String(logInstance, in.ID), slog.Any("err", err))
 	}
 	switch {
 	case ex == nil:
@@ -413,17 +414,17 @@ func (e *Engine) finish(in *instance, ex *exchange.Exchange, res result, err err
 			return err
 		}
 		return nil
-	case in.answered:
+	case in.Answered:
 		return nil
 	case err != nil:
 		return fmt.Errorf("process %s: %w", label, err)
 	case pending != nil:
 		// The reply comes from a later run (after a pick, a receive or a
 		// timer): the client waits for it, the instance is released.
-		aw := &awaitReply{req: pending, timeout: e.replyTimeout(p, ex), op: ex.Operation.Name}
+		aw := &interp.AwaitReply{Req: pending, Timeout: e.replyTimeout(p, ex), Op: ex.Operation.Name}
 		if !p.InMemory {
-			id := in.id
-			aw.gaveUp = func() { e.dropAbandoned(id) }
+			id := in.ID
+			aw.GaveUp = func() { e.dropAbandoned(id) }
 		}
 		return aw
 	}
@@ -437,25 +438,25 @@ func (e *Engine) finish(in *instance, ex *exchange.Exchange, res result, err err
 // checkpoint, which the next message or timer loads. Requests opened by
 // earlier runs go back to the registry, for the run that will answer them;
 // a timer run is tried again later.
-func (e *Engine) notStored(in *instance, ex *exchange.Exchange, cerr error) error {
-	p := in.p
-	e.log.Error("checkpoint failed", slog.String(logProcess, p.Name.Local), slog.String(logInstance, in.id), slog.Any("err", cerr))
-	var earlier []*openRequest
-	for _, r := range in.reqs {
-		if r.ex != in.trigger {
+func (e *Engine) notStored(in *interp.Instance, ex *exchange.Exchange, cerr error) error {
+	p := in.Proc
+	e.log.Error("checkpoint failed", slog.String(logProcess, p.Name.Local), slog.String(logInstance, in.ID), slog.Any("err", cerr))
+	var earlier []*interp.OpenRequest
+	for _, r := range in.Reqs {
+		if r.Ex != in.Trigger {
 			earlier = append(earlier, r)
 		}
 	}
-	for _, r := range in.out {
-		if r.req.ex != in.trigger {
-			earlier = append(earlier, r.req)
+	for _, r := range in.Out {
+		if r.Req.Ex != in.Trigger {
+			earlier = append(earlier, r.Req)
 		}
 	}
-	in.out, in.reqs = nil, earlier
+	in.Out, in.Reqs = nil, earlier
 	e.unload(in)
-	p.metrics.ended["failed"].Inc()
-	p.stats.ended(resFailed)
-	if due, id := in.regTimer, in.id; ex == nil && due != 0 && in.state == stateWaiting {
+	p.Metrics.Ended["failed"].Inc()
+	p.Stats.Ended(interp.ResFailed)
+	if due, id := in.RegTimer, in.ID; ex == nil && due != 0 && in.State == interp.StateWaiting {
 		// A timer's run: the stored instance still waits for it.
 		e.refire(p, id, due)
 	}
@@ -483,31 +484,31 @@ func (e *storeFailure) Error() string {
 func (e *storeFailure) Unwrap() error { return e.err }
 
 // endReason says why a run ended without answering ex.
-func endReason(in *instance, res result, ex *exchange.Exchange) string {
+func endReason(in *interp.Instance, res interp.Result, ex *exchange.Exchange) string {
 	op := "the request"
 	if ex != nil {
 		op = ex.Operation.Name
 	}
 	switch res {
-	case resHandled:
-		return fmt.Sprintf("the process faulted (%s) and its fault handler did not reply to %s", in.inHandler, op)
-	case resExited:
+	case interp.ResHandled:
+		return fmt.Sprintf("the process faulted (%s) and its fault handler did not reply to %s", in.InHandler, op)
+	case interp.ResExited:
 		return fmt.Sprintf("the process exited without replying to %s", op)
-	case resBlocked:
-		return fmt.Sprintf("instance %s waits without having replied to %s", in.id, op)
+	case interp.ResBlocked:
+		return fmt.Sprintf("instance %s waits without having replied to %s", in.ID, op)
 	}
 	return fmt.Sprintf("the process completed without replying to %s", op)
 }
 
-func outcomeName(r result) string {
+func outcomeName(r interp.Result) string {
 	switch r {
-	case resCompleted:
+	case interp.ResCompleted:
 		return "completed"
-	case resHandled, resFaulted:
+	case interp.ResHandled, interp.ResFaulted:
 		return "faulted"
-	case resExited:
+	case interp.ResExited:
 		return "exited"
-	case resSuspended:
+	case interp.ResSuspended:
 		return "suspended"
 	}
 	return "failed"
@@ -516,59 +517,59 @@ func outcomeName(r result) string {
 // preRegister makes a running in-memory instance findable by the messages
 // its correlation values already route, before its reply leaves: a client
 // that answers at once finds it (and waits for this run to end).
-func (e *Engine) preRegister(in *instance) {
+func (e *Engine) preRegister(in *interp.Instance) {
 	e.reg.mu.Lock()
 	defer e.reg.mu.Unlock()
 	e.nameLocked(in)
-	for op, shapes := range in.p.Routes {
+	for op, shapes := range in.Proc.Routes {
 		for _, sh := range shapes {
-			k, ok := instanceKeyRouteShape(sh, in, op)
+			k, ok := interp.InstanceKeyRouteShape(sh, in, op)
 			if !ok {
 				continue
 			}
 			if e.reg.routes[k] != in {
 				e.reg.routes[k] = in
-				in.regRoutes = append(in.regRoutes, k)
+				in.RegRoutes = append(in.RegRoutes, k)
 				e.addMemRoute(k)
 			}
 		}
 	}
-	e.releaseHeldLocked(in.regRoutes)
+	e.releaseHeldLocked(in.RegRoutes)
 }
 
 // nameLocked gives an in-memory instance its id when it first becomes
 // findable. The caller holds e.reg.mu.
-func (e *Engine) nameLocked(in *instance) {
-	if in.id == "" {
-		in.id = "m" + strconv.FormatUint(e.reg.seq.Add(1), 10)
+func (e *Engine) nameLocked(in *interp.Instance) {
+	if in.ID == "" {
+		in.ID = "m" + strconv.FormatUint(e.reg.seq.Add(1), 10)
 	}
 }
 
 // block registers a blocked instance: its routes (in-memory processes;
 // persistent routes are in the checkpoint) and its timer.
-func (e *Engine) block(in *instance) {
-	if in.p.InMemory {
-		in.idleSince = e.now()
+func (e *Engine) block(in *interp.Instance) {
+	if in.Proc.InMemory {
+		in.IdleSince = e.now()
 		e.reg.mu.Lock()
 		e.nameLocked(in)
-		e.reg.live[in.id] = in
+		e.reg.live[in.ID] = in
 		e.unregisterLocked(in)
-		in.regRoutes = in.routeKeys()
-		for _, k := range in.regRoutes {
+		in.RegRoutes = in.RouteKeys()
+		for _, k := range in.RegRoutes {
 			e.reg.routes[k] = in
 			e.addMemRoute(k)
 		}
-		e.releaseHeldLocked(in.regRoutes)
+		e.releaseHeldLocked(in.RegRoutes)
 		e.reg.mu.Unlock()
-	} else if len(in.regRoutes) > 0 {
+	} else if len(in.RegRoutes) > 0 {
 		// Persistent: the checkpoint stored the routes.
 		e.reg.mu.Lock()
-		e.releaseHeldLocked(in.regRoutes)
+		e.releaseHeldLocked(in.RegRoutes)
 		e.reg.mu.Unlock()
 	}
-	if in.wake != 0 {
-		e.schedule(in.p, in.id, in.wake)
-		in.timerPending = true
+	if in.Wake != 0 {
+		e.schedule(in.Proc, in.ID, in.Wake)
+		in.TimerPending = true
 	} else {
 		e.unscheduleOf(in)
 	}
@@ -578,25 +579,25 @@ func (e *Engine) block(in *instance) {
 // out of the registry if it is still waiting as still says; block puts it
 // back if it waits again. Between finding an instance and locking it,
 // another message or its timer may have moved it on.
-func (e *Engine) claim(in *instance, still func() bool) bool {
+func (e *Engine) claim(in *interp.Instance, still func() bool) bool {
 	e.reg.mu.Lock()
 	defer e.reg.mu.Unlock()
 	if !still() {
 		return false
 	}
 	e.unregisterLocked(in)
-	delete(e.reg.live, in.id)
+	delete(e.reg.live, in.ID)
 	return true
 }
 
-func (e *Engine) unregisterLocked(in *instance) {
-	for _, k := range in.regRoutes {
+func (e *Engine) unregisterLocked(in *interp.Instance) {
+	for _, k := range in.RegRoutes {
 		if e.reg.routes[k] == in {
 			delete(e.reg.routes, k)
 			e.removeMemRoute(k)
 		}
 	}
-	in.regRoutes = nil
+	in.RegRoutes = nil
 }
 
 // timerSet holds the pending timer of each instance that waits for one,
@@ -616,7 +617,7 @@ type pendingTimer struct {
 // schedule runs the instance's timer at due, in place of the one it had;
 // it reports false when that timer is pending here already (a timer
 // adopted from the store is not scheduled twice).
-func (e *Engine) schedule(p *Process, id string, due int64) bool {
+func (e *Engine) schedule(p *interp.Process, id string, due int64) bool {
 	d := time.Until(time.Unix(0, due))
 	if d < 0 {
 		d = 0
@@ -663,16 +664,16 @@ func (e *Engine) unschedule(id string) {
 // an in-memory instance has one only if this object scheduled it, so the
 // exchanges that never wait for a timer (the in-memory purchase order)
 // do not take the timer set's lock.
-func (e *Engine) unscheduleOf(in *instance) {
-	if in.p.InMemory && !in.timerPending {
+func (e *Engine) unscheduleOf(in *interp.Instance) {
+	if in.Proc.InMemory && !in.TimerPending {
 		return
 	}
-	in.timerPending = false
-	e.unschedule(in.id)
+	in.TimerPending = false
+	e.unschedule(in.ID)
 }
 
 // fire runs an instance whose timer is due, if it still waits for it.
-func (e *Engine) fire(p *Process, id string, due int64) {
+func (e *Engine) fire(p *interp.Process, id string, due int64) {
 	ctx := e.baseCtx
 	if p.InMemory {
 		e.reg.mu.Lock()
@@ -681,12 +682,12 @@ func (e *Engine) fire(p *Process, id string, due int64) {
 		if in == nil {
 			return
 		}
-		in.mu.Lock()
-		defer in.mu.Unlock()
-		if !e.claim(in, func() bool { return e.reg.live[id] == in && in.wake == due && !in.suspended }) {
+		in.Mu.Lock()
+		defer in.Mu.Unlock()
+		if !e.claim(in, func() bool { return e.reg.live[id] == in && in.Wake == due && !in.Suspended }) {
 			return
 		}
-		in.ctx = ctx
+		in.Ctx = ctx
 		_ = e.drive(in, nil)
 		return
 	}
@@ -713,19 +714,19 @@ func (e *Engine) fire(p *Process, id string, due int64) {
 		e.refire(p, id, due)
 		return
 	}
-	if in.wake != due || in.state != stateWaiting {
+	if in.Wake != due || in.State != interp.StateWaiting {
 		// Suspended (it fires when resumed), or moved on.
 		e.unload(in)
 		return
 	}
-	in.foldRelease = true
+	in.FoldRelease = true
 	_ = e.drive(in, nil)
 }
 
 // refire fires the timer of persistent instance id due at due again
 // after retryDelay, unless the engine has stopped meanwhile; fire runs it
 // only if the instance still waits for it.
-func (e *Engine) refire(p *Process, id string, due int64) {
+func (e *Engine) refire(p *interp.Process, id string, due int64) {
 	time.AfterFunc(e.retryDelay(), func() {
 		if e.baseCtx.Err() == nil {
 			e.fire(p, id, due)
@@ -748,9 +749,9 @@ func (e *Engine) dropAbandoned(id string) {
 	e.reg.mu.Lock()
 	defer e.reg.mu.Unlock()
 	open := e.reg.open[id]
-	kept := make([]*openRequest, 0, len(open))
+	kept := make([]*interp.OpenRequest, 0, len(open))
 	for _, r := range open {
-		if r.state.Load() == 0 {
+		if r.State.Load() == 0 {
 			kept = append(kept, r)
 		}
 	}
@@ -764,11 +765,11 @@ func (e *Engine) dropAbandoned(id string) {
 // deliverSession gives ex to the instance its session header names,
 // waiting at a correlation-less activity for its operation: found
 // reports whether one took it.
-func (e *Engine) deliverSession(ctx context.Context, p *Process, ex *exchange.Exchange) (bool, error) {
+func (e *Engine) deliverSession(ctx context.Context, p *interp.Process, ex *exchange.Exchange) (bool, error) {
 	if len(ex.Headers) == 0 {
 		return false, nil
 	}
-	sid := sessionOf(ex.Headers)
+	sid := interp.SessionOf(ex.Headers)
 	if sid == "" {
 		return false, nil
 	}
@@ -777,7 +778,7 @@ func (e *Engine) deliverSession(ctx context.Context, p *Process, ex *exchange.Ex
 		if len(sh.Uses) != 0 {
 			continue
 		}
-		if found, err := e.resume(ctx, p, sessionKey(keyRouteShape(sh, p, op, 0, nil), sid), ex); found || err != nil {
+		if found, err := e.resume(ctx, p, interp.SessionKey(interp.KeyRouteShape(sh, p, op, 0, nil), sid), ex); found || err != nil {
 			return found, err
 		}
 	}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/orchd/orchd/internal/exchange"
 	"github.com/orchd/orchd/internal/process/expr"
+	"github.com/orchd/orchd/internal/process/interp"
 	"github.com/orchd/orchd/internal/xpath1"
 )
 
@@ -27,7 +28,7 @@ type clientResult struct {
 }
 
 // deployBundle loads a fixture bundle and deploys it on a new engine.
-func deployBundle(t testing.TB, name string, partners func(*exchange.Endpoint) exchange.Partner) (*Engine, []*Process) {
+func deployBundle(t testing.TB, name string, partners func(*exchange.Endpoint) exchange.Partner) (*Engine, []*interp.Process) {
 	t.Helper()
 	procs, err := loadBundle(filepath.Join(bundlesDir, name))
 	if err != nil {
@@ -42,7 +43,7 @@ func deployBundle(t testing.TB, name string, partners func(*exchange.Endpoint) e
 
 // dispatch sends payload as the "payload" part of operation run of p's
 // endpoint and records the response.
-func dispatch(t testing.TB, e *Engine, p *Process, payload *etree.Element) clientResult {
+func dispatch(t testing.TB, e *Engine, p *interp.Process, payload *etree.Element) clientResult {
 	t.Helper()
 	ep := p.Endpoints[0]
 	op := opNamed(ep, "run")

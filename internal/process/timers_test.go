@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"path/filepath"
 	"testing"
+
+	"github.com/orchd/orchd/internal/process/interp"
 )
 
 // TestTimersStopWhenInstancesMoveOn: an approval decided long before its
@@ -12,10 +14,10 @@ import (
 func TestTimersStopWhenInstancesMoveOn(t *testing.T) {
 	tests := []struct {
 		name  string
-		setup func(t *testing.T) (*Engine, *Process)
+		setup func(t *testing.T) (*Engine, *interp.Process)
 	}{
 		{"in-memory", approvalInMemory},
-		{"persistent", func(t *testing.T) (*Engine, *Process) {
+		{"persistent", func(t *testing.T) (*Engine, *interp.Process) {
 			e, _, procs := persistentEngine(t, filepath.Join(t.TempDir(), "orchd.db"))
 			return e, procs["OrderApproval"]
 		}},

@@ -14,6 +14,8 @@ import (
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 	"go.opentelemetry.io/otel/trace"
+
+	"github.com/orchd/orchd/internal/process/interp"
 )
 
 // A REST call is a child span of its run's, sends its trace context, and
@@ -109,7 +111,7 @@ func TestTraceInProcessCall(t *testing.T) {
 	if err := e.Deploy(procs...); err != nil {
 		t.Fatal(err)
 	}
-	var caller *Process
+	var caller *interp.Process
 	for _, p := range procs {
 		if p.Name.Local == "Caller" {
 			caller = p
@@ -139,12 +141,12 @@ func TestTraceInProcessCall(t *testing.T) {
 		t.Fatalf("want caller run <- call <- callee run; got caller %v, call parent %v, callee %v", callerRun, call.Parent(), calleeRun)
 	}
 	for _, kv := range call.Attributes() {
-		if kv.Key == attrProcess {
+		if kv.Key == interp.AttrProcess {
 			t.Errorf("the call's span has the process attribute %v", kv.Value.Emit())
 		}
 	}
 	for _, kv := range calleeRun.Attributes() {
-		if kv.Key == attrProcess && !strings.Contains(kv.Value.Emit(), "Callee") {
+		if kv.Key == interp.AttrProcess && !strings.Contains(kv.Value.Emit(), "Callee") {
 			t.Errorf("the callee's run names process %s", kv.Value.Emit())
 		}
 	}

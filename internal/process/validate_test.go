@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/orchd/orchd/internal/process/compile"
+	"github.com/orchd/orchd/internal/process/interp"
 )
 
 // reqXSD declares the test WSDL's elements, with facets to violate.
@@ -37,7 +38,7 @@ func validatingBundle(t *testing.T, bpelEdits ...string) string {
 }
 
 // deployValidating loads validatingBundle(edits) on a new engine.
-func deployValidating(t *testing.T, edits ...string) (*Engine, *Process) {
+func deployValidating(t *testing.T, edits ...string) (*Engine, *interp.Process) {
 	t.Helper()
 	procs, err := loadBundle(validatingBundle(t, edits...))
 	if err != nil {
@@ -168,7 +169,7 @@ func TestValidateUncaught(t *testing.T) {
 	if r.fault == nil || r.out != nil {
 		t.Fatalf("want a fault answer: err=%v fault=%v out=%v", r.err, r.fault, r.out)
 	}
-	if r.fault.Name != bpelFault("invalidVariables") {
+	if r.fault.Name != interp.BpelFault("invalidVariables") {
 		t.Errorf("fault %s, want bpel:invalidVariables", r.fault.Name)
 	}
 	want := "variable in, part payload: /tns:req/tns:n: '0' is not a valid xsd:positiveInteger (out of range)"

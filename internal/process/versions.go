@@ -9,6 +9,7 @@ import (
 
 	"github.com/orchd/orchd/internal/exchange"
 	"github.com/orchd/orchd/internal/persist"
+	"github.com/orchd/orchd/internal/process/interp"
 )
 
 // Versions (ODE's process versions, for hot redeploy). Each deploy of a
@@ -27,7 +28,7 @@ import (
 
 // versionOf returns the version of p's process whose fingerprint is fp:
 // p itself, or a retired version; nil when none is deployed.
-func (e *Engine) versionOf(p *Process, fp string) *Process {
+func (e *Engine) versionOf(p *interp.Process, fp string) *interp.Process {
 	if fp == p.Fingerprint {
 		return p
 	}
@@ -48,7 +49,7 @@ func (e *Engine) versionOf(p *Process, fp string) *Process {
 
 // olderVersions returns the retired versions of p's process, newest
 // first (nil, with one atomic load, when nothing is retired).
-func (e *Engine) olderVersions(p *Process) []*Process {
+func (e *Engine) olderVersions(p *interp.Process) []*interp.Process {
 	m := e.older.Load()
 	if m == nil {
 		return nil
@@ -69,11 +70,11 @@ func endpointOp(ep *exchange.Endpoint, name string) *exchange.Operation {
 // retarget points ex, which came in through an endpoint of another
 // version of in's process, at in's version's endpoint served at the same
 // path, so the instance's activities recognize it.
-func retarget(in *instance, ex *exchange.Exchange) {
-	if ex == nil || slices.Contains(in.p.Endpoints, ex.Endpoint) {
+func retarget(in *interp.Instance, ex *exchange.Exchange) {
+	if ex == nil || slices.Contains(in.Proc.Endpoints, ex.Endpoint) {
 		return
 	}
-	for _, ep := range in.p.Endpoints {
+	for _, ep := range in.Proc.Endpoints {
 		if ep.Path != ex.Endpoint.Path {
 			continue
 		}
@@ -110,10 +111,10 @@ func (e *Engine) servedAt(ep *exchange.Endpoint) *exchange.Endpoint {
 // without a store, an extension the engine lacks, a path another bundle
 // serves), nothing changes and the error says why. It returns the
 // versions it retired.
-func (e *Engine) Redeploy(retire func(bundle string) bool, procs ...*Process) ([]*Process, error) {
+func (e *Engine) Redeploy(retire func(bundle string) bool, procs ...*interp.Process) ([]*interp.Process, error) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	var keep, gone []*Process
+	var keep, gone []*interp.Process
 	for _, p := range e.processes {
 		if retire(p.Bundle) {
 			gone = append(gone, p)
@@ -121,7 +122,7 @@ func (e *Engine) Redeploy(retire func(bundle string) bool, procs ...*Process) ([
 			keep = append(keep, p)
 		}
 	}
-	paths := map[string]*Process{}
+	paths := map[string]*interp.Process{}
 	for _, p := range keep {
 		for _, ep := range p.Endpoints {
 			paths[ep.Path] = p
@@ -151,7 +152,7 @@ func (e *Engine) Redeploy(retire func(bundle string) bool, procs ...*Process) ([
 			e.byEndpoint[ep] = p
 		}
 		e.metrics.deployed(p)
-		p.deployedNow()
+		p.DeployedNow()
 	}
 	e.publishLocked()
 	// Only the new versions are bound: rebinding a running version's
@@ -164,7 +165,7 @@ func (e *Engine) Redeploy(retire func(bundle string) bool, procs ...*Process) ([
 }
 
 // deployable says why p cannot be deployed on this engine, or nil.
-func (e *Engine) deployable(p *Process) error {
+func (e *Engine) deployable(p *interp.Process) error {
 	if !p.InMemory && e.store == nil {
 		return fmt.Errorf("process %s is persistent (deploy.xml <in-memory> absent or false) but orchd has no data store", p)
 	}
@@ -177,10 +178,10 @@ func (e *Engine) deployable(p *Process) error {
 // persistent ones stay stored (timers still fire) and take messages
 // again if a version of the process is deployed again. It returns the
 // versions it retired.
-func (e *Engine) Undeploy(bundle string) []*Process {
+func (e *Engine) Undeploy(bundle string) []*interp.Process {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	var keep, gone []*Process
+	var keep, gone []*interp.Process
 	for _, p := range e.processes {
 		if p.Bundle == bundle {
 			gone = append(gone, p)
@@ -197,18 +198,18 @@ func (e *Engine) Undeploy(bundle string) []*Process {
 // AddRetired adds versions that serve nothing but that stored instances
 // may have started on (at start, the versions kept from before a
 // restart). Add them before Recover.
-func (e *Engine) AddRetired(procs ...*Process) error {
+func (e *Engine) AddRetired(procs ...*interp.Process) error {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	var errs []error
-	var ok []*Process
+	var ok []*interp.Process
 	for _, p := range procs {
 		if err := e.deployable(p); err != nil {
 			errs = append(errs, err)
 			continue
 		}
 		e.metrics.deployed(p)
-		p.deployedNow()
+		p.DeployedNow()
 		e.bindLocked(p)
 		ok = append(ok, p)
 	}
@@ -218,10 +219,10 @@ func (e *Engine) AddRetired(procs ...*Process) error {
 
 // retireLocked moves gone (no longer in e.processes) to the retired
 // versions. The caller holds e.mu.
-func (e *Engine) retireLocked(gone []*Process) {
+func (e *Engine) retireLocked(gone []*interp.Process) {
 	now := time.Now()
 	for _, p := range gone {
-		p.retiredAt = now
+		p.RetiredAt = now
 		for _, ep := range p.Endpoints {
 			if e.byEndpoint[ep] == p {
 				delete(e.byEndpoint, ep)
@@ -239,7 +240,7 @@ func (e *Engine) indexRetiredLocked() {
 		e.older.Store(nil)
 		return
 	}
-	m := map[exchange.QName][]*Process{}
+	m := map[exchange.QName][]*interp.Process{}
 	for _, p := range slices.Backward(e.retired) {
 		m[p.Name] = append(m[p.Name], p)
 	}
@@ -247,10 +248,10 @@ func (e *Engine) indexRetiredLocked() {
 }
 
 // Retired returns the retired versions still kept, oldest first.
-func (e *Engine) Retired() []*Process {
+func (e *Engine) Retired() []*interp.Process {
 	e.mu.RLock()
 	defer e.mu.RUnlock()
-	return append([]*Process(nil), e.retired...)
+	return append([]*interp.Process(nil), e.retired...)
 }
 
 // DropUnused forgets the retired versions, retired at least grace ago,
@@ -259,15 +260,15 @@ func (e *Engine) Retired() []*Process {
 // them. The grace covers a request that found its version just before
 // it was retired. In-memory instances running straight through hold
 // their version themselves and are not counted.
-func (e *Engine) DropUnused(grace time.Duration) ([]*Process, error) {
-	used := map[*Process]bool{}
+func (e *Engine) DropUnused(grace time.Duration) ([]*interp.Process, error) {
+	used := map[*interp.Process]bool{}
 	e.reg.mu.Lock()
 	for _, in := range e.reg.live {
-		used[in.p] = true
+		used[in.Proc] = true
 	}
 	e.reg.mu.Unlock()
 	e.mu.RLock()
-	retired := append([]*Process(nil), e.retired...)
+	retired := append([]*interp.Process(nil), e.retired...)
 	e.mu.RUnlock()
 	if len(retired) == 0 {
 		return nil, nil
@@ -278,7 +279,7 @@ func (e *Engine) DropUnused(grace time.Duration) ([]*Process, error) {
 			if rec.State != persist.Waiting && rec.State != persist.Running && rec.State != persist.Suspended {
 				return true
 			}
-			if fp, _, ok := splitFingerprint(rec.Frames); ok {
+			if fp, _, ok := interp.SplitFingerprint(rec.Frames); ok {
 				fps[rec.Process+"#"+fp] = true
 			} else {
 				// Untagged frames: any version of the process may be
@@ -299,9 +300,9 @@ func (e *Engine) DropUnused(grace time.Duration) ([]*Process, error) {
 	}
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	var keep, dropped []*Process
+	var keep, dropped []*interp.Process
 	for _, p := range e.retired {
-		if used[p] || p.starting.Load() > 0 || time.Since(p.retiredAt) < grace {
+		if used[p] || p.Starting.Load() > 0 || time.Since(p.RetiredAt) < grace {
 			keep = append(keep, p)
 		} else {
 			dropped = append(dropped, p)
@@ -314,7 +315,7 @@ func (e *Engine) DropUnused(grace time.Duration) ([]*Process, error) {
 
 // resumeOlder delivers ex to an instance of retired version v that its
 // correlation values find, skipping the keys already tried.
-func (e *Engine) resumeOlder(ctx context.Context, v *Process, ex *exchange.Exchange, tried, keys *[]string) (bool, error) {
+func (e *Engine) resumeOlder(ctx context.Context, v *interp.Process, ex *exchange.Exchange, tried, keys *[]string) (bool, error) {
 	op := ex.Operation.Name
 	for _, sh := range v.Routes[op] {
 		vals, ok := shapeValues(ex.Input, sh, tried)
@@ -322,7 +323,7 @@ func (e *Engine) resumeOlder(ctx context.Context, v *Process, ex *exchange.Excha
 			continue
 		}
 		for _, m := range sh.Masks {
-			key := keyRouteShape(sh, v, op, m, vals)
+			key := interp.KeyRouteShape(sh, v, op, m, vals)
 			if slices.Contains(*keys, key) {
 				continue
 			}
@@ -340,7 +341,7 @@ func (e *Engine) resumeOlder(ctx context.Context, v *Process, ex *exchange.Excha
 // when that endpoint is no longer served (a request that came in through
 // the front door just as its process was redeployed) and retargets ex to
 // it; nil when nothing serves the path.
-func (e *Engine) redeployed(ex *exchange.Exchange) *Process {
+func (e *Engine) redeployed(ex *exchange.Exchange) *interp.Process {
 	m := e.served.Load()
 	if m == nil {
 		return nil

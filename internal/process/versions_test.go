@@ -3,6 +3,8 @@ package process
 import (
 	"bytes"
 	"testing"
+
+	"github.com/orchd/orchd/internal/process/interp"
 )
 
 // A redeploy retires the version it replaces: a message for an instance
@@ -29,9 +31,9 @@ func TestRedeployKeepsInstancesOnTheirVersion(t *testing.T) {
 		t.Fatalf("DropUnused with an instance on v1 waiting: %v %v", dropped, err)
 	}
 	e.reg.mu.Lock()
-	versions := map[string]*Process{}
+	versions := map[string]*interp.Process{}
 	for _, in := range e.reg.live {
-		versions[in.corr["byRequest"]] = in.p
+		versions[in.Corr["byRequest"]] = in.Proc
 	}
 	e.reg.mu.Unlock()
 	// Through v2's endpoint, the decision reaches the instance on v1.
@@ -57,12 +59,12 @@ func TestRedeployAllOrNothing(t *testing.T) {
 	for _, tc := range []struct {
 		name   string
 		retire func(string) bool
-		procs  []*Process
+		procs  []*interp.Process
 		want   string
 	}{
-		{"path taken by a bundle not retired", func(string) bool { return false }, []*Process{v2}, "already served"},
-		{"persistent without a store", func(string) bool { return true }, []*Process{v3}, "no data store"},
-		{"one good, one bad", func(string) bool { return true }, []*Process{v2, v3}, "no data store"},
+		{"path taken by a bundle not retired", func(string) bool { return false }, []*interp.Process{v2}, "already served"},
+		{"persistent without a store", func(string) bool { return true }, []*interp.Process{v3}, "no data store"},
+		{"one good, one bad", func(string) bool { return true }, []*interp.Process{v2, v3}, "no data store"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			gone, err := e.Redeploy(tc.retire, tc.procs...)
@@ -90,11 +92,11 @@ func TestUndeploy(t *testing.T) {
 // FuzzSplitFingerprint: stored frames of any shape split without panic,
 // and what tagged frames split into is written back the same.
 func FuzzSplitFingerprint(f *testing.F) {
-	f.Add([]byte{framesFingerprinted, 3, 'a', 'b', 'c', framesVersion, 1})
-	f.Add([]byte{framesVersion})
-	f.Add([]byte{framesFingerprinted, 200})
+	f.Add([]byte{interp.FramesFingerprinted, 3, 'a', 'b', 'c', interp.FramesVersion, 1})
+	f.Add([]byte{interp.FramesVersion})
+	f.Add([]byte{interp.FramesFingerprinted, 200})
 	f.Fuzz(func(t *testing.T, b []byte) {
-		fp, rest, ok := splitFingerprint(b)
+		fp, rest, ok := interp.SplitFingerprint(b)
 		if !ok {
 			if !bytes.Equal(rest, b) || fp != "" {
 				t.Fatalf("untagged frames changed: %q %x", fp, rest)
@@ -104,8 +106,8 @@ func FuzzSplitFingerprint(f *testing.F) {
 		if !bytes.HasSuffix(b, rest) || len(rest)+len(fp) >= len(b) {
 			t.Fatalf("split %x into %q and %x", b, fp, rest)
 		}
-		again := append(appendString([]byte{framesFingerprinted}, fp), rest...)
-		if fp2, rest2, ok := splitFingerprint(again); !ok || fp2 != fp || !bytes.Equal(rest2, rest) {
+		again := append(interp.AppendString([]byte{interp.FramesFingerprinted}, fp), rest...)
+		if fp2, rest2, ok := interp.SplitFingerprint(again); !ok || fp2 != fp || !bytes.Equal(rest2, rest) {
 			t.Fatalf("re-encoded %q %x splits into %q %x", fp, rest, fp2, rest2)
 		}
 	})

@@ -11,6 +11,7 @@ import (
 	"github.com/beevik/etree"
 
 	"github.com/orchd/orchd/internal/process/expr"
+	"github.com/orchd/orchd/internal/process/interp"
 )
 
 // The direct evaluators (fastpath.go, fastexpr.go) are optimisations of
@@ -36,7 +37,7 @@ text<!-- c -->`
 // awkwardItems, $i = 2, $total = 39.98 and $totalText = "12.50".
 type fastFixture struct {
 	r    varResolver
-	in   *instance
+	in   *interp.Instance
 	ns   map[string]string
 	item *etree.Element // the second po:item, a predicate's context
 	part *etree.Element // the payload part, a query's context
@@ -45,16 +46,16 @@ type fastFixture struct {
 func newFastFixture(t testing.TB) *fastFixture {
 	t.Helper()
 	e, p, _ := loadPO(t)
-	in := newInstance(e.host(), p, context.Background())
-	if err := in.start(); err != nil {
+	in := interp.NewInstance(e.host(), p, context.Background())
+	if err := in.Start(); err != nil {
 		t.Fatal(err)
 	}
 	r := varResolver{p}
-	in.storeMessage(r.LookupVar("poIn"), poWithItems(t, p, awkwardItems))
-	in.slot(r.LookupVar("i")).SetText("2")
-	in.slot(r.LookupVar("total")).SetText("39.98")
-	in.slot(r.LookupVar("totalText")).SetText("12.50")
-	part := expr.BaseNode(in.root, r.LookupVar("poIn"), 0)
+	in.StoreMessage(r.LookupVar("poIn"), poWithItems(t, p, awkwardItems))
+	in.Slot(r.LookupVar("i")).SetText("2")
+	in.Slot(r.LookupVar("total")).SetText("39.98")
+	in.Slot(r.LookupVar("totalText")).SetText("12.50")
+	part := expr.BaseNode(in.Root, r.LookupVar("poIn"), 0)
 	return &fastFixture{
 		r: r, in: in, ns: map[string]string{"po": "urn:example:po", "o": "urn:other"},
 		item: part.SelectElement("po:items").SelectElements("po:item")[1], part: part,
@@ -77,7 +78,7 @@ func (fx *fastFixture) general(src string, ctx *etree.Element) (v any, ok bool) 
 			v, ok = nil, false
 		}
 	}()
-	return x.Eval(&fx.in.docs, ctx), true
+	return x.Eval(&fx.in.Docs, ctx), true
 }
 
 // check compiles src with every direct evaluator the compiler uses (an
@@ -93,7 +94,7 @@ func (fx *fastFixture) check(t *testing.T, src string) int {
 		eval func() any
 		fx   expr.FastExpr
 	}
-	root := fx.in.root
+	root := fx.in.Root
 	var cands []fast
 	if sp := expr.CompilePath(src, fx.r, fx.ns, false, true); sp != nil {
 		cands = append(cands, fast{"compilePath", nil, func() any { return sp.Value(root, root) }, nil})

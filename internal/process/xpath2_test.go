@@ -14,14 +14,15 @@ import (
 	"github.com/orchd/orchd/internal/process/compile"
 	"github.com/orchd/orchd/internal/process/deploy"
 	"github.com/orchd/orchd/internal/process/expr"
+	"github.com/orchd/orchd/internal/process/interp"
 )
 
 // xp2Fixture is an instance of the rt-xpath2 process with its variables
 // filled, and what XPath 2.0 is compiled against: its declarations in the
 // scope of an element declaring tns, ode, bpel and dd.
 type xp2Fixture struct {
-	in *instance
-	p  *Process
+	in *interp.Instance
+	p  *interp.Process
 	dp *deploy.Process
 	at *etree.Element
 	r  varResolver
@@ -31,20 +32,20 @@ func newXP2Fixture(t *testing.T) *xp2Fixture {
 	t.Helper()
 	e, procs := deployBundle(t, "rt-xpath2", nil)
 	p := procs[0]
-	in := newInstance(e.host(), p, context.Background())
+	in := interp.NewInstance(e.host(), p, context.Background())
 	r := varResolver{p}
-	in.storeMessage(r.LookupVar("in"), poMessageOf(testReq("P", "3", "x")))
+	in.StoreMessage(r.LookupVar("in"), poMessageOf(testReq("P", "3", "x")))
 	aEl := testReq("A", "1", "a-text")
 	aEl.CreateAttr("n", "1")
-	in.slot(r.LookupVar("a")).AddChild(aEl)
-	in.slot(r.LookupVar("b")).AddChild(testReq("B", "2", "b-text"))
-	tid := in.slot(r.LookupVar("t")).CreateElement("tns:id")
+	in.Slot(r.LookupVar("a")).AddChild(aEl)
+	in.Slot(r.LookupVar("b")).AddChild(testReq("B", "2", "b-text"))
+	tid := in.Slot(r.LookupVar("t")).CreateElement("tns:id")
 	tid.CreateAttr("xmlns:tns", nsTest)
 	tid.SetText("T")
-	in.slot(r.LookupVar("note")).Child[0].(*etree.Element).SetText("hello")
-	in.slot(r.LookupVar("i")).SetText(" 41 ")
-	in.slot(r.LookupVar("d")).SetText("2024-02-28T10:00:00Z")
-	in.slot(r.LookupVar("flag")).SetText("false")
+	in.Slot(r.LookupVar("note")).Child[0].(*etree.Element).SetText("hello")
+	in.Slot(r.LookupVar("i")).SetText(" 41 ")
+	in.Slot(r.LookupVar("d")).SetText("2024-02-28T10:00:00Z")
+	in.Slot(r.LookupVar("flag")).SetText("false")
 
 	root := etree.NewElement("process")
 	root.CreateAttr("xmlns:tns", nsTest)
@@ -76,7 +77,7 @@ func (f *xp2Fixture) eval(t *testing.T, on, src string) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	ctx := f.in.root
+	ctx := f.in.Root
 	if on != "" {
 		name, part, _ := strings.Cut(on, ".")
 		v := f.r.LookupVar(name)
@@ -84,9 +85,9 @@ func (f *xp2Fixture) eval(t *testing.T, on, src string) (any, error) {
 		if part != "" {
 			pi = v.PartIndex(part)
 		}
-		ctx = expr.BaseNode(f.in.root, v, pi)
+		ctx = expr.BaseNode(f.in.Root, v, pi)
 	}
-	return f.in.eval(x, ctx, bpel.Pos{})
+	return f.in.Eval(x, ctx, bpel.Pos{})
 }
 
 // render2 renders an XPath 2.0 result: nodes as render does, an element
@@ -178,15 +179,15 @@ func TestXPath2Errors(t *testing.T) {
 			t.Errorf("%s: got %v, want an error containing %q", tt.src, err, tt.want)
 		}
 	}
-	var fv *faultValue
-	if _, err := f.eval(t, "", "xs:integer('x')"); !errors.As(err, &fv) || fv.name.Local != "subLanguageExecutionFault" || !strings.Contains(fv.reason, "FORG0001") {
+	var fv *interp.FaultValue
+	if _, err := f.eval(t, "", "xs:integer('x')"); !errors.As(err, &fv) || fv.Name.Local != "subLanguageExecutionFault" || !strings.Contains(fv.Reason, "FORG0001") {
 		t.Errorf("dynamic error: got %v, want subLanguageExecutionFault naming FORG0001", err)
 	}
 	x, err := compile.XPath2(f.p.Plan, f.dp, f.at, "(1, 2)", false)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := f.in.cond(x, bpel.Pos{}); !errors.As(err, &fv) || fv.name.Local != "subLanguageExecutionFault" || !strings.Contains(fv.reason, "FORG0006") {
+	if _, err := f.in.Cond(x, bpel.Pos{}); !errors.As(err, &fv) || fv.Name.Local != "subLanguageExecutionFault" || !strings.Contains(fv.Reason, "FORG0006") {
 		t.Errorf("condition without EBV: got %v, want subLanguageExecutionFault naming FORG0006", err)
 	}
 	for src, want := range map[string]bool{"$a/tns:id = 'A'": true, "$flag": false, "()": false, "'false'": true, "0": false} {
@@ -194,7 +195,7 @@ func TestXPath2Errors(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got, err := f.in.cond(x, bpel.Pos{}); err != nil || got != want {
+		if got, err := f.in.Cond(x, bpel.Pos{}); err != nil || got != want {
 			t.Errorf("condition %s = %v, %v; want %v", src, got, err, want)
 		}
 	}
@@ -247,8 +248,8 @@ func TestODEFunctions(t *testing.T) {
 		"ode:splitToElements('a', '(', 'c')",
 		"ode:composeUrl('x', 'a', 'b', 'c')",
 	} {
-		var fv *faultValue
-		if _, err := f.eval(t, "", src); !errors.As(err, &fv) || fv.name.Local != "subLanguageExecutionFault" {
+		var fv *interp.FaultValue
+		if _, err := f.eval(t, "", src); !errors.As(err, &fv) || fv.Name.Local != "subLanguageExecutionFault" {
 			t.Errorf("%s: got %v, want subLanguageExecutionFault", src, err)
 		}
 	}
@@ -258,7 +259,7 @@ func TestODEFunctions(t *testing.T) {
 // message that started the run was received.
 func TestCurrentEventDateTime(t *testing.T) {
 	f := newXP2Fixture(t)
-	f.in.trigger = &exchange.Exchange{Received: time.Date(2026, 3, 1, 9, 30, 0, 250e6, time.UTC)}
+	f.in.Trigger = &exchange.Exchange{Received: time.Date(2026, 3, 1, 9, 30, 0, 250e6, time.UTC)}
 	got, err := f.eval(t, "", "string($ode:currentEventDateTime)")
 	if err != nil || render2(got) != "2026-03-01T09:30:00.25Z" {
 		t.Errorf("$ode:currentEventDateTime = %s, %v; want 2026-03-01T09:30:00.25Z", render2(got), err)

@@ -12,6 +12,7 @@ import (
 
 	"github.com/orchd/orchd/internal/process"
 	"github.com/orchd/orchd/internal/process/compile"
+	"github.com/orchd/orchd/internal/process/interp"
 	"github.com/orchd/orchd/internal/soap"
 )
 
@@ -104,7 +105,7 @@ func purchaseOrder(t *testing.T) (*process.Engine, *soap.Server, *prometheus.Reg
 	}
 	reg := prometheus.NewRegistry()
 	e := process.NewEngine(process.Options{Registerer: reg})
-	if err := e.Deploy(process.NewProcesses(procs)...); err != nil {
+	if err := e.Deploy(interp.NewProcesses(procs)...); err != nil {
 		t.Fatal(err)
 	}
 	front := soap.NewServer(soap.ServerOptions{Registerer: reg})

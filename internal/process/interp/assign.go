@@ -1,0 +1,364 @@
+package interp
+
+import (
+	"strconv"
+
+	"github.com/beevik/etree"
+
+	"github.com/orchd/orchd/internal/events"
+	"github.com/orchd/orchd/internal/exchange"
+	"github.com/orchd/orchd/internal/process/bpel"
+	"github.com/orchd/orchd/internal/process/expr"
+	"github.com/orchd/orchd/internal/process/plan"
+	"github.com/orchd/orchd/internal/xpath1"
+	"github.com/orchd/orchd/internal/xpath2"
+)
+
+// source is what a from-spec produced: a node, or a string value.
+type source struct {
+	node  expr.Node // node.tok is nil when the source is a string value
+	text  string
+	isNil bool // nothing selected
+}
+
+func applyCopyOp(c *plan.CopyOp, in *Instance) error {
+	if c.Ext != nil {
+		return in.runExtension(c.Ext, c.Pos)
+	}
+	// Whole message variable to whole message variable.
+	if c.From.V != nil && c.From.V.Msg != nil && c.From.Part < 0 && c.From.Query == nil &&
+		c.To.V != nil && c.To.V.Msg != nil && c.To.Part < 0 && c.To.Query == nil {
+		if c.From.V.Msg.Name != c.To.V.Msg.Name {
+			return in.faultf(c.Pos, "mismatchedAssignmentFailure", "copy from message variable %s to %s of another message type", c.From.V.Name, c.To.V.Name)
+		}
+		in.StoreMessage(c.To.V, CopyMessage(in.message(c.From.V)))
+		return nil
+	}
+	src, err := evalFromCopyOp(c, in)
+	if err != nil {
+		return err
+	}
+	if src.isNil {
+		if c.IgnoreMissingFromData {
+			return nil
+		}
+		return in.faultf(c.Pos, "selectionFailure", "<from> selected nothing")
+	}
+	if c.To.Epr != nil {
+		return in.assignEPR(c.To.Epr.Pl, src, c.Pos)
+	}
+	dst, err := evalToCopyOp(c, in)
+	if err != nil {
+		return err
+	}
+	if c.To.V != nil {
+		in.touch(c.To.V)
+	} else {
+		in.touchNode(dst.Tok)
+	}
+	if err := replaceCopyOp(c, in, src, dst); err != nil {
+		return err
+	}
+	if c.To.V != nil && in.EvOn(events.DataHandling) {
+		in.emitVariable(c.To.V)
+	}
+	return nil
+}
+
+func evalFromCopyOp(c *plan.CopyOp, in *Instance) (source, error) {
+	f := &c.From
+	switch {
+	case f.Literal != nil:
+		if f.LitElem != nil {
+			return source{node: expr.Node{Tok: f.LitElem, Attr: -1}}, nil
+		}
+		return source{text: f.LitText}, nil
+	case f.X != nil:
+		v, err := in.Eval(f.X, in.Root, c.Pos)
+		if err != nil {
+			return source{}, err
+		}
+		var buf [1]expr.Node
+		if nodes, ok := expr.NodesIn(v, &buf); ok {
+			return oneSourceCopyOp(c, in, nodes)
+		}
+		if seq, ok := v.(xpath2.Sequence); ok {
+			return source{}, in.faultf(c.Pos, "selectionFailure", "<from> selected %d items, want one", len(seq))
+		}
+		return source{text: expr.XpathString(v)}, nil
+	case f.V != nil:
+		base := expr.BaseNode(in.Root, f.V, f.Part)
+		if base == nil {
+			return source{isNil: true}, nil
+		}
+		if f.Query == nil {
+			return source{node: expr.Node{Tok: base, Attr: -1}}, nil
+		}
+		v, err := in.Eval(f.Query, base, c.Pos)
+		if err != nil {
+			return source{}, err
+		}
+		var buf [1]expr.Node
+		if nodes, ok := expr.NodesIn(v, &buf); ok {
+			return oneSourceCopyOp(c, in, nodes)
+		}
+		if seq, ok := v.(xpath2.Sequence); ok {
+			return source{}, in.faultf(c.Pos, "selectionFailure", "<from> query selected %d items, want one", len(seq))
+		}
+		return source{text: expr.XpathString(v)}, nil
+	case f.Epr != nil:
+		ref, err := in.endpointRef(f.Epr, c.Pos)
+		if err != nil {
+			return source{}, err
+		}
+		return source{node: expr.Node{Tok: ref, Attr: -1}}, nil
+	}
+	return source{isNil: true}, nil
+}
+
+func oneSourceCopyOp(c *plan.CopyOp, in *Instance, nodes []expr.Node) (source, error) {
+	switch len(nodes) {
+	case 0:
+		return source{isNil: true}, nil
+	case 1:
+		return source{node: nodes[0]}, nil
+	}
+	return source{}, in.faultf(c.Pos, "selectionFailure", "<from> selected %d nodes, want one", len(nodes))
+}
+
+// target is where a copy writes: a node, or, for an uninitialized element
+// variable or part (fresh), the slot or part wrapper the element goes in
+// and the element's declared name.
+type target struct {
+	expr.Node
+	fresh    bool
+	parent   *etree.Element
+	declared exchange.QName
+}
+
+func evalToCopyOp(c *plan.CopyOp, in *Instance) (target, error) {
+	t := &c.To
+	if t.X != nil {
+		return evalToXPath2CopyOp(c, in)
+	}
+	base := expr.BaseNode(in.Root, t.V, t.Part)
+	if base == nil {
+		// An element variable or part with no element yet.
+		parent := in.Slot(t.V)
+		declared := t.V.Elem
+		if t.V.Msg != nil {
+			parent = parent.Child[t.Part].(*etree.Element)
+			declared = t.V.Msg.Parts[t.Part].Element
+		}
+		if t.Query == nil {
+			return target{fresh: true, parent: parent, declared: declared}, nil
+		}
+		base = newQualified(parent, declared)
+	}
+	if t.Query == nil {
+		return target{Node: expr.Node{Tok: base, Attr: -1}}, nil
+	}
+	v, err := in.Eval(t.Query, base, c.Pos)
+	if err != nil {
+		return target{}, err
+	}
+	var buf [1]expr.Node
+	nodes, ok := expr.NodesIn(v, &buf)
+	if !ok || len(nodes) != 1 {
+		if ok && len(nodes) == 0 && t.Insert != nil {
+			return createInsertPath(t.Insert, in, base, c.Pos)
+		}
+		n := 0
+		if ok {
+			n = len(nodes)
+		}
+		return target{}, in.faultf(c.Pos, "selectionFailure", "<to> selected %d nodes, want one", n)
+	}
+	return target{Node: nodes[0]}, nil
+}
+
+// eval evaluates x with ctx as the context node (the tree's root for an
+// expression, a variable's node for a query). antchfx reports some dynamic
+// errors by panicking; they become bpel:subLanguageExecutionFault.
+func (in *Instance) Eval(x *expr.Expr, ctx *etree.Element, at bpel.Pos) (v any, err error) {
+	if x.X2 != nil && x.Fast == nil {
+		seq, err := in.evalXPath2(x, ctx, at)
+		if err != nil {
+			return nil, err
+		}
+		return expr.FromXPath2(seq), nil
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = in.faultf(at, "subLanguageExecutionFault", "evaluating %q: %v", x.Src, r)
+		}
+	}()
+	return x.Eval(&in.Docs, ctx), nil
+}
+
+func newQualified(parent *etree.Element, q exchange.QName) *etree.Element {
+	if q.Space == "" {
+		return parent.CreateElement(q.Local)
+	}
+	e := parent.CreateElement("ns:" + q.Local)
+	e.CreateAttr("xmlns:ns", q.Space)
+	return e
+}
+
+func replaceCopyOp(c *plan.CopyOp, in *Instance, src source, dst target) error {
+	var se *etree.Element
+	if src.node.Tok != nil && src.node.Attr < 0 {
+		se, _ = src.node.Tok.(*etree.Element)
+	}
+	if dst.fresh {
+		// The variable or part was uninitialized: it becomes a copy of
+		// the source element under its declared name (or keeps the
+		// source's name), or an element of that name holding the text.
+		if se == nil {
+			expr.SetText(newQualified(dst.parent, dst.declared), src.String())
+			return nil
+		}
+		cp := expr.CopyTree(se)
+		expr.FixNamespaces(cp, se, nil)
+		if cp.NamespaceURI() != dst.declared.Space || cp.Tag != dst.declared.Local {
+			if c.KeepSrcElementName {
+				return keepSrcMismatch(c, in, se, dst.declared)
+			}
+			renameTo(cp, dst.declared)
+		}
+		dst.parent.AddChild(cp)
+		return nil
+	}
+	switch t := dst.Tok.(type) {
+	case *etree.CharData:
+		t.SetData(src.String())
+		return nil
+	case *etree.Element:
+		if dst.Attr >= 0 {
+			t.Attr[dst.Attr].Value = src.String()
+			return nil
+		}
+		if se == nil {
+			expr.SetText(t, src.String())
+			return nil
+		}
+		if se == t {
+			return nil
+		}
+		if c.KeepSrcElementName {
+			p := t.Parent()
+			if p == nil || p == in.Root {
+				return in.faultf(c.Pos, "mismatchedAssignmentFailure", "keepSrcElementName on a variable that is not element-valued")
+			}
+			if d, ok := declaredElement(&c.To); ok && (se.NamespaceURI() != d.Space || se.Tag != d.Local) {
+				return keepSrcMismatch(c, in, se, d)
+			}
+			cp := expr.CopyTree(se)
+			expr.FixNamespaces(cp, se, p)
+			i := t.Index()
+			p.RemoveChildAt(i)
+			p.InsertChildAt(i, cp)
+			return nil
+		}
+		replaceContent(t, se)
+		return nil
+	}
+	return in.faultf(c.Pos, "selectionFailure", "<to> is not an element, attribute or text node")
+}
+
+// declaredElement is the element declared for the variable or part a
+// <to> names without a query: the target is then the document element of
+// an element variable or element part.
+func declaredElement(t *plan.ToSpec) (exchange.QName, bool) {
+	if t.V == nil || t.Query != nil || t.X != nil {
+		return exchange.QName{}, false
+	}
+	switch {
+	case t.V.Msg == nil:
+		return t.V.Elem, !t.V.Elem.IsZero()
+	case t.Part >= 0:
+		q := t.V.Msg.Parts[t.Part].Element
+		return q, !q.IsZero()
+	}
+	return exchange.QName{}, false
+}
+
+// keepSrcMismatch is the fault of a keepSrcElementName copy that would
+// give an element variable or part a document element of another name
+// (WS-BPEL 2.0 8.4.2: the source's name must be the declared element's,
+// or one of its substitution group, which orchd's schemas do not have).
+func keepSrcMismatch(c *plan.CopyOp, in *Instance, se *etree.Element, declared exchange.QName) error {
+	return in.faultf(c.Pos, "mismatchedAssignmentFailure", "keepSrcElementName: source element {%s}%s is not the declared element %s of the target", se.NamespaceURI(), se.Tag, declared)
+}
+
+// renameTo gives e the qualified name q, declaring q's namespace on e.
+func renameTo(e *etree.Element, q exchange.QName) {
+	if q.Space == "" {
+		e.Space, e.Tag = "", q.Local
+		return
+	}
+	for _, a := range e.Attr {
+		if a.Space == "xmlns" && a.Value == q.Space {
+			e.Space, e.Tag = a.Key, q.Local
+			return
+		}
+	}
+	prefix := "ns"
+	for i := 1; expr.DeclaresPrefix(e, prefix); i++ {
+		prefix = "ns" + strconv.Itoa(i)
+	}
+	e.Space, e.Tag = prefix, q.Local
+	e.CreateAttr("xmlns:"+prefix, q.Space)
+}
+
+func (s source) String() string {
+	if s.node.Tok != nil {
+		return s.node.String()
+	}
+	return s.text
+}
+
+// replaceContent gives dst a copy of src's attributes and children, keeping
+// dst's name (WS-BPEL 2.0 section 8.4.2, replacement of element content).
+// Namespaces the copies need are declared once, on dst, unless dst binds
+// the prefix differently; then the copied child declares it itself.
+func replaceContent(dst, src *etree.Element) {
+	expr.ClearChildren(dst)
+	keep := dst.Attr[:0]
+	for _, a := range dst.Attr {
+		if xpath1.IsNSDecl(a) {
+			keep = append(keep, a)
+		}
+	}
+	dst.Attr = keep
+	var buf [4]string
+	used := buf[:0]
+	for _, a := range src.Attr {
+		if !xpath1.IsNSDecl(a) && a.Space != "" && a.Space != "xml" {
+			used = expr.AddPrefix(used, a.Space)
+		}
+	}
+	for _, ch := range src.Child {
+		if ce, ok := ch.(*etree.Element); ok {
+			used = expr.UsedPrefixes(ce, used)
+		}
+	}
+	for _, p := range used {
+		uri, ok := expr.LookupNS(src, p)
+		if !ok {
+			continue
+		}
+		if have, ok := expr.LookupNS(dst, p); ok && have == uri {
+			continue
+		}
+		if !expr.DeclaresPrefix(dst, p) && (p != "" || dst.Space == "") {
+			expr.DeclareIfNeeded(dst, p, src, nil)
+		}
+	}
+	for _, a := range src.Attr {
+		if !xpath1.IsNSDecl(a) {
+			dst.CreateAttr(a.FullKey(), a.Value)
+		}
+	}
+	expr.CopyChildren(dst, src, dst)
+}

@@ -1,0 +1,590 @@
+package interp
+
+import (
+	"bytes"
+	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/beevik/etree"
+
+	"github.com/orchd/orchd/internal/events"
+	"github.com/orchd/orchd/internal/exchange"
+	"github.com/orchd/orchd/internal/persist"
+	"github.com/orchd/orchd/internal/process/deploy"
+	"github.com/orchd/orchd/internal/process/plan"
+	"github.com/orchd/orchd/internal/xmlparse"
+)
+
+type instState = persist.State
+
+const StateWaiting = persist.Waiting
+
+func persistNewID() string { return persist.NewID() }
+
+// stateOf is the stored state after a run that ended with r.
+func StateOf(r Result) persist.State {
+	switch r {
+	case ResBlocked:
+		return persist.Waiting
+	case ResCompleted:
+		return persist.Completed
+	case ResHandled, ResFaulted, ResFailed:
+		return persist.Faulted
+	case ResExited:
+		return persist.Terminated
+	case ResSuspended:
+		return persist.Suspended
+	}
+	return persist.Running
+}
+
+// checkpoint writes the instance's state in one store commit: its record,
+// the variables changed since the last checkpoint, its routes and timer.
+// Replies held so far become deliverable once it returns nil.
+func (in *Instance) Checkpoint(st persist.State) error {
+	rec := persist.Instance{
+		ID: in.ID, Process: in.Proc.Name.String(), State: st,
+		Created: in.Started, Updated: in.Host.Now(), Correlations: in.Corr,
+	}
+	if in.InHandler != nil {
+		rec.Fault = in.InHandler.Error()
+	}
+	if st == persist.Suspended && in.SuspendReason != "" {
+		rec.Fault = in.SuspendReason
+	}
+	cp := &persist.Checkpoint{Vars: map[int][]byte{}}
+	for _, k := range in.RegRoutes {
+		cp.RemoveRoutes = append(cp.RemoveRoutes, persist.Route{Key: k, InstanceID: in.ID})
+	}
+	if in.RegTimer != 0 {
+		cp.RemoveTimers = append(cp.RemoveTimers, persist.Timer{Due: time.Unix(0, in.RegTimer), InstanceID: in.ID})
+	}
+	// What the instance is registered under after this checkpoint; it
+	// replaces in.regRoutes and in.regTimer only once the commit holds, so
+	// a failed commit leaves them describing what the store still has.
+	var routes []string
+	var timer int64
+	if st == persist.Waiting {
+		routes = in.RouteKeys()
+		for _, k := range routes {
+			cp.AddRoutes = append(cp.AddRoutes, persist.Route{Key: k, InstanceID: in.ID})
+		}
+		if in.Wake != 0 {
+			timer = in.Wake
+			cp.AddTimers = append(cp.AddTimers, persist.Timer{Due: time.Unix(0, in.Wake), InstanceID: in.ID})
+		}
+	}
+	ended := st == persist.Completed || st == persist.Faulted || st == persist.Terminated
+	if ended && in.Proc.Cleans(st == persist.Completed, "instance") {
+		cp.Delete = true
+	} else {
+		var err error
+		if rec.Frames, err = in.EncodeFrames(routes, timer); err != nil {
+			return err
+		}
+		dropVars := ended && in.Proc.Cleans(st == persist.Completed, "variables")
+		for i, d := range in.dirty {
+			if !d && !dropVars {
+				continue
+			}
+			if dropVars {
+				cp.Vars[i+1] = nil
+				continue
+			}
+			var b bytes.Buffer
+			in.Root.Child[i].(*etree.Element).WriteTo(&b, &etree.WriteSettings{})
+			cp.Vars[i+1] = b.Bytes()
+		}
+	}
+	cp.Instance = rec
+	cp.Outbox = in.outbox
+	cp.Fence = in.Fence
+	if cp.Delete && !in.Stored && len(cp.Outbox) == 0 {
+		// The instance ends deleted and the store never held it: the
+		// commit would write nothing (docs/architecture.md, "the end of a
+		// run").
+		in.State = st
+		in.DeliverReplies()
+		return nil
+	}
+	n := 0
+	for _, v := range cp.Vars {
+		n += len(v)
+	}
+	n += len(rec.Frames)
+	idle := in.Idle // the commit is I/O: no CPU slot held
+	if idle != nil {
+		idle.Idle(exchange.WaitCommit)
+	}
+	sp := in.traceCommit(cp, st, n)
+	err := in.Host.Commit(in, cp)
+	in.tracedCommit(sp, cp, err)
+	if idle != nil {
+		idle.Busy(exchange.WaitCommit)
+	}
+	if err != nil {
+		return &NotStoredError{err: err}
+	}
+	in.outbox = nil
+	in.RegRoutes, in.RegTimer = routes, timer
+	for i := range in.dirty {
+		in.dirty[i] = false
+	}
+	in.State = st
+	in.Stored = true
+	in.Proc.Metrics.Commits.Inc()
+	in.Proc.Metrics.StoredBytes.Add(float64(n))
+	in.DeliverReplies()
+	return nil
+}
+
+// notStoredError is a failed checkpoint. It ends the run: finish writes
+// nothing more of it (not even its failure), drops the instance from
+// memory and answers its client with a server error, so that the store's
+// last checkpoint stays the instance's state and the next message or
+// timer starts from it.
+type NotStoredError struct{ err error }
+
+func (e *NotStoredError) Error() string {
+	return "instance state could not be stored: " + e.err.Error()
+}
+func (e *NotStoredError) Unwrap() error { return e.err }
+
+// framesVersion 3 is version 2 followed by the partner role endpoints
+// assigned at run time; an instance with none is written as version 2.
+// Version 4 (framesVersionComp, compensate.go) adds compensation records.
+const (
+	FramesVersion     = 2
+	FramesVersionEPRs = 3
+)
+
+// encodeFrames encodes the control state: the threads with their frames
+// and private variables, the fault being handled, and the routes and
+// timer the instance is registered under.
+func (in *Instance) EncodeFrames(routes []string, timer int64) ([]byte, error) {
+	in.deactivate()
+	b := make([]byte, 0, 32+8*len(in.Threads[0].Stack))
+	recs := in.Proc.Comp != nil && in.hasRecs()
+	// The fingerprint first: a load finds the instance's version by it
+	// before decoding anything that depends on the definition.
+	b = append(b, FramesFingerprinted)
+	b = AppendString(b, in.Proc.Fingerprint)
+	switch {
+	case recs:
+		b = append(b, FramesVersionComp)
+	case len(in.eprs) == 0:
+		b = append(b, FramesVersion)
+	default:
+		b = append(b, FramesVersionEPRs)
+	}
+	index := make(map[*Thread]int, len(in.Threads))
+	live := make([]*Thread, 0, len(in.Threads))
+	for _, t := range in.Threads {
+		if t.State != TDone || t == in.Threads[0] {
+			index[t] = len(live)
+			live = append(live, t)
+		}
+	}
+	b = binary.AppendUvarint(b, uint64(len(live)))
+	for _, t := range live {
+		parent := 0
+		if t.parent != nil {
+			parent = index[t.parent] + 1
+		}
+		b = binary.AppendUvarint(b, uint64(parent))
+		st := t.State
+		if st == TCalling {
+			st = TReady // its call may or may not have happened: see invoke.step
+		}
+		b = append(b, byte(st))
+		b = binary.AppendUvarint(b, uint64(t.kids))
+		b = binary.AppendUvarint(b, uint64(len(t.Stack)))
+		for _, f := range t.Stack {
+			b = binary.AppendUvarint(b, uint64(f.Act.ID()))
+			b = binary.AppendUvarint(b, uint64(f.Pc))
+			b = binary.AppendVarint(b, f.Due)
+			b = binary.AppendVarint(b, f.I)
+			b = binary.AppendVarint(b, f.n)
+			b = binary.AppendVarint(b, f.K)
+			var fault string
+			if f.fault != nil {
+				fault = f.fault.Name.String()
+			}
+			b = AppendString(b, fault)
+			if recs {
+				b = appendRec(b, f.Rec)
+			}
+		}
+		b = appendSlots(b, t.priv)
+	}
+	b = AppendString(b, in.Proc.Fingerprint)
+	var fault string
+	if in.InHandler != nil {
+		fault = in.InHandler.Name.String()
+	}
+	b = AppendString(b, fault)
+	b = binary.AppendUvarint(b, uint64(len(routes)))
+	for _, k := range routes {
+		b = AppendString(b, k)
+	}
+	b = binary.AppendVarint(b, timer)
+	if recs || len(in.eprs) > 0 {
+		b = in.appendEPRs(b)
+	}
+	return b, nil
+}
+
+// decodeThreads reads what encodeFrames wrote of the threads (recs: each
+// frame is followed by its compensation record).
+func (in *Instance) DecodeThreads(r *Reader, recs bool) error {
+	p := in.Proc
+	n := r.Uvarint()
+	if r.Err != nil || n == 0 || n > uint64(len(r.B)) {
+		return ErrBadFrames
+	}
+	in.Threads = in.Threads[:0]
+	for i := uint64(0); i < n && r.Err == nil; i++ {
+		t := &Thread{}
+		parent := r.Uvarint()
+		if parent > i || (i > 0 && parent == 0) {
+			return ErrBadFrames
+		}
+		if parent > 0 {
+			t.parent = in.Threads[parent-1]
+		}
+		if len(r.B) == 0 {
+			return ErrBadFrames
+		}
+		t.State = threadState(r.B[0])
+		r.B = r.B[1:]
+		if t.State > TDone {
+			return ErrBadFrames
+		}
+		t.kids = int(r.Uvarint())
+		nf := r.Uvarint()
+		if nf > uint64(len(r.B)) {
+			return ErrBadFrames
+		}
+		for j := uint64(0); j < nf && r.Err == nil; j++ {
+			aid, pc, due := r.Uvarint(), r.Uvarint(), r.Varint()
+			fi, fn, fk := r.Varint(), r.Varint(), r.Varint()
+			fault := r.String()
+			if aid >= uint64(len(p.Acts)) {
+				return fmt.Errorf("%w (activity %d)", ErrBadFrames, aid)
+			}
+			f := Frame{Act: p.Acts[aid], Pc: int(pc), Due: due, I: fi, n: fn, K: fk}
+			if fault != "" {
+				f.fault = &FaultValue{Name: ParseClark(fault)}
+			}
+			if recs {
+				rec, err := in.readRec(r, 0)
+				if err != nil {
+					return err
+				}
+				f.Rec = rec
+			}
+			t.Stack = append(t.Stack, f)
+		}
+		priv, err := in.readSlots(r)
+		if err != nil {
+			return err
+		}
+		if len(priv) > 0 {
+			t.priv = priv
+			in.hasPriv = true
+		}
+		in.Threads = append(in.Threads, t)
+	}
+	in.cur = in.Threads[0]
+	return r.Err
+}
+
+func AppendString(b []byte, s string) []byte {
+	b = binary.AppendUvarint(b, uint64(len(s)))
+	return append(b, s...)
+}
+
+var ErrBadFrames = errors.New("corrupt instance control state")
+
+// errBadVariable marks a stored variable that is not XML.
+var ErrBadVariable = errors.New("corrupt stored variable")
+
+type Reader struct {
+	B   []byte
+	Err error
+}
+
+func (r *Reader) Uvarint() uint64 {
+	v, n := binary.Uvarint(r.B)
+	if n <= 0 {
+		r.Err = ErrBadFrames
+		return 0
+	}
+	r.B = r.B[n:]
+	return v
+}
+
+func (r *Reader) Varint() int64 {
+	v, n := binary.Varint(r.B)
+	if n <= 0 {
+		r.Err = ErrBadFrames
+		return 0
+	}
+	r.B = r.B[n:]
+	return v
+}
+
+func (r *Reader) String() string {
+	n := r.Uvarint()
+	if r.Err != nil || uint64(len(r.B)) < n {
+		r.Err = ErrBadFrames
+		return ""
+	}
+	s := string(r.B[:n])
+	r.B = r.B[n:]
+	return s
+}
+
+func ParseClark(s string) exchange.QName {
+	if len(s) > 0 && s[0] == '{' {
+		for i := 1; i < len(s); i++ {
+			if s[i] == '}' {
+				return exchange.QName{Space: s[1:i], Local: s[i+1:]}
+			}
+		}
+	}
+	return exchange.QName{Local: s}
+}
+
+// stepInvoke runs an invoke. For a persistent process calling an operation not
+// marked idempotent, the instance is checkpointed first, so that after a
+// crash the call is not repeated blindly: a recovered instance whose
+// invoke may have run follows the failure policy instead.
+func stepInvoke(a *plan.Invoke, in *Instance, f *Frame) (plan.Activity, bool, error) {
+	if f.K == kAnswer {
+		// The answer of the call that went out on its own goroutine.
+		f.K = 0
+		if ans := in.cur.answer; ans != nil {
+			in.cur.answer = nil
+			return answeredInvoke(a, in, f, ans.msg, ans.err, ans.dur)
+		}
+		// Resumed after a crash with the call in flight (a checkpoint
+		// taken for another branch recorded it): below, as a call that
+		// may have happened.
+	} else if f.K != 0 {
+		if done, err, ok := in.recoveryStep(f, a.Pos); ok {
+			return nil, done, err
+		}
+	}
+	partner, err := in.partnerOf(a.Pl, a.Pos)
+	if err != nil {
+		return nil, false, err
+	}
+	if reliableInvoke(a, in) {
+		return nil, true, enqueueInvoke(a, in)
+	}
+	recovered, err := in.beforeCall(f, func() bool { return !in.Proc.Idempotent[a.Pl.Name+"/"+a.Op.Name] })
+	if err != nil {
+		return nil, false, fmt.Errorf("checkpoint before invoke %s.%s at %s: %w", a.Pl.Name, a.Op.Name, a.Pos, err)
+	}
+	if recovered {
+		return failedInvoke(a, in, f, errMayHaveRun)
+	}
+	if f.Due != 0 && in.Host.Now().UnixNano() < f.Due {
+		in.wakeAt(f.Due) // waiting to retry
+		return nil, false, errBlocked
+	}
+	call := &exchange.Call{Operation: a.Op, Timeout: a.Timeout}
+	if a.ToParts != nil {
+		call.Input = in.partsMessage(a.Op.Input, a.ToParts)
+	} else if a.In != nil {
+		if err := in.initialized(a.In, a.Pos); err != nil {
+			return nil, false, err
+		}
+		call.Input = in.message(a.In)
+	}
+	if call.Input != nil {
+		if err := in.ApplyCorrelations(a.Corrs, call.Input, true, a.Pos); err != nil {
+			return nil, false, err
+		}
+	}
+	if partner == nil {
+		return nil, false, fmt.Errorf("invoke %s.%s at %s: partner link is not bound", a.Pl.Name, a.Op.Name, a.Pos)
+	}
+	partner = in.tracePartner(partner, a)
+	if in.EvOn(events.PartnerInteraction) {
+		in.Emit(events.Event{Kind: events.PartnerInvoked, Activity: "invoke", Name: a.Name, Position: a.Pos.String(), Partner: a.Pl.Name, Operation: a.Op.Name})
+	}
+	if in.othersBusy() {
+		// Other branches can go on meanwhile: the call goes out on its own
+		// goroutine, with copies of what it reads.
+		call.Input = CopyMessage(call.Input)
+		return nil, false, in.callAsync(f, func(ctx context.Context) *callAnswer {
+			start := time.Now()
+			res, err := partner.Invoke(ctx, call)
+			return &callAnswer{msg: res, err: err, dur: time.Since(start)}
+		})
+	}
+	start := time.Now()
+	res, err := partner.Invoke(in.Ctx, call)
+	return answeredInvoke(a, in, f, res, err, time.Since(start))
+}
+
+// errMayHaveRun is the failure of a guarded call that was in flight when
+// orchd stopped.
+var errMayHaveRun = errors.New("orchd stopped while this call was in flight; it may or may not have reached the partner")
+
+// beforeCall does what a persistent instance needs before a partner call
+// (an invoke, a REST extension activity) in frame f. A call guarded (not
+// idempotent: guarded is asked only for persistent processes) is preceded
+// by a checkpoint, so that after a crash it is not repeated blindly,
+// unless the instance is unpromised (nothing of it stored, nobody
+// answered: nothing stored could make the call again); any call is, once
+// a reply waits for its commit, so that the reply leaves now rather than
+// after the call. recovered reports a guarded call that may have happened
+// before orchd stopped: the caller fails it instead of calling again. err
+// is the checkpoint's failure.
+func (in *Instance) beforeCall(f *Frame, guarded func() bool) (recovered bool, err error) {
+	if in.Proc.InMemory || !in.Host.Stored() {
+		return false, nil
+	}
+	g := guarded()
+	switch {
+	case g && f.Pc == 0:
+		// pc 1 marks the call as under way for any checkpoint taken
+		// while it is (another branch's, or this run's first).
+		f.Pc = 1
+		if in.Unpromised() {
+			return false, nil
+		}
+		fallthrough
+	case len(in.Out) > 0:
+		return false, in.Checkpoint(persist.Running)
+	case g && in.cur.MayHaveRun:
+		in.cur.MayHaveRun = false
+		return true, nil
+	}
+	return false, nil
+}
+
+// unpromised reports that a checkpoint in the middle of this run would
+// serve none of the guarantees docs/architecture.md states: the store
+// holds nothing of the instance (this run created it and none of its
+// checkpoints committed), and the run has answered nobody (no reply made
+// or waiting for a commit; a one-way trigger is acknowledged only when
+// the run ends). A crash then leaves nothing to recover: no stored state
+// from which orchd could make a call again, no answer that described
+// state. Its client, unanswered, retries or not, as after a crash before
+// the request arrived. In a cluster (Options.Owners) no run is
+// unpromised: there the checkpoint before a call also shows the run in
+// flight to the other nodes (docs/cluster.md), which this does not
+// change.
+func (in *Instance) Unpromised() bool {
+	return !in.Host.Clustered() && !in.Stored && !in.Answered && len(in.Out) == 0
+}
+
+// callAsync sends a partner call on its own goroutine while other threads
+// go on: call runs there under the instance's context and returns the
+// answer, which comes back to the current thread (its frame f resumes
+// with f.k == 1 and the answer in the thread's answer). It returns
+// errCalling, for the step to return.
+func (in *Instance) callAsync(f *Frame, call func(ctx context.Context) *callAnswer) error {
+	t := in.cur
+	t.callSeq++
+	seq := t.callSeq
+	if in.Calls == nil {
+		in.Calls = &answers{Notify: make(chan struct{}, 1)}
+	}
+	in.inflight++
+	f.K = kAnswer
+	ctx, calls := in.Ctx, in.Calls
+	go func() {
+		a := call(ctx)
+		a.t, a.seq = t, seq
+		calls.put(a)
+	}()
+	return errCalling
+}
+
+// answeredInvoke takes a partner's answer (or failure) into the instance.
+func answeredInvoke(a *plan.Invoke, in *Instance, f *Frame, res *exchange.Message, err error, dur time.Duration) (plan.Activity, bool, error) {
+	in.stepsLeft = in.stepBudget // the run waited for the partner
+	in.Proc.InvokeMetrics[a.ID()].Observe(err, dur)
+	if in.EvOn(events.PartnerInteraction) {
+		emitAnsweredInvoke(a, in, err, dur)
+	}
+	if err != nil {
+		var flt *exchange.Fault
+		if errors.As(err, &flt) {
+			return nil, false, faultFromPartner(flt, a)
+		}
+		return failedInvoke(a, in, f, err)
+	}
+	if a.ReplySchema != nil && res != nil {
+		if err := in.checkReply(a, res); err != nil {
+			return nil, false, err
+		}
+	}
+	if res != nil && (a.Out != nil || a.FromParts != nil) {
+		if err := in.ApplyCorrelations(a.Corrs, res, false, a.Pos); err != nil {
+			return nil, false, err
+		}
+		if a.FromParts != nil {
+			in.storeParts(res, a.FromParts)
+		} else {
+			in.StoreMessage(a.Out, res)
+		}
+	}
+	return nil, true, nil
+}
+
+// activityFailure is the fault a failed partner call throws (ODE's name
+// for the fault of faultOnFailure), in-memory or persistent
+// (partnerfail.go says when a persistent instance suspends instead).
+var ActivityFailure = exchange.QName{Space: deploy.NsActivityRecovery, Local: "activityFailure"}
+
+// nsFault is the namespace of the data orchd's own faults carry.
+const nsFault = "urn:orchd:fault"
+
+// errSuspended ends a run with the instance suspended for an operator.
+var errSuspended = errors.New("instance suspended")
+
+// parseStored parses an element orchd stored (a variable slot, an outbox
+// message part, a compensation frame's variable) and detaches it from its
+// document. It uses the linear-time parser with no limits (what was
+// stored was bounded when it came in) and keeps all whitespace, so the
+// value reads back as it was written.
+func ParseStored[T []byte | string](data T) (*etree.Element, error) {
+	doc, err := xmlparse.Parse([]byte(data), xmlparse.Options{Limits: xmlparse.NoLimits(), KeepWhitespace: true})
+	if err != nil {
+		return nil, err
+	}
+	el := doc.Root()
+	if el == nil {
+		return nil, errors.New("no element")
+	}
+	doc.RemoveChild(el)
+	return el, nil
+}
+
+// framesFingerprinted tags frames that start with the fingerprint of the
+// version that wrote them; older frames start with their version byte
+// (2 to 4) and carry the fingerprint after the threads only.
+const FramesFingerprinted = 0x80
+
+// splitFingerprint returns the fingerprint frames start with and the
+// frames after it; ok is false for untagged (older) frames.
+func SplitFingerprint(frames []byte) (fp string, rest []byte, ok bool) {
+	if len(frames) == 0 || frames[0] != FramesFingerprinted {
+		return "", frames, false
+	}
+	r := &Reader{B: frames[1:]}
+	fp = r.String()
+	if r.Err != nil {
+		return "", frames, false
+	}
+	return fp, r.B, true
+}

@@ -1,0 +1,342 @@
+package interp
+
+import (
+	"bytes"
+	"encoding/binary"
+	"sort"
+
+	"github.com/beevik/etree"
+
+	"github.com/orchd/orchd/internal/process/plan"
+)
+
+// Compensation and termination (WS-BPEL 2.0 sections 12.4 to 12.6).
+//
+// A scope that could ever be compensated (it has a compensationHandler,
+// or a descendant scope has one: its default handler compensates them) is
+// marked compensable at compile time. When such a scope completes
+// successfully, a compRec is appended to the frame of its enclosing scope
+// (or of the handler it ran in): the scope, a copy of its variables as
+// they are at completion (the snapshot), and the records of its own
+// completed children. Records are appended in completion order, so each
+// enclosing scope instance holds the tree of its compensable completed
+// children; a loop's body completing three times leaves three records.
+//
+// <compensateScope> and <compensate> run, in reverse completion order,
+// the handlers of the records of the scope whose fault, compensation or
+// termination handler they are in: each on a child thread whose private
+// slots are the record's snapshot, so the handler sees its scope's
+// variables as they were, and the enclosing ones as they are now. A
+// record is removed when its handler starts: it runs at most once.
+//
+// When a fault handler (explicit, or the default one: compensate, then
+// rethrow) takes over a scope, the scopes running inside it, except those
+// the fault came through, are terminated; the termination handler of
+// each (explicit, or the default: compensate its completed children) runs
+// first, innermost first, then the fault handler. A fault inside a
+// termination handler ends it and goes no further. <exit> runs nothing.
+//
+// Processes without any of this pay nothing: no record is made, fail()
+// passes over scopes as before, and no activity is registered, so the
+// activity numbers in their checkpoints are unchanged.
+
+// compRec is a completed scope instance that may be compensated, or a
+// termination handler to run; a scope frame's rec only collects kids.
+type CompRec struct {
+	Sc   *plan.Scope
+	Snap []PrivSlot
+	Kids []*CompRec
+}
+
+func stepHandlerRun(a *plan.HandlerRun, in *Instance, f *Frame) (plan.Activity, bool, error) {
+	if f.Pc == 1 {
+		return nil, true, nil
+	}
+	f.Pc = 1
+	body := a.Sc.Comp
+	if a.Term {
+		body = a.Sc.Term
+	}
+	if body == nil {
+		body = in.Proc.Comp.CompAll
+	}
+	return body, false, nil
+}
+
+func stepCompensate(a *plan.Compensate, in *Instance, _ *Frame) (plan.Activity, bool, error) {
+	if in.cur.kids > 0 {
+		return nil, false, errJoin
+	}
+	ctx := in.compContext()
+	if ctx == nil || ctx.Rec == nil {
+		return nil, true, nil
+	}
+	kids := ctx.Rec.Kids
+	for i := len(kids) - 1; i >= 0; i-- {
+		r := kids[i]
+		if a.Target != nil && r.Sc != a.Target {
+			continue
+		}
+		ctx.Rec.Kids = append(kids[:i:i], kids[i+1:]...)
+		in.runHandler(r.Sc.CompAct, r)
+		return nil, false, errJoin
+	}
+	return nil, true, nil
+}
+
+func stepTerminator(a *plan.Terminator, in *Instance, f *Frame) (plan.Activity, bool, error) {
+	if in.cur.kids > 0 {
+		return nil, false, errJoin
+	}
+	if f.Rec == nil || len(f.Rec.Kids) == 0 {
+		return nil, true, nil
+	}
+	last := len(f.Rec.Kids) - 1
+	r := f.Rec.Kids[last]
+	f.Rec.Kids = f.Rec.Kids[:last]
+	in.runHandler(r.Sc.TermAct, r)
+	return nil, false, errJoin
+}
+
+// runHandler spawns the thread running a handler for record r, with r's
+// snapshot as its private variables.
+func (in *Instance) runHandler(h *plan.HandlerRun, r *CompRec) {
+	t := in.spawn(h, r.Snap)
+	t.Stack[0].Rec = r
+	r.Snap = nil
+	if len(t.priv) > 0 {
+		in.hasPriv = true
+	}
+}
+
+// compContext is the frame whose rec holds the completed children a
+// compensate activity of the current thread works on: the innermost
+// running fault handler's scope, or compensation or termination handler.
+func (in *Instance) compContext() *Frame {
+	for th := in.cur; th != nil; th = th.parent {
+		for k := len(th.Stack) - 1; k >= 0; k-- {
+			fr := &th.Stack[k]
+			switch fr.Act.(type) {
+			case *plan.HandlerRun:
+				return fr
+			case *plan.Scope:
+				if fr.Pc == scopeHandling {
+					return fr
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// completed records the successful completion of compensable scope a,
+// whose frame f is the current thread's top, with its enclosing scope (or
+// handler).
+func (in *Instance) completed(a *plan.Scope, f *Frame) {
+	r := &CompRec{Sc: a}
+	if f.Rec != nil {
+		r.Kids = f.Rec.Kids
+		f.Rec = nil
+	}
+	for _, v := range a.SnapVars {
+		r.Snap = append(r.Snap, PrivSlot{Slot: v.Slot, El: in.Slot(v).Copy()})
+	}
+	th, k := in.cur, len(in.cur.Stack)-2
+	for th != nil {
+		for ; k >= 0; k-- {
+			fr := &th.Stack[k]
+			switch fr.Act.(type) {
+			case *plan.Scope, *plan.HandlerRun:
+				if fr.Rec == nil {
+					fr.Rec = &CompRec{}
+				}
+				fr.Rec.Kids = append(fr.Rec.Kids, r)
+				return
+			}
+		}
+		if th = th.parent; th != nil {
+			k = len(th.Stack) - 1
+		}
+	}
+}
+
+// terminations lists the termination handlers to run when a fault
+// handler takes over the scope running on th (the fault came from t):
+// one for each scope running in a thread under th, other than those the
+// fault came through, that has one to run; innermost last. Each sees
+// the private variables of the thread it was terminated in.
+func (in *Instance) terminations(th, t *Thread) *CompRec {
+	type job struct {
+		r     *CompRec
+		depth int
+	}
+	var jobs []job
+	in.deactivate()
+	for _, x := range in.Threads {
+		if x == th || x.State == TDone || !x.isIn(th) || t.isIn(x) {
+			continue
+		}
+		depth := 0
+		for y := x; y != th; y = y.parent {
+			depth++
+		}
+		for k := range x.Stack {
+			fr := &x.Stack[k]
+			sc, ok := fr.Act.(*plan.Scope)
+			if !ok || fr.Pc != ScopeBody || !sc.TermNeeded {
+				continue
+			}
+			r := &CompRec{Sc: sc, Snap: privChain(x, th)}
+			if fr.Rec != nil {
+				r.Kids = fr.Rec.Kids
+			}
+			jobs = append(jobs, job{r: r, depth: depth<<16 | k})
+		}
+	}
+	if len(jobs) == 0 {
+		return nil
+	}
+	sort.SliceStable(jobs, func(i, j int) bool { return jobs[i].depth < jobs[j].depth })
+	rec := &CompRec{Kids: make([]*CompRec, len(jobs))}
+	for i, j := range jobs {
+		rec.Kids[i] = j.r
+	}
+	return rec
+}
+
+// privChain gathers the private variables x sees that th does not (the
+// innermost copy of each slot); the tree must be deactivated.
+func privChain(x, th *Thread) []PrivSlot {
+	var out []PrivSlot
+	for y := x; y != nil && y != th; y = y.parent {
+	next:
+		for _, ps := range y.priv {
+			for _, o := range out {
+				if o.Slot == ps.Slot {
+					continue next
+				}
+			}
+			out = append(out, ps)
+		}
+	}
+	return out
+}
+
+// framesVersionComp is framesVersionEPRs (its endpoint list always
+// present) with each frame followed by its compensation record; it is
+// written only when some frame has one.
+const FramesVersionComp = 4
+
+// hasRecs reports whether a frame of a live thread holds a record.
+func (in *Instance) hasRecs() bool {
+	for _, t := range in.Threads {
+		for i := range t.Stack {
+			if t.Stack[i].Rec != nil {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// appendRec encodes r (nil included) and its children.
+func appendRec(b []byte, r *CompRec) []byte {
+	if r == nil {
+		return append(b, 0)
+	}
+	b = append(b, 1)
+	var id uint64
+	if r.Sc != nil {
+		id = uint64(r.Sc.ID()) + 1
+	}
+	b = binary.AppendUvarint(b, id)
+	b = appendSlots(b, r.Snap)
+	b = binary.AppendUvarint(b, uint64(len(r.Kids)))
+	for _, k := range r.Kids {
+		b = appendRec(b, k)
+	}
+	return b
+}
+
+// maxRecDepth bounds the nesting a stored record may claim.
+const maxRecDepth = 64
+
+// readRec decodes what appendRec wrote.
+func (in *Instance) readRec(r *Reader, depth int) (*CompRec, error) {
+	if len(r.B) == 0 || depth > maxRecDepth {
+		return nil, ErrBadFrames
+	}
+	present := r.B[0]
+	r.B = r.B[1:]
+	switch present {
+	case 0:
+		return nil, nil
+	case 1:
+	default:
+		return nil, ErrBadFrames
+	}
+	rec := &CompRec{}
+	if id := r.Uvarint(); id > 0 {
+		if id > uint64(len(in.Proc.Acts)) {
+			return nil, ErrBadFrames
+		}
+		sc, ok := in.Proc.Acts[id-1].(*plan.Scope)
+		if !ok || sc.CompAct == nil {
+			return nil, ErrBadFrames
+		}
+		rec.Sc = sc
+	}
+	var err error
+	if rec.Snap, err = in.readSlots(r); err != nil {
+		return nil, err
+	}
+	n := r.Uvarint()
+	if r.Err != nil || n > uint64(len(r.B)) {
+		return nil, ErrBadFrames
+	}
+	for i := uint64(0); i < n; i++ {
+		k, err := in.readRec(r, depth+1)
+		if err != nil {
+			return nil, err
+		}
+		if k == nil || k.Sc == nil {
+			return nil, ErrBadFrames
+		}
+		rec.Kids = append(rec.Kids, k)
+	}
+	return rec, r.Err
+}
+
+// appendSlots encodes variable slots: each slot number and its XML.
+func appendSlots(b []byte, slots []PrivSlot) []byte {
+	b = binary.AppendUvarint(b, uint64(len(slots)))
+	for _, ps := range slots {
+		b = binary.AppendUvarint(b, uint64(ps.Slot))
+		var buf bytes.Buffer
+		ps.El.WriteTo(&buf, &etree.WriteSettings{})
+		b = AppendString(b, buf.String())
+	}
+	return b
+}
+
+// readSlots decodes what appendSlots wrote.
+func (in *Instance) readSlots(r *Reader) ([]PrivSlot, error) {
+	np := r.Uvarint()
+	if r.Err != nil || np > uint64(len(r.B)) {
+		return nil, ErrBadFrames
+	}
+	var out []PrivSlot
+	for j := uint64(0); j < np && r.Err == nil; j++ {
+		slot := r.Uvarint()
+		data := r.String()
+		if slot < 1 || slot > uint64(len(in.Proc.Vars)) {
+			return nil, ErrBadFrames
+		}
+		el, err := ParseStored(data)
+		if err != nil {
+			return nil, ErrBadFrames
+		}
+		out = append(out, PrivSlot{Slot: int(slot), El: el})
+	}
+	return out, r.Err
+}

@@ -1,0 +1,45 @@
+// Package interp is the interpreter: a deployed version of a compiled
+// plan (Process: the plan plus its number, counters, metrics and partner
+// bindings) and the runs of its instances. The engine
+// (internal/process) creates, routes, stores and manages instances; this
+// package steps them, and reaches the engine only through Host (the
+// clock and settings, the store's commit, the registry hooks that make a
+// running instance findable, run-time partner bindings, the event and
+// trace sinks).
+//
+// An instance is explicit data: its variables live in one etree tree
+// whose root children are the variables' slots, and its control state is
+// a set of threads (threads.go), each a stack of frames (activity,
+// program counter, counters). dispatch.go is the one switch that steps
+// an activity. The main activity runs on the first thread; a flow or a
+// parallel forEach spawns one thread per branch and joins them. The
+// engine has the instance step its ready threads to quiescence in the
+// goroutine that delivered the message; a partner call made while
+// another thread can go on leaves on its own goroutine and its answer
+// readies its thread. A scope with event handlers (events.go) runs its
+// body on a child thread next to listener threads; each accepted event
+// or alarm spawns a thread running a fresh handler scope with private
+// variables. Faults (scope.go, catch.go) go to the innermost scope
+// running its body with a matching handler (or a default one that
+// compensates), terminating that scope's other threads after running the
+// termination handlers of the scopes they ran. A compensable scope that
+// completes leaves a record, with a snapshot of its variables, in its
+// enclosing scope's frame; compensate runs the records' handlers on
+// threads whose private slots are the snapshots (compensate.go).
+// Requests stay open until their reply runs (messaging.go).
+//
+// Expressions are compiled by the expression stage (internal/process/expr);
+// this package supplies what only an instance knows: $ode:pid, the event
+// time, link status (xpath2.go). checkpoint.go encodes an instance's
+// control state for the store and decodes it (the engine loads and
+// decodes records through it), and holds the invoke activity, whose
+// guarded calls checkpoint first; partnerfail.go is the failure policy
+// of partner calls; epr.go, epr_params.go and session.go are endpoint
+// references and ODE's WS-Addressing sessions; rest.go is ODE's
+// bpel4restlight; extension.go the run-time half of the extension API.
+//
+// It imports exchange, events, mgmt's data types, persist's types and the
+// stages below it (bpel, deploy, expr, plan) and the languages (xpath1,
+// xpath2, xsd); it must never import the engine (internal/process), the
+// compiler, soap, server or cmd. The rule is a test: internal/importrules.
+package interp

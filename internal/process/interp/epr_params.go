@@ -1,0 +1,123 @@
+package interp
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/beevik/etree"
+)
+
+// Reference parameters of an assigned endpoint reference (WS-BPEL 2.0
+// section 6.3, WS-Addressing 1.0 Core section 3.3): the children of a
+// wsa:EndpointReference's wsa:ReferenceParameters (and of the 2004/08
+// submission's wsa:ReferenceProperties) are kept with the address, as
+// self-contained copies, and every call to the address sends them as
+// header blocks (the SOAP client adds the wsa headers). A checkpoint
+// keeps them after the address, separated by a NUL byte (no address
+// holds one), in a <p> wrapper: a checkpoint written before they were
+// kept reads as an address alone.
+
+// paramsSep separates the address from its reference parameters in a
+// checkpoint.
+const ParamsSep = "\x00"
+
+// refParams returns self-contained copies of the reference parameters of
+// the endpoint reference epr, nil when it has none.
+func refParams(epr *etree.Element) []*etree.Element {
+	ns := epr.NamespaceURI()
+	var out []*etree.Element
+	for _, c := range epr.ChildElements() {
+		if c.NamespaceURI() != ns || (c.Tag != "ReferenceParameters" && c.Tag != "ReferenceProperties") {
+			continue
+		}
+		for _, p := range c.ChildElements() {
+			out = append(out, selfContained(p))
+		}
+	}
+	return out
+}
+
+// selfContained returns a copy of el that declares every namespace
+// prefix in scope at el that it does not declare itself.
+func selfContained(el *etree.Element) *etree.Element {
+	cp := el.Copy()
+	declared := map[string]bool{}
+	for _, a := range cp.Attr {
+		if p, ok := nsDeclPrefix(a); ok {
+			declared[p] = true
+		}
+	}
+	for e := el.Parent(); e != nil; e = e.Parent() {
+		for _, a := range e.Attr {
+			if p, ok := nsDeclPrefix(a); ok && !declared[p] {
+				declared[p] = true
+				cp.Attr = append(cp.Attr, a)
+			}
+		}
+	}
+	return cp
+}
+
+// nsDeclPrefix returns the prefix a namespace declaration attribute
+// declares ("" for the default namespace), and whether a is one.
+func nsDeclPrefix(a etree.Attr) (string, bool) {
+	switch {
+	case a.Space == "xmlns":
+		return a.Key, true
+	case a.Space == "" && a.Key == "xmlns":
+		return "", true
+	}
+	return "", false
+}
+
+// appendParams is the checkpoint form of an assigned endpoint: its
+// address, and its reference parameters after paramsSep when it has
+// some.
+func AppendParams(as *AssignedEPR) string {
+	if len(as.Params) == 0 {
+		return as.Addr
+	}
+	var b strings.Builder
+	b.WriteString(as.Addr)
+	b.WriteString(ParamsSep)
+	b.WriteString("<p>")
+	for _, p := range as.Params {
+		p.WriteTo(&b, &etree.WriteSettings{})
+	}
+	b.WriteString("</p>")
+	return b.String()
+}
+
+// readParams splits what appendParams wrote into the address and the
+// reference parameters.
+func ReadParams(s string) (string, []*etree.Element, error) {
+	addr, xml, ok := strings.Cut(s, ParamsSep)
+	if !ok {
+		return s, nil, nil
+	}
+	w, err := ParseStored(xml)
+	if err != nil {
+		return "", nil, fmt.Errorf("reference parameters of %s: %w", addr, err)
+	}
+	kids := w.ChildElements()
+	out := make([]*etree.Element, len(kids))
+	for i, k := range kids {
+		out[i] = selfContained(k)
+	}
+	return addr, out, nil
+}
+
+// withRefParams adds copies of params to the wsa:EndpointReference of the
+// service-ref sr (serviceRefElement's) as its wsa:ReferenceParameters, and
+// returns sr.
+func WithRefParams(sr *etree.Element, params []*etree.Element) *etree.Element {
+	if len(params) == 0 {
+		return sr
+	}
+	epr := sr.ChildElements()[0]
+	rp := epr.CreateElement("wsa:ReferenceParameters")
+	for _, p := range params {
+		rp.AddChild(p.Copy())
+	}
+	return sr
+}

@@ -1,0 +1,11 @@
+package interp
+
+import (
+	"errors"
+)
+
+// ErrStepBudget is the failure of a run that took more activity steps than
+// its budget without waiting (a loop like <while> true()): orchd's fault
+// orchd:stepBudgetExceeded (namespace urn:orchd:fault). It is not a BPEL
+// fault: no handler catches it, like a system failure.
+var ErrStepBudget = errors.New("orchd:stepBudgetExceeded")

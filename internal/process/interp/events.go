@@ -1,0 +1,207 @@
+package interp
+
+import (
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/orchd/orchd/internal/process/expr"
+	"github.com/orchd/orchd/internal/process/plan"
+)
+
+// Event handlers (WS-BPEL 2.0 section 12.7). A scope with <eventHandlers>
+// runs its body on a child thread, next to one listener thread for its
+// onEvents and one per onAlarm; the scope's own thread joins them. Each
+// event a listener accepts spawns a child thread of the listener running
+// a fresh instance of the handler's scope, with its own copies of the
+// handler's variables (the private slots of parallel forEach). When the
+// body's thread ends, the scope closes its listeners: they accept nothing
+// more, and end once their running handler instances have. A fault that
+// reaches the scope kills the whole tree (scope.go's fail). All of it is
+// threads and frames, so a persistent instance checkpoints it as usual.
+
+// privSlots makes fresh private copies of vars for a handler instance.
+func privSlots(vars []*expr.Var) []PrivSlot {
+	priv := make([]PrivSlot, 0, len(vars))
+	for _, v := range vars {
+		priv = append(priv, PrivSlot{Slot: v.Slot, El: v.NewSlot()})
+	}
+	return priv
+}
+
+// closeListeners stops the listeners of the scope running on t from
+// accepting events (its body ended): each ends once its running handler
+// instances have.
+func (in *Instance) closeListeners(t *Thread) {
+	for _, x := range in.Threads {
+		if x.parent != t || x.State == TDone || len(x.Stack) == 0 {
+			continue
+		}
+		if _, ok := x.Stack[0].Act.(plan.Listener); !ok {
+			continue
+		}
+		x.Stack[0].n = 1
+		if x.State == TWaiting {
+			x.waits, x.WaitKeys, x.wake = x.waits[:0], x.WaitKeys[:0], 0
+		}
+		x.State = TReady
+	}
+}
+
+// Listener frame use: n = 1 once closed; k counts the events accepted
+// (it names each handler instance's open request); due is an alarm's next
+// deadline, pc 1 once it is computed, 2 once a one-shot alarm fired.
+
+func stepEventListener(a *plan.EventListener, in *Instance, f *Frame) (plan.Activity, bool, error) {
+	if f.n == 1 {
+		return closedListener(in)
+	}
+	t := in.cur
+	for _, ev := range a.H.Events {
+		ex := in.Inbox
+		if ex == nil || ex.Operation.Name != ev.Op.Name || ex.Endpoint != ev.Pl.Provided {
+			continue
+		}
+		msg := ex.Input
+		ib := ev.Inbound
+		ib.V, ib.FromParts = nil, nil
+		var tag string
+		if ev.Tag != nil {
+			f.K++
+			tag = strconv.FormatInt(f.K, 10)
+			ib.Mex = ev.Mex + "\x1f" + tag
+		}
+		ok, err := in.take(&ib, ev.Pos)
+		if err != nil {
+			return nil, false, err
+		}
+		if !ok {
+			continue
+		}
+		h := in.spawn(ev.Body, privSlots(ev.Priv))
+		in.hasPriv = true
+		in.activate(h)
+		switch {
+		case ev.FromParts != nil:
+			in.storeParts(msg, ev.FromParts)
+		case ev.ElemVar:
+			s := in.Slot(ev.V)
+			expr.ClearChildren(s)
+			if p := msg.Part(ev.Op.Input.Parts[0].Name); p != nil {
+				s.AddChild(p)
+			}
+		case ev.V != nil:
+			in.StoreMessage(ev.V, msg)
+		}
+		if ev.Tag != nil {
+			in.Slot(ev.Tag).SetText(tag)
+		}
+		in.activate(t)
+	}
+	for _, ev := range a.H.Events {
+		if err := in.await(&ev.Inbound, ev.Pos); err != nil {
+			return nil, false, err
+		}
+	}
+	return nil, false, errBlocked
+}
+
+// closedListener ends a closed listener once its handler instances have.
+func closedListener(in *Instance) (plan.Activity, bool, error) {
+	if in.cur.kids > 0 {
+		return nil, false, errJoin
+	}
+	return nil, true, nil
+}
+
+func stepAlarmListener(a *plan.AlarmListener, in *Instance, f *Frame) (plan.Activity, bool, error) {
+	if f.n == 1 {
+		return closedListener(in)
+	}
+	al := a.Al
+	now := in.Host.Now()
+	if f.Pc == 0 {
+		due := now
+		var err error
+		if al.Deadline != nil {
+			due, err = atDeadlineSpec(al.Deadline, in, now)
+		} else {
+			due, err = nextAlarmListener(a, in, now)
+		}
+		if err != nil {
+			return nil, false, err
+		}
+		f.Pc, f.Due = 1, due.UnixNano()
+	}
+	if f.Pc == 2 {
+		return nil, false, errBlocked // fired; waits to be closed
+	}
+	if now.UnixNano() < f.Due {
+		in.wakeAt(f.Due)
+		return nil, false, errBlocked
+	}
+	in.spawn(al.Body, privSlots(al.Priv))
+	in.hasPriv = true
+	if al.Repeat == nil {
+		f.Pc = 2
+		return nil, false, errBlocked
+	}
+	next, err := nextAlarmListener(a, in, time.Unix(0, f.Due))
+	if err != nil {
+		return nil, false, err
+	}
+	if next.UnixNano() <= now.UnixNano() {
+		// Fell behind (orchd was down): the next one is a period from now.
+		if next, err = nextAlarmListener(a, in, now); err != nil {
+			return nil, false, err
+		}
+	}
+	f.Due = next.UnixNano()
+	in.wakeAt(f.Due)
+	return nil, false, errBlocked
+}
+
+// nextAlarmListener is from plus the alarm's repeatEvery duration, which must be
+// positive.
+func nextAlarmListener(a *plan.AlarmListener, in *Instance, from time.Time) (time.Time, error) {
+	v, err := in.Eval(a.Al.Repeat, in.Root, a.Pos)
+	if err != nil {
+		return time.Time{}, err
+	}
+	s := strings.TrimSpace(expr.XpathString(v))
+	t, err := AddDuration(from, s)
+	if err != nil {
+		return time.Time{}, in.faultf(a.Pos, "invalidExpressionValue", "<repeatEvery> %q: %v", s, err)
+	}
+	if !t.After(from) {
+		return time.Time{}, in.faultf(a.Pos, "invalidExpressionValue", "<repeatEvery> %q is not a positive duration", s)
+	}
+	return t, nil
+}
+
+// childDoneScope is told when a branch of a scope with event handlers
+// ends: when its body's thread ends, its listeners stop accepting events.
+func childDoneScope(a *plan.Scope, in *Instance, t *Thread, f *Frame) {
+	if a.Events == nil || f.Pc != ScopeBody || f.I == 1 {
+		return
+	}
+	f.I = 1
+	in.closeListeners(t)
+}
+
+// requestMexOnEvent is the message exchange under which the current handler
+// instance of ev holds its open request.
+func requestMexOnEvent(ev *plan.OnEvent, in *Instance) string {
+	return ev.Mex + "\x1f" + in.Slot(ev.Tag).Text()
+}
+
+// startHandlersEventHandlers spawns the listener threads of h next to the body's
+// thread (the current thread is the scope's).
+func startHandlersEventHandlers(h *plan.EventHandlers, in *Instance) {
+	if h.Listen != nil {
+		in.spawn(h.Listen, nil)
+	}
+	for _, al := range h.Alarms {
+		in.spawn(al.Listen, nil)
+	}
+}

@@ -1,0 +1,470 @@
+package interp
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/beevik/etree"
+
+	"github.com/orchd/orchd/internal/events"
+	"github.com/orchd/orchd/internal/exchange"
+	"github.com/orchd/orchd/internal/persist"
+	"github.com/orchd/orchd/internal/process/bpel"
+	"github.com/orchd/orchd/internal/process/expr"
+	"github.com/orchd/orchd/internal/process/plan"
+)
+
+// frame is the explicit state of one running activity: which activity and
+// how far it got (pc), and for pick and wait the deadline (unix nanos).
+// An instance's frames are plain data, so a persistent instance can be
+// checkpointed and resumed.
+type Frame struct {
+	Act plan.Activity
+	Pc  int
+	Due int64
+	// i, n and k are counters of structured activities (forEach: next
+	// value, final value, completed branches; scope: isolation held).
+	I, n, K int64
+	// fault is the fault a scope's handler is handling (for rethrow).
+	fault *FaultValue
+	// rec holds compensation state (compensate.go): for a scope, its
+	// completed child scope instances; for a compensation or termination
+	// handler, the scope instance it runs for; for a terminator, the
+	// termination handlers still to run.
+	Rec *CompRec
+}
+
+// instance is one running process instance: its variables (an etree tree
+// whose root's children are the variables' slots) and its frames.
+type Instance struct {
+	ID   string
+	Proc *Process
+	Host host
+	Ctx  context.Context
+	// tr is what tracing keeps of the instance (tracing.go); nil
+	// without Options.Tracer.
+	Tr *InstTrace
+	// idle is the front door's Idler of the exchange this run serves
+	// (drive), which a commit tells it waits: in.ctx is the instance's
+	// own once the reply ran, the commit still the request's.
+	Idle exchange.Idler
+	// fence is the token of the instance lock this run holds
+	// (InstanceOwners), carried by its checkpoints; nil on one node.
+	Fence any
+	Root  *etree.Element
+	// docs is root with the variables' documents marked, for XPath.
+	Docs expr.DocTree
+	// threads are the instance's lines of control; threads[0] runs the
+	// process. cur is the one being stepped; active the one whose private
+	// variables are in the tree.
+	Threads []*Thread
+	// mainThread, threadsBuf and trigReq spare the common case (one
+	// thread, one request) their allocations.
+	mainThread Thread
+	threadsBuf [1]*Thread
+	trigReq    OpenRequest
+	reqsBuf    [1]*OpenRequest
+	cur        *Thread
+	active     *Thread
+	hasPriv    bool
+	// calls collects answers of partner calls in flight (inflight of
+	// them); linksChanged wakes threads waiting for links; isoHolder is
+	// the thread inside an isolated scope.
+	Calls        *answers
+	inflight     int
+	linksChanged bool
+	isoHolder    *Thread
+	// corr holds the initiated correlation sets: name -> values key.
+	Corr map[string]string
+
+	// inbox is a delivered message no activity has taken yet; ambiguous
+	// says it matches several waiting activities.
+	Inbox     *exchange.Exchange
+	ambiguous bool
+	// mailOpen, mailQ and mailRoutes (guarded by e.reg.mu) let messages
+	// reach the run while it waits for partner answers; pendingMail are
+	// those handed to it and not yet settled (mail.go).
+	MailOpen    bool
+	MailQ       []*Mail
+	MailRoutes  []string
+	PendingMail []*Mail
+	// reqs are the open requests: taken by a receive or onMessage, not
+	// yet answered by a reply.
+	Reqs []*OpenRequest
+	// out holds replies not yet delivered (see deliverReplies).
+	Out []pendingReply
+	// inHandler is set while a process-level fault handler runs.
+	InHandler *FaultValue
+	exited    bool
+
+	// waits and wake describe what a blocked instance waits for.
+	Waits []*plan.Inbound
+	Wake  int64
+	// timerPending says block scheduled a timer for this object (read by
+	// unscheduleOf for in-memory instances).
+	TimerPending bool
+	// dirty marks variables changed since the last checkpoint.
+	dirty   []bool
+	Started time.Time
+
+	// trigger is the exchange that started this run; answered is set when
+	// it got its reply.
+	Trigger  *exchange.Exchange
+	Answered bool
+	// regRoutes are the route keys the blocked instance is registered
+	// under; state is its stored state (persistent instances).
+	RegRoutes []string
+	RegTimer  int64
+	State     instState
+	// foldRelease says the end's checkpoint is the last commit of this
+	// run under its lock, so a fence that can (releasingFence) releases
+	// the lock with it.
+	FoldRelease bool
+	// stored says the store holds a checkpoint of the instance: it was
+	// loaded, or a checkpoint of this run committed (see unpromised).
+	Stored bool
+	// lazyStripe says the run of a new instance has not taken its stripe
+	// (create): its first checkpoint takes it, into stripe.
+	LazyStripe bool
+	Stripe     *sync.Mutex
+	// outbox holds one-way invokes to send after the next checkpoint.
+	outbox []persist.OutboxMessage
+	// eprs are the partner role endpoints assigned by <copy><to
+	// partnerLink> (nil until the first).
+	eprs map[*plan.PartnerLink]*AssignedEPR
+	// suspendReason says why a run ended suspended (persistent: stored
+	// as the record's fault while suspended). suspended marks an
+	// in-memory instance an operator suspended (guarded by mu).
+	SuspendReason string
+	Suspended     bool
+	// stepsLeft is what remains of the step budget, stepBudget (run
+	// sets both; a partner's answer refills it).
+	stepsLeft, stepBudget int
+	// idleSince is when a waiting in-memory instance last blocked (its
+	// last activity, for listings).
+	IdleSince time.Time
+	// odePID is $ode:pid of an in-memory instance (id is set only when
+	// one becomes findable).
+	odePID string
+	// timing is set on the instances sampled for the outline's timing
+	// (mgmt_processes.go).
+	Timing *Sampler
+	Mu     sync.Mutex
+}
+
+// pendingReply is a reply held until the state it describes is durable
+// (persistent processes) or the instance is quiescent.
+type pendingReply struct {
+	Req   *OpenRequest
+	msg   *exchange.Message
+	fault *exchange.Fault
+}
+
+// errUncaught wraps a BPEL fault that no handler caught.
+type ErrUncaught struct{ F *FaultValue }
+
+func (e *ErrUncaught) Error() string { return "uncaught " + e.F.Error() }
+
+func NewInstance(e host, p *Process, ctx context.Context) *Instance {
+	var root *etree.Element
+	if p.Slots != nil {
+		root = expr.CopyTree(p.Slots)
+	} else {
+		root = expr.NewSlots(p.Vars)
+	}
+	in := &Instance{Proc: p, Host: e, Ctx: ctx, Root: root, Started: time.Now()}
+	in.Docs = expr.DocTree{Top: root, Vars: p.Vars}
+	main := &in.mainThread
+	main.Stack = main.stackBuf[:0]
+	in.threadsBuf[0] = main
+	in.Threads, in.cur = in.threadsBuf[:1], main
+	if !p.InMemory {
+		in.ID = persistNewID()
+		in.dirty = make([]bool, len(p.Vars))
+	}
+	return in
+}
+
+// touch marks variable v changed since the last checkpoint.
+func (in *Instance) touch(v *expr.Var) {
+	if in.dirty != nil {
+		in.dirty[v.Slot-1] = true
+	}
+}
+
+func (in *Instance) Slot(v *expr.Var) *etree.Element {
+	return in.Root.Child[v.Slot-1].(*etree.Element)
+}
+
+// result is how a run of an instance ended.
+type Result int
+
+const (
+	// resCompleted: the process finished normally.
+	ResCompleted Result = iota
+	// resBlocked: the instance waits for a message or a timer.
+	ResBlocked
+	// resHandled: a fault reached the process and its handler ran.
+	ResHandled
+	// resExited: an exit activity ended the instance.
+	ResExited
+	// resFaulted: a fault nobody caught ended the instance.
+	ResFaulted
+	// resFailed: a system failure ended the instance.
+	ResFailed
+	// resSuspended: the instance waits for an operator (failure policy).
+	ResSuspended
+)
+
+// start initializes the variables and pushes the process's activity.
+func (in *Instance) Start() error {
+	for _, op := range in.Proc.Inits {
+		if err := applyCopyOp(op, in); err != nil {
+			return err
+		}
+		in.touch(op.To.V)
+	}
+	main := in.Threads[0]
+	main.Stack = append(main.Stack, Frame{Act: in.Proc.Root})
+	if in.Timing != nil {
+		in.Timing.begin(main, 0, in.Proc.Root)
+	}
+	return nil
+}
+
+// run runs the instance's threads until it waits, ends or fails.
+func (in *Instance) Run() (Result, error) {
+	in.stepBudget = in.Proc.MaxSteps
+	if in.stepBudget == 0 {
+		in.stepBudget = in.Host.MaxSteps()
+	}
+	in.stepsLeft = in.stepBudget
+	in.CheckAmbiguous()
+	in.ReadyAll()
+	return in.schedule()
+}
+
+// checkAmbiguous notes whether the delivered message matches more than
+// one activity waiting for it (with different correlation sets: the same
+// sets were bpel:conflictingReceive already): the activity that would take
+// it raises bpel:ambiguousReceive instead (WS-BPEL 10.4).
+func (in *Instance) CheckAmbiguous() {
+	in.ambiguous = false
+	m := in.Inbox
+	if m == nil || len(in.Threads) < 2 {
+		return
+	}
+	n := 0
+	for _, t := range in.Threads {
+		if t.State != TWaiting {
+			continue
+		}
+		waits := t.waits
+		if len(waits) == 0 && len(t.Stack) > 0 {
+			// A loaded persistent instance: its threads' waits are not
+			// stored, but the activities they wait in are.
+			waits = inboundsOf(t.Top())
+		}
+		for _, ib := range waits {
+			if ib.Op != nil && ib.Op.Name == m.Operation.Name && ib.Pl.Provided == m.Endpoint && in.matches(ib, m.Input) {
+				n++
+			}
+		}
+	}
+	in.ambiguous = n > 1
+}
+
+// inboundsOf are the messages the activity of frame f waits for, when it
+// is a receive, a pick or an open event listener.
+func inboundsOf(f *Frame) []*plan.Inbound {
+	switch a := f.Act.(type) {
+	case *plan.Receive:
+		return []*plan.Inbound{&a.Inbound}
+	case *plan.Pick:
+		ibs := make([]*plan.Inbound, len(a.Msgs))
+		for i := range a.Msgs {
+			ibs[i] = &a.Msgs[i].Inbound
+		}
+		return ibs
+	case *plan.EventListener:
+		if f.n == 1 {
+			return nil
+		}
+		ibs := make([]*plan.Inbound, len(a.H.Events))
+		for i := range a.H.Events {
+			ibs[i] = &a.H.Events[i].Inbound
+		}
+		return ibs
+	}
+	return nil
+}
+
+// matches reports whether message m satisfies ib's correlations with the
+// instance's initiated sets.
+func (in *Instance) matches(ib *plan.Inbound, m *exchange.Message) bool {
+	for _, u := range ib.Corrs {
+		if u.Initiate == "yes" {
+			continue
+		}
+		v, err := CorrValues(m, u.In)
+		if err != nil {
+			return false
+		}
+		have, ok := in.Corr[u.Set.Name]
+		if (ok && have != v) || (!ok && u.Initiate == "no") {
+			return false
+		}
+	}
+	return true
+}
+
+// storeMessage moves the parts of m into message variable v. The parts
+// become the instance's: the caller must not use them afterwards.
+func (in *Instance) StoreMessage(v *expr.Var, m *exchange.Message) {
+	in.touch(v)
+	if in.EvOn(events.DataHandling) {
+		defer in.emitVariable(v)
+	}
+	s := in.Slot(v)
+	for i, pd := range v.Msg.Parts {
+		wrapper := s.Child[i].(*etree.Element)
+		val := m.Parts[pd.Name]
+		if pd.Element.IsZero() {
+			// Type-typed part: the value is the wrapper itself.
+			if val == nil {
+				val = etree.NewElement(pd.Name)
+			} else {
+				val.Space, val.Tag = "", pd.Name
+			}
+			s.RemoveChildAt(i)
+			s.InsertChildAt(i, val)
+			continue
+		}
+		expr.ClearChildren(wrapper)
+		if val != nil {
+			wrapper.AddChild(val)
+		}
+	}
+}
+
+// message builds a Message from variable v's parts. The part elements are
+// the instance's own; a binding that keeps them must copy.
+func (in *Instance) message(v *expr.Var) *exchange.Message {
+	s := in.Slot(v)
+	m := &exchange.Message{Name: v.Msg.Name, Parts: make(map[string]*etree.Element, len(v.Msg.Parts))}
+	for i, pd := range v.Msg.Parts {
+		w := s.Child[i].(*etree.Element)
+		if pd.Element.IsZero() {
+			m.Parts[pd.Name] = w
+			continue
+		}
+		if c := expr.FirstElement(w); c != nil {
+			m.Parts[pd.Name] = c
+		}
+	}
+	return m
+}
+
+func (in *Instance) faultf(at bpel.Pos, name string, format string, args ...any) *FaultValue {
+	return &FaultValue{Name: BpelFault(name), Reason: fmt.Sprintf(format, args...), at: at}
+}
+
+// take gives a delivered message to ib if it is for ib's operation: the
+// correlations are checked or initiated and the message stored. It
+// reports whether ib took it.
+func (in *Instance) take(ib *plan.Inbound, at bpel.Pos) (bool, error) {
+	m := in.Inbox
+	if m == nil || ib.Op == nil || m.Operation.Name != ib.Op.Name || m.Endpoint != ib.Pl.Provided {
+		return false, nil
+	}
+	if in.ambiguous {
+		// Taken to be answered with the fault if nothing catches it.
+		in.ambiguous, in.Inbox = false, nil
+		if !m.Operation.OneWay() && m.Respond != nil {
+			_ = in.openRequestFor(m, ib.Mex, at)
+		}
+		return false, in.faultf(at, "ambiguousReceive", "the message for %s matches more than one activity waiting for it", m.Operation.Name)
+	}
+	if err := in.ApplyCorrelations(ib.Corrs, m.Input, false, at); err != nil {
+		// The activity faults on this message: it was delivered, and is
+		// not offered to another activity.
+		in.Inbox = nil
+		return false, err
+	}
+	if !m.Operation.OneWay() && m.Respond != nil {
+		if err := in.openRequestFor(m, ib.Mex, at); err != nil {
+			// bpel:conflictingRequest (10.4.1): the activity faults, and
+			// the second request, which no reply could answer, gets the
+			// fault.
+			in.Inbox = nil
+			if fv, ok := err.(*FaultValue); ok {
+				in.Respond(&OpenRequest{Ex: m}, nil, fv.ExchangeFault())
+			}
+			return false, err
+		}
+	}
+	switch {
+	case ib.FromParts != nil:
+		in.storeParts(m.Input, ib.FromParts)
+	case ib.V != nil:
+		in.StoreMessage(ib.V, m.Input)
+	}
+	m.Input = nil
+	in.Inbox = nil
+	return true, nil
+}
+
+// await records that the current thread waits for ib's operation. Another
+// thread of the instance already waiting for the same partner link,
+// operation and correlation values makes it bpel:conflictingReceive
+// (10.4): a message could not tell the two apart.
+func (in *Instance) await(ib *plan.Inbound, at bpel.Pos) error {
+	var key string
+	if ib.Route != nil {
+		key, _ = InstanceKeyRouteShape(ib.Route, in, ib.Op.Name)
+	}
+	if len(in.Threads) > 1 {
+		for _, t := range in.Threads {
+			if t == in.cur || t.State != TWaiting {
+				continue
+			}
+			for i, w := range t.waits {
+				if w.Op == ib.Op && w.Pl.Provided == ib.Pl.Provided && t.WaitKeys[i] == key {
+					return in.faultf(at, "conflictingReceive", "two activities wait at once for %s on partner link %s with the same correlation", ib.Op.Name, ib.Pl.Name)
+				}
+			}
+		}
+	}
+	t := in.cur
+	t.waits = append(t.waits, ib)
+	t.WaitKeys = append(t.WaitKeys, key)
+	return nil
+}
+
+// wakeAt records that the current thread wants to run again at due.
+func (in *Instance) wakeAt(due int64) {
+	t := in.cur
+	if t.wake == 0 || due < t.wake {
+		t.wake = due
+	}
+}
+
+// routeKeys are the keys under which the blocked instance is found by the
+// messages it waits for.
+func (in *Instance) RouteKeys() []string {
+	var keys []string
+	for _, ib := range in.Waits {
+		if ib.Route == nil {
+			continue
+		}
+		if k, ok := InstanceKeyRouteShape(ib.Route, in, ib.Op.Name); ok {
+			keys = append(keys, k)
+			if sk, ok := in.sessionRouteKey(ib, k); ok {
+				keys = append(keys, sk) // session.go
+			}
+		}
+	}
+	return keys
+}

@@ -1,0 +1,85 @@
+package interp
+
+import (
+	"fmt"
+	"sync/atomic"
+	"time"
+
+	"github.com/beevik/etree"
+
+	"github.com/orchd/orchd/internal/exchange"
+	"github.com/orchd/orchd/internal/process/bpel"
+	"github.com/orchd/orchd/internal/process/plan"
+)
+
+// Process is one deployed version of a Plan: the plan, which it embeds,
+// and the state that belongs to the version on one engine rather than to
+// the compiled process. LoadBundle returns a fresh Process per plan;
+// NewProcess makes another from the same plan, for another engine or a
+// redeploy.
+type Process struct {
+	*plan.Plan
+	// Version numbers the deploys of this process (versions.go): 1 for
+	// its first deploy, then one more for each redeploy; set by whoever
+	// deploys it, before Deploy or Redeploy; 0 when unversioned.
+	Version int
+	// Deployed is when the engine took the version (Deploy, Redeploy,
+	// AddRetired), unless set before.
+	Deployed time.Time
+
+	// metrics are the version's series, resolved at deploy; invokeMetrics
+	// holds, indexed like acts, each invoke's partner series (nil for
+	// other activities).
+	Metrics       *ProcMetrics
+	InvokeMetrics []*PartnerMetrics
+	// partners holds, indexed like plist, the binding the engine attached
+	// to each partner link's deploy-time endpoint (bindLocked; guarded by
+	// the engine's mu until published).
+	Partners []exchange.Partner
+	// retiredAt is when the version was retired (versions.go; guarded
+	// by Engine.mu); starting counts the persistent instances being
+	// created on it, not yet in the store.
+	RetiredAt time.Time
+	Starting  atomic.Int32
+	// stats are the version's counters (mgmt_processes.go); actStats,
+	// indexed like acts, the timing of sampled instances per activity.
+	Stats    procStats
+	ActStats []actStat
+}
+
+// NewProcess returns a new, undeployed version of the plan.
+func NewProcess(pl *plan.Plan) *Process {
+	return &Process{Plan: pl, ActStats: make([]actStat, len(pl.Acts)),
+		InvokeMetrics: make([]*PartnerMetrics, len(pl.Acts)), Partners: make([]exchange.Partner, len(pl.Plist))}
+}
+
+// NewProcesses returns a new, undeployed version of each plan (a
+// bundle's, as the compiler returns them).
+func NewProcesses(pls []*plan.Plan) []*Process {
+	ps := make([]*Process, len(pls))
+	for i, pl := range pls {
+		ps[i] = NewProcess(pl)
+	}
+	return ps
+}
+
+// faultValue is a BPEL fault travelling through the instance.
+type FaultValue struct {
+	Name exchange.QName
+	// data is the fault message (messageType faults) or nil.
+	data *exchange.Message
+	// elem is the fault element (element faults) or nil.
+	elem   *etree.Element
+	Reason string
+	at     bpel.Pos
+}
+
+func (f *FaultValue) Error() string {
+	if f.Reason != "" {
+		return fmt.Sprintf("fault %s at %s: %s", f.Name, f.at, f.Reason)
+	}
+	return fmt.Sprintf("fault %s at %s", f.Name, f.at)
+}
+
+// Standard BPEL faults.
+func BpelFault(local string) exchange.QName { return exchange.QName{Space: bpel.NSBPEL, Local: local} }

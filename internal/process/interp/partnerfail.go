@@ -1,0 +1,210 @@
+package interp
+
+import (
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/beevik/etree"
+
+	"github.com/orchd/orchd/internal/exchange"
+	"github.com/orchd/orchd/internal/process/bpel"
+	"github.com/orchd/orchd/internal/process/plan"
+)
+
+// One fault model for partner failures, whatever <in-memory> says.
+//
+// A call that fails (no answer, a transport error, an answer that is no
+// response message of the operation) is ext:activityFailure at the
+// invoke, with orchd:partnerFailure data, in in-memory and persistent
+// processes alike, so the process's own handlers see it first. ODE's
+// failureHandling keeps its meaning: retryFor/retryDelay first, then
+// faultOnFailure throws the fault whatever would catch it. Only where
+// the two modes must differ do they:
+//
+//   - a persistent instance suspends at the invoke for an operator
+//     (orchd ctl retry|fault|cancel) when no handler the author wrote
+//     would catch the fault, that is when it would end the instance,
+//     unless deploy.xml says <orchd:uncaughtFailure>fault</...>; an
+//     in-memory instance has no operator and ends with the fault;
+//   - a guarded call that was in flight when orchd stopped (recovery:
+//     it may or may not have reached the partner) suspends a persistent
+//     instance unless its policy retries it or says faultOnFailure, as
+//     before: the author's handler was written for a partner's failure,
+//     not for orchd's;
+//   - a call failed because the instance's own context ended (shutdown,
+//     termination) is no partner failure: a persistent instance is
+//     suspended, an in-memory run fails.
+//
+// A declared fault (a SOAP fault the WSDL names, or an application fault
+// by its faultcode) is no failure: it is the partner's answer, thrown as
+// that fault in both modes (faultFromPartner).
+
+// failedInvoke applies the invoke's failure policy to a failed call (see
+// above): retry later, throw activityFailure, or suspend the instance.
+func failedInvoke(a *plan.Invoke, in *Instance, f *Frame, err error) (plan.Activity, bool, error) {
+	err = fmt.Errorf("invoke %s.%s at %s: %w", a.Pl.Name, a.Op.Name, a.Pos, err)
+	fp := a.Policy
+	attempts := f.Pc - 1
+	if attempts < 0 {
+		attempts = 0
+	}
+	if fp != nil && attempts < fp.RetryFor {
+		f.Pc = attempts + 2
+		f.Due = in.Host.Now().Add(time.Duration(fp.RetryDelaySecs) * time.Second).UnixNano()
+		in.wakeAt(f.Due)
+		in.Host.Logger().Warn("invoke failed; will retry", "err", err, "attempt", attempts+1, "of", fp.RetryFor)
+		return nil, false, errBlocked
+	}
+	persistent := !in.Proc.InMemory && in.Host.Stored()
+	fv := failureInvoke(a, in, err)
+	thrown := func(why string) (plan.Activity, bool, error) {
+		in.Host.Logger().Warn("invoke failed; activityFailure thrown", "err", err, slog.String("because", why))
+		return nil, false, fv
+	}
+	switch {
+	case fp != nil && fp.FaultOnFailure:
+		return thrown("faultOnFailure")
+	case in.Ctx.Err() != nil:
+		// Not the partner's failure: the instance's run is being stopped.
+	case !persistent:
+		return thrown("in-memory process")
+	case errors.Is(err, errMayHaveRun):
+		// Recovery after a crash mid-call: for an operator, as before.
+	case in.wouldCatch(fv):
+		return thrown("a handler of the process catches it")
+	case in.Proc.FaultUncaught:
+		return thrown("orchd:uncaughtFailure is fault")
+	}
+	if persistent {
+		in.SuspendReason = err.Error()
+		return nil, false, errSuspended
+	}
+	return nil, false, err
+}
+
+// failureInvoke is the activityFailure fault for a failed call of a's
+// partner. Its data, for a catch with faultElement="orchd:partnerFailure"
+// (namespace urn:orchd:fault), names the partner link, the operation and
+// the address called (credentials redacted), and says what went wrong:
+//
+//	<orchd:partnerFailure>
+//	  <orchd:partnerLink>crm</orchd:partnerLink>
+//	  <orchd:operation>getCustomer</orchd:operation>
+//	  <orchd:address>http://crm.example/soap</orchd:address>
+//	  <orchd:message>invoke crm.getCustomer at po.bpel:40: partner ...: timed out: no answer within 2s</orchd:message>
+//	</orchd:partnerFailure>
+func failureInvoke(a *plan.Invoke, in *Instance, err error) *FaultValue {
+	el := etree.NewElement("orchd:partnerFailure")
+	el.CreateAttr("xmlns:orchd", nsFault)
+	el.CreateElement("orchd:partnerLink").SetText(a.Pl.Name)
+	el.CreateElement("orchd:operation").SetText(a.Op.Name)
+	el.CreateElement("orchd:address").SetText(in.partnerAddress(a.Pl))
+	el.CreateElement("orchd:message").SetText(err.Error())
+	return &FaultValue{Name: ActivityFailure, elem: el, Reason: err.Error(), at: a.Pos}
+}
+
+// partnerAddress is where calls of pl's partner role go, credentials
+// removed: what the binding says (exchange.Addressed, which sees the
+// operator's address overrides), else the address assigned at run time
+// or given by deploy.xml; "" when there is none.
+func (in *Instance) partnerAddress(pl *plan.PartnerLink) string {
+	if partner, err := in.partnerOf(pl, bpel.Pos{}); err == nil {
+		if ad, ok := partner.(exchange.Addressed); ok {
+			return ad.Address()
+		}
+	}
+	if as := in.eprs[pl]; as != nil {
+		return withoutUserinfo(as.Addr)
+	}
+	if pl.PartnerEP != nil {
+		return withoutUserinfo(pl.PartnerEP.Address)
+	}
+	return ""
+}
+
+// withoutUserinfo drops the user:password@ of a URL (an address that is
+// no URL and has an @ in it is not shown).
+func withoutUserinfo(s string) string {
+	u, err := url.Parse(s)
+	if err != nil {
+		if strings.Contains(s, "@") {
+			return ""
+		}
+		return s
+	}
+	if u.User == nil {
+		return s
+	}
+	u.User = nil
+	return u.String()
+}
+
+// checkReply validates a partner's answer m to invoke a against the
+// schemas of the operation's output message (orchd:validateReplies): the
+// first part that is missing or invalid raises bpel:invalidVariables at
+// the invoke, in both modes alike (a fault, as a declared fault is: the
+// partner did answer).
+func (in *Instance) checkReply(a *plan.Invoke, m *exchange.Message) error {
+	rs := a.ReplySchema
+	for i, pd := range a.Op.Output.Parts {
+		if i >= len(rs.Parts) {
+			break
+		}
+		ps := rs.Parts[i]
+		val := m.Parts[pd.Name]
+		var err error
+		switch {
+		case val == nil:
+			err = errors.New("missing")
+		case ps.Elem != nil:
+			err = rs.Set.Validate(ps.Elem, val)
+		default:
+			err = rs.Set.ValidateType(ps.Typ, val)
+		}
+		if err != nil {
+			return in.faultf(a.Pos, "invalidVariables", "the reply of %s.%s (orchd:validateReplies), part %s: %v", a.Pl.Name, a.Op.Name, pd.Name, err)
+		}
+	}
+	return nil
+}
+
+// Markers of an invoke's or REST activity's frame (frame.k).
+const (
+	// kAnswer: the answer of its asynchronous call is in.
+	kAnswer int64 = 1
+	// kFailed: the instance is suspended on this activity's failure.
+	KFailed int64 = 2
+	// kFault: an operator chose Fault: throw activityFailure here.
+	KFault int64 = 3
+	// kCancel: an operator chose Cancel: complete without effect.
+	KCancel int64 = 4
+)
+
+// recoveryStep runs the recovery action marked on the failed frame f of
+// an invoke or REST activity at position at: ok reports that it applied
+// (done: the activity completes; err: the fault it throws).
+func (in *Instance) recoveryStep(f *Frame, at bpel.Pos) (done bool, err error, ok bool) {
+	switch f.K {
+	case KFault:
+		f.K = 0
+		reason := in.SuspendReason
+		if reason == "" {
+			reason = "the activity failed"
+		}
+		if iv, ok := f.Act.(*plan.Invoke); ok {
+			// The same fault and data a failed call throws by policy.
+			return false, failureInvoke(iv, in, errors.New(reason)), true
+		}
+		return false, &FaultValue{Name: ActivityFailure, Reason: reason, at: at}, true
+	case KCancel:
+		f.K = 0
+		return true, nil, true
+	}
+	// kFailed met in a run (a resumed instance): run it again.
+	f.K = 0
+	return false, nil, false
+}

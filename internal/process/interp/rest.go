@@ -1,0 +1,319 @@
+package interp
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/beevik/etree"
+	"go.opentelemetry.io/otel/trace"
+
+	"github.com/orchd/orchd/internal/exchange"
+	"github.com/orchd/orchd/internal/process/bpel"
+	"github.com/orchd/orchd/internal/process/expr"
+	"github.com/orchd/orchd/internal/process/plan"
+	"github.com/orchd/orchd/internal/xmlparse"
+)
+
+// Apache ODE's REST extension activities (bpel4restlight): inside an
+// <extensionActivity>, one of
+//
+//	<rest:GET|POST|PUT|DELETE uri="..." accept="..." contentType="..."
+//	    request="var" response="var" statusCode="var">payload?</rest:...>
+//
+// makes one HTTP call. uri (or requestUri), accept and contentType are
+// literals or "$bpelvar[name]", the text of a variable of a simple type.
+// POST and PUT send the request variable (an element variable: its
+// element; a simple-typed one: its text; another type variable: its
+// content inside an element named after the variable), or when it is not
+// given or not initialized, the activity's child element, or no body.
+// Accept and Content-Type default to application/xml. Whatever the status,
+// a non-empty response body (trimmed) is stored in the response variable
+// (parsed as XML, except for a simple-typed variable, which takes the
+// text) and the status code in the statusCode variable; a call that gets
+// no response (connection refused, timeout) or a body that does not fit
+// the variable throws ODE's {http://www.apache.org/ode/type/extension}
+// bpel4RestExtensions fault, as ODE's Bpel4RestLightOperation did.
+
+const (
+	// defaultRESTTimeout bounds a REST call when Options.HTTPTimeout is
+	// zero.
+	defaultRESTTimeout = 30 * time.Second
+	// maxRESTResponse caps a REST response body.
+	maxRESTResponse = 4 << 20
+)
+
+func typeVar(v *expr.Var) bool { return v.Msg == nil && v.Elem.IsZero() }
+
+// simpleVar reports a variable of one of XML Schema's simple types: it
+// holds text. (A type variable of another type may hold elements.)
+func simpleVar(v *expr.Var) bool {
+	return v.OfType() && v.Typ.Space == bpel.NSXSD && v.Typ.Local != "anyType" && v.Typ.Local != "anySimpleType"
+}
+
+// restClient sends the HTTP requests of REST extension activities.
+type RestClient struct {
+	hc      *http.Client
+	timeout time.Duration
+	tracer  trace.Tracer
+}
+
+func NewRESTClient(hc *http.Client, timeout time.Duration, tracer trace.Tracer) *RestClient {
+	c := &RestClient{hc: hc, timeout: timeout, tracer: tracer}
+	if c.hc == nil {
+		c.hc = &http.Client{}
+	}
+	if c.timeout <= 0 {
+		c.timeout = defaultRESTTimeout
+	}
+	return c
+}
+
+// restRequest is a REST call, built in the instance's goroutine from its
+// variables, so it may be sent from another.
+type restRequest struct {
+	method, url, accept, contentType string
+	body                             []byte
+	hasBody                          bool
+	// parent is the span the call is a child of (tracing.go).
+	parent trace.SpanContext
+}
+
+// restResponse is what the server answered.
+type restResponse struct {
+	status int
+	body   []byte
+}
+
+// do sends r under ctx, bounded by the client's timeout.
+func (c *RestClient) do(ctx context.Context, r *restRequest) (*restResponse, error) {
+	ctx, cancel := context.WithTimeout(ctx, c.timeout)
+	defer cancel()
+	var body io.Reader
+	if r.hasBody {
+		body = bytes.NewReader(r.body)
+	}
+	req, err := http.NewRequestWithContext(ctx, r.method, r.url, body)
+	if err != nil {
+		return nil, err
+	}
+	req.Header.Set("Accept", r.accept)
+	if r.hasBody {
+		req.Header.Set("Content-Type", r.contentType)
+	}
+	if id := exchange.IdlerOf(ctx); id != nil {
+		id.Idle(exchange.WaitPartner)
+		defer id.Busy(exchange.WaitPartner)
+	}
+	sp := c.startREST(ctx, r, req)
+	resp, err := c.hc.Do(req)
+	endREST(sp, resp, err)
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(io.LimitReader(resp.Body, maxRESTResponse+1))
+	if err != nil {
+		return nil, fmt.Errorf("reading the response: %w", err)
+	}
+	if len(b) > maxRESTResponse {
+		return nil, fmt.Errorf("the response is larger than %d bytes", maxRESTResponse)
+	}
+	return &restResponse{status: resp.StatusCode, body: b}, nil
+}
+
+// stepRestActivity makes the call. A persistent instance is checkpointed first unless
+// the method is GET (safe to repeat after a crash); a call made while
+// other threads can go on leaves on its own goroutine, as an invoke's.
+func stepRestActivity(a *plan.RestActivity, in *Instance, f *Frame) (plan.Activity, bool, error) {
+	if f.K == kAnswer {
+		f.K = 0
+		if ans := in.cur.answer; ans != nil {
+			in.cur.answer = nil
+			return answeredRestActivity(a, in, ans.rest, ans.err)
+		}
+		// Resumed after a restart with the call in flight: below, as a
+		// recovered call.
+	} else if f.K != 0 {
+		if done, err, ok := in.recoveryStep(f, a.Pos); ok {
+			return nil, done, err
+		}
+	}
+	recovered, err := in.beforeCall(f, func() bool { return a.Method != http.MethodGet })
+	if err != nil {
+		return nil, false, fmt.Errorf("checkpoint before %s at %s: %w", a.Method, a.Pos, err)
+	}
+	if recovered {
+		return nil, false, failedRestActivity(a, in, errMayHaveRun)
+	}
+	req, err := buildRestActivity(a, in)
+	if err != nil {
+		return nil, false, err
+	}
+	client := in.Host.Rest()
+	if in.othersBusy() {
+		return nil, false, in.callAsync(f, func(ctx context.Context) *callAnswer {
+			res, err := client.do(ctx, req)
+			return &callAnswer{rest: res, err: err}
+		})
+	}
+	res, err := client.do(in.Ctx, req)
+	return answeredRestActivity(a, in, res, err)
+}
+
+// buildRestActivity reads what the call needs from the instance's variables.
+func buildRestActivity(a *plan.RestActivity, in *Instance) (*restRequest, error) {
+	r := &restRequest{method: a.Method, parent: in.traceParent()}
+	var err error
+	if r.url, err = getRestValue(a.Uri, in, a); err != nil {
+		return nil, err
+	}
+	if a.Uri.V != nil {
+		if err := plan.CheckRESTURL(r.url); err != nil {
+			return nil, faultRestActivity(a, fmt.Errorf("uri from variable %s: %w", a.Uri.V.Name, err))
+		}
+	}
+	if r.accept, err = getRestValue(a.Accept, in, a); err != nil {
+		return nil, err
+	}
+	if a.Method != http.MethodPost && a.Method != http.MethodPut {
+		return r, nil
+	}
+	if r.contentType, err = getRestValue(a.ContentType, in, a); err != nil {
+		return nil, err
+	}
+	if a.Request != nil {
+		r.body, r.hasBody = payload(in, a.Request)
+	}
+	if !r.hasBody && a.Static != nil {
+		r.body, r.hasBody = a.Static, true
+	}
+	return r, nil
+}
+
+// getRestValue is the value: the literal, or the variable's text.
+func getRestValue(v plan.RestValue, in *Instance, a *plan.RestActivity) (string, error) {
+	if v.V == nil {
+		return v.Lit, nil
+	}
+	s := in.Slot(v.V)
+	if len(s.Child) == 0 {
+		return "", in.faultf(a.Pos, "uninitializedVariable", "variable %s (in $bpelvar[%s]) was never assigned", v.V.Name, v.V.Name)
+	}
+	return strings.TrimSpace(s.Text()), nil
+}
+
+// payload serializes variable v as a request body; ok is false when v
+// holds nothing.
+func payload(in *Instance, v *expr.Var) (body []byte, ok bool) {
+	s := in.Slot(v)
+	var buf bytes.Buffer
+	ws := &etree.WriteSettings{}
+	switch {
+	case !v.Elem.IsZero():
+		el := expr.FirstElement(s)
+		if el == nil {
+			return nil, false
+		}
+		cp := el.Copy()
+		expr.FixNamespaces(cp, el, nil)
+		cp.WriteTo(&buf, ws)
+	case simpleVar(v) || expr.FirstElement(s) == nil:
+		if len(s.Child) == 0 {
+			return nil, false
+		}
+		buf.WriteString(s.Text())
+	default:
+		// Content of a complex type: inside an element named after the
+		// variable, as its value has no element name of its own.
+		w := s.Copy()
+		w.Space, w.Tag = "", v.Name
+		expr.FixNamespaces(w, s, nil)
+		w.WriteTo(&buf, ws)
+	}
+	return buf.Bytes(), true
+}
+
+// answeredRestActivity stores the response, or turns the failure into a fault.
+func answeredRestActivity(a *plan.RestActivity, in *Instance, res *restResponse, err error) (plan.Activity, bool, error) {
+	in.stepsLeft = in.stepBudget // the run waited for the partner
+	if err != nil {
+		return nil, false, failedRestActivity(a, in, err)
+	}
+	in.Host.Logger().Debug("REST call", "method", a.Method, "status", res.status, "at", a.Pos.String())
+	if body := bytes.TrimSpace(res.body); len(body) > 0 && a.Response != nil {
+		if err := storeBody(in, a.Response, body); err != nil {
+			return nil, false, faultRestActivity(a, err)
+		}
+	}
+	if a.Code != nil {
+		s := in.Slot(a.Code)
+		expr.ClearChildren(s)
+		s.SetText(strconv.Itoa(res.status))
+		in.touch(a.Code)
+	}
+	return nil, true, nil
+}
+
+// storeBody puts a response body into variable v: the text into a
+// simple-typed variable, else the parsed XML (an element variable's
+// element, another type variable's content).
+func storeBody(in *Instance, v *expr.Var, body []byte) error {
+	s := in.Slot(v)
+	if simpleVar(v) || (v.OfType() && body[0] != '<') {
+		expr.ClearChildren(s)
+		s.SetText(string(body))
+		in.touch(v)
+		return nil
+	}
+	// The linear parser with the limits of inbound messages (etree's
+	// own reader is quadratic in the attributes of an element).
+	doc, err := xmlparse.Parse(body, xmlparse.Options{})
+	if err != nil {
+		return fmt.Errorf("response for variable %s is not XML: %w", v.Name, err)
+	}
+	root := doc.Root()
+	if root == nil {
+		return fmt.Errorf("response for variable %s is not XML: no element", v.Name)
+	}
+	if v.OfType() {
+		replaceContent(s, root)
+	} else {
+		doc.RemoveChild(root)
+		expr.ClearChildren(s)
+		s.AddChild(root)
+	}
+	in.touch(v)
+	return nil
+}
+
+// failedRestActivity handles a call that got no response: the fault ODE threw, unless
+// the instance's own context ended (shutdown, or its client left before
+// the reply), which is a failure of the instance, as for an invoke: a
+// persistent instance is suspended for an operator.
+func failedRestActivity(a *plan.RestActivity, in *Instance, err error) error {
+	if in.Ctx.Err() == nil && !errors.Is(err, errMayHaveRun) {
+		return faultRestActivity(a, err)
+	}
+	err = fmt.Errorf("%s at %s: %w", a.Method, a.Pos, err)
+	if !in.Proc.InMemory && in.Host.Stored() {
+		in.SuspendReason = err.Error()
+		return errSuspended
+	}
+	return err
+}
+
+// faultRestActivity is the bpel4RestExtensions fault for err.
+func faultRestActivity(a *plan.RestActivity, err error) *FaultValue {
+	return &FaultValue{Name: RestFault, Reason: fmt.Sprintf("bpel4restlight %s: %v", a.Method, err), at: a.Pos}
+}
+
+// restFault is the fault a failed REST call throws (ODE's
+// Bpel4RestLightExtensionBundle.FAULT_QNAME).
+var RestFault = exchange.QName{Space: bpel.NSODEFunctions, Local: "bpel4RestExtensions"}

@@ -1,0 +1,252 @@
+package interp
+
+import (
+	"errors"
+
+	"github.com/beevik/etree"
+
+	"github.com/orchd/orchd/internal/exchange"
+	"github.com/orchd/orchd/internal/process/expr"
+	"github.com/orchd/orchd/internal/process/plan"
+)
+
+// Scope frame phases (frame.pc).
+const (
+	scopeStart = iota
+	ScopeBody
+	scopeHandling
+)
+
+func stepScope(a *plan.Scope, in *Instance, f *Frame) (plan.Activity, bool, error) {
+	switch f.Pc {
+	case scopeStart:
+		if a.Isolated {
+			if in.isoHolder != nil && in.isoHolder != in.cur && !in.cur.isIn(in.isoHolder) {
+				return nil, false, errLinks
+			}
+			if in.isoHolder == nil {
+				in.isoHolder = in.cur
+				f.K = 1
+			}
+		}
+		if !a.IsProcess {
+			for _, v := range a.Vars {
+				in.resetVar(v)
+			}
+			for _, op := range a.Inits {
+				if err := applyCopyOp(op, in); err != nil {
+					return nil, false, scopeInitFailure(err)
+				}
+			}
+			for _, name := range a.CorrSets {
+				delete(in.Corr, name)
+			}
+			for _, pl := range a.Plinks {
+				delete(in.eprs, pl)
+			}
+		}
+		f.Pc = ScopeBody
+		if a.Events != nil {
+			// The body runs on a thread of its own, next to the
+			// listeners; this thread joins them (events.go).
+			in.spawn(a.Body, nil)
+			startHandlersEventHandlers(a.Events, in)
+			return nil, false, errJoin
+		}
+		return a.Body, false, nil
+	default:
+		if a.Events != nil && f.Pc == ScopeBody && in.cur.kids > 0 {
+			return nil, false, errJoin
+		}
+		in.cur.scopeFaulted = f.Pc == scopeHandling
+		if f.Pc == scopeHandling {
+			// The links leaving a scope whose fault handler ran are dead
+			// (11.6.2), once the handler is done: the termination
+			// handlers of the scopes it terminated, and the handler
+			// itself, may set links leaving it first (12.6, 11.6.1).
+			for _, l := range a.Sources {
+				in.decideLink(l, false)
+			}
+		}
+		if a.Compensable && f.Pc == ScopeBody {
+			in.completed(a, f)
+		}
+		if f.K == 1 && in.isoHolder == in.cur {
+			in.isoHolder = nil
+			in.linksChanged = true
+		}
+		return nil, true, nil
+	}
+}
+
+// scopeInitFailure turns a failed variable initialization into the
+// standard fault, thrown to the enclosing scope.
+func scopeInitFailure(err error) error {
+	var fv *FaultValue
+	if errors.As(err, &fv) {
+		return &FaultValue{Name: BpelFault("scopeInitializationFailure"), Reason: fv.Error(), at: fv.at}
+	}
+	return err
+}
+
+// resetVar makes v uninitialized again (a scope starts).
+func (in *Instance) resetVar(v *expr.Var) {
+	in.touch(v)
+	s := in.Slot(v)
+	expr.ClearChildren(s)
+	s.Attr = s.Attr[:0]
+	if v.Msg != nil {
+		for _, p := range v.Msg.Parts {
+			s.CreateElement(p.Name)
+		}
+	}
+}
+
+// fail routes err raised in thread t. A BPEL fault goes to the innermost
+// enclosing scope (in t or its ancestors) that is running its body and has
+// a handler for it: the scope's running activities are terminated (the
+// termination handlers of the scopes among them run first, compensate.go)
+// and the handler runs in their place. A scope with no matching handler
+// passes the fault on, through its default handler (compensate, then
+// rethrow) when it has completed children to compensate or scopes to
+// terminate. Anything else, and a fault no scope catches, ends the
+// instance.
+func (in *Instance) fail(t *Thread, err error) error {
+	var fv *FaultValue
+	if !errors.As(err, &fv) {
+		return err
+	}
+	cs, ok := in.findCatch(t, fv, false)
+	if !ok {
+		return &ErrUncaught{F: fv}
+	}
+	th, k := cs.th, cs.k
+	fr := &th.Stack[k]
+	if cs.term {
+		// A fault inside a termination handler ends that handler and goes
+		// no further (12.6).
+		in.kill(th)
+		th.Stack = th.Stack[:k+1]
+		fr.Pc = 1
+		th.State = TReady
+		in.activate(th)
+		return nil
+	}
+	sc := cs.sc
+	var terms *CompRec
+	if sc.SubTerm {
+		terms = in.terminations(th, t)
+	}
+	in.kill(th)
+	th.Stack = th.Stack[:k+1]
+	th.State = TReady
+	fr.Pc, fr.fault = scopeHandling, fv
+	if sc.IsProcess && cs.explicit {
+		in.InHandler = fv
+	}
+	if in.isoHolder != nil && in.isoHolder.isIn(th) && in.isoHolder != th {
+		in.isoHolder = nil
+		in.linksChanged = true
+	}
+	in.activate(th)
+	if cs.v != nil {
+		in.resetVar(cs.v)
+		in.setFaultVar(cs.v, fv)
+	}
+	th.Stack = append(th.Stack, Frame{Act: cs.act})
+	if terms != nil {
+		// The terminated scopes' termination handlers run first.
+		th.Stack = append(th.Stack, Frame{Act: in.Proc.Comp.Terminator, Rec: terms})
+	}
+	return nil
+}
+
+// handlerFaultHandlers picks the handler for fv: a catch chosen by the rules of
+// WS-BPEL 2.0 section 12.5, else catchAll.
+func handlerFaultHandlers(h *plan.FaultHandlers, fv *FaultValue) (plan.Activity, *expr.Var) {
+	if c := matchFaultHandlers(h, fv); c != nil {
+		return c.Act, c.V
+	}
+	if h.CatchAll != nil {
+		return h.CatchAll, nil
+	}
+	return nil, nil
+}
+
+// matchFaultHandlers picks the catch for fv (WS-BPEL 2.0 section 12.5): a catch with
+// the fault's name and a variable of the fault data's type; else one with
+// the name and no variable; else one with no name and a variable of the
+// data's type. A fault message of one element part matches a
+// faultElement of that element.
+func matchFaultHandlers(h *plan.FaultHandlers, fv *FaultValue) *plan.Catch {
+	typeOK := func(c *plan.Catch) bool {
+		if c.V == nil {
+			return false
+		}
+		if c.V.Msg != nil {
+			return fv.data != nil && (fv.data.Name.IsZero() || fv.data.Name == c.V.Msg.Name)
+		}
+		el := fv.element()
+		return el != nil && (c.V.Elem.IsZero() || (el.NamespaceURI() == c.V.Elem.Space && el.Tag == c.V.Elem.Local))
+	}
+	for _, c := range h.Catches {
+		if c.FaultName == fv.Name && c.V != nil && typeOK(c) {
+			return c
+		}
+	}
+	for _, c := range h.Catches {
+		if c.FaultName == fv.Name && c.V == nil {
+			return c
+		}
+	}
+	for _, c := range h.Catches {
+		if c.FaultName.IsZero() && typeOK(c) {
+			return c
+		}
+	}
+	return nil
+}
+
+// element is the fault's data as one element: an element fault, or a
+// message fault of a single element part.
+func (f *FaultValue) element() *etree.Element {
+	if f.elem != nil {
+		return f.elem
+	}
+	if f.data != nil && len(f.data.Parts) == 1 {
+		for _, p := range f.data.Parts {
+			return p
+		}
+	}
+	return nil
+}
+
+func (in *Instance) setFaultVar(v *expr.Var, fv *FaultValue) {
+	if v.Msg != nil && fv.data != nil {
+		in.StoreMessage(v, CopyMessage(fv.data))
+		return
+	}
+	if el := fv.element(); el != nil {
+		in.touch(v)
+		s := in.Slot(v)
+		expr.ClearChildren(s)
+		s.AddChild(expr.CopyTree(el))
+	}
+}
+
+func stepRethrow(a *plan.Rethrow, in *Instance, _ *Frame) (plan.Activity, bool, error) {
+	for th := in.cur; th != nil; th = th.parent {
+		for k := len(th.Stack) - 1; k >= 0; k-- {
+			fr := &th.Stack[k]
+			if _, ok := fr.Act.(*plan.Scope); ok && fr.Pc == scopeHandling && fr.fault != nil {
+				return nil, false, fr.fault
+			}
+		}
+	}
+	return nil, false, in.faultf(a.Pos, "missingFault", "<rethrow> outside a fault handler")
+}
+
+// faultFromPartner turns a partner's fault answer into a BPEL fault.
+func faultFromPartner(flt *exchange.Fault, a *plan.Invoke) *FaultValue {
+	return &FaultValue{Name: flt.Name, data: flt.Message, Reason: flt.Reason, at: a.Pos}
+}

@@ -1,0 +1,156 @@
+package interp
+
+import (
+	"context"
+	"strings"
+
+	"github.com/beevik/etree"
+
+	"github.com/orchd/orchd/internal/exchange"
+	"github.com/orchd/orchd/internal/process/plan"
+)
+
+// Session-based implicit correlation, as Apache ODE's "stateful exchange"
+// (its MagicSession samples) did, in its minimal form:
+//
+//   - A call on a partner link that has a myRole too, to a partner that
+//     speaks WS-Addressing (Endpoint.Addressing, or an assigned EPR with
+//     reference parameters), carries ODE's callback header blocks, in
+//     both of ODE's namespaces: <odesession:callback> holding the
+//     myRole's wsa:Address and <odesession:session> with the instance's
+//     session identifier (its id).
+//   - A request carrying <odesession:session> (or ODE's older
+//     <intalio:session>) as a header block reaches the instance of that
+//     identifier waiting at a receive or onMessage of its operation that
+//     has no correlation set, before correlation-less routing picks
+//     whichever instance waits there.
+//
+// An instance waiting at such an activity is registered under the
+// session key as well as the plain one (routeKeys), in memory and in a
+// persistent instance's checkpoint alike. The EPR <from partnerLink
+// endpointReference="myRole"/> yields carries the session identifier as
+// a reference parameter (in ODE's namespace) when the process has such
+// an activity on that myRole, so a WS-Addressing partner calling back
+// with the EPR sends it as a header block. Not done: taking a client's
+// callback header as the partner role's endpoint.
+const (
+	nsODESession     = "http://www.apache.org/ode/type/session"
+	nsIntalioSession = "http://www.intalio.com/type/session"
+)
+
+// sessionSep separates a correlation-less route key from the session
+// identifier of the session key built on it.
+const sessionSep = "\x1esession="
+
+// sessionKey is the route key of an instance with session identifier
+// sid waiting where the correlation-less key plain routes.
+func SessionKey(plain, sid string) string { return plain + sessionSep + sid }
+
+// sessionOf returns the session identifier a request's header blocks
+// carry (ODE's namespace first, then Intalio's), or "".
+func SessionOf(headers []*etree.Element) string {
+	found := ""
+	for _, h := range headers {
+		if h.Tag != "session" {
+			continue
+		}
+		switch h.NamespaceURI() {
+		case nsODESession:
+			return strings.TrimSpace(h.Text())
+		case nsIntalioSession:
+			if found == "" {
+				found = strings.TrimSpace(h.Text())
+			}
+		}
+	}
+	return found
+}
+
+// sessionRouteKey is the session key of in waiting at ib, when ib is
+// routed without correlation sets.
+func (in *Instance) sessionRouteKey(ib *plan.Inbound, plain string) (string, bool) {
+	if len(ib.Route.Uses) != 0 || in.ID == "" {
+		return "", false
+	}
+	return SessionKey(plain, in.ID), true
+}
+
+// sessionPartner is a partner whose calls carry the callback header
+// blocks of the instance's session.
+type sessionPartner struct {
+	exchange.Partner
+	headers []*etree.Element
+}
+
+// Invoke adds the session's header blocks to the call.
+func (s *sessionPartner) Invoke(ctx context.Context, c *exchange.Call) (*exchange.Message, error) {
+	cc := *c
+	cc.Headers = append(append([]*etree.Element(nil), s.headers...), c.Headers...)
+	return s.Partner.Invoke(ctx, &cc)
+}
+
+// Address implements exchange.Addressed when the partner does.
+func (s *sessionPartner) Address() string {
+	if a, ok := s.Partner.(exchange.Addressed); ok {
+		return a.Address()
+	}
+	return ""
+}
+
+// withSession wraps partner, the binding of pl's partner role, so that
+// its calls carry the instance's callback header blocks, when pl has a
+// myRole and the partner speaks WS-Addressing (addressing); otherwise it
+// returns partner.
+func (in *Instance) withSession(pl *plan.PartnerLink, addressing bool, partner exchange.Partner) exchange.Partner {
+	if partner == nil || pl.Provided == nil || !addressing {
+		return partner
+	}
+	in.named()
+	addr := in.myRoleAddress(pl)
+	hs := make([]*etree.Element, 0, 2)
+	for _, ns := range []string{nsODESession, nsIntalioSession} {
+		cb := etree.NewElement("s:callback")
+		cb.CreateAttr("xmlns:s", ns)
+		a := cb.CreateElement("wsa:Address")
+		a.CreateAttr("xmlns:wsa", nsWSA)
+		a.SetText(addr)
+		cb.CreateElement("s:session").SetText(in.ID)
+		hs = append(hs, cb)
+	}
+	return &sessionPartner{Partner: partner, headers: hs}
+}
+
+// withMySession adds the instance's session identifier to the service-ref
+// sr of pl's myRole as a wsa:ReferenceParameters child, when a message
+// for an operation of that myRole is routed without correlation sets
+// (sessionRouted); otherwise it returns sr as it is.
+func (in *Instance) withMySession(pl *plan.PartnerLink, sr *etree.Element) *etree.Element {
+	if !in.sessionRouted(pl) {
+		return sr
+	}
+	in.named()
+	sess := etree.NewElement("odesession:session")
+	sess.CreateAttr("xmlns:odesession", nsODESession)
+	sess.SetText(in.ID)
+	return WithRefParams(sr, []*etree.Element{sess})
+}
+
+// sessionRouted reports whether an operation of pl's myRole is received
+// somewhere without correlation sets (other than to start an instance).
+func (in *Instance) sessionRouted(pl *plan.PartnerLink) bool {
+	if pl.Provided == nil {
+		return false
+	}
+	for _, op := range pl.Provided.Operations {
+		for _, sh := range in.Proc.Routes[op.Name] {
+			if len(sh.Uses) == 0 {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// named gives an in-memory instance its id now, if it has none yet: its
+// session identifier.
+func (in *Instance) named() { in.Host.Named(in) }

@@ -1,0 +1,141 @@
+package interp
+
+import (
+	"slices"
+	"sync/atomic"
+	"time"
+
+	"github.com/orchd/orchd/internal/exchange"
+	"github.com/orchd/orchd/internal/mgmt"
+	"github.com/orchd/orchd/internal/process/plan"
+)
+
+// procStats are a process version's counters since it was deployed.
+type procStats struct {
+	Started, completed, faulted, terminated, Suspended atomic.Uint64
+	exchanges, exchangeNanos                           atomic.Uint64
+}
+
+// actStat is one activity's completions and summed time in sampled
+// instances.
+type actStat struct {
+	Count, Nanos atomic.Uint64
+}
+
+// ended counts an instance that ended (or was suspended) with res.
+func (s *procStats) Ended(res Result) {
+	switch res {
+	case ResCompleted:
+		s.completed.Add(1)
+	case ResExited:
+		s.terminated.Add(1)
+	case ResSuspended:
+		s.Suspended.Add(1)
+	case ResHandled, ResFaulted, ResFailed:
+		s.faulted.Add(1)
+	}
+}
+
+// exchange counts an exchange served by the version, from when it was
+// received (or dispatched, or start when neither is set) to now.
+func (s *procStats) Exchange(ex *exchange.Exchange, start time.Time) {
+	if !ex.Received.IsZero() {
+		start = ex.Received
+	} else if !ex.Dispatched.IsZero() {
+		start = ex.Dispatched
+	}
+	s.exchanges.Add(1)
+	if !start.IsZero() {
+		s.exchangeNanos.Add(uint64(time.Since(start)))
+	}
+}
+
+func (s *procStats) Snapshot() mgmt.Stats {
+	return mgmt.Stats{
+		Started: s.Started.Load(), Completed: s.completed.Load(), Faulted: s.faulted.Load(),
+		Terminated: s.terminated.Load(), Suspended: s.Suspended.Load(),
+		Exchanges: s.exchanges.Load(), ExchangeNanos: s.exchangeNanos.Load(),
+	}
+}
+
+// deployedNow sets Deployed to now unless it is set.
+func (p *Process) DeployedNow() {
+	if p.Deployed.IsZero() {
+		p.Deployed = time.Now()
+	}
+}
+
+// sampler times the activities of one sampled instance: when each
+// running activity started, by thread and stack depth.
+type Sampler struct {
+	marks []startMark
+}
+
+type startMark struct {
+	t     *Thread
+	depth int
+	act   int
+	at    time.Time
+	// handed marks an activity that completed by handing its frame to
+	// its last child (a sequence): it ends when that child ends.
+	handed bool
+}
+
+// begin notes that act starts at depth of t's stack.
+func (s *Sampler) begin(t *Thread, depth int, act plan.Activity) {
+	s.marks = append(s.marks, startMark{t: t, depth: depth, act: act.ID(), at: time.Now()})
+}
+
+// find returns the index of the mark of act at depth of t's stack, or -1
+// when its start was not seen (e.g. it started before a restart).
+func (s *Sampler) find(t *Thread, depth, act int, handed bool) int {
+	for i := len(s.marks) - 1; i >= 0; i-- {
+		if m := &s.marks[i]; m.t == t && m.depth == depth && m.act == act && m.handed == handed {
+			return i
+		}
+	}
+	return -1
+}
+
+// end records the completion of act at depth of t's stack, and of the
+// activities that handed their frame down to it.
+func (s *Sampler) end(p *Process, t *Thread, depth int, act plan.Activity) {
+	now := time.Now()
+	record := func(i int) {
+		m := s.marks[i]
+		if m.act >= 0 && m.act < len(p.ActStats) {
+			st := &p.ActStats[m.act]
+			st.Count.Add(1)
+			st.Nanos.Add(uint64(now.Sub(m.at)))
+		}
+		s.marks = slices.Delete(s.marks, i, i+1)
+	}
+	i := s.find(t, depth, act.ID(), false)
+	if i < 0 {
+		return
+	}
+	record(i)
+	for i := len(s.marks) - 1; i >= 0; i-- {
+		if m := s.marks[i]; m.t == t && m.depth == depth && m.handed {
+			record(i)
+		}
+	}
+}
+
+// stepped records what one step of t's top frame did: it completed
+// (done), started a child (push), or handed its frame to its last child
+// (both).
+func (s *Sampler) stepped(p *Process, t *Thread, act, push plan.Activity, done bool) {
+	depth := len(t.Stack) - 1
+	switch {
+	case done && push != nil:
+		if i := s.find(t, depth, act.ID(), false); i >= 0 {
+			s.marks[i].handed = true
+		}
+		s.begin(t, depth, push)
+	case done:
+		s.end(p, t, depth, act)
+	case push != nil:
+		s.begin(t, depth+1, push)
+	}
+}

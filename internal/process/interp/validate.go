@@ -1,0 +1,84 @@
+package interp
+
+import (
+	"github.com/beevik/etree"
+
+	"github.com/orchd/orchd/internal/process/bpel"
+	"github.com/orchd/orchd/internal/process/expr"
+	"github.com/orchd/orchd/internal/process/plan"
+)
+
+func stepValidateAct(a *plan.ValidateAct, in *Instance, _ *Frame) (plan.Activity, bool, error) {
+	if err := in.validate(a.Checks, a.Pos); err != nil {
+		return nil, false, err
+	}
+	return nil, true, nil
+}
+
+// validate checks the variables in order; the first violation raises
+// bpel:invalidVariables naming the variable.
+func (in *Instance) validate(checks []*plan.SchemaCheck, at bpel.Pos) error {
+	for _, c := range checks {
+		v := c.V
+		s := in.Slot(v)
+		switch {
+		case c.Elem != nil:
+			el := expr.FirstElement(s)
+			if el == nil {
+				return in.faultf(at, "uninitializedVariable", "variable %s was never assigned", v.Name)
+			}
+			if err := c.Set.Validate(c.Elem, el); err != nil {
+				return in.faultf(at, "invalidVariables", "variable %s: %v", v.Name, err)
+			}
+		case c.Typ != nil:
+			if err := c.Set.ValidateType(c.Typ, s); err != nil {
+				return in.faultf(at, "invalidVariables", "variable %s: %v", v.Name, err)
+			}
+		default:
+			for i, ps := range c.Parts {
+				pd := v.Msg.Parts[i]
+				w := s.Child[i].(*etree.Element)
+				var err error
+				if ps.Elem != nil {
+					el := expr.FirstElement(w)
+					if el == nil {
+						return in.faultf(at, "uninitializedVariable", "part %s of variable %s was never assigned", pd.Name, v.Name)
+					}
+					err = c.Set.Validate(ps.Elem, el)
+				} else {
+					err = c.Set.ValidateType(ps.Typ, w)
+				}
+				if err != nil {
+					return in.faultf(at, "invalidVariables", "variable %s, part %s: %v", v.Name, pd.Name, err)
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// applyValidatedAssign runs the copies of an <assign validate="yes"> and then
+// validates the variables they wrote. The assign is atomic: on a fault
+// of a copy or of the validation, the variables are put back as they
+// were before it.
+func applyValidatedAssign(a *plan.Assign, in *Instance) error {
+	saved := make([]*etree.Element, len(a.Validate))
+	for i, c := range a.Validate {
+		saved[i] = in.Slot(c.V).Copy()
+	}
+	err := func() error {
+		for _, c := range a.Copies {
+			if err := applyCopyOp(c, in); err != nil {
+				return err
+			}
+		}
+		return in.validate(a.Validate, a.Pos)
+	}()
+	if err != nil {
+		for i, c := range a.Validate {
+			in.Root.RemoveChildAt(c.V.Slot - 1)
+			in.Root.InsertChildAt(c.V.Slot-1, saved[i])
+		}
+	}
+	return err
+}
