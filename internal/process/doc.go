@@ -1,4 +1,4 @@
-// Package process is the engine: it deploys the versions of the plans
+// package process is the engine: it deploys the versions of the plans
 // the compiler (internal/process/compile) made (interp.Process), routes
 // each exchange to the instance it belongs to or creates one, and keeps
 // what lies between the runs of instances, which the interpreter

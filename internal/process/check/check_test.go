@@ -14,7 +14,7 @@ import (
 )
 
 // load reads the process file name of dir and the WSDLs it imports, as
-// the bundle loader does (internal/process/bundle.go) before it compiles.
+// the bundle loader does (internal/process/compile/bundle.go) before it compiles.
 func load(t testing.TB, dir, name string) (*bpel.Document, *wsdl.Set, *bpel.Errors) {
 	t.Helper()
 	data, err := os.ReadFile(filepath.Join(dir, name))

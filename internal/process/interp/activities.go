@@ -145,7 +145,7 @@ func StepAssign(a *plan.Assign, in *Instance, _ *Frame) (plan.Activity, bool, er
 	return nil, true, nil
 }
 
-// copyMessage deep-copies a message, for bindings that share trees.
+// CopyMessage deep-copies a message, for bindings that share trees.
 func CopyMessage(m *exchange.Message) *exchange.Message {
 	if m == nil {
 		return nil

@@ -177,7 +177,7 @@ func evalToCopyOp(c *plan.CopyOp, in *Instance) (target, error) {
 	return target{Node: nodes[0]}, nil
 }
 
-// eval evaluates x with ctx as the context node (the tree's root for an
+// Eval evaluates x with ctx as the context node (the tree's root for an
 // expression, a variable's node for a query). antchfx reports some dynamic
 // errors by panicking; they become bpel:subLanguageExecutionFault.
 func (in *Instance) Eval(x *expr.Expr, ctx *etree.Element, at bpel.Pos) (v any, err error) {

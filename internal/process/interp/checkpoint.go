@@ -24,7 +24,7 @@ const StateWaiting = persist.Waiting
 
 func persistNewID() string { return persist.NewID() }
 
-// stateOf is the stored state after a run that ended with r.
+// StateOf is the stored state after a run that ended with r.
 func StateOf(r Result) persist.State {
 	switch r {
 	case ResBlocked:
@@ -41,7 +41,7 @@ func StateOf(r Result) persist.State {
 	return persist.Running
 }
 
-// checkpoint writes the instance's state in one store commit: its record,
+// Checkpoint writes the instance's state in one store commit: its record,
 // the variables changed since the last checkpoint, its routes and timer.
 // Replies held so far become deliverable once it returns nil.
 func (in *Instance) Checkpoint(st persist.State) error {
@@ -141,7 +141,7 @@ func (in *Instance) Checkpoint(st persist.State) error {
 	return nil
 }
 
-// notStoredError is a failed checkpoint. It ends the run: finish writes
+// NotStoredError is a failed checkpoint. It ends the run: finish writes
 // nothing more of it (not even its failure), drops the instance from
 // memory and answers its client with a server error, so that the store's
 // last checkpoint stays the instance's state and the next message or
@@ -161,7 +161,7 @@ const (
 	FramesVersionEPRs = 3
 )
 
-// encodeFrames encodes the control state: the threads with their frames
+// EncodeFrames encodes the control state: the threads with their frames
 // and private variables, the fault being handled, and the routes and
 // timer the instance is registered under.
 func (in *Instance) EncodeFrames(routes []string, timer int64) ([]byte, error) {
@@ -237,7 +237,7 @@ func (in *Instance) EncodeFrames(routes []string, timer int64) ([]byte, error) {
 	return b, nil
 }
 
-// decodeThreads reads what encodeFrames wrote of the threads (recs: each
+// DecodeThreads reads what encodeFrames wrote of the threads (recs: each
 // frame is followed by its compensation record).
 func (in *Instance) DecodeThreads(r *Reader, recs bool) error {
 	p := in.Proc
@@ -309,7 +309,7 @@ func AppendString(b []byte, s string) []byte {
 
 var ErrBadFrames = errors.New("corrupt instance control state")
 
-// errBadVariable marks a stored variable that is not XML.
+// ErrBadVariable marks a stored variable that is not XML.
 var ErrBadVariable = errors.New("corrupt stored variable")
 
 type Reader struct {
@@ -470,7 +470,7 @@ func (in *Instance) beforeCall(f *Frame, guarded func() bool) (recovered bool, e
 	return false, nil
 }
 
-// unpromised reports that a checkpoint in the middle of this run would
+// Unpromised reports that a checkpoint in the middle of this run would
 // serve none of the guarantees docs/architecture.md states: the store
 // holds nothing of the instance (this run created it and none of its
 // checkpoints committed), and the run has answered nobody (no reply made
@@ -541,7 +541,7 @@ func answeredInvoke(a *plan.Invoke, in *Instance, f *Frame, res *exchange.Messag
 	return nil, true, nil
 }
 
-// activityFailure is the fault a failed partner call throws (ODE's name
+// ActivityFailure is the fault a failed partner call throws (ODE's name
 // for the fault of faultOnFailure), in-memory or persistent
 // (partnerfail.go says when a persistent instance suspends instead).
 var ActivityFailure = exchange.QName{Space: deploy.NsActivityRecovery, Local: "activityFailure"}
@@ -552,7 +552,7 @@ const nsFault = "urn:orchd:fault"
 // errSuspended ends a run with the instance suspended for an operator.
 var errSuspended = errors.New("instance suspended")
 
-// parseStored parses an element orchd stored (a variable slot, an outbox
+// ParseStored parses an element orchd stored (a variable slot, an outbox
 // message part, a compensation frame's variable) and detaches it from its
 // document. It uses the linear-time parser with no limits (what was
 // stored was bounded when it came in) and keeps all whitespace, so the
@@ -570,12 +570,12 @@ func ParseStored[T []byte | string](data T) (*etree.Element, error) {
 	return el, nil
 }
 
-// framesFingerprinted tags frames that start with the fingerprint of the
+// FramesFingerprinted tags frames that start with the fingerprint of the
 // version that wrote them; older frames start with their version byte
 // (2 to 4) and carry the fingerprint after the threads only.
 const FramesFingerprinted = 0x80
 
-// splitFingerprint returns the fingerprint frames start with and the
+// SplitFingerprint returns the fingerprint frames start with and the
 // frames after it; ok is false for untagged (older) frames.
 func SplitFingerprint(frames []byte) (fp string, rest []byte, ok bool) {
 	if len(frames) == 0 || frames[0] != FramesFingerprinted {

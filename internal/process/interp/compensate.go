@@ -40,7 +40,7 @@ import (
 // passes over scopes as before, and no activity is registered, so the
 // activity numbers in their checkpoints are unchanged.
 
-// compRec is a completed scope instance that may be compensated, or a
+// CompRec is a completed scope instance that may be compensated, or a
 // termination handler to run; a scope frame's rec only collects kids.
 type CompRec struct {
 	Sc   *plan.Scope
@@ -222,7 +222,7 @@ func privChain(x, th *Thread) []PrivSlot {
 	return out
 }
 
-// framesVersionComp is framesVersionEPRs (its endpoint list always
+// FramesVersionComp is framesVersionEPRs (its endpoint list always
 // present) with each frame followed by its compensation record; it is
 // written only when some frame has one.
 const FramesVersionComp = 4

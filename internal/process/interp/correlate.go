@@ -40,7 +40,7 @@ func CorrValues(m *exchange.Message, ex []*plan.PropExtract) (string, error) {
 	return b.String(), nil
 }
 
-// keyRouteShape is the route key of the uses in mask with their values (vals[i]
+// KeyRouteShape is the route key of the uses in mask with their values (vals[i]
 // for uses[i]). One set gives routeKey(p, op, set, value).
 func KeyRouteShape(sh *plan.RouteShape, p *Process, op string, mask uint32, vals []string) string {
 	var sets, values strings.Builder
@@ -58,7 +58,7 @@ func KeyRouteShape(sh *plan.RouteShape, p *Process, op string, mask uint32, vals
 	return RouteKey(p, op, sets.String(), values.String())
 }
 
-// instanceKeyRouteShape is the key under which in, waiting in an activity
+// InstanceKeyRouteShape is the key under which in, waiting in an activity
 // correlated as sh, is found: every use whose set in has initiated.
 func InstanceKeyRouteShape(sh *plan.RouteShape, in *Instance, op string) (string, bool) {
 	var mask uint32
@@ -77,13 +77,13 @@ func InstanceKeyRouteShape(sh *plan.RouteShape, in *Instance, op string) (string
 	return "", false
 }
 
-// routeKey is the key under which an instance waiting for op, correlated
+// RouteKey is the key under which an instance waiting for op, correlated
 // on set with the given values, is found.
 func RouteKey(p *Process, op, set, values string) string {
 	return p.Name.String() + "\x1e" + op + "\x1e" + set + "\x1e" + values
 }
 
-// applyCorrelations checks or initiates the instance's correlation sets
+// ApplyCorrelations checks or initiates the instance's correlation sets
 // for a message m read with the in (received) or out (sent) extractors.
 func (in *Instance) ApplyCorrelations(uses []*plan.CorrUse, m *exchange.Message, sent bool, at bpel.Pos) error {
 	for _, u := range uses {

@@ -1,4 +1,4 @@
-// Package interp is the interpreter: a deployed version of a compiled
+// package interp is the interpreter: a deployed version of a compiled
 // plan (Process: the plan plus its number, counters, metrics and partner
 // bindings) and the runs of its instances. The engine
 // (internal/process) creates, routes, stores and manages instances; this

@@ -44,7 +44,7 @@ var (
 	errNoAddress = errors.New("no absolute address")
 )
 
-// eprAddress returns the address the endpoint reference el holds. el is a
+// EprAddress returns the address the endpoint reference el holds. el is a
 // sref:service-ref, a wsa:EndpointReference, a wsdl:service, or an element
 // wrapping exactly one of those or holding the address as text (ODE took a
 // copied element's content as the service-ref's).
@@ -53,7 +53,7 @@ func EprAddress(el *etree.Element) (string, error) {
 	return addr, err
 }
 
-// eprOf is eprAddress, with the reference parameters of a
+// EprOf is eprAddress, with the reference parameters of a
 // wsa:EndpointReference (self-contained copies; nil for none).
 func EprOf(el *etree.Element) (string, []*etree.Element, error) {
 	for depth := 0; depth <= eprWrapDepth; depth++ {
@@ -112,7 +112,7 @@ func elementText(e *etree.Element) string {
 	return b.String()
 }
 
-// eprText checks that s (spaces around it ignored) is an absolute http or
+// EprText checks that s (spaces around it ignored) is an absolute http or
 // https URL and returns it trimmed.
 func EprText(s string) (string, error) {
 	s = strings.TrimSpace(s)
@@ -133,7 +133,7 @@ func EprText(s string) (string, error) {
 	return s, nil
 }
 
-// serviceRefElement builds <sref:service-ref><wsa:EndpointReference><wsa:Address>
+// ServiceRefElement builds <sref:service-ref><wsa:EndpointReference><wsa:Address>
 // for addr.
 func ServiceRefElement(addr string) *etree.Element {
 	sr := etree.NewElement("sref:service-ref")
@@ -144,11 +144,11 @@ func ServiceRefElement(addr string) *etree.Element {
 	return sr
 }
 
-// assignedEPR is a partner role endpoint assigned at run time; partner
+// AssignedEPR is a partner role endpoint assigned at run time; partner
 // binds it, on first use.
 type AssignedEPR struct {
 	Addr string
-	// params are the EPR's reference parameters, sent with each call.
+	// Params are the EPR's reference parameters, sent with each call.
 	Params  []*etree.Element
 	partner exchange.Partner
 }
@@ -247,7 +247,7 @@ func (in *Instance) appendEPRs(b []byte) []byte {
 	return b
 }
 
-// readEPRs decodes what appendEPRs wrote.
+// ReadEPRs decodes what appendEPRs wrote.
 func (in *Instance) ReadEPRs(r *Reader) error {
 	n := r.Uvarint()
 	if r.Err != nil || n > uint64(len(in.Proc.Plist)) {

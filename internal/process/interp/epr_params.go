@@ -17,7 +17,7 @@ import (
 // holds one), in a <p> wrapper: a checkpoint written before they were
 // kept reads as an address alone.
 
-// paramsSep separates the address from its reference parameters in a
+// ParamsSep separates the address from its reference parameters in a
 // checkpoint.
 const ParamsSep = "\x00"
 
@@ -70,7 +70,7 @@ func nsDeclPrefix(a etree.Attr) (string, bool) {
 	return "", false
 }
 
-// appendParams is the checkpoint form of an assigned endpoint: its
+// AppendParams is the checkpoint form of an assigned endpoint: its
 // address, and its reference parameters after paramsSep when it has
 // some.
 func AppendParams(as *AssignedEPR) string {
@@ -88,7 +88,7 @@ func AppendParams(as *AssignedEPR) string {
 	return b.String()
 }
 
-// readParams splits what appendParams wrote into the address and the
+// ReadParams splits what appendParams wrote into the address and the
 // reference parameters.
 func ReadParams(s string) (string, []*etree.Element, error) {
 	addr, xml, ok := strings.Cut(s, ParamsSep)
@@ -107,7 +107,7 @@ func ReadParams(s string) (string, []*etree.Element, error) {
 	return addr, out, nil
 }
 
-// withRefParams adds copies of params to the wsa:EndpointReference of the
+// WithRefParams adds copies of params to the wsa:EndpointReference of the
 // service-ref sr (serviceRefElement's) as its wsa:ReferenceParameters, and
 // returns sr.
 func WithRefParams(sr *etree.Element, params []*etree.Element) *etree.Element {

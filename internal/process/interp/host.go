@@ -15,57 +15,57 @@ import (
 	"github.com/orchd/orchd/internal/process/plan"
 )
 
-// host is the engine as an instance's run sees it: the clock and the
+// Host is the engine as an instance's run sees it: the clock and the
 // settings, the store's commit, the registry that makes a running
 // instance findable by the messages its threads wait for, the bindings
 // of partner addresses assigned at run time, and the sinks of events and
 // traces. The engine implements it (engineHost); the interpreter holds
 // nothing else of the engine.
-type host interface {
-	// now is the engine's clock.
+type Host interface {
+	// Now is the engine's clock.
 	Now() time.Time
 	Logger() *slog.Logger
-	// maxSteps is the engine's step budget of a run (serve --max-steps).
+	// MaxSteps is the engine's step budget of a run (serve --max-steps).
 	MaxSteps() int
-	// stored reports that the engine has a store, so the instances of
+	// Stored reports that the engine has a store, so the instances of
 	// persistent processes are checkpointed.
 	Stored() bool
-	// clustered reports that other orchd processes share the store
+	// Clustered reports that other orchd processes share the store
 	// (instance locks and fences).
 	Clustered() bool
-	// baseURL is where the engine's endpoints are reached, for myRole
+	// BaseURL is where the engine's endpoints are reached, for myRole
 	// endpoint references; empty means the WSDL's soap:address.
 	BaseURL() string
-	// baseContext is the context of work that belongs to instances
+	// BaseContext is the context of work that belongs to instances
 	// rather than to a client (after a reply).
 	BaseContext() context.Context
 	Events() *events.Dispatcher
 	Tracer() trace.Tracer
 	Rest() *RestClient
-	// addressed binds the partner role of pl to an address a process
+	// Addressed binds the partner role of pl to an address a process
 	// assigned at run time, under the partner address policy narrowed to
 	// only.
 	Addressed(pl *plan.PartnerLink, addr string, params []*etree.Element, only *partnerallow.List) exchange.Partner
-	// commit writes one checkpoint of in (its stripe taken first when
+	// Commit writes one checkpoint of in (its stripe taken first when
 	// its run deferred that) and sends the outbox messages it holds once
 	// it committed.
 	Commit(in *Instance, cp *persist.Checkpoint) error
-	// named gives an in-memory instance its id now, if it has none yet.
+	// Named gives an in-memory instance its id now, if it has none yet.
 	Named(in *Instance)
-	// answering makes a running in-memory instance findable by the
+	// Answering makes a running in-memory instance findable by the
 	// messages its correlation values route, before its reply leaves.
 	Answering(in *Instance)
-	// openMail lets the messages in's waiting threads wait for reach its
+	// OpenMail lets the messages in's waiting threads wait for reach its
 	// run while it waits for partner answers (mail.go); closeMail ends
 	// that and hands the run the first of them. openMail reports whether
 	// any thread waits for a message.
 	OpenMail(in *Instance) bool
 	CloseMail(in *Instance)
-	// listCalling lists (on) or unlists an in-memory instance whose run
+	// ListCalling lists (on) or unlists an in-memory instance whose run
 	// waits for partner answers, for the management listings. It reports
 	// true.
 	ListCalling(in *Instance, on bool) bool
-	// settleMail tells the senders of the messages handed to the run
+	// SettleMail tells the senders of the messages handed to the run
 	// what became of them.
 	SettleMail(in *Instance)
 }

@@ -16,7 +16,7 @@ import (
 	"github.com/orchd/orchd/internal/process/plan"
 )
 
-// frame is the explicit state of one running activity: which activity and
+// Frame is the explicit state of one running activity: which activity and
 // how far it got (pc), and for pick and wait the deadline (unix nanos).
 // An instance's frames are plain data, so a persistent instance can be
 // checkpointed and resumed.
@@ -24,39 +24,39 @@ type Frame struct {
 	Act plan.Activity
 	Pc  int
 	Due int64
-	// i, n and k are counters of structured activities (forEach: next
+	// I, n and K are counters of structured activities (forEach: next
 	// value, final value, completed branches; scope: isolation held).
 	I, n, K int64
 	// fault is the fault a scope's handler is handling (for rethrow).
 	fault *FaultValue
-	// rec holds compensation state (compensate.go): for a scope, its
+	// Rec holds compensation state (compensate.go): for a scope, its
 	// completed child scope instances; for a compensation or termination
 	// handler, the scope instance it runs for; for a terminator, the
 	// termination handlers still to run.
 	Rec *CompRec
 }
 
-// instance is one running process instance: its variables (an etree tree
+// Instance is one running process instance: its variables (an etree tree
 // whose root's children are the variables' slots) and its frames.
 type Instance struct {
 	ID   string
 	Proc *Process
-	Host host
+	Host Host
 	Ctx  context.Context
-	// tr is what tracing keeps of the instance (tracing.go); nil
+	// Tr is what tracing keeps of the instance (tracing.go); nil
 	// without Options.Tracer.
 	Tr *InstTrace
-	// idle is the front door's Idler of the exchange this run serves
+	// Idle is the front door's Idler of the exchange this run serves
 	// (drive), which a commit tells it waits: in.ctx is the instance's
 	// own once the reply ran, the commit still the request's.
 	Idle exchange.Idler
-	// fence is the token of the instance lock this run holds
+	// Fence is the token of the instance lock this run holds
 	// (InstanceOwners), carried by its checkpoints; nil on one node.
 	Fence any
 	Root  *etree.Element
-	// docs is root with the variables' documents marked, for XPath.
+	// Docs is root with the variables' documents marked, for XPath.
 	Docs expr.DocTree
-	// threads are the instance's lines of control; threads[0] runs the
+	// Threads are the instance's lines of control; threads[0] runs the
 	// process. cur is the one being stepped; active the one whose private
 	// variables are in the tree.
 	Threads []*Thread
@@ -69,63 +69,63 @@ type Instance struct {
 	cur        *Thread
 	active     *Thread
 	hasPriv    bool
-	// calls collects answers of partner calls in flight (inflight of
+	// Calls collects answers of partner calls in flight (inflight of
 	// them); linksChanged wakes threads waiting for links; isoHolder is
 	// the thread inside an isolated scope.
 	Calls        *answers
 	inflight     int
 	linksChanged bool
 	isoHolder    *Thread
-	// corr holds the initiated correlation sets: name -> values key.
+	// Corr holds the initiated correlation sets: name -> values key.
 	Corr map[string]string
 
-	// inbox is a delivered message no activity has taken yet; ambiguous
+	// Inbox is a delivered message no activity has taken yet; ambiguous
 	// says it matches several waiting activities.
 	Inbox     *exchange.Exchange
 	ambiguous bool
-	// mailOpen, mailQ and mailRoutes (guarded by e.reg.mu) let messages
+	// MailOpen, mailQ and mailRoutes (guarded by e.reg.mu) let messages
 	// reach the run while it waits for partner answers; pendingMail are
 	// those handed to it and not yet settled (mail.go).
 	MailOpen    bool
 	MailQ       []*Mail
 	MailRoutes  []string
 	PendingMail []*Mail
-	// reqs are the open requests: taken by a receive or onMessage, not
+	// Reqs are the open requests: taken by a receive or onMessage, not
 	// yet answered by a reply.
 	Reqs []*OpenRequest
-	// out holds replies not yet delivered (see deliverReplies).
+	// Out holds replies not yet delivered (see deliverReplies).
 	Out []pendingReply
-	// inHandler is set while a process-level fault handler runs.
+	// InHandler is set while a process-level fault handler runs.
 	InHandler *FaultValue
 	exited    bool
 
-	// waits and wake describe what a blocked instance waits for.
+	// Waits and wake describe what a blocked instance waits for.
 	Waits []*plan.Inbound
 	Wake  int64
-	// timerPending says block scheduled a timer for this object (read by
+	// TimerPending says block scheduled a timer for this object (read by
 	// unscheduleOf for in-memory instances).
 	TimerPending bool
 	// dirty marks variables changed since the last checkpoint.
 	dirty   []bool
 	Started time.Time
 
-	// trigger is the exchange that started this run; answered is set when
+	// Trigger is the exchange that started this run; answered is set when
 	// it got its reply.
 	Trigger  *exchange.Exchange
 	Answered bool
-	// regRoutes are the route keys the blocked instance is registered
+	// RegRoutes are the route keys the blocked instance is registered
 	// under; state is its stored state (persistent instances).
 	RegRoutes []string
 	RegTimer  int64
 	State     instState
-	// foldRelease says the end's checkpoint is the last commit of this
+	// FoldRelease says the end's checkpoint is the last commit of this
 	// run under its lock, so a fence that can (releasingFence) releases
 	// the lock with it.
 	FoldRelease bool
-	// stored says the store holds a checkpoint of the instance: it was
+	// Stored says the store holds a checkpoint of the instance: it was
 	// loaded, or a checkpoint of this run committed (see unpromised).
 	Stored bool
-	// lazyStripe says the run of a new instance has not taken its stripe
+	// LazyStripe says the run of a new instance has not taken its stripe
 	// (create): its first checkpoint takes it, into stripe.
 	LazyStripe bool
 	Stripe     *sync.Mutex
@@ -134,7 +134,7 @@ type Instance struct {
 	// eprs are the partner role endpoints assigned by <copy><to
 	// partnerLink> (nil until the first).
 	eprs map[*plan.PartnerLink]*AssignedEPR
-	// suspendReason says why a run ended suspended (persistent: stored
+	// SuspendReason says why a run ended suspended (persistent: stored
 	// as the record's fault while suspended). suspended marks an
 	// in-memory instance an operator suspended (guarded by mu).
 	SuspendReason string
@@ -142,13 +142,13 @@ type Instance struct {
 	// stepsLeft is what remains of the step budget, stepBudget (run
 	// sets both; a partner's answer refills it).
 	stepsLeft, stepBudget int
-	// idleSince is when a waiting in-memory instance last blocked (its
+	// IdleSince is when a waiting in-memory instance last blocked (its
 	// last activity, for listings).
 	IdleSince time.Time
 	// odePID is $ode:pid of an in-memory instance (id is set only when
 	// one becomes findable).
 	odePID string
-	// timing is set on the instances sampled for the outline's timing
+	// Timing is set on the instances sampled for the outline's timing
 	// (mgmt_processes.go).
 	Timing *Sampler
 	Mu     sync.Mutex
@@ -162,12 +162,12 @@ type pendingReply struct {
 	fault *exchange.Fault
 }
 
-// errUncaught wraps a BPEL fault that no handler caught.
+// ErrUncaught wraps a BPEL fault that no handler caught.
 type ErrUncaught struct{ F *FaultValue }
 
 func (e *ErrUncaught) Error() string { return "uncaught " + e.F.Error() }
 
-func NewInstance(e host, p *Process, ctx context.Context) *Instance {
+func NewInstance(e Host, p *Process, ctx context.Context) *Instance {
 	var root *etree.Element
 	if p.Slots != nil {
 		root = expr.CopyTree(p.Slots)
@@ -198,27 +198,27 @@ func (in *Instance) Slot(v *expr.Var) *etree.Element {
 	return in.Root.Child[v.Slot-1].(*etree.Element)
 }
 
-// result is how a run of an instance ended.
+// Result is how a run of an instance ended.
 type Result int
 
 const (
-	// resCompleted: the process finished normally.
+	// ResCompleted: the process finished normally.
 	ResCompleted Result = iota
-	// resBlocked: the instance waits for a message or a timer.
+	// ResBlocked: the instance waits for a message or a timer.
 	ResBlocked
-	// resHandled: a fault reached the process and its handler ran.
+	// ResHandled: a fault reached the process and its handler ran.
 	ResHandled
-	// resExited: an exit activity ended the instance.
+	// ResExited: an exit activity ended the instance.
 	ResExited
-	// resFaulted: a fault nobody caught ended the instance.
+	// ResFaulted: a fault nobody caught ended the instance.
 	ResFaulted
-	// resFailed: a system failure ended the instance.
+	// ResFailed: a system failure ended the instance.
 	ResFailed
-	// resSuspended: the instance waits for an operator (failure policy).
+	// ResSuspended: the instance waits for an operator (failure policy).
 	ResSuspended
 )
 
-// start initializes the variables and pushes the process's activity.
+// Start initializes the variables and pushes the process's activity.
 func (in *Instance) Start() error {
 	for _, op := range in.Proc.Inits {
 		if err := applyCopyOp(op, in); err != nil {
@@ -234,7 +234,7 @@ func (in *Instance) Start() error {
 	return nil
 }
 
-// run runs the instance's threads until it waits, ends or fails.
+// Run runs the instance's threads until it waits, ends or fails.
 func (in *Instance) Run() (Result, error) {
 	in.stepBudget = in.Proc.MaxSteps
 	if in.stepBudget == 0 {
@@ -246,7 +246,7 @@ func (in *Instance) Run() (Result, error) {
 	return in.schedule()
 }
 
-// checkAmbiguous notes whether the delivered message matches more than
+// CheckAmbiguous notes whether the delivered message matches more than
 // one activity waiting for it (with different correlation sets: the same
 // sets were bpel:conflictingReceive already): the activity that would take
 // it raises bpel:ambiguousReceive instead (WS-BPEL 10.4).
@@ -320,7 +320,7 @@ func (in *Instance) matches(ib *plan.Inbound, m *exchange.Message) bool {
 	return true
 }
 
-// storeMessage moves the parts of m into message variable v. The parts
+// StoreMessage moves the parts of m into message variable v. The parts
 // become the instance's: the caller must not use them afterwards.
 func (in *Instance) StoreMessage(v *expr.Var, m *exchange.Message) {
 	in.touch(v)
@@ -451,7 +451,7 @@ func (in *Instance) wakeAt(due int64) {
 	}
 }
 
-// routeKeys are the keys under which the blocked instance is found by the
+// RouteKeys are the keys under which the blocked instance is found by the
 // messages it waits for.
 func (in *Instance) RouteKeys() []string {
 	var keys []string

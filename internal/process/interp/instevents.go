@@ -15,12 +15,12 @@ import (
 // category; every emission point tests evOn first, so with no dispatcher
 // the runtime pays one nil check and builds no event.
 
-// evOn reports whether in emits events of category c.
+// EvOn reports whether in emits events of category c.
 func (in *Instance) EvOn(c events.Category) bool {
 	return in.Host != nil && in.Host.Events() != nil && in.Proc.Events&c != 0
 }
 
-// emit fills in what every event of in carries and hands ev over. An
+// Emit fills in what every event of in carries and hands ev over. An
 // in-memory instance gets its id now if it has none yet.
 func (in *Instance) Emit(ev events.Event) {
 	in.Host.Named(in)
@@ -60,7 +60,7 @@ func (in *Instance) emitVariable(v *expr.Var) {
 	in.Emit(ev)
 }
 
-// emitEnd emits the event of a run that ended the instance.
+// EmitEnd emits the event of a run that ended the instance.
 func (in *Instance) EmitEnd(res Result, err error) {
 	ev := events.Event{Duration: time.Since(in.Started)}
 	switch res {

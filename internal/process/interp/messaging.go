@@ -112,21 +112,21 @@ func (in *Instance) initialized(v *expr.Var, at bpel.Pos) error {
 	return nil
 }
 
-// openRequest is a request-response message a receive or onMessage took
+// OpenRequest is a request-response message a receive or onMessage took
 // and no reply has answered yet. A request whose reply comes in a later
 // run stays open: its client waits (awaitReply) until a reply activity
 // answers it or the reply timeout expires.
 type OpenRequest struct {
 	Ex  *exchange.Exchange
 	mex string
-	// state: 0 open, 1 answered, 2 given up (timeout); done, made when
+	// State: 0 open, 1 answered, 2 given up (timeout); done, made when
 	// a client starts waiting (under the instance's lock, as answer runs),
 	// is closed when answered.
 	State atomic.Int32
 	Done  chan struct{}
 }
 
-// answer delivers the reply, once.
+// Answer delivers the reply, once.
 func (r *OpenRequest) Answer(msg *exchange.Message, f *exchange.Fault) {
 	if !r.State.CompareAndSwap(0, 1) {
 		return
@@ -137,13 +137,13 @@ func (r *OpenRequest) Answer(msg *exchange.Message, f *exchange.Fault) {
 	}
 }
 
-// awaitReply is returned by a run whose trigger request is still open:
+// AwaitReply is returned by a run whose trigger request is still open:
 // Dispatch waits for the reply after releasing the instance.
 type AwaitReply struct {
 	Req     *OpenRequest
 	Timeout time.Duration
 	Op      string
-	// gaveUp, if set, runs when the wait times out (a persistent
+	// GaveUp, if set, runs when the wait times out (a persistent
 	// instance's stashed requests drop the abandoned one).
 	GaveUp func()
 }
@@ -169,7 +169,7 @@ func (a *AwaitReply) wait() error {
 	return nil
 }
 
-// waitForReply runs after Dispatch released the instance. While it
+// WaitForReply runs after Dispatch released the instance. While it
 // waits for a later run's reply, the exchange is idle (exchange.Idler).
 func WaitForReply(ctx context.Context, err error) error {
 	if err == nil {
@@ -216,7 +216,7 @@ func (in *Instance) openRequestFor(ex *exchange.Exchange, mex string, at bpel.Po
 	return nil
 }
 
-// missingReplies answers the requests an ended instance never replied to
+// MissingReplies answers the requests an ended instance never replied to
 // with bpel:missingReply.
 func (in *Instance) MissingReplies() {
 	for _, r := range in.Reqs {
@@ -234,7 +234,7 @@ func (in *Instance) MissingReplies() {
 	in.Reqs = nil
 }
 
-// triggerRequest is the open request of the run's trigger, if any.
+// TriggerRequest is the open request of the run's trigger, if any.
 func (in *Instance) TriggerRequest() *OpenRequest {
 	for _, r := range in.Reqs {
 		if r.Ex == in.Trigger {
@@ -244,7 +244,7 @@ func (in *Instance) TriggerRequest() *OpenRequest {
 	return nil
 }
 
-// exchangeFault is f as the answer to a request.
+// ExchangeFault is f as the answer to a request.
 func (f *FaultValue) ExchangeFault() *exchange.Fault {
 	msg := f.data
 	if msg == nil && f.elem != nil {
@@ -257,7 +257,7 @@ func (f *FaultValue) ExchangeFault() *exchange.Fault {
 	return &exchange.Fault{Name: f.Name, Message: msg, Reason: reason}
 }
 
-// respond answers request r. An in-memory instance answers at once, once
+// Respond answers request r. An in-memory instance answers at once, once
 // what the next message needs is registered; a persistent one holds the
 // reply (copied) until the state it describes is durable.
 func (in *Instance) Respond(r *OpenRequest, msg *exchange.Message, f *exchange.Fault) {
@@ -290,7 +290,7 @@ func (in *Instance) DeliverReplies() {
 	in.Out = in.Out[:0]
 }
 
-// mail is a message handed to an in-memory instance's run while it waits
+// Mail is a message handed to an in-memory instance's run while it waits
 // for partner answers: a branch waiting for a message takes it without
 // waiting for the calls of the other branches to end (a partner may call
 // the process back before it answers). done receives what the sender's

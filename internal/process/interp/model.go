@@ -27,21 +27,21 @@ type Process struct {
 	// AddRetired), unless set before.
 	Deployed time.Time
 
-	// metrics are the version's series, resolved at deploy; invokeMetrics
+	// Metrics are the version's series, resolved at deploy; invokeMetrics
 	// holds, indexed like acts, each invoke's partner series (nil for
 	// other activities).
 	Metrics       *ProcMetrics
 	InvokeMetrics []*PartnerMetrics
-	// partners holds, indexed like plist, the binding the engine attached
+	// Partners holds, indexed like plist, the binding the engine attached
 	// to each partner link's deploy-time endpoint (bindLocked; guarded by
 	// the engine's mu until published).
 	Partners []exchange.Partner
-	// retiredAt is when the version was retired (versions.go; guarded
+	// RetiredAt is when the version was retired (versions.go; guarded
 	// by Engine.mu); starting counts the persistent instances being
 	// created on it, not yet in the store.
 	RetiredAt time.Time
 	Starting  atomic.Int32
-	// stats are the version's counters (mgmt_processes.go); actStats,
+	// Stats are the version's counters (mgmt_processes.go); actStats,
 	// indexed like acts, the timing of sampled instances per activity.
 	Stats    procStats
 	ActStats []actStat
@@ -63,7 +63,7 @@ func NewProcesses(pls []*plan.Plan) []*Process {
 	return ps
 }
 
-// faultValue is a BPEL fault travelling through the instance.
+// FaultValue is a BPEL fault travelling through the instance.
 type FaultValue struct {
 	Name exchange.QName
 	// data is the fault message (messageType faults) or nil.

@@ -176,11 +176,11 @@ func (in *Instance) checkReply(a *plan.Invoke, m *exchange.Message) error {
 const (
 	// kAnswer: the answer of its asynchronous call is in.
 	kAnswer int64 = 1
-	// kFailed: the instance is suspended on this activity's failure.
+	// KFailed: the instance is suspended on this activity's failure.
 	KFailed int64 = 2
-	// kFault: an operator chose Fault: throw activityFailure here.
+	// KFault: an operator chose Fault: throw activityFailure here.
 	KFault int64 = 3
-	// kCancel: an operator chose Cancel: complete without effect.
+	// KCancel: an operator chose Cancel: complete without effect.
 	KCancel int64 = 4
 )
 

@@ -9,7 +9,7 @@ import (
 	"github.com/orchd/orchd/internal/exchange"
 )
 
-// procMetrics are one process's series, resolved once at deploy so an
+// ProcMetrics are one process's series, resolved once at deploy so an
 // exchange does no label lookups.
 type ProcMetrics struct {
 	Started, Commits, StoredBytes prometheus.Counter
@@ -20,7 +20,7 @@ type ProcMetrics struct {
 	Duration                      prometheus.Observer
 }
 
-// partnerMetrics are one partner operation's series.
+// PartnerMetrics are one partner operation's series.
 type PartnerMetrics struct {
 	Ok, Fault, Failed prometheus.Counter
 	Duration          prometheus.Observer

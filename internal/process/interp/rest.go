@@ -57,7 +57,7 @@ func simpleVar(v *expr.Var) bool {
 	return v.OfType() && v.Typ.Space == bpel.NSXSD && v.Typ.Local != "anyType" && v.Typ.Local != "anySimpleType"
 }
 
-// restClient sends the HTTP requests of REST extension activities.
+// RestClient sends the HTTP requests of REST extension activities.
 type RestClient struct {
 	hc      *http.Client
 	timeout time.Duration
@@ -314,6 +314,6 @@ func faultRestActivity(a *plan.RestActivity, err error) *FaultValue {
 	return &FaultValue{Name: RestFault, Reason: fmt.Sprintf("bpel4restlight %s: %v", a.Method, err), at: a.Pos}
 }
 
-// restFault is the fault a failed REST call throws (ODE's
+// RestFault is the fault a failed REST call throws (ODE's
 // Bpel4RestLightExtensionBundle.FAULT_QNAME).
 var RestFault = exchange.QName{Space: bpel.NSODEFunctions, Local: "bpel4RestExtensions"}

@@ -42,11 +42,11 @@ const (
 // identifier of the session key built on it.
 const sessionSep = "\x1esession="
 
-// sessionKey is the route key of an instance with session identifier
+// SessionKey is the route key of an instance with session identifier
 // sid waiting where the correlation-less key plain routes.
 func SessionKey(plain, sid string) string { return plain + sessionSep + sid }
 
-// sessionOf returns the session identifier a request's header blocks
+// SessionOf returns the session identifier a request's header blocks
 // carry (ODE's namespace first, then Intalio's), or "".
 func SessionOf(headers []*etree.Element) string {
 	found := ""

@@ -22,7 +22,7 @@ type actStat struct {
 	Count, Nanos atomic.Uint64
 }
 
-// ended counts an instance that ended (or was suspended) with res.
+// Ended counts an instance that ended (or was suspended) with res.
 func (s *procStats) Ended(res Result) {
 	switch res {
 	case ResCompleted:
@@ -36,7 +36,7 @@ func (s *procStats) Ended(res Result) {
 	}
 }
 
-// exchange counts an exchange served by the version, from when it was
+// Exchange counts an exchange served by the version, from when it was
 // received (or dispatched, or start when neither is set) to now.
 func (s *procStats) Exchange(ex *exchange.Exchange, start time.Time) {
 	if !ex.Received.IsZero() {
@@ -58,14 +58,14 @@ func (s *procStats) Snapshot() mgmt.Stats {
 	}
 }
 
-// deployedNow sets Deployed to now unless it is set.
+// DeployedNow sets Deployed to now unless it is set.
 func (p *Process) DeployedNow() {
 	if p.Deployed.IsZero() {
 		p.Deployed = time.Now()
 	}
 }
 
-// sampler times the activities of one sampled instance: when each
+// Sampler times the activities of one sampled instance: when each
 // running activity started, by thread and stack depth.
 type Sampler struct {
 	marks []startMark

@@ -18,24 +18,24 @@ import (
 type threadState uint8
 
 const (
-	// tReady: the scheduler may step the thread.
+	// TReady: the scheduler may step the thread.
 	TReady threadState = iota
-	// tWaiting: a receive, pick or wait; tried again when the next run
+	// TWaiting: a receive, pick or wait; tried again when the next run
 	// starts (a message or a timer arrived).
 	TWaiting
-	// tJoining: its top frame (flow, parallel forEach) waits for child
+	// TJoining: its top frame (flow, parallel forEach) waits for child
 	// threads.
 	TJoining
-	// tLinks: waits for the status of incoming links, or for an isolated
+	// TLinks: waits for the status of incoming links, or for an isolated
 	// scope held by another thread.
 	TLinks
-	// tCalling: a partner call is in flight on its own goroutine.
+	// TCalling: a partner call is in flight on its own goroutine.
 	TCalling
-	// tDone: finished or terminated.
+	// TDone: finished or terminated.
 	TDone
 )
 
-// thread is one line of control of an instance: the process's main
+// Thread is one line of control of an instance: the process's main
 // activity, or a branch of a flow or of a parallel forEach. Threads are
 // stepped by one goroutine at a time, so activities need no locks.
 type Thread struct {
@@ -50,7 +50,7 @@ type Thread struct {
 	priv []PrivSlot
 	// waits and wake: what a tWaiting thread waits for.
 	waits []*plan.Inbound
-	// waitKeys[i] is the correlation key waits[i] waits under (for
+	// WaitKeys[i] is the correlation key waits[i] waits under (for
 	// conflictingReceive).
 	WaitKeys []string
 	wake     int64
@@ -58,7 +58,7 @@ type Thread struct {
 	// callSeq identifies that call.
 	answer  *callAnswer
 	callSeq uint64
-	// mayHaveRun marks a thread recovered after a crash inside a guarded
+	// MayHaveRun marks a thread recovered after a crash inside a guarded
 	// partner call: the call may have happened (see beforeCall).
 	MayHaveRun bool
 	// scopeFaulted says the last scope the thread completed ended by a
@@ -69,7 +69,7 @@ type Thread struct {
 	stackBuf [4]Frame
 }
 
-// privSlot is a variable slot a thread has its own copy of. While the
+// PrivSlot is a variable slot a thread has its own copy of. While the
 // thread is active, el is the shadowed element of the tree (swap).
 type PrivSlot struct {
 	Slot int
@@ -303,7 +303,7 @@ func (in *Instance) steps() (Result, error) {
 	return ResBlocked, nil
 }
 
-// stopAll ends every thread (exit, an uncaught fault, a failure).
+// StopAll ends every thread (exit, an uncaught fault, a failure).
 func (in *Instance) StopAll() { in.halt(false) }
 
 // holdAll parks the threads of an instance suspended on a failure, as
@@ -447,7 +447,7 @@ func (in *Instance) runThread(t *Thread) (res Result, err error, end bool) {
 	return 0, nil, false
 }
 
-// readyAll makes every waiting thread try again (a message or a timer
+// ReadyAll makes every waiting thread try again (a message or a timer
 // arrived).
 func (in *Instance) ReadyAll() {
 	for _, t := range in.Threads {

@@ -23,17 +23,17 @@ import (
 // run was in another trace links to that first span. With no Tracer
 // none of this runs: instance.tr stays nil.
 
-// instTrace is what tracing keeps of an instance.
+// InstTrace is what tracing keeps of an instance.
 type InstTrace struct {
-	// run is the span this run's calls and commits are children of.
+	// Run is the span this run's calls and commits are children of.
 	Run trace.SpanContext
-	// first is the span of the instance's first run; stored (in
+	// First is the span of the instance's first run; stored (in
 	// variable slot traceSlot) once a checkpoint holding it committed.
 	First  trace.SpanContext
 	Stored bool
 }
 
-// traceSlot is the variable slot the first span of a persistent
+// TraceSlot is the variable slot the first span of a persistent
 // instance is stored under: slot 0 names no variable (slots are 1-based)
 // and decode skips it.
 const TraceSlot = 0
@@ -118,7 +118,7 @@ func (t *tracedPartner) Invoke(ctx context.Context, call *exchange.Call) (*excha
 	return msg, err
 }
 
-// callSpanKey marks the context of a partner call with the call's
+// CallSpanKey marks the context of a partner call with the call's
 // span: a run of this engine serving it (an in-process partner) is a
 // child span, not an addition to the call's.
 type CallSpanKey struct{}

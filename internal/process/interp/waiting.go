@@ -43,7 +43,7 @@ func atDeadlineSpec(d *plan.DeadlineSpec, in *Instance, now time.Time) (time.Tim
 	return time.Time{}, in.faultf(d.Pos, "invalidExpressionValue", "<until> %q is not an xsd:dateTime or xsd:date", s)
 }
 
-// addDuration adds an xsd:duration (PnYnMnDTnHnMnS) to t.
+// AddDuration adds an xsd:duration (PnYnMnDTnHnMnS) to t.
 func AddDuration(t time.Time, s string) (time.Time, error) {
 	d, err := xsd.ParseDuration(s)
 	if err != nil {
