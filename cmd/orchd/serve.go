@@ -190,7 +190,15 @@ func runServer(ctx context.Context, cfg *serveConfig, log *slog.Logger) error {
 		overrides = t
 		log.Info("endpoint overrides", slog.String("file", cfg.endpointsFile), slog.Int("rules", len(t.Rules())))
 	}
-	plans, bad, err := compile.LoadDirWith(cfg.deployDir, compile.LoadOptions{Extensions: cfg.extensions})
+	load := compile.LoadOptions{Extensions: cfg.extensions}
+	var replay *joinedReplay
+	if cfg.cluster.name != "" {
+		// A UsernameToken's nonce is refused on every node once one
+		// took it.
+		replay = &joinedReplay{}
+		load.Replay = replay
+	}
+	plans, bad, err := compile.LoadDirWith(cfg.deployDir, load)
 	if err != nil {
 		return err
 	}
@@ -282,6 +290,7 @@ func runServer(ctx context.Context, cfg *serveConfig, log *slog.Logger) error {
 	versionsChanged := make(chan struct{}, 1)
 	if node != nil {
 		defer node.Close()
+		replay.nonces.Store(cluster.NewNonces(store.Opened().(*etcdstore.Store).Client(), cfg.cluster.name, 0))
 		opts.Owners = clusternode.Owners{Node: node, Logger: log}
 		// In-memory conversations are found from every node; the
 		// routes are written in the background (cluster.Routes).
@@ -328,7 +337,7 @@ func runServer(ctx context.Context, cfg *serveConfig, log *slog.Logger) error {
 		archiveDir = cfg.dataDir
 	}
 	deployer, err := hotdeploy.New(hotdeploy.Options{Dir: cfg.deployDir, Data: archiveDir, Logger: log, Engine: engine, Front: front,
-		Load: compile.LoadOptions{Extensions: cfg.extensions}, OpenStore: func() (string, error) {
+		Load: load, OpenStore: func() (string, error) {
 			_, err := store.Open()
 			return cfg.dataDir, err
 		}})

@@ -21,6 +21,7 @@ All keys live under /orchd/<cluster>/:
 	locks/<instance-id>    node ID          node's     Acquire, TryAcquire (Txn: only if absent)
 	elect/<name>/<lease>   node ID          node's     Lead (concurrency.Election)
 	mem/<route-key>        node ID          node's     RegisterRoute
+	nonces/<key>           empty            its own    Nonces.Add (Txn: only if absent)
 
 Each node has one session (concurrency.Session: one lease, TTL
 Options.TTL, kept alive in the background). Everything a node holds is

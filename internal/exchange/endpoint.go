@@ -68,6 +68,16 @@ type Endpoint struct {
 	WSDL *WSDLDocs
 }
 
+// EndpointReference is a WS-Addressing endpoint reference orchd hands a
+// partner (WS-Addressing 1.0 Core section 2): an address and the
+// reference parameters the partner is to send back, as header blocks,
+// with every message to it. The parameters are self-contained and never
+// modified.
+type EndpointReference struct {
+	Address         string
+	ReferenceParams []*etree.Element
+}
+
 // WSDLDocs are the WSDL and XSD files that describe an endpoint.
 type WSDLDocs struct {
 	Main string

@@ -159,6 +159,13 @@ type Call struct {
 	// Timeout bounds the call (deploy.xml's orchd:timeout for the partner
 	// link and operation). Zero means the binding's default.
 	Timeout time.Duration
+	// ReplyTo, when set, is where the partner is to send its reply or
+	// callback (a process's own endpoint, with reference parameters that
+	// route the callback to the instance): the call carries it as
+	// wsa:ReplyTo, with its wsa:ReferenceParameters, when it carries
+	// WS-Addressing headers (Endpoint.Addressing, or reference
+	// parameters); a call that carries none sends nothing of it.
+	ReplyTo *EndpointReference
 }
 
 // Partner is a bound partner endpoint. The SOAP client and in-process

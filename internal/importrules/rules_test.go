@@ -51,7 +51,7 @@ var allowed = map[string][]string{
 	// The compiler: bundle -> plan. The only reader of the syntax tree;
 	// never the runtime.
 	"internal/process/compile": {"internal/exchange", "internal/process/bpel", "internal/process/check", "internal/process/deploy", "internal/process/expr",
-		"internal/process/plan", "internal/process/wsdl", "internal/xpath2", "internal/xsd", "internal/xslt"},
+		"internal/process/plan", "internal/process/wsdl", "internal/wssec", "internal/xpath2", "internal/xsd", "internal/xslt"},
 
 	// The interpreter: a deployed version (Process) and its instances'
 	// runs, with the engine behind its Host interface. Never the engine,

@@ -246,7 +246,7 @@ func (p *partner) invoke(ctx context.Context, call *exchange.Call) (*exchange.Me
 		return nil, p.errorf(op, "%w", err)
 	}
 	if p.ep.Addressing || len(p.ep.ReferenceParams) > 0 {
-		headers = callAddressing(p.ep, op, headers)
+		headers = callAddressing(p.ep, op, call.ReplyTo, headers)
 	}
 	if err := encodeMessage(&req, p.ep.Version, op, op.Input, call.Input, headers, false); err != nil {
 		return nil, p.errorf(op, "encoding request: %w", err)

@@ -51,11 +51,14 @@
 //     wsa:FaultTo when given), is POSTed there once Dispatch returns,
 //     with wsa:RelatesTo and the EPR's reference parameters, through
 //     ServerOptions.Callbacks under its partner address policy (narrowed
-//     by CallbackRules); wsa:Action picks the operation where the body
-//     and SOAPAction do not. Partner calls carry wsa:To, wsa:Action,
-//     wsa:MessageID and Endpoint.ReferenceParams when Endpoint.Addressing
-//     is set or the endpoint has reference parameters; other calls and
-//     replies are encoded as before, byte for byte.
+//     by CallbackRules), tried again where that is safe (connection
+//     refused, 5xx, 429; ServerOptions.CallbackRetry, wsa_retry.go);
+//     wsa:Action picks the operation where the body and SOAPAction do
+//     not. Partner calls carry wsa:To, wsa:Action, wsa:MessageID, a
+//     wsa:ReplyTo when Call.ReplyTo is set, and Endpoint.ReferenceParams
+//     when Endpoint.Addressing is set or the endpoint has reference
+//     parameters; other calls and replies are encoded as before, byte
+//     for byte (testdata/calls).
 //   - Client, which POSTs calls to partner endpoints over a keep-alive
 //     connection pool (http or https, with the TLS configuration and the
 //     endpoint's basic credentials) and maps declared SOAP faults back to

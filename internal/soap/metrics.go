@@ -37,8 +37,17 @@ type metrics struct {
 	dispatch  prometheus.Observer
 	reply     prometheus.Observer
 	shedTotal *prometheus.CounterVec
+	callbacks *prometheus.CounterVec
 	reg       prometheus.Registerer
 }
+
+// Callback outcomes, the values of the outcome label of
+// orchd_wsa_callbacks_total.
+const (
+	callbackDelivered = "delivered"
+	callbackRetried   = "retried"
+	callbackFailed    = "failed"
+)
 
 // newMetrics builds the metrics and registers them with reg; it returns nil
 // when reg is nil. Collectors already registered (by another Server on the
@@ -65,7 +74,12 @@ func newMetrics(reg prometheus.Registerer) *metrics {
 		Name: "orchd_shed_total",
 		Help: "SOAP requests shed, unparsed, with HTTP 503 because the admission bound (--max-inflight slots, or the adaptive limit) was full and so was its queue (--max-queue), or the queue overflowed or stood still while they waited (--queue-wait), by process.",
 	}, []string{"process"}))
+	callbacks := register(reg, prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "orchd_wsa_callbacks_total",
+		Help: "Replies and faults sent to a non-anonymous wsa:ReplyTo or wsa:FaultTo, by process and outcome: delivered (the address answered 2xx), retried (an attempt failed in a way safe to repeat and is tried again), failed (given up, logged).",
+	}, []string{"process", "outcome"}))
 	return &metrics{
+		callbacks: callbacks,
 		exchanges: exchanges,
 		duration:  duration,
 		dispatch:  stage.WithLabelValues(stageDispatch),
@@ -179,4 +193,12 @@ func (m *metrics) replied(received time.Time) {
 		return
 	}
 	m.reply.Observe(time.Since(received).Seconds())
+}
+
+// callback records one outcome of a callback of process.
+func (m *metrics) callback(process, outcome string) {
+	if m == nil {
+		return
+	}
+	m.callbacks.WithLabelValues(process, outcome).Inc()
 }

@@ -84,6 +84,10 @@ type ServerOptions struct {
 	// rules (orchd:partnerAllow) of the process serving an endpoint: its
 	// callbacks go under the policy narrowed to them.
 	CallbackRules func(ep *exchange.Endpoint) *partnerallow.List
+	// CallbackRetry bounds how a callback that failed in a way safe to
+	// repeat is tried again (wsa_retry.go); the zero value means
+	// DefaultCallbackRetry.
+	CallbackRetry CallbackRetry
 }
 
 // Server is the SOAP front door: an http.Handler serving endpoints, each
@@ -117,6 +121,7 @@ type Server struct {
 	// CallbackRules (wsa_server.go).
 	callbacks     *Client
 	callbackRules func(ep *exchange.Endpoint) *partnerallow.List
+	callbackRetry CallbackRetry
 	// shedFault holds the encoded overload fault by SOAP version
 	// (exchange.SOAP11, exchange.SOAP12): shedding costs no encoding.
 	shedFault [2][]byte
@@ -151,6 +156,7 @@ func NewServer(opts ServerOptions) *Server {
 
 		callbacks:     opts.Callbacks,
 		callbackRules: opts.CallbackRules,
+		callbackRetry: opts.CallbackRetry.withDefaults(),
 	}
 	if s.maxBody <= 0 {
 		s.maxBody = DefaultMaxBodyBytes

@@ -190,13 +190,38 @@ func addressingHeaders(ns string, to *EPR, action, relatesTo string) []*etree.El
 
 // callAddressing returns the header blocks of a call of op to ep that
 // uses WS-Addressing (2005/08): wsa:To (ep's address), wsa:Action (the
-// input's action, else the SOAPAction), a new wsa:MessageID and ep's
-// reference parameters, then headers.
-func callAddressing(ep *exchange.Endpoint, op *exchange.Operation, headers []*etree.Element) []*etree.Element {
+// input's action, else the SOAPAction), a new wsa:MessageID, a
+// wsa:ReplyTo when replyTo is set, and ep's reference parameters, then
+// headers.
+func callAddressing(ep *exchange.Endpoint, op *exchange.Operation, replyTo *exchange.EndpointReference, headers []*etree.Element) []*etree.Element {
 	action := op.InputAction
 	if action == "" {
 		action = op.Action
 	}
 	hs := addressingHeaders(NSWSA, &EPR{Address: ep.Address, Params: ep.ReferenceParams}, action, "")
+	if replyTo != nil {
+		// After the properties (To, Action, MessageID), before the
+		// reference parameters.
+		at := len(hs) - len(ep.ReferenceParams)
+		hs = append(hs[:at], append([]*etree.Element{eprElement(NSWSA, "ReplyTo", replyTo)}, hs[at:]...)...)
+	}
 	return append(hs, headers...)
+}
+
+// eprElement is the endpoint reference e as the element wsa:local of
+// namespace ns (wsa:ReplyTo): its wsa:Address, and its reference
+// parameters (copies) inside wsa:ReferenceParameters when it has any.
+// It is self-contained.
+func eprElement(ns, local string, e *exchange.EndpointReference) *etree.Element {
+	el := etree.NewElement(local)
+	el.Space = "wsa"
+	el.CreateAttr("xmlns:wsa", ns)
+	el.CreateElement("wsa:Address").SetText(e.Address)
+	if len(e.ReferenceParams) > 0 {
+		rp := el.CreateElement("wsa:ReferenceParameters")
+		for _, p := range e.ReferenceParams {
+			rp.AddChild(p.Copy())
+		}
+	}
+	return el
 }

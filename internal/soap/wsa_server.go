@@ -4,8 +4,6 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"fmt"
-	"io"
 	"net/http"
 	"net/url"
 	"strings"
@@ -209,45 +207,6 @@ func (rp *reply) faultDeferred(code FaultCode, reason string) bool {
 	defer rp.s.bufs.put(buf)
 	_ = encodeFault(buf, rp.ver, hs, code, reason, nil)
 	return rp.deferred(to, action, buf)
-}
-
-// sendCallback posts the deferred reply or fault to its address, under
-// the partner address policy; a failure is logged (the client was
-// answered 202 already).
-func (rp *reply) sendCallback(ctx context.Context) {
-	cb := rp.cb
-	hc := rp.s.callbacks.policedSOAP
-	if rp.s.callbackRules != nil {
-		hc = rp.s.callbacks.assignedHTTP(rp.s.callbackRules(rp.rt.ep))
-	}
-	if err := rp.s.callbacks.postCallback(context.WithoutCancel(ctx), hc, rp.ver, cb); err != nil {
-		rp.s.log.Warn("wsa:ReplyTo callback failed", logKeyProcess, rp.rt.process, logKeyOp, rp.op.Name,
-			logKeyPartner, Redact(cb.to.Address), logKeyErr, err)
-		return
-	}
-	rp.s.log.Debug("wsa:ReplyTo callback sent", logKeyProcess, rp.rt.process, logKeyOp, rp.op.Name, logKeyPartner, Redact(cb.to.Address))
-}
-
-// postCallback POSTs cb through hc within the client's call timeout: an
-// error unless the address answered 2xx.
-func (c *Client) postCallback(ctx context.Context, hc *http.Client, v exchange.SOAPVersion, cb *callback) error {
-	ctx, cancel := context.WithTimeoutCause(ctx, c.timeout, errCallTimeout)
-	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, cb.to.Address, bytes.NewReader(cb.body))
-	if err != nil {
-		return fmt.Errorf("callback to %s: %w", Redact(cb.to.Address), err)
-	}
-	setSOAPHeaders(req, v, cb.action)
-	resp, err := hc.Do(req)
-	if err != nil {
-		return fmt.Errorf("callback to %s: %w", Redact(cb.to.Address), transportError(ctx, err, c.timeout))
-	}
-	_, _ = io.CopyN(io.Discard, resp.Body, maxDrain)
-	_ = resp.Body.Close()
-	if resp.StatusCode/100 != 2 {
-		return fmt.Errorf("callback to %s: %w: HTTP %s", Redact(cb.to.Address), ErrPartnerResponse, resp.Status)
-	}
-	return nil
 }
 
 // setSOAPHeaders sets the content type (and SOAPAction) of a SOAP

@@ -62,13 +62,17 @@ type Policy struct {
 	Window time.Duration
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
+	// Replay remembers the nonces of authentic tokens (replay.go); nil
+	// means a store in this Authenticator's memory. Several
+	// Authenticators (several orchd nodes) sharing one store refuse a
+	// token replayed to any of them.
+	Replay ReplayStore
 }
 
 // Authenticator checks the wsse:Security header of requests. It is safe
 // for concurrent use.
 type Authenticator struct {
-	p      Policy
-	replay replayCache
+	p Policy
 	// texts caches, by user, a hash of the PasswordText last verified
 	// against a bcrypt hash, so that a client sending the same password
 	// costs one bcrypt comparison per textTTL, not one per request.
@@ -94,6 +98,9 @@ func NewAuthenticator(p Policy) *Authenticator {
 	}
 	if p.Now == nil {
 		p.Now = time.Now
+	}
+	if p.Replay == nil {
+		p.Replay = &memoryReplay{now: p.Now}
 	}
 	a := &Authenticator{p: p, texts: map[string]textOK{}}
 	// A hash of no password anyone knows, as costly as the users' (a
@@ -254,10 +261,15 @@ func (a *Authenticator) checkToken(tok *etree.Element, secure bool, now time.Tim
 	default:
 		return user, &AuthError{User: user, Reason: "unknown password Type " + typ}
 	}
-	// Authentic: a nonce seen within the window is a replay.
+	// Authentic: a nonce seen within the window is a replay. Created
+	// may be up to a window ahead or behind: remembered for two.
 	if nonce != nil {
-		if err := a.replay.add(user+"\x00"+string(nonce), now, a.p.Window); err != nil {
-			return user, &AuthError{User: user, Reason: err.Error()}
+		seen, err := a.p.Replay.Add(replayKey(user, nonce), now.Add(2*a.p.Window))
+		switch {
+		case err != nil:
+			return user, &AuthError{User: user, Reason: "the nonce could not be checked against the replay store: " + err.Error()}
+		case seen:
+			return user, &AuthError{User: user, Reason: "the nonce was seen before (a replayed token)"}
 		}
 	}
 	return user, nil
@@ -322,42 +334,4 @@ func parseTime(s string) (time.Time, error) {
 		}
 	}
 	return time.Time{}, fmt.Errorf("%q is not an xsd:dateTime", s)
-}
-
-// replayCache remembers the nonces of authentic tokens until their
-// window ends.
-type replayCache struct {
-	mu   sync.Mutex
-	seen map[string]time.Time
-	adds int
-}
-
-// maxNonces bounds the nonces remembered: past it new tokens with a
-// nonce are refused (only authentic tokens get in, so only a user's own
-// flood can fill it).
-const maxNonces = 1 << 20
-
-func (c *replayCache) add(key string, now time.Time, window time.Duration) error {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.seen == nil {
-		c.seen = map[string]time.Time{}
-	}
-	if until, ok := c.seen[key]; ok && now.Before(until) {
-		return errors.New("the nonce was seen before (a replayed token)")
-	}
-	c.adds++
-	if c.adds%1024 == 0 || len(c.seen) >= maxNonces {
-		for k, until := range c.seen {
-			if !now.Before(until) {
-				delete(c.seen, k)
-			}
-		}
-	}
-	if len(c.seen) >= maxNonces {
-		return errors.New("too many nonces within the freshness window")
-	}
-	// Created may be up to a window ahead or behind: remembered for two.
-	c.seen[key] = now.Add(2 * window)
-	return nil
 }

@@ -79,7 +79,7 @@ func LoadBundleWith(dir string, opts LoadOptions) ([]*plan.Plan, error) {
 	if dd == nil {
 		return nil, errs
 	}
-	dd.ReadSecrets(dir, errs)
+	dd.ReadSecrets(dir, opts.Replay, errs)
 	files, _ := filepath.Glob(filepath.Join(dir, "*.bpel"))
 	sort.Strings(files)
 	// Each process sees the WSDLs it imports (two processes of a bundle

@@ -8,6 +8,7 @@ import (
 
 	"github.com/orchd/orchd/internal/process/expr"
 	"github.com/orchd/orchd/internal/process/plan"
+	"github.com/orchd/orchd/internal/wssec"
 )
 
 // Extension bundles: Go code that implements the extension activities
@@ -84,6 +85,11 @@ type LoadOptions struct {
 	// whose findings deploy as warnings instead of refusing the bundle,
 	// for every bundle; deploy.xml's orchd:waive does it for one process.
 	Waive []string
+	// Replay is where the UsernameToken nonces of the bundles' provided
+	// endpoints (orchd:usernameToken) are remembered; nil, each
+	// endpoint in its own memory. orchd serve --cluster shares one in
+	// etcd between the nodes (cluster.Nonces).
+	Replay wssec.ReplayStore
 }
 
 func (x *extCompiler) Variable(name string) (plan.ExtensionVariable, error) {

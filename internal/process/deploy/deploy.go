@@ -16,6 +16,7 @@ import (
 	"github.com/orchd/orchd/internal/partnerallow"
 	"github.com/orchd/orchd/internal/process/bpel"
 	"github.com/orchd/orchd/internal/process/wsdl"
+	"github.com/orchd/orchd/internal/wssec"
 )
 
 // Descriptor is a bundle's deploy.xml: which processes it deploys and how
@@ -486,15 +487,17 @@ func (r *secretRef) read(dir, what string, errs *bpel.Errors) (string, bool) {
 
 // ReadSecrets reads the passwords the basicAuth and usernameToken
 // settings name, and the credentials files of the usernameTokens of
-// provided endpoints (secretRef.read, ProvideToken).
-func (d *Descriptor) ReadSecrets(dir string, errs *bpel.Errors) {
+// provided endpoints (secretRef.read, ProvideToken); the
+// Authenticators of those endpoints remember nonces in replay, or each
+// in its own memory when replay is nil.
+func (d *Descriptor) ReadSecrets(dir string, replay wssec.ReplayStore, errs *bpel.Errors) {
 	for _, p := range d.Processes {
 		for _, r := range p.BasicAuth {
 			if pw, ok := r.read(dir, "orchd:basicAuth", errs); ok {
 				r.Auth = &exchange.BasicAuth{User: r.user, Password: exchange.Secret(pw)}
 			}
 		}
-		p.readTokens(dir, errs)
+		p.readTokens(dir, replay, errs)
 	}
 }
 

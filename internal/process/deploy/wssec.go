@@ -91,8 +91,10 @@ func parseInvokeToken(doc *bpel.Document, x *etree.Element, errs *bpel.Errors) *
 	return t
 }
 
-// readTokens reads the credentials and passwords the tokens of p name.
-func (p *Process) readTokens(dir string, errs *bpel.Errors) {
+// readTokens reads the credentials and passwords the tokens of p name;
+// the provided endpoints' Authenticators remember nonces in replay (nil:
+// each in its own memory).
+func (p *Process) readTokens(dir string, replay wssec.ReplayStore, errs *bpel.Errors) {
 	for _, t := range p.ProvideTokens {
 		if t.file == "" {
 			continue
@@ -106,7 +108,7 @@ func (p *Process) readTokens(dir string, errs *bpel.Errors) {
 			errs.Add(t.pos, tokenTag, "credentials: %v", err)
 			continue
 		}
-		t.Auth = wssec.NewAuthenticator(wssec.Policy{Credentials: creds, Text: t.text, Digest: t.digest, Window: t.window})
+		t.Auth = wssec.NewAuthenticator(wssec.Policy{Credentials: creds, Text: t.text, Digest: t.digest, Window: t.window, Replay: replay})
 	}
 	for _, t := range p.InvokeTokens {
 		if pw, ok := t.secret.read(dir, tokenTag, errs); ok {

@@ -31,8 +31,12 @@ import (
 // endpointReference="myRole"/> yields carries the session identifier as
 // a reference parameter (in ODE's namespace) when the process has such
 // an activity on that myRole, so a WS-Addressing partner calling back
-// with the EPR sends it as a header block. Not done: taking a client's
-// callback header as the partner role's endpoint.
+// with the EPR sends it as a header block. A one-way call on such a
+// link, when the process waits for a message of its myRole (a callback),
+// carries a wsa:ReplyTo: the myRole's address, and the session as a
+// reference parameter when that message is routed without correlation
+// sets (callbackEPR). Not done: taking a client's callback header as
+// the partner role's endpoint.
 const (
 	nsODESession     = "http://www.apache.org/ode/type/session"
 	nsIntalioSession = "http://www.intalio.com/type/session"
@@ -76,16 +80,25 @@ func (in *Instance) sessionRouteKey(ib *plan.Inbound, plain string) (string, boo
 }
 
 // sessionPartner is a partner whose calls carry the callback header
-// blocks of the instance's session.
+// blocks of the instance's session, and, when the process waits for a
+// callback on the partner link, its one-way calls a wsa:ReplyTo.
 type sessionPartner struct {
 	exchange.Partner
 	headers []*etree.Element
+	// replyTo is the myRole's EPR the partner is to call back at (nil
+	// when the process takes no message on that myRole once started).
+	replyTo *exchange.EndpointReference
 }
 
-// Invoke adds the session's header blocks to the call.
+// Invoke adds the session's header blocks to the call, and its ReplyTo
+// to a one-way call: the reply of a request-response call comes on the
+// HTTP response (anonymous ReplyTo), never as a callback.
 func (s *sessionPartner) Invoke(ctx context.Context, c *exchange.Call) (*exchange.Message, error) {
 	cc := *c
 	cc.Headers = append(append([]*etree.Element(nil), s.headers...), c.Headers...)
+	if s.replyTo != nil && c.ReplyTo == nil && c.Operation.OneWay() {
+		cc.ReplyTo = s.replyTo
+	}
 	return s.Partner.Invoke(ctx, &cc)
 }
 
@@ -117,7 +130,36 @@ func (in *Instance) withSession(pl *plan.PartnerLink, addressing bool, partner e
 		cb.CreateElement("s:session").SetText(in.ID)
 		hs = append(hs, cb)
 	}
-	return &sessionPartner{Partner: partner, headers: hs}
+	return &sessionPartner{Partner: partner, headers: hs, replyTo: in.callbackEPR(pl, addr)}
+}
+
+// callbackEPR is the wsa:ReplyTo of pl's one-way calls, at addr (the
+// myRole's address), when the process waits for a callback there: a
+// receive or onMessage of an operation of pl's myRole in a running
+// instance. Its reference parameters carry the instance's session
+// (odesession:session) when such a message is routed without
+// correlation sets (sessionRouted), so that the callback reaches this
+// instance by that header alone; otherwise the correlation sets route
+// it, and the EPR is the address alone. Nil when nothing waits there.
+func (in *Instance) callbackEPR(pl *plan.PartnerLink, addr string) *exchange.EndpointReference {
+	waits := false
+	for _, op := range pl.Provided.Operations {
+		if len(in.Proc.Routes[op.Name]) > 0 {
+			waits = true
+			break
+		}
+	}
+	if !waits {
+		return nil
+	}
+	epr := &exchange.EndpointReference{Address: addr}
+	if in.sessionRouted(pl) {
+		sess := etree.NewElement("odesession:session")
+		sess.CreateAttr("xmlns:odesession", nsODESession)
+		sess.SetText(in.ID)
+		epr.ReferenceParams = []*etree.Element{sess}
+	}
+	return epr
 }
 
 // withMySession adds the instance's session identifier to the service-ref
