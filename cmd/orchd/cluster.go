@@ -2,10 +2,8 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"log/slog"
-	"sync/atomic"
 	"time"
 
 	"github.com/orchd/orchd/internal/cluster"
@@ -40,25 +38,4 @@ func joinCluster(ctx context.Context, cfg *clusterConfig, st process.Store, url,
 	}
 	return clusternode.Join(ctx, st, clusternode.Options{Cluster: cfg.name, NodeID: cfg.nodeID, Listen: listen,
 		URL: url, Admin: adminURL, TTL: cfg.ttl, Logger: log})
-}
-
-// joinedReplay is the UsernameToken replay store of a cluster node
-// (compile.LoadOptions.Replay): the cluster's, shared by every node
-// (cluster.Nonces), once the node joined. The bundles are compiled, and
-// their Authenticators made, before the node joins; until then (no
-// request is served yet) a token with a nonce is refused.
-type joinedReplay struct {
-	nonces atomic.Pointer[cluster.Nonces]
-}
-
-// errNotJoined is a nonce checked before the node joined its cluster.
-var errNotJoined = errors.New("this node has not joined its cluster yet")
-
-// Add implements wssec.ReplayStore.
-func (r *joinedReplay) Add(key string, until time.Time) (bool, error) {
-	n := r.nonces.Load()
-	if n == nil {
-		return false, errNotJoined
-	}
-	return n.Add(key, until)
 }

@@ -191,11 +191,10 @@ func runServer(ctx context.Context, cfg *serveConfig, log *slog.Logger) error {
 		log.Info("endpoint overrides", slog.String("file", cfg.endpointsFile), slog.Int("rules", len(t.Rules())))
 	}
 	load := compile.LoadOptions{Extensions: cfg.extensions}
-	var replay *joinedReplay
+	var replay *clusternode.Replay
 	if cfg.cluster.name != "" {
-		// A UsernameToken's nonce is refused on every node once one
-		// took it.
-		replay = &joinedReplay{}
+		// A UsernameToken's nonce, once taken, is refused on every node.
+		replay = &clusternode.Replay{}
 		load.Replay = replay
 	}
 	plans, bad, err := compile.LoadDirWith(cfg.deployDir, load)
@@ -290,7 +289,7 @@ func runServer(ctx context.Context, cfg *serveConfig, log *slog.Logger) error {
 	versionsChanged := make(chan struct{}, 1)
 	if node != nil {
 		defer node.Close()
-		replay.nonces.Store(cluster.NewNonces(store.Opened().(*etcdstore.Store).Client(), cfg.cluster.name, 0))
+		replay.Attach(cluster.NewNonces(store.Opened().(*etcdstore.Store).Client(), cfg.cluster.name, 0))
 		opts.Owners = clusternode.Owners{Node: node, Logger: log}
 		// In-memory conversations are found from every node; the
 		// routes are written in the background (cluster.Routes).
