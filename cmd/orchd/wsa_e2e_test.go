@@ -262,6 +262,23 @@ const sessionBPEL = `<?xml version="1.0" encoding="UTF-8"?>
 </process>
 `
 
+// writeSessionBundle writes process name (its BPEL bpel) into deploy: a
+// client link with both roles (BothLT), whose partner role, at
+// partnerAddr, speaks WS-Addressing. It returns the bundle's folder.
+func writeSessionBundle(t *testing.T, deploy, name, bpel, partnerAddr string) string {
+	t.Helper()
+	writeProcess(t, deploy, name, partnerAddr, "", true)
+	dir := filepath.Join(deploy, name)
+	if err := os.WriteFile(filepath.Join(dir, name+".bpel"), []byte(bpel), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	editBundle(t, dir, "e2e.wsdl", `<plnk:partnerLinkType name="TestLT">`,
+		`<plnk:partnerLinkType name="BothLT"><plnk:role name="provider" portType="tns:TestPT"/><plnk:role name="partner" portType="tns:PartnerPT"/></plnk:partnerLinkType><plnk:partnerLinkType name="TestLT">`)
+	editBundle(t, dir, "deploy.xml", `<invoke partnerLink="partner"><service name="tns:PartnerService" port="PartnerPort"/></invoke>`,
+		`<invoke partnerLink="client"><service name="tns:PartnerService" port="PartnerPort"/><orchd:addressing xmlns:orchd="urn:orchd:deploy"/></invoke>`)
+	return dir
+}
+
 // TestWSASessionCallback: ODE's implicit correlation by session. Two
 // instances call a WS-Addressing partner over a link that has both
 // roles; each call carries ODE's callback header with the process's
@@ -272,15 +289,7 @@ const sessionBPEL = `<?xml version="1.0" encoding="UTF-8"?>
 func TestWSASessionCallback(t *testing.T) {
 	partner := startRecorder(t)
 	deploy := t.TempDir()
-	writeProcess(t, deploy, "WsaSession", partner.addr, "", true)
-	dir := filepath.Join(deploy, "WsaSession")
-	if err := os.WriteFile(filepath.Join(dir, "WsaSession.bpel"), []byte(sessionBPEL), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	editBundle(t, dir, "e2e.wsdl", `<plnk:partnerLinkType name="TestLT">`,
-		`<plnk:partnerLinkType name="BothLT"><plnk:role name="provider" portType="tns:TestPT"/><plnk:role name="partner" portType="tns:PartnerPT"/></plnk:partnerLinkType><plnk:partnerLinkType name="TestLT">`)
-	editBundle(t, dir, "deploy.xml", `<invoke partnerLink="partner"><service name="tns:PartnerService" port="PartnerPort"/></invoke>`,
-		`<invoke partnerLink="client"><service name="tns:PartnerService" port="PartnerPort"/><orchd:addressing xmlns:orchd="urn:orchd:deploy"/></invoke>`)
+	writeSessionBundle(t, deploy, "WsaSession", sessionBPEL, partner.addr)
 	o := startOrchd(t, "--deploy", deploy)
 	url := o.base + "/processes/WsaSession"
 

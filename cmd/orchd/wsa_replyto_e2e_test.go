@@ -3,8 +3,6 @@ package main
 import (
 	"context"
 	"net/http"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -56,19 +54,11 @@ const replyToBPEL = `<?xml version="1.0" encoding="UTF-8"?>
 func TestWSAReplyToOnCalls(t *testing.T) {
 	partner := startRecorder(t)
 	deploy := t.TempDir()
-	writeProcess(t, deploy, "WsaReplyTo", partner.addr, "", true)
-	dir := filepath.Join(deploy, "WsaReplyTo")
-	if err := os.WriteFile(filepath.Join(dir, "WsaReplyTo.bpel"), []byte(replyToBPEL), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	editBundle(t, dir, "e2e.wsdl", `<plnk:partnerLinkType name="TestLT">`,
-		`<plnk:partnerLinkType name="BothLT"><plnk:role name="provider" portType="tns:TestPT"/><plnk:role name="partner" portType="tns:PartnerPT"/></plnk:partnerLinkType><plnk:partnerLinkType name="TestLT">`)
+	dir := writeSessionBundle(t, deploy, "WsaReplyTo", replyToBPEL, partner.addr)
 	editBundle(t, dir, "e2e.wsdl", `<wsdl:portType name="PartnerPT">`,
 		`<wsdl:portType name="PartnerPT"><wsdl:operation name="ask"><wsdl:input message="tns:req"/></wsdl:operation>`)
 	editBundle(t, dir, "e2e.wsdl", `<wsdl:binding name="PartnerBinding" type="tns:PartnerPT">`,
 		`<wsdl:binding name="PartnerBinding" type="tns:PartnerPT"><wsdl:operation name="ask"><soap:operation soapAction="urn:e2e#ask"/><wsdl:input><soap:body use="literal"/></wsdl:input></wsdl:operation>`)
-	editBundle(t, dir, "deploy.xml", `<invoke partnerLink="partner"><service name="tns:PartnerService" port="PartnerPort"/></invoke>`,
-		`<invoke partnerLink="client"><service name="tns:PartnerService" port="PartnerPort"/><orchd:addressing xmlns:orchd="urn:orchd:deploy"/></invoke>`)
 	o := startOrchd(t, "--deploy", deploy)
 	url := o.base + "/processes/WsaReplyTo"
 
