@@ -10,7 +10,8 @@ import (
 )
 
 // ProcMetrics are one process's series, resolved once at deploy so an
-// exchange does no label lookups.
+// exchange does no label lookups. A version no engine deployed has none
+// (Process.Metrics nil): its runs count nothing (lateAnswer).
 type ProcMetrics struct {
 	Started, Commits, StoredBytes prometheus.Counter
 	LateAnswers                   prometheus.Counter
@@ -26,7 +27,12 @@ type PartnerMetrics struct {
 	Duration          prometheus.Observer
 }
 
+// Observe counts one call that answered err after d; nil pm (a version
+// no engine deployed) counts nothing.
 func (pm *PartnerMetrics) Observe(err error, d time.Duration) {
+	if pm == nil {
+		return
+	}
 	switch {
 	case err == nil:
 		pm.Ok.Inc()
@@ -36,4 +42,12 @@ func (pm *PartnerMetrics) Observe(err error, d time.Duration) {
 		pm.Failed.Inc()
 	}
 	pm.Duration.Observe(d.Seconds())
+}
+
+// lateAnswer counts an answer that came for a thread no longer waiting
+// for it.
+func (in *Instance) lateAnswer() {
+	if m := in.Proc.Metrics; m != nil {
+		m.LateAnswers.Inc()
+	}
 }

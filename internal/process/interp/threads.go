@@ -198,7 +198,7 @@ func (in *Instance) kill(t *Thread) {
 		if x != t && x.State != TDone && x.isIn(t) {
 			if x.State == TCalling {
 				in.inflight--
-				in.Proc.Metrics.LateAnswers.Inc()
+				in.lateAnswer()
 			}
 			x.State = TDone
 			x.kids = 0
@@ -316,7 +316,7 @@ func (in *Instance) holdAll() { in.halt(true) }
 func (in *Instance) halt(hold bool) {
 	for _, t := range in.Threads {
 		if t.State == TCalling {
-			in.Proc.Metrics.LateAnswers.Inc()
+			in.lateAnswer()
 			t.State = TReady
 		}
 		if !hold {

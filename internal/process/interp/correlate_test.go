@@ -1,4 +1,4 @@
-package process
+package interp
 
 import (
 	"strings"
@@ -8,7 +8,7 @@ import (
 
 	"github.com/orchd/orchd/internal/exchange"
 	"github.com/orchd/orchd/internal/process/bpel"
-	"github.com/orchd/orchd/internal/process/interp"
+
 	"github.com/orchd/orchd/internal/process/plan"
 )
 
@@ -44,7 +44,7 @@ func TestInitiate(t *testing.T) {
 		{name: "no mismatch", have: "A", initiate: "no", value: "Z", wantErr: "does not match"},
 	}
 	for _, tc := range tests {
-		in := &interp.Instance{}
+		in := &Instance{}
 		if tc.have != "" {
 			in.Corr = map[string]string{"s": tc.have}
 		}

@@ -1,0 +1,76 @@
+package interp
+
+import (
+	"context"
+	"log/slog"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/beevik/etree"
+	"go.opentelemetry.io/otel/trace"
+
+	"github.com/orchd/orchd/internal/events"
+	"github.com/orchd/orchd/internal/exchange"
+	"github.com/orchd/orchd/internal/partnerallow"
+	"github.com/orchd/orchd/internal/persist"
+	"github.com/orchd/orchd/internal/process/compile"
+	"github.com/orchd/orchd/internal/process/plan"
+)
+
+// The interpreter's own tests run instances of compiled plans (the
+// compiler may be imported by tests; the interpreter never does) with
+// testHost: an engine that stores nothing, binds no run-time address and
+// has no registry, which is all an instance evaluating expressions and
+// stepping activities in one goroutine needs.
+
+// testHost is a Host for instances no engine runs.
+type testHost struct{}
+
+func (testHost) Now() time.Time                   { return time.Now() }
+func (testHost) Logger() *slog.Logger             { return slog.New(slog.DiscardHandler) }
+func (testHost) MaxSteps() int                    { return 1_000_000 }
+func (testHost) Stored() bool                     { return false }
+func (testHost) Clustered() bool                  { return false }
+func (testHost) BaseURL() string                  { return "" }
+func (testHost) BaseContext() context.Context     { return context.Background() }
+func (testHost) Events() *events.Dispatcher       { return nil }
+func (testHost) Tracer() trace.Tracer             { return nil }
+func (testHost) Rest() *RestClient                { return nil }
+func (testHost) Named(in *Instance)               {}
+func (testHost) Answering(in *Instance)           {}
+func (testHost) OpenMail(in *Instance) bool       { return false }
+func (testHost) CloseMail(in *Instance)           {}
+func (testHost) SettleMail(in *Instance)          {}
+func (testHost) ListCalling(*Instance, bool) bool { return true }
+func (testHost) Commit(*Instance, *persist.Checkpoint) error {
+	panic("testHost stores nothing")
+}
+func (testHost) Addressed(*plan.PartnerLink, string, []*etree.Element, *partnerallow.List) exchange.Partner {
+	return nil
+}
+
+// loadPO compiles the example purchase order (deploy/purchase-order)
+// into a version no engine has deployed.
+func loadPO(t testing.TB) *Process {
+	t.Helper()
+	pls, err := compile.LoadBundleWith("../../../deploy/purchase-order", compile.LoadOptions{})
+	if err != nil {
+		t.Fatalf("load example bundle: %v", err)
+	}
+	return NewProcesses(pls)[0]
+}
+
+// poMessage is the body of the workload request testdata/file (the
+// engine's tests' testdata), made self-contained as the envelope decoder
+// makes it.
+func poMessage(t testing.TB, file string) *etree.Element {
+	t.Helper()
+	doc := etree.NewDocument()
+	if err := doc.ReadFromFile(filepath.Join("..", "testdata", file)); err != nil {
+		t.Fatal(err)
+	}
+	body := doc.Root().FindElement("./Body/*").Copy()
+	body.CreateAttr("xmlns:po", "urn:example:po")
+	return body
+}
