@@ -69,13 +69,13 @@ type Instance struct {
 	cur        *Thread
 	active     *Thread
 	hasPriv    bool
-	// Calls collects answers of partner calls in flight (inflight of
-	// them); linksChanged wakes threads waiting for links; isoHolder is
-	// the thread inside an isolated scope.
-	Calls        *answers
-	inflight     int
+	// linksChanged wakes threads waiting for links.
 	linksChanged bool
-	isoHolder    *Thread
+	// Calls collects answers of partner calls in flight (inflight of
+	// them); isoHolder is the thread inside an isolated scope.
+	Calls     *answers
+	inflight  int
+	isoHolder *Thread
 	// Corr holds the initiated correlation sets: name -> values key.
 	Corr map[string]string
 
@@ -83,9 +83,15 @@ type Instance struct {
 	// says it matches several waiting activities.
 	Inbox     *exchange.Exchange
 	ambiguous bool
-	// MailOpen, mailQ and mailRoutes (guarded by e.reg.mu) let messages
-	// reach the run while it waits for partner answers; pendingMail are
-	// those handed to it and not yet settled (mail.go).
+	// exited says an exit activity ended the run.
+	exited bool
+	// TimerPending says block scheduled a timer for this object (read by
+	// unscheduleOf for in-memory instances).
+	TimerPending bool
+	// MailOpen, MailQ and MailRoutes (guarded by the engine's registry
+	// lock) let messages reach the run while it waits for partner
+	// answers; PendingMail are those handed to it and not yet settled
+	// (the engine's mail.go).
 	MailOpen    bool
 	MailQ       []*Mail
 	MailRoutes  []string
@@ -97,14 +103,10 @@ type Instance struct {
 	Out []pendingReply
 	// InHandler is set while a process-level fault handler runs.
 	InHandler *FaultValue
-	exited    bool
 
 	// Waits and wake describe what a blocked instance waits for.
 	Waits []*plan.Inbound
 	Wake  int64
-	// TimerPending says block scheduled a timer for this object (read by
-	// unscheduleOf for in-memory instances).
-	TimerPending bool
 	// dirty marks variables changed since the last checkpoint.
 	dirty   []bool
 	Started time.Time
