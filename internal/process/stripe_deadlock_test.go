@@ -13,6 +13,7 @@ import (
 
 	"github.com/orchd/orchd/internal/exchange"
 	"github.com/orchd/orchd/internal/persist"
+	"github.com/orchd/orchd/internal/process/interp"
 )
 
 // TestInProcessPersistentCallSameStripe calls, from a persistent instance
@@ -45,7 +46,7 @@ func TestInProcessPersistentCallSameStripe(t *testing.T) {
 	if err := e.Deploy(procs...); err != nil {
 		t.Fatal(err)
 	}
-	var caller *Process
+	var caller *interp.Process
 	for _, p := range procs {
 		if p.Name.Local == "Caller" {
 			caller = p
@@ -81,7 +82,7 @@ func TestInProcessPersistentCallSameStripe(t *testing.T) {
 
 // callBounded sends one request to p's run operation and waits, at most
 // bound, for the reply and the end of the run (Dispatch returning).
-func callBounded(e *Engine, p *Process, id string, bound time.Duration) error {
+func callBounded(e *Engine, p *interp.Process, id string, bound time.Duration) error {
 	ep := p.Endpoints[0]
 	op := opNamed(ep, "run")
 	in := exchange.NewMessage(op.Input.Name)
