@@ -18,6 +18,7 @@ import (
 
 	"github.com/orchd/orchd/internal/endpoints"
 	"github.com/orchd/orchd/internal/exchange"
+	"github.com/orchd/orchd/internal/odecorpus"
 	"github.com/orchd/orchd/internal/odemock"
 	"github.com/orchd/orchd/internal/process"
 	"github.com/orchd/orchd/internal/process/compile"
@@ -49,7 +50,7 @@ type Result struct {
 	// does not throw and the exchange finishes"): orchd answered with a
 	// declared fault, which that rule accepts and a strict reading does
 	// not. Summaries count such passes apart. Passes of a bundle deployed
-	// only with static analysis rules waived (specWaivers) are lenient too.
+	// only with static analysis rules waived (odecorpus.SpecWaivers) are lenient too.
 	Lenient bool
 }
 
@@ -57,18 +58,8 @@ type Result struct {
 const lenientMark = "lenient"
 
 // WaivedNote starts the detail of a pass of a bundle deployed with static
-// analysis rules waived (specWaivers).
+// analysis rules waived (odecorpus.SpecWaivers).
 const WaivedNote = "lenient: deployed only with WS-BPEL static analysis rules ODE did not check waived: "
-
-// specWaivers are the corpus's bundles that break a static analysis rule
-// of WS-BPEL 2.0 (Appendix B) ODE did not check, and those rules. orchd
-// refuses them; the runner deploys them with the rules waived, as
-// deploy.xml's orchd:waive would, and counts their passes as lenient.
-// docs/static-analysis.md lists what each breaks.
-var specWaivers = map[string][]string{
-	"TestAlarm": {"SA00011"},            // imports name namespaces its WSDLs do not have
-	"TestIMA":   {"SA00020", "SA00061"}, // a propertyAlias with messageType, part and type; undeclared messageExchanges
-}
 
 // LenientNote is the detail of a lenient pass.
 const LenientNote = "lenient: no response pattern, and ODE's harness checked only completion; answered with a declared fault: "
@@ -182,7 +173,7 @@ func (r *Runner) deploy(dir string) (*deployment, error) {
 	hc = redirectREST(hc, r.opts.REST)
 	engine := process.NewEngine(process.Options{Logger: r.log, Partners: r.overrides.Partners(r.client.Partner), HTTPClient: hc, HTTPTimeout: timeout})
 	lo := compile.LoadOptions{Extensions: compile.Extensions{odemock.TestExtensionNS: odemock.TestExtension()}, SharedFolders: sharedFolders,
-		Waive: specWaivers[filepath.Base(dir)]}
+		Waive: odecorpus.SpecWaivers()[filepath.Base(dir)]}
 	pls, err := compile.LoadBundleWith(dir, lo)
 	if err != nil {
 		return nil, err
@@ -312,7 +303,7 @@ func (r *Runner) RunBundle(ctx context.Context, b *Bundle) (results []Result, ok
 		}()
 	}
 	wg.Wait()
-	if rules := specWaivers[path.Base(b.Dir)]; rules != nil {
+	if rules := odecorpus.SpecWaivers()[path.Base(b.Dir)]; rules != nil {
 		for i := range results {
 			if res := &results[i]; res.Outcome == Pass && !res.Case.ExpectRefusal {
 				res.Lenient = true

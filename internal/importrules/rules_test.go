@@ -30,6 +30,7 @@ var allowed = map[string][]string{
 	"internal/loadgen":      nil,
 	"internal/mgmt":         nil,
 	"internal/mockpartner":  nil,
+	"internal/odecorpus":    nil,
 	"internal/partnerallow": nil,
 	"internal/persist":      nil,
 	"internal/reference":    nil,
@@ -98,7 +99,7 @@ var allowed = map[string][]string{
 	// Test support.
 	"internal/etcdtest/etcdmember": {"internal/etcdtest"},
 	"internal/odemock":             {"internal/exchange", "internal/process/compile", "internal/process/plan", "internal/soap"},
-	"internal/conformance":         {"internal/endpoints", "internal/exchange", "internal/odemock", "internal/process", "internal/process/compile", "internal/process/interp", "internal/server", "internal/soap"},
+	"internal/conformance":         {"internal/endpoints", "internal/exchange", "internal/odecorpus", "internal/odemock", "internal/process", "internal/process/compile", "internal/process/interp", "internal/server", "internal/soap"},
 	"internal/importrules":         nil,
 	"internal/echotest":            nil,
 	"internal/mgmttest": {"internal/admin", "internal/echotest", "internal/events", "internal/hotdeploy",

@@ -5,17 +5,19 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
 
+	"github.com/orchd/orchd/internal/odecorpus"
 	"github.com/orchd/orchd/internal/process/check"
 )
 
 // validBundles are the bundles that deploy today: deploy/, the test
 // bundles of this package and of cmd/orchd, and the ODE corpus's bundles
 // with a passing case that is not a refusal (internal/conformance's
-// testdata/passing.txt) and those of specDisagreements, with the shared
+// testdata/passing.txt) and those of odecorpus.SpecWaivers, with the shared
 // folders ODE's bundles import from.
 func validBundles(t *testing.T) (dirs []string, shared map[string][]string) {
 	t.Helper()
@@ -46,7 +48,7 @@ func validBundles(t *testing.T) (dirs []string, shared map[string][]string) {
 		return dirs, shared
 	}
 	seen := map[string]bool{}
-	for b := range specDisagreements {
+	for b := range odecorpus.SpecWaivers() {
 		seen[b] = true
 		dir := filepath.Join(corpus, b)
 		dirs = append(dirs, dir)
@@ -77,36 +79,28 @@ func TestStaticCheckValidCorpora(t *testing.T) {
 	if len(dirs) < 20 {
 		t.Fatalf("found %d valid bundles, want the repository's and the corpus's", len(dirs))
 	}
+	waivers := odecorpus.SpecWaivers()
 	for _, dir := range dirs {
 		_, err := LoadBundleWith(dir, LoadOptions{SharedFolders: shared[dir]})
-		rules, disagrees := specDisagreements[filepath.Base(dir)]
+		rules, disagrees := waivers[filepath.Base(dir)]
 		found := map[string]bool{}
 		for _, e := range flatten(err) {
 			var f *check.Finding
 			if !errors.As(e, &f) {
 				continue
 			}
-			if disagrees && strings.Contains(rules, f.Rule) {
+			if disagrees && slices.Contains(rules, f.Rule) {
 				found[f.Rule] = true
 				continue
 			}
 			t.Errorf("%s: %v", dir, f)
 		}
-		for _, r := range strings.Fields(rules) {
-			if disagrees && !found[r] {
-				t.Errorf("%s: no %s finding; take it from specDisagreements and docs/static-analysis.md (and its cases back to passing.txt when it has no other)", dir, r)
+		for _, r := range rules {
+			if !found[r] {
+				t.Errorf("%s: no %s finding; take it from odecorpus.SpecWaivers and docs/static-analysis.md (and its cases back to passing.txt when it has no other)", dir, r)
 			}
 		}
 	}
-}
-
-// specDisagreements are the ODE corpus bundles ODE deployed (and whose
-// cases orchd passed) that break rules of the specification: static
-// analysis follows the specification and refuses them, with the rules
-// here. docs/static-analysis.md lists them.
-var specDisagreements = map[string]string{
-	"TestAlarm": "SA00011",         // imports name namespaces the WSDLs do not have
-	"TestIMA":   "SA00020 SA00061", // a propertyAlias with messageType, part and type; messageExchange names no <messageExchanges> declares
 }
 
 // flatten lists the errors err joins.
