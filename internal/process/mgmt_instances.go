@@ -737,7 +737,8 @@ func (e *Engine) actStored(ctx context.Context, id string, a mgmt.Action) error 
 		return fmt.Errorf("no instance store: %w", mgmt.ErrNotFound)
 	}
 	m := e.stripes.of(id)
-	if err := lockWithin(ctx, m); err != nil {
+	if err := lockWithin(ctx, &m.Mutex); err != nil {
+		m.unref()
 		return err
 	}
 	defer m.Unlock()

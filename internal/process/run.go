@@ -43,23 +43,75 @@ type registry struct {
 	seq       atomic.Uint64
 }
 
-// stripes serialize work on one persistent instance across goroutines.
-type stripes [64]sync.Mutex
+// stripes serialize work on one persistent instance across goroutines:
+// one mutex per instance id, held in the table of one of 64 stripes (by
+// a hash of the id) while a goroutine holds or waits for it. Two ids
+// never share a mutex: with a mutex per stripe, two instances whose ids
+// hash alike waited for each other, and deadlocked when the run holding
+// the stripe waited on the other (an in-process call to a persistent
+// process whose new instance commits before it replies,
+// TestInProcessPersistentCallSameStripe). The stripes only spread the
+// table's own lock.
+type stripes [64]stripe
 
-func (s *stripes) lock(id string) *sync.Mutex {
-	m := s.of(id)
-	m.Lock()
-	return m
+// stripe is the table of the instance locks whose ids hash to it.
+type stripe struct {
+	mu   sync.Mutex
+	held map[string]*idLock
 }
 
-// of is the stripe of id.
-func (s *stripes) of(id string) *sync.Mutex {
+// idLock is one instance's lock. refs (under its stripe's mu) counts
+// the goroutines holding or waiting for it; the last one out removes it.
+type idLock struct {
+	sync.Mutex
+	s    *stripe
+	id   string
+	refs int
+}
+
+// lock locks instance id, waiting while another goroutine holds it.
+func (s *stripes) lock(id string) *idLock {
+	l := s.of(id)
+	l.Mutex.Lock()
+	return l
+}
+
+// of is instance id's lock, counted as used until its Unlock (after a
+// successful TryLock or Lock) or unref.
+func (s *stripes) of(id string) *idLock {
 	// FNV-1a over the string, without hash.Hash's allocations.
 	h := uint32(2166136261)
 	for i := 0; i < len(id); i++ {
 		h = (h ^ uint32(id[i])) * 16777619
 	}
-	return &s[h%uint32(len(s))]
+	st := &s[h%uint32(len(s))]
+	st.mu.Lock()
+	l := st.held[id]
+	if l == nil {
+		if st.held == nil {
+			st.held = map[string]*idLock{}
+		}
+		l = &idLock{s: st, id: id}
+		st.held[id] = l
+	}
+	l.refs++
+	st.mu.Unlock()
+	return l
+}
+
+// Unlock unlocks the instance and gives up this goroutine's use of l.
+func (l *idLock) Unlock() {
+	l.Mutex.Unlock()
+	l.unref()
+}
+
+// unref gives up a use of l that did not lock it.
+func (l *idLock) unref() {
+	l.s.mu.Lock()
+	if l.refs--; l.refs == 0 {
+		delete(l.s.held, l.id)
+	}
+	l.s.mu.Unlock()
 }
 
 func (e *Engine) now() time.Time { return time.Now() }

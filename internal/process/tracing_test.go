@@ -120,6 +120,11 @@ func TestTraceInProcessCall(t *testing.T) {
 	if r := dispatch(t, e, caller, testReq("A-1", "3", "")); r.err != nil || r.fault != nil {
 		t.Fatalf("err=%v fault=%v", r.err, r.fault)
 	}
+	// The callee's run ends its span after its reply reached the
+	// caller, in the goroutine the in-process call made: wait for it.
+	for deadline := time.Now().Add(5 * time.Second); len(rec.Ended()) < 3 && time.Now().Before(deadline); {
+		time.Sleep(5 * time.Millisecond)
+	}
 	byKind := map[trace.SpanKind][]sdktrace.ReadOnlySpan{}
 	for _, s := range rec.Ended() {
 		byKind[s.SpanKind()] = append(byKind[s.SpanKind()], s)

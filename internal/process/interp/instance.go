@@ -130,7 +130,7 @@ type Instance struct {
 	// LazyStripe says the run of a new instance has not taken its stripe
 	// (create): its first checkpoint takes it, into stripe.
 	LazyStripe bool
-	Stripe     *sync.Mutex
+	Stripe     interface{ Unlock() } // the engine's lock of the instance's id, held
 	// outbox holds one-way invokes to send after the next checkpoint.
 	outbox []persist.OutboxMessage
 	// eprs are the partner role endpoints assigned by <copy><to
