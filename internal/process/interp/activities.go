@@ -45,6 +45,7 @@ func stepWhile(a *plan.While, in *Instance, _ *Frame) (plan.Activity, bool, erro
 	return a.Body, false, nil
 }
 
+// Cond evaluates condition c of the activity at position at.
 func (in *Instance) Cond(c *expr.Expr, at bpel.Pos) (bool, error) {
 	if c.X2 != nil && c.Fast == nil {
 		return in.condXPath2(c, at)
@@ -130,6 +131,8 @@ func stepReply(a *plan.Reply, in *Instance, _ *Frame) (plan.Activity, bool, erro
 	return nil, true, nil
 }
 
+// StepAssign runs assign a: its copies in order, all or nothing (validated
+// when a says so).
 func StepAssign(a *plan.Assign, in *Instance, _ *Frame) (plan.Activity, bool, error) {
 	if a.Validate != nil {
 		if err := applyValidatedAssign(a, in); err != nil {

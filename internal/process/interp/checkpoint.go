@@ -20,6 +20,7 @@ import (
 
 type instState = persist.State
 
+// StateWaiting is the stored state of an instance that waits.
 const StateWaiting = persist.Waiting
 
 func persistNewID() string { return persist.NewID() }
@@ -302,21 +303,26 @@ func (in *Instance) DecodeThreads(r *Reader, recs bool) error {
 	return r.Err
 }
 
+// AppendString appends s to b, length-prefixed, as Reader.String reads it.
 func AppendString(b []byte, s string) []byte {
 	b = binary.AppendUvarint(b, uint64(len(s)))
 	return append(b, s...)
 }
 
+// ErrBadFrames marks stored control state (frames) that does not decode.
 var ErrBadFrames = errors.New("corrupt instance control state")
 
 // ErrBadVariable marks a stored variable that is not XML.
 var ErrBadVariable = errors.New("corrupt stored variable")
 
+// Reader decodes stored control state: B is what remains, Err the first
+// failure (ErrBadFrames), after which every read returns zero.
 type Reader struct {
 	B   []byte
 	Err error
 }
 
+// Uvarint reads an unsigned varint.
 func (r *Reader) Uvarint() uint64 {
 	v, n := binary.Uvarint(r.B)
 	if n <= 0 {
@@ -327,6 +333,7 @@ func (r *Reader) Uvarint() uint64 {
 	return v
 }
 
+// Varint reads a signed varint.
 func (r *Reader) Varint() int64 {
 	v, n := binary.Varint(r.B)
 	if n <= 0 {
@@ -337,6 +344,7 @@ func (r *Reader) Varint() int64 {
 	return v
 }
 
+// String reads a length-prefixed string (AppendString).
 func (r *Reader) String() string {
 	n := r.Uvarint()
 	if r.Err != nil || uint64(len(r.B)) < n {
@@ -348,6 +356,7 @@ func (r *Reader) String() string {
 	return s
 }
 
+// ParseClark parses a QName in Clark notation ({namespace}local).
 func ParseClark(s string) exchange.QName {
 	if len(s) > 0 && s[0] == '{' {
 		for i := 1; i < len(s); i++ {

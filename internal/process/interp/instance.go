@@ -169,6 +169,9 @@ type ErrUncaught struct{ F *FaultValue }
 
 func (e *ErrUncaught) Error() string { return "uncaught " + e.F.Error() }
 
+// NewInstance returns a new instance of version p, run by host e under
+// ctx, its variables' slots fresh (Start runs the variables'
+// initializers and pushes the process's activity).
 func NewInstance(e Host, p *Process, ctx context.Context) *Instance {
 	var root *etree.Element
 	if p.Slots != nil {
@@ -196,6 +199,7 @@ func (in *Instance) touch(v *expr.Var) {
 	}
 }
 
+// Slot is variable v's slot in the instance tree.
 func (in *Instance) Slot(v *expr.Var) *etree.Element {
 	return in.Root.Child[v.Slot-1].(*etree.Element)
 }

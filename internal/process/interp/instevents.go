@@ -30,6 +30,8 @@ func (in *Instance) Emit(ev events.Event) {
 	in.Host.Events().Emit(ev)
 }
 
+// EvTagger is an activity that names itself in events: its tag, name
+// and position.
 type EvTagger interface {
 	EvTag() (tag, name string, pos string)
 }

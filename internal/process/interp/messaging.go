@@ -283,6 +283,8 @@ func (in *Instance) Respond(r *OpenRequest, msg *exchange.Message, f *exchange.F
 	in.Out = append(in.Out, pendingReply{Req: r, msg: CopyMessage(msg), fault: f})
 }
 
+// DeliverReplies answers the requests whose replies were held (Respond)
+// until the state they describe was durable.
 func (in *Instance) DeliverReplies() {
 	for _, r := range in.Out {
 		r.Req.Answer(r.msg, r.fault)

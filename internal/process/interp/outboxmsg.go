@@ -65,6 +65,8 @@ func encodeMessage(m *exchange.Message) ([]byte, error) {
 	return b, nil
 }
 
+// DecodeMessage decodes a message encodeMessage encoded, as message type
+// name.
 func DecodeMessage(b []byte, name exchange.QName) (*exchange.Message, error) {
 	r := &Reader{B: b}
 	n := r.Uvarint()

@@ -64,6 +64,9 @@ type RestClient struct {
 	tracer  trace.Tracer
 }
 
+// NewRESTClient returns the client of REST activities: hc (nil: Go's
+// default transport), each request bounded by timeout (zero: 30s),
+// traced by tracer (nil: not traced).
 func NewRESTClient(hc *http.Client, timeout time.Duration, tracer trace.Tracer) *RestClient {
 	c := &RestClient{hc: hc, timeout: timeout, tracer: tracer}
 	if c.hc == nil {

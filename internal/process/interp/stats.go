@@ -50,6 +50,7 @@ func (s *procStats) Exchange(ex *exchange.Exchange, start time.Time) {
 	}
 }
 
+// Snapshot is the version's counters, for the management API.
 func (s *procStats) Snapshot() mgmt.Stats {
 	return mgmt.Stats{
 		Started: s.Started.Load(), Completed: s.completed.Load(), Faulted: s.faulted.Load(),

@@ -122,6 +122,7 @@ var (
 	errCalling = errors.New("call in flight")
 )
 
+// Top is the frame t is running.
 func (t *Thread) Top() *Frame { return &t.Stack[len(t.Stack)-1] }
 
 // isIn reports whether t is anc or one of its descendants.
