@@ -9,7 +9,6 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
-	"net/url"
 	"os"
 	"os/signal"
 	"runtime/debug"
@@ -435,7 +434,11 @@ func runServer(ctx context.Context, cfg *serveConfig, log *slog.Logger) error {
 	mockCtx, stopMocks := context.WithCancel(context.Background())
 	defer stopMocks()
 	if cfg.mockPartners {
-		crm, erp := mockAddrs(engine.Processes())
+		var eps []*exchange.Endpoint
+		for _, p := range engine.Processes() {
+			eps = append(eps, p.PartnerEndpoints()...)
+		}
+		crm, erp := mockpartner.Addrs(eps)
 		log.Info("mock partners", slog.String("crm", crm), slog.String("erp", erp))
 		go func() { mockErr <- mockpartner.New(log).Serve(mockCtx, crm, erp) }()
 	}
@@ -504,30 +507,3 @@ func runServer(ctx context.Context, cfg *serveConfig, log *slog.Logger) error {
 
 // defaultGCPercent is the GC target serve sets when GOGC is not set.
 const defaultGCPercent = 400
-
-// The example's partner services, whose addresses --mock-partners serves.
-var (
-	crmService = exchange.QName{Space: "urn:example:crm", Local: "CRMService"}
-	erpService = exchange.QName{Space: "urn:example:erp", Local: "ERPService"}
-)
-
-// mockAddrs finds the host:port the deployed processes call the example's
-// CRM and ERP services at, falling back to the example's defaults.
-func mockAddrs(procs []*interp.Process) (crm, erp string) {
-	crm, erp = "127.0.0.1:9101", "127.0.0.1:9102"
-	for _, p := range procs {
-		for _, ep := range p.PartnerEndpoints() {
-			u, err := url.Parse(ep.Address)
-			if err != nil || u.Host == "" {
-				continue
-			}
-			switch ep.Service {
-			case crmService:
-				crm = u.Host
-			case erpService:
-				erp = u.Host
-			}
-		}
-	}
-	return strings.TrimSpace(crm), strings.TrimSpace(erp)
-}

@@ -29,7 +29,6 @@ var allowed = map[string][]string{
 	"internal/exchange":     nil,
 	"internal/loadgen":      nil,
 	"internal/mgmt":         nil,
-	"internal/mockpartner":  nil,
 	"internal/odecorpus":    nil,
 	"internal/partnerallow": nil,
 	"internal/persist":      nil,
@@ -70,10 +69,11 @@ var allowed = map[string][]string{
 		"internal/process/interp", "internal/process/plan"},
 
 	// Transport and storage: no BPEL.
-	"internal/soap":      {"internal/exchange", "internal/partnerallow", "internal/xmlparse"},
-	"internal/endpoints": {"internal/exchange"},
-	"internal/etcdstore": {"internal/persist"},
-	"internal/cluster":   {"internal/exchange", "internal/soap"},
+	"internal/mockpartner": {"internal/exchange"},
+	"internal/soap":        {"internal/exchange", "internal/partnerallow", "internal/xmlparse"},
+	"internal/endpoints":   {"internal/exchange"},
+	"internal/etcdstore":   {"internal/persist"},
+	"internal/cluster":     {"internal/exchange", "internal/soap"},
 
 	// Operating orchd.
 	"internal/admin":   {"internal/events", "internal/mgmt"},
