@@ -449,3 +449,42 @@ func TestWSAReferenceParamsSurviveRestart(t *testing.T) {
 		t.Errorf("the call after the restart lost the reference parameter:\n%s", raw)
 	}
 }
+
+// TestWSASessionForeignCallback: a callback carrying a session
+// identifier its instance never handed out (another instance's, a stale
+// or a made-up one) is held for that session and never given to the
+// instance that waits at the same correlation-less receive under its own
+// session: the instance takes the callback with its token.
+func TestWSASessionForeignCallback(t *testing.T) {
+	partner := startRecorder(t)
+	deploy := t.TempDir()
+	writeSessionBundle(t, deploy, "WsaSession", sessionBPEL, partner.addr)
+	o := startOrchd(t, "--deploy", deploy)
+	url := o.base + "/processes/WsaSession"
+	reply := make(chan response, 1)
+	go func() { reply <- callRunAsync(o.base, "WsaSession", "A", "0") }()
+	if !eventually(func() bool { return partner.count() == 1 }) {
+		t.Fatalf("the partner got no call\n%s", o.log())
+	}
+	partner.mu.Lock()
+	cb := soapHeader(partner.got[0], "http://www.apache.org/ode/type/session", "callback")
+	partner.mu.Unlock()
+	if cb == nil || cb.FindElement("session") == nil {
+		t.Fatal("the call carries no ODE session")
+	}
+	client := &http.Client{Timeout: 30 * time.Second}
+	callback := func(session, n string) {
+		body := `<soapenv:Envelope xmlns:soapenv="http://schemas.xmlsoap.org/soap/envelope/"><soapenv:Header>` +
+			`<odesession:session xmlns:odesession="http://www.apache.org/ode/type/session">` + session + `</odesession:session>` +
+			`</soapenv:Header><soapenv:Body><req xmlns="urn:e2e"><id>cb</id><n>` + n + `</n></req></soapenv:Body></soapenv:Envelope>`
+		if r := post(t, client, url, textXML, `"urn:e2e#go"`, []byte(body)); r.status != http.StatusAccepted {
+			t.Fatalf("callback %s: status %d body %s", n, r.status, r.body)
+		}
+	}
+	callback("0123456789abcdef0123456789abcdef", "foreign")
+	callback(cb.FindElement("session").Text(), "own")
+	r := <-reply
+	if got := between(r.body, "<tns:a>", "</tns:a>"); r.status != http.StatusOK || got != "own" {
+		t.Errorf("status %d, reply %q, want own (a callback for another session must not reach it):\n%s", r.status, got, r.body)
+	}
+}

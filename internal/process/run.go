@@ -140,10 +140,16 @@ func (e *Engine) Dispatch(ctx context.Context, ex *exchange.Exchange) error {
 // new instance, or holds it until an instance waits for it (held is the
 // hold of a message delivered again).
 func (e *Engine) deliver(ctx context.Context, p *interp.Process, ex *exchange.Exchange, held *heldMsg) error {
-	if found, err := e.deliverSession(ctx, p, ex); found || err != nil {
-		return err // session.go
-	}
 	op := ex.Operation.Name
+	// A message carrying a session identifier orchd handed out (ODE's
+	// implicit correlation, interp/session.go) is for that session's
+	// instance alone: where no correlation set routes it, it is looked
+	// for, and held, under its session key, never given to another
+	// instance waiting there.
+	sid := ""
+	if len(ex.Headers) > 0 {
+		sid = interp.SessionOf(ex.Headers)
+	}
 	var tried, keys []string
 	queued := false
 	for _, sh := range p.Routes[op] {
@@ -153,6 +159,9 @@ func (e *Engine) deliver(ctx context.Context, p *interp.Process, ex *exchange.Ex
 		}
 		for _, m := range sh.Masks {
 			key := interp.KeyRouteShape(sh, p, op, m, vals)
+			if sid != "" && len(sh.Uses) == 0 {
+				key = interp.SessionKey(key, sid)
+			}
 			if held == nil && e.queuedBehind(key) {
 				// Messages held under this key came first: this one waits
 				// its turn.
@@ -812,27 +821,4 @@ func (e *Engine) dropAbandoned(id string) {
 	} else {
 		e.reg.open[id] = kept
 	}
-}
-
-// deliverSession gives ex to the instance its session header names,
-// waiting at a correlation-less activity for its operation: found
-// reports whether one took it.
-func (e *Engine) deliverSession(ctx context.Context, p *interp.Process, ex *exchange.Exchange) (bool, error) {
-	if len(ex.Headers) == 0 {
-		return false, nil
-	}
-	sid := interp.SessionOf(ex.Headers)
-	if sid == "" {
-		return false, nil
-	}
-	op := ex.Operation.Name
-	for _, sh := range p.Routes[op] {
-		if len(sh.Uses) != 0 {
-			continue
-		}
-		if found, err := e.resume(ctx, p, interp.SessionKey(interp.KeyRouteShape(sh, p, op, 0, nil), sid), ex); found || err != nil {
-			return found, err
-		}
-	}
-	return false, nil
 }
