@@ -407,18 +407,8 @@ func stepInvoke(a *plan.Invoke, in *Instance, f *Frame) (plan.Activity, bool, er
 		return nil, false, errBlocked
 	}
 	call := &exchange.Call{Operation: a.Op, Timeout: a.Timeout}
-	if a.ToParts != nil {
-		call.Input = in.partsMessage(a.Op.Input, a.ToParts)
-	} else if a.In != nil {
-		if err := in.initialized(a.In, a.Pos); err != nil {
-			return nil, false, err
-		}
-		call.Input = in.message(a.In)
-	}
-	if call.Input != nil {
-		if err := in.ApplyCorrelations(a.Corrs, call.Input, true, a.Pos); err != nil {
-			return nil, false, err
-		}
+	if call.Input, err = in.invokeInput(a); err != nil {
+		return nil, false, err
 	}
 	if partner == nil {
 		return nil, false, fmt.Errorf("invoke %s.%s at %s: partner link is not bound", a.Pl.Name, a.Op.Name, a.Pos)
@@ -440,6 +430,34 @@ func stepInvoke(a *plan.Invoke, in *Instance, f *Frame) (plan.Activity, bool, er
 	start := time.Now()
 	res, err := partner.Invoke(in.Ctx, call)
 	return answeredInvoke(a, in, f, res, err, time.Since(start))
+}
+
+// invokeInput builds the message invoke a sends, from its inputVariable
+// or <toParts> (an element variable standing for a message of one
+// element part is compiled as toParts), and applies the correlations it
+// initiates; nil when the operation takes no input. A variable never
+// assigned raises bpel:uninitializedVariable (WS-BPEL 2.0 8.4.1, 10.3)
+// rather than sending the call without its part.
+func (in *Instance) invokeInput(a *plan.Invoke) (*exchange.Message, error) {
+	var m *exchange.Message
+	switch {
+	case a.ToParts != nil:
+		if err := in.partsInitialized(a.Op.Input, a.ToParts, a.Pos); err != nil {
+			return nil, err
+		}
+		m = in.partsMessage(a.Op.Input, a.ToParts)
+	case a.In != nil:
+		if err := in.initialized(a.In, a.Pos); err != nil {
+			return nil, err
+		}
+		m = in.message(a.In)
+	default:
+		return nil, nil
+	}
+	if err := in.ApplyCorrelations(a.Corrs, m, true, a.Pos); err != nil {
+		return nil, err
+	}
+	return m, nil
 }
 
 // errMayHaveRun is the failure of a guarded call that was in flight when

@@ -30,12 +30,9 @@ func reliableInvoke(a *plan.Invoke, in *Instance) bool {
 
 // enqueueInvoke records a one-way invoke in the instance's pending outbox.
 func enqueueInvoke(a *plan.Invoke, in *Instance) error {
-	var m *exchange.Message
-	if a.In != nil {
-		m = in.message(a.In)
-		if err := in.ApplyCorrelations(a.Corrs, m, true, a.Pos); err != nil {
-			return err
-		}
+	m, err := in.invokeInput(a)
+	if err != nil {
+		return err
 	}
 	payload, err := encodeMessage(m)
 	if err != nil {
