@@ -162,6 +162,17 @@ const (
 	FramesVersionEPRs = 3
 )
 
+// FramesSession flags a version byte (3 or 4) whose frames end, after
+// the endpoint list, with the instance's session identifier (session.go);
+// an instance that never handed one out is written without it, as before.
+const FramesSession = 0x10
+
+// FramesVersionOf splits a frames version byte into the version (2 to 4,
+// checked by the caller) and whether the session identifier follows.
+func FramesVersionOf(b byte) (version byte, session bool) {
+	return b &^ FramesSession, b&FramesSession != 0
+}
+
 // EncodeFrames encodes the control state: the threads with their frames
 // and private variables, the fault being handled, and the routes and
 // timer the instance is registered under.
@@ -173,14 +184,19 @@ func (in *Instance) EncodeFrames(routes []string, timer int64) ([]byte, error) {
 	// before decoding anything that depends on the definition.
 	b = append(b, FramesFingerprinted)
 	b = AppendString(b, in.Proc.Fingerprint)
+	var ver byte
 	switch {
 	case recs:
-		b = append(b, FramesVersionComp)
-	case len(in.eprs) == 0:
-		b = append(b, FramesVersion)
+		ver = FramesVersionComp
+	case len(in.eprs) == 0 && in.Session == "":
+		ver = FramesVersion
 	default:
-		b = append(b, FramesVersionEPRs)
+		ver = FramesVersionEPRs
 	}
+	if in.Session != "" {
+		ver |= FramesSession
+	}
+	b = append(b, ver)
 	index := make(map[*Thread]int, len(in.Threads))
 	live := make([]*Thread, 0, len(in.Threads))
 	for _, t := range in.Threads {
@@ -232,8 +248,11 @@ func (in *Instance) EncodeFrames(routes []string, timer int64) ([]byte, error) {
 		b = AppendString(b, k)
 	}
 	b = binary.AppendVarint(b, timer)
-	if recs || len(in.eprs) > 0 {
+	if ver != FramesVersion {
 		b = in.appendEPRs(b)
+	}
+	if in.Session != "" {
+		b = AppendString(b, in.Session)
 	}
 	return b, nil
 }

@@ -2,6 +2,8 @@ package interp
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"strings"
 
 	"github.com/beevik/etree"
@@ -18,7 +20,10 @@ import (
 //     reference parameters), carries ODE's callback header blocks, in
 //     both of ODE's namespaces: <odesession:callback> holding the
 //     myRole's wsa:Address and <odesession:session> with the instance's
-//     session identifier (its id).
+//     session identifier: a random token of 128 bits (sessionID), not
+//     the instance id, which for an in-memory instance is a counter any
+//     client could guess and so steer a callback into another client's
+//     instance.
 //   - A request carrying <odesession:session> (or ODE's older
 //     <intalio:session>) as a header block reaches the instance of that
 //     identifier waiting at a receive or onMessage of its operation that
@@ -71,12 +76,28 @@ func SessionOf(headers []*etree.Element) string {
 }
 
 // sessionRouteKey is the session key of in waiting at ib, when ib is
-// routed without correlation sets.
+// routed without correlation sets and the instance has handed out its
+// session identifier (nobody could send one it never did).
 func (in *Instance) sessionRouteKey(ib *plan.Inbound, plain string) (string, bool) {
-	if len(ib.Route.Uses) != 0 || in.ID == "" {
+	if len(ib.Route.Uses) != 0 || in.Session == "" {
 		return "", false
 	}
-	return SessionKey(plain, in.ID), true
+	return SessionKey(plain, in.Session), true
+}
+
+// sessionBytes is the size of a session identifier's randomness: 128
+// bits, as RFC 4122 version 4 UUIDs and session cookies have.
+const sessionBytes = 16
+
+// sessionID returns the instance's session identifier, minting it (from
+// crypto/rand) the first time it is handed out.
+func (in *Instance) sessionID() string {
+	if in.Session == "" {
+		var b [sessionBytes]byte
+		_, _ = rand.Read(b[:]) // never fails (crypto/rand, Go 1.24)
+		in.Session = hex.EncodeToString(b[:])
+	}
+	return in.Session
 }
 
 // sessionPartner is a partner whose calls carry the callback header
@@ -118,7 +139,6 @@ func (in *Instance) withSession(pl *plan.PartnerLink, addressing bool, partner e
 	if partner == nil || pl.Provided == nil || !addressing {
 		return partner
 	}
-	in.named()
 	addr := in.myRoleAddress(pl)
 	hs := make([]*etree.Element, 0, 2)
 	for _, ns := range []string{nsODESession, nsIntalioSession} {
@@ -127,7 +147,7 @@ func (in *Instance) withSession(pl *plan.PartnerLink, addressing bool, partner e
 		a := cb.CreateElement("wsa:Address")
 		a.CreateAttr("xmlns:wsa", nsWSA)
 		a.SetText(addr)
-		cb.CreateElement("s:session").SetText(in.ID)
+		cb.CreateElement("s:session").SetText(in.sessionID())
 		hs = append(hs, cb)
 	}
 	return &sessionPartner{Partner: partner, headers: hs, replyTo: in.callbackEPR(pl, addr)}
@@ -156,7 +176,7 @@ func (in *Instance) callbackEPR(pl *plan.PartnerLink, addr string) *exchange.End
 	if in.sessionRouted(pl) {
 		sess := etree.NewElement("odesession:session")
 		sess.CreateAttr("xmlns:odesession", nsODESession)
-		sess.SetText(in.ID)
+		sess.SetText(in.sessionID())
 		epr.ReferenceParams = []*etree.Element{sess}
 	}
 	return epr
@@ -170,10 +190,9 @@ func (in *Instance) withMySession(pl *plan.PartnerLink, sr *etree.Element) *etre
 	if !in.sessionRouted(pl) {
 		return sr
 	}
-	in.named()
 	sess := etree.NewElement("odesession:session")
 	sess.CreateAttr("xmlns:odesession", nsODESession)
-	sess.SetText(in.ID)
+	sess.SetText(in.sessionID())
 	return WithRefParams(sr, []*etree.Element{sess})
 }
 
@@ -192,7 +211,3 @@ func (in *Instance) sessionRouted(pl *plan.PartnerLink) bool {
 	}
 	return false
 }
-
-// named gives an in-memory instance its id now, if it has none yet: its
-// session identifier.
-func (in *Instance) named() { in.Host.Named(in) }
