@@ -470,9 +470,18 @@ func (in *Instance) RouteKeys() []string {
 			continue
 		}
 		if k, ok := InstanceKeyRouteShape(ib.Route, in, ib.Op.Name); ok {
-			keys = append(keys, k)
-			if sk, ok := in.sessionRouteKey(ib, k); ok {
-				keys = append(keys, sk) // session.go
+			sk, session := in.sessionRouteKey(ib, k) // session.go
+			switch {
+			case !session:
+				keys = append(keys, k)
+			case in.Proc.InMemory:
+				keys = append(keys, k, sk)
+			default:
+				// The store binds a key to one instance: under the plain
+				// key a second instance waiting there could not be
+				// stored. One that handed out its session waits under
+				// that alone (its callbacks carry it).
+				keys = append(keys, sk)
 			}
 		}
 	}
