@@ -41,7 +41,16 @@ func (e *Engine) traceRun(in *interp.Instance, ex *exchange.Exchange) func() {
 	if !in.Tr.First.IsValid() {
 		in.Tr.First = in.Tr.Run
 	}
+	// A sampled instance's activities are spans too, when this run's
+	// span is sampled (interp/actspans.go).
+	acts := in.Timing != nil && in.Tr.Run.IsSampled()
+	if acts {
+		in.Timing.TraceActivities(e.opts.Tracer, in.Tr.Run)
+	}
 	return func() {
+		if acts {
+			in.Timing.EndActivities()
+		}
 		if sp.IsRecording() {
 			sp.SetAttributes(interp.AttrProcess.String(in.Proc.Name.String()), interp.AttrVersion.Int(in.Proc.Version))
 			if in.ID != "" {
