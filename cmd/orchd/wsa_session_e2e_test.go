@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"regexp"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -137,5 +138,82 @@ func TestWSASessionUnguessable(t *testing.T) {
 				t.Errorf("B answered %q\n%s", got["B"], o.log())
 			}
 		})
+	}
+}
+
+// sessionRestartBPEL answers its client at once, then waits for the
+// partner's callback (go) with no correlation set and calls the partner
+// again.
+const sessionRestartBPEL = `<?xml version="1.0" encoding="UTF-8"?>
+<process name="WsaSessionRestart" targetNamespace="urn:e2e:process"
+    xmlns="http://docs.oasis-open.org/wsbpel/2.0/process/executable" xmlns:tns="urn:e2e">
+  <import importType="http://schemas.xmlsoap.org/wsdl/" location="e2e.wsdl" namespace="urn:e2e"/>
+  <partnerLinks>
+    <partnerLink name="client" partnerLinkType="tns:BothLT" myRole="provider" partnerRole="partner"/>
+  </partnerLinks>
+  <variables>
+    <variable name="in" messageType="tns:req"/>
+    <variable name="more" messageType="tns:req"/>
+    <variable name="out" messageType="tns:resp"/>
+    <variable name="p1" messageType="tns:resp"/>
+  </variables>
+  <sequence>
+    <receive partnerLink="client" operation="run" variable="in" createInstance="yes"/>
+    <invoke partnerLink="client" operation="call" inputVariable="in" outputVariable="p1"/>
+    ` + initOut + `
+    <reply partnerLink="client" operation="run" variable="out"/>
+    <receive partnerLink="client" operation="go" variable="more"/>
+    <invoke partnerLink="client" operation="call" inputVariable="more" outputVariable="p1"/>
+  </sequence>
+</process>
+`
+
+// TestWSASessionSurvivesRestart: two persistent instances wait for
+// their callbacks without correlation set; orchd is killed and started
+// again; each callback, carrying the token its instance's first call
+// carried, reaches that instance, whose next call carries the same
+// token (kept in its frames, not minted anew).
+func TestWSASessionSurvivesRestart(t *testing.T) {
+	partner := startRecorder(t)
+	deploy, data := t.TempDir(), t.TempDir()
+	dir := writeSessionBundle(t, deploy, "WsaSessionRestart", sessionRestartBPEL, partner.addr)
+	editBundle(t, dir, "deploy.xml", "<in-memory>true</in-memory>", "<in-memory>false</in-memory>")
+	o := startOrchd(t, "--deploy", deploy, "--data", data)
+	for _, id := range []string{"A", "B"} {
+		if r := callRun(t, o.base, "WsaSessionRestart", id, "0"); r.status != http.StatusOK {
+			t.Fatalf("run %s: status %d body %s\n%s", id, r.status, r.body, o.log())
+		}
+	}
+	session := func(i int) (id, s string) {
+		partner.mu.Lock()
+		defer partner.mu.Unlock()
+		cb := soapHeader(partner.got[i], "http://www.apache.org/ode/type/session", "callback")
+		if cb == nil || cb.FindElement("session") == nil {
+			t.Fatalf("call %d has no session:\n%s", i, partner.raw[i])
+		}
+		return between(partner.raw[i], "<id>", "</id>"), cb.FindElement("session").Text()
+	}
+	sessions := map[string]string{}
+	for i := range 2 {
+		id, s := session(i)
+		sessions[id] = s
+	}
+	if len(sessions) != 2 || sessions["A"] == sessions["B"] || !sessionToken.MatchString(sessions["A"]) {
+		t.Fatalf("sessions %v, want two different tokens", sessions)
+	}
+	kill9(t, o)
+	o = startOrchd(t, "--deploy", deploy, "--data", data)
+	url := o.base + "/processes/WsaSessionRestart"
+	for i, id := range []string{"B", "A"} {
+		if r := sessionCallback(t, url, sessions[id], "after-"+id); r.status != http.StatusAccepted {
+			t.Fatalf("callback for %s: status %d body %s\n%s", id, r.status, r.body, o.log())
+		}
+		if !eventually(func() bool { return partner.count() == 3+i }) {
+			t.Fatalf("instance %s made no call after its callback\n%s", id, o.log())
+		}
+		_, raw := partner.last()
+		if _, s := session(2 + i); s != sessions[id] || !strings.Contains(raw, ">after-"+id+"<") {
+			t.Errorf("the call after %s's callback carries session %q (want %q) or another's data:\n%s", id, s, sessions[id], raw)
+		}
 	}
 }

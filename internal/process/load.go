@@ -130,6 +130,8 @@ func (e *Engine) decode(ctx context.Context, p *interp.Process, rec *persist.Ins
 		if in.Session = r.String(); r.Err == nil && in.Session == "" {
 			return nil, fmt.Errorf("instance %s: %w (empty session)", id, interp.ErrBadFrames)
 		}
+	} else if !withSession {
+		in.AdoptLegacySession()
 	}
 	if r.Err != nil {
 		return nil, fmt.Errorf("instance %s: %w", id, r.Err)

@@ -72,3 +72,26 @@ func TestSessionFramesRoundTrip(t *testing.T) {
 		t.Errorf("empty session: %v, want ErrBadFrames", err)
 	}
 }
+
+// TestLegacySessionKept: an instance stored before session identifiers
+// were tokens, registered under the session key built on its id, keeps
+// its id as its session (its partners' callbacks carry it); one without
+// such a key has none.
+func TestLegacySessionKept(t *testing.T) {
+	p := compensationProc(t)
+	var e *Engine
+	for routes, want := range map[string]string{interp.SessionKey("plain", "01ABC"): "01ABC", "plain": ""} {
+		in := interp.NewInstance(nil, p, context.Background())
+		b, err := in.EncodeFrames([]string{routes}, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := e.decode(context.Background(), p, &persist.Instance{ID: "01ABC", Frames: b}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got.Session != want {
+			t.Errorf("routes [%q]: session %q, want %q", routes, got.Session, want)
+		}
+	}
+}

@@ -211,3 +211,18 @@ func (in *Instance) sessionRouted(pl *plan.PartnerLink) bool {
 	}
 	return false
 }
+
+// AdoptLegacySession gives an instance decoded from frames without a
+// session identifier its id as its session, when it is registered under
+// a session key built on its id: it was stored before session
+// identifiers were tokens, its partners hold that id, and their
+// callbacks keep reaching it after its next checkpoint. (Persistent ids
+// are not a counter: keeping it guesses nothing new.)
+func (in *Instance) AdoptLegacySession() {
+	for _, k := range in.RegRoutes {
+		if in.ID != "" && strings.HasSuffix(k, sessionSep+in.ID) {
+			in.Session = in.ID
+			return
+		}
+	}
+}
