@@ -30,9 +30,12 @@ import (
 //     has no correlation set, before correlation-less routing picks
 //     whichever instance waits there.
 //
-// An instance waiting at such an activity is registered under the
-// session key as well as the plain one (routeKeys), in memory and in a
-// persistent instance's checkpoint alike. The EPR <from partnerLink
+// An instance waiting at such an activity, once it handed out its
+// session, is registered under the session key (RouteKeys): in memory as
+// well as the plain one, in a persistent instance's checkpoint instead
+// of it (the store binds a key to one instance, so under the plain key
+// a second instance could not wait there). A persistent instance keeps
+// its session in its frames (FramesSession). The EPR <from partnerLink
 // endpointReference="myRole"/> yields carries the session identifier as
 // a reference parameter (in ODE's namespace) when the process has such
 // an activity on that myRole, so a WS-Addressing partner calling back
