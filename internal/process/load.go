@@ -127,9 +127,11 @@ func (e *Engine) decode(ctx context.Context, p *interp.Process, rec *persist.Ins
 		}
 	}
 	if withSession && r.Err == nil {
-		if in.Session = r.String(); r.Err == nil && in.Session == "" {
+		s := r.String()
+		if r.Err == nil && s == "" {
 			return nil, fmt.Errorf("instance %s: %w (empty session)", id, interp.ErrBadFrames)
 		}
+		in.SetSession(s)
 	} else if !withSession {
 		in.AdoptLegacySession()
 	}

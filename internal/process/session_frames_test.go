@@ -25,7 +25,7 @@ func TestSessionFramesRoundTrip(t *testing.T) {
 			if recs {
 				in = recInstance(p)
 			}
-			in.Session = sess
+			in.SetSession(sess)
 			b, err := in.EncodeFrames([]string{"route-1"}, 7)
 			if err != nil {
 				t.Fatal(err)
@@ -47,8 +47,8 @@ func TestSessionFramesRoundTrip(t *testing.T) {
 			if err != nil {
 				t.Fatalf("recs %v session %q: decode: %v", recs, sess, err)
 			}
-			if got.Session != sess || !slices.Equal(got.RegRoutes, []string{"route-1"}) || got.RegTimer != 7 {
-				t.Errorf("recs %v: decoded session %q routes %v timer %d, want %q [route-1] 7", recs, got.Session, got.RegRoutes, got.RegTimer, sess)
+			if got.Session() != sess || !slices.Equal(got.RegRoutes, []string{"route-1"}) || got.RegTimer != 7 {
+				t.Errorf("recs %v: decoded session %q routes %v timer %d, want %q [route-1] 7", recs, got.Session(), got.RegRoutes, got.RegTimer, sess)
 			}
 		}
 	}
@@ -65,7 +65,7 @@ func TestSessionFramesRoundTrip(t *testing.T) {
 	if _, err := e.decode(context.Background(), p, &persist.Instance{ID: "x", Frames: bad}, nil); !errors.Is(err, interp.ErrBadFrames) {
 		t.Errorf("version 2 flagged with a session: %v, want ErrBadFrames", err)
 	}
-	in.Session = token
+	in.SetSession(token)
 	b, _ = in.EncodeFrames(nil, 0)
 	empty := append(b[:len(b)-len(token)-1:len(b)-len(token)-1], 0)
 	if _, err := e.decode(context.Background(), p, &persist.Instance{ID: "x", Frames: empty}, nil); !errors.Is(err, interp.ErrBadFrames) {
@@ -90,8 +90,8 @@ func TestLegacySessionKept(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got.Session != want {
-			t.Errorf("routes [%q]: session %q, want %q", routes, got.Session, want)
+		if got.Session() != want {
+			t.Errorf("routes [%q]: session %q, want %q", routes, got.Session(), want)
 		}
 	}
 }

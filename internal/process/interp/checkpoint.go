@@ -188,12 +188,12 @@ func (in *Instance) EncodeFrames(routes []string, timer int64) ([]byte, error) {
 	switch {
 	case recs:
 		ver = FramesVersionComp
-	case len(in.eprs) == 0 && in.Session == "":
+	case len(in.eprs) == 0 && in.session == nil:
 		ver = FramesVersion
 	default:
 		ver = FramesVersionEPRs
 	}
-	if in.Session != "" {
+	if in.session != nil {
 		ver |= FramesSession
 	}
 	b = append(b, ver)
@@ -251,8 +251,8 @@ func (in *Instance) EncodeFrames(routes []string, timer int64) ([]byte, error) {
 	if ver != FramesVersion {
 		b = in.appendEPRs(b)
 	}
-	if in.Session != "" {
-		b = AppendString(b, in.Session)
+	if in.session != nil {
+		b = AppendString(b, *in.session)
 	}
 	return b, nil
 }

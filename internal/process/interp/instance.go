@@ -136,10 +136,12 @@ type Instance struct {
 	// eprs are the partner role endpoints assigned by <copy><to
 	// partnerLink> (nil until the first).
 	eprs map[*plan.PartnerLink]*AssignedEPR
-	// Session is the instance's session identifier (session.go): an
+	// session is the instance's session identifier (session.go): an
 	// unguessable token minted the first time the instance hands it
-	// out, "" until then; kept in a persistent instance's frames.
-	Session string
+	// out, nil until then; kept in a persistent instance's frames. A
+	// pointer: most instances have none, and Instance stays in its
+	// allocation size class.
+	session *string
 	// SuspendReason says why a run ended suspended (persistent: stored
 	// as the record's fault while suspended). suspended marks an
 	// in-memory instance an operator suspended (guarded by mu).

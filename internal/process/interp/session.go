@@ -82,10 +82,10 @@ func SessionOf(headers []*etree.Element) string {
 // routed without correlation sets and the instance has handed out its
 // session identifier (nobody could send one it never did).
 func (in *Instance) sessionRouteKey(ib *plan.Inbound, plain string) (string, bool) {
-	if len(ib.Route.Uses) != 0 || in.Session == "" {
+	if len(ib.Route.Uses) != 0 || in.session == nil {
 		return "", false
 	}
-	return SessionKey(plain, in.Session), true
+	return SessionKey(plain, *in.session), true
 }
 
 // sessionBytes is the size of a session identifier's randomness: 128
@@ -95,12 +95,31 @@ const sessionBytes = 16
 // sessionID returns the instance's session identifier, minting it (from
 // crypto/rand) the first time it is handed out.
 func (in *Instance) sessionID() string {
-	if in.Session == "" {
+	if in.session == nil {
 		var b [sessionBytes]byte
 		_, _ = rand.Read(b[:]) // never fails (crypto/rand, Go 1.24)
-		in.Session = hex.EncodeToString(b[:])
+		in.SetSession(hex.EncodeToString(b[:]))
 	}
-	return in.Session
+	return *in.session
+}
+
+// Session is the instance's session identifier, "" when it has handed
+// out none.
+func (in *Instance) Session() string {
+	if in.session == nil {
+		return ""
+	}
+	return *in.session
+}
+
+// SetSession sets the instance's session identifier (a decoded
+// instance's; "" for none).
+func (in *Instance) SetSession(s string) {
+	if s == "" {
+		in.session = nil
+		return
+	}
+	in.session = &s
 }
 
 // sessionPartner is a partner whose calls carry the callback header
@@ -224,7 +243,7 @@ func (in *Instance) sessionRouted(pl *plan.PartnerLink) bool {
 func (in *Instance) AdoptLegacySession() {
 	for _, k := range in.RegRoutes {
 		if in.ID != "" && strings.HasSuffix(k, sessionSep+in.ID) {
-			in.Session = in.ID
+			in.SetSession(in.ID)
 			return
 		}
 	}
