@@ -343,13 +343,15 @@ func TestWSASessionCallback(t *testing.T) {
 // carries the instance's session as a reference parameter, and a partner
 // that calls back at its address with its reference parameters as header
 // blocks (what WS-Addressing asks of it) reaches that instance, waiting
-// at a receive with no correlation set, among two.
-//
-// In-memory only: two persistent instances cannot wait at one
-// correlation-less receive (the store binds its plain route key to one
-// instance), with sessions or without.
+// at a receive with no correlation set, among two. Both modes: a
+// persistent instance that handed out its session waits under it alone.
 func TestWSASessionMyRoleEPR(t *testing.T) {
-	const inMemory = true
+	for _, m := range modes {
+		t.Run(m.name, func(t *testing.T) { testWSASessionMyRoleEPR(t, m.inMemory) })
+	}
+}
+
+func testWSASessionMyRoleEPR(t *testing.T, inMemory bool) {
 	partner := startRecorder(t)
 	deploy := t.TempDir()
 	writeProcess(t, deploy, "WsaMyEpr", partner.addr, runBody(`
@@ -357,7 +359,7 @@ func TestWSASessionMyRoleEPR(t *testing.T) {
     <invoke partnerLink="partner" operation="call" inputVariable="in" outputVariable="p1"/>
     <receive partnerLink="client" operation="go" variable="more"/>
     <assign><copy><from>$more.payload/tns:n</from><to>$out.payload/tns:a</to></copy></assign>`), inMemory)
-	o := startOrchd(t, "--deploy", deploy)
+	o := startMode(t, deploy, inMemory)
 	type answer struct {
 		id string
 		r  response
@@ -392,6 +394,11 @@ func TestWSASessionMyRoleEPR(t *testing.T) {
 	partner.mu.Unlock()
 	if eprs["A"].params == eprs["B"].params {
 		t.Fatalf("the two instances' EPRs carry the same reference parameters: %v", eprs)
+	}
+	// Both wait at the callback's receive (a persistent one once its
+	// checkpoint committed); a callback sooner would go to whichever does.
+	if !eventually(func() bool { return waitingInstances(t, o, "WsaMyEpr") == 2 }) {
+		t.Fatalf("the instances do not both wait for their callbacks\n%s", o.log())
 	}
 	client := &http.Client{Timeout: 30 * time.Second}
 	for _, id := range []string{"B", "A"} {

@@ -98,10 +98,14 @@ func (e *Engine) decode(ctx context.Context, p *interp.Process, rec *persist.Ins
 	in.ID, in.Started, in.State, in.Corr = rec.ID, rec.Created, rec.State, rec.Correlations
 	in.Stored = true
 	r := &interp.Reader{B: frames}
-	if len(r.B) == 0 || r.B[0] < interp.FramesVersion || r.B[0] > interp.FramesVersionComp {
+	if len(r.B) == 0 {
 		return nil, fmt.Errorf("instance %s: %w (version)", id, interp.ErrBadFrames)
 	}
-	withEPRs, withRecs := r.B[0] >= interp.FramesVersionEPRs, r.B[0] == interp.FramesVersionComp
+	ver, withSession := interp.FramesVersionOf(r.B[0])
+	if ver < interp.FramesVersion || ver > interp.FramesVersionComp || (withSession && ver == interp.FramesVersion) {
+		return nil, fmt.Errorf("instance %s: %w (version)", id, interp.ErrBadFrames)
+	}
+	withEPRs, withRecs := ver >= interp.FramesVersionEPRs, ver == interp.FramesVersionComp
 	r.B = r.B[1:]
 	if err := in.DecodeThreads(r, withRecs); err != nil {
 		return nil, fmt.Errorf("instance %s: %w", id, err)
@@ -121,6 +125,15 @@ func (e *Engine) decode(ctx context.Context, p *interp.Process, rec *persist.Ins
 		if err := in.ReadEPRs(r); err != nil {
 			return nil, fmt.Errorf("instance %s: %w", id, err)
 		}
+	}
+	if withSession && r.Err == nil {
+		s := r.String()
+		if r.Err == nil && s == "" {
+			return nil, fmt.Errorf("instance %s: %w (empty session)", id, interp.ErrBadFrames)
+		}
+		in.SetSession(s)
+	} else if !withSession {
+		in.AdoptLegacySession()
 	}
 	if r.Err != nil {
 		return nil, fmt.Errorf("instance %s: %w", id, r.Err)

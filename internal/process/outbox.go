@@ -34,7 +34,7 @@ func (e *Engine) sendOutbox(msg persist.OutboxMessage) bool {
 		defer e.sending.remove(msg.Seq)
 		delay := e.retryDelay()
 		for attempt := 1; ; attempt++ {
-			err := e.deliverOutbox(msg)
+			err := e.deliverOutbox(msg, attempt)
 			if err == nil {
 				if err := e.store.AckOutbox(msg.Seq); err != nil {
 					e.log.Error("outbox: acknowledging a sent message", slog.Uint64("seq", msg.Seq), slog.Any("err", err))
@@ -83,7 +83,9 @@ func (e *Engine) damagedOutbox(m persist.OutboxMessage) bool {
 	return true
 }
 
-func (e *Engine) deliverOutbox(msg persist.OutboxMessage) error {
+// deliverOutbox makes the attempt-th try at sending msg. With a Tracer
+// each try is a span (traceOutbox).
+func (e *Engine) deliverOutbox(msg persist.OutboxMessage, attempt int) error {
 	key, addr, assigned := strings.Cut(msg.Partner, " ")
 	procName, plName, _ := strings.Cut(key, "#")
 	var pl *plan.PartnerLink
@@ -114,12 +116,20 @@ func (e *Engine) deliverOutbox(msg persist.OutboxMessage) error {
 	if op == nil {
 		return fmt.Errorf("%w: %s has no operation %s", errNoOutboxPartner, msg.Partner, msg.Operation)
 	}
-	m, err := interp.DecodeMessage(msg.Payload, op.Input.Name)
+	m, enqueued, err := interp.DecodeOutbox(msg.Payload, op.Input.Name)
 	if err != nil {
 		return err
 	}
+	ctx := e.baseCtx
+	var end func(error)
+	if e.opts.Tracer != nil {
+		ctx, end = e.traceOutbox(ctx, msg, pl.Name, attempt, enqueued)
+	}
 	start := time.Now()
-	_, err = partner.Invoke(e.baseCtx, &exchange.Call{Operation: op, Input: m, Timeout: timeout})
+	_, err = partner.Invoke(ctx, &exchange.Call{Operation: op, Input: m, Timeout: timeout})
 	e.metrics.partner(pl.Name, op.Name).Observe(err, time.Since(start))
+	if end != nil {
+		end(err)
+	}
 	return err
 }

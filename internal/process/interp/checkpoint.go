@@ -162,6 +162,17 @@ const (
 	FramesVersionEPRs = 3
 )
 
+// FramesSession flags a version byte (3 or 4) whose frames end, after
+// the endpoint list, with the instance's session identifier (session.go);
+// an instance that never handed one out is written without it, as before.
+const FramesSession = 0x10
+
+// FramesVersionOf splits a frames version byte into the version (2 to 4,
+// checked by the caller) and whether the session identifier follows.
+func FramesVersionOf(b byte) (version byte, session bool) {
+	return b &^ FramesSession, b&FramesSession != 0
+}
+
 // EncodeFrames encodes the control state: the threads with their frames
 // and private variables, the fault being handled, and the routes and
 // timer the instance is registered under.
@@ -173,14 +184,19 @@ func (in *Instance) EncodeFrames(routes []string, timer int64) ([]byte, error) {
 	// before decoding anything that depends on the definition.
 	b = append(b, FramesFingerprinted)
 	b = AppendString(b, in.Proc.Fingerprint)
+	var ver byte
 	switch {
 	case recs:
-		b = append(b, FramesVersionComp)
-	case len(in.eprs) == 0:
-		b = append(b, FramesVersion)
+		ver = FramesVersionComp
+	case len(in.eprs) == 0 && in.session == nil:
+		ver = FramesVersion
 	default:
-		b = append(b, FramesVersionEPRs)
+		ver = FramesVersionEPRs
 	}
+	if in.session != nil {
+		ver |= FramesSession
+	}
+	b = append(b, ver)
 	index := make(map[*Thread]int, len(in.Threads))
 	live := make([]*Thread, 0, len(in.Threads))
 	for _, t := range in.Threads {
@@ -232,8 +248,11 @@ func (in *Instance) EncodeFrames(routes []string, timer int64) ([]byte, error) {
 		b = AppendString(b, k)
 	}
 	b = binary.AppendVarint(b, timer)
-	if recs || len(in.eprs) > 0 {
+	if ver != FramesVersion {
 		b = in.appendEPRs(b)
+	}
+	if in.session != nil {
+		b = AppendString(b, *in.session)
 	}
 	return b, nil
 }
@@ -407,18 +426,8 @@ func stepInvoke(a *plan.Invoke, in *Instance, f *Frame) (plan.Activity, bool, er
 		return nil, false, errBlocked
 	}
 	call := &exchange.Call{Operation: a.Op, Timeout: a.Timeout}
-	if a.ToParts != nil {
-		call.Input = in.partsMessage(a.Op.Input, a.ToParts)
-	} else if a.In != nil {
-		if err := in.initialized(a.In, a.Pos); err != nil {
-			return nil, false, err
-		}
-		call.Input = in.message(a.In)
-	}
-	if call.Input != nil {
-		if err := in.ApplyCorrelations(a.Corrs, call.Input, true, a.Pos); err != nil {
-			return nil, false, err
-		}
+	if call.Input, err = in.invokeInput(a); err != nil {
+		return nil, false, err
 	}
 	if partner == nil {
 		return nil, false, fmt.Errorf("invoke %s.%s at %s: partner link is not bound", a.Pl.Name, a.Op.Name, a.Pos)
@@ -440,6 +449,34 @@ func stepInvoke(a *plan.Invoke, in *Instance, f *Frame) (plan.Activity, bool, er
 	start := time.Now()
 	res, err := partner.Invoke(in.Ctx, call)
 	return answeredInvoke(a, in, f, res, err, time.Since(start))
+}
+
+// invokeInput builds the message invoke a sends, from its inputVariable
+// or <toParts> (an element variable standing for a message of one
+// element part is compiled as toParts), and applies the correlations it
+// initiates; nil when the operation takes no input. A variable never
+// assigned raises bpel:uninitializedVariable (WS-BPEL 2.0 8.4.1, 10.3)
+// rather than sending the call without its part.
+func (in *Instance) invokeInput(a *plan.Invoke) (*exchange.Message, error) {
+	var m *exchange.Message
+	switch {
+	case a.ToParts != nil:
+		if err := in.partsInitialized(a.Op.Input, a.ToParts, a.Pos); err != nil {
+			return nil, err
+		}
+		m = in.partsMessage(a.Op.Input, a.ToParts)
+	case a.In != nil:
+		if err := in.initialized(a.In, a.Pos); err != nil {
+			return nil, err
+		}
+		m = in.message(a.In)
+	default:
+		return nil, nil
+	}
+	if err := in.ApplyCorrelations(a.Corrs, m, true, a.Pos); err != nil {
+		return nil, err
+	}
+	return m, nil
 }
 
 // errMayHaveRun is the failure of a guarded call that was in flight when

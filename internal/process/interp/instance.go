@@ -136,6 +136,12 @@ type Instance struct {
 	// eprs are the partner role endpoints assigned by <copy><to
 	// partnerLink> (nil until the first).
 	eprs map[*plan.PartnerLink]*AssignedEPR
+	// session is the instance's session identifier (session.go): an
+	// unguessable token minted the first time the instance hands it
+	// out, nil until then; kept in a persistent instance's frames. A
+	// pointer: most instances have none, and Instance stays in its
+	// allocation size class.
+	session *string
 	// SuspendReason says why a run ended suspended (persistent: stored
 	// as the record's fault while suspended). suspended marks an
 	// in-memory instance an operator suspended (guarded by mu).
@@ -466,9 +472,18 @@ func (in *Instance) RouteKeys() []string {
 			continue
 		}
 		if k, ok := InstanceKeyRouteShape(ib.Route, in, ib.Op.Name); ok {
-			keys = append(keys, k)
-			if sk, ok := in.sessionRouteKey(ib, k); ok {
-				keys = append(keys, sk) // session.go
+			sk, session := in.sessionRouteKey(ib, k) // session.go
+			switch {
+			case !session:
+				keys = append(keys, k)
+			case in.Proc.InMemory:
+				keys = append(keys, k, sk)
+			default:
+				// The store binds a key to one instance: under the plain
+				// key a second instance waiting there could not be
+				// stored. One that handed out its session waits under
+				// that alone (its callbacks carry it).
+				keys = append(keys, sk)
 			}
 		}
 	}

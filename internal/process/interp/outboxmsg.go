@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/beevik/etree"
+	"go.opentelemetry.io/otel/trace"
 
 	"github.com/orchd/orchd/internal/exchange"
 	"github.com/orchd/orchd/internal/persist"
@@ -30,16 +31,16 @@ func reliableInvoke(a *plan.Invoke, in *Instance) bool {
 
 // enqueueInvoke records a one-way invoke in the instance's pending outbox.
 func enqueueInvoke(a *plan.Invoke, in *Instance) error {
-	var m *exchange.Message
-	if a.In != nil {
-		m = in.message(a.In)
-		if err := in.ApplyCorrelations(a.Corrs, m, true, a.Pos); err != nil {
-			return err
-		}
+	m, err := in.invokeInput(a)
+	if err != nil {
+		return err
 	}
 	payload, err := encodeMessage(m)
 	if err != nil {
 		return fmt.Errorf("invoke %s.%s at %s: %w", a.Pl.Name, a.Op.Name, a.Pos, err)
+	}
+	if in.Tr != nil && in.Tr.Run.IsValid() {
+		payload = appendOutboxTrace(payload, in.Tr.Run)
 	}
 	in.outbox = append(in.outbox, persist.OutboxMessage{InstanceID: in.ID, Partner: outboxKey(in, a.Pl), Operation: a.Op.Name, Payload: payload})
 	return nil
@@ -65,9 +66,51 @@ func encodeMessage(m *exchange.Message) ([]byte, error) {
 	return b, nil
 }
 
+// outboxTraceTag starts the trailer of an outbox payload that carries
+// the span of the run that enqueued it: the tag, then the trace id (16
+// bytes), span id (8) and trace flags (1). A payload without it (written
+// without tracing, or before the trailer existed) ends after its parts.
+const outboxTraceTag = 't'
+
+// outboxTraceLen is the trailer's length.
+const outboxTraceLen = 1 + 16 + 8 + 1
+
+// appendOutboxTrace appends the trailer carrying sc to an outbox
+// payload.
+func appendOutboxTrace(b []byte, sc trace.SpanContext) []byte {
+	tid, sid := sc.TraceID(), sc.SpanID()
+	b = append(b, outboxTraceTag)
+	b = append(b, tid[:]...)
+	b = append(b, sid[:]...)
+	return append(b, byte(sc.TraceFlags()))
+}
+
 // DecodeMessage decodes a message encodeMessage encoded, as message type
-// name.
+// name, from an outbox payload (DecodeOutbox).
 func DecodeMessage(b []byte, name exchange.QName) (*exchange.Message, error) {
+	m, _, err := DecodeOutbox(b, name)
+	return m, err
+}
+
+// DecodeOutbox decodes an outbox payload: its message (named name) and
+// the span of the run that enqueued it (invalid when it carries none).
+func DecodeOutbox(b []byte, name exchange.QName) (*exchange.Message, trace.SpanContext, error) {
+	m, rest, err := decodeParts(b, name)
+	if err != nil || len(rest) == 0 {
+		return m, trace.SpanContext{}, err
+	}
+	if len(rest) != outboxTraceLen || rest[0] != outboxTraceTag {
+		return nil, trace.SpanContext{}, fmt.Errorf("outbox message: %w (%d bytes after the parts)", ErrBadFrames, len(rest))
+	}
+	var c trace.SpanContextConfig
+	copy(c.TraceID[:], rest[1:17])
+	copy(c.SpanID[:], rest[17:25])
+	c.TraceFlags = trace.TraceFlags(rest[25])
+	return m, trace.NewSpanContext(c), nil
+}
+
+// decodeParts decodes what encodeMessage wrote, and returns what follows.
+func decodeParts(b []byte, name exchange.QName) (*exchange.Message, []byte, error) {
 	r := &Reader{B: b}
 	n := r.Uvarint()
 	m := exchange.NewMessage(name)
@@ -75,12 +118,12 @@ func DecodeMessage(b []byte, name exchange.QName) (*exchange.Message, error) {
 		part, text := r.String(), r.String()
 		el, err := ParseStored(text)
 		if err != nil {
-			return nil, fmt.Errorf("outbox message part %s: %w", part, ErrBadFrames)
+			return nil, nil, fmt.Errorf("outbox message part %s: %w", part, ErrBadFrames)
 		}
 		m.Parts[part] = el
 	}
 	if r.Err != nil {
-		return nil, fmt.Errorf("outbox message: %w", r.Err)
+		return nil, nil, fmt.Errorf("outbox message: %w", r.Err)
 	}
-	return m, nil
+	return m, r.B, nil
 }

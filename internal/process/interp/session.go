@@ -2,6 +2,8 @@ package interp
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"strings"
 
 	"github.com/beevik/etree"
@@ -18,16 +20,22 @@ import (
 //     reference parameters), carries ODE's callback header blocks, in
 //     both of ODE's namespaces: <odesession:callback> holding the
 //     myRole's wsa:Address and <odesession:session> with the instance's
-//     session identifier (its id).
+//     session identifier: a random token of 128 bits (sessionID), not
+//     the instance id, which for an in-memory instance is a counter any
+//     client could guess and so steer a callback into another client's
+//     instance.
 //   - A request carrying <odesession:session> (or ODE's older
 //     <intalio:session>) as a header block reaches the instance of that
 //     identifier waiting at a receive or onMessage of its operation that
 //     has no correlation set, before correlation-less routing picks
 //     whichever instance waits there.
 //
-// An instance waiting at such an activity is registered under the
-// session key as well as the plain one (routeKeys), in memory and in a
-// persistent instance's checkpoint alike. The EPR <from partnerLink
+// An instance waiting at such an activity, once it handed out its
+// session, is registered under the session key (RouteKeys): in memory as
+// well as the plain one, in a persistent instance's checkpoint instead
+// of it (the store binds a key to one instance, so under the plain key
+// a second instance could not wait there). A persistent instance keeps
+// its session in its frames (FramesSession). The EPR <from partnerLink
 // endpointReference="myRole"/> yields carries the session identifier as
 // a reference parameter (in ODE's namespace) when the process has such
 // an activity on that myRole, so a WS-Addressing partner calling back
@@ -71,12 +79,47 @@ func SessionOf(headers []*etree.Element) string {
 }
 
 // sessionRouteKey is the session key of in waiting at ib, when ib is
-// routed without correlation sets.
+// routed without correlation sets and the instance has handed out its
+// session identifier (nobody could send one it never did).
 func (in *Instance) sessionRouteKey(ib *plan.Inbound, plain string) (string, bool) {
-	if len(ib.Route.Uses) != 0 || in.ID == "" {
+	if len(ib.Route.Uses) != 0 || in.session == nil {
 		return "", false
 	}
-	return SessionKey(plain, in.ID), true
+	return SessionKey(plain, *in.session), true
+}
+
+// sessionBytes is the size of a session identifier's randomness: 128
+// bits, as RFC 4122 version 4 UUIDs and session cookies have.
+const sessionBytes = 16
+
+// sessionID returns the instance's session identifier, minting it (from
+// crypto/rand) the first time it is handed out.
+func (in *Instance) sessionID() string {
+	if in.session == nil {
+		var b [sessionBytes]byte
+		_, _ = rand.Read(b[:]) // never fails (crypto/rand, Go 1.24)
+		in.SetSession(hex.EncodeToString(b[:]))
+	}
+	return *in.session
+}
+
+// Session is the instance's session identifier, "" when it has handed
+// out none.
+func (in *Instance) Session() string {
+	if in.session == nil {
+		return ""
+	}
+	return *in.session
+}
+
+// SetSession sets the instance's session identifier (a decoded
+// instance's; "" for none).
+func (in *Instance) SetSession(s string) {
+	if s == "" {
+		in.session = nil
+		return
+	}
+	in.session = &s
 }
 
 // sessionPartner is a partner whose calls carry the callback header
@@ -118,7 +161,6 @@ func (in *Instance) withSession(pl *plan.PartnerLink, addressing bool, partner e
 	if partner == nil || pl.Provided == nil || !addressing {
 		return partner
 	}
-	in.named()
 	addr := in.myRoleAddress(pl)
 	hs := make([]*etree.Element, 0, 2)
 	for _, ns := range []string{nsODESession, nsIntalioSession} {
@@ -127,7 +169,7 @@ func (in *Instance) withSession(pl *plan.PartnerLink, addressing bool, partner e
 		a := cb.CreateElement("wsa:Address")
 		a.CreateAttr("xmlns:wsa", nsWSA)
 		a.SetText(addr)
-		cb.CreateElement("s:session").SetText(in.ID)
+		cb.CreateElement("s:session").SetText(in.sessionID())
 		hs = append(hs, cb)
 	}
 	return &sessionPartner{Partner: partner, headers: hs, replyTo: in.callbackEPR(pl, addr)}
@@ -156,7 +198,7 @@ func (in *Instance) callbackEPR(pl *plan.PartnerLink, addr string) *exchange.End
 	if in.sessionRouted(pl) {
 		sess := etree.NewElement("odesession:session")
 		sess.CreateAttr("xmlns:odesession", nsODESession)
-		sess.SetText(in.ID)
+		sess.SetText(in.sessionID())
 		epr.ReferenceParams = []*etree.Element{sess}
 	}
 	return epr
@@ -170,10 +212,9 @@ func (in *Instance) withMySession(pl *plan.PartnerLink, sr *etree.Element) *etre
 	if !in.sessionRouted(pl) {
 		return sr
 	}
-	in.named()
 	sess := etree.NewElement("odesession:session")
 	sess.CreateAttr("xmlns:odesession", nsODESession)
-	sess.SetText(in.ID)
+	sess.SetText(in.sessionID())
 	return WithRefParams(sr, []*etree.Element{sess})
 }
 
@@ -193,6 +234,17 @@ func (in *Instance) sessionRouted(pl *plan.PartnerLink) bool {
 	return false
 }
 
-// named gives an in-memory instance its id now, if it has none yet: its
-// session identifier.
-func (in *Instance) named() { in.Host.Named(in) }
+// AdoptLegacySession gives an instance decoded from frames without a
+// session identifier its id as its session, when it is registered under
+// a session key built on its id: it was stored before session
+// identifiers were tokens, its partners hold that id, and their
+// callbacks keep reaching it after its next checkpoint. (Persistent ids
+// are not a counter: keeping it guesses nothing new.)
+func (in *Instance) AdoptLegacySession() {
+	for _, k := range in.RegRoutes {
+		if in.ID != "" && strings.HasSuffix(k, sessionSep+in.ID) {
+			in.SetSession(in.ID)
+			return
+		}
+	}
+}

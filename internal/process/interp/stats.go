@@ -5,6 +5,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"go.opentelemetry.io/otel/trace"
+
 	"github.com/orchd/orchd/internal/exchange"
 	"github.com/orchd/orchd/internal/mgmt"
 	"github.com/orchd/orchd/internal/process/plan"
@@ -67,9 +69,13 @@ func (p *Process) DeployedNow() {
 }
 
 // Sampler times the activities of one sampled instance: when each
-// running activity started, by thread and stack depth.
+// running activity started, by thread and stack depth. During a run
+// whose span is sampled it also gives each activity a span
+// (actspans.go).
 type Sampler struct {
 	marks []startMark
+	// tr is set during a traced run (TraceActivities), nil otherwise.
+	tr *actTracer
 }
 
 type startMark struct {
@@ -80,11 +86,19 @@ type startMark struct {
 	// handed marks an activity that completed by handing its frame to
 	// its last child (a sequence): it ends when that child ends.
 	handed bool
+	// a is the activity, and span its span in a traced run (nil
+	// otherwise, and for constructs the compiler made).
+	a    plan.Activity
+	span trace.Span
 }
 
 // begin notes that act starts at depth of t's stack.
 func (s *Sampler) begin(t *Thread, depth int, act plan.Activity) {
-	s.marks = append(s.marks, startMark{t: t, depth: depth, act: act.ID(), at: time.Now()})
+	m := startMark{t: t, depth: depth, act: act.ID(), at: time.Now(), a: act}
+	if s.tr != nil {
+		m.span = s.tr.start(act, m.at)
+	}
+	s.marks = append(s.marks, m)
 }
 
 // find returns the index of the mark of act at depth of t's stack, or -1
@@ -108,6 +122,9 @@ func (s *Sampler) end(p *Process, t *Thread, depth int, act plan.Activity) {
 			st := &p.ActStats[m.act]
 			st.Count.Add(1)
 			st.Nanos.Add(uint64(now.Sub(m.at)))
+		}
+		if m.span != nil {
+			m.span.End(trace.WithTimestamp(now))
 		}
 		s.marks = slices.Delete(s.marks, i, i+1)
 	}
