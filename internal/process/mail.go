@@ -32,7 +32,8 @@ func (e *Engine) openMail(in *interp.Instance) bool {
 		if t.State != interp.TWaiting {
 			continue
 		}
-		for _, k := range t.WaitKeys {
+		for i := range t.WaitKeys {
+			k := in.WaitRouteKey(t, i)
 			if k == "" {
 				continue
 			}

@@ -428,6 +428,20 @@ func (in *Instance) take(ib *plan.Inbound, at bpel.Pos) (bool, error) {
 	return true, nil
 }
 
+// WaitRouteKey is the key under which a message for the i-th wait of
+// thread t finds the instance (RouteKeys' key for that wait), "" when
+// no key routes it.
+func (in *Instance) WaitRouteKey(t *Thread, i int) string {
+	k := t.WaitKeys[i]
+	if k == "" {
+		return ""
+	}
+	if sk, session := in.sessionRouteKey(t.waits[i], k); session {
+		return sk
+	}
+	return k
+}
+
 // await records that the current thread waits for ib's operation. Another
 // thread of the instance already waiting for the same partner link,
 // operation and correlation values makes it bpel:conflictingReceive
@@ -472,18 +486,16 @@ func (in *Instance) RouteKeys() []string {
 			continue
 		}
 		if k, ok := InstanceKeyRouteShape(ib.Route, in, ib.Op.Name); ok {
-			sk, session := in.sessionRouteKey(ib, k) // session.go
-			switch {
-			case !session:
-				keys = append(keys, k)
-			case in.Proc.InMemory:
-				keys = append(keys, k, sk)
-			default:
-				// The store binds a key to one instance: under the plain
-				// key a second instance waiting there could not be
-				// stored. One that handed out its session waits under
-				// that alone (its callbacks carry it).
+			if sk, session := in.sessionRouteKey(ib, k); session { // session.go
+				// An instance that handed out its session waits under that
+				// alone, in both modes: its callbacks carry it, a message
+				// without it (or with another session) is not for it, and
+				// the store binds a key to one instance, so under the plain
+				// key a second persistent instance waiting there could not
+				// be stored.
 				keys = append(keys, sk)
+			} else {
+				keys = append(keys, k)
 			}
 		}
 	}
