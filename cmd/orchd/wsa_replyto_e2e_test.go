@@ -50,8 +50,15 @@ const replyToBPEL = `<?xml version="1.0" encoding="UTF-8"?>
 // as WS-Addressing says, at the ReplyTo address with its reference
 // parameters as header blocks, for two instances in the other order:
 // each callback reaches its own instance by the reference parameter
-// alone.
+// alone. Both modes: a persistent process's one-way call leaves from
+// the outbox after its checkpoint, with the same ReplyTo.
 func TestWSAReplyToOnCalls(t *testing.T) {
+	for _, m := range modes {
+		t.Run(m.name, func(t *testing.T) { testWSAReplyToOnCalls(t, m.inMemory) })
+	}
+}
+
+func testWSAReplyToOnCalls(t *testing.T, inMemory bool) {
 	partner := startRecorder(t)
 	deploy := t.TempDir()
 	dir := writeSessionBundle(t, deploy, "WsaReplyTo", replyToBPEL, partner.addr)
@@ -59,7 +66,14 @@ func TestWSAReplyToOnCalls(t *testing.T) {
 		`<wsdl:portType name="PartnerPT"><wsdl:operation name="ask"><wsdl:input message="tns:req"/></wsdl:operation>`)
 	editBundle(t, dir, "e2e.wsdl", `<wsdl:binding name="PartnerBinding" type="tns:PartnerPT">`,
 		`<wsdl:binding name="PartnerBinding" type="tns:PartnerPT"><wsdl:operation name="ask"><soap:operation soapAction="urn:e2e#ask"/><wsdl:input><soap:body use="literal"/></wsdl:input></wsdl:operation>`)
-	o := startOrchd(t, "--deploy", deploy)
+	args := []string{"--deploy", deploy}
+	if !inMemory {
+		// Its one-way ask then goes through the outbox (after the
+		// checkpoint), which must send the same ReplyTo.
+		editBundle(t, dir, "deploy.xml", "<in-memory>true</in-memory>", "<in-memory>false</in-memory>")
+		args = append(args, "--data", t.TempDir())
+	}
+	o := startOrchd(t, args...)
 	url := o.base + "/processes/WsaReplyTo"
 
 	type answer struct {

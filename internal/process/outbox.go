@@ -104,9 +104,7 @@ func (e *Engine) deliverOutbox(msg persist.OutboxMessage, attempt int) error {
 	if pl == nil || pl.PartnerDesc == nil || (!assigned && partner == nil) {
 		return fmt.Errorf("%w: %s", errNoOutboxPartner, msg.Partner)
 	}
-	if assigned {
-		partner = e.addressed(pl, addr, nil, only) // reference parameters are not kept in the outbox
-	}
+
 	var op *exchange.Operation
 	for _, o := range pl.PartnerDesc.Operations {
 		if o.Name == msg.Operation {
@@ -116,9 +114,12 @@ func (e *Engine) deliverOutbox(msg persist.OutboxMessage, attempt int) error {
 	if op == nil {
 		return fmt.Errorf("%w: %s has no operation %s", errNoOutboxPartner, msg.Partner, msg.Operation)
 	}
-	m, enqueued, err := interp.DecodeOutbox(msg.Payload, op.Input.Name)
+	m, x, enqueued, err := interp.DecodeOutbox(msg.Payload, op.Input.Name)
 	if err != nil {
 		return err
+	}
+	if assigned {
+		partner = e.addressed(pl, addr, x.Params, only)
 	}
 	ctx := e.baseCtx
 	var end func(error)
@@ -126,7 +127,7 @@ func (e *Engine) deliverOutbox(msg persist.OutboxMessage, attempt int) error {
 		ctx, end = e.traceOutbox(ctx, msg, pl.Name, attempt, enqueued)
 	}
 	start := time.Now()
-	_, err = partner.Invoke(ctx, &exchange.Call{Operation: op, Input: m, Timeout: timeout})
+	_, err = partner.Invoke(ctx, &exchange.Call{Operation: op, Input: m, Timeout: timeout, Headers: x.Headers, ReplyTo: x.ReplyTo})
 	e.metrics.partner(pl.Name, op.Name).Observe(err, time.Since(start))
 	if end != nil {
 		end(err)

@@ -39,6 +39,7 @@ func enqueueInvoke(a *plan.Invoke, in *Instance) error {
 	if err != nil {
 		return fmt.Errorf("invoke %s.%s at %s: %w", a.Pl.Name, a.Op.Name, a.Pos, err)
 	}
+	payload = appendOutboxExtras(payload, in.outboxExtras(a.Pl))
 	if in.Tr != nil && in.Tr.Run.IsValid() {
 		payload = appendOutboxTrace(payload, in.Tr.Run)
 	}
@@ -66,6 +67,90 @@ func encodeMessage(m *exchange.Message) ([]byte, error) {
 	return b, nil
 }
 
+// OutboxExtras is what a call sent from the outbox carries besides its
+// message, as the instance's own call would (partnerOf): the session's
+// header blocks and the ReplyTo of a process that waits for a callback
+// there (sessionCall), and the reference parameters of an endpoint
+// assigned to the partner link.
+type OutboxExtras struct {
+	Headers []*etree.Element
+	ReplyTo *exchange.EndpointReference
+	Params  []*etree.Element
+}
+
+// outboxExtras is the OutboxExtras of a one-way call over pl now.
+func (in *Instance) outboxExtras(pl *plan.PartnerLink) OutboxExtras {
+	var x OutboxExtras
+	addressing := pl.PartnerEP != nil && pl.PartnerEP.Addressing
+	if as := in.eprs[pl]; as != nil {
+		x.Params = as.Params
+		addressing = pl.PartnerDesc.Addressing || len(as.Params) > 0
+	}
+	if pl.Provided != nil && addressing {
+		x.Headers, x.ReplyTo = in.sessionCall(pl)
+	}
+	return x
+}
+
+// outboxExtrasTag starts the trailer of an outbox payload that carries
+// its OutboxExtras, before the trace trailer: the tag, then the header
+// blocks, a flag and the ReplyTo, and the reference parameters, each
+// list in AppendParams' form. A payload without it (a call that carries
+// none, or written before it existed) has none.
+const outboxExtrasTag = 'x'
+
+// appendOutboxExtras appends x's trailer to an outbox payload, when x
+// holds anything.
+func appendOutboxExtras(b []byte, x OutboxExtras) []byte {
+	if len(x.Headers) == 0 && x.ReplyTo == nil && len(x.Params) == 0 {
+		return b
+	}
+	b = append(b, outboxExtrasTag)
+	b = AppendString(b, AppendParams(&AssignedEPR{Params: x.Headers}))
+	if x.ReplyTo == nil {
+		b = binary.AppendUvarint(b, 0)
+	} else {
+		b = binary.AppendUvarint(b, 1)
+		b = AppendString(b, AppendParams(&AssignedEPR{Addr: x.ReplyTo.Address, Params: x.ReplyTo.ReferenceParams}))
+	}
+	return AppendString(b, AppendParams(&AssignedEPR{Params: x.Params}))
+}
+
+// readOutboxExtras reads the extras trailer at the start of rest, if
+// there is one, and returns what follows it.
+func readOutboxExtras(rest []byte) (OutboxExtras, []byte, error) {
+	var x OutboxExtras
+	if len(rest) == 0 || rest[0] != outboxExtrasTag {
+		return x, rest, nil
+	}
+	r := &Reader{B: rest[1:]}
+	hs := r.String()
+	var rt string
+	hasReplyTo := r.Uvarint() == 1
+	if hasReplyTo {
+		rt = r.String()
+	}
+	ps := r.String()
+	if r.Err != nil {
+		return x, nil, fmt.Errorf("outbox message extras: %w", r.Err)
+	}
+	var err error
+	if _, x.Headers, err = ReadParams(hs); err != nil {
+		return x, nil, fmt.Errorf("outbox message headers: %w", ErrBadFrames)
+	}
+	if hasReplyTo {
+		addr, params, err := ReadParams(rt)
+		if err != nil {
+			return x, nil, fmt.Errorf("outbox message ReplyTo: %w", ErrBadFrames)
+		}
+		x.ReplyTo = &exchange.EndpointReference{Address: addr, ReferenceParams: params}
+	}
+	if _, x.Params, err = ReadParams(ps); err != nil {
+		return x, nil, fmt.Errorf("outbox message reference parameters: %w", ErrBadFrames)
+	}
+	return x, r.B, nil
+}
+
 // outboxTraceTag starts the trailer of an outbox payload that carries
 // the span of the run that enqueued it: the tag, then the trace id (16
 // bytes), span id (8) and trace flags (1). A payload without it (written
@@ -88,25 +173,30 @@ func appendOutboxTrace(b []byte, sc trace.SpanContext) []byte {
 // DecodeMessage decodes a message encodeMessage encoded, as message type
 // name, from an outbox payload (DecodeOutbox).
 func DecodeMessage(b []byte, name exchange.QName) (*exchange.Message, error) {
-	m, _, err := DecodeOutbox(b, name)
+	m, _, _, err := DecodeOutbox(b, name)
 	return m, err
 }
 
-// DecodeOutbox decodes an outbox payload: its message (named name) and
-// the span of the run that enqueued it (invalid when it carries none).
-func DecodeOutbox(b []byte, name exchange.QName) (*exchange.Message, trace.SpanContext, error) {
+// DecodeOutbox decodes an outbox payload: its message (named name), what
+// its call carries besides (OutboxExtras) and the span of the run that
+// enqueued it (invalid when it carries none).
+func DecodeOutbox(b []byte, name exchange.QName) (*exchange.Message, OutboxExtras, trace.SpanContext, error) {
 	m, rest, err := decodeParts(b, name)
+	if err != nil {
+		return nil, OutboxExtras{}, trace.SpanContext{}, err
+	}
+	x, rest, err := readOutboxExtras(rest)
 	if err != nil || len(rest) == 0 {
-		return m, trace.SpanContext{}, err
+		return m, x, trace.SpanContext{}, err
 	}
 	if len(rest) != outboxTraceLen || rest[0] != outboxTraceTag {
-		return nil, trace.SpanContext{}, fmt.Errorf("outbox message: %w (%d bytes after the parts)", ErrBadFrames, len(rest))
+		return nil, OutboxExtras{}, trace.SpanContext{}, fmt.Errorf("outbox message: %w (%d bytes after the parts)", ErrBadFrames, len(rest))
 	}
 	var c trace.SpanContextConfig
 	copy(c.TraceID[:], rest[1:17])
 	copy(c.SpanID[:], rest[17:25])
 	c.TraceFlags = trace.TraceFlags(rest[25])
-	return m, trace.NewSpanContext(c), nil
+	return m, x, trace.NewSpanContext(c), nil
 }
 
 // decodeParts decodes what encodeMessage wrote, and returns what follows.

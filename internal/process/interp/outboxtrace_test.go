@@ -27,14 +27,58 @@ func TestOutboxTraceTrailer(t *testing.T) {
 		b    []byte
 		want trace.SpanContext
 	}{"without": {old, trace.SpanContext{}}, "with": {withTrace, sc}} {
-		got, gotSC, err := DecodeOutbox(tc.b, m.Name)
+		got, _, gotSC, err := DecodeOutbox(tc.b, m.Name)
 		if err != nil || got.Parts["payload"] == nil || !gotSC.Equal(tc.want) {
 			t.Errorf("%s: parts %v span %v err %v, want the part and %v", name, got, gotSC, err, tc.want)
 		}
 	}
 	for _, bad := range [][]byte{append(old, 'x'), withTrace[:len(withTrace)-1], append(append([]byte(nil), withTrace...), 0)} {
-		if _, _, err := DecodeOutbox(bad, m.Name); !errors.Is(err, ErrBadFrames) {
+		if _, _, _, err := DecodeOutbox(bad, m.Name); !errors.Is(err, ErrBadFrames) {
 			t.Errorf("payload with %d bytes after the parts: %v, want ErrBadFrames", len(bad)-len(old), err)
 		}
+	}
+}
+
+// TestOutboxExtras: what an outbox call carries besides its message (the
+// session's header blocks, the ReplyTo with its reference parameters, an
+// assigned endpoint's reference parameters) round-trips through the
+// payload, before the trace trailer and with none; a payload without it
+// decodes with none.
+func TestOutboxExtras(t *testing.T) {
+	m := exchange.NewMessage(exchange.QName{Local: "req"})
+	m.Parts["payload"] = etree.NewElement("x")
+	old, err := encodeMessage(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	el := func(tag, ns, text string) *etree.Element {
+		e := etree.NewElement(tag)
+		e.CreateAttr("xmlns:s", ns)
+		e.SetText(text)
+		return e
+	}
+	x := OutboxExtras{
+		Headers: []*etree.Element{el("s:callback", nsODESession, "h")},
+		ReplyTo: &exchange.EndpointReference{Address: "http://orchd/p", ReferenceParams: []*etree.Element{el("s:session", nsODESession, "tok")}},
+		Params:  []*etree.Element{el("s:key", "urn:k", "k1")},
+	}
+	sc := trace.NewSpanContext(trace.SpanContextConfig{TraceID: trace.TraceID{1}, SpanID: trace.SpanID{2}})
+	with := appendOutboxExtras(append([]byte(nil), old...), x)
+	for name, b := range map[string][]byte{"extras": with, "extras and trace": appendOutboxTrace(append([]byte(nil), with...), sc)} {
+		got, gx, _, err := DecodeOutbox(b, m.Name)
+		if err != nil || got.Parts["payload"] == nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if len(gx.Headers) != 1 || gx.Headers[0].Text() != "h" || gx.ReplyTo == nil || gx.ReplyTo.Address != "http://orchd/p" ||
+			len(gx.ReplyTo.ReferenceParams) != 1 || gx.ReplyTo.ReferenceParams[0].Text() != "tok" || gx.ReplyTo.ReferenceParams[0].NamespaceURI() != nsODESession ||
+			len(gx.Params) != 1 || gx.Params[0].Text() != "k1" {
+			t.Errorf("%s: extras %+v, want %+v", name, gx, x)
+		}
+	}
+	if _, gx, _, err := DecodeOutbox(old, m.Name); err != nil || gx.ReplyTo != nil || gx.Headers != nil || gx.Params != nil {
+		t.Errorf("no extras: %+v, %v", gx, err)
+	}
+	if b := appendOutboxExtras(append([]byte(nil), old...), OutboxExtras{}); len(b) != len(old) {
+		t.Errorf("empty extras wrote %d bytes", len(b)-len(old))
 	}
 }

@@ -161,6 +161,15 @@ func (in *Instance) withSession(pl *plan.PartnerLink, addressing bool, partner e
 	if partner == nil || pl.Provided == nil || !addressing {
 		return partner
 	}
+	hs, replyTo := in.sessionCall(pl)
+	return &sessionPartner{Partner: partner, headers: hs, replyTo: replyTo}
+}
+
+// sessionCall is what a call over pl carries of the instance's session
+// (pl has a myRole and its partner speaks WS-Addressing): ODE's and
+// Intalio's callback header blocks, and the ReplyTo of a one-way call
+// when the process waits for a callback there (callbackEPR).
+func (in *Instance) sessionCall(pl *plan.PartnerLink) ([]*etree.Element, *exchange.EndpointReference) {
 	addr := in.myRoleAddress(pl)
 	hs := make([]*etree.Element, 0, 2)
 	for _, ns := range []string{nsODESession, nsIntalioSession} {
@@ -172,7 +181,7 @@ func (in *Instance) withSession(pl *plan.PartnerLink, addressing bool, partner e
 		cb.CreateElement("s:session").SetText(in.sessionID())
 		hs = append(hs, cb)
 	}
-	return &sessionPartner{Partner: partner, headers: hs, replyTo: in.callbackEPR(pl, addr)}
+	return hs, in.callbackEPR(pl, addr)
 }
 
 // callbackEPR is the wsa:ReplyTo of pl's one-way calls, at addr (the
