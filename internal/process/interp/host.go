@@ -24,6 +24,7 @@ import (
 type Host interface {
 	// Now is the engine's clock.
 	Now() time.Time
+	// Logger is the engine's log.
 	Logger() *slog.Logger
 	// MaxSteps is the engine's step budget of a run (serve --max-steps).
 	MaxSteps() int
@@ -39,6 +40,8 @@ type Host interface {
 	// BaseContext is the context of work that belongs to instances
 	// rather than to a client (after a reply).
 	BaseContext() context.Context
+	// Events, Tracer and Rest are the engine's event dispatcher and
+	// tracer (nil: none) and the client of REST activities.
 	Events() *events.Dispatcher
 	Tracer() trace.Tracer
 	Rest() *RestClient
@@ -56,9 +59,9 @@ type Host interface {
 	// messages its correlation values route, before its reply leaves.
 	Answering(in *Instance)
 	// OpenMail lets the messages in's waiting threads wait for reach its
-	// run while it waits for partner answers (mail.go); closeMail ends
-	// that and hands the run the first of them. openMail reports whether
-	// any thread waits for a message.
+	// run while it waits for partner answers (the engine's mail.go);
+	// CloseMail ends that and hands the run the first of them. OpenMail
+	// reports whether any thread waits for a message.
 	OpenMail(in *Instance) bool
 	CloseMail(in *Instance)
 	// ListCalling lists (on) or unlists an in-memory instance whose run
