@@ -321,12 +321,8 @@ func TestWSASessionCallback(t *testing.T) {
 	if len(sessions) != 2 || sessions["A"] == sessions["B"] {
 		t.Fatalf("sessions %v, want two different ones", sessions)
 	}
-	client := &http.Client{Timeout: 30 * time.Second}
 	for _, id := range []string{"B", "A"} {
-		body := `<soapenv:Envelope xmlns:soapenv="http://schemas.xmlsoap.org/soap/envelope/"><soapenv:Header>` +
-			`<odesession:session xmlns:odesession="http://www.apache.org/ode/type/session">` + sessions[id] + `</odesession:session>` +
-			`</soapenv:Header><soapenv:Body><req xmlns="urn:e2e"><id>cb</id><n>for-` + id + `</n></req></soapenv:Body></soapenv:Envelope>`
-		if r := post(t, client, url, textXML, `"urn:e2e#go"`, []byte(body)); r.status != http.StatusAccepted {
+		if r := sessionCallback(t, url, sessions[id], "for-"+id); r.status != http.StatusAccepted {
 			t.Fatalf("callback for %s: status %d body %s", id, r.status, r.body)
 		}
 	}
@@ -479,12 +475,8 @@ func TestWSASessionForeignCallback(t *testing.T) {
 	if cb == nil || cb.FindElement("session") == nil {
 		t.Fatal("the call carries no ODE session")
 	}
-	client := &http.Client{Timeout: 30 * time.Second}
 	callback := func(session, n string) {
-		body := `<soapenv:Envelope xmlns:soapenv="http://schemas.xmlsoap.org/soap/envelope/"><soapenv:Header>` +
-			`<odesession:session xmlns:odesession="http://www.apache.org/ode/type/session">` + session + `</odesession:session>` +
-			`</soapenv:Header><soapenv:Body><req xmlns="urn:e2e"><id>cb</id><n>` + n + `</n></req></soapenv:Body></soapenv:Envelope>`
-		if r := post(t, client, url, textXML, `"urn:e2e#go"`, []byte(body)); r.status != http.StatusAccepted {
+		if r := sessionCallback(t, url, session, n); r.status != http.StatusAccepted {
 			t.Fatalf("callback %s: status %d body %s", n, r.status, r.body)
 		}
 	}
