@@ -25,6 +25,20 @@ type List struct {
 	Rules []Rule
 }
 
+// Key is the rules as written, one string that is the same for two
+// lists of the same rules (whichever deploy parsed them).
+func (l *List) Key() string {
+	if l == nil {
+		return ""
+	}
+	var b strings.Builder
+	for _, r := range l.Rules {
+		b.WriteString(r.Entry)
+		b.WriteByte('\n')
+	}
+	return b.String()
+}
+
 // Parse reads one rule, "HOST", "HOST:PORT" or "HOST:LOW-HIGH", where
 // HOST is a host name ("*.example.com" for its subdomains), an IP address
 // or a CIDR prefix (IPv6 in brackets when a port follows: "[::1]:8080",

@@ -27,12 +27,15 @@ func (c *Client) assignedHTTP(only *partnerallow.List) *http.Client {
 	if only == nil || c.policy == nil {
 		return c.policedSOAP
 	}
-	if v, ok := c.narrowed.Load(only); ok {
+	// Keyed by the rules, not the list: every deploy of a process parses
+	// its deploy.xml into a new list, and a client (with its idle
+	// connections) per deploy would never be let go.
+	key := only.Key()
+	if v, ok := c.narrowed.Load(key); ok {
 		return v.(*http.Client)
 	}
-	n := &http.Client{Transport: newTransport(c.conns, c.tls, c.policy.Narrow(only)),
-		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
-	v, _ := c.narrowed.LoadOrStore(only, n)
+	n := &http.Client{Transport: newTransport(c.conns, c.tls, c.policy.Narrow(only)), CheckRedirect: noRedirects}
+	v, _ := c.narrowed.LoadOrStore(key, n)
 	return v.(*http.Client)
 }
 
@@ -45,11 +48,7 @@ func (c *Client) assignedHTTP(only *partnerallow.List) *http.Client {
 // for a partner: no CPU slot held) until the call's deadline, measured
 // from start, or until ctx ends.
 func (c *Client) failLate(ctx context.Context, call *exchange.Call, start time.Time) {
-	timeout := c.timeout
-	if call.Timeout > 0 {
-		timeout = call.Timeout
-	}
-	left := time.Until(start.Add(timeout))
+	left := time.Until(start.Add(c.callTimeout(call)))
 	if left <= 0 {
 		return
 	}

@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/beevik/etree"
+	"go.opentelemetry.io/otel/trace"
 
 	"github.com/orchd/orchd/internal/exchange"
 )
@@ -123,13 +124,13 @@ func NewClient(opts ClientOptions) *Client {
 		c.policy, c.conns, c.tls = policy, conns, opts.TLS
 	}
 	psoap := *c.policed
-	psoap.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+	psoap.CheckRedirect = noRedirects
 	c.policedSOAP = &psoap
 	// A SOAP request redirected elsewhere is a misconfigured partner
 	// address: following it would resend (or, for 301-303, turn into a
 	// GET) a request the operator never pointed there.
 	soapHC := *c.hc
-	soapHC.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+	soapHC.CheckRedirect = noRedirects
 	c.soap = &soapHC
 	if c.timeout <= 0 {
 		c.timeout = DefaultCallTimeout
@@ -185,7 +186,20 @@ func (c *Client) Partner(ep *exchange.Endpoint) exchange.Partner {
 // it could not be reached), so that a client cannot read an internal
 // service's answer or tell its ports apart through a fault.
 func (c *Client) AssignedPartner(ep *exchange.Endpoint) exchange.Partner {
-	return &partner{c: c, ep: ep, hc: c.policedSOAP, assigned: true}
+	return c.AssignedPartnerUnder(ep, nil)
+}
+
+// noRedirects is the CheckRedirect of SOAP calls: a SOAP response is
+// the answer, a redirect none (WS-I BP R1130-R1132: POSTs are not
+// redirected silently).
+func noRedirects(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+
+// callTimeout bounds call: its own timeout, else the client's.
+func (c *Client) callTimeout(call *exchange.Call) time.Duration {
+	if call.Timeout > 0 {
+		return call.Timeout
+	}
+	return c.timeout
 }
 
 // partner is a SOAP/HTTP partner endpoint.
@@ -213,7 +227,10 @@ const maxDrain = 64 << 10
 // ErrPartnerUnreachable, ErrPartnerTimeout, ErrTooLarge,
 // ErrPartnerResponse or ErrPartnerFault.
 func (p *partner) Invoke(ctx context.Context, call *exchange.Call) (*exchange.Message, error) {
-	start := time.Now()
+	var start time.Time
+	if p.assigned {
+		start = time.Now() // failLate's
+	}
 	msg, err := p.invoke(ctx, call)
 	if err == nil || !p.assigned {
 		return msg, err
@@ -251,10 +268,8 @@ func (p *partner) invoke(ctx context.Context, call *exchange.Call) (*exchange.Me
 	if err := encodeMessage(&req, p.ep.Version, op, op.Input, call.Input, headers, false); err != nil {
 		return nil, p.errorf(op, "encoding request: %w", err)
 	}
-	timeout := p.c.timeout
-	if call.Timeout > 0 {
-		timeout = call.Timeout
-	}
+	timeout := p.c.callTimeout(call)
+	sp := trace.SpanFromContext(ctx) // the call's span, if traced
 	ctx, cancel := context.WithTimeoutCause(ctx, timeout, errCallTimeout)
 	defer cancel()
 	hreq, err := http.NewRequestWithContext(ctx, http.MethodPost, p.ep.Address, bytes.NewReader(req.Bytes()))
@@ -265,7 +280,7 @@ func (p *partner) invoke(ctx context.Context, call *exchange.Call) (*exchange.Me
 	if a := p.ep.BasicAuth; a != nil {
 		hreq.SetBasicAuth(a.User, string(a.Password))
 	}
-	traceCall(ctx, hreq, p.ep.Address)
+	traceCall(ctx, sp, hreq, p.ep.Address)
 	if id := exchange.IdlerOf(ctx); id != nil {
 		id.Idle(exchange.WaitPartner)
 		defer id.Busy(exchange.WaitPartner)
@@ -274,7 +289,7 @@ func (p *partner) invoke(ctx context.Context, call *exchange.Call) (*exchange.Me
 	if err != nil {
 		return nil, p.errorf(op, "%w", transportError(ctx, err, timeout))
 	}
-	traceStatus(ctx, resp.StatusCode)
+	traceStatus(sp, resp.StatusCode)
 	buf := p.c.bufs.get()
 	defer p.c.bufs.put(buf)
 	_, err = buf.ReadFrom(io.LimitReader(resp.Body, p.c.maxResp+1))

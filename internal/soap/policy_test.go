@@ -244,3 +244,33 @@ func listen(t *testing.T, serve func(net.Conn)) net.Listener {
 	}()
 	return ln
 }
+
+// TestNarrowedClientPerRules: the HTTP client of calls under a bundle's
+// rules is one per set of rules, not per parsed list: a redeploy parses
+// deploy.xml into a new list, and a client (with its idle connections)
+// per deploy would pile up.
+func TestNarrowedClientPerRules(t *testing.T) {
+	policy, err := ParsePartnerPolicy([]string{"127.0.0.1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := NewClient(ClientOptions{Policy: policy})
+	list := func(entries ...string) *partnerallow.List {
+		l := &partnerallow.List{}
+		for _, e := range entries {
+			r, err := partnerallow.Parse(e)
+			if err != nil {
+				t.Fatal(err)
+			}
+			l.Rules = append(l.Rules, r)
+		}
+		return l
+	}
+	a, b := c.assignedHTTP(list("127.0.0.1:9000")), c.assignedHTTP(list("127.0.0.1:9000"))
+	if a != b {
+		t.Error("two lists of the same rules got two HTTP clients")
+	}
+	if c.assignedHTTP(list("127.0.0.1:9001")) == a {
+		t.Error("other rules got the same HTTP client")
+	}
+}

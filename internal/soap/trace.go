@@ -57,8 +57,7 @@ func endExchange(sp trace.Span, rp *reply) {
 
 // traceCall sends the trace context of the span in ctx, if there is
 // one, on req, and records address on the span.
-func traceCall(ctx context.Context, req *http.Request, address string) {
-	sp := trace.SpanFromContext(ctx)
+func traceCall(ctx context.Context, sp trace.Span, req *http.Request, address string) {
 	if !sp.SpanContext().IsValid() {
 		return
 	}
@@ -68,9 +67,9 @@ func traceCall(ctx context.Context, req *http.Request, address string) {
 	}
 }
 
-// traceStatus records a partner's HTTP status on the span in ctx.
-func traceStatus(ctx context.Context, status int) {
-	if sp := trace.SpanFromContext(ctx); sp.IsRecording() {
+// traceStatus records a partner's HTTP status on the call's span sp.
+func traceStatus(sp trace.Span, status int) {
+	if sp.IsRecording() {
 		sp.SetAttributes(attrStatus.Int(status))
 	}
 }
