@@ -237,7 +237,7 @@ next:
 			e.byEndpoint[ep] = p
 		}
 		e.processes = append(e.processes, p)
-		e.metrics.deployed(p)
+		e.deployed(p)
 		p.DeployedNow()
 		for _, w := range p.Warnings {
 			e.log.Warn("deployed with a warning", slog.String(logProcess, p.Name.Local), slog.String("warning", w))
@@ -248,6 +248,13 @@ next:
 	}
 	e.publishLocked()
 	return errors.Join(errs...)
+}
+
+// deployed gives version p what it takes from this engine at deploy:
+// its metrics and the sink of its instances' events.
+func (e *Engine) deployed(p *interp.Process) {
+	e.metrics.deployed(p)
+	p.Sink = e.opts.Events
 }
 
 // bindLocked binds p's partner links: to a process of this engine that

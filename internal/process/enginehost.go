@@ -8,7 +8,6 @@ import (
 	"github.com/beevik/etree"
 	"go.opentelemetry.io/otel/trace"
 
-	"github.com/orchd/orchd/internal/events"
 	"github.com/orchd/orchd/internal/exchange"
 	"github.com/orchd/orchd/internal/partnerallow"
 	"github.com/orchd/orchd/internal/persist"
@@ -23,22 +22,19 @@ type engineHost Engine
 
 func (e *Engine) host() *engineHost { return (*engineHost)(e) }
 
-func (h *engineHost) Now() time.Time                    { return (*Engine)(h).now() }
-func (h *engineHost) Logger() *slog.Logger              { return h.log }
-func (h *engineHost) MaxSteps() int                     { return h.steps }
-func (h *engineHost) Stored() bool                      { return h.store != nil }
-func (h *engineHost) Clustered() bool                   { return h.opts.Owners != nil }
-func (h *engineHost) BaseURL() string                   { return h.opts.BaseURL }
-func (h *engineHost) BaseContext() context.Context      { return h.baseCtx }
-func (h *engineHost) Events() *events.Dispatcher        { return h.opts.Events }
-func (h *engineHost) Tracer() trace.Tracer              { return h.opts.Tracer }
-func (h *engineHost) Rest() *interp.RestClient          { return h.restc }
-func (h *engineHost) SettleMail(in *interp.Instance)    { (*Engine)(h).settleMail(in) }
-func (h *engineHost) OpenMail(in *interp.Instance) bool { return (*Engine)(h).openMail(in) }
-func (h *engineHost) CloseMail(in *interp.Instance)     { (*Engine)(h).closeMail(in) }
-func (h *engineHost) ListCalling(in *interp.Instance, on bool) bool {
-	return (*Engine)(h).listCalling(in, on)
-}
+func (h *engineHost) Now() time.Time                           { return (*Engine)(h).now() }
+func (h *engineHost) Logger() *slog.Logger                     { return h.log }
+func (h *engineHost) MaxSteps() int                            { return h.steps }
+func (h *engineHost) Stored() bool                             { return h.store != nil }
+func (h *engineHost) Clustered() bool                          { return h.opts.Owners != nil }
+func (h *engineHost) BaseURL() string                          { return h.opts.BaseURL }
+func (h *engineHost) BaseContext() context.Context             { return h.baseCtx }
+func (h *engineHost) Tracer() trace.Tracer                     { return h.opts.Tracer }
+func (h *engineHost) Rest() *interp.RestClient                 { return h.restc }
+func (h *engineHost) SettleMail(in *interp.Instance)           { (*Engine)(h).settleMail(in) }
+func (h *engineHost) OpenMail(in *interp.Instance) bool        { return (*Engine)(h).openMail(in) }
+func (h *engineHost) CloseMail(in *interp.Instance)            { (*Engine)(h).closeMail(in) }
+func (h *engineHost) ListCalling(in *interp.Instance, on bool) { (*Engine)(h).listCalling(in, on) }
 
 func (h *engineHost) Addressed(pl *plan.PartnerLink, addr string, params []*etree.Element, only *partnerallow.List) exchange.Partner {
 	return (*Engine)(h).addressed(pl, addr, params, only)

@@ -58,8 +58,8 @@ const (
 
 // listCalling lists (on) or unlists an in-memory instance whose run waits
 // for partner answers: between the two its run is blocked, so listings
-// read it under e.reg.mu. It reports true.
-func (e *Engine) listCalling(in *interp.Instance, on bool) bool {
+// read it under e.reg.mu.
+func (e *Engine) listCalling(in *interp.Instance, on bool) {
 	e.reg.mu.Lock()
 	if on {
 		e.nameLocked(in)
@@ -68,7 +68,6 @@ func (e *Engine) listCalling(in *interp.Instance, on bool) bool {
 		delete(e.reg.calling, in.ID)
 	}
 	e.reg.mu.Unlock()
-	return true
 }
 
 // suspendedError is the answer to a message for a suspended instance.

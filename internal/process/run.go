@@ -145,11 +145,9 @@ func (e *Engine) deliver(ctx context.Context, p *interp.Process, ex *exchange.Ex
 	// implicit correlation, interp/session.go) is for that session's
 	// instance alone: where no correlation set routes it, it is looked
 	// for, and held, under its session key, never given to another
-	// instance waiting there.
-	sid := ""
-	if len(ex.Headers) > 0 {
-		sid = interp.SessionOf(ex.Headers)
-	}
+	// instance waiting there. Its headers are read the first time a shape
+	// without correlation sets needs them.
+	sid, sidRead := "", false
 	var tried, keys []string
 	queued := false
 	for _, sh := range p.Routes[op] {
@@ -159,8 +157,13 @@ func (e *Engine) deliver(ctx context.Context, p *interp.Process, ex *exchange.Ex
 		}
 		for _, m := range sh.Masks {
 			key := interp.KeyRouteShape(sh, p, op, m, vals)
-			if sid != "" && len(sh.Uses) == 0 {
-				key = interp.SessionKey(key, sid)
+			if len(sh.Uses) == 0 && len(ex.Headers) > 0 {
+				if !sidRead {
+					sid, sidRead = interp.SessionOf(ex.Headers), true
+				}
+				if sid != "" {
+					key = interp.SessionKey(key, sid)
+				}
 			}
 			if held == nil && e.queuedBehind(key) {
 				// Messages held under this key came first: this one waits

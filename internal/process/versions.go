@@ -151,7 +151,7 @@ func (e *Engine) Redeploy(retire func(bundle string) bool, procs ...*interp.Proc
 		for _, ep := range p.Endpoints {
 			e.byEndpoint[ep] = p
 		}
-		e.metrics.deployed(p)
+		e.deployed(p)
 		p.DeployedNow()
 	}
 	e.publishLocked()
@@ -208,7 +208,7 @@ func (e *Engine) AddRetired(procs ...*interp.Process) error {
 			errs = append(errs, err)
 			continue
 		}
-		e.metrics.deployed(p)
+		e.deployed(p)
 		p.DeployedNow()
 		e.bindLocked(p)
 		ok = append(ok, p)

@@ -8,7 +8,6 @@ import (
 	"github.com/beevik/etree"
 	"go.opentelemetry.io/otel/trace"
 
-	"github.com/orchd/orchd/internal/events"
 	"github.com/orchd/orchd/internal/exchange"
 	"github.com/orchd/orchd/internal/partnerallow"
 	"github.com/orchd/orchd/internal/persist"
@@ -40,9 +39,8 @@ type Host interface {
 	// BaseContext is the context of work that belongs to instances
 	// rather than to a client (after a reply).
 	BaseContext() context.Context
-	// Events, Tracer and Rest are the engine's event dispatcher and
-	// tracer (nil: none) and the client of REST activities.
-	Events() *events.Dispatcher
+	// Tracer and Rest are the engine's tracer (nil: none) and the client
+	// of REST activities.
 	Tracer() trace.Tracer
 	Rest() *RestClient
 	// Addressed binds the partner role of pl to an address a process
@@ -65,9 +63,8 @@ type Host interface {
 	OpenMail(in *Instance) bool
 	CloseMail(in *Instance)
 	// ListCalling lists (on) or unlists an in-memory instance whose run
-	// waits for partner answers, for the management listings. It reports
-	// true.
-	ListCalling(in *Instance, on bool) bool
+	// waits for partner answers, for the management listings.
+	ListCalling(in *Instance, on bool)
 	// SettleMail tells the senders of the messages handed to the run
 	// what became of them.
 	SettleMail(in *Instance)

@@ -17,7 +17,7 @@ import (
 
 // EvOn reports whether in emits events of category c.
 func (in *Instance) EvOn(c events.Category) bool {
-	return in.Host != nil && in.Host.Events() != nil && in.Proc.Events&c != 0
+	return in.Proc.Sink != nil && in.Proc.Events&c != 0
 }
 
 // Emit fills in what every event of in carries and hands ev over. An
@@ -27,7 +27,7 @@ func (in *Instance) Emit(ev events.Event) {
 	ev.Time = time.Now()
 	ev.Process = in.Proc.Name.String()
 	ev.Instance = in.ID
-	in.Host.Events().Emit(ev)
+	in.Proc.Sink.Emit(ev)
 }
 
 // EvTagger is an activity that names itself in events: its tag, name

@@ -7,6 +7,7 @@ import (
 
 	"github.com/beevik/etree"
 
+	"github.com/orchd/orchd/internal/events"
 	"github.com/orchd/orchd/internal/exchange"
 	"github.com/orchd/orchd/internal/process/bpel"
 	"github.com/orchd/orchd/internal/process/plan"
@@ -32,6 +33,9 @@ type Process struct {
 	// other activities).
 	Metrics       *ProcMetrics
 	InvokeMetrics []*PartnerMetrics
+	// Sink receives the events of the version's instances (set at
+	// deploy: the engine's Options.Events; nil emits none).
+	Sink *events.Dispatcher
 	// Partners holds, indexed like plist, the binding the engine attached
 	// to each partner link's deploy-time endpoint (bindLocked; guarded by
 	// the engine's mu until published).

@@ -49,8 +49,6 @@ const (
 	maxRESTResponse = 4 << 20
 )
 
-func typeVar(v *expr.Var) bool { return v.Msg == nil && v.Elem.IsZero() }
-
 // simpleVar reports a variable of one of XML Schema's simple types: it
 // holds text. (A type variable of another type may hold elements.)
 func simpleVar(v *expr.Var) bool {

@@ -352,7 +352,10 @@ func (in *Instance) awaitAnswers() {
 		in.Host.SettleMail(in)
 	}
 	open := in.Host.OpenMail(in)
-	listed := in.Proc.InMemory && in.Host.ListCalling(in, true)
+	listed := in.Proc.InMemory
+	if listed {
+		in.Host.ListCalling(in, true)
+	}
 	<-in.Calls.Notify
 	if listed {
 		in.Host.ListCalling(in, false)
