@@ -32,10 +32,6 @@ func replayKey(user string, nonce []byte) string {
 	return hex.EncodeToString(h.Sum(nil))
 }
 
-// NewMemoryReplay returns a ReplayStore in memory, on the system clock:
-// one several Authenticators of one orchd may share.
-func NewMemoryReplay() ReplayStore { return &memoryReplay{now: time.Now} }
-
 // memoryReplay is the ReplayStore in memory: each key with the time its
 // record ends, swept now and then.
 type memoryReplay struct {
