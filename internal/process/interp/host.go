@@ -17,9 +17,9 @@ import (
 // Host is the engine as an instance's run sees it: the clock and the
 // settings, the store's commit, the registry that makes a running
 // instance findable by the messages its threads wait for, the bindings
-// of partner addresses assigned at run time, and the sinks of events and
-// traces. The engine implements it (engineHost); the interpreter holds
-// nothing else of the engine.
+// of partner addresses assigned at run time, and the tracer (events go
+// to the version's Process.Sink). The engine implements it
+// (engineHost); the interpreter holds nothing else of the engine.
 type Host interface {
 	// Now is the engine's clock.
 	Now() time.Time
