@@ -62,7 +62,7 @@ func instancesCommand(fs *flag.FlagSet) runFunc {
 			st = est
 		}
 		plans, _, _ := compile.LoadDirWith(*deploy, compile.LoadOptions{Extensions: linkedExtensions()}) // only for variable names
-		list, err := process.StoreInstances(ctx, st, interp.NewProcesses(plans), mgmt.Query{Process: *proc, State: *state})
+		list, err := process.StoreInstances(ctx, st, interp.NewVersions(plans), mgmt.Query{Process: *proc, State: *state})
 		if err != nil {
 			fmt.Fprintln(stderr, "orchd instances:", err)
 			return 1

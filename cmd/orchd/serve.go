@@ -200,7 +200,7 @@ func runServer(ctx context.Context, cfg *serveConfig, log *slog.Logger) error {
 	if err != nil {
 		return err
 	}
-	procs := interp.NewProcesses(plans)
+	procs := interp.NewVersions(plans)
 	for _, b := range bad {
 		log.Error("bundle skipped", slog.String("bundle", b.Dir), slog.String("problems", b.Err.Error()))
 	}
@@ -211,7 +211,7 @@ func runServer(ctx context.Context, cfg *serveConfig, log *slog.Logger) error {
 	cfg.store.Dir = cfg.dataDir
 	store := instancestore.NewLazy(cfg.store, log, func(st instancestore.Store) { reg.MustRegister(server.NewStoreCollector(st)) })
 	defer store.Close()
-	if slices.ContainsFunc(procs, func(p *interp.Process) bool { return !p.InMemory }) ||
+	if slices.ContainsFunc(procs, func(p *interp.Version) bool { return !p.InMemory }) ||
 		(len(procs) > 0 && (hotdeploy.HasArchive(cfg.dataDir) || cfg.cluster.name != "")) {
 		if _, err := store.Open(); err != nil {
 			return err
@@ -365,7 +365,7 @@ func runServer(ctx context.Context, cfg *serveConfig, log *slog.Logger) error {
 				log.Error("endpoint not served", slog.String("process", p.Name.Local), slog.Any("err", err))
 				continue
 			}
-			log.Info("deployed", slog.String("process", p.Name.String()), slog.String("bundle", p.Bundle), slog.Int("version", p.Version), slog.String("path", ep.Path))
+			log.Info("deployed", slog.String("process", p.Name.String()), slog.String("bundle", p.Bundle), slog.Int("version", p.Number), slog.String("path", ep.Path))
 		}
 	}
 	if len(engine.Processes()) == 0 {

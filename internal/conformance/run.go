@@ -178,7 +178,7 @@ func (r *Runner) deploy(dir string) (*deployment, error) {
 	if err != nil {
 		return nil, err
 	}
-	procs := interp.NewProcesses(pls)
+	procs := interp.NewVersions(pls)
 	for _, p := range procs {
 		p.InMemory = true
 	}

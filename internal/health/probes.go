@@ -126,7 +126,7 @@ func (p *Probes) storeCheck() error {
 	if p.opts.Store.Opened() != nil || p.opts.Engine == nil {
 		return nil
 	}
-	if slices.ContainsFunc(p.opts.Engine.Processes(), func(v *interp.Process) bool { return !v.InMemory }) {
+	if slices.ContainsFunc(p.opts.Engine.Processes(), func(v *interp.Version) bool { return !v.InMemory }) {
 		return errNoStore
 	}
 	return nil

@@ -51,7 +51,7 @@ func persistentEngine(t *testing.T) (*process.Engine, *instancestore.Lazy) {
 	t.Cleanup(func() { _ = store.Close() })
 	e := process.NewEngine(process.Options{Store: store})
 	t.Cleanup(e.Close)
-	if err := e.Deploy(interp.NewProcesses(plans)...); err != nil {
+	if err := e.Deploy(interp.NewVersions(plans)...); err != nil {
 		t.Fatal(err)
 	}
 	return e, store

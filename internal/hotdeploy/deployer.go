@@ -34,7 +34,7 @@ import (
 //   - a removed folder undeploys, and its marker is deleted.
 //
 // Each deploy is a new version of the bundle's processes. A process's
-// versions are numbered per process (Process.Version: its first deploy
+// versions are numbered per process (interp.Version.Number: its first deploy
 // is 1, each redeploy the next); the archive of a version is named by the
 // node's deploy counter (kept in --data/versions/next, or in memory
 // without a store), which is never shown as a version. A
@@ -66,7 +66,7 @@ type Deployer struct {
 	// Errors maps a bundle to the problems of its last failed deploy.
 	errors map[string]error
 	// deployNo is each version's deploy counter, which names its archive.
-	deployNo map[*interp.Process]int
+	deployNo map[*interp.Version]int
 	// latest is the highest version number of each process (by QName).
 	latest map[string]int
 }
@@ -120,7 +120,7 @@ func New(o Options) (*Deployer, error) {
 	dir, data := o.Dir, o.Data
 	d := &Deployer{dir: dir, data: data, log: log, engine: o.Engine, front: o.Front, opts: o.Load, next: 1,
 		seen: map[string]string{}, applied: map[string]string{}, errors: map[string]error{},
-		deployNo: map[*interp.Process]int{}, latest: map[string]int{}}
+		deployNo: map[*interp.Version]int{}, latest: map[string]int{}}
 	if data == "" {
 		d.openStore = o.OpenStore
 	}
@@ -155,8 +155,8 @@ func (d *Deployer) readCounter() error {
 
 // storeFor opens the instance store (Options.OpenStore) when one of
 // procs is persistent and none is open yet.
-func (d *Deployer) storeFor(procs []*interp.Process) error {
-	i := slices.IndexFunc(procs, func(p *interp.Process) bool { return !p.InMemory })
+func (d *Deployer) storeFor(procs []*interp.Version) error {
+	i := slices.IndexFunc(procs, func(p *interp.Version) bool { return !p.InMemory })
 	if d.openStore == nil || i < 0 {
 		return nil
 	}
@@ -213,12 +213,12 @@ func HasArchive(dataDir string) bool {
 // newest version has the same definitions keeps its number, others get a
 // new one. It then adds the other archived versions as retired, for the
 // stored instances Recover loads, and marks every bundle deployed.
-func (d *Deployer) Start(procs []*interp.Process, bad []*compile.BundleError) error {
+func (d *Deployer) Start(procs []*interp.Version, bad []*compile.BundleError) error {
 	arch, err := d.archive()
 	if err != nil {
 		return err
 	}
-	byBundle := map[string][]*interp.Process{}
+	byBundle := map[string][]*interp.Version{}
 	for _, p := range procs {
 		byBundle[p.Bundle] = append(byBundle[p.Bundle], p)
 	}
@@ -249,7 +249,7 @@ func (d *Deployer) Start(procs []*interp.Process, bad []*compile.BundleError) er
 		}
 		d.remember(ps)
 	}
-	var retired []*interp.Process
+	var retired []*interp.Version
 	for _, a := range arch {
 		if current[a.path] {
 			continue
@@ -291,7 +291,7 @@ func (d *Deployer) mark(name string) {
 
 // sameDefinitions reports whether the archived bundle at path compiles
 // to processes with the fingerprints of ps.
-func (d *Deployer) sameDefinitions(path string, ps []*interp.Process) bool {
+func (d *Deployer) sameDefinitions(path string, ps []*interp.Version) bool {
 	old, err := loadBundle(path, d.opts)
 	if err != nil || len(old) != len(ps) {
 		return false
@@ -309,37 +309,37 @@ func (d *Deployer) sameDefinitions(path string, ps []*interp.Process) bool {
 }
 
 // setDeployNo records v as the deploy counter of ps.
-func (d *Deployer) setDeployNo(ps []*interp.Process, v int) {
+func (d *Deployer) setDeployNo(ps []*interp.Version, v int) {
 	for _, p := range ps {
 		d.deployNo[p] = v
 	}
 }
 
 // number gives each of ps the version after its process's latest.
-func (d *Deployer) number(ps []*interp.Process) {
+func (d *Deployer) number(ps []*interp.Version) {
 	for _, p := range ps {
-		p.Version = d.latest[p.Name.String()] + 1
+		p.Number = d.latest[p.Name.String()] + 1
 	}
 }
 
 // remember makes the versions of ps their processes' latest.
-func (d *Deployer) remember(ps []*interp.Process) {
+func (d *Deployer) remember(ps []*interp.Version) {
 	for _, p := range ps {
-		d.latest[p.Name.String()] = max(d.latest[p.Name.String()], p.Version)
+		d.latest[p.Name.String()] = max(d.latest[p.Name.String()], p.Number)
 	}
 }
 
 // restoreNumbers gives ps the version numbers an archive recorded, and
 // the next ones to those it did not record (an archive from before the
 // numbers were kept).
-func (d *Deployer) restoreNumbers(ps []*interp.Process, nums map[string]int) {
+func (d *Deployer) restoreNumbers(ps []*interp.Version, nums map[string]int) {
 	for _, p := range ps {
 		if v, ok := nums[p.Name.String()]; ok {
-			p.Version = v
+			p.Number = v
 		} else {
-			d.number([]*interp.Process{p})
+			d.number([]*interp.Version{p})
 		}
-		d.remember([]*interp.Process{p})
+		d.remember([]*interp.Version{p})
 	}
 }
 
@@ -367,7 +367,7 @@ func readNumbers(dir string) map[string]int {
 // newVersion gives ps the next deploy counter and, when one of them is
 // persistent, archives the bundle folder with their version numbers so
 // the version outlives a restart.
-func (d *Deployer) newVersion(name string, ps []*interp.Process) error {
+func (d *Deployer) newVersion(name string, ps []*interp.Version) error {
 	v := d.next
 	d.next++
 	d.setDeployNo(ps, v)
@@ -381,7 +381,7 @@ func (d *Deployer) newVersion(name string, ps []*interp.Process) error {
 	if err := os.WriteFile(filepath.Join(vdir, "next"), []byte(strconv.Itoa(d.next)+"\n"), 0o644); err != nil {
 		return fmt.Errorf("version counter: %w", err)
 	}
-	if !slices.ContainsFunc(ps, func(p *interp.Process) bool { return !p.InMemory }) {
+	if !slices.ContainsFunc(ps, func(p *interp.Version) bool { return !p.InMemory }) {
 		return nil
 	}
 	adir := filepath.Join(vdir, fmt.Sprintf("%d-%s", v, name))
@@ -390,7 +390,7 @@ func (d *Deployer) newVersion(name string, ps []*interp.Process) error {
 	}
 	var nums strings.Builder
 	for _, p := range ps {
-		fmt.Fprintf(&nums, "%d %s\n", p.Version, p.Name)
+		fmt.Fprintf(&nums, "%d %s\n", p.Number, p.Name)
 	}
 	if err := os.WriteFile(filepath.Join(adir, numbersFile), []byte(nums.String()), 0o644); err != nil {
 		return fmt.Errorf("archive version %d of %s: %w", v, name, err)
@@ -473,7 +473,7 @@ func (d *Deployer) deploy(name string) error {
 		d.number(procs)
 		err = d.newVersion(name, procs)
 	}
-	var gone []*interp.Process
+	var gone []*interp.Version
 	if err == nil {
 		base := odeBase(name)
 		gone, err = d.engine.Redeploy(func(b string) bool { return b == name || odeBase(b) == base }, procs...)
@@ -499,7 +499,7 @@ func (d *Deployer) deploy(name string) error {
 				d.log.Error("endpoint not served", slog.String("process", p.Name.Local), slog.Any("err", err))
 				continue
 			}
-			d.log.Info("deployed", slog.String("process", p.Name.String()), slog.String("bundle", name), slog.Int("version", p.Version), slog.String("path", ep.Path))
+			d.log.Info("deployed", slog.String("process", p.Name.String()), slog.String("bundle", name), slog.Int("version", p.Number), slog.String("path", ep.Path))
 		}
 	}
 	d.unserve(gone, served)
@@ -507,15 +507,15 @@ func (d *Deployer) deploy(name string) error {
 	return nil
 }
 
-func (d *Deployer) logRetired(gone []*interp.Process) {
+func (d *Deployer) logRetired(gone []*interp.Version) {
 	for _, p := range gone {
-		d.log.Info("version retired", slog.String("process", p.Name.String()), slog.String("bundle", p.Bundle), slog.Int("version", p.Version))
+		d.log.Info("version retired", slog.String("process", p.Name.String()), slog.String("bundle", p.Bundle), slog.Int("version", p.Number))
 	}
 }
 
 // unserve stops serving the endpoints of gone that no active process
 // serves now (keep).
-func (d *Deployer) unserve(gone []*interp.Process, keep map[string]bool) {
+func (d *Deployer) unserve(gone []*interp.Version, keep map[string]bool) {
 	for _, p := range d.engine.Processes() {
 		for _, ep := range p.Endpoints {
 			keep[ep.Path] = true
@@ -541,7 +541,7 @@ func (d *Deployer) undeploy(name string) {
 		d.log.Warn("deploy marker not deleted", slog.String("bundle", name), slog.Any("err", err))
 	}
 	for _, p := range gone {
-		d.log.Info("undeployed", slog.String("process", p.Name.String()), slog.String("bundle", name), slog.Int("version", p.Version))
+		d.log.Info("undeployed", slog.String("process", p.Name.String()), slog.String("bundle", name), slog.Int("version", p.Number))
 	}
 }
 
@@ -559,7 +559,7 @@ func (d *Deployer) DropUnused() {
 	for _, p := range dropped {
 		d.dropArchive(p.Bundle, d.deployNo[p])
 		delete(d.deployNo, p)
-		d.log.Info("version dropped", slog.String("process", p.Name.String()), slog.String("bundle", p.Bundle), slog.Int("version", p.Version))
+		d.log.Info("version dropped", slog.String("process", p.Name.String()), slog.String("bundle", p.Bundle), slog.Int("version", p.Number))
 	}
 }
 
@@ -651,10 +651,10 @@ func copyFile(src, dst string) error {
 
 // loadBundle compiles the bundle in dir and makes a new, undeployed
 // version of each of its processes.
-func loadBundle(dir string, opts compile.LoadOptions) ([]*interp.Process, error) {
+func loadBundle(dir string, opts compile.LoadOptions) ([]*interp.Version, error) {
 	pls, err := compile.LoadBundleWith(dir, opts)
 	if err != nil {
 		return nil, err
 	}
-	return interp.NewProcesses(pls), nil
+	return interp.NewVersions(pls), nil
 }

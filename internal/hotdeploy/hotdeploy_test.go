@@ -88,7 +88,7 @@ func TestPollDeploysRedeploysUndeploys(t *testing.T) {
 	if got := echotest.Call(t, r.url, "a"); got != "one-a" {
 		t.Fatalf("answer %q, want one-a", got)
 	}
-	if ps := r.engine.Processes(); len(ps) != 1 || ps[0].Version != 1 {
+	if ps := r.engine.Processes(); len(ps) != 1 || ps[0].Number != 1 {
 		t.Fatalf("processes %v, want version 1", ps)
 	}
 
@@ -101,7 +101,7 @@ func TestPollDeploysRedeploysUndeploys(t *testing.T) {
 	if got := echotest.Call(t, r.url, "c"); got != "second-c" {
 		t.Fatalf("answer %q after the redeploy, want second-c", got)
 	}
-	if ps := r.engine.Processes(); len(ps) != 1 || ps[0].Version != 2 {
+	if ps := r.engine.Processes(); len(ps) != 1 || ps[0].Number != 2 {
 		t.Fatalf("processes %v, want version 2", ps)
 	}
 
@@ -110,7 +110,7 @@ func TestPollDeploysRedeploysUndeploys(t *testing.T) {
 		t.Fatal(err)
 	}
 	r.d.Poll()
-	if ps := r.engine.Processes(); len(ps) != 1 || ps[0].Version != 3 {
+	if ps := r.engine.Processes(); len(ps) != 1 || ps[0].Number != 3 {
 		t.Fatalf("processes %v after the marker was deleted, want version 3", ps)
 	}
 
@@ -284,8 +284,8 @@ func TestPersistentVersionArchivedAndKeptAcrossRestart(t *testing.T) {
 	if err := d2.Start(procs, nil); err != nil {
 		t.Fatal(err)
 	}
-	if procs[0].Version != 1 {
-		t.Fatalf("version %d after the restart, want the archived 1", procs[0].Version)
+	if procs[0].Number != 1 {
+		t.Fatalf("version %d after the restart, want the archived 1", procs[0].Number)
 	}
 }
 

@@ -130,10 +130,10 @@ func (d *Deployer) SetActive(ctx context.Context, name string, version int, acti
 		for _, ep := range on.Endpoints {
 			served[ep.Path] = true
 			if err := d.front.Replace(ep, d.engine); err != nil {
-				return fmt.Errorf("process %s version %d: serve %s: %w", on.Name.Local, on.Version, ep.Path, err)
+				return fmt.Errorf("process %s version %d: serve %s: %w", on.Name.Local, on.Number, ep.Path, err)
 			}
 		}
-		d.log.Info("version activated", slog.String("process", on.Name.String()), slog.String("bundle", on.Bundle), slog.Int("version", on.Version))
+		d.log.Info("version activated", slog.String("process", on.Name.String()), slog.String("bundle", on.Bundle), slog.Int("version", on.Number))
 	}
 	d.unserve(gone, served)
 	d.logRetired(gone)
@@ -141,8 +141,8 @@ func (d *Deployer) SetActive(ctx context.Context, name string, version int, acti
 }
 
 // active groups the engine's active processes by bundle.
-func (d *Deployer) active() map[string][]*interp.Process {
-	m := map[string][]*interp.Process{}
+func (d *Deployer) active() map[string][]*interp.Version {
+	m := map[string][]*interp.Version{}
 	for _, p := range d.engine.Processes() {
 		m[p.Bundle] = append(m[p.Bundle], p)
 	}
@@ -183,12 +183,12 @@ func (d *Deployer) Bundles() ([]mgmt.Bundle, error) {
 
 // bundleLocked describes bundle name; active are the engine's active
 // processes by bundle. The caller holds d.mu.
-func (d *Deployer) bundleLocked(name string, active map[string][]*interp.Process) mgmt.Bundle {
+func (d *Deployer) bundleLocked(name string, active map[string][]*interp.Version) mgmt.Bundle {
 	b := mgmt.Bundle{Name: name, State: "deployed"}
 	for _, p := range active[name] {
 		b.Processes = append(b.Processes, p.Name.String())
-		if p.Version >= b.Version {
-			b.Version, b.Deployed = p.Version, p.Deployed
+		if p.Number >= b.Version {
+			b.Version, b.Deployed = p.Number, p.Deployed
 		}
 	}
 	slices.Sort(b.Processes)

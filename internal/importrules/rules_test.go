@@ -53,7 +53,7 @@ var allowed = map[string][]string{
 	"internal/process/compile": {"internal/exchange", "internal/process/bpel", "internal/process/check", "internal/process/deploy", "internal/process/expr",
 		"internal/process/plan", "internal/process/wsdl", "internal/wssec", "internal/xpath2", "internal/xsd", "internal/xslt"},
 
-	// The interpreter: a deployed version (Process) and its instances'
+	// The interpreter: a deployed version (Version) and its instances'
 	// runs, with the engine behind its Host interface. Never the engine,
 	// the compiler, the front door (soap, server), a store implementation
 	// other than persist's types, or cmd.

@@ -24,7 +24,7 @@ func (e *Engine) AdoptInterrupted(mine func(instanceID string) bool) (int, error
 	}
 	procs := e.persistentByName()
 	type run struct {
-		p  *interp.Process
+		p  *interp.Version
 		id string
 	}
 	var runs []run

@@ -93,7 +93,7 @@ func TestAdoptInterrupted(t *testing.T) {
 		})
 	}
 	dir := filepath.Join(bundlesDir, "mgmt-recover")
-	deploy := func(e *Engine) *interp.Process {
+	deploy := func(e *Engine) *interp.Version {
 		procs, err := loadBundle(dir)
 		if err != nil {
 			t.Fatal(err)

@@ -20,7 +20,7 @@ func BenchmarkPurchaseOrder(b *testing.B) {
 }
 
 // benchPO runs b.N purchase orders through p, one after the other.
-func benchPO(b *testing.B, e *Engine, p *interp.Process) {
+func benchPO(b *testing.B, e *Engine, p *interp.Version) {
 	payload := poMessage(b, "po-request.xml")
 	b.ReportAllocs()
 	b.ResetTimer()

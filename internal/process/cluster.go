@@ -104,7 +104,7 @@ func (e *Engine) Correlated(ep *exchange.Endpoint) bool {
 	return false
 }
 
-func (e *Engine) servedProcess(ep *exchange.Endpoint) *interp.Process {
+func (e *Engine) servedProcess(ep *exchange.Endpoint) *interp.Version {
 	if m := e.served.Load(); m != nil {
 		return (*m)[ep]
 	}
@@ -115,9 +115,9 @@ func (e *Engine) servedProcess(ep *exchange.Endpoint) *interp.Process {
 // (active first, then retired, newest first), under which Dispatch would
 // look for the instance a message m for op waits in, until fn returns
 // false.
-func (e *Engine) routeKeys(p *interp.Process, op string, m *exchange.Message, fn func(v *interp.Process, key string) bool) {
+func (e *Engine) routeKeys(p *interp.Version, op string, m *exchange.Message, fn func(v *interp.Version, key string) bool) {
 	var tried []string
-	for _, v := range append([]*interp.Process{p}, e.olderVersions(p)...) {
+	for _, v := range append([]*interp.Version{p}, e.olderVersions(p)...) {
 		for _, sh := range v.Routes[op] {
 			vals, ok := shapeValues(m, sh, &tried)
 			if !ok {
@@ -142,7 +142,7 @@ func (e *Engine) RouteKeysFor(ep *exchange.Endpoint, op string, m *exchange.Mess
 		return nil
 	}
 	var keys []string
-	e.routeKeys(p, op, m, func(_ *interp.Process, k string) bool {
+	e.routeKeys(p, op, m, func(_ *interp.Version, k string) bool {
 		keys = append(keys, k)
 		return true
 	})
@@ -161,7 +161,7 @@ func (e *Engine) InstanceVersionFor(ep *exchange.Endpoint, op string, m *exchang
 		return "", false, nil
 	}
 	var id string
-	e.routeKeys(p, op, m, func(_ *interp.Process, k string) bool {
+	e.routeKeys(p, op, m, func(_ *interp.Version, k string) bool {
 		i, found, rerr := e.store.Route(k)
 		if rerr != nil {
 			err = rerr

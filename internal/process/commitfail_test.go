@@ -70,7 +70,7 @@ func (s *faultyStore) Commit(cps ...*persist.Checkpoint) error {
 // faultyEngine deploys the approval and persistent PO examples, a
 // persistent RELIABLE one-way process and mgmt-recover (it answers its
 // client, then calls its partner) on a faulty store.
-func faultyEngine(t *testing.T, path string) (*Engine, *faultyStore, map[string]*interp.Process, *inProcessPartners, *flakyPartner) {
+func faultyEngine(t *testing.T, path string) (*Engine, *faultyStore, map[string]*interp.Version, *inProcessPartners, *flakyPartner) {
 	t.Helper()
 	st, err := persist.Open(path, persist.Options{MaxBatchDelay: time.Millisecond})
 	if err != nil {
@@ -124,9 +124,9 @@ func verifyStore(t *testing.T, e *Engine, fs *faultyStore) []*mgmt.InstanceDetai
 func TestFailedCommit(t *testing.T) {
 	tests := []struct {
 		name string
-		run  func(t *testing.T, e *Engine, fs *faultyStore, procs map[string]*interp.Process, ip *inProcessPartners, ow *flakyPartner)
+		run  func(t *testing.T, e *Engine, fs *faultyStore, procs map[string]*interp.Version, ip *inProcessPartners, ow *flakyPartner)
 	}{
-		{"a new instance's only commit", func(t *testing.T, e *Engine, fs *faultyStore, procs map[string]*interp.Process, _ *inProcessPartners, _ *flakyPartner) {
+		{"a new instance's only commit", func(t *testing.T, e *Engine, fs *faultyStore, procs map[string]*interp.Version, _ *inProcessPartners, _ *flakyPartner) {
 			ap := procs["OrderApproval"]
 			fs.plan(0, 1)
 			st, err := approvalCall(t, e, ap, "requestApproval", map[string]string{"requestId": "N-1", "amount": "3", "requester": "ann"})
@@ -143,7 +143,7 @@ func TestFailedCommit(t *testing.T) {
 				t.Fatalf("request sent again: %q %v", st, err)
 			}
 		}},
-		{"a waiting instance's next run", func(t *testing.T, e *Engine, fs *faultyStore, procs map[string]*interp.Process, _ *inProcessPartners, _ *flakyPartner) {
+		{"a waiting instance's next run", func(t *testing.T, e *Engine, fs *faultyStore, procs map[string]*interp.Version, _ *inProcessPartners, _ *flakyPartner) {
 			ap := procs["OrderApproval"]
 			if st, err := approvalCall(t, e, ap, "requestApproval", map[string]string{"requestId": "W-1", "amount": "3", "requester": "ann"}); err != nil || st != "PENDING" {
 				t.Fatalf("request: %q %v", st, err)
@@ -168,7 +168,7 @@ func TestFailedCommit(t *testing.T) {
 				t.Fatalf("after the second decision: %+v", list)
 			}
 		}},
-		{"a timer's run", func(t *testing.T, e *Engine, fs *faultyStore, procs map[string]*interp.Process, _ *inProcessPartners, _ *flakyPartner) {
+		{"a timer's run", func(t *testing.T, e *Engine, fs *faultyStore, procs map[string]*interp.Version, _ *inProcessPartners, _ *flakyPartner) {
 			ap := procs["OrderApproval"]
 			fs.plan(1, 1) // the request's commit, then the timer's
 			if st, err := approvalCall(t, e, ap, "requestApproval", map[string]string{"requestId": "T-1", "amount": "3", "requester": "ann", "timeout": "PT0.1S"}); err != nil || st != "PENDING" {
@@ -188,7 +188,7 @@ func TestFailedCommit(t *testing.T) {
 				t.Fatalf("%d failures; %+v", fs.failures(), list)
 			}
 		}},
-		{"no commit before a new instance's calls", func(t *testing.T, e *Engine, fs *faultyStore, procs map[string]*interp.Process, ip *inProcessPartners, _ *flakyPartner) {
+		{"no commit before a new instance's calls", func(t *testing.T, e *Engine, fs *faultyStore, procs map[string]*interp.Version, ip *inProcessPartners, _ *flakyPartner) {
 			// The PO, unanswered until it ends, is stored before neither
 			// call, and its end (cleanup deletes it) writes nothing: the
 			// commit that would fail is never asked for.
@@ -204,7 +204,7 @@ func TestFailedCommit(t *testing.T) {
 				t.Fatalf("stored: %+v", list)
 			}
 		}},
-		{"the commit before a partner call", func(t *testing.T, e *Engine, fs *faultyStore, procs map[string]*interp.Process, _ *inProcessPartners, ow *flakyPartner) {
+		{"the commit before a partner call", func(t *testing.T, e *Engine, fs *faultyStore, procs map[string]*interp.Version, _ *inProcessPartners, ow *flakyPartner) {
 			// Recover's reply waits for the checkpoint before its call.
 			fs.plan(0, 1)
 			if r := dispatch(t, e, procs["Recover"], testReq("CB-1", "1", "")); r.err == nil || r.out != nil || r.fault != nil {
@@ -220,7 +220,7 @@ func TestFailedCommit(t *testing.T) {
 				t.Fatalf("stored after a failed commit: %+v", list)
 			}
 		}},
-		{"the commit after a partner call", func(t *testing.T, e *Engine, fs *faultyStore, procs map[string]*interp.Process, _ *inProcessPartners, ow *flakyPartner) {
+		{"the commit after a partner call", func(t *testing.T, e *Engine, fs *faultyStore, procs map[string]*interp.Version, _ *inProcessPartners, ow *flakyPartner) {
 			fs.plan(1, 1) // before the call (the reply leaves); the end's fails
 			// (The run's error comes after the reply: the end's commit.)
 			if r := dispatch(t, e, procs["Recover"], testReq("CA-1", "1", "")); r.out == nil || r.err == nil {
@@ -243,7 +243,7 @@ func TestFailedCommit(t *testing.T) {
 				t.Errorf("%d checkpoints stored, want 1", s.Checkpoints)
 			}
 		}},
-		{"a reliable one-way send", func(t *testing.T, e *Engine, fs *faultyStore, procs map[string]*interp.Process, _ *inProcessPartners, ow *flakyPartner) {
+		{"a reliable one-way send", func(t *testing.T, e *Engine, fs *faultyStore, procs map[string]*interp.Version, _ *inProcessPartners, ow *flakyPartner) {
 			fs.plan(0, 1)
 			if r := dispatch(t, e, procs["OneWay"], testReq("OW-1", "1", "")); r.err == nil {
 				t.Fatalf("one-way run acknowledged although its commit failed: %+v", r)

@@ -122,7 +122,7 @@ func TestCompensationPlan(t *testing.T) {
 // loadSnippet loads good-minimal with snippet put before marker (a
 // line of Test.bpel). With line 0 it must compile (its processes are
 // returned); else it must be refused at that line with want.
-func loadSnippet(t *testing.T, marker, snippet string, line int, want string) []*interp.Process {
+func loadSnippet(t *testing.T, marker, snippet string, line int, want string) []*interp.Version {
 	t.Helper()
 	dir := editedBundle(t, "good-minimal", map[string][]string{"Test.bpel": {marker, snippet + "\n" + marker}})
 	procs, err := loadBundle(dir)
@@ -142,7 +142,7 @@ func loadSnippet(t *testing.T, marker, snippet string, line int, want string) []
 	return nil
 }
 
-func compensationProc(t testing.TB) *interp.Process {
+func compensationProc(t testing.TB) *interp.Version {
 	dir := editedBundle(t, "good-minimal", map[string][]string{"Test.bpel": {minimalReply, compensationSnippet + "\n" + minimalReply}})
 	procs, err := loadBundle(dir)
 	if err != nil || len(procs) != 1 {
@@ -154,7 +154,7 @@ func compensationProc(t testing.TB) *interp.Process {
 // recInstance is an instance of p whose process scope frame holds two
 // completed instances of A (each with a snapshot of x and a completed
 // inner), as a checkpoint taken after them would.
-func recInstance(p *interp.Process) *interp.Instance {
+func recInstance(p *interp.Version) *interp.Instance {
 	in := interp.NewInstance(nil, p, context.Background())
 	var a, inner *plan.Scope
 	for _, act := range p.Acts {

@@ -1,5 +1,5 @@
 // package process is the engine: it deploys the versions of the plans
-// the compiler (internal/process/compile) made (interp.Process), routes
+// the compiler (internal/process/compile) made (interp.Version), routes
 // each exchange to the instance it belongs to or creates one, and keeps
 // what lies between the runs of instances, which the interpreter
 // (internal/process/interp) steps. It never imports the compiler.

@@ -33,13 +33,13 @@ const (
 	endedMax = 4096
 )
 
-func endedKey(p *interp.Process, set, values string) string {
+func endedKey(p *interp.Version, set, values string) string {
 	return p.Name.String() + "\x1e" + set + "=" + values
 }
 
 // note remembers that the instance of p with initiated sets corr ended
 // with f.
-func (t *endedFaults) note(p *interp.Process, corr map[string]string, f *exchange.Fault, now time.Time) {
+func (t *endedFaults) note(p *interp.Version, corr map[string]string, f *exchange.Fault, now time.Time) {
 	if len(corr) == 0 {
 		return
 	}
@@ -63,7 +63,7 @@ func (t *endedFaults) note(p *interp.Process, corr map[string]string, f *exchang
 
 // lookup is the fault that ended a recent instance of p whose correlation
 // values are among tried ("set=values", as shapeValues notes them), or nil.
-func (t *endedFaults) lookup(p *interp.Process, tried []string, now time.Time) *exchange.Fault {
+func (t *endedFaults) lookup(p *interp.Version, tried []string, now time.Time) *exchange.Fault {
 	if len(tried) == 0 {
 		return nil
 	}
@@ -94,7 +94,7 @@ func (t *endedFaults) lookup(p *interp.Process, tried []string, now time.Time) *
 // answerEnded answers a request-response ex that found no instance with
 // the fault of a recently faulted instance it was meant for; it reports
 // whether it did.
-func (e *Engine) answerEnded(p *interp.Process, ex *exchange.Exchange, tried []string) bool {
+func (e *Engine) answerEnded(p *interp.Version, ex *exchange.Exchange, tried []string) bool {
 	if ex.Operation.OneWay() || ex.Respond == nil {
 		return false
 	}

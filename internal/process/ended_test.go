@@ -13,15 +13,15 @@ import (
 // The faults of ended instances answer requests by their correlation
 // values, for endedKeep, and at most endedMax instances are remembered.
 func TestEndedFaults(t *testing.T) {
-	p := &interp.Process{Plan: &plan.Plan{Name: exchange.QName{Space: "urn:t", Local: "P"}}}
-	other := &interp.Process{Plan: &plan.Plan{Name: exchange.QName{Space: "urn:t", Local: "Q"}}}
+	p := &interp.Version{Plan: &plan.Plan{Name: exchange.QName{Space: "urn:t", Local: "P"}}}
+	other := &interp.Version{Plan: &plan.Plan{Name: exchange.QName{Space: "urn:t", Local: "Q"}}}
 	f := &exchange.Fault{Name: interp.BpelFault("conflictingReceive")}
 	t0 := time.Unix(1000, 0)
 	var tab endedFaults
 	tab.note(p, map[string]string{"cs": "K1"}, f, t0)
 	tests := []struct {
 		name  string
-		p     *interp.Process
+		p     *interp.Version
 		tried []string
 		at    time.Time
 		want  bool

@@ -115,16 +115,16 @@ type Engine struct {
 	opts    Options
 
 	mu         sync.RWMutex
-	processes  []*interp.Process
-	byEndpoint map[*exchange.Endpoint]*interp.Process
+	processes  []*interp.Version
+	byEndpoint map[*exchange.Endpoint]*interp.Version
 	// served is an immutable copy of byEndpoint for Dispatch, replaced
 	// by Deploy, so an exchange takes no lock to find its process.
-	served atomic.Pointer[map[*exchange.Endpoint]*interp.Process]
+	served atomic.Pointer[map[*exchange.Endpoint]*interp.Version]
 	// retired are the versions kept, serving nothing, for the instances
 	// that started on them (versions.go); older is their immutable index
 	// by process name, nil when there is none.
-	retired []*interp.Process
-	older   atomic.Pointer[map[exchange.QName][]*interp.Process]
+	retired []*interp.Version
+	older   atomic.Pointer[map[exchange.QName][]*interp.Version]
 
 	store Store
 	restc *interp.RestClient
@@ -160,7 +160,7 @@ func NewEngine(opts Options) *Engine {
 	case maxSteps < 0:
 		maxSteps = math.MaxInt
 	}
-	return &Engine{log: log, metrics: newMetrics(opts.Registerer), opts: opts, byEndpoint: map[*exchange.Endpoint]*interp.Process{}, steps: maxSteps,
+	return &Engine{log: log, metrics: newMetrics(opts.Registerer), opts: opts, byEndpoint: map[*exchange.Endpoint]*interp.Version{}, steps: maxSteps,
 		store: opts.Store, restc: interp.NewRESTClient(opts.HTTPClient, opts.HTTPTimeout, opts.Tracer), baseCtx: ctx, stop: stop,
 		reg: registry{live: map[string]*interp.Instance{}, calling: map[string]*interp.Instance{}, routes: map[string]*interp.Instance{}, open: map[string][]*interp.OpenRequest{}}}
 }
@@ -195,7 +195,7 @@ func (e *Engine) messageHoldMax() int {
 	}
 }
 
-func (e *Engine) replyTimeout(p *interp.Process, ex *exchange.Exchange) time.Duration {
+func (e *Engine) replyTimeout(p *interp.Version, ex *exchange.Exchange) time.Duration {
 	if d, ok := p.ReplyTimeouts[plan.ReplyOp{Endpoint: ex.Endpoint, Op: ex.Operation.Name}]; ok {
 		return d
 	}
@@ -210,11 +210,11 @@ func (e *Engine) replyTimeout(p *interp.Process, ex *exchange.Exchange) time.Dur
 // address path (in process, no HTTP), otherwise through Options.Partners.
 // A process whose endpoint path another deployed process already serves is
 // refused with an error and not deployed.
-func (e *Engine) Deploy(procs ...*interp.Process) error {
+func (e *Engine) Deploy(procs ...*interp.Version) error {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	var errs []error
-	paths := map[string]*interp.Process{}
+	paths := map[string]*interp.Version{}
 	for _, p := range e.processes {
 		for _, ep := range p.Endpoints {
 			paths[ep.Path] = p
@@ -252,7 +252,7 @@ next:
 
 // deployed gives version p what it takes from this engine at deploy:
 // its metrics and the sink of its instances' events.
-func (e *Engine) deployed(p *interp.Process) {
+func (e *Engine) deployed(p *interp.Version) {
 	e.metrics.deployed(p)
 	p.Sink = e.opts.Events
 }
@@ -260,7 +260,7 @@ func (e *Engine) deployed(p *interp.Process) {
 // bindLocked binds p's partner links: to a process of this engine that
 // provides the partner's port, otherwise through Options.Partners. The
 // caller holds e.mu.
-func (e *Engine) bindLocked(p *interp.Process) {
+func (e *Engine) bindLocked(p *interp.Version) {
 	for _, pl := range p.Plist {
 		if pl.PartnerEP == nil {
 			continue
@@ -280,7 +280,7 @@ func (e *Engine) bindLocked(p *interp.Process) {
 // caller holds e.mu.
 func (e *Engine) publishLocked() {
 	defer e.versionsChanged()
-	snap := make(map[*exchange.Endpoint]*interp.Process, len(e.byEndpoint))
+	snap := make(map[*exchange.Endpoint]*interp.Version, len(e.byEndpoint))
 	for ep, p := range e.byEndpoint {
 		snap[ep] = p
 	}
@@ -305,10 +305,10 @@ func (e *Engine) localEndpoint(ep *exchange.Endpoint) *exchange.Endpoint {
 }
 
 // Processes returns the deployed processes.
-func (e *Engine) Processes() []*interp.Process {
+func (e *Engine) Processes() []*interp.Version {
 	e.mu.RLock()
 	defer e.mu.RUnlock()
-	return append([]*interp.Process(nil), e.processes...)
+	return append([]*interp.Version(nil), e.processes...)
 }
 
 // Log attribute keys.

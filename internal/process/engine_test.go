@@ -54,7 +54,7 @@ func (ip *inProcessPartners) bind(ep *exchange.Endpoint) exchange.Partner {
 	})
 }
 
-func loadPO(t testing.TB) (*Engine, *interp.Process, *inProcessPartners) {
+func loadPO(t testing.TB) (*Engine, *interp.Version, *inProcessPartners) {
 	t.Helper()
 	procs, err := loadBundle(exampleBundle)
 	if err != nil {
@@ -82,7 +82,7 @@ func poMessage(t testing.TB, file string) *etree.Element {
 	return cp
 }
 
-func submit(t testing.TB, e *Engine, p *interp.Process, payload *etree.Element) (*exchange.Message, *exchange.Fault, error) {
+func submit(t testing.TB, e *Engine, p *interp.Version, payload *etree.Element) (*exchange.Message, *exchange.Fault, error) {
 	return submitCtx(context.Background(), e, p, payload)
 }
 

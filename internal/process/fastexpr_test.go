@@ -14,7 +14,7 @@ import (
 )
 
 // varResolver resolves variables of a compiled process by name.
-type varResolver struct{ p *interp.Process }
+type varResolver struct{ p *interp.Version }
 
 func (r varResolver) LookupVar(name string) *expr.Var {
 	for _, v := range r.p.Vars {
@@ -119,7 +119,7 @@ func TestFastExprMatchesXPath(t *testing.T) {
 	}
 }
 
-func poInMessage(t testing.TB, p *interp.Process) *exchange.Message {
+func poInMessage(t testing.TB, p *interp.Version) *exchange.Message {
 	m := exchange.NewMessage(p.Vars[0].Msg.Name)
 	m.Parts["payload"] = poMessage(t, "po-request.xml")
 	return m

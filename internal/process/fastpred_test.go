@@ -154,7 +154,7 @@ func TestFastPredicatesMatchXPath(t *testing.T) {
 
 // poWithItems is the workload request with items as the content of
 // po:items.
-func poWithItems(t testing.TB, p *interp.Process, items string) *exchange.Message {
+func poWithItems(t testing.TB, p *interp.Version, items string) *exchange.Message {
 	t.Helper()
 	doc := etree.NewDocument()
 	src := `<po:purchaseOrder xmlns:po="urn:example:po"><po:poId>PO-1</po:poId><po:items>` + items + `</po:items></po:purchaseOrder>`

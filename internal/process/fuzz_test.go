@@ -125,7 +125,7 @@ func FuzzCompileBPEL(f *testing.F) {
 }
 
 // submitCtx is submit with a context, for instances that may loop.
-func submitCtx(ctx context.Context, e *Engine, p *interp.Process, payload *etree.Element) (*exchange.Message, *exchange.Fault, error) {
+func submitCtx(ctx context.Context, e *Engine, p *interp.Version, payload *etree.Element) (*exchange.Message, *exchange.Fault, error) {
 	ep := p.Endpoints[0]
 	op := opNamed(ep, "submitPurchaseOrder")
 	in := exchange.NewMessage(op.Input.Name)

@@ -22,7 +22,7 @@ import (
 // instance it is for lives in memory too); any other message is not
 // answered until an instance took it, so nothing acknowledged is lost.
 type heldMsg struct {
-	p    *interp.Process
+	p    *interp.Version
 	ex   *exchange.Exchange
 	ctx  context.Context
 	keys []string
@@ -35,7 +35,7 @@ type heldMsg struct {
 // hold keeps ex until an instance waits under one of keys, or its time
 // runs out. Before holding, it looks again (under the registry lock that
 // registration takes) for an instance that came to wait meanwhile.
-func (e *Engine) hold(ctx context.Context, p *interp.Process, ex *exchange.Exchange, keys, tried []string, h *heldMsg) error {
+func (e *Engine) hold(ctx context.Context, p *interp.Version, ex *exchange.Exchange, keys, tried []string, h *heldMsg) error {
 	if e.messageHold() < 0 {
 		if h != nil {
 			return errHeldAgain
@@ -109,7 +109,7 @@ func (e *Engine) hold(ctx context.Context, p *interp.Process, ex *exchange.Excha
 // holdFull is the error of a message that would be held while limit
 // messages are held already: refused at once (the server is overloaded,
 // the sender may try again), not held and not acknowledged.
-func holdFull(p *interp.Process, op string, tried []string, limit int) error {
+func holdFull(p *interp.Version, op string, tried []string, limit int) error {
 	return &exchange.Error{Kind: exchange.KindUnavailable, Err: fmt.Errorf(
 		"message %s for process %s with correlation %v refused: no instance waits for it yet, and the limit of %d held messages is reached (--message-hold-max)",
 		op, p.Name.Local, tried, limit)}
@@ -140,7 +140,7 @@ func (e *Engine) queuedBehindLocked(key string) bool {
 
 // registeredLocked reports whether an instance is found under key now.
 // The caller holds e.reg.mu.
-func (e *Engine) registeredLocked(p *interp.Process, key string) bool {
+func (e *Engine) registeredLocked(p *interp.Version, key string) bool {
 	if p.InMemory {
 		return e.reg.routes[key] != nil
 	}

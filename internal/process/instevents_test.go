@@ -19,7 +19,7 @@ import (
 
 // loadPOEvents is loadPO with a dispatcher feeding a JSON-lines file;
 // done closes the dispatcher and returns the events written.
-func loadPOEvents(t testing.TB, cats events.Category) (e *Engine, p *interp.Process, done func() []events.Event) {
+func loadPOEvents(t testing.TB, cats events.Category) (e *Engine, p *interp.Version, done func() []events.Event) {
 	t.Helper()
 	procs, err := loadBundle(exampleBundle)
 	if err != nil {

@@ -39,7 +39,7 @@ func (e *Engine) own(ctx context.Context, id string) (release func(), fence any,
 // requests its clients wait on (unload gives them back when the instance
 // is not run after all), for a run whose checkpoints carry fence (own).
 // The caller holds the instance's stripe.
-func (e *Engine) load(ctx context.Context, p *interp.Process, id string, fence any) (*interp.Instance, error) {
+func (e *Engine) load(ctx context.Context, p *interp.Version, id string, fence any) (*interp.Instance, error) {
 	rec, vars, err := e.store.Instance(id)
 	if err != nil {
 		if isCorrupt(err) {
@@ -84,7 +84,7 @@ func (e *Engine) unload(in *interp.Instance) {
 
 // decode rebuilds an instance from its stored record and variables,
 // touching nothing else of the engine.
-func (e *Engine) decode(ctx context.Context, p *interp.Process, rec *persist.Instance, vars map[int][]byte) (*interp.Instance, error) {
+func (e *Engine) decode(ctx context.Context, p *interp.Version, rec *persist.Instance, vars map[int][]byte) (*interp.Instance, error) {
 	id := rec.ID
 	frames := rec.Frames
 	if fp, rest, ok := interp.SplitFingerprint(frames); ok {

@@ -8,19 +8,19 @@ import (
 // The runtime's tests compile bundles with the compiler (they may import
 // it; the runtime itself never does) and wrap each plan in a version.
 
-func loadBundle(dir string) ([]*interp.Process, error) {
+func loadBundle(dir string) ([]*interp.Version, error) {
 	return loadBundleWith(dir, compile.LoadOptions{})
 }
 
-func loadBundleWith(dir string, opts compile.LoadOptions) ([]*interp.Process, error) {
+func loadBundleWith(dir string, opts compile.LoadOptions) ([]*interp.Version, error) {
 	pls, err := compile.LoadBundleWith(dir, opts)
 	if err != nil {
 		return nil, err
 	}
-	return interp.NewProcesses(pls), nil
+	return interp.NewVersions(pls), nil
 }
 
-func loadDirWith(dir string, opts compile.LoadOptions) ([]*interp.Process, []*compile.BundleError, error) {
+func loadDirWith(dir string, opts compile.LoadOptions) ([]*interp.Version, []*compile.BundleError, error) {
 	pls, bad, err := compile.LoadDirWith(dir, opts)
-	return interp.NewProcesses(pls), bad, err
+	return interp.NewVersions(pls), bad, err
 }

@@ -17,7 +17,7 @@ import (
 
 // approvalInMemory loads the order-approval example as an in-memory
 // process (the persistent one is exercised end to end in cmd/orchd).
-func approvalInMemory(t *testing.T) (*Engine, *interp.Process) {
+func approvalInMemory(t *testing.T) (*Engine, *interp.Version) {
 	t.Helper()
 	dir := filepath.Join(t.TempDir(), "order-approval")
 	copyDir(t, "../../deploy/order-approval", dir)
@@ -42,7 +42,7 @@ func approvalInMemory(t *testing.T) (*Engine, *interp.Process) {
 	return e, procs[0]
 }
 
-func approvalCall(t *testing.T, e *Engine, p *interp.Process, op string, fields map[string]string) (status string, err error) {
+func approvalCall(t *testing.T, e *Engine, p *interp.Version, op string, fields map[string]string) (status string, err error) {
 	t.Helper()
 	ep := p.Endpoints[0]
 	o := opNamed(ep, op)

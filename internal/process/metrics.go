@@ -92,7 +92,7 @@ func newMetrics(reg prometheus.Registerer) *metrics {
 
 // deployed resolves a process's series (visible at 0 from deploy on) and
 // those of its invokes.
-func (m *metrics) deployed(p *interp.Process) {
+func (m *metrics) deployed(p *interp.Version) {
 	l := p.Name.Local
 	pm := &interp.ProcMetrics{
 		Started: m.started.WithLabelValues(l), Commits: m.commits.WithLabelValues(l),

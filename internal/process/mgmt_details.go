@@ -22,7 +22,7 @@ import (
 // variables are named after procs' declarations, the slots of an
 // instance of another process are numbered. It runs nothing and writes
 // nothing to st.
-func StoreInstances(ctx context.Context, st Store, procs []*interp.Process, q mgmt.Query) ([]*mgmt.InstanceDetail, error) {
+func StoreInstances(ctx context.Context, st Store, procs []*interp.Version, q mgmt.Query) ([]*mgmt.InstanceDetail, error) {
 	e := NewEngine(Options{Store: st})
 	defer e.Close()
 	// Not Deploy: nothing is bound or served, the processes only name

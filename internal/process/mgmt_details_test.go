@@ -35,7 +35,7 @@ func storedInstances(t testing.TB, e *Engine, q mgmt.Query) []*mgmt.InstanceDeta
 // checkStored decodes a stored instance of p without an engine, to tell
 // whether it is broken: nil when it decodes, or when its control state
 // belongs to a version other than p (which only that version can read).
-func checkStored(p *interp.Process, rec *persist.Instance, vars map[int][]byte) error {
+func checkStored(p *interp.Version, rec *persist.Instance, vars map[int][]byte) error {
 	if fp, _, ok := interp.SplitFingerprint(rec.Frames); ok && fp != p.Fingerprint {
 		return nil
 	}
@@ -103,7 +103,7 @@ func TestStoreInstances(t *testing.T) {
 	}
 	defer st2.Close()
 	ctx := context.Background()
-	list := func(procs []*interp.Process, q mgmt.Query) []*mgmt.InstanceDetail {
+	list := func(procs []*interp.Version, q mgmt.Query) []*mgmt.InstanceDetail {
 		t.Helper()
 		l, err := StoreInstances(ctx, st2, procs, q)
 		if err != nil {
@@ -111,13 +111,13 @@ func TestStoreInstances(t *testing.T) {
 		}
 		return l
 	}
-	deployed := []*interp.Process{ap}
+	deployed := []*interp.Version{ap}
 
 	all := list(deployed, mgmt.Query{})
 	if len(all) != 3 || all[0].ID != ids["S-3"] || all[2].ID != ids["S-1"] {
 		t.Fatalf("all instances, want S-3, S-2, S-1 (newest first): %+v", all)
 	}
-	if d := all[0]; d.State != mgmt.StateCompleted || !strings.Contains(d.Variables["status"], "APPROVED") || d.Version != ap.Version {
+	if d := all[0]; d.State != mgmt.StateCompleted || !strings.Contains(d.Variables["status"], "APPROVED") || d.Version != ap.Number {
 		t.Errorf("the decided instance: %+v", d)
 	}
 	if d := all[2]; d.State != mgmt.StateWaiting || !strings.Contains(d.Variables["request"], "S-1") || d.Correlations["byRequest"] != "S-1" || len(d.Branches) == 0 {

@@ -81,13 +81,13 @@ func suspendedError(in *interp.Instance) error {
 
 // versionIndex maps what stored records carry to deployed versions.
 type versionIndex struct {
-	byFP   map[string]*interp.Process // fingerprint -> version
-	byName map[string]*interp.Process // {ns}local -> active (else newest retired) version
+	byFP   map[string]*interp.Version // fingerprint -> version
+	byName map[string]*interp.Version // {ns}local -> active (else newest retired) version
 	locals map[string][]string        // local name -> {ns}local names
 }
 
 func (e *Engine) versions() *versionIndex {
-	vi := &versionIndex{byFP: map[string]*interp.Process{}, byName: map[string]*interp.Process{}, locals: map[string][]string{}}
+	vi := &versionIndex{byFP: map[string]*interp.Version{}, byName: map[string]*interp.Version{}, locals: map[string][]string{}}
 	for _, p := range append(e.Retired(), e.Processes()...) {
 		vi.byFP[p.Fingerprint] = p
 		n := p.Name.String()
@@ -100,7 +100,7 @@ func (e *Engine) versions() *versionIndex {
 }
 
 // of returns the version a stored record belongs to, or nil.
-func (vi *versionIndex) of(process string, frames []byte) *interp.Process {
+func (vi *versionIndex) of(process string, frames []byte) *interp.Version {
 	if fp := fingerprintOf(frames); fp != nil {
 		if p := vi.byFP[string(fp)]; p != nil && p.Name.String() == process {
 			return p
@@ -164,11 +164,11 @@ func inRange(t, lo, hi time.Time) bool {
 }
 
 // matchCommon tests what stored and in-memory instances share.
-func (q *query) matchCommon(state string, p *interp.Process, started, active time.Time) bool {
+func (q *query) matchCommon(state string, p *interp.Version, started, active time.Time) bool {
 	if q.State != "" && q.State != state {
 		return false
 	}
-	if q.Version != 0 && (p == nil || p.Version != q.Version) {
+	if q.Version != 0 && (p == nil || p.Number != q.Version) {
 		return false
 	}
 	return inRange(started, q.StartedAfter, q.StartedBefore) && inRange(active, q.ActiveAfter, q.ActiveBefore)
@@ -239,7 +239,7 @@ func (e *Engine) QueryInstances(ctx context.Context, q mgmt.Query) (*mgmt.Page, 
 				return true
 			}
 		}
-		var p *interp.Process
+		var p *interp.Version
 		if q.Version != 0 {
 			if p = pq.vi.byFP[string(fingerprintOf(v.Frames()))]; p == nil {
 				return false
@@ -254,7 +254,7 @@ func (e *Engine) QueryInstances(ctx context.Context, q mgmt.Query) (*mgmt.Page, 
 		}
 		info := mgmt.Instance{ID: v.ID(), Process: process, State: v.State.String(), Started: v.Created, LastActive: v.Updated, Fault: v.Fault()}
 		if p != nil {
-			info.Version = p.Version
+			info.Version = p.Number
 		}
 		v.Correlations(func(name, key []byte) bool {
 			if info.Correlations == nil {
@@ -363,7 +363,7 @@ func (q *query) memMatch(in *interp.Instance, running bool) (mgmt.Instance, bool
 			return mgmt.Instance{}, false
 		}
 	}
-	return mgmt.Instance{ID: in.ID, Process: name, Version: in.Proc.Version, InMemory: true, State: state,
+	return mgmt.Instance{ID: in.ID, Process: name, Version: in.Proc.Number, InMemory: true, State: state,
 		Started: in.Started, LastActive: in.IdleSince, Correlations: corr, Fault: fault}, true
 }
 
@@ -411,7 +411,7 @@ func (e *Engine) InstanceDetail(ctx context.Context, id string) (*mgmt.InstanceD
 	}
 	names := map[int]string{}
 	if p != nil {
-		d.Version = p.Version
+		d.Version = p.Number
 		names = varNames(p)
 	}
 	for slot, data := range vars {
@@ -454,7 +454,7 @@ func (e *Engine) InstanceDetail(ctx context.Context, id string) (*mgmt.InstanceD
 
 // varNames names the slots of p's variables: by declared name, a name
 // declared more than once qualified by where ("name@file:line").
-func varNames(p *interp.Process) map[int]string {
+func varNames(p *interp.Version) map[int]string {
 	count := map[string]int{}
 	for _, v := range p.Vars {
 		count[v.Name]++
@@ -723,7 +723,7 @@ func (e *Engine) terminate(in *interp.Instance) {
 
 // emitControl emits an event of an operator's action (suspended,
 // resumed) when the process enables instance lifecycle events.
-func (e *Engine) emitControl(p *interp.Process, id string, k events.Kind, detail string) {
+func (e *Engine) emitControl(p *interp.Version, id string, k events.Kind, detail string) {
 	in := &interp.Instance{Host: e.host(), Proc: p, ID: id}
 	if in.EvOn(events.InstanceLifecycle) {
 		in.Emit(events.Event{Kind: k, Detail: detail})

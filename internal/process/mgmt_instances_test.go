@@ -54,7 +54,7 @@ type mgmtEnv struct {
 	path    string
 	st      *persist.Store
 	e       *Engine
-	ap, rec *interp.Process
+	ap, rec *interp.Version
 	events  *eventLog
 	failing atomic.Bool
 	calls   atomic.Int32
@@ -103,7 +103,7 @@ func (m *mgmtEnv) start() {
 			t.Fatal(err)
 		}
 		for _, p := range procs {
-			p.Version = 3
+			p.Number = 3
 			p.Events = events.All
 		}
 		if err := e.Deploy(procs...); err != nil {

@@ -96,7 +96,7 @@ func notFound(name string, version int) error {
 }
 
 // nameIs reports whether p is called name: its local name or {ns}local.
-func nameIs(p *interp.Process, name string) bool {
+func nameIs(p *interp.Version, name string) bool {
 	if strings.HasPrefix(name, "{") {
 		return p.Name.String() == name
 	}
@@ -106,17 +106,17 @@ func nameIs(p *interp.Process, name string) bool {
 // findLocked finds version of the process called name (0: the active
 // version, else the newest retired one) and says whether it is active.
 // The caller holds e.mu.
-func (e *Engine) findLocked(name string, version int) (p *interp.Process, active bool) {
+func (e *Engine) findLocked(name string, version int) (p *interp.Version, active bool) {
 	for _, q := range e.processes {
-		if nameIs(q, name) && (version == 0 || q.Version == version) {
+		if nameIs(q, name) && (version == 0 || q.Number == version) {
 			return q, true
 		}
 	}
 	for _, q := range slices.Backward(e.retired) {
-		if !nameIs(q, name) || (version != 0 && q.Version != version) {
+		if !nameIs(q, name) || (version != 0 && q.Number != version) {
 			continue
 		}
-		if p == nil || q.Version > p.Version {
+		if p == nil || q.Number > p.Number {
 			p = q
 		}
 		if version != 0 {
@@ -127,8 +127,8 @@ func (e *Engine) findLocked(name string, version int) (p *interp.Process, active
 }
 
 // describe is p as the management API shows it (without outline).
-func describe(p *interp.Process, active bool, every uint64) mgmt.Process {
-	d := mgmt.Process{Name: p.Name.String(), Local: p.Name.Local, Version: p.Version, Bundle: p.Bundle, File: p.File,
+func describe(p *interp.Version, active bool, every uint64) mgmt.Process {
+	d := mgmt.Process{Name: p.Name.String(), Local: p.Name.Local, Version: p.Number, Bundle: p.Bundle, File: p.File,
 		State: "retired", InMemory: p.InMemory, Deployed: p.Deployed, Endpoints: []mgmt.Endpoint{},
 		Warnings: p.Warnings, Stats: p.Stats.Snapshot(), SampleEvery: int(every), Fingerprint: p.Fingerprint}
 	if active {
@@ -151,7 +151,7 @@ func describe(p *interp.Process, active bool, every uint64) mgmt.Process {
 // process's own node (kind "process") is the root; constructs the
 // compiler made (no element) are left out, their children taking their
 // place.
-func outline(p *interp.Process) *mgmt.Activity {
+func outline(p *interp.Version) *mgmt.Activity {
 	if p.Root == nil || len(p.ActParent) != len(p.Acts) {
 		return nil
 	}
@@ -185,7 +185,7 @@ func outline(p *interp.Process) *mgmt.Activity {
 }
 
 // activityNode is one activity of p's outline, without children.
-func activityNode(p *interp.Process, id int) *mgmt.Activity {
+func activityNode(p *interp.Version, id int) *mgmt.Activity {
 	a := p.Acts[id]
 	n := &mgmt.Activity{Position: a.Where().String()}
 	if t, ok := a.(interp.EvTagger); ok {
@@ -208,7 +208,7 @@ func activityNode(p *interp.Process, id int) *mgmt.Activity {
 // process serves. Doing what is already done changes nothing; a version
 // that cannot serve (a path another process serves) wraps
 // mgmt.ErrConflict.
-func (e *Engine) SetActive(_ context.Context, name string, version int, active bool) (activated *interp.Process, retired []*interp.Process, err error) {
+func (e *Engine) SetActive(_ context.Context, name string, version int, active bool) (activated *interp.Version, retired []*interp.Version, err error) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	p, isActive := e.findLocked(name, version)
@@ -219,15 +219,15 @@ func (e *Engine) SetActive(_ context.Context, name string, version int, active b
 		if !isActive {
 			return nil, nil, nil
 		}
-		e.processes = slices.DeleteFunc(e.processes, func(q *interp.Process) bool { return q == p })
-		e.retireLocked([]*interp.Process{p})
+		e.processes = slices.DeleteFunc(e.processes, func(q *interp.Version) bool { return q == p })
+		e.retireLocked([]*interp.Version{p})
 		e.publishLocked()
-		return nil, []*interp.Process{p}, nil
+		return nil, []*interp.Version{p}, nil
 	}
 	if isActive {
 		return p, nil, nil
 	}
-	var keep, gone []*interp.Process
+	var keep, gone []*interp.Version
 	for _, q := range e.processes {
 		if q.Name == p.Name {
 			gone = append(gone, q)
@@ -241,11 +241,11 @@ func (e *Engine) SetActive(_ context.Context, name string, version int, active b
 	for _, q := range keep {
 		for _, ep := range q.Endpoints {
 			if slices.ContainsFunc(p.Endpoints, func(x *exchange.Endpoint) bool { return x.Path == ep.Path }) {
-				return nil, nil, fmt.Errorf("process %s version %d: endpoint path %s is served by %s: %w", p.Name.Local, p.Version, ep.Path, q, mgmt.ErrConflict)
+				return nil, nil, fmt.Errorf("process %s version %d: endpoint path %s is served by %s: %w", p.Name.Local, p.Number, ep.Path, q, mgmt.ErrConflict)
 			}
 		}
 	}
-	e.retired = slices.DeleteFunc(e.retired, func(q *interp.Process) bool { return q == p })
+	e.retired = slices.DeleteFunc(e.retired, func(q *interp.Version) bool { return q == p })
 	e.retireLocked(gone)
 	p.RetiredAt = time.Time{}
 	e.processes = append(keep, p)

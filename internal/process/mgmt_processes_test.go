@@ -93,12 +93,12 @@ func TestOutlineSampling(t *testing.T) {
 }
 
 func TestVersionsAndSetActive(t *testing.T) {
-	load := func(v int) *interp.Process {
+	load := func(v int) *interp.Version {
 		procs, err := loadBundle(exampleBundle)
 		if err != nil {
 			t.Fatal(err)
 		}
-		procs[0].Version, procs[0].Bundle = v, "po"
+		procs[0].Number, procs[0].Bundle = v, "po"
 		return procs[0]
 	}
 	e := NewEngine(Options{})
@@ -122,13 +122,13 @@ func TestVersionsAndSetActive(t *testing.T) {
 	steps := []struct {
 		version     int
 		active      bool
-		wantOn      *interp.Process
-		wantRetired []*interp.Process
+		wantOn      *interp.Version
+		wantRetired []*interp.Version
 		states      string
 	}{
-		{1, true, v1, []*interp.Process{v2}, "PurchaseOrder/vv:retired PurchaseOrder/v:active"},
+		{1, true, v1, []*interp.Version{v2}, "PurchaseOrder/vv:retired PurchaseOrder/v:active"},
 		{1, true, v1, nil, "PurchaseOrder/vv:retired PurchaseOrder/v:active"},
-		{0, false, nil, []*interp.Process{v1}, "PurchaseOrder/vv:retired PurchaseOrder/v:retired"},
+		{0, false, nil, []*interp.Version{v1}, "PurchaseOrder/vv:retired PurchaseOrder/v:retired"},
 		{1, false, nil, nil, "PurchaseOrder/vv:retired PurchaseOrder/v:retired"},
 		{0, true, v2, nil, "PurchaseOrder/vv:active PurchaseOrder/v:retired"}, // 0: the newest
 	}
@@ -146,7 +146,7 @@ func TestVersionsAndSetActive(t *testing.T) {
 		served := e.served.Load()
 		for ep, p := range *served {
 			if (p == v1) != strings.HasSuffix(st.states, "v:active") || (p == v2) != strings.Contains(st.states, "vv:active") {
-				t.Errorf("step %d: %s served by version %d", i, ep.Path, p.Version)
+				t.Errorf("step %d: %s served by version %d", i, ep.Path, p.Number)
 			}
 		}
 	}

@@ -196,7 +196,7 @@ func FuzzRewrite(f *testing.F) {
 		if strings.Contains(src, "$") || strings.Contains(src, expr.DocRootPath) {
 			return
 		}
-		rw, err := expr.Rewrite(src, varResolver{&interp.Process{Plan: &plan.Plan{}}}, nil, ns, true)
+		rw, err := expr.Rewrite(src, varResolver{&interp.Version{Plan: &plan.Plan{}}}, nil, ns, true)
 		if err != nil {
 			return
 		}

@@ -20,7 +20,7 @@ import (
 )
 
 // persistentOneWay is the rt-oneway fixture made persistent.
-func persistentOneWay(t *testing.T) *interp.Process {
+func persistentOneWay(t *testing.T) *interp.Version {
 	t.Helper()
 	dir := filepath.Join(t.TempDir(), "rt-oneway")
 	copyDir(t, filepath.Join(bundlesDir, "rt-oneway"), dir)
@@ -65,7 +65,7 @@ func (r *flakyPartner) bind(*exchange.Endpoint) exchange.Partner {
 	})
 }
 
-func runOneWay(t *testing.T, e *Engine, p *interp.Process, id string) {
+func runOneWay(t *testing.T, e *Engine, p *interp.Version, id string) {
 	t.Helper()
 	r := dispatch(t, e, p, testReq(id, "1", ""))
 	if r.err != nil {

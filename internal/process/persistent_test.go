@@ -19,7 +19,7 @@ import (
 
 // persistentEngine deploys the example bundles as they are (the approval
 // and the persistent PO are persistent) on a real store in a temp dir.
-func persistentEngine(t testing.TB, path string) (*Engine, *persist.Store, map[string]*interp.Process) {
+func persistentEngine(t testing.TB, path string) (*Engine, *persist.Store, map[string]*interp.Version) {
 	t.Helper()
 	st, err := persist.Open(path, persist.Options{MaxBatchDelay: 2 * time.Millisecond})
 	if err != nil {
@@ -33,9 +33,9 @@ func persistentEngine(t testing.TB, path string) (*Engine, *persist.Store, map[s
 
 // deployExamples deploys the approval and persistent PO examples as they
 // are, and returns their processes by local name.
-func deployExamples(t testing.TB, e *Engine) map[string]*interp.Process {
+func deployExamples(t testing.TB, e *Engine) map[string]*interp.Version {
 	t.Helper()
-	procs := map[string]*interp.Process{}
+	procs := map[string]*interp.Version{}
 	for _, b := range []string{"order-approval", "purchase-order-persistent"} {
 		ps, err := loadBundle(filepath.Join("../../deploy", b))
 		if err != nil {

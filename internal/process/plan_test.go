@@ -19,16 +19,16 @@ func TestOnePlanTwoEngines(t *testing.T) {
 	}
 	type node struct {
 		e  *Engine
-		p  *interp.Process
+		p  *interp.Version
 		ip *inProcessPartners
 	}
 	nodes := make([]node, 2)
 	for i := range nodes {
 		ip := &inProcessPartners{}
 		e := NewEngine(Options{Partners: ip.bind})
-		var vs []*interp.Process
+		var vs []*interp.Version
 		for _, p := range procs {
-			vs = append(vs, interp.NewProcess(p.Plan))
+			vs = append(vs, interp.NewVersion(p.Plan))
 		}
 		if err := e.Deploy(vs...); err != nil {
 			t.Fatal(err)

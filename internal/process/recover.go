@@ -52,7 +52,7 @@ func (e *Engine) Recover(ctx context.Context) (Recovered, error) {
 	}
 	e.baseCtx = ctx
 	procs := e.persistentByName()
-	owner := map[string]*interp.Process{}
+	owner := map[string]*interp.Version{}
 	var resume []*persist.Instance
 	err := e.store.Instances(func(rec *persist.Instance) bool {
 		if rec.Err != nil {
@@ -124,8 +124,8 @@ func (e *Engine) Recover(ctx context.Context) (Recovered, error) {
 // persistentByName maps each persistent process's name to a version of
 // it, retired versions too (an undeployed process's stored instances);
 // the active version wins, and a load finds each instance's version.
-func (e *Engine) persistentByName() map[string]*interp.Process {
-	procs := map[string]*interp.Process{}
+func (e *Engine) persistentByName() map[string]*interp.Version {
+	procs := map[string]*interp.Version{}
 	for _, p := range append(e.Retired(), e.Processes()...) {
 		if !p.InMemory {
 			procs[p.Name.String()] = p
@@ -134,7 +134,7 @@ func (e *Engine) persistentByName() map[string]*interp.Process {
 	return procs
 }
 
-func (e *Engine) resumeInterrupted(p *interp.Process, id string) {
+func (e *Engine) resumeInterrupted(p *interp.Version, id string) {
 	m := e.stripes.lock(id)
 	defer m.Unlock()
 	release, fence, err := e.own(e.baseCtx, id)

@@ -146,7 +146,7 @@ func (s *restServer) lastRequest() string {
 
 // deployREST deploys restBundle(body) on an engine whose REST calls time
 // out after timeout.
-func deployREST(t *testing.T, body string, timeout time.Duration) (*Engine, *interp.Process) {
+func deployREST(t *testing.T, body string, timeout time.Duration) (*Engine, *interp.Version) {
 	t.Helper()
 	procs, err := loadBundle(restBundle(t, body))
 	if err != nil {

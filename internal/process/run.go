@@ -121,7 +121,7 @@ func (e *Engine) now() time.Time { return time.Now() }
 // start activity creates an instance; either runs straight through in the
 // calling goroutine until the instance is quiescent.
 func (e *Engine) Dispatch(ctx context.Context, ex *exchange.Exchange) error {
-	var p *interp.Process
+	var p *interp.Version
 	if m := e.served.Load(); m != nil {
 		p = (*m)[ex.Endpoint]
 	}
@@ -139,7 +139,7 @@ func (e *Engine) Dispatch(ctx context.Context, ex *exchange.Exchange) error {
 // deliver gives ex to the instance its correlation values find, or to a
 // new instance, or holds it until an instance waits for it (held is the
 // hold of a message delivered again).
-func (e *Engine) deliver(ctx context.Context, p *interp.Process, ex *exchange.Exchange, held *heldMsg) error {
+func (e *Engine) deliver(ctx context.Context, p *interp.Version, ex *exchange.Exchange, held *heldMsg) error {
 	op := ex.Operation.Name
 	// A message carrying a session identifier orchd handed out (ODE's
 	// implicit correlation, interp/session.go) is for that session's
@@ -203,7 +203,7 @@ func (e *Engine) deliver(ctx context.Context, p *interp.Process, ex *exchange.Ex
 
 // noInstance is the error of a message for op that finds no instance
 // waiting under the correlation values tried and cannot start one.
-func noInstance(p *interp.Process, op string, tried []string) error {
+func noInstance(p *interp.Version, op string, tried []string) error {
 	return exchange.ClientError("no instance of process %s waits for %s with correlation %v, and %s does not start an instance", p.Name.Local, op, tried, op)
 }
 
@@ -224,7 +224,7 @@ func shapeValues(m *exchange.Message, sh *plan.RouteShape, tried *[]string) ([]s
 	return vals, true
 }
 
-func (e *Engine) create(ctx context.Context, p *interp.Process, ex *exchange.Exchange) error {
+func (e *Engine) create(ctx context.Context, p *interp.Version, ex *exchange.Exchange) error {
 	if !p.InMemory {
 		// Until its first checkpoint the instance is in no store: this
 		// keeps its version from being dropped (DropUnused).
@@ -279,7 +279,7 @@ func unlockStripe(in *interp.Instance) {
 }
 
 // resume delivers ex to the instance routed under key, if there is one.
-func (e *Engine) resume(ctx context.Context, p *interp.Process, key string, ex *exchange.Exchange) (bool, error) {
+func (e *Engine) resume(ctx context.Context, p *interp.Version, key string, ex *exchange.Exchange) (bool, error) {
 	if p.InMemory {
 		e.reg.mu.Lock()
 		in := e.reg.routes[key]
@@ -681,7 +681,7 @@ type pendingTimer struct {
 // schedule runs the instance's timer at due, in place of the one it had;
 // it reports false when that timer is pending here already (a timer
 // adopted from the store is not scheduled twice).
-func (e *Engine) schedule(p *interp.Process, id string, due int64) bool {
+func (e *Engine) schedule(p *interp.Version, id string, due int64) bool {
 	d := time.Until(time.Unix(0, due))
 	if d < 0 {
 		d = 0
@@ -737,7 +737,7 @@ func (e *Engine) unscheduleOf(in *interp.Instance) {
 }
 
 // fire runs an instance whose timer is due, if it still waits for it.
-func (e *Engine) fire(p *interp.Process, id string, due int64) {
+func (e *Engine) fire(p *interp.Version, id string, due int64) {
 	ctx := e.baseCtx
 	if p.InMemory {
 		e.reg.mu.Lock()
@@ -790,7 +790,7 @@ func (e *Engine) fire(p *interp.Process, id string, due int64) {
 // refire fires the timer of persistent instance id due at due again
 // after retryDelay, unless the engine has stopped meanwhile; fire runs it
 // only if the instance still waits for it.
-func (e *Engine) refire(p *interp.Process, id string, due int64) {
+func (e *Engine) refire(p *interp.Version, id string, due int64) {
 	time.AfterFunc(e.retryDelay(), func() {
 		if e.baseCtx.Err() == nil {
 			e.fire(p, id, due)

@@ -28,7 +28,7 @@ type clientResult struct {
 }
 
 // deployBundle loads a fixture bundle and deploys it on a new engine.
-func deployBundle(t testing.TB, name string, partners func(*exchange.Endpoint) exchange.Partner) (*Engine, []*interp.Process) {
+func deployBundle(t testing.TB, name string, partners func(*exchange.Endpoint) exchange.Partner) (*Engine, []*interp.Version) {
 	t.Helper()
 	procs, err := loadBundle(filepath.Join(bundlesDir, name))
 	if err != nil {
@@ -43,7 +43,7 @@ func deployBundle(t testing.TB, name string, partners func(*exchange.Endpoint) e
 
 // dispatch sends payload as the "payload" part of operation run of p's
 // endpoint and records the response.
-func dispatch(t testing.TB, e *Engine, p *interp.Process, payload *etree.Element) clientResult {
+func dispatch(t testing.TB, e *Engine, p *interp.Version, payload *etree.Element) clientResult {
 	t.Helper()
 	ep := p.Endpoints[0]
 	op := opNamed(ep, "run")

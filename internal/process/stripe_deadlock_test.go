@@ -46,7 +46,7 @@ func TestInProcessPersistentCallSameStripe(t *testing.T) {
 	if err := e.Deploy(procs...); err != nil {
 		t.Fatal(err)
 	}
-	var caller *interp.Process
+	var caller *interp.Version
 	for _, p := range procs {
 		if p.Name.Local == "Caller" {
 			caller = p
@@ -82,7 +82,7 @@ func TestInProcessPersistentCallSameStripe(t *testing.T) {
 
 // callBounded sends one request to p's run operation and waits, at most
 // bound, for the reply and the end of the run (Dispatch returning).
-func callBounded(e *Engine, p *interp.Process, id string, bound time.Duration) error {
+func callBounded(e *Engine, p *interp.Version, id string, bound time.Duration) error {
 	ep := p.Endpoints[0]
 	op := opNamed(ep, "run")
 	in := exchange.NewMessage(op.Input.Name)

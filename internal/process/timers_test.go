@@ -14,10 +14,10 @@ import (
 func TestTimersStopWhenInstancesMoveOn(t *testing.T) {
 	tests := []struct {
 		name  string
-		setup func(t *testing.T) (*Engine, *interp.Process)
+		setup func(t *testing.T) (*Engine, *interp.Version)
 	}{
 		{"in-memory", approvalInMemory},
-		{"persistent", func(t *testing.T) (*Engine, *interp.Process) {
+		{"persistent", func(t *testing.T) (*Engine, *interp.Version) {
 			e, _, procs := persistentEngine(t, filepath.Join(t.TempDir(), "orchd.db"))
 			return e, procs["OrderApproval"]
 		}},

@@ -55,7 +55,7 @@ func (e *Engine) traceRun(in *interp.Instance, ex *exchange.Exchange) func() {
 			in.Timing.EndActivities()
 		}
 		if sp.IsRecording() {
-			sp.SetAttributes(interp.AttrProcess.String(in.Proc.Name.String()), interp.AttrVersion.Int(in.Proc.Version))
+			sp.SetAttributes(interp.AttrProcess.String(in.Proc.Name.String()), interp.AttrVersion.Int(in.Proc.Number))
 			if in.ID != "" {
 				sp.SetAttributes(interp.AttrInstance.String(in.ID))
 			}

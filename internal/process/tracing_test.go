@@ -111,7 +111,7 @@ func TestTraceInProcessCall(t *testing.T) {
 	if err := e.Deploy(procs...); err != nil {
 		t.Fatal(err)
 	}
-	var caller *interp.Process
+	var caller *interp.Version
 	for _, p := range procs {
 		if p.Name.Local == "Caller" {
 			caller = p

@@ -38,7 +38,7 @@ func validatingBundle(t *testing.T, bpelEdits ...string) string {
 }
 
 // deployValidating loads validatingBundle(edits) on a new engine.
-func deployValidating(t *testing.T, edits ...string) (*Engine, *interp.Process) {
+func deployValidating(t *testing.T, edits ...string) (*Engine, *interp.Version) {
 	t.Helper()
 	procs, err := loadBundle(validatingBundle(t, edits...))
 	if err != nil {

@@ -28,7 +28,7 @@ import (
 
 // versionOf returns the version of p's process whose fingerprint is fp:
 // p itself, or a retired version; nil when none is deployed.
-func (e *Engine) versionOf(p *interp.Process, fp string) *interp.Process {
+func (e *Engine) versionOf(p *interp.Version, fp string) *interp.Version {
 	if fp == p.Fingerprint {
 		return p
 	}
@@ -49,7 +49,7 @@ func (e *Engine) versionOf(p *interp.Process, fp string) *interp.Process {
 
 // olderVersions returns the retired versions of p's process, newest
 // first (nil, with one atomic load, when nothing is retired).
-func (e *Engine) olderVersions(p *interp.Process) []*interp.Process {
+func (e *Engine) olderVersions(p *interp.Version) []*interp.Version {
 	m := e.older.Load()
 	if m == nil {
 		return nil
@@ -111,10 +111,10 @@ func (e *Engine) servedAt(ep *exchange.Endpoint) *exchange.Endpoint {
 // without a store, an extension the engine lacks, a path another bundle
 // serves), nothing changes and the error says why. It returns the
 // versions it retired.
-func (e *Engine) Redeploy(retire func(bundle string) bool, procs ...*interp.Process) ([]*interp.Process, error) {
+func (e *Engine) Redeploy(retire func(bundle string) bool, procs ...*interp.Version) ([]*interp.Version, error) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	var keep, gone []*interp.Process
+	var keep, gone []*interp.Version
 	for _, p := range e.processes {
 		if retire(p.Bundle) {
 			gone = append(gone, p)
@@ -122,7 +122,7 @@ func (e *Engine) Redeploy(retire func(bundle string) bool, procs ...*interp.Proc
 			keep = append(keep, p)
 		}
 	}
-	paths := map[string]*interp.Process{}
+	paths := map[string]*interp.Version{}
 	for _, p := range keep {
 		for _, ep := range p.Endpoints {
 			paths[ep.Path] = p
@@ -165,7 +165,7 @@ func (e *Engine) Redeploy(retire func(bundle string) bool, procs ...*interp.Proc
 }
 
 // deployable says why p cannot be deployed on this engine, or nil.
-func (e *Engine) deployable(p *interp.Process) error {
+func (e *Engine) deployable(p *interp.Version) error {
 	if !p.InMemory && e.store == nil {
 		return fmt.Errorf("process %s is persistent (deploy.xml <in-memory> absent or false) but orchd has no data store", p)
 	}
@@ -178,10 +178,10 @@ func (e *Engine) deployable(p *interp.Process) error {
 // persistent ones stay stored (timers still fire) and take messages
 // again if a version of the process is deployed again. It returns the
 // versions it retired.
-func (e *Engine) Undeploy(bundle string) []*interp.Process {
+func (e *Engine) Undeploy(bundle string) []*interp.Version {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	var keep, gone []*interp.Process
+	var keep, gone []*interp.Version
 	for _, p := range e.processes {
 		if p.Bundle == bundle {
 			gone = append(gone, p)
@@ -198,11 +198,11 @@ func (e *Engine) Undeploy(bundle string) []*interp.Process {
 // AddRetired adds versions that serve nothing but that stored instances
 // may have started on (at start, the versions kept from before a
 // restart). Add them before Recover.
-func (e *Engine) AddRetired(procs ...*interp.Process) error {
+func (e *Engine) AddRetired(procs ...*interp.Version) error {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	var errs []error
-	var ok []*interp.Process
+	var ok []*interp.Version
 	for _, p := range procs {
 		if err := e.deployable(p); err != nil {
 			errs = append(errs, err)
@@ -219,7 +219,7 @@ func (e *Engine) AddRetired(procs ...*interp.Process) error {
 
 // retireLocked moves gone (no longer in e.processes) to the retired
 // versions. The caller holds e.mu.
-func (e *Engine) retireLocked(gone []*interp.Process) {
+func (e *Engine) retireLocked(gone []*interp.Version) {
 	now := time.Now()
 	for _, p := range gone {
 		p.RetiredAt = now
@@ -240,7 +240,7 @@ func (e *Engine) indexRetiredLocked() {
 		e.older.Store(nil)
 		return
 	}
-	m := map[exchange.QName][]*interp.Process{}
+	m := map[exchange.QName][]*interp.Version{}
 	for _, p := range slices.Backward(e.retired) {
 		m[p.Name] = append(m[p.Name], p)
 	}
@@ -248,10 +248,10 @@ func (e *Engine) indexRetiredLocked() {
 }
 
 // Retired returns the retired versions still kept, oldest first.
-func (e *Engine) Retired() []*interp.Process {
+func (e *Engine) Retired() []*interp.Version {
 	e.mu.RLock()
 	defer e.mu.RUnlock()
-	return append([]*interp.Process(nil), e.retired...)
+	return append([]*interp.Version(nil), e.retired...)
 }
 
 // DropUnused forgets the retired versions, retired at least grace ago,
@@ -260,15 +260,15 @@ func (e *Engine) Retired() []*interp.Process {
 // them. The grace covers a request that found its version just before
 // it was retired. In-memory instances running straight through hold
 // their version themselves and are not counted.
-func (e *Engine) DropUnused(grace time.Duration) ([]*interp.Process, error) {
-	used := map[*interp.Process]bool{}
+func (e *Engine) DropUnused(grace time.Duration) ([]*interp.Version, error) {
+	used := map[*interp.Version]bool{}
 	e.reg.mu.Lock()
 	for _, in := range e.reg.live {
 		used[in.Proc] = true
 	}
 	e.reg.mu.Unlock()
 	e.mu.RLock()
-	retired := append([]*interp.Process(nil), e.retired...)
+	retired := append([]*interp.Version(nil), e.retired...)
 	e.mu.RUnlock()
 	if len(retired) == 0 {
 		return nil, nil
@@ -300,7 +300,7 @@ func (e *Engine) DropUnused(grace time.Duration) ([]*interp.Process, error) {
 	}
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	var keep, dropped []*interp.Process
+	var keep, dropped []*interp.Version
 	for _, p := range e.retired {
 		if used[p] || p.Starting.Load() > 0 || time.Since(p.RetiredAt) < grace {
 			keep = append(keep, p)
@@ -315,7 +315,7 @@ func (e *Engine) DropUnused(grace time.Duration) ([]*interp.Process, error) {
 
 // resumeOlder delivers ex to an instance of retired version v that its
 // correlation values find, skipping the keys already tried.
-func (e *Engine) resumeOlder(ctx context.Context, v *interp.Process, ex *exchange.Exchange, tried, keys *[]string) (bool, error) {
+func (e *Engine) resumeOlder(ctx context.Context, v *interp.Version, ex *exchange.Exchange, tried, keys *[]string) (bool, error) {
 	op := ex.Operation.Name
 	for _, sh := range v.Routes[op] {
 		vals, ok := shapeValues(ex.Input, sh, tried)
@@ -341,7 +341,7 @@ func (e *Engine) resumeOlder(ctx context.Context, v *interp.Process, ex *exchang
 // when that endpoint is no longer served (a request that came in through
 // the front door just as its process was redeployed) and retargets ex to
 // it; nil when nothing serves the path.
-func (e *Engine) redeployed(ex *exchange.Exchange) *interp.Process {
+func (e *Engine) redeployed(ex *exchange.Exchange) *interp.Version {
 	m := e.served.Load()
 	if m == nil {
 		return nil

@@ -31,7 +31,7 @@ func TestRedeployKeepsInstancesOnTheirVersion(t *testing.T) {
 		t.Fatalf("DropUnused with an instance on v1 waiting: %v %v", dropped, err)
 	}
 	e.reg.mu.Lock()
-	versions := map[string]*interp.Process{}
+	versions := map[string]*interp.Version{}
 	for _, in := range e.reg.live {
 		versions[in.Corr["byRequest"]] = in.Proc
 	}
@@ -59,12 +59,12 @@ func TestRedeployAllOrNothing(t *testing.T) {
 	for _, tc := range []struct {
 		name   string
 		retire func(string) bool
-		procs  []*interp.Process
+		procs  []*interp.Version
 		want   string
 	}{
-		{"path taken by a bundle not retired", func(string) bool { return false }, []*interp.Process{v2}, "already served"},
-		{"persistent without a store", func(string) bool { return true }, []*interp.Process{v3}, "no data store"},
-		{"one good, one bad", func(string) bool { return true }, []*interp.Process{v2, v3}, "no data store"},
+		{"path taken by a bundle not retired", func(string) bool { return false }, []*interp.Version{v2}, "already served"},
+		{"persistent without a store", func(string) bool { return true }, []*interp.Version{v3}, "no data store"},
+		{"one good, one bad", func(string) bool { return true }, []*interp.Version{v2, v3}, "no data store"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			gone, err := e.Redeploy(tc.retire, tc.procs...)

@@ -22,7 +22,7 @@ import (
 // scope of an element declaring tns, ode, bpel and dd.
 type xp2Fixture struct {
 	in *interp.Instance
-	p  *interp.Process
+	p  *interp.Version
 	dp *deploy.Process
 	at *etree.Element
 	r  varResolver

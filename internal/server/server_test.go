@@ -105,7 +105,7 @@ func purchaseOrder(t *testing.T) (*process.Engine, *soap.Server, *prometheus.Reg
 	}
 	reg := prometheus.NewRegistry()
 	e := process.NewEngine(process.Options{Registerer: reg})
-	if err := e.Deploy(interp.NewProcesses(procs)...); err != nil {
+	if err := e.Deploy(interp.NewVersions(procs)...); err != nil {
 		t.Fatal(err)
 	}
 	front := soap.NewServer(soap.ServerOptions{Registerer: reg})

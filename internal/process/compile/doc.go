@@ -24,6 +24,6 @@
 // the languages (xpath2, xsd, xslt); it must never import the runtime
 // (internal/process), soap, persist or cmd, and the runtime never imports
 // it: whoever deploys (orchd serve, hot deploy, the tests) compiles with
-// it and hands the plans to process.NewProcesses. The rule is a test:
+// it and hands the plans to interp.NewVersions. The rule is a test:
 // internal/importrules.
 package compile

@@ -42,7 +42,7 @@ func CorrValues(m *exchange.Message, ex []*plan.PropExtract) (string, error) {
 
 // KeyRouteShape is the route key of the uses in mask with their values (vals[i]
 // for uses[i]). One set gives routeKey(p, op, set, value).
-func KeyRouteShape(sh *plan.RouteShape, p *Process, op string, mask uint32, vals []string) string {
+func KeyRouteShape(sh *plan.RouteShape, p *Version, op string, mask uint32, vals []string) string {
 	var sets, values strings.Builder
 	for i, u := range sh.Uses {
 		if mask&(1<<i) == 0 {
@@ -79,7 +79,7 @@ func InstanceKeyRouteShape(sh *plan.RouteShape, in *Instance, op string) (string
 
 // RouteKey is the key under which an instance waiting for op, correlated
 // on set with the given values, is found.
-func RouteKey(p *Process, op, set, values string) string {
+func RouteKey(p *Version, op, set, values string) string {
 	return p.Name.String() + "\x1e" + op + "\x1e" + set + "\x1e" + values
 }
 

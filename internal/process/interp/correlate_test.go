@@ -44,7 +44,7 @@ func TestInitiate(t *testing.T) {
 		{name: "no mismatch", have: "A", initiate: "no", value: "Z", wantErr: "does not match"},
 	}
 	for _, tc := range tests {
-		in := &Instance{Proc: NewProcess(&plan.Plan{})}
+		in := &Instance{Proc: NewVersion(&plan.Plan{})}
 		if tc.have != "" {
 			in.Corr = map[string]string{"s": tc.have}
 		}

@@ -1,11 +1,11 @@
 // package interp is the interpreter: a deployed version of a compiled
-// plan (Process: the plan plus its number, counters, metrics and partner
+// plan (Version: the plan plus its number, counters, metrics and partner
 // bindings) and the runs of its instances. The engine
 // (internal/process) creates, routes, stores and manages instances; this
 // package steps them, and reaches the engine only through Host (the
 // clock and settings, the store's commit, the registry hooks that make a
 // running instance findable, run-time partner bindings, the tracer);
-// its events go to the version's sink (Process.Sink, set at deploy).
+// its events go to the version's sink (Version.Sink, set at deploy).
 //
 // An instance is explicit data: its variables live in one etree tree
 // whose root children are the variables' slots, and its control state is

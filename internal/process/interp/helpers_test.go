@@ -50,13 +50,13 @@ func (testHost) Addressed(*plan.PartnerLink, string, []*etree.Element, *partnera
 
 // loadPO compiles the example purchase order (deploy/purchase-order)
 // into a version no engine has deployed.
-func loadPO(t testing.TB) *Process {
+func loadPO(t testing.TB) *Version {
 	t.Helper()
 	pls, err := compile.LoadBundleWith("../../../deploy/purchase-order", compile.LoadOptions{})
 	if err != nil {
 		t.Fatalf("load example bundle: %v", err)
 	}
-	return NewProcesses(pls)[0]
+	return NewVersions(pls)[0]
 }
 
 // poMessage is the body of the workload request testdata/file (the

@@ -18,7 +18,7 @@ import (
 // settings, the store's commit, the registry that makes a running
 // instance findable by the messages its threads wait for, the bindings
 // of partner addresses assigned at run time, and the tracer (events go
-// to the version's Process.Sink). The engine implements it
+// to the version's Version.Sink). The engine implements it
 // (engineHost); the interpreter holds nothing else of the engine.
 type Host interface {
 	// Now is the engine's clock.

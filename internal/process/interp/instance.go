@@ -40,7 +40,7 @@ type Frame struct {
 // whose root's children are the variables' slots) and its frames.
 type Instance struct {
 	ID   string
-	Proc *Process
+	Proc *Version
 	Host Host
 	Ctx  context.Context
 	// Tr is what tracing keeps of the instance (tracing.go); nil
@@ -178,7 +178,7 @@ func (e *ErrUncaught) Error() string { return "uncaught " + e.F.Error() }
 // NewInstance returns a new instance of version p, run by host e under
 // ctx, its variables' slots fresh (Start runs the variables'
 // initializers and pushes the process's activity).
-func NewInstance(e Host, p *Process, ctx context.Context) *Instance {
+func NewInstance(e Host, p *Version, ctx context.Context) *Instance {
 	var root *etree.Element
 	if p.Slots != nil {
 		root = expr.CopyTree(p.Slots)

@@ -13,17 +13,17 @@ import (
 	"github.com/orchd/orchd/internal/process/plan"
 )
 
-// Process is one deployed version of a Plan: the plan, which it embeds,
+// Version is one deployed version of a Plan: the plan, which it embeds,
 // and the state that belongs to the version on one engine rather than to
-// the compiled process. LoadBundle returns a fresh Process per plan;
-// NewProcess makes another from the same plan, for another engine or a
+// the compiled process. LoadBundle returns a fresh Version per plan;
+// NewVersion makes another from the same plan, for another engine or a
 // redeploy.
-type Process struct {
+type Version struct {
 	*plan.Plan
-	// Version numbers the deploys of this process (versions.go): 1 for
+	// Number numbers the deploys of this process (versions.go): 1 for
 	// its first deploy, then one more for each redeploy; set by whoever
 	// deploys it, before Deploy or Redeploy; 0 when unversioned.
-	Version int
+	Number int
 	// Deployed is when the engine took the version (Deploy, Redeploy,
 	// AddRetired), unless set before.
 	Deployed time.Time
@@ -51,18 +51,18 @@ type Process struct {
 	ActStats []actStat
 }
 
-// NewProcess returns a new, undeployed version of the plan.
-func NewProcess(pl *plan.Plan) *Process {
-	return &Process{Plan: pl, ActStats: make([]actStat, len(pl.Acts)),
+// NewVersion returns a new, undeployed version of the plan.
+func NewVersion(pl *plan.Plan) *Version {
+	return &Version{Plan: pl, ActStats: make([]actStat, len(pl.Acts)),
 		InvokeMetrics: make([]*PartnerMetrics, len(pl.Acts)), Partners: make([]exchange.Partner, len(pl.Plist))}
 }
 
-// NewProcesses returns a new, undeployed version of each plan (a
+// NewVersions returns a new, undeployed version of each plan (a
 // bundle's, as the compiler returns them).
-func NewProcesses(pls []*plan.Plan) []*Process {
-	ps := make([]*Process, len(pls))
+func NewVersions(pls []*plan.Plan) []*Version {
+	ps := make([]*Version, len(pls))
 	for i, pl := range pls {
-		ps[i] = NewProcess(pl)
+		ps[i] = NewVersion(pl)
 	}
 	return ps
 }

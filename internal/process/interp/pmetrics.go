@@ -11,7 +11,7 @@ import (
 
 // ProcMetrics are one process's series, resolved once at deploy so an
 // exchange does no label lookups. A version no engine deployed has none
-// (Process.Metrics nil): its runs count nothing (lateAnswer).
+// (Version.Metrics nil): its runs count nothing (lateAnswer).
 type ProcMetrics struct {
 	Started, Commits, StoredBytes prometheus.Counter
 	LateAnswers                   prometheus.Counter

@@ -62,7 +62,7 @@ func (s *procStats) Snapshot() mgmt.Stats {
 }
 
 // DeployedNow sets Deployed to now unless it is set.
-func (p *Process) DeployedNow() {
+func (p *Version) DeployedNow() {
 	if p.Deployed.IsZero() {
 		p.Deployed = time.Now()
 	}
@@ -114,7 +114,7 @@ func (s *Sampler) find(t *Thread, depth, act int, handed bool) int {
 
 // end records the completion of act at depth of t's stack, and of the
 // activities that handed their frame down to it.
-func (s *Sampler) end(p *Process, t *Thread, depth int, act plan.Activity) {
+func (s *Sampler) end(p *Version, t *Thread, depth int, act plan.Activity) {
 	now := time.Now()
 	record := func(i int) {
 		m := s.marks[i]
@@ -143,7 +143,7 @@ func (s *Sampler) end(p *Process, t *Thread, depth int, act plan.Activity) {
 // stepped records what one step of t's top frame did: it completed
 // (done), started a child (push), or handed its frame to its last child
 // (both).
-func (s *Sampler) stepped(p *Process, t *Thread, act, push plan.Activity, done bool) {
+func (s *Sampler) stepped(p *Version, t *Thread, act, push plan.Activity, done bool) {
 	depth := len(t.Stack) - 1
 	switch {
 	case done && push != nil:
