@@ -35,6 +35,23 @@ func (h *engineHost) SettleMail(in *interp.Instance)           { (*Engine)(h).se
 func (h *engineHost) OpenMail(in *interp.Instance) bool        { return (*Engine)(h).openMail(in) }
 func (h *engineHost) CloseMail(in *interp.Instance)            { (*Engine)(h).closeMail(in) }
 func (h *engineHost) ListCalling(in *interp.Instance, on bool) { (*Engine)(h).listCalling(in, on) }
+func (h *engineHost) SampleEvery() uint64                      { return (*Engine)(h).sampleEvery() }
+func (h *engineHost) Ended(in *interp.Instance, f *exchange.Fault) {
+	e := (*Engine)(h)
+	e.ended.note(in.Proc, in.Corr, f, e.now())
+}
+
+// Sleep waits until the engine's clock reaches until, or ctx ends.
+func (h *engineHost) Sleep(ctx context.Context, until time.Time) bool {
+	t := time.NewTimer(until.Sub((*Engine)(h).now()))
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return true
+	case <-ctx.Done():
+		return false
+	}
+}
 
 func (h *engineHost) Addressed(pl *plan.PartnerLink, addr string, params []*etree.Element, only *partnerallow.List) exchange.Partner {
 	return (*Engine)(h).addressed(pl, addr, params, only)

@@ -16,7 +16,6 @@ import (
 	"github.com/beevik/etree"
 
 	"github.com/orchd/orchd/internal/events"
-	"github.com/orchd/orchd/internal/exchange"
 	"github.com/orchd/orchd/internal/mgmt"
 	"github.com/orchd/orchd/internal/persist"
 	"github.com/orchd/orchd/internal/process/interp"
@@ -44,7 +43,7 @@ import (
 // for the next step of that activity (recoveryStep).
 
 // opSuspendReason is the stored fault of an instance an operator suspended.
-const opSuspendReason = "suspended by an operator"
+const opSuspendReason = interp.OpSuspendReason
 
 // Paging bounds.
 const (
@@ -673,28 +672,25 @@ func (e *Engine) actMem(ctx context.Context, id string, a mgmt.Action) error {
 	defer unlock()
 	switch a {
 	case mgmt.Suspend:
-		if in.Suspended {
-			return fmt.Errorf("already suspended: %w", mgmt.ErrConflict)
-		}
 		e.reg.mu.Lock()
-		in.Suspended = true
+		err := in.OperatorSuspend()
 		e.reg.mu.Unlock()
-		in.Proc.Stats.Suspended.Add(1)
+		if err != nil {
+			return err
+		}
 		e.emitControl(in.Proc, in.ID, events.InstanceSuspended, opSuspendReason)
 		return nil
 	case mgmt.Resume:
-		if !in.Suspended {
-			return fmt.Errorf("not suspended: %w", mgmt.ErrConflict)
+		if err := in.OperatorResume(); err != nil {
+			return err
 		}
 		e.claim(in, func() bool { return true })
-		in.Suspended = false
 		e.emitControl(in.Proc, in.ID, events.InstanceResumed, "")
-		in.Ctx = e.baseCtx
-		return e.drive(in, nil)
+		return e.settle(in, nil, in.Run(interp.Delivery{Ctx: e.baseCtx}))
 	case mgmt.Terminate, mgmt.Delete:
 		e.claim(in, func() bool { return true })
-		in.Suspended = false
-		e.terminate(in)
+		in.ClearSuspended()
+		e.terminate(in, nil)
 		return nil
 	}
 	return fmt.Errorf("not suspended on a failed activity: %w", mgmt.ErrConflict)
@@ -702,23 +698,10 @@ func (e *Engine) actMem(ctx context.Context, id string, a mgmt.Action) error {
 
 // terminate ends a loaded or claimed instance as <exit> does: no
 // handlers, open requests answered with a fault, routes and timers
-// removed, state terminated.
-func (e *Engine) terminate(in *interp.Instance) {
-	for _, r := range in.Reqs {
-		if r.State.Load() != 0 {
-			continue
-		}
-		f := &exchange.Fault{Name: interp.BpelFault("missingReply"),
-			Reason: fmt.Sprintf("instance %s was terminated by an operator before it replied to %s", in.ID, r.Ex.Operation.Name)}
-		if in.Proc.InMemory {
-			r.Answer(nil, f)
-		} else {
-			in.Respond(r, nil, f) // delivered once the state is stored
-		}
-	}
-	in.Reqs = nil
-	in.StopAll()
-	_ = e.finish(in, nil, interp.ResExited, nil, false)
+// removed, state terminated. fence is the token of the lock held on a
+// persistent instance.
+func (e *Engine) terminate(in *interp.Instance, fence any) {
+	_ = e.settle(in, nil, in.Terminate(interp.Delivery{Fence: fence}))
 }
 
 // emitControl emits an event of an operator's action (suspended,
@@ -767,7 +750,7 @@ func (e *Engine) actStored(ctx context.Context, id string, a mgmt.Action) error 
 			if err != nil {
 				return err
 			}
-			e.terminate(in)
+			e.terminate(in, fence)
 		}
 		if err := e.store.Commit(&persist.Checkpoint{Instance: persist.Instance{ID: id}, Delete: true, Fence: fence}); err != nil {
 			return err
@@ -799,34 +782,13 @@ func (e *Engine) actStored(ctx context.Context, id string, a mgmt.Action) error 
 		return err
 	}
 	if a == mgmt.Terminate {
-		e.terminate(in)
+		e.terminate(in, fence)
 		return nil
 	}
-	if rec.State != persist.Suspended {
+	if err := in.Resolve(a); err != nil {
 		e.unload(in)
-		return fmt.Errorf("the instance is %s, not suspended: %w", rec.State, mgmt.ErrConflict)
+		return err
 	}
-	_, f := failedFrame(in)
-	switch {
-	case a == mgmt.Resume && f != nil:
-		e.unload(in)
-		return fmt.Errorf("it is suspended on a failed activity (%s): use retry, fault or cancel: %w", in.SuspendReason, mgmt.ErrConflict)
-	case a != mgmt.Resume && f == nil:
-		e.unload(in)
-		return fmt.Errorf("it is not suspended on a failed activity: use resume: %w", mgmt.ErrConflict)
-	}
-	switch a {
-	case mgmt.Resume:
-		in.SuspendReason = ""
-	case mgmt.Retry:
-		f.K, f.Pc, f.Due = 0, 0, 0
-		f.I++ // counts the operator's retries (failureOf)
-	case mgmt.Fault:
-		f.K = interp.KFault
-	case mgmt.Cancel:
-		f.K = interp.KCancel
-	}
-	in.State = persist.Running
 	e.emitControl(p, id, events.InstanceResumed, string(a))
-	return e.drive(in, nil)
+	return e.settle(in, nil, in.Run(interp.Delivery{Fence: fence}))
 }

@@ -8,7 +8,6 @@ import (
 
 	"github.com/orchd/orchd/internal/persist"
 	"github.com/orchd/orchd/internal/process/interp"
-	"github.com/orchd/orchd/internal/process/plan"
 )
 
 // Recovered counts what Recover found.
@@ -151,25 +150,12 @@ func (e *Engine) resumeInterrupted(p *interp.Version, id string) {
 		e.log.Error("recovery: cannot load instance", slog.String(logInstance, id), slog.Any("err", err))
 		return
 	}
-	if in.State != persist.Running {
+	if !in.MarkRecovered() {
 		// An operator terminated or deleted it meanwhile.
 		e.unload(in)
 		return
 	}
-	// Every thread that was inside a guarded partner call when the
-	// checkpoint was taken may have made it.
-	for _, t := range in.Threads {
-		if len(t.Stack) == 0 {
-			continue
-		}
-		top := t.Top()
-		switch top.Act.(type) {
-		case *plan.Invoke, *plan.RestActivity:
-			t.MayHaveRun = top.Pc >= 1
-		}
-	}
-	in.FoldRelease = true
-	if err := e.drive(in, nil); err != nil {
+	if err := e.settle(in, nil, in.Run(interp.Delivery{Fence: fence, LastCommit: lastCommit(fence)})); err != nil {
 		e.log.Warn("recovered instance ended with an error", slog.String(logInstance, id), slog.Any("err", err))
 	}
 }

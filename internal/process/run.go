@@ -3,7 +3,6 @@ package process
 import (
 	"context"
 	"errors"
-	"fmt"
 	"log/slog"
 	"slices"
 	"strconv"
@@ -11,7 +10,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/orchd/orchd/internal/events"
 	"github.com/orchd/orchd/internal/exchange"
 	"github.com/orchd/orchd/internal/persist"
 	"github.com/orchd/orchd/internal/process/interp"
@@ -232,14 +230,7 @@ func (e *Engine) create(ctx context.Context, p *interp.Version, ex *exchange.Exc
 		defer p.Starting.Add(-1)
 	}
 	in := interp.NewInstance(e.host(), p, ctx)
-	p.Metrics.Started.Inc()
-	e.started(in)
-	if in.EvOn(events.InstanceLifecycle) {
-		in.Emit(events.Event{Kind: events.InstanceCreated})
-	}
-	if err := in.Start(); err != nil {
-		return e.finish(in, ex, interp.ResFailed, err, false)
-	}
+	d := interp.Delivery{Ex: ex}
 	if p.InMemory {
 		if len(p.Routes) > 0 {
 			// A message may find the instance (through the routes
@@ -247,16 +238,18 @@ func (e *Engine) create(ctx context.Context, p *interp.Version, ex *exchange.Exc
 			in.Mu.Lock()
 			defer in.Mu.Unlock()
 		}
-		return e.drive(in, ex)
+		return e.settle(in, ex, in.Begin(d))
 	}
 	if e.opts.Owners == nil {
 		// Until its first checkpoint only this run can reach the
-		// instance (no store, route or timer knows its id): checkpoint
-		// takes its stripe then, so that new instances whose ids share
-		// a stripe do not wait for each other's partner calls.
-		defer unlockStripe(in)
-		in.LazyStripe = true
-		return e.drive(in, ex)
+		// instance (no store, route or timer knows its id): its first
+		// checkpoint takes its stripe (Commit), so that new instances
+		// whose ids share a stripe do not wait for each other's partner
+		// calls.
+		lazy := &lazyStripe{}
+		defer lazy.unlock()
+		d.HostRun = lazy
+		return e.settle(in, ex, in.Begin(d))
 	}
 	m := e.stripes.lock(in.ID)
 	defer m.Unlock()
@@ -265,17 +258,29 @@ func (e *Engine) create(ctx context.Context, p *interp.Version, ex *exchange.Exc
 		return err
 	}
 	defer release()
-	in.Fence, in.FoldRelease = fence, true
-	return e.drive(in, ex)
+	d.Fence, d.LastCommit = fence, lastCommit(fence)
+	return e.settle(in, ex, in.Begin(d))
 }
 
-// unlockStripe lets go of the stripe a new instance's first checkpoint
-// took (lazyStripe), if it took it.
-func unlockStripe(in *interp.Instance) {
-	if in.Stripe != nil {
-		in.Stripe.Unlock()
-		in.Stripe = nil
+// lazyStripe is the stripe of a new persistent instance, taken by its
+// first checkpoint (Commit) rather than when its run starts.
+type lazyStripe struct{ held *idLock }
+
+// unlock lets go of the stripe, if the first checkpoint took it.
+func (l *lazyStripe) unlock() {
+	if l.held != nil {
+		l.held.Unlock()
+		l.held = nil
 	}
+}
+
+// lastCommit is what a run does before its last commit under the lock
+// whose token is fence: a fence that can releases the lock with it.
+func lastCommit(fence any) func() {
+	if rf, ok := fence.(releasingFence); ok {
+		return rf.ReleaseWithNext
+	}
+	return nil
 }
 
 // resume delivers ex to the instance routed under key, if there is one.
@@ -301,9 +306,8 @@ func (e *Engine) resume(ctx context.Context, p *interp.Version, key string, ex *
 		if !e.claim(in, func() bool { return e.reg.routes[key] == in }) {
 			return false, nil
 		}
-		in.Ctx = ctx
 		retarget(in, ex)
-		return true, e.drive(in, ex)
+		return true, e.settle(in, ex, in.Run(interp.Delivery{Ex: ex, Ctx: ctx}))
 	}
 	if e.store == nil {
 		return false, nil
@@ -331,251 +335,54 @@ func (e *Engine) resume(ctx context.Context, p *interp.Version, key string, ex *
 		return true, suspendedError(in)
 	}
 	retarget(in, ex)
-	in.FoldRelease = true
-	return true, e.drive(in, ex)
+	return true, e.settle(in, ex, in.Run(interp.Delivery{Ex: ex, Fence: fence, LastCommit: lastCommit(fence)}))
 }
 
-// drive delivers ex (nil for a timer) to in and runs it to quiescence,
-// then checkpoints, answers, and registers what the instance waits for.
+// settle does what the outcome of a run of in serving ex (nil: a timer,
+// recovery, an operator) leaves to the engine: registers a blocked
+// instance's routes and timer, keeps its open requests, forgets an
+// ended one, and returns what the trigger exchange's Dispatch returns.
 // The caller holds the instance's lock.
-func (e *Engine) drive(in *interp.Instance, ex *exchange.Exchange) error {
-	if e.opts.Tracer != nil {
-		defer e.traceRun(in, ex)()
-	}
-	in.Idle = exchange.IdlerOf(in.Ctx)
-	defer func() { in.Idle = nil }()
-	in.Inbox, in.Trigger, in.Answered = ex, ex, false
-	if ex == nil || ex.Operation.OneWay() {
-		in.Ctx = e.baseCtx
-	}
-	res, err := in.Run()
-	for res == interp.ResBlocked && e.waitInline(in, ex) {
-		res, err = in.Run()
-	}
-	notTaken := false
-	if ex != nil && in.Inbox == ex {
-		in.Inbox = nil
-		notTaken = res == interp.ResBlocked
-	}
-	return e.finish(in, ex, res, err, notTaken)
-}
-
-// maxInlineWait bounds how long a request may wait inline for its
-// instance's timer.
-const maxInlineWait = 5 * time.Minute
-
-// waitInline lets a request-response exchange whose instance waits only for
-// a timer (a <wait> before the reply) wait for it in its own goroutine, as
-// a straight-through engine should, instead of failing for want of a
-// reply. A persistent instance the store holds is checkpointed first, so
-// the wait survives a crash; an unpromised one (created by this run) is
-// not: after a crash its unanswered client retries, and a stored copy
-// would only go on alone beside the retry's instance. It reports whether
-// the run should go on.
-func (e *Engine) waitInline(in *interp.Instance, ex *exchange.Exchange) bool {
-	if ex == nil || in.Answered || ex.Operation.OneWay() || ex.Respond == nil || len(in.Waits) > 0 || in.Wake == 0 {
-		return false
-	}
-	d := time.Until(time.Unix(0, in.Wake))
-	if d > maxInlineWait {
-		return false
-	}
-	if !in.Proc.InMemory && e.store != nil && !in.Unpromised() {
-		if err := in.Checkpoint(persist.Waiting); err != nil {
-			return false
-		}
-	}
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return true
-	case <-in.Ctx.Done():
-		return false
-	}
-}
-
-// finish ends a run: answers for faults, checkpoint (persistent),
-// replies, registration, metrics, and the error the trigger exchange
-// gets, if any. notTaken says the trigger's message found no activity
-// waiting for it.
-func (e *Engine) finish(in *interp.Instance, ex *exchange.Exchange, res interp.Result, err error, notTaken bool) error {
+func (e *Engine) settle(in *interp.Instance, ex *exchange.Exchange, out interp.Outcome) error {
 	p := in.Proc
-	label := p.Name.Local
-	if res == interp.ResFaulted {
-		// An uncaught fault is the answer to every open request: the
-		// client learns the fault by its name, with its data. (u is
-		// declared here: it escapes, and the common path must not pay.)
-		var u *interp.ErrUncaught
-		if errors.As(err, &u) {
-			e.ended.note(p, in.Corr, u.F.ExchangeFault(), e.now())
-			for _, r := range in.Reqs {
-				in.Respond(r, nil, u.F.ExchangeFault())
-			}
-			in.Reqs = nil
-		}
-	}
-	if res != interp.ResBlocked && len(in.Reqs) > 0 {
-		if r := in.TriggerRequest(); r != nil && err == nil {
-			in.Respond(r, nil, &exchange.Fault{Name: interp.BpelFault("missingReply"), Reason: endReason(in, res, ex)})
-		}
-		in.MissingReplies()
-	}
-	if p.InMemory && res != interp.ResBlocked && len(in.RegRoutes) > 0 {
+	if p.InMemory && out.Result != interp.ResBlocked && len(in.RegRoutes) > 0 {
 		e.reg.mu.Lock()
 		e.unregisterLocked(in)
 		e.reg.mu.Unlock()
 	}
-	if !p.InMemory && e.store != nil {
-		cerr := err
-		var ns *interp.NotStoredError
-		if !errors.As(err, &ns) {
-			// (A checkpoint inside the run failed: that run is not
-			// stored either.)
-			if rf, ok := in.Fence.(releasingFence); ok && in.FoldRelease {
-				rf.ReleaseWithNext() // the run's last commit
-			}
-			cerr = in.Checkpoint(interp.StateOf(res))
+	if out.NotStored != nil {
+		// Nothing of the run is durable: the instance is dropped from
+		// memory; the store's last checkpoint is the instance.
+		e.keepOpen(in.ID, out.Open)
+		if out.Refire != 0 {
+			e.refire(p, in.ID, out.Refire)
 		}
-		if cerr != nil {
-			return e.notStored(in, ex, cerr)
-		}
+		return out.Answer
 	}
-	in.DeliverReplies()
-	var pending *interp.OpenRequest
-	if res == interp.ResBlocked {
-		if pending = in.TriggerRequest(); pending != nil && pending.Done == nil {
-			pending.Done = make(chan struct{})
-		}
-		if !p.InMemory && len(in.Reqs) > 0 {
+	if out.Result == interp.ResBlocked {
+		if len(out.Open) > 0 {
 			e.reg.mu.Lock()
-			e.reg.open[in.ID] = in.Reqs
+			e.reg.open[in.ID] = out.Open
 			e.reg.mu.Unlock()
 		}
-		e.block(in)
+		e.block(in, out)
 	} else {
 		e.unscheduleOf(in)
-		p.Metrics.Duration.Observe(time.Since(in.Started).Seconds())
 		if ex != nil && !ex.Received.IsZero() {
 			e.metrics.completed.Observe(time.Since(ex.Received).Seconds())
 		}
-		p.Metrics.Ended[outcomeName(res)].Inc()
-		p.Stats.Ended(res)
-		if in.EvOn(events.InstanceLifecycle) {
-			in.EmitEnd(res, err)
-		}
 	}
-	if err != nil && res != interp.ResBlocked && (ex == nil || in.Answered || ex.Operation.OneWay()) {
-		e.log.Warn("instance ended with an error", slog.String(logProcess, label), slog.String(logInstance, in.ID), slog.Any("err", err))
-	}
-	switch {
-	case ex == nil:
-		return nil
-	case notTaken:
-		return exchange.ClientError("instance of process %s is not waiting for %s now", label, ex.Operation.Name)
-	case ex.Operation.OneWay():
-		if err != nil && exchange.KindOf(err) == exchange.KindClient {
-			return err
-		}
-		return nil
-	case in.Answered:
-		return nil
-	case err != nil:
-		return fmt.Errorf("process %s: %w", label, err)
-	case pending != nil:
+	if out.Pending != nil {
 		// The reply comes from a later run (after a pick, a receive or a
 		// timer): the client waits for it, the instance is released.
-		aw := &interp.AwaitReply{Req: pending, Timeout: e.replyTimeout(p, ex), Op: ex.Operation.Name}
+		aw := &interp.AwaitReply{Req: out.Pending, Timeout: e.replyTimeout(p, ex), Op: ex.Operation.Name}
 		if !p.InMemory {
 			id := in.ID
 			aw.GaveUp = func() { e.dropAbandoned(id) }
 		}
 		return aw
 	}
-	return fmt.Errorf("process %s: %s", label, endReason(in, res, ex))
-}
-
-// notStored ends a persistent instance's run whose checkpoint failed.
-// Nothing of the run is durable, so nothing of it may be seen: the replies
-// it made are dropped (whoever waits for one gets a server error instead),
-// and the instance is dropped from memory. The store still holds its last
-// checkpoint, which the next message or timer loads. Requests opened by
-// earlier runs go back to the registry, for the run that will answer them;
-// a timer run is tried again later.
-func (e *Engine) notStored(in *interp.Instance, ex *exchange.Exchange, cerr error) error {
-	p := in.Proc
-	e.log.Error("checkpoint failed", slog.String(logProcess, p.Name.Local), slog.String(logInstance, in.ID), slog.Any("err", cerr))
-	var earlier []*interp.OpenRequest
-	for _, r := range in.Reqs {
-		if r.Ex != in.Trigger {
-			earlier = append(earlier, r)
-		}
-	}
-	for _, r := range in.Out {
-		if r.Req.Ex != in.Trigger {
-			earlier = append(earlier, r.Req)
-		}
-	}
-	in.Out, in.Reqs = nil, earlier
-	e.unload(in)
-	p.Metrics.Ended["failed"].Inc()
-	p.Stats.Ended(interp.ResFailed)
-	if due, id := in.RegTimer, in.ID; ex == nil && due != 0 && in.State == interp.StateWaiting {
-		// A timer's run: the stored instance still waits for it.
-		e.refire(p, id, due)
-	}
-	return &storeFailure{process: p.Name.Local, err: cerr}
-}
-
-// storeFailure is a failed checkpoint as the client hears it: a
-// conflict's detail (the store's key format, another conversation's
-// instance id) is in the log (notStored) and behind Unwrap, never in the
-// text a fault carries.
-type storeFailure struct {
-	process string
-	err     error
-}
-
-func (e *storeFailure) Error() string {
-	if errors.Is(e.err, persist.ErrConflict) {
-		return "process " + e.process + ": instance state could not be stored: a correlation value of this message already belongs to another conversation"
-	}
-	// The store's other failures (unavailable, disk full) name no key
-	// or instance.
-	return "process " + e.process + ": " + e.err.Error()
-}
-
-func (e *storeFailure) Unwrap() error { return e.err }
-
-// endReason says why a run ended without answering ex.
-func endReason(in *interp.Instance, res interp.Result, ex *exchange.Exchange) string {
-	op := "the request"
-	if ex != nil {
-		op = ex.Operation.Name
-	}
-	switch res {
-	case interp.ResHandled:
-		return fmt.Sprintf("the process faulted (%s) and its fault handler did not reply to %s", in.InHandler, op)
-	case interp.ResExited:
-		return fmt.Sprintf("the process exited without replying to %s", op)
-	case interp.ResBlocked:
-		return fmt.Sprintf("instance %s waits without having replied to %s", in.ID, op)
-	}
-	return fmt.Sprintf("the process completed without replying to %s", op)
-}
-
-func outcomeName(r interp.Result) string {
-	switch r {
-	case interp.ResCompleted:
-		return "completed"
-	case interp.ResHandled, interp.ResFaulted:
-		return "faulted"
-	case interp.ResExited:
-		return "exited"
-	case interp.ResSuspended:
-		return "suspended"
-	}
-	return "failed"
+	return out.Answer
 }
 
 // preRegister makes a running in-memory instance findable by the messages
@@ -611,28 +418,27 @@ func (e *Engine) nameLocked(in *interp.Instance) {
 
 // block registers a blocked instance: its routes (in-memory processes;
 // persistent routes are in the checkpoint) and its timer.
-func (e *Engine) block(in *interp.Instance) {
+func (e *Engine) block(in *interp.Instance, out interp.Outcome) {
 	if in.Proc.InMemory {
-		in.IdleSince = e.now()
 		e.reg.mu.Lock()
 		e.nameLocked(in)
 		e.reg.live[in.ID] = in
 		e.unregisterLocked(in)
-		in.RegRoutes = in.RouteKeys()
+		in.RegRoutes = out.Routes
 		for _, k := range in.RegRoutes {
 			e.reg.routes[k] = in
 			e.addMemRoute(k)
 		}
 		e.releaseHeldLocked(in.RegRoutes)
 		e.reg.mu.Unlock()
-	} else if len(in.RegRoutes) > 0 {
+	} else if len(out.Routes) > 0 {
 		// Persistent: the checkpoint stored the routes.
 		e.reg.mu.Lock()
-		e.releaseHeldLocked(in.RegRoutes)
+		e.releaseHeldLocked(out.Routes)
 		e.reg.mu.Unlock()
 	}
-	if in.Wake != 0 {
-		e.schedule(in.Proc, in.ID, in.Wake)
+	if out.Wake != 0 {
+		e.schedule(in.Proc, in.ID, out.Wake)
 		in.TimerPending = true
 	} else {
 		e.unscheduleOf(in)
@@ -751,8 +557,7 @@ func (e *Engine) fire(p *interp.Version, id string, due int64) {
 		if !e.claim(in, func() bool { return e.reg.live[id] == in && in.Wake == due && !in.Suspended }) {
 			return
 		}
-		in.Ctx = ctx
-		_ = e.drive(in, nil)
+		_ = e.settle(in, nil, in.Run(interp.Delivery{Ctx: ctx}))
 		return
 	}
 	if e.store == nil {
@@ -783,8 +588,7 @@ func (e *Engine) fire(p *interp.Version, id string, due int64) {
 		e.unload(in)
 		return
 	}
-	in.FoldRelease = true
-	_ = e.drive(in, nil)
+	_ = e.settle(in, nil, in.Run(interp.Delivery{Fence: fence, LastCommit: lastCommit(fence)}))
 }
 
 // refire fires the timer of persistent instance id due at due again

@@ -68,4 +68,14 @@ type Host interface {
 	// SettleMail tells the senders of the messages handed to the run
 	// what became of them.
 	SettleMail(in *Instance)
+	// SampleEvery is how often a new instance is sampled for the
+	// outline's activity timing (every n-th; 0: none).
+	SampleEvery() uint64
+	// Sleep waits until the engine's clock reaches until, or ctx ends; it
+	// reports whether the time came (a request waiting inline for its
+	// instance's timer).
+	Sleep(ctx context.Context, until time.Time) bool
+	// Ended records that in ended with the uncaught fault f, so that a
+	// message for it that comes later is answered with f.
+	Ended(in *Instance, f *exchange.Fault)
 }

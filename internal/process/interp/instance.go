@@ -157,9 +157,11 @@ type Instance struct {
 	// one becomes findable).
 	odePID string
 	// Timing is set on the instances sampled for the outline's timing
-	// (mgmt_processes.go).
+	// (Begin).
 	Timing *Sampler
-	Mu     sync.Mutex
+	// hostRun is the host's state of the current run (Delivery.HostRun).
+	hostRun any
+	Mu      sync.Mutex
 }
 
 // pendingReply is a reply held until the state it describes is durable
@@ -246,8 +248,8 @@ func (in *Instance) Start() error {
 	return nil
 }
 
-// Run runs the instance's threads until it waits, ends or fails.
-func (in *Instance) Run() (Result, error) {
+// runSteps runs the instance's threads until it waits, ends or fails.
+func (in *Instance) runSteps() (Result, error) {
 	in.stepBudget = in.Proc.MaxSteps
 	if in.stepBudget == 0 {
 		in.stepBudget = in.Host.MaxSteps()

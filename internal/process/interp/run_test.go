@@ -62,13 +62,9 @@ func TestPurchaseOrderWithoutEngine(t *testing.T) {
 	}}
 
 	in := NewInstance(testHost{}, p, context.Background())
-	if err := in.Start(); err != nil {
-		t.Fatal(err)
-	}
-	in.Inbox, in.Trigger = ex, ex
-	res, err := in.Run()
-	if res != ResCompleted || err != nil {
-		t.Fatalf("run ended %v (%v), want completed", res, err)
+	out := in.Begin(Delivery{Ex: ex})
+	if out.Result != ResCompleted || out.Answer != nil {
+		t.Fatalf("run ended %v (%v), want completed", out.Result, out.Answer)
 	}
 	if answers != 1 || fault != nil || reply == nil {
 		t.Fatalf("%d answers, fault %v, reply %v; want one reply", answers, fault, reply)

@@ -165,3 +165,76 @@ func redactURL(u string) string {
 	p.User, p.RawQuery, p.Fragment = nil, "", ""
 	return p.String()
 }
+
+// traceRun begins the tracing of a run serving ex (nil: a timer or
+// recovery) and returns what ends it. Called only with a Tracer.
+func (in *Instance) traceRun(ex *exchange.Exchange) func() {
+	tracer := in.Host.Tracer()
+	if in.Tr == nil {
+		in.Tr = &InstTrace{}
+	}
+	sp := trace.SpanFromContext(in.Ctx)
+	// A run with no span, or one serving a call of a process of this
+	// engine (the span is the caller's call), has a span of its own.
+	parent := context.Background()
+	if call, _ := in.Ctx.Value(CallSpanKey{}).(trace.Span); call != nil && call == sp {
+		parent = trace.ContextWithSpan(parent, sp)
+	}
+	own := !sp.SpanContext().IsValid() || parent != context.Background()
+	if own {
+		name := in.Proc.Name.Local + " timer"
+		kind := trace.SpanKindInternal
+		if ex != nil {
+			name, kind = in.Proc.Name.Local+" "+ex.Operation.Name, trace.SpanKindServer
+		}
+		opts := []trace.SpanStartOption{trace.WithSpanKind(kind)}
+		if in.Tr.First.IsValid() {
+			opts = append(opts, trace.WithLinks(trace.Link{SpanContext: in.Tr.First}))
+		}
+		_, sp = tracer.Start(parent, name, opts...)
+	} else if in.Tr.First.IsValid() && in.Tr.First.TraceID() != sp.SpanContext().TraceID() {
+		sp.AddLink(trace.Link{SpanContext: in.Tr.First})
+	}
+	in.Tr.Run = sp.SpanContext()
+	if !in.Tr.First.IsValid() {
+		in.Tr.First = in.Tr.Run
+	}
+	// A sampled instance's activities are spans too, when this run's
+	// span is sampled (actspans.go).
+	acts := in.Timing != nil && in.Tr.Run.IsSampled()
+	if acts {
+		in.Timing.TraceActivities(tracer, in.Tr.Run)
+	}
+	return func() {
+		if acts {
+			in.Timing.EndActivities()
+		}
+		if sp.IsRecording() {
+			sp.SetAttributes(AttrProcess.String(in.Proc.Name.String()), AttrVersion.Int(in.Proc.Number))
+			if in.ID != "" {
+				sp.SetAttributes(AttrInstance.String(in.ID))
+			}
+		}
+		if own {
+			sp.End()
+		}
+	}
+}
+
+// LoadTrace reads the first span of a loaded persistent instance from
+// its stored variables, vars (Decode's), for the runs it serves.
+func (in *Instance) LoadTrace(vars map[int][]byte) {
+	if in.Host.Tracer() == nil {
+		return
+	}
+	in.Tr = &InstTrace{Stored: true}
+	b := vars[TraceSlot]
+	if len(b) != 25 {
+		return
+	}
+	var c trace.SpanContextConfig
+	copy(c.TraceID[:], b[:16])
+	copy(c.SpanID[:], b[16:24])
+	c.TraceFlags = trace.TraceFlags(b[24])
+	in.Tr.First = trace.NewSpanContext(c)
+}
