@@ -44,10 +44,16 @@ func (e *Engine) removeMemRoute(key string) {
 // logged: the conversation still works through this node.
 func (e *Engine) waitMemRoutes(in *interp.Instance) {
 	mr := e.opts.MemRoutes
-	if mr == nil || len(in.RegRoutes) == 0 {
+	if mr == nil {
 		return
 	}
-	if err := mr.Wait(in.Ctx, in.RegRoutes); err != nil {
+	e.reg.mu.Lock()
+	keys := e.reg.keys[in]
+	e.reg.mu.Unlock()
+	if len(keys) == 0 {
+		return
+	}
+	if err := mr.Wait(in.Context(), keys); err != nil {
 		e.log.Warn("in-memory routes not published to the cluster", slog.String(logInstance, in.ID), slog.Any("err", err))
 	}
 }

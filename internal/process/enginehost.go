@@ -31,11 +31,13 @@ func (h *engineHost) BaseURL() string                          { return h.opts.B
 func (h *engineHost) BaseContext() context.Context             { return h.baseCtx }
 func (h *engineHost) Tracer() trace.Tracer                     { return h.opts.Tracer }
 func (h *engineHost) Rest() *interp.RestClient                 { return h.restc }
-func (h *engineHost) SettleMail(in *interp.Instance)           { (*Engine)(h).settleMail(in) }
 func (h *engineHost) OpenMail(in *interp.Instance) bool        { return (*Engine)(h).openMail(in) }
 func (h *engineHost) CloseMail(in *interp.Instance)            { (*Engine)(h).closeMail(in) }
 func (h *engineHost) ListCalling(in *interp.Instance, on bool) { (*Engine)(h).listCalling(in, on) }
-func (h *engineHost) SampleEvery() uint64                      { return (*Engine)(h).sampleEvery() }
+func (h *engineHost) ReplyTimeout(p *interp.Version, ex *exchange.Exchange) time.Duration {
+	return (*Engine)(h).replyTimeout(p, ex)
+}
+func (h *engineHost) SampleEvery() uint64 { return (*Engine)(h).sampleEvery() }
 func (h *engineHost) Ended(in *interp.Instance, f *exchange.Fault) {
 	e := (*Engine)(h)
 	e.ended.note(in.Proc, in.Corr, f, e.now())
@@ -59,10 +61,10 @@ func (h *engineHost) Addressed(pl *plan.PartnerLink, addr string, params []*etre
 
 func (h *engineHost) Commit(in *interp.Instance, cp *persist.Checkpoint) error {
 	e := (*Engine)(h)
-	if in.LazyStripe && in.Stripe == nil {
+	if l, ok := in.HostRun().(*lazyStripe); ok && l.held == nil {
 		// From this commit on others can find the instance (a wait for
 		// the stripe, as for the commit, holds no CPU slot).
-		in.Stripe = e.stripes.lock(in.ID)
+		l.held = e.stripes.lock(in.ID)
 	}
 	start := time.Now()
 	err := e.store.Commit(cp)

@@ -26,6 +26,10 @@ type registry struct {
 	// answers of partner calls made on their own goroutines (listed as
 	// running; see awaitAnswers).
 	calling map[string]*interp.Instance
+	// keys are the route keys each in-memory instance in routes is
+	// registered under (preRegister, block); mail those it is found
+	// under only while its run waits for partner answers (openMail).
+	keys, mail map[*interp.Instance][]string
 	// open holds the open requests of blocked persistent instances (the
 	// instance itself is in the store; its clients wait here).
 	open map[string][]*interp.OpenRequest
@@ -288,9 +292,9 @@ func (e *Engine) resume(ctx context.Context, p *interp.Version, key string, ex *
 	if p.InMemory {
 		e.reg.mu.Lock()
 		in := e.reg.routes[key]
-		if in != nil && in.MailOpen {
+		if in != nil && in.MailboxOpen() {
 			retarget(in, ex)
-			m := post(in, ctx, ex)
+			m := in.Post(ctx, ex)
 			e.reg.mu.Unlock()
 			return true, <-m.Done
 		}
@@ -345,7 +349,8 @@ func (e *Engine) resume(ctx context.Context, p *interp.Version, key string, ex *
 // The caller holds the instance's lock.
 func (e *Engine) settle(in *interp.Instance, ex *exchange.Exchange, out interp.Outcome) error {
 	p := in.Proc
-	if p.InMemory && out.Result != interp.ResBlocked && len(in.RegRoutes) > 0 {
+	if p.InMemory && out.Result != interp.ResBlocked && in.ID != "" {
+		// (Only a named instance can be registered.)
 		e.reg.mu.Lock()
 		e.unregisterLocked(in)
 		e.reg.mu.Unlock()
@@ -400,12 +405,12 @@ func (e *Engine) preRegister(in *interp.Instance) {
 			}
 			if e.reg.routes[k] != in {
 				e.reg.routes[k] = in
-				in.RegRoutes = append(in.RegRoutes, k)
+				e.reg.keys[in] = append(e.reg.keys[in], k)
 				e.addMemRoute(k)
 			}
 		}
 	}
-	e.releaseHeldLocked(in.RegRoutes)
+	e.releaseHeldLocked(e.reg.keys[in])
 }
 
 // nameLocked gives an in-memory instance its id when it first becomes
@@ -424,12 +429,14 @@ func (e *Engine) block(in *interp.Instance, out interp.Outcome) {
 		e.nameLocked(in)
 		e.reg.live[in.ID] = in
 		e.unregisterLocked(in)
-		in.RegRoutes = out.Routes
-		for _, k := range in.RegRoutes {
+		if len(out.Routes) > 0 {
+			e.reg.keys[in] = out.Routes
+		}
+		for _, k := range out.Routes {
 			e.reg.routes[k] = in
 			e.addMemRoute(k)
 		}
-		e.releaseHeldLocked(in.RegRoutes)
+		e.releaseHeldLocked(out.Routes)
 		e.reg.mu.Unlock()
 	} else if len(out.Routes) > 0 {
 		// Persistent: the checkpoint stored the routes.
@@ -439,7 +446,6 @@ func (e *Engine) block(in *interp.Instance, out interp.Outcome) {
 	}
 	if out.Wake != 0 {
 		e.schedule(in.Proc, in.ID, out.Wake)
-		in.TimerPending = true
 	} else {
 		e.unscheduleOf(in)
 	}
@@ -461,13 +467,13 @@ func (e *Engine) claim(in *interp.Instance, still func() bool) bool {
 }
 
 func (e *Engine) unregisterLocked(in *interp.Instance) {
-	for _, k := range in.RegRoutes {
+	for _, k := range e.reg.keys[in] {
 		if e.reg.routes[k] == in {
 			delete(e.reg.routes, k)
 			e.removeMemRoute(k)
 		}
 	}
-	in.RegRoutes = nil
+	delete(e.reg.keys, in)
 }
 
 // timerSet holds the pending timer of each instance that waits for one,
@@ -535,10 +541,9 @@ func (e *Engine) unschedule(id string) {
 // exchanges that never wait for a timer (the in-memory purchase order)
 // do not take the timer set's lock.
 func (e *Engine) unscheduleOf(in *interp.Instance) {
-	if in.Proc.InMemory && !in.TimerPending {
-		return
+	if in.Proc.InMemory && in.ID == "" {
+		return // never blocked (block names it): never scheduled
 	}
-	in.TimerPending = false
 	e.unschedule(in.ID)
 }
 

@@ -26,23 +26,23 @@ import (
 // testHost is a Host for instances no engine runs.
 type testHost struct{}
 
-func (testHost) Now() time.Time                   { return time.Now() }
-func (testHost) Logger() *slog.Logger             { return slog.New(slog.DiscardHandler) }
-func (testHost) MaxSteps() int                    { return 1_000_000 }
-func (testHost) Stored() bool                     { return false }
-func (testHost) Clustered() bool                  { return false }
-func (testHost) BaseURL() string                  { return "" }
-func (testHost) BaseContext() context.Context     { return context.Background() }
-func (testHost) Tracer() trace.Tracer             { return nil }
-func (testHost) Rest() *RestClient                { return nil }
-func (testHost) Named(in *Instance)               {}
-func (testHost) Answering(in *Instance)           {}
-func (testHost) OpenMail(in *Instance) bool       { return false }
-func (testHost) CloseMail(in *Instance)           {}
-func (testHost) SettleMail(in *Instance)          {}
-func (testHost) ListCalling(*Instance, bool)      {}
-func (testHost) SampleEvery() uint64              { return 0 }
-func (testHost) Ended(*Instance, *exchange.Fault) {}
+func (testHost) Now() time.Time                                          { return time.Now() }
+func (testHost) Logger() *slog.Logger                                    { return slog.New(slog.DiscardHandler) }
+func (testHost) MaxSteps() int                                           { return 1_000_000 }
+func (testHost) Stored() bool                                            { return false }
+func (testHost) Clustered() bool                                         { return false }
+func (testHost) BaseURL() string                                         { return "" }
+func (testHost) BaseContext() context.Context                            { return context.Background() }
+func (testHost) Tracer() trace.Tracer                                    { return nil }
+func (testHost) Rest() *RestClient                                       { return nil }
+func (testHost) Named(in *Instance)                                      {}
+func (testHost) Answering(in *Instance)                                  {}
+func (testHost) OpenMail(in *Instance) bool                              { return false }
+func (testHost) CloseMail(in *Instance)                                  {}
+func (testHost) ReplyTimeout(*Version, *exchange.Exchange) time.Duration { return time.Second }
+func (testHost) ListCalling(*Instance, bool)                             {}
+func (testHost) SampleEvery() uint64                                     { return 0 }
+func (testHost) Ended(*Instance, *exchange.Fault)                        {}
 func (testHost) Sleep(ctx context.Context, until time.Time) bool {
 	select {
 	case <-time.After(time.Until(until)):

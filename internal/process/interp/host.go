@@ -65,9 +65,9 @@ type Host interface {
 	// ListCalling lists (on) or unlists an in-memory instance whose run
 	// waits for partner answers, for the management listings.
 	ListCalling(in *Instance, on bool)
-	// SettleMail tells the senders of the messages handed to the run
-	// what became of them.
-	SettleMail(in *Instance)
+	// ReplyTimeout is how long the client of request ex to version p
+	// waits for a reply that a later run makes.
+	ReplyTimeout(p *Version, ex *exchange.Exchange) time.Duration
 	// SampleEvery is how often a new instance is sampled for the
 	// outline's activity timing (every n-th; 0: none).
 	SampleEvery() uint64

@@ -85,17 +85,12 @@ type Instance struct {
 	ambiguous bool
 	// exited says an exit activity ended the run.
 	exited bool
-	// TimerPending says block scheduled a timer for this object (read by
-	// unscheduleOf for in-memory instances).
-	TimerPending bool
-	// MailOpen, MailQ and MailRoutes (guarded by the engine's registry
-	// lock) let messages reach the run while it waits for partner
-	// answers; PendingMail are those handed to it and not yet settled
-	// (the engine's mail.go).
-	MailOpen    bool
-	MailQ       []*Mail
-	MailRoutes  []string
-	PendingMail []*Mail
+	// mailOpen and mailQ (guarded by the host's lock) let messages reach
+	// the run while it waits for partner answers; pendingMail are those
+	// handed to it and not yet settled (mailbox.go).
+	mailOpen    bool
+	mailQ       []*Mail
+	pendingMail []*Mail
 	// Reqs are the open requests: taken by a receive or onMessage, not
 	// yet answered by a reply.
 	Reqs []*OpenRequest
@@ -120,17 +115,9 @@ type Instance struct {
 	RegRoutes []string
 	RegTimer  int64
 	State     instState
-	// FoldRelease says the end's checkpoint is the last commit of this
-	// run under its lock, so a fence that can (releasingFence) releases
-	// the lock with it.
-	FoldRelease bool
 	// Stored says the store holds a checkpoint of the instance: it was
 	// loaded, or a checkpoint of this run committed (see unpromised).
 	Stored bool
-	// LazyStripe says the run of a new instance has not taken its stripe
-	// (create): its first checkpoint takes it, into stripe.
-	LazyStripe bool
-	Stripe     interface{ Unlock() } // the engine's lock of the instance's id, held
 	// outbox holds one-way invokes to send after the next checkpoint.
 	outbox []persist.OutboxMessage
 	// eprs are the partner role endpoints assigned by <copy><to
@@ -171,6 +158,10 @@ type pendingReply struct {
 	msg   *exchange.Message
 	fault *exchange.Fault
 }
+
+// Context is the context the instance's work runs under now: the
+// request's until the reply, then the host's base context.
+func (in *Instance) Context() context.Context { return in.Ctx }
 
 // ErrUncaught wraps a BPEL fault that no handler caught.
 type ErrUncaught struct{ F *FaultValue }

@@ -291,14 +291,3 @@ func (in *Instance) DeliverReplies() {
 	}
 	in.Out = in.Out[:0]
 }
-
-// Mail is a message handed to an in-memory instance's run while it waits
-// for partner answers: a branch waiting for a message takes it without
-// waiting for the calls of the other branches to end (a partner may call
-// the process back before it answers). done receives what the sender's
-// Dispatch returns: nil, an error, or an awaitReply.
-type Mail struct {
-	Ctx  context.Context
-	Ex   *exchange.Exchange
-	Done chan error
-}

@@ -242,8 +242,8 @@ func (in *Instance) threadDone(t *Thread) {
 // while the instance is quiescent. Partner calls in flight are awaited.
 func (in *Instance) schedule() (Result, error) {
 	res, err := in.steps()
-	if len(in.PendingMail) > 0 {
-		in.Host.SettleMail(in)
+	if len(in.pendingMail) > 0 {
+		in.settleMail()
 	}
 	return res, err
 }
@@ -348,8 +348,8 @@ func (in *Instance) compact() {
 func (in *Instance) awaitAnswers() {
 	// The calls run under in.ctx: when it ends they fail promptly, so
 	// their answers always come.
-	if len(in.PendingMail) > 0 {
-		in.Host.SettleMail(in)
+	if len(in.pendingMail) > 0 {
+		in.settleMail()
 	}
 	open := in.Host.OpenMail(in)
 	listed := in.Proc.InMemory
