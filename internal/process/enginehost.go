@@ -40,7 +40,7 @@ func (h *engineHost) ReplyTimeout(p *interp.Version, ex *exchange.Exchange) time
 func (h *engineHost) SampleEvery() uint64 { return (*Engine)(h).sampleEvery() }
 func (h *engineHost) Ended(in *interp.Instance, f *exchange.Fault) {
 	e := (*Engine)(h)
-	e.ended.note(in.Proc, in.Corr, f, e.now())
+	e.ended.note(in.Version(), in.Correlations(), f, e.now())
 }
 
 // Sleep waits until the engine's clock reaches until, or ctx ends.

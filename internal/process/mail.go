@@ -51,6 +51,6 @@ func (e *Engine) closeMail(in *interp.Instance) {
 	}
 	in.TakeMail(q[0])
 	for _, m := range q[1:] {
-		go func() { m.Done <- e.deliver(m.Ctx, in.Proc, m.Ex, nil) }()
+		go func() { m.Done <- e.deliver(m.Ctx, in.Version(), m.Ex, nil) }()
 	}
 }

@@ -39,15 +39,6 @@ func (e *Engine) sampleEvery() uint64 {
 	}
 }
 
-// started counts a new instance of p and gives it a sampler when it is
-// one of the instances timed.
-func (e *Engine) started(in *interp.Instance) {
-	n := in.Proc.Stats.Started.Add(1)
-	if every := e.sampleEvery(); every > 0 && n%every == 0 && in.Proc.ActStats != nil {
-		in.Timing = &interp.Sampler{}
-	}
-}
-
 // Versions lists every version the engine keeps (active and retired),
 // processes sorted by name, newest version first within a process. The
 // listing has no outline.

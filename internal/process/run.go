@@ -239,8 +239,8 @@ func (e *Engine) create(ctx context.Context, p *interp.Version, ex *exchange.Exc
 		if len(p.Routes) > 0 {
 			// A message may find the instance (through the routes
 			// preRegister adds when it replies) while this run goes on.
-			in.Mu.Lock()
-			defer in.Mu.Unlock()
+			in.Lock()
+			defer in.Unlock()
 		}
 		return e.settle(in, ex, in.Begin(d))
 	}
@@ -302,9 +302,9 @@ func (e *Engine) resume(ctx context.Context, p *interp.Version, key string, ex *
 		if in == nil {
 			return false, nil
 		}
-		in.Mu.Lock()
-		defer in.Mu.Unlock()
-		if in.Suspended && e.reg.routes[key] == in {
+		in.Lock()
+		defer in.Unlock()
+		if in.IsSuspended() && e.reg.routes[key] == in {
 			return true, suspendedError(in)
 		}
 		if !e.claim(in, func() bool { return e.reg.routes[key] == in }) {
@@ -334,7 +334,7 @@ func (e *Engine) resume(ctx context.Context, p *interp.Version, key string, ex *
 	if err != nil {
 		return true, err
 	}
-	if in.State == persist.Suspended {
+	if in.IsSuspended() {
 		e.unload(in)
 		return true, suspendedError(in)
 	}
@@ -348,7 +348,7 @@ func (e *Engine) resume(ctx context.Context, p *interp.Version, key string, ex *
 // ended one, and returns what the trigger exchange's Dispatch returns.
 // The caller holds the instance's lock.
 func (e *Engine) settle(in *interp.Instance, ex *exchange.Exchange, out interp.Outcome) error {
-	p := in.Proc
+	p := in.Version()
 	if p.InMemory && out.Result != interp.ResBlocked && in.ID != "" {
 		// (Only a named instance can be registered.)
 		e.reg.mu.Lock()
@@ -397,7 +397,7 @@ func (e *Engine) preRegister(in *interp.Instance) {
 	e.reg.mu.Lock()
 	defer e.reg.mu.Unlock()
 	e.nameLocked(in)
-	for op, shapes := range in.Proc.Routes {
+	for op, shapes := range in.Version().Routes {
 		for _, sh := range shapes {
 			k, ok := interp.InstanceKeyRouteShape(sh, in, op)
 			if !ok {
@@ -416,15 +416,13 @@ func (e *Engine) preRegister(in *interp.Instance) {
 // nameLocked gives an in-memory instance its id when it first becomes
 // findable. The caller holds e.reg.mu.
 func (e *Engine) nameLocked(in *interp.Instance) {
-	if in.ID == "" {
-		in.ID = "m" + strconv.FormatUint(e.reg.seq.Add(1), 10)
-	}
+	in.Name(func() string { return "m" + strconv.FormatUint(e.reg.seq.Add(1), 10) })
 }
 
 // block registers a blocked instance: its routes (in-memory processes;
 // persistent routes are in the checkpoint) and its timer.
 func (e *Engine) block(in *interp.Instance, out interp.Outcome) {
-	if in.Proc.InMemory {
+	if in.Version().InMemory {
 		e.reg.mu.Lock()
 		e.nameLocked(in)
 		e.reg.live[in.ID] = in
@@ -445,7 +443,7 @@ func (e *Engine) block(in *interp.Instance, out interp.Outcome) {
 		e.reg.mu.Unlock()
 	}
 	if out.Wake != 0 {
-		e.schedule(in.Proc, in.ID, out.Wake)
+		e.schedule(in.Version(), in.ID, out.Wake)
 	} else {
 		e.unscheduleOf(in)
 	}
@@ -541,7 +539,7 @@ func (e *Engine) unschedule(id string) {
 // exchanges that never wait for a timer (the in-memory purchase order)
 // do not take the timer set's lock.
 func (e *Engine) unscheduleOf(in *interp.Instance) {
-	if in.Proc.InMemory && in.ID == "" {
+	if in.Version().InMemory && in.ID == "" {
 		return // never blocked (block names it): never scheduled
 	}
 	e.unschedule(in.ID)
@@ -557,9 +555,9 @@ func (e *Engine) fire(p *interp.Version, id string, due int64) {
 		if in == nil {
 			return
 		}
-		in.Mu.Lock()
-		defer in.Mu.Unlock()
-		if !e.claim(in, func() bool { return e.reg.live[id] == in && in.Wake == due && !in.Suspended }) {
+		in.Lock()
+		defer in.Unlock()
+		if !e.claim(in, func() bool { return e.reg.live[id] == in && in.WaitsForTimer(due) && !in.IsSuspended() }) {
 			return
 		}
 		_ = e.settle(in, nil, in.Run(interp.Delivery{Ctx: ctx}))
@@ -588,7 +586,7 @@ func (e *Engine) fire(p *interp.Version, id string, due int64) {
 		e.refire(p, id, due)
 		return
 	}
-	if in.Wake != due || in.State != interp.StateWaiting {
+	if !in.WaitsForTimer(due) {
 		// Suspended (it fires when resumed), or moved on.
 		e.unload(in)
 		return

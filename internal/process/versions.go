@@ -71,10 +71,10 @@ func endpointOp(ep *exchange.Endpoint, name string) *exchange.Operation {
 // version of in's process, at in's version's endpoint served at the same
 // path, so the instance's activities recognize it.
 func retarget(in *interp.Instance, ex *exchange.Exchange) {
-	if ex == nil || slices.Contains(in.Proc.Endpoints, ex.Endpoint) {
+	if ex == nil || slices.Contains(in.Version().Endpoints, ex.Endpoint) {
 		return
 	}
-	for _, ep := range in.Proc.Endpoints {
+	for _, ep := range in.Version().Endpoints {
 		if ep.Path != ex.Endpoint.Path {
 			continue
 		}
@@ -264,7 +264,7 @@ func (e *Engine) DropUnused(grace time.Duration) ([]*interp.Version, error) {
 	used := map[*interp.Version]bool{}
 	e.reg.mu.Lock()
 	for _, in := range e.reg.live {
-		used[in.Proc] = true
+		used[in.Version()] = true
 	}
 	e.reg.mu.Unlock()
 	e.mu.RLock()
