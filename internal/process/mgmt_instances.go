@@ -678,14 +678,14 @@ func (e *Engine) actMem(ctx context.Context, id string, a mgmt.Action) error {
 		if err != nil {
 			return err
 		}
-		e.emitControl(in.Proc, in.ID, events.InstanceSuspended, opSuspendReason)
+		in.Proc.EmitLifecycle(in.ID, events.InstanceSuspended, opSuspendReason)
 		return nil
 	case mgmt.Resume:
 		if err := in.OperatorResume(); err != nil {
 			return err
 		}
 		e.claim(in, func() bool { return true })
-		e.emitControl(in.Proc, in.ID, events.InstanceResumed, "")
+		in.Proc.EmitLifecycle(in.ID, events.InstanceResumed, "")
 		return e.settle(in, nil, in.Run(interp.Delivery{Ctx: e.baseCtx}))
 	case mgmt.Terminate, mgmt.Delete:
 		e.claim(in, func() bool { return true })
@@ -702,15 +702,6 @@ func (e *Engine) actMem(ctx context.Context, id string, a mgmt.Action) error {
 // persistent instance.
 func (e *Engine) terminate(in *interp.Instance, fence any) {
 	_ = e.settle(in, nil, in.Terminate(interp.Delivery{Fence: fence}))
-}
-
-// emitControl emits an event of an operator's action (suspended,
-// resumed) when the process enables instance lifecycle events.
-func (e *Engine) emitControl(p *interp.Version, id string, k events.Kind, detail string) {
-	in := &interp.Instance{Host: e.host(), Proc: p, ID: id}
-	if in.EvOn(events.InstanceLifecycle) {
-		in.Emit(events.Event{Kind: k, Detail: detail})
-	}
 }
 
 // actStored applies a to a persistent instance.
@@ -774,7 +765,7 @@ func (e *Engine) actStored(ctx context.Context, id string, a mgmt.Action) error 
 			return err
 		}
 		p.Stats.Suspended.Add(1)
-		e.emitControl(p, id, events.InstanceSuspended, opSuspendReason)
+		p.EmitLifecycle(id, events.InstanceSuspended, opSuspendReason)
 		return nil
 	}
 	in, err := e.load(e.baseCtx, p, id, fence)
@@ -789,6 +780,6 @@ func (e *Engine) actStored(ctx context.Context, id string, a mgmt.Action) error 
 		e.unload(in)
 		return err
 	}
-	e.emitControl(p, id, events.InstanceResumed, string(a))
+	p.EmitLifecycle(id, events.InstanceResumed, string(a))
 	return e.settle(in, nil, in.Run(interp.Delivery{Fence: fence}))
 }

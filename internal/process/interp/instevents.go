@@ -30,6 +30,16 @@ func (in *Instance) Emit(ev events.Event) {
 	in.Proc.Sink.Emit(ev)
 }
 
+// EmitLifecycle emits an instance lifecycle event of kind k (an
+// operator's action: suspended, resumed) for instance id of version p,
+// when p's deploy.xml enables instance lifecycle events.
+func (p *Version) EmitLifecycle(id string, k events.Kind, detail string) {
+	if p.Sink == nil || p.Events&events.InstanceLifecycle == 0 {
+		return
+	}
+	p.Sink.Emit(events.Event{Kind: k, Detail: detail, Time: time.Now(), Process: p.Name.String(), Instance: id})
+}
+
 // EvTagger is an activity that names itself in events: its tag, name
 // and position.
 type EvTagger interface {
