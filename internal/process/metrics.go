@@ -4,7 +4,6 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/orchd/orchd/internal/process/interp"
-	"github.com/orchd/orchd/internal/process/plan"
 )
 
 // metrics are the runtime's Prometheus metrics. A nil Registerer gives
@@ -105,11 +104,7 @@ func (m *metrics) deployed(p *interp.Version) {
 		pm.Ended[o] = m.ended.WithLabelValues(l, o)
 	}
 	p.Metrics = pm
-	for i, a := range p.Acts {
-		if iv, ok := a.(*plan.Invoke); ok && iv.Op != nil {
-			p.InvokeMetrics[i] = m.partner(iv.Partner, iv.Op.Name)
-		}
-	}
+	p.BindPartnerMetrics(m.partner)
 }
 
 func (m *metrics) partner(partner, op string) *interp.PartnerMetrics {

@@ -7,6 +7,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/orchd/orchd/internal/exchange"
+	"github.com/orchd/orchd/internal/process/plan"
 )
 
 // ProcMetrics are one process's series, resolved once at deploy so an
@@ -49,5 +50,15 @@ func (pm *PartnerMetrics) Observe(err error, d time.Duration) {
 func (in *Instance) lateAnswer() {
 	if m := in.Proc.Metrics; m != nil {
 		m.LateAnswers.Inc()
+	}
+}
+
+// BindPartnerMetrics gives each invoke of the version its partner call
+// series, series(partner link, operation).
+func (p *Version) BindPartnerMetrics(series func(partner, op string) *PartnerMetrics) {
+	for i, a := range p.Acts {
+		if iv, ok := a.(*plan.Invoke); ok && iv.Op != nil {
+			p.InvokeMetrics[i] = series(iv.Partner, iv.Op.Name)
+		}
 	}
 }
