@@ -8,11 +8,15 @@
 // routes a message by its correlation values to a waiting instance (in
 // memory, in the registry; persistent, through the store's routes),
 // holds a message that came before its instance waits (held.go), and
-// drives the run: the instance's threads step in the caller's goroutine
-// until it waits, ends or fails, then finish answers the client, stores
-// what the guarantees need and registers what the instance waits for
-// (its routes and its timer). The interpreter reaches the engine only
-// through interp.Host, which engineHost (enginehost.go) implements.
+// has the instance run (interp's Run, Begin, Terminate) in the caller's
+// goroutine under the instance's lock. The interpreter ends the run
+// itself (answers, the end-of-run checkpoint, metrics) and returns an
+// interp.Outcome; settle (run.go) does what it names: registers the
+// routes and the timer a blocked instance waits for, keeps its open
+// requests, forgets an ended one. The engine reads an instance through
+// its accessors and its Snapshot and never writes its state; the
+// interpreter reaches the engine only through interp.Host, which
+// engineHost (enginehost.go) implements.
 //
 // A persistent process's instances are checkpointed through the Store
 // interface (persist.Store implements it); concurrent checkpoints share
@@ -25,7 +29,8 @@
 // MemRoutes, the versions it serves). versions.go deploys, redeploys and
 // retires versions; mgmt_instances, mgmt_processes and mgmt_details
 // answer the management API (internal/mgmt), the one instance listing;
-// metrics.go the engine's Prometheus series, tracerun.go a run's span.
+// metrics.go the engine's Prometheus series, tracerun.go an outbox send's
+// span.
 //
 // It imports exchange, events, mgmt, partnerallow, persist (the store's
 // types), plan and interp; it must never import the compiler, the
