@@ -686,7 +686,7 @@ func (e *Engine) actMem(ctx context.Context, id string, a mgmt.Action) error {
 		}
 		e.claim(in, func() bool { return true })
 		in.Proc.EmitLifecycle(in.ID, events.InstanceResumed, "")
-		return e.settle(in, nil, in.Run(interp.Delivery{Ctx: e.baseCtx}))
+		return e.drive(in, interp.Delivery{Ctx: e.baseCtx}, false)
 	case mgmt.Terminate, mgmt.Delete:
 		e.claim(in, func() bool { return true })
 		in.ClearSuspended()
@@ -781,5 +781,5 @@ func (e *Engine) actStored(ctx context.Context, id string, a mgmt.Action) error 
 		return err
 	}
 	p.EmitLifecycle(id, events.InstanceResumed, string(a))
-	return e.settle(in, nil, in.Run(interp.Delivery{Fence: fence}))
+	return e.drive(in, interp.Delivery{Fence: fence}, false)
 }

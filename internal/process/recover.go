@@ -155,7 +155,7 @@ func (e *Engine) resumeInterrupted(p *interp.Version, id string) {
 		e.unload(in)
 		return
 	}
-	if err := e.settle(in, nil, in.Run(interp.Delivery{Fence: fence, LastCommit: lastCommit(fence)})); err != nil {
+	if err := e.drive(in, interp.Delivery{Fence: fence, LastCommit: lastCommit(fence)}, false); err != nil {
 		e.log.Warn("recovered instance ended with an error", slog.String(logInstance, id), slog.Any("err", err))
 	}
 }

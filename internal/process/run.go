@@ -242,7 +242,7 @@ func (e *Engine) create(ctx context.Context, p *interp.Version, ex *exchange.Exc
 			in.Lock()
 			defer in.Unlock()
 		}
-		return e.settle(in, ex, in.Begin(d))
+		return e.drive(in, d, true)
 	}
 	if e.opts.Owners == nil {
 		// Until its first checkpoint only this run can reach the
@@ -253,7 +253,7 @@ func (e *Engine) create(ctx context.Context, p *interp.Version, ex *exchange.Exc
 		lazy := &lazyStripe{}
 		defer lazy.unlock()
 		d.HostRun = lazy
-		return e.settle(in, ex, in.Begin(d))
+		return e.drive(in, d, true)
 	}
 	m := e.stripes.lock(in.ID)
 	defer m.Unlock()
@@ -263,7 +263,7 @@ func (e *Engine) create(ctx context.Context, p *interp.Version, ex *exchange.Exc
 	}
 	defer release()
 	d.Fence, d.LastCommit = fence, lastCommit(fence)
-	return e.settle(in, ex, in.Begin(d))
+	return e.drive(in, d, true)
 }
 
 // lazyStripe is the stripe of a new persistent instance, taken by its
@@ -311,7 +311,7 @@ func (e *Engine) resume(ctx context.Context, p *interp.Version, key string, ex *
 			return false, nil
 		}
 		retarget(in, ex)
-		return true, e.settle(in, ex, in.Run(interp.Delivery{Ex: ex, Ctx: ctx}))
+		return true, e.drive(in, interp.Delivery{Ex: ex, Ctx: ctx}, false)
 	}
 	if e.store == nil {
 		return false, nil
@@ -339,7 +339,19 @@ func (e *Engine) resume(ctx context.Context, p *interp.Version, key string, ex *
 		return true, suspendedError(in)
 	}
 	retarget(in, ex)
-	return true, e.settle(in, ex, in.Run(interp.Delivery{Ex: ex, Fence: fence, LastCommit: lastCommit(fence)}))
+	return true, e.drive(in, interp.Delivery{Ex: ex, Fence: fence, LastCommit: lastCommit(fence)}, false)
+}
+
+// drive has in run with delivery d (Begin for a new instance) and
+// settles its outcome. The caller holds the instance's lock.
+func (e *Engine) drive(in *interp.Instance, d interp.Delivery, begin bool) error {
+	var out interp.Outcome
+	if begin {
+		out = in.Begin(d)
+	} else {
+		out = in.Run(d)
+	}
+	return e.settle(in, d.Ex, out)
 }
 
 // settle does what the outcome of a run of in serving ex (nil: a timer,
@@ -560,7 +572,7 @@ func (e *Engine) fire(p *interp.Version, id string, due int64) {
 		if !e.claim(in, func() bool { return e.reg.live[id] == in && in.WaitsForTimer(due) && !in.IsSuspended() }) {
 			return
 		}
-		_ = e.settle(in, nil, in.Run(interp.Delivery{Ctx: ctx}))
+		_ = e.drive(in, interp.Delivery{Ctx: ctx}, false)
 		return
 	}
 	if e.store == nil {
@@ -591,7 +603,7 @@ func (e *Engine) fire(p *interp.Version, id string, due int64) {
 		e.unload(in)
 		return
 	}
-	_ = e.settle(in, nil, in.Run(interp.Delivery{Fence: fence, LastCommit: lastCommit(fence)}))
+	_ = e.drive(in, interp.Delivery{Fence: fence, LastCommit: lastCommit(fence)}, false)
 }
 
 // refire fires the timer of persistent instance id due at due again
