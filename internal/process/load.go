@@ -97,7 +97,7 @@ func (e *Engine) decode(ctx context.Context, p *interp.Process, rec *persist.Ins
 	in := interp.NewInstance(e.host(), p, ctx)
 	in.ID, in.Started, in.State, in.Corr = rec.ID, rec.Created, rec.State, rec.Correlations
 	in.Stored = true
-	r := &interp.Reader{B: frames}
+	r := interp.NewReader(frames)
 	if len(r.B) == 0 {
 		return nil, fmt.Errorf("instance %s: %w (version)", id, interp.ErrBadFrames)
 	}
