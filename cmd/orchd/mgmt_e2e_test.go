@@ -17,6 +17,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/orchd/orchd/internal/events"
 	"github.com/orchd/orchd/internal/mgmt"
 )
 
@@ -426,12 +427,12 @@ func TestMgmtTimeline(t *testing.T) {
 	if kinds[0] != "instanceCreated" {
 		t.Errorf("first event streamed: %s", kinds[0])
 	}
-	var tl []mgmt.Event
+	var tl []events.Event
 	if !eventually(func() bool { tl = s.b.Timeline(id); return len(tl) == len(kinds) }) {
 		t.Fatalf("timeline of %s: %d events, the stream had %d", id, len(tl), len(kinds))
 	}
 	for i, ev := range tl {
-		if ev.Kind != kinds[i] || ev.Time.IsZero() {
+		if ev.Kind.String() != kinds[i] || ev.Time.IsZero() {
 			t.Errorf("timeline event %d: %+v, streamed %s", i, ev, kinds[i])
 		}
 	}
@@ -440,7 +441,7 @@ func TestMgmtTimeline(t *testing.T) {
 	}
 	corr := false
 	for _, ev := range tl {
-		if ev.Kind == "correlationSetInitialized" {
+		if ev.Kind == events.CorrelationSetInitialized {
 			corr = ev.CorrelationSet != "" && strings.Contains(ev.Value, "t1")
 			if !corr {
 				t.Errorf("correlation event without its set and value: %+v", ev)

@@ -115,13 +115,16 @@ func (k Kind) Category() Category {
 }
 
 // Event is one thing that happened to an instance. Fields that do not
-// apply to its kind are empty.
+// apply to its kind are empty. It is the one shape of an event: in the
+// events file, on a webhook, in the live stream and in an instance's
+// timeline (mgmt.InstanceDetail), whose events leave Process, Version
+// and Instance empty because the detail names them.
 type Event struct {
 	Kind Kind      `json:"kind"`
 	Time time.Time `json:"time"`
-	// Process is the process's name in Clark notation ({ns}local);
-	// Version its version when it has one.
-	Process  string `json:"process"`
+	// Process is the process's name in Clark notation ({ns}local), set
+	// on every event emitted; Version its version when it has one.
+	Process  string `json:"process,omitempty"`
 	Version  int    `json:"version,omitempty"`
 	Instance string `json:"instance,omitempty"`
 	// Activity is the activity's element (invoke, assign, ...), Name its

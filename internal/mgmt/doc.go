@@ -3,7 +3,9 @@
 // the web console (internal/console). It holds the JSON shapes those tools
 // exchange and the Backend interface the server implements over the
 // engine (internal/process) and the deployer (cmd/orchd). It imports
-// nothing of orchd, so every side can be built and tested on its own.
+// only internal/events (an instance's timeline is of events.Event, the
+// one shape of an event), which imports nothing of orchd, so every side
+// can be built and tested on its own.
 package mgmt
 
 // # The HTTP API (internal/admin)
@@ -31,8 +33,8 @@ package mgmt
 //	POST   /api/v1/instances/{id}/{action}              {"id": ..., "state": ...} after the action
 //	POST   /api/v1/instances/bulk/{action}?<the list's filters>&max=N
 //	                                                    BulkResult (at most max instances, default 100, cap 10000)
-//	GET    /api/v1/events                               text/event-stream: "event: instance" with an Event
-//	                                                    plus "process" and "instance" fields, as they happen
+//	GET    /api/v1/events                               text/event-stream: "event: instance" with an
+//	                                                    events.Event (with its "process" and "instance"), as they happen
 //	                                                    (needs --timeline); "event: stats" with []Process every second
 //
 // In a cluster (orchd serve --cluster) any node answers for the whole

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"time"
+
+	"github.com/orchd/orchd/internal/events"
 )
 
 // Backend is what the management API and the console operate on. All
@@ -195,8 +197,9 @@ type InstanceDetail struct {
 	// Actions lists the actions that apply in the current state.
 	Actions []Action `json:"actions"`
 	// Timeline is the instance's recent events, oldest first (empty
-	// unless events are kept: orchd serve --timeline).
-	Timeline []Event `json:"timeline"`
+	// unless events are kept: orchd serve --timeline). Their Process,
+	// Version and Instance are empty: the detail names them.
+	Timeline []events.Event `json:"timeline"`
 }
 
 // Branch is one line of control of an instance.
@@ -215,26 +218,6 @@ type Failure struct {
 	Reason   string    `json:"reason"`
 	Attempts int       `json:"attempts"`
 	Time     time.Time `json:"time"`
-}
-
-// Event is one event of an instance's timeline (the fields of
-// internal/events.Event that a timeline shows).
-type Event struct {
-	Kind     string    `json:"kind"`
-	Time     time.Time `json:"time"`
-	Activity string    `json:"activity,omitempty"`
-	Name     string    `json:"name,omitempty"`
-	Position string    `json:"position,omitempty"`
-	Variable string    `json:"variable,omitempty"`
-	// CorrelationSet and Value: a correlationSetInitialized event's set
-	// and its values.
-	CorrelationSet string        `json:"correlationSet,omitempty"`
-	Value          string        `json:"value,omitempty"`
-	Partner        string        `json:"partner,omitempty"`
-	Operation      string        `json:"operation,omitempty"`
-	Fault          string        `json:"fault,omitempty"`
-	Detail         string        `json:"detail,omitempty"`
-	Duration       time.Duration `json:"durationNs,omitempty"`
 }
 
 // Process is one version of a deployed process.

@@ -164,22 +164,19 @@ func (b *Backend) LocalNode() mgmt.Node {
 }
 
 // Timeline returns the events kept of instance id, oldest first: empty
-// (not nil) when none is kept or there is no --timeline.
-func (b *Backend) Timeline(id string) []mgmt.Event {
-	out := []mgmt.Event{}
+// (not nil) when none is kept or there is no --timeline. The events
+// leave out what the instance's detail already names (process, version,
+// instance).
+func (b *Backend) Timeline(id string) []events.Event {
+	out := []events.Event{}
 	if b.timeline == nil {
 		return out
 	}
 	for _, ev := range b.timeline.Events(id) {
-		out = append(out, timelineEvent(ev))
+		ev.Process, ev.Version, ev.Instance = "", 0, ""
+		out = append(out, ev)
 	}
 	return out
-}
-
-// timelineEvent is ev as an instance's timeline shows it.
-func timelineEvent(ev events.Event) mgmt.Event {
-	return mgmt.Event{Kind: ev.Kind.String(), Time: ev.Time, Activity: ev.Activity, Name: ev.Name, Position: ev.Position,
-		Variable: ev.Variable, CorrelationSet: ev.CorrelationSet, Value: ev.Value, Partner: ev.Partner, Operation: ev.Operation, Fault: ev.Fault, Detail: ev.Detail, Duration: ev.Duration}
 }
 
 // Subscribe is the live event stream, for the API's and the console's

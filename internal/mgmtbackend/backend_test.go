@@ -2,7 +2,9 @@ package mgmtbackend_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
+	"strings"
 	"testing"
 	"time"
 
@@ -144,5 +146,34 @@ func TestBackendWithTimeline(t *testing.T) {
 		}
 	case <-time.After(10 * time.Second):
 		t.Fatal("the cancelled subscription's channel stays open")
+	}
+}
+
+// TestBackendTimelineJSON pins the JSON of an instance's timeline as the
+// management API answers it (mgmt.InstanceDetail): an event of the
+// timeline does not repeat the process, version and instance the detail
+// names.
+func TestBackendTimelineJSON(t *testing.T) {
+	tl := events.NewTimeline(events.TimelineOptions{Total: 100, PerInstance: 10})
+	defer tl.Close()
+	s := newServer(t, tl)
+	at := time.Date(2026, 12, 5, 3, 4, 5, 0, time.UTC)
+	err := tl.Deliver(context.Background(), []events.Event{
+		{Kind: events.InstanceCreated, Time: at, Process: "{urn:x}P", Version: 2, Instance: "t1"},
+		{Kind: events.PartnerAnswered, Time: at, Process: "{urn:x}P", Instance: "t1", Activity: "invoke", Name: "call",
+			Position: "p.bpel:9", Partner: "pl", Operation: "op", Fault: "{urn:x}f", Duration: time.Second},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := json.Marshal(mgmt.InstanceDetail{Timeline: s.b.Timeline("t1")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `"timeline":[{"kind":"instanceCreated","time":"2026-12-05T03:04:05Z"},` +
+		`{"kind":"partnerAnswered","time":"2026-12-05T03:04:05Z","activity":"invoke","name":"call",` +
+		`"position":"p.bpel:9","partner":"pl","operation":"op","fault":"{urn:x}f","durationNs":1000000000}]`
+	if !strings.Contains(string(b), want) {
+		t.Errorf("instance detail:\n%s\nhas no\n%s", b, want)
 	}
 }

@@ -2,7 +2,6 @@ package persist
 
 import (
 	"encoding/binary"
-	"errors"
 	"fmt"
 	"slices"
 	"time"
@@ -26,17 +25,10 @@ const (
 	schemaLen = 8 // big-endian uint64
 )
 
-var errShort = errors.New("truncated record")
-
 // appendBytes appends a uvarint length followed by p.
 func appendBytes(b, p []byte) []byte {
 	b = binary.AppendUvarint(b, uint64(len(p)))
 	return append(b, p...)
-}
-
-func appendString(b []byte, s string) []byte {
-	b = binary.AppendUvarint(b, uint64(len(s)))
-	return append(b, s...)
 }
 
 // encodeInstance returns the instance record (doc.go, "Instance record").
@@ -53,116 +45,38 @@ func encodeInstance(in *Instance) []byte {
 	b = append(b, instanceFormat, byte(in.State))
 	b = binary.AppendVarint(b, in.Created.UnixNano())
 	b = binary.AppendVarint(b, in.Updated.UnixNano())
-	b = appendString(b, in.Process)
-	b = appendString(b, in.Fault)
+	b = AppendString(b, in.Process)
+	b = AppendString(b, in.Fault)
 	b = appendBytes(b, in.Frames)
 	b = binary.AppendUvarint(b, uint64(len(names)))
 	for _, name := range names {
-		b = appendString(b, name)
-		b = appendString(b, in.Correlations[name])
+		b = AppendString(b, name)
+		b = AppendString(b, in.Correlations[name])
 	}
 	return b
 }
 
-// decoder reads the primitives written above; the first error sticks.
-type decoder struct {
-	b   []byte
-	err error
-}
-
-func (d *decoder) byte() byte {
-	if d.err != nil {
-		return 0
-	}
-	if len(d.b) < 1 {
-		d.err = errShort
-		return 0
-	}
-	c := d.b[0]
-	d.b = d.b[1:]
-	return c
-}
-
-func (d *decoder) uvarint() uint64 {
-	if d.err != nil {
-		return 0
-	}
-	v, n := binary.Uvarint(d.b)
-	if n <= 0 {
-		d.err = errShort
-		return 0
-	}
-	d.b = d.b[n:]
-	return v
-}
-
-func (d *decoder) varint() int64 {
-	if d.err != nil {
-		return 0
-	}
-	v, n := binary.Varint(d.b)
-	if n <= 0 {
-		d.err = errShort
-		return 0
-	}
-	d.b = d.b[n:]
-	return v
-}
-
-// raw returns the next length-prefixed field in place.
-func (d *decoder) raw() []byte {
-	n := d.uvarint()
-	if d.err != nil {
-		return nil
-	}
-	if n > uint64(len(d.b)) {
-		d.err = errShort
-		return nil
-	}
-	p := d.b[:n:n]
-	d.b = d.b[n:]
-	return p
-}
-
-// bytes returns a copy of the next length-prefixed field (nil if empty): the
-// source is bbolt's mmap, valid only inside the transaction.
-func (d *decoder) bytes() []byte {
-	if p := d.raw(); len(p) > 0 {
-		return slices.Clone(p)
-	}
-	return nil
-}
-
-func (d *decoder) string() string { return string(d.raw()) }
-
-func (d *decoder) done() error {
-	if d.err == nil && len(d.b) != 0 {
-		d.err = fmt.Errorf("%d trailing bytes", len(d.b))
-	}
-	return d.err
-}
-
 func decodeInstance(id string, v []byte) (*Instance, error) {
-	d := decoder{b: v}
-	if f := d.byte(); d.err == nil && f != instanceFormat {
+	d := Reader{B: v}
+	if f := d.byte(); d.Err == nil && f != instanceFormat {
 		return nil, fmt.Errorf("instance %q: unknown record format %d", id, f)
 	}
 	in := &Instance{ID: id}
 	in.State = State(d.byte())
-	in.Created = time.Unix(0, d.varint())
-	in.Updated = time.Unix(0, d.varint())
-	in.Process = d.string()
-	in.Fault = d.string()
+	in.Created = time.Unix(0, d.Varint())
+	in.Updated = time.Unix(0, d.Varint())
+	in.Process = d.String()
+	in.Fault = d.String()
 	in.Frames = d.bytes()
-	n := d.uvarint()
-	if d.err == nil && n > uint64(len(d.b)) {
-		d.err = errShort
+	n := d.Uvarint()
+	if d.Err == nil && n > uint64(len(d.B)) {
+		d.Err = ErrTruncated
 	}
-	if d.err == nil && n > 0 {
+	if d.Err == nil && n > 0 {
 		in.Correlations = make(map[string]string, n)
 		for range n {
-			name := d.string()
-			in.Correlations[name] = d.string()
+			name := d.String()
+			in.Correlations[name] = d.String()
 		}
 	}
 	if err := d.done(); err != nil {
@@ -178,9 +92,9 @@ func decodeInstance(id string, v []byte) (*Instance, error) {
 func encodeOutbox(m *OutboxMessage) []byte {
 	b := make([]byte, 0, 1+3*binary.MaxVarintLen32+len(m.InstanceID)+len(m.Partner)+len(m.Operation)+len(m.Payload))
 	b = append(b, outboxFormat)
-	b = appendString(b, m.InstanceID)
-	b = appendString(b, m.Partner)
-	b = appendString(b, m.Operation)
+	b = AppendString(b, m.InstanceID)
+	b = AppendString(b, m.Partner)
+	b = AppendString(b, m.Operation)
 	return append(b, m.Payload...)
 }
 
@@ -189,18 +103,18 @@ func decodeOutbox(k, v []byte) (OutboxMessage, error) {
 		return OutboxMessage{}, fmt.Errorf("outbox key of %d bytes", len(k))
 	}
 	m := OutboxMessage{Seq: binary.BigEndian.Uint64(k)}
-	d := decoder{b: v}
-	if f := d.byte(); d.err == nil && f != outboxFormat {
+	d := Reader{B: v}
+	if f := d.byte(); d.Err == nil && f != outboxFormat {
 		return m, fmt.Errorf("outbox %d: unknown record format %d", m.Seq, f)
 	}
-	m.InstanceID = d.string()
-	m.Partner = d.string()
-	m.Operation = d.string()
-	if d.err != nil {
-		return m, fmt.Errorf("outbox %d: %w", m.Seq, d.err)
+	m.InstanceID = d.String()
+	m.Partner = d.String()
+	m.Operation = d.String()
+	if d.Err != nil {
+		return m, fmt.Errorf("outbox %d: %w", m.Seq, d.Err)
 	}
-	if len(d.b) > 0 {
-		m.Payload = slices.Clone(d.b)
+	if len(d.B) > 0 {
+		m.Payload = slices.Clone(d.B)
 	}
 	return m, nil
 }

@@ -68,10 +68,10 @@ func (v *InstanceView) Frames() []byte { return v.frames }
 // Correlations calls fn for each correlation set, in name order, with
 // the set name and its opaque key, both in place, until fn returns false.
 func (v *InstanceView) Correlations(fn func(name, key []byte) bool) {
-	d := decoder{b: v.corr}
+	d := Reader{B: v.corr}
 	for range v.ncorr {
-		name, key := d.raw(), d.raw()
-		if d.err != nil || !fn(name, key) {
+		name, key := d.Raw(), d.Raw()
+		if d.Err != nil || !fn(name, key) {
 			return
 		}
 	}
@@ -80,19 +80,19 @@ func (v *InstanceView) Correlations(fn func(name, key []byte) bool) {
 // decodeView reads the record v of instance k into view, in place.
 func decodeView(k, v []byte, view *InstanceView) {
 	*view = InstanceView{id: k}
-	d := decoder{b: v}
-	if f := d.byte(); d.err == nil && f != instanceFormat {
+	d := Reader{B: v}
+	if f := d.byte(); d.Err == nil && f != instanceFormat {
 		view.Err = fmt.Errorf("instance %q: unknown record format %d", k, f)
 		return
 	}
 	st := State(d.byte())
-	created, updated := d.varint(), d.varint()
-	process, fault, frames := d.raw(), d.raw(), d.raw()
-	n := d.uvarint()
-	corr := d.b
-	for i := uint64(0); i < n && d.err == nil; i++ {
-		d.raw()
-		d.raw()
+	created, updated := d.Varint(), d.Varint()
+	process, fault, frames := d.Raw(), d.Raw(), d.Raw()
+	n := d.Uvarint()
+	corr := d.B
+	for i := uint64(0); i < n && d.Err == nil; i++ {
+		d.Raw()
+		d.Raw()
 	}
 	if err := d.done(); err != nil {
 		view.Err = fmt.Errorf("instance %q: %w", k, err)

@@ -215,7 +215,7 @@ func TestCompensationRecordsRoundTrip(t *testing.T) {
 		t.Fatalf("frames version %d, want %d", b[0], interp.FramesVersionComp)
 	}
 	out := interp.NewInstance(nil, p, context.Background())
-	if err := out.DecodeThreads(&interp.Reader{B: b[1:]}, true); err != nil {
+	if err := out.DecodeThreads(interp.NewReader(b[1:]), true); err != nil {
 		t.Fatal(err)
 	}
 	want := describeRec(in.Threads[0].Stack[0].Rec)
@@ -242,7 +242,7 @@ func FuzzDecodeCompFrames(f *testing.F) {
 	f.Add([]byte{1, 0, 0, 0, 1})
 	f.Fuzz(func(t *testing.T, data []byte) {
 		in := interp.NewInstance(nil, p, context.Background())
-		_ = in.DecodeThreads(&interp.Reader{B: data}, true)
+		_ = in.DecodeThreads(interp.NewReader(data), true)
 	})
 }
 

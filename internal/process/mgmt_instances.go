@@ -396,7 +396,7 @@ func (e *Engine) InstanceDetail(ctx context.Context, id string) (*mgmt.InstanceD
 		if isCorrupt(err) {
 			_ = e.markBroken(id, err)
 			return &mgmt.InstanceDetail{Instance: mgmt.Instance{ID: id, State: mgmt.StateBroken, Fault: err.Error()},
-				Variables: map[string]string{}, Branches: []mgmt.Branch{}, Timeline: []mgmt.Event{},
+				Variables: map[string]string{}, Branches: []mgmt.Branch{}, Timeline: []events.Event{},
 				Actions: actionsFor(mgmt.StateBroken, false, true)}, nil
 		}
 		return nil, fmt.Errorf("instance %s: %w", id, err)
@@ -406,7 +406,7 @@ func (e *Engine) InstanceDetail(ctx context.Context, id string) (*mgmt.InstanceD
 	d := &mgmt.InstanceDetail{
 		Instance: mgmt.Instance{ID: id, Process: rec.Process, State: rec.State.String(), Started: rec.Created,
 			LastActive: rec.Updated, Correlations: decodeCorrelations(rec.Correlations), Fault: rec.Fault},
-		Variables: map[string]string{}, Branches: []mgmt.Branch{}, Timeline: []mgmt.Event{},
+		Variables: map[string]string{}, Branches: []mgmt.Branch{}, Timeline: []events.Event{},
 	}
 	names := map[int]string{}
 	if p != nil {
@@ -474,7 +474,7 @@ func varNames(p *interp.Version) map[int]string {
 func (e *Engine) memDetail(in *interp.Instance, running bool) *mgmt.InstanceDetail {
 	q := &query{}
 	info, _ := q.memMatch(in, running)
-	d := &mgmt.InstanceDetail{Instance: info, Variables: map[string]string{}, Branches: branches(in), Timeline: []mgmt.Event{}}
+	d := &mgmt.InstanceDetail{Instance: info, Variables: map[string]string{}, Branches: branches(in), Timeline: []events.Event{}}
 	names := varNames(in.Proc)
 	for i, v := range in.Proc.Vars {
 		slot := in.Root.Child[i].(*etree.Element)

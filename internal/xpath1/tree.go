@@ -276,6 +276,10 @@ func inScope(e *etree.Element) []nsBinding {
 	return out
 }
 
+// Parent is n's parent in t; ok is false for a node without one (a
+// document node, or the top of a tree).
+func (n Node) Parent(t Tree) (p Node, ok bool) { return parent(t, n) }
+
 // parent is n's parent in t.
 func parent(t Tree, n Node) (Node, bool) {
 	switch {
@@ -303,6 +307,10 @@ func parent(t Tree, n Node) (Node, bool) {
 	}
 	return NodeOf(p), true
 }
+
+// Navigable reports whether t is a node XPath sees (an element, text, a
+// comment or a processing instruction), not a directive.
+func Navigable(t etree.Token) bool { return navigable(t) }
 
 func navigable(t etree.Token) bool {
 	switch t.(type) {

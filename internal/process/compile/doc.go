@@ -20,9 +20,10 @@
 // deploy would and prints their problems as text or JSON. What it compiles is listed in docs/bpel.md; any
 // other construct is refused as bpel.ErrNotSupported.
 //
-// It imports the stages below it (bpel, wsdl, deploy, expr, plan) and
-// the languages (xpath2, xsd, xslt); it must never import the runtime
-// (internal/process), soap, persist or cmd, and the runtime never imports
+// It imports the stages below it (bpel, wsdl, deploy, check, expr, plan)
+// and the languages (xpath2, xsd, xslt); it must never import the runtime
+// (the interpreter, internal/process/interp, and the engine,
+// internal/process), soap, persist or cmd, and the runtime never imports
 // it: whoever deploys (orchd serve, hot deploy, the tests) compiles with
 // it and hands the plans to interp.NewVersions. The rule is a test:
 // internal/importrules.

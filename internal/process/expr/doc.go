@@ -10,7 +10,9 @@
 // (paths) and fastexpr.go (values) that are proven equal to it by the
 // differential fuzz target FuzzXPath1Fast. XPath 2.0 expressions keep
 // their compiled internal/xpath2 form (Xp2Expr) and run over XNode, the
-// xpath2.Node adapter of the variable tree (xp2node.go); the functions
+// xpath2.Node adapter of the variable tree (xp2node.go), which is
+// xpath1's node (kinds, names, string values, document boundaries) read
+// through DocTree, so both XPaths see one tree; the functions
 // bpel:doXslTransform (xslt.go) and Apache ODE's extension functions
 // (xpath2_ode.go) are here too, while the few values only an instance
 // knows ($ode:pid, the event time, link status) are the runtime's.

@@ -60,7 +60,7 @@ func (t *DocTree) node(ctx *etree.Element) xpath1.Node {
 }
 
 // Navigator classifies the elements of a variable tree at the document
-// boundaries (docTree.Boundary, and xnode for XPath 2.0).
+// boundaries (DocTree.Boundary, which XNode's parent axis reads too).
 type Navigator struct {
 	T *DocTree
 }

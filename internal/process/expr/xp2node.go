@@ -2,12 +2,12 @@ package expr
 
 import (
 	"regexp"
-	"strings"
 
 	"github.com/beevik/etree"
 
 	"github.com/orchd/orchd/internal/exchange"
 	"github.com/orchd/orchd/internal/process/bpel"
+	"github.com/orchd/orchd/internal/xpath1"
 	"github.com/orchd/orchd/internal/xpath2"
 )
 
@@ -94,88 +94,89 @@ func appendBuilt(nodes []Node, it xpath2.Item) ([]Node, bool) {
 	return append(nodes, Node{Tok: tok, Attr: attr}), true
 }
 
-// xnode adapts a node of an instance's variable tree (t set) or of a tree
-// an ODE function built (t nil) to xpath2.Node. In the instance tree the
-// document boundaries are navigator's: from a node inside a variable or
-// part, the parent and ancestor axes end at its document node.
+// XNode adapts a node of an instance's variable tree (T set) or of a tree
+// an ODE function built (T nil) to xpath2.Node. It is an xpath1.Node (the
+// one etree adapter of both XPath evaluators: its kinds, names, string
+// values and document boundaries) with the tree it is read in. In the
+// instance tree the document boundaries are DocTree's: from a node
+// inside a variable or part, the parent and ancestor axes end at its
+// document node. A tree without variables (T nil, or T.Vars nil) has no
+// document nodes: the top of the tree is its parentless element.
 type XNode struct {
 	T    *DocTree
 	Tok  etree.Token
-	Attr int32 // index into tok's Attr on an attribute, else -1
-	Doc  xdoc
+	Attr int32 // index into Tok's Attr on an attribute, else -1
+	// Doc says whether the node is a document node, and which
+	// (xpath1.DocAbove, xpath1.DocOf or DocNothing); never
+	// xpath1.NamespaceNode: XPath 2.0 has no namespace nodes.
+	Doc xpath1.DocKind
 }
 
-// xdoc says whether an xnode is a document node, and which.
-type xdoc uint8
+// DocNothing is the empty document, an expression's context item.
+const DocNothing = xpath1.DocEmpty
 
-const (
-	docNone    xdoc = iota
-	docAbove        // the document whose only child is tok (a document element)
-	docOf           // the document whose children are tok's (a holder)
-	DocNothing      // the empty document, an expression's context item
-)
+// node is n as XPath 1.0's node.
+func (n XNode) node() xpath1.Node { return xpath1.Node{Tok: n.Tok, Attr: n.Attr, Doc: n.Doc} }
+
+// tree is the xpath1.Tree n is read in.
+func (n XNode) tree() xpath1.Tree {
+	if n.T == nil || n.T.Vars == nil {
+		return bareTree{}
+	}
+	return n.T
+}
+
+// wrap is x, a node of n's tree, as an XNode.
+func (n XNode) wrap(x xpath1.Node) XNode { return XNode{T: n.T, Tok: x.Tok, Attr: x.Attr, Doc: x.Doc} }
+
+// bareTree is an xpath1.Tree without document nodes: every element is its
+// parent's child, and a parentless element is the top of its tree.
+type bareTree struct{}
+
+// Boundary implements xpath1.Tree.
+func (bareTree) Boundary(*etree.Element) xpath1.Boundary { return xpath1.Inside }
+
+// Root implements xpath1.Tree.
+func (bareTree) Root(n xpath1.Node) xpath1.Node {
+	for {
+		p, ok := n.Parent(bareTree{})
+		if !ok {
+			return n
+		}
+		n = p
+	}
+}
 
 func (n XNode) elem() (*etree.Element, bool) {
 	e, ok := n.Tok.(*etree.Element)
-	return e, ok && n.Attr < 0 && n.Doc == docNone
+	return e, ok && n.Attr < 0 && n.Doc == xpath1.NotDoc
+}
+
+// xp2Kinds maps XPath 1.0's node types to XPath 2.0's (no namespace
+// nodes: an XNode is never one).
+var xp2Kinds = [...]xpath2.NodeKind{
+	xpath1.RootKind:      xpath2.DocumentNode,
+	xpath1.ElementKind:   xpath2.ElementNode,
+	xpath1.AttributeKind: xpath2.AttributeNode,
+	xpath1.NamespaceKind: xpath2.TextNode,
+	xpath1.TextKind:      xpath2.TextNode,
+	xpath1.CommentKind:   xpath2.CommentNode,
+	xpath1.PIKind:        xpath2.PINode,
 }
 
 // Kind implements xpath2.Node.
-func (n XNode) Kind() xpath2.NodeKind {
-	if n.Doc != docNone {
-		return xpath2.DocumentNode
-	}
-	if n.Attr >= 0 {
-		return xpath2.AttributeNode
-	}
-	switch n.Tok.(type) {
-	case *etree.Element:
-		return xpath2.ElementNode
-	case *etree.Comment:
-		return xpath2.CommentNode
-	case *etree.ProcInst:
-		return xpath2.PINode
-	}
-	return xpath2.TextNode
-}
+func (n XNode) Kind() xpath2.NodeKind { return xp2Kinds[n.node().Kind()] }
 
 // LocalName implements xpath2.Node.
-func (n XNode) LocalName() string {
-	if n.Doc != docNone {
-		return ""
-	}
-	switch t := n.Tok.(type) {
-	case *etree.Element:
-		if n.Attr >= 0 {
-			return t.Attr[n.Attr].Key
-		}
-		return t.Tag
-	case *etree.ProcInst:
-		return t.Target
-	}
-	return ""
-}
+func (n XNode) LocalName() string { return n.node().LocalName() }
 
 // NamespaceURI implements xpath2.Node.
-func (n XNode) NamespaceURI() string {
-	e, ok := n.Tok.(*etree.Element)
-	if !ok || n.Doc != docNone {
-		return ""
-	}
-	if n.Attr >= 0 {
-		a := e.Attr[n.Attr]
-		if a.Space == "" {
-			return ""
-		}
-		return a.NamespaceURI()
-	}
-	return e.NamespaceURI()
-}
+func (n XNode) NamespaceURI() string { return n.node().NamespaceURI() }
 
 // Prefix implements xpath2.Node.
 func (n XNode) Prefix() string {
 	e, ok := n.Tok.(*etree.Element)
-	if !ok || n.Doc != docNone {
+	if !ok || n.Doc != xpath1.NotDoc {
 		return ""
 	}
 	if n.Attr >= 0 {
@@ -185,66 +186,25 @@ func (n XNode) Prefix() string {
 }
 
 // StringValue implements xpath2.Node.
-func (n XNode) StringValue() string {
-	switch t := n.Tok.(type) {
-	case *etree.Element:
-		if n.Doc == DocNothing {
-			return ""
-		}
-	case *etree.ProcInst:
-		return strings.TrimLeft(t.Inst, " \t\r\n")
-	}
-	return Node{Tok: n.Tok, Attr: int(n.Attr)}.String()
-}
+func (n XNode) StringValue() string { return n.node().StringValue() }
 
 // Parent implements xpath2.Node; it stops at a variable's or part's
 // document node.
 func (n XNode) Parent() xpath2.Node {
-	if n.Doc != docNone {
+	p, ok := n.node().Parent(n.tree())
+	if !ok {
 		return nil
 	}
-	if n.Attr >= 0 {
-		return XNode{T: n.T, Tok: n.Tok, Attr: -1}
-	}
-	if n.T == nil || n.T.Vars == nil {
-		p := n.Tok.Parent()
-		if p == nil {
-			return nil
-		}
-		return XNode{T: n.T, Tok: p, Attr: -1}
-	}
-	nav := Navigator{T: n.T}
-	if e, ok := n.Tok.(*etree.Element); ok {
-		switch nav.Boundary(e) {
-		case BRoot:
-			return nil
-		case BDocEl:
-			return XNode{T: n.T, Tok: e, Attr: -1, Doc: docAbove}
-		case BHolder:
-			if e.Parent() == n.T.Top {
-				return nil
-			}
-		}
-	}
-	p := n.Tok.Parent()
-	if p == nil || p == n.T.Top {
-		return nil
-	}
-	if nav.Boundary(p) == BHolder {
-		return XNode{T: n.T, Tok: p, Attr: -1, Doc: docOf}
-	}
-	return XNode{T: n.T, Tok: p, Attr: -1}
+	return n.wrap(p)
 }
 
-// Children implements xpath2.Node.
+// Children implements xpath2.Node. It reads the tree as xpath1's child
+// axis does, into one slice (no intermediate []xpath1.Node).
 func (n XNode) Children() []xpath2.Node {
-	if n.Attr >= 0 {
+	switch {
+	case n.Attr >= 0 || n.Doc == DocNothing:
 		return nil
-	}
-	switch n.Doc {
-	case DocNothing:
-		return nil
-	case docAbove:
+	case n.Doc == xpath1.DocAbove:
 		return []xpath2.Node{XNode{T: n.T, Tok: n.Tok, Attr: -1}}
 	}
 	e, ok := n.Tok.(*etree.Element)
@@ -253,8 +213,7 @@ func (n XNode) Children() []xpath2.Node {
 	}
 	out := make([]xpath2.Node, 0, len(e.Child))
 	for _, c := range e.Child {
-		switch c.(type) {
-		case *etree.Element, *etree.CharData, *etree.Comment, *etree.ProcInst:
+		if xpath1.Navigable(c) {
 			out = append(out, XNode{T: n.T, Tok: c, Attr: -1})
 		}
 	}
@@ -269,7 +228,7 @@ func (n XNode) Attributes() []xpath2.Node {
 	}
 	out := make([]xpath2.Node, 0, len(e.Attr))
 	for i, a := range e.Attr {
-		if a.Space == "xmlns" || (a.Space == "" && a.Key == "xmlns") {
+		if xpath1.IsNSDecl(a) {
 			continue
 		}
 		out = append(out, XNode{T: n.T, Tok: e, Attr: int32(i)})

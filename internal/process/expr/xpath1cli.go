@@ -96,21 +96,13 @@ func EvalXPath1(src string, ns map[string]string, ctx *etree.Document, vars map[
 	case []Node:
 		out := make(xpath2.Sequence, len(v))
 		for i, n := range v {
-			x := XNode{T: &t, Tok: n.Tok, Attr: int32(n.Attr)}
-			switch n.Doc {
-			case xpath1.DocOf:
-				x.Doc = docOf
-			case xpath1.DocAbove:
-				x.Doc = docAbove
-			case xpath1.DocEmpty:
-				x.Doc = DocNothing
-			case xpath1.NamespaceNode:
+			if n.Doc == xpath1.NamespaceNode {
 				// XPath 2.0 has no namespace axis to give them as nodes:
 				// a namespace node is its URI.
 				out[i] = xpath2.Str(n.String())
 				continue
 			}
-			out[i] = x
+			out[i] = XNode{T: &t, Tok: n.Tok, Attr: int32(n.Attr), Doc: n.Doc}
 		}
 		return out, nil
 	case string:

@@ -10,6 +10,7 @@ import (
 
 	"github.com/orchd/orchd/internal/exchange"
 	"github.com/orchd/orchd/internal/process/bpel"
+	"github.com/orchd/orchd/internal/xpath1"
 	"github.com/orchd/orchd/internal/xpath2"
 )
 
@@ -63,7 +64,7 @@ func itemElement(fn string, it xpath2.Item) (*etree.Element, error) {
 		if e, ok := n.elem(); ok {
 			return e, nil
 		}
-		if n.Doc == docAbove {
+		if n.Doc == xpath1.DocAbove {
 			return n.Tok.(*etree.Element), nil
 		}
 	}
@@ -74,7 +75,7 @@ func itemElement(fn string, it xpath2.Item) (*etree.Element, error) {
 // namespaces it uses that dst's scope does not bind the same way.
 func detached(it xpath2.Item, dst *etree.Element) (etree.Token, error) {
 	n, ok := it.(XNode)
-	if !ok || n.Attr >= 0 || n.Doc != docNone {
+	if !ok || n.Attr >= 0 || n.Doc != xpath1.NotDoc {
 		if a, ok := it.(xpath2.Atomic); ok {
 			return etree.NewText(a.String()), nil
 		}
@@ -286,7 +287,7 @@ func OdeStringToDom(_ xpath2.Context, args []xpath2.Sequence) (xpath2.Sequence, 
 // childIndex is the position of n among its parent's children.
 func childIndex(fn string, it xpath2.Item) (*etree.Element, int, error) {
 	n, ok := it.(XNode)
-	if !ok || n.Attr >= 0 || n.Doc != docNone {
+	if !ok || n.Attr >= 0 || n.Doc != xpath1.NotDoc {
 		return nil, 0, odeErr(fn, "want a node with a parent element")
 	}
 	p := n.Tok.Parent()

@@ -7,6 +7,7 @@ import (
 
 	"github.com/beevik/etree"
 
+	"github.com/orchd/orchd/internal/xpath1"
 	"github.com/orchd/orchd/internal/xpath2"
 	"github.com/orchd/orchd/internal/xslt"
 )
@@ -79,9 +80,9 @@ func xslSource(it xpath2.Item) *etree.Element {
 		return nil
 	}
 	switch n.Doc {
-	case docNone, docAbove:
+	case xpath1.NotDoc, xpath1.DocAbove:
 		return e
-	case docOf:
+	case xpath1.DocOf:
 		var one *etree.Element
 		for _, k := range e.ChildElements() {
 			if one != nil {

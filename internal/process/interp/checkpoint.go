@@ -259,7 +259,7 @@ func (in *Instance) EncodeFrames(routes []string, timer int64) ([]byte, error) {
 
 // DecodeThreads reads what encodeFrames wrote of the threads (recs: each
 // frame is followed by its compensation record).
-func (in *Instance) DecodeThreads(r *Reader, recs bool) error {
+func (in *Instance) DecodeThreads(r *persist.Reader, recs bool) error {
 	p := in.Proc
 	n := r.Uvarint()
 	if r.Err != nil || n == 0 || n > uint64(len(r.B)) {
@@ -322,11 +322,9 @@ func (in *Instance) DecodeThreads(r *Reader, recs bool) error {
 	return r.Err
 }
 
-// AppendString appends s to b, length-prefixed, as Reader.String reads it.
-func AppendString(b []byte, s string) []byte {
-	b = binary.AppendUvarint(b, uint64(len(s)))
-	return append(b, s...)
-}
+// AppendString appends s to b, length-prefixed, as persist.Reader.String
+// reads it.
+func AppendString(b []byte, s string) []byte { return persist.AppendString(b, s) }
 
 // ErrBadFrames marks stored control state (frames) that does not decode.
 var ErrBadFrames = errors.New("corrupt instance control state")
@@ -334,45 +332,11 @@ var ErrBadFrames = errors.New("corrupt instance control state")
 // ErrBadVariable marks a stored variable that is not XML.
 var ErrBadVariable = errors.New("corrupt stored variable")
 
-// Reader decodes stored control state: B is what remains, Err the first
-// failure (ErrBadFrames), after which every read returns zero.
-type Reader struct {
-	B   []byte
-	Err error
-}
-
-// Uvarint reads an unsigned varint.
-func (r *Reader) Uvarint() uint64 {
-	v, n := binary.Uvarint(r.B)
-	if n <= 0 {
-		r.Err = ErrBadFrames
-		return 0
-	}
-	r.B = r.B[n:]
-	return v
-}
-
-// Varint reads a signed varint.
-func (r *Reader) Varint() int64 {
-	v, n := binary.Varint(r.B)
-	if n <= 0 {
-		r.Err = ErrBadFrames
-		return 0
-	}
-	r.B = r.B[n:]
-	return v
-}
-
-// String reads a length-prefixed string (AppendString).
-func (r *Reader) String() string {
-	n := r.Uvarint()
-	if r.Err != nil || uint64(len(r.B)) < n {
-		r.Err = ErrBadFrames
-		return ""
-	}
-	s := string(r.B[:n])
-	r.B = r.B[n:]
-	return s
+// NewReader returns a reader of stored control state (frames, outbox
+// messages): B is what remains, Err the first failure (ErrBadFrames),
+// after which every read returns zero.
+func NewReader(b []byte) *persist.Reader {
+	return &persist.Reader{B: b, Bad: ErrBadFrames}
 }
 
 // ParseClark parses a QName in Clark notation ({namespace}local).
@@ -627,7 +591,7 @@ func SplitFingerprint(frames []byte) (fp string, rest []byte, ok bool) {
 	if len(frames) == 0 || frames[0] != FramesFingerprinted {
 		return "", frames, false
 	}
-	r := &Reader{B: frames[1:]}
+	r := NewReader(frames[1:])
 	fp = r.String()
 	if r.Err != nil {
 		return "", frames, false

@@ -7,6 +7,7 @@ import (
 
 	"github.com/beevik/etree"
 
+	"github.com/orchd/orchd/internal/persist"
 	"github.com/orchd/orchd/internal/process/plan"
 )
 
@@ -262,7 +263,7 @@ func appendRec(b []byte, r *CompRec) []byte {
 const maxRecDepth = 64
 
 // readRec decodes what appendRec wrote.
-func (in *Instance) readRec(r *Reader, depth int) (*CompRec, error) {
+func (in *Instance) readRec(r *persist.Reader, depth int) (*CompRec, error) {
 	if len(r.B) == 0 || depth > maxRecDepth {
 		return nil, ErrBadFrames
 	}
@@ -320,7 +321,7 @@ func appendSlots(b []byte, slots []PrivSlot) []byte {
 }
 
 // readSlots decodes what appendSlots wrote.
-func (in *Instance) readSlots(r *Reader) ([]PrivSlot, error) {
+func (in *Instance) readSlots(r *persist.Reader) ([]PrivSlot, error) {
 	np := r.Uvarint()
 	if r.Err != nil || np > uint64(len(r.B)) {
 		return nil, ErrBadFrames

@@ -12,6 +12,7 @@ import (
 	"github.com/beevik/etree"
 
 	"github.com/orchd/orchd/internal/exchange"
+	"github.com/orchd/orchd/internal/persist"
 	"github.com/orchd/orchd/internal/process/bpel"
 	"github.com/orchd/orchd/internal/process/plan"
 )
@@ -248,7 +249,7 @@ func (in *Instance) appendEPRs(b []byte) []byte {
 }
 
 // ReadEPRs decodes what appendEPRs wrote.
-func (in *Instance) ReadEPRs(r *Reader) error {
+func (in *Instance) ReadEPRs(r *persist.Reader) error {
 	n := r.Uvarint()
 	if r.Err != nil || n > uint64(len(in.Proc.Plist)) {
 		return ErrBadFrames

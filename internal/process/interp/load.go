@@ -17,7 +17,7 @@ func Decode(h Host, p *Version, rec *persist.Instance, frames []byte, vars map[i
 	in := NewInstance(h, p, ctx)
 	in.ID, in.Started, in.State, in.Corr = rec.ID, rec.Created, rec.State, rec.Correlations
 	in.Stored = true
-	r := &Reader{B: frames}
+	r := NewReader(frames)
 	if len(r.B) == 0 {
 		return nil, fmt.Errorf("instance %s: %w (version)", id, ErrBadFrames)
 	}

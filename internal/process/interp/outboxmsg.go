@@ -123,7 +123,7 @@ func readOutboxExtras(rest []byte) (OutboxExtras, []byte, error) {
 	if len(rest) == 0 || rest[0] != outboxExtrasTag {
 		return x, rest, nil
 	}
-	r := &Reader{B: rest[1:]}
+	r := NewReader(rest[1:])
 	hs := r.String()
 	var rt string
 	hasReplyTo := r.Uvarint() == 1
@@ -201,7 +201,7 @@ func DecodeOutbox(b []byte, name exchange.QName) (*exchange.Message, OutboxExtra
 
 // decodeParts decodes what encodeMessage wrote, and returns what follows.
 func decodeParts(b []byte, name exchange.QName) (*exchange.Message, []byte, error) {
-	r := &Reader{B: b}
+	r := NewReader(b)
 	n := r.Uvarint()
 	m := exchange.NewMessage(name)
 	for i := uint64(0); i < n && r.Err == nil; i++ {

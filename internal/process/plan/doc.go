@@ -7,11 +7,13 @@
 // operations and the extension API's interfaces (ExtensionAction).
 //
 // It has no run-time behaviour: what an activity does when it runs is the
-// runtime's (internal/process, stepActivity), and nothing changes a Plan
-// after compile. What changes while a version serves (its number,
-// statistics, metrics, partner bindings) is in process.Process, beside it.
+// interpreter's (internal/process/interp, stepActivity in dispatch.go),
+// and nothing changes a Plan after compile. What changes while a version
+// serves (its number, statistics, metrics, partner bindings) is in
+// interp.Version, which embeds the Plan.
 //
 // It imports expr (compiled expressions and variables), bpel, deploy
-// (failure policies, cleanup rules), wsdl, exchange and events; it must
-// never import process, soap, persist or cmd.
+// (failure policies, cleanup rules), wsdl, xsd, exchange, partnerallow
+// and events; it must never import compile, interp, the engine
+// (internal/process), soap, persist or cmd.
 package plan

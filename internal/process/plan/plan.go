@@ -25,7 +25,7 @@ type qname = exchange.QName
 // instances (flyweight) and by every engine that deploys it. Compile
 // builds it once; nothing changes it after that. What changes while a
 // version serves (its number, statistics, metrics, partner bindings,
-// retirement) lives in the Process that wraps it.
+// retirement) lives in the interp.Version that wraps it.
 type Plan struct {
 	// Name is the process QName.
 	Name qname
@@ -40,14 +40,14 @@ type Plan struct {
 	Warnings []string
 
 	Vars []*expr.Var // by slot - 1
-	// Slots is the variable tree of a new instance (newSlots), which
-	// newInstance copies; nil for a Process the compiler did not build.
+	// Slots is the variable tree of a new instance (expr.NewSlots), which
+	// interp.NewInstance copies; nil for a Plan the compiler did not build.
 	Slots *etree.Element
 	// MaxSteps is deploy.xml's orchd:maxSteps (0: the engine's budget).
 	MaxSteps int
 	// FaultUncaught is deploy.xml's orchd:uncaughtFailure "fault": a
 	// partner failure no handler catches ends a persistent instance with
-	// the fault instead of suspending it (failedInvoke).
+	// the fault instead of suspending it (interp's failedInvoke).
 	FaultUncaught bool
 	// PartnerAllow is deploy.xml's orchd:partnerAllow rules (nil: none),
 	// which narrow the partner address policy for the addresses the
@@ -89,9 +89,10 @@ type Plan struct {
 	// Fingerprint identifies the process definition a checkpoint was
 	// taken with (a hash of the BPEL file).
 	Fingerprint string
-	// Events are the event categories deploy.xml enables (instevents.go).
+	// Events are the event categories deploy.xml enables (interp's
+	// instevents.go).
 	Events events.Category
-	// ActParent, indexed like acts, is the outline: each activity's
+	// ActParent, indexed like Acts, is the outline: each activity's
 	// parent (-1 for the root).
 	ActParent []int32
 }
@@ -102,13 +103,13 @@ type PartnerLink struct {
 	PartnerPT *wsdl.PortType
 	Provided  *exchange.Endpoint // where myRole is served
 	// PartnerEP describes the partner's port from deploy.xml <invoke>;
-	// the binding the engine attached to it is in Process.partners.
+	// the binding the engine attached to it is in interp.Version.Partners.
 	PartnerEP *exchange.Endpoint
-	// PartnerDesc is the partner role's binding: partnerEP, or for a
+	// PartnerDesc is the partner role's binding: PartnerEP, or for a
 	// partner link deploy.xml does not bind, a default one with no
 	// address (invoking it needs an assigned endpoint reference).
 	PartnerDesc *exchange.Endpoint
-	// Idx is the partner link's place in Process.plist.
+	// Idx is the partner link's place in Plan.Plist.
 	Idx int
 	Pos bpel.Pos
 }
@@ -143,7 +144,8 @@ type ReplyOp struct {
 }
 
 // Activity is a compiled activity: a node of the plan. What it does when
-// it runs is stepActivity's (dispatch.go), not the node's.
+// it runs is the interpreter's (internal/process/interp, stepActivity in
+// dispatch.go), not the node's.
 type Activity interface {
 	Where() bpel.Pos
 	SetID(int)
