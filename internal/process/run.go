@@ -114,7 +114,7 @@ func (l *idLock) unref() {
 	l.s.mu.Unlock()
 }
 
-func (e *Engine) now() time.Time { return time.Now() }
+func (e *Engine) now() time.Time { return e.clock().Now() }
 
 // Dispatch implements exchange.Dispatcher. A message that matches a
 // waiting instance's correlation goes to that instance; a message for a
@@ -376,7 +376,7 @@ func (e *Engine) waitInline(in *interp.Instance, ex *exchange.Exchange) bool {
 	if ex == nil || in.Answered || ex.Operation.OneWay() || ex.Respond == nil || len(in.Waits) > 0 || in.Wake == 0 {
 		return false
 	}
-	d := time.Until(time.Unix(0, in.Wake))
+	d := e.until(in.Wake)
 	if d > maxInlineWait {
 		return false
 	}
@@ -385,10 +385,10 @@ func (e *Engine) waitInline(in *interp.Instance, ex *exchange.Exchange) bool {
 			return false
 		}
 	}
-	t := time.NewTimer(d)
+	t, fired := e.timer(d)
 	defer t.Stop()
 	select {
-	case <-t.C:
+	case <-fired:
 		return true
 	case <-in.Ctx.Done():
 		return false
@@ -674,7 +674,7 @@ type timerSet struct {
 }
 
 type pendingTimer struct {
-	t   *time.Timer
+	t   Timer
 	due int64
 }
 
@@ -682,7 +682,7 @@ type pendingTimer struct {
 // it reports false when that timer is pending here already (a timer
 // adopted from the store is not scheduled twice).
 func (e *Engine) schedule(p *interp.Version, id string, due int64) bool {
-	d := time.Until(time.Unix(0, due))
+	d := e.until(due)
 	if d < 0 {
 		d = 0
 	}
@@ -699,7 +699,7 @@ func (e *Engine) schedule(p *interp.Version, id string, due int64) bool {
 		ts.m = map[string]*pendingTimer{}
 	}
 	pt := &pendingTimer{due: due}
-	pt.t = time.AfterFunc(d, func() {
+	pt.t = e.clock().AfterFunc(d, func() {
 		ts.mu.Lock()
 		if ts.m[id] == pt {
 			delete(ts.m, id)
