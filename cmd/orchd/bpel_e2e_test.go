@@ -260,42 +260,6 @@ func TestFlowCallsOverlap(t *testing.T) {
 	}
 }
 
-func TestNestedScopeFaultCaughtWithData(t *testing.T) {
-	deploy := t.TempDir()
-	writeProcess(t, deploy, "Scopes", "127.0.0.1:1", `
-  <sequence>
-    <receive partnerLink="client" operation="run" variable="in" createInstance="yes"/>
-    `+initOut+`
-    <scope name="outer">
-      <faultHandlers>
-        <catch faultName="tns:bad" faultVariable="fv" faultMessageType="tns:problem">
-          <assign><copy><from>concat('outer caught ', $fv.payload/tns:code)</from><to>$out.payload/tns:a</to></copy></assign>
-        </catch>
-        <catchAll><assign><copy><from>'outer catchAll'</from><to>$out.payload/tns:a</to></copy></assign></catchAll>
-      </faultHandlers>
-      <scope name="inner">
-        <faultHandlers>
-          <catch faultName="tns:other"><assign><copy><from>'inner caught'</from><to>$out.payload/tns:a</to></copy></assign></catch>
-        </faultHandlers>
-        <scope name="thrower">
-          <variables><variable name="data" messageType="tns:problem"/></variables>
-          <sequence>
-            <assign><copy><from><literal><tns:problem><tns:code/></tns:problem></literal></from><to variable="data" part="payload"/></copy>
-                    <copy><from>concat('E-', $in.payload/tns:n)</from><to>$data.payload/tns:code</to></copy></assign>
-            <throw faultName="tns:bad" faultVariable="data"/>
-          </sequence>
-        </scope>
-      </scope>
-    </scope>
-    <reply partnerLink="client" operation="run" variable="out"/>
-  </sequence>`, true)
-	o := startOrchd(t, "--deploy", deploy)
-	r := callRun(t, o.base, "Scopes", "S1", "42")
-	if r.status != 200 || !strings.Contains(r.body, "outer caught E-42") {
-		t.Fatalf("status %d body %s, want the outer catch with the fault's data", r.status, r.body)
-	}
-}
-
 func TestStandardFaultAnsweredByName(t *testing.T) {
 	deploy := t.TempDir()
 	writeProcess(t, deploy, "Std", "127.0.0.1:1", `
