@@ -136,8 +136,10 @@ type scriptedPartner struct {
 	answers map[string][]partnerAnswer
 	calls   map[string][]*etree.Element
 	// gates hold each call of an operation until that many are in
-	// flight; holds hold them until released.
+	// flight at once (then the gate stays open); holds hold them until
+	// released.
 	gates    map[string]int
+	opened   map[string]bool
 	inFlight map[string]int
 	holds    map[string]chan struct{}
 	changed  chan struct{}
@@ -145,7 +147,7 @@ type scriptedPartner struct {
 
 func newScriptedPartner() *scriptedPartner {
 	return &scriptedPartner{answers: map[string][]partnerAnswer{}, calls: map[string][]*etree.Element{},
-		gates: map[string]int{}, inFlight: map[string]int{}, holds: map[string]chan struct{}{}, changed: make(chan struct{})}
+		gates: map[string]int{}, opened: map[string]bool{}, inFlight: map[string]int{}, holds: map[string]chan struct{}{}, changed: make(chan struct{})}
 }
 
 // signal wakes the goroutines waiting for a change; p.mu is held.
@@ -167,7 +169,10 @@ func (p *scriptedPartner) Invoke(ctx context.Context, c *exchange.Call) (*exchan
 	p.inFlight[op]++
 	p.signal()
 	hold := p.holds[op]
-	for p.inFlight[op] < p.gates[op] {
+	if p.inFlight[op] >= p.gates[op] {
+		p.opened[op] = true
+	}
+	for !p.opened[op] {
 		ch := p.changed
 		p.mu.Unlock()
 		select {
@@ -175,7 +180,10 @@ func (p *scriptedPartner) Invoke(ctx context.Context, c *exchange.Call) (*exchan
 		case <-ctx.Done():
 			return nil, ctx.Err()
 		case <-time.After(5 * time.Second):
-			return nil, fmt.Errorf("scripted partner: gate of %s: %d calls in flight, want %d", op, p.inFlight[op], p.gates[op])
+			p.mu.Lock()
+			defer p.mu.Unlock()
+			p.inFlight[op]--
+			return nil, fmt.Errorf("scripted partner: gate of %s: %d calls in flight, want %d", op, p.inFlight[op]+1, p.gates[op])
 		}
 		p.mu.Lock()
 	}
