@@ -304,7 +304,10 @@ func (r *semRun) dispatch(line int, op, payload string) *semOutcome {
 	if o == nil {
 		r.failf(line, "the process has no operation %s", op)
 	}
-	m, err := payloadMessage(o.Input.Name, payload)
+	if len(o.Input.Parts) != 1 {
+		r.failf(line, "operation %s: its input has %d parts, a send gives one", op, len(o.Input.Parts))
+	}
+	m, err := partMessage(o.Input.Name, o.Input.Parts[0].Name, payload)
 	if err != nil {
 		r.failf(line, "%v", err)
 	}

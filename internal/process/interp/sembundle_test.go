@@ -5,9 +5,11 @@ package interp_test
 // deploy descriptor. A case replaces any of them by giving a section of
 // the same file name.
 
-// semWSDL is e2e.wsdl: operations run (request-response) and go
-// (one-way) of the process, call (request-response) and note (one-way)
-// of the partner, messages req, resp and problem, properties id and n.
+// semWSDL is e2e.wsdl: operations run (request-response), go (one-way),
+// single (its output part is outputPart) and echo (rpc, string parts
+// inputPart and outputPart) of the process, call (request-response) and
+// note (one-way) of the partner, messages req, resp and problem,
+// properties id and n (n also for element variables of tns:req).
 const semWSDL = `<?xml version="1.0" encoding="UTF-8"?>
 <wsdl:definitions name="E2E" targetNamespace="urn:e2e"
     xmlns:wsdl="http://schemas.xmlsoap.org/wsdl/" xmlns:soap="http://schemas.xmlsoap.org/wsdl/soap/"
@@ -21,9 +23,14 @@ const semWSDL = `<?xml version="1.0" encoding="UTF-8"?>
   <wsdl:message name="req"><wsdl:part name="payload" element="tns:req"/></wsdl:message>
   <wsdl:message name="resp"><wsdl:part name="payload" element="tns:resp"/></wsdl:message>
   <wsdl:message name="problem"><wsdl:part name="payload" element="tns:problem"/></wsdl:message>
+  <wsdl:message name="single"><wsdl:part name="outputPart" element="tns:resp"/></wsdl:message>
+  <wsdl:message name="strIn"><wsdl:part name="inputPart" type="xsd:string"/></wsdl:message>
+  <wsdl:message name="strOut"><wsdl:part name="outputPart" type="xsd:string"/></wsdl:message>
   <wsdl:portType name="TestPT">
     <wsdl:operation name="run"><wsdl:input message="tns:req"/><wsdl:output message="tns:resp"/><wsdl:fault name="bad" message="tns:problem"/></wsdl:operation>
     <wsdl:operation name="go"><wsdl:input message="tns:req"/></wsdl:operation>
+    <wsdl:operation name="single"><wsdl:input message="tns:req"/><wsdl:output message="tns:single"/></wsdl:operation>
+    <wsdl:operation name="echo"><wsdl:input message="tns:strIn"/><wsdl:output message="tns:strOut"/></wsdl:operation>
   </wsdl:portType>
   <wsdl:portType name="PartnerPT">
     <wsdl:operation name="call"><wsdl:input message="tns:req"/><wsdl:output message="tns:resp"/><wsdl:fault name="bad" message="tns:problem"/></wsdl:operation>
@@ -33,6 +40,8 @@ const semWSDL = `<?xml version="1.0" encoding="UTF-8"?>
     <soap:binding style="document" transport="http://schemas.xmlsoap.org/soap/http"/>
     <wsdl:operation name="run"><soap:operation soapAction="urn:e2e#run"/><wsdl:input><soap:body use="literal"/></wsdl:input><wsdl:output><soap:body use="literal"/></wsdl:output><wsdl:fault name="bad"><soap:fault name="bad" use="literal"/></wsdl:fault></wsdl:operation>
     <wsdl:operation name="go"><soap:operation soapAction="urn:e2e#go"/><wsdl:input><soap:body use="literal"/></wsdl:input></wsdl:operation>
+    <wsdl:operation name="single"><soap:operation soapAction="urn:e2e#single"/><wsdl:input><soap:body use="literal"/></wsdl:input><wsdl:output><soap:body use="literal"/></wsdl:output></wsdl:operation>
+    <wsdl:operation name="echo"><soap:operation soapAction="urn:e2e#echo" style="rpc"/><wsdl:input><soap:body use="literal" namespace="urn:e2e"/></wsdl:input><wsdl:output><soap:body use="literal" namespace="urn:e2e"/></wsdl:output></wsdl:operation>
   </wsdl:binding>
   <wsdl:binding name="PartnerBinding" type="tns:PartnerPT">
     <soap:binding style="document" transport="http://schemas.xmlsoap.org/soap/http"/>
@@ -46,12 +55,15 @@ const semWSDL = `<?xml version="1.0" encoding="UTF-8"?>
   <vprop:property name="id" type="xsd:string"/>
   <vprop:propertyAlias propertyName="tns:id" messageType="tns:req" part="payload"><vprop:query>tns:id</vprop:query></vprop:propertyAlias>
   <vprop:property name="n" type="xsd:string"/>
+  <vprop:propertyAlias propertyName="tns:n" element="tns:req"><vprop:query>tns:n</vprop:query></vprop:propertyAlias>
   <vprop:propertyAlias propertyName="tns:n" messageType="tns:req" part="payload"><vprop:query>tns:n</vprop:query></vprop:propertyAlias>
 </wsdl:definitions>
 `
 
 // semHead opens Case.bpel: partner links client (the process's) and
-// partner, variables in and more (tns:req), out, p1 and p2 (tns:resp),
+// partner, variables in, more and ev (tns:req), out, p1 and p2
+// (tns:resp), element variables r (tns:resp) and q (tns:req), str
+// (xsd:string),
 // correlation sets cs (on tns:id) and cn (on tns:n). The case's process
 // section follows it, then </process>.
 const semHead = `<?xml version="1.0" encoding="UTF-8"?>
@@ -69,6 +81,10 @@ const semHead = `<?xml version="1.0" encoding="UTF-8"?>
     <variable name="out" messageType="tns:resp"/>
     <variable name="p1" messageType="tns:resp"/>
     <variable name="p2" messageType="tns:resp"/>
+    <variable name="r" element="tns:resp"/>
+    <variable name="q" element="tns:req"/>
+    <variable name="ev" messageType="tns:req"/>
+    <variable name="str" type="xsd:string"/>
   </variables>
   <correlationSets><correlationSet name="cs" properties="tns:id"/><correlationSet name="cn" properties="tns:n"/></correlationSets>
 `

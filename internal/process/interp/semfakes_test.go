@@ -224,7 +224,10 @@ func (p *scriptedPartner) Invoke(ctx context.Context, c *exchange.Call) (*exchan
 	if c.Operation.OneWay() {
 		return nil, nil
 	}
-	return payloadMessage(c.Operation.Output.Name, a.payload)
+	if len(c.Operation.Output.Parts) != 1 {
+		return nil, fmt.Errorf("scripted partner: the output of %s has %d parts, a reply gives one", op, len(c.Operation.Output.Parts))
+	}
+	return partMessage(c.Operation.Output.Name, c.Operation.Output.Parts[0].Name, a.payload)
 }
 
 // callsOf returns the recorded inputs of op's calls.
@@ -256,11 +259,17 @@ func (p *scriptedPartner) waitCalls(op string, n int, d time.Duration) int {
 // payloadMessage is a message named name whose one part, payload, is
 // the XML text x (semXML).
 func payloadMessage(name exchange.QName, x string) (*exchange.Message, error) {
+	return partMessage(name, "payload", x)
+}
+
+// partMessage is a message named name whose one part is the XML text x
+// (semXML).
+func partMessage(name exchange.QName, part, x string) (*exchange.Message, error) {
 	el, err := semXML(x)
 	if err != nil {
 		return nil, err
 	}
 	m := exchange.NewMessage(name)
-	m.Parts["payload"] = el
+	m.Parts[part] = el
 	return m, nil
 }
