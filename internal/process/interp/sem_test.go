@@ -210,6 +210,21 @@ func (r *semRun) step(st semStep) {
 			r.failf(st.line, "await %s: no answer in 10s", a[0])
 		}
 		r.cur, r.checked = o, false
+	case "open":
+		o := r.started[a[0]]
+		if o == nil {
+			r.failf(st.line, "open %s: no such start", a[0])
+		}
+		select {
+		case <-o.responded:
+			o.mu.Lock()
+			got := describeOutcome(o.out, o.fault, o.err)
+			o.mu.Unlock()
+			r.failf(st.line, "%s was answered already: %s", a[0], got)
+		case <-o.done:
+			r.failf(st.line, "%s's dispatch returned already", a[0])
+		default:
+		}
 	case "advance":
 		d, err := xsd.ParseDuration(a[0])
 		if err != nil {

@@ -38,7 +38,7 @@ func semArity(verb string) (n int, optional, ok bool) {
 	switch verb {
 	case "ack":
 		return 0, false, true
-	case "mode", "await", "reply", "reply-contains", "error", "release", "advance", "deploy-error":
+	case "mode", "await", "open", "reply", "reply-contains", "error", "release", "advance", "deploy-error":
 		return 1, false, true
 	case "send", "call", "calls":
 		return 2, false, true

@@ -72,20 +72,15 @@ func (t *fakeTimer) Stop() bool {
 	return false
 }
 
-// hasDue reports whether a timer is pending at or before at.
-func (c *fakeClock) hasDue(at time.Time) (bool, <-chan struct{}) {
+// hasPending reports whether a timer is pending.
+func (c *fakeClock) hasPending() (bool, <-chan struct{}) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	for _, t := range c.pending {
-		if !t.due.After(at) {
-			return true, nil
-		}
-	}
-	return false, c.added
+	return len(c.pending) > 0, c.added
 }
 
-// Advance moves the time by d, first waiting up to grace for a timer
-// due by then (an instance another goroutine runs may not have reached
+// Advance moves the time by d, first waiting up to grace for a timer to
+// be pending (an instance another goroutine runs may not have reached
 // its wait yet), and calls the due timers, earliest first, in this
 // goroutine: when it returns their runs are over.
 func (c *fakeClock) Advance(d, grace time.Duration) {
@@ -93,7 +88,7 @@ func (c *fakeClock) Advance(d, grace time.Duration) {
 	to := c.now.Add(d)
 	c.mu.Unlock()
 	deadline := time.After(grace)
-	for ok, added := c.hasDue(to); !ok; ok, added = c.hasDue(to) {
+	for ok, added := c.hasPending(); !ok; ok, added = c.hasPending() {
 		select {
 		case <-added:
 			continue
