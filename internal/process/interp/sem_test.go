@@ -230,8 +230,19 @@ func (r *semRun) step(st semStep) {
 		if err != nil {
 			r.failf(st.line, "advance: %v", err)
 		}
+		// Only a dispatch still running can be on its way to a wait.
+		busy := func() bool {
+			for _, o := range r.started {
+				select {
+				case <-o.done:
+				default:
+					return true
+				}
+			}
+			return false
+		}
 		now := r.clock.Now()
-		r.clock.Advance(d.AddTo(now).Sub(now), 2*time.Second)
+		r.clock.Advance(d.AddTo(now).Sub(now), 2*time.Second, busy)
 	case "reply", "reply-contains", "fault", "ack", "error":
 		r.expect(st)
 	case "partner":

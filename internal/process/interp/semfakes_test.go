@@ -79,18 +79,21 @@ func (c *fakeClock) hasPending() (bool, <-chan struct{}) {
 	return len(c.pending) > 0, c.added
 }
 
-// Advance moves the time by d, first waiting up to grace for a timer to
-// be pending (an instance another goroutine runs may not have reached
-// its wait yet), and calls the due timers, earliest first, in this
-// goroutine: when it returns their runs are over.
-func (c *fakeClock) Advance(d, grace time.Duration) {
+// Advance moves the time by d, first waiting, while busy says some
+// dispatch still runs and for up to grace, for a timer to be pending (an
+// instance another goroutine runs may not have reached its wait yet),
+// and calls the due timers, earliest first, in this goroutine: when it
+// returns their runs are over.
+func (c *fakeClock) Advance(d, grace time.Duration, busy func() bool) {
 	c.mu.Lock()
 	to := c.now.Add(d)
 	c.mu.Unlock()
 	deadline := time.After(grace)
-	for ok, added := c.hasPending(); !ok; ok, added = c.hasPending() {
+	for ok, added := c.hasPending(); !ok && busy(); ok, added = c.hasPending() {
 		select {
 		case <-added:
+			continue
+		case <-time.After(5 * time.Millisecond):
 			continue
 		case <-deadline:
 		}
