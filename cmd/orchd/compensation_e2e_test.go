@@ -10,7 +10,10 @@ import (
 
 // Compensation and termination handlers (WS-BPEL 2.0 12.4 to 12.6): each
 // test deploys a process whose handlers append to the reply's a, so the
-// order in which they ran is what the client reads.
+// order in which they ran is what the client reads. The compensation
+// rules themselves are sem cases (internal/process/interp/testdata/sem/
+// compensation); these tests keep what needs the server: metrics, the
+// management API, a restart.
 
 // correlatedStart starts an instance on run, correlated on id, with an
 // empty reply in out.
@@ -22,126 +25,6 @@ const correlatedStart = `<receive partnerLink="client" operation="run" variable=
 // appendA is an assign appending the XPath string expression x to a.
 func appendA(x string) string {
 	return `<assign><copy><from>concat($out.payload/tns:a, ` + x + `)</from><to>$out.payload/tns:a</to></copy></assign>`
-}
-
-// compensableWork is two scopes and an invoke, each with a compensation
-// handler, completed in that order before tns:boom is thrown.
-func compensableWork(partnerCall bool) string {
-	inv := ""
-	if partnerCall {
-		inv = `<invoke name="C" partnerLink="partner" operation="call" inputVariable="in" outputVariable="p1">
-          <compensationHandler>` + appendA(`'undo ', $p1.payload/tns:a, ' '`) + `</compensationHandler>
-        </invoke>`
-	}
-	return `
-      <sequence>
-        <scope name="A">
-          <compensationHandler>` + appendA(`'undoA '`) + `</compensationHandler>
-          ` + appendA(`'A '`) + `
-        </scope>
-        <scope name="B">
-          <compensationHandler>` + appendA(`'undoB '`) + `</compensationHandler>
-          ` + appendA(`'B '`) + `
-        </scope>
-        ` + inv + `
-        <throw faultName="tns:boom"/>
-      </sequence>`
-}
-
-func TestCompensation(t *testing.T) {
-	partner := startSlowPartner(t, 0)
-	tests := []struct {
-		name, body, want string
-	}{
-		{
-			// A fault handler's <compensate/> runs the completed scopes'
-			// handlers (the invoke's inline one too) in reverse order.
-			name: "CompensateAll",
-			body: `<scope name="work">
-      <faultHandlers><catchAll><sequence><compensate/>` + appendA(`'caught'`) + `</sequence></catchAll></faultHandlers>
-      ` + compensableWork(true) + `
-    </scope>`,
-			want: "A B undo P-C1 undoB undoA caught",
-		},
-		{
-			// compensateScope runs only its target's handler.
-			name: "CompensateScope",
-			body: `<scope name="work">
-      <faultHandlers><catchAll><sequence><compensateScope target="A"/>` + appendA(`'caught'`) + `</sequence></catchAll></faultHandlers>
-      ` + compensableWork(true) + `
-    </scope>`,
-			want: "A B undoA caught",
-		},
-		{
-			// A scope with no handler for the fault: its default fault
-			// handler compensates, then rethrows to the enclosing scope.
-			name: "DefaultFaultHandler",
-			body: `<scope name="top">
-      <faultHandlers><catch faultName="tns:boom">` + appendA(`'caught'`) + `</catch></faultHandlers>
-      <scope name="work">` + compensableWork(false) + `</scope>
-    </scope>`,
-			want: "A B undoB undoA caught",
-		},
-		{
-			// A scope completed by each iteration of a serial forEach is
-			// compensated once per iteration, last first, each with its
-			// own snapshot of the counter and its variable; a variable of
-			// the enclosing scope is seen as it is now.
-			name: "SerialLoop",
-			body: loopBody("no"),
-			want: "do1 do2 do3 undo3/x3/late undo2/x2/late undo1/x1/late caught",
-		},
-		{
-			// The same with parallel branches (each completes in turn).
-			name: "ParallelForEach",
-			body: loopBody("yes"),
-			want: "do1 do2 do3 undo3/x3/late undo2/x2/late undo1/x1/late caught",
-		},
-	}
-	deploy := t.TempDir()
-	for _, tc := range tests {
-		writeProcess(t, deploy, tc.name, partner.addr, `
-  <sequence>
-    <receive partnerLink="client" operation="run" variable="in" createInstance="yes"/>
-    `+initOut+`
-    `+tc.body+`
-    <reply partnerLink="client" operation="run" variable="out"/>
-  </sequence>`, true)
-	}
-	o := startOrchd(t, "--deploy", deploy)
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			r := callRun(t, o.base, tc.name, "C1", "1")
-			if got := between(r.body, "a>", "</"); r.status != 200 || got != tc.want {
-				t.Fatalf("status %d a = %q, want %q\n%s\n%s", r.status, got, tc.want, r.body, o.log())
-			}
-		})
-	}
-}
-
-// loopBody runs a forEach (parallel or not) of three compensable scope
-// instances, changes the enclosing scope's g, then faults.
-func loopBody(parallel string) string {
-	return `<scope name="work">
-      <variables><variable name="g" type="xsd:string"/></variables>
-      <faultHandlers><catchAll><sequence><compensate/>` + appendA(`'caught'`) + `</sequence></catchAll></faultHandlers>
-      <sequence>
-        <assign><copy><from>'early'</from><to variable="g"/></copy></assign>
-        <forEach name="loop" counterName="i" parallel="` + parallel + `">
-          <startCounterValue>1</startCounterValue><finalCounterValue>3</finalCounterValue>
-          <scope name="iter">
-            <variables><variable name="x" type="xsd:string"/></variables>
-            <compensationHandler>` + appendA(`'undo', $i, '/', $x, '/', $g, ' '`) + `</compensationHandler>
-            <sequence>
-              <assign><copy><from>concat('x', $i)</from><to variable="x"/></copy></assign>
-              ` + appendA(`'do', $i, ' '`) + `
-            </sequence>
-          </scope>
-        </forEach>
-        <assign><copy><from>'late'</from><to variable="g"/></copy></assign>
-        <throw faultName="tns:boom"/>
-      </sequence>
-    </scope>`
 }
 
 // A fault terminates the scope's running branches: one blocked in a
@@ -276,46 +159,5 @@ func TestCompensationSurvivesRestart(t *testing.T) {
 	}
 	if a := between(ins[0].Variables["out"], "a>", "</"); a != "started undoB undo A-7 caught" {
 		t.Errorf("a = %q, want the completed scopes compensated after the restart, last first", a)
-	}
-}
-
-// A fault compensates two completed scopes in reverse order, and the
-// partner sees the undo calls their compensation handlers make.
-func TestPartnerSeesUndoCalls(t *testing.T) {
-	partner := startSlowPartner(t, 0)
-	deploy := t.TempDir()
-	call := func(n string) string {
-		return `<assign><copy><from><literal><tns:req><tns:id>U1</tns:id><tns:n>` + n + `</tns:n></tns:req></literal></from><to variable="more" part="payload"/></copy></assign>
-          <invoke partnerLink="partner" operation="call" inputVariable="more" outputVariable="p1"/>`
-	}
-	writeProcess(t, deploy, "Undo", partner.addr, `
-  <sequence>
-    <receive partnerLink="client" operation="run" variable="in" createInstance="yes"/>
-    `+initOut+`
-    <scope>
-      <faultHandlers>
-        <catchAll><sequence><compensate/>`+appendA(`'compensated'`)+`</sequence></catchAll>
-      </faultHandlers>
-      <sequence>
-        <scope name="A">
-          <compensationHandler><sequence>`+call("undo A")+`</sequence></compensationHandler>
-          <sequence>`+call("do A")+`</sequence>
-        </scope>
-        <scope name="B">
-          <compensationHandler><sequence>`+call("undo B")+`</sequence></compensationHandler>
-          <sequence>`+call("do B")+`</sequence>
-        </scope>
-        <throw faultName="tns:boom"/>
-      </sequence>
-    </scope>
-    <reply partnerLink="client" operation="run" variable="out"/>
-  </sequence>`, true)
-	o := startOrchd(t, "--deploy", deploy)
-	r := callRun(t, o.base, "Undo", "U1", "1")
-	if r.status != 200 || !strings.Contains(r.body, "compensated") {
-		t.Fatalf("status %d body %s\n%s", r.status, r.body, o.log())
-	}
-	if got, want := strings.Join(partner.calls(), ", "), "do A, do B, undo B, undo A"; got != want {
-		t.Fatalf("the partner saw %q, want %q", got, want)
 	}
 }

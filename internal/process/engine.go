@@ -105,6 +105,9 @@ type Options struct {
 	// Tracer, when set, traces runs, partner calls and commits
 	// (tracing.go); nil traces nothing, at no cost.
 	Tracer trace.Tracer
+	// Clock is the time of instance timers and deadlines (clock.go); nil
+	// means the system clock.
+	Clock Clock
 }
 
 // Engine runs deployed processes. It implements exchange.Dispatcher: every

@@ -45,10 +45,11 @@ func (h *engineHost) Ended(in *interp.Instance, f *exchange.Fault) {
 
 // Sleep waits until the engine's clock reaches until, or ctx ends.
 func (h *engineHost) Sleep(ctx context.Context, until time.Time) bool {
-	t := time.NewTimer(until.Sub((*Engine)(h).now()))
+	e := (*Engine)(h)
+	t, fired := e.timer(e.until(until.UnixNano()))
 	defer t.Stop()
 	select {
-	case <-t.C:
+	case <-fired:
 		return true
 	case <-ctx.Done():
 		return false

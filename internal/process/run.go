@@ -116,7 +116,7 @@ func (l *idLock) unref() {
 	l.s.mu.Unlock()
 }
 
-func (e *Engine) now() time.Time { return time.Now() }
+func (e *Engine) now() time.Time { return e.clock().Now() }
 
 // Dispatch implements exchange.Dispatcher. A message that matches a
 // waiting instance's correlation goes to that instance; a message for a
@@ -496,7 +496,7 @@ type timerSet struct {
 }
 
 type pendingTimer struct {
-	t   *time.Timer
+	t   Timer
 	due int64
 }
 
@@ -504,7 +504,7 @@ type pendingTimer struct {
 // it reports false when that timer is pending here already (a timer
 // adopted from the store is not scheduled twice).
 func (e *Engine) schedule(p *interp.Version, id string, due int64) bool {
-	d := time.Until(time.Unix(0, due))
+	d := e.until(due)
 	if d < 0 {
 		d = 0
 	}
@@ -521,7 +521,7 @@ func (e *Engine) schedule(p *interp.Version, id string, due int64) bool {
 		ts.m = map[string]*pendingTimer{}
 	}
 	pt := &pendingTimer{due: due}
-	pt.t = time.AfterFunc(d, func() {
+	pt.t = e.clock().AfterFunc(d, func() {
 		ts.mu.Lock()
 		if ts.m[id] == pt {
 			delete(ts.m, id)
