@@ -48,10 +48,10 @@ FUZZ_TARGETS = \
 	./internal/process/:FuzzXPath1Fast \
 	./internal/xpath1/:FuzzParse \
 	./internal/process/:FuzzParseEPR \
-	./internal/process/:FuzzDecodeCompFrames \
-	./internal/process/:FuzzDecodeFrames \
+	./internal/process/interp/:FuzzDecodeCompFrames \
+	./internal/process/interp/:FuzzDecodeFrames \
 	./internal/process/:FuzzRewrite \
-	./internal/process/:FuzzSplitFingerprint \
+	./internal/process/interp/:FuzzSplitFingerprint \
 	./internal/persist/:FuzzDecodeRecord \
 	./internal/endpoints/:FuzzParse \
 	./internal/xsd/:FuzzLoad \

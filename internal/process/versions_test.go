@@ -88,27 +88,3 @@ func TestUndeploy(t *testing.T) {
 		t.Fatalf("an undeployed process took a request")
 	}
 }
-
-// FuzzSplitFingerprint: stored frames of any shape split without panic,
-// and what tagged frames split into is written back the same.
-func FuzzSplitFingerprint(f *testing.F) {
-	f.Add([]byte{interp.FramesFingerprinted, 3, 'a', 'b', 'c', interp.FramesVersion, 1})
-	f.Add([]byte{interp.FramesVersion})
-	f.Add([]byte{interp.FramesFingerprinted, 200})
-	f.Fuzz(func(t *testing.T, b []byte) {
-		fp, rest, ok := interp.SplitFingerprint(b)
-		if !ok {
-			if !bytes.Equal(rest, b) || fp != "" {
-				t.Fatalf("untagged frames changed: %q %x", fp, rest)
-			}
-			return
-		}
-		if !bytes.HasSuffix(b, rest) || len(rest)+len(fp) >= len(b) {
-			t.Fatalf("split %x into %q and %x", b, fp, rest)
-		}
-		again := append(interp.AppendString([]byte{interp.FramesFingerprinted}, fp), rest...)
-		if fp2, rest2, ok := interp.SplitFingerprint(again); !ok || fp2 != fp || !bytes.Equal(rest2, rest) {
-			t.Fatalf("re-encoded %q %x splits into %q %x", fp, rest, fp2, rest2)
-		}
-	})
-}

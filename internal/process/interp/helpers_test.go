@@ -3,7 +3,9 @@ package interp
 import (
 	"context"
 	"log/slog"
+	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -81,4 +83,26 @@ func poMessage(t testing.TB, file string) *etree.Element {
 	body := doc.Root().FindElement("./Body/*").Copy()
 	body.CreateAttr("xmlns:po", "urn:example:po")
 	return body
+}
+
+// editedVersions compiles a copy of the engine's fixture bundle
+// testdata/bundles/name in which the first old in file is replaced by new
+// (old must occur).
+func editedVersions(t testing.TB, name, file, old, new string) ([]*Version, error) {
+	t.Helper()
+	dir := filepath.Join(t.TempDir(), name)
+	if err := os.CopyFS(dir, os.DirFS(filepath.Join("..", "testdata", "bundles", name))); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(dir, file)
+	if b, err := os.ReadFile(path); err != nil || !strings.Contains(string(b), old) {
+		t.Fatalf("%s (%v) does not contain %q", file, err, old)
+	} else if err := os.WriteFile(path, []byte(strings.Replace(string(b), old, new, 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	pls, err := compile.LoadBundleWith(dir, compile.LoadOptions{})
+	if err != nil {
+		return nil, err
+	}
+	return NewVersions(pls), nil
 }
