@@ -47,7 +47,7 @@ FUZZ_TARGETS = \
 	./internal/process/:FuzzCheckXPath1Functions \
 	./internal/process/:FuzzXPath1Fast \
 	./internal/xpath1/:FuzzParse \
-	./internal/process/:FuzzParseEPR \
+	./internal/process/interp/:FuzzParseEPR \
 	./internal/process/interp/:FuzzDecodeCompFrames \
 	./internal/process/interp/:FuzzDecodeFrames \
 	./internal/process/:FuzzRewrite \
