@@ -33,7 +33,7 @@ func TestRedeployKeepsInstancesOnTheirVersion(t *testing.T) {
 	e.reg.mu.Lock()
 	versions := map[string]*interp.Version{}
 	for _, in := range e.reg.live {
-		versions[in.Corr["byRequest"]] = in.Proc
+		versions[in.Correlations()["byRequest"]] = in.Version()
 	}
 	e.reg.mu.Unlock()
 	// Through v2's endpoint, the decision reaches the instance on v1.
