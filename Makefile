@@ -44,14 +44,14 @@ FUZZ_TARGETS = \
 	./internal/process/check/:FuzzCheck \
 	./internal/process/:FuzzCompileBPEL \
 	./internal/process/compile/:FuzzCompileInsertPath \
-	./internal/process/:FuzzCheckXPath1Functions \
-	./internal/process/:FuzzXPath1Fast \
+	./internal/process/expr/:FuzzCheckXPath1Functions \
+	./internal/process/interp/:FuzzXPath1Fast \
 	./internal/xpath1/:FuzzParse \
-	./internal/process/:FuzzParseEPR \
-	./internal/process/:FuzzDecodeCompFrames \
-	./internal/process/:FuzzDecodeFrames \
-	./internal/process/:FuzzRewrite \
-	./internal/process/:FuzzSplitFingerprint \
+	./internal/process/interp/:FuzzParseEPR \
+	./internal/process/interp/:FuzzDecodeCompFrames \
+	./internal/process/interp/:FuzzDecodeFrames \
+	./internal/process/interp/:FuzzRewrite \
+	./internal/process/interp/:FuzzSplitFingerprint \
 	./internal/persist/:FuzzDecodeRecord \
 	./internal/endpoints/:FuzzParse \
 	./internal/xsd/:FuzzLoad \

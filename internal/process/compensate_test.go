@@ -1,14 +1,11 @@
 package process
 
 import (
-	"context"
+	"os"
 	"strconv"
 	"strings"
 	"testing"
 
-	"github.com/beevik/etree"
-
-	"github.com/orchd/orchd/internal/persist"
 	"github.com/orchd/orchd/internal/process/interp"
 	"github.com/orchd/orchd/internal/process/plan"
 )
@@ -17,19 +14,17 @@ import (
 // activities right before it.
 const minimalReply = `    <reply partnerLink="client" operation="run" variable="out"/>`
 
-// compensationProcess is good-minimal with scopes that use every
-// compensation and termination construct.
-const compensationSnippet = `<scope name="outer">
-<faultHandlers><catchAll><sequence><compensateScope target="A"/><compensateScope target="inv"/><compensate/></sequence></catchAll></faultHandlers>
-<terminationHandler><compensate/></terminationHandler>
-<sequence>
-<scope name="A"><variables><variable name="x" type="xsd:string"/></variables>
-<compensationHandler><sequence><compensate/><assign><copy><from>$x</from><to>$out.payload/tns:a</to></copy></assign></sequence></compensationHandler>
-<scope name="inner"><compensationHandler><empty/></compensationHandler><empty/></scope>
-</scope>
-<invoke name="inv" partnerLink="partner" operation="call" inputVariable="in" outputVariable="out"><compensationHandler><empty/></compensationHandler></invoke>
-</sequence>
-</scope>`
+// compensationSnippet is testdata/compensation-snippet.xml: scopes that
+// use every compensation and termination construct (the interpreter's
+// frames tests run them too).
+func compensationSnippet(t testing.TB) string {
+	t.Helper()
+	b, err := os.ReadFile("testdata/compensation-snippet.xml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return strings.TrimSuffix(string(b), "\n")
+}
 
 // Bad compensation constructs are refused at deploy naming file, line
 // and element; good ones compile.
@@ -40,7 +35,7 @@ func TestCompensationCompile(t *testing.T) {
 		line    int    // of the problem, 0 when it compiles
 		want    string
 	}{
-		{name: "every construct", snippet: compensationSnippet},
+		{name: "every construct", snippet: compensationSnippet(t)},
 		{name: "compensate in a scope's body", snippet: `<scope>
 <compensate/>
 </scope>`, line: 31, want: "<compensate>: SA00008: <compensate> may only be used in a fault, compensation or termination handler"},
@@ -143,126 +138,11 @@ func loadSnippet(t *testing.T, marker, snippet string, line int, want string) []
 }
 
 func compensationProc(t testing.TB) *interp.Version {
-	dir := editedBundle(t, "good-minimal", map[string][]string{"Test.bpel": {minimalReply, compensationSnippet + "\n" + minimalReply}})
+	t.Helper()
+	dir := editedBundle(t, "good-minimal", map[string][]string{"Test.bpel": {minimalReply, compensationSnippet(t) + "\n" + minimalReply}})
 	procs, err := loadBundle(dir)
 	if err != nil || len(procs) != 1 {
 		t.Fatalf("LoadBundle: %v", err)
 	}
 	return procs[0]
-}
-
-// recInstance is an instance of p whose process scope frame holds two
-// completed instances of A (each with a snapshot of x and a completed
-// inner), as a checkpoint taken after them would.
-func recInstance(p *interp.Version) *interp.Instance {
-	in := interp.NewInstance(nil, p, context.Background())
-	var a, inner *plan.Scope
-	for _, act := range p.Acts {
-		if s, ok := act.(*plan.Scope); ok && s.Name == "A" {
-			a = s
-		} else if ok && s.Name == "inner" {
-			inner = s
-		}
-	}
-	snap := func(v string) []interp.PrivSlot {
-		el := a.Vars[0].NewSlot()
-		el.SetText(v)
-		return []interp.PrivSlot{{Slot: a.Vars[0].Slot, El: el}}
-	}
-	top := &interp.CompRec{}
-	for _, v := range []string{"first", "second"} {
-		top.Kids = append(top.Kids, &interp.CompRec{Sc: a, Snap: snap(v), Kids: []*interp.CompRec{{Sc: inner}}})
-	}
-	in.Threads[0].Stack = append(in.Threads[0].Stack, interp.Frame{Act: p.Root, Pc: interp.ScopeBody, Rec: top})
-	return in
-}
-
-// describeRec renders a record tree for comparison.
-func describeRec(r *interp.CompRec) string {
-	if r == nil {
-		return "nil"
-	}
-	var b strings.Builder
-	if r.Sc != nil {
-		b.WriteString(r.Sc.Name)
-	}
-	for _, ps := range r.Snap {
-		var w strings.Builder
-		ps.El.WriteTo(&w, &etree.WriteSettings{})
-		b.WriteString(" " + strconv.Itoa(ps.Slot) + "=" + w.String())
-	}
-	b.WriteString("[")
-	for _, k := range r.Kids {
-		b.WriteString(describeRec(k) + ";")
-	}
-	return b.String() + "]"
-}
-
-// Completed scope instances and their snapshots survive a checkpoint:
-// written as frames version 4, read back the same.
-func TestCompensationRecordsRoundTrip(t *testing.T) {
-	p := compensationProc(t)
-	in := recInstance(p)
-	b, err := in.EncodeFrames(nil, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	fp, b, ok := interp.SplitFingerprint(b)
-	if !ok || fp != p.Fingerprint {
-		t.Fatalf("frames start with fingerprint %q (%v), want %q", fp, ok, p.Fingerprint)
-	}
-	if b[0] != interp.FramesVersionComp {
-		t.Fatalf("frames version %d, want %d", b[0], interp.FramesVersionComp)
-	}
-	out := interp.NewInstance(nil, p, context.Background())
-	if err := out.DecodeThreads(interp.NewReader(b[1:]), true); err != nil {
-		t.Fatal(err)
-	}
-	want := describeRec(in.Threads[0].Stack[0].Rec)
-	if got := describeRec(out.Threads[0].Stack[0].Rec); got != want || !strings.Contains(got, ">second<") {
-		t.Errorf("records read back\n%s\nwant\n%s", got, want)
-	}
-	// An instance with no record is written as before (version 2).
-	in.Threads[0].Stack[0].Rec = nil
-	b, _ = in.EncodeFrames(nil, 0)
-	if _, b, _ = interp.SplitFingerprint(b); b[0] != interp.FramesVersion {
-		t.Errorf("frames version %d without records, want %d", b[0], interp.FramesVersion)
-	}
-}
-
-// FuzzDecodeCompFrames feeds stored control state with compensation
-// records to the decoder: it must fail cleanly, never panic.
-func FuzzDecodeCompFrames(f *testing.F) {
-	p := compensationProc(f)
-	b, err := recInstance(p).EncodeFrames(nil, 0)
-	if err != nil {
-		f.Fatal(err)
-	}
-	f.Add(b[1:])
-	f.Add([]byte{1, 0, 0, 0, 1})
-	f.Fuzz(func(t *testing.T, data []byte) {
-		in := interp.NewInstance(nil, p, context.Background())
-		_ = in.DecodeThreads(interp.NewReader(data), true)
-	})
-}
-
-// FuzzDecodeFrames feeds a stored instance's control state and a stored
-// variable to the checkpoint decoder, as a load or a listing reads them:
-// it fails cleanly (a broken instance), never panics.
-func FuzzDecodeFrames(f *testing.F) {
-	p := compensationProc(f)
-	for _, in := range []*interp.Instance{recInstance(p), interp.NewInstance(nil, p, context.Background())} {
-		b, err := in.EncodeFrames([]string{"route"}, 42)
-		if err != nil {
-			f.Fatal(err)
-		}
-		f.Add(b, []byte("<v><x a='1'/></v>"))
-		f.Add(b[:len(b)/2], []byte("<v"))
-	}
-	f.Fuzz(func(t *testing.T, frames, variable []byte) {
-		rec := &persist.Instance{ID: "x", Process: p.Name.String(), State: persist.Waiting, Frames: frames}
-		if err := checkStored(p, rec, map[int][]byte{1: variable}); err != nil && !isCorrupt(err) {
-			t.Fatalf("checkStored: %v is not a decoding error", err)
-		}
-	})
 }

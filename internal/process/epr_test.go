@@ -1,13 +1,7 @@
 package process
 
 import (
-	"fmt"
-
-	"github.com/beevik/etree"
-
 	"context"
-	"errors"
-	"net/url"
 	"strconv"
 	"strings"
 	"sync"
@@ -22,87 +16,6 @@ const (
 	eprWSA  = `xmlns:wsa="http://www.w3.org/2005/08/addressing"`
 	eprSref = `xmlns:sref="http://docs.oasis-open.org/wsbpel/2.0/serviceref"`
 )
-
-func TestParseEPR(t *testing.T) {
-	tests := []struct {
-		name, in string
-		want     string // address, or "" when an error is wanted
-		errs     []string
-	}{
-		{name: "plain URL", in: "http://h:1/p", want: "http://h:1/p"},
-		{name: "plain URL with spaces around", in: "\n  https://h/p?q=1 \t", want: "https://h/p?q=1"},
-		{name: "wsa EPR", in: `<wsa:EndpointReference ` + eprWSA + `><wsa:Address> http://h/a </wsa:Address></wsa:EndpointReference>`, want: "http://h/a"},
-		{name: "wsa EPR with reference parameters and metadata", in: `<wsa:EndpointReference ` + eprWSA + `><wsa:ReferenceParameters><x>1</x></wsa:ReferenceParameters><wsa:Address>http://h/a</wsa:Address><wsa:Metadata/></wsa:EndpointReference>`, want: "http://h/a"},
-		{name: "2004/08 submission EPR", in: `<a:EndpointReference xmlns:a="http://schemas.xmlsoap.org/ws/2004/08/addressing"><a:Address>http://h/old</a:Address></a:EndpointReference>`, want: "http://h/old"},
-		{name: "service-ref around wsa EPR", in: `<sref:service-ref ` + eprSref + `><wsa:EndpointReference ` + eprWSA + `><wsa:Address>http://h/s</wsa:Address></wsa:EndpointReference></sref:service-ref>`, want: "http://h/s"},
-		{name: "service-ref holding a URL", in: `<sref:service-ref ` + eprSref + `>http://h/u</sref:service-ref>`, want: "http://h/u"},
-		{name: "message part around service-ref around EPR", in: `<tns:epr xmlns:tns="urn:t"><sref:service-ref ` + eprSref + `><wsa:EndpointReference ` + eprWSA + `><wsa:Address>http://h/deep</wsa:Address></wsa:EndpointReference></sref:service-ref></tns:epr>`, want: "http://h/deep"},
-		{name: "default-namespace EPR", in: `<EndpointReference xmlns="http://www.w3.org/2005/08/addressing"><Address>http://h/d</Address></EndpointReference>`, want: "http://h/d"},
-		{name: "wsdl service, SOAP 1.1", in: `<wsdl:service xmlns:wsdl="http://schemas.xmlsoap.org/wsdl/" xmlns:soap="http://schemas.xmlsoap.org/wsdl/soap/" name="S"><wsdl:documentation/><wsdl:port name="P" binding="x"><soap:address location="http://h/w"/></wsdl:port></wsdl:service>`, want: "http://h/w"},
-		{name: "wsdl service, SOAP 1.2 second port", in: `<wsdl:service xmlns:wsdl="http://schemas.xmlsoap.org/wsdl/" xmlns:s12="http://schemas.xmlsoap.org/wsdl/soap12/" name="S"><wsdl:port name="A"/><wsdl:port name="B"><s12:address location="http://h/w12"/></wsdl:port></wsdl:service>`, want: "http://h/w12"},
-
-		{name: "empty text", in: "  ", errs: []string{"empty address"}},
-		{name: "relative URL", in: "/processes/x", errs: []string{`"/processes/x" is not an absolute http or https URL`}},
-		{name: "other scheme", in: "mailto:a@b", errs: []string{"not an absolute http or https URL"}},
-		{name: "bad URL", in: "http://h/%zz", errs: []string{`address "http://h/%zz"`, "invalid URL escape"}},
-		{name: "EPR without Address", in: `<wsa:EndpointReference ` + eprWSA + `><wsa:Metadata/></wsa:EndpointReference>`, errs: []string{"has no wsa:Address"}},
-		{name: "Address in another namespace", in: `<wsa:EndpointReference ` + eprWSA + `><Address>http://h/a</Address></wsa:EndpointReference>`, errs: []string{"has no wsa:Address"}},
-		{name: "unknown wrappers are looked through", in: `<x:EndpointReference xmlns:x="urn:x"><x:Address>http://h/a</x:Address></x:EndpointReference>`, want: "http://h/a"},
-		{name: "wsdl service without soap:address", in: `<wsdl:service xmlns:wsdl="http://schemas.xmlsoap.org/wsdl/" name="S"><wsdl:port name="P"/></wsdl:service>`, errs: []string{`wsdl:service "S" has no port with a soap:address`}},
-		{name: "two elements", in: `<r><a>http://h/1</a><b>http://h/2</b></r>`, errs: []string{"<r> holds 2 elements"}},
-		{name: "too deep", in: strings.Repeat("<a>", 12) + "http://h/" + strings.Repeat("</a>", 12), errs: []string{"more than 8 elements deep"}},
-		{name: "malformed XML", in: "<a><b></a>", errs: []string{"not an endpoint reference"}},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			got, err := parseEPR(tc.in)
-			if tc.want != "" {
-				if err != nil || got != tc.want {
-					t.Fatalf("parseEPR = %q, %v; want %q", got, err, tc.want)
-				}
-				return
-			}
-			if err == nil {
-				t.Fatalf("parseEPR = %q, want an error", got)
-			}
-			if !errors.Is(err, interp.ErrEPR) {
-				t.Errorf("error %v does not wrap errEPR", err)
-			}
-			for _, w := range tc.errs {
-				if !strings.Contains(err.Error(), w) {
-					t.Errorf("error %q does not contain %q", err, w)
-				}
-			}
-		})
-	}
-}
-
-// FuzzParseEPR: parseEPR never panics, and what it accepts is an absolute
-// http(s) URL without surrounding space.
-func FuzzParseEPR(f *testing.F) {
-	for _, s := range []string{
-		"http://h/p",
-		`<wsa:EndpointReference ` + eprWSA + `><wsa:Address>http://h/a</wsa:Address></wsa:EndpointReference>`,
-		`<sref:service-ref ` + eprSref + `>http://h/u</sref:service-ref>`,
-		`<wsdl:service xmlns:wsdl="http://schemas.xmlsoap.org/wsdl/" xmlns:soap="http://schemas.xmlsoap.org/wsdl/soap/"><wsdl:port><soap:address location="http://h/w"/></wsdl:port></wsdl:service>`,
-		"<a><b>https://x</b></a>", "<", "", "mailto:x",
-	} {
-		f.Add(s)
-	}
-	f.Fuzz(func(t *testing.T, s string) {
-		addr, err := parseEPR(s)
-		if err != nil {
-			if !errors.Is(err, interp.ErrEPR) {
-				t.Fatalf("error %v does not wrap errEPR", err)
-			}
-			return
-		}
-		u, perr := url.Parse(addr)
-		if perr != nil || u.Host == "" || strings.TrimSpace(addr) != addr {
-			t.Fatalf("accepted %q (from %q): %v", addr, s, perr)
-		}
-	})
-}
 
 // eprPartners records which binding each call went through: "deploy"
 // (Options.Partners) or "assigned" (Options.AssignedPartners), with the
@@ -288,20 +201,4 @@ func TestEndpointReferenceRefused(t *testing.T) {
 			}
 		})
 	}
-}
-
-// parseEPR reads an endpoint reference from its XML text, or takes text
-// that is not XML as a plain URL (the fuzz target's entry).
-func parseEPR(data string) (string, error) {
-	if !strings.HasPrefix(strings.TrimSpace(data), "<") {
-		return interp.EprText(data)
-	}
-	doc := etree.NewDocument()
-	if err := doc.ReadFromString(data); err != nil {
-		return "", fmt.Errorf("%w: %w", interp.ErrEPR, err)
-	}
-	if doc.Root() == nil {
-		return "", fmt.Errorf("%w: no element", interp.ErrEPR)
-	}
-	return interp.EprAddress(doc.Root())
 }

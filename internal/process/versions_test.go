@@ -33,7 +33,7 @@ func TestRedeployKeepsInstancesOnTheirVersion(t *testing.T) {
 	e.reg.mu.Lock()
 	versions := map[string]*interp.Version{}
 	for _, in := range e.reg.live {
-		versions[in.Corr["byRequest"]] = in.Proc
+		versions[in.Correlations()["byRequest"]] = in.Version()
 	}
 	e.reg.mu.Unlock()
 	// Through v2's endpoint, the decision reaches the instance on v1.
@@ -87,28 +87,4 @@ func TestUndeploy(t *testing.T) {
 	if _, err := approvalCall(t, e, p, "requestApproval", map[string]string{"requestId": "X", "amount": "1", "requester": "x"}); err == nil {
 		t.Fatalf("an undeployed process took a request")
 	}
-}
-
-// FuzzSplitFingerprint: stored frames of any shape split without panic,
-// and what tagged frames split into is written back the same.
-func FuzzSplitFingerprint(f *testing.F) {
-	f.Add([]byte{interp.FramesFingerprinted, 3, 'a', 'b', 'c', interp.FramesVersion, 1})
-	f.Add([]byte{interp.FramesVersion})
-	f.Add([]byte{interp.FramesFingerprinted, 200})
-	f.Fuzz(func(t *testing.T, b []byte) {
-		fp, rest, ok := interp.SplitFingerprint(b)
-		if !ok {
-			if !bytes.Equal(rest, b) || fp != "" {
-				t.Fatalf("untagged frames changed: %q %x", fp, rest)
-			}
-			return
-		}
-		if !bytes.HasSuffix(b, rest) || len(rest)+len(fp) >= len(b) {
-			t.Fatalf("split %x into %q and %x", b, fp, rest)
-		}
-		again := append(interp.AppendString([]byte{interp.FramesFingerprinted}, fp), rest...)
-		if fp2, rest2, ok := interp.SplitFingerprint(again); !ok || fp2 != fp || !bytes.Equal(rest2, rest) {
-			t.Fatalf("re-encoded %q %x splits into %q %x", fp, rest, fp2, rest2)
-		}
-	})
 }

@@ -1,14 +1,12 @@
 package interp
 
 import (
-	"context"
 	"net/http/httptest"
 	"strings"
 	"testing"
 
 	"github.com/beevik/etree"
 
-	"github.com/orchd/orchd/internal/exchange"
 	"github.com/orchd/orchd/internal/mockpartner"
 	"github.com/orchd/orchd/internal/soap"
 )
@@ -41,36 +39,15 @@ func TestPurchaseOrderWithoutEngine(t *testing.T) {
 		}
 		p.Partners[pl.Idx] = client.Partner(&ep)
 	}
-	ep := p.Endpoints[0]
-	var op *exchange.Operation
-	for _, o := range ep.Operations {
-		if o.Name == "submitPurchaseOrder" {
-			op = o
-		}
+	a := begin(t, p, "submitPurchaseOrder", poMessage(t, "po-request.xml"))
+	if a.out.Result != ResCompleted || a.out.Answer != nil {
+		t.Fatalf("run ended %v (%v), want completed", a.out.Result, a.out.Answer)
 	}
-	if op == nil {
-		t.Fatal("the PO serves no submitPurchaseOrder")
-	}
-	req := exchange.NewMessage(op.Input.Name)
-	req.Parts["payload"] = poMessage(t, "po-request.xml")
-	var reply *exchange.Message
-	var fault *exchange.Fault
-	answers := 0
-	ex := &exchange.Exchange{Endpoint: ep, Operation: op, Input: req, Respond: func(out *exchange.Message, f *exchange.Fault) {
-		answers++
-		reply, fault = out, f
-	}}
-
-	in := NewInstance(testHost{}, p, context.Background())
-	out := in.Begin(Delivery{Ex: ex})
-	if out.Result != ResCompleted || out.Answer != nil {
-		t.Fatalf("run ended %v (%v), want completed", out.Result, out.Answer)
-	}
-	if answers != 1 || fault != nil || reply == nil {
-		t.Fatalf("%d answers, fault %v, reply %v; want one reply", answers, fault, reply)
+	if a.n != 1 || a.fault != nil || a.reply == nil {
+		t.Fatalf("%d answers, fault %v, reply %v; want one reply", a.n, a.fault, a.reply)
 	}
 	doc := etree.NewDocument()
-	doc.SetRoot(reply.Parts["payload"].Copy())
+	doc.SetRoot(a.reply.Parts["payload"].Copy())
 	s, _ := doc.WriteToString()
 	for _, want := range []string{"PO-000123", "CRM-00000001", "WO-00000001"} {
 		if !strings.Contains(s, want) {

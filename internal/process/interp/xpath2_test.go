@@ -1,7 +1,6 @@
-package process
+package interp
 
 import (
-	"context"
 	"errors"
 	"strings"
 	"testing"
@@ -14,15 +13,14 @@ import (
 	"github.com/orchd/orchd/internal/process/compile"
 	"github.com/orchd/orchd/internal/process/deploy"
 	"github.com/orchd/orchd/internal/process/expr"
-	"github.com/orchd/orchd/internal/process/interp"
 )
 
 // xp2Fixture is an instance of the rt-xpath2 process with its variables
 // filled, and what XPath 2.0 is compiled against: its declarations in the
 // scope of an element declaring tns, ode, bpel and dd.
 type xp2Fixture struct {
-	in *interp.Instance
-	p  *interp.Version
+	in *Instance
+	p  *Version
 	dp *deploy.Process
 	at *etree.Element
 	r  varResolver
@@ -30,18 +28,9 @@ type xp2Fixture struct {
 
 func newXP2Fixture(t *testing.T) *xp2Fixture {
 	t.Helper()
-	e, procs := deployBundle(t, "rt-xpath2", nil)
+	procs := loadFixture(t, "rt-xpath2")
 	p := procs[0]
-	in := interp.NewInstance(e.host(), p, context.Background())
-	r := varResolver{p}
-	in.StoreMessage(r.LookupVar("in"), poMessageOf(testReq("P", "3", "x")))
-	aEl := testReq("A", "1", "a-text")
-	aEl.CreateAttr("n", "1")
-	in.Slot(r.LookupVar("a")).AddChild(aEl)
-	in.Slot(r.LookupVar("b")).AddChild(testReq("B", "2", "b-text"))
-	tid := in.Slot(r.LookupVar("t")).CreateElement("tns:id")
-	tid.CreateAttr("xmlns:tns", nsTest)
-	tid.SetText("T")
+	in, r := docsInstance(t, p)
 	in.Slot(r.LookupVar("note")).Child[0].(*etree.Element).SetText("hello")
 	in.Slot(r.LookupVar("i")).SetText(" 41 ")
 	in.Slot(r.LookupVar("d")).SetText("2024-02-28T10:00:00Z")
@@ -179,7 +168,7 @@ func TestXPath2Errors(t *testing.T) {
 			t.Errorf("%s: got %v, want an error containing %q", tt.src, err, tt.want)
 		}
 	}
-	var fv *interp.FaultValue
+	var fv *FaultValue
 	if _, err := f.eval(t, "", "xs:integer('x')"); !errors.As(err, &fv) || fv.Name.Local != "subLanguageExecutionFault" || !strings.Contains(fv.Reason, "FORG0001") {
 		t.Errorf("dynamic error: got %v, want subLanguageExecutionFault naming FORG0001", err)
 	}
@@ -248,7 +237,7 @@ func TestODEFunctions(t *testing.T) {
 		"ode:splitToElements('a', '(', 'c')",
 		"ode:composeUrl('x', 'a', 'b', 'c')",
 	} {
-		var fv *interp.FaultValue
+		var fv *FaultValue
 		if _, err := f.eval(t, "", src); !errors.As(err, &fv) || fv.Name.Local != "subLanguageExecutionFault" {
 			t.Errorf("%s: got %v, want subLanguageExecutionFault", src, err)
 		}

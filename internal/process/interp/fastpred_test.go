@@ -1,4 +1,4 @@
-package process
+package interp
 
 import (
 	"context"
@@ -10,7 +10,6 @@ import (
 
 	"github.com/orchd/orchd/internal/exchange"
 	"github.com/orchd/orchd/internal/process/expr"
-	"github.com/orchd/orchd/internal/process/interp"
 )
 
 // TestFastPredicatesMatchXPath evaluates path expressions with boolean
@@ -68,11 +67,11 @@ func TestFastPredicatesMatchXPath(t *testing.T) {
 		"$poIn.payload/po:items/po:item[po:qty > 1]/po:qty * 2",
 		"$poIn.payload/po:items/po:item[po:qty >= 10]/po:unitPrice = 3.25",
 	}
-	e, p, _ := loadPO(t)
+	p := loadPO(t)
 	r := varResolver{p}
 	ns := map[string]string{"po": "urn:example:po"}
 	for name, body := range items {
-		in := interp.NewInstance(e.host(), p, context.Background())
+		in := NewInstance(testHost{}, p, context.Background())
 		if err := in.Start(); err != nil {
 			t.Fatal(err)
 		}
@@ -123,7 +122,7 @@ func TestFastPredicatesMatchXPath(t *testing.T) {
 		{`<po:item><po:qty> 3 </po:qty></po:item><po:item><po:qty>x</po:qty></po:item>`, "sum($poIn.payload/po:items/po:item[number(po:qty) > 0]/po:qty)", 3},
 		{`<item xmlns="urn:other"><qty>2</qty></item><po:item><qty>2</qty></po:item>`, "count($poIn.payload/po:items/*[qty])", 1},
 	} {
-		in := interp.NewInstance(e.host(), p, context.Background())
+		in := NewInstance(testHost{}, p, context.Background())
 		if err := in.Start(); err != nil {
 			t.Fatal(err)
 		}
@@ -154,7 +153,7 @@ func TestFastPredicatesMatchXPath(t *testing.T) {
 
 // poWithItems is the workload request with items as the content of
 // po:items.
-func poWithItems(t testing.TB, p *interp.Version, items string) *exchange.Message {
+func poWithItems(t testing.TB, p *Version, items string) *exchange.Message {
 	t.Helper()
 	doc := etree.NewDocument()
 	src := `<po:purchaseOrder xmlns:po="urn:example:po"><po:poId>PO-1</po:poId><po:items>` + items + `</po:items></po:purchaseOrder>`

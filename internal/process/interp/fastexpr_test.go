@@ -1,40 +1,22 @@
-package process
+package interp
 
 import (
 	"context"
-	"fmt"
 	"testing"
 
 	"github.com/beevik/etree"
 
 	"github.com/orchd/orchd/internal/exchange"
 	"github.com/orchd/orchd/internal/process/expr"
-	"github.com/orchd/orchd/internal/process/interp"
 	"github.com/orchd/orchd/internal/process/plan"
 )
-
-// varResolver resolves variables of a compiled process by name.
-type varResolver struct{ p *interp.Version }
-
-func (r varResolver) LookupVar(name string) *expr.Var {
-	for _, v := range r.p.Vars {
-		if v.Name == name {
-			return v
-		}
-	}
-	return nil
-}
-
-func (r varResolver) PropertyPath(string, string, *etree.Element, map[string]string) (string, error) {
-	return "", fmt.Errorf("no properties here")
-}
 
 // TestFastExprMatchesXPath evaluates each expression both with the fast
 // evaluator and with the general one (internal/xpath1) on the same
 // instance tree; they must agree.
 func TestFastExprMatchesXPath(t *testing.T) {
-	e, p, _ := loadPO(t)
-	in := interp.NewInstance(e.host(), p, context.Background())
+	p := loadPO(t)
+	in := NewInstance(testHost{}, p, context.Background())
 	if err := in.Start(); err != nil {
 		t.Fatal(err)
 	}
@@ -119,7 +101,7 @@ func TestFastExprMatchesXPath(t *testing.T) {
 	}
 }
 
-func poInMessage(t testing.TB, p *interp.Version) *exchange.Message {
+func poInMessage(t testing.TB, p *Version) *exchange.Message {
 	m := exchange.NewMessage(p.Vars[0].Msg.Name)
 	m.Parts["payload"] = poMessage(t, "po-request.xml")
 	return m
@@ -129,7 +111,7 @@ func poInMessage(t testing.TB, p *interp.Version) *exchange.Message {
 // an arithmetic expression over paths with [$i] predicates, a literal with
 // keepSrcElementName, two path copies, a counter) on one instance.
 func BenchmarkAssign(b *testing.B) {
-	e, p, _ := loadPO(b)
+	p := loadPO(b)
 	var add *plan.Assign
 	for _, a := range p.Acts {
 		if x, ok := a.(*plan.Assign); ok && x.Name == "addItem" {
@@ -139,7 +121,7 @@ func BenchmarkAssign(b *testing.B) {
 	if add == nil {
 		b.Fatal("no addItem assign")
 	}
-	in := interp.NewInstance(e.host(), p, context.Background())
+	in := NewInstance(testHost{}, p, context.Background())
 	if err := in.Start(); err != nil {
 		b.Fatal(err)
 	}
@@ -153,7 +135,7 @@ func BenchmarkAssign(b *testing.B) {
 			prep = x
 		}
 	}
-	if _, _, err := interp.StepAssign(prep, in, &interp.Frame{}); err != nil {
+	if _, _, err := StepAssign(prep, in, &Frame{}); err != nil {
 		b.Fatal(err)
 	}
 	iv := in.Slot(r.LookupVar("i"))
@@ -161,7 +143,7 @@ func BenchmarkAssign(b *testing.B) {
 	b.ResetTimer()
 	for n := 0; n < b.N; n++ {
 		iv.SetText("1")
-		if _, _, err := interp.StepAssign(add, in, &interp.Frame{}); err != nil {
+		if _, _, err := StepAssign(add, in, &Frame{}); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -169,7 +151,7 @@ func BenchmarkAssign(b *testing.B) {
 
 // generalValue is src's value at ctx by the general XPath 1.0 evaluator
 // (rewritten, then internal/xpath1): what a fast path must match.
-func generalValue(t *testing.T, src string, r varResolver, ns map[string]string, in *interp.Instance, ctx *etree.Element) any {
+func generalValue(t *testing.T, src string, r varResolver, ns map[string]string, in *Instance, ctx *etree.Element) any {
 	t.Helper()
 	rw, err := expr.Rewrite(src, r, nil, ns, true)
 	if err != nil {

@@ -1,4 +1,4 @@
-package process
+package interp
 
 import (
 	"context"
@@ -11,7 +11,6 @@ import (
 	"github.com/beevik/etree"
 
 	"github.com/orchd/orchd/internal/process/expr"
-	"github.com/orchd/orchd/internal/process/interp"
 )
 
 // The direct evaluators (fastpath.go, fastexpr.go) are optimisations of
@@ -37,7 +36,7 @@ text<!-- c -->`
 // awkwardItems, $i = 2, $total = 39.98 and $totalText = "12.50".
 type fastFixture struct {
 	r    varResolver
-	in   *interp.Instance
+	in   *Instance
 	ns   map[string]string
 	item *etree.Element // the second po:item, a predicate's context
 	part *etree.Element // the payload part, a query's context
@@ -45,8 +44,8 @@ type fastFixture struct {
 
 func newFastFixture(t testing.TB) *fastFixture {
 	t.Helper()
-	e, p, _ := loadPO(t)
-	in := interp.NewInstance(e.host(), p, context.Background())
+	p := loadPO(t)
+	in := NewInstance(testHost{}, p, context.Background())
 	if err := in.Start(); err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package process
+package interp
 
 import (
 	"context"
@@ -7,9 +7,7 @@ import (
 
 	"github.com/beevik/etree"
 
-	"github.com/orchd/orchd/internal/exchange"
 	"github.com/orchd/orchd/internal/process/expr"
-	"github.com/orchd/orchd/internal/process/interp"
 	"github.com/orchd/orchd/internal/process/plan"
 )
 
@@ -21,20 +19,10 @@ import (
 // evaluator (internal/xpath1) and through the evaluator the compiler picks
 // (the fast one where it takes the expression).
 func TestVariablesAreDocuments(t *testing.T) {
-	e, procs := deployBundle(t, "rt-docs", nil)
+	procs := loadFixture(t, "rt-docs")
 	p := procs[0]
-	in := interp.NewInstance(e.host(), p, context.Background())
-	r := varResolver{p}
-	in.StoreMessage(r.LookupVar("in"), poMessageOf(testReq("P", "3", "x")))
-	aEl := testReq("A", "1", "a-text")
-	aEl.CreateAttr("n", "1")
-	in.Slot(r.LookupVar("a")).AddChild(aEl)
-	in.Slot(r.LookupVar("b")).AddChild(testReq("B", "2", "b-text"))
-	tid := in.Slot(r.LookupVar("t")).CreateElement("tns:id")
-	tid.CreateAttr("xmlns:tns", nsTest)
-	tid.SetText("T")
-	note := in.Slot(r.LookupVar("note")).Child[0].(*etree.Element)
-	note.SetText("hello")
+	in, r := docsInstance(t, p)
+	in.Slot(r.LookupVar("note")).Child[0].(*etree.Element).SetText("hello")
 	ns := map[string]string{"tns": nsTest}
 
 	tests := []struct {
@@ -126,11 +114,21 @@ func TestVariablesAreDocuments(t *testing.T) {
 	}
 }
 
-// poMessageOf is a one-part message holding payload.
-func poMessageOf(payload *etree.Element) *exchange.Message {
-	m := exchange.NewMessage(exchange.QName{Space: nsTest, Local: "req"})
-	m.Parts["payload"] = payload
-	return m
+// docsInstance is an instance of p (rt-docs or rt-xpath2) with $in =
+// tns:req P, $a = tns:req A (with @n = 1), $b = tns:req B and $t = tns:id T.
+func docsInstance(t testing.TB, p *Version) (*Instance, varResolver) {
+	t.Helper()
+	in := NewInstance(testHost{}, p, context.Background())
+	r := varResolver{p}
+	in.StoreMessage(r.LookupVar("in"), poMessageOf(testReq(t, "P", "3", "x")))
+	aEl := testReq(t, "A", "1", "a-text")
+	aEl.CreateAttr("n", "1")
+	in.Slot(r.LookupVar("a")).AddChild(aEl)
+	in.Slot(r.LookupVar("b")).AddChild(testReq(t, "B", "2", "b-text"))
+	tid := in.Slot(r.LookupVar("t")).CreateElement("tns:id")
+	tid.CreateAttr("xmlns:tns", nsTest)
+	tid.SetText("T")
+	return in, r
 }
 
 // TestRewriteAbsolutePaths: a '/' that starts a location path (XPath 1.0
@@ -138,7 +136,7 @@ func poMessageOf(payload *etree.Element) *exchange.Message {
 // document node; a step separator, a '/' in a literal and the compiler's
 // own $var paths stay as they are.
 func TestRewriteAbsolutePaths(t *testing.T) {
-	_, procs := deployBundle(t, "rt-docs", nil)
+	procs := loadFixture(t, "rt-docs")
 	r := varResolver{procs[0]}
 	const d = expr.DocRootPath
 	tests := []struct{ src, want string }{
@@ -196,7 +194,7 @@ func FuzzRewrite(f *testing.F) {
 		if strings.Contains(src, "$") || strings.Contains(src, expr.DocRootPath) {
 			return
 		}
-		rw, err := expr.Rewrite(src, varResolver{&interp.Version{Plan: &plan.Plan{}}}, nil, ns, true)
+		rw, err := expr.Rewrite(src, varResolver{&Version{Plan: &plan.Plan{}}}, nil, ns, true)
 		if err != nil {
 			return
 		}

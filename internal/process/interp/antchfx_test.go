@@ -1,4 +1,4 @@
-package process
+package interp
 
 import (
 	"fmt"
@@ -9,7 +9,6 @@ import (
 	"github.com/beevik/etree"
 
 	"github.com/orchd/orchd/internal/process/expr"
-	"github.com/orchd/orchd/internal/process/interp"
 	"github.com/orchd/orchd/internal/xpath2"
 )
 
@@ -61,22 +60,13 @@ var antchfxDeviations = []struct {
 
 // deviationInstance is good-minimal's process with $in.payload =
 // deviationPayload, for evaluating expressions in its variable tree.
-func deviationInstance(t *testing.T) (*interp.Instance, varResolver) {
+func deviationInstance(t *testing.T) (*Instance, varResolver) {
 	t.Helper()
-	e, procs := deployBundle(t, "good-minimal", nil)
-	in := interp.NewInstance(e.host(), procs[0], t.Context())
+	procs := loadFixture(t, "good-minimal")
+	in := NewInstance(testHost{}, procs[0], t.Context())
 	r := varResolver{procs[0]}
 	in.StoreMessage(r.LookupVar("in"), poMessageOf(parseElement(t, deviationPayload)))
 	return in, r
-}
-
-func parseElement(t testing.TB, src string) *etree.Element {
-	t.Helper()
-	doc := etree.NewDocument()
-	if err := doc.ReadFromString(src); err != nil {
-		t.Fatal(err)
-	}
-	return doc.Root()
 }
 
 // TestAntchfxDeviations: for each expression where antchfx departs from
@@ -131,27 +121,21 @@ func TestAntchfxDeviations(t *testing.T) {
 	}
 }
 
-// deployedValue deploys good-minimal with its assign copying string(src)
+// deployedValue compiles good-minimal with its assign copying string(src)
 // into the reply and runs it on deviationPayload: the reply's value, or
 // the deploy error.
 func deployedValue(t *testing.T, src string) (string, error) {
 	t.Helper()
 	esc := strings.NewReplacer("&", "&amp;", "<", "&lt;", "\u00a0", "&#160;").Replace(src)
-	dir := editedBundle(t, "good-minimal", map[string][]string{"Test.bpel": {
-		"<from>$in.payload/tns:id</from>", "<from>string(" + esc + ")</from>"}})
-	procs, err := loadBundle(dir)
+	procs, err := editedVersions(t, "good-minimal", "Test.bpel", "<from>$in.payload/tns:id</from>", "<from>string("+esc+")</from>")
 	if err != nil {
 		return "", err
 	}
-	e := NewEngine(Options{})
-	if err := e.Deploy(procs...); err != nil {
-		t.Fatal(err)
+	res := begin(t, procs[0], "run", parseElement(t, deviationPayload))
+	if res.out.Result != ResCompleted || res.fault != nil || res.reply == nil {
+		t.Fatalf("run: %v %v", res.out.Answer, res.fault)
 	}
-	res := dispatch(t, e, procs[0], parseElement(t, deviationPayload))
-	if res.err != nil || res.fault != nil || res.out == nil {
-		t.Fatalf("run: %v %v", res.err, res.fault)
-	}
-	a := res.out.Part("payload").SelectElement("tns:a")
+	a := res.reply.Part("payload").SelectElement("tns:a")
 	if a == nil {
 		t.Fatalf("reply without tns:a")
 	}
