@@ -53,9 +53,10 @@ type Snapshot struct {
 	Process  exchange.QName
 	Version  int // the deploy number (Version.Number)
 	InMemory bool
-	// State is "running" (a thread waits for a partner's answer),
-	// "suspended" or "waiting" for an in-memory instance, the stored
-	// state for a persistent one (persist.State's name).
+	// State is "suspended" (an operator suspended an in-memory
+	// instance), "running" (a thread waits for a partner's answer), the
+	// stored state of a persistent one (persist.State's name), else
+	// "waiting".
 	State string
 	// Started is when the instance started; LastActive when an in-memory
 	// instance last blocked (zero for a persistent one: its record says).
@@ -66,8 +67,10 @@ type Snapshot struct {
 	SuspendReason string
 	Fault         string
 	Threads       []ThreadSnap
-	Activities    []ActivitySnap
-	Variables     []VariableSnap
+	// Root is the id of the process's own activity (the plan's root).
+	Root       int
+	Activities []ActivitySnap
+	Variables  []VariableSnap
 	// Requests are the open requests: taken, not yet replied to.
 	Requests []RequestSnap
 	// Correlations are the initiated correlation sets' values (the parts
@@ -191,15 +194,7 @@ type RequestSnap struct {
 // Snapshot takes a snapshot of the instance. The caller holds the
 // instance's lock (or otherwise knows no run steps it).
 func (in *Instance) Snapshot() *Snapshot {
-	p := in.Proc
-	s := &Snapshot{ID: in.ID, Process: p.Name, Version: p.Number, InMemory: p.InMemory, Started: in.Started,
-		LastActive: in.IdleSince, SuspendReason: in.SuspendReason, Correlations: ListedCorrelations(in.Corr)}
-	if in.InHandler != nil {
-		s.Fault = in.InHandler.Name.String()
-	}
-	if in.Wake != 0 {
-		s.Alarm = time.Unix(0, in.Wake)
-	}
+	s := in.Summary()
 	for _, r := range in.Reqs {
 		if r == nil || r.Ex == nil {
 			continue
@@ -213,26 +208,47 @@ func (in *Instance) Snapshot() *Snapshot {
 		}
 		s.Requests = append(s.Requests, rs)
 	}
+	for _, t := range in.Threads {
+		if t.State != TDone && len(t.Stack) > 0 {
+			s.Threads = append(s.Threads, in.threadSnap(t))
+		}
+	}
+	s.Variables = in.variableSnaps()
+	s.Activities = in.activitySnaps()
+	return s
+}
+
+// Summary is the part of Snapshot a listing needs, cheap to take: the
+// instance's identity, state, times, reasons, correlation values and
+// alarm, without threads, requests, variables or activities. The
+// caller holds the instance's lock.
+func (in *Instance) Summary() *Snapshot {
+	p := in.Proc
+	s := &Snapshot{ID: in.ID, Process: p.Name, Version: p.Number, InMemory: p.InMemory, Started: in.Started,
+		LastActive: in.IdleSince, SuspendReason: in.SuspendReason, Correlations: ListedCorrelations(in.Corr), Root: -1}
+	if p.Root != nil {
+		s.Root = p.Root.ID()
+	}
+	if in.InHandler != nil {
+		s.Fault = in.InHandler.Name.String()
+	}
+	if in.Wake != 0 {
+		s.Alarm = time.Unix(0, in.Wake)
+	}
 	calling := false
 	for _, t := range in.Threads {
-		if t.State == TDone || len(t.Stack) == 0 {
-			continue
-		}
 		calling = calling || t.State == TCalling
-		s.Threads = append(s.Threads, in.threadSnap(t))
 	}
 	switch {
-	case in.State != 0:
-		s.State = in.State.String()
 	case in.Suspended:
 		s.State = "suspended"
 	case calling:
 		s.State = "running"
+	case !p.InMemory && in.State != 0:
+		s.State = in.State.String()
 	default:
 		s.State = "waiting"
 	}
-	s.Variables = in.variableSnaps()
-	s.Activities = in.activitySnaps()
 	return s
 }
 
