@@ -1,0 +1,127 @@
+package interp
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/beevik/etree"
+
+	"github.com/orchd/orchd/internal/exchange"
+	"github.com/orchd/orchd/internal/process/compile"
+)
+
+// waitingSnapshot runs an instance of the engine tests' mgmt-snapshot
+// process (in memory, sampled for timing) until it waits in its wait
+// "pause", and returns it.
+func waitingSnapshot(t *testing.T) *Instance {
+	t.Helper()
+	pls, err := compile.LoadBundleWith("../testdata/bundles/mgmt-snapshot", compile.LoadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pls[0].InMemory = true
+	p := NewVersions(pls)[0]
+	ep := p.Endpoints[0]
+	op := ep.Operations[0]
+	req := exchange.NewMessage(op.Input.Name)
+	payload := etree.NewElement("tns:req")
+	payload.CreateAttr("xmlns:tns", "urn:test")
+	payload.CreateElement("tns:id").SetText("S-1")
+	req.Parts["payload"] = payload
+	replies := 0
+	ex := &exchange.Exchange{Endpoint: ep, Operation: op, Input: req, Respond: func(*exchange.Message, *exchange.Fault) { replies++ }}
+	in := NewInstance(testHost{}, p, context.Background())
+	in.Timing = &Sampler{}
+	if err := in.Start(); err != nil {
+		t.Fatal(err)
+	}
+	in.Inbox, in.Trigger = ex, ex
+	if res, err := in.Run(); res != ResBlocked || err != nil || replies != 1 {
+		t.Fatalf("run ended %v (%v), %d replies; want blocked after the reply", res, err, replies)
+	}
+	return in
+}
+
+// statusOf finds the status of the activity kind name in s.
+func statusOf(t *testing.T, s *Snapshot, kind, name string) ActivitySnap {
+	t.Helper()
+	for _, a := range s.Activities {
+		if a.Kind == kind && a.Name == name {
+			return a
+		}
+	}
+	t.Fatalf("no activity %s %s", kind, name)
+	return ActivitySnap{}
+}
+
+func TestSnapshotOfWaitingInstance(t *testing.T) {
+	in := waitingSnapshot(t)
+	s := in.Snapshot()
+	if s.State != "waiting" || !s.InMemory || s.Process.Local != "Snapshot" || s.Alarm.IsZero() || len(s.Requests) != 0 {
+		t.Errorf("snapshot %+v", s)
+	}
+	for id, a := range s.Activities {
+		if a.ID != id || a.ID != in.Proc.Acts[id].ID() {
+			t.Fatalf("activity %d has id %d: not indexed by plan id", id, a.ID)
+		}
+	}
+	if s.Root != in.Proc.Root.ID() || s.Activities[s.Root].Status != ActRunning || s.Activities[s.Root].Parent != -1 {
+		t.Errorf("root %d: %+v", s.Root, s.Activities[s.Root])
+	}
+	for _, c := range []struct {
+		kind, name string
+		want       ActStatus
+	}{
+		{"receive", "start", ActCompleted},
+		{"assign", "prepare", ActCompleted},
+		{"if", "early", ActCompleted},
+		{"empty", "earlyYes", ActUnknown},
+		{"reply", "ack", ActCompleted},
+		{"flow", "branches", ActRunning},
+		{"empty", "source", ActCompleted},
+		{"empty", "deadEnd", ActSkipped},
+		{"if", "choose", ActRunning},
+		{"wait", "pause", ActWaiting},
+		{"empty", "afterPause", ActNotReached},
+		{"empty", "notChosen", ActSkipped},
+		{"empty", "finish", ActNotReached},
+	} {
+		if a := statusOf(t, s, c.kind, c.name); a.Status != c.want {
+			t.Errorf("%s %s: %v, want %v", c.kind, c.name, a.Status, c.want)
+		}
+	}
+	// Sampled: the running activities have their start, the others none.
+	if a := statusOf(t, s, "wait", "pause"); a.Start.IsZero() {
+		t.Errorf("wait pause: no start in a sampled instance")
+	}
+	if a := statusOf(t, s, "empty", "afterPause"); !a.Start.IsZero() {
+		t.Errorf("empty afterPause: start %v", a.Start)
+	}
+	if len(s.Threads) != 2 || s.Threads[0].State != ThreadJoining || s.Threads[1].State != ThreadWaiting ||
+		s.Threads[1].At.Kind != "wait" || len(s.Threads[1].Awaits) != 1 || !s.Threads[1].Awaits[0].Due.Equal(s.Alarm) {
+		t.Errorf("threads %+v", s.Threads)
+	}
+	vars := map[string]string{}
+	for _, v := range s.Variables {
+		vars[v.Name] = v.Value
+	}
+	if !strings.Contains(vars["in"], "S-1") || !strings.Contains(vars["out"], ">ok<") {
+		t.Errorf("variables %v", vars)
+	}
+	// A summary leaves out what a listing does not need.
+	if sum := in.Summary(); sum.State != "waiting" || sum.Threads != nil || sum.Activities != nil || sum.Variables != nil {
+		t.Errorf("summary %+v", sum)
+	}
+}
+
+func TestActStatusNames(t *testing.T) {
+	for s := ActNotReached; s <= ActUnknown; s++ {
+		if s.String() == "" || (s != ActUnknown && s.String() == "unknown") {
+			t.Errorf("status %d is named %q", s, s.String())
+		}
+	}
+	if ActStatus(200).String() != "unknown" {
+		t.Error("an out-of-range status is not unknown")
+	}
+}
