@@ -286,7 +286,7 @@ func (in *Instance) threadSnap(t *Thread) ThreadSnap {
 	default:
 		ts.State = ThreadReady
 	}
-	if top.K == KFailed {
+	if failedFrame(top) {
 		fl := &FailureSnap{Activity: ts.Top, Reason: in.SuspendReason, Attempts: 1 + int(top.I)}
 		if _, ok := top.Act.(*plan.Invoke); ok && top.Pc > 1 {
 			fl.Attempts += top.Pc - 1 // the failure policy's retries
@@ -294,6 +294,18 @@ func (in *Instance) threadSnap(t *Thread) ThreadSnap {
 		ts.Failure = fl
 	}
 	return ts
+}
+
+// failedFrame reports whether the instance is suspended on frame f's
+// failure: the failure policy marks the frame of an invoke or a REST
+// activity (frame.K means other things in other frames: a forEach's
+// completed branches).
+func failedFrame(f *Frame) bool {
+	switch f.Act.(type) {
+	case *plan.Invoke, *plan.RestActivity:
+		return f.K == KFailed
+	}
+	return false
 }
 
 // awaits is what waiting frame f waits for.

@@ -11,12 +11,12 @@ import (
 	"github.com/orchd/orchd/internal/process/compile"
 )
 
-// waitingSnapshot runs an instance of the engine tests' mgmt-snapshot
-// process (in memory, sampled for timing) until it waits in its wait
-// "pause", and returns it.
-func waitingSnapshot(t *testing.T) *Instance {
+// waitingInstance runs an instance of the process of the engine tests'
+// bundle (in memory, sampled for timing) until it waits after its reply,
+// and returns it.
+func waitingInstance(t *testing.T, bundle string) *Instance {
 	t.Helper()
-	pls, err := compile.LoadBundleWith("../testdata/bundles/mgmt-snapshot", compile.LoadOptions{})
+	pls, err := compile.LoadBundleWith("../testdata/bundles/"+bundle, compile.LoadOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -43,6 +43,22 @@ func waitingSnapshot(t *testing.T) *Instance {
 	return in
 }
 
+// statusCase is an activity's expected status.
+type statusCase struct {
+	kind, name string
+	want       ActStatus
+}
+
+// checkStatuses compares the statuses of s's activities with want.
+func checkStatuses(t *testing.T, s *Snapshot, want []statusCase) {
+	t.Helper()
+	for _, c := range want {
+		if a := statusOf(t, s, c.kind, c.name); a.Status != c.want {
+			t.Errorf("%s %s: %v, want %v", c.kind, c.name, a.Status, c.want)
+		}
+	}
+}
+
 // statusOf finds the status of the activity kind name in s.
 func statusOf(t *testing.T, s *Snapshot, kind, name string) ActivitySnap {
 	t.Helper()
@@ -56,7 +72,7 @@ func statusOf(t *testing.T, s *Snapshot, kind, name string) ActivitySnap {
 }
 
 func TestSnapshotOfWaitingInstance(t *testing.T) {
-	in := waitingSnapshot(t)
+	in := waitingInstance(t, "mgmt-snapshot")
 	s := in.Snapshot()
 	if s.State != "waiting" || !s.InMemory || s.Process.Local != "Snapshot" || s.Alarm.IsZero() || len(s.Requests) != 0 {
 		t.Errorf("snapshot %+v", s)
@@ -69,10 +85,7 @@ func TestSnapshotOfWaitingInstance(t *testing.T) {
 	if s.Root != in.Proc.Root.ID() || s.Activities[s.Root].Status != ActRunning || s.Activities[s.Root].Parent != -1 {
 		t.Errorf("root %d: %+v", s.Root, s.Activities[s.Root])
 	}
-	for _, c := range []struct {
-		kind, name string
-		want       ActStatus
-	}{
+	checkStatuses(t, s, []statusCase{
 		{"receive", "start", ActCompleted},
 		{"assign", "prepare", ActCompleted},
 		{"if", "early", ActCompleted},
@@ -86,11 +99,7 @@ func TestSnapshotOfWaitingInstance(t *testing.T) {
 		{"empty", "afterPause", ActNotReached},
 		{"empty", "notChosen", ActSkipped},
 		{"empty", "finish", ActNotReached},
-	} {
-		if a := statusOf(t, s, c.kind, c.name); a.Status != c.want {
-			t.Errorf("%s %s: %v, want %v", c.kind, c.name, a.Status, c.want)
-		}
-	}
+	})
 	// Sampled: the running activities have their start, the others none.
 	if a := statusOf(t, s, "wait", "pause"); a.Start.IsZero() {
 		t.Errorf("wait pause: no start in a sampled instance")
@@ -112,6 +121,33 @@ func TestSnapshotOfWaitingInstance(t *testing.T) {
 	// A summary leaves out what a listing does not need.
 	if sum := in.Summary(); sum.State != "waiting" || sum.Threads != nil || sum.Activities != nil || sum.Variables != nil {
 		t.Errorf("summary %+v", sum)
+	}
+}
+
+// TestSnapshotFaultHandlerAndForEach: a scope whose fault handler runs
+// has its body faulted, and a parallel forEach joining its branches
+// after two completed is not a failure.
+func TestSnapshotFaultHandlerAndForEach(t *testing.T) {
+	s := waitingInstance(t, "mgmt-snapshot-fault").Snapshot()
+	for _, th := range s.Threads {
+		if th.Failure != nil {
+			t.Errorf("thread at %s %s: failure %+v", th.Top.Kind, th.Top.Name, th.Failure)
+		}
+	}
+	checkStatuses(t, s, []statusCase{
+		{"reply", "ack", ActCompleted},
+		{"scope", "guarded", ActRunning},
+		{"sequence", "body", ActFaulted},
+		{"empty", "beforeThrow", ActUnknown},
+		{"empty", "neverRun", ActUnknown},
+		{"sequence", "handling", ActRunning},
+		{"wait", "cool", ActWaiting},
+		{"forEach", "each", ActRunning},
+		{"scope", "branch", ActRunning},
+		{"wait", "lastWait", ActWaiting},
+	})
+	if a := statusOf(t, s, "sequence", "body"); a.Fault != "{urn:test}boom" {
+		t.Errorf("body's fault %q", a.Fault)
 	}
 }
 

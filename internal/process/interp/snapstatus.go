@@ -83,7 +83,7 @@ func (d *statusDeriver) frames() {
 			s := ActRunning
 			if k == last {
 				switch {
-				case f.K == KFailed:
+				case failedFrame(f):
 					s = ActFailed
 				case t.State == TWaiting || t.State == TLinks:
 					s = ActWaiting
