@@ -231,8 +231,8 @@ const (
 	ActivityWaiting     = "waiting" // a message, an alarm or incoming links
 	ActivityFailed      = "failed"  // the instance is suspended on its failure
 	ActivityCompleted   = "completed"
-	ActivityFaulted     = "faulted"     // its scope's fault handler ran or runs
-	ActivityCompensated = "compensated" // its scope's compensation handler runs
+	ActivityFaulted     = "faulted"     // the body of a scope whose fault handler runs
+	ActivityCompensated = "compensated" // a scope whose compensation handler runs
 	ActivitySkipped     = "skipped"     // a branch not taken, or dead-path elimination
 	ActivityUnknown     = "unknown"
 )

@@ -42,8 +42,10 @@ import (
 //     earlier iterations are not visible: its body shows the current
 //     iteration only;
 //   - a scope whose fault handler runs has its body ActFaulted (with the
-//     fault's name); one whose compensation handler runs has its body
-//     ActCompensated. A compensation that has already run is not visible.
+//     fault's name), and what ran inside that body ActUnknown; a scope
+//     whose compensation handler runs is ActCompensated, its body
+//     completed. A compensation that has already run, and a fault
+//     handler that has, are not visible.
 //
 // Times: Start is known only for the running activities of an instance
 // sampled for timing (Instance.Timing); completed activities' times are

@@ -125,7 +125,8 @@ func TestSnapshotOfWaitingInstance(t *testing.T) {
 }
 
 // TestSnapshotFaultHandlerAndForEach: a scope whose fault handler runs
-// has its body faulted, and a parallel forEach joining its branches
+// has its body faulted, one whose compensation handler runs (from that
+// fault handler) is compensated, and a parallel forEach joining its branches
 // after two completed is not a failure.
 func TestSnapshotFaultHandlerAndForEach(t *testing.T) {
 	s := waitingInstance(t, "mgmt-snapshot-fault").Snapshot()
@@ -141,7 +142,10 @@ func TestSnapshotFaultHandlerAndForEach(t *testing.T) {
 		{"empty", "beforeThrow", ActUnknown},
 		{"empty", "neverRun", ActUnknown},
 		{"sequence", "handling", ActRunning},
-		{"wait", "cool", ActWaiting},
+		{"compensateScope", "undo", ActRunning},
+		{"scope", "undoable", ActCompensated},
+		{"empty", "undoBody", ActCompleted},
+		{"wait", "undoWait", ActWaiting},
 		{"forEach", "each", ActRunning},
 		{"scope", "branch", ActRunning},
 		{"wait", "lastWait", ActWaiting},

@@ -72,6 +72,7 @@ func (d *statusDeriver) set(id int, s ActStatus) {
 
 // frames marks the activities with a frame on a live thread.
 func (d *statusDeriver) frames() {
+	var handling []*Frame // scope frames running a fault handler
 	for _, t := range d.in.Threads {
 		if t.State == TDone || len(t.Stack) == 0 {
 			continue
@@ -93,27 +94,81 @@ func (d *statusDeriver) frames() {
 			}
 			d.set(id, s)
 			if sc, ok := f.Act.(*plan.Scope); ok && f.Pc == scopeHandling && sc.Body != nil {
-				d.mark(sc.Body.ID(), ActFaulted)
-				if f.fault != nil && sc.Body.ID() < len(d.fault) {
-					d.fault[sc.Body.ID()] = f.fault.Name.String()
-				}
+				handling = append(handling, f)
 			}
+		}
+	}
+	// Once every live activity is known: what ran in a faulted body is
+	// unknown, except what runs still (a compensation handler of a scope
+	// inside it).
+	for _, f := range handling {
+		body := f.Act.(*plan.Scope).Body.ID()
+		d.mark(body, ActFaulted)
+		if f.fault != nil && body < len(d.fault) {
+			d.fault[body] = f.fault.Name.String()
 		}
 	}
 }
 
 // ancestors marks running the activities enclosing a live one in the
 // plan: a sequence or an if hands its frame to its last child, so they
-// need not have a frame of their own.
+// need not have a frame of their own. A compensation handler that runs
+// makes its scope compensated instead (the scope completed earlier);
+// the walk stops there, at a termination handler, and at the constructs
+// a thread running a handler starts from (shared by every scope, or
+// placed in the plan by where they were compiled, not where they run).
 func (d *statusDeriver) ancestors(parent []int32) {
 	for id := range d.st {
 		if !d.st[id].live() {
 			continue
 		}
-		for p := parent[id]; p >= 0 && d.st[p] == ActNotReached; p = parent[p] {
+		for x := id; !d.standalone(x); {
+			p := int(parent[x])
+			if p < 0 {
+				break
+			}
+			if sc, ok := d.acts[p].(*plan.Scope); ok && (isAct(sc.Comp, x) || isAct(sc.Term, x)) {
+				if isAct(sc.Comp, x) && !d.st[p].live() {
+					d.st[p] = ActCompensated
+					if b := sc.Body; b != nil && !d.st[b.ID()].live() {
+						d.st[b.ID()] = ActNotReached // whatever a faulted enclosing scope said
+						d.complete(b.ID())
+					}
+				}
+				break
+			}
+			if d.st[p] != ActNotReached {
+				break
+			}
 			d.st[p] = ActRunning
+			x = p
 		}
 	}
+}
+
+// isAct reports whether a is activity id.
+func isAct(a plan.Activity, id int) bool { return a != nil && a.ID() == id }
+
+// standalone reports whether activity id is a construct whose place in
+// the plan says nothing of what encloses it when it runs: a handler
+// run, or one of the compensation constructs every scope shares.
+func (d *statusDeriver) standalone(id int) bool {
+	if _, ok := d.acts[id].(*plan.HandlerRun); ok {
+		return true
+	}
+	if c := d.in.Proc.Comp; c != nil {
+		if isAct(c.CompAll, id) || isAct(c.DefaultFH, id) || isAct(c.Terminator, id) {
+			return true
+		}
+		if seq, ok := c.DefaultFH.(*plan.Sequence); ok {
+			for _, k := range seq.Children {
+				if isAct(k, id) {
+					return true
+				}
+			}
+		}
+	}
+	return false
 }
 
 // within derives the statuses of the children of live activity id.
@@ -156,14 +211,6 @@ func (d *statusDeriver) within(id int) {
 			if d.st[k] == ActNotReached {
 				d.mark(k, ActSkipped)
 			}
-		}
-	case *plan.Scope:
-		if first < 0 {
-			return
-		}
-		live := d.kids[id][first]
-		if a.Comp != nil && (live == a.Comp.ID() || (a.CompAct != nil && live == a.CompAct.ID())) && a.Body != nil {
-			d.mark(a.Body.ID(), ActCompensated)
 		}
 	}
 }
