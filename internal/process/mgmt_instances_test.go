@@ -531,6 +531,12 @@ func TestRecoveryActionsOnFailedInvoke(t *testing.T) {
 				if len(d.Branches) != 1 || d.Branches[0].Activity != "invoke callPartner" || !strings.Contains(d.Branches[0].Waiting, "operator") {
 					t.Errorf("round %d: branches %+v", round, d.Branches)
 				}
+				if st := activityStatus(d, "invoke", "callPartner"); st != mgmt.ActivityFailed {
+					t.Errorf("round %d: invoke callPartner is %s, want failed", round, st)
+				}
+				if st := activityStatus(d, "reply", "accepted"); st != mgmt.ActivityCompleted {
+					t.Errorf("round %d: reply accepted is %s, want completed", round, st)
+				}
 				if err := m.e.Act(context.Background(), id, mgmt.Resume); !errors.Is(err, mgmt.ErrConflict) {
 					t.Errorf("round %d: resume of a failed instance: %v", round, err)
 				}

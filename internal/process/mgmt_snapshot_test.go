@@ -34,6 +34,17 @@ var snapshotWant = map[string]string{
 	"empty finish":     mgmt.ActivityNotReached,
 }
 
+// activityStatus is the status of the activity kind name in d ("" when
+// it is not listed).
+func activityStatus(d *mgmt.InstanceDetail, kind, name string) string {
+	for _, a := range d.Activities {
+		if a.Kind == kind && a.Name == name {
+			return a.Status
+		}
+	}
+	return ""
+}
+
 // checkActivities compares a detail's activities with snapshotWant.
 func checkActivities(t *testing.T, d *mgmt.InstanceDetail) {
 	t.Helper()
