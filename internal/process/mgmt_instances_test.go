@@ -613,6 +613,12 @@ func TestInMemoryInstanceListedWhileItWaitsForPartners(t *testing.T) {
 	}) {
 		t.Errorf("detail: %+v %v", d, err)
 	}
+	for act, want := range map[[2]string]string{{"receive", "start"}: mgmt.ActivityCompleted, {"flow", "both"}: mgmt.ActivityRunning,
+		{"invoke", "first"}: mgmt.ActivityRunning, {"invoke", "second"}: mgmt.ActivityRunning, {"reply", "done"}: mgmt.ActivityNotReached} {
+		if st := activityStatus(d, act[0], act[1]); st != want {
+			t.Errorf("%s %s is %s, want %s", act[0], act[1], st, want)
+		}
+	}
 	if err := e.Act(ctx, id, mgmt.Terminate); !errors.Is(err, mgmt.ErrConflict) {
 		t.Errorf("terminate while running: %v", err)
 	}

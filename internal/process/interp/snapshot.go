@@ -8,6 +8,7 @@ import (
 	"github.com/beevik/etree"
 
 	"github.com/orchd/orchd/internal/exchange"
+	"github.com/orchd/orchd/internal/mgmt"
 	"github.com/orchd/orchd/internal/process/plan"
 )
 
@@ -112,7 +113,8 @@ type ThreadSnap struct {
 	Stack []int
 	// Awaits is what a waiting thread waits for: messages and an alarm
 	// of a receive, pick or wait, or the alarm of an activity waiting to
-	// run again (an invoke's retry). Empty for other waits.
+	// run again (an invoke's retry); for a calling thread, the answer of
+	// its invoke's partner link and operation. Empty for other waits.
 	Awaits []Await
 	// Failure is set when the thread is suspended on its top activity's
 	// failure (an operator may retry, fault or cancel it).
@@ -153,14 +155,16 @@ const (
 	ActUnknown
 )
 
-var actStatusNames = [...]string{"notReached", "running", "waiting", "failed", "completed", "faulted", "compensated", "skipped", "unknown"}
+// actStatusNames are the statuses' names, the management API's.
+var actStatusNames = [...]string{mgmt.ActivityNotReached, mgmt.ActivityRunning, mgmt.ActivityWaiting, mgmt.ActivityFailed,
+	mgmt.ActivityCompleted, mgmt.ActivityFaulted, mgmt.ActivityCompensated, mgmt.ActivitySkipped, mgmt.ActivityUnknown}
 
 // String is the status's name ("notReached", "running", ...).
 func (s ActStatus) String() string {
 	if int(s) < len(actStatusNames) {
 		return actStatusNames[s]
 	}
-	return "unknown"
+	return mgmt.ActivityUnknown
 }
 
 // live reports whether s is a status of an activity with a frame.
@@ -285,6 +289,9 @@ func (in *Instance) threadSnap(t *Thread) ThreadSnap {
 		ts.State = ThreadLinks
 	case TCalling:
 		ts.State = ThreadCalling
+		if iv, ok := top.Act.(*plan.Invoke); ok && iv.Pl != nil && iv.Op != nil {
+			ts.Awaits = []Await{{PartnerLink: iv.Pl.Name, Operation: iv.Op.Name}}
+		}
 	default:
 		ts.State = ThreadReady
 	}
