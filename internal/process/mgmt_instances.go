@@ -569,14 +569,10 @@ func failureOf(s *interp.Snapshot, at time.Time) *mgmt.Failure {
 func activitiesOf(s *interp.Snapshot) []mgmt.ActivityStatus {
 	var out []mgmt.ActivityStatus
 	for _, a := range s.Activities {
-		kind, name := a.Kind, a.Name
-		switch {
-		case a.ID == s.Root:
-			kind, name = "process", s.Process.Local
-		case a.Kind == "":
+		if a.Kind == "" {
 			continue
 		}
-		st := mgmt.ActivityStatus{ID: a.ID, Kind: kind, Name: name, Position: a.Position, Status: a.Status.String(),
+		st := mgmt.ActivityStatus{ID: a.ID, Kind: a.Kind, Name: a.Name, Position: a.Position, Status: a.Status.String(),
 			Fault: a.Fault, Start: a.Start}
 		if a.ID == s.Root {
 			out = append([]mgmt.ActivityStatus{st}, out...)

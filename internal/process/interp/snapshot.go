@@ -87,7 +87,8 @@ type Snapshot struct {
 type ActRef struct {
 	ID int
 	// Kind is the activity's element ("receive", "sequence"); "" for a
-	// construct the compiler made.
+	// construct the compiler made. In Snapshot.Activities the process's
+	// own activity is kind "process", named after the process.
 	Kind, Name, Position string
 }
 

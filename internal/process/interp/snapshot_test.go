@@ -82,7 +82,7 @@ func TestSnapshotOfWaitingInstance(t *testing.T) {
 			t.Fatalf("activity %d has id %d: not indexed by plan id", id, a.ID)
 		}
 	}
-	if s.Root != in.Proc.Root.ID() || s.Activities[s.Root].Status != ActRunning || s.Activities[s.Root].Parent != -1 {
+	if r := s.Activities[s.Root]; s.Root != in.Proc.Root.ID() || r.Status != ActRunning || r.Parent != -1 || r.Kind != "process" || r.Name != "Snapshot" {
 		t.Errorf("root %d: %+v", s.Root, s.Activities[s.Root])
 	}
 	checkStatuses(t, s, []statusCase{

@@ -47,6 +47,9 @@ func (in *Instance) activitySnaps() []ActivitySnap {
 		if _, ok := a.(*plan.HandlerRun); ok {
 			r.Kind, r.Name = "", "" // a construct: it copies its scope's element
 		}
+		if a == p.Root {
+			r.Kind, r.Name = "process", p.Name.Local
+		}
 		out[id] = ActivitySnap{ActRef: r, Parent: int(p.ActParent[id]), Status: d.st[id], Fault: d.fault[id]}
 	}
 	if in.Timing != nil {
