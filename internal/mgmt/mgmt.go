@@ -200,7 +200,45 @@ type InstanceDetail struct {
 	// unless events are kept: orchd serve --timeline). Their Process,
 	// Version and Instance are empty: the detail names them.
 	Timeline []events.Event `json:"timeline"`
+	// Activities are the statuses of the process's activities (those
+	// with an element, the process itself first), in the order of their
+	// plan ids, which a process diagram's activities carry too; absent
+	// when the instance's control state cannot be read (its version is
+	// not deployed, or its record does not decode).
+	Activities []ActivityStatus `json:"activities,omitempty"`
 }
+
+// ActivityStatus is one activity's status in an instance.
+type ActivityStatus struct {
+	// ID is the activity's id in its process version's plan.
+	ID       int    `json:"id"`
+	Kind     string `json:"kind"` // "receive", "sequence", ...; "process" for the root
+	Name     string `json:"name,omitempty"`
+	Position string `json:"position,omitempty"` // file:line
+	// Status is one of the Activity* statuses.
+	Status string `json:"status"`
+	// Fault is the fault a faulted activity ended with, where known.
+	Fault string `json:"fault,omitempty"`
+	// Start is when a running activity started, known for instances
+	// sampled for timing (Process.SampleEvery).
+	Start time.Time `json:"start,omitzero"`
+}
+
+// The activity statuses of ActivityStatus. The status of an activity is
+// derived from where the instance's lines of control stand: "unknown"
+// says it cannot be (what ran inside a completed if, pick, loop or
+// handler, and a loop's earlier iterations, are not kept).
+const (
+	ActivityNotReached  = "notReached"
+	ActivityRunning     = "running"
+	ActivityWaiting     = "waiting" // a message, an alarm or incoming links
+	ActivityFailed      = "failed"  // the instance is suspended on its failure
+	ActivityCompleted   = "completed"
+	ActivityFaulted     = "faulted"     // the body of a scope whose fault handler runs
+	ActivityCompensated = "compensated" // a scope whose compensation handler runs
+	ActivitySkipped     = "skipped"     // a branch not taken, or dead-path elimination
+	ActivityUnknown     = "unknown"
+)
 
 // Branch is one line of control of an instance.
 type Branch struct {

@@ -15,12 +15,12 @@ import (
 	"github.com/orchd/orchd/internal/process/interp"
 )
 
-// approvalInMemory loads the order-approval example as an in-memory
-// process (the persistent one is exercised end to end in cmd/orchd).
-func approvalInMemory(t *testing.T) (*Engine, *interp.Version) {
+// loadInMemory loads a copy of the bundle in src whose deploy.xml says
+// in-memory.
+func loadInMemory(t *testing.T, src string) []*interp.Version {
 	t.Helper()
-	dir := filepath.Join(t.TempDir(), "order-approval")
-	copyDir(t, "../../deploy/order-approval", dir)
+	dir := filepath.Join(t.TempDir(), filepath.Base(src))
+	copyDir(t, src, dir)
 	dd := filepath.Join(dir, "deploy.xml")
 	b, err := os.ReadFile(dd)
 	if err != nil {
@@ -33,6 +33,14 @@ func approvalInMemory(t *testing.T) (*Engine, *interp.Version) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return procs
+}
+
+// approvalInMemory loads the order-approval example as an in-memory
+// process (the persistent one is exercised end to end in cmd/orchd).
+func approvalInMemory(t *testing.T) (*Engine, *interp.Version) {
+	t.Helper()
+	procs := loadInMemory(t, "../../deploy/order-approval")
 	// A decision no instance waits for is held this long (held.go) before
 	// its client hears so.
 	e := NewEngine(Options{MessageHold: 200 * time.Millisecond})

@@ -4,8 +4,6 @@ import (
 	"context"
 	"errors"
 
-	"github.com/beevik/etree"
-
 	"github.com/orchd/orchd/internal/mgmt"
 	"github.com/orchd/orchd/internal/process/interp"
 )
@@ -69,41 +67,4 @@ func (e *Engine) details(ctx context.Context, q mgmt.Query) ([]*mgmt.InstanceDet
 		}
 		q.After = page.Next
 	}
-}
-
-// decodeCorrelations turns stored correlation values (the parts of a
-// key joined by 0x1f) into their listed form (joined by commas).
-func decodeCorrelations(m map[string]string) map[string]string {
-	if len(m) == 0 {
-		return nil
-	}
-	out := make(map[string]string, len(m))
-	for k, v := range m {
-		b := []byte(v)
-		for i := range b {
-			if b[i] == 0x1f {
-				b[i] = ','
-			}
-		}
-		out[k] = string(b)
-	}
-	return out
-}
-
-// variableText renders a stored slot as the variable's XML: the slot's
-// content, without the slot element itself.
-func variableText(data []byte) string {
-	root, err := interp.ParseStored(data)
-	if err != nil {
-		return string(data)
-	}
-	if len(root.ChildElements()) == 0 {
-		return root.Text()
-	}
-	out := etree.NewDocument()
-	for _, c := range append([]etree.Token(nil), root.Child...) {
-		out.AddChild(c)
-	}
-	s, _ := out.WriteToString()
-	return s
 }

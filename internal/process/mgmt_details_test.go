@@ -61,6 +61,9 @@ func TestStoreInstances(t *testing.T) {
 		if got, err := approvalCall(t, e, ap, "requestApproval", map[string]string{"requestId": id, "amount": "3", "requester": "ann"}); err != nil || got != "PENDING" {
 			t.Fatalf("request %s: %q %v", id, got, err)
 		}
+		// Instance IDs order by their millisecond only: the next one is
+		// newer when it starts in a later millisecond.
+		time.Sleep(2 * time.Millisecond)
 	}
 	if got, err := approvalCall(t, e, ap, "decide", map[string]string{"requestId": "S-3", "approved": "true", "approver": "bob"}); err != nil || got != "APPROVED" {
 		t.Fatalf("decide: %q %v", got, err)

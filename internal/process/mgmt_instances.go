@@ -13,13 +13,10 @@ import (
 	"sync"
 	"time"
 
-	"github.com/beevik/etree"
-
 	"github.com/orchd/orchd/internal/events"
 	"github.com/orchd/orchd/internal/mgmt"
 	"github.com/orchd/orchd/internal/persist"
 	"github.com/orchd/orchd/internal/process/interp"
-	"github.com/orchd/orchd/internal/process/plan"
 )
 
 // Instance control for the management API (mgmt.Backend's instance
@@ -163,11 +160,12 @@ func inRange(t, lo, hi time.Time) bool {
 }
 
 // matchCommon tests what stored and in-memory instances share.
-func (q *query) matchCommon(state string, p *interp.Version, started, active time.Time) bool {
+// version is the instance's version number (0: unknown).
+func (q *query) matchCommon(state string, version int, started, active time.Time) bool {
 	if q.State != "" && q.State != state {
 		return false
 	}
-	if q.Version != 0 && (p == nil || p.Number != q.Version) {
+	if q.Version != 0 && version != q.Version {
 		return false
 	}
 	return inRange(started, q.StartedAfter, q.StartedBefore) && inRange(active, q.ActiveAfter, q.ActiveBefore)
@@ -244,7 +242,11 @@ func (e *Engine) QueryInstances(ctx context.Context, q mgmt.Query) (*mgmt.Page, 
 				return false
 			}
 		}
-		if !pq.matchCommon(v.State.String(), p, v.Created, v.Updated) || !pq.matchCorr(v) {
+		number := 0
+		if p != nil {
+			number = p.Number
+		}
+		if !pq.matchCommon(v.State.String(), number, v.Created, v.Updated) || !pq.matchCorr(v) {
 			return false
 		}
 		process := v.Process()
@@ -337,33 +339,39 @@ func (e *Engine) memPage(pq *query, after string, limit int, page *mgmt.Page) st
 // e.reg.mu, so it is not running, or blocked waiting for partner
 // answers) against the query.
 func (q *query) memMatch(in *interp.Instance, running bool) (mgmt.Instance, bool) {
-	state := mgmt.StateWaiting
-	fault := ""
-	switch {
-	case running:
-		state = mgmt.StateRunning
-	case in.Suspended:
-		state, fault = mgmt.StateSuspended, opSuspendReason
-	}
-	name := in.Proc.Name.String()
-	if q.names != nil && !slices.Contains(q.names, name) {
+	s := in.Summary()
+	if q.names != nil && !slices.Contains(q.names, s.Process.String()) {
 		return mgmt.Instance{}, false
 	}
-	if !q.matchCommon(state, in.Proc, in.Started, in.IdleSince) {
+	info := memInstance(s, running)
+	if !q.matchCommon(info.State, s.Version, info.Started, info.LastActive) {
 		return mgmt.Instance{}, false
 	}
-	corr := decodeCorrelations(in.Corr)
 	if q.Correlation != "" {
 		hit := false
-		for set, v := range corr {
+		for set, v := range info.Correlations {
 			hit = hit || ((q.CorrelationSet == "" || set == q.CorrelationSet) && v == q.Correlation)
 		}
 		if !hit {
 			return mgmt.Instance{}, false
 		}
 	}
-	return mgmt.Instance{ID: in.ID, Process: name, Version: in.Proc.Number, InMemory: true, State: state,
-		Started: in.Started, LastActive: in.IdleSince, Correlations: corr, Fault: fault}, true
+	return info, true
+}
+
+// memInstance lists an in-memory instance from its snapshot (running:
+// its run waits for partner answers).
+func memInstance(s *interp.Snapshot, running bool) mgmt.Instance {
+	state := mgmt.StateWaiting
+	fault := ""
+	switch {
+	case running:
+		state = mgmt.StateRunning
+	case s.State == mgmt.StateSuspended:
+		state, fault = mgmt.StateSuspended, opSuspendReason
+	}
+	return mgmt.Instance{ID: s.ID, Process: s.Process.String(), Version: s.Version, InMemory: true, State: state,
+		Started: s.Started, LastActive: s.LastActive, Correlations: s.Correlations, Fault: fault}
 }
 
 // InstanceDetail describes one instance for the management API: its
@@ -405,13 +413,13 @@ func (e *Engine) InstanceDetail(ctx context.Context, id string) (*mgmt.InstanceD
 	p := vi.of(rec.Process, rec.Frames)
 	d := &mgmt.InstanceDetail{
 		Instance: mgmt.Instance{ID: id, Process: rec.Process, State: rec.State.String(), Started: rec.Created,
-			LastActive: rec.Updated, Correlations: decodeCorrelations(rec.Correlations), Fault: rec.Fault},
+			LastActive: rec.Updated, Correlations: interp.ListedCorrelations(rec.Correlations), Fault: rec.Fault},
 		Variables: map[string]string{}, Branches: []mgmt.Branch{}, Timeline: []events.Event{},
 	}
 	names := map[int]string{}
 	if p != nil {
 		d.Version = p.Number
-		names = varNames(p)
+		names = interp.VarNames(p.Plan)
 	}
 	for slot, data := range vars {
 		if slot == interp.TraceSlot {
@@ -421,7 +429,7 @@ func (e *Engine) InstanceDetail(ctx context.Context, id string) (*mgmt.InstanceD
 		if !ok {
 			name = fmt.Sprintf("slot%d", slot)
 		}
-		d.Variables[name] = variableText(data)
+		d.Variables[name] = interp.VariableText(data)
 	}
 	timers, err := e.store.InstanceTimers(id)
 	if err != nil {
@@ -440,10 +448,10 @@ func (e *Engine) InstanceDetail(ctx context.Context, id string) (*mgmt.InstanceD
 				d.State = mgmt.StateBroken
 			}
 		} else {
-			d.Branches = branches(in)
-			if t, f := failedFrame(in); f != nil {
+			s := in.Snapshot()
+			d.Branches, d.Activities = branchesOf(s), activitiesOf(s)
+			if d.Failure = failureOf(s, rec.Updated); d.Failure != nil {
 				failed = true
-				d.Failure = failureOf(in, t, f, rec.Updated)
 			}
 		}
 	}
@@ -451,46 +459,19 @@ func (e *Engine) InstanceDetail(ctx context.Context, id string) (*mgmt.InstanceD
 	return d, nil
 }
 
-// varNames names the slots of p's variables: by declared name, a name
-// declared more than once qualified by where ("name@file:line").
-func varNames(p *interp.Version) map[int]string {
-	count := map[string]int{}
-	for _, v := range p.Vars {
-		count[v.Name]++
-	}
-	out := make(map[int]string, len(p.Vars))
-	for _, v := range p.Vars {
-		name := v.Name
-		if count[name] > 1 {
-			name += "@" + v.Pos.String()
-		}
-		out[v.Slot] = name
-	}
-	return out
-}
-
 // memDetail describes an in-memory instance whose lock the caller holds
 // (running: e.reg.mu, while its run waits for partner answers).
 func (e *Engine) memDetail(in *interp.Instance, running bool) *mgmt.InstanceDetail {
-	q := &query{}
-	info, _ := q.memMatch(in, running)
-	d := &mgmt.InstanceDetail{Instance: info, Variables: map[string]string{}, Branches: branches(in), Timeline: []events.Event{}}
-	names := varNames(in.Proc)
-	for i, v := range in.Proc.Vars {
-		slot := in.Root.Child[i].(*etree.Element)
-		var b bytes.Buffer
-		slot.WriteTo(&b, &etree.WriteSettings{})
-		var fresh bytes.Buffer
-		v.NewSlot().WriteTo(&fresh, &etree.WriteSettings{})
-		if b.String() == fresh.String() {
-			continue // never set
-		}
-		d.Variables[names[v.Slot]] = variableText(b.Bytes())
+	s := in.Snapshot()
+	d := &mgmt.InstanceDetail{Instance: memInstance(s, running), Variables: map[string]string{}, Branches: branchesOf(s),
+		Timeline: []events.Event{}, Activities: activitiesOf(s)}
+	for _, v := range s.Variables {
+		d.Variables[v.Name] = v.Value
 	}
-	if in.Wake != 0 {
-		d.Alarms = []time.Time{time.Unix(0, in.Wake)}
+	if !s.Alarm.IsZero() {
+		d.Alarms = []time.Time{s.Alarm}
 	}
-	d.Actions = actionsFor(info.State, false, true)
+	d.Actions = actionsFor(d.State, false, true)
 	return d
 }
 
@@ -513,43 +494,28 @@ func actionsFor(state string, failed, known bool) []mgmt.Action {
 	return []mgmt.Action{mgmt.Delete}
 }
 
-// tagged is the innermost activity of t's stack that has an element,
-// with its frame.
-func tagged(t *interp.Thread) (interp.EvTagger, *interp.Frame) {
-	for k := len(t.Stack) - 1; k >= 0; k-- {
-		if tg, ok := t.Stack[k].Act.(interp.EvTagger); ok {
-			if tag, _, _ := tg.EvTag(); tag != "" {
-				return tg, &t.Stack[k]
-			}
-		}
-	}
-	return nil, nil
-}
+// activityText is how the API names an activity: kind and name.
+func activityText(r interp.ActRef) string { return strings.TrimSpace(r.Kind + " " + r.Name) }
 
-// branches says where each live thread of in is and what it waits for.
-func branches(in *interp.Instance) []mgmt.Branch {
+// branchesOf says where each live thread is and what it waits for.
+func branchesOf(s *interp.Snapshot) []mgmt.Branch {
 	out := []mgmt.Branch{}
-	for _, t := range in.Threads {
-		if t.State == interp.TDone || len(t.Stack) == 0 {
-			continue
-		}
+	for _, t := range s.Threads {
 		b := mgmt.Branch{}
-		if tg, _ := tagged(t); tg != nil {
-			tag, name, pos := tg.EvTag()
-			b.Activity, b.Position = strings.TrimSpace(tag+" "+name), pos
+		if t.At.Kind != "" {
+			b.Activity, b.Position = activityText(t.At), t.At.Position
 		}
-		top := t.Top()
 		switch t.State {
-		case interp.TWaiting:
-			b.Waiting = waitingFor(top)
-		case interp.TJoining:
+		case interp.ThreadWaiting:
+			b.Waiting = waitingText(t.Awaits)
+		case interp.ThreadJoining:
 			b.Waiting = "branches"
-		case interp.TLinks:
+		case interp.ThreadLinks:
 			b.Waiting = "links"
-		case interp.TCalling:
+		case interp.ThreadCalling:
 			b.Waiting = "partner answer"
-		case interp.TReady:
-			if top.K == interp.KFailed {
+		case interp.ThreadReady:
+			if t.Failure != nil {
 				b.Waiting = "operator: suspended on a failure (retry, fault or cancel)"
 			}
 		}
@@ -558,51 +524,51 @@ func branches(in *interp.Instance) []mgmt.Branch {
 	return out
 }
 
-// waitingFor says what a waiting frame waits for.
-func waitingFor(f *interp.Frame) string {
-	alarm := func(due int64) string { return "alarm at " + time.Unix(0, due).UTC().Format(time.RFC3339) }
-	switch a := f.Act.(type) {
-	case *plan.Receive:
-		return "message " + a.Op.Name + " on " + a.Pl.Name
-	case *plan.Pick:
-		var parts []string
-		for _, om := range a.Msgs {
-			parts = append(parts, "message "+om.Op.Name+" on "+om.Pl.Name)
-		}
-		if len(a.Alarms) > 0 && f.Due != 0 {
-			parts = append(parts, alarm(f.Due))
-		}
-		return strings.Join(parts, " or ")
-	case *plan.Wait:
-		return alarm(f.Due)
+// waitingText says what a waiting thread waits for.
+func waitingText(ws []interp.Await) string {
+	if len(ws) == 0 {
+		return "message"
 	}
-	if f.Due != 0 {
-		return alarm(f.Due) // an invoke waiting to retry, an event handler
+	parts := make([]string, len(ws))
+	for i, w := range ws {
+		if w.Operation != "" {
+			parts[i] = "message " + w.Operation + " on " + w.PartnerLink
+		} else {
+			parts[i] = "alarm at " + w.Due.UTC().Format(time.RFC3339)
+		}
 	}
-	return "message"
+	return strings.Join(parts, " or ")
 }
 
-// failedFrame finds the frame an instance is suspended on, if any.
-func failedFrame(in *interp.Instance) (*interp.Thread, *interp.Frame) {
-	for _, t := range in.Threads {
-		if t.State != interp.TDone && len(t.Stack) > 0 && t.Top().K == interp.KFailed {
-			return t, t.Top()
+// failureOf describes the failure the snapshot's instance is suspended
+// on (nil: none), at the time of the record.
+func failureOf(s *interp.Snapshot, at time.Time) *mgmt.Failure {
+	for _, t := range s.Threads {
+		if f := t.Failure; f != nil {
+			return &mgmt.Failure{Activity: activityText(f.Activity), Position: f.Activity.Position, Reason: f.Reason,
+				Attempts: f.Attempts, Time: at}
 		}
 	}
-	return nil, nil
+	return nil
 }
 
-// failureOf describes the failed frame f of thread t.
-func failureOf(in *interp.Instance, t *interp.Thread, f *interp.Frame, at time.Time) *mgmt.Failure {
-	fl := &mgmt.Failure{Reason: in.SuspendReason, Time: at, Attempts: 1 + int(f.I)}
-	if tg, ok := f.Act.(interp.EvTagger); ok {
-		tag, name, pos := tg.EvTag()
-		fl.Activity, fl.Position = strings.TrimSpace(tag+" "+name), pos
+// activitiesOf lists the statuses of the activities with an element,
+// the process's own first (kind "process").
+func activitiesOf(s *interp.Snapshot) []mgmt.ActivityStatus {
+	var out []mgmt.ActivityStatus
+	for _, a := range s.Activities {
+		if a.Kind == "" {
+			continue
+		}
+		st := mgmt.ActivityStatus{ID: a.ID, Kind: a.Kind, Name: a.Name, Position: a.Position, Status: a.Status.String(),
+			Fault: a.Fault, Start: a.Start}
+		if a.ID == s.Root {
+			out = append([]mgmt.ActivityStatus{st}, out...)
+			continue
+		}
+		out = append(out, st)
 	}
-	if _, ok := f.Act.(*plan.Invoke); ok && f.Pc > 1 {
-		fl.Attempts += f.Pc - 1 // the failure policy's retries
-	}
-	return fl
+	return out
 }
 
 // Act applies an operator's action to an instance (mgmt.Backend.Act).

@@ -531,6 +531,12 @@ func TestRecoveryActionsOnFailedInvoke(t *testing.T) {
 				if len(d.Branches) != 1 || d.Branches[0].Activity != "invoke callPartner" || !strings.Contains(d.Branches[0].Waiting, "operator") {
 					t.Errorf("round %d: branches %+v", round, d.Branches)
 				}
+				if st := activityStatus(d, "invoke", "callPartner"); st != mgmt.ActivityFailed {
+					t.Errorf("round %d: invoke callPartner is %s, want failed", round, st)
+				}
+				if st := activityStatus(d, "reply", "accepted"); st != mgmt.ActivityCompleted {
+					t.Errorf("round %d: reply accepted is %s, want completed", round, st)
+				}
 				if err := m.e.Act(context.Background(), id, mgmt.Resume); !errors.Is(err, mgmt.ErrConflict) {
 					t.Errorf("round %d: resume of a failed instance: %v", round, err)
 				}
@@ -606,6 +612,12 @@ func TestInMemoryInstanceListedWhileItWaitsForPartners(t *testing.T) {
 		return b.Activity == "invoke first" && b.Waiting == "partner answer"
 	}) {
 		t.Errorf("detail: %+v %v", d, err)
+	}
+	for act, want := range map[[2]string]string{{"receive", "start"}: mgmt.ActivityCompleted, {"flow", "both"}: mgmt.ActivityRunning,
+		{"invoke", "first"}: mgmt.ActivityRunning, {"invoke", "second"}: mgmt.ActivityRunning, {"reply", "done"}: mgmt.ActivityNotReached} {
+		if st := activityStatus(d, act[0], act[1]); st != want {
+			t.Errorf("%s %s is %s, want %s", act[0], act[1], st, want)
+		}
 	}
 	if err := e.Act(ctx, id, mgmt.Terminate); !errors.Is(err, mgmt.ErrConflict) {
 		t.Errorf("terminate while running: %v", err)

@@ -19,7 +19,7 @@ const OpSuspendReason = "suspended by an operator"
 // failed finds the frame the instance is suspended on, if any.
 func (in *Instance) failed() (*Thread, *Frame) {
 	for _, t := range in.Threads {
-		if t.State != TDone && len(t.Stack) > 0 && t.Top().K == KFailed {
+		if t.State != TDone && len(t.Stack) > 0 && failedFrame(t.Top()) {
 			return t, t.Top()
 		}
 	}

@@ -28,6 +28,18 @@
 // threads whose private slots are the snapshots (compensate.go).
 // Requests stay open until their reply runs (messaging.go).
 //
+// Readers of an instance take its Snapshot (snapshot.go; Summary for a
+// listing) under the instance's lock rather than its fields: plain data
+// saying where each thread stands and what it waits for, the failure it
+// is suspended on, its variables, open requests, correlation values and
+// alarm, and the status of every activity of the plan indexed by
+// activity id (completed, running, waiting, failed, not reached,
+// skipped, faulted, compensated, unknown). The statuses are derived from
+// the frames, the link statuses and the scope frames handling a fault
+// when the snapshot is taken (snapstatus.go), so the run records nothing
+// for them; what that state cannot tell (a loop's earlier iterations,
+// the branch a completed if took) is unknown.
+//
 // Expressions are compiled by the expression stage (internal/process/expr);
 // this package supplies what only an instance knows: $ode:pid, the event
 // time, link status (xpath2.go). checkpoint.go encodes an instance's
