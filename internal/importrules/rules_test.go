@@ -37,7 +37,9 @@ var allowed = map[string][]string{
 	"internal/wssec":        nil,
 
 	// The documents of a bundle and the languages inside a process.
-	"internal/process/bpel":   {"internal/xmlparse"},
+	"internal/process/bpel": {"internal/xmlparse"},
+	// The BPEL syntax tree: built from a positioned document only.
+	"internal/process/ast":    {"internal/process/bpel"},
 	"internal/xpath1":         nil,
 	"internal/xsd":            {"internal/process/bpel"},
 	"internal/xpath2":         {"internal/xsd"},
