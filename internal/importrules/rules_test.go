@@ -48,7 +48,7 @@ var allowed = map[string][]string{
 	"internal/process/plan":   {"internal/events", "internal/exchange", "internal/partnerallow", "internal/process/bpel", "internal/process/deploy", "internal/process/expr", "internal/process/wsdl", "internal/xsd"},
 	"internal/process/wsdl":   {"internal/exchange", "internal/process/bpel", "internal/xsd"},
 	"internal/process/deploy": {"internal/events", "internal/exchange", "internal/partnerallow", "internal/process/bpel", "internal/process/wsdl", "internal/wssec", "internal/xsd"},
-	"internal/process/check":  {"internal/exchange", "internal/process/bpel", "internal/process/deploy", "internal/process/wsdl"},
+	"internal/process/check":  {"internal/exchange", "internal/process/ast", "internal/process/bpel", "internal/process/deploy", "internal/process/wsdl"},
 
 	// The compiler: bundle -> plan. The only reader of the syntax tree;
 	// never the runtime.
