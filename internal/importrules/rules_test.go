@@ -52,7 +52,7 @@ var allowed = map[string][]string{
 
 	// The compiler: bundle -> plan. The only reader of the syntax tree;
 	// never the runtime.
-	"internal/process/compile": {"internal/exchange", "internal/process/bpel", "internal/process/check", "internal/process/deploy", "internal/process/expr",
+	"internal/process/compile": {"internal/exchange", "internal/process/ast", "internal/process/bpel", "internal/process/check", "internal/process/deploy", "internal/process/expr",
 		"internal/process/plan", "internal/process/wsdl", "internal/wssec", "internal/xpath2", "internal/xsd", "internal/xslt"},
 
 	// The interpreter: a deployed version (Process) and its instances'

@@ -189,3 +189,20 @@ func (e *Element) Within(anc *Element) bool {
 	}
 	return false
 }
+
+// AttrNamespace is the namespace URI of e's attribute a: "" when it is
+// unprefixed or its prefix is not declared, else what its prefix is bound
+// to where e is.
+func (e *Element) AttrNamespace(a Attr) string {
+	if a.Space == "" {
+		return ""
+	}
+	for x := e; x != nil; x = x.parent {
+		for _, d := range x.Attrs {
+			if d.Space == "xmlns" && d.Key == a.Space {
+				return d.Value
+			}
+		}
+	}
+	return ""
+}

@@ -226,3 +226,16 @@ func TestInspect(t *testing.T) {
 		t.Errorf("Inspect visited %v, want %v", got, want)
 	}
 }
+
+// TestAttrNamespace: an attribute's prefix resolves where its element is,
+// through the ancestors' declarations.
+func TestAttrNamespace(t *testing.T) {
+	p := parse(t, head+`<sequence xmlns:o="urn:o"><empty o:a="1" b="2" u:c="3"/></sequence></process>`)
+	e := p.Activity.(*Sequence).Activities[0].Elem()
+	want := map[string]string{"a": "urn:o", "b": "", "c": ""}
+	for _, a := range e.Attrs {
+		if w, ok := want[a.Key]; ok && e.AttrNamespace(a) != w {
+			t.Errorf("%s:%s in %q, want %q", a.Space, a.Key, e.AttrNamespace(a), w)
+		}
+	}
+}

@@ -5,9 +5,8 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/orchd/orchd/internal/process/ast"
-
 	"github.com/orchd/orchd/internal/exchange"
+	"github.com/orchd/orchd/internal/process/ast"
 	"github.com/orchd/orchd/internal/process/bpel"
 	"github.com/orchd/orchd/internal/process/wsdl"
 )

@@ -6,9 +6,8 @@ import (
 	"path"
 	"strings"
 
-	"github.com/orchd/orchd/internal/process/ast"
-
 	"github.com/orchd/orchd/internal/exchange"
+	"github.com/orchd/orchd/internal/process/ast"
 	"github.com/orchd/orchd/internal/process/bpel"
 	"github.com/orchd/orchd/internal/process/wsdl"
 )

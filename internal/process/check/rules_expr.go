@@ -5,7 +5,6 @@ import (
 	"strings"
 
 	"github.com/orchd/orchd/internal/process/ast"
-
 	"github.com/orchd/orchd/internal/process/bpel"
 )
 

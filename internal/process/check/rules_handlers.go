@@ -4,7 +4,6 @@ import (
 	"fmt"
 
 	"github.com/orchd/orchd/internal/process/ast"
-
 	"github.com/orchd/orchd/internal/process/bpel"
 )
 

@@ -1,9 +1,8 @@
 package check
 
 import (
-	"github.com/orchd/orchd/internal/process/ast"
-
 	"github.com/orchd/orchd/internal/exchange"
+	"github.com/orchd/orchd/internal/process/ast"
 	"github.com/orchd/orchd/internal/process/wsdl"
 )
 

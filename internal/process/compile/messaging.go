@@ -1,14 +1,13 @@
 package compile
 
 import (
-	"github.com/beevik/etree"
-
 	"github.com/orchd/orchd/internal/exchange"
+	"github.com/orchd/orchd/internal/process/ast"
 	"github.com/orchd/orchd/internal/process/plan"
 )
 
 // compileParts reads <fromParts> or <toParts> of e; nil when absent.
-func (c *compiler) compileParts(e *etree.Element, tag string, md *exchange.MessageDesc) []plan.PartMap {
+func (c *compiler) compileParts(e *ast.Element, tag string, md *exchange.MessageDesc) []plan.PartMap {
 	pe := bpelChild(e, tag)
 	if pe == nil {
 		return nil
@@ -18,11 +17,11 @@ func (c *compiler) compileParts(e *etree.Element, tag string, md *exchange.Messa
 		attr = "fromVariable"
 	}
 	out := []plan.PartMap{}
-	for _, x := range pe.ChildElements() {
+	for _, x := range pe.Children() {
 		if !isBPEL(x) {
 			continue
 		}
-		pm := plan.PartMap{Part: x.SelectAttrValue("part", "")}
+		pm := plan.PartMap{Part: x.AttrOr("part", "")}
 		if md != nil && len(md.Parts) > 0 {
 			found := false
 			for _, p := range md.Parts {
@@ -32,7 +31,7 @@ func (c *compiler) compileParts(e *etree.Element, tag string, md *exchange.Messa
 				c.errorf(x, "message %s has no part %q", md.Name, pm.Part)
 			}
 		}
-		name := x.SelectAttrValue(attr, "")
+		name := x.AttrOr(attr, "")
 		if pm.V = c.LookupVar(name); pm.V == nil {
 			c.errorf(x, "undeclared variable %q", name)
 			continue
