@@ -17,8 +17,9 @@ const module = "github.com/orchd/orchd/"
 // library and third-party imports are not ruled here.
 //
 // The engine's stages run one way: bpel (documents, positions, errors) <-
-// wsdl <- deploy, and bpel <- expr (expressions over the variable tree);
-// compile (bundle -> plan) and interp (a plan's instances) sit on them,
+// ast (the BPEL syntax tree) <- check (static analysis), bpel <- wsdl <-
+// deploy, and bpel <- expr (expressions over the variable tree); compile
+// (bundle -> plan) and interp (a plan's instances) sit on them,
 // and the engine (process) on interp. soap, persist and
 // exchange know no BPEL; nothing imports cmd.
 var allowed = map[string][]string{
@@ -50,8 +51,8 @@ var allowed = map[string][]string{
 	"internal/process/deploy": {"internal/events", "internal/exchange", "internal/partnerallow", "internal/process/bpel", "internal/process/wsdl", "internal/wssec", "internal/xsd"},
 	"internal/process/check":  {"internal/exchange", "internal/process/ast", "internal/process/bpel", "internal/process/deploy", "internal/process/wsdl"},
 
-	// The compiler: bundle -> plan. The only reader of the syntax tree;
-	// never the runtime.
+	// The compiler: bundle -> plan, lowering the syntax tree; never the
+	// runtime.
 	"internal/process/compile": {"internal/exchange", "internal/process/ast", "internal/process/bpel", "internal/process/check", "internal/process/deploy", "internal/process/expr",
 		"internal/process/plan", "internal/process/wsdl", "internal/wssec", "internal/xpath2", "internal/xsd", "internal/xslt"},
 

@@ -7,10 +7,12 @@
 // (internal/process/compile) both read it, so the list of activities and
 // the shape of each lives here only.
 //
-// The node types are in nodes.go, the generic element every node embeds
-// (tag, attributes, parent, children, position, namespace context) in
-// element.go, Parse in parse.go and the one walk, Inspect, in walk.go;
-// visitors live with their users. A node keeps its source element
+// The node types, the one switch from tag to type (newNode) and how each
+// type reads its fields are in nodes.go; the generic element every node
+// embeds (tag, attributes, parent, children, position, namespace
+// context) in element.go; Parse in parse.go; the one walk, Inspect, in
+// walk.go. Visitors live with their users (check's rules, compile's
+// lowering), as in text/template/parse. A node keeps its source element
 // (Element.Src) for what needs the XML itself: the content of a
 // <literal>, an extension activity's element, the namespace context of
 // XPath expressions and QNames.
