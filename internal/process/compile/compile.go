@@ -308,21 +308,12 @@ func (c *compiler) declare(e *ast.Element) *expr.Var {
 	c.p.Vars = append(c.p.Vars, v)
 	v.Slot = len(c.p.Vars)
 	scope[v.Name] = v
-	if fe := bpelChild(e, "from"); fe != nil {
+	if fe := e.Child("from"); fe != nil {
 		op := &plan.CopyOp{Pos: c.pos(fe), To: plan.ToSpec{V: v, Part: -1}}
-		c.from(fe, &op.From)
+		c.from(fe.Node().(*ast.From), &op.From)
 		c.p.Inits = append(c.p.Inits, op)
 	}
 	return v
-}
-
-func bpelChild(e *ast.Element, tag string) *ast.Element {
-	for _, c := range e.Children() {
-		if c.Tag == tag && isBPEL(c) {
-			return c
-		}
-	}
-	return nil
 }
 
 // lookupVar implements resolver.
@@ -469,7 +460,10 @@ func (c *compiler) varPart(e *ast.Element) (*expr.Var, int, bool) {
 	return v, i, true
 }
 
-func (c *compiler) from(e *ast.Element, f *plan.FromSpec) {
+// from lowers a from-spec: which variant is chosen by the attributes it
+// has, as written (a prefixed one counts, as it did in ODE).
+func (c *compiler) from(n *ast.From, f *plan.FromSpec) {
+	e := &n.Element
 	f.Part = -1
 	switch {
 	case e.Has("partnerLink"):
@@ -482,11 +476,12 @@ func (c *compiler) from(e *ast.Element, f *plan.FromSpec) {
 			return
 		}
 		f.V, f.Part = v, part
-		if q := bpelChild(e, "query"); q != nil {
-			f.Query = c.query(q)
+		if q := n.Query; q != nil {
+			f.Query = c.query(&q.Element)
 		}
-	case bpelChild(e, "literal") != nil:
-		f.Literal = literalContent(bpelChild(e, "literal").Src)
+	case n.Literal != nil:
+		// the literal's XML itself, from its source element
+		f.Literal = literalContent(n.Literal.Src)
 		if els := f.Literal.ChildElements(); len(els) == 1 {
 			f.LitElem = els[0]
 		} else {
@@ -505,7 +500,10 @@ func literalContent(lit *etree.Element) *etree.Element {
 	return box
 }
 
-func (c *compiler) to(e *ast.Element, t *plan.ToSpec) bool {
+// to lowers a to-spec: a partner link, a property, a variable (part,
+// query) or an expression lvalue.
+func (c *compiler) to(n *ast.To, t *plan.ToSpec) bool {
+	e := &n.Element
 	t.Part = -1
 	switch {
 	case e.Has("partnerLink"):
@@ -525,8 +523,8 @@ func (c *compiler) to(e *ast.Element, t *plan.ToSpec) bool {
 			return false
 		}
 		t.V, t.Part = v, part
-		if q := bpelChild(e, "query"); q != nil {
-			t.Query = c.query(q)
+		if q := n.Query; q != nil {
+			t.Query = c.query(&q.Element)
 		}
 		return true
 	}
@@ -922,16 +920,16 @@ func (c *compiler) copyOp(n *ast.Copy) *plan.CopyOp {
 		c.errorf(ce, "<copy> needs <from> and <to>")
 		return nil
 	}
-	c.from(&n.From.Element, &op.From)
+	c.from(n.From, &op.From)
 	insert, err := insertMissingAttr(ce)
 	if err != nil {
 		c.errorf(ce, "%w", err)
 	}
-	if !c.to(&n.To.Element, &op.To) {
+	if !c.to(n.To, &op.To) {
 		return nil
 	}
 	if insert {
-		c.insertMissing(&n.To.Element, &op.To)
+		c.insertMissing(n.To, &op.To)
 	}
 	return op
 }

@@ -13,7 +13,8 @@ import (
 
 // insertMissing compiles the insertMissingToData path of the to-spec t
 // compiled from te, or reports at te (or its <query>) why it cannot.
-func (c *compiler) insertMissing(te *ast.Element, t *plan.ToSpec) {
+func (c *compiler) insertMissing(n *ast.To, t *plan.ToSpec) {
+	te := &n.Element
 	if te.Has("property") {
 		c.errorf(te, "insertMissingToData cannot create the path of a variable property (the propertyAlias query): copy to the variable with a query instead")
 		return
@@ -22,8 +23,8 @@ func (c *compiler) insertMissing(te *ast.Element, t *plan.ToSpec) {
 		return // the whole variable or part: a copy creates it anyway
 	}
 	at := te
-	if q := bpelChild(te, "query"); q != nil {
-		at = q
+	if q := n.Query; q != nil {
+		at = &q.Element
 	}
 	p, err := compileInsertPath(t.Query.Src, c, t.Query.Ns)
 	if err != nil {

@@ -8,7 +8,7 @@ import (
 
 // compileParts reads <fromParts> or <toParts> of e; nil when absent.
 func (c *compiler) compileParts(e *ast.Element, tag string, md *exchange.MessageDesc) []plan.PartMap {
-	pe := bpelChild(e, tag)
+	pe := e.Child(tag)
 	if pe == nil {
 		return nil
 	}
