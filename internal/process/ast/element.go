@@ -50,8 +50,11 @@ type Element struct {
 func (e *Element) Elem() *Element { return e }
 
 // Node is the typed node e belongs to (e itself for an element the
-// language does not define).
+// language does not define, nil for a nil e).
 func (e *Element) Node() Node {
+	if e == nil {
+		return nil
+	}
 	if e.node == nil {
 		return e
 	}

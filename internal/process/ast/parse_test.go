@@ -239,3 +239,12 @@ func TestAttrNamespace(t *testing.T) {
 		}
 	}
 }
+
+// TestNilElementNode: a missing child's Node is nil, so a type switch on
+// it takes no case.
+func TestNilElementNode(t *testing.T) {
+	p := parse(t, head+`<empty/></process>`)
+	if n := p.Child("sequence").Node(); n != nil {
+		t.Errorf("Node of a missing child = %T", n)
+	}
+}

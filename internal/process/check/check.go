@@ -279,7 +279,13 @@ func activityChildren(e *ast.Element) []*ast.Element {
 
 // isScope reports a process or scope: what declares variables, partner
 // links, correlation sets and message exchanges.
-func isScope(e *ast.Element) bool { return isBPEL(e) && (e.Tag == "scope" || e.Tag == "process") }
+func isScope(e *ast.Element) bool {
+	switch e.Node().(type) {
+	case *ast.Scope, *ast.Process:
+		return e.IsBPEL() // the root is a Process node whatever it is
+	}
+	return false
+}
 
 // enclosingScope is the nearest scope or process above e.
 func enclosingScope(e *ast.Element) *ast.Element {

@@ -82,10 +82,12 @@ func enclosedScopes(s *ast.Element) []*ast.Element {
 			if !isBPEL(c) {
 				continue
 			}
-			if e == s && in(c.Tag, "faultHandlers", "compensationHandler", "terminationHandler") {
-				continue
-			}
-			if c.Tag == "scope" || c.Tag == "invoke" {
+			switch c.Node().(type) {
+			case *ast.FaultHandlers, *ast.CompensationHandler, *ast.TerminationHandler:
+				if e == s {
+					continue
+				}
+			case *ast.Scope, *ast.Invoke:
 				out = append(out, c)
 				continue
 			}

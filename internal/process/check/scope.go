@@ -123,7 +123,7 @@ func (p *pass) rolePortType(e *ast.Element) *wsdl.PortType {
 		return nil
 	}
 	role := attr(pl, "myRole")
-	if e.Tag == "invoke" {
+	if _, ok := e.Node().(*ast.Invoke); ok {
 		role = attr(pl, "partnerRole")
 	}
 	if role == "" {
@@ -147,10 +147,20 @@ var standardFaults = []string{"ambiguousReceive", "completionConditionFailure", 
 // compensation or termination handler (FCT-handlers).
 var handlers = []string{"catch", "catchAll", "compensationHandler", "terminationHandler"}
 
+// isHandler reports whether e is an FCT-handler: a catch, catchAll,
+// compensationHandler or terminationHandler.
+func isHandler(e *ast.Element) bool {
+	switch e.Node().(type) {
+	case *ast.Catch, *ast.CatchAll, *ast.CompensationHandler, *ast.TerminationHandler:
+		return true
+	}
+	return false
+}
+
 // nearestHandler is the innermost FCT-handler element above e, or nil.
 func nearestHandler(e *ast.Element) *ast.Element {
 	for a := e.Parent(); a != nil; a = a.Parent() {
-		if isBPEL(a) && in(a.Tag, handlers...) {
+		if isHandler(a) {
 			return a
 		}
 	}
