@@ -347,6 +347,16 @@ type Else struct {
 	Activity Activity
 }
 
+// RestActivity is one of ODE's bpel4restlight activities, the element of
+// an <extensionActivity> in that namespace: its tag is the HTTP method
+// (<GET>, <POST>, <PUT>, <DELETE>; compile refuses another).
+type RestActivity struct{ Element }
+
+// FailureHandling is ODE's activity recovery element of an invoke
+// (<ext:failureHandling>): how a failed partner call is retried or
+// suspended. deploy reads its content.
+type FailureHandling struct{ Element }
+
 // CompletionCondition is a forEach's <completionCondition>.
 type CompletionCondition struct {
 	Element
@@ -382,6 +392,8 @@ type Invoke struct {
 	Catches                                                         []*Catch
 	CatchAll                                                        *CatchAll
 	CompensationHandler                                             *CompensationHandler
+	// FailureHandling is ODE's <ext:failureHandling>, nil when absent.
+	FailureHandling *FailureHandling
 }
 
 // Assign is <assign>: its copies and extension assign operations, in
@@ -505,11 +517,20 @@ type Scope struct {
 	Activity                      Activity
 }
 
-// newNode is the typed node of a WS-BPEL element tag (a bare *Element
-// for another namespace's or an unknown tag). This switch is the list of
-// the language's elements.
-func newNode(tag string, bpelNS bool) Node {
-	if !bpelNS {
+// newNode is the typed node of an element tag in namespace space (a bare
+// *Element for an unknown tag or namespace). This switch is the list of
+// the language's elements, and of the ODE extensions orchd runs.
+func newNode(tag, space string) Node {
+	switch space {
+	case bpel.NSBPEL, bpel.NSBPEL2004:
+	case bpel.NSBPEL4RestLight:
+		return &RestActivity{}
+	case bpel.NSODEActivityRecovery:
+		if tag == "failureHandling" {
+			return &FailureHandling{}
+		}
+		return &Element{}
+	default:
 		return &Element{}
 	}
 	switch tag {
@@ -808,6 +829,12 @@ func (x *Invoke) fill() {
 	x.Correlations, x.ToParts, x.FromParts = first[*Correlations](e), first[*ToParts](e), first[*FromParts](e)
 	x.Catches, x.CatchAll = all[*Catch](e), first[*CatchAll](e)
 	x.CompensationHandler = first[*CompensationHandler](e)
+	for _, c := range e.kids {
+		if f, ok := c.Node().(*FailureHandling); ok {
+			x.FailureHandling = f
+			break
+		}
+	}
 }
 func (x *Assign) fill() {
 	x.fillBase()

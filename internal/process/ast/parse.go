@@ -24,7 +24,7 @@ func build(d *bpel.Document, src *etree.Element, parent *Element, n Node) *Eleme
 	space := src.NamespaceURI()
 	bpelNS := space == bpel.NSBPEL || space == bpel.NSBPEL2004
 	if n == nil {
-		n = newNode(src.Tag, bpelNS)
+		n = newNode(src.Tag, space)
 	}
 	e := n.Elem()
 	e.Pos, e.Space, e.Prefix, e.Tag, e.Src, e.parent, e.node = d.Pos(src), space, src.Space, src.Tag, src, parent, n

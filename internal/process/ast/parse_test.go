@@ -248,3 +248,53 @@ func TestNilElementNode(t *testing.T) {
 		t.Errorf("Node of a missing child = %T", n)
 	}
 }
+
+// TestParseODE: the ODE extensions the compiler accepts are nodes of their
+// own: the drafts' <then>, bpel4restlight activities and an invoke's
+// activity recovery.
+func TestParseODE(t *testing.T) {
+	tests := []struct {
+		name, body string
+		check      func(t *testing.T, a Activity)
+	}{
+		{"then", `<if><condition>true()</condition><then><exit/></then></if>`, func(t *testing.T, a Activity) {
+			i := a.(*If)
+			if i.Then == nil || i.Activity != nil {
+				t.Fatalf("then %v, activity %v", i.Then, i.Activity)
+			}
+			if _, ok := i.Then.Activity.(*Exit); !ok {
+				t.Errorf("then holds %T", i.Then.Activity)
+			}
+		}},
+		{"bpel4restlight", `<extensionActivity><r:GET xmlns:r="` + bpel.NSBPEL4RestLight + `" uri="http://x/"/></extensionActivity>`, func(t *testing.T, a Activity) {
+			x := a.(*ExtensionActivity)
+			r, ok := x.Content.Node().(*RestActivity)
+			if !ok || r.Tag != "GET" || r.Attr("uri") != "http://x/" {
+				t.Errorf("content %T %+v", x.Content.Node(), x.Content)
+			}
+			if IsActivity(r) {
+				t.Errorf("a REST element is an activity only in its extensionActivity")
+			}
+		}},
+		{"failureHandling", `<invoke partnerLink="p" operation="o"><f:failureHandling xmlns:f="` + bpel.NSODEActivityRecovery + `"><f:retryFor>2</f:retryFor></f:failureHandling></invoke>`, func(t *testing.T, a Activity) {
+			inv := a.(*Invoke)
+			if inv.FailureHandling == nil || inv.FailureHandling.Pos.Line != 3 {
+				t.Errorf("failureHandling %+v", inv.FailureHandling)
+			}
+		}},
+		{"no failureHandling", `<invoke partnerLink="p" operation="o"><f:other xmlns:f="` + bpel.NSODEActivityRecovery + `"/></invoke>`, func(t *testing.T, a Activity) {
+			if fh := a.(*Invoke).FailureHandling; fh != nil {
+				t.Errorf("failureHandling %+v", fh)
+			}
+		}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			p := parse(t, head+"\n"+tc.body+"</process>")
+			if p.Activity == nil {
+				t.Fatalf("no activity")
+			}
+			tc.check(t, p.Activity)
+		})
+	}
+}

@@ -867,7 +867,7 @@ func (c *compiler) invoke(n *ast.Invoke, b plan.Base) plan.Activity {
 		}
 		a.Partner = a.Pl.Name
 		a.Corrs = c.correlations(e, a.Op.Output, a.Op.Input)
-		a.Policy = c.failurePolicy(e)
+		a.Policy = c.failurePolicy(n)
 		a.Timeout = c.p.CallTimeout(a.Pl.Name, a.Op.Name)
 		if tp := c.compileParts(e, "toParts", a.Op.Input); tp != nil {
 			a.ToParts = tp
@@ -961,14 +961,13 @@ func (c *compiler) activityAfter(e, cond *ast.Element) plan.Activity {
 
 // failurePolicy is the invoke's ext:failureHandling: deploy.xml's for the
 // partner link overrides the one written in the BPEL.
-func (c *compiler) failurePolicy(e *ast.Element) *deploy.FailurePolicy {
-	if fp := c.dp.Failure[e.AttrOr("partnerLink", "")]; fp != nil {
+func (c *compiler) failurePolicy(n *ast.Invoke) *deploy.FailurePolicy {
+	if fp := c.dp.Failure[n.AttrOr("partnerLink", "")]; fp != nil {
 		return fp
 	}
-	for _, x := range e.Children() {
-		if x.Tag == "failureHandling" && x.Space == deploy.NsActivityRecovery {
-			return deploy.ParseFailure(c.doc, x.Src, c.errs)
-		}
+	if fh := n.FailureHandling; fh != nil {
+		// deploy reads ODE's element, as it does in deploy.xml
+		return deploy.ParseFailure(c.doc, fh.Src, c.errs)
 	}
 	return nil
 }

@@ -152,12 +152,12 @@ func (c *compiler) extensionActivity(n *ast.ExtensionActivity, b plan.Base) plan
 		if isBPEL(x) {
 			continue
 		}
-		if x.Space == bpel.NSBPEL4RestLight {
+		if r, ok := x.Node().(*ast.RestActivity); ok {
 			b.Pos = c.pos(x)
 			if b.Name == "" {
 				b.Name = x.AttrOr("name", "")
 			}
-			return c.restActivity(x, b)
+			return c.restActivity(r, b)
 		}
 		act, ok := c.compileExtension(x, "activity")
 		if !ok {

@@ -15,7 +15,8 @@ import (
 
 // restActivity compiles the bpel4restlight element e found in an
 // <extensionActivity>.
-func (c *compiler) restActivity(e *ast.Element, b plan.Base) plan.Activity {
+func (c *compiler) restActivity(n *ast.RestActivity, b plan.Base) plan.Activity {
+	e := &n.Element
 	a := &plan.RestActivity{Base: b, Method: e.Tag}
 	switch e.Tag {
 	case http.MethodGet, http.MethodPost, http.MethodPut, http.MethodDelete:
