@@ -11,7 +11,9 @@
 // static analysis (check.CheckTree, bundle_check.go) and for the
 // lowering. compile.go lowers the process and switches on the tree's node
 // types (compileActivity), with a file per concern beside it (struct.go
-// for the structured activities, events.go for event handlers,
+// for the structured activities, assign.go for copies and their from-
+// and to-specs, messaging.go for reply and invoke, events.go for event
+// handlers,
 // compensate.go, correlate.go, messaging.go, epr.go, rest.go for ODE's
 // bpel4restlight, waiting.go, validate.go, insertmissing.go, xpath2.go,
 // xpath2_ode.go and xslt.go for the expression languages). It reads a

@@ -373,3 +373,38 @@ func (c *compiler) propertyExpr(e *ast.Element) *expr.Expr {
 	}
 	return x
 }
+
+// ifActivity lowers an <if>: its condition and branch, each <elseif>'s,
+// and the <else>, each with the links leaving it (dead-path elimination).
+func (c *compiler) ifActivity(n *ast.If, b plan.Base) plan.Activity {
+	e := &n.Element
+	a := &plan.IfAct{Base: b}
+	if n.Condition == nil {
+		c.errorf(e, "<if> has no <condition>")
+		return a
+	}
+	a.Conds = append(a.Conds, c.exprOf(n.Condition))
+	mark := c.beginSources()
+	a.Branches = append(a.Branches, c.activityAfter(e, &n.Condition.Element))
+	a.Dead.Add(c.endSources(mark))
+	// else-ifs and else in document order, as written
+	for _, ce := range e.Children() {
+		switch x := ce.Node().(type) {
+		case *ast.ElseIf:
+			if x.Condition == nil {
+				c.errorf(ce, "<elseif> has no <condition>")
+				continue
+			}
+			a.Conds = append(a.Conds, c.exprOf(x.Condition))
+			mark := c.beginSources()
+			a.Branches = append(a.Branches, c.activityAfter(ce, &x.Condition.Element))
+			a.Dead.Add(c.endSources(mark))
+		case *ast.Else:
+			mark := c.beginSources()
+			a.Els = c.onlyActivity(ce)
+			a.ElseDead = c.endSources(mark)
+		}
+	}
+	a.Dead.Add(a.ElseDead)
+	return a
+}
