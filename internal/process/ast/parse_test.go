@@ -1,6 +1,8 @@
 package ast
 
 import (
+	"os"
+	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
@@ -296,5 +298,32 @@ func TestParseODE(t *testing.T) {
 			}
 			tc.check(t, p.Activity)
 		})
+	}
+}
+
+// BenchmarkParse is the cost of the tree over the positioned document, for
+// the example bundles' processes (the deploy benchmark is compile's
+// BenchmarkLoadDeploy).
+func BenchmarkParse(b *testing.B) {
+	files, _ := filepath.Glob("../../../deploy/*/*.bpel")
+	var docs []*bpel.Document
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			b.Fatal(err)
+		}
+		d, err := bpel.Parse(filepath.Base(f), data)
+		if err != nil {
+			b.Fatal(err)
+		}
+		docs = append(docs, d)
+	}
+	if len(docs) == 0 {
+		b.Fatal("no example processes")
+	}
+	for b.Loop() {
+		for _, d := range docs {
+			Parse(d)
+		}
 	}
 }
