@@ -27,7 +27,7 @@ func (p *pass) links() (sources, targets []linkEnd) {
 		end := linkEnd{el: e, activity: act}
 		name := attr(e, "linkName")
 		for a := act.Parent(); a != nil && end.decl == nil; a = a.Parent() {
-			if !isBPEL(a) || a.Tag != "flow" {
+			if _, flow := a.Node().(*ast.Flow); !flow {
 				continue
 			}
 			for _, l := range grandchildren(a, "links", "link") {
@@ -37,7 +37,7 @@ func (p *pass) links() (sources, targets []linkEnd) {
 				}
 			}
 		}
-		if e.Tag == "source" {
+		if _, src := e.Node().(*ast.Source); src {
 			sources = append(sources, end)
 		} else {
 			targets = append(targets, end)
@@ -49,8 +49,15 @@ func (p *pass) links() (sources, targets []linkEnd) {
 // isLinkEnd reports a <source> under <sources> or a <target> under
 // <targets>.
 func isLinkEnd(e *ast.Element) bool {
-	par := e.Parent()
-	return par != nil && isBPEL(par) && ((e.Tag == "source" && par.Tag == "sources") || (e.Tag == "target" && par.Tag == "targets"))
+	switch e.Node().(type) {
+	case *ast.Source:
+		_, ok := e.Parent().Node().(*ast.Sources)
+		return ok
+	case *ast.Target:
+		_, ok := e.Parent().Node().(*ast.Targets)
+		return ok
+	}
+	return false
 }
 
 func checkLinkNames(p *pass) {

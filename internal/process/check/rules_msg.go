@@ -81,7 +81,7 @@ func checkInvokeVariableTypes(p *pass) {
 func checkReceiveReplyVariableTypes(p *pass) {
 	p.each(func(e *ast.Element) {
 		_, in, out := p.messages(e)
-		if e.Tag == "reply" {
+		if _, reply := e.Node().(*ast.Reply); reply {
 			in = out
 		}
 		if m := in; m != nil && m.Name.IsZero() {
@@ -116,16 +116,13 @@ func checkMessageVariablesPresent(p *pass) {
 			return
 		}
 		recv, send := "variable", "variable"
-		switch e.Tag {
-		case "invoke":
+		_, invoke := e.Node().(*ast.Invoke)
+		_, reply := e.Node().(*ast.Reply)
+		if invoke {
 			recv, send = "outputVariable", "inputVariable"
-		case "onEvent":
-			if attr(e, "messageType") != "" || attr(e, "element") != "" {
-				recv = "variable"
-			}
 		}
-		if e.Tag != "reply" {
-			if in == nil && e.Tag == "invoke" && (hasAttr(e, "outputVariable") || len(fromParts(e)) > 0) {
+		if !reply {
+			if in == nil && invoke && (hasAttr(e, "outputVariable") || len(fromParts(e)) > 0) {
 				p.report(e, "operation %q is one-way: an invoke of it receives nothing; remove outputVariable and <fromParts>", op.Name)
 			}
 			if in != nil && len(in.Parts) > 0 && attr(e, recv) == "" && len(fromParts(e)) == 0 {
@@ -135,7 +132,7 @@ func checkMessageVariablesPresent(p *pass) {
 				p.report(child(e, "fromParts"), "message %s has no parts, so <fromParts> must be omitted; remove it", in.Name.Local)
 			}
 		}
-		if e.Tag == "invoke" || e.Tag == "reply" {
+		if invoke || reply {
 			if out != nil && len(out.Parts) > 0 && attr(e, send) == "" && len(toParts(e)) == 0 {
 				p.report(e, "message %s of operation %q has parts, so this <%s> needs %s or <toParts>; add one", out.Name.Local, op.Name, e.Tag, send)
 			}
