@@ -41,6 +41,7 @@ FUZZ_TARGETS = \
 	./internal/soap/:FuzzParseDifferential \
 	./internal/xmlparse/:FuzzParse \
 	./internal/process/bpel/:FuzzParse \
+	./internal/process/ast/:FuzzParse \
 	./internal/process/check/:FuzzCheck \
 	./internal/process/:FuzzCompileBPEL \
 	./internal/process/compile/:FuzzCompileInsertPath \

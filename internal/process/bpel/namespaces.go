@@ -26,4 +26,7 @@ const (
 	NSODEFunctions = "http://www.apache.org/ode/type/extension"
 	// NSBPEL4RestLight is the namespace of ODE's REST extension activities.
 	NSBPEL4RestLight = "http://www.apache.org/ode/bpel/extensions/bpel4restlight"
+	// NSODEActivityRecovery is the namespace of ODE's activity recovery
+	// (an invoke's <ext:failureHandling>).
+	NSODEActivityRecovery = "http://ode.apache.org/activityRecovery"
 )

@@ -5,9 +5,8 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/beevik/etree"
-
 	"github.com/orchd/orchd/internal/exchange"
+	"github.com/orchd/orchd/internal/process/ast"
 	"github.com/orchd/orchd/internal/process/bpel"
 	"github.com/orchd/orchd/internal/process/wsdl"
 )
@@ -131,7 +130,13 @@ func Rules() []Rule {
 // holds, and returns every violation in file and line order. d must be a
 // WS-BPEL process document (its root a <process>).
 func Check(d *bpel.Document, w *wsdl.Set) []*Finding {
-	p := newPass(d, w)
+	return CheckTree(ast.Parse(d), w)
+}
+
+// CheckTree is Check over the syntax tree of the process (ast.Parse), for
+// a caller that has it already (the compiler).
+func CheckTree(proc *ast.Process, w *wsdl.Set) []*Finding {
+	p := newPass(proc, w)
 	for _, r := range Rules() {
 		p.rule = r
 		r.check(p)
@@ -151,14 +156,15 @@ func Check(d *bpel.Document, w *wsdl.Set) []*Finding {
 
 // pass is one run of the rules over one process.
 type pass struct {
-	doc  *bpel.Document
+	proc *ast.Process
+	root *ast.Element
 	w    *wsdl.Set
 	rule Rule
 	out  []*Finding
 	// all is every element of the process in document order; byTag its
 	// WS-BPEL elements by local name, in document order.
-	all   []*etree.Element
-	byTag map[string][]*etree.Element
+	all   []*ast.Element
+	byTag map[string][]*ast.Element
 	// tns caches importedNamespace by location.
 	tns map[string]importedNS
 	// sources and targets are the link ends (links), once linked.
@@ -166,25 +172,22 @@ type pass struct {
 	sources, targets []linkEnd
 }
 
-func newPass(d *bpel.Document, w *wsdl.Set) *pass {
-	p := &pass{doc: d, w: w, byTag: map[string][]*etree.Element{}, tns: map[string]importedNS{}}
-	var walk func(e *etree.Element)
-	walk = func(e *etree.Element) {
+func newPass(proc *ast.Process, w *wsdl.Set) *pass {
+	p := &pass{proc: proc, root: &proc.Element, w: w, byTag: map[string][]*ast.Element{}, tns: map[string]importedNS{}}
+	ast.Inspect(proc, func(n ast.Node) bool {
+		e := n.Elem()
 		p.all = append(p.all, e)
-		if isBPEL(e) {
+		if e.IsBPEL() {
 			p.byTag[e.Tag] = append(p.byTag[e.Tag], e)
 		}
-		for _, c := range e.ChildElements() {
-			walk(c)
-		}
-	}
-	walk(d.Root)
+		return true
+	})
 	return p
 }
 
 // report records a violation of the current rule at e.
-func (p *pass) report(e *etree.Element, format string, args ...any) {
-	p.out = append(p.out, &Finding{Rule: p.rule.ID, Section: p.rule.Section, Pos: p.doc.Pos(e), Element: describe(e), Msg: fmt.Sprintf(format, args...)})
+func (p *pass) report(e *ast.Element, format string, args ...any) {
+	p.out = append(p.out, &Finding{Rule: p.rule.ID, Section: p.rule.Section, Pos: e.Pos, Element: describe(e), Msg: fmt.Sprintf(format, args...)})
 }
 
 // reportAt records a violation of the current rule in another file (a
@@ -198,10 +201,10 @@ func (p *pass) reportAt(pos bpel.Pos, element, format string, args ...any) {
 var nameAttrs = []string{"name", "faultName", "linkName", "partnerLink", "variable", "target", "set", "part", "location", "counterName"}
 
 // describe is e's tag as written, with the first attribute that names it.
-func describe(e *etree.Element) string {
+func describe(e *ast.Element) string {
 	tag := e.FullTag()
 	for _, a := range nameAttrs {
-		if v := e.SelectAttrValue(a, ""); v != "" {
+		if v := e.AttrOr(a, ""); v != "" {
 			return fmt.Sprintf("%s %s=%q", tag, a, v)
 		}
 	}
@@ -210,7 +213,7 @@ func describe(e *etree.Element) string {
 
 // each calls f for every BPEL element of the process with one of tags,
 // in document order.
-func (p *pass) each(f func(e *etree.Element), tags ...string) {
+func (p *pass) each(f func(e *ast.Element), tags ...string) {
 	if len(tags) == 1 {
 		for _, e := range p.byTag[tags[0]] {
 			f(e)
@@ -242,40 +245,21 @@ func in(s string, set ...string) bool {
 
 // isBPEL reports whether e is in WS-BPEL 2.0's namespace (or the 2004
 // draft's, which ODE read as an alias).
-func isBPEL(e *etree.Element) bool {
-	ns := e.NamespaceURI()
-	return ns == bpel.NSBPEL || ns == bpel.NSBPEL2004
-}
+func isBPEL(e *ast.Element) bool { return e.IsBPEL() }
 
-// activities are WS-BPEL 2.0's activity elements.
-var activities = []string{"assign", "compensate", "compensateScope", "empty", "exit", "extensionActivity", "flow", "forEach", "if", "invoke", "pick", "receive", "repeatUntil", "reply", "rethrow", "scope", "sequence", "throw", "validate", "wait", "while"}
-
-func isActivity(e *etree.Element) bool { return isBPEL(e) && in(e.Tag, activities...) }
+// isActivity reports whether e is one of WS-BPEL 2.0's activities (the
+// list is the syntax tree's).
+func isActivity(e *ast.Element) bool { return ast.IsActivity(e) }
 
 // children are e's child elements in the BPEL namespace named tag.
-func children(e *etree.Element, tag string) []*etree.Element {
-	var out []*etree.Element
-	for _, c := range e.ChildElements() {
-		if c.Tag == tag && isBPEL(c) {
-			out = append(out, c)
-		}
-	}
-	return out
-}
+func children(e *ast.Element, tag string) []*ast.Element { return e.ChildrenTagged(tag) }
 
-func child(e *etree.Element, tag string) *etree.Element {
-	for _, c := range e.ChildElements() {
-		if c.Tag == tag && isBPEL(c) {
-			return c
-		}
-	}
-	return nil
-}
+func child(e *ast.Element, tag string) *ast.Element { return e.Child(tag) }
 
 // grandchildren are the tag children of e's wrapper children (the
 // <variable>s of <variables>).
-func grandchildren(e *etree.Element, wrapper, tag string) []*etree.Element {
-	var out []*etree.Element
+func grandchildren(e *ast.Element, wrapper, tag string) []*ast.Element {
+	var out []*ast.Element
 	for _, w := range children(e, wrapper) {
 		out = append(out, children(w, tag)...)
 	}
@@ -283,9 +267,9 @@ func grandchildren(e *etree.Element, wrapper, tag string) []*etree.Element {
 }
 
 // activityChildren are e's child elements that are activities.
-func activityChildren(e *etree.Element) []*etree.Element {
-	var out []*etree.Element
-	for _, c := range e.ChildElements() {
+func activityChildren(e *ast.Element) []*ast.Element {
+	var out []*ast.Element
+	for _, c := range e.Children() {
 		if isActivity(c) {
 			out = append(out, c)
 		}
@@ -295,10 +279,16 @@ func activityChildren(e *etree.Element) []*etree.Element {
 
 // isScope reports a process or scope: what declares variables, partner
 // links, correlation sets and message exchanges.
-func isScope(e *etree.Element) bool { return isBPEL(e) && (e.Tag == "scope" || e.Tag == "process") }
+func isScope(e *ast.Element) bool {
+	switch e.Node().(type) {
+	case *ast.Scope, *ast.Process:
+		return e.IsBPEL() // the root is a Process node whatever it is
+	}
+	return false
+}
 
 // enclosingScope is the nearest scope or process above e.
-func enclosingScope(e *etree.Element) *etree.Element {
+func enclosingScope(e *ast.Element) *ast.Element {
 	for a := e.Parent(); a != nil; a = a.Parent() {
 		if isScope(a) {
 			return a
@@ -308,51 +298,30 @@ func enclosingScope(e *etree.Element) *etree.Element {
 }
 
 // within reports whether e is a descendant of (or is) anc.
-func within(e, anc *etree.Element) bool {
-	for x := e; x != nil; x = x.Parent() {
-		if x == anc {
-			return true
-		}
-	}
-	return false
-}
+func within(e, anc *ast.Element) bool { return e.Within(anc) }
 
 // attr is e's unqualified attribute, "" when absent.
-func attr(e *etree.Element, name string) string {
-	for _, a := range e.Attr {
-		if a.Space == "" && a.Key == name {
-			return a.Value
-		}
-	}
-	return ""
-}
+func attr(e *ast.Element, name string) string { return e.Attr(name) }
 
-func hasAttr(e *etree.Element, name string) bool {
-	for _, a := range e.Attr {
-		if a.Space == "" && a.Key == name {
-			return true
-		}
-	}
-	return false
-}
+func hasAttr(e *ast.Element, name string) bool { return e.HasAttr(name) }
 
 type qname = exchange.QName
 
 // qattr resolves e's QName-valued attribute; ok is false when it is absent
 // or its prefix is undeclared (the compiler reports that).
-func qattr(e *etree.Element, name string) (qname, bool) {
+func qattr(e *ast.Element, name string) (qname, bool) {
 	v := attr(e, name)
 	if v == "" {
 		return qname{}, false
 	}
-	sp, local, err := bpel.ResolveQName(e, v, true)
+	sp, local, err := e.ResolveQName(v, true)
 	if err != nil {
 		return qname{}, false
 	}
 	return qname{Space: sp, Local: local}, true
 }
 
-func yes(e *etree.Element, name string) bool { return attr(e, name) == "yes" }
+func yes(e *ast.Element, name string) bool { return attr(e, name) == "yes" }
 
 // expression is the text of an expression element (its character data).
-func expression(e *etree.Element) string { return strings.TrimSpace(e.Text()) }
+func expression(e *ast.Element) string { return strings.TrimSpace(e.Text()) }

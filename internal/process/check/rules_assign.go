@@ -3,21 +3,21 @@ package check
 import (
 	"strings"
 
-	"github.com/beevik/etree"
+	"github.com/orchd/orchd/internal/process/ast"
 )
 
 // spec is the form of a from-spec or to-spec (section 8.4).
 type spec struct {
-	el      *etree.Element
+	el      *ast.Element
 	attrs   map[string]bool // unqualified attributes
-	literal *etree.Element
-	query   *etree.Element
+	literal *ast.Element
+	query   *ast.Element
 	text    string // the expression, when not another variant
 }
 
-func readSpec(e *etree.Element) spec {
+func readSpec(e *ast.Element) spec {
 	s := spec{el: e, attrs: map[string]bool{}, literal: child(e, "literal"), query: child(e, "query")}
-	for _, a := range e.Attr {
+	for _, a := range e.Attrs {
 		if a.Space == "" && a.Key != "xmlns" {
 			s.attrs[a.Key] = true
 		}
@@ -27,8 +27,8 @@ func readSpec(e *etree.Element) spec {
 }
 
 // copies are the from and to specs of every <copy> of an <assign>.
-func (p *pass) copies(f func(cp *etree.Element, from, to spec)) {
-	p.each(func(cp *etree.Element) {
+func (p *pass) copies(f func(cp *ast.Element, from, to spec)) {
+	p.each(func(cp *ast.Element) {
 		fe, te := child(cp, "from"), child(cp, "to")
 		if fe == nil || te == nil {
 			return
@@ -69,7 +69,7 @@ func (s spec) variant(isTo bool) string {
 }
 
 func checkCopyVariants(p *pass) {
-	p.copies(func(_ *etree.Element, from, to spec) {
+	p.copies(func(_ *ast.Element, from, to spec) {
 		if why := from.variant(false); why != "" {
 			p.report(from.el, "this <from> is none of the from-spec variants: %s; use one of variable[/part][query], partnerLink+endpointReference, variable+property, an expression or a literal", why)
 		}
@@ -80,7 +80,7 @@ func checkCopyVariants(p *pass) {
 }
 
 func checkPartOnNonMessage(p *pass) {
-	p.copies(func(_ *etree.Element, from, to spec) {
+	p.copies(func(_ *ast.Element, from, to spec) {
 		for _, s := range []spec{from, to} {
 			if !s.attrs["part"] || !s.attrs["variable"] {
 				continue
@@ -102,7 +102,7 @@ func (p *pass) checkRole(s spec, role string) {
 }
 
 func checkFromMyRole(p *pass) {
-	p.copies(func(_ *etree.Element, from, _ spec) {
+	p.copies(func(_ *ast.Element, from, _ spec) {
 		if from.attrs["partnerLink"] && attr(from.el, "endpointReference") == "myRole" {
 			p.checkRole(from, "myRole")
 		}
@@ -110,7 +110,7 @@ func checkFromMyRole(p *pass) {
 }
 
 func checkFromPartnerRole(p *pass) {
-	p.copies(func(_ *etree.Element, from, _ spec) {
+	p.copies(func(_ *ast.Element, from, _ spec) {
 		if from.attrs["partnerLink"] && attr(from.el, "endpointReference") == "partnerRole" {
 			p.checkRole(from, "partnerRole")
 		}
@@ -118,7 +118,7 @@ func checkFromPartnerRole(p *pass) {
 }
 
 func checkToPartnerLink(p *pass) {
-	p.copies(func(_ *etree.Element, _, to spec) {
+	p.copies(func(_ *ast.Element, _, to spec) {
 		if to.attrs["partnerLink"] {
 			p.checkRole(to, "partnerRole")
 		}
@@ -126,20 +126,14 @@ func checkToPartnerLink(p *pass) {
 }
 
 func checkLiteral(p *pass) {
-	p.each(func(l *etree.Element) {
-		elems, text := 0, false
-		for _, t := range l.Child {
-			switch x := t.(type) {
-			case *etree.Element:
-				elems++
-			case *etree.CharData:
-				if strings.TrimSpace(x.Data) != "" {
-					text = true
-				}
-			}
+	p.each(func(e *ast.Element) {
+		l, ok := e.Node().(*ast.Literal)
+		if !ok {
+			return
 		}
+		elems, text := l.Elements, l.HasText
 		if elems > 1 || (elems == 1 && text) {
-			p.report(l, "a <literal> must hold one element or only text; it holds %d elements%s, wrap them in one element", elems, map[bool]string{true: " and text", false: ""}[text])
+			p.report(e, "a <literal> must hold one element or only text; it holds %d elements%s, wrap them in one element", elems, map[bool]string{true: " and text", false: ""}[text])
 		}
 	}, "literal")
 }
@@ -170,7 +164,7 @@ func wholeMessage(s spec) (msg qname, whole, known bool) {
 }
 
 func checkCopyMessageTypes(p *pass) {
-	p.copies(func(cp *etree.Element, from, to spec) {
+	p.copies(func(cp *ast.Element, from, to spec) {
 		fm, fw, fk := wholeMessage(from)
 		tm, tw, tk := wholeMessage(to)
 		switch {
@@ -184,7 +178,7 @@ func checkCopyMessageTypes(p *pass) {
 }
 
 func checkKeepSrcElementName(p *pass) {
-	p.copies(func(cp *etree.Element, from, to spec) {
+	p.copies(func(cp *ast.Element, from, to spec) {
 		if !hasAttr(cp, "keepSrcElementName") {
 			return
 		}
@@ -195,7 +189,7 @@ func checkKeepSrcElementName(p *pass) {
 			if s.attrs["property"] {
 				return true
 			}
-			return s.literal != nil && len(s.literal.ChildElements()) == 0
+			return s.literal != nil && len(s.literal.Children()) == 0
 		}
 		if notEII(from) || notEII(to) || to.attrs["partnerLink"] {
 			p.report(cp, "keepSrcElementName applies only when both <from> and <to> select an element; remove the attribute")

@@ -6,15 +6,14 @@ import (
 	"path"
 	"strings"
 
-	"github.com/beevik/etree"
-
 	"github.com/orchd/orchd/internal/exchange"
+	"github.com/orchd/orchd/internal/process/ast"
 	"github.com/orchd/orchd/internal/process/bpel"
 	"github.com/orchd/orchd/internal/process/wsdl"
 )
 
 func checkSolicitResponse(p *pass) {
-	p.each(func(pl *etree.Element) {
+	p.each(func(pl *ast.Element) {
 		plt, ok := qattr(pl, "partnerLinkType")
 		if !ok {
 			return
@@ -38,23 +37,23 @@ func checkOverloaded(p *pass) {
 	}
 }
 
-func (p *pass) knownMessage(e *etree.Element, attrName string) {
+func (p *pass) knownMessage(e *ast.Element, attrName string) {
 	if q, ok := qattr(e, attrName); ok && p.w.Messages[q] == nil {
 		p.report(e, "%s %s is not defined in any WSDL the process imports; import its definition or fix the name", attrName, q)
 	}
 }
 
 func checkImported(p *pass) {
-	p.each(func(v *etree.Element) { p.knownMessage(v, "messageType") }, "variable", "onEvent")
-	p.each(func(c *etree.Element) { p.knownMessage(c, "faultMessageType") }, "catch")
-	p.each(func(pl *etree.Element) {
+	p.each(func(v *ast.Element) { p.knownMessage(v, "messageType") }, "variable", "onEvent")
+	p.each(func(c *ast.Element) { p.knownMessage(c, "faultMessageType") }, "catch")
+	p.each(func(pl *ast.Element) {
 		if q, ok := qattr(pl, "partnerLinkType"); ok && p.w.Plinks[q] == nil {
 			p.report(pl, "partnerLinkType %s is not defined in any WSDL the process imports; import its definition or fix the name", q)
 		}
 	}, "partnerLink")
-	p.each(func(cs *etree.Element) {
+	p.each(func(cs *ast.Element) {
 		for _, prop := range strings.Fields(attr(cs, "properties")) {
-			sp, local, err := bpel.ResolveQName(cs, prop, true)
+			sp, local, err := cs.ResolveQName(prop, true)
 			if err == nil && !p.w.Props[qname{Space: sp, Local: local}] {
 				p.report(cs, "property %s is not defined in any WSDL the process imports; import its definition or fix the name", prop)
 			}
@@ -64,7 +63,7 @@ func checkImported(p *pass) {
 
 // importedNamespace is the targetNamespace of the document an <import>
 // names ("" when it has none), and whether it could be read.
-func (p *pass) importedNamespace(imp *etree.Element) (string, bool) {
+func (p *pass) importedNamespace(imp *ast.Element) (string, bool) {
 	loc := attr(imp, "location")
 	if loc == "" {
 		return "", false
@@ -108,7 +107,7 @@ func (p *pass) readNamespace(loc string) (string, bool) {
 	}
 }
 
-func (p *pass) imports() []*etree.Element { return children(p.doc.Root, "import") }
+func (p *pass) imports() []*ast.Element { return children(p.root, "import") }
 
 func checkImportNamespace(p *pass) {
 	for _, imp := range p.imports() {
@@ -138,7 +137,7 @@ func checkImportType(p *pass) {
 
 func checkStartActivity(p *pass) {
 	found := false
-	p.each(func(e *etree.Element) {
+	p.each(func(e *ast.Element) {
 		if yes(e, "createInstance") {
 			found = true
 		}
@@ -146,15 +145,15 @@ func checkStartActivity(p *pass) {
 	if found {
 		return
 	}
-	at := p.doc.Root
-	if acts := activityChildren(p.doc.Root); len(acts) > 0 {
+	at := p.root
+	if acts := activityChildren(p.root); len(acts) > 0 {
 		at = acts[0]
 	}
 	p.report(at, "the process has no start activity; give a <receive> or <pick> createInstance=\"yes\"")
 }
 
 func checkPartnerLinkRoles(p *pass) {
-	p.each(func(pl *etree.Element) {
+	p.each(func(pl *ast.Element) {
 		if attr(pl, "myRole") == "" && attr(pl, "partnerRole") == "" {
 			p.report(pl, "a partnerLink needs myRole, partnerRole or both; add the role the process plays or its partner's")
 		}
@@ -162,7 +161,7 @@ func checkPartnerLinkRoles(p *pass) {
 }
 
 func checkInitializePartnerRole(p *pass) {
-	p.each(func(pl *etree.Element) {
+	p.each(func(pl *ast.Element) {
 		if hasAttr(pl, "initializePartnerRole") && attr(pl, "partnerRole") == "" {
 			p.report(pl, "initializePartnerRole is set but the partnerLink has no partnerRole; remove the attribute or add the role")
 		}
@@ -172,7 +171,7 @@ func checkInitializePartnerRole(p *pass) {
 // checkUnique reports the second of two tag declarations of one name in
 // one wrapper of a scope.
 func checkUnique(p *pass, wrapper, tag, what string) {
-	p.each(func(s *etree.Element) {
+	p.each(func(s *ast.Element) {
 		seen := map[string]bool{}
 		for _, d := range grandchildren(s, wrapper, tag) {
 			n := attr(d, "name")
@@ -191,7 +190,7 @@ func checkCorrelationSetNames(p *pass) {
 }
 
 func checkVariableNCName(p *pass) {
-	p.each(func(v *etree.Element) {
+	p.each(func(v *ast.Element) {
 		if n := attr(v, "name"); !isNCName(n) || strings.Contains(n, ".") {
 			p.report(v, "variable name %q is not an NCName without \".\"; rename it", n)
 		}
@@ -199,7 +198,7 @@ func checkVariableNCName(p *pass) {
 }
 
 func checkVariableType(p *pass) {
-	p.each(func(v *etree.Element) {
+	p.each(func(v *ast.Element) {
 		if v.Parent() == nil || v.Parent().Tag != "variables" {
 			return
 		}
@@ -217,7 +216,7 @@ func checkVariableType(p *pass) {
 
 // corrMessages are the messages a <correlation> of a messaging element
 // applies to.
-func corrMessages(x, act *etree.Element, in, out *exchange.MessageDesc) []*exchange.MessageDesc {
+func corrMessages(x, act *ast.Element, in, out *exchange.MessageDesc) []*exchange.MessageDesc {
 	switch act.Tag {
 	case "reply":
 		return []*exchange.MessageDesc{out}
@@ -234,7 +233,7 @@ func corrMessages(x, act *etree.Element, in, out *exchange.MessageDesc) []*excha
 }
 
 func checkCorrelationAliases(p *pass) {
-	p.each(func(act *etree.Element) {
+	p.each(func(act *ast.Element) {
 		op, _ := p.operation(act)
 		if op == nil {
 			return
@@ -249,7 +248,7 @@ func checkCorrelationAliases(p *pass) {
 					continue
 				}
 				for _, prop := range strings.Fields(attr(cs, "properties")) {
-					sp, local, err := bpel.ResolveQName(cs, prop, true)
+					sp, local, err := cs.ResolveQName(prop, true)
 					if err != nil || !p.w.Props[qname{Space: sp, Local: local}] {
 						continue // SA00010
 					}
@@ -263,7 +262,7 @@ func checkCorrelationAliases(p *pass) {
 }
 
 func checkCounterVariable(p *pass) {
-	p.each(func(fe *etree.Element) {
+	p.each(func(fe *ast.Element) {
 		s := child(fe, "scope")
 		if s == nil {
 			return
@@ -277,7 +276,7 @@ func checkCounterVariable(p *pass) {
 }
 
 func checkOnEventRedeclared(p *pass) {
-	p.each(func(ev *etree.Element) {
+	p.each(func(ev *ast.Element) {
 		s := child(ev, "scope")
 		if s == nil {
 			return

@@ -4,8 +4,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/beevik/etree"
-
+	"github.com/orchd/orchd/internal/process/ast"
 	"github.com/orchd/orchd/internal/process/bpel"
 )
 
@@ -129,8 +128,8 @@ func splitArgs(s string, open int) (args []string, end int) {
 
 // bpelCall reports whether c calls a WS-BPEL function: its prefix is
 // bound to the WS-BPEL namespace at e.
-func bpelCall(e *etree.Element, c call) bool {
-	uri, _, err := bpel.ResolveQName(e, c.prefix+":x", false)
+func bpelCall(e *ast.Element, c call) bool {
+	uri, _, err := e.ResolveQName(c.prefix+":x", false)
 	return err == nil && (uri == bpel.NSBPEL || uri == bpel.NSBPEL2004)
 }
 
@@ -174,8 +173,8 @@ var expressionElems = []string{"condition", "joinCondition", "transitionConditio
 
 // eachCall calls f for every call of the WS-BPEL function local in the
 // process's expressions.
-func (p *pass) eachCall(local string, f func(e *etree.Element, c call)) {
-	p.each(func(e *etree.Element) {
+func (p *pass) eachCall(local string, f func(e *ast.Element, c call)) {
+	p.each(func(e *ast.Element) {
 		text := expression(e)
 		if !strings.Contains(text, local) {
 			return
@@ -189,7 +188,7 @@ func (p *pass) eachCall(local string, f func(e *etree.Element, c call)) {
 }
 
 func checkJoinConditionFunctions(p *pass) {
-	p.each(func(jc *etree.Element) {
+	p.each(func(jc *ast.Element) {
 		for _, c := range calls(expression(jc)) {
 			if bpelCall(jc, c) {
 				p.report(jc, "a join condition must not call WS-BPEL functions (%s:%s); use only its links' status", c.prefix, c.local)
@@ -214,7 +213,7 @@ func checkAliasQuery(p *pass) {
 }
 
 func checkGetVariablePropertyArgs(p *pass) {
-	p.eachCall("getVariableProperty", func(e *etree.Element, c call) {
+	p.eachCall("getVariableProperty", func(e *ast.Element, c call) {
 		for _, a := range c.args {
 			if !isStringLiteral(a) {
 				p.report(e, "the arguments of bpel:getVariableProperty must be quoted strings, not %s; write the variable and property names as literals", a)
@@ -225,7 +224,7 @@ func checkGetVariablePropertyArgs(p *pass) {
 }
 
 func checkGetVariablePropertyQName(p *pass) {
-	p.eachCall("getVariableProperty", func(e *etree.Element, c call) {
+	p.eachCall("getVariableProperty", func(e *ast.Element, c call) {
 		if len(c.args) == 2 && isStringLiteral(c.args[1]) && !isQName(c.args[1][1:len(c.args[1])-1]) {
 			p.report(e, "the second argument of bpel:getVariableProperty, %s, must be a property's QName", c.args[1])
 		}
@@ -233,7 +232,7 @@ func checkGetVariablePropertyQName(p *pass) {
 }
 
 func checkXslStylesheet(p *pass) {
-	p.eachCall("doXslTransform", func(e *etree.Element, c call) {
+	p.eachCall("doXslTransform", func(e *ast.Element, c call) {
 		if len(c.args) > 0 && !isStringLiteral(c.args[0]) {
 			p.report(e, "the first argument of bpel:doXslTransform must be the stylesheet's URI as a string literal, not %s", c.args[0])
 		}
@@ -241,7 +240,7 @@ func checkXslStylesheet(p *pass) {
 }
 
 func checkXslParamPairs(p *pass) {
-	p.eachCall("doXslTransform", func(e *etree.Element, c call) {
+	p.eachCall("doXslTransform", func(e *ast.Element, c call) {
 		if len(c.args) > 2 && (len(c.args)-2)%2 != 0 {
 			p.report(e, "bpel:doXslTransform takes its stylesheet parameters in name-value pairs; %d arguments follow the source, give each name a value", len(c.args)-2)
 		}
@@ -249,7 +248,7 @@ func checkXslParamPairs(p *pass) {
 }
 
 func checkXslParamNames(p *pass) {
-	p.eachCall("doXslTransform", func(e *etree.Element, c call) {
+	p.eachCall("doXslTransform", func(e *ast.Element, c call) {
 		for i := 2; i < len(c.args); i += 2 {
 			a := c.args[i]
 			if !isStringLiteral(a) || !isQName(a[1:len(a)-1]) {
@@ -260,7 +259,7 @@ func checkXslParamNames(p *pass) {
 }
 
 // constant is the value of an expression that is a number literal.
-func constant(e *etree.Element) (float64, bool) {
+func constant(e *ast.Element) (float64, bool) {
 	t := expression(e)
 	if isStringLiteral(t) {
 		t = strings.TrimSpace(t[1 : len(t)-1])
@@ -270,7 +269,7 @@ func constant(e *etree.Element) (float64, bool) {
 }
 
 func checkCounterConstants(p *pass) {
-	p.each(func(e *etree.Element) {
+	p.each(func(e *ast.Element) {
 		if attr(e, "expressionLanguage") != "" {
 			return
 		}
@@ -286,7 +285,7 @@ func checkCounterConstants(p *pass) {
 }
 
 func checkBranchesConstant(p *pass) {
-	p.each(func(fe *etree.Element) {
+	p.each(func(fe *ast.Element) {
 		cc := child(fe, "completionCondition")
 		if cc == nil || child(cc, "branches") == nil {
 			return
@@ -300,16 +299,16 @@ func checkBranchesConstant(p *pass) {
 	}, "forEach")
 }
 
-func orEmpty(e *etree.Element) *etree.Element {
+func orEmpty(e *ast.Element) *ast.Element {
 	if e == nil {
-		return etree.NewElement("none")
+		return &ast.Element{Tag: "none"}
 	}
 	return e
 }
 
 func checkToExpression(p *pass) {
-	p.each(func(to *etree.Element) {
-		if to.Parent() == nil || to.Parent().Tag != "copy" || len(to.Attr) > countNS(to) && !onlyLang(to) || !xpath1(to) {
+	p.each(func(to *ast.Element) {
+		if to.Parent() == nil || to.Parent().Tag != "copy" || len(to.Attrs) > countNS(to) && !onlyLang(to) || !xpath1(to) {
 			return
 		}
 		t := expression(to)
@@ -323,9 +322,9 @@ func checkToExpression(p *pass) {
 }
 
 // countNS is the number of namespace declarations among e's attributes.
-func countNS(e *etree.Element) int {
+func countNS(e *ast.Element) int {
 	n := 0
-	for _, a := range e.Attr {
+	for _, a := range e.Attrs {
 		if a.Space == "xmlns" || (a.Space == "" && a.Key == "xmlns") {
 			n++
 		}
@@ -334,8 +333,8 @@ func countNS(e *etree.Element) int {
 }
 
 // onlyLang reports whether e's only other attribute is expressionLanguage.
-func onlyLang(e *etree.Element) bool {
-	return len(e.Attr)-countNS(e) == 1 && hasAttr(e, "expressionLanguage")
+func onlyLang(e *ast.Element) bool {
+	return len(e.Attrs)-countNS(e) == 1 && hasAttr(e, "expressionLanguage")
 }
 
 // langXPath10 is WS-BPEL's XPath 1.0 binding, the only expression
@@ -344,7 +343,7 @@ const langXPath10 = "urn:oasis:names:tc:wsbpel:2.0:sublang:xpath1.0"
 
 // xpath1 reports whether e's expression is XPath 1.0: its own
 // expressionLanguage, else the process's, else the default.
-func xpath1(e *etree.Element) bool {
+func xpath1(e *ast.Element) bool {
 	lang := attr(e, "expressionLanguage")
 	if lang == "" {
 		for r := e; r != nil; r = r.Parent() {

@@ -3,15 +3,14 @@ package check
 import (
 	"fmt"
 
-	"github.com/beevik/etree"
-
+	"github.com/orchd/orchd/internal/process/ast"
 	"github.com/orchd/orchd/internal/process/bpel"
 )
 
 // exitOnStandardFault is the scope whose exitOnStandardFault applies to
 // scope s (s, or the nearest enclosing scope that sets it) when that is
 // "yes", else nil ("no" is the process's default).
-func exitOnStandardFault(s *etree.Element) *etree.Element {
+func exitOnStandardFault(s *ast.Element) *ast.Element {
 	for a := s; a != nil; a = a.Parent() {
 		if isScope(a) {
 			if v := attr(a, "exitOnStandardFault"); v != "" {
@@ -25,7 +24,7 @@ func exitOnStandardFault(s *etree.Element) *etree.Element {
 	return nil
 }
 
-func scopeLabel(s *etree.Element) string {
+func scopeLabel(s *ast.Element) string {
 	if n := attr(s, "name"); n != "" {
 		return fmt.Sprintf("%s %q", s.Tag, n)
 	}
@@ -33,7 +32,7 @@ func scopeLabel(s *etree.Element) string {
 }
 
 func checkExitOnStandardFault(p *pass) {
-	p.each(func(c *etree.Element) {
+	p.each(func(c *ast.Element) {
 		s := handlerScope(c)
 		if s == nil || !isScope(s) || exitOnStandardFault(s) == nil {
 			return
@@ -53,7 +52,7 @@ func checkExitOnStandardFault(p *pass) {
 // checkPlace reports each tag element that is not inside one of the
 // handler kinds allowed.
 func checkPlace(p *pass, tag string, allowed []string, where string) {
-	p.each(func(e *etree.Element) {
+	p.each(func(e *ast.Element) {
 		if h := nearestHandler(e); h == nil || !in(h.Tag, allowed...) {
 			p.report(e, "<%s> may only be used in %s; move it there or use <throw>", tag, where)
 		}
@@ -75,18 +74,20 @@ func checkCompensatePlace(p *pass) {
 // enclosedScopes are the scopes (and invokes, which are implicit scopes)
 // immediately enclosed by scope s: in its activity and in its event
 // handlers, not inside another scope or in s's FCT-handlers.
-func enclosedScopes(s *etree.Element) []*etree.Element {
-	var out []*etree.Element
-	var walk func(e *etree.Element)
-	walk = func(e *etree.Element) {
-		for _, c := range e.ChildElements() {
+func enclosedScopes(s *ast.Element) []*ast.Element {
+	var out []*ast.Element
+	var walk func(e *ast.Element)
+	walk = func(e *ast.Element) {
+		for _, c := range e.Children() {
 			if !isBPEL(c) {
 				continue
 			}
-			if e == s && in(c.Tag, "faultHandlers", "compensationHandler", "terminationHandler") {
-				continue
-			}
-			if c.Tag == "scope" || c.Tag == "invoke" {
+			switch c.Node().(type) {
+			case *ast.FaultHandlers, *ast.CompensationHandler, *ast.TerminationHandler:
+				if e == s {
+					continue
+				}
+			case *ast.Scope, *ast.Invoke:
 				out = append(out, c)
 				continue
 			}
@@ -98,7 +99,7 @@ func enclosedScopes(s *etree.Element) []*etree.Element {
 }
 
 func checkCompensateTargetEnclosed(p *pass) {
-	p.each(func(e *etree.Element) {
+	p.each(func(e *ast.Element) {
 		h := nearestHandler(e)
 		if h == nil {
 			return // SA00007
@@ -118,7 +119,7 @@ func checkCompensateTargetEnclosed(p *pass) {
 }
 
 func checkCompensateTargetKind(p *pass) {
-	p.each(func(e *etree.Element) {
+	p.each(func(e *ast.Element) {
 		h := nearestHandler(e)
 		if h == nil || handlerScope(h) == nil {
 			return
@@ -138,7 +139,7 @@ func checkCompensateTargetKind(p *pass) {
 }
 
 func checkHandlerRootScope(p *pass) {
-	p.each(func(h *etree.Element) {
+	p.each(func(h *ast.Element) {
 		for _, a := range activityChildren(h) {
 			if a.Tag == "scope" && child(a, "compensationHandler") != nil {
 				p.report(child(a, "compensationHandler"), "the scope directly inside a fault, compensation or termination handler must not have a compensation handler; remove it or wrap the scope in another")
@@ -148,7 +149,7 @@ func checkHandlerRootScope(p *pass) {
 }
 
 func checkFaultHandlersEmpty(p *pass) {
-	p.each(func(fh *etree.Element) {
+	p.each(func(fh *ast.Element) {
 		if len(children(fh, "catch"))+len(children(fh, "catchAll")) == 0 {
 			p.report(fh, "<faultHandlers> needs at least one <catch> or <catchAll>; add one or remove the element")
 		}
@@ -156,7 +157,7 @@ func checkFaultHandlersEmpty(p *pass) {
 }
 
 func checkCatchVariable(p *pass) {
-	p.each(func(c *etree.Element) {
+	p.each(func(c *ast.Element) {
 		mt, el := hasAttr(c, "faultMessageType"), hasAttr(c, "faultElement")
 		switch {
 		case hasAttr(c, "faultVariable") && mt == el:
@@ -168,7 +169,7 @@ func checkCatchVariable(p *pass) {
 }
 
 func checkIsolated(p *pass) {
-	p.each(func(s *etree.Element) {
+	p.each(func(s *ast.Element) {
 		if !yes(s, "isolated") {
 			return
 		}
@@ -182,7 +183,7 @@ func checkIsolated(p *pass) {
 }
 
 func checkScopeNames(p *pass) {
-	p.each(func(s *etree.Element) {
+	p.each(func(s *ast.Element) {
 		seen := map[string]bool{}
 		for _, c := range enclosedScopes(s) {
 			n := attr(c, "name")
@@ -198,7 +199,7 @@ func checkScopeNames(p *pass) {
 }
 
 func checkDuplicateCatch(p *pass) {
-	check := func(cs []*etree.Element) {
+	check := func(cs []*ast.Element) {
 		seen := map[string]bool{}
 		for _, c := range cs {
 			if c.Tag != "catch" {
@@ -214,12 +215,12 @@ func checkDuplicateCatch(p *pass) {
 			seen[k] = true
 		}
 	}
-	p.each(func(fh *etree.Element) { check(fh.ChildElements()) }, "faultHandlers")
-	p.each(func(inv *etree.Element) { check(children(inv, "catch")) }, "invoke")
+	p.each(func(fh *ast.Element) { check(fh.Children()) }, "faultHandlers")
+	p.each(func(inv *ast.Element) { check(children(inv, "catch")) }, "invoke")
 }
 
 func checkEventHandlersEmpty(p *pass) {
-	p.each(func(eh *etree.Element) {
+	p.each(func(eh *ast.Element) {
 		if len(children(eh, "onEvent"))+len(children(eh, "onAlarm")) == 0 {
 			p.report(eh, "<eventHandlers> needs at least one <onEvent> or <onAlarm>; add one or remove the element")
 		}

@@ -1,13 +1,13 @@
 package check
 
-import "github.com/beevik/etree"
+import "github.com/orchd/orchd/internal/process/ast"
 
 // linkEnd is one <source> or <target> and the link it resolves to.
 type linkEnd struct {
-	el       *etree.Element // the <source> or <target>
-	activity *etree.Element // the activity that holds it
-	decl     *etree.Element // the <link> it names, nil when undeclared
-	flow     *etree.Element // the <flow> that declares it
+	el       *ast.Element // the <source> or <target>
+	activity *ast.Element // the activity that holds it
+	decl     *ast.Element // the <link> it names, nil when undeclared
+	flow     *ast.Element // the <flow> that declares it
 }
 
 // links resolves every <source> (in <sources>) and <target> (in
@@ -19,7 +19,7 @@ func (p *pass) links() (sources, targets []linkEnd) {
 	}
 	p.linked = true
 	defer func() { p.sources, p.targets = sources, targets }()
-	p.each(func(e *etree.Element) {
+	p.each(func(e *ast.Element) {
 		act := e.Parent().Parent()
 		if act == nil || !isLinkEnd(e) {
 			return // a <source> elsewhere is not a link end (the compiler reports it)
@@ -27,7 +27,7 @@ func (p *pass) links() (sources, targets []linkEnd) {
 		end := linkEnd{el: e, activity: act}
 		name := attr(e, "linkName")
 		for a := act.Parent(); a != nil && end.decl == nil; a = a.Parent() {
-			if !isBPEL(a) || a.Tag != "flow" {
+			if _, flow := a.Node().(*ast.Flow); !flow {
 				continue
 			}
 			for _, l := range grandchildren(a, "links", "link") {
@@ -37,7 +37,7 @@ func (p *pass) links() (sources, targets []linkEnd) {
 				}
 			}
 		}
-		if e.Tag == "source" {
+		if _, src := e.Node().(*ast.Source); src {
 			sources = append(sources, end)
 		} else {
 			targets = append(targets, end)
@@ -48,13 +48,20 @@ func (p *pass) links() (sources, targets []linkEnd) {
 
 // isLinkEnd reports a <source> under <sources> or a <target> under
 // <targets>.
-func isLinkEnd(e *etree.Element) bool {
-	par := e.Parent()
-	return par != nil && isBPEL(par) && ((e.Tag == "source" && par.Tag == "sources") || (e.Tag == "target" && par.Tag == "targets"))
+func isLinkEnd(e *ast.Element) bool {
+	switch e.Node().(type) {
+	case *ast.Source:
+		_, ok := e.Parent().Node().(*ast.Sources)
+		return ok
+	case *ast.Target:
+		_, ok := e.Parent().Node().(*ast.Targets)
+		return ok
+	}
+	return false
 }
 
 func checkLinkNames(p *pass) {
-	p.each(func(f *etree.Element) {
+	p.each(func(f *ast.Element) {
 		seen := map[string]bool{}
 		for _, l := range grandchildren(f, "links", "link") {
 			n := attr(l, "name")
@@ -77,8 +84,8 @@ func checkLinkDeclared(p *pass) {
 
 func checkLinkEnds(p *pass) {
 	s, t := p.links()
-	count := func(ends []linkEnd) map[*etree.Element]int {
-		m := map[*etree.Element]int{}
+	count := func(ends []linkEnd) map[*ast.Element]int {
+		m := map[*ast.Element]int{}
 		for _, e := range ends {
 			if e.decl != nil {
 				m[e.decl]++
@@ -87,7 +94,7 @@ func checkLinkEnds(p *pass) {
 		return m
 	}
 	ns, nt := count(s), count(t)
-	p.each(func(l *etree.Element) {
+	p.each(func(l *ast.Element) {
 		if l.Parent() == nil || l.Parent().Tag != "links" {
 			return
 		}
@@ -99,13 +106,13 @@ func checkLinkEnds(p *pass) {
 
 func checkLinkPairs(p *pass) {
 	s, t := p.links()
-	target := map[*etree.Element]*etree.Element{} // link -> target activity
+	target := map[*ast.Element]*ast.Element{} // link -> target activity
 	for _, e := range t {
 		if e.decl != nil {
 			target[e.decl] = e.activity
 		}
 	}
-	type pair struct{ from, to *etree.Element }
+	type pair struct{ from, to *ast.Element }
 	seen := map[pair]string{}
 	for _, e := range s {
 		to := target[e.decl]
@@ -122,7 +129,7 @@ func checkLinkPairs(p *pass) {
 }
 
 func checkDistinct(p *pass, wrapper, tag, what string) {
-	p.each(func(w *etree.Element) {
+	p.each(func(w *ast.Element) {
 		seen := map[string]bool{}
 		for _, e := range children(w, tag) {
 			n := attr(e, "linkName")
@@ -139,7 +146,7 @@ func checkTargetNames(p *pass) { checkDistinct(p, "targets", "target", "<target>
 
 // crossed is the first element with one of tags between act (included)
 // and flow (excluded).
-func crossed(act, flow *etree.Element, tags ...string) *etree.Element {
+func crossed(act, flow *ast.Element, tags ...string) *ast.Element {
 	for a := act.Parent(); a != nil && a != flow; a = a.Parent() {
 		if isBPEL(a) && in(a.Tag, tags...) {
 			return a
@@ -162,7 +169,7 @@ func checkLinkRepeatable(p *pass) {
 
 func checkLinkHandlers(p *pass) {
 	s, t := p.links()
-	target := map[*etree.Element]*etree.Element{}
+	target := map[*ast.Element]*ast.Element{}
 	for _, e := range t {
 		if e.decl == nil {
 			continue
@@ -192,7 +199,7 @@ func checkLinkCycles(p *pass) {
 	if len(s) == 0 {
 		return
 	}
-	id := make(map[*etree.Element]int, len(p.all))
+	id := make(map[*ast.Element]int, len(p.all))
 	for i, e := range p.all {
 		id[e] = i
 	}
@@ -200,8 +207,8 @@ func checkLinkCycles(p *pass) {
 	adj := make([][]int, n)
 	for i, e := range p.all {
 		adj[2*i] = append(adj[2*i], 2*i+1)
-		var prev *etree.Element
-		for _, c := range e.ChildElements() {
+		var prev *ast.Element
+		for _, c := range e.Children() {
 			j := id[c]
 			adj[2*i] = append(adj[2*i], 2*j)
 			adj[2*j+1] = append(adj[2*j+1], 2*i+1)
@@ -213,7 +220,7 @@ func checkLinkCycles(p *pass) {
 			}
 		}
 	}
-	target := map[*etree.Element]*etree.Element{}
+	target := map[*ast.Element]*ast.Element{}
 	for _, e := range t {
 		if e.decl != nil {
 			target[e.decl] = e.activity
@@ -294,7 +301,7 @@ func scc(adj [][]int) []int {
 }
 
 func checkJoinConditionLinks(p *pass) {
-	p.each(func(jc *etree.Element) {
+	p.each(func(jc *ast.Element) {
 		ts := jc.Parent()
 		if ts == nil || ts.Tag != "targets" {
 			return
@@ -315,15 +322,15 @@ func checkJoinConditionLinks(p *pass) {
 // immediately enclosed by one scope) depend on each other both ways.
 func checkPeerScopeCycles(p *pass) {
 	s, t := p.links()
-	target := map[*etree.Element]*etree.Element{}
+	target := map[*ast.Element]*ast.Element{}
 	for _, e := range t {
 		if e.decl != nil {
 			target[e.decl] = e.activity
 		}
 	}
-	p.each(func(parent *etree.Element) {
+	p.each(func(parent *ast.Element) {
 		peers := enclosedScopes(parent)
-		peerOf := func(a *etree.Element) int {
+		peerOf := func(a *ast.Element) int {
 			for i, s := range peers {
 				if within(a, s) {
 					return i

@@ -1,13 +1,12 @@
 package check
 
 import (
-	"github.com/beevik/etree"
-
 	"github.com/orchd/orchd/internal/exchange"
+	"github.com/orchd/orchd/internal/process/ast"
 )
 
 func checkPortTypeAttr(p *pass) {
-	p.each(func(e *etree.Element) {
+	p.each(func(e *ast.Element) {
 		q, ok := qattr(e, "portType")
 		if !ok {
 			return
@@ -20,7 +19,7 @@ func checkPortTypeAttr(p *pass) {
 
 // messages are the messages e receives (in) and sends (out) of its
 // operation, from the process's side; nil when not known.
-func (p *pass) messages(e *etree.Element) (op *exchange.Operation, in, out *exchange.MessageDesc) {
+func (p *pass) messages(e *ast.Element) (op *exchange.Operation, in, out *exchange.MessageDesc) {
 	op, _ = p.operation(e)
 	if op == nil {
 		return nil, nil, nil
@@ -57,7 +56,7 @@ func fits(v *variable, m *exchange.MessageDesc) bool {
 
 // checkVariableFits reports the variable named by attribute a of e when
 // it cannot hold message m.
-func (p *pass) checkVariableFits(e *etree.Element, a string, m *exchange.MessageDesc) {
+func (p *pass) checkVariableFits(e *ast.Element, a string, m *exchange.MessageDesc) {
 	name := attr(e, a)
 	if name == "" || m == nil {
 		return
@@ -72,7 +71,7 @@ func (p *pass) checkVariableFits(e *etree.Element, a string, m *exchange.Message
 }
 
 func checkInvokeVariableTypes(p *pass) {
-	p.each(func(e *etree.Element) {
+	p.each(func(e *ast.Element) {
 		_, in, out := p.messages(e)
 		p.checkVariableFits(e, "inputVariable", out)
 		p.checkVariableFits(e, "outputVariable", in)
@@ -80,9 +79,9 @@ func checkInvokeVariableTypes(p *pass) {
 }
 
 func checkReceiveReplyVariableTypes(p *pass) {
-	p.each(func(e *etree.Element) {
+	p.each(func(e *ast.Element) {
 		_, in, out := p.messages(e)
-		if e.Tag == "reply" {
+		if _, reply := e.Node().(*ast.Reply); reply {
 			in = out
 		}
 		if m := in; m != nil && m.Name.IsZero() {
@@ -93,7 +92,7 @@ func checkReceiveReplyVariableTypes(p *pass) {
 }
 
 func checkOnEventType(p *pass) {
-	p.each(func(e *etree.Element) {
+	p.each(func(e *ast.Element) {
 		_, in, _ := p.messages(e)
 		if in == nil {
 			return
@@ -107,26 +106,23 @@ func checkOnEventType(p *pass) {
 	}, "onEvent")
 }
 
-func fromParts(e *etree.Element) []*etree.Element { return grandchildren(e, "fromParts", "fromPart") }
-func toParts(e *etree.Element) []*etree.Element   { return grandchildren(e, "toParts", "toPart") }
+func fromParts(e *ast.Element) []*ast.Element { return grandchildren(e, "fromParts", "fromPart") }
+func toParts(e *ast.Element) []*ast.Element   { return grandchildren(e, "toParts", "toPart") }
 
 func checkMessageVariablesPresent(p *pass) {
-	p.each(func(e *etree.Element) {
+	p.each(func(e *ast.Element) {
 		op, in, out := p.messages(e)
 		if op == nil {
 			return
 		}
 		recv, send := "variable", "variable"
-		switch e.Tag {
-		case "invoke":
+		_, invoke := e.Node().(*ast.Invoke)
+		_, reply := e.Node().(*ast.Reply)
+		if invoke {
 			recv, send = "outputVariable", "inputVariable"
-		case "onEvent":
-			if attr(e, "messageType") != "" || attr(e, "element") != "" {
-				recv = "variable"
-			}
 		}
-		if e.Tag != "reply" {
-			if in == nil && e.Tag == "invoke" && (hasAttr(e, "outputVariable") || len(fromParts(e)) > 0) {
+		if !reply {
+			if in == nil && invoke && (hasAttr(e, "outputVariable") || len(fromParts(e)) > 0) {
 				p.report(e, "operation %q is one-way: an invoke of it receives nothing; remove outputVariable and <fromParts>", op.Name)
 			}
 			if in != nil && len(in.Parts) > 0 && attr(e, recv) == "" && len(fromParts(e)) == 0 {
@@ -136,7 +132,7 @@ func checkMessageVariablesPresent(p *pass) {
 				p.report(child(e, "fromParts"), "message %s has no parts, so <fromParts> must be omitted; remove it", in.Name.Local)
 			}
 		}
-		if e.Tag == "invoke" || e.Tag == "reply" {
+		if invoke || reply {
 			if out != nil && len(out.Parts) > 0 && attr(e, send) == "" && len(toParts(e)) == 0 {
 				p.report(e, "message %s of operation %q has parts, so this <%s> needs %s or <toParts>; add one", out.Name.Local, op.Name, e.Tag, send)
 			}
@@ -148,7 +144,7 @@ func checkMessageVariablesPresent(p *pass) {
 }
 
 func checkToPartsComplete(p *pass) {
-	p.each(func(e *etree.Element) {
+	p.each(func(e *ast.Element) {
 		_, _, out := p.messages(e)
 		tp := toParts(e)
 		if out == nil || len(tp) == 0 {
@@ -168,7 +164,7 @@ func checkToPartsComplete(p *pass) {
 
 // checkBoth reports e when it has attribute a and a wrapper element.
 func checkBoth(p *pass, a, wrapper string, tags ...string) {
-	p.each(func(e *etree.Element) {
+	p.each(func(e *ast.Element) {
 		if hasAttr(e, a) && child(e, wrapper) != nil {
 			p.report(e, "<%s> has both %s and <%s>; use one of them", e.Tag, a, wrapper)
 		}
@@ -182,7 +178,7 @@ func checkReplyToParts(p *pass)            { checkBoth(p, "variable", "toParts",
 func checkOnMessageFromParts(p *pass)      { checkBoth(p, "variable", "fromParts", "onMessage") }
 
 func checkOnEventFromParts(p *pass) {
-	p.each(func(e *etree.Element) {
+	p.each(func(e *ast.Element) {
 		if child(e, "fromParts") == nil {
 			return
 		}
@@ -197,7 +193,7 @@ func checkOnEventFromParts(p *pass) {
 
 // checkPartNames reports parts named by the part elements of e that its
 // message m lacks.
-func (p *pass) checkPartNames(parts []*etree.Element, m *exchange.MessageDesc) {
+func (p *pass) checkPartNames(parts []*ast.Element, m *exchange.MessageDesc) {
 	if m == nil {
 		return
 	}
@@ -209,21 +205,21 @@ func (p *pass) checkPartNames(parts []*etree.Element, m *exchange.MessageDesc) {
 }
 
 func checkFromPartNames(p *pass) {
-	p.each(func(e *etree.Element) {
+	p.each(func(e *ast.Element) {
 		_, in, _ := p.messages(e)
 		p.checkPartNames(fromParts(e), in)
 	}, "receive", "invoke", "onMessage", "onEvent")
 }
 
 func checkToPartNames(p *pass) {
-	p.each(func(e *etree.Element) {
+	p.each(func(e *ast.Element) {
 		_, _, out := p.messages(e)
 		p.checkPartNames(toParts(e), out)
 	}, "invoke", "reply")
 }
 
 func checkCorrelationPattern(p *pass) {
-	p.each(func(e *etree.Element) {
+	p.each(func(e *ast.Element) {
 		op, _ := p.operation(e)
 		if op == nil {
 			return
@@ -240,7 +236,7 @@ func checkCorrelationPattern(p *pass) {
 }
 
 func checkMessageExchangeDeclared(p *pass) {
-	p.each(func(e *etree.Element) {
+	p.each(func(e *ast.Element) {
 		if n := attr(e, "messageExchange"); n != "" && lookupDecl(e, "messageExchanges", "messageExchange", n) == nil {
 			p.report(e, "messageExchange %q is not declared by an enclosing scope; declare it in <messageExchanges>", n)
 		}
@@ -248,7 +244,7 @@ func checkMessageExchangeDeclared(p *pass) {
 }
 
 func checkOnEventMessageExchange(p *pass) {
-	p.each(func(e *etree.Element) {
+	p.each(func(e *ast.Element) {
 		if n := attr(e, "messageExchange"); n != "" && lookupDecl(e, "messageExchanges", "messageExchange", n) == nil {
 			p.report(e, "messageExchange %q is declared neither by the onEvent's scope nor by an enclosing one; declare it in <messageExchanges>", n)
 		}
@@ -256,7 +252,7 @@ func checkOnEventMessageExchange(p *pass) {
 }
 
 func checkPickCreateInstance(p *pass) {
-	p.each(func(e *etree.Element) {
+	p.each(func(e *ast.Element) {
 		if yes(e, "createInstance") {
 			for _, a := range children(e, "onAlarm") {
 				p.report(a, "a <pick> with createInstance=\"yes\" holds only <onMessage>; remove the onAlarm or the attribute")
@@ -266,7 +262,7 @@ func checkPickCreateInstance(p *pass) {
 }
 
 func checkOnEventPartnerLink(p *pass) {
-	p.each(func(e *etree.Element) {
+	p.each(func(e *ast.Element) {
 		if n := attr(e, "partnerLink"); lookupDecl(e, "partnerLinks", "partnerLink", n) == nil {
 			p.report(e, "partnerLink %q is declared neither by the onEvent's scope nor by an enclosing one; declare it", n)
 		}
@@ -274,7 +270,7 @@ func checkOnEventPartnerLink(p *pass) {
 }
 
 func checkCorrelationSetDeclared(p *pass) {
-	p.each(func(e *etree.Element) {
+	p.each(func(e *ast.Element) {
 		for _, x := range grandchildren(e, "correlations", "correlation") {
 			if n := attr(x, "set"); lookupDecl(x, "correlationSets", "correlationSet", n) == nil {
 				p.report(x, "correlation set %q is declared neither by the onEvent's scope nor by an enclosing one; declare it", n)
@@ -284,7 +280,7 @@ func checkCorrelationSetDeclared(p *pass) {
 }
 
 func checkOnEventVariableType(p *pass) {
-	p.each(func(e *etree.Element) {
+	p.each(func(e *ast.Element) {
 		if hasAttr(e, "variable") && !hasAttr(e, "messageType") && !hasAttr(e, "element") {
 			p.report(e, "an <onEvent> with a variable needs messageType or element to declare it; add the input message's type")
 		}
@@ -293,9 +289,9 @@ func checkOnEventVariableType(p *pass) {
 
 // startActivities are the process's receives and picks with
 // createInstance="yes".
-func (p *pass) startActivities() []*etree.Element {
-	var out []*etree.Element
-	p.each(func(e *etree.Element) {
+func (p *pass) startActivities() []*ast.Element {
+	var out []*ast.Element
+	p.each(func(e *ast.Element) {
 		if yes(e, "createInstance") {
 			out = append(out, e)
 		}
@@ -305,7 +301,7 @@ func (p *pass) startActivities() []*etree.Element {
 
 // startOnly reports whether e holds nothing but start activities, scopes,
 // flows and sequences.
-func startOnly(e *etree.Element) bool {
+func startOnly(e *ast.Element) bool {
 	if in(e.Tag, "receive", "pick") {
 		return yes(e, "createInstance")
 	}
@@ -322,7 +318,7 @@ func startOnly(e *etree.Element) bool {
 
 func checkBeforeStart(p *pass) {
 	for _, s := range p.startActivities() {
-		for c, a := s, s.Parent(); a != nil && a != p.doc.Root; c, a = a, a.Parent() {
+		for c, a := s, s.Parent(); a != nil && a != p.root; c, a = a, a.Parent() {
 			if !isBPEL(a) || !in(a.Tag, "sequence", "flow", "scope") || (a.Tag == "scope" && !isActivity(c)) {
 				p.report(s, "a start activity may only be inside <sequence>, <flow> and <scope>, not <%s>; move it to the start of the process", a.Tag)
 				break
@@ -349,12 +345,12 @@ func checkStartCorrelations(p *pass) {
 		return
 	}
 	type use struct {
-		el       *etree.Element
+		el       *ast.Element
 		initiate map[string]string
 	}
 	var uses []use
 	for _, s := range starts {
-		els := []*etree.Element{s}
+		els := []*ast.Element{s}
 		if s.Tag == "pick" {
 			els = children(s, "onMessage")
 		}

@@ -1,15 +1,14 @@
 package check
 
 import (
-	"github.com/beevik/etree"
-
 	"github.com/orchd/orchd/internal/exchange"
+	"github.com/orchd/orchd/internal/process/ast"
 	"github.com/orchd/orchd/internal/process/wsdl"
 )
 
 // variable is a declared or implicit variable and its type.
 type variable struct {
-	el                   *etree.Element // where it is declared
+	el                   *ast.Element // where it is declared
 	name                 string
 	msg, element, xsType qname // one of them set (none for a counter)
 }
@@ -17,24 +16,25 @@ type variable struct {
 // lookupVar resolves a variable name at e by WS-BPEL's lexical scoping:
 // the nearest scope that declares it, and on the way the implicit
 // variables of <catch faultVariable>, <onEvent> and <forEach>.
-func lookupVar(e *etree.Element, name string) *variable {
+func lookupVar(e *ast.Element, name string) *variable {
 	for a := e; a != nil; a = a.Parent() {
-		if !isBPEL(a) {
+		if !a.IsBPEL() {
 			continue
 		}
-		switch a.Tag {
-		case "scope", "process":
+		switch n := a.Node().(type) {
+		case *ast.Scope, *ast.Process:
+			// every <variables> counts, as the compiler declares them all
 			for _, v := range grandchildren(a, "variables", "variable") {
 				if attr(v, "name") == name {
 					return declared(v)
 				}
 			}
-		case "catch":
-			if attr(a, "faultVariable") == name {
+		case *ast.Catch:
+			if n.FaultVariable == name {
 				return implicit(a, name, "faultMessageType", "faultElement")
 			}
-		case "onEvent":
-			if attr(a, "variable") == name {
+		case *ast.OnEvent:
+			if n.Variable == name {
 				return implicit(a, name, "messageType", "element")
 			}
 			for _, fp := range grandchildren(a, "fromParts", "fromPart") {
@@ -42,8 +42,8 @@ func lookupVar(e *etree.Element, name string) *variable {
 					return &variable{el: fp, name: name}
 				}
 			}
-		case "forEach":
-			if attr(a, "counterName") == name {
+		case *ast.ForEach:
+			if n.CounterName == name {
 				return &variable{el: a, name: name}
 			}
 		}
@@ -53,14 +53,14 @@ func lookupVar(e *etree.Element, name string) *variable {
 
 // implicit is the variable name that e declares, typed by its attributes
 // msgAttr and elAttr.
-func implicit(e *etree.Element, name, msgAttr, elAttr string) *variable {
+func implicit(e *ast.Element, name, msgAttr, elAttr string) *variable {
 	v := &variable{el: e, name: name}
 	v.msg, _ = qattr(e, msgAttr)
 	v.element, _ = qattr(e, elAttr)
 	return v
 }
 
-func declared(v *etree.Element) *variable {
+func declared(v *ast.Element) *variable {
 	x := &variable{el: v, name: attr(v, "name")}
 	x.msg, _ = qattr(v, "messageType")
 	x.element, _ = qattr(v, "element")
@@ -72,7 +72,7 @@ func declared(v *etree.Element) *variable {
 // (wrapper "partnerLinks", tag "partnerLink", ...) at e. An <onEvent>
 // resolves in its own scope first (SA00084, SA00088, SA00089): start is
 // then that scope.
-func lookupDecl(e *etree.Element, wrapper, tag, name string) *etree.Element {
+func lookupDecl(e *ast.Element, wrapper, tag, name string) *ast.Element {
 	start := e
 	if e.Tag == "onEvent" {
 		if s := child(e, "scope"); s != nil {
@@ -99,7 +99,7 @@ func lookupDecl(e *etree.Element, wrapper, tag, name string) *etree.Element {
 // operation is the WSDL operation a messaging element (receive, reply,
 // invoke, onMessage, onEvent) names, through its partner link's type and
 // role; nil when any step does not resolve (the compiler reports those).
-func (p *pass) operation(e *etree.Element) (*exchange.Operation, *wsdl.PortType) {
+func (p *pass) operation(e *ast.Element) (*exchange.Operation, *wsdl.PortType) {
 	pt := p.rolePortType(e)
 	if pt == nil {
 		return nil, nil
@@ -109,7 +109,7 @@ func (p *pass) operation(e *etree.Element) (*exchange.Operation, *wsdl.PortType)
 
 // rolePortType is the portType of the role e uses of its partner link:
 // partnerRole for <invoke>, myRole for the others.
-func (p *pass) rolePortType(e *etree.Element) *wsdl.PortType {
+func (p *pass) rolePortType(e *ast.Element) *wsdl.PortType {
 	pl := lookupDecl(e, "partnerLinks", "partnerLink", attr(e, "partnerLink"))
 	if pl == nil {
 		return nil
@@ -123,7 +123,7 @@ func (p *pass) rolePortType(e *etree.Element) *wsdl.PortType {
 		return nil
 	}
 	role := attr(pl, "myRole")
-	if e.Tag == "invoke" {
+	if _, ok := e.Node().(*ast.Invoke); ok {
 		role = attr(pl, "partnerRole")
 	}
 	if role == "" {
@@ -147,10 +147,20 @@ var standardFaults = []string{"ambiguousReceive", "completionConditionFailure", 
 // compensation or termination handler (FCT-handlers).
 var handlers = []string{"catch", "catchAll", "compensationHandler", "terminationHandler"}
 
+// isHandler reports whether e is an FCT-handler: a catch, catchAll,
+// compensationHandler or terminationHandler.
+func isHandler(e *ast.Element) bool {
+	switch e.Node().(type) {
+	case *ast.Catch, *ast.CatchAll, *ast.CompensationHandler, *ast.TerminationHandler:
+		return true
+	}
+	return false
+}
+
 // nearestHandler is the innermost FCT-handler element above e, or nil.
-func nearestHandler(e *etree.Element) *etree.Element {
+func nearestHandler(e *ast.Element) *ast.Element {
 	for a := e.Parent(); a != nil; a = a.Parent() {
-		if isBPEL(a) && in(a.Tag, handlers...) {
+		if isHandler(a) {
 			return a
 		}
 	}
@@ -159,7 +169,7 @@ func nearestHandler(e *etree.Element) *etree.Element {
 
 // handlerScope is the scope (or process) an FCT-handler element belongs
 // to: the parent of <faultHandlers>, or of the handler itself.
-func handlerScope(h *etree.Element) *etree.Element {
+func handlerScope(h *ast.Element) *ast.Element {
 	s := h.Parent()
 	if s != nil && s.Tag == "faultHandlers" {
 		s = s.Parent()

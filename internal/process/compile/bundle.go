@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/orchd/orchd/internal/exchange"
+	"github.com/orchd/orchd/internal/process/ast"
 	"github.com/orchd/orchd/internal/process/bpel"
 	"github.com/orchd/orchd/internal/process/deploy"
 	"github.com/orchd/orchd/internal/process/plan"
@@ -87,7 +88,7 @@ func LoadBundleWith(dir string, opts LoadOptions) ([]*plan.Plan, error) {
 	// services deploy.xml names are also looked up in the bundle's other
 	// WSDLs (loadUnimported).
 	sets := map[exchange.QName]*wsdl.Set{}
-	docs := map[exchange.QName]*bpel.Document{}
+	docs := map[exchange.QName]*ast.Process{}
 	unreadable := 0 // .bpel files that did not parse
 	sources := map[exchange.QName][]byte{}
 	for _, f := range files {
@@ -103,32 +104,35 @@ func LoadBundleWith(dir string, opts LoadOptions) ([]*plan.Plan, error) {
 			unreadable++
 			continue
 		}
-		if d.Root.Tag != "process" || !isBPEL(d.Root) {
-			errs.Add(d.Pos(d.Root), d.Root.Tag, "not a WS-BPEL 2.0 process: root is {%s}%s", d.Root.NamespaceURI(), d.Root.Tag)
+		// The syntax tree is parsed once, here, for static analysis and
+		// the compiler.
+		t := ast.Parse(d)
+		if !t.Is("process") {
+			errs.Add(t.Pos, t.Tag, "not a WS-BPEL 2.0 process: root is {%s}%s", t.Space, t.Tag)
 			continue
 		}
-		q := exchange.QName{Space: d.Root.SelectAttrValue("targetNamespace", ""), Local: d.Root.SelectAttrValue("name", "")}
-		docs[q] = d
+		q := exchange.QName{Space: t.AttrOr("targetNamespace", ""), Local: t.AttrOr("name", "")}
+		docs[q] = t
 		sources[q] = b
 		w := wsdl.NewSet(dir, errs)
 		w.Shared = opts.SharedFolders
 		sets[q] = w
-		for _, imp := range d.Root.SelectElements("import") {
-			loc := imp.SelectAttrValue("location", "")
-			switch imp.SelectAttrValue("importType", "") {
+		for _, imp := range t.Select("import") {
+			loc := imp.AttrOr("location", "")
+			switch imp.AttrOr("importType", "") {
 			case bpel.ImportWSDL:
 				if loc == "" {
-					errs.Add(d.Pos(imp), "import", "WSDL import without location")
+					errs.Add(imp.Pos, "import", "WSDL import without location")
 					continue
 				}
-				w.LoadWSDL(loc, d.Pos(imp))
+				w.LoadWSDL(loc, imp.Pos)
 			case bpel.ImportXSD:
 				// Loaded only if a process validates (wsdlSet.schemas).
 				if loc != "" {
 					w.XsdImports = append(w.XsdImports, path.Clean(loc))
 				}
 			default:
-				errs.Add(d.Pos(imp), "import", "unknown importType %q", imp.SelectAttrValue("importType", ""))
+				errs.Add(imp.Pos, "import", "unknown importType %q", imp.AttrOr("importType", ""))
 			}
 		}
 		w.ResolveMessages()

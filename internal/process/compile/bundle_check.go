@@ -1,6 +1,7 @@
 package compile
 
 import (
+	"github.com/orchd/orchd/internal/process/ast"
 	"github.com/orchd/orchd/internal/process/bpel"
 	"github.com/orchd/orchd/internal/process/check"
 	"github.com/orchd/orchd/internal/process/wsdl"
@@ -12,9 +13,9 @@ import (
 // findings are, so that the compiler's own errors at those lines can be
 // dropped (dropChecked): where both refuse one construct, the finding
 // says it with the rule.
-func staticCheck(d *bpel.Document, w *wsdl.Set, errs *bpel.Errors, waived map[string]bool) (at map[bpel.Pos]bool, warnings []string) {
+func staticCheck(d *ast.Process, w *wsdl.Set, errs *bpel.Errors, waived map[string]bool) (at map[bpel.Pos]bool, warnings []string) {
 	at = map[bpel.Pos]bool{}
-	for _, f := range check.Check(d, w) {
+	for _, f := range check.CheckTree(d, w) {
 		if waived[f.Rule] {
 			// The compiler's own errors stand: a waived rule is one
 			// the compiler can run without.

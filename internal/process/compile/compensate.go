@@ -1,7 +1,7 @@
 package compile
 
 import (
-	"github.com/beevik/etree"
+	"github.com/orchd/orchd/internal/process/ast"
 	"github.com/orchd/orchd/internal/process/plan"
 )
 
@@ -67,7 +67,7 @@ func (c *compiler) compSupport() *plan.CompSupport {
 	if c.p.Comp != nil {
 		return c.p.Comp
 	}
-	b := plan.Base{Pos: c.pos(c.doc.Root)}
+	b := plan.Base{Pos: c.root.Pos}
 	cs := &plan.CompSupport{}
 	cs.CompAll = c.register(&plan.Compensate{Base: b})
 	rt := c.register(&plan.Rethrow{Base: b})
@@ -81,7 +81,7 @@ func (c *compiler) compSupport() *plan.CompSupport {
 // inside a fault, compensation or termination handler, and a target must
 // name a scope (or an invoke with handlers) directly enclosed by the
 // handler's scope.
-func (c *compiler) compensateActivity(e *etree.Element, b plan.Base) plan.Activity {
+func (c *compiler) compensateActivity(e *ast.Element, b plan.Base) plan.Activity {
 	var owner *plan.Scope
 	if n := len(c.hctx); n > 0 {
 		owner = c.hctx[n-1]
@@ -91,8 +91,8 @@ func (c *compiler) compensateActivity(e *etree.Element, b plan.Base) plan.Activi
 		return &plan.Empty{Base: b}
 	}
 	a := &plan.Compensate{Base: b}
-	if e.Tag == "compensateScope" {
-		name := e.SelectAttrValue("target", "")
+	if _, ok := e.Node().(*ast.CompensateScope); ok {
+		name := e.AttrOr("target", "")
 		for _, s := range owner.Children {
 			if name != "" && s.Name == name {
 				a.Target = s

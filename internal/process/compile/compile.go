@@ -8,6 +8,7 @@ import (
 	"github.com/beevik/etree"
 
 	"github.com/orchd/orchd/internal/exchange"
+	"github.com/orchd/orchd/internal/process/ast"
 	"github.com/orchd/orchd/internal/process/bpel"
 	"github.com/orchd/orchd/internal/process/deploy"
 	"github.com/orchd/orchd/internal/process/expr"
@@ -20,6 +21,7 @@ import (
 // compiler turns one BPEL document into a Process.
 type compiler struct {
 	doc  *bpel.Document
+	root *ast.Element // the tree's root, the <process>
 	dp   *deploy.Process
 	w    *wsdl.Set
 	errs *bpel.Errors
@@ -52,67 +54,73 @@ type compiler struct {
 	encl, hctx []*plan.Scope
 }
 
-func (c *compiler) pos(e *etree.Element) bpel.Pos { return c.doc.Pos(e) }
+func (c *compiler) pos(e *ast.Element) bpel.Pos { return e.Pos }
 
-func (c *compiler) errorf(e *etree.Element, format string, args ...any) {
+// srcPos is the position of an element of the document the tree does not
+// hold as a node of its own (one inside an extension element).
+func (c *compiler) srcPos(e *etree.Element) bpel.Pos { return c.doc.Pos(e) }
+
+// errorfSrc is errorf at an element inside an extension element.
+func (c *compiler) errorfSrc(e *etree.Element, format string, args ...any) {
+	c.errs.Add(c.srcPos(e), e.Tag, format, args...)
+}
+
+func (c *compiler) errorf(e *ast.Element, format string, args ...any) {
 	c.errs.Add(c.pos(e), e.Tag, format, args...)
 }
 
 // warnf notes a problem that does not refuse the process.
-func (c *compiler) warnf(e *etree.Element, format string, args ...any) {
+func (c *compiler) warnf(e *ast.Element, format string, args ...any) {
 	c.p.Warnings = append(c.p.Warnings, fmt.Sprintf("%s: <%s>: %s", c.pos(e), e.Tag, fmt.Sprintf(format, args...)))
 }
 
-func (c *compiler) unsupported(e *etree.Element, what string) {
+func (c *compiler) unsupported(e *ast.Element, what string) {
 	c.errs.Unsupported(c.pos(e), e.Tag, what)
 }
 
-func isBPEL(e *etree.Element) bool {
-	ns := e.NamespaceURI()
-	return ns == bpel.NSBPEL || ns == bpel.NSBPEL2004
-}
+func isBPEL(e *ast.Element) bool { return e.IsBPEL() }
 
-// compileProcess compiles the <process> document. dp binds its partner
-// links; endpoints are built from the bundle's WSDL set.
-func compileProcess(doc *bpel.Document, w *wsdl.Set, dp *deploy.Process, errs *bpel.Errors, opts LoadOptions) *plan.Plan {
-	root := doc.Root
-	c := &compiler{doc: doc, w: w, errs: errs, dp: dp, ext: opts.Extensions}
+// compileProcess lowers the syntax tree of a <process> to its plan. dp
+// binds its partner links; endpoints are built from the bundle's WSDL
+// set.
+func compileProcess(proc *ast.Process, w *wsdl.Set, dp *deploy.Process, errs *bpel.Errors, opts LoadOptions) *plan.Plan {
+	doc, root := proc.Doc, &proc.Element
+	c := &compiler{doc: doc, root: root, w: w, errs: errs, dp: dp, ext: opts.Extensions}
 	p := &plan.Plan{Name: dp.Name, File: doc.File, InMemory: dp.InMemory, Plinks: map[string]*plan.PartnerLink{},
 		Starts: map[string]plan.Activity{}, Routes: map[string][]*plan.RouteShape{}, Cleanup: dp.Cleanup, Idempotent: dp.Idempotent, Events: dp.Events, MaxSteps: dp.MaxSteps,
 		FaultUncaught: dp.FaultUncaught, PartnerAllow: dp.PartnerAllow}
 	c.p = p
 	c.scopes = []map[string]*expr.Var{{}}
-	for _, a := range root.Attr {
+	for _, a := range root.Attrs {
 		switch {
 		case a.Space == "" && (a.Key == "queryLanguage" || a.Key == "expressionLanguage"):
 			c.checkProcessLanguage(root, a.Key, a.Value)
 		}
 	}
-	var act *etree.Element
-	for _, e := range root.ChildElements() {
+	var act *ast.Element
+	for _, e := range root.Children() {
 		if !isBPEL(e) {
 			continue // extension elements in other namespaces are ignored
 		}
-		switch e.Tag {
-		case "import", "documentation":
-		case "partnerLinks":
-			for _, pl := range e.SelectElements("partnerLink") {
+		switch n := e.Node().(type) {
+		case *ast.Import, *ast.Documentation, *ast.MessageExchanges:
+		case *ast.PartnerLinks:
+			for _, pl := range e.Select("partnerLink") {
 				c.partnerLink(pl, dp)
 			}
-		case "variables":
-			for _, ve := range e.SelectElements("variable") {
+		case *ast.Variables:
+			for _, ve := range e.Select("variable") {
 				c.declare(ve)
 			}
-		case "faultHandlers":
+		case *ast.FaultHandlers, *ast.EventHandlers:
 			// compiled after the main activity, below
-		case "correlationSets":
-			c.correlationSets(e)
-		case "messageExchanges":
-		case "extensions":
-			c.extensions(e)
-		case "eventHandlers":
-			// compiled after the main activity, below
+		case *ast.CorrelationSets:
+			c.correlationSets(n)
+		case *ast.Extensions:
+			c.extensions(n)
 		default:
+			// an activity, or an element in its place that
+			// compileActivity refuses
 			if act != nil {
 				c.errorf(e, "a process has exactly one activity; found a second one")
 				continue
@@ -128,15 +136,15 @@ func compileProcess(doc *bpel.Document, w *wsdl.Set, dp *deploy.Process, errs *b
 	c.enterBody(ps)
 	body := c.activity(act)
 	c.leave()
-	if fh := bpelChild(root, "faultHandlers"); fh != nil {
+	if fh := proc.FaultHandlers; fh != nil {
 		c.enterHandler(ps)
-		p.Handlers = c.faultHandlers(fh)
+		p.Handlers = c.faultHandlers(&fh.Element)
 		c.leave()
 	}
 	ps.Body, ps.Handlers = body, p.Handlers
-	if eh := bpelChild(root, "eventHandlers"); eh != nil {
+	if eh := proc.EventHandlers; eh != nil {
 		c.enterBody(ps)
-		ps.Events = c.eventHandlers(eh)
+		ps.Events = c.eventHandlers(&eh.Element)
 		c.leave()
 	}
 	c.finishScope(ps, nil)
@@ -163,12 +171,12 @@ func appendUnique(list []*exchange.Endpoint, ep *exchange.Endpoint) []*exchange.
 	return append(list, ep)
 }
 
-func (c *compiler) qnameAttr(e *etree.Element, attr string) (exchange.QName, bool) {
-	v := e.SelectAttrValue(attr, "")
+func (c *compiler) qnameAttr(e *ast.Element, attr string) (exchange.QName, bool) {
+	v := e.AttrOr(attr, "")
 	if v == "" {
 		return exchange.QName{}, false
 	}
-	sp, local, err := bpel.ResolveQName(e, v, true)
+	sp, local, err := e.ResolveQName(v, true)
 	if err != nil {
 		c.errorf(e, "attribute %s: %v", attr, err)
 		return exchange.QName{}, false
@@ -176,8 +184,8 @@ func (c *compiler) qnameAttr(e *etree.Element, attr string) (exchange.QName, boo
 	return exchange.QName{Space: sp, Local: local}, true
 }
 
-func (c *compiler) partnerLink(e *etree.Element, dp *deploy.Process) *plan.PartnerLink {
-	name := e.SelectAttrValue("name", "")
+func (c *compiler) partnerLink(e *ast.Element, dp *deploy.Process) *plan.PartnerLink {
+	name := e.AttrOr("name", "")
 	pl := &plan.PartnerLink{Name: name, Pos: c.pos(e)}
 	plt, ok := c.qnameAttr(e, "partnerLinkType")
 	if !ok {
@@ -190,7 +198,7 @@ func (c *compiler) partnerLink(e *etree.Element, dp *deploy.Process) *plan.Partn
 		return nil
 	}
 	role := func(attr string) *wsdl.PortType {
-		r := e.SelectAttrValue(attr, "")
+		r := e.AttrOr(attr, "")
 		if r == "" {
 			return nil
 		}
@@ -226,7 +234,7 @@ func (c *compiler) partnerLink(e *etree.Element, dp *deploy.Process) *plan.Partn
 	if pl.PartnerPT != nil {
 		ref, ok := dp.Invokes[name]
 		switch {
-		case !ok && e.SelectAttrValue("initializePartnerRole", "no") == "yes":
+		case !ok && e.AttrOr("initializePartnerRole", "no") == "yes":
 			c.errorf(e, "partnerLink %q has initializePartnerRole=\"yes\" but deploy.xml has no <invoke partnerLink=%q>", name, name)
 		case !ok:
 			// As in ODE: uninitialized until an endpoint reference is
@@ -257,8 +265,8 @@ func (c *compiler) partnerLink(e *etree.Element, dp *deploy.Process) *plan.Partn
 }
 
 // declare compiles a <variable> into a new slot of the current scope.
-func (c *compiler) declare(e *etree.Element) *expr.Var {
-	v := &expr.Var{Name: e.SelectAttrValue("name", ""), Pos: c.pos(e)}
+func (c *compiler) declare(e *ast.Element) *expr.Var {
+	v := &expr.Var{Name: e.AttrOr("name", ""), Pos: c.pos(e)}
 	if strings.Contains(v.Name, ".") || v.Name == "" {
 		c.errorf(e, "invalid variable name %q", v.Name)
 	}
@@ -300,21 +308,12 @@ func (c *compiler) declare(e *etree.Element) *expr.Var {
 	c.p.Vars = append(c.p.Vars, v)
 	v.Slot = len(c.p.Vars)
 	scope[v.Name] = v
-	if fe := bpelChild(e, "from"); fe != nil {
+	if fe := e.Child("from"); fe != nil {
 		op := &plan.CopyOp{Pos: c.pos(fe), To: plan.ToSpec{V: v, Part: -1}}
-		c.from(fe, &op.From)
+		c.from(fe.Node().(*ast.From), &op.From)
 		c.p.Inits = append(c.p.Inits, op)
 	}
 	return v
-}
-
-func bpelChild(e *etree.Element, tag string) *etree.Element {
-	for _, c := range e.ChildElements() {
-		if c.Tag == tag && isBPEL(c) {
-			return c
-		}
-	}
-	return nil
 }
 
 // lookupVar implements resolver.
@@ -364,7 +363,7 @@ func (c *compiler) PropertyPath(varName, property string, scope *etree.Element, 
 }
 
 // expression compiles the text of e as an absolute XPath expression.
-func (c *compiler) expression(e *etree.Element, text string, asValue bool) *expr.Expr {
+func (c *compiler) expression(e *ast.Element, text string, asValue bool) *expr.Expr {
 	text = strings.TrimSpace(text)
 	xpath2, ok := c.language(e, "expressionLanguage")
 	if !ok {
@@ -384,12 +383,12 @@ func (c *compiler) expression(e *etree.Element, text string, asValue bool) *expr
 		}
 		return x
 	}
-	ns := expr.XpathNS(bpel.Namespaces(e))
+	ns := expr.XpathNS(e.Namespaces())
 	if strings.Contains(text, "doXslTransform") {
 		// compiled as XPath 2.0, where the function lives (xslt.go)
 		return c.compileXPath2(e, text, false)
 	}
-	rw, err := expr.Rewrite(text, c, e, ns, asValue)
+	rw, err := expr.Rewrite(text, c, e.Src, ns, asValue)
 	if err != nil {
 		c.exprError(e, err)
 		return nil
@@ -407,7 +406,7 @@ func (c *compiler) expression(e *etree.Element, text string, asValue bool) *expr
 }
 
 // query compiles a <query> relative to a variable or part.
-func (c *compiler) query(e *etree.Element) *expr.Expr {
+func (c *compiler) query(e *ast.Element) *expr.Expr {
 	xpath2, ok := c.language(e, "queryLanguage")
 	if !ok {
 		return nil
@@ -427,8 +426,8 @@ func (c *compiler) query(e *etree.Element) *expr.Expr {
 		}
 		return x
 	}
-	ns := expr.XpathNS(bpel.Namespaces(e))
-	rw, err := expr.Rewrite(text, c, e, ns, true)
+	ns := expr.XpathNS(e.Namespaces())
+	rw, err := expr.Rewrite(text, c, e.Src, ns, true)
 	if err != nil {
 		c.exprError(e, err)
 		return nil
@@ -442,14 +441,14 @@ func (c *compiler) query(e *etree.Element) *expr.Expr {
 	return x
 }
 
-func (c *compiler) varPart(e *etree.Element) (*expr.Var, int, bool) {
-	name := e.SelectAttrValue("variable", "")
+func (c *compiler) varPart(e *ast.Element) (*expr.Var, int, bool) {
+	name := e.AttrOr("variable", "")
 	v := c.LookupVar(name)
 	if v == nil {
 		c.errorf(e, "undeclared variable %q", name)
 		return nil, -1, false
 	}
-	part := e.SelectAttrValue("part", "")
+	part := e.AttrOr("part", "")
 	if part == "" {
 		return v, -1, true
 	}
@@ -461,135 +460,17 @@ func (c *compiler) varPart(e *etree.Element) (*expr.Var, int, bool) {
 	return v, i, true
 }
 
-func (c *compiler) from(e *etree.Element, f *plan.FromSpec) {
-	f.Part = -1
-	switch {
-	case e.SelectAttr("partnerLink") != nil:
-		f.Epr = c.fromPartnerLink(e)
-	case e.SelectAttr("property") != nil:
-		f.X = c.propertyExpr(e)
-	case e.SelectAttr("variable") != nil:
-		v, part, ok := c.varPart(e)
-		if !ok {
-			return
-		}
-		f.V, f.Part = v, part
-		if q := bpelChild(e, "query"); q != nil {
-			f.Query = c.query(q)
-		}
-	case bpelChild(e, "literal") != nil:
-		f.Literal = literalContent(bpelChild(e, "literal"))
-		if els := f.Literal.ChildElements(); len(els) == 1 {
-			f.LitElem = els[0]
-		} else {
-			f.LitText = f.Literal.Text()
-		}
-	default:
-		f.X = c.expression(e, e.Text(), true)
-	}
-}
-
-// literalContent copies a <literal>'s content into a detached container,
-// declaring on each element the namespaces it uses from the BPEL document.
-func literalContent(lit *etree.Element) *etree.Element {
-	box := etree.NewElement("literal")
-	expr.CopyChildren(box, lit, nil)
-	return box
-}
-
-func (c *compiler) to(e *etree.Element, t *plan.ToSpec) bool {
-	t.Part = -1
-	switch {
-	case e.SelectAttr("partnerLink") != nil:
-		t.Epr = c.toPartnerLink(e)
-		return t.Epr != nil
-	case e.SelectAttr("property") != nil:
-		x := c.propertyExpr(e)
-		if x == nil {
-			return false
-		}
-		t.V = c.LookupVar(e.SelectAttrValue("variable", ""))
-		t.Query = x
-		return true
-	case e.SelectAttr("variable") != nil:
-		v, part, ok := c.varPart(e)
-		if !ok {
-			return false
-		}
-		t.V, t.Part = v, part
-		if q := bpelChild(e, "query"); q != nil {
-			t.Query = c.query(q)
-		}
-		return true
-	}
-	// An expression lvalue: $var[.part][/relative-path].
-	text := strings.TrimSpace(e.Text())
-	if x2, ok := c.language(e, "expressionLanguage"); !ok {
-		return false
-	} else if x2 {
-		return c.toXPath2(e, text, t)
-	}
-	if !strings.HasPrefix(text, "$") {
-		c.errorf(e, "<to> expression %q must start with a variable reference ($name or $name.part)", text)
-		return false
-	}
-	j := 1
-	for j < len(text) && expr.IsNameChar(text[j]) && text[j] != '.' {
-		j++
-	}
-	v := c.LookupVar(text[1:j])
-	if v == nil {
-		c.errorf(e, "undeclared variable $%s in %q", text[1:j], text)
-		return false
-	}
-	t.V = v
-	if j < len(text) && text[j] == '.' {
-		k := j + 1
-		for k < len(text) && expr.IsNameChar(text[k]) && text[k] != '.' {
-			k++
-		}
-		t.Part = v.PartIndex(text[j+1 : k])
-		if t.Part < 0 {
-			c.errorf(e, "variable %s has no part %q", v.Name, text[j+1:k])
-			return false
-		}
-		j = k
-	}
-	rest := strings.TrimSpace(text[j:])
-	if rest == "" {
-		return true
-	}
-	if !strings.HasPrefix(rest, "/") || strings.HasPrefix(rest, "//") {
-		c.errorf(e, "<to> expression %q: only $var[.part]/relative/path lvalues are supported", text)
-		return false
-	}
-	ns := expr.XpathNS(bpel.Namespaces(e))
-	rw, err := expr.Rewrite(rest[1:], c, e, ns, true)
-	if err != nil {
-		c.errorf(e, "%v", err)
-		return false
-	}
-	x, err := expr.NewExpr(rest[1:], rw, ns)
-	if err != nil {
-		c.errorf(e, "invalid XPath in <to> %q: %v", text, err)
-		return false
-	}
-	x.Fast = expr.CompilePath(rest[1:], c, ns, true, true)
-	t.Query = x
-	return true
-}
-
 // onlyActivity compiles the single activity child of e.
-func (c *compiler) onlyActivity(e *etree.Element) plan.Activity { return c.onlyActivityExcept(e) }
+func (c *compiler) onlyActivity(e *ast.Element) plan.Activity { return c.onlyActivityExcept(e) }
 
-func (c *compiler) partnerOp(e *etree.Element, mine bool) (*plan.PartnerLink, *exchange.Operation) {
-	name := e.SelectAttrValue("partnerLink", "")
+func (c *compiler) partnerOp(e *ast.Element, mine bool) (*plan.PartnerLink, *exchange.Operation) {
+	name := e.AttrOr("partnerLink", "")
 	pl, ok := c.p.Plinks[name]
 	if !ok {
 		c.errorf(e, "unknown partnerLink %q", name)
 		return nil, nil
 	}
-	opName := e.SelectAttrValue("operation", "")
+	opName := e.AttrOr("operation", "")
 	var ep *exchange.Endpoint
 	if mine {
 		ep = pl.Provided
@@ -613,8 +494,8 @@ func (c *compiler) partnerOp(e *etree.Element, mine bool) (*plan.PartnerLink, *e
 	return nil, nil
 }
 
-func (c *compiler) optVar(e *etree.Element, attr string, want *exchange.MessageDesc) *expr.Var {
-	name := e.SelectAttrValue(attr, "")
+func (c *compiler) optVar(e *ast.Element, attr string, want *exchange.MessageDesc) *expr.Var {
+	name := e.AttrOr(attr, "")
 	if name == "" {
 		return nil
 	}
@@ -656,7 +537,7 @@ func elementVarParts(v **expr.Var, md *exchange.MessageDesc, parts *[]plan.PartM
 
 // activity compiles one activity element and numbers it: frames refer to
 // activities by that number when an instance is checkpointed.
-func (c *compiler) activity(e *etree.Element) plan.Activity {
+func (c *compiler) activity(e *ast.Element) plan.Activity {
 	mark := c.beginSources()
 	first := len(c.p.Acts)
 	a := c.register(c.compileActivity(e))
@@ -668,17 +549,24 @@ func (c *compiler) activity(e *etree.Element) plan.Activity {
 	return w
 }
 
-func (c *compiler) compileActivity(e *etree.Element) plan.Activity {
-	b := plan.Base{Pos: c.pos(e), Name: e.SelectAttrValue("name", ""), Tag: e.Tag}
+// compileActivity lowers one activity node to its plan node. An element
+// in an activity's place that is no activity (another namespace's, an
+// unknown tag) is reported.
+func (c *compiler) compileActivity(e *ast.Element) plan.Activity {
+	b := plan.Base{Pos: c.pos(e), Name: e.AttrOr("name", ""), Tag: e.Tag}
 	if !isBPEL(e) {
-		c.errorf(e, "{%s}%s is not a BPEL activity", e.NamespaceURI(), e.Tag)
+		c.errorf(e, "{%s}%s is not a BPEL activity", e.Space, e.Tag)
 		return &plan.Empty{Base: b}
 	}
-	switch e.Tag {
-	case "sequence":
+	switch n := e.Node().(type) {
+	case *ast.Sequence:
 		s := &plan.Sequence{Base: b}
-		for _, ce := range e.ChildElements() {
-			if !isBPEL(ce) || ce.Tag == "documentation" || ce.Tag == "targets" || ce.Tag == "sources" {
+		for _, ce := range e.Children() {
+			if !isBPEL(ce) {
+				continue
+			}
+			switch ce.Node().(type) {
+			case *ast.Documentation, *ast.Targets, *ast.Sources:
 				continue
 			}
 			s.Children = append(s.Children, c.activity(ce))
@@ -687,213 +575,96 @@ func (c *compiler) compileActivity(e *etree.Element) plan.Activity {
 			c.errorf(e, "empty sequence")
 		}
 		return s
-	case "empty":
+	case *ast.Empty:
 		return &plan.Empty{Base: b}
-	case "exit":
+	case *ast.Exit:
 		return &plan.Exit{Base: b}
-	case "if":
-		a := &plan.IfAct{Base: b}
-		cond := bpelChild(e, "condition")
-		if cond == nil {
-			c.errorf(e, "<if> has no <condition>")
-			return a
-		}
-		a.Conds = append(a.Conds, c.expression(cond, cond.Text(), true))
-		mark := c.beginSources()
-		a.Branches = append(a.Branches, c.activityAfter(e, cond))
-		a.Dead.Add(c.endSources(mark))
-		for _, ce := range e.ChildElements() {
-			if !isBPEL(ce) {
-				continue
-			}
-			switch ce.Tag {
-			case "elseif":
-				cd := bpelChild(ce, "condition")
-				if cd == nil {
-					c.errorf(ce, "<elseif> has no <condition>")
-					continue
-				}
-				a.Conds = append(a.Conds, c.expression(cd, cd.Text(), true))
-				mark := c.beginSources()
-				a.Branches = append(a.Branches, c.activityAfter(ce, cd))
-				a.Dead.Add(c.endSources(mark))
-			case "else":
-				mark := c.beginSources()
-				a.Els = c.onlyActivity(ce)
-				a.ElseDead = c.endSources(mark)
-			}
-		}
-		a.Dead.Add(a.ElseDead)
-		return a
-	case "while":
+	case *ast.If:
+		return c.ifActivity(n, b)
+	case *ast.While:
 		a := &plan.While{Base: b}
-		cond := bpelChild(e, "condition")
-		if cond == nil {
+		if n.Condition == nil {
 			c.errorf(e, "<while> has no <condition>")
 			return a
 		}
-		a.Cond = c.expression(cond, cond.Text(), true)
-		a.Body = c.activityAfter(e, cond)
+		a.Cond = c.exprOf(n.Condition)
+		a.Body = c.activityAfter(e, &n.Condition.Element)
 		return a
-	case "throw":
+	case *ast.Throw:
 		a := &plan.Throw{Base: b}
 		var ok bool
 		if a.FaultName, ok = c.qnameAttr(e, "faultName"); !ok {
 			c.errorf(e, "<throw> has no faultName")
 		}
-		if vn := e.SelectAttrValue("faultVariable", ""); vn != "" {
+		if vn := e.AttrOr("faultVariable", ""); vn != "" {
 			if a.V = c.LookupVar(vn); a.V == nil {
 				c.errorf(e, "undeclared variable %q", vn)
 			}
 		}
 		return a
-	case "receive":
+	case *ast.Receive:
 		c.receives++
-		a := &plan.Receive{Base: b, Create: e.SelectAttrValue("createInstance", "no") == "yes"}
+		a := &plan.Receive{Base: b, Create: e.AttrOr("createInstance", "no") == "yes"}
 		a.Inbound = c.inbound(e, "variable")
 		c.registerInbound(&a.Inbound, a.Create)
 		if a.Create && a.Op != nil {
 			c.addStart(e, a.Op.Name, a)
 		}
 		return a
-	case "pick":
-		return c.pick(e, b)
-	case "wait":
+	case *ast.Pick:
+		return c.pick(n, b)
+	case *ast.Wait:
 		a := &plan.Wait{Base: b}
-		a.Deadline = c.deadline(e)
+		a.Deadline = c.deadline(e, n.For, n.Until)
 		return a
-	case "reply":
-		a := &plan.Reply{Base: b}
-		a.Pl, a.Op = c.partnerOp(e, true)
-		a.FaultName, _ = c.qnameAttr(e, "faultName")
-		if a.Op != nil {
-			if a.Op.OneWay() {
-				c.errorf(e, "operation %s is one-way: nothing to reply", a.Op.Name)
-			}
-			want := a.Op.Output
-			if !a.FaultName.IsZero() {
-				want = nil
-				if f, ok := a.Op.Faults[a.FaultName.Local]; ok {
-					want = f
-				} else {
-					c.errorf(e, "operation %s declares no fault %s", a.Op.Name, a.FaultName.Local)
-				}
-			}
-			a.V = c.optVar(e, "variable", want)
-			elementVarParts(&a.V, want, &a.ToParts)
-		}
-		if a.Op != nil {
-			md := a.Op.Output
-			if !a.FaultName.IsZero() {
-				md = a.Op.Faults[a.FaultName.Local]
-			}
-			if tp := c.compileParts(e, "toParts", md); tp != nil {
-				a.ToParts = tp
-			}
-		}
-		a.Mex = e.SelectAttrValue("messageExchange", "")
-		if a.Op != nil {
-			a.Ev = c.replyEvent(a.Pl, a.Op, a.Mex)
-		}
-		if a.Op != nil && a.FaultName.IsZero() {
-			a.Corrs = c.correlations(e, nil, a.Op.Output)
-		}
-		return a
-	case "invoke":
-		a := &plan.Invoke{Base: b}
-		a.Pl, a.Op = c.partnerOp(e, false)
-		if a.Op != nil {
-			a.In = c.optVar(e, "inputVariable", a.Op.Input)
-			elementVarParts(&a.In, a.Op.Input, &a.ToParts)
-			if a.Op.Output != nil {
-				a.Out = c.optVar(e, "outputVariable", a.Op.Output)
-				elementVarParts(&a.Out, a.Op.Output, &a.FromParts)
-			}
-			a.Partner = a.Pl.Name
-			a.Corrs = c.correlations(e, a.Op.Output, a.Op.Input)
-			a.Policy = c.failurePolicy(e)
-			a.Timeout = c.p.CallTimeout(a.Pl.Name, a.Op.Name)
-			if tp := c.compileParts(e, "toParts", a.Op.Input); tp != nil {
-				a.ToParts = tp
-			}
-			if fp := c.compileParts(e, "fromParts", a.Op.Output); fp != nil {
-				a.FromParts = fp
-			}
-			a.ReplySchema = c.replySchema(e, a.Pl, a.Op)
-		}
-		return c.inlineHandlers(e, a)
-	case "assign":
-		a := &plan.Assign{Base: b}
-		for _, ce := range e.ChildElements() {
-			if !isBPEL(ce) || ce.Tag == "documentation" || ce.Tag == "targets" || ce.Tag == "sources" {
-				continue
-			}
-			if ce.Tag == "extensionAssignOperation" {
-				if op := c.extensionAssign(ce); op != nil {
-					a.Copies = append(a.Copies, op)
-				}
-				continue
-			}
-			if ce.Tag != "copy" {
-				c.unsupported(ce, "<"+ce.Tag+"> in <assign>")
-				continue
-			}
-			op := &plan.CopyOp{Pos: c.pos(ce),
-				KeepSrcElementName:    ce.SelectAttrValue("keepSrcElementName", "no") == "yes",
-				IgnoreMissingFromData: ce.SelectAttrValue("ignoreMissingFromData", "no") == "yes"}
-			fe, te := bpelChild(ce, "from"), bpelChild(ce, "to")
-			if fe == nil || te == nil {
-				c.errorf(ce, "<copy> needs <from> and <to>")
-				continue
-			}
-			c.from(fe, &op.From)
-			insert, err := insertMissingAttr(ce)
-			if err != nil {
-				c.errorf(ce, "%w", err)
-			}
-			if c.to(te, &op.To) {
-				if insert {
-					c.insertMissing(te, &op.To)
-				}
-				a.Copies = append(a.Copies, op)
-			}
-		}
-		if e.SelectAttrValue("validate", "no") == "yes" {
-			a.Validate = c.schemaChecks(e, assignTargets(a.Copies))
-		}
-		return a
-	case "flow":
-		return c.flow(e, b)
-	case "scope":
-		return c.scope(e, b)
-	case "forEach":
-		return c.forEach(e, b)
-	case "repeatUntil":
-		return c.repeatUntil(e, b)
-	case "rethrow":
+	case *ast.Reply:
+		return c.reply(n, b)
+	case *ast.Invoke:
+		return c.invoke(n, b)
+	case *ast.Assign:
+		return c.assign(n, b)
+	case *ast.Flow:
+		return c.flow(n, b)
+	case *ast.Scope:
+		return c.scope(n, b)
+	case *ast.ForEach:
+		return c.forEach(n, b)
+	case *ast.RepeatUntil:
+		return c.repeatUntil(n, b)
+	case *ast.Rethrow:
 		return &plan.Rethrow{Base: b}
-	case "extensionActivity":
-		return c.extensionActivity(e, b)
-	case "validate":
+	case *ast.ExtensionActivity:
+		return c.extensionActivity(n, b)
+	case *ast.Validate:
 		return c.validateVars(e, b)
-	case "compensate", "compensateScope":
+	case *ast.Compensate, *ast.CompensateScope:
 		return c.compensateActivity(e, b)
 	}
 	c.errorf(e, "unknown activity <%s>", e.Tag)
 	return &plan.Empty{Base: b}
 }
 
+// exprOf compiles an expression element (a condition, for, until,
+// counter value, branches) as a value.
+func (c *compiler) exprOf(x *ast.Expression) *expr.Expr {
+	return c.expression(&x.Element, x.Text(), true)
+}
+
 // activityAfter compiles the activity that follows the <condition> of an
 // if, elseif or while.
-func (c *compiler) activityAfter(e, cond *etree.Element) plan.Activity {
-	for _, ce := range e.ChildElements() {
+func (c *compiler) activityAfter(e, cond *ast.Element) plan.Activity {
+	for _, ce := range e.Children() {
 		if ce == cond || !isBPEL(ce) {
 			continue
 		}
-		switch ce.Tag {
-		case "documentation", "elseif", "else", "targets", "sources", "condition":
+		switch x := ce.Node().(type) {
+		case *ast.Documentation, *ast.ElseIf, *ast.Else, *ast.Targets, *ast.Sources:
 			continue
-		case "then":
+		case *ast.Expression:
+			if x.Tag == "condition" {
+				continue
+			}
+		case *ast.Then:
 			// The 2.0 drafts' <if><condition/><then>activity</then>,
 			// which ODE also read.
 			return c.onlyActivity(ce)
@@ -906,14 +677,13 @@ func (c *compiler) activityAfter(e, cond *etree.Element) plan.Activity {
 
 // failurePolicy is the invoke's ext:failureHandling: deploy.xml's for the
 // partner link overrides the one written in the BPEL.
-func (c *compiler) failurePolicy(e *etree.Element) *deploy.FailurePolicy {
-	if fp := c.dp.Failure[e.SelectAttrValue("partnerLink", "")]; fp != nil {
+func (c *compiler) failurePolicy(n *ast.Invoke) *deploy.FailurePolicy {
+	if fp := c.dp.Failure[n.AttrOr("partnerLink", "")]; fp != nil {
 		return fp
 	}
-	for _, x := range e.ChildElements() {
-		if x.Tag == "failureHandling" && x.NamespaceURI() == deploy.NsActivityRecovery {
-			return deploy.ParseFailure(c.doc, x, c.errs)
-		}
+	if fh := n.FailureHandling; fh != nil {
+		// deploy reads ODE's element, as it does in deploy.xml
+		return deploy.ParseFailure(c.doc, fh.Src, c.errs)
 	}
 	return nil
 }
@@ -939,7 +709,7 @@ func (c *compiler) callTimeouts(pl *plan.PartnerLink, dp *deploy.Process) {
 
 // replyTimeouts takes deploy.xml's orchd:replyTimeout settings of pl,
 // whose myRole portType must have the operation.
-func (c *compiler) replyTimeouts(e *etree.Element, pl *plan.PartnerLink, dp *deploy.Process) {
+func (c *compiler) replyTimeouts(e *ast.Element, pl *plan.PartnerLink, dp *deploy.Process) {
 	for k, d := range dp.ReplyTimeout {
 		name, op, _ := strings.Cut(k, "/")
 		if name != pl.Name {

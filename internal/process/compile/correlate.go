@@ -3,23 +3,19 @@ package compile
 import (
 	"strings"
 
-	"github.com/beevik/etree"
-
 	"github.com/orchd/orchd/internal/exchange"
-	"github.com/orchd/orchd/internal/process/bpel"
+	"github.com/orchd/orchd/internal/process/ast"
 	"github.com/orchd/orchd/internal/process/expr"
 	"github.com/orchd/orchd/internal/process/plan"
 	"github.com/orchd/orchd/internal/process/wsdl"
 )
 
 // compileCorrelationSets reads the process's <correlationSets>.
-func (c *compiler) correlationSets(e *etree.Element) {
-	for _, ce := range e.ChildElements() {
-		if !isBPEL(ce) || ce.Tag != "correlationSet" {
-			continue
-		}
-		cs := &plan.CorrSet{Name: ce.SelectAttrValue("name", "")}
-		for _, p := range strings.Fields(ce.SelectAttrValue("properties", "")) {
+func (c *compiler) correlationSets(sets *ast.CorrelationSets) {
+	for _, n := range sets.CorrelationSets {
+		ce := &n.Element
+		cs := &plan.CorrSet{Name: ce.AttrOr("name", "")}
+		for _, p := range strings.Fields(ce.AttrOr("properties", "")) {
 			sp, local, err := resolveIn(ce, p)
 			if err != nil {
 				c.errorf(ce, "properties: %v", err)
@@ -43,7 +39,7 @@ func (c *compiler) correlationSets(e *etree.Element) {
 
 // extractors compiles how to read the properties of cs from messages of
 // type m, through the WSDL's propertyAliases.
-func (c *compiler) extractors(at *etree.Element, cs *plan.CorrSet, m *exchange.MessageDesc) []*plan.PropExtract {
+func (c *compiler) extractors(at *ast.Element, cs *plan.CorrSet, m *exchange.MessageDesc) []*plan.PropExtract {
 	if m == nil {
 		return nil
 	}
@@ -74,29 +70,29 @@ func (c *compiler) extractors(at *etree.Element, cs *plan.CorrSet, m *exchange.M
 
 // correlations compiles an activity's <correlations>. in and out are the
 // messages the activity receives and sends (either may be nil).
-func (c *compiler) correlations(e *etree.Element, in, out *exchange.MessageDesc) []*plan.CorrUse {
-	ce := bpelChild(e, "correlations")
-	if ce == nil {
+func (c *compiler) correlations(e *ast.Element, in, out *exchange.MessageDesc) []*plan.CorrUse {
+	cx := e.Child("correlations")
+	if cx == nil {
 		return nil
 	}
+	ce := cx.Node().(*ast.Correlations)
+	_, invoke := e.Node().(*ast.Invoke)
 	var uses []*plan.CorrUse
-	for _, x := range ce.ChildElements() {
-		if !isBPEL(x) || x.Tag != "correlation" {
-			continue
-		}
-		name := x.SelectAttrValue("set", "")
+	for _, n := range ce.Correlations {
+		x := &n.Element
+		name := x.AttrOr("set", "")
 		cs, ok := c.p.CorrSets[name]
 		if !ok {
 			c.errorf(x, "unknown correlation set %q", name)
 			continue
 		}
-		u := &plan.CorrUse{Set: cs, Initiate: x.SelectAttrValue("initiate", "no"), Pattern: x.SelectAttrValue("pattern", "")}
+		u := &plan.CorrUse{Set: cs, Initiate: x.AttrOr("initiate", "no"), Pattern: x.AttrOr("pattern", "")}
 		switch u.Initiate {
 		case "yes", "join", "no":
 		default:
 			c.errorf(x, "initiate must be yes, join or no, not %q", u.Initiate)
 		}
-		if e.Tag == "invoke" {
+		if invoke {
 			// BPEL4WS 1.1's names (out, in, out-in) are what ODE also
 			// accepted in 2.0 processes.
 			switch u.Pattern {
@@ -126,7 +122,7 @@ func (c *compiler) correlations(e *etree.Element, in, out *exchange.MessageDesc)
 }
 
 // compileInbound compiles the parts receive and onMessage share.
-func (c *compiler) inbound(e *etree.Element, varAttr string) plan.Inbound {
+func (c *compiler) inbound(e *ast.Element, varAttr string) plan.Inbound {
 	var ib plan.Inbound
 	ib.Pl, ib.Op = c.partnerOp(e, true)
 	if ib.Op == nil {
@@ -138,7 +134,7 @@ func (c *compiler) inbound(e *etree.Element, varAttr string) plan.Inbound {
 	if ib.FromParts == nil {
 		elementVarParts(&ib.V, ib.Op.Input, &ib.FromParts)
 	}
-	ib.Mex = e.SelectAttrValue("messageExchange", "")
+	ib.Mex = e.AttrOr("messageExchange", "")
 	return ib
 }
 
@@ -164,6 +160,6 @@ func (c *compiler) registerInbound(ib *plan.Inbound, start bool) {
 	}
 }
 
-func resolveIn(e *etree.Element, q string) (string, string, error) {
-	return bpel.ResolveQName(e, q, true)
+func resolveIn(e *ast.Element, q string) (string, string, error) {
+	return e.ResolveQName(q, true)
 }

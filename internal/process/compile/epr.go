@@ -1,18 +1,18 @@
 package compile
 
 import (
-	"github.com/beevik/etree"
+	"github.com/orchd/orchd/internal/process/ast"
 	"github.com/orchd/orchd/internal/process/plan"
 )
 
 // fromPartnerLink compiles <from partnerLink="pl" endpointReference="...">.
-func (c *compiler) fromPartnerLink(e *etree.Element) *plan.EprSpec {
+func (c *compiler) fromPartnerLink(e *ast.Element) *plan.EprSpec {
 	pl := c.namedPartnerLink(e)
 	if pl == nil {
 		return nil
 	}
 	name := pl.Name
-	switch role := e.SelectAttrValue("endpointReference", ""); role {
+	switch role := e.AttrOr("endpointReference", ""); role {
 	case "myRole":
 		if pl.Provided == nil {
 			c.errorf(e, "partnerLink %q has no myRole to take an endpoint reference from", name)
@@ -32,7 +32,7 @@ func (c *compiler) fromPartnerLink(e *etree.Element) *plan.EprSpec {
 }
 
 // toPartnerLink compiles <to partnerLink="pl">.
-func (c *compiler) toPartnerLink(e *etree.Element) *plan.EprSpec {
+func (c *compiler) toPartnerLink(e *ast.Element) *plan.EprSpec {
 	pl := c.namedPartnerLink(e)
 	if pl == nil {
 		return nil
@@ -45,8 +45,8 @@ func (c *compiler) toPartnerLink(e *etree.Element) *plan.EprSpec {
 }
 
 // namedPartnerLink is the partner link e's partnerLink attribute names.
-func (c *compiler) namedPartnerLink(e *etree.Element) *plan.PartnerLink {
-	name := e.SelectAttrValue("partnerLink", "")
+func (c *compiler) namedPartnerLink(e *ast.Element) *plan.PartnerLink {
+	name := e.AttrOr("partnerLink", "")
 	pl, ok := c.p.Plinks[name]
 	if !ok {
 		c.errorf(e, "unknown partnerLink %q", name)

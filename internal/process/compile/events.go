@@ -3,29 +3,28 @@ package compile
 import (
 	"strconv"
 
-	"github.com/beevik/etree"
-
 	"github.com/orchd/orchd/internal/exchange"
+	"github.com/orchd/orchd/internal/process/ast"
 	"github.com/orchd/orchd/internal/process/expr"
 	"github.com/orchd/orchd/internal/process/plan"
 )
 
 // eventHandlers compiles <eventHandlers> e, in the lexical scope of the
 // scope it belongs to.
-func (c *compiler) eventHandlers(e *etree.Element) *plan.EventHandlers {
+func (c *compiler) eventHandlers(e *ast.Element) *plan.EventHandlers {
 	h := &plan.EventHandlers{}
-	for _, ce := range e.ChildElements() {
+	for _, ce := range e.Children() {
 		if !isBPEL(ce) {
 			continue
 		}
-		switch ce.Tag {
-		case "documentation":
-		case "onEvent":
-			if ev := c.onEvent(ce); ev != nil {
+		switch x := ce.Node().(type) {
+		case *ast.Documentation:
+		case *ast.OnEvent:
+			if ev := c.onEvent(x); ev != nil {
 				h.Events = append(h.Events, ev)
 			}
-		case "onAlarm":
-			h.Alarms = append(h.Alarms, c.evAlarm(ce))
+		case *ast.OnAlarm:
+			h.Alarms = append(h.Alarms, c.evAlarm(x))
 		default:
 			c.errorf(ce, "unexpected element in <eventHandlers>")
 		}
@@ -47,7 +46,8 @@ func (c *compiler) eventHandlers(e *etree.Element) *plan.EventHandlers {
 
 // onEvent compiles an <onEvent>. Its variable and the variables its
 // fromParts name are declared in the handler's own scope (12.7.1).
-func (c *compiler) onEvent(e *etree.Element) *plan.OnEvent {
+func (c *compiler) onEvent(n *ast.OnEvent) *plan.OnEvent {
+	e := &n.Element
 	ev := &plan.OnEvent{Pos: c.pos(e)}
 	ev.Pl, ev.Op = c.partnerOp(e, true)
 	if ev.Op == nil {
@@ -57,7 +57,7 @@ func (c *compiler) onEvent(e *etree.Element) *plan.OnEvent {
 	local := map[string]*expr.Var{}
 	c.scopes = append(c.scopes, local)
 	defer func() { c.scopes = c.scopes[:len(c.scopes)-1] }()
-	if vn := e.SelectAttrValue("variable", ""); vn != "" {
+	if vn := e.AttrOr("variable", ""); vn != "" {
 		v := &expr.Var{Name: vn, Pos: ev.Pos}
 		if mt, ok := c.qnameAttr(e, "messageType"); ok {
 			if ev.Op.Input == nil || mt != ev.Op.Input.Name {
@@ -77,20 +77,17 @@ func (c *compiler) onEvent(e *etree.Element) *plan.OnEvent {
 		local[vn] = v
 		ev.V = v
 	}
-	if fp := bpelChild(e, "fromParts"); fp != nil {
+	if fp := n.FromParts; fp != nil {
 		if ev.V != nil {
-			c.errorf(fp, "<onEvent> has both a variable and <fromParts>")
+			c.errorf(&fp.Element, "<onEvent> has both a variable and <fromParts>")
 		}
-		for _, x := range fp.ChildElements() {
-			if !isBPEL(x) || x.Tag != "fromPart" {
-				continue
-			}
+		for _, x := range fp.FromParts {
 			c.implicitPartVar(x, ev.Op.Input, local)
 		}
 		ev.FromParts = c.compileParts(e, "fromParts", ev.Op.Input)
 	}
 	ev.Corrs = c.correlations(e, ev.Op.Input, nil)
-	ev.Mex = e.SelectAttrValue("messageExchange", "")
+	ev.Mex = e.AttrOr("messageExchange", "")
 	c.registerInbound(&ev.Inbound, false)
 	if !ev.Op.OneWay() {
 		ev.Tag = &expr.Var{Name: "onEvent:" + strconv.Itoa(ev.Pos.Line), Simple: "string"}
@@ -106,8 +103,9 @@ func (c *compiler) onEvent(e *etree.Element) *plan.OnEvent {
 
 // implicitPartVar declares the variable a <fromPart> of an onEvent names,
 // typed as the part, unless the handler already declared it.
-func (c *compiler) implicitPartVar(x *etree.Element, md *exchange.MessageDesc, local map[string]*expr.Var) {
-	name, part := x.SelectAttrValue("toVariable", ""), x.SelectAttrValue("part", "")
+func (c *compiler) implicitPartVar(n *ast.FromPart, md *exchange.MessageDesc, local map[string]*expr.Var) {
+	x := &n.Element
+	name, part := x.AttrOr("toVariable", ""), x.AttrOr("part", "")
 	if name == "" || local[name] != nil || md == nil {
 		return
 	}
@@ -123,9 +121,9 @@ func (c *compiler) implicitPartVar(x *etree.Element, md *exchange.MessageDesc, l
 }
 
 // handlerScope compiles the <scope> an onEvent or onAlarm runs.
-func (c *compiler) handlerScope(e *etree.Element, skip ...string) plan.Activity {
-	var found *etree.Element
-	for _, ce := range e.ChildElements() {
+func (c *compiler) handlerScope(e *ast.Element, skip ...string) plan.Activity {
+	var found *ast.Element
+	for _, ce := range e.Children() {
 		if !isBPEL(ce) || ce.Tag == "documentation" {
 			continue
 		}
@@ -151,15 +149,16 @@ func (c *compiler) handlerScope(e *etree.Element, skip ...string) plan.Activity 
 
 // evAlarm compiles an <onAlarm> of <eventHandlers>: for or until, and/or
 // repeatEvery.
-func (c *compiler) evAlarm(e *etree.Element) *plan.EvAlarm {
+func (c *compiler) evAlarm(n *ast.OnAlarm) *plan.EvAlarm {
+	e := &n.Element
 	al := &plan.EvAlarm{Pos: c.pos(e)}
-	if bpelChild(e, "for") != nil || bpelChild(e, "until") != nil {
-		al.Deadline = c.deadline(e)
+	if n.For != nil || n.Until != nil {
+		al.Deadline = c.deadline(e, n.For, n.Until)
 	}
-	if r := bpelChild(e, "repeatEvery"); r != nil {
-		al.Repeat = c.expression(r, r.Text(), true)
+	if n.RepeatEvery != nil {
+		al.Repeat = c.exprOf(n.RepeatEvery)
 	}
-	if al.Deadline == nil && bpelChild(e, "repeatEvery") == nil {
+	if al.Deadline == nil && n.RepeatEvery == nil {
 		c.errorf(e, "<onAlarm> needs <for>, <until> or <repeatEvery>")
 	}
 	first := len(c.p.Vars)

@@ -5,9 +5,8 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/orchd/orchd/internal/process/ast"
 	"github.com/orchd/orchd/internal/process/bpel"
-
-	"github.com/beevik/etree"
 	"github.com/orchd/orchd/internal/process/expr"
 	"github.com/orchd/orchd/internal/process/plan"
 )
@@ -19,11 +18,11 @@ import (
 // attribute, else the process's, else XPath 1.0. xpath2 reports an XPath
 // 2.0 declaration, which compiles with internal/xpath2 (xpath2.go); ok is
 // false, with the problem reported, for any other language.
-func (c *compiler) language(e *etree.Element, attr string) (xpath2, ok bool) {
-	lang := e.SelectAttrValue(attr, "")
+func (c *compiler) language(e *ast.Element, attr string) (xpath2, ok bool) {
+	lang := e.AttrOr(attr, "")
 	inherited := lang == ""
 	if inherited {
-		lang = c.doc.Root.SelectAttrValue(attr, expr.LangXPath10)
+		lang = c.root.AttrOr(attr, expr.LangXPath10)
 	}
 	switch canonLang(lang) {
 	case expr.LangXPath10:
@@ -56,17 +55,17 @@ func canonLang(lang string) string {
 
 // isXQuery reports whether the language that applies to e's attr
 // (expressionLanguage or queryLanguage) is XQuery 1.0.
-func (c *compiler) isXQuery(e *etree.Element, attr string) bool {
-	lang := e.SelectAttrValue(attr, "")
+func (c *compiler) isXQuery(e *ast.Element, attr string) bool {
+	lang := e.AttrOr(attr, "")
 	if lang == "" {
-		lang = c.doc.Root.SelectAttrValue(attr, expr.LangXPath10)
+		lang = c.root.AttrOr(attr, expr.LangXPath10)
 	}
 	return canonLang(lang) == langXQuery10
 }
 
 // checkProcessLanguage validates a process-level expressionLanguage or
 // queryLanguage attribute.
-func (c *compiler) checkProcessLanguage(root *etree.Element, attr, lang string) {
+func (c *compiler) checkProcessLanguage(root *ast.Element, attr, lang string) {
 	if lang = canonLang(lang); lang != expr.LangXPath10 && lang != expr.LangXPath20 && lang != langXQuery10 {
 		c.unsupported(root, fmt.Sprintf("SA00004: %s %q (XPath 1.0, XPath 2.0 and XQuery 1.0 only)", attr, lang))
 	}
@@ -74,7 +73,7 @@ func (c *compiler) checkProcessLanguage(root *etree.Element, attr, lang string) 
 
 // exprError reports an error from rewrite or from compiling an expression
 // written in e. Errors marked ErrNotSupported keep the mark.
-func (c *compiler) exprError(e *etree.Element, err error) {
+func (c *compiler) exprError(e *ast.Element, err error) {
 	if errors.Is(err, bpel.ErrNotSupported) {
 		c.errs.AddErr(&bpel.CompileError{Pos: c.pos(e), Element: e.Tag, Err: fmt.Errorf("%w at %s", err, c.pos(e))})
 		return
@@ -106,20 +105,18 @@ func trimUnterminatedLiteral(text string) (trimmed string, ok bool) {
 // declared mustUnderstand="yes" that orchd does not implement refuses the
 // process; one declared "no" is accepted, and its elements and attributes
 // are ignored.
-func (c *compiler) extensions(e *etree.Element) {
+func (c *compiler) extensions(exts *ast.Extensions) {
 	if c.exts == nil {
 		c.exts = map[string]bool{}
 	}
-	for _, x := range e.ChildElements() {
-		if !isBPEL(x) || x.Tag != "extension" {
-			continue
-		}
-		ns := x.SelectAttrValue("namespace", "")
+	for _, n := range exts.Extensions {
+		x := &n.Element
+		ns := x.AttrOr("namespace", "")
 		if ns == "" {
 			c.errorf(x, "<extension> needs a namespace")
 			continue
 		}
-		must := x.SelectAttrValue("mustUnderstand", "no")
+		must := x.AttrOr("mustUnderstand", "no")
 		switch must {
 		case "yes", "no":
 		default:
@@ -150,17 +147,17 @@ func knownExtension(ns string) bool { return ns == bpel.NSBPEL4RestLight }
 // those of a registered extension (extension.go); any other acts as
 // <empty> (WS-BPEL 2.0 10.9), as one whose namespace is declared
 // mustUnderstand="yes" already refused the bundle (see extensions).
-func (c *compiler) extensionActivity(e *etree.Element, b plan.Base) plan.Activity {
-	for _, x := range e.ChildElements() {
+func (c *compiler) extensionActivity(n *ast.ExtensionActivity, b plan.Base) plan.Activity {
+	for _, x := range n.Children() {
 		if isBPEL(x) {
 			continue
 		}
-		if x.NamespaceURI() == bpel.NSBPEL4RestLight {
+		if r, ok := x.Node().(*ast.RestActivity); ok {
 			b.Pos = c.pos(x)
 			if b.Name == "" {
-				b.Name = x.SelectAttrValue("name", "")
+				b.Name = x.AttrOr("name", "")
 			}
-			return c.restActivity(x, b)
+			return c.restActivity(r, b)
 		}
 		act, ok := c.compileExtension(x, "activity")
 		if !ok {
@@ -169,7 +166,7 @@ func (c *compiler) extensionActivity(e *etree.Element, b plan.Base) plan.Activit
 		if act != nil {
 			b.Pos = c.pos(x)
 			if b.Name == "" {
-				b.Name = x.SelectAttrValue("name", "")
+				b.Name = x.AttrOr("name", "")
 			}
 			return &plan.ExtActivity{Base: b, Act: act}
 		}
@@ -182,7 +179,7 @@ func (c *compiler) extensionActivity(e *etree.Element, b plan.Base) plan.Activit
 // the copies (so with the same atomicity). A namespace with no
 // registered implementation is refused, as WS-BPEL gives it no meaning
 // orchd could run.
-func (c *compiler) extensionAssign(e *etree.Element) *plan.CopyOp {
+func (c *compiler) extensionAssign(e *ast.Element) *plan.CopyOp {
 	x := extensionElement(e)
 	if x == nil {
 		c.errorf(e, "<extensionAssignOperation> needs an extension element")
@@ -192,8 +189,8 @@ func (c *compiler) extensionAssign(e *etree.Element) *plan.CopyOp {
 	if !ok {
 		return nil
 	}
-	if _, registered := c.ext[x.NamespaceURI()]; !registered {
-		c.unsupported(e, fmt.Sprintf("<extensionAssignOperation> of namespace %s (no extension registered for it)", x.NamespaceURI()))
+	if _, registered := c.ext[x.Space]; !registered {
+		c.unsupported(e, fmt.Sprintf("<extensionAssignOperation> of namespace %s (no extension registered for it)", x.Space))
 		return nil
 	}
 	if act == nil {
@@ -205,8 +202,8 @@ func (c *compiler) extensionAssign(e *etree.Element) *plan.CopyOp {
 // externalVariable reports whether a <variable> is an ODE external
 // variable (an attribute in ODE's externalVariables namespace, such as
 // xvar:id), and which attribute says so.
-func externalVariable(e *etree.Element) (string, bool) {
-	for _, a := range e.Attr {
+func externalVariable(e *ast.Element) (string, bool) {
+	for _, a := range e.Attrs {
 		if a.Space == "" || a.Space == "xmlns" {
 			continue
 		}
@@ -218,9 +215,9 @@ func externalVariable(e *etree.Element) (string, bool) {
 }
 
 // lookupPrefix resolves a namespace prefix in the scope of e.
-func lookupPrefix(e *etree.Element, prefix string) (string, bool) {
+func lookupPrefix(e *ast.Element, prefix string) (string, bool) {
 	for p := e; p != nil; p = p.Parent() {
-		for _, a := range p.Attr {
+		for _, a := range p.Attrs {
 			if a.Space == "xmlns" && a.Key == prefix {
 				return a.Value, true
 			}

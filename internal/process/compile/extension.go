@@ -3,7 +3,7 @@ package compile
 import (
 	"errors"
 
-	"github.com/beevik/etree"
+	"github.com/orchd/orchd/internal/process/ast"
 	"github.com/orchd/orchd/internal/process/plan"
 )
 
@@ -12,8 +12,8 @@ import (
 // the problem reported, when nothing runs it; a nil action with ok true
 // means no implementation is registered, or it does not know el and the
 // namespace is optional: el may be skipped.
-func (c *compiler) compileExtension(el *etree.Element, kind string) (act plan.ExtensionAction, ok bool) {
-	ns := el.NamespaceURI()
+func (c *compiler) compileExtension(e *ast.Element, kind string) (act plan.ExtensionAction, ok bool) {
+	ns, el := e.Space, e.Src
 	impl, registered := c.ext[ns]
 	if !registered {
 		return nil, true
@@ -27,21 +27,21 @@ func (c *compiler) compileExtension(el *etree.Element, kind string) (act plan.Ex
 	case kind == "assign operation" && impl.AssignOperations != nil:
 		act, err = impl.AssignOperations.CompileAssignOperation(el, x)
 	default:
-		c.errorf(el, "extension %s has no %ss", ns, kind)
+		c.errorf(e, "extension %s has no %ss", ns, kind)
 		return nil, false
 	}
 	if err != nil {
 		if declared, must := c.extensionKnown(ns); errors.Is(err, ErrUnknownExtensionElement) && declared && !must {
 			return nil, true
 		}
-		c.errorf(el, "%w", err)
+		c.errorf(e, "%w", err)
 		return nil, false
 	}
 	if x.bad {
 		return nil, false
 	}
 	if act == nil {
-		c.errorf(el, "extension %s compiled %s <%s> to nothing", ns, kind, el.Tag)
+		c.errorf(e, "extension %s compiled %s <%s> to nothing", ns, kind, e.Tag)
 		return nil, false
 	}
 	c.p.Extensions = appendOnce(c.p.Extensions, ns)

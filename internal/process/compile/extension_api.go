@@ -6,6 +6,7 @@ import (
 
 	"github.com/beevik/etree"
 
+	"github.com/orchd/orchd/internal/process/ast"
 	"github.com/orchd/orchd/internal/process/expr"
 	"github.com/orchd/orchd/internal/process/plan"
 	"github.com/orchd/orchd/internal/wssec"
@@ -103,14 +104,14 @@ func (x *extCompiler) Variable(name string) (plan.ExtensionVariable, error) {
 
 func (x *extCompiler) ErrorAt(el *etree.Element, format string, args ...any) {
 	x.bad = true
-	x.c.errorf(el, format, args...)
+	x.c.errorfSrc(el, format, args...)
 }
 
 // extensionElement finds the one element inside wrapper (an
 // <extensionActivity> or <extensionAssignOperation>), skipping BPEL's
 // own (documentation, targets, sources).
-func extensionElement(wrapper *etree.Element) *etree.Element {
-	for _, x := range wrapper.ChildElements() {
+func extensionElement(wrapper *ast.Element) *ast.Element {
+	for _, x := range wrapper.Children() {
 		if !isBPEL(x) {
 			return x
 		}

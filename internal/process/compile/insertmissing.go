@@ -5,8 +5,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/beevik/etree"
-
+	"github.com/orchd/orchd/internal/process/ast"
 	"github.com/orchd/orchd/internal/process/bpel"
 	"github.com/orchd/orchd/internal/process/expr"
 	"github.com/orchd/orchd/internal/process/plan"
@@ -14,8 +13,9 @@ import (
 
 // insertMissing compiles the insertMissingToData path of the to-spec t
 // compiled from te, or reports at te (or its <query>) why it cannot.
-func (c *compiler) insertMissing(te *etree.Element, t *plan.ToSpec) {
-	if te.SelectAttr("property") != nil {
+func (c *compiler) insertMissing(n *ast.To, t *plan.ToSpec) {
+	te := &n.Element
+	if te.Has("property") {
 		c.errorf(te, "insertMissingToData cannot create the path of a variable property (the propertyAlias query): copy to the variable with a query instead")
 		return
 	}
@@ -23,8 +23,8 @@ func (c *compiler) insertMissing(te *etree.Element, t *plan.ToSpec) {
 		return // the whole variable or part: a copy creates it anyway
 	}
 	at := te
-	if q := bpelChild(te, "query"); q != nil {
-		at = q
+	if q := n.Query; q != nil {
+		at = &q.Element
 	}
 	p, err := compileInsertPath(t.Query.Src, c, t.Query.Ns)
 	if err != nil {
@@ -37,12 +37,12 @@ func (c *compiler) insertMissing(te *etree.Element, t *plan.ToSpec) {
 // insertMissingAttr reports whether the copy element ce carries
 // insertMissingToData="yes", unprefixed or in ODE's extension namespace;
 // an insertMissingToData attribute in any other namespace is an error.
-func insertMissingAttr(ce *etree.Element) (bool, error) {
-	for _, a := range ce.Attr {
+func insertMissingAttr(ce *ast.Element) (bool, error) {
+	for _, a := range ce.Attrs {
 		if a.Key != "insertMissingToData" || a.Space == "xmlns" {
 			continue
 		}
-		if ns := a.NamespaceURI(); a.Space != "" && ns != bpel.NSODEFunctions {
+		if ns := ce.AttrNamespace(a); a.Space != "" && ns != bpel.NSODEFunctions {
 			return false, fmt.Errorf("attribute %s:insertMissingToData is in namespace %q; orchd knows it unprefixed or in ODE's %s", a.Space, ns, bpel.NSODEFunctions)
 		}
 		return a.Value == "yes", nil

@@ -4,9 +4,8 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/beevik/etree"
-
 	"github.com/orchd/orchd/internal/exchange"
+	"github.com/orchd/orchd/internal/process/ast"
 	"github.com/orchd/orchd/internal/process/bpel"
 	"github.com/orchd/orchd/internal/process/plan"
 	"github.com/orchd/orchd/internal/xsd"
@@ -16,7 +15,7 @@ import (
 // pl, operation op) when deploy.xml asks for it (orchd:validateReplies),
 // refusing an output message with a part no schema of the bundle
 // declares.
-func (c *compiler) replySchema(e *etree.Element, pl *plan.PartnerLink, op *exchange.Operation) *plan.ReplySchema {
+func (c *compiler) replySchema(e *ast.Element, pl *plan.PartnerLink, op *exchange.Operation) *plan.ReplySchema {
 	if c.dp == nil || pl == nil || !c.dp.ValidateReplies[pl.Name] || op.Output == nil {
 		return nil
 	}

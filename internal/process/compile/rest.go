@@ -8,13 +8,15 @@ import (
 
 	"github.com/beevik/etree"
 
+	"github.com/orchd/orchd/internal/process/ast"
 	"github.com/orchd/orchd/internal/process/expr"
 	"github.com/orchd/orchd/internal/process/plan"
 )
 
 // restActivity compiles the bpel4restlight element e found in an
 // <extensionActivity>.
-func (c *compiler) restActivity(e *etree.Element, b plan.Base) plan.Activity {
+func (c *compiler) restActivity(n *ast.RestActivity, b plan.Base) plan.Activity {
+	e := &n.Element
 	a := &plan.RestActivity{Base: b, Method: e.Tag}
 	switch e.Tag {
 	case http.MethodGet, http.MethodPost, http.MethodPut, http.MethodDelete:
@@ -46,12 +48,12 @@ func (c *compiler) restActivity(e *etree.Element, b plan.Base) plan.Activity {
 		c.errorf(e, "statusCode: variable %s must have a simple type (it receives the status as text)", a.Code.Name)
 	}
 	if a.Method == http.MethodPost || a.Method == http.MethodPut {
-		for _, x := range e.ChildElements() {
+		for _, x := range e.Children() {
 			if isBPEL(x) {
 				continue // targets, sources, documentation
 			}
-			cp := x.Copy()
-			expr.FixNamespaces(cp, x, nil)
+			cp := x.Src.Copy()
+			expr.FixNamespaces(cp, x.Src, nil)
 			var buf bytes.Buffer
 			cp.WriteTo(&buf, &etree.WriteSettings{})
 			a.Static = buf.Bytes()
@@ -63,7 +65,7 @@ func (c *compiler) restActivity(e *etree.Element, b plan.Base) plan.Activity {
 
 // restValue compiles attribute attr's value s: "$bpelvar[name]" names a
 // variable of a simple type, anything else is a literal.
-func (c *compiler) restValue(e *etree.Element, attr, s string) plan.RestValue {
+func (c *compiler) restValue(e *ast.Element, attr, s string) plan.RestValue {
 	if len(s) < len(bpelvarRef) || !strings.EqualFold(s[:len(bpelvarRef)], bpelvarRef) {
 		return plan.RestValue{Lit: s}
 	}
@@ -84,7 +86,7 @@ func (c *compiler) restValue(e *etree.Element, attr, s string) plan.RestValue {
 }
 
 // restVar resolves the variable the first of attrs that e has names.
-func (c *compiler) restVar(e *etree.Element, attrs ...string) *expr.Var {
+func (c *compiler) restVar(e *ast.Element, attrs ...string) *expr.Var {
 	name, attr := restAttr(e, attrs...)
 	if name == "" {
 		return nil
@@ -109,9 +111,9 @@ const (
 
 // restAttr returns the first of the attributes names that e has, and its
 // name.
-func restAttr(e *etree.Element, names ...string) (value, name string) {
+func restAttr(e *ast.Element, names ...string) (value, name string) {
 	for _, n := range names {
-		if v := e.SelectAttrValue(n, ""); v != "" {
+		if v := e.AttrOr(n, ""); v != "" {
 			return v, n
 		}
 	}

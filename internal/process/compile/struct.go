@@ -3,9 +3,8 @@ package compile
 import (
 	"strings"
 
-	"github.com/beevik/etree"
-
 	"github.com/orchd/orchd/internal/exchange"
+	"github.com/orchd/orchd/internal/process/ast"
 	"github.com/orchd/orchd/internal/process/bpel"
 	"github.com/orchd/orchd/internal/process/expr"
 	"github.com/orchd/orchd/internal/process/plan"
@@ -63,68 +62,66 @@ func (c *compiler) findLink(name string) *plan.Link {
 
 // withLinks wraps a, compiled from e, when e is the target or source of
 // links.
-func (c *compiler) withLinks(e *etree.Element, a plan.Activity, dead []*plan.Link) plan.Activity {
-	te, se := bpelChild(e, "targets"), bpelChild(e, "sources")
+func (c *compiler) withLinks(e *ast.Element, a plan.Activity, dead []*plan.Link) plan.Activity {
+	te, se := e.Child("targets"), e.Child("sources")
 	if te == nil && se == nil {
 		return a
 	}
-	l := &plan.Linked{Base: plan.Base{Pos: c.pos(e), Name: e.SelectAttrValue("name", "")}, Act: a, Suppress: c.suppressJoinFailure(e)}
+	l := &plan.Linked{Base: plan.Base{Pos: c.pos(e), Name: e.AttrOr("name", "")}, Act: a, Suppress: c.suppressJoinFailure(e)}
 	if te != nil {
+		tn := te.Node().(*ast.Targets)
 		vars := map[string]*expr.Var{}
-		for _, t := range c.linkRefs(te, "target") {
-			l.Targets = append(l.Targets, t.l)
-			vars[t.l.Name] = t.l.V
+		for _, t := range tn.Targets {
+			if lk := c.linkRef(&t.Element); lk != nil {
+				l.Targets = append(l.Targets, lk)
+				vars[lk.Name] = lk.V
+			}
 		}
-		if jc := bpelChild(te, "joinCondition"); jc != nil {
+		if jc := tn.JoinCondition; jc != nil {
 			c.scopes = append(c.scopes, vars)
-			l.Join = c.expression(jc, jc.Text(), true)
+			l.Join = c.exprOf(jc)
 			c.scopes = c.scopes[:len(c.scopes)-1]
 		}
 	}
 	if se != nil {
-		for _, s := range c.linkRefs(se, "source") {
-			src := plan.LinkSource{L: s.l}
-			if tc := bpelChild(s.e, "transitionCondition"); tc != nil {
-				src.Cond = c.expression(tc, tc.Text(), true)
+		// every link named first, then the conditions, in that order
+		var srcs []*ast.Source
+		var links []*plan.Link
+		for _, s := range se.Node().(*ast.Sources).Sources {
+			if lk := c.linkRef(&s.Element); lk != nil {
+				srcs, links = append(srcs, s), append(links, lk)
+			}
+		}
+		for i, s := range srcs {
+			src := plan.LinkSource{L: links[i]}
+			if tc := s.TransitionCondition; tc != nil {
+				src.Cond = c.exprOf(tc)
 			}
 			l.Sources = append(l.Sources, src)
-			c.addSource(s.l)
-			dead = append(dead, s.l)
+			c.addSource(links[i])
+			dead = append(dead, links[i])
 		}
 	}
 	l.Dead = dead
 	return c.register(l)
 }
 
-// linkRef is a <target> or <source> and the link it names.
-type linkRef struct {
-	e *etree.Element
-	l *plan.Link
-}
-
-// linkRefs resolves the tag children (target or source) of e to the links
-// of the enclosing flows they name.
-func (c *compiler) linkRefs(e *etree.Element, tag string) []linkRef {
-	var out []linkRef
-	for _, x := range e.ChildElements() {
-		if !isBPEL(x) || x.Tag != tag {
-			continue
-		}
-		name := x.SelectAttrValue("linkName", "")
-		if l := c.findLink(name); l != nil {
-			out = append(out, linkRef{e: x, l: l})
-		} else {
-			c.errorf(x, "link %q is not declared by an enclosing flow", name)
-		}
+// linkRef resolves a <target> or <source> to the link of the enclosing
+// flows it names; nil, reported, when none declares it.
+func (c *compiler) linkRef(x *ast.Element) *plan.Link {
+	name := x.AttrOr("linkName", "")
+	l := c.findLink(name)
+	if l == nil {
+		c.errorf(x, "link %q is not declared by an enclosing flow", name)
 	}
-	return out
+	return l
 }
 
 // suppressJoinFailure is the attribute on e or the nearest ancestor that
 // has it (the process default is "no").
-func (c *compiler) suppressJoinFailure(e *etree.Element) bool {
+func (c *compiler) suppressJoinFailure(e *ast.Element) bool {
 	for x := e; x != nil; x = x.Parent() {
-		if v := x.SelectAttrValue("suppressJoinFailure", ""); v != "" && isBPEL(x) {
+		if v := x.AttrOr("suppressJoinFailure", ""); v != "" && isBPEL(x) {
 			return v == "yes"
 		}
 	}
@@ -139,15 +136,14 @@ func (c *compiler) linkVar(name string) *expr.Var {
 	return v
 }
 
-func (c *compiler) flow(e *etree.Element, b plan.Base) plan.Activity {
+func (c *compiler) flow(n *ast.Flow, b plan.Base) plan.Activity {
+	e := &n.Element
 	a := &plan.Flow{Base: b}
 	decl := map[string]*plan.Link{}
-	if ls := bpelChild(e, "links"); ls != nil {
-		for _, le := range ls.ChildElements() {
-			if !isBPEL(le) || le.Tag != "link" {
-				continue
-			}
-			name := le.SelectAttrValue("name", "")
+	if ls := n.Links; ls != nil {
+		for _, link := range ls.Links {
+			le := &link.Element
+			name := le.AttrOr("name", "")
 			if _, dup := decl[name]; dup || name == "" {
 				c.errorf(le, "link name %q is empty or declared twice", name)
 				continue
@@ -158,12 +154,12 @@ func (c *compiler) flow(e *etree.Element, b plan.Base) plan.Activity {
 		}
 	}
 	c.links = append(c.links, decl)
-	for _, ce := range e.ChildElements() {
+	for _, ce := range e.Children() {
 		if !isBPEL(ce) {
 			continue
 		}
-		switch ce.Tag {
-		case "documentation", "links", "targets", "sources":
+		switch ce.Node().(type) {
+		case *ast.Documentation, *ast.Links, *ast.Targets, *ast.Sources:
 			continue
 		}
 		a.Children = append(a.Children, c.activity(ce))
@@ -176,20 +172,22 @@ func (c *compiler) flow(e *etree.Element, b plan.Base) plan.Activity {
 }
 
 // scope compiles a <scope>: its declarations live in a new lexical scope.
-func (c *compiler) scope(e *etree.Element, b plan.Base) plan.Activity {
-	s := &plan.Scope{Base: b, Isolated: e.SelectAttrValue("isolated", "no") == "yes"}
+func (c *compiler) scope(n *ast.Scope, b plan.Base) plan.Activity {
+	e := &n.Element
+	s := &plan.Scope{Base: b, Isolated: e.AttrOr("isolated", "no") == "yes"}
 	c.scopes = append(c.scopes, map[string]*expr.Var{})
 	defer func() { c.scopes = c.scopes[:len(c.scopes)-1] }()
-	var body *etree.Element
-	for _, ce := range e.ChildElements() {
+	var body *ast.Element
+	for _, ce := range e.Children() {
 		if !isBPEL(ce) {
 			continue
 		}
-		switch ce.Tag {
-		case "documentation", "targets", "sources", "faultHandlers", "eventHandlers", "compensationHandler", "terminationHandler":
-		case "variables":
+		switch x := ce.Node().(type) {
+		case *ast.Documentation, *ast.Targets, *ast.Sources, *ast.FaultHandlers, *ast.EventHandlers,
+			*ast.CompensationHandler, *ast.TerminationHandler, *ast.MessageExchanges:
+		case *ast.Variables:
 			inits := len(c.p.Inits)
-			for _, ve := range ce.SelectElements("variable") {
+			for _, ve := range ce.Select("variable") {
 				if v := c.declare(ve); v != nil {
 					s.Vars = append(s.Vars, v)
 				}
@@ -197,18 +195,17 @@ func (c *compiler) scope(e *etree.Element, b plan.Base) plan.Activity {
 			// a scope initializes its own, when it starts
 			s.Inits = append(s.Inits, c.p.Inits[inits:]...)
 			c.p.Inits = c.p.Inits[:inits]
-		case "partnerLinks":
-			for _, pl := range ce.SelectElements("partnerLink") {
+		case *ast.PartnerLinks:
+			for _, pl := range ce.Select("partnerLink") {
 				if local := c.partnerLink(pl, c.dp); local != nil {
 					s.Plinks = append(s.Plinks, local)
 				}
 			}
-		case "correlationSets":
-			c.correlationSets(ce)
-			for _, cs := range ce.SelectElements("correlationSet") {
-				s.CorrSets = append(s.CorrSets, cs.SelectAttrValue("name", ""))
+		case *ast.CorrelationSets:
+			c.correlationSets(x)
+			for _, cs := range ce.Select("correlationSet") {
+				s.CorrSets = append(s.CorrSets, cs.AttrOr("name", ""))
 			}
-		case "messageExchanges":
 		default:
 			if body != nil {
 				c.errorf(ce, "a scope holds exactly one activity; found a second one")
@@ -228,44 +225,44 @@ func (c *compiler) scope(e *etree.Element, b plan.Base) plan.Activity {
 	s.Body = c.activity(body)
 	c.leave()
 	s.Sources = c.endSources(mark)
-	if fh := bpelChild(e, "faultHandlers"); fh != nil {
+	if fh := n.FaultHandlers; fh != nil {
 		c.enterHandler(s)
-		s.Handlers = c.faultHandlers(fh)
+		s.Handlers = c.faultHandlers(&fh.Element)
 		c.leave()
 	}
-	if eh := bpelChild(e, "eventHandlers"); eh != nil {
+	if eh := n.EventHandlers; eh != nil {
 		c.enterBody(s)
-		s.Events = c.eventHandlers(eh)
+		s.Events = c.eventHandlers(&eh.Element)
 		c.leave()
 	}
 	c.enterHandler(s)
-	if ch := bpelChild(e, "compensationHandler"); ch != nil {
-		s.Comp = c.onlyActivity(ch)
+	if ch := n.CompensationHandler; ch != nil {
+		s.Comp = c.onlyActivity(&ch.Element)
 	}
-	if th := bpelChild(e, "terminationHandler"); th != nil {
-		s.Term = c.onlyActivity(th)
+	if th := n.TerminationHandler; th != nil {
+		s.Term = c.onlyActivity(&th.Element)
 	}
 	c.leave()
 	c.finishScope(s, parent)
 	return s
 }
 
-func (c *compiler) forEach(e *etree.Element, b plan.Base) plan.Activity {
-	a := &plan.ForEach{Base: b, Parallel: e.SelectAttrValue("parallel", "no") == "yes"}
-	se, fe := bpelChild(e, "startCounterValue"), bpelChild(e, "finalCounterValue")
-	if se == nil || fe == nil {
+func (c *compiler) forEach(n *ast.ForEach, b plan.Base) plan.Activity {
+	e := &n.Element
+	a := &plan.ForEach{Base: b, Parallel: e.AttrOr("parallel", "no") == "yes"}
+	if n.StartCounterValue == nil || n.FinalCounterValue == nil {
 		c.errorf(e, "<forEach> needs startCounterValue and finalCounterValue")
 		return a
 	}
-	a.Start = c.expression(se, se.Text(), true)
-	a.Final = c.expression(fe, fe.Text(), true)
-	if cc := bpelChild(e, "completionCondition"); cc != nil {
-		if br := bpelChild(cc, "branches"); br != nil {
-			a.Branches = c.expression(br, br.Text(), true)
-			a.SuccessfulOnly = br.SelectAttrValue("successfulBranchesOnly", "no") == "yes"
+	a.Start = c.exprOf(n.StartCounterValue)
+	a.Final = c.exprOf(n.FinalCounterValue)
+	if cc := n.CompletionCondition; cc != nil {
+		if br := cc.Branches; br != nil {
+			a.Branches = c.exprOf(br)
+			a.SuccessfulOnly = br.AttrOr("successfulBranchesOnly", "no") == "yes"
 		}
 	}
-	name := e.SelectAttrValue("counterName", "")
+	name := e.AttrOr("counterName", "")
 	if name == "" || strings.Contains(name, ".") {
 		c.errorf(e, "<forEach> needs a counterName")
 	}
@@ -274,15 +271,14 @@ func (c *compiler) forEach(e *etree.Element, b plan.Base) plan.Activity {
 	a.Counter.Slot = len(c.p.Vars)
 	c.scopes = append(c.scopes, map[string]*expr.Var{name: a.Counter})
 	first := len(c.p.Vars)
-	body := bpelChild(e, "scope")
-	if body == nil {
+	if n.Scope == nil {
 		c.errorf(e, "the activity of a <forEach> must be a <scope>")
 	} else {
-		act := c.activity(body)
+		act := c.activity(&n.Scope.Element)
 		if sc, ok := act.(*plan.Scope); ok {
 			a.Body = sc
 		} else {
-			c.errorf(body, "the scope of a <forEach> cannot be the source or target of a link")
+			c.errorf(&n.Scope.Element, "the scope of a <forEach> cannot be the source or target of a link")
 		}
 	}
 	c.scopes = c.scopes[:len(c.scopes)-1]
@@ -297,40 +293,41 @@ func (c *compiler) forEach(e *etree.Element, b plan.Base) plan.Activity {
 	return a
 }
 
-func (c *compiler) repeatUntil(e *etree.Element, b plan.Base) plan.Activity {
+func (c *compiler) repeatUntil(n *ast.RepeatUntil, b plan.Base) plan.Activity {
 	a := &plan.RepeatUntil{Base: b}
-	cond := bpelChild(e, "condition")
-	if cond == nil {
-		c.errorf(e, "<repeatUntil> has no <condition>")
+	if n.Condition == nil {
+		c.errorf(&n.Element, "<repeatUntil> has no <condition>")
 		return a
 	}
-	a.Cond = c.expression(cond, cond.Text(), true)
-	a.Body = c.activityAfter(e, cond)
+	a.Cond = c.exprOf(n.Condition)
+	a.Body = c.activityAfter(&n.Element, &n.Condition.Element)
 	return a
 }
 
 // inlineHandlers wraps an invoke that has its own catch, catchAll or
 // compensationHandler in the implicit scope the spec gives it.
-func (c *compiler) inlineHandlers(e *etree.Element, inv plan.Activity) plan.Activity {
-	var hs []*etree.Element
-	for _, ce := range e.ChildElements() {
-		if isBPEL(ce) && (ce.Tag == "catch" || ce.Tag == "catchAll") {
+func (c *compiler) inlineHandlers(n *ast.Invoke, inv plan.Activity) plan.Activity {
+	e := &n.Element
+	var hs []*ast.Element
+	for _, ce := range e.Children() {
+		switch ce.Node().(type) {
+		case *ast.Catch, *ast.CatchAll:
 			hs = append(hs, ce)
 		}
 	}
-	ch := bpelChild(e, "compensationHandler")
+	ch := n.CompensationHandler
 	if len(hs) == 0 && ch == nil {
 		return inv
 	}
 	c.register(inv)
-	s := &plan.Scope{Base: plan.Base{Pos: c.pos(e), Name: e.SelectAttrValue("name", "")}, Body: inv}
+	s := &plan.Scope{Base: plan.Base{Pos: c.pos(e), Name: e.AttrOr("name", "")}, Body: inv}
 	parent := c.enclosing()
 	c.enterHandler(s)
 	if len(hs) > 0 {
 		s.Handlers = c.faultHandlerList(hs)
 	}
 	if ch != nil {
-		s.Comp = c.onlyActivity(ch)
+		s.Comp = c.onlyActivity(&ch.Element)
 	}
 	c.leave()
 	c.finishScope(s, parent)
@@ -340,20 +337,21 @@ func (c *compiler) inlineHandlers(e *etree.Element, inv plan.Activity) plan.Acti
 // propertyExpr compiles <from|to variable="v" property="p">: the
 // property's location in v through its propertyAlias. For <to> the path
 // is relative to the variable's slot.
-func (c *compiler) propertyExpr(e *etree.Element) *expr.Expr {
-	vn, prop := e.SelectAttrValue("variable", ""), e.SelectAttrValue("property", "")
+func (c *compiler) propertyExpr(e *ast.Element) *expr.Expr {
+	vn, prop := e.AttrOr("variable", ""), e.AttrOr("property", "")
 	v := c.LookupVar(vn)
 	if v == nil {
 		c.errorf(e, "undeclared variable %q", vn)
 		return nil
 	}
-	ns := expr.XpathNS(bpel.Namespaces(e))
-	path, err := c.PropertyPath(vn, prop, e, ns)
+	ns := expr.XpathNS(e.Namespaces())
+	path, err := c.PropertyPath(vn, prop, e.Src, ns)
 	if err != nil {
 		c.errorf(e, "property %s of variable %s: %v", prop, vn, err)
 		return nil
 	}
-	if e.Tag == "to" {
+	_, to := e.Node().(*ast.To)
+	if to {
 		// Relative to the node the runtime starts a <to> query from: a
 		// message variable's slot, an element variable's element.
 		base := "/" + v.SlotName()
@@ -370,8 +368,43 @@ func (c *compiler) propertyExpr(e *etree.Element) *expr.Expr {
 		c.errorf(e, "property %s of variable %s: %v", prop, vn, err)
 		return nil
 	}
-	if e.Tag == "to" {
+	if to {
 		x.Fast = expr.CompileSimplePath(path, c, ns, true)
 	}
 	return x
+}
+
+// ifActivity lowers an <if>: its condition and branch, each <elseif>'s,
+// and the <else>, each with the links leaving it (dead-path elimination).
+func (c *compiler) ifActivity(n *ast.If, b plan.Base) plan.Activity {
+	e := &n.Element
+	a := &plan.IfAct{Base: b}
+	if n.Condition == nil {
+		c.errorf(e, "<if> has no <condition>")
+		return a
+	}
+	a.Conds = append(a.Conds, c.exprOf(n.Condition))
+	mark := c.beginSources()
+	a.Branches = append(a.Branches, c.activityAfter(e, &n.Condition.Element))
+	a.Dead.Add(c.endSources(mark))
+	// else-ifs and else in document order, as written
+	for _, ce := range e.Children() {
+		switch x := ce.Node().(type) {
+		case *ast.ElseIf:
+			if x.Condition == nil {
+				c.errorf(ce, "<elseif> has no <condition>")
+				continue
+			}
+			a.Conds = append(a.Conds, c.exprOf(x.Condition))
+			mark := c.beginSources()
+			a.Branches = append(a.Branches, c.activityAfter(ce, &x.Condition.Element))
+			a.Dead.Add(c.endSources(mark))
+		case *ast.Else:
+			mark := c.beginSources()
+			a.Els = c.onlyActivity(ce)
+			a.ElseDead = c.endSources(mark)
+		}
+	}
+	a.Dead.Add(a.ElseDead)
+	return a
 }

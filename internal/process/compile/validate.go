@@ -5,8 +5,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/beevik/etree"
-
+	"github.com/orchd/orchd/internal/process/ast"
 	"github.com/orchd/orchd/internal/process/bpel"
 	"github.com/orchd/orchd/internal/process/expr"
 	"github.com/orchd/orchd/internal/process/plan"
@@ -16,7 +15,7 @@ import (
 // schemaChecks compiles the checks of the variables named in e's attr
 // (validate) or of vars (assign validate="yes"), refusing a variable
 // whose declaration has no schema to check against.
-func (c *compiler) schemaChecks(e *etree.Element, vars []*expr.Var) []*plan.SchemaCheck {
+func (c *compiler) schemaChecks(e *ast.Element, vars []*expr.Var) []*plan.SchemaCheck {
 	set := c.w.Schemas()
 	checks := make([]*plan.SchemaCheck, 0, len(vars))
 	for _, v := range vars {
@@ -44,9 +43,9 @@ func (c *compiler) schemaChecks(e *etree.Element, vars []*expr.Var) []*plan.Sche
 }
 
 // validateVars compiles <validate variables="a b">.
-func (c *compiler) validateVars(e *etree.Element, b plan.Base) plan.Activity {
+func (c *compiler) validateVars(e *ast.Element, b plan.Base) plan.Activity {
 	var vars []*expr.Var
-	for _, name := range strings.Fields(e.SelectAttrValue("variables", "")) {
+	for _, name := range strings.Fields(e.AttrOr("variables", "")) {
 		v := c.LookupVar(name)
 		if v == nil {
 			c.errorf(e, "undeclared variable %s", name)
@@ -54,7 +53,7 @@ func (c *compiler) validateVars(e *etree.Element, b plan.Base) plan.Activity {
 		}
 		vars = append(vars, v)
 	}
-	if len(vars) == 0 && len(strings.Fields(e.SelectAttrValue("variables", ""))) == 0 {
+	if len(vars) == 0 && len(strings.Fields(e.AttrOr("variables", ""))) == 0 {
 		c.errorf(e, "<validate> needs variables=\"...\"")
 	}
 	return &plan.ValidateAct{Base: b, Checks: c.schemaChecks(e, vars)}

@@ -1,30 +1,33 @@
 package compile
 
 import (
-	"github.com/beevik/etree"
+	"github.com/orchd/orchd/internal/process/ast"
 	"github.com/orchd/orchd/internal/process/plan"
 )
 
-func (c *compiler) deadline(e *etree.Element) *plan.DeadlineSpec {
+// deadline compiles the <for> or <until> of e (a wait or onAlarm).
+func (c *compiler) deadline(e *ast.Element, forX, until *ast.Expression) *plan.DeadlineSpec {
 	d := &plan.DeadlineSpec{Pos: c.pos(e)}
-	if f := bpelChild(e, "for"); f != nil {
-		d.ForExpr = c.expression(f, f.Text(), true)
-	} else if u := bpelChild(e, "until"); u != nil {
-		d.UntilExpr = c.expression(u, u.Text(), true)
+	if forX != nil {
+		d.ForExpr = c.exprOf(forX)
+	} else if until != nil {
+		d.UntilExpr = c.exprOf(until)
 	} else {
 		c.errorf(e, "<%s> needs <for> or <until>", e.Tag)
 	}
 	return d
 }
 
-func (c *compiler) pick(e *etree.Element, b plan.Base) plan.Activity {
-	a := &plan.Pick{Base: b, Create: e.SelectAttrValue("createInstance", "no") == "yes"}
-	for _, ce := range e.ChildElements() {
+// pick lowers a <pick>: its onMessages and onAlarms in document order.
+func (c *compiler) pick(n *ast.Pick, b plan.Base) plan.Activity {
+	e := &n.Element
+	a := &plan.Pick{Base: b, Create: e.AttrOr("createInstance", "no") == "yes"}
+	for _, ce := range e.Children() {
 		if !isBPEL(ce) {
 			continue
 		}
-		switch ce.Tag {
-		case "onMessage":
+		switch x := ce.Node().(type) {
+		case *ast.OnMessage:
 			om := &plan.OnMessage{Inbound: c.inbound(ce, "variable")}
 			c.registerInbound(&om.Inbound, a.Create)
 			mark := c.beginSources()
@@ -34,11 +37,11 @@ func (c *compiler) pick(e *etree.Element, b plan.Base) plan.Activity {
 				c.addStart(ce, om.Op.Name, a)
 			}
 			a.Msgs = append(a.Msgs, om)
-		case "onAlarm":
+		case *ast.OnAlarm:
 			if a.Create {
 				c.errorf(ce, "a pick that creates instances cannot have onAlarm")
 			}
-			al := &plan.OnAlarm{Deadline: c.deadline(ce)}
+			al := &plan.OnAlarm{Deadline: c.deadline(ce, x.For, x.Until)}
 			mark := c.beginSources()
 			al.Act = c.onlyActivityExcept(ce, "for", "until")
 			a.AlarmDead.Add(c.endSources(mark))
@@ -51,7 +54,7 @@ func (c *compiler) pick(e *etree.Element, b plan.Base) plan.Activity {
 	return a
 }
 
-func (c *compiler) addStart(e *etree.Element, op string, a plan.Activity) {
+func (c *compiler) addStart(e *ast.Element, op string, a plan.Activity) {
 	if prev, dup := c.p.Starts[op]; dup && prev != a {
 		c.errorf(e, "operation %s already starts instances at %s", op, prev.Where())
 		return
@@ -61,9 +64,9 @@ func (c *compiler) addStart(e *etree.Element, op string, a plan.Activity) {
 
 // onlyActivityExcept compiles the single activity of e, skipping the
 // named non-activity children.
-func (c *compiler) onlyActivityExcept(e *etree.Element, skip ...string) plan.Activity {
+func (c *compiler) onlyActivityExcept(e *ast.Element, skip ...string) plan.Activity {
 	var found plan.Activity
-	for _, ce := range e.ChildElements() {
+	for _, ce := range e.Children() {
 		if !isBPEL(ce) || ce.Tag == "documentation" {
 			continue
 		}

@@ -6,6 +6,7 @@ import (
 
 	"github.com/beevik/etree"
 
+	"github.com/orchd/orchd/internal/process/ast"
 	"github.com/orchd/orchd/internal/process/bpel"
 	"github.com/orchd/orchd/internal/process/deploy"
 	"github.com/orchd/orchd/internal/process/expr"
@@ -16,8 +17,8 @@ import (
 // compileXPath2 compiles text, written in e, as XPath 2.0: an expression
 // over the variables, or (query) a path relative to a variable's node.
 // Errors are reported in the compiler's style and nil returned.
-func (c *compiler) compileXPath2(e *etree.Element, text string, query bool) *expr.Expr {
-	ns := expr.XpathNS(bpel.Namespaces(e))
+func (c *compiler) compileXPath2(e *ast.Element, text string, query bool) *expr.Expr {
+	ns := expr.XpathNS(e.Namespaces())
 	if strings.Contains(text, "doXslTransform") && !c.prepareXSL(e, text, ns) {
 		return nil
 	}
@@ -34,7 +35,7 @@ func (c *compiler) compileXPath2(e *etree.Element, text string, query bool) *exp
 		for k, v := range ns {
 			pns[k] = v
 		}
-		p, err := c.PropertyPath(sub[2]+sub[3], sub[4]+sub[5], e, pns)
+		p, err := c.PropertyPath(sub[2]+sub[3], sub[4]+sub[5], e.Src, pns)
 		if err == nil {
 			var px *expr.Expr
 			px, err = expr.NewExpr(m, "string("+p+")", pns)
@@ -149,7 +150,7 @@ func (c *compiler) xp2Variable(space, local string) (expr.Xp2Ref, bool) {
 // path the runtime can also create missing steps of, or any other
 // expression, which at run time must select exactly one node of a
 // variable (else bpel:selectionFailure).
-func (c *compiler) toXPath2(e *etree.Element, text string, t *plan.ToSpec) bool {
+func (c *compiler) toXPath2(e *ast.Element, text string, t *plan.ToSpec) bool {
 	if strings.HasPrefix(text, "$") {
 		j := 1
 		for j < len(text) && expr.IsNameChar(text[j]) && text[j] != '.' {
@@ -198,9 +199,18 @@ func XPath2(pl *plan.Plan, dp *deploy.Process, at *etree.Element, src string, qu
 	for _, v := range pl.Vars {
 		vars[v.Name] = v
 	}
-	c := &compiler{doc: &bpel.Document{File: "expression", Root: root}, errs: &bpel.Errors{}, dp: dp, p: pl,
+	doc := &bpel.Document{File: "expression", Root: root}
+	var el *ast.Element
+	tree := ast.Parse(doc)
+	ast.Inspect(tree, func(n ast.Node) bool {
+		if e := n.Elem(); e.Src == at {
+			el = e
+		}
+		return el == nil
+	})
+	c := &compiler{doc: doc, root: &tree.Element, errs: &bpel.Errors{}, dp: dp, p: pl,
 		scopes: []map[string]*expr.Var{vars}}
-	x := c.compileXPath2(at, src, query)
+	x := c.compileXPath2(el, src, query)
 	if err := c.errs.Err(); err != nil || x == nil {
 		return nil, err
 	}

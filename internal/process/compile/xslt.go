@@ -3,8 +3,7 @@ package compile
 import (
 	"path"
 
-	"github.com/beevik/etree"
-
+	"github.com/orchd/orchd/internal/process/ast"
 	"github.com/orchd/orchd/internal/process/bpel"
 	"github.com/orchd/orchd/internal/process/expr"
 	"github.com/orchd/orchd/internal/xslt"
@@ -12,7 +11,7 @@ import (
 
 // prepareXSL compiles the stylesheets the doXslTransform calls of text
 // name; it reports errors in the compiler's style and returns false.
-func (c *compiler) prepareXSL(e *etree.Element, text string, ns map[string]string) bool {
+func (c *compiler) prepareXSL(e *ast.Element, text string, ns map[string]string) bool {
 	ok := true
 	for _, m := range expr.XslCallRE.FindAllStringSubmatch(text, -1) {
 		if u := ns[m[1]]; m[1] == "" || (u != bpel.NSBPEL && u != bpel.NSBPEL2004) {

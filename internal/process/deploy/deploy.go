@@ -158,7 +158,7 @@ const nsOrchdDD = "urn:orchd:deploy"
 type qname = exchange.QName
 
 // NsActivityRecovery is ODE's namespace for failureHandling.
-const NsActivityRecovery = "http://ode.apache.org/activityRecovery"
+const NsActivityRecovery = bpel.NSODEActivityRecovery
 
 // FailurePolicy is ODE's activity failure handling for an invoke.
 type FailurePolicy struct {
