@@ -40,7 +40,7 @@ FUZZ_TARGETS = \
 	./internal/soap/:FuzzAddressing \
 	./internal/soap/:FuzzParseDifferential \
 	./internal/xmlparse/:FuzzParse \
-	./internal/process/bpel/:FuzzParse \
+	./internal/process/xmldoc/:FuzzParse \
 	./internal/process/ast/:FuzzParse \
 	./internal/process/check/:FuzzCheck \
 	./internal/process/:FuzzCompileBPEL \

@@ -16,9 +16,9 @@ const module = "github.com/orchd/orchd/"
 // and the orchd packages it may import (nothing else of orchd). Standard
 // library and third-party imports are not ruled here.
 //
-// The engine's stages run one way: bpel (documents, positions, errors) <-
-// ast (the BPEL syntax tree) <- check (static analysis), bpel <- wsdl <-
-// deploy, and bpel <- expr (expressions over the variable tree); compile
+// The engine's stages run one way: xmldoc (documents, positions, errors) <-
+// ast (the BPEL syntax tree) <- check (static analysis), xmldoc <- wsdl <-
+// deploy, and xmldoc <- expr (expressions over the variable tree); compile
 // (bundle -> plan) and interp (a plan's instances) sit on them,
 // and the engine (process) on interp. soap, persist and
 // exchange know no BPEL; nothing imports cmd.
@@ -37,22 +37,22 @@ var allowed = map[string][]string{
 	"internal/wssec":        nil,
 
 	// The documents of a bundle and the languages inside a process.
-	"internal/process/bpel": {"internal/xmlparse"},
+	"internal/process/xmldoc": {"internal/xmlparse"},
 	// The BPEL syntax tree: built from a positioned document only.
-	"internal/process/ast":    {"internal/process/bpel"},
+	"internal/process/ast":    {"internal/process/xmldoc"},
 	"internal/xpath1":         nil,
-	"internal/xsd":            {"internal/process/bpel"},
+	"internal/xsd":            {"internal/process/xmldoc"},
 	"internal/xpath2":         {"internal/xsd"},
-	"internal/xslt":           {"internal/process/bpel", "internal/xpath1", "internal/xpath2"},
-	"internal/process/expr":   {"internal/exchange", "internal/process/bpel", "internal/xpath1", "internal/xpath2", "internal/xslt"},
-	"internal/process/plan":   {"internal/events", "internal/exchange", "internal/partnerallow", "internal/process/bpel", "internal/process/deploy", "internal/process/expr", "internal/process/wsdl", "internal/xsd"},
-	"internal/process/wsdl":   {"internal/exchange", "internal/process/bpel", "internal/xsd"},
-	"internal/process/deploy": {"internal/events", "internal/exchange", "internal/partnerallow", "internal/process/bpel", "internal/process/wsdl", "internal/wssec", "internal/xsd"},
-	"internal/process/check":  {"internal/exchange", "internal/process/ast", "internal/process/bpel", "internal/process/deploy", "internal/process/wsdl"},
+	"internal/xslt":           {"internal/process/xmldoc", "internal/xpath1", "internal/xpath2"},
+	"internal/process/expr":   {"internal/exchange", "internal/process/xmldoc", "internal/xpath1", "internal/xpath2", "internal/xslt"},
+	"internal/process/plan":   {"internal/events", "internal/exchange", "internal/partnerallow", "internal/process/xmldoc", "internal/process/deploy", "internal/process/expr", "internal/process/wsdl", "internal/xsd"},
+	"internal/process/wsdl":   {"internal/exchange", "internal/process/xmldoc", "internal/xsd"},
+	"internal/process/deploy": {"internal/events", "internal/exchange", "internal/partnerallow", "internal/process/xmldoc", "internal/process/wsdl", "internal/wssec", "internal/xsd"},
+	"internal/process/check":  {"internal/exchange", "internal/process/ast", "internal/process/xmldoc", "internal/process/deploy", "internal/process/wsdl"},
 
 	// The compiler: bundle -> plan, lowering the syntax tree; never the
 	// runtime.
-	"internal/process/compile": {"internal/exchange", "internal/process/ast", "internal/process/bpel", "internal/process/check", "internal/process/deploy", "internal/process/expr",
+	"internal/process/compile": {"internal/exchange", "internal/process/ast", "internal/process/xmldoc", "internal/process/check", "internal/process/deploy", "internal/process/expr",
 		"internal/process/plan", "internal/process/wsdl", "internal/wssec", "internal/xpath2", "internal/xsd", "internal/xslt"},
 
 	// The interpreter: a deployed version (Version) and its instances'
@@ -60,7 +60,7 @@ var allowed = map[string][]string{
 	// the compiler, the front door (soap, server), a store implementation
 	// other than persist's types, or cmd.
 	"internal/process/interp": {"internal/events", "internal/exchange", "internal/mgmt", "internal/partnerallow", "internal/persist",
-		"internal/process/bpel", "internal/process/deploy", "internal/process/expr", "internal/process/plan",
+		"internal/process/xmldoc", "internal/process/deploy", "internal/process/expr", "internal/process/plan",
 		"internal/xmlparse", "internal/xpath1", "internal/xpath2", "internal/xsd"},
 
 	// The engine: deploys versions, routes exchanges to their instances,

@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/orchd/orchd/internal/process/bpel"
 	"github.com/orchd/orchd/internal/process/interp"
+	"github.com/orchd/orchd/internal/process/xmldoc"
 )
 
 // editedBundle copies the fixture bundle src into a temporary folder and
@@ -182,7 +182,7 @@ func TestLoadODECompat(t *testing.T) {
 					t.Errorf("error does not contain %q:\n%v", want, err)
 				}
 			}
-			if got := errors.Is(err, bpel.ErrNotSupported); got != tc.notSupported {
+			if got := errors.Is(err, xmldoc.ErrNotSupported); got != tc.notSupported {
 				t.Errorf("errors.Is(err, ErrNotSupported) = %v, want %v:\n%v", got, tc.notSupported, err)
 			}
 		})

@@ -10,8 +10,8 @@ import (
 
 	"github.com/orchd/orchd/internal/exchange"
 
-	"github.com/orchd/orchd/internal/process/bpel"
 	"github.com/orchd/orchd/internal/process/compile"
+	"github.com/orchd/orchd/internal/process/xmldoc"
 )
 
 const bundlesDir = "testdata/bundles"
@@ -50,7 +50,7 @@ func TestLoadBundleFixtures(t *testing.T) {
 		// bad bundles: every substring must appear in the error
 		errs           []string
 		notSupported   bool // errors.Is(err, ErrNotSupported)
-		syntax         bool // the error is (or holds) a *bpel.SyntaxError
+		syntax         bool // the error is (or holds) a *xmldoc.SyntaxError
 		wantErrorCount int  // when > 0, len(Errors.List)
 	}{
 		{bundle: "good-minimal", procs: []string{"Test"}},
@@ -135,19 +135,19 @@ func TestLoadBundleFixtures(t *testing.T) {
 					t.Errorf("error does not contain %q:\n%s", want, msg)
 				}
 			}
-			if got := errors.Is(err, bpel.ErrNotSupported); got != tc.notSupported {
+			if got := errors.Is(err, xmldoc.ErrNotSupported); got != tc.notSupported {
 				t.Errorf("errors.Is(err, ErrNotSupported) = %v, want %v\n%s", got, tc.notSupported, msg)
 			}
 			if compile.IsNotSupported(err) != tc.notSupported {
 				t.Errorf("IsNotSupported = %v, want %v", !tc.notSupported, tc.notSupported)
 			}
-			var se *bpel.SyntaxError
+			var se *xmldoc.SyntaxError
 			if got := errors.As(err, &se); got != tc.syntax {
-				t.Errorf("errors.As(*bpel.SyntaxError) = %v, want %v", got, tc.syntax)
+				t.Errorf("errors.As(*xmldoc.SyntaxError) = %v, want %v", got, tc.syntax)
 			} else if got && se.Pos.Line == 0 {
 				t.Errorf("syntax error without a line: %v", se)
 			}
-			var list *bpel.Errors
+			var list *xmldoc.Errors
 			if tc.wantErrorCount > 0 && errors.As(err, &list) && len(list.List) != tc.wantErrorCount {
 				t.Errorf("%d errors, want %d:\n%s", len(list.List), tc.wantErrorCount, msg)
 			}
@@ -197,7 +197,7 @@ func TestLoadDirGoodAndBad(t *testing.T) {
 		t.Errorf("BundleError.Dir = %q, want %q", be.Dir, filepath.Join(dir, "bad"))
 	}
 	var target *compile.BundleError
-	if !errors.As(error(be), &target) || !errors.Is(be, bpel.ErrNotSupported) {
+	if !errors.As(error(be), &target) || !errors.Is(be, xmldoc.ErrNotSupported) {
 		t.Errorf("BundleError does not unwrap to ErrNotSupported: %v", be)
 	}
 	for _, want := range []string{filepath.Join(dir, "bad"), "Bad.bpel:24", "not supported yet: external variables"} {

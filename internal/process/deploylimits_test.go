@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/orchd/orchd/internal/process/bpel"
+	"github.com/orchd/orchd/internal/process/xmldoc"
 )
 
 // TestDeployLimits: a bundle file with 100,000 attributes on one element
@@ -52,7 +52,7 @@ func TestDeployLimits(t *testing.T) {
 				}
 			}
 			_, err = loadBundle(dir)
-			var le *bpel.LimitError
+			var le *xmldoc.LimitError
 			if !errors.As(err, &le) || le.Pos.File != tc.file || le.Pos.Line == 0 {
 				t.Fatalf("LoadBundle = %v, want the attributes limit in %s", err, tc.file)
 			}

@@ -12,8 +12,8 @@ import (
 	"github.com/beevik/etree"
 
 	"github.com/orchd/orchd/internal/exchange"
-	"github.com/orchd/orchd/internal/process/bpel"
 	"github.com/orchd/orchd/internal/process/interp"
+	"github.com/orchd/orchd/internal/process/xmldoc"
 )
 
 // FuzzCompileBPEL writes the input as the .bpel of a copy of the example
@@ -45,9 +45,9 @@ func FuzzCompileBPEL(f *testing.F) {
 		{`<empty name="orderIsValid"/>`, `<scope><empty/></scope>`},
 		{`<from>1</from>`, `<from><literal><x/></literal></from>`},
 		{`messageType="po:purchaseOrderRequest"`, `element="po:purchaseOrder"`},
-		{`<empty name="orderIsValid"/>`, `<extensionActivity><r:GET xmlns:r="` + bpel.NSBPEL4RestLight + `" uri="$bpelvar[total]" response="total" statusCode="total"/></extensionActivity>`},
-		{`<empty name="orderIsValid"/>`, `<extensionActivity><r:POST xmlns:r="` + bpel.NSBPEL4RestLight + `" uri="$bpelvar[" request="poIn"><x/></r:POST></extensionActivity>`},
-		{`<empty name="orderIsValid"/>`, `<extensionActivity><r:PATCH xmlns:r="` + bpel.NSBPEL4RestLight + `" uri="ftp://x"/></extensionActivity>`},
+		{`<empty name="orderIsValid"/>`, `<extensionActivity><r:GET xmlns:r="` + xmldoc.NSBPEL4RestLight + `" uri="$bpelvar[total]" response="total" statusCode="total"/></extensionActivity>`},
+		{`<empty name="orderIsValid"/>`, `<extensionActivity><r:POST xmlns:r="` + xmldoc.NSBPEL4RestLight + `" uri="$bpelvar[" request="poIn"><x/></r:POST></extensionActivity>`},
+		{`<empty name="orderIsValid"/>`, `<extensionActivity><r:PATCH xmlns:r="` + xmldoc.NSBPEL4RestLight + `" uri="ftp://x"/></extensionActivity>`},
 	} {
 		f.Add(bytes.Replace(orig, []byte(r[0]), []byte(r[1]), 1))
 	}

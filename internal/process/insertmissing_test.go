@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/orchd/orchd/internal/process/bpel"
+	"github.com/orchd/orchd/internal/process/xmldoc"
 )
 
 // insertCopies are the copies of the rt-insert-missing fixture's assign
@@ -167,7 +167,7 @@ func TestInsertMissingToDataRefused(t *testing.T) {
 			if err == nil {
 				t.Fatal("the bundle loaded; want it refused")
 			}
-			var errs *bpel.Errors
+			var errs *xmldoc.Errors
 			if !errors.As(err, &errs) || len(errs.List) != 1 {
 				t.Fatalf("want one error, got %v", err)
 			}

@@ -12,9 +12,9 @@ import (
 	"time"
 
 	"github.com/orchd/orchd/internal/events"
-	"github.com/orchd/orchd/internal/process/bpel"
 	"github.com/orchd/orchd/internal/process/deploy"
 	"github.com/orchd/orchd/internal/process/interp"
+	"github.com/orchd/orchd/internal/process/xmldoc"
 )
 
 // loadPOEvents is loadPO with a dispatcher feeding a JSON-lines file;
@@ -160,11 +160,11 @@ func TestParseProcessEvents(t *testing.T) {
 <process name="p:P">
 ` + tc.xml + `
 </process></deploy>`
-			doc, err := bpel.Parse("deploy.xml", []byte(src))
+			doc, err := xmldoc.Parse("deploy.xml", []byte(src))
 			if err != nil {
 				t.Fatal(err)
 			}
-			var errs bpel.Errors
+			var errs xmldoc.Errors
 			d := deploy.Parse(doc, &errs)
 			if tc.err != "" {
 				if len(errs.List) != 1 || !strings.Contains(errs.List[0].Error(), tc.err) {

@@ -16,9 +16,9 @@ import (
 	"time"
 
 	"github.com/orchd/orchd/internal/persist"
-	"github.com/orchd/orchd/internal/process/bpel"
 	"github.com/orchd/orchd/internal/process/compile"
 	"github.com/orchd/orchd/internal/process/interp"
+	"github.com/orchd/orchd/internal/process/xmldoc"
 )
 
 // restVars are the variables the REST test processes use besides in and
@@ -43,8 +43,8 @@ const restBody = `<assign><copy><from>$in.payload/tns:text</from><to variable="u
 func restBundle(t *testing.T, body string) string {
 	t.Helper()
 	return editedBundle(t, "good-minimal", map[string][]string{"Test.bpel": {
-		bpelProcessTag, bpelProcessTag + ` xmlns:rest="` + bpel.NSBPEL4RestLight + `" xmlns:ext="` + bpel.NSODEFunctions + `"`,
-		`<partnerLinks>`, `<extensions><extension namespace="` + bpel.NSBPEL4RestLight + `" mustUnderstand="yes"/></extensions>
+		bpelProcessTag, bpelProcessTag + ` xmlns:rest="` + xmldoc.NSBPEL4RestLight + `" xmlns:ext="` + xmldoc.NSODEFunctions + `"`,
+		`<partnerLinks>`, `<extensions><extension namespace="` + xmldoc.NSBPEL4RestLight + `" mustUnderstand="yes"/></extensions>
   <partnerLinks>`,
 		bpelVariables, restVars,
 		copyIDToOut, body,

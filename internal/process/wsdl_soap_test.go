@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/orchd/orchd/internal/process/bpel"
+	"github.com/orchd/orchd/internal/process/xmldoc"
 
 	"github.com/orchd/orchd/internal/exchange"
 )
@@ -76,7 +76,7 @@ func TestSOAPPartsBinding(t *testing.T) {
 						t.Errorf("error does not contain %q:\n%v", want, err)
 					}
 				}
-				if got := errors.Is(err, bpel.ErrNotSupported); got != tc.notSupp {
+				if got := errors.Is(err, xmldoc.ErrNotSupported); got != tc.notSupp {
 					t.Errorf("errors.Is(err, ErrNotSupported) = %v, want %v", got, tc.notSupp)
 				}
 				return

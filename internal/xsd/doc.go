@@ -29,5 +29,5 @@
 //
 // ParseDuration (duration.go) is the one reader of xsd:duration's lexical
 // form: validation, XPath 2.0's casts and BPEL's <for> and <repeatEvery>
-// all use it. The package imports only internal/process/bpel (positions).
+// all use it. The package imports only internal/process/xmldoc (positions).
 package xsd

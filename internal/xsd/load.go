@@ -8,7 +8,7 @@ import (
 
 	"github.com/beevik/etree"
 
-	"github.com/orchd/orchd/internal/process/bpel"
+	"github.com/orchd/orchd/internal/process/xmldoc"
 )
 
 // Namespaces of XML Schema and of its instance attributes.
@@ -60,7 +60,7 @@ type Set struct {
 // schemaDoc is one <xsd:schema> (a file, or inline in a WSDL).
 type schemaDoc struct {
 	file      string
-	doc       *bpel.Document
+	doc       *xmldoc.Document
 	tns       string
 	qualElems bool
 	qualAttrs bool
@@ -98,7 +98,7 @@ func Load(read Reader, files []string) *Set {
 		groups: map[QName]*comp{}, agroups: map[QName]*comp{}, attrs: map[QName]*attrDecl{}, heads: map[QName]bool{}}
 	s.builtins = builtinTypes()
 	for _, f := range files {
-		s.loadFile(path.Clean(f), "", false, bpel.Pos{File: f})
+		s.loadFile(path.Clean(f), "", false, xmldoc.Pos{File: f})
 	}
 	s.compileAll()
 	return s
@@ -107,7 +107,7 @@ func Load(read Reader, files []string) *Set {
 // Problems returns what could not be loaded.
 func (s *Set) Problems() []error { return s.problems }
 
-func (s *Set) loadFile(name, chameleon string, include bool, from bpel.Pos) {
+func (s *Set) loadFile(name, chameleon string, include bool, from xmldoc.Pos) {
 	key := name
 	if include {
 		key += "#" + chameleon
@@ -125,7 +125,7 @@ func (s *Set) loadFile(name, chameleon string, include bool, from bpel.Pos) {
 		s.problems = append(s.problems, fmt.Errorf("%s: cannot read schema %s: %w", from, name, err))
 		return
 	}
-	doc, err := bpel.Parse(name, data)
+	doc, err := xmldoc.Parse(name, data)
 	if err != nil {
 		s.problems = append(s.problems, err)
 		return
@@ -152,7 +152,7 @@ func (s *Set) loadFile(name, chameleon string, include bool, from bpel.Pos) {
 	}
 }
 
-func (s *Set) addSchema(file string, doc *bpel.Document, root *etree.Element, chameleon string, include bool) {
+func (s *Set) addSchema(file string, doc *xmldoc.Document, root *etree.Element, chameleon string, include bool) {
 	sd := &schemaDoc{file: file, doc: doc, tns: root.SelectAttrValue("targetNamespace", ""),
 		qualElems: root.SelectAttrValue("elementFormDefault", "") == "qualified",
 		qualAttrs: root.SelectAttrValue("attributeFormDefault", "") == "qualified"}
@@ -221,7 +221,7 @@ func (s *Set) register(sd *schemaDoc, e *etree.Element, unsupported string) {
 
 // qname resolves a QName-valued schema attribute in the scope of e.
 func (sd *schemaDoc) qname(e *etree.Element, v string) (QName, error) {
-	sp, local, err := bpel.ResolveQName(e, strings.TrimSpace(v), true)
+	sp, local, err := xmldoc.ResolveQName(e, strings.TrimSpace(v), true)
 	if err != nil {
 		return QName{}, err
 	}

@@ -12,7 +12,7 @@ import (
 
 	"github.com/beevik/etree"
 
-	"github.com/orchd/orchd/internal/process/bpel"
+	"github.com/orchd/orchd/internal/process/xmldoc"
 )
 
 type variety uint8
@@ -584,7 +584,7 @@ func lexQName(v string, ctx *etree.Element) (bool, string) {
 		return false, ""
 	}
 	if ctx != nil && prefix != "xml" {
-		if _, _, err := bpel.ResolveQName(ctx, v, false); err != nil {
+		if _, _, err := xmldoc.ResolveQName(ctx, v, false); err != nil {
 			return false, fmt.Sprintf(" (prefix %q is not declared)", prefix)
 		}
 	}

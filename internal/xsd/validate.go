@@ -7,7 +7,7 @@ import (
 
 	"github.com/beevik/etree"
 
-	"github.com/orchd/orchd/internal/process/bpel"
+	"github.com/orchd/orchd/internal/process/xmldoc"
 )
 
 // Error is a validation failure: where in the instance (a path such as
@@ -87,7 +87,7 @@ func xsiAttr(el *etree.Element, key string) (string, bool) {
 func (s *Set) element(d *Element, el *etree.Element, p string) *Error {
 	t := d.typ
 	if v, ok := xsiAttr(el, "type"); ok {
-		sp, local, err := bpel.ResolveQName(el, strings.TrimSpace(v), true)
+		sp, local, err := xmldoc.ResolveQName(el, strings.TrimSpace(v), true)
 		if err != nil {
 			return fail(p, "xsi:type: %v", err)
 		}
@@ -310,14 +310,14 @@ func (m *matcher) want(pos int, what string) {
 // label names q as the instance would write it in m.parent: with a
 // prefix bound there, unprefixed in the default namespace, else {ns}local.
 func (m *matcher) label(q QName) string {
-	if d, _, _ := bpel.ResolveQName(m.parent, q.Local, true); d == q.Space {
+	if d, _, _ := xmldoc.ResolveQName(m.parent, q.Local, true); d == q.Space {
 		return q.Local
 	}
 	for p := m.parent; p != nil; p = p.Parent() {
 		for _, a := range p.Attr {
 			if a.Space == "xmlns" && a.Value == q.Space {
 				// the nearest binding of the prefix must be this one
-				if u, _, _ := bpel.ResolveQName(m.parent, a.Key+":"+q.Local, false); u == q.Space {
+				if u, _, _ := xmldoc.ResolveQName(m.parent, a.Key+":"+q.Local, false); u == q.Space {
 					return a.Key + ":" + q.Local
 				}
 			}

@@ -8,7 +8,7 @@ import (
 
 	"github.com/beevik/etree"
 
-	"github.com/orchd/orchd/internal/process/bpel"
+	"github.com/orchd/orchd/internal/process/xmldoc"
 	"github.com/orchd/orchd/internal/xpath2"
 )
 
@@ -21,7 +21,7 @@ const internalNS = "urn:orchd:xslt:internal"
 
 // CompileError is a stylesheet the processor refuses.
 type CompileError struct {
-	Pos  bpel.Pos
+	Pos  xmldoc.Pos
 	Elem string // the element's name as written, e.g. "xsl:number"
 	Err  error
 }
@@ -68,7 +68,7 @@ type keyDef struct {
 }
 
 type compiler struct {
-	doc  *bpel.Document
+	doc  *xmldoc.Document
 	s    *Stylesheet
 	errs []error
 	// globals are the names of the global variables and parameters;
@@ -84,7 +84,7 @@ func (c *compiler) fail(e *etree.Element, format string, args ...any) {
 // Compile parses and compiles the stylesheet data read from file (the
 // name errors give).
 func Compile(file string, data []byte) (*Stylesheet, error) {
-	doc, err := bpel.Parse(file, data)
+	doc, err := xmldoc.Parse(file, data)
 	if err != nil {
 		return nil, fmt.Errorf("stylesheet: %w", err)
 	}
@@ -167,7 +167,7 @@ func Compile(file string, data []byte) (*Stylesheet, error) {
 }
 
 func (c *compiler) nsOf(e *etree.Element) string {
-	u, _, _ := bpel.ResolveQName(e, e.FullTag(), true)
+	u, _, _ := xmldoc.ResolveQName(e, e.FullTag(), true)
 	return u
 }
 
@@ -178,7 +178,7 @@ func (c *compiler) isXSL(e *etree.Element, local string) bool {
 // qname resolves a QName written in e (no default namespace) to "{ns}local"
 // or "local".
 func (c *compiler) qname(e *etree.Element, q string) string {
-	u, l, err := bpel.ResolveQName(e, q, false)
+	u, l, err := xmldoc.ResolveQName(e, q, false)
 	if err != nil {
 		c.fail(e, "%v", err)
 		return q
@@ -196,7 +196,7 @@ func (c *compiler) excluded(e *etree.Element, list string) map[string]bool {
 		if p == "#default" {
 			p = ""
 		}
-		u, ok := bpel.Namespaces(e)[p]
+		u, ok := xmldoc.Namespaces(e)[p]
 		if !ok {
 			c.fail(e, "exclude-result-prefixes: undeclared prefix %q", p)
 			continue
@@ -209,7 +209,7 @@ func (c *compiler) excluded(e *etree.Element, list string) map[string]bool {
 // staticContext is what an expression written in e is compiled against:
 // e's namespaces, the function library, and the variables in scope there.
 func (c *compiler) staticContext(e *etree.Element) *xpath2.StaticContext {
-	ns := bpel.Namespaces(e)
+	ns := xmldoc.Namespaces(e)
 	delete(ns, "")
 	locals := make(map[string]bool, len(c.scope))
 	for _, n := range c.scope {
@@ -500,7 +500,7 @@ func (c *compiler) literal(e *etree.Element, excl map[string]bool) instr {
 	// XSLT 1.0 section 7.1.1: the element gets the namespaces in scope
 	// in the stylesheet but the XSLT one and the excluded ones (which a
 	// QName in content may need).
-	ns := bpel.Namespaces(e)
+	ns := xmldoc.Namespaces(e)
 	prefixes := make([]string, 0, len(ns))
 	for p := range ns {
 		prefixes = append(prefixes, p)
@@ -533,7 +533,7 @@ func (c *compiler) attrNS(e *etree.Element, prefix string) string {
 	if prefix == "xml" {
 		return "http://www.w3.org/XML/1998/namespace"
 	}
-	return bpel.Namespaces(e)[prefix]
+	return xmldoc.Namespaces(e)[prefix]
 }
 
 // avt compiles attribute attr of e as an attribute value template.

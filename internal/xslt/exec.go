@@ -11,7 +11,7 @@ import (
 
 	"github.com/beevik/etree"
 
-	"github.com/orchd/orchd/internal/process/bpel"
+	"github.com/orchd/orchd/internal/process/xmldoc"
 	"github.com/orchd/orchd/internal/xpath1"
 	"github.com/orchd/orchd/internal/xpath2"
 )
@@ -313,7 +313,7 @@ type variable struct {
 	body    []instr
 	hasBody bool
 	param   bool
-	pos     bpel.Pos
+	pos     xmldoc.Pos
 }
 
 func (v *variable) exec(*run, *ctx, *etree.Element) error { return nil }
@@ -474,7 +474,7 @@ func (x *run) builtin(c *ctx, mode string, out *etree.Element) error {
 type callTemplate struct {
 	name   string
 	params []*variable
-	pos    bpel.Pos
+	pos    xmldoc.Pos
 }
 
 func (ct *callTemplate) exec(x *run, c *ctx, out *etree.Element) error {
@@ -810,7 +810,7 @@ func computedName(x *run, c *ctx, name, ns *avt, scope *etree.Element, attr bool
 	if prefix == "" && attr {
 		return "", local, "", nil
 	}
-	u, found := bpel.Namespaces(scope)[prefix]
+	u, found := xmldoc.Namespaces(scope)[prefix]
 	if !found && prefix != "" {
 		return "", "", "", fmt.Errorf("undeclared namespace prefix %q in %q", prefix, q)
 	}
@@ -905,7 +905,7 @@ func (pi *piInstr) exec(x *run, c *ctx, out *etree.Element) error {
 type messageInstr struct {
 	terminate bool
 	body      []instr
-	pos       bpel.Pos
+	pos       xmldoc.Pos
 }
 
 func (m *messageInstr) exec(x *run, c *ctx, _ *etree.Element) error {

@@ -6,7 +6,7 @@ import (
 
 	"github.com/beevik/etree"
 
-	"github.com/orchd/orchd/internal/process/bpel"
+	"github.com/orchd/orchd/internal/process/xmldoc"
 	"github.com/orchd/orchd/internal/xpath2"
 )
 
@@ -202,7 +202,7 @@ func parseNameTest(s string, ns map[string]string) (nameTest, error) {
 
 // nameTest parses a name test of strip-space or preserve-space.
 func (c *compiler) nameTest(e *etree.Element, s string) (nameTest, error) {
-	ns := bpel.Namespaces(e)
+	ns := xmldoc.Namespaces(e)
 	delete(ns, "")
 	return parseNameTest(s, ns)
 }

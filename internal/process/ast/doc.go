@@ -2,7 +2,7 @@
 // per activity and construct of the language (Process, Scope, Sequence,
 // Flow, If, ..., Copy, From, To, Catch, OnEvent, Sources, Targets), each
 // with its position (file, line) in the bundle. Parse builds it once from
-// the positioned XML document of a .bpel file (bpel.Document); static
+// the positioned XML document of a .bpel file (xmldoc.Document); static
 // analysis (internal/process/check) and the compiler
 // (internal/process/compile) both read it, so the list of activities and
 // the shape of each lives here only.
@@ -19,7 +19,7 @@
 //
 // It knows the language's syntax only: no WSDL, no types, no rules (check
 // owns those), no plan. It may import the positioned XML documents
-// (internal/process/bpel) and nothing else of orchd; it must never import
+// (internal/process/xmldoc) and nothing else of orchd; it must never import
 // check, compile, the runtime, soap, persist or cmd. It is a fuzz target
 // (FuzzParse): no document may make Parse panic.
 package ast

@@ -5,7 +5,7 @@ import (
 
 	"github.com/beevik/etree"
 
-	"github.com/orchd/orchd/internal/process/bpel"
+	"github.com/orchd/orchd/internal/process/xmldoc"
 )
 
 // Node is any node of the tree: a typed construct (*Sequence, *Copy, ...)
@@ -29,7 +29,7 @@ type Attr struct {
 // elements in document order. The typed nodes embed it.
 type Element struct {
 	// Pos is where the element starts.
-	Pos bpel.Pos
+	Pos xmldoc.Pos
 	// Space is the element's namespace URI, Prefix the prefix it was
 	// written with, Tag its local name.
 	Space, Prefix, Tag string
@@ -69,7 +69,7 @@ func (e *Element) Children() []*Element { return e.kids }
 
 // IsBPEL reports whether e is in WS-BPEL 2.0's namespace (or the 2004
 // draft's, which ODE read as an alias).
-func (e *Element) IsBPEL() bool { return e.Space == bpel.NSBPEL || e.Space == bpel.NSBPEL2004 }
+func (e *Element) IsBPEL() bool { return e.Space == xmldoc.NSBPEL || e.Space == xmldoc.NSBPEL2004 }
 
 // Is reports whether e is the WS-BPEL element tag.
 func (e *Element) Is(tag string) bool { return e.Tag == tag && e.IsBPEL() }
@@ -174,13 +174,13 @@ func (e *Element) Select(tag string) []*Element {
 
 // Namespaces are the namespace declarations in scope at e, prefix to URI
 // ("" the default namespace).
-func (e *Element) Namespaces() map[string]string { return bpel.Namespaces(e.Src) }
+func (e *Element) Namespaces() map[string]string { return xmldoc.Namespaces(e.Src) }
 
 // ResolveQName resolves a prefixed name ("p:local" or "local") in e's
 // namespace context; an unprefixed name takes the default namespace when
 // useDefault.
 func (e *Element) ResolveQName(qname string, useDefault bool) (space, local string, err error) {
-	return bpel.ResolveQName(e.Src, qname, useDefault)
+	return xmldoc.ResolveQName(e.Src, qname, useDefault)
 }
 
 // Within reports whether e is anc or one of its descendants.

@@ -7,10 +7,10 @@ import (
 
 	"github.com/beevik/etree"
 
-	"github.com/orchd/orchd/internal/process/bpel"
+	"github.com/orchd/orchd/internal/process/xmldoc"
 )
 
-// FuzzParse: Parse never panics on a document bpel.Parse accepts, every
+// FuzzParse: Parse never panics on a document xmldoc.Parse accepts, every
 // node of the tree is its element's node, has the element's line and its
 // parent, and the tree has the document's elements, no more, no fewer.
 func FuzzParse(f *testing.F) {
@@ -28,7 +28,7 @@ func FuzzParse(f *testing.F) {
 	f.Add([]byte("<a/>"))
 	f.Add([]byte(head + "<if><then><empty/></then><else/></if><forEach><scope/></forEach></process>"))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		d, err := bpel.Parse("f.bpel", data)
+		d, err := xmldoc.Parse("f.bpel", data)
 		if err != nil {
 			return
 		}

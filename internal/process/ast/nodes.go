@@ -5,7 +5,7 @@ import (
 
 	"github.com/beevik/etree"
 
-	"github.com/orchd/orchd/internal/process/bpel"
+	"github.com/orchd/orchd/internal/process/xmldoc"
 )
 
 // This file is the list of WS-BPEL 2.0's constructs: one type per element
@@ -55,7 +55,7 @@ type Process struct {
 	// exactly one; compile reports the others).
 	Activity Activity
 	// Doc is the positioned XML document the tree was parsed from.
-	Doc *bpel.Document
+	Doc *xmldoc.Document
 }
 
 // Import is an <import> of a WSDL or XML Schema document.
@@ -522,10 +522,10 @@ type Scope struct {
 // the language's elements, and of the ODE extensions orchd runs.
 func newNode(tag, space string) Node {
 	switch space {
-	case bpel.NSBPEL, bpel.NSBPEL2004:
-	case bpel.NSBPEL4RestLight:
+	case xmldoc.NSBPEL, xmldoc.NSBPEL2004:
+	case xmldoc.NSBPEL4RestLight:
 		return &RestActivity{}
-	case bpel.NSODEActivityRecovery:
+	case xmldoc.NSODEActivityRecovery:
 		if tag == "failureHandling" {
 			return &FailureHandling{}
 		}

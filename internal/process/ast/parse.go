@@ -3,7 +3,7 @@ package ast
 import (
 	"github.com/beevik/etree"
 
-	"github.com/orchd/orchd/internal/process/bpel"
+	"github.com/orchd/orchd/internal/process/xmldoc"
 )
 
 // Parse builds the syntax tree of the process document d. It never fails:
@@ -12,7 +12,7 @@ import (
 // an empty field, for check and compile to report with its position. The
 // returned Process's element is d's root whatever its tag; a caller that
 // needs a WS-BPEL process checks Process.Is("process").
-func Parse(d *bpel.Document) *Process {
+func Parse(d *xmldoc.Document) *Process {
 	p := &Process{Doc: d}
 	build(d, d.Root, nil, p)
 	return p
@@ -20,9 +20,9 @@ func Parse(d *bpel.Document) *Process {
 
 // build makes the node of src (n when given, else by src's tag), its
 // subtree, and then its typed fields.
-func build(d *bpel.Document, src *etree.Element, parent *Element, n Node) *Element {
+func build(d *xmldoc.Document, src *etree.Element, parent *Element, n Node) *Element {
 	space := src.NamespaceURI()
-	bpelNS := space == bpel.NSBPEL || space == bpel.NSBPEL2004
+	bpelNS := space == xmldoc.NSBPEL || space == xmldoc.NSBPEL2004
 	if n == nil {
 		n = newNode(src.Tag, space)
 	}

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/orchd/orchd/internal/process/bpel"
+	"github.com/orchd/orchd/internal/process/xmldoc"
 )
 
 const head = `<process xmlns="http://docs.oasis-open.org/wsbpel/2.0/process/executable" xmlns:tns="urn:t" name="P" targetNamespace="urn:t">
@@ -15,9 +15,9 @@ const head = `<process xmlns="http://docs.oasis-open.org/wsbpel/2.0/process/exec
 
 func parse(t *testing.T, src string) *Process {
 	t.Helper()
-	d, err := bpel.Parse("p.bpel", []byte(src))
+	d, err := xmldoc.Parse("p.bpel", []byte(src))
 	if err != nil {
-		t.Fatalf("bpel.Parse: %v", err)
+		t.Fatalf("xmldoc.Parse: %v", err)
 	}
 	return Parse(d)
 }
@@ -157,9 +157,9 @@ func TestParseForeign(t *testing.T) {
 		tag, space string
 		line       int
 	}{
-		{"unknown BPEL tag", "<sequence>\n<frobnicate/></sequence>", "frobnicate", bpel.NSBPEL, 3},
+		{"unknown BPEL tag", "<sequence>\n<frobnicate/></sequence>", "frobnicate", xmldoc.NSBPEL, 3},
 		{"other namespace", "<sequence>\n<o:x xmlns:o='urn:o'/></sequence>", "x", "urn:o", 3},
-		{"documentation", "<sequence>\n<documentation>hi</documentation></sequence>", "documentation", bpel.NSBPEL, 3},
+		{"documentation", "<sequence>\n<documentation>hi</documentation></sequence>", "documentation", xmldoc.NSBPEL, 3},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -268,7 +268,7 @@ func TestParseODE(t *testing.T) {
 				t.Errorf("then holds %T", i.Then.Activity)
 			}
 		}},
-		{"bpel4restlight", `<extensionActivity><r:GET xmlns:r="` + bpel.NSBPEL4RestLight + `" uri="http://x/"/></extensionActivity>`, func(t *testing.T, a Activity) {
+		{"bpel4restlight", `<extensionActivity><r:GET xmlns:r="` + xmldoc.NSBPEL4RestLight + `" uri="http://x/"/></extensionActivity>`, func(t *testing.T, a Activity) {
 			x := a.(*ExtensionActivity)
 			r, ok := x.Content.Node().(*RestActivity)
 			if !ok || r.Tag != "GET" || r.Attr("uri") != "http://x/" {
@@ -278,13 +278,13 @@ func TestParseODE(t *testing.T) {
 				t.Errorf("a REST element is an activity only in its extensionActivity")
 			}
 		}},
-		{"failureHandling", `<invoke partnerLink="p" operation="o"><f:failureHandling xmlns:f="` + bpel.NSODEActivityRecovery + `"><f:retryFor>2</f:retryFor></f:failureHandling></invoke>`, func(t *testing.T, a Activity) {
+		{"failureHandling", `<invoke partnerLink="p" operation="o"><f:failureHandling xmlns:f="` + xmldoc.NSODEActivityRecovery + `"><f:retryFor>2</f:retryFor></f:failureHandling></invoke>`, func(t *testing.T, a Activity) {
 			inv := a.(*Invoke)
 			if inv.FailureHandling == nil || inv.FailureHandling.Pos.Line != 3 {
 				t.Errorf("failureHandling %+v", inv.FailureHandling)
 			}
 		}},
-		{"no failureHandling", `<invoke partnerLink="p" operation="o"><f:other xmlns:f="` + bpel.NSODEActivityRecovery + `"/></invoke>`, func(t *testing.T, a Activity) {
+		{"no failureHandling", `<invoke partnerLink="p" operation="o"><f:other xmlns:f="` + xmldoc.NSODEActivityRecovery + `"/></invoke>`, func(t *testing.T, a Activity) {
 			if fh := a.(*Invoke).FailureHandling; fh != nil {
 				t.Errorf("failureHandling %+v", fh)
 			}
@@ -306,13 +306,13 @@ func TestParseODE(t *testing.T) {
 // BenchmarkLoadDeploy).
 func BenchmarkParse(b *testing.B) {
 	files, _ := filepath.Glob("../../../deploy/*/*.bpel")
-	var docs []*bpel.Document
+	var docs []*xmldoc.Document
 	for _, f := range files {
 		data, err := os.ReadFile(f)
 		if err != nil {
 			b.Fatal(err)
 		}
-		d, err := bpel.Parse(filepath.Base(f), data)
+		d, err := xmldoc.Parse(filepath.Base(f), data)
 		if err != nil {
 			b.Fatal(err)
 		}

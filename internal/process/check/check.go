@@ -7,15 +7,15 @@ import (
 
 	"github.com/orchd/orchd/internal/exchange"
 	"github.com/orchd/orchd/internal/process/ast"
-	"github.com/orchd/orchd/internal/process/bpel"
 	"github.com/orchd/orchd/internal/process/wsdl"
+	"github.com/orchd/orchd/internal/process/xmldoc"
 )
 
 // Finding is one violation of a static analysis rule.
 type Finding struct {
 	Rule    string // "SA00003"
 	Section string // of WS-BPEL 2.0, "12.5"
-	Pos     bpel.Pos
+	Pos     xmldoc.Pos
 	// Element is the offending element as it reads in the file, with the
 	// attribute that names it: `catch faultName="bpel:selectionFailure"`.
 	Element string
@@ -129,7 +129,7 @@ func Rules() []Rule {
 // Check runs every rule of Rules over the process d, whose imports w
 // holds, and returns every violation in file and line order. d must be a
 // WS-BPEL process document (its root a <process>).
-func Check(d *bpel.Document, w *wsdl.Set) []*Finding {
+func Check(d *xmldoc.Document, w *wsdl.Set) []*Finding {
 	return CheckTree(ast.Parse(d), w)
 }
 
@@ -192,7 +192,7 @@ func (p *pass) report(e *ast.Element, format string, args ...any) {
 
 // reportAt records a violation of the current rule in another file (a
 // WSDL's), where pos says.
-func (p *pass) reportAt(pos bpel.Pos, element, format string, args ...any) {
+func (p *pass) reportAt(pos xmldoc.Pos, element, format string, args ...any) {
 	p.out = append(p.out, &Finding{Rule: p.rule.ID, Section: p.rule.Section, Pos: pos, Element: element, Msg: fmt.Sprintf(format, args...)})
 }
 

@@ -10,26 +10,26 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/orchd/orchd/internal/process/bpel"
 	"github.com/orchd/orchd/internal/process/wsdl"
+	"github.com/orchd/orchd/internal/process/xmldoc"
 )
 
 // load reads the process file name of dir and the WSDLs it imports, as
 // the bundle loader does (internal/process/compile/bundle.go) before it compiles.
-func load(t testing.TB, dir, name string) (*bpel.Document, *wsdl.Set, *bpel.Errors) {
+func load(t testing.TB, dir, name string) (*xmldoc.Document, *wsdl.Set, *xmldoc.Errors) {
 	t.Helper()
 	data, err := os.ReadFile(filepath.Join(dir, name))
 	if err != nil {
 		t.Fatal(err)
 	}
-	d, err := bpel.Parse(name, data)
+	d, err := xmldoc.Parse(name, data)
 	if err != nil {
 		t.Fatalf("%s: %v", name, err)
 	}
-	errs := &bpel.Errors{}
+	errs := &xmldoc.Errors{}
 	w := wsdl.NewSet(dir, errs)
 	for _, imp := range d.Root.SelectElements("import") {
-		if imp.SelectAttrValue("importType", "") == bpel.ImportWSDL {
+		if imp.SelectAttrValue("importType", "") == xmldoc.ImportWSDL {
 			w.LoadWSDL(imp.SelectAttrValue("location", ""), d.Pos(imp))
 		}
 	}
@@ -169,7 +169,7 @@ func BenchmarkCheckDeploy(b *testing.B) {
 		b.Fatal("no processes in deploy/")
 	}
 	type proc struct {
-		d *bpel.Document
+		d *xmldoc.Document
 		w *wsdl.Set
 	}
 	var procs []proc

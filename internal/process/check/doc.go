@@ -1,7 +1,7 @@
 // Package check is the static analysis stage of a bundle: WS-BPEL 2.0's
 // static analysis requirements (Appendix B of the specification, SA00001
 // to SA00095), run over the syntax tree of a process (ast.Process, which
-// Check parses from a bpel.Document and CheckTree takes as the compiler
+// Check parses from a xmldoc.Document and CheckTree takes as the compiler
 // has it) and the WSDL definitions it imports (wsdl.Set) after parsing
 // and before compiling. It reads the process through the tree only: which
 // elements are activities, and what each construct holds, is the tree's.
@@ -16,7 +16,7 @@
 // (compile.LintRunner), so a bundle passes lint exactly when it would
 // deploy.
 //
-// It owns no run-time behaviour. It may import ast, bpel (positions,
+// It owns no run-time behaviour. It may import ast, xmldoc (positions,
 // namespaces), wsdl, deploy and exchange, nothing else of orchd, and not
 // etree: it never walks the raw XML. It must never import the runtime
 // (internal/process, interp), the compiler, soap, persist or cmd.

@@ -5,8 +5,8 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/orchd/orchd/internal/process/bpel"
 	"github.com/orchd/orchd/internal/process/wsdl"
+	"github.com/orchd/orchd/internal/process/xmldoc"
 )
 
 // FuzzCheck runs static analysis over arbitrary process documents, with
@@ -21,11 +21,11 @@ func FuzzCheck(f *testing.F) {
 		}
 		f.Add(data)
 	}
-	w := wsdl.NewSet("testdata", &bpel.Errors{})
-	w.LoadWSDL("common.wsdl", bpel.Pos{File: "fuzz"})
+	w := wsdl.NewSet("testdata", &xmldoc.Errors{})
+	w.LoadWSDL("common.wsdl", xmldoc.Pos{File: "fuzz"})
 	w.ResolveMessages()
 	f.Fuzz(func(t *testing.T, data []byte) {
-		d, err := bpel.Parse("F.bpel", data)
+		d, err := xmldoc.Parse("F.bpel", data)
 		if err != nil || d.Root.Tag != "process" {
 			return
 		}

@@ -8,8 +8,8 @@ import (
 
 	"github.com/orchd/orchd/internal/exchange"
 	"github.com/orchd/orchd/internal/process/ast"
-	"github.com/orchd/orchd/internal/process/bpel"
 	"github.com/orchd/orchd/internal/process/wsdl"
+	"github.com/orchd/orchd/internal/process/xmldoc"
 )
 
 func checkSolicitResponse(p *pass) {
@@ -90,7 +90,7 @@ func (p *pass) readNamespace(loc string) (string, bool) {
 	if err != nil {
 		return "", false
 	}
-	dec := xml.NewDecoder(bytes.NewReader(bpel.TrimBOM(data)))
+	dec := xml.NewDecoder(bytes.NewReader(xmldoc.TrimBOM(data)))
 	for {
 		tok, err := dec.Token()
 		if err != nil {
@@ -129,8 +129,8 @@ func checkImportNoNamespace(p *pass) {
 
 func checkImportType(p *pass) {
 	for _, imp := range p.imports() {
-		if t := attr(imp, "importType"); t != bpel.ImportWSDL && t != bpel.ImportXSD {
-			p.report(imp, "importType %q is neither %s (WSDL 1.1) nor %s (XML Schema); use one of them", t, bpel.ImportWSDL, bpel.ImportXSD)
+		if t := attr(imp, "importType"); t != xmldoc.ImportWSDL && t != xmldoc.ImportXSD {
+			p.report(imp, "importType %q is neither %s (WSDL 1.1) nor %s (XML Schema); use one of them", t, xmldoc.ImportWSDL, xmldoc.ImportXSD)
 		}
 	}
 }

@@ -5,7 +5,7 @@ import (
 	"strings"
 
 	"github.com/orchd/orchd/internal/process/ast"
-	"github.com/orchd/orchd/internal/process/bpel"
+	"github.com/orchd/orchd/internal/process/xmldoc"
 )
 
 // The expression rules read XPath text with a small scanner, not a
@@ -130,7 +130,7 @@ func splitArgs(s string, open int) (args []string, end int) {
 // bound to the WS-BPEL namespace at e.
 func bpelCall(e *ast.Element, c call) bool {
 	uri, _, err := e.ResolveQName(c.prefix+":x", false)
-	return err == nil && (uri == bpel.NSBPEL || uri == bpel.NSBPEL2004)
+	return err == nil && (uri == xmldoc.NSBPEL || uri == xmldoc.NSBPEL2004)
 }
 
 // isStringLiteral reports a quoted XPath string literal.
@@ -204,7 +204,7 @@ func checkAliasQuery(p *pass) {
 			continue
 		}
 		for _, c := range calls(a.Query) {
-			if uri, ok := a.Ns[c.prefix]; ok && (uri == bpel.NSBPEL || uri == bpel.NSBPEL2004) {
+			if uri, ok := a.Ns[c.prefix]; ok && (uri == xmldoc.NSBPEL || uri == xmldoc.NSBPEL2004) {
 				p.reportAt(a.Pos, "vprop:propertyAlias", "the query of the propertyAlias for %s calls %s:%s; a propertyAlias query must not use WS-BPEL functions", k.Prop.Local, c.prefix, c.local)
 				break
 			}

@@ -4,7 +4,7 @@ import (
 	"fmt"
 
 	"github.com/orchd/orchd/internal/process/ast"
-	"github.com/orchd/orchd/internal/process/bpel"
+	"github.com/orchd/orchd/internal/process/xmldoc"
 )
 
 // exitOnStandardFault is the scope whose exitOnStandardFault applies to
@@ -38,7 +38,7 @@ func checkExitOnStandardFault(p *pass) {
 			return
 		}
 		q, ok := qattr(c, "faultName")
-		if !ok || (q.Space != bpel.NSBPEL && q.Space != bpel.NSBPEL2004) || !in(q.Local, standardFaults...) {
+		if !ok || (q.Space != xmldoc.NSBPEL && q.Space != xmldoc.NSBPEL2004) || !in(q.Local, standardFaults...) {
 			return
 		}
 		if from := exitOnStandardFault(s); from != s {

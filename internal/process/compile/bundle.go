@@ -13,10 +13,10 @@ import (
 
 	"github.com/orchd/orchd/internal/exchange"
 	"github.com/orchd/orchd/internal/process/ast"
-	"github.com/orchd/orchd/internal/process/bpel"
 	"github.com/orchd/orchd/internal/process/deploy"
 	"github.com/orchd/orchd/internal/process/plan"
 	"github.com/orchd/orchd/internal/process/wsdl"
+	"github.com/orchd/orchd/internal/process/xmldoc"
 )
 
 // BundleError is a bundle that failed to load, with every problem found.
@@ -66,13 +66,13 @@ func LoadBundle(dir string) ([]*plan.Plan, error) {
 // LoadBundleWith is LoadBundle compiling with opts: the extension
 // namespaces it registers are known to the compiler.
 func LoadBundleWith(dir string, opts LoadOptions) ([]*plan.Plan, error) {
-	errs := &bpel.Errors{}
+	errs := &xmldoc.Errors{}
 	name := filepath.Base(dir)
 	data, err := os.ReadFile(filepath.Join(dir, "deploy.xml"))
 	if err != nil {
 		return nil, fmt.Errorf("read deploy.xml: %w", err)
 	}
-	ddoc, err := bpel.Parse("deploy.xml", data)
+	ddoc, err := xmldoc.Parse("deploy.xml", data)
 	if err != nil {
 		return nil, err
 	}
@@ -98,7 +98,7 @@ func LoadBundleWith(dir string, opts LoadOptions) ([]*plan.Plan, error) {
 			errs.AddErr(fmt.Errorf("%s: %w", rel, err))
 			continue
 		}
-		d, err := bpel.Parse(rel, b)
+		d, err := xmldoc.Parse(rel, b)
 		if err != nil {
 			errs.AddErr(err)
 			unreadable++
@@ -120,13 +120,13 @@ func LoadBundleWith(dir string, opts LoadOptions) ([]*plan.Plan, error) {
 		for _, imp := range t.Select("import") {
 			loc := imp.AttrOr("location", "")
 			switch imp.AttrOr("importType", "") {
-			case bpel.ImportWSDL:
+			case xmldoc.ImportWSDL:
 				if loc == "" {
 					errs.Add(imp.Pos, "import", "WSDL import without location")
 					continue
 				}
 				w.LoadWSDL(loc, imp.Pos)
-			case bpel.ImportXSD:
+			case xmldoc.ImportXSD:
 				// Loaded only if a process validates (wsdlSet.schemas).
 				if loc != "" {
 					w.XsdImports = append(w.XsdImports, path.Clean(loc))
@@ -168,4 +168,4 @@ func LoadBundleWith(dir string, opts LoadOptions) ([]*plan.Plan, error) {
 
 // IsNotSupported reports whether err (from LoadBundle) includes a
 // construct that is not supported yet.
-func IsNotSupported(err error) bool { return errors.Is(err, bpel.ErrNotSupported) }
+func IsNotSupported(err error) bool { return errors.Is(err, xmldoc.ErrNotSupported) }

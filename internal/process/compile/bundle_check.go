@@ -2,9 +2,9 @@ package compile
 
 import (
 	"github.com/orchd/orchd/internal/process/ast"
-	"github.com/orchd/orchd/internal/process/bpel"
 	"github.com/orchd/orchd/internal/process/check"
 	"github.com/orchd/orchd/internal/process/wsdl"
+	"github.com/orchd/orchd/internal/process/xmldoc"
 )
 
 // staticCheck runs WS-BPEL's static analysis (internal/process/check) over
@@ -13,8 +13,8 @@ import (
 // findings are, so that the compiler's own errors at those lines can be
 // dropped (dropChecked): where both refuse one construct, the finding
 // says it with the rule.
-func staticCheck(d *ast.Process, w *wsdl.Set, errs *bpel.Errors, waived map[string]bool) (at map[bpel.Pos]bool, warnings []string) {
-	at = map[bpel.Pos]bool{}
+func staticCheck(d *ast.Process, w *wsdl.Set, errs *xmldoc.Errors, waived map[string]bool) (at map[xmldoc.Pos]bool, warnings []string) {
+	at = map[xmldoc.Pos]bool{}
 	for _, f := range check.CheckTree(d, w) {
 		if waived[f.Rule] {
 			// The compiler's own errors stand: a waived rule is one
@@ -46,13 +46,13 @@ func waiver(opts []string, dd map[string]bool) map[string]bool {
 
 // dropChecked removes the errors added to errs from index from on that
 // are at a position static analysis already reported.
-func dropChecked(errs *bpel.Errors, from int, at map[bpel.Pos]bool) {
+func dropChecked(errs *xmldoc.Errors, from int, at map[xmldoc.Pos]bool) {
 	if len(at) == 0 {
 		return
 	}
 	kept := errs.List[:from]
 	for _, e := range errs.List[from:] {
-		if ce, ok := e.(*bpel.CompileError); ok && at[ce.Pos] {
+		if ce, ok := e.(*xmldoc.CompileError); ok && at[ce.Pos] {
 			continue
 		}
 		kept = append(kept, e)

@@ -9,22 +9,22 @@ import (
 
 	"github.com/orchd/orchd/internal/exchange"
 	"github.com/orchd/orchd/internal/process/ast"
-	"github.com/orchd/orchd/internal/process/bpel"
 	"github.com/orchd/orchd/internal/process/deploy"
 	"github.com/orchd/orchd/internal/process/expr"
 	"github.com/orchd/orchd/internal/process/plan"
 	"github.com/orchd/orchd/internal/process/wsdl"
+	"github.com/orchd/orchd/internal/process/xmldoc"
 	"github.com/orchd/orchd/internal/xpath2"
 	"github.com/orchd/orchd/internal/xslt"
 )
 
 // compiler turns one BPEL document into a Process.
 type compiler struct {
-	doc  *bpel.Document
+	doc  *xmldoc.Document
 	root *ast.Element // the tree's root, the <process>
 	dp   *deploy.Process
 	w    *wsdl.Set
-	errs *bpel.Errors
+	errs *xmldoc.Errors
 	p    *plan.Plan
 	// scopes of variable declarations, innermost last.
 	scopes []map[string]*expr.Var
@@ -54,11 +54,11 @@ type compiler struct {
 	encl, hctx []*plan.Scope
 }
 
-func (c *compiler) pos(e *ast.Element) bpel.Pos { return e.Pos }
+func (c *compiler) pos(e *ast.Element) xmldoc.Pos { return e.Pos }
 
 // srcPos is the position of an element of the document the tree does not
 // hold as a node of its own (one inside an extension element).
-func (c *compiler) srcPos(e *etree.Element) bpel.Pos { return c.doc.Pos(e) }
+func (c *compiler) srcPos(e *etree.Element) xmldoc.Pos { return c.doc.Pos(e) }
 
 // errorfSrc is errorf at an element inside an extension element.
 func (c *compiler) errorfSrc(e *etree.Element, format string, args ...any) {
@@ -83,7 +83,7 @@ func isBPEL(e *ast.Element) bool { return e.IsBPEL() }
 // compileProcess lowers the syntax tree of a <process> to its plan. dp
 // binds its partner links; endpoints are built from the bundle's WSDL
 // set.
-func compileProcess(proc *ast.Process, w *wsdl.Set, dp *deploy.Process, errs *bpel.Errors, opts LoadOptions) *plan.Plan {
+func compileProcess(proc *ast.Process, w *wsdl.Set, dp *deploy.Process, errs *xmldoc.Errors, opts LoadOptions) *plan.Plan {
 	doc, root := proc.Doc, &proc.Element
 	c := &compiler{doc: doc, root: root, w: w, errs: errs, dp: dp, ext: opts.Extensions}
 	p := &plan.Plan{Name: dp.Name, File: doc.File, InMemory: dp.InMemory, Plinks: map[string]*plan.PartnerLink{},
@@ -286,7 +286,7 @@ func (c *compiler) declare(e *ast.Element) *expr.Var {
 		v.Elem = el
 	} else if t, ok := c.qnameAttr(e, "type"); ok {
 		v.Typ = t
-		if t.Space == bpel.NSXSD {
+		if t.Space == xmldoc.NSXSD {
 			switch t.Local {
 			case "int", "integer", "long", "short", "byte", "double", "float", "decimal",
 				"unsignedInt", "unsignedLong", "unsignedShort", "unsignedByte",
@@ -333,7 +333,7 @@ func (c *compiler) PropertyPath(varName, property string, scope *etree.Element, 
 	if v == nil {
 		return "", fmt.Errorf("getVariableProperty: undeclared variable %s", varName)
 	}
-	sp, local, err := bpel.ResolveQName(scope, property, true)
+	sp, local, err := xmldoc.ResolveQName(scope, property, true)
 	if err != nil {
 		return "", fmt.Errorf("getVariableProperty: %w", err)
 	}

@@ -6,7 +6,7 @@
 // syntax tree (internal/process/ast) to the plan; what it returns is data
 // the runtime interprets and never changes.
 //
-// bundle.go loads a bundle (LoadBundle, LoadDirWith) through bpel, wsdl
+// bundle.go loads a bundle (LoadBundle, LoadDirWith) through xmldoc, wsdl
 // and deploy, and parses each process's syntax tree once (ast.Parse), for
 // static analysis (check.CheckTree, bundle_check.go) and for the
 // lowering. compile.go lowers the process and switches on the tree's node
@@ -22,12 +22,12 @@
 // compile-time half of the extension bundle API (Extensions,
 // LoadOptions): an extension compiles its elements into a
 // plan.ExtensionAction the runtime runs. Every problem is reported with
-// its file, element and line (bpel.Errors), all of a bundle's at once.
+// its file, element and line (xmldoc.Errors), all of a bundle's at once.
 // lint.go is `orchd lint`: it loads bundles as a deploy would and prints
 // their problems as text or JSON. What it compiles is listed in
-// docs/bpel.md; any other construct is refused as bpel.ErrNotSupported.
+// docs/bpel.md; any other construct is refused as xmldoc.ErrNotSupported.
 //
-// It imports the stages below it (bpel, ast, check, wsdl, deploy, expr,
+// It imports the stages below it (xmldoc, ast, check, wsdl, deploy, expr,
 // plan) and the languages (xpath2, xsd, xslt); it must never import the
 // runtime (the interpreter, internal/process/interp, and the engine,
 // internal/process), soap, persist or cmd, and the runtime never

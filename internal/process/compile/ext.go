@@ -6,9 +6,9 @@ import (
 	"strings"
 
 	"github.com/orchd/orchd/internal/process/ast"
-	"github.com/orchd/orchd/internal/process/bpel"
 	"github.com/orchd/orchd/internal/process/expr"
 	"github.com/orchd/orchd/internal/process/plan"
+	"github.com/orchd/orchd/internal/process/xmldoc"
 )
 
 // Namespaces of Apache ODE extensions the compiler recognizes.
@@ -74,8 +74,8 @@ func (c *compiler) checkProcessLanguage(root *ast.Element, attr, lang string) {
 // exprError reports an error from rewrite or from compiling an expression
 // written in e. Errors marked ErrNotSupported keep the mark.
 func (c *compiler) exprError(e *ast.Element, err error) {
-	if errors.Is(err, bpel.ErrNotSupported) {
-		c.errs.AddErr(&bpel.CompileError{Pos: c.pos(e), Element: e.Tag, Err: fmt.Errorf("%w at %s", err, c.pos(e))})
+	if errors.Is(err, xmldoc.ErrNotSupported) {
+		c.errs.AddErr(&xmldoc.CompileError{Pos: c.pos(e), Element: e.Tag, Err: fmt.Errorf("%w at %s", err, c.pos(e))})
 		return
 	}
 	c.errorf(e, "%v", err)
@@ -140,7 +140,7 @@ func (c *compiler) extensionKnown(ns string) (declared, mustUnderstand bool) {
 // knownExtension reports whether orchd implements the extension namespace
 // ns as a built-in: ODE's REST extension activities (rest.go). Others
 // are known when registered (LoadOptions.Extensions, extension.go).
-func knownExtension(ns string) bool { return ns == bpel.NSBPEL4RestLight }
+func knownExtension(ns string) bool { return ns == xmldoc.NSBPEL4RestLight }
 
 // extensionActivity compiles an <extensionActivity>: its child element is
 // the activity. orchd runs ODE's bpel4restlight activities (rest.go) and
@@ -207,7 +207,7 @@ func externalVariable(e *ast.Element) (string, bool) {
 		if a.Space == "" || a.Space == "xmlns" {
 			continue
 		}
-		if ns, _ := lookupPrefix(e, a.Space); ns == bpel.NSODEExtVar {
+		if ns, _ := lookupPrefix(e, a.Space); ns == xmldoc.NSODEExtVar {
 			return a.Space + ":" + a.Key, true
 		}
 	}

@@ -6,9 +6,9 @@ import (
 	"strings"
 
 	"github.com/orchd/orchd/internal/process/ast"
-	"github.com/orchd/orchd/internal/process/bpel"
 	"github.com/orchd/orchd/internal/process/expr"
 	"github.com/orchd/orchd/internal/process/plan"
+	"github.com/orchd/orchd/internal/process/xmldoc"
 )
 
 // insertMissing compiles the insertMissingToData path of the to-spec t
@@ -42,8 +42,8 @@ func insertMissingAttr(ce *ast.Element) (bool, error) {
 		if a.Key != "insertMissingToData" || a.Space == "xmlns" {
 			continue
 		}
-		if ns := ce.AttrNamespace(a); a.Space != "" && ns != bpel.NSODEFunctions {
-			return false, fmt.Errorf("attribute %s:insertMissingToData is in namespace %q; orchd knows it unprefixed or in ODE's %s", a.Space, ns, bpel.NSODEFunctions)
+		if ns := ce.AttrNamespace(a); a.Space != "" && ns != xmldoc.NSODEFunctions {
+			return false, fmt.Errorf("attribute %s:insertMissingToData is in namespace %q; orchd knows it unprefixed or in ODE's %s", a.Space, ns, xmldoc.NSODEFunctions)
 		}
 		return a.Value == "yes", nil
 	}

@@ -12,8 +12,8 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/orchd/orchd/internal/process/bpel"
 	"github.com/orchd/orchd/internal/process/check"
+	"github.com/orchd/orchd/internal/process/xmldoc"
 )
 
 // LintUsage is `orchd lint`'s usage text.
@@ -71,7 +71,7 @@ func (p Problem) String() string {
 }
 
 // Problems lists the problems of err, the error a bundle load returned
-// for the bundle in dir (a *bpel.Errors, or one error).
+// for the bundle in dir (a *xmldoc.Errors, or one error).
 func Problems(dir string, err error) []Problem {
 	if err == nil {
 		return nil
@@ -86,7 +86,7 @@ func Problems(dir string, err error) []Problem {
 	for _, e := range list {
 		p := Problem{Bundle: dir, Message: e.Error()}
 		var f *check.Finding
-		var ce *bpel.CompileError
+		var ce *xmldoc.CompileError
 		switch {
 		case errors.As(e, &f):
 			p.File, p.Line, p.Element, p.Rule, p.Section, p.Message = f.Pos.File, f.Pos.Line, f.Element, f.Rule, f.Section, f.Msg

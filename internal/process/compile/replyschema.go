@@ -6,8 +6,8 @@ import (
 
 	"github.com/orchd/orchd/internal/exchange"
 	"github.com/orchd/orchd/internal/process/ast"
-	"github.com/orchd/orchd/internal/process/bpel"
 	"github.com/orchd/orchd/internal/process/plan"
+	"github.com/orchd/orchd/internal/process/xmldoc"
 	"github.com/orchd/orchd/internal/xsd"
 )
 
@@ -23,8 +23,8 @@ func (c *compiler) replySchema(e *ast.Element, pl *plan.PartnerLink, op *exchang
 	parts, err := messageSchemas(set, op.Output)
 	switch {
 	case errors.Is(err, xsd.ErrUnsupported):
-		c.errs.List = append(c.errs.List, &bpel.CompileError{Pos: c.pos(e), Element: e.Tag,
-			Err: fmt.Errorf("%w: validating the replies of %s.%s: %w", bpel.ErrNotSupported, pl.Name, op.Name, err)})
+		c.errs.List = append(c.errs.List, &xmldoc.CompileError{Pos: c.pos(e), Element: e.Tag,
+			Err: fmt.Errorf("%w: validating the replies of %s.%s: %w", xmldoc.ErrNotSupported, pl.Name, op.Name, err)})
 		return nil
 	case err != nil:
 		c.errorf(e, "orchd:validateReplies: the output message of %s.%s has no schema to validate against: %v", pl.Name, op.Name, err)

@@ -5,9 +5,9 @@ import (
 
 	"github.com/orchd/orchd/internal/exchange"
 	"github.com/orchd/orchd/internal/process/ast"
-	"github.com/orchd/orchd/internal/process/bpel"
 	"github.com/orchd/orchd/internal/process/expr"
 	"github.com/orchd/orchd/internal/process/plan"
+	"github.com/orchd/orchd/internal/process/xmldoc"
 )
 
 // register numbers an activity built by the compiler rather than read
@@ -266,7 +266,7 @@ func (c *compiler) forEach(n *ast.ForEach, b plan.Base) plan.Activity {
 	if name == "" || strings.Contains(name, ".") {
 		c.errorf(e, "<forEach> needs a counterName")
 	}
-	a.Counter = &expr.Var{Name: name, Simple: "number", Typ: exchange.QName{Space: bpel.NSXSD, Local: "unsignedInt"}, Pos: c.pos(e)}
+	a.Counter = &expr.Var{Name: name, Simple: "number", Typ: exchange.QName{Space: xmldoc.NSXSD, Local: "unsignedInt"}, Pos: c.pos(e)}
 	c.p.Vars = append(c.p.Vars, a.Counter)
 	a.Counter.Slot = len(c.p.Vars)
 	c.scopes = append(c.scopes, map[string]*expr.Var{name: a.Counter})

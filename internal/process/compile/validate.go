@@ -6,9 +6,9 @@ import (
 	"strings"
 
 	"github.com/orchd/orchd/internal/process/ast"
-	"github.com/orchd/orchd/internal/process/bpel"
 	"github.com/orchd/orchd/internal/process/expr"
 	"github.com/orchd/orchd/internal/process/plan"
+	"github.com/orchd/orchd/internal/process/xmldoc"
 	"github.com/orchd/orchd/internal/xsd"
 )
 
@@ -31,8 +31,8 @@ func (c *compiler) schemaChecks(e *ast.Element, vars []*expr.Var) []*plan.Schema
 		}
 		switch {
 		case errors.Is(err, xsd.ErrUnsupported):
-			c.errs.List = append(c.errs.List, &bpel.CompileError{Pos: c.pos(e), Element: e.Tag,
-				Err: fmt.Errorf("%w: validating variable %s: %w", bpel.ErrNotSupported, v.Name, err)})
+			c.errs.List = append(c.errs.List, &xmldoc.CompileError{Pos: c.pos(e), Element: e.Tag,
+				Err: fmt.Errorf("%w: validating variable %s: %w", xmldoc.ErrNotSupported, v.Name, err)})
 		case err != nil:
 			c.errorf(e, "variable %s has no schema to validate against: %v", v.Name, err)
 		default:

@@ -7,10 +7,10 @@ import (
 	"github.com/beevik/etree"
 
 	"github.com/orchd/orchd/internal/process/ast"
-	"github.com/orchd/orchd/internal/process/bpel"
 	"github.com/orchd/orchd/internal/process/deploy"
 	"github.com/orchd/orchd/internal/process/expr"
 	"github.com/orchd/orchd/internal/process/plan"
+	"github.com/orchd/orchd/internal/process/xmldoc"
 	"github.com/orchd/orchd/internal/xpath2"
 )
 
@@ -28,7 +28,7 @@ func (c *compiler) compileXPath2(e *ast.Element, text string, query bool) *expr.
 	var perr error
 	src := expr.GetVarProp2RE.ReplaceAllStringFunc(text, func(m string) string {
 		sub := expr.GetVarProp2RE.FindStringSubmatch(m)
-		if u := ns[sub[1]]; u != bpel.NSBPEL && u != bpel.NSBPEL2004 {
+		if u := ns[sub[1]]; u != xmldoc.NSBPEL && u != xmldoc.NSBPEL2004 {
 			return m
 		}
 		pns := map[string]string{}
@@ -109,7 +109,7 @@ func (c *compiler) compileXPath2(e *ast.Element, text string, query bool) *expr.
 // xp2Variable resolves an external variable of an XPath 2.0 expression.
 func (c *compiler) xp2Variable(space, local string) (expr.Xp2Ref, bool) {
 	switch space {
-	case bpel.NSODEFunctions:
+	case xmldoc.NSODEFunctions:
 		switch local {
 		case "pid":
 			return expr.Xp2Ref{Kind: expr.RefPID}, true
@@ -199,7 +199,7 @@ func XPath2(pl *plan.Plan, dp *deploy.Process, at *etree.Element, src string, qu
 	for _, v := range pl.Vars {
 		vars[v.Name] = v
 	}
-	doc := &bpel.Document{File: "expression", Root: root}
+	doc := &xmldoc.Document{File: "expression", Root: root}
 	var el *ast.Element
 	tree := ast.Parse(doc)
 	ast.Inspect(tree, func(n ast.Node) bool {
@@ -208,7 +208,7 @@ func XPath2(pl *plan.Plan, dp *deploy.Process, at *etree.Element, src string, qu
 		}
 		return el == nil
 	})
-	c := &compiler{doc: doc, root: &tree.Element, errs: &bpel.Errors{}, dp: dp, p: pl,
+	c := &compiler{doc: doc, root: &tree.Element, errs: &xmldoc.Errors{}, dp: dp, p: pl,
 		scopes: []map[string]*expr.Var{vars}}
 	x := c.compileXPath2(el, src, query)
 	if err := c.errs.Err(); err != nil || x == nil {

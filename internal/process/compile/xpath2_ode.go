@@ -4,8 +4,8 @@ import (
 	"github.com/beevik/etree"
 
 	"github.com/orchd/orchd/internal/exchange"
-	"github.com/orchd/orchd/internal/process/bpel"
 	"github.com/orchd/orchd/internal/process/expr"
+	"github.com/orchd/orchd/internal/process/xmldoc"
 	"github.com/orchd/orchd/internal/xpath2"
 )
 
@@ -15,7 +15,7 @@ func (c *compiler) xpath2Functions() *xpath2.FunctionLibrary {
 		return c.xp2lib
 	}
 	l := xpath2.NewFunctionLibrary()
-	for _, ns := range []string{bpel.NSBPEL, bpel.NSBPEL2004} {
+	for _, ns := range []string{xmldoc.NSBPEL, xmldoc.NSBPEL2004} {
 		l.Register(ns, "getLinkStatus", 1, 1, expr.GetLinkStatus)
 		l.Register(ns, "doXslTransform", 2, -1, expr.DoXslTransform(c.stylesheets()))
 	}
@@ -23,10 +23,10 @@ func (c *compiler) xpath2Functions() *xpath2.FunctionLibrary {
 	if c.dp != nil {
 		props = c.dp.Properties
 	}
-	rootNS := bpel.Namespaces(c.doc.Root)
+	rootNS := xmldoc.Namespaces(c.doc.Root)
 	reg := func(impl xpath2.FuncImpl, min, max int, names ...string) {
 		for _, n := range names {
-			l.Register(bpel.NSODEFunctions, n, min, max, impl)
+			l.Register(xmldoc.NSODEFunctions, n, min, max, impl)
 		}
 	}
 	reg(func(_ xpath2.Context, args []xpath2.Sequence) (xpath2.Sequence, error) {

@@ -4,8 +4,8 @@ import (
 	"path"
 
 	"github.com/orchd/orchd/internal/process/ast"
-	"github.com/orchd/orchd/internal/process/bpel"
 	"github.com/orchd/orchd/internal/process/expr"
+	"github.com/orchd/orchd/internal/process/xmldoc"
 	"github.com/orchd/orchd/internal/xslt"
 )
 
@@ -14,7 +14,7 @@ import (
 func (c *compiler) prepareXSL(e *ast.Element, text string, ns map[string]string) bool {
 	ok := true
 	for _, m := range expr.XslCallRE.FindAllStringSubmatch(text, -1) {
-		if u := ns[m[1]]; m[1] == "" || (u != bpel.NSBPEL && u != bpel.NSBPEL2004) {
+		if u := ns[m[1]]; m[1] == "" || (u != xmldoc.NSBPEL && u != xmldoc.NSBPEL2004) {
 			c.errorf(e, "doXslTransform must be called with a prefix bound to the WS-BPEL namespace in %q", text)
 			ok = false
 			continue

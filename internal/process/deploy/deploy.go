@@ -14,8 +14,8 @@ import (
 	"github.com/orchd/orchd/internal/events"
 	"github.com/orchd/orchd/internal/exchange"
 	"github.com/orchd/orchd/internal/partnerallow"
-	"github.com/orchd/orchd/internal/process/bpel"
 	"github.com/orchd/orchd/internal/process/wsdl"
+	"github.com/orchd/orchd/internal/process/xmldoc"
 	"github.com/orchd/orchd/internal/wssec"
 )
 
@@ -29,7 +29,7 @@ type Descriptor struct {
 // is deployed.
 type Process struct {
 	Name     qname
-	Pos      bpel.Pos
+	Pos      xmldoc.Pos
 	InMemory bool
 	Provides map[string]wsdl.ServiceRef // partnerLink -> service port
 	Invokes  map[string]wsdl.ServiceRef
@@ -158,7 +158,7 @@ const nsOrchdDD = "urn:orchd:deploy"
 type qname = exchange.QName
 
 // NsActivityRecovery is ODE's namespace for failureHandling.
-const NsActivityRecovery = bpel.NSODEActivityRecovery
+const NsActivityRecovery = xmldoc.NSODEActivityRecovery
 
 // FailurePolicy is ODE's activity failure handling for an invoke.
 type FailurePolicy struct {
@@ -170,7 +170,7 @@ type FailurePolicy struct {
 // callTimeout is an orchd:timeout: the bound and where it is written.
 type callTimeout struct {
 	D   time.Duration
-	Pos bpel.Pos
+	Pos xmldoc.Pos
 }
 
 // basicAuthRef is an orchd:basicAuth: the user and where the password is.
@@ -184,22 +184,22 @@ type basicAuthRef struct {
 // (passwordFile) or an environment variable (passwordEnv).
 type secretRef struct {
 	user, file, env string
-	pos             bpel.Pos
+	pos             xmldoc.Pos
 }
 
 // Parse reads deploy.xml in Apache ODE's format. Like ODE it ignores
 // elements it does not know, accepts the legacy fivesight namespace and a
 // prefixed port name.
-func Parse(doc *bpel.Document, errs *bpel.Errors) *Descriptor {
+func Parse(doc *xmldoc.Document, errs *xmldoc.Errors) *Descriptor {
 	root := doc.Root
 	ns := root.NamespaceURI()
-	if root.Tag != "deploy" || (ns != bpel.NSDD && ns != bpel.NSDDLegacy) {
-		errs.Add(doc.Pos(root), root.Tag, "not an ODE deployment descriptor: want {%s}deploy", bpel.NSDD)
+	if root.Tag != "deploy" || (ns != xmldoc.NSDD && ns != xmldoc.NSDDLegacy) {
+		errs.Add(doc.Pos(root), root.Tag, "not an ODE deployment descriptor: want {%s}deploy", xmldoc.NSDD)
 		return nil
 	}
 	d := &Descriptor{}
 	for _, pe := range root.SelectElements("process") {
-		sp, local, err := bpel.ResolveQName(pe, pe.SelectAttrValue("name", ""), true)
+		sp, local, err := xmldoc.ResolveQName(pe, pe.SelectAttrValue("name", ""), true)
 		if err != nil {
 			errs.Add(doc.Pos(pe), "process", "attribute name: %v", err)
 			continue
@@ -236,7 +236,7 @@ func Parse(doc *bpel.Document, errs *bpel.Errors) *Descriptor {
 					parsePartnerAllow(doc, c, p, errs)
 				}
 			case "property":
-				sp, local, err := bpel.ResolveQName(c, c.SelectAttrValue("name", ""), true)
+				sp, local, err := xmldoc.ResolveQName(c, c.SelectAttrValue("name", ""), true)
 				if err != nil {
 					errs.Add(doc.Pos(c), "property", "attribute name: %v", err)
 					continue
@@ -323,8 +323,8 @@ func Parse(doc *bpel.Document, errs *bpel.Errors) *Descriptor {
 	return d
 }
 
-func parseServiceRef(doc *bpel.Document, se *etree.Element, errs *bpel.Errors) (wsdl.ServiceRef, bool) {
-	sp, local, err := bpel.ResolveQName(se, se.SelectAttrValue("name", ""), true)
+func parseServiceRef(doc *xmldoc.Document, se *etree.Element, errs *xmldoc.Errors) (wsdl.ServiceRef, bool) {
+	sp, local, err := xmldoc.ResolveQName(se, se.SelectAttrValue("name", ""), true)
 	if err != nil {
 		errs.Add(doc.Pos(se), "service", "attribute name: %v", err)
 		return wsdl.ServiceRef{}, false
@@ -334,7 +334,7 @@ func parseServiceRef(doc *bpel.Document, se *etree.Element, errs *bpel.Errors) (
 
 // ParseFailure reads an ext:failureHandling element (on an invoke in
 // deploy.xml or in the BPEL).
-func ParseFailure(doc *bpel.Document, x *etree.Element, errs *bpel.Errors) *FailurePolicy {
+func ParseFailure(doc *xmldoc.Document, x *etree.Element, errs *xmldoc.Errors) *FailurePolicy {
 	fp := &FailurePolicy{}
 	for _, c := range x.ChildElements() {
 		v := strings.TrimSpace(c.Text())
@@ -358,7 +358,7 @@ func ParseFailure(doc *bpel.Document, x *etree.Element, errs *bpel.Errors) *Fail
 // analysis rules whose findings the process deploys with, as warnings
 // (for bundles written for an engine that did not check them, as ODE's
 // own tests).
-func parseWaive(doc *bpel.Document, c *etree.Element, errs *bpel.Errors, into map[string]bool) map[string]bool {
+func parseWaive(doc *xmldoc.Document, c *etree.Element, errs *xmldoc.Errors, into map[string]bool) map[string]bool {
 	rules := strings.Fields(c.SelectAttrValue("rules", ""))
 	if len(rules) == 0 {
 		errs.Add(doc.Pos(c), "orchd:waive", "needs a rules attribute listing static analysis rule ids (SA00011 ...)")
@@ -378,7 +378,7 @@ func parseWaive(doc *bpel.Document, c *etree.Element, errs *bpel.Errors, into ma
 
 // parseUncaughtFailure reads an orchd:uncaughtFailure: "suspend" or
 // "fault" (true).
-func parseUncaughtFailure(doc *bpel.Document, c *etree.Element, errs *bpel.Errors) bool {
+func parseUncaughtFailure(doc *xmldoc.Document, c *etree.Element, errs *xmldoc.Errors) bool {
 	switch v := strings.TrimSpace(c.Text()); v {
 	case "suspend":
 		return false
@@ -397,7 +397,7 @@ func parseUncaughtFailure(doc *bpel.Document, c *etree.Element, errs *bpel.Error
 //
 // host a host name (*.domain for its subdomains), an IP address or a CIDR
 // prefix; port a port or LOW-HIGH, absent for any.
-func parsePartnerAllow(doc *bpel.Document, x *etree.Element, p *Process, errs *bpel.Errors) {
+func parsePartnerAllow(doc *xmldoc.Document, x *etree.Element, p *Process, errs *xmldoc.Errors) {
 	host := strings.TrimSpace(x.SelectAttrValue("host", ""))
 	if host == "" {
 		errs.Add(doc.Pos(x), "orchd:partnerAllow", "needs a host attribute: a host name, an IP address or a CIDR prefix")
@@ -415,7 +415,7 @@ func parsePartnerAllow(doc *bpel.Document, x *etree.Element, p *Process, errs *b
 }
 
 // parseReplyTimeout reads an orchd:replyTimeout of partner link pl.
-func parseReplyTimeout(doc *bpel.Document, x *etree.Element, pl string, into map[string]time.Duration, errs *bpel.Errors) {
+func parseReplyTimeout(doc *xmldoc.Document, x *etree.Element, pl string, into map[string]time.Duration, errs *xmldoc.Errors) {
 	op := x.SelectAttrValue("operation", "")
 	if op == "" {
 		errs.Add(doc.Pos(x), "orchd:replyTimeout", "needs an operation attribute")
@@ -427,12 +427,12 @@ func parseReplyTimeout(doc *bpel.Document, x *etree.Element, pl string, into map
 }
 
 // parseDuration reads the positive xsd:duration x holds.
-func parseDuration(doc *bpel.Document, x *etree.Element, what string, errs *bpel.Errors) (time.Duration, bool) {
+func parseDuration(doc *xmldoc.Document, x *etree.Element, what string, errs *xmldoc.Errors) (time.Duration, bool) {
 	return durationAt(doc.Pos(x), x.Text(), what, errs)
 }
 
 // durationAt reads the positive xsd:duration v, written at pos.
-func durationAt(pos bpel.Pos, v, what string, errs *bpel.Errors) (time.Duration, bool) {
+func durationAt(pos xmldoc.Pos, v, what string, errs *xmldoc.Errors) (time.Duration, bool) {
 	v = strings.TrimSpace(v)
 	d, err := xsd.ParseDuration(v)
 	var zero time.Time
@@ -446,7 +446,7 @@ func durationAt(pos bpel.Pos, v, what string, errs *bpel.Errors) (time.Duration,
 
 // parseSecretRef reads the user and exactly one of passwordFile and
 // passwordEnv of setting what (orchd:basicAuth, orchd:usernameToken).
-func parseSecretRef(doc *bpel.Document, x *etree.Element, what string, errs *bpel.Errors) secretRef {
+func parseSecretRef(doc *xmldoc.Document, x *etree.Element, what string, errs *xmldoc.Errors) secretRef {
 	r := secretRef{user: x.SelectAttrValue("user", ""), file: x.SelectAttrValue("passwordFile", ""),
 		env: x.SelectAttrValue("passwordEnv", ""), pos: doc.Pos(x)}
 	if r.user == "" || strings.ContainsRune(r.user, ':') {
@@ -461,7 +461,7 @@ func parseSecretRef(doc *bpel.Document, x *etree.Element, what string, errs *bpe
 // read reads the password: a file relative to the bundle folder dir
 // (which it may not leave, trailing newline dropped), or an environment
 // variable. The errors name the setting, never a password.
-func (r *secretRef) read(dir, what string, errs *bpel.Errors) (string, bool) {
+func (r *secretRef) read(dir, what string, errs *xmldoc.Errors) (string, bool) {
 	switch {
 	case r.file != "":
 		if !filepath.IsLocal(filepath.FromSlash(r.file)) {
@@ -490,7 +490,7 @@ func (r *secretRef) read(dir, what string, errs *bpel.Errors) (string, bool) {
 // provided endpoints (secretRef.read, ProvideToken); the
 // Authenticators of those endpoints remember nonces in replay, or each
 // in its own memory when replay is nil.
-func (d *Descriptor) ReadSecrets(dir string, replay wssec.ReplayStore, errs *bpel.Errors) {
+func (d *Descriptor) ReadSecrets(dir string, replay wssec.ReplayStore, errs *xmldoc.Errors) {
 	for _, p := range d.Processes {
 		for _, r := range p.BasicAuth {
 			if pw, ok := r.read(dir, "orchd:basicAuth", errs); ok {
@@ -507,7 +507,7 @@ func (d *Descriptor) ReadSecrets(dir string, replay wssec.ReplayStore, errs *bpe
 // orchd's partnerInteraction). Without generate and enable-event, like
 // ODE, nothing is enabled. <scope-events> (per scope) is accepted and
 // ignored: a process's choice applies to all its scopes.
-func parseProcessEvents(doc *bpel.Document, x *etree.Element, errs *bpel.Errors) events.Category {
+func parseProcessEvents(doc *xmldoc.Document, x *etree.Element, errs *xmldoc.Errors) events.Category {
 	var c events.Category
 	switch g := x.SelectAttrValue("generate", ""); g {
 	case "all":

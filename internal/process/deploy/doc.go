@@ -7,7 +7,7 @@
 // partner address rules for addresses chosen at run time
 // (orchd:partnerAllow, parsed by package partnerallow).
 //
-// It knows no BPEL activities and runs nothing. It imports bpel
+// It knows no BPEL activities and runs nothing. It imports xmldoc
 // (positions, errors), wsdl (service references), exchange, events (the
 // event categories) and xsd (durations); it must never import process,
 // soap, persist or cmd.

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/orchd/orchd/internal/process/bpel"
+	"github.com/orchd/orchd/internal/process/xmldoc"
 )
 
 // TestPartnerAllow: orchd:partnerAllow rules of a <process>, by host
@@ -33,11 +33,11 @@ func TestPartnerAllow(t *testing.T) {
 <process name="p:P">
 ` + tc.xml + `
 </process></deploy>`
-			doc, err := bpel.Parse("deploy.xml", []byte(src))
+			doc, err := xmldoc.Parse("deploy.xml", []byte(src))
 			if err != nil {
 				t.Fatal(err)
 			}
-			var errs bpel.Errors
+			var errs xmldoc.Errors
 			d := Parse(doc, &errs)
 			if tc.err != "" {
 				if len(errs.List) != 1 || !strings.Contains(errs.List[0].Error(), tc.err) {

@@ -6,7 +6,7 @@ import (
 
 	"github.com/beevik/etree"
 
-	"github.com/orchd/orchd/internal/process/bpel"
+	"github.com/orchd/orchd/internal/process/xmldoc"
 	"github.com/orchd/orchd/internal/wssec"
 )
 
@@ -38,7 +38,7 @@ type ProvideToken struct {
 	file         string
 	text, digest bool
 	window       time.Duration
-	pos          bpel.Pos
+	pos          xmldoc.Pos
 	// Auth checks the requests, once ReadSecrets read the credentials.
 	Auth *wssec.Authenticator
 }
@@ -55,7 +55,7 @@ type InvokeToken struct {
 const tokenTag = "orchd:usernameToken"
 
 // parseProvideToken reads the orchd:usernameToken of a <provide>.
-func parseProvideToken(doc *bpel.Document, x *etree.Element, errs *bpel.Errors) *ProvideToken {
+func parseProvideToken(doc *xmldoc.Document, x *etree.Element, errs *xmldoc.Errors) *ProvideToken {
 	t := &ProvideToken{file: x.SelectAttrValue("credentials", ""), pos: doc.Pos(x), window: 5 * time.Minute}
 	if t.file == "" {
 		errs.Add(t.pos, tokenTag, "needs a credentials attribute: a file of the bundle (user:bcrypt-hash or user:{PLAIN}secret a line)")
@@ -79,7 +79,7 @@ func parseProvideToken(doc *bpel.Document, x *etree.Element, errs *bpel.Errors) 
 }
 
 // parseInvokeToken reads the orchd:usernameToken of an <invoke>.
-func parseInvokeToken(doc *bpel.Document, x *etree.Element, errs *bpel.Errors) *InvokeToken {
+func parseInvokeToken(doc *xmldoc.Document, x *etree.Element, errs *xmldoc.Errors) *InvokeToken {
 	t := &InvokeToken{secret: parseSecretRef(doc, x, tokenTag, errs), digest: true}
 	switch pt := x.SelectAttrValue("passwordType", "digest"); pt {
 	case "digest":
@@ -94,7 +94,7 @@ func parseInvokeToken(doc *bpel.Document, x *etree.Element, errs *bpel.Errors) *
 // readTokens reads the credentials and passwords the tokens of p name;
 // the provided endpoints' Authenticators remember nonces in replay (nil:
 // each in its own memory).
-func (p *Process) readTokens(dir string, replay wssec.ReplayStore, errs *bpel.Errors) {
+func (p *Process) readTokens(dir string, replay wssec.ReplayStore, errs *xmldoc.Errors) {
 	for _, t := range p.ProvideTokens {
 		if t.file == "" {
 			continue

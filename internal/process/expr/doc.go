@@ -23,7 +23,7 @@
 // implements; CheckXPath1Functions refuses at deploy a call outside
 // XPath 1.0's library.
 //
-// It imports internal/xpath1, internal/xpath2, internal/xslt, bpel and
+// It imports internal/xpath1, internal/xpath2, internal/xslt, xmldoc and
 // exchange; it
 // must never import process (the compiler and runtime), soap, persist or
 // cmd.

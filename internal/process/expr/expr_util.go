@@ -6,7 +6,7 @@ import (
 
 	"github.com/beevik/etree"
 
-	"github.com/orchd/orchd/internal/process/bpel"
+	"github.com/orchd/orchd/internal/process/xmldoc"
 )
 
 func FirstElement(e *etree.Element) *etree.Element {
@@ -64,12 +64,12 @@ func odeVariable(src string, i int, ns map[string]string) error {
 	for j < len(src) && IsNameChar(src[j]) && src[j] != '.' {
 		j++
 	}
-	if j >= len(src) || src[j] != ':' || ns[src[i+1:j]] != bpel.NSODEFunctions {
+	if j >= len(src) || src[j] != ':' || ns[src[i+1:j]] != xmldoc.NSODEFunctions {
 		return nil
 	}
 	k := j + 1
 	for k < len(src) && IsNameChar(src[k]) && src[k] != '.' {
 		k++
 	}
-	return fmt.Errorf("%w: ODE variable %s in %q", bpel.ErrNotSupported, src[i:k], src)
+	return fmt.Errorf("%w: ODE variable %s in %q", xmldoc.ErrNotSupported, src[i:k], src)
 }

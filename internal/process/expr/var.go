@@ -6,7 +6,7 @@ import (
 	"github.com/beevik/etree"
 
 	"github.com/orchd/orchd/internal/exchange"
-	"github.com/orchd/orchd/internal/process/bpel"
+	"github.com/orchd/orchd/internal/process/xmldoc"
 )
 
 // variable is a declared variable, resolved to a slot of the instance tree.
@@ -19,7 +19,7 @@ type Var struct {
 	// Simple is the typed value ("number", "string", "boolean") of a
 	// simple-typed variable used as a value, or "" (see typedValue).
 	Simple string
-	Pos    bpel.Pos
+	Pos    xmldoc.Pos
 }
 
 // Path is the absolute XPath, over the instance tree, of the variable or

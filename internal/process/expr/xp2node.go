@@ -6,7 +6,7 @@ import (
 	"github.com/beevik/etree"
 
 	"github.com/orchd/orchd/internal/exchange"
-	"github.com/orchd/orchd/internal/process/bpel"
+	"github.com/orchd/orchd/internal/process/xmldoc"
 	"github.com/orchd/orchd/internal/xpath1"
 	"github.com/orchd/orchd/internal/xpath2"
 )
@@ -26,7 +26,7 @@ var GetVarProp2RE = regexp.MustCompile(`([A-Za-z_][\w.\-]*):getVariableProperty\
 // with type t has, or nil: such a variable's or part's value is its typed
 // value, as in ODE (WS-BPEL 2.0 section 8.2.2).
 func BuiltinSimple(t exchange.QName) *xpath2.Type {
-	if t.Space != bpel.NSXSD {
+	if t.Space != xmldoc.NSXSD {
 		return nil
 	}
 	b, ok := xpath2.LookupType(t.Local)

@@ -8,7 +8,7 @@ import (
 
 	"github.com/beevik/etree"
 
-	"github.com/orchd/orchd/internal/process/bpel"
+	"github.com/orchd/orchd/internal/process/xmldoc"
 	"github.com/orchd/orchd/internal/xpath1"
 	"github.com/orchd/orchd/internal/xpath2"
 )
@@ -336,7 +336,7 @@ func Rewrite(src string, r Resolver, scope *etree.Element, ns map[string]string,
 	var perr error
 	out = getVarPropRE.ReplaceAllStringFunc(out, func(m string) string {
 		sub := getVarPropRE.FindStringSubmatch(m)
-		if ns[sub[1]] != bpel.NSBPEL {
+		if ns[sub[1]] != xmldoc.NSBPEL {
 			return m
 		}
 		vname, prop := sub[2]+sub[3], sub[4]+sub[5]

@@ -7,7 +7,7 @@ import (
 	"github.com/beevik/etree"
 
 	"github.com/orchd/orchd/internal/exchange"
-	"github.com/orchd/orchd/internal/process/bpel"
+	"github.com/orchd/orchd/internal/process/xmldoc"
 	"github.com/orchd/orchd/internal/xpath1"
 	"github.com/orchd/orchd/internal/xpath2"
 )
@@ -43,7 +43,7 @@ func EvalXPath1(src string, ns map[string]string, ctx *etree.Document, vars map[
 			v.Elem = exchange.QName{Space: e.NamespaceURI(), Local: e.Tag}
 			slot(v, e)
 		} else {
-			v.Typ, v.Simple = exchange.QName{Space: bpel.NSXSD, Local: "string"}, "string"
+			v.Typ, v.Simple = exchange.QName{Space: xmldoc.NSXSD, Local: "string"}, "string"
 			slot(v, etree.NewText(in.Text))
 		}
 		r[name] = v

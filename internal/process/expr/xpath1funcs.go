@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/orchd/orchd/internal/process/bpel"
+	"github.com/orchd/orchd/internal/process/xmldoc"
 	"github.com/orchd/orchd/internal/xpath1"
 	"github.com/orchd/orchd/internal/xpath2"
 )
@@ -90,7 +90,7 @@ func xpath1Function(prefix, local string, ns map[string]string) error {
 		switch {
 		case !ok:
 			return fmt.Errorf("function %s(): %w %q", name, ErrUndeclaredPrefix, prefix)
-		case uri == bpel.NSODEFunctions || uri == bpel.NSBPEL || uri == bpel.NSBPEL2004:
+		case uri == xmldoc.NSODEFunctions || uri == xmldoc.NSBPEL || uri == xmldoc.NSBPEL2004:
 			return fmt.Errorf("unknown function %s() in XPath 1.0 (orchd offers the BPEL and ODE functions in XPath 2.0: expressionLanguage %q)", name, LangXPath20)
 		case uri != xpath2.FnNamespace:
 			return fmt.Errorf("unknown function %s() (namespace %s)", name, uri)

@@ -9,7 +9,7 @@ import (
 	"github.com/beevik/etree"
 
 	"github.com/orchd/orchd/internal/exchange"
-	"github.com/orchd/orchd/internal/process/bpel"
+	"github.com/orchd/orchd/internal/process/xmldoc"
 	"github.com/orchd/orchd/internal/xpath1"
 	"github.com/orchd/orchd/internal/xpath2"
 )
@@ -137,7 +137,7 @@ func ProcessProperty(props map[exchange.QName]*etree.Element, ns map[string]stri
 		if !ok {
 			prefix, local = "", name
 		}
-		q = exchange.QName{Space: bpel.NSDD, Local: local}
+		q = exchange.QName{Space: xmldoc.NSDD, Local: local}
 		if prefix != "" {
 			u, ok := ns[prefix]
 			if !ok {
@@ -147,8 +147,8 @@ func ProcessProperty(props map[exchange.QName]*etree.Element, ns map[string]stri
 		}
 	}
 	p, ok := props[q]
-	if !ok && q.Space == bpel.NSDD {
-		p, ok = props[exchange.QName{Space: bpel.NSDDLegacy, Local: q.Local}]
+	if !ok && q.Space == xmldoc.NSDD {
+		p, ok = props[exchange.QName{Space: xmldoc.NSDDLegacy, Local: q.Local}]
 	}
 	if !ok {
 		return nil, nil

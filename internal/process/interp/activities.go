@@ -6,9 +6,9 @@ import (
 	"github.com/beevik/etree"
 
 	"github.com/orchd/orchd/internal/exchange"
-	"github.com/orchd/orchd/internal/process/bpel"
 	"github.com/orchd/orchd/internal/process/expr"
 	"github.com/orchd/orchd/internal/process/plan"
+	"github.com/orchd/orchd/internal/process/xmldoc"
 )
 
 func stepSequence(a *plan.Sequence, _ *Instance, f *Frame) (plan.Activity, bool, error) {
@@ -46,7 +46,7 @@ func stepWhile(a *plan.While, in *Instance, _ *Frame) (plan.Activity, bool, erro
 }
 
 // Cond evaluates condition c of the activity at position at.
-func (in *Instance) Cond(c *expr.Expr, at bpel.Pos) (bool, error) {
+func (in *Instance) Cond(c *expr.Expr, at xmldoc.Pos) (bool, error) {
 	if c.X2 != nil && c.Fast == nil {
 		return in.condXPath2(c, at)
 	}

@@ -7,9 +7,9 @@ import (
 
 	"github.com/orchd/orchd/internal/events"
 	"github.com/orchd/orchd/internal/exchange"
-	"github.com/orchd/orchd/internal/process/bpel"
 	"github.com/orchd/orchd/internal/process/expr"
 	"github.com/orchd/orchd/internal/process/plan"
+	"github.com/orchd/orchd/internal/process/xmldoc"
 	"github.com/orchd/orchd/internal/xpath1"
 	"github.com/orchd/orchd/internal/xpath2"
 )
@@ -180,7 +180,7 @@ func evalToCopyOp(c *plan.CopyOp, in *Instance) (target, error) {
 // Eval evaluates x with ctx as the context node (the tree's root for an
 // expression, a variable's node for a query). antchfx reports some dynamic
 // errors by panicking; they become bpel:subLanguageExecutionFault.
-func (in *Instance) Eval(x *expr.Expr, ctx *etree.Element, at bpel.Pos) (v any, err error) {
+func (in *Instance) Eval(x *expr.Expr, ctx *etree.Element, at xmldoc.Pos) (v any, err error) {
 	if x.X2 != nil && x.Fast == nil {
 		seq, err := in.evalXPath2(x, ctx, at)
 		if err != nil {

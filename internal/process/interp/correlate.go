@@ -6,9 +6,9 @@ import (
 
 	"github.com/orchd/orchd/internal/events"
 	"github.com/orchd/orchd/internal/exchange"
-	"github.com/orchd/orchd/internal/process/bpel"
 	"github.com/orchd/orchd/internal/process/expr"
 	"github.com/orchd/orchd/internal/process/plan"
+	"github.com/orchd/orchd/internal/process/xmldoc"
 )
 
 // values reads the correlation values of u's set from m with the given
@@ -85,7 +85,7 @@ func RouteKey(p *Version, op, set, values string) string {
 
 // ApplyCorrelations checks or initiates the instance's correlation sets
 // for a message m read with the in (received) or out (sent) extractors.
-func (in *Instance) ApplyCorrelations(uses []*plan.CorrUse, m *exchange.Message, sent bool, at bpel.Pos) error {
+func (in *Instance) ApplyCorrelations(uses []*plan.CorrUse, m *exchange.Message, sent bool, at xmldoc.Pos) error {
 	for _, u := range uses {
 		ex := u.In
 		if sent {

@@ -7,7 +7,7 @@ import (
 	"github.com/beevik/etree"
 
 	"github.com/orchd/orchd/internal/exchange"
-	"github.com/orchd/orchd/internal/process/bpel"
+	"github.com/orchd/orchd/internal/process/xmldoc"
 
 	"github.com/orchd/orchd/internal/process/plan"
 )
@@ -48,7 +48,7 @@ func TestInitiate(t *testing.T) {
 		if tc.have != "" {
 			in.Corr = map[string]string{"s": tc.have}
 		}
-		err := in.ApplyCorrelations(use(tc.initiate), msg(tc.value), false, bpel.Pos{File: "t.bpel", Line: 3})
+		err := in.ApplyCorrelations(use(tc.initiate), msg(tc.value), false, xmldoc.Pos{File: "t.bpel", Line: 3})
 		switch {
 		case tc.wantErr != "":
 			if err == nil || !strings.Contains(err.Error(), tc.wantErr) || !strings.Contains(err.Error(), "correlationViolation") {

@@ -51,7 +51,7 @@
 // bpel4restlight; extension.go the run-time half of the extension API.
 //
 // It imports exchange, events, mgmt's data types, persist's types and the
-// stages below it (bpel, deploy, expr, plan) and the languages (xpath1,
+// stages below it (xmldoc, deploy, expr, plan) and the languages (xpath1,
 // xpath2, xsd); it must never import the engine (internal/process), the
 // compiler, soap, server or cmd. The rule is a test: internal/importrules.
 package interp

@@ -13,8 +13,8 @@ import (
 
 	"github.com/orchd/orchd/internal/exchange"
 	"github.com/orchd/orchd/internal/persist"
-	"github.com/orchd/orchd/internal/process/bpel"
 	"github.com/orchd/orchd/internal/process/plan"
+	"github.com/orchd/orchd/internal/process/xmldoc"
 )
 
 // Endpoint references (WS-BPEL 2.0 sections 6 and 8.4). A <copy> from a
@@ -68,7 +68,7 @@ func EprOf(el *etree.Element) (string, []*etree.Element, error) {
 				}
 			}
 			return "", nil, fmt.Errorf("%w: wsa:EndpointReference has no wsa:Address", ErrEPR)
-		case el.Tag == "service" && ns == bpel.NSWSDL:
+		case el.Tag == "service" && ns == xmldoc.NSWSDL:
 			addr, err := wsdlServiceAddress(el)
 			return addr, nil, err
 		}
@@ -90,11 +90,11 @@ func EprOf(el *etree.Element) (string, []*etree.Element, error) {
 // wsdl:service that has one.
 func wsdlServiceAddress(svc *etree.Element) (string, error) {
 	for _, port := range svc.ChildElements() {
-		if port.Tag != "port" || port.NamespaceURI() != bpel.NSWSDL {
+		if port.Tag != "port" || port.NamespaceURI() != xmldoc.NSWSDL {
 			continue
 		}
 		for _, a := range port.ChildElements() {
-			if a.Tag == "address" && (a.NamespaceURI() == bpel.NSSOAP11 || a.NamespaceURI() == bpel.NSSOAP12) {
+			if a.Tag == "address" && (a.NamespaceURI() == xmldoc.NSSOAP11 || a.NamespaceURI() == xmldoc.NSSOAP12) {
 				return EprText(a.SelectAttrValue("location", ""))
 			}
 		}
@@ -157,7 +157,7 @@ type AssignedEPR struct {
 // endpointRef is the service-ref a <from partnerLink> yields: this
 // engine's address of the process's service (myRole), or the partner
 // role's endpoint (assigned, else deploy.xml's).
-func (in *Instance) endpointRef(s *plan.EprSpec, at bpel.Pos) (*etree.Element, error) {
+func (in *Instance) endpointRef(s *plan.EprSpec, at xmldoc.Pos) (*etree.Element, error) {
 	pl := s.Pl
 	if s.MyRole {
 		return in.withMySession(pl, ServiceRefElement(in.myRoleAddress(pl))), nil
@@ -181,7 +181,7 @@ func (in *Instance) myRoleAddress(pl *plan.PartnerLink) string {
 }
 
 // assignEPR makes the address src holds the partner role endpoint of pl.
-func (in *Instance) assignEPR(pl *plan.PartnerLink, src source, at bpel.Pos) error {
+func (in *Instance) assignEPR(pl *plan.PartnerLink, src source, at xmldoc.Pos) error {
 	var addr string
 	var params []*etree.Element
 	var err error
@@ -214,7 +214,7 @@ func (in *Instance) assignEPR(pl *plan.PartnerLink, src source, at bpel.Pos) err
 // partnerOf is the binding an invoke on pl calls: the assigned endpoint,
 // else deploy.xml's. A partner role with neither faults
 // bpel:uninitializedPartnerRole.
-func (in *Instance) partnerOf(pl *plan.PartnerLink, at bpel.Pos) (exchange.Partner, error) {
+func (in *Instance) partnerOf(pl *plan.PartnerLink, at xmldoc.Pos) (exchange.Partner, error) {
 	if in.eprs != nil {
 		if as := in.eprs[pl]; as != nil {
 			if as.partner == nil {

@@ -6,9 +6,9 @@ import (
 	"github.com/beevik/etree"
 
 	"github.com/orchd/orchd/internal/exchange"
-	"github.com/orchd/orchd/internal/process/bpel"
 	"github.com/orchd/orchd/internal/process/expr"
 	"github.com/orchd/orchd/internal/process/plan"
+	"github.com/orchd/orchd/internal/process/xmldoc"
 )
 
 func stepExtActivity(a *plan.ExtActivity, in *Instance, _ *Frame) (plan.Activity, bool, error) {
@@ -19,7 +19,7 @@ func stepExtActivity(a *plan.ExtActivity, in *Instance, _ *Frame) (plan.Activity
 }
 
 // runExtension runs act for in, turning its error into a fault at pos.
-func (in *Instance) runExtension(act plan.ExtensionAction, at bpel.Pos) error {
+func (in *Instance) runExtension(act plan.ExtensionAction, at xmldoc.Pos) error {
 	vars := &extVars{in: in, at: at}
 	err := act.Run(in.Ctx, vars)
 	vars.in = nil // the action must not keep it
@@ -40,7 +40,7 @@ func (in *Instance) runExtension(act plan.ExtensionAction, at bpel.Pos) error {
 // extVars implements ExtensionVariables over an instance.
 type extVars struct {
 	in *Instance
-	at bpel.Pos
+	at xmldoc.Pos
 }
 
 func (x *extVars) Read(ev plan.ExtensionVariable) *etree.Element {

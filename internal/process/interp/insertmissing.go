@@ -6,9 +6,9 @@ import (
 	"github.com/beevik/etree"
 
 	"github.com/orchd/orchd/internal/exchange"
-	"github.com/orchd/orchd/internal/process/bpel"
 	"github.com/orchd/orchd/internal/process/expr"
 	"github.com/orchd/orchd/internal/process/plan"
+	"github.com/orchd/orchd/internal/process/xmldoc"
 )
 
 // insertMissingToData: ODE's <copy insertMissingToData="yes"> (also
@@ -43,7 +43,7 @@ import (
 
 // createInsertPath finds or creates the path's node below base (the variable's or
 // part's node) for a copy at pos whose <to> selected nothing.
-func createInsertPath(p *plan.InsertPath, in *Instance, base *etree.Element, at bpel.Pos) (target, error) {
+func createInsertPath(p *plan.InsertPath, in *Instance, base *etree.Element, at xmldoc.Pos) (target, error) {
 	cur := base
 	i := 0
 	var after *etree.Element // the last existing sibling of the first missing step

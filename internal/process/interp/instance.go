@@ -11,9 +11,9 @@ import (
 	"github.com/orchd/orchd/internal/events"
 	"github.com/orchd/orchd/internal/exchange"
 	"github.com/orchd/orchd/internal/persist"
-	"github.com/orchd/orchd/internal/process/bpel"
 	"github.com/orchd/orchd/internal/process/expr"
 	"github.com/orchd/orchd/internal/process/plan"
+	"github.com/orchd/orchd/internal/process/xmldoc"
 )
 
 // Frame is the explicit state of one running activity: which activity and
@@ -372,14 +372,14 @@ func (in *Instance) message(v *expr.Var) *exchange.Message {
 	return m
 }
 
-func (in *Instance) faultf(at bpel.Pos, name string, format string, args ...any) *FaultValue {
+func (in *Instance) faultf(at xmldoc.Pos, name string, format string, args ...any) *FaultValue {
 	return &FaultValue{Name: BpelFault(name), Reason: fmt.Sprintf(format, args...), at: at}
 }
 
 // take gives a delivered message to ib if it is for ib's operation: the
 // correlations are checked or initiated and the message stored. It
 // reports whether ib took it.
-func (in *Instance) take(ib *plan.Inbound, at bpel.Pos) (bool, error) {
+func (in *Instance) take(ib *plan.Inbound, at xmldoc.Pos) (bool, error) {
 	m := in.Inbox
 	if m == nil || ib.Op == nil || m.Operation.Name != ib.Op.Name || m.Endpoint != ib.Pl.Provided {
 		return false, nil
@@ -439,7 +439,7 @@ func (in *Instance) WaitRouteKey(t *Thread, i int) string {
 // thread of the instance already waiting for the same partner link,
 // operation and correlation values makes it bpel:conflictingReceive
 // (10.4): a message could not tell the two apart.
-func (in *Instance) await(ib *plan.Inbound, at bpel.Pos) error {
+func (in *Instance) await(ib *plan.Inbound, at xmldoc.Pos) error {
 	var key string
 	if ib.Route != nil {
 		key, _ = InstanceKeyRouteShape(ib.Route, in, ib.Op.Name)

@@ -10,9 +10,9 @@ import (
 	"github.com/beevik/etree"
 
 	"github.com/orchd/orchd/internal/exchange"
-	"github.com/orchd/orchd/internal/process/bpel"
 	"github.com/orchd/orchd/internal/process/expr"
 	"github.com/orchd/orchd/internal/process/plan"
+	"github.com/orchd/orchd/internal/process/xmldoc"
 )
 
 // partsMessage builds a message of type md from variables (<toParts>).
@@ -42,7 +42,7 @@ func (in *Instance) partsMessage(md *exchange.MessageDesc, parts []plan.PartMap)
 // partsInitialized raises bpel:uninitializedVariable when a variable that
 // <toParts> (or an element variable standing for a message) maps to an
 // element part holds no element: the message would lack the part.
-func (in *Instance) partsInitialized(md *exchange.MessageDesc, parts []plan.PartMap, at bpel.Pos) error {
+func (in *Instance) partsInitialized(md *exchange.MessageDesc, parts []plan.PartMap, at xmldoc.Pos) error {
 	if md == nil {
 		return nil
 	}
@@ -88,7 +88,7 @@ func partType(md *exchange.MessageDesc, part string) bool {
 // initialized raises bpel:uninitializedVariable when message variable v
 // is used before it was assigned: an element part with no element, or no
 // part holding anything at all.
-func (in *Instance) initialized(v *expr.Var, at bpel.Pos) error {
+func (in *Instance) initialized(v *expr.Var, at xmldoc.Pos) error {
 	if v.Msg == nil {
 		return nil
 	}
@@ -198,7 +198,7 @@ func (in *Instance) findRequest(pl *plan.PartnerLink, op *exchange.Operation, me
 }
 
 // openRequestFor records that a receive took a request-response message.
-func (in *Instance) openRequestFor(ex *exchange.Exchange, mex string, at bpel.Pos) error {
+func (in *Instance) openRequestFor(ex *exchange.Exchange, mex string, at xmldoc.Pos) error {
 	for _, r := range in.Reqs {
 		if r.Ex.Endpoint == ex.Endpoint && r.Ex.Operation.Name == ex.Operation.Name && r.mex == mex {
 			return in.faultf(at, "conflictingRequest", "a request for %s is already open (message exchange %q)", ex.Operation.Name, mex)

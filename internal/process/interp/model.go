@@ -9,8 +9,8 @@ import (
 
 	"github.com/orchd/orchd/internal/events"
 	"github.com/orchd/orchd/internal/exchange"
-	"github.com/orchd/orchd/internal/process/bpel"
 	"github.com/orchd/orchd/internal/process/plan"
+	"github.com/orchd/orchd/internal/process/xmldoc"
 )
 
 // Version is one deployed version of a Plan: the plan, which it embeds,
@@ -75,7 +75,7 @@ type FaultValue struct {
 	// elem is the fault element (element faults) or nil.
 	elem   *etree.Element
 	Reason string
-	at     bpel.Pos
+	at     xmldoc.Pos
 }
 
 func (f *FaultValue) Error() string {
@@ -86,4 +86,6 @@ func (f *FaultValue) Error() string {
 }
 
 // Standard BPEL faults.
-func BpelFault(local string) exchange.QName { return exchange.QName{Space: bpel.NSBPEL, Local: local} }
+func BpelFault(local string) exchange.QName {
+	return exchange.QName{Space: xmldoc.NSBPEL, Local: local}
+}

@@ -11,8 +11,8 @@ import (
 	"github.com/beevik/etree"
 
 	"github.com/orchd/orchd/internal/exchange"
-	"github.com/orchd/orchd/internal/process/bpel"
 	"github.com/orchd/orchd/internal/process/plan"
+	"github.com/orchd/orchd/internal/process/xmldoc"
 )
 
 // One fault model for partner failures, whatever <in-memory> says.
@@ -112,7 +112,7 @@ func failureInvoke(a *plan.Invoke, in *Instance, err error) *FaultValue {
 // operator's address overrides), else the address assigned at run time
 // or given by deploy.xml; "" when there is none.
 func (in *Instance) partnerAddress(pl *plan.PartnerLink) string {
-	if partner, err := in.partnerOf(pl, bpel.Pos{}); err == nil {
+	if partner, err := in.partnerOf(pl, xmldoc.Pos{}); err == nil {
 		if ad, ok := partner.(exchange.Addressed); ok {
 			return ad.Address()
 		}
@@ -187,7 +187,7 @@ const (
 // recoveryStep runs the recovery action marked on the failed frame f of
 // an invoke or REST activity at position at: ok reports that it applied
 // (done: the activity completes; err: the fault it throws).
-func (in *Instance) recoveryStep(f *Frame, at bpel.Pos) (done bool, err error, ok bool) {
+func (in *Instance) recoveryStep(f *Frame, at xmldoc.Pos) (done bool, err error, ok bool) {
 	switch f.K {
 	case KFault:
 		f.K = 0

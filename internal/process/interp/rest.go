@@ -15,9 +15,9 @@ import (
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/orchd/orchd/internal/exchange"
-	"github.com/orchd/orchd/internal/process/bpel"
 	"github.com/orchd/orchd/internal/process/expr"
 	"github.com/orchd/orchd/internal/process/plan"
+	"github.com/orchd/orchd/internal/process/xmldoc"
 	"github.com/orchd/orchd/internal/xmlparse"
 )
 
@@ -52,7 +52,7 @@ const (
 // simpleVar reports a variable of one of XML Schema's simple types: it
 // holds text. (A type variable of another type may hold elements.)
 func simpleVar(v *expr.Var) bool {
-	return v.OfType() && v.Typ.Space == bpel.NSXSD && v.Typ.Local != "anyType" && v.Typ.Local != "anySimpleType"
+	return v.OfType() && v.Typ.Space == xmldoc.NSXSD && v.Typ.Local != "anyType" && v.Typ.Local != "anySimpleType"
 }
 
 // RestClient sends the HTTP requests of REST extension activities.
@@ -317,4 +317,4 @@ func faultRestActivity(a *plan.RestActivity, err error) *FaultValue {
 
 // RestFault is the fault a failed REST call throws (ODE's
 // Bpel4RestLightExtensionBundle.FAULT_QNAME).
-var RestFault = exchange.QName{Space: bpel.NSODEFunctions, Local: "bpel4RestExtensions"}
+var RestFault = exchange.QName{Space: xmldoc.NSODEFunctions, Local: "bpel4RestExtensions"}

@@ -3,9 +3,9 @@ package interp
 import (
 	"github.com/beevik/etree"
 
-	"github.com/orchd/orchd/internal/process/bpel"
 	"github.com/orchd/orchd/internal/process/expr"
 	"github.com/orchd/orchd/internal/process/plan"
+	"github.com/orchd/orchd/internal/process/xmldoc"
 )
 
 func stepValidateAct(a *plan.ValidateAct, in *Instance, _ *Frame) (plan.Activity, bool, error) {
@@ -17,7 +17,7 @@ func stepValidateAct(a *plan.ValidateAct, in *Instance, _ *Frame) (plan.Activity
 
 // validate checks the variables in order; the first violation raises
 // bpel:invalidVariables naming the variable.
-func (in *Instance) validate(checks []*plan.SchemaCheck, at bpel.Pos) error {
+func (in *Instance) validate(checks []*plan.SchemaCheck, at xmldoc.Pos) error {
 	for _, c := range checks {
 		v := c.V
 		s := in.Slot(v)

@@ -8,9 +8,9 @@ import (
 
 	"github.com/beevik/etree"
 
-	"github.com/orchd/orchd/internal/process/bpel"
 	"github.com/orchd/orchd/internal/process/expr"
 	"github.com/orchd/orchd/internal/process/plan"
+	"github.com/orchd/orchd/internal/process/xmldoc"
 	"github.com/orchd/orchd/internal/xpath2"
 )
 
@@ -32,7 +32,7 @@ import (
 type xp2Eval struct {
 	in *Instance
 	x  *expr.Xp2Expr
-	at bpel.Pos
+	at xmldoc.Pos
 }
 
 // value is the value of the external variable at index i.
@@ -92,7 +92,7 @@ func (in *Instance) pid() string {
 
 // evalXPath2 evaluates an XPath 2.0 expression; ctx is the query's
 // context node, or the tree's root for an expression.
-func (in *Instance) evalXPath2(x *expr.Expr, ctx *etree.Element, at bpel.Pos) (xpath2.Sequence, error) {
+func (in *Instance) evalXPath2(x *expr.Expr, ctx *etree.Element, at xmldoc.Pos) (xpath2.Sequence, error) {
 	ev := &xp2Eval{in: in, x: x.X2, at: at}
 	dc := &xpath2.DynamicContext{VariableAt: ev.value}
 	if x.X2.Query {
@@ -125,7 +125,7 @@ func (in *Instance) evalXPath2(x *expr.Expr, ctx *etree.Element, at bpel.Pos) (x
 }
 
 // condXPath2 is the effective boolean value of an XPath 2.0 condition.
-func (in *Instance) condXPath2(x *expr.Expr, at bpel.Pos) (bool, error) {
+func (in *Instance) condXPath2(x *expr.Expr, at xmldoc.Pos) (bool, error) {
 	seq, err := in.evalXPath2(x, in.Root, at)
 	if err != nil {
 		return false, err

@@ -9,10 +9,10 @@ import (
 	"github.com/beevik/etree"
 
 	"github.com/orchd/orchd/internal/exchange"
-	"github.com/orchd/orchd/internal/process/bpel"
 	"github.com/orchd/orchd/internal/process/compile"
 	"github.com/orchd/orchd/internal/process/deploy"
 	"github.com/orchd/orchd/internal/process/expr"
+	"github.com/orchd/orchd/internal/process/xmldoc"
 )
 
 // xp2Fixture is an instance of the rt-xpath2 process with its variables
@@ -38,9 +38,9 @@ func newXP2Fixture(t *testing.T) *xp2Fixture {
 
 	root := etree.NewElement("process")
 	root.CreateAttr("xmlns:tns", nsTest)
-	root.CreateAttr("xmlns:ode", bpel.NSODEFunctions)
-	root.CreateAttr("xmlns:bpel", bpel.NSBPEL)
-	root.CreateAttr("xmlns:dd", bpel.NSDD)
+	root.CreateAttr("xmlns:ode", xmldoc.NSODEFunctions)
+	root.CreateAttr("xmlns:bpel", xmldoc.NSBPEL)
+	root.CreateAttr("xmlns:dd", xmldoc.NSDD)
 	at := root.CreateElement("from")
 	vars := map[string]*expr.Var{}
 	for _, v := range p.Vars {
@@ -49,12 +49,12 @@ func newXP2Fixture(t *testing.T) *xp2Fixture {
 	dp := &deploy.Process{Properties: map[exchange.QName]*etree.Element{}}
 	g := etree.NewElement("property")
 	g.SetText("hello")
-	dp.Properties[exchange.QName{Space: bpel.NSDD, Local: "greeting"}] = g
+	dp.Properties[exchange.QName{Space: xmldoc.NSDD, Local: "greeting"}] = g
 	ep := etree.NewElement("property")
 	ref := ep.CreateElement("tns:ref")
 	ref.CreateAttr("xmlns:tns", nsTest)
 	ref.CreateElement("tns:addr").SetText("http://example.com/x")
-	dp.Properties[exchange.QName{Space: bpel.NSDD, Local: "epr"}] = ep
+	dp.Properties[exchange.QName{Space: xmldoc.NSDD, Local: "epr"}] = ep
 	return &xp2Fixture{in: in, p: p, dp: dp, at: at, r: r}
 }
 
@@ -76,7 +76,7 @@ func (f *xp2Fixture) eval(t *testing.T, on, src string) (any, error) {
 		}
 		ctx = expr.BaseNode(f.in.Root, v, pi)
 	}
-	return f.in.Eval(x, ctx, bpel.Pos{})
+	return f.in.Eval(x, ctx, xmldoc.Pos{})
 }
 
 // render2 renders an XPath 2.0 result: nodes as render does, an element
@@ -176,7 +176,7 @@ func TestXPath2Errors(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := f.in.Cond(x, bpel.Pos{}); !errors.As(err, &fv) || fv.Name.Local != "subLanguageExecutionFault" || !strings.Contains(fv.Reason, "FORG0006") {
+	if _, err := f.in.Cond(x, xmldoc.Pos{}); !errors.As(err, &fv) || fv.Name.Local != "subLanguageExecutionFault" || !strings.Contains(fv.Reason, "FORG0006") {
 		t.Errorf("condition without EBV: got %v, want subLanguageExecutionFault naming FORG0006", err)
 	}
 	for src, want := range map[string]bool{"$a/tns:id = 'A'": true, "$flag": false, "()": false, "'false'": true, "0": false} {
@@ -184,7 +184,7 @@ func TestXPath2Errors(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got, err := f.in.Cond(x, bpel.Pos{}); err != nil || got != want {
+		if got, err := f.in.Cond(x, xmldoc.Pos{}); err != nil || got != want {
 			t.Errorf("condition %s = %v, %v; want %v", src, got, err, want)
 		}
 	}

@@ -12,7 +12,7 @@
 // serves (its number, statistics, metrics, partner bindings) is in
 // interp.Version, which embeds the Plan.
 //
-// It imports expr (compiled expressions and variables), bpel, deploy
+// It imports expr (compiled expressions and variables), xmldoc, deploy
 // (failure policies, cleanup rules), wsdl, xsd, exchange, partnerallow
 // and events; it must never import compile, interp, the engine
 // (internal/process), soap, persist or cmd.

@@ -12,10 +12,10 @@ import (
 	"github.com/orchd/orchd/internal/events"
 	"github.com/orchd/orchd/internal/exchange"
 	"github.com/orchd/orchd/internal/partnerallow"
-	"github.com/orchd/orchd/internal/process/bpel"
 	"github.com/orchd/orchd/internal/process/deploy"
 	"github.com/orchd/orchd/internal/process/expr"
 	"github.com/orchd/orchd/internal/process/wsdl"
+	"github.com/orchd/orchd/internal/process/xmldoc"
 )
 
 // qname is a qualified XML name.
@@ -111,7 +111,7 @@ type PartnerLink struct {
 	PartnerDesc *exchange.Endpoint
 	// Idx is the partner link's place in Plan.Plist.
 	Idx int
-	Pos bpel.Pos
+	Pos xmldoc.Pos
 }
 
 type FaultHandlers struct {
@@ -147,7 +147,7 @@ type ReplyOp struct {
 // it runs is the interpreter's (internal/process/interp, stepActivity in
 // dispatch.go), not the node's.
 type Activity interface {
-	Where() bpel.Pos
+	Where() xmldoc.Pos
 	SetID(int)
 	ID() int
 }

@@ -3,13 +3,13 @@ package plan
 import (
 	"github.com/beevik/etree"
 
-	"github.com/orchd/orchd/internal/process/bpel"
 	"github.com/orchd/orchd/internal/process/expr"
+	"github.com/orchd/orchd/internal/process/xmldoc"
 )
 
 // CopyOp is one compiled <copy> (or a variable's inline initializer).
 type CopyOp struct {
-	Pos                   bpel.Pos
+	Pos                   xmldoc.Pos
 	From                  FromSpec
 	To                    ToSpec
 	KeepSrcElementName    bool

@@ -4,13 +4,13 @@ import (
 	"time"
 
 	"github.com/orchd/orchd/internal/exchange"
-	"github.com/orchd/orchd/internal/process/bpel"
 	"github.com/orchd/orchd/internal/process/deploy"
 	"github.com/orchd/orchd/internal/process/expr"
+	"github.com/orchd/orchd/internal/process/xmldoc"
 )
 
 type Base struct {
-	Pos  bpel.Pos
+	Pos  xmldoc.Pos
 	Name string
 	num  int
 	// Tag is the activity's element (empty for constructs the compiler
@@ -18,7 +18,7 @@ type Base struct {
 	Tag string
 }
 
-func (b *Base) Where() bpel.Pos { return b.Pos }
+func (b *Base) Where() xmldoc.Pos { return b.Pos }
 
 func (b *Base) SetID(n int) { b.num = n }
 

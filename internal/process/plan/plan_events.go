@@ -1,8 +1,8 @@
 package plan
 
 import (
-	"github.com/orchd/orchd/internal/process/bpel"
 	"github.com/orchd/orchd/internal/process/expr"
+	"github.com/orchd/orchd/internal/process/xmldoc"
 )
 
 // EventHandlers are a scope's (or the process's) onEvents and onAlarms.
@@ -17,7 +17,7 @@ type EventHandlers struct {
 // own, private to each handler instance) and the scope it runs.
 type OnEvent struct {
 	Inbound
-	Pos  bpel.Pos
+	Pos  xmldoc.Pos
 	Body Activity
 	// elem is the variable's element when it is declared with element=
 	// (the single part of the operation's message goes there).
@@ -35,7 +35,7 @@ type OnEvent struct {
 type EvAlarm struct {
 	Deadline *DeadlineSpec
 	Repeat   *expr.Expr
-	Pos      bpel.Pos
+	Pos      xmldoc.Pos
 	Body     Activity
 	Priv     []*expr.Var
 	Listen   *AlarmListener

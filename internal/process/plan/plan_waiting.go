@@ -1,14 +1,14 @@
 package plan
 
 import (
-	"github.com/orchd/orchd/internal/process/bpel"
 	"github.com/orchd/orchd/internal/process/expr"
+	"github.com/orchd/orchd/internal/process/xmldoc"
 )
 
 // DeadlineSpec is a compiled <for> or <until>.
 type DeadlineSpec struct {
 	ForExpr, UntilExpr *expr.Expr
-	Pos                bpel.Pos
+	Pos                xmldoc.Pos
 }
 
 // Wait blocks until its deadline.

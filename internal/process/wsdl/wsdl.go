@@ -14,7 +14,7 @@ import (
 	"github.com/hooklift/gowsdl"
 
 	"github.com/orchd/orchd/internal/exchange"
-	"github.com/orchd/orchd/internal/process/bpel"
+	"github.com/orchd/orchd/internal/process/xmldoc"
 	"github.com/orchd/orchd/internal/xsd"
 )
 
@@ -30,7 +30,7 @@ type PortType struct {
 	// those whose output comes before their input or that have only an
 	// output (solicit-response and notification operations): static
 	// analysis refuses both (SA00002, SA00001).
-	Pos         bpel.Pos
+	Pos         xmldoc.Pos
 	Overloaded  []string
 	OutputFirst []string
 	// defaultIn names the operations whose input has no explicit
@@ -48,7 +48,7 @@ type Set struct {
 	Messages  map[qname]*exchange.MessageDesc
 	PortTypes map[qname]*PortType
 	bindings  map[qname]*etree.Element
-	bindDocs  map[*etree.Element]*bpel.Document
+	bindDocs  map[*etree.Element]*xmldoc.Document
 	services  map[qname]map[string]*servicePort
 	Plinks    map[qname]map[string]qname // partnerLinkType -> role -> portType
 	Props     map[qname]bool
@@ -60,7 +60,7 @@ type Set struct {
 	// Decls are the vprop:property and vprop:propertyAlias elements
 	// loaded, as written, for static analysis (SA00019, SA00020, SA00022).
 	Decls   []Decl
-	errs    *bpel.Errors
+	errs    *xmldoc.Errors
 	pending []pendingMsg
 	// extra holds the bundle's WSDLs that no import reached (see
 	// loadUnimported), or nil.
@@ -78,7 +78,7 @@ type servicePort struct {
 	binding qname
 	address string
 	docName string
-	pos     bpel.Pos
+	pos     xmldoc.Pos
 }
 
 // Decl is a vprop:property or vprop:propertyAlias as written: Attrs
@@ -88,7 +88,7 @@ type Decl struct {
 	Tag   string // "property" or "propertyAlias"
 	Name  qname  // the property's (its own, or propertyName)
 	Attrs map[string]qname
-	Pos   bpel.Pos
+	Pos   xmldoc.Pos
 }
 
 type AliasKey struct {
@@ -101,18 +101,18 @@ type propertyAlias struct {
 	Part  string
 	Query string
 	Ns    map[string]string
-	Pos   bpel.Pos
+	Pos   xmldoc.Pos
 }
 
 // NewSet returns an empty set for the bundle in dir, reporting to errs.
-func NewSet(dir string, errs *bpel.Errors) *Set {
+func NewSet(dir string, errs *xmldoc.Errors) *Set {
 	return &Set{
 		dir:       dir,
 		docs:      map[string][]byte{},
 		Messages:  map[qname]*exchange.MessageDesc{},
 		PortTypes: map[qname]*PortType{},
 		bindings:  map[qname]*etree.Element{},
-		bindDocs:  map[*etree.Element]*bpel.Document{},
+		bindDocs:  map[*etree.Element]*xmldoc.Document{},
 		services:  map[qname]map[string]*servicePort{},
 		Plinks:    map[qname]map[string]qname{},
 		Props:     map[qname]bool{},
@@ -151,7 +151,7 @@ func sharedFolder(shared []string, p string) bool {
 
 // LoadWSDL loads a WSDL file and, recursively, what it imports. from is
 // where the import was written, for error messages.
-func (w *Set) LoadWSDL(name string, from bpel.Pos) {
+func (w *Set) LoadWSDL(name string, from xmldoc.Pos) {
 	name = path.Clean(name)
 	if w.loaded[name] {
 		return
@@ -162,16 +162,16 @@ func (w *Set) LoadWSDL(name string, from bpel.Pos) {
 		w.errs.Add(from, "import", "cannot read WSDL %s: %v", name, err)
 		return
 	}
-	data = bpel.TrimBOM(data)
+	data = xmldoc.TrimBOM(data)
 	w.docs[name] = data
-	doc, err := bpel.Parse(name, data)
+	doc, err := xmldoc.Parse(name, data)
 	if err != nil {
 		w.errs.AddErr(err)
 		return
 	}
 	root := doc.Root
-	if root.NamespaceURI() != bpel.NSWSDL || root.Tag != "definitions" {
-		w.errs.Add(doc.Pos(root), root.Tag, "not a WSDL 1.1 document: root element is {%s}%s, want {%s}definitions", root.NamespaceURI(), root.Tag, bpel.NSWSDL)
+	if root.NamespaceURI() != xmldoc.NSWSDL || root.Tag != "definitions" {
+		w.errs.Add(doc.Pos(root), root.Tag, "not a WSDL 1.1 document: root element is {%s}%s, want {%s}definitions", root.NamespaceURI(), root.Tag, xmldoc.NSWSDL)
 		return
 	}
 	var model gowsdl.WSDL
@@ -198,7 +198,7 @@ func (w *Set) LoadWSDL(name string, from bpel.Pos) {
 		if v == "" {
 			return qname{}, false
 		}
-		sp, local, err := bpel.ResolveQName(e, v, true)
+		sp, local, err := xmldoc.ResolveQName(e, v, true)
 		if err != nil {
 			w.errs.Add(doc.Pos(e), e.Tag, "attribute %s: %v", attr, err)
 			return qname{}, false
@@ -279,7 +279,7 @@ func (w *Set) LoadWSDL(name string, from bpel.Pos) {
 	}
 	for _, pl := range root.ChildElements() {
 		switch {
-		case pl.Tag == "partnerLinkType" && (pl.NamespaceURI() == bpel.NSPlnk || pl.NamespaceURI() == bpel.NSPlnk2004):
+		case pl.Tag == "partnerLinkType" && (pl.NamespaceURI() == xmldoc.NSPlnk || pl.NamespaceURI() == xmldoc.NSPlnk2004):
 			q := qname{Space: tns, Local: pl.SelectAttrValue("name", "")}
 			roles := map[string]qname{}
 			for _, r := range pl.SelectElements("role") {
@@ -304,7 +304,7 @@ func (w *Set) LoadWSDL(name string, from bpel.Pos) {
 			a := &propertyAlias{Part: pl.SelectAttrValue("part", ""), Pos: doc.Pos(pl)}
 			if qe := pl.SelectElement("query"); qe != nil {
 				a.Query = strings.TrimSpace(qe.Text())
-				a.Ns = bpel.Namespaces(qe)
+				a.Ns = xmldoc.Namespaces(qe)
 			}
 			w.Aliases[k] = a
 		}
@@ -312,7 +312,7 @@ func (w *Set) LoadWSDL(name string, from bpel.Pos) {
 }
 
 // decl records property or alias element e of doc.
-func decl(e *etree.Element, name qname, doc *bpel.Document, qn func(*etree.Element, string) (qname, bool)) Decl {
+func decl(e *etree.Element, name qname, doc *xmldoc.Document, qn func(*etree.Element, string) (qname, bool)) Decl {
 	d := Decl{Tag: e.Tag, Name: name, Attrs: map[string]qname{}, Pos: doc.Pos(e)}
 	for _, a := range []string{"messageType", "type", "element"} {
 		if q, ok := qn(e, a); ok {
@@ -325,7 +325,7 @@ func decl(e *etree.Element, name qname, doc *bpel.Document, qn func(*etree.Eleme
 	return d
 }
 
-func (w *Set) msgRef(q qname, doc *bpel.Document, at *etree.Element) *exchange.MessageDesc {
+func (w *Set) msgRef(q qname, doc *xmldoc.Document, at *etree.Element) *exchange.MessageDesc {
 	// Messages may be declared later in the same file or in an import that
 	// is not loaded yet; resolve lazily through a placeholder that is
 	// filled in by resolveMessages.
@@ -336,7 +336,7 @@ func (w *Set) msgRef(q qname, doc *bpel.Document, at *etree.Element) *exchange.M
 
 type pendingMsg struct {
 	desc *exchange.MessageDesc
-	pos  bpel.Pos
+	pos  xmldoc.Pos
 	tag  string
 }
 
@@ -353,9 +353,9 @@ func (w *Set) ResolveMessages() {
 	w.pending = nil
 }
 
-func (w *Set) loadSchemaRefs(doc *bpel.Document, schema *etree.Element, dirOf string) {
+func (w *Set) loadSchemaRefs(doc *xmldoc.Document, schema *etree.Element, dirOf string) {
 	for _, e := range schema.ChildElements() {
-		if e.NamespaceURI() != bpel.NSXSD || (e.Tag != "import" && e.Tag != "include") {
+		if e.NamespaceURI() != xmldoc.NSXSD || (e.Tag != "import" && e.Tag != "include") {
 			continue
 		}
 		loc := e.SelectAttrValue("schemaLocation", "")
@@ -373,19 +373,19 @@ func (w *Set) loadSchemaRefs(doc *bpel.Document, schema *etree.Element, dirOf st
 			continue
 		}
 		w.docs[name] = data
-		sd, err := bpel.Parse(name, data)
+		sd, err := xmldoc.Parse(name, data)
 		if err != nil {
 			w.errs.AddErr(err)
 			continue
 		}
-		if sd.Root.NamespaceURI() == bpel.NSXSD && sd.Root.Tag == "schema" {
+		if sd.Root.NamespaceURI() == xmldoc.NSXSD && sd.Root.Tag == "schema" {
 			w.loadSchemaRefs(sd, sd.Root, path.Dir(name))
 		}
 	}
 }
 
 // endpoint builds the endpoint descriptor of a service port.
-func (w *Set) endpoint(service qname, port string, at bpel.Pos) (*exchange.Endpoint, error) {
+func (w *Set) endpoint(service qname, port string, at xmldoc.Pos) (*exchange.Endpoint, error) {
 	ports, ok := w.services[service]
 	if !ok && w.extra != nil && w.extra.services[service] != nil {
 		return w.extra.endpoint(service, port, at)
@@ -422,8 +422,8 @@ func (w *Set) endpoint(service qname, port string, at bpel.Pos) (*exchange.Endpo
 	ep.Addressing = usesAddressing(be)
 	style := "" // as declared; empty when the binding does not say
 	for _, c := range be.ChildElements() {
-		if c.Tag == "binding" && (c.NamespaceURI() == bpel.NSSOAP11 || c.NamespaceURI() == bpel.NSSOAP12) {
-			if c.NamespaceURI() == bpel.NSSOAP12 {
+		if c.Tag == "binding" && (c.NamespaceURI() == xmldoc.NSSOAP11 || c.NamespaceURI() == xmldoc.NSSOAP12) {
+			if c.NamespaceURI() == xmldoc.NSSOAP12 {
 				ep.Version = exchange.SOAP12
 			}
 			if s := c.SelectAttrValue("style", ""); s != "" {
@@ -440,7 +440,7 @@ func (w *Set) endpoint(service qname, port string, at bpel.Pos) (*exchange.Endpo
 		op := *base
 		opStyle := style
 		for _, c := range oe.ChildElements() {
-			if c.Tag == "operation" && (c.NamespaceURI() == bpel.NSSOAP11 || c.NamespaceURI() == bpel.NSSOAP12) {
+			if c.Tag == "operation" && (c.NamespaceURI() == xmldoc.NSSOAP11 || c.NamespaceURI() == xmldoc.NSSOAP12) {
 				op.Action = c.SelectAttrValue("soapAction", c.SelectAttrValue("soapActionURI", ""))
 				if op.Action != "" && pt.defaultIn[name] {
 					op.InputAction = op.Action // WS-Addressing 1.0 Metadata 4.4.4: the soapAction before the default pattern
@@ -533,7 +533,7 @@ func resolveAttr(e *etree.Element, attr string) (qname, error) {
 	if v == "" {
 		return qname{}, fmt.Errorf("missing attribute %s", attr)
 	}
-	sp, local, err := bpel.ResolveQName(e, v, true)
+	sp, local, err := xmldoc.ResolveQName(e, v, true)
 	if err != nil {
 		return qname{}, err
 	}
@@ -544,5 +544,5 @@ func resolveAttr(e *etree.Element, attr string) (qname, error) {
 // ODE also read them, the 2004/03 draft's process namespace.
 func isVprop(e *etree.Element) bool {
 	ns := e.NamespaceURI()
-	return ns == bpel.NSVprop || ns == bpel.NSBPEL2004
+	return ns == xmldoc.NSVprop || ns == xmldoc.NSBPEL2004
 }

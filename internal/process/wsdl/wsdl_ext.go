@@ -9,7 +9,7 @@ import (
 	"strings"
 
 	"github.com/orchd/orchd/internal/exchange"
-	"github.com/orchd/orchd/internal/process/bpel"
+	"github.com/orchd/orchd/internal/process/xmldoc"
 	"github.com/orchd/orchd/internal/xsd"
 )
 
@@ -41,10 +41,10 @@ func (w *Set) LoadUnimported() {
 		return
 	}
 	sort.Strings(names)
-	w.extra = NewSet(w.dir, &bpel.Errors{})
+	w.extra = NewSet(w.dir, &xmldoc.Errors{})
 	w.extra.Shared = w.Shared
 	for _, n := range names {
-		w.extra.LoadWSDL(n, bpel.Pos{File: n})
+		w.extra.LoadWSDL(n, xmldoc.Pos{File: n})
 	}
 	w.extra.ResolveMessages()
 }
@@ -102,7 +102,7 @@ func (w *Set) servicePort(service qname, port string) *servicePort {
 }
 
 // noService is the error for a service that no WSDL of the bundle defines.
-func noService(at bpel.Pos, service qname) error {
+func noService(at xmldoc.Pos, service qname) error {
 	return fmt.Errorf("%s: service %s is %w", at, service, errNoService)
 }
 
@@ -147,5 +147,5 @@ func (w *Set) Schemas() *xsd.Set {
 type ServiceRef struct {
 	Service qname
 	Port    string
-	Pos     bpel.Pos
+	Pos     xmldoc.Pos
 }

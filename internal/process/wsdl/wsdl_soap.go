@@ -8,7 +8,7 @@ import (
 	"github.com/beevik/etree"
 
 	"github.com/orchd/orchd/internal/exchange"
-	"github.com/orchd/orchd/internal/process/bpel"
+	"github.com/orchd/orchd/internal/process/xmldoc"
 )
 
 // soapParts reads where the binding's input or output element io (of
@@ -17,12 +17,12 @@ import (
 // travels in the body in the message's order, the common case, so the
 // envelope codec takes its plain path. A binding orchd cannot honour is an
 // error naming the file, line and element.
-func soapParts(doc *bpel.Document, io *etree.Element, desc *exchange.MessageDesc, opName string) (*exchange.SOAPParts, error) {
+func soapParts(doc *xmldoc.Document, io *etree.Element, desc *exchange.MessageDesc, opName string) (*exchange.SOAPParts, error) {
 	if desc == nil {
 		return nil, nil
 	}
 	fail := func(at *etree.Element, format string, args ...any) error {
-		return &bpel.CompileError{Pos: doc.Pos(at), Element: at.FullTag(), Err: fmt.Errorf(format, args...)}
+		return &xmldoc.CompileError{Pos: doc.Pos(at), Element: at.FullTag(), Err: fmt.Errorf(format, args...)}
 	}
 	has := func(name string) bool {
 		return slices.ContainsFunc(desc.Parts, func(p exchange.PartDesc) bool { return p.Name == name })
@@ -33,7 +33,7 @@ func soapParts(doc *bpel.Document, io *etree.Element, desc *exchange.MessageDesc
 		sp        exchange.SOAPParts
 	)
 	for _, c := range io.ChildElements() {
-		if ns := c.NamespaceURI(); ns != bpel.NSSOAP11 && ns != bpel.NSSOAP12 {
+		if ns := c.NamespaceURI(); ns != xmldoc.NSSOAP11 && ns != xmldoc.NSSOAP12 {
 			continue
 		}
 		switch c.Tag {
@@ -88,9 +88,9 @@ func soapParts(doc *bpel.Document, io *etree.Element, desc *exchange.MessageDesc
 
 // headerPart reads a soap:header element of a binding's input or output
 // (which, "input" or "output") carrying desc.
-func headerPart(doc *bpel.Document, h *etree.Element, desc *exchange.MessageDesc, opName, which string) (exchange.HeaderPart, error) {
+func headerPart(doc *xmldoc.Document, h *etree.Element, desc *exchange.MessageDesc, opName, which string) (exchange.HeaderPart, error) {
 	fail := func(err error) (exchange.HeaderPart, error) {
-		return exchange.HeaderPart{}, &bpel.CompileError{Pos: doc.Pos(h), Element: h.FullTag(), Err: err}
+		return exchange.HeaderPart{}, &xmldoc.CompileError{Pos: doc.Pos(h), Element: h.FullTag(), Err: err}
 	}
 	msg, err := resolveAttr(h, "message")
 	if err != nil {
@@ -101,11 +101,11 @@ func headerPart(doc *bpel.Document, h *etree.Element, desc *exchange.MessageDesc
 		return fail(fmt.Errorf("missing attribute part"))
 	}
 	if use := h.SelectAttrValue("use", "literal"); use != "literal" {
-		return fail(fmt.Errorf("%w: use=%q (SOAP encoding) at %s", bpel.ErrNotSupported, use, doc.Pos(h)))
+		return fail(fmt.Errorf("%w: use=%q (SOAP encoding) at %s", xmldoc.ErrNotSupported, use, doc.Pos(h)))
 	}
 	if msg != desc.Name {
 		return fail(fmt.Errorf("%w: a header part of message %s, not of operation %s's %s message %s, at %s",
-			bpel.ErrNotSupported, msg, opName, which, desc.Name, doc.Pos(h)))
+			xmldoc.ErrNotSupported, msg, opName, which, desc.Name, doc.Pos(h)))
 	}
 	i := slices.IndexFunc(desc.Parts, func(p exchange.PartDesc) bool { return p.Name == part })
 	if i < 0 {
@@ -113,7 +113,7 @@ func headerPart(doc *bpel.Document, h *etree.Element, desc *exchange.MessageDesc
 	}
 	hp := exchange.HeaderPart{PartDesc: desc.Parts[i]}
 	for _, a := range h.Attr {
-		if a.Key == "required" && a.NamespaceURI() == bpel.NSWSDL {
+		if a.Key == "required" && a.NamespaceURI() == xmldoc.NSWSDL {
 			hp.Optional = strings.TrimSpace(a.Value) == "false"
 		}
 	}

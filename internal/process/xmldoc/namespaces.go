@@ -1,4 +1,4 @@
-package bpel
+package xmldoc
 
 // Namespaces the loader and compiler know.
 const (

@@ -1,4 +1,4 @@
-package bpel
+package xmldoc
 
 import (
 	"os"
