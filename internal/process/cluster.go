@@ -54,7 +54,7 @@ func (e *Engine) waitMemRoutes(in *interp.Instance) {
 		return
 	}
 	if err := mr.Wait(in.Context(), keys); err != nil {
-		e.log.Warn("in-memory routes not published to the cluster", slog.String(logInstance, in.ID), slog.Any("err", err))
+		e.log.Warn("in-memory routes not published to the cluster", slog.String(logInstance, in.ID()), slog.Any("err", err))
 	}
 }
 

@@ -65,7 +65,7 @@ func (h *engineHost) Commit(in *interp.Instance, cp *persist.Checkpoint) error {
 	if l, ok := in.HostRun().(*lazyStripe); ok && l.held == nil {
 		// From this commit on others can find the instance (a wait for
 		// the stripe, as for the commit, holds no CPU slot).
-		l.held = e.stripes.lock(in.ID)
+		l.held = e.stripes.lock(in.ID())
 	}
 	start := time.Now()
 	err := e.store.Commit(cp)
@@ -80,7 +80,7 @@ func (h *engineHost) Commit(in *interp.Instance, cp *persist.Checkpoint) error {
 }
 
 func (h *engineHost) Named(in *interp.Instance) {
-	if in.ID != "" {
+	if in.ID() != "" {
 		return
 	}
 	e := (*Engine)(h)

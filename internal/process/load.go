@@ -66,7 +66,7 @@ func (e *Engine) load(ctx context.Context, p *interp.Version, id string, fence a
 // unload keeps the open requests of a loaded instance whose run does not
 // happen, for the run that will answer them.
 func (e *Engine) unload(in *interp.Instance) {
-	e.keepOpen(in.ID, in.Unload())
+	e.keepOpen(in.ID(), in.Unload())
 }
 
 // keepOpen keeps open requests of persistent instance id for its next

@@ -10,7 +10,6 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/orchd/orchd/internal/events"
@@ -59,20 +58,20 @@ func (e *Engine) listCalling(in *interp.Instance, on bool) {
 	e.reg.mu.Lock()
 	if on {
 		e.nameLocked(in)
-		e.reg.calling[in.ID] = in
+		e.reg.calling[in.ID()] = in
 	} else {
-		delete(e.reg.calling, in.ID)
+		delete(e.reg.calling, in.ID())
 	}
 	e.reg.mu.Unlock()
 }
 
 // suspendedError is the answer to a message for a suspended instance.
 func suspendedError(in *interp.Instance) error {
-	why := in.SuspendReason
+	why := in.Suspension()
 	if why == "" {
 		why = opSuspendReason
 	}
-	return fmt.Errorf("instance %s of process %s is suspended (%s): it takes no message until an operator resumes it", in.ID, in.Proc.Name.Local, why)
+	return fmt.Errorf("instance %s of process %s is suspended (%s): it takes no message until an operator resumes it", in.ID(), in.Version().Name.Local, why)
 }
 
 // versionIndex maps what stored records carry to deployed versions.
@@ -590,7 +589,7 @@ func (e *Engine) Act(ctx context.Context, id string, a mgmt.Action) error {
 
 // lockWithin takes the mutex, waiting at most actWait (or until ctx
 // ends) for the run holding it.
-func lockWithin(ctx context.Context, m *sync.Mutex) error {
+func lockWithin(ctx context.Context, m interface{ TryLock() bool }) error {
 	deadline := time.Now().Add(actWait)
 	for !m.TryLock() {
 		if time.Now().After(deadline) {
@@ -616,17 +615,17 @@ func (e *Engine) takeMem(ctx context.Context, id string) (*interp.Instance, func
 	if in == nil {
 		return nil, nil, fmt.Errorf("instance %s (in-memory instances are known while they wait): %w", id, mgmt.ErrNotFound)
 	}
-	if err := lockWithin(ctx, &in.Mu); err != nil {
+	if err := lockWithin(ctx, in); err != nil {
 		return nil, nil, err
 	}
 	e.reg.mu.Lock()
 	still := e.reg.live[id] == in
 	e.reg.mu.Unlock()
 	if !still {
-		in.Mu.Unlock()
+		in.Unlock()
 		return nil, nil, fmt.Errorf("instance %s ended or moved on meanwhile: %w", id, mgmt.ErrNotFound)
 	}
-	return in, in.Mu.Unlock, nil
+	return in, in.Unlock, nil
 }
 
 // actMem applies a to a waiting in-memory instance.
@@ -644,14 +643,14 @@ func (e *Engine) actMem(ctx context.Context, id string, a mgmt.Action) error {
 		if err != nil {
 			return err
 		}
-		in.Proc.EmitLifecycle(in.ID, events.InstanceSuspended, opSuspendReason)
+		in.Version().EmitLifecycle(in.ID(), events.InstanceSuspended, opSuspendReason)
 		return nil
 	case mgmt.Resume:
 		if err := in.OperatorResume(); err != nil {
 			return err
 		}
 		e.claim(in, func() bool { return true })
-		in.Proc.EmitLifecycle(in.ID, events.InstanceResumed, "")
+		in.Version().EmitLifecycle(in.ID(), events.InstanceResumed, "")
 		return e.drive(in, interp.Delivery{Ctx: e.baseCtx}, false)
 	case mgmt.Terminate, mgmt.Delete:
 		e.claim(in, func() bool { return true })

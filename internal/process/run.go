@@ -255,9 +255,9 @@ func (e *Engine) create(ctx context.Context, p *interp.Version, ex *exchange.Exc
 		d.HostRun = lazy
 		return e.drive(in, d, true)
 	}
-	m := e.stripes.lock(in.ID)
+	m := e.stripes.lock(in.ID())
 	defer m.Unlock()
-	release, fence, err := e.ownNew(ctx, in.ID)
+	release, fence, err := e.ownNew(ctx, in.ID())
 	if err != nil {
 		return err
 	}
@@ -361,7 +361,7 @@ func (e *Engine) drive(in *interp.Instance, d interp.Delivery, begin bool) error
 // The caller holds the instance's lock.
 func (e *Engine) settle(in *interp.Instance, ex *exchange.Exchange, out interp.Outcome) error {
 	p := in.Version()
-	if p.InMemory && out.Result != interp.ResBlocked && in.ID != "" {
+	if p.InMemory && out.Result != interp.ResBlocked && in.ID() != "" {
 		// (Only a named instance can be registered.)
 		e.reg.mu.Lock()
 		e.unregisterLocked(in)
@@ -370,16 +370,16 @@ func (e *Engine) settle(in *interp.Instance, ex *exchange.Exchange, out interp.O
 	if out.NotStored != nil {
 		// Nothing of the run is durable: the instance is dropped from
 		// memory; the store's last checkpoint is the instance.
-		e.keepOpen(in.ID, out.Open)
+		e.keepOpen(in.ID(), out.Open)
 		if out.Refire != 0 {
-			e.refire(p, in.ID, out.Refire)
+			e.refire(p, in.ID(), out.Refire)
 		}
 		return out.Answer
 	}
 	if out.Result == interp.ResBlocked {
 		if len(out.Open) > 0 {
 			e.reg.mu.Lock()
-			e.reg.open[in.ID] = out.Open
+			e.reg.open[in.ID()] = out.Open
 			e.reg.mu.Unlock()
 		}
 		e.block(in, out)
@@ -394,7 +394,7 @@ func (e *Engine) settle(in *interp.Instance, ex *exchange.Exchange, out interp.O
 		// timer): the client waits for it, the instance is released.
 		aw := &interp.AwaitReply{Req: out.Pending, Timeout: e.replyTimeout(p, ex), Op: ex.Operation.Name}
 		if !p.InMemory {
-			id := in.ID
+			id := in.ID()
 			aw.GaveUp = func() { e.dropAbandoned(id) }
 		}
 		return aw
@@ -437,7 +437,7 @@ func (e *Engine) block(in *interp.Instance, out interp.Outcome) {
 	if in.Version().InMemory {
 		e.reg.mu.Lock()
 		e.nameLocked(in)
-		e.reg.live[in.ID] = in
+		e.reg.live[in.ID()] = in
 		e.unregisterLocked(in)
 		if len(out.Routes) > 0 {
 			e.reg.keys[in] = out.Routes
@@ -455,7 +455,7 @@ func (e *Engine) block(in *interp.Instance, out interp.Outcome) {
 		e.reg.mu.Unlock()
 	}
 	if out.Wake != 0 {
-		e.schedule(in.Version(), in.ID, out.Wake)
+		e.schedule(in.Version(), in.ID(), out.Wake)
 	} else {
 		e.unscheduleOf(in)
 	}
@@ -472,7 +472,7 @@ func (e *Engine) claim(in *interp.Instance, still func() bool) bool {
 		return false
 	}
 	e.unregisterLocked(in)
-	delete(e.reg.live, in.ID)
+	delete(e.reg.live, in.ID())
 	return true
 }
 
@@ -551,10 +551,10 @@ func (e *Engine) unschedule(id string) {
 // exchanges that never wait for a timer (the in-memory purchase order)
 // do not take the timer set's lock.
 func (e *Engine) unscheduleOf(in *interp.Instance) {
-	if in.Version().InMemory && in.ID == "" {
+	if in.Version().InMemory && in.ID() == "" {
 		return // never blocked (block names it): never scheduled
 	}
-	e.unschedule(in.ID)
+	e.unschedule(in.ID())
 }
 
 // fire runs an instance whose timer is due, if it still waits for it.

@@ -39,7 +39,7 @@ func stepWhile(a *plan.While, in *Instance, _ *Frame) (plan.Activity, bool, erro
 	if err != nil || !ok {
 		return nil, true, err
 	}
-	if err := in.Ctx.Err(); err != nil {
+	if err := in.ctx.Err(); err != nil {
 		return nil, false, fmt.Errorf("while at %s: %w", a.Pos, err)
 	}
 	return a.Body, false, nil
@@ -50,7 +50,7 @@ func (in *Instance) Cond(c *expr.Expr, at xmldoc.Pos) (bool, error) {
 	if c.X2 != nil && c.Fast == nil {
 		return in.condXPath2(c, at)
 	}
-	v, err := in.Eval(c, in.Root, at)
+	v, err := in.Eval(c, in.root, at)
 	if err != nil {
 		return false, err
 	}
@@ -125,8 +125,8 @@ func stepReply(a *plan.Reply, in *Instance, _ *Frame) (plan.Activity, bool, erro
 		f = &exchange.Fault{Name: a.FaultName, Message: msg}
 		msg = nil
 	}
-	r := in.Reqs[i]
-	in.Reqs = append(in.Reqs[:i], in.Reqs[i+1:]...)
+	r := in.reqs[i]
+	in.reqs = append(in.reqs[:i], in.reqs[i+1:]...)
 	in.Respond(r, msg, f)
 	return nil, true, nil
 }

@@ -86,7 +86,7 @@ func TestAntchfxDeviations(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if v, err := antchfxValue(rw, ns, &in.Docs, in.Root); err == nil && !refused && expr.XpathString(v) == spec {
+			if v, err := antchfxValue(rw, ns, &in.docs, in.root); err == nil && !refused && expr.XpathString(v) == spec {
 				t.Errorf("antchfx gives the spec's %q now (%s): drop the row", spec, d.why)
 			} else if refused && err != nil {
 				t.Errorf("antchfx refuses it now: drop the row")
@@ -177,12 +177,12 @@ func TestXPath1MatchesAntchfx(t *testing.T) {
 			t.Errorf("%s: %v", src, err)
 			continue
 		}
-		want, err := antchfxValue(rw, ns, &in.Docs, in.Root)
+		want, err := antchfxValue(rw, ns, &in.docs, in.root)
 		if err != nil {
 			t.Errorf("%s: antchfx: %v", src, err)
 			continue
 		}
-		if got := x.Eval(&in.Docs, in.Root); !sameValue(got, want) {
+		if got := x.Eval(&in.docs, in.root); !sameValue(got, want) {
 			t.Errorf("%s: orchd %s, antchfx %s", src, render(got), render(want))
 		}
 	}
@@ -530,7 +530,7 @@ func BenchmarkGeneralEvaluator(b *testing.B) {
 		b.Run("xpath1/"+src, func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
-				x.Eval(&fx.in.Docs, fx.in.Root)
+				x.Eval(&fx.in.docs, fx.in.root)
 			}
 		})
 		ax, err := xpath.CompileWithNS(rw, fx.ns)
@@ -540,7 +540,7 @@ func BenchmarkGeneralEvaluator(b *testing.B) {
 		b.Run("antchfx/"+src, func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
-				v := ax.Evaluate(&antNav{t: &fx.in.Docs, cur: fx.in.Root, attr: -1, pos: onNothing})
+				v := ax.Evaluate(&antNav{t: &fx.in.docs, cur: fx.in.root, attr: -1, pos: onNothing})
 				if it, ok := v.(*xpath.NodeIterator); ok {
 					for it.MoveNext() {
 					}
@@ -574,7 +574,7 @@ func TestXPath1PathsMatchAntchfx(t *testing.T) {
 					if err != nil {
 						t.Fatal(err)
 					}
-					want, err := antchfxValue(rw, fx.ns, &fx.in.Docs, fx.in.Root)
+					want, err := antchfxValue(rw, fx.ns, &fx.in.docs, fx.in.root)
 					if err != nil {
 						t.Errorf("%s: antchfx: %v", src, err)
 						continue
@@ -585,7 +585,7 @@ func TestXPath1PathsMatchAntchfx(t *testing.T) {
 						continue
 					}
 					compared++
-					if got := x.Eval(&fx.in.Docs, fx.in.Root); !sameNodes(got, want) {
+					if got := x.Eval(&fx.in.docs, fx.in.root); !sameNodes(got, want) {
 						t.Errorf("%s: orchd %s, antchfx %s", src, render(got), render(want))
 					}
 				}

@@ -74,7 +74,7 @@ func evalFromCopyOp(c *plan.CopyOp, in *Instance) (source, error) {
 		}
 		return source{text: f.LitText}, nil
 	case f.X != nil:
-		v, err := in.Eval(f.X, in.Root, c.Pos)
+		v, err := in.Eval(f.X, in.root, c.Pos)
 		if err != nil {
 			return source{}, err
 		}
@@ -87,7 +87,7 @@ func evalFromCopyOp(c *plan.CopyOp, in *Instance) (source, error) {
 		}
 		return source{text: expr.XpathString(v)}, nil
 	case f.V != nil:
-		base := expr.BaseNode(in.Root, f.V, f.Part)
+		base := expr.BaseNode(in.root, f.V, f.Part)
 		if base == nil {
 			return source{isNil: true}, nil
 		}
@@ -141,7 +141,7 @@ func evalToCopyOp(c *plan.CopyOp, in *Instance) (target, error) {
 	if t.X != nil {
 		return evalToXPath2CopyOp(c, in)
 	}
-	base := expr.BaseNode(in.Root, t.V, t.Part)
+	base := expr.BaseNode(in.root, t.V, t.Part)
 	if base == nil {
 		// An element variable or part with no element yet.
 		parent := in.Slot(t.V)
@@ -193,7 +193,7 @@ func (in *Instance) Eval(x *expr.Expr, ctx *etree.Element, at xmldoc.Pos) (v any
 			err = in.faultf(at, "subLanguageExecutionFault", "evaluating %q: %v", x.Src, r)
 		}
 	}()
-	return x.Eval(&in.Docs, ctx), nil
+	return x.Eval(&in.docs, ctx), nil
 }
 
 func newQualified(parent *etree.Element, q exchange.QName) *etree.Element {
@@ -247,7 +247,7 @@ func replaceCopyOp(c *plan.CopyOp, in *Instance, src source, dst target) error {
 		}
 		if c.KeepSrcElementName {
 			p := t.Parent()
-			if p == nil || p == in.Root {
+			if p == nil || p == in.root {
 				return in.faultf(c.Pos, "mismatchedAssignmentFailure", "keepSrcElementName on a variable that is not element-valued")
 			}
 			if d, ok := declaredElement(&c.To); ok && (se.NamespaceURI() != d.Space || se.Tag != d.Local) {

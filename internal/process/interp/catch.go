@@ -51,7 +51,7 @@ func (in *Instance) findCatch(t *Thread, fv *FaultValue, explicitOnly bool) (cs 
 			}
 			explicit := act != nil
 			if act == nil && sc.DefaultFH && !explicitOnly {
-				act = in.Proc.Comp.DefaultFH
+				act = in.proc.Comp.DefaultFH
 			}
 			if act == nil {
 				continue

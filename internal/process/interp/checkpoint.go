@@ -47,21 +47,21 @@ func StateOf(r Result) persist.State {
 // Replies held so far become deliverable once it returns nil.
 func (in *Instance) Checkpoint(st persist.State) error {
 	rec := persist.Instance{
-		ID: in.ID, Process: in.Proc.Name.String(), State: st,
-		Created: in.Started, Updated: in.Host.Now(), Correlations: in.Corr,
+		ID: in.id, Process: in.proc.Name.String(), State: st,
+		Created: in.started, Updated: in.host.Now(), Correlations: in.corr,
 	}
-	if in.InHandler != nil {
-		rec.Fault = in.InHandler.Error()
+	if in.inHandler != nil {
+		rec.Fault = in.inHandler.Error()
 	}
-	if st == persist.Suspended && in.SuspendReason != "" {
-		rec.Fault = in.SuspendReason
+	if st == persist.Suspended && in.suspendReason != "" {
+		rec.Fault = in.suspendReason
 	}
 	cp := &persist.Checkpoint{Vars: map[int][]byte{}}
-	for _, k := range in.RegRoutes {
-		cp.RemoveRoutes = append(cp.RemoveRoutes, persist.Route{Key: k, InstanceID: in.ID})
+	for _, k := range in.regRoutes {
+		cp.RemoveRoutes = append(cp.RemoveRoutes, persist.Route{Key: k, InstanceID: in.id})
 	}
-	if in.RegTimer != 0 {
-		cp.RemoveTimers = append(cp.RemoveTimers, persist.Timer{Due: time.Unix(0, in.RegTimer), InstanceID: in.ID})
+	if in.regTimer != 0 {
+		cp.RemoveTimers = append(cp.RemoveTimers, persist.Timer{Due: time.Unix(0, in.regTimer), InstanceID: in.id})
 	}
 	// What the instance is registered under after this checkpoint; it
 	// replaces in.regRoutes and in.regTimer only once the commit holds, so
@@ -71,22 +71,22 @@ func (in *Instance) Checkpoint(st persist.State) error {
 	if st == persist.Waiting {
 		routes = in.RouteKeys()
 		for _, k := range routes {
-			cp.AddRoutes = append(cp.AddRoutes, persist.Route{Key: k, InstanceID: in.ID})
+			cp.AddRoutes = append(cp.AddRoutes, persist.Route{Key: k, InstanceID: in.id})
 		}
-		if in.Wake != 0 {
-			timer = in.Wake
-			cp.AddTimers = append(cp.AddTimers, persist.Timer{Due: time.Unix(0, in.Wake), InstanceID: in.ID})
+		if in.wake != 0 {
+			timer = in.wake
+			cp.AddTimers = append(cp.AddTimers, persist.Timer{Due: time.Unix(0, in.wake), InstanceID: in.id})
 		}
 	}
 	ended := st == persist.Completed || st == persist.Faulted || st == persist.Terminated
-	if ended && in.Proc.Cleans(st == persist.Completed, "instance") {
+	if ended && in.proc.Cleans(st == persist.Completed, "instance") {
 		cp.Delete = true
 	} else {
 		var err error
 		if rec.Frames, err = in.EncodeFrames(routes, timer); err != nil {
 			return err
 		}
-		dropVars := ended && in.Proc.Cleans(st == persist.Completed, "variables")
+		dropVars := ended && in.proc.Cleans(st == persist.Completed, "variables")
 		for i, d := range in.dirty {
 			if !d && !dropVars {
 				continue
@@ -96,18 +96,18 @@ func (in *Instance) Checkpoint(st persist.State) error {
 				continue
 			}
 			var b bytes.Buffer
-			in.Root.Child[i].(*etree.Element).WriteTo(&b, &etree.WriteSettings{})
+			in.root.Child[i].(*etree.Element).WriteTo(&b, &etree.WriteSettings{})
 			cp.Vars[i+1] = b.Bytes()
 		}
 	}
 	cp.Instance = rec
 	cp.Outbox = in.outbox
-	cp.Fence = in.Fence
-	if cp.Delete && !in.Stored && len(cp.Outbox) == 0 {
+	cp.Fence = in.fence
+	if cp.Delete && !in.stored && len(cp.Outbox) == 0 {
 		// The instance ends deleted and the store never held it: the
 		// commit would write nothing (docs/architecture.md, "the end of a
 		// run").
-		in.State = st
+		in.state = st
 		in.DeliverReplies()
 		return nil
 	}
@@ -116,12 +116,12 @@ func (in *Instance) Checkpoint(st persist.State) error {
 		n += len(v)
 	}
 	n += len(rec.Frames)
-	idle := in.Idle // the commit is I/O: no CPU slot held
+	idle := in.idle // the commit is I/O: no CPU slot held
 	if idle != nil {
 		idle.Idle(exchange.WaitCommit)
 	}
 	sp := in.traceCommit(cp, st, n)
-	err := in.Host.Commit(in, cp)
+	err := in.host.Commit(in, cp)
 	in.tracedCommit(sp, cp, err)
 	if idle != nil {
 		idle.Busy(exchange.WaitCommit)
@@ -130,14 +130,14 @@ func (in *Instance) Checkpoint(st persist.State) error {
 		return &NotStoredError{err: err}
 	}
 	in.outbox = nil
-	in.RegRoutes, in.RegTimer = routes, timer
+	in.regRoutes, in.regTimer = routes, timer
 	for i := range in.dirty {
 		in.dirty[i] = false
 	}
-	in.State = st
-	in.Stored = true
-	in.Proc.Metrics.Commits.Inc()
-	in.Proc.Metrics.StoredBytes.Add(float64(n))
+	in.state = st
+	in.stored = true
+	in.proc.Metrics.Commits.Inc()
+	in.proc.Metrics.StoredBytes.Add(float64(n))
 	in.DeliverReplies()
 	return nil
 }
@@ -178,12 +178,12 @@ func FramesVersionOf(b byte) (version byte, session bool) {
 // timer the instance is registered under.
 func (in *Instance) EncodeFrames(routes []string, timer int64) ([]byte, error) {
 	in.deactivate()
-	b := make([]byte, 0, 32+8*len(in.Threads[0].Stack))
-	recs := in.Proc.Comp != nil && in.hasRecs()
+	b := make([]byte, 0, 32+8*len(in.threads[0].Stack))
+	recs := in.proc.Comp != nil && in.hasRecs()
 	// The fingerprint first: a load finds the instance's version by it
 	// before decoding anything that depends on the definition.
 	b = append(b, FramesFingerprinted)
-	b = AppendString(b, in.Proc.Fingerprint)
+	b = AppendString(b, in.proc.Fingerprint)
 	var ver byte
 	switch {
 	case recs:
@@ -197,10 +197,10 @@ func (in *Instance) EncodeFrames(routes []string, timer int64) ([]byte, error) {
 		ver |= FramesSession
 	}
 	b = append(b, ver)
-	index := make(map[*Thread]int, len(in.Threads))
-	live := make([]*Thread, 0, len(in.Threads))
-	for _, t := range in.Threads {
-		if t.State != TDone || t == in.Threads[0] {
+	index := make(map[*Thread]int, len(in.threads))
+	live := make([]*Thread, 0, len(in.threads))
+	for _, t := range in.threads {
+		if t.State != TDone || t == in.threads[0] {
 			index[t] = len(live)
 			live = append(live, t)
 		}
@@ -237,10 +237,10 @@ func (in *Instance) EncodeFrames(routes []string, timer int64) ([]byte, error) {
 		}
 		b = appendSlots(b, t.priv)
 	}
-	b = AppendString(b, in.Proc.Fingerprint)
+	b = AppendString(b, in.proc.Fingerprint)
 	var fault string
-	if in.InHandler != nil {
-		fault = in.InHandler.Name.String()
+	if in.inHandler != nil {
+		fault = in.inHandler.Name.String()
 	}
 	b = AppendString(b, fault)
 	b = binary.AppendUvarint(b, uint64(len(routes)))
@@ -260,12 +260,12 @@ func (in *Instance) EncodeFrames(routes []string, timer int64) ([]byte, error) {
 // DecodeThreads reads what encodeFrames wrote of the threads (recs: each
 // frame is followed by its compensation record).
 func (in *Instance) DecodeThreads(r *persist.Reader, recs bool) error {
-	p := in.Proc
+	p := in.proc
 	n := r.Uvarint()
 	if r.Err != nil || n == 0 || n > uint64(len(r.B)) {
 		return ErrBadFrames
 	}
-	in.Threads = in.Threads[:0]
+	in.threads = in.threads[:0]
 	for i := uint64(0); i < n && r.Err == nil; i++ {
 		t := &Thread{}
 		parent := r.Uvarint()
@@ -273,7 +273,7 @@ func (in *Instance) DecodeThreads(r *persist.Reader, recs bool) error {
 			return ErrBadFrames
 		}
 		if parent > 0 {
-			t.parent = in.Threads[parent-1]
+			t.parent = in.threads[parent-1]
 		}
 		if len(r.B) == 0 {
 			return ErrBadFrames
@@ -316,9 +316,9 @@ func (in *Instance) DecodeThreads(r *persist.Reader, recs bool) error {
 			t.priv = priv
 			in.hasPriv = true
 		}
-		in.Threads = append(in.Threads, t)
+		in.threads = append(in.threads, t)
 	}
-	in.cur = in.Threads[0]
+	in.cur = in.threads[0]
 	return r.Err
 }
 
@@ -378,14 +378,14 @@ func stepInvoke(a *plan.Invoke, in *Instance, f *Frame) (plan.Activity, bool, er
 	if reliableInvoke(a, in) {
 		return nil, true, enqueueInvoke(a, in)
 	}
-	recovered, err := in.beforeCall(f, func() bool { return !in.Proc.Idempotent[a.Pl.Name+"/"+a.Op.Name] })
+	recovered, err := in.beforeCall(f, func() bool { return !in.proc.Idempotent[a.Pl.Name+"/"+a.Op.Name] })
 	if err != nil {
 		return nil, false, fmt.Errorf("checkpoint before invoke %s.%s at %s: %w", a.Pl.Name, a.Op.Name, a.Pos, err)
 	}
 	if recovered {
 		return failedInvoke(a, in, f, errMayHaveRun)
 	}
-	if f.Due != 0 && in.Host.Now().UnixNano() < f.Due {
+	if f.Due != 0 && in.host.Now().UnixNano() < f.Due {
 		in.wakeAt(f.Due) // waiting to retry
 		return nil, false, errBlocked
 	}
@@ -411,7 +411,7 @@ func stepInvoke(a *plan.Invoke, in *Instance, f *Frame) (plan.Activity, bool, er
 		})
 	}
 	start := time.Now()
-	res, err := partner.Invoke(in.Ctx, call)
+	res, err := partner.Invoke(in.ctx, call)
 	return answeredInvoke(a, in, f, res, err, time.Since(start))
 }
 
@@ -458,7 +458,7 @@ var errMayHaveRun = errors.New("orchd stopped while this call was in flight; it 
 // before orchd stopped: the caller fails it instead of calling again. err
 // is the checkpoint's failure.
 func (in *Instance) beforeCall(f *Frame, guarded func() bool) (recovered bool, err error) {
-	if in.Proc.InMemory || !in.Host.Stored() {
+	if in.proc.InMemory || !in.host.Stored() {
 		return false, nil
 	}
 	g := guarded()
@@ -471,7 +471,7 @@ func (in *Instance) beforeCall(f *Frame, guarded func() bool) (recovered bool, e
 			return false, nil
 		}
 		fallthrough
-	case len(in.Out) > 0:
+	case len(in.out) > 0:
 		return false, in.Checkpoint(persist.Running)
 	case g && in.cur.MayHaveRun:
 		in.cur.MayHaveRun = false
@@ -493,7 +493,7 @@ func (in *Instance) beforeCall(f *Frame, guarded func() bool) (recovered bool, e
 // flight to the other nodes (docs/cluster.md), which this does not
 // change.
 func (in *Instance) Unpromised() bool {
-	return !in.Host.Clustered() && !in.Stored && !in.Answered && len(in.Out) == 0
+	return !in.host.Clustered() && !in.stored && !in.answered && len(in.out) == 0
 }
 
 // callAsync sends a partner call on its own goroutine while other threads
@@ -505,12 +505,12 @@ func (in *Instance) callAsync(f *Frame, call func(ctx context.Context) *callAnsw
 	t := in.cur
 	t.callSeq++
 	seq := t.callSeq
-	if in.Calls == nil {
-		in.Calls = &answers{Notify: make(chan struct{}, 1)}
+	if in.calls == nil {
+		in.calls = &answers{Notify: make(chan struct{}, 1)}
 	}
 	in.inflight++
 	f.K = kAnswer
-	ctx, calls := in.Ctx, in.Calls
+	ctx, calls := in.ctx, in.calls
 	go func() {
 		a := call(ctx)
 		a.t, a.seq = t, seq
@@ -522,7 +522,7 @@ func (in *Instance) callAsync(f *Frame, call func(ctx context.Context) *callAnsw
 // answeredInvoke takes a partner's answer (or failure) into the instance.
 func answeredInvoke(a *plan.Invoke, in *Instance, f *Frame, res *exchange.Message, err error, dur time.Duration) (plan.Activity, bool, error) {
 	in.stepsLeft = in.stepBudget // the run waited for the partner
-	in.Proc.InvokeMetrics[a.ID()].Observe(err, dur)
+	in.proc.InvokeMetrics[a.ID()].Observe(err, dur)
 	if in.EvOn(events.PartnerInteraction) {
 		emitAnsweredInvoke(a, in, err, dur)
 	}

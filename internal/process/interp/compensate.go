@@ -59,7 +59,7 @@ func stepHandlerRun(a *plan.HandlerRun, in *Instance, f *Frame) (plan.Activity, 
 		body = a.Sc.Term
 	}
 	if body == nil {
-		body = in.Proc.Comp.CompAll
+		body = in.proc.Comp.CompAll
 	}
 	return body, false, nil
 }
@@ -173,7 +173,7 @@ func (in *Instance) terminations(th, t *Thread) *CompRec {
 	}
 	var jobs []job
 	in.deactivate()
-	for _, x := range in.Threads {
+	for _, x := range in.threads {
 		if x == th || x.State == TDone || !x.isIn(th) || t.isIn(x) {
 			continue
 		}
@@ -230,7 +230,7 @@ const FramesVersionComp = 4
 
 // hasRecs reports whether a frame of a live thread holds a record.
 func (in *Instance) hasRecs() bool {
-	for _, t := range in.Threads {
+	for _, t := range in.threads {
 		for i := range t.Stack {
 			if t.Stack[i].Rec != nil {
 				return true
@@ -278,10 +278,10 @@ func (in *Instance) readRec(r *persist.Reader, depth int) (*CompRec, error) {
 	}
 	rec := &CompRec{}
 	if id := r.Uvarint(); id > 0 {
-		if id > uint64(len(in.Proc.Acts)) {
+		if id > uint64(len(in.proc.Acts)) {
 			return nil, ErrBadFrames
 		}
-		sc, ok := in.Proc.Acts[id-1].(*plan.Scope)
+		sc, ok := in.proc.Acts[id-1].(*plan.Scope)
 		if !ok || sc.CompAct == nil {
 			return nil, ErrBadFrames
 		}
@@ -330,7 +330,7 @@ func (in *Instance) readSlots(r *persist.Reader) ([]PrivSlot, error) {
 	for j := uint64(0); j < np && r.Err == nil; j++ {
 		slot := r.Uvarint()
 		data := r.String()
-		if slot < 1 || slot > uint64(len(in.Proc.Vars)) {
+		if slot < 1 || slot > uint64(len(in.proc.Vars)) {
 			return nil, ErrBadFrames
 		}
 		el, err := ParseStored(data)

@@ -18,7 +18,7 @@ const OpSuspendReason = "suspended by an operator"
 
 // failed finds the frame the instance is suspended on, if any.
 func (in *Instance) failed() (*Thread, *Frame) {
-	for _, t := range in.Threads {
+	for _, t := range in.threads {
 		if t.State != TDone && len(t.Stack) > 0 && failedFrame(t.Top()) {
 			return t, t.Top()
 		}
@@ -30,27 +30,27 @@ func (in *Instance) failed() (*Thread, *Frame) {
 // message or timer until resumed. The caller holds the host's lock that
 // guards what routes a message to it.
 func (in *Instance) OperatorSuspend() error {
-	if in.Suspended {
+	if in.suspended {
 		return fmt.Errorf("already suspended: %w", mgmt.ErrConflict)
 	}
-	in.Suspended = true
-	in.Proc.Stats.Suspended.Add(1)
+	in.suspended = true
+	in.proc.Stats.Suspended.Add(1)
 	return nil
 }
 
 // OperatorResume lets an in-memory instance an operator suspended go on;
 // the host then runs it (Run, for the timer it may have missed).
 func (in *Instance) OperatorResume() error {
-	if !in.Suspended {
+	if !in.suspended {
 		return fmt.Errorf("not suspended: %w", mgmt.ErrConflict)
 	}
-	in.Suspended = false
+	in.suspended = false
 	return nil
 }
 
 // ClearSuspended forgets an operator's suspension of an instance that is
 // being terminated.
-func (in *Instance) ClearSuspended() { in.Suspended = false }
+func (in *Instance) ClearSuspended() { in.suspended = false }
 
 // Resolve applies an operator's action a (resume, retry, fault, cancel)
 // to a loaded persistent instance that is suspended, readying it for the
@@ -59,19 +59,19 @@ func (in *Instance) ClearSuspended() { in.Suspended = false }
 // activityFailure) or cancel (it completes without effect) for one
 // suspended on a failed activity.
 func (in *Instance) Resolve(a mgmt.Action) error {
-	if in.State != persist.Suspended {
-		return fmt.Errorf("the instance is %s, not suspended: %w", in.State, mgmt.ErrConflict)
+	if in.state != persist.Suspended {
+		return fmt.Errorf("the instance is %s, not suspended: %w", in.state, mgmt.ErrConflict)
 	}
 	_, f := in.failed()
 	switch {
 	case a == mgmt.Resume && f != nil:
-		return fmt.Errorf("it is suspended on a failed activity (%s): use retry, fault or cancel: %w", in.SuspendReason, mgmt.ErrConflict)
+		return fmt.Errorf("it is suspended on a failed activity (%s): use retry, fault or cancel: %w", in.suspendReason, mgmt.ErrConflict)
 	case a != mgmt.Resume && f == nil:
 		return fmt.Errorf("it is not suspended on a failed activity: use resume: %w", mgmt.ErrConflict)
 	}
 	switch a {
 	case mgmt.Resume:
-		in.SuspendReason = ""
+		in.suspendReason = ""
 	case mgmt.Retry:
 		f.K, f.Pc, f.Due = 0, 0, 0
 		f.I++ // counts the operator's retries (the failure's attempts)
@@ -80,6 +80,6 @@ func (in *Instance) Resolve(a mgmt.Action) error {
 	case mgmt.Cancel:
 		f.K = KCancel
 	}
-	in.State = persist.Running
+	in.state = persist.Running
 	return nil
 }

@@ -64,14 +64,14 @@ func InstanceKeyRouteShape(sh *plan.RouteShape, in *Instance, op string) (string
 	var mask uint32
 	vals := make([]string, len(sh.Uses))
 	for i, u := range sh.Uses {
-		if v, ok := in.Corr[u.Set.Name]; ok {
+		if v, ok := in.corr[u.Set.Name]; ok {
 			mask |= 1 << i
 			vals[i] = v
 		}
 	}
 	for _, m := range sh.Masks {
 		if m == mask {
-			return KeyRouteShape(sh, in.Proc, op, mask, vals), true
+			return KeyRouteShape(sh, in.proc, op, mask, vals), true
 		}
 	}
 	return "", false
@@ -98,7 +98,7 @@ func (in *Instance) ApplyCorrelations(uses []*plan.CorrUse, m *exchange.Message,
 		if err != nil {
 			return &FaultValue{Name: BpelFault("correlationViolation"), Reason: fmt.Sprintf("set %s: %v", u.Set.Name, err)}
 		}
-		have, set := in.Corr[u.Set.Name]
+		have, set := in.corr[u.Set.Name]
 		switch {
 		case u.Initiate == "yes" && set:
 			return &FaultValue{Name: BpelFault("correlationViolation"), Reason: fmt.Sprintf("correlation set %s is already initiated (at %s)", u.Set.Name, at)}
@@ -107,10 +107,10 @@ func (in *Instance) ApplyCorrelations(uses []*plan.CorrUse, m *exchange.Message,
 		case set && have != v:
 			return &FaultValue{Name: BpelFault("correlationViolation"), Reason: fmt.Sprintf("message does not match correlation set %s (at %s)", u.Set.Name, at)}
 		case !set:
-			if in.Corr == nil {
-				in.Corr = map[string]string{}
+			if in.corr == nil {
+				in.corr = map[string]string{}
 			}
-			in.Corr[u.Set.Name] = v
+			in.corr[u.Set.Name] = v
 			if in.EvOn(events.Correlation) {
 				in.Emit(events.Event{Kind: events.CorrelationSetInitialized, CorrelationSet: u.Set.Name, Value: v, Position: at.String()})
 			}

@@ -44,9 +44,9 @@ func TestInitiate(t *testing.T) {
 		{name: "no mismatch", have: "A", initiate: "no", value: "Z", wantErr: "does not match"},
 	}
 	for _, tc := range tests {
-		in := &Instance{Proc: NewVersion(&plan.Plan{})}
+		in := &Instance{proc: NewVersion(&plan.Plan{})}
 		if tc.have != "" {
-			in.Corr = map[string]string{"s": tc.have}
+			in.corr = map[string]string{"s": tc.have}
 		}
 		err := in.ApplyCorrelations(use(tc.initiate), msg(tc.value), false, xmldoc.Pos{File: "t.bpel", Line: 3})
 		switch {
@@ -56,8 +56,8 @@ func TestInitiate(t *testing.T) {
 			}
 		case err != nil:
 			t.Errorf("%s: %v", tc.name, err)
-		case in.Corr["s"] != tc.want:
-			t.Errorf("%s: set = %q, want %q", tc.name, in.Corr["s"], tc.want)
+		case in.corr["s"] != tc.want:
+			t.Errorf("%s: set = %q, want %q", tc.name, in.corr["s"], tc.want)
 		}
 	}
 }

@@ -174,7 +174,7 @@ func (in *Instance) endpointRef(s *plan.EprSpec, at xmldoc.Pos) (*etree.Element,
 // myRoleAddress is this engine's address of pl's myRole service.
 func (in *Instance) myRoleAddress(pl *plan.PartnerLink) string {
 	addr := pl.Provided.Address
-	if base := in.Host.BaseURL(); base != "" || addr == "" {
+	if base := in.host.BaseURL(); base != "" || addr == "" {
 		addr = strings.TrimSuffix(base, "/") + pl.Provided.Path
 	}
 	return addr
@@ -218,7 +218,7 @@ func (in *Instance) partnerOf(pl *plan.PartnerLink, at xmldoc.Pos) (exchange.Par
 	if in.eprs != nil {
 		if as := in.eprs[pl]; as != nil {
 			if as.partner == nil {
-				as.partner = in.Host.Addressed(pl, as.Addr, as.Params, in.Proc.PartnerAllow)
+				as.partner = in.host.Addressed(pl, as.Addr, as.Params, in.proc.PartnerAllow)
 				as.partner = in.withSession(pl, pl.PartnerDesc.Addressing || len(as.Params) > 0, as.partner)
 			}
 			return as.partner, nil
@@ -228,9 +228,9 @@ func (in *Instance) partnerOf(pl *plan.PartnerLink, at xmldoc.Pos) (exchange.Par
 		return nil, in.faultf(at, "uninitializedPartnerRole", "partnerLink %s: its partnerRole has no endpoint (deploy.xml binds none and none was assigned)", pl.Name)
 	}
 	if pl.Provided != nil && pl.PartnerEP.Addressing {
-		return in.withSession(pl, true, in.Proc.Partners[pl.Idx]), nil
+		return in.withSession(pl, true, in.proc.Partners[pl.Idx]), nil
 	}
-	return in.Proc.Partners[pl.Idx], nil
+	return in.proc.Partners[pl.Idx], nil
 }
 
 // appendEPRs encodes the assigned endpoints, in partner link order.
@@ -243,7 +243,7 @@ func (in *Instance) appendEPRs(b []byte) []byte {
 	b = binary.AppendUvarint(b, uint64(len(idx)))
 	for _, i := range idx {
 		b = binary.AppendUvarint(b, uint64(i))
-		b = AppendString(b, AppendParams(in.eprs[in.Proc.Plist[i]]))
+		b = AppendString(b, AppendParams(in.eprs[in.proc.Plist[i]]))
 	}
 	return b
 }
@@ -251,13 +251,13 @@ func (in *Instance) appendEPRs(b []byte) []byte {
 // ReadEPRs decodes what appendEPRs wrote.
 func (in *Instance) ReadEPRs(r *persist.Reader) error {
 	n := r.Uvarint()
-	if r.Err != nil || n > uint64(len(in.Proc.Plist)) {
+	if r.Err != nil || n > uint64(len(in.proc.Plist)) {
 		return ErrBadFrames
 	}
 	in.eprs = make(map[*plan.PartnerLink]*AssignedEPR, n)
 	for i := uint64(0); i < n && r.Err == nil; i++ {
 		idx, s := r.Uvarint(), r.String()
-		if r.Err != nil || idx >= uint64(len(in.Proc.Plist)) {
+		if r.Err != nil || idx >= uint64(len(in.proc.Plist)) {
 			return ErrBadFrames
 		}
 		s, params, err := ReadParams(s)
@@ -268,7 +268,7 @@ func (in *Instance) ReadEPRs(r *persist.Reader) error {
 		if err != nil {
 			return fmt.Errorf("%w (%w)", ErrBadFrames, err)
 		}
-		in.eprs[in.Proc.Plist[idx]] = &AssignedEPR{Addr: addr, Params: params}
+		in.eprs[in.proc.Plist[idx]] = &AssignedEPR{Addr: addr, Params: params}
 	}
 	return r.Err
 }

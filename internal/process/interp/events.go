@@ -33,7 +33,7 @@ func privSlots(vars []*expr.Var) []PrivSlot {
 // accepting events (its body ended): each ends once its running handler
 // instances have.
 func (in *Instance) closeListeners(t *Thread) {
-	for _, x := range in.Threads {
+	for _, x := range in.threads {
 		if x.parent != t || x.State == TDone || len(x.Stack) == 0 {
 			continue
 		}
@@ -58,7 +58,7 @@ func stepEventListener(a *plan.EventListener, in *Instance, f *Frame) (plan.Acti
 	}
 	t := in.cur
 	for _, ev := range a.H.Events {
-		ex := in.Inbox
+		ex := in.inbox
 		if ex == nil || ex.Operation.Name != ev.Op.Name || ex.Endpoint != ev.Pl.Provided {
 			continue
 		}
@@ -119,7 +119,7 @@ func stepAlarmListener(a *plan.AlarmListener, in *Instance, f *Frame) (plan.Acti
 		return closedListener(in)
 	}
 	al := a.Al
-	now := in.Host.Now()
+	now := in.host.Now()
 	if f.Pc == 0 {
 		due := now
 		var err error
@@ -164,7 +164,7 @@ func stepAlarmListener(a *plan.AlarmListener, in *Instance, f *Frame) (plan.Acti
 // nextAlarmListener is from plus the alarm's repeatEvery duration, which must be
 // positive.
 func nextAlarmListener(a *plan.AlarmListener, in *Instance, from time.Time) (time.Time, error) {
-	v, err := in.Eval(a.Al.Repeat, in.Root, a.Pos)
+	v, err := in.Eval(a.Al.Repeat, in.root, a.Pos)
 	if err != nil {
 		return time.Time{}, err
 	}

@@ -21,7 +21,7 @@ func stepExtActivity(a *plan.ExtActivity, in *Instance, _ *Frame) (plan.Activity
 // runExtension runs act for in, turning its error into a fault at pos.
 func (in *Instance) runExtension(act plan.ExtensionAction, at xmldoc.Pos) error {
 	vars := &extVars{in: in, at: at}
-	err := act.Run(in.Ctx, vars)
+	err := act.Run(in.ctx, vars)
 	vars.in = nil // the action must not keep it
 	if err == nil {
 		return nil
@@ -74,7 +74,7 @@ func (x *extVars) Read(ev plan.ExtensionVariable) *etree.Element {
 		}
 		return m
 	}
-	base := expr.BaseNode(in.Root, v, -1)
+	base := expr.BaseNode(in.root, v, -1)
 	if base == nil {
 		return nil
 	}

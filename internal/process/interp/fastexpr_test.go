@@ -58,8 +58,8 @@ func TestFastExprMatchesXPath(t *testing.T) {
 			t.Errorf("%s: not handled by the fast evaluator", src)
 			continue
 		}
-		want := generalValue(t, src, r, ns, in, in.Root)
-		got := fast.Value(in.Root, nil)
+		want := generalValue(t, src, r, ns, in, in.root)
+		got := fast.Value(in.root, nil)
 		if !sameValue(got, want) {
 			t.Errorf("%s: fast %#v, general %#v", src, got, want)
 		}
@@ -74,7 +74,7 @@ func TestFastExprMatchesXPath(t *testing.T) {
 		// A boolean compared with a string: both as booleans.
 		"'' = false()": true,
 	} {
-		if got := expr.CompileFast(src, r, ns).Value(in.Root, nil); got != want {
+		if got := expr.CompileFast(src, r, ns).Value(in.root, nil); got != want {
 			t.Errorf("%s = %v, want %v", src, got, want)
 		}
 	}
@@ -89,7 +89,7 @@ func TestFastExprMatchesXPath(t *testing.T) {
 		"substring('12345', 1, -1)":             "",
 		"substring('héllo', 2, 2)":              "él",
 	} {
-		if got := expr.CompileFast(src, r, ns).Value(in.Root, nil); got != want {
+		if got := expr.CompileFast(src, r, ns).Value(in.root, nil); got != want {
 			t.Errorf("%s = %q, want %q", src, got, want)
 		}
 	}
@@ -161,5 +161,5 @@ func generalValue(t *testing.T, src string, r varResolver, ns map[string]string,
 	if err != nil {
 		t.Fatalf("%s: %v", src, err)
 	}
-	return x.Eval(&in.Docs, ctx)
+	return x.Eval(&in.docs, ctx)
 }

@@ -79,7 +79,7 @@ func TestFastPredicatesMatchXPath(t *testing.T) {
 		in.Slot(r.LookupVar("i")).SetText("2")
 		in.Slot(r.LookupVar("totalText")).SetText("x")
 		// The same predicates in a <query>, relative to the part.
-		base := expr.BaseNode(in.Root, r.LookupVar("poIn"), 0)
+		base := expr.BaseNode(in.root, r.LookupVar("poIn"), 0)
 		for _, q := range []string{
 			"po:items/po:item[po:qty > 1]/po:sku", "po:items/po:item[not(number(po:qty) > 0)]",
 			"po:items[po:item/po:qty = 10]/po:item[1]", "po:items/*[po:sku = 'A']/po:qty", "po:items/po:item[@kind]",
@@ -89,7 +89,7 @@ func TestFastPredicatesMatchXPath(t *testing.T) {
 				t.Errorf("query %s: not handled by the fast path", q)
 				continue
 			}
-			if got, want := sp.Value(in.Root, base), generalValue(t, q, r, ns, in, base); !sameValue(got, want) {
+			if got, want := sp.Value(in.root, base), generalValue(t, q, r, ns, in, base); !sameValue(got, want) {
 				t.Errorf("%s: query %s: fast %#v, general %#v", name, q, got, want)
 			}
 			if expr.CompileSimplePath(q, r, ns, true) != nil {
@@ -102,7 +102,7 @@ func TestFastPredicatesMatchXPath(t *testing.T) {
 				t.Errorf("%s: not handled by the fast evaluator", src)
 				continue
 			}
-			if got, want := fast.Value(in.Root, nil), generalValue(t, src, r, ns, in, in.Root); !sameValue(got, want) {
+			if got, want := fast.Value(in.root, nil), generalValue(t, src, r, ns, in, in.root); !sameValue(got, want) {
 				t.Errorf("%s: %s: fast %#v, general %#v", name, src, got, want)
 			}
 		}
@@ -127,7 +127,7 @@ func TestFastPredicatesMatchXPath(t *testing.T) {
 			t.Fatal(err)
 		}
 		in.StoreMessage(r.LookupVar("poIn"), poWithItems(t, p, tc.items))
-		got := expr.CompileFast(tc.src, r, ns).Value(in.Root, nil)
+		got := expr.CompileFast(tc.src, r, ns).Value(in.root, nil)
 		if !sameValue(got, tc.want) {
 			t.Errorf("%s over %s = %v, want %v", tc.src, tc.items, got, tc.want)
 		}

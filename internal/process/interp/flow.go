@@ -105,7 +105,7 @@ func stepRepeatUntil(a *plan.RepeatUntil, in *Instance, f *Frame) (plan.Activity
 	if err != nil || ok {
 		return nil, ok, err
 	}
-	if err := in.Ctx.Err(); err != nil {
+	if err := in.ctx.Err(); err != nil {
 		return nil, false, err
 	}
 	return a.Body, false, nil
@@ -193,7 +193,7 @@ func unmetForEach(a *plan.ForEach, in *Instance, f *Frame) error {
 }
 
 func counterValueForEach(a *plan.ForEach, in *Instance, x *expr.Expr, what string) (int64, error) {
-	v, err := in.Eval(x, in.Root, a.Pos)
+	v, err := in.Eval(x, in.root, a.Pos)
 	if err != nil {
 		return 0, err
 	}

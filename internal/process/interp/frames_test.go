@@ -59,7 +59,7 @@ func recInstance(p *Version) *Instance {
 	for _, v := range []string{"first", "second"} {
 		top.Kids = append(top.Kids, &CompRec{Sc: a, Snap: snap(v), Kids: []*CompRec{{Sc: inner}}})
 	}
-	in.Threads[0].Stack = append(in.Threads[0].Stack, Frame{Act: p.Root, Pc: ScopeBody, Rec: top})
+	in.threads[0].Stack = append(in.threads[0].Stack, Frame{Act: p.Root, Pc: ScopeBody, Rec: top})
 	return in
 }
 
@@ -132,12 +132,12 @@ func TestCompensationRecordsRoundTrip(t *testing.T) {
 	if err := out.DecodeThreads(NewReader(b[1:]), true); err != nil {
 		t.Fatal(err)
 	}
-	want := describeRec(in.Threads[0].Stack[0].Rec)
-	if got := describeRec(out.Threads[0].Stack[0].Rec); got != want || !strings.Contains(got, ">second<") {
+	want := describeRec(in.threads[0].Stack[0].Rec)
+	if got := describeRec(out.threads[0].Stack[0].Rec); got != want || !strings.Contains(got, ">second<") {
 		t.Errorf("records read back\n%s\nwant\n%s", got, want)
 	}
 	// An instance with no record is written as before (version 2).
-	in.Threads[0].Stack[0].Rec = nil
+	in.threads[0].Stack[0].Rec = nil
 	b, _ = in.EncodeFrames(nil, 0)
 	if _, b, _ = SplitFingerprint(b); b[0] != FramesVersion {
 		t.Errorf("frames version %d without records, want %d", b[0], FramesVersion)
@@ -217,8 +217,8 @@ func TestSessionFramesRoundTrip(t *testing.T) {
 			if err != nil {
 				t.Fatalf("recs %v session %q: decode: %v", recs, sess, err)
 			}
-			if got.Session() != sess || !slices.Equal(got.RegRoutes, []string{"route-1"}) || got.RegTimer != 7 {
-				t.Errorf("recs %v: decoded session %q routes %v timer %d, want %q [route-1] 7", recs, got.Session(), got.RegRoutes, got.RegTimer, sess)
+			if got.Session() != sess || !slices.Equal(got.regRoutes, []string{"route-1"}) || got.regTimer != 7 {
+				t.Errorf("recs %v: decoded session %q routes %v timer %d, want %q [route-1] 7", recs, got.Session(), got.regRoutes, got.regTimer, sess)
 			}
 		}
 	}

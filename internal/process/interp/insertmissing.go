@@ -50,16 +50,16 @@ func createInsertPath(p *plan.InsertPath, in *Instance, base *etree.Element, at 
 	for ; i < len(p.Steps); i++ {
 		st := &p.Steps[i]
 		if st.Attr || st.Text {
-			if found := (&expr.SimplePath{Part: -1, Steps: []expr.PathStep{st.PathStep}}).Eval(in.Root, cur); len(found) == 1 {
+			if found := (&expr.SimplePath{Part: -1, Steps: []expr.PathStep{st.PathStep}}).Eval(in.root, cur); len(found) == 1 {
 				return target{Node: found[0]}, nil
 			}
 			break
 		}
-		want, ok := st.Position(in.Root)
+		want, ok := st.Position(in.root)
 		if !ok {
 			return target{}, in.faultf(at, "selectionFailure", "insertMissingToData: step %s: the position is not a whole number from 1", st.Describe())
 		}
-		all := (&expr.SimplePath{Part: -1, Steps: []expr.PathStep{{Space: st.Space, Local: st.Local}}}).EvalAll(in.Root, cur)
+		all := (&expr.SimplePath{Part: -1, Steps: []expr.PathStep{{Space: st.Space, Local: st.Local}}}).EvalAll(in.root, cur)
 		switch {
 		case want == 0 && len(all) > 1:
 			return target{}, in.faultf(at, "selectionFailure", "insertMissingToData: step %s matches %d elements: which one is meant is ambiguous", st.Describe(), len(all))
@@ -82,7 +82,7 @@ func createInsertPath(p *plan.InsertPath, in *Instance, base *etree.Element, at 
 	}
 	// Steps after the first missing one select in a new, empty element.
 	for _, st := range p.Steps[i+1:] {
-		if want, ok := st.Position(in.Root); !ok || want > 1 {
+		if want, ok := st.Position(in.root); !ok || want > 1 {
 			return target{}, in.faultf(at, "selectionFailure", "insertMissingToData: step %s: only position 1 can be created below a new element", st.Describe())
 		}
 	}

@@ -39,27 +39,27 @@ type Frame struct {
 // Instance is one running process instance: its variables (an etree tree
 // whose root's children are the variables' slots) and its frames.
 type Instance struct {
-	ID   string
-	Proc *Version
-	Host Host
-	Ctx  context.Context
-	// Tr is what tracing keeps of the instance (tracing.go); nil
+	id   string
+	proc *Version
+	host Host
+	ctx  context.Context
+	// tr is what tracing keeps of the instance (tracing.go); nil
 	// without Options.Tracer.
-	Tr *InstTrace
-	// Idle is the front door's Idler of the exchange this run serves
+	tr *InstTrace
+	// idle is the front door's Idler of the exchange this run serves
 	// (drive), which a commit tells it waits: in.ctx is the instance's
 	// own once the reply ran, the commit still the request's.
-	Idle exchange.Idler
-	// Fence is the token of the instance lock this run holds
+	idle exchange.Idler
+	// fence is the token of the instance lock this run holds
 	// (InstanceOwners), carried by its checkpoints; nil on one node.
-	Fence any
-	Root  *etree.Element
-	// Docs is root with the variables' documents marked, for XPath.
-	Docs expr.DocTree
-	// Threads are the instance's lines of control; threads[0] runs the
+	fence any
+	root  *etree.Element
+	// docs is root with the variables' documents marked, for XPath.
+	docs expr.DocTree
+	// threads are the instance's lines of control; threads[0] runs the
 	// process. cur is the one being stepped; active the one whose private
 	// variables are in the tree.
-	Threads []*Thread
+	threads []*Thread
 	// mainThread, threadsBuf and trigReq spare the common case (one
 	// thread, one request) their allocations.
 	mainThread Thread
@@ -71,17 +71,17 @@ type Instance struct {
 	hasPriv    bool
 	// linksChanged wakes threads waiting for links.
 	linksChanged bool
-	// Calls collects answers of partner calls in flight (inflight of
+	// calls collects answers of partner calls in flight (inflight of
 	// them); isoHolder is the thread inside an isolated scope.
-	Calls     *answers
+	calls     *answers
 	inflight  int
 	isoHolder *Thread
-	// Corr holds the initiated correlation sets: name -> values key.
-	Corr map[string]string
+	// corr holds the initiated correlation sets: name -> values key.
+	corr map[string]string
 
-	// Inbox is a delivered message no activity has taken yet; ambiguous
+	// inbox is a delivered message no activity has taken yet; ambiguous
 	// says it matches several waiting activities.
-	Inbox     *exchange.Exchange
+	inbox     *exchange.Exchange
 	ambiguous bool
 	// exited says an exit activity ended the run.
 	exited bool
@@ -91,33 +91,33 @@ type Instance struct {
 	mailOpen    bool
 	mailQ       []*Mail
 	pendingMail []*Mail
-	// Reqs are the open requests: taken by a receive or onMessage, not
+	// reqs are the open requests: taken by a receive or onMessage, not
 	// yet answered by a reply.
-	Reqs []*OpenRequest
-	// Out holds replies not yet delivered (see deliverReplies).
-	Out []pendingReply
-	// InHandler is set while a process-level fault handler runs.
-	InHandler *FaultValue
+	reqs []*OpenRequest
+	// out holds replies not yet delivered (see deliverReplies).
+	out []pendingReply
+	// inHandler is set while a process-level fault handler runs.
+	inHandler *FaultValue
 
-	// Waits and wake describe what a blocked instance waits for.
-	Waits []*plan.Inbound
-	Wake  int64
+	// waits and wake describe what a blocked instance waits for.
+	waits []*plan.Inbound
+	wake  int64
 	// dirty marks variables changed since the last checkpoint.
 	dirty   []bool
-	Started time.Time
+	started time.Time
 
-	// Trigger is the exchange that started this run; answered is set when
+	// trigger is the exchange that started this run; answered is set when
 	// it got its reply.
-	Trigger  *exchange.Exchange
-	Answered bool
-	// RegRoutes are the route keys the blocked instance is registered
+	trigger  *exchange.Exchange
+	answered bool
+	// regRoutes are the route keys the blocked instance is registered
 	// under; state is its stored state (persistent instances).
-	RegRoutes []string
-	RegTimer  int64
-	State     instState
-	// Stored says the store holds a checkpoint of the instance: it was
+	regRoutes []string
+	regTimer  int64
+	state     instState
+	// stored says the store holds a checkpoint of the instance: it was
 	// loaded, or a checkpoint of this run committed (see unpromised).
-	Stored bool
+	stored bool
 	// outbox holds one-way invokes to send after the next checkpoint.
 	outbox []persist.OutboxMessage
 	// eprs are the partner role endpoints assigned by <copy><to
@@ -129,26 +129,26 @@ type Instance struct {
 	// pointer: most instances have none, and Instance stays in its
 	// allocation size class.
 	session *string
-	// SuspendReason says why a run ended suspended (persistent: stored
+	// suspendReason says why a run ended suspended (persistent: stored
 	// as the record's fault while suspended). suspended marks an
 	// in-memory instance an operator suspended (guarded by mu).
-	SuspendReason string
-	Suspended     bool
+	suspendReason string
+	suspended     bool
 	// stepsLeft is what remains of the step budget, stepBudget (run
 	// sets both; a partner's answer refills it).
 	stepsLeft, stepBudget int
-	// IdleSince is when a waiting in-memory instance last blocked (its
+	// idleSince is when a waiting in-memory instance last blocked (its
 	// last activity, for listings).
-	IdleSince time.Time
+	idleSince time.Time
 	// odePID is $ode:pid of an in-memory instance (id is set only when
 	// one becomes findable).
 	odePID string
-	// Timing is set on the instances sampled for the outline's timing
+	// timing is set on the instances sampled for the outline's timing
 	// (Begin).
-	Timing *Sampler
+	timing *Sampler
 	// hostRun is the host's state of the current run (Delivery.HostRun).
 	hostRun any
-	Mu      sync.Mutex
+	mu      sync.Mutex
 }
 
 // pendingReply is a reply held until the state it describes is durable
@@ -161,7 +161,7 @@ type pendingReply struct {
 
 // Context is the context the instance's work runs under now: the
 // request's until the reply, then the host's base context.
-func (in *Instance) Context() context.Context { return in.Ctx }
+func (in *Instance) Context() context.Context { return in.ctx }
 
 // ErrUncaught wraps a BPEL fault that no handler caught.
 type ErrUncaught struct{ F *FaultValue }
@@ -178,14 +178,14 @@ func NewInstance(e Host, p *Version, ctx context.Context) *Instance {
 	} else {
 		root = expr.NewSlots(p.Vars)
 	}
-	in := &Instance{Proc: p, Host: e, Ctx: ctx, Root: root, Started: time.Now()}
-	in.Docs = expr.DocTree{Top: root, Vars: p.Vars}
+	in := &Instance{proc: p, host: e, ctx: ctx, root: root, started: time.Now()}
+	in.docs = expr.DocTree{Top: root, Vars: p.Vars}
 	main := &in.mainThread
 	main.Stack = main.stackBuf[:0]
 	in.threadsBuf[0] = main
-	in.Threads, in.cur = in.threadsBuf[:1], main
+	in.threads, in.cur = in.threadsBuf[:1], main
 	if !p.InMemory {
-		in.ID = persistNewID()
+		in.id = persistNewID()
 		in.dirty = make([]bool, len(p.Vars))
 	}
 	return in
@@ -200,7 +200,7 @@ func (in *Instance) touch(v *expr.Var) {
 
 // Slot is variable v's slot in the instance tree.
 func (in *Instance) Slot(v *expr.Var) *etree.Element {
-	return in.Root.Child[v.Slot-1].(*etree.Element)
+	return in.root.Child[v.Slot-1].(*etree.Element)
 }
 
 // Result is how a run of an instance ended.
@@ -225,25 +225,25 @@ const (
 
 // Start initializes the variables and pushes the process's activity.
 func (in *Instance) Start() error {
-	for _, op := range in.Proc.Inits {
+	for _, op := range in.proc.Inits {
 		if err := applyCopyOp(op, in); err != nil {
 			return err
 		}
 		in.touch(op.To.V)
 	}
-	main := in.Threads[0]
-	main.Stack = append(main.Stack, Frame{Act: in.Proc.Root})
-	if in.Timing != nil {
-		in.Timing.begin(main, 0, in.Proc.Root)
+	main := in.threads[0]
+	main.Stack = append(main.Stack, Frame{Act: in.proc.Root})
+	if in.timing != nil {
+		in.timing.begin(main, 0, in.proc.Root)
 	}
 	return nil
 }
 
 // runSteps runs the instance's threads until it waits, ends or fails.
 func (in *Instance) runSteps() (Result, error) {
-	in.stepBudget = in.Proc.MaxSteps
+	in.stepBudget = in.proc.MaxSteps
 	if in.stepBudget == 0 {
-		in.stepBudget = in.Host.MaxSteps()
+		in.stepBudget = in.host.MaxSteps()
 	}
 	in.stepsLeft = in.stepBudget
 	in.CheckAmbiguous()
@@ -257,12 +257,12 @@ func (in *Instance) runSteps() (Result, error) {
 // it raises bpel:ambiguousReceive instead (WS-BPEL 10.4).
 func (in *Instance) CheckAmbiguous() {
 	in.ambiguous = false
-	m := in.Inbox
-	if m == nil || len(in.Threads) < 2 {
+	m := in.inbox
+	if m == nil || len(in.threads) < 2 {
 		return
 	}
 	n := 0
-	for _, t := range in.Threads {
+	for _, t := range in.threads {
 		if t.State != TWaiting {
 			continue
 		}
@@ -317,7 +317,7 @@ func (in *Instance) matches(ib *plan.Inbound, m *exchange.Message) bool {
 		if err != nil {
 			return false
 		}
-		have, ok := in.Corr[u.Set.Name]
+		have, ok := in.corr[u.Set.Name]
 		if (ok && have != v) || (!ok && u.Initiate == "no") {
 			return false
 		}
@@ -380,13 +380,13 @@ func (in *Instance) faultf(at xmldoc.Pos, name string, format string, args ...an
 // correlations are checked or initiated and the message stored. It
 // reports whether ib took it.
 func (in *Instance) take(ib *plan.Inbound, at xmldoc.Pos) (bool, error) {
-	m := in.Inbox
+	m := in.inbox
 	if m == nil || ib.Op == nil || m.Operation.Name != ib.Op.Name || m.Endpoint != ib.Pl.Provided {
 		return false, nil
 	}
 	if in.ambiguous {
 		// Taken to be answered with the fault if nothing catches it.
-		in.ambiguous, in.Inbox = false, nil
+		in.ambiguous, in.inbox = false, nil
 		if !m.Operation.OneWay() && m.Respond != nil {
 			_ = in.openRequestFor(m, ib.Mex, at)
 		}
@@ -395,7 +395,7 @@ func (in *Instance) take(ib *plan.Inbound, at xmldoc.Pos) (bool, error) {
 	if err := in.ApplyCorrelations(ib.Corrs, m.Input, false, at); err != nil {
 		// The activity faults on this message: it was delivered, and is
 		// not offered to another activity.
-		in.Inbox = nil
+		in.inbox = nil
 		return false, err
 	}
 	if !m.Operation.OneWay() && m.Respond != nil {
@@ -403,7 +403,7 @@ func (in *Instance) take(ib *plan.Inbound, at xmldoc.Pos) (bool, error) {
 			// bpel:conflictingRequest (10.4.1): the activity faults, and
 			// the second request, which no reply could answer, gets the
 			// fault.
-			in.Inbox = nil
+			in.inbox = nil
 			if fv, ok := err.(*FaultValue); ok {
 				in.Respond(&OpenRequest{Ex: m}, nil, fv.ExchangeFault())
 			}
@@ -417,7 +417,7 @@ func (in *Instance) take(ib *plan.Inbound, at xmldoc.Pos) (bool, error) {
 		in.StoreMessage(ib.V, m.Input)
 	}
 	m.Input = nil
-	in.Inbox = nil
+	in.inbox = nil
 	return true, nil
 }
 
@@ -444,8 +444,8 @@ func (in *Instance) await(ib *plan.Inbound, at xmldoc.Pos) error {
 	if ib.Route != nil {
 		key, _ = InstanceKeyRouteShape(ib.Route, in, ib.Op.Name)
 	}
-	if len(in.Threads) > 1 {
-		for _, t := range in.Threads {
+	if len(in.threads) > 1 {
+		for _, t := range in.threads {
 			if t == in.cur || t.State != TWaiting {
 				continue
 			}
@@ -474,7 +474,7 @@ func (in *Instance) wakeAt(due int64) {
 // messages it waits for.
 func (in *Instance) RouteKeys() []string {
 	var keys []string
-	for _, ib := range in.Waits {
+	for _, ib := range in.waits {
 		if ib.Route == nil {
 			continue
 		}

@@ -17,17 +17,17 @@ import (
 
 // EvOn reports whether in emits events of category c.
 func (in *Instance) EvOn(c events.Category) bool {
-	return in.Proc.Sink != nil && in.Proc.Events&c != 0
+	return in.proc.Sink != nil && in.proc.Events&c != 0
 }
 
 // Emit fills in what every event of in carries and hands ev over. An
 // in-memory instance gets its id now if it has none yet.
 func (in *Instance) Emit(ev events.Event) {
-	in.Host.Named(in)
+	in.host.Named(in)
 	ev.Time = time.Now()
-	ev.Process = in.Proc.Name.String()
-	ev.Instance = in.ID
-	in.Proc.Sink.Emit(ev)
+	ev.Process = in.proc.Name.String()
+	ev.Instance = in.id
+	in.proc.Sink.Emit(ev)
 }
 
 // EmitLifecycle emits an instance lifecycle event of kind k (an
@@ -74,7 +74,7 @@ func (in *Instance) emitVariable(v *expr.Var) {
 
 // EmitEnd emits the event of a run that ended the instance.
 func (in *Instance) EmitEnd(res Result, err error) {
-	ev := events.Event{Duration: time.Since(in.Started)}
+	ev := events.Event{Duration: time.Since(in.started)}
 	switch res {
 	case ResCompleted:
 		ev.Kind = events.InstanceCompleted
@@ -87,7 +87,7 @@ func (in *Instance) EmitEnd(res Result, err error) {
 		var u *ErrUncaught
 		if errors.As(err, &u) {
 			ev.Fault = u.F.Name.String()
-		} else if f := in.InHandler; f != nil {
+		} else if f := in.inHandler; f != nil {
 			ev.Fault = f.Name.String()
 		}
 	}

@@ -15,8 +15,8 @@ import (
 func Decode(h Host, p *Version, rec *persist.Instance, frames []byte, vars map[int][]byte, ctx context.Context) (*Instance, error) {
 	id := rec.ID
 	in := NewInstance(h, p, ctx)
-	in.ID, in.Started, in.State, in.Corr = rec.ID, rec.Created, rec.State, rec.Correlations
-	in.Stored = true
+	in.id, in.started, in.state, in.corr = rec.ID, rec.Created, rec.State, rec.Correlations
+	in.stored = true
 	r := NewReader(frames)
 	if len(r.B) == 0 {
 		return nil, fmt.Errorf("instance %s: %w (version)", id, ErrBadFrames)
@@ -34,13 +34,13 @@ func Decode(h Host, p *Version, rec *persist.Instance, frames []byte, vars map[i
 		return nil, fmt.Errorf("instance %s was checkpointed by a version of process %s (fingerprint %s) that is no longer deployed", id, p.Name.Local, fp)
 	}
 	if f := r.String(); f != "" {
-		in.InHandler = &FaultValue{Name: ParseClark(f)}
+		in.inHandler = &FaultValue{Name: ParseClark(f)}
 	}
 	rn := r.Uvarint()
 	for i := uint64(0); i < rn && r.Err == nil; i++ {
-		in.RegRoutes = append(in.RegRoutes, r.String())
+		in.regRoutes = append(in.regRoutes, r.String())
 	}
-	in.RegTimer = r.Varint()
+	in.regTimer = r.Varint()
 	if withEPRs && r.Err == nil {
 		if err := in.ReadEPRs(r); err != nil {
 			return nil, fmt.Errorf("instance %s: %w", id, err)
@@ -58,9 +58,9 @@ func Decode(h Host, p *Version, rec *persist.Instance, frames []byte, vars map[i
 	if r.Err != nil {
 		return nil, fmt.Errorf("instance %s: %w", id, r.Err)
 	}
-	in.Wake = in.RegTimer
+	in.wake = in.regTimer
 	if rec.State == persist.Suspended {
-		in.SuspendReason = rec.Fault
+		in.suspendReason = rec.Fault
 	}
 	for slot, data := range vars {
 		if slot < 1 || slot > len(p.Vars) || data == nil {
@@ -70,8 +70,8 @@ func Decode(h Host, p *Version, rec *persist.Instance, frames []byte, vars map[i
 		if err != nil {
 			return nil, fmt.Errorf("instance %s: %w %s: %v", id, ErrBadVariable, p.Vars[slot-1].Name, err)
 		}
-		in.Root.RemoveChildAt(slot - 1)
-		in.Root.InsertChildAt(slot-1, el)
+		in.root.RemoveChildAt(slot - 1)
+		in.root.InsertChildAt(slot-1, el)
 	}
 	return in, nil
 }
@@ -81,7 +81,7 @@ func Decode(h Host, p *Version, rec *persist.Instance, frames []byte, vars map[i
 func (in *Instance) Reopen(open []*OpenRequest) {
 	for _, r := range open {
 		if r.State.Load() == 0 {
-			in.Reqs = append(in.Reqs, r)
+			in.reqs = append(in.reqs, r)
 		}
 	}
 }
@@ -90,8 +90,8 @@ func (in *Instance) Reopen(open []*OpenRequest) {
 // memory without a run (its run is refused), for the run that will
 // answer them.
 func (in *Instance) Unload() []*OpenRequest {
-	open := in.Reqs
-	in.Reqs = nil
+	open := in.reqs
+	in.reqs = nil
 	return open
 }
 
@@ -101,10 +101,10 @@ func (in *Instance) Unload() []*OpenRequest {
 // instance was not running (an operator terminated or deleted it
 // meanwhile).
 func (in *Instance) MarkRecovered() bool {
-	if in.State != persist.Running {
+	if in.state != persist.Running {
 		return false
 	}
-	for _, t := range in.Threads {
+	for _, t := range in.threads {
 		if len(t.Stack) == 0 {
 			continue
 		}

@@ -28,11 +28,11 @@ type Mail struct {
 // threads wait for, while its run waits for partner answers: none for a
 // persistent instance or one with a message not yet taken.
 func (in *Instance) MailKeys() []string {
-	if !in.Proc.InMemory || in.Inbox != nil {
+	if !in.proc.InMemory || in.inbox != nil {
 		return nil
 	}
 	var keys []string
-	for _, t := range in.Threads {
+	for _, t := range in.threads {
 		if t.State != TWaiting {
 			continue
 		}
@@ -58,7 +58,7 @@ func (in *Instance) Post(ctx context.Context, ex *exchange.Exchange) *Mail {
 	m := &Mail{Ctx: ctx, Ex: ex, Done: make(chan error, 1)}
 	in.mailQ = append(in.mailQ, m)
 	select {
-	case in.Calls.Notify <- struct{}{}:
+	case in.calls.Notify <- struct{}{}:
 	default:
 	}
 	return m
@@ -76,7 +76,7 @@ func (in *Instance) CloseMailbox() []*Mail {
 // TakeMail delivers posted mail m to the run (the host delivers the rest
 // again).
 func (in *Instance) TakeMail(m *Mail) {
-	in.Inbox = m.Ex
+	in.inbox = m.Ex
 	in.pendingMail = append(in.pendingMail, m)
 	in.CheckAmbiguous()
 	in.ReadyAll()
@@ -86,19 +86,19 @@ func (in *Instance) TakeMail(m *Mail) {
 // became of them.
 func (in *Instance) settleMail() {
 	for _, m := range in.pendingMail {
-		if in.Inbox == m.Ex {
-			in.Inbox = nil
-			m.Done <- exchange.ClientError("instance of process %s is not waiting for %s now", in.Proc.Name.Local, m.Ex.Operation.Name)
+		if in.inbox == m.Ex {
+			in.inbox = nil
+			m.Done <- exchange.ClientError("instance of process %s is not waiting for %s now", in.proc.Name.Local, m.Ex.Operation.Name)
 			continue
 		}
 		var err error
 		if !m.Ex.Operation.OneWay() {
-			for _, r := range in.Reqs {
+			for _, r := range in.reqs {
 				if r.Ex == m.Ex && r.State.Load() == 0 {
 					if r.Done == nil {
 						r.Done = make(chan struct{})
 					}
-					err = &AwaitReply{Req: r, Timeout: in.Host.ReplyTimeout(in.Proc, m.Ex), Op: m.Ex.Operation.Name}
+					err = &AwaitReply{Req: r, Timeout: in.host.ReplyTimeout(in.proc, m.Ex), Op: m.Ex.Operation.Name}
 				}
 			}
 		}

@@ -189,7 +189,7 @@ func WaitForReply(ctx context.Context, err error) error {
 // findRequest is the index in in.reqs of the open request a reply to
 // pl.op (message exchange mex) answers, or -1.
 func (in *Instance) findRequest(pl *plan.PartnerLink, op *exchange.Operation, mex string) int {
-	for i, r := range in.Reqs {
+	for i, r := range in.reqs {
 		if r.Ex.Endpoint == pl.Provided && r.Ex.Operation.Name == op.Name && r.mex == mex {
 			return i
 		}
@@ -199,45 +199,45 @@ func (in *Instance) findRequest(pl *plan.PartnerLink, op *exchange.Operation, me
 
 // openRequestFor records that a receive took a request-response message.
 func (in *Instance) openRequestFor(ex *exchange.Exchange, mex string, at xmldoc.Pos) error {
-	for _, r := range in.Reqs {
+	for _, r := range in.reqs {
 		if r.Ex.Endpoint == ex.Endpoint && r.Ex.Operation.Name == ex.Operation.Name && r.mex == mex {
 			return in.faultf(at, "conflictingRequest", "a request for %s is already open (message exchange %q)", ex.Operation.Name, mex)
 		}
 	}
 	r := &in.trigReq
-	if ex != in.Trigger || r.Ex != nil {
+	if ex != in.trigger || r.Ex != nil {
 		r = &OpenRequest{}
 	}
 	r.Ex, r.mex = ex, mex
-	if in.Reqs == nil {
-		in.Reqs = in.reqsBuf[:0]
+	if in.reqs == nil {
+		in.reqs = in.reqsBuf[:0]
 	}
-	in.Reqs = append(in.Reqs, r)
+	in.reqs = append(in.reqs, r)
 	return nil
 }
 
 // MissingReplies answers the requests an ended instance never replied to
 // with bpel:missingReply.
 func (in *Instance) MissingReplies() {
-	for _, r := range in.Reqs {
-		if r.Ex == in.Trigger {
+	for _, r := range in.reqs {
+		if r.Ex == in.trigger {
 			continue // answered by finish with the run's outcome
 		}
 		f := &exchange.Fault{Name: BpelFault("missingReply"), Reason: fmt.Sprintf("the instance ended without replying to %s", r.Ex.Operation.Name)}
-		if in.Proc.InMemory || !in.Host.Stored() {
+		if in.proc.InMemory || !in.host.Stored() {
 			r.Answer(nil, f)
 		} else {
 			// Only once the end is stored (checkpoint, deliverReplies).
-			in.Out = append(in.Out, pendingReply{Req: r, fault: f})
+			in.out = append(in.out, pendingReply{Req: r, fault: f})
 		}
 	}
-	in.Reqs = nil
+	in.reqs = nil
 }
 
 // TriggerRequest is the open request of the run's trigger, if any.
 func (in *Instance) TriggerRequest() *OpenRequest {
-	for _, r := range in.Reqs {
-		if r.Ex == in.Trigger {
+	for _, r := range in.reqs {
+		if r.Ex == in.trigger {
 			return r
 		}
 	}
@@ -261,18 +261,18 @@ func (f *FaultValue) ExchangeFault() *exchange.Fault {
 // what the next message needs is registered; a persistent one holds the
 // reply (copied) until the state it describes is durable.
 func (in *Instance) Respond(r *OpenRequest, msg *exchange.Message, f *exchange.Fault) {
-	if r.Ex == in.Trigger {
-		in.Answered = true
+	if r.Ex == in.trigger {
+		in.answered = true
 		// Work after the reply belongs to the instance, not to the
 		// client's connection.
-		in.Ctx = in.Host.BaseContext()
+		in.ctx = in.host.BaseContext()
 	}
 	if r.Ex.Respond == nil {
 		return
 	}
-	if in.Proc.InMemory || !in.Host.Stored() {
-		if len(in.Proc.Routes) > 0 {
-			in.Host.Answering(in)
+	if in.proc.InMemory || !in.host.Stored() {
+		if len(in.proc.Routes) > 0 {
+			in.host.Answering(in)
 		}
 		r.Answer(msg, f)
 		return
@@ -280,14 +280,14 @@ func (in *Instance) Respond(r *OpenRequest, msg *exchange.Message, f *exchange.F
 	if f != nil {
 		f = &exchange.Fault{Name: f.Name, Message: CopyMessage(f.Message), Reason: f.Reason}
 	}
-	in.Out = append(in.Out, pendingReply{Req: r, msg: CopyMessage(msg), fault: f})
+	in.out = append(in.out, pendingReply{Req: r, msg: CopyMessage(msg), fault: f})
 }
 
 // DeliverReplies answers the requests whose replies were held (Respond)
 // until the state they describe was durable.
 func (in *Instance) DeliverReplies() {
-	for _, r := range in.Out {
+	for _, r := range in.out {
 		r.Req.Answer(r.msg, r.fault)
 	}
-	in.Out = in.Out[:0]
+	in.out = in.out[:0]
 }

@@ -79,7 +79,7 @@ func TestVariablesAreDocuments(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			ctx := in.Root
+			ctx := in.root
 			if tt.on != "" {
 				name, part, _ := strings.Cut(tt.on, ".")
 				v := r.LookupVar(name)
@@ -87,7 +87,7 @@ func TestVariablesAreDocuments(t *testing.T) {
 				if part != "" {
 					pi = v.PartIndex(part)
 				}
-				ctx = expr.BaseNode(in.Root, v, pi)
+				ctx = expr.BaseNode(in.root, v, pi)
 			}
 			rw, err := expr.Rewrite(tt.src, r, nil, ns, true)
 			if err != nil {
@@ -97,7 +97,7 @@ func TestVariablesAreDocuments(t *testing.T) {
 			if err != nil {
 				t.Fatalf("%s (compiled as %s): %v", tt.src, rw, err)
 			}
-			if got := render(x.Eval(&in.Docs, ctx)); got != tt.want {
+			if got := render(x.Eval(&in.docs, ctx)); got != tt.want {
 				t.Errorf("general evaluator: %s (compiled as %s) = %q, want %q", tt.src, rw, got, tt.want)
 			}
 			x.Fast = expr.CompileSimplePath(tt.src, r, ns, tt.on != "")
@@ -107,7 +107,7 @@ func TestVariablesAreDocuments(t *testing.T) {
 			if fast := x.Fast != nil || x.FastX != nil; fast != tt.fast {
 				t.Fatalf("fast evaluator takes %s: %v, want %v", tt.src, fast, tt.fast)
 			}
-			if got := render(x.Eval(&in.Docs, ctx)); got != tt.want {
+			if got := render(x.Eval(&in.docs, ctx)); got != tt.want {
 				t.Errorf("compiler's evaluator: %s = %q, want %q", tt.src, got, tt.want)
 			}
 		})

@@ -16,7 +16,7 @@ import (
 // link, and after a space (no URL holds one) the address assigned to the
 // partner link at run time, if any.
 func outboxKey(in *Instance, pl *plan.PartnerLink) string {
-	k := in.Proc.Name.String() + "#" + pl.Name
+	k := in.proc.Name.String() + "#" + pl.Name
 	if as := in.eprs[pl]; as != nil {
 		k += " " + as.Addr
 	}
@@ -26,7 +26,7 @@ func outboxKey(in *Instance, pl *plan.PartnerLink) string {
 // reliableInvoke reports whether a invoke of the instance goes through the
 // outbox.
 func reliableInvoke(a *plan.Invoke, in *Instance) bool {
-	return a.Op.OneWay() && !in.Proc.InMemory && in.Host.Stored()
+	return a.Op.OneWay() && !in.proc.InMemory && in.host.Stored()
 }
 
 // enqueueInvoke records a one-way invoke in the instance's pending outbox.
@@ -40,10 +40,10 @@ func enqueueInvoke(a *plan.Invoke, in *Instance) error {
 		return fmt.Errorf("invoke %s.%s at %s: %w", a.Pl.Name, a.Op.Name, a.Pos, err)
 	}
 	payload = appendOutboxExtras(payload, in.outboxExtras(a.Pl))
-	if in.Tr != nil && in.Tr.Run.IsValid() {
-		payload = appendOutboxTrace(payload, in.Tr.Run)
+	if in.tr != nil && in.tr.Run.IsValid() {
+		payload = appendOutboxTrace(payload, in.tr.Run)
 	}
-	in.outbox = append(in.outbox, persist.OutboxMessage{InstanceID: in.ID, Partner: outboxKey(in, a.Pl), Operation: a.Op.Name, Payload: payload})
+	in.outbox = append(in.outbox, persist.OutboxMessage{InstanceID: in.id, Partner: outboxKey(in, a.Pl), Operation: a.Op.Name, Payload: payload})
 	return nil
 }
 

@@ -54,21 +54,21 @@ func failedInvoke(a *plan.Invoke, in *Instance, f *Frame, err error) (plan.Activ
 	}
 	if fp != nil && attempts < fp.RetryFor {
 		f.Pc = attempts + 2
-		f.Due = in.Host.Now().Add(time.Duration(fp.RetryDelaySecs) * time.Second).UnixNano()
+		f.Due = in.host.Now().Add(time.Duration(fp.RetryDelaySecs) * time.Second).UnixNano()
 		in.wakeAt(f.Due)
-		in.Host.Logger().Warn("invoke failed; will retry", "err", err, "attempt", attempts+1, "of", fp.RetryFor)
+		in.host.Logger().Warn("invoke failed; will retry", "err", err, "attempt", attempts+1, "of", fp.RetryFor)
 		return nil, false, errBlocked
 	}
-	persistent := !in.Proc.InMemory && in.Host.Stored()
+	persistent := !in.proc.InMemory && in.host.Stored()
 	fv := failureInvoke(a, in, err)
 	thrown := func(why string) (plan.Activity, bool, error) {
-		in.Host.Logger().Warn("invoke failed; activityFailure thrown", "err", err, slog.String("because", why))
+		in.host.Logger().Warn("invoke failed; activityFailure thrown", "err", err, slog.String("because", why))
 		return nil, false, fv
 	}
 	switch {
 	case fp != nil && fp.FaultOnFailure:
 		return thrown("faultOnFailure")
-	case in.Ctx.Err() != nil:
+	case in.ctx.Err() != nil:
 		// Not the partner's failure: the instance's run is being stopped.
 	case !persistent:
 		return thrown("in-memory process")
@@ -76,11 +76,11 @@ func failedInvoke(a *plan.Invoke, in *Instance, f *Frame, err error) (plan.Activ
 		// Recovery after a crash mid-call: for an operator, as before.
 	case in.wouldCatch(fv):
 		return thrown("a handler of the process catches it")
-	case in.Proc.FaultUncaught:
+	case in.proc.FaultUncaught:
 		return thrown("orchd:uncaughtFailure is fault")
 	}
 	if persistent {
-		in.SuspendReason = err.Error()
+		in.suspendReason = err.Error()
 		return nil, false, errSuspended
 	}
 	return nil, false, err
@@ -191,7 +191,7 @@ func (in *Instance) recoveryStep(f *Frame, at xmldoc.Pos) (done bool, err error,
 	switch f.K {
 	case KFault:
 		f.K = 0
-		reason := in.SuspendReason
+		reason := in.suspendReason
 		if reason == "" {
 			reason = "the activity failed"
 		}

@@ -48,7 +48,7 @@ func (pm *PartnerMetrics) Observe(err error, d time.Duration) {
 // lateAnswer counts an answer that came for a thread no longer waiting
 // for it.
 func (in *Instance) lateAnswer() {
-	if m := in.Proc.Metrics; m != nil {
+	if m := in.proc.Metrics; m != nil {
 		m.LateAnswers.Inc()
 	}
 }

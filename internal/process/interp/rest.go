@@ -157,14 +157,14 @@ func stepRestActivity(a *plan.RestActivity, in *Instance, f *Frame) (plan.Activi
 	if err != nil {
 		return nil, false, err
 	}
-	client := in.Host.Rest()
+	client := in.host.Rest()
 	if in.othersBusy() {
 		return nil, false, in.callAsync(f, func(ctx context.Context) *callAnswer {
 			res, err := client.do(ctx, req)
 			return &callAnswer{rest: res, err: err}
 		})
 	}
-	res, err := client.do(in.Ctx, req)
+	res, err := client.do(in.ctx, req)
 	return answeredRestActivity(a, in, res, err)
 }
 
@@ -247,7 +247,7 @@ func answeredRestActivity(a *plan.RestActivity, in *Instance, res *restResponse,
 	if err != nil {
 		return nil, false, failedRestActivity(a, in, err)
 	}
-	in.Host.Logger().Debug("REST call", "method", a.Method, "status", res.status, "at", a.Pos.String())
+	in.host.Logger().Debug("REST call", "method", a.Method, "status", res.status, "at", a.Pos.String())
 	if body := bytes.TrimSpace(res.body); len(body) > 0 && a.Response != nil {
 		if err := storeBody(in, a.Response, body); err != nil {
 			return nil, false, faultRestActivity(a, err)
@@ -299,12 +299,12 @@ func storeBody(in *Instance, v *expr.Var, body []byte) error {
 // the reply), which is a failure of the instance, as for an invoke: a
 // persistent instance is suspended for an operator.
 func failedRestActivity(a *plan.RestActivity, in *Instance, err error) error {
-	if in.Ctx.Err() == nil && !errors.Is(err, errMayHaveRun) {
+	if in.ctx.Err() == nil && !errors.Is(err, errMayHaveRun) {
 		return faultRestActivity(a, err)
 	}
 	err = fmt.Errorf("%s at %s: %w", a.Method, a.Pos, err)
-	if !in.Proc.InMemory && in.Host.Stored() {
-		in.SuspendReason = err.Error()
+	if !in.proc.InMemory && in.host.Stored() {
+		in.suspendReason = err.Error()
 		return errSuspended
 	}
 	return err

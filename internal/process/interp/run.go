@@ -74,13 +74,13 @@ type Outcome struct {
 // Begin starts a new instance with delivery d: it counts the start,
 // initializes the variables and runs the instance (Run).
 func (in *Instance) Begin(d Delivery) Outcome {
-	p := in.Proc
+	p := in.proc
 	if p.Metrics != nil {
 		p.Metrics.Started.Inc()
 	}
 	n := p.Stats.Started.Add(1)
-	if every := in.Host.SampleEvery(); every > 0 && n%every == 0 && p.ActStats != nil {
-		in.Timing = &Sampler{}
+	if every := in.host.SampleEvery(); every > 0 && n%every == 0 && p.ActStats != nil {
+		in.timing = &Sampler{}
 	}
 	if in.EvOn(events.InstanceLifecycle) {
 		in.Emit(events.Event{Kind: events.InstanceCreated})
@@ -106,9 +106,9 @@ func (in *Instance) Run(d Delivery) Outcome {
 // begin takes what d gives the run.
 func (in *Instance) begin(d Delivery) {
 	if d.Ctx != nil {
-		in.Ctx = d.Ctx
+		in.ctx = d.Ctx
 	}
-	in.Fence, in.hostRun = d.Fence, d.HostRun
+	in.fence, in.hostRun = d.Fence, d.HostRun
 }
 
 // HostRun is the host's state of the current run (Delivery.HostRun).
@@ -117,22 +117,22 @@ func (in *Instance) HostRun() any { return in.hostRun }
 // run is Run after begin.
 func (in *Instance) run(d Delivery) Outcome {
 	ex := d.Ex
-	if in.Host.Tracer() != nil {
+	if in.host.Tracer() != nil {
 		defer in.traceRun(ex)()
 	}
-	in.Idle = exchange.IdlerOf(in.Ctx)
-	defer func() { in.Idle = nil }()
-	in.Inbox, in.Trigger, in.Answered = ex, ex, false
+	in.idle = exchange.IdlerOf(in.ctx)
+	defer func() { in.idle = nil }()
+	in.inbox, in.trigger, in.answered = ex, ex, false
 	if ex == nil || ex.Operation.OneWay() {
-		in.Ctx = in.Host.BaseContext()
+		in.ctx = in.host.BaseContext()
 	}
 	res, err := in.runSteps()
 	for res == ResBlocked && in.waitInline(ex) {
 		res, err = in.runSteps()
 	}
 	notTaken := false
-	if ex != nil && in.Inbox == ex {
-		in.Inbox = nil
+	if ex != nil && in.inbox == ex {
+		in.inbox = nil
 		notTaken = res == ResBlocked
 	}
 	return in.end(ex, res, err, notTaken, d.LastCommit)
@@ -151,19 +151,19 @@ const maxInlineWait = 5 * time.Minute
 // copy would only go on alone beside the retry's instance. It reports
 // whether the run should go on.
 func (in *Instance) waitInline(ex *exchange.Exchange) bool {
-	if ex == nil || in.Answered || ex.Operation.OneWay() || ex.Respond == nil || len(in.Waits) > 0 || in.Wake == 0 {
+	if ex == nil || in.answered || ex.Operation.OneWay() || ex.Respond == nil || len(in.waits) > 0 || in.wake == 0 {
 		return false
 	}
-	due := time.Unix(0, in.Wake)
-	if due.Sub(in.Host.Now()) > maxInlineWait {
+	due := time.Unix(0, in.wake)
+	if due.Sub(in.host.Now()) > maxInlineWait {
 		return false
 	}
-	if !in.Proc.InMemory && in.Host.Stored() && !in.Unpromised() {
+	if !in.proc.InMemory && in.host.Stored() && !in.Unpromised() {
 		if err := in.Checkpoint(persist.Waiting); err != nil {
 			return false
 		}
 	}
-	return in.Host.Sleep(in.Ctx, due)
+	return in.host.Sleep(in.ctx, due)
 }
 
 // Terminate ends the instance as an operator asked: every open request
@@ -172,19 +172,19 @@ func (in *Instance) waitInline(ex *exchange.Exchange) bool {
 // exit.
 func (in *Instance) Terminate(d Delivery) Outcome {
 	in.begin(d)
-	for _, r := range in.Reqs {
+	for _, r := range in.reqs {
 		if r.State.Load() != 0 {
 			continue
 		}
 		f := &exchange.Fault{Name: BpelFault("missingReply"),
-			Reason: fmt.Sprintf("instance %s was terminated by an operator before it replied to %s", in.ID, r.Ex.Operation.Name)}
-		if in.Proc.InMemory {
+			Reason: fmt.Sprintf("instance %s was terminated by an operator before it replied to %s", in.id, r.Ex.Operation.Name)}
+		if in.proc.InMemory {
 			r.Answer(nil, f)
 		} else {
 			in.Respond(r, nil, f) // delivered once the state is stored
 		}
 	}
-	in.Reqs = nil
+	in.reqs = nil
 	in.StopAll()
 	return in.end(nil, ResExited, nil, false, d.LastCommit)
 }
@@ -193,7 +193,7 @@ func (in *Instance) Terminate(d Delivery) Outcome {
 // replies, metrics, and the answer the trigger exchange gets. notTaken
 // says the trigger's message found no activity waiting for it.
 func (in *Instance) end(ex *exchange.Exchange, res Result, err error, notTaken bool, last func()) Outcome {
-	p := in.Proc
+	p := in.proc
 	label := p.Name.Local
 	out := Outcome{Result: res}
 	if res == ResFaulted {
@@ -202,20 +202,20 @@ func (in *Instance) end(ex *exchange.Exchange, res Result, err error, notTaken b
 		// declared here: it escapes, and the common path must not pay.)
 		var u *ErrUncaught
 		if errors.As(err, &u) {
-			in.Host.Ended(in, u.F.ExchangeFault())
-			for _, r := range in.Reqs {
+			in.host.Ended(in, u.F.ExchangeFault())
+			for _, r := range in.reqs {
 				in.Respond(r, nil, u.F.ExchangeFault())
 			}
-			in.Reqs = nil
+			in.reqs = nil
 		}
 	}
-	if res != ResBlocked && len(in.Reqs) > 0 {
+	if res != ResBlocked && len(in.reqs) > 0 {
 		if r := in.TriggerRequest(); r != nil && err == nil {
 			in.Respond(r, nil, &exchange.Fault{Name: BpelFault("missingReply"), Reason: in.endReason(res, ex)})
 		}
 		in.MissingReplies()
 	}
-	if !p.InMemory && in.Host.Stored() {
+	if !p.InMemory && in.host.Stored() {
 		cerr := err
 		var ns *NotStoredError
 		if !errors.As(err, &ns) {
@@ -238,17 +238,17 @@ func (in *Instance) end(ex *exchange.Exchange, res Result, err error, notTaken b
 		}
 		if p.InMemory {
 			out.Routes = in.RouteKeys()
-			in.IdleSince = in.Host.Now()
+			in.idleSince = in.host.Now()
 		} else {
-			out.Routes = in.RegRoutes
-			if len(in.Reqs) > 0 {
-				out.Open = in.Reqs
+			out.Routes = in.regRoutes
+			if len(in.reqs) > 0 {
+				out.Open = in.reqs
 			}
 		}
-		out.Wake = in.Wake
+		out.Wake = in.wake
 	} else {
 		if p.Metrics != nil {
-			p.Metrics.Duration.Observe(time.Since(in.Started).Seconds())
+			p.Metrics.Duration.Observe(time.Since(in.started).Seconds())
 			p.Metrics.Ended[OutcomeName(res)].Inc()
 		}
 		p.Stats.Ended(res)
@@ -256,8 +256,8 @@ func (in *Instance) end(ex *exchange.Exchange, res Result, err error, notTaken b
 			in.EmitEnd(res, err)
 		}
 	}
-	if err != nil && res != ResBlocked && (ex == nil || in.Answered || ex.Operation.OneWay()) {
-		in.Host.Logger().Warn("instance ended with an error", slog.String("process", label), slog.String("instance", in.ID), slog.Any("err", err))
+	if err != nil && res != ResBlocked && (ex == nil || in.answered || ex.Operation.OneWay()) {
+		in.host.Logger().Warn("instance ended with an error", slog.String("process", label), slog.String("instance", in.id), slog.Any("err", err))
 	}
 	switch {
 	case ex == nil:
@@ -267,7 +267,7 @@ func (in *Instance) end(ex *exchange.Exchange, res Result, err error, notTaken b
 		if err != nil && exchange.KindOf(err) == exchange.KindClient {
 			out.Answer = err
 		}
-	case in.Answered:
+	case in.answered:
 	case err != nil:
 		out.Answer = fmt.Errorf("process %s: %w", label, err)
 	case pending != nil:
@@ -288,28 +288,28 @@ func (in *Instance) end(ex *exchange.Exchange, res Result, err error, notTaken b
 // host, for the run that will answer them; a timer run is tried again
 // later.
 func (in *Instance) notStored(ex *exchange.Exchange, cerr error, out Outcome) Outcome {
-	p := in.Proc
-	in.Host.Logger().Error("checkpoint failed", slog.String("process", p.Name.Local), slog.String("instance", in.ID), slog.Any("err", cerr))
+	p := in.proc
+	in.host.Logger().Error("checkpoint failed", slog.String("process", p.Name.Local), slog.String("instance", in.id), slog.Any("err", cerr))
 	var earlier []*OpenRequest
-	for _, r := range in.Reqs {
-		if r.Ex != in.Trigger {
+	for _, r := range in.reqs {
+		if r.Ex != in.trigger {
 			earlier = append(earlier, r)
 		}
 	}
-	for _, r := range in.Out {
-		if r.Req.Ex != in.Trigger {
+	for _, r := range in.out {
+		if r.Req.Ex != in.trigger {
 			earlier = append(earlier, r.Req)
 		}
 	}
-	in.Out, in.Reqs = nil, nil
+	in.out, in.reqs = nil, nil
 	out.Open = earlier
 	if p.Metrics != nil {
 		p.Metrics.Ended["failed"].Inc()
 	}
 	p.Stats.Ended(ResFailed)
-	if ex == nil && in.RegTimer != 0 && in.State == StateWaiting {
+	if ex == nil && in.regTimer != 0 && in.state == StateWaiting {
 		// A timer's run: the stored instance still waits for it.
-		out.Refire = in.RegTimer
+		out.Refire = in.regTimer
 	}
 	out.NotStored = cerr
 	out.Answer = &StoreFailure{Process: p.Name.Local, Err: cerr}
@@ -344,11 +344,11 @@ func (in *Instance) endReason(res Result, ex *exchange.Exchange) string {
 	}
 	switch res {
 	case ResHandled:
-		return fmt.Sprintf("the process faulted (%s) and its fault handler did not reply to %s", in.InHandler, op)
+		return fmt.Sprintf("the process faulted (%s) and its fault handler did not reply to %s", in.inHandler, op)
 	case ResExited:
 		return fmt.Sprintf("the process exited without replying to %s", op)
 	case ResBlocked:
-		return fmt.Sprintf("instance %s waits without having replied to %s", in.ID, op)
+		return fmt.Sprintf("instance %s waits without having replied to %s", in.id, op)
 	}
 	return fmt.Sprintf("the process completed without replying to %s", op)
 }

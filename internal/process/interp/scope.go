@@ -39,7 +39,7 @@ func stepScope(a *plan.Scope, in *Instance, f *Frame) (plan.Activity, bool, erro
 				}
 			}
 			for _, name := range a.CorrSets {
-				delete(in.Corr, name)
+				delete(in.corr, name)
 			}
 			for _, pl := range a.Plinks {
 				delete(in.eprs, pl)
@@ -142,7 +142,7 @@ func (in *Instance) fail(t *Thread, err error) error {
 	th.State = TReady
 	fr.Pc, fr.fault = scopeHandling, fv
 	if sc.IsProcess && cs.explicit {
-		in.InHandler = fv
+		in.inHandler = fv
 	}
 	if in.isoHolder != nil && in.isoHolder.isIn(th) && in.isoHolder != th {
 		in.isoHolder = nil
@@ -156,7 +156,7 @@ func (in *Instance) fail(t *Thread, err error) error {
 	th.Stack = append(th.Stack, Frame{Act: cs.act})
 	if terms != nil {
 		// The terminated scopes' termination handlers run first.
-		th.Stack = append(th.Stack, Frame{Act: in.Proc.Comp.Terminator, Rec: terms})
+		th.Stack = append(th.Stack, Frame{Act: in.proc.Comp.Terminator, Rec: terms})
 	}
 	return nil
 }

@@ -195,7 +195,7 @@ func (in *Instance) sessionCall(pl *plan.PartnerLink) ([]*etree.Element, *exchan
 func (in *Instance) callbackEPR(pl *plan.PartnerLink, addr string) *exchange.EndpointReference {
 	waits := false
 	for _, op := range pl.Provided.Operations {
-		if len(in.Proc.Routes[op.Name]) > 0 {
+		if len(in.proc.Routes[op.Name]) > 0 {
 			waits = true
 			break
 		}
@@ -234,7 +234,7 @@ func (in *Instance) sessionRouted(pl *plan.PartnerLink) bool {
 		return false
 	}
 	for _, op := range pl.Provided.Operations {
-		for _, sh := range in.Proc.Routes[op.Name] {
+		for _, sh := range in.proc.Routes[op.Name] {
 			if len(sh.Uses) == 0 {
 				return true
 			}
@@ -250,9 +250,9 @@ func (in *Instance) sessionRouted(pl *plan.PartnerLink) bool {
 // callbacks keep reaching it after its next checkpoint. (Persistent ids
 // are not a counter: keeping it guesses nothing new.)
 func (in *Instance) AdoptLegacySession() {
-	for _, k := range in.RegRoutes {
-		if in.ID != "" && strings.HasSuffix(k, sessionSep+in.ID) {
-			in.SetSession(in.ID)
+	for _, k := range in.regRoutes {
+		if in.id != "" && strings.HasSuffix(k, sessionSep+in.id) {
+			in.SetSession(in.id)
 			return
 		}
 	}

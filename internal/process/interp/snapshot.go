@@ -202,7 +202,7 @@ type RequestSnap struct {
 // instance's lock (or otherwise knows no run steps it).
 func (in *Instance) Snapshot() *Snapshot {
 	s := in.Summary()
-	for _, r := range in.Reqs {
+	for _, r := range in.reqs {
 		if r == nil || r.Ex == nil {
 			continue
 		}
@@ -215,7 +215,7 @@ func (in *Instance) Snapshot() *Snapshot {
 		}
 		s.Requests = append(s.Requests, rs)
 	}
-	for _, t := range in.Threads {
+	for _, t := range in.threads {
 		if t.State != TDone && len(t.Stack) > 0 {
 			s.Threads = append(s.Threads, in.threadSnap(t))
 		}
@@ -230,29 +230,29 @@ func (in *Instance) Snapshot() *Snapshot {
 // alarm, without threads, requests, variables or activities. The
 // caller holds the instance's lock.
 func (in *Instance) Summary() *Snapshot {
-	p := in.Proc
-	s := &Snapshot{ID: in.ID, Process: p.Name, Version: p.Number, InMemory: p.InMemory, Started: in.Started,
-		LastActive: in.IdleSince, SuspendReason: in.SuspendReason, Correlations: ListedCorrelations(in.Corr), Root: -1}
+	p := in.proc
+	s := &Snapshot{ID: in.id, Process: p.Name, Version: p.Number, InMemory: p.InMemory, Started: in.started,
+		LastActive: in.idleSince, SuspendReason: in.suspendReason, Correlations: ListedCorrelations(in.corr), Root: -1}
 	if p.Root != nil {
 		s.Root = p.Root.ID()
 	}
-	if in.InHandler != nil {
-		s.Fault = in.InHandler.Name.String()
+	if in.inHandler != nil {
+		s.Fault = in.inHandler.Name.String()
 	}
-	if in.Wake != 0 {
-		s.Alarm = time.Unix(0, in.Wake)
+	if in.wake != 0 {
+		s.Alarm = time.Unix(0, in.wake)
 	}
 	calling := false
-	for _, t := range in.Threads {
+	for _, t := range in.threads {
 		calling = calling || t.State == TCalling
 	}
 	switch {
-	case in.Suspended:
+	case in.suspended:
 		s.State = "suspended"
 	case calling:
 		s.State = "running"
-	case !p.InMemory && in.State != 0:
-		s.State = in.State.String()
+	case !p.InMemory && in.state != 0:
+		s.State = in.state.String()
 	default:
 		s.State = "waiting"
 	}
@@ -297,7 +297,7 @@ func (in *Instance) threadSnap(t *Thread) ThreadSnap {
 		ts.State = ThreadReady
 	}
 	if failedFrame(top) {
-		fl := &FailureSnap{Activity: ts.Top, Reason: in.SuspendReason, Attempts: 1 + int(top.I)}
+		fl := &FailureSnap{Activity: ts.Top, Reason: in.suspendReason, Attempts: 1 + int(top.I)}
 		if _, ok := top.Act.(*plan.Invoke); ok && top.Pc > 1 {
 			fl.Attempts += top.Pc - 1 // the failure policy's retries
 		}
@@ -335,7 +335,7 @@ func (in *Instance) awaits(f *Frame) []Await {
 			if w.Correlations == nil {
 				w.Correlations = map[string]string{}
 			}
-			w.Correlations[u.Set.Name] = listedKey(in.Corr[u.Set.Name])
+			w.Correlations[u.Set.Name] = listedKey(in.corr[u.Set.Name])
 		}
 		return w
 	}
@@ -399,14 +399,14 @@ func VarNames(p *plan.Plan) map[int]string {
 // as the tree holds them now (a thread's private slots when it is the
 // active one).
 func (in *Instance) variableSnaps() []VariableSnap {
-	names := VarNames(in.Proc.Plan)
+	names := VarNames(in.proc.Plan)
 	var out []VariableSnap
 	ws := &etree.WriteSettings{}
-	for i, v := range in.Proc.Vars {
-		if i >= len(in.Root.Child) {
+	for i, v := range in.proc.Vars {
+		if i >= len(in.root.Child) {
 			break
 		}
-		slot, ok := in.Root.Child[i].(*etree.Element)
+		slot, ok := in.root.Child[i].(*etree.Element)
 		if !ok {
 			continue
 		}

@@ -35,7 +35,7 @@ func waitingInstance(t *testing.T, bundle string) *Instance {
 	if out := in.Begin(Delivery{Ex: ex}); out.Result != ResBlocked || out.Answer != nil || replies != 1 {
 		t.Fatalf("run ended %v (%v), %d replies; want blocked after the reply", out.Result, out.Answer, replies)
 	}
-	if in.Timing == nil {
+	if in.timing == nil {
 		t.Fatal("the instance is not sampled for timing")
 	}
 	return in
@@ -76,11 +76,11 @@ func TestSnapshotOfWaitingInstance(t *testing.T) {
 		t.Errorf("snapshot %+v", s)
 	}
 	for id, a := range s.Activities {
-		if a.ID != id || a.ID != in.Proc.Acts[id].ID() {
+		if a.ID != id || a.ID != in.proc.Acts[id].ID() {
 			t.Fatalf("activity %d has id %d: not indexed by plan id", id, a.ID)
 		}
 	}
-	if r := s.Activities[s.Root]; s.Root != in.Proc.Root.ID() || r.Status != ActRunning || r.Parent != -1 || r.Kind != "process" || r.Name != "Snapshot" {
+	if r := s.Activities[s.Root]; s.Root != in.proc.Root.ID() || r.Status != ActRunning || r.Parent != -1 || r.Kind != "process" || r.Name != "Snapshot" {
 		t.Errorf("root %d: %+v", s.Root, s.Activities[s.Root])
 	}
 	checkStatuses(t, s, []statusCase{

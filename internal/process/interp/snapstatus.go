@@ -22,7 +22,7 @@ type statusDeriver struct {
 // activitySnaps are the statuses of the instance's plan activities,
 // indexed by id (nil when the plan has no outline).
 func (in *Instance) activitySnaps() []ActivitySnap {
-	p := in.Proc
+	p := in.proc
 	if len(p.ActParent) != len(p.Acts) || len(p.Acts) == 0 {
 		return nil
 	}
@@ -52,8 +52,8 @@ func (in *Instance) activitySnaps() []ActivitySnap {
 		}
 		out[id] = ActivitySnap{ActRef: r, Parent: int(p.ActParent[id]), Status: d.st[id], Fault: d.fault[id]}
 	}
-	if in.Timing != nil {
-		for _, m := range in.Timing.marks {
+	if in.timing != nil {
+		for _, m := range in.timing.marks {
 			if m.act >= 0 && m.act < n && out[m.act].Status.live() && (out[m.act].Start.IsZero() || m.at.Before(out[m.act].Start)) {
 				out[m.act].Start = m.at
 			}
@@ -76,7 +76,7 @@ func (d *statusDeriver) set(id int, s ActStatus) {
 // frames marks the activities with a frame on a live thread.
 func (d *statusDeriver) frames() {
 	var handling []*Frame // scope frames running a fault handler
-	for _, t := range d.in.Threads {
+	for _, t := range d.in.threads {
 		if t.State == TDone || len(t.Stack) == 0 {
 			continue
 		}
@@ -159,7 +159,7 @@ func (d *statusDeriver) standalone(id int) bool {
 	if _, ok := d.acts[id].(*plan.HandlerRun); ok {
 		return true
 	}
-	if c := d.in.Proc.Comp; c != nil {
+	if c := d.in.proc.Comp; c != nil {
 		if isAct(c.CompAll, id) || isAct(c.DefaultFH, id) || isAct(c.Terminator, id) {
 			return true
 		}

@@ -140,12 +140,12 @@ func (in *Instance) spawn(act plan.Activity, priv []PrivSlot) *Thread {
 	t := &Thread{Stack: make([]Frame, 0, 4), parent: in.cur, priv: priv}
 	t.Stack = append(t.Stack, Frame{Act: act})
 	in.cur.kids++
-	in.Threads = append(in.Threads, t)
+	in.threads = append(in.threads, t)
 	if in.EvOn(events.ActivityLifecycle) {
 		in.emitActivity(events.ActivityStarted, act, "")
 	}
-	if in.Timing != nil {
-		in.Timing.begin(t, 0, act)
+	if in.timing != nil {
+		in.timing.begin(t, 0, act)
 	}
 	return t
 }
@@ -182,9 +182,9 @@ func (in *Instance) deactivate() {
 func (in *Instance) swapPriv(t *Thread) {
 	for i := range t.priv {
 		ps := &t.priv[i]
-		cur := in.Root.Child[ps.Slot-1].(*etree.Element)
-		in.Root.RemoveChildAt(ps.Slot - 1)
-		in.Root.InsertChildAt(ps.Slot-1, ps.El)
+		cur := in.root.Child[ps.Slot-1].(*etree.Element)
+		in.root.RemoveChildAt(ps.Slot - 1)
+		in.root.InsertChildAt(ps.Slot-1, ps.El)
 		ps.El = cur
 	}
 }
@@ -195,7 +195,7 @@ func (in *Instance) kill(t *Thread) {
 	if t.kids == 0 {
 		return
 	}
-	for _, x := range in.Threads {
+	for _, x := range in.threads {
 		if x != t && x.State != TDone && x.isIn(t) {
 			if x.State == TCalling {
 				in.inflight--
@@ -251,8 +251,8 @@ func (in *Instance) schedule() (Result, error) {
 func (in *Instance) steps() (Result, error) {
 	for {
 		progressed := false
-		for i := 0; i < len(in.Threads); i++ {
-			t := in.Threads[i]
+		for i := 0; i < len(in.threads); i++ {
+			t := in.threads[i]
 			if t.State != TReady {
 				continue
 			}
@@ -272,7 +272,7 @@ func (in *Instance) steps() (Result, error) {
 		}
 		if in.linksChanged {
 			in.linksChanged = false
-			for _, t := range in.Threads {
+			for _, t := range in.threads {
 				if t.State == TLinks {
 					t.State = TReady
 				}
@@ -285,19 +285,19 @@ func (in *Instance) steps() (Result, error) {
 		}
 		break
 	}
-	root := in.Threads[0]
+	root := in.threads[0]
 	if root.State == TDone {
-		if in.InHandler != nil {
+		if in.inHandler != nil {
 			return ResHandled, nil
 		}
 		return ResCompleted, nil
 	}
-	in.Waits, in.Wake = in.Waits[:0], 0
-	for _, t := range in.Threads {
+	in.waits, in.wake = in.waits[:0], 0
+	for _, t := range in.threads {
 		if t.State == TWaiting {
-			in.Waits = append(in.Waits, t.waits...)
-			if t.wake != 0 && (in.Wake == 0 || t.wake < in.Wake) {
-				in.Wake = t.wake
+			in.waits = append(in.waits, t.waits...)
+			if t.wake != 0 && (in.wake == 0 || t.wake < in.wake) {
+				in.wake = t.wake
 			}
 		}
 	}
@@ -315,7 +315,7 @@ func (in *Instance) holdAll() { in.halt(true) }
 // halt ends the run's threads (hold: parks them instead), dropping the
 // calls in flight.
 func (in *Instance) halt(hold bool) {
-	for _, t := range in.Threads {
+	for _, t := range in.threads {
 		if t.State == TCalling {
 			in.lateAnswer()
 			t.State = TReady
@@ -331,16 +331,16 @@ func (in *Instance) halt(hold bool) {
 // compact drops finished threads (the root thread stays first).
 func (in *Instance) compact() {
 	n := 1
-	for _, t := range in.Threads[1:] {
+	for _, t := range in.threads[1:] {
 		if t.State != TDone {
-			in.Threads[n] = t
+			in.threads[n] = t
 			n++
 		}
 	}
-	for i := n; i < len(in.Threads); i++ {
-		in.Threads[i] = nil
+	for i := n; i < len(in.threads); i++ {
+		in.threads[i] = nil
 	}
-	in.Threads = in.Threads[:n]
+	in.threads = in.threads[:n]
 }
 
 // awaitAnswers blocks until a call in flight answers, and readies the
@@ -351,19 +351,19 @@ func (in *Instance) awaitAnswers() {
 	if len(in.pendingMail) > 0 {
 		in.settleMail()
 	}
-	open := in.Host.OpenMail(in)
-	listed := in.Proc.InMemory
+	open := in.host.OpenMail(in)
+	listed := in.proc.InMemory
 	if listed {
-		in.Host.ListCalling(in, true)
+		in.host.ListCalling(in, true)
 	}
-	<-in.Calls.Notify
+	<-in.calls.Notify
 	if listed {
-		in.Host.ListCalling(in, false)
+		in.host.ListCalling(in, false)
 	}
 	if open {
-		in.Host.CloseMail(in)
+		in.host.CloseMail(in)
 	}
-	for _, a := range in.Calls.take() {
+	for _, a := range in.calls.take() {
 		if a.t.State != TCalling || a.seq != a.t.callSeq {
 			continue // terminated meanwhile: counted in kill
 		}
@@ -411,7 +411,7 @@ func (in *Instance) runThread(t *Thread) (res Result, err error, end bool) {
 				top.K = KFailed // where an operator's recovery action applies
 				// The client learns that the instance waits for an
 				// operator, and why.
-				return ResSuspended, fmt.Errorf("instance %s suspended for an operator: %s", in.ID, in.SuspendReason), true
+				return ResSuspended, fmt.Errorf("instance %s suspended for an operator: %s", in.id, in.suspendReason), true
 			}
 			if in.EvOn(events.ActivityLifecycle) {
 				in.emitActivity(events.ActivityFaulted, top.Act, faultName(err))
@@ -435,8 +435,8 @@ func (in *Instance) runThread(t *Thread) (res Result, err error, end bool) {
 				in.emitActivity(events.ActivityStarted, push, "")
 			}
 		}
-		if in.Timing != nil {
-			in.Timing.stepped(in.Proc, t, top.Act, push, done)
+		if in.timing != nil {
+			in.timing.stepped(in.proc, t, top.Act, push, done)
 		}
 		if done {
 			t.Stack = t.Stack[:len(t.Stack)-1]
@@ -454,7 +454,7 @@ func (in *Instance) runThread(t *Thread) (res Result, err error, end bool) {
 // ReadyAll makes every waiting thread try again (a message or a timer
 // arrived).
 func (in *Instance) ReadyAll() {
-	for _, t := range in.Threads {
+	for _, t := range in.threads {
 		if t.State == TWaiting {
 			t.State = TReady
 			t.waits, t.WaitKeys, t.wake = t.waits[:0], t.WaitKeys[:0], 0
@@ -466,16 +466,16 @@ func (in *Instance) ReadyAll() {
 // on while the current one waits for a partner: then a call goes out on
 // its own goroutine.
 func (in *Instance) othersBusy() bool {
-	if len(in.Threads) == 1 {
+	if len(in.threads) == 1 {
 		return false
 	}
-	for _, t := range in.Threads {
+	for _, t := range in.threads {
 		if t != in.cur && (t.State == TReady || t.State == TCalling || t.State == TLinks) {
 			return true
 		}
 		// A branch waiting for a message can take one while the call is
 		// out (in-memory instances: see mail.go).
-		if t != in.cur && t.State == TWaiting && len(t.waits) > 0 && in.Proc.InMemory {
+		if t != in.cur && t.State == TWaiting && len(t.waits) > 0 && in.proc.InMemory {
 			return true
 		}
 	}
@@ -487,16 +487,16 @@ func (in *Instance) othersBusy() bool {
 // way the client gets a Server fault naming the budget; no fault handler
 // sees it.
 func (in *Instance) overBudget() (Result, error, bool) {
-	budget := in.Proc.MaxSteps
+	budget := in.proc.MaxSteps
 	setting := "orchd:maxSteps in deploy.xml"
 	if budget == 0 {
-		budget, setting = in.Host.MaxSteps(), "serve --max-steps"
+		budget, setting = in.host.MaxSteps(), "serve --max-steps"
 	}
 	reason := fmt.Sprintf("%v: the run took %d activity steps without waiting for a message, a timer or a partner (the budget; %s sets it)", ErrStepBudget, budget, setting)
-	if !in.Proc.InMemory && in.Host.Stored() {
-		in.SuspendReason = reason
+	if !in.proc.InMemory && in.host.Stored() {
+		in.suspendReason = reason
 		return ResSuspended, fmt.Errorf("instance %s suspended for an operator: %w: the run took %d activity steps without waiting (the budget; %s sets it)",
-			in.ID, ErrStepBudget, budget, setting), true
+			in.id, ErrStepBudget, budget, setting), true
 	}
 	return ResFailed, fmt.Errorf("instance stopped: %w: the run took %d activity steps without waiting (the budget; %s sets it)",
 		ErrStepBudget, budget, setting), true

@@ -56,17 +56,17 @@ const (
 // without tracing) and adds the instance's first span to cp if the store
 // does not hold it yet.
 func (in *Instance) traceCommit(cp *persist.Checkpoint, st persist.State, n int) trace.Span {
-	if in.Tr == nil || in.Host.Tracer() == nil {
+	if in.tr == nil || in.host.Tracer() == nil {
 		return nil
 	}
-	if !in.Tr.Stored && in.Tr.First.IsValid() && !cp.Delete {
-		tid, sid := in.Tr.First.TraceID(), in.Tr.First.SpanID()
+	if !in.tr.Stored && in.tr.First.IsValid() && !cp.Delete {
+		tid, sid := in.tr.First.TraceID(), in.tr.First.SpanID()
 		b := append(append(make([]byte, 0, 25), tid[:]...), sid[:]...)
-		cp.Vars[TraceSlot] = append(b, byte(in.Tr.First.TraceFlags()))
+		cp.Vars[TraceSlot] = append(b, byte(in.tr.First.TraceFlags()))
 	}
-	_, sp := in.Host.Tracer().Start(trace.ContextWithSpanContext(context.Background(), in.Tr.Run), "commit",
+	_, sp := in.host.Tracer().Start(trace.ContextWithSpanContext(context.Background(), in.tr.Run), "commit",
 		trace.WithSpanKind(trace.SpanKindInternal),
-		trace.WithAttributes(AttrInstance.String(in.ID), attrState.String(st.String()), attrBytes.Int(n)))
+		trace.WithAttributes(AttrInstance.String(in.id), attrState.String(st.String()), attrBytes.Int(n)))
 	return sp
 }
 
@@ -76,7 +76,7 @@ func (in *Instance) tracedCommit(sp trace.Span, cp *persist.Checkpoint, err erro
 		return
 	}
 	if err == nil && cp.Vars[TraceSlot] != nil {
-		in.Tr.Stored = true
+		in.tr.Stored = true
 	}
 	endSpan(sp, err)
 }
@@ -93,10 +93,10 @@ func endSpan(sp trace.Span, err error) {
 // tracePartner is partner with a span per call, a child of the run's
 // span (partner itself: without tracing).
 func (in *Instance) tracePartner(partner exchange.Partner, a *plan.Invoke) exchange.Partner {
-	if in.Tr == nil || in.Host.Tracer() == nil || partner == nil {
+	if in.tr == nil || in.host.Tracer() == nil || partner == nil {
 		return partner
 	}
-	return &tracedPartner{Partner: partner, tracer: in.Host.Tracer(), parent: in.Tr.Run, pl: a.Pl.Name, op: a.Op.Name}
+	return &tracedPartner{Partner: partner, tracer: in.host.Tracer(), parent: in.tr.Run, pl: a.Pl.Name, op: a.Op.Name}
 }
 
 // tracedPartner is a partner whose calls are spans.
@@ -126,10 +126,10 @@ type CallSpanKey struct{}
 // traceParent is the span a call of in is a child of (invalid without
 // tracing).
 func (in *Instance) traceParent() trace.SpanContext {
-	if in.Tr == nil {
+	if in.tr == nil {
 		return trace.SpanContext{}
 	}
-	return in.Tr.Run
+	return in.tr.Run
 }
 
 // startREST starts the span of a REST call of r (nil without tracing)
@@ -169,50 +169,50 @@ func redactURL(u string) string {
 // traceRun begins the tracing of a run serving ex (nil: a timer or
 // recovery) and returns what ends it. Called only with a Tracer.
 func (in *Instance) traceRun(ex *exchange.Exchange) func() {
-	tracer := in.Host.Tracer()
-	if in.Tr == nil {
-		in.Tr = &InstTrace{}
+	tracer := in.host.Tracer()
+	if in.tr == nil {
+		in.tr = &InstTrace{}
 	}
-	sp := trace.SpanFromContext(in.Ctx)
+	sp := trace.SpanFromContext(in.ctx)
 	// A run with no span, or one serving a call of a process of this
 	// engine (the span is the caller's call), has a span of its own.
 	parent := context.Background()
-	if call, _ := in.Ctx.Value(CallSpanKey{}).(trace.Span); call != nil && call == sp {
+	if call, _ := in.ctx.Value(CallSpanKey{}).(trace.Span); call != nil && call == sp {
 		parent = trace.ContextWithSpan(parent, sp)
 	}
 	own := !sp.SpanContext().IsValid() || parent != context.Background()
 	if own {
-		name := in.Proc.Name.Local + " timer"
+		name := in.proc.Name.Local + " timer"
 		kind := trace.SpanKindInternal
 		if ex != nil {
-			name, kind = in.Proc.Name.Local+" "+ex.Operation.Name, trace.SpanKindServer
+			name, kind = in.proc.Name.Local+" "+ex.Operation.Name, trace.SpanKindServer
 		}
 		opts := []trace.SpanStartOption{trace.WithSpanKind(kind)}
-		if in.Tr.First.IsValid() {
-			opts = append(opts, trace.WithLinks(trace.Link{SpanContext: in.Tr.First}))
+		if in.tr.First.IsValid() {
+			opts = append(opts, trace.WithLinks(trace.Link{SpanContext: in.tr.First}))
 		}
 		_, sp = tracer.Start(parent, name, opts...)
-	} else if in.Tr.First.IsValid() && in.Tr.First.TraceID() != sp.SpanContext().TraceID() {
-		sp.AddLink(trace.Link{SpanContext: in.Tr.First})
+	} else if in.tr.First.IsValid() && in.tr.First.TraceID() != sp.SpanContext().TraceID() {
+		sp.AddLink(trace.Link{SpanContext: in.tr.First})
 	}
-	in.Tr.Run = sp.SpanContext()
-	if !in.Tr.First.IsValid() {
-		in.Tr.First = in.Tr.Run
+	in.tr.Run = sp.SpanContext()
+	if !in.tr.First.IsValid() {
+		in.tr.First = in.tr.Run
 	}
 	// A sampled instance's activities are spans too, when this run's
 	// span is sampled (actspans.go).
-	acts := in.Timing != nil && in.Tr.Run.IsSampled()
+	acts := in.timing != nil && in.tr.Run.IsSampled()
 	if acts {
-		in.Timing.TraceActivities(tracer, in.Tr.Run)
+		in.timing.TraceActivities(tracer, in.tr.Run)
 	}
 	return func() {
 		if acts {
-			in.Timing.EndActivities()
+			in.timing.EndActivities()
 		}
 		if sp.IsRecording() {
-			sp.SetAttributes(AttrProcess.String(in.Proc.Name.String()), AttrVersion.Int(in.Proc.Number))
-			if in.ID != "" {
-				sp.SetAttributes(AttrInstance.String(in.ID))
+			sp.SetAttributes(AttrProcess.String(in.proc.Name.String()), AttrVersion.Int(in.proc.Number))
+			if in.id != "" {
+				sp.SetAttributes(AttrInstance.String(in.id))
 			}
 		}
 		if own {
@@ -224,10 +224,10 @@ func (in *Instance) traceRun(ex *exchange.Exchange) func() {
 // LoadTrace reads the first span of a loaded persistent instance from
 // its stored variables, vars (Decode's), for the runs it serves.
 func (in *Instance) LoadTrace(vars map[int][]byte) {
-	if in.Host.Tracer() == nil {
+	if in.host.Tracer() == nil {
 		return
 	}
-	in.Tr = &InstTrace{Stored: true}
+	in.tr = &InstTrace{Stored: true}
 	b := vars[TraceSlot]
 	if len(b) != 25 {
 		return
@@ -236,5 +236,5 @@ func (in *Instance) LoadTrace(vars map[int][]byte) {
 	copy(c.TraceID[:], b[:16])
 	copy(c.SpanID[:], b[16:24])
 	c.TraceFlags = trace.TraceFlags(b[24])
-	in.Tr.First = trace.NewSpanContext(c)
+	in.tr.First = trace.NewSpanContext(c)
 }

@@ -76,8 +76,8 @@ func applyValidatedAssign(a *plan.Assign, in *Instance) error {
 	}()
 	if err != nil {
 		for i, c := range a.Validate {
-			in.Root.RemoveChildAt(c.V.Slot - 1)
-			in.Root.InsertChildAt(c.V.Slot-1, saved[i])
+			in.root.RemoveChildAt(c.V.Slot - 1)
+			in.root.InsertChildAt(c.V.Slot-1, saved[i])
 		}
 	}
 	return err

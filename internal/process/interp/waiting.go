@@ -23,7 +23,7 @@ func atDeadlineSpec(d *plan.DeadlineSpec, in *Instance, now time.Time) (time.Tim
 	if x == nil {
 		return now, nil
 	}
-	v, err := in.Eval(x, in.Root, d.Pos)
+	v, err := in.Eval(x, in.root, d.Pos)
 	if err != nil {
 		return time.Time{}, err
 	}
@@ -53,7 +53,7 @@ func AddDuration(t time.Time, s string) (time.Time, error) {
 }
 
 func stepWait(a *plan.Wait, in *Instance, f *Frame) (plan.Activity, bool, error) {
-	now := in.Host.Now()
+	now := in.host.Now()
 	if f.Pc == 0 {
 		t, err := atDeadlineSpec(a.Deadline, in, now)
 		if err != nil {
@@ -71,7 +71,7 @@ func stepWait(a *plan.Wait, in *Instance, f *Frame) (plan.Activity, bool, error)
 func stepPick(a *plan.Pick, in *Instance, f *Frame) (plan.Activity, bool, error) {
 	if f.Pc == 0 {
 		f.Pc = 1
-		now := in.Host.Now()
+		now := in.host.Now()
 		for i, al := range a.Alarms {
 			t, err := atDeadlineSpec(al.Deadline, in, now)
 			if err != nil {
@@ -93,7 +93,7 @@ func stepPick(a *plan.Pick, in *Instance, f *Frame) (plan.Activity, bool, error)
 			return om.Act, true, nil
 		}
 	}
-	if len(a.Alarms) > 0 && in.Host.Now().UnixNano() >= f.Due {
+	if len(a.Alarms) > 0 && in.host.Now().UnixNano() >= f.Due {
 		eliminateBranchLinks(a.MsgDead, in, -1)
 		eliminateBranchLinks(a.AlarmDead, in, int(f.Pc-1))
 		return a.Alarms[f.Pc-1].Act, true, nil

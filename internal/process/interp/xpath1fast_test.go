@@ -54,7 +54,7 @@ func newFastFixture(t testing.TB) *fastFixture {
 	in.Slot(r.LookupVar("i")).SetText("2")
 	in.Slot(r.LookupVar("total")).SetText("39.98")
 	in.Slot(r.LookupVar("totalText")).SetText("12.50")
-	part := expr.BaseNode(in.Root, r.LookupVar("poIn"), 0)
+	part := expr.BaseNode(in.root, r.LookupVar("poIn"), 0)
 	return &fastFixture{
 		r: r, in: in, ns: map[string]string{"po": "urn:example:po", "o": "urn:other"},
 		item: part.SelectElement("po:items").SelectElements("po:item")[1], part: part,
@@ -77,7 +77,7 @@ func (fx *fastFixture) general(src string, ctx *etree.Element) (v any, ok bool) 
 			v, ok = nil, false
 		}
 	}()
-	return x.Eval(&fx.in.Docs, ctx), true
+	return x.Eval(&fx.in.docs, ctx), true
 }
 
 // check compiles src with every direct evaluator the compiler uses (an
@@ -93,7 +93,7 @@ func (fx *fastFixture) check(t *testing.T, src string) int {
 		eval func() any
 		fx   expr.FastExpr
 	}
-	root := fx.in.Root
+	root := fx.in.root
 	var cands []fast
 	if sp := expr.CompilePath(src, fx.r, fx.ns, false, true); sp != nil {
 		cands = append(cands, fast{"compilePath", nil, func() any { return sp.Value(root, root) }, nil})

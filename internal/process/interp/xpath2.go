@@ -43,10 +43,10 @@ func (ev *xp2Eval) value(i int) (xpath2.Sequence, error) {
 	case expr.RefPID:
 		return xpath2.Sequence{xpath2.Str(in.pid())}, nil
 	case expr.RefProcessQName:
-		q := in.Proc.Name
+		q := in.proc.Name
 		return xpath2.Sequence{xpath2.QName{NS: q.Space, Local: q.Local, T: xpath2.TQName}}, nil
 	case expr.RefProperty:
-		return xpath2.Sequence{xpath2.Str(expr.XpathString(r.Prop.Eval(&in.Docs, in.Root)))}, nil
+		return xpath2.Sequence{xpath2.Str(expr.XpathString(r.Prop.Eval(&in.docs, in.root)))}, nil
 	case expr.RefEventTime:
 		return currentEventDateTime(in)
 	}
@@ -71,18 +71,18 @@ func (ev *xp2Eval) value(i int) (xpath2.Sequence, error) {
 		}
 		return xpath2.Sequence{a}, nil
 	}
-	n := expr.BaseNode(in.Root, v, r.Part)
+	n := expr.BaseNode(in.root, v, r.Part)
 	if n == nil {
 		return nil, nil
 	}
-	return xpath2.Sequence{expr.XNode{T: &in.Docs, Tok: n, Attr: -1}}, nil
+	return xpath2.Sequence{expr.XNode{T: &in.docs, Tok: n, Attr: -1}}, nil
 }
 
 // pid is the instance id $ode:pid yields: a persistent instance's id, a
 // fresh unique one for an in-memory instance.
 func (in *Instance) pid() string {
-	if in.ID != "" {
-		return in.ID
+	if in.id != "" {
+		return in.id
 	}
 	if in.odePID == "" {
 		in.odePID = persistNewID()
@@ -96,9 +96,9 @@ func (in *Instance) evalXPath2(x *expr.Expr, ctx *etree.Element, at xmldoc.Pos) 
 	ev := &xp2Eval{in: in, x: x.X2, at: at}
 	dc := &xpath2.DynamicContext{VariableAt: ev.value}
 	if x.X2.Query {
-		dc.Item = expr.XNode{T: &in.Docs, Tok: ctx, Attr: -1}
+		dc.Item = expr.XNode{T: &in.docs, Tok: ctx, Attr: -1}
 	} else {
-		dc.Item = expr.XNode{T: &in.Docs, Tok: in.Root, Attr: -1, Doc: expr.DocNothing}
+		dc.Item = expr.XNode{T: &in.docs, Tok: in.root, Attr: -1, Doc: expr.DocNothing}
 	}
 	if x.X2.Links != nil {
 		dc.Variables = func(space, local string) (xpath2.Sequence, bool) {
@@ -126,7 +126,7 @@ func (in *Instance) evalXPath2(x *expr.Expr, ctx *etree.Element, at xmldoc.Pos) 
 
 // condXPath2 is the effective boolean value of an XPath 2.0 condition.
 func (in *Instance) condXPath2(x *expr.Expr, at xmldoc.Pos) (bool, error) {
-	seq, err := in.evalXPath2(x, in.Root, at)
+	seq, err := in.evalXPath2(x, in.root, at)
 	if err != nil {
 		return false, err
 	}
@@ -139,7 +139,7 @@ func (in *Instance) condXPath2(x *expr.Expr, at xmldoc.Pos) (bool, error) {
 
 // evalToXPath2CopyOp evaluates a general XPath 2.0 to-expression.
 func evalToXPath2CopyOp(c *plan.CopyOp, in *Instance) (target, error) {
-	v, err := in.Eval(c.To.X, in.Root, c.Pos)
+	v, err := in.Eval(c.To.X, in.root, c.Pos)
 	if err != nil {
 		return target{}, err
 	}
@@ -163,9 +163,9 @@ func (in *Instance) slotOf(tok etree.Token) *expr.Var {
 	}
 	for e != nil {
 		p := e.Parent()
-		if p == in.Root {
-			if i := e.Index(); i >= 0 && i < len(in.Proc.Vars) {
-				return in.Proc.Vars[i]
+		if p == in.root {
+			if i := e.Index(); i >= 0 && i < len(in.proc.Vars) {
+				return in.proc.Vars[i]
 			}
 			return nil
 		}
@@ -185,9 +185,9 @@ func (in *Instance) touchNode(tok etree.Token) {
 // that started this run of the instance was received; the current time
 // for a run a timer started, as ODE did when it had no event time.
 func currentEventDateTime(in *Instance) (xpath2.Sequence, error) {
-	t := in.Host.Now()
-	if in.Trigger != nil && !in.Trigger.Received.IsZero() {
-		t = in.Trigger.Received
+	t := in.host.Now()
+	if in.trigger != nil && !in.trigger.Received.IsZero() {
+		t = in.trigger.Received
 	}
 	a, err := xpath2.Cast(xpath2.Untyped(t.Format(time.RFC3339Nano)), xpath2.TDateTime, nil)
 	if err != nil {

@@ -66,7 +66,7 @@ func (f *xp2Fixture) eval(t *testing.T, on, src string) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	ctx := f.in.Root
+	ctx := f.in.root
 	if on != "" {
 		name, part, _ := strings.Cut(on, ".")
 		v := f.r.LookupVar(name)
@@ -74,7 +74,7 @@ func (f *xp2Fixture) eval(t *testing.T, on, src string) (any, error) {
 		if part != "" {
 			pi = v.PartIndex(part)
 		}
-		ctx = expr.BaseNode(f.in.Root, v, pi)
+		ctx = expr.BaseNode(f.in.root, v, pi)
 	}
 	return f.in.Eval(x, ctx, xmldoc.Pos{})
 }
@@ -248,7 +248,7 @@ func TestODEFunctions(t *testing.T) {
 // message that started the run was received.
 func TestCurrentEventDateTime(t *testing.T) {
 	f := newXP2Fixture(t)
-	f.in.Trigger = &exchange.Exchange{Received: time.Date(2026, 3, 1, 9, 30, 0, 250e6, time.UTC)}
+	f.in.trigger = &exchange.Exchange{Received: time.Date(2026, 3, 1, 9, 30, 0, 250e6, time.UTC)}
 	got, err := f.eval(t, "", "string($ode:currentEventDateTime)")
 	if err != nil || render2(got) != "2026-03-01T09:30:00.25Z" {
 		t.Errorf("$ode:currentEventDateTime = %s, %v; want 2026-03-01T09:30:00.25Z", render2(got), err)
