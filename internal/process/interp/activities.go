@@ -11,15 +11,15 @@ import (
 	"github.com/orchd/orchd/internal/process/xmldoc"
 )
 
-func stepSequence(a *plan.Sequence, _ *Instance, f *Frame) (plan.Activity, bool, error) {
-	if f.Pc >= len(a.Children) {
+func stepSequence(a *plan.Sequence, _ *Instance, f *frame) (plan.Activity, bool, error) {
+	if f.pc >= len(a.Children) {
 		return nil, true, nil
 	}
-	f.Pc++
-	return a.Children[f.Pc-1], f.Pc == len(a.Children), nil
+	f.pc++
+	return a.Children[f.pc-1], f.pc == len(a.Children), nil
 }
 
-func stepIfAct(a *plan.IfAct, in *Instance, _ *Frame) (plan.Activity, bool, error) {
+func stepIfAct(a *plan.IfAct, in *Instance, _ *frame) (plan.Activity, bool, error) {
 	for i, c := range a.Conds {
 		ok, err := in.Cond(c, a.Pos)
 		if err != nil {
@@ -34,7 +34,7 @@ func stepIfAct(a *plan.IfAct, in *Instance, _ *Frame) (plan.Activity, bool, erro
 	return a.Els, true, nil
 }
 
-func stepWhile(a *plan.While, in *Instance, _ *Frame) (plan.Activity, bool, error) {
+func stepWhile(a *plan.While, in *Instance, _ *frame) (plan.Activity, bool, error) {
 	ok, err := in.Cond(a.Cond, a.Pos)
 	if err != nil || !ok {
 		return nil, true, err
@@ -57,16 +57,16 @@ func (in *Instance) Cond(c *expr.Expr, at xmldoc.Pos) (bool, error) {
 	return expr.XpathBool(v), nil
 }
 
-func stepEmpty(a *plan.Empty, _ *Instance, _ *Frame) (plan.Activity, bool, error) {
+func stepEmpty(a *plan.Empty, _ *Instance, _ *frame) (plan.Activity, bool, error) {
 	return nil, true, nil
 }
 
-func stepExit(a *plan.Exit, in *Instance, _ *Frame) (plan.Activity, bool, error) {
+func stepExit(a *plan.Exit, in *Instance, _ *frame) (plan.Activity, bool, error) {
 	in.exited = true
 	return nil, true, nil
 }
 
-func stepThrow(a *plan.Throw, in *Instance, _ *Frame) (plan.Activity, bool, error) {
+func stepThrow(a *plan.Throw, in *Instance, _ *frame) (plan.Activity, bool, error) {
 	fv := &FaultValue{Name: a.FaultName, at: a.Pos}
 	if a.V != nil {
 		if a.V.Msg != nil {
@@ -78,7 +78,7 @@ func stepThrow(a *plan.Throw, in *Instance, _ *Frame) (plan.Activity, bool, erro
 	return nil, false, fv
 }
 
-func stepReceive(a *plan.Receive, in *Instance, _ *Frame) (plan.Activity, bool, error) {
+func stepReceive(a *plan.Receive, in *Instance, _ *frame) (plan.Activity, bool, error) {
 	ok, err := in.take(&a.Inbound, a.Pos)
 	if err != nil || ok {
 		return nil, ok, err
@@ -89,7 +89,7 @@ func stepReceive(a *plan.Receive, in *Instance, _ *Frame) (plan.Activity, bool, 
 	return nil, false, errBlocked
 }
 
-func stepReply(a *plan.Reply, in *Instance, _ *Frame) (plan.Activity, bool, error) {
+func stepReply(a *plan.Reply, in *Instance, _ *frame) (plan.Activity, bool, error) {
 	mex := a.Mex
 	if a.Ev != nil {
 		mex = requestMexOnEvent(a.Ev, in)
@@ -133,7 +133,7 @@ func stepReply(a *plan.Reply, in *Instance, _ *Frame) (plan.Activity, bool, erro
 
 // StepAssign runs assign a: its copies in order, all or nothing (validated
 // when a says so).
-func StepAssign(a *plan.Assign, in *Instance, _ *Frame) (plan.Activity, bool, error) {
+func StepAssign(a *plan.Assign, in *Instance, _ *frame) (plan.Activity, bool, error) {
 	if a.Validate != nil {
 		if err := applyValidatedAssign(a, in); err != nil {
 			return nil, false, err

@@ -10,7 +10,7 @@ import (
 // (term), or a scope running its body whose handler act (with its fault
 // variable v) takes the fault in its place.
 type catchSite struct {
-	th   *Thread
+	th   *thread
 	k    int
 	term bool
 	sc   *plan.Scope
@@ -33,15 +33,15 @@ type catchSite struct {
 // enclosing scopes see it next, and only an author's handler (or a
 // termination handler) counts. ok is false when no frame takes it: the
 // fault would end the instance.
-func (in *Instance) findCatch(t *Thread, fv *FaultValue, explicitOnly bool) (cs catchSite, ok bool) {
+func (in *Instance) findCatch(t *thread, fv *FaultValue, explicitOnly bool) (cs catchSite, ok bool) {
 	for th := t; th != nil; th = th.parent {
-		for k := len(th.Stack) - 1; k >= 0; k-- {
-			fr := &th.Stack[k]
-			if hr, isRun := fr.Act.(*plan.HandlerRun); isRun && hr.Term {
+		for k := len(th.stack) - 1; k >= 0; k-- {
+			fr := &th.stack[k]
+			if hr, isRun := fr.act.(*plan.HandlerRun); isRun && hr.Term {
 				return catchSite{th: th, k: k, term: true}, true
 			}
-			sc, isScope := fr.Act.(*plan.Scope)
-			if !isScope || fr.Pc != ScopeBody {
+			sc, isScope := fr.act.(*plan.Scope)
+			if !isScope || fr.pc != ScopeBody {
 				continue
 			}
 			var act plan.Activity

@@ -178,7 +178,7 @@ func FramesVersionOf(b byte) (version byte, session bool) {
 // timer the instance is registered under.
 func (in *Instance) EncodeFrames(routes []string, timer int64) ([]byte, error) {
 	in.deactivate()
-	b := make([]byte, 0, 32+8*len(in.threads[0].Stack))
+	b := make([]byte, 0, 32+8*len(in.threads[0].stack))
 	recs := in.proc.Comp != nil && in.hasRecs()
 	// The fingerprint first: a load finds the instance's version by it
 	// before decoding anything that depends on the definition.
@@ -197,10 +197,10 @@ func (in *Instance) EncodeFrames(routes []string, timer int64) ([]byte, error) {
 		ver |= FramesSession
 	}
 	b = append(b, ver)
-	index := make(map[*Thread]int, len(in.threads))
-	live := make([]*Thread, 0, len(in.threads))
+	index := make(map[*thread]int, len(in.threads))
+	live := make([]*thread, 0, len(in.threads))
 	for _, t := range in.threads {
-		if t.State != TDone || t == in.threads[0] {
+		if t.state != TDone || t == in.threads[0] {
 			index[t] = len(live)
 			live = append(live, t)
 		}
@@ -212,27 +212,27 @@ func (in *Instance) EncodeFrames(routes []string, timer int64) ([]byte, error) {
 			parent = index[t.parent] + 1
 		}
 		b = binary.AppendUvarint(b, uint64(parent))
-		st := t.State
+		st := t.state
 		if st == TCalling {
 			st = TReady // its call may or may not have happened: see invoke.step
 		}
 		b = append(b, byte(st))
 		b = binary.AppendUvarint(b, uint64(t.kids))
-		b = binary.AppendUvarint(b, uint64(len(t.Stack)))
-		for _, f := range t.Stack {
-			b = binary.AppendUvarint(b, uint64(f.Act.ID()))
-			b = binary.AppendUvarint(b, uint64(f.Pc))
-			b = binary.AppendVarint(b, f.Due)
-			b = binary.AppendVarint(b, f.I)
+		b = binary.AppendUvarint(b, uint64(len(t.stack)))
+		for _, f := range t.stack {
+			b = binary.AppendUvarint(b, uint64(f.act.ID()))
+			b = binary.AppendUvarint(b, uint64(f.pc))
+			b = binary.AppendVarint(b, f.due)
+			b = binary.AppendVarint(b, f.i)
 			b = binary.AppendVarint(b, f.n)
-			b = binary.AppendVarint(b, f.K)
+			b = binary.AppendVarint(b, f.k)
 			var fault string
 			if f.fault != nil {
 				fault = f.fault.Name.String()
 			}
 			b = AppendString(b, fault)
 			if recs {
-				b = appendRec(b, f.Rec)
+				b = appendRec(b, f.rec)
 			}
 		}
 		b = appendSlots(b, t.priv)
@@ -267,7 +267,7 @@ func (in *Instance) DecodeThreads(r *persist.Reader, recs bool) error {
 	}
 	in.threads = in.threads[:0]
 	for i := uint64(0); i < n && r.Err == nil; i++ {
-		t := &Thread{}
+		t := &thread{}
 		parent := r.Uvarint()
 		if parent > i || (i > 0 && parent == 0) {
 			return ErrBadFrames
@@ -278,9 +278,9 @@ func (in *Instance) DecodeThreads(r *persist.Reader, recs bool) error {
 		if len(r.B) == 0 {
 			return ErrBadFrames
 		}
-		t.State = threadState(r.B[0])
+		t.state = threadState(r.B[0])
 		r.B = r.B[1:]
-		if t.State > TDone {
+		if t.state > TDone {
 			return ErrBadFrames
 		}
 		t.kids = int(r.Uvarint())
@@ -295,7 +295,7 @@ func (in *Instance) DecodeThreads(r *persist.Reader, recs bool) error {
 			if aid >= uint64(len(p.Acts)) {
 				return fmt.Errorf("%w (activity %d)", ErrBadFrames, aid)
 			}
-			f := Frame{Act: p.Acts[aid], Pc: int(pc), Due: due, I: fi, n: fn, K: fk}
+			f := frame{act: p.Acts[aid], pc: int(pc), due: due, i: fi, n: fn, k: fk}
 			if fault != "" {
 				f.fault = &FaultValue{Name: ParseClark(fault)}
 			}
@@ -304,9 +304,9 @@ func (in *Instance) DecodeThreads(r *persist.Reader, recs bool) error {
 				if err != nil {
 					return err
 				}
-				f.Rec = rec
+				f.rec = rec
 			}
-			t.Stack = append(t.Stack, f)
+			t.stack = append(t.stack, f)
 		}
 		priv, err := in.readSlots(r)
 		if err != nil {
@@ -355,10 +355,10 @@ func ParseClark(s string) exchange.QName {
 // marked idempotent, the instance is checkpointed first, so that after a
 // crash the call is not repeated blindly: a recovered instance whose
 // invoke may have run follows the failure policy instead.
-func stepInvoke(a *plan.Invoke, in *Instance, f *Frame) (plan.Activity, bool, error) {
-	if f.K == kAnswer {
+func stepInvoke(a *plan.Invoke, in *Instance, f *frame) (plan.Activity, bool, error) {
+	if f.k == kAnswer {
 		// The answer of the call that went out on its own goroutine.
-		f.K = 0
+		f.k = 0
 		if ans := in.cur.answer; ans != nil {
 			in.cur.answer = nil
 			return answeredInvoke(a, in, f, ans.msg, ans.err, ans.dur)
@@ -366,7 +366,7 @@ func stepInvoke(a *plan.Invoke, in *Instance, f *Frame) (plan.Activity, bool, er
 		// Resumed after a crash with the call in flight (a checkpoint
 		// taken for another branch recorded it): below, as a call that
 		// may have happened.
-	} else if f.K != 0 {
+	} else if f.k != 0 {
 		if done, err, ok := in.recoveryStep(f, a.Pos); ok {
 			return nil, done, err
 		}
@@ -385,8 +385,8 @@ func stepInvoke(a *plan.Invoke, in *Instance, f *Frame) (plan.Activity, bool, er
 	if recovered {
 		return failedInvoke(a, in, f, errMayHaveRun)
 	}
-	if f.Due != 0 && in.host.Now().UnixNano() < f.Due {
-		in.wakeAt(f.Due) // waiting to retry
+	if f.due != 0 && in.host.Now().UnixNano() < f.due {
+		in.wakeAt(f.due) // waiting to retry
 		return nil, false, errBlocked
 	}
 	call := &exchange.Call{Operation: a.Op, Timeout: a.Timeout}
@@ -457,24 +457,24 @@ var errMayHaveRun = errors.New("orchd stopped while this call was in flight; it 
 // after the call. recovered reports a guarded call that may have happened
 // before orchd stopped: the caller fails it instead of calling again. err
 // is the checkpoint's failure.
-func (in *Instance) beforeCall(f *Frame, guarded func() bool) (recovered bool, err error) {
+func (in *Instance) beforeCall(f *frame, guarded func() bool) (recovered bool, err error) {
 	if in.proc.InMemory || !in.host.Stored() {
 		return false, nil
 	}
 	g := guarded()
 	switch {
-	case g && f.Pc == 0:
+	case g && f.pc == 0:
 		// pc 1 marks the call as under way for any checkpoint taken
 		// while it is (another branch's, or this run's first).
-		f.Pc = 1
+		f.pc = 1
 		if in.Unpromised() {
 			return false, nil
 		}
 		fallthrough
 	case len(in.out) > 0:
 		return false, in.Checkpoint(persist.Running)
-	case g && in.cur.MayHaveRun:
-		in.cur.MayHaveRun = false
+	case g && in.cur.mayHaveRun:
+		in.cur.mayHaveRun = false
 		return true, nil
 	}
 	return false, nil
@@ -501,7 +501,7 @@ func (in *Instance) Unpromised() bool {
 // answer, which comes back to the current thread (its frame f resumes
 // with f.k == 1 and the answer in the thread's answer). It returns
 // errCalling, for the step to return.
-func (in *Instance) callAsync(f *Frame, call func(ctx context.Context) *callAnswer) error {
+func (in *Instance) callAsync(f *frame, call func(ctx context.Context) *callAnswer) error {
 	t := in.cur
 	t.callSeq++
 	seq := t.callSeq
@@ -509,7 +509,7 @@ func (in *Instance) callAsync(f *Frame, call func(ctx context.Context) *callAnsw
 		in.calls = &answers{Notify: make(chan struct{}, 1)}
 	}
 	in.inflight++
-	f.K = kAnswer
+	f.k = kAnswer
 	ctx, calls := in.ctx, in.calls
 	go func() {
 		a := call(ctx)
@@ -520,7 +520,7 @@ func (in *Instance) callAsync(f *Frame, call func(ctx context.Context) *callAnsw
 }
 
 // answeredInvoke takes a partner's answer (or failure) into the instance.
-func answeredInvoke(a *plan.Invoke, in *Instance, f *Frame, res *exchange.Message, err error, dur time.Duration) (plan.Activity, bool, error) {
+func answeredInvoke(a *plan.Invoke, in *Instance, f *frame, res *exchange.Message, err error, dur time.Duration) (plan.Activity, bool, error) {
 	in.stepsLeft = in.stepBudget // the run waited for the partner
 	in.proc.InvokeMetrics[a.ID()].Observe(err, dur)
 	if in.EvOn(events.PartnerInteraction) {

@@ -41,19 +41,19 @@ import (
 // passes over scopes as before, and no activity is registered, so the
 // activity numbers in their checkpoints are unchanged.
 
-// CompRec is a completed scope instance that may be compensated, or a
+// compRec is a completed scope instance that may be compensated, or a
 // termination handler to run; a scope frame's rec only collects kids.
-type CompRec struct {
+type compRec struct {
 	Sc   *plan.Scope
-	Snap []PrivSlot
-	Kids []*CompRec
+	Snap []privSlot
+	Kids []*compRec
 }
 
-func stepHandlerRun(a *plan.HandlerRun, in *Instance, f *Frame) (plan.Activity, bool, error) {
-	if f.Pc == 1 {
+func stepHandlerRun(a *plan.HandlerRun, in *Instance, f *frame) (plan.Activity, bool, error) {
+	if f.pc == 1 {
 		return nil, true, nil
 	}
-	f.Pc = 1
+	f.pc = 1
 	body := a.Sc.Comp
 	if a.Term {
 		body = a.Sc.Term
@@ -64,46 +64,46 @@ func stepHandlerRun(a *plan.HandlerRun, in *Instance, f *Frame) (plan.Activity, 
 	return body, false, nil
 }
 
-func stepCompensate(a *plan.Compensate, in *Instance, _ *Frame) (plan.Activity, bool, error) {
+func stepCompensate(a *plan.Compensate, in *Instance, _ *frame) (plan.Activity, bool, error) {
 	if in.cur.kids > 0 {
 		return nil, false, errJoin
 	}
 	ctx := in.compContext()
-	if ctx == nil || ctx.Rec == nil {
+	if ctx == nil || ctx.rec == nil {
 		return nil, true, nil
 	}
-	kids := ctx.Rec.Kids
+	kids := ctx.rec.Kids
 	for i := len(kids) - 1; i >= 0; i-- {
 		r := kids[i]
 		if a.Target != nil && r.Sc != a.Target {
 			continue
 		}
-		ctx.Rec.Kids = append(kids[:i:i], kids[i+1:]...)
+		ctx.rec.Kids = append(kids[:i:i], kids[i+1:]...)
 		in.runHandler(r.Sc.CompAct, r)
 		return nil, false, errJoin
 	}
 	return nil, true, nil
 }
 
-func stepTerminator(a *plan.Terminator, in *Instance, f *Frame) (plan.Activity, bool, error) {
+func stepTerminator(a *plan.Terminator, in *Instance, f *frame) (plan.Activity, bool, error) {
 	if in.cur.kids > 0 {
 		return nil, false, errJoin
 	}
-	if f.Rec == nil || len(f.Rec.Kids) == 0 {
+	if f.rec == nil || len(f.rec.Kids) == 0 {
 		return nil, true, nil
 	}
-	last := len(f.Rec.Kids) - 1
-	r := f.Rec.Kids[last]
-	f.Rec.Kids = f.Rec.Kids[:last]
+	last := len(f.rec.Kids) - 1
+	r := f.rec.Kids[last]
+	f.rec.Kids = f.rec.Kids[:last]
 	in.runHandler(r.Sc.TermAct, r)
 	return nil, false, errJoin
 }
 
 // runHandler spawns the thread running a handler for record r, with r's
 // snapshot as its private variables.
-func (in *Instance) runHandler(h *plan.HandlerRun, r *CompRec) {
+func (in *Instance) runHandler(h *plan.HandlerRun, r *compRec) {
 	t := in.spawn(h, r.Snap)
-	t.Stack[0].Rec = r
+	t.stack[0].rec = r
 	r.Snap = nil
 	if len(t.priv) > 0 {
 		in.hasPriv = true
@@ -113,15 +113,15 @@ func (in *Instance) runHandler(h *plan.HandlerRun, r *CompRec) {
 // compContext is the frame whose rec holds the completed children a
 // compensate activity of the current thread works on: the innermost
 // running fault handler's scope, or compensation or termination handler.
-func (in *Instance) compContext() *Frame {
+func (in *Instance) compContext() *frame {
 	for th := in.cur; th != nil; th = th.parent {
-		for k := len(th.Stack) - 1; k >= 0; k-- {
-			fr := &th.Stack[k]
-			switch fr.Act.(type) {
+		for k := len(th.stack) - 1; k >= 0; k-- {
+			fr := &th.stack[k]
+			switch fr.act.(type) {
 			case *plan.HandlerRun:
 				return fr
 			case *plan.Scope:
-				if fr.Pc == scopeHandling {
+				if fr.pc == scopeHandling {
 					return fr
 				}
 			}
@@ -133,30 +133,30 @@ func (in *Instance) compContext() *Frame {
 // completed records the successful completion of compensable scope a,
 // whose frame f is the current thread's top, with its enclosing scope (or
 // handler).
-func (in *Instance) completed(a *plan.Scope, f *Frame) {
-	r := &CompRec{Sc: a}
-	if f.Rec != nil {
-		r.Kids = f.Rec.Kids
-		f.Rec = nil
+func (in *Instance) completed(a *plan.Scope, f *frame) {
+	r := &compRec{Sc: a}
+	if f.rec != nil {
+		r.Kids = f.rec.Kids
+		f.rec = nil
 	}
 	for _, v := range a.SnapVars {
-		r.Snap = append(r.Snap, PrivSlot{Slot: v.Slot, El: in.Slot(v).Copy()})
+		r.Snap = append(r.Snap, privSlot{Slot: v.Slot, El: in.Slot(v).Copy()})
 	}
-	th, k := in.cur, len(in.cur.Stack)-2
+	th, k := in.cur, len(in.cur.stack)-2
 	for th != nil {
 		for ; k >= 0; k-- {
-			fr := &th.Stack[k]
-			switch fr.Act.(type) {
+			fr := &th.stack[k]
+			switch fr.act.(type) {
 			case *plan.Scope, *plan.HandlerRun:
-				if fr.Rec == nil {
-					fr.Rec = &CompRec{}
+				if fr.rec == nil {
+					fr.rec = &compRec{}
 				}
-				fr.Rec.Kids = append(fr.Rec.Kids, r)
+				fr.rec.Kids = append(fr.rec.Kids, r)
 				return
 			}
 		}
 		if th = th.parent; th != nil {
-			k = len(th.Stack) - 1
+			k = len(th.stack) - 1
 		}
 	}
 }
@@ -166,30 +166,30 @@ func (in *Instance) completed(a *plan.Scope, f *Frame) {
 // one for each scope running in a thread under th, other than those the
 // fault came through, that has one to run; innermost last. Each sees
 // the private variables of the thread it was terminated in.
-func (in *Instance) terminations(th, t *Thread) *CompRec {
+func (in *Instance) terminations(th, t *thread) *compRec {
 	type job struct {
-		r     *CompRec
+		r     *compRec
 		depth int
 	}
 	var jobs []job
 	in.deactivate()
 	for _, x := range in.threads {
-		if x == th || x.State == TDone || !x.isIn(th) || t.isIn(x) {
+		if x == th || x.state == TDone || !x.isIn(th) || t.isIn(x) {
 			continue
 		}
 		depth := 0
 		for y := x; y != th; y = y.parent {
 			depth++
 		}
-		for k := range x.Stack {
-			fr := &x.Stack[k]
-			sc, ok := fr.Act.(*plan.Scope)
-			if !ok || fr.Pc != ScopeBody || !sc.TermNeeded {
+		for k := range x.stack {
+			fr := &x.stack[k]
+			sc, ok := fr.act.(*plan.Scope)
+			if !ok || fr.pc != ScopeBody || !sc.TermNeeded {
 				continue
 			}
-			r := &CompRec{Sc: sc, Snap: privChain(x, th)}
-			if fr.Rec != nil {
-				r.Kids = fr.Rec.Kids
+			r := &compRec{Sc: sc, Snap: privChain(x, th)}
+			if fr.rec != nil {
+				r.Kids = fr.rec.Kids
 			}
 			jobs = append(jobs, job{r: r, depth: depth<<16 | k})
 		}
@@ -198,7 +198,7 @@ func (in *Instance) terminations(th, t *Thread) *CompRec {
 		return nil
 	}
 	sort.SliceStable(jobs, func(i, j int) bool { return jobs[i].depth < jobs[j].depth })
-	rec := &CompRec{Kids: make([]*CompRec, len(jobs))}
+	rec := &compRec{Kids: make([]*compRec, len(jobs))}
 	for i, j := range jobs {
 		rec.Kids[i] = j.r
 	}
@@ -207,8 +207,8 @@ func (in *Instance) terminations(th, t *Thread) *CompRec {
 
 // privChain gathers the private variables x sees that th does not (the
 // innermost copy of each slot); the tree must be deactivated.
-func privChain(x, th *Thread) []PrivSlot {
-	var out []PrivSlot
+func privChain(x, th *thread) []privSlot {
+	var out []privSlot
 	for y := x; y != nil && y != th; y = y.parent {
 	next:
 		for _, ps := range y.priv {
@@ -231,8 +231,8 @@ const FramesVersionComp = 4
 // hasRecs reports whether a frame of a live thread holds a record.
 func (in *Instance) hasRecs() bool {
 	for _, t := range in.threads {
-		for i := range t.Stack {
-			if t.Stack[i].Rec != nil {
+		for i := range t.stack {
+			if t.stack[i].rec != nil {
 				return true
 			}
 		}
@@ -241,7 +241,7 @@ func (in *Instance) hasRecs() bool {
 }
 
 // appendRec encodes r (nil included) and its children.
-func appendRec(b []byte, r *CompRec) []byte {
+func appendRec(b []byte, r *compRec) []byte {
 	if r == nil {
 		return append(b, 0)
 	}
@@ -263,7 +263,7 @@ func appendRec(b []byte, r *CompRec) []byte {
 const maxRecDepth = 64
 
 // readRec decodes what appendRec wrote.
-func (in *Instance) readRec(r *persist.Reader, depth int) (*CompRec, error) {
+func (in *Instance) readRec(r *persist.Reader, depth int) (*compRec, error) {
 	if len(r.B) == 0 || depth > maxRecDepth {
 		return nil, ErrBadFrames
 	}
@@ -276,7 +276,7 @@ func (in *Instance) readRec(r *persist.Reader, depth int) (*CompRec, error) {
 	default:
 		return nil, ErrBadFrames
 	}
-	rec := &CompRec{}
+	rec := &compRec{}
 	if id := r.Uvarint(); id > 0 {
 		if id > uint64(len(in.proc.Acts)) {
 			return nil, ErrBadFrames
@@ -309,7 +309,7 @@ func (in *Instance) readRec(r *persist.Reader, depth int) (*CompRec, error) {
 }
 
 // appendSlots encodes variable slots: each slot number and its XML.
-func appendSlots(b []byte, slots []PrivSlot) []byte {
+func appendSlots(b []byte, slots []privSlot) []byte {
 	b = binary.AppendUvarint(b, uint64(len(slots)))
 	for _, ps := range slots {
 		b = binary.AppendUvarint(b, uint64(ps.Slot))
@@ -321,12 +321,12 @@ func appendSlots(b []byte, slots []PrivSlot) []byte {
 }
 
 // readSlots decodes what appendSlots wrote.
-func (in *Instance) readSlots(r *persist.Reader) ([]PrivSlot, error) {
+func (in *Instance) readSlots(r *persist.Reader) ([]privSlot, error) {
 	np := r.Uvarint()
 	if r.Err != nil || np > uint64(len(r.B)) {
 		return nil, ErrBadFrames
 	}
-	var out []PrivSlot
+	var out []privSlot
 	for j := uint64(0); j < np && r.Err == nil; j++ {
 		slot := r.Uvarint()
 		data := r.String()
@@ -337,7 +337,7 @@ func (in *Instance) readSlots(r *persist.Reader) ([]PrivSlot, error) {
 		if err != nil {
 			return nil, ErrBadFrames
 		}
-		out = append(out, PrivSlot{Slot: int(slot), El: el})
+		out = append(out, privSlot{Slot: int(slot), El: el})
 	}
 	return out, r.Err
 }

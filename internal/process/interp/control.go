@@ -17,9 +17,9 @@ import (
 const OpSuspendReason = "suspended by an operator"
 
 // failed finds the frame the instance is suspended on, if any.
-func (in *Instance) failed() (*Thread, *Frame) {
+func (in *Instance) failed() (*thread, *frame) {
 	for _, t := range in.threads {
-		if t.State != TDone && len(t.Stack) > 0 && failedFrame(t.Top()) {
+		if t.state != TDone && len(t.stack) > 0 && failedFrame(t.Top()) {
 			return t, t.Top()
 		}
 	}
@@ -73,12 +73,12 @@ func (in *Instance) Resolve(a mgmt.Action) error {
 	case mgmt.Resume:
 		in.suspendReason = ""
 	case mgmt.Retry:
-		f.K, f.Pc, f.Due = 0, 0, 0
-		f.I++ // counts the operator's retries (the failure's attempts)
+		f.k, f.pc, f.due = 0, 0, 0
+		f.i++ // counts the operator's retries (the failure's attempts)
 	case mgmt.Fault:
-		f.K = KFault
+		f.k = KFault
 	case mgmt.Cancel:
-		f.K = KCancel
+		f.k = KCancel
 	}
 	in.state = persist.Running
 	return nil

@@ -10,7 +10,7 @@ import (
 // activity: it may push a child to run next, report the frame done, or
 // fail with a *faultValue (a BPEL fault) or another error (a system
 // failure). It is the runtime's one switch over the plan's activity types.
-func stepActivity(x plan.Activity, in *Instance, f *Frame) (push plan.Activity, done bool, err error) {
+func stepActivity(x plan.Activity, in *Instance, f *frame) (push plan.Activity, done bool, err error) {
 	switch a := x.(type) {
 	case *plan.AlarmListener:
 		return stepAlarmListener(a, in, f)

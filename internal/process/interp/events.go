@@ -21,10 +21,10 @@ import (
 // threads and frames, so a persistent instance checkpoints it as usual.
 
 // privSlots makes fresh private copies of vars for a handler instance.
-func privSlots(vars []*expr.Var) []PrivSlot {
-	priv := make([]PrivSlot, 0, len(vars))
+func privSlots(vars []*expr.Var) []privSlot {
+	priv := make([]privSlot, 0, len(vars))
 	for _, v := range vars {
-		priv = append(priv, PrivSlot{Slot: v.Slot, El: v.NewSlot()})
+		priv = append(priv, privSlot{Slot: v.Slot, El: v.NewSlot()})
 	}
 	return priv
 }
@@ -32,19 +32,19 @@ func privSlots(vars []*expr.Var) []PrivSlot {
 // closeListeners stops the listeners of the scope running on t from
 // accepting events (its body ended): each ends once its running handler
 // instances have.
-func (in *Instance) closeListeners(t *Thread) {
+func (in *Instance) closeListeners(t *thread) {
 	for _, x := range in.threads {
-		if x.parent != t || x.State == TDone || len(x.Stack) == 0 {
+		if x.parent != t || x.state == TDone || len(x.stack) == 0 {
 			continue
 		}
-		if _, ok := x.Stack[0].Act.(plan.Listener); !ok {
+		if _, ok := x.stack[0].act.(plan.Listener); !ok {
 			continue
 		}
-		x.Stack[0].n = 1
-		if x.State == TWaiting {
-			x.waits, x.WaitKeys, x.wake = x.waits[:0], x.WaitKeys[:0], 0
+		x.stack[0].n = 1
+		if x.state == TWaiting {
+			x.waits, x.waitKeys, x.wake = x.waits[:0], x.waitKeys[:0], 0
 		}
-		x.State = TReady
+		x.state = TReady
 	}
 }
 
@@ -52,7 +52,7 @@ func (in *Instance) closeListeners(t *Thread) {
 // (it names each handler instance's open request); due is an alarm's next
 // deadline, pc 1 once it is computed, 2 once a one-shot alarm fired.
 
-func stepEventListener(a *plan.EventListener, in *Instance, f *Frame) (plan.Activity, bool, error) {
+func stepEventListener(a *plan.EventListener, in *Instance, f *frame) (plan.Activity, bool, error) {
 	if f.n == 1 {
 		return closedListener(in)
 	}
@@ -67,8 +67,8 @@ func stepEventListener(a *plan.EventListener, in *Instance, f *Frame) (plan.Acti
 		ib.V, ib.FromParts = nil, nil
 		var tag string
 		if ev.Tag != nil {
-			f.K++
-			tag = strconv.FormatInt(f.K, 10)
+			f.k++
+			tag = strconv.FormatInt(f.k, 10)
 			ib.Mex = ev.Mex + "\x1f" + tag
 		}
 		ok, err := in.take(&ib, ev.Pos)
@@ -114,13 +114,13 @@ func closedListener(in *Instance) (plan.Activity, bool, error) {
 	return nil, true, nil
 }
 
-func stepAlarmListener(a *plan.AlarmListener, in *Instance, f *Frame) (plan.Activity, bool, error) {
+func stepAlarmListener(a *plan.AlarmListener, in *Instance, f *frame) (plan.Activity, bool, error) {
 	if f.n == 1 {
 		return closedListener(in)
 	}
 	al := a.Al
 	now := in.host.Now()
-	if f.Pc == 0 {
+	if f.pc == 0 {
 		due := now
 		var err error
 		if al.Deadline != nil {
@@ -131,22 +131,22 @@ func stepAlarmListener(a *plan.AlarmListener, in *Instance, f *Frame) (plan.Acti
 		if err != nil {
 			return nil, false, err
 		}
-		f.Pc, f.Due = 1, due.UnixNano()
+		f.pc, f.due = 1, due.UnixNano()
 	}
-	if f.Pc == 2 {
+	if f.pc == 2 {
 		return nil, false, errBlocked // fired; waits to be closed
 	}
-	if now.UnixNano() < f.Due {
-		in.wakeAt(f.Due)
+	if now.UnixNano() < f.due {
+		in.wakeAt(f.due)
 		return nil, false, errBlocked
 	}
 	in.spawn(al.Body, privSlots(al.Priv))
 	in.hasPriv = true
 	if al.Repeat == nil {
-		f.Pc = 2
+		f.pc = 2
 		return nil, false, errBlocked
 	}
-	next, err := nextAlarmListener(a, in, time.Unix(0, f.Due))
+	next, err := nextAlarmListener(a, in, time.Unix(0, f.due))
 	if err != nil {
 		return nil, false, err
 	}
@@ -156,8 +156,8 @@ func stepAlarmListener(a *plan.AlarmListener, in *Instance, f *Frame) (plan.Acti
 			return nil, false, err
 		}
 	}
-	f.Due = next.UnixNano()
-	in.wakeAt(f.Due)
+	f.due = next.UnixNano()
+	in.wakeAt(f.due)
 	return nil, false, errBlocked
 }
 
@@ -181,11 +181,11 @@ func nextAlarmListener(a *plan.AlarmListener, in *Instance, from time.Time) (tim
 
 // childDoneScope is told when a branch of a scope with event handlers
 // ends: when its body's thread ends, its listeners stop accepting events.
-func childDoneScope(a *plan.Scope, in *Instance, t *Thread, f *Frame) {
-	if a.Events == nil || f.Pc != ScopeBody || f.I == 1 {
+func childDoneScope(a *plan.Scope, in *Instance, t *thread, f *frame) {
+	if a.Events == nil || f.pc != ScopeBody || f.i == 1 {
 		return
 	}
-	f.I = 1
+	f.i = 1
 	in.closeListeners(t)
 }
 

@@ -11,7 +11,7 @@ import (
 	"github.com/orchd/orchd/internal/process/xmldoc"
 )
 
-func stepExtActivity(a *plan.ExtActivity, in *Instance, _ *Frame) (plan.Activity, bool, error) {
+func stepExtActivity(a *plan.ExtActivity, in *Instance, _ *frame) (plan.Activity, bool, error) {
 	if err := in.runExtension(a.Act, a.Pos); err != nil {
 		return nil, false, err
 	}

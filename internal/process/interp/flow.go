@@ -11,9 +11,9 @@ import (
 	"github.com/orchd/orchd/internal/process/plan"
 )
 
-func stepFlow(a *plan.Flow, in *Instance, f *Frame) (plan.Activity, bool, error) {
-	if f.Pc == 0 {
-		f.Pc = 1
+func stepFlow(a *plan.Flow, in *Instance, f *frame) (plan.Activity, bool, error) {
+	if f.pc == 0 {
+		f.pc = 1
 		for _, l := range a.Links {
 			in.resetLink(l)
 		}
@@ -55,8 +55,8 @@ func (in *Instance) decideLink(l *plan.Link, status bool) {
 	in.linksChanged = true
 }
 
-func stepLinked(a *plan.Linked, in *Instance, f *Frame) (plan.Activity, bool, error) {
-	if f.Pc == 1 {
+func stepLinked(a *plan.Linked, in *Instance, f *frame) (plan.Activity, bool, error) {
+	if f.pc == 1 {
 		for _, s := range a.Sources {
 			ok := true
 			if s.Cond != nil {
@@ -92,13 +92,13 @@ func stepLinked(a *plan.Linked, in *Instance, f *Frame) (plan.Activity, bool, er
 		}
 		return nil, true, nil
 	}
-	f.Pc = 1
+	f.pc = 1
 	return a.Act, false, nil
 }
 
-func stepRepeatUntil(a *plan.RepeatUntil, in *Instance, f *Frame) (plan.Activity, bool, error) {
-	if f.Pc == 0 {
-		f.Pc = 1
+func stepRepeatUntil(a *plan.RepeatUntil, in *Instance, f *frame) (plan.Activity, bool, error) {
+	if f.pc == 0 {
+		f.pc = 1
 		return a.Body, false, nil
 	}
 	ok, err := in.Cond(a.Cond, a.Pos)
@@ -113,8 +113,8 @@ func stepRepeatUntil(a *plan.RepeatUntil, in *Instance, f *Frame) (plan.Activity
 
 // Frame use: i is the next counter value, n the final value, k the
 // number of completed branches, due the completion count (-1: none).
-func stepForEach(a *plan.ForEach, in *Instance, f *Frame) (plan.Activity, bool, error) {
-	if f.Pc == 0 {
+func stepForEach(a *plan.ForEach, in *Instance, f *frame) (plan.Activity, bool, error) {
+	if f.pc == 0 {
 		start, err := counterValueForEach(a, in, a.Start, "startCounterValue")
 		if err != nil {
 			return nil, false, err
@@ -123,7 +123,7 @@ func stepForEach(a *plan.ForEach, in *Instance, f *Frame) (plan.Activity, bool, 
 		if err != nil {
 			return nil, false, err
 		}
-		f.I, f.n, f.Due = start, final, -1
+		f.i, f.n, f.due = start, final, -1
 		if a.Branches != nil {
 			b, err := counterValueForEach(a, in, a.Branches, "branches")
 			if err != nil {
@@ -132,21 +132,21 @@ func stepForEach(a *plan.ForEach, in *Instance, f *Frame) (plan.Activity, bool, 
 			if final-start+1 < b {
 				return nil, false, in.faultf(a.Pos, "invalidBranchCondition", "completion condition asks for %d branches of %d", b, max(final-start+1, 0))
 			}
-			f.Due = b
+			f.due = b
 		}
-		f.Pc = 1
-		if f.I > f.n || f.Due == 0 {
+		f.pc = 1
+		if f.i > f.n || f.due == 0 {
 			return nil, true, nil
 		}
 		if a.Parallel {
-			for c := f.I; c <= f.n; c++ {
+			for c := f.i; c <= f.n; c++ {
 				in.spawn(a.Body, branchVarsForEach(a, in, c))
 				in.hasPriv = true
 			}
 			return nil, false, errJoin
 		}
-		setCounterForEach(a, in, f.I)
-		f.I++
+		setCounterForEach(a, in, f.i)
+		f.i++
 		return a.Body, false, nil
 	}
 	if a.Parallel {
@@ -156,38 +156,38 @@ func stepForEach(a *plan.ForEach, in *Instance, f *Frame) (plan.Activity, bool, 
 		return nil, true, unmetForEach(a, in, f)
 	}
 	if !a.SuccessfulOnly || !in.cur.scopeFaulted {
-		f.K++
+		f.k++
 	}
-	if f.Due >= 0 && f.K >= f.Due {
+	if f.due >= 0 && f.k >= f.due {
 		return nil, true, nil
 	}
-	if f.I > f.n {
+	if f.i > f.n {
 		return nil, true, unmetForEach(a, in, f)
 	}
-	setCounterForEach(a, in, f.I)
-	f.I++
+	setCounterForEach(a, in, f.i)
+	f.i++
 	return a.Body, false, nil
 }
 
 // childDoneForEach counts a completed parallel branch and, once the completion
 // condition holds, ends the others.
-func childDoneForEach(a *plan.ForEach, in *Instance, t *Thread, f *Frame) {
+func childDoneForEach(a *plan.ForEach, in *Instance, t *thread, f *frame) {
 	if a.SuccessfulOnly && in.cur.scopeFaulted {
 		return
 	}
-	f.K++
-	if f.Due >= 0 && f.K >= f.Due {
+	f.k++
+	if f.due >= 0 && f.k >= f.due {
 		in.kill(t)
-		t.State = TReady
+		t.state = TReady
 	}
 }
 
 // unmetForEach is bpel:completionConditionFailure when every branch completed
 // and fewer than the completion condition's branches counted (only
 // successful ones count with successfulBranchesOnly).
-func unmetForEach(a *plan.ForEach, in *Instance, f *Frame) error {
-	if f.Due >= 0 && f.K < f.Due {
-		return in.faultf(a.Pos, "completionConditionFailure", "%d of the %d branches the completion condition asks for completed successfully", f.K, f.Due)
+func unmetForEach(a *plan.ForEach, in *Instance, f *frame) error {
+	if f.due >= 0 && f.k < f.due {
+		return in.faultf(a.Pos, "completionConditionFailure", "%d of the %d branches the completion condition asks for completed successfully", f.k, f.due)
 	}
 	return nil
 }
@@ -213,13 +213,13 @@ func setCounterForEach(a *plan.ForEach, in *Instance, c int64) {
 
 // branchVarsForEach builds the private variables of a parallel branch: its
 // counter, and fresh copies of the variables declared inside the body.
-func branchVarsForEach(a *plan.ForEach, in *Instance, c int64) []PrivSlot {
-	priv := make([]PrivSlot, 0, 1+len(a.PrivSlots))
+func branchVarsForEach(a *plan.ForEach, in *Instance, c int64) []privSlot {
+	priv := make([]privSlot, 0, 1+len(a.PrivSlots))
 	ce := etree.NewElement(a.Counter.SlotName())
 	ce.SetText(strconv.FormatInt(c, 10))
-	priv = append(priv, PrivSlot{Slot: a.Counter.Slot, El: ce})
+	priv = append(priv, privSlot{Slot: a.Counter.Slot, El: ce})
 	for _, v := range a.PrivSlots {
-		priv = append(priv, PrivSlot{Slot: v.Slot, El: v.NewSlot()})
+		priv = append(priv, privSlot{Slot: v.Slot, El: v.NewSlot()})
 	}
 	return priv
 }

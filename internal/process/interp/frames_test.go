@@ -50,21 +50,21 @@ func recInstance(p *Version) *Instance {
 			inner = s
 		}
 	}
-	snap := func(v string) []PrivSlot {
+	snap := func(v string) []privSlot {
 		el := a.Vars[0].NewSlot()
 		el.SetText(v)
-		return []PrivSlot{{Slot: a.Vars[0].Slot, El: el}}
+		return []privSlot{{Slot: a.Vars[0].Slot, El: el}}
 	}
-	top := &CompRec{}
+	top := &compRec{}
 	for _, v := range []string{"first", "second"} {
-		top.Kids = append(top.Kids, &CompRec{Sc: a, Snap: snap(v), Kids: []*CompRec{{Sc: inner}}})
+		top.Kids = append(top.Kids, &compRec{Sc: a, Snap: snap(v), Kids: []*compRec{{Sc: inner}}})
 	}
-	in.threads[0].Stack = append(in.threads[0].Stack, Frame{Act: p.Root, Pc: ScopeBody, Rec: top})
+	in.threads[0].stack = append(in.threads[0].stack, frame{act: p.Root, pc: ScopeBody, rec: top})
 	return in
 }
 
 // describeRec renders a record tree for comparison.
-func describeRec(r *CompRec) string {
+func describeRec(r *compRec) string {
 	if r == nil {
 		return "nil"
 	}
@@ -132,12 +132,12 @@ func TestCompensationRecordsRoundTrip(t *testing.T) {
 	if err := out.DecodeThreads(NewReader(b[1:]), true); err != nil {
 		t.Fatal(err)
 	}
-	want := describeRec(in.threads[0].Stack[0].Rec)
-	if got := describeRec(out.threads[0].Stack[0].Rec); got != want || !strings.Contains(got, ">second<") {
+	want := describeRec(in.threads[0].stack[0].rec)
+	if got := describeRec(out.threads[0].stack[0].rec); got != want || !strings.Contains(got, ">second<") {
 		t.Errorf("records read back\n%s\nwant\n%s", got, want)
 	}
 	// An instance with no record is written as before (version 2).
-	in.threads[0].Stack[0].Rec = nil
+	in.threads[0].stack[0].rec = nil
 	b, _ = in.EncodeFrames(nil, 0)
 	if _, b, _ = SplitFingerprint(b); b[0] != FramesVersion {
 		t.Errorf("frames version %d without records, want %d", b[0], FramesVersion)

@@ -16,24 +16,24 @@ import (
 	"github.com/orchd/orchd/internal/process/xmldoc"
 )
 
-// Frame is the explicit state of one running activity: which activity and
+// frame is the explicit state of one running activity: which activity and
 // how far it got (pc), and for pick and wait the deadline (unix nanos).
 // An instance's frames are plain data, so a persistent instance can be
 // checkpointed and resumed.
-type Frame struct {
-	Act plan.Activity
-	Pc  int
-	Due int64
-	// I, n and K are counters of structured activities (forEach: next
+type frame struct {
+	act plan.Activity
+	pc  int
+	due int64
+	// i, n and k are counters of structured activities (forEach: next
 	// value, final value, completed branches; scope: isolation held).
-	I, n, K int64
+	i, n, k int64
 	// fault is the fault a scope's handler is handling (for rethrow).
 	fault *FaultValue
-	// Rec holds compensation state (compensate.go): for a scope, its
+	// rec holds compensation state (compensate.go): for a scope, its
 	// completed child scope instances; for a compensation or termination
 	// handler, the scope instance it runs for; for a terminator, the
 	// termination handlers still to run.
-	Rec *CompRec
+	rec *compRec
 }
 
 // Instance is one running process instance: its variables (an etree tree
@@ -59,15 +59,15 @@ type Instance struct {
 	// threads are the instance's lines of control; threads[0] runs the
 	// process. cur is the one being stepped; active the one whose private
 	// variables are in the tree.
-	threads []*Thread
+	threads []*thread
 	// mainThread, threadsBuf and trigReq spare the common case (one
 	// thread, one request) their allocations.
-	mainThread Thread
-	threadsBuf [1]*Thread
+	mainThread thread
+	threadsBuf [1]*thread
 	trigReq    OpenRequest
 	reqsBuf    [1]*OpenRequest
-	cur        *Thread
-	active     *Thread
+	cur        *thread
+	active     *thread
 	hasPriv    bool
 	// linksChanged wakes threads waiting for links.
 	linksChanged bool
@@ -75,7 +75,7 @@ type Instance struct {
 	// them); isoHolder is the thread inside an isolated scope.
 	calls     *answers
 	inflight  int
-	isoHolder *Thread
+	isoHolder *thread
 	// corr holds the initiated correlation sets: name -> values key.
 	corr map[string]string
 
@@ -181,7 +181,7 @@ func NewInstance(e Host, p *Version, ctx context.Context) *Instance {
 	in := &Instance{proc: p, host: e, ctx: ctx, root: root, started: time.Now()}
 	in.docs = expr.DocTree{Top: root, Vars: p.Vars}
 	main := &in.mainThread
-	main.Stack = main.stackBuf[:0]
+	main.stack = main.stackBuf[:0]
 	in.threadsBuf[0] = main
 	in.threads, in.cur = in.threadsBuf[:1], main
 	if !p.InMemory {
@@ -232,7 +232,7 @@ func (in *Instance) Start() error {
 		in.touch(op.To.V)
 	}
 	main := in.threads[0]
-	main.Stack = append(main.Stack, Frame{Act: in.proc.Root})
+	main.stack = append(main.stack, frame{act: in.proc.Root})
 	if in.timing != nil {
 		in.timing.begin(main, 0, in.proc.Root)
 	}
@@ -263,11 +263,11 @@ func (in *Instance) CheckAmbiguous() {
 	}
 	n := 0
 	for _, t := range in.threads {
-		if t.State != TWaiting {
+		if t.state != TWaiting {
 			continue
 		}
 		waits := t.waits
-		if len(waits) == 0 && len(t.Stack) > 0 {
+		if len(waits) == 0 && len(t.stack) > 0 {
 			// A loaded persistent instance: its threads' waits are not
 			// stored, but the activities they wait in are.
 			waits = inboundsOf(t.Top())
@@ -283,8 +283,8 @@ func (in *Instance) CheckAmbiguous() {
 
 // inboundsOf are the messages the activity of frame f waits for, when it
 // is a receive, a pick or an open event listener.
-func inboundsOf(f *Frame) []*plan.Inbound {
-	switch a := f.Act.(type) {
+func inboundsOf(f *frame) []*plan.Inbound {
+	switch a := f.act.(type) {
 	case *plan.Receive:
 		return []*plan.Inbound{&a.Inbound}
 	case *plan.Pick:
@@ -424,8 +424,8 @@ func (in *Instance) take(ib *plan.Inbound, at xmldoc.Pos) (bool, error) {
 // WaitRouteKey is the key under which a message for the i-th wait of
 // thread t finds the instance (RouteKeys' key for that wait), "" when
 // no key routes it.
-func (in *Instance) WaitRouteKey(t *Thread, i int) string {
-	k := t.WaitKeys[i]
+func (in *Instance) WaitRouteKey(t *thread, i int) string {
+	k := t.waitKeys[i]
 	if k == "" {
 		return ""
 	}
@@ -446,11 +446,11 @@ func (in *Instance) await(ib *plan.Inbound, at xmldoc.Pos) error {
 	}
 	if len(in.threads) > 1 {
 		for _, t := range in.threads {
-			if t == in.cur || t.State != TWaiting {
+			if t == in.cur || t.state != TWaiting {
 				continue
 			}
 			for i, w := range t.waits {
-				if w.Op == ib.Op && w.Pl.Provided == ib.Pl.Provided && t.WaitKeys[i] == key {
+				if w.Op == ib.Op && w.Pl.Provided == ib.Pl.Provided && t.waitKeys[i] == key {
 					return in.faultf(at, "conflictingReceive", "two activities wait at once for %s on partner link %s with the same correlation", ib.Op.Name, ib.Pl.Name)
 				}
 			}
@@ -458,7 +458,7 @@ func (in *Instance) await(ib *plan.Inbound, at xmldoc.Pos) error {
 	}
 	t := in.cur
 	t.waits = append(t.waits, ib)
-	t.WaitKeys = append(t.WaitKeys, key)
+	t.waitKeys = append(t.waitKeys, key)
 	return nil
 }
 

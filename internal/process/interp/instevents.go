@@ -64,8 +64,8 @@ func (in *Instance) emitActivity(k events.Kind, a plan.Activity, fault string) {
 // the current thread runs.
 func (in *Instance) emitVariable(v *expr.Var) {
 	ev := events.Event{Kind: events.VariableChanged, Variable: v.Name}
-	if t := in.cur; t != nil && len(t.Stack) > 0 {
-		if tg, ok := t.Top().Act.(EvTagger); ok {
+	if t := in.cur; t != nil && len(t.stack) > 0 {
+		if tg, ok := t.Top().act.(EvTagger); ok {
 			ev.Activity, ev.Name, ev.Position = tg.EvTag()
 		}
 	}

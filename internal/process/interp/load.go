@@ -105,13 +105,13 @@ func (in *Instance) MarkRecovered() bool {
 		return false
 	}
 	for _, t := range in.threads {
-		if len(t.Stack) == 0 {
+		if len(t.stack) == 0 {
 			continue
 		}
 		top := t.Top()
-		switch top.Act.(type) {
+		switch top.act.(type) {
 		case *plan.Invoke, *plan.RestActivity:
-			t.MayHaveRun = top.Pc >= 1
+			t.mayHaveRun = top.pc >= 1
 		}
 	}
 	return true

@@ -33,10 +33,10 @@ func (in *Instance) MailKeys() []string {
 	}
 	var keys []string
 	for _, t := range in.threads {
-		if t.State != TWaiting {
+		if t.state != TWaiting {
 			continue
 		}
-		for i := range t.WaitKeys {
+		for i := range t.waitKeys {
 			if k := in.WaitRouteKey(t, i); k != "" {
 				keys = append(keys, k)
 			}

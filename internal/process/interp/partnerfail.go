@@ -45,17 +45,17 @@ import (
 
 // failedInvoke applies the invoke's failure policy to a failed call (see
 // above): retry later, throw activityFailure, or suspend the instance.
-func failedInvoke(a *plan.Invoke, in *Instance, f *Frame, err error) (plan.Activity, bool, error) {
+func failedInvoke(a *plan.Invoke, in *Instance, f *frame, err error) (plan.Activity, bool, error) {
 	err = fmt.Errorf("invoke %s.%s at %s: %w", a.Pl.Name, a.Op.Name, a.Pos, err)
 	fp := a.Policy
-	attempts := f.Pc - 1
+	attempts := f.pc - 1
 	if attempts < 0 {
 		attempts = 0
 	}
 	if fp != nil && attempts < fp.RetryFor {
-		f.Pc = attempts + 2
-		f.Due = in.host.Now().Add(time.Duration(fp.RetryDelaySecs) * time.Second).UnixNano()
-		in.wakeAt(f.Due)
+		f.pc = attempts + 2
+		f.due = in.host.Now().Add(time.Duration(fp.RetryDelaySecs) * time.Second).UnixNano()
+		in.wakeAt(f.due)
 		in.host.Logger().Warn("invoke failed; will retry", "err", err, "attempt", attempts+1, "of", fp.RetryFor)
 		return nil, false, errBlocked
 	}
@@ -187,24 +187,24 @@ const (
 // recoveryStep runs the recovery action marked on the failed frame f of
 // an invoke or REST activity at position at: ok reports that it applied
 // (done: the activity completes; err: the fault it throws).
-func (in *Instance) recoveryStep(f *Frame, at xmldoc.Pos) (done bool, err error, ok bool) {
-	switch f.K {
+func (in *Instance) recoveryStep(f *frame, at xmldoc.Pos) (done bool, err error, ok bool) {
+	switch f.k {
 	case KFault:
-		f.K = 0
+		f.k = 0
 		reason := in.suspendReason
 		if reason == "" {
 			reason = "the activity failed"
 		}
-		if iv, ok := f.Act.(*plan.Invoke); ok {
+		if iv, ok := f.act.(*plan.Invoke); ok {
 			// The same fault and data a failed call throws by policy.
 			return false, failureInvoke(iv, in, errors.New(reason)), true
 		}
 		return false, &FaultValue{Name: ActivityFailure, Reason: reason, at: at}, true
 	case KCancel:
-		f.K = 0
+		f.k = 0
 		return true, nil, true
 	}
 	// kFailed met in a run (a resumed instance): run it again.
-	f.K = 0
+	f.k = 0
 	return false, nil, false
 }

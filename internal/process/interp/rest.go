@@ -132,16 +132,16 @@ func (c *RestClient) do(ctx context.Context, r *restRequest) (*restResponse, err
 // stepRestActivity makes the call. A persistent instance is checkpointed first unless
 // the method is GET (safe to repeat after a crash); a call made while
 // other threads can go on leaves on its own goroutine, as an invoke's.
-func stepRestActivity(a *plan.RestActivity, in *Instance, f *Frame) (plan.Activity, bool, error) {
-	if f.K == kAnswer {
-		f.K = 0
+func stepRestActivity(a *plan.RestActivity, in *Instance, f *frame) (plan.Activity, bool, error) {
+	if f.k == kAnswer {
+		f.k = 0
 		if ans := in.cur.answer; ans != nil {
 			in.cur.answer = nil
 			return answeredRestActivity(a, in, ans.rest, ans.err)
 		}
 		// Resumed after a restart with the call in flight: below, as a
 		// recovered call.
-	} else if f.K != 0 {
+	} else if f.k != 0 {
 		if done, err, ok := in.recoveryStep(f, a.Pos); ok {
 			return nil, done, err
 		}

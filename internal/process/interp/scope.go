@@ -17,8 +17,8 @@ const (
 	scopeHandling
 )
 
-func stepScope(a *plan.Scope, in *Instance, f *Frame) (plan.Activity, bool, error) {
-	switch f.Pc {
+func stepScope(a *plan.Scope, in *Instance, f *frame) (plan.Activity, bool, error) {
+	switch f.pc {
 	case scopeStart:
 		if a.Isolated {
 			if in.isoHolder != nil && in.isoHolder != in.cur && !in.cur.isIn(in.isoHolder) {
@@ -26,7 +26,7 @@ func stepScope(a *plan.Scope, in *Instance, f *Frame) (plan.Activity, bool, erro
 			}
 			if in.isoHolder == nil {
 				in.isoHolder = in.cur
-				f.K = 1
+				f.k = 1
 			}
 		}
 		if !a.IsProcess {
@@ -45,7 +45,7 @@ func stepScope(a *plan.Scope, in *Instance, f *Frame) (plan.Activity, bool, erro
 				delete(in.eprs, pl)
 			}
 		}
-		f.Pc = ScopeBody
+		f.pc = ScopeBody
 		if a.Events != nil {
 			// The body runs on a thread of its own, next to the
 			// listeners; this thread joins them (events.go).
@@ -55,11 +55,11 @@ func stepScope(a *plan.Scope, in *Instance, f *Frame) (plan.Activity, bool, erro
 		}
 		return a.Body, false, nil
 	default:
-		if a.Events != nil && f.Pc == ScopeBody && in.cur.kids > 0 {
+		if a.Events != nil && f.pc == ScopeBody && in.cur.kids > 0 {
 			return nil, false, errJoin
 		}
-		in.cur.scopeFaulted = f.Pc == scopeHandling
-		if f.Pc == scopeHandling {
+		in.cur.scopeFaulted = f.pc == scopeHandling
+		if f.pc == scopeHandling {
 			// The links leaving a scope whose fault handler ran are dead
 			// (11.6.2), once the handler is done: the termination
 			// handlers of the scopes it terminated, and the handler
@@ -68,10 +68,10 @@ func stepScope(a *plan.Scope, in *Instance, f *Frame) (plan.Activity, bool, erro
 				in.decideLink(l, false)
 			}
 		}
-		if a.Compensable && f.Pc == ScopeBody {
+		if a.Compensable && f.pc == ScopeBody {
 			in.completed(a, f)
 		}
-		if f.K == 1 && in.isoHolder == in.cur {
+		if f.k == 1 && in.isoHolder == in.cur {
 			in.isoHolder = nil
 			in.linksChanged = true
 		}
@@ -111,7 +111,7 @@ func (in *Instance) resetVar(v *expr.Var) {
 // rethrow) when it has completed children to compensate or scopes to
 // terminate. Anything else, and a fault no scope catches, ends the
 // instance.
-func (in *Instance) fail(t *Thread, err error) error {
+func (in *Instance) fail(t *thread, err error) error {
 	var fv *FaultValue
 	if !errors.As(err, &fv) {
 		return err
@@ -121,26 +121,26 @@ func (in *Instance) fail(t *Thread, err error) error {
 		return &ErrUncaught{F: fv}
 	}
 	th, k := cs.th, cs.k
-	fr := &th.Stack[k]
+	fr := &th.stack[k]
 	if cs.term {
 		// A fault inside a termination handler ends that handler and goes
 		// no further (12.6).
 		in.kill(th)
-		th.Stack = th.Stack[:k+1]
-		fr.Pc = 1
-		th.State = TReady
+		th.stack = th.stack[:k+1]
+		fr.pc = 1
+		th.state = TReady
 		in.activate(th)
 		return nil
 	}
 	sc := cs.sc
-	var terms *CompRec
+	var terms *compRec
 	if sc.SubTerm {
 		terms = in.terminations(th, t)
 	}
 	in.kill(th)
-	th.Stack = th.Stack[:k+1]
-	th.State = TReady
-	fr.Pc, fr.fault = scopeHandling, fv
+	th.stack = th.stack[:k+1]
+	th.state = TReady
+	fr.pc, fr.fault = scopeHandling, fv
 	if sc.IsProcess && cs.explicit {
 		in.inHandler = fv
 	}
@@ -153,10 +153,10 @@ func (in *Instance) fail(t *Thread, err error) error {
 		in.resetVar(cs.v)
 		in.setFaultVar(cs.v, fv)
 	}
-	th.Stack = append(th.Stack, Frame{Act: cs.act})
+	th.stack = append(th.stack, frame{act: cs.act})
 	if terms != nil {
 		// The terminated scopes' termination handlers run first.
-		th.Stack = append(th.Stack, Frame{Act: in.proc.Comp.Terminator, Rec: terms})
+		th.stack = append(th.stack, frame{act: in.proc.Comp.Terminator, rec: terms})
 	}
 	return nil
 }
@@ -234,11 +234,11 @@ func (in *Instance) setFaultVar(v *expr.Var, fv *FaultValue) {
 	}
 }
 
-func stepRethrow(a *plan.Rethrow, in *Instance, _ *Frame) (plan.Activity, bool, error) {
+func stepRethrow(a *plan.Rethrow, in *Instance, _ *frame) (plan.Activity, bool, error) {
 	for th := in.cur; th != nil; th = th.parent {
-		for k := len(th.Stack) - 1; k >= 0; k-- {
-			fr := &th.Stack[k]
-			if _, ok := fr.Act.(*plan.Scope); ok && fr.Pc == scopeHandling && fr.fault != nil {
+		for k := len(th.stack) - 1; k >= 0; k-- {
+			fr := &th.stack[k]
+			if _, ok := fr.act.(*plan.Scope); ok && fr.pc == scopeHandling && fr.fault != nil {
 				return nil, false, fr.fault
 			}
 		}

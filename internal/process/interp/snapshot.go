@@ -216,7 +216,7 @@ func (in *Instance) Snapshot() *Snapshot {
 		s.Requests = append(s.Requests, rs)
 	}
 	for _, t := range in.threads {
-		if t.State != TDone && len(t.Stack) > 0 {
+		if t.state != TDone && len(t.stack) > 0 {
 			s.Threads = append(s.Threads, in.threadSnap(t))
 		}
 	}
@@ -244,7 +244,7 @@ func (in *Instance) Summary() *Snapshot {
 	}
 	calling := false
 	for _, t := range in.threads {
-		calling = calling || t.State == TCalling
+		calling = calling || t.state == TCalling
 	}
 	switch {
 	case in.suspended:
@@ -268,19 +268,19 @@ func ref(a plan.Activity) ActRef {
 	return r
 }
 
-func (in *Instance) threadSnap(t *Thread) ThreadSnap {
+func (in *Instance) threadSnap(t *thread) ThreadSnap {
 	top := t.Top()
-	ts := ThreadSnap{Top: ref(top.Act), Stack: make([]int, len(t.Stack))}
-	for k := range t.Stack {
-		ts.Stack[k] = t.Stack[k].Act.ID()
+	ts := ThreadSnap{Top: ref(top.act), Stack: make([]int, len(t.stack))}
+	for k := range t.stack {
+		ts.Stack[k] = t.stack[k].act.ID()
 	}
-	for k := len(t.Stack) - 1; k >= 0; k-- {
-		if r := ref(t.Stack[k].Act); r.Kind != "" {
+	for k := len(t.stack) - 1; k >= 0; k-- {
+		if r := ref(t.stack[k].act); r.Kind != "" {
 			ts.At = r
 			break
 		}
 	}
-	switch t.State {
+	switch t.state {
 	case TWaiting:
 		ts.State = ThreadWaiting
 		ts.Awaits = in.awaits(top)
@@ -290,16 +290,16 @@ func (in *Instance) threadSnap(t *Thread) ThreadSnap {
 		ts.State = ThreadLinks
 	case TCalling:
 		ts.State = ThreadCalling
-		if iv, ok := top.Act.(*plan.Invoke); ok && iv.Pl != nil && iv.Op != nil {
+		if iv, ok := top.act.(*plan.Invoke); ok && iv.Pl != nil && iv.Op != nil {
 			ts.Awaits = []Await{{PartnerLink: iv.Pl.Name, Operation: iv.Op.Name}}
 		}
 	default:
 		ts.State = ThreadReady
 	}
 	if failedFrame(top) {
-		fl := &FailureSnap{Activity: ts.Top, Reason: in.suspendReason, Attempts: 1 + int(top.I)}
-		if _, ok := top.Act.(*plan.Invoke); ok && top.Pc > 1 {
-			fl.Attempts += top.Pc - 1 // the failure policy's retries
+		fl := &FailureSnap{Activity: ts.Top, Reason: in.suspendReason, Attempts: 1 + int(top.i)}
+		if _, ok := top.act.(*plan.Invoke); ok && top.pc > 1 {
+			fl.Attempts += top.pc - 1 // the failure policy's retries
 		}
 		ts.Failure = fl
 	}
@@ -310,16 +310,16 @@ func (in *Instance) threadSnap(t *Thread) ThreadSnap {
 // failure: the failure policy marks the frame of an invoke or a REST
 // activity (frame.K means other things in other frames: a forEach's
 // completed branches).
-func failedFrame(f *Frame) bool {
-	switch f.Act.(type) {
+func failedFrame(f *frame) bool {
+	switch f.act.(type) {
 	case *plan.Invoke, *plan.RestActivity:
-		return f.K == KFailed
+		return f.k == KFailed
 	}
 	return false
 }
 
 // awaits is what waiting frame f waits for.
-func (in *Instance) awaits(f *Frame) []Await {
+func (in *Instance) awaits(f *frame) []Await {
 	msg := func(ib *plan.Inbound) Await {
 		w := Await{}
 		if ib.Pl != nil {
@@ -340,7 +340,7 @@ func (in *Instance) awaits(f *Frame) []Await {
 		return w
 	}
 	alarm := func(due int64) Await { return Await{Due: time.Unix(0, due)} }
-	switch a := f.Act.(type) {
+	switch a := f.act.(type) {
 	case *plan.Receive:
 		return []Await{msg(&a.Inbound)}
 	case *plan.Pick:
@@ -348,15 +348,15 @@ func (in *Instance) awaits(f *Frame) []Await {
 		for _, om := range a.Msgs {
 			out = append(out, msg(&om.Inbound))
 		}
-		if len(a.Alarms) > 0 && f.Due != 0 {
-			out = append(out, alarm(f.Due))
+		if len(a.Alarms) > 0 && f.due != 0 {
+			out = append(out, alarm(f.due))
 		}
 		return out
 	case *plan.Wait:
-		return []Await{alarm(f.Due)}
+		return []Await{alarm(f.due)}
 	}
-	if f.Due != 0 {
-		return []Await{alarm(f.Due)} // an invoke waiting to retry, an event handler
+	if f.due != 0 {
+		return []Await{alarm(f.due)} // an invoke waiting to retry, an event handler
 	}
 	return nil
 }

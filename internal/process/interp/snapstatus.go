@@ -75,28 +75,28 @@ func (d *statusDeriver) set(id int, s ActStatus) {
 
 // frames marks the activities with a frame on a live thread.
 func (d *statusDeriver) frames() {
-	var handling []*Frame // scope frames running a fault handler
+	var handling []*frame // scope frames running a fault handler
 	for _, t := range d.in.threads {
-		if t.State == TDone || len(t.Stack) == 0 {
+		if t.state == TDone || len(t.stack) == 0 {
 			continue
 		}
-		last := len(t.Stack) - 1
-		for k := range t.Stack {
-			f := &t.Stack[k]
-			id := f.Act.ID()
+		last := len(t.stack) - 1
+		for k := range t.stack {
+			f := &t.stack[k]
+			id := f.act.ID()
 			s := ActRunning
 			if k == last {
 				switch {
 				case failedFrame(f):
 					s = ActFailed
-				case t.State == TWaiting || t.State == TLinks:
+				case t.state == TWaiting || t.state == TLinks:
 					s = ActWaiting
-				case t.State == TReady && id >= 0 && id < len(d.topPc):
-					d.topPc[id] = f.Pc
+				case t.state == TReady && id >= 0 && id < len(d.topPc):
+					d.topPc[id] = f.pc
 				}
 			}
 			d.set(id, s)
-			if sc, ok := f.Act.(*plan.Scope); ok && f.Pc == scopeHandling && sc.Body != nil {
+			if sc, ok := f.act.(*plan.Scope); ok && f.pc == scopeHandling && sc.Body != nil {
 				handling = append(handling, f)
 			}
 		}
@@ -105,7 +105,7 @@ func (d *statusDeriver) frames() {
 	// unknown, except what runs still (a compensation handler of a scope
 	// inside it).
 	for _, f := range handling {
-		body := f.Act.(*plan.Scope).Body.ID()
+		body := f.act.(*plan.Scope).Body.ID()
 		d.mark(body, ActFaulted)
 		if f.fault != nil && body < len(d.fault) {
 			d.fault[body] = f.fault.Name.String()

@@ -79,7 +79,7 @@ type Sampler struct {
 }
 
 type startMark struct {
-	t     *Thread
+	t     *thread
 	depth int
 	act   int
 	at    time.Time
@@ -93,7 +93,7 @@ type startMark struct {
 }
 
 // begin notes that act starts at depth of t's stack.
-func (s *Sampler) begin(t *Thread, depth int, act plan.Activity) {
+func (s *Sampler) begin(t *thread, depth int, act plan.Activity) {
 	m := startMark{t: t, depth: depth, act: act.ID(), at: time.Now(), a: act}
 	if s.tr != nil {
 		m.span = s.tr.start(act, m.at)
@@ -103,7 +103,7 @@ func (s *Sampler) begin(t *Thread, depth int, act plan.Activity) {
 
 // find returns the index of the mark of act at depth of t's stack, or -1
 // when its start was not seen (e.g. it started before a restart).
-func (s *Sampler) find(t *Thread, depth, act int, handed bool) int {
+func (s *Sampler) find(t *thread, depth, act int, handed bool) int {
 	for i := len(s.marks) - 1; i >= 0; i-- {
 		if m := &s.marks[i]; m.t == t && m.depth == depth && m.act == act && m.handed == handed {
 			return i
@@ -114,7 +114,7 @@ func (s *Sampler) find(t *Thread, depth, act int, handed bool) int {
 
 // end records the completion of act at depth of t's stack, and of the
 // activities that handed their frame down to it.
-func (s *Sampler) end(p *Version, t *Thread, depth int, act plan.Activity) {
+func (s *Sampler) end(p *Version, t *thread, depth int, act plan.Activity) {
 	now := time.Now()
 	record := func(i int) {
 		m := s.marks[i]
@@ -143,8 +143,8 @@ func (s *Sampler) end(p *Version, t *Thread, depth int, act plan.Activity) {
 // stepped records what one step of t's top frame did: it completed
 // (done), started a child (push), or handed its frame to its last child
 // (both).
-func (s *Sampler) stepped(p *Version, t *Thread, act, push plan.Activity, done bool) {
-	depth := len(t.Stack) - 1
+func (s *Sampler) stepped(p *Version, t *thread, act, push plan.Activity, done bool) {
+	depth := len(t.stack) - 1
 	switch {
 	case done && push != nil:
 		if i := s.find(t, depth, act.ID(), false); i >= 0 {

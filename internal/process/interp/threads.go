@@ -35,50 +35,50 @@ const (
 	TDone
 )
 
-// Thread is one line of control of an instance: the process's main
+// thread is one line of control of an instance: the process's main
 // activity, or a branch of a flow or of a parallel forEach. Threads are
 // stepped by one goroutine at a time, so activities need no locks.
-type Thread struct {
-	Stack  []Frame
-	parent *Thread
+type thread struct {
+	stack  []frame
+	parent *thread
 	// kids counts the live child threads spawned by the top frame.
 	kids  int
-	State threadState
+	state threadState
 	// priv holds the thread's own copies of variables (a branch of a
 	// parallel forEach: its counter and the variables of its scope): they
 	// are in the instance tree while the thread or a descendant runs.
-	priv []PrivSlot
+	priv []privSlot
 	// waits and wake: what a tWaiting thread waits for.
 	waits []*plan.Inbound
-	// WaitKeys[i] is the correlation key waits[i] waits under (for
+	// waitKeys[i] is the correlation key waits[i] waits under (for
 	// conflictingReceive).
-	WaitKeys []string
+	waitKeys []string
 	wake     int64
 	// answer is the result of the thread's in-flight call, once it came;
 	// callSeq identifies that call.
 	answer  *callAnswer
 	callSeq uint64
-	// MayHaveRun marks a thread recovered after a crash inside a guarded
+	// mayHaveRun marks a thread recovered after a crash inside a guarded
 	// partner call: the call may have happened (see beforeCall).
-	MayHaveRun bool
+	mayHaveRun bool
 	// scopeFaulted says the last scope the thread completed ended by a
 	// fault handler (read at once by a forEach counting successful
 	// branches; not stored).
 	scopeFaulted bool
 	// stackBuf holds the first frames (the purchase order needs 3).
-	stackBuf [4]Frame
+	stackBuf [4]frame
 }
 
-// PrivSlot is a variable slot a thread has its own copy of. While the
+// privSlot is a variable slot a thread has its own copy of. While the
 // thread is active, el is the shadowed element of the tree (swap).
-type PrivSlot struct {
+type privSlot struct {
 	Slot int
 	El   *etree.Element
 }
 
 // callAnswer is what an asynchronous partner call returned.
 type callAnswer struct {
-	t   *Thread
+	t   *thread
 	seq uint64
 	msg *exchange.Message
 	// rest is the response of a REST extension activity's call.
@@ -123,10 +123,10 @@ var (
 )
 
 // Top is the frame t is running.
-func (t *Thread) Top() *Frame { return &t.Stack[len(t.Stack)-1] }
+func (t *thread) Top() *frame { return &t.stack[len(t.stack)-1] }
 
 // isIn reports whether t is anc or one of its descendants.
-func (t *Thread) isIn(anc *Thread) bool {
+func (t *thread) isIn(anc *thread) bool {
 	for x := t; x != nil; x = x.parent {
 		if x == anc {
 			return true
@@ -136,9 +136,9 @@ func (t *Thread) isIn(anc *Thread) bool {
 }
 
 // spawn starts a child thread of the current thread running act.
-func (in *Instance) spawn(act plan.Activity, priv []PrivSlot) *Thread {
-	t := &Thread{Stack: make([]Frame, 0, 4), parent: in.cur, priv: priv}
-	t.Stack = append(t.Stack, Frame{Act: act})
+func (in *Instance) spawn(act plan.Activity, priv []privSlot) *thread {
+	t := &thread{stack: make([]frame, 0, 4), parent: in.cur, priv: priv}
+	t.stack = append(t.stack, frame{act: act})
 	in.cur.kids++
 	in.threads = append(in.threads, t)
 	if in.EvOn(events.ActivityLifecycle) {
@@ -152,7 +152,7 @@ func (in *Instance) spawn(act plan.Activity, priv []PrivSlot) *Thread {
 
 // activate puts the private variables of t and its ancestors into the
 // tree, taking out those of the thread active before.
-func (in *Instance) activate(t *Thread) {
+func (in *Instance) activate(t *thread) {
 	if in.active == t {
 		return
 	}
@@ -161,7 +161,7 @@ func (in *Instance) activate(t *Thread) {
 		return
 	}
 	in.deactivate()
-	var chain []*Thread
+	var chain []*thread
 	for x := t; x != nil; x = x.parent {
 		chain = append(chain, x)
 	}
@@ -179,7 +179,7 @@ func (in *Instance) deactivate() {
 	in.active = nil
 }
 
-func (in *Instance) swapPriv(t *Thread) {
+func (in *Instance) swapPriv(t *thread) {
 	for i := range t.priv {
 		ps := &t.priv[i]
 		cur := in.root.Child[ps.Slot-1].(*etree.Element)
@@ -191,17 +191,17 @@ func (in *Instance) swapPriv(t *Thread) {
 
 // kill terminates every descendant of t (not t itself): their waits,
 // calls in flight and links are abandoned; a late answer is dropped.
-func (in *Instance) kill(t *Thread) {
+func (in *Instance) kill(t *thread) {
 	if t.kids == 0 {
 		return
 	}
 	for _, x := range in.threads {
-		if x != t && x.State != TDone && x.isIn(t) {
-			if x.State == TCalling {
+		if x != t && x.state != TDone && x.isIn(t) {
+			if x.state == TCalling {
 				in.inflight--
 				in.lateAnswer()
 			}
-			x.State = TDone
+			x.state = TDone
 			x.kids = 0
 			if in.isoHolder == x {
 				in.isoHolder = nil
@@ -212,28 +212,28 @@ func (in *Instance) kill(t *Thread) {
 }
 
 // threadDone ends t and wakes its parent when it was the last child.
-func (in *Instance) threadDone(t *Thread) {
-	t.State = TDone
+func (in *Instance) threadDone(t *thread) {
+	t.state = TDone
 	if in.isoHolder == t {
 		in.isoHolder = nil
 		in.linksChanged = true
 	}
 	p := t.parent
-	if p == nil || p.State == TDone {
+	if p == nil || p.state == TDone {
 		return
 	}
 	p.kids--
-	if len(p.Stack) > 0 {
+	if len(p.stack) > 0 {
 		// A joining activity is told when one of its branches ends.
-		switch a := p.Top().Act.(type) {
+		switch a := p.Top().act.(type) {
 		case *plan.ForEach:
 			childDoneForEach(a, in, p, p.Top())
 		case *plan.Scope:
 			childDoneScope(a, in, p, p.Top())
 		}
 	}
-	if p.kids <= 0 && p.State == TJoining {
-		p.State = TReady
+	if p.kids <= 0 && p.state == TJoining {
+		p.state = TReady
 	}
 }
 
@@ -253,7 +253,7 @@ func (in *Instance) steps() (Result, error) {
 		progressed := false
 		for i := 0; i < len(in.threads); i++ {
 			t := in.threads[i]
-			if t.State != TReady {
+			if t.state != TReady {
 				continue
 			}
 			progressed = true
@@ -273,8 +273,8 @@ func (in *Instance) steps() (Result, error) {
 		if in.linksChanged {
 			in.linksChanged = false
 			for _, t := range in.threads {
-				if t.State == TLinks {
-					t.State = TReady
+				if t.state == TLinks {
+					t.state = TReady
 				}
 			}
 			continue
@@ -286,7 +286,7 @@ func (in *Instance) steps() (Result, error) {
 		break
 	}
 	root := in.threads[0]
-	if root.State == TDone {
+	if root.state == TDone {
 		if in.inHandler != nil {
 			return ResHandled, nil
 		}
@@ -294,7 +294,7 @@ func (in *Instance) steps() (Result, error) {
 	}
 	in.waits, in.wake = in.waits[:0], 0
 	for _, t := range in.threads {
-		if t.State == TWaiting {
+		if t.state == TWaiting {
 			in.waits = append(in.waits, t.waits...)
 			if t.wake != 0 && (in.wake == 0 || t.wake < in.wake) {
 				in.wake = t.wake
@@ -316,12 +316,12 @@ func (in *Instance) holdAll() { in.halt(true) }
 // calls in flight.
 func (in *Instance) halt(hold bool) {
 	for _, t := range in.threads {
-		if t.State == TCalling {
+		if t.state == TCalling {
 			in.lateAnswer()
-			t.State = TReady
+			t.state = TReady
 		}
 		if !hold {
-			t.State = TDone
+			t.state = TDone
 		}
 	}
 	in.inflight = 0
@@ -332,7 +332,7 @@ func (in *Instance) halt(hold bool) {
 func (in *Instance) compact() {
 	n := 1
 	for _, t := range in.threads[1:] {
-		if t.State != TDone {
+		if t.state != TDone {
 			in.threads[n] = t
 			n++
 		}
@@ -364,25 +364,25 @@ func (in *Instance) awaitAnswers() {
 		in.host.CloseMail(in)
 	}
 	for _, a := range in.calls.take() {
-		if a.t.State != TCalling || a.seq != a.t.callSeq {
+		if a.t.state != TCalling || a.seq != a.t.callSeq {
 			continue // terminated meanwhile: counted in kill
 		}
 		in.inflight--
 		a.t.answer = a
-		a.t.State = TReady
+		a.t.state = TReady
 	}
 }
 
 // runThread steps t until it cannot go on. end reports that the instance
 // is over (exit, uncaught fault, failure, suspension).
-func (in *Instance) runThread(t *Thread) (res Result, err error, end bool) {
+func (in *Instance) runThread(t *thread) (res Result, err error, end bool) {
 	in.cur = t
 	in.activate(t)
-	for t.State == TReady {
+	for t.state == TReady {
 		if in.exited {
 			return ResExited, nil, true
 		}
-		if len(t.Stack) == 0 {
+		if len(t.stack) == 0 {
 			in.threadDone(t)
 			break
 		}
@@ -390,31 +390,31 @@ func (in *Instance) runThread(t *Thread) (res Result, err error, end bool) {
 			return in.overBudget()
 		}
 		top := t.Top()
-		push, done, err := stepActivity(top.Act, in, top)
+		push, done, err := stepActivity(top.act, in, top)
 		if err != nil {
 			switch err {
 			case errBlocked:
-				t.State = TWaiting
+				t.state = TWaiting
 				continue
 			case errJoin:
 				if t.kids > 0 {
-					t.State = TJoining
+					t.state = TJoining
 				}
 				continue
 			case errLinks:
-				t.State = TLinks
+				t.state = TLinks
 				continue
 			case errCalling:
-				t.State = TCalling
+				t.state = TCalling
 				continue
 			case errSuspended:
-				top.K = KFailed // where an operator's recovery action applies
+				top.k = KFailed // where an operator's recovery action applies
 				// The client learns that the instance waits for an
 				// operator, and why.
 				return ResSuspended, fmt.Errorf("instance %s suspended for an operator: %s", in.id, in.suspendReason), true
 			}
 			if in.EvOn(events.ActivityLifecycle) {
-				in.emitActivity(events.ActivityFaulted, top.Act, faultName(err))
+				in.emitActivity(events.ActivityFaulted, top.act, faultName(err))
 			}
 			if err = in.fail(t, err); err != nil {
 				var u *ErrUncaught
@@ -429,20 +429,20 @@ func (in *Instance) runThread(t *Thread) (res Result, err error, end bool) {
 		}
 		if in.EvOn(events.ActivityLifecycle) {
 			if done {
-				in.emitActivity(events.ActivityCompleted, top.Act, "")
+				in.emitActivity(events.ActivityCompleted, top.act, "")
 			}
 			if push != nil {
 				in.emitActivity(events.ActivityStarted, push, "")
 			}
 		}
 		if in.timing != nil {
-			in.timing.stepped(in.proc, t, top.Act, push, done)
+			in.timing.stepped(in.proc, t, top.act, push, done)
 		}
 		if done {
-			t.Stack = t.Stack[:len(t.Stack)-1]
+			t.stack = t.stack[:len(t.stack)-1]
 		}
 		if push != nil {
-			t.Stack = append(t.Stack, Frame{Act: push})
+			t.stack = append(t.stack, frame{act: push})
 		}
 	}
 	if in.exited {
@@ -455,9 +455,9 @@ func (in *Instance) runThread(t *Thread) (res Result, err error, end bool) {
 // arrived).
 func (in *Instance) ReadyAll() {
 	for _, t := range in.threads {
-		if t.State == TWaiting {
-			t.State = TReady
-			t.waits, t.WaitKeys, t.wake = t.waits[:0], t.WaitKeys[:0], 0
+		if t.state == TWaiting {
+			t.state = TReady
+			t.waits, t.waitKeys, t.wake = t.waits[:0], t.waitKeys[:0], 0
 		}
 	}
 }
@@ -470,12 +470,12 @@ func (in *Instance) othersBusy() bool {
 		return false
 	}
 	for _, t := range in.threads {
-		if t != in.cur && (t.State == TReady || t.State == TCalling || t.State == TLinks) {
+		if t != in.cur && (t.state == TReady || t.state == TCalling || t.state == TLinks) {
 			return true
 		}
 		// A branch waiting for a message can take one while the call is
 		// out (in-memory instances: see mail.go).
-		if t != in.cur && t.State == TWaiting && len(t.waits) > 0 && in.proc.InMemory {
+		if t != in.cur && t.state == TWaiting && len(t.waits) > 0 && in.proc.InMemory {
 			return true
 		}
 	}

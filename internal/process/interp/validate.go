@@ -8,7 +8,7 @@ import (
 	"github.com/orchd/orchd/internal/process/xmldoc"
 )
 
-func stepValidateAct(a *plan.ValidateAct, in *Instance, _ *Frame) (plan.Activity, bool, error) {
+func stepValidateAct(a *plan.ValidateAct, in *Instance, _ *frame) (plan.Activity, bool, error) {
 	if err := in.validate(a.Checks, a.Pos); err != nil {
 		return nil, false, err
 	}

@@ -52,33 +52,33 @@ func AddDuration(t time.Time, s string) (time.Time, error) {
 	return d.AddTo(t), nil
 }
 
-func stepWait(a *plan.Wait, in *Instance, f *Frame) (plan.Activity, bool, error) {
+func stepWait(a *plan.Wait, in *Instance, f *frame) (plan.Activity, bool, error) {
 	now := in.host.Now()
-	if f.Pc == 0 {
+	if f.pc == 0 {
 		t, err := atDeadlineSpec(a.Deadline, in, now)
 		if err != nil {
 			return nil, false, err
 		}
-		f.Pc, f.Due = 1, t.UnixNano()
+		f.pc, f.due = 1, t.UnixNano()
 	}
-	if now.UnixNano() >= f.Due {
+	if now.UnixNano() >= f.due {
 		return nil, true, nil
 	}
-	in.wakeAt(f.Due)
+	in.wakeAt(f.due)
 	return nil, false, errBlocked
 }
 
-func stepPick(a *plan.Pick, in *Instance, f *Frame) (plan.Activity, bool, error) {
-	if f.Pc == 0 {
-		f.Pc = 1
+func stepPick(a *plan.Pick, in *Instance, f *frame) (plan.Activity, bool, error) {
+	if f.pc == 0 {
+		f.pc = 1
 		now := in.host.Now()
 		for i, al := range a.Alarms {
 			t, err := atDeadlineSpec(al.Deadline, in, now)
 			if err != nil {
 				return nil, false, err
 			}
-			if f.Due == 0 || t.UnixNano() < f.Due {
-				f.Due, f.Pc = t.UnixNano(), i+1
+			if f.due == 0 || t.UnixNano() < f.due {
+				f.due, f.pc = t.UnixNano(), i+1
 			}
 		}
 	}
@@ -93,10 +93,10 @@ func stepPick(a *plan.Pick, in *Instance, f *Frame) (plan.Activity, bool, error)
 			return om.Act, true, nil
 		}
 	}
-	if len(a.Alarms) > 0 && in.host.Now().UnixNano() >= f.Due {
+	if len(a.Alarms) > 0 && in.host.Now().UnixNano() >= f.due {
 		eliminateBranchLinks(a.MsgDead, in, -1)
-		eliminateBranchLinks(a.AlarmDead, in, int(f.Pc-1))
-		return a.Alarms[f.Pc-1].Act, true, nil
+		eliminateBranchLinks(a.AlarmDead, in, int(f.pc-1))
+		return a.Alarms[f.pc-1].Act, true, nil
 	}
 	for _, om := range a.Msgs {
 		if err := in.await(&om.Inbound, a.Pos); err != nil {
@@ -104,7 +104,7 @@ func stepPick(a *plan.Pick, in *Instance, f *Frame) (plan.Activity, bool, error)
 		}
 	}
 	if len(a.Alarms) > 0 {
-		in.wakeAt(f.Due)
+		in.wakeAt(f.due)
 	}
 	return nil, false, errBlocked
 }
