@@ -26,7 +26,7 @@ func (in *Instance) Correlations() map[string]string { return in.corr }
 // WaitsForTimer reports whether the instance (blocked, or loaded waiting)
 // waits for its timer due at due.
 func (in *Instance) WaitsForTimer(due int64) bool {
-	return in.wake == due && (in.proc.InMemory || in.state == StateWaiting)
+	return in.wake == due && (in.proc.InMemory || in.state == stateWaiting)
 }
 
 // StoredState is the state of the instance's last checkpoint (persistent

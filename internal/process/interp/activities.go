@@ -67,7 +67,7 @@ func stepExit(a *plan.Exit, in *Instance, _ *frame) (plan.Activity, bool, error)
 }
 
 func stepThrow(a *plan.Throw, in *Instance, _ *frame) (plan.Activity, bool, error) {
-	fv := &FaultValue{Name: a.FaultName, at: a.Pos}
+	fv := &faultValue{Name: a.FaultName, at: a.Pos}
 	if a.V != nil {
 		if a.V.Msg != nil {
 			fv.data = CopyMessage(in.message(a.V))
@@ -131,9 +131,9 @@ func stepReply(a *plan.Reply, in *Instance, _ *frame) (plan.Activity, bool, erro
 	return nil, true, nil
 }
 
-// StepAssign runs assign a: its copies in order, all or nothing (validated
+// stepAssign runs assign a: its copies in order, all or nothing (validated
 // when a says so).
-func StepAssign(a *plan.Assign, in *Instance, _ *frame) (plan.Activity, bool, error) {
+func stepAssign(a *plan.Assign, in *Instance, _ *frame) (plan.Activity, bool, error) {
 	if a.Validate != nil {
 		if err := applyValidatedAssign(a, in); err != nil {
 			return nil, false, err

@@ -39,7 +39,7 @@ type actTracer struct {
 // TraceActivities starts giving the activities of this run spans,
 // children of run, through tracer; the activities already running get
 // theirs now. EndActivities ends the run's tracing.
-func (s *Sampler) TraceActivities(tracer trace.Tracer, run trace.SpanContext) {
+func (s *sampler) TraceActivities(tracer trace.Tracer, run trace.SpanContext) {
 	s.tr = &actTracer{tracer: tracer, parent: trace.ContextWithSpanContext(context.Background(), run), from: time.Now()}
 	for i := range s.marks {
 		if m := &s.marks[i]; m.span == nil && m.a != nil {
@@ -50,7 +50,7 @@ func (s *Sampler) TraceActivities(tracer trace.Tracer, run trace.SpanContext) {
 
 // EndActivities ends the spans of the activities still running at the
 // end of a traced run, and the run's tracing.
-func (s *Sampler) EndActivities() {
+func (s *sampler) EndActivities() {
 	if s.tr == nil {
 		return
 	}

@@ -33,7 +33,7 @@ type catchSite struct {
 // enclosing scopes see it next, and only an author's handler (or a
 // termination handler) counts. ok is false when no frame takes it: the
 // fault would end the instance.
-func (in *Instance) findCatch(t *thread, fv *FaultValue, explicitOnly bool) (cs catchSite, ok bool) {
+func (in *Instance) findCatch(t *thread, fv *faultValue, explicitOnly bool) (cs catchSite, ok bool) {
 	for th := t; th != nil; th = th.parent {
 		for k := len(th.stack) - 1; k >= 0; k-- {
 			fr := &th.stack[k]
@@ -41,7 +41,7 @@ func (in *Instance) findCatch(t *thread, fv *FaultValue, explicitOnly bool) (cs 
 				return catchSite{th: th, k: k, term: true}, true
 			}
 			sc, isScope := fr.act.(*plan.Scope)
-			if !isScope || fr.pc != ScopeBody {
+			if !isScope || fr.pc != scopeBody {
 				continue
 			}
 			var act plan.Activity
@@ -66,7 +66,7 @@ func (in *Instance) findCatch(t *thread, fv *FaultValue, explicitOnly bool) (cs 
 // would be taken by a handler the author wrote (a matching catch or a
 // catchAll of an enclosing scope, up to the process) or ended by a
 // termination handler, rather than end the instance.
-func (in *Instance) wouldCatch(fv *FaultValue) bool {
+func (in *Instance) wouldCatch(fv *faultValue) bool {
 	_, ok := in.findCatch(in.cur, fv, true)
 	return ok
 }

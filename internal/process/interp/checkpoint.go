@@ -20,13 +20,13 @@ import (
 
 type instState = persist.State
 
-// StateWaiting is the stored state of an instance that waits.
-const StateWaiting = persist.Waiting
+// stateWaiting is the stored state of an instance that waits.
+const stateWaiting = persist.Waiting
 
 func persistNewID() string { return persist.NewID() }
 
-// StateOf is the stored state after a run that ended with r.
-func StateOf(r Result) persist.State {
+// stateOf is the stored state after a run that ended with r.
+func stateOf(r Result) persist.State {
 	switch r {
 	case ResBlocked:
 		return persist.Waiting
@@ -127,7 +127,7 @@ func (in *Instance) Checkpoint(st persist.State) error {
 		idle.Busy(exchange.WaitCommit)
 	}
 	if err != nil {
-		return &NotStoredError{err: err}
+		return &notStoredError{err: err}
 	}
 	in.outbox = nil
 	in.regRoutes, in.regTimer = routes, timer
@@ -142,35 +142,35 @@ func (in *Instance) Checkpoint(st persist.State) error {
 	return nil
 }
 
-// NotStoredError is a failed checkpoint. It ends the run: finish writes
+// notStoredError is a failed checkpoint. It ends the run: finish writes
 // nothing more of it (not even its failure), drops the instance from
 // memory and answers its client with a server error, so that the store's
 // last checkpoint stays the instance's state and the next message or
 // timer starts from it.
-type NotStoredError struct{ err error }
+type notStoredError struct{ err error }
 
-func (e *NotStoredError) Error() string {
+func (e *notStoredError) Error() string {
 	return "instance state could not be stored: " + e.err.Error()
 }
-func (e *NotStoredError) Unwrap() error { return e.err }
+func (e *notStoredError) Unwrap() error { return e.err }
 
 // framesVersion 3 is version 2 followed by the partner role endpoints
 // assigned at run time; an instance with none is written as version 2.
 // Version 4 (framesVersionComp, compensate.go) adds compensation records.
 const (
-	FramesVersion     = 2
-	FramesVersionEPRs = 3
+	framesVersion     = 2
+	framesVersionEPRs = 3
 )
 
-// FramesSession flags a version byte (3 or 4) whose frames end, after
+// framesSession flags a version byte (3 or 4) whose frames end, after
 // the endpoint list, with the instance's session identifier (session.go);
 // an instance that never handed one out is written without it, as before.
-const FramesSession = 0x10
+const framesSession = 0x10
 
-// FramesVersionOf splits a frames version byte into the version (2 to 4,
+// framesVersionOf splits a frames version byte into the version (2 to 4,
 // checked by the caller) and whether the session identifier follows.
-func FramesVersionOf(b byte) (version byte, session bool) {
-	return b &^ FramesSession, b&FramesSession != 0
+func framesVersionOf(b byte) (version byte, session bool) {
+	return b &^ framesSession, b&framesSession != 0
 }
 
 // EncodeFrames encodes the control state: the threads with their frames
@@ -183,24 +183,24 @@ func (in *Instance) EncodeFrames(routes []string, timer int64) ([]byte, error) {
 	// The fingerprint first: a load finds the instance's version by it
 	// before decoding anything that depends on the definition.
 	b = append(b, FramesFingerprinted)
-	b = AppendString(b, in.proc.Fingerprint)
+	b = appendString(b, in.proc.Fingerprint)
 	var ver byte
 	switch {
 	case recs:
-		ver = FramesVersionComp
+		ver = framesVersionComp
 	case len(in.eprs) == 0 && in.session == nil:
-		ver = FramesVersion
+		ver = framesVersion
 	default:
-		ver = FramesVersionEPRs
+		ver = framesVersionEPRs
 	}
 	if in.session != nil {
-		ver |= FramesSession
+		ver |= framesSession
 	}
 	b = append(b, ver)
 	index := make(map[*thread]int, len(in.threads))
 	live := make([]*thread, 0, len(in.threads))
 	for _, t := range in.threads {
-		if t.state != TDone || t == in.threads[0] {
+		if t.state != tDone || t == in.threads[0] {
 			index[t] = len(live)
 			live = append(live, t)
 		}
@@ -213,8 +213,8 @@ func (in *Instance) EncodeFrames(routes []string, timer int64) ([]byte, error) {
 		}
 		b = binary.AppendUvarint(b, uint64(parent))
 		st := t.state
-		if st == TCalling {
-			st = TReady // its call may or may not have happened: see invoke.step
+		if st == tCalling {
+			st = tReady // its call may or may not have happened: see invoke.step
 		}
 		b = append(b, byte(st))
 		b = binary.AppendUvarint(b, uint64(t.kids))
@@ -230,29 +230,29 @@ func (in *Instance) EncodeFrames(routes []string, timer int64) ([]byte, error) {
 			if f.fault != nil {
 				fault = f.fault.Name.String()
 			}
-			b = AppendString(b, fault)
+			b = appendString(b, fault)
 			if recs {
 				b = appendRec(b, f.rec)
 			}
 		}
 		b = appendSlots(b, t.priv)
 	}
-	b = AppendString(b, in.proc.Fingerprint)
+	b = appendString(b, in.proc.Fingerprint)
 	var fault string
 	if in.inHandler != nil {
 		fault = in.inHandler.Name.String()
 	}
-	b = AppendString(b, fault)
+	b = appendString(b, fault)
 	b = binary.AppendUvarint(b, uint64(len(routes)))
 	for _, k := range routes {
-		b = AppendString(b, k)
+		b = appendString(b, k)
 	}
 	b = binary.AppendVarint(b, timer)
-	if ver != FramesVersion {
+	if ver != framesVersion {
 		b = in.appendEPRs(b)
 	}
 	if in.session != nil {
-		b = AppendString(b, *in.session)
+		b = appendString(b, *in.session)
 	}
 	return b, nil
 }
@@ -280,7 +280,7 @@ func (in *Instance) DecodeThreads(r *persist.Reader, recs bool) error {
 		}
 		t.state = threadState(r.B[0])
 		r.B = r.B[1:]
-		if t.state > TDone {
+		if t.state > tDone {
 			return ErrBadFrames
 		}
 		t.kids = int(r.Uvarint())
@@ -297,7 +297,7 @@ func (in *Instance) DecodeThreads(r *persist.Reader, recs bool) error {
 			}
 			f := frame{act: p.Acts[aid], pc: int(pc), due: due, i: fi, n: fn, k: fk}
 			if fault != "" {
-				f.fault = &FaultValue{Name: ParseClark(fault)}
+				f.fault = &faultValue{Name: parseClark(fault)}
 			}
 			if recs {
 				rec, err := in.readRec(r, 0)
@@ -322,9 +322,9 @@ func (in *Instance) DecodeThreads(r *persist.Reader, recs bool) error {
 	return r.Err
 }
 
-// AppendString appends s to b, length-prefixed, as persist.Reader.String
+// appendString appends s to b, length-prefixed, as persist.Reader.String
 // reads it.
-func AppendString(b []byte, s string) []byte { return persist.AppendString(b, s) }
+func appendString(b []byte, s string) []byte { return persist.AppendString(b, s) }
 
 // ErrBadFrames marks stored control state (frames) that does not decode.
 var ErrBadFrames = errors.New("corrupt instance control state")
@@ -332,15 +332,15 @@ var ErrBadFrames = errors.New("corrupt instance control state")
 // ErrBadVariable marks a stored variable that is not XML.
 var ErrBadVariable = errors.New("corrupt stored variable")
 
-// NewReader returns a reader of stored control state (frames, outbox
+// newReader returns a reader of stored control state (frames, outbox
 // messages): B is what remains, Err the first failure (ErrBadFrames),
 // after which every read returns zero.
-func NewReader(b []byte) *persist.Reader {
+func newReader(b []byte) *persist.Reader {
 	return &persist.Reader{B: b, Bad: ErrBadFrames}
 }
 
-// ParseClark parses a QName in Clark notation ({namespace}local).
-func ParseClark(s string) exchange.QName {
+// parseClark parses a QName in Clark notation ({namespace}local).
+func parseClark(s string) exchange.QName {
 	if len(s) > 0 && s[0] == '{' {
 		for i := 1; i < len(s); i++ {
 			if s[i] == '}' {
@@ -591,7 +591,7 @@ func SplitFingerprint(frames []byte) (fp string, rest []byte, ok bool) {
 	if len(frames) == 0 || frames[0] != FramesFingerprinted {
 		return "", frames, false
 	}
-	r := NewReader(frames[1:])
+	r := newReader(frames[1:])
 	fp = r.String()
 	if r.Err != nil {
 		return "", frames, false

@@ -174,7 +174,7 @@ func (in *Instance) terminations(th, t *thread) *compRec {
 	var jobs []job
 	in.deactivate()
 	for _, x := range in.threads {
-		if x == th || x.state == TDone || !x.isIn(th) || t.isIn(x) {
+		if x == th || x.state == tDone || !x.isIn(th) || t.isIn(x) {
 			continue
 		}
 		depth := 0
@@ -184,7 +184,7 @@ func (in *Instance) terminations(th, t *thread) *compRec {
 		for k := range x.stack {
 			fr := &x.stack[k]
 			sc, ok := fr.act.(*plan.Scope)
-			if !ok || fr.pc != ScopeBody || !sc.TermNeeded {
+			if !ok || fr.pc != scopeBody || !sc.TermNeeded {
 				continue
 			}
 			r := &compRec{Sc: sc, Snap: privChain(x, th)}
@@ -223,10 +223,10 @@ func privChain(x, th *thread) []privSlot {
 	return out
 }
 
-// FramesVersionComp is framesVersionEPRs (its endpoint list always
+// framesVersionComp is framesVersionEPRs (its endpoint list always
 // present) with each frame followed by its compensation record; it is
 // written only when some frame has one.
-const FramesVersionComp = 4
+const framesVersionComp = 4
 
 // hasRecs reports whether a frame of a live thread holds a record.
 func (in *Instance) hasRecs() bool {
@@ -315,7 +315,7 @@ func appendSlots(b []byte, slots []privSlot) []byte {
 		b = binary.AppendUvarint(b, uint64(ps.Slot))
 		var buf bytes.Buffer
 		ps.El.WriteTo(&buf, &etree.WriteSettings{})
-		b = AppendString(b, buf.String())
+		b = appendString(b, buf.String())
 	}
 	return b
 }

@@ -19,7 +19,7 @@ const OpSuspendReason = "suspended by an operator"
 // failed finds the frame the instance is suspended on, if any.
 func (in *Instance) failed() (*thread, *frame) {
 	for _, t := range in.threads {
-		if t.state != TDone && len(t.stack) > 0 && failedFrame(t.Top()) {
+		if t.state != tDone && len(t.stack) > 0 && failedFrame(t.Top()) {
 			return t, t.Top()
 		}
 	}
@@ -76,9 +76,9 @@ func (in *Instance) Resolve(a mgmt.Action) error {
 		f.k, f.pc, f.due = 0, 0, 0
 		f.i++ // counts the operator's retries (the failure's attempts)
 	case mgmt.Fault:
-		f.k = KFault
+		f.k = kFault
 	case mgmt.Cancel:
-		f.k = KCancel
+		f.k = kCancel
 	}
 	in.state = persist.Running
 	return nil

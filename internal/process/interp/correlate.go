@@ -96,16 +96,16 @@ func (in *Instance) ApplyCorrelations(uses []*plan.CorrUse, m *exchange.Message,
 		}
 		v, err := CorrValues(m, ex)
 		if err != nil {
-			return &FaultValue{Name: BpelFault("correlationViolation"), Reason: fmt.Sprintf("set %s: %v", u.Set.Name, err)}
+			return &faultValue{Name: BpelFault("correlationViolation"), Reason: fmt.Sprintf("set %s: %v", u.Set.Name, err)}
 		}
 		have, set := in.corr[u.Set.Name]
 		switch {
 		case u.Initiate == "yes" && set:
-			return &FaultValue{Name: BpelFault("correlationViolation"), Reason: fmt.Sprintf("correlation set %s is already initiated (at %s)", u.Set.Name, at)}
+			return &faultValue{Name: BpelFault("correlationViolation"), Reason: fmt.Sprintf("correlation set %s is already initiated (at %s)", u.Set.Name, at)}
 		case u.Initiate == "no" && !set:
-			return &FaultValue{Name: BpelFault("correlationViolation"), Reason: fmt.Sprintf("correlation set %s is not initiated (at %s)", u.Set.Name, at)}
+			return &faultValue{Name: BpelFault("correlationViolation"), Reason: fmt.Sprintf("correlation set %s is not initiated (at %s)", u.Set.Name, at)}
 		case set && have != v:
-			return &FaultValue{Name: BpelFault("correlationViolation"), Reason: fmt.Sprintf("message does not match correlation set %s (at %s)", u.Set.Name, at)}
+			return &faultValue{Name: BpelFault("correlationViolation"), Reason: fmt.Sprintf("message does not match correlation set %s (at %s)", u.Set.Name, at)}
 		case !set:
 			if in.corr == nil {
 				in.corr = map[string]string{}

@@ -15,7 +15,7 @@ func stepActivity(x plan.Activity, in *Instance, f *frame) (push plan.Activity, 
 	case *plan.AlarmListener:
 		return stepAlarmListener(a, in, f)
 	case *plan.Assign:
-		return StepAssign(a, in, f)
+		return stepAssign(a, in, f)
 	case *plan.Compensate:
 		return stepCompensate(a, in, f)
 	case *plan.Empty:

@@ -41,33 +41,33 @@ const eprWrapDepth = 8
 // errEPR is wrapped by every error eprAddress and eprText return;
 // errNoAddress also by those of an empty or relative address.
 var (
-	ErrEPR       = errors.New("not an endpoint reference")
+	errEPR       = errors.New("not an endpoint reference")
 	errNoAddress = errors.New("no absolute address")
 )
 
-// EprAddress returns the address the endpoint reference el holds. el is a
+// eprAddress returns the address the endpoint reference el holds. el is a
 // sref:service-ref, a wsa:EndpointReference, a wsdl:service, or an element
 // wrapping exactly one of those or holding the address as text (ODE took a
 // copied element's content as the service-ref's).
-func EprAddress(el *etree.Element) (string, error) {
-	addr, _, err := EprOf(el)
+func eprAddress(el *etree.Element) (string, error) {
+	addr, _, err := eprOf(el)
 	return addr, err
 }
 
-// EprOf is eprAddress, with the reference parameters of a
+// eprOf is eprAddress, with the reference parameters of a
 // wsa:EndpointReference (self-contained copies; nil for none).
-func EprOf(el *etree.Element) (string, []*etree.Element, error) {
+func eprOf(el *etree.Element) (string, []*etree.Element, error) {
 	for depth := 0; depth <= eprWrapDepth; depth++ {
 		ns := el.NamespaceURI()
 		switch {
 		case el.Tag == "EndpointReference" && (ns == nsWSA || ns == nsWSA2004):
 			for _, c := range el.ChildElements() {
 				if c.Tag == "Address" && c.NamespaceURI() == ns {
-					addr, err := EprText(c.Text())
+					addr, err := eprText(c.Text())
 					return addr, refParams(el), err
 				}
 			}
-			return "", nil, fmt.Errorf("%w: wsa:EndpointReference has no wsa:Address", ErrEPR)
+			return "", nil, fmt.Errorf("%w: wsa:EndpointReference has no wsa:Address", errEPR)
 		case el.Tag == "service" && ns == xmldoc.NSWSDL:
 			addr, err := wsdlServiceAddress(el)
 			return addr, nil, err
@@ -75,15 +75,15 @@ func EprOf(el *etree.Element) (string, []*etree.Element, error) {
 		kids := el.ChildElements()
 		switch len(kids) {
 		case 0:
-			addr, err := EprText(elementText(el))
+			addr, err := eprText(elementText(el))
 			return addr, nil, err
 		case 1:
 			el = kids[0]
 		default:
-			return "", nil, fmt.Errorf("%w: <%s> holds %d elements, want one endpoint reference or an address", ErrEPR, el.FullTag(), len(kids))
+			return "", nil, fmt.Errorf("%w: <%s> holds %d elements, want one endpoint reference or an address", errEPR, el.FullTag(), len(kids))
 		}
 	}
-	return "", nil, fmt.Errorf("%w: wrapped more than %d elements deep", ErrEPR, eprWrapDepth)
+	return "", nil, fmt.Errorf("%w: wrapped more than %d elements deep", errEPR, eprWrapDepth)
 }
 
 // wsdlServiceAddress is the soap:address location of the first port of a
@@ -95,11 +95,11 @@ func wsdlServiceAddress(svc *etree.Element) (string, error) {
 		}
 		for _, a := range port.ChildElements() {
 			if a.Tag == "address" && (a.NamespaceURI() == xmldoc.NSSOAP11 || a.NamespaceURI() == xmldoc.NSSOAP12) {
-				return EprText(a.SelectAttrValue("location", ""))
+				return eprText(a.SelectAttrValue("location", ""))
 			}
 		}
 	}
-	return "", fmt.Errorf("%w: wsdl:service %q has no port with a soap:address", ErrEPR, svc.SelectAttrValue("name", ""))
+	return "", fmt.Errorf("%w: wsdl:service %q has no port with a soap:address", errEPR, svc.SelectAttrValue("name", ""))
 }
 
 // elementText is the concatenated character data directly inside e.
@@ -113,30 +113,30 @@ func elementText(e *etree.Element) string {
 	return b.String()
 }
 
-// EprText checks that s (spaces around it ignored) is an absolute http or
+// eprText checks that s (spaces around it ignored) is an absolute http or
 // https URL and returns it trimmed.
-func EprText(s string) (string, error) {
+func eprText(s string) (string, error) {
 	s = strings.TrimSpace(s)
 	if s == "" {
-		return "", fmt.Errorf("%w: empty address (%w)", ErrEPR, errNoAddress)
+		return "", fmt.Errorf("%w: empty address (%w)", errEPR, errNoAddress)
 	}
 	u, err := url.Parse(s)
 	if err != nil {
-		return "", fmt.Errorf("%w: address %q: %w", ErrEPR, s, err)
+		return "", fmt.Errorf("%w: address %q: %w", errEPR, s, err)
 	}
 	if u.Scheme == "" && u.Host == "" && strings.IndexFunc(s, unicode.IsSpace) < 0 && (strings.HasPrefix(s, "/") || strings.HasPrefix(s, ".")) {
 		// A relative reference (RFC 3986 4.2: a path, ./ or ../).
-		return "", fmt.Errorf("%w: address %q is not an absolute http or https URL (%w)", ErrEPR, s, errNoAddress)
+		return "", fmt.Errorf("%w: address %q is not an absolute http or https URL (%w)", errEPR, s, errNoAddress)
 	}
 	if (!strings.EqualFold(u.Scheme, "http") && !strings.EqualFold(u.Scheme, "https")) || u.Host == "" {
-		return "", fmt.Errorf("%w: address %q is not an absolute http or https URL", ErrEPR, s)
+		return "", fmt.Errorf("%w: address %q is not an absolute http or https URL", errEPR, s)
 	}
 	return s, nil
 }
 
-// ServiceRefElement builds <sref:service-ref><wsa:EndpointReference><wsa:Address>
+// serviceRefElement builds <sref:service-ref><wsa:EndpointReference><wsa:Address>
 // for addr.
-func ServiceRefElement(addr string) *etree.Element {
+func serviceRefElement(addr string) *etree.Element {
 	sr := etree.NewElement("sref:service-ref")
 	sr.CreateAttr("xmlns:sref", nsServiceRef)
 	epr := sr.CreateElement("wsa:EndpointReference")
@@ -160,13 +160,13 @@ type AssignedEPR struct {
 func (in *Instance) endpointRef(s *plan.EprSpec, at xmldoc.Pos) (*etree.Element, error) {
 	pl := s.Pl
 	if s.MyRole {
-		return in.withMySession(pl, ServiceRefElement(in.myRoleAddress(pl))), nil
+		return in.withMySession(pl, serviceRefElement(in.myRoleAddress(pl))), nil
 	}
 	if as := in.eprs[pl]; as != nil {
-		return WithRefParams(ServiceRefElement(as.Addr), as.Params), nil
+		return withRefParams(serviceRefElement(as.Addr), as.Params), nil
 	}
 	if pl.PartnerEP != nil && pl.PartnerEP.Address != "" {
-		return ServiceRefElement(pl.PartnerEP.Address), nil
+		return serviceRefElement(pl.PartnerEP.Address), nil
 	}
 	return nil, in.faultf(at, "uninitializedPartnerRole", "partnerLink %s: its partnerRole has no endpoint (deploy.xml binds none and none was assigned)", pl.Name)
 }
@@ -187,12 +187,12 @@ func (in *Instance) assignEPR(pl *plan.PartnerLink, src source, at xmldoc.Pos) e
 	var err error
 	if src.node.Tok != nil && src.node.Attr < 0 {
 		if el, ok := src.node.Tok.(*etree.Element); ok {
-			addr, params, err = EprOf(el)
+			addr, params, err = eprOf(el)
 		} else {
-			addr, err = EprText(src.String())
+			addr, err = eprText(src.String())
 		}
 	} else {
-		addr, err = EprText(src.String())
+		addr, err = eprText(src.String())
 	}
 	if errors.Is(err, errNoAddress) && pl.PartnerEP != nil && pl.PartnerEP.Address != "" {
 		// An endpoint reference without an address of its own (empty, or
@@ -243,7 +243,7 @@ func (in *Instance) appendEPRs(b []byte) []byte {
 	b = binary.AppendUvarint(b, uint64(len(idx)))
 	for _, i := range idx {
 		b = binary.AppendUvarint(b, uint64(i))
-		b = AppendString(b, AppendParams(in.eprs[in.proc.Plist[i]]))
+		b = appendString(b, appendParams(in.eprs[in.proc.Plist[i]]))
 	}
 	return b
 }
@@ -260,11 +260,11 @@ func (in *Instance) ReadEPRs(r *persist.Reader) error {
 		if r.Err != nil || idx >= uint64(len(in.proc.Plist)) {
 			return ErrBadFrames
 		}
-		s, params, err := ReadParams(s)
+		s, params, err := readParams(s)
 		if err != nil {
 			return fmt.Errorf("%w (%w)", ErrBadFrames, err)
 		}
-		addr, err := EprText(s)
+		addr, err := eprText(s)
 		if err != nil {
 			return fmt.Errorf("%w (%w)", ErrBadFrames, err)
 		}

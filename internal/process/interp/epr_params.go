@@ -17,9 +17,9 @@ import (
 // holds one), in a <p> wrapper: a checkpoint written before they were
 // kept reads as an address alone.
 
-// ParamsSep separates the address from its reference parameters in a
+// paramsSep separates the address from its reference parameters in a
 // checkpoint.
-const ParamsSep = "\x00"
+const paramsSep = "\x00"
 
 // refParams returns self-contained copies of the reference parameters of
 // the endpoint reference epr, nil when it has none.
@@ -70,16 +70,16 @@ func nsDeclPrefix(a etree.Attr) (string, bool) {
 	return "", false
 }
 
-// AppendParams is the checkpoint form of an assigned endpoint: its
+// appendParams is the checkpoint form of an assigned endpoint: its
 // address, and its reference parameters after paramsSep when it has
 // some.
-func AppendParams(as *AssignedEPR) string {
+func appendParams(as *AssignedEPR) string {
 	if len(as.Params) == 0 {
 		return as.Addr
 	}
 	var b strings.Builder
 	b.WriteString(as.Addr)
-	b.WriteString(ParamsSep)
+	b.WriteString(paramsSep)
 	b.WriteString("<p>")
 	for _, p := range as.Params {
 		p.WriteTo(&b, &etree.WriteSettings{})
@@ -88,10 +88,10 @@ func AppendParams(as *AssignedEPR) string {
 	return b.String()
 }
 
-// ReadParams splits what appendParams wrote into the address and the
+// readParams splits what appendParams wrote into the address and the
 // reference parameters.
-func ReadParams(s string) (string, []*etree.Element, error) {
-	addr, xml, ok := strings.Cut(s, ParamsSep)
+func readParams(s string) (string, []*etree.Element, error) {
+	addr, xml, ok := strings.Cut(s, paramsSep)
 	if !ok {
 		return s, nil, nil
 	}
@@ -107,10 +107,10 @@ func ReadParams(s string) (string, []*etree.Element, error) {
 	return addr, out, nil
 }
 
-// WithRefParams adds copies of params to the wsa:EndpointReference of the
+// withRefParams adds copies of params to the wsa:EndpointReference of the
 // service-ref sr (serviceRefElement's) as its wsa:ReferenceParameters, and
 // returns sr.
-func WithRefParams(sr *etree.Element, params []*etree.Element) *etree.Element {
+func withRefParams(sr *etree.Element, params []*etree.Element) *etree.Element {
 	if len(params) == 0 {
 		return sr
 	}

@@ -60,7 +60,7 @@ func TestParseEPR(t *testing.T) {
 			if err == nil {
 				t.Fatalf("parseEPR = %q, want an error", got)
 			}
-			if !errors.Is(err, ErrEPR) {
+			if !errors.Is(err, errEPR) {
 				t.Errorf("error %v does not wrap errEPR", err)
 			}
 			for _, w := range tc.errs {
@@ -87,7 +87,7 @@ func FuzzParseEPR(f *testing.F) {
 	f.Fuzz(func(t *testing.T, s string) {
 		addr, err := parseEPR(s)
 		if err != nil {
-			if !errors.Is(err, ErrEPR) {
+			if !errors.Is(err, errEPR) {
 				t.Fatalf("error %v does not wrap errEPR", err)
 			}
 			return
@@ -103,16 +103,16 @@ func FuzzParseEPR(f *testing.F) {
 // that is not XML as a plain URL (the fuzz target's entry).
 func parseEPR(data string) (string, error) {
 	if !strings.HasPrefix(strings.TrimSpace(data), "<") {
-		return EprText(data)
+		return eprText(data)
 	}
 	doc := etree.NewDocument()
 	if err := doc.ReadFromString(data); err != nil {
-		return "", fmt.Errorf("%w: %w", ErrEPR, err)
+		return "", fmt.Errorf("%w: %w", errEPR, err)
 	}
 	if doc.Root() == nil {
-		return "", fmt.Errorf("%w: no element", ErrEPR)
+		return "", fmt.Errorf("%w: no element", errEPR)
 	}
-	return EprAddress(doc.Root())
+	return eprAddress(doc.Root())
 }
 
 // TestEPRReferenceParams: the reference parameters of an assigned
@@ -140,7 +140,7 @@ func TestEPRReferenceParams(t *testing.T) {
 			if err := doc.ReadFromString(tc.in); err != nil {
 				t.Fatal(err)
 			}
-			addr, params, err := EprOf(doc.Root())
+			addr, params, err := eprOf(doc.Root())
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -157,16 +157,16 @@ func TestEPRReferenceParams(t *testing.T) {
 				}
 			}
 			check("taken", params)
-			stored := AppendParams(&AssignedEPR{Addr: addr, Params: params})
+			stored := appendParams(&AssignedEPR{Addr: addr, Params: params})
 			if len(params) == 0 && stored != addr {
 				t.Errorf("checkpoint form %q of an EPR without parameters, want the address alone", stored)
 			}
-			back, got, err := ReadParams(stored)
+			back, got, err := readParams(stored)
 			if err != nil || back != addr {
 				t.Fatalf("readParams = %q, %v; want %q", back, err, addr)
 			}
 			check("read back", got)
-			sr := WithRefParams(ServiceRefElement(addr), got)
+			sr := withRefParams(serviceRefElement(addr), got)
 			d := etree.NewDocument()
 			d.SetRoot(sr)
 			s, _ := d.WriteToString()
@@ -175,7 +175,7 @@ func TestEPRReferenceParams(t *testing.T) {
 			}
 		})
 	}
-	if _, _, err := ReadParams("http://h/a" + ParamsSep + "<p><unclosed></p>"); err == nil {
+	if _, _, err := readParams("http://h/a" + paramsSep + "<p><unclosed></p>"); err == nil {
 		t.Error("damaged stored reference parameters read without an error")
 	}
 }

@@ -34,17 +34,17 @@ func privSlots(vars []*expr.Var) []privSlot {
 // instances have.
 func (in *Instance) closeListeners(t *thread) {
 	for _, x := range in.threads {
-		if x.parent != t || x.state == TDone || len(x.stack) == 0 {
+		if x.parent != t || x.state == tDone || len(x.stack) == 0 {
 			continue
 		}
 		if _, ok := x.stack[0].act.(plan.Listener); !ok {
 			continue
 		}
 		x.stack[0].n = 1
-		if x.state == TWaiting {
+		if x.state == tWaiting {
 			x.waits, x.waitKeys, x.wake = x.waits[:0], x.waitKeys[:0], 0
 		}
-		x.state = TReady
+		x.state = tReady
 	}
 }
 
@@ -169,7 +169,7 @@ func nextAlarmListener(a *plan.AlarmListener, in *Instance, from time.Time) (tim
 		return time.Time{}, err
 	}
 	s := strings.TrimSpace(expr.XpathString(v))
-	t, err := AddDuration(from, s)
+	t, err := addDuration(from, s)
 	if err != nil {
 		return time.Time{}, in.faultf(a.Pos, "invalidExpressionValue", "<repeatEvery> %q: %v", s, err)
 	}
@@ -182,7 +182,7 @@ func nextAlarmListener(a *plan.AlarmListener, in *Instance, from time.Time) (tim
 // childDoneScope is told when a branch of a scope with event handlers
 // ends: when its body's thread ends, its listeners stop accepting events.
 func childDoneScope(a *plan.Scope, in *Instance, t *thread, f *frame) {
-	if a.Events == nil || f.pc != ScopeBody || f.i == 1 {
+	if a.Events == nil || f.pc != scopeBody || f.i == 1 {
 		return
 	}
 	f.i = 1

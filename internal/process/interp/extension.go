@@ -26,13 +26,13 @@ func (in *Instance) runExtension(act plan.ExtensionAction, at xmldoc.Pos) error 
 	if err == nil {
 		return nil
 	}
-	var fv *FaultValue
+	var fv *faultValue
 	if errors.As(err, &fv) {
 		return fv
 	}
 	var xf *plan.ExtensionFault
 	if errors.As(err, &xf) {
-		return &FaultValue{Name: exchange.QName{Space: xf.Space, Local: xf.Local}, Reason: xf.Reason, at: at}
+		return &faultValue{Name: exchange.QName{Space: xf.Space, Local: xf.Local}, Reason: xf.Reason, at: at}
 	}
 	return in.faultf(at, "subLanguageExecutionFault", "extension: %v", err)
 }

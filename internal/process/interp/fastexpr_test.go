@@ -135,7 +135,7 @@ func BenchmarkAssign(b *testing.B) {
 			prep = x
 		}
 	}
-	if _, _, err := StepAssign(prep, in, &frame{}); err != nil {
+	if _, _, err := stepAssign(prep, in, &frame{}); err != nil {
 		b.Fatal(err)
 	}
 	iv := in.Slot(r.LookupVar("i"))
@@ -143,7 +143,7 @@ func BenchmarkAssign(b *testing.B) {
 	b.ResetTimer()
 	for n := 0; n < b.N; n++ {
 		iv.SetText("1")
-		if _, _, err := StepAssign(add, in, &frame{}); err != nil {
+		if _, _, err := stepAssign(add, in, &frame{}); err != nil {
 			b.Fatal(err)
 		}
 	}

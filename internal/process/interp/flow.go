@@ -178,7 +178,7 @@ func childDoneForEach(a *plan.ForEach, in *Instance, t *thread, f *frame) {
 	f.k++
 	if f.due >= 0 && f.k >= f.due {
 		in.kill(t)
-		t.state = TReady
+		t.state = tReady
 	}
 }
 

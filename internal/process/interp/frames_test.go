@@ -59,7 +59,7 @@ func recInstance(p *Version) *Instance {
 	for _, v := range []string{"first", "second"} {
 		top.Kids = append(top.Kids, &compRec{Sc: a, Snap: snap(v), Kids: []*compRec{{Sc: inner}}})
 	}
-	in.threads[0].stack = append(in.threads[0].stack, frame{act: p.Root, pc: ScopeBody, rec: top})
+	in.threads[0].stack = append(in.threads[0].stack, frame{act: p.Root, pc: scopeBody, rec: top})
 	return in
 }
 
@@ -125,11 +125,11 @@ func TestCompensationRecordsRoundTrip(t *testing.T) {
 	if !ok || fp != p.Fingerprint {
 		t.Fatalf("frames start with fingerprint %q (%v), want %q", fp, ok, p.Fingerprint)
 	}
-	if b[0] != FramesVersionComp {
-		t.Fatalf("frames version %d, want %d", b[0], FramesVersionComp)
+	if b[0] != framesVersionComp {
+		t.Fatalf("frames version %d, want %d", b[0], framesVersionComp)
 	}
 	out := NewInstance(nil, p, context.Background())
-	if err := out.DecodeThreads(NewReader(b[1:]), true); err != nil {
+	if err := out.DecodeThreads(newReader(b[1:]), true); err != nil {
 		t.Fatal(err)
 	}
 	want := describeRec(in.threads[0].stack[0].rec)
@@ -139,8 +139,8 @@ func TestCompensationRecordsRoundTrip(t *testing.T) {
 	// An instance with no record is written as before (version 2).
 	in.threads[0].stack[0].rec = nil
 	b, _ = in.EncodeFrames(nil, 0)
-	if _, b, _ = SplitFingerprint(b); b[0] != FramesVersion {
-		t.Errorf("frames version %d without records, want %d", b[0], FramesVersion)
+	if _, b, _ = SplitFingerprint(b); b[0] != framesVersion {
+		t.Errorf("frames version %d without records, want %d", b[0], framesVersion)
 	}
 }
 
@@ -156,7 +156,7 @@ func FuzzDecodeCompFrames(f *testing.F) {
 	f.Add([]byte{1, 0, 0, 0, 1})
 	f.Fuzz(func(t *testing.T, data []byte) {
 		in := NewInstance(nil, p, context.Background())
-		_ = in.DecodeThreads(NewReader(data), true)
+		_ = in.DecodeThreads(newReader(data), true)
 	})
 }
 
@@ -201,13 +201,13 @@ func TestSessionFramesRoundTrip(t *testing.T) {
 				t.Fatal(err)
 			}
 			_, rest, _ := SplitFingerprint(b)
-			ver, flagged := FramesVersionOf(rest[0])
-			wantVer := byte(FramesVersion)
+			ver, flagged := framesVersionOf(rest[0])
+			wantVer := byte(framesVersion)
 			switch {
 			case recs:
-				wantVer = FramesVersionComp
+				wantVer = framesVersionComp
 			case sess != "":
-				wantVer = FramesVersionEPRs
+				wantVer = framesVersionEPRs
 			}
 			if ver != wantVer || flagged != (sess != "") {
 				t.Errorf("recs %v session %q: version byte %#x, want version %d flagged %v", recs, sess, rest[0], wantVer, sess != "")
@@ -231,7 +231,7 @@ func TestSessionFramesRoundTrip(t *testing.T) {
 	_, rest, _ := SplitFingerprint(b)
 	i := len(b) - len(rest) // the version byte, after the fingerprint
 	bad := slices.Clone(b)
-	bad[i] |= FramesSession
+	bad[i] |= framesSession
 	if _, err := decodeStored(p, &persist.Instance{ID: "x", Frames: bad}, nil); !errors.Is(err, ErrBadFrames) {
 		t.Errorf("version 2 flagged with a session: %v, want ErrBadFrames", err)
 	}
@@ -268,8 +268,8 @@ func TestLegacySessionKept(t *testing.T) {
 // FuzzSplitFingerprint: stored frames of any shape split without panic,
 // and what tagged frames split into is written back the same.
 func FuzzSplitFingerprint(f *testing.F) {
-	f.Add([]byte{FramesFingerprinted, 3, 'a', 'b', 'c', FramesVersion, 1})
-	f.Add([]byte{FramesVersion})
+	f.Add([]byte{FramesFingerprinted, 3, 'a', 'b', 'c', framesVersion, 1})
+	f.Add([]byte{framesVersion})
 	f.Add([]byte{FramesFingerprinted, 200})
 	f.Fuzz(func(t *testing.T, b []byte) {
 		fp, rest, ok := SplitFingerprint(b)
@@ -282,7 +282,7 @@ func FuzzSplitFingerprint(f *testing.F) {
 		if !bytes.HasSuffix(b, rest) || len(rest)+len(fp) >= len(b) {
 			t.Fatalf("split %x into %q and %x", b, fp, rest)
 		}
-		again := append(AppendString([]byte{FramesFingerprinted}, fp), rest...)
+		again := append(appendString([]byte{FramesFingerprinted}, fp), rest...)
 		if fp2, rest2, ok := SplitFingerprint(again); !ok || fp2 != fp || !bytes.Equal(rest2, rest) {
 			t.Fatalf("re-encoded %q %x splits into %q %x", fp, rest, fp2, rest2)
 		}

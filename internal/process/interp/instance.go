@@ -28,7 +28,7 @@ type frame struct {
 	// value, final value, completed branches; scope: isolation held).
 	i, n, k int64
 	// fault is the fault a scope's handler is handling (for rethrow).
-	fault *FaultValue
+	fault *faultValue
 	// rec holds compensation state (compensate.go): for a scope, its
 	// completed child scope instances; for a compensation or termination
 	// handler, the scope instance it runs for; for a terminator, the
@@ -45,7 +45,7 @@ type Instance struct {
 	ctx  context.Context
 	// tr is what tracing keeps of the instance (tracing.go); nil
 	// without Options.Tracer.
-	tr *InstTrace
+	tr *instTrace
 	// idle is the front door's Idler of the exchange this run serves
 	// (drive), which a commit tells it waits: in.ctx is the instance's
 	// own once the reply ran, the commit still the request's.
@@ -97,7 +97,7 @@ type Instance struct {
 	// out holds replies not yet delivered (see deliverReplies).
 	out []pendingReply
 	// inHandler is set while a process-level fault handler runs.
-	inHandler *FaultValue
+	inHandler *faultValue
 
 	// waits and wake describe what a blocked instance waits for.
 	waits []*plan.Inbound
@@ -145,7 +145,7 @@ type Instance struct {
 	odePID string
 	// timing is set on the instances sampled for the outline's timing
 	// (Begin).
-	timing *Sampler
+	timing *sampler
 	// hostRun is the host's state of the current run (Delivery.HostRun).
 	hostRun any
 	mu      sync.Mutex
@@ -163,10 +163,10 @@ type pendingReply struct {
 // request's until the reply, then the host's base context.
 func (in *Instance) Context() context.Context { return in.ctx }
 
-// ErrUncaught wraps a BPEL fault that no handler caught.
-type ErrUncaught struct{ F *FaultValue }
+// errUncaught wraps a BPEL fault that no handler caught.
+type errUncaught struct{ F *faultValue }
 
-func (e *ErrUncaught) Error() string { return "uncaught " + e.F.Error() }
+func (e *errUncaught) Error() string { return "uncaught " + e.F.Error() }
 
 // NewInstance returns a new instance of version p, run by host e under
 // ctx, its variables' slots fresh (Start runs the variables'
@@ -263,7 +263,7 @@ func (in *Instance) CheckAmbiguous() {
 	}
 	n := 0
 	for _, t := range in.threads {
-		if t.state != TWaiting {
+		if t.state != tWaiting {
 			continue
 		}
 		waits := t.waits
@@ -372,8 +372,8 @@ func (in *Instance) message(v *expr.Var) *exchange.Message {
 	return m
 }
 
-func (in *Instance) faultf(at xmldoc.Pos, name string, format string, args ...any) *FaultValue {
-	return &FaultValue{Name: BpelFault(name), Reason: fmt.Sprintf(format, args...), at: at}
+func (in *Instance) faultf(at xmldoc.Pos, name string, format string, args ...any) *faultValue {
+	return &faultValue{Name: BpelFault(name), Reason: fmt.Sprintf(format, args...), at: at}
 }
 
 // take gives a delivered message to ib if it is for ib's operation: the
@@ -404,7 +404,7 @@ func (in *Instance) take(ib *plan.Inbound, at xmldoc.Pos) (bool, error) {
 			// the second request, which no reply could answer, gets the
 			// fault.
 			in.inbox = nil
-			if fv, ok := err.(*FaultValue); ok {
+			if fv, ok := err.(*faultValue); ok {
 				in.Respond(&OpenRequest{Ex: m}, nil, fv.ExchangeFault())
 			}
 			return false, err
@@ -446,7 +446,7 @@ func (in *Instance) await(ib *plan.Inbound, at xmldoc.Pos) error {
 	}
 	if len(in.threads) > 1 {
 		for _, t := range in.threads {
-			if t == in.cur || t.state != TWaiting {
+			if t == in.cur || t.state != tWaiting {
 				continue
 			}
 			for i, w := range t.waits {

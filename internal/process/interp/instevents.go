@@ -84,7 +84,7 @@ func (in *Instance) EmitEnd(res Result, err error) {
 		ev.Kind = events.InstanceSuspended
 	default:
 		ev.Kind = events.InstanceFaulted
-		var u *ErrUncaught
+		var u *errUncaught
 		if errors.As(err, &u) {
 			ev.Fault = u.F.Name.String()
 		} else if f := in.inHandler; f != nil {
@@ -99,7 +99,7 @@ func (in *Instance) EmitEnd(res Result, err error) {
 
 // faultName names the BPEL fault err is, if it is one.
 func faultName(err error) string {
-	var f *FaultValue
+	var f *faultValue
 	if errors.As(err, &f) {
 		return f.Name.String()
 	}

@@ -17,15 +17,15 @@ func Decode(h Host, p *Version, rec *persist.Instance, frames []byte, vars map[i
 	in := NewInstance(h, p, ctx)
 	in.id, in.started, in.state, in.corr = rec.ID, rec.Created, rec.State, rec.Correlations
 	in.stored = true
-	r := NewReader(frames)
+	r := newReader(frames)
 	if len(r.B) == 0 {
 		return nil, fmt.Errorf("instance %s: %w (version)", id, ErrBadFrames)
 	}
-	ver, withSession := FramesVersionOf(r.B[0])
-	if ver < FramesVersion || ver > FramesVersionComp || (withSession && ver == FramesVersion) {
+	ver, withSession := framesVersionOf(r.B[0])
+	if ver < framesVersion || ver > framesVersionComp || (withSession && ver == framesVersion) {
 		return nil, fmt.Errorf("instance %s: %w (version)", id, ErrBadFrames)
 	}
-	withEPRs, withRecs := ver >= FramesVersionEPRs, ver == FramesVersionComp
+	withEPRs, withRecs := ver >= framesVersionEPRs, ver == framesVersionComp
 	r.B = r.B[1:]
 	if err := in.DecodeThreads(r, withRecs); err != nil {
 		return nil, fmt.Errorf("instance %s: %w", id, err)
@@ -34,7 +34,7 @@ func Decode(h Host, p *Version, rec *persist.Instance, frames []byte, vars map[i
 		return nil, fmt.Errorf("instance %s was checkpointed by a version of process %s (fingerprint %s) that is no longer deployed", id, p.Name.Local, fp)
 	}
 	if f := r.String(); f != "" {
-		in.inHandler = &FaultValue{Name: ParseClark(f)}
+		in.inHandler = &faultValue{Name: parseClark(f)}
 	}
 	rn := r.Uvarint()
 	for i := uint64(0); i < rn && r.Err == nil; i++ {

@@ -33,7 +33,7 @@ func (in *Instance) MailKeys() []string {
 	}
 	var keys []string
 	for _, t := range in.threads {
-		if t.state != TWaiting {
+		if t.state != tWaiting {
 			continue
 		}
 		for i := range t.waitKeys {

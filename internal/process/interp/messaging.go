@@ -245,7 +245,7 @@ func (in *Instance) TriggerRequest() *OpenRequest {
 }
 
 // ExchangeFault is f as the answer to a request.
-func (f *FaultValue) ExchangeFault() *exchange.Fault {
+func (f *faultValue) ExchangeFault() *exchange.Fault {
 	msg := f.data
 	if msg == nil && f.elem != nil {
 		msg = &exchange.Message{Parts: map[string]*etree.Element{f.elem.Tag: f.elem}}

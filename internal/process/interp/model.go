@@ -67,8 +67,8 @@ func NewVersions(pls []*plan.Plan) []*Version {
 	return ps
 }
 
-// FaultValue is a BPEL fault travelling through the instance.
-type FaultValue struct {
+// faultValue is a BPEL fault travelling through the instance.
+type faultValue struct {
 	Name exchange.QName
 	// data is the fault message (messageType faults) or nil.
 	data *exchange.Message
@@ -78,7 +78,7 @@ type FaultValue struct {
 	at     xmldoc.Pos
 }
 
-func (f *FaultValue) Error() string {
+func (f *faultValue) Error() string {
 	if f.Reason != "" {
 		return fmt.Sprintf("fault %s at %s: %s", f.Name, f.at, f.Reason)
 	}

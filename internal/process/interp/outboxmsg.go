@@ -61,8 +61,8 @@ func encodeMessage(m *exchange.Message) ([]byte, error) {
 		if err != nil {
 			return nil, err
 		}
-		b = AppendString(b, name)
-		b = AppendString(b, s)
+		b = appendString(b, name)
+		b = appendString(b, s)
 	}
 	return b, nil
 }
@@ -106,14 +106,14 @@ func appendOutboxExtras(b []byte, x OutboxExtras) []byte {
 		return b
 	}
 	b = append(b, outboxExtrasTag)
-	b = AppendString(b, AppendParams(&AssignedEPR{Params: x.Headers}))
+	b = appendString(b, appendParams(&AssignedEPR{Params: x.Headers}))
 	if x.ReplyTo == nil {
 		b = binary.AppendUvarint(b, 0)
 	} else {
 		b = binary.AppendUvarint(b, 1)
-		b = AppendString(b, AppendParams(&AssignedEPR{Addr: x.ReplyTo.Address, Params: x.ReplyTo.ReferenceParams}))
+		b = appendString(b, appendParams(&AssignedEPR{Addr: x.ReplyTo.Address, Params: x.ReplyTo.ReferenceParams}))
 	}
-	return AppendString(b, AppendParams(&AssignedEPR{Params: x.Params}))
+	return appendString(b, appendParams(&AssignedEPR{Params: x.Params}))
 }
 
 // readOutboxExtras reads the extras trailer at the start of rest, if
@@ -123,7 +123,7 @@ func readOutboxExtras(rest []byte) (OutboxExtras, []byte, error) {
 	if len(rest) == 0 || rest[0] != outboxExtrasTag {
 		return x, rest, nil
 	}
-	r := NewReader(rest[1:])
+	r := newReader(rest[1:])
 	hs := r.String()
 	var rt string
 	hasReplyTo := r.Uvarint() == 1
@@ -135,17 +135,17 @@ func readOutboxExtras(rest []byte) (OutboxExtras, []byte, error) {
 		return x, nil, fmt.Errorf("outbox message extras: %w", r.Err)
 	}
 	var err error
-	if _, x.Headers, err = ReadParams(hs); err != nil {
+	if _, x.Headers, err = readParams(hs); err != nil {
 		return x, nil, fmt.Errorf("outbox message headers: %w", ErrBadFrames)
 	}
 	if hasReplyTo {
-		addr, params, err := ReadParams(rt)
+		addr, params, err := readParams(rt)
 		if err != nil {
 			return x, nil, fmt.Errorf("outbox message ReplyTo: %w", ErrBadFrames)
 		}
 		x.ReplyTo = &exchange.EndpointReference{Address: addr, ReferenceParams: params}
 	}
-	if _, x.Params, err = ReadParams(ps); err != nil {
+	if _, x.Params, err = readParams(ps); err != nil {
 		return x, nil, fmt.Errorf("outbox message reference parameters: %w", ErrBadFrames)
 	}
 	return x, r.B, nil
@@ -201,7 +201,7 @@ func DecodeOutbox(b []byte, name exchange.QName) (*exchange.Message, OutboxExtra
 
 // decodeParts decodes what encodeMessage wrote, and returns what follows.
 func decodeParts(b []byte, name exchange.QName) (*exchange.Message, []byte, error) {
-	r := NewReader(b)
+	r := newReader(b)
 	n := r.Uvarint()
 	m := exchange.NewMessage(name)
 	for i := uint64(0); i < n && r.Err == nil; i++ {

@@ -97,14 +97,14 @@ func failedInvoke(a *plan.Invoke, in *Instance, f *frame, err error) (plan.Activ
 //	  <orchd:address>http://crm.example/soap</orchd:address>
 //	  <orchd:message>invoke crm.getCustomer at po.bpel:40: partner ...: timed out: no answer within 2s</orchd:message>
 //	</orchd:partnerFailure>
-func failureInvoke(a *plan.Invoke, in *Instance, err error) *FaultValue {
+func failureInvoke(a *plan.Invoke, in *Instance, err error) *faultValue {
 	el := etree.NewElement("orchd:partnerFailure")
 	el.CreateAttr("xmlns:orchd", nsFault)
 	el.CreateElement("orchd:partnerLink").SetText(a.Pl.Name)
 	el.CreateElement("orchd:operation").SetText(a.Op.Name)
 	el.CreateElement("orchd:address").SetText(in.partnerAddress(a.Pl))
 	el.CreateElement("orchd:message").SetText(err.Error())
-	return &FaultValue{Name: ActivityFailure, elem: el, Reason: err.Error(), at: a.Pos}
+	return &faultValue{Name: ActivityFailure, elem: el, Reason: err.Error(), at: a.Pos}
 }
 
 // partnerAddress is where calls of pl's partner role go, credentials
@@ -176,12 +176,12 @@ func (in *Instance) checkReply(a *plan.Invoke, m *exchange.Message) error {
 const (
 	// kAnswer: the answer of its asynchronous call is in.
 	kAnswer int64 = 1
-	// KFailed: the instance is suspended on this activity's failure.
-	KFailed int64 = 2
-	// KFault: an operator chose Fault: throw activityFailure here.
-	KFault int64 = 3
-	// KCancel: an operator chose Cancel: complete without effect.
-	KCancel int64 = 4
+	// kFailed: the instance is suspended on this activity's failure.
+	kFailed int64 = 2
+	// kFault: an operator chose Fault: throw activityFailure here.
+	kFault int64 = 3
+	// kCancel: an operator chose Cancel: complete without effect.
+	kCancel int64 = 4
 )
 
 // recoveryStep runs the recovery action marked on the failed frame f of
@@ -189,7 +189,7 @@ const (
 // (done: the activity completes; err: the fault it throws).
 func (in *Instance) recoveryStep(f *frame, at xmldoc.Pos) (done bool, err error, ok bool) {
 	switch f.k {
-	case KFault:
+	case kFault:
 		f.k = 0
 		reason := in.suspendReason
 		if reason == "" {
@@ -199,8 +199,8 @@ func (in *Instance) recoveryStep(f *frame, at xmldoc.Pos) (done bool, err error,
 			// The same fault and data a failed call throws by policy.
 			return false, failureInvoke(iv, in, errors.New(reason)), true
 		}
-		return false, &FaultValue{Name: ActivityFailure, Reason: reason, at: at}, true
-	case KCancel:
+		return false, &faultValue{Name: ActivityFailure, Reason: reason, at: at}, true
+	case kCancel:
 		f.k = 0
 		return true, nil, true
 	}

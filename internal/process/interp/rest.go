@@ -311,8 +311,8 @@ func failedRestActivity(a *plan.RestActivity, in *Instance, err error) error {
 }
 
 // faultRestActivity is the bpel4RestExtensions fault for err.
-func faultRestActivity(a *plan.RestActivity, err error) *FaultValue {
-	return &FaultValue{Name: RestFault, Reason: fmt.Sprintf("bpel4restlight %s: %v", a.Method, err), at: a.Pos}
+func faultRestActivity(a *plan.RestActivity, err error) *faultValue {
+	return &faultValue{Name: RestFault, Reason: fmt.Sprintf("bpel4restlight %s: %v", a.Method, err), at: a.Pos}
 }
 
 // RestFault is the fault a failed REST call throws (ODE's

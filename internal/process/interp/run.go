@@ -80,7 +80,7 @@ func (in *Instance) Begin(d Delivery) Outcome {
 	}
 	n := p.Stats.Started.Add(1)
 	if every := in.host.SampleEvery(); every > 0 && n%every == 0 && p.ActStats != nil {
-		in.timing = &Sampler{}
+		in.timing = &sampler{}
 	}
 	if in.EvOn(events.InstanceLifecycle) {
 		in.Emit(events.Event{Kind: events.InstanceCreated})
@@ -200,7 +200,7 @@ func (in *Instance) end(ex *exchange.Exchange, res Result, err error, notTaken b
 		// An uncaught fault is the answer to every open request: the
 		// client learns the fault by its name, with its data. (u is
 		// declared here: it escapes, and the common path must not pay.)
-		var u *ErrUncaught
+		var u *errUncaught
 		if errors.As(err, &u) {
 			in.host.Ended(in, u.F.ExchangeFault())
 			for _, r := range in.reqs {
@@ -217,14 +217,14 @@ func (in *Instance) end(ex *exchange.Exchange, res Result, err error, notTaken b
 	}
 	if !p.InMemory && in.host.Stored() {
 		cerr := err
-		var ns *NotStoredError
+		var ns *notStoredError
 		if !errors.As(err, &ns) {
 			// (A checkpoint inside the run failed: that run is not
 			// stored either.)
 			if last != nil {
 				last() // the run's last commit
 			}
-			cerr = in.Checkpoint(StateOf(res))
+			cerr = in.Checkpoint(stateOf(res))
 		}
 		if cerr != nil {
 			return in.notStored(ex, cerr, out)
@@ -249,7 +249,7 @@ func (in *Instance) end(ex *exchange.Exchange, res Result, err error, notTaken b
 	} else {
 		if p.Metrics != nil {
 			p.Metrics.Duration.Observe(time.Since(in.started).Seconds())
-			p.Metrics.Ended[OutcomeName(res)].Inc()
+			p.Metrics.Ended[outcomeName(res)].Inc()
 		}
 		p.Stats.Ended(res)
 		if in.EvOn(events.InstanceLifecycle) {
@@ -307,7 +307,7 @@ func (in *Instance) notStored(ex *exchange.Exchange, cerr error, out Outcome) Ou
 		p.Metrics.Ended["failed"].Inc()
 	}
 	p.Stats.Ended(ResFailed)
-	if ex == nil && in.regTimer != 0 && in.state == StateWaiting {
+	if ex == nil && in.regTimer != 0 && in.state == stateWaiting {
 		// A timer's run: the stored instance still waits for it.
 		out.Refire = in.regTimer
 	}
@@ -353,8 +353,8 @@ func (in *Instance) endReason(res Result, ex *exchange.Exchange) string {
 	return fmt.Sprintf("the process completed without replying to %s", op)
 }
 
-// OutcomeName is the outcome label of an instance that ended with r.
-func OutcomeName(r Result) string {
+// outcomeName is the outcome label of an instance that ended with r.
+func outcomeName(r Result) string {
 	switch r {
 	case ResCompleted:
 		return "completed"

@@ -13,7 +13,7 @@ import (
 // Scope frame phases (frame.pc).
 const (
 	scopeStart = iota
-	ScopeBody
+	scopeBody
 	scopeHandling
 )
 
@@ -45,7 +45,7 @@ func stepScope(a *plan.Scope, in *Instance, f *frame) (plan.Activity, bool, erro
 				delete(in.eprs, pl)
 			}
 		}
-		f.pc = ScopeBody
+		f.pc = scopeBody
 		if a.Events != nil {
 			// The body runs on a thread of its own, next to the
 			// listeners; this thread joins them (events.go).
@@ -55,7 +55,7 @@ func stepScope(a *plan.Scope, in *Instance, f *frame) (plan.Activity, bool, erro
 		}
 		return a.Body, false, nil
 	default:
-		if a.Events != nil && f.pc == ScopeBody && in.cur.kids > 0 {
+		if a.Events != nil && f.pc == scopeBody && in.cur.kids > 0 {
 			return nil, false, errJoin
 		}
 		in.cur.scopeFaulted = f.pc == scopeHandling
@@ -68,7 +68,7 @@ func stepScope(a *plan.Scope, in *Instance, f *frame) (plan.Activity, bool, erro
 				in.decideLink(l, false)
 			}
 		}
-		if a.Compensable && f.pc == ScopeBody {
+		if a.Compensable && f.pc == scopeBody {
 			in.completed(a, f)
 		}
 		if f.k == 1 && in.isoHolder == in.cur {
@@ -82,9 +82,9 @@ func stepScope(a *plan.Scope, in *Instance, f *frame) (plan.Activity, bool, erro
 // scopeInitFailure turns a failed variable initialization into the
 // standard fault, thrown to the enclosing scope.
 func scopeInitFailure(err error) error {
-	var fv *FaultValue
+	var fv *faultValue
 	if errors.As(err, &fv) {
-		return &FaultValue{Name: BpelFault("scopeInitializationFailure"), Reason: fv.Error(), at: fv.at}
+		return &faultValue{Name: BpelFault("scopeInitializationFailure"), Reason: fv.Error(), at: fv.at}
 	}
 	return err
 }
@@ -112,13 +112,13 @@ func (in *Instance) resetVar(v *expr.Var) {
 // terminate. Anything else, and a fault no scope catches, ends the
 // instance.
 func (in *Instance) fail(t *thread, err error) error {
-	var fv *FaultValue
+	var fv *faultValue
 	if !errors.As(err, &fv) {
 		return err
 	}
 	cs, ok := in.findCatch(t, fv, false)
 	if !ok {
-		return &ErrUncaught{F: fv}
+		return &errUncaught{F: fv}
 	}
 	th, k := cs.th, cs.k
 	fr := &th.stack[k]
@@ -128,7 +128,7 @@ func (in *Instance) fail(t *thread, err error) error {
 		in.kill(th)
 		th.stack = th.stack[:k+1]
 		fr.pc = 1
-		th.state = TReady
+		th.state = tReady
 		in.activate(th)
 		return nil
 	}
@@ -139,7 +139,7 @@ func (in *Instance) fail(t *thread, err error) error {
 	}
 	in.kill(th)
 	th.stack = th.stack[:k+1]
-	th.state = TReady
+	th.state = tReady
 	fr.pc, fr.fault = scopeHandling, fv
 	if sc.IsProcess && cs.explicit {
 		in.inHandler = fv
@@ -163,7 +163,7 @@ func (in *Instance) fail(t *thread, err error) error {
 
 // handlerFaultHandlers picks the handler for fv: a catch chosen by the rules of
 // WS-BPEL 2.0 section 12.5, else catchAll.
-func handlerFaultHandlers(h *plan.FaultHandlers, fv *FaultValue) (plan.Activity, *expr.Var) {
+func handlerFaultHandlers(h *plan.FaultHandlers, fv *faultValue) (plan.Activity, *expr.Var) {
 	if c := matchFaultHandlers(h, fv); c != nil {
 		return c.Act, c.V
 	}
@@ -178,7 +178,7 @@ func handlerFaultHandlers(h *plan.FaultHandlers, fv *FaultValue) (plan.Activity,
 // the name and no variable; else one with no name and a variable of the
 // data's type. A fault message of one element part matches a
 // faultElement of that element.
-func matchFaultHandlers(h *plan.FaultHandlers, fv *FaultValue) *plan.Catch {
+func matchFaultHandlers(h *plan.FaultHandlers, fv *faultValue) *plan.Catch {
 	typeOK := func(c *plan.Catch) bool {
 		if c.V == nil {
 			return false
@@ -209,7 +209,7 @@ func matchFaultHandlers(h *plan.FaultHandlers, fv *FaultValue) *plan.Catch {
 
 // element is the fault's data as one element: an element fault, or a
 // message fault of a single element part.
-func (f *FaultValue) element() *etree.Element {
+func (f *faultValue) element() *etree.Element {
 	if f.elem != nil {
 		return f.elem
 	}
@@ -221,7 +221,7 @@ func (f *FaultValue) element() *etree.Element {
 	return nil
 }
 
-func (in *Instance) setFaultVar(v *expr.Var, fv *FaultValue) {
+func (in *Instance) setFaultVar(v *expr.Var, fv *faultValue) {
 	if v.Msg != nil && fv.data != nil {
 		in.StoreMessage(v, CopyMessage(fv.data))
 		return
@@ -247,6 +247,6 @@ func stepRethrow(a *plan.Rethrow, in *Instance, _ *frame) (plan.Activity, bool, 
 }
 
 // faultFromPartner turns a partner's fault answer into a BPEL fault.
-func faultFromPartner(flt *exchange.Fault, a *plan.Invoke) *FaultValue {
-	return &FaultValue{Name: flt.Name, data: flt.Message, Reason: flt.Reason, at: a.Pos}
+func faultFromPartner(flt *exchange.Fault, a *plan.Invoke) *faultValue {
+	return &faultValue{Name: flt.Name, data: flt.Message, Reason: flt.Reason, at: a.Pos}
 }

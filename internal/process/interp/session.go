@@ -224,7 +224,7 @@ func (in *Instance) withMySession(pl *plan.PartnerLink, sr *etree.Element) *etre
 	sess := etree.NewElement("odesession:session")
 	sess.CreateAttr("xmlns:odesession", nsODESession)
 	sess.SetText(in.sessionID())
-	return WithRefParams(sr, []*etree.Element{sess})
+	return withRefParams(sr, []*etree.Element{sess})
 }
 
 // sessionRouted reports whether an operation of pl's myRole is received

@@ -216,7 +216,7 @@ func (in *Instance) Snapshot() *Snapshot {
 		s.Requests = append(s.Requests, rs)
 	}
 	for _, t := range in.threads {
-		if t.state != TDone && len(t.stack) > 0 {
+		if t.state != tDone && len(t.stack) > 0 {
 			s.Threads = append(s.Threads, in.threadSnap(t))
 		}
 	}
@@ -244,7 +244,7 @@ func (in *Instance) Summary() *Snapshot {
 	}
 	calling := false
 	for _, t := range in.threads {
-		calling = calling || t.state == TCalling
+		calling = calling || t.state == tCalling
 	}
 	switch {
 	case in.suspended:
@@ -281,14 +281,14 @@ func (in *Instance) threadSnap(t *thread) ThreadSnap {
 		}
 	}
 	switch t.state {
-	case TWaiting:
+	case tWaiting:
 		ts.State = ThreadWaiting
 		ts.Awaits = in.awaits(top)
-	case TJoining:
+	case tJoining:
 		ts.State = ThreadJoining
-	case TLinks:
+	case tLinks:
 		ts.State = ThreadLinks
-	case TCalling:
+	case tCalling:
 		ts.State = ThreadCalling
 		if iv, ok := top.act.(*plan.Invoke); ok && iv.Pl != nil && iv.Op != nil {
 			ts.Awaits = []Await{{PartnerLink: iv.Pl.Name, Operation: iv.Op.Name}}
@@ -313,7 +313,7 @@ func (in *Instance) threadSnap(t *thread) ThreadSnap {
 func failedFrame(f *frame) bool {
 	switch f.act.(type) {
 	case *plan.Invoke, *plan.RestActivity:
-		return f.k == KFailed
+		return f.k == kFailed
 	}
 	return false
 }

@@ -77,7 +77,7 @@ func (d *statusDeriver) set(id int, s ActStatus) {
 func (d *statusDeriver) frames() {
 	var handling []*frame // scope frames running a fault handler
 	for _, t := range d.in.threads {
-		if t.state == TDone || len(t.stack) == 0 {
+		if t.state == tDone || len(t.stack) == 0 {
 			continue
 		}
 		last := len(t.stack) - 1
@@ -89,9 +89,9 @@ func (d *statusDeriver) frames() {
 				switch {
 				case failedFrame(f):
 					s = ActFailed
-				case t.state == TWaiting || t.state == TLinks:
+				case t.state == tWaiting || t.state == tLinks:
 					s = ActWaiting
-				case t.state == TReady && id >= 0 && id < len(d.topPc):
+				case t.state == tReady && id >= 0 && id < len(d.topPc):
 					d.topPc[id] = f.pc
 				}
 			}

@@ -68,11 +68,11 @@ func (p *Version) DeployedNow() {
 	}
 }
 
-// Sampler times the activities of one sampled instance: when each
+// sampler times the activities of one sampled instance: when each
 // running activity started, by thread and stack depth. During a run
 // whose span is sampled it also gives each activity a span
 // (actspans.go).
-type Sampler struct {
+type sampler struct {
 	marks []startMark
 	// tr is set during a traced run (TraceActivities), nil otherwise.
 	tr *actTracer
@@ -93,7 +93,7 @@ type startMark struct {
 }
 
 // begin notes that act starts at depth of t's stack.
-func (s *Sampler) begin(t *thread, depth int, act plan.Activity) {
+func (s *sampler) begin(t *thread, depth int, act plan.Activity) {
 	m := startMark{t: t, depth: depth, act: act.ID(), at: time.Now(), a: act}
 	if s.tr != nil {
 		m.span = s.tr.start(act, m.at)
@@ -103,7 +103,7 @@ func (s *Sampler) begin(t *thread, depth int, act plan.Activity) {
 
 // find returns the index of the mark of act at depth of t's stack, or -1
 // when its start was not seen (e.g. it started before a restart).
-func (s *Sampler) find(t *thread, depth, act int, handed bool) int {
+func (s *sampler) find(t *thread, depth, act int, handed bool) int {
 	for i := len(s.marks) - 1; i >= 0; i-- {
 		if m := &s.marks[i]; m.t == t && m.depth == depth && m.act == act && m.handed == handed {
 			return i
@@ -114,7 +114,7 @@ func (s *Sampler) find(t *thread, depth, act int, handed bool) int {
 
 // end records the completion of act at depth of t's stack, and of the
 // activities that handed their frame down to it.
-func (s *Sampler) end(p *Version, t *thread, depth int, act plan.Activity) {
+func (s *sampler) end(p *Version, t *thread, depth int, act plan.Activity) {
 	now := time.Now()
 	record := func(i int) {
 		m := s.marks[i]
@@ -143,7 +143,7 @@ func (s *Sampler) end(p *Version, t *thread, depth int, act plan.Activity) {
 // stepped records what one step of t's top frame did: it completed
 // (done), started a child (push), or handed its frame to its last child
 // (both).
-func (s *Sampler) stepped(p *Version, t *thread, act, push plan.Activity, done bool) {
+func (s *sampler) stepped(p *Version, t *thread, act, push plan.Activity, done bool) {
 	depth := len(t.stack) - 1
 	switch {
 	case done && push != nil:

@@ -18,21 +18,21 @@ import (
 type threadState uint8
 
 const (
-	// TReady: the scheduler may step the thread.
-	TReady threadState = iota
-	// TWaiting: a receive, pick or wait; tried again when the next run
+	// tReady: the scheduler may step the thread.
+	tReady threadState = iota
+	// tWaiting: a receive, pick or wait; tried again when the next run
 	// starts (a message or a timer arrived).
-	TWaiting
-	// TJoining: its top frame (flow, parallel forEach) waits for child
+	tWaiting
+	// tJoining: its top frame (flow, parallel forEach) waits for child
 	// threads.
-	TJoining
-	// TLinks: waits for the status of incoming links, or for an isolated
+	tJoining
+	// tLinks: waits for the status of incoming links, or for an isolated
 	// scope held by another thread.
-	TLinks
-	// TCalling: a partner call is in flight on its own goroutine.
-	TCalling
-	// TDone: finished or terminated.
-	TDone
+	tLinks
+	// tCalling: a partner call is in flight on its own goroutine.
+	tCalling
+	// tDone: finished or terminated.
+	tDone
 )
 
 // thread is one line of control of an instance: the process's main
@@ -196,12 +196,12 @@ func (in *Instance) kill(t *thread) {
 		return
 	}
 	for _, x := range in.threads {
-		if x != t && x.state != TDone && x.isIn(t) {
-			if x.state == TCalling {
+		if x != t && x.state != tDone && x.isIn(t) {
+			if x.state == tCalling {
 				in.inflight--
 				in.lateAnswer()
 			}
-			x.state = TDone
+			x.state = tDone
 			x.kids = 0
 			if in.isoHolder == x {
 				in.isoHolder = nil
@@ -213,13 +213,13 @@ func (in *Instance) kill(t *thread) {
 
 // threadDone ends t and wakes its parent when it was the last child.
 func (in *Instance) threadDone(t *thread) {
-	t.state = TDone
+	t.state = tDone
 	if in.isoHolder == t {
 		in.isoHolder = nil
 		in.linksChanged = true
 	}
 	p := t.parent
-	if p == nil || p.state == TDone {
+	if p == nil || p.state == tDone {
 		return
 	}
 	p.kids--
@@ -232,8 +232,8 @@ func (in *Instance) threadDone(t *thread) {
 			childDoneScope(a, in, p, p.Top())
 		}
 	}
-	if p.kids <= 0 && p.state == TJoining {
-		p.state = TReady
+	if p.kids <= 0 && p.state == tJoining {
+		p.state = tReady
 	}
 }
 
@@ -253,7 +253,7 @@ func (in *Instance) steps() (Result, error) {
 		progressed := false
 		for i := 0; i < len(in.threads); i++ {
 			t := in.threads[i]
-			if t.state != TReady {
+			if t.state != tReady {
 				continue
 			}
 			progressed = true
@@ -273,8 +273,8 @@ func (in *Instance) steps() (Result, error) {
 		if in.linksChanged {
 			in.linksChanged = false
 			for _, t := range in.threads {
-				if t.state == TLinks {
-					t.state = TReady
+				if t.state == tLinks {
+					t.state = tReady
 				}
 			}
 			continue
@@ -286,7 +286,7 @@ func (in *Instance) steps() (Result, error) {
 		break
 	}
 	root := in.threads[0]
-	if root.state == TDone {
+	if root.state == tDone {
 		if in.inHandler != nil {
 			return ResHandled, nil
 		}
@@ -294,7 +294,7 @@ func (in *Instance) steps() (Result, error) {
 	}
 	in.waits, in.wake = in.waits[:0], 0
 	for _, t := range in.threads {
-		if t.state == TWaiting {
+		if t.state == tWaiting {
 			in.waits = append(in.waits, t.waits...)
 			if t.wake != 0 && (in.wake == 0 || t.wake < in.wake) {
 				in.wake = t.wake
@@ -316,12 +316,12 @@ func (in *Instance) holdAll() { in.halt(true) }
 // calls in flight.
 func (in *Instance) halt(hold bool) {
 	for _, t := range in.threads {
-		if t.state == TCalling {
+		if t.state == tCalling {
 			in.lateAnswer()
-			t.state = TReady
+			t.state = tReady
 		}
 		if !hold {
-			t.state = TDone
+			t.state = tDone
 		}
 	}
 	in.inflight = 0
@@ -332,7 +332,7 @@ func (in *Instance) halt(hold bool) {
 func (in *Instance) compact() {
 	n := 1
 	for _, t := range in.threads[1:] {
-		if t.state != TDone {
+		if t.state != tDone {
 			in.threads[n] = t
 			n++
 		}
@@ -364,12 +364,12 @@ func (in *Instance) awaitAnswers() {
 		in.host.CloseMail(in)
 	}
 	for _, a := range in.calls.take() {
-		if a.t.state != TCalling || a.seq != a.t.callSeq {
+		if a.t.state != tCalling || a.seq != a.t.callSeq {
 			continue // terminated meanwhile: counted in kill
 		}
 		in.inflight--
 		a.t.answer = a
-		a.t.state = TReady
+		a.t.state = tReady
 	}
 }
 
@@ -378,7 +378,7 @@ func (in *Instance) awaitAnswers() {
 func (in *Instance) runThread(t *thread) (res Result, err error, end bool) {
 	in.cur = t
 	in.activate(t)
-	for t.state == TReady {
+	for t.state == tReady {
 		if in.exited {
 			return ResExited, nil, true
 		}
@@ -394,21 +394,21 @@ func (in *Instance) runThread(t *thread) (res Result, err error, end bool) {
 		if err != nil {
 			switch err {
 			case errBlocked:
-				t.state = TWaiting
+				t.state = tWaiting
 				continue
 			case errJoin:
 				if t.kids > 0 {
-					t.state = TJoining
+					t.state = tJoining
 				}
 				continue
 			case errLinks:
-				t.state = TLinks
+				t.state = tLinks
 				continue
 			case errCalling:
-				t.state = TCalling
+				t.state = tCalling
 				continue
 			case errSuspended:
-				top.k = KFailed // where an operator's recovery action applies
+				top.k = kFailed // where an operator's recovery action applies
 				// The client learns that the instance waits for an
 				// operator, and why.
 				return ResSuspended, fmt.Errorf("instance %s suspended for an operator: %s", in.id, in.suspendReason), true
@@ -417,7 +417,7 @@ func (in *Instance) runThread(t *thread) (res Result, err error, end bool) {
 				in.emitActivity(events.ActivityFaulted, top.act, faultName(err))
 			}
 			if err = in.fail(t, err); err != nil {
-				var u *ErrUncaught
+				var u *errUncaught
 				if errors.As(err, &u) {
 					return ResFaulted, err, true
 				}
@@ -455,8 +455,8 @@ func (in *Instance) runThread(t *thread) (res Result, err error, end bool) {
 // arrived).
 func (in *Instance) ReadyAll() {
 	for _, t := range in.threads {
-		if t.state == TWaiting {
-			t.state = TReady
+		if t.state == tWaiting {
+			t.state = tReady
 			t.waits, t.waitKeys, t.wake = t.waits[:0], t.waitKeys[:0], 0
 		}
 	}
@@ -470,12 +470,12 @@ func (in *Instance) othersBusy() bool {
 		return false
 	}
 	for _, t := range in.threads {
-		if t != in.cur && (t.state == TReady || t.state == TCalling || t.state == TLinks) {
+		if t != in.cur && (t.state == tReady || t.state == tCalling || t.state == tLinks) {
 			return true
 		}
 		// A branch waiting for a message can take one while the call is
 		// out (in-memory instances: see mail.go).
-		if t != in.cur && t.state == TWaiting && len(t.waits) > 0 && in.proc.InMemory {
+		if t != in.cur && t.state == tWaiting && len(t.waits) > 0 && in.proc.InMemory {
 			return true
 		}
 	}
@@ -492,12 +492,12 @@ func (in *Instance) overBudget() (Result, error, bool) {
 	if budget == 0 {
 		budget, setting = in.host.MaxSteps(), "serve --max-steps"
 	}
-	reason := fmt.Sprintf("%v: the run took %d activity steps without waiting for a message, a timer or a partner (the budget; %s sets it)", ErrStepBudget, budget, setting)
+	reason := fmt.Sprintf("%v: the run took %d activity steps without waiting for a message, a timer or a partner (the budget; %s sets it)", errStepBudget, budget, setting)
 	if !in.proc.InMemory && in.host.Stored() {
 		in.suspendReason = reason
 		return ResSuspended, fmt.Errorf("instance %s suspended for an operator: %w: the run took %d activity steps without waiting (the budget; %s sets it)",
-			in.id, ErrStepBudget, budget, setting), true
+			in.id, errStepBudget, budget, setting), true
 	}
 	return ResFailed, fmt.Errorf("instance stopped: %w: the run took %d activity steps without waiting (the budget; %s sets it)",
-		ErrStepBudget, budget, setting), true
+		errStepBudget, budget, setting), true
 }

@@ -23,8 +23,8 @@ import (
 // run was in another trace links to that first span. With no Tracer
 // none of this runs: instance.tr stays nil.
 
-// InstTrace is what tracing keeps of an instance.
-type InstTrace struct {
+// instTrace is what tracing keeps of an instance.
+type instTrace struct {
 	// Run is the span this run's calls and commits are children of.
 	Run trace.SpanContext
 	// First is the span of the instance's first run; stored (in
@@ -41,7 +41,7 @@ const TraceSlot = 0
 // Span attribute keys.
 const (
 	AttrProcess  = attribute.Key("orchd.process")
-	AttrVersion  = attribute.Key("orchd.version")
+	attrVersion  = attribute.Key("orchd.version")
 	AttrInstance = attribute.Key("orchd.instance")
 	attrPartner  = attribute.Key("orchd.partner_link")
 	attrOp       = attribute.Key("rpc.method")
@@ -171,7 +171,7 @@ func redactURL(u string) string {
 func (in *Instance) traceRun(ex *exchange.Exchange) func() {
 	tracer := in.host.Tracer()
 	if in.tr == nil {
-		in.tr = &InstTrace{}
+		in.tr = &instTrace{}
 	}
 	sp := trace.SpanFromContext(in.ctx)
 	// A run with no span, or one serving a call of a process of this
@@ -210,7 +210,7 @@ func (in *Instance) traceRun(ex *exchange.Exchange) func() {
 			in.timing.EndActivities()
 		}
 		if sp.IsRecording() {
-			sp.SetAttributes(AttrProcess.String(in.proc.Name.String()), AttrVersion.Int(in.proc.Number))
+			sp.SetAttributes(AttrProcess.String(in.proc.Name.String()), attrVersion.Int(in.proc.Number))
 			if in.id != "" {
 				sp.SetAttributes(AttrInstance.String(in.id))
 			}
@@ -227,7 +227,7 @@ func (in *Instance) LoadTrace(vars map[int][]byte) {
 	if in.host.Tracer() == nil {
 		return
 	}
-	in.tr = &InstTrace{Stored: true}
+	in.tr = &instTrace{Stored: true}
 	b := vars[TraceSlot]
 	if len(b) != 25 {
 		return

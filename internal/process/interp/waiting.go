@@ -29,7 +29,7 @@ func atDeadlineSpec(d *plan.DeadlineSpec, in *Instance, now time.Time) (time.Tim
 	}
 	s := strings.TrimSpace(expr.XpathString(v))
 	if d.ForExpr != nil {
-		t, err := AddDuration(now, s)
+		t, err := addDuration(now, s)
 		if err != nil {
 			return time.Time{}, in.faultf(d.Pos, "invalidExpressionValue", "<for> %q: %v", s, err)
 		}
@@ -43,8 +43,8 @@ func atDeadlineSpec(d *plan.DeadlineSpec, in *Instance, now time.Time) (time.Tim
 	return time.Time{}, in.faultf(d.Pos, "invalidExpressionValue", "<until> %q is not an xsd:dateTime or xsd:date", s)
 }
 
-// AddDuration adds an xsd:duration (PnYnMnDTnHnMnS) to t.
-func AddDuration(t time.Time, s string) (time.Time, error) {
+// addDuration adds an xsd:duration (PnYnMnDTnHnMnS) to t.
+func addDuration(t time.Time, s string) (time.Time, error) {
 	d, err := xsd.ParseDuration(s)
 	if err != nil {
 		return time.Time{}, err

@@ -23,7 +23,7 @@ func TestDurations(t *testing.T) {
 		{in: "PT", bad: true},
 		{in: "2S", bad: true},
 	} {
-		got, err := AddDuration(base, tc.in)
+		got, err := addDuration(base, tc.in)
 		if tc.bad != (err != nil) || (!tc.bad && !got.Equal(tc.want)) {
 			t.Errorf("addDuration(%q) = %v, %v; want %v (bad %v)", tc.in, got, err, tc.want, tc.bad)
 		}

@@ -111,13 +111,13 @@ func (in *Instance) evalXPath2(x *expr.Expr, ctx *etree.Element, at xmldoc.Pos) 
 	}
 	seq, err := x.X2.X.Evaluate(dc)
 	if err != nil {
-		var f *FaultValue
+		var f *faultValue
 		if errors.As(err, &f) {
 			return nil, f
 		}
 		var xf *expr.Fault
 		if errors.As(err, &xf) {
-			return nil, &FaultValue{Name: BpelFault(xf.Name), Reason: xf.Reason, at: at}
+			return nil, &faultValue{Name: BpelFault(xf.Name), Reason: xf.Reason, at: at}
 		}
 		return nil, in.faultf(at, "subLanguageExecutionFault", "evaluating %q: %v", x.Src, err)
 	}

@@ -168,7 +168,7 @@ func TestXPath2Errors(t *testing.T) {
 			t.Errorf("%s: got %v, want an error containing %q", tt.src, err, tt.want)
 		}
 	}
-	var fv *FaultValue
+	var fv *faultValue
 	if _, err := f.eval(t, "", "xs:integer('x')"); !errors.As(err, &fv) || fv.Name.Local != "subLanguageExecutionFault" || !strings.Contains(fv.Reason, "FORG0001") {
 		t.Errorf("dynamic error: got %v, want subLanguageExecutionFault naming FORG0001", err)
 	}
@@ -237,7 +237,7 @@ func TestODEFunctions(t *testing.T) {
 		"ode:splitToElements('a', '(', 'c')",
 		"ode:composeUrl('x', 'a', 'b', 'c')",
 	} {
-		var fv *FaultValue
+		var fv *faultValue
 		if _, err := f.eval(t, "", src); !errors.As(err, &fv) || fv.Name.Local != "subLanguageExecutionFault" {
 			t.Errorf("%s: got %v, want subLanguageExecutionFault", src, err)
 		}
