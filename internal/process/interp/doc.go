@@ -1,11 +1,49 @@
-// package interp is the interpreter: a deployed version of a compiled
+// Package interp is the interpreter: a deployed version of a compiled
 // plan (Version: the plan plus its number, counters, metrics and partner
 // bindings) and the runs of its instances. The engine
-// (internal/process) creates, routes, stores and manages instances; this
-// package steps them, and reaches the engine only through Host (the
-// clock and settings, the store's commit, the registry hooks that make a
-// running instance findable, run-time partner bindings, the tracer);
-// its events go to the version's sink (Version.Sink, set at deploy).
+// (internal/process) finds, locks, stores and schedules instances; this
+// package owns them: it steps them, decides what the end of a run means
+// and says what the engine must do about it. It reaches the engine only
+// through Host (the clock and settings, the store's commit, the registry
+// hooks that make a running instance findable, run-time partner
+// bindings, the tracer); its events go to the version's sink
+// (Version.Sink, set at deploy).
+//
+// One run, one outcome (run.go): the engine hands an instance a
+// Delivery (the message, or nil for a timer or a recovery; the lock's
+// fence) through Begin (a new instance), Run or Terminate, and gets back
+// an Outcome. The run has then answered what it could (an uncaught fault
+// every open request, a request the process ended without answering
+// bpel:missingReply), taken the end-of-run checkpoint the guarantees
+// call for (docs/architecture.md), delivered the replies held for it and
+// counted the end; the Outcome names what is left to the engine: the
+// routes and the timer a blocked instance waits for, the open requests
+// it keeps for a later run, a run that could not be stored, the answer
+// its client gets. An Instance has no exported fields: the engine reads
+// its ID, Version, Context, Correlations, lock and suspension through
+// methods (access.go), and every reader takes its Snapshot.
+//
+// The exported API, by who uses it:
+//   - deploying: NewVersion, NewVersions, Version (and its
+//     BindPartnerMetrics, EmitLifecycle), ProcMetrics, PartnerMetrics,
+//     NewRESTClient, RestClient;
+//   - running: NewInstance, Decode, Delivery, Outcome, Result, the
+//     Instance's Begin, Run, Terminate, Reopen, Unload, LoadTrace,
+//     MarkRecovered, HostRun, WaitForReply, AwaitReply, OpenRequest,
+//     StoreFailure, Host;
+//   - routing: RouteKey, KeyRouteShape, InstanceKeyRouteShape,
+//     CorrValues, SessionOf, SessionKey, SplitFingerprint,
+//     FramesFingerprinted, and the in-memory mailbox (MailKeys,
+//     OpenMailbox, MailboxOpen, Post, CloseMailbox, TakeMail, Mail);
+//   - operating: Snapshot, Summary and their types (ThreadSnap, Await,
+//     ActivitySnap, ActStatus, FailureSnap, VariableSnap, RequestSnap,
+//     ThreadState, ActRef), Resolve, OperatorSuspend, OperatorResume,
+//     ClearSuspended, OpSuspendReason, VarNames, VariableText,
+//     ListedCorrelations, ParseStored, ErrBadFrames, ErrBadVariable;
+//   - the outbox and partners: DecodeOutbox, OutboxExtras,
+//     DecodeMessage, CopyMessage, AssignedEPR, CallSpanKey, TraceSlot,
+//     the span attributes (AttrProcess, AttrInstance), BpelFault,
+//     ActivityFailure, RestFault, EvTagger.
 //
 // An instance is explicit data: its variables live in one etree tree
 // whose root children are the variables' slots, and its control state is
@@ -43,8 +81,8 @@
 // Expressions are compiled by the expression stage (internal/process/expr);
 // this package supplies what only an instance knows: $ode:pid, the event
 // time, link status (xpath2.go). checkpoint.go encodes an instance's
-// control state for the store and decodes it (the engine loads and
-// decodes records through it), and holds the invoke activity, whose
+// control state for the store and load.go decodes it (Decode: the engine
+// reads records and hands them here), and checkpoint.go holds the invoke activity, whose
 // guarded calls checkpoint first; partnerfail.go is the failure policy
 // of partner calls; epr.go, epr_params.go and session.go are endpoint
 // references and ODE's WS-Addressing sessions; rest.go is ODE's
