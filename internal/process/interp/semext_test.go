@@ -1,0 +1,388 @@
+package interp_test
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/beevik/etree"
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+	"go.opentelemetry.io/otel/sdk/trace/tracetest"
+
+	"github.com/orchd/orchd/internal/exchange"
+	"github.com/orchd/orchd/internal/partnerallow"
+	"github.com/orchd/orchd/internal/persist"
+	"github.com/orchd/orchd/internal/process"
+	"github.com/orchd/orchd/internal/process/compile"
+)
+
+// The steps of the README's "Addresses, REST, extensions, tracing and the
+// store" section: where partner calls went (an assigned endpoint
+// reference), a real loopback HTTP server for REST activities, the
+// extension semExtension registers, the spans of a traced run, and a
+// store whose next commit fails.
+
+// semExt is the state of those steps in one run.
+type semExt struct {
+	mu sync.Mutex
+	// calls are the partner calls in the order they came, by operation:
+	// the address each went to and the header blocks it carried;
+	// wentSeen counts those a went step checked.
+	calls    map[string][]semAddrCall
+	wentSeen map[string]int
+	// rest is the REST server, started by the first {{rest}}; answers
+	// are its scripted answers (the last repeats), reqs what it got,
+	// reqSeen those a http request step checked, reqCounted set by http
+	// requests.
+	rest       *httptest.Server
+	answers    []semHTTPAnswer
+	reqs       []semHTTPRequest
+	reqSeen    int
+	reqCounted bool
+	// spans records the spans of a case that has a spans step.
+	spans *tracetest.SpanRecorder
+	// store is the persistent mode's store.
+	store *semFailingStore
+}
+
+type semAddrCall struct {
+	addr    string
+	headers []*etree.Element
+}
+
+type semHTTPAnswer struct {
+	status int
+	body   string
+}
+
+type semHTTPRequest struct {
+	method, path, ctype, body string
+}
+
+// semExtArity is semArity for the steps of this file.
+func semExtArity(verb string) (n int, optional, ok bool) {
+	switch verb {
+	case "commit-fail":
+		return 0, false, true
+	case "spans", "no-spans", "sample-every":
+		return 1, false, true
+	case "went", "header":
+		return 2, false, true
+	case "http":
+		return 3, true, true
+	}
+	return 0, false, false
+}
+
+// extSubst replaces {{rest}} in a bundle file by the REST server's base
+// URL (http://127.0.0.1:PORT), starting it, and {{dead}} by a loopback
+// address nothing listens on.
+func (r *semRun) extSubst(s string) string {
+	if strings.Contains(s, "{{rest}}") {
+		s = strings.ReplaceAll(s, "{{rest}}", r.restServer().URL)
+	}
+	if strings.Contains(s, "{{dead}}") {
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			r.t.Fatal(err)
+		}
+		addr := ln.Addr().String()
+		ln.Close()
+		s = strings.ReplaceAll(s, "{{dead}}", "http://"+addr)
+	}
+	return s
+}
+
+// restServer starts the REST server once.
+func (r *semRun) restServer() *httptest.Server {
+	x := &r.ext
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	if x.rest == nil {
+		x.rest = httptest.NewServer(http.HandlerFunc(r.serveREST))
+		r.t.Cleanup(x.rest.Close)
+	}
+	return x.rest
+}
+
+// serveREST records a request and answers the next scripted answer; with
+// none, 500.
+func (r *semRun) serveREST(w http.ResponseWriter, req *http.Request) {
+	body, _ := io.ReadAll(req.Body)
+	x := &r.ext
+	x.mu.Lock()
+	x.reqs = append(x.reqs, semHTTPRequest{method: req.Method, path: req.URL.RequestURI(), ctype: req.Header.Get("Content-Type"), body: string(body)})
+	a := semHTTPAnswer{status: http.StatusInternalServerError, body: "no scripted answer"}
+	if len(x.answers) > 0 {
+		a = x.answers[0]
+		if len(x.answers) > 1 {
+			x.answers = x.answers[1:]
+		}
+	}
+	x.mu.Unlock()
+	if a.body != "" {
+		w.Header().Set("Content-Type", "application/xml")
+	}
+	w.WriteHeader(a.status)
+	io.WriteString(w, a.body)
+}
+
+// extLoadOptions registers semExtension.
+func (r *semRun) extLoadOptions() compile.LoadOptions {
+	return compile.LoadOptions{Extensions: compile.Extensions{nsSemExt: {Activities: semExtension{}, AssignOperations: semExtension{}}}}
+}
+
+// extOptions records where partner calls go, traces when the case has a
+// spans step, and wraps the persistent store.
+func (r *semRun) extOptions(o *process.Options) {
+	x := &r.ext
+	x.calls, x.wentSeen = map[string][]semAddrCall{}, map[string]int{}
+	o.Partners = func(ep *exchange.Endpoint) exchange.Partner { return &semAddressed{r: r, addr: ep.Address} }
+	o.AssignedPartners = func(ep *exchange.Endpoint, _ *partnerallow.List) exchange.Partner {
+		return &semAddressed{r: r, addr: ep.Address}
+	}
+	o.SampleEvery = -1
+	for _, st := range r.c.script {
+		switch st.verb {
+		case "spans", "no-spans":
+			if x.spans == nil {
+				x.spans = tracetest.NewSpanRecorder()
+				o.Tracer = sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(x.spans)).Tracer("sem")
+			}
+		case "sample-every":
+			n, err := strconv.Atoi(st.args[0])
+			if err != nil {
+				r.failf(st.line, "sample-every: %v", err)
+			}
+			o.SampleEvery = n
+		}
+	}
+	if st, ok := o.Store.(*persist.Store); ok {
+		x.store = &semFailingStore{Store: st}
+		o.Store = x.store
+	}
+}
+
+// semAddressed is the scripted partner, reached at addr: it records the
+// address and the headers of each call.
+type semAddressed struct {
+	r    *semRun
+	addr string
+}
+
+func (p *semAddressed) Invoke(ctx context.Context, c *exchange.Call) (*exchange.Message, error) {
+	x := &p.r.ext
+	x.mu.Lock()
+	var hs []*etree.Element
+	for _, h := range c.Headers {
+		hs = append(hs, h.Copy())
+	}
+	x.calls[c.Operation.Name] = append(x.calls[c.Operation.Name], semAddrCall{addr: p.addr, headers: hs})
+	x.mu.Unlock()
+	return p.r.partner.Invoke(ctx, c)
+}
+
+func (p *semAddressed) Address() string { return p.addr }
+
+// semFailingStore is a real store whose next commits fail when told
+// to, as a failing disk makes it: a failed commit writes nothing.
+type semFailingStore struct {
+	*persist.Store
+	mu   sync.Mutex
+	fail int
+}
+
+func (s *semFailingStore) Commit(cps ...*persist.Checkpoint) error {
+	s.mu.Lock()
+	fail := s.fail > 0
+	if fail {
+		s.fail--
+	}
+	s.mu.Unlock()
+	if fail {
+		return fmt.Errorf("sem: injected: %w", syscall.EIO)
+	}
+	return s.Store.Commit(cps...)
+}
+
+// extStep runs a step of this file.
+func (r *semRun) extStep(st semStep) {
+	r.t.Helper()
+	x := &r.ext
+	a := st.args
+	switch st.verb {
+	case "sample-every":
+		// Read at deploy (extOptions).
+	case "commit-fail":
+		if x.store == nil {
+			r.failf(st.line, "commit-fail: no store (add mode persistent)")
+		}
+		x.store.mu.Lock()
+		x.store.fail++
+		x.store.mu.Unlock()
+	case "went":
+		// went OP ADDRESS: OP's next call not checked by went went to
+		// ADDRESS ({{rest}} and {{dead}} are not replaced here).
+		if r.partner.waitCalls(a[0], x.wentSeen[a[0]]+1, 10*time.Second) <= x.wentSeen[a[0]] {
+			r.failf(st.line, "went %s: no call %d", a[0], x.wentSeen[a[0]]+1)
+		}
+		x.mu.Lock()
+		calls := x.calls[a[0]]
+		x.mu.Unlock()
+		i := x.wentSeen[a[0]]
+		if i >= len(calls) {
+			r.failf(st.line, "went %s: call %d not recorded", a[0], i+1)
+		}
+		if calls[i].addr != a[1] {
+			r.failf(st.line, "went %s: call %d went to %q, want %q", a[0], i+1, calls[i].addr, a[1])
+		}
+		x.wentSeen[a[0]]++
+	case "header":
+		// header OP TEXT: the call a went step checked last carried a
+		// header block whose canonical form contains TEXT.
+		i := x.wentSeen[a[0]] - 1
+		if i < 0 {
+			r.failf(st.line, "header %s: no went step before it", a[0])
+		}
+		x.mu.Lock()
+		hs := x.calls[a[0]][i].headers
+		x.mu.Unlock()
+		var got []string
+		for _, h := range hs {
+			got = append(got, canonXML(h))
+		}
+		if !strings.Contains(strings.Join(got, "\n"), a[1]) {
+			r.failf(st.line, "header %s: call %d carried headers\n%s\nwant one containing %q", a[0], i+1, strings.Join(got, "\n"), a[1])
+		}
+	case "http":
+		r.httpStep(st)
+	case "spans", "no-spans":
+		r.spansStep(st)
+	}
+}
+
+// httpStep runs http reply STATUS [BODY], http request METHOD PATH
+// [BODY] and http requests N.
+func (r *semRun) httpStep(st semStep) {
+	x := &r.ext
+	kind, arg, rest := st.args[0], st.args[1], st.args[2]
+	switch kind {
+	case "reply":
+		n, err := strconv.Atoi(arg)
+		if err != nil {
+			r.failf(st.line, "http reply: %v", err)
+		}
+		x.mu.Lock()
+		x.answers = append(x.answers, semHTTPAnswer{status: n, body: rest})
+		x.mu.Unlock()
+	case "request":
+		path, body, _ := strings.Cut(rest, " ")
+		x.mu.Lock()
+		i := x.reqSeen
+		if i >= len(x.reqs) {
+			n := len(x.reqs)
+			x.mu.Unlock()
+			r.failf(st.line, "http request: the server got %d requests, want a request %d", n, i+1)
+		}
+		got := x.reqs[i]
+		x.reqSeen++
+		x.mu.Unlock()
+		if got.method != arg || got.path != path {
+			r.failf(st.line, "http request %d: got %s %s, want %s %s", i+1, got.method, got.path, arg, path)
+		}
+		body = strings.TrimSpace(body)
+		if body == "" {
+			if got.body != "" {
+				r.failf(st.line, "http request %d: got body %q, want none", i+1, got.body)
+			}
+			return
+		}
+		want, err := semXML(body)
+		if err != nil {
+			r.failf(st.line, "http request: %v", err)
+		}
+		gotEl, err := semXML(got.body)
+		if err != nil || canonXML(gotEl) != canonXML(want) {
+			r.failf(st.line, "http request %d: got body (%s)\n%s\nwant\n%s", i+1, got.ctype, got.body, canonXML(want))
+		}
+	case "requests":
+		n, err := strconv.Atoi(arg)
+		if err != nil {
+			r.failf(st.line, "http requests: %v", err)
+		}
+		x.mu.Lock()
+		got := len(x.reqs)
+		x.reqCounted = true
+		x.mu.Unlock()
+		if got != n {
+			r.failf(st.line, "the REST server got %d requests, want %d", got, n)
+		}
+	default:
+		r.failf(st.line, "http %s: want reply, request or requests", kind)
+	}
+}
+
+// spansStep runs spans NAMES and no-spans NAMES (NAMES separated by
+// commas): every name is (is not) among the names of the ended spans.
+// spans waits up to 2s for them.
+func (r *semRun) spansStep(st semStep) {
+	names := strings.Split(st.args[0], ",")
+	var ended []string
+	deadline := time.Now().Add(2 * time.Second)
+	for {
+		ended = ended[:0]
+		for _, s := range r.ext.spans.Ended() {
+			ended = append(ended, s.Name())
+		}
+		missing := ""
+		for _, n := range names {
+			if !containsStr(ended, strings.TrimSpace(n)) {
+				missing = n
+				break
+			}
+		}
+		if st.verb == "spans" && missing != "" && time.Now().Before(deadline) {
+			time.Sleep(5 * time.Millisecond)
+			continue
+		}
+		if st.verb == "spans" && missing != "" {
+			r.failf(st.line, "no ended span %q; the spans: %s", missing, strings.Join(ended, ", "))
+		}
+		if st.verb == "no-spans" {
+			for _, n := range names {
+				if containsStr(ended, strings.TrimSpace(n)) {
+					r.failf(st.line, "a span %q ended; the spans: %s", n, strings.Join(ended, ", "))
+				}
+			}
+		}
+		return
+	}
+}
+
+func containsStr(l []string, s string) bool {
+	for _, x := range l {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// extDone fails a case that left requests of the REST server unchecked.
+func (r *semRun) extDone(line int) {
+	x := &r.ext
+	x.mu.Lock()
+	n, seen, counted := len(x.reqs), x.reqSeen, x.reqCounted
+	x.mu.Unlock()
+	if !counted && n != seen {
+		r.failf(line, "the REST server got %d requests, the case checked %d (add http request or http requests steps)", n, seen)
+	}
+}
