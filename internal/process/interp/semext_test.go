@@ -145,9 +145,11 @@ func (r *semRun) extLoadOptions() compile.LoadOptions {
 func (r *semRun) extOptions(o *process.Options) {
 	x := &r.ext
 	x.calls, x.wentSeen = map[string][]semAddrCall{}, map[string]int{}
-	o.Partners = func(ep *exchange.Endpoint) exchange.Partner { return &semAddressed{r: r, addr: ep.Address} }
+	o.Partners = func(ep *exchange.Endpoint) exchange.Partner {
+		return &semAddressed{r: r, addr: ep.Address, params: ep.ReferenceParams}
+	}
 	o.AssignedPartners = func(ep *exchange.Endpoint, _ *partnerallow.List) exchange.Partner {
-		return &semAddressed{r: r, addr: ep.Address}
+		return &semAddressed{r: r, addr: ep.Address, params: ep.ReferenceParams}
 	}
 	o.SampleEvery = -1
 	for _, st := range r.c.script {
@@ -172,17 +174,19 @@ func (r *semRun) extOptions(o *process.Options) {
 }
 
 // semAddressed is the scripted partner, reached at addr: it records the
-// address and the headers of each call.
+// address and the header blocks of each call (the endpoint's reference
+// parameters, which the SOAP client sends as headers, then the call's).
 type semAddressed struct {
-	r    *semRun
-	addr string
+	r      *semRun
+	addr   string
+	params []*etree.Element
 }
 
 func (p *semAddressed) Invoke(ctx context.Context, c *exchange.Call) (*exchange.Message, error) {
 	x := &p.r.ext
 	x.mu.Lock()
 	var hs []*etree.Element
-	for _, h := range c.Headers {
+	for _, h := range append(append([]*etree.Element(nil), p.params...), c.Headers...) {
 		hs = append(hs, h.Copy())
 	}
 	x.calls[c.Operation.Name] = append(x.calls[c.Operation.Name], semAddrCall{addr: p.addr, headers: hs})
@@ -246,8 +250,8 @@ func (r *semRun) extStep(st semStep) {
 		}
 		x.wentSeen[a[0]]++
 	case "header":
-		// header OP TEXT: the call a went step checked last carried a
-		// header block whose canonical form contains TEXT.
+		// header OP XML: the call a went step checked last carried this
+		// header block (compared canonically).
 		i := x.wentSeen[a[0]] - 1
 		if i < 0 {
 			r.failf(st.line, "header %s: no went step before it", a[0])
@@ -255,13 +259,18 @@ func (r *semRun) extStep(st semStep) {
 		x.mu.Lock()
 		hs := x.calls[a[0]][i].headers
 		x.mu.Unlock()
+		want, err := semXML(a[1])
+		if err != nil {
+			r.failf(st.line, "header: %v", err)
+		}
 		var got []string
 		for _, h := range hs {
+			if canonXML(h) == canonXML(want) {
+				return
+			}
 			got = append(got, canonXML(h))
 		}
-		if !strings.Contains(strings.Join(got, "\n"), a[1]) {
-			r.failf(st.line, "header %s: call %d carried headers\n%s\nwant one containing %q", a[0], i+1, strings.Join(got, "\n"), a[1])
-		}
+		r.failf(st.line, "header %s: call %d carried headers\n%s\nwant\n%s", a[0], i+1, strings.Join(got, "\n"), canonXML(want))
 	case "http":
 		r.httpStep(st)
 	case "spans", "no-spans":
