@@ -346,7 +346,7 @@ func (r *semRun) dispatch(line int, op, payload string) *semOutcome {
 		r.failf(line, "%v", err)
 	}
 	out := &semOutcome{line: line, responded: make(chan struct{}), done: make(chan struct{})}
-	ex := &exchange.Exchange{Endpoint: ep, Operation: o, Input: m, Respond: func(m *exchange.Message, f *exchange.Fault) {
+	ex := &exchange.Exchange{Endpoint: ep, Operation: o, Input: m, Headers: r.extHeaders(), Respond: func(m *exchange.Message, f *exchange.Fault) {
 		out.mu.Lock()
 		if m != nil {
 			m = &exchange.Message{Name: m.Name, Parts: copyParts(m.Parts)}

@@ -51,6 +51,11 @@ type semExt struct {
 	spans *tracetest.SpanRecorder
 	// store is the persistent mode's store.
 	store *semFailingStore
+	// sessions are the session identifiers session steps took from
+	// replies, by name; headers are the header blocks of the next send or
+	// start (with-session).
+	sessions map[string]string
+	headers  []*etree.Element
 }
 
 type semAddrCall struct {
@@ -72,7 +77,7 @@ func semExtArity(verb string) (n int, optional, ok bool) {
 	switch verb {
 	case "commit-fail":
 		return 0, false, true
-	case "spans", "no-spans", "sample-every":
+	case "spans", "no-spans", "sample-every", "session", "with-session":
 		return 1, false, true
 	case "went", "header":
 		return 2, false, true
@@ -273,6 +278,45 @@ func (r *semRun) extStep(st semStep) {
 		r.failf(st.line, "header %s: call %d carried headers\n%s\nwant\n%s", a[0], i+1, strings.Join(got, "\n"), canonXML(want))
 	case "http":
 		r.httpStep(st)
+	case "session":
+		// session NAME: the last reply holds an odesession:session
+		// element; NAME is its text from now on.
+		o := r.cur
+		if o == nil {
+			r.failf(st.line, "session: no send or await before it")
+		}
+		o.mu.Lock()
+		sid := ""
+		if o.out != nil {
+			for _, p := range o.out.Parts {
+				for _, e := range p.FindElements("//session") {
+					if e.NamespaceURI() == "http://www.apache.org/ode/type/session" {
+						sid = strings.TrimSpace(e.Text())
+					}
+				}
+			}
+		}
+		o.mu.Unlock()
+		if sid == "" {
+			r.failf(st.line, "session: the last reply holds no odesession:session")
+		}
+		// A reply holding a session checks the send.
+		r.checked = true
+		if x.sessions == nil {
+			x.sessions = map[string]string{}
+		}
+		x.sessions[a[0]] = sid
+	case "with-session":
+		// with-session NAME: the next send or start carries the session
+		// header block of NAME (a name no session step gave: that text).
+		sid, ok := x.sessions[a[0]]
+		if !ok {
+			sid = a[0]
+		}
+		h := etree.NewElement("odesession:session")
+		h.CreateAttr("xmlns:odesession", "http://www.apache.org/ode/type/session")
+		h.SetText(sid)
+		x.headers = []*etree.Element{h}
 	case "spans", "no-spans":
 		r.spansStep(st)
 	}
@@ -383,6 +427,13 @@ func containsStr(l []string, s string) bool {
 		}
 	}
 	return false
+}
+
+// extHeaders returns the header blocks of the next dispatch, once.
+func (r *semRun) extHeaders() []*etree.Element {
+	h := r.ext.headers
+	r.ext.headers = nil
+	return h
 }
 
 // extDone fails a case that left requests of the REST server unchecked.
