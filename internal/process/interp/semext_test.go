@@ -7,6 +7,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"regexp"
 	"strconv"
 	"strings"
 	"sync"
@@ -77,9 +78,9 @@ func semExtArity(verb string) (n int, optional, ok bool) {
 	switch verb {
 	case "commit-fail":
 		return 0, false, true
-	case "spans", "no-spans", "sample-every", "session", "with-session":
+	case "spans", "no-spans", "sample-every", "session", "with-session", "span-child":
 		return 1, false, true
-	case "went", "header":
+	case "went", "header", "span-attr":
 		return 2, false, true
 	case "http":
 		return 3, true, true
@@ -159,7 +160,7 @@ func (r *semRun) extOptions(o *process.Options) {
 	o.SampleEvery = -1
 	for _, st := range r.c.script {
 		switch st.verb {
-		case "spans", "no-spans":
+		case "spans", "no-spans", "span-child", "span-attr":
 			if x.spans == nil {
 				x.spans = tracetest.NewSpanRecorder()
 				o.Tracer = sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(x.spans)).Tracer("sem")
@@ -418,6 +419,61 @@ func (r *semRun) spansStep(st semStep) {
 		}
 		return
 	}
+}
+
+// spanRelStep runs span-child PARENT, CHILD (the one ended span named
+// CHILD is a child of the one named PARENT) and span-attr KEY=VALUE NAME
+// (the one ended span named NAME has that attribute; VALUE is a regular
+// expression on its value, formatted).
+func (r *semRun) spanRelStep(st semStep) {
+	one := func(name string) sdktrace.ReadOnlySpan {
+		var found []sdktrace.ReadOnlySpan
+		deadline := time.Now().Add(2 * time.Second)
+		for len(found) == 0 && time.Now().Before(deadline) {
+			for _, s := range r.ext.spans.Ended() {
+				if s.Name() == name {
+					found = append(found, s)
+				}
+			}
+			if len(found) == 0 {
+				time.Sleep(5 * time.Millisecond)
+			}
+		}
+		if len(found) != 1 {
+			r.failf(st.line, "%d ended spans named %q, want one", len(found), name)
+		}
+		return found[0]
+	}
+	if st.verb == "span-child" {
+		parent, child, ok := strings.Cut(st.args[0], ",")
+		if !ok {
+			r.failf(st.line, "span-child: want PARENT, CHILD")
+		}
+		p, c := one(strings.TrimSpace(parent)), one(strings.TrimSpace(child))
+		if c.Parent().SpanID() != p.SpanContext().SpanID() || c.SpanContext().TraceID() != p.SpanContext().TraceID() {
+			r.failf(st.line, "span %q's parent is %s, want %q's %s", c.Name(), c.Parent().SpanID(), p.Name(), p.SpanContext().SpanID())
+		}
+		return
+	}
+	key, want, ok := strings.Cut(st.args[0], "=")
+	if !ok {
+		r.failf(st.line, "span-attr: want KEY=VALUE NAME")
+	}
+	re, err := regexp.Compile("^(?:" + want + ")$")
+	if err != nil {
+		r.failf(st.line, "span-attr: %v", err)
+	}
+	sp := one(st.args[1])
+	var got []string
+	for _, a := range sp.Attributes() {
+		if string(a.Key) == key {
+			if re.MatchString(a.Value.Emit()) {
+				return
+			}
+			got = append(got, a.Value.Emit())
+		}
+	}
+	r.failf(st.line, "span %q: attribute %s is %q, want %s", sp.Name(), key, got, want)
 }
 
 func containsStr(l []string, s string) bool {
