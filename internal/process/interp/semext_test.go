@@ -320,6 +320,10 @@ func (r *semRun) extStep(st semStep) {
 		x.headers = []*etree.Element{h}
 	case "spans", "no-spans":
 		r.spansStep(st)
+	case "span-child", "span-attr":
+		r.spanRelStep(st)
+	default:
+		r.failf(st.line, "step %s: not run (semExtArity knows it, extStep does not)", st.verb)
 	}
 }
 
