@@ -165,6 +165,10 @@ func (r *semRun) extOptions(o *process.Options) {
 				x.spans = tracetest.NewSpanRecorder()
 				o.Tracer = sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(x.spans)).Tracer("sem")
 			}
+		case "commit-fail":
+			// A timer run that could not be stored fires again after
+			// this (wall-clock) delay.
+			o.OutboxRetry = 20 * time.Millisecond
 		case "sample-every":
 			n, err := strconv.Atoi(st.args[0])
 			if err != nil {
