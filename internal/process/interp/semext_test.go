@@ -199,6 +199,16 @@ func (p *semAddressed) Invoke(ctx context.Context, c *exchange.Call) (*exchange.
 	for _, h := range append(append([]*etree.Element(nil), p.params...), c.Headers...) {
 		hs = append(hs, h.Copy())
 	}
+	if rt := c.ReplyTo; rt != nil {
+		// The call's wsa:ReplyTo, as a block of its own.
+		h := etree.NewElement("sem:replyTo")
+		h.CreateAttr("xmlns:sem", "urn:sem")
+		h.CreateElement("sem:address").SetText(rt.Address)
+		for _, p := range rt.ReferenceParams {
+			h.AddChild(p.Copy())
+		}
+		hs = append(hs, h)
+	}
 	x.calls[c.Operation.Name] = append(x.calls[c.Operation.Name], semAddrCall{addr: p.addr, headers: hs})
 	x.mu.Unlock()
 	return p.r.partner.Invoke(ctx, c)
@@ -261,7 +271,9 @@ func (r *semRun) extStep(st semStep) {
 		x.wentSeen[a[0]]++
 	case "header":
 		// header OP XML: the call a went step checked last carried this
-		// header block (compared canonically).
+		// header block (compared canonically); header OP TEXT (not
+		// markup, or canonical markup "<{ns}name>..."): one whose
+		// canonical form contains TEXT.
 		i := x.wentSeen[a[0]] - 1
 		if i < 0 {
 			r.failf(st.line, "header %s: no went step before it", a[0])
@@ -269,11 +281,20 @@ func (r *semRun) extStep(st semStep) {
 		x.mu.Lock()
 		hs := x.calls[a[0]][i].headers
 		x.mu.Unlock()
+		var got []string
+		if !strings.HasPrefix(a[1], "<") || strings.HasPrefix(a[1], "<{") {
+			for _, h := range hs {
+				if strings.Contains(canonXML(h), a[1]) {
+					return
+				}
+				got = append(got, canonXML(h))
+			}
+			r.failf(st.line, "header %s: call %d carried headers\n%s\nwant one containing %q", a[0], i+1, strings.Join(got, "\n"), a[1])
+		}
 		want, err := semXML(a[1])
 		if err != nil {
 			r.failf(st.line, "header: %v", err)
 		}
-		var got []string
 		for _, h := range hs {
 			if canonXML(h) == canonXML(want) {
 				return
