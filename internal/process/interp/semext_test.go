@@ -71,6 +71,7 @@ type semHTTPAnswer struct {
 
 type semHTTPRequest struct {
 	method, path, ctype, body string
+	header                    http.Header
 }
 
 // semExtArity is semArity for the steps of this file.
@@ -125,7 +126,7 @@ func (r *semRun) serveREST(w http.ResponseWriter, req *http.Request) {
 	body, _ := io.ReadAll(req.Body)
 	x := &r.ext
 	x.mu.Lock()
-	x.reqs = append(x.reqs, semHTTPRequest{method: req.Method, path: req.URL.RequestURI(), ctype: req.Header.Get("Content-Type"), body: string(body)})
+	x.reqs = append(x.reqs, semHTTPRequest{method: req.Method, path: req.URL.RequestURI(), ctype: req.Header.Get("Content-Type"), body: string(body), header: req.Header.Clone()})
 	a := semHTTPAnswer{status: http.StatusInternalServerError, body: "no scripted answer"}
 	if len(x.answers) > 0 {
 		a = x.answers[0]
@@ -388,6 +389,13 @@ func (r *semRun) httpStep(st semStep) {
 			}
 			return
 		}
+		if !strings.HasPrefix(body, "<") {
+			// A text body.
+			if strings.TrimSpace(got.body) != body {
+				r.failf(st.line, "http request %d: got body %q, want %q", i+1, got.body, body)
+			}
+			return
+		}
 		want, err := semXML(body)
 		if err != nil {
 			r.failf(st.line, "http request: %v", err)
@@ -395,6 +403,22 @@ func (r *semRun) httpStep(st semStep) {
 		gotEl, err := semXML(got.body)
 		if err != nil || canonXML(gotEl) != canonXML(want) {
 			r.failf(st.line, "http request %d: got body (%s)\n%s\nwant\n%s", i+1, got.ctype, got.body, canonXML(want))
+		}
+	case "header":
+		// http header NAME VALUE: the request http request checked last
+		// had this header.
+		x.mu.Lock()
+		i := x.reqSeen - 1
+		var got string
+		if i >= 0 {
+			got = x.reqs[i].header.Get(arg)
+		}
+		x.mu.Unlock()
+		if i < 0 {
+			r.failf(st.line, "http header: no http request step before it")
+		}
+		if got != rest {
+			r.failf(st.line, "http request %d: header %s is %q, want %q", i+1, arg, got, rest)
 		}
 	case "requests":
 		n, err := strconv.Atoi(arg)
@@ -409,7 +433,7 @@ func (r *semRun) httpStep(st semStep) {
 			r.failf(st.line, "the REST server got %d requests, want %d", got, n)
 		}
 	default:
-		r.failf(st.line, "http %s: want reply, request or requests", kind)
+		r.failf(st.line, "http %s: want reply, request, header or requests", kind)
 	}
 }
 
