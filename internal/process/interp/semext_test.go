@@ -79,7 +79,7 @@ func semExtArity(verb string) (n int, optional, ok bool) {
 	switch verb {
 	case "commit-fail":
 		return 0, false, true
-	case "spans", "no-spans", "sample-every", "session", "with-session", "span-child":
+	case "spans", "no-spans", "sample-every", "session", "with-session", "span-child", "span-link":
 		return 1, false, true
 	case "went", "header", "span-attr":
 		return 2, false, true
@@ -161,7 +161,7 @@ func (r *semRun) extOptions(o *process.Options) {
 	o.SampleEvery = -1
 	for _, st := range r.c.script {
 		switch st.verb {
-		case "spans", "no-spans", "span-child", "span-attr":
+		case "spans", "no-spans", "span-child", "span-attr", "span-link":
 			if x.spans == nil {
 				x.spans = tracetest.NewSpanRecorder()
 				o.Tracer = sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(x.spans)).Tracer("sem")
@@ -346,7 +346,7 @@ func (r *semRun) extStep(st semStep) {
 		x.headers = []*etree.Element{h}
 	case "spans", "no-spans":
 		r.spansStep(st)
-	case "span-child", "span-attr":
+	case "span-child", "span-attr", "span-link":
 		r.spanRelStep(st)
 	default:
 		r.failf(st.line, "step %s: not run (semExtArity knows it, extStep does not)", st.verb)
@@ -478,7 +478,8 @@ func (r *semRun) spansStep(st semStep) {
 }
 
 // spanRelStep runs span-child PARENT, CHILD (the one ended span named
-// CHILD is a child of the one named PARENT) and span-attr KEY=VALUE NAME
+// CHILD is a child of the one named PARENT), span-link FROM, TO (the
+// span FROM links to the span TO) and span-attr KEY=VALUE NAME
 // (the one ended span named NAME has that attribute; VALUE is a regular
 // expression on its value, formatted).
 func (r *semRun) spanRelStep(st semStep) {
@@ -510,6 +511,19 @@ func (r *semRun) spanRelStep(st semStep) {
 			r.failf(st.line, "span %q's parent is %s, want %q's %s", c.Name(), c.Parent().SpanID(), p.Name(), p.SpanContext().SpanID())
 		}
 		return
+	}
+	if st.verb == "span-link" {
+		from, to, ok := strings.Cut(st.args[0], ",")
+		if !ok {
+			r.failf(st.line, "span-link: want FROM, TO")
+		}
+		f, t := one(strings.TrimSpace(from)), one(strings.TrimSpace(to))
+		for _, l := range f.Links() {
+			if l.SpanContext.SpanID() == t.SpanContext().SpanID() && l.SpanContext.TraceID() == t.SpanContext().TraceID() {
+				return
+			}
+		}
+		r.failf(st.line, "span %q has %d links, none to %q", f.Name(), len(f.Links()), t.Name())
 	}
 	key, want, ok := strings.Cut(st.args[0], "=")
 	if !ok {
