@@ -19,6 +19,7 @@ import (
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 
 	"github.com/orchd/orchd/internal/exchange"
+	"github.com/orchd/orchd/internal/mgmt"
 	"github.com/orchd/orchd/internal/partnerallow"
 	"github.com/orchd/orchd/internal/persist"
 	"github.com/orchd/orchd/internal/process"
@@ -81,7 +82,7 @@ func semExtArity(verb string) (n int, optional, ok bool) {
 		return 0, false, true
 	case "spans", "no-spans", "sample-every", "session", "with-session", "span-child", "span-link":
 		return 1, false, true
-	case "went", "header", "span-attr":
+	case "went", "header", "span-attr", "timed", "stat":
 		return 2, false, true
 	case "http":
 		return 3, true, true
@@ -348,6 +349,8 @@ func (r *semRun) extStep(st semStep) {
 		r.spansStep(st)
 	case "span-child", "span-attr", "span-link":
 		r.spanRelStep(st)
+	case "timed", "stat":
+		r.statStep(st)
 	default:
 		r.failf(st.line, "step %s: not run (semExtArity knows it, extStep does not)", st.verb)
 	}
@@ -553,6 +556,54 @@ func containsStr(l []string, s string) bool {
 		}
 	}
 	return false
+}
+
+// statStep runs timed N ACT (the activities whose kind, or kind and
+// name, are ACT completed N times in all in the instances sampled for
+// timing, as the management outline counts them) and stat KEY N (the
+// version's counter KEY: started, completed, faulted, terminated,
+// suspended, exchanges).
+func (r *semRun) statStep(st semStep) {
+	d, err := r.engine.Version(r.version.Name.String(), r.version.Number)
+	if err != nil {
+		r.failf(st.line, "%s: %v", st.verb, err)
+	}
+	if st.verb == "stat" {
+		n, err := strconv.Atoi(st.args[1])
+		if err != nil {
+			r.failf(st.line, "stat: %v", err)
+		}
+		s := d.Stats
+		got, ok := map[string]uint64{"started": s.Started, "completed": s.Completed, "faulted": s.Faulted,
+			"terminated": s.Terminated, "suspended": s.Suspended, "exchanges": s.Exchanges}[st.args[0]]
+		if !ok {
+			r.failf(st.line, "stat %s: no such counter", st.args[0])
+		}
+		if got != uint64(n) {
+			r.failf(st.line, "stat %s is %d, want %d", st.args[0], got, n)
+		}
+		return
+	}
+	n, err := strconv.Atoi(st.args[0])
+	if err != nil {
+		r.failf(st.line, "timed: %v", err)
+	}
+	var got uint64
+	var walk func(as []*mgmt.Activity)
+	walk = func(as []*mgmt.Activity) {
+		for _, a := range as {
+			if a.Kind == st.args[1] || a.Kind+" "+a.Name == st.args[1] {
+				got += a.Count
+			}
+			walk(a.Children)
+		}
+	}
+	if d.Outline != nil {
+		walk([]*mgmt.Activity{d.Outline})
+	}
+	if got != uint64(n) {
+		r.failf(st.line, "timed %s: completed %d times in sampled instances, want %d", st.args[1], got, n)
+	}
 }
 
 // extHeaders returns the header blocks of the next dispatch, once.
