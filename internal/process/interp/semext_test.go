@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/beevik/etree"
+	"go.opentelemetry.io/otel/codes"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 
@@ -80,9 +81,9 @@ func semExtArity(verb string) (n int, optional, ok bool) {
 	switch verb {
 	case "commit-fail":
 		return 0, false, true
-	case "spans", "no-spans", "sample-every", "session", "with-session", "span-child", "span-link":
+	case "spans", "no-spans", "sample-every", "session", "with-session", "with-intalio-session", "span-child", "span-link":
 		return 1, false, true
-	case "went", "header", "span-attr", "timed", "stat":
+	case "went", "header", "span-attr", "timed", "stat", "span-status":
 		return 2, false, true
 	case "http":
 		return 3, true, true
@@ -91,11 +92,15 @@ func semExtArity(verb string) (n int, optional, ok bool) {
 }
 
 // extSubst replaces {{rest}} in a bundle file by the REST server's base
-// URL (http://127.0.0.1:PORT), starting it, and {{dead}} by a loopback
+// URL (http://127.0.0.1:PORT), starting it, {{rest-host}} by its
+// 127.0.0.1:PORT, and {{dead}} by a loopback
 // address nothing listens on.
 func (r *semRun) extSubst(s string) string {
 	if strings.Contains(s, "{{rest}}") {
 		s = strings.ReplaceAll(s, "{{rest}}", r.restServer().URL)
+	}
+	if strings.Contains(s, "{{rest-host}}") {
+		s = strings.ReplaceAll(s, "{{rest-host}}", strings.TrimPrefix(r.restServer().URL, "http://"))
 	}
 	if strings.Contains(s, "{{dead}}") {
 		ln, err := net.Listen("tcp", "127.0.0.1:0")
@@ -162,7 +167,7 @@ func (r *semRun) extOptions(o *process.Options) {
 	o.SampleEvery = -1
 	for _, st := range r.c.script {
 		switch st.verb {
-		case "spans", "no-spans", "span-child", "span-attr", "span-link":
+		case "spans", "no-spans", "span-child", "span-attr", "span-link", "span-status":
 			if x.spans == nil {
 				x.spans = tracetest.NewSpanRecorder()
 				o.Tracer = sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(x.spans)).Tracer("sem")
@@ -334,20 +339,25 @@ func (r *semRun) extStep(st semStep) {
 			x.sessions = map[string]string{}
 		}
 		x.sessions[a[0]] = sid
-	case "with-session":
+	case "with-session", "with-intalio-session":
 		// with-session NAME: the next send or start carries the session
-		// header block of NAME (a name no session step gave: that text).
+		// header block of NAME (a name no session step gave: that text),
+		// in ODE's namespace, or in Intalio's.
 		sid, ok := x.sessions[a[0]]
 		if !ok {
 			sid = a[0]
 		}
+		ns := "http://www.apache.org/ode/type/session"
+		if st.verb == "with-intalio-session" {
+			ns = "http://www.intalio.com/type/session"
+		}
 		h := etree.NewElement("odesession:session")
-		h.CreateAttr("xmlns:odesession", "http://www.apache.org/ode/type/session")
+		h.CreateAttr("xmlns:odesession", ns)
 		h.SetText(sid)
 		x.headers = []*etree.Element{h}
 	case "spans", "no-spans":
 		r.spansStep(st)
-	case "span-child", "span-attr", "span-link":
+	case "span-child", "span-attr", "span-link", "span-status":
 		r.spanRelStep(st)
 	case "timed", "stat":
 		r.statStep(st)
@@ -512,6 +522,20 @@ func (r *semRun) spanRelStep(st semStep) {
 		p, c := one(strings.TrimSpace(parent)), one(strings.TrimSpace(child))
 		if c.Parent().SpanID() != p.SpanContext().SpanID() || c.SpanContext().TraceID() != p.SpanContext().TraceID() {
 			r.failf(st.line, "span %q's parent is %s, want %q's %s", c.Name(), c.Parent().SpanID(), p.Name(), p.SpanContext().SpanID())
+		}
+		return
+	}
+	if st.verb == "span-status" {
+		// span-status NAME error|unset: the one span NAME ended with
+		// that status code.
+		want := map[string]codes.Code{"error": codes.Error, "unset": codes.Unset, "ok": codes.Ok}
+		code, ok := want[st.args[0]]
+		if !ok {
+			r.failf(st.line, "span-status: want error, unset or ok, not %q", st.args[0])
+		}
+		sp := one(st.args[1])
+		if sp.Status().Code != code {
+			r.failf(st.line, "span %q: status %v (%s), want %v", sp.Name(), sp.Status().Code, sp.Status().Description, code)
 		}
 		return
 	}
