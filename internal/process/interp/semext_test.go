@@ -81,7 +81,7 @@ func semExtArity(verb string) (n int, optional, ok bool) {
 	switch verb {
 	case "commit-fail":
 		return 0, false, true
-	case "spans", "no-spans", "sample-every", "session", "with-session", "with-intalio-session", "span-child", "span-link":
+	case "spans", "no-spans", "sample-every", "base-url", "session", "with-session", "with-intalio-session", "span-child", "span-link":
 		return 1, false, true
 	case "went", "header", "span-attr", "timed", "stat", "span-status":
 		return 2, false, true
@@ -176,6 +176,8 @@ func (r *semRun) extOptions(o *process.Options) {
 			// A timer run that could not be stored fires again after
 			// this (wall-clock) delay.
 			o.OutboxRetry = 20 * time.Millisecond
+		case "base-url":
+			o.BaseURL = st.args[0]
 		case "sample-every":
 			n, err := strconv.Atoi(st.args[0])
 			if err != nil {
@@ -250,7 +252,7 @@ func (r *semRun) extStep(st semStep) {
 	x := &r.ext
 	a := st.args
 	switch st.verb {
-	case "sample-every":
+	case "sample-every", "base-url":
 		// Read at deploy (extOptions).
 	case "commit-fail":
 		if x.store == nil {
