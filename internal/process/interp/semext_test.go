@@ -7,6 +7,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"regexp"
 	"strconv"
 	"strings"
@@ -223,7 +224,16 @@ func (p *semAddressed) Invoke(ctx context.Context, c *exchange.Call) (*exchange.
 	return p.r.partner.Invoke(ctx, c)
 }
 
-func (p *semAddressed) Address() string { return p.addr }
+// Address implements exchange.Addressed as the SOAP client does: the
+// address, credentials removed.
+func (p *semAddressed) Address() string {
+	u, err := url.Parse(p.addr)
+	if err != nil || u.User == nil {
+		return p.addr
+	}
+	u.User = nil
+	return u.String()
+}
 
 // semFailingStore is a real store whose next commits fail when told
 // to, as a failing disk makes it: a failed commit writes nothing.
