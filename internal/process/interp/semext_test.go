@@ -70,6 +70,8 @@ type semAddrCall struct {
 type semHTTPAnswer struct {
 	status int
 	body   string
+	// delay is how long the server waits before it answers.
+	delay time.Duration
 }
 
 type semHTTPRequest struct {
@@ -82,7 +84,7 @@ func semExtArity(verb string) (n int, optional, ok bool) {
 	switch verb {
 	case "commit-fail":
 		return 0, false, true
-	case "spans", "no-spans", "sample-every", "base-url", "session", "with-session", "with-intalio-session", "span-child", "span-link":
+	case "spans", "no-spans", "sample-every", "base-url", "rest-timeout", "session", "with-session", "with-intalio-session", "span-child", "span-link":
 		return 1, false, true
 	case "went", "header", "span-attr", "timed", "stat", "span-status":
 		return 2, false, true
@@ -142,6 +144,13 @@ func (r *semRun) serveREST(w http.ResponseWriter, req *http.Request) {
 		}
 	}
 	x.mu.Unlock()
+	if a.delay > 0 {
+		select {
+		case <-time.After(a.delay):
+		case <-req.Context().Done():
+			return
+		}
+	}
 	if a.body != "" {
 		w.Header().Set("Content-Type", "application/xml")
 	}
@@ -179,6 +188,12 @@ func (r *semRun) extOptions(o *process.Options) {
 			o.OutboxRetry = 20 * time.Millisecond
 		case "base-url":
 			o.BaseURL = st.args[0]
+		case "rest-timeout":
+			d, err := time.ParseDuration(st.args[0])
+			if err != nil {
+				r.failf(st.line, "rest-timeout: %v", err)
+			}
+			o.HTTPTimeout = d
 		case "sample-every":
 			n, err := strconv.Atoi(st.args[0])
 			if err != nil {
@@ -262,7 +277,7 @@ func (r *semRun) extStep(st semStep) {
 	x := &r.ext
 	a := st.args
 	switch st.verb {
-	case "sample-every", "base-url":
+	case "sample-every", "base-url", "rest-timeout":
 		// Read at deploy (extOptions).
 	case "commit-fail":
 		if x.store == nil {
@@ -384,13 +399,24 @@ func (r *semRun) httpStep(st semStep) {
 	x := &r.ext
 	kind, arg, rest := st.args[0], st.args[1], st.args[2]
 	switch kind {
-	case "reply":
+	case "reply", "slow-reply":
+		// http slow-reply DELAY STATUS [BODY]: the answer comes after
+		// DELAY.
+		var delay time.Duration
+		if kind == "slow-reply" {
+			d, err := time.ParseDuration(arg)
+			if err != nil {
+				r.failf(st.line, "http slow-reply: %v", err)
+			}
+			delay = d
+			arg, rest, _ = strings.Cut(rest, " ")
+		}
 		n, err := strconv.Atoi(arg)
 		if err != nil {
 			r.failf(st.line, "http reply: %v", err)
 		}
 		x.mu.Lock()
-		x.answers = append(x.answers, semHTTPAnswer{status: n, body: rest})
+		x.answers = append(x.answers, semHTTPAnswer{status: n, body: rest, delay: delay})
 		x.mu.Unlock()
 	case "request":
 		path, body, _ := strings.Cut(rest, " ")
