@@ -70,6 +70,9 @@ type semRun struct {
 	// counted marks operations a calls step checked.
 	seen    map[string]int
 	counted map[string]bool
+	// ext is the state of the steps of semext_test.go (addresses, the
+	// REST server, tracing, the failing store).
+	ext semExt
 }
 
 // semOutcome is what the client of one dispatch saw.
@@ -121,6 +124,7 @@ func (r *semRun) run() {
 	for name, o := range r.started {
 		r.waitDone(o, last, "start "+name)
 	}
+	r.extDone(last)
 	for op, calls := range r.partner.calls {
 		if !r.counted[op] && r.seen[op] != len(calls) {
 			r.failf(last, "the partner's %s was called %d times, the case checked %d (add call or calls steps)", op, len(calls), r.seen[op])
@@ -141,11 +145,12 @@ func (r *semRun) deploy() error {
 	}
 	for n, s := range files {
 		s = strings.ReplaceAll(s, "{{in-memory}}", strconv.FormatBool(r.mode == "memory"))
+		s = r.extSubst(s)
 		if err := os.WriteFile(filepath.Join(dir, n), []byte(s), 0o644); err != nil {
 			return err
 		}
 	}
-	pls, err := compile.LoadBundleWith(dir, compile.LoadOptions{})
+	pls, err := compile.LoadBundleWith(dir, r.extLoadOptions())
 	if err != nil {
 		return err
 	}
@@ -159,6 +164,7 @@ func (r *semRun) deploy() error {
 		r.t.Cleanup(func() { st.Close() })
 		opts.Store = st
 	}
+	r.extOptions(&opts)
 	r.engine = process.NewEngine(opts)
 	if err := r.engine.Deploy(versions...); err != nil {
 		return err
@@ -279,6 +285,8 @@ func (r *semRun) step(st semStep) {
 			r.failf(st.line, "the partner's %s was called %d times, want %d", a[0], got, n)
 		}
 		r.counted[a[0]] = true
+	default:
+		r.extStep(st)
 	}
 }
 
@@ -338,7 +346,7 @@ func (r *semRun) dispatch(line int, op, payload string) *semOutcome {
 		r.failf(line, "%v", err)
 	}
 	out := &semOutcome{line: line, responded: make(chan struct{}), done: make(chan struct{})}
-	ex := &exchange.Exchange{Endpoint: ep, Operation: o, Input: m, Respond: func(m *exchange.Message, f *exchange.Fault) {
+	ex := &exchange.Exchange{Endpoint: ep, Operation: o, Input: m, Headers: r.extHeaders(), Respond: func(m *exchange.Message, f *exchange.Fault) {
 		out.mu.Lock()
 		if m != nil {
 			m = &exchange.Message{Name: m.Name, Parts: copyParts(m.Parts)}
