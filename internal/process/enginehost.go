@@ -60,12 +60,13 @@ func (h *engineHost) Addressed(pl *plan.PartnerLink, addr string, params []*etre
 	return (*Engine)(h).addressed(pl, addr, params, only)
 }
 
-func (h *engineHost) Commit(in *interp.Instance, cp *persist.Checkpoint) error {
+func (h *engineHost) Commit(in *interp.Instance, cp *persist.Checkpoint, lock bool) error {
 	e := (*Engine)(h)
-	if l, ok := in.HostRun().(*lazyStripe); ok && l.held == nil {
+	if lock {
 		// From this commit on others can find the instance (a wait for
-		// the stripe, as for the commit, holds no CPU slot).
-		l.held = e.stripes.lock(in.ID())
+		// the stripe, as for the commit, holds no CPU slot); create lets
+		// go of it after the run.
+		e.stripes.lock(in.ID())
 	}
 	start := time.Now()
 	err := e.store.Commit(cp)

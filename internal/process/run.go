@@ -78,15 +78,28 @@ func (s *stripes) lock(id string) *idLock {
 	return l
 }
 
-// of is instance id's lock, counted as used until its Unlock (after a
-// successful TryLock or Lock) or unref.
-func (s *stripes) of(id string) *idLock {
+// stripeOf is the stripe whose table holds instance id's lock.
+func (s *stripes) stripeOf(id string) *stripe {
 	// FNV-1a over the string, without hash.Hash's allocations.
 	h := uint32(2166136261)
 	for i := 0; i < len(id); i++ {
 		h = (h ^ uint32(id[i])) * 16777619
 	}
-	st := &s[h%uint32(len(s))]
+	return &s[h%uint32(len(s))]
+}
+
+// held is the lock of instance id, which the calling goroutine holds.
+func (s *stripes) held(id string) *idLock {
+	st := s.stripeOf(id)
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	return st.held[id]
+}
+
+// of is instance id's lock, counted as used until its Unlock (after a
+// successful TryLock or Lock) or unref.
+func (s *stripes) of(id string) *idLock {
+	st := s.stripeOf(id)
 	st.mu.Lock()
 	l := st.held[id]
 	if l == nil {
@@ -250,9 +263,12 @@ func (e *Engine) create(ctx context.Context, p *interp.Version, ex *exchange.Exc
 		// checkpoint takes its stripe (Commit), so that new instances
 		// whose ids share a stripe do not wait for each other's partner
 		// calls.
-		lazy := &lazyStripe{}
-		defer lazy.unlock()
-		d.HostRun = lazy
+		d.LockAtCommit = true
+		defer func() {
+			if in.LockTaken() {
+				e.stripes.held(in.ID()).Unlock()
+			}
+		}()
 		return e.drive(in, d, true)
 	}
 	m := e.stripes.lock(in.ID())
@@ -264,18 +280,6 @@ func (e *Engine) create(ctx context.Context, p *interp.Version, ex *exchange.Exc
 	defer release()
 	d.Fence, d.LastCommit = fence, lastCommit(fence)
 	return e.drive(in, d, true)
-}
-
-// lazyStripe is the stripe of a new persistent instance, taken by its
-// first checkpoint (Commit) rather than when its run starts.
-type lazyStripe struct{ held *idLock }
-
-// unlock lets go of the stripe, if the first checkpoint took it.
-func (l *lazyStripe) unlock() {
-	if l.held != nil {
-		l.held.Unlock()
-		l.held = nil
-	}
 }
 
 // lastCommit is what a run does before its last commit under the lock

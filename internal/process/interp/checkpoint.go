@@ -121,7 +121,9 @@ func (in *Instance) Checkpoint(st persist.State) error {
 		idle.Idle(exchange.WaitCommit)
 	}
 	sp := in.traceCommit(cp, st, n)
-	err := in.host.Commit(in, cp)
+	lock := in.lockAtCommit && !in.lockTaken
+	in.lockTaken = in.lockTaken || lock
+	err := in.host.Commit(in, cp, lock)
 	in.tracedCommit(sp, cp, err)
 	if idle != nil {
 		idle.Busy(exchange.WaitCommit)

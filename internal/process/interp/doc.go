@@ -29,7 +29,7 @@
 //     NewRESTClient, RestClient;
 //   - running: NewInstance, Decode, Delivery, Outcome, Result, the
 //     Instance's Begin, Run, Terminate, Reopen, Unload, LoadTrace,
-//     MarkRecovered, HostRun, WaitForReply, AwaitReply, OpenRequest,
+//     MarkRecovered, LockTaken, WaitForReply, AwaitReply, OpenRequest,
 //     StoreFailure, Host;
 //   - routing: RouteKey, KeyRouteShape, InstanceKeyRouteShape,
 //     CorrValues, SessionOf, SessionKey, SplitFingerprint,

@@ -55,7 +55,7 @@ func (testHost) Sleep(ctx context.Context, until time.Time) bool {
 		return false
 	}
 }
-func (testHost) Commit(*Instance, *persist.Checkpoint) error {
+func (testHost) Commit(*Instance, *persist.Checkpoint, bool) error {
 	panic("testHost stores nothing")
 }
 func (testHost) Addressed(*plan.PartnerLink, string, []*etree.Element, *partnerallow.List) exchange.Partner {

@@ -47,10 +47,11 @@ type Host interface {
 	// assigned at run time, under the partner address policy narrowed to
 	// only.
 	Addressed(pl *plan.PartnerLink, addr string, params []*etree.Element, only *partnerallow.List) exchange.Partner
-	// Commit writes one checkpoint of in (its stripe taken first when
-	// its run deferred that) and sends the outbox messages it holds once
-	// it committed.
-	Commit(in *Instance, cp *persist.Checkpoint) error
+	// Commit writes one checkpoint of in, taking the instance's lock
+	// first when lock is set (the first commit of a run the host had not
+	// locked: Delivery.LockAtCommit), and sends the outbox messages it
+	// holds once it committed.
+	Commit(in *Instance, cp *persist.Checkpoint, lock bool) error
 	// Named gives an in-memory instance its id now, if it has none yet.
 	Named(in *Instance)
 	// Answering makes a running in-memory instance findable by the

@@ -146,8 +146,9 @@ type Instance struct {
 	// timing is set on the instances sampled for the outline's timing
 	// (Begin).
 	timing *sampler
-	// hostRun is the host's state of the current run (Delivery.HostRun).
-	hostRun any
+	// lockAtCommit and lockTaken: the run's first commit takes the
+	// instance's lock (Delivery.LockAtCommit), and did.
+	lockAtCommit, lockTaken bool
 	mu      sync.Mutex
 }
 

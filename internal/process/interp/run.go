@@ -30,10 +30,11 @@ type Delivery struct {
 	// checkpoint, the last commit of the run under its lock (a fence that
 	// can release the lock with it).
 	LastCommit func()
-	// HostRun is the host's own state of this run, which the interpreter
-	// keeps for it and never reads (HostRun): the engine's lock of a new
-	// instance that its first checkpoint takes.
-	HostRun any
+	// LockAtCommit says the host has not locked the instance (a new one,
+	// which nothing else can reach until it is stored): the run's first
+	// commit asks Host.Commit to take the lock, and LockTaken tells the
+	// host to let go of it after the run.
+	LockAtCommit bool
 }
 
 // Outcome is what a run leaves the host to do: the interpreter has
@@ -108,11 +109,12 @@ func (in *Instance) begin(d Delivery) {
 	if d.Ctx != nil {
 		in.ctx = d.Ctx
 	}
-	in.fence, in.hostRun = d.Fence, d.HostRun
+	in.fence, in.lockAtCommit, in.lockTaken = d.Fence, d.LockAtCommit, false
 }
 
-// HostRun is the host's state of the current run (Delivery.HostRun).
-func (in *Instance) HostRun() any { return in.hostRun }
+// LockTaken reports that a commit of the run took the instance's lock
+// (Delivery.LockAtCommit).
+func (in *Instance) LockTaken() bool { return in.lockTaken }
 
 // run is Run after begin.
 func (in *Instance) run(d Delivery) Outcome {
