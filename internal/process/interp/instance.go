@@ -149,7 +149,7 @@ type Instance struct {
 	// lockAtCommit and lockTaken: the run's first commit takes the
 	// instance's lock (Delivery.LockAtCommit), and did.
 	lockAtCommit, lockTaken bool
-	mu      sync.Mutex
+	mu                      sync.Mutex
 }
 
 // pendingReply is a reply held until the state it describes is durable
