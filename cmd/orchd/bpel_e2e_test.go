@@ -296,55 +296,6 @@ func TestReplyTimeoutPerOperation(t *testing.T) {
 	}
 }
 
-// Several start activities: run comes first and creates the instance; go
-// joins it through the correlation set. (go first is the sem case
-// correlation/several-start-activities-go-first; this order needs the
-// server's metrics to know the instance exists before go is sent.)
-func TestSeveralStartActivities(t *testing.T) {
-	deploy := t.TempDir()
-	writeProcess(t, deploy, "Multi", "127.0.0.1:1", `
-  <sequence>
-    <flow>
-      <receive partnerLink="client" operation="run" variable="in" createInstance="yes">
-        <correlations><correlation set="cs" initiate="join"/></correlations>
-      </receive>
-      <receive partnerLink="client" operation="go" variable="more" createInstance="yes">
-        <correlations><correlation set="cs" initiate="join"/></correlations>
-      </receive>
-    </flow>
-    `+initOut+`
-    <assign><copy><from>concat('run ', $in.payload/tns:n, ' go ', $more.payload/tns:n)</from><to>$out.payload/tns:a</to></copy></assign>
-    <reply partnerLink="client" operation="run" variable="out"/>
-  </sequence>`, true)
-	o := startOrchd(t, "--deploy", deploy)
-	client := &http.Client{Timeout: 30 * time.Second}
-	var r response
-	var wg sync.WaitGroup
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		r = callRunAsync(o.base, "Multi", "M1", "1")
-	}()
-	// The order is set by events, not sleeps: go is sent once run has
-	// created the instance.
-	waitUntil(t, "run to create the instance", func() bool {
-		_, m := get(t, o.base+"/metrics")
-		for _, l := range strings.Split(m, "\n") {
-			if strings.HasPrefix(l, "orchd_instances_started_total{") && strings.Contains(l, "Multi") && strings.HasSuffix(l, " 1") {
-				return true
-			}
-		}
-		return false
-	})
-	if g := post(t, client, o.base+"/processes/Multi", textXML, `"urn:e2e#go"`, e2eRequest("M1", "2")); g.status != 202 {
-		t.Errorf("go: status %d body %s", g.status, g.body)
-	}
-	wg.Wait()
-	if r.status != 200 || !strings.Contains(r.body, "run 1 go 2") {
-		t.Fatalf("run: status %d body %s, want one instance fed by both messages\n%s", r.status, r.body, o.log())
-	}
-}
-
 // A message for a running instance that does not wait for it yet (here:
 // it is still in a partner call before its receive) is held until the
 // receive comes, as ODE's correlator did: a callback may overtake its

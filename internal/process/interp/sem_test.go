@@ -70,6 +70,8 @@ type semRun struct {
 	// counted marks operations a calls step checked.
 	seen    map[string]int
 	counted map[string]bool
+	// ops is the state of the operator and event steps (semops_test.go).
+	ops semOps
 }
 
 // semOutcome is what the client of one dispatch saw.
@@ -158,6 +160,9 @@ func (r *semRun) deploy() error {
 		}
 		r.t.Cleanup(func() { st.Close() })
 		opts.Store = st
+	}
+	if err := r.withEvents(&opts); err != nil {
+		return err
 	}
 	r.engine = process.NewEngine(opts)
 	if err := r.engine.Deploy(versions...); err != nil {
@@ -279,6 +284,8 @@ func (r *semRun) step(st semStep) {
 			r.failf(st.line, "the partner's %s was called %d times, want %d", a[0], got, n)
 		}
 		r.counted[a[0]] = true
+	default:
+		r.opsStep(st)
 	}
 }
 

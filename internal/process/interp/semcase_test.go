@@ -49,7 +49,7 @@ func semArity(verb string) (n int, optional, ok bool) {
 	case "partner":
 		return 3, true, true
 	}
-	return 0, false, false
+	return opsArity(verb)
 }
 
 // parseSemCase reads the case file at path.
