@@ -9,9 +9,10 @@ import (
 const xp2 = ` expressionLanguage="urn:oasis:names:tc:wsbpel:2.0:sublang:xpath2.0"`
 
 // TestXPath2SyntaxErrorRefused: an XPath 2.0 syntax error refuses the
-// bundle at deploy (the rule, and XPath 2.0 at run time, are the sem
-// cases xpath2/process-*; this is the binary's side), naming the file, line, element and W3C code; orchd
-// serves the other bundles.
+// bundle at deploy, naming the file, line, element and W3C code; orchd
+// serves the other bundles. (The rule, and XPath 2.0 at run time, are the
+// sem cases xpath2/process-*; this is the binary's side: the log, the
+// other bundles served.)
 func TestXPath2SyntaxErrorRefused(t *testing.T) {
 	deploy := t.TempDir()
 	writeProcess(t, deploy, "XP2Bad", "127.0.0.1:1", `
