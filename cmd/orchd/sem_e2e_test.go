@@ -85,8 +85,6 @@ func postOp(t *testing.T, base, name, op, id, n string) response {
 	return post(t, client, base+"/processes/"+name, textXML, `"urn:e2e#`+op+`"`, e2eRequest(id, n))
 }
 
-const bpelNS = `xmlns:bpel="http://docs.oasis-open.org/wsbpel/2.0/process/executable"`
-
 // A receive on an operation of the partner link's portType that the
 // deploy-time binding does not list is served, by portType (as ODE did):
 // the process is written against the portType.
