@@ -121,3 +121,13 @@ func TestSemReceiveOperationNotInBinding(t *testing.T) {
 		})
 	}
 }
+
+// addAskOperation gives the partner port type of the e2e bundle dir a
+// one-way operation ask (SOAPAction urn:e2e#ask) taking a tns:req.
+func addAskOperation(t *testing.T, dir string) {
+	t.Helper()
+	editBundle(t, dir, "e2e.wsdl", `<wsdl:portType name="PartnerPT">`,
+		`<wsdl:portType name="PartnerPT"><wsdl:operation name="ask"><wsdl:input message="tns:req"/></wsdl:operation>`)
+	editBundle(t, dir, "e2e.wsdl", `<wsdl:binding name="PartnerBinding" type="tns:PartnerPT">`,
+		`<wsdl:binding name="PartnerBinding" type="tns:PartnerPT"><wsdl:operation name="ask"><soap:operation soapAction="urn:e2e#ask"/><wsdl:input><soap:body use="literal"/></wsdl:input></wsdl:operation>`)
+}
