@@ -15,7 +15,8 @@ import (
 // The operator and event steps of the semantic cases (README.md there):
 //
 //	instance STATE [TEXT]     the case's instance is (or becomes) in STATE,
-//	                          with a branch whose "activity waiting" has TEXT
+//	                          with a branch whose "activity waiting" has TEXT,
+//	                          or TEXT in its fault (why it ended or is suspended)
 //	operator ACTION [TEXT]    an operator's action on the case's instance
 //	                          (TEXT: the action fails with an error holding it)
 //	event KIND [TEXT]         a later event of KIND (TEXT in its rendering)
@@ -129,7 +130,7 @@ func (r *semRun) instanceStep(st semStep) {
 			}
 			ok := d.State == state
 			if ok && text != "" {
-				ok = false
+				ok = strings.Contains(d.Fault, text)
 				for _, b := range brs {
 					ok = ok || strings.Contains(b, text)
 				}
