@@ -285,7 +285,9 @@ func (r *semRun) step(st semStep) {
 		}
 		r.counted[a[0]] = true
 	default:
-		r.opsStep(st)
+		if !r.opsStep(st) {
+			r.failf(st.line, "unknown step %q", st.verb)
+		}
 	}
 }
 

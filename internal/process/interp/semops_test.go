@@ -67,8 +67,9 @@ func (r *semRun) withEvents(opts *process.Options) error {
 	return nil
 }
 
-// opsStep runs a step of this file.
-func (r *semRun) opsStep(st semStep) {
+// opsStep runs a step of this file; it reports false for a verb that is
+// not one of them (the runner's other step files may take it).
+func (r *semRun) opsStep(st semStep) bool {
 	r.t.Helper()
 	switch st.verb {
 	case "instance":
@@ -78,8 +79,9 @@ func (r *semRun) opsStep(st semStep) {
 	case "event", "next-event":
 		r.eventStep(st)
 	default:
-		r.failf(st.line, "unknown step %q", st.verb)
+		return false
 	}
+	return true
 }
 
 // live reports whether state is that of an instance that has not ended.
