@@ -111,10 +111,7 @@ func writeProcess(t *testing.T, deployDir, name, partner, body string, inMemory 
 // slowPartner answers call with "P-<id>" after delay, counting the calls
 // in flight; a call whose client went away is counted as cancelled.
 type slowPartner struct {
-	delay time.Duration
-	// gate, when not nil, holds each call until it is closed, in place
-	// of delay (startGatedPartner).
-	gate                chan struct{}
+	delay               time.Duration
 	inFlight, maxFlight atomic.Int32
 	done, cancelled     atomic.Int32
 	addr                string
@@ -134,18 +131,6 @@ func (p *slowPartner) calls() []string {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	return append([]string(nil), p.ns...)
-}
-
-// startGatedPartner is a slowPartner whose calls wait until release is
-// called: a test holds calls in flight for as long as it needs, with no
-// time in it.
-func startGatedPartner(t *testing.T) (p *slowPartner, release func()) {
-	t.Helper()
-	p = startSlowPartnerWith(t, &slowPartner{gate: make(chan struct{})})
-	var once sync.Once
-	release = func() { once.Do(func() { close(p.gate) }) }
-	t.Cleanup(release)
-	return p, release
 }
 
 func startSlowPartner(t *testing.T, delay time.Duration) *slowPartner {
@@ -176,13 +161,8 @@ func (p *slowPartner) serve(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	defer p.inFlight.Add(-1)
-	wait := time.After(p.delay)
-	if p.gate != nil {
-		wait = nil
-	}
 	select {
-	case <-wait:
-	case <-p.gate:
+	case <-time.After(p.delay):
 	case <-r.Context().Done():
 		p.cancelled.Add(1)
 		return
