@@ -111,10 +111,7 @@ func writeProcess(t *testing.T, deployDir, name, partner, body string, inMemory 
 // slowPartner answers call with "P-<id>" after delay, counting the calls
 // in flight; a call whose client went away is counted as cancelled.
 type slowPartner struct {
-	delay time.Duration
-	// gate, when not nil, holds each call until it is closed, in place
-	// of delay (startGatedPartner).
-	gate                chan struct{}
+	delay               time.Duration
 	inFlight, maxFlight atomic.Int32
 	done, cancelled     atomic.Int32
 	addr                string
@@ -134,18 +131,6 @@ func (p *slowPartner) calls() []string {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	return append([]string(nil), p.ns...)
-}
-
-// startGatedPartner is a slowPartner whose calls wait until release is
-// called: a test holds calls in flight for as long as it needs, with no
-// time in it.
-func startGatedPartner(t *testing.T) (p *slowPartner, release func()) {
-	t.Helper()
-	p = startSlowPartnerWith(t, &slowPartner{gate: make(chan struct{})})
-	var once sync.Once
-	release = func() { once.Do(func() { close(p.gate) }) }
-	t.Cleanup(release)
-	return p, release
 }
 
 func startSlowPartner(t *testing.T, delay time.Duration) *slowPartner {
@@ -176,13 +161,8 @@ func (p *slowPartner) serve(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	defer p.inFlight.Add(-1)
-	wait := time.After(p.delay)
-	if p.gate != nil {
-		wait = nil
-	}
 	select {
-	case <-wait:
-	case <-p.gate:
+	case <-time.After(p.delay):
 	case <-r.Context().Done():
 		p.cancelled.Add(1)
 		return
@@ -293,55 +273,6 @@ func TestReplyTimeoutPerOperation(t *testing.T) {
 	r := callRun(t, o.base, "Slow", "S1", "1")
 	if r.status != 500 || !strings.Contains(r.body, "reply timeout (1s)") {
 		t.Fatalf("status %d body %s, want a fault naming the 1s reply timeout", r.status, r.body)
-	}
-}
-
-// Several start activities: run comes first and creates the instance; go
-// joins it through the correlation set. (go first is the sem case
-// correlation/several-start-activities-go-first; this order needs the
-// server's metrics to know the instance exists before go is sent.)
-func TestSeveralStartActivities(t *testing.T) {
-	deploy := t.TempDir()
-	writeProcess(t, deploy, "Multi", "127.0.0.1:1", `
-  <sequence>
-    <flow>
-      <receive partnerLink="client" operation="run" variable="in" createInstance="yes">
-        <correlations><correlation set="cs" initiate="join"/></correlations>
-      </receive>
-      <receive partnerLink="client" operation="go" variable="more" createInstance="yes">
-        <correlations><correlation set="cs" initiate="join"/></correlations>
-      </receive>
-    </flow>
-    `+initOut+`
-    <assign><copy><from>concat('run ', $in.payload/tns:n, ' go ', $more.payload/tns:n)</from><to>$out.payload/tns:a</to></copy></assign>
-    <reply partnerLink="client" operation="run" variable="out"/>
-  </sequence>`, true)
-	o := startOrchd(t, "--deploy", deploy)
-	client := &http.Client{Timeout: 30 * time.Second}
-	var r response
-	var wg sync.WaitGroup
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		r = callRunAsync(o.base, "Multi", "M1", "1")
-	}()
-	// The order is set by events, not sleeps: go is sent once run has
-	// created the instance.
-	waitUntil(t, "run to create the instance", func() bool {
-		_, m := get(t, o.base+"/metrics")
-		for _, l := range strings.Split(m, "\n") {
-			if strings.HasPrefix(l, "orchd_instances_started_total{") && strings.Contains(l, "Multi") && strings.HasSuffix(l, " 1") {
-				return true
-			}
-		}
-		return false
-	})
-	if g := post(t, client, o.base+"/processes/Multi", textXML, `"urn:e2e#go"`, e2eRequest("M1", "2")); g.status != 202 {
-		t.Errorf("go: status %d body %s", g.status, g.body)
-	}
-	wg.Wait()
-	if r.status != 200 || !strings.Contains(r.body, "run 1 go 2") {
-		t.Fatalf("run: status %d body %s, want one instance fed by both messages\n%s", r.status, r.body, o.log())
 	}
 }
 

@@ -85,53 +85,6 @@ func postOp(t *testing.T, base, name, op, id, n string) response {
 	return post(t, client, base+"/processes/"+name, textXML, `"urn:e2e#`+op+`"`, e2eRequest(id, n))
 }
 
-const bpelNS = `xmlns:bpel="http://docs.oasis-open.org/wsbpel/2.0/process/executable"`
-
-// A second request on the same partner link, operation and message
-// exchange while the first is open (10.4.1): the second request gets
-// bpel:conflictingRequest; a handler catches it in the instance and the
-// first request is answered normally. Either request may come first.
-func TestSemConflictingRequest(t *testing.T) {
-	for _, m := range modes {
-		t.Run(m.name, func(t *testing.T) {
-			deploy := t.TempDir()
-			writeProcess(t, deploy, "TwoReq", "127.0.0.1:1", `
-  <sequence>
-    <receive partnerLink="client" operation="go" variable="in" createInstance="yes">
-      <correlations><correlation set="cs" initiate="yes"/></correlations>
-    </receive>
-    `+initOut+`
-    <receive partnerLink="client" operation="run" variable="in"><correlations><correlation set="cs"/></correlations></receive>
-    <scope>
-      <faultHandlers>
-        <catch faultName="bpel:conflictingRequest" `+bpelNS+`>
-          <assign><copy><from>'second refused'</from><to>$out.payload/tns:a</to></copy></assign>
-        </catch>
-      </faultHandlers>
-      <receive partnerLink="client" operation="run" variable="more"><correlations><correlation set="cs"/></correlations></receive>
-    </scope>
-    <reply partnerLink="client" operation="run" variable="out"/>
-  </sequence>`, m.inMemory)
-			o := startMode(t, deploy, m.inMemory)
-			if g := postOp(t, o.base, "TwoReq", "go", "R1", "0"); g.status != 202 {
-				t.Fatalf("go: status %d body %s", g.status, g.body)
-			}
-			a := startRun(t, o.base, "TwoReq", "R1", "1")
-			b := startRun(t, o.base, "TwoReq", "R1", "2")
-			ra, rb := a(), b()
-			if ra.status == 500 {
-				ra, rb = rb, ra
-			}
-			if rb.status != 500 || !strings.Contains(rb.body, "conflictingRequest") {
-				t.Errorf("second request: status %d body %s, want the conflictingRequest fault\n%s", rb.status, rb.body, o.log())
-			}
-			if ra.status != 200 || !strings.Contains(ra.body, "second refused") {
-				t.Errorf("first request: status %d body %s, want the handler's reply", ra.status, ra.body)
-			}
-		})
-	}
-}
-
 // A receive on an operation of the partner link's portType that the
 // deploy-time binding does not list is served, by portType (as ODE did):
 // the process is written against the portType.
@@ -167,4 +120,14 @@ func TestSemReceiveOperationNotInBinding(t *testing.T) {
 			}
 		})
 	}
+}
+
+// addAskOperation gives the partner port type of the e2e bundle dir a
+// one-way operation ask (SOAPAction urn:e2e#ask) taking a tns:req.
+func addAskOperation(t *testing.T, dir string) {
+	t.Helper()
+	editBundle(t, dir, "e2e.wsdl", `<wsdl:portType name="PartnerPT">`,
+		`<wsdl:portType name="PartnerPT"><wsdl:operation name="ask"><wsdl:input message="tns:req"/></wsdl:operation>`)
+	editBundle(t, dir, "e2e.wsdl", `<wsdl:binding name="PartnerBinding" type="tns:PartnerPT">`,
+		`<wsdl:binding name="PartnerBinding" type="tns:PartnerPT"><wsdl:operation name="ask"><soap:operation soapAction="urn:e2e#ask"/><wsdl:input><soap:body use="literal"/></wsdl:input></wsdl:operation>`)
 }

@@ -82,10 +82,18 @@ func (in *Instance) Checkpoint(st persist.State) error {
 	if ended && in.proc.Cleans(st == persist.Completed, "instance") {
 		cp.Delete = true
 	} else {
+		// EncodeFrames takes the private variables of the thread running
+		// (an event handler's, a parallel forEach branch's) out of the
+		// tree, so that the tree holds the shared ones written below; the
+		// run goes on in that thread after the checkpoint (one before a
+		// partner call), so they go back in once written.
+		active := in.active
 		var err error
 		if rec.Frames, err = in.EncodeFrames(routes, timer); err != nil {
+			in.activate(active)
 			return err
 		}
+		defer in.activate(active)
 		dropVars := ended && in.proc.Cleans(st == persist.Completed, "variables")
 		for i, d := range in.dirty {
 			if !d && !dropVars {

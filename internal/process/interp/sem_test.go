@@ -73,6 +73,8 @@ type semRun struct {
 	// ext is the state of the steps of semext_test.go (addresses, the
 	// REST server, tracing, the failing store).
 	ext semExt
+	// ops is the state of the operator and event steps (semops_test.go).
+	ops semOps
 }
 
 // semOutcome is what the client of one dispatch saw.
@@ -165,6 +167,9 @@ func (r *semRun) deploy() error {
 		opts.Store = st
 	}
 	r.extOptions(&opts)
+	if err := r.withEvents(&opts); err != nil {
+		return err
+	}
 	r.engine = process.NewEngine(opts)
 	if err := r.engine.Deploy(versions...); err != nil {
 		return err
@@ -286,7 +291,9 @@ func (r *semRun) step(st semStep) {
 		}
 		r.counted[a[0]] = true
 	default:
-		r.extStep(st)
+		if !r.opsStep(st) {
+			r.extStep(st)
+		}
 	}
 }
 

@@ -49,6 +49,9 @@ func semArity(verb string) (n int, optional, ok bool) {
 	case "partner":
 		return 3, true, true
 	}
+	if n, o, ok := opsArity(verb); ok {
+		return n, o, ok
+	}
 	return semExtArity(verb)
 }
 
