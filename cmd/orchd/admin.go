@@ -18,8 +18,8 @@ type adminConfig struct {
 }
 
 func adminFlags(fs *flag.FlagSet, c *adminConfig) {
-	fs.StringVar(&c.tokenFile, "admin-token-file", "", "file holding the admin bearer token: with it every management API request (reads, the event stream) needs a token and mutations need this one; without any token the API is read-only and served only on a loopback --listen or on --admin-listen")
-	fs.StringVar(&c.readTokenFile, "admin-read-token-file", "", "file holding a second bearer token that reads the management API but mutates nothing")
+	fs.StringVar(&c.tokenFile, "admin-token-file", "", "file holding the admin bearer token: with it every management API request (reads, the event stream) needs a token and mutations need this one; the token must be at least 16 bytes; without any token the API and console are read-only on a loopback listener and off on any other (--listen or --admin-listen)")
+	fs.StringVar(&c.readTokenFile, "admin-read-token-file", "", "file holding a second bearer token (at least 16 bytes) that reads the management API but mutates nothing")
 	fs.StringVar(&c.hosts, "admin-hosts", "", "comma-separated host names the management API and console answer besides the listener's own address (the Host header is checked against DNS rebinding)")
-	fs.StringVar(&c.listen, "admin-listen", "", "serve the management API (/api/v1/) and the console (/console/) on this address instead of --listen")
+	fs.StringVar(&c.listen, "admin-listen", "", "serve the management API (/api/v1/) and the console (/console/) on this address instead of --listen; off without a token unless it is loopback")
 }

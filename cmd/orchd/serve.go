@@ -172,6 +172,11 @@ func runServer(ctx context.Context, cfg *serveConfig, log *slog.Logger) error {
 	if os.Getenv("GOGC") == "" {
 		debug.SetGCPercent(defaultGCPercent)
 	}
+	// A bad admin token stops orchd before it opens anything.
+	tokens, err := adminserver.ReadTokens(cfg.admin.tokenFile, cfg.admin.readTokenFile, log)
+	if err != nil {
+		return err
+	}
 	tr, err := tracing.Start(ctx, tracing.Options{Endpoint: cfg.otelEndpoint, Logger: log})
 	if err != nil {
 		return err
@@ -398,7 +403,7 @@ func runServer(ctx context.Context, cfg *serveConfig, log *slog.Logger) error {
 	if cfg.admin.hosts != "" {
 		hosts = strings.Split(cfg.admin.hosts, ",")
 	}
-	adm, err := adminserver.New(adminserver.Options{TokenFile: cfg.admin.tokenFile, ReadTokenFile: cfg.admin.readTokenFile, Hosts: hosts,
+	adm, err := adminserver.New(adminserver.Options{Tokens: tokens, Hosts: hosts,
 		Main: ln.Addr(), Listen: cfg.admin.listen, Listener: cfg.admin.ln,
 		Backend: mgmtBackend, Stream: stream, Console: console.New(consoleOpts), TLS: adminTLS, IdleTimeout: cfg.idleTimeout, Logger: log})
 	if err != nil {

@@ -36,15 +36,17 @@ const (
 	ReadOnlyReason = "the API is read-only: start orchd with --admin-token-file"
 	// OffReason is the 403 answer of an API with no token on a listener
 	// that is not loopback.
-	OffReason = "the management API is off on this listener: it is not loopback and no token is configured; start orchd with --admin-token-file (or --admin-listen on a private address)"
+	OffReason = "the management API is off on this listener: it is not loopback and no token is configured; start orchd with --admin-token-file (a token of at least 16 bytes)"
+	// MinTokenLen is the shortest token orchd serve accepts, in bytes:
+	// a shorter one is refused at start.
+	MinTokenLen = 16
 )
 
 // ListenerAccess returns the Access of the API on a listener bound to
 // addr: the Host names that reach it (its IP, localhost for a loopback
 // one; any IP, localhost and the host's name for one on every
-// interface), plus extra; and, with no token on a listener that is not
-// loopback and not dedicated (the SOAP one), Off.
-func ListenerAccess(addr net.Addr, token, readToken string, extra []string, dedicated bool) Access {
+// interface), plus extra; and Off when Exposed(addr, token, readToken).
+func ListenerAccess(addr net.Addr, token, readToken string, extra []string) Access {
 	a := Access{Token: token, ReadToken: readToken}
 	host := addr.String()
 	if h, _, err := net.SplitHostPort(host); err == nil {
@@ -71,10 +73,28 @@ func ListenerAccess(addr net.Addr, token, readToken string, extra []string, dedi
 			a.Hosts = append(a.Hosts, h)
 		}
 	}
-	if token == "" && readToken == "" && !dedicated && (ip == nil || !ip.IsLoopback()) {
+	if Exposed(addr, token, readToken) {
 		a.Off = OffReason
 	}
 	return a
+}
+
+// Exposed is orchd's one rule for the API on a network: it reports
+// whether the API on a listener bound to addr must be off, that is
+// whether no token is configured and the listener is not loopback,
+// whichever flag opened it (--listen, --admin-listen). An unspecified
+// address (0.0.0.0, ::) listens on every interface and a host name may
+// resolve to any: neither is loopback.
+func Exposed(addr net.Addr, token, readToken string) bool {
+	if token != "" || readToken != "" {
+		return false
+	}
+	host := addr.String()
+	if h, _, err := net.SplitHostPort(host); err == nil {
+		host = h
+	}
+	ip := net.ParseIP(host)
+	return ip == nil || !ip.IsLoopback()
 }
 
 // Describe says in a few words how the API is guarded, for the start-up

@@ -22,10 +22,13 @@
 // "Authorization: Bearer <token>", compared in constant time (401 with
 // "WWW-Authenticate: Bearer" and a reason when missing or wrong; 403 for
 // a mutation with the read token); with none, reads are open and every
-// mutation is 403 (read-only). Access.Off turns the API off (403): orchd
-// serve sets it for a listener that is not loopback when no token is
-// configured (ListenerAccess). The console's GET pages are shells
-// without data: they need no token, only the Host check.
+// mutation is 403 (read-only). Access.Off turns the API and the
+// console off (403): orchd serve sets it for a listener that is not
+// loopback when no token is configured, whichever flag opened it
+// (Exposed, the one rule; ListenerAccess). A token shorter than
+// MinTokenLen is refused at start. With the API on, the console's GET
+// pages are shells without data: they need no token, only the Host
+// check.
 // docs/security.md has the whole picture.
 //
 // # The event stream

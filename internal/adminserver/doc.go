@@ -1,5 +1,6 @@
 // Package adminserver serves orchd serve's management API and console:
-// the token file read and checked (--admin-token-file), the API on the
+// the token files read and checked (--admin-token-file,
+// --admin-read-token-file: one word of at least 16 bytes), the API on the
 // main listener or on its own (--admin-listen, https when the main one
 // is), and its event streams ended before a graceful shutdown.
 //

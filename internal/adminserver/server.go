@@ -18,24 +18,63 @@ import (
 	"github.com/orchd/orchd/internal/server"
 )
 
-// readToken reads the admin token: the file's content, trimmed, which
-// must not be empty. A file others can read is worth a warning.
-func readToken(path string, log *slog.Logger) (string, error) {
+// readToken reads the token of the file path given to flag: the file's
+// content, trimmed, one word of at least admin.MinTokenLen bytes. A
+// file others can read is worth a warning.
+func readToken(flag, path string, log *slog.Logger) (string, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
-		return "", fmt.Errorf("--admin-token-file: %w", err)
+		return "", fmt.Errorf("%s: %w", flag, err)
 	}
 	tok := strings.TrimSpace(string(b))
 	if tok == "" {
-		return "", fmt.Errorf("--admin-token-file %s: the file is empty; write the token in it", path)
+		return "", fmt.Errorf("%s %s: the file is empty; write the token in it", flag, path)
 	}
 	if strings.ContainsAny(tok, " \t\r\n") {
-		return "", fmt.Errorf("--admin-token-file %s: the token holds white space; write one token on one line", path)
+		return "", fmt.Errorf("%s %s: the token holds white space; write one token on one line", flag, path)
+	}
+	if len(tok) < admin.MinTokenLen {
+		return "", fmt.Errorf("%s %s: the token is %d bytes; it must be at least %d bytes (head -c 24 /dev/urandom | base64 makes one)",
+			flag, path, len(tok), admin.MinTokenLen)
 	}
 	if fi, err := os.Stat(path); err == nil && fi.Mode().Perm()&0o077 != 0 {
 		log.Warn("the admin token file is readable by others; chmod 600 it", slog.String("file", path), slog.String("mode", fi.Mode().Perm().String()))
 	}
 	return tok, nil
+}
+
+// Tokens are the management API's bearer tokens; empty: none.
+type Tokens struct {
+	// Admin reads and mutates (--admin-token-file); Read only reads
+	// (--admin-read-token-file).
+	Admin, Read string
+}
+
+// ReadTokens reads the token files of --admin-token-file (tokenFile) and
+// --admin-read-token-file (readTokenFile), either empty for none: each a
+// word of at least admin.MinTokenLen bytes, the two different. orchd
+// serve calls it first, so that a bad token stops it before it opens
+// anything.
+func ReadTokens(tokenFile, readTokenFile string, log *slog.Logger) (Tokens, error) {
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	var t Tokens
+	for _, f := range []struct {
+		flag, file string
+		tok        *string
+	}{{"--admin-token-file", tokenFile, &t.Admin}, {"--admin-read-token-file", readTokenFile, &t.Read}} {
+		if f.file != "" {
+			var err error
+			if *f.tok, err = readToken(f.flag, f.file, log); err != nil {
+				return Tokens{}, err
+			}
+		}
+	}
+	if t.Admin != "" && t.Admin == t.Read {
+		return Tokens{}, fmt.Errorf("--admin-read-token-file holds the admin token: give the read token its own value")
+	}
+	return t, nil
 }
 
 // Server is the management API and console of orchd serve: the
@@ -51,22 +90,22 @@ type Server struct {
 	done     chan struct{}
 	once     sync.Once
 	readOnly bool
+	// flag names the listener the API is on: --listen or --admin-listen.
+	flag string
 }
 
 // Options configure a Server.
 type Options struct {
-	// TokenFile holds the admin bearer token (--admin-token-file): with
-	// it every request needs a token and mutations need this one; empty
-	// makes the API read-only, served only on loopback listeners.
-	// ReadTokenFile holds a second token that reads but mutates nothing
-	// (--admin-read-token-file).
-	TokenFile, ReadTokenFile string
+	// Tokens are the API's tokens (ReadTokens): with one every request
+	// needs a token; with none the API is read-only, served only on
+	// loopback listeners (on any other it is off: admin.Exposed).
+	Tokens Tokens
 	// Hosts are the host names the API answers besides its listener's
 	// own address (--admin-hosts; the Host header is checked against DNS
 	// rebinding).
 	Hosts []string
-	// Main is the SOAP listener's address: without a token the API is
-	// off there unless it is loopback.
+	// Main is the SOAP listener's address (--listen), where the API is
+	// served without Listen.
 	Main net.Addr
 	// Listen is --admin-listen: the API's own address; empty serves it
 	// on the main listener. Listener, when set, is that address already
@@ -93,21 +132,7 @@ func New(o Options) (*Server, error) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	var tok, readTok string
-	for _, f := range []struct {
-		file string
-		tok  *string
-	}{{o.TokenFile, &tok}, {o.ReadTokenFile, &readTok}} {
-		if f.file != "" {
-			var err error
-			if *f.tok, err = readToken(f.file, log); err != nil {
-				return nil, err
-			}
-		}
-	}
-	if tok != "" && tok == readTok {
-		return nil, fmt.Errorf("--admin-read-token-file holds the admin token: give the read token its own value")
-	}
+	tok, readTok := o.Tokens.Admin, o.Tokens.Read
 	a := &Server{done: make(chan struct{}), readOnly: tok == ""}
 	var ln net.Listener
 	if o.Listen != "" {
@@ -119,11 +144,12 @@ func New(o Options) (*Server, error) {
 			}
 		}
 	}
+	// One rule for whichever listener serves the API (admin.Exposed).
 	if o.Main != nil {
-		a.access = admin.ListenerAccess(o.Main, tok, readTok, o.Hosts, false)
+		a.access, a.flag = admin.ListenerAccess(o.Main, tok, readTok, o.Hosts), "--listen"
 	}
 	if ln != nil {
-		a.access = admin.ListenerAccess(ln.Addr(), tok, readTok, o.Hosts, true)
+		a.access, a.flag = admin.ListenerAccess(ln.Addr(), tok, readTok, o.Hosts), "--admin-listen"
 	}
 	a.Handler = admin.New(admin.Options{Backend: o.Backend, Stream: o.Stream, Access: a.access, Console: o.Console,
 		Logger: log, Version: orchdVersion(), Done: a.done})
@@ -156,8 +182,8 @@ func (a *Server) Start(scheme string, addr net.Addr, log *slog.Logger) {
 	log.Info("management API", slog.String("addr", addr.String()), slog.String("url", scheme+"://"+addr.String()+"/api/v1/"),
 		slog.Bool("readOnly", a.readOnly), slog.String("access", a.access.Describe()))
 	if a.access.Off != "" {
-		log.Warn("the management API is off: --listen is not loopback and no --admin-token-file is set; set one, or serve the API on --admin-listen",
-			slog.String("addr", addr.String()))
+		log.Warn(fmt.Sprintf("the management API is off: its listener is not loopback and no token is set; to serve it here start orchd with --admin-token-file FILE (a token of at least %d bytes)", admin.MinTokenLen),
+			slog.String("flag", a.flag), slog.String("addr", addr.String()))
 	}
 }
 

@@ -1,9 +1,11 @@
 package adminserver
 
 import (
+	"bytes"
 	"context"
 	"io"
 	"log/slog"
+	"net"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -33,13 +35,20 @@ func get(t *testing.T, method, url, token string) (int, string) {
 	return resp.StatusCode, string(b)
 }
 
+// testToken is a test token of the minimum length's order.
+const testToken = "adminserver-test-token-1"
+
 func TestOwnListenerWithToken(t *testing.T) {
 	b, _ := mgmttest.Backend(t, nil)
 	tf := filepath.Join(t.TempDir(), "token")
-	if err := os.WriteFile(tf, []byte("tok\n"), 0o600); err != nil {
+	if err := os.WriteFile(tf, []byte(testToken+"\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	s, err := New(Options{TokenFile: tf, Listen: "127.0.0.1:0", Backend: b})
+	tokens, err := ReadTokens(tf, "", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := New(Options{Tokens: tokens, Listen: "127.0.0.1:0", Backend: b})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -52,14 +61,14 @@ func TestOwnListenerWithToken(t *testing.T) {
 	if code, _ := get(t, http.MethodGet, base+"/api/v1/processes", ""); code != http.StatusUnauthorized {
 		t.Fatalf("a read without the token: %d, want 401", code)
 	}
-	if code, body := get(t, http.MethodGet, base+"/api/v1/processes", "tok"); code != 200 || !strings.Contains(body, `"Echo"`) {
+	if code, body := get(t, http.MethodGet, base+"/api/v1/processes", testToken); code != 200 || !strings.Contains(body, `"Echo"`) {
 		t.Fatalf("GET processes: %d %s", code, body)
 	}
 	retire := base + "/api/v1/processes/Echo/versions/1/retire"
 	if code, _ := get(t, http.MethodPost, retire, ""); code != http.StatusUnauthorized {
 		t.Fatalf("a mutation without the token: %d, want 401", code)
 	}
-	if code, body := get(t, http.MethodPost, retire, "tok"); code != 200 {
+	if code, body := get(t, http.MethodPost, retire, testToken); code != 200 {
 		t.Fatalf("a mutation with the token: %d %s", code, body)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
@@ -80,10 +89,38 @@ func TestOnMainListenerReadOnly(t *testing.T) {
 	if s.Separate() || s.Handler == nil {
 		t.Fatal("without Listen the API is the main listener's handler")
 	}
-	if _, err := New(Options{TokenFile: filepath.Join(t.TempDir(), "none"), Backend: b}); err == nil || !strings.Contains(err.Error(), "--admin-token-file") {
+	if _, err := ReadTokens(filepath.Join(t.TempDir(), "none"), "", nil); err == nil || !strings.Contains(err.Error(), "--admin-token-file") {
 		t.Fatalf("a missing token file: %v, want an error naming the flag", err)
 	}
 	if _, err := New(Options{Listen: "127.0.0.1:-1", Backend: b}); err == nil || !strings.Contains(err.Error(), "--admin-listen") {
 		t.Fatalf("a bad --admin-listen: %v", err)
+	}
+}
+
+// TestOwnListenerOffOnNetwork: --admin-listen on every interface without
+// a token serves no API (403 naming --admin-token-file) and warns, naming
+// the flag; on loopback it reads.
+func TestOwnListenerOffOnNetwork(t *testing.T) {
+	b, _ := mgmttest.Backend(t, nil)
+	for _, tc := range []struct {
+		listen string
+		off    bool
+	}{{"0.0.0.0:0", true}, {"127.0.0.1:0", false}} {
+		s, err := New(Options{Listen: tc.listen, Backend: b})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var logs bytes.Buffer
+		s.Start("http", nil, slog.New(slog.NewTextHandler(&logs, nil)))
+		_, port, _ := net.SplitHostPort(s.ln.Addr().String())
+		code, body := get(t, http.MethodGet, "http://127.0.0.1:"+port+"/api/v1/processes", "")
+		warned := strings.Contains(logs.String(), "level=WARN") && strings.Contains(logs.String(), "flag=--admin-listen")
+		if tc.off && (code != http.StatusForbidden || !strings.Contains(body, "--admin-token-file") || !warned) {
+			t.Errorf("%s without a token: %d %s; log:\n%s", tc.listen, code, body, logs.String())
+		}
+		if !tc.off && (code != 200 || warned) {
+			t.Errorf("%s without a token: %d %s; log:\n%s", tc.listen, code, body, logs.String())
+		}
+		s.Close()
 	}
 }
