@@ -49,5 +49,6 @@ package mgmt
 //
 // Every method but GET needs "Authorization: Bearer <token>" with the
 // token of orchd serve --admin-token-file; without that flag the API is
-// read-only (403). --admin-listen serves the API and the console on their
+// read-only (403) on a loopback listener and off (403) on any other.
+// --admin-listen serves the API and the console on their
 // own address instead of the SOAP listener's.
