@@ -11,6 +11,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/orchd/orchd/internal/bundlefs"
 	"github.com/orchd/orchd/internal/exchange"
 	"github.com/orchd/orchd/internal/process/ast"
 	"github.com/orchd/orchd/internal/process/deploy"
@@ -68,7 +69,12 @@ func LoadBundle(dir string) ([]*plan.Plan, error) {
 func LoadBundleWith(dir string, opts LoadOptions) ([]*plan.Plan, error) {
 	errs := &xmldoc.Errors{}
 	name := filepath.Base(dir)
-	data, err := os.ReadFile(filepath.Join(dir, "deploy.xml"))
+	// Links, devices and FIFOs anywhere in the folder, and a bundle over
+	// its size bounds, are refused before any file is read.
+	if err := bundlefs.Check(dir, opts.Bundle); err != nil {
+		return nil, err
+	}
+	data, err := bundlefs.ReadFile(dir, "deploy.xml", opts.Bundle)
 	if err != nil {
 		return nil, fmt.Errorf("read deploy.xml: %w", err)
 	}
@@ -80,7 +86,7 @@ func LoadBundleWith(dir string, opts LoadOptions) ([]*plan.Plan, error) {
 	if dd == nil {
 		return nil, errs
 	}
-	dd.ReadSecrets(dir, opts.Replay, errs)
+	dd.ReadSecrets(dir, opts.Bundle, opts.Replay, errs)
 	files, _ := filepath.Glob(filepath.Join(dir, "*.bpel"))
 	sort.Strings(files)
 	// Each process sees the WSDLs it imports (two processes of a bundle
@@ -93,7 +99,7 @@ func LoadBundleWith(dir string, opts LoadOptions) ([]*plan.Plan, error) {
 	sources := map[exchange.QName][]byte{}
 	for _, f := range files {
 		rel := filepath.Base(f)
-		b, err := os.ReadFile(f)
+		b, err := bundlefs.ReadFile(dir, rel, opts.Bundle)
 		if err != nil {
 			errs.AddErr(fmt.Errorf("%s: %w", rel, err))
 			continue
@@ -116,6 +122,7 @@ func LoadBundleWith(dir string, opts LoadOptions) ([]*plan.Plan, error) {
 		sources[q] = b
 		w := wsdl.NewSet(dir, errs)
 		w.Shared = opts.SharedFolders
+		w.Limits = opts.Bundle
 		sets[q] = w
 		for _, imp := range t.Select("import") {
 			loc := imp.AttrOr("location", "")
