@@ -2,6 +2,7 @@ package hotdeploy
 
 import (
 	"errors"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
@@ -108,5 +109,27 @@ func TestBundleWithLinkRefusedOthersDeploy(t *testing.T) {
 	}
 	if got := echotest.Call(t, r.url, "x"); got != "fine-x" {
 		t.Errorf("echo answers %q", got)
+	}
+}
+
+// A link in the deploy directory to a bundle folder outside is not
+// deployed, and is reported once by name while it stays.
+func TestLinkedBundleFolderNotDeployed(t *testing.T) {
+	var logs strings.Builder
+	r := boundedRig(t, bundlefs.Limits{})
+	r.d.log = slog.New(slog.NewTextHandler(&logs, nil))
+	outside := t.TempDir()
+	echotest.Write(t, outside, "echo", "outside", true)
+	if err := os.Symlink(filepath.Join(outside, "echo"), filepath.Join(r.dir, "echo")); err != nil {
+		t.Fatal(err)
+	}
+	for range 3 {
+		r.d.Poll()
+	}
+	if n := len(r.engine.Processes()); n != 0 {
+		t.Fatalf("%d processes deployed from a linked folder", n)
+	}
+	if n := strings.Count(logs.String(), "symbolic link"); n != 1 || !strings.Contains(logs.String(), "bundle=echo") {
+		t.Fatalf("%d warnings, want one naming echo:\n%s", n, logs.String())
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path"
 	"path/filepath"
@@ -31,7 +32,8 @@ func (e *BundleError) Unwrap() error { return e.Err }
 
 // LoadDirWith loads every bundle folder (a folder holding deploy.xml) in
 // dir, compiling with opts. Bundles that fail are returned as errors and
-// left out; the others load.
+// left out; the others load. A symbolic link in dir (to a bundle folder
+// or anything else) is returned as such an error: a bundle is a folder.
 func LoadDirWith(dir string, opts LoadOptions) ([]*plan.Plan, []*BundleError, error) {
 	entries, err := os.ReadDir(dir)
 	if err != nil {
@@ -40,6 +42,12 @@ func LoadDirWith(dir string, opts LoadOptions) ([]*plan.Plan, []*BundleError, er
 	var procs []*plan.Plan
 	var bad []*BundleError
 	for _, ent := range entries {
+		if ent.Type()&fs.ModeSymlink != 0 && !strings.HasPrefix(ent.Name(), ".") {
+			// A bundle is a folder, never a link to one (bundlefs).
+			sub := filepath.Join(dir, ent.Name())
+			bad = append(bad, &BundleError{Dir: sub, Err: bundlefs.Check(sub, opts.Bundle)})
+			continue
+		}
 		if !ent.IsDir() || strings.HasPrefix(ent.Name(), ".") {
 			continue // a dot folder is never a bundle (an upload being unpacked)
 		}
