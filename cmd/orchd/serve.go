@@ -22,6 +22,7 @@ import (
 
 	"github.com/orchd/orchd/internal/admin"
 	"github.com/orchd/orchd/internal/adminserver"
+	"github.com/orchd/orchd/internal/bundlefs"
 	"github.com/orchd/orchd/internal/cluster"
 	"github.com/orchd/orchd/internal/clusternode"
 	"github.com/orchd/orchd/internal/clusterview"
@@ -47,6 +48,7 @@ type serveConfig struct {
 	listen          string
 	deployDir       string
 	deployPoll      time.Duration
+	bundle          bundlefs.Limits
 	dataDir         string
 	store           instancestore.Config
 	cluster         clusterConfig
@@ -98,6 +100,8 @@ func defineServe(fs *flag.FlagSet) *serveConfig {
 	fs.StringVar(&c.listen, "listen", "127.0.0.1:8080", "address to serve SOAP, / and /metrics on")
 	fs.StringVar(&c.deployDir, "deploy", "./deploy", "deploy directory: one bundle folder (with deploy.xml) per subfolder")
 	fs.DurationVar(&c.deployPoll, "deploy-poll", 3*time.Second, "scan --deploy this often for new, changed and removed bundles (0: read bundles at start only)")
+	fs.Int64Var(&c.bundle.MaxFile, "bundle-file-max", bundlefs.DefaultMaxFile, "largest file of a bundle, in bytes (deploy directory and upload; over it the bundle is refused)")
+	fs.Int64Var(&c.bundle.MaxBundle, "bundle-max", bundlefs.DefaultMaxBundle, "most bytes of a bundle: all its files in the deploy directory, a zip upload's body and what it extracts to (over it the bundle is refused)")
 	fs.StringVar(&c.dataDir, "data", "./data", "data directory: the instance store of persistent processes ("+instancestore.File+"), opened when the first one is deployed")
 	storeFlags(fs, &c.store)
 	clusterFlags(fs, &c.cluster)
@@ -194,7 +198,7 @@ func runServer(ctx context.Context, cfg *serveConfig, log *slog.Logger) error {
 		overrides = t
 		log.Info("endpoint overrides", slog.String("file", cfg.endpointsFile), slog.Int("rules", len(t.Rules())))
 	}
-	load := compile.LoadOptions{Extensions: cfg.extensions}
+	load := compile.LoadOptions{Extensions: cfg.extensions, Bundle: cfg.bundle}
 	var replay *clusternode.Replay
 	if cfg.cluster.name != "" {
 		// A UsernameToken's nonce, once taken, is refused on every node.
@@ -403,7 +407,7 @@ func runServer(ctx context.Context, cfg *serveConfig, log *slog.Logger) error {
 	if cfg.admin.hosts != "" {
 		hosts = strings.Split(cfg.admin.hosts, ",")
 	}
-	adm, err := adminserver.New(adminserver.Options{Tokens: tokens, Hosts: hosts,
+	adm, err := adminserver.New(adminserver.Options{Tokens: tokens, Hosts: hosts, MaxBundle: cfg.bundle.MaxBundle,
 		Main: ln.Addr(), Listen: cfg.admin.listen, Listener: cfg.admin.ln,
 		Backend: mgmtBackend, Stream: stream, Console: console.New(consoleOpts), TLS: adminTLS, IdleTimeout: cfg.idleTimeout, Logger: log})
 	if err != nil {

@@ -100,6 +100,9 @@ type Options struct {
 	// needs a token; with none the API is read-only, served only on
 	// loopback listeners (on any other it is off: admin.Exposed).
 	Tokens Tokens
+	// MaxBundle is the largest bundle upload in bytes (--bundle-max,
+	// the bound of a bundle's files too); zero takes admin's default.
+	MaxBundle int64
 	// Hosts are the host names the API answers besides its listener's
 	// own address (--admin-hosts; the Host header is checked against DNS
 	// rebinding).
@@ -152,7 +155,7 @@ func New(o Options) (*Server, error) {
 		a.access, a.flag = admin.ListenerAccess(ln.Addr(), tok, readTok, o.Hosts), "--admin-listen"
 	}
 	a.Handler = admin.New(admin.Options{Backend: o.Backend, Stream: o.Stream, Access: a.access, Console: o.Console,
-		Logger: log, Version: orchdVersion(), Done: a.done})
+		MaxBundle: o.MaxBundle, Logger: log, Version: orchdVersion(), Done: a.done})
 	if ln != nil {
 		a.ln = ln
 		a.srv = &http.Server{Handler: server.Guard(a.Handler), ReadHeaderTimeout: 10 * time.Second, IdleTimeout: o.IdleTimeout,

@@ -65,6 +65,9 @@ type Deployer struct {
 	applied   map[string]string // bundle -> signature last deployed (or tried)
 	// Errors maps a bundle to the problems of its last failed deploy.
 	errors map[string]error
+	// links are the links in the deploy directory already reported as
+	// not deployed (a bundle is a folder, never a link to one).
+	links map[string]bool
 	// deployNo is each version's deploy counter, which names its archive.
 	deployNo map[*interp.Version]int
 	// latest is the highest version number of each process (by QName).
@@ -119,7 +122,7 @@ func New(o Options) (*Deployer, error) {
 	}
 	dir, data := o.Dir, o.Data
 	d := &Deployer{dir: dir, data: data, log: log, engine: o.Engine, front: o.Front, opts: o.Load, next: 1,
-		seen: map[string]string{}, applied: map[string]string{}, errors: map[string]error{},
+		seen: map[string]string{}, applied: map[string]string{}, errors: map[string]error{}, links: map[string]bool{},
 		deployNo: map[*interp.Version]int{}, latest: map[string]int{}}
 	if data == "" {
 		d.openStore = o.OpenStore
@@ -423,8 +426,16 @@ func (d *Deployer) Poll() {
 		return
 	}
 	present := map[string]bool{}
+	links := map[string]bool{}
 	for _, e := range ents {
 		name := e.Name()
+		if e.Type()&fs.ModeSymlink != 0 && !strings.HasPrefix(name, ".") {
+			links[name] = true
+			if !d.links[name] {
+				d.log.Warn("bundle not deployed: the deploy directory holds a symbolic link, not a bundle folder (a bundle holds regular files only)", slog.String("bundle", name))
+			}
+			continue
+		}
 		if !e.IsDir() || strings.HasPrefix(name, ".") {
 			continue
 		}
@@ -443,6 +454,7 @@ func (d *Deployer) Poll() {
 		}
 		_ = d.deploy(name) // logged
 	}
+	d.links = links // warned once while the link stays
 	for _, e := range ents {
 		name, ok := strings.CutSuffix(e.Name(), markerSuffix)
 		if ok && !e.IsDir() && !present[name] {

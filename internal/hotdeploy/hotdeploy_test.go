@@ -37,6 +37,12 @@ type rig struct {
 // empty, is the data directory, with a bbolt store in it.
 func newRig(t *testing.T, data string) *rig {
 	t.Helper()
+	return newRigWith(t, data, compile.LoadOptions{})
+}
+
+// newRigWith is newRig compiling bundles with load.
+func newRigWith(t *testing.T, data string, load compile.LoadOptions) *rig {
+	t.Helper()
 	var opts process.Options
 	if data != "" {
 		st, err := persist.Open(filepath.Join(data, "orchd.db"), persist.Options{NoSync: true})
@@ -52,7 +58,7 @@ func newRig(t *testing.T, data string) *rig {
 	srv := httptest.NewServer(front)
 	t.Cleanup(srv.Close)
 	r := &rig{engine: engine, dir: t.TempDir(), url: srv.URL}
-	d, err := New(Options{Dir: r.dir, Data: data, Engine: engine, Front: front})
+	d, err := New(Options{Dir: r.dir, Data: data, Engine: engine, Front: front, Load: load})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -46,7 +46,7 @@ func (d *Deployer) DeployZip(name string, data []byte) (*mgmt.Bundle, error) {
 		return nil, fmt.Errorf("bundle %s: %w", name, err)
 	}
 	defer os.RemoveAll(tmp)
-	if err := bundlezip.Extract(data, tmp, bundlezip.Limits{}); err != nil {
+	if err := bundlezip.Extract(data, tmp, bundlezip.Limits{MaxBytes: d.opts.Bundle.WithDefaults().MaxBundle}); err != nil {
 		if errors.Is(err, bundlezip.ErrArchive) {
 			return nil, fmt.Errorf("bundle %s: %w: %w", name, mgmt.ErrInvalid, err)
 		}

@@ -43,11 +43,29 @@ func LoadCredentials(path string) (*Credentials, error) {
 	if err != nil {
 		return nil, err
 	}
-	if st.Mode()&fs.ModePerm&0o077 != 0 {
-		return nil, fmt.Errorf("%s (mode %04o): %w", path, st.Mode()&fs.ModePerm, ErrFileMode)
+	if err := checkMode(path, st); err != nil {
+		return nil, err
 	}
 	b, err := os.ReadFile(path)
 	if err != nil {
+		return nil, err
+	}
+	return CredentialsOf(path, st, b)
+}
+
+// checkMode refuses a credentials file group or others may read or write.
+func checkMode(path string, st fs.FileInfo) error {
+	if st.Mode()&fs.ModePerm&0o077 != 0 {
+		return fmt.Errorf("%s (mode %04o): %w", path, st.Mode()&fs.ModePerm, ErrFileMode)
+	}
+	return nil
+}
+
+// CredentialsOf parses b, the content of the credentials file path whose
+// information is st (read by the caller, as bundlefs does), refusing it
+// as LoadCredentials does.
+func CredentialsOf(path string, st fs.FileInfo, b []byte) (*Credentials, error) {
+	if err := checkMode(path, st); err != nil {
 		return nil, err
 	}
 	c, err := ParseCredentials(b)

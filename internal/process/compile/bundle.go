@@ -5,12 +5,14 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path"
 	"path/filepath"
 	"sort"
 	"strings"
 
+	"github.com/orchd/orchd/internal/bundlefs"
 	"github.com/orchd/orchd/internal/exchange"
 	"github.com/orchd/orchd/internal/process/ast"
 	"github.com/orchd/orchd/internal/process/deploy"
@@ -30,7 +32,8 @@ func (e *BundleError) Unwrap() error { return e.Err }
 
 // LoadDirWith loads every bundle folder (a folder holding deploy.xml) in
 // dir, compiling with opts. Bundles that fail are returned as errors and
-// left out; the others load.
+// left out; the others load. A symbolic link in dir (to a bundle folder
+// or anything else) is returned as such an error: a bundle is a folder.
 func LoadDirWith(dir string, opts LoadOptions) ([]*plan.Plan, []*BundleError, error) {
 	entries, err := os.ReadDir(dir)
 	if err != nil {
@@ -39,6 +42,12 @@ func LoadDirWith(dir string, opts LoadOptions) ([]*plan.Plan, []*BundleError, er
 	var procs []*plan.Plan
 	var bad []*BundleError
 	for _, ent := range entries {
+		if ent.Type()&fs.ModeSymlink != 0 && !strings.HasPrefix(ent.Name(), ".") {
+			// A bundle is a folder, never a link to one (bundlefs).
+			sub := filepath.Join(dir, ent.Name())
+			bad = append(bad, &BundleError{Dir: sub, Err: bundlefs.Check(sub, opts.Bundle)})
+			continue
+		}
 		if !ent.IsDir() || strings.HasPrefix(ent.Name(), ".") {
 			continue // a dot folder is never a bundle (an upload being unpacked)
 		}
@@ -68,7 +77,12 @@ func LoadBundle(dir string) ([]*plan.Plan, error) {
 func LoadBundleWith(dir string, opts LoadOptions) ([]*plan.Plan, error) {
 	errs := &xmldoc.Errors{}
 	name := filepath.Base(dir)
-	data, err := os.ReadFile(filepath.Join(dir, "deploy.xml"))
+	// Links, devices and FIFOs anywhere in the folder, and a bundle over
+	// its size bounds, are refused before any file is read.
+	if err := bundlefs.Check(dir, opts.Bundle); err != nil {
+		return nil, err
+	}
+	data, err := bundlefs.ReadFile(dir, "deploy.xml", opts.Bundle)
 	if err != nil {
 		return nil, fmt.Errorf("read deploy.xml: %w", err)
 	}
@@ -80,7 +94,7 @@ func LoadBundleWith(dir string, opts LoadOptions) ([]*plan.Plan, error) {
 	if dd == nil {
 		return nil, errs
 	}
-	dd.ReadSecrets(dir, opts.Replay, errs)
+	dd.ReadSecrets(dir, opts.Bundle, opts.Replay, errs)
 	files, _ := filepath.Glob(filepath.Join(dir, "*.bpel"))
 	sort.Strings(files)
 	// Each process sees the WSDLs it imports (two processes of a bundle
@@ -93,7 +107,7 @@ func LoadBundleWith(dir string, opts LoadOptions) ([]*plan.Plan, error) {
 	sources := map[exchange.QName][]byte{}
 	for _, f := range files {
 		rel := filepath.Base(f)
-		b, err := os.ReadFile(f)
+		b, err := bundlefs.ReadFile(dir, rel, opts.Bundle)
 		if err != nil {
 			errs.AddErr(fmt.Errorf("%s: %w", rel, err))
 			continue
@@ -116,6 +130,7 @@ func LoadBundleWith(dir string, opts LoadOptions) ([]*plan.Plan, error) {
 		sources[q] = b
 		w := wsdl.NewSet(dir, errs)
 		w.Shared = opts.SharedFolders
+		w.Limits = opts.Bundle
 		sets[q] = w
 		for _, imp := range t.Select("import") {
 			loc := imp.AttrOr("location", "")

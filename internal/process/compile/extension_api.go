@@ -6,6 +6,7 @@ import (
 
 	"github.com/beevik/etree"
 
+	"github.com/orchd/orchd/internal/bundlefs"
 	"github.com/orchd/orchd/internal/process/ast"
 	"github.com/orchd/orchd/internal/process/expr"
 	"github.com/orchd/orchd/internal/process/plan"
@@ -91,6 +92,9 @@ type LoadOptions struct {
 	// endpoint in its own memory. orchd serve --cluster shares one in
 	// etcd between the nodes (cluster.Nonces).
 	Replay wssec.ReplayStore
+	// Bundle bounds each file of a bundle and the whole bundle
+	// (--bundle-file-max, --bundle-max); zero fields take the defaults.
+	Bundle bundlefs.Limits
 }
 
 func (x *extCompiler) Variable(name string) (plan.ExtensionVariable, error) {

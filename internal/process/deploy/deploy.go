@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/orchd/orchd/internal/bundlefs"
 	"github.com/orchd/orchd/internal/xsd"
 
 	"github.com/beevik/etree"
@@ -461,14 +462,14 @@ func parseSecretRef(doc *xmldoc.Document, x *etree.Element, what string, errs *x
 // read reads the password: a file relative to the bundle folder dir
 // (which it may not leave, trailing newline dropped), or an environment
 // variable. The errors name the setting, never a password.
-func (r *secretRef) read(dir, what string, errs *xmldoc.Errors) (string, bool) {
+func (r *secretRef) read(dir string, lim bundlefs.Limits, what string, errs *xmldoc.Errors) (string, bool) {
 	switch {
 	case r.file != "":
 		if !filepath.IsLocal(filepath.FromSlash(r.file)) {
 			errs.Add(r.pos, what, "passwordFile %q must be a path inside the bundle", r.file)
 			return "", false
 		}
-		b, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(r.file)))
+		b, err := bundlefs.ReadFile(dir, r.file, lim)
 		if err != nil {
 			errs.Add(r.pos, what, "passwordFile: %v", err)
 			return "", false
@@ -490,14 +491,14 @@ func (r *secretRef) read(dir, what string, errs *xmldoc.Errors) (string, bool) {
 // provided endpoints (secretRef.read, ProvideToken); the
 // Authenticators of those endpoints remember nonces in replay, or each
 // in its own memory when replay is nil.
-func (d *Descriptor) ReadSecrets(dir string, replay wssec.ReplayStore, errs *xmldoc.Errors) {
+func (d *Descriptor) ReadSecrets(dir string, lim bundlefs.Limits, replay wssec.ReplayStore, errs *xmldoc.Errors) {
 	for _, p := range d.Processes {
 		for _, r := range p.BasicAuth {
-			if pw, ok := r.read(dir, "orchd:basicAuth", errs); ok {
+			if pw, ok := r.read(dir, lim, "orchd:basicAuth", errs); ok {
 				r.Auth = &exchange.BasicAuth{User: r.user, Password: exchange.Secret(pw)}
 			}
 		}
-		p.readTokens(dir, replay, errs)
+		p.readTokens(dir, lim, replay, errs)
 	}
 }
 

@@ -6,6 +6,7 @@ import (
 
 	"github.com/beevik/etree"
 
+	"github.com/orchd/orchd/internal/bundlefs"
 	"github.com/orchd/orchd/internal/process/xmldoc"
 	"github.com/orchd/orchd/internal/wssec"
 )
@@ -94,7 +95,7 @@ func parseInvokeToken(doc *xmldoc.Document, x *etree.Element, errs *xmldoc.Error
 // readTokens reads the credentials and passwords the tokens of p name;
 // the provided endpoints' Authenticators remember nonces in replay (nil:
 // each in its own memory).
-func (p *Process) readTokens(dir string, replay wssec.ReplayStore, errs *xmldoc.Errors) {
+func (p *Process) readTokens(dir string, lim bundlefs.Limits, replay wssec.ReplayStore, errs *xmldoc.Errors) {
 	for _, t := range p.ProvideTokens {
 		if t.file == "" {
 			continue
@@ -103,7 +104,7 @@ func (p *Process) readTokens(dir string, replay wssec.ReplayStore, errs *xmldoc.
 			errs.Add(t.pos, tokenTag, "credentials %q must be a path inside the bundle", t.file)
 			continue
 		}
-		creds, err := wssec.LoadCredentials(filepath.Join(dir, filepath.FromSlash(t.file)))
+		creds, err := loadCredentials(dir, t.file, lim)
 		if err != nil {
 			errs.Add(t.pos, tokenTag, "credentials: %v", err)
 			continue
@@ -111,8 +112,19 @@ func (p *Process) readTokens(dir string, replay wssec.ReplayStore, errs *xmldoc.
 		t.Auth = wssec.NewAuthenticator(wssec.Policy{Credentials: creds, Text: t.text, Digest: t.digest, Window: t.window, Replay: replay})
 	}
 	for _, t := range p.InvokeTokens {
-		if pw, ok := t.secret.read(dir, tokenTag, errs); ok {
+		if pw, ok := t.secret.read(dir, lim, tokenTag, errs); ok {
 			t.Signer = &wssec.Signer{User: t.secret.user, Password: pw, Digest: t.digest, TTL: 5 * time.Minute}
 		}
 	}
+}
+
+// loadCredentials reads the credentials file name of the bundle in dir
+// through bundlefs (a regular file inside the bundle, under its bound)
+// and parses it as wssec.LoadCredentials does.
+func loadCredentials(dir, name string, lim bundlefs.Limits) (*wssec.Credentials, error) {
+	b, fi, err := bundlefs.ReadFileInfo(dir, name, lim)
+	if err != nil {
+		return nil, err
+	}
+	return wssec.CredentialsOf(name, fi, b)
 }

@@ -3,7 +3,6 @@ package wsdl
 import (
 	"encoding/xml"
 	"fmt"
-	"os"
 	"path"
 	"path/filepath"
 	"slices"
@@ -13,6 +12,7 @@ import (
 	"github.com/beevik/etree"
 	"github.com/hooklift/gowsdl"
 
+	"github.com/orchd/orchd/internal/bundlefs"
 	"github.com/orchd/orchd/internal/exchange"
 	"github.com/orchd/orchd/internal/process/xmldoc"
 	"github.com/orchd/orchd/internal/xsd"
@@ -44,6 +44,7 @@ type PortType struct {
 type Set struct {
 	dir       string
 	Shared    []string          // sibling folders of the deploy root it may read (LoadOptions.SharedFolders)
+	Limits    bundlefs.Limits   // bounds of a file read (LoadOptions.Bundle)
 	docs      map[string][]byte // bundle-relative name -> content
 	Messages  map[qname]*exchange.MessageDesc
 	PortTypes map[qname]*PortType
@@ -126,7 +127,9 @@ func NewSet(dir string, errs *xmldoc.Errors) *Set {
 // ReadBundleFile reads name (relative to the bundle dir, slash-separated),
 // refusing paths that leave the bundle's folder once cleaned (a sibling
 // bundle's files are not this bundle's to import or serve), except into
-// the sibling folders LoadOptions.SharedFolders names.
+// the sibling folders LoadOptions.SharedFolders names. The file is read
+// through bundlefs: a regular file reached without a link, under
+// w.Limits.
 func (w *Set) ReadBundleFile(name string) ([]byte, error) {
 	clean := path.Clean(name)
 	if path.IsAbs(clean) || strings.Contains(clean, "://") {
@@ -135,7 +138,10 @@ func (w *Set) ReadBundleFile(name string) ([]byte, error) {
 	if !filepath.IsLocal(filepath.FromSlash(clean)) && !sharedFolder(w.Shared, clean) {
 		return nil, fmt.Errorf("import location %q leaves the bundle's folder", name)
 	}
-	return os.ReadFile(filepath.Join(w.dir, filepath.FromSlash(clean)))
+	if rest, ok := strings.CutPrefix(clean, "../"); ok {
+		return bundlefs.ReadFile(filepath.Dir(w.dir), rest, w.Limits)
+	}
+	return bundlefs.ReadFile(w.dir, clean, w.Limits)
 }
 
 // sharedFolder reports whether the clean relative path p is inside one

@@ -43,6 +43,7 @@ func (w *Set) LoadUnimported() {
 	sort.Strings(names)
 	w.extra = NewSet(w.dir, &xmldoc.Errors{})
 	w.extra.Shared = w.Shared
+	w.extra.Limits = w.Limits
 	for _, n := range names {
 		w.extra.LoadWSDL(n, xmldoc.Pos{File: n})
 	}
