@@ -56,6 +56,7 @@ FUZZ_TARGETS = \
 	./internal/persist/:FuzzDecodeRecord \
 	./internal/endpoints/:FuzzParse \
 	./internal/xsd/:FuzzLoad \
+	./internal/xsd/:FuzzDeadlineAfter \
 	./internal/xslt/:FuzzCompile \
 	./internal/xpath2/:FuzzParse \
 	./internal/xpath2/:FuzzParseXQuery \

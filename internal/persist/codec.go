@@ -3,6 +3,7 @@ package persist
 import (
 	"encoding/binary"
 	"fmt"
+	"github.com/orchd/orchd/internal/xsd"
 	"slices"
 	"time"
 )
@@ -135,8 +136,11 @@ func idPrefix(id string) []byte {
 	return append(k, sep)
 }
 
-// dueNanos maps a time to 8 bytes that sort like the time, also before 1970.
-func dueNanos(t time.Time) uint64 { return uint64(t.UnixNano()) ^ (1 << 63) }
+// dueNanos maps a time to 8 bytes that sort like the time, also before
+// 1970. A time past the int64 nanosecond range (an instance that waits
+// for xsd.Never) saturates to the last key, before it to the first: it
+// does not wrap into a due timer.
+func dueNanos(t time.Time) uint64 { return uint64(xsd.DeadlineOf(t)) ^ (1 << 63) }
 
 // timerKey returns due + id + 0x00 + tag.
 func timerKey(t *Timer) []byte {

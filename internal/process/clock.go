@@ -36,7 +36,9 @@ func (e *Engine) clock() Clock {
 	return realClock{}
 }
 
-// until is the time from the engine's now to the instant unixNano.
+// until is the time from the engine's now to the instant unixNano (a
+// deadline). time.Time.Sub saturates at the longest time.Duration, so it
+// does not wrap: a timer on it falls due in about 292 years at most.
 func (e *Engine) until(unixNano int64) time.Duration {
 	return time.Unix(0, unixNano).Sub(e.now())
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/orchd/orchd/internal/persist"
 	"github.com/orchd/orchd/internal/process/interp"
 	"github.com/orchd/orchd/internal/process/plan"
+	"github.com/orchd/orchd/internal/xsd"
 )
 
 // engineHost is the engine as the host of its instances' runs: the
@@ -46,7 +47,7 @@ func (h *engineHost) Ended(in *interp.Instance, f *exchange.Fault) {
 // Sleep waits until the engine's clock reaches until, or ctx ends.
 func (h *engineHost) Sleep(ctx context.Context, until time.Time) bool {
 	e := (*Engine)(h)
-	t, fired := e.timer(e.until(until.UnixNano()))
+	t, fired := e.timer(e.until(xsd.DeadlineOf(until)))
 	defer t.Stop()
 	select {
 	case <-fired:

@@ -2,6 +2,7 @@ package process
 
 import (
 	"context"
+	"math"
 	"os"
 	"path/filepath"
 	"testing"
@@ -26,6 +27,9 @@ func TestPartnerDeploySettings(t *testing.T) {
 		{name: "operation timeout", settings: `<orchd:timeout operation="call">PT2S</orchd:timeout><orchd:timeout>PT9S</orchd:timeout>`, timeout: 2 * time.Second},
 		{name: "link timeout", settings: `<orchd:timeout operation="notify">PT2S</orchd:timeout><orchd:timeout>PT1M</orchd:timeout>`, timeout: time.Minute},
 		{name: "no timeout", timeout: 0},
+		// Past the longest time.Duration the timeout saturates: it does
+		// not wrap to 0.29s (2^64 ns) or a negative one.
+		{name: "timeout past the range", settings: `<orchd:timeout>PT18446744074S</orchd:timeout>`, timeout: time.Duration(math.MaxInt64)},
 		{name: "bad duration", settings: `<orchd:timeout operation="call">2s</orchd:timeout>`, errs: []string{"deploy.xml:10", "orchd:timeout", `want a positive xsd:duration such as PT5M, not "2s"`}},
 		{name: "zero duration", settings: `<orchd:timeout>PT0S</orchd:timeout>`, errs: []string{"deploy.xml:10", "orchd:timeout", `"PT0S"`}},
 		{name: "unknown operation", settings: `<orchd:timeout operation="dance">PT1S</orchd:timeout>`, errs: []string{"deploy.xml:10", `partnerLink "partner" has no operation "dance"`}},

@@ -14,6 +14,7 @@ import (
 	"github.com/orchd/orchd/internal/persist"
 	"github.com/orchd/orchd/internal/process/interp"
 	"github.com/orchd/orchd/internal/process/plan"
+	"github.com/orchd/orchd/internal/xsd"
 )
 
 // registry holds the blocked instances of in-memory processes and the
@@ -506,7 +507,9 @@ type pendingTimer struct {
 
 // schedule runs the instance's timer at due, in place of the one it had;
 // it reports false when that timer is pending here already (a timer
-// adopted from the store is not scheduled twice).
+// adopted from the store is not scheduled twice). A due of xsd.Never (a
+// deadline past the clock's range) never fires: it only stops the timer
+// the instance had.
 func (e *Engine) schedule(p *interp.Version, id string, due int64) bool {
 	d := e.until(due)
 	if d < 0 {
@@ -520,6 +523,10 @@ func (e *Engine) schedule(p *interp.Version, id string, due int64) bool {
 			return false
 		}
 		old.t.Stop()
+		delete(ts.m, id)
+	}
+	if due == xsd.Never {
+		return true
 	}
 	if ts.m == nil {
 		ts.m = map[string]*pendingTimer{}

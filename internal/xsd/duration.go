@@ -66,7 +66,9 @@ func ParseDuration(s string) (Duration, error) {
 }
 
 // AddTo returns t plus d: the months first (keeping the day of the month
-// where it exists, as time.AddDate does), then the seconds.
+// where it exists, as time.AddDate does), then the seconds. The seconds go
+// through a time.Duration, which wraps past about 292 years: a deadline or
+// a timeout is computed by DeadlineAfter (deadline.go), which saturates.
 func (d Duration) AddTo(t time.Time) time.Time {
 	return t.AddDate(0, int(d.Months), 0).Add(time.Duration(d.Seconds)*time.Second + time.Duration(d.Nanos))
 }

@@ -432,17 +432,19 @@ func parseDuration(doc *xmldoc.Document, x *etree.Element, what string, errs *xm
 	return durationAt(doc.Pos(x), x.Text(), what, errs)
 }
 
-// durationAt reads the positive xsd:duration v, written at pos.
+// durationAt reads the positive xsd:duration v, written at pos. It is
+// measured from 1970 by xsd's saturating deadline conversion: one past
+// the longest time.Duration (about 292 years) is that longest one, not a
+// wrapped short or negative one.
 func durationAt(pos xmldoc.Pos, v, what string, errs *xmldoc.Errors) (time.Duration, bool) {
 	v = strings.TrimSpace(v)
 	d, err := xsd.ParseDuration(v)
-	var zero time.Time
-	end := d.AddTo(zero)
-	if err != nil || end.Sub(zero) <= 0 {
+	end := xsd.DeadlineAfter(0, d)
+	if err != nil || end <= 0 {
 		errs.Add(pos, what, "want a positive xsd:duration such as PT5M, not %q", v)
 		return 0, false
 	}
-	return end.Sub(zero), true
+	return time.Duration(end), true
 }
 
 // parseSecretRef reads the user and exactly one of passwordFile and

@@ -7,6 +7,7 @@ import (
 
 	"github.com/orchd/orchd/internal/process/expr"
 	"github.com/orchd/orchd/internal/process/plan"
+	"github.com/orchd/orchd/internal/xsd"
 )
 
 // Event handlers (WS-BPEL 2.0 section 12.7). A scope with <eventHandlers>
@@ -121,7 +122,7 @@ func stepAlarmListener(a *plan.AlarmListener, in *Instance, f *frame) (plan.Acti
 	al := a.Al
 	now := in.host.Now()
 	if f.pc == 0 {
-		due := now
+		var due int64
 		var err error
 		if al.Deadline != nil {
 			due, err = atDeadlineSpec(al.Deadline, in, now)
@@ -131,7 +132,7 @@ func stepAlarmListener(a *plan.AlarmListener, in *Instance, f *frame) (plan.Acti
 		if err != nil {
 			return nil, false, err
 		}
-		f.pc, f.due = 1, due.UnixNano()
+		f.pc, f.due = 1, due
 	}
 	if f.pc == 2 {
 		return nil, false, errBlocked // fired; waits to be closed
@@ -150,31 +151,32 @@ func stepAlarmListener(a *plan.AlarmListener, in *Instance, f *frame) (plan.Acti
 	if err != nil {
 		return nil, false, err
 	}
-	if next.UnixNano() <= now.UnixNano() {
+	if next <= now.UnixNano() {
 		// Fell behind (orchd was down): the next one is a period from now.
 		if next, err = nextAlarmListener(a, in, now); err != nil {
 			return nil, false, err
 		}
 	}
-	f.due = next.UnixNano()
+	f.due = next
 	in.wakeAt(f.due)
 	return nil, false, errBlocked
 }
 
 // nextAlarmListener is from plus the alarm's repeatEvery duration, which must be
-// positive.
-func nextAlarmListener(a *plan.AlarmListener, in *Instance, from time.Time) (time.Time, error) {
+// positive, as a deadline (unix nanoseconds; xsd.Never past the clock's
+// range).
+func nextAlarmListener(a *plan.AlarmListener, in *Instance, from time.Time) (int64, error) {
 	v, err := in.Eval(a.Al.Repeat, in.root, a.Pos)
 	if err != nil {
-		return time.Time{}, err
+		return 0, err
 	}
 	s := strings.TrimSpace(expr.XpathString(v))
-	t, err := addDuration(from, s)
+	t, err := xsd.DeadlineFor(from, s)
 	if err != nil {
-		return time.Time{}, in.faultf(a.Pos, "invalidExpressionValue", "<repeatEvery> %q: %v", s, err)
+		return 0, in.faultf(a.Pos, "invalidExpressionValue", "<repeatEvery> %q: %v", s, err)
 	}
-	if !t.After(from) {
-		return time.Time{}, in.faultf(a.Pos, "invalidExpressionValue", "<repeatEvery> %q is not a positive duration", s)
+	if t <= xsd.DeadlineOf(from) {
+		return 0, in.faultf(a.Pos, "invalidExpressionValue", "<repeatEvery> %q is not a positive duration", s)
 	}
 	return t, nil
 }

@@ -6,13 +6,13 @@ import (
 	"log/slog"
 	"net/url"
 	"strings"
-	"time"
 
 	"github.com/beevik/etree"
 
 	"github.com/orchd/orchd/internal/exchange"
 	"github.com/orchd/orchd/internal/process/plan"
 	"github.com/orchd/orchd/internal/process/xmldoc"
+	"github.com/orchd/orchd/internal/xsd"
 )
 
 // One fault model for partner failures, whatever <in-memory> says.
@@ -54,7 +54,7 @@ func failedInvoke(a *plan.Invoke, in *Instance, f *frame, err error) (plan.Activ
 	}
 	if fp != nil && attempts < fp.RetryFor {
 		f.pc = attempts + 2
-		f.due = in.host.Now().Add(time.Duration(fp.RetryDelaySecs) * time.Second).UnixNano()
+		f.due = xsd.DeadlineAfter(xsd.DeadlineOf(in.host.Now()), xsd.Duration{Seconds: int64(fp.RetryDelaySecs)})
 		in.wakeAt(f.due)
 		in.host.Logger().Warn("invoke failed; will retry", "err", err, "attempt", attempts+1, "of", fp.RetryFor)
 		return nil, false, errBlocked

@@ -14,42 +14,34 @@ import (
 // the frame stays on the stack and the instance goes quiescent.
 var errBlocked = errors.New("instance waits")
 
-// atDeadlineSpec computes the absolute deadline.
-func atDeadlineSpec(d *plan.DeadlineSpec, in *Instance, now time.Time) (time.Time, error) {
+// atDeadlineSpec computes the absolute deadline (unix nanoseconds), by
+// xsd's saturating conversion: a deadline past the clock's range is
+// xsd.Never, which no timer fires (docs/limits.md, "Deadlines").
+func atDeadlineSpec(d *plan.DeadlineSpec, in *Instance, now time.Time) (int64, error) {
 	x := d.ForExpr
 	if x == nil {
 		x = d.UntilExpr
 	}
 	if x == nil {
-		return now, nil
+		return xsd.DeadlineOf(now), nil
 	}
 	v, err := in.Eval(x, in.root, d.Pos)
 	if err != nil {
-		return time.Time{}, err
+		return 0, err
 	}
 	s := strings.TrimSpace(expr.XpathString(v))
 	if d.ForExpr != nil {
-		t, err := addDuration(now, s)
+		t, err := xsd.DeadlineFor(now, s)
 		if err != nil {
-			return time.Time{}, in.faultf(d.Pos, "invalidExpressionValue", "<for> %q: %v", s, err)
+			return 0, in.faultf(d.Pos, "invalidExpressionValue", "<for> %q: %v", s, err)
 		}
 		return t, nil
 	}
-	for _, layout := range []string{time.RFC3339Nano, "2006-01-02T15:04:05", "2006-01-02"} {
-		if t, err := time.Parse(layout, s); err == nil {
-			return t, nil
-		}
-	}
-	return time.Time{}, in.faultf(d.Pos, "invalidExpressionValue", "<until> %q is not an xsd:dateTime or xsd:date", s)
-}
-
-// addDuration adds an xsd:duration (PnYnMnDTnHnMnS) to t.
-func addDuration(t time.Time, s string) (time.Time, error) {
-	d, err := xsd.ParseDuration(s)
+	t, err := xsd.DeadlineUntil(s)
 	if err != nil {
-		return time.Time{}, err
+		return 0, in.faultf(d.Pos, "invalidExpressionValue", "<until> %q is not an xsd:dateTime or xsd:date", s)
 	}
-	return d.AddTo(t), nil
+	return t, nil
 }
 
 func stepWait(a *plan.Wait, in *Instance, f *frame) (plan.Activity, bool, error) {
@@ -59,7 +51,7 @@ func stepWait(a *plan.Wait, in *Instance, f *frame) (plan.Activity, bool, error)
 		if err != nil {
 			return nil, false, err
 		}
-		f.pc, f.due = 1, t.UnixNano()
+		f.pc, f.due = 1, t
 	}
 	if now.UnixNano() >= f.due {
 		return nil, true, nil
@@ -77,8 +69,8 @@ func stepPick(a *plan.Pick, in *Instance, f *frame) (plan.Activity, bool, error)
 			if err != nil {
 				return nil, false, err
 			}
-			if f.due == 0 || t.UnixNano() < f.due {
-				f.due, f.pc = t.UnixNano(), i+1
+			if f.due == 0 || t < f.due {
+				f.due, f.pc = t, i+1
 			}
 		}
 	}
