@@ -19,14 +19,37 @@ const mask = "***"
 // the first /, ? or #) shown as "***".
 // Without "://", an authority whose user information holds a colon
 // (user:password@host) keeps what comes before the colon:
-// user:***@host. Text with no @ is
-// returned as it is.
+// user:***@host. Text with no @ is returned as it is.
 func Address(s string) string {
-	if !strings.Contains(s, "@") {
+	from, to, ok := userinfo(s)
+	if !ok {
 		return s
 	}
+	return s[:from] + mask + s[to:]
+}
+
+// AddressNoQuery is s with its user information (and the @ after it),
+// query and fragment left out: for span attributes, where a query may
+// carry a token too.
+func AddressNoQuery(s string) string {
+	if from, to, ok := userinfo(s); ok {
+		s = s[:from] + s[to+1:]
+	}
+	if i := strings.IndexAny(s, "?#"); i >= 0 {
+		s = s[:i]
+	}
+	return s
+}
+
+// userinfo finds the secret part of s's user information, s[from:to]
+// (to is the index of the @ that ends it), as Address describes.
+func userinfo(s string) (from, to int, ok bool) {
+	first := strings.Index(s, "@")
+	if first < 0 {
+		return 0, 0, false
+	}
 	start := 0
-	if i := strings.LastIndex(s[:strings.Index(s, "@")], "://"); i >= 0 {
+	if i := strings.LastIndex(s[:first], "://"); i >= 0 {
 		start = i + 3
 	}
 	auth := s[start:]
@@ -35,28 +58,18 @@ func Address(s string) string {
 	}
 	at := strings.LastIndex(auth, "@")
 	if at < 0 {
-		return s
+		return 0, 0, false
 	}
 	if start == 0 {
 		// No scheme: only user:password@ is a secret, and the user
 		// (or a scheme without //, as in mailto:) stays.
 		colon := strings.Index(auth[:at], ":")
 		if colon < 0 {
-			return s // user@host, no password: an e-mail address, say
+			return 0, 0, false // user@host, no password: an e-mail address, say
 		}
-		return s[:colon+1] + mask + s[at:]
+		return colon + 1, at, true
 	}
-	return s[:start] + mask + s[start+at:]
-}
-
-// AddressNoQuery is Address with the query and fragment left out too:
-// for span attributes and other places where a query may carry a token.
-func AddressNoQuery(s string) string {
-	s = Address(s)
-	if i := strings.IndexAny(s, "?#"); i >= 0 {
-		s = s[:i]
-	}
-	return s
+	return start, start + at, true
 }
 
 // Text returns s, a free text such as an error message or a fault

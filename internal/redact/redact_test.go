@@ -36,7 +36,8 @@ func TestAddress(t *testing.T) {
 func TestAddressNoQuery(t *testing.T) {
 	for _, tc := range []struct{ in, want string }{
 		{"http://host/x?token=abc#f", "http://host/x"},
-		{"http://bob:pw@host:bad/x?token=abc", "http://***@host:bad/x"},
+		{"http://bob:pw@host:bad/x?token=abc", "http://host:bad/x"},
+		{"bob:pw@host/x?q", "bob:host/x"},
 		{"http://host/x", "http://host/x"},
 	} {
 		if got := AddressNoQuery(tc.in); got != tc.want {
