@@ -28,13 +28,19 @@ func Address(s string) string {
 	return s[:from] + mask + s[to:]
 }
 
-// AddressNoQuery is s with its user information (and the @ after it),
-// query and fragment left out: for span attributes, where a query may
-// carry a token too.
-func AddressNoQuery(s string) string {
+// WithoutUserinfo is s with the user information Address masks left
+// out, the @ after it too: http://host/x, for data a process reads.
+func WithoutUserinfo(s string) string {
 	if from, to, ok := userinfo(s); ok {
-		s = s[:from] + s[to+1:]
+		return s[:from] + s[to+1:]
 	}
+	return s
+}
+
+// AddressNoQuery is WithoutUserinfo(s) with the query and fragment left
+// out too: for span attributes, where a query may carry a token.
+func AddressNoQuery(s string) string {
+	s = WithoutUserinfo(s)
 	if i := strings.IndexAny(s, "?#"); i >= 0 {
 		s = s[:i]
 	}

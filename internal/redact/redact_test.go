@@ -46,6 +46,18 @@ func TestAddressNoQuery(t *testing.T) {
 	}
 }
 
+func TestWithoutUserinfo(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{"http://bob:pw@partner.example/partner?q=1", "http://partner.example/partner?q=1"},
+		{"http://bob:pw@h:notaport/x", "http://h:notaport/x"},
+		{"http://partner.example/partner", "http://partner.example/partner"},
+	} {
+		if got := WithoutUserinfo(tc.in); got != tc.want {
+			t.Errorf("WithoutUserinfo(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+}
+
 func TestText(t *testing.T) {
 	for _, tc := range []struct{ in, want string }{
 		{"no address here", "no address here"},
@@ -115,10 +127,11 @@ func FuzzAddress(f *testing.F) {
 		}
 		s := prefix + user + ":" + password + "@" + rest
 		for name, out := range map[string]string{
-			"Address":        Address(s),
-			"AddressNoQuery": AddressNoQuery(s),
-			"Text":           Text(s),
-			"Text (quoted)":  Text(`parse "` + s + `": bad`),
+			"Address":         Address(s),
+			"AddressNoQuery":  AddressNoQuery(s),
+			"WithoutUserinfo": WithoutUserinfo(s),
+			"Text":            Text(s),
+			"Text (quoted)":   Text(`parse "` + s + `": bad`),
 		} {
 			if strings.Contains(out, password) && !strings.Contains(strings.Replace(s, user+":"+password+"@", "", 1), password) {
 				t.Errorf("%s(%q) = %q shows the password %q", name, s, out, password)

@@ -126,8 +126,8 @@ func (in *Instance) partnerAddress(pl *plan.PartnerLink) string {
 }
 
 // withoutUserinfo drops the user:password@ of an address, parsed or
-// not (redact.Address).
-func withoutUserinfo(s string) string { return redact.Address(s) }
+// not (redact.WithoutUserinfo).
+func withoutUserinfo(s string) string { return redact.WithoutUserinfo(s) }
 
 // checkReply validates a partner's answer m to invoke a against the
 // schemas of the operation's output message (orchd:validateReplies): the
