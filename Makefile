@@ -55,6 +55,7 @@ FUZZ_TARGETS = \
 	./internal/process/interp/:FuzzSplitFingerprint \
 	./internal/persist/:FuzzDecodeRecord \
 	./internal/endpoints/:FuzzParse \
+	./internal/redact/:FuzzAddress \
 	./internal/xsd/:FuzzLoad \
 	./internal/xsd/:FuzzDeadlineAfter \
 	./internal/xslt/:FuzzCompile \

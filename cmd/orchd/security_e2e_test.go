@@ -351,30 +351,13 @@ func TestPartnerPasswordRedacted(t *testing.T) {
 		t.Fatalf("the PO answered %d though its partner is down: %s", r.status, r.body)
 	}
 	seen := map[string]string{"the client's fault": r.body}
-	var page struct {
-		Instances []struct {
-			ID string `json:"id"`
-		} `json:"instances"`
-	}
-	_, body := getAuth(t, o.base+"/api/v1/instances", adminToken, "")
-	seen["the instance list"] = body
-	if json.Unmarshal([]byte(body), &page) == nil {
-		for _, in := range page.Instances {
-			_, seen["instance "+in.ID] = getAuth(t, o.base+"/api/v1/instances/"+in.ID, adminToken, "")
-		}
-	}
-	_, seen["the process list"] = getAuth(t, o.base+"/api/v1/processes", adminToken, "")
-	_, seen["the bundle list"] = getAuth(t, o.base+"/api/v1/bundles", adminToken, "")
+	instances := sweepAPI(t, o.base, seen)
 	for _, doc := range []string{"", "=crm.wsdl", "=erp.wsdl", "=PurchaseOrderArtifacts.wsdl"} {
 		_, seen["?wsdl"+doc] = getAuth(t, o.base+path+"?wsdl"+doc, "", "")
 	}
 	seen["the log"] = o.log()
-	for what, text := range seen {
-		if strings.Contains(text, password) {
-			t.Errorf("%s shows the password:\n%.2000s", what, text)
-		}
-	}
-	if len(page.Instances) == 0 {
+	noSecret(t, seen, password)
+	if instances == 0 {
 		t.Errorf("no instance listed: %s", seen["the instance list"])
 	}
 	if !strings.Contains(seen["the log"], dead) {

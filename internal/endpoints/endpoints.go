@@ -17,8 +17,8 @@ import (
 	"bufio"
 	"errors"
 	"fmt"
+	"github.com/orchd/orchd/internal/redact"
 	"io"
-	"net/url"
 	"os"
 	"strings"
 
@@ -156,12 +156,12 @@ func check(r Rule) error {
 	case !r.Service.IsZero() && r.Port == "":
 		return errors.New("a service rule needs a port (or *)")
 	}
-	u, err := url.Parse(r.Address)
+	u, err := redact.Parse(r.Address)
 	if err != nil {
 		return fmt.Errorf("address: %w", err)
 	}
 	if (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return fmt.Errorf("address %q: want an absolute http or https URL", r.Address)
+		return fmt.Errorf("address %q: want an absolute http or https URL", redact.Address(r.Address))
 	}
 	return nil
 }

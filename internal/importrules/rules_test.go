@@ -24,6 +24,7 @@ const module = "github.com/orchd/orchd/"
 // exchange know no BPEL; nothing imports cmd.
 var allowed = map[string][]string{
 	// Leaves: no orchd imports at all.
+	"internal/bundlefs":     nil, // a bundle's files, confined to its folder
 	"internal/bundlezip":    nil,
 	"internal/etcdtest":     nil,
 	"internal/events":       nil,
@@ -32,6 +33,7 @@ var allowed = map[string][]string{
 	"internal/odecorpus":    nil,
 	"internal/partnerallow": nil,
 	"internal/persist":      nil,
+	"internal/redact":       nil, // addresses without their credentials
 	"internal/reference":    nil,
 	"internal/xmlparse":     nil,
 	"internal/wssec":        nil,
@@ -46,14 +48,14 @@ var allowed = map[string][]string{
 	"internal/xslt":           {"internal/process/xmldoc", "internal/xpath1", "internal/xpath2"},
 	"internal/process/expr":   {"internal/exchange", "internal/process/xmldoc", "internal/xpath1", "internal/xpath2", "internal/xslt"},
 	"internal/process/plan":   {"internal/events", "internal/exchange", "internal/partnerallow", "internal/process/xmldoc", "internal/process/deploy", "internal/process/expr", "internal/process/wsdl", "internal/xsd"},
-	"internal/process/wsdl":   {"internal/exchange", "internal/process/xmldoc", "internal/xsd"},
-	"internal/process/deploy": {"internal/events", "internal/exchange", "internal/partnerallow", "internal/process/xmldoc", "internal/process/wsdl", "internal/wssec", "internal/xsd"},
+	"internal/process/wsdl":   {"internal/bundlefs", "internal/exchange", "internal/process/xmldoc", "internal/xsd"},
+	"internal/process/deploy": {"internal/bundlefs", "internal/events", "internal/exchange", "internal/partnerallow", "internal/process/xmldoc", "internal/process/wsdl", "internal/wssec", "internal/xsd"},
 	"internal/process/check":  {"internal/exchange", "internal/process/ast", "internal/process/xmldoc", "internal/process/deploy", "internal/process/wsdl"},
 
 	// The compiler: bundle -> plan, lowering the syntax tree; never the
 	// runtime.
-	"internal/process/compile": {"internal/exchange", "internal/process/ast", "internal/process/xmldoc", "internal/process/check", "internal/process/deploy", "internal/process/expr",
-		"internal/process/plan", "internal/process/wsdl", "internal/wssec", "internal/xpath2", "internal/xsd", "internal/xslt"},
+	"internal/process/compile": {"internal/bundlefs", "internal/exchange", "internal/process/ast", "internal/process/xmldoc", "internal/process/check", "internal/process/deploy", "internal/process/expr",
+		"internal/process/plan", "internal/process/wsdl", "internal/redact", "internal/wssec", "internal/xpath2", "internal/xsd", "internal/xslt"},
 
 	// The interpreter: a deployed version (Version) and its instances'
 	// runs, with the engine behind its Host interface. Never the engine,
@@ -61,7 +63,7 @@ var allowed = map[string][]string{
 	// other than persist's types, or cmd.
 	"internal/process/interp": {"internal/events", "internal/exchange", "internal/mgmt", "internal/partnerallow", "internal/persist",
 		"internal/process/xmldoc", "internal/process/deploy", "internal/process/expr", "internal/process/plan",
-		"internal/xmlparse", "internal/xpath1", "internal/xpath2", "internal/xsd"},
+		"internal/redact", "internal/xmlparse", "internal/xpath1", "internal/xpath2", "internal/xsd"},
 
 	// The engine: deploys versions, routes exchanges to their instances,
 	// stores, recovers and manages them. Never the compiler, the front
@@ -72,8 +74,8 @@ var allowed = map[string][]string{
 
 	// Transport and storage: no BPEL.
 	"internal/mockpartner": {"internal/exchange"},
-	"internal/soap":        {"internal/exchange", "internal/partnerallow", "internal/xmlparse"},
-	"internal/endpoints":   {"internal/exchange"},
+	"internal/soap":        {"internal/exchange", "internal/partnerallow", "internal/redact", "internal/xmlparse"},
+	"internal/endpoints":   {"internal/exchange", "internal/redact"},
 	"internal/etcdstore":   {"internal/persist"},
 	"internal/cluster":     {"internal/exchange", "internal/soap"},
 
@@ -111,7 +113,7 @@ var allowed = map[string][]string{
 
 	// The binaries wire everything.
 	"cmd/poref": {"internal/reference"},
-	"cmd/orchd": {"internal/admin", "internal/adminserver", "internal/cluster", "internal/clusternode", "internal/clusterview",
+	"cmd/orchd": {"internal/admin", "internal/adminserver", "internal/bundlefs", "internal/cluster", "internal/clusternode", "internal/clusterview",
 		"internal/console", "internal/ctl", "internal/endpoints", "internal/etcdstore", "internal/events", "internal/exchange",
 		"internal/health", "internal/hotdeploy", "internal/instancestore", "internal/loadgen", "internal/mgmt", "internal/mgmtbackend",
 		"internal/mockpartner", "internal/persist", "internal/process", "internal/process/compile", "internal/process/expr", "internal/process/interp", "internal/server", "internal/soap",

@@ -3,7 +3,7 @@ package persist
 import (
 	"encoding/binary"
 	"fmt"
-	"github.com/orchd/orchd/internal/xsd"
+	"math"
 	"slices"
 	"time"
 )
@@ -138,9 +138,18 @@ func idPrefix(id string) []byte {
 
 // dueNanos maps a time to 8 bytes that sort like the time, also before
 // 1970. A time past the int64 nanosecond range (an instance that waits
-// for xsd.Never) saturates to the last key, before it to the first: it
-// does not wrap into a due timer.
-func dueNanos(t time.Time) uint64 { return uint64(xsd.DeadlineOf(t)) ^ (1 << 63) }
+// for a deadline that never falls due) saturates to the last key,
+// before it to the first: it does not wrap into a due timer.
+func dueNanos(t time.Time) uint64 {
+	n := int64(math.MaxInt64)
+	switch {
+	case t.Before(time.Unix(0, math.MinInt64)):
+		n = math.MinInt64
+	case t.Before(time.Unix(0, math.MaxInt64)):
+		n = t.UnixNano()
+	}
+	return uint64(n) ^ (1 << 63)
+}
 
 // timerKey returns due + id + 0x00 + tag.
 func timerKey(t *Timer) []byte {

@@ -13,7 +13,6 @@ import (
 	"github.com/orchd/orchd/internal/persist"
 	"github.com/orchd/orchd/internal/process/interp"
 	"github.com/orchd/orchd/internal/process/plan"
-	"github.com/orchd/orchd/internal/xsd"
 )
 
 // engineHost is the engine as the host of its instances' runs: the
@@ -44,10 +43,10 @@ func (h *engineHost) Ended(in *interp.Instance, f *exchange.Fault) {
 	e.ended.note(in.Version(), in.Correlations(), f, e.now())
 }
 
-// Sleep waits until the engine's clock reaches until, or ctx ends.
-func (h *engineHost) Sleep(ctx context.Context, until time.Time) bool {
+// Sleep waits until the engine's clock reaches due, or ctx ends.
+func (h *engineHost) Sleep(ctx context.Context, due int64) bool {
 	e := (*Engine)(h)
-	t, fired := e.timer(e.until(xsd.DeadlineOf(until)))
+	t, fired := e.timer(e.until(due))
 	defer t.Stop()
 	select {
 	case <-fired:

@@ -14,7 +14,6 @@ import (
 	"github.com/orchd/orchd/internal/persist"
 	"github.com/orchd/orchd/internal/process/interp"
 	"github.com/orchd/orchd/internal/process/plan"
-	"github.com/orchd/orchd/internal/xsd"
 )
 
 // registry holds the blocked instances of in-memory processes and the
@@ -507,7 +506,7 @@ type pendingTimer struct {
 
 // schedule runs the instance's timer at due, in place of the one it had;
 // it reports false when that timer is pending here already (a timer
-// adopted from the store is not scheduled twice). A due of xsd.Never (a
+// adopted from the store is not scheduled twice). A due of interp.Never (a
 // deadline past the clock's range) never fires: it only stops the timer
 // the instance had.
 func (e *Engine) schedule(p *interp.Version, id string, due int64) bool {
@@ -525,7 +524,7 @@ func (e *Engine) schedule(p *interp.Version, id string, due int64) bool {
 		old.t.Stop()
 		delete(ts.m, id)
 	}
-	if due == xsd.Never {
+	if due == interp.Never {
 		return true
 	}
 	if ts.m == nil {

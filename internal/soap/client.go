@@ -6,6 +6,7 @@ import (
 	"crypto/tls"
 	"errors"
 	"fmt"
+	"github.com/orchd/orchd/internal/redact"
 	"io"
 	"log/slog"
 	"net"
@@ -274,7 +275,7 @@ func (p *partner) invoke(ctx context.Context, call *exchange.Call) (*exchange.Me
 	defer cancel()
 	hreq, err := http.NewRequestWithContext(ctx, http.MethodPost, p.ep.Address, bytes.NewReader(req.Bytes()))
 	if err != nil {
-		return nil, p.errorf(op, "%w", err)
+		return nil, p.errorf(op, "%w", redact.Error(err))
 	}
 	setSOAPHeaders(hreq, p.ep.Version, op.Action)
 	if a := p.ep.BasicAuth; a != nil {

@@ -4,10 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/orchd/orchd/internal/redact"
 	"net"
 	"net/http"
 	"net/netip"
-	"net/url"
 	"strconv"
 	"strings"
 	"syscall"
@@ -125,71 +125,11 @@ func sameHostRedirects(req *http.Request, via []*http.Request) error {
 }
 
 // Redact returns s, a URL or an address, without the credentials it
-// may carry (user:password@): they show as "***@". Text that is no URL
-// is returned as it is, apart from userinfo before an @ in it.
-func Redact(s string) string {
-	if !strings.Contains(s, "@") {
-		return s
-	}
-	if u, err := url.Parse(s); err == nil && u.User != nil {
-		u.User = nil
-		scheme, rest, ok := strings.Cut(u.String(), "://")
-		if ok {
-			return scheme + "://***@" + rest
-		}
-		return u.String()
-	}
-	return s
-}
+// may carry (user:password@): they show as "***@". It works on the
+// string, so an address that does not parse is redacted too; see
+// redact.Address.
+func Redact(s string) string { return redact.Address(s) }
 
-// RedactText removes the credentials of every http(s) URL in a text
-// (an error message, a fault reason).
-func RedactText(s string) string {
-	if !strings.Contains(s, "@") {
-		return s
-	}
-	var b strings.Builder
-	for {
-		i := indexURL(s)
-		if i < 0 {
-			b.WriteString(s)
-			return b.String()
-		}
-		b.WriteString(s[:i])
-		s = s[i:]
-		end := strings.IndexAny(s, " \t\r\n\"'<>")
-		if end < 0 {
-			end = len(s)
-		}
-		u := s[:end]
-		// A URL's userinfo ends at the last @ before the path.
-		if at := strings.LastIndex(hostPart(u), "@"); at >= 0 {
-			scheme, _, _ := strings.Cut(u, "://")
-			u = scheme + "://***@" + u[len(scheme)+3+at+1:]
-		}
-		b.WriteString(u)
-		s = s[end:]
-	}
-}
-
-// indexURL finds the next http:// or https:// in s.
-func indexURL(s string) int {
-	i := strings.Index(s, "http://")
-	j := strings.Index(s, "https://")
-	switch {
-	case i < 0:
-		return j
-	case j < 0:
-		return i
-	}
-	return min(i, j)
-}
-
-// hostPart is what follows the scheme of u up to its path.
-func hostPart(u string) string {
-	_, rest, _ := strings.Cut(u, "://")
-	if k := strings.IndexAny(rest, "/?#"); k >= 0 {
-		rest = rest[:k]
-	}
-	return rest
-}
+// RedactText removes the credentials of every address in a text (an
+// error message, a fault reason); see redact.Text.
+func RedactText(s string) string { return redact.Text(s) }

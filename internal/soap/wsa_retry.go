@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/orchd/orchd/internal/redact"
 	"io"
 	"net/http"
 	"strconv"
@@ -109,9 +110,10 @@ func (rp *reply) sendCallback(ctx context.Context) {
 		time.Sleep(d)
 		wait *= 2
 	}
-	rp.s.metrics.callback(rp.rt.process, callbackFailed)
+	// The log line first: whoever sees the count sees the line too.
 	rp.s.log.Warn("wsa:ReplyTo callback failed", logKeyProcess, rp.rt.process, logKeyOp, rp.op.Name,
 		logKeyPartner, Redact(cb.to.Address), "attempts", attempt, logKeyErr, err)
+	rp.s.metrics.callback(rp.rt.process, callbackFailed)
 }
 
 // postCallback POSTs cb through hc within the client's call timeout: an
@@ -122,7 +124,7 @@ func (c *Client) postCallback(ctx context.Context, hc *http.Client, v exchange.S
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, cb.to.Address, bytes.NewReader(cb.body))
 	if err != nil {
-		return fmt.Errorf("callback to %s: %w", Redact(cb.to.Address), err)
+		return fmt.Errorf("callback to %s: %w", Redact(cb.to.Address), redact.Error(err))
 	}
 	setSOAPHeaders(req, v, cb.action)
 	resp, err := hc.Do(req)

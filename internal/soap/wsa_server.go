@@ -105,7 +105,7 @@ func (rp *reply) addressed(ctx context.Context, wa *Addressing) (context.Context
 func callbackAddress(addr string) error {
 	u, err := url.Parse(addr)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return exchange.ClientError("%w: wsa:ReplyTo or wsa:FaultTo address %q is not an absolute http or https URL", ErrMessage, addr)
+		return exchange.ClientError("%w: wsa:ReplyTo or wsa:FaultTo address %q is not an absolute http or https URL", ErrMessage, Redact(addr))
 	}
 	return nil
 }

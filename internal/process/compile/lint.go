@@ -6,6 +6,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/orchd/orchd/internal/redact"
 	"io"
 	"os"
 	"path/filepath"
@@ -93,6 +94,8 @@ func Problems(dir string, err error) []Problem {
 		case errors.As(e, &ce):
 			p.File, p.Line, p.Element, p.Message = ce.Pos.File, ce.Pos.Line, ce.Element, ce.Err.Error()
 		}
+		// A message may quote a partner address: its credentials stay out.
+		p.Message = redact.Text(p.Message)
 		out = append(out, p)
 	}
 	return out

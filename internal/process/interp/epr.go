@@ -4,7 +4,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"net/url"
+	"github.com/orchd/orchd/internal/redact"
 	"sort"
 	"strings"
 	"unicode"
@@ -120,16 +120,16 @@ func eprText(s string) (string, error) {
 	if s == "" {
 		return "", fmt.Errorf("%w: empty address (%w)", errEPR, errNoAddress)
 	}
-	u, err := url.Parse(s)
+	u, err := redact.Parse(s)
 	if err != nil {
-		return "", fmt.Errorf("%w: address %q: %w", errEPR, s, err)
+		return "", fmt.Errorf("%w: address %q: %w", errEPR, redact.Address(s), err)
 	}
 	if u.Scheme == "" && u.Host == "" && strings.IndexFunc(s, unicode.IsSpace) < 0 && (strings.HasPrefix(s, "/") || strings.HasPrefix(s, ".")) {
 		// A relative reference (RFC 3986 4.2: a path, ./ or ../).
-		return "", fmt.Errorf("%w: address %q is not an absolute http or https URL (%w)", errEPR, s, errNoAddress)
+		return "", fmt.Errorf("%w: address %q is not an absolute http or https URL (%w)", errEPR, redact.Address(s), errNoAddress)
 	}
 	if (!strings.EqualFold(u.Scheme, "http") && !strings.EqualFold(u.Scheme, "https")) || u.Host == "" {
-		return "", fmt.Errorf("%w: address %q is not an absolute http or https URL", errEPR, s)
+		return "", fmt.Errorf("%w: address %q is not an absolute http or https URL", errEPR, redact.Address(s))
 	}
 	return s, nil
 }

@@ -47,7 +47,8 @@ func (testHost) ReplyTimeout(*Version, *exchange.Exchange) time.Duration { retur
 func (testHost) ListCalling(*Instance, bool)                             {}
 func (testHost) SampleEvery() uint64                                     { return 0 }
 func (testHost) Ended(*Instance, *exchange.Fault)                        {}
-func (testHost) Sleep(ctx context.Context, until time.Time) bool {
+func (testHost) Sleep(ctx context.Context, due int64) bool {
+	until := time.Unix(0, due)
 	select {
 	case <-time.After(time.Until(until)):
 		return true

@@ -72,10 +72,10 @@ type Host interface {
 	// SampleEvery is how often a new instance is sampled for the
 	// outline's activity timing (every n-th; 0: none).
 	SampleEvery() uint64
-	// Sleep waits until the engine's clock reaches until, or ctx ends; it
-	// reports whether the time came (a request waiting inline for its
-	// instance's timer).
-	Sleep(ctx context.Context, until time.Time) bool
+	// Sleep waits until the engine's clock reaches due (unix
+	// nanoseconds; Never never comes), or ctx ends; it reports whether
+	// the time came (a request waiting inline for its instance's timer).
+	Sleep(ctx context.Context, due int64) bool
 	// Ended records that in ended with the uncaught fault f, so that a
 	// message for it that comes later is answered with f.
 	Ended(in *Instance, f *exchange.Fault)

@@ -4,14 +4,13 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"net/url"
-	"strings"
 
 	"github.com/beevik/etree"
 
 	"github.com/orchd/orchd/internal/exchange"
 	"github.com/orchd/orchd/internal/process/plan"
 	"github.com/orchd/orchd/internal/process/xmldoc"
+	"github.com/orchd/orchd/internal/redact"
 	"github.com/orchd/orchd/internal/xsd"
 )
 
@@ -126,22 +125,9 @@ func (in *Instance) partnerAddress(pl *plan.PartnerLink) string {
 	return ""
 }
 
-// withoutUserinfo drops the user:password@ of a URL (an address that is
-// no URL and has an @ in it is not shown).
-func withoutUserinfo(s string) string {
-	u, err := url.Parse(s)
-	if err != nil {
-		if strings.Contains(s, "@") {
-			return ""
-		}
-		return s
-	}
-	if u.User == nil {
-		return s
-	}
-	u.User = nil
-	return u.String()
-}
+// withoutUserinfo drops the user:password@ of an address, parsed or
+// not (redact.WithoutUserinfo).
+func withoutUserinfo(s string) string { return redact.WithoutUserinfo(s) }
 
 // checkReply validates a partner's answer m to invoke a against the
 // schemas of the operation's output message (orchd:validateReplies): the

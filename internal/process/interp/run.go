@@ -10,6 +10,7 @@ import (
 	"github.com/orchd/orchd/internal/events"
 	"github.com/orchd/orchd/internal/exchange"
 	"github.com/orchd/orchd/internal/persist"
+	"github.com/orchd/orchd/internal/xsd"
 )
 
 // Delivery is what one run of an instance is given: the message it
@@ -36,6 +37,11 @@ type Delivery struct {
 	// host to let go of it after the run.
 	LockAtCommit bool
 }
+
+// Never is the deadline (unix nanoseconds) that never falls due: a wait
+// past the clock's range (xsd.Never). Outcome.Wake and Host.Sleep take
+// it; the host schedules no timer for it.
+const Never = xsd.Never
 
 // Outcome is what a run leaves the host to do: the interpreter has
 // answered the requests it could, stored what the guarantees call for
@@ -156,8 +162,7 @@ func (in *Instance) waitInline(ex *exchange.Exchange) bool {
 	if ex == nil || in.answered || ex.Operation.OneWay() || ex.Respond == nil || len(in.waits) > 0 || in.wake == 0 {
 		return false
 	}
-	due := time.Unix(0, in.wake)
-	if due.Sub(in.host.Now()) > maxInlineWait {
+	if time.Unix(0, in.wake).Sub(in.host.Now()) > maxInlineWait {
 		return false
 	}
 	if !in.proc.InMemory && in.host.Stored() && !in.Unpromised() {
@@ -165,7 +170,7 @@ func (in *Instance) waitInline(ex *exchange.Exchange) bool {
 			return false
 		}
 	}
-	return in.host.Sleep(in.ctx, due)
+	return in.host.Sleep(in.ctx, in.wake)
 }
 
 // Terminate ends the instance as an operator asked: every open request

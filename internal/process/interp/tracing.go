@@ -2,8 +2,8 @@ package interp
 
 import (
 	"context"
+	"github.com/orchd/orchd/internal/redact"
 	"net/http"
-	"net/url"
 
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/codes"
@@ -156,15 +156,8 @@ func endREST(sp trace.Span, resp *http.Response, err error) {
 }
 
 // redactURL is u without credentials: its user information and query
-// are left out.
-func redactURL(u string) string {
-	p, err := url.Parse(u)
-	if err != nil {
-		return "(unparsable URL)"
-	}
-	p.User, p.RawQuery, p.Fragment = nil, "", ""
-	return p.String()
-}
+// are left out, at the string level (an unparsable u is redacted too).
+func redactURL(u string) string { return redact.AddressNoQuery(u) }
 
 // traceRun begins the tracing of a run serving ex (nil: a timer or
 // recovery) and returns what ends it. Called only with a Tracer.
