@@ -1,7 +1,3 @@
-// Package redact takes the credentials out of partner addresses and of
-// text that quotes them, at the string level: it works on addresses that
-// do not parse as URLs too, so it runs before an address is parsed,
-// quoted or logged. It imports nothing of orchd.
 package redact
 
 import (
