@@ -16,7 +16,10 @@ import (
 // longer than the outage) survived.
 func TestQuorum(t *testing.T) {
 	ec := etcdtest.Start(t, 3)
-	n := join(t, ec, "q", "a", "http://a", cluster.Options{TTL: 10 * time.Second, OpTimeout: time.Second})
+	// The TTL is well over the outage: restarting two embedded members
+	// under -race beside the rest of make test once took over 10s, and
+	// the session then (rightly) ended.
+	n := join(t, ec, "q", "a", "http://a", cluster.Options{TTL: 40 * time.Second, OpTimeout: time.Second})
 	cycle := func(id string) error {
 		l, err := n.TryAcquire(context.Background(), id)
 		if err != nil {
@@ -29,7 +32,7 @@ func TestQuorum(t *testing.T) {
 	eventually := func(what, id string) {
 		t.Helper()
 		var err error
-		deadline := time.Now().Add(15 * time.Second)
+		deadline := time.Now().Add(30 * time.Second)
 		for time.Now().Before(deadline) {
 			if err = cycle(id); err == nil {
 				return
