@@ -43,12 +43,17 @@ func Start(t testing.TB, n int) *Cluster {
 		t.Fatalf("etcdtest: %d members", n)
 	}
 	c := &Cluster{t: t}
+	// The directory first: cleanups run last-registered first, so the
+	// members stop (and their WAL purgers with them) before their data
+	// is removed. The other order removed a running member's WAL, and
+	// its purger's log.Fatal ended the whole test binary.
+	base := t.TempDir()
 	t.Cleanup(c.Close)
 	var initial []string
 	for i := range n {
 		m := &member{
 			name: fmt.Sprintf("m%d", i),
-			dir:  filepath.Join(t.TempDir(), fmt.Sprintf("etcd-m%d", i)),
+			dir:  filepath.Join(base, fmt.Sprintf("etcd-m%d", i)),
 		}
 		c.members = append(c.members, m)
 		var err error
