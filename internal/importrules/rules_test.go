@@ -108,6 +108,7 @@ var allowed = map[string][]string{
 	"internal/conformance":         {"internal/endpoints", "internal/exchange", "internal/odecorpus", "internal/odemock", "internal/process", "internal/process/compile", "internal/process/interp", "internal/server", "internal/soap"},
 	"internal/importrules":         nil,
 	"internal/echotest":            nil,
+	"internal/process/exttest":     {"internal/process/compile", "internal/process/expr", "internal/process/plan"},
 	"internal/mgmttest": {"internal/admin", "internal/echotest", "internal/events", "internal/hotdeploy",
 		"internal/mgmtbackend", "internal/process", "internal/soap"},
 
