@@ -23,7 +23,7 @@ type Delivery struct {
 	// Ctx is the context of the run: the request's for a request-response
 	// message (the run's work after its reply goes on under the host's
 	// base context); nil keeps the context of the instance's last run
-	// (its first run's is the host's base context). A run without a
+	// (a new instance's is the one NewInstance was given). A run without a
 	// message, or with a one-way one, works under the base context
 	// whatever Ctx is.
 	Ctx context.Context
