@@ -48,7 +48,7 @@ FUZZ_TARGETS = \
 	./internal/process/expr/:FuzzCheckXPath1Functions \
 	./internal/process/interp/:FuzzXPath1Fast \
 	./internal/xpath1/:FuzzParse \
-	./internal/process/interp/:FuzzParseEPR \
+	./internal/process/epr/:FuzzParseEPR \
 	./internal/process/interp/:FuzzDecodeCompFrames \
 	./internal/process/interp/:FuzzDecodeFrames \
 	./internal/process/interp/:FuzzRewrite \

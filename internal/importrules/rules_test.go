@@ -41,16 +41,18 @@ var allowed = map[string][]string{
 	// The documents of a bundle and the languages inside a process.
 	"internal/process/xmldoc": {"internal/xmlparse"},
 	// The BPEL syntax tree: built from a positioned document only.
-	"internal/process/ast":    {"internal/process/xmldoc"},
-	"internal/xpath1":         nil,
-	"internal/xsd":            {"internal/process/xmldoc"},
-	"internal/xpath2":         {"internal/xsd"},
-	"internal/xslt":           {"internal/process/xmldoc", "internal/xpath1", "internal/xpath2"},
-	"internal/process/expr":   {"internal/exchange", "internal/process/xmldoc", "internal/xpath1", "internal/xpath2", "internal/xslt"},
-	"internal/process/plan":   {"internal/events", "internal/exchange", "internal/partnerallow", "internal/process/xmldoc", "internal/process/deploy", "internal/process/expr", "internal/process/wsdl", "internal/xsd"},
-	"internal/process/wsdl":   {"internal/bundlefs", "internal/exchange", "internal/process/xmldoc", "internal/xsd"},
-	"internal/process/deploy": {"internal/bundlefs", "internal/events", "internal/exchange", "internal/partnerallow", "internal/process/xmldoc", "internal/process/wsdl", "internal/wssec", "internal/xsd"},
-	"internal/process/check":  {"internal/exchange", "internal/process/ast", "internal/process/xmldoc", "internal/process/deploy", "internal/process/wsdl"},
+	"internal/process/ast":       {"internal/process/xmldoc"},
+	"internal/process/epr":       {"internal/process/xmldoc", "internal/redact", "internal/xmlparse"},
+	"internal/process/outboxmsg": {"internal/exchange", "internal/persist", "internal/process/epr", "internal/xmlparse"},
+	"internal/xpath1":            nil,
+	"internal/xsd":               {"internal/process/xmldoc"},
+	"internal/xpath2":            {"internal/xsd"},
+	"internal/xslt":              {"internal/process/xmldoc", "internal/xpath1", "internal/xpath2"},
+	"internal/process/expr":      {"internal/exchange", "internal/process/xmldoc", "internal/xpath1", "internal/xpath2", "internal/xslt"},
+	"internal/process/plan":      {"internal/events", "internal/exchange", "internal/partnerallow", "internal/process/xmldoc", "internal/process/deploy", "internal/process/expr", "internal/process/wsdl", "internal/xsd"},
+	"internal/process/wsdl":      {"internal/bundlefs", "internal/exchange", "internal/process/xmldoc", "internal/xsd"},
+	"internal/process/deploy":    {"internal/bundlefs", "internal/events", "internal/exchange", "internal/partnerallow", "internal/process/xmldoc", "internal/process/wsdl", "internal/wssec", "internal/xsd"},
+	"internal/process/check":     {"internal/exchange", "internal/process/ast", "internal/process/xmldoc", "internal/process/deploy", "internal/process/wsdl"},
 
 	// The compiler: bundle -> plan, lowering the syntax tree; never the
 	// runtime.
@@ -61,7 +63,7 @@ var allowed = map[string][]string{
 	// runs, with the engine behind its Host interface. Never the engine,
 	// the compiler, the front door (soap, server), a store implementation
 	// other than persist's types, or cmd.
-	"internal/process/interp": {"internal/events", "internal/exchange", "internal/mgmt", "internal/partnerallow", "internal/persist",
+	"internal/process/interp": {"internal/events", "internal/exchange", "internal/mgmt", "internal/partnerallow", "internal/persist", "internal/process/epr", "internal/process/outboxmsg",
 		"internal/process/xmldoc", "internal/process/deploy", "internal/process/expr", "internal/process/plan",
 		"internal/redact", "internal/xmlparse", "internal/xpath1", "internal/xpath2", "internal/xsd"},
 
@@ -70,7 +72,7 @@ var allowed = map[string][]string{
 	// door, a store implementation, or cmd; nothing of a process's
 	// documents below the plan.
 	"internal/process": {"internal/events", "internal/exchange", "internal/mgmt", "internal/partnerallow", "internal/persist",
-		"internal/process/interp", "internal/process/plan"},
+		"internal/process/interp", "internal/process/outboxmsg", "internal/process/plan"},
 
 	// Transport and storage: no BPEL.
 	"internal/mockpartner": {"internal/exchange"},
