@@ -1,7 +1,6 @@
 package epr
 
 import (
-	"errors"
 	"fmt"
 	"strings"
 
@@ -88,14 +87,11 @@ func Decode(s string) (string, []*etree.Element, error) {
 	if !ok {
 		return s, nil, nil
 	}
-	doc, err := xmlparse.Parse([]byte(xml), xmlparse.Options{Limits: xmlparse.NoLimits(), KeepWhitespace: true})
-	if err == nil && doc.Root() == nil {
-		err = errors.New("no element")
-	}
+	w, err := xmlparse.Stored(xml)
 	if err != nil {
 		return "", nil, fmt.Errorf("reference parameters of %s: %w", redact.Address(addr), err)
 	}
-	kids := doc.Root().ChildElements()
+	kids := w.ChildElements()
 	out := make([]*etree.Element, len(kids))
 	for i, k := range kids {
 		out[i] = selfContained(k)

@@ -39,7 +39,7 @@
 //     ActivitySnap, ActStatus, FailureSnap, VariableSnap, RequestSnap,
 //     ThreadState, ActRef), Resolve, OperatorSuspend, OperatorResume,
 //     ClearSuspended, OpSuspendReason, VarNames, VariableText,
-//     ListedCorrelations, ParseStored, ErrBadFrames, ErrBadVariable;
+//     ListedCorrelations, ErrBadFrames, ErrBadVariable;
 //   - the outbox and partners (the outbox's payload is outboxmsg's, an
 //     endpoint reference's XML epr's): CopyMessage, AssignedEPR,
 //     CallSpanKey, TraceSlot,

@@ -32,21 +32,6 @@ func Encode(m *exchange.Message, x Extras, run trace.SpanContext) ([]byte, error
 	return b, nil
 }
 
-// parseStored parses a part's stored XML: one element, whitespace kept,
-// no limits (it was parsed within limits when it arrived).
-func parseStored(text string) (*etree.Element, error) {
-	doc, err := xmlparse.Parse([]byte(text), xmlparse.Options{Limits: xmlparse.NoLimits(), KeepWhitespace: true})
-	if err != nil {
-		return nil, err
-	}
-	el := doc.Root()
-	if el == nil {
-		return nil, errors.New("no element")
-	}
-	doc.RemoveChild(el)
-	return el, nil
-}
-
 // encodeMessage writes a message's parts as (name, XML) pairs.
 func encodeMessage(m *exchange.Message) ([]byte, error) {
 	var b []byte
@@ -192,7 +177,7 @@ func decodeParts(b []byte, name exchange.QName) (*exchange.Message, []byte, erro
 	m := exchange.NewMessage(name)
 	for i := uint64(0); i < n && r.Err == nil; i++ {
 		part, text := r.String(), r.String()
-		el, err := parseStored(text)
+		el, err := xmlparse.Stored(text)
 		if err != nil {
 			return nil, nil, fmt.Errorf("outbox message part %s: %w", part, ErrDamaged)
 		}
