@@ -133,7 +133,7 @@ type background struct {
 }
 
 // TestReadmeTour runs the README's tour, command by command, in a copy of
-// the repository's files in an empty directory (no ../shared beside it),
+// the repository's files in an empty directory (nothing beside it),
 // as a newcomer would after cloning: it builds orchd, starts it with the
 // example bundles, posts the shipped requests and checks each "# ->"
 // line. It changes the commands in one way only: the address

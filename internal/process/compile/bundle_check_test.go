@@ -34,18 +34,14 @@ func validBundles(t *testing.T) (dirs []string, shared map[string][]string) {
 			return nil
 		})
 	}
-	corpus := "../../../../shared/conformance/ode"
+	corpus := "../../../testdata/ode-corpus"
 	f, err := os.Open("../../conformance/testdata/passing.txt")
 	if err != nil {
 		t.Fatalf("passing cases: %v", err)
 	}
 	defer f.Close()
 	if _, err := os.Stat(corpus); err != nil {
-		if os.Getenv("ORCHD_REQUIRE_ODE_CORPUS") != "" {
-			t.Fatalf("ODE corpus not available at %s, and ORCHD_REQUIRE_ODE_CORPUS is set: %v", corpus, err)
-		}
-		t.Logf("ODE corpus not available at %s: checking the repository's bundles only", corpus)
-		return dirs, shared
+		t.Fatalf("ODE corpus: %v", err)
 	}
 	seen := map[string]bool{}
 	for b := range odecorpus.SpecWaivers() {
