@@ -83,7 +83,7 @@ fuzz:
 fuzz-long:
 	$(MAKE) fuzz FUZZTIME=$(FUZZ_LONG)
 
-## conformance: run Apache ODE's whole bpel-test corpus (../shared/conformance/ode)
+## conformance: run Apache ODE's whole bpel-test corpus (testdata/ode-corpus)
 ## and print PASS/FAIL/SKIP per case; case failures do not fail the target
 ## (make test runs the cases listed in internal/conformance/testdata/passing.txt)
 conformance:

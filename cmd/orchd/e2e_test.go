@@ -50,15 +50,9 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
-// workload is the team's workload contract beside the repository
-// (../shared/workload); a clone without it reads the copies of the
-// requests the tests post, in testdata/workload.
-var workload = func() string {
-	if _, err := os.Stat("../../../shared/workload/po-request.xml"); err == nil {
-		return "../../../shared/workload"
-	}
-	return "../../testdata/workload"
-}()
+// workload is the workload contract's folder: the purchase-order
+// messages the tests post (testdata/workload).
+const workload = "../../testdata/workload"
 
 func readWorkload(t *testing.T, name string) []byte {
 	t.Helper()

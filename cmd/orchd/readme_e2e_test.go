@@ -31,7 +31,11 @@ type tourStep struct {
 // trailing backslash joins the next line), comments skipped, each
 // "# -> A B" line adding A and B to the expectations of the command
 // before it.
-func readTour(path string) ([]tourStep, error) {
+func readTour(path string) ([]tourStep, error) { return readBlock(path, tourMarker) }
+
+// readBlock reads the ```sh block that follows the line starting with
+// marker in the Markdown file at path, as readTour does.
+func readBlock(path, marker string) ([]tourStep, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
 		return nil, err
@@ -39,13 +43,13 @@ func readTour(path string) ([]tourStep, error) {
 	lines := strings.Split(string(b), "\n")
 	start := -1
 	for i, l := range lines {
-		if strings.HasPrefix(l, tourMarker) {
+		if strings.HasPrefix(l, marker) {
 			start = i + 1
 			break
 		}
 	}
 	if start < 0 || start >= len(lines) || strings.TrimSpace(lines[start]) != "```sh" {
-		return nil, fmt.Errorf("%s: no %q line followed by a ```sh block", path, tourMarker)
+		return nil, fmt.Errorf("%s: no %q line followed by a ```sh block", path, marker)
 	}
 	var steps []tourStep
 	var cont *tourStep
@@ -133,7 +137,7 @@ type background struct {
 }
 
 // TestReadmeTour runs the README's tour, command by command, in a copy of
-// the repository's files in an empty directory (no ../shared beside it),
+// the repository's files in an empty directory (nothing beside it),
 // as a newcomer would after cloning: it builds orchd, starts it with the
 // example bundles, posts the shipped requests and checks each "# ->"
 // line. It changes the commands in one way only: the address
@@ -146,9 +150,16 @@ func TestReadmeTour(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	runTour(t, "README.md", steps)
+}
+
+// runTour runs steps, the shell commands of the Markdown page doc, as
+// TestReadmeTour says: in a copy of the repository, on a free port.
+func runTour(t *testing.T, doc string, steps []tourStep) {
+	t.Helper()
 	for _, tool := range []string{"bash", "curl", "go"} {
 		if _, err := exec.LookPath(tool); err != nil {
-			t.Fatalf("the README's tour needs %s on PATH: %v", tool, err)
+			t.Fatalf("%s's commands need %s on PATH: %v", doc, tool, err)
 		}
 	}
 	for _, addr := range []string{"127.0.0.1:9101", "127.0.0.1:9102"} {
@@ -180,7 +191,7 @@ func TestReadmeTour(t *testing.T) {
 	})
 	for _, st := range steps {
 		cmd := strings.ReplaceAll(st.cmd, "127.0.0.1:8080", addr)
-		where := fmt.Sprintf("README.md:%d: %s", st.line, st.cmd)
+		where := fmt.Sprintf("%s:%d: %s", doc, st.line, st.cmd)
 		if n, ok := strings.CutPrefix(cmd, "kill %"); ok {
 			i, err := strconv.Atoi(strings.TrimSpace(n))
 			if err != nil || i < 1 || i > len(bg) {
@@ -211,7 +222,7 @@ func TestReadmeTour(t *testing.T) {
 	}
 	for i, b := range bg {
 		if b.cmd.ProcessState == nil {
-			t.Errorf("README.md:%d: background job %%%d is still running at the end of the tour (no kill %%%d)", b.step.line, i+1, i+1)
+			t.Errorf("%s:%d: background job %%%d is still running at the end of the tour (no kill %%%d)", doc, b.step.line, i+1, i+1)
 		}
 	}
 }

@@ -257,9 +257,10 @@ func runServer(ctx context.Context, cfg *serveConfig, log *slog.Logger) error {
 		MaxResponseBytes: cfg.partnerMaxResp, TLS: partnerTLS, Limits: cfg.limits, Policy: policy, Logger: log})
 	// --endpoints overrides deploy-time bindings only: an address a
 	// process assigns at run time (a copied endpoint reference) is called
-	// as it is, under --partner-allow.
+	// as it is, under --partner-allow, unless it names one of this
+	// server's own process endpoints (Self): that call stays in process.
 	opts := process.Options{Logger: log, Registerer: reg, Partners: overrides.Partners(client.Partner),
-		AssignedPartners: client.AssignedPartnerUnder, BaseURL: server.BaseURL(scheme, ln.Addr()), MessageHold: cfg.messageHold, MessageHoldMax: cfg.messageHoldMax, MaxSteps: cfg.maxSteps}
+		AssignedPartners: client.AssignedPartnerUnder, BaseURL: server.BaseURL(scheme, ln.Addr()), Self: server.SelfURLs(scheme, ln.Addr()), MessageHold: cfg.messageHold, MessageHoldMax: cfg.messageHoldMax, MaxSteps: cfg.maxSteps}
 	// REST extension activities call on the partners' terms: the same
 	// keep-alive pool (--partner-conns) and per-call bound.
 	opts.HTTPClient, opts.HTTPTimeout = client.PolicedHTTPClient()

@@ -27,37 +27,20 @@ var (
 
 const passingFile = "testdata/passing.txt"
 
-// requireCorpusEnv, when set (CI sets it), makes a missing ODE corpus a
-// failure instead of a skip.
-const requireCorpusEnv = "ORCHD_REQUIRE_ODE_CORPUS"
-
-// corpusRoot finds ../shared/conformance/ode next to the repository root
-// (ORCHD_CONFORMANCE_CORPUS overrides it).
+// corpusRoot is the repository's copy of the ODE corpus,
+// testdata/ode-corpus (ORCHD_CONFORMANCE_CORPUS overrides it). The corpus
+// is part of the repository: a missing one is a failure, never a skip.
 func corpusRoot(t *testing.T) string {
 	t.Helper()
 	if p := os.Getenv("ORCHD_CONFORMANCE_CORPUS"); p != "" {
 		return p
 	}
-	dir, err := os.Getwd()
+	root, err := filepath.Abs(filepath.Join("..", "..", "testdata", "ode-corpus"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			break
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Fatal("conformance: no go.mod above the test directory; set ORCHD_CONFORMANCE_CORPUS")
-		}
-		dir = parent
-	}
-	root := filepath.Join(dir, "..", "shared", "conformance", "ode")
 	if _, err := os.Stat(filepath.Join(root, "tests.tsv")); err != nil {
-		if os.Getenv(requireCorpusEnv) != "" {
-			t.Fatalf("conformance: ODE corpus not found at %s (../shared/conformance/ode from the repository root; or set ORCHD_CONFORMANCE_CORPUS): %v", root, err)
-		}
-		t.Skipf("ODE corpus not available (../shared/conformance/ode beside the clone, or ORCHD_CONFORMANCE_CORPUS; set %s to fail instead): %v", requireCorpusEnv, err)
+		t.Fatalf("conformance: ODE corpus not found at %s (testdata/ode-corpus from the repository root; or set ORCHD_CONFORMANCE_CORPUS): %v", root, err)
 	}
 	return root
 }

@@ -1,5 +1,5 @@
 // Package conformance runs Apache ODE's bpel-test corpus
-// (../shared/conformance/ode, relative to the repository root) against
+// (testdata/ode-corpus, relative to the repository root) against
 // orchd, the way ODE's BPELTestAbstract drove it; see the corpus's
 // MANIFEST.md and ODE-NOTES.md.
 //

@@ -74,7 +74,7 @@ func (r Result) Line() string {
 
 // Options configure a run.
 type Options struct {
-	// Root is the corpus folder (../shared/conformance/ode).
+	// Root is the corpus folder (testdata/ode-corpus).
 	Root string
 	// Stagger is the delay between the launches of a bundle's cases; ODE
 	// used 2 s, and correlation tests depend on it.

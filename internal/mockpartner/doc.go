@@ -1,5 +1,5 @@
 // Package mockpartner implements the CRM and ERP partners of the
-// purchase-order workload (/work/shared/workload, deploy/purchase-order) as
+// purchase-order workload (testdata/workload, deploy/purchase-order) as
 // plain HTTP handlers, for tests, demos and benchmarks.
 //
 // The partners are deliberately dumb and fast. Each accepts a SOAP 1.1

@@ -20,18 +20,15 @@ import (
 	"time"
 )
 
-// workload reads a file of the workload contract, preferring the shared
-// copy (/work/shared/workload) and falling back to testdata.
+// workload reads a file of the workload contract (the repository's
+// testdata/workload).
 func workload(t *testing.T, name string) []byte {
 	t.Helper()
-	for _, dir := range []string{"../../../shared/workload", "testdata"} {
-		b, err := os.ReadFile(filepath.Join(dir, name))
-		if err == nil {
-			return b
-		}
+	b, err := os.ReadFile(filepath.Join("..", "..", "testdata", "workload", name))
+	if err != nil {
+		t.Fatalf("workload file: %v", err)
 	}
-	t.Fatalf("workload file %s not found", name)
-	return nil
+	return b
 }
 
 func testLogger(t *testing.T) *slog.Logger {

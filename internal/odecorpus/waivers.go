@@ -1,5 +1,5 @@
 // Package odecorpus holds what orchd knows about Apache ODE's bpel-test
-// corpus (../shared/conformance/ode) that more than one package needs:
+// corpus (testdata/ode-corpus) that more than one package needs:
 // the bundles that break WS-BPEL 2.0 static analysis rules ODE did not
 // check. The conformance runner deploys them with those rules waived;
 // the compiler's tests assert static analysis still finds exactly those

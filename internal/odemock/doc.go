@@ -1,6 +1,6 @@
 // Package odemock serves the two partners built into Apache ODE's bpel-test
 // harness, over real SOAP/HTTP, so ODE's conformance corpus
-// (../shared/conformance/ode) can run against orchd.
+// (testdata/ode-corpus) can run against orchd.
 //
 // ODE routed partner invocations by portType, whatever service deploy.xml
 // named; orchd's --endpoints file (package endpoints) does the same with

@@ -240,13 +240,7 @@ func TestDeployPersistentWithoutStore(t *testing.T) {
 // type-typed parts as rpc, in the portType's namespace, so operations
 // sharing one message are told apart by their wrapper.
 func TestImpliedBindingStyle(t *testing.T) {
-	dir := filepath.Join("..", "..", "..", "shared", "conformance", "ode", "TestCorrelation")
-	if _, err := os.Stat(dir); err != nil {
-		if os.Getenv("ORCHD_REQUIRE_ODE_CORPUS") != "" {
-			t.Fatalf("the ODE corpus must be at %s: %v", dir, err)
-		}
-		t.Skipf("ODE corpus not available at %s (set ORCHD_REQUIRE_ODE_CORPUS to fail instead): %v", dir, err)
-	}
+	dir := filepath.Join("..", "..", "testdata", "ode-corpus", "TestCorrelation")
 	procs, err := loadBundleWith(dir, compile.LoadOptions{SharedFolders: []string{"ProbeService"}})
 	if err != nil {
 		t.Fatal(err)

@@ -11,6 +11,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/beevik/etree"
 	"github.com/prometheus/client_golang/prometheus"
 	"go.opentelemetry.io/otel/trace"
 
@@ -66,6 +67,13 @@ type Options struct {
 	// processes provide (<from partnerLink endpointReference="myRole">);
 	// empty means the soap:address their WSDL names.
 	BaseURL string
+	// Self are the base URLs (scheme://host:port) that reach this
+	// engine's front door: its listen address and the loopback names for
+	// it. An endpoint reference assigned at run time whose address is at
+	// one of them, with the path of a deployed process's endpoint, is
+	// called in process (it never leaves the server, so the partner
+	// address policy does not apply). Empty means none.
+	Self []string
 	// MaxSteps is the step budget of one run of an instance: the
 	// activity steps it may take before it waits (for a message, a timer
 	// or a partner's answer) or ends. A run over it is stopped: an
@@ -147,6 +155,8 @@ type Engine struct {
 	// than to a client (after a reply, timers); Close cancels it.
 	baseCtx context.Context
 	stop    context.CancelFunc
+	// self is Options.Self as origin keys (selfcall.go).
+	self map[string]bool
 }
 
 // NewEngine returns an engine with no process deployed.
@@ -164,7 +174,7 @@ func NewEngine(opts Options) *Engine {
 		maxSteps = math.MaxInt
 	}
 	return &Engine{log: log, metrics: newMetrics(opts.Registerer), opts: opts, byEndpoint: map[*exchange.Endpoint]*interp.Version{}, steps: maxSteps,
-		store: opts.Store, restc: interp.NewRESTClient(opts.HTTPClient, opts.HTTPTimeout, opts.Tracer), baseCtx: ctx, stop: stop,
+		store: opts.Store, restc: interp.NewRESTClient(opts.HTTPClient, opts.HTTPTimeout, opts.Tracer), baseCtx: ctx, stop: stop, self: selfHosts(opts.Self),
 		reg: registry{live: map[string]*interp.Instance{}, calling: map[string]*interp.Instance{}, routes: map[string]*interp.Instance{},
 			keys: map[*interp.Instance][]string{}, mail: map[*interp.Instance][]string{}, open: map[string][]*interp.OpenRequest{}}}
 }
@@ -330,6 +340,10 @@ const (
 type localPartner struct {
 	e  *Engine
 	ep *exchange.Endpoint
+	// headers are header blocks every call's exchange carries: the
+	// reference parameters of an endpoint reference assigned at run
+	// time (selfcall.go).
+	headers []*etree.Element
 }
 
 func (l *localPartner) Invoke(ctx context.Context, c *exchange.Call) (*exchange.Message, error) {
@@ -350,7 +364,7 @@ func (l *localPartner) Invoke(ctx context.Context, c *exchange.Call) (*exchange.
 		if op == nil {
 			return nil, fmt.Errorf("in-process partner %s has no operation %s", l.ep.Path, c.Operation.Name)
 		}
-		l = &localPartner{e: l.e, ep: cur}
+		l = &localPartner{e: l.e, ep: cur, headers: l.headers}
 	}
 	type answer struct {
 		out   *exchange.Message
@@ -359,7 +373,7 @@ func (l *localPartner) Invoke(ctx context.Context, c *exchange.Call) (*exchange.
 	replied := make(chan answer, 1)
 	now := time.Now()
 	ex := &exchange.Exchange{
-		Endpoint: l.ep, Operation: op, Input: interp.CopyMessage(c.Input), Received: now, Dispatched: now,
+		Endpoint: l.ep, Operation: op, Input: interp.CopyMessage(c.Input), Headers: copyElements(l.headers), Received: now, Dispatched: now,
 		Respond: func(m *exchange.Message, f *exchange.Fault) {
 			a := answer{out: interp.CopyMessage(m)}
 			if f != nil {

@@ -106,6 +106,9 @@ func (e *Engine) addressed(pl *plan.PartnerLink, addr string, params []*etree.El
 	ep.ReferenceParams = params
 	// Credentials go only where deploy.xml (or --endpoints) sends calls.
 	ep.BasicAuth, ep.Security = nil, nil
+	if served := e.ownEndpoint(addr); served != nil {
+		return e.addressedLocal(served, params)
+	}
 	if bind := e.opts.AssignedPartners; bind != nil {
 		return bind(&ep, only)
 	}

@@ -1,5 +1,5 @@
 // Package reference is the purchase-order process of the workload contract
-// (/work/shared/workload) written by hand in Go, with no engine: the
+// (testdata/workload) written by hand in Go, with no engine: the
 // yardstick that "engine overhead" is measured against (orchd tx/s divided
 // by reference tx/s, same partners, same machine, same run).
 //

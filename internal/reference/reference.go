@@ -317,7 +317,7 @@ func (h *Handler) processTransportOnly(ctx context.Context, st *state) *fault {
 
 // cannedExchange encodes the fixed messages of Options.TransportOnly:
 // the workload's own partner requests and acknowledgment (those of
-// ../shared/workload/po-request.xml).
+// testdata/workload/po-request.xml).
 func cannedExchange() *[3][]byte {
 	o := &order{poID: "PO-000123", custID: "CUST-42", custName: "Acme Widgets Ltd", custEmail: "buyer@acme.example",
 		street: "1 Industrial Way", city: "Springfield", postal: "12345", country: "US",

@@ -94,7 +94,9 @@ func TestParseEquivalence(t *testing.T) {
 			t.Errorf("%s: %v (the previous parser accepted it)", path, newErr)
 			continue
 		}
-		if a, b := serializeDoc(oldDoc), serializeDoc(newDoc); a != b {
+		// The previous parser kept a leading byte-order mark as text (ODE's
+		// corpus has 39 such files); the parser drops it: it is not content.
+		if a, b := strings.TrimPrefix(serializeDoc(oldDoc), "\uFEFF"), serializeDoc(newDoc); a != b {
 			t.Errorf("%s: trees differ:\nold: %.300s\nnew: %.300s", path, a, b)
 		}
 	}
@@ -124,7 +126,9 @@ func FuzzParseDifferential(f *testing.F) {
 		if oldErr != nil || newErr != nil {
 			return
 		}
-		if a, b := serializeDoc(oldDoc), serializeDoc(newDoc); a != b {
+		// The previous parser kept a leading byte-order mark as text (ODE's
+		// corpus has 39 such files); the parser drops it: it is not content.
+		if a, b := strings.TrimPrefix(serializeDoc(oldDoc), "\uFEFF"), serializeDoc(newDoc); a != b {
 			t.Fatalf("trees differ for %q:\nold: %s\nnew: %s", data, a, b)
 		}
 	})

@@ -18,17 +18,14 @@ import (
 
 var updatePassing = flag.Bool("update", false, "rewrite testdata/passing.txt with the W3C cases that pass")
 
-// suiteDir is the W3C XPath 2.0 case folder (shared/ beside the repository).
+// suiteDir is the W3C XPath 2.0 case folder, the repository's
+// testdata/xpath2-cases (XPATH2_SUITE overrides it).
 func suiteDir() string {
 	if d := os.Getenv("XPATH2_SUITE"); d != "" {
 		return d
 	}
-	return filepath.Join("..", "..", "..", "shared", "conformance", "xpath2")
+	return filepath.Join("..", "..", "testdata", "xpath2-cases")
 }
-
-// requireCasesEnv, when set, makes missing W3C cases a failure, not a
-// skip.
-const requireCasesEnv = "ORCHD_REQUIRE_XPATH2_CASES"
 
 type w3cCase struct {
 	area, set, name, expr, ctxFile, vars, ns, baseURI, kind, expected, errCode string
@@ -62,12 +59,9 @@ func unescapeCell(s string) string {
 func loadCases(t testing.TB, dir string) []w3cCase {
 	f, err := os.Open(filepath.Join(dir, "cases.tsv"))
 	if err != nil {
-		// CI has ../shared and requires the cases (.ci/run sets
-		// requireCasesEnv); elsewhere the skip says what is missing.
-		if os.Getenv(requireCasesEnv) != "" {
-			t.Fatalf("W3C XPath 2.0 cases required (%s is set) but not readable: %v", requireCasesEnv, err)
-		}
-		t.Skipf("W3C XPath 2.0 cases not available (../shared/conformance/xpath2, or XPATH2_SUITE; set %s to fail instead): %v", requireCasesEnv, err)
+		// The cases are part of the repository: missing ones are a
+		// failure, never a skip.
+		t.Fatalf("W3C XPath 2.0 cases not readable (testdata/xpath2-cases, or XPATH2_SUITE): %v", err)
 	}
 	defer f.Close()
 	sc := bufio.NewScanner(f)

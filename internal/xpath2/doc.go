@@ -34,7 +34,7 @@
 // "orchd xpath" runs (Query, and FormatItem/WriteResult printing items as
 // TYPE<TAB>VALUE lines).
 //
-// The W3C QT3 XPath 2.0 cases in /work/shared/conformance/xpath2 are run
+// The W3C QT3 XPath 2.0 cases in testdata/xpath2-cases are run
 // by TestW3C (conformance_test.go) through Query and FormatItem, with two
 // implicit timezones; the cases that pass are listed in
 // testdata/passing.txt and must keep passing.

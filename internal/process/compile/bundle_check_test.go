@@ -14,15 +14,15 @@ import (
 	"github.com/orchd/orchd/internal/process/check"
 )
 
-// validBundles are the bundles that deploy today: deploy/, the test
-// bundles of this package and of cmd/orchd, and the ODE corpus's bundles
+// validBundles are the bundles that deploy today: deploy/, the guide's
+// (docs/first-bundle), the test bundles of this package and of cmd/orchd, and the ODE corpus's bundles
 // with a passing case that is not a refusal (internal/conformance's
 // testdata/passing.txt) and those of odecorpus.SpecWaivers, with the shared
 // folders ODE's bundles import from.
 func validBundles(t *testing.T) (dirs []string, shared map[string][]string) {
 	t.Helper()
 	shared = map[string][]string{}
-	for _, root := range []string{"../../../deploy", "../testdata/bundles", "../../../cmd/orchd/testdata", "../../echotest"} {
+	for _, root := range []string{"../../../deploy", "../../../docs/first-bundle", "../testdata/bundles", "../../../cmd/orchd/testdata", "../../echotest"} {
 		filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
 			if err != nil || d.Name() != "deploy.xml" {
 				return nil
@@ -34,18 +34,14 @@ func validBundles(t *testing.T) (dirs []string, shared map[string][]string) {
 			return nil
 		})
 	}
-	corpus := "../../../../shared/conformance/ode"
+	corpus := "../../../testdata/ode-corpus"
 	f, err := os.Open("../../conformance/testdata/passing.txt")
 	if err != nil {
 		t.Fatalf("passing cases: %v", err)
 	}
 	defer f.Close()
 	if _, err := os.Stat(corpus); err != nil {
-		if os.Getenv("ORCHD_REQUIRE_ODE_CORPUS") != "" {
-			t.Fatalf("ODE corpus not available at %s, and ORCHD_REQUIRE_ODE_CORPUS is set: %v", corpus, err)
-		}
-		t.Logf("ODE corpus not available at %s: checking the repository's bundles only", corpus)
-		return dirs, shared
+		t.Fatalf("ODE corpus: %v", err)
 	}
 	seen := map[string]bool{}
 	for b := range odecorpus.SpecWaivers() {

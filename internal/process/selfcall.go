@@ -1,0 +1,100 @@
+package process
+
+import (
+	"net"
+	"net/url"
+	"strings"
+
+	"github.com/beevik/etree"
+
+	"github.com/orchd/orchd/internal/exchange"
+)
+
+// selfHosts reads Options.Self into the set of "scheme://host:port"
+// keys (host lower-cased, the scheme's port made explicit) that name
+// this engine's front door.
+func selfHosts(urls []string) map[string]bool {
+	m := map[string]bool{}
+	for _, s := range urls {
+		if k, ok := originKey(s); ok {
+			m[k] = true
+		}
+	}
+	return m
+}
+
+// originKey is the "scheme://host:port" of address s, with the host
+// lower-cased and the scheme's default port made explicit; false when s
+// is no absolute http or https URL.
+func originKey(s string) (string, bool) {
+	u, err := url.Parse(s)
+	if err != nil || u.Host == "" {
+		return "", false
+	}
+	scheme := strings.ToLower(u.Scheme)
+	port := u.Port()
+	switch {
+	case scheme != "http" && scheme != "https":
+		return "", false
+	case port == "" && scheme == "http":
+		port = "80"
+	case port == "":
+		port = "443"
+	}
+	return scheme + "://" + net.JoinHostPort(strings.ToLower(u.Hostname()), port), true
+}
+
+// ownEndpoint returns the endpoint of this engine that the address addr
+// names, for a call to it to stay in process as Apache ODE routed it:
+// addr's scheme, host and port are one of Options.Self and its path is
+// the path a deployed process serves. Nil when addr names another
+// server, no served path, or an endpoint that checks the WS-Security
+// header of its callers (Auth): a call at a run-time address carries no
+// credentials, and in process it would skip that check.
+func (e *Engine) ownEndpoint(addr string) *exchange.Endpoint {
+	if len(e.self) == 0 {
+		return nil
+	}
+	k, ok := originKey(addr)
+	if !ok || !e.self[k] {
+		return nil
+	}
+	u, err := url.Parse(addr)
+	if err != nil {
+		return nil
+	}
+	snap := e.served.Load()
+	if snap == nil {
+		return nil
+	}
+	for ep := range *snap {
+		if ep.Path == u.Path {
+			if ep.Auth != nil {
+				return nil
+			}
+			return ep
+		}
+	}
+	return nil
+}
+
+// addressedLocal is the partner of an endpoint reference assigned at run
+// time that names one of this engine's own endpoints: an in-process call
+// (localPartner) whose exchange carries the reference's parameters as
+// header blocks, as the SOAP call would have.
+func (e *Engine) addressedLocal(served *exchange.Endpoint, params []*etree.Element) exchange.Partner {
+	return &localPartner{e: e, ep: served, headers: params}
+}
+
+// copyElements deep-copies es (nil for none), so that the callee's
+// exchange shares no tree with the caller's endpoint reference.
+func copyElements(es []*etree.Element) []*etree.Element {
+	if len(es) == 0 {
+		return nil
+	}
+	out := make([]*etree.Element, len(es))
+	for i, x := range es {
+		out[i] = x.Copy()
+	}
+	return out
+}
