@@ -56,6 +56,7 @@ FUZZ_TARGETS = \
 	./internal/persist/:FuzzDecodeRecord \
 	./internal/endpoints/:FuzzParse \
 	./internal/redact/:FuzzAddress \
+	./internal/publicurl/:FuzzHost \
 	./internal/xsd/:FuzzLoad \
 	./internal/xsd/:FuzzDeadlineAfter \
 	./internal/xslt/:FuzzCompile \
