@@ -24,7 +24,7 @@ const (
 // hole before each of parts[1:] for the address of a service port, which
 // depends on the request (the base URL it reached).
 type servedDoc struct {
-	parts [][]byte    // len(slots)+1 pieces of text
+	parts [][]byte   // len(slots)+1 pieces of text
 	slots []addrSlot // the soap:address locations between them
 }
 
