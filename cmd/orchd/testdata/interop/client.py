@@ -51,7 +51,7 @@ def main():
             detail = f.detail
             fault = detail[0] if detail is not None and len(detail) else None
             poid = fault.findtext("{urn:example:po}poId") if fault is not None else ""
-            print("fault code=%s poId=%s element=%s" % (f.code, poid, fault.tag if fault is not None else ""))
+            print("fault code=%s poId=%s element=%s" % (f.code, poid, etree.QName(fault).localname if fault is not None else ""))
     else:
         st = svc.requestApproval(requestId=ident, amount="1200.00", requester="ann", timeout="PT1H")
         print("status requestId=%s status=%s" % (st.requestId, st.status))
