@@ -2,14 +2,10 @@ package main
 
 import (
 	"context"
-	"io"
-	"net"
-	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 )
@@ -209,39 +205,6 @@ func interopDeploy(t *testing.T, crm, erp, dead string, edits map[string][][2]st
 	return deploy
 }
 
-// callbackRecorder records the bodies of the requests it gets, answering
-// 202.
-type callbackRecorder struct {
-	addr string
-	mu   sync.Mutex
-	got  []string
-}
-
-func startCallbackRecorder(t *testing.T) *callbackRecorder {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	rec := &callbackRecorder{addr: ln.Addr().String()}
-	srv := &http.Server{ReadHeaderTimeout: time.Minute, Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		b, _ := io.ReadAll(r.Body)
-		rec.mu.Lock()
-		rec.got = append(rec.got, string(b))
-		rec.mu.Unlock()
-		w.WriteHeader(http.StatusAccepted)
-	})}
-	go func() { _ = srv.Serve(ln) }()
-	t.Cleanup(func() { _ = srv.Close() })
-	return rec
-}
-
-func (r *callbackRecorder) bodies() []string {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return append([]string(nil), r.got...)
-}
-
 // TestInterop: see the comment at the top of this file.
 func TestInterop(t *testing.T) {
 	if os.Getenv("ORCHD_INTEROP") == "" {
@@ -252,17 +215,17 @@ func TestInterop(t *testing.T) {
 	dead := deadAddr(t)
 
 	t.Run("http", func(t *testing.T) {
-		replies := startCallbackRecorder(t)
+		replies := startRecorder(t) // answers the callback 202
 		o := startOrchd(t, "--deploy", interopDeploy(t, crm, erp, dead, nil), "--data", t.TempDir(), "--partner-allow", replies.addr)
 		checkInterop(t, clients, o.base, "h", nil)
 		// zeep's WS-Addressing with a wsa:ReplyTo: orchd answers 202 and
 		// sends the reply to the ReplyTo address.
 		out := clients[0].run(t, o.base+"/processes/PurchaseOrder?wsdl", "po", "H-ZEEP-REPLYTO", nil, "replyto", "http://"+replies.addr+"/replies")
 		wantLines(t, "zeep ReplyTo", out, "replyto-sent result=None")
-		if !eventually(func() bool { return len(replies.bodies()) == 1 }) {
-			t.Fatalf("zeep's ReplyTo got %d callbacks, want 1\n%s", len(replies.bodies()), o.log())
+		if !eventually(func() bool { return replies.count() == 1 }) {
+			t.Fatalf("zeep's ReplyTo got %d callbacks, want 1\n%s", replies.count(), o.log())
 		}
-		body := replies.bodies()[0]
+		_, body := replies.last()
 		for _, w := range []string{"RelatesTo", "purchaseOrderAck", "H-ZEEP-REPLYTO", "ACCEPTED"} {
 			if !strings.Contains(body, w) {
 				t.Errorf("ReplyTo callback lacks %s:\n%s", w, body)
