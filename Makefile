@@ -4,7 +4,7 @@
 GO ?= go
 FUZZTIME ?= 3000x
 
-.PHONY: cpushare run test unit fuzz fuzz-long vet build bench bench-go conformance overload soak soak-short cluster-bench
+.PHONY: cpushare run test unit fuzz fuzz-long vet build interop bench bench-go conformance overload soak soak-short cluster-bench
 
 ## run: build orchd, serve the example bundles (./deploy) with the CRM and ERP
 ## mock partners in process, post the shipped purchase order
@@ -56,6 +56,7 @@ FUZZ_TARGETS = \
 	./internal/persist/:FuzzDecodeRecord \
 	./internal/endpoints/:FuzzParse \
 	./internal/redact/:FuzzAddress \
+	./internal/publicurl/:FuzzHost \
 	./internal/xsd/:FuzzLoad \
 	./internal/xsd/:FuzzDeadlineAfter \
 	./internal/xslt/:FuzzCompile \
@@ -82,6 +83,20 @@ fuzz:
 ## fuzz-long: each fuzz target for FUZZ_LONG (60s; about 21 minutes in all). Not in make test.
 fuzz-long:
 	$(MAKE) fuzz FUZZTIME=$(FUZZ_LONG)
+
+## interop: build SOAP clients with four toolkits nobody here wrote (Python
+## zeep, PHP SoapClient, node-soap, gSOAP wsdl2h/soapcpp2 + g++) from a
+## running orchd's ?wsdl, on a port other than 8080 and over TLS, and call
+## every operation of the example processes (cmd/orchd/interop_e2e_test.go).
+## Needs python3-zeep, php-cli, php-soap, gsoap, libgsoap-dev, libssl-dev,
+## g++, node and npm (.ci/run installs them); node-soap INTEROP_NODE_SOAP is
+## installed here into bin/interop.
+INTEROP_NODE_SOAP ?= 1.13.0
+interop:
+	@grep -qs '"version": "$(INTEROP_NODE_SOAP)"' bin/interop/node_modules/soap/package.json || \
+		npm install --no-audit --no-fund --no-save --prefix bin/interop soap@$(INTEROP_NODE_SOAP)
+	ORCHD_INTEROP=1 ORCHD_INTEROP_NODE_PATH=$(CURDIR)/bin/interop/node_modules \
+		$(GO) test -race -count=1 -timeout=40m -run='^TestInterop$$' -v ./cmd/orchd/
 
 ## conformance: run Apache ODE's whole bpel-test corpus (testdata/ode-corpus)
 ## and print PASS/FAIL/SKIP per case; case failures do not fail the target

@@ -9,6 +9,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -619,11 +620,21 @@ func TestListingWSDLAndMetrics(t *testing.T) {
 	if status != 200 || !strings.Contains(body, "PurchaseOrderService") {
 		t.Fatalf("?wsdl: %d\n%s", status, body)
 	}
+	// The address is the one this request reached (not the bundle's
+	// localhost:8080), and the schema a reference relative to the WSDL's.
+	if want := `<soap:address location="` + o.base + `/processes/PurchaseOrder"/>`; !strings.Contains(body, want) {
+		t.Errorf("?wsdl lacks %s:\n%s", want, body)
+	}
 	m := regexp.MustCompile(`schemaLocation="([^"]+)"`).FindStringSubmatch(body)
 	if m == nil {
 		t.Fatalf("WSDL imports no schema:\n%s", body)
 	}
-	status, xsd := get(t, o.base+strings.ReplaceAll(m[1], "&amp;", "&"))
+	wsdlURL, _ := url.Parse(o.base + "/processes/PurchaseOrder?wsdl")
+	ref, err := url.Parse(strings.ReplaceAll(m[1], "&amp;", "&"))
+	if err != nil || ref.IsAbs() || strings.HasPrefix(ref.Path, "/") {
+		t.Fatalf("schemaLocation %q is not a relative path reference (%v)", m[1], err)
+	}
+	status, xsd := get(t, wsdlURL.ResolveReference(ref).String())
 	if status != 200 || !strings.Contains(xsd, "purchaseOrder") {
 		t.Errorf("imported schema %s: %d\n%s", m[1], status, xsd)
 	}

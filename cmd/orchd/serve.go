@@ -38,6 +38,7 @@ import (
 	"github.com/orchd/orchd/internal/process"
 	"github.com/orchd/orchd/internal/process/compile"
 	"github.com/orchd/orchd/internal/process/interp"
+	"github.com/orchd/orchd/internal/publicurl"
 	"github.com/orchd/orchd/internal/server"
 	"github.com/orchd/orchd/internal/soap"
 	"github.com/orchd/orchd/internal/tracing"
@@ -46,6 +47,8 @@ import (
 
 type serveConfig struct {
 	listen          string
+	publicURL       string
+	trustForwarded  bool
 	deployDir       string
 	deployPoll      time.Duration
 	bundle          bundlefs.Limits
@@ -98,6 +101,8 @@ func serveFlags(stderr io.Writer) (*flag.FlagSet, *serveConfig) {
 func defineServe(fs *flag.FlagSet) *serveConfig {
 	c := &serveConfig{extensions: linkedExtensions()}
 	fs.StringVar(&c.listen, "listen", "127.0.0.1:8080", "address to serve SOAP, / and /metrics on")
+	fs.StringVar(&c.publicURL, "public-url", "", "base URL clients reach orchd at (https://host[:port][/prefix], behind a proxy): ?wsdl names each endpoint there; empty: the scheme, Host and port each ?wsdl request reached")
+	fs.BoolVar(&c.trustForwarded, "trust-forwarded-headers", false, "take ?wsdl's scheme and host from X-Forwarded-Proto and X-Forwarded-Host: only behind a proxy that sets them (a client can send them too)")
 	fs.StringVar(&c.deployDir, "deploy", "./deploy", "deploy directory: one bundle folder (with deploy.xml) per subfolder")
 	fs.DurationVar(&c.deployPoll, "deploy-poll", 3*time.Second, "scan --deploy this often for new, changed and removed bundles (0: read bundles at start only)")
 	fs.Int64Var(&c.bundle.MaxFile, "bundle-file-max", bundlefs.DefaultMaxFile, "largest file of a bundle, in bytes (deploy directory and upload; over it the bundle is refused)")
@@ -230,6 +235,10 @@ func runServer(ctx context.Context, cfg *serveConfig, log *slog.Logger) error {
 	if err := cfg.front.check(); err != nil {
 		return err
 	}
+	public, err := publicurl.New(cfg.publicURL, cfg.trustForwarded)
+	if err != nil {
+		return fmt.Errorf("--public-url: %w", err)
+	}
 	// Zero means the client's defaults.
 	if cfg.partnerTimeout < 0 || cfg.partnerMaxResp < 0 {
 		return fmt.Errorf("--partner-timeout (%s) and --partner-max-response (%d) may not be negative", cfg.partnerTimeout, cfg.partnerMaxResp)
@@ -331,7 +340,7 @@ func runServer(ctx context.Context, cfg *serveConfig, log *slog.Logger) error {
 	// After the front door has drained (below), work instances do on their
 	// own (after a reply, on timers) is cancelled.
 	defer engine.Close()
-	front := soap.NewServer(soap.ServerOptions{MaxBodyBytes: cfg.maxBody, Limits: cfg.limits, Logger: log, Registerer: reg,
+	front := soap.NewServer(soap.ServerOptions{MaxBodyBytes: cfg.maxBody, Limits: cfg.limits, Logger: log, Registerer: reg, Public: public,
 		MaxInflight: cfg.front.maxInflight, QueueWait: cfg.front.queueWait, MaxQueue: cfg.front.maxQueue,
 		Adaptive: cfg.front.admission == admissionAdaptive, Tracer: opts.Tracer,
 		// A non-anonymous wsa:ReplyTo is an address the client chose: its

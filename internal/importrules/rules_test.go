@@ -76,7 +76,8 @@ var allowed = map[string][]string{
 
 	// Transport and storage: no BPEL.
 	"internal/mockpartner": {"internal/exchange"},
-	"internal/soap":        {"internal/exchange", "internal/partnerallow", "internal/redact", "internal/xmlparse"},
+	"internal/soap":        {"internal/exchange", "internal/partnerallow", "internal/publicurl", "internal/redact", "internal/xmlparse"},
+	"internal/publicurl":   nil,
 	"internal/endpoints":   {"internal/exchange", "internal/redact"},
 	"internal/etcdstore":   {"internal/persist"},
 	"internal/cluster":     {"internal/exchange", "internal/soap"},
@@ -119,7 +120,7 @@ var allowed = map[string][]string{
 	"cmd/orchd": {"internal/admin", "internal/adminserver", "internal/bundlefs", "internal/cluster", "internal/clusternode", "internal/clusterview",
 		"internal/console", "internal/ctl", "internal/endpoints", "internal/etcdstore", "internal/events", "internal/exchange",
 		"internal/health", "internal/hotdeploy", "internal/instancestore", "internal/loadgen", "internal/mgmt", "internal/mgmtbackend",
-		"internal/mockpartner", "internal/persist", "internal/process", "internal/process/compile", "internal/process/expr", "internal/process/interp", "internal/server", "internal/soap",
+		"internal/mockpartner", "internal/persist", "internal/process", "internal/process/compile", "internal/process/expr", "internal/process/interp", "internal/publicurl", "internal/server", "internal/soap",
 		"internal/tracing", "internal/xmlparse", "internal/xpath2"},
 }
 

@@ -30,7 +30,10 @@
 //     then SOAPAction), calls Dispatcher.Dispatch in the request's
 //     goroutine and writes the reply through Exchange.Respond. Every
 //     failure is turned into a SOAP fault by one function, faultFor. It also
-//     serves ?wsdl with imports rewritten to point back at the server.
+//     serves ?wsdl with imports rewritten as references relative to the
+//     endpoint and the soap:address of each port it serves naming the base
+//     URL the request reached (internal/publicurl: Host, TLS, or the
+//     operator's public URL or trusted forwarded headers).
 //     With ServerOptions.MaxInflight it admits exchanges under a bound
 //     (taken after the body is read, before it is parsed; a queue of at
 //     most MaxQueue served in turn, a request in it shed after QueueWait
@@ -74,7 +77,7 @@
 //
 // # What it must never import
 //
-// soap knows nothing about BPEL. It imports exchange, xmlparse, partnerallow and the
+// soap knows nothing about BPEL. It imports exchange, xmlparse, partnerallow, redact, publicurl and the
 // standard library, etree and the Prometheus client only; it must never import
 // process, persist or cmd.
 //

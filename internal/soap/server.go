@@ -24,6 +24,7 @@ import (
 
 	"github.com/orchd/orchd/internal/exchange"
 	"github.com/orchd/orchd/internal/partnerallow"
+	"github.com/orchd/orchd/internal/publicurl"
 )
 
 // DefaultMaxBodyBytes is the request size limit when
@@ -88,6 +89,10 @@ type ServerOptions struct {
 	// repeat is tried again (wsa_retry.go); the zero value means
 	// DefaultCallbackRetry.
 	CallbackRetry CallbackRetry
+	// Public computes the base URL (scheme://host:port) ?wsdl gives the
+	// ports this server serves, from each request; nil means the
+	// request's own (publicurl's zero Resolver).
+	Public *publicurl.Resolver
 }
 
 // Server is the SOAP front door: an http.Handler serving endpoints, each
@@ -125,6 +130,8 @@ type Server struct {
 	// shedFault holds the encoded overload fault by SOAP version
 	// (exchange.SOAP11, exchange.SOAP12): shedding costs no encoding.
 	shedFault [2][]byte
+	// public is ServerOptions.Public.
+	public *publicurl.Resolver
 }
 
 // route is one served endpoint with everything resolved at Handle.
@@ -138,7 +145,7 @@ type route struct {
 	noInput  []*exchange.Operation // operations whose input has no parts
 	offered  string                // the operation names, for faults
 
-	wsdl map[string][]byte // rewritten WSDL documents by name
+	wsdl map[string]*servedDoc // rewritten WSDL documents by name
 
 	opMetrics      map[*exchange.Operation]*opMetrics
 	unknownMetrics *opMetrics
@@ -157,6 +164,7 @@ func NewServer(opts ServerOptions) *Server {
 		callbacks:     opts.Callbacks,
 		callbackRules: opts.CallbackRules,
 		callbackRetry: opts.CallbackRetry.withDefaults(),
+		public:        opts.Public,
 	}
 	if s.maxBody <= 0 {
 		s.maxBody = DefaultMaxBodyBytes
@@ -871,6 +879,22 @@ func (rp *reply) finish(err error) {
 	}
 }
 
+// servedPath returns the path this server serves the service port at
+// (not on the exchange path: ?wsdl only).
+func (s *Server) servedPath(service exchange.QName, port string) (string, bool) {
+	routes := s.routes.Load()
+	if routes == nil {
+		return "", false
+	}
+	found := ""
+	for p, rt := range *routes {
+		if rt.ep.Service == service && rt.ep.Port == port && (found == "" || p < found) {
+			found = p // the least, should two paths serve one port
+		}
+	}
+	return found, found != ""
+}
+
 // serveWSDL serves GET <path>?wsdl and <path>?wsdl=<name>.
 func (s *Server) serveWSDL(w http.ResponseWriter, r *http.Request, rt *route) {
 	var (
@@ -893,11 +917,12 @@ func (s *Server) serveWSDL(w http.ResponseWriter, r *http.Request, rt *route) {
 	if name == "" && rt.ep.WSDL != nil {
 		name = rt.ep.WSDL.Main
 	}
-	doc, ok := rt.wsdl[name]
+	sd, ok := rt.wsdl[name]
 	if !ok {
 		http.Error(w, "no WSDL document "+strconv.Quote(name)+" at "+rt.ep.Path, http.StatusNotFound)
 		return
 	}
+	doc := sd.render(s.public.Base(r), rt.ep, s.servedPath)
 	h := w.Header()
 	// A bundle's files are data, never a page of this origin (where the
 	// console keeps its token): an imported "schema" that is really

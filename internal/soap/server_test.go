@@ -493,16 +493,16 @@ func TestServerWSDL(t *testing.T) {
 		t.Errorf("?wsdl headers: nosniff %q, CSP %q", h.Get("X-Content-Type-Options"), h.Get("Content-Security-Policy"))
 	}
 	for _, want := range []string{
-		`location="/po?wsdl=common%2Ftypes.wsdl"`,
+		`location="po?wsdl=common%2Ftypes.wsdl"`,
 		`location="http://elsewhere/x.wsdl"`,
-		`schemaLocation="/po?wsdl=po.xsd"`,
+		`schemaLocation="po?wsdl=po.xsd"`,
 	} {
 		if !strings.Contains(main.body, want) {
 			t.Errorf("?wsdl lacks %s:\n%s", want, main.body)
 		}
 	}
 	types := get("?wsdl=common%2Ftypes.wsdl")
-	if types.status != 200 || !strings.Contains(types.body, `schemaLocation="/po?wsdl=po.xsd"`) {
+	if types.status != 200 || !strings.Contains(types.body, `schemaLocation="po?wsdl=po.xsd"`) {
 		t.Errorf("?wsdl=common/types.wsdl: %d %s", types.status, types.body)
 	}
 	if r := get("?wsdl=po.xsd"); r.status != 200 || !strings.Contains(r.body, "targetNamespace") {
