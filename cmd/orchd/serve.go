@@ -269,7 +269,7 @@ func runServer(ctx context.Context, cfg *serveConfig, log *slog.Logger) error {
 	// as it is, under --partner-allow, unless it names one of this
 	// server's own process endpoints (Self): that call stays in process.
 	opts := process.Options{Logger: log, Registerer: reg, Partners: overrides.Partners(client.Partner),
-		AssignedPartners: client.AssignedPartnerUnder, BaseURL: server.BaseURL(scheme, ln.Addr()), Self: server.SelfURLs(scheme, ln.Addr()), MessageHold: cfg.messageHold, MessageHoldMax: cfg.messageHoldMax, MaxSteps: cfg.maxSteps}
+		AssignedPartners: client.AssignedPartnerUnder, BaseURL: server.BaseURL(scheme, ln.Addr()), Self: selfURLs(scheme, ln.Addr(), cfg.publicURL), MessageHold: cfg.messageHold, MessageHoldMax: cfg.messageHoldMax, MaxSteps: cfg.maxSteps}
 	// REST extension activities call on the partners' terms: the same
 	// keep-alive pool (--partner-conns) and per-call bound.
 	opts.HTTPClient, opts.HTTPTimeout = client.PolicedHTTPClient()
@@ -526,3 +526,14 @@ func runServer(ctx context.Context, cfg *serveConfig, log *slog.Logger) error {
 
 // defaultGCPercent is the GC target serve sets when GOGC is not set.
 const defaultGCPercent = 400
+
+// selfURLs are the addresses of this orchd's own endpoints: the
+// listener's (server.SelfURLs) and --public-url's origin, when set (a
+// process endpoint there is the same process, behind the proxy).
+func selfURLs(scheme string, addr net.Addr, public string) []string {
+	urls := server.SelfURLs(scheme, addr)
+	if public != "" {
+		urls = append(urls, public)
+	}
+	return urls
+}
