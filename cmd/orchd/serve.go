@@ -36,6 +36,7 @@ import (
 	"github.com/orchd/orchd/internal/mgmtbackend"
 	"github.com/orchd/orchd/internal/mockpartner"
 	"github.com/orchd/orchd/internal/process"
+	"github.com/orchd/orchd/internal/process/check"
 	"github.com/orchd/orchd/internal/process/compile"
 	"github.com/orchd/orchd/internal/process/interp"
 	"github.com/orchd/orchd/internal/server"
@@ -49,6 +50,7 @@ type serveConfig struct {
 	deployDir       string
 	deployPoll      time.Duration
 	bundle          bundlefs.Limits
+	compat          check.Compat
 	dataDir         string
 	store           instancestore.Config
 	cluster         clusterConfig
@@ -102,6 +104,7 @@ func defineServe(fs *flag.FlagSet) *serveConfig {
 	fs.DurationVar(&c.deployPoll, "deploy-poll", 3*time.Second, "scan --deploy this often for new, changed and removed bundles (0: read bundles at start only)")
 	fs.Int64Var(&c.bundle.MaxFile, "bundle-file-max", bundlefs.DefaultMaxFile, "largest file of a bundle, in bytes (deploy directory and upload; over it the bundle is refused)")
 	fs.Int64Var(&c.bundle.MaxBundle, "bundle-max", bundlefs.DefaultMaxBundle, "most bytes of a bundle: all its files in the deploy directory, a zip upload's body and what it extracts to (over it the bundle is refused)")
+	fs.Var(&c.compat, "compat", check.CompatUsage)
 	fs.StringVar(&c.dataDir, "data", "./data", "data directory: the instance store of persistent processes ("+instancestore.File+"), opened when the first one is deployed")
 	storeFlags(fs, &c.store)
 	clusterFlags(fs, &c.cluster)
@@ -198,7 +201,7 @@ func runServer(ctx context.Context, cfg *serveConfig, log *slog.Logger) error {
 		overrides = t
 		log.Info("endpoint overrides", slog.String("file", cfg.endpointsFile), slog.Int("rules", len(t.Rules())))
 	}
-	load := compile.LoadOptions{Extensions: cfg.extensions, Bundle: cfg.bundle}
+	load := compile.LoadOptions{Extensions: cfg.extensions, Bundle: cfg.bundle, Compat: cfg.compat}
 	var replay *clusternode.Replay
 	if cfg.cluster.name != "" {
 		// A UsernameToken's nonce, once taken, is refused on every node.

@@ -3,6 +3,7 @@ package compile
 import (
 	"errors"
 	"fmt"
+	"github.com/orchd/orchd/internal/process/check"
 
 	"github.com/beevik/etree"
 
@@ -87,6 +88,11 @@ type LoadOptions struct {
 	// whose findings deploy as warnings instead of refusing the bundle,
 	// for every bundle; deploy.xml's orchd:waive does it for one process.
 	Waive []string
+	// Compat is the compatibility mode of every bundle (orchd serve
+	// --compat): check.ODE deploys and runs processes as Apache ODE 1.3
+	// did, the rules it did not enforce as warnings; a process's
+	// orchd:compat in deploy.xml wins over it.
+	Compat check.Compat
 	// Replay is where the UsernameToken nonces of the bundles' provided
 	// endpoints (orchd:usernameToken) are remembered; nil, each
 	// endpoint in its own memory. orchd serve --cluster shares one in
