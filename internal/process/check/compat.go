@@ -31,14 +31,13 @@ func ParseCompat(s string) (Compat, error) {
 // compatSetting names the settings of compatibility mode ODE.
 const compatSetting = "deploy with --compat ode or <orchd:compat>ode</orchd:compat>"
 
-// Hint is what ends a finding of rule that compatibility mode ODE would
-// have deployed: that ODE did, and the settings; "" for a rule ODE
-// enforced.
-func Hint(rule string) string {
-	if _, ok := odeLenient[rule]; !ok {
+// Hint is what ends a finding that compatibility mode ODE would have
+// deployed: that ODE did, and the settings; "" for one ODE refused.
+func Hint(f *Finding) string {
+	if _, ok := ODE.Lenient(f); !ok {
 		return ""
 	}
-	if rule == "SA00043" {
+	if f.Rule == "SA00043" {
 		// ODE's compiler refused the variable="..." forms
 		// (AssignGenerator.verifyCopy) and ran the expression forms.
 		return "; Apache ODE ran such a copy written as expressions ($a to $b), the parts by name: " + compatSetting
@@ -62,15 +61,29 @@ var odeLenient = map[string]string{
 	"SA00061": "ODE paired a <reply> with its receive by partner link and operation, whatever messageExchange names",
 }
 
-// Lenient reports what the engine of mode c did with a violation of rule
-// when it did not enforce the rule; ok is false when it did (or c is
+// Lenient reports what the engine of mode c did with finding f when it
+// did not enforce its rule there; ok is false when it did (or c is
 // Strict).
-func (c Compat) Lenient(rule string) (what string, ok bool) {
+func (c Compat) Lenient(f *Finding) (what string, ok bool) {
 	if c != ODE {
 		return "", false
 	}
-	what, ok = odeLenient[rule]
+	what, ok = odeLenient[f.Rule]
+	if ok && f.Rule == "SA00005" && elementTag(f) != "invoke" {
+		// ODE's compiler refused a portType of receive, reply and
+		// onMessage that is not the partner link's (errPortTypeMismatch).
+		return "", false
+	}
 	return what, ok
+}
+
+// elementTag is the local name of the element f is about.
+func elementTag(f *Finding) string {
+	tag, _, _ := strings.Cut(f.Element, " ")
+	if _, local, ok := strings.Cut(tag, ":"); ok {
+		return local
+	}
+	return tag
 }
 
 // LenientRules are the rules of Rules that compatibility mode ODE turns

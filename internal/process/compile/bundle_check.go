@@ -24,11 +24,11 @@ func staticCheck(d *ast.Process, w *wsdl.Set, errs *xmldoc.Errors, waived map[st
 			warnings = append(warnings, "waived (orchd:waive): "+f.Error())
 			continue
 		}
-		if what, ok := mode.Lenient(f.Rule); ok {
+		if what, ok := mode.Lenient(f); ok {
 			warnings = append(warnings, "compat ode: "+f.Error()+" ("+what+")")
 			continue
 		}
-		f.Msg += check.Hint(f.Rule)
+		f.Msg += check.Hint(f)
 		at[f.Pos] = true
 		errs.AddErr(f)
 	}
