@@ -36,7 +36,6 @@ import (
 	"github.com/orchd/orchd/internal/mgmtbackend"
 	"github.com/orchd/orchd/internal/mockpartner"
 	"github.com/orchd/orchd/internal/process"
-	"github.com/orchd/orchd/internal/process/check"
 	"github.com/orchd/orchd/internal/process/compile"
 	"github.com/orchd/orchd/internal/process/interp"
 	"github.com/orchd/orchd/internal/server"
@@ -50,7 +49,7 @@ type serveConfig struct {
 	deployDir       string
 	deployPoll      time.Duration
 	bundle          bundlefs.Limits
-	compat          check.Compat
+	compat          compile.Compat
 	dataDir         string
 	store           instancestore.Config
 	cluster         clusterConfig
@@ -104,7 +103,7 @@ func defineServe(fs *flag.FlagSet) *serveConfig {
 	fs.DurationVar(&c.deployPoll, "deploy-poll", 3*time.Second, "scan --deploy this often for new, changed and removed bundles (0: read bundles at start only)")
 	fs.Int64Var(&c.bundle.MaxFile, "bundle-file-max", bundlefs.DefaultMaxFile, "largest file of a bundle, in bytes (deploy directory and upload; over it the bundle is refused)")
 	fs.Int64Var(&c.bundle.MaxBundle, "bundle-max", bundlefs.DefaultMaxBundle, "most bytes of a bundle: all its files in the deploy directory, a zip upload's body and what it extracts to (over it the bundle is refused)")
-	fs.Var(&c.compat, "compat", check.CompatUsage)
+	fs.Var(&c.compat, "compat", compile.CompatUsage)
 	fs.StringVar(&c.dataDir, "data", "./data", "data directory: the instance store of persistent processes ("+instancestore.File+"), opened when the first one is deployed")
 	storeFlags(fs, &c.store)
 	clusterFlags(fs, &c.cluster)

@@ -117,4 +117,4 @@ func (c *Compat) Set(s string) error {
 }
 
 // CompatUsage is the --compat flag's usage, shared by serve and lint.
-const CompatUsage = "compatibility mode of every bundle: ode deploys and runs processes as Apache ODE 1.3 (and WSO2 BPS) did, the static analysis rules ODE did not enforce as warnings (docs/static-analysis.md); strict refuses them; a process's <orchd:compat> in deploy.xml wins"
+const CompatUsage = "compatibility `mode` of every bundle: ode deploys and runs processes as Apache ODE 1.3 (and WSO2 BPS) did, the static analysis rules ODE did not enforce as warnings (docs/static-analysis.md); strict refuses them; a process's <orchd:compat> in deploy.xml wins"

@@ -75,6 +75,13 @@ type ExtensionCompiler interface {
 // otherwise.
 var ErrUnknownExtensionElement = errors.New("unknown extension element")
 
+// Compat is a compatibility mode (check.Compat), a flag.Value for orchd
+// serve's --compat; CompatUsage is that flag's usage.
+type Compat = check.Compat
+
+// CompatUsage is the --compat flag's usage (serve and lint).
+const CompatUsage = check.CompatUsage
+
 // LoadOptions configures how bundles are compiled.
 type LoadOptions struct {
 	// Extensions are the extension namespaces the compiler implements,
