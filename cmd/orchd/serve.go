@@ -52,6 +52,7 @@ type serveConfig struct {
 	deployDir       string
 	deployPoll      time.Duration
 	bundle          bundlefs.Limits
+	compat          compile.Compat
 	dataDir         string
 	store           instancestore.Config
 	cluster         clusterConfig
@@ -107,6 +108,7 @@ func defineServe(fs *flag.FlagSet) *serveConfig {
 	fs.DurationVar(&c.deployPoll, "deploy-poll", 3*time.Second, "scan --deploy this often for new, changed and removed bundles (0: read bundles at start only)")
 	fs.Int64Var(&c.bundle.MaxFile, "bundle-file-max", bundlefs.DefaultMaxFile, "largest file of a bundle, in bytes (deploy directory and upload; over it the bundle is refused)")
 	fs.Int64Var(&c.bundle.MaxBundle, "bundle-max", bundlefs.DefaultMaxBundle, "most bytes of a bundle: all its files in the deploy directory, a zip upload's body and what it extracts to (over it the bundle is refused)")
+	fs.Var(&c.compat, "compat", compile.CompatUsage)
 	fs.StringVar(&c.dataDir, "data", "./data", "data directory: the instance store of persistent processes ("+instancestore.File+"), opened when the first one is deployed")
 	storeFlags(fs, &c.store)
 	clusterFlags(fs, &c.cluster)
@@ -203,7 +205,7 @@ func runServer(ctx context.Context, cfg *serveConfig, log *slog.Logger) error {
 		overrides = t
 		log.Info("endpoint overrides", slog.String("file", cfg.endpointsFile), slog.Int("rules", len(t.Rules())))
 	}
-	load := compile.LoadOptions{Extensions: cfg.extensions, Bundle: cfg.bundle}
+	load := compile.LoadOptions{Extensions: cfg.extensions, Bundle: cfg.bundle, Compat: cfg.compat}
 	var replay *clusternode.Replay
 	if cfg.cluster.name != "" {
 		// A UsernameToken's nonce, once taken, is refused on every node.

@@ -325,3 +325,21 @@ func yes(e *ast.Element, name string) bool { return attr(e, name) == "yes" }
 
 // expression is the text of an expression element (its character data).
 func expression(e *ast.Element) string { return strings.TrimSpace(e.Text()) }
+
+// compared shows two names a finding says differ: their local names, or,
+// when those are the same, each with its namespace ({urn:a}riskPT is not
+// {urn:b}riskPT), so that the message says where they differ.
+func compared(a, b qname) (string, string) {
+	if a.Local == b.Local {
+		return a.String() + nsNone(a), b.String() + nsNone(b)
+	}
+	return a.Local, b.Local
+}
+
+// nsNone marks a name in no namespace, which String shows bare.
+func nsNone(q qname) string {
+	if q.Space == "" {
+		return " (no namespace)"
+	}
+	return ""
+}

@@ -170,7 +170,8 @@ func checkCopyMessageTypes(p *pass) {
 		switch {
 		case !fk || !tk:
 		case fw && tw && fm != tm:
-			p.report(cp, "this <copy> assigns a %s message to a %s message variable; message variables are copied only to variables of the same message type", fm.Local, tm.Local)
+			from, to := compared(fm, tm)
+			p.report(cp, "this <copy> assigns a %s message to a %s message variable; message variables are copied only to variables of the same message type", from, to)
 		case fw != tw:
 			p.report(cp, "this <copy> assigns between a whole message variable and something that is not one; copy part by part (part=\"...\") instead")
 		}

@@ -12,7 +12,8 @@ func checkPortTypeAttr(p *pass) {
 			return
 		}
 		if pt := p.rolePortType(e); pt != nil && pt.Name != q {
-			p.report(e, "portType %s is not %s, the portType of partnerLink %q's role; fix or remove the portType attribute", q.Local, pt.Name.Local, attr(e, "partnerLink"))
+			got, want := compared(q, pt.Name)
+			p.report(e, "portType %s is not %s, the portType of partnerLink %q's role; fix or remove the portType attribute", got, want, attr(e, "partnerLink"))
 		}
 	}, messaging...)
 }
@@ -98,7 +99,8 @@ func checkOnEventType(p *pass) {
 			return
 		}
 		if q, ok := qattr(e, "messageType"); ok && q != in.Name {
-			p.report(e, "messageType %s is not %s, the input message of operation %q; use that message type", q.Local, in.Name.Local, attr(e, "operation"))
+			got, want := compared(q, in.Name)
+			p.report(e, "messageType %s is not %s, the input message of operation %q; use that message type", got, want, attr(e, "operation"))
 		}
 		if q, ok := qattr(e, "element"); ok && !(len(in.Parts) == 1 && in.Parts[0].Element == q) {
 			p.report(e, "element %s is not the element of the single part of %s, the input message of operation %q; use messageType instead", q.Local, in.Name.Local, attr(e, "operation"))

@@ -6,6 +6,7 @@ import (
 	"github.com/beevik/etree"
 
 	"github.com/orchd/orchd/internal/process/ast"
+	"github.com/orchd/orchd/internal/process/check"
 	"github.com/orchd/orchd/internal/process/expr"
 	"github.com/orchd/orchd/internal/process/plan"
 )
@@ -51,6 +52,15 @@ func (c *compiler) copyOp(n *ast.Copy) *plan.CopyOp {
 		return nil
 	}
 	c.from(n.From, &op.From)
+	if c.compat == check.ODE {
+		// ODE copied a whole message, $a to $b as well as variable="a"
+		// to variable="b", between message types part by part (SA00043,
+		// a warning in this mode).
+		op.PartsByName = true
+		if v := c.bareMessageVar(&n.From.Element); v != nil && op.From.X != nil {
+			op.From = plan.FromSpec{V: v, Part: -1}
+		}
+	}
 	insert, err := insertMissingAttr(ce)
 	if err != nil {
 		c.errorf(ce, "%w", err)
@@ -187,4 +197,23 @@ func (c *compiler) to(n *ast.To, t *plan.ToSpec) bool {
 	x.Fast = expr.CompilePath(rest[1:], c, ns, true, true)
 	t.Query = x
 	return true
+}
+
+// bareMessageVar is the message variable a from-spec's expression is
+// when it is only its reference ($name), else nil (the caller checks
+// that it is an expression).
+func (c *compiler) bareMessageVar(e *ast.Element) *expr.Var {
+	text := strings.TrimSpace(e.Text())
+	if len(text) < 2 || text[0] != '$' {
+		return nil
+	}
+	for i := 1; i < len(text); i++ {
+		if !expr.IsNameChar(text[i]) || text[i] == '.' {
+			return nil
+		}
+	}
+	if v := c.LookupVar(text[1:]); v != nil && v.Msg != nil {
+		return v
+	}
+	return nil
 }

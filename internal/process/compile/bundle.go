@@ -162,9 +162,10 @@ func LoadBundleWith(dir string, opts LoadOptions) ([]*plan.Plan, error) {
 			}
 			continue
 		}
-		checked, waived := staticCheck(d, sets[dp.Name], errs, waiver(opts.Waive, dp.Waive))
+		mode := compatOf(opts.Compat, dp.Compat)
+		checked, waived := staticCheck(d, sets[dp.Name], errs, waiver(opts.Waive, dp.Waive), mode)
 		n := len(errs.List)
-		p := compileProcess(d, sets[dp.Name], dp, errs, opts)
+		p := compileProcess(d, sets[dp.Name], dp, errs, opts, mode)
 		dropChecked(errs, n, checked)
 		p.Warnings = append(waived, p.Warnings...)
 		sum := sha256.Sum256(sources[dp.Name])

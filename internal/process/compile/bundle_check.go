@@ -8,12 +8,14 @@ import (
 )
 
 // staticCheck runs WS-BPEL's static analysis (internal/process/check) over
-// process d and adds its findings to errs, but for the rules waived,
-// whose findings it returns as warnings. It also returns where the
+// process d and adds its findings to errs, but for the rules waived and
+// those compatibility mode mode does not enforce, whose findings it
+// returns as warnings. A finding that compatibility mode ODE would have
+// let through says so (check.Hint). It also returns where the
 // findings are, so that the compiler's own errors at those lines can be
 // dropped (dropChecked): where both refuse one construct, the finding
 // says it with the rule.
-func staticCheck(d *ast.Process, w *wsdl.Set, errs *xmldoc.Errors, waived map[string]bool) (at map[xmldoc.Pos]bool, warnings []string) {
+func staticCheck(d *ast.Process, w *wsdl.Set, errs *xmldoc.Errors, waived map[string]bool, mode check.Compat) (at map[xmldoc.Pos]bool, warnings []string) {
 	at = map[xmldoc.Pos]bool{}
 	for _, f := range check.CheckTree(d, w) {
 		if waived[f.Rule] {
@@ -22,10 +24,28 @@ func staticCheck(d *ast.Process, w *wsdl.Set, errs *xmldoc.Errors, waived map[st
 			warnings = append(warnings, "waived (orchd:waive): "+f.Error())
 			continue
 		}
+		if what, ok := mode.Lenient(f); ok {
+			warnings = append(warnings, "compat ode: "+f.Error()+" ("+what+")")
+			continue
+		}
+		f.Msg += check.Hint(f)
 		at[f.Pos] = true
 		errs.AddErr(f)
 	}
 	return at, warnings
+}
+
+// compatOf is a process's compatibility mode: its deploy.xml's
+// orchd:compat (validated by deploy.Parse) over the options'.
+func compatOf(opts check.Compat, dd string) check.Compat {
+	if dd == "" {
+		return opts
+	}
+	m, err := check.ParseCompat(dd)
+	if err != nil {
+		return opts // deploy.Parse has refused the bundle
+	}
+	return m
 }
 
 // waiver is the set of rules waived for a process: the options' and its

@@ -9,6 +9,7 @@ import (
 
 	"github.com/orchd/orchd/internal/exchange"
 	"github.com/orchd/orchd/internal/process/ast"
+	"github.com/orchd/orchd/internal/process/check"
 	"github.com/orchd/orchd/internal/process/deploy"
 	"github.com/orchd/orchd/internal/process/expr"
 	"github.com/orchd/orchd/internal/process/plan"
@@ -35,6 +36,9 @@ type compiler struct {
 	// last; collect gathers link sources for dead-path elimination.
 	links   []map[string]*plan.Link
 	collect [][]*plan.Link
+	// compat is the process's compatibility mode (check.ODE: run what
+	// Apache ODE ran, compat.go).
+	compat check.Compat
 	// exts are the process's <extensions>: namespace -> mustUnderstand.
 	exts map[string]bool
 	// ext are the registered extension implementations (extension.go).
@@ -83,9 +87,9 @@ func isBPEL(e *ast.Element) bool { return e.IsBPEL() }
 // compileProcess lowers the syntax tree of a <process> to its plan. dp
 // binds its partner links; endpoints are built from the bundle's WSDL
 // set.
-func compileProcess(proc *ast.Process, w *wsdl.Set, dp *deploy.Process, errs *xmldoc.Errors, opts LoadOptions) *plan.Plan {
+func compileProcess(proc *ast.Process, w *wsdl.Set, dp *deploy.Process, errs *xmldoc.Errors, opts LoadOptions, mode check.Compat) *plan.Plan {
 	doc, root := proc.Doc, &proc.Element
-	c := &compiler{doc: doc, root: root, w: w, errs: errs, dp: dp, ext: opts.Extensions}
+	c := &compiler{doc: doc, root: root, w: w, errs: errs, dp: dp, ext: opts.Extensions, compat: mode}
 	p := &plan.Plan{Name: dp.Name, File: doc.File, InMemory: dp.InMemory, Plinks: map[string]*plan.PartnerLink{},
 		Starts: map[string]plan.Activity{}, Routes: map[string][]*plan.RouteShape{}, Cleanup: dp.Cleanup, Idempotent: dp.Idempotent, Events: dp.Events, MaxSteps: dp.MaxSteps,
 		FaultUncaught: dp.FaultUncaught, PartnerAllow: dp.PartnerAllow}

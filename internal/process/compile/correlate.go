@@ -1,10 +1,12 @@
 package compile
 
 import (
+	"fmt"
 	"strings"
 
 	"github.com/orchd/orchd/internal/exchange"
 	"github.com/orchd/orchd/internal/process/ast"
+	"github.com/orchd/orchd/internal/process/check"
 	"github.com/orchd/orchd/internal/process/expr"
 	"github.com/orchd/orchd/internal/process/plan"
 	"github.com/orchd/orchd/internal/process/wsdl"
@@ -47,6 +49,12 @@ func (c *compiler) extractors(at *ast.Element, cs *plan.CorrSet, m *exchange.Mes
 	for _, prop := range cs.Props {
 		a, ok := c.w.Aliases[wsdl.AliasKey{Prop: prop, MessageType: m.Name}]
 		if !ok {
+			if c.compat == check.ODE {
+				// ODE did not check (SA00021): the message that needs
+				// the alias faults when it is sent or received.
+				out = append(out, &plan.PropExtract{Prop: prop, Missing: fmt.Sprintf("no propertyAlias maps property %s for message %s (correlation set %s at %s, deployed with compat ode); add a vprop:propertyAlias for that message", prop, m.Name, cs.Name, c.pos(at))})
+				continue
+			}
 			c.errorf(at, "no propertyAlias for property %s and message %s (correlation set %s)", prop, m.Name, cs.Name)
 			continue
 		}

@@ -3,6 +3,7 @@ package compile
 import (
 	"errors"
 	"fmt"
+	"github.com/orchd/orchd/internal/process/check"
 
 	"github.com/beevik/etree"
 
@@ -74,6 +75,13 @@ type ExtensionCompiler interface {
 // otherwise.
 var ErrUnknownExtensionElement = errors.New("unknown extension element")
 
+// Compat is a compatibility mode (check.Compat), a flag.Value for orchd
+// serve's --compat; CompatUsage is that flag's usage.
+type Compat = check.Compat
+
+// CompatUsage is the --compat flag's usage (serve and lint).
+const CompatUsage = check.CompatUsage
+
 // LoadOptions configures how bundles are compiled.
 type LoadOptions struct {
 	// Extensions are the extension namespaces the compiler implements,
@@ -87,6 +95,11 @@ type LoadOptions struct {
 	// whose findings deploy as warnings instead of refusing the bundle,
 	// for every bundle; deploy.xml's orchd:waive does it for one process.
 	Waive []string
+	// Compat is the compatibility mode of every bundle (orchd serve
+	// --compat): check.ODE deploys and runs processes as Apache ODE 1.3
+	// did, the rules it did not enforce as warnings; a process's
+	// orchd:compat in deploy.xml wins over it.
+	Compat check.Compat
 	// Replay is where the UsernameToken nonces of the bundles' provided
 	// endpoints (orchd:usernameToken) are remembered; nil, each
 	// endpoint in its own memory. orchd serve --cluster shares one in

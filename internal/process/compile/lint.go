@@ -18,14 +18,17 @@ import (
 )
 
 // LintUsage is `orchd lint`'s usage text.
-const LintUsage = `usage: orchd lint [--json] BUNDLE_DIR...
+const LintUsage = `usage: orchd lint [--json] [--compat ode] BUNDLE_DIR...
 
 Load and check bundles as a deploy would, without serving them: WS-BPEL
 2.0's static analysis (docs/static-analysis.md) and every other reason a
 deploy refuses a bundle. A BUNDLE_DIR holding deploy.xml is one bundle; a
 deploy directory checks every bundle folder in it. Each problem is printed
 as FILE:LINE: <ELEMENT>: RULE: what to change (RULE for static analysis
-findings only); --json prints them as one JSON array.
+findings only); --json prints them as one JSON array. With --compat ode
+(or a process's <orchd:compat>ode</orchd:compat>) the rules Apache ODE 1.3
+did not enforce are warnings, printed as "warning: ..." and not counted
+as problems, as a deploy with serve --compat ode would log them.
 
 Exit status: 0 when every bundle is clean, 1 when a bundle has a
 problem, 2 on a usage error.
@@ -35,6 +38,8 @@ problem, 2 on a usage error.
 func LintFlags() *flag.FlagSet {
 	fs := flag.NewFlagSet("lint", flag.ContinueOnError)
 	fs.Bool("json", false, "print the problems as a JSON array of {bundle, file, line, element, rule, section, message}")
+	var mode check.Compat
+	fs.Var(&mode, "compat", check.CompatUsage)
 	return fs
 }
 
@@ -149,6 +154,10 @@ func LintRunner(opts LoadOptions) func(ctx context.Context, args []string, stdou
 			return 2
 		}
 		asJSON := fs.Lookup("json").Value.(flag.Getter).Get().(bool)
+		opts := opts
+		if m := *fs.Lookup("compat").Value.(*check.Compat); m != check.Strict {
+			opts.Compat = m
+		}
 		if fs.NArg() == 0 {
 			fs.Usage()
 			return 2
@@ -160,7 +169,12 @@ func LintRunner(opts LoadOptions) func(ctx context.Context, args []string, stdou
 		}
 		problems := []Problem{}
 		for _, d := range dirs {
-			_, err := LoadBundleWith(d, opts)
+			pls, err := LoadBundleWith(d, opts)
+			for _, pl := range pls {
+				for _, w := range pl.Warnings {
+					fmt.Fprintf(stderr, "warning: %s: %s\n", d, redact.Text(w))
+				}
+			}
 			ps := Problems(d, err)
 			sort.SliceStable(ps, func(i, j int) bool {
 				if ps[i].File != ps[j].File {

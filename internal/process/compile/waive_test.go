@@ -62,20 +62,31 @@ func TestWaive(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			pls, err := LoadBundleWith(waiveBundle(t, tc.extra), tc.opts)
-			if tc.err != "" {
-				if err == nil || !strings.Contains(err.Error(), tc.err) {
-					t.Fatalf("err = %v, want one with %q", err, tc.err)
-				}
-				return
-			}
-			if err != nil {
-				t.Fatal(err)
-			}
-			if len(pls) != 1 || len(pls[0].Warnings) == 0 || !strings.Contains(pls[0].Warnings[0], "waived (orchd:waive): PurchaseOrder.bpel:40: <import") ||
-				!strings.Contains(pls[0].Warnings[0], "SA00011") {
-				t.Fatalf("warnings %q, want the waived SA00011 finding first", pls[0].Warnings)
+			w := loadWaiveBundle(t, tc.extra, tc.opts, tc.err)
+			if tc.err == "" && (len(w) == 0 || !strings.Contains(w[0], "waived (orchd:waive): PurchaseOrder.bpel:40: <import") || !strings.Contains(w[0], "SA00011")) {
+				t.Fatalf("warnings %q, want the waived SA00011 finding first", w)
 			}
 		})
 	}
+}
+
+// loadWaiveBundle loads waiveBundle(extra) with opts: refused with an
+// error holding wantErr, or, wantErr "", deployed as one process whose
+// warnings it returns.
+func loadWaiveBundle(t *testing.T, extra string, opts LoadOptions, wantErr string) []string {
+	t.Helper()
+	pls, err := LoadBundleWith(waiveBundle(t, extra), opts)
+	if wantErr != "" {
+		if err == nil || !strings.Contains(err.Error(), wantErr) {
+			t.Fatalf("err = %v, want one with %q", err, wantErr)
+		}
+		return nil
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(pls) != 1 {
+		t.Fatalf("%d processes, want 1", len(pls))
+	}
+	return pls[0].Warnings
 }

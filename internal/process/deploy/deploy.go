@@ -80,6 +80,10 @@ type Process struct {
 	// this process deploy as warnings instead of refusing the bundle
 	// (orchd:waive).
 	Waive map[string]bool
+	// Compat is orchd:compat: the engine whose leniency the process
+	// relies on ("ode"; "strict" or absent: none), over the server's
+	// --compat.
+	Compat string
 	// PartnerAllow are the orchd:partnerAllow rules: the addresses
 	// chosen at run time (copied endpoint references) the process may
 	// call, within the operator's --partner-allow policy; nil without
@@ -152,7 +156,13 @@ type CleanupRule struct {
 //	<orchd:waive rules="SA00011 SA00061"/>
 //
 // deploys the process despite findings of those static analysis rules,
-// each a warning (bundles written for engines that did not check them).
+// each a warning (bundles written for engines that did not check them);
+// and
+//
+//	<orchd:compat>ode</orchd:compat>
+//
+// deploys and runs the process as Apache ODE 1.3 did: the static analysis
+// rules ODE did not enforce are warnings (docs/static-analysis.md).
 const nsOrchdDD = "urn:orchd:deploy"
 
 // qname is a qualified XML name.
@@ -231,6 +241,13 @@ func Parse(doc *xmldoc.Document, errs *xmldoc.Errors) *Descriptor {
 			case "waive":
 				if c.NamespaceURI() == nsOrchdDD {
 					p.Waive = parseWaive(doc, c, errs, p.Waive)
+				}
+			case "compat":
+				if c.NamespaceURI() == nsOrchdDD {
+					p.Compat = strings.TrimSpace(c.Text())
+					if p.Compat != "ode" && p.Compat != "strict" {
+						errs.Add(doc.Pos(c), "orchd:compat", "unknown compatibility mode %q: want ode (Apache ODE 1.3's static analysis) or strict", p.Compat)
+					}
 				}
 			case "partnerAllow":
 				if c.NamespaceURI() == nsOrchdDD {

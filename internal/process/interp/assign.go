@@ -28,7 +28,7 @@ func applyCopyOp(c *plan.CopyOp, in *Instance) error {
 	// Whole message variable to whole message variable.
 	if c.From.V != nil && c.From.V.Msg != nil && c.From.Part < 0 && c.From.Query == nil &&
 		c.To.V != nil && c.To.V.Msg != nil && c.To.Part < 0 && c.To.Query == nil {
-		if c.From.V.Msg.Name != c.To.V.Msg.Name {
+		if c.From.V.Msg.Name != c.To.V.Msg.Name && !c.PartsByName {
 			return in.faultf(c.Pos, "mismatchedAssignmentFailure", "copy from message variable %s to %s of another message type", c.From.V.Name, c.To.V.Name)
 		}
 		in.StoreMessage(c.To.V, CopyMessage(in.message(c.From.V)))

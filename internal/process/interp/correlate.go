@@ -1,6 +1,7 @@
 package interp
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 
@@ -16,6 +17,9 @@ import (
 func CorrValues(m *exchange.Message, ex []*plan.PropExtract) (string, error) {
 	var b strings.Builder
 	for i, pe := range ex {
+		if pe.Missing != "" {
+			return "", errors.New(pe.Missing)
+		}
 		part := m.Part(pe.Part)
 		if part == nil {
 			return "", fmt.Errorf("message has no part %q for property %s", pe.Part, pe.Prop)

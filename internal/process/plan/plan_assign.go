@@ -14,6 +14,11 @@ type CopyOp struct {
 	To                    ToSpec
 	KeepSrcElementName    bool
 	IgnoreMissingFromData bool
+	// PartsByName lets a whole message variable be copied to one of
+	// another message type, each part of the target's type from the
+	// source's part of the same name (compatibility mode ODE, SA00043);
+	// without it such a copy is bpel:mismatchedAssignmentFailure.
+	PartsByName bool
 	// Ext, when set, is an <extensionAssignOperation> that runs in the
 	// copy's place (extension.go); from and to are unused.
 	Ext ExtensionAction

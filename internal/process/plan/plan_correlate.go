@@ -27,6 +27,11 @@ type PropExtract struct {
 	Prop  qname
 	Part  string
 	Query *expr.Expr
+	// Missing, when set, says that no propertyAlias maps Prop for the
+	// message (deployed under compatibility mode ODE, which did not
+	// check, SA00021): reading the property is
+	// bpel:correlationViolation with this reason.
+	Missing string
 }
 
 // RouteShape is one combination of correlation sets (the uses with
