@@ -59,7 +59,7 @@ func compatBundles() []compatBundle {
 			rules:  []string{"SA00021"}},
 		// ODE's own TestAlarm: its imports name namespaces its WSDLs do
 		// not have; the onAlarm (PT1S) answers before the PT15S wait.
-		{name: "ode-TestAlarm", src: "../../../shared/conformance/ode/TestAlarm",
+		{name: "ode-TestAlarm", src: "../../testdata/ode-corpus/TestAlarm",
 			path: "/ode/processes/HandleTimer/HandleTimer/Timer/Client", action: "",
 			body:  env(`<start xmlns="http://ode.apache.org/example">start</start>`),
 			want:  []string{"Envelope"},
