@@ -35,6 +35,7 @@ var allowed = map[string][]string{
 	"internal/persist":      nil,
 	"internal/redact":       nil, // addresses without their credentials
 	"internal/reference":    nil,
+	"internal/suggest":      nil, // "did you mean ...?" by edit distance
 	"internal/xmlparse":     nil,
 	"internal/wssec":        nil,
 
@@ -49,7 +50,7 @@ var allowed = map[string][]string{
 	"internal/process/expr":   {"internal/exchange", "internal/process/xmldoc", "internal/xpath1", "internal/xpath2", "internal/xslt"},
 	"internal/process/plan":   {"internal/events", "internal/exchange", "internal/partnerallow", "internal/process/xmldoc", "internal/process/deploy", "internal/process/expr", "internal/process/wsdl", "internal/xsd"},
 	"internal/process/wsdl":   {"internal/bundlefs", "internal/exchange", "internal/process/xmldoc", "internal/xsd"},
-	"internal/process/deploy": {"internal/bundlefs", "internal/events", "internal/exchange", "internal/partnerallow", "internal/process/xmldoc", "internal/process/wsdl", "internal/wssec", "internal/xsd"},
+	"internal/process/deploy": {"internal/bundlefs", "internal/events", "internal/exchange", "internal/partnerallow", "internal/process/xmldoc", "internal/process/wsdl", "internal/suggest", "internal/wssec", "internal/xsd"},
 	"internal/process/check":  {"internal/exchange", "internal/process/ast", "internal/process/xmldoc", "internal/process/deploy", "internal/process/wsdl"},
 
 	// The compiler: bundle -> plan, lowering the syntax tree; never the
