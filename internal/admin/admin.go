@@ -380,8 +380,15 @@ func (a *api) deploy(w http.ResponseWriter, r *http.Request) {
 	if err != nil {
 		if errors.Is(err, mgmt.ErrInvalid) {
 			eb := errorBody{Error: err.Error(), Bundle: b}
-			if b != nil {
+			if b != nil && len(b.Errors) > 0 {
+				// The problems are listed once, in errors; the message
+				// counts them.
 				eb.Errors = b.Errors
+				what := "problems"
+				if len(b.Errors) == 1 {
+					what = "problem"
+				}
+				eb.Error = fmt.Sprintf("bundle %s: %v: %d %s", name, mgmt.ErrInvalid, len(b.Errors), what)
 			}
 			writeJSON(w, http.StatusUnprocessableEntity, eb)
 			return
