@@ -8,6 +8,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/orchd/orchd/internal/buildinfo"
 	"github.com/orchd/orchd/internal/ctl"
 	"github.com/orchd/orchd/internal/process/compile"
 )
@@ -40,6 +41,20 @@ func commands() []command {
 		{name: "lint", args: "[--json] BUNDLE_DIR...", summary: "check bundles as a deploy would (WS-BPEL static analysis and compile errors) without serving them", run: compile.LintRunner(compile.LoadOptions{Extensions: linkedExtensions()}), usage: compile.LintUsage, globals: compile.LintFlags},
 		{name: "xpath", args: "[flags] EXPR", summary: "evaluate an XPath 1.0 or 2.0 expression and print its items", flags: xpathCommand},
 		{name: "mock-partners", args: "[flags]", summary: "serve the example's CRM and ERP mock services", flags: mockCommand},
+		{name: "version", args: "", summary: "print orchd's version, the VCS revision it was built from and its Go version (also orchd --version)", flags: versionCommand},
+	}
+}
+
+// versionCommand prints the build information, as GET /api/v1/ of the
+// management API says it.
+func versionCommand(fs *flag.FlagSet) runFunc {
+	return func(_ context.Context, fs *flag.FlagSet, stdout, stderr io.Writer) int {
+		if fs.NArg() > 0 {
+			fmt.Fprintf(stderr, "orchd version: takes no arguments, not %q\n", fs.Args())
+			return 2
+		}
+		fmt.Fprintln(stdout, buildinfo.Read())
+		return 0
 	}
 }
 

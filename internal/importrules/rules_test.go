@@ -26,6 +26,7 @@ var allowed = map[string][]string{
 	// Leaves: no orchd imports at all.
 	"internal/bundlefs":     nil, // a bundle's files, confined to its folder
 	"internal/bundlezip":    nil,
+	"internal/buildinfo":    nil, // which orchd this is (version, revision, Go)
 	"internal/etcdtest":     nil,
 	"internal/events":       nil,
 	"internal/exchange":     nil,
@@ -83,7 +84,7 @@ var allowed = map[string][]string{
 	// Operating orchd. mgmt's shapes use events.Event for an instance's
 	// timeline: one type for an event everywhere it is shown.
 	"internal/mgmt":    {"internal/events"},
-	"internal/admin":   {"internal/events", "internal/mgmt"},
+	"internal/admin":   {"internal/buildinfo", "internal/events", "internal/mgmt"},
 	"internal/console": {"internal/mgmt"},
 	"internal/server":  {"internal/persist", "internal/process", "internal/soap"},
 
@@ -100,7 +101,7 @@ var allowed = map[string][]string{
 	"internal/tracing":       nil,
 	"internal/clusterview":   {"internal/admin", "internal/cluster", "internal/mgmt", "internal/mgmtclient"},
 	"internal/mgmtbackend":   {"internal/clusterview", "internal/events", "internal/hotdeploy", "internal/mgmt", "internal/process"},
-	"internal/adminserver":   {"internal/admin", "internal/mgmt", "internal/server"},
+	"internal/adminserver":   {"internal/admin", "internal/buildinfo", "internal/mgmt", "internal/server"},
 	"internal/ctl":           {"internal/admin", "internal/mgmt", "internal/mgmtclient"},
 
 	// Test support.
@@ -114,7 +115,7 @@ var allowed = map[string][]string{
 
 	// The binaries wire everything.
 	"cmd/poref": {"internal/reference"},
-	"cmd/orchd": {"internal/admin", "internal/adminserver", "internal/bundlefs", "internal/cluster", "internal/clusternode", "internal/clusterview",
+	"cmd/orchd": {"internal/admin", "internal/adminserver", "internal/buildinfo", "internal/bundlefs", "internal/cluster", "internal/clusternode", "internal/clusterview",
 		"internal/console", "internal/ctl", "internal/endpoints", "internal/etcdstore", "internal/events", "internal/exchange",
 		"internal/health", "internal/hotdeploy", "internal/instancestore", "internal/loadgen", "internal/mgmt", "internal/mgmtbackend",
 		"internal/mockpartner", "internal/persist", "internal/process", "internal/process/compile", "internal/process/expr", "internal/process/interp", "internal/server", "internal/soap",
