@@ -3,6 +3,7 @@ package main
 import (
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -93,5 +94,26 @@ func TestDeployXMLTypos(t *testing.T) {
 	}
 	if state < 0 || state > 20 || rows < 2 || errLines < 2 {
 		t.Errorf("bundles: want STATE within 20 columns, 2 rows and their errors below them:\n%s", out)
+	}
+}
+
+// TestFaultedMemInstanceLogged: the log line of an in-memory instance
+// that faults after its reply names the instance (an id the management
+// API lists it by) and says what failed and where.
+func TestFaultedMemInstanceLogged(t *testing.T) {
+	deploy := t.TempDir()
+	writeProcess(t, deploy, "Late", "127.0.0.1:1", `<sequence>
+  <receive partnerLink="client" operation="run" variable="in" createInstance="yes"/>
+  `+initOut+`
+  <reply partnerLink="client" operation="run" variable="out"/>
+  <assign name="after"><copy><from>$in.payload/tns:missing</from><to>$out.payload/tns:a</to></copy></assign>
+</sequence>`, true)
+	o := startOrchd(t, "--deploy", deploy)
+	if r := callRun(t, o.base, "Late", "L1", "1"); r.status != 200 {
+		t.Fatalf("call: %d %s", r.status, r.body)
+	}
+	line := regexp.MustCompile(`msg="instance ended with an error".* instance=m\d+ .*selectionFailure.*<assign name=\\"after\\">: <from> selected nothing: expression \\"\$in.payload/tns:missing\\" \(reads variable in\)`)
+	if !eventually(func() bool { return line.MatchString(o.log()) }) {
+		t.Fatalf("no log line matching %s\n%s", line, o.log())
 	}
 }
