@@ -52,16 +52,7 @@ func TestValidate(t *testing.T) {
 			`deploy.xml:3: <persistence>: unknown element in <process> of ODE's deploy namespace; known here: active, retired, in-memory`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			src := `<deploy xmlns="http://www.apache.org/ode/schemas/dd/2007/03" xmlns:p="urn:p" xmlns:o="urn:orchd:deploy">
-<process name="p:P">
-` + tc.xml + `
-</process></deploy>`
-			doc, err := xmldoc.Parse("deploy.xml", []byte(src))
-			if err != nil {
-				t.Fatal(err)
-			}
-			var errs xmldoc.Errors
-			Parse(doc, &errs)
+			_, errs := parseProcess(t, tc.xml)
 			got := ""
 			if err := errs.Err(); err != nil {
 				got = err.Error()
