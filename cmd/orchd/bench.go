@@ -131,8 +131,23 @@ func benchCommand(fs *flag.FlagSet) runFunc {
 			}
 			return 1
 		}
+		if failed, total := failures(rep); failed > 0 {
+			fmt.Fprintf(stderr, "orchd bench: %d of %d measured requests failed (an error, or a response --expect is false of)\n", failed, total)
+			return 1
+		}
 		return 0
 	}
+}
+
+// failures counts the measured requests of rep that failed (an error or
+// a missed --expect; shed exchanges, answered 503, apart) and all the
+// measured requests.
+func failures(rep *loadgen.Report) (failed, total int64) {
+	for _, l := range rep.Levels {
+		failed += l.Errors
+		total += l.Errors + l.Successes + l.Shed
+	}
+	return failed, total
 }
 
 // targetStats formats the target's RSS and goroutines, when known.

@@ -73,3 +73,35 @@ func TestBenchCommand(t *testing.T) {
 		}
 	}
 }
+
+// TestBenchFails: orchd bench exits 1, saying how many requests failed,
+// when a response misses --expect or is an error; 0 when all pass.
+func TestBenchFails(t *testing.T) {
+	answer := func(status int, ack string) string {
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			io.Copy(io.Discard, r.Body)
+			w.WriteHeader(status)
+			io.WriteString(w, `<soapenv:Envelope xmlns:soapenv="http://schemas.xmlsoap.org/soap/envelope/"><soapenv:Body><po:purchaseOrderAck xmlns:po="urn:example:po"><po:status>`+ack+`</po:status></po:purchaseOrderAck></soapenv:Body></soapenv:Envelope>`)
+		}))
+		t.Cleanup(srv.Close)
+		return srv.URL
+	}
+	for _, tc := range []struct {
+		name, url string
+		code      int
+		stderr    string
+	}{
+		{"every response as expected", answer(200, "ACCEPTED"), 0, ""},
+		{"every response misses --expect", answer(200, "REJECTED"), 1, "measured requests failed"},
+		{"every response is a server error", answer(500, "ACCEPTED"), 1, "measured requests failed"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var out, errb bytes.Buffer
+			args := []string{"bench", "--url", tc.url, "--concurrency", "1", "--duration", "200ms", "--warmup", "20ms", "--expect", "//po:status = 'ACCEPTED'"}
+			code := run(context.Background(), args, &out, &errb)
+			if code != tc.code || (tc.stderr != "" && !strings.Contains(errb.String(), tc.stderr)) {
+				t.Fatalf("exit %d, want %d\nstdout:\n%s\nstderr:\n%s", code, tc.code, out.String(), errb.String())
+			}
+		})
+	}
+}

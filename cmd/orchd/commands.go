@@ -8,6 +8,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/orchd/orchd/internal/buildinfo"
 	"github.com/orchd/orchd/internal/ctl"
 	"github.com/orchd/orchd/internal/process/compile"
 )
@@ -36,10 +37,24 @@ func commands() []command {
 		{name: "serve", args: "[flags]", summary: "serve the bundles of a deploy directory (the command when the first argument is a flag)", flags: serveCommand},
 		{name: "ctl", args: "[flags] VERB [ARGS]", summary: "operate a running orchd through its management API", run: ctl.Run, usage: ctl.Usage, globals: ctl.Flags},
 		{name: "instances", args: "[flags]", summary: "list the stored instances of persistent processes", flags: instancesCommand},
-		{name: "bench", args: "[flags]", summary: "load a SOAP endpoint (closed or open loop) and report tx/s and latency", flags: benchCommand},
+		{name: "bench", args: "[flags]", summary: "load a SOAP endpoint (closed or open loop) and report tx/s and latency; exit 1 when a measured request fails or misses --expect", flags: benchCommand},
 		{name: "lint", args: "[--json] [--compat ode] BUNDLE_DIR...", summary: "check bundles as a deploy would (WS-BPEL static analysis and compile errors) without serving them", run: compile.LintRunner(compile.LoadOptions{Extensions: linkedExtensions()}), usage: compile.LintUsage, globals: compile.LintFlags},
 		{name: "xpath", args: "[flags] EXPR", summary: "evaluate an XPath 1.0 or 2.0 expression and print its items", flags: xpathCommand},
 		{name: "mock-partners", args: "[flags]", summary: "serve the example's CRM and ERP mock services", flags: mockCommand},
+		{name: "version", args: "", summary: "print orchd's version, the VCS revision it was built from and its Go version (also orchd --version)", flags: versionCommand},
+	}
+}
+
+// versionCommand prints the build information, as GET /api/v1/ of the
+// management API says it.
+func versionCommand(fs *flag.FlagSet) runFunc {
+	return func(_ context.Context, fs *flag.FlagSet, stdout, stderr io.Writer) int {
+		if fs.NArg() > 0 {
+			fmt.Fprintf(stderr, "orchd version: takes no arguments, not %q\n", fs.Args())
+			return 2
+		}
+		fmt.Fprintln(stdout, buildinfo.Read())
+		return 0
 	}
 }
 

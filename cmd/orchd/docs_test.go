@@ -25,7 +25,7 @@ import (
 var updateDocs = flag.Bool("update", false, "rewrite docs/commands.md and the route list of docs/operations.md from the code")
 
 // docCommands are orchd's commands, in the order commands.md lists them.
-var docCommands = []string{"serve", "ctl", "instances", "lint", "mock-partners", "bench", "xpath"}
+var docCommands = []string{"serve", "ctl", "instances", "lint", "mock-partners", "bench", "xpath", "version"}
 
 // ctlVerbs are orchd ctl's verbs, each with a flag set of its own.
 var ctlVerbs = []string{"cluster", "processes", "process", "retire", "activate", "bundles", "deploy", "undeploy",

@@ -33,6 +33,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	switch a := args[0]; {
 	case a == "help" || a == "-h" || a == "-help" || a == "--help":
 		return help(args[1:], stdout, stderr)
+	case a == "--version" || a == "-version":
+		name, args = "version", args[1:]
 	case a != "" && a[0] != '-':
 		name, args = a, args[1:]
 	}

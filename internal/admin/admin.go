@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/orchd/orchd/internal/buildinfo"
 	"github.com/orchd/orchd/internal/events"
 	"github.com/orchd/orchd/internal/mgmt"
 )
@@ -41,8 +42,9 @@ type Options struct {
 	Console http.Handler
 	// Logger receives internal errors (500s); nil discards them.
 	Logger *slog.Logger
-	// Version is the server's version for GET /api/v1/.
-	Version string
+	// Build is which orchd serves the API, for GET /api/v1/ (what
+	// orchd version prints).
+	Build buildinfo.Info
 	// MaxBundle is the largest bundle upload in bytes; zero means 64 MiB.
 	MaxBundle int64
 	// StatsEvery is how often the event stream sends the process list;
@@ -223,8 +225,8 @@ func (a *api) info(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, struct {
 		ReadOnly bool   `json:"readOnly"`
 		Access   string `json:"access"`
-		Version  string `json:"version"`
-	}{a.opts.Access.Token == "", a.opts.Access.grant(r), a.opts.Version})
+		buildinfo.Info
+	}{a.opts.Access.Token == "", a.opts.Access.grant(r), a.opts.Build})
 }
 
 // scopeParam reads the only parameter r may have, scope: true for
@@ -380,8 +382,15 @@ func (a *api) deploy(w http.ResponseWriter, r *http.Request) {
 	if err != nil {
 		if errors.Is(err, mgmt.ErrInvalid) {
 			eb := errorBody{Error: err.Error(), Bundle: b}
-			if b != nil {
+			if b != nil && len(b.Errors) > 0 {
+				// The problems are listed once, in errors; the message
+				// counts them.
 				eb.Errors = b.Errors
+				what := "problems"
+				if len(b.Errors) == 1 {
+					what = "problem"
+				}
+				eb.Error = fmt.Sprintf("bundle %s: %v: %d %s", name, mgmt.ErrInvalid, len(b.Errors), what)
 			}
 			writeJSON(w, http.StatusUnprocessableEntity, eb)
 			return

@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/orchd/orchd/internal/buildinfo"
 	"github.com/orchd/orchd/internal/events"
 	"github.com/orchd/orchd/internal/mgmt"
 )
@@ -402,13 +403,15 @@ func TestAuth(t *testing.T) {
 		})
 	}
 	t.Run("info says read-only", func(t *testing.T) {
-		srv, _ := newServer(t, Options{Version: "v9"})
+		srv, _ := newServer(t, Options{Build: buildinfo.Info{Version: "v9", Revision: "abc", GoVersion: "go1"}})
 		a := do(t, srv, "GET", "/api/v1/", "", nil)
 		var info struct {
-			ReadOnly bool   `json:"readOnly"`
-			Version  string `json:"version"`
+			ReadOnly  bool `json:"readOnly"`
+			Version   string
+			Revision  string
+			GoVersion string `json:"goVersion"`
 		}
-		if err := json.Unmarshal([]byte(a.body), &info); err != nil || !info.ReadOnly || info.Version != "v9" {
+		if err := json.Unmarshal([]byte(a.body), &info); err != nil || !info.ReadOnly || info.Version != "v9" || info.Revision != "abc" || info.GoVersion != "go1" {
 			t.Fatalf("info %+v (%v): %s", info, err, a.body)
 		}
 	})

@@ -8,12 +8,12 @@ import (
 	"net"
 	"net/http"
 	"os"
-	"runtime/debug"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/orchd/orchd/internal/admin"
+	"github.com/orchd/orchd/internal/buildinfo"
 	"github.com/orchd/orchd/internal/mgmt"
 	"github.com/orchd/orchd/internal/server"
 )
@@ -155,7 +155,7 @@ func New(o Options) (*Server, error) {
 		a.access, a.flag = admin.ListenerAccess(ln.Addr(), tok, readTok, o.Hosts), "--admin-listen"
 	}
 	a.Handler = admin.New(admin.Options{Backend: o.Backend, Stream: o.Stream, Access: a.access, Console: o.Console,
-		MaxBundle: o.MaxBundle, Logger: log, Version: orchdVersion(), Done: a.done})
+		MaxBundle: o.MaxBundle, Logger: log, Build: buildinfo.Read(), Done: a.done})
 	if ln != nil {
 		a.ln = ln
 		a.srv = &http.Server{Handler: server.Guard(a.Handler), ReadHeaderTimeout: 10 * time.Second, IdleTimeout: o.IdleTimeout,
@@ -215,12 +215,4 @@ func (a *Server) Close() {
 
 func (a *Server) endStreams() {
 	a.once.Do(func() { close(a.done) })
-}
-
-// orchdVersion is the module version orchd was built from.
-func orchdVersion() string {
-	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" {
-		return bi.Main.Version
-	}
-	return "(devel)"
 }

@@ -412,16 +412,27 @@ func (r *ctlRun) bundles(args []string) error {
 		return err
 	}
 	var bs []mgmt.Bundle
-	return r.get("/bundles", nil, &bs, func() {
-		tw := table(r.stdout, "BUNDLE\tSTATE\tVERSION\tDEPLOYED\tPROCESSES")
-		for _, b := range bs {
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", b.Name, b.State, orDash(b.Version), when(b.Deployed), strings.Join(locals(b.Processes), ", "))
-			for _, e := range b.Errors {
-				fmt.Fprintf(tw, "  %s\t\t\t\t\n", e)
-			}
+	return r.get("/bundles", nil, &bs, func() { writeBundles(r.stdout, bs) })
+}
+
+// writeBundles writes the bundles table: the columns are aligned over
+// the rows alone, and a bundle's errors follow its row, indented, so a
+// long error does not widen the first column.
+func writeBundles(w io.Writer, bs []mgmt.Bundle) {
+	var rows bytes.Buffer
+	tw := table(&rows, "BUNDLE\tSTATE\tVERSION\tDEPLOYED\tPROCESSES")
+	for _, b := range bs {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", b.Name, b.State, orDash(b.Version), when(b.Deployed), strings.Join(locals(b.Processes), ", "))
+	}
+	tw.Flush()
+	lines := strings.SplitAfter(rows.String(), "\n")
+	io.WriteString(w, lines[0]) // the header
+	for i, b := range bs {
+		io.WriteString(w, lines[i+1])
+		for _, e := range b.Errors {
+			fmt.Fprintf(w, "  %s\n", strings.ReplaceAll(e, "\n", "\n  "))
 		}
-		tw.Flush()
-	})
+	}
 }
 
 func (r *ctlRun) deploy(args []string) error {

@@ -26,6 +26,7 @@ var allowed = map[string][]string{
 	// Leaves: no orchd imports at all.
 	"internal/bundlefs":     nil, // a bundle's files, confined to its folder
 	"internal/bundlezip":    nil,
+	"internal/buildinfo":    nil, // which orchd this is (version, revision, Go)
 	"internal/etcdtest":     nil,
 	"internal/events":       nil,
 	"internal/exchange":     nil,
@@ -35,6 +36,7 @@ var allowed = map[string][]string{
 	"internal/persist":      nil,
 	"internal/redact":       nil, // addresses without their credentials
 	"internal/reference":    nil,
+	"internal/suggest":      nil, // "did you mean ...?" by edit distance
 	"internal/xmlparse":     nil,
 	"internal/wssec":        nil,
 
@@ -48,10 +50,10 @@ var allowed = map[string][]string{
 	"internal/xsd":               {"internal/process/xmldoc"},
 	"internal/xpath2":            {"internal/xsd"},
 	"internal/xslt":              {"internal/process/xmldoc", "internal/xpath1", "internal/xpath2"},
-	"internal/process/expr":      {"internal/exchange", "internal/process/xmldoc", "internal/xpath1", "internal/xpath2", "internal/xslt"},
+	"internal/process/expr":      {"internal/exchange", "internal/process/xmldoc", "internal/suggest", "internal/xpath1", "internal/xpath2", "internal/xslt"},
 	"internal/process/plan":      {"internal/events", "internal/exchange", "internal/partnerallow", "internal/process/xmldoc", "internal/process/deploy", "internal/process/expr", "internal/process/wsdl", "internal/xsd"},
 	"internal/process/wsdl":      {"internal/bundlefs", "internal/exchange", "internal/process/xmldoc", "internal/xsd"},
-	"internal/process/deploy":    {"internal/bundlefs", "internal/events", "internal/exchange", "internal/partnerallow", "internal/process/xmldoc", "internal/process/wsdl", "internal/wssec", "internal/xsd"},
+	"internal/process/deploy":    {"internal/bundlefs", "internal/events", "internal/exchange", "internal/partnerallow", "internal/process/xmldoc", "internal/process/wsdl", "internal/suggest", "internal/wssec", "internal/xsd"},
 	"internal/process/check":     {"internal/exchange", "internal/process/ast", "internal/process/xmldoc", "internal/process/deploy", "internal/process/wsdl"},
 
 	// The compiler: bundle -> plan, lowering the syntax tree; never the
@@ -85,7 +87,7 @@ var allowed = map[string][]string{
 	// Operating orchd. mgmt's shapes use events.Event for an instance's
 	// timeline: one type for an event everywhere it is shown.
 	"internal/mgmt":    {"internal/events"},
-	"internal/admin":   {"internal/events", "internal/mgmt"},
+	"internal/admin":   {"internal/buildinfo", "internal/events", "internal/mgmt"},
 	"internal/console": {"internal/mgmt"},
 	"internal/server":  {"internal/persist", "internal/process", "internal/soap"},
 
@@ -102,7 +104,7 @@ var allowed = map[string][]string{
 	"internal/tracing":       nil,
 	"internal/clusterview":   {"internal/admin", "internal/cluster", "internal/mgmt", "internal/mgmtclient"},
 	"internal/mgmtbackend":   {"internal/clusterview", "internal/events", "internal/hotdeploy", "internal/mgmt", "internal/process"},
-	"internal/adminserver":   {"internal/admin", "internal/mgmt", "internal/server"},
+	"internal/adminserver":   {"internal/admin", "internal/buildinfo", "internal/mgmt", "internal/server"},
 	"internal/ctl":           {"internal/admin", "internal/mgmt", "internal/mgmtclient"},
 
 	// Test support.
@@ -117,7 +119,7 @@ var allowed = map[string][]string{
 
 	// The binaries wire everything.
 	"cmd/poref": {"internal/reference"},
-	"cmd/orchd": {"internal/admin", "internal/adminserver", "internal/bundlefs", "internal/cluster", "internal/clusternode", "internal/clusterview",
+	"cmd/orchd": {"internal/admin", "internal/adminserver", "internal/buildinfo", "internal/bundlefs", "internal/cluster", "internal/clusternode", "internal/clusterview",
 		"internal/console", "internal/ctl", "internal/endpoints", "internal/etcdstore", "internal/events", "internal/exchange",
 		"internal/health", "internal/hotdeploy", "internal/instancestore", "internal/loadgen", "internal/mgmt", "internal/mgmtbackend",
 		"internal/mockpartner", "internal/persist", "internal/process", "internal/process/compile", "internal/process/expr", "internal/process/interp", "internal/publicurl", "internal/server", "internal/soap",

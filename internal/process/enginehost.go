@@ -3,6 +3,7 @@ package process
 import (
 	"context"
 	"log/slog"
+	"strconv"
 	"time"
 
 	"github.com/beevik/etree"
@@ -24,6 +25,7 @@ func (e *Engine) host() *engineHost { return (*engineHost)(e) }
 
 func (h *engineHost) Now() time.Time                           { return (*Engine)(h).now() }
 func (h *engineHost) Logger() *slog.Logger                     { return h.log }
+func (h *engineHost) NewMemID() string                         { return "m" + strconv.FormatUint(h.reg.seq.Add(1), 10) }
 func (h *engineHost) MaxSteps() int                            { return h.steps }
 func (h *engineHost) Stored() bool                             { return h.store != nil }
 func (h *engineHost) Clustered() bool                          { return h.opts.Owners != nil }

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"log/slog"
 	"slices"
-	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -439,7 +438,7 @@ func (e *Engine) preRegister(in *interp.Instance) {
 // nameLocked gives an in-memory instance its id when it first becomes
 // findable. The caller holds e.reg.mu.
 func (e *Engine) nameLocked(in *interp.Instance) {
-	in.Name(func() string { return "m" + strconv.FormatUint(e.reg.seq.Add(1), 10) })
+	in.Name(e.host().NewMemID)
 }
 
 // block registers a blocked instance: its routes (in-memory processes;

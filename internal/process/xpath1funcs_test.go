@@ -17,6 +17,7 @@ func TestDeployRefusesUnknownFunctions(t *testing.T) {
 		want       []string // nil: deploys
 	}{
 		{x1, "nosuch(1)", []string{"Bad.bpel:26: <from>:", "unknown function nosuch()"}},
+		{x1, "concatt('a', 'b')", []string{"Bad.bpel:26: <from>:", "unknown function concatt(); did you mean concat?"}},
 		{x1, "x:nosuch(1)", []string{"Bad.bpel:26: <from>:", "unknown function x:nosuch() (namespace urn:x)"}},
 		{x1, "x:concat('a', 'b')", []string{"Bad.bpel:26: <from>:", "unknown function x:concat() (namespace urn:x)"}},
 		{x1, "ode:split-to-elements('a b', ' ', 'e')", []string{"Bad.bpel:26: <from>:", "unknown function ode:split-to-elements() in XPath 1.0"}},

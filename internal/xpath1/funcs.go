@@ -3,6 +3,7 @@ package xpath1
 import (
 	"fmt"
 	"math"
+	"sort"
 	"strings"
 	"unicode/utf8"
 
@@ -260,6 +261,17 @@ func xmlLang(e *etree.Element) *etree.Attr {
 func CoreFunction(name string) bool {
 	_, ok := coreFuncs[name]
 	return ok
+}
+
+// CoreFunctionNames lists the core library's functions, sorted (for
+// "did you mean" suggestions).
+func CoreFunctionNames() []string {
+	names := make([]string, 0, len(coreFuncs))
+	for n := range coreFuncs {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
 }
 
 func evalCall(x *Call, c *Context) (Value, error) {

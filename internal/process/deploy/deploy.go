@@ -198,9 +198,10 @@ type secretRef struct {
 	pos             xmldoc.Pos
 }
 
-// Parse reads deploy.xml in Apache ODE's format. Like ODE it ignores
-// elements it does not know, accepts the legacy fivesight namespace and a
-// prefixed port name.
+// Parse reads deploy.xml in Apache ODE's format. An element or attribute
+// of ODE's deploy namespace or orchd's that neither knows is an error
+// (validate); elements of other namespaces are extensions, ignored. Like
+// ODE it accepts the legacy fivesight namespace and a prefixed port name.
 func Parse(doc *xmldoc.Document, errs *xmldoc.Errors) *Descriptor {
 	root := doc.Root
 	ns := root.NamespaceURI()
@@ -208,6 +209,7 @@ func Parse(doc *xmldoc.Document, errs *xmldoc.Errors) *Descriptor {
 		errs.Add(doc.Pos(root), root.Tag, "not an ODE deployment descriptor: want {%s}deploy", xmldoc.NSDD)
 		return nil
 	}
+	validate(doc, root, errs)
 	d := &Descriptor{}
 	for _, pe := range root.SelectElements("process") {
 		sp, local, err := xmldoc.ResolveQName(pe, pe.SelectAttrValue("name", ""), true)

@@ -29,16 +29,7 @@ func TestPartnerAllow(t *testing.T) {
 		{"another namespace is ignored", `<x:partnerAllow xmlns:x="urn:other" host="?"/>`, 0, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			src := `<deploy xmlns="http://www.apache.org/ode/schemas/dd/2007/03" xmlns:p="urn:p" xmlns:o="urn:orchd:deploy">
-<process name="p:P">
-` + tc.xml + `
-</process></deploy>`
-			doc, err := xmldoc.Parse("deploy.xml", []byte(src))
-			if err != nil {
-				t.Fatal(err)
-			}
-			var errs xmldoc.Errors
-			d := Parse(doc, &errs)
+			d, errs := parseProcess(t, tc.xml)
 			if tc.err != "" {
 				if len(errs.List) != 1 || !strings.Contains(errs.List[0].Error(), tc.err) {
 					t.Fatalf("errors %v, want %q", errs.List, tc.err)
@@ -65,4 +56,20 @@ func TestPartnerAllow(t *testing.T) {
 			}
 		})
 	}
+}
+
+// parseProcess parses a deploy.xml whose one <process> holds body
+// (prefixes p, and o for urn:orchd:deploy; body starts at line 3).
+func parseProcess(t *testing.T, body string) (*Descriptor, *xmldoc.Errors) {
+	t.Helper()
+	src := `<deploy xmlns="http://www.apache.org/ode/schemas/dd/2007/03" xmlns:p="urn:p" xmlns:o="urn:orchd:deploy">
+<process name="p:P">
+` + body + `
+</process></deploy>`
+	doc, err := xmldoc.Parse("deploy.xml", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	errs := &xmldoc.Errors{}
+	return Parse(doc, errs), errs
 }

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/orchd/orchd/internal/process/xmldoc"
+	"github.com/orchd/orchd/internal/suggest"
 	"github.com/orchd/orchd/internal/xpath1"
 	"github.com/orchd/orchd/internal/xpath2"
 )
@@ -100,7 +101,7 @@ func xpath1Function(prefix, local string, ns map[string]string) error {
 		if isXPath2Function(local) {
 			return fmt.Errorf("function %s() is XPath 2.0's, not XPath 1.0's (declare expressionLanguage %q to use it)", name, LangXPath20)
 		}
-		return fmt.Errorf("unknown function %s()", name)
+		return fmt.Errorf("unknown function %s()%s", name, suggest.DidYouMean(local, append(xpath1.CoreFunctionNames(), "lower-case", "ends-with")))
 	}
 	return nil
 }

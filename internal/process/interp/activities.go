@@ -142,7 +142,7 @@ func stepAssign(a *plan.Assign, in *Instance, _ *frame) (plan.Activity, bool, er
 	}
 	for _, c := range a.Copies {
 		if err := applyCopyOp(c, in); err != nil {
-			return nil, false, err
+			return nil, false, inActivity(err, &a.Base)
 		}
 	}
 	return nil, true, nil

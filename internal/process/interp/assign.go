@@ -42,7 +42,7 @@ func applyCopyOp(c *plan.CopyOp, in *Instance) error {
 		if c.IgnoreMissingFromData {
 			return nil
 		}
-		return in.faultf(c.Pos, "selectionFailure", "<from> selected nothing")
+		return in.faultf(c.Pos, "selectionFailure", "<from> selected nothing: %s", c.From.Describe())
 	}
 	if c.To.Epr != nil {
 		return in.assignEPR(c.To.Epr.Pl, src, c.Pos)

@@ -32,6 +32,7 @@ type testHost struct{}
 
 func (testHost) Now() time.Time                                          { return time.Now() }
 func (testHost) Logger() *slog.Logger                                    { return slog.New(slog.DiscardHandler) }
+func (testHost) NewMemID() string                                        { return "m1" }
 func (testHost) MaxSteps() int                                           { return 1_000_000 }
 func (testHost) Stored() bool                                            { return false }
 func (testHost) Clustered() bool                                         { return false }

@@ -25,6 +25,9 @@ type Host interface {
 	Now() time.Time
 	// Logger is the engine's log.
 	Logger() *slog.Logger
+	// NewMemID is a new id for an in-memory instance ("m" and a
+	// number), which the log and the management API name it by.
+	NewMemID() string
 	// MaxSteps is the engine's step budget of a run (serve --max-steps).
 	MaxSteps() int
 	// Stored reports that the engine has a store, so the instances of

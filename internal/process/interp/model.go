@@ -78,6 +78,15 @@ type faultValue struct {
 	at     xmldoc.Pos
 }
 
+// inActivity names activity b in err's reason when err is a standard
+// fault (one of the activity's own making).
+func inActivity(err error, b *plan.Base) error {
+	if f, ok := err.(*faultValue); ok && f.Name.Space == xmldoc.NSBPEL {
+		f.Reason = b.Describe() + ": " + f.Reason
+	}
+	return err
+}
+
 func (f *faultValue) Error() string {
 	if f.Reason != "" {
 		return fmt.Sprintf("fault %s at %s: %s", f.Name, f.at, f.Reason)

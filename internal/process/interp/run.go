@@ -267,7 +267,9 @@ func (in *Instance) end(ex *exchange.Exchange, res Result, err error, notTaken b
 		}
 	}
 	if err != nil && res != ResBlocked && (ex == nil || in.answered || ex.Operation.OneWay()) {
-		in.host.Logger().Warn("instance ended with an error", slog.String("process", label), slog.String("instance", in.id), slog.Any("err", err))
+		// An in-memory instance nothing named yet gets its id here, so
+		// the line names the instance.
+		in.host.Logger().Warn("instance ended with an error", slog.String("process", label), slog.String("instance", in.Name(in.host.NewMemID)), slog.Any("err", err))
 	}
 	switch {
 	case ex == nil:
