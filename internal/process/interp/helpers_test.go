@@ -18,6 +18,7 @@ import (
 	"github.com/orchd/orchd/internal/persist"
 	"github.com/orchd/orchd/internal/process/compile"
 	"github.com/orchd/orchd/internal/process/expr"
+	"github.com/orchd/orchd/internal/process/membudget"
 	"github.com/orchd/orchd/internal/process/plan"
 )
 
@@ -33,6 +34,7 @@ type testHost struct{}
 func (testHost) Now() time.Time                                          { return time.Now() }
 func (testHost) Logger() *slog.Logger                                    { return slog.New(slog.DiscardHandler) }
 func (testHost) MaxSteps() int                                           { return 1_000_000 }
+func (testHost) MemoryBounds() membudget.Bounds                          { return membudget.Bounds{} }
 func (testHost) Stored() bool                                            { return false }
 func (testHost) Clustered() bool                                         { return false }
 func (testHost) BaseURL() string                                         { return "" }
