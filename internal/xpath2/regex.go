@@ -432,6 +432,9 @@ func fnTokenize(c Context, args []Sequence) (Sequence, error) {
 		}
 	}
 	out = append(out, Str(in[last:]))
+	if err := c.c.items(len(out)); err != nil {
+		return nil, err
+	}
 	_ = utf8.RuneLen
 	return out, nil
 }
