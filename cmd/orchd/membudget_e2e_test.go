@@ -50,7 +50,9 @@ type buildError struct {
 	err error
 }
 
-func (e *buildError) Error() string { return "building orchd without -race: " + e.err.Error() + "\n" + e.out }
+func (e *buildError) Error() string {
+	return "building orchd without -race: " + e.err.Error() + "\n" + e.out
+}
 
 // limitedCmd is orchd args under the address space limit and
 // GOMEMLIMIT.
