@@ -8,6 +8,7 @@ import (
 	"github.com/beevik/etree"
 
 	"github.com/orchd/orchd/internal/process/interp"
+	"github.com/orchd/orchd/internal/xmlparse"
 )
 
 // BenchmarkPurchaseOrder runs one purchase-order exchange through the
@@ -64,7 +65,7 @@ func BenchmarkParseStored(b *testing.B) {
 		data := []byte(sb.String())
 		b.Run(fmt.Sprintf("attrs=%d", n), func(b *testing.B) {
 			for b.Loop() {
-				el, err := interp.ParseStored(data)
+				el, err := xmlparse.Stored(data)
 				if err != nil || len(el.ChildElements()[0].Attr) != n {
 					b.Fatalf("parseStored: %v", err)
 				}

@@ -646,7 +646,12 @@ func (e *Engine) actMem(ctx context.Context, id string, a mgmt.Action) error {
 		in.Version().EmitLifecycle(in.ID(), events.InstanceSuspended, opSuspendReason)
 		return nil
 	case mgmt.Resume:
-		if err := in.OperatorResume(); err != nil {
+		// Under the registry's lock, as Suspend: a listing reads the
+		// flag (Summary) under it while the instance is still live.
+		e.reg.mu.Lock()
+		err := in.OperatorResume()
+		e.reg.mu.Unlock()
+		if err != nil {
 			return err
 		}
 		e.claim(in, func() bool { return true })
@@ -655,8 +660,7 @@ func (e *Engine) actMem(ctx context.Context, id string, a mgmt.Action) error {
 	case mgmt.Terminate, mgmt.Delete:
 		e.claim(in, func() bool { return true })
 		in.ClearSuspended()
-		e.terminate(in, nil)
-		return nil
+		return e.terminate(in, nil)
 	}
 	return fmt.Errorf("not suspended on a failed activity: %w", mgmt.ErrConflict)
 }
@@ -664,9 +668,10 @@ func (e *Engine) actMem(ctx context.Context, id string, a mgmt.Action) error {
 // terminate ends a loaded or claimed instance as <exit> does: no
 // handlers, open requests answered with a fault, routes and timers
 // removed, state terminated. fence is the token of the lock held on a
-// persistent instance.
-func (e *Engine) terminate(in *interp.Instance, fence any) {
-	_ = e.settle(in, nil, in.Terminate(interp.Delivery{Fence: fence}))
+// persistent instance. Its error is the end checkpoint's: the instance
+// was not terminated in the store (it stays as it was stored).
+func (e *Engine) terminate(in *interp.Instance, fence any) error {
+	return e.settle(in, nil, in.Terminate(interp.Delivery{Fence: fence}))
 }
 
 // actStored applies a to a persistent instance.
@@ -706,7 +711,9 @@ func (e *Engine) actStored(ctx context.Context, id string, a mgmt.Action) error 
 			if err != nil {
 				return err
 			}
-			e.terminate(in, fence)
+			if err := e.terminate(in, fence); err != nil {
+				return err
+			}
 		}
 		if err := e.store.Commit(&persist.Checkpoint{Instance: persist.Instance{ID: id}, Delete: true, Fence: fence}); err != nil {
 			return err
@@ -738,8 +745,7 @@ func (e *Engine) actStored(ctx context.Context, id string, a mgmt.Action) error 
 		return err
 	}
 	if a == mgmt.Terminate {
-		e.terminate(in, fence)
-		return nil
+		return e.terminate(in, fence)
 	}
 	if err := in.Resolve(a); err != nil {
 		e.unload(in)

@@ -10,7 +10,7 @@ import (
 	"github.com/orchd/orchd/internal/exchange"
 	"github.com/orchd/orchd/internal/partnerallow"
 	"github.com/orchd/orchd/internal/persist"
-	"github.com/orchd/orchd/internal/process/interp"
+	"github.com/orchd/orchd/internal/process/outboxmsg"
 	"github.com/orchd/orchd/internal/process/plan"
 )
 
@@ -45,7 +45,7 @@ func (e *Engine) sendOutbox(msg persist.OutboxMessage) bool {
 				e.log.Error("outbox: message kept for a partner that is not deployed", slog.Uint64("seq", msg.Seq), slog.String("partner", msg.Partner), slog.Any("err", err))
 				return
 			}
-			if errors.Is(err, interp.ErrBadFrames) {
+			if errors.Is(err, outboxmsg.ErrDamaged) {
 				// Retrying cannot mend a damaged payload.
 				e.log.Error("outbox: message kept, not sent: its stored payload cannot be decoded", slog.Uint64("seq", msg.Seq), slog.String("partner", msg.Partner), slog.Any("err", err))
 				return
@@ -74,7 +74,7 @@ var errNoOutboxPartner = errors.New("no such partner")
 func (e *Engine) damagedOutbox(m persist.OutboxMessage) bool {
 	err := m.Err
 	if err == nil {
-		_, err = interp.DecodeMessage(m.Payload, exchange.QName{})
+		_, err = outboxmsg.DecodeMessage(m.Payload, exchange.QName{})
 	}
 	if err == nil {
 		return false
@@ -114,7 +114,7 @@ func (e *Engine) deliverOutbox(msg persist.OutboxMessage, attempt int) error {
 	if op == nil {
 		return fmt.Errorf("%w: %s has no operation %s", errNoOutboxPartner, msg.Partner, msg.Operation)
 	}
-	m, x, enqueued, err := interp.DecodeOutbox(msg.Payload, op.Input.Name)
+	m, x, enqueued, err := outboxmsg.Decode(msg.Payload, op.Input.Name)
 	if err != nil {
 		return err
 	}

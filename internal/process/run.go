@@ -308,8 +308,15 @@ func (e *Engine) resume(ctx context.Context, p *interp.Version, key string, ex *
 		}
 		in.Lock()
 		defer in.Unlock()
-		if in.IsSuspended() && e.reg.routes[key] == in {
-			return true, suspendedError(in)
+		if in.IsSuspended() {
+			// The route map is shared with every other instance's
+			// registration: read it under its lock.
+			e.reg.mu.Lock()
+			routed := e.reg.routes[key] == in
+			e.reg.mu.Unlock()
+			if routed {
+				return true, suspendedError(in)
+			}
 		}
 		if !e.claim(in, func() bool { return e.reg.routes[key] == in }) {
 			return false, nil

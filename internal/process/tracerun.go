@@ -25,7 +25,7 @@ const (
 // traceparent) and what ends it. The send runs after the commit, maybe
 // after a restart, outside the run that enqueued it: its span is a root
 // of its own, linked to that run's span when the message carries it
-// (enqueued; interp.DecodeOutbox), and names the instance.
+// (enqueued; outboxmsg.Decode), and names the instance.
 func (e *Engine) traceOutbox(ctx context.Context, msg persist.OutboxMessage, pl string, attempt int, enqueued trace.SpanContext) (context.Context, func(error)) {
 	opts := []trace.SpanStartOption{
 		trace.WithNewRoot(), trace.WithSpanKind(trace.SpanKindClient),

@@ -15,7 +15,6 @@ import (
 	"github.com/orchd/orchd/internal/persist"
 	"github.com/orchd/orchd/internal/process/deploy"
 	"github.com/orchd/orchd/internal/process/plan"
-	"github.com/orchd/orchd/internal/xmlparse"
 )
 
 type instState = persist.State
@@ -572,24 +571,6 @@ const nsFault = "urn:orchd:fault"
 
 // errSuspended ends a run with the instance suspended for an operator.
 var errSuspended = errors.New("instance suspended")
-
-// ParseStored parses an element orchd stored (a variable slot, an outbox
-// message part, a compensation frame's variable) and detaches it from its
-// document. It uses the linear-time parser with no limits (what was
-// stored was bounded when it came in) and keeps all whitespace, so the
-// value reads back as it was written.
-func ParseStored[T []byte | string](data T) (*etree.Element, error) {
-	doc, err := xmlparse.Parse([]byte(data), xmlparse.Options{Limits: xmlparse.NoLimits(), KeepWhitespace: true})
-	if err != nil {
-		return nil, err
-	}
-	el := doc.Root()
-	if el == nil {
-		return nil, errors.New("no element")
-	}
-	doc.RemoveChild(el)
-	return el, nil
-}
 
 // FramesFingerprinted tags frames that start with the fingerprint of the
 // version that wrote them; older frames start with their version byte

@@ -9,6 +9,7 @@ import (
 
 	"github.com/orchd/orchd/internal/persist"
 	"github.com/orchd/orchd/internal/process/plan"
+	"github.com/orchd/orchd/internal/xmlparse"
 )
 
 // Compensation and termination (WS-BPEL 2.0 sections 12.4 to 12.6).
@@ -333,7 +334,7 @@ func (in *Instance) readSlots(r *persist.Reader) ([]privSlot, error) {
 		if slot < 1 || slot > uint64(len(in.proc.Vars)) {
 			return nil, ErrBadFrames
 		}
-		el, err := ParseStored(data)
+		el, err := xmlparse.Stored(data)
 		if err != nil {
 			return nil, ErrBadFrames
 		}

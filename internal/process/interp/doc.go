@@ -39,9 +39,10 @@
 //     ActivitySnap, ActStatus, FailureSnap, VariableSnap, RequestSnap,
 //     ThreadState, ActRef), Resolve, OperatorSuspend, OperatorResume,
 //     ClearSuspended, OpSuspendReason, VarNames, VariableText,
-//     ListedCorrelations, ParseStored, ErrBadFrames, ErrBadVariable;
-//   - the outbox and partners: DecodeOutbox, OutboxExtras,
-//     DecodeMessage, CopyMessage, AssignedEPR, CallSpanKey, TraceSlot,
+//     ListedCorrelations, ErrBadFrames, ErrBadVariable;
+//   - the outbox and partners (the outbox's payload is outboxmsg's, an
+//     endpoint reference's XML epr's): CopyMessage, AssignedEPR,
+//     CallSpanKey, TraceSlot,
 //     the span attributes (AttrProcess, AttrInstance), BpelFault,
 //     ActivityFailure, RestFault, EvTagger.
 //

@@ -6,6 +6,7 @@ import (
 
 	"github.com/orchd/orchd/internal/persist"
 	"github.com/orchd/orchd/internal/process/plan"
+	"github.com/orchd/orchd/internal/xmlparse"
 )
 
 // Decode makes the instance of version p that stored record rec (its
@@ -66,7 +67,7 @@ func Decode(h Host, p *Version, rec *persist.Instance, frames []byte, vars map[i
 		if slot < 1 || slot > len(p.Vars) || data == nil {
 			continue
 		}
-		el, err := ParseStored(data)
+		el, err := xmlparse.Stored(data)
 		if err != nil {
 			return nil, fmt.Errorf("instance %s: %w %s: %v", id, ErrBadVariable, p.Vars[slot-1].Name, err)
 		}

@@ -22,7 +22,10 @@ type Delivery struct {
 	Ex *exchange.Exchange
 	// Ctx is the context of the run: the request's for a request-response
 	// message (the run's work after its reply goes on under the host's
-	// base context); nil means the base context.
+	// base context); nil keeps the context of the instance's last run
+	// (a new instance's is the one NewInstance was given). A run without a
+	// message, or with a one-way one, works under the base context
+	// whatever Ctx is.
 	Ctx context.Context
 	// Fence is the token of the instance lock the run holds
 	// (InstanceOwners), carried by its checkpoints; nil on one node.

@@ -26,6 +26,7 @@ import (
 	"github.com/orchd/orchd/internal/persist"
 	"github.com/orchd/orchd/internal/process"
 	"github.com/orchd/orchd/internal/process/compile"
+	"github.com/orchd/orchd/internal/process/exttest"
 )
 
 // The steps of the README's "Addresses, REST, extensions, tracing and the
@@ -158,9 +159,13 @@ func (r *semRun) serveREST(w http.ResponseWriter, req *http.Request) {
 	io.WriteString(w, a.body)
 }
 
-// extLoadOptions registers semExtension.
+// nsSemExt is the namespace of the test extension every case's bundle is
+// compiled with (extLoadOptions).
+const nsSemExt = "urn:sem:ext"
+
+// extLoadOptions registers the test extension (exttest) under nsSemExt.
 func (r *semRun) extLoadOptions() compile.LoadOptions {
-	return compile.LoadOptions{Extensions: compile.Extensions{nsSemExt: {Activities: semExtension{}, AssignOperations: semExtension{}}}}
+	return compile.LoadOptions{Extensions: exttest.Extension{NS: nsSemExt, RespNS: "urn:e2e"}.Extensions()}
 }
 
 // extOptions records where partner calls go, traces when the case has a

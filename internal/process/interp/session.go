@@ -9,6 +9,7 @@ import (
 	"github.com/beevik/etree"
 
 	"github.com/orchd/orchd/internal/exchange"
+	"github.com/orchd/orchd/internal/process/epr"
 	"github.com/orchd/orchd/internal/process/plan"
 )
 
@@ -176,7 +177,7 @@ func (in *Instance) sessionCall(pl *plan.PartnerLink) ([]*etree.Element, *exchan
 		cb := etree.NewElement("s:callback")
 		cb.CreateAttr("xmlns:s", ns)
 		a := cb.CreateElement("wsa:Address")
-		a.CreateAttr("xmlns:wsa", nsWSA)
+		a.CreateAttr("xmlns:wsa", epr.NSWSA)
 		a.SetText(addr)
 		cb.CreateElement("s:session").SetText(in.sessionID())
 		hs = append(hs, cb)
@@ -203,14 +204,14 @@ func (in *Instance) callbackEPR(pl *plan.PartnerLink, addr string) *exchange.End
 	if !waits {
 		return nil
 	}
-	epr := &exchange.EndpointReference{Address: addr}
+	ref := &exchange.EndpointReference{Address: addr}
 	if in.sessionRouted(pl) {
 		sess := etree.NewElement("odesession:session")
 		sess.CreateAttr("xmlns:odesession", nsODESession)
 		sess.SetText(in.sessionID())
-		epr.ReferenceParams = []*etree.Element{sess}
+		ref.ReferenceParams = []*etree.Element{sess}
 	}
-	return epr
+	return ref
 }
 
 // withMySession adds the instance's session identifier to the service-ref
@@ -224,7 +225,7 @@ func (in *Instance) withMySession(pl *plan.PartnerLink, sr *etree.Element) *etre
 	sess := etree.NewElement("odesession:session")
 	sess.CreateAttr("xmlns:odesession", nsODESession)
 	sess.SetText(in.sessionID())
-	return withRefParams(sr, []*etree.Element{sess})
+	return epr.WithParams(sr, []*etree.Element{sess})
 }
 
 // sessionRouted reports whether an operation of pl's myRole is received

@@ -10,6 +10,7 @@ import (
 	"github.com/orchd/orchd/internal/exchange"
 	"github.com/orchd/orchd/internal/mgmt"
 	"github.com/orchd/orchd/internal/process/plan"
+	"github.com/orchd/orchd/internal/xmlparse"
 )
 
 // Snapshot is a read-only picture of an instance at one moment, for the
@@ -424,7 +425,7 @@ func (in *Instance) variableSnaps() []VariableSnap {
 // VariableText renders a stored slot as the variable's XML: the slot's
 // content, without the slot element itself (text for a simple value).
 func VariableText(data []byte) string {
-	root, err := ParseStored(data)
+	root, err := xmlparse.Stored(data)
 	if err != nil {
 		return string(data)
 	}

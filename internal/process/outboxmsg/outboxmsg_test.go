@@ -1,4 +1,4 @@
-package interp
+package outboxmsg
 
 import (
 	"errors"
@@ -14,6 +14,9 @@ import (
 // run that enqueued it after its parts; one written without (no tracing,
 // or before the trailer existed) decodes with no span; bytes after the
 // parts that are not the trailer are corrupt.
+// nsODESession is the namespace of ODE's session header blocks.
+const nsODESession = "http://www.apache.org/ode/type/session"
+
 func TestOutboxTraceTrailer(t *testing.T) {
 	m := exchange.NewMessage(exchange.QName{Local: "req"})
 	m.Parts["payload"] = etree.NewElement("x")
@@ -22,29 +25,29 @@ func TestOutboxTraceTrailer(t *testing.T) {
 		t.Fatal(err)
 	}
 	sc := trace.NewSpanContext(trace.SpanContextConfig{TraceID: trace.TraceID{1, 2, 3}, SpanID: trace.SpanID{4, 5}, TraceFlags: trace.FlagsSampled})
-	withTrace := appendOutboxTrace(append([]byte(nil), old...), sc)
+	withTrace := appendTrace(append([]byte(nil), old...), sc)
 	for name, tc := range map[string]struct {
 		b    []byte
 		want trace.SpanContext
 	}{"without": {old, trace.SpanContext{}}, "with": {withTrace, sc}} {
-		got, _, gotSC, err := DecodeOutbox(tc.b, m.Name)
+		got, _, gotSC, err := Decode(tc.b, m.Name)
 		if err != nil || got.Parts["payload"] == nil || !gotSC.Equal(tc.want) {
 			t.Errorf("%s: parts %v span %v err %v, want the part and %v", name, got, gotSC, err, tc.want)
 		}
 	}
 	for _, bad := range [][]byte{append(old, 'x'), withTrace[:len(withTrace)-1], append(append([]byte(nil), withTrace...), 0)} {
-		if _, _, _, err := DecodeOutbox(bad, m.Name); !errors.Is(err, ErrBadFrames) {
-			t.Errorf("payload with %d bytes after the parts: %v, want ErrBadFrames", len(bad)-len(old), err)
+		if _, _, _, err := Decode(bad, m.Name); !errors.Is(err, ErrDamaged) {
+			t.Errorf("payload with %d bytes after the parts: %v, want ErrDamaged", len(bad)-len(old), err)
 		}
 	}
 }
 
-// TestOutboxExtras: what an outbox call carries besides its message (the
+// TestExtras: what an outbox call carries besides its message (the
 // session's header blocks, the ReplyTo with its reference parameters, an
 // assigned endpoint's reference parameters) round-trips through the
 // payload, before the trace trailer and with none; a payload without it
 // decodes with none.
-func TestOutboxExtras(t *testing.T) {
+func TestExtras(t *testing.T) {
 	m := exchange.NewMessage(exchange.QName{Local: "req"})
 	m.Parts["payload"] = etree.NewElement("x")
 	old, err := encodeMessage(m)
@@ -57,15 +60,15 @@ func TestOutboxExtras(t *testing.T) {
 		e.SetText(text)
 		return e
 	}
-	x := OutboxExtras{
+	x := Extras{
 		Headers: []*etree.Element{el("s:callback", nsODESession, "h")},
 		ReplyTo: &exchange.EndpointReference{Address: "http://orchd/p", ReferenceParams: []*etree.Element{el("s:session", nsODESession, "tok")}},
 		Params:  []*etree.Element{el("s:key", "urn:k", "k1")},
 	}
 	sc := trace.NewSpanContext(trace.SpanContextConfig{TraceID: trace.TraceID{1}, SpanID: trace.SpanID{2}})
-	with := appendOutboxExtras(append([]byte(nil), old...), x)
-	for name, b := range map[string][]byte{"extras": with, "extras and trace": appendOutboxTrace(append([]byte(nil), with...), sc)} {
-		got, gx, _, err := DecodeOutbox(b, m.Name)
+	with := appendExtras(append([]byte(nil), old...), x)
+	for name, b := range map[string][]byte{"extras": with, "extras and trace": appendTrace(append([]byte(nil), with...), sc)} {
+		got, gx, _, err := Decode(b, m.Name)
 		if err != nil || got.Parts["payload"] == nil {
 			t.Fatalf("%s: %v", name, err)
 		}
@@ -75,10 +78,10 @@ func TestOutboxExtras(t *testing.T) {
 			t.Errorf("%s: extras %+v, want %+v", name, gx, x)
 		}
 	}
-	if _, gx, _, err := DecodeOutbox(old, m.Name); err != nil || gx.ReplyTo != nil || gx.Headers != nil || gx.Params != nil {
+	if _, gx, _, err := Decode(old, m.Name); err != nil || gx.ReplyTo != nil || gx.Headers != nil || gx.Params != nil {
 		t.Errorf("no extras: %+v, %v", gx, err)
 	}
-	if b := appendOutboxExtras(append([]byte(nil), old...), OutboxExtras{}); len(b) != len(old) {
+	if b := appendExtras(append([]byte(nil), old...), Extras{}); len(b) != len(old) {
 		t.Errorf("empty extras wrote %d bytes", len(b)-len(old))
 	}
 }

@@ -1,4 +1,4 @@
-package interp
+package epr
 
 import (
 	"errors"
@@ -60,8 +60,8 @@ func TestParseEPR(t *testing.T) {
 			if err == nil {
 				t.Fatalf("parseEPR = %q, want an error", got)
 			}
-			if !errors.Is(err, errEPR) {
-				t.Errorf("error %v does not wrap errEPR", err)
+			if !errors.Is(err, ErrNotEPR) {
+				t.Errorf("error %v does not wrap ErrNotEPR", err)
 			}
 			for _, w := range tc.errs {
 				if !strings.Contains(err.Error(), w) {
@@ -87,8 +87,8 @@ func FuzzParseEPR(f *testing.F) {
 	f.Fuzz(func(t *testing.T, s string) {
 		addr, err := parseEPR(s)
 		if err != nil {
-			if !errors.Is(err, errEPR) {
-				t.Fatalf("error %v does not wrap errEPR", err)
+			if !errors.Is(err, ErrNotEPR) {
+				t.Fatalf("error %v does not wrap ErrNotEPR", err)
 			}
 			return
 		}
@@ -103,16 +103,16 @@ func FuzzParseEPR(f *testing.F) {
 // that is not XML as a plain URL (the fuzz target's entry).
 func parseEPR(data string) (string, error) {
 	if !strings.HasPrefix(strings.TrimSpace(data), "<") {
-		return eprText(data)
+		return CheckAddress(data)
 	}
 	doc := etree.NewDocument()
 	if err := doc.ReadFromString(data); err != nil {
-		return "", fmt.Errorf("%w: %w", errEPR, err)
+		return "", fmt.Errorf("%w: %w", ErrNotEPR, err)
 	}
 	if doc.Root() == nil {
-		return "", fmt.Errorf("%w: no element", errEPR)
+		return "", fmt.Errorf("%w: no element", ErrNotEPR)
 	}
-	return eprAddress(doc.Root())
+	return address(doc.Root())
 }
 
 // TestEPRReferenceParams: the reference parameters of an assigned
@@ -140,7 +140,7 @@ func TestEPRReferenceParams(t *testing.T) {
 			if err := doc.ReadFromString(tc.in); err != nil {
 				t.Fatal(err)
 			}
-			addr, params, err := eprOf(doc.Root())
+			addr, params, err := Parse(doc.Root())
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -157,16 +157,16 @@ func TestEPRReferenceParams(t *testing.T) {
 				}
 			}
 			check("taken", params)
-			stored := appendParams(&AssignedEPR{Addr: addr, Params: params})
+			stored := Encode(addr, params)
 			if len(params) == 0 && stored != addr {
 				t.Errorf("checkpoint form %q of an EPR without parameters, want the address alone", stored)
 			}
-			back, got, err := readParams(stored)
+			back, got, err := Decode(stored)
 			if err != nil || back != addr {
 				t.Fatalf("readParams = %q, %v; want %q", back, err, addr)
 			}
 			check("read back", got)
-			sr := withRefParams(serviceRefElement(addr), got)
+			sr := WithParams(ServiceRef(addr), got)
 			d := etree.NewDocument()
 			d.SetRoot(sr)
 			s, _ := d.WriteToString()
@@ -175,7 +175,16 @@ func TestEPRReferenceParams(t *testing.T) {
 			}
 		})
 	}
-	if _, _, err := readParams("http://h/a" + paramsSep + "<p><unclosed></p>"); err == nil {
+	if _, _, err := Decode("http://h/a" + paramsSep + "<p><unclosed></p>"); err == nil {
 		t.Error("damaged stored reference parameters read without an error")
 	}
+}
+
+// address returns the address the endpoint reference el holds. el is a
+// sref:service-ref, a wsa:EndpointReference, a wsdl:service, or an element
+// wrapping exactly one of those or holding the address as text (ODE took a
+// copied element's content as the service-ref's).
+func address(el *etree.Element) (string, error) {
+	addr, _, err := Parse(el)
+	return addr, err
 }

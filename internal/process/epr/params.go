@@ -1,21 +1,14 @@
-package interp
+package epr
 
 import (
 	"fmt"
 	"strings"
 
 	"github.com/beevik/etree"
-)
 
-// Reference parameters of an assigned endpoint reference (WS-BPEL 2.0
-// section 6.3, WS-Addressing 1.0 Core section 3.3): the children of a
-// wsa:EndpointReference's wsa:ReferenceParameters (and of the 2004/08
-// submission's wsa:ReferenceProperties) are kept with the address, as
-// self-contained copies, and every call to the address sends them as
-// header blocks (the SOAP client adds the wsa headers). A checkpoint
-// keeps them after the address, separated by a NUL byte (no address
-// holds one), in a <p> wrapper: a checkpoint written before they were
-// kept reads as an address alone.
+	"github.com/orchd/orchd/internal/redact"
+	"github.com/orchd/orchd/internal/xmlparse"
+)
 
 // paramsSep separates the address from its reference parameters in a
 // checkpoint.
@@ -70,34 +63,33 @@ func nsDeclPrefix(a etree.Attr) (string, bool) {
 	return "", false
 }
 
-// appendParams is the checkpoint form of an assigned endpoint: its
-// address, and its reference parameters after paramsSep when it has
-// some.
-func appendParams(as *AssignedEPR) string {
-	if len(as.Params) == 0 {
-		return as.Addr
+// Encode is the checkpoint form of an assigned endpoint: its address,
+// and its reference parameters after paramsSep when it has some.
+func Encode(addr string, params []*etree.Element) string {
+	if len(params) == 0 {
+		return addr
 	}
 	var b strings.Builder
-	b.WriteString(as.Addr)
+	b.WriteString(addr)
 	b.WriteString(paramsSep)
 	b.WriteString("<p>")
-	for _, p := range as.Params {
+	for _, p := range params {
 		p.WriteTo(&b, &etree.WriteSettings{})
 	}
 	b.WriteString("</p>")
 	return b.String()
 }
 
-// readParams splits what appendParams wrote into the address and the
+// Decode splits what Encode wrote into the address and the
 // reference parameters.
-func readParams(s string) (string, []*etree.Element, error) {
+func Decode(s string) (string, []*etree.Element, error) {
 	addr, xml, ok := strings.Cut(s, paramsSep)
 	if !ok {
 		return s, nil, nil
 	}
-	w, err := ParseStored(xml)
+	w, err := xmlparse.Stored(xml)
 	if err != nil {
-		return "", nil, fmt.Errorf("reference parameters of %s: %w", addr, err)
+		return "", nil, fmt.Errorf("reference parameters of %s: %w", redact.Address(addr), err)
 	}
 	kids := w.ChildElements()
 	out := make([]*etree.Element, len(kids))
@@ -110,7 +102,7 @@ func readParams(s string) (string, []*etree.Element, error) {
 // withRefParams adds copies of params to the wsa:EndpointReference of the
 // service-ref sr (serviceRefElement's) as its wsa:ReferenceParameters, and
 // returns sr.
-func withRefParams(sr *etree.Element, params []*etree.Element) *etree.Element {
+func WithParams(sr *etree.Element, params []*etree.Element) *etree.Element {
 	if len(params) == 0 {
 		return sr
 	}

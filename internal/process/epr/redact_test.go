@@ -1,4 +1,4 @@
-package interp
+package epr
 
 import (
 	"strings"
@@ -16,7 +16,7 @@ func TestEPRTextRedactsMalformedAddress(t *testing.T) {
 		"http://bob:pw-E2x@127.0.0.1:9/p\x7f",
 		"bob:pw-E2x@127.0.0.1:9/p",
 	} {
-		_, err := eprText(addr)
+		_, err := CheckAddress(addr)
 		if err == nil {
 			t.Errorf("%q: accepted", addr)
 			continue
