@@ -152,7 +152,13 @@ func startOrchd(t *testing.T, args ...string) *orchd {
 // point, before it serves); nil mark: once it serves, as startOrchd.
 func startOrchdAt(t *testing.T, mark *regexp.Regexp, args ...string) *orchd {
 	t.Helper()
-	cmd := exec.Command(orchdBin, append([]string{"serve", "--listen", "127.0.0.1:0"}, args...)...)
+	return startOrchdCmd(t, mark, exec.Command(orchdBin, append([]string{"serve", "--listen", "127.0.0.1:0"}, args...)...))
+}
+
+// startOrchdCmd is startOrchdAt for a command the caller built (an orchd
+// serve under resource limits).
+func startOrchdCmd(t *testing.T, mark *regexp.Regexp, cmd *exec.Cmd) *orchd {
+	t.Helper()
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
 		t.Fatal(err)

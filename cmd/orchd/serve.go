@@ -38,6 +38,7 @@ import (
 	"github.com/orchd/orchd/internal/process"
 	"github.com/orchd/orchd/internal/process/compile"
 	"github.com/orchd/orchd/internal/process/interp"
+	"github.com/orchd/orchd/internal/process/membudget"
 	"github.com/orchd/orchd/internal/publicurl"
 	"github.com/orchd/orchd/internal/server"
 	"github.com/orchd/orchd/internal/soap"
@@ -67,6 +68,7 @@ type serveConfig struct {
 	messageHold     time.Duration
 	messageHoldMax  int
 	maxSteps        int
+	memory          membudget.Bounds
 	debugAddr       string
 	partnerConns    int
 	endpointsFile   string
@@ -121,6 +123,7 @@ func defineServe(fs *flag.FlagSet) *serveConfig {
 	fs.DurationVar(&c.shutdownTimeout, "shutdown-timeout", 10*time.Second, "on SIGINT/SIGTERM, wait this long for in-flight exchanges")
 	fs.DurationVar(&c.drainDelay, "drain-delay", 0, "on SIGINT/SIGTERM, answer /readyz with 503 and go on serving this long before the listener closes, for load balancers to notice (a second signal ends the wait)")
 	fs.IntVar(&c.maxSteps, "max-steps", process.DefaultMaxSteps, "activity steps one run of an instance may take without waiting before it is stopped (in-memory: fails, persistent: suspended); deploy.xml's orchd:maxSteps overrides it; negative: no budget")
+	memoryFlags(fs, &c.memory)
 	fs.DurationVar(&c.messageHold, "message-hold", 5*time.Second, "hold a correlated message no instance waits for yet this long for one that comes to wait (negative: answer at once)")
 	fs.IntVar(&c.messageHoldMax, "message-hold-max", process.DefaultMessageHoldMax, "most messages held at once (--message-hold); one more is refused at once with a Server fault (HTTP 503), not held (negative: no bound)")
 	fs.IntVar(&c.partnerConns, "partner-conns", soap.DefaultMaxConnsPerHost, "most keep-alive connections to one partner host (negative: no bound)")
@@ -271,7 +274,7 @@ func runServer(ctx context.Context, cfg *serveConfig, log *slog.Logger) error {
 	// as it is, under --partner-allow, unless it names one of this
 	// server's own process endpoints (Self): that call stays in process.
 	opts := process.Options{Logger: log, Registerer: reg, Partners: overrides.Partners(client.Partner),
-		AssignedPartners: client.AssignedPartnerUnder, BaseURL: server.BaseURL(scheme, ln.Addr()), Self: selfURLs(scheme, ln.Addr(), cfg.publicURL), MessageHold: cfg.messageHold, MessageHoldMax: cfg.messageHoldMax, MaxSteps: cfg.maxSteps}
+		AssignedPartners: client.AssignedPartnerUnder, BaseURL: server.BaseURL(scheme, ln.Addr()), Self: selfURLs(scheme, ln.Addr(), cfg.publicURL), MessageHold: cfg.messageHold, MessageHoldMax: cfg.messageHoldMax, MaxSteps: cfg.maxSteps, Memory: cfg.memory}
 	// REST extension activities call on the partners' terms: the same
 	// keep-alive pool (--partner-conns) and per-call bound.
 	opts.HTTPClient, opts.HTTPTimeout = client.PolicedHTTPClient()

@@ -24,6 +24,8 @@ func (l *listFlag) Set(s string) error { *l = append(*l, s); return nil }
 func xpathCommand(fs *flag.FlagSet) runFunc {
 	version := fs.String("version", "2.0", "XPath version: 1.0 (as XPath 1.0 processes run) or 2.0")
 	ctxFile := fs.String("context", "", "XML `file` whose document node is the context item")
+	maxItems := fs.Int("max-items", xpath2.DefaultMaxItems, "most items of a sequence the evaluation builds (XPath 2.0; negative: no bound)")
+	maxStr := fs.Int("max-string-bytes", xpath2.DefaultMaxStringBytes, "most bytes of a string the evaluation builds (XPath 2.0; negative: no bound)")
 	var nsFlags, varFlags listFlag
 	fs.Var(&nsFlags, "ns", "`prefix=uri` namespace binding (repeatable; an empty prefix sets the default element namespace)")
 	fs.Var(&varFlags, "var", "`name=file` binds $name to the file's document node, or to its text as xs:string when it is not XML (repeatable)")
@@ -68,7 +70,8 @@ func xpathCommand(fs *flag.FlagSet) runFunc {
 			seq, err := expr.EvalXPath1(fs.Arg(0), ns, ctx.Doc, vars)
 			return printResult(stdout, seq, err)
 		}
-		q := &xpath2.Query{Expr: fs.Arg(0), Namespaces: ns, Vars: map[string]xpath2.Sequence{}}
+		q := &xpath2.Query{Expr: fs.Arg(0), Namespaces: ns, Vars: map[string]xpath2.Sequence{},
+			MaxItems: *maxItems, MaxStringBytes: *maxStr}
 		for name, in := range vars {
 			q.Vars[name] = xpath2.Sequence{in.Item()}
 		}

@@ -54,6 +54,8 @@ var allowed = map[string][]string{
 	"internal/process/plan":      {"internal/events", "internal/exchange", "internal/partnerallow", "internal/process/xmldoc", "internal/process/deploy", "internal/process/expr", "internal/process/wsdl", "internal/xsd"},
 	"internal/process/wsdl":      {"internal/bundlefs", "internal/exchange", "internal/process/xmldoc", "internal/xsd"},
 	"internal/process/deploy":    {"internal/bundlefs", "internal/events", "internal/exchange", "internal/partnerallow", "internal/process/xmldoc", "internal/process/wsdl", "internal/suggest", "internal/wssec", "internal/xsd"},
+	// The byte budget of an instance's variables: etree only.
+	"internal/process/membudget": nil,
 	"internal/process/check":     {"internal/exchange", "internal/process/ast", "internal/process/xmldoc", "internal/process/deploy", "internal/process/wsdl"},
 
 	// The compiler: bundle -> plan, lowering the syntax tree; never the
@@ -66,7 +68,7 @@ var allowed = map[string][]string{
 	// the compiler, the front door (soap, server), a store implementation
 	// other than persist's types, or cmd.
 	"internal/process/interp": {"internal/events", "internal/exchange", "internal/mgmt", "internal/partnerallow", "internal/persist", "internal/process/epr", "internal/process/outboxmsg",
-		"internal/process/xmldoc", "internal/process/deploy", "internal/process/expr", "internal/process/plan",
+		"internal/process/xmldoc", "internal/process/deploy", "internal/process/expr", "internal/process/membudget", "internal/process/plan",
 		"internal/redact", "internal/xmlparse", "internal/xpath1", "internal/xpath2", "internal/xsd"},
 
 	// The engine: deploys versions, routes exchanges to their instances,
@@ -74,7 +76,7 @@ var allowed = map[string][]string{
 	// door, a store implementation, or cmd; nothing of a process's
 	// documents below the plan.
 	"internal/process": {"internal/events", "internal/exchange", "internal/mgmt", "internal/partnerallow", "internal/persist",
-		"internal/process/interp", "internal/process/outboxmsg", "internal/process/plan"},
+		"internal/process/interp", "internal/process/membudget", "internal/process/outboxmsg", "internal/process/plan"},
 
 	// Transport and storage: no BPEL.
 	"internal/mockpartner": {"internal/exchange"},
@@ -122,7 +124,7 @@ var allowed = map[string][]string{
 	"cmd/orchd": {"internal/admin", "internal/adminserver", "internal/buildinfo", "internal/bundlefs", "internal/cluster", "internal/clusternode", "internal/clusterview",
 		"internal/console", "internal/ctl", "internal/endpoints", "internal/etcdstore", "internal/events", "internal/exchange",
 		"internal/health", "internal/hotdeploy", "internal/instancestore", "internal/loadgen", "internal/mgmt", "internal/mgmtbackend",
-		"internal/mockpartner", "internal/persist", "internal/process", "internal/process/compile", "internal/process/expr", "internal/process/interp", "internal/publicurl", "internal/server", "internal/soap",
+		"internal/mockpartner", "internal/persist", "internal/process", "internal/process/compile", "internal/process/expr", "internal/process/interp", "internal/process/membudget", "internal/publicurl", "internal/server", "internal/soap",
 		"internal/tracing", "internal/xmlparse", "internal/xpath2"},
 }
 

@@ -19,6 +19,7 @@ import (
 	"github.com/orchd/orchd/internal/exchange"
 	"github.com/orchd/orchd/internal/partnerallow"
 	"github.com/orchd/orchd/internal/process/interp"
+	"github.com/orchd/orchd/internal/process/membudget"
 	"github.com/orchd/orchd/internal/process/plan"
 )
 
@@ -82,6 +83,15 @@ type Options struct {
 	// reason. deploy.xml's orchd:maxSteps overrides it per process. Zero
 	// means DefaultMaxSteps, negative no budget.
 	MaxSteps int
+	// Memory are the memory bounds of a run and of an expression's
+	// evaluation (internal/process/membudget): a variable's size and the
+	// bytes a run assigns into variables, over which an in-memory
+	// instance fails and a persistent one is suspended (the fault
+	// orchd:memoryBudgetExceeded), and the items and string bytes an
+	// XPath 2.0, XQuery or XSLT evaluation builds (an XPath dynamic
+	// error). deploy.xml's orchd:maxVariableBytes and orchd:maxRunBytes
+	// override the first two. Zero means the default, negative none.
+	Memory membudget.Bounds
 	// ReplyTimeout bounds how long a request waits for a reply that a
 	// later message or timer drives the instance to; zero means 30s.
 	ReplyTimeout time.Duration

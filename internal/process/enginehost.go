@@ -13,6 +13,7 @@ import (
 	"github.com/orchd/orchd/internal/partnerallow"
 	"github.com/orchd/orchd/internal/persist"
 	"github.com/orchd/orchd/internal/process/interp"
+	"github.com/orchd/orchd/internal/process/membudget"
 	"github.com/orchd/orchd/internal/process/plan"
 )
 
@@ -27,6 +28,7 @@ func (h *engineHost) Now() time.Time                           { return (*Engine
 func (h *engineHost) Logger() *slog.Logger                     { return h.log }
 func (h *engineHost) NewMemID() string                         { return "m" + strconv.FormatUint(h.reg.seq.Add(1), 10) }
 func (h *engineHost) MaxSteps() int                            { return h.steps }
+func (h *engineHost) MemoryBounds() membudget.Bounds           { return h.opts.Memory }
 func (h *engineHost) Stored() bool                             { return h.store != nil }
 func (h *engineHost) Clustered() bool                          { return h.opts.Owners != nil }
 func (h *engineHost) BaseURL() string                          { return h.opts.BaseURL }

@@ -52,6 +52,11 @@ type DynamicContext struct {
 	// of Item (an XSLT processor's for-each and apply-templates); else the
 	// item is position 1 of 1.
 	Position, Size int
+	// MaxItems bounds the length of any sequence the evaluation builds,
+	// MaxStringBytes the bytes of any string it builds: 0 means
+	// DefaultMaxItems and DefaultMaxStringBytes, negative no bound. Over
+	// one the evaluation ends with the error XPDY0130 naming the bound.
+	MaxItems, MaxStringBytes int
 }
 
 // Expr is a compiled expression: immutable and safe for concurrent use.
@@ -112,6 +117,7 @@ func (e *Expr) Evaluate(dc *DynamicContext) (Sequence, error) {
 		dc = &DynamicContext{}
 	}
 	st := &dynState{dc: dc, sc: e.sc}
+	st.maxItems, st.maxStr = bounds(dc)
 	c := &evalCtx{dyn: st, locals: make([]Sequence, e.slots)}
 	if dc.Item != nil {
 		c.item, c.pos, c.size = dc.Item, 1, 1
@@ -126,6 +132,8 @@ type dynState struct {
 	dc  *DynamicContext
 	sc  *StaticContext
 	now *DateTime
+	// maxItems and maxStr are dc's bounds resolved (bounds.go).
+	maxItems, maxStr int
 }
 
 func (d *dynState) current() DateTime {

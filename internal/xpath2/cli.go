@@ -89,6 +89,8 @@ type Query struct {
 	BaseURI string
 	// Functions is the function library; nil means the standard one.
 	Functions *FunctionLibrary
+	// MaxItems and MaxStringBytes are DynamicContext's bounds.
+	MaxItems, MaxStringBytes int
 }
 
 // Evaluate compiles and runs the query.
@@ -109,6 +111,8 @@ func (q *Query) Evaluate() (Sequence, error) {
 	return e.Evaluate(&DynamicContext{
 		Item:             q.Context,
 		ImplicitTimezone: q.ImplicitTimezone,
+		MaxItems:         q.MaxItems,
+		MaxStringBytes:   q.MaxStringBytes,
 		Variables: func(ns, local string) (Sequence, bool) {
 			v, ok := q.Vars[local]
 			return v, ok && ns == ""

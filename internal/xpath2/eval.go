@@ -16,13 +16,13 @@ func (e *seqExpr) eval(c *evalCtx) (Sequence, error) {
 		if err != nil {
 			return nil, err
 		}
+		if err := c.items(len(out) + len(s)); err != nil {
+			return nil, err
+		}
 		out = append(out, s...)
 	}
 	return out, nil
 }
-
-// maxSeq bounds materialised sequences (ranges) to keep memory sane.
-const maxSeq = 50_000_000
 
 func (e *rangeExpr) eval(c *evalCtx) (Sequence, error) {
 	lo, err := oneInteger(c, e.lo)
@@ -37,8 +37,8 @@ func (e *rangeExpr) eval(c *evalCtx) (Sequence, error) {
 		return nil, nil
 	}
 	n := new(big.Int).Sub(hi, lo)
-	if !n.IsInt64() || n.Int64() >= maxSeq {
-		return nil, errf("XPDY0130", "range %s to %s is too large", lo, hi)
+	if !n.IsInt64() || n.Int64() >= int64(c.dyn.maxItems) {
+		return nil, errf("XPDY0130", "the range %s to %s builds a sequence of more than %d items, over the bound (--max-items sets it)", lo, hi, c.dyn.maxItems)
 	}
 	out := make(Sequence, 0, n.Int64()+1)
 	if lo.IsInt64() && hi.IsInt64() {
@@ -86,6 +86,9 @@ func (e *forExpr) eval(c *evalCtx) (Sequence, error) {
 		c.locals[e.slot] = Sequence{it}
 		r, err := e.ret.eval(c)
 		if err != nil {
+			return nil, err
+		}
+		if err := c.items(len(out) + len(r)); err != nil {
 			return nil, err
 		}
 		out = append(out, r...)

@@ -48,6 +48,9 @@ func (e *pathExpr) eval(c *evalCtx) (Sequence, error) {
 				anyAtomic = true
 			}
 		}
+		if err := c.items(len(out) + len(r)); err != nil {
+			return nil, err
+		}
 		out = append(out, r...)
 	}
 	if anyAtomic {

@@ -32,6 +32,9 @@ func registerStrings(fn func(string, int, int, FuncImpl)) {
 				return nil, errf("FOCH0001", "%s is not a valid XML character", i.V)
 			}
 			b.WriteRune(rune(cp))
+			if err := c.strBytes(b.Len()); err != nil {
+				return nil, err
+			}
 		}
 		return strSeq(b.String())
 	})
@@ -41,6 +44,9 @@ func registerStrings(fn func(string, int, int, FuncImpl)) {
 			return nil, err
 		}
 		var out Sequence
+		if err := c.c.items(utf8.RuneCountInString(s)); err != nil {
+			return nil, err
+		}
 		for _, r := range s {
 			out = append(out, Int(int64(r)))
 		}
@@ -80,17 +86,22 @@ func registerStrings(fn func(string, int, int, FuncImpl)) {
 		return boolSeq(a == b)
 	})
 	fn("concat", 2, -1, func(c Context, args []Sequence) (Sequence, error) {
-		var b strings.Builder
+		strs := make([]string, 0, len(args))
+		n := 0
 		for _, s := range args {
 			a, err := atomizeOpt(s)
 			if err != nil {
 				return nil, err
 			}
 			if a != nil {
-				b.WriteString(a.String())
+				strs = append(strs, a.String())
+				n += len(strs[len(strs)-1])
 			}
 		}
-		return strSeq(b.String())
+		if err := c.strBytes(n); err != nil {
+			return nil, err
+		}
+		return strSeq(strings.Join(strs, ""))
 	})
 	fn("string-join", 2, 2, func(c Context, args []Sequence) (Sequence, error) {
 		sep, err := argString(args[1])
@@ -101,12 +112,17 @@ func registerStrings(fn func(string, int, int, FuncImpl)) {
 			return nil, errf("XPTY0004", "string-join separator must not be empty sequence")
 		}
 		parts := make([]string, 0, len(args[0]))
+		n := 0
 		for _, it := range args[0] {
 			a := atomizeItem(it)
 			if !isStringLike(a.Type()) {
 				return nil, errf("XPTY0004", "string-join of %s", a.Type())
 			}
 			parts = append(parts, a.String())
+			n += len(parts[len(parts)-1]) + len(sep)
+		}
+		if err := c.strBytes(n - len(sep)); err != nil {
+			return nil, err
 		}
 		return strSeq(strings.Join(parts, sep))
 	})

@@ -403,6 +403,9 @@ func fnReplace(c Context, args []Sequence) (Sequence, error) {
 			}
 		}
 		last = m[1]
+		if err := c.strBytes(b.Len()); err != nil {
+			return nil, err
+		}
 	}
 	b.WriteString(in[last:])
 	return strSeq(b.String())
@@ -424,8 +427,14 @@ func fnTokenize(c Context, args []Sequence) (Sequence, error) {
 	for _, m := range re.FindAllStringIndex(in, -1) {
 		out = append(out, Str(in[last:m[0]]))
 		last = m[1]
+		if err := c.c.items(len(out)); err != nil {
+			return nil, err
+		}
 	}
 	out = append(out, Str(in[last:]))
+	if err := c.c.items(len(out)); err != nil {
+		return nil, err
+	}
 	_ = utf8.RuneLen
 	return out, nil
 }

@@ -86,6 +86,9 @@ func (e *flworExpr) eval(c *evalCtx) (Sequence, error) {
 	if len(e.order) == 0 {
 		err := e.tuples(c, 0, func() error {
 			r, err := e.ret.eval(c)
+			if err == nil {
+				err = c.items(len(out) + len(r))
+			}
 			out = append(out, r...)
 			return err
 		})
@@ -107,6 +110,9 @@ func (e *flworExpr) eval(c *evalCtx) (Sequence, error) {
 				k = Str(k.String())
 			}
 			t.keys[i] = k
+		}
+		if err := c.items(len(ts) + 1); err != nil {
+			return err
 		}
 		ts = append(ts, t)
 		return nil
@@ -138,6 +144,9 @@ func (e *flworExpr) eval(c *evalCtx) (Sequence, error) {
 		copy(c.locals, t.locals)
 		r, err := e.ret.eval(c)
 		if err != nil {
+			return nil, err
+		}
+		if err := c.items(len(out) + len(r)); err != nil {
 			return nil, err
 		}
 		out = append(out, r...)

@@ -63,6 +63,9 @@ type Process struct {
 	// MaxSteps is orchd:maxSteps: the step budget of one run of an
 	// instance (0: the engine's, Options.MaxSteps).
 	MaxSteps int
+	// MaxVariableBytes and MaxRunBytes are orchd:maxVariableBytes and
+	// orchd:maxRunBytes (0: the engine's bounds; membudget.go).
+	MaxVariableBytes, MaxRunBytes int64
 	// FaultUncaught is orchd:uncaughtFailure "fault": a partner failure
 	// no handler of a persistent process catches ends the instance with
 	// the fault instead of suspending it for an operator (the default,
@@ -235,6 +238,10 @@ func Parse(doc *xmldoc.Document, errs *xmldoc.Errors) *Descriptor {
 						errs.Add(doc.Pos(c), "orchd:maxSteps", "want a positive number of activity steps, not %q", strings.TrimSpace(c.Text()))
 					}
 					p.MaxSteps = n
+				}
+			case "maxVariableBytes", "maxRunBytes":
+				if c.NamespaceURI() == nsOrchdDD {
+					parseByteBound(doc, c, errs, p)
 				}
 			case "uncaughtFailure":
 				if c.NamespaceURI() == nsOrchdDD {

@@ -56,6 +56,9 @@ func applyCopyOp(c *plan.CopyOp, in *Instance) error {
 	} else {
 		in.touchNode(dst.Tok)
 	}
+	if err := in.chargeCopy(c, src, dst); err != nil {
+		return err
+	}
 	if err := replaceCopyOp(c, in, src, dst); err != nil {
 		return err
 	}

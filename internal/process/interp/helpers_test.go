@@ -18,6 +18,7 @@ import (
 	"github.com/orchd/orchd/internal/persist"
 	"github.com/orchd/orchd/internal/process/compile"
 	"github.com/orchd/orchd/internal/process/expr"
+	"github.com/orchd/orchd/internal/process/membudget"
 	"github.com/orchd/orchd/internal/process/plan"
 )
 
@@ -34,6 +35,7 @@ func (testHost) Now() time.Time                                          { retur
 func (testHost) Logger() *slog.Logger                                    { return slog.New(slog.DiscardHandler) }
 func (testHost) NewMemID() string                                        { return "m1" }
 func (testHost) MaxSteps() int                                           { return 1_000_000 }
+func (testHost) MemoryBounds() membudget.Bounds                          { return membudget.Bounds{} }
 func (testHost) Stored() bool                                            { return false }
 func (testHost) Clustered() bool                                         { return false }
 func (testHost) BaseURL() string                                         { return "" }

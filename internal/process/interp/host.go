@@ -11,6 +11,7 @@ import (
 	"github.com/orchd/orchd/internal/exchange"
 	"github.com/orchd/orchd/internal/partnerallow"
 	"github.com/orchd/orchd/internal/persist"
+	"github.com/orchd/orchd/internal/process/membudget"
 	"github.com/orchd/orchd/internal/process/plan"
 )
 
@@ -30,6 +31,10 @@ type Host interface {
 	NewMemID() string
 	// MaxSteps is the engine's step budget of a run (serve --max-steps).
 	MaxSteps() int
+	// MemoryBounds are the engine's memory bounds (serve
+	// --max-variable-bytes, --max-run-bytes, --max-items,
+	// --max-string-bytes).
+	MemoryBounds() membudget.Bounds
 	// Stored reports that the engine has a store, so the instances of
 	// persistent processes are checkpointed.
 	Stored() bool

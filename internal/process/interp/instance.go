@@ -12,6 +12,7 @@ import (
 	"github.com/orchd/orchd/internal/exchange"
 	"github.com/orchd/orchd/internal/persist"
 	"github.com/orchd/orchd/internal/process/expr"
+	"github.com/orchd/orchd/internal/process/membudget"
 	"github.com/orchd/orchd/internal/process/plan"
 	"github.com/orchd/orchd/internal/process/xmldoc"
 )
@@ -137,6 +138,9 @@ type Instance struct {
 	// stepsLeft is what remains of the step budget, stepBudget (run
 	// sets both; a partner's answer refills it).
 	stepsLeft, stepBudget int
+	// mem keeps the variables' sizes and the bytes the run assigned
+	// (membudget.go).
+	mem membudget.Meter
 	// idleSince is when a waiting in-memory instance last blocked (its
 	// last activity, for listings).
 	idleSince time.Time
@@ -197,6 +201,7 @@ func (in *Instance) touch(v *expr.Var) {
 	if in.dirty != nil {
 		in.dirty[v.Slot-1] = true
 	}
+	in.mem.Forget(v.Slot - 1)
 }
 
 // Slot is variable v's slot in the instance tree.
@@ -247,6 +252,7 @@ func (in *Instance) runSteps() (Result, error) {
 		in.stepBudget = in.host.MaxSteps()
 	}
 	in.stepsLeft = in.stepBudget
+	in.mem.StartRun()
 	in.CheckAmbiguous()
 	in.ReadyAll()
 	return in.schedule()

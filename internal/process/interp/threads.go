@@ -413,6 +413,9 @@ func (in *Instance) runThread(t *thread) (res Result, err error, end bool) {
 				// operator, and why.
 				return ResSuspended, fmt.Errorf("instance %s suspended for an operator: %s", in.id, in.suspendReason), true
 			}
+			if isOverMemory(err) {
+				return in.overMemory(err)
+			}
 			if in.EvOn(events.ActivityLifecycle) {
 				in.emitActivity(events.ActivityFaulted, top.act, faultName(err))
 			}

@@ -94,7 +94,8 @@ func (in *Instance) pid() string {
 // context node, or the tree's root for an expression.
 func (in *Instance) evalXPath2(x *expr.Expr, ctx *etree.Element, at xmldoc.Pos) (xpath2.Sequence, error) {
 	ev := &xp2Eval{in: in, x: x.X2, at: at}
-	dc := &xpath2.DynamicContext{VariableAt: ev.value}
+	b := in.host.MemoryBounds()
+	dc := &xpath2.DynamicContext{VariableAt: ev.value, MaxItems: b.MaxItems, MaxStringBytes: b.MaxStringBytes}
 	if x.X2.Query {
 		dc.Item = expr.XNode{T: &in.docs, Tok: ctx, Attr: -1}
 	} else {

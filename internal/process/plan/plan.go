@@ -45,6 +45,9 @@ type Plan struct {
 	Slots *etree.Element
 	// MaxSteps is deploy.xml's orchd:maxSteps (0: the engine's budget).
 	MaxSteps int
+	// MaxVariableBytes and MaxRunBytes are deploy.xml's
+	// orchd:maxVariableBytes and orchd:maxRunBytes (0: the engine's).
+	MaxVariableBytes, MaxRunBytes int64
 	// FaultUncaught is deploy.xml's orchd:uncaughtFailure "fault": a
 	// partner failure no handler catches ends a persistent instance with
 	// the fault instead of suspending it (interp's failedInvoke).
