@@ -49,6 +49,7 @@ func Rules() []Rule {
 		{"SA00011", "5.4", checkImportNamespace},
 		{"SA00012", "5.4", checkImportNoNamespace},
 		{"SA00013", "5.4", checkImportType},
+		{"SA00014", "5.4", checkImportConflicts},
 		{"SA00015", "5.5", checkStartActivity},
 		{"SA00016", "6.2", checkPartnerLinkRoles},
 		{"SA00017", "6.2", checkInitializePartnerRole},
