@@ -401,6 +401,7 @@ func checkStartCorrelations(p *pass) {
 		initiate map[string]string
 	}
 	var uses []use
+	var bare []*ast.Element // start activities without correlations
 	for _, s := range starts {
 		els := []*ast.Element{s}
 		if s.Tag == "pick" {
@@ -413,7 +414,14 @@ func checkStartCorrelations(p *pass) {
 			}
 			if len(u.initiate) > 0 {
 				uses = append(uses, u)
+			} else {
+				bare = append(bare, e)
 			}
+		}
+	}
+	if len(uses) > 0 {
+		for _, e := range bare {
+			p.report(e, "other start activities of this process have correlation sets and this one has none, so they share none; give it their common set with initiate=\"join\"")
 		}
 	}
 	if len(uses) < 2 {
