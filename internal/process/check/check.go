@@ -168,6 +168,9 @@ type pass struct {
 	byTag map[string][]*ast.Element
 	// tns caches importedNamespace by location.
 	tns map[string]importedNS
+	// defs are the definitions of the imported documents, once read
+	// (importedDefinitions).
+	defs *definitions
 	// sources and targets are the link ends (links), once linked.
 	linked           bool
 	sources, targets []linkEnd

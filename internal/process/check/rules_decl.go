@@ -43,8 +43,30 @@ func (p *pass) knownMessage(e *ast.Element, attrName string) {
 	}
 }
 
+// knownSchema reports e's attribute attrName when it names a schema
+// component of kind ("xsd:element", "xsd:type") that no imported
+// document defines.
+func (p *pass) knownSchema(e *ast.Element, attrName, kind string) {
+	if q, ok := qattr(e, attrName); ok && !p.importedDefinitions().defines(kind, q) {
+		p.report(e, "%s %s is not defined in any WSDL or XML Schema the process imports; import its definition or fix the name", attrName, q)
+	}
+}
+
 func checkImported(p *pass) {
 	p.each(func(v *ast.Element) { p.knownMessage(v, "messageType") }, "variable", "onEvent")
+	p.each(func(v *ast.Element) {
+		p.knownSchema(v, "element", "xsd:element")
+		p.knownSchema(v, "type", "xsd:type")
+	}, "variable", "onEvent")
+	p.each(func(c *ast.Element) { p.knownSchema(c, "faultElement", "xsd:element") }, "catch")
+	p.each(func(s *ast.Element) {
+		if s.Parent() == nil || s.Parent().Tag != "copy" {
+			return
+		}
+		if q, ok := qattr(s, "property"); ok && !p.w.Props[q] {
+			p.report(s, "property %s is not defined in any WSDL the process imports; import its definition or fix the name", q)
+		}
+	}, "from", "to")
 	p.each(func(c *ast.Element) { p.knownMessage(c, "faultMessageType") }, "catch")
 	p.each(func(pl *ast.Element) {
 		if q, ok := qattr(pl, "partnerLinkType"); ok && p.w.Plinks[q] == nil {

@@ -129,6 +129,10 @@ type definitions struct {
 	p    *pass
 	seen map[string]bool
 	out  []definition
+	// partial are the namespaces some of whose documents were not read
+	// (an import without a location the bundle has, or unreadable);
+	// schemaNS those of the schemas read.
+	partial, schemaNS map[string]bool
 }
 
 // wsdlKinds are WSDL 1.1's top-level components and those of the
@@ -156,22 +160,24 @@ var xsdKinds = map[string]string{
 	"notation":       "notation",
 }
 
-func (d *definitions) load(loc string) *xnode {
+// load reads document loc the first time (fresh); nil when it cannot
+// be read or is not well-formed.
+func (d *definitions) load(loc string) (root *xnode, fresh bool) {
 	loc = path.Clean(loc)
 	if d.seen[loc] {
-		return nil
+		return nil, false
 	}
 	d.seen[loc] = true
 	data, err := d.p.w.ReadBundleFile(loc)
 	if err != nil {
-		return nil
+		return nil, true
 	}
-	return readTree(data)
+	return readTree(data), true
 }
 
 // wsdl collects the definitions of WSDL document loc.
 func (d *definitions) wsdl(loc string) {
-	root := d.load(loc)
+	root, _ := d.load(loc)
 	if root == nil || root.name.Space != xmldoc.NSWSDL || root.name.Local != "definitions" {
 		return
 	}
@@ -198,8 +204,12 @@ func (d *definitions) wsdl(loc string) {
 // xsd collects the definitions of schema document loc; tns is the
 // including schema's namespace, for a schema without one (an include).
 func (d *definitions) xsd(loc, tns string) {
-	root := d.load(loc)
+	root, fresh := d.load(loc)
+	if !fresh {
+		return
+	}
 	if root == nil || root.name.Space != xmldoc.NSXSD || root.name.Local != "schema" {
+		d.partial[tns] = true
 		return
 	}
 	if t := root.attr("targetNamespace"); t != "" {
@@ -210,6 +220,7 @@ func (d *definitions) xsd(loc, tns string) {
 
 // schema collects the definitions of schema s of document loc.
 func (d *definitions) schema(loc string, s *xnode, tns string) {
+	d.schemaNS[tns] = true
 	for _, c := range s.children {
 		if c.name.Space != xmldoc.NSXSD {
 			continue
@@ -217,12 +228,13 @@ func (d *definitions) schema(loc string, s *xnode, tns string) {
 		switch c.name.Local {
 		case "import", "include", "redefine":
 			l := c.attr("schemaLocation")
-			if l == "" || strings.Contains(l, "://") {
-				break
-			}
 			next := tns
 			if c.name.Local == "import" {
 				next = c.attr("namespace")
+			}
+			if l == "" || strings.Contains(l, "://") {
+				d.partial[next] = true
+				break
 			}
 			d.xsd(path.Join(path.Dir(loc), l), next)
 			if c.name.Local == "redefine" {
@@ -250,11 +262,16 @@ func (d *definitions) add(kind string, name qname, loc string, n *xnode, withBod
 	d.out = append(d.out, def)
 }
 
-func checkImportConflicts(p *pass) {
-	d := &definitions{p: p, seen: map[string]bool{}}
+// importedDefinitions reads the documents the process imports, once.
+func (p *pass) importedDefinitions() *definitions {
+	if p.defs != nil {
+		return p.defs
+	}
+	d := &definitions{p: p, seen: map[string]bool{}, partial: map[string]bool{}, schemaNS: map[string]bool{}}
 	for _, imp := range p.imports() {
 		loc := attr(imp, "location")
 		if loc == "" || strings.Contains(loc, "://") {
+			d.partial[attr(imp, "namespace")] = true
 			continue
 		}
 		switch attr(imp, "importType") {
@@ -264,6 +281,30 @@ func checkImportConflicts(p *pass) {
 			d.xsd(loc, attr(imp, "namespace"))
 		}
 	}
+	p.defs = d
+	return d
+}
+
+// defines reports whether the imported documents define schema
+// component name of kind ("xsd:element", "xsd:type"), or may: its
+// namespace is XML Schema's own, one whose documents were not all read,
+// or one of no schema read (a WSDL's messages may name elements of a
+// namespace without defining them: engines before static analysis took
+// that, and so does the run time, which loads schemas only to validate).
+func (d *definitions) defines(kind string, name qname) bool {
+	if d.partial[name.Space] || !d.schemaNS[name.Space] || name.Space == xmldoc.NSXSD {
+		return true
+	}
+	for _, def := range d.out {
+		if def.kind == kind && def.name == name {
+			return true
+		}
+	}
+	return false
+}
+
+func checkImportConflicts(p *pass) {
+	d := p.importedDefinitions()
 	type key struct {
 		kind string
 		name qname
