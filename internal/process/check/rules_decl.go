@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/xml"
 	"path"
+	"sort"
 	"strings"
 
 	"github.com/orchd/orchd/internal/exchange"
@@ -13,6 +14,7 @@ import (
 )
 
 func checkSolicitResponse(p *pass) {
+	reported := map[qname]bool{}
 	p.each(func(pl *ast.Element) {
 		plt, ok := qattr(pl, "partnerLinkType")
 		if !ok {
@@ -24,9 +26,24 @@ func checkSolicitResponse(p *pass) {
 			if r == "" || pt == nil || len(pt.OutputFirst) == 0 {
 				continue
 			}
+			reported[pt.Name] = true
 			p.report(pl, "role %q's portType %s has solicit-response or notification operation %q, which WS-BPEL cannot use; declare the operation with its input first", r, pt.Name.Local, pt.OutputFirst[0])
 		}
 	}, "partnerLink")
+	// The other portTypes the process's imports hold, in file order.
+	var rest []*wsdl.PortType
+	for _, pt := range p.w.PortTypes {
+		if len(pt.OutputFirst) > 0 && !reported[pt.Name] {
+			rest = append(rest, pt)
+		}
+	}
+	sort.Slice(rest, func(i, j int) bool {
+		a, b := rest[i].Pos, rest[j].Pos
+		return a.File < b.File || a.File == b.File && a.Line < b.Line
+	})
+	for _, pt := range rest {
+		p.reportAt(pt.Pos, "portType name=\""+pt.Name.Local+"\"", "portType %s, imported by the process, has solicit-response or notification operation %q, which WS-BPEL refuses; declare the operation with its input first, or leave it out of the WSDLs the process imports", pt.Name.Local, pt.OutputFirst[0])
+	}
 }
 
 func checkOverloaded(p *pass) {
