@@ -78,6 +78,7 @@ func Rules() []Rule {
 		{"SA00042", "8.4.2", checkKeepSrcElementName},
 		{"SA00043", "8.4.3", checkCopyMessageTypes},
 		{"SA00044", "9.1", checkCorrelationSetNames},
+		{"SA00045", "9.2", checkPropertySimple},
 		{"SA00046", "9.2", checkCorrelationPattern},
 		{"SA00047", "10.3", checkMessageVariablesPresent},
 		{"SA00048", "10.3", checkInvokeVariableTypes},

@@ -121,6 +121,10 @@ type definition struct {
 	pos  xmldoc.Pos
 	tag  string // as the finding names it: `message name="m"`
 	body string // canonical content; "" for a redefinition
+	// complex is set for a complexType, and for an element with an
+	// anonymous one; typeRef is an element's type attribute.
+	complex bool
+	typeRef qname
 }
 
 // definitions collects the components of the documents a process
@@ -254,6 +258,19 @@ func (d *definitions) schema(loc string, s *xnode, tns string) {
 
 func (d *definitions) add(kind string, name qname, loc string, n *xnode, withBody bool) {
 	def := definition{kind: kind, name: name, pos: xmldoc.Pos{File: loc, Line: n.line}, tag: fmt.Sprintf("%s name=%q", n.name.Local, name.Local)}
+	switch n.name.Local {
+	case "complexType":
+		def.complex = true
+	case "element":
+		for _, c := range n.children {
+			def.complex = def.complex || c.name.Space == xmldoc.NSXSD && c.name.Local == "complexType"
+		}
+		if pre, local, ok := strings.Cut(n.attr("type"), ":"); ok {
+			def.typeRef = qname{Space: n.ns[pre], Local: local}
+		} else if t := n.attr("type"); t != "" {
+			def.typeRef = qname{Space: n.ns[""], Local: t}
+		}
+	}
 	if withBody {
 		var b strings.Builder
 		n.canonical(&b)
@@ -298,6 +315,20 @@ func (d *definitions) defines(kind string, name qname) bool {
 	for _, def := range d.out {
 		if def.kind == kind && def.name == name {
 			return true
+		}
+	}
+	return false
+}
+
+// complex reports whether the imported documents define name (a type,
+// or with element set an element) as of complex type.
+func (d *definitions) complex(name qname, element bool) bool {
+	for _, def := range d.out {
+		switch {
+		case element && def.kind == "xsd:element" && def.name == name:
+			return def.complex || !def.typeRef.IsZero() && d.complex(def.typeRef, false)
+		case !element && def.kind == "xsd:type" && def.name == name:
+			return def.complex
 		}
 	}
 	return false
