@@ -336,6 +336,9 @@ func checkOnEventVariableType(p *pass) {
 		if hasAttr(e, "variable") && !hasAttr(e, "messageType") && !hasAttr(e, "element") {
 			p.report(e, "an <onEvent> with a variable needs messageType or element to declare it; add the input message's type")
 		}
+		if hasAttr(e, "variable") && hasAttr(e, "messageType") && hasAttr(e, "element") {
+			p.report(e, "an <onEvent> variable is declared by either messageType or element, not both; keep one")
+		}
 	}, "onEvent")
 }
 
