@@ -16,6 +16,9 @@ func SpecWaivers() map[string][]string {
 	return map[string][]string{
 		// Imports name namespaces its WSDLs do not have.
 		"TestAlarm": {"SA00011"},
+		// HelloWorldAtomic.bpel imports two WSDLs of one namespace that
+		// both define HelloPortType, one with a fault the other lacks.
+		"TestAtomicScopeBasic": {"SA00014"},
 		// A propertyAlias with messageType, part and type; receives and
 		// replies name messageExchanges no scope declares.
 		"TestIMA": {"SA00020", "SA00061"},
@@ -27,10 +30,10 @@ func SpecWaivers() map[string][]string {
 		// Receives and replies name messageExchanges no scope declares.
 		"TestPubSubOutOfProc": {"SA00061"},
 		// As TestPubSubOutOfProc; and its two WSDLs of one namespace both
-		// define HelloPortType and HelloSoapBinding, differently
-		// (SA00014, not checked: the compiler keeps the last and refuses
-		// the invoke of ping, which only the first has).
-		"TestPubSubInProc": {"SA00061"},
+		// define HelloPortType and HelloSoapBinding, differently (the
+		// compiler keeps the last and refuses the invoke of ping, which
+		// only the first has).
+		"TestPubSubInProc": {"SA00014", "SA00061"},
 		// A second start activity after a pick and an assign; sets common
 		// to the start activities initiated with "yes"; invoke
 		// correlations without pattern, and for sets with no propertyAlias

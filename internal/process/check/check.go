@@ -49,6 +49,7 @@ func Rules() []Rule {
 		{"SA00011", "5.4", checkImportNamespace},
 		{"SA00012", "5.4", checkImportNoNamespace},
 		{"SA00013", "5.4", checkImportType},
+		{"SA00014", "5.4", checkImportConflicts},
 		{"SA00015", "5.5", checkStartActivity},
 		{"SA00016", "6.2", checkPartnerLinkRoles},
 		{"SA00017", "6.2", checkInitializePartnerRole},
@@ -77,6 +78,7 @@ func Rules() []Rule {
 		{"SA00042", "8.4.2", checkKeepSrcElementName},
 		{"SA00043", "8.4.3", checkCopyMessageTypes},
 		{"SA00044", "9.1", checkCorrelationSetNames},
+		{"SA00045", "9.2", checkPropertySimple},
 		{"SA00046", "9.2", checkCorrelationPattern},
 		{"SA00047", "10.3", checkMessageVariablesPresent},
 		{"SA00048", "10.3", checkInvokeVariableTypes},
@@ -167,6 +169,9 @@ type pass struct {
 	byTag map[string][]*ast.Element
 	// tns caches importedNamespace by location.
 	tns map[string]importedNS
+	// defs are the definitions of the imported documents, once read
+	// (importedDefinitions).
+	defs *definitions
 	// sources and targets are the link ends (links), once linked.
 	linked           bool
 	sources, targets []linkEnd

@@ -18,8 +18,12 @@
 //
 // It owns no run-time behaviour. It may import ast, xmldoc (positions,
 // namespaces), wsdl, deploy and exchange, nothing else of orchd, and not
-// etree: it never walks the raw XML. It must never import the runtime
-// (internal/process, interp), the compiler, soap, persist or cmd.
+// etree: it never walks the process's raw XML. The documents a process
+// imports it reads as plain XML trees (encoding/xml, rules_imports.go)
+// for what the wsdl.Set does not keep: every definition of a component
+// (SA00014), schema elements and types (SA00010, SA00045). It must
+// never import the runtime (internal/process, interp), the compiler,
+// soap, persist or cmd.
 // FuzzCheck runs it over arbitrary processes: no input may make it panic,
 // and every finding has a line.
 package check

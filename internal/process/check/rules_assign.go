@@ -41,7 +41,31 @@ func (p *pass) copies(f func(cp *ast.Element, from, to spec)) {
 // the spec's variants.
 func (s spec) variant(isTo bool) string {
 	a := s.attrs
+	for _, at := range s.el.Attrs {
+		if at.Space == "" && at.Key != "xmlns" && !in(at.Key, "variable", "part", "property", "partnerLink", "endpointReference", "expressionLanguage") {
+			return "attribute " + at.Key + " belongs to no variant"
+		}
+	}
+	seen := map[string]bool{}
+	for _, c := range s.el.Children() {
+		if !c.IsBPEL() || c.Tag == "documentation" {
+			continue
+		}
+		if !in(c.Tag, "literal", "query") {
+			return "<" + c.Tag + "> belongs to no variant"
+		}
+		if seen[c.Tag] {
+			return "it has more than one <" + c.Tag + ">"
+		}
+		seen[c.Tag] = true
+	}
 	switch {
+	case s.literal != nil && s.text != "":
+		return "a <literal> cannot be combined with an expression"
+	case a["endpointReference"] && !in(attr(s.el, "endpointReference"), "myRole", "partnerRole"):
+		return "endpointReference is \"myRole\" or \"partnerRole\""
+	case a["expressionLanguage"] && s.text == "" && s.literal == nil && s.query == nil && len(a) == 1:
+		return "expressionLanguage is set but the expression is empty"
 	case s.literal != nil && isTo:
 		return "a <to> cannot hold a <literal>"
 	case s.literal != nil && (len(a) > 0 || s.query != nil):

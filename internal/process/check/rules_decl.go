@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/xml"
 	"path"
+	"sort"
 	"strings"
 
 	"github.com/orchd/orchd/internal/exchange"
@@ -13,6 +14,7 @@ import (
 )
 
 func checkSolicitResponse(p *pass) {
+	reported := map[qname]bool{}
 	p.each(func(pl *ast.Element) {
 		plt, ok := qattr(pl, "partnerLinkType")
 		if !ok {
@@ -24,9 +26,24 @@ func checkSolicitResponse(p *pass) {
 			if r == "" || pt == nil || len(pt.OutputFirst) == 0 {
 				continue
 			}
+			reported[pt.Name] = true
 			p.report(pl, "role %q's portType %s has solicit-response or notification operation %q, which WS-BPEL cannot use; declare the operation with its input first", r, pt.Name.Local, pt.OutputFirst[0])
 		}
 	}, "partnerLink")
+	// The other portTypes the process's imports hold, in file order.
+	var rest []*wsdl.PortType
+	for _, pt := range p.w.PortTypes {
+		if len(pt.OutputFirst) > 0 && !reported[pt.Name] {
+			rest = append(rest, pt)
+		}
+	}
+	sort.Slice(rest, func(i, j int) bool {
+		a, b := rest[i].Pos, rest[j].Pos
+		return a.File < b.File || a.File == b.File && a.Line < b.Line
+	})
+	for _, pt := range rest {
+		p.reportAt(pt.Pos, "portType name=\""+pt.Name.Local+"\"", "portType %s, imported by the process, has solicit-response or notification operation %q, which WS-BPEL refuses; declare the operation with its input first, or leave it out of the WSDLs the process imports", pt.Name.Local, pt.OutputFirst[0])
+	}
 }
 
 func checkOverloaded(p *pass) {
@@ -43,8 +60,30 @@ func (p *pass) knownMessage(e *ast.Element, attrName string) {
 	}
 }
 
+// knownSchema reports e's attribute attrName when it names a schema
+// component of kind ("xsd:element", "xsd:type") that no imported
+// document defines.
+func (p *pass) knownSchema(e *ast.Element, attrName, kind string) {
+	if q, ok := qattr(e, attrName); ok && !p.importedDefinitions().defines(kind, q) {
+		p.report(e, "%s %s is not defined in any WSDL or XML Schema the process imports; import its definition or fix the name", attrName, q)
+	}
+}
+
 func checkImported(p *pass) {
 	p.each(func(v *ast.Element) { p.knownMessage(v, "messageType") }, "variable", "onEvent")
+	p.each(func(v *ast.Element) {
+		p.knownSchema(v, "element", "xsd:element")
+		p.knownSchema(v, "type", "xsd:type")
+	}, "variable", "onEvent")
+	p.each(func(c *ast.Element) { p.knownSchema(c, "faultElement", "xsd:element") }, "catch")
+	p.each(func(s *ast.Element) {
+		if s.Parent() == nil || s.Parent().Tag != "copy" {
+			return
+		}
+		if q, ok := qattr(s, "property"); ok && !p.w.Props[q] {
+			p.report(s, "property %s is not defined in any WSDL the process imports; import its definition or fix the name", q)
+		}
+	}, "from", "to")
 	p.each(func(c *ast.Element) { p.knownMessage(c, "faultMessageType") }, "catch")
 	p.each(func(pl *ast.Element) {
 		if q, ok := qattr(pl, "partnerLinkType"); ok && p.w.Plinks[q] == nil {

@@ -239,10 +239,62 @@ func checkCorrelationPattern(p *pass) {
 
 func checkMessageExchangeDeclared(p *pass) {
 	p.each(func(e *ast.Element) {
-		if n := attr(e, "messageExchange"); n != "" && lookupDecl(e, "messageExchanges", "messageExchange", n) == nil {
+		n := attr(e, "messageExchange")
+		if n != "" && lookupDecl(e, "messageExchanges", "messageExchange", n) == nil {
 			p.report(e, "messageExchange %q is not declared by an enclosing scope; declare it in <messageExchanges>", n)
+			return
 		}
+		if e.Tag != "reply" {
+			return
+		}
+		// The reply's message exchange must be its IMA's: some receive,
+		// onMessage or onEvent of its partner link and operation uses the
+		// same declaration (or the same default message exchange).
+		mex := messageExchangeOf(e)
+		imas, same := 0, false
+		p.each(func(ima *ast.Element) {
+			if attr(ima, "partnerLink") != attr(e, "partnerLink") || attr(ima, "operation") != attr(e, "operation") {
+				return
+			}
+			imas++
+			same = same || messageExchangeOf(ima) == mex
+		}, "receive", "onMessage", "onEvent")
+		if imas == 0 || same {
+			return
+		}
+		if n == "" {
+			p.report(e, "this reply has no messageExchange, but no receive, onMessage or onEvent of partnerLink %q and operation %q inside the same default message exchange (of the process, an onEvent or a parallel forEach) has none; name its IMA's messageExchange", attr(e, "partnerLink"), attr(e, "operation"))
+			return
+		}
+		p.report(e, "no receive, onMessage or onEvent of partnerLink %q and operation %q uses the messageExchange %q this reply resolves to; give its IMA the same messageExchange, declared in a scope enclosing both", attr(e, "partnerLink"), attr(e, "operation"), n)
 	}, "receive", "reply", "onMessage")
+}
+
+// messageExchangeOf is the declaration the messageExchange of IMA or
+// reply e resolves to; for one without messageExchange, the element that
+// implicitly declares its default message exchange: the process, the
+// scope of an enclosing onEvent or of an enclosing parallel forEach
+// (10.4.1). nil when a named one does not resolve.
+func messageExchangeOf(e *ast.Element) *ast.Element {
+	if n := attr(e, "messageExchange"); n != "" {
+		return lookupDecl(e, "messageExchanges", "messageExchange", n)
+	}
+	if e.Tag == "onEvent" {
+		if s := child(e, "scope"); s != nil {
+			return s
+		}
+	}
+	root := e
+	for a := e.Parent(); a != nil; a = a.Parent() {
+		root = a
+		if a.Tag != "scope" || !isBPEL(a) || a.Parent() == nil {
+			continue
+		}
+		if up := a.Parent(); up.Tag == "onEvent" || up.Tag == "forEach" && yes(up, "parallel") {
+			return a
+		}
+	}
+	return root // the process
 }
 
 func checkOnEventMessageExchange(p *pass) {
@@ -285,6 +337,9 @@ func checkOnEventVariableType(p *pass) {
 	p.each(func(e *ast.Element) {
 		if hasAttr(e, "variable") && !hasAttr(e, "messageType") && !hasAttr(e, "element") {
 			p.report(e, "an <onEvent> with a variable needs messageType or element to declare it; add the input message's type")
+		}
+		if hasAttr(e, "variable") && hasAttr(e, "messageType") && hasAttr(e, "element") {
+			p.report(e, "an <onEvent> variable is declared by either messageType or element, not both; keep one")
 		}
 	}, "onEvent")
 }
@@ -351,6 +406,7 @@ func checkStartCorrelations(p *pass) {
 		initiate map[string]string
 	}
 	var uses []use
+	var bare []*ast.Element // start activities without correlations
 	for _, s := range starts {
 		els := []*ast.Element{s}
 		if s.Tag == "pick" {
@@ -363,7 +419,14 @@ func checkStartCorrelations(p *pass) {
 			}
 			if len(u.initiate) > 0 {
 				uses = append(uses, u)
+			} else {
+				bare = append(bare, e)
 			}
+		}
+	}
+	if len(uses) > 0 {
+		for _, e := range bare {
+			p.report(e, "other start activities of this process have correlation sets and this one has none, so they share none; give it their common set with initiate=\"join\"")
 		}
 	}
 	if len(uses) < 2 {

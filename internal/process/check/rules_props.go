@@ -48,3 +48,17 @@ func checkAliasUnique(p *pass) {
 		seen[k] = true
 	}
 }
+
+func checkPropertySimple(p *pass) {
+	d := p.importedDefinitions()
+	for _, dc := range p.w.Decls {
+		if dc.Tag != "property" {
+			continue
+		}
+		t, isType := dc.Attrs["type"]
+		e, isElement := dc.Attrs["element"]
+		if isType && d.complex(t, false) || isElement && d.complex(e, true) {
+			p.reportAt(dc.Pos, fmt.Sprintf("vprop:property name=%q", dc.Name.Local), "property %s is of a complex type; a property's value is of an XML Schema simple type: type it with one", dc.Name.Local)
+		}
+	}
+}
