@@ -51,6 +51,7 @@ func Hint(f *Finding) string {
 var odeLenient = map[string]string{
 	"SA00005": "ODE ignored the portType attribute of an <invoke> (its compiler has no such check); orchd uses the partner link's portType",
 	"SA00011": "ODE loaded an imported WSDL by its location and used the document's own targetNamespace",
+	"SA00014": "ODE kept one of two differing definitions of a component (its own TestAtomicScopeBasic imports two HelloPortType portTypes that differ in a fault); orchd keeps the last one read",
 	"SA00020": "ODE read the alias's messageType and part and ignored an extra type (a messageType alias without part reads the whole message)",
 	"SA00021": "ODE's compiler did not look for the alias of every message a correlation set meets; orchd faults bpel:correlationViolation when such a message is sent or received",
 	"SA00032": "ODE 1.x took the text of a <to variable> as its query",
