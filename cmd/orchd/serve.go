@@ -263,6 +263,7 @@ func runServer(ctx context.Context, cfg *serveConfig, log *slog.Logger) error {
 	// REST extension activities call on the partners' terms: the same
 	// keep-alive pool (--partner-conns) and per-call bound.
 	opts.HTTPClient, opts.HTTPTimeout = client.PolicedHTTPClient()
+	opts.AssignedHTTP = client.AssignedHTTPClient
 	opts.Store = store
 	if cfg.cluster.name != "" && store.Opened() == nil {
 		return fmt.Errorf("--cluster needs --store etcd and a persistent process deployed")
