@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"runtime"
 	"runtime/debug"
 	"slices"
 	"strings"
@@ -200,8 +201,11 @@ func runServer(ctx context.Context, cfg *serveConfig, log *slog.Logger) error {
 		log.Info("endpoint overrides", slog.String("file", cfg.endpointsFile), slog.Int("rules", len(t.Rules())))
 	}
 	load := compile.LoadOptions{Extensions: cfg.extensions, Bundle: cfg.bundle}
-	if cfg.front.wssecMaxChecks > 0 {
-		load.AuthChecks = wssec.NewGate(cfg.front.wssecMaxChecks)
+	if checks := cfg.front.wssecMaxChecks; checks >= 0 {
+		if checks == 0 {
+			checks = runtime.GOMAXPROCS(0)
+		}
+		load.AuthChecks = wssec.NewGate(checks)
 		reg.MustRegister(prometheus.NewCounterFunc(prometheus.CounterOpts{
 			Name: "orchd_wssec_checks_refused_total",
 			Help: "UsernameToken password checks refused at once because --wssec-max-checks were running.",
