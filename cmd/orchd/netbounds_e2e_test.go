@@ -96,20 +96,24 @@ func TestConnsPerClient(t *testing.T) {
 	}
 }
 
+// replyAfterGo starts an instance on run, initiating cs with the id,
+// and replies to run once a go with that id came.
+const replyAfterGo = `
+  <sequence>
+    <receive partnerLink="client" operation="run" variable="in" createInstance="yes">
+      <correlations><correlation set="cs" initiate="yes"/></correlations>
+    </receive>
+    ` + initOut + `
+    <receive partnerLink="client" operation="go" variable="more"><correlations><correlation set="cs"/></correlations></receive>
+    <reply partnerLink="client" operation="run" variable="out"/>
+  </sequence>`
+
 // TestStoreBoundsUnnamed: a correlation value longer than the store's
 // bound of a route key is refused with a fault that says so plainly,
 // without the store's key format or sizes (those are in the log).
 func TestStoreBoundsUnnamed(t *testing.T) {
 	deploy := t.TempDir()
-	writeProcess(t, deploy, "LongKey", "127.0.0.1:1", `
-  <sequence>
-    <receive partnerLink="client" operation="run" variable="in" createInstance="yes">
-      <correlations><correlation set="cs" initiate="yes"/></correlations>
-    </receive>
-    `+initOut+`
-    <receive partnerLink="client" operation="go" variable="more"><correlations><correlation set="cs"/></correlations></receive>
-    <reply partnerLink="client" operation="run" variable="out"/>
-  </sequence>`, false)
+	writeProcess(t, deploy, "LongKey", "127.0.0.1:1", replyAfterGo, false)
 	o := startOrchd(t, "--deploy", deploy, "--data", t.TempDir())
 	r := callRun(t, o.base, "LongKey", strings.Repeat("k", 900000), "1")
 	_, reason := faultCode(t, r.body)

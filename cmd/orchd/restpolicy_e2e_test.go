@@ -2,7 +2,6 @@ package main
 
 import (
 	"net"
-	"net/http"
 	"strings"
 	"testing"
 	"time"
@@ -37,17 +36,7 @@ const restURIProcess = `
 // than the call's timeout; the port the rules allow answers.
 func TestRESTURIPolicy(t *testing.T) {
 	items := &itemServer{items: map[string]string{"a": "A"}}
-	serve := func() string {
-		ln, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			t.Fatal(err)
-		}
-		srv := &http.Server{Handler: items}
-		go func() { _ = srv.Serve(ln) }()
-		t.Cleanup(func() { _ = srv.Close() })
-		return ln.Addr().String()
-	}
-	allowed, outside := serve(), serve()
+	allowed, outside := serveLoopback(t, items), serveLoopback(t, items)
 	closedLn, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
