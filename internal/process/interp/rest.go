@@ -121,8 +121,8 @@ func (c *RestClient) do(ctx context.Context, r *restRequest) (*restResponse, err
 		id.Idle(exchange.WaitPartner)
 		defer id.Busy(exchange.WaitPartner)
 	}
-	hc := c.hc
-	if r.assigned && c.assigned != nil {
+	hc, policed := c.hc, r.assigned && c.assigned != nil
+	if policed {
 		hc = c.assigned(r.only)
 	}
 	sp := c.startREST(ctx, r, req)
@@ -130,7 +130,7 @@ func (c *RestClient) do(ctx context.Context, r *restRequest) (*restResponse, err
 	endREST(sp, resp, err)
 	if err != nil {
 		var ue *url.Error
-		if r.assigned && errors.As(err, &ue) {
+		if policed && errors.As(err, &ue) {
 			// The URI is the client's own; the fault is the same text
 			// whatever it was (the policy's log line has the detail).
 			err = ue.Err
