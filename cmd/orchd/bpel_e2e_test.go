@@ -250,15 +250,7 @@ func TestWorkAfterReplyOutlivesClient(t *testing.T) {
 // waits for a reply that a later message would drive.
 func TestReplyTimeoutPerOperation(t *testing.T) {
 	deploy := t.TempDir()
-	writeProcess(t, deploy, "Slow", "127.0.0.1:1", `
-  <sequence>
-    <receive partnerLink="client" operation="run" variable="in" createInstance="yes">
-      <correlations><correlation set="cs" initiate="yes"/></correlations>
-    </receive>
-    `+initOut+`
-    <receive partnerLink="client" operation="go" variable="more"><correlations><correlation set="cs"/></correlations></receive>
-    <reply partnerLink="client" operation="run" variable="out"/>
-  </sequence>`, true)
+	writeProcess(t, deploy, "Slow", "127.0.0.1:1", replyAfterGo, true)
 	dd := filepath.Join(deploy, "Slow", "deploy.xml")
 	b, err := os.ReadFile(dd)
 	if err != nil {

@@ -13,6 +13,8 @@ type frontDoorConfig struct {
 	bodyTimeout       time.Duration
 	maxHeaderBytes    int
 	maxConns          int
+	maxConnsPerClient int
+	wssecMaxChecks    int
 	maxInflight       int
 	queueWait         time.Duration
 	maxQueue          int
@@ -40,6 +42,12 @@ const (
 	defaultBodyTimeout       = 30 * time.Second
 	defaultMaxHeaderBytes    = 64 << 10
 	defaultMaxConns          = 4096
+	// defaultMaxConnsPerClient is a quarter of defaultMaxConns: one
+	// address (a client, or a proxy in front of many) cannot hold the
+	// server's connections, while a load generator or proxy with the
+	// few hundred connections the admission queue ever serves at once
+	// (defaultMaxInflight + defaultMaxQueue) is far from it.
+	defaultMaxConnsPerClient = defaultMaxConns / 4
 	defaultMaxInflight       = 64
 	defaultQueueWait         = 100 * time.Millisecond
 	defaultMaxQueue          = 4 * defaultMaxInflight
@@ -51,6 +59,8 @@ func frontDoorFlags(fs *flag.FlagSet, c *frontDoorConfig) {
 	fs.DurationVar(&c.bodyTimeout, "body-timeout", defaultBodyTimeout, "close a connection whose request body takes longer than this to arrive, from the end of its headers (0: no bound)")
 	fs.IntVar(&c.maxHeaderBytes, "max-http-header-bytes", defaultMaxHeaderBytes, "largest HTTP request header block, in bytes; larger gets HTTP 431 (0: the default)")
 	fs.IntVar(&c.maxConns, "max-conns", defaultMaxConns, "most client connections open at once; one more is answered HTTP 503 and closed at once (0: no bound)")
+	fs.IntVar(&c.maxConnsPerClient, "max-conns-per-client", defaultMaxConnsPerClient, "most connections one client IP address may hold open at once, loopback addresses included (each its own client); one more is answered HTTP 503 and closed at once; behind a proxy every client has the proxy's address (0: no share)")
+	fs.IntVar(&c.wssecMaxChecks, "wssec-max-checks", 0, "most UsernameToken password checks (bcrypt comparisons) running at once; one more is answered at once with HTTP 503 and a Server fault (0: the number of CPUs; negative: no bound)")
 	fs.IntVar(&c.maxInflight, "max-inflight", defaultMaxInflight, "most SOAP exchanges served at once; more wait in turn in a queue of --max-queue and are shed with HTTP 503 and a Server fault when it is full (see --queue-wait) (0: no bound)")
 	fs.DurationVar(&c.queueWait, "queue-wait", defaultQueueWait, "longest a SOAP request waits for a --max-inflight slot in a queue that overflowed meanwhile (a queue that never overflowed is shed only after it stood still, none of its requests admitted, for 1s or this if longer) (0: no queue)")
 	fs.IntVar(&c.maxQueue, "max-queue", defaultMaxQueue, "most SOAP requests waiting in turn for a slot; one more is shed at once (0: 4 x --max-inflight)")
@@ -76,6 +86,8 @@ func (c *frontDoorConfig) check() error {
 		return fmt.Errorf("--max-http-header-bytes %d: want a positive number", c.maxHeaderBytes)
 	case c.maxConns < 0:
 		return fmt.Errorf("--max-conns %d: may not be negative", c.maxConns)
+	case c.maxConnsPerClient < 0:
+		return fmt.Errorf("--max-conns-per-client %d: may not be negative", c.maxConnsPerClient)
 	case c.maxInflight < 0:
 		return fmt.Errorf("--max-inflight %d: may not be negative", c.maxInflight)
 	case c.queueWait < 0:

@@ -43,6 +43,20 @@ func (s *itemServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
+// serveLoopback serves h on a loopback port until the test ends and
+// returns its address.
+func serveLoopback(t *testing.T, h http.Handler) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := &http.Server{Handler: h}
+	go func() { _ = srv.Serve(ln) }()
+	t.Cleanup(func() { _ = srv.Close() })
+	return ln.Addr().String()
+}
+
 // restProcess stores the request's n under its id with PUT, reads it back
 // with GET, deletes it and GETs it again, and answers the status codes and
 // the value read: "201 200 GOT 204 404".
@@ -82,16 +96,8 @@ const restProcess = `
 // the sem cases of internal/process/interp/testdata/sem/rest.)
 func TestRESTExtensionActivities(t *testing.T) {
 	items := &itemServer{items: map[string]string{}}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := &http.Server{Handler: items}
-	go func() { _ = srv.Serve(ln) }()
-	t.Cleanup(func() { _ = srv.Close() })
-
 	deploy := t.TempDir()
-	writeProcess(t, deploy, "Rest", "127.0.0.1:1", strings.ReplaceAll(restProcess, "ITEMS", ln.Addr().String()), true)
+	writeProcess(t, deploy, "Rest", "127.0.0.1:1", strings.ReplaceAll(restProcess, "ITEMS", serveLoopback(t, items)), true)
 	o := startOrchd(t, "--deploy", deploy, "--partner-allow", "127.0.0.1") // the test's loopback partner
 
 	r := callRun(t, o.base, "Rest", "K7", "GOT")

@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"runtime"
 	"runtime/debug"
 	"slices"
 	"strings"
@@ -43,6 +44,7 @@ import (
 	"github.com/orchd/orchd/internal/server"
 	"github.com/orchd/orchd/internal/soap"
 	"github.com/orchd/orchd/internal/tracing"
+	"github.com/orchd/orchd/internal/wssec"
 	"github.com/orchd/orchd/internal/xmlparse"
 )
 
@@ -209,6 +211,16 @@ func runServer(ctx context.Context, cfg *serveConfig, log *slog.Logger) error {
 		log.Info("endpoint overrides", slog.String("file", cfg.endpointsFile), slog.Int("rules", len(t.Rules())))
 	}
 	load := compile.LoadOptions{Extensions: cfg.extensions, Bundle: cfg.bundle, Compat: cfg.compat}
+	if checks := cfg.front.wssecMaxChecks; checks >= 0 {
+		if checks == 0 {
+			checks = runtime.GOMAXPROCS(0)
+		}
+		load.AuthChecks = wssec.NewGate(checks)
+		reg.MustRegister(prometheus.NewCounterFunc(prometheus.CounterOpts{
+			Name: "orchd_wssec_checks_refused_total",
+			Help: "UsernameToken password checks refused at once because --wssec-max-checks were running.",
+		}, func() float64 { return float64(load.AuthChecks.Refused()) }))
+	}
 	var replay *clusternode.Replay
 	if cfg.cluster.name != "" {
 		// A UsernameToken's nonce, once taken, is refused on every node.
@@ -278,6 +290,7 @@ func runServer(ctx context.Context, cfg *serveConfig, log *slog.Logger) error {
 	// REST extension activities call on the partners' terms: the same
 	// keep-alive pool (--partner-conns) and per-call bound.
 	opts.HTTPClient, opts.HTTPTimeout = client.PolicedHTTPClient()
+	opts.AssignedHTTP = client.AssignedHTTPClient
 	opts.Store = store
 	if cfg.cluster.name != "" && store.Opened() == nil {
 		return fmt.Errorf("--cluster needs --store etcd and a persistent process deployed")
@@ -447,8 +460,9 @@ func runServer(ctx context.Context, cfg *serveConfig, log *slog.Logger) error {
 		// Paces clients that retry at once after being shed.
 		ConnContext: server.GuardConnContext(front.ConnContext),
 	}
-	if cfg.front.maxConns > 0 {
-		ln = server.NewLimitListener(ln, server.LimitOptions{Max: cfg.front.maxConns, HTTPAnswer: serverTLS == nil, Registerer: reg, Logger: log})
+	if cfg.front.maxConns > 0 || cfg.front.maxConnsPerClient > 0 {
+		ln = server.NewLimitListener(ln, server.LimitOptions{Max: cfg.front.maxConns, PerClient: cfg.front.maxConnsPerClient,
+			HTTPAnswer: serverTLS == nil, Registerer: reg, Logger: log})
 	}
 	if serverTLS == nil {
 		ln = server.GuardListener(ln)

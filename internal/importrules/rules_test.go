@@ -125,7 +125,7 @@ var allowed = map[string][]string{
 		"internal/console", "internal/ctl", "internal/endpoints", "internal/etcdstore", "internal/events", "internal/exchange",
 		"internal/health", "internal/hotdeploy", "internal/instancestore", "internal/loadgen", "internal/mgmt", "internal/mgmtbackend",
 		"internal/mockpartner", "internal/persist", "internal/process", "internal/process/compile", "internal/process/expr", "internal/process/interp", "internal/process/membudget", "internal/publicurl", "internal/server", "internal/soap",
-		"internal/tracing", "internal/xmlparse", "internal/xpath2"},
+		"internal/tracing", "internal/wssec", "internal/xmlparse", "internal/xpath2"},
 }
 
 // forbidden are third-party packages a package must not import although

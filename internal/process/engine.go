@@ -110,6 +110,11 @@ type Options struct {
 	// bpel4restlight); nil means a client of its own with Go's default
 	// transport.
 	HTTPClient *http.Client
+	// AssignedHTTP returns the client of REST requests to URIs a
+	// process takes from a variable, under the partner address policy
+	// narrowed to the process's orchd:partnerAllow rules (only); nil
+	// means HTTPClient.
+	AssignedHTTP func(only *partnerallow.List) *http.Client
 	// HTTPTimeout bounds each such request, on top of the instance's
 	// context; zero means 30s.
 	HTTPTimeout time.Duration
@@ -184,7 +189,7 @@ func NewEngine(opts Options) *Engine {
 		maxSteps = math.MaxInt
 	}
 	return &Engine{log: log, metrics: newMetrics(opts.Registerer), opts: opts, byEndpoint: map[*exchange.Endpoint]*interp.Version{}, steps: maxSteps,
-		store: opts.Store, restc: interp.NewRESTClient(opts.HTTPClient, opts.HTTPTimeout, opts.Tracer), baseCtx: ctx, stop: stop, self: selfHosts(opts.Self),
+		store: opts.Store, restc: interp.NewRESTClient(opts.HTTPClient, opts.AssignedHTTP, opts.HTTPTimeout, opts.Tracer), baseCtx: ctx, stop: stop, self: selfHosts(opts.Self),
 		reg: registry{live: map[string]*interp.Instance{}, calling: map[string]*interp.Instance{}, routes: map[string]*interp.Instance{},
 			keys: map[*interp.Instance][]string{}, mail: map[*interp.Instance][]string{}, open: map[string][]*interp.OpenRequest{}}}
 }

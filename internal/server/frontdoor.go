@@ -4,8 +4,10 @@ import (
 	"errors"
 	"io"
 	"log/slog"
+	"math"
 	"net"
 	"net/http"
+	"net/netip"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -35,6 +37,11 @@ const (
 // is accepted and at once answered (when answer is set) and closed, so a
 // client learns in milliseconds that the server is full while the open
 // connections are served as before.
+//
+// With a per-client share, one client address may hold at most that many
+// of them: a connection over its address's share is refused the same way
+// (with its own answer and counter), so a client opening connections
+// without end cannot keep others out.
 type LimitListener struct {
 	net.Listener
 	max    int64
@@ -42,15 +49,27 @@ type LimitListener struct {
 	open   atomic.Int64
 	linger chan struct{} // tokens: refused connections being drained
 
-	refused  prometheus.Counter
-	log      *slog.Logger
-	lastWarn atomic.Int64 // unix nanoseconds of the last warning
+	// perClient is the share of one client address (0: none); byClient
+	// counts the open connections of each address that has one.
+	perClient    int
+	clientAnswer []byte
+	mu           sync.Mutex
+	byClient     map[netip.Addr]int
+
+	refused, refusedClient prometheus.Counter
+	log                    *slog.Logger
+	lastWarn               atomic.Int64 // unix nanoseconds of the last warning
 }
 
 // LimitOptions configure a LimitListener.
 type LimitOptions struct {
-	// Max is the most connections open at once; it must be positive.
+	// Max is the most connections open at once; zero or less: no bound
+	// on all of them (PerClient may still bound each client's).
 	Max int
+	// PerClient is the most connections one client address (IPv4, or
+	// IPv6 as it is) may hold open at once; zero: no share. Loopback
+	// addresses are clients like any other (each its own).
+	PerClient int
 	// HTTPAnswer, when true, answers a refused connection with an HTTP
 	// 503 and Retry-After before closing it (for a plain HTTP listener;
 	// a TLS listener's refused connections are only closed).
@@ -63,25 +82,42 @@ type LimitOptions struct {
 	Logger *slog.Logger
 }
 
-// refusedBody is the text of the answer to a refused connection.
-const refusedBody = "server busy: too many open connections (--max-conns); retry later\n"
+// refusedBody and clientBody are the texts of the answer to a
+// connection refused over --max-conns and over its client's share.
+const (
+	refusedBody = "server busy: too many open connections (--max-conns); retry later\n"
+	clientBody  = "too many open connections from your address (--max-conns-per-client); close some or retry later\n"
+)
+
+// answer503 is the HTTP answer with body.
+func answer503(body string) []byte {
+	return []byte("HTTP/1.1 503 Service Unavailable\r\nRetry-After: 1\r\nConnection: close\r\n" +
+		"Content-Type: text/plain; charset=utf-8\r\nContent-Length: " + strconv.Itoa(len(body)) + "\r\n\r\n" + body)
+}
 
 // NewLimitListener returns ln bounded to opts.Max open connections.
 func NewLimitListener(ln net.Listener, opts LimitOptions) *LimitListener {
-	l := &LimitListener{Listener: ln, max: int64(opts.Max), linger: make(chan struct{}, maxLingering), log: opts.Logger}
+	l := &LimitListener{Listener: ln, max: int64(opts.Max), linger: make(chan struct{}, maxLingering), log: opts.Logger,
+		perClient: max(opts.PerClient, 0), byClient: map[netip.Addr]int{}}
+	if l.max <= 0 {
+		l.max = math.MaxInt64
+	}
 	if l.log == nil {
 		l.log = slog.New(slog.DiscardHandler)
 	}
 	if opts.HTTPAnswer {
-		l.answer = []byte("HTTP/1.1 503 Service Unavailable\r\nRetry-After: 1\r\nConnection: close\r\n" +
-			"Content-Type: text/plain; charset=utf-8\r\nContent-Length: " + strconv.Itoa(len(refusedBody)) + "\r\n\r\n" + refusedBody)
+		l.answer, l.clientAnswer = answer503(refusedBody), answer503(clientBody)
 	}
 	l.refused = prometheus.NewCounter(prometheus.CounterOpts{
 		Name: "orchd_connections_refused_total",
 		Help: "Connections closed at once because --max-conns were open.",
 	})
+	l.refusedClient = prometheus.NewCounter(prometheus.CounterOpts{
+		Name: "orchd_connections_refused_per_client_total",
+		Help: "Connections closed at once because their client address held --max-conns-per-client.",
+	})
 	if opts.Registerer != nil {
-		opts.Registerer.MustRegister(l.refused, prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+		opts.Registerer.MustRegister(l.refused, l.refusedClient, prometheus.NewGaugeFunc(prometheus.GaugeOpts{
 			Name: "orchd_connections_open",
 			Help: "Connections open on the front door's listener.",
 		}, func() float64 { return float64(l.open.Load()) }))
@@ -102,11 +138,49 @@ func (l *LimitListener) Accept() (net.Conn, error) {
 		}
 		if n := l.open.Add(1); n > l.max {
 			l.open.Add(-1)
-			l.refuse(c)
+			l.refuse(c, l.answer, l.refused, "refusing connections: --max-conns are open", l.max)
 			continue
 		}
-		return &limitConn{Conn: c, l: l}, nil
+		client, ok := l.take(c)
+		if !ok {
+			l.open.Add(-1)
+			l.refuse(c, l.clientAnswer, l.refusedClient, "refusing connections: a client holds --max-conns-per-client", int64(l.perClient))
+			continue
+		}
+		return &limitConn{Conn: c, l: l, client: client}, nil
 	}
+}
+
+// take counts c against its client's share, reporting false when the
+// share is full. The address is the zero Addr when no share applies.
+func (l *LimitListener) take(c net.Conn) (netip.Addr, bool) {
+	if l.perClient == 0 {
+		return netip.Addr{}, true
+	}
+	ap, err := netip.ParseAddrPort(c.RemoteAddr().String())
+	if err != nil {
+		return netip.Addr{}, true // not an IP connection
+	}
+	a := ap.Addr().Unmap()
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.byClient[a] >= l.perClient {
+		return a, false
+	}
+	l.byClient[a]++
+	return a, true
+}
+
+// give gives back a connection of client a.
+func (l *LimitListener) give(a netip.Addr) {
+	if !a.IsValid() {
+		return
+	}
+	l.mu.Lock()
+	if l.byClient[a]--; l.byClient[a] <= 0 {
+		delete(l.byClient, a)
+	}
+	l.mu.Unlock()
 }
 
 // refuse answers c, if the listener answers, and closes it. A refused
@@ -114,18 +188,18 @@ func (l *LimitListener) Accept() (net.Conn, error) {
 // moment after the answer (in its own goroutine, at most maxLingering at
 // once), so that the close does not reset the connection before the
 // client reads the answer.
-func (l *LimitListener) refuse(c net.Conn) {
-	l.refused.Inc()
+func (l *LimitListener) refuse(c net.Conn, answer []byte, count prometheus.Counter, warning string, bound int64) {
+	count.Inc()
 	if now := time.Now().UnixNano(); now-l.lastWarn.Load() > int64(warnEvery) {
 		l.lastWarn.Store(now)
-		l.log.Warn("refusing connections: --max-conns are open", slog.Int64("max", l.max), slog.String("client", c.RemoteAddr().String()))
+		l.log.Warn(warning, slog.Int64("max", bound), slog.String("client", c.RemoteAddr().String()))
 	}
-	if l.answer == nil {
+	if answer == nil {
 		_ = c.Close()
 		return
 	}
 	_ = c.SetWriteDeadline(time.Now().Add(refuseWriteTimeout))
-	if _, err := c.Write(l.answer); err != nil {
+	if _, err := c.Write(answer); err != nil {
 		_ = c.Close()
 		return
 	}
@@ -152,13 +226,17 @@ func (l *LimitListener) refuse(c net.Conn) {
 // limitConn gives its slot back when closed (once).
 type limitConn struct {
 	net.Conn
-	l    *LimitListener
-	once sync.Once
+	l      *LimitListener
+	client netip.Addr // whose share it counts against (zero: none)
+	once   sync.Once
 }
 
 func (c *limitConn) Close() error {
 	err := c.Conn.Close()
-	c.once.Do(func() { c.l.open.Add(-1) })
+	c.once.Do(func() {
+		c.l.open.Add(-1)
+		c.l.give(c.client)
+	})
 	return err
 }
 

@@ -2,6 +2,8 @@ package soap
 
 import (
 	"context"
+	"errors"
+	"log/slog"
 	"net/http"
 	"time"
 
@@ -48,13 +50,22 @@ func (c *Client) assignedHTTP(only *partnerallow.List) *http.Client {
 // for a partner: no CPU slot held) until the call's deadline, measured
 // from start, or until ctx ends.
 func (c *Client) failLate(ctx context.Context, call *exchange.Call, start time.Time) {
-	left := time.Until(start.Add(c.callTimeout(call)))
-	if left <= 0 {
+	deadline := start.Add(c.callTimeout(call))
+	if time.Until(deadline) <= 0 {
 		return
 	}
 	if id := exchange.IdlerOf(ctx); id != nil {
 		id.Idle(exchange.WaitPartner)
 		defer id.Busy(exchange.WaitPartner)
+	}
+	waitUntil(ctx, deadline)
+}
+
+// waitUntil returns at deadline, or when ctx ends.
+func waitUntil(ctx context.Context, deadline time.Time) {
+	left := time.Until(deadline)
+	if left <= 0 {
+		return
 	}
 	t := time.NewTimer(left)
 	defer t.Stop()
@@ -62,4 +73,55 @@ func (c *Client) failLate(ctx context.Context, call *exchange.Call, start time.T
 	case <-t.C:
 	case <-ctx.Done():
 	}
+}
+
+// AssignedHTTPClient is the HTTP client of REST calls to URIs chosen at
+// run time, under the partner address policy narrowed to only (nil: the
+// policy as it is), following redirects to the same host only. A call
+// that gets no response, whatever the reason (the policy refused the
+// address, the port refused or cut the connection, nobody answered),
+// fails with the one error ErrAssignedFailed, logged with its detail,
+// no sooner than its request's deadline: a client cannot tell a
+// forbidden address, a closed port and a silent one apart through a
+// process. The caller bounds each request with a deadline (the
+// exchange is then already waiting for a partner).
+func (c *Client) AssignedHTTPClient(only *partnerallow.List) *http.Client {
+	key := only.Key()
+	if v, ok := c.narrowedREST.Load(key); ok {
+		return v.(*http.Client)
+	}
+	rt := c.policed.Transport
+	if only != nil && c.policy != nil {
+		rt = newTransport(c.conns, c.tls, c.policy.Narrow(only))
+	}
+	if rt == nil {
+		rt = http.DefaultTransport
+	}
+	n := &http.Client{Transport: &lateTransport{rt: rt, log: c.log}, CheckRedirect: sameHostRedirects}
+	v, _ := c.narrowedREST.LoadOrStore(key, n)
+	return v.(*http.Client)
+}
+
+// ErrAssignedFailed is the whole of what a client learns of a failed
+// call to an address chosen at run time.
+var ErrAssignedFailed = errors.New("the call failed (the server log has the detail)")
+
+// lateTransport is the transport of AssignedHTTPClient: every failure
+// is ErrAssignedFailed at the request's deadline.
+type lateTransport struct {
+	rt  http.RoundTripper
+	log *slog.Logger
+}
+
+func (t *lateTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	resp, err := t.rt.RoundTrip(req)
+	if err == nil {
+		return resp, nil
+	}
+	t.log.Warn("call to a partner address chosen at run time failed", logKeyPartner, Redact(req.URL.String()),
+		"method", req.Method, logKeyErr, RedactText(err.Error()))
+	if d, ok := req.Context().Deadline(); ok {
+		waitUntil(req.Context(), d)
+	}
+	return nil, ErrAssignedFailed
 }

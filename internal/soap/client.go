@@ -95,11 +95,13 @@ type Client struct {
 	conns    int
 	tls      *tls.Config
 	narrowed sync.Map // *partnerallow.List -> *http.Client
-	log      *slog.Logger
-	timeout  time.Duration
-	maxResp  int64
-	limits   Limits
-	bufs     bufferPool
+	// narrowedREST are AssignedHTTPClient's clients, by rules.
+	narrowedREST sync.Map
+	log          *slog.Logger
+	timeout      time.Duration
+	maxResp      int64
+	limits       Limits
+	bufs         bufferPool
 }
 
 // NewClient returns a Client.
@@ -215,10 +217,6 @@ type partner struct {
 // credentials redacted.
 func (p *partner) Address() string { return Redact(p.ep.Address) }
 
-// errAssignedFailed is the whole of what a client learns of a failed
-// call to an address chosen at run time.
-var errAssignedFailed = errors.New("the call failed (the server log has the detail)")
-
 // maxDrain is how much of an unread response body is read to keep its
 // connection for reuse; a longer one closes the connection instead.
 const maxDrain = 64 << 10
@@ -246,7 +244,7 @@ func (p *partner) Invoke(ctx context.Context, call *exchange.Call) (*exchange.Me
 		return nil, fmt.Errorf("partner %s %s: %w: %w", Redact(p.ep.Address), call.Operation.Name, ErrPartnerUnreachable, ErrPartnerNotAllowed)
 	}
 	p.c.failLate(ctx, call, start)
-	return nil, fmt.Errorf("partner %s %s: %w", Redact(p.ep.Address), call.Operation.Name, errAssignedFailed)
+	return nil, fmt.Errorf("partner %s %s: %w", Redact(p.ep.Address), call.Operation.Name, ErrAssignedFailed)
 }
 
 func (p *partner) invoke(ctx context.Context, call *exchange.Call) (*exchange.Message, error) {

@@ -70,7 +70,8 @@
 //     is cut off with its connection. Every other failure is an error
 //     naming the address, the operation and what went wrong (ErrPartner*
 //     sentinels, ErrTooLarge). Calls to addresses chosen at run time
-//     (AssignedPartner, AssignedPartnerUnder) go under a PartnerPolicy
+//     (AssignedPartner, AssignedPartnerUnder, and AssignedHTTPClient for
+//     REST URIs) go under a PartnerPolicy
 //     (policy.go, the rules being package partnerallow's), narrowed to a
 //     bundle's rules on a transport of their own (assigned.go), and fail
 //     alike: one text, at the call's deadline.

@@ -117,30 +117,44 @@ func decodeEnvelopeBytes(data []byte, lim Limits) (*Envelope, error) {
 	default:
 		return nil, fmt.Errorf("%w: envelope namespace %q", ErrVersionMismatch, ns)
 	}
-	var header, body *etree.Element
-	for _, c := range root.ChildElements() {
-		if c.NamespaceURI() != ns {
-			continue
-		}
-		switch c.Tag {
-		case "Header":
-			if header == nil && body == nil {
-				header = c
-			}
-		case "Body":
-			if body == nil {
-				body = c
-			}
-		}
-	}
-	if body == nil {
-		return nil, ErrNoBody
+	header, body, err := envelopeParts(root, ns)
+	if err != nil {
+		return nil, err
 	}
 	if header != nil {
 		env.Headers = detachChildren(header)
 	}
 	env.Body = detachChildren(body)
 	return env, nil
+}
+
+// envelopeParts returns the Header (nil: none) and the Body of
+// envelope root: an optional Header, then the Body, and no other
+// element (SOAP 1.2 part 1 section 5.1; WS-I Basic Profile R1011 for
+// SOAP 1.1, which the 1.1 note left open to elements after the Body). A
+// second Body, or anything before or after it, would make which Body a
+// message means a matter of which parser reads it.
+func envelopeParts(root *etree.Element, ns string) (header, body *etree.Element, err error) {
+	for i, c := range root.ChildElements() {
+		name := c.Tag
+		if c.NamespaceURI() != ns {
+			name = "{" + c.NamespaceURI() + "}" + c.Tag
+		}
+		switch {
+		case c.NamespaceURI() == ns && c.Tag == "Header" && i == 0:
+			header = c
+		case c.NamespaceURI() == ns && c.Tag == "Body" && body == nil:
+			body = c
+		case body != nil:
+			return nil, nil, fmt.Errorf("%w: Envelope child %d <%s> after the Body (an Envelope holds an optional Header, then one Body, and nothing else)", ErrMalformed, i+1, name)
+		default:
+			return nil, nil, fmt.Errorf("%w: Envelope child %d <%s> before the Body (an Envelope holds an optional Header, then one Body, and nothing else)", ErrMalformed, i+1, name)
+		}
+	}
+	if body == nil {
+		return nil, nil, ErrNoBody
+	}
+	return header, body, nil
 }
 
 // parseError turns a parse failure into an error wrapping ErrMalformed

@@ -205,6 +205,12 @@ func TestDecodeEnvelopeErrors(t *testing.T) {
 		{"not envelope", `<Foo xmlns="` + NS11 + `"/>`, ErrNotEnvelope, "Foo"},
 		{"wrong namespace", `<Envelope xmlns="urn:nope"><Body/></Envelope>`, ErrVersionMismatch, "urn:nope"},
 		{"no body", `<Envelope xmlns="` + NS11 + `"><Header/></Envelope>`, ErrNoBody, ""},
+		{"two bodies", `<Envelope xmlns="` + NS11 + `"><Body><a/></Body><Body><b/></Body></Envelope>`, ErrMalformed, "child 2 <Body> after the Body"},
+		{"two bodies 1.2", `<Envelope xmlns="` + NS12 + `"><Header/><Body/><Body/></Envelope>`, ErrMalformed, "child 3 <Body> after the Body"},
+		{"junk before the body", `<Envelope xmlns="` + NS11 + `"><x:junk xmlns:x="urn:x"/><Body/></Envelope>`, ErrMalformed, "child 1 <{urn:x}junk> before the Body"},
+		{"header after the body", `<Envelope xmlns="` + NS11 + `"><Body/><Header/></Envelope>`, ErrMalformed, "child 2 <Header> after the Body"},
+		{"two headers", `<Envelope xmlns="` + NS11 + `"><Header/><Header/><Body/></Envelope>`, ErrMalformed, "child 2 <Header> before the Body"},
+		{"junk after the body", `<Envelope xmlns="` + NS11 + `"><Body/><x:t xmlns:x="urn:x"/></Envelope>`, ErrMalformed, "child 2 <{urn:x}t> after the Body"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

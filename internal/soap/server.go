@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"maps"
 	"mime"
+	"net"
 	"net/http"
 	"runtime/debug"
 	"slices"
@@ -576,9 +577,24 @@ func (s *Server) readBody(w http.ResponseWriter, r *http.Request, rt *route, buf
 		if errors.As(err, &mbe) {
 			return "", fmt.Errorf("%w: request body exceeds %d bytes", ErrTooLarge, mbe.Limit)
 		}
-		return "", exchange.ClientError("reading request body: %w", err)
+		// The socket's error names both ends' addresses: the client
+		// hears what happened, the log has the detail.
+		s.log.Debug("reading request body failed", logKeyPath, rt.ep.Path, "remote", r.RemoteAddr, logKeyErr, err)
+		return "", exchange.ClientError("reading request body: %s", bodyFailure(err))
 	}
 	return action, nil
+}
+
+// bodyFailure says in plain words why a request body could not be read.
+func bodyFailure(err error) string {
+	var ne net.Error
+	switch {
+	case errors.As(err, &ne) && ne.Timeout():
+		return "it did not arrive in time (--body-timeout)"
+	case errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, io.EOF):
+		return "the connection ended before the body did"
+	}
+	return "the connection failed"
 }
 
 // checkContentType checks that r's content type is the SOAP version rt

@@ -1,6 +1,7 @@
 package soap
 
 import (
+	"errors"
 	"net/http"
 	"slices"
 
@@ -24,6 +25,10 @@ const nsWSSE = "http://docs.oasis-open.org/wss/2004/01/oasis-200401-wss-wssecuri
 // failedAuthReason is the fault's reason, the spec's.
 const failedAuthReason = "The security token could not be authenticated or authorized"
 
+// authBusyReason is the fault's reason when no password check could
+// be made at once.
+const authBusyReason = "too many authentication checks at once; retry later"
+
 // authenticate runs the endpoint's Authenticator, if it has one, over
 // the request's header blocks. It returns the blocks left to check for
 // mustUnderstand, or false once it has answered a refused request.
@@ -33,6 +38,16 @@ func (s *Server) authenticate(w http.ResponseWriter, r *http.Request, rt *route,
 		return headers, true
 	}
 	understood, user, err := a.Authenticate(headers, r.TLS != nil)
+	var busy interface{ Unavailable() bool }
+	if errors.As(err, &busy) && busy.Unavailable() {
+		// Not checked: every password check slot was taken (counted by
+		// the authenticator's bound). Not logged one by one: a flood of
+		// them is what the bound is for.
+		s.log.Debug("request refused: WS-Security checks busy", logKeyPath, rt.ep.Path, "remote", r.RemoteAddr, logKeyErr, err)
+		w.Header().Set("Retry-After", "1")
+		s.writeFault(w, rt.ep.Version, FaultServer, authBusyReason, nil, http.StatusServiceUnavailable)
+		return nil, false
+	}
 	if err != nil {
 		s.log.Warn("request refused: WS-Security", logKeyPath, rt.ep.Path, logKeyOp, op.Name, "user", user, "remote", r.RemoteAddr, logKeyErr, err)
 		s.writeFailedAuth(w, rt.ep.Version)

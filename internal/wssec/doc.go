@@ -3,7 +3,9 @@
 // Security spec. Inbound, an Authenticator checks the wsse:Security
 // header of a request to a provided endpoint against a credentials file
 // (bcrypt hashes for PasswordText, plain secrets where PasswordDigest
-// needs them), the token's freshness, and a replay store of the nonces
+// needs them; every refusal costing one bcrypt comparison, in a slot of a
+// Gate shared by the server's Authenticators), the token's freshness,
+// and a replay store of the nonces
 // seen (ReplayStore: in memory by default; with --cluster one in etcd
 // that the nodes share, internal/cluster's Nonces); outbound, a Signer makes the wsse:Security header (a
 // UsernameToken of either password type and a Timestamp) of every call

@@ -37,7 +37,14 @@ var ErrFailedAuthentication = errors.New("wsse:FailedAuthentication")
 type AuthError struct {
 	User   string
 	Reason string
+	// Busy is set when the check was not made: the Gate's slots were
+	// all taken.
+	Busy bool
 }
+
+// Unavailable reports a check refused for want of a Gate slot (the
+// front door's 503), not a token found wrong.
+func (e *AuthError) Unavailable() bool { return e.Busy }
 
 func (e *AuthError) Error() string {
 	if e.User == "" {
@@ -67,6 +74,9 @@ type Policy struct {
 	// Authenticators (several orchd nodes) sharing one store refuse a
 	// token replayed to any of them.
 	Replay ReplayStore
+	// Checks bounds the password checks running at once, shared by
+	// the Authenticators of a server; nil bounds nothing.
+	Checks *Gate
 }
 
 // Authenticator checks the wsse:Security header of requests. It is safe
@@ -78,8 +88,9 @@ type Authenticator struct {
 	// costs one bcrypt comparison per textTTL, not one per request.
 	mu    sync.Mutex
 	texts map[string]textOK
-	// dummy is compared against for an unknown user, so that a bcrypt
-	// user and an unknown one take as long to refuse.
+	// dummy is compared against for an unknown user and after a wrong
+	// {PLAIN} secret, so that every refused PasswordText takes as long
+	// as a bcrypt user's.
 	dummy []byte
 }
 
@@ -252,7 +263,11 @@ func (a *Authenticator) checkToken(tok *etree.Element, secure bool, now time.Tim
 		if !secure {
 			return user, &AuthError{User: user, Reason: "PasswordText over plain HTTP (it needs TLS)"}
 		}
-		if !a.textOK(user, cr, known, pe.Text(), now) {
+		ok, err := a.textOK(user, cr, known, pe.Text(), now)
+		if err != nil {
+			return user, err
+		}
+		if !ok {
 			if !known {
 				return user, &AuthError{User: user, Reason: "unknown user"}
 			}
@@ -290,29 +305,39 @@ func Digest(nonce []byte, created string, secret []byte) string {
 	return base64.StdEncoding.EncodeToString(h.Sum(nil))
 }
 
-// textOK checks a PasswordText against the user's credential.
-func (a *Authenticator) textOK(user string, cr credential, known bool, pw string, now time.Time) bool {
-	switch {
-	case !known:
+// textOK checks a PasswordText against the user's credential. Every
+// refusal costs one bcrypt comparison (the dummy's for an unknown user
+// and a wrong {PLAIN} secret), in a slot of the Gate: an unknown user, a
+// {PLAIN} one and a bcrypt one take as long to refuse.
+func (a *Authenticator) textOK(user string, cr credential, known bool, pw string, now time.Time) (bool, error) {
+	dummy := func() bool {
 		_ = bcrypt.CompareHashAndPassword(a.dummy, []byte(pw))
 		return false
+	}
+	switch {
+	case !known:
+		return a.p.Checks.run(user, dummy)
 	case cr.plain != nil:
-		return subtle.ConstantTimeCompare(cr.plain, []byte(pw)) == 1
+		if subtle.ConstantTimeCompare(cr.plain, []byte(pw)) == 1 {
+			return true, nil
+		}
+		return a.p.Checks.run(user, dummy)
 	}
 	sum := sha256.Sum256([]byte(pw))
 	a.mu.Lock()
 	c, ok := a.texts[user]
 	a.mu.Unlock()
 	if ok && now.Before(c.until) && subtle.ConstantTimeCompare(c.sum[:], sum[:]) == 1 {
-		return true
+		return true, nil
 	}
-	if bcrypt.CompareHashAndPassword(cr.hash, []byte(pw)) != nil {
-		return false
+	ok, err := a.p.Checks.run(user, func() bool { return bcrypt.CompareHashAndPassword(cr.hash, []byte(pw)) == nil })
+	if !ok || err != nil {
+		return false, err
 	}
 	a.mu.Lock()
 	a.texts[user] = textOK{sum: sum, until: now.Add(textTTL)}
 	a.mu.Unlock()
-	return true
+	return true, nil
 }
 
 // child is e's first child element named {space}local.

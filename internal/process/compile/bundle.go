@@ -94,7 +94,7 @@ func LoadBundleWith(dir string, opts LoadOptions) ([]*plan.Plan, error) {
 	if dd == nil {
 		return nil, errs
 	}
-	dd.ReadSecrets(dir, opts.Bundle, opts.Replay, errs)
+	dd.ReadSecrets(dir, opts.Bundle, opts.Replay, opts.AuthChecks, errs)
 	files, _ := filepath.Glob(filepath.Join(dir, "*.bpel"))
 	sort.Strings(files)
 	// Each process sees the WSDLs it imports (two processes of a bundle

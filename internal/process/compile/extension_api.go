@@ -105,6 +105,9 @@ type LoadOptions struct {
 	// endpoint in its own memory. orchd serve --cluster shares one in
 	// etcd between the nodes (cluster.Nonces).
 	Replay wssec.ReplayStore
+	// AuthChecks bounds the UsernameToken password checks running at
+	// once over every bundle (--wssec-max-checks); nil bounds nothing.
+	AuthChecks *wssec.Gate
 	// Bundle bounds each file of a bundle and the whole bundle
 	// (--bundle-file-max, --bundle-max); zero fields take the defaults.
 	Bundle bundlefs.Limits

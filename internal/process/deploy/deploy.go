@@ -518,15 +518,16 @@ func (r *secretRef) read(dir string, lim bundlefs.Limits, what string, errs *xml
 // settings name, and the credentials files of the usernameTokens of
 // provided endpoints (secretRef.read, ProvideToken); the
 // Authenticators of those endpoints remember nonces in replay, or each
-// in its own memory when replay is nil.
-func (d *Descriptor) ReadSecrets(dir string, lim bundlefs.Limits, replay wssec.ReplayStore, errs *xmldoc.Errors) {
+// in its own memory when replay is nil, and run their password checks
+// in checks' slots (nil: unbounded).
+func (d *Descriptor) ReadSecrets(dir string, lim bundlefs.Limits, replay wssec.ReplayStore, checks *wssec.Gate, errs *xmldoc.Errors) {
 	for _, p := range d.Processes {
 		for _, r := range p.BasicAuth {
 			if pw, ok := r.read(dir, lim, "orchd:basicAuth", errs); ok {
 				r.Auth = &exchange.BasicAuth{User: r.user, Password: exchange.Secret(pw)}
 			}
 		}
-		p.readTokens(dir, lim, replay, errs)
+		p.readTokens(dir, lim, replay, checks, errs)
 	}
 }
 

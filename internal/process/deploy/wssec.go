@@ -94,8 +94,8 @@ func parseInvokeToken(doc *xmldoc.Document, x *etree.Element, errs *xmldoc.Error
 
 // readTokens reads the credentials and passwords the tokens of p name;
 // the provided endpoints' Authenticators remember nonces in replay (nil:
-// each in its own memory).
-func (p *Process) readTokens(dir string, lim bundlefs.Limits, replay wssec.ReplayStore, errs *xmldoc.Errors) {
+// each in its own memory) and check passwords in checks' slots.
+func (p *Process) readTokens(dir string, lim bundlefs.Limits, replay wssec.ReplayStore, checks *wssec.Gate, errs *xmldoc.Errors) {
 	for _, t := range p.ProvideTokens {
 		if t.file == "" {
 			continue
@@ -109,7 +109,7 @@ func (p *Process) readTokens(dir string, lim bundlefs.Limits, replay wssec.Repla
 			errs.Add(t.pos, tokenTag, "credentials: %v", err)
 			continue
 		}
-		t.Auth = wssec.NewAuthenticator(wssec.Policy{Credentials: creds, Text: t.text, Digest: t.digest, Window: t.window, Replay: replay})
+		t.Auth = wssec.NewAuthenticator(wssec.Policy{Credentials: creds, Text: t.text, Digest: t.digest, Window: t.window, Replay: replay, Checks: checks})
 	}
 	for _, t := range p.InvokeTokens {
 		if pw, ok := t.secret.read(dir, lim, tokenTag, errs); ok {

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/url"
 	"strconv"
 	"strings"
 	"time"
@@ -15,6 +16,7 @@ import (
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/orchd/orchd/internal/exchange"
+	"github.com/orchd/orchd/internal/partnerallow"
 	"github.com/orchd/orchd/internal/process/expr"
 	"github.com/orchd/orchd/internal/process/plan"
 	"github.com/orchd/orchd/internal/process/xmldoc"
@@ -57,16 +59,19 @@ func simpleVar(v *expr.Var) bool {
 
 // RestClient sends the HTTP requests of REST extension activities.
 type RestClient struct {
-	hc      *http.Client
-	timeout time.Duration
-	tracer  trace.Tracer
+	hc       *http.Client
+	assigned func(only *partnerallow.List) *http.Client
+	timeout  time.Duration
+	tracer   trace.Tracer
 }
 
 // NewRESTClient returns the client of REST activities: hc (nil: Go's
-// default transport), each request bounded by timeout (zero: 30s),
-// traced by tracer (nil: not traced).
-func NewRESTClient(hc *http.Client, timeout time.Duration, tracer trace.Tracer) *RestClient {
-	c := &RestClient{hc: hc, timeout: timeout, tracer: tracer}
+// default transport) for URIs the bundle names, assigned (nil: hc) for
+// URIs taken from a variable, under the partner address policy narrowed
+// to the process's orchd:partnerAllow rules; each request bounded by
+// timeout (zero: 30s), traced by tracer (nil: not traced).
+func NewRESTClient(hc *http.Client, assigned func(only *partnerallow.List) *http.Client, timeout time.Duration, tracer trace.Tracer) *RestClient {
+	c := &RestClient{hc: hc, assigned: assigned, timeout: timeout, tracer: tracer}
 	if c.hc == nil {
 		c.hc = &http.Client{}
 	}
@@ -82,6 +87,10 @@ type restRequest struct {
 	method, url, accept, contentType string
 	body                             []byte
 	hasBody                          bool
+	// assigned is set when url was taken from a variable: the call goes
+	// under the partner address policy narrowed to only.
+	assigned bool
+	only     *partnerallow.List
 	// parent is the span the call is a child of (tracing.go).
 	parent trace.SpanContext
 }
@@ -112,10 +121,20 @@ func (c *RestClient) do(ctx context.Context, r *restRequest) (*restResponse, err
 		id.Idle(exchange.WaitPartner)
 		defer id.Busy(exchange.WaitPartner)
 	}
+	hc, policed := c.hc, r.assigned && c.assigned != nil
+	if policed {
+		hc = c.assigned(r.only)
+	}
 	sp := c.startREST(ctx, r, req)
-	resp, err := c.hc.Do(req)
+	resp, err := hc.Do(req)
 	endREST(sp, resp, err)
 	if err != nil {
+		var ue *url.Error
+		if policed && errors.As(err, &ue) {
+			// The URI is the client's own; the fault is the same text
+			// whatever it was (the policy's log line has the detail).
+			err = ue.Err
+		}
 		return nil, err
 	}
 	defer resp.Body.Close()
@@ -176,6 +195,7 @@ func buildRestActivity(a *plan.RestActivity, in *Instance) (*restRequest, error)
 		return nil, err
 	}
 	if a.Uri.V != nil {
+		r.assigned, r.only = true, in.proc.PartnerAllow
 		if err := plan.CheckRESTURL(r.url); err != nil {
 			return nil, faultRestActivity(a, fmt.Errorf("uri from variable %s: %w", a.Uri.V.Name, err))
 		}

@@ -329,9 +329,9 @@ func (in *Instance) notStored(ex *exchange.Exchange, cerr error, out Outcome) Ou
 }
 
 // StoreFailure is a failed checkpoint as the client hears it: a
-// conflict's detail (the store's key format, another conversation's
-// instance id) is in the log and behind Unwrap, never in the text a
-// fault carries.
+// conflict's or a refused checkpoint's detail (the store's key format
+// and bounds, another conversation's instance id) is in the log and
+// behind Unwrap, never in the text a fault carries.
 type StoreFailure struct {
 	Process string
 	Err     error
@@ -340,6 +340,12 @@ type StoreFailure struct {
 func (e *StoreFailure) Error() string {
 	if errors.Is(e.Err, persist.ErrConflict) {
 		return "process " + e.Process + ": instance state could not be stored: a correlation value of this message already belongs to another conversation"
+	}
+	if errors.Is(e.Err, persist.ErrInvalid) {
+		// A checkpoint the store refused as it is (a correlation value
+		// over its bound of key bytes, say): what and how long is the
+		// store's business, in the log.
+		return "process " + e.Process + ": instance state could not be stored: a value of this message (a correlation value, say) is over the store's bounds (the server log has the detail)"
 	}
 	// The store's other failures (unavailable, disk full) name no key
 	// or instance.
