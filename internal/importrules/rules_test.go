@@ -48,7 +48,7 @@ var allowed = map[string][]string{
 	"internal/process/outboxmsg": {"internal/exchange", "internal/persist", "internal/process/epr", "internal/xmlparse"},
 	"internal/xpath1":            nil,
 	"internal/xsd":               {"internal/process/xmldoc"},
-	"internal/xpath2":            {"internal/xsd"},
+	"internal/xpath2":            {"internal/suggest", "internal/xsd"},
 	"internal/xslt":              {"internal/process/xmldoc", "internal/xpath1", "internal/xpath2"},
 	"internal/process/expr":      {"internal/exchange", "internal/process/xmldoc", "internal/suggest", "internal/xpath1", "internal/xpath2", "internal/xslt"},
 	"internal/process/plan":      {"internal/events", "internal/exchange", "internal/partnerallow", "internal/process/xmldoc", "internal/process/deploy", "internal/process/expr", "internal/process/wsdl", "internal/xsd"},

@@ -1,6 +1,8 @@
 package xpath2
 
 import (
+	"fmt"
+	"strings"
 	"time"
 )
 
@@ -210,6 +212,34 @@ func (l *FunctionLibrary) Lookup(ns, local string, arity int) *Function {
 		}
 	}
 	return nil
+}
+
+// names returns the local names of the functions of namespace ns.
+func (l *FunctionLibrary) names(ns string) []string {
+	var out []string
+	for k := range l.m {
+		if k[0] == ns {
+			out = append(out, k[1])
+		}
+	}
+	return out
+}
+
+// arities describes the arities the functions named ns:local take ("1",
+// "2 to 3", "1 or more"), empty when there is none.
+func (l *FunctionLibrary) arities(ns, local string) string {
+	var out []string
+	for _, f := range l.m[[2]string{ns, local}] {
+		switch {
+		case f.MaxArgs < 0:
+			out = append(out, fmt.Sprintf("%d or more", f.MinArgs))
+		case f.MaxArgs == f.MinArgs:
+			out = append(out, fmt.Sprint(f.MinArgs))
+		default:
+			out = append(out, fmt.Sprintf("%d to %d", f.MinArgs, f.MaxArgs))
+		}
+	}
+	return strings.Join(out, ", ")
 }
 
 // EffectiveBooleanValue is the effective boolean value of s (XPath 2.0

@@ -4,6 +4,8 @@ import (
 	"math/big"
 	"strconv"
 	"strings"
+
+	"github.com/orchd/orchd/internal/suggest"
 )
 
 type parser struct {
@@ -963,9 +965,13 @@ func (p *parser) makeCall(name string, args []expr) (expr, error) {
 		}
 		return &castExpr{a: args[0], t: typ, optional: true, ns: p.ns}, nil
 	}
-	fn := p.sc.functions().Lookup(ns, local, len(args))
+	lib := p.sc.functions()
+	fn := lib.Lookup(ns, local, len(args))
 	if fn == nil {
-		return nil, errf("XPST0017", "unknown function %s#%d", name, len(args))
+		if a := lib.arities(ns, local); a != "" {
+			return nil, errf("XPST0017", "function %s takes %s arguments, not %d", name, a, len(args))
+		}
+		return nil, errf("XPST0017", "unknown function %s#%d%s", name, len(args), suggest.DidYouMean(local, lib.names(ns)))
 	}
 	return &callExpr{fn, args}, nil
 }
