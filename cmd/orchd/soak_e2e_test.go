@@ -74,7 +74,10 @@ func TestSoak(t *testing.T) {
 	data := t.TempDir()
 	led := newLedger()
 	led.cleanup = true
-	args := []string{"--deploy", deploy, "--data", data, "--message-hold", "-1s"}
+	// The load generator is one client address holding up to two pacers'
+	// soakMaxOutstanding connections, as a proxy in front of orchd would:
+	// no per-client share.
+	args := []string{"--deploy", deploy, "--data", data, "--message-hold", "-1s", "--max-conns-per-client", "0"}
 	// SOAK_HEAP_DIR: save orchd's heap and CPU profiles at each sample.
 	heapDir, debug := os.Getenv("SOAK_HEAP_DIR"), ""
 	if heapDir != "" {
