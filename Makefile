@@ -104,9 +104,10 @@ interop:
 conformance:
 	ORCHD_CONFORMANCE=all $(GO) test -count=1 -v -timeout=30m -run='^TestConformanceAll$$' ./internal/conformance/
 
-## build: the orchd binary in ./bin
+## build: the orchd binary in ./bin, stamped with the checkout's VCS revision
+## (-buildvcs=true: some machines turn stamping off in GOFLAGS)
 build:
-	$(GO) build -o bin/orchd ./cmd/orchd
+	$(GO) build $(if $(wildcard .git),-buildvcs=true) -o bin/orchd ./cmd/orchd
 
 ## bench: orchd against the hand-written reference (cmd/poref), mock partners
 ## in their own process, at 1, 16, 64 and 256 clients (DURATION=10s per level;
