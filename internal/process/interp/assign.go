@@ -51,10 +51,13 @@ func applyCopyOp(c *plan.CopyOp, in *Instance) error {
 	if err != nil {
 		return err
 	}
-	if c.To.V != nil {
-		in.touch(c.To.V)
-	} else {
-		in.touchNode(dst.Tok)
+	// Dirty for the checkpoint, not forgotten by the meter: chargeCopy
+	// keeps the variable's size (measuring it whole at each copy would
+	// walk a document per copy into it).
+	if v := c.To.V; v != nil {
+		in.dirtied(v)
+	} else if v := in.slotOf(dst.Tok); v != nil {
+		in.dirtied(v)
 	}
 	if err := in.chargeCopy(c, src, dst); err != nil {
 		return err

@@ -196,12 +196,20 @@ func NewInstance(e Host, p *Version, ctx context.Context) *Instance {
 	return in
 }
 
-// touch marks variable v changed since the last checkpoint.
+// touch marks variable v changed since the last checkpoint, in a way the
+// memory meter does not follow (its size is measured again at the next
+// copy into it).
 func (in *Instance) touch(v *expr.Var) {
+	in.dirtied(v)
+	in.mem.Forget(v.Slot - 1)
+}
+
+// dirtied marks variable v changed since the last checkpoint by a copy,
+// whose bytes chargeCopy accounts for.
+func (in *Instance) dirtied(v *expr.Var) {
 	if in.dirty != nil {
 		in.dirty[v.Slot-1] = true
 	}
-	in.mem.Forget(v.Slot - 1)
 }
 
 // Slot is variable v's slot in the instance tree.

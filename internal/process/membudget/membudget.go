@@ -124,12 +124,17 @@ func (m *Meter) Charge(l *Limits, slots, slot int, name string, value *etree.Ele
 		}
 	}
 	cur := m.sizes[slot]
-	if cur < 0 {
+	measured := cur < 0
+	if measured {
 		cur = Size(value)
 	}
-	next := cur - old + n
-	if next < 0 {
-		next = 0
+	next := max(cur-old+n, 0)
+	if l.MaxVariable > 0 && next > l.MaxVariable && !measured {
+		// The size kept follows the copies; measure before refusing, so
+		// that a copy whose accounting overestimated never refuses a
+		// write that fits.
+		cur = Size(value)
+		next = max(cur-old+n, 0)
 	}
 	if l.MaxVariable > 0 && next > l.MaxVariable {
 		m.sizes[slot] = cur

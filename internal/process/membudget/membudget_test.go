@@ -9,9 +9,10 @@ import (
 )
 
 // TestCharge: a variable's size follows the copies into it (what enters
-// added, what it replaces taken off), measured whole only while unknown;
-// over a bound a copy is refused, naming the variable, the bound and
-// what sets it, and the sizes stay as they were.
+// added, what it replaces taken off), measured whole only while unknown
+// and before a refusal; over a bound a copy is refused, naming the
+// variable, the bound and what sets it, and the size kept is the
+// measured one.
 func TestCharge(t *testing.T) {
 	doc := etree.NewDocument()
 	if err := doc.ReadFromString(`<slot><v a="xy"><b>hello</b></v></slot>`); err != nil {
@@ -30,10 +31,11 @@ func TestCharge(t *testing.T) {
 	}{
 		{old: 5, n: 10},  // 10-5+10 = 15; run 10
 		{old: 10, n: 20}, // 15-10+20 = 25; run 30
-		{old: 20, n: 40, want: "variable v would hold 45 bytes, over the bound of 30 for one variable (orchd:maxVariableBytes in deploy.xml sets it)"},
-		{old: 20, n: 5}, // 25-20+5 = 10; run 35
+		// 25-20+41 = 46 is over: measured again (10), 10-20+41 = 31 still is.
+		{old: 20, n: 41, want: "variable v would hold 31 bytes, over the bound of 30 for one variable (orchd:maxVariableBytes in deploy.xml sets it)"},
+		{old: 20, n: 5}, // 10-20+5 < 0: 0; run 35
 		{old: 5, n: 20, want: "assigning to variable v, the run assigned 55 bytes into variables, over the bound of 50 for one run (serve --max-run-bytes sets it)"},
-		{old: 10, n: 15}, // 10-10+15 = 15; run 50
+		{old: 10, n: 15}, // 0-10+15 = 5; run 50
 	} {
 		err := m.Charge(&l, 1, 0, "v", slot, s.old, s.n)
 		if s.want == "" && err != nil {
@@ -47,5 +49,30 @@ func TestCharge(t *testing.T) {
 	m.StartRun()
 	if err := m.Charge(&l, 1, 0, "v", slot, 10, 31); err == nil || !strings.Contains(err.Error(), "would hold 31 bytes") {
 		t.Fatalf("after Forget the variable is measured again (10 bytes): got %v", err)
+	}
+}
+
+// TestChargeMeasuresBeforeRefusing: a size kept from copies that says a
+// write would go over the bound is measured again first, and the write
+// that fits the measured size is taken.
+func TestChargeMeasuresBeforeRefusing(t *testing.T) {
+	doc := etree.NewDocument()
+	if err := doc.ReadFromString(`<slot><v a="xy"><b>hello</b></v></slot>`); err != nil {
+		t.Fatal(err)
+	}
+	slot := doc.Root() // 10 bytes
+	l := LimitsOf(30, 0, Bounds{MaxRunBytes: 1000})
+	var m Meter
+	m.StartRun()
+	// Kept: 10 (measured), then 10-0+15 = 25 (the accounting overstates:
+	// the slot still holds 10).
+	for _, n := range []int64{0, 15} {
+		if err := m.Charge(&l, 1, 0, "v", slot, 0, n); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// 25+10 = 35 is over on the size kept; measured, 10+10 = 20 fits.
+	if err := m.Charge(&l, 1, 0, "v", slot, 0, 10); err != nil {
+		t.Fatalf("a write that fits the measured size was refused: %v", err)
 	}
 }
