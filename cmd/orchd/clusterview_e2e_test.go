@@ -1,10 +1,13 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/url"
+	"os"
 	"regexp"
 	"slices"
 	"strconv"
@@ -242,6 +245,10 @@ func TestClusterView(t *testing.T) {
 	if err := a.cmd.Process.Signal(syscall.SIGSTOP); err != nil {
 		t.Fatal(err)
 	}
+	// kill returns before the process stops: a thread running on the
+	// other core can still answer for a moment (once, b's listing 12 ms
+	// after the signal got a's answer). Wait until it is stopped.
+	waitStopped(t, a.cmd.Process.Pid)
 	stopped := time.Now()
 	hung, partial := allInstances(t, b.base, "", 50)
 	if len(partial) != 1 || !strings.HasPrefix(partial[0], "a: ") || !strings.Contains(partial[0], "timeout") {
@@ -272,4 +279,22 @@ func grepLines(s, sub string) string {
 		}
 	}
 	return strings.Join(out, "\n")
+}
+
+// waitStopped waits (up to 5 s) until process pid is stopped by a
+// signal: state T in /proc/PID/stat.
+func waitStopped(t *testing.T, pid int) {
+	t.Helper()
+	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(time.Millisecond) {
+		b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+		if err != nil {
+			t.Fatal(err)
+		}
+		// pid (comm) state ...: comm may hold spaces, so read after the
+		// last ')'.
+		if i := bytes.LastIndexByte(b, ')'); i >= 0 && i+2 < len(b) && b[i+2] == 'T' {
+			return
+		}
+	}
+	t.Fatalf("process %d not stopped 5 s after SIGSTOP", pid)
 }
