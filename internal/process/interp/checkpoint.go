@@ -531,7 +531,7 @@ func (in *Instance) callAsync(f *frame, call func(ctx context.Context) *callAnsw
 // answeredInvoke takes a partner's answer (or failure) into the instance.
 func answeredInvoke(a *plan.Invoke, in *Instance, f *frame, res *exchange.Message, err error, dur time.Duration) (plan.Activity, bool, error) {
 	in.stepsLeft = in.stepBudget // the run waited for the partner
-	in.mem.StartRun()
+	in.mem.StartRun(in.proc.MaxVariableBytes, in.proc.MaxRunBytes, in.host.MemoryBounds())
 	in.proc.InvokeMetrics[a.ID()].Observe(err, dur)
 	if in.EvOn(events.PartnerInteraction) {
 		emitAnsweredInvoke(a, in, err, dur)

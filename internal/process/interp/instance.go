@@ -260,7 +260,7 @@ func (in *Instance) runSteps() (Result, error) {
 		in.stepBudget = in.host.MaxSteps()
 	}
 	in.stepsLeft = in.stepBudget
-	in.mem.StartRun()
+	in.mem.StartRun(in.proc.MaxVariableBytes, in.proc.MaxRunBytes, in.host.MemoryBounds())
 	in.CheckAmbiguous()
 	in.ReadyAll()
 	return in.schedule()
