@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"flag"
@@ -285,8 +286,11 @@ func runServer(ctx context.Context, cfg *serveConfig, log *slog.Logger) error {
 	// process assigns at run time (a copied endpoint reference) is called
 	// as it is, under --partner-allow, unless it names one of this
 	// server's own process endpoints (Self): that call stays in process.
+	// The engine's own address in myRole endpoint references is the one
+	// clients reach (--public-url); the cluster publishes the listener's.
+	listenURL := server.BaseURL(scheme, ln.Addr())
 	opts := process.Options{Logger: log, Registerer: reg, Partners: overrides.Partners(client.Partner),
-		AssignedPartners: client.AssignedPartnerUnder, BaseURL: server.BaseURL(scheme, ln.Addr()), Self: selfURLs(scheme, ln.Addr(), cfg.publicURL), MessageHold: cfg.messageHold, MessageHoldMax: cfg.messageHoldMax, MaxSteps: cfg.maxSteps, Memory: cfg.memory}
+		AssignedPartners: client.AssignedPartnerUnder, BaseURL: cmp.Or(public.Configured(), listenURL), Self: selfURLs(scheme, ln.Addr(), cfg.publicURL), MessageHold: cfg.messageHold, MessageHoldMax: cfg.messageHoldMax, MaxSteps: cfg.maxSteps, Memory: cfg.memory}
 	// REST extension activities call on the partners' terms: the same
 	// keep-alive pool (--partner-conns) and per-call bound.
 	opts.HTTPClient, opts.HTTPTimeout = client.PolicedHTTPClient()
@@ -311,14 +315,14 @@ func runServer(ctx context.Context, cfg *serveConfig, log *slog.Logger) error {
 	}
 	// The management API's URL, published in the cluster membership:
 	// --admin-listen is bound now for that.
-	adminURL := opts.BaseURL
+	adminURL := listenURL
 	if cfg.admin.listen != "" {
 		if cfg.admin.ln, err = net.Listen("tcp", cfg.admin.listen); err != nil {
 			return fmt.Errorf("listen on --admin-listen %s: %w", cfg.admin.listen, err)
 		}
 		adminURL = server.BaseURL(scheme, cfg.admin.ln.Addr())
 	}
-	node, err := joinCluster(ctx, &cfg.cluster, store.Opened(), opts.BaseURL, adminURL, ln.Addr().String(), log)
+	node, err := joinCluster(ctx, &cfg.cluster, store.Opened(), listenURL, adminURL, ln.Addr().String(), log)
 	if err != nil {
 		return err
 	}
@@ -425,7 +429,7 @@ func runServer(ctx context.Context, cfg *serveConfig, log *slog.Logger) error {
 	// endpoints' WSDLs on the SOAP listener.
 	var consoleOpts console.Options
 	if cfg.admin.listen != "" {
-		consoleOpts.EndpointBase = server.BaseURL(scheme, ln.Addr())
+		consoleOpts.EndpointBase = opts.BaseURL
 	}
 	adminTLS, err := cfg.tls.admin(serverTLS)
 	if err != nil {
