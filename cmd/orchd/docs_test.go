@@ -99,6 +99,7 @@ for is in [operations.md](operations.md); what the limits mean is in
 // TestCommandsDoc fails when docs/commands.md is not what the binary's
 // help says (-update rewrites it).
 func TestCommandsDoc(t *testing.T) {
+	t.Parallel() // long and mostly building or waiting: runs beside the other parallel tests at the end
 	const path = "../../docs/commands.md"
 	want := renderCommands(t)
 	if *updateDocs {
