@@ -201,6 +201,14 @@ func (e *Engine) deliver(ctx context.Context, p *interp.Version, ex *exchange.Ex
 		}
 	}
 	if _, ok := p.Starts[op]; ok && !queued {
+		// A request with the correlation values of an instance that just
+		// ended with an uncaught fault was meant for that instance (the
+		// operation also continues instances): it gets the fault, as it
+		// would if the operation started none (betsy's
+		// Receive-ConflictingReceiveFault).
+		if e.answerEnded(p, ex, tried) {
+			return nil
+		}
 		return e.create(ctx, p, ex)
 	}
 	if e.answerEnded(p, ex, tried) {
