@@ -42,8 +42,22 @@ func TestInProcessCallCorrelated(t *testing.T) {
 // engine and returns it with its Caller.
 func deployCorrelatedCall(t *testing.T, mode string) (*Engine, *interp.Version) {
 	t.Helper()
+	e, procs := deployInMode(t, "testdata/bundles/rt-call-correlated", mode, Options{})
+	for _, p := range procs {
+		if p.Name.Local == "Caller" {
+			return e, p
+		}
+	}
+	t.Fatal("no Caller in the bundle")
+	return nil, nil
+}
+
+// deployInMode deploys the bundle at src, its deploy.xml's {{in-memory}}
+// set by mode ("memory", or "persistent" on a new bbolt store), on a new
+// engine with opts.
+func deployInMode(t *testing.T, src, mode string, opts Options) (*Engine, []*interp.Version) {
+	t.Helper()
 	dir := t.TempDir()
-	src := "testdata/bundles/rt-call-correlated"
 	ents, err := os.ReadDir(src)
 	if err != nil {
 		t.Fatal(err)
@@ -62,7 +76,6 @@ func deployCorrelatedCall(t *testing.T, mode string) (*Engine, *interp.Version) 
 	if err != nil {
 		t.Fatal(err)
 	}
-	var opts Options
 	if mode == "persistent" {
 		st, err := persist.Open(filepath.Join(t.TempDir(), "orchd.db"), persist.Options{MaxBatchDelay: time.Millisecond})
 		if err != nil {
@@ -76,13 +89,9 @@ func deployCorrelatedCall(t *testing.T, mode string) (*Engine, *interp.Version) 
 		t.Fatal(err)
 	}
 	for _, p := range procs {
-		if p.Name.Local == "Caller" {
-			if p.InMemory != (mode == "memory") {
-				t.Fatalf("Caller in-memory %v in mode %s", p.InMemory, mode)
-			}
-			return e, p
+		if p.InMemory != (mode == "memory") {
+			t.Fatalf("%s in-memory %v in mode %s", p.Name.Local, p.InMemory, mode)
 		}
 	}
-	t.Fatal("no Caller in the bundle")
-	return nil, nil
+	return e, procs
 }
