@@ -41,8 +41,8 @@
 // the tooltip. Constructs the compiler made (no element) are not drawn:
 // their children take their place.
 //
-// It imports internal/process/plan and internal/mgmt (the shapes its
-// overlays are built from) and must never import the interpreter
+// It imports internal/process/plan (and expr, for the source of a
+// condition) and internal/mgmt (the shapes its overlays are built from) and must never import the interpreter
 // (internal/process/interp), the engine (internal/process), the
 // compiler or anything that serves HTTP.
 package diagram
