@@ -2,6 +2,7 @@ package process
 
 import (
 	"sync"
+	"sync/atomic"
 
 	"github.com/orchd/orchd/internal/process/interp"
 )
@@ -50,6 +51,9 @@ func (e *Engine) sampleFirst() uint64 {
 // sampledSet holds the ids of the timed persistent instances that wait
 // for their next run. Its zero value is empty.
 type sampledSet struct {
+	// n is len(ids), read without the lock: a load finds an empty set
+	// without taking it.
+	n   atomic.Int32
 	mu  sync.Mutex
 	ids map[string]struct{}
 }
@@ -72,10 +76,14 @@ func (s *sampledSet) note(in *interp.Instance, waiting bool) {
 		}
 		s.ids[in.ID()] = struct{}{}
 	}
+	s.n.Store(int32(len(s.ids)))
 }
 
 // resume times in, loaded for a run, when it was timed before.
 func (s *sampledSet) resume(in *interp.Instance) {
+	if s.n.Load() == 0 {
+		return
+	}
 	s.mu.Lock()
 	_, ok := s.ids[in.ID()]
 	s.mu.Unlock()
