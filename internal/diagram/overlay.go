@@ -39,9 +39,12 @@ func Dur(ns uint64) string {
 
 // ForVersion is the overlay of a version's statistics, from its outline
 // (mgmt.Process.Outline): each activity's completions, mean and p99 time
-// in the instances timed, and faults; its fill is a heat level by its
-// share of the time of the activity that took longest, its outline red
-// when it faulted.
+// in the instances timed, and faults; its outline is red when it
+// faulted. A basic activity's fill is a heat level (data-state
+// "heat-0" to "heat-5") by its share of the time of the basic activity
+// that took longest; a structured one, whose time holds its children's,
+// is not shaded (data-state "structured") and gives its times in its
+// tooltip.
 func ForVersion(p *mgmt.Process) Overlay {
 	ov := Overlay{Marks: map[int]Mark{}}
 	if p == nil || p.Outline == nil {
@@ -57,10 +60,17 @@ func ForVersion(p *mgmt.Process) Overlay {
 			walk(k, f)
 		}
 	}
-	walk(p.Outline, func(a *mgmt.Activity) { most = max(most, a.Nanos) })
+	walk(p.Outline, func(a *mgmt.Activity) {
+		if len(a.Children) == 0 {
+			most = max(most, a.Nanos)
+		}
+	})
 	walk(p.Outline, func(a *mgmt.Activity) {
 		m := Mark{State: "heat-0", Fill: heat[0]}
-		if most > 0 && a.Nanos > 0 {
+		switch {
+		case len(a.Children) > 0:
+			m = Mark{State: "structured"}
+		case most > 0 && a.Nanos > 0:
 			lvl := 1 + int(float64(a.Nanos)/float64(most)*float64(len(heat)-2)+0.5)
 			lvl = min(lvl, len(heat)-1)
 			m.State, m.Fill = fmt.Sprintf("heat-%d", lvl), heat[lvl]
@@ -73,8 +83,8 @@ func ForVersion(p *mgmt.Process) Overlay {
 				m.Note += " · p99 " + Dur(a.P99Nanos)
 				m.Title = append(m.Title, "p99 ≤ "+Dur(a.P99Nanos))
 			}
-			if most > 0 {
-				m.Title = append(m.Title, fmt.Sprintf("%.1f%% of the longest activity's time", 100*float64(a.Nanos)/float64(most)))
+			if most > 0 && len(a.Children) == 0 {
+				m.Title = append(m.Title, fmt.Sprintf("%.0f%% of the time of the basic activity that took longest", 100*float64(a.Nanos)/float64(most)))
 			}
 		} else {
 			m.Title = append(m.Title, "not completed in a timed instance")

@@ -74,8 +74,10 @@ func cut(s string) string {
 func (l *Layout) SVG(w io.Writer, ov Overlay) error {
 	bw := bufio.NewWriter(w)
 	h := l.H + captionRoom
+	// Wide enough for the caption, whose text is not cut.
+	width := max(l.W, 2*margin+utf8.RuneCountInString(ov.Caption)*charW)
 	fmt.Fprintf(bw, `<svg xmlns="http://www.w3.org/2000/svg" class="orchd-diagram" width="%d" height="%d" viewBox="0 0 %d %d" role="img" aria-label="%s" font-family="sans-serif" font-size="12">`+"\n",
-		l.W, h, l.W, h, esc("process "+l.Title))
+		width, h, width, h, esc("process "+l.Title))
 	fmt.Fprintf(bw, "<title>%s</title>\n", esc("process "+l.Title))
 	fmt.Fprintf(bw, `<defs><marker id="arrow" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="7" markerHeight="7" orient="auto-start-reverse"><path d="M0,0L10,5L0,10z" fill="%s"/></marker>`+
 		`<marker id="link" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="8" markerHeight="8" orient="auto-start-reverse"><path d="M0,0L10,5L0,10z" fill="%s"/></marker></defs>`+"\n", colEdge, colLink)

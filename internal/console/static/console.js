@@ -467,7 +467,9 @@
       if (root) ul.append(outlineNode(root, most(root)));
       $('outline').replaceChildren(...(root ? [head, ul] : []));
       $('endpoints').replaceChildren(...endpointList(p.endpoints).childNodes);
-      showDiagram(`processes/${enc(p.name)}/diagram?version=${p.version}`,
+      // Awaited: the versions' buttons below appear once the page no
+      // longer moves.
+      await showDiagram(`processes/${enc(p.name)}/diagram?version=${p.version}`,
         'Each activity shaded by its share of the time, with its completions, mean and p99 time in the timed instances and its faults (hover for details).');
 
       let all = [];
