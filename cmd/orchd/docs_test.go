@@ -28,7 +28,7 @@ var updateDocs = flag.Bool("update", false, "rewrite docs/commands.md and the ro
 var docCommands = []string{"serve", "ctl", "instances", "lint", "mock-partners", "bench", "xpath", "version"}
 
 // ctlVerbs are orchd ctl's verbs, each with a flag set of its own.
-var ctlVerbs = []string{"cluster", "processes", "process", "retire", "activate", "bundles", "deploy", "undeploy",
+var ctlVerbs = []string{"cluster", "processes", "process", "diagram", "retire", "activate", "bundles", "deploy", "undeploy",
 	"instances", "instance", "suspend", "resume", "terminate", "delete", "retry", "fault", "cancel", "bulk"}
 
 // helpOf runs the built orchd with args and returns what it printed. The

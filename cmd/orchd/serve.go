@@ -136,7 +136,7 @@ func defineServe(fs *flag.FlagSet) *serveConfig {
 	tlsFlags(fs, &c.tls)
 	fs.StringVar(&c.endpointsFile, "endpoints", "", "file of partner address overrides: '{ns}Service Port URL' or 'portType {ns}PT URL' a line")
 	fs.StringVar(&c.debugAddr, "debug-addr", "", "serve net/http/pprof on this address (off when empty); keep it on loopback")
-	fs.IntVar(&c.sampleEvery, "sample-every", process.DefaultSampleEvery, "time one instance in this many per activity, for the activity outline of the management API and console (1: every instance; 0: none)")
+	fs.IntVar(&c.sampleEvery, "sample-every", process.DefaultSampleEvery, "after the first 16 instances of each version, time one in this many per activity, in every run it has, for the activity outline and diagram of the management API and console (1: every instance; 0: none)")
 	fs.StringVar(&c.otelEndpoint, "otel-endpoint", "", "send OpenTelemetry traces to this OTLP collector (http://host:4318; gRPC with OTEL_EXPORTER_OTLP_PROTOCOL=grpc); empty: OTEL_EXPORTER_OTLP_ENDPOINT's, if set, else no tracing")
 	eventFlags(fs, &c.events)
 	adminFlags(fs, &c.admin)

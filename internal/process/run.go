@@ -394,6 +394,7 @@ func (e *Engine) settle(in *interp.Instance, ex *exchange.Exchange, out interp.O
 		}
 		return out.Answer
 	}
+	e.sampled.note(in, out.Result == interp.ResBlocked || out.Result == interp.ResSuspended)
 	if out.Result == interp.ResBlocked {
 		if len(out.Open) > 0 {
 			e.reg.mu.Lock()
