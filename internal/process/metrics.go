@@ -2,6 +2,7 @@ package process
 
 import (
 	"strconv"
+	"sync/atomic"
 
 	"github.com/prometheus/client_golang/prometheus"
 
@@ -103,7 +104,11 @@ func (m *metrics) deployed(p *interp.Version) {
 		HeldRefused: m.held.WithLabelValues(l, "refused"),
 	}
 	for _, o := range endOutcomes {
-		pm.Ended[o] = m.ended.WithLabelValues(l, strconv.Itoa(p.Number), o)
+		c := &versionCounter{vec: m.ended, p: p, outcome: o}
+		if p.Number > 0 {
+			c.series() // visible at 0 from deploy on
+		}
+		pm.Ended[o] = c
 	}
 	p.Metrics = pm
 	p.BindPartnerMetrics(func(partner, op string) *interp.PartnerMetrics { return m.partner(l, partner, op) })
@@ -120,6 +125,30 @@ func (m *metrics) dropped(p *interp.Version) {
 		m.ended.DeleteLabelValues(p.Name.Local, strconv.Itoa(p.Number), o)
 	}
 }
+
+// versionCounter is a series of orchd_instances_ended_total, whose
+// version label is read when it is first counted: orchd serve deploys
+// the versions of --deploy before the deployer numbers them (a version
+// numbered at deploy, as every later deploy, has its series at once).
+type versionCounter struct {
+	prometheus.Counter // not collected: the vector's child is
+	vec                *prometheus.CounterVec
+	p                  *interp.Version
+	outcome            string
+	child              atomic.Pointer[prometheus.Counter]
+}
+
+func (c *versionCounter) series() prometheus.Counter {
+	if s := c.child.Load(); s != nil {
+		return *s
+	}
+	s := c.vec.WithLabelValues(c.p.Name.Local, strconv.Itoa(c.p.Number), c.outcome)
+	c.child.Store(&s)
+	return s
+}
+
+func (c *versionCounter) Inc()          { c.series().Inc() }
+func (c *versionCounter) Add(v float64) { c.series().Add(v) }
 
 // partner is the series of a partner call of process (its local name).
 func (m *metrics) partner(process, partner, op string) *interp.PartnerMetrics {
