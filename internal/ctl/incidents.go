@@ -36,17 +36,22 @@ type incidentFilter struct {
 	fault, activity string
 }
 
+// register registers the instance filters but --state (incidents are
+// suspended instances and failed exchanges), and --fault and --activity.
 func (f *incidentFilter) register(fs *flag.FlagSet) {
-	f.filterFlags.register(fs)
+	all := flag.NewFlagSet("", flag.ContinueOnError)
+	f.filterFlags.register(all)
+	all.VisitAll(func(fl *flag.Flag) {
+		if fl.Name != "state" {
+			fs.Var(fl.Value, fl.Name, fl.Usage)
+		}
+	})
 	fs.StringVar(&f.fault, "fault", "", "only this fault (local name or {ns}local)")
 	fs.StringVar(&f.activity, "activity", "", "only this activity (its name, \"kind name\", or file:line)")
 }
 
 func (f *incidentFilter) query(now time.Time) (mgmt.IncidentQuery, error) {
 	q, err := f.filterFlags.query(now)
-	if q.State != "" {
-		return mgmt.IncidentQuery{}, fmt.Errorf("--state: incidents are suspended instances and failed exchanges")
-	}
 	return mgmt.IncidentQuery{Query: q, Fault: f.fault, Activity: f.activity}, err
 }
 
