@@ -15,6 +15,8 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/chromedp/chromedp"
+
 	"github.com/orchd/orchd/internal/events"
 	"github.com/orchd/orchd/internal/mgmt"
 )
@@ -104,6 +106,17 @@ func TestIncidentsFailedPurchaseOrder(t *testing.T) {
 	if !eventually(func() bool { return eventOf(t, evFile, inc.ID, events.InstanceFaulted) }) {
 		t.Errorf("no instanceFaulted event of %s in the events file", inc.ID)
 	}
+
+	// The console's incidents page lists it, with its variables.
+	b := newBrowser(t)
+	b.open(o.base + "/console/incidents")
+	b.do("giving the token", chromedp.SendKeys(chromedp.CSS("#token"), adminToken), chromedp.Click(chromedp.CSS("#token-save")))
+	b.open(o.base + "/console/incidents")
+	b.wait("the failed exchange listed", `(() => { const r = document.querySelector('#incidents-table tr[data-id="`+inc.ID+`"][data-kind="failed"]');
+		return !!r && r.querySelector('.activity').textContent.startsWith('invoke') && r.querySelector('.reason').textContent.includes('on hold'); })()`)
+	b.wait("its variables shown", `(document.querySelector('details.incident-vars[data-id="`+inc.ID+`"]') || {textContent: ''}).textContent.includes('PO-000123')`)
+	b.shot("console-incidents")
+	b.noScriptErrors()
 }
 
 func mapValues(m map[string]string) []string {
