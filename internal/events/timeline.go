@@ -28,12 +28,12 @@ import (
 type Timeline struct {
 	perInstance, total, subQueue int
 
-	mu    sync.Mutex
-	byID  map[string]*kept
-	order []seen // instances in the order first seen
-	ended []seen // instances that ended, in the order they did
-	seq   uint64 // the last seen.seq given
-	n     int    // events kept
+	mu     sync.Mutex
+	byID   map[string]*kept
+	order  []seen // instances in the order first seen
+	ended  []seen // instances that ended, in the order they did
+	seq    uint64 // the last seen.seq given
+	n      int    // events kept
 	subs   map[*subscriber]struct{}
 	closed bool
 }
