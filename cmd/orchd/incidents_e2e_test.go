@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -21,32 +20,18 @@ import (
 	"github.com/orchd/orchd/internal/mgmt"
 )
 
-// serveFunc serves h on a free loopback port until the test ends and
-// returns its address.
-func serveFunc(t *testing.T, h http.HandlerFunc) string {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := &http.Server{Handler: h}
-	go func() { _ = srv.Serve(ln) }()
-	t.Cleanup(func() { _ = srv.Close() })
-	return ln.Addr().String()
-}
-
 // A purchase order whose CRM answers a SOAP fault fails in memory; the
 // failure is an incident (orchd ctl incidents) with its fault, where it
 // was thrown and the variables then, and its id is the one the log line
 // and the events name.
 func TestIncidentsFailedPurchaseOrder(t *testing.T) {
-	crm := serveFunc(t, func(w http.ResponseWriter, r *http.Request) {
+	crm := serveLoopback(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		_, _ = io.Copy(io.Discard, r.Body)
 		w.Header().Set("Content-Type", "text/xml; charset=utf-8")
 		w.WriteHeader(http.StatusInternalServerError)
 		fmt.Fprint(w, `<soapenv:Envelope xmlns:soapenv="http://schemas.xmlsoap.org/soap/envelope/"><soapenv:Body><soapenv:Fault>`+
 			`<faultcode>soapenv:Client</faultcode><faultstring>account ACME-7 is on hold</faultstring></soapenv:Fault></soapenv:Body></soapenv:Envelope>`)
-	})
+	}))
 	_, erp := startMocks(t)
 	deploy := t.TempDir()
 	copyBundle(t, deploy, "purchase-order", crm, erp, nil)
@@ -152,7 +137,7 @@ func eventOf(t *testing.T, file, id string, k events.Kind) bool {
 func TestIncidentsSetVariableThenRetry(t *testing.T) {
 	var seen atomic.Value
 	seen.Store("")
-	partner := serveFunc(t, func(w http.ResponseWriter, r *http.Request) {
+	partner := serveLoopback(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		body, _ := io.ReadAll(r.Body)
 		n := between(string(body), "n>", "</")
 		seen.Store(n)
@@ -162,7 +147,7 @@ func TestIncidentsSetVariableThenRetry(t *testing.T) {
 		}
 		w.Header().Set("Content-Type", "text/xml; charset=utf-8")
 		fmt.Fprintf(w, `<soapenv:Envelope xmlns:soapenv="http://schemas.xmlsoap.org/soap/envelope/"><soapenv:Body><resp xmlns="urn:e2e"><a>P-%s</a></resp></soapenv:Body></soapenv:Envelope>`, n)
-	})
+	}))
 	deploy, data := t.TempDir(), t.TempDir()
 	writeProcess(t, deploy, "Fixable", partner, `
   <sequence>
