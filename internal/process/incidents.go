@@ -173,16 +173,7 @@ func (e *Engine) SetVariable(ctx context.Context, id, name, value string) error 
 }
 
 func (e *Engine) setStoredVar(ctx context.Context, id, name, value string) error {
-	if e.store == nil {
-		return fmt.Errorf("no instance store: %w", mgmt.ErrNotFound)
-	}
-	m := e.stripes.of(id)
-	if err := lockWithin(ctx, &m.Mutex); err != nil {
-		m.unref()
-		return err
-	}
-	defer m.Unlock()
-	release, fence, err := e.own(ctx, id)
+	fence, release, err := e.holdStored(ctx, id)
 	if err != nil {
 		return err
 	}
@@ -241,6 +232,26 @@ func (e *Engine) setStoredVar(ctx context.Context, id, name, value string) error
 	e.log.Info("variable set by an operator", slog.String(logProcess, p.Name.Local), slog.String(logInstance, id),
 		slog.String("variable", name))
 	return nil
+}
+
+// holdStored takes persistent instance id as an action does: its stripe
+// lock (waiting up to actWait for a run) and, in a cluster, its lock in
+// the shared store, whose fence it returns; release gives both back.
+func (e *Engine) holdStored(ctx context.Context, id string) (fence any, release func(), err error) {
+	if e.store == nil {
+		return nil, nil, fmt.Errorf("no instance store: %w", mgmt.ErrNotFound)
+	}
+	m := e.stripes.of(id)
+	if err := lockWithin(ctx, &m.Mutex); err != nil {
+		m.unref()
+		return nil, nil, err
+	}
+	rel, fence, err := e.own(ctx, id)
+	if err != nil {
+		m.Unlock()
+		return nil, nil, err
+	}
+	return fence, func() { rel(); m.Unlock() }, nil
 }
 
 // slotWith is the stored slot of variable slot of p holding value (the
