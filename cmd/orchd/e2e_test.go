@@ -649,10 +649,13 @@ func TestListingWSDLAndMetrics(t *testing.T) {
 	if v := metricValue(t, metrics, `orchd_exchanges_total{operation="submitPurchaseOrder",outcome="ok",process="PurchaseOrder"}`); v != "3" {
 		t.Errorf("ok exchanges = %s, want 3", v)
 	}
-	if v := metricValue(t, metrics, `orchd_partner_invocations_total{operation="recordPurchaseOrder",outcome="ok",partner="crm"}`); v != "3" {
+	if v := metricValue(t, metrics, `orchd_exchange_duration_seconds_count{operation="submitPurchaseOrder",outcome="ok",process="PurchaseOrder"}`); v != "3" {
+		t.Errorf("ok exchanges timed = %s, want 3", v)
+	}
+	if v := metricValue(t, metrics, `orchd_partner_invocations_total{operation="recordPurchaseOrder",outcome="ok",partner="crm",process="PurchaseOrder"}`); v != "3" {
 		t.Errorf("CRM invocations = %s, want 3", v)
 	}
-	if v := metricValue(t, metrics, `orchd_instances_ended_total{outcome="completed",process="PurchaseOrder"}`); v != "3" {
+	if v := metricValue(t, metrics, `orchd_instances_ended_total{outcome="completed",process="PurchaseOrder",version="1"}`); v != "3" {
 		t.Errorf("completed instances = %s, want 3", v)
 	}
 	if v := metricValue(t, metrics, `orchd_store_commits_total{process="PurchaseOrder"}`); v != "0" {

@@ -114,6 +114,7 @@ func New(opts Options) http.Handler {
 	m.HandleFunc("POST /api/v1/instances/{id}/{action}", a.act)
 	m.HandleFunc("POST /api/v1/instances/bulk/{action}", a.bulk)
 	m.HandleFunc("GET /api/v1/events", a.events)
+	a.incidentRoutes(m)
 	if opts.Console != nil {
 		m.Handle("/console/", opts.Console)
 	}

@@ -55,6 +55,7 @@ var pages = map[string]page{
 	"process":   {ID: "process", Title: "Process", Nav: "processes"},
 	"instances": {ID: "instances", Title: "Instances", Nav: "instances"},
 	"instance":  {ID: "instance", Title: "Instance", Nav: "instances"},
+	"incidents": {ID: "incidents", Title: "Incidents", Nav: "incidents"},
 }
 
 // actionView is one action as the shell lists it.

@@ -30,6 +30,7 @@ func TestPages(t *testing.T) {
 		{"process", "", "/console/process?name=x", 200, []string{`data-page="process"`, `id="outline"`, `id="versions-table"`, `id="diagram"`}},
 		{"instances", "", "/console/instances?state=waiting", 200, []string{`data-page="instances"`, `<label for="f-process">`, `<label for="f-activeBefore">Active before</label>`, `name="startedAfter" type="datetime-local"`, `id="page-next"`, `id="auto-refresh"`, `<th scope="col">Node</th>`, `id="instances-partial"`}},
 		{"instance", "", "/console/instance?id=1", 200, []string{`data-page="instance"`, `id="act-terminate" data-action="terminate" data-destructive="true"`, `id="act-resume" data-action="resume" hidden`, `--timeline N`, `id="confirm"`, `id="diagram"`}},
+		{"incidents", "", "/console/incidents", 200, []string{`data-page="incidents"`, `src="/console/static/incidents.js"`, `id="incidents-table"`, `id="setvar-form"`, `id="nav-incidents" href="/console/incidents" aria-current="page"`}},
 		{"token box on every page", "", "/console/instances", 200, []string{`<label for="token">`, `type="password"`}},
 		{"other prefix", "/ops/", "/ops/instances", 200, []string{`href="/ops/static/console.css"`, `data-prefix="/ops/"`}},
 		{"unknown page", "", "/console/nope", 404, nil},
@@ -64,6 +65,7 @@ func TestAssets(t *testing.T) {
 	for _, tt := range []struct{ path, ctype, want string }{
 		{"/console/static/console.js", "javascript", "Authorization"},
 		{"/console/static/console.css", "text/css", ".error-box"},
+		{"/console/static/incidents.js", "javascript", "variables/"},
 	} {
 		res, body := get(t, h, http.MethodGet, tt.path)
 		if res.StatusCode != 200 || !strings.Contains(res.Header.Get("Content-Type"), tt.ctype) || !strings.Contains(body, tt.want) {

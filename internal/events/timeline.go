@@ -12,8 +12,13 @@ import (
 //
 // Bounds: at most PerInstance events per instance (the oldest of the
 // instance are dropped first) and at most Total events in all; past
-// Total, whole instances are forgotten, those first seen longest ago
-// first. A subscriber has a queue of SubscriberQueue events; one that
+// Total, whole instances are forgotten: first those that ended (an
+// instanceCompleted, instanceFaulted or instanceTerminated event came),
+// those that ended longest ago first, and only when no ended one is left
+// those still live, first seen longest ago first. So a busy process's
+// short exchanges, which end, never evict the events of an instance that
+// waits (for hours, a persistent one). An instance whose process does not
+// report instanceLifecycle events is never known to end. A subscriber has a queue of SubscriberQueue events; one that
 // does not keep up (its queue is full) is dropped: its channel is
 // closed, and it may subscribe again. Deliver never blocks on a
 // subscriber, so the dispatcher never finds the timeline slow.
@@ -24,11 +29,28 @@ type Timeline struct {
 	perInstance, total, subQueue int
 
 	mu     sync.Mutex
-	byID   map[string][]Event
-	order  []string // instances in the order first seen
-	n      int      // events kept
+	byID   map[string]*kept
+	order  []seen // instances in the order first seen
+	ended  []seen // instances that ended, in the order they did
+	seq    uint64 // the last seen.seq given
+	n      int    // events kept
 	subs   map[*subscriber]struct{}
 	closed bool
+}
+
+// kept are an instance's events.
+type kept struct {
+	evs   []Event
+	seq   uint64 // its entry in order (and ended)
+	ended bool
+}
+
+// seen is an entry of an eviction order: an instance, as kept under seq
+// (an instance forgotten and seen again is kept under a new seq, so a
+// stale entry does not evict it).
+type seen struct {
+	id  string
+	seq uint64
 }
 
 type subscriber struct {
@@ -62,7 +84,7 @@ func NewTimeline(opts TimelineOptions) *Timeline {
 		opts.SubscriberQueue = 1024
 	}
 	return &Timeline{perInstance: opts.PerInstance, total: opts.Total, subQueue: opts.SubscriberQueue,
-		byID: map[string][]Event{}, subs: map[*subscriber]struct{}{}}
+		byID: map[string]*kept{}, subs: map[*subscriber]struct{}{}}
 }
 
 // Name implements Listener.
@@ -94,24 +116,62 @@ func (t *Timeline) keep(ev Event) {
 	if ev.Instance == "" {
 		return
 	}
-	evs, ok := t.byID[ev.Instance]
-	if !ok {
-		t.order = append(t.order, ev.Instance)
+	k := t.byID[ev.Instance]
+	if k == nil {
+		t.seq++
+		k = &kept{seq: t.seq}
+		t.byID[ev.Instance] = k
+		t.order = append(t.order, seen{ev.Instance, k.seq})
 	}
-	if len(evs) >= t.perInstance {
+	if len(k.evs) >= t.perInstance {
 		// Drop the instance's oldest event, reusing the array.
-		copy(evs, evs[1:])
-		evs = evs[:len(evs)-1]
+		copy(k.evs, k.evs[1:])
+		k.evs = k.evs[:len(k.evs)-1]
 		t.n--
 	}
-	t.byID[ev.Instance] = append(evs, ev)
+	k.evs = append(k.evs, ev)
 	t.n++
-	for t.n > t.total && len(t.order) > 0 {
-		old := t.order[0]
-		t.order = t.order[1:]
-		t.n -= len(t.byID[old])
-		delete(t.byID, old)
+	if !k.ended && (ev.Kind == InstanceCompleted || ev.Kind == InstanceFaulted || ev.Kind == InstanceTerminated) {
+		k.ended = true
+		t.ended = append(t.ended, seen{ev.Instance, k.seq})
 	}
+	for t.n > t.total {
+		id, ok := t.next(&t.ended)
+		if !ok {
+			if id, ok = t.next(&t.order); !ok {
+				break
+			}
+		}
+		t.n -= len(t.byID[id].evs)
+		delete(t.byID, id)
+	}
+	if len(t.order) > 2*len(t.byID)+1024 {
+		t.order = t.compact(t.order)
+		t.ended = t.compact(t.ended)
+	}
+}
+
+// next takes from q the first instance still kept under its entry.
+func (t *Timeline) next(q *[]seen) (string, bool) {
+	for len(*q) > 0 {
+		e := (*q)[0]
+		*q = (*q)[1:]
+		if k := t.byID[e.id]; k != nil && k.seq == e.seq {
+			return e.id, true
+		}
+	}
+	return "", false
+}
+
+// compact drops the entries of q whose instance is forgotten.
+func (t *Timeline) compact(q []seen) []seen {
+	out := make([]seen, 0, len(t.byID))
+	for _, e := range q {
+		if k := t.byID[e.id]; k != nil && k.seq == e.seq {
+			out = append(out, e)
+		}
+	}
+	return out
 }
 
 // Events returns the events kept for instance id, oldest first (nil
@@ -119,11 +179,11 @@ func (t *Timeline) keep(ev Event) {
 func (t *Timeline) Events(id string) []Event {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	evs := t.byID[id]
-	if len(evs) == 0 {
+	k := t.byID[id]
+	if k == nil || len(k.evs) == 0 {
 		return nil
 	}
-	return append([]Event(nil), evs...)
+	return append([]Event(nil), k.evs...)
 }
 
 // Len returns how many instances and events are kept.

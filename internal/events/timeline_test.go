@@ -12,6 +12,12 @@ func TestTimelineBounds(t *testing.T) {
 	ev := func(inst, n int) Event {
 		return Event{Kind: ActivityCompleted, Instance: fmt.Sprintf("i%d", inst), Name: fmt.Sprint(n)}
 	}
+	// end(i, n) is event n of instance i, its instanceCompleted.
+	end := func(inst, n int) Event {
+		e := ev(inst, n)
+		e.Kind = InstanceCompleted
+		return e
+	}
 	tests := []struct {
 		name      string
 		opts      TimelineOptions
@@ -56,6 +62,27 @@ func TestTimelineBounds(t *testing.T) {
 			feed:     []Event{ev(1, 1), ev(1, 2), ev(1, 3)},
 			wantInst: 1, wantTotal: 2,
 			want: map[string][]string{"i1": {"2", "3"}},
+		},
+		{
+			name:     "an ended instance is evicted before an older live one",
+			opts:     TimelineOptions{Total: 4, PerInstance: 4},
+			feed:     []Event{ev(1, 1), ev(2, 1), end(2, 2), ev(3, 1), ev(3, 2)},
+			wantInst: 2, wantTotal: 3,
+			want: map[string][]string{"i1": {"1"}, "i2": nil, "i3": {"1", "2"}},
+		},
+		{
+			name:     "ended instances go oldest ended first",
+			opts:     TimelineOptions{Total: 4, PerInstance: 4},
+			feed:     []Event{ev(1, 1), ev(2, 1), end(1, 2), end(2, 2), ev(3, 1)},
+			wantInst: 2, wantTotal: 3,
+			want: map[string][]string{"i1": nil, "i2": {"1", "2"}, "i3": {"1"}},
+		},
+		{
+			name:     "an instance forgotten and seen again is kept as new",
+			opts:     TimelineOptions{Total: 2, PerInstance: 2},
+			feed:     []Event{ev(1, 1), ev(2, 1), ev(3, 1), ev(1, 2), ev(4, 1)},
+			wantInst: 2, wantTotal: 2,
+			want: map[string][]string{"i1": {"2"}, "i4": {"1"}},
 		},
 		{
 			name:     "events of no instance are not kept",
@@ -143,5 +170,36 @@ func TestTimelineSubscribers(t *testing.T) {
 	defer cancel()
 	if _, ok := <-late; ok {
 		t.Error("a subscription after Close is open")
+	}
+}
+
+// A busy process's 1,000 in-memory exchanges (each created, a few
+// activities, completed) do not evict the events of an instance that
+// waits, though they are far more than the timeline keeps; the bound
+// holds and the newest exchanges are kept.
+func TestTimelineBusyProcessKeepsWaitingInstance(t *testing.T) {
+	tl := NewTimeline(TimelineOptions{Total: 500, PerInstance: 50})
+	waiting := []Event{{Kind: InstanceCreated, Instance: "01PERSISTENT"}, {Kind: ActivityStarted, Instance: "01PERSISTENT", Name: "receive approve"}}
+	_ = tl.Deliver(context.Background(), waiting)
+	for i := 1; i <= 1000; i++ {
+		id := fmt.Sprintf("m%d", i)
+		_ = tl.Deliver(context.Background(), []Event{
+			{Kind: InstanceCreated, Instance: id}, {Kind: ActivityCompleted, Instance: id, Name: "invoke"},
+			{Kind: ActivityCompleted, Instance: id, Name: "reply"}, {Kind: InstanceCompleted, Instance: id}})
+		if _, n := tl.Len(); n > 500 {
+			t.Fatalf("after %d exchanges %d events are kept, over the bound of 500", i, n)
+		}
+	}
+	if got := tl.Events("01PERSISTENT"); len(got) != 2 || got[1].Name != "receive approve" {
+		t.Fatalf("the waiting instance's events: %+v", got)
+	}
+	if got := tl.Events("m1000"); len(got) != 4 {
+		t.Errorf("the newest exchange's events: %+v", got)
+	}
+	if got := tl.Events("m1"); got != nil {
+		t.Errorf("the oldest exchange is still kept: %+v", got)
+	}
+	if len(tl.order) > 2*len(tl.byID)+1024 || len(tl.ended) > 2*len(tl.byID)+1024 {
+		t.Errorf("the eviction orders grew: %d and %d entries for %d instances", len(tl.order), len(tl.ended), len(tl.byID))
 	}
 }

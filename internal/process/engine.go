@@ -167,6 +167,7 @@ type Engine struct {
 	// ended answers requests for instances that just ended with an
 	// uncaught fault (ended.go).
 	ended   endedFaults
+	fails   failRings // failed in-memory exchanges (incidents.go)
 	stripes stripes
 	// timers are the pending timers (run.go); sending the outbox
 	// messages this engine is sending (adopt.go).

@@ -42,8 +42,9 @@ func (h *engineHost) ReplyTimeout(p *interp.Version, ex *exchange.Exchange) time
 	return (*Engine)(h).replyTimeout(p, ex)
 }
 func (h *engineHost) Sample(n uint64) bool { return (*Engine)(h).sample(n) }
-func (h *engineHost) Ended(in *interp.Instance, f *exchange.Fault) {
+func (h *engineHost) Ended(in *interp.Instance, f *exchange.Fault, at string) {
 	e := (*Engine)(h)
+	e.noteFailure(in, f, at)
 	e.ended.note(in.Version(), in.Correlations(), f, e.now())
 }
 

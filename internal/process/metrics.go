@@ -1,6 +1,9 @@
 package process
 
 import (
+	"strconv"
+	"sync/atomic"
+
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/orchd/orchd/internal/process/interp"
@@ -32,17 +35,17 @@ func newMetrics(reg prometheus.Registerer) *metrics {
 		}, []string{"process"}),
 		ended: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "orchd_instances_ended_total",
-			Help: "Process instances that ended, by outcome: completed, faulted (a fault reached the process, handled or not), exited, failed (system failure).",
-		}, []string{"process", "outcome"}),
+			Help: "Process instances that ended, by process, version (this node's deploy number; a version's series go when it is dropped) and outcome: completed, faulted (a fault reached the process, handled or not), exited, failed (system failure), suspended.",
+		}, []string{"process", "version", "outcome"}),
 		partnerCalls: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "orchd_partner_invocations_total",
-			Help: "Partner invocations by partner link, operation and outcome (ok, fault, error).",
-		}, []string{"partner", "operation", "outcome"}),
+			Help: "Partner invocations by process, partner link, operation and outcome (ok, fault, error).",
+		}, []string{"process", "partner", "operation", "outcome"}),
 		partnerTime: prometheus.NewHistogramVec(prometheus.HistogramOpts{
 			Name:    "orchd_partner_invocation_duration_seconds",
-			Help:    "Time spent in partner invocations.",
+			Help:    "Time spent in partner invocations, by process, partner link and operation.",
 			Buckets: prometheus.ExponentialBuckets(0.0001, 2.5, 12),
-		}, []string{"partner", "operation"}),
+		}, []string{"process", "partner", "operation"}),
 		commits: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "orchd_store_commits_total",
 			Help: "Store write transactions committed for instances of the process (0 for in-memory processes).",
@@ -100,18 +103,59 @@ func (m *metrics) deployed(p *interp.Version) {
 		HeldTaken: m.held.WithLabelValues(l, "taken"), HeldExpired: m.held.WithLabelValues(l, "expired"),
 		HeldRefused: m.held.WithLabelValues(l, "refused"),
 	}
-	for _, o := range []string{"completed", "faulted", "exited", "failed", "suspended"} {
-		pm.Ended[o] = m.ended.WithLabelValues(l, o)
+	for _, o := range endOutcomes {
+		c := &versionCounter{vec: m.ended, p: p, outcome: o}
+		if p.Number > 0 {
+			c.series() // visible at 0 from deploy on
+		}
+		pm.Ended[o] = c
 	}
 	p.Metrics = pm
-	p.BindPartnerMetrics(m.partner)
+	p.BindPartnerMetrics(func(partner, op string) *interp.PartnerMetrics { return m.partner(l, partner, op) })
 }
 
-func (m *metrics) partner(partner, op string) *interp.PartnerMetrics {
+// endOutcomes are the outcome label's values of orchd_instances_ended_total.
+var endOutcomes = [...]string{"completed", "faulted", "exited", "failed", "suspended"}
+
+// dropped removes the series of a version the engine forgot, so that
+// redeploys do not add series without bound: only the versions kept
+// (active, and retired ones instances still use) have them.
+func (m *metrics) dropped(p *interp.Version) {
+	for _, o := range endOutcomes {
+		m.ended.DeleteLabelValues(p.Name.Local, strconv.Itoa(p.Number), o)
+	}
+}
+
+// versionCounter is a series of orchd_instances_ended_total, whose
+// version label is read when it is first counted: orchd serve deploys
+// the versions of --deploy before the deployer numbers them (a version
+// numbered at deploy, as every later deploy, has its series at once).
+type versionCounter struct {
+	prometheus.Counter // not collected: the vector's child is
+	vec                *prometheus.CounterVec
+	p                  *interp.Version
+	outcome            string
+	child              atomic.Pointer[prometheus.Counter]
+}
+
+func (c *versionCounter) series() prometheus.Counter {
+	if s := c.child.Load(); s != nil {
+		return *s
+	}
+	s := c.vec.WithLabelValues(c.p.Name.Local, strconv.Itoa(c.p.Number), c.outcome)
+	c.child.Store(&s)
+	return s
+}
+
+func (c *versionCounter) Inc()          { c.series().Inc() }
+func (c *versionCounter) Add(v float64) { c.series().Add(v) }
+
+// partner is the series of a partner call of process (its local name).
+func (m *metrics) partner(process, partner, op string) *interp.PartnerMetrics {
 	return &interp.PartnerMetrics{
-		Ok:       m.partnerCalls.WithLabelValues(partner, op, "ok"),
-		Fault:    m.partnerCalls.WithLabelValues(partner, op, "fault"),
-		Failed:   m.partnerCalls.WithLabelValues(partner, op, "error"),
-		Duration: m.partnerTime.WithLabelValues(partner, op),
+		Ok:       m.partnerCalls.WithLabelValues(process, partner, op, "ok"),
+		Fault:    m.partnerCalls.WithLabelValues(process, partner, op, "fault"),
+		Failed:   m.partnerCalls.WithLabelValues(process, partner, op, "error"),
+		Duration: m.partnerTime.WithLabelValues(process, partner, op),
 	}
 }

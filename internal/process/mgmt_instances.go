@@ -676,16 +676,7 @@ func (e *Engine) terminate(in *interp.Instance, fence any) error {
 
 // actStored applies a to a persistent instance.
 func (e *Engine) actStored(ctx context.Context, id string, a mgmt.Action) error {
-	if e.store == nil {
-		return fmt.Errorf("no instance store: %w", mgmt.ErrNotFound)
-	}
-	m := e.stripes.of(id)
-	if err := lockWithin(ctx, &m.Mutex); err != nil {
-		m.unref()
-		return err
-	}
-	defer m.Unlock()
-	release, fence, err := e.own(ctx, id)
+	fence, release, err := e.holdStored(ctx, id)
 	if err != nil {
 		return err
 	}

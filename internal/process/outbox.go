@@ -128,7 +128,7 @@ func (e *Engine) deliverOutbox(msg persist.OutboxMessage, attempt int) error {
 	}
 	start := time.Now()
 	_, err = partner.Invoke(ctx, &exchange.Call{Operation: op, Input: m, Timeout: timeout, Headers: x.Headers, ReplyTo: x.ReplyTo})
-	e.metrics.partner(pl.Name, op.Name).Observe(err, time.Since(start))
+	e.metrics.partner(procName[strings.LastIndexByte(procName, '}')+1:], pl.Name, op.Name).Observe(err, time.Since(start))
 	if end != nil {
 		end(err)
 	}

@@ -310,6 +310,9 @@ func (e *Engine) DropUnused(grace time.Duration) ([]*interp.Version, error) {
 	}
 	e.retired = keep
 	e.indexRetiredLocked()
+	for _, p := range dropped {
+		e.metrics.dropped(p)
+	}
 	return dropped, nil
 }
 

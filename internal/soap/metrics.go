@@ -62,9 +62,9 @@ func newMetrics(reg prometheus.Registerer) *metrics {
 	}, []string{"process", "operation", "outcome"}))
 	duration := register(reg, prometheus.NewHistogramVec(prometheus.HistogramOpts{
 		Name:    "orchd_exchange_duration_seconds",
-		Help:    "Time from receiving a request to finishing its exchange.",
+		Help:    "Time from receiving a request to finishing its exchange, by process, operation and outcome (as orchd_exchanges_total's).",
 		Buckets: latencyBuckets(),
-	}, []string{"process", "operation"}))
+	}, []string{"process", "operation", "outcome"}))
 	stage := register(reg, prometheus.NewHistogramVec(prometheus.HistogramOpts{
 		Name:    "orchd_exchange_stage_seconds",
 		Help:    "Time from receiving a request to reaching a stage: dispatch (handed to the runtime) or reply (reply written).",
@@ -141,9 +141,9 @@ func register[C prometheus.Collector](reg prometheus.Registerer, c C) C {
 
 // opMetrics are the children of one process and operation, resolved once.
 type opMetrics struct {
-	outcomes map[string]prometheus.Counter
-	duration prometheus.Observer
-	m        *metrics
+	outcomes  map[string]prometheus.Counter
+	durations map[string]prometheus.Observer
+	m         *metrics
 }
 
 // forOp resolves the metrics of one process and operation.
@@ -152,12 +152,13 @@ func (m *metrics) forOp(process, op string) *opMetrics {
 		return nil
 	}
 	om := &opMetrics{
-		outcomes: make(map[string]prometheus.Counter, 5),
-		duration: m.duration.WithLabelValues(process, op),
-		m:        m,
+		outcomes:  make(map[string]prometheus.Counter, 5),
+		durations: make(map[string]prometheus.Observer, 5),
+		m:         m,
 	}
 	for _, o := range []string{outcomeOK, outcomeFault, outcomeClientError, outcomeServerError, outcomeAccepted} {
 		om.outcomes[o] = m.exchanges.WithLabelValues(process, op, o)
+		om.durations[o] = m.duration.WithLabelValues(process, op, o)
 	}
 	return om
 }
@@ -176,7 +177,7 @@ func (om *opMetrics) doneAt(outcome string, received, now time.Time) {
 		return
 	}
 	om.outcomes[outcome].Inc()
-	om.duration.Observe(now.Sub(received).Seconds())
+	om.durations[outcome].Observe(now.Sub(received).Seconds())
 }
 
 // dispatched records the time from received to dispatch.

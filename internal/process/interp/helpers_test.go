@@ -49,7 +49,7 @@ func (testHost) CloseMail(in *Instance)                                  {}
 func (testHost) ReplyTimeout(*Version, *exchange.Exchange) time.Duration { return time.Second }
 func (testHost) ListCalling(*Instance, bool)                             {}
 func (testHost) Sample(uint64) bool                                      { return false }
-func (testHost) Ended(*Instance, *exchange.Fault)                        {}
+func (testHost) Ended(*Instance, *exchange.Fault, string)                {}
 func (testHost) Sleep(ctx context.Context, due int64) bool {
 	until := time.Unix(0, due)
 	select {

@@ -84,7 +84,7 @@ type Host interface {
 	// nanoseconds; Never never comes), or ctx ends; it reports whether
 	// the time came (a request waiting inline for its instance's timer).
 	Sleep(ctx context.Context, due int64) bool
-	// Ended records that in ended with the uncaught fault f, so that a
-	// message for it that comes later is answered with f.
-	Ended(in *Instance, f *exchange.Fault)
+	// Ended records that in ended with the uncaught fault f, thrown at
+	// position at ("file:line"), for a later message and for operators.
+	Ended(in *Instance, f *exchange.Fault, at string)
 }

@@ -212,7 +212,7 @@ func (in *Instance) end(ex *exchange.Exchange, res Result, err error, notTaken b
 		// declared here: it escapes, and the common path must not pay.)
 		var u *errUncaught
 		if errors.As(err, &u) {
-			in.host.Ended(in, u.F.ExchangeFault())
+			in.host.Ended(in, u.F.ExchangeFault(), u.F.at.String())
 			for _, r := range in.reqs {
 				in.Respond(r, nil, u.F.ExchangeFault())
 			}
