@@ -431,6 +431,7 @@ func (in *Instance) take(ib *plan.Inbound, at xmldoc.Pos) (bool, error) {
 	case ib.V != nil:
 		in.StoreMessage(ib.V, m.Input)
 	}
+	in.takeCallback(ib.Pl, m.Headers)
 	m.Input = nil
 	in.inbox = nil
 	return true, nil
