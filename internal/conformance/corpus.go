@@ -73,6 +73,9 @@ type Bundle struct {
 	// wantRefusalNote: the bundle is deployed only to report, with its
 	// skipped cases, whether orchd refused it (external variables).
 	wantRefusalNote bool
+	// Versioned marks the bundles of TestVersionedRedeploy: deployed in
+	// order into one engine, each a new version (versions.go).
+	Versioned bool
 }
 
 // tsvRow is a row of tests.tsv.
@@ -356,6 +359,13 @@ func folderRules(b *Bundle) {
 			if c.Skip == "" {
 				c.Skip = "not run: needs ODE external variables (JDBC datasource testds)"
 			}
+		}
+	case folder == "TestVersionedRedeploy":
+		// ODE's VersionedRedeployTest, in Java: the harness does what it
+		// did (runVersioned).
+		b.Versioned = true
+		for _, c := range b.Cases {
+			c.Skip = ""
 		}
 	case folder == "TestWait1":
 		for _, c := range b.Cases {
