@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -73,6 +74,9 @@ type Bundle struct {
 	// wantRefusalNote: the bundle is deployed only to report, with its
 	// skipped cases, whether orchd refused it (external variables).
 	wantRefusalNote bool
+	// Versioned marks the bundles of TestVersionedRedeploy: deployed in
+	// order into one engine, each a new version (versions.go).
+	Versioned bool
 }
 
 // tsvRow is a row of tests.tsv.
@@ -277,11 +281,11 @@ func applyRow(c *Case, r *tsvRow) {
 	c.Status, c.Runnable, c.Needs = r.status, r.runnable, r.needs
 	switch {
 	case r.runnable == "no":
-		c.Skip = "not run: " + r.status
+		c.Skip = "not run: " + r.status + " by ODE"
 	case r.runnable == "conditional":
 		c.Skip = "not run: conditional (" + r.needs + ")"
 	case strings.HasPrefix(r.status, "java-driven"):
-		c.Skip = "not run: " + r.status
+		c.Skip = "not run: " + r.status + " by ODE"
 	}
 }
 
@@ -329,6 +333,18 @@ func parseClark(s string) exchange.QName {
 	return exchange.QName{Local: s}
 }
 
+// knownDifferences are the bundles whose failures are deliberate: orchd
+// follows the WS-BPEL 2.0 specification (or XML's infoset) where ODE's
+// expected answer does not. A failing case's line ends with the reason.
+var knownDifferences = map[string]string{
+	"TestCorrelationJoinInvoke":   "WS-BPEL 2.0 9.2: once initiated, a correlation set must match every message that carries it, join included (here the outgoing one, pattern=\"out\"); orchd raises bpel:correlationViolation, ODE did not check outgoing messages",
+	"TestCorrelationJoinReply":    "WS-BPEL 2.0 9.2: once initiated, a correlation set must match every message that carries it, join included (here the reply); orchd raises bpel:correlationViolation, ODE did not check outgoing messages",
+	"TestCorrelationMultiComplex": "WS-BPEL 2.0 SA00021 (7.3) and 9.2: sets testCorr4 and testCorr5 have no propertyAlias for the probe message, so their values cannot be computed; refused at deploy (ODE ignored those correlations)",
+	"TestInsertMissingData":       "same values; ODE's serializer also copied the source's unused in-scope namespace declarations, which the expected text matches byte for byte (XML-equivalent answers); orchd declares what the copied content uses",
+	"TestSubTreeAssign":           "same values; ODE's serializer also copied the source's unused in-scope namespace declarations, which the expected text matches byte for byte (XML-equivalent answers); orchd declares what the copied content uses",
+	"TestXPathNamespace1":         "same values; ODE's serializer also copied the source's unused in-scope namespace declarations, which the expected text matches byte for byte (XML-equivalent answers); orchd declares what the copied content uses",
+}
+
 // folderRules applies the MANIFEST's folder-level exceptions.
 func folderRules(b *Bundle) {
 	folder, _, _ := strings.Cut(b.Dir, "/")
@@ -350,12 +366,23 @@ func folderRules(b *Bundle) {
 		}
 		refusal("deploy must fail without the test extension (mustUnderstand)")
 		b.Cases[len(b.Cases)-1].WithoutExtensions = true
+	case slices.ContainsFunc(b.Cases, func(c *Case) bool { return c.Status == "ignored" || c.Status == "disabled" }):
+		// Deployed only to say, on the skipped cases' lines, what orchd
+		// makes of the bundle ODE set aside.
+		b.wantRefusalNote = true
 	case strings.HasPrefix(folder, "ExtVar"):
 		b.wantRefusalNote = true
 		for _, c := range b.Cases {
 			if c.Skip == "" {
 				c.Skip = "not run: needs ODE external variables (JDBC datasource testds)"
 			}
+		}
+	case folder == "TestVersionedRedeploy":
+		// ODE's VersionedRedeployTest, in Java: the harness does what it
+		// did (runVersioned).
+		b.Versioned = true
+		for _, c := range b.Cases {
+			c.Skip = ""
 		}
 	case folder == "TestWait1":
 		for _, c := range b.Cases {

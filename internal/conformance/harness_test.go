@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/orchd/orchd/internal/exchange"
+	"github.com/orchd/orchd/internal/mgmt"
 )
 
 func TestParseProperties(t *testing.T) {
@@ -121,5 +122,31 @@ func TestFillNow(t *testing.T) {
 	got := fillNow(`<Time>${NOW+5s:yyyy-MM-ddTHH:mm:ss.SSS local, no zone}</Time><T>${NOW-5s:x}</T>`, now)
 	if want := `<Time>2024-01-01T12:00:05.000</Time><T>2024-01-01T11:59:55.000</T>`; got != want {
 		t.Fatalf("got %s", got)
+	}
+}
+
+// TestVersionsWrong: after the n-th deploy of TestVersionedRedeploy, n
+// versions, the newest active, the others retired, one instance each;
+// anything else is named.
+func TestVersionsWrong(t *testing.T) {
+	v := func(n int, state string, started uint64) mgmt.Process {
+		return mgmt.Process{Version: n, State: state, Stats: mgmt.Stats{Started: started}}
+	}
+	for _, tc := range []struct {
+		vs     []mgmt.Process
+		newest int
+		want   string
+	}{
+		{vs: []mgmt.Process{v(2, "active", 1), v(1, "retired", 1)}, newest: 2},
+		{vs: []mgmt.Process{v(2, "active", 1), v(1, "active", 1)}, newest: 2, want: "version 1 is active, want retired"},
+		{vs: []mgmt.Process{v(2, "active", 2), v(1, "retired", 1)}, newest: 2, want: "version 2 started 2 instances, want 1"},
+		{vs: []mgmt.Process{v(1, "active", 1)}, newest: 2, want: "1 versions listed, want 2"},
+	} {
+		if got := versionsWrong(tc.vs, tc.newest); got != tc.want {
+			t.Errorf("%v newest %d: got %q, want %q", tc.vs, tc.newest, got, tc.want)
+		}
+	}
+	if got := odeBase("HelloWorld-3"); got != "HelloWorld" {
+		t.Errorf("odeBase(HelloWorld-3) = %q", got)
 	}
 }

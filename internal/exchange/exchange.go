@@ -185,6 +185,14 @@ type Addressed interface {
 	Address() string
 }
 
+// InProcess is implemented by a Partner that is a process served by the
+// same engine (Apache ODE's calls between the processes of a bundle):
+// its calls carry ODE's session header blocks, as a WS-Addressing
+// partner's do.
+type InProcess interface {
+	InProcess() bool
+}
+
 // PartnerFunc adapts a function to the Partner interface.
 type PartnerFunc func(ctx context.Context, c *Call) (*Message, error)
 

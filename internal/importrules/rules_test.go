@@ -43,17 +43,18 @@ var allowed = map[string][]string{
 	// The documents of a bundle and the languages inside a process.
 	"internal/process/xmldoc": {"internal/xmlparse"},
 	// The BPEL syntax tree: built from a positioned document only.
-	"internal/process/ast":       {"internal/process/xmldoc"},
-	"internal/process/epr":       {"internal/process/xmldoc", "internal/redact", "internal/xmlparse"},
-	"internal/process/outboxmsg": {"internal/exchange", "internal/persist", "internal/process/epr", "internal/xmlparse"},
-	"internal/xpath1":            nil,
-	"internal/xsd":               {"internal/process/xmldoc"},
-	"internal/xpath2":            {"internal/suggest", "internal/xsd"},
-	"internal/xslt":              {"internal/process/xmldoc", "internal/xpath1", "internal/xpath2"},
-	"internal/process/expr":      {"internal/exchange", "internal/process/xmldoc", "internal/suggest", "internal/xpath1", "internal/xpath2", "internal/xslt"},
-	"internal/process/plan":      {"internal/events", "internal/exchange", "internal/partnerallow", "internal/process/xmldoc", "internal/process/deploy", "internal/process/expr", "internal/process/wsdl", "internal/xsd"},
-	"internal/process/wsdl":      {"internal/bundlefs", "internal/exchange", "internal/process/xmldoc", "internal/xsd"},
-	"internal/process/deploy":    {"internal/bundlefs", "internal/events", "internal/exchange", "internal/partnerallow", "internal/process/xmldoc", "internal/process/wsdl", "internal/suggest", "internal/wssec", "internal/xsd"},
+	"internal/process/ast":        {"internal/process/xmldoc"},
+	"internal/process/epr":        {"internal/process/xmldoc", "internal/redact", "internal/xmlparse"},
+	"internal/process/outboxmsg":  {"internal/exchange", "internal/persist", "internal/process/epr", "internal/xmlparse"},
+	"internal/process/insertpath": {"internal/exchange", "internal/process/expr", "internal/process/plan"},
+	"internal/xpath1":             nil,
+	"internal/xsd":                {"internal/process/xmldoc"},
+	"internal/xpath2":             {"internal/suggest", "internal/xsd"},
+	"internal/xslt":               {"internal/process/xmldoc", "internal/xpath1", "internal/xpath2"},
+	"internal/process/expr":       {"internal/exchange", "internal/process/xmldoc", "internal/suggest", "internal/xpath1", "internal/xpath2", "internal/xslt"},
+	"internal/process/plan":       {"internal/events", "internal/exchange", "internal/partnerallow", "internal/process/xmldoc", "internal/process/deploy", "internal/process/expr", "internal/process/wsdl", "internal/xsd"},
+	"internal/process/wsdl":       {"internal/bundlefs", "internal/exchange", "internal/process/xmldoc", "internal/xsd"},
+	"internal/process/deploy":     {"internal/bundlefs", "internal/events", "internal/exchange", "internal/partnerallow", "internal/process/xmldoc", "internal/process/wsdl", "internal/suggest", "internal/wssec", "internal/xsd"},
 	// The byte budget of an instance's variables: etree only.
 	"internal/process/membudget": nil,
 	"internal/process/check":     {"internal/exchange", "internal/process/ast", "internal/process/xmldoc", "internal/process/deploy", "internal/process/wsdl"},
@@ -67,7 +68,7 @@ var allowed = map[string][]string{
 	// runs, with the engine behind its Host interface. Never the engine,
 	// the compiler, the front door (soap, server), a store implementation
 	// other than persist's types, or cmd.
-	"internal/process/interp": {"internal/events", "internal/exchange", "internal/mgmt", "internal/partnerallow", "internal/persist", "internal/process/actstats", "internal/process/epr", "internal/process/outboxmsg",
+	"internal/process/interp": {"internal/events", "internal/exchange", "internal/mgmt", "internal/partnerallow", "internal/persist", "internal/process/actstats", "internal/process/epr", "internal/process/insertpath", "internal/process/outboxmsg",
 		"internal/process/xmldoc", "internal/process/deploy", "internal/process/expr", "internal/process/membudget", "internal/process/plan",
 		"internal/redact", "internal/xmlparse", "internal/xpath1", "internal/xpath2", "internal/xsd"},
 

@@ -369,6 +369,10 @@ type localPartner struct {
 	headers []*etree.Element
 }
 
+// InProcess implements exchange.InProcess: a call's header blocks (ODE's
+// session, the reference parameters) reach the callee's exchange.
+func (l *localPartner) InProcess() bool { return true }
+
 func (l *localPartner) Invoke(ctx context.Context, c *exchange.Call) (*exchange.Message, error) {
 	var op *exchange.Operation
 	for _, o := range l.ep.Operations {
@@ -396,7 +400,7 @@ func (l *localPartner) Invoke(ctx context.Context, c *exchange.Call) (*exchange.
 	replied := make(chan answer, 1)
 	now := time.Now()
 	ex := &exchange.Exchange{
-		Endpoint: l.ep, Operation: op, Input: interp.CopyMessage(c.Input), Headers: copyElements(l.headers), Received: now, Dispatched: now,
+		Endpoint: l.ep, Operation: op, Input: interp.CopyMessage(c.Input), Headers: copyElements(append(append([]*etree.Element(nil), l.headers...), c.Headers...)), Received: now, Dispatched: now,
 		Respond: func(m *exchange.Message, f *exchange.Fault) {
 			a := answer{out: interp.CopyMessage(m)}
 			if f != nil {

@@ -19,6 +19,10 @@ import (
 // Errors are reported in the compiler's style and nil returned.
 func (c *compiler) compileXPath2(e *ast.Element, text string, query bool) *expr.Expr {
 	ns := expr.XpathNS(e.Namespaces())
+	if err := expr.CheckActiveBPEL(text, ns); err != nil {
+		c.exprError(e, err)
+		return nil
+	}
 	if strings.Contains(text, "doXslTransform") && !c.prepareXSL(e, text, ns) {
 		return nil
 	}

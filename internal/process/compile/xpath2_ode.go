@@ -49,6 +49,7 @@ func (c *compiler) xpath2Functions() *xpath2.FunctionLibrary {
 	reg(expr.OdeInsertAsLastInto, 2, 2, "insert-as-last-into")
 	reg(expr.OdeRename, 2, 3, "rename")
 	l.Register(expr.NsSaxon, "parse", 1, 1, expr.SaxonParse)
+	expr.RegisterActiveBPEL(l)
 	c.xp2lib = l
 	return l
 }

@@ -14,8 +14,10 @@
 // xpath1's node (kinds, names, string values, document boundaries) read
 // through DocTree, so both XPaths see one tree; the functions
 // bpel:doXslTransform (xslt.go) and Apache ODE's extension functions
-// (xpath2_ode.go) are here too, while the few values only an instance
-// knows ($ode:pid, the event time, link status) are the runtime's.
+// (xpath2_ode.go) are here too, and ActiveBPEL's (abx.go, in XPath 1.0
+// and 2.0, reading the instance through DocTree.Inst), while the few
+// values only an instance knows ($ode:pid, the event time, link status)
+// are the runtime's.
 // EvalXPath1 (xpath1cli.go) serves `orchd xpath`. The tree helpers of
 // treecopy.go copy elements in few allocations and declare the namespaces
 // a copy needs. Rewrite turns BPEL's $var.part

@@ -23,6 +23,9 @@ type DocTree struct {
 	// Vars are the variables by slot (vars[i] owns root.Child[i]), or nil
 	// when root is a document of its own.
 	Vars []*Var
+	// Inst is the instance whose variables these are, which ActiveBPEL's
+	// functions read (abx.go); nil for a tree of no instance.
+	Inst Instance
 }
 
 // Boundary implements xpath1.Tree: the root, an element variable's slot

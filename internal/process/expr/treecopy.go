@@ -1,9 +1,12 @@
 package expr
 
 import (
+	"strconv"
 	"strings"
 
 	"github.com/beevik/etree"
+
+	"github.com/orchd/orchd/internal/exchange"
 )
 
 // copyTree returns a deep copy of e, as e.Copy() does, in a handful of
@@ -342,4 +345,24 @@ func AddPrefix(used []string, p string) []string {
 		}
 	}
 	return append(used, p)
+}
+
+// RenameTo gives e the qualified name q, declaring q's namespace on e.
+func RenameTo(e *etree.Element, q exchange.QName) {
+	if q.Space == "" {
+		e.Space, e.Tag = "", q.Local
+		return
+	}
+	for _, a := range e.Attr {
+		if a.Space == "xmlns" && a.Value == q.Space {
+			e.Space, e.Tag = a.Key, q.Local
+			return
+		}
+	}
+	prefix := "ns"
+	for i := 1; DeclaresPrefix(e, prefix); i++ {
+		prefix = "ns" + strconv.Itoa(i)
+	}
+	e.Space, e.Tag = prefix, q.Local
+	e.CreateAttr("xmlns:"+prefix, q.Space)
 }

@@ -39,8 +39,12 @@ func xpath1Options(ns map[string]string) xpath1.Options {
 	return xpath1.Options{Namespaces: ns, CoreNamespace: xpath2.FnNamespace, Functions: jaxenFunction}
 }
 
-// jaxenFunction binds lower-case(s) and ends-with(s, suffix).
+// jaxenFunction binds lower-case(s) and ends-with(s, suffix), and
+// ActiveBPEL's functions (abx.go).
 func jaxenFunction(space, local string, arity int) (*xpath1.Func, error) {
+	if space == xmldoc.NSActiveBPELFunctions {
+		return abxXPath1(local, arity)
+	}
 	if space != "" && space != xpath2.FnNamespace {
 		return nil, nil
 	}

@@ -25,6 +25,13 @@ func isXPath1Function(local string) bool {
 // XPath 1.0 compiler refuses them too, but cannot say that. src is the expression after rewrite (BPEL's
 // functions resolved); ns resolves prefixes.
 func CheckXPath1Functions(src string, ns map[string]string) error {
+	return eachCall(src, func(prefix, local string) error { return xpath1Function(prefix, local, ns) })
+}
+
+// eachCall calls f with the prefix and local name of each function call
+// in the XPath expression src (outside string literals, node tests and
+// operators), stopping at the first error.
+func eachCall(src string, f func(prefix, local string) error) error {
 	for i := 0; i < len(src); {
 		c := src[i]
 		switch {
@@ -73,7 +80,7 @@ func CheckXPath1Functions(src string, ns map[string]string) error {
 				continue
 			}
 		}
-		if err := xpath1Function(prefix, local, ns); err != nil {
+		if err := f(prefix, local); err != nil {
 			return err
 		}
 	}
@@ -91,6 +98,8 @@ func xpath1Function(prefix, local string, ns map[string]string) error {
 		switch {
 		case !ok:
 			return fmt.Errorf("function %s(): %w %q", name, ErrUndeclaredPrefix, prefix)
+		case uri == xmldoc.NSActiveBPELFunctions:
+			return abxCheck(name, local, -1)
 		case uri == xmldoc.NSODEFunctions || uri == xmldoc.NSBPEL || uri == xmldoc.NSBPEL2004:
 			return fmt.Errorf("unknown function %s() in XPath 1.0 (orchd offers the BPEL and ODE functions in XPath 2.0: expressionLanguage %q)", name, LangXPath20)
 		case uri != xpath2.FnNamespace:

@@ -1,8 +1,6 @@
 package interp
 
 import (
-	"strconv"
-
 	"github.com/beevik/etree"
 
 	"github.com/orchd/orchd/internal/events"
@@ -172,7 +170,7 @@ func evalToCopyOp(c *plan.CopyOp, in *Instance) (target, error) {
 	nodes, ok := expr.NodesIn(v, &buf)
 	if !ok || len(nodes) != 1 {
 		if ok && len(nodes) == 0 && t.Insert != nil {
-			return createInsertPath(t.Insert, in, base, c.Pos)
+			return insertMissing(t.Insert, in, base, c.Pos)
 		}
 		n := 0
 		if ok {
@@ -230,7 +228,7 @@ func replaceCopyOp(c *plan.CopyOp, in *Instance, src source, dst target) error {
 			if c.KeepSrcElementName {
 				return keepSrcMismatch(c, in, se, dst.declared)
 			}
-			renameTo(cp, dst.declared)
+			expr.RenameTo(cp, dst.declared)
 		}
 		dst.parent.AddChild(cp)
 		return nil
@@ -295,26 +293,6 @@ func declaredElement(t *plan.ToSpec) (exchange.QName, bool) {
 // or one of its substitution group, which orchd's schemas do not have).
 func keepSrcMismatch(c *plan.CopyOp, in *Instance, se *etree.Element, declared exchange.QName) error {
 	return in.faultf(c.Pos, "mismatchedAssignmentFailure", "keepSrcElementName: source element {%s}%s is not the declared element %s of the target", se.NamespaceURI(), se.Tag, declared)
-}
-
-// renameTo gives e the qualified name q, declaring q's namespace on e.
-func renameTo(e *etree.Element, q exchange.QName) {
-	if q.Space == "" {
-		e.Space, e.Tag = "", q.Local
-		return
-	}
-	for _, a := range e.Attr {
-		if a.Space == "xmlns" && a.Value == q.Space {
-			e.Space, e.Tag = a.Key, q.Local
-			return
-		}
-	}
-	prefix := "ns"
-	for i := 1; expr.DeclaresPrefix(e, prefix); i++ {
-		prefix = "ns" + strconv.Itoa(i)
-	}
-	e.Space, e.Tag = prefix, q.Local
-	e.CreateAttr("xmlns:"+prefix, q.Space)
 }
 
 func (s source) String() string {

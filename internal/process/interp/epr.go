@@ -98,10 +98,18 @@ func (in *Instance) partnerOf(pl *plan.PartnerLink, at xmldoc.Pos) (exchange.Par
 	if pl.PartnerEP == nil {
 		return nil, in.faultf(at, "uninitializedPartnerRole", "partnerLink %s: its partnerRole has no endpoint (deploy.xml binds none and none was assigned)", pl.Name)
 	}
-	if pl.Provided != nil && pl.PartnerEP.Addressing {
+	if pl.Provided != nil && in.sessionBound(pl) {
 		return in.withSession(pl, true, in.proc.Partners[pl.Idx]), nil
 	}
 	return in.proc.Partners[pl.Idx], nil
+}
+
+// sessionBound reports whether calls over deploy.xml's binding of pl
+// may carry the instance's session: its partner speaks WS-Addressing,
+// or is a process of this engine (exchange.InProcess).
+func (in *Instance) sessionBound(pl *plan.PartnerLink) bool {
+	_, local := in.proc.Partners[pl.Idx].(exchange.InProcess)
+	return pl.PartnerEP != nil && (pl.PartnerEP.Addressing || local)
 }
 
 // appendEPRs encodes the assigned endpoints, in partner link order.

@@ -184,7 +184,7 @@ func NewInstance(e Host, p *Version, ctx context.Context) *Instance {
 		root = expr.NewSlots(p.Vars)
 	}
 	in := &Instance{proc: p, host: e, ctx: ctx, root: root, started: time.Now()}
-	in.docs = expr.DocTree{Top: root, Vars: p.Vars}
+	in.docs = expr.DocTree{Top: root, Vars: p.Vars, Inst: in}
 	main := &in.mainThread
 	main.stack = main.stackBuf[:0]
 	in.threadsBuf[0] = main
@@ -431,6 +431,7 @@ func (in *Instance) take(ib *plan.Inbound, at xmldoc.Pos) (bool, error) {
 	case ib.V != nil:
 		in.StoreMessage(ib.V, m.Input)
 	}
+	in.takeCallback(ib.Pl, m.Headers)
 	m.Input = nil
 	in.inbox = nil
 	return true, nil

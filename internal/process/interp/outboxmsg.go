@@ -50,7 +50,7 @@ func enqueueInvoke(a *plan.Invoke, in *Instance) error {
 // instance's own call. It is the outboxmsg.Extras of a one-way call over pl now.
 func (in *Instance) outboxExtras(pl *plan.PartnerLink) outboxmsg.Extras {
 	var x outboxmsg.Extras
-	addressing := pl.PartnerEP != nil && pl.PartnerEP.Addressing
+	addressing := in.sessionBound(pl)
 	if as := in.eprs[pl]; as != nil {
 		x.Params = as.Params
 		addressing = pl.PartnerDesc.Addressing || len(as.Params) > 0

@@ -44,8 +44,12 @@ import (
 // link, when the process waits for a message of its myRole (a callback),
 // carries a wsa:ReplyTo: the myRole's address, and the session as a
 // reference parameter when that message is routed without correlation
-// sets (callbackEPR). Not done: taking a client's callback header as
-// the partner role's endpoint.
+// sets (callbackEPR). A message carrying ODE's callback header block
+// makes its endpoint the partner role's of the link it came on
+// (takeCallback), so that the process calls its caller back with the
+// caller's session. A call to a process of the same engine
+// (exchange.InProcess) carries the session as a WS-Addressing partner's
+// does.
 const (
 	nsODESession     = "http://www.apache.org/ode/type/session"
 	nsIntalioSession = "http://www.intalio.com/type/session"
@@ -242,6 +246,43 @@ func (in *Instance) sessionRouted(pl *plan.PartnerLink) bool {
 		}
 	}
 	return false
+}
+
+// takeCallback makes the endpoint in ODE's callback header block that a
+// message on pl carried (<odesession:callback>, or Intalio's, holding a
+// wsa:Address and the caller's session) pl's partner role endpoint, as
+// ODE did, when pl has a partner role the process has not assigned: a
+// call back over pl then goes to that address with the caller's session
+// as an odesession:session header block, and reaches the caller's
+// instance.
+func (in *Instance) takeCallback(pl *plan.PartnerLink, headers []*etree.Element) {
+	if pl == nil || pl.PartnerPT == nil || len(headers) == 0 || in.eprs[pl] != nil {
+		return
+	}
+	for _, ns := range []string{nsODESession, nsIntalioSession} {
+		for _, h := range headers {
+			a := h.FindElement("Address")
+			if h.Tag != "callback" || h.NamespaceURI() != ns || a == nil {
+				continue
+			}
+			addr, err := epr.CheckAddress(strings.TrimSpace(a.Text()))
+			if err != nil {
+				return
+			}
+			as := &AssignedEPR{Addr: addr}
+			if s := h.FindElement("session"); s != nil && strings.TrimSpace(s.Text()) != "" {
+				sess := etree.NewElement("odesession:session")
+				sess.CreateAttr("xmlns:odesession", nsODESession)
+				sess.SetText(strings.TrimSpace(s.Text()))
+				as.Params = []*etree.Element{sess}
+			}
+			if in.eprs == nil {
+				in.eprs = map[*plan.PartnerLink]*AssignedEPR{}
+			}
+			in.eprs[pl] = as
+			return
+		}
+	}
 }
 
 // AdoptLegacySession gives an instance decoded from frames without a

@@ -41,7 +41,7 @@ func (ev *xp2Eval) value(i int) (xpath2.Sequence, error) {
 	in := ev.in
 	switch r.Kind {
 	case expr.RefPID:
-		return xpath2.Sequence{xpath2.Str(in.pid())}, nil
+		return xpath2.Sequence{xpath2.Str(in.PID())}, nil
 	case expr.RefProcessQName:
 		q := in.proc.Name
 		return xpath2.Sequence{xpath2.QName{NS: q.Space, Local: q.Local, T: xpath2.TQName}}, nil
@@ -78,9 +78,13 @@ func (ev *xp2Eval) value(i int) (xpath2.Sequence, error) {
 	return xpath2.Sequence{expr.XNode{T: &in.docs, Tok: n, Attr: -1}}, nil
 }
 
-// pid is the instance id $ode:pid yields: a persistent instance's id, a
-// fresh unique one for an in-memory instance.
-func (in *Instance) pid() string {
+// ProcessName is the local name of the instance's process
+// (abx:getProcessName()).
+func (in *Instance) ProcessName() string { return in.proc.Name.Local }
+
+// PID is the instance id $ode:pid and abx:getProcessId() yield: a
+// persistent instance's id, a fresh unique one for an in-memory instance.
+func (in *Instance) PID() string {
 	if in.id != "" {
 		return in.id
 	}

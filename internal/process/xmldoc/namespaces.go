@@ -24,6 +24,9 @@ const (
 	// NSODEFunctions is ODE's namespace for XPath extension functions and
 	// special variables ($ode:pid).
 	NSODEFunctions = "http://www.apache.org/ode/type/extension"
+	// NSActiveBPELFunctions is ActiveBPEL's (and bpel-g's) namespace for
+	// XPath extension functions (abx:getProcessId()).
+	NSActiveBPELFunctions = "http://www.activebpel.org/bpel/extension"
 	// NSBPEL4RestLight is the namespace of ODE's REST extension activities.
 	NSBPEL4RestLight = "http://www.apache.org/ode/bpel/extensions/bpel4restlight"
 	// NSODEActivityRecovery is the namespace of ODE's activity recovery
