@@ -116,7 +116,7 @@ var allowed = map[string][]string{
 	// Test support.
 	"internal/etcdtest/etcdmember": {"internal/etcdtest"},
 	"internal/odemock":             {"internal/exchange", "internal/process/compile", "internal/process/plan", "internal/soap"},
-	"internal/conformance":         {"internal/endpoints", "internal/exchange", "internal/odecorpus", "internal/odemock", "internal/process", "internal/process/compile", "internal/process/interp", "internal/server", "internal/soap"},
+	"internal/conformance":         {"internal/endpoints", "internal/exchange", "internal/mgmt", "internal/odecorpus", "internal/odemock", "internal/process", "internal/process/compile", "internal/process/interp", "internal/server", "internal/soap"},
 	"internal/importrules":         nil,
 	"internal/echotest":            nil,
 	"internal/process/exttest":     {"internal/process/compile", "internal/process/expr", "internal/process/plan"},
