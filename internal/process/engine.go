@@ -21,6 +21,7 @@ import (
 	"github.com/orchd/orchd/internal/process/interp"
 	"github.com/orchd/orchd/internal/process/membudget"
 	"github.com/orchd/orchd/internal/process/plan"
+	"github.com/orchd/orchd/internal/process/restcall"
 )
 
 // Options configure an Engine. The zero value works: no logging, no
@@ -153,7 +154,7 @@ type Engine struct {
 	older   atomic.Pointer[map[exchange.QName][]*interp.Version]
 
 	store Store
-	restc *interp.RestClient
+	restc *restcall.Client
 	// steps is Options.MaxSteps resolved.
 	steps int
 	reg   registry
@@ -189,7 +190,7 @@ func NewEngine(opts Options) *Engine {
 		maxSteps = math.MaxInt
 	}
 	return &Engine{log: log, metrics: newMetrics(opts.Registerer), opts: opts, byEndpoint: map[*exchange.Endpoint]*interp.Version{}, steps: maxSteps,
-		store: opts.Store, restc: interp.NewRESTClient(opts.HTTPClient, opts.AssignedHTTP, opts.HTTPTimeout, opts.Tracer), baseCtx: ctx, stop: stop, self: selfHosts(opts.Self),
+		store: opts.Store, restc: restcall.New(opts.HTTPClient, opts.AssignedHTTP, opts.HTTPTimeout, opts.Tracer), baseCtx: ctx, stop: stop, self: selfHosts(opts.Self),
 		reg: registry{live: map[string]*interp.Instance{}, calling: map[string]*interp.Instance{}, routes: map[string]*interp.Instance{},
 			keys: map[*interp.Instance][]string{}, mail: map[*interp.Instance][]string{}, open: map[string][]*interp.OpenRequest{}}}
 }
