@@ -57,10 +57,10 @@ var allowed = map[string][]string{
 	// The byte budget of an instance's variables: etree only.
 	"internal/process/membudget": nil,
 	// What an instance's migration to another version needs: plans only.
-	"internal/process/migrate": {"internal/exchange", "internal/process/expr", "internal/process/plan", "internal/process/xmldoc"},
+	"internal/process/migrate": {"internal/process/expr", "internal/process/plan"},
 	// The HTTP client of REST extension activities: no BPEL.
 	"internal/process/restcall": {"internal/exchange", "internal/partnerallow", "internal/redact"},
-	"internal/process/check":     {"internal/exchange", "internal/process/ast", "internal/process/xmldoc", "internal/process/deploy", "internal/process/wsdl"},
+	"internal/process/check":    {"internal/exchange", "internal/process/ast", "internal/process/xmldoc", "internal/process/deploy", "internal/process/wsdl"},
 
 	// The compiler: bundle -> plan, lowering the syntax tree; never the
 	// runtime.
