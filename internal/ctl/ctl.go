@@ -46,6 +46,9 @@ verbs:
   suspend|resume|terminate|delete|retry|fault|cancel ID...
                                     act on instances
   bulk ACTION [FILTERS] [--max N]   act on the instances the filters select (max 100 by default)
+  migrate NAME --from V --to W [--dry-run] [--map-variable OLD=NEW]... [FILTERS] [--max N]
+                                    move waiting instances of version V to version W (admin
+                                    token); lists what moves and why each of the others cannot
 
 filters: --process NAME --version N --state STATE --started-after T --started-before T
          --active-after T --active-before T --correlation VALUE --correlation-set NAME
@@ -215,6 +218,8 @@ func (r *ctlRun) verb(verb string, args []string) error {
 		return r.instance(args)
 	case "bulk":
 		return r.bulk(args)
+	case "migrate":
+		return r.migrate(args)
 	case "help":
 		fmt.Fprint(r.stdout, Usage)
 		return nil
