@@ -132,6 +132,11 @@ type Options struct {
 	// Clock is the time of instance timers and deadlines (clock.go); nil
 	// means the system clock.
 	Clock Clock
+	// Retention keeps ended persistent instances this long where their
+	// deploy.xml's orchd:retention says nothing (retention.go); zero
+	// keeps them. RetentionEvery is how often RunRetention sweeps (zero:
+	// DefaultRetentionEvery).
+	Retention, RetentionEvery time.Duration
 }
 
 // Engine runs deployed processes. It implements exchange.Dispatcher: every
@@ -173,6 +178,8 @@ type Engine struct {
 	stop    context.CancelFunc
 	// self is Options.Self as origin keys (selfcall.go).
 	self map[string]bool
+	// retain is the retention sweep's (retention.go).
+	retain retention
 }
 
 // NewEngine returns an engine with no process deployed.
