@@ -122,6 +122,7 @@ func TestMigrate(t *testing.T) {
 			if len(res.Moved) != 0 || len(res.Refused) != 3 || res.Matched != 3 {
 				t.Fatalf("to version 3: %+v", res)
 			}
+			t.Logf("refused for version 3: %q", res.Refused[0].Reasons)
 			for _, r := range res.Refused {
 				all := strings.Join(r.Reasons, "\n")
 				for _, want := range []string{`activity <pick name="awaitDecision">`, "not in version 3", "variable timeout: not in version 3"} {

@@ -211,13 +211,15 @@ func paths(pl *plan.Plan) ([]string, [][]int) {
 	return out, children
 }
 
-// step is one activity's part of a path: its kind and name.
+// step is one activity's part of a path: its element and name
+// (pick name="x"), or for a construct the compiler made, its kind in
+// parentheses.
 func step(a plan.Activity) string {
-	s := strings.TrimPrefix(fmt.Sprintf("%T", a), "*plan.")
-	if b, ok := a.(interface{ Describe() string }); ok {
-		s += " " + b.Describe()
+	d := describe(a)
+	if !strings.HasPrefix(d, "<") {
+		return "(" + strings.ToLower(d) + ")"
 	}
-	return s
+	return strings.TrimSuffix(strings.TrimPrefix(d, "<"), ">")
 }
 
 // kids sums up an activity's children, kinds and names in order.
