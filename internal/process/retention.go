@@ -79,6 +79,20 @@ func (e *Engine) keepFor(p *interp.Version, st persist.State) time.Duration {
 	return d
 }
 
+// retains reports whether anything is kept for a time at all: the
+// default or a version's orchd:retention (else a sweep reads nothing).
+func (e *Engine) retains() bool {
+	if e.opts.Retention > 0 {
+		return true
+	}
+	for _, p := range append(e.Retired(), e.Processes()...) {
+		if r := p.Retention; !p.InMemory && (r.Completed > 0 || r.Faulted > 0 || r.Terminated > 0) {
+			return true
+		}
+	}
+	return false
+}
+
 // Swept counts what one sweep deleted, by "process state" (the
 // process's local name).
 type Swept map[string]int
@@ -88,7 +102,7 @@ type Swept map[string]int
 // store transaction.
 func (e *Engine) SweepRetention(ctx context.Context) (Swept, error) {
 	swept := Swept{}
-	if e.store == nil {
+	if e.store == nil || !e.retains() {
 		return swept, nil
 	}
 	now := e.now()

@@ -168,7 +168,11 @@ func TestRetentionRealClock(t *testing.T) {
 	defer cancel()
 	go e.RunRetention(ctx)
 	id := approvalEnded(t, e, p, "real", false)
-	ended := time.Now()
+	rec, _, err := st.Instance(id)
+	if err != nil {
+		t.Fatalf("the completed instance is not stored: %v", err)
+	}
+	ended := rec.Updated // when it ended, as the sweep reads it
 	for {
 		_, _, err := st.Instance(id)
 		if errors.Is(err, persist.ErrNotFound) {
