@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/orchd/orchd/internal/mgmt"
-	"github.com/orchd/orchd/internal/persist"
 	"github.com/orchd/orchd/internal/process/interp"
 )
 
@@ -75,16 +74,13 @@ func TestMigrate(t *testing.T) {
 	}{{"in-memory", true}, {"persistent", false}} {
 		t.Run(mode.name, func(t *testing.T) {
 			opts := Options{MessageHold: 100 * time.Millisecond}
-			if !mode.inMemory {
-				st, err := persist.Open(filepath.Join(t.TempDir(), "orchd.db"), persist.Options{MaxBatchDelay: time.Millisecond})
-				if err != nil {
-					t.Fatal(err)
-				}
-				t.Cleanup(func() { st.Close() })
-				opts.Store = st
+			var e *Engine
+			if mode.inMemory {
+				e = NewEngine(opts)
+				t.Cleanup(e.Close)
+			} else {
+				e, _ = storeEngine(t, opts)
 			}
-			e := NewEngine(opts)
-			t.Cleanup(e.Close)
 			v1 := approvalVariant(t, 1, mode.inMemory)
 			if err := e.Deploy(v1); err != nil {
 				t.Fatal(err)

@@ -43,9 +43,9 @@ type stoppedTimer struct{}
 
 func (stoppedTimer) Stop() bool { return true }
 
-// retentionEngine is a persistent engine on a fresh store with the
-// approval process deployed, its deploy.xml carrying retention.
-func retentionEngine(t *testing.T, opts Options, retention string) (*Engine, *persist.Store, *interp.Version) {
+// storeEngine is an engine with opts on a fresh store, nothing
+// deployed; both are closed when the test ends.
+func storeEngine(t *testing.T, opts Options) (*Engine, *persist.Store) {
 	t.Helper()
 	st, err := persist.Open(filepath.Join(t.TempDir(), "orchd.db"), persist.Options{MaxBatchDelay: time.Millisecond})
 	if err != nil {
@@ -55,6 +55,14 @@ func retentionEngine(t *testing.T, opts Options, retention string) (*Engine, *pe
 	opts.Store = st
 	e := NewEngine(opts)
 	t.Cleanup(e.Close)
+	return e, st
+}
+
+// retentionEngine is a persistent engine on a fresh store with the
+// approval process deployed, its deploy.xml carrying retention.
+func retentionEngine(t *testing.T, opts Options, retention string) (*Engine, *persist.Store, *interp.Version) {
+	t.Helper()
+	e, st := storeEngine(t, opts)
 	dir := filepath.Join(t.TempDir(), "order-approval")
 	copyDir(t, "../../deploy/order-approval", dir)
 	editFile(t, filepath.Join(dir, "deploy.xml"), "<in-memory>false</in-memory>",
