@@ -50,3 +50,29 @@ func TestParseMigrate(t *testing.T) {
 		})
 	}
 }
+
+// FuzzParseMigrate: any query either is refused with an error or reads
+// as a request that MigrateValues writes back to the same request.
+func FuzzParseMigrate(f *testing.F) {
+	for _, s := range []string{"from=1&to=2", "from=3&to=1&dryRun=true&variable=a=b&variable=c=&state=waiting&correlation=R-1&max=7",
+		"from=1&to=2&variable==x", "from=-1&to=99999999999999999999", "dryRun=maybe"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, query string) {
+		v, err := url.ParseQuery(query)
+		if err != nil {
+			return
+		}
+		r, err := ParseMigrate("P", v)
+		if err != nil {
+			return
+		}
+		if r.From < 1 || r.To < 1 || r.Max < 1 {
+			t.Fatalf("%q read as %+v", query, r)
+		}
+		again, err := ParseMigrate("P", MigrateValues(r))
+		if err != nil || !reflect.DeepEqual(again, r) {
+			t.Fatalf("%q: %+v does not round-trip: %+v %v", query, r, again, err)
+		}
+	})
+}
