@@ -55,6 +55,7 @@ type serveConfig struct {
 	trustForwarded  bool
 	deployDir       string
 	deployPoll      time.Duration
+	retention       time.Duration
 	bundle          bundlefs.Limits
 	compat          compile.Compat
 	dataDir         string
@@ -111,6 +112,7 @@ func defineServe(fs *flag.FlagSet) *serveConfig {
 	fs.BoolVar(&c.trustForwarded, "trust-forwarded-headers", false, "take ?wsdl's scheme and host from X-Forwarded-Proto and X-Forwarded-Host: only behind a proxy that sets them (a client can send them too)")
 	fs.StringVar(&c.deployDir, "deploy", "./deploy", "deploy directory: one bundle folder (with deploy.xml) per subfolder")
 	fs.DurationVar(&c.deployPoll, "deploy-poll", 3*time.Second, "scan --deploy this often for new, changed and removed bundles (0: read bundles at start only)")
+	fs.DurationVar(&c.retention, "retention", 0, "keep ended persistent instances this long, where deploy.xml's orchd:retention says nothing (0: until deleted); swept every minute")
 	fs.Int64Var(&c.bundle.MaxFile, "bundle-file-max", bundlefs.DefaultMaxFile, "largest file of a bundle, in bytes (deploy directory and upload; over it the bundle is refused)")
 	fs.Int64Var(&c.bundle.MaxBundle, "bundle-max", bundlefs.DefaultMaxBundle, "most bytes of a bundle: all its files in the deploy directory, a zip upload's body and what it extracts to (over it the bundle is refused)")
 	fs.Var(&c.compat, "compat", compile.CompatUsage)
@@ -290,7 +292,7 @@ func runServer(ctx context.Context, cfg *serveConfig, log *slog.Logger) error {
 	// clients reach (--public-url); the cluster publishes the listener's.
 	listenURL := server.BaseURL(scheme, ln.Addr())
 	opts := process.Options{Logger: log, Registerer: reg, Partners: overrides.Partners(client.Partner),
-		AssignedPartners: client.AssignedPartnerUnder, BaseURL: cmp.Or(public.Configured(), listenURL), Self: selfURLs(scheme, ln.Addr(), cfg.publicURL), MessageHold: cfg.messageHold, MessageHoldMax: cfg.messageHoldMax, MaxSteps: cfg.maxSteps, Memory: cfg.memory}
+		AssignedPartners: client.AssignedPartnerUnder, BaseURL: cmp.Or(public.Configured(), listenURL), Self: selfURLs(scheme, ln.Addr(), cfg.publicURL), MessageHold: cfg.messageHold, MessageHoldMax: cfg.messageHoldMax, MaxSteps: cfg.maxSteps, Memory: cfg.memory, Retention: cfg.retention}
 	// REST extension activities call on the partners' terms: the same
 	// keep-alive pool (--partner-conns) and per-call bound.
 	opts.HTTPClient, opts.HTTPTimeout = client.PolicedHTTPClient()
@@ -398,7 +400,9 @@ func runServer(ctx context.Context, cfg *serveConfig, log *slog.Logger) error {
 	}
 	if node != nil {
 		go clusternode.AdoptTimers(ctx, node, engine, log)
-		go clusternode.LeadOutbox(ctx, node, engine, log)
+		go clusternode.LeadOutbox(ctx, node, engine, log) // and the retention sweep
+	} else {
+		go engine.RunRetention(ctx)
 	}
 	for _, p := range engine.Processes() {
 		for _, ep := range p.Endpoints {

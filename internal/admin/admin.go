@@ -106,6 +106,7 @@ func New(opts Options) http.Handler {
 	m.HandleFunc("GET /api/v1/processes/{name}", a.process)
 	m.HandleFunc("GET /api/v1/processes/{name}/diagram", a.diagram)
 	m.HandleFunc("POST /api/v1/processes/{name}/versions/{version}/{op}", a.setActive)
+	m.HandleFunc("POST /api/v1/processes/{name}/migrate", a.migrate)
 	m.HandleFunc("GET /api/v1/bundles", a.bundles)
 	m.HandleFunc("PUT /api/v1/bundles/{name}", a.deploy)
 	m.HandleFunc("DELETE /api/v1/bundles/{name}", a.undeploy)

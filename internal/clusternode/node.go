@@ -189,7 +189,9 @@ func left(before, now []cluster.Member) bool {
 // it sends the stored outbox messages it is not sending already when it
 // becomes leader and whenever a member leaves, so a dead node's RELIABLE
 // sends go out. When the session is lost it campaigns again once the
-// node has rejoined. It returns when ctx ends.
+// node has rejoined. While it leads, it also runs the engine's retention
+// sweep (Engine.RunRetention): one node of the cluster sweeps. It
+// returns when ctx ends.
 func LeadOutbox(ctx context.Context, n *cluster.Node, e *process.Engine, log *slog.Logger) {
 	for {
 		select {
@@ -214,6 +216,7 @@ func LeadOutbox(ctx context.Context, n *cluster.Node, e *process.Engine, log *sl
 func leadOutboxOnce(ctx context.Context, n *cluster.Node, e *process.Engine, log *slog.Logger) error {
 	return n.Lead(ctx, "outbox", func(lctx context.Context) {
 		log.Info("cluster: this node leads the outbox")
+		go e.RunRetention(lctx) // one node sweeps: the outbox's leader
 		before, changed := n.Members()
 		for adopt := true; ; {
 			if adopt {

@@ -50,6 +50,10 @@ verbs:
                                     act on instances
   bulk ACTION [FILTERS] [--max N]   act on the instances the filters select (max 100 by default)
 ` + incidentUsage + `
+  migrate NAME --from V --to W [--dry-run] [--map-variable OLD=NEW]... [FILTERS] [--max N]
+                                    move waiting instances of version V to version W (admin
+                                    token); lists what moves and why each of the others cannot
+
 filters: --process NAME --version N --state STATE --started-after T --started-before T
          --active-after T --active-before T --correlation VALUE --correlation-set NAME
          (T is RFC 3339, or a duration meaning that long ago: 90m)
@@ -220,6 +224,8 @@ func (r *ctlRun) verb(verb string, args []string) error {
 		return r.instance(args)
 	case "bulk":
 		return r.bulk(args)
+	case "migrate":
+		return r.migrate(args)
 	case "incidents", "set-variable", "incident-bulk":
 		return map[string]func([]string) error{"incidents": r.incidents, "set-variable": r.setVariable, "incident-bulk": r.incidentBulk}[verb](args)
 	case "help":

@@ -57,7 +57,11 @@ var allowed = map[string][]string{
 	"internal/process/deploy":     {"internal/bundlefs", "internal/events", "internal/exchange", "internal/partnerallow", "internal/process/xmldoc", "internal/process/wsdl", "internal/suggest", "internal/wssec", "internal/xsd"},
 	// The byte budget of an instance's variables: etree only.
 	"internal/process/membudget": nil,
-	"internal/process/check":     {"internal/exchange", "internal/process/ast", "internal/process/xmldoc", "internal/process/deploy", "internal/process/wsdl"},
+	// What an instance's migration to another version needs: plans only.
+	"internal/process/migrate": {"internal/process/expr", "internal/process/plan"},
+	// The HTTP client of REST extension activities: no BPEL.
+	"internal/process/restcall": {"internal/exchange", "internal/partnerallow", "internal/redact"},
+	"internal/process/check":    {"internal/exchange", "internal/process/ast", "internal/process/xmldoc", "internal/process/deploy", "internal/process/wsdl"},
 
 	// The compiler: bundle -> plan, lowering the syntax tree; never the
 	// runtime.
@@ -70,7 +74,7 @@ var allowed = map[string][]string{
 	// other than persist's types, or cmd.
 	"internal/process/interp": {"internal/events", "internal/exchange", "internal/mgmt", "internal/partnerallow", "internal/persist", "internal/process/actstats", "internal/process/epr", "internal/process/insertpath", "internal/process/outboxmsg",
 		"internal/process/xmldoc", "internal/process/deploy", "internal/process/expr", "internal/process/membudget", "internal/process/plan",
-		"internal/redact", "internal/xmlparse", "internal/xpath1", "internal/xpath2", "internal/xsd"},
+		"internal/process/migrate", "internal/process/restcall", "internal/redact", "internal/xmlparse", "internal/xpath1", "internal/xpath2", "internal/xsd"},
 
 	// The engine: deploys versions, routes exchanges to their instances,
 	// stores, recovers and manages them. Never the compiler, the front
@@ -78,7 +82,7 @@ var allowed = map[string][]string{
 	// documents below the plan.
 	"internal/process/actstats": nil,
 	"internal/process": {"internal/events", "internal/exchange", "internal/mgmt", "internal/partnerallow", "internal/persist",
-		"internal/process/interp", "internal/process/membudget", "internal/process/outboxmsg", "internal/process/plan"},
+		"internal/process/interp", "internal/process/membudget", "internal/process/migrate", "internal/process/outboxmsg", "internal/process/plan", "internal/process/restcall"},
 
 	// Transport and storage: no BPEL.
 	"internal/mockpartner": {"internal/exchange"},

@@ -36,6 +36,9 @@ package mgmt
 //	POST   /api/v1/instances/{id}/{action}              {"id": ..., "state": ...} after the action
 //	POST   /api/v1/instances/bulk/{action}?<the list's filters>&max=N
 //	                                                    BulkResult (at most max instances, default 100, cap 10000)
+//	POST   /api/v1/processes/{name}/migrate?from=V&to=W[&dryRun=true][&variable=OLD=NEW][&<the list's filters>][&max=N]
+//	                                                    MigrateResult: the waiting instances of V moved to W
+//	                                                    (dry: that would move), and why each of the others cannot
 //	GET    /api/v1/events                               text/event-stream: "event: instance" with an
 //	                                                    events.Event (with its "process" and "instance"), as they happen
 //	                                                    (needs --timeline); "event: stats" with []Process every second

@@ -234,3 +234,13 @@ func (c *counters) sample(exchanges uint64) *mgmt.NodeCounters {
 	}
 	return nc
 }
+
+var _ mgmt.Migrator = (*Backend)(nil)
+
+// Migrate implements mgmt.Migrator: the engine moves the waiting
+// instances it holds (persistent ones in the store, which a cluster
+// shares; in-memory ones of this node). A retired version left without
+// instances is dropped at the deployer's next poll.
+func (b *Backend) Migrate(ctx context.Context, r mgmt.MigrateRequest) (*mgmt.MigrateResult, error) {
+	return b.engine.Migrate(ctx, r)
+}

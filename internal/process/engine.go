@@ -21,6 +21,7 @@ import (
 	"github.com/orchd/orchd/internal/process/interp"
 	"github.com/orchd/orchd/internal/process/membudget"
 	"github.com/orchd/orchd/internal/process/plan"
+	"github.com/orchd/orchd/internal/process/restcall"
 )
 
 // Options configure an Engine. The zero value works: no logging, no
@@ -134,6 +135,11 @@ type Options struct {
 	// Clock is the time of instance timers and deadlines (clock.go); nil
 	// means the system clock.
 	Clock Clock
+	// Retention keeps ended persistent instances this long where their
+	// deploy.xml's orchd:retention says nothing (retention.go); zero
+	// keeps them. RetentionEvery is how often RunRetention sweeps (zero:
+	// DefaultRetentionEvery).
+	Retention, RetentionEvery time.Duration
 }
 
 // Engine runs deployed processes. It implements exchange.Dispatcher: every
@@ -160,7 +166,7 @@ type Engine struct {
 	older   atomic.Pointer[map[exchange.QName][]*interp.Version]
 
 	store Store
-	restc *interp.RestClient
+	restc *restcall.Client
 	// steps is Options.MaxSteps resolved.
 	steps int
 	reg   registry
@@ -180,6 +186,8 @@ type Engine struct {
 	stop    context.CancelFunc
 	// self is Options.Self as origin keys (selfcall.go).
 	self map[string]bool
+	// retain is the retention sweep's (retention.go).
+	retain retention
 }
 
 // NewEngine returns an engine with no process deployed.
@@ -197,7 +205,7 @@ func NewEngine(opts Options) *Engine {
 		maxSteps = math.MaxInt
 	}
 	return &Engine{log: log, metrics: newMetrics(opts.Registerer), opts: opts, byEndpoint: map[*exchange.Endpoint]*interp.Version{}, steps: maxSteps,
-		store: opts.Store, restc: interp.NewRESTClient(opts.HTTPClient, opts.AssignedHTTP, opts.HTTPTimeout, opts.Tracer), baseCtx: ctx, stop: stop, self: selfHosts(opts.Self),
+		store: opts.Store, restc: restcall.New(opts.HTTPClient, opts.AssignedHTTP, opts.HTTPTimeout, opts.Tracer), baseCtx: ctx, stop: stop, self: selfHosts(opts.Self),
 		reg: registry{live: map[string]*interp.Instance{}, calling: map[string]*interp.Instance{}, routes: map[string]*interp.Instance{},
 			keys: map[*interp.Instance][]string{}, mail: map[*interp.Instance][]string{}, open: map[string][]*interp.OpenRequest{}}}
 }

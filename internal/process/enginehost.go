@@ -15,6 +15,7 @@ import (
 	"github.com/orchd/orchd/internal/process/interp"
 	"github.com/orchd/orchd/internal/process/membudget"
 	"github.com/orchd/orchd/internal/process/plan"
+	"github.com/orchd/orchd/internal/process/restcall"
 )
 
 // engineHost is the engine as the host of its instances' runs: the
@@ -34,7 +35,7 @@ func (h *engineHost) Clustered() bool                          { return h.opts.O
 func (h *engineHost) BaseURL() string                          { return h.opts.BaseURL }
 func (h *engineHost) BaseContext() context.Context             { return h.baseCtx }
 func (h *engineHost) Tracer() trace.Tracer                     { return h.opts.Tracer }
-func (h *engineHost) Rest() *interp.RestClient                 { return h.restc }
+func (h *engineHost) Rest() *restcall.Client                   { return h.restc }
 func (h *engineHost) OpenMail(in *interp.Instance) bool        { return (*Engine)(h).openMail(in) }
 func (h *engineHost) CloseMail(in *interp.Instance)            { (*Engine)(h).closeMail(in) }
 func (h *engineHost) ListCalling(in *interp.Instance, on bool) { (*Engine)(h).listCalling(in, on) }

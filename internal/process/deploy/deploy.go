@@ -63,6 +63,8 @@ type Process struct {
 	// MaxSteps is orchd:maxSteps: the step budget of one run of an
 	// instance (0: the engine's, Options.MaxSteps).
 	MaxSteps int
+	// Retention is orchd:retention (retention.go).
+	Retention Retention
 	// MaxVariableBytes and MaxRunBytes are orchd:maxVariableBytes and
 	// orchd:maxRunBytes (0: the engine's bounds; membudget.go).
 	MaxVariableBytes, MaxRunBytes int64
@@ -261,6 +263,10 @@ func Parse(doc *xmldoc.Document, errs *xmldoc.Errors) *Descriptor {
 			case "partnerAllow":
 				if c.NamespaceURI() == nsOrchdDD {
 					parsePartnerAllow(doc, c, p, errs)
+				}
+			case "retention":
+				if c.NamespaceURI() == nsOrchdDD {
+					p.Retention = parseRetention(doc, c, errs)
 				}
 			case "property":
 				sp, local, err := xmldoc.ResolveQName(c, c.SelectAttrValue("name", ""), true)

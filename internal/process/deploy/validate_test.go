@@ -28,7 +28,7 @@ func TestValidate(t *testing.T) {
 <type>p:P</type>
 <cleanup on="success"><category>all</category><filter>x</filter></cleanup>
 <schedule when="0 0 * * *"><cleanup><category>instance</category></cleanup></schedule>`, ""},
-		{"orchd's elements", `<o:maxSteps>5</o:maxSteps><o:uncaughtFailure>fault</o:uncaughtFailure><o:compat>ode</o:compat>
+		{"orchd's elements", `<o:maxSteps>5</o:maxSteps><o:uncaughtFailure>fault</o:uncaughtFailure><o:compat>ode</o:compat><o:retention completed="P7D" faulted="PT1H"/>
 <provide partnerLink="c"><service name="p:S" port="P"/><o:replyTimeout operation="op">PT1S</o:replyTimeout></provide>
 <invoke partnerLink="r"><service name="p:S" port="P"/><o:timeout operation="op">PT1S</o:timeout><o:idempotent operation="op"/><o:validateReplies/><o:addressing/></invoke>`, ""},
 		{"other namespaces", `<x:anything xmlns:x="urn:x"><in-memorry/></x:anything>
@@ -38,6 +38,12 @@ func TestValidate(t *testing.T) {
 		{"orchd:timout", `<invoke partnerLink="r"><service name="p:S" port="P"/>
 <o:timout operation="op">PT2S</o:timout></invoke>`,
 			`deploy.xml:4: <o:timout>: unknown element of orchd's deploy namespace (urn:orchd:deploy) in <invoke>; did you mean timeout?`},
+		{"orchd:retension", `<o:retension completed="P1D"/>`,
+			`deploy.xml:3: <o:retension>: unknown element of orchd's deploy namespace (urn:orchd:deploy) in <process>; did you mean retention?`},
+		{"orchd:retention attribute typo", `<o:retention complete="P1D"/>`,
+			`deploy.xml:3: <o:retention>: unknown attribute complete; did you mean completed?`},
+		{"orchd:retention bad duration", `<o:retention faulted="a week"/>`,
+			`deploy.xml:3: <orchd:retention faulted>: want a positive xsd:duration such as PT5M, not "a week"`},
 		{"orchd element out of place", `<provide partnerLink="c"><service name="p:S" port="P"/><o:timeout>PT1S</o:timeout></provide>`,
 			`deploy.xml:3: <o:timeout>: belongs in <invoke>, not in <provide>`},
 		{"ODE element out of place", `<provide partnerLink="c"><service name="p:S" port="P"/><in-memory>true</in-memory></provide>`,

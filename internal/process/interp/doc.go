@@ -25,8 +25,7 @@
 //
 // The exported API, by who uses it:
 //   - deploying: NewVersion, NewVersions, Version (and its
-//     BindPartnerMetrics, EmitLifecycle), ProcMetrics, PartnerMetrics,
-//     NewRESTClient, RestClient;
+//     BindPartnerMetrics, EmitLifecycle), ProcMetrics, PartnerMetrics;
 //   - running: NewInstance, Decode, Delivery, Outcome, Result, the
 //     Instance's Begin, Run, Terminate, Reopen, Unload, LoadTrace,
 //     MarkRecovered, LockTaken, WaitForReply, AwaitReply, OpenRequest,

@@ -20,6 +20,7 @@ import (
 	"github.com/orchd/orchd/internal/process/expr"
 	"github.com/orchd/orchd/internal/process/membudget"
 	"github.com/orchd/orchd/internal/process/plan"
+	"github.com/orchd/orchd/internal/process/restcall"
 )
 
 // The interpreter's own tests run instances of compiled plans (the
@@ -41,7 +42,7 @@ func (testHost) Clustered() bool                                         { retur
 func (testHost) BaseURL() string                                         { return "" }
 func (testHost) BaseContext() context.Context                            { return context.Background() }
 func (testHost) Tracer() trace.Tracer                                    { return nil }
-func (testHost) Rest() *RestClient                                       { return nil }
+func (testHost) Rest() *restcall.Client                                  { return nil }
 func (testHost) Named(in *Instance)                                      {}
 func (testHost) Answering(in *Instance)                                  {}
 func (testHost) OpenMail(in *Instance) bool                              { return false }

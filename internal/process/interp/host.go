@@ -13,6 +13,7 @@ import (
 	"github.com/orchd/orchd/internal/persist"
 	"github.com/orchd/orchd/internal/process/membudget"
 	"github.com/orchd/orchd/internal/process/plan"
+	"github.com/orchd/orchd/internal/process/restcall"
 )
 
 // Host is the engine as an instance's run sees it: the clock and the
@@ -50,7 +51,7 @@ type Host interface {
 	// Tracer and Rest are the engine's tracer (nil: none) and the client
 	// of REST activities.
 	Tracer() trace.Tracer
-	Rest() *RestClient
+	Rest() *restcall.Client
 	// Addressed binds the partner role of pl to an address a process
 	// assigned at run time, under the partner address policy narrowed to
 	// only.

@@ -5,20 +5,16 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
-	"net/url"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/beevik/etree"
-	"go.opentelemetry.io/otel/trace"
 
 	"github.com/orchd/orchd/internal/exchange"
-	"github.com/orchd/orchd/internal/partnerallow"
 	"github.com/orchd/orchd/internal/process/expr"
 	"github.com/orchd/orchd/internal/process/plan"
+	"github.com/orchd/orchd/internal/process/restcall"
 	"github.com/orchd/orchd/internal/process/xmldoc"
 	"github.com/orchd/orchd/internal/xmlparse"
 )
@@ -43,109 +39,10 @@ import (
 // the variable throws ODE's {http://www.apache.org/ode/type/extension}
 // bpel4RestExtensions fault, as ODE's Bpel4RestLightOperation did.
 
-const (
-	// defaultRESTTimeout bounds a REST call when Options.HTTPTimeout is
-	// zero.
-	defaultRESTTimeout = 30 * time.Second
-	// maxRESTResponse caps a REST response body.
-	maxRESTResponse = 4 << 20
-)
-
 // simpleVar reports a variable of one of XML Schema's simple types: it
 // holds text. (A type variable of another type may hold elements.)
 func simpleVar(v *expr.Var) bool {
 	return v.OfType() && v.Typ.Space == xmldoc.NSXSD && v.Typ.Local != "anyType" && v.Typ.Local != "anySimpleType"
-}
-
-// RestClient sends the HTTP requests of REST extension activities.
-type RestClient struct {
-	hc       *http.Client
-	assigned func(only *partnerallow.List) *http.Client
-	timeout  time.Duration
-	tracer   trace.Tracer
-}
-
-// NewRESTClient returns the client of REST activities: hc (nil: Go's
-// default transport) for URIs the bundle names, assigned (nil: hc) for
-// URIs taken from a variable, under the partner address policy narrowed
-// to the process's orchd:partnerAllow rules; each request bounded by
-// timeout (zero: 30s), traced by tracer (nil: not traced).
-func NewRESTClient(hc *http.Client, assigned func(only *partnerallow.List) *http.Client, timeout time.Duration, tracer trace.Tracer) *RestClient {
-	c := &RestClient{hc: hc, assigned: assigned, timeout: timeout, tracer: tracer}
-	if c.hc == nil {
-		c.hc = &http.Client{}
-	}
-	if c.timeout <= 0 {
-		c.timeout = defaultRESTTimeout
-	}
-	return c
-}
-
-// restRequest is a REST call, built in the instance's goroutine from its
-// variables, so it may be sent from another.
-type restRequest struct {
-	method, url, accept, contentType string
-	body                             []byte
-	hasBody                          bool
-	// assigned is set when url was taken from a variable: the call goes
-	// under the partner address policy narrowed to only.
-	assigned bool
-	only     *partnerallow.List
-	// parent is the span the call is a child of (tracing.go).
-	parent trace.SpanContext
-}
-
-// restResponse is what the server answered.
-type restResponse struct {
-	status int
-	body   []byte
-}
-
-// do sends r under ctx, bounded by the client's timeout.
-func (c *RestClient) do(ctx context.Context, r *restRequest) (*restResponse, error) {
-	ctx, cancel := context.WithTimeout(ctx, c.timeout)
-	defer cancel()
-	var body io.Reader
-	if r.hasBody {
-		body = bytes.NewReader(r.body)
-	}
-	req, err := http.NewRequestWithContext(ctx, r.method, r.url, body)
-	if err != nil {
-		return nil, err
-	}
-	req.Header.Set("Accept", r.accept)
-	if r.hasBody {
-		req.Header.Set("Content-Type", r.contentType)
-	}
-	if id := exchange.IdlerOf(ctx); id != nil {
-		id.Idle(exchange.WaitPartner)
-		defer id.Busy(exchange.WaitPartner)
-	}
-	hc, policed := c.hc, r.assigned && c.assigned != nil
-	if policed {
-		hc = c.assigned(r.only)
-	}
-	sp := c.startREST(ctx, r, req)
-	resp, err := hc.Do(req)
-	endREST(sp, resp, err)
-	if err != nil {
-		var ue *url.Error
-		if policed && errors.As(err, &ue) {
-			// The URI is the client's own; the fault is the same text
-			// whatever it was (the policy's log line has the detail).
-			err = ue.Err
-		}
-		return nil, err
-	}
-	defer resp.Body.Close()
-	b, err := io.ReadAll(io.LimitReader(resp.Body, maxRESTResponse+1))
-	if err != nil {
-		return nil, fmt.Errorf("reading the response: %w", err)
-	}
-	if len(b) > maxRESTResponse {
-		return nil, fmt.Errorf("the response is larger than %d bytes", maxRESTResponse)
-	}
-	return &restResponse{status: resp.StatusCode, body: b}, nil
 }
 
 // stepRestActivity makes the call. A persistent instance is checkpointed first unless
@@ -179,41 +76,41 @@ func stepRestActivity(a *plan.RestActivity, in *Instance, f *frame) (plan.Activi
 	client := in.host.Rest()
 	if in.othersBusy() {
 		return nil, false, in.callAsync(f, func(ctx context.Context) *callAnswer {
-			res, err := client.do(ctx, req)
+			res, err := client.Do(ctx, req)
 			return &callAnswer{rest: res, err: err}
 		})
 	}
-	res, err := client.do(in.ctx, req)
+	res, err := client.Do(in.ctx, req)
 	return answeredRestActivity(a, in, res, err)
 }
 
 // buildRestActivity reads what the call needs from the instance's variables.
-func buildRestActivity(a *plan.RestActivity, in *Instance) (*restRequest, error) {
-	r := &restRequest{method: a.Method, parent: in.traceParent()}
+func buildRestActivity(a *plan.RestActivity, in *Instance) (*restcall.Request, error) {
+	r := &restcall.Request{Method: a.Method, Parent: in.traceParent()}
 	var err error
-	if r.url, err = getRestValue(a.Uri, in, a); err != nil {
+	if r.URL, err = getRestValue(a.Uri, in, a); err != nil {
 		return nil, err
 	}
 	if a.Uri.V != nil {
-		r.assigned, r.only = true, in.proc.PartnerAllow
-		if err := plan.CheckRESTURL(r.url); err != nil {
+		r.Assigned, r.Only = true, in.proc.PartnerAllow
+		if err := plan.CheckRESTURL(r.URL); err != nil {
 			return nil, faultRestActivity(a, fmt.Errorf("uri from variable %s: %w", a.Uri.V.Name, err))
 		}
 	}
-	if r.accept, err = getRestValue(a.Accept, in, a); err != nil {
+	if r.Accept, err = getRestValue(a.Accept, in, a); err != nil {
 		return nil, err
 	}
 	if a.Method != http.MethodPost && a.Method != http.MethodPut {
 		return r, nil
 	}
-	if r.contentType, err = getRestValue(a.ContentType, in, a); err != nil {
+	if r.ContentType, err = getRestValue(a.ContentType, in, a); err != nil {
 		return nil, err
 	}
 	if a.Request != nil {
-		r.body, r.hasBody = payload(in, a.Request)
+		r.Body, r.HasBody = payload(in, a.Request)
 	}
-	if !r.hasBody && a.Static != nil {
-		r.body, r.hasBody = a.Static, true
+	if !r.HasBody && a.Static != nil {
+		r.Body, r.HasBody = a.Static, true
 	}
 	return r, nil
 }
@@ -262,14 +159,14 @@ func payload(in *Instance, v *expr.Var) (body []byte, ok bool) {
 }
 
 // answeredRestActivity stores the response, or turns the failure into a fault.
-func answeredRestActivity(a *plan.RestActivity, in *Instance, res *restResponse, err error) (plan.Activity, bool, error) {
+func answeredRestActivity(a *plan.RestActivity, in *Instance, res *restcall.Response, err error) (plan.Activity, bool, error) {
 	in.stepsLeft = in.stepBudget // the run waited for the partner
 	in.mem.StartRun(in.proc.MaxVariableBytes, in.proc.MaxRunBytes, in.host.MemoryBounds())
 	if err != nil {
 		return nil, false, failedRestActivity(a, in, err)
 	}
-	in.host.Logger().Debug("REST call", "method", a.Method, "status", res.status, "at", a.Pos.String())
-	if body := bytes.TrimSpace(res.body); len(body) > 0 && a.Response != nil {
+	in.host.Logger().Debug("REST call", "method", a.Method, "status", res.Status, "at", a.Pos.String())
+	if body := bytes.TrimSpace(res.Body); len(body) > 0 && a.Response != nil {
 		if err := storeBody(in, a.Response, body); err != nil {
 			return nil, false, faultRestActivity(a, err)
 		}
@@ -277,7 +174,7 @@ func answeredRestActivity(a *plan.RestActivity, in *Instance, res *restResponse,
 	if a.Code != nil {
 		s := in.Slot(a.Code)
 		expr.ClearChildren(s)
-		s.SetText(strconv.Itoa(res.status))
+		s.SetText(strconv.Itoa(res.Status))
 		in.touch(a.Code)
 	}
 	return nil, true, nil

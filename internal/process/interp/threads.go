@@ -11,6 +11,7 @@ import (
 	"github.com/orchd/orchd/internal/events"
 	"github.com/orchd/orchd/internal/exchange"
 	"github.com/orchd/orchd/internal/process/plan"
+	"github.com/orchd/orchd/internal/process/restcall"
 )
 
 // threadState says whether a thread can be stepped and, if not, what it
@@ -82,7 +83,7 @@ type callAnswer struct {
 	seq uint64
 	msg *exchange.Message
 	// rest is the response of a REST extension activity's call.
-	rest *restResponse
+	rest *restcall.Response
 	err  error
 	dur  time.Duration
 }

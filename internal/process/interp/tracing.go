@@ -2,12 +2,9 @@ package interp
 
 import (
 	"context"
-	"github.com/orchd/orchd/internal/redact"
-	"net/http"
 
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/codes"
-	"go.opentelemetry.io/otel/propagation"
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/orchd/orchd/internal/exchange"
@@ -47,9 +44,6 @@ const (
 	attrOp       = attribute.Key("rpc.method")
 	attrState    = attribute.Key("orchd.state")
 	attrBytes    = attribute.Key("orchd.stored_bytes")
-	attrURL      = attribute.Key("url.full")
-	attrStatus   = attribute.Key("http.response.status_code")
-	attrMethod   = attribute.Key("http.request.method")
 )
 
 // traceCommit starts the span of a commit of in's checkpoint cp (nil
@@ -131,33 +125,6 @@ func (in *Instance) traceParent() trace.SpanContext {
 	}
 	return in.tr.Run
 }
-
-// startREST starts the span of a REST call of r (nil without tracing)
-// and puts its trace context on req.
-func (c *RestClient) startREST(ctx context.Context, r *restRequest, req *http.Request) trace.Span {
-	if c.tracer == nil || !r.parent.IsValid() {
-		return nil
-	}
-	ctx, sp := c.tracer.Start(trace.ContextWithSpanContext(ctx, r.parent), "REST "+r.method,
-		trace.WithSpanKind(trace.SpanKindClient), trace.WithAttributes(attrMethod.String(r.method), attrURL.String(redactURL(r.url))))
-	propagation.TraceContext{}.Inject(ctx, propagation.HeaderCarrier(req.Header))
-	return sp
-}
-
-// endREST ends a REST call's span.
-func endREST(sp trace.Span, resp *http.Response, err error) {
-	if sp == nil {
-		return
-	}
-	if resp != nil {
-		sp.SetAttributes(attrStatus.Int(resp.StatusCode))
-	}
-	endSpan(sp, err)
-}
-
-// redactURL is u without credentials: its user information and query
-// are left out, at the string level (an unparsable u is redacted too).
-func redactURL(u string) string { return redact.AddressNoQuery(u) }
 
 // traceRun begins the tracing of a run serving ex (nil: a timer or
 // recovery) and returns what ends it. Called only with a Tracer.

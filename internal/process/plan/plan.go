@@ -80,9 +80,11 @@ type Plan struct {
 	// Routes maps operations taken by activities of running instances to
 	// the correlation sets that find the instance, one shape per distinct
 	// combination of sets an activity correlates on.
-	Routes     map[string][]*RouteShape
-	CorrSets   map[string]*CorrSet
-	Cleanup    []deploy.CleanupRule
+	Routes   map[string][]*RouteShape
+	CorrSets map[string]*CorrSet
+	Cleanup  []deploy.CleanupRule
+	// Retention is deploy.xml's orchd:retention.
+	Retention  deploy.Retention
 	Idempotent map[string]bool
 	// ReplyTimeouts are deploy.xml's per-operation reply timeouts.
 	ReplyTimeouts map[ReplyOp]time.Duration
