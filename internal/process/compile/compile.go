@@ -92,7 +92,7 @@ func compileProcess(proc *ast.Process, w *wsdl.Set, dp *deploy.Process, errs *xm
 	c := &compiler{doc: doc, root: root, w: w, errs: errs, dp: dp, ext: opts.Extensions, compat: mode}
 	p := &plan.Plan{Name: dp.Name, File: doc.File, InMemory: dp.InMemory, Plinks: map[string]*plan.PartnerLink{},
 		Starts: map[string]plan.Activity{}, Routes: map[string][]*plan.RouteShape{}, Cleanup: dp.Cleanup, Idempotent: dp.Idempotent, Events: dp.Events, MaxSteps: dp.MaxSteps, MaxVariableBytes: dp.MaxVariableBytes, MaxRunBytes: dp.MaxRunBytes,
-		FaultUncaught: dp.FaultUncaught, PartnerAllow: dp.PartnerAllow}
+		FaultUncaught: dp.FaultUncaught, PartnerAllow: dp.PartnerAllow, UndeclaredFaultsFail: mode == check.ODE}
 	c.p = p
 	c.scopes = []map[string]*expr.Var{{}}
 	for _, a := range root.Attrs {
