@@ -46,6 +46,8 @@ var allowed = map[string][]string{
 	"internal/process/ast":       {"internal/process/xmldoc"},
 	"internal/process/epr":       {"internal/process/xmldoc", "internal/redact", "internal/xmlparse"},
 	"internal/process/outboxmsg": {"internal/exchange", "internal/persist", "internal/process/epr", "internal/xmlparse"},
+	// A partner's answer against its message's schemas.
+	"internal/process/replycheck": {"internal/exchange", "internal/process/plan", "internal/xsd"},
 	"internal/xpath1":            nil,
 	"internal/xsd":               {"internal/process/xmldoc"},
 	"internal/xpath2":            {"internal/suggest", "internal/xsd"},
@@ -69,7 +71,7 @@ var allowed = map[string][]string{
 	// other than persist's types, or cmd.
 	"internal/process/interp": {"internal/events", "internal/exchange", "internal/mgmt", "internal/partnerallow", "internal/persist", "internal/process/epr", "internal/process/outboxmsg",
 		"internal/process/xmldoc", "internal/process/deploy", "internal/process/expr", "internal/process/membudget", "internal/process/plan",
-		"internal/redact", "internal/xmlparse", "internal/xpath1", "internal/xpath2", "internal/xsd"},
+		"internal/process/replycheck", "internal/redact", "internal/xmlparse", "internal/xpath1", "internal/xpath2", "internal/xsd"},
 
 	// The engine: deploys versions, routes exchanges to their instances,
 	// stores, recovers and manages them. Never the compiler, the front

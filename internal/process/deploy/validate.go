@@ -39,7 +39,8 @@ func odeRule(tag string) (ddRule, bool) {
 			ode: []string{"active", "retired", "in-memory", "property", "process-events", "provide", "invoke",
 				"mex-interceptors", "type", "cleanup", "schedule"},
 			orchd: map[string][]string{"maxSteps": nil, "uncaughtFailure": nil, "waive": {"rules"},
-				"partnerAllow": {"host", "port"}, "compat": nil, "maxVariableBytes": nil, "maxRunBytes": nil}}, true
+				"partnerAllow": {"host", "port"}, "compat": nil, "maxVariableBytes": nil, "maxRunBytes": nil,
+				"validateReplies": nil}}, true
 	case "property":
 		// name a QName; the legacy namespace's name and namespace.
 		return ddRule{attrs: []string{"name", "namespace"}, lax: true}, true
