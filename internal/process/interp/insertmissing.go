@@ -128,7 +128,7 @@ func nameCreated(e *etree.Element, st *plan.InsertStep) {
 		e.CreateAttr("xmlns:"+st.Prefix, st.Space)
 		return
 	}
-	renameTo(e, exchange.QName{Space: st.Space, Local: st.Local})
+	expr.RenameTo(e, exchange.QName{Space: st.Space, Local: st.Local})
 }
 
 // createAttr adds st's attribute, empty, to e and returns its index; a

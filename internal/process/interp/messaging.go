@@ -34,12 +34,7 @@ func (in *Instance) partsMessage(md *exchange.MessageDesc, parts []plan.PartMap)
 			// element holding its value, as a copy to the part would
 			// make it (its content replaced, WS-BPEL 8.4.2).
 			val = expr.CopyTree(s)
-			pfx := "p"
-			for val.SelectAttr("xmlns:"+pfx) != nil {
-				pfx += "p"
-			}
-			val.Space, val.Tag = pfx, el.Local
-			val.CreateAttr("xmlns:"+pfx, el.Space)
+			expr.RenameTo(val, el)
 		default:
 			val = expr.FirstElement(s)
 		}
