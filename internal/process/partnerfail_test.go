@@ -294,11 +294,17 @@ func TestRecoveredCallInFlightSuspendsEvenWhenCaught(t *testing.T) {
 // path (none when path is ""), its partner calls answered by call.
 func deployPF(t *testing.T, dir, path string, call exchange.PartnerFunc) *Engine {
 	t.Helper()
+	return deployPartners(t, dir, path, func(*exchange.Endpoint) exchange.Partner { return call })
+}
+
+// deployPartners is deployPF with partners bound by partners.
+func deployPartners(t *testing.T, dir, path string, partners func(*exchange.Endpoint) exchange.Partner) *Engine {
+	t.Helper()
 	procs, err := loadBundle(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	opts := Options{Partners: func(*exchange.Endpoint) exchange.Partner { return call }}
+	opts := Options{Partners: partners}
 	if path != "" {
 		st, err := persist.Open(path, persist.Options{MaxBatchDelay: time.Millisecond})
 		if err != nil {

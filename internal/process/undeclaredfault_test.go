@@ -10,8 +10,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/orchd/orchd/internal/exchange"
-	"github.com/orchd/orchd/internal/persist"
 	"github.com/orchd/orchd/internal/soap"
 )
 
@@ -55,25 +53,12 @@ func deploySOAP(t *testing.T, dir, url string, persistent bool) *Engine {
 	if err := os.WriteFile(w, []byte(strings.Replace(string(b), "http://bob:pw-secret@partner.example/partner", url, 1)), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	procs, err := loadBundle(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
 	client := soap.NewClient(soap.ClientOptions{Timeout: 5 * time.Second})
-	opts := Options{Partners: func(ep *exchange.Endpoint) exchange.Partner { return client.Partner(ep) }}
+	path := ""
 	if persistent {
-		st, err := persist.Open(filepath.Join(t.TempDir(), "orchd.db"), persist.Options{MaxBatchDelay: time.Millisecond})
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { st.Close() })
-		opts.Store = st
+		path = filepath.Join(t.TempDir(), "orchd.db")
 	}
-	e := NewEngine(opts)
-	if err := e.Deploy(procs...); err != nil {
-		t.Fatal(err)
-	}
-	return e
+	return deployPartners(t, dir, path, client.Partner)
 }
 
 // A partner answering a SOAP fault its WSDL does not declare, over real
