@@ -128,8 +128,9 @@ overload:
 
 ## soak: SOAK_DURATION (30m) of an open-loop load on a non-race orchd at
 ## SOAK_LOAD (0.8) of the capacity it first measures for the soak's mix
-## (SOAK_PROBE, 1m, 64 clients closed loop; in-memory POs and one request in
-## six of the persistent mix), with a kill -9 and restart every SOAK_RESTART
+## (SOAK_PROBE, 1m, 64 clients closed loop, then the highest open-loop rate
+## from that figure down in 10% steps that holds; in-memory POs and one
+## request in six of the persistent mix), with a kill -9 and restart every SOAK_RESTART
 ## (5m); prints tx/s, latency, CPU per exchange, RSS, goroutines,
 ## shed/unsent/late and the load average every SOAK_SAMPLE (1m), the drift
 ## of each restart period and the crash invariants; fails on a lost

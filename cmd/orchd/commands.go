@@ -10,6 +10,7 @@ import (
 
 	"github.com/orchd/orchd/internal/buildinfo"
 	"github.com/orchd/orchd/internal/ctl"
+	"github.com/orchd/orchd/internal/loadgen"
 	"github.com/orchd/orchd/internal/process/compile"
 )
 
@@ -29,7 +30,7 @@ type command struct {
 }
 
 // runFunc runs a command with its flags parsed (operands in fs.Args()).
-type runFunc func(ctx context.Context, fs *flag.FlagSet, stdout, stderr io.Writer) int
+type runFunc = func(ctx context.Context, fs *flag.FlagSet, stdout, stderr io.Writer) int
 
 // commands is the table of orchd's commands, in the listing's order.
 func commands() []command {
@@ -37,7 +38,7 @@ func commands() []command {
 		{name: "serve", args: "[flags]", summary: "serve the bundles of a deploy directory (the command when the first argument is a flag)", flags: serveCommand},
 		{name: "ctl", args: "[flags] VERB [ARGS]", summary: "operate a running orchd through its management API", run: ctl.Run, usage: ctl.Usage, globals: ctl.Flags},
 		{name: "instances", args: "[flags]", summary: "list the stored instances of persistent processes", flags: instancesCommand},
-		{name: "bench", args: "[flags]", summary: "load a SOAP endpoint (closed or open loop) and report tx/s and latency; exit 1 when a measured request fails or misses --expect", flags: benchCommand},
+		{name: "bench", args: "[flags]", summary: "load a SOAP endpoint (closed or open loop) and report tx/s and latency; exit 1 when a measured request fails or misses --expect", flags: loadgen.Command},
 		{name: "lint", args: "[--json] [--compat ode] BUNDLE_DIR...", summary: "check bundles as a deploy would (WS-BPEL static analysis and compile errors) without serving them", run: compile.LintRunner(compile.LoadOptions{Extensions: linkedExtensions()}), usage: compile.LintUsage, globals: compile.LintFlags},
 		{name: "xpath", args: "[flags] EXPR", summary: "evaluate an XPath 1.0 or 2.0 expression and print its items", flags: xpathCommand},
 		{name: "mock-partners", args: "[flags]", summary: "serve the example's CRM and ERP mock services", flags: mockCommand},

@@ -125,6 +125,7 @@ func freeAddr(t *testing.T) string {
 // --compat ode, they are refused with a message naming the setting, by
 // serve and by orchd lint.
 func TestCompatODE(t *testing.T) {
+	t.Parallel() // long and mostly building or waiting: runs beside the other parallel tests at the end
 	modes := []struct {
 		name  string
 		flags []string

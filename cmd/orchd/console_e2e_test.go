@@ -363,6 +363,7 @@ func TestConsoleInBrowser(t *testing.T) {
 		if got := eval[bool](b, fmt.Sprintf(`document.querySelector('#retire-v%d').disabled`, versions["alpha"])); !got {
 			t.Errorf("retire is enabled with the read token")
 		}
+		checkVersionDiagram(b, admin, names["alpha"])
 		b.shot("process")
 		b.noScriptErrors()
 	})
@@ -413,6 +414,7 @@ func TestConsoleInBrowser(t *testing.T) {
 			t.Errorf("a value's markup became a <b> element")
 		}
 		b.wait("timeline shown", `document.querySelector('#timeline-table tbody tr[data-kind="instanceCreated"]') !== null`)
+		checkInstanceDiagram(b, admin, id, mgmt.ActivityWaiting, "waits for")
 		b.wait("terminate offered", `!document.querySelector('#act-terminate').hidden`)
 		if !eval[bool](b, `document.querySelector('#act-terminate').disabled`) {
 			t.Errorf("terminate is enabled with the read token")
@@ -441,6 +443,11 @@ func TestConsoleInBrowser(t *testing.T) {
 		b.open(admin + "/console/instance?" + url.Values{"id": {id}}.Encode())
 		b.wait("the failure shown", `!document.querySelector('#failure-section').hidden && document.querySelector('#failure').innerText.includes('callPartner')`)
 		b.wait("recovery actions offered", `['retry', 'fault', 'cancel'].every(a => !document.querySelector('#act-' + a).hidden)`)
+		failed := checkInstanceDiagram(b, admin, id, mgmt.ActivityFailed, "callPartner")
+		if stroke := eval[string](b, fmt.Sprintf(`document.querySelector('#diagram g[data-activity="%d"] > rect').getAttribute('stroke')`, failed)); stroke != "#cf222e" {
+			t.Errorf("the failed invoke's outline is %q, want red", stroke)
+		}
+		shotDiagram(b, "instance-failed-diagram")
 		b.shot("instance-failed")
 		d := b.acted(admin, id, "cancel")
 		if d.State == mgmt.StateSuspended || d.Failure != nil {

@@ -28,7 +28,7 @@ var updateDocs = flag.Bool("update", false, "rewrite docs/commands.md and the ro
 var docCommands = []string{"serve", "ctl", "instances", "lint", "mock-partners", "bench", "xpath", "version"}
 
 // ctlVerbs are orchd ctl's verbs, each with a flag set of its own.
-var ctlVerbs = []string{"cluster", "processes", "process", "retire", "activate", "bundles", "deploy", "undeploy",
+var ctlVerbs = []string{"cluster", "processes", "process", "diagram", "retire", "activate", "bundles", "deploy", "undeploy",
 	"instances", "instance", "suspend", "resume", "terminate", "delete", "retry", "fault", "cancel", "bulk"}
 
 // helpOf runs the built orchd with args and returns what it printed. The
@@ -99,6 +99,7 @@ for is in [operations.md](operations.md); what the limits mean is in
 // TestCommandsDoc fails when docs/commands.md is not what the binary's
 // help says (-update rewrites it).
 func TestCommandsDoc(t *testing.T) {
+	t.Parallel() // long and mostly building or waiting: runs beside the other parallel tests at the end
 	const path = "../../docs/commands.md"
 	want := renderCommands(t)
 	if *updateDocs {

@@ -89,6 +89,14 @@ func TestEndpointReferences(t *testing.T) {
 	if n := assigned.done.Load() + overridden.done.Load(); n != 2 {
 		t.Errorf("%d partner calls in all, want 2", n)
 	}
+
+	// Behind a proxy (--public-url) a myRole EPR names the address
+	// clients reach, path prefix included, not the listener's.
+	o2 := startOrchd(t, "--deploy", deploy, "--endpoints", rules, "--partner-allow", "127.0.0.1", "--public-url", "https://orchd.example.com/bpel/")
+	r = post(t, client, o2.base+"/processes/EprMe", textXML, `"urn:e2e#run"`, eprRequest("M2", "1"))
+	if want := "<wsa:Address>https://orchd.example.com/bpel/processes/EprMe</wsa:Address>"; r.status != 200 || !strings.Contains(r.body, want) {
+		t.Errorf("myRole EPR under --public-url: status %d body %s, want %s", r.status, r.body, want)
+	}
 }
 
 // An assigned endpoint is instance state: a persistent instance waiting

@@ -10,6 +10,7 @@ const guideMarker = "<!-- guide:"
 // broken, fixed, deployed and called in a copy of the repository, and
 // each "# ->" line is checked, so the guide and its files cannot drift.
 func TestFirstBundleGuide(t *testing.T) {
+	t.Parallel() // long and mostly building or waiting: runs beside the other parallel tests at the end
 	steps, err := readBlock("../../docs/first-bundle.md", guideMarker)
 	if err != nil {
 		t.Fatal(err)

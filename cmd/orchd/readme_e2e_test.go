@@ -146,6 +146,7 @@ type background struct {
 // machine. The mock partners must have their WSDL addresses, 127.0.0.1:9101
 // and :9102, free.
 func TestReadmeTour(t *testing.T) {
+	t.Parallel() // long and mostly building or waiting: runs beside the other parallel tests at the end
 	steps, err := readTour("../../README.md")
 	if err != nil {
 		t.Fatal(err)

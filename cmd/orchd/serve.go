@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"flag"
@@ -135,7 +136,7 @@ func defineServe(fs *flag.FlagSet) *serveConfig {
 	tlsFlags(fs, &c.tls)
 	fs.StringVar(&c.endpointsFile, "endpoints", "", "file of partner address overrides: '{ns}Service Port URL' or 'portType {ns}PT URL' a line")
 	fs.StringVar(&c.debugAddr, "debug-addr", "", "serve net/http/pprof on this address (off when empty); keep it on loopback")
-	fs.IntVar(&c.sampleEvery, "sample-every", process.DefaultSampleEvery, "time one instance in this many per activity, for the activity outline of the management API and console (1: every instance; 0: none)")
+	fs.IntVar(&c.sampleEvery, "sample-every", process.DefaultSampleEvery, "after the first 16 instances of each version, time one in this many per activity, in every run it has, for the activity outline and diagram of the management API and console (1: every instance; 0: none)")
 	fs.StringVar(&c.otelEndpoint, "otel-endpoint", "", "send OpenTelemetry traces to this OTLP collector (http://host:4318; gRPC with OTEL_EXPORTER_OTLP_PROTOCOL=grpc); empty: OTEL_EXPORTER_OTLP_ENDPOINT's, if set, else no tracing")
 	eventFlags(fs, &c.events)
 	adminFlags(fs, &c.admin)
@@ -285,8 +286,11 @@ func runServer(ctx context.Context, cfg *serveConfig, log *slog.Logger) error {
 	// process assigns at run time (a copied endpoint reference) is called
 	// as it is, under --partner-allow, unless it names one of this
 	// server's own process endpoints (Self): that call stays in process.
+	// The engine's own address in myRole endpoint references is the one
+	// clients reach (--public-url); the cluster publishes the listener's.
+	listenURL := server.BaseURL(scheme, ln.Addr())
 	opts := process.Options{Logger: log, Registerer: reg, Partners: overrides.Partners(client.Partner),
-		AssignedPartners: client.AssignedPartnerUnder, BaseURL: server.BaseURL(scheme, ln.Addr()), Self: selfURLs(scheme, ln.Addr(), cfg.publicURL), MessageHold: cfg.messageHold, MessageHoldMax: cfg.messageHoldMax, MaxSteps: cfg.maxSteps, Memory: cfg.memory}
+		AssignedPartners: client.AssignedPartnerUnder, BaseURL: cmp.Or(public.Configured(), listenURL), Self: selfURLs(scheme, ln.Addr(), cfg.publicURL), MessageHold: cfg.messageHold, MessageHoldMax: cfg.messageHoldMax, MaxSteps: cfg.maxSteps, Memory: cfg.memory}
 	// REST extension activities call on the partners' terms: the same
 	// keep-alive pool (--partner-conns) and per-call bound.
 	opts.HTTPClient, opts.HTTPTimeout = client.PolicedHTTPClient()
@@ -311,14 +315,14 @@ func runServer(ctx context.Context, cfg *serveConfig, log *slog.Logger) error {
 	}
 	// The management API's URL, published in the cluster membership:
 	// --admin-listen is bound now for that.
-	adminURL := opts.BaseURL
+	adminURL := listenURL
 	if cfg.admin.listen != "" {
 		if cfg.admin.ln, err = net.Listen("tcp", cfg.admin.listen); err != nil {
 			return fmt.Errorf("listen on --admin-listen %s: %w", cfg.admin.listen, err)
 		}
 		adminURL = server.BaseURL(scheme, cfg.admin.ln.Addr())
 	}
-	node, err := joinCluster(ctx, &cfg.cluster, store.Opened(), opts.BaseURL, adminURL, ln.Addr().String(), log)
+	node, err := joinCluster(ctx, &cfg.cluster, store.Opened(), listenURL, adminURL, ln.Addr().String(), log)
 	if err != nil {
 		return err
 	}
@@ -425,7 +429,7 @@ func runServer(ctx context.Context, cfg *serveConfig, log *slog.Logger) error {
 	// endpoints' WSDLs on the SOAP listener.
 	var consoleOpts console.Options
 	if cfg.admin.listen != "" {
-		consoleOpts.EndpointBase = server.BaseURL(scheme, ln.Addr())
+		consoleOpts.EndpointBase = opts.BaseURL
 	}
 	adminTLS, err := cfg.tls.admin(serverTLS)
 	if err != nil {

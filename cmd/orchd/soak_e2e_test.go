@@ -27,10 +27,16 @@ import (
 // mix, with a kill -9 and a restart every SOAK_RESTART (default 5m).
 //
 // The offered load is SOAK_LOAD (default 0.8) of the node's capacity for
-// that mix, measured first (measureCapacity: soakProbeClients closed-loop
-// clients for SOAK_PROBE, default 1m, after a sixth of it as warm-up; one
-// request in soakPersistShare of the persistent mix), split in the same
-// proportion. SOAK_RATE and SOAK_PERSIST_RATE set the rates instead (no
+// that mix, measured first in two steps: soakProbeClients closed-loop
+// clients for SOAK_PROBE, default 1m, after a sixth of it as warm-up
+// (measureCapacity: the most the node answers), then open-loop rates from
+// that figure down in steps of soakProbeStep until one holds
+// (measureOpenLoop: the most the node carries when the load arrives on
+// schedule, with the generator on the same cores). The soak's load is
+// open loop, and a closed-loop figure overstates what an open-loop
+// generator sharing the machine can carry: 80% of it left a backlog that
+// grew for the whole run. One request in soakPersistShare is of the
+// persistent mix, in the probe and in the offered load. SOAK_RATE and SOAK_PERSIST_RATE set the rates instead (no
 // probe). The load is open loop, as a soak's should be: requests are sent
 // on schedule whether or not earlier ones were answered (loadgen.Pace, as
 // orchd bench --rate). At most soakMaxOutstanding are outstanding per
@@ -95,14 +101,20 @@ func TestSoak(t *testing.T) {
 	if os.Getenv("SOAK_RATE") != "" || os.Getenv("SOAK_PERSIST_RATE") != "" {
 		rates = soakRates{mem: envRate(t, "SOAK_RATE", 200), persist: envRate(t, "SOAK_PERSIST_RATE", 40)}
 	} else {
-		capacity, s := measureCapacity(o.base, "CAP", led, probe/6, probe)
-		if s.errs > 0 || capacity <= 0 {
-			t.Fatalf("capacity probe: %.1f tx/s, %d errors (first: %s)", capacity, s.errs, s.firstErr)
+		closed, s := measureCapacity(o.base, "CAP", led, probe/6, probe)
+		if s.errs > 0 || closed <= 0 {
+			t.Fatalf("capacity probe: %.1f tx/s, %d errors (first: %s)", closed, s.errs, s.firstErr)
+		}
+		fmt.Printf("soak capacity, closed loop: %.1f tx/s (persistent %.1f, in-memory %.1f) over %v, %d clients, p99 %.1f ms, errors %d shed %d\n",
+			closed, float64(s.persist)/s.secs, float64(s.mem)/s.secs, probe, soakProbeClients, s.p99, s.errs, s.shed)
+		step := max(probe/4, 5*time.Second)
+		capacity := measureOpenLoop(t, o, "CAP", led, closed, step/5, step)
+		if capacity <= 0 {
+			t.Fatalf("capacity probe: no open-loop rate from %.1f tx/s down to %.0f%% of it held", closed, 100*soakProbeFloor)
 		}
 		offered := load * capacity
 		rates = soakRates{mem: offered * (soakPersistShare - 1) / soakPersistShare, persist: offered / soakPersistShare}
-		fmt.Printf("soak capacity: %.1f tx/s (persistent %.1f, in-memory %.1f) over %v, %d clients closed loop, p99 %.1f ms, errors %d shed %d; offering %.0f%% of it\n",
-			capacity, float64(s.persist)/s.secs, float64(s.mem)/s.secs, probe, soakProbeClients, s.p99, s.errs, s.shed, 100*load)
+		fmt.Printf("soak capacity: %.1f tx/s open loop (%.0f%% of closed loop); offering %.0f%% of it\n", capacity, 100*capacity/closed, 100*load)
 	}
 	fmt.Printf("soak: %v, kill -9 every %v, samples every %v; offered %.1f/s in-memory POs + %.1f/s persistent mix, open loop, at most %d outstanding each (orchd %s)\n",
 		duration, period, sample, rates.mem, rates.persist, soakMaxOutstanding, orchdBin)
@@ -215,12 +227,26 @@ const (
 	// soakProbeClients are the capacity probe's closed-loop clients: as
 	// many as make bench's knee (64), where orchd serves its most.
 	soakProbeClients = 64
+	// soakProbeStep and soakProbeFloor: the open-loop probe tries the
+	// closed-loop figure, then 10% less each step, down to 30% of it.
+	soakProbeStep  = 0.1
+	soakProbeFloor = 0.3
+	// soakProbeMaxP99 (ms) bounds the p99 of an open-loop rate that holds:
+	// a backlog that grows during the step shows here first.
+	soakProbeMaxP99 = 500.0
 	// soakPersistShare: one request in this many of the probe, and of the
 	// offered load, is of the persistent mix (the old defaults' 200:40).
 	soakPersistShare = 6
 	// soakMaxOutstanding bounds the requests each pacer (in-memory,
 	// persistent) has sent and not seen answered.
 	soakMaxOutstanding = 1024
+	// soakMaxConns bounds each pacer's connections to orchd, as a proxy's
+	// pool would: requests beyond it wait for a connection. Without the
+	// bound, a moment's stall (a restart's first second) made the client
+	// dial a connection per waiting request, each slowing orchd further:
+	// 2,300 goroutines and 330 MiB of RSS within 20 seconds of a restart
+	// at 860/s, and the idle connections kept the RSS up for minutes.
+	soakMaxConns = 128
 	// soakLate: a request sent this long after it was due counts as late
 	// (the generator, starved of CPU, fell behind its schedule).
 	soakLate = 50 * time.Millisecond
@@ -403,7 +429,7 @@ type soakSenders struct {
 
 func newSoakSenders(ctx context.Context, base, prefix string, led *loadLedger, c *soakCounters) soakSenders {
 	newClient := func() *http.Client {
-		return &http.Client{Timeout: 30 * time.Second, Transport: &http.Transport{MaxIdleConnsPerHost: soakMaxOutstanding}}
+		return &http.Client{Timeout: 30 * time.Second, Transport: &http.Transport{MaxConnsPerHost: soakMaxConns, MaxIdleConnsPerHost: soakMaxConns}}
 	}
 	memClient, mixClient := newClient(), newClient()
 	post := newPoster(mixClient, base)
@@ -501,6 +527,55 @@ func measureCapacity(base, prefix string, led *loadLedger, warmup, span time.Dur
 	wg.Wait()
 	send.close()
 	return s.txPerSec(), s
+}
+
+// measureOpenLoop offers the soak's mix open loop at rates from start
+// down, soakProbeStep less each time, each for warmup and then span, and
+// returns the first rate that holds (heldOpenLoop), or 0 when none above
+// soakProbeFloor of start does. Each step's line is printed.
+func measureOpenLoop(t *testing.T, o *orchd, prefix string, led *loadLedger, start float64, warmup, span time.Duration) float64 {
+	t.Helper()
+	for f := 1.0; f >= soakProbeFloor-1e-9; f -= soakProbeStep {
+		rate := f * start
+		r := soakRates{mem: rate * (soakPersistShare - 1) / soakPersistShare, persist: rate / soakPersistShare}
+		var c soakCounters
+		stop := startSoakLoad(t, o.base, fmt.Sprintf("%s%.0f", prefix, 100*f), led, r, &c)
+		time.Sleep(warmup)
+		c.take()
+		cpu := cpuSeconds(o)
+		time.Sleep(span)
+		s := c.take()
+		s.cpu, s.rss = cpuSeconds(o)-cpu, rssMiB(o)
+		stop()
+		why := heldOpenLoop(s, rate)
+		fmt.Printf("soak capacity, open loop at %.0f%%: %s  %s\n", 100*f, s.line(r), map[bool]string{true: "holds", false: "does not hold: " + why}[why == ""])
+		if why == "" {
+			return rate
+		}
+	}
+	return 0
+}
+
+// heldOpenLoop says why a probe sample at the offered rate did not hold,
+// or "" when it did: every request sent on time (unsent none, late under
+// 1%), answered and acknowledged (no error, no 503), at least 95% of the
+// offered rate acknowledged within the sample, and p99 under
+// soakProbeMaxP99.
+func heldOpenLoop(s soakSample, offered float64) string {
+	n := s.mem + s.persist + s.errs + s.shed
+	switch {
+	case s.unsent > 0:
+		return fmt.Sprintf("%d requests not sent (%d outstanding)", s.unsent, soakMaxOutstanding)
+	case s.errs > 0 || s.shed > 0:
+		return fmt.Sprintf("%d errors, %d shed (first: %s)", s.errs, s.shed, s.firstErr)
+	case float64(s.late) > 0.01*float64(n):
+		return fmt.Sprintf("%d of %d requests sent late", s.late, n)
+	case s.txPerSec() < 0.95*offered:
+		return fmt.Sprintf("%.1f tx/s acknowledged", s.txPerSec())
+	case !(s.p99 <= soakProbeMaxP99):
+		return fmt.Sprintf("p99 %.1f ms", s.p99)
+	}
+	return ""
 }
 
 // saveProfile writes one of orchd's pprof profiles (what, e.g.

@@ -104,6 +104,7 @@ func New(opts Options) http.Handler {
 	m.HandleFunc("GET /api/v1/cluster", a.cluster)
 	m.HandleFunc("GET /api/v1/processes", a.processes)
 	m.HandleFunc("GET /api/v1/processes/{name}", a.process)
+	m.HandleFunc("GET /api/v1/processes/{name}/diagram", a.diagram)
 	m.HandleFunc("POST /api/v1/processes/{name}/versions/{version}/{op}", a.setActive)
 	m.HandleFunc("GET /api/v1/bundles", a.bundles)
 	m.HandleFunc("PUT /api/v1/bundles/{name}", a.deploy)

@@ -27,9 +27,9 @@ func TestPages(t *testing.T) {
 		want               []string // in the body
 	}{
 		{"processes", "", "/console/", 200, []string{`data-page="processes"`, `id="processes-table"`, `id="deploy-errors"`, `id="bundles-table"`, `id="nodes-table"`, `<th scope="col">Nodes</th>`, `src="/console/static/console.js"`, `data-api="/api/v1/"`}},
-		{"process", "", "/console/process?name=x", 200, []string{`data-page="process"`, `id="outline"`, `id="versions-table"`}},
+		{"process", "", "/console/process?name=x", 200, []string{`data-page="process"`, `id="outline"`, `id="versions-table"`, `id="diagram"`}},
 		{"instances", "", "/console/instances?state=waiting", 200, []string{`data-page="instances"`, `<label for="f-process">`, `<label for="f-activeBefore">Active before</label>`, `name="startedAfter" type="datetime-local"`, `id="page-next"`, `id="auto-refresh"`, `<th scope="col">Node</th>`, `id="instances-partial"`}},
-		{"instance", "", "/console/instance?id=1", 200, []string{`data-page="instance"`, `id="act-terminate" data-action="terminate" data-destructive="true"`, `id="act-resume" data-action="resume" hidden`, `--timeline N`, `id="confirm"`}},
+		{"instance", "", "/console/instance?id=1", 200, []string{`data-page="instance"`, `id="act-terminate" data-action="terminate" data-destructive="true"`, `id="act-resume" data-action="resume" hidden`, `--timeline N`, `id="confirm"`, `id="diagram"`}},
 		{"token box on every page", "", "/console/instances", 200, []string{`<label for="token">`, `type="password"`}},
 		{"other prefix", "/ops/", "/ops/instances", 200, []string{`href="/ops/static/console.css"`, `data-prefix="/ops/"`}},
 		{"unknown page", "", "/console/nope", 404, nil},

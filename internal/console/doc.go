@@ -13,9 +13,11 @@
 // Pages, under Options.Prefix (default /console/):
 //
 //	/console/                        processes, their versions and counters, and the bundles (deploy errors first)
-//	/console/process?name=&version=  one process: its activity outline with counts and times, versions, retire/activate
+//	/console/process?name=&version=  one process: its diagram shaded by time with counts, mean and p99 times and faults
+//	                                 (the API's SVG), its activity outline, versions, retire/activate
 //	/console/instances?<filters>     the instance list with the API's filters and paging
-//	/console/instance?id=            one instance: state, where it is, variables, timeline, actions
+//	/console/instance?id=            one instance: state, its path on the diagram (the failing activity red), where
+//	                                 it is, variables, timeline, actions
 //	/console/static/...              the script and the style sheet
 //
 // The package imports nothing of orchd but internal/mgmt's names for the

@@ -34,6 +34,9 @@ verbs:
   processes                         every process version, with its counters
                                     (in a cluster: summed, with the nodes serving it)
   process NAME [--version N]        one version: endpoints, counters, activity outline
+  diagram NAME [--version N] [--instance ID]
+                                    the version's diagram as SVG on stdout: with each
+                                    activity's counts and times, or the instance's path
   retire NAME VERSION               stop serving a version (its instances finish)
   activate NAME VERSION             serve a version again (the active one retires)
   bundles                           the deploy directory's bundles and their errors
@@ -201,6 +204,8 @@ func (r *ctlRun) verb(verb string, args []string) error {
 		return r.processes(args)
 	case "process":
 		return r.process(args)
+	case "diagram":
+		return r.diagram(args)
 	case "retire", "activate":
 		return r.setActive(verb, args)
 	case "bundles":

@@ -71,7 +71,7 @@ var allowed = map[string][]string{
 	// runs, with the engine behind its Host interface. Never the engine,
 	// the compiler, the front door (soap, server), a store implementation
 	// other than persist's types, or cmd.
-	"internal/process/interp": {"internal/events", "internal/exchange", "internal/mgmt", "internal/partnerallow", "internal/persist", "internal/process/epr", "internal/process/outboxmsg",
+	"internal/process/interp": {"internal/events", "internal/exchange", "internal/mgmt", "internal/partnerallow", "internal/persist", "internal/process/actstats", "internal/process/epr", "internal/process/outboxmsg",
 		"internal/process/xmldoc", "internal/process/deploy", "internal/process/expr", "internal/process/membudget", "internal/process/plan",
 		"internal/process/replycheck", "internal/redact", "internal/xmlparse", "internal/xpath1", "internal/xpath2", "internal/xsd"},
 
@@ -79,6 +79,7 @@ var allowed = map[string][]string{
 	// stores, recovers and manages them. Never the compiler, the front
 	// door, a store implementation, or cmd; nothing of a process's
 	// documents below the plan.
+	"internal/process/actstats": nil,
 	"internal/process": {"internal/events", "internal/exchange", "internal/mgmt", "internal/partnerallow", "internal/persist",
 		"internal/process/interp", "internal/process/membudget", "internal/process/outboxmsg", "internal/process/plan"},
 
@@ -95,6 +96,8 @@ var allowed = map[string][]string{
 	"internal/mgmt":    {"internal/events"},
 	"internal/admin":   {"internal/buildinfo", "internal/events", "internal/mgmt"},
 	"internal/console": {"internal/mgmt"},
+	// The process diagram: plan in, SVG out; never the runtime.
+	"internal/diagram": {"internal/mgmt", "internal/process/expr", "internal/process/plan"},
 	"internal/server":  {"internal/persist", "internal/process", "internal/soap"},
 
 	// What orchd serve wires, each a concern of its own: the store it
@@ -109,7 +112,7 @@ var allowed = map[string][]string{
 	"internal/health":        {"internal/cluster", "internal/instancestore", "internal/process", "internal/process/interp"},
 	"internal/tracing":       nil,
 	"internal/clusterview":   {"internal/admin", "internal/cluster", "internal/mgmt", "internal/mgmtclient"},
-	"internal/mgmtbackend":   {"internal/clusterview", "internal/events", "internal/hotdeploy", "internal/mgmt", "internal/process"},
+	"internal/mgmtbackend":   {"internal/clusterview", "internal/diagram", "internal/events", "internal/hotdeploy", "internal/mgmt", "internal/process"},
 	"internal/adminserver":   {"internal/admin", "internal/buildinfo", "internal/mgmt", "internal/server"},
 	"internal/ctl":           {"internal/admin", "internal/mgmt", "internal/mgmtclient"},
 

@@ -1,6 +1,6 @@
 // Package loadgen is a closed-loop load generator for SOAP (or any
 // request-response HTTP) endpoints: what The Grinder was used for, in one
-// package that the "orchd bench" command wraps.
+// package that also holds the "orchd bench" command's flags and run (cli.go).
 //
 // A run goes through a list of concurrency levels. At each level N worker
 // goroutines each hold one keep-alive connection to the target and send the

@@ -20,6 +20,9 @@ package mgmt
 //	GET    /api/v1/processes?scope=local                []Process (no Outline; in a cluster Nodes and
 //	                                                    NodeStats per version; scope=local: this node's)
 //	GET    /api/v1/processes/{name}?version=N           Process with Outline
+//	GET    /api/v1/processes/{name}/diagram?version=N&instance=ID
+//	                                                    image/svg+xml: the version's diagram with its
+//	                                                    statistics, or the instance's path (Diagrammer)
 //	POST   /api/v1/processes/{name}/versions/{v}/retire
 //	POST   /api/v1/processes/{name}/versions/{v}/activate
 //	GET    /api/v1/bundles                              []Bundle

@@ -282,8 +282,12 @@ type Process struct {
 	Nodes     []string    `json:"nodes,omitempty"`
 	NodeStats []NodeStats `json:"nodeStats,omitempty"`
 	// SampleEvery: one instance in SampleEvery is timed per activity
-	// for the Outline.
+	// for the Outline (in every run it has), after the first
+	// SampleFirst.
 	SampleEvery int `json:"sampleEvery,omitempty"`
+	// SampleFirst: the first SampleFirst instances of a version are
+	// timed, whatever SampleEvery says.
+	SampleFirst int `json:"sampleFirst,omitempty"`
 	// Outline is the process's activity tree with per-activity counts
 	// and times (only for Process, not in the Processes listing).
 	Outline *Activity `json:"outline,omitempty"`
@@ -313,14 +317,23 @@ type Stats struct {
 
 // Activity is one node of a process outline.
 type Activity struct {
+	// ID is the activity's id in the version's plan (as in
+	// ActivityStatus and the diagram's data-activity).
+	ID       int    `json:"id"`
 	Kind     string `json:"kind"` // "sequence", "invoke", ...
 	Name     string `json:"name,omitempty"`
 	Position string `json:"position"` // file:line
 	// Count is how many times it completed in the instances sampled for
 	// timing (one in Process.SampleEvery), and Nanos the summed time of
 	// those (mean = Nanos/Count).
-	Count    uint64      `json:"count"`
-	Nanos    uint64      `json:"ns"`
+	Count uint64 `json:"count"`
+	Nanos uint64 `json:"ns"`
+	// P99Nanos is the 99th percentile of those times (an upper bound
+	// within 19%: a histogram bucket's), 0 when none was timed.
+	P99Nanos uint64 `json:"p99Ns,omitempty"`
+	// Faults is how often it faulted, in every instance (not only
+	// sampled ones).
+	Faults   uint64      `json:"faults,omitempty"`
 	Children []*Activity `json:"children,omitempty"`
 }
 

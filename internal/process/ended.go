@@ -92,14 +92,14 @@ func (t *endedFaults) lookup(p *interp.Version, tried []string, now time.Time) *
 }
 
 // answerEnded answers a request-response ex that found no instance with
-// the fault of a recently faulted instance it was meant for; it reports
-// whether it did.
-func (e *Engine) answerEnded(p *interp.Version, ex *exchange.Exchange, tried []string) bool {
+// the fault of a recently faulted instance it was meant for (when only is
+// set, only if that fault is named only); it reports whether it did.
+func (e *Engine) answerEnded(p *interp.Version, ex *exchange.Exchange, tried []string, only exchange.QName) bool {
 	if ex.Operation.OneWay() || ex.Respond == nil {
 		return false
 	}
 	f := e.ended.lookup(p, tried, e.now())
-	if f == nil {
+	if f == nil || (only != exchange.QName{} && f.Name != only) {
 		return false
 	}
 	ex.Respond(nil, &exchange.Fault{Name: f.Name, Message: interp.CopyMessage(f.Message), Reason: "the instance this request is for ended with this fault: " + f.Reason})

@@ -121,10 +121,13 @@ type Options struct {
 	// Events receives instance events (instevents.go) of the kinds each
 	// process's deploy.xml enables; nil emits none, at no cost.
 	Events *events.Dispatcher
-	// SampleEvery: one instance in SampleEvery is timed per activity,
-	// for the outline of the management API (Engine.Version); zero
-	// means DefaultSampleEvery, 1 times every instance, negative none.
-	SampleEvery int
+	// SampleEvery: after the first SampleFirst instances of a version,
+	// one in SampleEvery is timed per activity (in every run it has),
+	// for the outline and diagram of the management API (sampling.go);
+	// zero means DefaultSampleEvery, 1 times every instance, negative
+	// none. SampleFirst is how many are timed first: zero means
+	// SampleFirst, negative none.
+	SampleEvery, SampleFirst int
 	// Tracer, when set, traces runs, partner calls and commits
 	// (tracing.go); nil traces nothing, at no cost.
 	Tracer trace.Tracer
@@ -139,6 +142,10 @@ type Engine struct {
 	log     *slog.Logger
 	metrics *metrics
 	opts    Options
+
+	// sampled are the timed persistent instances between runs
+	// (sampling.go).
+	sampled sampledSet
 
 	mu         sync.RWMutex
 	processes  []*interp.Version

@@ -41,7 +41,7 @@ func (h *engineHost) ListCalling(in *interp.Instance, on bool) { (*Engine)(h).li
 func (h *engineHost) ReplyTimeout(p *interp.Version, ex *exchange.Exchange) time.Duration {
 	return (*Engine)(h).replyTimeout(p, ex)
 }
-func (h *engineHost) SampleEvery() uint64 { return (*Engine)(h).sampleEvery() }
+func (h *engineHost) Sample(n uint64) bool { return (*Engine)(h).sample(n) }
 func (h *engineHost) Ended(in *interp.Instance, f *exchange.Fault) {
 	e := (*Engine)(h)
 	e.ended.note(in.Version(), in.Correlations(), f, e.now())

@@ -189,7 +189,7 @@ func (e *Engine) expire(h *heldMsg) {
 		return
 	}
 	h.p.Metrics.HeldExpired.Inc()
-	if h.done != nil && e.answerEnded(h.p, h.ex, h.tried) {
+	if h.done != nil && e.answerEnded(h.p, h.ex, h.tried, exchange.QName{}) {
 		h.done <- nil
 		return
 	}

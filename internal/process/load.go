@@ -54,6 +54,7 @@ func (e *Engine) load(ctx context.Context, p *interp.Version, id string, fence a
 		return nil, err
 	}
 	in.LoadTrace(vars)
+	e.sampled.resume(in)
 	e.reg.mu.Lock()
 	if open := e.reg.open[id]; open != nil {
 		delete(e.reg.open, id)

@@ -19,9 +19,10 @@ import (
 //
 // The counters cost an exchange a few atomic adds on the version's own
 // procStats, reached from the *Process it already holds: no lookup, no
-// lock. Activity timing is sampled: one instance in Options.SampleEvery
-// gets a sampler, and only such an instance reads the clock per activity;
-// the others pay one nil check per step.
+// lock. Activity timing is sampled (sampling.go): the first SampleFirst
+// instances of a version and then one in Options.SampleEvery get a
+// sampler, and only such an instance reads the clock per activity; the
+// others pay one nil check per step.
 
 // DefaultSampleEvery is how often an instance is timed per activity when
 // Options.SampleEvery is zero: one instance in 64.
@@ -46,10 +47,10 @@ func (e *Engine) Versions() []mgmt.Process {
 	e.mu.RLock()
 	out := make([]mgmt.Process, 0, len(e.processes)+len(e.retired))
 	for _, p := range e.processes {
-		out = append(out, describe(p, true, e.sampleEvery()))
+		out = append(out, describe(p, true, e.sampleEvery(), e.sampleFirst()))
 	}
 	for _, p := range e.retired {
-		out = append(out, describe(p, false, e.sampleEvery()))
+		out = append(out, describe(p, false, e.sampleEvery(), e.sampleFirst()))
 	}
 	e.mu.RUnlock()
 	slices.SortFunc(out, func(a, b mgmt.Process) int {
@@ -69,7 +70,7 @@ func (e *Engine) Version(name string, version int) (*mgmt.Process, error) {
 	p, active := e.findLocked(name, version)
 	var d mgmt.Process
 	if p != nil {
-		d = describe(p, active, e.sampleEvery())
+		d = describe(p, active, e.sampleEvery(), e.sampleFirst())
 	}
 	e.mu.RUnlock()
 	if p == nil {
@@ -118,10 +119,13 @@ func (e *Engine) findLocked(name string, version int) (p *interp.Version, active
 }
 
 // describe is p as the management API shows it (without outline).
-func describe(p *interp.Version, active bool, every uint64) mgmt.Process {
+func describe(p *interp.Version, active bool, every, first uint64) mgmt.Process {
 	d := mgmt.Process{Name: p.Name.String(), Local: p.Name.Local, Version: p.Number, Bundle: p.Bundle, File: p.File,
 		State: "retired", InMemory: p.InMemory, Deployed: p.Deployed, Endpoints: []mgmt.Endpoint{},
 		Warnings: p.Warnings, Stats: p.Stats.Snapshot(), SampleEvery: int(every), Fingerprint: p.Fingerprint}
+	if every > 0 {
+		d.SampleFirst = int(first)
+	}
 	if active {
 		d.State = "active"
 	}
@@ -178,12 +182,13 @@ func outline(p *interp.Version) *mgmt.Activity {
 // activityNode is one activity of p's outline, without children.
 func activityNode(p *interp.Version, id int) *mgmt.Activity {
 	a := p.Acts[id]
-	n := &mgmt.Activity{Position: a.Where().String()}
+	n := &mgmt.Activity{ID: id, Position: a.Where().String()}
 	if t, ok := a.(interp.EvTagger); ok {
 		n.Kind, n.Name, _ = t.EvTag()
 	}
 	if id < len(p.ActStats) {
-		n.Count, n.Nanos = p.ActStats[id].Count.Load(), p.ActStats[id].Nanos.Load()
+		st := &p.ActStats[id]
+		n.Count, n.Nanos, n.P99Nanos, n.Faults = st.Count.Load(), st.Nanos.Load(), st.Quantile(0.99), st.Faults.Load()
 	}
 	return n
 }

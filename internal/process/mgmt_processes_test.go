@@ -17,16 +17,18 @@ func walk(a *mgmt.Activity, f func(*mgmt.Activity)) {
 }
 
 func TestOutlineSampling(t *testing.T) {
-	const runs = 12
+	const runs = 20
 	tests := []struct {
-		name        string
-		sampleEvery int
-		wantSampled uint64 // instances timed of runs
+		name                     string
+		sampleEvery, sampleFirst int
+		wantSampled              uint64 // instances timed of runs
 	}{
-		{"every instance", 1, runs},
-		{"one in four", 4, runs / 4},
-		{"default: one in 64", 0, 0},
-		{"off", -1, 0},
+		{"every instance", 1, 0, runs},
+		{"the first 16, then one in four", 4, 0, SampleFirst + 1},
+		{"default: the first 16, then one in 64", 0, 0, SampleFirst},
+		{"one in four, no first", 4, -1, runs / 4},
+		{"the first 3 only", 64, 3, 3},
+		{"off", -1, 0, 0},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -35,7 +37,7 @@ func TestOutlineSampling(t *testing.T) {
 				t.Fatal(err)
 			}
 			ip := &inProcessPartners{}
-			e := NewEngine(Options{Partners: ip.bind, SampleEvery: tc.sampleEvery})
+			e := NewEngine(Options{Partners: ip.bind, SampleEvery: tc.sampleEvery, SampleFirst: tc.sampleFirst})
 			if err := e.Deploy(procs...); err != nil {
 				t.Fatal(err)
 			}
@@ -57,7 +59,7 @@ func TestOutlineSampling(t *testing.T) {
 			if o == nil || o.Kind != "process" || o.Name != "PurchaseOrder" || !strings.HasPrefix(o.Position, "PurchaseOrder.bpel:") {
 				t.Fatalf("outline root: %+v", o)
 			}
-			if o.Count != tc.wantSampled || (o.Count > 0 && o.Nanos == 0) {
+			if o.Count != tc.wantSampled || (o.Count > 0 && (o.Nanos == 0 || o.P99Nanos == 0)) {
 				t.Errorf("process node counted %d instances (%d ns), want %d", o.Count, o.Nanos, tc.wantSampled)
 			}
 			kinds := map[string]int{}
@@ -65,6 +67,10 @@ func TestOutlineSampling(t *testing.T) {
 				kinds[a.Kind]++
 				if a.Kind == "" || !strings.Contains(a.Position, ".bpel:") {
 					t.Errorf("outline node without kind or position: %+v", a)
+				}
+				// Its id is the plan's (the diagram's data-activity).
+				if a.ID < 0 || a.ID >= len(p.Acts) || p.Acts[a.ID].Where().String() != a.Position {
+					t.Errorf("%s %s at %s: id %d is not its plan activity", a.Kind, a.Name, a.Position, a.ID)
 				}
 				// The PO receives once and calls each partner once per
 				// instance (other activities are on branches, in a loop

@@ -201,9 +201,17 @@ func (e *Engine) deliver(ctx context.Context, p *interp.Version, ex *exchange.Ex
 		}
 	}
 	if _, ok := p.Starts[op]; ok && !queued {
+		// A request with the correlation values of an instance that just
+		// ended because two of its activities waited for such a message
+		// (the operation also continues instances) was meant for it: it
+		// gets the fault rather than a new instance (betsy's
+		// Receive-ConflictingReceiveFault).
+		if e.answerEnded(p, ex, tried, interp.BpelFault("conflictingReceive")) {
+			return nil
+		}
 		return e.create(ctx, p, ex)
 	}
-	if e.answerEnded(p, ex, tried) {
+	if e.answerEnded(p, ex, tried, exchange.QName{}) {
 		return nil
 	}
 	if len(keys) == 0 {
@@ -386,6 +394,7 @@ func (e *Engine) settle(in *interp.Instance, ex *exchange.Exchange, out interp.O
 		}
 		return out.Answer
 	}
+	e.sampled.note(in, out.Result == interp.ResBlocked || out.Result == interp.ResSuspended)
 	if out.Result == interp.ResBlocked {
 		if len(out.Open) > 0 {
 			e.reg.mu.Lock()

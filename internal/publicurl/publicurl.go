@@ -67,6 +67,15 @@ func ParsePublic(s string) (string, error) {
 	return strings.TrimRight(u.String(), "/"), nil
 }
 
+// Configured is the --public-url base URL, without a trailing slash; ""
+// when none was set.
+func (rs *Resolver) Configured() string {
+	if rs == nil {
+		return ""
+	}
+	return rs.public
+}
+
 // Base returns the base URL (scheme://host[:port], or the public URL with
 // its path prefix) of r, without a trailing slash.
 func (rs *Resolver) Base(r *http.Request) string {

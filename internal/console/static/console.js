@@ -97,6 +97,40 @@
   }
   const enc = encodeURIComponent;
 
+  // ---- the diagram ---------------------------------------------------
+
+  // showDiagram puts the SVG the API draws at path (a process version's
+  // diagram, with its statistics or an instance's path) into #diagram;
+  // the document is parsed as SVG, never as HTML, and left alone when
+  // it did not change.
+  let shownSVG = '';
+  async function showDiagram(path, hint) {
+    const headers = { Accept: 'image/svg+xml' };
+    if (token()) headers.Authorization = 'Bearer ' + token();
+    let text;
+    try {
+      const r = await fetch(API + path, { headers: headers, cache: 'no-store' });
+      text = await r.text();
+      if (!r.ok) {
+        let msg = text.trim();
+        try { msg = JSON.parse(text).error || msg; } catch (e) { /* not JSON */ }
+        throw new Error(`${r.status} ${msg}`);
+      }
+    } catch (err) {
+      $('diagram-hint').textContent = `No diagram: ${err.message}`;
+      return;
+    }
+    $('diagram-hint').textContent = hint;
+    if (text === shownSVG) return;
+    const svg = new DOMParser().parseFromString(text, 'image/svg+xml').documentElement;
+    if (!svg || svg.localName !== 'svg') {
+      $('diagram-hint').textContent = 'No diagram: the answer is not SVG.';
+      return;
+    }
+    shownSVG = text;
+    $('diagram').replaceChildren(document.importNode(svg, true));
+  }
+
   // ---- token box and read-only state --------------------------------
 
   let apiReadOnly = false;
@@ -433,6 +467,10 @@
       if (root) ul.append(outlineNode(root, most(root)));
       $('outline').replaceChildren(...(root ? [head, ul] : []));
       $('endpoints').replaceChildren(...endpointList(p.endpoints).childNodes);
+      // Awaited: the versions' buttons below appear once the page no
+      // longer moves.
+      await showDiagram(`processes/${enc(p.name)}/diagram?version=${p.version}`,
+        'Each activity shaded by its share of the time, with its completions, mean and p99 time in the timed instances and its faults (hover for details).');
 
       let all = [];
       try { all = (await api('processes')).filter((x) => x.name === p.name); } catch (err) { all = [p]; }
@@ -721,6 +759,12 @@
         el('details', { class: 'variable', open: !closed.has(k), data: { variable: k } },
           el('summary', {}, el('code', { text: k })), xmlView(vars[k]))), 'variables-empty');
 
+      if (d.version && d.activities && d.activities.length) {
+        showDiagram(`processes/${enc(d.process)}/diagram?${new URLSearchParams({ version: d.version, instance: id })}`,
+          'Where the instance stands: completed green, running blue, waiting yellow, failed or faulted red, skipped grey (hover for details).');
+      } else {
+        $('diagram-section').hidden = true;
+      }
       lastTimeline = d.timeline || [];
       streamed = [];
       renderTimeline();

@@ -126,10 +126,15 @@ func checkCompensateTargetKind(p *pass) {
 		}
 		target := attr(e, "target")
 		for _, c := range enclosedScopes(handlerScope(h)) {
-			if attr(c, "name") != target || c.Tag == "scope" {
+			if attr(c, "name") != target {
 				continue
 			}
-			if len(children(c, "catch"))+len(children(c, "catchAll"))+len(children(c, "compensationHandler")) == 0 {
+			// A scope's fault handlers are in <faultHandlers>, an invoke's
+			// are its own <catch> and <catchAll> children.
+			if c.Tag == "scope" && child(c, "faultHandlers") == nil && child(c, "compensationHandler") == nil {
+				p.report(e, "target %q is a scope without a fault or compensation handler; give it one or compensate a scope that has one", target)
+			}
+			if c.Tag != "scope" && len(children(c, "catch"))+len(children(c, "catchAll"))+len(children(c, "compensationHandler")) == 0 {
 				p.report(e, "target %q is an <invoke> without a fault or compensation handler; compensate a scope or give the invoke a handler", target)
 			}
 		}

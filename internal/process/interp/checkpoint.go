@@ -462,8 +462,8 @@ var errMayHaveRun = errors.New("orchd stopped while this call was in flight; it 
 // by a checkpoint, so that after a crash it is not repeated blindly,
 // unless the instance is unpromised (nothing of it stored, nobody
 // answered: nothing stored could make the call again); any call is, once
-// a reply waits for its commit, so that the reply leaves now rather than
-// after the call. recovered reports a guarded call that may have happened
+// a reply or a one-way invoke (the outbox) waits for its commit, so that
+// it leaves before the call. recovered reports a guarded call that may have happened
 // before orchd stopped: the caller fails it instead of calling again. err
 // is the checkpoint's failure.
 func (in *Instance) beforeCall(f *frame, guarded func() bool) (recovered bool, err error) {
@@ -476,11 +476,11 @@ func (in *Instance) beforeCall(f *frame, guarded func() bool) (recovered bool, e
 		// pc 1 marks the call as under way for any checkpoint taken
 		// while it is (another branch's, or this run's first).
 		f.pc = 1
-		if in.Unpromised() {
+		if in.Unpromised() && len(in.outbox) == 0 {
 			return false, nil
 		}
 		fallthrough
-	case len(in.out) > 0:
+	case len(in.out) > 0, len(in.outbox) > 0:
 		return false, in.Checkpoint(persist.Running)
 	case g && in.cur.mayHaveRun:
 		in.cur.mayHaveRun = false
@@ -531,7 +531,7 @@ func (in *Instance) callAsync(f *frame, call func(ctx context.Context) *callAnsw
 // answeredInvoke takes a partner's answer (or failure) into the instance.
 func answeredInvoke(a *plan.Invoke, in *Instance, f *frame, res *exchange.Message, err error, dur time.Duration) (plan.Activity, bool, error) {
 	in.stepsLeft = in.stepBudget // the run waited for the partner
-	in.mem.StartRun()
+	in.mem.StartRun(in.proc.MaxVariableBytes, in.proc.MaxRunBytes, in.host.MemoryBounds())
 	in.proc.InvokeMetrics[a.ID()].Observe(err, dur)
 	if in.EvOn(events.PartnerInteraction) {
 		emitAnsweredInvoke(a, in, err, dur)

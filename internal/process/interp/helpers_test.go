@@ -48,7 +48,7 @@ func (testHost) OpenMail(in *Instance) bool                              { retur
 func (testHost) CloseMail(in *Instance)                                  {}
 func (testHost) ReplyTimeout(*Version, *exchange.Exchange) time.Duration { return time.Second }
 func (testHost) ListCalling(*Instance, bool)                             {}
-func (testHost) SampleEvery() uint64                                     { return 0 }
+func (testHost) Sample(uint64) bool                                      { return false }
 func (testHost) Ended(*Instance, *exchange.Fault)                        {}
 func (testHost) Sleep(ctx context.Context, due int64) bool {
 	until := time.Unix(0, due)

@@ -77,9 +77,9 @@ type Host interface {
 	// ReplyTimeout is how long the client of request ex to version p
 	// waits for a reply that a later run makes.
 	ReplyTimeout(p *Version, ex *exchange.Exchange) time.Duration
-	// SampleEvery is how often a new instance is sampled for the
-	// outline's activity timing (every n-th; 0: none).
-	SampleEvery() uint64
+	// Sample reports whether the n-th instance a version starts is timed
+	// per activity (the outline's and the diagram's statistics).
+	Sample(n uint64) bool
 	// Sleep waits until the engine's clock reaches due (unix
 	// nanoseconds; Never never comes), or ctx ends; it reports whether
 	// the time came (a request waiting inline for its instance's timer).

@@ -260,23 +260,23 @@ func (in *Instance) runSteps() (Result, error) {
 		in.stepBudget = in.host.MaxSteps()
 	}
 	in.stepsLeft = in.stepBudget
-	in.mem.StartRun()
+	in.mem.StartRun(in.proc.MaxVariableBytes, in.proc.MaxRunBytes, in.host.MemoryBounds())
 	in.CheckAmbiguous()
 	in.ReadyAll()
 	return in.schedule()
 }
 
-// CheckAmbiguous notes whether the delivered message matches more than
-// one activity waiting for it (with different correlation sets: the same
-// sets were bpel:conflictingReceive already): the activity that would take
-// it raises bpel:ambiguousReceive instead (WS-BPEL 10.4).
+// CheckAmbiguous notes whether the delivered message matches more than one
+// activity waiting for it (different sets: the same were conflictingReceive;
+// one waiting in parallel branches counts once): the activity that would
+// take it raises bpel:ambiguousReceive instead (WS-BPEL 10.4).
 func (in *Instance) CheckAmbiguous() {
 	in.ambiguous = false
 	m := in.inbox
 	if m == nil || len(in.threads) < 2 {
 		return
 	}
-	n := 0
+	n, seen := 0, (*plan.Inbound)(nil)
 	for _, t := range in.threads {
 		if t.state != tWaiting {
 			continue
@@ -288,8 +288,8 @@ func (in *Instance) CheckAmbiguous() {
 			waits = inboundsOf(t.Top())
 		}
 		for _, ib := range waits {
-			if ib.Op != nil && ib.Op.Name == m.Operation.Name && ib.Pl.Provided == m.Endpoint && in.matches(ib, m.Input) {
-				n++
+			if ib != seen && ib.Op != nil && ib.Op.Name == m.Operation.Name && ib.Pl.Provided == m.Endpoint && in.matches(ib, m.Input) {
+				n, seen = n+1, ib
 			}
 		}
 	}
@@ -451,9 +451,9 @@ func (in *Instance) WaitRouteKey(t *thread, i int) string {
 }
 
 // await records that the current thread waits for ib's operation. Another
-// thread of the instance already waiting for the same partner link,
-// operation and correlation values makes it bpel:conflictingReceive
-// (10.4): a message could not tell the two apart.
+// activity (not ib in a parallel branch) already waiting for the same
+// partner link, operation and correlation values makes it
+// bpel:conflictingReceive (10.4): a message could not tell the two apart.
 func (in *Instance) await(ib *plan.Inbound, at xmldoc.Pos) error {
 	var key string
 	if ib.Route != nil {
@@ -465,7 +465,7 @@ func (in *Instance) await(ib *plan.Inbound, at xmldoc.Pos) error {
 				continue
 			}
 			for i, w := range t.waits {
-				if w.Op == ib.Op && w.Pl.Provided == ib.Pl.Provided && t.waitKeys[i] == key {
+				if w != ib && w.Op == ib.Op && w.Pl.Provided == ib.Pl.Provided && t.waitKeys[i] == key {
 					return in.faultf(at, "conflictingReceive", "two activities wait at once for %s on partner link %s with the same correlation", ib.Op.Name, ib.Pl.Name)
 				}
 			}

@@ -51,8 +51,7 @@ func (in *Instance) chargeCopy(c *plan.CopyOp, src source, dst target) error {
 			old = membudget.TokenSize(t)
 		}
 	}
-	l := membudget.LimitsOf(in.proc.MaxVariableBytes, in.proc.MaxRunBytes, in.host.MemoryBounds())
-	return in.mem.Charge(&l, len(in.root.Child), v.Slot-1, v.Name, in.Slot(v), old, n)
+	return in.mem.Charge(len(in.root.Child), v.Slot-1, v.Name, in.Slot(v), old, n)
 }
 
 // overMemory stops a run that went over a memory bound, as overBudget

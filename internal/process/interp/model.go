@@ -9,6 +9,7 @@ import (
 
 	"github.com/orchd/orchd/internal/events"
 	"github.com/orchd/orchd/internal/exchange"
+	"github.com/orchd/orchd/internal/process/actstats"
 	"github.com/orchd/orchd/internal/process/plan"
 	"github.com/orchd/orchd/internal/process/xmldoc"
 )
@@ -45,15 +46,15 @@ type Version struct {
 	// created on it, not yet in the store.
 	RetiredAt time.Time
 	Starting  atomic.Int32
-	// Stats are the version's counters (mgmt_processes.go); actStats,
-	// indexed like acts, the timing of sampled instances per activity.
+	// Stats are the version's counters (mgmt_processes.go); ActStats,
+	// by activity id, the timing of sampled instances and the faults.
 	Stats    procStats
-	ActStats []actStat
+	ActStats actstats.Table
 }
 
 // NewVersion returns a new, undeployed version of the plan.
 func NewVersion(pl *plan.Plan) *Version {
-	return &Version{Plan: pl, ActStats: make([]actStat, len(pl.Acts)),
+	return &Version{Plan: pl, ActStats: actstats.New(len(pl.Acts)),
 		InvokeMetrics: make([]*PartnerMetrics, len(pl.Acts)), Partners: make([]exchange.Partner, len(pl.Plist))}
 }
 

@@ -264,7 +264,7 @@ func payload(in *Instance, v *expr.Var) (body []byte, ok bool) {
 // answeredRestActivity stores the response, or turns the failure into a fault.
 func answeredRestActivity(a *plan.RestActivity, in *Instance, res *restResponse, err error) (plan.Activity, bool, error) {
 	in.stepsLeft = in.stepBudget // the run waited for the partner
-	in.mem.StartRun()
+	in.mem.StartRun(in.proc.MaxVariableBytes, in.proc.MaxRunBytes, in.host.MemoryBounds())
 	if err != nil {
 		return nil, false, failedRestActivity(a, in, err)
 	}

@@ -89,7 +89,7 @@ func (in *Instance) Begin(d Delivery) Outcome {
 		p.Metrics.Started.Inc()
 	}
 	n := p.Stats.Started.Add(1)
-	if every := in.host.SampleEvery(); every > 0 && n%every == 0 && p.ActStats != nil {
+	if in.host.Sample(n) && p.ActStats != nil {
 		in.timing = &sampler{}
 	}
 	if in.EvOn(events.InstanceLifecycle) {

@@ -1,6 +1,7 @@
 package interp_test
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"io"
@@ -85,9 +86,9 @@ func semExtArity(verb string) (n int, optional, ok bool) {
 	switch verb {
 	case "commit-fail":
 		return 0, false, true
-	case "spans", "no-spans", "sample-every", "base-url", "rest-timeout", "session", "with-session", "with-intalio-session", "span-child", "span-link":
+	case "spans", "no-spans", "sample-every", "sample-first", "base-url", "rest-timeout", "session", "with-session", "with-intalio-session", "span-child", "span-link":
 		return 1, false, true
-	case "went", "header", "span-attr", "timed", "stat", "span-status":
+	case "went", "header", "span-attr", "timed", "faults", "stat", "span-status":
 		return 2, false, true
 	case "http":
 		return 3, true, true
@@ -205,6 +206,15 @@ func (r *semRun) extOptions(o *process.Options) {
 				r.failf(st.line, "sample-every: %v", err)
 			}
 			o.SampleEvery = n
+			if o.SampleFirst == 0 {
+				o.SampleFirst = -1 // the case counts one in N from the first
+			}
+		case "sample-first":
+			n, err := strconv.Atoi(st.args[0])
+			if err != nil || n < 0 {
+				r.failf(st.line, "sample-first: want a count, got %q", st.args[0])
+			}
+			o.SampleFirst = cmp.Or(n, -1)
 		}
 	}
 	if st, ok := o.Store.(*persist.Store); ok {
@@ -282,7 +292,7 @@ func (r *semRun) extStep(st semStep) {
 	x := &r.ext
 	a := st.args
 	switch st.verb {
-	case "sample-every", "base-url", "rest-timeout":
+	case "sample-every", "sample-first", "base-url", "rest-timeout":
 		// Read at deploy (extOptions).
 	case "commit-fail":
 		if x.store == nil {
@@ -391,7 +401,7 @@ func (r *semRun) extStep(st semStep) {
 		r.spansStep(st)
 	case "span-child", "span-attr", "span-link", "span-status":
 		r.spanRelStep(st)
-	case "timed", "stat":
+	case "timed", "faults", "stat":
 		r.statStep(st)
 	default:
 		r.failf(st.line, "step %s: not run (semExtArity knows it, extStep does not)", st.verb)
@@ -627,7 +637,8 @@ func containsStr(l []string, s string) bool {
 
 // statStep runs timed N ACT (the activities whose kind, or kind and
 // name, are ACT completed N times in all in the instances sampled for
-// timing, as the management outline counts them) and stat KEY N (the
+// timing, as the management outline counts them), faults N ACT (they
+// faulted N times, in any instance) and stat KEY N (the
 // version's counter KEY: started, completed, faulted, terminated,
 // suspended, exchanges).
 func (r *semRun) statStep(st semStep) {
@@ -661,6 +672,9 @@ func (r *semRun) statStep(st semStep) {
 		for _, a := range as {
 			if a.Kind == st.args[1] || a.Kind+" "+a.Name == st.args[1] {
 				got += a.Count
+				if st.verb == "faults" {
+					got += a.Faults - a.Count
+				}
 			}
 			walk(a.Children)
 		}
@@ -669,7 +683,7 @@ func (r *semRun) statStep(st semStep) {
 		walk([]*mgmt.Activity{d.Outline})
 	}
 	if got != uint64(n) {
-		r.failf(st.line, "timed %s: completed %d times in sampled instances, want %d", st.args[1], got, n)
+		r.failf(st.line, "%s %s: %d (timed: completions in sampled instances; faults: faults in all), want %d", st.verb, st.args[1], got, n)
 	}
 }
 

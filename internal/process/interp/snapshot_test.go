@@ -167,4 +167,4 @@ func TestActStatusNames(t *testing.T) {
 // sampledHost is testHost sampling every instance for timing.
 type sampledHost struct{ testHost }
 
-func (sampledHost) SampleEvery() uint64 { return 1 }
+func (sampledHost) Sample(uint64) bool { return true }

@@ -1,6 +1,7 @@
 package interp
 
 import (
+	"cmp"
 	"slices"
 	"sync/atomic"
 	"time"
@@ -16,12 +17,6 @@ import (
 type procStats struct {
 	Started, completed, faulted, terminated, Suspended atomic.Uint64
 	exchanges, exchangeNanos                           atomic.Uint64
-}
-
-// actStat is one activity's completions and summed time in sampled
-// instances.
-type actStat struct {
-	Count, Nanos atomic.Uint64
 }
 
 // Ended counts an instance that ended (or was suspended) with res.
@@ -92,6 +87,11 @@ type startMark struct {
 	span trace.Span
 }
 
+// Timed reports whether the instance is timed per activity; SetTimed
+// times it from now on (a sampled stored instance, run again).
+func (in *Instance) Timed() bool { return in.timing != nil }
+func (in *Instance) SetTimed()   { in.timing = cmp.Or(in.timing, &sampler{}) }
+
 // begin notes that act starts at depth of t's stack.
 func (s *sampler) begin(t *thread, depth int, act plan.Activity) {
 	m := startMark{t: t, depth: depth, act: act.ID(), at: time.Now(), a: act}
@@ -118,11 +118,7 @@ func (s *sampler) end(p *Version, t *thread, depth int, act plan.Activity) {
 	now := time.Now()
 	record := func(i int) {
 		m := s.marks[i]
-		if m.act >= 0 && m.act < len(p.ActStats) {
-			st := &p.ActStats[m.act]
-			st.Count.Add(1)
-			st.Nanos.Add(uint64(now.Sub(m.at)))
-		}
+		p.ActStats.Record(m.act, now.Sub(m.at))
 		if m.span != nil {
 			m.span.End(trace.WithTimestamp(now))
 		}

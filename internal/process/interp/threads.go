@@ -416,6 +416,7 @@ func (in *Instance) runThread(t *thread) (res Result, err error, end bool) {
 			if isOverMemory(err) {
 				return in.overMemory(err)
 			}
+			in.proc.ActStats.Fault(top.act.ID())
 			if in.EvOn(events.ActivityLifecycle) {
 				in.emitActivity(events.ActivityFaulted, top.act, faultName(err))
 			}

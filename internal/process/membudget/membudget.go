@@ -96,12 +96,18 @@ func resolve(b, def int64) int64 {
 type Meter struct {
 	// sizes holds each slot's size in bytes, -1 when not known; nil
 	// until the first Charge.
-	sizes []int64
-	run   int64
+	sizes  []int64
+	run    int64
+	limits Limits
 }
 
-// StartRun begins a run: nothing assigned yet.
-func (m *Meter) StartRun() { m.run = 0 }
+// StartRun begins a run under a process's overrides (deploy.xml; 0:
+// none) over the engine's bounds b: nothing assigned yet. The bounds are
+// resolved here, once a run, not at each copy.
+func (m *Meter) StartRun(maxVar, maxRun int64, b Bounds) {
+	m.run = 0
+	m.limits = LimitsOf(maxVar, maxRun, b)
+}
 
 // Forget marks slot's size unknown (its variable changed in a way Charge
 // did not see: a message stored, a scope's reset, a fault variable).
@@ -113,10 +119,11 @@ func (m *Meter) Forget(slot int) {
 
 // Charge accounts for a value of n bytes replacing old bytes of the
 // variable name in slot, whose whole value is value (measured only when
-// its size is unknown), in an instance of slots variables. Over a bound
-// it returns an *Exceeded and leaves the sizes unchanged; the caller then
-// does not write.
-func (m *Meter) Charge(l *Limits, slots, slot int, name string, value *etree.Element, old, n int64) error {
+// its size is unknown), in an instance of slots variables, against the
+// bounds of the run StartRun began. Over a bound it returns an *Exceeded
+// and leaves the sizes unchanged; the caller then does not write.
+func (m *Meter) Charge(slots, slot int, name string, value *etree.Element, old, n int64) error {
+	l := &m.limits
 	if m.sizes == nil {
 		m.sizes = make([]int64, slots)
 		for i := range m.sizes {

@@ -22,9 +22,8 @@ func TestCharge(t *testing.T) {
 	if got := Size(slot); got != 10 { // v, a, xy, b, hello
 		t.Fatalf("Size = %d, want 10", got)
 	}
-	l := LimitsOf(30, 0, Bounds{MaxRunBytes: 50})
 	var m Meter
-	m.StartRun()
+	m.StartRun(30, 0, Bounds{MaxRunBytes: 50})
 	for i, s := range []struct {
 		old, n int64
 		want   string // in the error; "" none
@@ -37,7 +36,7 @@ func TestCharge(t *testing.T) {
 		{old: 5, n: 20, want: "assigning to variable v, the run assigned 55 bytes into variables, over the bound of 50 for one run (serve --max-run-bytes sets it)"},
 		{old: 10, n: 15}, // 0-10+15 = 5; run 50
 	} {
-		err := m.Charge(&l, 1, 0, "v", slot, s.old, s.n)
+		err := m.Charge(1, 0, "v", slot, s.old, s.n)
 		if s.want == "" && err != nil {
 			t.Fatalf("copy %d: %v", i, err)
 		}
@@ -46,8 +45,8 @@ func TestCharge(t *testing.T) {
 		}
 	}
 	m.Forget(0)
-	m.StartRun()
-	if err := m.Charge(&l, 1, 0, "v", slot, 10, 31); err == nil || !strings.Contains(err.Error(), "would hold 31 bytes") {
+	m.StartRun(30, 0, Bounds{MaxRunBytes: 50})
+	if err := m.Charge(1, 0, "v", slot, 10, 31); err == nil || !strings.Contains(err.Error(), "would hold 31 bytes") {
 		t.Fatalf("after Forget the variable is measured again (10 bytes): got %v", err)
 	}
 }
@@ -61,18 +60,17 @@ func TestChargeMeasuresBeforeRefusing(t *testing.T) {
 		t.Fatal(err)
 	}
 	slot := doc.Root() // 10 bytes
-	l := LimitsOf(30, 0, Bounds{MaxRunBytes: 1000})
 	var m Meter
-	m.StartRun()
+	m.StartRun(30, 0, Bounds{MaxRunBytes: 1000})
 	// Kept: 10 (measured), then 10-0+15 = 25 (the accounting overstates:
 	// the slot still holds 10).
 	for _, n := range []int64{0, 15} {
-		if err := m.Charge(&l, 1, 0, "v", slot, 0, n); err != nil {
+		if err := m.Charge(1, 0, "v", slot, 0, n); err != nil {
 			t.Fatal(err)
 		}
 	}
 	// 25+10 = 35 is over on the size kept; measured, 10+10 = 20 fits.
-	if err := m.Charge(&l, 1, 0, "v", slot, 0, 10); err != nil {
+	if err := m.Charge(1, 0, "v", slot, 0, 10); err != nil {
 		t.Fatalf("a write that fits the measured size was refused: %v", err)
 	}
 }

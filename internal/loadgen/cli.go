@@ -1,4 +1,4 @@
-package main
+package loadgen
 
 import (
 	"context"
@@ -8,8 +8,6 @@ import (
 	"io"
 	"os"
 	"strings"
-
-	"github.com/orchd/orchd/internal/loadgen"
 )
 
 // nsFlags collects repeated --ns prefix=uri flags.
@@ -26,20 +24,22 @@ func (n nsFlags) Set(v string) error {
 	return nil
 }
 
-// benchCommand defines orchd bench's flags; its run runs the load
-// generator (internal/loadgen), closed loop or, with --rate, open loop.
-func benchCommand(fs *flag.FlagSet) runFunc {
-	target := fs.String("url", loadgen.DefaultURL, "SOAP endpoint to load (A)")
+// Command defines the flags of the orchd bench command on fs and returns
+// its run: the load generator, closed loop or, with --rate, open loop,
+// printing its report on stdout (exit 1 when a measured request failed or
+// missed --expect, 2 on a usage error).
+func Command(fs *flag.FlagSet) func(ctx context.Context, fs *flag.FlagSet, stdout, stderr io.Writer) int {
+	target := fs.String("url", DefaultURL, "SOAP endpoint to load (A)")
 	vs := fs.String("vs", "", "second endpoint (B): levels alternate A, B, A, B, ... and the ratios A/B are printed")
 	bodyFile := fs.String("body", "", "file holding the request body (default: the example purchase order)")
-	action := fs.String("soap-action", loadgen.DefaultSOAPAction, `SOAPAction header (quoted when sent); "" sends none`)
-	ctype := fs.String("content-type", loadgen.DefaultContentType, "Content-Type of the requests")
+	action := fs.String("soap-action", DefaultSOAPAction, `SOAPAction header (quoted when sent); "" sends none`)
+	ctype := fs.String("content-type", DefaultContentType, "Content-Type of the requests")
 	levels := fs.String("concurrency", "1,16,64,256,1000", "comma-separated numbers of closed-loop clients, one level each")
 	rates := fs.String("rate", "", "open loop: comma-separated arrival rates in requests per second (\"2000,6000/s\"), one level each, sent on schedule whether answered or not; --concurrency is then ignored")
-	maxOut := fs.Int("max-outstanding", loadgen.DefaultMaxOutstanding, "open loop: most requests sent and not yet answered (workers and connections); a request due beyond it is counted unsent")
-	duration := fs.Duration("duration", loadgen.DefaultDuration, "measured time per level and target")
-	warmup := fs.Duration("warmup", loadgen.DefaultWarmup, "unmeasured time before each level")
-	timeout := fs.Duration("timeout", loadgen.DefaultTimeout, "timeout of one request")
+	maxOut := fs.Int("max-outstanding", DefaultMaxOutstanding, "open loop: most requests sent and not yet answered (workers and connections); a request due beyond it is counted unsent")
+	duration := fs.Duration("duration", DefaultDuration, "measured time per level and target")
+	warmup := fs.Duration("warmup", DefaultWarmup, "unmeasured time before each level")
+	timeout := fs.Duration("timeout", DefaultTimeout, "timeout of one request")
 	expect := fs.String("expect", "", "XPath 1.0 expression that must be true on every response (prefixes soapenv, soap12, po, crm, erp are bound)")
 	ns := nsFlags{}
 	fs.Var(ns, "ns", "prefix=namespace-uri binding for --expect (repeatable)")
@@ -50,7 +50,7 @@ func benchCommand(fs *flag.FlagSet) runFunc {
 			fmt.Fprintf(stderr, "orchd bench: unexpected argument %q\n", fs.Arg(0))
 			return 2
 		}
-		cfg := loadgen.Config{
+		cfg := Config{
 			Targets:     []string{*target},
 			SOAPAction:  *action,
 			ContentType: *ctype,
@@ -58,18 +58,18 @@ func benchCommand(fs *flag.FlagSet) runFunc {
 			Warmup:      *warmup,
 			Timeout:     *timeout,
 			Interval:    *interval,
-			Body:        loadgen.DefaultBody(),
+			Body:        DefaultBody(),
 		}
 		if *vs != "" {
 			cfg.Targets = append(cfg.Targets, *vs)
 		}
 		var err error
-		if cfg.Concurrency, err = loadgen.ParseConcurrency(*levels); err != nil {
+		if cfg.Concurrency, err = ParseConcurrency(*levels); err != nil {
 			fmt.Fprintln(stderr, "orchd bench:", err)
 			return 2
 		}
 		if *rates != "" {
-			if cfg.Rates, err = loadgen.ParseRates(*rates); err != nil {
+			if cfg.Rates, err = ParseRates(*rates); err != nil {
 				fmt.Fprintln(stderr, "orchd bench:", err)
 				return 2
 			}
@@ -86,7 +86,7 @@ func benchCommand(fs *flag.FlagSet) runFunc {
 			}
 		}
 		if *expect != "" {
-			if cfg.Expect, err = loadgen.NewExpect(*expect, ns); err != nil {
+			if cfg.Expect, err = NewExpect(*expect, ns); err != nil {
 				fmt.Fprintln(stderr, "orchd bench:", err)
 				return 2
 			}
@@ -100,16 +100,16 @@ func benchCommand(fs *flag.FlagSet) runFunc {
 			fmt.Fprintf(stdout, "%d s per level after %s warmup; latency of successful exchanges\n", int(duration.Seconds()), *warmup)
 			if len(cfg.Rates) > 0 {
 				fmt.Fprintf(stdout, "open loop, at most %d outstanding; latency from when each request was due\n", cfg.MaxOutstanding)
-				fmt.Fprintln(stdout, loadgen.OpenLevelHeader)
+				fmt.Fprintln(stdout, OpenLevelHeader)
 			} else {
-				fmt.Fprintln(stdout, loadgen.LevelHeader)
+				fmt.Fprintln(stdout, LevelHeader)
 			}
-			cfg.OnLevel = func(l loadgen.LevelResult) { loadgen.WriteLevel(stdout, l) }
-			cfg.OnInterval = func(label string, n int, s loadgen.IntervalSample) {
+			cfg.OnLevel = func(l LevelResult) { WriteLevel(stdout, l) }
+			cfg.OnInterval = func(label string, n int, s IntervalSample) {
 				fmt.Fprintf(stdout, "  %s@%d +%.0fs: %.1f tx/s, %d errors, %d shed%s\n", label, n, s.Elapsed, s.TxPerSec, s.Errors, s.Shed, targetStats(s))
 			}
 		}
-		rep, err := loadgen.Run(ctx, cfg)
+		rep, err := Run(ctx, cfg)
 		if rep == nil {
 			fmt.Fprintln(stderr, "orchd bench:", err)
 			return 2
@@ -142,7 +142,7 @@ func benchCommand(fs *flag.FlagSet) runFunc {
 // failures counts the measured requests of rep that failed (an error or
 // a missed --expect; shed exchanges, answered 503, apart) and all the
 // measured requests.
-func failures(rep *loadgen.Report) (failed, total int64) {
+func failures(rep *Report) (failed, total int64) {
 	for _, l := range rep.Levels {
 		failed += l.Errors
 		total += l.Errors + l.Successes + l.Shed
@@ -151,7 +151,7 @@ func failures(rep *loadgen.Report) (failed, total int64) {
 }
 
 // targetStats formats the target's RSS and goroutines, when known.
-func targetStats(s loadgen.IntervalSample) string {
+func targetStats(s IntervalSample) string {
 	var b strings.Builder
 	if s.RSSBytes >= 0 {
 		fmt.Fprintf(&b, ", rss %.1f MiB", float64(s.RSSBytes)/(1<<20))
