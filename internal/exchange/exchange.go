@@ -69,6 +69,23 @@ func (f *Fault) Error() string {
 	return "fault " + f.Name.String()
 }
 
+// UndeclaredFault is a SOAP fault a partner answered that its
+// operation does not declare, such as a soapenv:Server fault whose
+// detail holds an element: the partner client returns it wrapped in its
+// error. The runtime decides what it is to the process (a BPEL fault
+// named by the one detail element, or a partner failure).
+type UndeclaredFault struct {
+	// Code is the faultcode (SOAP 1.2: Code/Value) resolved to a QName.
+	Code QName
+	// Reason is the faultstring (or the first Reason/Text).
+	Reason string
+	// Detail holds the detail's child elements, self-contained; text in
+	// the detail is not kept.
+	Detail []*etree.Element
+}
+
+func (f *UndeclaredFault) Error() string { return f.Reason }
+
 // Kind classifies a failure that is not a declared fault, so the front door
 // can pick a SOAP fault code (Client/Sender or Server/Receiver).
 type Kind int

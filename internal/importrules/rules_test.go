@@ -63,6 +63,10 @@ var allowed = map[string][]string{
 	"internal/process/restcall": {"internal/exchange", "internal/partnerallow", "internal/redact"},
 	"internal/process/check":    {"internal/exchange", "internal/process/ast", "internal/process/xmldoc", "internal/process/deploy", "internal/process/wsdl"},
 
+	// A partner's answer against its message's schemas (for the
+	// interpreter).
+	"internal/process/replycheck": {"internal/exchange", "internal/process/plan", "internal/xsd"},
+
 	// The compiler: bundle -> plan, lowering the syntax tree; never the
 	// runtime.
 	"internal/process/compile": {"internal/bundlefs", "internal/exchange", "internal/process/ast", "internal/process/xmldoc", "internal/process/check", "internal/process/deploy", "internal/process/expr",
@@ -74,7 +78,7 @@ var allowed = map[string][]string{
 	// other than persist's types, or cmd.
 	"internal/process/interp": {"internal/events", "internal/exchange", "internal/mgmt", "internal/partnerallow", "internal/persist", "internal/process/actstats", "internal/process/epr", "internal/process/insertpath", "internal/process/outboxmsg",
 		"internal/process/xmldoc", "internal/process/deploy", "internal/process/expr", "internal/process/membudget", "internal/process/plan",
-		"internal/process/migrate", "internal/process/restcall", "internal/redact", "internal/xmlparse", "internal/xpath1", "internal/xpath2", "internal/xsd"},
+		"internal/process/migrate", "internal/process/replycheck", "internal/process/restcall", "internal/redact", "internal/xmlparse", "internal/xpath1", "internal/xpath2", "internal/xsd"},
 
 	// The engine: deploys versions, routes exchanges to their instances,
 	// stores, recovers and manages them. Never the compiler, the front

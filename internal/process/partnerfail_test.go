@@ -294,11 +294,17 @@ func TestRecoveredCallInFlightSuspendsEvenWhenCaught(t *testing.T) {
 // path (none when path is ""), its partner calls answered by call.
 func deployPF(t *testing.T, dir, path string, call exchange.PartnerFunc) *Engine {
 	t.Helper()
+	return deployPartners(t, dir, path, func(*exchange.Endpoint) exchange.Partner { return call })
+}
+
+// deployPartners is deployPF with partners bound by partners.
+func deployPartners(t *testing.T, dir, path string, partners func(*exchange.Endpoint) exchange.Partner) *Engine {
+	t.Helper()
 	procs, err := loadBundle(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	opts := Options{Partners: func(*exchange.Endpoint) exchange.Partner { return call }}
+	opts := Options{Partners: partners}
 	if path != "" {
 		st, err := persist.Open(path, persist.Options{MaxBatchDelay: time.Millisecond})
 		if err != nil {
@@ -338,28 +344,31 @@ const pfRespTypes = `  <wsdl:types><xsd:schema targetNamespace="urn:test" elemen
     <xsd:element name="resp"><xsd:complexType><xsd:sequence><xsd:element name="a" type="xsd:int"/></xsd:sequence></xsd:complexType></xsd:element>
   </xsd:schema></wsdl:types>`
 
-// With orchd:validateReplies a partner's answer that its schema refuses
-// is bpel:invalidVariables at the invoke, caught the same in-memory and
-// persistent; without it (the default) the answer is taken as data.
+// A partner's answer that its schema refuses is bpel:invalidVariables at
+// the invoke, caught the same in-memory and persistent, by default and
+// with <orchd:validateReplies/>; deploy.xml's "no", in the invoke or for
+// the whole process, takes it as data.
 func TestValidateReplies(t *testing.T) {
 	body := pfScope(`<catch faultName="bpel:invalidVariables" xmlns:bpel="http://docs.oasis-open.org/wsbpel/2.0/process/executable">`+
 		pfSet(`'invalid'`)+`</catch>`, `<sequence>`+pfInvoke+pfSet(`concat('ok:', $presp.payload/tns:a)`)+`</sequence>`)
 	tests := []struct {
-		a        string // the partner's tns:a
-		validate bool
-		want     string
+		a                  string // the partner's tns:a
+		invokeExt, procExt string
+		want               string
 	}{
-		{"42", true, "ok:42"},
-		{"forty-two", true, "invalid"},
-		{"forty-two", false, "ok:forty-two"},
+		{a: "42", want: "ok:42"},
+		{a: "42", invokeExt: `<orchd:validateReplies/>`, want: "ok:42"},
+		{a: "forty-two", want: "invalid"},
+		{a: "forty-two", invokeExt: `<orchd:validateReplies/>`, want: "invalid"},
+		{a: "forty-two", invokeExt: `<orchd:validateReplies>no</orchd:validateReplies>`, want: "ok:forty-two"},
+		{a: "forty-two", procExt: `<orchd:validateReplies>no</orchd:validateReplies>`, want: "ok:forty-two"},
+		{a: "forty-two", procExt: `<orchd:validateReplies>no</orchd:validateReplies>`, invokeExt: `<orchd:validateReplies>yes</orchd:validateReplies>`, want: "invalid"},
+		{a: "forty-two", procExt: `<orchd:compat>ode</orchd:compat>`, want: "ok:forty-two"},
 	}
 	for _, tc := range tests {
 		for _, persistent := range []bool{false, true} {
-			t.Run(fmt.Sprintf("%s/validate=%v/persistent=%v", tc.a, tc.validate, persistent), func(t *testing.T) {
-				pb := pfBundle{body: body, persistent: persistent, types: pfRespTypes}
-				if tc.validate {
-					pb.invokeExt = `<orchd:validateReplies/>`
-				}
+			t.Run(fmt.Sprintf("%s/%s%s/persistent=%v", tc.a, tc.procExt, tc.invokeExt, persistent), func(t *testing.T) {
+				pb := pfBundle{body: body, persistent: persistent, types: pfRespTypes, invokeExt: tc.invokeExt, processExt: tc.procExt}
 				path := ""
 				if persistent {
 					path = filepath.Join(t.TempDir(), "orchd.db")
@@ -382,9 +391,17 @@ func TestValidateReplies(t *testing.T) {
 			})
 		}
 	}
-	// A reply message no schema declares cannot be checked: refused at
-	// deploy.
-	dir := pfBundle{body: body, invokeExt: `<orchd:validateReplies/>`}.write(t)
+	// Without a schema for the reply message, the default takes the
+	// answer as it comes; insisting on the check refuses the bundle.
+	if _, err := loadBundle(pfBundle{body: body}.write(t)); err != nil {
+		t.Errorf("no schema, default: %v", err)
+	}
+	// A value other than yes or no is refused naming the element.
+	dir := pfBundle{body: body, types: pfRespTypes, invokeExt: `<orchd:validateReplies>maybe</orchd:validateReplies>`}.write(t)
+	if _, err := loadBundle(dir); err == nil || !strings.Contains(err.Error(), `deploy.xml:5: <orchd:validateReplies>: want yes or no (empty: yes), not "maybe"`) {
+		t.Errorf("validateReplies maybe: %v", err)
+	}
+	dir = pfBundle{body: body, invokeExt: `<orchd:validateReplies/>`}.write(t)
 	if _, err := loadBundle(dir); err == nil || !strings.Contains(err.Error(), "orchd:validateReplies: the output message of partner.call has no schema") {
 		t.Errorf("validateReplies without a schema: %v", err)
 	}

@@ -235,8 +235,9 @@ func (p *partner) Invoke(ctx context.Context, call *exchange.Call) (*exchange.Me
 		return msg, err
 	}
 	var f *exchange.Fault
-	if errors.As(err, &f) {
-		return msg, err // a declared fault: the process handles it
+	var uf *exchange.UndeclaredFault
+	if errors.As(err, &f) || errors.As(err, &uf) {
+		return msg, err // the partner's fault: the process handles it
 	}
 	p.c.log.Warn("call to a partner address chosen at run time failed", logKeyPartner, Redact(p.ep.Address),
 		logKeyOp, call.Operation.Name, logKeyErr, err)
@@ -437,7 +438,8 @@ func (p *partner) fault(op *exchange.Operation, f *Fault) error {
 		}
 		return &exchange.Fault{Name: f.CodeName, Message: msg, Reason: f.Reason}
 	}
-	return p.errorf(op, "%w %s (undeclared): %s", ErrPartnerFault, f.CodeValue, f.Reason)
+	uf := &exchange.UndeclaredFault{Code: f.CodeName, Reason: f.Reason, Detail: f.Detail}
+	return p.errorf(op, "%w %s (undeclared): %w", ErrPartnerFault, f.CodeValue, uf)
 }
 
 // errorf returns an error naming the partner address and operation.

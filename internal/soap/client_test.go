@@ -203,6 +203,13 @@ func TestClientUndeclaredFault(t *testing.T) {
 			switch {
 			case tt.want.IsZero() && (isFault || !errors.Is(err, ErrPartnerFault)):
 				t.Fatalf("err = %v, want a partner failure", err)
+			case tt.want.IsZero():
+				// The runtime decides what an undeclared fault is: it
+				// gets the code, reason and detail.
+				var uf *exchange.UndeclaredFault
+				if !errors.As(err, &uf) || uf.Code.Local != "Server" || uf.Reason != "no" || len(uf.Detail) != 1 || uf.Detail[0].Tag != "item" {
+					t.Fatalf("err = %v, want an exchange.UndeclaredFault with the detail", err)
+				}
 			case !tt.want.IsZero() && (!isFault || f.Name != tt.want || f.Message.Parts["item"] == nil):
 				t.Fatalf("err = %#v, want fault %s with its detail", err, tt.want)
 			}

@@ -16,6 +16,10 @@ import (
 type Error struct {
 	Path string
 	Msg  string
+	// Unchecked is set when el could not be checked (an xsi:type or a
+	// wildcard's declaration needs what the validator does not
+	// support), rather than found invalid.
+	Unchecked bool
 }
 
 func (e *Error) Error() string {
@@ -29,14 +33,20 @@ func fail(path, format string, args ...any) *Error {
 	return &Error{Path: path, Msg: fmt.Sprintf(format, args...)}
 }
 
+// unchecked marks e as a check that could not be made.
+func unchecked(e *Error) *Error {
+	e.Unchecked = true
+	return e
+}
+
 // Validate checks that el is a valid instance of the declaration d (from
 // s.Element): its name, then its content and attributes.
 func (s *Set) Validate(d *Element, el *etree.Element) error {
-	p := "/" + step(el)
+	w := &where{root: el, named: true}
 	if q := (QName{el.NamespaceURI(), el.Tag}); q != d.Name {
-		return fail(p, "element is %s, want %s", q, d.Name)
+		return fail(w.at(el), "element is %s, want %s", q, d.Name)
 	}
-	if e := s.element(d, el, p); e != nil {
+	if e := s.element(d, el, w); e != nil {
 		return e
 	}
 	return nil
@@ -46,7 +56,7 @@ func (s *Set) Validate(d *Element, el *etree.Element) error {
 // looked at: it holds a value of t, from s.Type) against t. Paths in
 // errors are relative to el ("" for el itself).
 func (s *Set) ValidateType(t *Type, el *etree.Element) error {
-	if e := s.typed(t, el, ""); e != nil {
+	if e := s.typed(t, el, &where{root: el}); e != nil {
 		return e
 	}
 	return nil
@@ -84,40 +94,121 @@ func xsiAttr(el *etree.Element, key string) (string, bool) {
 	return "", false
 }
 
-func (s *Set) element(d *Element, el *etree.Element, p string) *Error {
+func (s *Set) element(d *Element, el *etree.Element, w *where) *Error {
 	t := d.typ
 	if v, ok := xsiAttr(el, "type"); ok {
 		sp, local, err := xmldoc.ResolveQName(el, strings.TrimSpace(v), true)
 		if err != nil {
-			return fail(p, "xsi:type: %v", err)
+			return fail(w.at(el), "xsi:type: %v", err)
 		}
 		q := QName{sp, local}
 		xt := s.lookupType(q)
 		if xt == nil {
-			return fail(p, "xsi:type %s is not declared in the bundle's schemas", q)
+			return fail(w.at(el), "xsi:type %s is not declared in the bundle's schemas", q)
 		}
 		if err := s.check(nil, xt, map[any]bool{}); err != nil {
-			return fail(p, "xsi:type %s cannot be checked: %v", q, err)
+			return unchecked(fail(w.at(el), "xsi:type %s cannot be checked: %v", q, err))
 		}
 		t = xt
 	}
 	if v, ok := xsiAttr(el, "nil"); ok && (strings.TrimSpace(v) == "true" || strings.TrimSpace(v) == "1") {
 		if !d.nillable {
-			return fail(p, "xsi:nil on an element that is not nillable")
+			return fail(w.at(el), "xsi:nil on an element that is not nillable")
 		}
 		if len(el.ChildElements()) > 0 || strings.TrimSpace(text(el)) != "" {
-			return fail(p, "an element with xsi:nil=\"true\" must be empty")
+			return fail(w.at(el), "an element with xsi:nil=\"true\" must be empty")
 		}
-		return s.attributes(t, el, p)
+		return s.attributes(t, el, w)
 	}
 	if d.fixed != nil && t.simple != nil && normalize(text(el), t.simple.ws) != normalize(*d.fixed, t.simple.ws) {
-		return fail(p, "'%s' is not the fixed value '%s'", text(el), *d.fixed)
+		return fail(w.at(el), "'%s' is not the fixed value '%s'", text(el), *d.fixed)
 	}
-	return s.typed(t, el, p)
+	return s.typed(t, el, w)
+}
+
+// where renders the path of an element or attribute where validation
+// failed, only then: from root ("/" and root's step when named, else
+// relative to root, "" for root itself) down to the element.
+type where struct {
+	root  *etree.Element
+	named bool
+}
+
+// at is el's path.
+func (w *where) at(el *etree.Element) string {
+	var steps []string
+	for e := el; e != nil && e != w.root; e = e.Parent() {
+		steps = append(steps, step(e))
+	}
+	var b strings.Builder
+	if w.named {
+		b.WriteString("/" + step(w.root))
+	}
+	for i := len(steps) - 1; i >= 0; i-- {
+		b.WriteString("/" + steps[i])
+	}
+	return b.String()
+}
+
+// attr is the path of el's attribute a.
+func (w *where) attr(el *etree.Element, a *etree.Attr) string {
+	return w.at(el) + "/@" + a.FullKey()
+}
+
+// hasText reports whether el holds character data other than
+// whitespace.
+func hasText(el *etree.Element) bool {
+	for _, c := range el.Child {
+		if cd, ok := c.(*etree.CharData); ok && strings.TrimSpace(cd.Data) != "" {
+			return true
+		}
+	}
+	return false
+}
+
+// seqMatches reports whether names match p, a sequence (once) of
+// element particles, taking each particle's elements greedily. A match
+// found so is one; when there is none (or p is of another shape) the
+// general matcher decides, and says what is wrong. XML Schema's Unique
+// Particle Attribution makes the greedy match the one there is for the
+// valid content of such a sequence, so valid answers rarely need more.
+func seqMatches(p *particle, names []QName) bool {
+	if p.kind != pSeq || p.min != 1 || p.max != 1 {
+		return false
+	}
+	i := 0
+	for _, k := range p.kids {
+		if k.kind != pElem {
+			return false
+		}
+		n := 0
+		for i < len(names) && (k.max < 0 || n < k.max) && names[i] == k.elem.Name {
+			i++
+			n++
+		}
+		if n < k.min {
+			return false
+		}
+	}
+	return i == len(names)
 }
 
 // text is the character data directly inside el.
 func text(el *etree.Element) string {
+	var one *etree.CharData
+	n := 0
+	for _, t := range el.Child {
+		if cd, ok := t.(*etree.CharData); ok {
+			one = cd
+			n++
+		}
+	}
+	switch n {
+	case 0:
+		return ""
+	case 1:
+		return one.Data
+	}
 	var b strings.Builder
 	for _, t := range el.Child {
 		if cd, ok := t.(*etree.CharData); ok {
@@ -127,42 +218,45 @@ func text(el *etree.Element) string {
 	return b.String()
 }
 
-func (s *Set) typed(t *Type, el *etree.Element, p string) *Error {
-	if e := s.attributes(t, el, p); e != nil {
+func (s *Set) typed(t *Type, el *etree.Element, w *where) *Error {
+	if e := s.attributes(t, el, w); e != nil {
 		return e
 	}
-	kids := el.ChildElements()
 	if t.simple != nil {
-		if len(kids) > 0 {
-			return fail(p, "element %s is not allowed: the content is a simple value", kids[0].FullTag())
+		for _, c := range el.Child {
+			if k, ok := c.(*etree.Element); ok {
+				return fail(w.at(el), "element %s is not allowed: the content is a simple value", k.FullTag())
+			}
 		}
 		if why := t.simple.validate(text(el), el); why != "" {
-			return fail(p, "%s", why)
+			return fail(w.at(el), "%s", why)
 		}
 		return nil
 	}
-	if !t.mixed {
+	if !t.mixed && hasText(el) {
 		if tx := strings.TrimSpace(text(el)); tx != "" {
 			if len(tx) > 40 {
 				tx = tx[:40] + "..."
 			}
-			return fail(p, "text '%s' is not allowed in element-only content", tx)
+			return fail(w.at(el), "text '%s' is not allowed in element-only content", tx)
 		}
 	}
+	kids := el.ChildElements()
 	if len(kids) == 0 {
 		if t.content == nil || nullable(t.content) {
 			return nil
 		}
 	}
 	if t.content == nil {
-		return fail(p+"/"+step(kids[0]), "element is not allowed: the content must be empty")
+		return fail(w.at(kids[0]), "element is not allowed: the content must be empty")
 	}
 	m := &matcher{parent: el, kids: kids, names: make([]QName, len(kids)), far: -1}
 	for i, k := range kids {
 		m.names[i] = QName{k.NamespaceURI(), k.Tag}
 	}
-	ends := m.match(t.content, 0)
-	if !contains(ends, len(kids)) {
+	if seqMatches(t.content, m.names) {
+		// matched without the general matcher's position sets
+	} else if ends := m.match(t.content, 0); !contains(ends, len(kids)) {
 		at := m.far
 		for _, e := range ends {
 			if e > at {
@@ -174,39 +268,38 @@ func (s *Set) typed(t *Type, el *etree.Element, p string) *Error {
 			exp = strings.Join(dedupe(m.expected), " or ")
 		}
 		if at >= len(kids) {
-			return fail(p, "missing element %s", exp)
+			return fail(w.at(el), "missing element %s", exp)
 		}
 		if exp == "" {
-			return fail(p+"/"+step(kids[at]), "element is not allowed here (no more elements may follow)")
+			return fail(w.at(kids[at]), "element is not allowed here (no more elements may follow)")
 		}
-		return fail(p+"/"+step(kids[at]), "element is not allowed here; expected %s", exp)
+		return fail(w.at(kids[at]), "element is not allowed here; expected %s", exp)
 	}
 	for i, k := range kids {
-		cp := p + "/" + step(k)
 		if d, ok := t.elems[m.names[i]]; ok {
-			if e := s.element(d, k, cp); e != nil {
+			if e := s.element(d, k, w); e != nil {
 				return e
 			}
 			continue
 		}
-		for _, w := range t.wilds {
-			if !w.allows(m.names[i].Space) {
+		for _, wc := range t.wilds {
+			if !wc.allows(m.names[i].Space) {
 				continue
 			}
-			if w.process == "skip" {
+			if wc.process == "skip" {
 				break
 			}
 			d := s.elements[m.names[i]]
 			if d == nil {
-				if w.process == "strict" {
-					return fail(cp, "no global declaration of %s for the strict wildcard", m.names[i])
+				if wc.process == "strict" {
+					return fail(w.at(k), "no global declaration of %s for the strict wildcard", m.names[i])
 				}
 				break
 			}
 			if err := s.check(d, nil, map[any]bool{}); err != nil {
-				return fail(cp, "cannot be checked: %v", err)
+				return unchecked(fail(w.at(k), "cannot be checked: %v", err))
 			}
-			if e := s.element(d, k, cp); e != nil {
+			if e := s.element(d, k, w); e != nil {
 				return e
 			}
 			break
@@ -215,7 +308,7 @@ func (s *Set) typed(t *Type, el *etree.Element, p string) *Error {
 	return nil
 }
 
-func (s *Set) attributes(t *Type, el *etree.Element, p string) *Error {
+func (s *Set) attributes(t *Type, el *etree.Element, w *where) *Error {
 	var seen []*attrUse
 	for i := range el.Attr {
 		a := &el.Attr[i]
@@ -236,7 +329,6 @@ func (s *Set) attributes(t *Type, el *etree.Element, p string) *Error {
 			continue
 		}
 		q := QName{ns, a.Key}
-		ap := p + "/@" + a.FullKey()
 		var u *attrUse
 		for _, x := range t.attrs {
 			if x.name == q {
@@ -245,31 +337,31 @@ func (s *Set) attributes(t *Type, el *etree.Element, p string) *Error {
 			}
 		}
 		if u == nil || u.prohibited {
-			w := t.anyAttr
-			if w == nil || !w.allows(ns) {
-				return fail(ap, "attribute is not allowed")
+			wc := t.anyAttr
+			if wc == nil || !wc.allows(ns) {
+				return fail(w.attr(el, a), "attribute is not allowed")
 			}
-			if w.process == "skip" {
+			if wc.process == "skip" {
 				continue
 			}
 			d := s.attrs[q]
 			if d == nil {
-				if w.process == "strict" {
-					return fail(ap, "no global declaration of attribute %s for the strict wildcard", q)
+				if wc.process == "strict" {
+					return fail(w.attr(el, a), "no global declaration of attribute %s for the strict wildcard", q)
 				}
 				continue
 			}
 			if d.err != nil {
-				return fail(ap, "cannot be checked: %v", d.err)
+				return unchecked(fail(w.attr(el, a), "cannot be checked: %v", d.err))
 			}
 			u = &attrUse{name: q, typ: d.typ, fixed: d.fixed}
 		}
 		seen = append(seen, u)
 		if why := u.typ.simple.validate(a.Value, el); why != "" {
-			return fail(ap, "%s", why)
+			return fail(w.attr(el, a), "%s", why)
 		}
 		if u.fixed != nil && normalize(a.Value, u.typ.simple.ws) != normalize(*u.fixed, u.typ.simple.ws) {
-			return fail(ap, "'%s' is not the fixed value '%s'", a.Value, *u.fixed)
+			return fail(w.attr(el, a), "'%s' is not the fixed value '%s'", a.Value, *u.fixed)
 		}
 	}
 outer:
@@ -282,7 +374,7 @@ outer:
 				continue outer
 			}
 		}
-		return fail(p, "missing required attribute %s", u.name)
+		return fail(w.at(el), "missing required attribute %s", u.name)
 	}
 	return nil
 }

@@ -129,6 +129,13 @@ func (c *compiler) to(n *ast.To, t *plan.ToSpec) bool {
 			return false
 		}
 		t.V = c.LookupVar(e.AttrOr("variable", ""))
+		if i := aliasPart(t.V, x.Src); i >= 0 {
+			// The alias names a part without a query: a copy to that
+			// part, which creates it in a variable not yet initialized
+			// (WS-BPEL 2.0 8.2.6, 8.4.1).
+			t.Part = i
+			return true
+		}
 		t.Query = x
 		return true
 	case e.Has("variable"):
@@ -216,4 +223,21 @@ func (c *compiler) bareMessageVar(e *ast.Element) *expr.Var {
 		return v
 	}
 	return nil
+}
+
+// aliasPart is the index of the part of message variable v that the <to>
+// query path of a property (propertyExpr) selects whole, or -1 when the
+// path reaches into a part (the alias has a query) or v is no message
+// variable.
+func aliasPart(v *expr.Var, path string) int {
+	if v == nil || v.Msg == nil {
+		return -1
+	}
+	base := "/" + v.SlotName() + "/"
+	for i, pd := range v.Msg.Parts {
+		if p, err := v.Path(pd.Name); err == nil && strings.TrimPrefix(p, base) == path {
+			return i
+		}
+	}
+	return -1
 }

@@ -92,7 +92,7 @@ func compileProcess(proc *ast.Process, w *wsdl.Set, dp *deploy.Process, errs *xm
 	c := &compiler{doc: doc, root: root, w: w, errs: errs, dp: dp, ext: opts.Extensions, compat: mode}
 	p := &plan.Plan{Name: dp.Name, File: doc.File, InMemory: dp.InMemory, Plinks: map[string]*plan.PartnerLink{},
 		Starts: map[string]plan.Activity{}, Routes: map[string][]*plan.RouteShape{}, Cleanup: dp.Cleanup, Retention: dp.Retention, Idempotent: dp.Idempotent, Events: dp.Events, MaxSteps: dp.MaxSteps, MaxVariableBytes: dp.MaxVariableBytes, MaxRunBytes: dp.MaxRunBytes,
-		FaultUncaught: dp.FaultUncaught, PartnerAllow: dp.PartnerAllow}
+		FaultUncaught: dp.FaultUncaught, PartnerAllow: dp.PartnerAllow, UndeclaredFaultsFail: mode == check.ODE}
 	c.p = p
 	c.scopes = []map[string]*expr.Var{{}}
 	for _, a := range root.Attrs {
@@ -591,7 +591,7 @@ func (c *compiler) compileActivity(e *ast.Element) plan.Activity {
 			c.errorf(e, "<while> has no <condition>")
 			return a
 		}
-		a.Cond = c.exprOf(n.Condition)
+		a.Cond = c.condOf(n.Condition)
 		a.Body = c.activityAfter(e, &n.Condition.Element)
 		return a
 	case *ast.Throw:
@@ -652,6 +652,20 @@ func (c *compiler) compileActivity(e *ast.Element) plan.Activity {
 // counter value, branches) as a value.
 func (c *compiler) exprOf(x *ast.Expression) *expr.Expr {
 	return c.expression(&x.Element, x.Text(), true)
+}
+
+// condOf compiles a condition (of an if, elseif, while, repeatUntil, a
+// link's transition or join). An XPath 1.0 condition that reads the
+// context node, which a BPEL condition does not have, raises
+// bpel:subLanguageExecutionFault when evaluated (expr.NeedsContext);
+// XPath 2.0 conditions are evaluated without a context item, and
+// raise it the same way (XPDY0002).
+func (c *compiler) condOf(x *ast.Expression) *expr.Expr {
+	ex := c.exprOf(x)
+	if ex != nil && ex.X2 == nil {
+		ex.NoContext = expr.NeedsContext(ex.Src)
+	}
+	return ex
 }
 
 // activityAfter compiles the activity that follows the <condition> of an

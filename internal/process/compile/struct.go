@@ -79,7 +79,7 @@ func (c *compiler) withLinks(e *ast.Element, a plan.Activity, dead []*plan.Link)
 		}
 		if jc := tn.JoinCondition; jc != nil {
 			c.scopes = append(c.scopes, vars)
-			l.Join = c.exprOf(jc)
+			l.Join = c.condOf(jc)
 			c.scopes = c.scopes[:len(c.scopes)-1]
 		}
 	}
@@ -95,7 +95,7 @@ func (c *compiler) withLinks(e *ast.Element, a plan.Activity, dead []*plan.Link)
 		for i, s := range srcs {
 			src := plan.LinkSource{L: links[i]}
 			if tc := s.TransitionCondition; tc != nil {
-				src.Cond = c.exprOf(tc)
+				src.Cond = c.condOf(tc)
 			}
 			l.Sources = append(l.Sources, src)
 			c.addSource(links[i])
@@ -299,7 +299,7 @@ func (c *compiler) repeatUntil(n *ast.RepeatUntil, b plan.Base) plan.Activity {
 		c.errorf(&n.Element, "<repeatUntil> has no <condition>")
 		return a
 	}
-	a.Cond = c.exprOf(n.Condition)
+	a.Cond = c.condOf(n.Condition)
 	a.Body = c.activityAfter(&n.Element, &n.Condition.Element)
 	return a
 }
@@ -383,7 +383,7 @@ func (c *compiler) ifActivity(n *ast.If, b plan.Base) plan.Activity {
 		c.errorf(e, "<if> has no <condition>")
 		return a
 	}
-	a.Conds = append(a.Conds, c.exprOf(n.Condition))
+	a.Conds = append(a.Conds, c.condOf(n.Condition))
 	mark := c.beginSources()
 	a.Branches = append(a.Branches, c.activityAfter(e, &n.Condition.Element))
 	a.Dead.Add(c.endSources(mark))
@@ -395,7 +395,7 @@ func (c *compiler) ifActivity(n *ast.If, b plan.Base) plan.Activity {
 				c.errorf(ce, "<elseif> has no <condition>")
 				continue
 			}
-			a.Conds = append(a.Conds, c.exprOf(x.Condition))
+			a.Conds = append(a.Conds, c.condOf(x.Condition))
 			mark := c.beginSources()
 			a.Branches = append(a.Branches, c.activityAfter(ce, &x.Condition.Element))
 			a.Dead.Add(c.endSources(mark))

@@ -73,10 +73,17 @@ type Process struct {
 	// the fault instead of suspending it for an operator (the default,
 	// "suspend").
 	FaultUncaught bool
-	// ValidateReplies lists the partner links whose answers are checked
-	// against the schemas of the operation's output message
-	// (orchd:validateReplies in their <invoke>).
+	// ValidateReplies holds what a partner link's <invoke> says with
+	// orchd:validateReplies: true (empty, yes) checks its answers against
+	// the schemas of the operation's output message and refuses the
+	// bundle when there are none; false (no) takes them unchecked. A link
+	// it does not name follows NoValidateReplies (validatereplies.go).
 	ValidateReplies map[string]bool
+	// NoValidateReplies is <orchd:validateReplies>no</...> as a child of
+	// <process>: the answers of its partners are not checked unless their
+	// <invoke> says yes. By default (false) every answer whose message
+	// the bundle's schemas declare is checked.
+	NoValidateReplies bool
 	// Addressing lists the partner links whose calls carry
 	// WS-Addressing headers although their WSDL binding does not say
 	// so (orchd:addressing in their <invoke>).
@@ -135,12 +142,16 @@ type CleanupRule struct {
 //
 //	<invoke partnerLink="crm">
 //	  <service .../>
-//	  <orchd:validateReplies/>
+//	  <orchd:validateReplies>no</orchd:validateReplies>
 //	</invoke>
 //
-// checks every answer of the partner against the schemas of the
-// operation's output message before the process takes it (a violation
-// is bpel:invalidVariables at the invoke); and
+// takes the partner's answers without checking them against the schemas
+// of the operation's output message, which orchd otherwise does before
+// the process takes an answer (a violation is bpel:invalidVariables at
+// the invoke); <orchd:validateReplies/> (or yes) insists on the check,
+// refusing a bundle whose schemas do not declare the message; as a child
+// of <process>, <orchd:validateReplies>no</orchd:validateReplies> turns
+// the check off for every partner whose <invoke> does not say yes; and
 //
 //	<invoke partnerLink="crm">
 //	  <service .../>
@@ -249,6 +260,10 @@ func Parse(doc *xmldoc.Document, errs *xmldoc.Errors) *Descriptor {
 				if c.NamespaceURI() == nsOrchdDD {
 					p.FaultUncaught = parseUncaughtFailure(doc, c, errs)
 				}
+			case "validateReplies":
+				if c.NamespaceURI() == nsOrchdDD {
+					p.NoValidateReplies = !parseValidateReplies(doc, c, errs)
+				}
 			case "waive":
 				if c.NamespaceURI() == nsOrchdDD {
 					p.Waive = parseWaive(doc, c, errs, p.Waive)
@@ -322,7 +337,7 @@ func Parse(doc *xmldoc.Document, errs *xmldoc.Errors) *Descriptor {
 						if p.ValidateReplies == nil {
 							p.ValidateReplies = map[string]bool{}
 						}
-						p.ValidateReplies[pl] = true
+						p.ValidateReplies[pl] = parseValidateReplies(doc, x, errs)
 					case x.Tag == "usernameToken" && x.NamespaceURI() == nsOrchdDD:
 						p.InvokeTokens[pl] = parseInvokeToken(doc, x, errs)
 					case x.Tag == "addressing" && x.NamespaceURI() == nsOrchdDD:

@@ -40,7 +40,7 @@ func odeRule(tag string) (ddRule, bool) {
 				"mex-interceptors", "type", "cleanup", "schedule"},
 			orchd: map[string][]string{"maxSteps": nil, "uncaughtFailure": nil, "waive": {"rules"},
 				"partnerAllow": {"host", "port"}, "compat": nil, "maxVariableBytes": nil, "maxRunBytes": nil,
-				"retention": retentionAttrs}}, true
+				"retention": retentionAttrs, "validateReplies": nil}}, true
 	case "property":
 		// name a QName; the legacy namespace's name and namespace.
 		return ddRule{attrs: []string{"name", "namespace"}, lax: true}, true

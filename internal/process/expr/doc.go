@@ -20,7 +20,10 @@
 // are the runtime's.
 // EvalXPath1 (xpath1cli.go) serves `orchd xpath`. The tree helpers of
 // treecopy.go copy elements in few allocations and declare the namespaces
-// a copy needs. Rewrite turns BPEL's $var.part
+// a copy needs; they also rename an element (RenameTo) and replace an
+// element's content with a copy of another's (ReplaceContent, WS-BPEL
+// 8.4.2). NeedsContext (nocontext.go) finds what an XPath 1.0 condition
+// reads of the context node it does not have. Rewrite turns BPEL's $var.part
 // references into paths over the tree, through a Resolver the compiler
 // implements; CheckXPath1Functions refuses at deploy a call outside
 // XPath 1.0's library.

@@ -7,6 +7,7 @@ import (
 	"github.com/beevik/etree"
 
 	"github.com/orchd/orchd/internal/exchange"
+	"github.com/orchd/orchd/internal/xpath1"
 )
 
 // copyTree returns a deep copy of e, as e.Copy() does, in a handful of
@@ -347,6 +348,17 @@ func AddPrefix(used []string, p string) []string {
 	return append(used, p)
 }
 
+// NewQualified makes a child of parent named q, declaring q's namespace
+// on it under the prefix ns.
+func NewQualified(parent *etree.Element, q exchange.QName) *etree.Element {
+	if q.Space == "" {
+		return parent.CreateElement(q.Local)
+	}
+	e := parent.CreateElement("ns:" + q.Local)
+	e.CreateAttr("xmlns:ns", q.Space)
+	return e
+}
+
 // RenameTo gives e the qualified name q, declaring q's namespace on e.
 func RenameTo(e *etree.Element, q exchange.QName) {
 	if q.Space == "" {
@@ -365,4 +377,49 @@ func RenameTo(e *etree.Element, q exchange.QName) {
 	}
 	e.Space, e.Tag = prefix, q.Local
 	e.CreateAttr("xmlns:"+prefix, q.Space)
+}
+
+// ReplaceContent gives dst a copy of src's attributes and children, keeping
+// dst's name (WS-BPEL 2.0 section 8.4.2, replacement of element content).
+// Namespaces the copies need are declared once, on dst, unless dst binds
+// the prefix differently; then the copied child declares it itself.
+func ReplaceContent(dst, src *etree.Element) {
+	ClearChildren(dst)
+	keep := dst.Attr[:0]
+	for _, a := range dst.Attr {
+		if xpath1.IsNSDecl(a) {
+			keep = append(keep, a)
+		}
+	}
+	dst.Attr = keep
+	var buf [4]string
+	used := buf[:0]
+	for _, a := range src.Attr {
+		if !xpath1.IsNSDecl(a) && a.Space != "" && a.Space != "xml" {
+			used = AddPrefix(used, a.Space)
+		}
+	}
+	for _, ch := range src.Child {
+		if ce, ok := ch.(*etree.Element); ok {
+			used = UsedPrefixes(ce, used)
+		}
+	}
+	for _, p := range used {
+		uri, ok := LookupNS(src, p)
+		if !ok {
+			continue
+		}
+		if have, ok := LookupNS(dst, p); ok && have == uri {
+			continue
+		}
+		if !DeclaresPrefix(dst, p) && (p != "" || dst.Space == "") {
+			DeclareIfNeeded(dst, p, src, nil)
+		}
+	}
+	for _, a := range src.Attr {
+		if !xpath1.IsNSDecl(a) {
+			dst.CreateAttr(a.FullKey(), a.Value)
+		}
+	}
+	CopyChildren(dst, src, dst)
 }

@@ -29,6 +29,12 @@ type Expr struct {
 	// X2 is set for an XPath 2.0 expression (xpath2.go): it evaluates
 	// with internal/xpath2, after fast when that is set.
 	X2 *Xp2Expr
+	// NoContext, when set, names what the expression reads of a context
+	// node it does not have (NeedsContext): evaluating it panics with
+	// ErrNoContext, which the runtime raises as
+	// bpel:subLanguageExecutionFault. The compiler sets it on XPath 1.0
+	// conditions.
+	NoContext string
 }
 
 // xpath1Options are what an XPath 1.0 expression of a process may use:
@@ -90,6 +96,9 @@ func NewExpr(src, text string, ns map[string]string) (*Expr, error) {
 // not) panics with its *xpath1.Error; instance.eval turns it into
 // bpel:subLanguageExecutionFault.
 func (e *Expr) Eval(t *DocTree, ctx *etree.Element) any {
+	if e.NoContext != "" {
+		panic(fmt.Errorf("%s %w", e.NoContext, ErrNoContext))
+	}
 	root := t.Top
 	if e.Fast != nil {
 		return e.Fast.Value(root, ctx)

@@ -8,7 +8,6 @@ import (
 	"github.com/orchd/orchd/internal/process/expr"
 	"github.com/orchd/orchd/internal/process/plan"
 	"github.com/orchd/orchd/internal/process/xmldoc"
-	"github.com/orchd/orchd/internal/xpath1"
 	"github.com/orchd/orchd/internal/xpath2"
 )
 
@@ -157,7 +156,7 @@ func evalToCopyOp(c *plan.CopyOp, in *Instance) (target, error) {
 		if t.Query == nil {
 			return target{fresh: true, parent: parent, declared: declared}, nil
 		}
-		base = newQualified(parent, declared)
+		base = expr.NewQualified(parent, declared)
 	}
 	if t.Query == nil {
 		return target{Node: expr.Node{Tok: base, Attr: -1}}, nil
@@ -200,15 +199,6 @@ func (in *Instance) Eval(x *expr.Expr, ctx *etree.Element, at xmldoc.Pos) (v any
 	return x.Eval(&in.docs, ctx), nil
 }
 
-func newQualified(parent *etree.Element, q exchange.QName) *etree.Element {
-	if q.Space == "" {
-		return parent.CreateElement(q.Local)
-	}
-	e := parent.CreateElement("ns:" + q.Local)
-	e.CreateAttr("xmlns:ns", q.Space)
-	return e
-}
-
 func replaceCopyOp(c *plan.CopyOp, in *Instance, src source, dst target) error {
 	var se *etree.Element
 	if src.node.Tok != nil && src.node.Attr < 0 {
@@ -219,7 +209,7 @@ func replaceCopyOp(c *plan.CopyOp, in *Instance, src source, dst target) error {
 		// the source element under its declared name (or keeps the
 		// source's name), or an element of that name holding the text.
 		if se == nil {
-			expr.SetText(newQualified(dst.parent, dst.declared), src.String())
+			expr.SetText(expr.NewQualified(dst.parent, dst.declared), src.String())
 			return nil
 		}
 		cp := expr.CopyTree(se)
@@ -264,7 +254,7 @@ func replaceCopyOp(c *plan.CopyOp, in *Instance, src source, dst target) error {
 			p.InsertChildAt(i, cp)
 			return nil
 		}
-		replaceContent(t, se)
+		expr.ReplaceContent(t, se)
 		return nil
 	}
 	return in.faultf(c.Pos, "selectionFailure", "<to> is not an element, attribute or text node")
@@ -300,49 +290,4 @@ func (s source) String() string {
 		return s.node.String()
 	}
 	return s.text
-}
-
-// replaceContent gives dst a copy of src's attributes and children, keeping
-// dst's name (WS-BPEL 2.0 section 8.4.2, replacement of element content).
-// Namespaces the copies need are declared once, on dst, unless dst binds
-// the prefix differently; then the copied child declares it itself.
-func replaceContent(dst, src *etree.Element) {
-	expr.ClearChildren(dst)
-	keep := dst.Attr[:0]
-	for _, a := range dst.Attr {
-		if xpath1.IsNSDecl(a) {
-			keep = append(keep, a)
-		}
-	}
-	dst.Attr = keep
-	var buf [4]string
-	used := buf[:0]
-	for _, a := range src.Attr {
-		if !xpath1.IsNSDecl(a) && a.Space != "" && a.Space != "xml" {
-			used = expr.AddPrefix(used, a.Space)
-		}
-	}
-	for _, ch := range src.Child {
-		if ce, ok := ch.(*etree.Element); ok {
-			used = expr.UsedPrefixes(ce, used)
-		}
-	}
-	for _, p := range used {
-		uri, ok := expr.LookupNS(src, p)
-		if !ok {
-			continue
-		}
-		if have, ok := expr.LookupNS(dst, p); ok && have == uri {
-			continue
-		}
-		if !expr.DeclaresPrefix(dst, p) && (p != "" || dst.Space == "") {
-			expr.DeclareIfNeeded(dst, p, src, nil)
-		}
-	}
-	for _, a := range src.Attr {
-		if !xpath1.IsNSDecl(a) {
-			dst.CreateAttr(a.FullKey(), a.Value)
-		}
-	}
-	expr.CopyChildren(dst, src, dst)
 }

@@ -537,9 +537,8 @@ func answeredInvoke(a *plan.Invoke, in *Instance, f *frame, res *exchange.Messag
 		emitAnsweredInvoke(a, in, err, dur)
 	}
 	if err != nil {
-		var flt *exchange.Fault
-		if errors.As(err, &flt) {
-			return nil, false, faultFromPartner(flt, a)
+		if fv := faultFromPartner(err, a, in.proc.UndeclaredFaultsFail); fv != nil {
+			return nil, false, fv
 		}
 		return failedInvoke(a, in, f, err)
 	}

@@ -24,13 +24,19 @@ func (in *Instance) partsMessage(md *exchange.MessageDesc, parts []plan.PartMap)
 	for _, pm := range parts {
 		s := in.Slot(pm.V)
 		var val *etree.Element
-		elemPart := md != nil && !partType(md, pm.Part)
+		el := partElement(md, pm.Part)
 		switch {
-		case elemPart:
-			val = expr.FirstElement(s)
-		default:
+		case el.IsZero():
 			val = expr.CopyTree(s)
 			val.Space, val.Tag = "", pm.Part
+		case typed(pm.V):
+			// A type-typed variable for an element part: the part is the
+			// element holding its value, as a copy to the part would
+			// make it (its content replaced, WS-BPEL 8.4.2).
+			val = expr.CopyTree(s)
+			expr.RenameTo(val, el)
+		default:
+			val = expr.FirstElement(s)
 		}
 		if val != nil {
 			m.Parts[pm.Part] = val
@@ -47,7 +53,11 @@ func (in *Instance) partsInitialized(md *exchange.MessageDesc, parts []plan.Part
 		return nil
 	}
 	for _, pm := range parts {
-		if !partType(md, pm.Part) && expr.FirstElement(in.Slot(pm.V)) == nil {
+		s := in.Slot(pm.V)
+		switch {
+		case partElement(md, pm.Part).IsZero():
+		case typed(pm.V) && (len(s.Child) > 0 || len(s.Attr) > 0):
+		case expr.FirstElement(s) == nil:
 			return in.faultf(at, "uninitializedVariable", "variable %s, for part %s, was never assigned", pm.V.Name, pm.Part)
 		}
 	}
@@ -76,14 +86,22 @@ func (in *Instance) storeParts(m *exchange.Message, parts []plan.PartMap) {
 	}
 }
 
-func partType(md *exchange.MessageDesc, part string) bool {
-	for _, p := range md.Parts {
-		if p.Name == part {
-			return p.Element.IsZero()
+// partElement is the element of md's part named part; zero for a type
+// part (or no md).
+func partElement(md *exchange.MessageDesc, part string) exchange.QName {
+	if md != nil {
+		for _, p := range md.Parts {
+			if p.Name == part {
+				return p.Element
+			}
 		}
 	}
-	return true
+	return exchange.QName{}
 }
+
+// typed reports a variable declared with a type (not a message or an
+// element): its slot holds the value itself.
+func typed(v *expr.Var) bool { return v.Msg == nil && v.Elem.IsZero() }
 
 // initialized raises bpel:uninitializedVariable when message variable v
 // is used before it was assigned: an element part with no element, or no

@@ -9,6 +9,7 @@ import (
 
 	"github.com/orchd/orchd/internal/exchange"
 	"github.com/orchd/orchd/internal/process/plan"
+	"github.com/orchd/orchd/internal/process/replycheck"
 	"github.com/orchd/orchd/internal/process/xmldoc"
 	"github.com/orchd/orchd/internal/redact"
 	"github.com/orchd/orchd/internal/xsd"
@@ -129,31 +130,14 @@ func (in *Instance) partnerAddress(pl *plan.PartnerLink) string {
 // not (redact.WithoutUserinfo).
 func withoutUserinfo(s string) string { return redact.WithoutUserinfo(s) }
 
-// checkReply validates a partner's answer m to invoke a against the
-// schemas of the operation's output message (orchd:validateReplies): the
-// first part that is missing or invalid raises bpel:invalidVariables at
-// the invoke, in both modes alike (a fault, as a declared fault is: the
-// partner did answer).
+// checkReply checks a partner's answer m to invoke a against the
+// schemas of the operation's output message (replycheck): an answer they
+// refuse raises bpel:invalidVariables at the invoke, naming the partner,
+// its address, the operation and what broke, in both modes alike (a
+// fault, as a declared fault is: the partner did answer).
 func (in *Instance) checkReply(a *plan.Invoke, m *exchange.Message) error {
-	rs := a.ReplySchema
-	for i, pd := range a.Op.Output.Parts {
-		if i >= len(rs.Parts) {
-			break
-		}
-		ps := rs.Parts[i]
-		val := m.Parts[pd.Name]
-		var err error
-		switch {
-		case val == nil:
-			err = errors.New("missing")
-		case ps.Elem != nil:
-			err = rs.Set.Validate(ps.Elem, val)
-		default:
-			err = rs.Set.ValidateType(ps.Typ, val)
-		}
-		if err != nil {
-			return in.faultf(a.Pos, "invalidVariables", "the reply of %s.%s (orchd:validateReplies), part %s: %v", a.Pl.Name, a.Op.Name, pd.Name, err)
-		}
+	if err := replycheck.Check(a.ReplySchema, a.Op.Output, m); err != nil {
+		return in.faultf(a.Pos, "invalidVariables", "partner %s (%s) answered %s with a message its schema refuses: %v", a.Pl.Name, in.partnerAddress(a.Pl), a.Op.Name, err)
 	}
 	return nil
 }

@@ -202,7 +202,7 @@ func storeBody(in *Instance, v *expr.Var, body []byte) error {
 		return fmt.Errorf("response for variable %s is not XML: no element", v.Name)
 	}
 	if v.OfType() {
-		replaceContent(s, root)
+		expr.ReplaceContent(s, root)
 	} else {
 		doc.RemoveChild(root)
 		expr.ClearChildren(s)

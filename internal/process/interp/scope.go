@@ -2,6 +2,7 @@ package interp
 
 import (
 	"errors"
+	"fmt"
 
 	"github.com/beevik/etree"
 
@@ -246,7 +247,23 @@ func stepRethrow(a *plan.Rethrow, in *Instance, _ *frame) (plan.Activity, bool, 
 	return nil, false, in.faultf(a.Pos, "missingFault", "<rethrow> outside a fault handler")
 }
 
-// faultFromPartner turns a partner's fault answer into a BPEL fault.
-func faultFromPartner(flt *exchange.Fault, a *plan.Invoke) *faultValue {
-	return &faultValue{Name: flt.Name, data: flt.Message, Reason: flt.Reason, at: a.Pos}
+// faultFromPartner turns a partner's fault answer (err) into a BPEL
+// fault, or returns nil for a failure. A declared fault keeps its name
+// and message. A SOAP fault the operation does not declare whose detail
+// holds one element is thrown named by that element's QName, with the
+// element as its data (docs/bpel.md says why); one without detail, with
+// text only or several elements, and any undeclared fault under
+// compatibility mode ODE (undeclaredFail), is a failure.
+func faultFromPartner(err error, a *plan.Invoke, undeclaredFail bool) *faultValue {
+	var flt *exchange.Fault
+	if errors.As(err, &flt) {
+		return &faultValue{Name: flt.Name, data: flt.Message, Reason: flt.Reason, at: a.Pos}
+	}
+	var uf *exchange.UndeclaredFault
+	if undeclaredFail || !errors.As(err, &uf) || len(uf.Detail) != 1 {
+		return nil
+	}
+	d := uf.Detail[0]
+	name := exchange.QName{Space: d.NamespaceURI(), Local: d.Tag}
+	return &faultValue{Name: name, elem: d, Reason: fmt.Sprintf("undeclared SOAP fault %s from %s.%s: %s", uf.Code.Local, a.Pl.Name, a.Op.Name, uf.Reason), at: a.Pos}
 }

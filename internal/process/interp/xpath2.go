@@ -95,14 +95,15 @@ func (in *Instance) PID() string {
 }
 
 // evalXPath2 evaluates an XPath 2.0 expression; ctx is the query's
-// context node, or the tree's root for an expression.
+// context node, the tree's root for an expression, nil for a condition.
 func (in *Instance) evalXPath2(x *expr.Expr, ctx *etree.Element, at xmldoc.Pos) (xpath2.Sequence, error) {
 	ev := &xp2Eval{in: in, x: x.X2, at: at}
 	b := in.host.MemoryBounds()
 	dc := &xpath2.DynamicContext{VariableAt: ev.value, MaxItems: b.MaxItems, MaxStringBytes: b.MaxStringBytes}
-	if x.X2.Query {
+	switch {
+	case x.X2.Query:
 		dc.Item = expr.XNode{T: &in.docs, Tok: ctx, Attr: -1}
-	} else {
+	case ctx != nil: // else a condition: no context item (XPDY0002)
 		dc.Item = expr.XNode{T: &in.docs, Tok: in.root, Attr: -1, Doc: expr.DocNothing}
 	}
 	if x.X2.Links != nil {
@@ -131,7 +132,7 @@ func (in *Instance) evalXPath2(x *expr.Expr, ctx *etree.Element, at xmldoc.Pos) 
 
 // condXPath2 is the effective boolean value of an XPath 2.0 condition.
 func (in *Instance) condXPath2(x *expr.Expr, at xmldoc.Pos) (bool, error) {
-	seq, err := in.evalXPath2(x, in.root, at)
+	seq, err := in.evalXPath2(x, nil, at)
 	if err != nil {
 		return false, err
 	}

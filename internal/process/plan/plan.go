@@ -52,6 +52,11 @@ type Plan struct {
 	// partner failure no handler catches ends a persistent instance with
 	// the fault instead of suspending it (interp's failedInvoke).
 	FaultUncaught bool
+	// UndeclaredFaultsFail is set under compatibility mode ODE: a SOAP
+	// fault a partner answers that the operation does not declare is a
+	// partner failure (ext:activityFailure), as in Apache ODE, rather
+	// than a fault named by its detail's element (docs/bpel.md).
+	UndeclaredFaultsFail bool
 	// PartnerAllow is deploy.xml's orchd:partnerAllow rules (nil: none),
 	// which narrow the partner address policy for the addresses the
 	// process assigns at run time.

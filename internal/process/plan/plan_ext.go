@@ -45,7 +45,11 @@ type PartSchema struct {
 // one PartSchema a part, in the order of the message's parts.
 type ReplySchema struct {
 	Set   *xsd.Set
-	Parts []PartSchema
+	Parts []PartSchema // a part without a schema: both nil
+	// Explicit is set when deploy.xml insists on the check
+	// (<orchd:validateReplies/>): an answer the validator cannot check
+	// is refused rather than taken.
+	Explicit bool
 }
 
 // ValidateAct is <validate variables="a b">.
