@@ -4,7 +4,13 @@ import (
 	"context"
 	"encoding/xml"
 	"errors"
+	"fmt"
+	"io/fs"
 	"log/slog"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -85,10 +91,8 @@ type Engine struct {
 	closed bool
 }
 
-// errStub is the answer of what is not built yet.
-var errStub = errors.New("humantask: not implemented yet")
-
-// New returns an engine; Recover schedules the stored tasks' deadlines.
+// New returns an engine; Recover schedules the stored tasks' deadlines
+// and callbacks.
 func New(o Options) *Engine {
 	e := &Engine{opts: o, log: o.Logger, store: o.Store, clock: o.Clock, defs: map[string][]*Definitions{}, timers: map[string]Timer{}}
 	if e.log == nil {
@@ -100,6 +104,9 @@ func New(o Options) *Engine {
 	if e.clock == nil {
 		e.clock = realClock{}
 	}
+	if e.opts.CallbackRetry <= 0 {
+		e.opts.CallbackRetry = time.Second
+	}
 	e.metrics = newMetrics(o.Registerer)
 	return e
 }
@@ -107,13 +114,201 @@ func New(o Options) *Engine {
 // Recover reads the stored tasks and schedules their pending deadlines
 // and undelivered callbacks (after a restart: those that fell due fire
 // at once).
-func (e *Engine) Recover(ctx context.Context) error { return errStub }
+func (e *Engine) Recover(ctx context.Context) error {
+	var tasks []*Task
+	err := e.store.Tasks(func(id string, rec []byte) bool {
+		t, err := decodeTask(rec)
+		if err != nil {
+			e.log.Error("task record not read", slog.String("task", id), slog.Any("err", err))
+			return true
+		}
+		tasks = append(tasks, t)
+		return true
+	})
+	if err != nil {
+		return fmt.Errorf("read tasks: %w", err)
+	}
+	for _, t := range tasks {
+		e.schedule(t)
+		if t.State.Final() && t.Callback != nil && !t.Callback.Delivered {
+			e.deliverLater(t.ID, 0)
+		}
+	}
+	return nil
+}
 
-// Close stops the timers.
-func (e *Engine) Close() {}
+// Close stops the timers; a callback being sent is abandoned (Recover
+// sends it again).
+func (e *Engine) Close() {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.closed = true
+	for k, t := range e.timers {
+		t.Stop()
+		delete(e.timers, k)
+	}
+}
 
 // Authenticate checks a person's credentials against the directory.
-func (e *Engine) Authenticate(user, password string) (Identity, error) { return Identity{}, errStub }
+func (e *Engine) Authenticate(user, password string) (Identity, error) {
+	if e.opts.Directory == nil {
+		return Identity{}, ErrAuth
+	}
+	return e.opts.Directory.Authenticate(user, password)
+}
+
+// Deploy parses the .ht files and htconfig.xml of the bundle in dir and
+// makes them the bundle's newest version. A bundle with no .ht file
+// deploys nothing and is no error. A broken file is an error naming the
+// file, element and line; the version deployed before stays.
+func (e *Engine) Deploy(bundle string, version int, dir string) error {
+	defs, err := LoadDefinitions(dir)
+	if err != nil || defs == nil {
+		return err
+	}
+	defs.Bundle, defs.Version = bundle, version
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.defs[bundle] = append(e.defs[bundle], defs)
+	return nil
+}
+
+// LoadDefinitions reads the .ht files and htconfig.xml of the bundle in
+// dir; nil, nil when it has no .ht file.
+func LoadDefinitions(dir string) (*Definitions, error) {
+	files, err := filepath.Glob(filepath.Join(dir, "*.ht"))
+	if err != nil {
+		return nil, err
+	}
+	if len(files) == 0 {
+		return nil, nil
+	}
+	slices.Sort(files)
+	defs := &Definitions{}
+	var errs []error
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		if err := ParseHT(filepath.Base(f), b, defs); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	cfgFile := filepath.Join(dir, "htconfig.xml")
+	if b, err := os.ReadFile(cfgFile); err == nil {
+		cfg, err := ParseHTConfig("htconfig.xml", b)
+		if err != nil {
+			errs = append(errs, err)
+		} else if err := defs.configure(cfg); err != nil {
+			errs = append(errs, err)
+		}
+	} else if !errors.Is(err, fs.ErrNotExist) {
+		errs = append(errs, err)
+	}
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
+	}
+	return defs, nil
+}
+
+// configure binds the definitions to htconfig.xml's services, and
+// resolves escalations' references to notifications.
+func (d *Definitions) configure(cfg *HTConfig) error {
+	var errs []error
+	for n, en := range cfg.Entries {
+		def := d.Tasks[n]
+		if en.Notification {
+			def = d.Notifications[n]
+		}
+		if def == nil {
+			errs = append(errs, fmt.Errorf("htconfig.xml:%s: %s %s is not defined in the bundle's .ht files", strings.TrimPrefix(en.Pos, "htconfig.xml:"), kindName(en.Notification), n.Local))
+			continue
+		}
+		def.Publish, def.Callback = en.Publish, en.Callback
+	}
+	for _, t := range d.Tasks {
+		for i := range t.Deadlines {
+			for j := range t.Deadlines[i].Escalations {
+				x := &t.Deadlines[i].Escalations[j]
+				if x.Notify != nil && x.Notify.Interface.Operation == "" {
+					if n := d.Notifications[x.Notify.Name]; n != nil {
+						x.Notify = n
+					} else {
+						errs = append(errs, fmt.Errorf("%s: escalation %s refers to notification %s, which is not defined", t.Deadlines[i].Pos, x.Name, x.Notify.Name.Local))
+					}
+				}
+			}
+		}
+	}
+	return errors.Join(errs...)
+}
+
+func kindName(notification bool) string {
+	if notification {
+		return "notification"
+	}
+	return "task"
+}
+
+// Undeploy forgets the bundle's definitions (open tasks keep theirs).
+func (e *Engine) Undeploy(bundle string) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	delete(e.defs, bundle)
+}
+
+// Definition returns the newest deployed definition named n (a task or
+// a notification).
+func (e *Engine) Definition(n xml.Name) (*TaskDef, bool) {
+	e.mu.RLock()
+	defer e.mu.RUnlock()
+	for _, vs := range e.defs {
+		d := vs[len(vs)-1]
+		if t := d.Tasks[n]; t != nil {
+			return t, true
+		}
+		if t := d.Notifications[n]; t != nil {
+			return t, true
+		}
+	}
+	return nil, false
+}
+
+// definitionAt returns the definition named n of bundle version v (a
+// running task's own), falling back to the newest.
+func (e *Engine) definitionAt(bundle string, v int, n xml.Name) (*TaskDef, bool) {
+	e.mu.RLock()
+	for _, d := range e.defs[bundle] {
+		if d.Version == v {
+			if t := d.Tasks[n]; t != nil {
+				e.mu.RUnlock()
+				return t, true
+			}
+		}
+	}
+	e.mu.RUnlock()
+	return e.Definition(n)
+}
+
+// published returns the task or notification a service port publishes,
+// with its bundle version.
+func (e *Engine) published(service xml.Name, port string) (*TaskDef, *Definitions) {
+	e.mu.RLock()
+	defer e.mu.RUnlock()
+	for _, vs := range e.defs {
+		d := vs[len(vs)-1]
+		for _, m := range []map[xml.Name]*TaskDef{d.Tasks, d.Notifications} {
+			for _, t := range m {
+				if t.Publish.Service == service && (t.Publish.Port == port || port == "") {
+					return t, d
+				}
+			}
+		}
+	}
+	return nil, nil
+}
 
 // CreateRequest is what a task is created from.
 type CreateRequest struct {
@@ -133,129 +328,4 @@ type CreateRequest struct {
 	Callback *Callback
 	// Skipable overrides the definition's (BPEL4People's isSkipable).
 	Skipable *bool
-}
-
-// Create creates a task (as System): it resolves its people, priority
-// and presentation from the input, stores it Ready (Reserved when one
-// user is its only potential owner) and schedules its deadlines.
-func (e *Engine) Create(ctx context.Context, r CreateRequest) (Task, error) { return Task{}, errStub }
-
-// Get returns task id, if who may see it.
-func (e *Engine) Get(ctx context.Context, who Identity, id string) (Task, error) {
-	return Task{}, errStub
-}
-
-// List returns the tasks who may see that f selects, newest first.
-func (e *Engine) List(ctx context.Context, who Identity, f Filter) ([]Task, error) {
-	return nil, errStub
-}
-
-// Claim reserves a Ready task for who, a potential owner who is not an
-// excluded owner (four eyes).
-func (e *Engine) Claim(ctx context.Context, who Identity, id string) (Task, error) {
-	return Task{}, errStub
-}
-
-// Start starts a task: Reserved by who (its actual owner), or Ready and
-// who a potential owner (which claims it too).
-func (e *Engine) Start(ctx context.Context, who Identity, id string) (Task, error) {
-	return Task{}, errStub
-}
-
-// Stop takes an in-progress task back to Reserved (actual owner or
-// business administrator).
-func (e *Engine) Stop(ctx context.Context, who Identity, id string) (Task, error) {
-	return Task{}, errStub
-}
-
-// Release gives a Reserved or in-progress task back to its potential
-// owners (Ready).
-func (e *Engine) Release(ctx context.Context, who Identity, id string) (Task, error) {
-	return Task{}, errStub
-}
-
-// Complete completes an in-progress (or Reserved: started implicitly)
-// task with output (the output message's payload, XML); its actual owner
-// only. The outcome goes to the callback.
-func (e *Engine) Complete(ctx context.Context, who Identity, id, output string) (Task, error) {
-	return Task{}, errStub
-}
-
-// Fail fails an in-progress task with a fault of its operation; its
-// actual owner only.
-func (e *Engine) Fail(ctx context.Context, who Identity, id string, f Fault) (Task, error) {
-	return Task{}, errStub
-}
-
-// Skip ends a skipable task without an outcome (Obsolete): the task
-// initiator or a business administrator, or its actual owner.
-func (e *Engine) Skip(ctx context.Context, who Identity, id string) (Task, error) {
-	return Task{}, errStub
-}
-
-// Delegate makes user the actual owner of the task (Reserved), adding it
-// to the potential owners: the actual owner, a potential owner or a
-// business administrator may delegate; user may not be an excluded
-// owner.
-func (e *Engine) Delegate(ctx context.Context, who Identity, id, user string) (Task, error) {
-	return Task{}, errStub
-}
-
-// Forward replaces who's part of the potential owners with to (the task
-// goes back to Ready): a potential owner, the actual owner or a business
-// administrator.
-func (e *Engine) Forward(ctx context.Context, who Identity, id string, to Entities) (Task, error) {
-	return Task{}, errStub
-}
-
-// Suspend suspends an open task (business administrator, or potential
-// or actual owner).
-func (e *Engine) Suspend(ctx context.Context, who Identity, id string) (Task, error) {
-	return Task{}, errStub
-}
-
-// Resume takes a suspended task back to the state it was suspended in.
-func (e *Engine) Resume(ctx context.Context, who Identity, id string) (Task, error) {
-	return Task{}, errStub
-}
-
-// SetPriority changes the priority (0 highest .. 10 lowest): business
-// administrator or actual owner.
-func (e *Engine) SetPriority(ctx context.Context, who Identity, id string, p int) (Task, error) {
-	return Task{}, errStub
-}
-
-// AddComment adds a comment; anyone who may see the task.
-func (e *Engine) AddComment(ctx context.Context, who Identity, id, text string) (Task, error) {
-	return Task{}, errStub
-}
-
-// Exit ends an open task because the process instance that created it
-// ended (Exited); System only.
-func (e *Engine) Exit(ctx context.Context, id string) (Task, error) { return Task{}, errStub }
-
-// ExitInstance exits every open task the process instance created.
-func (e *Engine) ExitInstance(ctx context.Context, process, instance string) (int, error) {
-	return 0, errStub
-}
-
-// Deploy parses the .ht files and htconfig.xml of the bundle in dir and
-// makes them the bundle's newest version. A bundle with no .ht file
-// deploys nothing and is no error. A broken file is an error naming the
-// file, element and line; the version deployed before stays.
-func (e *Engine) Deploy(bundle string, version int, dir string) error { return errStub }
-
-// Undeploy forgets the bundle's definitions (open tasks keep theirs).
-func (e *Engine) Undeploy(bundle string) {}
-
-// Definition returns the newest deployed definition named n.
-func (e *Engine) Definition(n xml.Name) (*TaskDef, bool) { return nil, false }
-
-// Partners wraps fallback, the binding of partner endpoints that no
-// process provides, so that a call to a service a deployed task
-// publishes (htconfig.xml) creates that task; other calls go to
-// fallback. The task is looked up at each call, so a bundle deployed
-// after the calling process still serves it.
-func (e *Engine) Partners(fallback func(ep *exchange.Endpoint) exchange.Partner) func(ep *exchange.Endpoint) exchange.Partner {
-	return fallback
 }

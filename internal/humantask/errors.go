@@ -37,3 +37,7 @@ var (
 func opError(op, id string, kind error, format string, args ...any) error {
 	return fmt.Errorf("%s task %s: %w: %s", op, id, kind, fmt.Sprintf(format, args...))
 }
+
+// errNothing ends an update that has nothing to change (a deadline met
+// or fired already): nothing is written and nothing follows.
+var errNothing = errors.New("nothing to do")
