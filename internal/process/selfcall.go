@@ -109,7 +109,7 @@ func copyElements(es []*etree.Element) []*etree.Element {
 // policy.
 func (e *Engine) CallbackPartner(ep *exchange.Endpoint) exchange.Partner {
 	if served := e.ownEndpoint(ep.Address); served != nil {
-		return partFit{Partner: e.addressedLocal(served, nil), ep: served}
+		return partFit{e: e, ep: served}
 	}
 	if bind := e.opts.AssignedPartners; bind != nil {
 		return bind(ep, nil)
@@ -120,14 +120,16 @@ func (e *Engine) CallbackPartner(ep *exchange.Endpoint) exchange.Partner {
 	return unbound{ep}
 }
 
-// partFit renames a one-part message to the part of the served
-// operation's input.
+// partFit calls a served endpoint in process with the call's header
+// blocks (the session that routes it), renaming a one-part message to
+// the part of the served operation's input.
 type partFit struct {
-	exchange.Partner
+	e  *Engine
 	ep *exchange.Endpoint
 }
 
 func (p partFit) Invoke(ctx context.Context, c *exchange.Call) (*exchange.Message, error) {
+	local := p.e.addressedLocal(p.ep, c.Headers)
 	op := endpointOp(p.ep, c.Operation.Name)
 	if op != nil && op.Input != nil && len(op.Input.Parts) == 1 && c.Input != nil && len(c.Input.Parts) == 1 {
 		m := exchange.NewMessage(op.Input.Name)
@@ -136,7 +138,7 @@ func (p partFit) Invoke(ctx context.Context, c *exchange.Call) (*exchange.Messag
 		}
 		cc := *c
 		cc.Input = m
-		return p.Partner.Invoke(ctx, &cc)
+		return local.Invoke(ctx, &cc)
 	}
-	return p.Partner.Invoke(ctx, c)
+	return local.Invoke(ctx, c)
 }
