@@ -427,7 +427,7 @@ func runServer(ctx context.Context, cfg *serveConfig, log *slog.Logger) error {
 	// Subscribe for the live event stream): the management API
 	// (internal/admin) and the console, on the main listener unless
 	// --admin-listen.
-	mgmtBackend := mgmtbackend.New(mgmtbackend.Options{Engine: engine, Deployer: deployer, Timeline: timeline, Gatherer: reg})
+	mgmtBackend := mgmtbackend.New(mgmtbackend.Options{Engine: engine, Deployer: deployer, Timeline: timeline, Gatherer: reg, Tasks: tasks})
 	if node != nil {
 		mgmtBackend.UseCluster(clusterview.New(clusterview.Options{Name: cfg.cluster.name, Node: node, Local: mgmtBackend,
 			TLS: partnerTLS, Timeout: cfg.cluster.fanout}))
