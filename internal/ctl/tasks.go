@@ -25,8 +25,7 @@ const TaskUsage = `  tasks --user U [--state S]... [--name N] [--role R] [--limi
                                     suspend, resume, priority --priority N, comment --text T, show
 
 The task verbs authenticate as a person of orchd serve --people-file, never with the admin
-token: --password-file FILE, else $ORCHD_PASSWORD_FILE, else the password in $ORCHD_PASSWORD.
-`
+token: --password-file FILE, else $ORCHD_PASSWORD_FILE, else the password in $ORCHD_PASSWORD.`
 
 // taskFlags are the person's credentials every task verb takes.
 type taskFlags struct {
