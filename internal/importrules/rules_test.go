@@ -102,16 +102,16 @@ var allowed = map[string][]string{
 	// The task engine (WS-HumanTask): its own package beside the
 	// process engine, never inside it; it reaches processes through the
 	// exchange ports only.
-	"internal/humantask": {"internal/events", "internal/exchange", "internal/process/xmldoc", "internal/xpath1", "internal/xsd"},
-	"internal/hotdeploy":     {"internal/bundlezip", "internal/exchange", "internal/mgmt", "internal/process", "internal/process/compile", "internal/process/interp"},
-	"internal/clusternode":   {"internal/cluster", "internal/etcdstore", "internal/exchange", "internal/process"},
-	"internal/mgmtclient":    {"internal/mgmt"},
-	"internal/health":        {"internal/cluster", "internal/instancestore", "internal/process", "internal/process/interp"},
-	"internal/tracing":       nil,
-	"internal/clusterview":   {"internal/admin", "internal/cluster", "internal/mgmt", "internal/mgmtclient"},
-	"internal/mgmtbackend":   {"internal/clusterview", "internal/events", "internal/hotdeploy", "internal/humantask", "internal/mgmt", "internal/process"},
-	"internal/adminserver":   {"internal/admin", "internal/buildinfo", "internal/mgmt", "internal/server"},
-	"internal/ctl":           {"internal/admin", "internal/mgmt", "internal/mgmtclient"},
+	"internal/humantask":   {"internal/events", "internal/exchange", "internal/process/xmldoc", "internal/xpath1", "internal/xsd"},
+	"internal/hotdeploy":   {"internal/bundlezip", "internal/exchange", "internal/mgmt", "internal/process", "internal/process/compile", "internal/process/interp"},
+	"internal/clusternode": {"internal/cluster", "internal/etcdstore", "internal/exchange", "internal/process"},
+	"internal/mgmtclient":  {"internal/mgmt"},
+	"internal/health":      {"internal/cluster", "internal/instancestore", "internal/process", "internal/process/interp"},
+	"internal/tracing":     nil,
+	"internal/clusterview": {"internal/admin", "internal/cluster", "internal/mgmt", "internal/mgmtclient"},
+	"internal/mgmtbackend": {"internal/clusterview", "internal/events", "internal/hotdeploy", "internal/humantask", "internal/mgmt", "internal/process"},
+	"internal/adminserver": {"internal/admin", "internal/buildinfo", "internal/mgmt", "internal/server"},
+	"internal/ctl":         {"internal/admin", "internal/mgmt", "internal/mgmtclient"},
 
 	// Test support.
 	"internal/etcdtest/etcdmember": {"internal/etcdtest"},
