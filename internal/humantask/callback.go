@@ -89,7 +89,8 @@ func (e *Engine) deliver(id string) error {
 		msg.Parts["payload"] = out
 		op.Input.Parts = []exchange.PartDesc{{Name: "payload", Element: exchange.QName{Space: out.NamespaceURI(), Local: out.Tag}}}
 	}
-	ep := &exchange.Endpoint{Address: cb.Address, Operations: []*exchange.Operation{op}}
+	ep := &exchange.Endpoint{Address: cb.Address, Service: exchange.QName{Space: cb.Service.Space, Local: cb.Service.Local},
+		Port: cb.Port, Operations: []*exchange.Operation{op}}
 	partner := e.opts.Callbacks(ep)
 	ctx, cancel := context.WithTimeout(context.Background(), callbackTimeout)
 	defer cancel()

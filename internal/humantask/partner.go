@@ -157,7 +157,8 @@ func callbackOf(def *TaskDef, c *exchange.Call) (*Callback, error) {
 	if def.Interface.ResponseOperation == "" {
 		return nil, fmt.Errorf("htd:interface names no responseOperation: the outcome has nowhere to go")
 	}
-	cb := &Callback{PortType: def.Interface.ResponsePortType, Operation: def.Interface.ResponseOperation}
+	cb := &Callback{PortType: def.Interface.ResponsePortType, Operation: def.Interface.ResponseOperation,
+		Service: def.Callback.Service, Port: def.Callback.Port}
 	var params []*etree.Element
 	if c.ReplyTo != nil && c.ReplyTo.Address != "" {
 		cb.Address, params = c.ReplyTo.Address, c.ReplyTo.ReferenceParams

@@ -137,7 +137,12 @@ type PendingDeadline struct {
 // WS-Addressing reference parameters or ODE's session header the
 // process's invoke carried).
 type Callback struct {
-	Address   string   `json:"address"`
+	Address string `json:"address"`
+	// Service and Port are htconfig.xml's hic:callback, when it names
+	// one: the process's endpoint, found by them when Address is stale
+	// (orchd listens elsewhere since).
+	Service   xml.Name `json:"service,omitempty"`
+	Port      string   `json:"port,omitempty"`
 	PortType  xml.Name `json:"portType"`
 	Operation string   `json:"operation"`
 	Headers   []string `json:"headers,omitempty"`

@@ -102,13 +102,23 @@ func copyElements(es []*etree.Element) []*etree.Element {
 
 // CallbackPartner binds a call that a component beside the engine (the
 // task engine, answering a process that waits for a task's outcome)
-// makes to ep.Address: the endpoint of this engine at that address,
-// called in process with the message's one part renamed to the served
-// operation's (a document/literal part's name is not on the wire), or
-// else through Options.AssignedPartners, under the partner address
-// policy.
+// makes to ep.Address: the endpoint of this engine at that address, or
+// serving ep's service and port, or at that address's path, called in
+// process with the message's one part renamed to the served operation's
+// (a document/literal part's name is not on the wire); else through
+// Options.AssignedPartners, under the partner address policy.
 func (e *Engine) CallbackPartner(ep *exchange.Endpoint) exchange.Partner {
 	if served := e.ownEndpoint(ep.Address); served != nil {
+		return partFit{e: e, ep: served}
+	}
+	// An address of this server as it listened before a restart (on
+	// another port), or of another node of the cluster: the endpoint
+	// this engine serves for the same service and port, or at the same
+	// path, takes it (a persistent instance is served by any node).
+	e.mu.RLock()
+	served := e.localEndpoint(ep)
+	e.mu.RUnlock()
+	if served != nil && served.Auth == nil {
 		return partFit{e: e, ep: served}
 	}
 	if bind := e.opts.AssignedPartners; bind != nil {
