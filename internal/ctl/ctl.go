@@ -53,6 +53,7 @@ verbs:
   migrate NAME --from V --to W [--dry-run] [--map-variable OLD=NEW]... [FILTERS] [--max N]
                                     move waiting instances of version V to version W (admin
                                     token); lists what moves and why each of the others cannot
+` + TaskUsage + `
 
 filters: --process NAME --version N --state STATE --started-after T --started-before T
          --active-after T --active-before T --correlation VALUE --correlation-set NAME
@@ -228,6 +229,10 @@ func (r *ctlRun) verb(verb string, args []string) error {
 		return r.migrate(args)
 	case "incidents", "set-variable", "incident-bulk":
 		return map[string]func([]string) error{"incidents": r.incidents, "set-variable": r.setVariable, "incident-bulk": r.incidentBulk}[verb](args)
+	case "tasks":
+		return r.tasks(args)
+	case "task":
+		return r.task(args)
 	case "help":
 		fmt.Fprint(r.stdout, Usage)
 		return nil
