@@ -63,11 +63,15 @@ var allowed = map[string][]string{
 	"internal/process/compile": {"internal/bundlefs", "internal/exchange", "internal/process/ast", "internal/process/xmldoc", "internal/process/check", "internal/process/deploy", "internal/process/expr",
 		"internal/process/plan", "internal/process/wsdl", "internal/redact", "internal/wssec", "internal/xpath2", "internal/xsd", "internal/xslt"},
 
+	// Correlation values and variable names as data, for the
+	// interpreter and the engine.
+	"internal/process/corrval": {"internal/exchange", "internal/process/expr", "internal/process/plan"},
+
 	// The interpreter: a deployed version (Version) and its instances'
 	// runs, with the engine behind its Host interface. Never the engine,
 	// the compiler, the front door (soap, server), a store implementation
 	// other than persist's types, or cmd.
-	"internal/process/interp": {"internal/events", "internal/exchange", "internal/mgmt", "internal/partnerallow", "internal/persist", "internal/process/epr", "internal/process/outboxmsg",
+	"internal/process/interp": {"internal/events", "internal/exchange", "internal/mgmt", "internal/partnerallow", "internal/persist", "internal/process/corrval", "internal/process/epr", "internal/process/outboxmsg",
 		"internal/process/xmldoc", "internal/process/deploy", "internal/process/expr", "internal/process/membudget", "internal/process/plan",
 		"internal/redact", "internal/xmlparse", "internal/xpath1", "internal/xpath2", "internal/xsd"},
 
@@ -76,7 +80,7 @@ var allowed = map[string][]string{
 	// door, a store implementation, or cmd; nothing of a process's
 	// documents below the plan.
 	"internal/process": {"internal/events", "internal/exchange", "internal/mgmt", "internal/partnerallow", "internal/persist",
-		"internal/process/interp", "internal/process/membudget", "internal/process/outboxmsg", "internal/process/plan"},
+		"internal/process/corrval", "internal/process/interp", "internal/process/membudget", "internal/process/outboxmsg", "internal/process/plan"},
 
 	// Transport and storage: no BPEL.
 	"internal/mockpartner": {"internal/exchange"},

@@ -11,6 +11,7 @@ import (
 
 	"github.com/orchd/orchd/internal/exchange"
 	"github.com/orchd/orchd/internal/persist"
+	"github.com/orchd/orchd/internal/process/corrval"
 	"github.com/orchd/orchd/internal/process/interp"
 	"github.com/orchd/orchd/internal/process/plan"
 )
@@ -226,7 +227,7 @@ func noInstance(p *interp.Version, op string, tried []string) error {
 func shapeValues(m *exchange.Message, sh *plan.RouteShape, tried *[]string) ([]string, bool) {
 	vals := make([]string, len(sh.Uses))
 	for i, u := range sh.Uses {
-		v, err := interp.CorrValues(m, u.In)
+		v, err := corrval.Values(m, u.In)
 		if err != nil {
 			return nil, false
 		}

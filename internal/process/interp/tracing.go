@@ -2,8 +2,9 @@ package interp
 
 import (
 	"context"
-	"github.com/orchd/orchd/internal/redact"
 	"net/http"
+
+	"github.com/orchd/orchd/internal/redact"
 
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/codes"

@@ -5,6 +5,8 @@ import (
 	"fmt"
 
 	"github.com/beevik/etree"
+
+	"github.com/orchd/orchd/internal/exchange"
 	"github.com/orchd/orchd/internal/process/expr"
 )
 
@@ -54,3 +56,40 @@ func (x ExtensionVariable) Name() string { return x.V.Name }
 func (f *ExtensionFault) Error() string {
 	return fmt.Sprintf("fault {%s}%s: %s", f.Space, f.Local, f.Reason)
 }
+
+// ExtensionWaiter is an ExtensionAction whose activity waits: for a
+// person (BPEL4People's peopleActivity), an outside system, anything
+// that ends later than the step that began it. The compiler gives its
+// activity a callback endpoint of the process (ExtWait) and a
+// correlation set of its own; the runtime calls Start once, then waits
+// as a <receive> does (stored, in a persistent process) for the message
+// that carries the key Start was given, and hands it to Finish.
+type ExtensionWaiter interface {
+	ExtensionAction
+	// Start begins the work for one instance. The message that ends it
+	// must reach WaitStart.Endpoint's operation ExtWaitOperation with
+	// part ExtWaitKeyPart holding w.Key. An error is a fault, as Run's.
+	Start(ctx context.Context, vars ExtensionVariables, w WaitStart) error
+	// Finish takes the message that ended the wait (its parts as the
+	// sender built them); the activity completes when it returns nil.
+	// An error is a fault, as Run's.
+	Finish(ctx context.Context, vars ExtensionVariables, m *exchange.Message) error
+}
+
+// WaitStart is what the runtime tells an ExtensionWaiter's Start.
+type WaitStart struct {
+	// Key identifies this wait: random, 128 bits, hex.
+	Key string
+	// Process is the process, Instance the instance id.
+	Process  exchange.QName
+	Instance string
+	// Endpoint is where the ending message goes (in process, through the
+	// engine's Dispatch: it refuses requests over HTTP).
+	Endpoint *exchange.Endpoint
+}
+
+// The operation and key part of the message that ends an ExtWait.
+const (
+	ExtWaitOperation = "extensionDone"
+	ExtWaitKeyPart   = "key"
+)
