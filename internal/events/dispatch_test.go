@@ -253,6 +253,7 @@ func TestParseCategory(t *testing.T) {
 		{"dataHandling", DataHandling, true},
 		{"correlation", Correlation, true},
 		{"partnerInteraction", PartnerInteraction, true},
+		{"humanTask", HumanTask, true},
 		{"bogus", 0, false},
 	} {
 		got, err := ParseCategory(tc.in)

@@ -24,13 +24,20 @@ const (
 	PartnerInvoked
 	PartnerAnswered
 	CorrelationSetInitialized
+	// The human task kinds (internal/humantask): Name is the task's
+	// definition, Instance the task's id, Detail the state it is in (or
+	// the escalation that fired), Variable who acted.
+	TaskCreated
+	TaskClaimed
+	TaskEnded
+	TaskEscalated
 	kindEnd
 )
 
 var kindNames = [kindEnd]string{"", "instanceCreated", "instanceCompleted", "instanceFaulted",
 	"instanceTerminated", "instanceSuspended", "instanceResumed", "activityStarted",
 	"activityCompleted", "activityFaulted", "variableChanged", "partnerInvoked",
-	"partnerAnswered", "correlationSetInitialized"}
+	"partnerAnswered", "correlationSetInitialized", "taskCreated", "taskClaimed", "taskEnded", "taskEscalated"}
 
 // String is the kind's name as it appears in JSON ("activityStarted").
 func (k Kind) String() string {
@@ -67,7 +74,11 @@ const (
 	ScopeHandling
 	Correlation
 	PartnerInteraction
-	// All is every category: ODE's default, and generate="all".
+	// HumanTask are the task engine's events (orchd's): no process
+	// emits them, so All leaves them out.
+	HumanTask
+	// All is every category of a process's events: ODE's default, and
+	// generate="all".
 	All = InstanceLifecycle | ActivityLifecycle | DataHandling | ScopeHandling | Correlation | PartnerInteraction
 )
 
@@ -81,6 +92,7 @@ var categoryNames = []struct {
 	{"scopeHandling", ScopeHandling},
 	{"correlation", Correlation},
 	{"partnerInteraction", PartnerInteraction},
+	{"humanTask", HumanTask},
 }
 
 // ParseCategory reads an <enable-event> name (ODE's, case-insensitive).
@@ -110,6 +122,8 @@ func (k Kind) Category() Category {
 		return PartnerInteraction
 	case k == CorrelationSetInitialized:
 		return Correlation
+	case k >= TaskCreated && k <= TaskEscalated:
+		return HumanTask
 	}
 	return 0
 }

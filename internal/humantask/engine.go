@@ -1,0 +1,331 @@
+package humantask
+
+import (
+	"context"
+	"encoding/xml"
+	"errors"
+	"fmt"
+	"io/fs"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/orchd/orchd/internal/events"
+	"github.com/orchd/orchd/internal/exchange"
+)
+
+// Clock is the time of task deadlines and timestamps; tests use a fake
+// one to step through time without sleeping.
+type Clock interface {
+	// Now returns the current time.
+	Now() time.Time
+	// AfterFunc calls f in its own goroutine once d has passed.
+	AfterFunc(d time.Duration, f func()) Timer
+}
+
+// Timer is a pending AfterFunc call.
+type Timer interface {
+	// Stop prevents the call if it has not started, and reports whether
+	// it did.
+	Stop() bool
+}
+
+type realClock struct{}
+
+func (realClock) Now() time.Time { return time.Now() }
+
+func (realClock) AfterFunc(d time.Duration, f func()) Timer { return time.AfterFunc(d, f) }
+
+// Options configure an Engine. The zero value of each field is explained
+// on it.
+type Options struct {
+	// Store keeps the tasks; nil keeps them in memory (NewMemStore).
+	Store Store
+	// Directory resolves and authenticates people; nil knows nobody
+	// (every task is then reachable only by the engine and escalations).
+	Directory Directory
+	// Clock is the time of deadlines; nil means the system clock.
+	Clock Clock
+	// Logger receives the engine's logs; nil discards them.
+	Logger *slog.Logger
+	// Registerer receives the task metrics; nil leaves them unregistered.
+	Registerer prometheus.Registerer
+	// Events receives task events; nil emits none.
+	Events *events.Dispatcher
+	// Callbacks binds the endpoint a task's outcome is sent to (the
+	// waiting process's callback address): the SOAP client, which may
+	// call orchd's own front door. Nil means outcomes are only handed to
+	// Ended.
+	Callbacks func(ep *exchange.Endpoint) exchange.Partner
+	// Ended, when set, is called (in its own goroutine) with every task
+	// that reaches a final state: BPEL4People's people activity
+	// continues its instance from it.
+	Ended func(t Task)
+	// CallbackRetry is the first delay before a callback that failed is
+	// sent again (it doubles up to a minute); zero means 1s.
+	CallbackRetry time.Duration
+}
+
+// Engine is the task engine. Its methods are safe for concurrent use;
+// every operation loads the task from the store, changes it and stores
+// it in one transaction (Store.UpdateTask), so engines of several nodes
+// may share one store.
+type Engine struct {
+	opts    Options
+	log     *slog.Logger
+	store   Store
+	clock   Clock
+	metrics *metrics
+
+	mu sync.RWMutex
+	// defs are the deployed definitions by bundle, newest version last.
+	defs map[string][]*Definitions
+	// timers are the scheduled deadlines by task id.
+	timers map[string]Timer
+	closed bool
+}
+
+// New returns an engine; Recover schedules the stored tasks' deadlines
+// and callbacks.
+func New(o Options) *Engine {
+	e := &Engine{opts: o, log: o.Logger, store: o.Store, clock: o.Clock, defs: map[string][]*Definitions{}, timers: map[string]Timer{}}
+	if e.log == nil {
+		e.log = slog.New(slog.DiscardHandler)
+	}
+	if e.store == nil {
+		e.store = NewMemStore()
+	}
+	if e.clock == nil {
+		e.clock = realClock{}
+	}
+	if e.opts.CallbackRetry <= 0 {
+		e.opts.CallbackRetry = time.Second
+	}
+	e.metrics = newMetrics(o.Registerer)
+	return e
+}
+
+// Recover reads the stored tasks and schedules their pending deadlines
+// and undelivered callbacks (after a restart: those that fell due fire
+// at once).
+func (e *Engine) Recover(ctx context.Context) error {
+	var tasks []*Task
+	err := e.store.Tasks(func(id string, rec []byte) bool {
+		t, err := decodeTask(rec)
+		if err != nil {
+			e.log.Error("task record not read", slog.String("task", id), slog.Any("err", err))
+			return true
+		}
+		tasks = append(tasks, t)
+		return true
+	})
+	if err != nil {
+		return fmt.Errorf("read tasks: %w", err)
+	}
+	for _, t := range tasks {
+		e.schedule(t)
+		if t.State.Final() && t.Callback != nil && !t.Callback.Delivered {
+			e.deliverLater(t.ID, 0)
+		}
+	}
+	return nil
+}
+
+// Close stops the timers; a callback being sent is abandoned (Recover
+// sends it again).
+func (e *Engine) Close() {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.closed = true
+	for k, t := range e.timers {
+		t.Stop()
+		delete(e.timers, k)
+	}
+}
+
+// Authenticate checks a person's credentials against the directory.
+func (e *Engine) Authenticate(user, password string) (Identity, error) {
+	if e.opts.Directory == nil {
+		return Identity{}, ErrAuth
+	}
+	return e.opts.Directory.Authenticate(user, password)
+}
+
+// Deploy parses the .ht files and htconfig.xml of the bundle in dir and
+// makes them the bundle's newest version. A bundle with no .ht file
+// deploys nothing and is no error. A broken file is an error naming the
+// file, element and line; the version deployed before stays.
+func (e *Engine) Deploy(bundle string, version int, dir string) error {
+	defs, err := LoadDefinitions(dir)
+	if err != nil || defs == nil {
+		return err
+	}
+	defs.Bundle, defs.Version = bundle, version
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.defs[bundle] = append(e.defs[bundle], defs)
+	return nil
+}
+
+// LoadDefinitions reads the .ht files and htconfig.xml of the bundle in
+// dir; nil, nil when it has no .ht file.
+func LoadDefinitions(dir string) (*Definitions, error) {
+	files, err := filepath.Glob(filepath.Join(dir, "*.ht"))
+	if err != nil {
+		return nil, err
+	}
+	if len(files) == 0 {
+		return nil, nil
+	}
+	slices.Sort(files)
+	defs := &Definitions{}
+	var errs []error
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		if err := ParseHT(filepath.Base(f), b, defs); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	cfgFile := filepath.Join(dir, "htconfig.xml")
+	if b, err := os.ReadFile(cfgFile); err == nil {
+		cfg, err := ParseHTConfig("htconfig.xml", b)
+		if err != nil {
+			errs = append(errs, err)
+		} else if err := defs.configure(cfg); err != nil {
+			errs = append(errs, err)
+		}
+	} else if !errors.Is(err, fs.ErrNotExist) {
+		errs = append(errs, err)
+	}
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
+	}
+	return defs, nil
+}
+
+// configure binds the definitions to htconfig.xml's services, and
+// resolves escalations' references to notifications.
+func (d *Definitions) configure(cfg *HTConfig) error {
+	var errs []error
+	for n, en := range cfg.Entries {
+		def := d.Tasks[n]
+		if en.Notification {
+			def = d.Notifications[n]
+		}
+		if def == nil {
+			errs = append(errs, fmt.Errorf("htconfig.xml:%s: %s %s is not defined in the bundle's .ht files", strings.TrimPrefix(en.Pos, "htconfig.xml:"), kindName(en.Notification), n.Local))
+			continue
+		}
+		def.Publish, def.Callback = en.Publish, en.Callback
+	}
+	for _, t := range d.Tasks {
+		for i := range t.Deadlines {
+			for j := range t.Deadlines[i].Escalations {
+				x := &t.Deadlines[i].Escalations[j]
+				if x.Notify != nil && x.Notify.Interface.Operation == "" {
+					if n := d.Notifications[x.Notify.Name]; n != nil {
+						x.Notify = n
+					} else {
+						errs = append(errs, fmt.Errorf("%s: escalation %s refers to notification %s, which is not defined", t.Deadlines[i].Pos, x.Name, x.Notify.Name.Local))
+					}
+				}
+			}
+		}
+	}
+	return errors.Join(errs...)
+}
+
+func kindName(notification bool) string {
+	if notification {
+		return "notification"
+	}
+	return "task"
+}
+
+// Undeploy forgets the bundle's definitions (open tasks keep theirs).
+func (e *Engine) Undeploy(bundle string) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	delete(e.defs, bundle)
+}
+
+// Definition returns the newest deployed definition named n (a task or
+// a notification).
+func (e *Engine) Definition(n xml.Name) (*TaskDef, bool) {
+	e.mu.RLock()
+	defer e.mu.RUnlock()
+	for _, vs := range e.defs {
+		d := vs[len(vs)-1]
+		if t := d.Tasks[n]; t != nil {
+			return t, true
+		}
+		if t := d.Notifications[n]; t != nil {
+			return t, true
+		}
+	}
+	return nil, false
+}
+
+// definitionAt returns the definition named n of bundle version v (a
+// running task's own), falling back to the newest.
+func (e *Engine) definitionAt(bundle string, v int, n xml.Name) (*TaskDef, bool) {
+	e.mu.RLock()
+	for _, d := range e.defs[bundle] {
+		if d.Version == v {
+			if t := d.Tasks[n]; t != nil {
+				e.mu.RUnlock()
+				return t, true
+			}
+		}
+	}
+	e.mu.RUnlock()
+	return e.Definition(n)
+}
+
+// published returns the task or notification a service port publishes,
+// with its bundle version.
+func (e *Engine) published(service xml.Name, port string) (*TaskDef, *Definitions) {
+	e.mu.RLock()
+	defer e.mu.RUnlock()
+	for _, vs := range e.defs {
+		d := vs[len(vs)-1]
+		for _, m := range []map[xml.Name]*TaskDef{d.Tasks, d.Notifications} {
+			for _, t := range m {
+				if t.Publish.Service == service && (t.Publish.Port == port || port == "") {
+					return t, d
+				}
+			}
+		}
+	}
+	return nil, nil
+}
+
+// CreateRequest is what a task is created from.
+type CreateRequest struct {
+	// Def is the definition (a deployed one, or a people activity's
+	// inline local task); Bundle and Version the bundle version it
+	// belongs to.
+	Def     *TaskDef
+	Bundle  string
+	Version int
+	// Input is the input message's payload element (XML).
+	Input string
+	// Initiator is the task initiator's user name, if known.
+	Initiator string
+	// Process and Instance name the creating process and instance.
+	Process, Instance string
+	// Callback is where the outcome goes (nil: only Options.Ended).
+	Callback *Callback
+	// Skipable overrides the definition's (BPEL4People's isSkipable).
+	Skipable *bool
+}
