@@ -107,6 +107,11 @@ var allowed = map[string][]string{
 	// process engine, never inside it; it reaches processes through the
 	// exchange ports only.
 	"internal/humantask": {"internal/events", "internal/exchange", "internal/process/xmldoc", "internal/xpath1", "internal/xsd"},
+	// BPEL4People's people activity: a compiler extension (compile's
+	// extension API and plan) over the task engine; never the process
+	// engine or interpreter, which it reaches through exchange's
+	// Dispatcher only.
+	"internal/b4p": {"internal/events", "internal/exchange", "internal/humantask", "internal/process/compile", "internal/process/plan"},
 	"internal/hotdeploy":     {"internal/bundlezip", "internal/exchange", "internal/mgmt", "internal/process", "internal/process/compile", "internal/process/interp"},
 	"internal/clusternode":   {"internal/cluster", "internal/etcdstore", "internal/exchange", "internal/process"},
 	"internal/mgmtclient":    {"internal/mgmt"},
@@ -130,7 +135,7 @@ var allowed = map[string][]string{
 	// The binaries wire everything.
 	"cmd/poref": {"internal/reference"},
 	"cmd/orchd": {"internal/admin", "internal/adminserver", "internal/buildinfo", "internal/bundlefs", "internal/cluster", "internal/clusternode", "internal/clusterview",
-		"internal/console", "internal/ctl", "internal/endpoints", "internal/etcdstore", "internal/events", "internal/exchange",
+		"internal/b4p", "internal/console", "internal/ctl", "internal/endpoints", "internal/etcdstore", "internal/events", "internal/exchange",
 		"internal/health", "internal/hotdeploy", "internal/humantask", "internal/instancestore", "internal/loadgen", "internal/mgmt", "internal/mgmtbackend",
 		"internal/mockpartner", "internal/persist", "internal/process", "internal/process/compile", "internal/process/expr", "internal/process/interp", "internal/process/membudget", "internal/publicurl", "internal/server", "internal/soap",
 		"internal/tracing", "internal/wssec", "internal/xmlparse", "internal/xpath2"},

@@ -1,8 +1,6 @@
 package compile
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 
 	"github.com/beevik/etree"
@@ -35,11 +33,10 @@ func (c *compiler) extWait(w plan.ExtensionWaiter, b plan.Base) plan.Activity {
 }
 
 // extWaitProp is the property of an ExtWait's correlation set.
-var extWaitProp = exchange.QName{Space: "urn:orchd:extension-wait", Local: "key"}
+var extWaitProp = exchange.QName{Space: plan.ExtWaitNS, Local: "key"}
 
 // extWaitEndpoint is the process's extension callback endpoint, made on
-// first use: service {urn:orchd:extension-wait}extwait-LOCAL-HASH (its
-// path /processes/ + that local name), one one-way operation whose
+// first use: service plan.ExtWaitService (path plan.ExtWaitPath), one one-way operation whose
 // message has untyped parts, served in process only.
 func (c *compiler) extWaitEndpoint() *exchange.Endpoint {
 	for _, ep := range c.p.Endpoints {
@@ -47,10 +44,9 @@ func (c *compiler) extWaitEndpoint() *exchange.Endpoint {
 			return ep
 		}
 	}
-	sum := sha256.Sum256([]byte(c.p.Name.Space))
 	ep := &exchange.Endpoint{
 		Process: c.p.Name,
-		Service: exchange.QName{Space: extWaitProp.Space, Local: "extwait-" + c.p.Name.Local + "-" + hex.EncodeToString(sum[:4])},
+		Service: plan.ExtWaitService(c.p.Name),
 		Port:    "extwait",
 		Version: exchange.SOAP11,
 		Auth:    inProcessOnly{},

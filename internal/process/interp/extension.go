@@ -1,8 +1,6 @@
 package interp
 
 import (
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
 
 	"github.com/beevik/etree"
@@ -20,8 +18,8 @@ func stepExtActivity(a *plan.ExtActivity, in *Instance, _ *frame) (plan.Activity
 	return nil, true, nil
 }
 
-// stepExtWait runs a waiting extension activity: Start once (its key
-// initiates the activity's own correlation set, which the checkpoint
+// stepExtWait runs a waiting extension activity: Start once (the key it
+// returns initiates the activity's own correlation set, which the checkpoint
 // keeps, so a loaded instance does not start again), then wait as a
 // receive does for the message with that key, and hand it to Finish.
 func stepExtWait(a *plan.ExtWait, in *Instance, _ *frame) (plan.Activity, bool, error) {
@@ -38,16 +36,15 @@ func stepExtWait(a *plan.ExtWait, in *Instance, _ *frame) (plan.Activity, bool, 
 		return nil, err == nil, err
 	}
 	if _, started := in.corr[set]; !started {
-		var b [sessionBytes]byte
-		_, _ = rand.Read(b[:]) // never fails (crypto/rand, Go 1.24)
-		ws := plan.WaitStart{Key: hex.EncodeToString(b[:]), Process: in.proc.Name, Instance: in.id, Endpoint: a.Pl.Provided}
-		if err := in.runExtension(a.Pos, func(v *extVars) error { return a.Act.Start(in.ctx, v, ws) }); err != nil {
+		ws, key := plan.WaitStart{Process: in.proc.Name, Instance: in.id, Endpoint: a.Pl.Provided}, ""
+		err := in.runExtension(a.Pos, func(v *extVars) (err error) { key, err = a.Act.Start(in.ctx, v, ws); return err })
+		if err != nil {
 			return nil, false, err
 		}
 		if in.corr == nil {
 			in.corr = map[string]string{}
 		}
-		in.corr[set] = ws.Key
+		in.corr[set] = key
 	}
 	if err := in.await(&a.Inbound, a.Pos); err != nil {
 		return nil, false, err
