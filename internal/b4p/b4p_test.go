@@ -11,9 +11,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/orchd/orchd/internal/events"
 	"github.com/orchd/orchd/internal/exchange"
 	"github.com/orchd/orchd/internal/humantask"
 	"github.com/orchd/orchd/internal/instancestore"
+	"github.com/orchd/orchd/internal/mgmt"
 	"github.com/orchd/orchd/internal/process"
 	"github.com/orchd/orchd/internal/process/compile"
 	"github.com/orchd/orchd/internal/process/interp"
@@ -36,8 +38,13 @@ const referenceTaskXML = `<b4p:localTask reference="tns:ApproveExpense"/>`
 // wires them, the expense bundle deployed, its endpoints served over
 // HTTP on loopback.
 type world struct {
-	tasks *humantask.Engine
-	url   string
+	tasks  *humantask.Engine
+	people *People
+	plans  []*plan.Plan
+	store  string // the persistent store's folder ("" in memory)
+	engine *process.Engine
+	stop   func() // stops the engine and closes its store
+	url    string
 }
 
 func newWorld(t *testing.T, inMemory bool, task string) *world {
@@ -54,20 +61,37 @@ func newWorld(t *testing.T, inMemory bool, task string) *world {
 			t.Fatal(err)
 		}
 	}
-	people := New(Options{Retry: 10 * time.Millisecond})
-	tasks := humantask.New(humantask.Options{Ended: people.Ended})
-	t.Cleanup(tasks.Close)
-	people.tasks = tasks
-	if err := tasks.Deploy("expense", 1, dir); err != nil {
+	w := &world{people: New(Options{Retry: 10 * time.Millisecond})}
+	w.tasks = humantask.New(humantask.Options{Ended: w.people.Ended})
+	t.Cleanup(w.tasks.Close)
+	w.people.tasks = w.tasks
+	if err := w.tasks.Deploy("expense", 1, dir); err != nil {
 		t.Fatal(err)
 	}
-	plans, err := compile.LoadBundleWith(dir, compile.LoadOptions{Extensions: people.Extensions()})
+	var err error
+	if w.plans, err = compile.LoadBundleWith(dir, compile.LoadOptions{Extensions: w.people.Extensions()}); err != nil {
+		t.Fatal(err)
+	}
+	if !inMemory {
+		w.store = t.TempDir()
+	}
+	w.start(t)
+	return w
+}
+
+// start starts a process engine (over the store, if persistent) with
+// the instance events going to the people extension, deploys the plans
+// on it and serves their endpoints.
+func (w *world) start(t *testing.T) {
+	t.Helper()
+	evs, err := events.NewDispatcher(events.Options{}, w.people)
 	if err != nil {
 		t.Fatal(err)
 	}
-	opts := process.Options{}
-	if !inMemory {
-		store := instancestore.NewLazy(instancestore.Config{Dir: t.TempDir()}, nil, nil)
+	t.Cleanup(func() { _ = evs.Close(context.Background()) })
+	opts := process.Options{Events: evs}
+	if w.store != "" {
+		store := instancestore.NewLazy(instancestore.Config{Dir: w.store}, nil, nil)
 		t.Cleanup(func() { _ = store.Close() })
 		if _, err := store.Open(); err != nil {
 			t.Fatal(err)
@@ -76,19 +100,28 @@ func newWorld(t *testing.T, inMemory bool, task string) *world {
 	}
 	e := process.NewEngine(opts)
 	t.Cleanup(e.Close)
-	people.SetDispatcher(e)
-	if err := e.Deploy(interp.NewVersions(plans)...); err != nil {
+	w.stop = func() {
+		e.Close()
+		if l, ok := opts.Store.(*instancestore.Lazy); ok {
+			_ = l.Close()
+		}
+	}
+	w.people.SetDispatcher(e)
+	if err := e.Deploy(interp.NewVersions(w.plans)...); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.Recover(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 	front := soap.NewServer(soap.ServerOptions{})
-	for _, ep := range plans[0].Endpoints {
+	for _, ep := range w.plans[0].Endpoints {
 		if err := front.Handle(ep, e); err != nil {
 			t.Fatal(err)
 		}
 	}
 	srv := httptest.NewServer(front)
 	t.Cleanup(srv.Close)
-	return &world{tasks: tasks, url: srv.URL}
+	w.engine, w.url = e, srv.URL
 }
 
 // post sends a SOAP 1.1 request of op with id to path and returns the
@@ -111,17 +144,25 @@ func (w *world) post(t *testing.T, path, op, body string) (int, string) {
 	return resp.StatusCode, string(b)
 }
 
-// openTask is the one open task mary (a manager) sees.
+// openTask is the one open task mary (a manager) sees, waiting for it
+// a while (an in-memory instance replies before it goes on to create
+// the task).
 func (w *world) openTask(t *testing.T) humantask.Task {
 	t.Helper()
-	ts, err := w.tasks.List(context.Background(), mary, humantask.Filter{})
-	if err != nil {
-		t.Fatal(err)
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		ts, err := w.tasks.List(context.Background(), mary, humantask.Filter{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(ts) == 1 {
+			return ts[0]
+		}
+		if len(ts) > 1 || time.Now().After(deadline) {
+			t.Fatalf("mary sees %d open tasks, want 1", len(ts))
+		}
+		time.Sleep(10 * time.Millisecond)
 	}
-	if len(ts) != 1 {
-		t.Fatalf("mary sees %d open tasks, want 1", len(ts))
-	}
-	return ts[0]
 }
 
 var (
@@ -225,4 +266,53 @@ func parseClarkT(t *testing.T, s string) exchange.QName {
 		t.Fatalf("process %q", s)
 	}
 	return q
+}
+
+// A persistent instance waits at its people activity stored: an orchd
+// that starts again on the store continues it when the task completes.
+func TestPeopleActivityAfterRestart(t *testing.T) {
+	ctx := context.Background()
+	w := newWorld(t, false, inlineTaskXML)
+	w.post(t, "/processes/expense", "submit", `<tns:req><tns:id>r1</tns:id><tns:amount>7</tns:amount></tns:req>`)
+	task := w.openTask(t)
+	w.stop()
+	w.start(t) // a new engine on the same store
+	if _, err := w.tasks.Claim(ctx, mary, task.ID); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.tasks.Complete(ctx, mary, task.ID, `<tns:decision xmlns:tns="urn:b4ptest"><tns:verdict>rejected</tns:verdict></tns:decision>`); err != nil {
+		t.Fatal(err)
+	}
+	if code, body := w.post(t, "/processes/expense", "status", `<tns:req><tns:id>r1</tns:id></tns:req>`); code != 200 || !strings.Contains(body, ">done:rejected<") {
+		t.Errorf("status after the restart: %d %s, want done:rejected", code, body)
+	}
+}
+
+// An instance that ends while its task is open (here terminated by an
+// operator) exits the task: nobody can work on it any more.
+func TestInstanceEndExitsTask(t *testing.T) {
+	ctx := context.Background()
+	w := newWorld(t, false, inlineTaskXML)
+	w.post(t, "/processes/expense", "submit", `<tns:req><tns:id>x1</tns:id><tns:amount>7</tns:amount></tns:req>`)
+	task := w.openTask(t)
+	if err := w.engine.Act(ctx, task.Instance, mgmt.Terminate); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		got, err := w.tasks.Get(ctx, mary, task.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got.State == humantask.Exited {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("task %s 5s after its instance was terminated, want EXITED", got.State)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if _, err := w.tasks.Claim(ctx, mary, task.ID); err == nil {
+		t.Errorf("an exited task was claimed")
+	}
 }
