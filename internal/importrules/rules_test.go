@@ -111,6 +111,8 @@ var allowed = map[string][]string{
 	// extension API and plan) over the task engine; never the process
 	// engine or interpreter, which it reaches through exchange's
 	// Dispatcher only.
+	// The task form: an output schema as form fields and back.
+	"internal/taskform": {"internal/xsd"},
 	"internal/b4p": {"internal/events", "internal/exchange", "internal/humantask", "internal/process/compile", "internal/process/plan"},
 	"internal/hotdeploy":     {"internal/bundlezip", "internal/exchange", "internal/mgmt", "internal/process", "internal/process/compile", "internal/process/interp"},
 	"internal/clusternode":   {"internal/cluster", "internal/etcdstore", "internal/exchange", "internal/process"},
