@@ -111,6 +111,9 @@ var allowed = map[string][]string{
 	// extension API and plan) over the task engine; never the process
 	// engine or interpreter, which it reaches through exchange's
 	// Dispatcher only.
+	// The console's task inbox: server-rendered pages over the task
+	// engine, people signing in with their own credentials.
+	"internal/inbox": {"internal/exchange", "internal/humantask", "internal/process/wsdl", "internal/process/xmldoc", "internal/taskform", "internal/xsd"},
 	// The task form: an output schema as form fields and back.
 	"internal/taskform": {"internal/xsd"},
 	"internal/b4p": {"internal/events", "internal/exchange", "internal/humantask", "internal/process/compile", "internal/process/plan"},
