@@ -33,6 +33,7 @@ import (
 	"github.com/orchd/orchd/internal/exchange"
 	"github.com/orchd/orchd/internal/health"
 	"github.com/orchd/orchd/internal/hotdeploy"
+	"github.com/orchd/orchd/internal/humantask"
 	"github.com/orchd/orchd/internal/instancestore"
 	"github.com/orchd/orchd/internal/mgmtbackend"
 	"github.com/orchd/orchd/internal/mockpartner"
@@ -82,6 +83,7 @@ type serveConfig struct {
 	sampleEvery     int
 	otelEndpoint    string
 	admin           adminConfig
+	tasks           *humantask.Config
 	// extensions are the extension bundles bundles are compiled and run
 	// with (linkedExtensions; no flag: they are Go code).
 	extensions compile.Extensions
@@ -139,6 +141,7 @@ func defineServe(fs *flag.FlagSet) *serveConfig {
 	fs.StringVar(&c.otelEndpoint, "otel-endpoint", "", "send OpenTelemetry traces to this OTLP collector (http://host:4318; gRPC with OTEL_EXPORTER_OTLP_PROTOCOL=grpc); empty: OTEL_EXPORTER_OTLP_ENDPOINT's, if set, else no tracing")
 	eventFlags(fs, &c.events)
 	adminFlags(fs, &c.admin)
+	c.tasks = humantask.RegisterFlags(fs)
 	return c
 }
 
@@ -347,11 +350,20 @@ func runServer(ctx context.Context, cfg *serveConfig, log *slog.Logger) error {
 	// the last exchanges.
 	defer stopEvents()
 	opts.Events = ev
+	people, err := cfg.tasks.Directory(log)
+	if err != nil {
+		return err
+	}
+	var engine *process.Engine
+	tasks := humantask.New(humantask.Options{Store: store, Directory: people, Logger: log, Registerer: reg, Events: ev,
+		Callbacks: func(ep *exchange.Endpoint) exchange.Partner { return engine.CallbackPartner(ep) }})
+	defer tasks.Close()
+	opts.Partners, opts.InstanceEnded = tasks.Partners(opts.Partners), tasks.InstanceEnded
 	opts.SampleEvery, opts.Tracer = cfg.sampleEvery, tr.TracerOrNil()
 	if cfg.sampleEvery <= 0 {
 		opts.SampleEvery = -1 // off
 	}
-	engine := process.NewEngine(opts)
+	engine = process.NewEngine(opts)
 	if node != nil {
 		go clusternode.PublishVersions(ctx, node, engine, versionsChanged, log)
 	}
@@ -372,7 +384,7 @@ func runServer(ctx context.Context, cfg *serveConfig, log *slog.Logger) error {
 		archiveDir = cfg.dataDir
 	}
 	deployer, err := hotdeploy.New(hotdeploy.Options{Dir: cfg.deployDir, Data: archiveDir, Logger: log, Engine: engine, Front: front,
-		Load: load, OpenStore: func() (string, error) {
+		Load: load, Tasks: tasks, OpenStore: func() (string, error) {
 			_, err := store.Open()
 			return cfg.dataDir, err
 		}})
@@ -391,6 +403,9 @@ func runServer(ctx context.Context, cfg *serveConfig, log *slog.Logger) error {
 			slog.Int("suspended", rec.Suspended), slog.Int("orphans", rec.Orphans), slog.Int("broken", rec.Broken),
 			slog.Int("outbox", rec.Outbox), slog.Int("damaged_outbox", rec.DamagedOutbox))
 		deployer.DropUnused()
+	}
+	if err := tasks.Recover(ctx); err != nil {
+		return err
 	}
 	if node != nil {
 		go clusternode.AdoptTimers(ctx, node, engine, log)
@@ -412,7 +427,7 @@ func runServer(ctx context.Context, cfg *serveConfig, log *slog.Logger) error {
 	// Subscribe for the live event stream): the management API
 	// (internal/admin) and the console, on the main listener unless
 	// --admin-listen.
-	mgmtBackend := mgmtbackend.New(mgmtbackend.Options{Engine: engine, Deployer: deployer, Timeline: timeline, Gatherer: reg})
+	mgmtBackend := mgmtbackend.New(mgmtbackend.Options{Engine: engine, Deployer: deployer, Timeline: timeline, Gatherer: reg, Tasks: tasks})
 	if node != nil {
 		mgmtBackend.UseCluster(clusterview.New(clusterview.Options{Name: cfg.cluster.name, Node: node, Local: mgmtBackend,
 			TLS: partnerTLS, Timeout: cfg.cluster.fanout}))

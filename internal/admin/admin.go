@@ -113,6 +113,9 @@ func New(opts Options) http.Handler {
 	m.HandleFunc("POST /api/v1/instances/{id}/{action}", a.act)
 	m.HandleFunc("POST /api/v1/instances/bulk/{action}", a.bulk)
 	m.HandleFunc("GET /api/v1/events", a.events)
+	m.HandleFunc("GET /api/v1/tasks", a.tasks)
+	m.HandleFunc("GET /api/v1/tasks/{id}", a.task)
+	m.HandleFunc("POST /api/v1/tasks/{id}/{op}", a.taskAct)
 	if opts.Console != nil {
 		m.Handle("/console/", opts.Console)
 	}
@@ -132,6 +135,15 @@ func (a *api) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		plain := *acc
 		plain.Token, plain.ReadToken = "", ""
 		acc = &plain
+	}
+	if isTaskPath(r.URL.Path) {
+		// A person's routes: its own credentials, not the tokens.
+		if status, reason := acc.taskAccess(r); status != 0 {
+			refuse(w, status, reason)
+			return
+		}
+		a.routes.ServeHTTP(w, r)
+		return
 	}
 	if status, reason := acc.check(r); status != 0 {
 		refuse(w, status, reason)

@@ -46,6 +46,7 @@ verbs:
   suspend|resume|terminate|delete|retry|fault|cancel ID...
                                     act on instances
   bulk ACTION [FILTERS] [--max N]   act on the instances the filters select (max 100 by default)
+` + TaskUsage + `
 
 filters: --process NAME --version N --state STATE --started-after T --started-before T
          --active-after T --active-before T --correlation VALUE --correlation-set NAME
@@ -215,6 +216,10 @@ func (r *ctlRun) verb(verb string, args []string) error {
 		return r.instance(args)
 	case "bulk":
 		return r.bulk(args)
+	case "tasks":
+		return r.tasks(args)
+	case "task":
+		return r.task(args)
 	case "help":
 		fmt.Fprint(r.stdout, Usage)
 		return nil

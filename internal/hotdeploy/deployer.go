@@ -72,6 +72,21 @@ type Deployer struct {
 	deployNo map[*interp.Version]int
 	// latest is the highest version number of each process (by QName).
 	latest map[string]int
+	// tasks is Options.Tasks (nil: none).
+	tasks Tasks
+}
+
+// Tasks deploys the human task definitions of a bundle (its .ht files
+// and htconfig.xml) with its processes: internal/humantask's Engine.
+type Tasks interface {
+	// Deploy reads the definitions of the bundle in dir as its version
+	// (a bundle without .ht files has none: no error); an error names
+	// the file, element and line, and leaves what was deployed.
+	Deploy(bundle string, version int, dir string) error
+	// Drop forgets one version (its processes were not deployed).
+	Drop(bundle string, version int)
+	// Undeploy forgets the bundle's definitions.
+	Undeploy(bundle string)
 }
 
 // markerSuffix names the file written next to a deployed bundle folder.
@@ -111,6 +126,10 @@ type Options struct {
 	// from then on is Data (versions are counted there and archived).
 	// An error fails that deploy, and the version serving stays.
 	OpenStore func() (data string, err error)
+	// Tasks, when set, deploys each bundle's human task definitions
+	// with its processes; a bundle whose definitions are broken is not
+	// deployed.
+	Tasks Tasks
 }
 
 // New returns the deployer of o.Dir. It deletes the leftovers of an
@@ -123,7 +142,7 @@ func New(o Options) (*Deployer, error) {
 	dir, data := o.Dir, o.Data
 	d := &Deployer{dir: dir, data: data, log: log, engine: o.Engine, front: o.Front, opts: o.Load, next: 1,
 		seen: map[string]string{}, applied: map[string]string{}, errors: map[string]error{}, links: map[string]bool{},
-		deployNo: map[*interp.Version]int{}, latest: map[string]int{}}
+		deployNo: map[*interp.Version]int{}, latest: map[string]int{}, tasks: o.Tasks}
 	if data == "" {
 		d.openStore = o.OpenStore
 	}
@@ -272,8 +291,14 @@ func (d *Deployer) Start(procs []*interp.Version, bad []*compile.BundleError) er
 	if err := d.engine.AddRetired(retired...); err != nil {
 		d.log.Error("archived versions not loaded", slog.Any("err", err))
 	}
-	for name := range byBundle {
+	for name, ps := range byBundle {
 		d.mark(name)
+		if d.tasks != nil {
+			if err := d.tasks.Deploy(name, d.deployNo[ps[0]], filepath.Join(d.dir, name)); err != nil {
+				d.errors[name] = err
+				d.log.Error("human task definitions not deployed", slog.String("bundle", name), slog.String("problems", err.Error()))
+			}
+		}
 	}
 	for _, b := range bad {
 		name := filepath.Base(b.Dir)
@@ -485,10 +510,18 @@ func (d *Deployer) deploy(name string) error {
 		d.number(procs)
 		err = d.newVersion(name, procs)
 	}
+	taskVersion := 0
+	if err == nil && d.tasks != nil {
+		taskVersion = d.deployNo[procs[0]]
+		err = d.tasks.Deploy(name, taskVersion, filepath.Join(d.dir, name))
+	}
 	var gone []*interp.Version
 	if err == nil {
 		base := odeBase(name)
 		gone, err = d.engine.Redeploy(func(b string) bool { return b == name || odeBase(b) == base }, procs...)
+		if err != nil && d.tasks != nil {
+			d.tasks.Drop(name, taskVersion)
+		}
 	}
 	if err != nil {
 		d.errors[name] = err
@@ -545,6 +578,9 @@ func (d *Deployer) unserve(gone []*interp.Version, keep map[string]bool) {
 // undeploy retires bundle name's processes and stops serving them.
 func (d *Deployer) undeploy(name string) {
 	gone := d.engine.Undeploy(name)
+	if d.tasks != nil {
+		d.tasks.Undeploy(name)
+	}
 	d.unserve(gone, map[string]bool{})
 	delete(d.seen, name)
 	delete(d.applied, name)

@@ -329,3 +329,16 @@ type CreateRequest struct {
 	// Skipable overrides the definition's (BPEL4People's isSkipable).
 	Skipable *bool
 }
+
+// Drop forgets one deployed version of the bundle's definitions (its
+// processes were not deployed after all).
+func (e *Engine) Drop(bundle string, version int) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	vs := slices.DeleteFunc(e.defs[bundle], func(d *Definitions) bool { return d.Version == version })
+	if len(vs) == 0 {
+		delete(e.defs, bundle)
+		return
+	}
+	e.defs[bundle] = vs
+}

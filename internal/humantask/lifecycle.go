@@ -615,3 +615,16 @@ func (e *Engine) exitWhere(ctx context.Context, match func(*Task) bool) (int, er
 	}
 	return n, nil
 }
+
+// InstanceEnded is process.Options.InstanceEnded: the instance of
+// session sid ended, and the open tasks whose outcome would go to it are
+// exited (in the background: the caller is an instance's run).
+func (e *Engine) InstanceEnded(process, instance, sid string) {
+	go func() {
+		if n, err := e.ExitSession(context.Background(), sid); err != nil {
+			e.log.Warn("tasks of an ended instance not exited", slog.String("instance", instance), slog.Any("err", err))
+		} else if n > 0 {
+			e.log.Info("tasks exited: their instance ended", slog.String("process", process), slog.String("instance", instance), slog.Int("tasks", n))
+		}
+	}()
+}

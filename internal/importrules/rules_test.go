@@ -123,7 +123,7 @@ var allowed = map[string][]string{
 	"internal/health":        {"internal/cluster", "internal/instancestore", "internal/process", "internal/process/interp"},
 	"internal/tracing":       nil,
 	"internal/clusterview":   {"internal/admin", "internal/cluster", "internal/mgmt", "internal/mgmtclient"},
-	"internal/mgmtbackend":   {"internal/clusterview", "internal/events", "internal/hotdeploy", "internal/mgmt", "internal/process"},
+	"internal/mgmtbackend":   {"internal/clusterview", "internal/events", "internal/hotdeploy", "internal/humantask", "internal/mgmt", "internal/process"},
 	"internal/adminserver":   {"internal/admin", "internal/buildinfo", "internal/mgmt", "internal/server"},
 	"internal/ctl":           {"internal/admin", "internal/mgmt", "internal/mgmtclient"},
 

@@ -32,6 +32,11 @@ type Store interface {
 	process.Store
 	Stats() persist.Stats
 	Close() error
+	// Task, UpdateTask and Tasks keep the human tasks
+	// (internal/humantask's Store).
+	Task(id string) ([]byte, bool, error)
+	UpdateTask(id string, fn func(old []byte) ([]byte, error)) error
+	Tasks(fn func(id string, rec []byte) bool) error
 }
 
 var (
@@ -234,6 +239,32 @@ func (l *Lazy) InstanceTimers(id string) ([]persist.Timer, error) {
 		return st.InstanceTimers(id)
 	}
 	return nil, nil
+}
+
+// Task implements Store: none until opened.
+func (l *Lazy) Task(id string) ([]byte, bool, error) {
+	if st := l.Opened(); st != nil {
+		return st.Task(id)
+	}
+	return nil, false, nil
+}
+
+// UpdateTask implements Store, opening the store first: a task is
+// stored even when no persistent process is deployed.
+func (l *Lazy) UpdateTask(id string, fn func(old []byte) ([]byte, error)) error {
+	st, err := l.Open()
+	if err != nil {
+		return err
+	}
+	return st.UpdateTask(id, fn)
+}
+
+// Tasks implements Store.
+func (l *Lazy) Tasks(fn func(id string, rec []byte) bool) error {
+	if st := l.Opened(); st != nil {
+		return st.Tasks(fn)
+	}
+	return nil
 }
 
 // Stats implements Store: zeros until opened.

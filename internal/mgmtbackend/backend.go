@@ -10,6 +10,7 @@ import (
 	"github.com/orchd/orchd/internal/clusterview"
 	"github.com/orchd/orchd/internal/events"
 	"github.com/orchd/orchd/internal/hotdeploy"
+	"github.com/orchd/orchd/internal/humantask"
 	"github.com/orchd/orchd/internal/mgmt"
 	"github.com/orchd/orchd/internal/process"
 )
@@ -24,12 +25,14 @@ type Backend struct {
 	timeline *events.Timeline  // nil without --timeline
 	cv       *clusterview.View // nil without --cluster
 	counters *counters
+	tasks    *humantask.Engine // nil: no task routes
 }
 
 var (
 	_ mgmt.Backend        = (*Backend)(nil)
 	_ mgmt.ClusterBackend = (*Backend)(nil)
 	_ clusterview.Local   = (*Backend)(nil)
+	_ mgmt.TaskBackend    = (*Backend)(nil)
 )
 
 // Options configure a Backend.
@@ -44,11 +47,13 @@ type Options struct {
 	// Gatherer is read for the in-flight exchanges gauge of this node's
 	// counters; nil leaves it unknown (-1).
 	Gatherer prometheus.Gatherer
+	// Tasks is the task engine the task routes act on; nil serves none.
+	Tasks *humantask.Engine
 }
 
 // New returns the management backend of a running server.
 func New(o Options) *Backend {
-	return &Backend{engine: o.Engine, deploy: o.Deployer, timeline: o.Timeline,
+	return &Backend{engine: o.Engine, deploy: o.Deployer, timeline: o.Timeline, tasks: o.Tasks,
 		counters: &counters{started: time.Now(), gather: o.Gatherer}}
 }
 

@@ -1,6 +1,7 @@
 package mgmtclient
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -28,6 +29,10 @@ type Options struct {
 	// that asks another on its caller's behalf. Token wins when both are
 	// set.
 	ForwardAuthorization bool
+	// User and Password, when User is set, are a person's credentials
+	// (the people directory's), sent as "Authorization: Basic" instead
+	// of any token: the task routes take them, and nothing else does.
+	User, Password string
 }
 
 // Client calls the management API of one orchd.
@@ -108,6 +113,8 @@ func (c *Client) Do(ctx context.Context, method, path string, query url.Values, 
 		return nil, fmt.Errorf("%s %s: %w", method, u, err)
 	}
 	switch {
+	case c.o.User != "":
+		req.SetBasicAuth(c.o.User, c.o.Password)
 	case c.o.Token != "":
 		req.Header.Set("Authorization", "Bearer "+c.o.Token)
 	case c.o.ForwardAuthorization:
@@ -116,7 +123,11 @@ func (c *Client) Do(ctx context.Context, method, path string, query url.Values, 
 		}
 	}
 	if body != nil {
-		req.Header.Set("Content-Type", "application/zip")
+		ct := "application/zip"
+		if _, ok := body.(jsonBody); ok {
+			ct = "application/json"
+		}
+		req.Header.Set("Content-Type", ct)
 	}
 	resp, err := c.o.HTTP.Do(req)
 	if err != nil {
@@ -151,5 +162,18 @@ func (c *Client) Do(ctx context.Context, method, path string, query url.Values, 
 // Get is Do with GET and no body.
 func (c *Client) Get(ctx context.Context, path string, query url.Values, out any) error {
 	_, err := c.Do(ctx, http.MethodGet, path, query, nil, out)
+	return err
+}
+
+// jsonBody is a body Do sends as application/json.
+type jsonBody struct{ *bytes.Reader }
+
+// PostJSON is Do with POST and in encoded as JSON.
+func (c *Client) PostJSON(ctx context.Context, path string, in, out any) error {
+	b, err := json.Marshal(in)
+	if err != nil {
+		return fmt.Errorf("POST %s: %w", path, err)
+	}
+	_, err = c.Do(ctx, http.MethodPost, path, nil, jsonBody{bytes.NewReader(b)}, out)
 	return err
 }

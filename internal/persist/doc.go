@@ -47,7 +47,8 @@ crash tests run it after every kill -9.
 
 # Layout
 
-The file holds seven top-level buckets. Integers in keys are big-endian so
+The file holds eight top-level buckets (tasks since 2026-12-05: a file
+without it gets it when it is opened for writing). Integers in keys are big-endian so
 that keys sort numerically. An instance ID never contains a 0x00 byte, which
 therefore ends the ID inside composite keys.
 
@@ -60,6 +61,7 @@ therefore ends the ID inside composite keys.
 	outbox     seq(uint64)                              outbox record (below)
 	index      id 0x00 'r' route key                    empty
 	index      id 0x00 't' timer key (as in timers)     empty
+	tasks      task id                                  task record, opaque (internal/humantask's)
 
 due is the timer's time in Unix nanoseconds as a uint64 with the sign bit
 flipped (so times before 1970 sort too). seq comes from the outbox bucket's

@@ -32,6 +32,7 @@ const (
 	bucketTimers    = "timers"
 	bucketOutbox    = "outbox"
 	bucketIndex     = "index"
+	bucketTasks     = "tasks"
 )
 
 // defaultLockTimeout is how long Open waits for another process's lock when
@@ -219,7 +220,7 @@ func (s *Store) init(verify, readOnly bool) error {
 		return nil
 	}
 	err = s.db.Update(func(tx *bolt.Tx) error {
-		for _, name := range []string{bucketMeta, bucketInstances, bucketVars, bucketRoutes, bucketTimers, bucketOutbox, bucketIndex} {
+		for _, name := range []string{bucketMeta, bucketInstances, bucketVars, bucketRoutes, bucketTimers, bucketOutbox, bucketIndex, bucketTasks} {
 			if _, err := tx.CreateBucketIfNotExists([]byte(name)); err != nil {
 				return fmt.Errorf("create bucket %s: %w", name, err)
 			}

@@ -131,6 +131,12 @@ type Options struct {
 	// Clock is the time of instance timers and deadlines (clock.go); nil
 	// means the system clock.
 	Clock Clock
+	// InstanceEnded, when set, is called (in the run's goroutine: it
+	// must not block) when an instance that handed out a session
+	// identifier (ODE's implicit correlation, which a call to a human
+	// task carries) ends: completed, faulted, exited or terminated. The
+	// task engine exits the tasks whose callback would go to it.
+	InstanceEnded func(process, instance, session string)
 }
 
 // Engine runs deployed processes. It implements exchange.Dispatcher: every

@@ -399,6 +399,9 @@ func (e *Engine) settle(in *interp.Instance, ex *exchange.Exchange, out interp.O
 		if ex != nil && !ex.Received.IsZero() {
 			e.metrics.completed.Observe(time.Since(ex.Received).Seconds())
 		}
+		if ended := e.opts.InstanceEnded; ended != nil && out.Result != interp.ResSuspended && in.Session() != "" {
+			ended(p.Name.String(), in.ID(), in.Session())
+		}
 	}
 	if out.Pending != nil {
 		// The reply comes from a later run (after a pick, a receive or a

@@ -1,6 +1,7 @@
 package process
 
 import (
+	"context"
 	"net"
 	"net/url"
 	"strings"
@@ -97,4 +98,47 @@ func copyElements(es []*etree.Element) []*etree.Element {
 		out[i] = x.Copy()
 	}
 	return out
+}
+
+// CallbackPartner binds a call that a component beside the engine (the
+// task engine, answering a process that waits for a task's outcome)
+// makes to ep.Address: the endpoint of this engine at that address,
+// called in process with the message's one part renamed to the served
+// operation's (a document/literal part's name is not on the wire), or
+// else through Options.AssignedPartners, under the partner address
+// policy.
+func (e *Engine) CallbackPartner(ep *exchange.Endpoint) exchange.Partner {
+	if served := e.ownEndpoint(ep.Address); served != nil {
+		return partFit{e: e, ep: served}
+	}
+	if bind := e.opts.AssignedPartners; bind != nil {
+		return bind(ep, nil)
+	}
+	if bind := e.opts.Partners; bind != nil {
+		return bind(ep)
+	}
+	return unbound{ep}
+}
+
+// partFit calls a served endpoint in process with the call's header
+// blocks (the session that routes it), renaming a one-part message to
+// the part of the served operation's input.
+type partFit struct {
+	e  *Engine
+	ep *exchange.Endpoint
+}
+
+func (p partFit) Invoke(ctx context.Context, c *exchange.Call) (*exchange.Message, error) {
+	local := p.e.addressedLocal(p.ep, c.Headers)
+	op := endpointOp(p.ep, c.Operation.Name)
+	if op != nil && op.Input != nil && len(op.Input.Parts) == 1 && c.Input != nil && len(c.Input.Parts) == 1 {
+		m := exchange.NewMessage(op.Input.Name)
+		for _, el := range c.Input.Parts {
+			m.Parts[op.Input.Parts[0].Name] = el
+		}
+		cc := *c
+		cc.Input = m
+		return local.Invoke(ctx, &cc)
+	}
+	return local.Invoke(ctx, c)
 }

@@ -1,0 +1,34 @@
+package humantask
+
+import (
+	"flag"
+	"fmt"
+	"log/slog"
+)
+
+// Config is what orchd serve's flags say of the task engine.
+type Config struct {
+	// PeopleFile is --people-file: the people directory (FileDirectory);
+	// empty means no directory: tasks are created and escalated, but no
+	// person can sign in to work on them.
+	PeopleFile string
+}
+
+// RegisterFlags defines the task engine's flags on fs.
+func RegisterFlags(fs *flag.FlagSet) *Config {
+	c := &Config{}
+	fs.StringVar(&c.PeopleFile, "people-file", "", "people directory of human tasks: 'user:$2y$...(bcrypt):group,group' a line (chmod 600; read again when it changes); task users sign in with these credentials, never the admin token")
+	return c
+}
+
+// Directory opens the people file c names (nil when none).
+func (c *Config) Directory(log *slog.Logger) (Directory, error) {
+	if c == nil || c.PeopleFile == "" {
+		return nil, nil
+	}
+	d, err := LoadDirectory(c.PeopleFile, log)
+	if err != nil {
+		return nil, fmt.Errorf("--people-file: %w", err)
+	}
+	return d, nil
+}

@@ -1,0 +1,161 @@
+package mgmtbackend
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/orchd/orchd/internal/humantask"
+	"github.com/orchd/orchd/internal/mgmt"
+)
+
+// errNoTasks is the answer of the task routes of a server without a task
+// engine.
+var errNoTasks = fmt.Errorf("this orchd serves no human tasks: %w", mgmt.ErrUnavailable)
+
+// TaskUser implements mgmt.TaskBackend.
+func (b *Backend) TaskUser(ctx context.Context, user, password string) (mgmt.TaskUser, error) {
+	if b.tasks == nil {
+		return mgmt.TaskUser{}, errNoTasks
+	}
+	id, err := b.tasks.Authenticate(user, password)
+	if err != nil {
+		return mgmt.TaskUser{}, fmt.Errorf("%w: unknown user or wrong password", mgmt.ErrUnauthorized)
+	}
+	return mgmt.TaskUser{Name: id.User, Groups: id.Groups}, nil
+}
+
+// who is the identity of an authenticated person.
+func who(u mgmt.TaskUser) humantask.Identity {
+	return humantask.Identity{User: u.Name, Groups: u.Groups}
+}
+
+// Tasks implements mgmt.TaskBackend.
+func (b *Backend) Tasks(ctx context.Context, u mgmt.TaskUser, q mgmt.TaskQuery) ([]mgmt.Task, error) {
+	if b.tasks == nil {
+		return nil, errNoTasks
+	}
+	f := humantask.Filter{Name: q.Name, Role: humantask.Role(q.Role), Limit: q.Limit}
+	for _, s := range q.States {
+		st, ok := humantask.ParseState(s)
+		if !ok {
+			return nil, fmt.Errorf("%w: state %q: want one of READY, RESERVED, IN_PROGRESS, SUSPENDED, COMPLETED, FAILED, ERROR, EXITED, OBSOLETE", mgmt.ErrInvalid, s)
+		}
+		f.States = append(f.States, st)
+	}
+	ts, err := b.tasks.List(ctx, who(u), f)
+	if err != nil {
+		return nil, taskErr(err)
+	}
+	out := make([]mgmt.Task, len(ts))
+	for i := range ts {
+		out[i] = taskOf(&ts[i])
+	}
+	return out, nil
+}
+
+// Task implements mgmt.TaskBackend.
+func (b *Backend) Task(ctx context.Context, u mgmt.TaskUser, id string) (*mgmt.Task, error) {
+	if b.tasks == nil {
+		return nil, errNoTasks
+	}
+	t, err := b.tasks.Get(ctx, who(u), id)
+	if err != nil {
+		return nil, taskErr(err)
+	}
+	mt := taskOf(&t)
+	return &mt, nil
+}
+
+// ActOnTask implements mgmt.TaskBackend.
+func (b *Backend) ActOnTask(ctx context.Context, u mgmt.TaskUser, id string, a mgmt.TaskAction) (*mgmt.Task, error) {
+	if b.tasks == nil {
+		return nil, errNoTasks
+	}
+	e, w := b.tasks, who(u)
+	var t humantask.Task
+	var err error
+	switch a.Op {
+	case "claim":
+		t, err = e.Claim(ctx, w, id)
+	case "start":
+		t, err = e.Start(ctx, w, id)
+	case "stop":
+		t, err = e.Stop(ctx, w, id)
+	case "release":
+		t, err = e.Release(ctx, w, id)
+	case "complete":
+		t, err = e.Complete(ctx, w, id, a.Output)
+	case "fail":
+		t, err = e.Fail(ctx, w, id, humantask.Fault{Name: a.FaultName, Detail: a.FaultDetail})
+	case "skip":
+		t, err = e.Skip(ctx, w, id)
+	case "delegate":
+		t, err = e.Delegate(ctx, w, id, a.User)
+	case "forward":
+		t, err = e.Forward(ctx, w, id, humantask.Entities{Users: a.Users, Groups: a.Groups})
+	case "suspend":
+		t, err = e.Suspend(ctx, w, id)
+	case "resume":
+		t, err = e.Resume(ctx, w, id)
+	case "setPriority":
+		if a.Priority == nil {
+			return nil, fmt.Errorf("%w: setPriority needs a priority", mgmt.ErrInvalid)
+		}
+		t, err = e.SetPriority(ctx, w, id, *a.Priority)
+	case "addComment":
+		t, err = e.AddComment(ctx, w, id, a.Comment)
+	default:
+		return nil, fmt.Errorf("%w: unknown task operation %q", mgmt.ErrInvalid, a.Op)
+	}
+	if err != nil {
+		return nil, taskErr(err)
+	}
+	mt := taskOf(&t)
+	return &mt, nil
+}
+
+// taskErr maps the task engine's errors to the API's sentinels.
+func taskErr(err error) error {
+	switch {
+	case errors.Is(err, humantask.ErrNotFound):
+		return fmt.Errorf("%w: %w", mgmt.ErrNotFound, err)
+	case errors.Is(err, humantask.ErrForbidden):
+		return fmt.Errorf("%w: %w", mgmt.ErrForbidden, err)
+	case errors.Is(err, humantask.ErrState):
+		return fmt.Errorf("%w: %w", mgmt.ErrConflict, err)
+	case errors.Is(err, humantask.ErrArgument), errors.Is(err, humantask.ErrOperation):
+		return fmt.Errorf("%w: %w", mgmt.ErrInvalid, err)
+	case errors.Is(err, humantask.ErrAuth):
+		return fmt.Errorf("%w: %w", mgmt.ErrUnauthorized, err)
+	}
+	return err
+}
+
+// taskOf is the API's shape of t.
+func taskOf(t *humantask.Task) mgmt.Task {
+	mt := mgmt.Task{ID: t.ID, Name: t.Name.Local, Namespace: t.Name.Space, Bundle: t.Bundle, Version: t.Version,
+		Notification: t.Notification, State: string(t.State), Priority: t.Priority, Skipable: t.Skipable,
+		Subject: t.Subject, Description: t.Description, Parameters: t.Parameters, Input: t.Input, Output: t.Output,
+		ActualOwner: t.ActualOwner, Created: t.Created, Updated: t.Updated, Escalations: t.Escalations}
+	if t.Fault != nil {
+		mt.FaultName = t.Fault.Name
+	}
+	if !t.Ended.IsZero() {
+		end := t.Ended
+		mt.Ended = &end
+	}
+	if len(t.People) > 0 {
+		mt.People = map[string]mgmt.TaskPeople{}
+		for r, e := range t.People {
+			mt.People[string(r)] = mgmt.TaskPeople{Users: e.Users, Groups: e.Groups}
+		}
+	}
+	for _, d := range t.Deadlines {
+		mt.Deadlines = append(mt.Deadlines, mgmt.TaskDeadline{Name: d.Name, Kind: string(d.Kind), Due: d.Due, Fired: d.Fired, Met: d.Met})
+	}
+	for _, c := range t.Comments {
+		mt.Comments = append(mt.Comments, mgmt.TaskComment{By: c.By, At: c.At, Text: c.Text})
+	}
+	return mt
+}
