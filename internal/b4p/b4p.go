@@ -11,7 +11,6 @@ import (
 
 	"github.com/beevik/etree"
 
-	"github.com/orchd/orchd/internal/events"
 	"github.com/orchd/orchd/internal/exchange"
 	"github.com/orchd/orchd/internal/humantask"
 	"github.com/orchd/orchd/internal/process/compile"
@@ -21,14 +20,15 @@ import (
 // NS is BPEL4People 1.1's namespace.
 const NS = "http://docs.oasis-open.org/ns/bpel4people/bpel4people/200803"
 
-// Options configure People. Tasks is required; the others' zero values
-// are explained on them.
+// Options configure People. Tasks and Dispatcher are needed before a
+// people activity runs: orchd serve builds the extension before the
+// compiler options that hold it, and gives both with Bind once the
+// engines exist.
 type Options struct {
 	// Tasks is the task engine people activities create their tasks in.
 	Tasks *humantask.Engine
 	// Dispatcher is the process engine: a task's end continues its
-	// instance through it. Nil until SetDispatcher (the process engine
-	// is built after the compiler options that hold the extension).
+	// instance through it.
 	Dispatcher exchange.Dispatcher
 	// Logger receives what could not be delivered; nil discards.
 	Logger *slog.Logger
@@ -59,13 +59,23 @@ func New(o Options) *People {
 	return p
 }
 
-// SetDispatcher sets the process engine, before any task can end.
-func (p *People) SetDispatcher(d exchange.Dispatcher) { p.disp = d }
+// Bind gives the task engine and the process engine, before any people
+// activity runs.
+func (p *People) Bind(tasks *humantask.Engine, d exchange.Dispatcher) { p.tasks, p.disp = tasks, d }
 
 // Extensions registers the people activity under NS, for
 // compile.LoadOptions.Extensions.
-func (p *People) Extensions() compile.Extensions {
-	return compile.Extensions{NS: {Activities: p}}
+func (p *People) Extensions() compile.Extensions { return p.With(nil) }
+
+// With is exts (not changed) with the people activity under NS in
+// place of any other.
+func (p *People) With(exts compile.Extensions) compile.Extensions {
+	out := compile.Extensions{}
+	for ns, x := range exts {
+		out[ns] = x
+	}
+	out[NS] = compile.Extension{Activities: p}
+	return out
 }
 
 // CompileActivity implements compile.ExtensionActivityCompiler.
@@ -409,23 +419,16 @@ func parseClark(s string) (exchange.QName, bool) {
 	return exchange.QName{Space: ns, Local: local}, ok && local != ""
 }
 
-// Name implements events.Listener.
-func (p *People) Name() string { return "bpel4people" }
-
-// Deliver implements events.Listener: an instance that ended exits the
-// tasks its people activities left open (BPEL4People: the task is
-// exited when its activity ends without it).
-func (p *People) Deliver(ctx context.Context, batch []events.Event) error {
-	for _, ev := range batch {
-		switch ev.Kind {
-		case events.InstanceCompleted, events.InstanceFaulted, events.InstanceTerminated:
-			if ev.Instance == "" {
-				continue
-			}
-			if _, err := p.tasks.ExitInstance(ctx, ev.Process, ev.Instance); err != nil {
-				p.log.Warn("tasks of an ended instance not exited", slog.String("process", ev.Process), slog.String("instance", ev.Instance), slog.Any("err", err))
+// ExtensionWaitsEnded is process.Options.ExtensionWaitsEnded: an
+// instance ended while its people activities waited (completed by
+// another branch, faulted, exited or terminated), and their tasks are
+// exited (in the background: the caller is the instance's run).
+func (p *People) ExtensionWaitsEnded(process string, keys []string) {
+	go func() {
+		for _, id := range keys {
+			if _, err := p.tasks.Exit(context.Background(), id); err != nil {
+				p.log.Warn("task of an ended instance not exited", slog.String("process", process), slog.String("task", id), slog.Any("err", err))
 			}
 		}
-	}
-	return nil
+	}()
 }

@@ -11,7 +11,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/orchd/orchd/internal/events"
 	"github.com/orchd/orchd/internal/exchange"
 	"github.com/orchd/orchd/internal/humantask"
 	"github.com/orchd/orchd/internal/instancestore"
@@ -64,7 +63,7 @@ func newWorld(t *testing.T, inMemory bool, task string) *world {
 	w := &world{people: New(Options{Retry: 10 * time.Millisecond})}
 	w.tasks = humantask.New(humantask.Options{Ended: w.people.Ended})
 	t.Cleanup(w.tasks.Close)
-	w.people.tasks = w.tasks
+	w.people.Bind(w.tasks, nil)
 	if err := w.tasks.Deploy("expense", 1, dir); err != nil {
 		t.Fatal(err)
 	}
@@ -84,12 +83,7 @@ func newWorld(t *testing.T, inMemory bool, task string) *world {
 // on it and serves their endpoints.
 func (w *world) start(t *testing.T) {
 	t.Helper()
-	evs, err := events.NewDispatcher(events.Options{}, w.people)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = evs.Close(context.Background()) })
-	opts := process.Options{Events: evs}
+	opts := process.Options{ExtensionWaitsEnded: w.people.ExtensionWaitsEnded}
 	if w.store != "" {
 		store := instancestore.NewLazy(instancestore.Config{Dir: w.store}, nil, nil)
 		t.Cleanup(func() { _ = store.Close() })
@@ -106,7 +100,7 @@ func (w *world) start(t *testing.T) {
 			_ = l.Close()
 		}
 	}
-	w.people.SetDispatcher(e)
+	w.people.Bind(w.tasks, e)
 	if err := e.Deploy(interp.NewVersions(w.plans)...); err != nil {
 		t.Fatal(err)
 	}

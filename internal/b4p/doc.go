@@ -20,7 +20,7 @@
 //     the task's fault ({task port type namespace}fault name), and one
 //     that ends in error or is exited throws b4p:nonRecoverableError;
 //   - exiting the task of a people activity whose instance ended
-//     (People.InstanceEnded, fed from instance events).
+//     (People.ExtensionWaitsEnded, the process engine's hook).
 //
 // It imports the compiler's extension API (compile, plan), exchange and
 // humantask; it must not import the engine, the interpreter, the front

@@ -116,7 +116,7 @@ var allowed = map[string][]string{
 	"internal/inbox": {"internal/exchange", "internal/humantask", "internal/process/wsdl", "internal/process/xmldoc", "internal/taskform", "internal/xsd"},
 	// The task form: an output schema as form fields and back.
 	"internal/taskform": {"internal/xsd"},
-	"internal/b4p": {"internal/events", "internal/exchange", "internal/humantask", "internal/process/compile", "internal/process/plan"},
+	"internal/b4p": {"internal/exchange", "internal/humantask", "internal/process/compile", "internal/process/plan"},
 	"internal/hotdeploy":     {"internal/bundlezip", "internal/exchange", "internal/mgmt", "internal/process", "internal/process/compile", "internal/process/interp"},
 	"internal/clusternode":   {"internal/cluster", "internal/etcdstore", "internal/exchange", "internal/process"},
 	"internal/mgmtclient":    {"internal/mgmt"},
@@ -140,7 +140,7 @@ var allowed = map[string][]string{
 	// The binaries wire everything.
 	"cmd/poref": {"internal/reference"},
 	"cmd/orchd": {"internal/admin", "internal/adminserver", "internal/buildinfo", "internal/bundlefs", "internal/cluster", "internal/clusternode", "internal/clusterview",
-		"internal/b4p", "internal/console", "internal/ctl", "internal/endpoints", "internal/etcdstore", "internal/events", "internal/exchange",
+		"internal/b4p", "internal/console", "internal/ctl", "internal/inbox", "internal/endpoints", "internal/etcdstore", "internal/events", "internal/exchange",
 		"internal/health", "internal/hotdeploy", "internal/humantask", "internal/instancestore", "internal/loadgen", "internal/mgmt", "internal/mgmtbackend",
 		"internal/mockpartner", "internal/persist", "internal/process", "internal/process/compile", "internal/process/expr", "internal/process/interp", "internal/process/membudget", "internal/publicurl", "internal/server", "internal/soap",
 		"internal/tracing", "internal/wssec", "internal/xmlparse", "internal/xpath2"},

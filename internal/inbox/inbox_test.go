@@ -84,7 +84,7 @@ func newWorld(t *testing.T) *world {
 	}
 	e := process.NewEngine(process.Options{})
 	t.Cleanup(e.Close)
-	ext.SetDispatcher(e)
+	ext.Bind(tasks, e)
 	if err := e.Deploy(interp.NewVersions(plans)...); err != nil {
 		t.Fatal(err)
 	}

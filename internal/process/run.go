@@ -402,6 +402,11 @@ func (e *Engine) settle(in *interp.Instance, ex *exchange.Exchange, out interp.O
 		if ended := e.opts.InstanceEnded; ended != nil && out.Result != interp.ResSuspended && in.Session() != "" {
 			ended(p.Name.String(), in.ID(), in.Session())
 		}
+		if ended := e.opts.ExtensionWaitsEnded; ended != nil && out.Result != interp.ResSuspended {
+			if keys := in.ExtensionWaits(); len(keys) > 0 {
+				ended(p.Name.String(), keys)
+			}
+		}
 	}
 	if out.Pending != nil {
 		// The reply comes from a later run (after a pick, a receive or a

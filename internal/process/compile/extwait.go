@@ -17,7 +17,7 @@ import (
 // does a <receive>'s.
 func (c *compiler) extWait(w plan.ExtensionWaiter, b plan.Base) plan.Activity {
 	ep := c.extWaitEndpoint()
-	cs := &plan.CorrSet{Name: "extwait@" + b.Pos.String(), Props: []exchange.QName{extWaitProp}}
+	cs := &plan.CorrSet{Name: plan.ExtWaitSetPrefix + b.Pos.String(), Props: []exchange.QName{extWaitProp}}
 	if c.p.CorrSets == nil {
 		c.p.CorrSets = map[string]*plan.CorrSet{}
 	}

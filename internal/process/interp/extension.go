@@ -2,6 +2,7 @@ package interp
 
 import (
 	"errors"
+	"strings"
 
 	"github.com/beevik/etree"
 
@@ -50,6 +51,17 @@ func stepExtWait(a *plan.ExtWait, in *Instance, _ *frame) (plan.Activity, bool, 
 		return nil, false, err
 	}
 	return nil, false, errBlocked
+}
+
+// ExtensionWaits are the keys of the extension activities it waits at.
+func (in *Instance) ExtensionWaits() []string {
+	var keys []string
+	for set, key := range in.corr {
+		if strings.HasPrefix(set, plan.ExtWaitSetPrefix) {
+			keys = append(keys, key)
+		}
+	}
+	return keys
 }
 
 // runExtension runs an extension's call for in, turning its error into a

@@ -100,6 +100,9 @@ func ExtWaitService(p exchange.QName) exchange.QName {
 // ExtWaitPath is the path of process p's extension callback endpoint.
 func ExtWaitPath(p exchange.QName) string { return EndpointPath("", ExtWaitService(p).Local) }
 
+// ExtWaitSetPrefix starts the name of an ExtWait's correlation set.
+const ExtWaitSetPrefix = "extwait@"
+
 // ExtWaitNS is the namespace of the extension callback endpoints'
 // services and of their correlation property.
 const ExtWaitNS = "urn:orchd:extension-wait"
