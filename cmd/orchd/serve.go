@@ -35,6 +35,7 @@ import (
 	"github.com/orchd/orchd/internal/exchange"
 	"github.com/orchd/orchd/internal/health"
 	"github.com/orchd/orchd/internal/hotdeploy"
+	"github.com/orchd/orchd/internal/htclient"
 	"github.com/orchd/orchd/internal/humantask"
 	"github.com/orchd/orchd/internal/inbox"
 	"github.com/orchd/orchd/internal/instancestore"
@@ -466,7 +467,8 @@ func runServer(ctx context.Context, cfg *serveConfig, log *slog.Logger) error {
 	}
 	defer adm.Close()
 	probes := health.New(health.Options{Engine: engine, Store: store, Node: node, Logger: log})
-	sopts := server.Options{Engine: engine, SOAP: front, Gatherer: reg, Logger: log, Probes: probes}
+	sopts := server.Options{Engine: engine, SOAP: front, Gatherer: reg, Logger: log, Probes: probes,
+		Services: map[string]http.Handler{htclient.Path: &htclient.Handler{Tasks: tasks, Logger: log}}}
 	if !adm.Separate() {
 		sopts.Admin = adm.Handler
 	}

@@ -114,6 +114,9 @@ var allowed = map[string][]string{
 	// The console's task inbox: server-rendered pages over the task
 	// engine, people signing in with their own credentials.
 	"internal/inbox": {"internal/exchange", "internal/humantask", "internal/process/wsdl", "internal/process/xmldoc", "internal/taskform", "internal/xsd"},
+	// The WS-HumanTask client API over SOAP (WSO2 BPS's
+	// HumanTaskClientAPIAdmin) over the task engine.
+	"internal/htclient": {"internal/humantask"},
 	// The task form: an output schema as form fields and back.
 	"internal/taskform": {"internal/xsd"},
 	"internal/b4p": {"internal/exchange", "internal/humantask", "internal/process/compile", "internal/process/plan"},
@@ -140,7 +143,7 @@ var allowed = map[string][]string{
 	// The binaries wire everything.
 	"cmd/poref": {"internal/reference"},
 	"cmd/orchd": {"internal/admin", "internal/adminserver", "internal/buildinfo", "internal/bundlefs", "internal/cluster", "internal/clusternode", "internal/clusterview",
-		"internal/b4p", "internal/console", "internal/ctl", "internal/inbox", "internal/endpoints", "internal/etcdstore", "internal/events", "internal/exchange",
+		"internal/b4p", "internal/console", "internal/ctl", "internal/htclient", "internal/inbox", "internal/endpoints", "internal/etcdstore", "internal/events", "internal/exchange",
 		"internal/health", "internal/hotdeploy", "internal/humantask", "internal/instancestore", "internal/loadgen", "internal/mgmt", "internal/mgmtbackend",
 		"internal/mockpartner", "internal/persist", "internal/process", "internal/process/compile", "internal/process/expr", "internal/process/interp", "internal/process/membudget", "internal/publicurl", "internal/server", "internal/soap",
 		"internal/tracing", "internal/wssec", "internal/xmlparse", "internal/xpath2"},
