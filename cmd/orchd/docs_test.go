@@ -29,7 +29,7 @@ var docCommands = []string{"serve", "ctl", "instances", "lint", "mock-partners",
 
 // ctlVerbs are orchd ctl's verbs, each with a flag set of its own.
 var ctlVerbs = []string{"cluster", "processes", "process", "retire", "activate", "bundles", "deploy", "undeploy",
-	"instances", "instance", "suspend", "resume", "terminate", "delete", "retry", "fault", "cancel", "bulk"}
+	"instances", "instance", "suspend", "resume", "terminate", "delete", "retry", "fault", "cancel", "bulk", "tasks"}
 
 // helpOf runs the built orchd with args and returns what it printed. The
 // environment is cleared of the variables that change printed defaults

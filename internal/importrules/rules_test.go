@@ -107,10 +107,6 @@ var allowed = map[string][]string{
 	// process engine, never inside it; it reaches processes through the
 	// exchange ports only.
 	"internal/humantask": {"internal/events", "internal/exchange", "internal/process/xmldoc", "internal/xpath1", "internal/xsd"},
-	// BPEL4People's people activity: a compiler extension (compile's
-	// extension API and plan) over the task engine; never the process
-	// engine or interpreter, which it reaches through exchange's
-	// Dispatcher only.
 	// The console's task inbox: server-rendered pages over the task
 	// engine, people signing in with their own credentials.
 	"internal/inbox": {"internal/exchange", "internal/humantask", "internal/process/wsdl", "internal/process/xmldoc", "internal/taskform", "internal/xsd"},
@@ -119,16 +115,20 @@ var allowed = map[string][]string{
 	"internal/htclient": {"internal/humantask"},
 	// The task form: an output schema as form fields and back.
 	"internal/taskform": {"internal/xsd"},
-	"internal/b4p": {"internal/exchange", "internal/humantask", "internal/process/compile", "internal/process/plan"},
-	"internal/hotdeploy":     {"internal/bundlezip", "internal/exchange", "internal/mgmt", "internal/process", "internal/process/compile", "internal/process/interp"},
-	"internal/clusternode":   {"internal/cluster", "internal/etcdstore", "internal/exchange", "internal/process"},
-	"internal/mgmtclient":    {"internal/mgmt"},
-	"internal/health":        {"internal/cluster", "internal/instancestore", "internal/process", "internal/process/interp"},
-	"internal/tracing":       nil,
-	"internal/clusterview":   {"internal/admin", "internal/cluster", "internal/mgmt", "internal/mgmtclient"},
-	"internal/mgmtbackend":   {"internal/clusterview", "internal/events", "internal/hotdeploy", "internal/humantask", "internal/mgmt", "internal/process"},
-	"internal/adminserver":   {"internal/admin", "internal/buildinfo", "internal/mgmt", "internal/server"},
-	"internal/ctl":           {"internal/admin", "internal/mgmt", "internal/mgmtclient"},
+	// BPEL4People's people activity: a compiler extension (compile's
+	// extension API and plan) over the task engine; never the process
+	// engine or interpreter, which it reaches through exchange's
+	// Dispatcher only.
+	"internal/b4p":         {"internal/exchange", "internal/humantask", "internal/process/compile", "internal/process/plan"},
+	"internal/hotdeploy":   {"internal/bundlezip", "internal/exchange", "internal/mgmt", "internal/process", "internal/process/compile", "internal/process/interp"},
+	"internal/clusternode": {"internal/cluster", "internal/etcdstore", "internal/exchange", "internal/process"},
+	"internal/mgmtclient":  {"internal/mgmt"},
+	"internal/health":      {"internal/cluster", "internal/instancestore", "internal/process", "internal/process/interp"},
+	"internal/tracing":     nil,
+	"internal/clusterview": {"internal/admin", "internal/cluster", "internal/mgmt", "internal/mgmtclient"},
+	"internal/mgmtbackend": {"internal/clusterview", "internal/events", "internal/hotdeploy", "internal/humantask", "internal/mgmt", "internal/process"},
+	"internal/adminserver": {"internal/admin", "internal/buildinfo", "internal/mgmt", "internal/server"},
+	"internal/ctl":         {"internal/admin", "internal/mgmt", "internal/mgmtclient"},
 
 	// Test support.
 	"internal/etcdtest/etcdmember": {"internal/etcdtest"},
