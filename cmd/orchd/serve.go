@@ -12,6 +12,7 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"runtime"
 	"runtime/debug"
 	"slices"
@@ -24,6 +25,7 @@ import (
 
 	"github.com/orchd/orchd/internal/admin"
 	"github.com/orchd/orchd/internal/adminserver"
+	"github.com/orchd/orchd/internal/b4p"
 	"github.com/orchd/orchd/internal/bundlefs"
 	"github.com/orchd/orchd/internal/cluster"
 	"github.com/orchd/orchd/internal/clusternode"
@@ -34,7 +36,9 @@ import (
 	"github.com/orchd/orchd/internal/exchange"
 	"github.com/orchd/orchd/internal/health"
 	"github.com/orchd/orchd/internal/hotdeploy"
+	"github.com/orchd/orchd/internal/htclient"
 	"github.com/orchd/orchd/internal/humantask"
+	"github.com/orchd/orchd/internal/inbox"
 	"github.com/orchd/orchd/internal/instancestore"
 	"github.com/orchd/orchd/internal/mgmtbackend"
 	"github.com/orchd/orchd/internal/mockpartner"
@@ -216,7 +220,9 @@ func runServer(ctx context.Context, cfg *serveConfig, log *slog.Logger) error {
 		overrides = t
 		log.Info("endpoint overrides", slog.String("file", cfg.endpointsFile), slog.Int("rules", len(t.Rules())))
 	}
-	load := compile.LoadOptions{Extensions: cfg.extensions, Bundle: cfg.bundle, Compat: cfg.compat}
+	// BPEL4People's people activity: bound to the engines below.
+	people := b4p.New(b4p.Options{Logger: log})
+	load := compile.LoadOptions{Extensions: people.With(cfg.extensions), Bundle: cfg.bundle, Compat: cfg.compat}
 	if checks := cfg.front.wssecMaxChecks; checks >= 0 {
 		if checks == 0 {
 			checks = runtime.GOMAXPROCS(0)
@@ -356,12 +362,12 @@ func runServer(ctx context.Context, cfg *serveConfig, log *slog.Logger) error {
 	// the last exchanges.
 	defer stopEvents()
 	opts.Events = ev
-	people, err := cfg.tasks.Directory(log)
+	directory, err := cfg.tasks.Directory(log)
 	if err != nil {
 		return err
 	}
 	var engine *process.Engine
-	tasks := humantask.New(humantask.Options{Store: store, Directory: people, Logger: log, Registerer: reg, Events: ev,
+	tasks := humantask.New(humantask.Options{Store: store, Directory: directory, Logger: log, Registerer: reg, Events: ev, Ended: people.Ended,
 		Callbacks: func(ep *exchange.Endpoint) exchange.Partner { return engine.CallbackPartner(ep) }})
 	defer tasks.Close()
 	opts.Partners, opts.InstanceEnded = tasks.Partners(opts.Partners), tasks.InstanceEnded
@@ -369,7 +375,9 @@ func runServer(ctx context.Context, cfg *serveConfig, log *slog.Logger) error {
 	if cfg.sampleEvery <= 0 {
 		opts.SampleEvery = -1 // off
 	}
+	opts.ExtensionWaitsEnded = people.ExtensionWaitsEnded
 	engine = process.NewEngine(opts)
+	people.Bind(tasks, engine)
 	if node != nil {
 		go clusternode.PublishVersions(ctx, node, engine, versionsChanged, log)
 	}
@@ -446,7 +454,8 @@ func runServer(ctx context.Context, cfg *serveConfig, log *slog.Logger) error {
 	}
 	// The web console beside the API; on --admin-listen it links the
 	// endpoints' WSDLs on the SOAP listener.
-	var consoleOpts console.Options
+	consoleOpts := console.Options{Inbox: inbox.New(inbox.Options{Tasks: tasks, Logger: log,
+		Outputs: &inbox.BundleSchemas{Tasks: tasks, DirOf: func(b string) string { return filepath.Join(cfg.deployDir, b) }}})}
 	if cfg.admin.listen != "" {
 		consoleOpts.EndpointBase = opts.BaseURL
 	}
@@ -466,7 +475,8 @@ func runServer(ctx context.Context, cfg *serveConfig, log *slog.Logger) error {
 	}
 	defer adm.Close()
 	probes := health.New(health.Options{Engine: engine, Store: store, Node: node, Logger: log})
-	sopts := server.Options{Engine: engine, SOAP: front, Gatherer: reg, Logger: log, Probes: probes}
+	sopts := server.Options{Engine: engine, SOAP: front, Gatherer: reg, Logger: log, Probes: probes,
+		Services: map[string]http.Handler{htclient.Path: &htclient.Handler{Tasks: tasks, Logger: log}}}
 	if !adm.Separate() {
 		sopts.Admin = adm.Handler
 	}

@@ -29,6 +29,9 @@ type Options struct {
 	EndpointBase string
 	// Logger gets the errors of writing a page; nil discards them.
 	Logger *slog.Logger
+	// Inbox, when set, serves Prefix + "inbox/": the people's task inbox
+	// (internal/inbox), which signs people in on its own.
+	Inbox http.Handler
 }
 
 //go:embed templates/*.html
@@ -85,6 +88,7 @@ type shell struct {
 }
 
 type handler struct {
+	inbox                  http.Handler
 	prefix, api, endpoints string
 	log                    *slog.Logger
 	tmpl                   *template.Template
@@ -93,7 +97,7 @@ type handler struct {
 
 // New returns the console's handler.
 func New(o Options) http.Handler {
-	h := &handler{prefix: o.Prefix, api: o.API, endpoints: strings.TrimSuffix(o.EndpointBase, "/"), log: o.Logger}
+	h := &handler{inbox: o.Inbox, prefix: o.Prefix, api: o.API, endpoints: strings.TrimSuffix(o.EndpointBase, "/"), log: o.Logger}
 	if h.prefix == "" {
 		h.prefix = "/console/"
 	}
@@ -122,6 +126,10 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		http.NotFound(w, r)
+		return
+	}
+	if h.inbox != nil && strings.HasPrefix(rest, "inbox/") {
+		h.inbox.ServeHTTP(w, r)
 		return
 	}
 	if r.Method != http.MethodGet && r.Method != http.MethodHead {

@@ -19,6 +19,7 @@
 //	/console/instance?id=            one instance: state, its path on the diagram (the failing activity red), where
 //	                                 it is, variables, timeline, actions
 //	/console/static/...              the script and the style sheet
+//	/console/inbox/...               the people's task inbox, when Options.Inbox is set (internal/inbox)
 //
 // The package imports nothing of orchd but internal/mgmt's names for the
 // actions; it never talks to the engine directly.

@@ -72,11 +72,15 @@ var allowed = map[string][]string{
 	"internal/process/compile": {"internal/bundlefs", "internal/exchange", "internal/process/ast", "internal/process/xmldoc", "internal/process/check", "internal/process/deploy", "internal/process/expr",
 		"internal/process/plan", "internal/process/wsdl", "internal/redact", "internal/wssec", "internal/xpath2", "internal/xsd", "internal/xslt"},
 
+	// Correlation values and variable names as data, for the
+	// interpreter and the engine.
+	"internal/process/corrval": {"internal/exchange", "internal/process/expr", "internal/process/plan"},
+
 	// The interpreter: a deployed version (Version) and its instances'
 	// runs, with the engine behind its Host interface. Never the engine,
 	// the compiler, the front door (soap, server), a store implementation
 	// other than persist's types, or cmd.
-	"internal/process/interp": {"internal/events", "internal/exchange", "internal/mgmt", "internal/partnerallow", "internal/persist", "internal/process/actstats", "internal/process/epr", "internal/process/insertpath", "internal/process/outboxmsg",
+	"internal/process/interp": {"internal/events", "internal/exchange", "internal/mgmt", "internal/partnerallow", "internal/persist", "internal/process/actstats", "internal/process/corrval", "internal/process/epr", "internal/process/insertpath", "internal/process/outboxmsg",
 		"internal/process/xmldoc", "internal/process/deploy", "internal/process/expr", "internal/process/membudget", "internal/process/plan",
 		"internal/process/migrate", "internal/process/replycheck", "internal/process/restcall", "internal/redact", "internal/xmlparse", "internal/xpath1", "internal/xpath2", "internal/xsd"},
 
@@ -86,7 +90,7 @@ var allowed = map[string][]string{
 	// documents below the plan.
 	"internal/process/actstats": nil,
 	"internal/process": {"internal/events", "internal/exchange", "internal/mgmt", "internal/partnerallow", "internal/persist",
-		"internal/process/interp", "internal/process/membudget", "internal/process/migrate", "internal/process/outboxmsg", "internal/process/plan", "internal/process/restcall"},
+		"internal/process/corrval", "internal/process/interp", "internal/process/membudget", "internal/process/migrate", "internal/process/outboxmsg", "internal/process/plan", "internal/process/restcall"},
 
 	// Transport and storage: no BPEL.
 	"internal/mockpartner": {"internal/exchange"},
@@ -114,7 +118,20 @@ var allowed = map[string][]string{
 	// The task engine (WS-HumanTask): its own package beside the
 	// process engine, never inside it; it reaches processes through the
 	// exchange ports only.
-	"internal/humantask":   {"internal/events", "internal/exchange", "internal/process/xmldoc", "internal/xpath1", "internal/xsd"},
+	"internal/humantask": {"internal/events", "internal/exchange", "internal/process/xmldoc", "internal/xpath1", "internal/xsd"},
+	// The console's task inbox: server-rendered pages over the task
+	// engine, people signing in with their own credentials.
+	"internal/inbox": {"internal/exchange", "internal/humantask", "internal/process/wsdl", "internal/process/xmldoc", "internal/taskform", "internal/xsd"},
+	// The WS-HumanTask client API over SOAP (WSO2 BPS's
+	// HumanTaskClientAPIAdmin) over the task engine.
+	"internal/htclient": {"internal/humantask"},
+	// The task form: an output schema as form fields and back.
+	"internal/taskform": {"internal/xsd"},
+	// BPEL4People's people activity: a compiler extension (compile's
+	// extension API and plan) over the task engine; never the process
+	// engine or interpreter, which it reaches through exchange's
+	// Dispatcher only.
+	"internal/b4p":         {"internal/exchange", "internal/humantask", "internal/process/compile", "internal/process/plan"},
 	"internal/hotdeploy":   {"internal/bundlezip", "internal/exchange", "internal/mgmt", "internal/process", "internal/process/compile", "internal/process/interp"},
 	"internal/clusternode": {"internal/cluster", "internal/etcdstore", "internal/exchange", "internal/process"},
 	"internal/mgmtclient":  {"internal/mgmt"},
@@ -138,7 +155,7 @@ var allowed = map[string][]string{
 	// The binaries wire everything.
 	"cmd/poref": {"internal/reference"},
 	"cmd/orchd": {"internal/admin", "internal/adminserver", "internal/buildinfo", "internal/bundlefs", "internal/cluster", "internal/clusternode", "internal/clusterview",
-		"internal/console", "internal/ctl", "internal/endpoints", "internal/etcdstore", "internal/events", "internal/exchange",
+		"internal/b4p", "internal/console", "internal/ctl", "internal/htclient", "internal/inbox", "internal/endpoints", "internal/etcdstore", "internal/events", "internal/exchange",
 		"internal/health", "internal/hotdeploy", "internal/humantask", "internal/instancestore", "internal/loadgen", "internal/mgmt", "internal/mgmtbackend",
 		"internal/mockpartner", "internal/persist", "internal/process", "internal/process/compile", "internal/process/expr", "internal/process/interp", "internal/process/membudget", "internal/publicurl", "internal/server", "internal/soap",
 		"internal/tracing", "internal/wssec", "internal/xmlparse", "internal/xpath2"},

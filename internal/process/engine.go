@@ -146,6 +146,12 @@ type Options struct {
 	// task carries) ends: completed, faulted, exited or terminated. The
 	// task engine exits the tasks whose callback would go to it.
 	InstanceEnded func(process, instance, session string)
+	// ExtensionWaitsEnded, when set, is called (in the run's goroutine:
+	// it must not block) when an instance ends while waiting at waiting
+	// extension activities (plan.ExtensionWaiter, BPEL4People's people
+	// activity), with the keys their Start returned (the tasks' ids):
+	// the extension ends what it started.
+	ExtensionWaitsEnded func(process string, keys []string)
 }
 
 // Engine runs deployed processes. It implements exchange.Dispatcher: every

@@ -15,6 +15,7 @@ import (
 	"github.com/orchd/orchd/internal/events"
 	"github.com/orchd/orchd/internal/mgmt"
 	"github.com/orchd/orchd/internal/persist"
+	"github.com/orchd/orchd/internal/process/corrval"
 	"github.com/orchd/orchd/internal/process/interp"
 )
 
@@ -412,13 +413,13 @@ func (e *Engine) InstanceDetail(ctx context.Context, id string) (*mgmt.InstanceD
 	p := vi.of(rec.Process, rec.Frames)
 	d := &mgmt.InstanceDetail{
 		Instance: mgmt.Instance{ID: id, Process: rec.Process, State: rec.State.String(), Started: rec.Created,
-			LastActive: rec.Updated, Correlations: interp.ListedCorrelations(rec.Correlations), Fault: rec.Fault},
+			LastActive: rec.Updated, Correlations: corrval.Listed(rec.Correlations), Fault: rec.Fault},
 		Variables: map[string]string{}, Branches: []mgmt.Branch{}, Timeline: []events.Event{},
 	}
 	names := map[int]string{}
 	if p != nil {
 		d.Version = p.Number
-		names = interp.VarNames(p.Plan)
+		names = corrval.VarNames(p.Plan)
 	}
 	for slot, data := range vars {
 		if slot == interp.TraceSlot {

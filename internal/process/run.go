@@ -11,6 +11,7 @@ import (
 
 	"github.com/orchd/orchd/internal/exchange"
 	"github.com/orchd/orchd/internal/persist"
+	"github.com/orchd/orchd/internal/process/corrval"
 	"github.com/orchd/orchd/internal/process/interp"
 	"github.com/orchd/orchd/internal/process/plan"
 )
@@ -234,7 +235,7 @@ func noInstance(p *interp.Version, op string, tried []string) error {
 func shapeValues(m *exchange.Message, sh *plan.RouteShape, tried *[]string) ([]string, bool) {
 	vals := make([]string, len(sh.Uses))
 	for i, u := range sh.Uses {
-		v, err := interp.CorrValues(m, u.In)
+		v, err := corrval.Values(m, u.In)
 		if err != nil {
 			return nil, false
 		}
@@ -409,6 +410,11 @@ func (e *Engine) settle(in *interp.Instance, ex *exchange.Exchange, out interp.O
 		}
 		if ended := e.opts.InstanceEnded; ended != nil && out.Result != interp.ResSuspended && in.Session() != "" {
 			ended(p.Name.String(), in.ID(), in.Session())
+		}
+		if ended := e.opts.ExtensionWaitsEnded; ended != nil && out.Result != interp.ResSuspended {
+			if keys := in.ExtensionWaits(); len(keys) > 0 {
+				ended(p.Name.String(), keys)
+			}
 		}
 	}
 	if out.Pending != nil {

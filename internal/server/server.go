@@ -35,6 +35,10 @@ type Options struct {
 	// Probes, when set, answers GET /healthz and GET /readyz
 	// (internal/health).
 	Probes http.Handler
+	// Services are other HTTP services on the SOAP listener, by path
+	// (the path and everything under it): the WS-HumanTask client API at
+	// WSO2 BPS's /services/HumanTaskClientAPIAdmin (internal/htclient).
+	Services map[string]http.Handler
 }
 
 // New returns the orchd HTTP handler.
@@ -46,6 +50,10 @@ func New(opts Options) http.Handler {
 	if opts.Probes != nil {
 		mux.Handle("GET /healthz", opts.Probes)
 		mux.Handle("GET /readyz", opts.Probes)
+	}
+	for path, h := range opts.Services {
+		mux.Handle(path, h)
+		mux.Handle(path+"/", h)
 	}
 	if opts.Admin != nil {
 		mux.Handle("/api/v1/", opts.Admin)

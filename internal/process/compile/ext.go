@@ -168,6 +168,9 @@ func (c *compiler) extensionActivity(n *ast.ExtensionActivity, b plan.Base) plan
 			if b.Name == "" {
 				b.Name = x.AttrOr("name", "")
 			}
+			if w, ok := act.(plan.ExtensionWaiter); ok {
+				return c.extWait(w, b)
+			}
 			return &plan.ExtActivity{Base: b, Act: act}
 		}
 	}

@@ -20,7 +20,7 @@ type source struct {
 
 func applyCopyOp(c *plan.CopyOp, in *Instance) error {
 	if c.Ext != nil {
-		return in.runExtension(c.Ext, c.Pos)
+		return in.runExtension(c.Pos, func(v *extVars) error { return c.Ext.Run(in.ctx, v) })
 	}
 	// Whole message variable to whole message variable.
 	if c.From.V != nil && c.From.V.Msg != nil && c.From.Part < 0 && c.From.Query == nil &&

@@ -1,48 +1,15 @@
 package interp
 
 import (
-	"errors"
 	"fmt"
 	"strings"
 
 	"github.com/orchd/orchd/internal/events"
 	"github.com/orchd/orchd/internal/exchange"
-	"github.com/orchd/orchd/internal/process/expr"
+	"github.com/orchd/orchd/internal/process/corrval"
 	"github.com/orchd/orchd/internal/process/plan"
 	"github.com/orchd/orchd/internal/process/xmldoc"
 )
-
-// values reads the correlation values of u's set from m with the given
-// extractors, as one key string.
-func CorrValues(m *exchange.Message, ex []*plan.PropExtract) (string, error) {
-	var b strings.Builder
-	for i, pe := range ex {
-		if pe.Missing != "" {
-			return "", errors.New(pe.Missing)
-		}
-		part := m.Part(pe.Part)
-		if part == nil {
-			return "", fmt.Errorf("message has no part %q for property %s", pe.Part, pe.Prop)
-		}
-		var v string
-		if pe.Query == nil {
-			v = expr.StringValue(part)
-		} else {
-			r := pe.Query.Eval(&expr.DocTree{Top: part}, part)
-			var buf [1]expr.Node
-			nodes, ok := expr.NodesIn(r, &buf)
-			if ok && len(nodes) != 1 {
-				return "", fmt.Errorf("property %s: alias query selects %d nodes, want one", pe.Prop, len(nodes))
-			}
-			v = expr.XpathString(r)
-		}
-		if i > 0 {
-			b.WriteByte(0x1f)
-		}
-		b.WriteString(strings.TrimSpace(v))
-	}
-	return b.String(), nil
-}
 
 // KeyRouteShape is the route key of the uses in mask with their values (vals[i]
 // for uses[i]). One set gives routeKey(p, op, set, value).
@@ -98,7 +65,7 @@ func (in *Instance) ApplyCorrelations(uses []*plan.CorrUse, m *exchange.Message,
 		if len(ex) == 0 {
 			continue
 		}
-		v, err := CorrValues(m, ex)
+		v, err := corrval.Values(m, ex)
 		if err != nil {
 			return &faultValue{Name: BpelFault("correlationViolation"), Reason: fmt.Sprintf("set %s: %v", u.Set.Name, err)}
 		}

@@ -26,6 +26,8 @@ func stepActivity(x plan.Activity, in *Instance, f *frame) (push plan.Activity, 
 		return stepExit(a, in, f)
 	case *plan.ExtActivity:
 		return stepExtActivity(a, in, f)
+	case *plan.ExtWait:
+		return stepExtWait(a, in, f)
 	case *plan.Flow:
 		return stepFlow(a, in, f)
 	case *plan.ForEach:

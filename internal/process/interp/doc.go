@@ -31,14 +31,15 @@
 //     MarkRecovered, LockTaken, WaitForReply, AwaitReply, OpenRequest,
 //     StoreFailure, Host;
 //   - routing: RouteKey, KeyRouteShape, InstanceKeyRouteShape,
-//     CorrValues, SessionOf, SessionKey, SplitFingerprint,
+//     SessionOf, SessionKey, SplitFingerprint,
 //     FramesFingerprinted, and the in-memory mailbox (MailKeys,
 //     OpenMailbox, MailboxOpen, Post, CloseMailbox, TakeMail, Mail);
 //   - operating: Snapshot, Summary and their types (ThreadSnap, Await,
 //     ActivitySnap, ActStatus, FailureSnap, VariableSnap, RequestSnap,
 //     ThreadState, ActRef), Resolve, OperatorSuspend, OperatorResume,
-//     ClearSuspended, OpSuspendReason, VarNames, VariableText,
-//     ListedCorrelations, ErrBadFrames, ErrBadVariable;
+//     ClearSuspended, OpSuspendReason, VariableText, ErrBadFrames,
+//     ErrBadVariable (correlation values and variable names for
+//     listings are internal/process/corrval's);
 //   - the outbox and partners (the outbox's payload is outboxmsg's, an
 //     endpoint reference's XML epr's): CopyMessage, AssignedEPR,
 //     CallSpanKey, TraceSlot,

@@ -2,6 +2,7 @@ package interp
 
 import (
 	"errors"
+	"strings"
 
 	"github.com/beevik/etree"
 
@@ -12,16 +13,62 @@ import (
 )
 
 func stepExtActivity(a *plan.ExtActivity, in *Instance, _ *frame) (plan.Activity, bool, error) {
-	if err := in.runExtension(a.Act, a.Pos); err != nil {
+	if err := in.runExtension(a.Pos, func(v *extVars) error { return a.Act.Run(in.ctx, v) }); err != nil {
 		return nil, false, err
 	}
 	return nil, true, nil
 }
 
-// runExtension runs act for in, turning its error into a fault at pos.
-func (in *Instance) runExtension(act plan.ExtensionAction, at xmldoc.Pos) error {
+// stepExtWait runs a waiting extension activity: Start once (the key it
+// returns initiates the activity's own correlation set, which the checkpoint
+// keeps, so a loaded instance does not start again), then wait as a
+// receive does for the message with that key, and hand it to Finish.
+func stepExtWait(a *plan.ExtWait, in *Instance, _ *frame) (plan.Activity, bool, error) {
+	var m *exchange.Message
+	if in.inbox != nil {
+		m = in.inbox.Input
+	}
+	set := a.Corrs[0].Set.Name
+	if ok, err := in.take(&a.Inbound, a.Pos); err != nil || ok {
+		if ok {
+			delete(in.corr, set) // a loop's next round waits anew
+			err = in.runExtension(a.Pos, func(v *extVars) error { return a.Act.Finish(in.ctx, v, m) })
+		}
+		return nil, err == nil, err
+	}
+	if _, started := in.corr[set]; !started {
+		ws, key := plan.WaitStart{Process: in.proc.Name, Instance: in.id, Endpoint: a.Pl.Provided}, ""
+		err := in.runExtension(a.Pos, func(v *extVars) (err error) { key, err = a.Act.Start(in.ctx, v, ws); return err })
+		if err != nil {
+			return nil, false, err
+		}
+		if in.corr == nil {
+			in.corr = map[string]string{}
+		}
+		in.corr[set] = key
+	}
+	if err := in.await(&a.Inbound, a.Pos); err != nil {
+		return nil, false, err
+	}
+	return nil, false, errBlocked
+}
+
+// ExtensionWaits are the keys of the extension activities it waits at.
+func (in *Instance) ExtensionWaits() []string {
+	var keys []string
+	for set, key := range in.corr {
+		if strings.HasPrefix(set, plan.ExtWaitSetPrefix) {
+			keys = append(keys, key)
+		}
+	}
+	return keys
+}
+
+// runExtension runs an extension's call for in, turning its error into a
+// fault at pos.
+func (in *Instance) runExtension(at xmldoc.Pos, call func(*extVars) error) error {
 	vars := &extVars{in: in, at: at}
-	err := act.Run(in.ctx, vars)
+	err := call(vars)
 	vars.in = nil // the action must not keep it
 	if err == nil {
 		return nil

@@ -11,6 +11,7 @@ import (
 	"github.com/orchd/orchd/internal/events"
 	"github.com/orchd/orchd/internal/exchange"
 	"github.com/orchd/orchd/internal/persist"
+	"github.com/orchd/orchd/internal/process/corrval"
 	"github.com/orchd/orchd/internal/process/expr"
 	"github.com/orchd/orchd/internal/process/membudget"
 	"github.com/orchd/orchd/internal/process/plan"
@@ -302,6 +303,8 @@ func inboundsOf(f *frame) []*plan.Inbound {
 	switch a := f.act.(type) {
 	case *plan.Receive:
 		return []*plan.Inbound{&a.Inbound}
+	case *plan.ExtWait:
+		return []*plan.Inbound{&a.Inbound}
 	case *plan.Pick:
 		ibs := make([]*plan.Inbound, len(a.Msgs))
 		for i := range a.Msgs {
@@ -328,7 +331,7 @@ func (in *Instance) matches(ib *plan.Inbound, m *exchange.Message) bool {
 		if u.Initiate == "yes" {
 			continue
 		}
-		v, err := CorrValues(m, u.In)
+		v, err := corrval.Values(m, u.In)
 		if err != nil {
 			return false
 		}

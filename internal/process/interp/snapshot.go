@@ -2,13 +2,13 @@ package interp
 
 import (
 	"bytes"
-	"strings"
 	"time"
 
 	"github.com/beevik/etree"
 
 	"github.com/orchd/orchd/internal/exchange"
 	"github.com/orchd/orchd/internal/mgmt"
+	"github.com/orchd/orchd/internal/process/corrval"
 	"github.com/orchd/orchd/internal/process/plan"
 	"github.com/orchd/orchd/internal/xmlparse"
 )
@@ -185,7 +185,7 @@ type ActivitySnap struct {
 }
 
 // VariableSnap is one variable that was set (its slot differs from a
-// fresh one), named as VarNames names it, Value its content as XML (or
+// fresh one), named as corrval.VarNames names it, Value its content as XML (or
 // text).
 type VariableSnap struct {
 	Name  string
@@ -233,7 +233,7 @@ func (in *Instance) Snapshot() *Snapshot {
 func (in *Instance) Summary() *Snapshot {
 	p := in.proc
 	s := &Snapshot{ID: in.id, Process: p.Name, Version: p.Number, InMemory: p.InMemory, Started: in.started,
-		LastActive: in.idleSince, SuspendReason: in.suspendReason, Correlations: ListedCorrelations(in.corr), Root: -1}
+		LastActive: in.idleSince, SuspendReason: in.suspendReason, Correlations: corrval.Listed(in.corr), Root: -1}
 	if p.Root != nil {
 		s.Root = p.Root.ID()
 	}
@@ -336,13 +336,15 @@ func (in *Instance) awaits(f *frame) []Await {
 			if w.Correlations == nil {
 				w.Correlations = map[string]string{}
 			}
-			w.Correlations[u.Set.Name] = listedKey(in.corr[u.Set.Name])
+			w.Correlations[u.Set.Name] = corrval.ListedKey(in.corr[u.Set.Name])
 		}
 		return w
 	}
 	alarm := func(due int64) Await { return Await{Due: time.Unix(0, due)} }
 	switch a := f.act.(type) {
 	case *plan.Receive:
+		return []Await{msg(&a.Inbound)}
+	case *plan.ExtWait:
 		return []Await{msg(&a.Inbound)}
 	case *plan.Pick:
 		var out []Await
@@ -362,45 +364,11 @@ func (in *Instance) awaits(f *frame) []Await {
 	return nil
 }
 
-// ListedCorrelations turns correlation values as instances and records
-// keep them (the parts of a key joined by 0x1f) into their listed form
-// (joined by commas); nil when there are none.
-func ListedCorrelations(m map[string]string) map[string]string {
-	if len(m) == 0 {
-		return nil
-	}
-	out := make(map[string]string, len(m))
-	for k, v := range m {
-		out[k] = listedKey(v)
-	}
-	return out
-}
-
-func listedKey(v string) string { return strings.ReplaceAll(v, "\x1f", ",") }
-
-// VarNames names the slots of p's variables: by declared name, a name
-// declared more than once qualified by where ("name@file:line").
-func VarNames(p *plan.Plan) map[int]string {
-	count := map[string]int{}
-	for _, v := range p.Vars {
-		count[v.Name]++
-	}
-	out := make(map[int]string, len(p.Vars))
-	for _, v := range p.Vars {
-		name := v.Name
-		if count[name] > 1 {
-			name += "@" + v.Pos.String()
-		}
-		out[v.Slot] = name
-	}
-	return out
-}
-
 // variableSnaps are the variables whose slot differs from a fresh one,
 // as the tree holds them now (a thread's private slots when it is the
 // active one).
 func (in *Instance) variableSnaps() []VariableSnap {
-	names := VarNames(in.proc.Plan)
+	names := corrval.VarNames(in.proc.Plan)
 	var out []VariableSnap
 	ws := &etree.WriteSettings{}
 	for i, v := range in.proc.Vars {

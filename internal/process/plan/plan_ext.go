@@ -89,3 +89,13 @@ func CheckRESTURL(s string) error {
 	}
 	return nil
 }
+
+// ExtWait runs a registered extension activity that waits
+// (ExtensionWaiter): Inbound is the message that ends it, on the
+// process's extension callback endpoint, correlated on a set of its own
+// that the runtime initiates with the key it gives Start.
+type ExtWait struct {
+	Base
+	Act ExtensionWaiter
+	Inbound
+}

@@ -1,0 +1,142 @@
+package htclient
+
+import (
+	"context"
+	"encoding/xml"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"golang.org/x/crypto/bcrypt"
+
+	"github.com/orchd/orchd/internal/humantask"
+)
+
+// newServer serves the API over a task engine with a people file
+// (mary: managers, joe: staff) and the expense bundle's approval task
+// deployed, and creates one task of it.
+func newServer(t *testing.T) (string, humantask.Task) {
+	t.Helper()
+	dir := t.TempDir()
+	var lines []string
+	for _, p := range [][3]string{{"mary", "mary-pw", "managers"}, {"joe", "joe-pw", "staff"}} {
+		h, err := bcrypt.GenerateFromPassword([]byte(p[1]), bcrypt.MinCost)
+		if err != nil {
+			t.Fatal(err)
+		}
+		lines = append(lines, p[0]+":"+string(h)+":"+p[2])
+	}
+	pf := filepath.Join(dir, "people")
+	if err := os.WriteFile(pf, []byte(strings.Join(lines, "\n")+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	people, err := humantask.LoadDirectory(pf, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tasks := humantask.New(humantask.Options{Directory: people})
+	t.Cleanup(tasks.Close)
+	if err := tasks.Deploy("expense", 1, filepath.Join("..", "b4p", "testdata", "expense")); err != nil {
+		t.Fatal(err)
+	}
+	def, ok := tasks.Definition(xml.Name{Space: "urn:b4ptest", Local: "ApproveExpense"})
+	if !ok {
+		t.Fatal("no ApproveExpense")
+	}
+	task, err := tasks.Create(context.Background(), humantask.CreateRequest{Def: def, Input: `<tns:expense xmlns:tns="urn:b4ptest"><tns:id>h1</tns:id><tns:amount>5</tns:amount></tns:expense>`})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mux := http.NewServeMux()
+	mux.Handle(Path, &Handler{Tasks: tasks})
+	srv := httptest.NewServer(mux)
+	t.Cleanup(srv.Close)
+	return srv.URL, task
+}
+
+// call posts op (the body's element, in the API namespace as prefix
+// api) as user, by HTTP Basic or (token) a UsernameToken.
+func call(t *testing.T, url, user, pw string, token bool, op string) (int, string) {
+	t.Helper()
+	header := ""
+	if token {
+		header = `<soapenv:Header><wsse:Security xmlns:wsse="http://docs.oasis-open.org/wss/2004/01/oasis-200401-wss-wssecurity-secext-1.0.xsd"><wsse:UsernameToken><wsse:Username>` + user + `</wsse:Username><wsse:Password Type="http://docs.oasis-open.org/wss/2004/01/oasis-200401-wss-username-token-profile-1.0#PasswordText">` + pw + `</wsse:Password></wsse:UsernameToken></wsse:Security></soapenv:Header>`
+	}
+	env := `<soapenv:Envelope xmlns:soapenv="http://schemas.xmlsoap.org/soap/envelope/" xmlns:api="` + API + `" xmlns:htt="` + Types + `">` + header + `<soapenv:Body>` + op + `</soapenv:Body></soapenv:Envelope>`
+	req, _ := http.NewRequest("POST", url+Path, strings.NewReader(env))
+	req.Header.Set("Content-Type", "text/xml; charset=utf-8")
+	if !token && user != "" {
+		req.SetBasicAuth(user, pw)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, string(b)
+}
+
+// TestClientAPI runs a task through the API's operations in order, as
+// WSO2 BPS's clients call them, each as its caller, with the answers
+// and faults WSO2 gives.
+func TestClientAPI(t *testing.T) {
+	url, task := newServer(t)
+	id := "<api:identifier>" + task.ID + "</api:identifier>"
+	steps := []struct {
+		name, user, pw string
+		token          bool
+		op             string
+		code           int
+		want           []string
+	}{
+		{"no credentials", "", "", false, `<api:getMyTaskAbstracts/>`, 401, []string{"authentication required"}},
+		{"wrong password", "mary", "nope", false, `<api:getMyTaskAbstracts/>`, 401, []string{"authentication failed"}},
+		{"joe sees nothing", "joe", "joe-pw", false, `<api:getMyTaskAbstracts><api:taskType>ALL</api:taskType></api:getMyTaskAbstracts>`, 200, []string{"<api:getMyTaskAbstractsResponse", "/>"}},
+		{"mary sees the task (UsernameToken)", "mary", "mary-pw", true, `<api:getMyTaskAbstracts><api:status>READY</api:status></api:getMyTaskAbstracts>`, 200, []string{"<htt:id>" + task.ID + "</htt:id>", "<htt:status>READY</htt:status>", "<htt:name>ApproveExpense</htt:name>"}},
+		{"joe may not claim", "joe", "joe-pw", false, `<api:claim>` + id + `</api:claim>`, 500, []string{"<api:illegalAccessFault", "faultcode>soapenv:Client<"}},
+		{"mary claims", "mary", "mary-pw", false, `<api:claim>` + id + `</api:claim>`, 200, []string{"<api:claimResponse"}},
+		{"claimed twice", "mary", "mary-pw", false, `<api:claim>` + id + `</api:claim>`, 500, []string{"<api:illegalStateFault"}},
+		{"not skipable", "mary", "mary-pw", false, `<api:skip>` + id + `</api:skip>`, 500, []string{"<api:illegalOperationFault"}},
+		{"a priority that is no number", "mary", "mary-pw", false, `<api:setPriority>` + id + `<api:priority>high</api:priority></api:setPriority>`, 500, []string{"<api:illegalArgumentFault"}},
+		{"set priority", "mary", "mary-pw", false, `<api:setPriority>` + id + `<api:priority>2</api:priority></api:setPriority>`, 200, []string{"<api:setPriorityResponse"}},
+		{"comment", "mary", "mary-pw", false, `<api:addComment>` + id + `<api:text>looks &lt;fine&gt;</api:text></api:addComment>`, 200, []string{"<api:addCommentResponse"}},
+		{"comments", "mary", "mary-pw", false, `<api:getComments>` + id + `</api:getComments>`, 200, []string{"<htt:addedBy>mary</htt:addedBy>", "<htt:text>looks &lt;fine&gt;</htt:text>"}},
+		{"input", "mary", "mary-pw", false, `<api:getInput>` + id + `</api:getInput>`, 200, []string{"<api:taskData><tns:expense", "<tns:amount>5</tns:amount>"}},
+		{"start", "mary", "mary-pw", false, `<api:start>` + id + `</api:start>`, 200, []string{"<api:startResponse"}},
+		{"complete", "mary", "mary-pw", false, `<api:complete>` + id + `<api:taskData><tns:decision xmlns:tns="urn:b4ptest"><tns:verdict>approved</tns:verdict></tns:decision></api:taskData></api:complete>`, 200, []string{"<api:completeResponse"}},
+		{"output", "mary", "mary-pw", false, `<api:getOutput>` + id + `</api:getOutput>`, 200, []string{"<tns:verdict>approved</tns:verdict>"}},
+		{"task info", "mary", "mary-pw", false, `<api:getTaskInfo>` + id + `</api:getTaskInfo>`, 200, []string{"<htt:status>COMPLETED</htt:status>", "<htt:priority>2</htt:priority>", "<htt:actualOwner>mary</htt:actualOwner>"}},
+		{"an unknown operation", "mary", "mary-pw", false, `<api:frob/>`, 500, []string{"<api:illegalArgumentFault"}},
+	}
+	for _, s := range steps {
+		code, body := call(t, url, s.user, s.pw, s.token, s.op)
+		if code != s.code {
+			t.Errorf("%s: status %d, want %d: %s", s.name, code, s.code, body)
+			continue
+		}
+		for _, w := range s.want {
+			if !strings.Contains(body, w) {
+				t.Errorf("%s: answer lacks %q: %s", s.name, w, body)
+			}
+		}
+	}
+}
+
+// FuzzDecode: decode never panics, and a request it takes has an
+// operation element.
+func FuzzDecode(f *testing.F) {
+	f.Add([]byte(`<s:Envelope xmlns:s="http://schemas.xmlsoap.org/soap/envelope/"><s:Body><claim/></s:Body></s:Envelope>`))
+	f.Add([]byte(`<s:Envelope xmlns:s="http://www.w3.org/2003/05/soap-envelope"><s:Header><w:Security xmlns:w="` + wsse + `"><w:UsernameToken><w:Username>a</w:Username><w:Password>b</w:Password></w:UsernameToken></w:Security></s:Header><s:Body><x/></s:Body></s:Envelope>`))
+	f.Add([]byte(`<Envelope/>`))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		r, err := decode(b)
+		if err == nil && r.op == nil {
+			t.Fatal("a request without an operation")
+		}
+	})
+}
