@@ -18,6 +18,7 @@ import (
 	"github.com/orchd/orchd/internal/exchange"
 	"github.com/orchd/orchd/internal/mgmt"
 	"github.com/orchd/orchd/internal/persist"
+	"github.com/orchd/orchd/internal/process/corrval"
 	"github.com/orchd/orchd/internal/process/interp"
 )
 
@@ -192,7 +193,7 @@ func (e *Engine) setStoredVar(ctx context.Context, id, name, value string) error
 	if p == nil {
 		return fmt.Errorf("process %s of this instance is not deployed: %w", rec.Process, mgmt.ErrUnavailable)
 	}
-	names := interp.VarNames(p.Plan)
+	names := corrval.VarNames(p.Plan)
 	slot := 0
 	for s, n := range names {
 		if n == name {
