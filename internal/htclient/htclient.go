@@ -131,6 +131,10 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	who, err := h.Tasks.Authenticate(user, pw)
+	if errors.Is(err, humantask.ErrAuthBusy) {
+		writeFault(w, env, "Server", err.Error(), nil, http.StatusServiceUnavailable)
+		return
+	}
 	if err != nil {
 		h.log().Info("task client refused", slog.String("user", user), slog.String("remote", r.RemoteAddr))
 		writeFault(w, env, "Client", "authentication failed", nil, http.StatusUnauthorized)

@@ -70,7 +70,15 @@ type Options struct {
 	// CallbackRetry is the first delay before a callback that failed is
 	// sent again (it doubles up to a minute); zero means 1s.
 	CallbackRetry time.Duration
+	// MaxAuthChecks bounds the password checks (bcrypt) running at once
+	// over every way a person signs in (the task API, the inbox, the
+	// WS-HT client API); zero means DefaultMaxAuthChecks. A check that
+	// finds every slot taken fails at once with ErrAuthBusy.
+	MaxAuthChecks int
 }
+
+// DefaultMaxAuthChecks is Options.MaxAuthChecks' default.
+const DefaultMaxAuthChecks = 4
 
 // Engine is the task engine. Its methods are safe for concurrent use;
 // every operation loads the task from the store, changes it and stores
@@ -89,6 +97,8 @@ type Engine struct {
 	// timers are the scheduled deadlines by task id.
 	timers map[string]Timer
 	closed bool
+	// authSlots holds a token per password check running.
+	authSlots chan struct{}
 }
 
 // New returns an engine; Recover schedules the stored tasks' deadlines
@@ -107,6 +117,10 @@ func New(o Options) *Engine {
 	if e.opts.CallbackRetry <= 0 {
 		e.opts.CallbackRetry = time.Second
 	}
+	if e.opts.MaxAuthChecks <= 0 {
+		e.opts.MaxAuthChecks = DefaultMaxAuthChecks
+	}
+	e.authSlots = make(chan struct{}, e.opts.MaxAuthChecks)
 	e.metrics = newMetrics(o.Registerer)
 	return e
 }
@@ -149,11 +163,19 @@ func (e *Engine) Close() {
 	}
 }
 
-// Authenticate checks a person's credentials against the directory.
+// Authenticate checks a person's credentials against the directory, in
+// one of Options.MaxAuthChecks slots (ErrAuthBusy when none is free).
 func (e *Engine) Authenticate(user, password string) (Identity, error) {
 	if e.opts.Directory == nil {
 		return Identity{}, ErrAuth
 	}
+	select {
+	case e.authSlots <- struct{}{}:
+	default:
+		e.metrics.authBusy.Inc()
+		return Identity{}, ErrAuthBusy
+	}
+	defer func() { <-e.authSlots }()
 	return e.opts.Directory.Authenticate(user, password)
 }
 

@@ -270,3 +270,23 @@ func TestAuthenticate(t *testing.T) {
 		t.Errorf("ann: %+v %v", id, err)
 	}
 }
+
+// TestAuthenticateBounded: with every password check slot taken (as
+// MaxAuthChecks checks running would hold them) a sign-in fails at once
+// with ErrAuthBusy, checking nothing; once a slot frees, it is checked.
+func TestAuthenticateBounded(t *testing.T) {
+	e := New(Options{Directory: testPeople(t, examplePeople), MaxAuthChecks: 2})
+	t.Cleanup(e.Close)
+	e.authSlots <- struct{}{}
+	e.authSlots <- struct{}{}
+	if _, err := e.Authenticate("ann", "ann-secret"); !errors.Is(err, ErrAuthBusy) {
+		t.Fatalf("every slot taken: %v, want ErrAuthBusy", err)
+	}
+	<-e.authSlots
+	if id, err := e.Authenticate("ann", "ann-secret"); err != nil || id.User != "ann" {
+		t.Fatalf("a slot free: %+v %v", id, err)
+	}
+	if len(e.authSlots) != 1 {
+		t.Errorf("%d slots taken after the check, want the 1 the test holds", len(e.authSlots))
+	}
+}

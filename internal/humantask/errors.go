@@ -28,6 +28,11 @@ var (
 	// ErrAuth: the user is unknown or the password wrong (one answer for
 	// both, given in the same time).
 	ErrAuth = errors.New("authentication failed")
+	// ErrAuthBusy: every password check slot (Options.MaxAuthChecks) is
+	// taken; the caller answers "busy" (HTTP 503) and the client tries
+	// again. A check costs tens of milliseconds of CPU and needs no
+	// valid user, so they are bounded as WS-Security's are.
+	ErrAuthBusy = errors.New("too many password checks running; try again")
 	// ErrNoDefinition: no deployed task definition publishes the service
 	// a process called.
 	ErrNoDefinition = errors.New("no task definition")

@@ -11,6 +11,7 @@ type metrics struct {
 	escalated prometheus.Counter
 	toClaim   prometheus.Histogram
 	toEnd     prometheus.Histogram
+	authBusy  prometheus.Counter
 }
 
 func newMetrics(reg prometheus.Registerer) *metrics {
@@ -28,9 +29,11 @@ func newMetrics(reg prometheus.Registerer) *metrics {
 			Help: "Time from a task's creation to its claim.", Buckets: buckets}),
 		toEnd: prometheus.NewHistogram(prometheus.HistogramOpts{Name: "orchd_tasks_complete_seconds",
 			Help: "Time from a task's creation to its end (completed, failed, skipped).", Buckets: buckets}),
+		authBusy: prometheus.NewCounter(prometheus.CounterOpts{Name: "orchd_tasks_auth_busy_total",
+			Help: "Sign-ins of task users refused at once because every password check slot (--people-max-checks) was taken."}),
 	}
 	if reg != nil {
-		reg.MustRegister(m.created, m.claimed, m.ended, m.escalated, m.toClaim, m.toEnd)
+		reg.MustRegister(m.created, m.claimed, m.ended, m.escalated, m.toClaim, m.toEnd, m.authBusy)
 	}
 	return m
 }

@@ -174,6 +174,10 @@ func token() string {
 
 func (h *Handler) login(w http.ResponseWriter, r *http.Request) {
 	who, err := h.o.Tasks.Authenticate(r.PostForm.Get("user"), r.PostForm.Get("password"))
+	if errors.Is(err, humantask.ErrAuthBusy) {
+		h.render(w, http.StatusServiceUnavailable, "login.html", view{Prefix: h.o.Prefix, Error: "The server is busy checking other sign-ins; try again."})
+		return
+	}
 	if err != nil {
 		h.log.Info("inbox sign-in refused", slog.String("user", r.PostForm.Get("user")), slog.String("remote", r.RemoteAddr))
 		h.render(w, http.StatusUnauthorized, "login.html", view{Prefix: h.o.Prefix, Error: "Unknown user or wrong password."})

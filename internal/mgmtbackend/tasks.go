@@ -19,6 +19,9 @@ func (b *Backend) TaskUser(ctx context.Context, user, password string) (mgmt.Tas
 		return mgmt.TaskUser{}, errNoTasks
 	}
 	id, err := b.tasks.Authenticate(user, password)
+	if errors.Is(err, humantask.ErrAuthBusy) {
+		return mgmt.TaskUser{}, fmt.Errorf("%w: %w", mgmt.ErrUnavailable, err)
+	}
 	if err != nil {
 		return mgmt.TaskUser{}, fmt.Errorf("%w: unknown user or wrong password", mgmt.ErrUnauthorized)
 	}
