@@ -367,7 +367,7 @@ func runServer(ctx context.Context, cfg *serveConfig, log *slog.Logger) error {
 		return err
 	}
 	var engine *process.Engine
-	tasks := humantask.New(humantask.Options{Store: store, Directory: directory, Logger: log, Registerer: reg, Events: ev, Ended: people.Ended, MaxAuthChecks: cfg.tasks.MaxChecks,
+	tasks := humantask.New(humantask.Options{Store: store, Directory: directory, Logger: log, Registerer: reg, Events: ev, Ended: people.Ended, MaxAuthChecks: cfg.tasks.AuthChecks(),
 		Callbacks: func(ep *exchange.Endpoint) exchange.Partner { return engine.CallbackPartner(ep) }})
 	defer tasks.Close()
 	opts.Partners, opts.InstanceEnded = tasks.Partners(opts.Partners), tasks.InstanceEnded

@@ -24,6 +24,14 @@ func RegisterFlags(fs *flag.FlagSet) *Config {
 	return c
 }
 
+// AuthChecks is --people-max-checks (0, the default, for a nil c).
+func (c *Config) AuthChecks() int {
+	if c == nil {
+		return 0
+	}
+	return c.MaxChecks
+}
+
 // Directory opens the people file c names (nil when none).
 func (c *Config) Directory(log *slog.Logger) (Directory, error) {
 	if c == nil || c.PeopleFile == "" {
