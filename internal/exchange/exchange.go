@@ -202,10 +202,11 @@ type Addressed interface {
 	Address() string
 }
 
-// InProcess is implemented by a Partner that is a process served by the
-// same engine (Apache ODE's calls between the processes of a bundle):
-// its calls carry ODE's session header blocks, as a WS-Addressing
-// partner's do.
+// InProcess is implemented by a Partner that may be served by this
+// server: a process of the same engine (Apache ODE's calls between the
+// processes of a bundle), or a human task's service. While InProcess
+// reports true, its calls carry ODE's session header blocks, as a
+// WS-Addressing partner's do.
 type InProcess interface {
 	InProcess() bool
 }

@@ -54,6 +54,20 @@ func (p *taskPartner) Address() string {
 	return p.ep.Address
 }
 
+// InProcess implements exchange.InProcess: true while a deployed task
+// publishes the endpoint (or the fallback is in process). A call to a
+// task's service stays in this server, so it carries the calling
+// instance's callback address and session as a call to a process of the
+// engine does: Apache ODE's implicit correlation, which WSO2 BPS's
+// bundles rely on (their deploy.xml says nothing of WS-Addressing).
+func (p *taskPartner) InProcess() bool {
+	if def, _ := p.e.published(xml.Name{Space: p.ep.Service.Space, Local: p.ep.Service.Local}, p.ep.Port); def != nil {
+		return true
+	}
+	ip, ok := p.fallback.(exchange.InProcess)
+	return ok && ip.InProcess()
+}
+
 // Invoke creates the task the endpoint publishes, or calls the fallback.
 func (p *taskPartner) Invoke(ctx context.Context, c *exchange.Call) (*exchange.Message, error) {
 	def, defs := p.e.published(xml.Name{Space: p.ep.Service.Space, Local: p.ep.Service.Local}, p.ep.Port)
@@ -182,7 +196,7 @@ func callbackOf(def *TaskDef, c *exchange.Call) (*Callback, error) {
 		}
 	}
 	if cb.Address == "" {
-		return nil, fmt.Errorf("the call carries no callback address (a wsa:ReplyTo or ODE's session header): give the process's partner link of the task both roles, and its partner WS-Addressing (deploy.xml <orchd:addressing/>, or wsaw:UsingAddressing in the task's WSDL binding)")
+		return nil, fmt.Errorf("the call carries no callback address (a wsa:ReplyTo or ODE's session header): give the process's partner link of the task both roles")
 	}
 	for _, p := range params {
 		s, err := elementXML(p)

@@ -108,8 +108,8 @@ func (in *Instance) partnerOf(pl *plan.PartnerLink, at xmldoc.Pos) (exchange.Par
 // may carry the instance's session: its partner speaks WS-Addressing,
 // or is a process of this engine (exchange.InProcess).
 func (in *Instance) sessionBound(pl *plan.PartnerLink) bool {
-	_, local := in.proc.Partners[pl.Idx].(exchange.InProcess)
-	return pl.PartnerEP != nil && (pl.PartnerEP.Addressing || local)
+	ip, local := in.proc.Partners[pl.Idx].(exchange.InProcess)
+	return pl.PartnerEP != nil && (pl.PartnerEP.Addressing || local && ip.InProcess())
 }
 
 // appendEPRs encodes the assigned endpoints, in partner link order.
