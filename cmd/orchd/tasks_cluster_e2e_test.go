@@ -211,3 +211,30 @@ func TestHumanTaskCluster(t *testing.T) {
 		t.Errorf("E-9's escalations on b and c's metrics: %v, want 1", n)
 	}
 }
+
+// TestHumanTaskClusterInMemory: the example made in-memory on two
+// nodes: a task created by an instance on a, completed through b,
+// continues the instance on a: b sends the outcome to a's address over
+// HTTP (the nodes' addresses allowed by --partner-allow), not in
+// process to itself, where no instance waits (before: b "delivered" it
+// to itself, held it 5 s and dropped it).
+func TestHumanTaskClusterInMemory(t *testing.T) {
+	ec := etcdtest.Start(t, 3)
+	deploy, dir := t.TempDir(), t.TempDir()
+	copyBundleFrom(t, "../../deploy/expense-approval", deploy, "expense-approval", "127.0.0.1:9101", "127.0.0.1:9102",
+		map[string][][2]string{"deploy.xml": {{"<in-memory>false</in-memory>", "<in-memory>true</in-memory>"}}})
+	people := cheapPeople(t, dir)
+	a := startClusterNode(t, ec, deploy, "e2hm", "a", "--people-file", people, "--partner-allow", "127.0.0.1")
+	b := startClusterNode(t, ec, deploy, "e2hm", "b", "--people-file", people, "--partner-allow", "127.0.0.1")
+	pw := filepath.Join(dir, "ann.password")
+	expense(t, a.base, "E-7", "PT1H")
+	var seven mgmt.Task
+	waitUntil(t, "E-7 for ann through b", func() bool { seven = tasksByExpense(t, b.base, dir, "ann")["E-7"]; return seven.ID != "" })
+	mustCtl(t, b.base, "task", "claim", seven.ID, "--user", "ann", "--password-file", pw)
+	mustCtl(t, b.base, "task", "complete", seven.ID, "--user", "ann", "--password-file", pw, "--output",
+		`<ex:decision xmlns:ex="urn:example:expense"><ex:approved>true</ex:approved><ex:comment>ok on b</ex:comment></ex:decision>`)
+	var r response
+	if !pollFor(10*time.Second, func() bool { r = expenseStatus(t, a.base, "E-7"); return r.status == 200 }) || !strings.Contains(r.body, "APPROVED") {
+		t.Fatalf("E-7's status on a: %d %s\nb:\n%s", r.status, r.body, b.log())
+	}
+}
