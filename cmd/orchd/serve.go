@@ -424,6 +424,7 @@ func runServer(ctx context.Context, cfg *serveConfig, log *slog.Logger) error {
 	if node != nil {
 		go clusternode.AdoptTimers(ctx, node, engine, log)
 		go clusternode.LeadOutbox(ctx, node, engine, log) // and the retention sweep
+		go clusternode.OnMemberLeft(ctx, node, tasks.Reschedule)
 	} else {
 		go engine.RunRetention(ctx)
 	}

@@ -145,6 +145,14 @@ func AdoptTimers(ctx context.Context, n *cluster.Node, e *process.Engine, log *s
 			log.Info("cluster: resuming interrupted runs", slog.Int("instances", k))
 		}
 	}
+	OnMemberLeft(ctx, n, adopt)
+}
+
+// OnMemberLeft calls fn whenever a member leaves the cluster and when
+// this node rejoins after losing its session (members may have left
+// meanwhile): the task engine schedules the departed node's task
+// deadlines (humantask.Engine.Reschedule). It returns when ctx ends.
+func OnMemberLeft(ctx context.Context, n *cluster.Node, fn func()) {
 	for rejoined := false; ; rejoined = true {
 		select {
 		case <-ctx.Done():
@@ -152,7 +160,7 @@ func AdoptTimers(ctx context.Context, n *cluster.Node, e *process.Engine, log *s
 		case <-n.Joined():
 		}
 		if rejoined {
-			adopt()
+			fn()
 		}
 		before, changed := n.Members()
 		done := n.Done()
@@ -168,7 +176,7 @@ func AdoptTimers(ctx context.Context, n *cluster.Node, e *process.Engine, log *s
 			var now []cluster.Member
 			now, changed = n.Members()
 			if left(before, now) {
-				adopt()
+				fn()
 			}
 			before = now
 		}

@@ -3,6 +3,7 @@ package humantask
 import (
 	"context"
 	"log/slog"
+	"slices"
 	"time"
 )
 
@@ -170,4 +171,35 @@ func (e *Engine) fire(id, name string) {
 		}
 	}
 	e.schedule(&t)
+}
+
+// Reschedule reads the stored tasks and schedules every pending deadline
+// of the open ones, as Recover does at start. On a cluster a deadline is
+// scheduled by the node that created the task (and by every node that
+// started since); when a member leaves, the survivors call Reschedule so
+// that the deadlines of the tasks the departed node created fall due on
+// them: each survivor fires them, the first marks them, they escalate
+// once. A deadline already scheduled here is set again for the same
+// time.
+func (e *Engine) Reschedule() {
+	n := 0
+	err := e.store.Tasks(func(id string, rec []byte) bool {
+		t, err := decodeTask(rec)
+		if err != nil {
+			e.log.Error("task record not read", slog.String("task", id), slog.Any("err", err))
+			return true
+		}
+		if !t.State.Final() && slices.ContainsFunc(t.Deadlines, func(d PendingDeadline) bool { return !d.Fired && !d.Met }) {
+			e.schedule(t)
+			n++
+		}
+		return true
+	})
+	if err != nil {
+		e.log.Warn("task deadlines not rescheduled", slog.Any("err", err))
+		return
+	}
+	if n > 0 {
+		e.log.Info("task deadlines rescheduled", slog.Int("tasks", n))
+	}
 }

@@ -290,3 +290,42 @@ func TestAuthenticateBounded(t *testing.T) {
 		t.Errorf("%d slots taken after the check, want the 1 the test holds", len(e.authSlots))
 	}
 }
+
+// TestRescheduleFiresOnce: two engines on one store (two cluster
+// nodes): a task created on the first is unknown to the second's timers
+// until Reschedule (a member left); then both fire its deadline and it
+// escalates once; a task of an engine that closed (died) escalates on
+// the other after Reschedule only.
+func TestRescheduleFiresOnce(t *testing.T) {
+	e1, clk, st := exampleEngine(t)
+	e2 := New(Options{Store: st, Directory: testPeople(t, examplePeople), Clock: clk})
+	t.Cleanup(e2.Close)
+	if err := e2.Deploy("expense-approval", 1, "../../deploy/expense-approval"); err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	both := createExpense(t, e1, expenseInput)
+	e2.Reschedule()
+	e2.mu.RLock()
+	scheduled := len(e2.timers)
+	e2.mu.RUnlock()
+	if scheduled != 1 {
+		t.Fatalf("the second engine scheduled %d deadlines, want the task's one", scheduled)
+	}
+	clk.Advance(time.Hour)
+	if got, _ := e2.Get(ctx, System(), both.ID); len(got.Escalations) != 1 || !got.Deadlines[0].Fired {
+		t.Errorf("fired by both engines: escalations %v, deadlines %+v; want one, fired", got.Escalations, got.Deadlines)
+	}
+
+	orphan := createExpense(t, e1, expenseInput)
+	e1.Close() // the node that created it dies
+	clk.Advance(time.Hour)
+	if got, _ := e2.Get(ctx, System(), orphan.ID); len(got.Escalations) != 0 {
+		t.Fatalf("escalated with no engine scheduling it: %v", got.Escalations)
+	}
+	e2.Reschedule()
+	clk.Advance(0)
+	if got, _ := e2.Get(ctx, System(), orphan.ID); len(got.Escalations) != 1 {
+		t.Errorf("the dead engine's task after Reschedule: escalations %v, want one", got.Escalations)
+	}
+}

@@ -115,10 +115,14 @@ func (e *Engine) CallbackPartner(ep *exchange.Endpoint) exchange.Partner {
 	// another port), or of another node of the cluster: the endpoint
 	// this engine serves for the same service and port, or at the same
 	// path, takes it (a persistent instance is served by any node).
+	// On a cluster, not an in-memory process's: its instance lives in
+	// the memory of the node whose address it is, so the call goes
+	// there over HTTP, where the cluster's forwarding finds it.
 	e.mu.RLock()
 	served := e.localEndpoint(ep)
+	remote := served != nil && e.opts.MemRoutes != nil && ep.Address != "" && e.byEndpoint[served] != nil && e.byEndpoint[served].InMemory
 	e.mu.RUnlock()
-	if served != nil && served.Auth == nil {
+	if served != nil && served.Auth == nil && !remote {
 		return partFit{e: e, ep: served}
 	}
 	if bind := e.opts.AssignedPartners; bind != nil {
