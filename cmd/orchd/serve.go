@@ -61,6 +61,7 @@ type serveConfig struct {
 	deployDir       string
 	deployPoll      time.Duration
 	retention       time.Duration
+	retentionEvery  time.Duration
 	bundle          bundlefs.Limits
 	compat          compile.Compat
 	dataDir         string
@@ -118,7 +119,8 @@ func defineServe(fs *flag.FlagSet) *serveConfig {
 	fs.BoolVar(&c.trustForwarded, "trust-forwarded-headers", false, "take ?wsdl's scheme and host from X-Forwarded-Proto and X-Forwarded-Host: only behind a proxy that sets them (a client can send them too)")
 	fs.StringVar(&c.deployDir, "deploy", "./deploy", "deploy directory: one bundle folder (with deploy.xml) per subfolder")
 	fs.DurationVar(&c.deployPoll, "deploy-poll", 3*time.Second, "scan --deploy this often for new, changed and removed bundles (0: read bundles at start only)")
-	fs.DurationVar(&c.retention, "retention", 0, "keep ended persistent instances this long, where deploy.xml's orchd:retention says nothing (0: until deleted); swept every minute")
+	fs.DurationVar(&c.retention, "retention", 0, "keep ended persistent instances this long, where deploy.xml's orchd:retention says nothing (0: until deleted)")
+	fs.DurationVar(&c.retentionEvery, "retention-every", process.DefaultRetentionEvery, "how often the retention sweep deletes the ended instances that are due")
 	fs.Int64Var(&c.bundle.MaxFile, "bundle-file-max", bundlefs.DefaultMaxFile, "largest file of a bundle, in bytes (deploy directory and upload; over it the bundle is refused)")
 	fs.Int64Var(&c.bundle.MaxBundle, "bundle-max", bundlefs.DefaultMaxBundle, "most bytes of a bundle: all its files in the deploy directory, a zip upload's body and what it extracts to (over it the bundle is refused)")
 	fs.Var(&c.compat, "compat", compile.CompatUsage)
@@ -301,7 +303,7 @@ func runServer(ctx context.Context, cfg *serveConfig, log *slog.Logger) error {
 	// clients reach (--public-url); the cluster publishes the listener's.
 	listenURL := server.BaseURL(scheme, ln.Addr())
 	opts := process.Options{Logger: log, Registerer: reg, Partners: overrides.Partners(client.Partner),
-		AssignedPartners: client.AssignedPartnerUnder, BaseURL: cmp.Or(public.Configured(), listenURL), Self: selfURLs(scheme, ln.Addr(), cfg.publicURL), MessageHold: cfg.messageHold, MessageHoldMax: cfg.messageHoldMax, MaxSteps: cfg.maxSteps, Memory: cfg.memory, Retention: cfg.retention}
+		AssignedPartners: client.AssignedPartnerUnder, BaseURL: cmp.Or(public.Configured(), listenURL), Self: selfURLs(scheme, ln.Addr(), cfg.publicURL), MessageHold: cfg.messageHold, MessageHoldMax: cfg.messageHoldMax, MaxSteps: cfg.maxSteps, Memory: cfg.memory, Retention: cfg.retention, RetentionEvery: cfg.retentionEvery}
 	// REST extension activities call on the partners' terms: the same
 	// keep-alive pool (--partner-conns) and per-call bound.
 	opts.HTTPClient, opts.HTTPTimeout = client.PolicedHTTPClient()

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/hex"
+	"fmt"
 	"net"
 	"net/http"
 	"path/filepath"
@@ -15,6 +16,7 @@ import (
 	tracepb "go.opentelemetry.io/proto/otlp/trace/v1"
 
 	"github.com/orchd/orchd/internal/mockpartner"
+	"github.com/orchd/orchd/internal/process"
 )
 
 // anyNamed returns the received spans, of any trace, whose name starts
@@ -83,14 +85,19 @@ func TestTraceActivitySpans(t *testing.T) {
 	}
 }
 
-// The instances not sampled have no activity spans: by default one in
-// 64 is.
+// The instances not sampled have no activity spans: by default the first
+// 16 of a version are, then one in 64 (the 17th is not).
 func TestTraceActivitySpansSampledOnly(t *testing.T) {
 	t.Setenv("OTEL_BSP_SCHEDULE_DELAY", "50")
 	rc := startOTLPReceiver(t)
 	deploy := t.TempDir()
 	writeProcess(t, deploy, "Plain", "127.0.0.1:1", runBody(``), true)
 	o := startOrchd(t, "--deploy", deploy, "--otel-endpoint", rc.url)
+	for i := range process.SampleFirst {
+		if r := callRun(t, o.base, "Plain", fmt.Sprint("F", i), "1"); r.status != http.StatusOK {
+			t.Fatalf("instance %d: status %d body %s", i, r.status, r.body)
+		}
+	}
 	tp, traceID, _ := traceparentOf(t, "6bf92f3577b34da6a3ce929d0e0e4736", "00f067aa0ba902b7")
 	if r := tracedPost(t, o.base+"/processes/Plain", `"urn:e2e#run"`, tp, e2eRequest("S1", "1")); r.status != http.StatusOK {
 		t.Fatalf("status %d body %s", r.status, r.body)
