@@ -66,7 +66,14 @@ FUZZ_TARGETS = \
 	./internal/bundlezip/:FuzzCheckDirectory \
 	./internal/server/:FuzzHeadScanner \
 	./internal/wssec/:FuzzParseCredentials \
-	./internal/wssec/:FuzzAuthenticate
+	./internal/wssec/:FuzzAuthenticate \
+	./internal/humantask/:FuzzParseHT \
+	./internal/humantask/:FuzzParseHTConfig \
+	./internal/humantask/:FuzzParsePeople \
+	./internal/admin/:FuzzParseMigrate \
+	./internal/admin/:FuzzParseIncidentQuery \
+	./internal/taskform/:FuzzParse \
+	./internal/htclient/:FuzzDecode
 FUZZ_LONG ?= 60s
 
 fuzz:
