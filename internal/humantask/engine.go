@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -99,6 +100,8 @@ type Engine struct {
 	closed bool
 	// authSlots holds a token per password check running.
 	authSlots chan struct{}
+	// index is the published services of e.defs (reindexLocked).
+	index atomic.Pointer[map[xml.Name][]publication]
 }
 
 // New returns an engine; Recover schedules the stored tasks' deadlines
@@ -192,6 +195,7 @@ func (e *Engine) Deploy(bundle string, version int, dir string) error {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	e.defs[bundle] = append(e.defs[bundle], defs)
+	e.reindexLocked()
 	return nil
 }
 
@@ -279,6 +283,7 @@ func (e *Engine) Undeploy(bundle string) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	delete(e.defs, bundle)
+	e.reindexLocked()
 }
 
 // Definition returns the newest deployed definition named n (a task or
@@ -317,19 +322,40 @@ func (e *Engine) definitionAt(bundle string, v int, n xml.Name) (*TaskDef, bool)
 // published returns the task or notification a service port publishes,
 // with its bundle version.
 func (e *Engine) published(service xml.Name, port string) (*TaskDef, *Definitions) {
-	e.mu.RLock()
-	defer e.mu.RUnlock()
+	idx := e.index.Load()
+	if idx == nil {
+		return nil, nil
+	}
+	for _, p := range (*idx)[service] {
+		if p.def.Publish.Port == port || port == "" {
+			return p.def, p.defs
+		}
+	}
+	return nil, nil
+}
+
+// publication is a deployed task or notification of a bundle's newest
+// version, filed by its service in Engine.index.
+type publication struct {
+	def  *TaskDef
+	defs *Definitions
+}
+
+// reindexLocked rebuilds Engine.index from e.defs; the caller holds
+// e.mu for writing. Every partner call of every process asks published
+// whether its endpoint is a task's service: it reads the index without
+// a lock and finds an ordinary partner by one map lookup.
+func (e *Engine) reindexLocked() {
+	idx := map[xml.Name][]publication{}
 	for _, vs := range e.defs {
 		d := vs[len(vs)-1]
 		for _, m := range []map[xml.Name]*TaskDef{d.Tasks, d.Notifications} {
 			for _, t := range m {
-				if t.Publish.Service == service && (t.Publish.Port == port || port == "") {
-					return t, d
-				}
+				idx[t.Publish.Service] = append(idx[t.Publish.Service], publication{t, d})
 			}
 		}
 	}
-	return nil, nil
+	e.index.Store(&idx)
 }
 
 // CreateRequest is what a task is created from.
@@ -360,7 +386,8 @@ func (e *Engine) Drop(bundle string, version int) {
 	vs := slices.DeleteFunc(e.defs[bundle], func(d *Definitions) bool { return d.Version == version })
 	if len(vs) == 0 {
 		delete(e.defs, bundle)
-		return
+	} else {
+		e.defs[bundle] = vs
 	}
-	e.defs[bundle] = vs
+	e.reindexLocked()
 }
