@@ -16,7 +16,7 @@ import (
 )
 
 // tourMarker opens the README's tour: the ```sh block after it is what
-// TestReadmeTour runs.
+// TestDocTours runs.
 const tourMarker = "<!-- tour:"
 
 // tourStep is one command of the README's tour and what its output must
@@ -136,26 +136,46 @@ type background struct {
 	done chan error
 }
 
-// TestReadmeTour runs the README's tour, command by command, in a copy of
-// the repository's files in an empty directory (nothing beside it),
-// as a newcomer would after cloning: it builds orchd, starts it with the
-// example bundles, posts the shipped requests and checks each "# ->"
-// line. It changes the commands in one way only: the address
-// 127.0.0.1:8080 becomes a free port (serve gets --listen, orchd ctl
-// ORCHD_SERVER), so that it does not collide with another orchd on the
-// machine. The mock partners must have their WSDL addresses, 127.0.0.1:9101
-// and :9102, free.
-func TestReadmeTour(t *testing.T) {
+// guideMarker opens the command block of docs/first-bundle.md.
+const guideMarker = "<!-- guide:"
+
+// TestDocTours runs the README's tour and docs/first-bundle.md's guide,
+// command by command, each in a copy of the repository's files in an
+// empty directory (nothing beside it), as a newcomer would after cloning:
+// it builds orchd, starts it with the bundles, posts the shipped requests
+// and checks each "# ->" line. It changes the commands in one way only:
+// the address 127.0.0.1:8080 becomes a free port (serve gets --listen,
+// orchd ctl ORCHD_SERVER), so that it does not collide with another orchd
+// on the machine. Both pages start the mock partners on their WSDL
+// addresses, 127.0.0.1:9101 and :9102, so the two run one after the
+// other, and beside the package's other parallel tests.
+func TestDocTours(t *testing.T) {
 	t.Parallel() // long and mostly building or waiting: runs beside the other parallel tests at the end
-	steps, err := readTour("../../README.md")
-	if err != nil {
-		t.Fatal(err)
+	pages := []struct {
+		name, path, marker string
+	}{
+		{name: "README", path: "README.md"},
+		{name: "first-bundle", path: "docs/first-bundle.md", marker: guideMarker},
 	}
-	runTour(t, "README.md", steps)
+	for _, p := range pages {
+		t.Run(p.name, func(t *testing.T) {
+			var steps []tourStep
+			var err error
+			if p.marker == "" {
+				steps, err = readTour("../../" + p.path)
+			} else {
+				steps, err = readBlock("../../"+p.path, p.marker)
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			runTour(t, p.path, steps)
+		})
+	}
 }
 
 // runTour runs steps, the shell commands of the Markdown page doc, as
-// TestReadmeTour says: in a copy of the repository, on a free port.
+// TestDocTours says: in a copy of the repository, on a free port.
 func runTour(t *testing.T, doc string, steps []tourStep) {
 	t.Helper()
 	for _, tool := range []string{"bash", "curl", "go"} {
