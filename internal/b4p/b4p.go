@@ -30,11 +30,8 @@ type Options struct {
 	// Dispatcher is the process engine: a task's end continues its
 	// instance through it.
 	Dispatcher exchange.Dispatcher
-	// Logger receives what could not be delivered; nil discards.
+	// Logger receives what could not be done; nil discards.
 	Logger *slog.Logger
-	// Retry is the first delay before a task's end that could not be
-	// delivered is sent again (doubling, five attempts); zero means 1s.
-	Retry time.Duration
 }
 
 // People is the BPEL4People extension: the compiler of people
@@ -44,17 +41,13 @@ type People struct {
 	tasks *humantask.Engine
 	disp  exchange.Dispatcher
 	log   *slog.Logger
-	retry time.Duration
 }
 
 // New returns the extension.
 func New(o Options) *People {
-	p := &People{tasks: o.Tasks, disp: o.Dispatcher, log: o.Logger, retry: o.Retry}
+	p := &People{tasks: o.Tasks, disp: o.Dispatcher, log: o.Logger}
 	if p.log == nil {
 		p.log = slog.New(slog.DiscardHandler)
-	}
-	if p.retry <= 0 {
-		p.retry = time.Second
 	}
 	return p
 }
@@ -344,16 +337,13 @@ func textOf(e *etree.Element) string {
 }
 
 // Ended is the task engine's Options.Ended: it sends the end of a task a
-// people activity created (one without a callback, created by a
-// process) to the instance waiting for it, trying again with back-off
-// while the engine refuses it.
-func (p *People) Ended(t humantask.Task) {
-	if t.Callback != nil || t.Process == "" || t.Notification || t.State == humantask.Exited {
-		return // not a people activity's, or exited because nothing waits for it
-	}
+// people activity created to the instance waiting for it. An error (the
+// process engine refused it) is retried by the task engine, which keeps
+// the end pending in the task until this returns nil.
+func (p *People) Ended(t humantask.Task) error {
 	proc, ok := parseClark(t.Process)
 	if !ok {
-		return
+		return nil // not a process's: nothing waits
 	}
 	m := exchange.NewMessage(exchange.QName{Space: plan.ExtWaitNS, Local: "done"})
 	m.Parts[plan.ExtWaitKeyPart] = textElement(plan.ExtWaitKeyPart, t.ID)
@@ -371,20 +361,10 @@ func (p *People) Ended(t humantask.Task) {
 		f.CreateAttr("name", t.Fault.Name)
 		m.Parts[partFault] = f
 	}
-	path := plan.ExtWaitPath(proc)
-	delay := p.retry
-	for attempt := 1; ; attempt++ {
-		err := p.deliver(path, m)
-		if err == nil {
-			return
-		}
-		if attempt == 5 || p.disp == nil {
-			p.log.Error("task end not delivered to its process instance", slog.String("task", t.ID), slog.String("process", t.Process), slog.String("instance", t.Instance), slog.Any("err", err))
-			return
-		}
-		time.Sleep(delay)
-		delay *= 2
+	if err := p.deliver(plan.ExtWaitPath(proc), m); err != nil {
+		return fmt.Errorf("task %s to instance %s of %s: %w", t.ID, t.Instance, t.Process, err)
 	}
+	return nil
 }
 
 // deliver dispatches m (copied: a run keeps what it takes) to the

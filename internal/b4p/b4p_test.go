@@ -37,13 +37,14 @@ const referenceTaskXML = `<b4p:localTask reference="tns:ApproveExpense"/>`
 // wires them, the expense bundle deployed, its endpoints served over
 // HTTP on loopback.
 type world struct {
-	tasks  *humantask.Engine
-	people *People
-	plans  []*plan.Plan
-	store  string // the persistent store's folder ("" in memory)
-	engine *process.Engine
-	stop   func() // stops the engine and closes its store
-	url    string
+	tasks     *humantask.Engine
+	taskStore *humantask.MemStore
+	people    *People
+	plans     []*plan.Plan
+	store     string // the persistent store's folder ("" in memory)
+	engine    *process.Engine
+	stop      func() // stops the engine and closes its store
+	url       string
 }
 
 func newWorld(t *testing.T, inMemory bool, task string) *world {
@@ -60,8 +61,8 @@ func newWorld(t *testing.T, inMemory bool, task string) *world {
 			t.Fatal(err)
 		}
 	}
-	w := &world{people: New(Options{Retry: 10 * time.Millisecond})}
-	w.tasks = humantask.New(humantask.Options{Ended: w.people.Ended})
+	w := &world{people: New(Options{}), taskStore: humantask.NewMemStore()}
+	w.tasks = humantask.New(humantask.Options{Store: w.taskStore, Ended: w.people.Ended, CallbackRetry: 10 * time.Millisecond})
 	t.Cleanup(w.tasks.Close)
 	w.people.Bind(w.tasks, nil)
 	if err := w.tasks.Deploy("expense", 1, dir); err != nil {
@@ -279,6 +280,65 @@ func TestPeopleActivityAfterRestart(t *testing.T) {
 	}
 	if code, body := w.post(t, "/processes/expense", "status", `<tns:req><tns:id>r1</tns:id></tns:req>`); code != 200 || !strings.Contains(body, ">done:rejected<") {
 		t.Errorf("status after the restart: %d %s, want done:rejected", code, body)
+	}
+}
+
+// A task that ends while no process engine takes its end (orchd stopped
+// between the task's completion and the instance's continuation) keeps
+// the end pending in the task store: the task engine that starts again
+// on that store sends it, and the waiting instance continues.
+func TestPeopleActivityEndSurvivesRestart(t *testing.T) {
+	ctx := context.Background()
+	w := newWorld(t, false, inlineTaskXML)
+	w.post(t, "/processes/expense", "submit", `<tns:req><tns:id>r2</tns:id><tns:amount>7</tns:amount></tns:req>`)
+	task := w.openTask(t)
+	w.stop()
+	w.people.Bind(w.tasks, nil) // no process engine: the end is refused
+	if _, err := w.tasks.Claim(ctx, mary, task.ID); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.tasks.Complete(ctx, mary, task.ID, `<tns:decision xmlns:tns="urn:b4ptest"><tns:verdict>approved</tns:verdict></tns:decision>`); err != nil {
+		t.Fatal(err)
+	}
+	w.tasks.Close() // orchd stops before the end reached the instance
+	rec, ok, err := w.taskStore.Task(task.ID)
+	if err != nil || !ok {
+		t.Fatalf("stored task: %v %v", ok, err)
+	}
+	if !strings.Contains(string(rec), `"endPending":true`) {
+		t.Fatalf("the stored task does not keep its end pending: %s", rec)
+	}
+
+	w.tasks = humantask.New(humantask.Options{Store: w.taskStore, Ended: w.people.Ended, CallbackRetry: 10 * time.Millisecond})
+	t.Cleanup(w.tasks.Close)
+	w.start(t) // a new process engine on the same instance store
+	if err := w.tasks.Recover(ctx); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		code, body := w.post(t, "/processes/expense", "status", `<tns:req><tns:id>r2</tns:id></tns:req>`)
+		if code == 200 && strings.Contains(body, ">done:approved<") {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("status 5s after the restart: %d %s, want done:approved", code, body)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	deadline = time.Now().Add(5 * time.Second)
+	for {
+		rec, _, err := w.taskStore.Task(task.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(string(rec), `"endPending"`) {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the task still has its end pending after the instance took it: %s", rec)
+		}
+		time.Sleep(10 * time.Millisecond)
 	}
 }
 

@@ -13,8 +13,10 @@
 //   - running it as a waiting extension (plan.ExtensionWaiter): Start
 //     creates the task from the input variable, and the instance waits,
 //     stored as at a <receive>, until the task ends; People.Ended (the
-//     task engine's Options.Ended) sends the task's end to the instance,
-//     and Finish continues it: a completed task's output is written to
+//     task engine's Options.Ended) sends the task's end to the instance
+//     (the task engine keeps the end pending in the task until that
+//     succeeded, and sends it again after a restart), and Finish
+//     continues it: a completed task's output is written to
 //     the outputVariable, a skipped one (obsolete) completes the
 //     activity with the outputVariable untouched, a failed one throws
 //     the task's fault ({task port type namespace}fault name), and one

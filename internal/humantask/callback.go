@@ -14,16 +14,30 @@ import (
 // callbackTimeout bounds one delivery of a task's outcome.
 const callbackTimeout = 30 * time.Second
 
-// maxCallbackAttempts is how many times a failing callback is tried
-// before the engine gives up until its next start.
+// maxCallbackAttempts is how many times a failing callback (or Ended)
+// is tried before the engine gives up until its next start.
 const maxCallbackAttempts = 12
 
 // deliverLater sends task id's outcome to its callback after the retry
 // delay of attempt (0: now), in its own goroutine.
 func (e *Engine) deliverLater(id string, attempt int) {
-	if e.opts.Callbacks == nil {
-		return
+	if e.opts.Callbacks != nil {
+		e.retryLater(id, "task outcome not delivered", attempt, e.deliver)
 	}
+}
+
+// endLater hands task id's end to Options.Ended after the retry delay
+// of attempt (0: now), in its own goroutine.
+func (e *Engine) endLater(id string, attempt int) {
+	if e.opts.Ended != nil {
+		e.retryLater(id, "task end not taken by its instance", attempt, e.end)
+	}
+}
+
+// retryLater runs send(id) after the retry delay of attempt (0: now), in
+// its own goroutine, and again with back-off while it fails, up to
+// maxCallbackAttempts; failed names what did not happen in the logs.
+func (e *Engine) retryLater(id, failed string, attempt int, send func(id string) error) {
 	delay := time.Duration(0)
 	if attempt > 0 {
 		delay = e.opts.CallbackRetry << min(attempt-1, 6)
@@ -38,13 +52,13 @@ func (e *Engine) deliverLater(id string, attempt int) {
 		if closed {
 			return
 		}
-		if err := e.deliver(id); err != nil {
+		if err := send(id); err != nil {
 			if attempt+1 >= maxCallbackAttempts {
-				e.log.Error("task outcome not delivered; given up until the next start", slog.String("task", id), slog.Int("attempts", attempt+1), slog.Any("err", err))
+				e.log.Error(failed+"; given up until the next start", slog.String("task", id), slog.Int("attempts", attempt+1), slog.Any("err", err))
 				return
 			}
-			e.log.Warn("task outcome not delivered; trying again", slog.String("task", id), slog.Int("attempt", attempt+1), slog.Any("err", err))
-			e.deliverLater(id, attempt+1)
+			e.log.Warn(failed+"; trying again", slog.String("task", id), slog.Int("attempt", attempt+1), slog.Any("err", err))
+			e.retryLater(id, failed, attempt+1, send)
 		}
 	}
 	if delay == 0 {
@@ -120,5 +134,39 @@ func (e *Engine) deliver(id string) error {
 		return err
 	}
 	e.log.Info("task outcome delivered", slog.String("task", id), slog.String("address", cb.Address), slog.String("operation", cb.Operation))
+	return nil
+}
+
+// end hands task id's end to Options.Ended, if it is still pending, and
+// marks it taken.
+func (e *Engine) end(id string) error {
+	rec, ok, err := e.store.Task(id)
+	if err != nil || !ok {
+		return err
+	}
+	t, err := decodeTask(rec)
+	if err != nil {
+		return err
+	}
+	if !t.EndPending {
+		return nil
+	}
+	if err := e.opts.Ended(*t); err != nil {
+		return err
+	}
+	err = e.store.UpdateTask(id, func(old []byte) ([]byte, error) {
+		if old == nil {
+			return nil, errNothing
+		}
+		t, err := decodeTask(old)
+		if err != nil || !t.EndPending {
+			return nil, errNothing
+		}
+		t.EndPending = false
+		return encodeTask(t)
+	})
+	if err != nil && err != errNothing {
+		return err
+	}
 	return nil
 }

@@ -65,11 +65,15 @@ type Options struct {
 	// Ended.
 	Callbacks func(ep *exchange.Endpoint) exchange.Partner
 	// Ended, when set, is called (in its own goroutine) with every task
-	// that reaches a final state: BPEL4People's people activity
-	// continues its instance from it.
-	Ended func(t Task)
-	// CallbackRetry is the first delay before a callback that failed is
-	// sent again (it doubles up to a minute); zero means 1s.
+	// a process instance waits for without a callback once it ends
+	// (completed, failed or skipped; not exited): BPEL4People's people
+	// activity continues its instance from it. An error is retried as a
+	// callback is; the task keeps the end pending (Task.EndPending) until
+	// Ended returns nil, so a restart in between sends it again.
+	Ended func(t Task) error
+	// CallbackRetry is the first delay before a callback or an Ended
+	// that failed is tried again (it doubles up to a minute); zero means
+	// 1s.
 	CallbackRetry time.Duration
 	// MaxAuthChecks bounds the password checks (bcrypt) running at once
 	// over every way a person signs in (the task API, the inbox, the
@@ -128,9 +132,9 @@ func New(o Options) *Engine {
 	return e
 }
 
-// Recover reads the stored tasks and schedules their pending deadlines
-// and undelivered callbacks (after a restart: those that fell due fire
-// at once).
+// Recover reads the stored tasks and schedules their pending deadlines,
+// undelivered callbacks and ends no instance took yet (after a restart:
+// those that fell due fire at once).
 func (e *Engine) Recover(ctx context.Context) error {
 	var tasks []*Task
 	err := e.store.Tasks(func(id string, rec []byte) bool {
@@ -149,6 +153,9 @@ func (e *Engine) Recover(ctx context.Context) error {
 		e.schedule(t)
 		if t.State.Final() && t.Callback != nil && !t.Callback.Delivered {
 			e.deliverLater(t.ID, 0)
+		}
+		if t.EndPending {
+			e.endLater(t.ID, 0)
 		}
 	}
 	return nil

@@ -201,6 +201,9 @@ func (e *Engine) update(op string, who Identity, id string, fn func(t *Task, r r
 		if err := fn(t, r); err != nil {
 			return nil, err
 		}
+		if t.State.Final() && !before.Final() {
+			t.EndPending = t.State != Exited && t.Callback == nil && t.Process != "" && !t.Notification
+		}
 		t.Updated = e.clock.Now()
 		markMet(t)
 		out = t
@@ -240,9 +243,8 @@ func (e *Engine) after(op string, who Identity, before State, t *Task) {
 		e.metrics.ended.WithLabelValues(string(t.State)).Inc()
 		e.metrics.toEnd.Observe(t.Ended.Sub(t.Created).Seconds())
 		e.emit(TaskEndedEvent, t, who.User)
-		if e.opts.Ended != nil {
-			cp := *t
-			go e.opts.Ended(cp)
+		if t.EndPending {
+			e.endLater(t.ID, 0)
 		}
 		if t.State == Completed && t.Callback != nil && !t.Callback.Delivered {
 			e.deliverLater(t.ID, 0)

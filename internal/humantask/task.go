@@ -196,6 +196,10 @@ type Task struct {
 	Escalations []string  `json:"escalations,omitempty"`
 	Comments    []Comment `json:"comments,omitempty"`
 	Callback    *Callback `json:"callback,omitempty"`
+	// EndPending is set, in the change that ends a task a process
+	// instance waits for without a callback (a people activity's), until
+	// Options.Ended took the end: a restart in between sends it again.
+	EndPending bool `json:"endPending,omitempty"`
 	// Process and Instance name the process (Clark notation) and
 	// instance that created the task, when known.
 	Process  string `json:"process,omitempty"`
