@@ -274,21 +274,9 @@ func (h *Handler) call(ctx context.Context, who humantask.Identity, op *etree.El
 				}
 			}
 		}
-	case "claim":
-		_, err = t.Claim(ctx, who, id)
-	case "start":
-		_, err = t.Start(ctx, who, id)
-	case "stop":
-		_, err = t.Stop(ctx, who, id)
-	case "release":
-		_, err = t.Release(ctx, who, id)
-	case "suspend":
-		_, err = t.Suspend(ctx, who, id)
-	case "resume":
-		_, err = t.Resume(ctx, who, id)
-	case "skip":
-		_, err = t.Skip(ctx, who, id)
-	case "complete":
+	case humantask.OpClaim, humantask.OpStart, humantask.OpStop, humantask.OpRelease, humantask.OpSuspend, humantask.OpResume, humantask.OpSkip:
+		_, err = t.Do(ctx, who, id, humantask.Action{Op: op.Tag})
+	case humantask.OpComplete:
 		out := ""
 		if d := argEl(op, "taskData"); d != nil {
 			if els := d.ChildElements(); len(els) > 0 {
@@ -297,21 +285,21 @@ func (h *Handler) call(ctx context.Context, who humantask.Identity, op *etree.El
 				out, _ = doc.WriteToString()
 			}
 		}
-		_, err = t.Complete(ctx, who, id, out)
-	case "fail":
+		_, err = t.Do(ctx, who, id, humantask.Action{Op: op.Tag, Output: out})
+	case humantask.OpFail:
 		name := arg(op, "faultName")
 		if f := argEl(op, "fault"); f != nil && name == "" {
 			name = arg(f, "faultName")
 		}
-		_, err = t.Fail(ctx, who, id, humantask.Fault{Name: name})
-	case "setPriority":
+		_, err = t.Do(ctx, who, id, humantask.Action{Op: op.Tag, Fault: humantask.Fault{Name: name}})
+	case humantask.OpSetPriority:
 		var p int
 		if p, err = strconv.Atoi(arg(op, "priority")); err != nil {
 			return nil, fmt.Errorf("%w: priority %q is not an integer", errArgument, arg(op, "priority"))
 		}
-		_, err = t.SetPriority(ctx, who, id, p)
-	case "addComment":
-		_, err = t.AddComment(ctx, who, id, arg(op, "text"))
+		_, err = t.Do(ctx, who, id, humantask.Action{Op: op.Tag, Priority: &p})
+	case humantask.OpAddComment:
+		_, err = t.Do(ctx, who, id, humantask.Action{Op: op.Tag, Comment: arg(op, "text")})
 	case "getComments":
 		var tk humantask.Task
 		if tk, err = t.Get(ctx, who, id); err == nil {
@@ -322,16 +310,15 @@ func (h *Handler) call(ctx context.Context, who humantask.Identity, op *etree.El
 				ce.CreateElement("htt:text").SetText(c.Text)
 			}
 		}
-	case "delegate", "forward":
-		ents := entities(argEl(op, "organizationalEntity"))
-		if op.Tag == "delegate" {
-			if len(ents.Users) != 1 {
+	case humantask.OpDelegate, humantask.OpForward:
+		a := humantask.Action{Op: op.Tag, To: entities(argEl(op, "organizationalEntity"))}
+		if op.Tag == humantask.OpDelegate {
+			if len(a.To.Users) != 1 {
 				return nil, fmt.Errorf("%w: delegate names one user", errArgument)
 			}
-			_, err = t.Delegate(ctx, who, id, ents.Users[0])
-		} else {
-			_, err = t.Forward(ctx, who, id, ents)
+			a.User = a.To.Users[0]
 		}
+		_, err = t.Do(ctx, who, id, a)
 	default:
 		return nil, fmt.Errorf("%w: operation %s is not one of HumanTaskClientAPIAdmin's", errArgument, op.Tag)
 	}

@@ -117,6 +117,42 @@ func TestRoles(t *testing.T) {
 	}
 }
 
+// TestDo: Do turns an operation's name into the engine's call, and an
+// unknown name or a missing argument into the WS-HT error kinds.
+func TestDo(t *testing.T) {
+	e, _, _ := exampleEngine(t)
+	ctx := context.Background()
+	id := createExpense(t, e, expenseInput).ID
+	p := 3
+	steps := []struct {
+		user string
+		a    Action
+		want error
+		then State
+	}{
+		{"ann", Action{Op: "approve"}, ErrOperation, Ready},
+		{"ann", Action{Op: OpClaim}, nil, Reserved},
+		{"ann", Action{Op: OpSetPriority}, ErrArgument, Reserved},
+		{"ann", Action{Op: OpSetPriority, Priority: &p}, nil, Reserved},
+		{"ann", Action{Op: OpAddComment, Comment: "looks fine"}, nil, Reserved},
+		{"ann", Action{Op: OpStart}, nil, InProgress},
+		{"ann", Action{Op: OpComplete, Output: decision}, nil, Completed},
+	}
+	for _, st := range steps {
+		got, err := e.Do(ctx, who(t, e, st.user), id, st.a)
+		if (st.want == nil) != (err == nil) || (st.want != nil && !errors.Is(err, st.want)) {
+			t.Fatalf("%s %+v: got %v, want %v", st.user, st.a, err, st.want)
+		}
+		if err == nil && got.State != st.then {
+			t.Fatalf("%s %+v: the task is %s, want %s", st.user, st.a, got.State, st.then)
+		}
+	}
+	got, _ := e.Get(ctx, System(), id)
+	if got.Priority != 3 || len(got.Comments) != 1 || got.Output != decision {
+		t.Errorf("after Do: priority %d comments %d output %q", got.Priority, len(got.Comments), got.Output)
+	}
+}
+
 // TestListSeesOnlyOwnTasks: a listing holds the tasks the user's roles
 // let it see, and a state filter narrows it.
 func TestListSeesOnlyOwnTasks(t *testing.T) {

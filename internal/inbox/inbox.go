@@ -354,26 +354,20 @@ func (h *Handler) act(w http.ResponseWriter, r *http.Request, s *session) {
 	var err error
 	done := map[string]string{"claim": "Claimed.", "start": "Started.", "release": "Released.", "complete": "Completed.", "fail": "Failed.", "skip": "Skipped."}[op]
 	switch op {
-	case "claim":
-		_, err = h.o.Tasks.Claim(ctx, s.who, id)
-	case "start":
-		_, err = h.o.Tasks.Start(ctx, s.who, id)
-	case "release":
-		_, err = h.o.Tasks.Release(ctx, s.who, id)
-	case "skip":
-		_, err = h.o.Tasks.Skip(ctx, s.who, id)
-	case "fail":
+	case humantask.OpClaim, humantask.OpStart, humantask.OpRelease, humantask.OpSkip:
+		_, err = h.o.Tasks.Do(ctx, s.who, id, humantask.Action{Op: op})
+	case humantask.OpFail:
 		if err = h.started(ctx, s, id); err == nil {
-			_, err = h.o.Tasks.Fail(ctx, s.who, id, humantask.Fault{Name: r.PostForm.Get("fault")})
+			_, err = h.o.Tasks.Do(ctx, s.who, id, humantask.Action{Op: op, Fault: humantask.Fault{Name: r.PostForm.Get("fault")}})
 		}
-	case "complete":
+	case humantask.OpComplete:
 		var out string
 		if out, err = h.output(ctx, s, id, r.PostForm); err != nil {
 			h.task(w, r, s, err.Error(), http.StatusUnprocessableEntity)
 			return
 		}
 		if err = h.started(ctx, s, id); err == nil {
-			_, err = h.o.Tasks.Complete(ctx, s.who, id, out)
+			_, err = h.o.Tasks.Do(ctx, s.who, id, humantask.Action{Op: op, Output: out})
 		}
 	default:
 		http.Error(w, "unknown operation", http.StatusBadRequest)

@@ -72,9 +72,9 @@ func newWorld(t *testing.T) *world {
 		t.Fatal(err)
 	}
 	var ext *b4p.People
-	tasks := humantask.New(humantask.Options{Directory: people, Ended: func(tk humantask.Task) { ext.Ended(tk) }})
+	tasks := humantask.New(humantask.Options{Directory: people, Ended: func(tk humantask.Task) error { return ext.Ended(tk) }, CallbackRetry: 10 * time.Millisecond})
 	t.Cleanup(tasks.Close)
-	ext = b4p.New(b4p.Options{Tasks: tasks, Retry: 10 * time.Millisecond})
+	ext = b4p.New(b4p.Options{Tasks: tasks})
 	if err := tasks.Deploy("expense", 1, dir); err != nil {
 		t.Fatal(err)
 	}

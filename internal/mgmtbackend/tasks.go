@@ -75,42 +75,8 @@ func (b *Backend) ActOnTask(ctx context.Context, u mgmt.TaskUser, id string, a m
 	if b.tasks == nil {
 		return nil, errNoTasks
 	}
-	e, w := b.tasks, who(u)
-	var t humantask.Task
-	var err error
-	switch a.Op {
-	case "claim":
-		t, err = e.Claim(ctx, w, id)
-	case "start":
-		t, err = e.Start(ctx, w, id)
-	case "stop":
-		t, err = e.Stop(ctx, w, id)
-	case "release":
-		t, err = e.Release(ctx, w, id)
-	case "complete":
-		t, err = e.Complete(ctx, w, id, a.Output)
-	case "fail":
-		t, err = e.Fail(ctx, w, id, humantask.Fault{Name: a.FaultName, Detail: a.FaultDetail})
-	case "skip":
-		t, err = e.Skip(ctx, w, id)
-	case "delegate":
-		t, err = e.Delegate(ctx, w, id, a.User)
-	case "forward":
-		t, err = e.Forward(ctx, w, id, humantask.Entities{Users: a.Users, Groups: a.Groups})
-	case "suspend":
-		t, err = e.Suspend(ctx, w, id)
-	case "resume":
-		t, err = e.Resume(ctx, w, id)
-	case "setPriority":
-		if a.Priority == nil {
-			return nil, fmt.Errorf("%w: setPriority needs a priority", mgmt.ErrInvalid)
-		}
-		t, err = e.SetPriority(ctx, w, id, *a.Priority)
-	case "addComment":
-		t, err = e.AddComment(ctx, w, id, a.Comment)
-	default:
-		return nil, fmt.Errorf("%w: unknown task operation %q", mgmt.ErrInvalid, a.Op)
-	}
+	t, err := b.tasks.Do(ctx, who(u), id, humantask.Action{Op: a.Op, Output: a.Output, Fault: humantask.Fault{Name: a.FaultName, Detail: a.FaultDetail},
+		User: a.User, To: humantask.Entities{Users: a.Users, Groups: a.Groups}, Priority: a.Priority, Comment: a.Comment})
 	if err != nil {
 		return nil, taskErr(err)
 	}
