@@ -62,16 +62,13 @@ const (
 	// DefaultLimit is a listing page's size when limit is not given.
 	DefaultLimit = 50
 	// MaxLimit is the largest page a listing returns.
-	MaxLimit = 1000
+	MaxLimit = mgmt.MaxPage
 	// DefaultBulk is how many instances a bulk action touches when max
 	// is not given; MaxBulk the most it may touch.
 	DefaultBulk = 100
 	MaxBulk     = 10000
 	// DefaultMaxBundle is the largest bundle upload by default.
 	DefaultMaxBundle = 64 << 20
-	// maxFailures is the most failures a BulkResult lists (Matched-Done
-	// is their count).
-	maxFailures = 1000
 )
 
 type api struct {

@@ -204,18 +204,6 @@ func BulkIncidents(ctx context.Context, b mgmt.IncidentBackend, q mgmt.IncidentQ
 		ids, res.Truncated = ids[:most], true
 	}
 	res.Truncated = res.Truncated || l.Truncated
-	res.Matched = len(ids)
-	for _, id := range ids {
-		if ctx.Err() != nil {
-			return res, nil
-		}
-		if err := do(ctx, id); err != nil {
-			if len(res.Failed) < maxFailures {
-				res.Failed = append(res.Failed, mgmt.BulkFailure{ID: id, Error: err.Error()})
-			}
-			continue
-		}
-		res.Done++
-	}
+	mgmt.ActOnEach(ctx, res, ids, do)
 	return res, nil
 }

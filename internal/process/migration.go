@@ -106,25 +106,7 @@ func (e *Engine) waitingOf(ctx context.Context, r mgmt.MigrateRequest, inMemory 
 	if inMemory {
 		q.Scope = mgmt.ScopeLocal
 	}
-	var ids []string
-	for len(ids) <= most {
-		q.Limit = min(most+1-len(ids), 1000)
-		p, err := e.QueryInstances(ctx, q)
-		if err != nil {
-			return nil, false, err
-		}
-		for _, in := range p.Instances {
-			ids = append(ids, in.ID)
-		}
-		if p.Next == "" || len(p.Instances) == 0 {
-			break
-		}
-		q.After = p.Next
-	}
-	if len(ids) > most {
-		return ids[:most], true, nil
-	}
-	return ids, false, nil
+	return mgmt.InstanceIDs(ctx, e.QueryInstances, q, most)
 }
 
 // migrateStored moves persistent instance id from version from to to
