@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"golang.org/x/crypto/bcrypt"
@@ -139,4 +140,78 @@ func FuzzDecode(f *testing.F) {
 			t.Fatal("a request without an operation")
 		}
 	})
+}
+
+// TestSignInsBounded: password checks are bounded over the API a client
+// signs in through, not only inside the engine. With one check slot and
+// a password hash that takes a while to check, eight clients signing in
+// at once get the busy answer (503, a Server fault saying to try again)
+// beside the one being checked, and the next sign-in once they are done
+// is checked again.
+func TestSignInsBounded(t *testing.T) {
+	h, err := bcrypt.GenerateFromPassword([]byte("slow-pw"), 13)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pf := filepath.Join(t.TempDir(), "people")
+	if err := os.WriteFile(pf, []byte("slow:"+string(h)+":managers\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	people, err := humantask.LoadDirectory(pf, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tasks := humantask.New(humantask.Options{Directory: people, MaxAuthChecks: 1})
+	t.Cleanup(tasks.Close)
+	mux := http.NewServeMux()
+	mux.Handle(Path, &Handler{Tasks: tasks})
+	srv := httptest.NewServer(mux)
+	t.Cleanup(srv.Close)
+
+	const clients = 8
+	codes := make(chan int, clients)
+	bodies := make(chan string, clients)
+	start := make(chan struct{})
+	var wg sync.WaitGroup
+	for range clients {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			<-start
+			env := `<soapenv:Envelope xmlns:soapenv="http://schemas.xmlsoap.org/soap/envelope/" xmlns:api="` + API + `"><soapenv:Body><api:getMyTaskAbstracts/></soapenv:Body></soapenv:Envelope>`
+			req, _ := http.NewRequest("POST", srv.URL+Path, strings.NewReader(env))
+			req.Header.Set("Content-Type", "text/xml; charset=utf-8")
+			req.SetBasicAuth("slow", "slow-pw")
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				codes <- 0
+				return
+			}
+			b, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			codes <- resp.StatusCode
+			bodies <- string(b)
+		}()
+	}
+	close(start)
+	wg.Wait()
+	close(codes)
+	close(bodies)
+	n := map[int]int{}
+	for c := range codes {
+		n[c]++
+	}
+	if n[http.StatusOK] < 1 || n[http.StatusServiceUnavailable] < 1 || n[http.StatusOK]+n[http.StatusServiceUnavailable] != clients {
+		t.Fatalf("answers by status %v: want at least one 200 and one 503, and nothing else", n)
+	}
+	busy := false
+	for b := range bodies {
+		busy = busy || strings.Contains(b, "try again")
+	}
+	if !busy {
+		t.Errorf("no busy answer says to try again")
+	}
+	if code, body := call(t, srv.URL, "slow", "slow-pw", false, `<api:getMyTaskAbstracts/>`); code != http.StatusOK {
+		t.Errorf("a sign-in after the others: %d %s", code, body)
+	}
 }

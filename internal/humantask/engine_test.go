@@ -310,6 +310,8 @@ func TestAuthenticate(t *testing.T) {
 // TestAuthenticateBounded: with every password check slot taken (as
 // MaxAuthChecks checks running would hold them) a sign-in fails at once
 // with ErrAuthBusy, checking nothing; once a slot frees, it is checked.
+// (htclient's TestSignInsBounded shows the bound over concurrent
+// sign-ins through an API.)
 func TestAuthenticateBounded(t *testing.T) {
 	e := New(Options{Directory: testPeople(t, examplePeople), MaxAuthChecks: 2})
 	t.Cleanup(e.Close)
