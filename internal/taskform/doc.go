@@ -8,8 +8,10 @@
 //
 // Field names are paths of local names ("f.decision.verdict"), so a form
 // holds nothing a user typed in a name; values reach the element as
-// text, never as markup. A repeated element gets one field (its first
-// occurrence).
+// text, never as markup. A repeated element (maxOccurs above 1) gets
+// numbered fields, one per occurrence ("f.order.line#2.sku"): those the
+// current element has and one blank more (at least minOccurs, at most
+// maxOccurs); Parse reads every number sent, gaps left out.
 //
 // It imports only internal/xsd; it knows nothing of tasks or HTTP.
 package taskform

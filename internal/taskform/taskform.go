@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -46,19 +47,56 @@ func Inputs(f *xsd.Field, cur *etree.Element) []Input {
 
 func walk(f *xsd.Field, path string, depth int, cur *etree.Element, required bool, out *[]Input) {
 	for _, c := range f.Children {
-		name := path + "." + c.Name.Local
-		var el *etree.Element
+		var els []*etree.Element
 		if cur != nil {
-			el = child(cur, c.Name)
+			els = children(cur, c.Name)
 		}
-		req := required && c.Min > 0
-		if c.Kind == "" && (len(c.Children) > 0 || c.Truncated) {
-			*out = append(*out, Input{Name: name, Label: label(c.Name.Local), Type: "group", Depth: depth, Required: req})
-			walk(c, name, depth+1, el, req, out)
-			continue
+		for i := range occurrences(c, len(els)) {
+			name, lbl := path+"."+c.Name.Local, label(c.Name.Local)
+			if repeated(c) {
+				name, lbl = fmt.Sprintf("%s#%d", name, i+1), fmt.Sprintf("%s %d", lbl, i+1)
+			}
+			var el *etree.Element
+			if i < len(els) {
+				el = els[i]
+			}
+			req := required && c.Min > i
+			if c.Kind == "" && (len(c.Children) > 0 || c.Truncated) {
+				*out = append(*out, Input{Name: name, Label: lbl, Type: "group", Depth: depth, Required: req})
+				walk(c, name, depth+1, el, req, out)
+				continue
+			}
+			in := leaf(c, name, depth, el, req)
+			in.Label = lbl
+			*out = append(*out, in)
 		}
-		*out = append(*out, leaf(c, name, depth, el, req))
 	}
+}
+
+// maxBlank bounds the occurrences of a repeated element a form offers
+// (the ones the current element has are all offered).
+const maxBlank = 10
+
+// maxOccurrence bounds the occurrence index Parse reads.
+const maxOccurrence = 200
+
+// repeated reports whether f may occur more than once: its fields are
+// then numbered ("f.order.line#2.sku"), one per occurrence.
+func repeated(f *xsd.Field) bool { return f.Max != 1 && f.Max != 0 }
+
+// occurrences is how many occurrences of f a form offers when the
+// current element has have: those (at least f.Min) and one blank more
+// to add one, at most f.Max and (beyond those it has) maxBlank.
+func occurrences(f *xsd.Field, have int) int {
+	if !repeated(f) {
+		return 1
+	}
+	n := max(have, f.Min) + 1
+	n = min(n, max(maxBlank, have))
+	if f.Max > 0 {
+		n = min(n, f.Max)
+	}
+	return n
 }
 
 func leaf(f *xsd.Field, name string, depth int, el *etree.Element, required bool) Input {
@@ -102,13 +140,14 @@ func label(local string) string {
 	return b.String()
 }
 
-func child(el *etree.Element, q xsd.QName) *etree.Element {
+func children(el *etree.Element, q xsd.QName) []*etree.Element {
+	var out []*etree.Element
 	for _, c := range el.ChildElements() {
 		if c.Tag == q.Local && c.NamespaceURI() == q.Space {
-			return c
+			out = append(out, c)
 		}
 	}
-	return nil
+	return out
 }
 
 // ErrMissing is the error of a required field left empty.
@@ -141,33 +180,64 @@ func Parse(f *xsd.Field, form url.Values) (*etree.Element, error) {
 // fill adds f's children to el; some reports whether any was given.
 func fill(el *etree.Element, f *xsd.Field, path string, form url.Values, required bool, ns map[string]string) (some bool, err error) {
 	for _, c := range f.Children {
-		name := path + "." + c.Name.Local
-		req := required && c.Min > 0 && !f.Choice
-		if c.Kind == "" {
-			k := newElement(c.Name, ns)
-			got, err := fill(k, c, name, form, req, ns)
+		base := path + "." + c.Name.Local
+		n := 1
+		if repeated(c) {
+			n = max(c.Min, lastOccurrence(form, base))
+			if c.Max > 0 {
+				n = min(n, c.Max)
+			}
+		}
+		for i := range n {
+			name := base
+			if repeated(c) {
+				name = fmt.Sprintf("%s#%d", base, i+1)
+			}
+			req := required && c.Min > i && !f.Choice
+			if c.Kind == "" {
+				k := newElement(c.Name, ns)
+				got, err := fill(k, c, name, form, req, ns)
+				if err != nil {
+					return false, err
+				}
+				if got || req {
+					el.AddChild(k)
+					some = true
+				}
+				continue
+			}
+			v, err := value(c, name, form, req)
 			if err != nil {
 				return false, err
 			}
-			if got || req {
-				el.AddChild(k)
-				some = true
+			if v == "" && !req {
+				continue
 			}
-			continue
+			k := newElement(c.Name, ns)
+			k.SetText(v)
+			el.AddChild(k)
+			some = true
 		}
-		v, err := value(c, name, form, req)
-		if err != nil {
-			return false, err
-		}
-		if v == "" && !req {
-			continue
-		}
-		k := newElement(c.Name, ns)
-		k.SetText(v)
-		el.AddChild(k)
-		some = true
 	}
 	return some, nil
+}
+
+// lastOccurrence is the highest occurrence number of the repeated
+// element whose fields start with base ("base#N" or "base#N.child") in
+// form, at most maxOccurrence; 0 when none.
+func lastOccurrence(form url.Values, base string) int {
+	last := 0
+	for k := range form {
+		rest, ok := strings.CutPrefix(k, base+"#")
+		if !ok {
+			continue
+		}
+		num, _, _ := strings.Cut(rest, ".")
+		if n, err := strconv.Atoi(num); err == nil && n > last && n <= maxOccurrence {
+			last = n
+		}
+	}
+	return last
 }
 
 // value is field name's submitted value, checked for presence.

@@ -30,7 +30,7 @@ func claimDecision(t testing.TB) (*xsd.Set, *xsd.Element, *xsd.Field) {
 func TestInputs(t *testing.T) {
 	_, _, f := claimDecision(t)
 	cur := etree.NewDocument()
-	if err := cur.ReadFromString(`<c:decision xmlns:c="urn:claims"><c:verdict>rejected</c:verdict><c:comment>a &lt;b&gt;</c:comment></c:decision>`); err != nil {
+	if err := cur.ReadFromString(`<c:decision xmlns:c="urn:claims"><c:verdict>rejected</c:verdict><c:comment>a &lt;b&gt;</c:comment><c:note>one</c:note><c:note>two</c:note></c:decision>`); err != nil {
 		t.Fatal(err)
 	}
 	got := Inputs(f, cur.Root())
@@ -44,6 +44,15 @@ func TestInputs(t *testing.T) {
 		{Name: "f.decision.reviewer", Label: "Reviewer", Type: "group"},
 		{Name: "f.decision.reviewer.name", Label: "Name", Type: "text", Depth: 1},
 		{Name: "f.decision.reviewer.phone", Label: "Phone", Type: "text", Depth: 1},
+		{Name: "f.decision.note#1", Label: "Note 1", Type: "text", Value: "one"},
+		{Name: "f.decision.note#2", Label: "Note 2", Type: "text", Value: "two"},
+		{Name: "f.decision.note#3", Label: "Note 3", Type: "text"},
+		{Name: "f.decision.line#1", Label: "Line 1", Type: "group", Required: true},
+		{Name: "f.decision.line#1.item", Label: "Item", Type: "text", Depth: 1, Required: true},
+		{Name: "f.decision.line#1.amount", Label: "Amount", Type: "number", Step: "any", Depth: 1},
+		{Name: "f.decision.line#2", Label: "Line 2", Type: "group"},
+		{Name: "f.decision.line#2.item", Label: "Item", Type: "text", Depth: 1},
+		{Name: "f.decision.line#2.amount", Label: "Amount", Type: "number", Step: "any", Depth: 1},
 	}
 	if len(got) != len(want) {
 		t.Fatalf("got %d inputs %+v, want %d", len(got), got, len(want))
@@ -63,17 +72,22 @@ func TestParse(t *testing.T) {
 		want       string // the element written, or
 		err        string // the error Parse or Validate gives
 	}{
-		{"required fields only", "f.decision.verdict=approved&f.decision.days=3",
-			`<ns0:decision xmlns:ns0="urn:claims"><ns0:verdict>approved</ns0:verdict><ns0:urgent>false</ns0:urgent><ns0:days>3</ns0:days></ns0:decision>`, ""},
-		{"every field, markup as text", "f.decision.verdict=rejected&f.decision.urgent=true&f.decision.approvedAmount=12.5&f.decision.days=0&f.decision.payOn=2026-12-24&f.decision.comment=%3Cscript%3Ex%3C%2Fscript%3E&f.decision.reviewer.name=Ann",
-			`<ns0:decision xmlns:ns0="urn:claims"><ns0:verdict>rejected</ns0:verdict><ns0:urgent>true</ns0:urgent><ns0:approvedAmount>12.5</ns0:approvedAmount><ns0:days>0</ns0:days><ns0:payOn>2026-12-24</ns0:payOn><ns0:comment>&lt;script&gt;x&lt;/script&gt;</ns0:comment><ns0:reviewer><ns0:name>Ann</ns0:name></ns0:reviewer></ns0:decision>`, ""},
-		{"a required field left empty", "f.decision.verdict=approved&f.decision.days=", "", "Days: required field is empty"},
-		{"not one of the enumeration", "f.decision.verdict=maybe&f.decision.days=1", "", "maybe"},
-		{"not an integer", "f.decision.verdict=approved&f.decision.days=two", "", "two"},
-		{"an optional group's required child missing", "f.decision.verdict=approved&f.decision.days=1&f.decision.reviewer.phone=5", "", "name"},
-		{"a control character", "f.decision.verdict=approved&f.decision.days=1&f.decision.comment=a%00b", "", "characters XML cannot hold"},
-		{"unknown fields are ignored", "f.decision.verdict=approved&f.decision.days=1&f.decision.evil=x&xmlns=y",
-			`<ns0:decision xmlns:ns0="urn:claims"><ns0:verdict>approved</ns0:verdict><ns0:urgent>false</ns0:urgent><ns0:days>1</ns0:days></ns0:decision>`, ""},
+		{"required fields only", "f.decision.verdict=approved&f.decision.days=3&f.decision.line%231.item=desk",
+			`<ns0:decision xmlns:ns0="urn:claims"><ns0:verdict>approved</ns0:verdict><ns0:urgent>false</ns0:urgent><ns0:days>3</ns0:days><ns0:line><ns0:item>desk</ns0:item></ns0:line></ns0:decision>`, ""},
+		{"every field, markup as text", "f.decision.verdict=rejected&f.decision.urgent=true&f.decision.approvedAmount=12.5&f.decision.days=0&f.decision.payOn=2026-12-24&f.decision.comment=%3Cscript%3Ex%3C%2Fscript%3E&f.decision.reviewer.name=Ann&f.decision.line%231.item=desk",
+			`<ns0:decision xmlns:ns0="urn:claims"><ns0:verdict>rejected</ns0:verdict><ns0:urgent>true</ns0:urgent><ns0:approvedAmount>12.5</ns0:approvedAmount><ns0:days>0</ns0:days><ns0:payOn>2026-12-24</ns0:payOn><ns0:comment>&lt;script&gt;x&lt;/script&gt;</ns0:comment><ns0:reviewer><ns0:name>Ann</ns0:name></ns0:reviewer><ns0:line><ns0:item>desk</ns0:item></ns0:line></ns0:decision>`, ""},
+		{"repeated elements, in order, gaps left out", "f.decision.verdict=approved&f.decision.days=1&f.decision.note%233=c&f.decision.note%231=a&f.decision.note%232=&f.decision.line%232.item=chair&f.decision.line%232.amount=40&f.decision.line%231.item=desk",
+			`<ns0:decision xmlns:ns0="urn:claims"><ns0:verdict>approved</ns0:verdict><ns0:urgent>false</ns0:urgent><ns0:days>1</ns0:days><ns0:note>a</ns0:note><ns0:note>c</ns0:note><ns0:line><ns0:item>desk</ns0:item></ns0:line><ns0:line><ns0:item>chair</ns0:item><ns0:amount>40</ns0:amount></ns0:line></ns0:decision>`, ""},
+		{"occurrences beyond maxOccurs are not read", "f.decision.verdict=approved&f.decision.days=1&f.decision.line%231.item=desk&f.decision.line%233.item=extra",
+			`<ns0:decision xmlns:ns0="urn:claims"><ns0:verdict>approved</ns0:verdict><ns0:urgent>false</ns0:urgent><ns0:days>1</ns0:days><ns0:line><ns0:item>desk</ns0:item></ns0:line></ns0:decision>`, ""},
+		{"a required occurrence missing", "f.decision.verdict=approved&f.decision.days=1&f.decision.line%232.item=chair", "", "Item: required field is empty"},
+		{"a required field left empty", "f.decision.verdict=approved&f.decision.days=&f.decision.line%231.item=desk", "", "Days: required field is empty"},
+		{"not one of the enumeration", "f.decision.verdict=maybe&f.decision.days=1&f.decision.line%231.item=desk", "", "maybe"},
+		{"not an integer", "f.decision.verdict=approved&f.decision.days=two&f.decision.line%231.item=desk", "", "two"},
+		{"an optional group's required child missing", "f.decision.verdict=approved&f.decision.days=1&f.decision.reviewer.phone=5&f.decision.line%231.item=desk", "", "name"},
+		{"a control character", "f.decision.verdict=approved&f.decision.days=1&f.decision.comment=a%00b&f.decision.line%231.item=desk", "", "characters XML cannot hold"},
+		{"unknown fields are ignored", "f.decision.verdict=approved&f.decision.days=1&f.decision.evil=x&xmlns=y&f.decision.line%231.item=desk",
+			`<ns0:decision xmlns:ns0="urn:claims"><ns0:verdict>approved</ns0:verdict><ns0:urgent>false</ns0:urgent><ns0:days>1</ns0:days><ns0:line><ns0:item>desk</ns0:item></ns0:line></ns0:decision>`, ""},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -114,6 +128,7 @@ func FuzzParse(f *testing.F) {
 	f.Add("f.decision.verdict=approved&f.decision.days=3")
 	f.Add("f.decision.comment=%3C%2F&f.decision.reviewer.name=%00&f.decision.days=1&f.decision.verdict=x")
 	f.Add("f.decision.urgent=on&f.decision.verdict=&f.decision.days=%26amp%3B")
+	f.Add("f.decision.note%23999=x&f.decision.line%231.item=a&f.decision.line%23-1.item=b&f.decision.note%23=c")
 	f.Fuzz(func(t *testing.T, q string) {
 		form, err := url.ParseQuery(q)
 		if err != nil {
