@@ -10,8 +10,8 @@
 // holds nothing a user typed in a name; values reach the element as
 // text, never as markup. A repeated element (maxOccurs above 1) gets
 // numbered fields, one per occurrence ("f.order.line#2.sku"): those the
-// current element has and one blank more (at least minOccurs, at most
-// maxOccurs); Parse reads every number sent, gaps left out.
+// current element has (at least minOccurs) and three blank ones more, at
+// most maxOccurs; Parse reads every number sent, gaps left out.
 //
 // It imports only internal/xsd; it knows nothing of tasks or HTTP.
 package taskform

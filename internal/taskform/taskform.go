@@ -73,9 +73,9 @@ func walk(f *xsd.Field, path string, depth int, cur *etree.Element, required boo
 	}
 }
 
-// maxBlank bounds the occurrences of a repeated element a form offers
-// (the ones the current element has are all offered).
-const maxBlank = 10
+// blanks is how many empty occurrences of a repeated element a form
+// offers beyond those the current element has (or minOccurs).
+const blanks = 3
 
 // maxOccurrence bounds the occurrence index Parse reads.
 const maxOccurrence = 200
@@ -85,14 +85,13 @@ const maxOccurrence = 200
 func repeated(f *xsd.Field) bool { return f.Max != 1 && f.Max != 0 }
 
 // occurrences is how many occurrences of f a form offers when the
-// current element has have: those (at least f.Min) and one blank more
-// to add one, at most f.Max and (beyond those it has) maxBlank.
+// current element has have: those (at least f.Min) and blanks more, at
+// most f.Max.
 func occurrences(f *xsd.Field, have int) int {
 	if !repeated(f) {
 		return 1
 	}
-	n := max(have, f.Min) + 1
-	n = min(n, max(maxBlank, have))
+	n := max(have, f.Min) + blanks
 	if f.Max > 0 {
 		n = min(n, f.Max)
 	}

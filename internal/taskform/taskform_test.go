@@ -47,6 +47,8 @@ func TestInputs(t *testing.T) {
 		{Name: "f.decision.note#1", Label: "Note 1", Type: "text", Value: "one"},
 		{Name: "f.decision.note#2", Label: "Note 2", Type: "text", Value: "two"},
 		{Name: "f.decision.note#3", Label: "Note 3", Type: "text"},
+		{Name: "f.decision.note#4", Label: "Note 4", Type: "text"},
+		{Name: "f.decision.note#5", Label: "Note 5", Type: "text"},
 		{Name: "f.decision.line#1", Label: "Line 1", Type: "group", Required: true},
 		{Name: "f.decision.line#1.item", Label: "Item", Type: "text", Depth: 1, Required: true},
 		{Name: "f.decision.line#1.amount", Label: "Amount", Type: "number", Step: "any", Depth: 1},
