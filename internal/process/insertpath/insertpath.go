@@ -23,9 +23,11 @@ func errorf(format string, args ...any) error {
 
 // Create finds or creates the node of p below base (the variable's or
 // part's node) for a copy whose <to> selected nothing; root is the
-// instance's variable tree, where a step's position variable is read. An
-// error is an *Error: the copy's selectionFailure.
-func Create(p *plan.InsertPath, root, base *etree.Element) (expr.Node, error) {
+// instance's variable tree, where a step's position variable is read;
+// touch, when not nil, is called with the one element Create changes
+// (adds a child or an attribute to) before it does. An error is an
+// *Error: the copy's selectionFailure.
+func Create(p *plan.InsertPath, root, base *etree.Element, touch func(*etree.Element)) (expr.Node, error) {
 	cur := base
 	i := 0
 	var after *etree.Element // the last existing sibling of the first missing step
@@ -67,6 +69,9 @@ func Create(p *plan.InsertPath, root, base *etree.Element) (expr.Node, error) {
 		if want, ok := st.Position(root); !ok || want > 1 {
 			return expr.Node{}, errorf("step %s: only position 1 can be created below a new element", st.Describe())
 		}
+	}
+	if touch != nil {
+		touch(cur)
 	}
 	for j := i; j < len(p.Steps); j++ {
 		st := &p.Steps[j]

@@ -131,21 +131,40 @@ func stepReply(a *plan.Reply, in *Instance, _ *frame) (plan.Activity, bool, erro
 	return nil, true, nil
 }
 
-// stepAssign runs assign a: its copies in order, all or nothing (validated
-// when a says so).
+// stepAssign runs assign a: its copies in order, then the validation a
+// asks for, all or nothing (WS-BPEL 2.0 8.4): a fault takes back the
+// changes in.undo logged.
 func stepAssign(a *plan.Assign, in *Instance, _ *frame) (plan.Activity, bool, error) {
-	if a.Validate != nil {
-		if err := applyValidatedAssign(a, in); err != nil {
-			return nil, false, err
-		}
-		return nil, true, nil
-	}
-	for _, c := range a.Copies {
+	in.undoing = true
+	for i, c := range a.Copies {
+		in.undoWrite = a.Validate != nil || i < len(a.Copies)-1
 		if err := applyCopyOp(c, in); err != nil {
+			in.rollback()
+			if a.Validate != nil {
+				return nil, false, err
+			}
 			return nil, false, inActivity(err, &a.Base)
 		}
 	}
+	if a.Validate != nil {
+		if err := in.validate(a.Validate, a.Pos); err != nil {
+			in.rollback()
+			return nil, false, err
+		}
+	}
+	in.undoing = false
+	in.undo.Reset()
 	return nil, true, nil
+}
+
+// rollback takes back what the assign running changed; the variables'
+// sizes are measured again when next charged.
+func (in *Instance) rollback() {
+	in.undoing = false
+	in.undo.Rollback()
+	for i := range in.root.Child {
+		in.mem.Forget(i)
+	}
 }
 
 // CopyMessage deep-copies a message, for bindings that share trees.

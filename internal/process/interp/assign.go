@@ -157,6 +157,9 @@ func evalToCopyOp(c *plan.CopyOp, in *Instance) (target, error) {
 			return target{fresh: true, parent: parent, declared: declared}, nil
 		}
 		base = expr.NewQualified(parent, declared)
+		if in.undoing {
+			in.undo.Added(parent, base)
+		}
 	}
 	if t.Query == nil {
 		return target{Node: expr.Node{Tok: base, Attr: -1}}, nil
@@ -204,12 +207,20 @@ func replaceCopyOp(c *plan.CopyOp, in *Instance, src source, dst target) error {
 	if src.node.Tok != nil && src.node.Attr < 0 {
 		se, _ = src.node.Tok.(*etree.Element)
 	}
+	u := &in.undo
+	if !in.undoing || !in.undoWrite {
+		u = nil
+	}
 	if dst.fresh {
 		// The variable or part was uninitialized: it becomes a copy of
 		// the source element under its declared name (or keeps the
 		// source's name), or an element of that name holding the text.
 		if se == nil {
-			expr.SetText(expr.NewQualified(dst.parent, dst.declared), src.String())
+			el := expr.NewQualified(dst.parent, dst.declared)
+			if u != nil {
+				u.Added(dst.parent, el)
+			}
+			expr.SetText(el, src.String())
 			return nil
 		}
 		cp := expr.CopyTree(se)
@@ -220,19 +231,31 @@ func replaceCopyOp(c *plan.CopyOp, in *Instance, src source, dst target) error {
 			}
 			expr.RenameTo(cp, dst.declared)
 		}
+		if u != nil {
+			u.Added(dst.parent, cp)
+		}
 		dst.parent.AddChild(cp)
 		return nil
 	}
 	switch t := dst.Tok.(type) {
 	case *etree.CharData:
+		if u != nil {
+			u.Text(t)
+		}
 		t.SetData(src.String())
 		return nil
 	case *etree.Element:
 		if dst.Attr >= 0 {
+			if u != nil {
+				u.Attr(t, dst.Attr)
+			}
 			t.Attr[dst.Attr].Value = src.String()
 			return nil
 		}
 		if se == nil {
+			if u != nil {
+				u.Content(t)
+			}
 			expr.SetText(t, src.String())
 			return nil
 		}
@@ -250,9 +273,15 @@ func replaceCopyOp(c *plan.CopyOp, in *Instance, src source, dst target) error {
 			cp := expr.CopyTree(se)
 			expr.FixNamespaces(cp, se, p)
 			i := t.Index()
+			if u != nil {
+				u.Child(p, i)
+			}
 			p.RemoveChildAt(i)
 			p.InsertChildAt(i, cp)
 			return nil
+		}
+		if u != nil {
+			u.Content(t)
 		}
 		expr.ReplaceContent(t, se)
 		return nil

@@ -65,6 +65,16 @@ func (in *Instance) assignEPR(pl *plan.PartnerLink, src source, at xmldoc.Pos) e
 	} else {
 		addr, err = epr.CheckAddress(src.String())
 	}
+	if in.undoing && in.undoWrite && (err == nil || errors.Is(err, epr.ErrNoAddress)) {
+		old, had := in.eprs[pl]
+		in.undo.Func(func() {
+			if had {
+				in.eprs[pl] = old
+			} else {
+				delete(in.eprs, pl)
+			}
+		})
+	}
 	if errors.Is(err, epr.ErrNoAddress) && pl.PartnerEP != nil && pl.PartnerEP.Address != "" {
 		// An endpoint reference without an address of its own (empty, or
 		// relative) leaves the partner role at deploy.xml's binding, as

@@ -14,7 +14,11 @@ import (
 // whose <to> selected nothing below base: the node insertpath creates,
 // or a selectionFailure saying why it cannot.
 func insertMissing(p *plan.InsertPath, in *Instance, base *etree.Element, at xmldoc.Pos) (target, error) {
-	n, err := insertpath.Create(p, in.root, base)
+	var touch func(*etree.Element)
+	if in.undoing {
+		touch = in.undo.Content
+	}
+	n, err := insertpath.Create(p, in.root, base, touch)
 	if e := (*insertpath.Error)(nil); errors.As(err, &e) {
 		return target{}, in.faultf(at, "selectionFailure", "insertMissingToData: %s", e.Reason)
 	}

@@ -142,6 +142,11 @@ type Instance struct {
 	// mem keeps the variables' sizes and the bytes the run assigned
 	// (membudget.go).
 	mem membudget.Meter
+	// undo logs an assign's changes while it runs (undoing), so that a
+	// fault takes them all back; undoWrite says the copy running is
+	// followed by something that can fault (so its write is logged too).
+	undo               expr.Undo
+	undoing, undoWrite bool
 	// idleSince is when a waiting in-memory instance last blocked (its
 	// last activity, for listings).
 	idleSince time.Time
@@ -351,8 +356,14 @@ func (in *Instance) StoreMessage(v *expr.Var, m *exchange.Message) {
 		defer in.emitVariable(v)
 	}
 	s := in.Slot(v)
+	if in.undoing && in.undoWrite {
+		in.undo.Content(s)
+	}
 	for i, pd := range v.Msg.Parts {
 		wrapper := s.Child[i].(*etree.Element)
+		if in.undoing && in.undoWrite {
+			in.undo.Content(wrapper)
+		}
 		val := m.Parts[pd.Name]
 		if pd.Element.IsZero() {
 			// Type-typed part: the value is the wrapper itself.

@@ -56,29 +56,3 @@ func (in *Instance) validate(checks []*plan.SchemaCheck, at xmldoc.Pos) error {
 	}
 	return nil
 }
-
-// applyValidatedAssign runs the copies of an <assign validate="yes"> and then
-// validates the variables they wrote. The assign is atomic: on a fault
-// of a copy or of the validation, the variables are put back as they
-// were before it.
-func applyValidatedAssign(a *plan.Assign, in *Instance) error {
-	saved := make([]*etree.Element, len(a.Validate))
-	for i, c := range a.Validate {
-		saved[i] = in.Slot(c.V).Copy()
-	}
-	err := func() error {
-		for _, c := range a.Copies {
-			if err := applyCopyOp(c, in); err != nil {
-				return err
-			}
-		}
-		return in.validate(a.Validate, a.Pos)
-	}()
-	if err != nil {
-		for i, c := range a.Validate {
-			in.root.RemoveChildAt(c.V.Slot - 1)
-			in.root.InsertChildAt(c.V.Slot-1, saved[i])
-		}
-	}
-	return err
-}
