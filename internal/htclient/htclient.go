@@ -151,8 +151,10 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	resp, err := h.call(r.Context(), who, req.op)
 	if err != nil {
 		detail, code := h.faultDetail(r.Context(), who, req.op, err)
-		if detail == nil {
+		if detail == nil { // none of the WSDL's faults: orchd's own failure
 			h.log().Error("task client operation failed", slog.String("operation", req.op.Tag), slog.String("user", user), slog.Any("err", err))
+			writeFault(w, env, "Server", err.Error(), nil, code)
+			return
 		}
 		writeFault(w, env, "Client", err.Error(), detail, code)
 		return
