@@ -94,7 +94,8 @@ fuzz-long:
 ## interop: build SOAP clients with four toolkits nobody here wrote (Python
 ## zeep, PHP SoapClient, node-soap, gSOAP wsdl2h/soapcpp2 + g++) from a
 ## running orchd's ?wsdl, on a port other than 8080 and over TLS, and call
-## every operation of the example processes (cmd/orchd/interop_e2e_test.go).
+## every operation of the example processes, and (zeep) the human task
+## client API from its ?wsdl (cmd/orchd/interop_e2e_test.go).
 ## Needs python3-zeep, php-cli, php-soap, gsoap, libgsoap-dev, libssl-dev,
 ## g++, node and npm (.ci/run installs them); node-soap INTEROP_NODE_SOAP is
 ## installed here into bin/interop.

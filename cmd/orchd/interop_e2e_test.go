@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/orchd/orchd/internal/htclient"
 )
 
 // The interop test builds clients with four SOAP toolkits nobody here
@@ -25,6 +27,10 @@ import (
 // The bundles' own soap:address names a port nothing listens on, and
 // orchd listens on another (not 8080), once over TLS: a client reaches
 // orchd only if ?wsdl names the address the request reached.
+//
+// A zeep client of the WS-HumanTask client API, built from
+// /services/HumanTaskClientAPIAdmin?wsdl, works the example expense
+// approval's task (testdata/interop/htclient.py).
 
 const interopTimeout = 5 * time.Minute
 
@@ -55,16 +61,21 @@ func interopRun(t *testing.T, dir string, env []string, name string, args ...str
 	return string(out)
 }
 
+// interopPython is the python3 the zeep clients run with.
+func interopPython() string {
+	if p := os.Getenv("ORCHD_INTEROP_PYTHON"); p != "" {
+		return p
+	}
+	return "/usr/bin/python3"
+}
+
 func interopClients(t *testing.T) []interopClient {
 	t.Helper()
 	testdata, err := filepath.Abs(filepath.Join("testdata", "interop"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	python := os.Getenv("ORCHD_INTEROP_PYTHON")
-	if python == "" {
-		python = "/usr/bin/python3"
-	}
+	python := interopPython()
 	nodePath := os.Getenv("ORCHD_INTEROP_NODE_PATH")
 	var missing []string
 	for _, c := range []struct{ what, name string }{{"python3", python}, {"php", "php"}, {"node", "node"}, {"wsdl2h", "wsdl2h"}, {"soapcpp2", "soapcpp2"}, {"g++", "g++"}} {
@@ -271,5 +282,31 @@ func TestInterop(t *testing.T) {
 		if n := strings.Count(o.log(), `msg="request refused: WS-Security"`); n != 0 {
 			t.Errorf("orchd refused %d requests with a token:\n%s", n, o.log())
 		}
+	})
+
+	// The WS-HumanTask client API through a zeep client built from its
+	// ?wsdl: ann (a manager, HTTP Basic) finds the example's approval
+	// task, eve (in no group) is refused its claim with the API's
+	// illegalAccess fault, ann claims, starts and completes it, and the
+	// process continues with her decision.
+	t.Run("humantask", func(t *testing.T) {
+		deploy, dir := t.TempDir(), t.TempDir()
+		copyBundleFrom(t, "../../deploy/expense-approval", deploy, "expense-approval", crm, erp, nil)
+		o := startOrchd(t, "--deploy", deploy, "--data", t.TempDir(), "--people-file", taskPeople(t, dir))
+		expense(t, o.base, "I-ZEEP", "PT1H")
+		testdata, err := filepath.Abs(filepath.Join("testdata", "interop"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		out := interopRun(t, testdata, nil, interopPython(), "htclient.py", o.base+htclient.Path+"?wsdl", "I-ZEEP", "ann", "ann-secret", "eve", "eve-secret")
+		wantLines(t, "zeep task client", out,
+			"task name=ApproveExpense status=READY",
+			"outsider-fault code=Client detail=illegalAccess",
+			"info status=COMPLETED owner=ann comments=1",
+			"output approved=true")
+		waitUntil(t, "I-ZEEP's decision, APPROVED, in the process's status", func() bool {
+			r := expenseStatus(t, o.base, "I-ZEEP")
+			return r.status == 200 && strings.Contains(r.body, "APPROVED")
+		})
 	})
 }

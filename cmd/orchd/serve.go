@@ -479,7 +479,7 @@ func runServer(ctx context.Context, cfg *serveConfig, log *slog.Logger) error {
 	defer adm.Close()
 	probes := health.New(health.Options{Engine: engine, Store: store, Node: node, Logger: log})
 	sopts := server.Options{Engine: engine, SOAP: front, Gatherer: reg, Logger: log, Probes: probes,
-		Services: map[string]http.Handler{htclient.Path: &htclient.Handler{Tasks: tasks, Logger: log}}}
+		Services: map[string]http.Handler{htclient.Path: &htclient.Handler{Tasks: tasks, Logger: log, Public: public}}}
 	if !adm.Separate() {
 		sopts.Admin = adm.Handler
 	}

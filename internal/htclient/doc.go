@@ -6,13 +6,22 @@
 // skip, delegate, forward, suspend, resume, setPriority, addComment and
 // getComments, answered with their response elements, and refused with
 // the API's faults (illegalArgumentFault, illegalAccessFault,
-// illegalStateFault, illegalOperationFault) as the fault's detail.
+// illegalStateFault, illegalOperationFault), whose elements
+// (illegalArgument, illegalAccess, illegalState, illegalOperation) are
+// the SOAP fault's detail.
+//
+// GET Path?wsdl serves the WSDL 1.1 document/literal description of
+// exactly those operations (HumanTaskClientAPIAdmin.wsdl, embedded, with
+// its schema inline), under WSO2's service, port and binding names, its
+// soap:address the address the request reached (internal/publicurl, as
+// for the processes' ?wsdl), so SOAP toolkits generate clients from it.
+// operations (ops.go) is the one list of the operations the WSDL names.
 //
 // The caller is a person of the people directory, authenticated by HTTP
 // Basic or a WS-Security UsernameToken with a plain-text password, never
 // the admin token; every operation runs as that person, so the task
 // engine's role checks decide what they see and do.
 //
-// It imports humantask only; the envelope is read with etree under a
-// size bound (decode, fuzzed).
+// It imports humantask and publicurl only; the envelope is read with
+// etree under a size bound (decode, fuzzed).
 package htclient

@@ -8,13 +8,12 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
-	"strconv"
 	"strings"
-	"time"
 
 	"github.com/beevik/etree"
 
 	"github.com/orchd/orchd/internal/humantask"
+	"github.com/orchd/orchd/internal/publicurl"
 )
 
 // Namespaces: the WS-HT client API's elements, its types', SOAP 1.1's
@@ -33,10 +32,14 @@ const Path = "/services/HumanTaskClientAPIAdmin"
 // maxBody bounds a request.
 const maxBody = 1 << 20
 
-// Handler serves the API over one task engine.
+// Handler serves the API over one task engine: POST a SOAP envelope, or
+// GET ?wsdl for its description.
 type Handler struct {
 	Tasks  *humantask.Engine
 	Logger *slog.Logger
+	// Public computes the base URL the WSDL's soap:address names (the
+	// request's own when nil), as for the processes' ?wsdl.
+	Public *publicurl.Resolver
 }
 
 // request is a decoded call: the envelope's namespace, the operation
@@ -104,9 +107,14 @@ func (h *Handler) log() *slog.Logger {
 }
 
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	if r.Method != http.MethodPost {
-		w.Header().Set("Allow", "POST")
-		http.Error(w, "POST a SOAP envelope", http.StatusMethodNotAllowed)
+	switch r.Method {
+	case http.MethodPost:
+	case http.MethodGet, http.MethodHead:
+		h.serveWSDL(w, r)
+		return
+	default:
+		w.Header().Set("Allow", "GET, HEAD, POST")
+		http.Error(w, "POST a SOAP envelope, or GET "+Path+"?wsdl", http.StatusMethodNotAllowed)
 		return
 	}
 	b, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxBody))
@@ -142,34 +150,63 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	resp, err := h.call(r.Context(), who, req.op)
 	if err != nil {
-		detail, code := faultDetail(err)
+		detail, code := h.faultDetail(r.Context(), who, req.op, err)
+		if detail == nil { // none of the WSDL's faults: orchd's own failure
+			h.log().Error("task client operation failed", slog.String("operation", req.op.Tag), slog.String("user", user), slog.Any("err", err))
+			writeFault(w, env, "Server", err.Error(), nil, code)
+			return
+		}
 		writeFault(w, env, "Client", err.Error(), detail, code)
 		return
 	}
 	writeEnvelope(w, env, resp, http.StatusOK)
 }
 
-// faultDetail is the API fault element for a task engine error.
-func faultDetail(err error) (*etree.Element, int) {
-	name := "illegalArgumentFault"
+// call runs operation op as who and returns its response element.
+func (h *Handler) call(ctx context.Context, who humantask.Identity, op *etree.Element) (*etree.Element, error) {
+	f, ok := operations()[op.Tag]
+	if !ok {
+		return nil, fmt.Errorf("%w: operation %s is not one of HumanTaskClientAPIAdmin's", humantask.ErrArgument, op.Tag)
+	}
+	resp := etree.NewElement("api:" + op.Tag + "Response")
+	resp.CreateAttr("xmlns:api", API)
+	resp.CreateAttr("xmlns:htt", Types)
+	if err := f(ctx, h.Tasks, who, op, resp); err != nil {
+		return nil, err
+	}
+	return resp, nil
+}
+
+// faultDetail is the WSDL's fault element for a task engine error
+// (illegalState with the task's status, illegalAccess, illegalOperation,
+// illegalArgument), nil for an error that is none of them.
+func (h *Handler) faultDetail(ctx context.Context, who humantask.Identity, op *etree.Element, err error) (*etree.Element, int) {
+	name := "illegalArgument"
 	switch {
 	case errors.Is(err, humantask.ErrForbidden), errors.Is(err, humantask.ErrNotFound):
-		name = "illegalAccessFault"
+		name = "illegalAccess"
 	case errors.Is(err, humantask.ErrState):
-		name = "illegalStateFault"
+		name = "illegalState"
 	case errors.Is(err, humantask.ErrOperation):
-		name = "illegalOperationFault"
-	case errors.Is(err, humantask.ErrArgument), errors.Is(err, errArgument):
+		name = "illegalOperation"
+	case errors.Is(err, humantask.ErrArgument):
 	default:
 		return nil, http.StatusInternalServerError
 	}
 	d := etree.NewElement("api:" + name)
 	d.CreateAttr("xmlns:api", API)
-	d.SetText(err.Error())
+	if name != "illegalState" {
+		d.SetText(err.Error())
+		return d, http.StatusInternalServerError
+	}
+	status := ""
+	if t, gerr := h.Tasks.Get(ctx, who, arg(op, "identifier")); gerr == nil {
+		status = string(t.State)
+	}
+	d.CreateElement("api:status").SetText(status)
+	d.CreateElement("api:message").SetText(err.Error())
 	return d, http.StatusInternalServerError
 }
-
-var errArgument = humantask.ErrArgument
 
 func writeFault(w http.ResponseWriter, env, code, reason string, detail *etree.Element, status int) {
 	f := etree.NewElement("soapenv:Fault")
@@ -204,163 +241,4 @@ func writeEnvelope(w http.ResponseWriter, env string, body *etree.Element, statu
 	w.Header().Set("Content-Type", ct)
 	w.WriteHeader(status)
 	_, _ = w.Write(buf.Bytes())
-}
-
-// arg is the text of op's child named name (any namespace).
-func arg(op *etree.Element, name string) string {
-	for _, c := range op.ChildElements() {
-		if c.Tag == name {
-			return strings.TrimSpace(c.Text())
-		}
-	}
-	return ""
-}
-
-func argEl(op *etree.Element, name string) *etree.Element {
-	for _, c := range op.ChildElements() {
-		if c.Tag == name {
-			return c
-		}
-	}
-	return nil
-}
-
-// call runs operation op as who and returns its response element.
-func (h *Handler) call(ctx context.Context, who humantask.Identity, op *etree.Element) (*etree.Element, error) {
-	t := h.Tasks
-	id := arg(op, "identifier")
-	resp := etree.NewElement("api:" + op.Tag + "Response")
-	resp.CreateAttr("xmlns:api", API)
-	resp.CreateAttr("xmlns:htt", Types)
-	var err error
-	switch op.Tag {
-	case "getMyTaskAbstracts", "getMyTasks":
-		f := humantask.Filter{Limit: 1000}
-		for _, c := range op.ChildElements() {
-			switch c.Tag {
-			case "status":
-				if st, ok := humantask.ParseState(strings.TrimSpace(c.Text())); ok {
-					f.States = append(f.States, st)
-				}
-			case "maxTasks":
-				if n, err := strconv.Atoi(strings.TrimSpace(c.Text())); err == nil && n > 0 {
-					f.Limit = n
-				}
-			}
-		}
-		var ts []humantask.Task
-		if ts, err = t.List(ctx, who, f); err == nil {
-			for _, tk := range ts { // getMyTasks too: WSO2 answers both with abstracts
-				resp.AddChild(abstract("api:taskAbstract", tk))
-			}
-		}
-	case "getTaskInfo":
-		var tk humantask.Task
-		if tk, err = t.Get(ctx, who, id); err == nil {
-			resp.AddChild(abstract("api:task", tk))
-		}
-	case "getInput", "getOutput":
-		var tk humantask.Task
-		if tk, err = t.Get(ctx, who, id); err == nil {
-			data := resp.CreateElement("api:taskData")
-			src := tk.Input
-			if op.Tag == "getOutput" {
-				src = tk.Output
-			}
-			if src != "" {
-				d := etree.NewDocument()
-				if d.ReadFromString(src) == nil && d.Root() != nil {
-					data.AddChild(d.Root())
-				}
-			}
-		}
-	case humantask.OpClaim, humantask.OpStart, humantask.OpStop, humantask.OpRelease, humantask.OpSuspend, humantask.OpResume, humantask.OpSkip:
-		_, err = t.Do(ctx, who, id, humantask.Action{Op: op.Tag})
-	case humantask.OpComplete:
-		out := ""
-		if d := argEl(op, "taskData"); d != nil {
-			if els := d.ChildElements(); len(els) > 0 {
-				doc := etree.NewDocument()
-				doc.SetRoot(els[0].Copy())
-				out, _ = doc.WriteToString()
-			}
-		}
-		_, err = t.Do(ctx, who, id, humantask.Action{Op: op.Tag, Output: out})
-	case humantask.OpFail:
-		name := arg(op, "faultName")
-		if f := argEl(op, "fault"); f != nil && name == "" {
-			name = arg(f, "faultName")
-		}
-		_, err = t.Do(ctx, who, id, humantask.Action{Op: op.Tag, Fault: humantask.Fault{Name: name}})
-	case humantask.OpSetPriority:
-		var p int
-		if p, err = strconv.Atoi(arg(op, "priority")); err != nil {
-			return nil, fmt.Errorf("%w: priority %q is not an integer", errArgument, arg(op, "priority"))
-		}
-		_, err = t.Do(ctx, who, id, humantask.Action{Op: op.Tag, Priority: &p})
-	case humantask.OpAddComment:
-		_, err = t.Do(ctx, who, id, humantask.Action{Op: op.Tag, Comment: arg(op, "text")})
-	case "getComments":
-		var tk humantask.Task
-		if tk, err = t.Get(ctx, who, id); err == nil {
-			for _, c := range tk.Comments {
-				ce := resp.CreateElement("api:comment")
-				ce.CreateElement("htt:addedAt").SetText(c.At.UTC().Format(time.RFC3339))
-				ce.CreateElement("htt:addedBy").SetText(c.By)
-				ce.CreateElement("htt:text").SetText(c.Text)
-			}
-		}
-	case humantask.OpDelegate, humantask.OpForward:
-		a := humantask.Action{Op: op.Tag, To: entities(argEl(op, "organizationalEntity"))}
-		if op.Tag == humantask.OpDelegate {
-			if len(a.To.Users) != 1 {
-				return nil, fmt.Errorf("%w: delegate names one user", errArgument)
-			}
-			a.User = a.To.Users[0]
-		}
-		_, err = t.Do(ctx, who, id, a)
-	default:
-		return nil, fmt.Errorf("%w: operation %s is not one of HumanTaskClientAPIAdmin's", errArgument, op.Tag)
-	}
-	if err != nil {
-		return nil, err
-	}
-	return resp, nil
-}
-
-func entities(e *etree.Element) humantask.Entities {
-	var out humantask.Entities
-	if e == nil {
-		return out
-	}
-	for _, x := range e.FindElements(".//*") {
-		switch x.Tag {
-		case "user":
-			out.Users = append(out.Users, strings.TrimSpace(x.Text()))
-		case "group":
-			out.Groups = append(out.Groups, strings.TrimSpace(x.Text()))
-		}
-	}
-	return out
-}
-
-// abstract is a task as WS-HT's tTaskAbstract (htt elements).
-func abstract(tag string, t humantask.Task) *etree.Element {
-	e := etree.NewElement(tag)
-	add := func(n, v string) {
-		if v != "" {
-			e.CreateElement("htt:" + n).SetText(v)
-		}
-	}
-	add("id", t.ID)
-	add("taskType", map[bool]string{true: "NOTIFICATION", false: "TASK"}[t.Notification])
-	e.CreateElement("htt:name").SetText(t.Name.Local)
-	add("status", string(t.State))
-	add("priority", strconv.Itoa(t.Priority))
-	add("createdOn", t.Created.UTC().Format(time.RFC3339))
-	add("actualOwner", t.ActualOwner)
-	add("presentationName", t.Name.Local)
-	add("presentationSubject", t.Subject)
-	add("isSkipable", strconv.FormatBool(t.Skipable))
-	return e
 }

@@ -59,6 +59,12 @@ func newServer(t *testing.T) (string, humantask.Task) {
 	return srv.URL, task
 }
 
+// envelope is a SOAP 1.1 envelope with header and op, the prefixes api
+// and htt declared.
+func envelope(header, op string) string {
+	return `<soapenv:Envelope xmlns:soapenv="http://schemas.xmlsoap.org/soap/envelope/" xmlns:api="` + API + `" xmlns:htt="` + Types + `">` + header + `<soapenv:Body>` + op + `</soapenv:Body></soapenv:Envelope>`
+}
+
 // call posts op (the body's element, in the API namespace as prefix
 // api) as user, by HTTP Basic or (token) a UsernameToken.
 func call(t *testing.T, url, user, pw string, token bool, op string) (int, string) {
@@ -67,8 +73,7 @@ func call(t *testing.T, url, user, pw string, token bool, op string) (int, strin
 	if token {
 		header = `<soapenv:Header><wsse:Security xmlns:wsse="http://docs.oasis-open.org/wss/2004/01/oasis-200401-wss-wssecurity-secext-1.0.xsd"><wsse:UsernameToken><wsse:Username>` + user + `</wsse:Username><wsse:Password Type="http://docs.oasis-open.org/wss/2004/01/oasis-200401-wss-username-token-profile-1.0#PasswordText">` + pw + `</wsse:Password></wsse:UsernameToken></wsse:Security></soapenv:Header>`
 	}
-	env := `<soapenv:Envelope xmlns:soapenv="http://schemas.xmlsoap.org/soap/envelope/" xmlns:api="` + API + `" xmlns:htt="` + Types + `">` + header + `<soapenv:Body>` + op + `</soapenv:Body></soapenv:Envelope>`
-	req, _ := http.NewRequest("POST", url+Path, strings.NewReader(env))
+	req, _ := http.NewRequest("POST", url+Path, strings.NewReader(envelope(header, op)))
 	req.Header.Set("Content-Type", "text/xml; charset=utf-8")
 	if !token && user != "" {
 		req.SetBasicAuth(user, pw)
@@ -84,9 +89,11 @@ func call(t *testing.T, url, user, pw string, token bool, op string) (int, strin
 
 // TestClientAPI runs a task through the API's operations in order, as
 // WSO2 BPS's clients call them, each as its caller, with the answers
-// and faults WSO2 gives.
+// and faults WSO2 gives. Every request and answer (and fault detail) is
+// valid against the served WSDL's schema.
 func TestClientAPI(t *testing.T) {
 	url, task := newServer(t)
+	schema := wsdlSchema(t)
 	id := "<api:identifier>" + task.ID + "</api:identifier>"
 	steps := []struct {
 		name, user, pw string
@@ -98,27 +105,33 @@ func TestClientAPI(t *testing.T) {
 		{"no credentials", "", "", false, `<api:getMyTaskAbstracts/>`, 401, []string{"authentication required"}},
 		{"wrong password", "mary", "nope", false, `<api:getMyTaskAbstracts/>`, 401, []string{"authentication failed"}},
 		{"joe sees nothing", "joe", "joe-pw", false, `<api:getMyTaskAbstracts><api:taskType>ALL</api:taskType></api:getMyTaskAbstracts>`, 200, []string{"<api:getMyTaskAbstractsResponse", "/>"}},
-		{"mary sees the task (UsernameToken)", "mary", "mary-pw", true, `<api:getMyTaskAbstracts><api:status>READY</api:status></api:getMyTaskAbstracts>`, 200, []string{"<htt:id>" + task.ID + "</htt:id>", "<htt:status>READY</htt:status>", "<htt:name>ApproveExpense</htt:name>"}},
-		{"joe may not claim", "joe", "joe-pw", false, `<api:claim>` + id + `</api:claim>`, 500, []string{"<api:illegalAccessFault", "faultcode>soapenv:Client<"}},
+		{"mary sees the task (UsernameToken)", "mary", "mary-pw", true, `<api:getMyTaskAbstracts><api:status>READY</api:status></api:getMyTaskAbstracts>`, 200, []string{"<htt:id>" + task.ID + "</htt:id>", "<htt:status>READY</htt:status>", `<htt:name xmlns:tn="urn:b4ptest">tn:ApproveExpense</htt:name>`, "<htt:createdTime>", "<htt:packageName"}},
+		{"joe may not claim", "joe", "joe-pw", false, `<api:claim>` + id + `</api:claim>`, 500, []string{"<api:illegalAccess ", "faultcode>soapenv:Client<"}},
 		{"mary claims", "mary", "mary-pw", false, `<api:claim>` + id + `</api:claim>`, 200, []string{"<api:claimResponse"}},
-		{"claimed twice", "mary", "mary-pw", false, `<api:claim>` + id + `</api:claim>`, 500, []string{"<api:illegalStateFault"}},
-		{"not skipable", "mary", "mary-pw", false, `<api:skip>` + id + `</api:skip>`, 500, []string{"<api:illegalOperationFault"}},
-		{"a priority that is no number", "mary", "mary-pw", false, `<api:setPriority>` + id + `<api:priority>high</api:priority></api:setPriority>`, 500, []string{"<api:illegalArgumentFault"}},
+		{"claimed twice", "mary", "mary-pw", false, `<api:claim>` + id + `</api:claim>`, 500, []string{"<api:illegalState ", "<api:status>RESERVED</api:status>", "<api:message>claim task "}},
+		{"not skipable", "mary", "mary-pw", false, `<api:skip>` + id + `</api:skip>`, 500, []string{"<api:illegalOperation "}},
+		{"a priority that is no number", "mary", "mary-pw", false, `<api:setPriority>` + id + `<api:priority>high</api:priority></api:setPriority>`, 500, []string{"<api:illegalArgument "}},
 		{"set priority", "mary", "mary-pw", false, `<api:setPriority>` + id + `<api:priority>2</api:priority></api:setPriority>`, 200, []string{"<api:setPriorityResponse"}},
-		{"comment", "mary", "mary-pw", false, `<api:addComment>` + id + `<api:text>looks &lt;fine&gt;</api:text></api:addComment>`, 200, []string{"<api:addCommentResponse"}},
-		{"comments", "mary", "mary-pw", false, `<api:getComments>` + id + `</api:getComments>`, 200, []string{"<htt:addedBy>mary</htt:addedBy>", "<htt:text>looks &lt;fine&gt;</htt:text>"}},
+		{"comment", "mary", "mary-pw", false, `<api:addComment>` + id + `<api:text>looks &lt;fine&gt;</api:text></api:addComment>`, 200, []string{"<api:commentID>"}},
+		{"comments", "mary", "mary-pw", false, `<api:getComments>` + id + `</api:getComments>`, 200, []string{"<htt:addedBy>mary</htt:addedBy>", "<htt:lastModifiedBy>mary</htt:lastModifiedBy>", "<htt:text>looks &lt;fine&gt;</htt:text>"}},
 		{"input", "mary", "mary-pw", false, `<api:getInput>` + id + `</api:getInput>`, 200, []string{"<api:taskData><tns:expense", "<tns:amount>5</tns:amount>"}},
 		{"start", "mary", "mary-pw", false, `<api:start>` + id + `</api:start>`, 200, []string{"<api:startResponse"}},
 		{"complete", "mary", "mary-pw", false, `<api:complete>` + id + `<api:taskData><tns:decision xmlns:tns="urn:b4ptest"><tns:verdict>approved</tns:verdict></tns:decision></api:taskData></api:complete>`, 200, []string{"<api:completeResponse"}},
 		{"output", "mary", "mary-pw", false, `<api:getOutput>` + id + `</api:getOutput>`, 200, []string{"<tns:verdict>approved</tns:verdict>"}},
-		{"task info", "mary", "mary-pw", false, `<api:getTaskInfo>` + id + `</api:getTaskInfo>`, 200, []string{"<htt:status>COMPLETED</htt:status>", "<htt:priority>2</htt:priority>", "<htt:actualOwner>mary</htt:actualOwner>"}},
-		{"an unknown operation", "mary", "mary-pw", false, `<api:frob/>`, 500, []string{"<api:illegalArgumentFault"}},
+		{"task info", "mary", "mary-pw", false, `<api:getTaskInfo>` + id + `</api:getTaskInfo>`, 200, []string{"<htt:status>COMPLETED</htt:status>", "<htt:priority>2</htt:priority>", "<htt:actualOwner>mary</htt:actualOwner>", "<htt:hasOutput>true</htt:hasOutput>", "<htt:numberOfComments>1</htt:numberOfComments>"}},
+		{"an unknown operation", "mary", "mary-pw", false, `<api:frob/>`, 500, []string{"<api:illegalArgument "}},
 	}
 	for _, s := range steps {
 		code, body := call(t, url, s.user, s.pw, s.token, s.op)
 		if code != s.code {
 			t.Errorf("%s: status %d, want %d: %s", s.name, code, s.code, body)
 			continue
+		}
+		if s.name != "an unknown operation" && s.name != "a priority that is no number" { // invalid on purpose
+			conforms(t, schema, s.name+": request", envelope("", s.op))
+		}
+		if code == http.StatusOK || strings.Contains(body, "<detail>") {
+			conforms(t, schema, s.name+": answer", body)
 		}
 		for _, w := range s.want {
 			if !strings.Contains(body, w) {

@@ -241,7 +241,7 @@ func TestWSO2ClaimsApprovalBundle(t *testing.T) {
 			if m == nil {
 				t.Fatalf("manager1 sees no READY task: %s", list)
 			}
-			for _, w := range []string{"<htt:name>ApproveClaim</htt:name>", "<htt:priority>2</htt:priority>", "EUR 10000 on behalf of Waruna Ranasinghe"} {
+			for _, w := range []string{">tn:ApproveClaim</htt:name>", "<htt:priority>2</htt:priority>", "EUR 10000 on behalf of Waruna Ranasinghe"} {
 				if !strings.Contains(list, w) {
 					t.Errorf("manager1's task list lacks %q: %s", w, list)
 				}
@@ -251,7 +251,7 @@ func TestWSO2ClaimsApprovalBundle(t *testing.T) {
 			inst := instanceOf(t, s, inMemory)
 			id := "<api:identifier>" + m[1] + "</api:identifier>"
 			ns := `xmlns:api="` + htclient.API + `"`
-			if code, body := post(t, s.url+htclient.Path, "", "clerk1", `<api:claim `+ns+`>`+id+`</api:claim>`); code == http.StatusOK || !strings.Contains(body, "illegalAccessFault") {
+			if code, body := post(t, s.url+htclient.Path, "", "clerk1", `<api:claim `+ns+`>`+id+`</api:claim>`); code == http.StatusOK || !strings.Contains(body, "<api:illegalAccess ") {
 				t.Errorf("clerk1 (a stakeholder, no potential owner) claims: status %d: %s", code, body)
 			}
 			api(t, s, "manager1", `<api:claim `+ns+`>`+id+`</api:claim>`)

@@ -124,7 +124,7 @@ var allowed = map[string][]string{
 	"internal/inbox": {"internal/exchange", "internal/humantask", "internal/process/wsdl", "internal/process/xmldoc", "internal/taskform", "internal/xsd"},
 	// The WS-HumanTask client API over SOAP (WSO2 BPS's
 	// HumanTaskClientAPIAdmin) over the task engine.
-	"internal/htclient": {"internal/humantask"},
+	"internal/htclient": {"internal/humantask", "internal/publicurl"},
 	// The task form: an output schema as form fields and back.
 	"internal/taskform": {"internal/xsd"},
 	// BPEL4People's people activity: a compiler extension (compile's
