@@ -122,16 +122,16 @@ func extractFile(f *zip.File, target string, left, max int64) (int64, error) {
 	return n, nil
 }
 
-// marks reports whether a file named base (no folder) marks the folder
-// it is in as the bundle's: a process bundle's deploy.xml, or a WSO2 BPS
+// Marks reports whether a file named base (no folder) marks the folder
+// it is in as a bundle's: a process bundle's deploy.xml, or a WSO2 BPS
 // task package's htconfig.xml or .ht files (a package of human tasks
 // without a deploy.xml).
-func marks(base string) bool {
+func Marks(base string) bool {
 	return base == "deploy.xml" || base == "htconfig.xml" || (strings.HasSuffix(base, ".ht") && len(base) > len(".ht"))
 }
 
 // root checks every entry's name and returns the prefix to strip: ""
-// when a marking file (marks) is at the root, "top/" when it is in the
+// when a marking file (Marks) is at the root, "top/" when it is in the
 // one top folder.
 func root(files []*zip.File) (string, error) {
 	tops := map[string]bool{}
@@ -143,7 +143,7 @@ func root(files []*zip.File) (string, error) {
 		}
 		top, _, nested := strings.Cut(name, "/")
 		if !nested && !f.Mode().IsDir() {
-			if marks(name) {
+			if Marks(name) {
 				atRoot = true
 			}
 			tops[""] = true // a file at the root
@@ -157,7 +157,7 @@ func root(files []*zip.File) (string, error) {
 	if len(tops) == 1 && !tops[""] {
 		for top := range tops {
 			for _, f := range files {
-				if rest, ok := strings.CutPrefix(f.Name, top+"/"); ok && !f.Mode().IsDir() && !strings.Contains(rest, "/") && marks(rest) {
+				if rest, ok := strings.CutPrefix(f.Name, top+"/"); ok && !f.Mode().IsDir() && !strings.Contains(rest, "/") && Marks(rest) {
 					return top + "/", nil
 				}
 			}
