@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/orchd/orchd/internal/events"
 	"github.com/orchd/orchd/internal/htclient"
 	"github.com/orchd/orchd/internal/humantask"
 	"github.com/orchd/orchd/internal/mgmt"
@@ -206,4 +207,52 @@ func TestWSO2TaskPackageUndeploy(t *testing.T) {
 	id, _ := readyTask(t, s)
 	approve(t, s, id)
 	waitApproved(t, s, inst, true)
+}
+
+// TestWSO2TaskPackageUndeployedInMemory: an in-memory process (its
+// deploy.xml says so) invokes the task inline: with the task package
+// undeployed, the invoke fails at once and the instance faults (ODE's
+// activityFailure, whose detail names the service and the package),
+// rather than waiting for an outcome that cannot come.
+func TestWSO2TaskPackageUndeployedInMemory(t *testing.T) {
+	proc := t.TempDir()
+	if err := os.CopyFS(proc, os.DirFS(filepath.Join(wso2Packages, "ClaimsApprovalProcess"))); err != nil {
+		t.Fatal(err)
+	}
+	dd := filepath.Join(proc, "deploy.xml")
+	b, err := os.ReadFile(dd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(dd, []byte(strings.Replace(string(b), "<active>true</active>", "<in-memory>true</in-memory>\n    <active>true</active>", 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s := serveWSO2(t, nil, map[string]string{"ClaimsApprovalProcess": proc, "ClaimsApprovalTask": filepath.Join(wso2Packages, "ClaimsApprovalTask")})
+	if err := os.RemoveAll(filepath.Join(s.deploy, "ClaimsApprovalTask")); err != nil {
+		t.Fatal(err)
+	}
+	s.deployer.Poll()
+	postClaim(t, s)
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		s.events.mu.Lock()
+		var faulted *events.Event
+		for i, e := range s.events.evs {
+			if e.Kind == events.InstanceFaulted {
+				faulted = &s.events.evs[i]
+			}
+		}
+		s.events.mu.Unlock()
+		if faulted != nil {
+			const want = "ClaimService port ClaimPort: no task definition: ClaimsApprovalTask, which published it, is undeployed"
+			if !strings.Contains(faulted.Detail, want) {
+				t.Fatalf("instance %s faulted with %q, want the detail to say %q", faulted.Instance, faulted.Detail, want)
+			}
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no instance faulted; instances %v", instances(t, s))
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
 }
