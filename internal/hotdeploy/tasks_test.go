@@ -17,23 +17,31 @@ import (
 	"github.com/orchd/orchd/internal/soap"
 )
 
+// taskDeployer is a deployer of dir with a process engine, a front door
+// and a task engine (in memory) of its own.
+func taskDeployer(t *testing.T, dir string) (*Deployer, *humantask.Engine, *soap.Server) {
+	t.Helper()
+	engine := process.NewEngine(process.Options{})
+	t.Cleanup(engine.Close)
+	front := soap.NewServer(soap.ServerOptions{})
+	tasks := humantask.New(humantask.Options{})
+	t.Cleanup(tasks.Close)
+	d, err := New(Options{Dir: dir, Engine: engine, Front: front, Tasks: tasks})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d, tasks, front
+}
+
 // TestTaskDefinitionsDeployWithBundle: a bundle's .ht files and
 // htconfig.xml deploy with its processes; a broken .ht fails the
 // bundle's redeploy with file and line and the serving version (and its
 // definitions) stays; removing the bundle undeploys its definitions.
 func TestTaskDefinitionsDeployWithBundle(t *testing.T) {
-	engine := process.NewEngine(process.Options{})
-	t.Cleanup(engine.Close)
-	front := soap.NewServer(soap.ServerOptions{})
+	dir := t.TempDir()
+	d, tasks, front := taskDeployer(t, dir)
 	srv := httptest.NewServer(front)
 	t.Cleanup(srv.Close)
-	tasks := humantask.New(humantask.Options{})
-	t.Cleanup(tasks.Close)
-	dir := t.TempDir()
-	d, err := New(Options{Dir: dir, Engine: engine, Front: front, Tasks: tasks})
-	if err != nil {
-		t.Fatal(err)
-	}
 	echotest.Write(t, dir, "echo", "one", true)
 	for _, f := range []string{"ApproveExpense.ht", "htconfig.xml"} {
 		b, err := os.ReadFile(filepath.Join("../../deploy/expense-approval", f))
@@ -90,16 +98,8 @@ const wso2TaskPackage = "../../testdata/wso2-humantask/ClaimsApproval2/ClaimsApp
 // package in the deploy directory at start is deployed by Start, before
 // any poll.
 func TestTaskPackage(t *testing.T) {
-	engine := process.NewEngine(process.Options{})
-	t.Cleanup(engine.Close)
-	front := soap.NewServer(soap.ServerOptions{})
-	tasks := humantask.New(humantask.Options{})
-	t.Cleanup(tasks.Close)
 	dir := t.TempDir()
-	d, err := New(Options{Dir: dir, Engine: engine, Front: front, Tasks: tasks})
-	if err != nil {
-		t.Fatal(err)
-	}
+	d, tasks, _ := taskDeployer(t, dir)
 	name := xml.Name{Space: "http://www.example.com/claims/", Local: "ApproveClaim"}
 	pkg := zipOf(t, wso2TaskPackage)
 	for v := 1; v <= 2; v++ {
@@ -161,12 +161,7 @@ func TestTaskPackage(t *testing.T) {
 	if err := os.CopyFS(filepath.Join(restart, "ClaimsApprovalTask"), os.DirFS(wso2TaskPackage)); err != nil {
 		t.Fatal(err)
 	}
-	tasks2 := humantask.New(humantask.Options{})
-	t.Cleanup(tasks2.Close)
-	d2, err := New(Options{Dir: restart, Engine: engine, Front: front, Tasks: tasks2})
-	if err != nil {
-		t.Fatal(err)
-	}
+	d2, tasks2, _ := taskDeployer(t, restart)
 	if err := d2.Start(nil, nil); err != nil {
 		t.Fatal(err)
 	}
