@@ -566,6 +566,7 @@ func (d *Deployer) deploy(name string) error {
 		return err
 	}
 	delete(d.errors, name)
+	delete(d.packages, name) // a task package that became a process bundle
 	d.remember(procs)
 	served := map[string]bool{}
 	for _, p := range procs {
