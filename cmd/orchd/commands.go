@@ -10,6 +10,7 @@ import (
 
 	"github.com/orchd/orchd/internal/buildinfo"
 	"github.com/orchd/orchd/internal/ctl"
+	"github.com/orchd/orchd/internal/humantask"
 	"github.com/orchd/orchd/internal/loadgen"
 	"github.com/orchd/orchd/internal/process/compile"
 )
@@ -39,7 +40,7 @@ func commands() []command {
 		{name: "ctl", args: "[flags] VERB [ARGS]", summary: "operate a running orchd through its management API", run: ctl.Run, usage: ctl.Usage, globals: ctl.Flags},
 		{name: "instances", args: "[flags]", summary: "list the stored instances of persistent processes", flags: instancesCommand},
 		{name: "bench", args: "[flags]", summary: "load a SOAP endpoint (closed or open loop) and report tx/s and latency; exit 1 when a measured request fails or misses --expect", flags: loadgen.Command},
-		{name: "lint", args: "[--json] [--compat ode] BUNDLE_DIR...", summary: "check bundles as a deploy would (WS-BPEL static analysis and compile errors) without serving them", run: compile.LintRunner(compile.LoadOptions{Extensions: linkedExtensions()}), usage: compile.LintUsage, globals: compile.LintFlags},
+		{name: "lint", args: "[--json] [--compat ode] BUNDLE_DIR...", summary: "check bundles as a deploy would (WS-BPEL static analysis and compile errors) without serving them", run: compile.LintRunner(compile.LoadOptions{Extensions: linkedExtensions()}, taskLint()), usage: compile.LintUsage, globals: compile.LintFlags},
 		{name: "xpath", args: "[flags] EXPR", summary: "evaluate an XPath 1.0 or 2.0 expression and print its items", flags: xpathCommand},
 		{name: "mock-partners", args: "[flags]", summary: "serve the example's CRM and ERP mock services", flags: mockCommand},
 		{name: "version", args: "", summary: "print orchd's version, the VCS revision it was built from and its Go version (also orchd --version)", flags: versionCommand},
@@ -172,4 +173,18 @@ func upper(s string) string {
 		return s
 	}
 	return strings.ToUpper(s[:1]) + s[1:]
+}
+
+// taskLint checks the task definitions orchd lint finds (a bundle's, a
+// WSO2 BPS task package's) with the task engine's own loading.
+func taskLint() *compile.TaskLint {
+	return &compile.TaskLint{Holds: humantask.HoldsDefinitions,
+		Bundle: func(dir string) error {
+			_, err := humantask.LoadDefinitions(dir)
+			return err
+		},
+		Package: func(dir string) error {
+			_, err := humantask.LoadPackage(dir)
+			return err
+		}}
 }

@@ -56,3 +56,51 @@ func TestLintCommand(t *testing.T) {
 		}
 	}
 }
+
+// TestLintTaskPackage: orchd lint takes WSO2 BPS's task packages (.ht
+// files and htconfig.xml, no deploy.xml): the two-package ClaimsApproval
+// sample is clean as a deploy directory and package by package (0); a
+// broken package's problems name file, element and line (1); a package
+// with htconfig.xml and no .ht file is a problem; a folder with neither
+// a deploy.xml nor task definitions is still a usage error (2).
+func TestLintTaskPackage(t *testing.T) {
+	const sample = "../../testdata/wso2-humantask/ClaimsApproval2"
+	for _, dir := range []string{sample, filepath.Join(sample, "ClaimsApprovalTask"), filepath.Join(sample, "ClaimsApprovalProcess")} {
+		if code, out, errOut := runInProcess("lint", dir); code != 0 || out != "" {
+			t.Errorf("lint %s: exit %d, stdout %q, stderr %q; want 0 and nothing", dir, code, out, errOut)
+		}
+	}
+	bad := filepath.Join(t.TempDir(), "ClaimsApprovalTask")
+	if err := os.CopyFS(bad, os.DirFS(filepath.Join(sample, "ClaimsApprovalTask"))); err != nil {
+		t.Fatal(err)
+	}
+	ht := filepath.Join(bad, "ClaimsApprovalTask.ht")
+	b, err := os.ReadFile(ht)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(ht, []byte(strings.Replace(string(b), `<htd:task name="ApproveClaim">`, `<htd:task>`, 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, _ := runInProcess("lint", bad)
+	for _, want := range []string{
+		filepath.Join(bad, "ClaimsApprovalTask.ht") + ":27: <task>: a task needs a name",
+		filepath.Join(bad, "htconfig.xml") + ":6: <task>: task ApproveClaim is not defined in the .ht files beside it",
+	} {
+		if code != 1 || !strings.Contains(out, want) {
+			t.Errorf("lint broken task package: exit %d, stdout:\n%s\nwant 1 and %q", code, out, want)
+		}
+	}
+	if err := os.Remove(ht); err != nil {
+		t.Fatal(err)
+	}
+	if code, out, _ := runInProcess("lint", bad); code != 1 || !strings.Contains(out, "htconfig.xml but no .ht file") {
+		t.Errorf("lint package without .ht: exit %d, stdout %q; want 1 and the missing .ht", code, out)
+	}
+	if err := os.Remove(filepath.Join(bad, "htconfig.xml")); err != nil {
+		t.Fatal(err)
+	}
+	if code, _, errOut := runInProcess("lint", bad); code != 2 || !strings.Contains(errOut, "no deploy.xml, no task package") {
+		t.Errorf("lint folder of a WSDL alone: exit %d, stderr %q; want 2 and what a bundle holds", code, errOut)
+	}
+}

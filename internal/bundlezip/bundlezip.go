@@ -42,7 +42,8 @@ func (l Limits) withDefaults() Limits {
 }
 
 // Extract writes the bundle in the zip archive data into dst, an existing
-// empty folder, so that its deploy.xml ends up at dst/deploy.xml. On an
+// empty folder, so that its deploy.xml (or a task package's htconfig.xml
+// and .ht files) ends up at the top of dst. On an
 // error dst may hold part of the archive: the caller removes it.
 func Extract(data []byte, dst string, lim Limits) error {
 	lim = lim.withDefaults()
@@ -121,8 +122,17 @@ func extractFile(f *zip.File, target string, left, max int64) (int64, error) {
 	return n, nil
 }
 
-// root checks every entry's name and returns the prefix to strip: "" when
-// deploy.xml is at the root, "top/" when it is in the one top folder.
+// Marks reports whether a file named base (no folder) marks the folder
+// it is in as a bundle's: a process bundle's deploy.xml, or a WSO2 BPS
+// task package's htconfig.xml or .ht files (a package of human tasks
+// without a deploy.xml).
+func Marks(base string) bool {
+	return base == "deploy.xml" || base == "htconfig.xml" || (strings.HasSuffix(base, ".ht") && len(base) > len(".ht"))
+}
+
+// root checks every entry's name and returns the prefix to strip: ""
+// when a marking file (Marks) is at the root, "top/" when it is in the
+// one top folder.
 func root(files []*zip.File) (string, error) {
 	tops := map[string]bool{}
 	atRoot := false
@@ -133,7 +143,7 @@ func root(files []*zip.File) (string, error) {
 		}
 		top, _, nested := strings.Cut(name, "/")
 		if !nested && !f.Mode().IsDir() {
-			if name == "deploy.xml" {
+			if Marks(name) {
 				atRoot = true
 			}
 			tops[""] = true // a file at the root
@@ -147,11 +157,11 @@ func root(files []*zip.File) (string, error) {
 	if len(tops) == 1 && !tops[""] {
 		for top := range tops {
 			for _, f := range files {
-				if f.Name == top+"/deploy.xml" {
+				if rest, ok := strings.CutPrefix(f.Name, top+"/"); ok && !f.Mode().IsDir() && !strings.Contains(rest, "/") && Marks(rest) {
 					return top + "/", nil
 				}
 			}
 		}
 	}
-	return "", fmt.Errorf("%w: no deploy.xml at the root or in one top folder", ErrArchive)
+	return "", fmt.Errorf("%w: no deploy.xml (a process bundle) nor .ht file or htconfig.xml (a task package) at the root or in one top folder", ErrArchive)
 }

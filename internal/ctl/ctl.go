@@ -22,6 +22,7 @@ import (
 	"time"
 
 	"github.com/orchd/orchd/internal/admin"
+	"github.com/orchd/orchd/internal/bundlezip"
 	"github.com/orchd/orchd/internal/mgmt"
 	"github.com/orchd/orchd/internal/mgmtclient"
 )
@@ -440,7 +441,7 @@ func writeBundles(w io.Writer, bs []mgmt.Bundle) {
 	var rows bytes.Buffer
 	tw := table(&rows, "BUNDLE\tSTATE\tVERSION\tDEPLOYED\tPROCESSES")
 	for _, b := range bs {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", b.Name, b.State, orDash(b.Version), when(b.Deployed), strings.Join(locals(b.Processes), ", "))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", b.Name, b.State, orDash(b.Version), when(b.Deployed), strings.Join(locals(slices.Concat(b.Processes, b.Tasks)), ", "))
 	}
 	tw.Flush()
 	lines := strings.SplitAfter(rows.String(), "\n")
@@ -468,7 +469,7 @@ func (r *ctlRun) deploy(args []string) error {
 	}
 	var b mgmt.Bundle
 	return r.mutate(http.MethodPut, "/bundles/"+url.PathEscape(name), nil, bytes.NewReader(body), &b, func() {
-		fmt.Fprintf(r.stdout, "bundle %s %s: version %d, %s\n", b.Name, b.State, b.Version, strings.Join(locals(b.Processes), ", "))
+		fmt.Fprintf(r.stdout, "bundle %s %s: version %d, %s\n", b.Name, b.State, b.Version, strings.Join(locals(slices.Concat(b.Processes, b.Tasks)), ", "))
 	})
 }
 
@@ -481,8 +482,12 @@ func ZipBundle(path string) ([]byte, error) {
 	if !fi.IsDir() {
 		return os.ReadFile(path)
 	}
-	if _, err := os.Stat(filepath.Join(path, "deploy.xml")); err != nil {
-		return nil, fmt.Errorf("%s: no deploy.xml in the folder", path)
+	ents, err := os.ReadDir(path)
+	if err != nil {
+		return nil, err
+	}
+	if !slices.ContainsFunc(ents, func(e fs.DirEntry) bool { return !e.IsDir() && bundlezip.Marks(e.Name()) }) {
+		return nil, fmt.Errorf("%s: no deploy.xml (a process bundle) and no .ht file or htconfig.xml (a task package) in the folder", path)
 	}
 	var buf bytes.Buffer
 	zw := zip.NewWriter(&buf)

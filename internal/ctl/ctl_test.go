@@ -157,3 +157,20 @@ func TestCtlUsageErrors(t *testing.T) {
 		})
 	}
 }
+
+// TestZipBundleTaskPackage: deploy zips a WSO2 BPS task package folder
+// (.ht files and htconfig.xml, no deploy.xml) as it does a bundle; a
+// folder with neither is refused before anything is sent, saying what a
+// bundle holds.
+func TestZipBundleTaskPackage(t *testing.T) {
+	if b, err := ZipBundle("../../testdata/wso2-humantask/ClaimsApproval2/ClaimsApprovalTask"); err != nil || len(b) == 0 {
+		t.Fatalf("task package: %d bytes, %v; want its zip", len(b), err)
+	}
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "a.wsdl"), []byte("<x/>"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ZipBundle(dir); err == nil || !strings.Contains(err.Error(), "no deploy.xml (a process bundle) and no .ht file or htconfig.xml (a task package)") {
+		t.Fatalf("a WSDL alone: %v, want refused naming what a bundle holds", err)
+	}
+}

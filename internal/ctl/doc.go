@@ -5,7 +5,8 @@
 //
 // It owns the verbs, their flags and the output formatting; it talks to
 // the server only through internal/mgmtclient (and reads internal/mgmt's
-// types and internal/admin's query encoding). It must not import the
+// types, internal/admin's query encoding and internal/bundlezip's
+// Marks, which tells the bundle folder it zips). It must not import the
 // server side: internal/process, internal/mgmtbackend or orchd serve's
 // wiring.
 package ctl

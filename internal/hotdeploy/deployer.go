@@ -26,8 +26,9 @@ import (
 // Deployer watches --deploy with ODE's deploy-directory semantics (a
 // poller, as ODE's DeploymentPoller):
 //
-//   - a bundle is a direct subfolder holding deploy.xml; it is deployed
-//     once its files (names, sizes, times) are the same at two polls in a
+//   - a bundle is a direct subfolder holding deploy.xml, or (with
+//     Options.Tasks) a WSO2 BPS task package: .ht files or htconfig.xml
+//     and no deploy.xml (taskpkg.go); it is deployed once its files (names, sizes, times) are the same at two polls in a
 //     row, so a folder being copied is never deployed half-way;
 //   - after a deploy (successful or not) the marker <deploy>/<bundle>.deployed
 //     is written; deleting it, or changing the bundle's files, redeploys;
@@ -74,18 +75,29 @@ type Deployer struct {
 	latest map[string]int
 	// tasks is Options.Tasks (nil: none).
 	tasks Tasks
+	// packages are the task packages deployed (taskpkg.go), by name.
+	packages map[string]taskPackage
 }
 
 // Tasks deploys the human task definitions of a bundle (its .ht files
-// and htconfig.xml) with its processes: internal/humantask's Engine.
+// and htconfig.xml) with its processes, and WSO2 BPS's task packages
+// (task definitions without a deploy.xml): internal/humantask's Engine.
 type Tasks interface {
 	// Deploy reads the definitions of the bundle in dir as its version
 	// (a bundle without .ht files has none: no error); an error names
 	// the file, element and line, and leaves what was deployed.
 	Deploy(bundle string, version int, dir string) error
+	// IsPackage reports whether dir holds task definitions (.ht files or
+	// htconfig.xml): without a deploy.xml, it is a task package.
+	IsPackage(dir string) bool
+	// DeployPackage deploys the task package in dir as its version and
+	// returns the QNames of the tasks and notifications it publishes; an
+	// error names the file, element and line, and leaves what was
+	// deployed.
+	DeployPackage(name string, version int, dir string) ([]string, error)
 	// Drop forgets one version (its processes were not deployed).
 	Drop(bundle string, version int)
-	// Undeploy forgets the bundle's definitions.
+	// Undeploy forgets the bundle's (or task package's) definitions.
 	Undeploy(bundle string)
 }
 
@@ -142,7 +154,8 @@ func New(o Options) (*Deployer, error) {
 	dir, data := o.Dir, o.Data
 	d := &Deployer{dir: dir, data: data, log: log, engine: o.Engine, front: o.Front, opts: o.Load, next: 1,
 		seen: map[string]string{}, applied: map[string]string{}, errors: map[string]error{}, links: map[string]bool{},
-		deployNo: map[*interp.Version]int{}, latest: map[string]int{}, tasks: o.Tasks}
+		deployNo: map[*interp.Version]int{}, latest: map[string]int{}, tasks: o.Tasks,
+		packages: map[string]taskPackage{}}
 	if data == "" {
 		d.openStore = o.OpenStore
 	}
@@ -305,6 +318,7 @@ func (d *Deployer) Start(procs []*interp.Version, bad []*compile.BundleError) er
 		d.errors[name] = b.Err
 		d.mark(name)
 	}
+	d.startPackages()
 	return nil
 }
 
@@ -396,19 +410,15 @@ func readNumbers(dir string) map[string]int {
 // persistent, archives the bundle folder with their version numbers so
 // the version outlives a restart.
 func (d *Deployer) newVersion(name string, ps []*interp.Version) error {
-	v := d.next
-	d.next++
+	v, err := d.count()
+	if err != nil {
+		return err
+	}
 	d.setDeployNo(ps, v)
 	if d.data == "" {
 		return nil
 	}
 	vdir := filepath.Join(d.data, versionsDir)
-	if err := os.MkdirAll(vdir, 0o755); err != nil {
-		return fmt.Errorf("versions: %w", err)
-	}
-	if err := os.WriteFile(filepath.Join(vdir, "next"), []byte(strconv.Itoa(d.next)+"\n"), 0o644); err != nil {
-		return fmt.Errorf("version counter: %w", err)
-	}
 	if !slices.ContainsFunc(ps, func(p *interp.Version) bool { return !p.InMemory }) {
 		return nil
 	}
@@ -424,6 +434,24 @@ func (d *Deployer) newVersion(name string, ps []*interp.Version) error {
 		return fmt.Errorf("archive version %d of %s: %w", v, name, err)
 	}
 	return nil
+}
+
+// count takes the next deploy counter and, with a data directory, keeps
+// the one after it in --data/versions/next.
+func (d *Deployer) count() (int, error) {
+	v := d.next
+	d.next++
+	if d.data == "" {
+		return v, nil
+	}
+	vdir := filepath.Join(d.data, versionsDir)
+	if err := os.MkdirAll(vdir, 0o755); err != nil {
+		return 0, fmt.Errorf("versions: %w", err)
+	}
+	if err := os.WriteFile(filepath.Join(vdir, "next"), []byte(strconv.Itoa(d.next)+"\n"), 0o644); err != nil {
+		return 0, fmt.Errorf("version counter: %w", err)
+	}
+	return v, nil
 }
 
 // Run polls every interval until ctx is done.
@@ -464,7 +492,7 @@ func (d *Deployer) Poll() {
 		if !e.IsDir() || strings.HasPrefix(name, ".") {
 			continue
 		}
-		if _, err := os.Stat(filepath.Join(d.dir, name, "deploy.xml")); err != nil {
+		if d.kind(name) == notABundle {
 			continue
 		}
 		present[name] = true
@@ -498,6 +526,9 @@ func (d *Deployer) Poll() {
 // the version it replaces; on failure the serving version stays, and the
 // problems are logged, kept for Bundles and returned.
 func (d *Deployer) deploy(name string) error {
+	if d.kind(name) == taskPackageKind {
+		return d.deployPackage(name)
+	}
 	d.mark(name)
 	procs, err := loadBundle(filepath.Join(d.dir, name), d.opts)
 	if err == nil && len(procs) == 0 {
@@ -535,6 +566,7 @@ func (d *Deployer) deploy(name string) error {
 		return err
 	}
 	delete(d.errors, name)
+	delete(d.packages, name) // a task package that became a process bundle
 	d.remember(procs)
 	served := map[string]bool{}
 	for _, p := range procs {
@@ -580,6 +612,10 @@ func (d *Deployer) undeploy(name string) {
 	gone := d.engine.Undeploy(name)
 	if d.tasks != nil {
 		d.tasks.Undeploy(name)
+	}
+	if p, ok := d.packages[name]; ok {
+		delete(d.packages, name)
+		d.log.Info("task package undeployed", slog.String("package", name), slog.Int("version", p.number), slog.Any("tasks", p.tasks))
 	}
 	d.unserve(gone, map[string]bool{})
 	delete(d.seen, name)

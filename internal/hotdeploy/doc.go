@@ -1,5 +1,7 @@
 // Package hotdeploy deploys the bundles of a deploy directory into a
-// running engine and keeps their versions: ODE's deploy-directory
+// running engine (and, through its Tasks interface, WSO2 BPS task
+// packages: folders of task definitions without deploy.xml, taskpkg.go)
+// and keeps their versions: ODE's deploy-directory
 // semantics (a poller that deploys a bundle folder once it is stable,
 // markers, redeploy on change, undeploy on removal), the version counter
 // and the archive of persistent versions in the data directory, and the

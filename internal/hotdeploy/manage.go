@@ -104,9 +104,8 @@ func (d *Deployer) Undeploy(name string) error {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	target := filepath.Join(d.dir, name)
-	_, serr := os.Stat(filepath.Join(target, "deploy.xml"))
 	_, known := d.applied[name]
-	if serr != nil && !known {
+	if d.kind(name) == notABundle && !known {
 		return fmt.Errorf("bundle %s: %w", name, mgmt.ErrNotFound)
 	}
 	if err := os.RemoveAll(target); err != nil {
@@ -160,10 +159,8 @@ func (d *Deployer) Bundles() ([]mgmt.Bundle, error) {
 		return nil, fmt.Errorf("deploy directory: %w", err)
 	}
 	for _, e := range ents {
-		if e.IsDir() && !strings.HasPrefix(e.Name(), ".") {
-			if _, err := os.Stat(filepath.Join(d.dir, e.Name(), "deploy.xml")); err == nil {
-				names[e.Name()] = true
-			}
+		if e.IsDir() && !strings.HasPrefix(e.Name(), ".") && d.kind(e.Name()) != notABundle {
+			names[e.Name()] = true
 		}
 	}
 	for n := range d.applied {
@@ -192,6 +189,9 @@ func (d *Deployer) bundleLocked(name string, active map[string][]*interp.Version
 		}
 	}
 	slices.Sort(b.Processes)
+	if p, ok := d.packages[name]; ok && len(b.Processes) == 0 {
+		b.Version, b.Deployed, b.Tasks = p.number, p.deployed, p.tasks
+	}
 	applied, tried := d.applied[name]
 	switch {
 	case d.errors[name] != nil:

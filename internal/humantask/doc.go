@@ -7,7 +7,9 @@
 //   - the task definitions of a bundle (htdefs.go: the .ht files'
 //     htd:humanInteractions, parsed with file and line; htconfig.go:
 //     WSO2 BPS's htconfig.xml, which service publishes each task and
-//     where its callback goes), deployed and versioned with the bundle;
+//     where its callback goes), deployed and versioned with the bundle,
+//     or as a WSO2 BPS task package of their own (package.go: .ht files
+//     and htconfig.xml without a deploy.xml);
 //   - the people directory (people.go: Directory, and FileDirectory, a
 //     file of users with bcrypt hashes and groups, reloaded on change),
 //     and the resolution of logical people groups and the WS-HT roles;

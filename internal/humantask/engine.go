@@ -10,7 +10,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -19,6 +18,7 @@ import (
 
 	"github.com/orchd/orchd/internal/events"
 	"github.com/orchd/orchd/internal/exchange"
+	"github.com/orchd/orchd/internal/process/xmldoc"
 )
 
 // Clock is the time of task deadlines and timestamps; tests use a fake
@@ -104,14 +104,19 @@ type Engine struct {
 	closed bool
 	// authSlots holds a token per password check running.
 	authSlots chan struct{}
-	// index is the published services of e.defs (reindexLocked).
-	index atomic.Pointer[map[xml.Name][]publication]
+	// gone are the services undeployed bundles published, with the
+	// bundle's name (Undeploy).
+	gone map[xml.Name]string
+	// index is the published services of e.defs, and those gone
+	// (reindexLocked).
+	index atomic.Pointer[serviceIndex]
 }
 
 // New returns an engine; Recover schedules the stored tasks' deadlines
 // and callbacks.
 func New(o Options) *Engine {
-	e := &Engine{opts: o, log: o.Logger, store: o.Store, clock: o.Clock, defs: map[string][]*Definitions{}, timers: map[string]Timer{}}
+	e := &Engine{opts: o, log: o.Logger, store: o.Store, clock: o.Clock, defs: map[string][]*Definitions{}, timers: map[string]Timer{},
+		gone: map[xml.Name]string{}}
 	if e.log == nil {
 		e.log = slog.New(slog.DiscardHandler)
 	}
@@ -198,12 +203,19 @@ func (e *Engine) Deploy(bundle string, version int, dir string) error {
 	if err != nil || defs == nil {
 		return err
 	}
+	e.add(bundle, version, defs)
+	return nil
+}
+
+// add makes defs version of bundle, its newest: the bundle's services
+// publish its tasks from now on; tasks created on an older version keep
+// theirs (definitionAt).
+func (e *Engine) add(bundle string, version int, defs *Definitions) {
 	defs.Bundle, defs.Version = bundle, version
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	e.defs[bundle] = append(e.defs[bundle], defs)
 	e.reindexLocked()
-	return nil
 }
 
 // LoadDefinitions reads the .ht files and htconfig.xml of the bundle in
@@ -229,9 +241,8 @@ func LoadDefinitions(dir string) (*Definitions, error) {
 			errs = append(errs, err)
 		}
 	}
-	cfgFile := filepath.Join(dir, "htconfig.xml")
-	if b, err := os.ReadFile(cfgFile); err == nil {
-		cfg, err := ParseHTConfig("htconfig.xml", b)
+	if b, err := os.ReadFile(filepath.Join(dir, configFile)); err == nil {
+		cfg, err := ParseHTConfig(configFile, b)
 		if err != nil {
 			errs = append(errs, err)
 		} else if err := defs.configure(cfg); err != nil {
@@ -256,7 +267,8 @@ func (d *Definitions) configure(cfg *HTConfig) error {
 			def = d.Notifications[n]
 		}
 		if def == nil {
-			errs = append(errs, fmt.Errorf("htconfig.xml:%s: %s %s is not defined in the bundle's .ht files", strings.TrimPrefix(en.Pos, "htconfig.xml:"), kindName(en.Notification), n.Local))
+			errs = append(errs, &xmldoc.CompileError{Pos: en.at, Element: kindName(en.Notification),
+				Err: fmt.Errorf("%s %s is not defined in the .ht files beside it", kindName(en.Notification), n.Local)})
 			continue
 		}
 		def.Publish, def.Callback = en.Publish, en.Callback
@@ -285,10 +297,22 @@ func kindName(notification bool) string {
 	return "task"
 }
 
-// Undeploy forgets the bundle's definitions (open tasks keep theirs).
+// Undeploy forgets the bundle's definitions (open tasks keep theirs). A
+// call to a service they published fails from then on naming the bundle
+// (until another deploy publishes it), rather than going to the
+// service's address.
 func (e *Engine) Undeploy(bundle string) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
+	for _, d := range e.defs[bundle] {
+		for _, m := range []map[xml.Name]*TaskDef{d.Tasks, d.Notifications} {
+			for _, t := range m {
+				if t.Publish.Service.Local != "" {
+					e.gone[t.Publish.Service] = bundle
+				}
+			}
+		}
+	}
 	delete(e.defs, bundle)
 	e.reindexLocked()
 }
@@ -333,12 +357,30 @@ func (e *Engine) published(service xml.Name, port string) (*TaskDef, *Definition
 	if idx == nil {
 		return nil, nil
 	}
-	for _, p := range (*idx)[service] {
+	for _, p := range idx.pubs[service] {
 		if p.def.Publish.Port == port || port == "" {
 			return p.def, p.defs
 		}
 	}
 	return nil, nil
+}
+
+// unpublished is the bundle whose undeploy left service published by no
+// task, "" when none did.
+func (e *Engine) unpublished(service xml.Name) string {
+	if idx := e.index.Load(); idx != nil {
+		return idx.gone[service]
+	}
+	return ""
+}
+
+// serviceIndex is what Engine.index holds.
+type serviceIndex struct {
+	// pubs are the deployed tasks and notifications by service.
+	pubs map[xml.Name][]publication
+	// gone are the services undeployed bundles published and no deployed
+	// one does, with the bundle's name.
+	gone map[xml.Name]string
 }
 
 // publication is a deployed task or notification of a bundle's newest
@@ -362,7 +404,13 @@ func (e *Engine) reindexLocked() {
 			}
 		}
 	}
-	e.index.Store(&idx)
+	gone := map[xml.Name]string{}
+	for svc, b := range e.gone {
+		if _, ok := idx[svc]; !ok {
+			gone[svc] = b
+		}
+	}
+	e.index.Store(&serviceIndex{pubs: idx, gone: gone})
 }
 
 // CreateRequest is what a task is created from.

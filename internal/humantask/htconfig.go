@@ -36,6 +36,8 @@ type ConfigEntry struct {
 	Publish      ServiceRef
 	Callback     ServiceRef
 	Pos          string
+	// at is Pos as a position, for errors found after parsing.
+	at xmldoc.Pos
 }
 
 // ParseHTConfig reads an htconfig.xml; every problem names the file,
@@ -103,7 +105,7 @@ func ParseHTConfig(file string, data []byte) (*HTConfig, error) {
 			errs.Add(doc.Pos(c), c.Tag, "%s is configured twice (first at %s)", local, q.Pos)
 			continue
 		}
-		en := &ConfigEntry{Name: n, Notification: c.Tag == "notification", Pos: doc.Pos(c).String()}
+		en := &ConfigEntry{Name: n, Notification: c.Tag == "notification", Pos: doc.Pos(c).String(), at: doc.Pos(c)}
 		en.Publish = service(c, "publish", true)
 		if c.Tag == "task" {
 			en.Callback = service(c, "callback", false)

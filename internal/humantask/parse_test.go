@@ -100,7 +100,7 @@ func TestParseHTConfigBad(t *testing.T) {
 	_ = os.WriteFile(dir+"/htconfig.xml", []byte(`<hic:HumanInteractionsConfiguration xmlns:hic="http://wso2.org/ht/schema/deployment/config" xmlns:t="urn:example:expense:task">
 <hic:task qname="t:Nope"><hic:publish><hic:service name="t:S" port="P"/></hic:publish></hic:task>
 </hic:HumanInteractionsConfiguration>`), 0o644)
-	if _, err := LoadDefinitions(dir); err == nil || !strings.Contains(err.Error(), "htconfig.xml:2: task Nope is not defined") {
+	if _, err := LoadDefinitions(dir); err == nil || !strings.Contains(err.Error(), "htconfig.xml:2: <task>: task Nope is not defined") {
 		t.Errorf("got %v", err)
 	}
 }

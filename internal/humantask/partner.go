@@ -55,13 +55,16 @@ func (p *taskPartner) Address() string {
 }
 
 // InProcess implements exchange.InProcess: true while a deployed task
-// publishes the endpoint (or the fallback is in process). A call to a
+// publishes the endpoint, or an undeployed one did (the call, retried
+// from a persistent instance's outbox, creates the task once its package
+// is deployed again), or the fallback is in process. A call to a
 // task's service stays in this server, so it carries the calling
 // instance's callback address and session as a call to a process of the
 // engine does: Apache ODE's implicit correlation, which WSO2 BPS's
 // bundles rely on (their deploy.xml says nothing of WS-Addressing).
 func (p *taskPartner) InProcess() bool {
-	if def, _ := p.e.published(xml.Name{Space: p.ep.Service.Space, Local: p.ep.Service.Local}, p.ep.Port); def != nil {
+	svc := xml.Name{Space: p.ep.Service.Space, Local: p.ep.Service.Local}
+	if def, _ := p.e.published(svc, p.ep.Port); def != nil || p.e.unpublished(svc) != "" {
 		return true
 	}
 	ip, ok := p.fallback.(exchange.InProcess)
@@ -72,6 +75,9 @@ func (p *taskPartner) InProcess() bool {
 func (p *taskPartner) Invoke(ctx context.Context, c *exchange.Call) (*exchange.Message, error) {
 	def, defs := p.e.published(xml.Name{Space: p.ep.Service.Space, Local: p.ep.Service.Local}, p.ep.Port)
 	if def == nil {
+		if b := p.e.unpublished(xml.Name{Space: p.ep.Service.Space, Local: p.ep.Service.Local}); b != "" {
+			return nil, fmt.Errorf("partner %s port %s: %w: %s, which published it, is undeployed (deploy it again)", p.ep.Service, p.ep.Port, ErrNoDefinition, b)
+		}
 		if p.fallback == nil {
 			return nil, fmt.Errorf("partner %s port %s: %w and no binding", p.ep.Service, p.ep.Port, ErrNoDefinition)
 		}

@@ -3,11 +3,13 @@ package humantask_test
 import (
 	"context"
 	"io"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -41,6 +43,29 @@ type wso2Server struct {
 	engine *process.Engine
 	tasks  *humantask.Engine
 	events *recorder
+	// deployer watches deploy, the deploy directory.
+	deployer *hotdeploy.Deployer
+	deploy   string
+	// logs are the process engine's.
+	logs *syncBuffer
+}
+
+// syncBuffer is a log destination safe for concurrent writes.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.b.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.b.String()
 }
 
 // recorder is an events.Listener keeping what it is given.
@@ -74,6 +99,22 @@ func (r *recorder) has(kind events.Kind, instance, name string) bool {
 // startWSO2Server serves bundle; fallback binds the partner endpoints
 // no task publishes (nil: none).
 func startWSO2Server(t *testing.T, bundle string, fallback func(ep *exchange.Endpoint) exchange.Partner) *wso2Server {
+	t.Helper()
+	s := serveWSO2(t, fallback, map[string]string{"ClaimsApproval": bundle})
+	bs, err := s.deployer.Bundles()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(bs) != 1 || bs[0].State != "deployed" {
+		t.Fatalf("bundles %+v, want ClaimsApproval deployed", bs)
+	}
+	return s
+}
+
+// serveWSO2 serves the folders of bundles (deploy directory name ->
+// source folder), copied into a deploy directory and polled in; fallback
+// binds the partner endpoints no task publishes (nil: none).
+func serveWSO2(t *testing.T, fallback func(ep *exchange.Endpoint) exchange.Partner, bundles map[string]string) *wso2Server {
 	t.Helper()
 	data := t.TempDir()
 	st, err := persist.Open(filepath.Join(data, "orchd.db"), persist.Options{NoSync: true})
@@ -113,7 +154,9 @@ func startWSO2Server(t *testing.T, bundle string, fallback func(ep *exchange.End
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = disp.Close(context.Background()) })
-	engine = process.NewEngine(process.Options{Store: st, BaseURL: srv.URL, Events: disp,
+	logs := &syncBuffer{}
+	engine = process.NewEngine(process.Options{Store: st, BaseURL: srv.URL, Events: disp, OutboxRetry: 20 * time.Millisecond,
+		Logger:   slog.New(slog.NewTextHandler(logs, nil)),
 		Partners: tasks.Partners(fallback), InstanceEnded: tasks.InstanceEnded})
 	t.Cleanup(engine.Close)
 	dir := t.TempDir()
@@ -121,19 +164,14 @@ func startWSO2Server(t *testing.T, bundle string, fallback func(ep *exchange.End
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := os.CopyFS(filepath.Join(dir, "ClaimsApproval"), os.DirFS(bundle)); err != nil {
-		t.Fatal(err)
+	for name, src := range bundles {
+		if err := os.CopyFS(filepath.Join(dir, name), os.DirFS(src)); err != nil {
+			t.Fatal(err)
+		}
 	}
 	d.Poll()
 	d.Poll()
-	bs, err := d.Bundles()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(bs) != 1 || bs[0].State != "deployed" {
-		t.Fatalf("bundles %+v, want ClaimsApproval deployed", bs)
-	}
-	return &wso2Server{url: srv.URL, engine: engine, tasks: tasks, events: rec}
+	return &wso2Server{url: srv.URL, engine: engine, tasks: tasks, events: rec, deployer: d, deploy: dir, logs: logs}
 }
 
 // copyBundle copies the WSO2 bundle to a new directory, without the
@@ -228,19 +266,7 @@ func TestWSO2ClaimsApprovalBundle(t *testing.T) {
 			}
 			s := startWSO2Server(t, bundle, nil)
 			postClaim(t, s)
-			var list string
-			deadline := time.Now().Add(10 * time.Second)
-			for {
-				list = api(t, s, "manager1", `<api:getMyTaskAbstracts xmlns:api="`+htclient.API+`"><api:status>READY</api:status></api:getMyTaskAbstracts>`)
-				if strings.Contains(list, "<htt:id>") || time.Now().After(deadline) {
-					break
-				}
-				time.Sleep(20 * time.Millisecond)
-			}
-			m := regexp.MustCompile(`<htt:id>([^<]+)</htt:id>`).FindStringSubmatch(list)
-			if m == nil {
-				t.Fatalf("manager1 sees no READY task: %s", list)
-			}
+			taskID, list := readyTask(t, s)
 			for _, w := range []string{">tn:ApproveClaim</htt:name>", "<htt:priority>2</htt:priority>", "EUR 10000 on behalf of Waruna Ranasinghe"} {
 				if !strings.Contains(list, w) {
 					t.Errorf("manager1's task list lacks %q: %s", w, list)
@@ -249,7 +275,7 @@ func TestWSO2ClaimsApprovalBundle(t *testing.T) {
 			// The instance waits for the outcome (in memory or stored as
 			// its deploy.xml says).
 			inst := instanceOf(t, s, inMemory)
-			id := "<api:identifier>" + m[1] + "</api:identifier>"
+			id := "<api:identifier>" + taskID + "</api:identifier>"
 			ns := `xmlns:api="` + htclient.API + `"`
 			if code, body := post(t, s.url+htclient.Path, "", "clerk1", `<api:claim `+ns+`>`+id+`</api:claim>`); code == http.StatusOK || !strings.Contains(body, "<api:illegalAccess ") {
 				t.Errorf("clerk1 (a stakeholder, no potential owner) claims: status %d: %s", code, body)
@@ -265,29 +291,58 @@ func TestWSO2ClaimsApprovalBundle(t *testing.T) {
 			// came, then completed. An in-memory instance is gone when it
 			// ends: its events say it completed after receiveOutcome; a
 			// persistent one's record keeps b4pOutput.
-			deadline = time.Now().Add(10 * time.Second)
-			for !s.events.has(events.InstanceCompleted, inst, "") && time.Now().Before(deadline) {
-				time.Sleep(20 * time.Millisecond)
-			}
-			if !s.events.has(events.ActivityCompleted, inst, "receiveOutcome") || !s.events.has(events.InstanceCompleted, inst, "") {
-				t.Fatalf("instance %s did not complete after receiveOutcome", inst)
-			}
-			if !inMemory {
-				det, err := s.engine.InstanceDetail(context.Background(), inst)
-				if err != nil {
-					t.Fatal(err)
-				}
-				if det.State != mgmt.StateCompleted {
-					t.Fatalf("instance %+v, want completed", det.Instance)
-				}
-				if out := det.Variables["b4pOutput"]; !strings.Contains(out, ">true<") {
-					t.Fatalf("b4pOutput %q, want the manager's approved=true (variables %v)", out, det.Variables)
-				}
-			}
+			waitApproved(t, s, inst, !inMemory)
 			if info := api(t, s, "manager1", `<api:getTaskInfo `+ns+`>`+id+`</api:getTaskInfo>`); !strings.Contains(info, "<htt:status>COMPLETED</htt:status>") {
 				t.Errorf("task info: %s", info)
 			}
 		})
+	}
+}
+
+// readyTask waits (up to 10 s) for a READY task manager1 may claim
+// whose id is none of skip, and returns its id and manager1's list.
+func readyTask(t *testing.T, s *wso2Server, skip ...string) (string, string) {
+	t.Helper()
+	var list string
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		list = api(t, s, "manager1", `<api:getMyTaskAbstracts xmlns:api="`+htclient.API+`"><api:status>READY</api:status></api:getMyTaskAbstracts>`)
+		for _, m := range regexp.MustCompile(`<htt:id>([^<]+)</htt:id>`).FindAllStringSubmatch(list, -1) {
+			if !slices.Contains(skip, m[1]) {
+				return m[1], list
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("manager1 sees no new READY task (not %v): %s", skip, list)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// waitApproved waits (up to 10 s) for instance inst to complete after
+// receiveOutcome, as its events say; stored, its record must hold the
+// manager's approved=true in b4pOutput.
+func waitApproved(t *testing.T, s *wso2Server, inst string, stored bool) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for !s.events.has(events.InstanceCompleted, inst, "") && time.Now().Before(deadline) {
+		time.Sleep(20 * time.Millisecond)
+	}
+	if !s.events.has(events.ActivityCompleted, inst, "receiveOutcome") || !s.events.has(events.InstanceCompleted, inst, "") {
+		t.Fatalf("instance %s did not complete after receiveOutcome", inst)
+	}
+	if !stored {
+		return
+	}
+	det, err := s.engine.InstanceDetail(context.Background(), inst)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if det.State != mgmt.StateCompleted {
+		t.Fatalf("instance %+v, want completed", det.Instance)
+	}
+	if out := det.Variables["b4pOutput"]; !strings.Contains(out, ">true<") {
+		t.Fatalf("b4pOutput %q, want the manager's approved=true (variables %v)", out, det.Variables)
 	}
 }
 

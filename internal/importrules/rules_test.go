@@ -140,7 +140,7 @@ var allowed = map[string][]string{
 	"internal/clusterview": {"internal/admin", "internal/cluster", "internal/mgmt", "internal/mgmtclient"},
 	"internal/mgmtbackend": {"internal/clusterview", "internal/diagram", "internal/events", "internal/hotdeploy", "internal/humantask", "internal/mgmt", "internal/process"},
 	"internal/adminserver": {"internal/admin", "internal/buildinfo", "internal/mgmt", "internal/server"},
-	"internal/ctl":         {"internal/admin", "internal/mgmt", "internal/mgmtclient"},
+	"internal/ctl":         {"internal/admin", "internal/bundlezip", "internal/mgmt", "internal/mgmtclient"},
 
 	// Test support.
 	"internal/etcdtest/etcdmember": {"internal/etcdtest"},

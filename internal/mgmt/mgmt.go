@@ -342,10 +342,14 @@ type Bundle struct {
 	Name string `json:"name"`
 	// State: "deployed", "failed" (its last deploy failed; an older
 	// version may still serve), "pending" (not yet stable).
-	State     string    `json:"state"`
-	Processes []string  `json:"processes,omitempty"` // {ns}local of its active versions
-	Version   int       `json:"version,omitempty"`
-	Deployed  time.Time `json:"deployed,omitzero"`
+	State     string   `json:"state"`
+	Processes []string `json:"processes,omitempty"` // {ns}local of its active versions
+	// Tasks are the {ns}local of the tasks and notifications a task
+	// package (WSO2 BPS's: .ht files and htconfig.xml, no deploy.xml)
+	// publishes; Version is then the package's.
+	Tasks    []string  `json:"tasks,omitempty"`
+	Version  int       `json:"version,omitempty"`
+	Deployed time.Time `json:"deployed,omitzero"`
 	// Errors are the problems of its last failed deploy, one per line
 	// (file:line: element: what is wrong).
 	Errors []string `json:"errors,omitempty"`

@@ -6,12 +6,13 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"github.com/orchd/orchd/internal/redact"
 	"io"
 	"os"
 	"path/filepath"
 	"sort"
 	"strings"
+
+	"github.com/orchd/orchd/internal/redact"
 
 	"github.com/orchd/orchd/internal/process/check"
 	"github.com/orchd/orchd/internal/process/xmldoc"
@@ -22,8 +23,11 @@ const LintUsage = `usage: orchd lint [--json] [--compat ode] BUNDLE_DIR...
 
 Load and check bundles as a deploy would, without serving them: WS-BPEL
 2.0's static analysis (docs/static-analysis.md) and every other reason a
-deploy refuses a bundle. A BUNDLE_DIR holding deploy.xml is one bundle; a
-deploy directory checks every bundle folder in it. Each problem is printed
+deploy refuses a bundle. A BUNDLE_DIR holding deploy.xml is one bundle
+(its .ht files and htconfig.xml, if any, are checked too); one holding
+.ht files or htconfig.xml and no deploy.xml is a WSO2 BPS task package,
+whose task definitions are checked; a deploy directory checks every
+bundle folder and task package in it. Each problem is printed
 as FILE:LINE: <ELEMENT>: RULE: what to change (RULE for static analysis
 findings only); --json prints them as one JSON array. With --compat ode
 (or a process's <orchd:compat>ode</orchd:compat>) the rules Apache ODE 1.3
@@ -106,40 +110,100 @@ func Problems(dir string, err error) []Problem {
 	return out
 }
 
+// TaskLint checks the human task definitions orchd lint finds: a
+// bundle's .ht files and htconfig.xml, and WSO2 BPS's task packages
+// (those files without a deploy.xml). internal/humantask reads them;
+// compile does not import it, so whoever builds orchd lint hands them in.
+type TaskLint struct {
+	// Holds reports whether the folder dir holds task definitions (a
+	// .ht file or htconfig.xml).
+	Holds func(dir string) bool
+	// Bundle loads the task definitions of the process bundle in dir as
+	// its deploy would; Package loads the task package in dir as its
+	// deploy would. Their errors list every problem (file:line:
+	// <element>: ...).
+	Bundle, Package func(dir string) error
+}
+
+// isBundle reports whether dir holds deploy.xml.
+func isBundle(dir string) bool {
+	_, err := os.Stat(filepath.Join(dir, "deploy.xml"))
+	return err == nil
+}
+
+// isPackage reports whether dir is a task package tl checks.
+func (tl *TaskLint) isPackage(dir string) bool {
+	return tl != nil && !isBundle(dir) && tl.Holds(dir)
+}
+
 // bundles expands the operands of orchd lint into bundle folders: a
-// folder with deploy.xml is a bundle, another folder the deploy directory
-// of the bundle folders in it (dot folders are not bundles).
-func bundles(args []string) ([]string, error) {
+// folder with deploy.xml is a bundle, so is a task package (tasks), and
+// another folder the deploy directory of the bundle folders in it (dot
+// folders are not bundles).
+func bundles(args []string, tasks *TaskLint) ([]string, error) {
 	var out []string
 	for _, a := range args {
-		if _, err := os.Stat(filepath.Join(a, "deploy.xml")); err == nil {
+		if isBundle(a) || tasks.isPackage(a) {
 			out = append(out, a)
 			continue
 		}
 		ents, err := os.ReadDir(a)
 		if err != nil {
-			return nil, fmt.Errorf("%s is neither a bundle (no deploy.xml) nor a deploy directory: %w", a, err)
+			return nil, fmt.Errorf("%s is neither a bundle (no deploy.xml, no .ht file or htconfig.xml) nor a deploy directory: %w", a, err)
 		}
 		n := 0
 		for _, e := range ents {
 			sub := filepath.Join(a, e.Name())
-			if _, err := os.Stat(filepath.Join(sub, "deploy.xml")); e.IsDir() && !strings.HasPrefix(e.Name(), ".") && err == nil {
+			if e.IsDir() && !strings.HasPrefix(e.Name(), ".") && (isBundle(sub) || tasks.isPackage(sub)) {
 				out = append(out, sub)
 				n++
 			}
 		}
 		if n == 0 {
-			return nil, fmt.Errorf("%s holds no deploy.xml and no bundle folder", a)
+			return nil, fmt.Errorf("%s holds no deploy.xml, no task package (.ht files, htconfig.xml) and no bundle folder", a)
 		}
 	}
 	sort.Strings(out)
 	return out, nil
 }
 
+// lint is the error of the task definitions in dir (nil: none, or
+// no TaskLint), with its problems one a leaf: a process bundle's when
+// bundle, else a task package's.
+func (tl *TaskLint) lint(dir string, bundle bool) error {
+	if tl == nil || !tl.Holds(dir) {
+		return nil
+	}
+	check := tl.Package
+	if bundle {
+		check = tl.Bundle
+	}
+	err := check(dir)
+	if err == nil {
+		return nil
+	}
+	return &xmldoc.Errors{List: leaves(err)}
+}
+
+// leaves are the errors err joins, however deep (errors.Join of
+// *xmldoc.Errors), or err itself.
+func leaves(err error) []error {
+	m, ok := err.(interface{ Unwrap() []error })
+	if !ok {
+		return []error{err}
+	}
+	var out []error
+	for _, e := range m.Unwrap() {
+		out = append(out, leaves(e)...)
+	}
+	return out
+}
+
 // LintRunner returns `orchd lint`'s run function: it loads each bundle
-// folder with opts as a deploy would (LoadBundleWith) and reports why it
-// does not deploy.
-func LintRunner(opts LoadOptions) func(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+// folder with opts as a deploy would (LoadBundleWith), and the task
+// definitions with tasks (nil: they are not checked, and a task package
+// is not a bundle), and reports why it does not deploy.
+func LintRunner(opts LoadOptions, tasks *TaskLint) func(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	return func(_ context.Context, args []string, stdout, stderr io.Writer) int {
 		fs := LintFlags()
 		fs.SetOutput(stderr)
@@ -162,20 +226,25 @@ func LintRunner(opts LoadOptions) func(ctx context.Context, args []string, stdou
 			fs.Usage()
 			return 2
 		}
-		dirs, err := bundles(fs.Args())
+		dirs, err := bundles(fs.Args(), tasks)
 		if err != nil {
 			fmt.Fprintf(stderr, "orchd lint: %v\n", err)
 			return 2
 		}
 		problems := []Problem{}
 		for _, d := range dirs {
-			pls, err := LoadBundleWith(d, opts)
-			for _, pl := range pls {
-				for _, w := range pl.Warnings {
-					fmt.Fprintf(stderr, "warning: %s: %s\n", d, redact.Text(w))
+			var ps []Problem
+			if isBundle(d) {
+				pls, err := LoadBundleWith(d, opts)
+				for _, pl := range pls {
+					for _, w := range pl.Warnings {
+						fmt.Fprintf(stderr, "warning: %s: %s\n", d, redact.Text(w))
+					}
 				}
+				ps = append(Problems(d, err), Problems(d, tasks.lint(d, true))...)
+			} else {
+				ps = Problems(d, tasks.lint(d, false))
 			}
-			ps := Problems(d, err)
 			sort.SliceStable(ps, func(i, j int) bool {
 				if ps[i].File != ps[j].File {
 					return ps[i].File < ps[j].File
