@@ -192,6 +192,10 @@ func statusOf(err error) int {
 		return http.StatusBadRequest
 	case errors.Is(err, mgmt.ErrUnavailable):
 		return http.StatusServiceUnavailable
+	case errors.Is(err, mgmt.ErrUnauthorized):
+		return http.StatusUnauthorized // another node's, forwarded (clusterview)
+	case errors.Is(err, mgmt.ErrForbidden):
+		return http.StatusForbidden
 	}
 	return http.StatusInternalServerError
 }

@@ -61,25 +61,6 @@ func (a *api) taskUser(w http.ResponseWriter, r *http.Request) (mgmt.TaskUser, m
 	return u, tb, true
 }
 
-// taskStatus maps a task error to its status.
-func taskStatus(err error) int {
-	switch {
-	case errors.Is(err, mgmt.ErrUnauthorized):
-		return http.StatusUnauthorized
-	case errors.Is(err, mgmt.ErrForbidden):
-		return http.StatusForbidden
-	}
-	return statusOf(err)
-}
-
-func (a *api) taskFail(w http.ResponseWriter, r *http.Request, err error) {
-	if s := taskStatus(err); s != http.StatusInternalServerError {
-		writeError(w, s, err.Error())
-		return
-	}
-	a.fail(w, r, err)
-}
-
 func (a *api) tasks(w http.ResponseWriter, r *http.Request) {
 	if err := onlyParams(r, []string{"state", "name", "role", "limit"}); err != nil {
 		writeError(w, http.StatusBadRequest, err.Error())
@@ -97,7 +78,7 @@ func (a *api) tasks(w http.ResponseWriter, r *http.Request) {
 	}
 	ts, err := tb.Tasks(r.Context(), u, mgmt.TaskQuery{States: q["state"], Name: q.Get("name"), Role: q.Get("role"), Limit: limit})
 	if err != nil {
-		a.taskFail(w, r, err)
+		a.fail(w, r, err)
 		return
 	}
 	if ts == nil {
@@ -117,7 +98,7 @@ func (a *api) task(w http.ResponseWriter, r *http.Request) {
 	}
 	t, err := tb.Task(r.Context(), u, r.PathValue("id"))
 	if err != nil {
-		a.taskFail(w, r, err)
+		a.fail(w, r, err)
 		return
 	}
 	writeJSON(w, http.StatusOK, t)
@@ -152,7 +133,7 @@ func (a *api) taskAct(w http.ResponseWriter, r *http.Request) {
 	}
 	t, err := tb.ActOnTask(r.Context(), u, r.PathValue("id"), act)
 	if err != nil {
-		a.taskFail(w, r, err)
+		a.fail(w, r, err)
 		return
 	}
 	writeJSON(w, http.StatusOK, t)

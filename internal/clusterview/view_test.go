@@ -199,7 +199,7 @@ func TestViewForwardsToTheOwningNode(t *testing.T) {
 		t.Fatalf("b's detail of a's %s: %+v, %v", id, d, err)
 	}
 	// Acting needs the caller's token, which b forwards to a.
-	if err := b.view.Act(ctx, id, mgmt.Terminate); !errors.Is(err, mgmt.ErrUnavailable) || !strings.Contains(err.Error(), "node a") {
+	if err := b.view.Act(ctx, id, mgmt.Terminate); !errors.Is(err, mgmt.ErrUnauthorized) || !strings.Contains(err.Error(), "node a") {
 		t.Fatalf("terminate without a token: %v, want a's refusal, named", err)
 	}
 	if err := b.view.Act(mgmt.WithAuthorization(ctx, "Bearer "+token), id, mgmt.Terminate); err != nil {

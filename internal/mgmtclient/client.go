@@ -61,8 +61,8 @@ func New(base string, o Options) (*Client, error) {
 
 // Error is the API's refusal: a non-2xx answer. It unwraps to the
 // sentinel of internal/mgmt its status stands for (ErrNotFound for 404,
-// ErrConflict for 409, ErrInvalid for 400 and 422, ErrUnavailable for
-// any other: 401 and 403, 503, 500).
+// ErrConflict for 409, ErrInvalid for 400 and 422, ErrUnauthorized for
+// 401, ErrForbidden for 403, ErrUnavailable for any other: 503, 500).
 type Error struct {
 	Status  int
 	Message string
@@ -87,6 +87,10 @@ func (e *Error) Unwrap() error {
 		return mgmt.ErrConflict
 	case http.StatusBadRequest, http.StatusUnprocessableEntity:
 		return mgmt.ErrInvalid
+	case http.StatusUnauthorized:
+		return mgmt.ErrUnauthorized
+	case http.StatusForbidden:
+		return mgmt.ErrForbidden
 	}
 	return mgmt.ErrUnavailable
 }

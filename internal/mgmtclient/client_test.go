@@ -62,9 +62,9 @@ func TestErrorsMapToSentinels(t *testing.T) {
 		messageContain string
 	}{
 		{"unknown instance", withToken, http.MethodGet, "/instances/m999", "", 404, mgmt.ErrNotFound, "m999"},
-		{"read without a token", anon, http.MethodGet, "/instances/m999", "", 401, mgmt.ErrUnavailable, ""},
-		{"mutation without a token", anon, http.MethodPost, "/processes/Echo/versions/1/retire", "", 401, mgmt.ErrUnavailable, ""},
-		{"mutation with a wrong token", wrong, http.MethodPost, "/processes/Echo/versions/1/retire", "", 401, mgmt.ErrUnavailable, ""},
+		{"read without a token", anon, http.MethodGet, "/instances/m999", "", 401, mgmt.ErrUnauthorized, ""},
+		{"mutation without a token", anon, http.MethodPost, "/processes/Echo/versions/1/retire", "", 401, mgmt.ErrUnauthorized, ""},
+		{"mutation with a wrong token", wrong, http.MethodPost, "/processes/Echo/versions/1/retire", "", 401, mgmt.ErrUnauthorized, ""},
 		{"action that does not apply", withToken, http.MethodPost, "/instances/m999/bogus", "", 404, mgmt.ErrNotFound, ""},
 		{"upload that is not a zip", withToken, http.MethodPut, "/bundles/x", "not a zip", 422, mgmt.ErrInvalid, "zip"},
 	} {
@@ -105,7 +105,7 @@ func TestErrorsMapToSentinels(t *testing.T) {
 	if _, err := fwd.Do(mgmt.WithAuthorization(ctx, "Bearer "+token), http.MethodPost, "/processes/Echo/versions/1/activate", nil, nil, nil); err != nil {
 		t.Fatalf("activate with the caller's Authorization: %v", err)
 	}
-	if _, err := fwd.Do(ctx, http.MethodPost, "/processes/Echo/versions/1/retire", nil, nil, nil); !errors.Is(err, mgmt.ErrUnavailable) {
+	if _, err := fwd.Do(ctx, http.MethodPost, "/processes/Echo/versions/1/retire", nil, nil, nil); !errors.Is(err, mgmt.ErrUnauthorized) {
 		t.Fatalf("retire with no Authorization to forward: %v, want a refusal", err)
 	}
 }
