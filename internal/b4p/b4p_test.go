@@ -7,10 +7,12 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/orchd/orchd/internal/events"
 	"github.com/orchd/orchd/internal/exchange"
 	"github.com/orchd/orchd/internal/humantask"
 	"github.com/orchd/orchd/internal/instancestore"
@@ -337,6 +339,48 @@ func TestPeopleActivityEndSurvivesRestart(t *testing.T) {
 		}
 		if time.Now().After(deadline) {
 			t.Fatalf("the task still has its end pending after the instance took it: %s", rec)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// Task events name the process instance that waits for the task (and
+// the task in their own field), so that instance's timeline shows its
+// task being created, claimed and ended.
+func TestTaskEventsInInstanceTimeline(t *testing.T) {
+	ctx := context.Background()
+	w := newWorld(t, false, inlineTaskXML)
+	tl := events.NewTimeline(events.TimelineOptions{})
+	d, err := events.NewDispatcher(events.Options{}, tl)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = d.Close(context.Background()) })
+	w.tasks = humantask.New(humantask.Options{Store: w.taskStore, Ended: w.people.Ended, Events: d, CallbackRetry: 10 * time.Millisecond})
+	t.Cleanup(w.tasks.Close)
+	w.people.Bind(w.tasks, w.engine)
+	w.post(t, "/processes/expense", "submit", `<tns:req><tns:id>e1</tns:id><tns:amount>7</tns:amount></tns:req>`)
+	task := w.openTask(t)
+	if _, err := w.tasks.Claim(ctx, mary, task.ID); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.tasks.Complete(ctx, mary, task.ID, `<tns:decision xmlns:tns="urn:b4ptest"><tns:verdict>approved</tns:verdict></tns:decision>`); err != nil {
+		t.Fatal(err)
+	}
+	want := []events.Kind{events.TaskCreated, events.TaskClaimed, events.TaskEnded}
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		var got []events.Kind
+		for _, ev := range tl.Events(task.Instance) {
+			if ev.Task == task.ID {
+				got = append(got, ev.Kind)
+			}
+		}
+		if slices.Equal(got, want) {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("instance %s's timeline has task events %v, want %v", task.Instance, got, want)
 		}
 		time.Sleep(10 * time.Millisecond)
 	}

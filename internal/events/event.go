@@ -160,4 +160,7 @@ type Event struct {
 	Detail string `json:"detail,omitempty"`
 	// Duration is how long the instance, or the partner call, took.
 	Duration time.Duration `json:"durationNs,omitempty"`
+	// Task is a task event's task id (its Instance is the process
+	// instance that waits for the task, when one does).
+	Task string `json:"task,omitempty"`
 }

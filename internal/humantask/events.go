@@ -10,14 +10,15 @@ const (
 	TaskEscalatedEvent = events.TaskEscalated
 )
 
-// emit sends a task event: Name is the definition's local name, Instance
-// the task id, Detail its state (or the escalation that fired), Variable
-// who acted.
+// emit sends a task event: Task is the task id, Instance the process
+// instance that created the task (so its timeline shows the task), Name
+// the definition's local name, Detail its state (or the escalation that
+// fired), Variable who acted.
 func (e *Engine) emit(k events.Kind, t *Task, detail string) {
 	if e.opts.Events == nil {
 		return
 	}
-	ev := events.Event{Kind: k, Time: e.clock.Now(), Process: t.Process, Version: t.Version, Instance: t.ID,
+	ev := events.Event{Kind: k, Time: e.clock.Now(), Process: t.Process, Version: t.Version, Instance: t.Instance, Task: t.ID,
 		Name: t.Name.Local, Detail: string(t.State)}
 	switch k {
 	case events.TaskEscalated:
