@@ -206,6 +206,9 @@ type InstanceDetail struct {
 	// when the instance's control state cannot be read (its version is
 	// not deployed, or its record does not decode).
 	Activities []ActivityStatus `json:"activities,omitempty"`
+	// Fingerprint names the instance's version (the hash of its BPEL
+	// file) the same on every node, where version numbers may differ.
+	Fingerprint string `json:"fingerprint,omitempty"`
 }
 
 // ActivityStatus is one activity's status in an instance.

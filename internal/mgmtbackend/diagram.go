@@ -8,6 +8,7 @@ import (
 
 	"github.com/orchd/orchd/internal/diagram"
 	"github.com/orchd/orchd/internal/mgmt"
+	"github.com/orchd/orchd/internal/process/plan"
 )
 
 var _ mgmt.Diagrammer = (*Backend)(nil)
@@ -18,7 +19,8 @@ var _ mgmt.Diagrammer = (*Backend)(nil)
 //
 // In a cluster the plan is this node's: a version no other node runs
 // differently, as a fingerprint names it; an instance is read wherever
-// it is (Instance), its version looked up here by number.
+// it is (Instance), its version found here by its fingerprint (numbers
+// may differ between nodes that deployed in another order).
 func (b *Backend) Diagram(ctx context.Context, q mgmt.DiagramQuery) ([]byte, error) {
 	var ov diagram.Overlay
 	version := q.Version
@@ -38,6 +40,13 @@ func (b *Backend) Diagram(ctx context.Context, q mgmt.DiagramQuery) ([]byte, err
 		}
 		version = d.Version
 		ov = diagram.ForInstance(d)
+		if d.Fingerprint != "" {
+			pl, _, err := b.engine.PlanOf(q.Process, d.Fingerprint)
+			if err != nil {
+				return nil, err
+			}
+			return svg(pl, ov, q.Process, version)
+		}
 	} else {
 		p, err := b.engine.Version(q.Process, version)
 		if err != nil {
@@ -50,9 +59,14 @@ func (b *Backend) Diagram(ctx context.Context, q mgmt.DiagramQuery) ([]byte, err
 	if err != nil {
 		return nil, err
 	}
+	return svg(pl, ov, q.Process, version)
+}
+
+// svg draws pl with overlay ov.
+func svg(pl *plan.Plan, ov diagram.Overlay, process string, version int) ([]byte, error) {
 	var buf bytes.Buffer
 	if err := diagram.New(pl).SVG(&buf, ov); err != nil {
-		return nil, fmt.Errorf("diagram of %s version %d: %w", q.Process, version, err)
+		return nil, fmt.Errorf("diagram of %s version %d: %w", process, version, err)
 	}
 	return buf.Bytes(), nil
 }

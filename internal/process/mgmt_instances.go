@@ -418,7 +418,7 @@ func (e *Engine) InstanceDetail(ctx context.Context, id string) (*mgmt.InstanceD
 	}
 	names := map[int]string{}
 	if p != nil {
-		d.Version = p.Number
+		d.Version, d.Fingerprint = p.Number, p.Fingerprint
 		names = corrval.VarNames(p.Plan)
 	}
 	for slot, data := range vars {
@@ -464,7 +464,7 @@ func (e *Engine) InstanceDetail(ctx context.Context, id string) (*mgmt.InstanceD
 func (e *Engine) memDetail(in *interp.Instance, running bool) *mgmt.InstanceDetail {
 	s := in.Snapshot()
 	d := &mgmt.InstanceDetail{Instance: memInstance(s, running), Variables: map[string]string{}, Branches: branchesOf(s),
-		Timeline: []events.Event{}, Activities: activitiesOf(s)}
+		Timeline: []events.Event{}, Activities: activitiesOf(s), Fingerprint: in.Version().Fingerprint}
 	for _, v := range s.Variables {
 		d.Variables[v.Name] = v.Value
 	}

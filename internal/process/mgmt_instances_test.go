@@ -328,7 +328,7 @@ func TestInstanceDetailOfWaitingInstance(t *testing.T) {
 	id := m.idOf("D-1")
 	for round := range 2 {
 		d := m.detail(id)
-		if d.State != "waiting" || d.Version != 3 || d.Correlations["byRequest"] != "D-1" || !strings.Contains(d.Variables["status"], "PENDING") ||
+		if d.State != "waiting" || d.Version != 3 || d.Fingerprint != m.ap.Fingerprint || d.Correlations["byRequest"] != "D-1" || !strings.Contains(d.Variables["status"], "PENDING") ||
 			!strings.Contains(d.Variables["request"], "D-1") {
 			t.Fatalf("round %d: %+v", round, d)
 		}

@@ -1,6 +1,9 @@
 package process
 
 import (
+	"errors"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -155,5 +158,48 @@ func TestVersionsAndSetActive(t *testing.T) {
 				t.Errorf("step %d: %s served by version %d", i, ep.Path, p.Number)
 			}
 		}
+	}
+}
+
+// PlanOf finds a version by its fingerprint, active or retired, whatever
+// its number here: an instance's diagram names its version so, because
+// another node may number the same version otherwise.
+func TestPlanOf(t *testing.T) {
+	load := func(dir string, v int) *interp.Version {
+		procs, err := loadBundle(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		procs[0].Number, procs[0].Bundle = v, "po"
+		return procs[0]
+	}
+	edited := filepath.Join(t.TempDir(), "po")
+	copyDir(t, exampleBundle, edited)
+	b, err := os.ReadFile(filepath.Join(edited, "PurchaseOrder.bpel"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(edited, "PurchaseOrder.bpel"), append(b, "<!-- version 2 -->\n"...), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	v1, v2 := load(exampleBundle, 1), load(edited, 2)
+	if v1.Fingerprint == v2.Fingerprint {
+		t.Fatal("the edited process has the first one's fingerprint")
+	}
+	e := NewEngine(Options{})
+	if err := e.Deploy(v1); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.Redeploy(func(b string) bool { return b == "po" }, v2); err != nil {
+		t.Fatal(err)
+	}
+	for _, v := range []*interp.Version{v1, v2} {
+		pl, n, err := e.PlanOf("PurchaseOrder", v.Fingerprint)
+		if err != nil || pl != v.Plan || n != v.Number {
+			t.Errorf("PlanOf version %d's fingerprint: plan %p (want %p), number %d, %v", v.Number, pl, v.Plan, n, err)
+		}
+	}
+	if _, _, err := e.PlanOf("PurchaseOrder", "0000"); !errors.Is(err, mgmt.ErrNotFound) {
+		t.Errorf("an unknown fingerprint: %v, want ErrNotFound", err)
 	}
 }
