@@ -228,3 +228,41 @@ func TestSignInsBounded(t *testing.T) {
 		t.Errorf("a sign-in after the others: %d %s", code, body)
 	}
 }
+
+// TestListFilters: a listing's taskType and genericHumanRole select as
+// WS-HT says, and a value WS-HT does not define is illegalArgument.
+func TestListFilters(t *testing.T) {
+	url, task := newServer(t)
+	list := func(query string) (int, int, string) {
+		t.Helper()
+		code, body := call(t, url, "mary", "mary-pw", false, `<api:getMyTaskAbstracts>`+query+`</api:getMyTaskAbstracts>`)
+		return code, strings.Count(body, "<htt:id>"+task.ID+"</htt:id>"), body
+	}
+	steps := []struct {
+		name, query string
+		claimFirst  bool
+		code, n     int
+		want        string
+	}{
+		{"all types", `<api:taskType>ALL</api:taskType>`, false, 200, 1, ""},
+		{"tasks", `<api:taskType>TASKS</api:taskType>`, false, 200, 1, ""},
+		{"notifications only", `<api:taskType>NOTIFICATIONS</api:taskType>`, false, 200, 0, ""},
+		{"a potential owner", `<api:genericHumanRole>potentialOwners</api:genericHumanRole>`, false, 200, 1, ""},
+		{"not its actual owner before the claim", `<api:genericHumanRole>actualOwner</api:genericHumanRole>`, false, 200, 0, ""},
+		{"its actual owner after the claim", `<api:genericHumanRole>actualOwner</api:genericHumanRole><api:status>RESERVED</api:status>`, true, 200, 1, ""},
+		{"no business administrator", `<api:genericHumanRole>businessAdministrators</api:genericHumanRole><api:status>RESERVED</api:status>`, false, 200, 0, ""},
+		{"an unknown role", `<api:genericHumanRole>owner</api:genericHumanRole>`, false, 500, 0, "<api:illegalArgument "},
+		{"an unknown type", `<api:taskType>SOME</api:taskType>`, false, 500, 0, "<api:illegalArgument "},
+	}
+	for _, s := range steps {
+		if s.claimFirst {
+			if code, body := call(t, url, "mary", "mary-pw", false, `<api:claim><api:identifier>`+task.ID+`</api:identifier></api:claim>`); code != 200 {
+				t.Fatalf("claim: %d %s", code, body)
+			}
+		}
+		code, n, body := list(s.query)
+		if code != s.code || n != s.n || !strings.Contains(body, s.want) {
+			t.Errorf("%s: status %d, the task %d times, want %d and %d times (and %q): %s", s.name, code, n, s.code, s.n, s.want, body)
+		}
+	}
+}

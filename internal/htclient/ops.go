@@ -62,18 +62,45 @@ func argEl(op *etree.Element, name string) *etree.Element {
 	return nil
 }
 
+// genericHumanRoles are WS-HT's tGenericHumanRole values, the roles a
+// listing's genericHumanRole keeps.
+var genericHumanRoles = map[string]humantask.Role{
+	"initiator": humantask.TaskInitiator, "stakeholders": humantask.TaskStakeholders,
+	"potentialOwners": humantask.PotentialOwners, "actualOwner": humantask.ActualOwner,
+	"excludedOwners": humantask.ExcludedOwners, "businessAdministrators": humantask.BusinessAdministrators,
+	"notificationRecipients": humantask.Recipients,
+}
+
 func list(ctx context.Context, t *humantask.Engine, who humantask.Identity, op, resp *etree.Element) error {
 	f := humantask.Filter{Limit: 1000}
 	for _, c := range op.ChildElements() {
+		v := strings.TrimSpace(c.Text())
 		switch c.Tag {
 		case "status":
-			if st, ok := humantask.ParseState(strings.TrimSpace(c.Text())); ok {
+			if st, ok := humantask.ParseState(v); ok {
 				f.States = append(f.States, st)
 			}
 		case "maxTasks":
-			if n, err := strconv.Atoi(strings.TrimSpace(c.Text())); err == nil && n > 0 {
+			if n, err := strconv.Atoi(v); err == nil && n > 0 {
 				f.Limit = n
 			}
+		case "taskType": // WS-HT: TASKS, NOTIFICATIONS or ALL
+			switch strings.ToUpper(v) {
+			case "TASKS":
+				f.Notifications = new(bool)
+			case "NOTIFICATIONS":
+				f.Notifications = new(bool)
+				*f.Notifications = true
+			case "ALL", "":
+			default:
+				return fmt.Errorf("%w: taskType %q is not TASKS, NOTIFICATIONS or ALL", humantask.ErrArgument, v)
+			}
+		case "genericHumanRole":
+			r, ok := genericHumanRoles[v]
+			if !ok && v != "" {
+				return fmt.Errorf("%w: genericHumanRole %q is not one of WS-HT's (initiator, stakeholders, potentialOwners, actualOwner, excludedOwners, businessAdministrators, notificationRecipients)", humantask.ErrArgument, v)
+			}
+			f.Role = r
 		}
 	}
 	ts, err := t.List(ctx, who, f)

@@ -158,7 +158,8 @@ func (e *Engine) List(ctx context.Context, who Identity, f Filter) ([]Task, erro
 		if err != nil {
 			return true
 		}
-		if !slices.Contains(states, t.State) || (f.Name != "" && t.Name.Local != f.Name) {
+		if !slices.Contains(states, t.State) || (f.Name != "" && t.Name.Local != f.Name) ||
+			(f.Notifications != nil && *f.Notifications != t.Notification) {
 			return true
 		}
 		r := rolesOf(t, who)

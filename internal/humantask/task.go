@@ -216,6 +216,9 @@ type Filter struct {
 	// Role keeps tasks where the caller has this role; empty means any
 	// role that lets the caller see the task.
 	Role Role
+	// Notifications keeps notifications only (true) or tasks only
+	// (false); nil keeps both.
+	Notifications *bool
 	// Limit bounds the listing (0: 1000).
 	Limit int
 }
