@@ -8,7 +8,6 @@ import (
 
 	"github.com/orchd/orchd/internal/diagram"
 	"github.com/orchd/orchd/internal/mgmt"
-	"github.com/orchd/orchd/internal/process/plan"
 )
 
 var _ mgmt.Diagrammer = (*Backend)(nil)
@@ -45,7 +44,7 @@ func (b *Backend) Diagram(ctx context.Context, q mgmt.DiagramQuery) ([]byte, err
 			if err != nil {
 				return nil, err
 			}
-			return svg(pl, ov, q.Process, version)
+			return svg(diagram.New(pl), ov, q.Process, version)
 		}
 	} else {
 		p, err := b.engine.Version(q.Process, version)
@@ -59,13 +58,13 @@ func (b *Backend) Diagram(ctx context.Context, q mgmt.DiagramQuery) ([]byte, err
 	if err != nil {
 		return nil, err
 	}
-	return svg(pl, ov, q.Process, version)
+	return svg(diagram.New(pl), ov, q.Process, version)
 }
 
-// svg draws pl with overlay ov.
-func svg(pl *plan.Plan, ov diagram.Overlay, process string, version int) ([]byte, error) {
+// svg draws l with overlay ov.
+func svg(l *diagram.Layout, ov diagram.Overlay, process string, version int) ([]byte, error) {
 	var buf bytes.Buffer
-	if err := diagram.New(pl).SVG(&buf, ov); err != nil {
+	if err := l.SVG(&buf, ov); err != nil {
 		return nil, fmt.Errorf("diagram of %s version %d: %w", process, version, err)
 	}
 	return buf.Bytes(), nil
