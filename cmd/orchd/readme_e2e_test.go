@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -147,10 +148,12 @@ const guideMarker = "<!-- guide:"
 // the address 127.0.0.1:8080 becomes a free port (serve gets --listen,
 // orchd ctl ORCHD_SERVER), so that it does not collide with another orchd
 // on the machine. Both pages start the mock partners on their WSDL
-// addresses, 127.0.0.1:9101 and :9102, so the two run one after the
-// other, and beside the package's other parallel tests.
+// addresses, 127.0.0.1:9101 and :9102: the two run side by side (and
+// beside the package's other parallel tests) but take turns from the
+// step that starts the mock partners to the end.
 func TestDocTours(t *testing.T) {
 	t.Parallel() // long and mostly building or waiting: runs beside the other parallel tests at the end
+	var mockPorts sync.Mutex
 	pages := []struct {
 		name, path, marker string
 	}{
@@ -159,6 +162,7 @@ func TestDocTours(t *testing.T) {
 	}
 	for _, p := range pages {
 		t.Run(p.name, func(t *testing.T) {
+			t.Parallel()
 			var steps []tourStep
 			var err error
 			if p.marker == "" {
@@ -169,26 +173,21 @@ func TestDocTours(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			runTour(t, p.path, steps)
+			runTour(t, p.path, steps, &mockPorts)
 		})
 	}
 }
 
 // runTour runs steps, the shell commands of the Markdown page doc, as
-// TestDocTours says: in a copy of the repository, on a free port.
-func runTour(t *testing.T, doc string, steps []tourStep) {
+// TestDocTours says: in a copy of the repository, on a free port. From
+// the first step that starts the mock partners on their fixed addresses
+// to the end of the tour it holds mockPorts.
+func runTour(t *testing.T, doc string, steps []tourStep, mockPorts *sync.Mutex) {
 	t.Helper()
 	for _, tool := range []string{"bash", "curl", "go"} {
 		if _, err := exec.LookPath(tool); err != nil {
 			t.Fatalf("%s's commands need %s on PATH: %v", doc, tool, err)
 		}
-	}
-	for _, addr := range []string{"127.0.0.1:9101", "127.0.0.1:9102"} {
-		ln, err := net.Listen("tcp", addr)
-		if err != nil {
-			t.Fatalf("the example's mock partner address %s is taken: %v", addr, err)
-		}
-		ln.Close()
 	}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -202,6 +201,7 @@ func runTour(t *testing.T, doc string, steps []tourStep) {
 	env := append(os.Environ(), "ORCHD_SERVER=http://"+addr)
 
 	var bg []*background
+	locked := false
 	t.Cleanup(func() {
 		for _, b := range bg {
 			if b.cmd.ProcessState == nil {
@@ -209,10 +209,24 @@ func runTour(t *testing.T, doc string, steps []tourStep) {
 				<-b.done
 			}
 		}
+		if locked {
+			mockPorts.Unlock()
+		}
 	})
 	for _, st := range steps {
 		cmd := strings.ReplaceAll(st.cmd, "127.0.0.1:8080", addr)
 		where := fmt.Sprintf("%s:%d: %s", doc, st.line, st.cmd)
+		if !locked && strings.Contains(cmd, "--mock-partners") {
+			mockPorts.Lock()
+			locked = true
+			for _, a := range []string{"127.0.0.1:9101", "127.0.0.1:9102"} {
+				l, err := net.Listen("tcp", a)
+				if err != nil {
+					t.Fatalf("%s: the mock partner address %s is taken: %v", where, a, err)
+				}
+				l.Close()
+			}
+		}
 		if n, ok := strings.CutPrefix(cmd, "kill %"); ok {
 			i, err := strconv.Atoi(strings.TrimSpace(n))
 			if err != nil || i < 1 || i > len(bg) {
