@@ -3,6 +3,8 @@ package etcdstore
 import (
 	"context"
 	"errors"
+	"math/rand/v2"
+	"time"
 
 	clientv3 "go.etcd.io/etcd/client/v3"
 )
@@ -51,7 +53,7 @@ func (s *Store) UpdateTask(id string, fn func(old []byte) ([]byte, error)) error
 	}
 	defer s.inflight.Done()
 	key := s.k(bTasks, []byte(id))
-	for range taskCASAttempts {
+	for attempt := range taskCASAttempts {
 		ctx, cancel := s.ctx()
 		resp, err := s.cli.Get(ctx, key)
 		cancel()
@@ -80,6 +82,10 @@ func (s *Store) UpdateTask(id string, fn func(old []byte) ([]byte, error)) error
 		if tr.Succeeded {
 			return nil
 		}
+		// Lost to another update: wait a random while, up to twice as
+		// long each time, so that updaters of one hot task do not keep
+		// colliding in step (one of them could lose every round).
+		time.Sleep(rand.N(time.Millisecond << min(attempt, 6)))
 	}
 	return errTaskContended
 }
