@@ -99,7 +99,7 @@ func (m *metrics) deployed(p *interp.Version) {
 	pm := &interp.ProcMetrics{
 		Started: m.started.WithLabelValues(l), Commits: m.commits.WithLabelValues(l),
 		StoredBytes: m.storedBytes.WithLabelValues(l), Duration: m.instanceTimes.WithLabelValues(l),
-		Ended: map[string]prometheus.Counter{}, LateAnswers: m.lateAnswers.WithLabelValues(l),
+		Ended: map[string]interp.Incrementer{}, LateAnswers: m.lateAnswers.WithLabelValues(l),
 		HeldTaken: m.held.WithLabelValues(l, "taken"), HeldExpired: m.held.WithLabelValues(l, "expired"),
 		HeldRefused: m.held.WithLabelValues(l, "refused"),
 	}
@@ -131,11 +131,10 @@ func (m *metrics) dropped(p *interp.Version) {
 // the versions of --deploy before the deployer numbers them (a version
 // numbered at deploy, as every later deploy, has its series at once).
 type versionCounter struct {
-	prometheus.Counter // not collected: the vector's child is
-	vec                *prometheus.CounterVec
-	p                  *interp.Version
-	outcome            string
-	child              atomic.Pointer[prometheus.Counter]
+	vec     *prometheus.CounterVec
+	p       *interp.Version
+	outcome string
+	child   atomic.Pointer[prometheus.Counter]
 }
 
 func (c *versionCounter) series() prometheus.Counter {
@@ -147,8 +146,8 @@ func (c *versionCounter) series() prometheus.Counter {
 	return s
 }
 
-func (c *versionCounter) Inc()          { c.series().Inc() }
-func (c *versionCounter) Add(v float64) { c.series().Add(v) }
+// Inc implements interp.Incrementer.
+func (c *versionCounter) Inc() { c.series().Inc() }
 
 // partner is the series of a partner call of process (its local name).
 func (m *metrics) partner(process, partner, op string) *interp.PartnerMetrics {

@@ -18,9 +18,13 @@ type ProcMetrics struct {
 	LateAnswers                   prometheus.Counter
 	HeldTaken, HeldExpired        prometheus.Counter
 	HeldRefused                   prometheus.Counter
-	Ended                         map[string]prometheus.Counter
-	Duration                      prometheus.Observer
+	// Ended counts instances by outcome ("completed", "faulted", ...).
+	Ended    map[string]Incrementer
+	Duration prometheus.Observer
 }
+
+// Incrementer is a counter as a run counts: one more.
+type Incrementer interface{ Inc() }
 
 // PartnerMetrics are one partner operation's series.
 type PartnerMetrics struct {
