@@ -95,8 +95,8 @@ func (t *endedFaults) lookup(p *interp.Version, tried []string, now time.Time) *
 // the fault of a recently faulted instance it was meant for (when only is
 // set, only if that fault is named only); it reports whether it did.
 func (e *Engine) answerEnded(p *interp.Version, ex *exchange.Exchange, tried []string, only exchange.QName) bool {
-	if ex.Operation.OneWay() || ex.Respond == nil {
-		return false
+	if ex.Operation.OneWay() || ex.Respond == nil || len(tried) == 0 {
+		return false // (every request of a start operation comes here: no clock read, no lock)
 	}
 	f := e.ended.lookup(p, tried, e.now())
 	if f == nil || (only != exchange.QName{} && f.Name != only) {
