@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"net/http"
 	"strings"
+	"sync"
 
 	"github.com/beevik/etree"
 
@@ -40,6 +41,9 @@ type Handler struct {
 	// Public computes the base URL the WSDL's soap:address names (the
 	// request's own when nil), as for the processes' ?wsdl.
 	Public *publicurl.Resolver
+
+	opsOnce sync.Once
+	ops     map[string]opFunc // operations(), built once
 }
 
 // request is a decoded call: the envelope's namespace, the operation
@@ -164,7 +168,8 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 // call runs operation op as who and returns its response element.
 func (h *Handler) call(ctx context.Context, who humantask.Identity, op *etree.Element) (*etree.Element, error) {
-	f, ok := operations()[op.Tag]
+	h.opsOnce.Do(func() { h.ops = operations() })
+	f, ok := h.ops[op.Tag]
 	if !ok {
 		return nil, fmt.Errorf("%w: operation %s is not one of HumanTaskClientAPIAdmin's", humantask.ErrArgument, op.Tag)
 	}
