@@ -84,13 +84,13 @@ func (e *Engine) deliver(id string) error {
 	if cb == nil || cb.Delivered || t.State != Completed {
 		return nil
 	}
-	out, err := parseXML(t.Output)
+	out, err := ParseXML(t.Output)
 	if err != nil {
 		return fmt.Errorf("task output: %w", err)
 	}
 	var hs []*etree.Element
 	for _, h := range cb.Headers {
-		el, err := parseXML(h)
+		el, err := ParseXML(h)
 		if err != nil {
 			return fmt.Errorf("callback header: %w", err)
 		}
@@ -109,14 +109,6 @@ func (e *Engine) deliver(id string) error {
 	ctx, cancel := context.WithTimeout(context.Background(), callbackTimeout)
 	defer cancel()
 	if _, err := partner.Invoke(ctx, &exchange.Call{Operation: op, Input: msg, Headers: hs}); err != nil {
-		_ = e.store.UpdateTask(id, func(old []byte) ([]byte, error) {
-			t, err := decodeTask(old)
-			if err != nil || t.Callback == nil {
-				return nil, errNothing
-			}
-			t.Callback.Attempts++
-			return encodeTask(t)
-		})
 		return fmt.Errorf("callback to %s: %w", cb.Address, err)
 	}
 	err = e.store.UpdateTask(id, func(old []byte) ([]byte, error) {

@@ -148,8 +148,6 @@ type Callback struct {
 	Headers   []string `json:"headers,omitempty"`
 	// Delivered is set once the process took the callback.
 	Delivered bool `json:"delivered,omitempty"`
-	// Attempts counts failed deliveries (retried with back-off).
-	Attempts int `json:"attempts,omitempty"`
 }
 
 // Task is one task instance: its definition's name and version, its
