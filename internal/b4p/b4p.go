@@ -348,13 +348,10 @@ func (p *People) Ended(t humantask.Task) error {
 	m := exchange.NewMessage(exchange.QName{Space: plan.ExtWaitNS, Local: "done"})
 	m.Parts[plan.ExtWaitKeyPart] = textElement(plan.ExtWaitKeyPart, t.ID)
 	m.Parts[partState] = textElement(partState, string(t.State))
-	if t.Output != "" {
-		doc := etree.NewDocument()
-		if err := doc.ReadFromString(t.Output); err == nil && doc.Root() != nil {
-			out := etree.NewElement(partOutput)
-			out.AddChild(doc.Root())
-			m.Parts[partOutput] = out
-		}
+	if el, err := humantask.ParseXML(t.Output); err == nil && el != nil {
+		out := etree.NewElement(partOutput)
+		out.AddChild(el)
+		m.Parts[partOutput] = out
 	}
 	if t.Fault != nil {
 		f := etree.NewElement(partFault)

@@ -133,11 +133,8 @@ func taskData(ctx context.Context, t *humantask.Engine, who humantask.Identity, 
 	if op.Tag == "getOutput" {
 		src = tk.Output
 	}
-	if src != "" {
-		d := etree.NewDocument()
-		if d.ReadFromString(src) == nil && d.Root() != nil {
-			data.AddChild(d.Root())
-		}
+	if el, err := humantask.ParseXML(src); err == nil && el != nil {
+		data.AddChild(el)
 	}
 	return nil
 }

@@ -118,7 +118,7 @@ func (e *Engine) fire(id, name string) {
 		if dl == nil {
 			return nil
 		}
-		input, _ := parseXML(t.Input)
+		input, _ := ParseXML(t.Input)
 		data := &exprData{input: input, priority: t.Priority}
 		for _, x := range dl.Escalations {
 			if x.Condition != "" {

@@ -23,8 +23,9 @@ func newID(now time.Time) string {
 	return fmt.Sprintf("%016x%s", uint64(now.UnixNano()), hex.EncodeToString(b[:]))
 }
 
-// parseXML parses an element serialized as XML; nil for "".
-func parseXML(s string) (*etree.Element, error) {
+// ParseXML parses an element serialized as XML (a task's input or
+// output); nil for "".
+func ParseXML(s string) (*etree.Element, error) {
 	if strings.TrimSpace(s) == "" {
 		return nil, nil
 	}
@@ -46,7 +47,7 @@ func (e *Engine) Create(ctx context.Context, r CreateRequest) (Task, error) {
 	if d == nil {
 		return Task{}, fmt.Errorf("create task: %w: no definition", ErrArgument)
 	}
-	input, err := parseXML(r.Input)
+	input, err := ParseXML(r.Input)
 	if err != nil {
 		return Task{}, fmt.Errorf("create task %s: %w: input: %v", d.Name.Local, ErrArgument, err)
 	}
@@ -356,7 +357,7 @@ func (e *Engine) Release(ctx context.Context, who Identity, id string) (Task, er
 // actual owner only. The outcome goes to the callback.
 func (e *Engine) Complete(ctx context.Context, who Identity, id, output string) (Task, error) {
 	if strings.TrimSpace(output) != "" {
-		if _, err := parseXML(output); err != nil {
+		if _, err := ParseXML(output); err != nil {
 			return Task{}, opError("complete", id, ErrArgument, "the output is no XML element: %v", err)
 		}
 	}

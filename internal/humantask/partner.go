@@ -218,7 +218,7 @@ func callbackOf(def *TaskDef, c *exchange.Call) (*Callback, error) {
 // blocks, "" when none.
 func sessionIn(headers []string) string {
 	for _, h := range headers {
-		el, err := parseXML(h)
+		el, err := ParseXML(h)
 		if err == nil && el != nil && el.Tag == "session" {
 			return strings.TrimSpace(el.Text())
 		}

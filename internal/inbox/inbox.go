@@ -334,11 +334,8 @@ func (h *Handler) task(w http.ResponseWriter, r *http.Request, s *session, formE
 			var cur *etree.Element
 			if formErr != "" {
 				cur, _ = taskform.Parse(out.Set.Outline(out.Elem), r.PostForm)
-			} else if t.Output != "" {
-				d := etree.NewDocument()
-				if d.ReadFromString(t.Output) == nil {
-					cur = d.Root()
-				}
+			} else {
+				cur, _ = humantask.ParseXML(t.Output)
 			}
 			v.Inputs = taskform.Inputs(out.Set.Outline(out.Elem), cur)
 			v.Faults = out.Faults
@@ -356,19 +353,15 @@ func (h *Handler) act(w http.ResponseWriter, r *http.Request, s *session) {
 	switch op {
 	case humantask.OpClaim, humantask.OpStart, humantask.OpRelease, humantask.OpSkip:
 		_, err = h.o.Tasks.Do(ctx, s.who, id, humantask.Action{Op: op})
-	case humantask.OpFail:
-		if err = h.started(ctx, s, id); err == nil {
-			_, err = h.o.Tasks.Do(ctx, s.who, id, humantask.Action{Op: op, Fault: humantask.Fault{Name: r.PostForm.Get("fault")}})
-		}
+	case humantask.OpFail: // the engine fails and completes a reserved task as a started one
+		_, err = h.o.Tasks.Do(ctx, s.who, id, humantask.Action{Op: op, Fault: humantask.Fault{Name: r.PostForm.Get("fault")}})
 	case humantask.OpComplete:
 		var out string
 		if out, err = h.output(ctx, s, id, r.PostForm); err != nil {
 			h.task(w, r, s, err.Error(), http.StatusUnprocessableEntity)
 			return
 		}
-		if err = h.started(ctx, s, id); err == nil {
-			_, err = h.o.Tasks.Do(ctx, s.who, id, humantask.Action{Op: op, Output: out})
-		}
+		_, err = h.o.Tasks.Do(ctx, s.who, id, humantask.Action{Op: op, Output: out})
 	default:
 		http.Error(w, "unknown operation", http.StatusBadRequest)
 		return
@@ -382,19 +375,6 @@ func (h *Handler) act(w http.ResponseWriter, r *http.Request, s *session) {
 		target = h.o.Prefix + "?" + url.Values{"msg": {msg}}.Encode()
 	}
 	http.Redirect(w, r, target, http.StatusSeeOther)
-}
-
-// started starts a reserved task (the inbox completes and fails in one
-// step).
-func (h *Handler) started(ctx context.Context, s *session, id string) error {
-	t, err := h.o.Tasks.Get(ctx, s.who, id)
-	if err != nil {
-		return err
-	}
-	if t.State == humantask.Reserved {
-		_, err = h.o.Tasks.Start(ctx, s.who, id)
-	}
-	return err
 }
 
 // output is the task's output from the posted form, valid against its
