@@ -2,6 +2,7 @@ package humantask
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"time"
@@ -72,12 +73,8 @@ func (e *Engine) retryLater(id, failed string, attempt int, send func(id string)
 // response operation, with the header blocks that route it to the
 // waiting instance, and marks it delivered.
 func (e *Engine) deliver(id string) error {
-	rec, ok, err := e.store.Task(id)
-	if err != nil || !ok {
-		return err
-	}
-	t, err := decodeTask(rec)
-	if err != nil {
+	t, err := e.stored(id)
+	if err != nil || t == nil {
 		return err
 	}
 	cb := t.Callback
@@ -111,18 +108,13 @@ func (e *Engine) deliver(id string) error {
 	if _, err := partner.Invoke(ctx, &exchange.Call{Operation: op, Input: msg, Headers: hs}); err != nil {
 		return fmt.Errorf("callback to %s: %w", cb.Address, err)
 	}
-	err = e.store.UpdateTask(id, func(old []byte) ([]byte, error) {
-		if old == nil {
-			return nil, errNothing
-		}
-		t, err := decodeTask(old)
-		if err != nil || t.Callback == nil {
-			return nil, errNothing
+	if err := e.mark(id, func(t *Task) bool {
+		if t.Callback == nil {
+			return false
 		}
 		t.Callback.Delivered = true
-		return encodeTask(t)
-	})
-	if err != nil && err != errNothing {
+		return true
+	}); err != nil {
 		return err
 	}
 	e.log.Info("task outcome delivered", slog.String("task", id), slog.String("address", cb.Address), slog.String("operation", cb.Operation))
@@ -132,33 +124,44 @@ func (e *Engine) deliver(id string) error {
 // end hands task id's end to Options.Ended, if it is still pending, and
 // marks it taken.
 func (e *Engine) end(id string) error {
-	rec, ok, err := e.store.Task(id)
-	if err != nil || !ok {
+	t, err := e.stored(id)
+	if err != nil || t == nil || !t.EndPending {
 		return err
-	}
-	t, err := decodeTask(rec)
-	if err != nil {
-		return err
-	}
-	if !t.EndPending {
-		return nil
 	}
 	if err := e.opts.Ended(*t); err != nil {
 		return err
 	}
-	err = e.store.UpdateTask(id, func(old []byte) ([]byte, error) {
+	return e.mark(id, func(t *Task) bool {
+		done := t.EndPending
+		t.EndPending = false
+		return done
+	})
+}
+
+// stored reads task id from the store; nil when there is none.
+func (e *Engine) stored(id string) (*Task, error) {
+	rec, ok, err := e.store.Task(id)
+	if err != nil || !ok {
+		return nil, err
+	}
+	return decodeTask(rec)
+}
+
+// mark changes stored task id with set in one store transaction, when
+// set reports a change (a task gone or unreadable is left alone).
+func (e *Engine) mark(id string, set func(*Task) bool) error {
+	err := e.store.UpdateTask(id, func(old []byte) ([]byte, error) {
 		if old == nil {
 			return nil, errNothing
 		}
 		t, err := decodeTask(old)
-		if err != nil || !t.EndPending {
+		if err != nil || !set(t) {
 			return nil, errNothing
 		}
-		t.EndPending = false
 		return encodeTask(t)
 	})
-	if err != nil && err != errNothing {
-		return err
+	if errors.Is(err, errNothing) {
+		return nil
 	}
-	return nil
+	return err
 }

@@ -123,18 +123,11 @@ func (e *Engine) Create(ctx context.Context, r CreateRequest) (Task, error) {
 
 // Get returns task id, if who may see it.
 func (e *Engine) Get(ctx context.Context, who Identity, id string) (Task, error) {
-	rec, ok, err := e.store.Task(id)
+	t, err := e.stored(id)
 	if err != nil {
 		return Task{}, fmt.Errorf("get task %s: %w", id, err)
 	}
-	if !ok {
-		return Task{}, opError("get", id, ErrNotFound, "no task has this id, or you may not see it")
-	}
-	t, err := decodeTask(rec)
-	if err != nil {
-		return Task{}, fmt.Errorf("get task %s: %w", id, err)
-	}
-	if !rolesOf(t, who).sees() {
+	if t == nil || !rolesOf(t, who).sees() {
 		return Task{}, opError("get", id, ErrNotFound, "no task has this id, or you may not see it")
 	}
 	return *t, nil
