@@ -88,10 +88,8 @@ func (r *ctlRun) tasks(args []string) error {
 	}
 	q := url.Values{}
 	for _, s := range states {
-		for _, x := range strings.Split(s, ",") {
-			if x = strings.TrimSpace(x); x != "" {
-				q.Add("state", strings.ToUpper(x))
-			}
+		for _, x := range splitList(s) {
+			q.Add("state", strings.ToUpper(x))
 		}
 	}
 	if name != "" {
