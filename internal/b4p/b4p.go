@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"log/slog"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/beevik/etree"
@@ -38,14 +39,21 @@ type Options struct {
 // activities (Extensions) and the continuation of their instances when
 // their tasks end (Ended), on one task engine.
 type People struct {
+	bound atomic.Pointer[engines]
+	log   *slog.Logger
+}
+
+// engines are what Bind gives, replaced whole (a task end being
+// delivered reads them while a test, or a restart, binds new ones).
+type engines struct {
 	tasks *humantask.Engine
 	disp  exchange.Dispatcher
-	log   *slog.Logger
 }
 
 // New returns the extension.
 func New(o Options) *People {
-	p := &People{tasks: o.Tasks, disp: o.Dispatcher, log: o.Logger}
+	p := &People{log: o.Logger}
+	p.Bind(o.Tasks, o.Dispatcher)
 	if p.log == nil {
 		p.log = slog.New(slog.DiscardHandler)
 	}
@@ -54,7 +62,12 @@ func New(o Options) *People {
 
 // Bind gives the task engine and the process engine, before any people
 // activity runs.
-func (p *People) Bind(tasks *humantask.Engine, d exchange.Dispatcher) { p.tasks, p.disp = tasks, d }
+func (p *People) Bind(tasks *humantask.Engine, d exchange.Dispatcher) {
+	p.bound.Store(&engines{tasks: tasks, disp: d})
+}
+
+// tasks is the task engine bound.
+func (p *People) tasks() *humantask.Engine { return p.bound.Load().tasks }
 
 // Extensions registers the people activity under NS, for
 // compile.LoadOptions.Extensions.
@@ -216,7 +229,7 @@ func (a *activity) definition() (*humantask.TaskDef, error) {
 	if a.def != nil {
 		return a.def, nil
 	}
-	if d, ok := a.p.tasks.Definition(a.ref); ok {
+	if d, ok := a.p.tasks().Definition(a.ref); ok {
 		return d, nil
 	}
 	return nil, fmt.Errorf("task {%s}%s is not defined in any deployed .ht file", a.ref.Space, a.ref.Local)
@@ -238,7 +251,7 @@ func (a *activity) Start(ctx context.Context, vars plan.ExtensionVariables, w pl
 			}
 		}
 	}
-	t, err := a.p.tasks.Create(ctx, humantask.CreateRequest{Def: d, Input: input, Process: w.Process.String(), Instance: w.Instance, Skipable: a.skipable})
+	t, err := a.p.tasks().Create(ctx, humantask.CreateRequest{Def: d, Input: input, Process: w.Process.String(), Instance: w.Instance, Skipable: a.skipable})
 	if err != nil {
 		return "", &plan.ExtensionFault{Space: NS, Local: "nonRecoverableError", Reason: err.Error()}
 	}
@@ -367,7 +380,8 @@ func (p *People) Ended(t humantask.Task) error {
 // deliver dispatches m (copied: a run keeps what it takes) to the
 // callback endpoint at path.
 func (p *People) deliver(path string, m *exchange.Message) error {
-	if p.disp == nil {
+	disp := p.bound.Load().disp
+	if disp == nil {
 		return errors.New("no process engine")
 	}
 	cp := exchange.NewMessage(m.Name)
@@ -378,7 +392,7 @@ func (p *People) deliver(path string, m *exchange.Message) error {
 	ex := &exchange.Exchange{Endpoint: &exchange.Endpoint{Path: path}, Operation: op, Input: cp, Received: time.Now()}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	return p.disp.Dispatch(ctx, ex)
+	return disp.Dispatch(ctx, ex)
 }
 
 func textElement(tag, text string) *etree.Element {
@@ -403,7 +417,7 @@ func parseClark(s string) (exchange.QName, bool) {
 func (p *People) ExtensionWaitsEnded(process string, keys []string) {
 	go func() {
 		for _, id := range keys {
-			if _, err := p.tasks.Exit(context.Background(), id); err != nil {
+			if _, err := p.tasks().Exit(context.Background(), id); err != nil {
 				p.log.Warn("task of an ended instance not exited", slog.String("process", process), slog.String("task", id), slog.Any("err", err))
 			}
 		}
