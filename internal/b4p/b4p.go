@@ -16,6 +16,7 @@ import (
 	"github.com/orchd/orchd/internal/humantask"
 	"github.com/orchd/orchd/internal/process/compile"
 	"github.com/orchd/orchd/internal/process/plan"
+	"github.com/orchd/orchd/internal/xmlparse"
 )
 
 // NS is BPEL4People 1.1's namespace.
@@ -175,7 +176,7 @@ func namespaceOf(e *etree.Element, prefix string) string {
 // process's target namespace as its own and the namespaces in scope
 // where it is.
 func inlineTask(t *etree.Element) (*humantask.TaskDef, error) {
-	doc := etree.NewDocument()
+	doc := xmlparse.NewDocument()
 	hi := doc.CreateElement("htd:humanInteractions")
 	hi.CreateAttr("xmlns:htd", humantask.NS)
 	tns := ""
@@ -244,7 +245,7 @@ func (a *activity) Start(ctx context.Context, vars plan.ExtensionVariables, w pl
 	input := ""
 	if a.in != nil {
 		if el := payload(vars.Read(*a.in), a.in); el != nil {
-			doc := etree.NewDocument()
+			doc := xmlparse.NewDocument()
 			doc.SetRoot(el)
 			if input, err = doc.WriteToString(); err != nil {
 				return "", err

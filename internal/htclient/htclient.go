@@ -15,6 +15,7 @@ import (
 
 	"github.com/orchd/orchd/internal/humantask"
 	"github.com/orchd/orchd/internal/publicurl"
+	"github.com/orchd/orchd/internal/xmlparse"
 )
 
 // Namespaces: the WS-HT client API's elements, its types', SOAP 1.1's
@@ -58,7 +59,7 @@ type request struct {
 // decode reads a SOAP 1.1 or 1.2 envelope: its body's first element and
 // the UsernameToken of its wsse:Security header, if any.
 func decode(b []byte) (*request, error) {
-	doc := etree.NewDocument()
+	doc := xmlparse.NewDocument()
 	if err := doc.ReadFromBytes(b); err != nil {
 		return nil, fmt.Errorf("not XML: %w", err)
 	}
@@ -233,7 +234,7 @@ func writeFault(w http.ResponseWriter, env, code, reason string, detail *etree.E
 }
 
 func writeEnvelope(w http.ResponseWriter, env string, body *etree.Element, status int) {
-	doc := etree.NewDocument()
+	doc := xmlparse.NewDocument()
 	e := doc.CreateElement("soapenv:Envelope")
 	e.CreateAttr("xmlns:soapenv", env)
 	e.CreateElement("soapenv:Body").AddChild(body)

@@ -11,6 +11,7 @@ import (
 	"github.com/beevik/etree"
 
 	"github.com/orchd/orchd/internal/humantask"
+	"github.com/orchd/orchd/internal/xmlparse"
 )
 
 // opFunc answers one operation of the API as who: it reads the
@@ -169,7 +170,7 @@ func plain(ctx context.Context, t *humantask.Engine, who humantask.Identity, op,
 func complete(ctx context.Context, t *humantask.Engine, who humantask.Identity, op, _ *etree.Element) error {
 	out := ""
 	if d := argEl(op, "taskData"); d != nil {
-		doc := etree.NewDocument()
+		doc := xmlparse.NewDocument()
 		if els := d.ChildElements(); len(els) > 0 {
 			doc.SetRoot(els[0].Copy())
 		} else if text := strings.TrimSpace(d.Text()); text != "" {

@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"github.com/beevik/etree"
+
+	"github.com/orchd/orchd/internal/xmlparse"
 )
 
 // newID returns a task id: the creation time in hex (ids sort by
@@ -29,7 +31,7 @@ func ParseXML(s string) (*etree.Element, error) {
 	if strings.TrimSpace(s) == "" {
 		return nil, nil
 	}
-	d := etree.NewDocument()
+	d := xmlparse.NewDocument()
 	if err := d.ReadFromString(s); err != nil {
 		return nil, err
 	}

@@ -9,6 +9,7 @@ import (
 	"github.com/beevik/etree"
 
 	"github.com/orchd/orchd/internal/exchange"
+	"github.com/orchd/orchd/internal/xmlparse"
 )
 
 // A process creates a task WSO2 BPS's way: it invokes the service
@@ -137,7 +138,7 @@ func elementXML(el *etree.Element) (string, error) {
 			}
 		}
 	}
-	d := etree.NewDocument()
+	d := xmlparse.NewDocument()
 	d.SetRoot(cp)
 	return d.WriteToString()
 }

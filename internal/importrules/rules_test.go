@@ -50,8 +50,8 @@ var allowed = map[string][]string{
 	"internal/xpath1":             nil,
 	"internal/xsd":                {"internal/process/xmldoc"},
 	"internal/xpath2":             {"internal/suggest", "internal/xsd"},
-	"internal/xslt":               {"internal/process/xmldoc", "internal/xpath1", "internal/xpath2"},
-	"internal/process/expr":       {"internal/exchange", "internal/process/xmldoc", "internal/suggest", "internal/xpath1", "internal/xpath2", "internal/xslt"},
+	"internal/xslt":               {"internal/process/xmldoc", "internal/xmlparse", "internal/xpath1", "internal/xpath2"},
+	"internal/process/expr":       {"internal/exchange", "internal/process/xmldoc", "internal/suggest", "internal/xmlparse", "internal/xpath1", "internal/xpath2", "internal/xslt"},
 	"internal/process/plan":       {"internal/events", "internal/exchange", "internal/partnerallow", "internal/process/xmldoc", "internal/process/deploy", "internal/process/expr", "internal/process/wsdl", "internal/xsd"},
 	"internal/process/wsdl":       {"internal/bundlefs", "internal/exchange", "internal/process/xmldoc", "internal/xsd"},
 	"internal/process/deploy":     {"internal/bundlefs", "internal/events", "internal/exchange", "internal/partnerallow", "internal/process/xmldoc", "internal/process/wsdl", "internal/suggest", "internal/wssec", "internal/xsd"},
@@ -69,8 +69,7 @@ var allowed = map[string][]string{
 
 	// The compiler: bundle -> plan, lowering the syntax tree; never the
 	// runtime.
-	"internal/process/compile": {"internal/bundlefs", "internal/exchange", "internal/process/ast", "internal/process/xmldoc", "internal/process/check", "internal/process/deploy", "internal/process/expr",
-		"internal/process/plan", "internal/process/wsdl", "internal/redact", "internal/wssec", "internal/xpath2", "internal/xsd", "internal/xslt"},
+	"internal/process/compile": {"internal/bundlefs", "internal/exchange", "internal/process/ast", "internal/process/check", "internal/process/deploy", "internal/process/expr", "internal/process/plan", "internal/process/wsdl", "internal/process/xmldoc", "internal/redact", "internal/wssec", "internal/xmlparse", "internal/xpath2", "internal/xsd", "internal/xslt"},
 
 	// Correlation values and variable names as data, for the
 	// interpreter and the engine.
@@ -89,11 +88,10 @@ var allowed = map[string][]string{
 	// door, a store implementation, or cmd; nothing of a process's
 	// documents below the plan.
 	"internal/process/actstats": nil,
-	"internal/process": {"internal/events", "internal/exchange", "internal/mgmt", "internal/partnerallow", "internal/persist",
-		"internal/process/corrval", "internal/process/interp", "internal/process/membudget", "internal/process/migrate", "internal/process/outboxmsg", "internal/process/plan", "internal/process/restcall"},
+	"internal/process":          {"internal/events", "internal/exchange", "internal/mgmt", "internal/partnerallow", "internal/persist", "internal/process/corrval", "internal/process/interp", "internal/process/membudget", "internal/process/migrate", "internal/process/outboxmsg", "internal/process/plan", "internal/process/restcall", "internal/xmlparse"},
 
 	// Transport and storage: no BPEL.
-	"internal/mockpartner": {"internal/exchange"},
+	"internal/mockpartner": {"internal/exchange", "internal/xmlparse"},
 	"internal/soap":        {"internal/exchange", "internal/partnerallow", "internal/publicurl", "internal/redact", "internal/xmlparse"},
 	"internal/publicurl":   nil,
 	"internal/endpoints":   {"internal/exchange", "internal/redact"},
@@ -118,20 +116,20 @@ var allowed = map[string][]string{
 	// The task engine (WS-HumanTask): its own package beside the
 	// process engine, never inside it; it reaches processes through the
 	// exchange ports only.
-	"internal/humantask": {"internal/events", "internal/exchange", "internal/process/xmldoc", "internal/xpath1", "internal/xsd"},
+	"internal/humantask": {"internal/events", "internal/exchange", "internal/process/xmldoc", "internal/xmlparse", "internal/xpath1", "internal/xsd"},
 	// The console's task inbox: server-rendered pages over the task
 	// engine, people signing in with their own credentials.
-	"internal/inbox": {"internal/exchange", "internal/humantask", "internal/process/wsdl", "internal/process/xmldoc", "internal/taskform", "internal/xsd"},
+	"internal/inbox": {"internal/exchange", "internal/humantask", "internal/process/wsdl", "internal/process/xmldoc", "internal/taskform", "internal/xmlparse", "internal/xsd"},
 	// The WS-HumanTask client API over SOAP (WSO2 BPS's
 	// HumanTaskClientAPIAdmin) over the task engine.
-	"internal/htclient": {"internal/humantask", "internal/publicurl"},
+	"internal/htclient": {"internal/humantask", "internal/publicurl", "internal/xmlparse"},
 	// The task form: an output schema as form fields and back.
 	"internal/taskform": {"internal/xsd"},
 	// BPEL4People's people activity: a compiler extension (compile's
 	// extension API and plan) over the task engine; never the process
 	// engine or interpreter, which it reaches through exchange's
 	// Dispatcher only.
-	"internal/b4p":         {"internal/exchange", "internal/humantask", "internal/process/compile", "internal/process/plan"},
+	"internal/b4p":         {"internal/exchange", "internal/humantask", "internal/process/compile", "internal/process/plan", "internal/xmlparse"},
 	"internal/hotdeploy":   {"internal/bundlezip", "internal/exchange", "internal/mgmt", "internal/process", "internal/process/compile", "internal/process/interp"},
 	"internal/clusternode": {"internal/cluster", "internal/etcdstore", "internal/exchange", "internal/process"},
 	"internal/mgmtclient":  {"internal/mgmt"},

@@ -22,6 +22,7 @@ import (
 
 	"github.com/orchd/orchd/internal/humantask"
 	"github.com/orchd/orchd/internal/taskform"
+	"github.com/orchd/orchd/internal/xmlparse"
 )
 
 // Options configure the inbox. Tasks and Outputs are required.
@@ -395,7 +396,7 @@ func (h *Handler) output(ctx context.Context, s *session, id string, form url.Va
 	if err := out.Set.Validate(out.Elem, el); err != nil {
 		return "", errors.New(strings.TrimPrefix(err.Error(), "/"))
 	}
-	doc := etree.NewDocument()
+	doc := xmlparse.NewDocument()
 	doc.SetRoot(el)
 	return doc.WriteToString()
 }

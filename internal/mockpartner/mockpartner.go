@@ -17,6 +17,8 @@ import (
 	"time"
 
 	"github.com/beevik/etree"
+
+	"github.com/orchd/orchd/internal/xmlparse"
 )
 
 // Namespaces of the workload contract.
@@ -126,7 +128,7 @@ func (p *Partners) handle(r *http.Request, buf *bytes.Buffer, op operation) (poI
 		return "", "", &clientFault{status: http.StatusRequestEntityTooLarge,
 			msg: fmt.Sprintf("request body exceeds %d bytes", MaxBodyBytes)}
 	}
-	doc := etree.NewDocument()
+	doc := xmlparse.NewDocument()
 	if err := doc.ReadFromBytes(buf.Bytes()); err != nil {
 		return "", "", faultf("malformed XML: %v", err)
 	}

@@ -20,6 +20,7 @@ import (
 	"github.com/orchd/orchd/internal/persist"
 	"github.com/orchd/orchd/internal/process/corrval"
 	"github.com/orchd/orchd/internal/process/interp"
+	"github.com/orchd/orchd/internal/xmlparse"
 )
 
 // Incidents, the engine's part (the management backend lists the
@@ -105,9 +106,10 @@ func messageText(m *exchange.Message) string {
 	}
 	sort.Strings(names)
 	var b bytes.Buffer
+	ws := xmlparse.WriteSettings()
 	for _, n := range names {
 		if el := m.Parts[n]; el != nil {
-			el.WriteTo(&b, &etree.WriteSettings{})
+			el.WriteTo(&b, &ws)
 		}
 	}
 	return b.String()
@@ -263,14 +265,14 @@ func slotWith(p *interp.Version, slot int, stored []byte, value string) ([]byte,
 	v := p.Plan.Vars[slot-1]
 	cur := v.NewSlot()
 	if len(stored) > 0 {
-		d := etree.NewDocument()
+		d := xmlparse.NewDocument()
 		if err := d.ReadFromBytes(stored); err == nil && d.Root() != nil {
 			cur = d.Root()
 		}
 	}
 	given := etree.NewElement("x")
 	if t := strings.TrimSpace(value); strings.HasPrefix(t, "<") {
-		d := etree.NewDocument()
+		d := xmlparse.NewDocument()
 		if err := d.ReadFromString("<x>" + value + "</x>"); err != nil {
 			return nil, fmt.Errorf("the value is not well-formed XML: %v", err)
 		}
@@ -299,7 +301,8 @@ func slotWith(p *interp.Version, slot int, stored []byte, value string) ([]byte,
 	}
 	cur.Tag, cur.Space = v.SlotName(), ""
 	var b bytes.Buffer
-	cur.WriteTo(&b, &etree.WriteSettings{})
+	ws := xmlparse.WriteSettings()
+	cur.WriteTo(&b, &ws)
 	return b.Bytes(), nil
 }
 

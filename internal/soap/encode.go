@@ -17,7 +17,7 @@ func writeElement(w etree.Writer, e *etree.Element) {
 		w.WriteByte(' ')
 		writeName(w, a.Space, a.Key)
 		w.WriteString(`="`)
-		writeEscaped(w, a.Value)
+		writeEscaped(w, a.Value, &attrEscapes)
 		w.WriteByte('"')
 	}
 	if len(e.Child) == 0 {
@@ -33,7 +33,7 @@ func writeElement(w etree.Writer, e *etree.Element) {
 			if t.IsCData() {
 				t.WriteTo(w, &writeSettings)
 			} else {
-				writeEscaped(w, t.Data)
+				writeEscaped(w, t.Data, &textEscapes)
 			}
 		default:
 			c.WriteTo(w, &writeSettings)
@@ -53,10 +53,11 @@ func writeName(w etree.Writer, prefix, local string) {
 	w.WriteString(local)
 }
 
-// escapes holds the escape of each ASCII byte etree escapes, "\uFFFD" for
+// textEscapes holds the escape of each ASCII byte in text, "\uFFFD" for
 // control characters XML does not allow, and "" for bytes written as they
-// are.
-var escapes = func() (t [utf8.RuneSelf]string) {
+// are: xmlparse.WriteSettings' choices, so a carriage return survives the
+// partner's line-end normalization.
+var textEscapes = func() (t [utf8.RuneSelf]string) {
 	for c := range 0x20 {
 		if c != '\t' && c != '\n' && c != '\r' {
 			t[c] = "\uFFFD"
@@ -65,15 +66,24 @@ var escapes = func() (t [utf8.RuneSelf]string) {
 	t['&'] = "&amp;"
 	t['<'] = "&lt;"
 	t['>'] = "&gt;"
-	t['\''] = "&apos;"
-	t['"'] = "&quot;"
+	t['\r'] = "&#xD;"
 	return t
 }()
 
-// writeEscaped writes s escaped as etree escapes text and attribute values
-// by default: the five special characters as entity references, and
-// invalid UTF-8 and characters XML does not allow as U+FFFD.
-func writeEscaped(w etree.Writer, s string) {
+// attrEscapes holds the escapes in a double-quoted attribute value: a tab
+// or line feed too, as a raw one reads back as a space.
+var attrEscapes = func() (t [utf8.RuneSelf]string) {
+	t = textEscapes
+	t['>'] = ""
+	t['"'] = "&quot;"
+	t['\t'] = "&#x9;"
+	t['\n'] = "&#xA;"
+	return t
+}()
+
+// writeEscaped writes s escaped by the table escapes (textEscapes or
+// attrEscapes): invalid UTF-8 and characters XML does not allow as U+FFFD.
+func writeEscaped(w etree.Writer, s string, escapes *[utf8.RuneSelf]string) {
 	last := 0
 	for i := 0; i < len(s); {
 		c := s[i]

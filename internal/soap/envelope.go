@@ -325,9 +325,9 @@ func qnameOf(el *etree.Element) exchange.QName {
 	return exchange.QName{Space: el.NamespaceURI(), Local: el.Tag}
 }
 
-// writeSettings are the settings used to serialize elements. It is never
-// modified.
-var writeSettings = etree.WriteSettings{}
+// writeSettings are the settings used to serialize elements (writeElement
+// writes the same bytes). It is never modified.
+var writeSettings = xmlparse.WriteSettings()
 
 // EncodeEnvelope writes a SOAP envelope of version v holding the header
 // elements (no Header is written when there are none) and the body

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/orchd/orchd/internal/redact"
 	"net"
 	"net/http"
 	"net/netip"
@@ -13,6 +12,7 @@ import (
 	"syscall"
 
 	"github.com/orchd/orchd/internal/partnerallow"
+	"github.com/orchd/orchd/internal/redact"
 )
 
 // ErrPartnerNotAllowed means a partner address chosen at run time (a

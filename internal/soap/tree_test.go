@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"github.com/beevik/etree"
+
+	"github.com/orchd/orchd/internal/xmlparse"
 )
 
 func TestParseTreeWhitespace(t *testing.T) {
@@ -39,8 +41,9 @@ func TestParseTreeWhitespace(t *testing.T) {
 // serializeDoc writes every top-level token of doc as etree does.
 func serializeDoc(doc *etree.Document) string {
 	var b strings.Builder
+	ws := xmlparse.WriteSettings()
 	for _, c := range doc.Child {
-		c.WriteTo(&b, &doc.WriteSettings)
+		c.WriteTo(&b, &ws)
 	}
 	return b.String()
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/beevik/etree"
 
 	"github.com/orchd/orchd/internal/exchange"
+	"github.com/orchd/orchd/internal/xmlparse"
 )
 
 // Namespaces whose import elements ?wsdl rewrites.
@@ -81,7 +82,7 @@ func rewriteWSDL(epPath string, docs *exchange.WSDLDocs) map[string]*servedDoc {
 	out := make(map[string]*servedDoc, len(docs.Docs))
 	for name, data := range docs.Docs {
 		out[name] = &servedDoc{parts: [][]byte{data}}
-		doc := etree.NewDocument()
+		doc := xmlparse.NewDocument()
 		if err := doc.ReadFromBytes(data); err != nil {
 			out[name].parts[0] = []byte(RedactText(string(data)))
 			continue

@@ -281,7 +281,7 @@ func (p *parser) name(i, j int) string {
 }
 
 func (p *parser) parse() (*etree.Document, error) {
-	doc := etree.NewDocument()
+	doc := NewDocument()
 	p.doc = doc
 	d := p.data
 	if bytes.HasPrefix(d, []byte("\xef\xbb\xbf")) {

@@ -38,16 +38,17 @@ func TestParseAccepts(t *testing.T) {
 	tests := []struct{ name, in, want string }{
 		{"xml declaration", `<?xml version="1.0" encoding="UTF-8"?><a/>`, `<?xml version="1.0" encoding="UTF-8"?><a/>`},
 		{"byte order mark", "\xef\xbb\xbf<a/>", `<a/>`},
-		{"predefined entities", `<a x="&lt;&gt;&amp;&apos;&quot;">&lt;&gt;&amp;&apos;&quot;</a>`, `<a x="&lt;&gt;&amp;&apos;&quot;">&lt;&gt;&amp;&apos;&quot;</a>`},
+		{"predefined entities", `<a x="&lt;&gt;&amp;&apos;&quot;">&lt;&gt;&amp;&apos;&quot;</a>`, `<a x="&lt;>&amp;'&quot;">&lt;&gt;&amp;'"</a>`},
 		{"character references", `<a x="&#65;&#x42;">&#x1F600;&#233;</a>`, "<a x=\"AB\">\U0001F600\u00e9</a>"},
 		{"CDATA is text", `<a><![CDATA[<b> & ]] ]]></a>`, `<a>&lt;b&gt; &amp; ]] </a>`},
-		{"line ends", "<a x='1\r\n2'>3\r\n4\r5</a>", "<a x=\"1\n2\">3\n4\n5</a>"},
+		{"line ends", "<a x='1\r\n2'>3\r\n4\r5</a>", "<a x=\"1&#xA;2\">3\n4\n5</a>"},
+		{"carriage return by reference", "<a x='&#13;'>&#13;</a>", "<a x=\"&#xD;\">&#xD;</a>"},
 		{"indentation dropped", "<a>\n  <b>1</b>\n  <c/>\n</a>", "<a><b>1</b><c/></a>"},
 		{"lone whitespace kept", "<a> </a>", "<a> </a>"},
 		{"mixed content kept", "<a>x <b/> y</a>", "<a>x <b/> y</a>"},
 		{"comments and PIs inside", "<a><!-- c --><?pi some data?></a>", "<a><!-- c --><?pi some data?></a>"},
 		{"]] and > in text", "<a>]] > ]</a>", "<a>]] &gt; ]</a>"},
-		{"> and other quote in attribute", `<a x="'>" y='"'/>`, `<a x="&apos;&gt;" y="&quot;"/>`},
+		{"> and other quote in attribute", `<a x="'>" y='"'/>`, `<a x="'>" y="&quot;"/>`},
 		{"prefixes bound", `<p:a xmlns:p="urn:p" xmlns="urn:d"><p:b p:x="1" x="2"/><c xml:lang="en"/></p:a>`, `<p:a xmlns:p="urn:p" xmlns="urn:d"><p:b p:x="1" x="2"/><c xml:lang="en"/></p:a>`},
 		{"default namespace undeclared", `<a xmlns="urn:a"><b xmlns=""/></a>`, `<a xmlns="urn:a"><b xmlns=""/></a>`},
 		{"xml prefix declared as itself", `<a xmlns:xml="http://www.w3.org/XML/1998/namespace"/>`, `<a xmlns:xml="http://www.w3.org/XML/1998/namespace"/>`},
@@ -345,8 +346,21 @@ func BenchmarkParsePO(b *testing.B) {
 	}
 }
 
-// FuzzParse: the parser does not panic, and a document it accepts
-// serializes (as etree writes it) to one it accepts again with the same
+// topText reports whether doc has text outside its document element,
+// which Parse keeps for its callers to refuse (soap, xmldoc and reference
+// do): a U+FEFF starting it would read back as a byte-order mark.
+func topText(doc *etree.Document) bool {
+	for _, c := range doc.Child {
+		if _, ok := c.(*etree.CharData); ok {
+			return true
+		}
+	}
+	return false
+}
+
+// FuzzParse: the parser does not panic, and a document it accepts (with
+// no text outside its document element, which callers refuse) serializes
+// (as etree writes it) to one it accepts again with the same
 // serialization.
 func FuzzParse(f *testing.F) {
 	for _, s := range []string{
@@ -361,7 +375,7 @@ func FuzzParse(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		doc, err := Parse(data, Options{Limits: Limits{MaxDepth: 200}})
-		if err != nil {
+		if err != nil || topText(doc) {
 			return
 		}
 		out := serialize(doc)

@@ -12,6 +12,7 @@ import (
 	"github.com/beevik/etree"
 
 	"github.com/orchd/orchd/internal/process/xmldoc"
+	"github.com/orchd/orchd/internal/xmlparse"
 	"github.com/orchd/orchd/internal/xpath1"
 	"github.com/orchd/orchd/internal/xpath2"
 )
@@ -77,7 +78,7 @@ func (s *Stylesheet) Transform(src *etree.Element, opt *Options) (*etree.Documen
 	if opt == nil {
 		opt = &Options{}
 	}
-	in := etree.NewDocument()
+	in := xmlparse.NewDocument()
 	cp := src.Copy()
 	for p, u := range inScope(src) {
 		if _, ok := localDecl(cp, p); !ok {
@@ -96,7 +97,7 @@ func (s *Stylesheet) Transform(src *etree.Element, opt *Options) (*etree.Documen
 	if x.steps <= 0 {
 		x.steps = DefaultMaxSteps
 	}
-	out := etree.NewDocument()
+	out := xmlparse.NewDocument()
 	root := xpath2.NewDocument(in)
 	x.root = root
 	c := &ctx{node: root, pos: 1, size: 1}
@@ -327,7 +328,7 @@ func (v *variable) value(x *run, c *ctx) (xpath2.Sequence, error) {
 	if !v.hasBody {
 		return xpath2.Sequence{xpath2.Str("")}, nil
 	}
-	doc := etree.NewDocument()
+	doc := xmlparse.NewDocument()
 	if err := x.execBody(v.body, c, &doc.Element); err != nil {
 		return nil, err
 	}

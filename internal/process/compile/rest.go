@@ -6,11 +6,10 @@ import (
 	"net/http"
 	"strings"
 
-	"github.com/beevik/etree"
-
 	"github.com/orchd/orchd/internal/process/ast"
 	"github.com/orchd/orchd/internal/process/expr"
 	"github.com/orchd/orchd/internal/process/plan"
+	"github.com/orchd/orchd/internal/xmlparse"
 )
 
 // restActivity compiles the bpel4restlight element e found in an
@@ -55,7 +54,8 @@ func (c *compiler) restActivity(n *ast.RestActivity, b plan.Base) plan.Activity 
 			cp := x.Src.Copy()
 			expr.FixNamespaces(cp, x.Src, nil)
 			var buf bytes.Buffer
-			cp.WriteTo(&buf, &etree.WriteSettings{})
+			ws := xmlparse.WriteSettings()
+			cp.WriteTo(&buf, &ws)
 			a.Static = buf.Bytes()
 			break
 		}

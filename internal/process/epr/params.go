@@ -73,8 +73,9 @@ func Encode(addr string, params []*etree.Element) string {
 	b.WriteString(addr)
 	b.WriteString(paramsSep)
 	b.WriteString("<p>")
+	ws := xmlparse.WriteSettings()
 	for _, p := range params {
-		p.WriteTo(&b, &etree.WriteSettings{})
+		p.WriteTo(&b, &ws)
 	}
 	b.WriteString("</p>")
 	return b.String()

@@ -10,6 +10,7 @@ import (
 
 	"github.com/orchd/orchd/internal/exchange"
 	"github.com/orchd/orchd/internal/process/xmldoc"
+	"github.com/orchd/orchd/internal/xmlparse"
 	"github.com/orchd/orchd/internal/xpath1"
 	"github.com/orchd/orchd/internal/xpath2"
 )
@@ -259,7 +260,7 @@ func OdeDomToString(_ xpath2.Context, args []xpath2.Sequence) (xpath2.Sequence, 
 	if err != nil {
 		return nil, err
 	}
-	doc := etree.NewDocument()
+	doc := xmlparse.NewDocument()
 	doc.SetRoot(cloneElem(e))
 	s, err := doc.WriteToString()
 	if err != nil {
@@ -272,7 +273,7 @@ func OdeDomToString(_ xpath2.Context, args []xpath2.Sequence) (xpath2.Sequence, 
 // dom-to-string: the document element its XML text parses to. Text that
 // is not well-formed XML is a dynamic error naming the function.
 func OdeStringToDom(_ xpath2.Context, args []xpath2.Sequence) (xpath2.Sequence, error) {
-	doc := etree.NewDocument()
+	doc := xmlparse.NewDocument()
 	if err := doc.ReadFromString(seqString(args[0])); err != nil {
 		return nil, odeErr("string-to-dom", "not well-formed XML: %v", err)
 	}
@@ -478,7 +479,7 @@ func SaxonParse(_ xpath2.Context, args []xpath2.Sequence) (xpath2.Sequence, erro
 	if len(args[0]) != 1 {
 		return nil, &xpath2.Error{Code: "XPTY0004", Msg: fmt.Sprintf("saxon:parse takes one string, not %d items", len(args[0]))}
 	}
-	doc := etree.NewDocument()
+	doc := xmlparse.NewDocument()
 	if err := doc.ReadFromString(xpath2.Atomize(args[0][0]).String()); err != nil {
 		return nil, &xpath2.Error{Code: "FODC0006", Msg: "saxon:parse", Err: err}
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/orchd/orchd/internal/persist"
 	"github.com/orchd/orchd/internal/process/deploy"
 	"github.com/orchd/orchd/internal/process/plan"
+	"github.com/orchd/orchd/internal/xmlparse"
 )
 
 type instState = persist.State
@@ -94,6 +95,7 @@ func (in *Instance) Checkpoint(st persist.State) error {
 		}
 		defer in.activate(active)
 		dropVars := ended && in.proc.Cleans(st == persist.Completed, "variables")
+		ws := xmlparse.WriteSettings()
 		for i, d := range in.dirty {
 			if !d && !dropVars {
 				continue
@@ -103,7 +105,7 @@ func (in *Instance) Checkpoint(st persist.State) error {
 				continue
 			}
 			var b bytes.Buffer
-			in.root.Child[i].(*etree.Element).WriteTo(&b, &etree.WriteSettings{})
+			in.root.Child[i].(*etree.Element).WriteTo(&b, &ws)
 			cp.Vars[i+1] = b.Bytes()
 		}
 	}

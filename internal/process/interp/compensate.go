@@ -5,8 +5,6 @@ import (
 	"encoding/binary"
 	"sort"
 
-	"github.com/beevik/etree"
-
 	"github.com/orchd/orchd/internal/persist"
 	"github.com/orchd/orchd/internal/process/plan"
 	"github.com/orchd/orchd/internal/xmlparse"
@@ -312,10 +310,11 @@ func (in *Instance) readRec(r *persist.Reader, depth int) (*compRec, error) {
 // appendSlots encodes variable slots: each slot number and its XML.
 func appendSlots(b []byte, slots []privSlot) []byte {
 	b = binary.AppendUvarint(b, uint64(len(slots)))
+	ws := xmlparse.WriteSettings()
 	for _, ps := range slots {
 		b = binary.AppendUvarint(b, uint64(ps.Slot))
 		var buf bytes.Buffer
-		ps.El.WriteTo(&buf, &etree.WriteSettings{})
+		ps.El.WriteTo(&buf, &ws)
 		b = appendString(b, buf.String())
 	}
 	return b

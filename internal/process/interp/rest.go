@@ -9,8 +9,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/beevik/etree"
-
 	"github.com/orchd/orchd/internal/exchange"
 	"github.com/orchd/orchd/internal/process/expr"
 	"github.com/orchd/orchd/internal/process/plan"
@@ -132,7 +130,8 @@ func getRestValue(v plan.RestValue, in *Instance, a *plan.RestActivity) (string,
 func payload(in *Instance, v *expr.Var) (body []byte, ok bool) {
 	s := in.Slot(v)
 	var buf bytes.Buffer
-	ws := &etree.WriteSettings{}
+	wsv := xmlparse.WriteSettings()
+	ws := &wsv
 	switch {
 	case !v.Elem.IsZero():
 		el := expr.FirstElement(s)

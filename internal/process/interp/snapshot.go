@@ -370,7 +370,8 @@ func (in *Instance) awaits(f *frame) []Await {
 func (in *Instance) variableSnaps() []VariableSnap {
 	names := corrval.VarNames(in.proc.Plan)
 	var out []VariableSnap
-	ws := &etree.WriteSettings{}
+	wsv := xmlparse.WriteSettings()
+	ws := &wsv
 	for i, v := range in.proc.Vars {
 		if i >= len(in.root.Child) {
 			break
@@ -400,7 +401,7 @@ func VariableText(data []byte) string {
 	if len(root.ChildElements()) == 0 {
 		return root.Text()
 	}
-	out := etree.NewDocument()
+	out := xmlparse.NewDocument()
 	for _, c := range append([]etree.Token(nil), root.Child...) {
 		out.AddChild(c)
 	}

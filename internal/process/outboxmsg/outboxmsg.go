@@ -40,7 +40,7 @@ func encodeMessage(m *exchange.Message) ([]byte, error) {
 	}
 	b = binary.AppendUvarint(b, uint64(len(m.Parts)))
 	for name, el := range m.Parts {
-		doc := etree.NewDocument()
+		doc := xmlparse.NewDocument()
 		doc.SetRoot(el.Copy())
 		s, err := doc.WriteToString()
 		if err != nil {

@@ -131,7 +131,7 @@ func Parse(file string, data []byte) (*Document, error) {
 		}
 	}
 	// Second pass: etree builds the tree we work on.
-	doc := etree.NewDocument()
+	doc := xmlparse.NewDocument()
 	doc.ReadSettings.Permissive = false
 	if err := doc.ReadFromBytes(data); err != nil {
 		return nil, &SyntaxError{Pos: Pos{File: file}, Err: err}
