@@ -40,3 +40,27 @@ func TestWriteElementAsEtree(t *testing.T) {
 		check(s, e)
 	}
 }
+
+// TestWriteElementReadsBack: text and attribute values holding a carriage
+// return, tab or line feed read back (through the parser, which
+// normalizes raw line ends) as they were.
+func TestWriteElementReadsBack(t *testing.T) {
+	for _, s := range []string{"cr\r", "crlf\r\n", "tab\tnl\n", "\r\r\n\n"} {
+		e := etree.NewElement("a")
+		e.CreateAttr("v", s)
+		e.CreateText(s)
+		var b bytes.Buffer
+		writeElement(&b, e)
+		doc, err := parseTree(b.Bytes(), Limits{})
+		if err != nil {
+			t.Fatalf("%q: %v", b.String(), err)
+		}
+		r := doc.Root()
+		if got := r.SelectAttrValue("v", ""); got != s {
+			t.Errorf("%q: attribute read back as %q", s, got)
+		}
+		if got := r.Text(); got != s {
+			t.Errorf("%q: text read back as %q", s, got)
+		}
+	}
+}
