@@ -119,7 +119,7 @@ func defineServe(fs *flag.FlagSet) *serveConfig {
 	fs.BoolVar(&c.trustForwarded, "trust-forwarded-headers", false, "take ?wsdl's scheme and host from X-Forwarded-Proto and X-Forwarded-Host: only behind a proxy that sets them (a client can send them too)")
 	fs.StringVar(&c.deployDir, "deploy", "./deploy", "deploy directory: one bundle folder (with deploy.xml) per subfolder")
 	fs.DurationVar(&c.deployPoll, "deploy-poll", 3*time.Second, "scan --deploy this often for new, changed and removed bundles (0: read bundles at start only)")
-	fs.DurationVar(&c.retention, "retention", 0, "keep ended persistent instances this long, where deploy.xml's orchd:retention says nothing (0: until deleted)")
+	fs.DurationVar(&c.retention, "retention", 0, "keep ended instances this long where deploy.xml's orchd:retention says nothing: persistent ones in the store (0: until deleted), in-memory ones' summaries (0: none)")
 	fs.DurationVar(&c.retentionEvery, "retention-every", process.DefaultRetentionEvery, "how often the retention sweep deletes the ended instances that are due")
 	fs.Int64Var(&c.bundle.MaxFile, "bundle-file-max", bundlefs.DefaultMaxFile, "largest file of a bundle, in bytes (deploy directory and upload; over it the bundle is refused)")
 	fs.Int64Var(&c.bundle.MaxBundle, "bundle-max", bundlefs.DefaultMaxBundle, "most bytes of a bundle: all its files in the deploy directory, a zip upload's body and what it extracts to (over it the bundle is refused)")
@@ -427,8 +427,9 @@ func runServer(ctx context.Context, cfg *serveConfig, log *slog.Logger) error {
 		go clusternode.AdoptTimers(ctx, node, engine, log)
 		go clusternode.LeadOutbox(ctx, node, engine, log) // and the retention sweep
 		go clusternode.OnMemberLeft(ctx, node, tasks.Reschedule)
+		go engine.RunRetention(ctx, process.SweepMemory) // each node its own
 	} else {
-		go engine.RunRetention(ctx)
+		go engine.RunRetention(ctx, process.SweepAll)
 	}
 	for _, p := range engine.Processes() {
 		for _, ep := range p.Endpoints {

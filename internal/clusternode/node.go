@@ -224,7 +224,7 @@ func LeadOutbox(ctx context.Context, n *cluster.Node, e *process.Engine, log *sl
 func leadOutboxOnce(ctx context.Context, n *cluster.Node, e *process.Engine, log *slog.Logger) error {
 	return n.Lead(ctx, "outbox", func(lctx context.Context) {
 		log.Info("cluster: this node leads the outbox")
-		go e.RunRetention(lctx) // one node sweeps: the outbox's leader
+		go e.RunRetention(lctx, process.SweepStore) // one node sweeps the store: the outbox's leader
 		before, changed := n.Members()
 		for adopt := true; ; {
 			if adopt {

@@ -135,11 +135,15 @@ type Options struct {
 	// Clock is the time of instance timers and deadlines (clock.go); nil
 	// means the system clock.
 	Clock Clock
-	// Retention keeps ended persistent instances this long where their
-	// deploy.xml's orchd:retention says nothing (retention.go); zero
-	// keeps them. RetentionEvery is how often RunRetention sweeps (zero:
-	// DefaultRetentionEvery).
+	// Retention keeps ended instances this long where their deploy.xml's
+	// orchd:retention says nothing (retention.go): persistent ones in
+	// the store (zero: until deleted), in-memory ones' summaries (zero:
+	// not at all; kept.go). RetentionEvery is how often RunRetention
+	// sweeps (zero: DefaultRetentionEvery).
 	Retention, RetentionEvery time.Duration
+	// KeptMax bounds the ended in-memory instances' summaries kept per
+	// version, the newest (zero: DefaultKeptMax).
+	KeptMax int
 	// InstanceEnded, when set, is called (in the run's goroutine: it
 	// must not block) when an instance that handed out a session
 	// identifier (ODE's implicit correlation, which a call to a human
@@ -186,6 +190,7 @@ type Engine struct {
 	// uncaught fault (ended.go).
 	ended   endedFaults
 	fails   failRings // failed in-memory exchanges (incidents.go)
+	kept    keptEnded // ended in-memory instances' summaries (kept.go)
 	stripes stripes
 	// timers are the pending timers (run.go); sending the outbox
 	// messages this engine is sending (adopt.go).

@@ -311,6 +311,7 @@ func (e *Engine) memPage(pq *query, after string, limit int, page *mgmt.Page) st
 		seq     uint64
 		in      *interp.Instance
 		running bool
+		kept    mgmt.Instance // an ended one's summary (in is nil)
 	}
 	e.reg.mu.Lock()
 	defer e.reg.mu.Unlock()
@@ -318,34 +319,40 @@ func (e *Engine) memPage(pq *query, after string, limit int, page *mgmt.Page) st
 	for i, m := range []map[string]*interp.Instance{e.reg.live, e.reg.calling} {
 		for id, in := range m {
 			if n, ok := memSeq(id); ok && n < below {
-				list = append(list, entry{n, in, i == 1})
+				list = append(list, entry{seq: n, in: in, running: i == 1})
 			}
 		}
 	}
+	now := e.now()
+	e.keptBelow(below, now, func(seq uint64, info *mgmt.Instance) {
+		list = append(list, entry{seq: seq, kept: *info})
+	})
 	sort.Slice(list, func(i, j int) bool { return list[i].seq > list[j].seq })
 	for i, x := range list {
 		if len(page.Instances) >= limit || page.Scanned >= maxPageScan {
 			return "m" + strconv.FormatUint(list[i-1].seq, 10)
 		}
 		page.Scanned++
-		if info, ok := pq.memMatch(x.in, x.running); ok {
+		info := x.kept
+		if x.in != nil {
+			info = memInstance(x.in.Summary(), x.running)
+		}
+		if pq.memMatch(info) {
 			page.Instances = append(page.Instances, info)
 		}
 	}
 	return ""
 }
 
-// memMatch tests a registered in-memory instance (the caller holds
+// memMatch tests an in-memory instance, registered (the caller holds
 // e.reg.mu, so it is not running, or blocked waiting for partner
-// answers) against the query.
-func (q *query) memMatch(in *interp.Instance, running bool) (mgmt.Instance, bool) {
-	s := in.Summary()
-	if q.names != nil && !slices.Contains(q.names, s.Process.String()) {
-		return mgmt.Instance{}, false
+// answers) or ended and kept, against the query.
+func (q *query) memMatch(info mgmt.Instance) bool {
+	if q.names != nil && !slices.Contains(q.names, info.Process) {
+		return false
 	}
-	info := memInstance(s, running)
-	if !q.matchCommon(info.State, s.Version, info.Started, info.LastActive) {
-		return mgmt.Instance{}, false
+	if !q.matchCommon(info.State, info.Version, info.Started, info.LastActive) {
+		return false
 	}
 	if q.Correlation != "" {
 		hit := false
@@ -353,10 +360,10 @@ func (q *query) memMatch(in *interp.Instance, running bool) (mgmt.Instance, bool
 			hit = hit || ((q.CorrelationSet == "" || set == q.CorrelationSet) && v == q.Correlation)
 		}
 		if !hit {
-			return mgmt.Instance{}, false
+			return false
 		}
 	}
-	return info, true
+	return true
 }
 
 // memInstance lists an in-memory instance from its snapshot (running:
@@ -387,6 +394,11 @@ func (e *Engine) InstanceDetail(ctx context.Context, id string) (*mgmt.InstanceD
 		}
 		e.reg.mu.Unlock()
 		in, unlock, err := e.takeMem(ctx, id)
+		if errors.Is(err, mgmt.ErrNotFound) {
+			if info, ok := e.keptOf(id, e.now()); ok {
+				return keptDetail(info), nil
+			}
+		}
 		if err != nil {
 			return nil, err
 		}
@@ -632,6 +644,9 @@ func (e *Engine) takeMem(ctx context.Context, id string) (*interp.Instance, func
 // actMem applies a to a waiting in-memory instance.
 func (e *Engine) actMem(ctx context.Context, id string, a mgmt.Action) error {
 	in, unlock, err := e.takeMem(ctx, id)
+	if errors.Is(err, mgmt.ErrNotFound) && a == mgmt.Delete && e.forgetKept(id) {
+		return nil // an ended instance's kept summary
+	}
 	if err != nil {
 		return err
 	}

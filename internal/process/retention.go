@@ -18,7 +18,8 @@ import (
 // their process's orchd:retention says for their end state (deploy.xml;
 // Options.Retention where it says nothing; zero: until an operator
 // deletes them), counted from their last change (the record's Updated,
-// the end). RunRetention sweeps the store every RetentionEvery and
+// the end). Ended in-memory instances leave a summary for as long
+// (kept.go; zero: none). RunRetention sweeps the store every RetentionEvery and
 // deletes what is due, RetentionBatch instances per store transaction,
 // each under its instance's lock taken without waiting (an instance an
 // operator holds is left for the next sweep), so a sweep never holds the
@@ -50,7 +51,7 @@ func (e *Engine) retentionCounter() *prometheus.CounterVec {
 	r.once.Do(func() {
 		r.deleted = prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "orchd_retention_deleted_total",
-			Help: "Ended instances the retention sweep deleted from the store, by process and end state (completed, faulted, terminated).",
+			Help: "Ended instances the retention sweep deleted (persistent: from the store; in-memory: their kept summaries), by process and end state (completed, faulted, terminated).",
 		}, []string{"process", "state"})
 		if e.opts.Registerer != nil {
 			e.opts.Registerer.MustRegister(r.deleted)
@@ -97,15 +98,37 @@ func (e *Engine) retains() bool {
 // process's local name).
 type Swept map[string]int
 
+// Sweep says what a retention sweep deletes.
+type Sweep int
+
+const (
+	// SweepMemory forgets this node's ended in-memory instances'
+	// summaries (kept.go): every node of a cluster sweeps its own.
+	SweepMemory Sweep = 1 << iota
+	// SweepStore deletes ended persistent instances from the store: one
+	// node of a cluster sweeps.
+	SweepStore
+	// SweepAll is both: a single node.
+	SweepAll = SweepMemory | SweepStore
+)
+
 // SweepRetention deletes the ended instances whose retention has run
-// out by the engine's clock, at most retentionMax, RetentionBatch per
-// store transaction.
+// out by the engine's clock: in-memory summaries, and stored instances,
+// at most retentionMax, RetentionBatch per store transaction.
 func (e *Engine) SweepRetention(ctx context.Context) (Swept, error) {
+	return e.sweep(ctx, SweepAll)
+}
+
+// sweep is SweepRetention of what.
+func (e *Engine) sweep(ctx context.Context, what Sweep) (Swept, error) {
 	swept := Swept{}
-	if e.store == nil || !e.retains() {
+	now := e.now()
+	if what&SweepMemory != 0 {
+		e.sweepKept(now, swept)
+	}
+	if what&SweepStore == 0 || e.store == nil || !e.retains() {
 		return swept, nil
 	}
-	now := e.now()
 	vi := e.versions()
 	type due struct {
 		id, process, local string
@@ -167,10 +190,10 @@ func (e *Engine) SweepRetention(ctx context.Context) (Swept, error) {
 	return swept, nil
 }
 
-// RunRetention sweeps every Options.RetentionEvery (by the engine's
-// clock) until ctx ends. A failed sweep is logged and tried again at
-// the next.
-func (e *Engine) RunRetention(ctx context.Context) {
+// RunRetention sweeps what every Options.RetentionEvery (by the
+// engine's clock) until ctx ends. A failed sweep is logged and tried
+// again at the next.
+func (e *Engine) RunRetention(ctx context.Context, what Sweep) {
 	every := e.opts.RetentionEvery
 	if every <= 0 {
 		every = DefaultRetentionEvery
@@ -184,7 +207,7 @@ func (e *Engine) RunRetention(ctx context.Context) {
 			return
 		case <-tick:
 		}
-		swept, err := e.SweepRetention(ctx)
+		swept, err := e.sweep(ctx, what)
 		if err != nil {
 			e.log.Warn("retention sweep", slog.Any("err", err))
 		}

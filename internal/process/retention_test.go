@@ -3,6 +3,7 @@ package process
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -63,18 +64,26 @@ func storeEngine(t *testing.T, opts Options) (*Engine, *persist.Store) {
 func retentionEngine(t *testing.T, opts Options, retention string) (*Engine, *persist.Store, *interp.Version) {
 	t.Helper()
 	e, st := storeEngine(t, opts)
-	dir := filepath.Join(t.TempDir(), "order-approval")
-	copyDir(t, "../../deploy/order-approval", dir)
-	editFile(t, filepath.Join(dir, "deploy.xml"), "<in-memory>false</in-memory>",
-		`<in-memory>false</in-memory><o:retention xmlns:o="urn:orchd:deploy" `+retention+`/>`)
-	procs, err := loadBundle(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
+	procs := approvalBundle(t, false, retention)
 	if err := e.Deploy(procs...); err != nil {
 		t.Fatal(err)
 	}
 	return e, st, procs[0]
+}
+
+// approvalBundle loads the approval process, in memory or not, its
+// deploy.xml carrying orchd:retention's attributes retention.
+func approvalBundle(t *testing.T, inMemory bool, retention string) []*interp.Version {
+	t.Helper()
+	dir := filepath.Join(t.TempDir(), "order-approval")
+	copyDir(t, "../../deploy/order-approval", dir)
+	editFile(t, filepath.Join(dir, "deploy.xml"), "<in-memory>false</in-memory>",
+		fmt.Sprintf(`<in-memory>%v</in-memory><o:retention xmlns:o="urn:orchd:deploy" %s/>`, inMemory, retention))
+	procs, err := loadBundle(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return procs
 }
 
 // approvalEnded creates approval id and ends it: decided (completed)
@@ -174,7 +183,7 @@ func TestRetentionRealClock(t *testing.T) {
 	e, st, p := retentionEngine(t, Options{RetentionEvery: 20 * time.Millisecond}, `completed="PT0.3S"`)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	go e.RunRetention(ctx)
+	go e.RunRetention(ctx, SweepAll)
 	id := approvalEnded(t, e, p, "real", false)
 	rec, _, err := st.Instance(id)
 	if err != nil {

@@ -380,11 +380,14 @@ func (e *Engine) drive(in *interp.Instance, d interp.Delivery, begin bool) error
 // The caller holds the instance's lock.
 func (e *Engine) settle(in *interp.Instance, ex *exchange.Exchange, out interp.Outcome) error {
 	p := in.Version()
-	if p.InMemory && out.Result != interp.ResBlocked && in.ID() != "" {
-		// (Only a named instance can be registered.)
-		e.reg.mu.Lock()
-		e.unregisterLocked(in)
-		e.reg.mu.Unlock()
+	if p.InMemory && out.Result != interp.ResBlocked {
+		if in.ID() != "" {
+			// (Only a named instance can be registered.)
+			e.reg.mu.Lock()
+			e.unregisterLocked(in)
+			e.reg.mu.Unlock()
+		}
+		e.keepEnded(in, out.Result, out.Fault)
 	}
 	if out.NotStored != nil {
 		// Nothing of the run is durable: the instance is dropped from

@@ -25,8 +25,8 @@ const stateWaiting = persist.Waiting
 
 func persistNewID() string { return persist.NewID() }
 
-// stateOf is the stored state after a run that ended with r.
-func stateOf(r Result) persist.State {
+// StateOf is the stored state after a run that ended with r.
+func StateOf(r Result) persist.State {
 	switch r {
 	case ResBlocked:
 		return persist.Waiting

@@ -79,6 +79,8 @@ type Outcome struct {
 	// Refire is the due time of the stored timer a timer run that could
 	// not be stored leaves waiting: the host fires it again later.
 	Refire int64
+	// Fault is the name of the uncaught fault that ended the instance.
+	Fault string
 }
 
 // Begin starts a new instance with delivery d: it counts the start,
@@ -217,6 +219,7 @@ func (in *Instance) end(ex *exchange.Exchange, res Result, err error, notTaken b
 				in.Respond(r, nil, u.F.ExchangeFault())
 			}
 			in.reqs = nil
+			out.Fault = u.F.Name.String()
 		}
 	}
 	if res != ResBlocked && len(in.reqs) > 0 {
@@ -234,7 +237,7 @@ func (in *Instance) end(ex *exchange.Exchange, res Result, err error, notTaken b
 			if last != nil {
 				last() // the run's last commit
 			}
-			cerr = in.Checkpoint(stateOf(res))
+			cerr = in.Checkpoint(StateOf(res))
 		}
 		if cerr != nil {
 			return in.notStored(ex, cerr, out)
