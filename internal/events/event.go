@@ -31,13 +31,17 @@ const (
 	TaskClaimed
 	TaskEnded
 	TaskEscalated
+	// InstanceMigrated: an operator moved the waiting instance to another
+	// version of its process (Detail says from and to; Version is the
+	// new one). Instance lifecycle, numbered after the task kinds.
+	InstanceMigrated
 	kindEnd
 )
 
 var kindNames = [kindEnd]string{"", "instanceCreated", "instanceCompleted", "instanceFaulted",
 	"instanceTerminated", "instanceSuspended", "instanceResumed", "activityStarted",
 	"activityCompleted", "activityFaulted", "variableChanged", "partnerInvoked",
-	"partnerAnswered", "correlationSetInitialized", "taskCreated", "taskClaimed", "taskEnded", "taskEscalated"}
+	"partnerAnswered", "correlationSetInitialized", "taskCreated", "taskClaimed", "taskEnded", "taskEscalated", "instanceMigrated"}
 
 // String is the kind's name as it appears in JSON ("activityStarted").
 func (k Kind) String() string {
@@ -112,7 +116,7 @@ func ParseCategory(name string) (Category, error) {
 // Category is the category k belongs to.
 func (k Kind) Category() Category {
 	switch {
-	case k >= InstanceCreated && k <= InstanceResumed:
+	case k >= InstanceCreated && k <= InstanceResumed, k == InstanceMigrated:
 		return InstanceLifecycle
 	case k >= ActivityStarted && k <= ActivityFaulted:
 		return ActivityLifecycle

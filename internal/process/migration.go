@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 
+	"github.com/orchd/orchd/internal/events"
 	"github.com/orchd/orchd/internal/mgmt"
 	"github.com/orchd/orchd/internal/persist"
 	"github.com/orchd/orchd/internal/process/interp"
@@ -82,6 +83,9 @@ func (e *Engine) Migrate(ctx context.Context, r mgmt.MigrateRequest) (*mgmt.Migr
 			continue
 		}
 		res.Moved = append(res.Moved, id)
+		if !r.DryRun {
+			to.EmitLifecycle(id, events.InstanceMigrated, fmt.Sprintf("from version %d to version %d", from.Number, to.Number))
+		}
 	}
 	if !r.DryRun && len(res.Moved) > 0 {
 		e.log.Info("instances migrated", slog.String(logProcess, from.Name.String()), slog.Int("from", r.From), slog.Int("to", r.To),

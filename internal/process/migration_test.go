@@ -2,13 +2,16 @@ package process
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
+	"github.com/orchd/orchd/internal/events"
 	"github.com/orchd/orchd/internal/mgmt"
 	"github.com/orchd/orchd/internal/process/interp"
 )
@@ -73,7 +76,12 @@ func TestMigrate(t *testing.T) {
 		inMemory bool
 	}{{"in-memory", true}, {"persistent", false}} {
 		t.Run(mode.name, func(t *testing.T) {
-			opts := Options{MessageHold: 100 * time.Millisecond}
+			rec := &eventRecorder{}
+			disp, err := events.NewDispatcher(events.Options{Budget: 10 * time.Second}, rec)
+			if err != nil {
+				t.Fatal(err)
+			}
+			opts := Options{MessageHold: 100 * time.Millisecond, Events: disp}
 			var e *Engine
 			if mode.inMemory {
 				e = NewEngine(opts)
@@ -172,6 +180,43 @@ func TestMigrate(t *testing.T) {
 			if !answers["APPROVED-V2"] || !answers["APPROVED-V4"] || len(answers) != 2 {
 				t.Fatalf("answers %v, want APPROVED-V2 and APPROVED-V4 only", answers)
 			}
+			// Each move is in the instance's events, the dry run's not.
+			cctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+			defer cancel()
+			if err := disp.Close(cctx); err != nil {
+				t.Fatal(err)
+			}
+			var moves []string
+			for _, ev := range rec.all() {
+				if ev.Kind == events.InstanceMigrated {
+					moves = append(moves, fmt.Sprintf("%d %s", ev.Version, ev.Detail))
+				}
+			}
+			slices.Sort(moves)
+			if want := []string{"2 from version 1 to version 2", "2 from version 1 to version 2", "4 from version 1 to version 4"}; !slices.Equal(moves, want) {
+				t.Errorf("instanceMigrated events %q, want %q", moves, want)
+			}
 		})
 	}
+}
+
+// eventRecorder is a listener that keeps every event delivered.
+type eventRecorder struct {
+	mu  sync.Mutex
+	evs []events.Event
+}
+
+func (r *eventRecorder) Name() string { return "recorder" }
+
+func (r *eventRecorder) Deliver(_ context.Context, batch []events.Event) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.evs = append(r.evs, batch...)
+	return nil
+}
+
+func (r *eventRecorder) all() []events.Event {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return slices.Clone(r.evs)
 }

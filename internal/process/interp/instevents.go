@@ -37,7 +37,7 @@ func (p *Version) EmitLifecycle(id string, k events.Kind, detail string) {
 	if p.Sink == nil || p.Events&events.InstanceLifecycle == 0 {
 		return
 	}
-	p.Sink.Emit(events.Event{Kind: k, Detail: detail, Time: time.Now(), Process: p.Name.String(), Instance: id})
+	p.Sink.Emit(events.Event{Kind: k, Detail: detail, Time: time.Now(), Process: p.Name.String(), Version: p.Number, Instance: id})
 }
 
 // EvTagger is an activity that names itself in events: its tag, name
