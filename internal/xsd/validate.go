@@ -2,6 +2,7 @@ package xsd
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -241,7 +242,16 @@ func (s *Set) typed(t *Type, el *etree.Element, w *where) *Error {
 			return fail(w.at(el), "text '%s' is not allowed in element-only content", tx)
 		}
 	}
-	kids := el.ChildElements()
+	// The children and their names, in arrays on the stack for the
+	// few children a partner's answer has (validating one allocates
+	// nothing then, unless it needs the general matcher).
+	var kb [16]*etree.Element
+	kids := kb[:0]
+	for _, c := range el.Child {
+		if k, ok := c.(*etree.Element); ok {
+			kids = append(kids, k)
+		}
+	}
 	if len(kids) == 0 {
 		if t.content == nil || nullable(t.content) {
 			return nil
@@ -250,13 +260,14 @@ func (s *Set) typed(t *Type, el *etree.Element, w *where) *Error {
 	if t.content == nil {
 		return fail(w.at(kids[0]), "element is not allowed: the content must be empty")
 	}
-	m := &matcher{parent: el, kids: kids, names: make([]QName, len(kids)), far: -1}
-	for i, k := range kids {
-		m.names[i] = QName{k.NamespaceURI(), k.Tag}
+	var nb [16]QName
+	names := nb[:0]
+	for _, k := range kids {
+		names = append(names, QName{k.NamespaceURI(), k.Tag})
 	}
-	if seqMatches(t.content, m.names) {
+	if seqMatches(t.content, names) {
 		// matched without the general matcher's position sets
-	} else if ends := m.match(t.content, 0); !contains(ends, len(kids)) {
+	} else if ends, m := matchAll(t.content, el, kids, names); !contains(ends, len(kids)) {
 		at := m.far
 		for _, e := range ends {
 			if e > at {
@@ -276,23 +287,23 @@ func (s *Set) typed(t *Type, el *etree.Element, w *where) *Error {
 		return fail(w.at(kids[at]), "element is not allowed here; expected %s", exp)
 	}
 	for i, k := range kids {
-		if d, ok := t.elems[m.names[i]]; ok {
+		if d, ok := t.elems[names[i]]; ok {
 			if e := s.element(d, k, w); e != nil {
 				return e
 			}
 			continue
 		}
 		for _, wc := range t.wilds {
-			if !wc.allows(m.names[i].Space) {
+			if !wc.allows(names[i].Space) {
 				continue
 			}
 			if wc.process == "skip" {
 				break
 			}
-			d := s.elements[m.names[i]]
+			d := s.elements[names[i]]
 			if d == nil {
 				if wc.process == "strict" {
-					return fail(w.at(k), "no global declaration of %s for the strict wildcard", m.names[i])
+					return fail(w.at(k), "no global declaration of %s for the strict wildcard", names[i])
 				}
 				break
 			}
@@ -382,6 +393,15 @@ outer:
 // matcher matches a content model against the children of one element.
 // It remembers the furthest child position where an element was wanted
 // and not found, and what was wanted there, for the error message.
+// matchAll runs the general matcher of content over kids (named names),
+// the children of parent, on copies: the caller's slices may live on its
+// stack. It returns the positions the content can end at, and the
+// matcher for where it went furthest.
+func matchAll(content *particle, parent *etree.Element, kids []*etree.Element, names []QName) ([]int, *matcher) {
+	m := &matcher{parent: parent, kids: slices.Clone(kids), names: slices.Clone(names), far: -1}
+	return m.match(content, 0), m
+}
+
 type matcher struct {
 	parent   *etree.Element
 	kids     []*etree.Element

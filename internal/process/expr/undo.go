@@ -13,9 +13,13 @@ import (
 // first. Recording keeps references, not copies, where it can: an
 // element's content is cloned (its child and attribute lists) only when
 // it has more than one child or has attributes. Its zero value is
-// ready; Reset empties it for the next assign and keeps its room.
+// ready; Reset empties it for the next assign and keeps its room. Its
+// first records live in the Undo itself (an instance's, so logging
+// allocates nothing for the few copies an assign has): it must not be
+// copied once used.
 type Undo struct {
-	recs []undoRec
+	recs  []undoRec
+	first [undoRoom]undoRec
 }
 
 type undoKind uint8
@@ -46,12 +50,12 @@ type undoMore struct {
 	fn    func()
 }
 
-// undoRoom is the records an Undo makes room for at its first.
+// undoRoom is the records an Undo holds before it allocates.
 const undoRoom = 8
 
 func (u *Undo) add(r undoRec) {
 	if u.recs == nil {
-		u.recs = make([]undoRec, 0, undoRoom)
+		u.recs = u.first[:0]
 	}
 	u.recs = append(u.recs, r)
 }
