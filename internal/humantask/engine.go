@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -203,19 +204,51 @@ func (e *Engine) Deploy(bundle string, version int, dir string) error {
 	if err != nil || defs == nil {
 		return err
 	}
-	e.add(bundle, version, defs)
-	return nil
+	return e.add(bundle, version, defs)
 }
 
 // add makes defs version of bundle, its newest: the bundle's services
 // publish its tasks from now on; tasks created on an older version keep
-// theirs (definitionAt).
-func (e *Engine) add(bundle string, version int, defs *Definitions) {
-	defs.Bundle, defs.Version = bundle, version
+// theirs (definitionAt). A service port that another bundle's tasks
+// publish is refused: a process's call would reach either.
+func (e *Engine) add(bundle string, version int, defs *Definitions) error {
 	e.mu.Lock()
 	defer e.mu.Unlock()
+	if err := e.conflictLocked(bundle, defs); err != nil {
+		return err
+	}
+	defs.Bundle, defs.Version = bundle, version
 	e.defs[bundle] = append(e.defs[bundle], defs)
 	e.reindexLocked()
+	return nil
+}
+
+// conflictLocked names the service ports defs would publish that the
+// newest version of another bundle publishes; the caller holds e.mu.
+func (e *Engine) conflictLocked(bundle string, defs *Definitions) error {
+	idx := e.index.Load()
+	if idx == nil {
+		return nil
+	}
+	var errs []string
+	for _, m := range []map[xml.Name]*TaskDef{defs.Tasks, defs.Notifications} {
+		for _, t := range m {
+			if t.Publish.Service.Local == "" {
+				continue
+			}
+			for _, p := range idx.pubs[t.Publish.Service] {
+				if p.defs.Bundle != bundle && p.def.Publish.Port == t.Publish.Port {
+					errs = append(errs, fmt.Sprintf("%s: %s publishes service {%s}%s port %s, which %q publishes already (%s at %s): undeploy that one, or give one of them another service in %s",
+						t.Pos, t.Name.Local, t.Publish.Service.Space, t.Publish.Service.Local, t.Publish.Port, p.defs.Bundle, p.def.Name.Local, p.def.Pos, configFile))
+				}
+			}
+		}
+	}
+	if len(errs) == 0 {
+		return nil
+	}
+	slices.Sort(errs)
+	return errors.New(strings.Join(errs, "\n"))
 }
 
 // LoadDefinitions reads the .ht files and htconfig.xml of the bundle in

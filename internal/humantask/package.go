@@ -57,7 +57,9 @@ func (e *Engine) DeployPackage(name string, version int, dir string) ([]string, 
 	if err != nil {
 		return nil, err
 	}
-	e.add(name, version, defs)
+	if err := e.add(name, version, defs); err != nil {
+		return nil, err
+	}
 	return defs.names(), nil
 }
 

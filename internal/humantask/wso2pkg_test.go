@@ -256,3 +256,35 @@ func TestWSO2TaskPackageUndeployedInMemory(t *testing.T) {
 		time.Sleep(20 * time.Millisecond)
 	}
 }
+
+// Two task packages publishing one service port: the second deployed
+// is refused, naming the first, as a process's call would reach either.
+func TestWSO2TaskPackagesOneService(t *testing.T) {
+	task := filepath.Join(wso2Packages, "ClaimsApprovalTask")
+	s := serveWSO2(t, nil, map[string]string{
+		"ClaimsApprovalProcess": filepath.Join(wso2Packages, "ClaimsApprovalProcess"),
+		"ClaimsApprovalTask":    task,
+		"ClaimsApprovalTask2":   task,
+	})
+	bs := bundlesOf(t, s)
+	a, b := bs["ClaimsApprovalTask"], bs["ClaimsApprovalTask2"]
+	if a.State == b.State {
+		t.Fatalf("both task packages %q and %q, want one refused: %+v %+v", a.State, b.State, a, b)
+	}
+	failed, first := b, "ClaimsApprovalTask"
+	if a.State == "failed" {
+		failed, first = a, "ClaimsApprovalTask2"
+	}
+	all := strings.Join(failed.Errors, "\n")
+	for _, want := range []string{"ClaimsApprovalTask.ht:", "ApproveClaim publishes service {http://www.example.com/claims/}ClaimService", `which "` + first + `" publishes already`} {
+		if !strings.Contains(all, want) {
+			t.Errorf("refused for %q, want %q in it", all, want)
+		}
+	}
+	if bs["ClaimsApprovalProcess"].State != "deployed" {
+		t.Fatalf("the process bundle: %+v", bs["ClaimsApprovalProcess"])
+	}
+	if _, ok := s.tasks.Definition(approveClaimTask); !ok {
+		t.Fatal("ApproveClaim is not deployed")
+	}
+}
