@@ -157,12 +157,12 @@ func FuzzDecode(f *testing.F) {
 
 // TestSignInsBounded: password checks are bounded over the API a client
 // signs in through, not only inside the engine. With one check slot and
-// a password hash that takes a while to check, eight clients signing in
-// at once get the busy answer (503, a Server fault saying to try again)
-// beside the one being checked, and the next sign-in once they are done
-// is checked again.
+// a password hash that takes a while to check (bcrypt cost 11), clients
+// signing in at once get the busy answer (503, a Server fault saying to
+// try again) beside the one being checked, and the next sign-in once
+// they are done is checked again.
 func TestSignInsBounded(t *testing.T) {
-	h, err := bcrypt.GenerateFromPassword([]byte("slow-pw"), 13)
+	h, err := bcrypt.GenerateFromPassword([]byte("slow-pw"), 11)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -181,45 +181,65 @@ func TestSignInsBounded(t *testing.T) {
 	srv := httptest.NewServer(mux)
 	t.Cleanup(srv.Close)
 
+	// A round is eight sign-ins at once. Whether two of them overlap
+	// depends on the scheduler, so rounds go on (at most ten) until a
+	// 200 and a 503 have both been seen; any other answer fails.
 	const clients = 8
-	codes := make(chan int, clients)
-	bodies := make(chan string, clients)
-	start := make(chan struct{})
-	var wg sync.WaitGroup
-	for range clients {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			<-start
-			env := `<soapenv:Envelope xmlns:soapenv="http://schemas.xmlsoap.org/soap/envelope/" xmlns:api="` + API + `"><soapenv:Body><api:getMyTaskAbstracts/></soapenv:Body></soapenv:Envelope>`
-			req, _ := http.NewRequest("POST", srv.URL+Path, strings.NewReader(env))
-			req.Header.Set("Content-Type", "text/xml; charset=utf-8")
-			req.SetBasicAuth("slow", "slow-pw")
-			resp, err := http.DefaultClient.Do(req)
-			if err != nil {
-				codes <- 0
-				return
-			}
-			b, _ := io.ReadAll(resp.Body)
-			resp.Body.Close()
-			codes <- resp.StatusCode
-			bodies <- string(b)
-		}()
+	round := func() (map[int]int, []string) {
+		codes := make(chan int, clients)
+		bodies := make(chan string, clients)
+		start := make(chan struct{})
+		var wg sync.WaitGroup
+		for range clients {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				<-start
+				env := `<soapenv:Envelope xmlns:soapenv="http://schemas.xmlsoap.org/soap/envelope/" xmlns:api="` + API + `"><soapenv:Body><api:getMyTaskAbstracts/></soapenv:Body></soapenv:Envelope>`
+				req, _ := http.NewRequest("POST", srv.URL+Path, strings.NewReader(env))
+				req.Header.Set("Content-Type", "text/xml; charset=utf-8")
+				req.SetBasicAuth("slow", "slow-pw")
+				resp, err := http.DefaultClient.Do(req)
+				if err != nil {
+					codes <- 0
+					return
+				}
+				b, _ := io.ReadAll(resp.Body)
+				resp.Body.Close()
+				codes <- resp.StatusCode
+				bodies <- string(b)
+			}()
+		}
+		close(start)
+		wg.Wait()
+		close(codes)
+		close(bodies)
+		n := map[int]int{}
+		for c := range codes {
+			n[c]++
+		}
+		var bs []string
+		for b := range bodies {
+			bs = append(bs, b)
+		}
+		return n, bs
 	}
-	close(start)
-	wg.Wait()
-	close(codes)
-	close(bodies)
-	n := map[int]int{}
-	for c := range codes {
-		n[c]++
-	}
-	if n[http.StatusOK] < 1 || n[http.StatusServiceUnavailable] < 1 || n[http.StatusOK]+n[http.StatusServiceUnavailable] != clients {
-		t.Fatalf("answers by status %v: want at least one 200 and one 503, and nothing else", n)
-	}
+	seen := map[int]int{}
 	busy := false
-	for b := range bodies {
-		busy = busy || strings.Contains(b, "try again")
+	for r := 0; r < 10 && (seen[http.StatusOK] == 0 || seen[http.StatusServiceUnavailable] == 0); r++ {
+		n, bodies := round()
+		if n[http.StatusOK]+n[http.StatusServiceUnavailable] != clients {
+			t.Fatalf("answers by status %v: want 200s and 503s only", n)
+		}
+		for c, k := range n {
+			seen[c] += k
+		}
+		for _, b := range bodies {
+			busy = busy || strings.Contains(b, "try again")
+		}
+	}
+	if seen[http.StatusOK] == 0 || seen[http.StatusServiceUnavailable] == 0 {
+		t.Fatalf("answers by status over ten rounds %v: want at least one 200 and one 503", seen)
 	}
 	if !busy {
 		t.Errorf("no busy answer says to try again")
