@@ -183,12 +183,7 @@ func (e *Engine) fire(id, name string) {
 // time.
 func (e *Engine) Reschedule() {
 	n := 0
-	err := e.store.Tasks(func(id string, rec []byte) bool {
-		t, err := decodeTask(rec)
-		if err != nil {
-			e.log.Error("task record not read", slog.String("task", id), slog.Any("err", err))
-			return true
-		}
+	err := e.eachTask(func(t *Task) bool {
 		if !t.State.Final() && slices.ContainsFunc(t.Deadlines, func(d PendingDeadline) bool { return !d.Fired && !d.Met }) {
 			e.schedule(t)
 			n++

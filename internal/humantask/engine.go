@@ -143,12 +143,7 @@ func New(o Options) *Engine {
 // those that fell due fire at once).
 func (e *Engine) Recover(ctx context.Context) error {
 	var tasks []*Task
-	err := e.store.Tasks(func(id string, rec []byte) bool {
-		t, err := decodeTask(rec)
-		if err != nil {
-			e.log.Error("task record not read", slog.String("task", id), slog.Any("err", err))
-			return true
-		}
+	err := e.eachTask(func(t *Task) bool {
 		tasks = append(tasks, t)
 		return true
 	})
@@ -165,6 +160,19 @@ func (e *Engine) Recover(ctx context.Context) error {
 		}
 	}
 	return nil
+}
+
+// eachTask calls f with each stored task until f returns
+// false; a record that does not decode is logged and passed over.
+func (e *Engine) eachTask(f func(*Task) bool) error {
+	return e.store.Tasks(func(id string, rec []byte) bool {
+		t, err := decodeTask(rec)
+		if err != nil {
+			e.log.Error("task record not read", slog.String("task", id), slog.Any("err", err))
+			return true
+		}
+		return f(t)
+	})
 }
 
 // Close stops the timers; a callback being sent is abandoned (Recover

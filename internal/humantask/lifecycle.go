@@ -149,11 +149,7 @@ func (e *Engine) List(ctx context.Context, who Identity, f Filter) ([]Task, erro
 		limit = 1000
 	}
 	var out []Task
-	err := e.store.Tasks(func(id string, rec []byte) bool {
-		t, err := decodeTask(rec)
-		if err != nil {
-			return true
-		}
+	err := e.eachTask(func(t *Task) bool {
 		if !slices.Contains(states, t.State) || (f.Name != "" && t.Name.Local != f.Name) ||
 			(f.Notifications != nil && *f.Notifications != t.Notification) {
 			return true
@@ -597,9 +593,9 @@ func (e *Engine) ExitSession(ctx context.Context, sid string) (int, error) {
 
 func (e *Engine) exitWhere(ctx context.Context, match func(*Task) bool) (int, error) {
 	var ids []string
-	err := e.store.Tasks(func(id string, rec []byte) bool {
-		if t, err := decodeTask(rec); err == nil && !t.State.Final() && match(t) {
-			ids = append(ids, id)
+	err := e.eachTask(func(t *Task) bool {
+		if !t.State.Final() && match(t) {
+			ids = append(ids, t.ID)
 		}
 		return true
 	})
