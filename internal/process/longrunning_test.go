@@ -179,3 +179,21 @@ func TestWaitBeforeReply(t *testing.T) {
 		}
 	}
 }
+
+// A second request whose correlation value a waiting persistent instance
+// holds is refused as the client's doing (a Client fault, not a server
+// error), naming no other instance; the first instance still answers.
+func TestDuplicateConversationRefused(t *testing.T) {
+	e, _, p := retentionEngine(t, Options{}, "")
+	req := map[string]string{"requestId": "dup", "amount": "1", "requester": "ann"}
+	if st, err := approvalCall(t, e, p, "requestApproval", req); err != nil || st != "PENDING" {
+		t.Fatalf("first request: %q %v", st, err)
+	}
+	st, err := approvalCall(t, e, p, "requestApproval", req)
+	if err == nil || exchange.KindOf(err) != exchange.KindClient || !strings.Contains(err.Error(), "already belongs to another conversation") || st != "" {
+		t.Fatalf("second request: %q %v (kind %v), want a client error naming the conflict and no reply", st, err, exchange.KindOf(err))
+	}
+	if st, err := approvalCall(t, e, p, "decide", map[string]string{"requestId": "dup", "approved": "true", "approver": "bob"}); err != nil || st != "APPROVED" {
+		t.Fatalf("decide: %q %v", st, err)
+	}
+}

@@ -328,6 +328,11 @@ func (in *Instance) notStored(ex *exchange.Exchange, cerr error, out Outcome) Ou
 	}
 	out.NotStored = cerr
 	out.Answer = &StoreFailure{Process: p.Name.Local, Err: cerr}
+	if errors.Is(cerr, persist.ErrConflict) {
+		// The message's correlation value is a live conversation's: the
+		// client's doing, not the server's.
+		out.Answer = exchange.ClientError("%w", out.Answer)
+	}
 	return out
 }
 
