@@ -405,7 +405,9 @@ func (e *Engine) settle(in *interp.Instance, ex *exchange.Exchange, out interp.O
 			e.reg.open[in.ID()] = out.Open
 			e.reg.mu.Unlock()
 		}
-		e.block(in, out)
+		if err := e.block(in, out); err != nil {
+			return e.refuseConflict(in, ex, out, err)
+		}
 	} else {
 		e.unscheduleOf(in)
 		if ex != nil && !ex.Received.IsZero() {
@@ -446,7 +448,10 @@ func (e *Engine) preRegister(in *interp.Instance) {
 			if !ok {
 				continue
 			}
-			if e.reg.routes[k] != in {
+			if o := e.reg.routes[k]; o != in {
+				if o != nil {
+					continue // another conversation's: block refuses this instance
+				}
 				e.reg.routes[k] = in
 				e.reg.keys[in] = append(e.reg.keys[in], k)
 				e.addMemRoute(k)
@@ -463,10 +468,21 @@ func (e *Engine) nameLocked(in *interp.Instance) {
 }
 
 // block registers a blocked instance: its routes (in-memory processes;
-// persistent routes are in the checkpoint) and its timer.
-func (e *Engine) block(in *interp.Instance, out interp.Outcome) {
+// persistent routes are in the checkpoint) and its timer. An in-memory
+// instance one of whose routes another live instance holds (a start
+// message carrying that conversation's correlation value) registers
+// nothing: the error says so, as the store's refusal does for a
+// persistent one.
+func (e *Engine) block(in *interp.Instance, out interp.Outcome) error {
 	if in.Version().InMemory {
 		e.reg.mu.Lock()
+		for _, k := range out.Routes {
+			if o := e.reg.routes[k]; o != nil && o != in {
+				e.unregisterLocked(in)
+				e.reg.mu.Unlock()
+				return exchange.ClientError("process %s: a correlation value of this message already belongs to another conversation", in.Version().Name.Local)
+			}
+		}
 		e.nameLocked(in)
 		e.reg.live[in.ID()] = in
 		e.unregisterLocked(in)
@@ -490,6 +506,20 @@ func (e *Engine) block(in *interp.Instance, out interp.Outcome) {
 	} else {
 		e.unscheduleOf(in)
 	}
+	return nil
+}
+
+// refuseConflict drops in-memory instance in, which block refused with
+// err: nothing of it stays. The trigger's client gets err unless its
+// reply has left already (then the log says what happened).
+func (e *Engine) refuseConflict(in *interp.Instance, ex *exchange.Exchange, out interp.Outcome, err error) error {
+	e.unscheduleOf(in)
+	if ex != nil && (ex.Operation.OneWay() || out.Pending != nil || out.Answer != nil) {
+		return err
+	}
+	e.log.Warn("instance dropped after its reply: a correlation value it initiated belongs to another conversation",
+		slog.String(logProcess, in.Version().Name.Local), slog.String(logInstance, in.ID()))
+	return nil
 }
 
 // claim takes a blocked in-memory instance (whose lock the caller holds)
