@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/orchd/orchd/internal/events"
+	"github.com/orchd/orchd/internal/exchange"
 	"github.com/orchd/orchd/internal/mgmt"
 	"github.com/orchd/orchd/internal/persist"
 	"github.com/orchd/orchd/internal/process/interp"
@@ -37,7 +38,7 @@ type keptEnded struct {
 
 // keepEnded keeps the summary of in-memory instance in, which ended
 // with res (fault: the uncaught fault's name), when retention applies.
-func (e *Engine) keepEnded(in *interp.Instance, res interp.Result, fault string) {
+func (e *Engine) keepEnded(in *interp.Instance, res interp.Result, fault exchange.QName) {
 	st := interp.StateOf(res)
 	if st != persist.Completed && st != persist.Faulted && st != persist.Terminated {
 		return
@@ -54,11 +55,11 @@ func (e *Engine) keepEnded(in *interp.Instance, res interp.Result, fault string)
 	}
 	s := in.Summary()
 	now := e.now()
-	if fault == "" {
-		fault = s.Fault
+	if fault != (exchange.QName{}) {
+		s.Fault = fault.String()
 	}
 	k := keptInstance{seq: seq, until: now.Add(keep), info: mgmt.Instance{ID: id, Process: p.Name.String(), Version: p.Number,
-		InMemory: true, State: st.String(), Started: s.Started, LastActive: now, Correlations: s.Correlations, Fault: fault}}
+		InMemory: true, State: st.String(), Started: s.Started, LastActive: now, Correlations: s.Correlations, Fault: s.Fault}}
 	max := e.opts.KeptMax
 	if max <= 0 {
 		max = DefaultKeptMax
@@ -77,22 +78,32 @@ func (e *Engine) keepEnded(in *interp.Instance, res interp.Result, fault string)
 	e.kept.by[p] = list
 }
 
-// keptOf returns the kept summary with id, unless due at now.
-func (e *Engine) keptOf(id string, now time.Time) (mgmt.Instance, bool) {
+// keptAtLocked is where the kept summary with id is: its version and index
+// (p nil: none). The caller holds e.kept.mu.
+func (e *Engine) keptAtLocked(id string) (p *interp.Version, i int) {
 	seq, ok := memSeq(id)
 	if !ok {
-		return mgmt.Instance{}, false
+		return nil, 0
 	}
-	e.kept.mu.Lock()
-	defer e.kept.mu.Unlock()
-	for _, list := range e.kept.by {
-		for _, k := range list {
-			if k.seq == seq && now.Before(k.until) {
-				return k.info, true
+	for p, list := range e.kept.by {
+		for i, k := range list {
+			if k.seq == seq {
+				return p, i
 			}
 		}
 	}
-	return mgmt.Instance{}, false
+	return nil, 0
+}
+
+// keptOf returns the kept summary with id, unless due at now.
+func (e *Engine) keptOf(id string, now time.Time) (mgmt.Instance, bool) {
+	e.kept.mu.Lock()
+	defer e.kept.mu.Unlock()
+	p, i := e.keptAtLocked(id)
+	if p == nil || !now.Before(e.kept.by[p][i].until) {
+		return mgmt.Instance{}, false
+	}
+	return e.kept.by[p][i].info, true
 }
 
 // keptBelow calls f with each kept summary whose sequence number is below
@@ -111,21 +122,15 @@ func (e *Engine) keptBelow(below uint64, now time.Time, f func(seq uint64, info 
 
 // forgetKept drops the kept summary id; it reports whether there was one.
 func (e *Engine) forgetKept(id string) bool {
-	seq, ok := memSeq(id)
-	if !ok {
-		return false
-	}
 	e.kept.mu.Lock()
 	defer e.kept.mu.Unlock()
-	for p, list := range e.kept.by {
-		for i, k := range list {
-			if k.seq == seq {
-				e.kept.by[p] = append(list[:i:i], list[i+1:]...)
-				return true
-			}
-		}
+	p, i := e.keptAtLocked(id)
+	if p == nil {
+		return false
 	}
-	return false
+	list := e.kept.by[p]
+	e.kept.by[p] = append(list[:i:i], list[i+1:]...)
+	return true
 }
 
 // sweepKept forgets the summaries whose period has passed at now, and

@@ -80,7 +80,7 @@ type Outcome struct {
 	// not be stored leaves waiting: the host fires it again later.
 	Refire int64
 	// Fault is the name of the uncaught fault that ended the instance.
-	Fault string
+	Fault exchange.QName
 }
 
 // Begin starts a new instance with delivery d: it counts the start,
@@ -219,7 +219,7 @@ func (in *Instance) end(ex *exchange.Exchange, res Result, err error, notTaken b
 				in.Respond(r, nil, u.F.ExchangeFault())
 			}
 			in.reqs = nil
-			out.Fault = u.F.Name.String()
+			out.Fault = u.F.Name
 		}
 	}
 	if res != ResBlocked && len(in.reqs) > 0 {
