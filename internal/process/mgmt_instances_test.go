@@ -38,6 +38,13 @@ func (l *eventLog) Deliver(_ context.Context, batch []events.Event) error {
 	return nil
 }
 
+// all returns the events that came.
+func (l *eventLog) all() []events.Event {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return slices.Clone(l.evs)
+}
+
 // has reports whether an event of kind k for instance id came.
 func (l *eventLog) has(k events.Kind, id string) bool {
 	l.mu.Lock()

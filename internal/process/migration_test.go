@@ -7,7 +7,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -76,7 +75,7 @@ func TestMigrate(t *testing.T) {
 		inMemory bool
 	}{{"in-memory", true}, {"persistent", false}} {
 		t.Run(mode.name, func(t *testing.T) {
-			rec := &eventRecorder{}
+			rec := &eventLog{}
 			disp, err := events.NewDispatcher(events.Options{Budget: 10 * time.Second}, rec)
 			if err != nil {
 				t.Fatal(err)
@@ -198,25 +197,4 @@ func TestMigrate(t *testing.T) {
 			}
 		})
 	}
-}
-
-// eventRecorder is a listener that keeps every event delivered.
-type eventRecorder struct {
-	mu  sync.Mutex
-	evs []events.Event
-}
-
-func (r *eventRecorder) Name() string { return "recorder" }
-
-func (r *eventRecorder) Deliver(_ context.Context, batch []events.Event) error {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.evs = append(r.evs, batch...)
-	return nil
-}
-
-func (r *eventRecorder) all() []events.Event {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return slices.Clone(r.evs)
 }

@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/beevik/etree"
+
 	"github.com/orchd/orchd/internal/exchange"
 	"github.com/orchd/orchd/internal/process/expr"
 	"github.com/orchd/orchd/internal/process/plan"
@@ -130,8 +132,8 @@ func getRestValue(v plan.RestValue, in *Instance, a *plan.RestActivity) (string,
 func payload(in *Instance, v *expr.Var) (body []byte, ok bool) {
 	s := in.Slot(v)
 	var buf bytes.Buffer
-	wsv := xmlparse.WriteSettings()
-	ws := &wsv
+	ws := new(etree.WriteSettings)
+	*ws = xmlparse.WriteSettings()
 	switch {
 	case !v.Elem.IsZero():
 		el := expr.FirstElement(s)

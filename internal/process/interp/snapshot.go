@@ -370,8 +370,8 @@ func (in *Instance) awaits(f *frame) []Await {
 func (in *Instance) variableSnaps() []VariableSnap {
 	names := corrval.VarNames(in.proc.Plan)
 	var out []VariableSnap
-	wsv := xmlparse.WriteSettings()
-	ws := &wsv
+	ws := new(etree.WriteSettings)
+	*ws = xmlparse.WriteSettings()
 	for i, v := range in.proc.Vars {
 		if i >= len(in.root.Child) {
 			break
